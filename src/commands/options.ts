@@ -1,0 +1,78 @@
+import net from 'node:net';
+import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
+import type { TargetOptions } from '../targets/types.js';
+
+/** Flags shared by every command that opens consoles (proxy, open, list). */
+export function addTargetOptions(command: Command): Command {
+  return command
+    .option('--kubeconfig <file>', 'KubeVirt: kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option('--context <name>', 'KubeVirt: kubeconfig context to use')
+    .option('-n, --namespace <ns>', "KubeVirt: namespace of bare VM names (default: the context's, else default)")
+    .option('--preserve-session', 'KubeVirt: refuse to take over a VNC session another client holds')
+    .option('--cloud <name>', 'OpenStack: cloud from clouds.yaml (default: $OS_CLOUD, else the OS_* variables)')
+    .option('--insecure', 'ws(s)/OpenStack: do not verify TLS certificates')
+    .option('--ca <file>', 'ws(s)/OpenStack: CA certificate file to verify TLS with');
+}
+
+export interface TargetFlags {
+  kubeconfig?: string;
+  context?: string;
+  namespace?: string;
+  preserveSession?: boolean;
+  cloud?: string;
+  insecure?: boolean;
+  ca?: string;
+  verbose?: boolean;
+}
+
+export function targetOptionsFrom(flags: TargetFlags): TargetOptions {
+  return {
+    kubeconfig: flags.kubeconfig,
+    context: flags.context,
+    namespace: flags.namespace,
+    preserveSession: flags.preserveSession ?? false,
+    cloud: flags.cloud ?? process.env.OS_CLOUD,
+    insecure: flags.insecure ?? false,
+    ca: flags.ca,
+    verbose: flags.verbose ?? false,
+  };
+}
+
+/** `--port N`: a whole number from 1 to 65535. */
+export function parsePort(text: string): number {
+  const port = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new UsageError(`invalid port "${text}"`, 'use a number from 1 to 65535 (omit --port for free ports)');
+  }
+  return port;
+}
+
+/** The ports for `count` targets starting at `first` (N, N+1, ...), all within range. */
+export function consecutivePorts(first: number | undefined, count: number): number[] {
+  if (first === undefined) return Array.from({ length: count }, () => 0);
+  if (first + count - 1 > 65535) {
+    throw new UsageError(`--port ${first} leaves no room for ${count} targets`, `use a port at most ${65536 - count}`);
+  }
+  return Array.from({ length: count }, (_, i) => first + i);
+}
+
+/** `--listen ADDR`: an IP address (or localhost). */
+export function parseListenAddress(text: string): string {
+  const host = text.replace(/^\[(.*)\]$/, '$1');
+  if (host === 'localhost') return '127.0.0.1';
+  if (!net.isIP(host)) {
+    throw new UsageError(`invalid listen address "${text}"`, 'use an IP address such as 127.0.0.1, 0.0.0.0 or ::1');
+  }
+  return host;
+}
+
+export function isLoopback(host: string): boolean {
+  return host === '::1' || /^127\./.test(host) || host === '::ffff:127.0.0.1';
+}
+
+/** Said once on stderr whenever a console becomes reachable beyond this machine. */
+export function exposureWarning(host: string): string | undefined {
+  if (isLoopback(host)) return undefined;
+  return `warning: listening on ${host}: the VM console is now reachable from the network, without authentication`;
+}

@@ -1,0 +1,76 @@
+/**
+ * Errors are values with a user-facing message: the CLI edge turns them into one
+ * line on stderr and an exit code. `cause` keeps the underlying error for --verbose.
+ */
+export class VconsoleError extends Error {
+  /** 1: runtime failure, 2: usage error. */
+  readonly exitCode: 1 | 2;
+  /** What the user can do about it, appended to the message line. */
+  readonly hint?: string;
+
+  constructor(message: string, options: { exitCode?: 1 | 2; hint?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'VconsoleError';
+    this.exitCode = options.exitCode ?? 1;
+    this.hint = options.hint;
+  }
+}
+
+/** Bad input from the user: exit code 2. */
+export class UsageError extends VconsoleError {
+  constructor(message: string, hint?: string) {
+    super(message, { exitCode: 2, hint });
+    this.name = 'UsageError';
+  }
+}
+
+/** One line for the user: the message and, when there is one, what to do. */
+export function describeError(err: unknown): string {
+  if (err instanceof VconsoleError) return err.hint ? `${err.message}; ${err.hint}` : err.message;
+  if (err instanceof Error) return describeSystemError(err);
+  return String(err);
+}
+
+/** Node's socket and TLS errors in words an operator understands. */
+export function describeSystemError(err: Error & { code?: string; hostname?: string; address?: string; port?: number }): string {
+  const where = err.hostname ?? (err.address ? `${err.address}${err.port ? `:${err.port}` : ''}` : undefined);
+  switch (err.code) {
+    case 'ECONNREFUSED':
+      return `connection refused${where ? ` by ${where}` : ''}`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `cannot resolve host ${where ?? ''}`.trim();
+    case 'ETIMEDOUT':
+      return `connection timed out${where ? ` to ${where}` : ''}`;
+    case 'ECONNRESET':
+      return 'connection reset by peer';
+    case 'ENOENT':
+      return `no such file or socket${err.address ? ` ${err.address}` : ''}`;
+    case 'EACCES':
+      return `permission denied${where ? ` (${where})` : ''}`;
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
+    case 'CERT_HAS_EXPIRED':
+    case 'ERR_TLS_CERT_ALTNAME_INVALID':
+      return `TLS certificate verification failed (${err.code}): ${redactSecrets(err.message)}`;
+    default:
+      return redactSecrets(err.message);
+  }
+}
+
+/** True for TLS verification failures, so callers can suggest a CA or insecure flag. */
+export function isTlsError(err: unknown): boolean {
+  const code = (err as { code?: string } | undefined)?.code ?? '';
+  return /CERT|SELF_SIGNED|TLS|SSL/.test(code);
+}
+
+const TOKEN_QUERY = /([?&](?:token|access_token|password|secret)=)[^&\s"']+/gi;
+const BEARER = /(bearer\s+)[A-Za-z0-9._~+/=-]+/gi;
+const URL_CREDENTIALS = /(\/\/)[^/@\s:]+:[^/@\s]+@/g;
+
+/** Removes tokens, passwords and URL credentials from text that may reach a log. */
+export function redactSecrets(text: string): string {
+  return text.replace(TOKEN_QUERY, '$1***').replace(BEARER, '$1***').replace(URL_CREDENTIALS, '$1***@');
+}

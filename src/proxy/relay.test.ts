@@ -1,0 +1,121 @@
+import net from 'node:net';
+import { once } from 'node:events';
+import { Duplex } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../../test/support/wait.js';
+import { relay } from './relay.js';
+
+/** A connected pair of real loopback TCP sockets. */
+async function socketPair(): Promise<[net.Socket, net.Socket, net.Server]> {
+  const server = net.createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as net.AddressInfo;
+  const accepted = once(server, 'connection') as Promise<[net.Socket]>;
+  const client = net.connect(port, '127.0.0.1');
+  await once(client, 'connect');
+  const [peer] = await accepted;
+  return [client, peer, server];
+}
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  while (cleanups.length) cleanups.pop()!();
+});
+
+async function relayedPairs() {
+  const [viewer, clientSide, s1] = await socketPair();
+  const [upstreamSide, vm, s2] = await socketPair();
+  cleanups.push(() => {
+    for (const s of [viewer, clientSide, upstreamSide, vm]) s.destroy();
+    s1.close();
+    s2.close();
+  });
+  const counts = { down: 0, up: 0 };
+  const done = relay(clientSide, upstreamSide, {
+    onDownstream: (n) => (counts.down += n),
+    onUpstream: (n) => (counts.up += n),
+  });
+  return { viewer, vm, clientSide, upstreamSide, counts, done };
+}
+
+describe('relay', () => {
+  it('copies bytes both ways and counts them per direction', async () => {
+    const { viewer, vm, counts } = await relayedPairs();
+    vm.write('RFB 003.008\n');
+    const [hello] = await once(viewer, 'data');
+    expect(hello.toString()).toBe('RFB 003.008\n');
+    viewer.write('RFB 003.008\n!');
+    let got = '';
+    while (got.length < 13) got += (await once(vm, 'data'))[0].toString();
+    expect(got).toBe('RFB 003.008\n!');
+    expect(counts).toEqual({ down: 12, up: 13 });
+  });
+
+  it('ends the viewer after flushing when the VM side closes', async () => {
+    const { viewer, vm, done } = await relayedPairs();
+    const received: Buffer[] = [];
+    viewer.on('data', (c) => received.push(c));
+    vm.end(Buffer.alloc(100_000, 7));
+    await once(viewer, 'end');
+    expect(Buffer.concat(received).length).toBe(100_000);
+    const result = await done;
+    expect(result.closedBy).toBe('upstream');
+  });
+
+  it('closes the upstream when the viewer disconnects', async () => {
+    const { viewer, vm, done } = await relayedPairs();
+    viewer.destroy();
+    await once(vm, 'close');
+    expect((await done).closedBy).toBe('client');
+  });
+
+  it('destroys the viewer at once when the upstream fails', async () => {
+    const { viewer, upstreamSide, done } = await relayedPairs();
+    viewer.on('error', () => undefined);
+    upstreamSide.destroy(new Error('upstream broke'));
+    await once(viewer, 'close');
+    const result = await done;
+    expect(result.closedBy).toBe('upstream');
+    expect(result.error?.message).toBe('upstream broke');
+  });
+
+  it('pauses a fast upstream while the viewer does not read (bounded buffering)', async () => {
+    const upstream = new FastSource();
+    const [viewer, clientSide, server] = await socketPair();
+    cleanups.push(() => {
+      viewer.destroy();
+      clientSide.destroy();
+      upstream.destroy();
+      server.close();
+    });
+    viewer.pause(); // a viewer that reads nothing
+    void relay(clientSide, upstream, { onDownstream: () => undefined, onUpstream: () => undefined });
+    // Wait until the source has been asked to stop (its buffer filled) and stays stopped.
+    await waitFor(() => upstream.isPaused());
+    const producedAtPause = upstream.produced;
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setTimeout(r, 200));
+    // What the source produced is bounded by socket buffers + stream high-water marks,
+    // not by time: without backpressure it would keep producing without limit.
+    expect(upstream.produced).toBeLessThan(64 * 1024 * 1024);
+    expect(upstream.produced - producedAtPause).toBeLessThan(1024 * 1024);
+    viewer.resume();
+    await waitFor(() => upstream.produced > producedAtPause);
+  });
+});
+
+/** A source that produces 64 KiB chunks as fast as it is allowed to. */
+class FastSource extends Duplex {
+  produced = 0;
+  override _read(): void {
+    const chunk = Buffer.alloc(64 * 1024, 1);
+    this.produced += chunk.length;
+    setImmediate(() => this.push(chunk));
+  }
+  override _write(_c: Buffer, _e: BufferEncoding, cb: () => void): void {
+    cb();
+  }
+}
+
+

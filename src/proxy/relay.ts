@@ -1,0 +1,77 @@
+import type { Duplex } from 'node:stream';
+
+/** How long a side that was ended gracefully gets to flush before it is destroyed. */
+const END_GRACE_MS = 1000;
+
+export interface RelayCounters {
+  /** Called with the size of every chunk going upstream -> client. */
+  onDownstream(bytes: number): void;
+  /** Called with the size of every chunk going client -> upstream. */
+  onUpstream(bytes: number): void;
+}
+
+export interface RelayResult {
+  /** Which side closed first. */
+  closedBy: 'client' | 'upstream';
+  /** The error that ended the relay, if it did not end cleanly. */
+  error?: Error;
+}
+
+/**
+ * Copies bytes both ways between a client and its upstream until either side goes away.
+ *
+ * Guarantees:
+ * - backpressure: when one side's write buffer is full the other side is paused, so a slow
+ *   reader holds the fast writer back instead of growing memory;
+ * - close semantics: when one side ends, the other is ended after its pending bytes are
+ *   flushed (bounded by a short grace); when one side fails, the other is destroyed at once;
+ * - the promise settles once both sides are closed.
+ */
+export function relay(client: Duplex, upstream: Duplex, counters: RelayCounters): Promise<RelayResult> {
+  return new Promise((resolve) => {
+    let result: RelayResult | undefined;
+    let closed = 0;
+
+    const settle = (closedBy: RelayResult['closedBy'], error?: Error) => {
+      result ??= { closedBy, error };
+    };
+    const onClose = (side: RelayResult['closedBy'], other: Duplex) => () => {
+      settle(side);
+      closeOther(other, result?.error !== undefined);
+      if (++closed === 2) resolve(result!);
+    };
+    const onError = (side: RelayResult['closedBy'], other: Duplex) => (err: Error) => {
+      settle(side, err);
+      other.destroy();
+    };
+
+    pump(upstream, client, counters.onDownstream);
+    pump(client, upstream, counters.onUpstream);
+    client.on('error', onError('client', upstream));
+    upstream.on('error', onError('upstream', client));
+    client.once('close', onClose('client', upstream));
+    upstream.once('close', onClose('upstream', client));
+    client.resume();
+  });
+}
+
+function pump(from: Duplex, to: Duplex, count: (bytes: number) => void): void {
+  from.on('data', (chunk: Buffer) => {
+    count(chunk.length);
+    if (to.writable && !to.write(chunk)) from.pause();
+  });
+  to.on('drain', () => from.resume());
+  from.once('end', () => {
+    if (to.writable) to.end();
+  });
+}
+
+function closeOther(other: Duplex, failed: boolean): void {
+  if (other.destroyed) return;
+  if (failed) {
+    other.destroy();
+    return;
+  }
+  if (!other.writableEnded) other.end();
+  setTimeout(() => other.destroy(), END_GRACE_MS).unref();
+}

@@ -1,0 +1,70 @@
+import type { Duplex } from 'node:stream';
+
+/**
+ * Where a session's bytes come from. Providers (src/targets) implement it; the data path
+ * only ever sees this interface.
+ */
+export interface UpstreamSource {
+  /** What the user sees for this console, e.g. `default/vm-a`. Never holds a secret. */
+  readonly name: string;
+  /** Provider id for display, e.g. `kubevirt`. */
+  readonly provider: string;
+  /**
+   * True when the far end keeps one console session per VM (KubeVirt VNC): a new client
+   * replaces the session of an older one, which is worth telling the user.
+   */
+  readonly exclusive?: boolean;
+  /** Pre-flight run before the session listens (the VM exists, runs, has a display). */
+  check?(signal: AbortSignal): Promise<void>;
+  /** Opens a fresh upstream byte stream for one client connection. */
+  dial(context: DialContext): Promise<Duplex>;
+}
+
+export interface DialContext {
+  /** Aborted when the client goes away or the session closes while dialling. */
+  signal: AbortSignal;
+  /** Reports a line worth logging (never a secret). */
+  log(level: LogLevel, message: string): void;
+}
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export type SessionState = 'idle' | 'connecting' | 'listening' | 'error' | 'closed';
+
+export interface ConnectionSnapshot {
+  id: number;
+  remote: string;
+  state: 'dialling' | 'open' | 'closed';
+  openedAt: number;
+  bytesIn: number;
+  bytesOut: number;
+}
+
+/** A plain-data view of a session, what the TUI and the log lines render. */
+export interface SessionSnapshot {
+  id: number;
+  name: string;
+  provider: string;
+  state: SessionState;
+  address?: string;
+  port?: number;
+  /** Clients connected now. */
+  clients: number;
+  /** Clients accepted since the session started. */
+  totalClients: number;
+  /** Bytes from the VM to viewers (downstream). */
+  bytesIn: number;
+  /** Bytes from viewers to the VM (upstream). */
+  bytesOut: number;
+  startedAt?: number;
+  lastError?: string;
+  connections: ConnectionSnapshot[];
+}
+
+export interface SessionLogEntry {
+  time: number;
+  sessionId: number;
+  name: string;
+  level: LogLevel;
+  message: string;
+}

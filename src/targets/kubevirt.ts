@@ -1,0 +1,142 @@
+import { UsageError, VconsoleError } from '../errors.js';
+import { KubeApiError, getJson, hintForStatus, loadKubeAccess, requestOptions, statusMessage, type KubeAccess } from './kubernetes-api.js';
+import type { ConsoleProvider, ConsoleTarget, TargetOptions } from './types.js';
+import { dialWebSocket } from './websocket-dial.js';
+
+/** RFC 1123 label / subdomain, what Kubernetes accepts for namespaces and VMI names. */
+const DNS_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+
+export interface VirtualMachineInstance {
+  metadata?: { name?: string; namespace?: string; uid?: string };
+  spec?: { domain?: { devices?: { autoattachGraphicsDevice?: boolean } } };
+  status?: { phase?: string; nodeName?: string };
+}
+
+export interface VirtualMachineInstanceList {
+  items: VirtualMachineInstance[];
+}
+
+export function vmiPath(namespace: string, name: string): string {
+  return `/apis/kubevirt.io/v1/namespaces/${encodeURIComponent(namespace)}/virtualmachineinstances/${encodeURIComponent(name)}`;
+}
+
+/** The websocket subresource of a VMI: `vnc` or `console` (serial). */
+export function subresourcePath(namespace: string, name: string, kind: 'vnc' | 'console', preserveSession = false): string {
+  const base = `/apis/subresources.kubevirt.io/v1/namespaces/${encodeURIComponent(namespace)}/virtualmachineinstances/${encodeURIComponent(name)}/${kind}`;
+  return kind === 'vnc' && preserveSession ? `${base}?preserveSession=true` : base;
+}
+
+/** Why a VMI cannot show a VNC console, or undefined when it can. */
+export function vmiConsoleProblem(vmi: VirtualMachineInstance, kind: 'vnc' | 'console'): string | undefined {
+  const phase = vmi.status?.phase ?? 'Unknown';
+  if (phase !== 'Running') return `VMI is not running (phase ${phase})`;
+  if (kind === 'vnc' && vmi.spec?.domain?.devices?.autoattachGraphicsDevice === false) return 'No graphics devices are present.';
+  return undefined;
+}
+
+/** `NAME` or `NS/NAME` -> parts, validated as Kubernetes names. */
+export function parseVmiName(text: string, raw: string): { namespace?: string; name: string } {
+  const parts = text.split('/');
+  if (parts.length > 2 || parts.some((p) => !DNS_NAME.test(p))) {
+    throw new UsageError(
+      `bad KubeVirt target "${raw}"`,
+      'use NAME, NS/NAME or kubevirt:NS/NAME with lower-case letters, digits, "-" and "."',
+    );
+  }
+  return parts.length === 2 ? { namespace: parts[0], name: parts[1] } : { name: parts[0] };
+}
+
+class KubevirtTarget implements ConsoleTarget {
+  readonly provider = 'kubevirt';
+  readonly exclusive = true;
+  private namespace?: string;
+
+  constructor(
+    readonly input: string,
+    private readonly vmName: string,
+    namespace: string | undefined,
+    private readonly options: TargetOptions,
+  ) {
+    this.namespace = namespace ?? options.namespace;
+  }
+
+  /** `NS/NAME` once the namespace is known (after the kubeconfig is read). */
+  get name(): string {
+    return this.namespace ? `${this.namespace}/${this.vmName}` : this.vmName;
+  }
+
+  private async access(): Promise<KubeAccess> {
+    const access = await loadKubeAccess(this.options);
+    this.namespace ??= access.namespace;
+    return access;
+  }
+
+  async check(signal: AbortSignal): Promise<void> {
+    const access = await this.access();
+    let vmi: VirtualMachineInstance;
+    try {
+      vmi = await getJson<VirtualMachineInstance>(access, vmiPath(this.namespace!, this.vmName), signal);
+    } catch (err) {
+      throw this.named(err);
+    }
+    const problem = vmiConsoleProblem(vmi, this.kind());
+    if (problem) {
+      const hint = problem.startsWith('VMI is not running') ? `start it (virtctl start ${this.vmName}) and retry` : 'the VM was defined without a display; use its serial console';
+      throw new VconsoleError(`${this.name}: ${problem}`, { hint });
+    }
+  }
+
+  async dial({ signal }: { signal: AbortSignal }) {
+    const access = await this.access();
+    const path = subresourcePath(this.namespace!, this.vmName, this.kind(), this.options.preserveSession);
+    const url = access.server.replace(/^http/, 'ws') + path;
+    const { headers, ...tls } = await requestOptions(access);
+    return dialWebSocket({
+      url,
+      protocols: ['plain.kubevirt.io'],
+      headers: headers as Record<string, string>,
+      tls: tls as never,
+      signal,
+      label: this.name,
+      describeRejection: (status, body) => {
+        const message = statusMessage(body, status);
+        const hint =
+          status === 503 && this.options.preserveSession
+            ? 'another client holds the VM\'s VNC session; close it or drop --preserve-session to take it over'
+            : hintForStatus(status);
+        return new VconsoleError(`${this.name}: ${message}`, { hint });
+      },
+    });
+  }
+
+  private kind(): 'vnc' | 'console' {
+    return this.options.consoleType === 'serial' ? 'console' : 'vnc';
+  }
+
+  private named(err: unknown): unknown {
+    if (err instanceof KubeApiError) return new VconsoleError(`${this.name}: ${err.message}`, { hint: err.hint ?? (err.status === 404 ? 'check the VM name and namespace (-n)' : undefined), cause: err });
+    if (err instanceof VconsoleError) return new VconsoleError(`${this.name}: ${err.message}`, { hint: err.hint, cause: err.cause });
+    return err;
+  }
+}
+
+/** `NAME`, `NS/NAME`, `kubevirt:[NS/]NAME`: a KubeVirt VMI's VNC console through the API server. */
+export const kubevirtProvider: ConsoleProvider = {
+  id: 'kubevirt',
+  schemes: ['kubevirt', 'kv'],
+  syntax: 'NAME, NS/NAME, kubevirt:[NS/]NAME   KubeVirt VMI (kubeconfig as kubectl reads it)',
+  resolve(spec, options) {
+    const { namespace, name } = parseVmiName(spec.rest, spec.raw);
+    return new KubevirtTarget(spec.raw, name, namespace, options);
+  },
+};
+
+/** VMIs in one namespace, or in all when `allNamespaces`. */
+export async function listVmis(options: TargetOptions, allNamespaces: boolean): Promise<VirtualMachineInstance[]> {
+  const access = await loadKubeAccess(options);
+  const path = allNamespaces
+    ? '/apis/kubevirt.io/v1/virtualmachineinstances'
+    : `/apis/kubevirt.io/v1/namespaces/${encodeURIComponent(access.namespace)}/virtualmachineinstances`;
+  const list = await getJson<VirtualMachineInstanceList>(access, path);
+  return list.items ?? [];
+}

@@ -1,0 +1,106 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import WebSocket, { createWebSocketStream, type ClientOptions } from 'ws';
+import { VconsoleError, describeError, isTlsError } from '../errors.js';
+
+/** Pings go out this often; an upstream that misses two pongs in a row is dropped. */
+export function keepaliveIntervalMs(): number {
+  const fromEnv = Number(process.env.VCONSOLE_KEEPALIVE_MS);
+  return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : 15_000;
+}
+const MISSED_PONGS_ALLOWED = 2;
+
+export interface WebSocketDialOptions {
+  url: string;
+  /** Subprotocols to offer: `plain.kubevirt.io` (KubeVirt), `binary` (websockify). */
+  protocols: string[];
+  /** Extra handshake headers (Authorization ...). */
+  headers?: Record<string, string>;
+  /** TLS and agent options passed to `ws` (ca, cert, key, rejectUnauthorized, agent). */
+  tls?: Omit<ClientOptions, 'headers' | 'handshakeTimeout'>;
+  signal: AbortSignal;
+  /** Turns a refused upgrade (status and body) into the error the user sees. */
+  describeRejection?(status: number, body: string): Error;
+  /** Names the console in messages, e.g. `default/vm-a`. */
+  label: string;
+}
+
+/**
+ * Opens a websocket and returns it as a byte stream with backpressure (ws's own stream
+ * adapter pauses the socket when the reader falls behind). Binary frames carry the bytes.
+ * Pings go out from our side so a dead upstream is found even when no byte flows.
+ */
+export function dialWebSocket(options: WebSocketDialOptions): Promise<Duplex> {
+  const { signal } = options;
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new VconsoleError(`${options.label}: cancelled`));
+    const ws = new WebSocket(options.url, options.protocols, {
+      ...options.tls,
+      headers: options.headers,
+      handshakeTimeout: 20_000,
+      perMessageDeflate: false,
+      followRedirects: false,
+    });
+    ws.binaryType = 'nodebuffer';
+    const onAbort = () => ws.terminate();
+    signal.addEventListener('abort', onAbort, { once: true });
+    let settled = false;
+    const fail = (err: Error) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      ws.terminate();
+      reject(err);
+    };
+
+    ws.once('unexpected-response', (_req, res: IncomingMessage) => {
+      readBody(res).then((body) => {
+        const status = res.statusCode ?? 0;
+        fail(options.describeRejection?.(status, body) ?? new VconsoleError(`${options.label}: console refused (HTTP ${status})`));
+      }, fail);
+    });
+    ws.once('error', (err) => {
+      const hint = isTlsError(err) ? 'pass --ca FILE with the server\'s CA, or --insecure' : undefined;
+      fail(new VconsoleError(`${options.label}: cannot open the console: ${describeError(err)}`, { cause: err, hint }));
+    });
+    ws.once('open', () => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      const stream = createWebSocketStream(ws);
+      keepAlive(ws, stream, options.label);
+      resolve(stream);
+    });
+  });
+}
+
+function keepAlive(ws: WebSocket, stream: Duplex, label: string): void {
+  let missed = 0;
+  ws.on('pong', () => {
+    missed = 0;
+  });
+  const timer = setInterval(() => {
+    if (ws.readyState !== WebSocket.OPEN) return;
+    if (missed >= MISSED_PONGS_ALLOWED) {
+      clearInterval(timer);
+      stream.destroy(new VconsoleError(`${label}: console stopped answering keepalive pings`));
+      ws.terminate();
+      return;
+    }
+    missed++;
+    ws.ping();
+  }, keepaliveIntervalMs());
+  timer.unref();
+  ws.once('close', () => clearInterval(timer));
+}
+
+async function readBody(res: IncomingMessage, limit = 64 * 1024): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res) {
+    size += (chunk as Buffer).length;
+    if (size > limit) break;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
