@@ -1,7 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { createRequire } from 'node:module';
 import { UsageError, VconsoleError, describeError, redactSecrets } from './errors.js';
-import { addTargetOptions, parseListenAddress, parsePort } from './commands/options.js';
+import { addTargetOptions, parseListenAddress, parsePort } from './commands/flags.js';
 
 const VERSION: string = (() => {
   try {
@@ -42,6 +42,7 @@ export function buildProgram(): Command {
     .description('Open VM consoles (KubeVirt, OpenStack, VNC) as local VNC ports and viewers, many at once.')
     .version(VERSION, '-V, --version', 'print the version')
     .option('-v, --verbose', 'log more, and show stack traces of errors')
+    .option('--config <file>', 'config file (default: $XDG_CONFIG_HOME/vconsole/config.yaml or ~/.config/vconsole/config.yaml)')
     .exitOverride();
 
   addTargetOptions(
@@ -51,8 +52,7 @@ export function buildProgram(): Command {
       .argument('<target...>', 'consoles to serve (see Targets)')
       .option('-p, --port <port>', 'first local port; targets get PORT, PORT+1, ... (default: free ports)', asArgParser(parsePort))
       .addOption(
-        new Option('-l, --listen <address>', 'address to listen on; anything but loopback exposes the console')
-          .default('127.0.0.1')
+        new Option('-l, --listen <address>', 'address to listen on (default: 127.0.0.1); anything but loopback exposes the console')
           .argParser(asArgParser(parseListenAddress)),
       ),
   )
@@ -71,11 +71,33 @@ Examples:
   vconsole proxy os:web-01 --cloud mycloud`,
     )
     .action(async (targets: string[], flags, command: Command) => {
-      const { runProxyCommand } = await import('./commands/proxy.js');
-      await runProxyCommand(targets, { ...flags, verbose: command.optsWithGlobals().verbose }, io);
+      const [{ runProxyCommand }, { loadConfig }] = await Promise.all([import('./commands/proxy.js'), import('./config.js')]);
+      const globals = command.optsWithGlobals();
+      await runProxyCommand(targets, { ...flags, verbose: globals.verbose }, loadConfig(globals.config), io);
+    });
+
+  program
+    .command('version')
+    .description('Print the version; with --verbose also the Node.js runtime and platform.')
+    .addHelpText('after', '\nExamples:\n  vconsole version\n  vconsole version --verbose')
+    .action((_flags, command: Command) => {
+      io.stdout.write(`${VERSION}\n`);
+      if (command.optsWithGlobals().verbose) {
+        const runtime = isSingleExecutable() ? 'embedded Node.js' : 'Node.js';
+        io.stdout.write(`${runtime} ${process.version}\nplatform ${process.platform}-${process.arch}\n`);
+      }
     });
 
   return program;
+}
+
+/** True inside the single executable (Node SEA). */
+function isSingleExecutable(): boolean {
+  try {
+    return Boolean((createRequire(import.meta.url)('node:sea') as { isSea(): boolean }).isSea());
+  } catch {
+    return false;
+  }
 }
 
 /** Runs the CLI; every error becomes one line on stderr and exit code 1 (runtime) or 2 (usage). */

@@ -42,6 +42,10 @@ export function describeSystemError(err: Error & { code?: string; hostname?: str
       return `cannot resolve host ${where ?? ''}`.trim();
     case 'ETIMEDOUT':
       return `connection timed out${where ? ` to ${where}` : ''}`;
+    case 'EADDRINUSE':
+      return `local address ${where ?? ''} is already in use: pick another --port, or omit --port for a free one`;
+    case 'EADDRNOTAVAIL':
+      return `cannot listen on ${where ?? 'that address'}: it is not an address of this machine`;
     case 'ECONNRESET':
       return 'connection reset by peer';
     case 'ENOENT':

@@ -1,13 +1,14 @@
-import { describeError } from '../errors.js';
+import { VconsoleError, describeError } from '../errors.js';
 import { SessionRegistry } from '../proxy/session-registry.js';
 import { handleShutdownSignals } from '../proxy/shutdown.js';
-import { resolveTarget } from '../targets/index.js';
+import type { VconsoleConfig } from '../config.js';
 import { formatSessionLog, shouldShow } from './log-lines.js';
-import { consecutivePorts, exposureWarning, targetOptionsFrom, type TargetFlags } from './options.js';
+import { consecutivePorts, exposureWarning, type TargetFlags } from './flags.js';
+import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
 
 export interface ProxyFlags extends TargetFlags {
   port?: number;
-  listen: string;
+  listen?: string;
 }
 
 export interface CommandIo {
@@ -26,11 +27,12 @@ export function portLine(target: string, address: string, port: number): string 
  * Prints one JSON line per target on stdout once all listen; logs go to stderr.
  * Resolves with the exit code once the proxy has shut down.
  */
-export async function runProxyCommand(inputs: string[], flags: ProxyFlags, io: CommandIo): Promise<void> {
-  const options = targetOptionsFrom(flags);
-  const targets = inputs.map((input) => resolveTarget(input, options));
+export async function runProxyCommand(inputs: string[], flags: ProxyFlags, config: VconsoleConfig, io: CommandIo): Promise<void> {
+  const options = targetOptionsFrom(flags, config);
+  const targets = resolveTargets(inputs, options, config);
   const ports = consecutivePorts(flags.port, targets.length);
-  const warning = exposureWarning(flags.listen);
+  const listen = listenAddressFrom(flags.listen, config);
+  const warning = exposureWarning(listen);
 
   const registry = new SessionRegistry();
   registry.on('log', (entry) => {
@@ -39,8 +41,8 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, io: C
   const shutdown = handleShutdownSignals({ close: () => registry.closeAll(), exit: io.exit });
 
   const sessions = targets.map((target) => registry.add(target));
-  const started = await Promise.allSettled(sessions.map((s, i) => s.start({ host: flags.listen, port: ports[i] })));
-  const failures = started.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+  const started = await Promise.allSettled(sessions.map((s, i) => s.start({ host: listen, port: ports[i] })));
+  const failures = started.flatMap((r, i) => (r.status === 'rejected' ? [namingTarget(sessions[i].name, r.reason)] : []));
   if (failures.length > 0) {
     shutdown.dispose();
     await registry.closeAll();
@@ -52,4 +54,12 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, io: C
     const s = session.snapshot();
     io.stdout.write(`${portLine(s.name, s.address!, s.port!)}\n`);
   }
+}
+
+/** The error with the target's name in front, unless the message already starts with it. */
+export function namingTarget(name: string, err: unknown): unknown {
+  const message = err instanceof Error ? err.message : String(err);
+  if (message.startsWith(name)) return err;
+  if (err instanceof VconsoleError) return new VconsoleError(`${name}: ${message}`, { exitCode: err.exitCode, hint: err.hint, cause: err.cause ?? err });
+  return new VconsoleError(`${name}: ${describeError(err)}`, { cause: err });
 }

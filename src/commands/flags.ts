@@ -1,9 +1,8 @@
 import net from 'node:net';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import type { TargetOptions } from '../targets/types.js';
 
-/** Flags shared by every command that opens consoles (proxy, open, list). */
+/** Flags shared by every command that opens consoles (proxy, open, list). Cheap to import. */
 export function addTargetOptions(command: Command): Command {
   return command
     .option('--kubeconfig <file>', 'KubeVirt: kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)')
@@ -26,19 +25,6 @@ export interface TargetFlags {
   verbose?: boolean;
 }
 
-export function targetOptionsFrom(flags: TargetFlags): TargetOptions {
-  return {
-    kubeconfig: flags.kubeconfig,
-    context: flags.context,
-    namespace: flags.namespace,
-    preserveSession: flags.preserveSession ?? false,
-    cloud: flags.cloud ?? process.env.OS_CLOUD,
-    insecure: flags.insecure ?? false,
-    ca: flags.ca,
-    verbose: flags.verbose ?? false,
-  };
-}
-
 /** `--port N`: a whole number from 1 to 65535. */
 export function parsePort(text: string): number {
   const port = /^\d+$/.test(text) ? Number(text) : NaN;
@@ -48,7 +34,7 @@ export function parsePort(text: string): number {
   return port;
 }
 
-/** The ports for `count` targets starting at `first` (N, N+1, ...), all within range. */
+/** The ports for `count` targets starting at `first` (N, N+1, ...), all within range; 0 = free port. */
 export function consecutivePorts(first: number | undefined, count: number): number[] {
   if (first === undefined) return Array.from({ length: count }, () => 0);
   if (first + count - 1 > 65535) {
@@ -71,7 +57,7 @@ export function isLoopback(host: string): boolean {
   return host === '::1' || /^127\./.test(host) || host === '::ffff:127.0.0.1';
 }
 
-/** Said once on stderr whenever a console becomes reachable beyond this machine. */
+/** Said on stderr whenever a console becomes reachable beyond this machine. */
 export function exposureWarning(host: string): string | undefined {
   if (isLoopback(host)) return undefined;
   return `warning: listening on ${host}: the VM console is now reachable from the network, without authentication`;

@@ -1,0 +1,48 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { defaultConfigPath, expandAlias, loadConfig, parseConfig } from './config.js';
+
+describe('config file', () => {
+  it('reads defaults and aliases', () => {
+    const config = parseConfig('defaults:\n  provider: openstack\n  cloud: prod\n  listen: 127.0.0.1\naliases:\n  web: openstack:web-01\n', 'c.yaml');
+    expect(config.defaults).toEqual({ provider: 'openstack', cloud: 'prod', listen: '127.0.0.1' });
+    expect(expandAlias('web', config)).toBe('openstack:web-01');
+    expect(expandAlias('db', config)).toBe('db');
+  });
+
+  it('rejects an unknown key, naming it and the known ones', () => {
+    expect(() => parseConfig('defaults:\n  colour: red\n', 'c.yaml')).toThrow(/unknown key "defaults.colour"/);
+    expect(() => parseConfig('default:\n  provider: demo\n', 'c.yaml')).toThrow(/unknown key "default"/);
+  });
+
+  it('rejects a bad value with what is allowed', () => {
+    try {
+      parseConfig('defaults:\n  provider: vmware\n', 'c.yaml');
+      expect.unreachable();
+    } catch (err) {
+      expect((err as Error).message).toMatch(/bad value "vmware" for "defaults.provider"/);
+      expect((err as { hint?: string }).hint).toMatch(/kubevirt, openstack or demo/);
+      expect((err as { exitCode?: number }).exitCode).toBe(2);
+    }
+  });
+
+  it('looks in $XDG_CONFIG_HOME, else ~/.config', () => {
+    expect(defaultConfigPath({ XDG_CONFIG_HOME: '/x' }, '/home/u')).toBe('/x/vconsole/config.yaml');
+    expect(defaultConfigPath({}, '/home/u')).toBe('/home/u/.config/vconsole/config.yaml');
+  });
+
+  it('is optional by default but required when named', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-config-'));
+    try {
+      expect(loadConfig(undefined, { XDG_CONFIG_HOME: dir })).toEqual({ defaults: {}, aliases: {} });
+      expect(() => loadConfig(path.join(dir, 'missing.yaml'), {})).toThrow(/does not exist/);
+      fs.mkdirSync(path.join(dir, 'vconsole'));
+      fs.writeFileSync(path.join(dir, 'vconsole', 'config.yaml'), 'aliases:\n  a: demo:a\n');
+      expect(loadConfig(undefined, { XDG_CONFIG_HOME: dir }).aliases).toEqual({ a: 'demo:a' });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,112 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { UsageError, VconsoleError } from './errors.js';
+
+/** Defaults a config file may set; flags and environment variables win over them. */
+export interface ConfigDefaults {
+  provider?: 'kubevirt' | 'openstack' | 'demo';
+  namespace?: string;
+  kubeconfig?: string;
+  context?: string;
+  cloud?: string;
+  viewer?: string;
+  listen?: string;
+}
+
+export interface VconsoleConfig {
+  /** The file it came from, or undefined when none exists. */
+  file?: string;
+  defaults: ConfigDefaults;
+  /** Short names for targets: `web: openstack:web-01`. */
+  aliases: Record<string, string>;
+}
+
+const DEFAULT_KEYS: Record<keyof ConfigDefaults, (value: unknown) => boolean> = {
+  provider: (v) => v === 'kubevirt' || v === 'openstack' || v === 'demo',
+  namespace: isName,
+  kubeconfig: isText,
+  context: isText,
+  cloud: isText,
+  viewer: isText,
+  listen: isText,
+};
+const TOP_KEYS = ['defaults', 'aliases'];
+
+function isText(v: unknown): boolean {
+  return typeof v === 'string' && v.length > 0;
+}
+function isName(v: unknown): boolean {
+  return typeof v === 'string' && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(v);
+}
+
+/** Where the config file is looked for: $XDG_CONFIG_HOME/vconsole/config.yaml, else ~/.config/vconsole/. */
+export function defaultConfigPath(env: NodeJS.ProcessEnv = process.env, home = os.homedir()): string {
+  const base = env.XDG_CONFIG_HOME || path.join(home, '.config');
+  return path.join(base, 'vconsole', 'config.yaml');
+}
+
+/**
+ * Parses and validates a config file's text. An unknown key or a bad value is a UsageError
+ * naming the file, the key and what is allowed.
+ */
+export function parseConfig(text: string, file: string): VconsoleConfig {
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (err) {
+    throw new UsageError(`config ${file}: not valid YAML (${(err as Error).message.split('\n')[0]})`, 'fix the file or pass --config');
+  }
+  if (doc === null || doc === undefined) return { file, defaults: {}, aliases: {} };
+  if (!isRecord(doc)) throw new UsageError(`config ${file}: expected a mapping with "defaults" and "aliases"`);
+  for (const key of Object.keys(doc)) {
+    if (!TOP_KEYS.includes(key)) throw new UsageError(`config ${file}: unknown key "${key}"`, `known keys: ${TOP_KEYS.join(', ')}`);
+  }
+  const defaults: ConfigDefaults = {};
+  const rawDefaults = doc.defaults ?? {};
+  if (!isRecord(rawDefaults)) throw new UsageError(`config ${file}: "defaults" must be a mapping`);
+  for (const [key, value] of Object.entries(rawDefaults)) {
+    const valid = DEFAULT_KEYS[key as keyof ConfigDefaults];
+    if (!valid) {
+      throw new UsageError(`config ${file}: unknown key "defaults.${key}"`, `known keys: ${Object.keys(DEFAULT_KEYS).join(', ')}`);
+    }
+    if (!valid(value)) {
+      const allowed = key === 'provider' ? 'kubevirt, openstack or demo' : key === 'namespace' ? 'a Kubernetes namespace name' : 'a non-empty string';
+      throw new UsageError(`config ${file}: bad value ${JSON.stringify(value)} for "defaults.${key}"`, `use ${allowed}`);
+    }
+    (defaults as Record<string, unknown>)[key] = value;
+  }
+  const aliases: Record<string, string> = {};
+  const rawAliases = doc.aliases ?? {};
+  if (!isRecord(rawAliases)) throw new UsageError(`config ${file}: "aliases" must be a mapping of name: target`);
+  for (const [name, target] of Object.entries(rawAliases)) {
+    if (!isText(target)) throw new UsageError(`config ${file}: alias "${name}" must name a target, e.g. openstack:web-01`);
+    aliases[name] = target as string;
+  }
+  return { file, defaults, aliases };
+}
+
+/** Loads `--config FILE` (must exist) or the default file (optional). */
+export function loadConfig(explicit?: string, env: NodeJS.ProcessEnv = process.env): VconsoleConfig {
+  const file = explicit ?? env.VCONSOLE_CONFIG ?? defaultConfigPath(env);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && !explicit && !env.VCONSOLE_CONFIG) return { defaults: {}, aliases: {} };
+    if (code === 'ENOENT') throw new UsageError(`config file ${file} does not exist`, 'check --config');
+    throw new VconsoleError(`cannot read config file ${file}: ${(err as Error).message}`);
+  }
+  return parseConfig(text, file);
+}
+
+/** An alias's target, or the input itself. Aliases do not chain. */
+export function expandAlias(input: string, config: VconsoleConfig): string {
+  return Object.hasOwn(config.aliases, input) ? config.aliases[input] : input;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

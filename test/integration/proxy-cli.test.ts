@@ -1,0 +1,122 @@
+import net from 'node:net';
+import { once } from 'node:events';
+import { afterEach, describe, expect, it } from 'vitest';
+import { portIsClosed, readGreeting, runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
+
+const running: RunningVconsole[] = [];
+afterEach(() => {
+  while (running.length) running.pop()!.kill();
+});
+
+function start(args: string[], env?: NodeJS.ProcessEnv): RunningVconsole {
+  const child = startVconsole(args, env);
+  running.push(child);
+  return child;
+}
+
+describe('vconsole proxy (demo provider)', () => {
+  it('prints one JSON port line and serves RFB through the port', async () => {
+    const proxy = start(['proxy', 'demo:vm-a']);
+    const [line] = await proxy.jsonLines(1);
+    expect(line).toMatchObject({ target: 'demo:vm-a', address: '127.0.0.1' });
+    expect(typeof line.port).toBe('number');
+    const { text, socket } = await readGreeting(line.port as number);
+    expect(text).toBe('RFB 003.008\n');
+    socket.destroy();
+  });
+
+  it('serves three clients in a row, each with a fresh upstream session', async () => {
+    const proxy = start(['proxy', 'demo:vm-a']);
+    const [{ port }] = await proxy.jsonLines(1);
+    for (let i = 0; i < 3; i++) {
+      const { text, socket } = await readGreeting(port as number);
+      expect(text).toBe('RFB 003.008\n');
+      socket.destroy();
+      await once(socket, 'close');
+    }
+    await proxy.waitForStderr(/client 3 connected/);
+  });
+
+  it('gives two targets consecutive ports from --port', async () => {
+    const base = await freePortPair();
+    const proxy = start(['proxy', 'demo:vm-a', 'demo:vm-b', '--port', String(base)]);
+    const lines = await proxy.jsonLines(2);
+    expect(lines).toEqual([
+      { target: 'demo:vm-a', address: '127.0.0.1', port: base },
+      { target: 'demo:vm-b', address: '127.0.0.1', port: base + 1 },
+    ]);
+    for (const { port } of lines) expect((await readGreeting(port as number)).text).toBe('RFB 003.008\n');
+  });
+
+  it('warns on stderr when listening beyond loopback', async () => {
+    const proxy = start(['proxy', 'demo:vm-a', '--listen', '0.0.0.0']);
+    const [line] = await proxy.jsonLines(1);
+    expect(line.address).toBe('0.0.0.0');
+    await proxy.waitForStderr(/reachable from the network/);
+    expect(proxy.stdout()).not.toMatch(/warning/);
+  });
+
+  it('on SIGINT closes clients and listeners and exits 0', async () => {
+    const proxy = start(['proxy', 'demo:vm-a', 'demo:vm-b']);
+    const lines = await proxy.jsonLines(2);
+    const clients = await Promise.all(lines.map((l) => readGreeting(l.port as number)));
+    const closed = clients.map((c) => once(c.socket, 'close'));
+    proxy.process.kill('SIGINT');
+    const { code } = await proxy.exit();
+    expect(code).toBe(0);
+    await Promise.all(closed);
+    for (const { port } of lines) expect(await portIsClosed(port as number)).toBe(true);
+  });
+});
+
+describe('vconsole proxy usage errors', () => {
+  it.each([
+    [['proxy', 'demo:a', '--port', '0'], /invalid port "0"/],
+    [['proxy', 'demo:a', '--port', '70000'], /invalid port "70000"/],
+    [['proxy', 'demo:a', '--port', 'abc'], /invalid port "abc"/],
+    [['proxy', 'demo:a', '--listen', 'nowhere'], /invalid listen address "nowhere"/],
+    [['proxy', 'vmware:a'], /unknown target scheme "vmware:"/],
+    [['proxy', 'Bad_Name'], /bad KubeVirt target "Bad_Name"/],
+    [['proxy', 'demo:a', '--bogus'], /unknown option '--bogus'/],
+    [['proxy'], /missing required argument 'target'/],
+  ])('%j exits 2 with one line naming the problem', async (args, message) => {
+    const result = await runVconsole(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(result.stdout).toBe('');
+  });
+
+  it('exits 1 naming the port when it is already taken', async () => {
+    const blocker = net.createServer().listen(0, '127.0.0.1');
+    await once(blocker, 'listening');
+    const { port } = blocker.address() as net.AddressInfo;
+    try {
+      const result = await runVconsole(['proxy', 'demo:a', '--port', String(port)]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(new RegExp(`${port}`));
+      expect(result.stderr).toMatch(/in use/i);
+    } finally {
+      blocker.close();
+    }
+  });
+});
+
+/** Two free consecutive ports, found by binding them briefly. */
+async function freePortPair(): Promise<number> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const a = net.createServer().listen(0, '127.0.0.1');
+    await once(a, 'listening');
+    const port = (a.address() as net.AddressInfo).port;
+    const b = net.createServer();
+    const ok = await new Promise<boolean>((resolve) => {
+      b.once('error', () => resolve(false));
+      b.listen(port + 1, '127.0.0.1', () => resolve(true));
+    });
+    a.close();
+    b.close();
+    if (ok && port < 65535) return port;
+  }
+  throw new Error('no free consecutive ports');
+}
