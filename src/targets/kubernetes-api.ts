@@ -120,9 +120,17 @@ export function statusMessage(body: string, httpStatus: number): string {
 }
 
 /** GET a JSON resource from the API server; non-2xx answers reject with the Status message. */
-export async function getJson<T>(access: KubeAccess, apiPath: string, signal?: AbortSignal): Promise<T> {
+export function getJson<T>(access: KubeAccess, apiPath: string, signal?: AbortSignal): Promise<T> {
+  return requestJson<T>(access, 'GET', apiPath, undefined, signal);
+}
+
+/** One JSON request to the API server; non-2xx answers reject with the Status message. */
+export async function requestJson<T>(access: KubeAccess, method: string, apiPath: string, body?: unknown, signal?: AbortSignal): Promise<T> {
   const url = new URL(access.server + apiPath);
-  const opts = await requestOptions(access, { method: 'GET', headers: { Accept: 'application/json' }, signal });
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (payload) headers['Content-Type'] = 'application/json';
+  const opts = await requestOptions(access, { method, headers, signal });
   const client = url.protocol === 'http:' ? http : https;
   return new Promise<T>((resolve, reject) => {
     const req = client.request(url, { ...opts, timeout: 20_000 }, (res) => {
@@ -130,16 +138,16 @@ export async function getJson<T>(access: KubeAccess, apiPath: string, signal?: A
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('error', reject);
       res.on('end', () => {
-        const body = Buffer.concat(chunks).toString('utf8');
+        const text = Buffer.concat(chunks).toString('utf8');
         const status = res.statusCode ?? 0;
         if (status >= 200 && status < 300) {
           try {
-            resolve(JSON.parse(body) as T);
+            resolve(JSON.parse(text) as T);
           } catch (err) {
             reject(new VconsoleError(`the API server sent invalid JSON for ${apiPath}`, { cause: err }));
           }
         } else {
-          reject(new KubeApiError(status, statusMessage(body, status)));
+          reject(new KubeApiError(status, statusMessage(text, status)));
         }
       });
     });
@@ -150,7 +158,7 @@ export async function getJson<T>(access: KubeAccess, apiPath: string, signal?: A
         : `check that the API server ${url.host} is reachable`;
       reject(new VconsoleError(`cannot reach the Kubernetes API: ${describeError(err)}`, { cause: err, hint }));
     });
-    req.end();
+    req.end(payload);
   });
 }
 

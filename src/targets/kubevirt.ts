@@ -1,5 +1,5 @@
 import { UsageError, VconsoleError } from '../errors.js';
-import { KubeApiError, getJson, hintForStatus, loadKubeAccess, requestOptions, statusMessage, type KubeAccess } from './kubernetes-api.js';
+import { KubeApiError, getJson, hintForStatus, loadKubeAccess, requestJson, requestOptions, statusMessage, type KubeAccess } from './kubernetes-api.js';
 import type { ConsoleProvider, ConsoleTarget, TargetOptions } from './types.js';
 import { dialWebSocket } from './websocket-dial.js';
 
@@ -84,6 +84,36 @@ class KubevirtTarget implements ConsoleTarget {
       const hint = problem.startsWith('VMI is not running') ? `start it (virtctl start ${this.vmName}) and retry` : 'the VM was defined without a display; use its serial console';
       throw new VconsoleError(`${this.name}: ${problem}`, { hint });
     }
+    await this.checkAccess(access, signal);
+  }
+
+  /**
+   * Asks the API server whether we may open the console (a SelfSubjectAccessReview), so a
+   * missing RBAC rule is reported before anything listens, without opening the websocket
+   * (which would take over the VM's current VNC session). Clusters that do not answer the
+   * review are not held against the user: the dial reports the refusal instead.
+   */
+  private async checkAccess(access: KubeAccess, signal: AbortSignal): Promise<void> {
+    const subresource = this.kind();
+    const review = {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      spec: {
+        resourceAttributes: { namespace: this.namespace, verb: 'get', group: 'subresources.kubevirt.io', resource: 'virtualmachineinstances', subresource, name: this.vmName },
+      },
+    };
+    let allowed: boolean | undefined;
+    try {
+      const answer = await requestJson<{ status?: { allowed?: boolean } }>(access, 'POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', review, signal);
+      allowed = answer.status?.allowed;
+    } catch {
+      return;
+    }
+    if (allowed === false) {
+      throw new VconsoleError(`${this.name}: forbidden: you may not get virtualmachineinstances/${subresource} in namespace "${this.namespace}"`, {
+        hint: `ask for RBAC "get" on virtualmachineinstances/${subresource} in API group subresources.kubevirt.io`,
+      });
+    }
   }
 
   async dial({ signal }: { signal: AbortSignal }) {
@@ -100,10 +130,12 @@ class KubevirtTarget implements ConsoleTarget {
       label: this.name,
       describeRejection: (status, body) => {
         const message = statusMessage(body, status);
-        const hint =
-          status === 503 && this.options.preserveSession
-            ? 'another client holds the VM\'s VNC session; close it or drop --preserve-session to take it over'
-            : hintForStatus(status);
+        // virt-api reports virt-handler's refusal as a 500 whose message carries the reason
+        // (KubeVirt >= 1.8) or only "bad handshake" (older releases).
+        const inUse = /Active VNC connection/.test(message) || (this.options.preserveSession === true && status === 500 && /bad handshake/.test(message));
+        const hint = inUse
+          ? "another client holds the VM's VNC session; close it, or drop --preserve-session to take it over"
+          : hintForStatus(status);
         return new VconsoleError(`${this.name}: ${message}`, { hint });
       },
     });
