@@ -16,9 +16,9 @@ export interface ShutdownOptions {
 
 /**
  * First signal: close everything and exit 0 within the deadline. Second signal: exit at
- * once (130). Returns `shutdown()` for other triggers (a `q` key) and a disposer.
+ * once (130). Returns `shutdown()`, `trigger()` for keys that act like a signal, and a disposer.
  */
-export function handleShutdownSignals(options: ShutdownOptions): { shutdown(): Promise<void>; dispose(): void } {
+export function handleShutdownSignals(options: ShutdownOptions): { shutdown(): Promise<void>; trigger(): void; dispose(): void } {
   const target = options.target ?? process;
   const signals = options.signals ?? SHUTDOWN_SIGNALS;
   let started = false;
@@ -41,6 +41,8 @@ export function handleShutdownSignals(options: ShutdownOptions): { shutdown(): P
   for (const signal of signals) target.on(signal, onSignal);
   return {
     shutdown,
+    /** What a signal does, for keys that mean the same (q, Ctrl+C in raw mode). */
+    trigger: onSignal,
     dispose: () => {
       for (const signal of signals) target.off(signal, onSignal);
     },

@@ -1,0 +1,70 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { BANNERS, fakeViewerEnvironment } from '../../test/fixtures/fake-viewer-environment.js';
+import { UsageError } from '../errors.js';
+import { runViewersCommand } from './viewers.js';
+
+function capture() {
+  const stdout = new PassThrough();
+  let text = '';
+  stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  return { io: { stdout }, text: () => text };
+}
+
+const linuxWithViewers = () =>
+  fakeViewerEnvironment('linux', { PATH: '/usr/bin' }, {
+    '/usr/bin/remote-viewer': { version: BANNERS.remoteViewer },
+    '/usr/bin/vncviewer': { help: BANNERS.tigervnc },
+  });
+
+describe('vconsole viewers', () => {
+  it('lists what it found and the command open would run for 127.0.0.1:5900 titled VM', async () => {
+    const out = capture();
+    expect(await runViewersCommand({}, out.io, linuxWithViewers())).toBe(0);
+    const text = out.text();
+    expect(text).toContain('OS: Linux (linux)');
+    expect(text).toMatch(/remote-viewer\s+remote-viewer \(virt-viewer\)\s+11\.0\s+\/usr\/bin\/remote-viewer/);
+    expect(text).toMatch(/tigervnc\s+TigerVNC\s+1\.12\.0\s+\/usr\/bin\/vncviewer/);
+    expect(text).toContain('open would use: remote-viewer (virt-viewer)');
+    expect(text).toContain('  /usr/bin/remote-viewer --title VM vnc://127.0.0.1:5900\n');
+  });
+
+  it('prints exactly one JSON document with --json', async () => {
+    const out = capture();
+    await runViewersCommand({ json: true, viewer: 'tigervnc', viewerArg: ['-FullScreen'] }, out.io, linuxWithViewers());
+    const report = JSON.parse(out.text());
+    expect(report).toEqual({
+      os: 'linux',
+      viewers: [
+        { id: 'remote-viewer', name: 'remote-viewer (virt-viewer)', path: '/usr/bin/remote-viewer', version: '11.0' },
+        { id: 'tigervnc', name: 'TigerVNC', path: '/usr/bin/vncviewer', version: '1.12.0' },
+      ],
+      selected: { id: 'tigervnc', name: 'TigerVNC', path: '/usr/bin/vncviewer', command: ['/usr/bin/vncviewer', '-FullScreen', '127.0.0.1::5900'] },
+      lookedFor: expect.arrayContaining(['remote-viewer on PATH']),
+      install: expect.stringContaining('apt install tigervnc-viewer'),
+    });
+  });
+
+  it('explains what it looked for and how to install a viewer when there is none, exit 1', async () => {
+    const out = capture();
+    const code = await runViewersCommand({}, out.io, fakeViewerEnvironment('darwin', { PATH: '/usr/bin' }, {}));
+    expect(code).toBe(1);
+    expect(out.text()).toContain('No VNC viewer found.');
+    expect(out.text()).toContain('TigerVNC (TigerVNC.app');
+    expect(out.text()).toContain('brew install --cask tigervnc-viewer');
+
+    const json = capture();
+    await runViewersCommand({ json: true }, json.io, fakeViewerEnvironment('win32', { Path: '' }, {}));
+    expect(JSON.parse(json.text())).toMatchObject({ os: 'win32', viewers: [], selected: null, install: expect.stringContaining('winget install TigerVNC.TigerVNC') });
+  });
+
+  it('shows that --viewer none launches nothing', async () => {
+    const out = capture();
+    expect(await runViewersCommand({ viewer: 'none' }, out.io, linuxWithViewers())).toBe(0);
+    expect(out.text()).toContain('open would launch no viewer (--viewer none)');
+  });
+
+  it('rejects an unknown --viewer name', async () => {
+    await expect(runViewersCommand({ viewer: 'nope' }, capture().io, linuxWithViewers())).rejects.toBeInstanceOf(UsageError);
+  });
+});

@@ -1,0 +1,99 @@
+import { PLATFORM_NAMES, PREFERENCE_ORDER, installHint, lookedFor } from '../viewers/catalog.js';
+import { chooseViewer, type ViewerChoice } from '../viewers/choose.js';
+import { buildViewerCommand, formatCommandLine } from '../viewers/command.js';
+import { detectViewers } from '../viewers/detect.js';
+import { systemViewerEnvironment } from '../viewers/system-environment.js';
+import type { HostPlatform, ViewerCandidate, ViewerEnvironment } from '../viewers/types.js';
+
+
+export interface ViewersCommandOptions {
+  json?: boolean;
+  viewer?: string;
+  viewerArg?: string[];
+}
+
+/** The example `vconsole viewers` shows a command line for. */
+export const EXAMPLE_TARGET = { host: '127.0.0.1', port: 5900, title: 'VM' } as const;
+
+
+/** The `--json` document. */
+export interface ViewersReport {
+  os: HostPlatform;
+  viewers: { id: string; name: string; path: string; version: string | null }[];
+  selected: { id: string; name: string; path: string; command: string[] } | null;
+  lookedFor: string[];
+  install: string;
+}
+
+/**
+ * `vconsole viewers`: what is installed, which one `open` would launch and how. Exit code 0
+ * when `open` has a viewer to use (or `--viewer none` asks for none), 1 when none is found.
+ * A bad `--viewer` throws UsageError / VconsoleError for the CLI edge to print.
+ */
+export async function runViewersCommand(
+  options: ViewersCommandOptions,
+  io: { stdout: NodeJS.WritableStream },
+  system: ViewerEnvironment = systemViewerEnvironment(),
+): Promise<number> {
+  const detected = await detectViewers(system);
+  const choice = await chooseViewer(detected, { viewer: options.viewer, viewerArgs: options.viewerArg }, system);
+  const report = buildReport(system.platform, detected, choice);
+  io.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderText(report, choice, system.platform));
+  return choice.kind === 'not-found' ? 1 : 0;
+}
+
+function buildReport(platform: HostPlatform, detected: ViewerCandidate[], choice: ViewerChoice): ViewersReport {
+  let selected: ViewersReport['selected'] = null;
+  if (choice.kind === 'viewer') {
+    const { viewer } = choice;
+    const command = buildViewerCommand(viewer, { ...EXAMPLE_TARGET, extraArgs: choice.extraArgs });
+    selected = { id: viewer.id, name: viewer.name, path: viewer.path, command: [command.command, ...command.args] };
+  }
+  return {
+    os: platform,
+    viewers: detected.map((v) => ({ id: v.id, name: v.name, path: v.path, version: v.version ?? null })),
+    selected,
+    lookedFor: lookedFor(platform),
+    install: installHint(platform),
+  };
+}
+
+function table(rows: string[][]): string[] {
+  const widths = rows[0].map((_, col) => Math.max(...rows.map((row) => row[col].length)));
+  return rows.map((row) => `  ${row.map((cell, col) => (col === row.length - 1 ? cell : cell.padEnd(widths[col]))).join('  ')}`.trimEnd());
+}
+
+function renderText(report: ViewersReport, choice: ViewerChoice, platform: HostPlatform): string {
+  const lines = [`OS: ${PLATFORM_NAMES[platform]} (${platform})`];
+  if (report.viewers.length > 0) {
+    lines.push('Viewers found, in the order `open` prefers them:');
+    lines.push(...table(report.viewers.map((v) => [v.id, v.name, v.version ?? '-', v.path])));
+  } else {
+    lines.push('No VNC viewer found.');
+    lines.push('Looked for:', ...report.lookedFor.map((what) => `  ${what}`));
+    lines.push(`To fix: ${report.install}.`);
+  }
+  lines.push('');
+  switch (choice.kind) {
+    case 'viewer': {
+      const why =
+        choice.source === 'flag'
+          ? 'chosen with --viewer'
+          : choice.source === 'environment'
+            ? 'chosen with VCONSOLE_VIEWER'
+            : `first found in the ${PLATFORM_NAMES[platform]} preference order ${PREFERENCE_ORDER[platform].join(', ')}; change it with --viewer or VCONSOLE_VIEWER`;
+      const command = buildViewerCommand(choice.viewer, { ...EXAMPLE_TARGET, extraArgs: choice.extraArgs });
+      lines.push(`open would use: ${choice.viewer.name} (${why})`);
+      lines.push(`For ${EXAMPLE_TARGET.host}:${EXAMPLE_TARGET.port} titled ${EXAMPLE_TARGET.title} it would run:`);
+      lines.push(`  ${formatCommandLine(command, platform)}`);
+      break;
+    }
+    case 'none':
+      lines.push(`open would launch no viewer (${choice.source === 'flag' ? '--viewer' : 'VCONSOLE_VIEWER'} none); connect one to the local port it prints.`);
+      break;
+    case 'not-found':
+      lines.push('open would find no viewer to launch; install one, or name one with --viewer PATH.');
+      break;
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,74 @@
+import type { HostPlatform, ViewerId } from './types.js';
+
+/** Names users see for each viewer. */
+export const VIEWER_NAMES: Readonly<Record<ViewerId, string>> = {
+  tigervnc: 'TigerVNC',
+  'remote-viewer': 'remote-viewer (virt-viewer)',
+  realvnc: 'RealVNC Viewer',
+  tightvnc: 'TightVNC Viewer',
+  chicken: 'Chicken',
+  'screen-sharing': 'macOS Screen Sharing',
+  custom: 'custom viewer',
+};
+
+/** Values `--viewer` and VCONSOLE_VIEWER accept besides the path of an executable. */
+export const VIEWER_CHOICES = ['tigervnc', 'remote-viewer', 'realvnc', 'tightvnc', 'chicken', 'screen-sharing', 'none'] as const;
+
+/**
+ * Which viewer `open` uses when several are installed. virtctl's own order comes first
+ * (macOS: TigerVNC, Chicken, RealVNC, remote-viewer; Linux and Windows: remote-viewer,
+ * TigerVNC), then the viewers virtctl does not know. Screen Sharing is last on macOS:
+ * it takes no window title and is not a child process vconsole can watch or stop.
+ */
+export const PREFERENCE_ORDER: Readonly<Record<HostPlatform, readonly ViewerId[]>> = {
+  linux: ['remote-viewer', 'tigervnc', 'realvnc', 'tightvnc'],
+  win32: ['remote-viewer', 'tigervnc', 'realvnc', 'tightvnc'],
+  darwin: ['tigervnc', 'chicken', 'realvnc', 'remote-viewer', 'screen-sharing'],
+};
+
+/** Operating system names for messages. */
+export const PLATFORM_NAMES: Readonly<Record<HostPlatform, string>> = {
+  linux: 'Linux',
+  darwin: 'macOS',
+  win32: 'Windows',
+};
+
+/** What detection looks for on each OS, in words, for "no viewer found" messages. */
+export function lookedFor(platform: HostPlatform): string[] {
+  switch (platform) {
+    case 'linux':
+      return [
+        'remote-viewer on PATH',
+        'TigerVNC (vncviewer, xtigervncviewer on PATH)',
+        'RealVNC Viewer (vncviewer on PATH)',
+        'TightVNC (xtightvncviewer, vncviewer on PATH)',
+      ];
+    case 'darwin':
+      return [
+        'TigerVNC (TigerVNC.app or "TigerVNC Viewer *.app" in /Applications or ~/Applications, vncviewer on PATH)',
+        'Chicken (Chicken.app)',
+        'RealVNC Viewer ("VNC Viewer.app")',
+        'remote-viewer (PATH, /opt/homebrew/bin, /usr/local/bin)',
+        'macOS Screen Sharing (/usr/bin/open)',
+      ];
+    case 'win32':
+      return [
+        'remote-viewer (PATH, Program Files\\VirtViewer v*\\bin\\remote-viewer.exe)',
+        'TigerVNC (PATH, Program Files\\TigerVNC\\vncviewer.exe)',
+        'RealVNC Viewer (Program Files\\RealVNC\\VNC Viewer\\vncviewer.exe)',
+        'TightVNC (PATH, Program Files\\TightVNC\\tvnviewer.exe)',
+      ];
+  }
+}
+
+/** How to install a viewer on this OS, one line. */
+export function installHint(platform: HostPlatform): string {
+  switch (platform) {
+    case 'linux':
+      return 'install a VNC viewer: Debian/Ubuntu `sudo apt install tigervnc-viewer` (or `virt-viewer`), Fedora `sudo dnf install tigervnc` (or `virt-viewer`)';
+    case 'darwin':
+      return 'install TigerVNC with `brew install --cask tigervnc-viewer`, or use the built-in Screen Sharing with `--viewer screen-sharing`';
+    case 'win32':
+      return 'install TigerVNC with `winget install TigerVNC.TigerVNC` (or virt-viewer from virt-manager.org)';
+  }
+}

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { BANNERS, fakeViewerEnvironment } from '../../test/fixtures/fake-viewer-environment.js';
+import { UsageError, VconsoleError } from '../errors.js';
+import { chooseViewer, parseViewerRequest, selectViewer } from './choose.js';
+import { detectViewers } from './detect.js';
+
+const LINUX_FILES = {
+  '/usr/bin/remote-viewer': { version: BANNERS.remoteViewer },
+  '/usr/bin/vncviewer': { help: BANNERS.tigervnc },
+  '/opt/viewers/my-viewer': {},
+  '/opt/viewers/readme.txt': { executable: false },
+};
+
+function linux(env: Record<string, string> = {}) {
+  return fakeViewerEnvironment('linux', { PATH: '/usr/bin', HOME: '/home/me', ...env }, LINUX_FILES);
+}
+
+describe('chooseViewer', () => {
+  it('uses the first viewer of the preference order when nothing is requested', async () => {
+    const system = linux();
+    const choice = await chooseViewer(await detectViewers(system), {}, system);
+    expect(choice).toMatchObject({ kind: 'viewer', source: 'preference', viewer: { id: 'remote-viewer' } });
+  });
+
+  it('honours VCONSOLE_VIEWER, and --viewer over it', async () => {
+    const system = linux({ VCONSOLE_VIEWER: 'TigerVNC' });
+    const detected = await detectViewers(system);
+    expect(await chooseViewer(detected, {}, system)).toMatchObject({ kind: 'viewer', source: 'environment', viewer: { id: 'tigervnc' } });
+    expect(await chooseViewer(detected, { viewer: 'remote-viewer' }, system)).toMatchObject({ source: 'flag', viewer: { id: 'remote-viewer' } });
+    expect(await chooseViewer(detected, { viewer: 'none' }, system)).toEqual({ kind: 'none', source: 'flag' });
+  });
+
+  it('passes --viewer-arg values on', async () => {
+    const system = linux();
+    const choice = await chooseViewer(await detectViewers(system), { viewer: 'tigervnc', viewerArgs: ['-FullScreen'] }, system);
+    expect(choice).toMatchObject({ kind: 'viewer', extraArgs: ['-FullScreen'] });
+  });
+
+  it('rejects an unknown name with a UsageError listing the valid ones', async () => {
+    const system = linux();
+    const attempt = chooseViewer([], { viewer: 'vinagre' }, system);
+    await expect(attempt).rejects.toBeInstanceOf(UsageError);
+    await expect(attempt).rejects.toMatchObject({
+      message: '--viewer vinagre: unknown viewer',
+      hint: expect.stringContaining('tigervnc, remote-viewer, realvnc, tightvnc, chicken, screen-sharing, none, or the path of an executable'),
+    });
+    await expect(chooseViewer([], {}, linux({ VCONSOLE_VIEWER: 'bogus' }))).rejects.toThrow('VCONSOLE_VIEWER bogus: unknown viewer');
+  });
+
+  it('reports a named viewer that is not installed, with how to install one', async () => {
+    const system = linux();
+    const attempt = chooseViewer(await detectViewers(system), { viewer: 'realvnc' }, system);
+    await expect(attempt).rejects.toBeInstanceOf(VconsoleError);
+    await expect(attempt).rejects.toMatchObject({ exitCode: 1, message: expect.stringContaining('RealVNC Viewer was not found'), hint: expect.stringContaining('apt install') });
+  });
+
+  it('accepts the path of any executable, relative to the working directory or ~', async () => {
+    const system = linux();
+    expect(await chooseViewer([], { viewer: '/opt/viewers/my-viewer' }, system)).toMatchObject({
+      kind: 'viewer',
+      viewer: { id: 'custom', name: 'my-viewer', path: '/opt/viewers/my-viewer' },
+    });
+    const relative = { ...system, cwd: '/opt' };
+    expect(await chooseViewer([], { viewer: './viewers/my-viewer' }, relative)).toMatchObject({ viewer: { path: '/opt/viewers/my-viewer' } });
+    const home = fakeViewerEnvironment('linux', { HOME: '/home/me' }, { '/home/me/bin/v': {} });
+    expect(await chooseViewer([], { viewer: '~/bin/v' }, home)).toMatchObject({ viewer: { path: '/home/me/bin/v' } });
+  });
+
+  it('rejects a path that is missing or not executable', async () => {
+    const system = linux();
+    await expect(chooseViewer([], { viewer: '/opt/viewers/readme.txt' }, system)).rejects.toThrow('--viewer /opt/viewers/readme.txt: not an executable file');
+    await expect(chooseViewer([], { viewer: '/opt/nothing' }, system)).rejects.toThrow('--viewer /opt/nothing: no such file');
+    await expect(chooseViewer([], { viewer: '/opt/nothing' }, system)).rejects.toBeInstanceOf(UsageError);
+  });
+
+  it('says so when nothing is installed and nothing requested', async () => {
+    const empty = fakeViewerEnvironment('linux', { PATH: '/usr/bin' }, {});
+    expect(await chooseViewer(await detectViewers(empty), {}, empty)).toEqual({ kind: 'not-found' });
+  });
+
+  it('reads Windows paths with backslashes', () => {
+    const win = fakeViewerEnvironment('win32', {}, {});
+    expect(parseViewerRequest({ viewer: 'C:\\VNC\\viewer.exe' }, win)).toMatchObject({ kind: 'path', path: 'C:\\VNC\\viewer.exe' });
+    expect(() => parseViewerRequest({ viewer: 'viewer.exe' }, win)).toThrow(UsageError);
+  });
+});
+
+describe('selectViewer', () => {
+  it('probes nothing when a path or none is requested', async () => {
+    const system = linux();
+    await selectViewer({ viewer: 'none' }, system);
+    await selectViewer({ viewer: '/opt/viewers/my-viewer' }, system);
+    expect(system.probes).toEqual([]);
+    const auto = await selectViewer({}, system);
+    expect(auto.detected?.map((v) => v.id)).toEqual(['remote-viewer', 'tigervnc']);
+  });
+});

@@ -1,0 +1,111 @@
+import { UsageError, VconsoleError } from '../errors.js';
+import { PLATFORM_NAMES, VIEWER_CHOICES, VIEWER_NAMES, installHint, lookedFor } from './catalog.js';
+import { detectViewers, identifyExecutable } from './detect.js';
+import { homeDirectory, isRunnable, pathFor } from './locate.js';
+import type { ViewerCandidate, ViewerEnvironment, ViewerId } from './types.js';
+
+/** What the user asked for: `--viewer NAME|PATH` and `--viewer-arg ARG...`. */
+export interface ViewerRequest {
+  viewer?: string;
+  viewerArgs?: string[];
+}
+
+/** Where the choice came from, for messages. */
+export type ViewerChoiceSource = 'flag' | 'environment' | 'preference';
+
+export type ViewerChoice =
+  /** Launch `viewer` with `extraArgs` before the address. */
+  | { kind: 'viewer'; viewer: ViewerCandidate; source: ViewerChoiceSource; extraArgs: string[] }
+  /** `--viewer none`: serve the port, launch nothing. */
+  | { kind: 'none'; source: Exclude<ViewerChoiceSource, 'preference'> }
+  /** Nothing requested and nothing installed. */
+  | { kind: 'not-found' };
+
+/** What `--viewer` / VCONSOLE_VIEWER named, before looking at the machine. */
+export type ParsedViewerRequest =
+  | { kind: 'auto' }
+  | { kind: 'none'; source: 'flag' | 'environment' }
+  | { kind: 'named'; id: Exclude<ViewerId, 'custom'>; source: 'flag' | 'environment'; raw: string }
+  | { kind: 'path'; path: string; source: 'flag' | 'environment'; raw: string };
+
+const SOURCE_LABEL = { flag: '--viewer', environment: 'VCONSOLE_VIEWER' } as const;
+
+/**
+ * Reads `--viewer` (which wins) or VCONSOLE_VIEWER: a viewer name (any case), `none`, or
+ * a path (anything holding a path separator or starting with `.` or `~`). Throws
+ * UsageError for any other word, listing the valid names.
+ */
+export function parseViewerRequest(request: ViewerRequest, system: ViewerEnvironment): ParsedViewerRequest {
+  const fromFlag = request.viewer?.trim();
+  const fromEnv = system.env.VCONSOLE_VIEWER?.trim();
+  const raw = fromFlag || fromEnv;
+  if (!raw) return { kind: 'auto' };
+  const source = fromFlag ? 'flag' : 'environment';
+  const word = raw.toLowerCase();
+  if (word === 'none') return { kind: 'none', source };
+  if ((VIEWER_CHOICES as readonly string[]).includes(word)) {
+    return { kind: 'named', id: word as Exclude<ViewerId, 'custom'>, source, raw };
+  }
+  const separators = system.platform === 'win32' ? /[\\/]/ : /\//;
+  if (separators.test(raw) || raw.startsWith('.') || raw.startsWith('~')) return { kind: 'path', path: raw, source, raw };
+  throw new UsageError(
+    `${SOURCE_LABEL[source]} ${raw}: unknown viewer`,
+    `use one of ${VIEWER_CHOICES.join(', ')}, or the path of an executable`,
+  );
+}
+
+/** Absolute form of a `--viewer` path: `~` is the home directory, relative is from cwd. */
+function resolveViewerPath(system: ViewerEnvironment, raw: string): string {
+  const p = pathFor(system.platform);
+  const home = homeDirectory(system);
+  const expanded = home && (raw === '~' || raw.startsWith('~/') || raw.startsWith('~\\')) ? p.join(home, raw.slice(1)) : raw;
+  return p.resolve(system.cwd ?? (system.platform === 'win32' ? 'C:\\' : '/'), expanded);
+}
+
+/**
+ * Picks the viewer `open` launches: the one requested with `--viewer`/VCONSOLE_VIEWER, else
+ * the first of `detected` (already in preference order). Throws UsageError for an unknown
+ * name or a path that is not an executable file, and VconsoleError (exit 1, with an install
+ * hint) when a named viewer is not installed.
+ */
+export async function chooseViewer(detected: ViewerCandidate[], request: ViewerRequest, system: ViewerEnvironment): Promise<ViewerChoice> {
+  const parsed = parseViewerRequest(request, system);
+  const extraArgs = request.viewerArgs ?? [];
+  switch (parsed.kind) {
+    case 'none':
+      return { kind: 'none', source: parsed.source };
+    case 'auto': {
+      const first = detected[0];
+      return first ? { kind: 'viewer', viewer: first, source: 'preference', extraArgs } : { kind: 'not-found' };
+    }
+    case 'named': {
+      const found = detected.find((v) => v.id === parsed.id);
+      if (found) return { kind: 'viewer', viewer: found, source: parsed.source, extraArgs };
+      throw new VconsoleError(
+        `${SOURCE_LABEL[parsed.source]} ${parsed.raw}: ${VIEWER_NAMES[parsed.id]} was not found on this ${PLATFORM_NAMES[system.platform]} machine (looked for ${lookedFor(system.platform).join('; ')})`,
+        { hint: installHint(system.platform) },
+      );
+    }
+    case 'path': {
+      const file = resolveViewerPath(system, parsed.path);
+      if (!system.fileExists(file)) throw new UsageError(`${SOURCE_LABEL[parsed.source]} ${parsed.raw}: no such file`, 'give the path of a VNC viewer executable');
+      if (!isRunnable(system, file)) {
+        throw new UsageError(`${SOURCE_LABEL[parsed.source]} ${parsed.raw}: not an executable file`, `make it executable (chmod +x) or name another viewer`);
+      }
+      return { kind: 'viewer', viewer: await identifyExecutable(system, file), source: parsed.source, extraArgs };
+    }
+  }
+}
+
+/**
+ * Detection and choice in one step, for `open`. Skips detection when the request does not
+ * need it (`none`, or a path), so naming a viewer costs no probes.
+ */
+export async function selectViewer(
+  request: ViewerRequest,
+  system: ViewerEnvironment,
+): Promise<{ detected: ViewerCandidate[] | undefined; choice: ViewerChoice }> {
+  const parsed = parseViewerRequest(request, system);
+  const detected = parsed.kind === 'auto' || parsed.kind === 'named' ? await detectViewers(system) : undefined;
+  return { detected, choice: await chooseViewer(detected ?? [], request, system) };
+}
