@@ -2,14 +2,21 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { createRequire } from 'node:module';
 import { UsageError, VconsoleError, describeError, redactSecrets } from './errors.js';
 import { addTargetOptions, parseListenAddress, parsePort } from './commands/flags.js';
+import { addViewerOptions } from './commands/viewer-flags.js';
 
-const VERSION: string = (() => {
-  try {
-    return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
-  } catch {
-    return process.env.VCONSOLE_VERSION ?? '0.0.0';
-  }
-})();
+declare const __VCONSOLE_VERSION__: string | undefined;
+
+/** The single executable has its version compiled in (scripts/bundle.mjs); the npm package reads package.json. */
+const VERSION: string =
+  typeof __VCONSOLE_VERSION__ === 'string'
+    ? __VCONSOLE_VERSION__
+    : (() => {
+        try {
+          return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+        } catch {
+          return process.env.VCONSOLE_VERSION ?? '0.0.0';
+        }
+      })();
 
 const io = {
   stdout: process.stdout,
@@ -74,6 +81,75 @@ Examples:
       const [{ runProxyCommand }, { loadConfig }] = await Promise.all([import('./commands/proxy.js'), import('./config.js')]);
       const globals = command.optsWithGlobals();
       await runProxyCommand(targets, { ...flags, verbose: globals.verbose }, loadConfig(globals.config), io);
+    });
+
+  addViewerOptions(
+    addTargetOptions(
+      program
+        .command('open')
+        .description('Open each target on a local port and launch a VNC viewer for it, all live in a terminal UI.')
+        .argument('<target...>', 'consoles to open (see Targets)')
+        .option('-p, --port <port>', 'first local port; targets get PORT, PORT+1, ... (default: free ports)', asArgParser(parsePort))
+        .option('-l, --listen <address>', 'address to listen on (default: 127.0.0.1)', asArgParser(parseListenAddress))
+        .option('--no-tui', 'plain log lines on stderr and JSON port lines on stdout instead of the terminal UI'),
+    ),
+  )
+    .addHelpText(
+      'after',
+      `${TARGET_HELP}
+
+Keys: up/down select, o/Enter (re)open the viewer, c copy the address, r retry a failed
+target, x close a session, a add a target, q or Ctrl+C quit (closes every viewer and port).
+Without a terminal (or with --no-tui) it prints JSON port lines on stdout and logs on stderr.
+
+Examples:
+  vconsole open demo:vm-a demo:vm-b
+  vconsole open vm-a prod/db-1 --viewer tigervnc
+  vconsole open os:web-01 --cloud mycloud --viewer none`,
+    )
+    .action(async (targets: string[], flags, command: Command) => {
+      const [{ runOpenCommand }, { loadConfig }] = await Promise.all([import('./commands/open.js'), import('./config.js')]);
+      const globals = command.optsWithGlobals();
+      await runOpenCommand(targets, { ...flags, verbose: globals.verbose }, loadConfig(globals.config), io);
+    });
+
+  addViewerOptions(
+    program.command('viewers').description('List the VNC viewers found on this machine and the command line `open` would run for each VM.'),
+  )
+    .option('--json', 'print one JSON document')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  vconsole viewers
+  vconsole viewers --json
+  vconsole viewers --viewer tigervnc --viewer-arg -FullScreen`,
+    )
+    .action(async (flags) => {
+      const { runViewersCommand } = await import('./commands/viewers.js');
+      process.exitCode = await runViewersCommand(flags, { stdout: io.stdout });
+    });
+
+  addTargetOptions(
+    program
+      .command('list')
+      .description('List the VMs vconsole can open, with their state.')
+      .option('--provider <name>', 'kubevirt or openstack (default: the config default, else kubevirt)')
+      .option('-A, --all-namespaces', 'KubeVirt: list every namespace')
+      .option('--json', 'print one JSON document'),
+  )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  vconsole list
+  vconsole list -n prod
+  vconsole list --provider openstack --cloud mycloud --json`,
+    )
+    .action(async (flags, command: Command) => {
+      const [{ runListCommand }, { loadConfig }] = await Promise.all([import('./commands/list.js'), import('./config.js')]);
+      const globals = command.optsWithGlobals();
+      process.exitCode = await runListCommand({ ...flags, verbose: globals.verbose }, loadConfig(globals.config), io);
     });
 
   program

@@ -56,6 +56,7 @@ export function describeSystemError(err: Error & { code?: string; hostname?: str
     case 'SELF_SIGNED_CERT_IN_CHAIN':
     case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
     case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
+    case 'UNABLE_TO_GET_ISSUER_CERT':
     case 'CERT_HAS_EXPIRED':
     case 'ERR_TLS_CERT_ALTNAME_INVALID':
       return `TLS certificate verification failed (${err.code}): ${redactSecrets(err.message)}`;
@@ -67,7 +68,7 @@ export function describeSystemError(err: Error & { code?: string; hostname?: str
 /** True for TLS verification failures, so callers can suggest a CA or insecure flag. */
 export function isTlsError(err: unknown): boolean {
   const code = (err as { code?: string } | undefined)?.code ?? '';
-  return /CERT|SELF_SIGNED|TLS|SSL/.test(code);
+  return /CERT|SELF_SIGNED|TLS|SSL|UNABLE_TO_/.test(code);
 }
 
 const TOKEN_QUERY = /([?&](?:token|access_token|password|secret)=)[^&\s"']+/gi;

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
 
 /** Flags shared by every command that opens consoles (proxy, open, list). Cheap to import. */
@@ -10,6 +10,9 @@ export function addTargetOptions(command: Command): Command {
     .option('-n, --namespace <ns>', "KubeVirt: namespace of bare VM names (default: the context's, else default)")
     .option('--preserve-session', 'KubeVirt: refuse to take over a VNC session another client holds')
     .option('--cloud <name>', 'OpenStack: cloud from clouds.yaml (default: $OS_CLOUD, else the OS_* variables)')
+    .addOption(new Option('--os-cloud <name>', 'the openstack CLI spelling of --cloud').hideHelp())
+    .option('--os-region <name>', 'OpenStack: region (default: the cloud\'s, else $OS_REGION_NAME)')
+    .addOption(new Option('--os-interface <interface>', 'OpenStack: endpoint interface (default: public)').choices(['public', 'internal', 'admin']))
     .option('--insecure', 'ws(s)/OpenStack: do not verify TLS certificates')
     .option('--ca <file>', 'ws(s)/OpenStack: CA certificate file to verify TLS with');
 }
@@ -20,6 +23,9 @@ export interface TargetFlags {
   namespace?: string;
   preserveSession?: boolean;
   cloud?: string;
+  osCloud?: string;
+  osRegion?: string;
+  osInterface?: 'public' | 'internal' | 'admin';
   insecure?: boolean;
   ca?: string;
   verbose?: boolean;

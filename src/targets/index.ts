@@ -1,10 +1,21 @@
 import { UsageError } from '../errors.js';
 import { demoProvider } from './demo.js';
 import { kubevirtProvider } from './kubevirt.js';
+import { openstackProvider } from './openstack.js';
+import { tcpProvider } from './tcp.js';
+import { unixProvider } from './unix.js';
+import { websocketProvider } from './websocket.js';
 import type { ConsoleProvider, ConsoleTarget, TargetOptions, TargetSpec } from './types.js';
 
 /** Every provider vconsole knows. A new provider is one file plus one line here. */
-export const PROVIDERS: readonly ConsoleProvider[] = [kubevirtProvider, demoProvider];
+export const PROVIDERS: readonly ConsoleProvider[] = [
+  kubevirtProvider,
+  demoProvider,
+  openstackProvider,
+  websocketProvider,
+  tcpProvider,
+  unixProvider,
+];
 
 /** The provider for a bare `NAME` or `NS/NAME`. */
 export const DEFAULT_PROVIDER = 'kubevirt';

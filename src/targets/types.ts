@@ -28,6 +28,10 @@ export interface TargetOptions {
   preserveSession?: boolean;
   // OpenStack
   cloud?: string;
+  /** OpenStack region (default: the cloud's, else $OS_REGION_NAME). */
+  region?: string;
+  /** OpenStack endpoint interface (default: public). */
+  interface?: 'public' | 'internal' | 'admin';
   // Generic websocket / TLS
   insecure?: boolean;
   ca?: string;

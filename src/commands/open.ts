@@ -1,0 +1,176 @@
+import type { VconsoleConfig } from '../config.js';
+import { describeError } from '../errors.js';
+import type { ConsoleSession } from '../proxy/console-session.js';
+import { SessionRegistry } from '../proxy/session-registry.js';
+import { handleShutdownSignals } from '../proxy/shutdown.js';
+import type { SessionLogEntry } from '../proxy/types.js';
+import { installHint, lookedFor } from '../viewers/catalog.js';
+import { selectViewer, type ViewerChoice } from '../viewers/choose.js';
+import { hostPlatform, systemViewerEnvironment } from '../viewers/system-environment.js';
+import { ViewerSupervisor, type ViewerStatusEvent } from '../viewers/viewer-supervisor.js';
+import { formatSessionLog, shouldShow } from './log-lines.js';
+import { consecutivePorts, exposureWarning, type TargetFlags } from './flags.js';
+import { portLine, type CommandIo } from './proxy.js';
+import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
+import type { ViewerFlags } from './viewer-flags.js';
+
+export interface OpenFlags extends TargetFlags, ViewerFlags {
+  port?: number;
+  listen?: string;
+  /** false with --no-tui. */
+  tui?: boolean;
+}
+
+/** Grace a viewer gets between SIGTERM and SIGKILL at shutdown (the whole shutdown has 1.5 s). */
+const VIEWER_SHUTDOWN_GRACE_MS = 700;
+
+/** What a user interface shows of `open`: the TUI's store, or plain lines on stderr. */
+interface OpenView {
+  viewer(event: ViewerStatusEvent): void;
+  noViewer(lookedFor: string[], install: string): void;
+  notice(text: string): void;
+  close(): void;
+}
+
+/**
+ * `vconsole open`: a proxy per target and the chosen viewer launched for each, shown in the
+ * TUI on a terminal, as plain lines otherwise. One failing target does not stop the others.
+ */
+export async function runOpenCommand(inputs: string[], flags: OpenFlags, config: VconsoleConfig, io: CommandIo): Promise<void> {
+  const options = targetOptionsFrom(flags, config);
+  const targets = resolveTargets(inputs, options, config);
+  const ports = consecutivePorts(flags.port, targets.length);
+  const listen = listenAddressFrom(flags.listen, config);
+  const system = systemViewerEnvironment();
+  const viewerFlag = flags.viewer ?? (system.env.VCONSOLE_VIEWER ? undefined : config.defaults.viewer);
+  const { choice } = await selectViewer({ viewer: viewerFlag, viewerArgs: flags.viewerArg }, system);
+  const supervisor = choice.kind === 'viewer' ? new ViewerSupervisor(choice.viewer, choice.extraArgs) : undefined;
+
+  const registry = new SessionRegistry();
+  const assignedPort = new Map<number, number>();
+  let nextPort = flags.port === undefined ? undefined : flags.port + targets.length;
+  const useTui = flags.tui !== false && Boolean(process.stdout.isTTY && process.stdin.isTTY);
+
+  let view: OpenView | undefined;
+  const shutdown = handleShutdownSignals({
+    close: async () => {
+      view?.close();
+      await Promise.all([registry.closeAll(), supervisor?.stopAll(VIEWER_SHUTDOWN_GRACE_MS)]);
+    },
+    exit: (code) => {
+      view?.close();
+      io.exit(code);
+    },
+  });
+
+  const openViewer = async (session: ConsoleSession) => {
+    const s = session.snapshot();
+    if (!supervisor || s.state !== 'listening' || s.port === undefined) return;
+    await supervisor.launch(session.id, { host: s.address ?? listen, port: s.port, title: s.name });
+  };
+  const start = async (session: ConsoleSession) => {
+    try {
+      const bound = await session.start({ host: listen, port: assignedPort.get(session.id) ?? 0 });
+      if (!useTui) io.stdout.write(`${portLine(session.name, bound.address, bound.port)}\n`);
+      await openViewer(session);
+    } catch (err) {
+      // The session is in `error` with its message: the view shows it and `r` retries.
+      session.log('error', describeError(err));
+    }
+  };
+  const add = (text: string) => {
+    const [target] = resolveTargets([text], options, config);
+    const session = registry.add(target);
+    if (nextPort !== undefined) assignedPort.set(session.id, nextPort++);
+    void start(session);
+  };
+
+  view = useTui
+    ? await mountTui(registry, {
+        onOpenViewer: (id) => withSession(registry, id, openViewer),
+        onRetry: (id) => withSession(registry, id, start),
+        onClose: async (id) => {
+          await supervisor?.stop(id);
+          await registry.remove(id);
+        },
+        onAdd: (text) => {
+          try {
+            add(text);
+          } catch (err) {
+            view?.notice(describeError(err));
+          }
+        },
+        onQuit: () => shutdown.trigger(),
+      })
+    : plainView(registry, io, Boolean(flags.verbose));
+
+  supervisor?.on('status', (event) => view?.viewer(event));
+  if (choice.kind === 'not-found') view.noViewer(lookedFor(hostPlatform()), installHint(hostPlatform()));
+  const warning = exposureWarning(listen);
+  if (warning) view.notice(warning);
+
+  const sessions = targets.map((target, i) => {
+    const session = registry.add(target);
+    if (ports[i]) assignedPort.set(session.id, ports[i]);
+    return session;
+  });
+  await Promise.all(sessions.map(start));
+  if (!useTui && sessions.every((s) => s.snapshot().state === 'error')) {
+    shutdown.dispose();
+    await registry.closeAll();
+    const errors = sessions.map((s) => s.snapshot().lastError ?? 'failed');
+    throw new Error(errors.length === 1 ? errors[0] : `no target could be opened: ${errors.join('; ')}`);
+  }
+  describeChoice(choice, view);
+}
+
+function describeChoice(choice: ViewerChoice, view: OpenView): void {
+  if (choice.kind === 'none') view.notice('no viewer launched (--viewer none): point any VNC viewer at the addresses shown');
+}
+
+async function withSession(registry: SessionRegistry, id: number, action: (s: ConsoleSession) => Promise<void>): Promise<void> {
+  const session = registry.get(id);
+  if (session) await action(session);
+}
+
+/** Plain lines on stderr, for pipes, CI and --no-tui. */
+function plainView(registry: SessionRegistry, io: CommandIo, verbose: boolean): OpenView {
+  const onLog = (entry: SessionLogEntry) => {
+    if (shouldShow(entry, verbose)) io.stderr.write(`${formatSessionLog(entry)}\n`);
+  };
+  registry.on('log', onLog);
+  const name = (key: number) => registry.get(key)?.name ?? `session ${key}`;
+  return {
+    viewer: (event) => {
+      const text = event.state === 'open' ? `${event.viewerName} opened` : event.message ?? `${event.viewerName} ${event.state}`;
+      io.stderr.write(`[${name(event.key)}] ${event.state === 'failed' ? 'error: ' : ''}viewer: ${text}\n`);
+    },
+    noViewer: (looked, install) => {
+      io.stderr.write(`no VNC viewer found (looked for ${looked.join('; ')}).\n${install}\nPoint any VNC viewer at the addresses printed on stdout.\n`);
+    },
+    notice: (text) => io.stderr.write(`${text}\n`),
+    close: () => registry.off('log', onLog),
+  };
+}
+
+/** The Ink TUI; ink and react load only here. */
+async function mountTui(registry: SessionRegistry, actions: import('../tui/app.js').ConsoleActions): Promise<OpenView> {
+  const { ConsoleStore, renderConsoleApp } = await import('../tui/index.js');
+  const store = new ConsoleStore(registry);
+  const app = renderConsoleApp(store, actions);
+  let mounted = true;
+  return {
+    viewer: (event) => {
+      store.setViewer(event.key, { state: event.state, name: event.viewerName, exitCode: event.exitCode, message: event.message });
+      if (event.message) store.log(event.state === 'failed' ? 'error' : 'info', `${registry.get(event.key)?.name ?? ''}: ${event.message}`);
+    },
+    noViewer: (looked, install) => store.setNoViewer({ lookedFor: looked, install }),
+    notice: (text) => store.setNotice(text),
+    close: () => {
+      if (!mounted) return;
+      mounted = false;
+      app.unmount();
+      store.dispose();
+    },
+  };
+}

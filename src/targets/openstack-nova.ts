@@ -1,0 +1,195 @@
+import { VconsoleError } from '../errors.js';
+import type { LogLevel } from '../proxy/types.js';
+import { apiErrorMessage, requestJson, scrubSecrets, type JsonResponse, type TlsSettings } from './openstack-http.js';
+import { computeEndpoint, type KeystoneSession } from './openstack-keystone.js';
+
+/** The first microversion with `POST /servers/{id}/remote-consoles`. */
+export const REMOTE_CONSOLES_MICROVERSION = '2.6';
+
+export interface ServerSummary {
+  id: string;
+  name: string;
+  status?: string;
+}
+
+const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+/** States in which no hypervisor process runs, so no console exists. */
+const NO_CONSOLE_STATES = new Set(['SHUTOFF', 'SUSPENDED', 'SHELVED', 'SHELVED_OFFLOADED', 'DELETED', 'SOFT_DELETED']);
+
+/** Nova server IDs are UUIDs; anything else is a name. */
+export function isServerId(text: string): boolean {
+  return UUID.test(text);
+}
+
+/**
+ * Nova's `name` filter is a regular expression (Python re, MySQL or PostgreSQL regex): anchor
+ * it and escape only the characters special in all of them (an escaped ordinary character
+ * is undefined in POSIX regex).
+ */
+export function serverNameFilter(name: string): string {
+  return `^${name.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}$`;
+}
+
+/**
+ * The websocket to open for a console URL from Nova, in every shape clouds return:
+ * `…/vnc_lite.html?path=%3Ftoken%3DT` (noVNC path relative to the host root),
+ * `…/vnc_auto.html?token=T` and `…/?token=T` (websocket in the page's directory),
+ * `ws(s)://h:p/?token=T` (serial, websockify). http becomes ws, https becomes wss.
+ * A URL without host is taken relative to `base` (the compute endpoint).
+ */
+export function consoleWebSocketUrl(consoleUrl: string, base?: string): URL {
+  let url: URL;
+  try {
+    url = new URL(consoleUrl, base);
+  } catch {
+    throw new VconsoleError('Nova returned a console URL vconsole cannot parse');
+  }
+  const scheme = ({ 'http:': 'ws:', 'https:': 'wss:', 'ws:': 'ws:', 'wss:': 'wss:' } as Record<string, string>)[url.protocol];
+  if (!scheme) throw new VconsoleError(`Nova returned a console URL with scheme ${url.protocol} (expected http, https, ws or wss)`);
+  // noVNC reads its settings from the query and, in newer releases, from the fragment too.
+  const params = new URLSearchParams(url.hash.slice(1));
+  url.searchParams.forEach((value, key) => params.set(key, value));
+
+  const noVncPath = params.get('path');
+  const target = noVncPath !== null
+    ? new URL(`${scheme}//${url.host}/${noVncPath.replace(/^\/+/, '')}`)
+    : new URL(`${scheme}//${url.host}${url.pathname.replace(/[^/]*\.html?$/i, '')}`);
+  const token = target.searchParams.get('token') ?? params.get('token');
+  if (!token) throw new VconsoleError('Nova returned a console URL without a token');
+  target.search = new URLSearchParams({ token }).toString();
+  target.hash = '';
+  return target;
+}
+
+export type Log = (level: LogLevel, message: string) => void;
+
+/**
+ * Nova calls for one cloud: the Keystone token and compute endpoint come from the session,
+ * and a 401 (token revoked or expired early) renews the token once and retries.
+ */
+export class ComputeClient {
+  constructor(
+    private readonly session: KeystoneSession,
+    private readonly tls: TlsSettings,
+  ) {}
+
+  /** The compute endpoint the last token's catalog named (for relative console URLs). */
+  endpoint?: string;
+
+  async call(method: 'GET' | 'POST', path: string, signal: AbortSignal, options: { body?: unknown; microversion?: string } = {}): Promise<JsonResponse> {
+    for (let attempt = 0; ; attempt++) {
+      const token = await this.session.token(signal);
+      const cloud = this.session.cloud;
+      this.endpoint = computeEndpoint(token.catalog, cloud.interface, cloud.regionName, cloud.name);
+      const headers: Record<string, string> = { 'X-Auth-Token': token.value };
+      if (options.microversion) {
+        headers['OpenStack-API-Version'] = `compute ${options.microversion}`;
+        headers['X-OpenStack-Nova-API-Version'] = options.microversion;
+      }
+      const res = await requestJson(`${this.endpoint}${path}`, { method, headers, body: options.body, tls: this.tls, signal, service: 'Nova' });
+      if (res.status !== 401) return res;
+      this.session.invalidate(token);
+      if (attempt >= 1) {
+        throw new VconsoleError(`Nova refused the Keystone token of cloud "${cloud.name}" twice: ${this.said(res)}`, {
+          hint: 'check that the user has a role on the project',
+        });
+      }
+    }
+  }
+
+  /** By ID (a UUID), else by exact name; several servers of that name is an error. */
+  async findServer(nameOrId: string, signal: AbortSignal): Promise<ServerSummary> {
+    if (isServerId(nameOrId)) return this.getServer(nameOrId, nameOrId, signal);
+    const res = await this.call('GET', `/servers?name=${encodeURIComponent(serverNameFilter(nameOrId))}`, signal);
+    if (res.status !== 200) throw this.failure(res, `cannot list servers named "${nameOrId}"`);
+    const servers = ((res.body as { servers?: ServerSummary[] })?.servers ?? []).filter((s) => s.name === nameOrId);
+    if (servers.length === 0) throw notFound(nameOrId);
+    if (servers.length > 1) {
+      throw new VconsoleError(`several servers are named "${nameOrId}": ${servers.map((s) => s.id).join(', ')}`, {
+        hint: 'name one by ID, e.g. openstack:ID',
+      });
+    }
+    return this.getServer(servers[0].id, nameOrId, signal);
+  }
+
+  /** Every server of the project with its status, following Nova's pages (`servers_links`). */
+  async listServers(signal: AbortSignal): Promise<Required<ServerSummary>[]> {
+    const all: Required<ServerSummary>[] = [];
+    let marker: string | null = null;
+    for (let page = 0; page < 1000; page++) {
+      const res = await this.call('GET', `/servers/detail${marker ? `?marker=${encodeURIComponent(marker)}` : ''}`, signal);
+      if (res.status !== 200) throw this.failure(res, 'cannot list servers');
+      const body = res.body as { servers?: ServerSummary[]; servers_links?: { rel?: string; href?: string }[] } | undefined;
+      all.push(...(body?.servers ?? []).map((s) => ({ id: s.id, name: s.name, status: s.status ?? 'UNKNOWN' })));
+      const next = body?.servers_links?.find((l) => l.rel === 'next')?.href;
+      marker = next ? new URL(next, 'http://nova').searchParams.get('marker') : null;
+      if (!marker) break;
+    }
+    return all;
+  }
+
+  private async getServer(id: string, shownAs: string, signal: AbortSignal): Promise<ServerSummary> {
+    const res = await this.call('GET', `/servers/${encodeURIComponent(id)}`, signal);
+    if (res.status === 404) throw notFound(shownAs);
+    if (res.status !== 200) throw this.failure(res, `cannot look up server "${shownAs}"`);
+    const server = (res.body as { server?: ServerSummary })?.server;
+    if (!server?.id) throw new VconsoleError(`Nova answered without the server "${shownAs}"`);
+    return { id: server.id, name: server.name, status: server.status };
+  }
+
+  /**
+   * A new console URL (holding a one-off token) for the server. Clouds older than
+   * microversion 2.6 answer 404/405/406 to remote-consoles: the os-getVNCConsole action,
+   * capped at 2.5, is asked instead, without a microversion.
+   */
+  async createVncConsole(serverId: string, shownAs: string, signal: AbortSignal, log: Log): Promise<string> {
+    const path = `/servers/${encodeURIComponent(serverId)}`;
+    let res = await this.call('POST', `${path}/remote-consoles`, signal, {
+      body: { remote_console: { protocol: 'vnc', type: 'novnc' } },
+      microversion: REMOTE_CONSOLES_MICROVERSION,
+    });
+    let url = (res.body as { remote_console?: { url?: string } })?.remote_console?.url;
+    if (res.status === 404 || res.status === 405 || res.status === 406) {
+      log('debug', `Nova has no remote-consoles API (HTTP ${res.status}); asking with os-getVNCConsole`);
+      res = await this.call('POST', `${path}/action`, signal, { body: { 'os-getVNCConsole': { type: 'novnc' } } });
+      url = (res.body as { console?: { url?: string } })?.console?.url;
+    }
+    if (res.status === 404) throw notFound(shownAs);
+    if (res.status !== 200) throw this.consoleFailure(res, shownAs);
+    if (typeof url !== 'string' || !url) throw new VconsoleError(`Nova gave no console URL for server "${shownAs}"`);
+    return url;
+  }
+
+  private consoleFailure(res: JsonResponse, shownAs: string): VconsoleError {
+    const what = `cannot get a VNC console for server "${shownAs}"`;
+    if (res.status === 400 || res.status === 501) {
+      return this.failure(res, what, 'this cloud offers no noVNC console (nova.conf [vnc] enabled, novncproxy_base_url)');
+    }
+    if (res.status === 409) return this.failure(res, what, 'the server must be running: openstack server start …');
+    return this.failure(res, what);
+  }
+
+  private failure(res: JsonResponse, what: string, hint?: string): VconsoleError {
+    return new VconsoleError(`${what}: ${this.said(res)}`, { hint: hint ?? (res.status === 403 ? 'the policy of this cloud forbids it for your role' : undefined) });
+  }
+
+  private said(res: JsonResponse): string {
+    return scrubSecrets(apiErrorMessage(res.body) ?? `HTTP ${res.status}`, this.session.secrets());
+  }
+}
+
+/** A server without a console: the status name is what the user sees in `openstack server list`. */
+export function checkConsoleState(server: ServerSummary, shownAs: string): void {
+  const status = server.status?.toUpperCase();
+  if (status && NO_CONSOLE_STATES.has(status)) {
+    const verb = status === 'SUSPENDED' ? 'resume' : status.startsWith('SHELVED') ? 'unshelve' : 'start';
+    throw new VconsoleError(`server "${shownAs}" is ${status}`, { hint: `${verb} it first: openstack server ${verb} ${server.id}` });
+  }
+}
+
+/** Nova does not know the server (any more): a name may now belong to a new server. */
+export class ServerNotFoundError extends VconsoleError {}
+
+function notFound(name: string): VconsoleError {
+  return new ServerNotFoundError(`server "${name}" not found`, { hint: 'check the name (openstack server list), --cloud and the project' });
+}

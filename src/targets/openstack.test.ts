@@ -1,0 +1,262 @@
+import type { Duplex } from 'node:stream';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { FIXTURE_APP_CREDENTIAL, FIXTURE_USER, startOpenStackFixture, type OpenStackFixture } from '../../test/fixtures/openstack-api.js';
+import { UsageError, describeError } from '../errors.js';
+import type { LogLevel } from '../proxy/types.js';
+import { splitTarget } from './index.js';
+import type { ConfigSources } from './openstack-config.js';
+import { forgetKeystoneSessions } from './openstack-keystone.js';
+import { createOpenStackProvider, listOpenstackServers } from './openstack.js';
+import type { ConsoleTarget, TargetOptions } from './types.js';
+
+let fixture: OpenStackFixture;
+const logs: string[] = [];
+
+beforeAll(async () => {
+  fixture = await startOpenStackFixture();
+});
+afterAll(() => fixture.close());
+beforeEach(() => {
+  forgetKeystoneSessions();
+  logs.length = 0;
+  Object.assign(fixture.settings, { novaMode: 'modern', consoleUrlStyle: 'vnc_lite', proxyRejection: 'close-after-upgrade', catalogHasCompute: true, nameFilterIgnored: false, consoleTokenTtlSeconds: 600 });
+});
+
+function openrc(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    OS_AUTH_URL: fixture.authUrl,
+    OS_USERNAME: 'alice',
+    OS_PASSWORD: FIXTURE_USER.password,
+    OS_PROJECT_NAME: 'demo',
+    OS_USER_DOMAIN_NAME: 'Default',
+    OS_PROJECT_DOMAIN_NAME: 'Default',
+    ...extra,
+  };
+}
+
+function target(text: string, env: Record<string, string> = openrc(), options: TargetOptions = {}, files: Record<string, string> = {}): ConsoleTarget {
+  const sources = (): ConfigSources => ({ env, readFile: (f) => files[f], homeDir: '/nonexistent-home', cwd: '/nonexistent-cwd' });
+  return createOpenStackProvider(sources).resolve(splitTarget(text), options);
+}
+
+const context = () => ({
+  signal: AbortSignal.timeout(20_000),
+  log: (level: LogLevel, message: string) => logs.push(`${level} ${message}`),
+});
+
+/** The first `n` bytes the console sends. */
+function readBytes(stream: Duplex, n: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    let got = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      got = Buffer.concat([got, chunk]);
+      if (got.length >= n) {
+        stream.off('data', onData);
+        resolve(got.subarray(0, n));
+      }
+    };
+    stream.on('data', onData);
+    stream.once('error', reject);
+    stream.once('end', () => reject(new Error(`ended after ${got.length} bytes`)));
+  });
+}
+
+async function failure(promise: Promise<unknown>): Promise<Error> {
+  const result = await promise.then(() => undefined, (err: unknown) => err as Error);
+  if (!result) throw new Error('expected a failure');
+  return result;
+}
+
+/** Asserts no token, password or console URL made it into the text. */
+function expectNoSecrets(text: string): void {
+  for (const secret of fixture.secrets()) expect(text).not.toContain(secret);
+  expect(text).not.toMatch(/token=(?!\*\*\*)/);
+}
+
+describe('resolve', () => {
+  it('names the console openstack:NAME, with the cloud when one is named', () => {
+    expect(target('openstack:web-1').name).toBe('openstack:web-1');
+    expect(target('os:web-1', openrc(), { cloud: 'lab' }).name).toBe('openstack:web-1 (cloud lab)');
+    expect(target('os:web-1', openrc({ OS_CLOUD: 'prod' })).name).toBe('openstack:web-1 (cloud prod)');
+  });
+
+  it('refuses an empty server name', () => {
+    expect(() => target('openstack:')).toThrow(UsageError);
+  });
+
+  it('does no I/O: a broken config only shows at check time', async () => {
+    const t = target('openstack:web-1', {});
+    expect(t.name).toBe('openstack:web-1');
+    await expect(t.check!(AbortSignal.timeout(5_000))).rejects.toThrow(/no OpenStack credentials/);
+  });
+});
+
+describe('check', () => {
+  it('finds a server by name and by ID', async () => {
+    await target('openstack:web-1').check!(AbortSignal.timeout(20_000));
+    await target('os:3f0c2c1e-5a4b-4c1d-9e8f-0a1b2c3d4e5f').check!(AbortSignal.timeout(20_000));
+    expect(fixture.requests.some((r) => r.path === `/compute/v2.1/servers?name=${encodeURIComponent('^web-1$')}`)).toBe(true);
+  });
+
+  it('finds names with regex characters exactly', async () => {
+    await target('openstack:db.1 (old)').check!(AbortSignal.timeout(20_000));
+  });
+
+  it('keeps only exact name matches when the cloud ignores the name filter', async () => {
+    fixture.settings.nameFilterIgnored = true;
+    await target('openstack:web-1').check!(AbortSignal.timeout(20_000));
+    expect(fixture.requests.at(-1)?.path).toBe('/compute/v2.1/servers/3f0c2c1e-5a4b-4c1d-9e8f-0a1b2c3d4e5f');
+  });
+
+  it('lists the IDs when several servers share the name', async () => {
+    const error = await failure(target('openstack:twin').check!(AbortSignal.timeout(20_000)));
+    expect(error.message).toBe(
+      'openstack:twin: several servers are named "twin": aaaaaaaa-0000-4000-8000-000000000001, aaaaaaaa-0000-4000-8000-000000000002',
+    );
+  });
+
+  it('says when the server does not exist, by name or ID', async () => {
+    expect((await failure(target('openstack:ghost').check!(AbortSignal.timeout(20_000)))).message).toBe('openstack:ghost: server "ghost" not found');
+    const id = 'deadbeef-0000-4000-8000-000000000000';
+    expect((await failure(target(`openstack:${id}`).check!(AbortSignal.timeout(20_000)))).message).toContain(`server "${id}" not found`);
+  });
+
+  it('refuses a SHUTOFF server and says how to start it', async () => {
+    const error = await failure(target('openstack:stopped-vm').check!(AbortSignal.timeout(20_000)));
+    expect(describeError(error)).toContain('server "stopped-vm" is SHUTOFF; start it first: openstack server start 7a9d6b2e');
+  });
+
+  it('reports bad credentials with Keystone\'s message and never the password', async () => {
+    const error = await failure(target('openstack:web-1', openrc({ OS_PASSWORD: 'not-the-password' })).check!(AbortSignal.timeout(20_000)));
+    const text = describeError(error);
+    expect(text).toContain('The request you have made requires authentication.');
+    expect(text).not.toContain('not-the-password');
+    expectNoSecrets(`${text} ${String((error.cause as Error | undefined)?.message)}`);
+  });
+
+  it('says when the catalog has no compute endpoint', async () => {
+    fixture.settings.catalogHasCompute = false;
+    const error = await failure(target('openstack:web-1').check!(AbortSignal.timeout(20_000)));
+    expect(error.message).toMatch(/no compute endpoint \(interface public\) in the service catalog of cloud "envvars"/);
+  });
+
+  it('uses the region and interface from the environment', async () => {
+    await target('openstack:web-1', openrc({ OS_REGION_NAME: 'RegionTwo' })).check!(AbortSignal.timeout(20_000));
+    expect(fixture.requests.at(-1)?.path).toMatch(/^\/compute-two\/v2\.1\/servers\//);
+  });
+
+  it('logs in with an application credential from clouds.yaml + secure.yaml', async () => {
+    const files = {
+      '/nonexistent-cwd/clouds.yaml': `clouds:\n  fx:\n    auth_type: v3applicationcredential\n    auth:\n      auth_url: ${fixture.authUrl}/v3\n      application_credential_id: ${FIXTURE_APP_CREDENTIAL.id}\n`,
+      '/etc/openstack/secure.yaml': `clouds:\n  fx:\n    auth:\n      application_credential_secret: ${FIXTURE_APP_CREDENTIAL.secret}\n`,
+    };
+    const t = target('openstack:web-1', {}, { cloud: 'fx' }, files);
+    expect(t.name).toBe('openstack:web-1 (cloud fx)');
+    await t.check!(AbortSignal.timeout(20_000));
+    expect(fixture.requests.filter((r) => r.service === 'keystone').at(-1)?.authMethod).toBe('application_credential');
+  });
+});
+
+describe('listOpenstackServers', () => {
+  it('lists every server with its status, across pages', async () => {
+    fixture.settings.pageSize = 2;
+    const env = openrc();
+    const servers = await listOpenstackServers({}, AbortSignal.timeout(20_000), () => ({ env, readFile: () => undefined, homeDir: '/x', cwd: '/x' }));
+    fixture.settings.pageSize = 1000;
+    expect(servers.map((s) => `${s.name} ${s.status}`)).toEqual(['web-1 ACTIVE', 'stopped-vm SHUTOFF', 'twin ACTIVE', 'twin ACTIVE', 'db.1 (old) ACTIVE']);
+    expect(fixture.count('nova', '/servers/detail')).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe('dial', () => {
+  it('asks Nova for a fresh console (microversion 2.6) on every dial and reads RFB', async () => {
+    const t = target('openstack:web-1');
+    const before = fixture.count('nova', '/remote-consoles', 200);
+    for (let i = 0; i < 2; i++) {
+      const stream = await t.dial(context());
+      expect((await readBytes(stream, 12)).toString()).toBe('RFB 003.008\n');
+      stream.destroy();
+    }
+    expect(fixture.count('nova', '/remote-consoles', 200) - before).toBe(2);
+    const consoleCalls = fixture.requests.filter((r) => r.path.endsWith('/remote-consoles'));
+    expect(consoleCalls.every((r) => r.microversion === '2.6')).toBe(true);
+    const proxied = fixture.requests.filter((r) => r.service === 'proxy').slice(-2);
+    expect(proxied.map((r) => [r.origin, r.protocols])).toEqual([[undefined, 'binary'], [undefined, 'binary']]);
+  });
+
+  it('reuses one Keystone token for every console of the cloud', async () => {
+    const before = fixture.count('keystone');
+    const a = target('openstack:web-1');
+    const b = target('openstack:db.1 (old)');
+    for (const t of [a, b, a]) (await t.dial(context())).destroy();
+    expect(fixture.count('keystone') - before).toBe(1);
+  });
+
+  it('renews the Keystone token once when Nova answers 401', async () => {
+    const t = target('openstack:web-1');
+    (await t.dial(context())).destroy();
+    const before = fixture.count('keystone');
+    fixture.revokeKeystoneTokens();
+    const stream = await t.dial(context());
+    expect((await readBytes(stream, 12)).toString()).toBe('RFB 003.008\n');
+    stream.destroy();
+    expect(fixture.count('keystone') - before).toBe(1);
+  });
+
+  it('looks the name up again after the server was deleted and recreated', async () => {
+    const servers = fixture.settings.servers;
+    const t = target('openstack:web-1');
+    (await t.dial(context())).destroy();
+    const web1 = servers[0];
+    fixture.settings.servers = [{ ...web1, id: 'c0ffee00-0000-4000-8000-000000000abc' }, ...servers.slice(1)];
+    try {
+      expect((await failure(t.dial(context()))).message).toBe('openstack:web-1: server "web-1" not found');
+      (await t.dial(context())).destroy();
+      expect(fixture.requests.filter((r) => r.path.endsWith('/remote-consoles')).at(-1)?.path).toContain('c0ffee00');
+    } finally {
+      fixture.settings.servers = servers;
+    }
+  });
+
+  it.each(['vnc_lite', 'vnc_auto', 'websocket'] as const)('follows a %s console URL', async (style) => {
+    fixture.settings.consoleUrlStyle = style;
+    const stream = await target('openstack:web-1').dial(context());
+    expect((await readBytes(stream, 12)).toString()).toBe('RFB 003.008\n');
+    stream.destroy();
+  });
+
+  it('falls back to os-getVNCConsole on a cloud without remote-consoles', async () => {
+    fixture.settings.novaMode = 'legacy';
+    const stream = await target('openstack:web-1').dial(context());
+    expect((await readBytes(stream, 12)).toString()).toBe('RFB 003.008\n');
+    stream.destroy();
+    const action = fixture.requests.filter((r) => r.path.endsWith('/action')).at(-1);
+    expect(action).toMatchObject({ status: 200, microversion: undefined });
+    expect(logs.some((l) => l.includes('os-getVNCConsole'))).toBe(true);
+  });
+
+  it('passes on Nova\'s message when the cloud has no noVNC', async () => {
+    fixture.settings.novaMode = 'console-unavailable';
+    const error = await failure(target('openstack:web-1').dial(context()));
+    expect(describeError(error)).toMatch(/^openstack:web-1: cannot get a VNC console for server "web-1": Unavailable console type novnc\.; this cloud offers no noVNC/);
+  });
+
+  it.each(['close-after-upgrade', 'drop-before-upgrade'] as const)('reports a token the proxy rejects (%s)', async (style) => {
+    fixture.settings.proxyRejection = style;
+    fixture.settings.consoleTokenTtlSeconds = -1; // expired on arrival
+    const error = await failure(target('openstack:web-1').dial(context()));
+    expect(error.message).toBe('openstack:web-1: console token rejected (expired or invalid)');
+    expectNoSecrets(`${describeError(error)} ${String((error.cause as Error | undefined)?.message)} ${logs.join('\n')}`);
+  });
+
+  it('redacts the Keystone token and console URLs a Nova error echoes, and logs none', async () => {
+    const t = target('openstack:web-1');
+    (await t.dial(context())).destroy();
+    fixture.settings.novaMode = 'fault-echoing-secrets';
+    const error = await failure(t.dial(context()));
+    const text = describeError(error);
+    expect(text).toMatch(/^openstack:web-1: cannot get a VNC console for server "web-1": Unexpected API Error with token \*\*\* after http:\/\/127\.0\.0\.1:\d+\/vnc_lite\.html\?path=%3Ftoken%3D\*\*\*/);
+    expect(logs.some((l) => l.includes('opening ws://127.0.0.1'))).toBe(true);
+    expectNoSecrets(`${text} ${String((error.cause as Error | undefined)?.message)} ${logs.join('\n')}`);
+  });
+});

@@ -1,0 +1,174 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import type { Duplex } from 'node:stream';
+import { UsageError, VconsoleError, describeError } from '../errors.js';
+import type { DialContext } from '../proxy/types.js';
+import { loadCloudConfig, type CloudConfig, type ConfigSources } from './openstack-config.js';
+import { scrubSecrets, type TlsSettings } from './openstack-http.js';
+import { keystoneSession, type KeystoneSession } from './openstack-keystone.js';
+import { ComputeClient, ServerNotFoundError, checkConsoleState, consoleWebSocketUrl, type ServerSummary } from './openstack-nova.js';
+import type { ConsoleProvider, ConsoleTarget, TargetOptions } from './types.js';
+import { dialWebsockify, tlsFromOptions } from './websocket.js';
+
+interface CloudConnection {
+  cloud: CloudConfig;
+  tls: TlsSettings;
+  session: KeystoneSession;
+  compute: ComputeClient;
+}
+
+/** The real environment: process.env, the home and working directories, files on disk. */
+export function processConfigSources(): ConfigSources {
+  return { env: process.env, readFile: readIfExists, homeDir: os.homedir(), cwd: process.cwd() };
+}
+
+function readIfExists(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    // Like openstacksdk: a missing or unreadable candidate is skipped, the next one tried.
+    const code = (err as { code?: string }).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES' || code === 'EISDIR') return undefined;
+    throw new UsageError(`cannot read ${file}: ${describeError(err)}`);
+  }
+}
+
+/**
+ * One OpenStack server's noVNC console. The cloud config is read, and Keystone asked, on first
+ * check or dial (resolve does no I/O); every dial asks Nova for a fresh console, since console
+ * tokens are short-lived and may be single-use.
+ */
+class OpenStackTarget implements ConsoleTarget {
+  readonly provider = 'openstack';
+  readonly name: string;
+  private connection?: Promise<CloudConnection>;
+  /** Known once the config is read: its secrets are scrubbed from messages. */
+  private cloud?: CloudConfig;
+  private session?: KeystoneSession;
+  private serverId?: Promise<string>;
+  /** Console tokens this target received: scrubbed from every message. */
+  private readonly consoleTokens = new Set<string>();
+
+  constructor(
+    readonly input: string,
+    private readonly server: string,
+    private readonly options: TargetOptions,
+    private readonly sources: () => ConfigSources,
+    cloudLabel: string | undefined,
+  ) {
+    this.name = `openstack:${server}${cloudLabel ? ` (cloud ${cloudLabel})` : ''}`;
+  }
+
+  async check(signal: AbortSignal): Promise<void> {
+    await this.guard(async () => {
+      const { compute } = await this.connect();
+      const server = await compute.findServer(this.server, signal);
+      checkConsoleState(server, this.server);
+      this.serverId = Promise.resolve(server.id);
+    });
+  }
+
+  dial({ signal, log }: DialContext): Promise<Duplex> {
+    return this.guard(async () => {
+      const { compute, tls } = await this.connect();
+      const id = await this.lookUp(compute, signal);
+      const consoleUrl = await compute.createVncConsole(id, this.server, signal, log).catch((err: unknown) => {
+        // Deleted, perhaps recreated under the same name: look the name up again next time.
+        if (err instanceof ServerNotFoundError) this.serverId = undefined;
+        throw err;
+      });
+      const socketUrl = consoleWebSocketUrl(consoleUrl, compute.endpoint);
+      const token = socketUrl.searchParams.get('token');
+      if (token) this.consoleTokens.add(token);
+      log('debug', `new console from Nova; opening ${socketUrl.protocol}//${socketUrl.host}${socketUrl.pathname}`);
+      return dialWebsockify({
+        url: socketUrl.href,
+        label: this.name,
+        tls,
+        signal,
+        rejectedHint: 'the token was fresh from Nova: check that nova-novncproxy shares its database and clock with nova-api ([consoleauth] token_ttl)',
+      });
+    });
+  }
+
+  private connect(): Promise<CloudConnection> {
+    this.connection ??= this.open();
+    this.connection.catch(() => (this.connection = undefined));
+    return this.connection;
+  }
+
+  private async open(): Promise<CloudConnection> {
+    const cloud = loadCloudConfig(this.sources(), { cloud: this.options.cloud, region: this.options.region, interface: this.options.interface, insecure: this.options.insecure, ca: this.options.ca });
+    this.cloud = cloud;
+    const tls = await tlsFromOptions(cloud.insecure, cloud.cacert);
+    const session = keystoneSession(cloud, tls);
+    this.session = session;
+    return { cloud, tls, session, compute: new ComputeClient(session, tls) };
+  }
+
+  /** Name -> ID once per target; IDs do not change while a server lives. */
+  private lookUp(compute: ComputeClient, signal: AbortSignal): Promise<string> {
+    this.serverId ??= compute.findServer(this.server, signal).then((s) => s.id);
+    this.serverId.catch(() => (this.serverId = undefined));
+    return this.serverId;
+  }
+
+  /** Every error leaves with the console's name and without a secret in it. */
+  private async guard<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      throw this.scrubbed(err);
+    }
+  }
+
+  private scrubbed(err: unknown): VconsoleError {
+    const auth = this.cloud?.auth;
+    const known = [...this.consoleTokens, auth?.password, auth?.applicationCredentialSecret, ...(this.session?.secrets() ?? [])];
+    const text = err instanceof VconsoleError ? err.message : describeError(err);
+    const message = scrubSecrets(text.startsWith(`${this.name}:`) ? text : `${this.name}: ${text}`, known);
+    const hint = err instanceof VconsoleError && err.hint ? scrubSecrets(err.hint, known) : undefined;
+    if (err instanceof UsageError) return new UsageError(message, hint);
+    // The cause is rebuilt from text so no request, URL or header rides along to --verbose.
+    const code = (err as { code?: string; cause?: { code?: string } }).cause?.code ?? (err as { code?: string }).code;
+    const cause = Object.assign(new Error(scrubSecrets(describeError((err as { cause?: unknown }).cause ?? err), known)), { code });
+    return new VconsoleError(message, { hint, cause });
+  }
+}
+
+/**
+ * `openstack:NAME|ID` (`os:` for short): a Nova server's noVNC console, with credentials
+ * from clouds.yaml / secure.yaml / OS_* as the openstack CLI reads them. `sources` is
+ * injectable for tests.
+ */
+export function createOpenStackProvider(sources: () => ConfigSources = processConfigSources): ConsoleProvider {
+  return {
+    id: 'openstack',
+    schemes: ['openstack', 'os'],
+    syntax: 'openstack:NAME|ID, os:NAME|ID   OpenStack server (clouds.yaml / OS_* as the openstack CLI)',
+    resolve(spec, options): ConsoleTarget {
+      const server = spec.rest.trim();
+      if (!server || /[\u0000-\u001f\u007f]/.test(server)) {
+        throw new UsageError(`bad OpenStack target "${spec.raw}"`, 'name a server by name or ID, e.g. openstack:web-1 or os:UUID');
+      }
+      if (options.consoleType === 'serial') {
+        throw new UsageError(`no serial console for "${spec.raw}": vconsole opens the noVNC console of OpenStack servers`, 'drop the serial option');
+      }
+      const cloudLabel = options.cloud || sources().env.OS_CLOUD || undefined;
+      return new OpenStackTarget(spec.raw, server, options, sources, cloudLabel);
+    },
+  };
+}
+
+export const openstackProvider = createOpenStackProvider();
+
+/** The servers of the cloud the options pick (for `vconsole list`), with their Nova status. */
+export async function listOpenstackServers(
+  options: TargetOptions,
+  signal: AbortSignal = AbortSignal.timeout(60_000),
+  sources: () => ConfigSources = processConfigSources,
+): Promise<Required<ServerSummary>[]> {
+  const cloud = loadCloudConfig(sources(), { cloud: options.cloud, region: options.region, interface: options.interface, insecure: options.insecure, ca: options.ca });
+  const tls = await tlsFromOptions(cloud.insecure, cloud.cacert);
+  return new ComputeClient(keystoneSession(cloud, tls), tls).listServers(signal);
+}

@@ -1,0 +1,51 @@
+import { UsageError } from '../errors.js';
+import { dialSocket } from './socket-dial.js';
+import type { ConsoleProvider, ConsoleTarget } from './types.js';
+
+/** First port of VNC display numbers: display N listens on 5900 + N. */
+const VNC_BASE_PORT = 5900;
+
+export interface TcpAddress {
+  host: string;
+  port: number;
+}
+
+/**
+ * Parses `tcp://HOST:PORT` (IPv6 as `[::1]:5900`) or libvirt's `vnc://HOST:DISPLAY`
+ * (`virsh domdisplay`: display N is port 5900 + N). Throws UsageError on anything else.
+ */
+export function parseTcpTarget(raw: string, scheme: 'tcp' | 'vnc'): TcpAddress {
+  const example = scheme === 'tcp' ? 'tcp://HOST:PORT, e.g. tcp://127.0.0.1:5900 or tcp://[::1]:5900' : 'vnc://HOST:DISPLAY, e.g. vnc://127.0.0.1:0';
+  const bad = (what: string) => new UsageError(`bad ${scheme} target "${raw}": ${what}`, `use ${example}`);
+  const match = /^[a-z]+:\/\/(\[[0-9a-fA-F:.%a-zA-Z]+\]|[^/:[\]@?#\s]+)(?::(\d*))?\/?$/i.exec(raw);
+  if (!match) throw bad('expected HOST:PORT and nothing else');
+  const host = match[1].replace(/^\[(.*)\]$/, '$1');
+  const digits = match[2];
+  if (digits === undefined || digits === '') throw bad(scheme === 'tcp' ? 'missing port' : 'missing display number');
+  const number = Number(digits);
+  const port = scheme === 'vnc' && number < VNC_BASE_PORT ? VNC_BASE_PORT + number : number;
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw bad(`port ${digits} is out of range`);
+  return { host, port };
+}
+
+/**
+ * `tcp://HOST:PORT`: a VNC server listening on TCP (QEMU `-vnc`, libvirt, a VNC server).
+ * No pre-flight connect: QEMU serves few clients and a probe would take a slot or, with a
+ * non-shared client, could disconnect the viewer already attached.
+ */
+export const tcpProvider: ConsoleProvider = {
+  id: 'tcp',
+  schemes: ['tcp', 'vnc'],
+  syntax: 'tcp://HOST:PORT | vnc://HOST:DISPLAY  plain VNC server',
+  resolve(spec): ConsoleTarget {
+    const address = parseTcpTarget(spec.raw.trim(), spec.scheme === 'vnc' ? 'vnc' : 'tcp');
+    const hostText = address.host.includes(':') ? `[${address.host}]` : address.host;
+    const name = `tcp://${hostText}:${address.port}`;
+    return {
+      input: spec.raw,
+      name,
+      provider: 'tcp',
+      dial: ({ signal }) => dialSocket(address, signal, name),
+    };
+  },
+};

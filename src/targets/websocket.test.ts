@@ -1,0 +1,165 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, type Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startOpenStackFixture, type OpenStackFixture } from '../../test/fixtures/openstack-api.js';
+import { createTestPki, type TestPki } from '../../test/fixtures/tls.js';
+import { UsageError, describeError } from '../errors.js';
+import { splitTarget } from './index.js';
+import type { TargetOptions } from './types.js';
+import { firstChunk, websocketProvider } from './websocket.js';
+
+const resolve = (text: string, options: TargetOptions = {}) => websocketProvider.resolve(splitTarget(text), options);
+const context = () => ({ signal: AbortSignal.timeout(20_000), log: () => undefined });
+
+function readBytes(stream: Duplex, n: number): Promise<Buffer> {
+  return new Promise((done, reject) => {
+    let got = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      got = Buffer.concat([got, chunk]);
+      if (got.length >= n) {
+        stream.off('data', onData);
+        done(got.subarray(0, n));
+      }
+    };
+    stream.on('data', onData);
+    stream.once('error', reject);
+    stream.once('end', () => reject(new Error(`ended after ${got.length} bytes`)));
+  });
+}
+
+async function failure(promise: Promise<unknown>): Promise<Error> {
+  const result = await promise.then(() => undefined, (err: unknown) => err as Error);
+  if (!result) throw new Error('expected a failure');
+  return result;
+}
+
+describe('resolve', () => {
+  it('shows host, port and path but never the token', () => {
+    const t = resolve('wss://user:pw@proxy.example:6080/websockify?token=s3cr3t-tok#frag');
+    expect(t.name).toBe('wss://proxy.example:6080/websockify');
+    expect(t.provider).toBe('websocket');
+    expect(`${t.name} ${t.input}`).not.toMatch(/s3cr3t|pw@/);
+  });
+
+  it('refuses a URL it cannot parse, without echoing the token', () => {
+    let error: unknown;
+    try {
+      resolve('ws://[bad/?token=s3cr3t-tok');
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(UsageError);
+    expect(describeError(error)).not.toContain('s3cr3t');
+  });
+});
+
+describe('dial through a websockify-style proxy', () => {
+  let fixture: OpenStackFixture;
+  beforeAll(async () => {
+    fixture = await startOpenStackFixture();
+  });
+  afterAll(() => fixture.close());
+  beforeEach(() => {
+    fixture.settings.proxyRejection = 'close-after-upgrade';
+  });
+
+  it('reads the VNC greeting with subprotocol binary and no Origin', async () => {
+    const { url } = fixture.issueConsoleToken();
+    const stream = await resolve(url).dial(context());
+    expect((await readBytes(stream, 12)).toString()).toBe('RFB 003.008\n');
+    stream.destroy();
+    expect(fixture.requests.at(-1)).toMatchObject({ service: 'proxy', status: 101, origin: undefined, protocols: 'binary' });
+  });
+
+  it.each(['close-after-upgrade', 'drop-before-upgrade'] as const)('says the token was rejected (%s)', async (style) => {
+    fixture.settings.proxyRejection = style;
+    const t = resolve(`ws://127.0.0.1:${fixture.proxyPort}/?token=never-issued-token`);
+    const error = await failure(t.dial(context()));
+    expect(error.message).toBe(`ws://127.0.0.1:${fixture.proxyPort}/: console token rejected (expired or invalid)`);
+    expect(describeError(error)).toContain('get a fresh console URL');
+    expect(describeError(error)).not.toContain('never-issued-token');
+  });
+
+  it('rejects a one-off token used twice', async () => {
+    const t = resolve(fixture.issueConsoleToken().url);
+    (await t.dial(context())).destroy();
+    expect((await failure(t.dial(context()))).message).toContain('console token rejected');
+  });
+});
+
+describe('TLS (wss)', () => {
+  let dir: string;
+  let pki: TestPki;
+  let server: https.Server;
+  let port: number;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'vconsole-wss-'));
+    pki = await createTestPki({ dir });
+    server = https.createServer({ cert: pki.serverCertPem, key: pki.serverKeyPem });
+    const wss = new WebSocketServer({ server, handleProtocols: () => 'binary' });
+    wss.on('connection', (ws) => ws.send(Buffer.from('RFB 003.008\n')));
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((done) => server.close(done));
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('fails verification without the CA and says what to pass', async () => {
+    const error = await failure(resolve(`wss://127.0.0.1:${port}/?token=t1`).dial(context()));
+    expect(describeError(error)).toMatch(/certificate.*--ca FILE.*--insecure/s);
+  });
+
+  it('verifies with --ca FILE', async () => {
+    const stream = await resolve(`wss://127.0.0.1:${port}/?token=t1`, { ca: pki.caFile }).dial(context());
+    expect((await readBytes(stream, 12)).toString()).toBe('RFB 003.008\n');
+    stream.destroy();
+  });
+
+  it('skips verification with --insecure', async () => {
+    const stream = await resolve(`wss://127.0.0.1:${port}/?token=t1`, { insecure: true }).dial(context());
+    expect((await readBytes(stream, 12)).toString()).toBe('RFB 003.008\n');
+    stream.destroy();
+  });
+
+  it('names an unreadable CA file', async () => {
+    const error = await failure(resolve(`wss://127.0.0.1:${port}/`, { ca: join(dir, 'missing.pem') }).dial(context()));
+    expect(error.message).toContain('cannot read CA file');
+  });
+});
+
+describe('firstChunk', () => {
+  const silent = () => new Error('silent');
+
+  it('hands the stream back with its first chunk and keeps order and flow control', async () => {
+    const stream = new PassThrough({ highWaterMark: 4 });
+    stream.write('abc');
+    const ready = await firstChunk(stream, AbortSignal.timeout(5_000), silent, 'x');
+    expect(ready).toBe(stream);
+    const more = Buffer.alloc(64 * 1024, 'z');
+    // The writer sees backpressure again once the reader stops reading.
+    expect(stream.write(more)).toBe(false);
+    expect((await readBytes(ready, 3 + more.length)).toString()).toBe(`abc${more.toString()}`);
+  });
+
+  it('fails when the stream ends before any byte', async () => {
+    const stream = new PassThrough();
+    const result = firstChunk(stream, AbortSignal.timeout(5_000), silent, 'x');
+    stream.end();
+    await expect(result).rejects.toThrow('silent');
+  });
+
+  it('gives up when the signal aborts', async () => {
+    const controller = new AbortController();
+    const result = firstChunk(new PassThrough(), controller.signal, silent, 'x');
+    controller.abort();
+    await expect(result).rejects.toThrow('x: cancelled');
+  });
+});

@@ -1,0 +1,288 @@
+import { EventEmitter } from 'node:events';
+import { render } from 'ink-testing-library';
+import type { ReactElement } from 'react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { SessionRegistry } from '../proxy/session-registry.js';
+import type { SessionSnapshot } from '../proxy/types.js';
+import { App, osc52, type ConsoleActions } from './app.js';
+import { ConsoleStore, type SessionSourceEvents } from './console-store.js';
+import { SessionTable } from './session-table.js';
+
+const DOWN = '\u001B[B';
+const UP = '\u001B[A';
+const ENTER = '\r';
+const CTRL_C = '\u0003';
+const BACKSPACE = '\u007F';
+const ESC = '\u001B';
+
+/**
+ * Waits for a frame condition. React commits Ink's frames a few event-loop turns after a key
+ * or store flush, so this polls on setImmediate (never faked here) with a real deadline.
+ */
+async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** Lets pending React work (effects, commits) run: for asserting that nothing more happens. */
+async function settle(turns = 20): Promise<void> {
+  for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Mounts and waits until the first frame is drawn and the store subscription is live. */
+async function mountApp(element: ReactElement) {
+  const app = mount(element);
+  await until(() => app.frames.length > 0, 'the first frame');
+  await settle();
+  return app;
+}
+
+const frameHas = (app: { lastFrame(): string | undefined }, text: string | RegExp) => () => {
+  const frame = app.lastFrame() ?? '';
+  return typeof text === 'string' ? frame.includes(text) : text.test(frame);
+};
+
+const selectedLine = (app: { lastFrame(): string | undefined }) =>
+  (app.lastFrame() ?? '').split('\n').find((l) => l.startsWith('›')) ?? '';
+
+function snapshot(id: number, overrides: Partial<SessionSnapshot> = {}): SessionSnapshot {
+  return {
+    id,
+    name: `demo:vm-${id}`,
+    provider: 'demo',
+    state: 'listening',
+    address: '127.0.0.1',
+    port: 5900 + id,
+    clients: 0,
+    totalClients: 0,
+    bytesIn: 0,
+    bytesOut: 0,
+    startedAt: Date.now(),
+    connections: [],
+    ...overrides,
+  };
+}
+
+function fakeActions() {
+  return {
+    onOpenViewer: vi.fn(),
+    onRetry: vi.fn(),
+    onClose: vi.fn(),
+    onAdd: vi.fn(),
+    onQuit: vi.fn(),
+  } satisfies ConsoleActions;
+}
+
+/** A store fed by hand-made events: session 1 listening, 2 failed, 3 listening. */
+function eventStore() {
+  const source = new EventEmitter<SessionSourceEvents>();
+  const store = new ConsoleStore(source);
+  source.emit('added', { snapshot: () => snapshot(1) });
+  source.emit('added', { snapshot: () => snapshot(2, { state: 'error', address: undefined, port: undefined, lastError: 'VM vm-2 is not running' }) });
+  source.emit('added', { snapshot: () => snapshot(3) });
+  return { source, store };
+}
+
+const mounted: { unmount(): void }[] = [];
+function mount(element: ReactElement): ReturnType<typeof render> {
+  const app = render(element);
+  mounted.push(app);
+  return app;
+}
+
+afterEach(() => {
+  for (const app of mounted.splice(0)) app.unmount();
+  vi.useRealTimers();
+});
+
+describe('App rendering', () => {
+  it('shows every session of a real registry with its state and local address', async () => {
+    const registry = new SessionRegistry();
+    const store = new ConsoleStore(registry);
+    const app = await mountApp(<App store={store} actions={fakeActions()} />);
+    const session = registry.add({ name: 'demo:vm-a', provider: 'demo', dial: () => Promise.reject(new Error('no')) });
+    const { port } = await session.start({ host: '127.0.0.1', port: 0 });
+    await until(frameHas(app, `point any VNC viewer at 127.0.0.1:${port}`), 'the address');
+    const line = app.lastFrame()!.split('\n').find((l) => l.includes('demo:vm-a') && l.includes(`127.0.0.1:${port}`));
+    expect(line).toContain('listening');
+    await registry.closeAll();
+    store.dispose();
+  });
+
+  it('updates bytes and the current rate on a traffic report', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const { source, store } = eventStore();
+    const app = await mountApp(<App store={store} actions={fakeActions()} />);
+    vi.advanceTimersByTime(250);
+    source.emit('traffic', snapshot(1, { bytesIn: 1.2 * 1024 * 1024, bytesOut: 2048, clients: 1 }));
+    vi.advanceTimersByTime(100);
+    await until(frameHas(app, '1 client '), 'the traffic frame');
+    const line = app.lastFrame()!.split('\n').find((l) => l.includes('demo:vm-1'));
+    expect(line).toMatch(/1\.2 MB 4\.8 MB\/s/);
+    expect(line).toMatch(/2\.0 KB 8\.0 KB\/s/);
+    expect(app.lastFrame()).toMatch(/1 client .*in 4\.8 MB\/s/);
+  });
+
+  it('shows a failed session error in its row and in full in the detail', async () => {
+    const { store } = eventStore();
+    const app = await mountApp(<App store={store} actions={fakeActions()} />);
+    const row = app.lastFrame()!.split('\n').find((l) => l.includes('demo:vm-2'));
+    expect(row).toMatch(/error .*VM vm-2 is not running/);
+    app.stdin.write(DOWN);
+    await until(frameHas(app, 'last error: VM vm-2 is not running'), 'the detail of the failed row');
+  });
+
+  it('says which viewers were looked for, how to install one, and that any viewer will do', async () => {
+    const { store } = eventStore();
+    store.setNoViewer({ lookedFor: ['TigerVNC', 'remote-viewer'], install: 'sudo apt install tigervnc-viewer' });
+    const app = await mountApp(<App store={store} actions={fakeActions()} />);
+    const frame = app.lastFrame()!;
+    expect(frame).toContain('No VNC viewer found (looked for TigerVNC, remote-viewer)');
+    expect(frame).toContain('sudo apt install tigervnc-viewer');
+    expect(frame).toContain('Any VNC viewer can connect');
+  });
+
+  it('windows a long table around the selection when the terminal is short', async () => {
+    const rows = Array.from({ length: 50 }, (_, i) => ({ session: snapshot(i + 1), viewer: { state: 'none' as const }, rateIn: 0, rateOut: 0 }));
+    const app = mount(<SessionTable rows={rows} selectedIndex={30} width={100} height={10} now={Date.now()} />);
+    await until(() => app.frames.length > 0, 'the table');
+    const lines = app.lastFrame()!.split('\n');
+    expect(lines).toHaveLength(11);
+    expect(selectedLine(app)).toContain('demo:vm-31');
+    expect(lines.at(-1)).toContain('of 50');
+  });
+});
+
+describe('App keys', () => {
+  it('selects with arrows and j/k and runs the action on the selected session', async () => {
+    const { store } = eventStore();
+    const actions = fakeActions();
+    const app = await mountApp(<App store={store} actions={actions} />);
+    app.stdin.write(ENTER);
+    expect(actions.onOpenViewer).toHaveBeenLastCalledWith(1);
+    app.stdin.write(DOWN);
+    app.stdin.write(DOWN);
+    app.stdin.write('o');
+    expect(actions.onOpenViewer).toHaveBeenLastCalledWith(3);
+    app.stdin.write('k');
+    app.stdin.write('r');
+    expect(actions.onRetry).toHaveBeenCalledWith(2);
+    // A failed session has no listener to point a viewer at.
+    app.stdin.write('o');
+    expect(actions.onOpenViewer).toHaveBeenCalledTimes(2);
+    app.stdin.write(UP);
+    app.stdin.write('r');
+    expect(actions.onRetry).toHaveBeenCalledTimes(1);
+    app.stdin.write('j');
+    app.stdin.write('j');
+    app.stdin.write('x');
+    expect(actions.onClose).toHaveBeenCalledWith(3);
+    await until(() => selectedLine(app).includes('demo:vm-3'), 'the selection on vm-3');
+    expect(app.lastFrame()).toContain('closing demo:vm-3');
+  });
+
+  it('quits on q and on Ctrl+C through the callback, without exiting by itself', async () => {
+    const { store } = eventStore();
+    const actions = fakeActions();
+    const app = await mountApp(<App store={store} actions={actions} />);
+    app.stdin.write('q');
+    app.stdin.write(CTRL_C);
+    expect(actions.onQuit).toHaveBeenCalledTimes(2);
+    store.log('info', 'still here');
+    await until(frameHas(app, 'still here'), 'a frame after quit');
+  });
+
+  it('shows and copies the selected address on c', async () => {
+    const { store } = eventStore();
+    const copy = vi.fn();
+    const app = await mountApp(<App store={store} actions={fakeActions()} copyToClipboard={copy} />);
+    app.stdin.write('c');
+    expect(copy).toHaveBeenCalledWith('127.0.0.1:5901');
+    await until(frameHas(app, 'demo:vm-1: point any VNC viewer at 127.0.0.1:5901 (sent to the clipboard)'), 'the notice');
+    expect(osc52('127.0.0.1:5901')).toBe(`\u001B]52;c;${Buffer.from('127.0.0.1:5901').toString('base64')}\u0007`);
+  });
+
+  it('adds a target typed at the a prompt, with backspace editing and Esc cancelling', async () => {
+    const { store } = eventStore();
+    const actions = fakeActions();
+    const app = await mountApp(<App store={store} actions={actions} />);
+    app.stdin.write('a');
+    for (const ch of 'demo:vm-cx') app.stdin.write(ch);
+    app.stdin.write(BACKSPACE);
+    await until(frameHas(app, /add target: demo:vm-c\s/), 'the typed target');
+    // Keys that mean something while browsing are text while typing.
+    expect(actions.onQuit).not.toHaveBeenCalled();
+    expect(actions.onClose).not.toHaveBeenCalled();
+    app.stdin.write(ENTER);
+    expect(actions.onAdd).toHaveBeenCalledWith('demo:vm-c');
+
+    app.stdin.write('a');
+    app.stdin.write('q');
+    app.stdin.write(ESC);
+    await until(() => !app.lastFrame()!.includes('add target:'), 'the prompt to close');
+    app.stdin.write(ENTER);
+    expect(actions.onAdd).toHaveBeenCalledTimes(1);
+    expect(actions.onOpenViewer).toHaveBeenCalledWith(1);
+  });
+});
+
+describe('App redraws', () => {
+  it('coalesces a burst of changes into one frame and draws nothing while idle', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+    const source = new EventEmitter<SessionSourceEvents>();
+    const store = new ConsoleStore(source);
+    source.emit('added', { snapshot: () => snapshot(1, { state: 'connecting', startedAt: undefined }) });
+    const app = await mountApp(<App store={store} actions={fakeActions()} />);
+    const before = app.frames.length;
+
+    for (let i = 0; i < 100; i++) store.log('info', `event ${i}`);
+    await settle();
+    expect(app.frames.length).toBe(before);
+    expect(vi.getTimerCount()).toBe(1);
+    vi.advanceTimersByTime(100);
+    await until(frameHas(app, 'event 99'), 'the coalesced frame');
+    await settle();
+    expect(app.frames.length).toBe(before + 1);
+
+    // Nothing changes: no timer, no frame.
+    expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(10_000);
+    await settle();
+    expect(app.frames.length).toBe(before + 1);
+  });
+
+  it('ticks once a second for uptimes only while a session listens', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+    const source = new EventEmitter<SessionSourceEvents>();
+    const store = new ConsoleStore(source);
+    source.emit('added', { snapshot: () => snapshot(1) });
+    const app = await mountApp(<App store={store} actions={fakeActions()} />);
+    expect(app.lastFrame()).toContain('up 0s');
+    for (let second = 1; second <= 3; second++) {
+      vi.advanceTimersByTime(1000);
+      await until(frameHas(app, `up ${second}s`), `uptime ${second}s`);
+    }
+    source.emit('change', snapshot(1, { state: 'closed' }));
+    vi.advanceTimersByTime(100);
+    await until(() => !(app.lastFrame() ?? '').includes(' up '), 'the closed session');
+    await settle();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('renders 200 rows quickly and redraws one changed row', async () => {
+    const source = new EventEmitter<SessionSourceEvents>();
+    const store = new ConsoleStore(source);
+    for (let i = 1; i <= 200; i++) source.emit('added', { snapshot: () => snapshot(i, { bytesIn: i * 1000 }) });
+    const started = performance.now();
+    const app = await mountApp(<App store={store} actions={fakeActions()} frameMs={0} />);
+    const firstFrame = performance.now() - started;
+    expect(app.lastFrame()!.split('\n').filter((l) => l.includes('demo:vm-')).length).toBeGreaterThanOrEqual(200);
+    source.emit('traffic', snapshot(150, { bytesIn: 9 * 1024 * 1024 }));
+    await until(frameHas(app, '9.0 MB'), 'the updated row');
+    // Generous bound for a busy 2-core machine; a typical first frame takes tens of ms.
+    expect(firstFrame).toBeLessThan(3000);
+  });
+});

@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import type { SessionSnapshot } from '../proxy/types.js';
+import {
+  formatBytes,
+  formatDuration,
+  formatLogLine,
+  formatRate,
+  formatRowLine,
+  rowDisplayState,
+  truncate,
+  wrapLines,
+  type ConsoleRow,
+  type ViewerStatus,
+} from './format.js';
+import { rowSegments, tableColumns } from './table-layout.js';
+
+function row(session: Partial<SessionSnapshot>, viewer: ViewerStatus = { state: 'none' }): ConsoleRow {
+  return {
+    session: {
+      id: 1,
+      name: 'demo:vm-a',
+      provider: 'demo',
+      state: 'listening',
+      address: '127.0.0.1',
+      port: 5901,
+      clients: 0,
+      totalClients: 0,
+      bytesIn: 0,
+      bytesOut: 0,
+      connections: [],
+      ...session,
+    },
+    viewer,
+    rateIn: 0,
+    rateOut: 0,
+  };
+}
+
+describe('human units', () => {
+  it('formats byte counts in powers of 1024 with at most one decimal', () => {
+    expect(formatBytes(0)).toBe('0 B');
+    expect(formatBytes(512)).toBe('512 B');
+    expect(formatBytes(1024)).toBe('1.0 KB');
+    expect(formatBytes(340 * 1024)).toBe('340 KB');
+    expect(formatBytes(1.2 * 1024 * 1024)).toBe('1.2 MB');
+    expect(formatBytes(1023.9 * 1024)).toBe('1.0 MB');
+    expect(formatBytes(-5)).toBe('0 B');
+    expect(formatBytes(Number.NaN)).toBe('0 B');
+  });
+
+  it('formats rates as bytes per second', () => {
+    expect(formatRate(340 * 1024)).toBe('340 KB/s');
+    expect(formatRate(0)).toBe('0 B/s');
+  });
+
+  it('formats durations with at most two units', () => {
+    expect(formatDuration(0)).toBe('0s');
+    expect(formatDuration(45_900)).toBe('45s');
+    expect(formatDuration(12 * 60_000 + 3000)).toBe('12m03s');
+    expect(formatDuration(3 * 3_600_000 + 4 * 60_000)).toBe('3h04m');
+    expect(formatDuration(2 * 86_400_000 + 3 * 3_600_000)).toBe('2d03h');
+    expect(formatDuration(-1000)).toBe('0s');
+  });
+
+  it('truncates to one line with an ellipsis', () => {
+    expect(truncate('short', 10)).toBe('short');
+    expect(truncate('a long message', 6)).toBe('a lon…');
+    expect(truncate('two\nlines', 20)).toBe('two lines');
+  });
+
+  it('word-wraps into a bounded number of lines', () => {
+    expect(wrapLines('connection refused by 10.0.0.1:6443', 20, 2)).toEqual(['connection refused', 'by 10.0.0.1:6443']);
+    expect(wrapLines('a b c d e f g h i j k l m n o p', 7, 2)).toEqual(['a b c d', 'e f g …']);
+    expect(wrapLines('x'.repeat(25), 10, 3)).toEqual(['x'.repeat(10), 'x'.repeat(10), 'x'.repeat(5)]);
+    expect(wrapLines('', 10, 2)).toEqual([]);
+  });
+});
+
+describe('plain log lines for non-TTY output', () => {
+  it('prefixes session lines with the target name and marks warnings and errors', () => {
+    expect(formatLogLine({ time: 0, level: 'info', name: 'demo:vm-a', message: 'listening on 127.0.0.1:5901' })).toBe(
+      '[demo:vm-a] listening on 127.0.0.1:5901',
+    );
+    expect(formatLogLine({ time: 0, level: 'warn', name: 'vm', message: 'slow' })).toBe('[vm] warning: slow');
+    expect(formatLogLine({ time: 0, level: 'error', message: 'no viewer' })).toBe('error: no viewer');
+  });
+
+  it('summarises a row with its address, viewer and traffic, or its error', () => {
+    expect(formatRowLine(row({ clients: 1, bytesIn: 2048 }, { state: 'open', name: 'TigerVNC' }))).toBe(
+      '[demo:vm-a] viewer open on 127.0.0.1:5901, viewer TigerVNC open, 1 client, in 2.0 KB, out 0 B',
+    );
+    expect(formatRowLine(row({ state: 'error', address: undefined, lastError: 'VM vm-a is not running' }))).toBe(
+      '[demo:vm-a] error: VM vm-a is not running',
+    );
+    expect(formatRowLine(row({ state: 'connecting', address: undefined }))).toBe('[demo:vm-a] connecting');
+  });
+});
+
+describe('row state', () => {
+  it('derives connecting, listening, viewer open/closed and error, a session error winning', () => {
+    expect(rowDisplayState(row({ state: 'idle' }))).toBe('connecting');
+    expect(rowDisplayState(row({ state: 'connecting' }))).toBe('connecting');
+    expect(rowDisplayState(row({}))).toBe('listening');
+    expect(rowDisplayState(row({}, { state: 'starting', name: 'TigerVNC' }))).toBe('listening');
+    expect(rowDisplayState(row({}, { state: 'open' }))).toBe('viewer open');
+    expect(rowDisplayState(row({}, { state: 'closed', exitCode: 0 }))).toBe('viewer closed');
+    expect(rowDisplayState(row({}, { state: 'failed', message: 'cannot open display' }))).toBe('error');
+    expect(rowDisplayState(row({ state: 'error' }, { state: 'open' }))).toBe('error');
+  });
+});
+
+describe('table layout', () => {
+  it('drops optional columns on a narrow terminal but keeps the essentials', () => {
+    const rows = [row({})];
+    const narrow = tableColumns(rows, 100).map((c) => c.key);
+    expect(narrow).toEqual(expect.arrayContaining(['target', 'address', 'state', 'clients', 'in', 'out']));
+    expect(narrow).not.toContain('uptime');
+    const wide = tableColumns(rows, 160).map((c) => c.key);
+    expect(wide).toEqual(['target', 'provider', 'address', 'state', 'viewer', 'clients', 'in', 'out', 'uptime', 'error']);
+  });
+
+  it('never makes a line wider than the terminal', () => {
+    const busy = { bytesIn: 1023 * 1024, bytesOut: 1023 * 1024 };
+    const rows = [{ ...row({ name: 'x'.repeat(60), lastError: 'y'.repeat(300), ...busy }), rateIn: 1023 * 1024, rateOut: 1023 * 1024 }];
+    for (const width of [80, 100, 140]) {
+      const columns = tableColumns(rows, width);
+      const s = rowSegments(rows[0], columns, true, '1m00s', width);
+      expect((s.lead + s.state + s.middle + s.problem).length).toBeLessThanOrEqual(width);
+    }
+  });
+
+  it('shows a failed session error in the traffic cells even when the error column does not fit', () => {
+    const failed = row({ state: 'error', address: undefined, lastError: 'VM is stopped' });
+    const columns = tableColumns([failed], 60);
+    expect(columns.map((c) => c.key)).not.toContain('error');
+    expect(rowSegments(failed, columns, false, '', 60).problem).toBe('VM is stopped');
+  });
+});

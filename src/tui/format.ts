@@ -1,0 +1,197 @@
+import { formatHostPort } from '../proxy/console-session.js';
+import type { LogLevel, SessionSnapshot } from '../proxy/types.js';
+
+export type ViewerState = 'none' | 'starting' | 'open' | 'closed' | 'failed';
+
+/** What the viewer launched for a session is doing, as told by the caller (src/viewers). */
+export interface ViewerStatus {
+  state: ViewerState;
+  /** Human name, e.g. `TigerVNC`. */
+  name?: string;
+  exitCode?: number | null;
+  /** One line about the outcome, e.g. the first line of the viewer's stderr. */
+  message?: string;
+}
+
+/** One VM's line of the console table. Rows are immutable: a change makes a new row object. */
+export interface ConsoleRow {
+  session: SessionSnapshot;
+  viewer: ViewerStatus;
+  /** Bytes per second from the VM to viewers, smoothed; 0 when idle. */
+  rateIn: number;
+  /** Bytes per second from viewers to the VM, smoothed; 0 when idle. */
+  rateOut: number;
+}
+
+/** One event-log line: a session's log entry (with its name) or a line of vconsole itself. */
+export interface LogLine {
+  time: number;
+  level: LogLevel;
+  message: string;
+  sessionId?: number;
+  name?: string;
+}
+
+/** What a row says it is doing; `closed` only shows while the whole program shuts down. */
+export type RowDisplayState = 'connecting' | 'listening' | 'viewer open' | 'viewer closed' | 'error' | 'closed';
+
+const BYTE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
+
+/** `0 B`, `512 B`, `1.2 KB`, `340 KB`, `12 MB` (powers of 1024, at most 4 digits). */
+export function formatBytes(bytes: number): string {
+  let value = Number.isFinite(bytes) && bytes > 0 ? bytes : 0;
+  let unit = 0;
+  while (value >= 1024 && unit < BYTE_UNITS.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  if (unit === 0) return `${Math.round(value)} B`;
+  if (value < 9.95) return `${value.toFixed(1)} ${BYTE_UNITS[unit]}`;
+  const rounded = Math.round(value);
+  if (rounded >= 1024 && unit < BYTE_UNITS.length - 1) return `1.0 ${BYTE_UNITS[unit + 1]}`;
+  return `${rounded} ${BYTE_UNITS[unit]}`;
+}
+
+/** `340 KB/s`. */
+export function formatRate(bytesPerSecond: number): string {
+  return `${formatBytes(bytesPerSecond)}/s`;
+}
+
+/** `45s`, `12m03s`, `3h04m`, `2d03h`: at most two units, never more than 6 characters until 100 days. */
+export function formatDuration(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m${pad2(seconds % 60)}s`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return `${hours}h${pad2(minutes % 60)}m`;
+  return `${Math.floor(hours / 24)}d${pad2(hours % 24)}h`;
+}
+
+/** `14:03:07` in local time. */
+export function formatClock(time: number): string {
+  const date = new Date(time);
+  return `${pad2(date.getHours())}:${pad2(date.getMinutes())}:${pad2(date.getSeconds())}`;
+}
+
+function pad2(n: number): string {
+  return String(n).padStart(2, '0');
+}
+
+/** One line of at most `width` characters: newlines folded, an ellipsis where it was cut. */
+export function truncate(text: string, width: number): string {
+  const line = oneLine(text);
+  if (line.length <= width) return line;
+  if (width <= 0) return '';
+  return `${line.slice(0, width - 1)}…`;
+}
+
+/** Word-wraps `text` into at most `maxLines` lines of `width`; the last one ends in `…` if cut. */
+export function wrapLines(text: string, width: number, maxLines: number): string[] {
+  const lines: string[] = [];
+  let rest = oneLine(text).trim();
+  while (rest && lines.length < maxLines) {
+    if (rest.length <= width) {
+      lines.push(rest);
+      rest = '';
+      break;
+    }
+    const space = rest.lastIndexOf(' ', width);
+    const cut = space > width / 2 ? space : width;
+    lines.push(rest.slice(0, cut).trimEnd());
+    rest = rest.slice(cut).trimStart();
+  }
+  if (rest && lines.length > 0) lines[lines.length - 1] = truncate(`${lines[lines.length - 1]} ${rest}`, width);
+  return lines;
+}
+
+/** Folds line breaks and tabs, which would break a one-line-per-row layout. */
+export function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, ' ').replace(/\t/g, ' ');
+}
+
+/** `truncate` then pad with spaces to exactly `width` characters. */
+export function fit(text: string, width: number): string {
+  return truncate(text, width).padEnd(width);
+}
+
+/** The local `host:port` a VNC viewer connects to, once the session listens. */
+export function rowAddress(session: SessionSnapshot): string | undefined {
+  if (session.address === undefined || session.port === undefined) return undefined;
+  return formatHostPort(session.address, session.port);
+}
+
+/** The state a row shows: a session error wins over anything the viewer does. */
+export function rowDisplayState(row: ConsoleRow): RowDisplayState {
+  switch (row.session.state) {
+    case 'idle':
+    case 'connecting':
+      return 'connecting';
+    case 'error':
+      return 'error';
+    case 'closed':
+      return 'closed';
+    case 'listening':
+      break;
+  }
+  switch (row.viewer.state) {
+    case 'open':
+      return 'viewer open';
+    case 'closed':
+      return 'viewer closed';
+    case 'failed':
+      return 'error';
+    default:
+      return 'listening';
+  }
+}
+
+/** The viewer's name for display, `-` when none was started. */
+export function viewerLabel(viewer: ViewerStatus): string {
+  if (viewer.state === 'none') return '-';
+  return viewer.name ?? 'viewer';
+}
+
+/** What went wrong with the viewer, when it failed. */
+export function viewerProblem(viewer: ViewerStatus): string | undefined {
+  if (viewer.state !== 'failed') return undefined;
+  const name = viewer.name ?? 'viewer';
+  if (viewer.message) return `${name} failed: ${viewer.message}`;
+  if (viewer.exitCode !== undefined && viewer.exitCode !== null) return `${name} exited with code ${viewer.exitCode}`;
+  return `${name} failed`;
+}
+
+/** The row's last error: the session's, else a viewer failure. */
+export function rowProblem(row: ConsoleRow): string | undefined {
+  return row.session.lastError ?? viewerProblem(row.viewer);
+}
+
+/** `2 clients`, `1 client`. */
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** Plain log line for non-TTY output: `[demo:vm-a] listening on 127.0.0.1:5901`. */
+export function formatLogLine(entry: LogLine): string {
+  const prefix = entry.name ? `[${entry.name}] ` : '';
+  const level = entry.level === 'warn' ? 'warning: ' : entry.level === 'error' ? 'error: ' : '';
+  return oneLine(`${prefix}${level}${entry.message}`);
+}
+
+/** Plain one-line summary of a row for non-TTY output. */
+export function formatRowLine(row: ConsoleRow): string {
+  const { session } = row;
+  const state = rowDisplayState(row);
+  const parts: string[] = [`[${session.name}] ${state}`];
+  const problem = rowProblem(row);
+  if (state === 'error' && problem) return oneLine(`${parts[0]}: ${problem}`);
+  const address = rowAddress(session);
+  if (address) parts[0] += ` on ${address}`;
+  if (row.viewer.state !== 'none') parts.push(`viewer ${viewerLabel(row.viewer)} ${row.viewer.state}`);
+  if (session.state === 'listening') {
+    parts.push(plural(session.clients, 'client'));
+    parts.push(`in ${formatBytes(session.bytesIn)}`, `out ${formatBytes(session.bytesOut)}`);
+  }
+  if (problem) parts.push(`last error: ${problem}`);
+  return oneLine(parts.join(', '));
+}

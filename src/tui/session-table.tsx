@@ -1,0 +1,89 @@
+import { Box, Text } from 'ink';
+import { memo, useMemo } from 'react';
+import { rowDisplayState, type ConsoleRow, type RowDisplayState } from './format.js';
+import { headerLine, layoutKey, rowSegments, tableColumns, uptimeText, type Column } from './table-layout.js';
+
+const STATE_COLOR: Record<RowDisplayState, string> = {
+  connecting: 'yellow',
+  listening: 'cyan',
+  'viewer open': 'green',
+  'viewer closed': 'blue',
+  error: 'red',
+  closed: 'gray',
+};
+
+interface SessionRowProps {
+  row: ConsoleRow;
+  columns: readonly Column[];
+  width: number;
+  selected: boolean;
+  uptime: string;
+}
+
+/**
+ * One table line. Memoised: it renders again only when its row object (replaced by the store
+ * on every change of that session), the layout, the selection or its uptime text change.
+ */
+const SessionRow = memo(function SessionRow({ row, columns, width, selected, uptime }: SessionRowProps) {
+  const segments = rowSegments(row, columns, selected, uptime, width);
+  return (
+    <Text inverse={selected} wrap="truncate-end">
+      {segments.lead}
+      <Text color={STATE_COLOR[rowDisplayState(row)]}>{segments.state}</Text>
+      {segments.middle}
+      {segments.problem ? <Text color="red">{segments.problem}</Text> : null}
+    </Text>
+  );
+});
+
+export interface SessionTableProps {
+  rows: readonly ConsoleRow[];
+  selectedIndex: number;
+  width: number;
+  /** Table lines available for rows; undefined shows every row. */
+  height?: number;
+  now: number;
+}
+
+/** First visible row: keeps the selection in view, centred when it can be. */
+export function windowStart(count: number, selected: number, height: number): number {
+  if (count <= height) return 0;
+  return Math.min(Math.max(0, selected - Math.floor(height / 2)), count - height);
+}
+
+/** The session table: a title line, one line per VM, and a count of rows scrolled out of view. */
+export function SessionTable({ rows, selectedIndex, width, height, now }: SessionTableProps) {
+  const computed = tableColumns(rows, width);
+  const key = layoutKey(computed);
+  // Rows memoise on the columns object: keep it while the layout is the same.
+  const columns = useMemo(() => computed, [key]);
+  if (rows.length === 0) {
+    return <Text dimColor>No consoles yet: press a to add a target.</Text>;
+  }
+  const windowed = height !== undefined && rows.length > height;
+  const visible = windowed ? Math.max(1, height - 1) : rows.length;
+  const start = windowed ? windowStart(rows.length, selectedIndex, visible) : 0;
+  const shown = rows.slice(start, start + visible);
+  return (
+    <Box flexDirection="column">
+      <Text bold wrap="truncate-end">
+        {headerLine(columns)}
+      </Text>
+      {shown.map((row, i) => (
+        <SessionRow
+          key={row.session.id}
+          row={row}
+          columns={columns}
+          width={width}
+          selected={start + i === selectedIndex}
+          uptime={uptimeText(row, now)}
+        />
+      ))}
+      {windowed ? (
+        <Text dimColor>
+          {`  rows ${start + 1}-${start + shown.length} of ${rows.length} (↑/↓, PgUp/PgDn)`}
+        </Text>
+      ) : null}
+    </Box>
+  );
+}

@@ -1,0 +1,158 @@
+import {
+  fit,
+  formatBytes,
+  formatDuration,
+  formatRate,
+  rowAddress,
+  rowDisplayState,
+  rowProblem,
+  truncate,
+  viewerLabel,
+  type ConsoleRow,
+} from './format.js';
+
+export type ColumnKey = 'target' | 'provider' | 'address' | 'state' | 'viewer' | 'clients' | 'in' | 'out' | 'uptime' | 'error';
+
+export interface Column {
+  key: ColumnKey;
+  title: string;
+  width: number;
+}
+
+/** Width of the selection marker in front of every row. */
+export const MARKER_WIDTH = 2;
+const GAP = 1;
+/** The last-error column is worth dropping less useful columns for up to this width. */
+const WANTED_ERROR_WIDTH = 16;
+const MIN_ERROR_WIDTH = 8;
+/** Dropped in this order when the terminal is narrow (the detail line still has them all). */
+const DROPPABLE: ColumnKey[] = ['uptime', 'provider', 'viewer'];
+/** `1023 KB 1023 KB/s`: the widest byte count with its rate (idle rows need far less). */
+const TRAFFIC_WIDTH = 17;
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.min(Math.max(value, min), max);
+}
+
+function widest(rows: readonly ConsoleRow[], text: (row: ConsoleRow) => string): number {
+  let width = 0;
+  for (const row of rows) width = Math.max(width, text(row).length);
+  return width;
+}
+
+/** Columns that fit `width`: optional ones dropped for narrow terminals, the last error gets the rest. */
+export function tableColumns(rows: readonly ConsoleRow[], width: number): Column[] {
+  let columns: Column[] = [
+    { key: 'target', title: 'TARGET', width: clamp(widest(rows, (r) => r.session.name), 6, 28) },
+    { key: 'provider', title: 'PROVIDER', width: clamp(widest(rows, (r) => r.session.provider), 8, 10) },
+    { key: 'address', title: 'ADDRESS', width: clamp(widest(rows, (r) => rowAddress(r.session) ?? '-'), 7, 22) },
+    { key: 'state', title: 'STATE', width: 'viewer closed'.length },
+    { key: 'viewer', title: 'VIEWER', width: clamp(widest(rows, (r) => viewerLabel(r.viewer)), 6, 13) },
+    { key: 'clients', title: 'CONN', width: 4 },
+    { key: 'in', title: 'IN', width: clamp(widest(rows, (r) => cellText(r, 'in', '')), 9, TRAFFIC_WIDTH) },
+    { key: 'out', title: 'OUT', width: clamp(widest(rows, (r) => cellText(r, 'out', '')), 9, TRAFFIC_WIDTH) },
+    { key: 'uptime', title: 'UPTIME', width: 6 },
+  ];
+  const used = (): number => columns.reduce((sum, c) => sum + c.width + GAP, MARKER_WIDTH);
+  for (const key of DROPPABLE) {
+    if (width - used() >= WANTED_ERROR_WIDTH) break;
+    columns = columns.filter((c) => c.key !== key);
+  }
+  const target = columns[0];
+  const overflow = used() - width;
+  if (overflow > 0) target.width = Math.max(6, target.width - overflow);
+  const rest = width - used();
+  if (rest >= MIN_ERROR_WIDTH) columns.push({ key: 'error', title: 'LAST ERROR', width: rest });
+  return columns;
+}
+
+/** A key for `columns` that changes only when the layout does (rows memoise on it). */
+export function layoutKey(columns: readonly Column[]): string {
+  return columns.map((c) => `${c.key}:${c.width}`).join(',');
+}
+
+function traffic(bytes: number, rate: number): string {
+  return rate > 0 ? `${formatBytes(bytes)} ${formatRate(rate)}` : formatBytes(bytes);
+}
+
+/** The uptime cell: empty unless the session listens. */
+export function uptimeText(row: ConsoleRow, now: number): string {
+  const { state, startedAt } = row.session;
+  return state === 'listening' && startedAt !== undefined ? formatDuration(now - startedAt) : '';
+}
+
+export function cellText(row: ConsoleRow, key: ColumnKey, uptime: string): string {
+  const { session } = row;
+  switch (key) {
+    case 'target':
+      return session.name;
+    case 'provider':
+      return session.provider;
+    case 'address':
+      return rowAddress(session) ?? '-';
+    case 'state':
+      return rowDisplayState(row);
+    case 'viewer':
+      return viewerLabel(row.viewer);
+    case 'clients':
+      return String(session.clients);
+    case 'in':
+      return session.state === 'listening' || session.bytesIn > 0 ? traffic(session.bytesIn, row.rateIn) : '';
+    case 'out':
+      return session.state === 'listening' || session.bytesOut > 0 ? traffic(session.bytesOut, row.rateOut) : '';
+    case 'uptime':
+      return uptime;
+    case 'error':
+      return rowProblem(row) ?? '';
+  }
+}
+
+/** One row split where its colours change: before the state, the state, after it, the problem. */
+export interface RowSegments {
+  lead: string;
+  state: string;
+  middle: string;
+  problem: string;
+}
+
+/**
+ * The text of a row, cut to the columns. A session that failed to start moves no bytes, so its
+ * error takes the traffic cells too and shows even on a narrow terminal.
+ */
+export function rowSegments(
+  row: ConsoleRow,
+  columns: readonly Column[],
+  selected: boolean,
+  uptime: string,
+  width: number,
+): RowSegments {
+  const segments: RowSegments = { lead: selected ? '› ' : '  ', state: '', middle: '', problem: '' };
+  const failed = row.session.state === 'error';
+  let remaining = width - MARKER_WIDTH;
+  let part: 'lead' | 'middle' = 'lead';
+  for (const column of columns) {
+    if (failed && (column.key === 'in' || column.key === 'out' || column.key === 'uptime' || column.key === 'error')) {
+      segments.problem = truncate(rowProblem(row) ?? '', remaining);
+      break;
+    }
+    const text = fit(cellText(row, column.key, uptime), column.width);
+    remaining -= column.width + GAP;
+    if (column.key === 'state') {
+      segments.state = text;
+      part = 'middle';
+      segments.middle += ' ';
+    } else if (column.key === 'error') {
+      segments.problem = text.trimEnd();
+    } else {
+      segments[part] += `${text} `;
+    }
+  }
+  // Trailing blanks cost Ink time per character and show nothing.
+  if (!segments.problem) segments.middle = segments.middle.trimEnd();
+  return segments;
+}
+
+/** The column titles as one line. */
+export function headerLine(columns: readonly Column[]): string {
+  return ' '.repeat(MARKER_WIDTH) + columns.map((c) => fit(c.title, c.width)).join(' ');
+}

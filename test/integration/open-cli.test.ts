@@ -1,0 +1,114 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { portIsClosed, REPO_ROOT, startVconsole, type RunningVconsole } from '../support/cli.js';
+import { waitFor } from '../support/wait.js';
+
+const FAKE_VIEWER = path.join(REPO_ROOT, 'test', 'fixtures', 'fake-viewer.mjs');
+
+interface ViewerLogEntry {
+  name: string;
+  argv: string[];
+  pid: number;
+  event?: string;
+  rfb?: string;
+  port?: number;
+}
+
+let binDir: string;
+const running: RunningVconsole[] = [];
+
+beforeAll(() => {
+  binDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-open-'));
+  const script = path.join(binDir, 'fake-viewer.mjs');
+  fs.copyFileSync(FAKE_VIEWER, script);
+  fs.chmodSync(script, 0o755);
+  for (const name of ['vncviewer', 'remote-viewer']) fs.symlinkSync(script, path.join(binDir, name));
+  fs.symlinkSync(process.execPath, path.join(binDir, 'node'));
+});
+afterAll(() => fs.rmSync(binDir, { recursive: true, force: true }));
+afterEach(() => {
+  while (running.length) running.pop()!.kill();
+});
+
+function openWith(args: string[], extraEnv: Record<string, string> = {}) {
+  const log = path.join(binDir, `viewers-${Math.random().toString(36).slice(2)}.jsonl`);
+  const child = startVconsole(['open', ...args], { PATH: binDir, FAKE_VIEWER_LOG: log, ...extraEnv });
+  running.push(child);
+  const entries = (): ViewerLogEntry[] =>
+    fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as ViewerLogEntry) : [];
+  return { child, entries };
+}
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('vconsole open (stand-in viewer on PATH, no terminal)', () => {
+  it('launches the preferred viewer per target with the address form it understands', async () => {
+    const { child, entries } = openWith(['demo:vm-a', 'demo:vm-b']);
+    const lines = await child.jsonLines(2);
+    expect(lines.map((l) => l.target)).toEqual(['demo:vm-a', 'demo:vm-b']);
+    // remote-viewer comes first on Linux: it gets a vnc:// URL and a title naming the VM.
+    await waitFor(() => entries().filter((e) => e.event === 'connected').length === 2, 'both viewers to read the RFB greeting');
+    for (const line of lines) {
+      const viewer = entries().find((e) => e.event === 'connected' && e.argv.includes(`vnc://127.0.0.1:${line.port}`));
+      expect(viewer?.name).toBe('remote-viewer');
+      expect(viewer?.argv).toEqual(['--title', String(line.target), `vnc://127.0.0.1:${line.port}`]);
+      expect(viewer?.rfb).toBe('RFB 003.008\n');
+    }
+  });
+
+  it('gives TigerVNC the HOST::PORT form when asked for it, with --viewer-arg first', async () => {
+    const { child, entries } = openWith(['demo:vm-a', '--viewer', 'tigervnc', '--viewer-arg', '-FullScreen']);
+    const [line] = await child.jsonLines(1);
+    await waitFor(() => entries().some((e) => e.event === 'connected'), 'the viewer to connect');
+    const viewer = entries().find((e) => e.event === 'connected')!;
+    expect(viewer.name).toBe('vncviewer');
+    expect(viewer.argv).toEqual(['-FullScreen', `127.0.0.1::${line.port}`]);
+  });
+
+  it('reports a viewer that dies at once with its output, and keeps the proxy listening', async () => {
+    const { child } = openWith(['demo:vm-a'], { FAKE_VIEWER_EXIT_CODE: '1' });
+    const [line] = await child.jsonLines(1);
+    await child.waitForStderr(/viewer: .*exited at once with code 1: fake-viewer: unable to connect/);
+    expect(await portIsClosed(line.port as number)).toBe(false);
+  });
+
+  it('with no viewer installed still serves every target and says how to get one', async () => {
+    const child = startVconsole(['open', 'demo:vm-a', 'demo:vm-b'], { PATH: '/nonexistent' });
+    running.push(child);
+    const lines = await child.jsonLines(2);
+    await child.waitForStderr(/no VNC viewer found \(looked for .*remote-viewer/);
+    await child.waitForStderr(/apt install tigervnc-viewer/);
+    for (const line of lines) expect(await portIsClosed(line.port as number)).toBe(false);
+  });
+
+  it('one failing target does not stop the others', async () => {
+    const { child } = openWith(['missing-vm', 'demo:vm-a', '--viewer', 'none'], { KUBECONFIG: path.join(binDir, 'no-such-kubeconfig') });
+    const [line] = await child.jsonLines(1);
+    expect(line.target).toBe('demo:vm-a');
+    await child.waitForStderr(/\[missing-vm\] error: no Kubernetes configuration found/);
+    expect(await portIsClosed(line.port as number)).toBe(false);
+    expect(child.process.exitCode).toBe(null);
+  });
+
+  it('Ctrl+C closes every viewer, client and port and exits 0', async () => {
+    const { child, entries } = openWith(['demo:vm-a', 'demo:vm-b']);
+    const lines = await child.jsonLines(2);
+    await waitFor(() => entries().filter((e) => e.event === 'connected').length === 2, 'both viewers to connect');
+    const pids = entries().filter((e) => e.event === 'connected').map((e) => e.pid);
+    expect(pids.every(isAlive)).toBe(true);
+    child.process.kill('SIGINT');
+    const { code } = await child.exit();
+    expect(code).toBe(0);
+    await waitFor(() => !pids.some(isAlive), 'the viewers to be gone');
+    for (const line of lines) expect(await portIsClosed(line.port as number)).toBe(true);
+  });
+});
