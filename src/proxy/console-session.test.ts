@@ -171,8 +171,9 @@ describe('SessionRegistry', () => {
     const pb = (await b.start({ host: '127.0.0.1', port: 0 })).port;
     const client = net.connect(pa, '127.0.0.1');
     await readLine(client);
+    const clientClosed = once(client, 'close');
     await registry.closeAll();
-    await once(client, 'close');
+    await clientClosed;
     for (const port of [pa, pb]) {
       const probe = net.connect(port, '127.0.0.1');
       const [err] = (await once(probe, 'error')) as [NodeJS.ErrnoException];

@@ -83,8 +83,9 @@ describe('vconsole proxy against the KubeVirt API', () => {
     const p = proxy(['vm-a']);
     const [{ port }] = await p.jsonLines(1);
     const first = await readGreeting(port as number);
+    const firstClosed = once(first.socket, 'close');
     const second = await readGreeting(port as number);
-    await once(first.socket, 'close'); // KubeVirt kicked the older session
+    await firstClosed; // KubeVirt kicked the older session
     await p.waitForStderr(/client 2 replaces the console session of client 1/);
     second.socket.destroy();
   });
