@@ -155,6 +155,8 @@ function plainView(registry: SessionRegistry, io: CommandIo, verbose: boolean): 
 
 /** The Ink TUI; ink and react load only here. */
 async function mountTui(registry: SessionRegistry, actions: import('../tui/app.js').ConsoleActions): Promise<OpenView> {
+  // React's development build draws a frame about twice as slowly (docs/BENCHMARKS.md).
+  process.env.NODE_ENV ??= 'production';
   const { ConsoleStore, renderConsoleApp } = await import('../tui/index.js');
   const store = new ConsoleStore(registry);
   const app = renderConsoleApp(store, actions);

@@ -1,0 +1,100 @@
+// `npm run bench`: the data path, scale, TUI and start-up figures of vconsole on this machine,
+// each next to what it is compared with and its target (PASS / MISS). Runs the real CLI
+// (bin/vconsole.js, compiled dist/) against a local TLS websocket console; loopback only.
+//
+//   node scripts/bench.mjs [--quick] [--only=GROUP[,GROUP]] [--update-doc]
+//
+// --quick        fewer rounds (a smoke run, figures are rough)
+// --only=...     some of: throughput (throughput and latency), slow, scale, tui, startup
+// --update-doc   write the table into docs/BENCHMARKS.md
+// Method and targets: docs/BENCHMARKS.md.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { measureDataPath, measureSlowViewer } from './bench/data-path.mjs';
+import { killAllNow, startProcess, stopAll } from './bench/processes.mjs';
+import { machineDescription, MiB, terminalTable, updateDoc } from './bench/report.mjs';
+import { measureScale, measureTui } from './bench/scale.mjs';
+import { measureStartup } from './bench/startup.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const cli = join(root, 'bin', 'vconsole.js');
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const wanted = (group) => !only || only.includes(group);
+
+const settings = quick
+  ? { rounds: 3, bulkBytes: 64 * MiB, roundTrips: 500, sessions: 200, idleSeconds: 2, busySeconds: 2, slowSeconds: 3, tuiRounds: 5, startupRounds: 3, startupBatch: 4, proxyRounds: 2 }
+  : { rounds: 9, bulkBytes: 192 * MiB, roundTrips: 3000, sessions: 200, idleSeconds: 5, busySeconds: 4, slowSeconds: 6, tuiRounds: 20, startupRounds: 8, startupBatch: 5, proxyRounds: 5 };
+
+/** A throwaway self-signed certificate for 127.0.0.1 (clients are told not to verify it). */
+function makeCertificate(dir) {
+  const cert = join(dir, 'cert.pem');
+  const key = join(dir, 'key.pem');
+  execFileSync('openssl', [
+    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
+    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert,
+  ], { stdio: 'ignore' });
+  return { cert, key };
+}
+
+async function main() {
+  const started = performance.now();
+  const load = loadavg();
+  const dir = mkdtempSync(join(tmpdir(), 'vconsole-bench-'));
+  const results = [];
+  const step = (text) => process.stderr.write(`bench: ${text} (${((performance.now() - started) / 1000).toFixed(0)} s)\n`);
+  try {
+    // Start-up first: it times whole processes, which anything still settling would disturb.
+    if (wanted('startup')) {
+      step('start-up');
+      results.push(...(await measureStartup({ cli, rounds: settings.startupRounds, batch: settings.startupBatch, proxyRounds: settings.proxyRounds })));
+    }
+    const { cert, key } = makeCertificate(dir);
+    const upstream = await startProcess(process.execPath, [join(root, 'scripts', 'bench', 'upstream.mjs'), cert, key], { parse: JSON.parse });
+    const upstreamPort = upstream.lines[0].port;
+    const common = { cli, upstreamPort };
+    if (wanted('throughput')) {
+      step('throughput and latency: direct, vconsole, socat, alternating');
+      results.push(...(await measureDataPath({ ...common, rounds: settings.rounds, bulkBytes: settings.bulkBytes, roundTrips: settings.roundTrips })));
+    }
+    if (wanted('slow')) {
+      step('slow viewer');
+      results.push(...(await measureSlowViewer({ ...common, seconds: settings.slowSeconds })));
+    }
+    if (wanted('scale')) {
+      step(`${settings.sessions} sessions in one proxy`);
+      results.push(...(await measureScale({ ...common, sessions: settings.sessions, idleSeconds: settings.idleSeconds, busySeconds: settings.busySeconds })));
+    }
+    if (wanted('tui')) {
+      step(`TUI frames with ${settings.sessions} rows`);
+      results.push(...(await measureTui({ sessions: settings.sessions, rounds: settings.tuiRounds })));
+    }
+  } finally {
+    await stopAll();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const machine = machineDescription(load);
+  process.stdout.write(`\n${machine}${quick ? ' (--quick: rough figures)' : ''}\n\n${terminalTable(results)}\n`);
+  const misses = results.filter((r) => r.pass === false).length;
+  process.stdout.write(`\n${misses === 0 ? 'every target met' : `${misses} target(s) missed`}; ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+  if (args.includes('--update-doc')) {
+    updateDoc(join(root, 'docs', 'BENCHMARKS.md'), results, machine, new Date().toISOString().slice(0, 16).replace('T', ' '));
+    process.stdout.write('docs/BENCHMARKS.md updated\n');
+  }
+}
+
+process.on('exit', killAllNow);
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    killAllNow();
+    process.exit(130);
+  });
+}
+main().catch((err) => {
+  process.stderr.write(`bench: ${err.stack ?? err}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,72 @@
+// A stand-in console endpoint for the benchmarks: a TLS websocket server that behaves like a
+// kube-apiserver's `vnc` subresource or a websockify proxy (binary frames, server speaks first).
+// Run as its own process (`node upstream.mjs CERT KEY`); prints {"port":N} once it listens.
+//
+// What a connection does depends on its path:
+//   /bulk   greeting, then FRAME_BYTES binary frames as fast as the reader takes them
+//           (sends only while ws.bufferedAmount is under BULK_WINDOW: bounded, real backpressure)
+//   /echo   greeting, then every message is sent back as is
+//   /idle   greeting, then nothing
+//   /switch greeting, then every message from the client turns /bulk streaming on or off
+// The KubeVirt pre-flight (VMI GET, SelfSubjectAccessReview POST) is answered too, so a
+// kubeconfig target can be pointed here as well.
+import { readFileSync } from 'node:fs';
+import https from 'node:https';
+import { WebSocketServer } from 'ws';
+
+/** What QEMU's VNC server says first; every mode sends it so websockify-style dials complete. */
+export const GREETING = Buffer.from('RFB 003.008\n');
+/** virt-handler copies VNC bytes with 32 KiB reads: the largest frame a real console sends. */
+export const FRAME_BYTES = 32 * 1024;
+/** Bytes the server lets pile up in ws's send buffer before it waits for the socket to drain. */
+const BULK_WINDOW = 256 * 1024;
+
+const [certFile, keyFile] = process.argv.slice(2);
+const frame = Buffer.alloc(FRAME_BYTES, 0x5a);
+
+const server = https.createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, (req, res) => {
+  res.setHeader('content-type', 'application/json');
+  if (req.method === 'GET' && req.url?.includes('/virtualmachineinstances/')) {
+    res.end(JSON.stringify({ metadata: { name: req.url.split('/').pop() }, status: { phase: 'Running' } }));
+  } else if (req.method === 'POST' && req.url?.endsWith('/selfsubjectaccessreviews')) {
+    req.resume();
+    res.end(JSON.stringify({ status: { allowed: true } }));
+  } else {
+    res.statusCode = 404;
+    res.end('{}');
+  }
+});
+const wss = new WebSocketServer({ server, perMessageDeflate: false });
+
+wss.on('connection', (ws, req) => {
+  ws._socket.setNoDelay(true);
+  ws.on('error', () => undefined);
+  ws.send(GREETING);
+  const path = new URL(req.url ?? '/', 'https://bench').pathname;
+  if (path.endsWith('/echo')) {
+    ws.on('message', (data) => ws.send(data));
+  } else if (path.endsWith('/bulk')) {
+    streamBulk(ws, () => true);
+  } else if (path.endsWith('/switch')) {
+    let turn = 0;
+    ws.on('message', () => {
+      const mine = ++turn;
+      if (mine % 2 === 1) streamBulk(ws, () => turn === mine);
+    });
+  }
+});
+
+/** Sends frames while `more()` holds, never more than BULK_WINDOW ahead of the socket. */
+function streamBulk(ws, more) {
+  const socket = ws._socket;
+  const pump = () => {
+    while (more() && ws.readyState === ws.OPEN && ws.bufferedAmount < BULK_WINDOW) ws.send(frame);
+    if (more() && ws.readyState === ws.OPEN) socket.once('drain', pump);
+  };
+  pump();
+}
+
+server.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`);
+});
+process.on('SIGTERM', () => process.exit(0));
