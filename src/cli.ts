@@ -80,7 +80,7 @@ Examples:
     .action(async (targets: string[], flags, command: Command) => {
       const [{ runProxyCommand }, { loadConfig }] = await Promise.all([import('./commands/proxy.js'), import('./config.js')]);
       const globals = command.optsWithGlobals();
-      await runProxyCommand(targets, { ...flags, verbose: globals.verbose }, loadConfig(globals.config), io);
+      await runProxyCommand(targets, { ...flags, verbose: globals.verbose }, await loadConfig(globals.config), io);
     });
 
   addViewerOptions(
@@ -110,7 +110,7 @@ Examples:
     .action(async (targets: string[], flags, command: Command) => {
       const [{ runOpenCommand }, { loadConfig }] = await Promise.all([import('./commands/open.js'), import('./config.js')]);
       const globals = command.optsWithGlobals();
-      await runOpenCommand(targets, { ...flags, verbose: globals.verbose }, loadConfig(globals.config), io);
+      await runOpenCommand(targets, { ...flags, verbose: globals.verbose }, await loadConfig(globals.config), io);
     });
 
   addViewerOptions(
@@ -149,7 +149,7 @@ Examples:
     .action(async (flags, command: Command) => {
       const [{ runListCommand }, { loadConfig }] = await Promise.all([import('./commands/list.js'), import('./config.js')]);
       const globals = command.optsWithGlobals();
-      process.exitCode = await runListCommand({ ...flags, verbose: globals.verbose }, loadConfig(globals.config), io);
+      process.exitCode = await runListCommand({ ...flags, verbose: globals.verbose }, await loadConfig(globals.config), io);
     });
 
   program

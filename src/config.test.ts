@@ -5,21 +5,21 @@ import { describe, expect, it } from 'vitest';
 import { defaultConfigPath, expandAlias, loadConfig, parseConfig } from './config.js';
 
 describe('config file', () => {
-  it('reads defaults and aliases', () => {
-    const config = parseConfig('defaults:\n  provider: openstack\n  cloud: prod\n  listen: 127.0.0.1\naliases:\n  web: openstack:web-01\n', 'c.yaml');
+  it('reads defaults and aliases', async () => {
+    const config = await parseConfig('defaults:\n  provider: openstack\n  cloud: prod\n  listen: 127.0.0.1\naliases:\n  web: openstack:web-01\n', 'c.yaml');
     expect(config.defaults).toEqual({ provider: 'openstack', cloud: 'prod', listen: '127.0.0.1' });
     expect(expandAlias('web', config)).toBe('openstack:web-01');
     expect(expandAlias('db', config)).toBe('db');
   });
 
-  it('rejects an unknown key, naming it and the known ones', () => {
-    expect(() => parseConfig('defaults:\n  colour: red\n', 'c.yaml')).toThrow(/unknown key "defaults.colour"/);
-    expect(() => parseConfig('default:\n  provider: demo\n', 'c.yaml')).toThrow(/unknown key "default"/);
+  it('rejects an unknown key, naming it and the known ones', async () => {
+    await expect(parseConfig('defaults:\n  colour: red\n', 'c.yaml')).rejects.toThrow(/unknown key "defaults.colour"/);
+    await expect(parseConfig('default:\n  provider: demo\n', 'c.yaml')).rejects.toThrow(/unknown key "default"/);
   });
 
-  it('rejects a bad value with what is allowed', () => {
+  it('rejects a bad value with what is allowed', async () => {
     try {
-      parseConfig('defaults:\n  provider: vmware\n', 'c.yaml');
+      await parseConfig('defaults:\n  provider: vmware\n', 'c.yaml');
       expect.unreachable();
     } catch (err) {
       expect((err as Error).message).toMatch(/bad value "vmware" for "defaults.provider"/);
@@ -33,14 +33,14 @@ describe('config file', () => {
     expect(defaultConfigPath({}, '/home/u')).toBe('/home/u/.config/vconsole/config.yaml');
   });
 
-  it('is optional by default but required when named', () => {
+  it('is optional by default but required when named', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-config-'));
     try {
-      expect(loadConfig(undefined, { XDG_CONFIG_HOME: dir })).toEqual({ defaults: {}, aliases: {} });
-      expect(() => loadConfig(path.join(dir, 'missing.yaml'), {})).toThrow(/does not exist/);
+      expect(await loadConfig(undefined, { XDG_CONFIG_HOME: dir })).toEqual({ defaults: {}, aliases: {} });
+      await expect(loadConfig(path.join(dir, 'missing.yaml'), {})).rejects.toThrow(/does not exist/);
       fs.mkdirSync(path.join(dir, 'vconsole'));
       fs.writeFileSync(path.join(dir, 'vconsole', 'config.yaml'), 'aliases:\n  a: demo:a\n');
-      expect(loadConfig(undefined, { XDG_CONFIG_HOME: dir }).aliases).toEqual({ a: 'demo:a' });
+      expect((await loadConfig(undefined, { XDG_CONFIG_HOME: dir })).aliases).toEqual({ a: 'demo:a' });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { UsageError, VconsoleError } from './errors.js';
 
 /** Defaults a config file may set; flags and environment variables win over them. */
@@ -51,7 +50,9 @@ export function defaultConfigPath(env: NodeJS.ProcessEnv = process.env, home = o
  * Parses and validates a config file's text. An unknown key or a bad value is a UsageError
  * naming the file, the key and what is allowed.
  */
-export function parseConfig(text: string, file: string): VconsoleConfig {
+export async function parseConfig(text: string, file: string): Promise<VconsoleConfig> {
+  // The YAML parser loads only when a config file exists.
+  const { parse: parseYaml } = await import('yaml');
   let doc: unknown;
   try {
     doc = parseYaml(text);
@@ -88,7 +89,7 @@ export function parseConfig(text: string, file: string): VconsoleConfig {
 }
 
 /** Loads `--config FILE` (must exist) or the default file (optional). */
-export function loadConfig(explicit?: string, env: NodeJS.ProcessEnv = process.env): VconsoleConfig {
+export async function loadConfig(explicit?: string, env: NodeJS.ProcessEnv = process.env): Promise<VconsoleConfig> {
   const file = explicit ?? env.VCONSOLE_CONFIG ?? defaultConfigPath(env);
   let text: string;
   try {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import type { Duplex } from 'node:stream';
 import { UsageError, VconsoleError, describeError } from '../errors.js';
 import type { DialContext } from '../proxy/types.js';
-import { loadCloudConfig, type CloudConfig, type ConfigSources } from './openstack-config.js';
+import type { CloudConfig, ConfigSources } from './openstack-config.js';
 import { scrubSecrets, type TlsSettings } from './openstack-http.js';
 import { keystoneSession, type KeystoneSession } from './openstack-keystone.js';
 import { ComputeClient, ServerNotFoundError, checkConsoleState, consoleWebSocketUrl, type ServerSummary } from './openstack-nova.js';
@@ -98,6 +98,7 @@ class OpenStackTarget implements ConsoleTarget {
   }
 
   private async open(): Promise<CloudConnection> {
+    const { loadCloudConfig } = await import('./openstack-config.js');
     const cloud = loadCloudConfig(this.sources(), { cloud: this.options.cloud, region: this.options.region, interface: this.options.interface, insecure: this.options.insecure, ca: this.options.ca });
     this.cloud = cloud;
     const tls = await tlsFromOptions(cloud.insecure, cloud.cacert);
@@ -168,6 +169,7 @@ export async function listOpenstackServers(
   signal: AbortSignal = AbortSignal.timeout(60_000),
   sources: () => ConfigSources = processConfigSources,
 ): Promise<Required<ServerSummary>[]> {
+  const { loadCloudConfig } = await import('./openstack-config.js');
   const cloud = loadCloudConfig(sources(), { cloud: options.cloud, region: options.region, interface: options.interface, insecure: options.insecure, ca: options.ca });
   const tls = await tlsFromOptions(cloud.insecure, cloud.cacert);
   return new ComputeClient(keystoneSession(cloud, tls), tls).listServers(signal);

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import WebSocket, { createWebSocketStream, type ClientOptions } from 'ws';
+import type WebSocket from 'ws';
+import type { ClientOptions } from 'ws';
 import { VconsoleError, describeError, isTlsError } from '../errors.js';
 
 /** Pings go out this often; an upstream that misses two pongs in a row is dropped. */
@@ -30,7 +31,9 @@ export interface WebSocketDialOptions {
  * adapter pauses the socket when the reader falls behind). Binary frames carry the bytes.
  * Pings go out from our side so a dead upstream is found even when no byte flows.
  */
-export function dialWebSocket(options: WebSocketDialOptions): Promise<Duplex> {
+export async function dialWebSocket(options: WebSocketDialOptions): Promise<Duplex> {
+  // Loaded on first use: commands and targets that never open a websocket do not pay for it.
+  const { default: WebSocket, createWebSocketStream } = await import('ws');
   const { signal } = options;
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(new VconsoleError(`${options.label}: cancelled`));
@@ -80,7 +83,7 @@ function keepAlive(ws: WebSocket, stream: Duplex, label: string): void {
     missed = 0;
   });
   const timer = setInterval(() => {
-    if (ws.readyState !== WebSocket.OPEN) return;
+    if (ws.readyState !== ws.OPEN) return;
     if (missed >= MISSED_PONGS_ALLOWED) {
       clearInterval(timer);
       stream.destroy(new VconsoleError(`${label}: console stopped answering keepalive pings`));
