@@ -8,6 +8,7 @@ import type { ConfigSources } from './openstack-config.js';
 import { forgetKeystoneSessions } from './openstack-keystone.js';
 import { createOpenStackProvider, listOpenstackServers } from './openstack.js';
 import type { ConsoleTarget, TargetOptions } from './types.js';
+import { readBytes, failure } from '../../test/support/streams.js';
 
 let fixture: OpenStackFixture;
 const logs: string[] = [];
@@ -44,28 +45,7 @@ const context = () => ({
   log: (level: LogLevel, message: string) => logs.push(`${level} ${message}`),
 });
 
-/** The first `n` bytes the console sends. */
-function readBytes(stream: Duplex, n: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    let got = Buffer.alloc(0);
-    const onData = (chunk: Buffer) => {
-      got = Buffer.concat([got, chunk]);
-      if (got.length >= n) {
-        stream.off('data', onData);
-        resolve(got.subarray(0, n));
-      }
-    };
-    stream.on('data', onData);
-    stream.once('error', reject);
-    stream.once('end', () => reject(new Error(`ended after ${got.length} bytes`)));
-  });
-}
 
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  const result = await promise.then(() => undefined, (err: unknown) => err as Error);
-  if (!result) throw new Error('expected a failure');
-  return result;
-}
 
 /** Asserts no token, password or console URL made it into the text. */
 function expectNoSecrets(text: string): void {

@@ -12,31 +12,12 @@ import { UsageError, describeError } from '../errors.js';
 import { splitTarget } from './index.js';
 import type { TargetOptions } from './types.js';
 import { firstChunk, websocketProvider } from './websocket.js';
+import { readBytes, failure } from '../../test/support/streams.js';
 
 const resolve = (text: string, options: TargetOptions = {}) => websocketProvider.resolve(splitTarget(text), options);
 const context = () => ({ signal: AbortSignal.timeout(20_000), log: () => undefined });
 
-function readBytes(stream: Duplex, n: number): Promise<Buffer> {
-  return new Promise((done, reject) => {
-    let got = Buffer.alloc(0);
-    const onData = (chunk: Buffer) => {
-      got = Buffer.concat([got, chunk]);
-      if (got.length >= n) {
-        stream.off('data', onData);
-        done(got.subarray(0, n));
-      }
-    };
-    stream.on('data', onData);
-    stream.once('error', reject);
-    stream.once('end', () => reject(new Error(`ended after ${got.length} bytes`)));
-  });
-}
 
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  const result = await promise.then(() => undefined, (err: unknown) => err as Error);
-  if (!result) throw new Error('expected a failure');
-  return result;
-}
 
 describe('resolve', () => {
   it('shows host, port and path but never the token', () => {

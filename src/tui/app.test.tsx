@@ -7,6 +7,7 @@ import type { SessionSnapshot } from '../proxy/types.js';
 import { App, osc52, type ConsoleActions } from './app.js';
 import { ConsoleStore, type SessionSourceEvents } from './console-store.js';
 import { SessionTable } from './session-table.js';
+import { sessionSnapshot as snapshot } from '../../test/support/snapshots.js';
 
 const DOWN = '\u001B[B';
 const UP = '\u001B[A';
@@ -48,23 +49,6 @@ const frameHas = (app: { lastFrame(): string | undefined }, text: string | RegEx
 const selectedLine = (app: { lastFrame(): string | undefined }) =>
   (app.lastFrame() ?? '').split('\n').find((l) => l.startsWith('›')) ?? '';
 
-function snapshot(id: number, overrides: Partial<SessionSnapshot> = {}): SessionSnapshot {
-  return {
-    id,
-    name: `demo:vm-${id}`,
-    provider: 'demo',
-    state: 'listening',
-    address: '127.0.0.1',
-    port: 5900 + id,
-    clients: 0,
-    totalClients: 0,
-    bytesIn: 0,
-    bytesOut: 0,
-    startedAt: Date.now(),
-    connections: [],
-    ...overrides,
-  };
-}
 
 function fakeActions() {
   return {

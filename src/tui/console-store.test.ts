@@ -6,6 +6,7 @@ import { SessionRegistry } from '../proxy/session-registry.js';
 import type { SessionSnapshot, UpstreamSource } from '../proxy/types.js';
 import { ConsoleStore, LOG_LIMIT, type SessionSourceEvents } from './console-store.js';
 import { rowAddress, rowDisplayState } from './format.js';
+import { sessionSnapshot } from '../../test/support/snapshots.js';
 
 async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -48,23 +49,10 @@ function tcpSource(name: string, port: number): UpstreamSource {
   };
 }
 
-function snapshot(id: number, overrides: Partial<SessionSnapshot> = {}): SessionSnapshot {
-  return {
-    id,
-    name: `vm-${id}`,
-    provider: 'test',
-    state: 'listening',
-    address: '127.0.0.1',
-    port: 5900 + id,
-    clients: 0,
-    totalClients: 0,
-    bytesIn: 0,
-    bytesOut: 0,
-    startedAt: 0,
-    connections: [],
-    ...overrides,
-  };
-}
+
+/** Sessions of a stand-in provider whose start time is the fake clock's zero. */
+const snapshot = (id: number, overrides: Partial<SessionSnapshot> = {}) =>
+  sessionSnapshot(id, { name: `vm-${id}`, provider: 'test', startedAt: 0, ...overrides });
 
 describe('ConsoleStore fed by a real SessionRegistry', () => {
   const cleanups: (() => Promise<void> | void)[] = [];

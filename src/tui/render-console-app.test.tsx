@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { SessionSnapshot } from '../proxy/types.js';
 import { osc52, renderConsoleApp } from './app.js';
 import { ConsoleStore, type SessionSourceEvents } from './console-store.js';
+import { sessionSnapshot } from '../../test/support/snapshots.js';
 
 async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = performance.now() + timeoutMs;
@@ -12,22 +13,6 @@ async function until(condition: () => boolean, what: string, timeoutMs = 10_000)
   }
 }
 
-function listening(id: number): SessionSnapshot {
-  return {
-    id,
-    name: `demo:vm-${id}`,
-    provider: 'demo',
-    state: 'listening',
-    address: '127.0.0.1',
-    port: 5900 + id,
-    clients: 0,
-    totalClients: 0,
-    bytesIn: 0,
-    bytesOut: 0,
-    startedAt: Date.now(),
-    connections: [],
-  };
-}
 
 describe('renderConsoleApp', () => {
   /** Just enough of a terminal for Ink: a writable with a size, and a raw-mode-capable input. */
@@ -69,7 +54,7 @@ describe('renderConsoleApp', () => {
   it('leaves Ctrl+C to the caller, copies with OSC 52 on a terminal and exits on unmount', async () => {
     const source = new EventEmitter<SessionSourceEvents>();
     const store = new ConsoleStore(source);
-    source.emit('added', { snapshot: () => listening(1) });
+    source.emit('added', { snapshot: () => sessionSnapshot(1) });
     const actions = { onOpenViewer: vi.fn(), onRetry: vi.fn(), onClose: vi.fn(), onAdd: vi.fn(), onQuit: vi.fn() };
     const stdout = new FakeTerminalOutput();
     const stdin = new FakeTerminalInput();
@@ -97,7 +82,7 @@ describe('renderConsoleApp', () => {
   it('renders without keys when stdin is not a terminal', async () => {
     const source = new EventEmitter<SessionSourceEvents>();
     const store = new ConsoleStore(source);
-    source.emit('added', { snapshot: () => listening(2) });
+    source.emit('added', { snapshot: () => sessionSnapshot(2) });
     const stdout = new FakeTerminalOutput();
     const handle = renderConsoleApp(store, { onOpenViewer: vi.fn(), onRetry: vi.fn(), onClose: vi.fn(), onAdd: vi.fn(), onQuit: vi.fn() }, {
       stdout: stdout as unknown as NodeJS.WriteStream,

@@ -13,6 +13,7 @@ import type { ConfigSources } from '../../src/targets/openstack-config.js';
 import { forgetKeystoneSessions } from '../../src/targets/openstack-keystone.js';
 import { createOpenStackProvider } from '../../src/targets/openstack.js';
 import { FIXTURE_USER, startOpenStackFixture, type OpenStackFixture } from '../fixtures/openstack-api.js';
+import { failure } from '../support/streams.js';
 
 /**
  * The OpenStack, websocket, tcp and unix providers driven directly over real sockets: a fake
@@ -35,11 +36,6 @@ function openstackTarget(fixture: OpenStackFixture, server: string) {
   return createOpenStackProvider(sources).resolve(splitTarget(`openstack:${server}`), {});
 }
 
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  const result = await promise.then(() => undefined, (err: unknown) => err as Error);
-  if (!result) throw new Error('expected a failure');
-  return result;
-}
 
 describe('OpenStack console through the fixture proxy', () => {
   let fixture: OpenStackFixture;
