@@ -1,5 +1,4 @@
-import type { Duplex } from 'node:stream';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FIXTURE_APP_CREDENTIAL, FIXTURE_USER, startOpenStackFixture, type OpenStackFixture } from '../../test/fixtures/openstack-api.js';
 import { UsageError, describeError } from '../errors.js';
 import type { LogLevel } from '../proxy/types.js';

@@ -3,7 +3,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, type Duplex } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startOpenStackFixture, type OpenStackFixture } from '../../test/fixtures/openstack-api.js';

@@ -3,7 +3,6 @@ import { render } from 'ink-testing-library';
 import type { ReactElement } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SessionRegistry } from '../proxy/session-registry.js';
-import type { SessionSnapshot } from '../proxy/types.js';
 import { App, osc52, type ConsoleActions } from './app.js';
 import { ConsoleStore, type SessionSourceEvents } from './console-store.js';
 import { SessionTable } from './session-table.js';

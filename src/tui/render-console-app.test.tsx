@@ -1,6 +1,5 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
-import type { SessionSnapshot } from '../proxy/types.js';
 import { osc52, renderConsoleApp } from './app.js';
 import { ConsoleStore, type SessionSourceEvents } from './console-store.js';
 import { sessionSnapshot } from '../../test/support/snapshots.js';
