@@ -7,7 +7,7 @@ import { VconsoleError, describeError, isTlsError } from '../errors.js';
 /** Pings go out this often; an upstream that misses two pongs in a row is dropped. */
 export function keepaliveIntervalMs(): number {
   const fromEnv = Number(process.env.VCONSOLE_KEEPALIVE_MS);
-  return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : 15_000;
+  return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : 10_000;
 }
 const MISSED_PONGS_ALLOWED = 2;
 
