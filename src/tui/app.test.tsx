@@ -212,6 +212,20 @@ describe('App keys', () => {
   });
 });
 
+describe('App add prompt, pasted', () => {
+  it('adds a target pasted together with its Enter in one chunk', async () => {
+    const { store } = eventStore();
+    const actions = fakeActions();
+    const app = await mountApp(<App store={store} actions={actions} />);
+    app.stdin.write('a');
+    await until(frameHas(app, 'add target:'), 'the prompt');
+    app.stdin.write('demo:vm-b\r');
+    await until(() => (actions.onAdd as unknown as { mock: { calls: unknown[] } }).mock.calls.length === 1, 'the add');
+    expect(actions.onAdd).toHaveBeenCalledWith('demo:vm-b');
+    await until(() => !app.lastFrame()!.includes('add target:'), 'the prompt to close');
+  });
+});
+
 describe('App redraws', () => {
   it('coalesces a burst of changes into one frame and draws nothing while idle', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });

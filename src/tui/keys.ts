@@ -44,18 +44,27 @@ export function reduceKey(
 
 function promptKey(ui: UiState, input: string, key: Key): { ui: UiState; action?: ConsoleAction } {
   if (key.escape) return { ui: { ...ui, mode: 'browse', draft: '', notice: undefined } };
-  if (key.return) {
-    const text = ui.draft.trim();
-    const next: UiState = { ...ui, mode: 'browse', draft: '' };
-    if (!text) return { ui: { ...next, notice: undefined } };
-    return { ui: { ...next, notice: `adding ${text}` }, action: { type: 'add', text } };
-  }
+  if (key.return) return submitDraft(ui.draft);
   // Terminals send DEL (0x7f) for Backspace, which some parsers call `delete`.
   if (key.backspace || key.delete) return { ui: { ...ui, draft: ui.draft.slice(0, -1) } };
   if (key.ctrl && input === 'u') return { ui: { ...ui, draft: '' } };
   if (key.ctrl || key.meta || key.tab || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow) return { ui };
-  const typed = input.replace(/[\u0000-\u001f\u007f]/g, '');
+  // A pasted line (or fast typing over ssh) arrives as one chunk with its Enter inside.
+  const lineEnd = input.search(/[\r\n]/);
+  if (lineEnd >= 0) return submitDraft(ui.draft + printable(input.slice(0, lineEnd)));
+  const typed = printable(input);
   return typed ? { ui: { ...ui, draft: ui.draft + typed } } : { ui };
+
+  function submitDraft(draft: string): { ui: UiState; action?: ConsoleAction } {
+    const text = draft.trim();
+    const next: UiState = { ...ui, mode: 'browse', draft: '' };
+    if (!text) return { ui: { ...next, notice: undefined } };
+    return { ui: { ...next, notice: `adding ${text}` }, action: { type: 'add', text } };
+  }
+}
+
+function printable(input: string): string {
+  return input.replace(/[\u0000-\u001f\u007f]/g, '');
 }
 
 function browseKey(
