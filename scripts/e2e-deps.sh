@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the end-to-end tests (test/e2e) drive: QEMU with SeaBIOS,
+# websockify, TigerVNC and remote-viewer under Xvfb, vncsnapshot, tmux, and the X/ImageMagick
+# tools that find and photograph windows. Idempotent and quiet: does nothing when every
+# package is installed already (set E2E_DEPS_FORCE=1 to run apt-get anyway). Runs as root
+# without a TTY (CI); otherwise through sudo.
+set -euo pipefail
+
+packages=(
+  qemu-system-x86   # qemu-system-x86_64 + SeaBIOS/VGA BIOS: the VMs whose screens are checked
+  websockify        # the proxy core of nova-novncproxy, in front of QEMU for ws:// and openstack:
+  tigervnc-viewer   # vncviewer
+  virt-viewer       # remote-viewer
+  xvfb              # the X server the viewers draw on
+  vncsnapshot       # a headless RFB client that saves the framebuffer as JPEG
+  socat
+  tmux              # the real terminal the TUI runs in
+  imagemagick       # import (screenshots), convert (decoding pictures)
+  x11-utils         # xwininfo
+  xdotool           # moving windows apart (there is no window manager)
+  xauth
+  iproute2          # ss: which ports a process listens on
+  procps            # pgrep
+  # Fonts: Xvfb needs its "fixed" font, TigerVNC (FLTK/Xft) and remote-viewer (GTK) need a
+  # scalable one; without them the viewers start with empty titles or fail to open windows.
+  xfonts-base
+  fonts-dejavu-core
+  fontconfig
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$package")
+  fi
+done
+
+if [[ ${#missing[@]} -eq 0 && "${E2E_DEPS_FORCE:-}" != 1 ]]; then
+  echo "e2e-deps: all ${#packages[@]} packages are installed"
+  exit 0
+fi
+[[ ${#missing[@]} -eq 0 ]] && missing=("${packages[@]}")
+
+as_root=()
+if [[ "$(id -u)" -ne 0 ]]; then
+  if ! command -v sudo >/dev/null 2>&1; then
+    echo "e2e-deps: need root (or sudo) to install: ${missing[*]}" >&2
+    exit 1
+  fi
+  as_root=(sudo -n)
+fi
+
+echo "e2e-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" apt-get update -qq
+"${as_root[@]}" apt-get install -y -qq --no-install-recommends -o Dpkg::Use-Pty=0 "${missing[@]}" >/dev/null
+echo "e2e-deps: done"

@@ -1,0 +1,145 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startKubevirtQemuCluster, type KubevirtQemuCluster } from './support/kubevirt-qemu.js';
+import { canConnect, listeningPortsOf } from './support/net.js';
+import { pollFor } from './support/poll.js';
+import { awaitProcessesGone, commandLine, descendantPids, ProcessLab } from './support/processes.js';
+import { startTmux, type TmuxTerminal } from './support/tmux.js';
+import { E2E_SETUP_TIMEOUT_MS, E2E_TEST_TIMEOUT_MS, gatedTitle, REPO_ROOT, requireTools, VCONSOLE_BIN } from './support/tools.js';
+import { awaitVmWindows, type ViewerWindowKind, type VmWindow } from './support/viewer-windows.js';
+import { vconsoleEnv } from './support/vconsole.js';
+import { awaitWindowsGone, startXvfb, type XServer } from './support/xvfb.js';
+
+// The TUI in a real terminal (tmux), driving real viewer windows on Xvfb, with real QEMU VMs
+// behind the KubeVirt fixture: what a user of `vconsole open` on a workstation sees and types.
+const gate = requireTools(['tmux', 'qemu-system-x86_64', 'vncsnapshot', 'convert', 'import', 'Xvfb', 'xwininfo', 'xdotool', 'vncviewer', 'remote-viewer', 'ss', 'pgrep']);
+
+const TIGERVNC: ViewerWindowKind = { viewer: 'TigerVNC', className: 'TigerVNC Viewer' };
+const REMOTE_VIEWER: ViewerWindowKind = { viewer: 'remote-viewer', className: 'Remote-viewer' };
+
+/** The table row of `target` once its viewer is open: `default/vm-a  kubevirt  127.0.0.1:40123  viewer open ...`. */
+function rowWithOpenViewer(screen: string, target: string): RegExpMatchArray | null {
+  const row = new RegExp(`${target.replace('/', '\\/')}\\s.*127\\.0\\.0\\.1:(\\d+)\\s+viewer open`);
+  return screen.split('\n').map((line) => row.exec(line)).find((m) => m) ?? null;
+}
+
+/** What vconsole has running at one moment: its child processes, its listening ports, its viewers' windows. */
+interface Running {
+  pids: number[];
+  ports: number[];
+  windowIds: string[];
+}
+
+describe.skipIf(gate.skip)(gatedTitle('vconsole open TUI in tmux', gate), () => {
+  const lab = new ProcessLab();
+  let dir: string;
+  let x: XServer;
+  let cluster: KubevirtQemuCluster;
+  let terminal: TmuxTerminal | undefined;
+
+  beforeAll(async () => {
+    dir = await lab.tempDir('tui');
+    [x, cluster] = await Promise.all([startXvfb(lab), startKubevirtQemuCluster(lab, dir)]);
+  }, E2E_SETUP_TIMEOUT_MS);
+  // A failed test must not leave its vconsole and viewers around for the next one.
+  afterEach(async () => {
+    await terminal?.destroy();
+    terminal = undefined;
+  }, 60_000);
+  afterAll(async () => {
+    await cluster?.close().catch(() => undefined);
+    await lab.cleanup();
+  }, 60_000);
+
+  async function openInTmux(targets: string[], name: string, viewerArgs: string[] = ['--viewer', 'tigervnc']): Promise<TmuxTerminal> {
+    const termDir = await lab.tempDir(name);
+    const command = [process.execPath, VCONSOLE_BIN, 'open', ...targets, ...viewerArgs, '--kubeconfig', cluster.kubeconfig];
+    terminal = await startTmux(lab, termDir, command, { columns: 160, rows: 40, cwd: REPO_ROOT, env: vconsoleEnv(x.env) });
+    return terminal;
+  }
+
+  async function whatVconsoleRuns(term: TmuxTerminal, windows: VmWindow[]): Promise<Running> {
+    return { pids: await descendantPids(term.pid), ports: await listeningPortsOf(term.pid), windowIds: windows.map((w) => w.window.id) };
+  }
+
+  /** After quitting: vconsole exited 0, and nothing it started is left (see expectAllGone). */
+  async function expectCleanExit(term: TmuxTerminal, running: Running, how: string): Promise<void> {
+    const status = await pollFor(() => term.exitStatus(), { what: `vconsole to exit after ${how}`, timeoutMs: 15_000, detail: () => term.capture() });
+    expect(status, await term.capture()).toBe('exit 0');
+    await expectAllGone(term, running, how);
+  }
+
+  /** No vconsole, no viewer process, no viewer window, and every port it listened on refuses connections. */
+  async function expectAllGone(term: TmuxTerminal, running: Running, how: string): Promise<void> {
+    await awaitProcessesGone([term.pid], `vconsole to exit after ${how}`);
+    await awaitProcessesGone(running.pids, `vconsole's viewers to exit after ${how}`);
+    await awaitWindowsGone(x, running.windowIds, `the viewer windows to close after ${how}`);
+    for (const port of running.ports) expect(await canConnect(port), `port ${port} still open after ${how}`).toBe(false);
+  }
+
+  it('tmux + tigervnc + qemu: the table shows the VM, `a` adds a second one with its own window, Ctrl+C leaves nothing behind', async () => {
+    const term = await openInTmux(['default/vm-a'], 'ctrl-c');
+    const first = await term.awaitScreen('a row for default/vm-a with its viewer open', (s) => rowWithOpenViewer(s, 'default/vm-a') !== null);
+    await awaitVmWindows(x, dir, TIGERVNC, [cluster.vmA], () => '');
+
+    await term.sendKeys(['a']);
+    await term.awaitScreen('the add-target prompt', (s) => s.includes('add target:'));
+    await term.sendKeys(['default/vm-b'], true);
+    // Like a person: look at what was typed, then press Enter.
+    await term.awaitScreen('the typed target in the prompt', (s) => s.includes('add target: default/vm-b'));
+    await term.sendKeys(['Enter']);
+    const both = await term.awaitScreen('a row for default/vm-b with its viewer open', (s) => rowWithOpenViewer(s, 'default/vm-b') !== null);
+    const windows = await awaitVmWindows(x, dir, TIGERVNC, [cluster.vmA, cluster.vmB], () => '');
+
+    const running = await whatVconsoleRuns(term, windows);
+    const shownPorts = [rowWithOpenViewer(first, 'default/vm-a')![1], rowWithOpenViewer(both, 'default/vm-b')![1]].map(Number);
+    expect(running.ports.sort()).toEqual(shownPorts.sort());
+    const viewers = (await Promise.all(running.pids.map(commandLine))).filter((line) => line?.includes('vncviewer'));
+    expect(viewers).toHaveLength(2);
+
+    await term.sendKeys(['C-c']);
+    await expectCleanExit(term, running, 'Ctrl+C');
+  }, E2E_TEST_TIMEOUT_MS);
+
+  it('tmux + tigervnc + qemu: q quits, closing the viewer and the port', async () => {
+    const term = await openInTmux(['default/vm-b'], 'quit');
+    await term.awaitScreen('a row for default/vm-b with its viewer open', (s) => rowWithOpenViewer(s, 'default/vm-b') !== null);
+    const running = await whatVconsoleRuns(term, await awaitVmWindows(x, dir, TIGERVNC, [cluster.vmB], () => ''));
+    expect(running.ports).toHaveLength(1);
+
+    await term.sendKeys(['q']);
+    await expectCleanExit(term, running, 'q');
+  }, E2E_TEST_TIMEOUT_MS);
+
+  it('tmux + remote-viewer + qemu: --no-tui in a terminal prints the ports, and Ctrl+C (SIGINT to the whole foreground group) leaves nothing behind', async () => {
+    const term = await openInTmux(['default/vm-a', 'default/vm-b'], 'no-tui', ['--viewer', 'remote-viewer', '--no-tui']);
+    const screen = await term.awaitScreen('both port lines', (s) => s.includes('"target":"default/vm-a"') && s.includes('"target":"default/vm-b"'));
+    const running = await whatVconsoleRuns(term, await awaitVmWindows(x, dir, REMOTE_VIEWER, [cluster.vmA, cluster.vmB], () => ''));
+    const printed = [...screen.matchAll(/"port":(\d+)/g)].map((m) => Number(m[1]));
+    expect(running.ports.sort()).toEqual(printed.sort());
+
+    await term.sendKeys(['C-c']);
+    await expectCleanExit(term, running, 'Ctrl+C');
+  }, E2E_TEST_TIMEOUT_MS);
+
+  it('tmux + tigervnc + qemu: closing the terminal (SIGHUP) leaves no vconsole, viewer or port behind', async () => {
+    const term = await openInTmux(['default/vm-a'], 'hangup');
+    await term.awaitScreen('a row for default/vm-a with its viewer open', (s) => rowWithOpenViewer(s, 'default/vm-a') !== null);
+    const running = await whatVconsoleRuns(term, await awaitVmWindows(x, dir, TIGERVNC, [cluster.vmA], () => ''));
+    expect(running.ports).toHaveLength(1);
+
+    await term.kill();
+    await expectAllGone(term, running, 'the terminal closed');
+  }, E2E_TEST_TIMEOUT_MS);
+
+  it('tmux: a target pasted into the add prompt together with its Enter is added', async () => {
+    const term = await openInTmux(['demo:vm-a'], 'paste', ['--viewer', 'none']);
+    await term.awaitScreen('a row for demo:vm-a', (s) => /demo:vm-a\s.*127\.0\.0\.1:\d+/.test(s));
+    await term.sendKeys(['a']);
+    await term.awaitScreen('the add-target prompt', (s) => s.includes('add target:'));
+    // One write to the terminal, as a paste of a copied line (or fast typing over ssh) arrives.
+    await term.sendKeys(['demo:vm-b\r'], true);
+    await term.awaitScreen('a row for demo:vm-b', (s) => /demo:vm-b\s.*127\.0\.0\.1:\d+/.test(s), 15_000);
+    await term.sendKeys(['q']);
+    await pollFor(() => term.exitStatus(), { what: 'vconsole to exit after q', timeoutMs: 15_000 });
+  }, E2E_TEST_TIMEOUT_MS);
+});

@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+// End-to-end tests against real programs (QEMU, websockify, TigerVNC, remote-viewer, tmux):
+// one file at a time, since each starts VMs and an X server and a 2-core machine has no room
+// for two such files at once; timeouts sized for QEMU under TCG on a loaded machine.
+export default defineConfig({
+  test: {
+    include: ['test/e2e/**/*.e2e.test.ts'],
+    fileParallelism: false,
+    maxWorkers: 1,
+    testTimeout: 180_000,
+    hookTimeout: 240_000,
+    teardownTimeout: 60_000,
+  },
+});
