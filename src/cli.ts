@@ -50,7 +50,17 @@ export function buildProgram(): Command {
     .version(VERSION, '-V, --version', 'print the version')
     .option('-v, --verbose', 'log more, and show stack traces of errors')
     .option('--config <file>', 'config file (default: $XDG_CONFIG_HOME/vconsole/config.yaml or ~/.config/vconsole/config.yaml)')
-    .exitOverride();
+    .exitOverride()
+    .addHelpText(
+      'after',
+      `
+Examples:
+  vconsole open demo:vm-a demo:vm-b          try it with the built-in demo consoles
+  vconsole open vm-a prod/db-1               KubeVirt VMIs, one viewer each, in a terminal UI
+  vconsole proxy vm-a --port 5901            a local port only, for a viewer elsewhere
+  vconsole viewers                           which viewer open would launch here
+  vconsole list -A                           the VMs there are to open`,
+    );
 
   addTargetOptions(
     program

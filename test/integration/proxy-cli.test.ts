@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import net from 'node:net';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -120,3 +121,21 @@ async function freePortPair(): Promise<number> {
   }
   throw new Error('no free consecutive ports');
 }
+
+describe('vconsole --help and --version', () => {
+  it.each([[[]], [['proxy']], [['open']], [['viewers']], [['list']], [['version']]])('%j --help shows examples and exits 0', async (command) => {
+    const result = await runVconsole([...command, '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/Usage: vconsole/);
+    expect(result.stdout).toMatch(/Examples:\n  vconsole /);
+  });
+
+  it('--version prints the package version', async () => {
+    const { version } = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    for (const args of [['--version'], ['version'], ['-V']]) {
+      const result = await runVconsole(args);
+      expect(result.code).toBe(0);
+      expect(result.stdout.split('\n')[0]).toBe(version);
+    }
+  });
+});
