@@ -18,6 +18,7 @@ interface ViewerLogEntry {
 
 let binDir: string;
 const running: RunningVconsole[] = [];
+const viewerLogs: string[] = [];
 
 beforeAll(() => {
   binDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-open-'));
@@ -28,12 +29,22 @@ beforeAll(() => {
   fs.symlinkSync(process.execPath, path.join(binDir, 'node'));
 });
 afterAll(() => fs.rmSync(binDir, { recursive: true, force: true }));
-afterEach(() => {
-  while (running.length) running.pop()!.kill();
+afterEach(async () => {
+  // Ctrl+C as a user would: vconsole stops the viewers it started. Anything a failed test
+  // left behind is killed from the viewers' own records.
+  await Promise.all(running.splice(0).map((child) => child.stop()));
+  for (const log of viewerLogs.splice(0)) {
+    if (!fs.existsSync(log)) continue;
+    for (const line of fs.readFileSync(log, 'utf8').split('\n').filter(Boolean)) {
+      const { pid } = JSON.parse(line) as { pid: number };
+      if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+    }
+  }
 });
 
 function openWith(args: string[], extraEnv: Record<string, string> = {}) {
   const log = path.join(binDir, `viewers-${Math.random().toString(36).slice(2)}.jsonl`);
+  viewerLogs.push(log);
   const child = startVconsole(['open', ...args], { PATH: binDir, FAKE_VIEWER_LOG: log, ...extraEnv });
   running.push(child);
   const entries = (): ViewerLogEntry[] =>

@@ -32,7 +32,10 @@ export interface RunningVconsole {
   /** Resolves once stderr contains `pattern`. */
   waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<void>;
   exit(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGKILL: nothing vconsole started gets cleaned up. */
   kill(): void;
+  /** SIGINT as a user would, so vconsole closes its viewers; SIGKILL if it lingers. */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /** Starts `vconsole ARGS` as a user would, from bin/, with a clean environment plus `env`. */
@@ -70,6 +73,14 @@ export function startVconsole(args: string[], env: NodeJS.ProcessEnv = {}): Runn
     },
     exit: () => exited,
     kill: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    },
+    async stop(graceMs = 5000) {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGINT');
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+      clearTimeout(timer);
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     },
   };
