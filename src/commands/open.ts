@@ -157,7 +157,7 @@ function plainView(registry: SessionRegistry, io: CommandIo, verbose: boolean): 
 async function mountTui(registry: SessionRegistry, actions: import('../tui/app.js').ConsoleActions): Promise<OpenView> {
   // React's development build draws a frame about twice as slowly (docs/BENCHMARKS.md).
   process.env.NODE_ENV ??= 'production';
-  const { ConsoleStore, renderConsoleApp } = await import('../tui/index.js');
+  const { ConsoleStore, renderConsoleApp } = await importWithoutCiFlags(() => import('../tui/index.js'));
   const store = new ConsoleStore(registry);
   const app = renderConsoleApp(store, actions);
   let mounted = true;
@@ -175,4 +175,21 @@ async function mountTui(registry: SessionRegistry, actions: import('../tui/app.j
       store.dispose();
     },
   };
+}
+
+/**
+ * Ink draws only the last frame when it believes it runs in CI (CI or CONTINUOUS_INTEGRATION
+ * set when it loads). We draw the TUI only on a real terminal, so it must draw live there even
+ * when those variables are set (a CI job driving tmux, a shell that exports CI=1). The
+ * variables are back in place for everything else, viewers included.
+ */
+async function importWithoutCiFlags<T>(load: () => Promise<T>): Promise<T> {
+  const saved = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION };
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
+  try {
+    return await load();
+  } finally {
+    for (const [key, value] of Object.entries(saved)) if (value !== undefined) process.env[key] = value;
+  }
 }
