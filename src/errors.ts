@@ -79,3 +79,9 @@ const URL_CREDENTIALS = /(\/\/)[^/@\s:]+:[^/@\s]+@/g;
 export function redactSecrets(text: string): string {
   return text.replace(TOKEN_QUERY, '$1***').replace(BEARER, '$1***').replace(URL_CREDENTIALS, '$1***@');
 }
+
+/** What the user typed as a target, with query and fragment (console tokens) cut off, for messages. */
+export function safeTargetText(text: string): string {
+  const cut = text.search(/[?#]/);
+  return redactSecrets(cut === -1 ? text : `${text.slice(0, cut)}?…`);
+}

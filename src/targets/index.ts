@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js';
+import { UsageError, safeTargetText } from '../errors.js';
 import { demoProvider } from './demo.js';
 import { kubevirtProvider } from './kubevirt.js';
 import { openstackProvider } from './openstack.js';
@@ -47,10 +47,4 @@ export function resolveTarget(raw: string, options: TargetOptions, defaultProvid
     throw new UsageError(`unknown target scheme "${spec.scheme}:" in "${safeTargetText(text)}"`, `use one of ${known}`);
   }
   return provider.resolve(spec, options);
-}
-
-/** The target text with any query string (console tokens) cut off, for messages. */
-export function safeTargetText(text: string): string {
-  const q = text.indexOf('?');
-  return q === -1 ? text : `${text.slice(0, q)}?…`;
 }

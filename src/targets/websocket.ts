@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Duplex } from 'node:stream';
-import { UsageError, VconsoleError, describeError, redactSecrets } from '../errors.js';
+import { UsageError, VconsoleError, describeError, safeTargetText } from '../errors.js';
 import { isCertificateError, type TlsSettings } from './openstack-http.js';
 import { dialWebSocket } from './websocket-dial.js';
 import type { ConsoleProvider, ConsoleTarget, TargetOptions } from './types.js';
@@ -114,15 +114,6 @@ export async function tlsFromOptions(insecure: boolean | undefined, caFile: stri
   } catch (err) {
     throw new VconsoleError(`cannot read CA file ${caFile}: ${describeError(err)}`, { hint: 'check --ca (or cacert in clouds.yaml)' });
   }
-}
-
-/**
- * The typed text with query and fragment cut off. (index.ts has the same helper; importing it
- * here would make a cycle with the provider list.)
- */
-function safeTargetText(text: string): string {
-  const cut = text.search(/[?#]/);
-  return redactSecrets(cut === -1 ? text : `${text.slice(0, cut)}?…`);
 }
 
 /** `ws://host:port/path` without credentials, query or fragment: safe to show. */
