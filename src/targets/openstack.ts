@@ -79,7 +79,7 @@ class OpenStackTarget implements ConsoleTarget {
       });
       const socketUrl = consoleWebSocketUrl(consoleUrl, compute.endpoint);
       const token = socketUrl.searchParams.get('token');
-      if (token) this.consoleTokens.add(token);
+      if (token) this.rememberConsoleToken(token);
       log('debug', `new console from Nova; opening ${socketUrl.protocol}//${socketUrl.host}${socketUrl.pathname}`);
       return dialWebsockify({
         url: socketUrl.href,
@@ -89,6 +89,12 @@ class OpenStackTarget implements ConsoleTarget {
         rejectedHint: 'the token was fresh from Nova: check that nova-novncproxy shares its database and clock with nova-api ([consoleauth] token_ttl)',
       });
     });
+  }
+
+  /** The recent console tokens (enough to scrub any error still in flight), not every one ever. */
+  private rememberConsoleToken(token: string): void {
+    this.consoleTokens.add(token);
+    if (this.consoleTokens.size > 32) this.consoleTokens.delete(this.consoleTokens.values().next().value as string);
   }
 
   private connect(): Promise<CloudConnection> {
