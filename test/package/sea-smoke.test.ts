@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startKubevirtFixture } from '../fixtures/kubevirt-api.js';
+import { FIXTURE_USER, startOpenStackFixture } from '../fixtures/openstack-api.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -110,6 +112,72 @@ describe.skipIf(!onLinuxX64 || (!binaryPresent && !seaRequired))('single executa
       expect({ code, signal, stderr }).toMatchObject({ code: 0, signal: null });
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
+
+  it('serves KubeVirt, OpenStack, tcp and ws targets: the providers made it into the bundle', async () => {
+    const kubevirt = await startKubevirtFixture({ vmis: [{ namespace: 'default', name: 'vm-a' }] });
+    const openstack = await startOpenStackFixture();
+    const dir = scratchDir();
+    const copy = path.join(dir, 'vconsole');
+    copyFileSync(BINARY, copy);
+    const clouds = path.join(dir, 'clouds.yaml');
+    writeFileSync(
+      clouds,
+      `clouds:\n  fixture:\n    auth:\n      auth_url: ${openstack.authUrl}\n      username: alice\n      password: "${FIXTURE_USER.password}"\n` +
+        '      project_name: demo\n      user_domain_name: Default\n      project_domain_name: Default\n',
+    );
+    const { url } = openstack.issueConsoleToken();
+    const args = ['proxy', 'vm-a', 'os:web-1', `tcp://127.0.0.1:${openstack.rfb.port}`, url, '--cloud', 'fixture'];
+    const env = { ...nodelessEnv(), KUBECONFIG: kubevirt.kubeconfigPath(), OS_CLIENT_CONFIG_FILE: clouds };
+    const child = spawn(copy, args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (stdout.split('\n').filter((l) => l.startsWith('{')).length < 4) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no port lines; stderr: ${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const lines = stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { target: string; port: number });
+      expect(lines[0].target).toBe('default/vm-a');
+      for (const line of lines) expect(await readGreeting(line.port, 12)).toBe('RFB 003.008\n');
+    } finally {
+      child.kill('SIGKILL');
+      await kubevirt.close();
+      await openstack.close();
+    }
+  });
+
+  it('draws the open TUI in a terminal (tmux) and quits on q', async () => {
+    const tmux = spawnSync('tmux', ['-V'], { encoding: 'utf8' });
+    expect(tmux.status, 'tmux is needed to give the executable a terminal').toBe(0);
+    const dir = scratchDir();
+    const copy = path.join(dir, 'vconsole');
+    copyFileSync(BINARY, copy);
+    const socket = path.join(dir, 'tmux.sock');
+    const tmuxRun = (...args: string[]) => spawnSync('tmux', ['-S', socket, ...args], { encoding: 'utf8' });
+    const done = path.join(dir, 'exit-code');
+    const command = `env PATH=${dir} CI=true ${copy} open demo:tui --viewer none; echo $? > ${done}`;
+    expect(tmuxRun('new-session', '-d', '-x', '160', '-y', '30', command).status).toBe(0);
+    try {
+      const deadline = Date.now() + 60_000;
+      let screen = '';
+      while (!/demo:tui\s+demo\s+127\.0\.0\.1:\d+\s+listening/.test(screen)) {
+        if (Date.now() > deadline) throw new Error(`no TUI row; screen:\n${screen}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        screen = tmuxRun('capture-pane', '-p').stdout;
+      }
+      tmuxRun('send-keys', 'q');
+      while (!existsSync(done) || readFileSync(done, 'utf8').trim() === '') {
+        if (Date.now() > deadline) throw new Error('vconsole did not exit on q');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(readFileSync(done, 'utf8').trim()).toBe('0');
+    } finally {
+      tmuxRun('kill-server');
     }
   });
 
