@@ -73,7 +73,7 @@ export class DemoScreen {
   private readonly lines: Record<ScreenLine, LineState>;
   private buttons = 0;
   private clicks = 0;
-  private pointerAt = { x: 0, y: 0 };
+  private pointerAt: { x: number; y: number };
 
   constructor(
     readonly name: string,

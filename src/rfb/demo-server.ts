@@ -51,7 +51,7 @@ class RfbSession {
     this.sendUpdateIfDue();
   };
 
-  constructor(private readonly stream: Duplex, private readonly desktop: DemoDesktop, private readonly name: string) {
+  constructor(private readonly stream: Duplex, private readonly desktop: DemoDesktop) {
     stream.on('data', (chunk: Buffer) => this.receive(chunk));
     stream.on('error', () => stream.destroy());
     stream.on('end', () => stream.end());
@@ -62,27 +62,23 @@ class RfbSession {
   private receive(chunk: Buffer): void {
     if (this.stream.destroyed || this.stream.writableEnded) return;
     try {
-      let data = chunk;
-      if (this.skipping > 0) {
-        const dropped = Math.min(this.skipping, data.length);
-        this.skipping -= dropped;
-        data = data.subarray(dropped);
-      }
-      this.buffer = this.buffer.length ? Buffer.concat([this.buffer, data]) : data;
-      let offset = 0;
+      this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : chunk;
+      let offset = this.skipCutText(0);
       for (let used = this.step(offset); used > 0 && !this.stream.destroyed; used = this.step(offset)) {
-        offset += used;
-        if (this.skipping > 0) {
-          const dropped = Math.min(this.skipping, this.buffer.length - offset);
-          this.skipping -= dropped;
-          offset += dropped;
-        }
+        offset = this.skipCutText(offset + used);
       }
       this.buffer = this.buffer.subarray(offset);
     } catch (err) {
       // A client that breaks the protocol loses its own connection, nobody else's.
       this.stream.destroy(err instanceof RfbProtocolError ? undefined : (err as Error));
     }
+  }
+
+  /** Drops what is buffered at `offset` of a ClientCutText payload still due; returns the new offset. */
+  private skipCutText(offset: number): number {
+    const dropped = Math.min(this.skipping, this.buffer.length - offset);
+    this.skipping -= dropped;
+    return offset + dropped;
   }
 
   /** Handles one message at `offset`; returns the bytes it used, 0 when more must arrive. */
@@ -113,7 +109,8 @@ class RfbSession {
       case 'clientInit':
         if (available < 1) return 0;
         // The shared flag is ignored: every viewer of a demo VM shares its one screen.
-        this.stream.write(encodeServerInit(this.desktop.screen.width, this.desktop.screen.height, this.name));
+        const { width, height, name } = this.desktop.screen;
+        this.stream.write(encodeServerInit(width, height, name));
         this.phase = 'normal';
         this.desktop.attach(this.onScreenChange);
         return 1;
@@ -205,34 +202,35 @@ function lengthPrefixed(text: string): Buffer {
   return Buffer.concat([u32(bytes.length), bytes]);
 }
 
-function checkedSize(width: number | undefined, height: number | undefined): { width: number; height: number } {
-  const size = { width: width ?? 800, height: height ?? 600 };
-  for (const value of [size.width, size.height]) {
+/** A desktop of the asked size (default 800x600); throws for sizes outside 16..8192. */
+function createDesktop(options: { name: string; width?: number; height?: number }): DemoDesktop {
+  const width = options.width ?? 800;
+  const height = options.height ?? 600;
+  for (const value of [width, height]) {
     if (!Number.isInteger(value) || value < 16 || value > 8192) {
-      throw new VconsoleError(`demo console size ${size.width}x${size.height} is not supported`, { hint: 'use 16..8192 pixels per side' });
+      throw new VconsoleError(`demo console size ${width}x${height} is not supported`, { hint: 'use 16..8192 pixels per side' });
     }
   }
-  return size;
+  return new DemoDesktop(options.name, width, height);
 }
 
 /** Serves one RFB session on any byte stream (socket, websocket stream), on its own screen. */
 export function serveDemoRfb(stream: Duplex, options: { name: string; width?: number; height?: number }): void {
-  const { width, height } = checkedSize(options.width, options.height);
-  new RfbSession(stream, new DemoDesktop(options.name, width, height), options.name);
+  new RfbSession(stream, createDesktop(options));
 }
 
 /** Listens on TCP (`host`, `port`, default 127.0.0.1 and an OS-chosen port) or on a unix `path`. */
 export async function startDemoRfbServer(options: DemoRfbServerOptions): Promise<DemoRfbServer> {
-  const { width, height } = checkedSize(options.width, options.height);
-  const desktop = new DemoDesktop(options.name, width, height);
+  const desktop = createDesktop(options);
+  const host = options.host ?? '127.0.0.1';
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
     socket.setNoDelay(true);
-    new RfbSession(socket, desktop, options.name);
+    new RfbSession(socket, desktop);
   });
-  const where = options.path ?? `${options.host ?? '127.0.0.1'}:${options.port ?? 0}`;
+  const where = options.path ?? `${host}:${options.port ?? 0}`;
   return new Promise((resolve, reject) => {
     server.once('error', (err) => {
       reject(new VconsoleError(`demo console ${options.name} cannot listen on ${where}: ${describeError(err)}`, { cause: err }));
@@ -243,7 +241,7 @@ export async function startDemoRfbServer(options: DemoRfbServerOptions): Promise
       const bound = server.address();
       const port = typeof bound === 'object' && bound ? bound.port : 0;
       resolve({
-        address: options.path ?? options.host ?? '127.0.0.1',
+        address: options.path ?? host,
         port,
         path: options.path,
         get clients() {
@@ -263,6 +261,6 @@ export async function startDemoRfbServer(options: DemoRfbServerOptions): Promise
       });
     };
     if (options.path) server.listen(options.path, listening);
-    else server.listen(options.port ?? 0, options.host ?? '127.0.0.1', listening);
+    else server.listen(options.port ?? 0, host, listening);
   });
 }

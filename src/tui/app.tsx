@@ -30,7 +30,7 @@ export interface AppProps {
 }
 
 /** Lines of the event log shown under the table. */
-export const LOG_LINES = 6;
+const LOG_LINES = 6;
 
 /**
  * The `vconsole open` screen: header, session table, detail of the selected row, event log,
@@ -107,16 +107,16 @@ export function App({ store, actions, copyToClipboard, frameMs = FRAME_MS }: App
   );
 }
 
+/** Calls the caller's handler; whether it throws or rejects, the error becomes the notice line. */
 function runAction(
   action: ConsoleAction,
   actions: ConsoleActions,
   copy: ((text: string) => void) | undefined,
   setNotice: (notice: string | ((current?: string) => string)) => void,
 ): void {
+  const showError = (err: unknown): void => setNotice(err instanceof Error ? err.message : String(err));
   const report = (outcome: void | Promise<void>): void => {
-    if (outcome instanceof Promise) {
-      outcome.catch((err: unknown) => setNotice(err instanceof Error ? err.message : String(err)));
-    }
+    if (outcome instanceof Promise) outcome.catch(showError);
   };
   try {
     switch (action.type) {
@@ -137,7 +137,7 @@ function runAction(
         return;
     }
   } catch (err) {
-    setNotice(err instanceof Error ? err.message : String(err));
+    showError(err);
   }
 }
 

@@ -2,10 +2,8 @@ import { TRAFFIC_REPORT_MS } from '../proxy/console-session.js';
 import type { LogLevel, SessionLogEntry, SessionSnapshot } from '../proxy/types.js';
 import type { ConsoleRow, LogLine, ViewerStatus } from './format.js';
 
-export type { ConsoleRow, LogLine, ViewerState, ViewerStatus } from './format.js';
-
 /** A rate drops to 0 when no traffic report came for this long. */
-export const RATE_DECAY_MS = 1000;
+const RATE_DECAY_MS = 1000;
 /** The event log keeps this many lines. */
 export const LOG_LIMIT = 200;
 /** Weight of the newest sample in the smoothed rate. */
@@ -208,7 +206,8 @@ export class ConsoleStore {
    */
   private traffic(snapshot: SessionSnapshot): void {
     const index = this.indexOf(snapshot.id);
-    if (index < 0 || this.removedIds.has(snapshot.id)) return;
+    // Only rows are looked at: a removed session has none and `upsert` never brings it back.
+    if (index < 0) return;
     const now = this.now();
     const row = this.rows[index];
     const previous = this.samples.get(snapshot.id) ?? { time: now, bytesIn: 0, bytesOut: 0 };

@@ -1,11 +1,11 @@
 import { Box, Text } from 'ink';
-import { formatDuration, rowAddress, rowProblem, viewerLabel, wrapLines, type ConsoleRow, type ViewerStatus } from './format.js';
+import { rowAddress, rowProblem, uptimeText, viewerLabel, wrapLines, type ConsoleRow, type ViewerStatus } from './format.js';
 
 /** The last error wraps onto at most this many lines. */
 export const DETAIL_ERROR_LINES = 2;
 
 /** What the viewer is doing, in words. */
-export function describeViewer(viewer: ViewerStatus): string {
+function describeViewer(viewer: ViewerStatus): string {
   const name = viewerLabel(viewer);
   switch (viewer.state) {
     case 'none':
@@ -32,15 +32,14 @@ export function Detail({ row, width, now }: { row?: ConsoleRow; width: number; n
       ? 'not listening'
       : 'no local address yet';
   const problem = rowProblem(row);
-  const uptime =
-    session.state === 'listening' && session.startedAt !== undefined ? ` · up ${formatDuration(now - session.startedAt)}` : '';
+  const uptime = uptimeText(row, now);
   return (
     <Box flexDirection="column" width={width}>
       <Text wrap="truncate-end">
         <Text bold>{session.name}</Text>
         {` (${session.provider}) · `}
         <Text color={address ? 'green' : undefined}>{where}</Text>
-        {` · ${describeViewer(row.viewer)}${uptime} · ${session.clients}/${session.totalClients} clients now/so far`}
+        {` · ${describeViewer(row.viewer)}${uptime ? ` · up ${uptime}` : ''} · ${session.clients}/${session.totalClients} clients now/so far`}
       </Text>
       {problem
         ? wrapLines(`last error: ${problem}`, width, DETAIL_ERROR_LINES).map((line, i) => (

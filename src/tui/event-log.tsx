@@ -2,6 +2,8 @@ import { Box, Text } from 'ink';
 import type { LogLevel } from '../proxy/types.js';
 import { formatClock, formatLogLine, truncate, type LogLine } from './format.js';
 
+/** `14:03:07 ` in front of every line. */
+const CLOCK_WIDTH = 9;
 const LEVEL_COLOR: Record<LogLevel, string | undefined> = { debug: 'gray', info: undefined, warn: 'yellow', error: 'red' };
 
 /** The newest `lines` log lines, oldest first, one terminal line each. */
@@ -13,7 +15,7 @@ export function EventLog({ log, lines, width }: { log: readonly LogLine[]; lines
       {shown.map((line, i) => (
         <Text key={log.length - shown.length + i} wrap="truncate-end">
           <Text dimColor>{formatClock(line.time)} </Text>
-          <Text color={LEVEL_COLOR[line.level]}>{truncate(formatLogLine(line), width - 9)}</Text>
+          <Text color={LEVEL_COLOR[line.level]}>{truncate(formatLogLine(line), width - CLOCK_WIDTH)}</Text>
         </Text>
       ))}
     </Box>

@@ -1,3 +1,4 @@
+import { redactSecrets } from '../errors.js';
 import { formatHostPort } from '../proxy/console-session.js';
 import type { LogLevel, SessionSnapshot } from '../proxy/types.js';
 
@@ -106,7 +107,7 @@ export function wrapLines(text: string, width: number, maxLines: number): string
 }
 
 /** Folds line breaks and tabs, which would break a one-line-per-row layout. */
-export function oneLine(text: string): string {
+function oneLine(text: string): string {
   return text.replace(/\s*[\r\n]+\s*/g, ' ').replace(/\t/g, ' ');
 }
 
@@ -119,6 +120,12 @@ export function fit(text: string, width: number): string {
 export function rowAddress(session: SessionSnapshot): string | undefined {
   if (session.address === undefined || session.port === undefined) return undefined;
   return formatHostPort(session.address, session.port);
+}
+
+/** How long the session has listened, e.g. `12m03s`; empty unless it listens. */
+export function uptimeText(row: ConsoleRow, now: number): string {
+  const { state, startedAt } = row.session;
+  return state === 'listening' && startedAt !== undefined ? formatDuration(now - startedAt) : '';
 }
 
 /** The state a row shows: a session error wins over anything the viewer does. */
@@ -153,7 +160,7 @@ export function viewerLabel(viewer: ViewerStatus): string {
 }
 
 /** What went wrong with the viewer, when it failed. */
-export function viewerProblem(viewer: ViewerStatus): string | undefined {
+function viewerProblem(viewer: ViewerStatus): string | undefined {
   if (viewer.state !== 'failed') return undefined;
   const name = viewer.name ?? 'viewer';
   if (viewer.message) return `${name} failed: ${viewer.message}`;
@@ -171,27 +178,13 @@ export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
-/** Plain log line for non-TTY output: `[demo:vm-a] listening on 127.0.0.1:5901`. */
+/**
+ * One log line, in the TUI's event log and on stderr without a terminal:
+ * `[demo:vm-a] listening on 127.0.0.1:5901`. Secrets are cut out whatever the message says.
+ */
 export function formatLogLine(entry: LogLine): string {
   const prefix = entry.name ? `[${entry.name}] ` : '';
   const level = entry.level === 'warn' ? 'warning: ' : entry.level === 'error' ? 'error: ' : '';
-  return oneLine(`${prefix}${level}${entry.message}`);
+  return oneLine(redactSecrets(`${prefix}${level}${entry.message}`));
 }
 
-/** Plain one-line summary of a row for non-TTY output. */
-export function formatRowLine(row: ConsoleRow): string {
-  const { session } = row;
-  const state = rowDisplayState(row);
-  const parts: string[] = [`[${session.name}] ${state}`];
-  const problem = rowProblem(row);
-  if (state === 'error' && problem) return oneLine(`${parts[0]}: ${problem}`);
-  const address = rowAddress(session);
-  if (address) parts[0] += ` on ${address}`;
-  if (row.viewer.state !== 'none') parts.push(`viewer ${viewerLabel(row.viewer)} ${row.viewer.state}`);
-  if (session.state === 'listening') {
-    parts.push(plural(session.clients, 'client'));
-    parts.push(`in ${formatBytes(session.bytesIn)}`, `out ${formatBytes(session.bytesOut)}`);
-  }
-  if (problem) parts.push(`last error: ${problem}`);
-  return oneLine(parts.join(', '));
-}

@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import { formatRate, plural, type ConsoleRow } from './format.js';
 
-export interface HeaderTotals {
+interface HeaderTotals {
   sessions: number;
   listening: number;
   failed: number;
@@ -11,7 +11,7 @@ export interface HeaderTotals {
 }
 
 /** Counts and total rates over every row. */
-export function headerTotals(rows: readonly ConsoleRow[]): HeaderTotals {
+function headerTotals(rows: readonly ConsoleRow[]): HeaderTotals {
   const totals: HeaderTotals = { sessions: rows.length, listening: 0, failed: 0, clients: 0, rateIn: 0, rateOut: 0 };
   for (const { session, rateIn, rateOut } of rows) {
     if (session.state === 'listening') totals.listening++;

@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import { memo, useMemo } from 'react';
-import { rowDisplayState, type ConsoleRow, type RowDisplayState } from './format.js';
-import { headerLine, layoutKey, rowSegments, tableColumns, uptimeText, type Column } from './table-layout.js';
+import { rowDisplayState, uptimeText, type ConsoleRow, type RowDisplayState } from './format.js';
+import { headerLine, layoutKey, rowSegments, tableColumns, type Column } from './table-layout.js';
 
 const STATE_COLOR: Record<RowDisplayState, string> = {
   connecting: 'yellow',
@@ -36,7 +36,7 @@ const SessionRow = memo(function SessionRow({ row, columns, width, selected, upt
   );
 });
 
-export interface SessionTableProps {
+interface SessionTableProps {
   rows: readonly ConsoleRow[];
   selectedIndex: number;
   width: number;
@@ -46,7 +46,7 @@ export interface SessionTableProps {
 }
 
 /** First visible row: keeps the selection in view, centred when it can be. */
-export function windowStart(count: number, selected: number, height: number): number {
+function windowStart(count: number, selected: number, height: number): number {
   if (count <= height) return 0;
   return Math.min(Math.max(0, selected - Math.floor(height / 2)), count - height);
 }

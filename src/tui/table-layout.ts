@@ -1,7 +1,6 @@
 import {
   fit,
   formatBytes,
-  formatDuration,
   formatRate,
   rowAddress,
   rowDisplayState,
@@ -20,7 +19,7 @@ export interface Column {
 }
 
 /** Width of the selection marker in front of every row. */
-export const MARKER_WIDTH = 2;
+const MARKER_WIDTH = 2;
 const GAP = 1;
 /** The last-error column is worth dropping less useful columns for up to this width. */
 const WANTED_ERROR_WIDTH = 16;
@@ -71,17 +70,13 @@ export function layoutKey(columns: readonly Column[]): string {
   return columns.map((c) => `${c.key}:${c.width}`).join(',');
 }
 
-function traffic(bytes: number, rate: number): string {
+/** A traffic cell: bytes so far and the rate while there is one; empty while nothing listens and nothing moved. */
+function trafficText(row: ConsoleRow, bytes: number, rate: number): string {
+  if (row.session.state !== 'listening' && bytes === 0) return '';
   return rate > 0 ? `${formatBytes(bytes)} ${formatRate(rate)}` : formatBytes(bytes);
 }
 
-/** The uptime cell: empty unless the session listens. */
-export function uptimeText(row: ConsoleRow, now: number): string {
-  const { state, startedAt } = row.session;
-  return state === 'listening' && startedAt !== undefined ? formatDuration(now - startedAt) : '';
-}
-
-export function cellText(row: ConsoleRow, key: ColumnKey, uptime: string): string {
+function cellText(row: ConsoleRow, key: ColumnKey, uptime: string): string {
   const { session } = row;
   switch (key) {
     case 'target':
@@ -97,9 +92,9 @@ export function cellText(row: ConsoleRow, key: ColumnKey, uptime: string): strin
     case 'clients':
       return String(session.clients);
     case 'in':
-      return session.state === 'listening' || session.bytesIn > 0 ? traffic(session.bytesIn, row.rateIn) : '';
+      return trafficText(row, session.bytesIn, row.rateIn);
     case 'out':
-      return session.state === 'listening' || session.bytesOut > 0 ? traffic(session.bytesOut, row.rateOut) : '';
+      return trafficText(row, session.bytesOut, row.rateOut);
     case 'uptime':
       return uptime;
     case 'error':

@@ -26,7 +26,7 @@ export type ParsedViewerRequest =
   | { kind: 'auto' }
   | { kind: 'none'; source: 'flag' | 'environment' }
   | { kind: 'named'; id: Exclude<ViewerId, 'custom'>; source: 'flag' | 'environment'; raw: string }
-  | { kind: 'path'; path: string; source: 'flag' | 'environment'; raw: string };
+  | { kind: 'path'; path: string; source: 'flag' | 'environment' };
 
 const SOURCE_LABEL = { flag: '--viewer', environment: 'VCONSOLE_VIEWER' } as const;
 
@@ -47,7 +47,7 @@ export function parseViewerRequest(request: ViewerRequest, system: ViewerEnviron
     return { kind: 'named', id: word as Exclude<ViewerId, 'custom'>, source, raw };
   }
   const separators = system.platform === 'win32' ? /[\\/]/ : /\//;
-  if (separators.test(raw) || raw.startsWith('.') || raw.startsWith('~')) return { kind: 'path', path: raw, source, raw };
+  if (separators.test(raw) || raw.startsWith('.') || raw.startsWith('~')) return { kind: 'path', path: raw, source };
   throw new UsageError(
     `${SOURCE_LABEL[source]} ${raw}: unknown viewer`,
     `use one of ${VIEWER_CHOICES.join(', ')}, or the path of an executable`,
@@ -69,8 +69,15 @@ function resolveViewerPath(system: ViewerEnvironment, raw: string): string {
  * hint) when a named viewer is not installed.
  */
 export async function chooseViewer(detected: ViewerCandidate[], request: ViewerRequest, system: ViewerEnvironment): Promise<ViewerChoice> {
-  const parsed = parseViewerRequest(request, system);
-  const extraArgs = request.viewerArgs ?? [];
+  return choose(parseViewerRequest(request, system), detected, request.viewerArgs ?? [], system);
+}
+
+async function choose(
+  parsed: ParsedViewerRequest,
+  detected: ViewerCandidate[],
+  extraArgs: string[],
+  system: ViewerEnvironment,
+): Promise<ViewerChoice> {
   switch (parsed.kind) {
     case 'none':
       return { kind: 'none', source: parsed.source };
@@ -88,10 +95,9 @@ export async function chooseViewer(detected: ViewerCandidate[], request: ViewerR
     }
     case 'path': {
       const file = resolveViewerPath(system, parsed.path);
-      if (!system.fileExists(file)) throw new UsageError(`${SOURCE_LABEL[parsed.source]} ${parsed.raw}: no such file`, 'give the path of a VNC viewer executable');
-      if (!isRunnable(system, file)) {
-        throw new UsageError(`${SOURCE_LABEL[parsed.source]} ${parsed.raw}: not an executable file`, `make it executable (chmod +x) or name another viewer`);
-      }
+      const asked = `${SOURCE_LABEL[parsed.source]} ${parsed.path}`;
+      if (!system.fileExists(file)) throw new UsageError(`${asked}: no such file`, 'give the path of a VNC viewer executable');
+      if (!isRunnable(system, file)) throw new UsageError(`${asked}: not an executable file`, 'make it executable (chmod +x) or name another viewer');
       return { kind: 'viewer', viewer: await identifyExecutable(system, file), source: parsed.source, extraArgs };
     }
   }
@@ -107,5 +113,5 @@ export async function selectViewer(
 ): Promise<{ detected: ViewerCandidate[] | undefined; choice: ViewerChoice }> {
   const parsed = parseViewerRequest(request, system);
   const detected = parsed.kind === 'auto' || parsed.kind === 'named' ? await detectViewers(system) : undefined;
-  return { detected, choice: await chooseViewer(detected ?? [], request, system) };
+  return { detected, choice: await choose(parsed, detected ?? [], request.viewerArgs ?? [], system) };
 }

@@ -1,18 +1,18 @@
 import type { HostPlatform, ViewerCandidate, ViewerCommand, ViewerTarget } from './types.js';
 
 /** `::1` -> `[::1]`; IPv4 addresses and names stay as they are. */
-export function bracketHost(host: string): string {
+function bracketHost(host: string): string {
   const bare = host.replace(/^\[(.*)\]$/, '$1');
   return bare.includes(':') ? `[${bare}]` : bare;
 }
 
 /** `127.0.0.1::5901`: TigerVNC's and TightVNC's explicit-port form (one colon means a display number). */
-export function doubleColonAddress(host: string, port: number): string {
+function doubleColonAddress(host: string, port: number): string {
   return `${bracketHost(host)}::${port}`;
 }
 
 /** `vnc://127.0.0.1:5901`, `vnc://[::1]:5901`; a zone id's `%` is escaped as URLs require. */
-export function vncUrl(host: string, port: number): string {
+function vncUrl(host: string, port: number): string {
   return `vnc://${bracketHost(host).replace(/%/g, '%25')}:${port}`;
 }
 
@@ -20,7 +20,7 @@ export function vncUrl(host: string, port: number): string {
  * `127.0.0.1:5901` for RealVNC and Chicken. A number below 100 after one colon is a display
  * number to RealVNC, so such a port takes RealVNC's `::` form instead.
  */
-export function singleColonAddress(host: string, port: number): string {
+function singleColonAddress(host: string, port: number): string {
   return port < 100 ? doubleColonAddress(host, port) : `${bracketHost(host)}:${port}`;
 }
 
@@ -55,7 +55,7 @@ export function buildViewerCommand(viewer: ViewerCandidate, target: ViewerTarget
 }
 
 /** One argument as a user would type it in this OS's shell. */
-export function quoteArgument(arg: string, platform: HostPlatform): string {
+function quoteArgument(arg: string, platform: HostPlatform): string {
   if (arg !== '' && /^[A-Za-z0-9_@%+=:,./\\[\]-]+$/.test(arg)) return arg;
   if (platform === 'win32') return `"${arg.replace(/"/g, '\\"')}"`;
   return `'${arg.replace(/'/g, `'\\''`)}'`;

@@ -48,17 +48,15 @@ export async function identifyExecutable(system: ViewerEnvironment, file: string
   const p = pathFor(system.platform);
   const base = p.basename(file).replace(/\.exe$/i, '');
   const lower = base.toLowerCase();
-  let location: Location = { path: file, id: 'custom' };
-  if (lower === 'remote-viewer') location = { path: file, id: 'remote-viewer', probe: 'remote-viewer' };
-  else if (lower === 'xtigervncviewer' || /\/TigerVNC[^/]*\.app\//i.test(file)) location = { path: file, id: 'tigervnc', probe: 'vncviewer' };
-  else if (lower === 'xtightvncviewer' || lower === 'tvnviewer') location = { path: file, id: 'tightvnc', probe: 'vncviewer' };
-  else if (lower === 'chicken') location = { path: file, id: 'chicken' };
-  else if (/\/VNC Viewer\.app\//.test(file)) location = { path: file, id: 'realvnc' };
-  else if (system.platform === 'darwin' && file === '/usr/bin/open') location = { path: file, id: 'screen-sharing' };
-  else if (lower === 'vncviewer') {
-    location = system.platform === 'win32' ? { path: file, id: windowsVncviewerKind(file) } : { path: file, probe: 'vncviewer' };
-  }
-  const candidate = await resolveLocation(system, location, 'custom');
+  let known: Omit<Location, 'path'> = { id: 'custom' };
+  if (lower === 'remote-viewer') known = { id: 'remote-viewer', probe: 'remote-viewer' };
+  else if (lower === 'xtigervncviewer' || /\/TigerVNC[^/]*\.app\//i.test(file)) known = { id: 'tigervnc', probe: 'vncviewer' };
+  else if (lower === 'xtightvncviewer' || lower === 'tvnviewer') known = { id: 'tightvnc', probe: 'vncviewer' };
+  else if (lower === 'chicken') known = { id: 'chicken' };
+  else if (/\/VNC Viewer\.app\//.test(file)) known = { id: 'realvnc' };
+  else if (system.platform === 'darwin' && file === '/usr/bin/open') known = { id: 'screen-sharing' };
+  else if (lower === 'vncviewer') known = system.platform === 'win32' ? { id: windowsVncviewerKind(file) } : { probe: 'vncviewer' };
+  const candidate = await resolveLocation(system, { path: file, ...known }, 'custom');
   return candidate.id === 'custom' ? { id: 'custom', name: base, path: file } : candidate;
 }
 
@@ -139,8 +137,8 @@ function darwinLocations(system: ViewerEnvironment): Location[] {
     }
   }
   locations.push(...onPath(system, 'vncviewer', { probe: 'vncviewer' }, HOMEBREW_BIN));
-  for (const dir of appDirs) locations.push({ path: bundle(dir, 'Chicken.app', 'Chicken'), id: 'chicken', version: plistVersion(dir, 'Chicken.app') });
   for (const dir of appDirs) {
+    locations.push({ path: bundle(dir, 'Chicken.app', 'Chicken'), id: 'chicken', version: plistVersion(dir, 'Chicken.app') });
     locations.push({ path: bundle(dir, 'VNC Viewer.app', 'vncviewer'), id: 'realvnc', version: plistVersion(dir, 'VNC Viewer.app') });
   }
   locations.push(...onPath(system, 'remote-viewer', { id: 'remote-viewer', probe: 'remote-viewer' }, HOMEBREW_BIN));

@@ -7,7 +7,7 @@ export function pathFor(platform: HostPlatform): path.PlatformPath {
 }
 
 /** An environment variable; names are case-insensitive on Windows (`Path`, `PATH`). */
-export function envValue(system: ViewerEnvironment, name: string): string | undefined {
+function envValue(system: ViewerEnvironment, name: string): string | undefined {
   const direct = system.env[name];
   if (direct !== undefined || system.platform !== 'win32') return direct;
   const wanted = name.toLowerCase();
@@ -25,7 +25,7 @@ export function isRunnable(system: ViewerEnvironment, file: string): boolean {
 }
 
 /** PATH entries in order, without empty entries or Windows quotes. */
-export function pathDirectories(system: ViewerEnvironment): string[] {
+function pathDirectories(system: ViewerEnvironment): string[] {
   const raw = envValue(system, 'PATH') ?? '';
   const separator = system.platform === 'win32' ? ';' : ':';
   return raw
@@ -84,7 +84,7 @@ export function programFilesDirectories(system: ViewerEnvironment): string[] {
 }
 
 /** Compares version-like strings numerically: `1.9.0` < `1.14.1`, `v11.0-256` > `v7.0`. */
-export function compareVersions(a: string, b: string): number {
+function compareVersions(a: string, b: string): number {
   const parts = (s: string) => (s.match(/\d+/g) ?? []).map(Number);
   const pa = parts(a);
   const pb = parts(b);

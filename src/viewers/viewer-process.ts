@@ -185,6 +185,6 @@ export function describeViewerExit(exit: ViewerExit, viewerName: string): string
     case 'stopped':
       return `${viewerName} was stopped`;
     case 'closed':
-      return `${viewerName} ${how === 'exited with code 0' ? 'was closed' : how}`;
+      return `${viewerName} ${exit.code === 0 && !exit.signal ? 'was closed' : how}`;
   }
 }

@@ -30,10 +30,6 @@ export class ViewerSupervisor extends EventEmitter<{ status: [ViewerStatusEvent]
     super();
   }
 
-  get viewerName(): string {
-    return this.viewer.name;
-  }
-
   /** Launches the viewer for `key`, replacing one that runs for it already. */
   async launch(key: number, target: Omit<ViewerTarget, 'extraArgs'>): Promise<void> {
     await this.stop(key);
@@ -52,10 +48,6 @@ export class ViewerSupervisor extends EventEmitter<{ status: [ViewerStatusEvent]
         message: describeViewerExit(exit, this.viewer.name),
       });
     });
-  }
-
-  isRunning(key: number): boolean {
-    return this.running.has(key);
   }
 
   async stop(key: number, graceMs?: number): Promise<void> {
