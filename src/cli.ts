@@ -1,6 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { createRequire } from 'node:module';
-import { UsageError, VconsoleError, describeError, redactSecrets } from './errors.js';
+import { VconsoleError, describeError, redactSecrets } from './errors.js';
 import { addTargetOptions, parseListenAddress, parsePort } from './commands/flags.js';
 import { addViewerOptions } from './commands/viewer-flags.js';
 
@@ -44,7 +44,14 @@ Targets:
   unix:///PATH                        VNC unix socket on this host (QEMU, libvirt)
   demo:NAME                           built-in demo console, no cloud needed`;
 
-export function buildProgram(): Command {
+/** A command's flags with the global --verbose added, and the config file that --config (or the default) names. */
+async function withGlobalOptions<F>(flags: F, command: Command) {
+  const globals = command.optsWithGlobals();
+  const { loadConfig } = await import('./config.js');
+  return { flags: { ...flags, verbose: globals.verbose as boolean | undefined }, config: await loadConfig(globals.config) };
+}
+
+function buildProgram(): Command {
   const program = new Command('vconsole')
     .description('Open VM consoles (KubeVirt, OpenStack, VNC) as local VNC ports and viewers, many at once.')
     .version(VERSION, '-V, --version', 'print the version')
@@ -88,9 +95,8 @@ Examples:
   vconsole proxy os:web-01 --cloud mycloud`,
     )
     .action(async (targets: string[], flags, command: Command) => {
-      const [{ runProxyCommand }, { loadConfig }] = await Promise.all([import('./commands/proxy.js'), import('./config.js')]);
-      const globals = command.optsWithGlobals();
-      await runProxyCommand(targets, { ...flags, verbose: globals.verbose }, await loadConfig(globals.config), io);
+      const [{ runProxyCommand }, run] = await Promise.all([import('./commands/proxy.js'), withGlobalOptions(flags, command)]);
+      await runProxyCommand(targets, run.flags, run.config, io);
     });
 
   addViewerOptions(
@@ -118,9 +124,8 @@ Examples:
   vconsole open os:web-01 --cloud mycloud --viewer none`,
     )
     .action(async (targets: string[], flags, command: Command) => {
-      const [{ runOpenCommand }, { loadConfig }] = await Promise.all([import('./commands/open.js'), import('./config.js')]);
-      const globals = command.optsWithGlobals();
-      await runOpenCommand(targets, { ...flags, verbose: globals.verbose }, await loadConfig(globals.config), io);
+      const [{ runOpenCommand }, run] = await Promise.all([import('./commands/open.js'), withGlobalOptions(flags, command)]);
+      await runOpenCommand(targets, run.flags, run.config, io);
     });
 
   addViewerOptions(
@@ -137,7 +142,7 @@ Examples:
     )
     .action(async (flags) => {
       const { runViewersCommand } = await import('./commands/viewers.js');
-      process.exitCode = await runViewersCommand(flags, { stdout: io.stdout });
+      await runViewersCommand(flags, { stdout: io.stdout });
     });
 
   addTargetOptions(
@@ -157,9 +162,8 @@ Examples:
   vconsole list --provider openstack --cloud mycloud --json`,
     )
     .action(async (flags, command: Command) => {
-      const [{ runListCommand }, { loadConfig }] = await Promise.all([import('./commands/list.js'), import('./config.js')]);
-      const globals = command.optsWithGlobals();
-      process.exitCode = await runListCommand({ ...flags, verbose: globals.verbose }, await loadConfig(globals.config), io);
+      const [{ runListCommand }, run] = await Promise.all([import('./commands/list.js'), withGlobalOptions(flags, command)]);
+      process.exitCode = await runListCommand(run.flags, run.config, io);
     });
 
   program
@@ -202,12 +206,11 @@ function reportError(err: unknown, verbose: boolean): number {
     // commander already printed its message (help and --version exit 0)
     return err.exitCode === 0 ? 0 : 2;
   }
-  const line = `vconsole: ${describeError(err)}`;
-  process.stderr.write(`${line}\n`);
+  process.stderr.write(`vconsole: ${describeError(err)}\n`);
   if (verbose && err instanceof Error && err.stack) {
     process.stderr.write(`${redactSecrets(err.stack)}\n`);
     if (err.cause instanceof Error && err.cause.stack) process.stderr.write(`caused by: ${redactSecrets(err.cause.stack)}\n`);
   }
-  if (err instanceof VconsoleError) return err.exitCode;
-  return err instanceof UsageError ? 2 : 1;
+  // A UsageError is a VconsoleError with exit code 2.
+  return err instanceof VconsoleError ? err.exitCode : 1;
 }

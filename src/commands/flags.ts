@@ -59,7 +59,7 @@ export function parseListenAddress(text: string): string {
   return host;
 }
 
-export function isLoopback(host: string): boolean {
+function isLoopback(host: string): boolean {
   return host === '::1' || /^127\./.test(host) || host === '::ffff:127.0.0.1';
 }
 

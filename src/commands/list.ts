@@ -3,6 +3,7 @@ import { UsageError } from '../errors.js';
 import type { TargetOptions } from '../targets/types.js';
 import type { TargetFlags } from './flags.js';
 import { targetOptionsFrom } from './target-options.js';
+import { alignColumns } from './text-table.js';
 
 /** One VM a user could open, as `list` prints it. */
 export interface ListedVm {
@@ -52,9 +53,8 @@ export async function runListCommand(flags: ListFlags, config: VconsoleConfig, i
 }
 
 /** A plain aligned table; an empty list says so. */
-export function formatVmTable(vms: ListedVm[]): string {
+function formatVmTable(vms: ListedVm[]): string {
   if (vms.length === 0) return 'no VMs found\n';
   const rows = [['TARGET', 'STATE', 'CONSOLE'], ...vms.map((vm) => [vm.target, vm.state, vm.console ? 'yes' : 'no'])];
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ')).join('\n') + '\n';
+  return `${alignColumns(rows).join('\n')}\n`;
 }

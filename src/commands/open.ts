@@ -3,12 +3,11 @@ import { describeError } from '../errors.js';
 import type { ConsoleSession } from '../proxy/console-session.js';
 import { SessionRegistry } from '../proxy/session-registry.js';
 import { handleShutdownSignals } from '../proxy/shutdown.js';
-import type { SessionLogEntry } from '../proxy/types.js';
 import { installHint, lookedFor } from '../viewers/catalog.js';
-import { selectViewer, type ViewerChoice } from '../viewers/choose.js';
-import { hostPlatform, systemViewerEnvironment } from '../viewers/system-environment.js';
+import { selectViewer } from '../viewers/choose.js';
+import { systemViewerEnvironment } from '../viewers/system-environment.js';
 import { ViewerSupervisor, type ViewerStatusEvent } from '../viewers/viewer-supervisor.js';
-import { formatSessionLog, shouldShow } from './log-lines.js';
+import { sessionLogPrinter } from './log-lines.js';
 import { consecutivePorts, exposureWarning, type TargetFlags } from './flags.js';
 import { portLine, type CommandIo } from './proxy.js';
 import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
@@ -105,7 +104,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
     : plainView(registry, io, Boolean(flags.verbose));
 
   supervisor?.on('status', (event) => view?.viewer(event));
-  if (choice.kind === 'not-found') view.noViewer(lookedFor(hostPlatform()), installHint(hostPlatform()));
+  if (choice.kind === 'not-found') view.noViewer(lookedFor(system.platform), installHint(system.platform));
   const warning = exposureWarning(listen);
   if (warning) view.notice(warning);
 
@@ -121,10 +120,6 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
     const errors = sessions.map((s) => s.snapshot().lastError ?? 'failed');
     throw new Error(errors.length === 1 ? errors[0] : `no target could be opened: ${errors.join('; ')}`);
   }
-  describeChoice(choice, view);
-}
-
-function describeChoice(choice: ViewerChoice, view: OpenView): void {
   if (choice.kind === 'none') view.notice('no viewer launched (--viewer none): point any VNC viewer at the addresses shown');
 }
 
@@ -135,9 +130,7 @@ async function withSession(registry: SessionRegistry, id: number, action: (s: Co
 
 /** Plain lines on stderr, for pipes, CI and --no-tui. */
 function plainView(registry: SessionRegistry, io: CommandIo, verbose: boolean): OpenView {
-  const onLog = (entry: SessionLogEntry) => {
-    if (shouldShow(entry, verbose)) io.stderr.write(`${formatSessionLog(entry)}\n`);
-  };
+  const onLog = sessionLogPrinter(io.stderr, verbose);
   registry.on('log', onLog);
   const name = (key: number) => registry.get(key)?.name ?? `session ${key}`;
   return {

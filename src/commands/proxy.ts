@@ -2,7 +2,7 @@ import { VconsoleError, describeError } from '../errors.js';
 import { SessionRegistry } from '../proxy/session-registry.js';
 import { handleShutdownSignals } from '../proxy/shutdown.js';
 import type { VconsoleConfig } from '../config.js';
-import { formatSessionLog, shouldShow } from './log-lines.js';
+import { sessionLogPrinter } from './log-lines.js';
 import { consecutivePorts, exposureWarning, type TargetFlags } from './flags.js';
 import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
 
@@ -35,9 +35,7 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   const warning = exposureWarning(listen);
 
   const registry = new SessionRegistry();
-  registry.on('log', (entry) => {
-    if (shouldShow(entry, Boolean(flags.verbose))) io.stderr.write(`${formatSessionLog(entry)}\n`);
-  });
+  registry.on('log', sessionLogPrinter(io.stderr, Boolean(flags.verbose)));
   const shutdown = handleShutdownSignals({ close: () => registry.closeAll(), exit: io.exit });
 
   const sessions = targets.map((target) => registry.add(target));
@@ -57,7 +55,7 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
 }
 
 /** The error with the target's name in front, unless the message already starts with it. */
-export function namingTarget(name: string, err: unknown): unknown {
+function namingTarget(name: string, err: unknown): unknown {
   const message = err instanceof Error ? err.message : String(err);
   if (message.startsWith(name)) return err;
   if (err instanceof VconsoleError) return new VconsoleError(`${name}: ${message}`, { exitCode: err.exitCode, hint: err.hint, cause: err.cause ?? err });

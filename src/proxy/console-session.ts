@@ -50,6 +50,7 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
   readonly id = nextSessionId++;
   readonly source: UpstreamSource;
   private server?: net.Server;
+  /** Live clients only: finish() removes each one as it closes. */
   private readonly connections = new Map<number, Connection>();
   private nextConnectionId = 1;
   private state: SessionState = 'idle';
@@ -129,14 +130,14 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
       abort: new AbortController(),
       snapshot: { id, remote, state: 'dialling', openedAt: Date.now(), bytesIn: 0, bytesOut: 0 },
     };
-    const others = [...this.connections.values()].filter((c) => c.snapshot.state !== 'closed');
+    const others = [...this.connections.keys()];
     this.connections.set(id, connection);
     this.totalClients++;
     this.log('info', `client ${id} connected from ${remote}`);
     if (this.source.exclusive && others.length > 0) {
       this.log(
         'warn',
-        `client ${id} replaces the console session of client ${others.map((c) => c.id).join(', ')}: ` +
+        `client ${id} replaces the console session of client ${others.join(', ')}: ` +
           'the VM keeps one VNC session at a time',
       );
     }
@@ -233,7 +234,7 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
       state: this.state,
       address: this.address,
       port: this.port,
-      clients: [...this.connections.values()].filter((c) => c.snapshot.state !== 'closed').length,
+      clients: this.connections.size,
       totalClients: this.totalClients,
       bytesIn: this.bytesIn,
       bytesOut: this.bytesOut,

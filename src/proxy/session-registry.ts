@@ -34,14 +34,6 @@ export class SessionRegistry extends EventEmitter<SessionRegistryEvents> {
     return this.sessions.get(id);
   }
 
-  list(): ConsoleSession[] {
-    return [...this.sessions.values()];
-  }
-
-  snapshots(): SessionSnapshot[] {
-    return this.list().map((s) => s.snapshot());
-  }
-
   /** Closes one session and forgets it. */
   async remove(id: number): Promise<void> {
     const session = this.sessions.get(id);
@@ -53,7 +45,7 @@ export class SessionRegistry extends EventEmitter<SessionRegistryEvents> {
 
   /** Closes every listener, client and upstream connection. Safe to call more than once. */
   closeAll(): Promise<void> {
-    this.closing ??= Promise.all(this.list().map((s) => s.close())).then(() => undefined);
+    this.closing ??= Promise.all([...this.sessions.values()].map((s) => s.close())).then(() => undefined);
     return this.closing;
   }
 }

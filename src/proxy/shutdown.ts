@@ -1,8 +1,8 @@
 /** Signals that end a vconsole run. SIGHUP too: a closed terminal must not leave viewers behind. */
-export const SHUTDOWN_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+const SHUTDOWN_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 /** A clean shutdown that takes longer than this exits anyway. */
-export const SHUTDOWN_DEADLINE_MS = 1500;
+const SHUTDOWN_DEADLINE_MS = 1500;
 
 export interface ShutdownOptions {
   /** Closes everything; awaited up to SHUTDOWN_DEADLINE_MS. */

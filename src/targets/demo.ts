@@ -39,10 +39,3 @@ export const demoProvider: ConsoleProvider = {
     };
   },
 };
-
-/** Stops every demo server this process started (tests, shutdown). */
-export async function stopDemoServers(): Promise<void> {
-  const all = [...servers.values()];
-  servers.clear();
-  await Promise.all(all.map(async (s) => (await s).close().catch(() => undefined)));
-}

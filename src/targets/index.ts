@@ -8,7 +8,7 @@ import { websocketProvider } from './websocket.js';
 import type { ConsoleProvider, ConsoleTarget, TargetOptions, TargetSpec } from './types.js';
 
 /** Every provider vconsole knows. A new provider is one file plus one line here. */
-export const PROVIDERS: readonly ConsoleProvider[] = [
+const PROVIDERS: readonly ConsoleProvider[] = [
   kubevirtProvider,
   demoProvider,
   openstackProvider,
@@ -18,7 +18,7 @@ export const PROVIDERS: readonly ConsoleProvider[] = [
 ];
 
 /** The provider for a bare `NAME` or `NS/NAME`. */
-export const DEFAULT_PROVIDER = 'kubevirt';
+const DEFAULT_PROVIDER = 'kubevirt';
 
 const SCHEME = /^([a-z][a-z0-9+.-]*):(.*)$/is;
 
@@ -29,7 +29,7 @@ export function splitTarget(raw: string): TargetSpec {
   return { raw, scheme: match[1].toLowerCase(), rest: match[2] };
 }
 
-export function findProvider(scheme: string): ConsoleProvider | undefined {
+function findProvider(scheme: string): ConsoleProvider | undefined {
   return PROVIDERS.find((p) => p.schemes.includes(scheme));
 }
 

@@ -16,12 +16,12 @@ export interface VirtualMachineInstanceList {
   items: VirtualMachineInstance[];
 }
 
-export function vmiPath(namespace: string, name: string): string {
+function vmiPath(namespace: string, name: string): string {
   return `/apis/kubevirt.io/v1/namespaces/${encodeURIComponent(namespace)}/virtualmachineinstances/${encodeURIComponent(name)}`;
 }
 
 /** The websocket subresource of a VMI: `vnc` or `console` (serial). */
-export function subresourcePath(namespace: string, name: string, kind: 'vnc' | 'console', preserveSession = false): string {
+function subresourcePath(namespace: string, name: string, kind: 'vnc' | 'console', preserveSession = false): string {
   const base = `/apis/subresources.kubevirt.io/v1/namespaces/${encodeURIComponent(namespace)}/virtualmachineinstances/${encodeURIComponent(name)}/${kind}`;
   return kind === 'vnc' && preserveSession ? `${base}?preserveSession=true` : base;
 }
@@ -35,7 +35,7 @@ export function vmiConsoleProblem(vmi: VirtualMachineInstance, kind: 'vnc' | 'co
 }
 
 /** `NAME` or `NS/NAME` -> parts, validated as Kubernetes names. */
-export function parseVmiName(text: string, raw: string): { namespace?: string; name: string } {
+function parseVmiName(text: string, raw: string): { namespace?: string; name: string } {
   const parts = text.split('/');
   if (parts.length > 2 || parts.some((p) => !DNS_NAME.test(p))) {
     throw new UsageError(

@@ -68,7 +68,7 @@ const NOT_CONFIG = /^OS_(TEST|STD|LOG)/;
 type Dict = Record<string, unknown>;
 
 /** Directories searched for clouds.yaml and secure.yaml, first match wins (openstacksdk order). */
-export function configDirectories(sources: ConfigSources): string[] {
+function configDirectories(sources: ConfigSources): string[] {
   const dirs = [sources.cwd];
   const xdg = sources.env.XDG_CONFIG_HOME;
   if (xdg) dirs.push(path.join(xdg, 'openstack'));
@@ -275,7 +275,7 @@ function cloudNotFound(name: string, all: Dict, files: string[]): UsageError {
 }
 
 /** secure.yaml's values win; nested mappings (auth) merge key by key. */
-export function deepMerge(a: Dict, b: Dict): Dict {
+function deepMerge(a: Dict, b: Dict): Dict {
   const out: Dict = { ...a };
   for (const [key, value] of Object.entries(b)) {
     out[key] = isDict(out[key]) && isDict(value) ? deepMerge(out[key] as Dict, value as Dict) : value;

@@ -76,18 +76,9 @@ export function requestJson(url: string, request: JsonRequest): Promise<JsonResp
   });
 }
 
-/**
- * TLS verification failures, including the codes errors.ts's isTlsError misses
- * (UNABLE_TO_VERIFY_LEAF_SIGNATURE, UNABLE_TO_GET_ISSUER_CERT_LOCALLY).
- */
-export function isCertificateError(err: unknown): boolean {
-  const code = (err as { code?: string } | undefined)?.code ?? '';
-  return isTlsError(err) || /^UNABLE_TO_|^ERR_TLS_/.test(code);
-}
-
 function networkError(err: Error & { code?: string }, service: string, target: URL): VconsoleError {
   if (err.name === 'AbortError') return new VconsoleError(`${service}: cancelled`);
-  const hint = isCertificateError(err) ? "pass --ca FILE with the cloud's CA (or cacert in clouds.yaml), or --insecure" : undefined;
+  const hint = isTlsError(err) ? "pass --ca FILE with the cloud's CA (or cacert in clouds.yaml), or --insecure" : undefined;
   // A fresh error keeps the cause free of URLs and headers.
   const cause = Object.assign(new Error(describeSystemError(err)), { code: err.code });
   return new VconsoleError(`cannot reach ${service} at ${target.host}: ${describeSystemError(err)}`, { hint, cause });

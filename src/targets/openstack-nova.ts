@@ -4,7 +4,7 @@ import { apiErrorMessage, requestJson, scrubSecrets, type JsonResponse, type Tls
 import { computeEndpoint, type KeystoneSession } from './openstack-keystone.js';
 
 /** The first microversion with `POST /servers/{id}/remote-consoles`. */
-export const REMOTE_CONSOLES_MICROVERSION = '2.6';
+const REMOTE_CONSOLES_MICROVERSION = '2.6';
 
 export interface ServerSummary {
   id: string;

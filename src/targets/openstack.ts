@@ -18,7 +18,7 @@ interface CloudConnection {
 }
 
 /** The real environment: process.env, the home and working directories, files on disk. */
-export function processConfigSources(): ConfigSources {
+function processConfigSources(): ConfigSources {
   return { env: process.env, readFile: readIfExists, homeDir: os.homedir(), cwd: process.cwd() };
 }
 
@@ -31,6 +31,15 @@ function readIfExists(file: string): string | undefined {
     if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES' || code === 'EISDIR') return undefined;
     throw new UsageError(`cannot read ${file}: ${describeError(err)}`);
   }
+}
+
+/** The cloud the options pick (--cloud, --os-region, --insecure, --ca beat the files), its CA read, and its Keystone session. */
+async function connectCloud(sources: ConfigSources, options: TargetOptions): Promise<CloudConnection> {
+  const { loadCloudConfig } = await import('./openstack-config.js');
+  const cloud = loadCloudConfig(sources, options);
+  const tls = await tlsFromOptions(cloud.insecure, cloud.cacert);
+  const session = keystoneSession(cloud, tls);
+  return { cloud, tls, session, compute: new ComputeClient(session, tls) };
 }
 
 /**
@@ -97,26 +106,31 @@ class OpenStackTarget implements ConsoleTarget {
     if (this.consoleTokens.size > 32) this.consoleTokens.delete(this.consoleTokens.values().next().value as string);
   }
 
+  /** One connection per target, shared by concurrent dials; a failed one is forgotten so the next dial retries. */
   private connect(): Promise<CloudConnection> {
-    this.connection ??= this.open();
-    this.connection.catch(() => (this.connection = undefined));
+    this.connection ??= this.open().catch((err: unknown) => {
+      this.connection = undefined;
+      throw err;
+    });
     return this.connection;
   }
 
   private async open(): Promise<CloudConnection> {
-    const { loadCloudConfig } = await import('./openstack-config.js');
-    const cloud = loadCloudConfig(this.sources(), { cloud: this.options.cloud, region: this.options.region, interface: this.options.interface, insecure: this.options.insecure, ca: this.options.ca });
-    this.cloud = cloud;
-    const tls = await tlsFromOptions(cloud.insecure, cloud.cacert);
-    const session = keystoneSession(cloud, tls);
-    this.session = session;
-    return { cloud, tls, session, compute: new ComputeClient(session, tls) };
+    const connection = await connectCloud(this.sources(), this.options);
+    this.cloud = connection.cloud;
+    this.session = connection.session;
+    return connection;
   }
 
   /** Name -> ID once per target; IDs do not change while a server lives. */
   private lookUp(compute: ComputeClient, signal: AbortSignal): Promise<string> {
-    this.serverId ??= compute.findServer(this.server, signal).then((s) => s.id);
-    this.serverId.catch(() => (this.serverId = undefined));
+    this.serverId ??= compute.findServer(this.server, signal).then(
+      (s) => s.id,
+      (err: unknown) => {
+        this.serverId = undefined;
+        throw err;
+      },
+    );
     return this.serverId;
   }
 
@@ -175,8 +189,6 @@ export async function listOpenstackServers(
   signal: AbortSignal = AbortSignal.timeout(60_000),
   sources: () => ConfigSources = processConfigSources,
 ): Promise<Required<ServerSummary>[]> {
-  const { loadCloudConfig } = await import('./openstack-config.js');
-  const cloud = loadCloudConfig(sources(), { cloud: options.cloud, region: options.region, interface: options.interface, insecure: options.insecure, ca: options.ca });
-  const tls = await tlsFromOptions(cloud.insecure, cloud.cacert);
-  return new ComputeClient(keystoneSession(cloud, tls), tls).listServers(signal);
+  const { compute } = await connectCloud(sources(), options);
+  return compute.listServers(signal);
 }

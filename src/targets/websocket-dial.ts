@@ -5,7 +5,7 @@ import type { ClientOptions } from 'ws';
 import { VconsoleError, describeError, isTlsError } from '../errors.js';
 
 /** Pings go out this often; an upstream that misses two pongs in a row is dropped. */
-export function keepaliveIntervalMs(): number {
+function keepaliveIntervalMs(): number {
   const fromEnv = Number(process.env.VCONSOLE_KEEPALIVE_MS);
   return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : 10_000;
 }

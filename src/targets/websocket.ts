@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import type { Duplex } from 'node:stream';
 import { UsageError, VconsoleError, describeError, safeTargetText } from '../errors.js';
-import { isCertificateError, type TlsSettings } from './openstack-http.js';
+import type { TlsSettings } from './openstack-http.js';
 import { dialWebSocket } from './websocket-dial.js';
 import type { ConsoleProvider, ConsoleTarget, TargetOptions } from './types.js';
 
 /** What a websockify-based proxy (nova-novncproxy, websockify) does with a bad token: it hangs up. */
-export const TOKEN_REJECTED = 'console token rejected (expired or invalid)';
+const TOKEN_REJECTED = 'console token rejected (expired or invalid)';
 
 export interface WebsockifyDialOptions {
   /** `ws(s)://host:port/path?token=...`: holds a secret, never printed. */
@@ -51,10 +51,6 @@ export async function dialWebsockify(options: WebsockifyDialOptions): Promise<Du
   } catch (err) {
     // websockify checks the token before the upgrade and drops the connection without a reply.
     if (isHangUp(err)) throw rejected(err);
-    const cause = (err as { cause?: unknown }).cause;
-    if (err instanceof VconsoleError && !err.hint && isCertificateError(cause)) {
-      throw new VconsoleError(err.message, { hint: "pass --ca FILE with the proxy's CA, or --insecure", cause });
-    }
     throw err;
   }
   if (options.serverSpeaksFirst === false) return stream;
@@ -117,7 +113,7 @@ export async function tlsFromOptions(insecure: boolean | undefined, caFile: stri
 }
 
 /** `ws://host:port/path` without credentials, query or fragment: safe to show. */
-export function websocketDisplayName(url: URL): string {
+function websocketDisplayName(url: URL): string {
   return `${url.protocol}//${url.host}${url.pathname}`;
 }
 
