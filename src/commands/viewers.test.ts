@@ -20,7 +20,7 @@ const linuxWithViewers = () =>
 describe('vconsole viewers', () => {
   it('lists what it found and the command open would run for 127.0.0.1:5900 titled VM', async () => {
     const out = capture();
-    expect(await runViewersCommand({}, out.io, linuxWithViewers())).toBe(0);
+    await runViewersCommand({}, out.io, linuxWithViewers());
     const text = out.text();
     expect(text).toContain('OS: Linux (linux)');
     expect(text).toMatch(/remote-viewer\s+remote-viewer \(virt-viewer\)\s+11\.0\s+\/usr\/bin\/remote-viewer/);
@@ -45,10 +45,9 @@ describe('vconsole viewers', () => {
     });
   });
 
-  it('explains what it looked for and how to install a viewer when there is none, exit 1', async () => {
+  it('explains what it looked for and how to install a viewer when there is none', async () => {
     const out = capture();
-    const code = await runViewersCommand({}, out.io, fakeViewerEnvironment('darwin', { PATH: '/usr/bin' }, {}));
-    expect(code).toBe(1);
+    await runViewersCommand({}, out.io, fakeViewerEnvironment('darwin', { PATH: '/usr/bin' }, {}));
     expect(out.text()).toContain('No VNC viewer found.');
     expect(out.text()).toContain('TigerVNC (TigerVNC.app');
     expect(out.text()).toContain('brew install --cask tigervnc-viewer');
@@ -60,7 +59,7 @@ describe('vconsole viewers', () => {
 
   it('shows that --viewer none launches nothing', async () => {
     const out = capture();
-    expect(await runViewersCommand({ viewer: 'none' }, out.io, linuxWithViewers())).toBe(0);
+    await runViewersCommand({ viewer: 'none' }, out.io, linuxWithViewers());
     expect(out.text()).toContain('open would launch no viewer (--viewer none)');
   });
 

@@ -3,8 +3,8 @@ import { chooseViewer, type ViewerChoice } from '../viewers/choose.js';
 import { buildViewerCommand, formatCommandLine } from '../viewers/command.js';
 import { detectViewers } from '../viewers/detect.js';
 import { systemViewerEnvironment } from '../viewers/system-environment.js';
-import type { HostPlatform, ViewerCandidate, ViewerEnvironment } from '../viewers/types.js';
-
+import type { HostPlatform, ViewerCandidate, ViewerCommand, ViewerEnvironment } from '../viewers/types.js';
+import { alignColumns } from './text-table.js';
 
 export interface ViewersCommandOptions {
   json?: boolean;
@@ -13,8 +13,7 @@ export interface ViewersCommandOptions {
 }
 
 /** The example `vconsole viewers` shows a command line for. */
-export const EXAMPLE_TARGET = { host: '127.0.0.1', port: 5900, title: 'VM' } as const;
-
+const EXAMPLE_TARGET = { host: '127.0.0.1', port: 5900, title: 'VM' } as const;
 
 /** The `--json` document. */
 export interface ViewersReport {
@@ -26,27 +25,27 @@ export interface ViewersReport {
 }
 
 /**
- * `vconsole viewers`: what is installed, which one `open` would launch and how. Exit code 0
- * when `open` has a viewer to use (or `--viewer none` asks for none), 1 when none is found.
- * A bad `--viewer` throws UsageError / VconsoleError for the CLI edge to print.
+ * `vconsole viewers`: what is installed, which one `open` would launch and how. It succeeds
+ * also when none is found: that is an answer (a fresh jump host has none), not a failure, and
+ * `open` still serves every port there. A bad `--viewer` throws UsageError / VconsoleError for
+ * the CLI edge to print.
  */
 export async function runViewersCommand(
   options: ViewersCommandOptions,
   io: { stdout: NodeJS.WritableStream },
   system: ViewerEnvironment = systemViewerEnvironment(),
-): Promise<number> {
+): Promise<void> {
   const detected = await detectViewers(system);
   const choice = await chooseViewer(detected, { viewer: options.viewer, viewerArgs: options.viewerArg }, system);
   const report = buildReport(system.platform, detected, choice);
   io.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderText(report, choice, system.platform));
-  return choice.kind === 'not-found' ? 1 : 0;
 }
 
 function buildReport(platform: HostPlatform, detected: ViewerCandidate[], choice: ViewerChoice): ViewersReport {
   let selected: ViewersReport['selected'] = null;
   if (choice.kind === 'viewer') {
     const { viewer } = choice;
-    const command = buildViewerCommand(viewer, { ...EXAMPLE_TARGET, extraArgs: choice.extraArgs });
+    const command = exampleCommand(choice);
     selected = { id: viewer.id, name: viewer.name, path: viewer.path, command: [command.command, ...command.args] };
   }
   return {
@@ -58,16 +57,16 @@ function buildReport(platform: HostPlatform, detected: ViewerCandidate[], choice
   };
 }
 
-function table(rows: string[][]): string[] {
-  const widths = rows[0].map((_, col) => Math.max(...rows.map((row) => row[col].length)));
-  return rows.map((row) => `  ${row.map((cell, col) => (col === row.length - 1 ? cell : cell.padEnd(widths[col]))).join('  ')}`.trimEnd());
+/** The command line the chosen viewer would run for EXAMPLE_TARGET. */
+function exampleCommand(choice: Extract<ViewerChoice, { kind: 'viewer' }>): ViewerCommand {
+  return buildViewerCommand(choice.viewer, { ...EXAMPLE_TARGET, extraArgs: choice.extraArgs });
 }
 
 function renderText(report: ViewersReport, choice: ViewerChoice, platform: HostPlatform): string {
   const lines = [`OS: ${PLATFORM_NAMES[platform]} (${platform})`];
   if (report.viewers.length > 0) {
     lines.push('Viewers found, in the order `open` prefers them:');
-    lines.push(...table(report.viewers.map((v) => [v.id, v.name, v.version ?? '-', v.path])));
+    lines.push(...alignColumns(report.viewers.map((v) => [v.id, v.name, v.version ?? '-', v.path])).map((line) => `  ${line}`.trimEnd()));
   } else {
     lines.push('No VNC viewer found.');
     lines.push('Looked for:', ...report.lookedFor.map((what) => `  ${what}`));
@@ -82,7 +81,7 @@ function renderText(report: ViewersReport, choice: ViewerChoice, platform: HostP
           : choice.source === 'environment'
             ? 'chosen with VCONSOLE_VIEWER'
             : `first found in the ${PLATFORM_NAMES[platform]} preference order ${PREFERENCE_ORDER[platform].join(', ')}; change it with --viewer or VCONSOLE_VIEWER`;
-      const command = buildViewerCommand(choice.viewer, { ...EXAMPLE_TARGET, extraArgs: choice.extraArgs });
+      const command = exampleCommand(choice);
       lines.push(`open would use: ${choice.viewer.name} (${why})`);
       lines.push(`For ${EXAMPLE_TARGET.host}:${EXAMPLE_TARGET.port} titled ${EXAMPLE_TARGET.title} it would run:`);
       lines.push(`  ${formatCommandLine(command, platform)}`);

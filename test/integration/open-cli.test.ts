@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { portIsClosed, REPO_ROOT, startVconsole, type RunningVconsole } from '../support/cli.js';
+import { portIsClosed, REPO_ROOT, runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
 
 const FAKE_VIEWER = path.join(REPO_ROOT, 'test', 'fixtures', 'fake-viewer.mjs');
@@ -99,6 +99,15 @@ describe('vconsole open (stand-in viewer on PATH, no terminal)', () => {
     await child.waitForStderr(/no VNC viewer found \(looked for .*remote-viewer/);
     await child.waitForStderr(/apt install tigervnc-viewer/);
     for (const line of lines) expect(await portIsClosed(line.port as number)).toBe(false);
+  });
+
+  it('vconsole viewers --json on a host with none: one JSON document, exit 0', async () => {
+    const result = await runVconsole(['viewers', '--json'], { PATH: '/nonexistent' });
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as { selected: unknown; lookedFor: string[]; install: string };
+    expect(report.selected).toBeNull();
+    expect(report.lookedFor.length).toBeGreaterThan(0);
+    expect(report.install).toMatch(/apt install/);
   });
 
   it('one failing target does not stop the others', async () => {
