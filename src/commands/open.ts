@@ -104,6 +104,9 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
     : plainView(registry, io, Boolean(flags.verbose));
 
   supervisor?.on('status', (event) => view?.viewer(event));
+  registry.on('change', (snapshot) => {
+    if (snapshot.clients > 0) supervisor?.noteConsoleClient(snapshot.id);
+  });
   if (choice.kind === 'not-found') view.noViewer(lookedFor(system.platform), installHint(system.platform));
   const warning = exposureWarning(listen);
   if (warning) view.notice(warning);

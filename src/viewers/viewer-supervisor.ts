@@ -21,6 +21,8 @@ export interface ViewerStatusEvent {
  */
 export class ViewerSupervisor extends EventEmitter<{ status: [ViewerStatusEvent] }> {
   private readonly running = new Map<number, ViewerProcess>();
+  /** Viewers whose console saw a client while they ran: they reached it, so they did not fail to start. */
+  private readonly reachedConsole = new WeakSet<ViewerProcess>();
 
   constructor(
     private readonly viewer: ViewerCandidate,
@@ -40,14 +42,23 @@ export class ViewerSupervisor extends EventEmitter<{ status: [ViewerStatusEvent]
     process.once('exit', (exit) => {
       if (this.running.get(key) === process) this.running.delete(key);
       if (exit.outcome === 'stopped' || exit.outcome === 'detached') return;
+      // A viewer closed soon after it connected (TigerVNC exits 1 when its window is closed)
+      // was used, not broken: only one that never reached its console failed to start.
+      const outcome = exit.outcome === 'failed' && this.reachedConsole.has(process) ? 'closed' : exit.outcome;
       this.emit('status', {
         key,
-        state: exit.outcome === 'failed' ? 'failed' : 'closed',
+        state: outcome === 'failed' ? 'failed' : 'closed',
         viewerName: this.viewer.name,
         exitCode: exit.code,
-        message: describeViewerExit(exit, this.viewer.name),
+        message: describeViewerExit({ ...exit, outcome }, this.viewer.name),
       });
     });
+  }
+
+  /** The console of `key` has a client now: most likely the viewer started for it. */
+  noteConsoleClient(key: number): void {
+    const process = this.running.get(key);
+    if (process) this.reachedConsole.add(process);
   }
 
   async stop(key: number, graceMs?: number): Promise<void> {

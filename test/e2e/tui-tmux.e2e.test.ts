@@ -131,6 +131,33 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open TUI in tmux', gate), () => 
     await expectAllGone(term, running, 'the terminal closed');
   }, E2E_TEST_TIMEOUT_MS);
 
+  it('tmux + tigervnc + qemu: a viewer the user closes leaves its port listening, and o opens it again', async () => {
+    const term = await openInTmux(['default/vm-a'], 'reopen');
+    const screen = await term.awaitScreen('a row for default/vm-a with its viewer open', (s) => rowWithOpenViewer(s, 'default/vm-a') !== null);
+    const port = Number(rowWithOpenViewer(screen, 'default/vm-a')![1]);
+    await awaitVmWindows(x, dir, TIGERVNC, [cluster.vmA], () => '');
+    const viewerPid = async () => {
+      for (const pid of await descendantPids(term.pid)) if ((await commandLine(pid))?.includes('vncviewer')) return pid;
+      return undefined;
+    };
+    const first = await pollFor(viewerPid, { what: 'the TigerVNC process', timeoutMs: 15_000 });
+
+    // The user closes the window: TigerVNC exits (SIGTERM is what a window manager's close leads to).
+    process.kill(first, 'SIGTERM');
+    await term.awaitScreen('the row to say the viewer closed', (s) => new RegExp(`default/vm-a\\s.*127\\.0\\.0\\.1:${port}\\s+viewer closed`).test(s));
+    expect(await canConnect(port)).toBe(true);
+
+    await term.sendKeys(['o']);
+    await term.awaitScreen('the viewer open again', (s) => rowWithOpenViewer(s, 'default/vm-a') !== null);
+    const second = await pollFor(viewerPid, { what: 'a new TigerVNC process', timeoutMs: 15_000 });
+    expect(second).not.toBe(first);
+    const windows = await awaitVmWindows(x, dir, TIGERVNC, [cluster.vmA], () => '');
+
+    const running = await whatVconsoleRuns(term, windows);
+    await term.sendKeys(['q']);
+    await expectCleanExit(term, running, 'q');
+  }, E2E_TEST_TIMEOUT_MS);
+
   it('tmux: a target pasted into the add prompt together with its Enter is added', async () => {
     const term = await openInTmux(['demo:vm-a'], 'paste', ['--viewer', 'none']);
     await term.awaitScreen('a row for demo:vm-a', (s) => /demo:vm-a\s.*127\.0\.0\.1:\d+/.test(s));
