@@ -1,5 +1,5 @@
 import type { VconsoleConfig } from '../config.js';
-import { describeError } from '../errors.js';
+import { VconsoleError, describeError } from '../errors.js';
 import type { ConsoleSession } from '../proxy/console-session.js';
 import { SessionRegistry } from '../proxy/session-registry.js';
 import { handleShutdownSignals } from '../proxy/shutdown.js';
@@ -120,8 +120,10 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   if (!useTui && sessions.every((s) => s.snapshot().state === 'error')) {
     shutdown.dispose();
     await registry.closeAll();
-    const errors = sessions.map((s) => s.snapshot().lastError ?? 'failed');
-    throw new Error(errors.length === 1 ? errors[0] : `no target could be opened: ${errors.join('; ')}`);
+    // Each target's error is on stderr already, one line each.
+    throw new VconsoleError(sessions.length === 1 ? 'the target could not be opened' : 'no target could be opened', {
+      hint: 'see the error above',
+    });
   }
   if (choice.kind === 'none') view.notice('no viewer launched (--viewer none): point any VNC viewer at the addresses shown');
 }

@@ -110,6 +110,15 @@ describe('vconsole open (stand-in viewer on PATH, no terminal)', () => {
     expect(report.install).toMatch(/apt install/);
   });
 
+  it('without a terminal, exits 1 when no target can be opened, each error on its own line', async () => {
+    const result = await runVconsole(['open', 'vm-x', 'vm-y', '--viewer', 'none', '--kubeconfig', path.join(binDir, 'missing.yaml')], { PATH: binDir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/\[vm-x\] error: kubeconfig .*missing.yaml does not exist/);
+    expect(result.stderr).toMatch(/\[vm-y\] error: kubeconfig .*missing.yaml does not exist/);
+    expect(result.stderr).toMatch(/vconsole: no target could be opened/);
+    expect(result.stdout).toBe('');
+  });
+
   it('one failing target does not stop the others', async () => {
     const { child } = openWith(['missing-vm', 'demo:vm-a', '--viewer', 'none'], { KUBECONFIG: path.join(binDir, 'no-such-kubeconfig') });
     const [line] = await child.jsonLines(1);
