@@ -151,6 +151,19 @@ describe.skipIf(!onLinuxX64 || (!binaryPresent && !seaRequired))('single executa
     }
   });
 
+  it('answers viewers --json and list with a clear error when no cluster is configured', () => {
+    const dir = scratchDir();
+    const copy = path.join(dir, 'vconsole');
+    copyFileSync(BINARY, copy);
+    const env = { ...nodelessEnv(), HOME: dir };
+    const viewers = spawnSync(copy, ['viewers', '--json'], { cwd: dir, env, encoding: 'utf8', timeout: 60_000 });
+    expect(viewers.status, viewers.stderr).toBe(0);
+    expect((JSON.parse(viewers.stdout) as { os: string }).os).toBe('linux');
+    const list = spawnSync(copy, ['list'], { cwd: dir, env, encoding: 'utf8', timeout: 60_000 });
+    expect(list.status).toBe(1);
+    expect(list.stderr.trim()).toBe('vconsole: no Kubernetes configuration found; set KUBECONFIG, pass --kubeconfig FILE, or create ~/.kube/config');
+  });
+
   it('draws the open TUI in a terminal (tmux) and quits on q', async () => {
     const tmux = spawnSync('tmux', ['-V'], { encoding: 'utf8' });
     expect(tmux.status, 'tmux is needed to give the executable a terminal').toBe(0);
