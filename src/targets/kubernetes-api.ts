@@ -71,6 +71,11 @@ async function load(options: KubeAccessOptions): Promise<KubeAccess> {
   if (!cluster?.server) {
     throw new VconsoleError('the kubeconfig names no cluster for the current context', { hint: 'pass --context NAME' });
   }
+  if (cluster.server.startsWith('http:') && !cluster.skipTLSVerify) {
+    // kubectl talks plain HTTP to such a server (kubectl proxy, a local tunnel); client-node
+    // refuses unless TLS verification is off, which means nothing without TLS anyway.
+    config.clusters = config.clusters.map((c) => (c === cluster ? { ...c, skipTLSVerify: true } : c));
+  }
   const namespace = options.namespace || config.getContextObject(config.getCurrentContext())?.namespace || 'default';
   return { config, server: cluster.server.replace(/\/+$/, ''), namespace };
 }

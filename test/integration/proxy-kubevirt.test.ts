@@ -110,6 +110,22 @@ describe('vconsole proxy against the KubeVirt API', () => {
   });
 });
 
+describe('an API server reached over plain HTTP (kubectl proxy, a local tunnel)', () => {
+  it('works as kubectl does: http:// server, no TLS settings', async () => {
+    const plain = await startKubevirtFixture({ vmis: [{ namespace: 'default', name: 'vm-a' }], plainHttp: true });
+    try {
+      const config = plain.kubeconfigPath();
+      const text = fs.readFileSync(config, 'utf8').replace(/^\s*certificate-authority-data: .*\n/m, '');
+      fs.writeFileSync(config, text);
+      const p = proxy(['vm-a'], { KUBECONFIG: config });
+      const [line] = await p.jsonLines(1);
+      expect((await readGreeting(line.port as number)).text).toBe('RFB 003.008\n');
+    } finally {
+      await plain.close();
+    }
+  });
+});
+
 describe('vconsole proxy KubeVirt errors: one line, exit 1', () => {
   const cases: [string, () => string[], () => NodeJS.ProcessEnv, RegExp][] = [
     ['VMI not found', () => ['nope'], () => ({}), /default\/nope: virtualmachineinstances.kubevirt.io "nope" not found/],
