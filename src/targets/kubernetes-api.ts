@@ -47,8 +47,10 @@ async function load(options: KubeAccessOptions): Promise<KubeAccess> {
         throw new VconsoleError(`kubeconfig ${options.kubeconfig} does not exist`, { hint: 'check --kubeconfig' });
       }
       config.loadFromFile(options.kubeconfig);
-    } else if (hasKubeconfigFile() || inCluster()) {
-      config.loadFromDefault();
+    } else if (kubeconfigFiles().length > 0) {
+      loadMerged(config, kubeconfigFiles(), KubeConfig);
+    } else if (inCluster()) {
+      config.loadFromCluster();
     } else {
       throw new VconsoleError('no Kubernetes configuration found', {
         hint: 'set KUBECONFIG, pass --kubeconfig FILE, or create ~/.kube/config',
@@ -80,10 +82,27 @@ async function load(options: KubeAccessOptions): Promise<KubeAccess> {
   return { config, server: cluster.server.replace(/\/+$/, ''), namespace };
 }
 
-function hasKubeconfigFile(): boolean {
+/** $KUBECONFIG's files that exist (kubectl skips missing ones), else ~/.kube/config if it exists. */
+function kubeconfigFiles(): string[] {
   const fromEnv = process.env.KUBECONFIG?.split(path.delimiter).filter(Boolean) ?? [];
-  if (fromEnv.length) return fromEnv.some((f) => fs.existsSync(f));
-  return fs.existsSync(path.join(os.homedir(), '.kube', 'config'));
+  const candidates = fromEnv.length ? fromEnv : [path.join(os.homedir(), '.kube', 'config')];
+  return candidates.filter((f) => fs.existsSync(f));
+}
+
+/**
+ * Merges kubeconfig files the way kubectl does: the first file that sets the current context,
+ * or defines a cluster, user or context of a given name, wins.
+ */
+function loadMerged(config: KubeConfig, files: string[], Config: typeof KubeConfig): void {
+  config.loadFromFile(files[0]);
+  for (const file of files.slice(1)) {
+    const next = new Config();
+    next.loadFromFile(file);
+    if (!config.currentContext) config.currentContext = next.currentContext;
+    for (const c of next.clusters) if (!config.getCluster(c.name)) config.addCluster(c);
+    for (const u of next.users) if (!config.getUser(u.name)) config.addUser(u);
+    for (const c of next.contexts) if (!config.getContextObject(c.name)) config.addContext(c);
+  }
 }
 
 function inCluster(): boolean {

@@ -60,6 +60,16 @@ describe('vconsole proxy against the KubeVirt API', () => {
     }
   });
 
+  it('reads $KUBECONFIG as a path list like kubectl: missing files skipped, the first definition wins', async () => {
+    const shadow = fs.readFileSync(kubeconfig, 'utf8').replace(/server: .*/, 'server: https://127.0.0.1:1');
+    const later = path.join(fixture.dir, 'later.yaml');
+    fs.writeFileSync(later, shadow);
+    const list = [path.join(fixture.dir, 'missing.yaml'), kubeconfig, later].join(path.delimiter);
+    const p = proxy(['vm-a'], { KUBECONFIG: list });
+    const [line] = await p.jsonLines(1);
+    expect((await readGreeting(line.port as number)).text).toBe('RFB 003.008\n');
+  });
+
   it('authenticates with client certificates and exec plugins from the kubeconfig', async () => {
     for (const auth of ['client-cert', 'exec'] as const) {
       const p = proxy(['--kubeconfig', fixture.kubeconfigPath({ auth, fileName: `${auth}.yaml` }), 'vm-b']);
