@@ -53,5 +53,6 @@ fi
 echo "e2e-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 "${as_root[@]}" apt-get update -qq
-"${as_root[@]}" apt-get install -y -qq --no-install-recommends -o Dpkg::Use-Pty=0 "${missing[@]}" >/dev/null
+# With recommends: the viewers and QEMU were proven with them (GTK/FLTK runtime bits, VGA BIOS).
+"${as_root[@]}" apt-get install -y -qq -o Dpkg::Use-Pty=0 "${missing[@]}" >/dev/null
 echo "e2e-deps: done"
