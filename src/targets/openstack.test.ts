@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FIXTURE_APP_CREDENTIAL, FIXTURE_USER, startOpenStackFixture, type OpenStackFixture } from '../../test/fixtures/openstack-api.js';
+import { FIXTURE_APP_CREDENTIAL, fixtureOpenrc, startOpenStackFixture, type OpenStackFixture } from '../../test/fixtures/openstack-api.js';
 import { UsageError, describeError } from '../errors.js';
 import type { LogLevel } from '../proxy/types.js';
 import { splitTarget } from './index.js';
@@ -23,15 +23,7 @@ beforeEach(() => {
 });
 
 function openrc(extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    OS_AUTH_URL: fixture.authUrl,
-    OS_USERNAME: 'alice',
-    OS_PASSWORD: FIXTURE_USER.password,
-    OS_PROJECT_NAME: 'demo',
-    OS_USER_DOMAIN_NAME: 'Default',
-    OS_PROJECT_DOMAIN_NAME: 'Default',
-    ...extra,
-  };
+  return { ...fixtureOpenrc(fixture), ...extra };
 }
 
 function target(text: string, env: Record<string, string> = openrc(), options: TargetOptions = {}, files: Record<string, string> = {}): ConsoleTarget {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError, describeError } from '../errors.js';
 import { splitTarget } from './index.js';
 import { parseTcpTarget, tcpProvider } from './tcp.js';
+import { readToEnd } from '../../test/support/streams.js';
 
 const resolve = (text: string) => tcpProvider.resolve(splitTarget(text), {});
 const context = () => ({ signal: AbortSignal.timeout(10_000), log: () => undefined });
@@ -69,11 +70,7 @@ describe('tcp provider', () => {
     expect(target.check).toBeUndefined();
     for (let i = 0; i < 2; i++) {
       const socket = await target.dial(context());
-      const greeting = await new Promise<string>((done) => {
-        let text = '';
-        socket.on('data', (c: Buffer) => (text += c.toString()));
-        socket.on('end', () => done(text));
-      });
+      const greeting = await readToEnd(socket);
       expect(greeting).toBe('RFB 003.008\n');
     }
     expect(accepted).toBe(2);

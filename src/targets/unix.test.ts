@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
 import { splitTarget } from './index.js';
 import { parseUnixTarget, unixProvider } from './unix.js';
+import { readToEnd } from '../../test/support/streams.js';
 
 const resolve = (text: string) => unixProvider.resolve(splitTarget(text), {});
 const context = () => ({ signal: AbortSignal.timeout(10_000), log: () => undefined });
@@ -39,11 +40,7 @@ describe('unix provider', () => {
     expect(target.name).toBe(`unix://${join(dir, 'vnc.sock')}`);
     expect(target.check).toBeUndefined();
     const socket = await target.dial(context());
-    const greeting = await new Promise<string>((done) => {
-      let text = '';
-      socket.on('data', (c: Buffer) => (text += c.toString()));
-      socket.on('end', () => done(text));
-    });
+    const greeting = await readToEnd(socket);
     expect(greeting).toBe('RFB 003.008\n');
   });
 

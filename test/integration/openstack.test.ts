@@ -12,7 +12,7 @@ import { resolveTarget, splitTarget } from '../../src/targets/index.js';
 import type { ConfigSources } from '../../src/targets/openstack-config.js';
 import { forgetKeystoneSessions } from '../../src/targets/openstack-keystone.js';
 import { createOpenStackProvider } from '../../src/targets/openstack.js';
-import { FIXTURE_USER, startOpenStackFixture, type OpenStackFixture } from '../fixtures/openstack-api.js';
+import { fixtureOpenrc, startOpenStackFixture, type OpenStackFixture } from '../fixtures/openstack-api.js';
 import { failure } from '../support/streams.js';
 
 /**
@@ -24,14 +24,7 @@ const WEBSOCKIFY = '/usr/bin/websockify';
 const context = () => ({ signal: AbortSignal.timeout(20_000), log: () => undefined });
 
 function openstackTarget(fixture: OpenStackFixture, server: string) {
-  const env = {
-    OS_AUTH_URL: fixture.authUrl,
-    OS_USERNAME: 'alice',
-    OS_PASSWORD: FIXTURE_USER.password,
-    OS_PROJECT_NAME: 'demo',
-    OS_USER_DOMAIN_NAME: 'Default',
-    OS_PROJECT_DOMAIN_NAME: 'Default',
-  };
+  const env = fixtureOpenrc(fixture);
   const sources = (): ConfigSources => ({ env, readFile: () => undefined, homeDir: '/nonexistent', cwd: '/nonexistent' });
   return createOpenStackProvider(sources).resolve(splitTarget(`openstack:${server}`), {});
 }

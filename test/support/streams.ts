@@ -23,3 +23,13 @@ export async function failure(promise: Promise<unknown>): Promise<Error> {
   if (!result) throw new Error('expected a failure');
   return result;
 }
+
+/** Everything a stream sends until it ends, as text. */
+export function readToEnd(stream: Duplex): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    stream.once('end', () => resolve(text));
+    stream.once('error', reject);
+  });
+}
