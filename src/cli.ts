@@ -35,12 +35,13 @@ function asArgParser<T>(parse: (text: string) => T): (text: string) => T {
   };
 }
 
+/** Every provider's target syntax (src/targets), written out so that --help loads no provider. */
 const TARGET_HELP = `
 Targets:
   NAME, NS/NAME, kubevirt:[NS/]NAME   KubeVirt VMI (kubeconfig as kubectl reads it)
   openstack:NAME|ID, os:NAME|ID       OpenStack server (clouds.yaml / OS_* as the openstack CLI reads them)
   ws://HOST:PORT/?token=T, wss://...  websockify / noVNC console URL
-  tcp://HOST:PORT                     plain VNC server (e.g. a hypervisor's 5900+N)
+  tcp://HOST:PORT, vnc://HOST:DISPLAY plain VNC server (e.g. a hypervisor's 5900+N)
   unix:///PATH                        VNC unix socket on this host (QEMU, libvirt)
   demo:NAME                           built-in demo console, no cloud needed`;
 

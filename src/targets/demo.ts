@@ -21,7 +21,6 @@ function demoServer(name: string): Promise<DemoRfbServer> {
 export const demoProvider: ConsoleProvider = {
   id: 'demo',
   schemes: ['demo'],
-  syntax: 'demo:NAME              built-in demo console (no cloud needed)',
   resolve(spec): ConsoleTarget {
     const name = spec.rest;
     if (!NAME.test(name)) {

@@ -156,7 +156,6 @@ class KubevirtTarget implements ConsoleTarget {
 export const kubevirtProvider: ConsoleProvider = {
   id: 'kubevirt',
   schemes: ['kubevirt', 'kv'],
-  syntax: 'NAME, NS/NAME, kubevirt:[NS/]NAME   KubeVirt VMI (kubeconfig as kubectl reads it)',
   resolve(spec, options) {
     const { namespace, name } = parseVmiName(spec.rest, spec.raw);
     return new KubevirtTarget(spec.raw, name, namespace, options);

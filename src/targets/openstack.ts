@@ -166,7 +166,6 @@ export function createOpenStackProvider(sources: () => ConfigSources = processCo
   return {
     id: 'openstack',
     schemes: ['openstack', 'os'],
-    syntax: 'openstack:NAME|ID, os:NAME|ID   OpenStack server (clouds.yaml / OS_* as the openstack CLI)',
     resolve(spec, options): ConsoleTarget {
       const server = spec.rest.trim();
       if (!server || /[\u0000-\u001f\u007f]/.test(server)) {

@@ -36,7 +36,6 @@ export function parseTcpTarget(raw: string, scheme: 'tcp' | 'vnc'): TcpAddress {
 export const tcpProvider: ConsoleProvider = {
   id: 'tcp',
   schemes: ['tcp', 'vnc'],
-  syntax: 'tcp://HOST:PORT | vnc://HOST:DISPLAY  plain VNC server',
   resolve(spec): ConsoleTarget {
     const address = parseTcpTarget(spec.raw.trim(), spec.scheme === 'vnc' ? 'vnc' : 'tcp');
     const hostText = address.host.includes(':') ? `[${address.host}]` : address.host;

@@ -46,8 +46,6 @@ export interface ConsoleProvider {
   readonly id: string;
   /** Schemes it answers to, lower case, e.g. `['openstack', 'os']`. */
   readonly schemes: readonly string[];
-  /** One line for `--help`: the syntax it accepts. */
-  readonly syntax: string;
   /** Turns a spec into a target; throws UsageError on malformed input. Does no I/O. */
   resolve(spec: TargetSpec, options: TargetOptions): ConsoleTarget;
 }

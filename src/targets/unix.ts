@@ -23,7 +23,6 @@ export function parseUnixTarget(raw: string): string {
 export const unixProvider: ConsoleProvider = {
   id: 'unix',
   schemes: ['unix'],
-  syntax: 'unix:///PATH            VNC server on a unix socket',
   resolve(spec): ConsoleTarget {
     const socketPath = parseUnixTarget(spec.raw.trim());
     const name = `unix://${socketPath}`;

@@ -121,7 +121,6 @@ function websocketDisplayName(url: URL): string {
 export const websocketProvider: ConsoleProvider = {
   id: 'websocket',
   schemes: ['ws', 'wss'],
-  syntax: 'ws(s)://HOST:PORT/PATH?token=T  websockify / noVNC console URL',
   resolve(spec, options: TargetOptions): ConsoleTarget {
     let url: URL;
     try {
