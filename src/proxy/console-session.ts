@@ -81,8 +81,8 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     if (this.state === 'listening' && this.address && this.port !== undefined) {
       return { address: this.address, port: this.port };
     }
-    this.setState('connecting');
     this.lastError = undefined;
+    this.setState('connecting');
     try {
       if (this.source.check) {
         this.checkAbort = new AbortController();
