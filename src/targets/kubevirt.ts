@@ -120,12 +120,14 @@ class KubevirtTarget implements ConsoleTarget {
     const access = await this.access();
     const path = subresourcePath(this.namespace!, this.vmName, this.kind(), this.options.preserveSession);
     const url = access.server.replace(/^http/, 'ws') + path;
-    const { headers, ...tls } = await requestOptions(access);
+    // The kubeconfig's credentials and TLS (client-node puts them on the agent and options).
+    const { headers, agent, ca, cert, key, pfx, passphrase, rejectUnauthorized, auth } = await requestOptions(access);
+    const basic: Record<string, string> = auth ? { Authorization: `Basic ${Buffer.from(auth).toString('base64')}` } : {};
     return dialWebSocket({
       url,
       protocols: ['plain.kubevirt.io'],
-      headers: headers as Record<string, string>,
-      tls: tls as never,
+      headers: { ...(headers as Record<string, string>), ...basic },
+      tls: { agent: typeof agent === 'object' ? agent : undefined, ca, cert, key, pfx, passphrase, rejectUnauthorized },
       signal,
       label: this.name,
       describeRejection: (status, body) => {
