@@ -79,8 +79,8 @@ function replaceOnce(text, needle, replacement, file) {
 function inkWithoutTopLevelAwait() {
   return {
     name: 'ink-without-top-level-await',
-    setup(build) {
-      build.onLoad({ filter: /[\\/]ink[\\/]build[\\/]reconciler\.js$/ }, async (args) => {
+    setup(esbuildApi) {
+      esbuildApi.onLoad({ filter: /[\\/]ink[\\/]build[\\/]reconciler\.js$/ }, async (args) => {
         let text = await readFile(args.path, 'utf8');
         text = replaceOnce(text, "await import('./devtools.js');", 'void 0;', args.path);
         text = replaceOnce(text, '? await loadPackageJson()', '? { name: undefined, version: undefined }', args.path);
@@ -99,13 +99,13 @@ function yogaLoadedSynchronously() {
   const namespace = 'vconsole-yoga';
   return {
     name: 'yoga-loaded-synchronously',
-    setup(build) {
-      build.onResolve({ filter: /^yoga-layout$/ }, async (args) => {
-        const load = await build.resolve('yoga-layout/load', { kind: 'import-statement', resolveDir: args.resolveDir });
+    setup(esbuildApi) {
+      esbuildApi.onResolve({ filter: /^yoga-layout$/ }, async (args) => {
+        const load = await esbuildApi.resolve('yoga-layout/load', { kind: 'import-statement', resolveDir: args.resolveDir });
         if (load.errors.length > 0) return { errors: load.errors };
         return { path: dirname(load.path), namespace };
       });
-      build.onLoad({ filter: /.*/, namespace }, async (args) => {
+      esbuildApi.onLoad({ filter: /.*/, namespace }, async (args) => {
         const srcDir = args.path; // yoga-layout/dist/src
         const loaderPath = join(srcDir, '..', 'binaries', 'yoga-wasm-base64-esm.js');
         const loader = await readFile(loaderPath, 'utf8');
@@ -142,8 +142,8 @@ function moduleProbe() {
   ];
   return {
     name: 'module-probe',
-    setup(build) {
-      build.onLoad({ filter: /[\\/]node_modules[\\/].*\.js$/ }, async (args) => {
+    setup(esbuildApi) {
+      esbuildApi.onLoad({ filter: /[\\/]node_modules[\\/].*\.js$/ }, async (args) => {
         const hit = watched.find(([, pattern]) => pattern.test(args.path));
         if (!hit) return undefined;
         const text = await readFile(args.path, 'utf8');

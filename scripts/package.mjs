@@ -164,9 +164,9 @@ async function packageAll(argv) {
 /** Runs under the pinned Node 22: one pkg SEA call per target, each with its own Node binary. */
 async function injectAll(jobs) {
   if (process.versions.node !== NODE_VERSION) throw new Error(`package: the pkg step must run on Node ${NODE_VERSION}`);
-  const require = createRequire(join(projectRoot, 'package.json'));
-  require.resolve('postject/package.json'); // fails early with a clear "Cannot find module 'postject'"
-  const { default: sea } = require('@yao-pkg/pkg/lib-es5/sea.js');
+  const requireFromRoot = createRequire(join(projectRoot, 'package.json'));
+  requireFromRoot.resolve('postject/package.json'); // fails early with a clear "Cannot find module 'postject'"
+  const { default: sea } = requireFromRoot('@yao-pkg/pkg/lib-es5/sea.js');
   mkdirSync(binDir, { recursive: true });
   for (const job of jobs) {
     const target = TARGETS[job.name];

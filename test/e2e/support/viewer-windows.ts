@@ -65,6 +65,6 @@ export async function awaitVmWindows(x: XServer, dir: string, kind: ViewerWindow
     );
   } catch (err) {
     const kept = last?.file ? await keepForInspection(last.file, kind.viewer) : 'none taken';
-    throw new Error(`${(err as Error).message}\nlast check: ${last?.report ?? 'none'}\nscreenshot: ${kept}`);
+    throw new Error(`${(err as Error).message}\nlast check: ${last?.report ?? 'none'}\nscreenshot: ${kept}`, { cause: err });
   }
 }
