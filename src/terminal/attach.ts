@@ -30,7 +30,7 @@ export interface Attachment {
  * the caller decides whether the console lives on (TUI) or closes (the console command).
  */
 export function attachTerminal(options: AttachOptions): Attachment {
-  const { input, output, console: upstream, escape } = options;
+  const { input, output, console: upstream, escape: escapeKey } = options;
   let finish!: (result: { reason: DetachReason; error?: Error }) => void;
   const done = new Promise<{ reason: DetachReason; error?: Error }>((resolve) => {
     finish = resolve;
@@ -39,7 +39,7 @@ export function attachTerminal(options: AttachOptions): Attachment {
 
   const onInput = (chunk: Buffer | string) => {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    const at = escape ? bytes.indexOf(escape.byte) : -1;
+    const at = escapeKey ? bytes.indexOf(escapeKey.byte) : -1;
     if (at === -1) {
       if (!upstream.write(bytes)) input.pause();
       return;
