@@ -87,3 +87,37 @@ async function awaitSettledBiosScreen(port: number, dir: string, name: string): 
     { what: `QEMU ${name}'s BIOS text on screen`, timeoutMs: 90_000, intervalMs: 250 },
   );
 }
+
+export interface QemuSerialVm {
+  name: string;
+  /** QEMU's serial port as a unix socket (KubeVirt's `virt-serial0`). */
+  serialPath: string;
+  process: RunningProcess;
+}
+
+/**
+ * A disk-less PC with no display whose only console is its serial line: SeaBIOS offers its boot
+ * menu there and waits 30 s for ESC, answering `Select boot device:` (it idles meanwhile). What
+ * it printed before anyone connected is gone (`wait=off`), so tests prove both directions by
+ * sending ESC and reading the menu. `-nographic` is what makes QEMU tell SeaBIOS to use the
+ * serial port; `-nodefaults` keeps the monitor off stdio.
+ */
+export function qemuSerialArgs(name: string, serialPath: string): string[] {
+  return [
+    '-name', name,
+    '-machine', 'accel=tcg',
+    '-m', '64',
+    '-nographic',
+    '-nodefaults',
+    '-serial', `unix:${serialPath},server=on,wait=off`,
+    '-boot', 'menu=on,splash-time=30000',
+  ];
+}
+
+/** Starts a serial-only QEMU VM in `dir`; resolves once its serial socket exists. */
+export async function startQemuSerialVm(lab: ProcessLab, name: string, dir: string): Promise<QemuSerialVm> {
+  const serialPath = join(dir, `${name}.serial.sock`);
+  const qemu = lab.start(`qemu ${name} (serial)`, 'qemu-system-x86_64', qemuSerialArgs(name, serialPath), { stdio: ['ignore', 'pipe', 'pipe'] });
+  await awaitSocketFile(serialPath, `QEMU ${name}'s serial socket ${serialPath}`, 30_000, () => qemu.describe());
+  return { name, serialPath, process: qemu };
+}
