@@ -1,24 +1,33 @@
 import net from 'node:net';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SerialSession } from '../proxy/serial-session.js';
 import { attachTerminal } from './attach.js';
 import { DEFAULT_ESCAPE } from './escape-key.js';
 
-/** A real socket pair: `near` is the console stream vconsole holds, `far` is the VM's end. */
-async function socketPair(): Promise<{ near: net.Socket; far: net.Socket; close(): void }> {
+/** A serial session over a real socket: `vm()` is the VM's end of the line once dialled. */
+async function serialOverSocket(): Promise<{ session: SerialSession; vm: () => Promise<net.Socket>; close(): void }> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
-  const farPromise = new Promise<net.Socket>((resolve) => server.once('connection', resolve));
-  const near = net.connect(port, '127.0.0.1');
-  const far = await farPromise;
+  const vm = new Promise<net.Socket>((resolve) => server.once('connection', resolve));
+  const session = new SerialSession({
+    name: 'vm-a',
+    provider: 'test',
+    dial: () =>
+      new Promise((resolve, reject) => {
+        const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
+        socket.once('error', reject);
+      }),
+  });
+  await session.start();
   return {
-    near,
-    far,
+    session,
+    vm: () => vm,
     close: () => {
-      near.destroy();
-      far.destroy();
+      session.close();
       server.close();
+      void vm.then((s) => s.destroy());
     },
   };
 }
@@ -42,15 +51,16 @@ afterEach(() => {
 
 describe('attachTerminal', () => {
   it('carries bytes both ways, Ctrl+C included, and detaches on the escape without sending it', async () => {
-    const pair = await socketPair();
-    cleanups.push(pair.close);
+    const line = await serialOverSocket();
+    cleanups.push(line.close);
+    const vm = await line.vm();
     const input = new PassThrough();
     const output = new PassThrough();
     const screen = collect(output);
-    const vmReceived = collect(pair.far);
-    const attachment = attachTerminal({ input, output, console: pair.near, escape: DEFAULT_ESCAPE });
+    const vmReceived = collect(vm);
+    const attachment = attachTerminal({ input, output, session: line.session, escape: DEFAULT_ESCAPE });
 
-    pair.far.write('login: ');
+    vm.write('login: ');
     await until(() => screen() === 'login: ');
     input.write('root\r\x03');
     await until(() => vmReceived() === 'root\r\x03');
@@ -58,41 +68,41 @@ describe('attachTerminal', () => {
     expect(await attachment.done).toEqual({ reason: 'escape' });
     await until(() => vmReceived().endsWith('ls'));
     expect(vmReceived()).toBe('root\r\x03ls');
-    expect(pair.near.destroyed).toBe(false);
+    expect(line.session.currentState).toBe('open');
   });
 
-  it('ends when the console closes, and passes the output to onOutput as it came', async () => {
-    const pair = await socketPair();
-    cleanups.push(pair.close);
-    const logged: Buffer[] = [];
-    const attachment = attachTerminal({ input: new PassThrough(), output: new PassThrough(), console: pair.near, onOutput: (c) => logged.push(c) });
-    pair.far.end('\x1b[1mbye\x1b[0m\r\n');
-    expect((await attachment.done).reason).toBe('console-closed');
-    expect(Buffer.concat(logged).toString()).toBe('\x1b[1mbye\x1b[0m\r\n');
+  it('replays what the VM printed while detached, then goes on live', async () => {
+    const line = await serialOverSocket();
+    cleanups.push(line.close);
+    const vm = await line.vm();
+    vm.write('kernel panic\r\n');
+    await until(() => line.session.scrollback.length === 14);
+    const output = new PassThrough();
+    const screen = collect(output);
+    attachTerminal({ input: new PassThrough(), output, session: line.session, replay: line.session.scrollback.contents() });
+    vm.write('login: ');
+    await until(() => screen() === 'kernel panic\r\nlogin: ');
+  });
+
+  it('ends when the console closes', async () => {
+    const line = await serialOverSocket();
+    cleanups.push(line.close);
+    const attachment = attachTerminal({ input: new PassThrough(), output: new PassThrough(), session: line.session });
+    (await line.vm()).end('bye\r\n');
+    const result = await attachment.done;
+    expect(result.reason).toBe('console-closed');
+    expect(result.error?.message).toMatch(/the console closed/);
   });
 
   it('has no escape when none is given: every byte goes to the VM, the end of input ends it', async () => {
-    const pair = await socketPair();
-    cleanups.push(pair.close);
+    const line = await serialOverSocket();
+    cleanups.push(line.close);
+    const vmReceived = collect(await line.vm());
     const input = new PassThrough();
-    const vmReceived = collect(pair.far);
-    const attachment = attachTerminal({ input, output: new PassThrough(), console: pair.near });
+    const attachment = attachTerminal({ input, output: new PassThrough(), session: line.session });
     input.end(Buffer.from([0x1d, 0x41]));
     expect((await attachment.done).reason).toBe('input-ended');
     await until(() => vmReceived().length === 2);
     expect(vmReceived()).toBe('\x1dA');
-  });
-
-  it('stops reading the console while the terminal cannot keep up', async () => {
-    const pair = await socketPair();
-    cleanups.push(pair.close);
-    const output = new PassThrough({ highWaterMark: 1024 });
-    attachTerminal({ input: new PassThrough(), output, console: pair.near });
-    const big = Buffer.alloc(64 * 1024 * 1024, 0x41);
-    pair.far.write(big);
-    await until(() => pair.near.isPaused());
-    expect(output.readableLength).toBeLessThan(big.length);
-    output.resume();
-    await until(() => !pair.near.isPaused());
   });
 });

@@ -1,4 +1,5 @@
-import type { Duplex, Readable, Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
+import type { SerialSession } from '../proxy/serial-session.js';
 import type { EscapeKey } from './escape-key.js';
 
 /** Why an attachment ended. */
@@ -9,28 +10,28 @@ export interface AttachOptions {
   input: Readable;
   /** Where the console's output goes. */
   output: Writable;
-  /** The serial console's byte stream. */
-  console: Duplex;
+  /** The serial console, open. */
+  session: Pick<SerialSession, 'write' | 'on' | 'off'>;
   /** Typing it detaches; undefined: no escape (input from a pipe). */
   escape?: EscapeKey;
-  /** Every byte the console printed, as it came (a log file, a scrollback ring). */
-  onOutput?(chunk: Buffer): void;
+  /** Written to `output` first: what the VM printed while nobody was attached. */
+  replay?: Buffer;
 }
 
 export interface Attachment {
-  /** Resolves once: the escape was typed, the console closed, or the input ended. */
+  /** Resolves once: the escape was typed, the console ended, or the input ended. */
   done: Promise<{ reason: DetachReason; error?: Error }>;
   /** Ends the attachment as if the escape was typed (a signal, the TUI taking the screen back). */
   detach(): void;
 }
 
 /**
- * Joins a terminal (or pipe) to a serial console, bytes both ways with backpressure: the
- * console is paused while the terminal cannot keep up. Leaves every stream open on detach:
- * the caller decides whether the console lives on (TUI) or closes (the console command).
+ * Joins a terminal (or a pipe) to a serial console: what is typed goes to the VM, byte for
+ * byte (Ctrl+C included), until the escape key; what the VM prints goes to `output`. Leaves
+ * the session open on detach: the caller decides whether it lives on (TUI) or closes.
  */
 export function attachTerminal(options: AttachOptions): Attachment {
-  const { input, output, console: upstream, escape: escapeKey } = options;
+  const { input, output, session, escape: escapeKey } = options;
   let finish!: (result: { reason: DetachReason; error?: Error }) => void;
   const done = new Promise<{ reason: DetachReason; error?: Error }>((resolve) => {
     finish = resolve;
@@ -41,27 +42,16 @@ export function attachTerminal(options: AttachOptions): Attachment {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     const at = escapeKey ? bytes.indexOf(escapeKey.byte) : -1;
     if (at === -1) {
-      if (!upstream.write(bytes)) input.pause();
+      session.write(bytes);
       return;
     }
-    if (at > 0) upstream.write(bytes.subarray(0, at));
+    if (at > 0) session.write(bytes.subarray(0, at));
     end({ reason: 'escape' });
   };
-  const onUpstreamDrain = () => {
-    if (!ended) input.resume();
+  const onOutput = (chunk: Buffer) => {
+    output.write(chunk);
   };
-  const onOutputData = (chunk: Buffer) => {
-    options.onOutput?.(chunk);
-    if (!output.write(chunk)) upstream.pause();
-  };
-  const onOutputDrain = () => {
-    if (!ended) upstream.resume();
-  };
-  let consoleError: Error | undefined;
-  const onConsoleError = (err: Error) => {
-    consoleError = err;
-  };
-  const onConsoleEnd = () => end({ reason: 'console-closed', error: consoleError });
+  const onEnd = (error?: Error) => end({ reason: 'console-closed', error });
   const onInputEnd = () => end({ reason: 'input-ended' });
 
   function end(result: { reason: DetachReason; error?: Error }): void {
@@ -69,27 +59,17 @@ export function attachTerminal(options: AttachOptions): Attachment {
     ended = true;
     input.off('data', onInput);
     input.off('end', onInputEnd);
-    upstream.off('drain', onUpstreamDrain);
-    upstream.off('data', onOutputData);
-    upstream.off('end', onConsoleEnd);
-    upstream.off('close', onConsoleEnd);
-    upstream.off('error', onConsoleError);
-    output.off('drain', onOutputDrain);
+    session.off('output', onOutput);
+    session.off('end', onEnd);
     input.pause();
-    upstream.pause();
     finish(result);
   }
 
-  upstream.on('error', onConsoleError);
-  upstream.on('end', onConsoleEnd);
-  upstream.on('close', onConsoleEnd);
-  upstream.on('data', onOutputData);
-  upstream.on('drain', onUpstreamDrain);
-  output.on('drain', onOutputDrain);
+  if (options.replay && options.replay.length > 0) output.write(options.replay);
+  session.on('output', onOutput);
+  session.on('end', onEnd);
   input.on('data', onInput);
   input.on('end', onInputEnd);
   input.resume();
-  upstream.resume();
-  if (upstream.destroyed || upstream.readableEnded) onConsoleEnd();
   return { done, detach: () => end({ reason: 'escape' }) };
 }
