@@ -129,6 +129,34 @@ Examples:
       await runOpenCommand(targets, run.flags, run.config, io);
     });
 
+  addTargetOptions(
+    program
+      .command('console')
+      .description("Attach this terminal to a VM's serial console (or pipe stdin/stdout through it).")
+      .argument('<target>', 'the console to attach (see Targets)')
+      .option('--escape <key>', 'the key that leaves the console (default: ^], as virtctl)')
+      .option('--log <file>', 'append everything the VM prints to FILE (created 0600)')
+      .option('--wait <duration>', 'keep trying this long (e.g. 5m) for the VM to run, and reconnect when the console drops (default: 0, fail at once)'),
+  )
+    .addHelpText(
+      'after',
+      `${TARGET_HELP}
+
+On a terminal: raw mode, every key (Ctrl+C too) goes to the VM until the escape key; the
+terminal is restored on every way out. Without a terminal: stdin goes to the VM and its output
+to stdout, until stdin ends and the output has drained.
+
+Examples:
+  vconsole console vm-a
+  vconsole console prod/db-1 --escape ^b --log db-1.log
+  vconsole console vm-a --wait 5m
+  printf 'root\\n' | vconsole console vm-a > out.txt`,
+    )
+    .action(async (target: string, flags, command: Command) => {
+      const [{ runConsoleCommand }, run] = await Promise.all([import('./commands/console.js'), withGlobalOptions(flags, command)]);
+      await runConsoleCommand(target, run.flags, run.config, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
+    });
+
   addViewerOptions(
     program.command('viewers').description('List the VNC viewers found on this machine and the command line `open` would run for each VM.'),
   )

@@ -1,0 +1,109 @@
+import { open, type FileHandle } from 'node:fs/promises';
+import type { Readable, Writable } from 'node:stream';
+import type { VconsoleConfig } from '../config.js';
+import { VconsoleError, describeError } from '../errors.js';
+import { SerialSession } from '../proxy/serial-session.js';
+import { attachTerminal } from '../terminal/attach.js';
+import { DEFAULT_ESCAPE, parseEscapeKey } from '../terminal/escape-key.js';
+import { enterRawMode } from '../terminal/raw-mode.js';
+import { terminalSafe } from '../terminal-text.js';
+import { formatDuration, parseDuration } from './duration.js';
+import type { TargetFlags } from './flags.js';
+import { resolveTargets, targetOptionsFrom } from './target-options.js';
+
+export interface ConsoleFlags extends TargetFlags {
+  escape?: string;
+  log?: string;
+  wait?: string;
+}
+
+export interface ConsoleIo {
+  stdin: Readable & { isTTY?: boolean; isRaw?: boolean; setRawMode?(mode: boolean): unknown };
+  stdout: Writable;
+  stderr: Writable;
+}
+
+/** After stdin ends, output is still copied until the console has been quiet this long... */
+const PIPE_QUIET_MS = 500;
+/** ...or this long has passed since stdin ended. */
+const PIPE_DRAIN_MAX_MS = 5_000;
+
+/** Signals that end an attached console; SIGINT too when stdin is a pipe (in raw mode Ctrl+C is a byte for the VM). */
+const END_SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT'];
+
+/**
+ * `vconsole console TARGET`: the VM's serial console on this terminal (raw mode, until the
+ * escape key), or between stdin and stdout when they are pipes (until stdin ends and the
+ * output has drained). Resolves when done; throws a VconsoleError when the console could not
+ * be opened or closed under us.
+ */
+export async function runConsoleCommand(input: string, flags: ConsoleFlags, config: VconsoleConfig, io: ConsoleIo): Promise<void> {
+  const escape = flags.escape === undefined ? DEFAULT_ESCAPE : parseEscapeKey(flags.escape);
+  const waitMs = flags.wait === undefined ? 0 : parseDuration(flags.wait);
+  const options = { ...targetOptionsFrom(flags, config), consoleType: 'serial' as const };
+  const [target] = resolveTargets([input], options, config);
+  const log = flags.log ? await openLog(flags.log) : undefined;
+  const interactive = Boolean(io.stdin.isTTY);
+  const say = (line: string) => io.stderr.write(`${terminalSafe(line)}${interactive ? '\r\n' : '\n'}`);
+
+  const session = new SerialSession(target, { waitMs });
+  session.on('log', (_level, message) => say(`vconsole: ${session.name}: ${message}`));
+  if (log) session.on('output', (chunk) => void log.write(chunk).catch(() => undefined));
+  if (waitMs > 0) say(`vconsole: waiting up to ${formatDuration(waitMs)} for ${session.name}'s serial console`);
+
+  let restore = () => undefined as void;
+  let detach = () => undefined as void;
+  const onSignal = () => {
+    detach();
+    session.close();
+  };
+  for (const signal of END_SIGNALS) process.on(signal, onSignal);
+  try {
+    await session.start();
+    restore = enterRawMode(io.stdin);
+    if (interactive) say(`vconsole: connected to ${session.name}'s serial console; press ${escape.label} to leave`);
+    const attachment = attachTerminal({ input: io.stdin, output: io.stdout, session, escape: interactive ? escape : undefined });
+    detach = attachment.detach;
+    const result = await attachment.done;
+    if (result.reason === 'input-ended') await drain(session, io.stdout);
+    restore();
+    if (interactive && result.reason === 'escape') say(`vconsole: left ${session.name}'s serial console`);
+    if (result.reason === 'console-closed' && result.error) throw result.error;
+  } finally {
+    for (const signal of END_SIGNALS) process.off(signal, onSignal);
+    session.close();
+    restore();
+    await log?.close();
+  }
+}
+
+/** Copies the VM's answer to what was piped in: until it has been quiet a moment, or it ends. */
+function drain(session: SerialSession, output: Writable): Promise<void> {
+  return new Promise((resolve) => {
+    let quiet = setTimeout(done, PIPE_QUIET_MS);
+    const cap = setTimeout(done, PIPE_DRAIN_MAX_MS);
+    const onOutput = (chunk: Buffer) => {
+      output.write(chunk);
+      clearTimeout(quiet);
+      quiet = setTimeout(done, PIPE_QUIET_MS);
+    };
+    function done() {
+      clearTimeout(quiet);
+      clearTimeout(cap);
+      session.off('output', onOutput);
+      session.off('end', done);
+      resolve();
+    }
+    session.on('output', onOutput);
+    session.on('end', done);
+  });
+}
+
+/** `--log FILE`: appended to, created private (it holds whatever the VM printed). */
+async function openLog(file: string): Promise<FileHandle> {
+  try {
+    return await open(file, 'a', 0o600);
+  } catch (err) {
+    throw new VconsoleError(`cannot write the console log ${terminalSafe(file)}: ${describeError(err)}`, { hint: 'pass --log a writable file path' });
+  }
+}
