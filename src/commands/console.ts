@@ -38,7 +38,7 @@ const END_SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT'];
  * be opened or closed under us.
  */
 export async function runConsoleCommand(input: string, flags: ConsoleFlags, config: VconsoleConfig, io: ConsoleIo): Promise<void> {
-  const escape = flags.escape === undefined ? DEFAULT_ESCAPE : parseEscapeKey(flags.escape);
+  const escapeKey = flags.escape === undefined ? DEFAULT_ESCAPE : parseEscapeKey(flags.escape);
   const waitMs = flags.wait === undefined ? 0 : parseDuration(flags.wait);
   const options = { ...targetOptionsFrom(flags, config), consoleType: 'serial' as const };
   const [target] = resolveTargets([input], options, config);
@@ -61,8 +61,8 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
   try {
     await session.start();
     restore = enterRawMode(io.stdin);
-    if (interactive) say(`vconsole: connected to ${session.name}'s serial console; press ${escape.label} to leave`);
-    const attachment = attachTerminal({ input: io.stdin, output: io.stdout, session, escape: interactive ? escape : undefined });
+    if (interactive) say(`vconsole: connected to ${session.name}'s serial console; press ${escapeKey.label} to leave`);
+    const attachment = attachTerminal({ input: io.stdin, output: io.stdout, session, escape: interactive ? escapeKey : undefined });
     detach = attachment.detach;
     const result = await attachment.done;
     if (result.reason === 'input-ended') await drain(session, io.stdout);
