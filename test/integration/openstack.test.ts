@@ -10,7 +10,7 @@ import { probeRfb } from '../../src/rfb/rfb-client.js';
 import { describeError } from '../../src/errors.js';
 import { resolveTarget, splitTarget } from '../../src/targets/index.js';
 import type { ConfigSources } from '../../src/targets/openstack-config.js';
-import { forgetKeystoneSessions } from '../../src/targets/openstack-keystone.js';
+import { KeystoneSessions } from '../../src/targets/openstack-keystone.js';
 import { createOpenStackProvider } from '../../src/targets/openstack.js';
 import { fixtureOpenrc, startOpenStackFixture, type OpenStackFixture } from '../fixtures/openstack-api.js';
 import { failure } from '../support/streams.js';
@@ -21,12 +21,14 @@ import { failure } from '../support/streams.js';
  */
 
 const WEBSOCKIFY = '/usr/bin/websockify';
+/** A fresh Keystone token cache per test. */
+let sessions = new KeystoneSessions();
 const context = () => ({ signal: AbortSignal.timeout(20_000), log: () => undefined });
 
 function openstackTarget(fixture: OpenStackFixture, server: string) {
   const env = fixtureOpenrc(fixture);
   const sources = (): ConfigSources => ({ env, readFile: () => undefined, homeDir: '/nonexistent', cwd: '/nonexistent' });
-  return createOpenStackProvider(sources).resolve(splitTarget(`openstack:${server}`), {});
+  return createOpenStackProvider(sources, sessions).resolve(splitTarget(`openstack:${server}`), {});
 }
 
 
@@ -36,7 +38,9 @@ describe('OpenStack console through the fixture proxy', () => {
     fixture = await startOpenStackFixture();
   });
   afterAll(() => fixture.close());
-  beforeEach(() => forgetKeystoneSessions());
+  beforeEach(() => {
+    sessions = new KeystoneSessions();
+  });
 
   it('completes an RFB handshake with the VM behind Nova, twice at once, each on its own console', async () => {
     const target = openstackTarget(fixture, 'web-1');
@@ -125,7 +129,9 @@ describe.skipIf(!hasWebsockify)(`real websockify (${hasWebsockify ? WEBSOCKIFY :
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  beforeEach(() => forgetKeystoneSessions());
+  beforeEach(() => {
+    sessions = new KeystoneSessions();
+  });
 
   it('ws:// with a good token reaches the VM', async () => {
     const stream = await resolveTarget(`ws://127.0.0.1:${port}/?token=good-token`, {}).dial(context());
