@@ -7,11 +7,17 @@ const OPAQUE_SEGMENT = /^(?=[^/]*\d)(?=[^/]*[A-Za-z])[A-Za-z0-9_~+=%-]{16,}$/;
 /** A URL inside free text: scheme and authority, then the path up to a query, fragment, quote or space. */
 const URL_IN_TEXT = /\b([a-z][a-z0-9+.-]*:\/\/[^/\s"'?#]*)(\/[^\s"'?#]*)/gi;
 
+/** Punctuation that ends a sentence rather than a path segment (`…/TOKEN: refused`). */
+const TRAILING_PUNCTUATION = /[:,.;)\]]+$/;
+
 /** `/websockify/3f9a…` -> `/websockify/***`: every opaque segment of a URL path masked. */
 export function maskOpaqueSegments(pathname: string): string {
   return pathname
     .split('/')
-    .map((segment) => (OPAQUE_SEGMENT.test(segment) ? '***' : segment))
+    .map((segment) => {
+      const trailer = TRAILING_PUNCTUATION.exec(segment)?.[0] ?? '';
+      return OPAQUE_SEGMENT.test(segment.slice(0, segment.length - trailer.length)) ? `***${trailer}` : segment;
+    })
     .join('/');
 }
 
