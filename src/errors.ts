@@ -1,3 +1,5 @@
+import { maskUrlPaths } from './url-text.js';
+
 /**
  * Errors are values with a user-facing message: the CLI edge turns them into one
  * line on stderr and an exit code. `cause` keeps the underlying error for --verbose.
@@ -75,9 +77,9 @@ const TOKEN_QUERY = /([?&](?:token|access_token|password|secret)=)[^&\s"']+/gi;
 const BEARER = /(bearer\s+)[A-Za-z0-9._~+/=-]+/gi;
 const URL_CREDENTIALS = /(\/\/)[^/@\s:]+:[^/@\s]+@/g;
 
-/** Removes tokens, passwords and URL credentials from text that may reach a log. */
+/** Removes tokens (in queries and URL paths), passwords and URL credentials from text that may reach a log. */
 export function redactSecrets(text: string): string {
-  return text.replace(TOKEN_QUERY, '$1***').replace(BEARER, '$1***').replace(URL_CREDENTIALS, '$1***@');
+  return maskUrlPaths(text.replace(TOKEN_QUERY, '$1***').replace(BEARER, '$1***').replace(URL_CREDENTIALS, '$1***@'));
 }
 
 /** What the user typed as a target, with query and fragment (console tokens) cut off, for messages. */

@@ -33,7 +33,7 @@ export const demoProvider: ConsoleProvider = {
       provider: 'demo',
       async dial({ signal }) {
         const server = await demoServer(name);
-        return dialSocket({ host: server.address, port: server.port }, signal, label);
+        return dialSocket({ host: server.address, port: server.port }, signal);
       },
     };
   },
