@@ -47,6 +47,22 @@ describe('names with control characters are printed, never obeyed', () => {
     expect(result.stderr).toBe(`vconsole: unknown option '--${SHOWN}'\n`);
   });
 
+  it('in the command line `viewers` shows for a viewer path', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-safety-viewer-'));
+    try {
+      const viewer = path.join(dir, HOSTILE, 'vncviewer');
+      fs.mkdirSync(path.dirname(viewer));
+      fs.writeFileSync(viewer, '#!/bin/sh\necho "TigerVNC Viewer 1.13.1"\n', { mode: 0o755 });
+      const result = await runVconsole(['viewers', '--viewer', viewer]);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expectNothingObeyed(result.stdout);
+      expect(result.stdout).toContain(`${dir}/${SHOWN}/vncviewer`);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('in the log lines and the JSON port line of a unix socket target', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-safety-'));
     try {
