@@ -4,6 +4,7 @@ import { buildViewerCommand, formatCommandLine } from '../viewers/command.js';
 import { detectViewers } from '../viewers/detect.js';
 import { systemViewerEnvironment } from '../viewers/system-environment.js';
 import type { HostPlatform, ViewerCandidate, ViewerCommand, ViewerEnvironment } from '../viewers/types.js';
+import { terminalSafe } from '../terminal-text.js';
 import { alignColumns } from './text-table.js';
 
 export interface ViewersCommandOptions {
@@ -94,5 +95,6 @@ function renderText(report: ViewersReport, choice: ViewerChoice, platform: HostP
       lines.push('open would find no viewer to launch; install one, or name one with --viewer PATH.');
       break;
   }
-  return `${lines.join('\n')}\n`;
+  // Paths come from the file system and --viewer: shown, never obeyed by the terminal.
+  return `${lines.map(terminalSafe).join('\n')}\n`;
 }

@@ -102,7 +102,7 @@ describe('check', () => {
   it('reports bad credentials with Keystone\'s message and never the password', async () => {
     const error = await failure(target('openstack:web-1', openrc({ OS_PASSWORD: 'not-the-password' })).check!(AbortSignal.timeout(20_000)));
     const text = describeError(error);
-    expect(text).toContain('The request you have made requires authentication.');
+    expect(text).toContain('The request you have made requires authentication');
     expect(text).not.toContain('not-the-password');
     expectNoSecrets(`${text} ${String((error.cause as Error | undefined)?.message)}`);
   });
@@ -211,7 +211,7 @@ describe('dial', () => {
   it('passes on Nova\'s message when the cloud has no noVNC', async () => {
     fixture.settings.novaMode = 'console-unavailable';
     const error = await failure(target('openstack:web-1').dial(context()));
-    expect(describeError(error)).toMatch(/^cannot get a VNC console for server "web-1": Unavailable console type novnc\.; this cloud offers no noVNC/);
+    expect(describeError(error)).toMatch(/^cannot get a VNC console for server "web-1": Unavailable console type novnc; this cloud offers no noVNC/);
   });
 
   it.each(['close-after-upgrade', 'drop-before-upgrade'] as const)('reports a token the proxy rejects (%s)', async (style) => {
