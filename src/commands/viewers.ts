@@ -1,5 +1,5 @@
 import { PLATFORM_NAMES, PREFERENCE_ORDER, installHint, lookedFor } from '../viewers/catalog.js';
-import { chooseViewer, type ViewerChoice } from '../viewers/choose.js';
+import { chooseViewer, viewerArgsNotice, type ViewerChoice } from '../viewers/choose.js';
 import { buildViewerCommand, formatCommandLine } from '../viewers/command.js';
 import { detectViewers } from '../viewers/detect.js';
 import { systemViewerEnvironment } from '../viewers/system-environment.js';
@@ -38,7 +38,8 @@ export async function runViewersCommand(
   const detected = await detectViewers(system);
   const choice = await chooseViewer(detected, { viewer: options.viewer, viewerArgs: options.viewerArg }, system);
   const report = buildReport(system.platform, detected, choice);
-  io.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderText(report, choice, system.platform));
+  const argsNotice = viewerArgsNotice(choice, options.viewerArg);
+  io.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderText(report, choice, system.platform, argsNotice));
 }
 
 function buildReport(platform: HostPlatform, detected: ViewerCandidate[], choice: ViewerChoice): ViewersReport {
@@ -62,7 +63,7 @@ function exampleCommand(choice: Extract<ViewerChoice, { kind: 'viewer' }>): View
   return buildViewerCommand(choice.viewer, { ...EXAMPLE_TARGET, extraArgs: choice.extraArgs });
 }
 
-function renderText(report: ViewersReport, choice: ViewerChoice, platform: HostPlatform): string {
+function renderText(report: ViewersReport, choice: ViewerChoice, platform: HostPlatform, argsNotice: string | undefined): string {
   const lines = [`OS: ${PLATFORM_NAMES[platform]} (${platform})`];
   if (report.viewers.length > 0) {
     lines.push('Viewers found, in the order `open` prefers them:');
@@ -94,5 +95,6 @@ function renderText(report: ViewersReport, choice: ViewerChoice, platform: HostP
       lines.push('open would find no viewer to launch; install one, or name one with --viewer PATH.');
       break;
   }
+  if (argsNotice) lines.push(argsNotice);
   return `${lines.join('\n')}\n`;
 }

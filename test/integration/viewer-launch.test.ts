@@ -11,7 +11,7 @@ import { buildViewerCommand } from '../../src/viewers/command.js';
 import { detectViewers } from '../../src/viewers/detect.js';
 import { systemViewerEnvironment } from '../../src/viewers/system-environment.js';
 import { describeViewerExit, launchViewer, type ViewerProcess } from '../../src/viewers/viewer-process.js';
-import { REPO_ROOT, startVconsole, type RunningVconsole } from '../support/cli.js';
+import { REPO_ROOT, runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
 import { installStubbornViewer, isRunning, killLeftovers, processesWithMarker, startedPids, uniqueMarker } from '../fixtures/viewer-processes.js';
 
@@ -174,6 +174,14 @@ describe('launching detected viewers against a real port', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('vconsole viewers --viewer-arg', () => {
+  it('names the viewer that would get the argument when --viewer does not', async () => {
+    const result = await runVconsole(['viewers', '--viewer-arg', '-FullScreen'], environment());
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`--viewer-arg -FullScreen goes to remote-viewer (virt-viewer) (${path.join(binDir, 'remote-viewer')}), the first viewer found here`);
   });
 });
 
