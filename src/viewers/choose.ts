@@ -44,7 +44,7 @@ export function parseViewerRequest(request: ViewerRequest, system: ViewerEnviron
   const source = fromFlag ? 'flag' : 'environment';
   const word = raw.toLowerCase();
   if (word === 'none') return { kind: 'none', source };
-  if ((VIEWER_CHOICES as readonly string[]).includes(word)) {
+  if (VIEWER_CHOICES.includes(word)) {
     return { kind: 'named', id: word as Exclude<ViewerId, 'custom'>, source, raw };
   }
   const separators = system.platform === 'win32' ? /[\\/]/ : /\//;
