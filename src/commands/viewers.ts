@@ -98,7 +98,5 @@ function renderText(report: ViewersReport, choice: ViewerChoice, platform: HostP
   }
   if (argsNotice) lines.push(argsNotice);
   // Paths come from the file system and --viewer: shown, never obeyed by the terminal.
-  return `${lines.map(terminalSafe).join('
-')}
-`;
+  return `${lines.map(terminalSafe).join('\n')}\n`;
 }
