@@ -1,6 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { createRequire } from 'node:module';
-import { VconsoleError, describeError, redactSecrets } from './errors.js';
+import { UsageError, VconsoleError, describeError, errorLine, errorStackLines } from './errors.js';
 import { addTargetOptions, parseListenAddress, parsePort } from './commands/flags.js';
 import { addViewerOptions } from './commands/viewer-flags.js';
 
@@ -59,6 +59,7 @@ function buildProgram(): Command {
     .option('-v, --verbose', 'log more, and show stack traces of errors')
     .option('--config <file>', 'config file (default: $XDG_CONFIG_HOME/vconsole/config.yaml or ~/.config/vconsole/config.yaml)')
     .exitOverride()
+    .configureOutput({ outputError: (text, write) => write(commanderErrorLine(text)) })
     .addHelpText(
       'after',
       `
@@ -230,16 +231,19 @@ export async function main(argv: string[]): Promise<void> {
   }
 }
 
+/** commander's own usage errors (unknown option, missing argument) as vconsole's error line. */
+function commanderErrorLine(text: string): string {
+  const message = text.trim().replace(/^error: /, '').replace(/\s*\n\s*/g, ' ');
+  return `${errorLine(new UsageError(message))}\n`;
+}
+
 function reportError(err: unknown, verbose: boolean): number {
   if (err instanceof CommanderError) {
     // commander already printed its message (help and --version exit 0)
     return err.exitCode === 0 ? 0 : 2;
   }
-  process.stderr.write(`vconsole: ${describeError(err)}\n`);
-  if (verbose && err instanceof Error && err.stack) {
-    process.stderr.write(`${redactSecrets(err.stack)}\n`);
-    if (err.cause instanceof Error && err.cause.stack) process.stderr.write(`caused by: ${redactSecrets(err.cause.stack)}\n`);
-  }
+  const lines = [errorLine(err), ...(verbose ? errorStackLines(err) : [])];
+  process.stderr.write(`${lines.join('\n')}\n`);
   // A UsageError is a VconsoleError with exit code 2.
   return err instanceof VconsoleError ? err.exitCode : 1;
 }

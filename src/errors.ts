@@ -1,3 +1,6 @@
+import { clip, terminalSafe } from './terminal-text.js';
+import { maskUrlPaths } from './url-text.js';
+
 /**
  * Errors are values with a user-facing message: the CLI edge turns them into one
  * line on stderr and an exit code. `cause` keeps the underlying error for --verbose.
@@ -24,11 +27,66 @@ export class UsageError extends VconsoleError {
   }
 }
 
-/** One line for the user: the message and, when there is one, what to do. */
+/**
+ * One line for the user: the message and, when there is one, what to do. Safe to print: the
+ * line holds no control character (names in it come from users and cloud APIs) and its
+ * message part is capped, so a huge name cannot flood the terminal.
+ */
 export function describeError(err: unknown): string {
-  if (err instanceof VconsoleError) return err.hint ? `${err.message}; ${err.hint}` : err.message;
-  if (err instanceof Error) return describeSystemError(err);
-  return String(err);
+  if (err instanceof VconsoleError) return withHint(err.message, err.hint);
+  if (err instanceof Error) return printableMessage(describeSystemError(err));
+  return printableMessage(String(err));
+}
+
+/** The one line vconsole prints for an error, wherever it prints one. */
+export function errorLine(err: unknown): string {
+  return `vconsole: ${describeError(err)}`;
+}
+
+/**
+ * What --verbose adds under the error line: the stack of the error and of its cause, secrets
+ * redacted, control characters shown, each message capped as describeError caps it.
+ */
+export function errorStackLines(err: unknown): string[] {
+  if (!(err instanceof Error) || !err.stack) return [];
+  const lines = stackLines(err.stack);
+  if (err.cause instanceof Error && err.cause.stack) {
+    const [head, ...frames] = stackLines(err.cause.stack);
+    lines.push(`caused by: ${head}`, ...frames);
+  }
+  return lines;
+}
+
+/** Longest message describeError prints before the hint; longer ones are cut with `...`. */
+export const MESSAGE_MAX_CHARS = 1000;
+
+/**
+ * `message; hint`. A message that ends a sentence or a clause (`.`, `!`, `?`, `:` or `;`)
+ * loses that mark first, so the line never reads `present.; the VM ...`; an ellipsis that
+ * marks a cut stays.
+ */
+export function withHint(message: string, hint?: string): string {
+  const text = printableMessage(message);
+  if (!hint) return text;
+  return `${withoutClosingMark(text)}; ${printableMessage(hint)}`;
+}
+
+function withoutClosingMark(text: string): string {
+  const trimmed = text.trimEnd();
+  if (trimmed.endsWith('...') || trimmed.endsWith('\u2026')) return trimmed;
+  return trimmed.replace(/[.!?:;]+$/, '');
+}
+
+function printableMessage(text: string): string {
+  return clip(terminalSafe(text), MESSAGE_MAX_CHARS);
+}
+
+/** A stack as lines: its header (the message, which may span lines) as one, then each frame. */
+function stackLines(stack: string): string[] {
+  const framesAt = stack.search(/\n\s+at /);
+  const head = framesAt === -1 ? stack : stack.slice(0, framesAt);
+  const frames = framesAt === -1 ? [] : stack.slice(framesAt + 1).split('\n');
+  return [printableMessage(redactSecrets(head)), ...frames.map((frame) => terminalSafe(redactSecrets(frame)))];
 }
 
 /** Node's socket and TLS errors in words an operator understands. */
@@ -75,9 +133,9 @@ const TOKEN_QUERY = /([?&](?:token|access_token|password|secret)=)[^&\s"']+/gi;
 const BEARER = /(bearer\s+)[A-Za-z0-9._~+/=-]+/gi;
 const URL_CREDENTIALS = /(\/\/)[^/@\s:]+:[^/@\s]+@/g;
 
-/** Removes tokens, passwords and URL credentials from text that may reach a log. */
+/** Removes tokens (in queries and URL paths), passwords and URL credentials from text that may reach a log. */
 export function redactSecrets(text: string): string {
-  return text.replace(TOKEN_QUERY, '$1***').replace(BEARER, '$1***').replace(URL_CREDENTIALS, '$1***@');
+  return maskUrlPaths(text.replace(TOKEN_QUERY, '$1***').replace(BEARER, '$1***').replace(URL_CREDENTIALS, '$1***@'));
 }
 
 /** What the user typed as a target, with query and fragment (console tokens) cut off, for messages. */

@@ -1,20 +1,32 @@
 import net from 'node:net';
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { UsageError } from '../errors.js';
 
 /** Flags shared by every command that opens consoles (proxy, open, list). Cheap to import. */
 export function addTargetOptions(command: Command): Command {
   return command
-    .option('--kubeconfig <file>', 'KubeVirt: kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)')
-    .option('--context <name>', 'KubeVirt: kubeconfig context to use')
-    .option('-n, --namespace <ns>', "KubeVirt: namespace of bare VM names (default: the context's, else default)")
+    .option('--kubeconfig <file>', 'KubeVirt: kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)', nonEmpty('a kubeconfig file'))
+    .option('--context <name>', 'KubeVirt: kubeconfig context to use', nonEmpty('a context name'))
+    .option('-n, --namespace <ns>', "KubeVirt: namespace of bare VM names (default: the context's, else default)", nonEmpty('a namespace'))
     .option('--preserve-session', 'KubeVirt: refuse to take over a VNC session another client holds')
-    .option('--cloud <name>', 'OpenStack: cloud from clouds.yaml (default: $OS_CLOUD, else the OS_* variables)')
-    .addOption(new Option('--os-cloud <name>', 'the openstack CLI spelling of --cloud').hideHelp())
-    .option('--os-region <name>', 'OpenStack: region (default: the cloud\'s, else $OS_REGION_NAME)')
+    .option('--cloud <name>', 'OpenStack: cloud from clouds.yaml (default: $OS_CLOUD, else the OS_* variables)', nonEmpty('a cloud name'))
+    .addOption(new Option('--os-cloud <name>', 'the openstack CLI spelling of --cloud').argParser(nonEmpty('a cloud name')).hideHelp())
+    .option('--os-region <name>', 'OpenStack: region (default: the cloud\'s, else $OS_REGION_NAME)', nonEmpty('a region name'))
     .addOption(new Option('--os-interface <interface>', 'OpenStack: endpoint interface (default: public)').choices(['public', 'internal', 'admin']))
     .option('--insecure', 'ws(s)/OpenStack: do not verify TLS certificates')
-    .option('--ca <file>', 'ws(s)/OpenStack: CA certificate file to verify TLS with');
+    .option('--ca <file>', 'ws(s)/OpenStack: CA certificate file to verify TLS with', nonEmpty('a CA file'));
+}
+
+/**
+ * An argument parser refusing empty text: `-n ''` would otherwise ask the API for
+ * `/namespaces//...` and come back with a puzzling "not found". commander reports the
+ * InvalidArgumentError as one usage line (exit 2).
+ */
+export function nonEmpty(what: string): (text: string) => string {
+  return (text) => {
+    if (!text.trim()) throw new InvalidArgumentError(`it is empty: give ${what}, or leave the option out for the default.`);
+    return text;
+  };
 }
 
 export interface TargetFlags {

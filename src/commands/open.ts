@@ -57,6 +57,8 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
       await Promise.all([registry.closeAll(), supervisor?.stopAll(VIEWER_SHUTDOWN_GRACE_MS)]);
     },
     exit: (code) => {
+      // A second Ctrl+C exits at once: viewers still in their stop grace die with us, not after.
+      supervisor?.killAllNow();
       view?.close();
       io.exit(code);
     },

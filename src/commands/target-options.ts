@@ -18,7 +18,6 @@ export function targetOptionsFrom(flags: TargetFlags, config: VconsoleConfig = E
     interface: flags.osInterface,
     insecure: flags.insecure ?? false,
     ca: flags.ca,
-    verbose: flags.verbose ?? false,
   };
 }
 

@@ -63,6 +63,17 @@ describe('vconsole viewers', () => {
     expect(out.text()).toContain('open would launch no viewer (--viewer none)');
   });
 
+  it('says which viewer a --viewer-arg goes to when --viewer does not name one', async () => {
+    const out = capture();
+    await runViewersCommand({ viewerArg: ['-FullScreen'] }, out.io, linuxWithViewers());
+    expect(out.text()).toContain(
+      '\n--viewer-arg -FullScreen goes to remote-viewer (virt-viewer) (/usr/bin/remote-viewer), the first viewer found here; name the viewer it is meant for with --viewer\n',
+    );
+    const named = capture();
+    await runViewersCommand({ viewer: 'tigervnc', viewerArg: ['-FullScreen'] }, named.io, linuxWithViewers());
+    expect(named.text()).not.toContain('goes to');
+  });
+
   it('rejects an unknown --viewer name', async () => {
     await expect(runViewersCommand({ viewer: 'nope' }, capture().io, linuxWithViewers())).rejects.toBeInstanceOf(UsageError);
   });

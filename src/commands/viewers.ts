@@ -1,9 +1,10 @@
 import { PLATFORM_NAMES, PREFERENCE_ORDER, installHint, lookedFor } from '../viewers/catalog.js';
-import { chooseViewer, type ViewerChoice } from '../viewers/choose.js';
+import { chooseViewer, viewerArgsNotice, type ViewerChoice } from '../viewers/choose.js';
 import { buildViewerCommand, formatCommandLine } from '../viewers/command.js';
 import { detectViewers } from '../viewers/detect.js';
 import { systemViewerEnvironment } from '../viewers/system-environment.js';
 import type { HostPlatform, ViewerCandidate, ViewerCommand, ViewerEnvironment } from '../viewers/types.js';
+import { terminalSafe } from '../terminal-text.js';
 import { alignColumns } from './text-table.js';
 
 export interface ViewersCommandOptions {
@@ -38,7 +39,8 @@ export async function runViewersCommand(
   const detected = await detectViewers(system);
   const choice = await chooseViewer(detected, { viewer: options.viewer, viewerArgs: options.viewerArg }, system);
   const report = buildReport(system.platform, detected, choice);
-  io.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderText(report, choice, system.platform));
+  const argsNotice = viewerArgsNotice(choice, options.viewerArg);
+  io.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderText(report, choice, system.platform, argsNotice));
 }
 
 function buildReport(platform: HostPlatform, detected: ViewerCandidate[], choice: ViewerChoice): ViewersReport {
@@ -62,7 +64,7 @@ function exampleCommand(choice: Extract<ViewerChoice, { kind: 'viewer' }>): View
   return buildViewerCommand(choice.viewer, { ...EXAMPLE_TARGET, extraArgs: choice.extraArgs });
 }
 
-function renderText(report: ViewersReport, choice: ViewerChoice, platform: HostPlatform): string {
+function renderText(report: ViewersReport, choice: ViewerChoice, platform: HostPlatform, argsNotice: string | undefined): string {
   const lines = [`OS: ${PLATFORM_NAMES[platform]} (${platform})`];
   if (report.viewers.length > 0) {
     lines.push('Viewers found, in the order `open` prefers them:');
@@ -94,5 +96,7 @@ function renderText(report: ViewersReport, choice: ViewerChoice, platform: HostP
       lines.push('open would find no viewer to launch; install one, or name one with --viewer PATH.');
       break;
   }
-  return `${lines.join('\n')}\n`;
+  if (argsNotice) lines.push(argsNotice);
+  // Paths come from the file system and --viewer: shown, never obeyed by the terminal.
+  return `${lines.map(terminalSafe).join('\n')}\n`;
 }

@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import http from 'node:http';
-import https from 'node:https';
+import type https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { VconsoleError, describeError, isTlsError } from '../errors.js';
+import { VconsoleError, describeError } from '../errors.js';
+import { formatHostPort } from '../host-port.js';
+import { requestJson } from '../http-json.js';
 
 export interface KubeAccess {
   config: KubeConfig;
@@ -20,37 +22,56 @@ export interface KubeAccessOptions {
   namespace?: string;
 }
 
+/**
+ * Where Kubernetes configuration comes from: the process's by default, fixtures in tests.
+ * Nothing here reads `process.env` or the home directory on its own.
+ */
+export interface KubeEnvironment {
+  /** KUBECONFIG, KUBERNETES_SERVICE_HOST, KUBERNETES_SERVICE_PORT. */
+  env: NodeJS.ProcessEnv;
+  homeDir: string;
+  /** The pod's service account (token, ca.crt, namespace) when running in a cluster. */
+  serviceAccountDir: string;
+}
+
+/** The real environment of this process. */
+export function processKubeEnvironment(): KubeEnvironment {
+  return { env: process.env, homeDir: os.homedir(), serviceAccountDir: '/var/run/secrets/kubernetes.io/serviceaccount' };
+}
+
 const cache = new Map<string, Promise<KubeAccess>>();
 
 /**
  * Loads credentials and cluster the way kubectl does (--kubeconfig, $KUBECONFIG merged,
- * ~/.kube/config, in-cluster), once per process and flag set. client-node is imported
- * lazily so commands that never talk to Kubernetes do not pay for it.
+ * ~/.kube/config, in-cluster), once per process, flag set and environment. client-node is
+ * imported lazily so commands that never talk to Kubernetes do not pay for it.
  */
-export function loadKubeAccess(options: KubeAccessOptions): Promise<KubeAccess> {
-  const key = JSON.stringify([options.kubeconfig, options.context, options.namespace, process.env.KUBECONFIG]);
+export function loadKubeAccess(options: KubeAccessOptions, environment: KubeEnvironment = processKubeEnvironment()): Promise<KubeAccess> {
+  const { env, homeDir, serviceAccountDir } = environment;
+  const key = JSON.stringify([options.kubeconfig, options.context, options.namespace, env.KUBECONFIG, homeDir, serviceAccountDir, env.KUBERNETES_SERVICE_HOST]);
   let access = cache.get(key);
   if (!access) {
-    access = load(options);
+    access = load(options, environment);
     cache.set(key, access);
     access.catch(() => cache.delete(key));
   }
   return access;
 }
 
-async function load(options: KubeAccessOptions): Promise<KubeAccess> {
+async function load(options: KubeAccessOptions, environment: KubeEnvironment): Promise<KubeAccess> {
   const { KubeConfig } = await import('@kubernetes/client-node');
   const config = new KubeConfig();
   try {
+    const files = kubeconfigFiles(environment);
     if (options.kubeconfig) {
       if (!fs.existsSync(options.kubeconfig)) {
         throw new VconsoleError(`kubeconfig ${options.kubeconfig} does not exist`, { hint: 'check --kubeconfig' });
       }
       config.loadFromFile(options.kubeconfig);
-    } else if (kubeconfigFiles().length > 0) {
-      loadMerged(config, kubeconfigFiles(), KubeConfig);
-    } else if (inCluster()) {
-      config.loadFromCluster();
+    } else if (files.length > 0) {
+      loadMerged(config, files, KubeConfig);
+    } else if (inCluster(environment)) {
+      loadInCluster(config, environment);
     } else {
       throw new VconsoleError('no Kubernetes configuration found', {
         hint: 'set KUBECONFIG, pass --kubeconfig FILE, or create ~/.kube/config',
@@ -83,9 +104,9 @@ async function load(options: KubeAccessOptions): Promise<KubeAccess> {
 }
 
 /** $KUBECONFIG's files that exist (kubectl skips missing ones), else ~/.kube/config if it exists. */
-function kubeconfigFiles(): string[] {
-  const fromEnv = process.env.KUBECONFIG?.split(path.delimiter).filter(Boolean) ?? [];
-  const candidates = fromEnv.length ? fromEnv : [path.join(os.homedir(), '.kube', 'config')];
+function kubeconfigFiles({ env, homeDir }: KubeEnvironment): string[] {
+  const fromEnv = env.KUBECONFIG?.split(path.delimiter).filter(Boolean) ?? [];
+  const candidates = fromEnv.length ? fromEnv : [path.join(homeDir, '.kube', 'config')];
   return candidates.filter((f) => fs.existsSync(f));
 }
 
@@ -105,8 +126,25 @@ function loadMerged(config: KubeConfig, files: string[], Config: typeof KubeConf
   }
 }
 
-function inCluster(): boolean {
-  return Boolean(process.env.KUBERNETES_SERVICE_HOST) && fs.existsSync('/var/run/secrets/kubernetes.io/serviceaccount/token');
+function inCluster({ env, serviceAccountDir }: KubeEnvironment): boolean {
+  return Boolean(env.KUBERNETES_SERVICE_HOST) && fs.existsSync(path.join(serviceAccountDir, 'token'));
+}
+
+/**
+ * The pod's service account, as client-node's loadFromCluster builds it but from the given
+ * environment. The token is read from its file on every request: kubelet rotates it.
+ */
+function loadInCluster(config: KubeConfig, { env, serviceAccountDir }: KubeEnvironment): void {
+  const port = env.KUBERNETES_SERVICE_PORT ?? '443';
+  const scheme = ['80', '8080', '8001'].includes(port) ? 'http' : 'https';
+  const namespaceFile = path.join(serviceAccountDir, 'namespace');
+  const namespace = fs.existsSync(namespaceFile) ? fs.readFileSync(namespaceFile, 'utf8').trim() : undefined;
+  config.loadFromOptions({
+    clusters: [{ name: 'in-cluster', server: `${scheme}://${formatHostPort(env.KUBERNETES_SERVICE_HOST ?? '', port)}`, caFile: path.join(serviceAccountDir, 'ca.crt'), skipTLSVerify: false }],
+    users: [{ name: 'in-cluster', authProvider: { name: 'tokenFile', config: { tokenFile: path.join(serviceAccountDir, 'token') } } }],
+    contexts: [{ name: 'in-cluster', cluster: 'in-cluster', user: 'in-cluster', namespace }],
+    currentContext: 'in-cluster',
+  });
 }
 
 /** Request options with the kubeconfig's TLS, credentials (tokens, certs, exec plugins) and proxy applied. */
@@ -145,45 +183,23 @@ export function statusMessage(body: string, httpStatus: number): string {
 
 /** GET a JSON resource from the API server; non-2xx answers reject with the Status message. */
 export function getJson<T>(access: KubeAccess, apiPath: string, signal?: AbortSignal): Promise<T> {
-  return requestJson<T>(access, 'GET', apiPath, undefined, signal);
+  return requestKubeJson<T>(access, 'GET', apiPath, undefined, signal);
 }
 
-/** One JSON request to the API server; non-2xx answers reject with the Status message. */
-export async function requestJson<T>(access: KubeAccess, method: string, apiPath: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+/** One JSON request to the API server through the shared client; non-2xx answers reject with the Status message. */
+export async function requestKubeJson<T>(access: KubeAccess, method: 'GET' | 'POST', apiPath: string, body?: unknown, signal?: AbortSignal): Promise<T> {
   const url = new URL(access.server + apiPath);
-  const payload = body === undefined ? undefined : JSON.stringify(body);
-  const headers: Record<string, string> = { Accept: 'application/json' };
-  if (payload) headers['Content-Type'] = 'application/json';
-  const opts = await requestOptions(access, { method, headers, signal });
-  const client = url.protocol === 'http:' ? http : https;
-  return new Promise<T>((resolve, reject) => {
-    const req = client.request(url, { ...opts, timeout: 20_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', reject);
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const status = res.statusCode ?? 0;
-        if (status >= 200 && status < 300) {
-          try {
-            resolve(JSON.parse(text) as T);
-          } catch (err) {
-            reject(new VconsoleError(`the API server sent invalid JSON for ${apiPath}`, { cause: err }));
-          }
-        } else {
-          reject(new KubeApiError(status, statusMessage(text, status)));
-        }
-      });
-    });
-    req.on('timeout', () => req.destroy(Object.assign(new Error('request timed out'), { code: 'ETIMEDOUT' })));
-    req.on('error', (err) => {
-      const hint = isTlsError(err)
-        ? "check the cluster's certificate-authority in the kubeconfig (or insecure-skip-tls-verify)"
-        : `check that the API server ${url.host} is reachable`;
-      reject(new VconsoleError(`cannot reach the Kubernetes API: ${describeError(err)}`, { cause: err, hint }));
-    });
-    req.end(payload);
+  const res = await requestJson(url, {
+    method,
+    body,
+    signal,
+    service: 'the Kubernetes API',
+    transport: await requestOptions(access),
+    tlsHint: "check the cluster's certificate-authority in the kubeconfig (or insecure-skip-tls-verify)",
+    unreachableHint: `check that the API server ${url.host} is reachable`,
   });
+  if (res.status < 200 || res.status > 299) throw new KubeApiError(res.status, statusMessage(res.text, res.status));
+  return res.json<T>();
 }
 
 /** A non-2xx answer from the API server, carrying its Status message. */

@@ -1,5 +1,8 @@
 import { UsageError, VconsoleError } from '../errors.js';
-import { KubeApiError, getJson, hintForStatus, loadKubeAccess, requestJson, requestOptions, statusMessage, type KubeAccess } from './kubernetes-api.js';
+import {
+  KubeApiError, getJson, hintForStatus, loadKubeAccess, processKubeEnvironment, requestKubeJson, requestOptions, statusMessage,
+  type KubeAccess, type KubeEnvironment,
+} from './kubernetes-api.js';
 import type { ConsoleProvider, ConsoleTarget, TargetOptions } from './types.js';
 import { dialWebSocket } from './websocket-dial.js';
 
@@ -46,6 +49,12 @@ function parseVmiName(text: string, raw: string): { namespace?: string; name: st
   return parts.length === 2 ? { namespace: parts[0], name: parts[1] } : { name: parts[0] };
 }
 
+/** The API server to talk to and the namespace the VMI lives in, once the kubeconfig is read. */
+interface VmiLocation {
+  access: KubeAccess;
+  namespace: string;
+}
+
 class KubevirtTarget implements ConsoleTarget {
   readonly provider = 'kubevirt';
   readonly exclusive = true;
@@ -56,6 +65,7 @@ class KubevirtTarget implements ConsoleTarget {
     private readonly vmName: string,
     namespace: string | undefined,
     private readonly options: TargetOptions,
+    private readonly environment: () => KubeEnvironment,
   ) {
     this.namespace = namespace ?? options.namespace;
   }
@@ -65,26 +75,30 @@ class KubevirtTarget implements ConsoleTarget {
     return this.namespace ? `${this.namespace}/${this.vmName}` : this.vmName;
   }
 
-  private async access(): Promise<KubeAccess> {
-    const access = await loadKubeAccess(this.options);
-    this.namespace ??= access.namespace;
-    return access;
+  private async locate(): Promise<VmiLocation> {
+    const access = await loadKubeAccess(this.options, this.environment());
+    const namespace = this.namespace ?? access.namespace;
+    this.namespace = namespace;
+    return { access, namespace };
   }
 
   async check(signal: AbortSignal): Promise<void> {
-    const access = await this.access();
+    const location = await this.locate();
     let vmi: VirtualMachineInstance;
     try {
-      vmi = await getJson<VirtualMachineInstance>(access, vmiPath(this.namespace!, this.vmName), signal);
+      vmi = await getJson<VirtualMachineInstance>(location.access, vmiPath(location.namespace, this.vmName), signal);
     } catch (err) {
-      throw this.named(err);
+      if (err instanceof KubeApiError && err.status === 404) {
+        throw new VconsoleError(err.message, { hint: 'check the VM name and namespace (-n)', exitCode: err.exitCode, cause: err });
+      }
+      throw err;
     }
     const problem = vmiConsoleProblem(vmi, this.kind());
     if (problem) {
       const hint = problem.startsWith('VMI is not running') ? `start it (virtctl start ${this.vmName}) and retry` : 'the VM was defined without a display; use its serial console';
-      throw new VconsoleError(`${this.name}: ${problem}`, { hint });
+      throw new VconsoleError(problem, { hint });
     }
-    await this.checkAccess(access, signal);
+    await this.checkAccess(location, signal);
   }
 
   /**
@@ -93,32 +107,32 @@ class KubevirtTarget implements ConsoleTarget {
    * (which would take over the VM's current VNC session). Clusters that do not answer the
    * review are not held against the user: the dial reports the refusal instead.
    */
-  private async checkAccess(access: KubeAccess, signal: AbortSignal): Promise<void> {
+  private async checkAccess({ access, namespace }: VmiLocation, signal: AbortSignal): Promise<void> {
     const subresource = this.kind();
     const review = {
       apiVersion: 'authorization.k8s.io/v1',
       kind: 'SelfSubjectAccessReview',
       spec: {
-        resourceAttributes: { namespace: this.namespace, verb: 'get', group: 'subresources.kubevirt.io', resource: 'virtualmachineinstances', subresource, name: this.vmName },
+        resourceAttributes: { namespace, verb: 'get', group: 'subresources.kubevirt.io', resource: 'virtualmachineinstances', subresource, name: this.vmName },
       },
     };
     let allowed: boolean | undefined;
     try {
-      const answer = await requestJson<{ status?: { allowed?: boolean } }>(access, 'POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', review, signal);
+      const answer = await requestKubeJson<{ status?: { allowed?: boolean } }>(access, 'POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', review, signal);
       allowed = answer.status?.allowed;
     } catch {
       return;
     }
     if (allowed === false) {
-      throw new VconsoleError(`${this.name}: forbidden: you may not get virtualmachineinstances/${subresource} in namespace "${this.namespace}"`, {
+      throw new VconsoleError(`forbidden: you may not get virtualmachineinstances/${subresource} in namespace "${namespace}"`, {
         hint: `ask for RBAC "get" on virtualmachineinstances/${subresource} in API group subresources.kubevirt.io`,
       });
     }
   }
 
   async dial({ signal }: { signal: AbortSignal }) {
-    const access = await this.access();
-    const path = subresourcePath(this.namespace!, this.vmName, this.kind(), this.options.preserveSession);
+    const { access, namespace } = await this.locate();
+    const path = subresourcePath(namespace, this.vmName, this.kind(), this.options.preserveSession);
     const url = access.server.replace(/^http/, 'ws') + path;
     // The kubeconfig's credentials and TLS (client-node puts them on the agent and options).
     const { headers, agent, ca, cert, key, pfx, passphrase, rejectUnauthorized, auth } = await requestOptions(access);
@@ -129,7 +143,6 @@ class KubevirtTarget implements ConsoleTarget {
       headers: { ...(headers as Record<string, string>), ...basic },
       tls: { agent: typeof agent === 'object' ? agent : undefined, ca, cert, key, pfx, passphrase, rejectUnauthorized },
       signal,
-      label: this.name,
       describeRejection: (status, body) => {
         const message = statusMessage(body, status);
         // virt-api reports virt-handler's refusal as a 500 whose message carries the reason
@@ -138,7 +151,7 @@ class KubevirtTarget implements ConsoleTarget {
         const hint = inUse
           ? "another client holds the VM's VNC session; close it, or drop --preserve-session to take it over"
           : hintForStatus(status);
-        return new VconsoleError(`${this.name}: ${message}`, { hint });
+        return new VconsoleError(message, { hint });
       },
     });
   }
@@ -146,23 +159,25 @@ class KubevirtTarget implements ConsoleTarget {
   private kind(): 'vnc' | 'console' {
     return this.options.consoleType === 'serial' ? 'console' : 'vnc';
   }
+}
 
-  private named(err: unknown): unknown {
-    if (err instanceof KubeApiError) return new VconsoleError(`${this.name}: ${err.message}`, { hint: err.hint ?? (err.status === 404 ? 'check the VM name and namespace (-n)' : undefined), cause: err });
-    if (err instanceof VconsoleError) return new VconsoleError(`${this.name}: ${err.message}`, { hint: err.hint, cause: err.cause });
-    return err;
-  }
+/**
+ * The KubeVirt provider reading its kubeconfig from `environment` (KUBECONFIG, the home
+ * directory, the in-cluster service account): the process's by default, a fixture's in tests.
+ */
+export function createKubevirtProvider(environment: () => KubeEnvironment = processKubeEnvironment): ConsoleProvider {
+  return {
+    id: 'kubevirt',
+    schemes: ['kubevirt', 'kv'],
+    resolve(spec, options) {
+      const { namespace, name } = parseVmiName(spec.rest, spec.raw);
+      return new KubevirtTarget(spec.raw, name, namespace, options, environment);
+    },
+  };
 }
 
 /** `NAME`, `NS/NAME`, `kubevirt:[NS/]NAME`: a KubeVirt VMI's VNC console through the API server. */
-export const kubevirtProvider: ConsoleProvider = {
-  id: 'kubevirt',
-  schemes: ['kubevirt', 'kv'],
-  resolve(spec, options) {
-    const { namespace, name } = parseVmiName(spec.rest, spec.raw);
-    return new KubevirtTarget(spec.raw, name, namespace, options);
-  },
-};
+export const kubevirtProvider: ConsoleProvider = createKubevirtProvider();
 
 /** VMIs in one namespace, or in all when `allNamespaces`. */
 export async function listVmis(options: TargetOptions, allNamespaces: boolean): Promise<VirtualMachineInstance[]> {

@@ -1,6 +1,6 @@
-import http, { type IncomingHttpHeaders } from 'node:http';
-import https from 'node:https';
-import { VconsoleError, describeSystemError, isTlsError, redactSecrets } from '../errors.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import { redactSecrets } from '../errors.js';
+import { requestJson } from '../http-json.js';
 
 /** TLS settings for Keystone, Nova and the console proxy of one cloud. */
 export interface TlsSettings {
@@ -9,79 +9,47 @@ export interface TlsSettings {
   rejectUnauthorized: boolean;
 }
 
-export interface JsonRequest {
+export interface OpenStackRequest {
   method: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: unknown;
   tls: TlsSettings;
   signal: AbortSignal;
   /** Names the far end in errors: `Keystone`, `Nova`. */
-  service: string;
-  timeoutMs?: number;
+  service: 'Keystone' | 'Nova';
 }
 
-export interface JsonResponse {
+export interface OpenStackResponse {
   status: number;
   headers: IncomingHttpHeaders;
-  /** Parsed JSON, or the raw text when the body is not JSON. */
+  /** Parsed JSON; on an error status the raw text when it is not JSON (a proxy's HTML page). */
   body: unknown;
 }
 
-const MAX_BODY = 8 * 1024 * 1024;
-
 /**
- * One HTTP request with a JSON body each way. Network failures become a VconsoleError that
- * names the service and host only: URLs may carry tokens and never reach a message.
+ * One Keystone or Nova call through the shared JSON client: a success must be JSON (else a
+ * clear error), an error status keeps whatever text came for the status line.
  */
-export function requestJson(url: string, request: JsonRequest): Promise<JsonResponse> {
-  const target = new URL(url);
-  const secure = target.protocol === 'https:';
-  const payload = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body));
-  const headers: Record<string, string> = { Accept: 'application/json', ...request.headers };
-  if (payload) {
-    headers['Content-Type'] = 'application/json';
-    headers['Content-Length'] = String(payload.length);
-  }
-  return new Promise((resolve, reject) => {
-    const options: https.RequestOptions = {
-      method: request.method,
-      headers,
-      signal: request.signal,
-      timeout: request.timeoutMs ?? 30_000,
-      ...(secure ? { ca: request.tls.ca, rejectUnauthorized: request.tls.rejectUnauthorized } : {}),
-    };
-    const req = (secure ? https : http).request(target, options, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > MAX_BODY) req.destroy(new Error(`${request.service} answered with more than ${MAX_BODY} bytes`));
-        else chunks.push(chunk);
-      });
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let body: unknown = text;
-        try {
-          body = text ? JSON.parse(text) : undefined;
-        } catch {
-          // Not JSON (a proxy's HTML error page): keep the text for the status line.
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
-      });
-      res.on('error', (err) => reject(networkError(err, request.service, target)));
-    });
-    req.on('timeout', () => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
-    req.on('error', (err) => reject(networkError(err, request.service, target)));
-    req.end(payload);
+export async function callOpenStack(url: string, request: OpenStackRequest): Promise<OpenStackResponse> {
+  const res = await requestJson(url, {
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+    signal: request.signal,
+    service: request.service,
+    transport: url.startsWith('https:') ? { ca: request.tls.ca, rejectUnauthorized: request.tls.rejectUnauthorized } : undefined,
+    tlsHint: "pass --ca FILE with the cloud's CA (or cacert in clouds.yaml), or --insecure",
   });
+  const ok = res.status >= 200 && res.status <= 299;
+  return { status: res.status, headers: res.headers, body: !res.text.trim() ? undefined : ok ? res.json() : lenientJson(res.text) };
 }
 
-function networkError(err: Error & { code?: string }, service: string, target: URL): VconsoleError {
-  if (err.name === 'AbortError') return new VconsoleError(`${service}: cancelled`);
-  const hint = isTlsError(err) ? "pass --ca FILE with the cloud's CA (or cacert in clouds.yaml), or --insecure" : undefined;
-  // A fresh error keeps the cause free of URLs and headers.
-  const cause = Object.assign(new Error(describeSystemError(err)), { code: err.code });
-  return new VconsoleError(`cannot reach ${service} at ${target.host}: ${describeSystemError(err)}`, { hint, cause });
+function lenientJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 /**

@@ -119,7 +119,7 @@ describe('KeystoneSession against the fixture', () => {
     const session = new KeystoneSession(passwordCloud(fixture.authUrl, 'wrong-password-123'), NO_TLS);
     const error = await session.token(signal()).catch((err: unknown) => err);
     const text = describeError(error);
-    expect(text).toContain('Keystone refused the credentials of cloud "fx": The request you have made requires authentication.');
+    expect(text).toContain('Keystone refused the credentials of cloud "fx": The request you have made requires authentication');
     expect(text).not.toContain('wrong-password-123');
   });
 

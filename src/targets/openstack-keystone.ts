@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { VconsoleError } from '../errors.js';
 import type { CloudConfig, EndpointInterface } from './openstack-config.js';
-import { apiErrorMessage, requestJson, scrubSecrets, type TlsSettings } from './openstack-http.js';
+import { apiErrorMessage, callOpenStack, scrubSecrets, type TlsSettings } from './openstack-http.js';
 
 export interface CatalogEndpoint {
   interface: string;
@@ -133,7 +133,7 @@ export class KeystoneSession {
   }
 
   private async authenticate(signal: AbortSignal): Promise<KeystoneToken> {
-    const res = await requestJson(tokensUrl(this.cloud.auth.authUrl), {
+    const res = await callOpenStack(tokensUrl(this.cloud.auth.authUrl), {
       method: 'POST',
       body: authRequestBody(this.cloud),
       tls: this.tls,
@@ -177,23 +177,23 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-const sessions = new Map<string, KeystoneSession>();
+/**
+ * The Keystone sessions of one process (or one test), a session per cloud identity (auth URL,
+ * user, project, credential, TLS): consoles of the same cloud share one token.
+ */
+export class KeystoneSessions {
+  private readonly byIdentity = new Map<string, KeystoneSession>();
 
-/** The process-wide session for a cloud identity (auth URL, user, project, credential). */
-export function keystoneSession(cloud: CloudConfig, tls: TlsSettings): KeystoneSession {
-  const a = cloud.auth;
-  const secret = createHash('sha256').update(`${a.password ?? ''}\0${a.applicationCredentialSecret ?? ''}`).digest('hex');
-  const identity = { ...a, password: undefined, applicationCredentialSecret: undefined, secret, method: cloud.method, tls };
-  const key = JSON.stringify(identity);
-  let session = sessions.get(key);
-  if (!session) {
-    session = new KeystoneSession(cloud, tls);
-    sessions.set(key, session);
+  session(cloud: CloudConfig, tls: TlsSettings): KeystoneSession {
+    const a = cloud.auth;
+    const secret = createHash('sha256').update(`${a.password ?? ''}\0${a.applicationCredentialSecret ?? ''}`).digest('hex');
+    const identity = { ...a, password: undefined, applicationCredentialSecret: undefined, secret, method: cloud.method, tls };
+    const key = JSON.stringify(identity);
+    let session = this.byIdentity.get(key);
+    if (!session) {
+      session = new KeystoneSession(cloud, tls);
+      this.byIdentity.set(key, session);
+    }
+    return session;
   }
-  return session;
-}
-
-/** Forgets every cached token (tests). */
-export function forgetKeystoneSessions(): void {
-  sessions.clear();
 }

@@ -1,6 +1,6 @@
 import { VconsoleError } from '../errors.js';
 import type { LogLevel } from '../proxy/types.js';
-import { apiErrorMessage, requestJson, scrubSecrets, type JsonResponse, type TlsSettings } from './openstack-http.js';
+import { apiErrorMessage, callOpenStack, scrubSecrets, type OpenStackResponse, type TlsSettings } from './openstack-http.js';
 import { computeEndpoint, type KeystoneSession } from './openstack-keystone.js';
 
 /** The first microversion with `POST /servers/{id}/remote-consoles`. */
@@ -76,7 +76,7 @@ export class ComputeClient {
   /** The compute endpoint the last token's catalog named (for relative console URLs). */
   endpoint?: string;
 
-  async call(method: 'GET' | 'POST', path: string, signal: AbortSignal, options: { body?: unknown; microversion?: string } = {}): Promise<JsonResponse> {
+  async call(method: 'GET' | 'POST', path: string, signal: AbortSignal, options: { body?: unknown; microversion?: string } = {}): Promise<OpenStackResponse> {
     for (let attempt = 0; ; attempt++) {
       const token = await this.session.token(signal);
       const cloud = this.session.cloud;
@@ -86,7 +86,7 @@ export class ComputeClient {
         headers['OpenStack-API-Version'] = `compute ${options.microversion}`;
         headers['X-OpenStack-Nova-API-Version'] = options.microversion;
       }
-      const res = await requestJson(`${this.endpoint}${path}`, { method, headers, body: options.body, tls: this.tls, signal, service: 'Nova' });
+      const res = await callOpenStack(`${this.endpoint}${path}`, { method, headers, body: options.body, tls: this.tls, signal, service: 'Nova' });
       if (res.status !== 401) return res;
       this.session.invalidate(token);
       if (attempt >= 1) {
@@ -160,7 +160,7 @@ export class ComputeClient {
     return url;
   }
 
-  private consoleFailure(res: JsonResponse, shownAs: string): VconsoleError {
+  private consoleFailure(res: OpenStackResponse, shownAs: string): VconsoleError {
     const what = `cannot get a VNC console for server "${shownAs}"`;
     if (res.status === 400 || res.status === 501) {
       return this.failure(res, what, 'this cloud offers no noVNC console (nova.conf [vnc] enabled, novncproxy_base_url)');
@@ -169,11 +169,11 @@ export class ComputeClient {
     return this.failure(res, what);
   }
 
-  private failure(res: JsonResponse, what: string, hint?: string): VconsoleError {
+  private failure(res: OpenStackResponse, what: string, hint?: string): VconsoleError {
     return new VconsoleError(`${what}: ${this.said(res)}`, { hint: hint ?? (res.status === 403 ? 'the policy of this cloud forbids it for your role' : undefined) });
   }
 
-  private said(res: JsonResponse): string {
+  private said(res: OpenStackResponse): string {
     return scrubSecrets(apiErrorMessage(res.body) ?? `HTTP ${res.status}`, this.session.secrets());
   }
 }

@@ -4,20 +4,22 @@ import { UsageError, describeError } from '../errors.js';
 import type { LogLevel } from '../proxy/types.js';
 import { splitTarget } from './index.js';
 import type { ConfigSources } from './openstack-config.js';
-import { forgetKeystoneSessions } from './openstack-keystone.js';
+import { KeystoneSessions } from './openstack-keystone.js';
 import { createOpenStackProvider, listOpenstackServers } from './openstack.js';
 import type { ConsoleTarget, TargetOptions } from './types.js';
 import { readBytes, failure } from '../../test/support/streams.js';
 
 let fixture: OpenStackFixture;
 const logs: string[] = [];
+/** A fresh token cache per test: no test sees another's Keystone token. */
+let sessions = new KeystoneSessions();
 
 beforeAll(async () => {
   fixture = await startOpenStackFixture();
 });
 afterAll(() => fixture.close());
 beforeEach(() => {
-  forgetKeystoneSessions();
+  sessions = new KeystoneSessions();
   logs.length = 0;
   Object.assign(fixture.settings, { novaMode: 'modern', consoleUrlStyle: 'vnc_lite', proxyRejection: 'close-after-upgrade', catalogHasCompute: true, nameFilterIgnored: false, consoleTokenTtlSeconds: 600 });
 });
@@ -28,7 +30,7 @@ function openrc(extra: Record<string, string> = {}): Record<string, string> {
 
 function target(text: string, env: Record<string, string> = openrc(), options: TargetOptions = {}, files: Record<string, string> = {}): ConsoleTarget {
   const sources = (): ConfigSources => ({ env, readFile: (f) => files[f], homeDir: '/nonexistent-home', cwd: '/nonexistent-cwd' });
-  return createOpenStackProvider(sources).resolve(splitTarget(text), options);
+  return createOpenStackProvider(sources, sessions).resolve(splitTarget(text), options);
 }
 
 const context = () => ({
@@ -82,12 +84,12 @@ describe('check', () => {
   it('lists the IDs when several servers share the name', async () => {
     const error = await failure(target('openstack:twin').check!(AbortSignal.timeout(20_000)));
     expect(error.message).toBe(
-      'openstack:twin: several servers are named "twin": aaaaaaaa-0000-4000-8000-000000000001, aaaaaaaa-0000-4000-8000-000000000002',
+      'several servers are named "twin": aaaaaaaa-0000-4000-8000-000000000001, aaaaaaaa-0000-4000-8000-000000000002',
     );
   });
 
   it('says when the server does not exist, by name or ID', async () => {
-    expect((await failure(target('openstack:ghost').check!(AbortSignal.timeout(20_000)))).message).toBe('openstack:ghost: server "ghost" not found');
+    expect((await failure(target('openstack:ghost').check!(AbortSignal.timeout(20_000)))).message).toBe('server "ghost" not found');
     const id = 'deadbeef-0000-4000-8000-000000000000';
     expect((await failure(target(`openstack:${id}`).check!(AbortSignal.timeout(20_000)))).message).toContain(`server "${id}" not found`);
   });
@@ -100,7 +102,7 @@ describe('check', () => {
   it('reports bad credentials with Keystone\'s message and never the password', async () => {
     const error = await failure(target('openstack:web-1', openrc({ OS_PASSWORD: 'not-the-password' })).check!(AbortSignal.timeout(20_000)));
     const text = describeError(error);
-    expect(text).toContain('The request you have made requires authentication.');
+    expect(text).toContain('The request you have made requires authentication');
     expect(text).not.toContain('not-the-password');
     expectNoSecrets(`${text} ${String((error.cause as Error | undefined)?.message)}`);
   });
@@ -132,7 +134,7 @@ describe('listOpenstackServers', () => {
   it('lists every server with its status, across pages', async () => {
     fixture.settings.pageSize = 2;
     const env = openrc();
-    const servers = await listOpenstackServers({}, AbortSignal.timeout(20_000), () => ({ env, readFile: () => undefined, homeDir: '/x', cwd: '/x' }));
+    const servers = await listOpenstackServers({}, AbortSignal.timeout(20_000), () => ({ env, readFile: () => undefined, homeDir: '/x', cwd: '/x' }), sessions);
     fixture.settings.pageSize = 1000;
     expect(servers.map((s) => `${s.name} ${s.status}`)).toEqual(['web-1 ACTIVE', 'stopped-vm SHUTOFF', 'twin ACTIVE', 'twin ACTIVE', 'db.1 (old) ACTIVE']);
     expect(fixture.count('nova', '/servers/detail')).toBeGreaterThanOrEqual(3);
@@ -181,7 +183,7 @@ describe('dial', () => {
     const web1 = servers[0];
     fixture.settings.servers = [{ ...web1, id: 'c0ffee00-0000-4000-8000-000000000abc' }, ...servers.slice(1)];
     try {
-      expect((await failure(t.dial(context()))).message).toBe('openstack:web-1: server "web-1" not found');
+      expect((await failure(t.dial(context()))).message).toBe('server "web-1" not found');
       (await t.dial(context())).destroy();
       expect(fixture.requests.filter((r) => r.path.endsWith('/remote-consoles')).at(-1)?.path).toContain('c0ffee00');
     } finally {
@@ -209,14 +211,14 @@ describe('dial', () => {
   it('passes on Nova\'s message when the cloud has no noVNC', async () => {
     fixture.settings.novaMode = 'console-unavailable';
     const error = await failure(target('openstack:web-1').dial(context()));
-    expect(describeError(error)).toMatch(/^openstack:web-1: cannot get a VNC console for server "web-1": Unavailable console type novnc\.; this cloud offers no noVNC/);
+    expect(describeError(error)).toMatch(/^cannot get a VNC console for server "web-1": Unavailable console type novnc; this cloud offers no noVNC/);
   });
 
   it.each(['close-after-upgrade', 'drop-before-upgrade'] as const)('reports a token the proxy rejects (%s)', async (style) => {
     fixture.settings.proxyRejection = style;
     fixture.settings.consoleTokenTtlSeconds = -1; // expired on arrival
     const error = await failure(target('openstack:web-1').dial(context()));
-    expect(error.message).toBe('openstack:web-1: console token rejected (expired or invalid)');
+    expect(error.message).toBe('console token rejected (expired or invalid)');
     expectNoSecrets(`${describeError(error)} ${String((error.cause as Error | undefined)?.message)} ${logs.join('\n')}`);
   });
 
@@ -226,7 +228,7 @@ describe('dial', () => {
     fixture.settings.novaMode = 'fault-echoing-secrets';
     const error = await failure(t.dial(context()));
     const text = describeError(error);
-    expect(text).toMatch(/^openstack:web-1: cannot get a VNC console for server "web-1": Unexpected API Error with token \*\*\* after http:\/\/127\.0\.0\.1:\d+\/vnc_lite\.html\?path=%3Ftoken%3D\*\*\*/);
+    expect(text).toMatch(/^cannot get a VNC console for server "web-1": Unexpected API Error with token \*\*\* after http:\/\/127\.0\.0\.1:\d+\/vnc_lite\.html\?path=%3Ftoken%3D\*\*\*/);
     expect(logs.some((l) => l.includes('opening ws://127.0.0.1'))).toBe(true);
     expectNoSecrets(`${text} ${String((error.cause as Error | undefined)?.message)} ${logs.join('\n')}`);
   });

@@ -5,10 +5,15 @@ import { UsageError, VconsoleError, describeError } from '../errors.js';
 import type { DialContext } from '../proxy/types.js';
 import type { CloudConfig, ConfigSources } from './openstack-config.js';
 import { scrubSecrets, type TlsSettings } from './openstack-http.js';
-import { keystoneSession, type KeystoneSession } from './openstack-keystone.js';
+import { KeystoneSessions, type KeystoneSession } from './openstack-keystone.js';
 import { ComputeClient, ServerNotFoundError, checkConsoleState, consoleWebSocketUrl, type ServerSummary } from './openstack-nova.js';
+import { LIST_TIMEOUT_MS } from '../limits.js';
+import { safeUrlText } from '../url-text.js';
 import type { ConsoleProvider, ConsoleTarget, TargetOptions } from './types.js';
 import { dialWebsockify, tlsFromOptions } from './websocket.js';
+
+/** Keystone tokens of this process, shared by `proxy`/`open` targets and `list`. */
+const processSessions = new KeystoneSessions();
 
 interface CloudConnection {
   cloud: CloudConfig;
@@ -34,11 +39,11 @@ function readIfExists(file: string): string | undefined {
 }
 
 /** The cloud the options pick (--cloud, --os-region, --insecure, --ca beat the files), its CA read, and its Keystone session. */
-async function connectCloud(sources: ConfigSources, options: TargetOptions): Promise<CloudConnection> {
+async function connectCloud(sources: ConfigSources, options: TargetOptions, sessions: KeystoneSessions): Promise<CloudConnection> {
   const { loadCloudConfig } = await import('./openstack-config.js');
   const cloud = loadCloudConfig(sources, options);
   const tls = await tlsFromOptions(cloud.insecure, cloud.cacert);
-  const session = keystoneSession(cloud, tls);
+  const session = sessions.session(cloud, tls);
   return { cloud, tls, session, compute: new ComputeClient(session, tls) };
 }
 
@@ -63,6 +68,7 @@ class OpenStackTarget implements ConsoleTarget {
     private readonly server: string,
     private readonly options: TargetOptions,
     private readonly sources: () => ConfigSources,
+    private readonly sessions: KeystoneSessions,
     cloudLabel: string | undefined,
   ) {
     this.name = `openstack:${server}${cloudLabel ? ` (cloud ${cloudLabel})` : ''}`;
@@ -89,10 +95,9 @@ class OpenStackTarget implements ConsoleTarget {
       const socketUrl = consoleWebSocketUrl(consoleUrl, compute.endpoint);
       const token = socketUrl.searchParams.get('token');
       if (token) this.rememberConsoleToken(token);
-      log('debug', `new console from Nova; opening ${socketUrl.protocol}//${socketUrl.host}${socketUrl.pathname}`);
+      log('debug', `new console from Nova; opening ${safeUrlText(socketUrl)}`);
       return dialWebsockify({
         url: socketUrl.href,
-        label: this.name,
         tls,
         signal,
         rejectedHint: 'the token was fresh from Nova: check that nova-novncproxy shares its database and clock with nova-api ([consoleauth] token_ttl)',
@@ -116,7 +121,7 @@ class OpenStackTarget implements ConsoleTarget {
   }
 
   private async open(): Promise<CloudConnection> {
-    const connection = await connectCloud(this.sources(), this.options);
+    const connection = await connectCloud(this.sources(), this.options, this.sessions);
     this.cloud = connection.cloud;
     this.session = connection.session;
     return connection;
@@ -134,7 +139,7 @@ class OpenStackTarget implements ConsoleTarget {
     return this.serverId;
   }
 
-  /** Every error leaves with the console's name and without a secret in it. */
+  /** Every error leaves without a secret in it, its exit code and hint kept. */
   private async guard<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
@@ -147,22 +152,22 @@ class OpenStackTarget implements ConsoleTarget {
     const auth = this.cloud?.auth;
     const known = [...this.consoleTokens, auth?.password, auth?.applicationCredentialSecret, ...(this.session?.secrets() ?? [])];
     const text = err instanceof VconsoleError ? err.message : describeError(err);
-    const message = scrubSecrets(text.startsWith(`${this.name}:`) ? text : `${this.name}: ${text}`, known);
+    const message = scrubSecrets(text, known);
     const hint = err instanceof VconsoleError && err.hint ? scrubSecrets(err.hint, known) : undefined;
     if (err instanceof UsageError) return new UsageError(message, hint);
     // The cause is rebuilt from text so no request, URL or header rides along to --verbose.
     const code = (err as { code?: string; cause?: { code?: string } }).cause?.code ?? (err as { code?: string }).code;
     const cause = Object.assign(new Error(scrubSecrets(describeError((err as { cause?: unknown }).cause ?? err), known)), { code });
-    return new VconsoleError(message, { hint, cause });
+    return new VconsoleError(message, { hint, cause, exitCode: err instanceof VconsoleError ? err.exitCode : 1 });
   }
 }
 
 /**
  * `openstack:NAME|ID` (`os:` for short): a Nova server's noVNC console, with credentials
- * from clouds.yaml / secure.yaml / OS_* as the openstack CLI reads them. `sources` is
- * injectable for tests.
+ * from clouds.yaml / secure.yaml / OS_* as the openstack CLI reads them. `sources` and
+ * `sessions` (the Keystone token cache) are injectable for tests.
  */
-export function createOpenStackProvider(sources: () => ConfigSources = processConfigSources): ConsoleProvider {
+export function createOpenStackProvider(sources: () => ConfigSources = processConfigSources, sessions: KeystoneSessions = processSessions): ConsoleProvider {
   return {
     id: 'openstack',
     schemes: ['openstack', 'os'],
@@ -175,7 +180,7 @@ export function createOpenStackProvider(sources: () => ConfigSources = processCo
         throw new UsageError(`no serial console for "${spec.raw}": vconsole opens the noVNC console of OpenStack servers`, 'drop the serial option');
       }
       const cloudLabel = options.cloud || sources().env.OS_CLOUD || undefined;
-      return new OpenStackTarget(spec.raw, server, options, sources, cloudLabel);
+      return new OpenStackTarget(spec.raw, server, options, sources, sessions, cloudLabel);
     },
   };
 }
@@ -185,9 +190,10 @@ export const openstackProvider = createOpenStackProvider();
 /** The servers of the cloud the options pick (for `vconsole list`), with their Nova status. */
 export async function listOpenstackServers(
   options: TargetOptions,
-  signal: AbortSignal = AbortSignal.timeout(60_000),
+  signal: AbortSignal = AbortSignal.timeout(LIST_TIMEOUT_MS),
   sources: () => ConfigSources = processConfigSources,
+  sessions: KeystoneSessions = processSessions,
 ): Promise<Required<ServerSummary>[]> {
-  const { compute } = await connectCloud(sources(), options);
+  const { compute } = await connectCloud(sources(), options, sessions);
   return compute.listServers(signal);
 }

@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { formatHostPort } from '../host-port.js';
 import { dialSocket } from './socket-dial.js';
 import type { ConsoleProvider, ConsoleTarget } from './types.js';
 
@@ -38,13 +39,12 @@ export const tcpProvider: ConsoleProvider = {
   schemes: ['tcp', 'vnc'],
   resolve(spec): ConsoleTarget {
     const address = parseTcpTarget(spec.raw.trim(), spec.scheme === 'vnc' ? 'vnc' : 'tcp');
-    const hostText = address.host.includes(':') ? `[${address.host}]` : address.host;
-    const name = `tcp://${hostText}:${address.port}`;
+    const name = `tcp://${formatHostPort(address.host, address.port)}`;
     return {
       input: spec.raw,
       name,
       provider: 'tcp',
-      dial: ({ signal }) => dialSocket(address, signal, name),
+      dial: ({ signal }) => dialSocket(address, signal),
     };
   },
 };

@@ -37,7 +37,6 @@ export interface TargetOptions {
   ca?: string;
   /** `vnc` (default) or `serial`: which console of the VM. Serial is for later waves. */
   consoleType?: 'vnc' | 'serial';
-  verbose?: boolean;
 }
 
 /** One provider a file; registered with one line in src/targets/index.ts. */

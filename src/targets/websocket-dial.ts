@@ -3,13 +3,13 @@ import type { Duplex } from 'node:stream';
 import type WebSocket from 'ws';
 import type { ClientOptions } from 'ws';
 import { VconsoleError, describeError, isTlsError } from '../errors.js';
+import { KEEPALIVE_INTERVAL_MS, MISSED_PONGS_ALLOWED, REJECTION_BODY_LIMIT_BYTES, WEBSOCKET_HANDSHAKE_TIMEOUT_MS } from '../limits.js';
 
-/** Pings go out this often; an upstream that misses two pongs in a row is dropped. */
+/** Pings go out this often (VCONSOLE_KEEPALIVE_MS lets tests find a dead upstream fast). */
 function keepaliveIntervalMs(): number {
   const fromEnv = Number(process.env.VCONSOLE_KEEPALIVE_MS);
-  return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : 10_000;
+  return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : KEEPALIVE_INTERVAL_MS;
 }
-const MISSED_PONGS_ALLOWED = 2;
 
 export interface WebSocketDialOptions {
   url: string;
@@ -22,28 +22,34 @@ export interface WebSocketDialOptions {
   signal: AbortSignal;
   /** Turns a refused upgrade (status and body) into the error the user sees. */
   describeRejection?(status: number, body: string): Error;
-  /** Names the console in messages, e.g. `default/vm-a`. */
-  label: string;
 }
 
 /**
  * Opens a websocket and returns it as a byte stream with backpressure (ws's own stream
  * adapter pauses the socket when the reader falls behind). Binary frames carry the bytes.
  * Pings go out from our side so a dead upstream is found even when no byte flows.
+ * Errors say what went wrong, not which console: the session names it, once; and they never
+ * quote the URL, which may carry a token.
  */
 export async function dialWebSocket(options: WebSocketDialOptions): Promise<Duplex> {
   // Loaded on first use: commands and targets that never open a websocket do not pay for it.
   const { default: WebSocket, createWebSocketStream } = await import('ws');
   const { signal } = options;
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new VconsoleError(`${options.label}: cancelled`));
-    const ws = new WebSocket(options.url, options.protocols, {
-      ...options.tls,
-      headers: options.headers,
-      handshakeTimeout: 20_000,
-      perMessageDeflate: false,
-      followRedirects: false,
-    });
+    if (signal.aborted) return reject(new VconsoleError('cancelled'));
+    let ws: WebSocket;
+    try {
+      ws = new WebSocket(options.url, options.protocols, {
+        ...options.tls,
+        headers: options.headers,
+        handshakeTimeout: WEBSOCKET_HANDSHAKE_TIMEOUT_MS,
+        perMessageDeflate: false,
+        followRedirects: false,
+      });
+    } catch {
+      // ws quotes the whole URL in this error.
+      return reject(new VconsoleError('invalid console URL', { hint: 'use ws://HOST:PORT/PATH or wss://...' }));
+    }
     ws.binaryType = 'nodebuffer';
     const onAbort = () => ws.terminate();
     signal.addEventListener('abort', onAbort, { once: true });
@@ -59,25 +65,25 @@ export async function dialWebSocket(options: WebSocketDialOptions): Promise<Dupl
     ws.once('unexpected-response', (_req, res: IncomingMessage) => {
       readBody(res).then((body) => {
         const status = res.statusCode ?? 0;
-        fail(options.describeRejection?.(status, body) ?? new VconsoleError(`${options.label}: console refused (HTTP ${status})`));
+        fail(options.describeRejection?.(status, body) ?? new VconsoleError(`console refused (HTTP ${status})`));
       }, fail);
     });
     ws.once('error', (err) => {
       const hint = isTlsError(err) ? 'pass --ca FILE with the server\'s CA, or --insecure' : undefined;
-      fail(new VconsoleError(`${options.label}: cannot open the console: ${describeError(err)}`, { cause: err, hint }));
+      fail(new VconsoleError(`cannot open the console: ${describeError(err)}`, { cause: err, hint }));
     });
     ws.once('open', () => {
       if (settled) return;
       settled = true;
       signal.removeEventListener('abort', onAbort);
       const stream = createWebSocketStream(ws);
-      keepAlive(ws, stream, options.label);
+      keepAlive(ws, stream);
       resolve(stream);
     });
   });
 }
 
-function keepAlive(ws: WebSocket, stream: Duplex, label: string): void {
+function keepAlive(ws: WebSocket, stream: Duplex): void {
   let missed = 0;
   ws.on('pong', () => {
     missed = 0;
@@ -86,7 +92,7 @@ function keepAlive(ws: WebSocket, stream: Duplex, label: string): void {
     if (ws.readyState !== ws.OPEN) return;
     if (missed >= MISSED_PONGS_ALLOWED) {
       clearInterval(timer);
-      stream.destroy(new VconsoleError(`${label}: console stopped answering keepalive pings`));
+      stream.destroy(new VconsoleError('console stopped answering keepalive pings'));
       ws.terminate();
       return;
     }
@@ -97,7 +103,7 @@ function keepAlive(ws: WebSocket, stream: Duplex, label: string): void {
   ws.once('close', () => clearInterval(timer));
 }
 
-async function readBody(res: IncomingMessage, limit = 64 * 1024): Promise<string> {
+async function readBody(res: IncomingMessage, limit = REJECTION_BODY_LIMIT_BYTES): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of res) {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Duplex } from 'node:stream';
 import { UsageError, VconsoleError, describeError, safeTargetText } from '../errors.js';
+import { safeUrlText } from '../url-text.js';
 import type { TlsSettings } from './openstack-http.js';
 import { dialWebSocket } from './websocket-dial.js';
 import type { ConsoleProvider, ConsoleTarget, TargetOptions } from './types.js';
@@ -11,8 +12,6 @@ const TOKEN_REJECTED = 'console token rejected (expired or invalid)';
 export interface WebsockifyDialOptions {
   /** `ws(s)://host:port/path?token=...`: holds a secret, never printed. */
   url: string;
-  /** Names the console in messages; never holds the token. */
-  label: string;
   tls: TlsSettings;
   signal: AbortSignal;
   /** What the user can do when the token is refused. */
@@ -32,7 +31,7 @@ export interface WebsockifyDialOptions {
  */
 export async function dialWebsockify(options: WebsockifyDialOptions): Promise<Duplex> {
   const rejected = (cause?: unknown) =>
-    new VconsoleError(`${options.label}: ${TOKEN_REJECTED}`, { hint: options.rejectedHint, cause: cause === undefined ? undefined : scrubbedCause(cause) });
+    new VconsoleError(TOKEN_REJECTED, { hint: options.rejectedHint, cause: cause === undefined ? undefined : scrubbedCause(cause) });
   let stream: Duplex;
   try {
     stream = await dialWebSocket({
@@ -40,11 +39,10 @@ export async function dialWebsockify(options: WebsockifyDialOptions): Promise<Du
       protocols: ['binary'],
       tls: { ca: options.tls.ca, rejectUnauthorized: options.tls.rejectUnauthorized },
       signal: options.signal,
-      label: options.label,
       describeRejection: (status) =>
         status === 401 || status === 403
           ? rejected()
-          : new VconsoleError(`${options.label}: console proxy refused the websocket (HTTP ${status})`, {
+          : new VconsoleError(`console proxy refused the websocket (HTTP ${status})`, {
               hint: 'check that the URL points at a websockify / noVNC proxy',
             }),
     });
@@ -54,11 +52,11 @@ export async function dialWebsockify(options: WebsockifyDialOptions): Promise<Du
     throw err;
   }
   if (options.serverSpeaksFirst === false) return stream;
-  return firstChunk(stream, options.signal, rejected, options.label);
+  return firstChunk(stream, options.signal, rejected);
 }
 
 /** Resolves with `stream` once a byte is readable; rejects if it ends, closes or fails first. */
-export function firstChunk(stream: Duplex, signal: AbortSignal, silent: (cause?: unknown) => Error, label: string): Promise<Duplex> {
+export function firstChunk(stream: Duplex, signal: AbortSignal, silent: (cause?: unknown) => Error): Promise<Duplex> {
   return new Promise((resolve, reject) => {
     const cleanup = () => {
       stream.off('readable', onReadable);
@@ -82,7 +80,7 @@ export function firstChunk(stream: Duplex, signal: AbortSignal, silent: (cause?:
     };
     const onEnd = () => fail(silent());
     const onError = (err: Error) => fail(silent(err));
-    const onAbort = () => fail(new VconsoleError(`${label}: cancelled`));
+    const onAbort = () => fail(new VconsoleError('cancelled'));
     stream.on('readable', onReadable);
     stream.once('end', onEnd);
     stream.once('close', onEnd);
@@ -112,11 +110,6 @@ export async function tlsFromOptions(insecure: boolean | undefined, caFile: stri
   }
 }
 
-/** `ws://host:port/path` without credentials, query or fragment: safe to show. */
-function websocketDisplayName(url: URL): string {
-  return `${url.protocol}//${url.host}${url.pathname}`;
-}
-
 /** `ws://` and `wss://` URLs of a websockify / noVNC proxy, token in the query. */
 export const websocketProvider: ConsoleProvider = {
   id: 'websocket',
@@ -129,7 +122,8 @@ export const websocketProvider: ConsoleProvider = {
       throw new UsageError(`bad websocket URL "${safeTargetText(spec.raw)}"`, 'use ws://HOST:PORT/PATH?token=TOKEN or wss://...');
     }
     if (!url.hostname) throw new UsageError(`websocket URL "${safeTargetText(spec.raw)}" has no host`, 'use ws://HOST:PORT/...');
-    const name = websocketDisplayName(url);
+    // Without credentials, query, fragment or a token in the path: safe to show.
+    const name = safeUrlText(url);
     const href = url.href;
     return {
       // The text typed may carry the token: keep only what is safe to print.
@@ -140,7 +134,6 @@ export const websocketProvider: ConsoleProvider = {
         const tls = await tlsFromOptions(options.insecure, options.ca);
         return dialWebsockify({
           url: href,
-          label: name,
           tls,
           signal,
           rejectedHint: 'console tokens are one-off and expire: get a fresh console URL',

@@ -11,8 +11,11 @@ export const VIEWER_NAMES: Readonly<Record<ViewerId, string>> = {
   custom: 'custom viewer',
 };
 
-/** Values `--viewer` and VCONSOLE_VIEWER accept besides the path of an executable. */
-export const VIEWER_CHOICES = ['tigervnc', 'remote-viewer', 'realvnc', 'tightvnc', 'chicken', 'screen-sharing', 'none'] as const;
+/**
+ * Values `--viewer` and VCONSOLE_VIEWER accept besides the path of an executable: every viewer
+ * id above but `custom`, then `none`. The `--viewer` help is made from this list.
+ */
+export const VIEWER_CHOICES: readonly string[] = [...(Object.keys(VIEWER_NAMES) as ViewerId[]).filter((id) => id !== 'custom'), 'none'];
 
 /**
  * Which viewer `open` uses when several are installed. virtctl's own order comes first

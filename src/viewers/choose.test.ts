@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BANNERS, fakeViewerEnvironment } from '../../test/fixtures/fake-viewer-environment.js';
 import { UsageError, VconsoleError } from '../errors.js';
-import { chooseViewer, parseViewerRequest, selectViewer } from './choose.js';
+import { chooseViewer, parseViewerRequest, selectViewer, viewerArgsNotice } from './choose.js';
 import { detectViewers } from './detect.js';
 
 const LINUX_FILES = {
@@ -34,6 +34,31 @@ describe('chooseViewer', () => {
     const system = linux();
     const choice = await chooseViewer(await detectViewers(system), { viewer: 'tigervnc', viewerArgs: ['-FullScreen'] }, system);
     expect(choice).toMatchObject({ kind: 'viewer', extraArgs: ['-FullScreen'] });
+  });
+
+  it('says which viewer gets --viewer-arg when --viewer did not name one', async () => {
+    const system = linux();
+    const detected = await detectViewers(system);
+    const args = ['-FullScreen'];
+    const auto = await chooseViewer(detected, { viewerArgs: args }, system);
+    expect(viewerArgsNotice(auto, args)).toBe(
+      '--viewer-arg -FullScreen goes to remote-viewer (virt-viewer) (/usr/bin/remote-viewer), the first viewer found here; name the viewer it is meant for with --viewer',
+    );
+    const fromEnv = linux({ VCONSOLE_VIEWER: 'tigervnc' });
+    expect(viewerArgsNotice(await chooseViewer(detected, { viewerArgs: args }, fromEnv), args)).toBe(
+      '--viewer-arg -FullScreen goes to TigerVNC (/usr/bin/vncviewer), the viewer VCONSOLE_VIEWER names',
+    );
+    expect(viewerArgsNotice(await chooseViewer(detected, { viewer: 'none', viewerArgs: args }, system), args)).toBe(
+      '--viewer-arg -FullScreen is not used: no viewer is launched (--viewer none)',
+    );
+    expect(viewerArgsNotice({ kind: 'not-found' }, args)).toBe('--viewer-arg -FullScreen is not used: no viewer was found to launch');
+  });
+
+  it('has nothing to say without --viewer-arg, or when --viewer named the viewer', async () => {
+    const system = linux();
+    const detected = await detectViewers(system);
+    expect(viewerArgsNotice(await chooseViewer(detected, {}, system), undefined)).toBeUndefined();
+    expect(viewerArgsNotice(await chooseViewer(detected, { viewer: 'tigervnc', viewerArgs: ['-x'] }, system), ['-x'])).toBeUndefined();
   });
 
   it('rejects an unknown name with a UsageError listing the valid ones', async () => {

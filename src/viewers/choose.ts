@@ -1,4 +1,5 @@
 import { UsageError, VconsoleError } from '../errors.js';
+import { echoInput } from '../terminal-text.js';
 import { PLATFORM_NAMES, VIEWER_CHOICES, VIEWER_NAMES, installHint, lookedFor } from './catalog.js';
 import { detectViewers, identifyExecutable } from './detect.js';
 import { homeDirectory, isRunnable, pathFor } from './locate.js';
@@ -43,7 +44,7 @@ export function parseViewerRequest(request: ViewerRequest, system: ViewerEnviron
   const source = fromFlag ? 'flag' : 'environment';
   const word = raw.toLowerCase();
   if (word === 'none') return { kind: 'none', source };
-  if ((VIEWER_CHOICES as readonly string[]).includes(word)) {
+  if (VIEWER_CHOICES.includes(word)) {
     return { kind: 'named', id: word as Exclude<ViewerId, 'custom'>, source, raw };
   }
   const separators = system.platform === 'win32' ? /[\\/]/ : /\//;
@@ -114,4 +115,26 @@ export async function selectViewer(
   const parsed = parseViewerRequest(request, system);
   const detected = parsed.kind === 'auto' || parsed.kind === 'named' ? await detectViewers(system) : undefined;
   return { detected, choice: await choose(parsed, detected ?? [], request.viewerArgs ?? [], system) };
+}
+
+/**
+ * One line saying where `--viewer-arg` values go when `--viewer` did not name the viewer: to
+ * the one VCONSOLE_VIEWER named or the first one found (which differs between machines), or
+ * nowhere when no viewer is launched. Undefined without values, or when `--viewer` named a viewer.
+ */
+export function viewerArgsNotice(choice: ViewerChoice, viewerArgs: string[] | undefined): string | undefined {
+  if (!viewerArgs?.length) return undefined;
+  const values = `--viewer-arg ${echoInput(viewerArgs.join(' '))}`;
+  switch (choice.kind) {
+    case 'viewer': {
+      const receiver = `${choice.viewer.name} (${echoInput(choice.viewer.path)})`;
+      if (choice.source === 'flag') return undefined;
+      if (choice.source === 'environment') return `${values} goes to ${receiver}, the viewer VCONSOLE_VIEWER names`;
+      return `${values} goes to ${receiver}, the first viewer found here; name the viewer it is meant for with --viewer`;
+    }
+    case 'none':
+      return `${values} is not used: no viewer is launched (${SOURCE_LABEL[choice.source]} none)`;
+    case 'not-found':
+      return `${values} is not used: no viewer was found to launch`;
+  }
 }

@@ -32,4 +32,18 @@ describe('describeViewerExit', () => {
     expect(describeViewerExit({ ...base, outcome: 'failed', code: null, spawnError: 'EACCES' }, 'X')).toBe('X could not be started: permission denied');
     expect(describeViewerExit({ ...base, outcome: 'detached' }, 'Screen Sharing')).toBe('Screen Sharing was opened');
   });
+
+  it('gives the reason a viewer with no display prints, as the real ones word it', () => {
+    const failed: ViewerExit = { ...base, outcome: 'failed', code: 1, ranMs: 40 };
+    // remote-viewer 11 and TigerVNC 1.12 run with DISPLAY unset.
+    const gtk = '\n(remote-viewer:28418): Gtk-WARNING **: 20:24:22.777: cannot open display: \n';
+    expect(describeViewerExit({ ...failed, stderrTail: gtk }, 'remote-viewer')).toBe('remote-viewer exited at once with code 1: cannot open display');
+    const fltk = '\nTigerVNC Viewer 64-bit v1.12.0\nBuilt on: 2023-01-06 16:01\nSee https://www.tigervnc.org for information on TigerVNC.\nCan\'t open display: \n';
+    expect(describeViewerExit({ ...failed, stderrTail: fltk }, 'TigerVNC')).toBe("TigerVNC exited at once with code 1: Can't open display");
+  });
+
+  it('shows control characters in a viewer\'s output instead of sending them to the terminal', () => {
+    const exit: ViewerExit = { ...base, outcome: 'failed', code: 1, stderrTail: 'bad \u001b[2J thing\n' };
+    expect(describeViewerExit(exit, 'X')).toBe('X exited at once with code 1: bad \\e[2J thing');
+  });
 });

@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { Readable } from 'node:stream';
 import { redactSecrets } from '../errors.js';
+import { clip, terminalSafe } from '../terminal-text.js';
+import { killTreeNow, runsInOwnGroup, signalTree } from './process-tree.js';
 import type { ViewerCommand } from './types.js';
 
 /** How a viewer process ended. */
@@ -50,7 +52,11 @@ class OutputTail {
   push(chunk: Buffer): void {
     this.chunks.push(chunk);
     this.size += chunk.length;
-    while (this.size - this.chunks[0].length >= this.limit) this.size -= this.chunks.shift()!.length;
+    // Drop whole chunks from the front while what is left still holds `limit` bytes.
+    for (let oldest: Buffer | undefined = this.chunks[0]; oldest && this.size - oldest.length >= this.limit; oldest = this.chunks[0]) {
+      this.chunks.shift();
+      this.size -= oldest.length;
+    }
   }
 
   text(): string {
@@ -60,9 +66,27 @@ class OutputTail {
   }
 }
 
+/** Viewers not yet exited, for the `exit` hook: none may outlive vconsole. */
+const liveViewers = new Set<ViewerProcess>();
+let exitHookInstalled = false;
+
+function trackUntilExit(viewer: ViewerProcess): void {
+  liveViewers.add(viewer);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    // Viewers lead their own process groups, out of reach of the terminal's Ctrl+C and of
+    // vconsole's own group: whatever way vconsole exits (process.exit, an uncaught error),
+    // it takes them along.
+    process.on('exit', () => {
+      for (const live of liveViewers) live.killNow();
+    });
+  }
+}
+
 /**
  * One supervised viewer. Emits `exit` (ViewerExit) exactly once; `exited` resolves with
- * the same value. The child is not detached, so it goes when vconsole's process group does.
+ * the same value. On POSIX it leads its own process group, so stopping it reaches whatever
+ * it started (a wrapper script's real viewer); on Windows its tree is stopped with taskkill.
  */
 export class ViewerProcess extends EventEmitter<{ exit: [ViewerExit] }> {
   readonly command: ViewerCommand;
@@ -71,6 +95,7 @@ export class ViewerProcess extends EventEmitter<{ exit: [ViewerExit] }> {
   private readonly startedAt = Date.now();
   private readonly stdout: OutputTail;
   private readonly stderr: OutputTail;
+  private readonly platform: NodeJS.Platform;
   private stopRequested = false;
   private result: ViewerExit | undefined;
 
@@ -83,9 +108,10 @@ export class ViewerProcess extends EventEmitter<{ exit: [ViewerExit] }> {
     let settle!: (exit: ViewerExit) => void;
     this.exited = new Promise((resolve) => (settle = resolve));
     this.once('exit', (exit) => settle(exit));
+    this.platform = options.platform ?? process.platform;
 
     this.child = spawn(command.command, command.args, {
-      detached: false,
+      detached: runsInOwnGroup(process.platform),
       stdio: ['ignore', 'pipe', 'pipe'],
       env: options.env,
       cwd: options.cwd,
@@ -98,11 +124,17 @@ export class ViewerProcess extends EventEmitter<{ exit: [ViewerExit] }> {
       if (this.child.pid === undefined) this.finish(null, null, err.code ?? err.message);
     });
     this.child.once('exit', (code, signal) => void this.afterExit(code, signal));
+    if (this.child.pid !== undefined) trackUntilExit(this);
   }
 
   /** The viewer's process id; undefined when it could not start. */
   get pid(): number | undefined {
     return this.child.pid;
+  }
+
+  /** The viewer's own process has exited (its output may still be draining). */
+  private get leaderExited(): boolean {
+    return this.child.exitCode !== null || this.child.signalCode !== null;
   }
 
   /** True until the process has exited (or failed to start). */
@@ -111,20 +143,45 @@ export class ViewerProcess extends EventEmitter<{ exit: [ViewerExit] }> {
   }
 
   /**
-   * Ends the viewer: SIGTERM, then SIGKILL if it is still there after `graceMs` (on Windows
-   * `kill()`, which terminates at once). Resolves when it is gone; at once if it already is.
+   * Ends the viewer and everything it started: SIGTERM to its process group, then SIGKILL
+   * to the group once the viewer has exited or `graceMs` has passed, whichever is first, so
+   * no child that ignores SIGTERM stays behind (on Windows the tree is terminated at once).
+   * Resolves when the viewer is gone; at once if it already is.
    */
   stop(graceMs = this.options.graceMs ?? 1000): Promise<ViewerExit> {
-    if (this.result) return Promise.resolve(this.result);
+    const pid = this.child.pid;
+    if (this.result || pid === undefined || this.stopRequested) return this.exited;
     this.stopRequested = true;
-    if ((this.options.platform ?? process.platform) === 'win32') {
-      this.child.kill();
-    } else {
-      this.child.kill('SIGTERM');
-      const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
-      void this.exited.then(() => clearTimeout(timer));
+    if (this.platform === 'win32') {
+      signalTree(pid, this.platform, true);
+      return this.exited;
     }
+    const killGroup = () => signalTree(pid, this.platform, true);
+    if (this.leaderExited) {
+      killGroup();
+      return this.exited;
+    }
+    signalTree(pid, this.platform, false);
+    const timer = setTimeout(killGroup, graceMs);
+    // Right after the leader's exit its group id cannot have been reused yet: no member left
+    // means ESRCH, nothing else.
+    this.child.once('exit', () => {
+      clearTimeout(timer);
+      killGroup();
+    });
     return this.exited;
+  }
+
+  /**
+   * Kills the viewer and its tree before returning (SIGKILL to the group; `taskkill /T /F`
+   * on Windows), for an exit that cannot wait. `exited` still settles, with outcome `stopped`,
+   * if the event loop gets to run again.
+   */
+  killNow(): void {
+    const pid = this.child.pid;
+    if (this.result || pid === undefined || this.leaderExited) return;
+    this.stopRequested = true;
+    killTreeNow(pid, this.platform);
   }
 
   /** Lets the last output arrive (streams close) but never waits on a grandchild holding them. */
@@ -142,6 +199,7 @@ export class ViewerProcess extends EventEmitter<{ exit: [ViewerExit] }> {
 
   private finish(code: number | null, signal: NodeJS.Signals | null, spawnError?: string): void {
     if (this.result) return;
+    liveViewers.delete(this);
     const ranMs = Date.now() - this.startedAt;
     const early = ranMs < (this.options.earlyExitMs ?? 3000);
     let outcome: ViewerOutcome;
@@ -172,11 +230,7 @@ export function describeViewerExit(exit: ViewerExit, viewerName: string): string
     return `${viewerName} could not be started: ${why}`;
   }
   const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
-  const lastLine = (exit.stderrTail || exit.stdoutTail)
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter(Boolean)
-    .pop();
+  const lastLine = lastOutputLine(exit.stderrTail || exit.stdoutTail);
   switch (exit.outcome) {
     case 'failed':
       return `${viewerName} ${exit.signal ? how : `exited at once with code ${exit.code}`}${lastLine ? `: ${lastLine}` : ''}`;
@@ -187,4 +241,26 @@ export function describeViewerExit(exit: ViewerExit, viewerName: string): string
     case 'closed':
       return `${viewerName} ${exit.code === 0 && !exit.signal ? 'was closed' : how}`;
   }
+}
+
+/** What a failed viewer's reason may take of a message line. */
+const REASON_MAX_CHARS = 200;
+
+/**
+ * The last line a viewer wrote, which is where viewers say why they stopped, cut down to the
+ * reason: GLib's `(remote-viewer:4242): Gtk-WARNING **: 20:24:22.777: ` prefix and the colon
+ * of an empty value dropped (`cannot open display: ` with no DISPLAY), control characters
+ * shown, length capped.
+ */
+function lastOutputLine(output: string): string | undefined {
+  const last = output
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .pop();
+  if (last === undefined) return undefined;
+  const reason = last
+    .replace(/^\([\w.-]+:\d+\): [\w.-]+-(?:WARNING|CRITICAL|ERROR|Message|INFO|DEBUG) \*\*: (?:\d\d:\d\d:\d\d\.\d+: )?/, '')
+    .replace(/:$/, '');
+  return clip(terminalSafe(reason || last), REASON_MAX_CHARS);
 }

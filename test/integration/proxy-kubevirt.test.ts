@@ -138,9 +138,9 @@ describe('an API server reached over plain HTTP (kubectl proxy, a local tunnel)'
 
 describe('vconsole proxy KubeVirt errors: one line, exit 1', () => {
   const cases: [string, () => string[], () => NodeJS.ProcessEnv, RegExp][] = [
-    ['VMI not found', () => ['nope'], () => ({}), /default\/nope: virtualmachineinstances.kubevirt.io "nope" not found/],
-    ['VMI not running', () => ['stopped'], () => ({}), /default\/stopped: VMI is not running/],
-    ['no graphics device', () => ['headless'], () => ({}), /default\/headless: No graphics devices are present/],
+    ['VMI not found', () => ['nope'], () => ({}), /virtualmachineinstances.kubevirt.io "nope" not found; check the VM name and namespace/],
+    ['VMI not running', () => ['stopped'], () => ({}), /VMI is not running/],
+    ['no graphics device', () => ['headless'], () => ({}), /No graphics devices are present/],
     ['401 Unauthorized', () => ['vm-a'], () => ({ KUBECONFIG: fixture.kubeconfigPath({ token: 'wrong-token', fileName: 'bad.yaml' }) }), /Unauthorized/],
     ['403 Forbidden on vnc', () => ['vm-a'], () => ({ KUBECONFIG: fixture.kubeconfigPath({ token: fixture.forbiddenToken, fileName: 'viewer.yaml' }) }), /forbidden.*virtualmachineinstances\/vnc/],
     ['TLS failure', () => ['vm-a'], () => ({ KUBECONFIG: kubeconfigWithoutCa() }), /TLS certificate verification failed/],
@@ -162,6 +162,25 @@ describe('vconsole proxy KubeVirt errors: one line, exit 1', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/\n\s+at /);
     expect(result.stderr).not.toContain(fixture.token);
+  });
+});
+
+describe('empty KubeVirt and OpenStack options: one usage line, exit 2, no request', () => {
+  it.each([
+    ['-n', ['vm-a', '-n', ''], /option '-n, --namespace <ns>' argument '' is invalid\. it is empty: give a namespace/],
+    ['--namespace=', ['vm-a', '--namespace='], /--namespace <ns>' argument '' is invalid/],
+    ['--context', ['vm-a', '--context', ' '], /--context <name>' argument ' ' is invalid\. it is empty: give a context name/],
+    ['--kubeconfig', ['vm-a', '--kubeconfig', ''], /--kubeconfig <file>' argument '' is invalid/],
+    ['--cloud', ['os:web-1', '--cloud', ''], /--cloud <name>' argument '' is invalid/],
+    ['--os-region', ['os:web-1', '--os-region', ''], /--os-region <name>' argument '' is invalid/],
+  ])('%s', async (_name, args, message) => {
+    const before = fixture.requests.length;
+    const result = await runVconsole(['proxy', ...args], { KUBECONFIG: kubeconfig });
+    expect(result.stderr).toMatch(message);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stdout).toBe('');
+    expect(fixture.requests.length).toBe(before);
   });
 });
 

@@ -1,16 +1,19 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { selectViewer } from '../../src/viewers/choose.js';
 import { buildViewerCommand } from '../../src/viewers/command.js';
 import { detectViewers } from '../../src/viewers/detect.js';
 import { systemViewerEnvironment } from '../../src/viewers/system-environment.js';
 import { describeViewerExit, launchViewer, type ViewerProcess } from '../../src/viewers/viewer-process.js';
+import { REPO_ROOT, runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
+import { installStubbornViewer, isRunning, killLeftovers, processesWithMarker, startedPids, uniqueMarker } from '../fixtures/viewer-processes.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/fake-viewer.mjs', import.meta.url));
 
@@ -43,7 +46,7 @@ beforeAll(() => {
 afterEach(async () => {
   await Promise.all([...running].map((viewer) => viewer.stop(200)));
   running.clear();
-  fs.rmSync(logFile, { force: true });
+  if (logFile) fs.rmSync(logFile, { force: true });
 });
 
 afterAll(() => fs.rmSync(binDir, { recursive: true, force: true }));
@@ -174,6 +177,14 @@ describe('launching detected viewers against a real port', () => {
   });
 });
 
+describe('vconsole viewers --viewer-arg', () => {
+  it('names the viewer that would get the argument when --viewer does not', async () => {
+    const result = await runVconsole(['viewers', '--viewer-arg', '-FullScreen'], environment());
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`--viewer-arg -FullScreen goes to remote-viewer (virt-viewer) (${path.join(binDir, 'remote-viewer')}), the first viewer found here`);
+  });
+});
+
 describe('viewer supervision', () => {
   it('reports a viewer that exits at once as failed, with its stderr', async () => {
     const env = environment({ FAKE_VIEWER_EXIT_CODE: '1' });
@@ -229,5 +240,73 @@ describe('viewer supervision', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('vconsole open leaves no viewer process behind', () => {
+  const stubborn = installStubbornViewer();
+  const markers: string[] = [];
+  const started: RunningVconsole[] = [];
+  afterAll(() => stubborn.remove());
+  afterEach(() => {
+    for (const child of started.splice(0)) child.kill();
+    for (const marker of markers.splice(0)) killLeftovers(marker);
+  });
+
+  /** `vconsole open demo:vm-a --no-tui` with a viewer that ignores SIGTERM and starts a child that does too. */
+  async function openWithStubbornViewer() {
+    const marker = uniqueMarker();
+    markers.push(marker);
+    const log = stubborn.newLog();
+    const child = startVconsole(['open', 'demo:vm-a', '--no-tui', '--viewer', stubborn.path, '--viewer-arg', marker], {
+      PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`,
+      STUBBORN_VIEWER_LOG: log,
+    });
+    started.push(child);
+    await waitFor(() => startedPids(stubborn.entries(log)).length === 2, 'the viewer and its child to start');
+    const pids = startedPids(stubborn.entries(log));
+    expect(pids.every(isRunning)).toBe(true);
+    return { child, log, pids, marker };
+  }
+
+  it('Ctrl+C: the viewer and the child it started are gone when vconsole exits 0', async () => {
+    const { child, pids, marker } = await openWithStubbornViewer();
+    child.process.kill('SIGINT');
+    expect((await child.exit()).code).toBe(0);
+    await waitFor(() => !pids.some(isRunning), 'the viewer and its child to be gone', 5000);
+    expect(processesWithMarker(marker)).toEqual([]);
+  });
+
+  it('a program that supervises viewers and dies of an uncaught error takes the viewer trees along', async () => {
+    const marker = uniqueMarker();
+    markers.push(marker);
+    const log = stubborn.newLog();
+    const viewerProcessModule = pathToFileURL(path.join(REPO_ROOT, 'dist', 'src', 'viewers', 'viewer-process.js')).href;
+    const script = [
+      `import { launchViewer } from ${JSON.stringify(viewerProcessModule)};`,
+      `launchViewer({ command: ${JSON.stringify(stubborn.path)}, args: [${JSON.stringify(marker)}] });`,
+      "process.stdin.once('data', () => { throw new Error('crash'); });",
+    ].join('\n');
+    const host = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      env: { ...process.env, STUBBORN_VIEWER_LOG: log },
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
+    await waitFor(() => startedPids(stubborn.entries(log)).length === 2, 'the viewer and its child to start');
+    const pids = startedPids(stubborn.entries(log));
+    host.stdin.write('crash\n');
+    const [code] = (await once(host, 'exit')) as [number | null];
+    expect(code).toBe(1);
+    await waitFor(() => !pids.some(isRunning), 'the viewer and its child to be gone', 5000);
+  });
+
+  it('a second Ctrl+C during shutdown exits 130 at once and still takes the viewer and its child along', async () => {
+    const { child, log, pids, marker } = await openWithStubbornViewer();
+    child.process.kill('SIGINT');
+    // The second one lands while the viewer sits out its SIGTERM grace.
+    await waitFor(() => stubborn.entries(log).some((e) => e.role === 'viewer' && e.event === 'sigterm-ignored'), 'the first Ctrl+C to reach the viewer');
+    child.process.kill('SIGINT');
+    expect((await child.exit()).code).toBe(130);
+    await waitFor(() => !pids.some(isRunning), 'the viewer and its child to be gone', 5000);
+    expect(processesWithMarker(marker)).toEqual([]);
   });
 });

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { MESSAGE_MAX_CHARS, UsageError, VconsoleError, describeError, errorLine, errorStackLines, withHint } from './errors.js';
+
+const ESC_OR_BEL = /[\u001b\u0007]/;
+
+describe('describeError joins the message and the hint', () => {
+  it('drops the period of an API message instead of doubling the punctuation', () => {
+    const err = new VconsoleError('No graphics devices are present.', { hint: 'the VM was defined without graphics' });
+    expect(describeError(err)).toBe('No graphics devices are present; the VM was defined without graphics');
+  });
+
+  it.each(['.', '!', '?', ':', ';', '. ', '.!'])('drops a closing %j the same way', (mark) => {
+    expect(withHint(`console refused${mark}`, 'retry')).toBe('console refused; retry');
+  });
+
+  it('keeps an ellipsis that marks a cut', () => {
+    expect(withHint('bad target "vm-aaaa..."...', 'use NAME')).toBe('bad target "vm-aaaa..."...; use NAME');
+  });
+
+  it('keeps the message whole when there is no hint', () => {
+    expect(describeError(new VconsoleError('Unavailable console type novnc.'))).toBe('Unavailable console type novnc.');
+    expect(describeError(new UsageError('bad port "x"', 'use 1..65535'))).toBe('bad port "x"; use 1..65535');
+  });
+});
+
+describe('describeError is safe to print', () => {
+  it('shows the control characters of a name from a user or an API, never sends them', () => {
+    const err = new VconsoleError('vm\u001b[31mRED\u0007: not found', { hint: 'check\u001b]0;title\u0007 it' });
+    const text = describeError(err);
+    expect(text).not.toMatch(ESC_OR_BEL);
+    expect(text).toBe('vm\\e[31mRED\\x07: not found; check\\e]0;title\\x07 it');
+  });
+
+  it('keeps a message with a newline on one line', () => {
+    expect(describeError(new Error('first\nsecond'))).toBe('first\\nsecond');
+    expect(describeError('plain\u001bstring')).toBe('plain\\estring');
+  });
+
+  it('caps a huge message and still gives the hint', () => {
+    const text = describeError(new UsageError(`bad name ${'x'.repeat(10_000)}`, 'use a short name'));
+    expect(text.length).toBeLessThan(MESSAGE_MAX_CHARS + 40);
+    expect(text).toMatch(/x\.\.\.; use a short name$/);
+  });
+});
+
+describe('errorLine and errorStackLines', () => {
+  it('prefix every error vconsole prints the same way', () => {
+    expect(errorLine(new UsageError('empty target', 'name a VM'))).toBe('vconsole: empty target; name a VM');
+  });
+
+  it('show the stack of the error and its cause safely, secrets redacted', () => {
+    const cause = new Error('GET https://api/?token=s3cr3t failed\u0007');
+    const err = new VconsoleError('vm\u001b[2J: cannot connect\nreally', { cause });
+    const lines = errorStackLines(err);
+    expect(lines[0]).toContain('vm\\e[2J: cannot connect\\nreally');
+    expect(lines.some((line) => line.startsWith('caused by: Error: GET https://api/?token=***'))).toBe(true);
+    expect(lines.some((line) => /^\s+at /.test(line))).toBe(true);
+    for (const line of lines) {
+      expect(line).not.toMatch(ESC_OR_BEL);
+      expect(line).not.toContain('\n');
+      expect(line).not.toContain('s3cr3t');
+    }
+  });
+
+  it('have no stack lines for a thrown non-error', () => {
+    expect(errorStackLines('just text')).toEqual([]);
+  });
+});

@@ -1,0 +1,33 @@
+/**
+ * Every timeout and size limit of vconsole, in one place so they can be read side by side
+ * and agree with each other (an HTTP call must fit inside the dial that makes it).
+ */
+
+/** One HTTP request to the Kubernetes API, Keystone or Nova, from sending to the last byte. */
+export const HTTP_REQUEST_TIMEOUT_MS = 20_000;
+/** The largest JSON body vconsole reads from an API (a VMI list of a big cluster fits). */
+export const HTTP_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
+
+/** One dial of an upstream console, every API call it needs included. */
+export const DIAL_TIMEOUT_MS = 30_000;
+/** The websocket upgrade of a console (after the API calls that found it). */
+export const WEBSOCKET_HANDSHAKE_TIMEOUT_MS = 20_000;
+/** How much of a refused upgrade's body is read for its error message. */
+export const REJECTION_BODY_LIMIT_BYTES = 64 * 1024;
+
+/** Websocket pings go out this often (VCONSOLE_KEEPALIVE_MS overrides it). */
+export const KEEPALIVE_INTERVAL_MS = 10_000;
+/** An upstream that misses this many pongs in a row is dropped. */
+export const MISSED_PONGS_ALLOWED = 2;
+
+/** `vconsole list`: every API call of one listing. */
+export const LIST_TIMEOUT_MS = 60_000;
+
+/** Viewers get this long to exit on their own before they are killed. */
+export const VIEWER_SHUTDOWN_GRACE_MS = 700;
+/** Shutdown waits at most this long for sessions to close. */
+export const SHUTDOWN_DEADLINE_MS = 1500;
+/** After one side of a relay ends, the other gets this long to flush before it is destroyed. */
+export const RELAY_END_GRACE_MS = 1000;
+/** One viewer probe (`--version` and the like) during detection. */
+export const VIEWER_PROBE_TIMEOUT_MS = 2_000;

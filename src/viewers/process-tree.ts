@@ -1,0 +1,47 @@
+import { spawn, spawnSync } from 'node:child_process';
+
+/**
+ * A viewer is often a wrapper (a shell script, `flatpak run`, a launcher) whose children hold
+ * the window; signalling only the process vconsole started would leave those running. So a
+ * viewer runs as the leader of its own process group on POSIX (spawned `detached`) and is
+ * signalled as a group; on Windows `taskkill /T` walks the tree.
+ */
+
+/** Spawn viewers as group leaders? Only on POSIX: on Windows `detached` means a new console. */
+export function runsInOwnGroup(platform: NodeJS.Platform): boolean {
+  return platform !== 'win32';
+}
+
+/**
+ * Asks the tree of `pid` to end: SIGTERM (or SIGKILL when `force`) to its process group on
+ * POSIX. Windows has no SIGTERM a GUI program honours, so there it is `taskkill /T /F` either
+ * way (terminates at once). A tree that is gone already is not an error.
+ */
+export function signalTree(pid: number, platform: NodeJS.Platform, force: boolean): void {
+  if (platform === 'win32') {
+    const taskkill = spawn('taskkill', ['/F', '/T', '/PID', String(pid)], { stdio: 'ignore', windowsHide: true });
+    taskkill.once('error', () => undefined);
+    return;
+  }
+  signalGroup(pid, force ? 'SIGKILL' : 'SIGTERM');
+}
+
+/**
+ * Kills the tree of `pid` before returning, for an exit that cannot wait (a second Ctrl+C,
+ * process `exit`): SIGKILL to the group on POSIX, `taskkill /T /F` run to completion on Windows.
+ */
+export function killTreeNow(pid: number, platform: NodeJS.Platform): void {
+  if (platform === 'win32') {
+    spawnSync('taskkill', ['/F', '/T', '/PID', String(pid)], { stdio: 'ignore', windowsHide: true, timeout: 2000 });
+    return;
+  }
+  signalGroup(pid, 'SIGKILL');
+}
+
+function signalGroup(leader: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-leader, signal);
+  } catch {
+    // ESRCH: the whole group is gone already. EPERM cannot happen for our own children.
+  }
+}

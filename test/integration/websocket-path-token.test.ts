@@ -1,0 +1,60 @@
+import { once } from 'node:events';
+import net, { type AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocketServer } from 'ws';
+import { readGreeting, startVconsole, type RunningVconsole } from '../support/cli.js';
+
+/** Some console proxies put the ticket in the path: it must never be printed. */
+const TOKEN = '7f3a9c0e5b2d4f6a8c1e3b5d7f9a0c2e4b6d8f0a';
+const WRONG = '0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c';
+
+let proxy: WebSocketServer;
+let port: number;
+const running: RunningVconsole[] = [];
+
+beforeAll(async () => {
+  // A websockify look-alike: the right ticket gets an RFB greeting, any other path a 403.
+  proxy = new WebSocketServer({
+    port: 0,
+    host: '127.0.0.1',
+    verifyClient: (info: { req: { url?: string } }) => info.req.url === `/websockify/${TOKEN}`,
+  });
+  proxy.on('connection', (ws) => ws.send(Buffer.from('RFB 003.008\n')));
+  await once(proxy, 'listening');
+  port = (proxy.address() as AddressInfo).port;
+});
+afterAll(() => new Promise<void>((done) => proxy.close(() => done())));
+afterEach(() => {
+  while (running.length) running.pop()!.kill();
+});
+
+function start(url: string): RunningVconsole {
+  const child = startVconsole(['proxy', url, '--verbose']);
+  running.push(child);
+  return child;
+}
+
+describe('a websocket URL with a token in its path', () => {
+  it('relays the console and never prints the token (stdout JSON, stderr logs)', async () => {
+    const p = start(`ws://127.0.0.1:${port}/websockify/${TOKEN}`);
+    const [line] = await p.jsonLines(1);
+    expect(line.target).toBe(`ws://127.0.0.1:${port}/websockify/***`);
+    const { text, socket } = await readGreeting(line.port as number);
+    expect(text).toBe('RFB 003.008\n');
+    socket.destroy();
+    await p.stop();
+    expect(p.stdout() + p.stderr()).not.toContain(TOKEN);
+  });
+
+  it('keeps the token out of the refusal too', async () => {
+    const p = start(`ws://127.0.0.1:${port}/websockify/${WRONG}`);
+    const [line] = await p.jsonLines(1);
+    // The viewer is hung up on once the proxy refuses the ticket.
+    const viewer = net.connect(line.port as number, '127.0.0.1');
+    viewer.on('error', () => undefined);
+    await once(viewer, 'close');
+    await p.waitForStderr(/refused|rejected/);
+    await p.stop();
+    expect(p.stdout() + p.stderr()).not.toContain(WRONG);
+  });
+});
