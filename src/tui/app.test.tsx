@@ -71,6 +71,14 @@ function eventStore() {
   return { source, store };
 }
 
+/** The App on `eventStore()`, with actions that record their calls. */
+async function mountEventApp() {
+  const { source, store } = eventStore();
+  const actions = fakeActions();
+  const app = await mountApp(<App store={store} actions={actions} />);
+  return { source, store, actions, app };
+}
+
 const mounted: { unmount(): void }[] = [];
 function mount(element: ReactElement): ReturnType<typeof render> {
   const app = render(element);
@@ -143,9 +151,7 @@ describe('App rendering', () => {
 
 describe('App keys', () => {
   it('selects with arrows and j/k and runs the action on the selected session', async () => {
-    const { store } = eventStore();
-    const actions = fakeActions();
-    const app = await mountApp(<App store={store} actions={actions} />);
+    const { actions, app } = await mountEventApp();
     app.stdin.write(ENTER);
     expect(actions.onOpenViewer).toHaveBeenLastCalledWith(1);
     app.stdin.write(DOWN);
@@ -170,9 +176,7 @@ describe('App keys', () => {
   });
 
   it('quits on q and on Ctrl+C through the callback, without exiting by itself', async () => {
-    const { store } = eventStore();
-    const actions = fakeActions();
-    const app = await mountApp(<App store={store} actions={actions} />);
+    const { store, actions, app } = await mountEventApp();
     app.stdin.write('q');
     app.stdin.write(CTRL_C);
     expect(actions.onQuit).toHaveBeenCalledTimes(2);
@@ -201,9 +205,7 @@ describe('App keys', () => {
   });
 
   it('adds a target typed at the a prompt, with backspace editing and Esc cancelling', async () => {
-    const { store } = eventStore();
-    const actions = fakeActions();
-    const app = await mountApp(<App store={store} actions={actions} />);
+    const { actions, app } = await mountEventApp();
     app.stdin.write('a');
     for (const ch of 'demo:vm-cx') app.stdin.write(ch);
     app.stdin.write(BACKSPACE);
@@ -226,9 +228,7 @@ describe('App keys', () => {
 
 describe('App keys arriving together in one read', () => {
   it('handles every key of a chunk in order: letters, arrows, PgDn and Home among them', async () => {
-    const { store } = eventStore();
-    const actions = fakeActions();
-    const app = await mountApp(<App store={store} actions={actions} />);
+    const { actions, app } = await mountEventApp();
     app.stdin.write('jj');
     await until(() => selectedLine(app).includes('demo:vm-3'), 'jj to move two rows');
     app.stdin.write(`k${UP}`);
@@ -244,9 +244,7 @@ describe('App keys arriving together in one read', () => {
   });
 
   it('types the rest of a chunk into the add prompt and goes on after its Enter', async () => {
-    const { store } = eventStore();
-    const actions = fakeActions();
-    const app = await mountApp(<App store={store} actions={actions} />);
+    const { actions, app } = await mountEventApp();
     app.stdin.write('ademo:vm-cx\u007f\rj');
     expect(actions.onAdd).toHaveBeenCalledWith('demo:vm-c');
     await until(() => selectedLine(app).includes('demo:vm-2'), 'the j after the Enter');
@@ -256,9 +254,7 @@ describe('App keys arriving together in one read', () => {
 
 describe('App add prompt, pasted', () => {
   it('adds a target pasted together with its Enter in one chunk', async () => {
-    const { store } = eventStore();
-    const actions = fakeActions();
-    const app = await mountApp(<App store={store} actions={actions} />);
+    const { actions, app } = await mountEventApp();
     app.stdin.write('a');
     await until(frameHas(app, 'add target:'), 'the prompt');
     app.stdin.write('demo:vm-b\r');
