@@ -113,6 +113,8 @@ describe('row state', () => {
     expect(s.state.trim()).toBe('listening');
     expect(s.middle).toMatch(/^ failed\s/);
     expect(s.problem).toBe('TigerVNC failed: cannot open display');
+    const named = row({}, { state: 'failed', name: 'TigerVNC', message: 'TigerVNC exited at once with code 1: cannot open display' });
+    expect(rowProblem(named)).toBe('TigerVNC exited at once with code 1: cannot open display');
   });
 });
 

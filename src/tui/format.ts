@@ -170,7 +170,8 @@ export function viewerCell(viewer: ViewerStatus): string {
 function viewerProblem(viewer: ViewerStatus): string | undefined {
   if (viewer.state !== 'failed') return undefined;
   const name = viewer.name ?? 'viewer';
-  if (viewer.message) return `${name} failed: ${viewer.message}`;
+  // The supervisor's message may name the viewer already (`TigerVNC exited at once ...`).
+  if (viewer.message) return viewer.message.startsWith(name) ? viewer.message : `${name} failed: ${viewer.message}`;
   if (viewer.exitCode !== undefined && viewer.exitCode !== null) return `${name} exited with code ${viewer.exitCode}`;
   return `${name} failed`;
 }
