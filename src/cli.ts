@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { UsageError, VconsoleError, describeError, errorLine, errorStackLines } from './errors.js';
 import { addTargetOptions, parseListenAddress, parsePort } from './commands/flags.js';
 import { addViewerOptions } from './commands/viewer-flags.js';
+import { keyHelpText } from './tui/key-help.js';
 
 declare const __VCONSOLE_VERSION__: string | undefined;
 
@@ -116,8 +117,9 @@ Examples:
       'after',
       `${TARGET_HELP}
 
-Keys: up/down select, o/Enter (re)open the viewer, c copy the address, r retry a failed
-target, x close a session, a add a target, q or Ctrl+C quit (closes every viewer and port).
+Keys:
+${keyHelpText()}
+
 Without a terminal (or with --no-tui) it prints JSON port lines on stdout and logs on stderr.
 
 Examples:
