@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { VconsoleError, describeError, redactSecrets } from './errors.js';
 import { addTargetOptions, parseListenAddress, parsePort } from './commands/flags.js';
 import { addViewerOptions } from './commands/viewer-flags.js';
+import { DEFAULT_PROVIDER, listingProviderIds, oneOf, targetHelp } from './targets/index.js';
 
 declare const __VCONSOLE_VERSION__: string | undefined;
 
@@ -35,15 +36,11 @@ function asArgParser<T>(parse: (text: string) => T): (text: string) => T {
   };
 }
 
-/** Every provider's target syntax (src/targets), written out so that --help loads no provider. */
-const TARGET_HELP = `
-Targets:
-  NAME, NS/NAME, kubevirt:[NS/]NAME   KubeVirt VMI (kubeconfig as kubectl reads it)
-  openstack:NAME|ID, os:NAME|ID       OpenStack server (clouds.yaml / OS_* as the openstack CLI reads them)
-  ws://HOST:PORT/?token=T, wss://...  websockify / noVNC console URL
-  tcp://HOST:PORT, vnc://HOST:DISPLAY plain VNC server (e.g. a hypervisor's 5900+N)
-  unix:///PATH                        VNC unix socket on this host (QEMU, libvirt)
-  demo:NAME                           built-in demo console, no cloud needed`;
+/**
+ * Every provider's target syntax, from the registry (src/targets/index.ts). Provider files load
+ * their heavy modules lazily, so this costs --help little.
+ */
+const TARGET_HELP = `\n${targetHelp()}`;
 
 /** A command's flags with the global --verbose added, and the config file that --config (or the default) names. */
 async function withGlobalOptions<F>(flags: F, command: Command) {
@@ -150,7 +147,7 @@ Examples:
     program
       .command('list')
       .description('List the VMs vconsole can open, with their state.')
-      .option('--provider <name>', 'kubevirt or openstack (default: the config default, else kubevirt)')
+      .option('--provider <name>', `${oneOf(listingProviderIds())} (default: the config default, else ${DEFAULT_PROVIDER})`)
       .option('-A, --all-namespaces', 'KubeVirt: list every namespace')
       .option('--json', 'print one JSON document'),
   )

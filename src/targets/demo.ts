@@ -1,16 +1,19 @@
 import { UsageError } from '../errors.js';
-import { startDemoRfbServer, type DemoRfbServer } from '../rfb/demo-server.js';
+import type { DemoRfbServer } from '../rfb/demo-server.js';
 import { dialSocket } from './socket-dial.js';
 import type { ConsoleProvider, ConsoleTarget } from './types.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 const servers = new Map<string, Promise<DemoRfbServer>>();
 
-/** One in-process RFB server per demo VM, started on first use, on loopback only. */
+/**
+ * One in-process RFB server per demo VM, started on first use, on loopback only. The server
+ * code loads then, not when --help loads the provider registry.
+ */
 function demoServer(name: string): Promise<DemoRfbServer> {
   let server = servers.get(name);
   if (!server) {
-    server = startDemoRfbServer({ name, host: '127.0.0.1', port: 0 });
+    server = import('../rfb/demo-server.js').then(({ startDemoRfbServer }) => startDemoRfbServer({ name, host: '127.0.0.1', port: 0 }));
     servers.set(name, server);
     server.catch(() => servers.delete(name));
   }
@@ -21,6 +24,9 @@ function demoServer(name: string): Promise<DemoRfbServer> {
 export const demoProvider: ConsoleProvider = {
   id: 'demo',
   schemes: ['demo'],
+  syntax: [{ usage: 'demo:NAME', console: 'built-in demo console, no cloud needed' }],
+  consoleTypes: ['vnc'],
+  bareNames: true,
   resolve(spec): ConsoleTarget {
     const name = spec.rest;
     if (!NAME.test(name)) {

@@ -158,9 +158,20 @@ class KubevirtTarget implements ConsoleTarget {
 export const kubevirtProvider: ConsoleProvider = {
   id: 'kubevirt',
   schemes: ['kubevirt', 'kv'],
+  syntax: [{ usage: '[NS/]NAME, kubevirt:|kv:[NS/]NAME', console: 'KubeVirt VMI (kubeconfig as kubectl reads it)' }],
+  consoleTypes: ['vnc'],
+  bareNames: true,
   resolve(spec, options) {
     const { namespace, name } = parseVmiName(spec.rest, spec.raw);
     return new KubevirtTarget(spec.raw, name, namespace, options);
+  },
+  async list(options, scope) {
+    const vmis = await listVmis(options, Boolean(scope.allNamespaces));
+    return vmis.map((vmi) => {
+      const namespace = vmi.metadata?.namespace ?? '';
+      const name = vmi.metadata?.name ?? '';
+      return { provider: 'kubevirt', target: `${namespace}/${name}`, name, namespace, state: vmi.status?.phase ?? 'Unknown', console: !vmiConsoleProblem(vmi, 'vnc') };
+    });
   },
 };
 
