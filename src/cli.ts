@@ -3,7 +3,6 @@ import { createRequire } from 'node:module';
 import { VconsoleError, describeError, redactSecrets } from './errors.js';
 import { addTargetOptions, parseListenAddress, parsePort } from './commands/flags.js';
 import { addViewerOptions } from './commands/viewer-flags.js';
-import { DEFAULT_PROVIDER, listingProviderIds, oneOf, targetHelp } from './targets/index.js';
 
 declare const __VCONSOLE_VERSION__: string | undefined;
 
@@ -36,11 +35,29 @@ function asArgParser<T>(parse: (text: string) => T): (text: string) => T {
   };
 }
 
+/** What the help of proxy, open and list says about providers; all of it comes from the registry. */
+interface ProviderHelp {
+  /** The `Targets:` block: every provider's syntax. */
+  targets: string;
+  /** What `list --provider` takes. */
+  listProviders: string;
+}
+
+/** The commands whose help names providers; running them loads every provider anyway. */
+const PROVIDER_COMMANDS = ['proxy', 'open', 'list'];
+
 /**
- * Every provider's target syntax, from the registry (src/targets/index.ts). Provider files load
- * their heavy modules lazily, so this costs --help little.
+ * Loads the provider registry (src/targets/index.ts) only when the command line names a
+ * command that needs it, so `vconsole --help`, `viewers` and `version` load no provider.
  */
-const TARGET_HELP = `\n${targetHelp()}`;
+async function providerHelp(argv: string[]): Promise<ProviderHelp | undefined> {
+  if (!argv.slice(2).some((arg) => PROVIDER_COMMANDS.includes(arg))) return undefined;
+  const { DEFAULT_PROVIDER, listingProviderIds, oneOf, targetHelp } = await import('./targets/index.js');
+  return {
+    targets: `\n${targetHelp()}`,
+    listProviders: `${oneOf(listingProviderIds())} (default: the config default, else ${DEFAULT_PROVIDER})`,
+  };
+}
 
 /** A command's flags with the global --verbose added, and the config file that --config (or the default) names. */
 async function withGlobalOptions<F>(flags: F, command: Command) {
@@ -49,7 +66,8 @@ async function withGlobalOptions<F>(flags: F, command: Command) {
   return { flags: { ...flags, verbose: globals.verbose as boolean | undefined }, config: await loadConfig(globals.config) };
 }
 
-function buildProgram(): Command {
+function buildProgram(providers?: ProviderHelp): Command {
+  const targetHelp = providers?.targets ?? '';
   const program = new Command('vconsole')
     .description('Open VM consoles (KubeVirt, OpenStack, VNC) as local VNC ports and viewers, many at once.')
     .version(VERSION, '-V, --version', 'print the version')
@@ -80,7 +98,7 @@ Examples:
   )
     .addHelpText(
       'after',
-      `${TARGET_HELP}
+      `${targetHelp}
 
 Prints one JSON line per target once it listens, e.g.
   {"target":"default/vm-a","address":"127.0.0.1","port":5901}
@@ -110,7 +128,7 @@ Examples:
   )
     .addHelpText(
       'after',
-      `${TARGET_HELP}
+      `${targetHelp}
 
 Keys: up/down select, o/Enter (re)open the viewer, c copy the address, r retry a failed
 target, x close a session, a add a target, q or Ctrl+C quit (closes every viewer and port).
@@ -147,7 +165,7 @@ Examples:
     program
       .command('list')
       .description('List the VMs vconsole can open, with their state.')
-      .option('--provider <name>', `${oneOf(listingProviderIds())} (default: the config default, else ${DEFAULT_PROVIDER})`)
+      .option('--provider <name>', providers?.listProviders ?? 'the provider to ask')
       .option('-A, --all-namespaces', 'KubeVirt: list every namespace')
       .option('--json', 'print one JSON document'),
   )
@@ -190,7 +208,7 @@ function isSingleExecutable(): boolean {
 
 /** Runs the CLI; every error becomes one line on stderr and exit code 1 (runtime) or 2 (usage). */
 export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
+  const program = buildProgram(await providerHelp(argv));
   const verbose = argv.includes('--verbose') || argv.includes('-v');
   try {
     await program.parseAsync(argv);
