@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
 import { PROVIDERS, bareNameProviderIds, listingProviderIds, resolveTarget, targetHelp } from './index.js';
@@ -72,5 +73,15 @@ describe('provider registry', () => {
       expect(provider.syntax.length, provider.id).toBeGreaterThan(0);
       expect(provider.consoleTypes, provider.id).toContain('vnc');
     }
+  });
+
+  it("the README's Targets table lists the registry's syntax lines, in order", () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const table = readme.split('\n## Targets\n')[1].trim().split('\n\n')[0];
+    const usages = table
+      .split('\n')
+      .slice(2)
+      .map((row) => row.split(/(?<!\\)\|/)[1].trim().replace(/`/g, '').replace(/\\\|/g, '|'));
+    expect(usages).toEqual(PROVIDERS.flatMap((p) => p.syntax.map((line) => line.usage)));
   });
 });
