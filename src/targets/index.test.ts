@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
 import { PROVIDERS, bareNameProviderIds, listingProviderIds, resolveTarget, targetHelp } from './index.js';
 import type { ConsoleProvider } from './types.js';
+import { thrownBy } from '../../test/support/thrown.js';
 
 /** A provider only the test registry knows: it proves help, hints and defaults come from the registry. */
 const lab: ConsoleProvider = {
@@ -17,13 +18,9 @@ const lab: ConsoleProvider = {
 const registry = [...PROVIDERS, lab];
 
 function usageError(run: () => unknown): UsageError {
-  try {
-    run();
-  } catch (err) {
-    expect(err).toBeInstanceOf(UsageError);
-    return err as UsageError;
-  }
-  throw new Error('expected a UsageError');
+  const err = thrownBy(run);
+  expect(err).toBeInstanceOf(UsageError);
+  return err as UsageError;
 }
 
 describe('provider registry', () => {

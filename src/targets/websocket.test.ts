@@ -13,6 +13,7 @@ import { splitTarget } from './index.js';
 import type { TargetOptions } from './types.js';
 import { consoleUrlToWebSocket, firstChunk, websocketProvider } from './websocket.js';
 import { readBytes, failure } from '../../test/support/streams.js';
+import { thrownBy } from '../../test/support/thrown.js';
 
 const resolve = (text: string, options: TargetOptions = {}) => websocketProvider.resolve(splitTarget(text), options);
 const context = () => ({ signal: AbortSignal.timeout(20_000), log: () => undefined });
@@ -28,12 +29,7 @@ describe('resolve', () => {
   });
 
   it('refuses a URL it cannot parse, without echoing the token', () => {
-    let error: unknown;
-    try {
-      resolve('ws://[bad/?token=s3cr3t-tok');
-    } catch (err) {
-      error = err;
-    }
+    const error = thrownBy(() => resolve('ws://[bad/?token=s3cr3t-tok'));
     expect(error).toBeInstanceOf(UsageError);
     expect(describeError(error)).not.toContain('s3cr3t');
   });
@@ -58,12 +54,7 @@ describe('pasted noVNC console URLs', () => {
   });
 
   it('refuses a page URL without a token, as a usage error that says what to paste', () => {
-    let error: unknown;
-    try {
-      resolve('http://nova.example:6080/vnc_lite.html');
-    } catch (err) {
-      error = err;
-    }
+    const error = thrownBy(() => resolve('http://nova.example:6080/vnc_lite.html'));
     expect(error).toBeInstanceOf(UsageError);
     expect(describeError(error)).toMatch(/carries no console token; paste the whole URL from "openstack console url show"/);
   });
