@@ -36,15 +36,29 @@ function asArgParser<T>(parse: (text: string) => T): (text: string) => T {
   };
 }
 
-/** Every provider's target syntax (src/targets), written out so that --help loads no provider. */
-const TARGET_HELP = `
-Targets:
-  NAME, NS/NAME, kubevirt:[NS/]NAME   KubeVirt VMI (kubeconfig as kubectl reads it)
-  openstack:NAME|ID, os:NAME|ID       OpenStack server (clouds.yaml / OS_* as the openstack CLI reads them)
-  ws://HOST:PORT/?token=T, wss://...  websockify / noVNC console URL
-  tcp://HOST:PORT, vnc://HOST:DISPLAY plain VNC server (e.g. a hypervisor's 5900+N)
-  unix:///PATH                        VNC unix socket on this host (QEMU, libvirt)
-  demo:NAME                           built-in demo console, no cloud needed`;
+/** What the help of proxy, open and list says about providers; all of it comes from the registry. */
+interface ProviderHelp {
+  /** The `Targets:` block: every provider's syntax. */
+  targets: string;
+  /** What `list --provider` takes. */
+  listProviders: string;
+}
+
+/** The commands whose help names providers; running them loads every provider anyway. */
+const PROVIDER_COMMANDS = ['proxy', 'open', 'list'];
+
+/**
+ * Loads the provider registry (src/targets/index.ts) only when the command line names a
+ * command that needs it, so `vconsole --help`, `viewers` and `version` load no provider.
+ */
+async function providerHelp(argv: string[]): Promise<ProviderHelp | undefined> {
+  if (!argv.slice(2).some((arg) => PROVIDER_COMMANDS.includes(arg))) return undefined;
+  const { DEFAULT_PROVIDER, listingProviderIds, oneOf, targetHelp } = await import('./targets/index.js');
+  return {
+    targets: `\n${targetHelp()}`,
+    listProviders: `${oneOf(listingProviderIds())} (default: the config default, else ${DEFAULT_PROVIDER})`,
+  };
+}
 
 /** A command's flags with the global --verbose added, and the config file that --config (or the default) names. */
 async function withGlobalOptions<F>(flags: F, command: Command) {
@@ -53,7 +67,8 @@ async function withGlobalOptions<F>(flags: F, command: Command) {
   return { flags: { ...flags, verbose: globals.verbose as boolean | undefined }, config: await loadConfig(globals.config) };
 }
 
-function buildProgram(): Command {
+function buildProgram(providers?: ProviderHelp): Command {
+  const targetHelp = providers?.targets ?? '';
   const program = new Command('vconsole')
     .description('Open VM consoles (KubeVirt, OpenStack, VNC) as local VNC ports and viewers, many at once.')
     .version(VERSION, '-V, --version', 'print the version')
@@ -85,7 +100,7 @@ Examples:
   )
     .addHelpText(
       'after',
-      `${TARGET_HELP}
+      `${targetHelp}
 
 Prints one JSON line per target once it listens, e.g.
   {"target":"default/vm-a","address":"127.0.0.1","port":5901}
@@ -115,7 +130,7 @@ Examples:
   )
     .addHelpText(
       'after',
-      `${TARGET_HELP}
+      `${targetHelp}
 
 Keys:
 ${keyHelpText()}
@@ -153,7 +168,7 @@ Examples:
     program
       .command('list')
       .description('List the VMs vconsole can open, with their state.')
-      .option('--provider <name>', 'kubevirt or openstack (default: the config default, else kubevirt)')
+      .option('--provider <name>', providers?.listProviders ?? 'the provider to ask')
       .option('-A, --all-namespaces', 'KubeVirt: list every namespace')
       .option('--json', 'print one JSON document'),
   )
@@ -196,7 +211,7 @@ function isSingleExecutable(): boolean {
 
 /** Runs the CLI; every error becomes one line on stderr and exit code 1 (runtime) or 2 (usage). */
 export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
+  const program = buildProgram(await providerHelp(argv));
   const verbose = argv.includes('--verbose') || argv.includes('-v');
   try {
     await program.parseAsync(argv);

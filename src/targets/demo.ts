@@ -1,6 +1,6 @@
 import { UsageError } from '../errors.js';
 import { echoInput, terminalSafe } from '../terminal-text.js';
-import { startDemoRfbServer, type DemoRfbServer } from '../rfb/demo-server.js';
+import type { DemoRfbServer } from '../rfb/demo-server.js';
 import { dialSocket } from './socket-dial.js';
 import type { ConsoleProvider, ConsoleTarget } from './types.js';
 
@@ -11,11 +11,14 @@ const NAME_START = /^[A-Za-z0-9]/;
 const NAME_RULE = `use demo:NAME with 1 to ${NAME_MAX_CHARS} letters, digits, ".", "_" or "-", starting with a letter or digit`;
 const servers = new Map<string, Promise<DemoRfbServer>>();
 
-/** One in-process RFB server per demo VM, started on first use, on loopback only. */
+/**
+ * One in-process RFB server per demo VM, started on first use, on loopback only. The server
+ * code loads then, not when --help loads the provider registry.
+ */
 function demoServer(name: string): Promise<DemoRfbServer> {
   let server = servers.get(name);
   if (!server) {
-    server = startDemoRfbServer({ name, host: '127.0.0.1', port: 0 });
+    server = import('../rfb/demo-server.js').then(({ startDemoRfbServer }) => startDemoRfbServer({ name, host: '127.0.0.1', port: 0 }));
     servers.set(name, server);
     server.catch(() => servers.delete(name));
   }
@@ -36,6 +39,9 @@ function demoNameProblem(name: string): string | undefined {
 export const demoProvider: ConsoleProvider = {
   id: 'demo',
   schemes: ['demo'],
+  syntax: [{ usage: 'demo:NAME', console: 'built-in demo console, no cloud needed' }],
+  consoleTypes: ['vnc'],
+  bareNames: true,
   resolve(spec): ConsoleTarget {
     const name = spec.rest;
     const problem = demoNameProblem(name);
