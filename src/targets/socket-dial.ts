@@ -3,8 +3,8 @@ import { VconsoleError, describeError } from '../errors.js';
 
 export type SocketAddress = { host: string; port: number } | { path: string };
 
-/** Connects a TCP or unix socket; rejects with a message naming the console. */
-export function dialSocket(address: SocketAddress, signal: AbortSignal, label: string): Promise<net.Socket> {
+/** Connects a TCP or unix socket; the rejection says what failed, the session names the console. */
+export function dialSocket(address: SocketAddress, signal: AbortSignal): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
     const socket = 'path' in address ? net.connect({ path: address.path }) : net.connect({ host: address.host, port: address.port });
     socket.setNoDelay(true);
@@ -18,7 +18,7 @@ export function dialSocket(address: SocketAddress, signal: AbortSignal, label: s
     socket.once('error', (err) => {
       signal.removeEventListener('abort', onAbort);
       socket.destroy();
-      reject(new VconsoleError(`${label}: cannot connect: ${describeError(err)}`, { cause: err }));
+      reject(new VconsoleError(`cannot connect: ${describeError(err)}`, { cause: err }));
     });
   });
 }

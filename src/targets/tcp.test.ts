@@ -81,6 +81,6 @@ describe('tcp provider', () => {
     await new Promise<void>((done) => closed.listen(0, '127.0.0.1', done));
     const freePort = (closed.address() as AddressInfo).port;
     await new Promise((done) => closed.close(done));
-    await expect(resolve(`tcp://127.0.0.1:${freePort}`).dial(context())).rejects.toThrow(`tcp://127.0.0.1:${freePort}: cannot connect: connection refused`);
+    await expect(resolve(`tcp://127.0.0.1:${freePort}`).dial(context())).rejects.toThrow(/^cannot connect: connection refused/);
   });
 });

@@ -44,7 +44,7 @@ export const tcpProvider: ConsoleProvider = {
       input: spec.raw,
       name,
       provider: 'tcp',
-      dial: ({ signal }) => dialSocket(address, signal, name),
+      dial: ({ signal }) => dialSocket(address, signal),
     };
   },
 };

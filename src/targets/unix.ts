@@ -30,7 +30,7 @@ export const unixProvider: ConsoleProvider = {
       input: spec.raw,
       name,
       provider: 'unix',
-      dial: ({ signal }) => dialSocket({ path: socketPath }, signal, name),
+      dial: ({ signal }) => dialSocket({ path: socketPath }, signal),
     };
   },
 };

@@ -26,7 +26,6 @@ function row(session: Partial<SessionSnapshot>, viewer: ViewerStatus = { state: 
       totalClients: 0,
       bytesIn: 0,
       bytesOut: 0,
-      connections: [],
       ...session,
     },
     viewer,
