@@ -74,7 +74,7 @@ export class ByteReader {
   }
 }
 
-/** A minimal RFB client: security None, Raw encoding, 32bpp BGRX pixels. For tests and probes. */
+/** A minimal RFB client for tests: security None, Raw encoding, 32bpp BGRX pixels. */
 export class RfbClient {
   /** The framebuffer as updates have painted it, 4 bytes (B, G, R, X) per pixel. */
   readonly frame: Buffer;
