@@ -1,6 +1,5 @@
 import { VconsoleError, describeError } from '../errors.js';
-import type { ConsoleSession } from '../proxy/console-session.js';
-import { SessionClosedError } from '../proxy/console-session.js';
+import { SessionClosedError, type ConsoleSession } from '../proxy/console-session.js';
 import { DuplicateConsoleError, SessionRegistry } from '../proxy/session-registry.js';
 import { handleShutdownSignals } from '../proxy/shutdown.js';
 import type { ConsoleTarget } from '../targets/types.js';

@@ -6,27 +6,51 @@ import { portIsClosed } from '../../test/support/cli.js';
 import { readLine, sourceFor, startGreeter } from '../../test/support/fake-console.js';
 import { waitFor } from '../../test/support/wait.js';
 import { ConsoleSession, SessionClosedError } from './console-session.js';
-import type { SessionLogEntry } from './types.js';
+import type { SessionLogEntry, UpstreamSource } from './types.js';
+
+const LOOPBACK = { host: '127.0.0.1', port: 0 };
 
 const toClose: (() => unknown)[] = [];
+afterEach(async () => {
+  while (toClose.length) await toClose.pop()?.();
+});
+
+/** A stand-in VM and a session over it (`extra` overrides source members), both closed after the test. */
+async function greeterSession(extra: Partial<UpstreamSource> = {}) {
+  const vm = await startGreeter();
+  toClose.push(vm.close);
+  const source = sourceFor(vm.port, extra);
+  const session = new ConsoleSession(source);
+  toClose.push(() => session.close());
+  return { vm, source, session, logs: logsOf(session) };
+}
+
+/** A greeter session whose pre-flight fails ("VMI is not running") until heal(). */
+async function sessionFailingItsCheck() {
+  let healthy = false;
+  const check = async () => {
+    if (!healthy) throw new Error('VMI is not running');
+  };
+  return { ...(await greeterSession({ check })), heal: () => (healthy = true) };
+}
 
 function logsOf(session: ConsoleSession): SessionLogEntry[] {
   const logs: SessionLogEntry[] = [];
   session.on('log', (entry) => logs.push(entry));
   return logs;
 }
-afterEach(async () => {
-  while (toClose.length) await toClose.pop()!();
-});
+
+/** A viewer connected through the session's port, past the greeting. */
+async function viewer(port: number): Promise<net.Socket> {
+  const socket = net.connect(port, '127.0.0.1');
+  await readLine(socket);
+  return socket;
+}
 
 describe('ConsoleSession', () => {
   it('dials a fresh upstream for every client, one after another and at once', async () => {
-    const vm = await startGreeter();
-    toClose.push(vm.close);
-    const source = sourceFor(vm.port);
-    const session = new ConsoleSession(source);
-    toClose.push(() => session.close());
-    const { port } = await session.start({ host: '127.0.0.1', port: 0 });
+    const { source, session } = await greeterSession();
+    const { port } = await session.start(LOOPBACK);
 
     const first = net.connect(port, '127.0.0.1');
     expect(await readLine(first)).toBe('hello 1');
@@ -50,7 +74,7 @@ describe('ConsoleSession', () => {
       },
     });
     toClose.push(() => session.close());
-    const { port } = await session.start({ host: '127.0.0.1', port: 0 });
+    const { port } = await session.start(LOOPBACK);
     const client = net.connect(port, '127.0.0.1');
     await once(client, 'close');
     expect(session.snapshot().lastError).toBe('console refused');
@@ -58,36 +82,20 @@ describe('ConsoleSession', () => {
   });
 
   it('moves to error when the pre-flight fails, and listens after a retry', async () => {
-    const vm = await startGreeter();
-    toClose.push(vm.close);
-    let healthy = false;
-    const session = new ConsoleSession(
-      sourceFor(vm.port, {
-        check: async () => {
-          if (!healthy) throw new Error('VMI is not running');
-        },
-      }),
-    );
-    toClose.push(() => session.close());
-    await expect(session.start({ host: '127.0.0.1', port: 0 })).rejects.toThrow('VMI is not running');
+    const { session, heal } = await sessionFailingItsCheck();
+    await expect(session.start(LOOPBACK)).rejects.toThrow('VMI is not running');
     expect(session.snapshot()).toMatchObject({ state: 'error', lastError: 'VMI is not running' });
-    healthy = true;
-    const { port } = await session.start({ host: '127.0.0.1', port: 0 });
+    heal();
+    const { port } = await session.start(LOOPBACK);
     expect(session.snapshot().state).toBe('listening');
     expect(await readLine(net.connect(port, '127.0.0.1'))).toBe('hello 1');
   });
 
   it('logs a takeover on an exclusive console once the new upstream is open, and why the old client lost its console', async () => {
-    const vm = await startGreeter();
-    toClose.push(vm.close);
-    const session = new ConsoleSession(sourceFor(vm.port, { exclusive: true }));
-    toClose.push(() => session.close());
-    const logs = logsOf(session);
-    const { port } = await session.start({ host: '127.0.0.1', port: 0 });
-    const a = net.connect(port, '127.0.0.1');
-    await readLine(a);
-    const b = net.connect(port, '127.0.0.1');
-    await readLine(b);
+    const { vm, session, logs } = await greeterSession({ exclusive: true });
+    const { port } = await session.start(LOOPBACK);
+    const a = await viewer(port);
+    const b = await viewer(port);
     expect(logs).toContainEqual(expect.objectContaining({ level: 'warn', message: expect.stringMatching(/^client 2 replaces the console session of client 1: /) }));
     // The VM drops the session it no longer serves, as KubeVirt does.
     const [first] = vm.sockets;
@@ -111,9 +119,8 @@ describe('ConsoleSession', () => {
     });
     toClose.push(() => session.close());
     const logs = logsOf(session);
-    const { port } = await session.start({ host: '127.0.0.1', port: 0 });
-    const a = net.connect(port, '127.0.0.1');
-    await readLine(a);
+    const { port } = await session.start(LOOPBACK);
+    const a = await viewer(port);
     const b = net.connect(port, '127.0.0.1');
     await once(b, 'close');
     await waitFor(() => logs.some((l) => l.level === 'error' && l.message === 'client 2: another client holds the VNC session'));
@@ -122,46 +129,32 @@ describe('ConsoleSession', () => {
   });
 
   it('closes the client when the upstream dies mid-stream', async () => {
-    const vm = await startGreeter();
-    toClose.push(vm.close);
-    const session = new ConsoleSession(sourceFor(vm.port));
-    toClose.push(() => session.close());
-    const { port } = await session.start({ host: '127.0.0.1', port: 0 });
-    const client = net.connect(port, '127.0.0.1');
-    await readLine(client);
+    const { vm, session } = await greeterSession();
+    const { port } = await session.start(LOOPBACK);
+    const client = await viewer(port);
     for (const s of vm.sockets) s.destroy();
     await once(client, 'close');
     await waitFor(() => session.snapshot().clients === 0);
   });
 
   it('reports traffic while bytes flow, without a timer when idle', async () => {
-    const vm = await startGreeter();
-    toClose.push(vm.close);
-    const session = new ConsoleSession(sourceFor(vm.port));
-    toClose.push(() => session.close());
-    const { port } = await session.start({ host: '127.0.0.1', port: 0 });
+    const { session } = await greeterSession();
+    const { port } = await session.start(LOOPBACK);
     const traffic = once(session, 'traffic');
-    const client = net.connect(port, '127.0.0.1');
-    await readLine(client);
+    const client = await viewer(port);
     const [snapshot] = await traffic;
     expect(snapshot.bytesIn).toBe('hello 1\n'.length);
     client.destroy();
   });
 
-  it('says the console closed a client\'s connection, or the viewer did', async () => {
-    const vm = await startGreeter();
-    toClose.push(vm.close);
-    const session = new ConsoleSession(sourceFor(vm.port));
-    toClose.push(() => session.close());
-    const logs = logsOf(session);
-    const { port } = await session.start({ host: '127.0.0.1', port: 0 });
-    const a = net.connect(port, '127.0.0.1');
-    await readLine(a);
+  it("says the console closed a client's connection, or the viewer did", async () => {
+    const { vm, session, logs } = await greeterSession();
+    const { port } = await session.start(LOOPBACK);
+    const a = await viewer(port);
     for (const s of vm.sockets) s.end();
     await once(a, 'close');
     await waitFor(() => logs.some((l) => l.message === 'client 1 disconnected: the console closed the connection'), 'the console-side close line');
-    const b = net.connect(port, '127.0.0.1');
-    await readLine(b);
+    const b = await viewer(port);
     b.destroy();
     await waitFor(() => logs.some((l) => l.message === 'client 2 disconnected: the viewer closed the connection'), 'the viewer-side close line');
     expect(logs.filter((l) => l.message === 'client 1 disconnected' || l.message === 'client 2 disconnected')).toEqual([]);
@@ -170,31 +163,18 @@ describe('ConsoleSession', () => {
 
 describe('ConsoleSession start and close', () => {
   it('two start() calls at once share one listener: after close() no port listens', async () => {
-    const vm = await startGreeter();
-    toClose.push(vm.close);
-    const session = new ConsoleSession(sourceFor(vm.port));
-    toClose.push(() => session.close());
-    const bound = await Promise.all([session.start({ host: '127.0.0.1', port: 0 }), session.start({ host: '127.0.0.1', port: 0 })]);
+    const { session } = await greeterSession();
+    const bound = await Promise.all([session.start(LOOPBACK), session.start(LOOPBACK)]);
     expect(bound[1]).toEqual(bound[0]);
     await session.close();
     for (const { port } of bound) expect(await portIsClosed(port)).toBe(true);
   });
 
   it('five start() calls after a failed pre-flight share one retry: after close() no port listens', async () => {
-    const vm = await startGreeter();
-    toClose.push(vm.close);
-    let healthy = false;
-    const session = new ConsoleSession(
-      sourceFor(vm.port, {
-        check: async () => {
-          if (!healthy) throw new Error('VMI is not running');
-        },
-      }),
-    );
-    toClose.push(() => session.close());
-    await expect(session.start({ host: '127.0.0.1', port: 0 })).rejects.toThrow('VMI is not running');
-    healthy = true;
-    const bound = await Promise.all(Array.from({ length: 5 }, () => session.start({ host: '127.0.0.1', port: 0 })));
+    const { session, heal } = await sessionFailingItsCheck();
+    await expect(session.start(LOOPBACK)).rejects.toThrow('VMI is not running');
+    heal();
+    const bound = await Promise.all(Array.from({ length: 5 }, () => session.start(LOOPBACK)));
     expect(new Set(bound.map((b) => b.port)).size).toBe(1);
     await session.close();
     for (const { port } of bound) expect(await portIsClosed(port)).toBe(true);
@@ -203,37 +183,29 @@ describe('ConsoleSession start and close', () => {
   it('a close during the pre-flight is a cancel: start() rejects with SessionClosedError and nothing is logged as an error', async () => {
     let checking: () => void = () => undefined;
     const inCheck = new Promise<void>((resolve) => (checking = resolve));
-    const session = new ConsoleSession(
-      sourceFor(1, {
-        check: (signal) =>
-          new Promise<void>((_, reject) => {
-            signal.addEventListener('abort', () => reject(signal.reason));
-            checking();
-          }),
-      }),
-    );
-    const logs = logsOf(session);
-    const started = session.start({ host: '127.0.0.1', port: 0 });
+    const { session, logs } = await greeterSession({
+      check: (signal) =>
+        new Promise<void>((_, reject) => {
+          signal.addEventListener('abort', () => reject(signal.reason));
+          checking();
+        }),
+    });
+    const started = session.start(LOOPBACK);
     await inCheck;
     await session.close();
     await expect(started).rejects.toBeInstanceOf(SessionClosedError);
-    await expect(session.start({ host: '127.0.0.1', port: 0 })).rejects.toBeInstanceOf(SessionClosedError);
+    await expect(session.start(LOOPBACK)).rejects.toBeInstanceOf(SessionClosedError);
     expect(session.snapshot()).toMatchObject({ state: 'closed', lastError: undefined, port: undefined });
     expect(logs.filter((l) => l.level === 'error')).toEqual([]);
   });
 
   it('close() releases what the source started for the session, once', async () => {
-    const vm = await startGreeter();
-    toClose.push(vm.close);
     let releases = 0;
-    const session = new ConsoleSession(
-      sourceFor(vm.port, {
-        release: async () => {
-          releases++;
-        },
-      }),
-    );
-    await session.start({ host: '127.0.0.1', port: 0 });
+    const release = async () => {
+      releases++;
+    };
+    const { session } = await greeterSession({ release });
+    await session.start(LOOPBACK);
     await Promise.all([session.close(), session.close()]);
     await session.close();
     expect(releases).toBe(1);
