@@ -105,6 +105,32 @@ describe('ConsoleSession', () => {
     b.destroy();
   });
 
+  it('logs a takeover also when the console dropped the older session before the new upstream reported open', async () => {
+    const vm = await startGreeter();
+    toClose.push(vm.close);
+    const greeter = sourceFor(vm.port);
+    const session: ConsoleSession = new ConsoleSession({
+      ...greeter,
+      exclusive: true,
+      dial: async (context) => {
+        for (const s of vm.sockets) s.destroy();
+        await waitFor(() => session.snapshot().clients === 1, 'the older client to be gone');
+        return greeter.dial(context);
+      },
+    });
+    toClose.push(() => session.close());
+    const logs = logsOf(session);
+    const { port } = await session.start(LOOPBACK);
+    const a = await viewer(port);
+    const aClosed = once(a, 'close');
+    const b = await viewer(port);
+    await aClosed;
+    expect(logs.map((l) => l.message)).toEqual(
+      expect.arrayContaining(['client 1 disconnected: the console closed the connection', expect.stringMatching(/^client 2 replaces the console session of client 1: /)]),
+    );
+    b.destroy();
+  });
+
   it('does not announce a takeover the console refused (--preserve-session)', async () => {
     const vm = await startGreeter();
     toClose.push(vm.close);

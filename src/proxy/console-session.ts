@@ -52,8 +52,12 @@ interface Connection {
   upstream?: Duplex;
   abort: AbortController;
   state: 'dialling' | 'open' | 'closed';
+  /** Clients whose upstream was open when this one connected: the sessions it may take over. */
+  rivals: Connection[];
   /** The client whose console session took this one's over (exclusive consoles). */
   replacedBy?: number;
+  /** Which side ended the relay, once it ended. */
+  closedBy?: RelayResult['closedBy'];
 }
 
 /** A line about a client going away: `client N ${message}`. */
@@ -182,7 +186,8 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
   private accept(socket: net.Socket): void {
     const id = this.nextConnectionId++;
     const remote = formatHostPort(socket.remoteAddress ?? '?', socket.remotePort ?? 0);
-    const connection: Connection = { id, socket, abort: new AbortController(), state: 'dialling' };
+    const rivals = [...this.connections.values()].filter((c) => c.state === 'open');
+    const connection: Connection = { id, socket, abort: new AbortController(), state: 'dialling', rivals };
     this.connections.set(id, connection);
     this.totalClients++;
     this.log('info', `client ${id} connected from ${remote}`);
@@ -230,18 +235,21 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
         this.noteTraffic();
       },
     });
+    connection.closedBy = result.closedBy;
     if (result.closedBy === 'upstream' && result.error) this.lastError = describeError(result.error);
     this.finish(connection, farewell(result, connection.replacedBy));
   }
 
   /**
    * On a console that keeps one session per VM, a client whose upstream just opened has
-   * taken the session over from the clients already open: said once it is true, so a
-   * refused takeover (--preserve-session) is never announced.
+   * taken the session over from the clients open when it connected: said once it is true,
+   * so a refused takeover (--preserve-session) is never announced. The console may drop the
+   * older session before the new upstream reports open; that client still counts.
    */
   private noteReplacement(connection: Connection): void {
     if (!this.source.exclusive) return;
-    const replaced = [...this.connections.values()].filter((c) => c !== connection && c.state === 'open' && c.replacedBy === undefined);
+    const replaced = connection.rivals.filter((c) => c.replacedBy === undefined && (c.state === 'open' || c.closedBy === 'upstream'));
+    connection.rivals = [];
     if (replaced.length === 0) return;
     for (const c of replaced) c.replacedBy = connection.id;
     this.log(
