@@ -1,7 +1,7 @@
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
-import { UsageError, VconsoleError, describeError, errorLine, errorStackLines } from './errors.js';
-import { addTargetOptions, parseListenAddress, parsePort } from './commands/flags.js';
+import { UsageError, VconsoleError, errorLine, errorStackLines } from './errors.js';
+import { addListenOptions, addTargetOptions } from './commands/flags.js';
 import { addViewerOptions } from './commands/viewer-flags.js';
 import { keyHelpText } from './tui/key-help.js';
 
@@ -24,17 +24,6 @@ const io = {
   stderr: process.stderr,
   exit: (code: number) => process.exit(code),
 };
-
-/** commander's argument parsers must throw InvalidArgumentError to be reported as usage errors. */
-function asArgParser<T>(parse: (text: string) => T): (text: string) => T {
-  return (text) => {
-    try {
-      return parse(text);
-    } catch (err) {
-      throw new InvalidArgumentError(describeError(err));
-    }
-  };
-}
 
 /** What the help of proxy, open and list says about providers; all of it comes from the registry. */
 interface ProviderHelp {
@@ -88,21 +77,18 @@ Examples:
     );
 
   addTargetOptions(
-    program
-      .command('proxy')
-      .description('Serve each target on a local port for a VNC viewer elsewhere (no viewer is launched).')
-      .argument('<target...>', 'consoles to serve (see Targets)')
-      .option('-p, --port <port>', 'first local port; targets get PORT, PORT+1, ... (default: free ports)', asArgParser(parsePort))
-      .addOption(
-        new Option('-l, --listen <address>', 'address to listen on (default: 127.0.0.1); anything but loopback exposes the console')
-          .argParser(asArgParser(parseListenAddress)),
-      ),
+    addListenOptions(
+      program
+        .command('proxy')
+        .description('Serve each target on a local port for a VNC viewer elsewhere (no viewer is launched).')
+        .argument('<target...>', 'consoles to serve (see Targets)'),
+    ),
   )
     .addHelpText(
       'after',
       `${targetHelp}
 
-Prints one JSON line per target once it listens, e.g.
+Prints one JSON line per console once all listen (a console named twice is served once), e.g.
   {"target":"default/vm-a","address":"127.0.0.1","port":5901}
 Every client connection gets a fresh console session; Ctrl+C closes everything.
 
@@ -119,13 +105,12 @@ Examples:
 
   addViewerOptions(
     addTargetOptions(
-      program
-        .command('open')
-        .description('Open each target on a local port and launch a VNC viewer for it, all live in a terminal UI.')
-        .argument('<target...>', 'consoles to open (see Targets)')
-        .option('-p, --port <port>', 'first local port; targets get PORT, PORT+1, ... (default: free ports)', asArgParser(parsePort))
-        .option('-l, --listen <address>', 'address to listen on (default: 127.0.0.1)', asArgParser(parseListenAddress))
-        .option('--no-tui', 'plain log lines on stderr and JSON port lines on stdout instead of the terminal UI'),
+      addListenOptions(
+        program
+          .command('open')
+          .description('Open each target on a local port and launch a VNC viewer for it, all live in a terminal UI.')
+          .argument('<target...>', 'consoles to open (see Targets)'),
+      ).option('--no-tui', 'plain log lines on stderr and JSON port lines on stdout instead of the terminal UI'),
     ),
   )
     .addHelpText(

@@ -154,6 +154,8 @@ export const websocketProvider: ConsoleProvider = {
       // The text typed may carry the token: keep only what is safe to print.
       input: safeTargetText(spec.raw),
       name,
+      // The name leaves the token out, yet the token picks the console: compare the whole URL.
+      identity: href,
       provider: 'websocket',
       async dial({ signal }) {
         const tls = await tlsFromOptions(options.insecure, options.ca);
