@@ -1,8 +1,9 @@
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
-import { UsageError, VconsoleError, describeError, errorLine, errorStackLines } from './errors.js';
-import { addTargetOptions, parseListenAddress, parsePort } from './commands/flags.js';
+import { UsageError, VconsoleError, errorLine, errorStackLines } from './errors.js';
+import { addListenOptions, addTargetOptions } from './commands/flags.js';
 import { addViewerOptions } from './commands/viewer-flags.js';
+import { keyHelpText } from './tui/key-help.js';
 
 declare const __VCONSOLE_VERSION__: string | undefined;
 
@@ -24,26 +25,29 @@ const io = {
   exit: (code: number) => process.exit(code),
 };
 
-/** commander's argument parsers must throw InvalidArgumentError to be reported as usage errors. */
-function asArgParser<T>(parse: (text: string) => T): (text: string) => T {
-  return (text) => {
-    try {
-      return parse(text);
-    } catch (err) {
-      throw new InvalidArgumentError(describeError(err));
-    }
-  };
+/** What the help of proxy, open and list says about providers; all of it comes from the registry. */
+interface ProviderHelp {
+  /** The `Targets:` block: every provider's syntax. */
+  targets: string;
+  /** What `list --provider` takes. */
+  listProviders: string;
 }
 
-/** Every provider's target syntax (src/targets), written out so that --help loads no provider. */
-const TARGET_HELP = `
-Targets:
-  NAME, NS/NAME, kubevirt:[NS/]NAME   KubeVirt VMI (kubeconfig as kubectl reads it)
-  openstack:NAME|ID, os:NAME|ID       OpenStack server (clouds.yaml / OS_* as the openstack CLI reads them)
-  ws://HOST:PORT/?token=T, wss://...  websockify / noVNC console URL
-  tcp://HOST:PORT, vnc://HOST:DISPLAY plain VNC server (e.g. a hypervisor's 5900+N)
-  unix:///PATH                        VNC unix socket on this host (QEMU, libvirt)
-  demo:NAME                           built-in demo console, no cloud needed`;
+/** The commands whose help names providers; running them loads every provider anyway. */
+const PROVIDER_COMMANDS = ['proxy', 'open', 'list'];
+
+/**
+ * Loads the provider registry (src/targets/index.ts) only when the command line names a
+ * command that needs it, so `vconsole --help`, `viewers` and `version` load no provider.
+ */
+async function providerHelp(argv: string[]): Promise<ProviderHelp | undefined> {
+  if (!argv.slice(2).some((arg) => PROVIDER_COMMANDS.includes(arg))) return undefined;
+  const { DEFAULT_PROVIDER, listingProviderIds, oneOf, targetHelp } = await import('./targets/index.js');
+  return {
+    targets: `\n${targetHelp()}`,
+    listProviders: `${oneOf(listingProviderIds())} (default: the config default, else ${DEFAULT_PROVIDER})`,
+  };
+}
 
 /** A command's flags with the global --verbose added, and the config file that --config (or the default) names. */
 async function withGlobalOptions<F>(flags: F, command: Command) {
@@ -52,7 +56,8 @@ async function withGlobalOptions<F>(flags: F, command: Command) {
   return { flags: { ...flags, verbose: globals.verbose as boolean | undefined }, config: await loadConfig(globals.config) };
 }
 
-function buildProgram(): Command {
+function buildProgram(providers?: ProviderHelp): Command {
+  const targetHelp = providers?.targets ?? '';
   const program = new Command('vconsole')
     .description('Open VM consoles (KubeVirt, OpenStack, VNC) as local VNC ports and viewers, many at once.')
     .version(VERSION, '-V, --version', 'print the version')
@@ -72,21 +77,18 @@ Examples:
     );
 
   addTargetOptions(
-    program
-      .command('proxy')
-      .description('Serve each target on a local port for a VNC viewer elsewhere (no viewer is launched).')
-      .argument('<target...>', 'consoles to serve (see Targets)')
-      .option('-p, --port <port>', 'first local port; targets get PORT, PORT+1, ... (default: free ports)', asArgParser(parsePort))
-      .addOption(
-        new Option('-l, --listen <address>', 'address to listen on (default: 127.0.0.1); anything but loopback exposes the console')
-          .argParser(asArgParser(parseListenAddress)),
-      ),
+    addListenOptions(
+      program
+        .command('proxy')
+        .description('Serve each target on a local port for a VNC viewer elsewhere (no viewer is launched).')
+        .argument('<target...>', 'consoles to serve (see Targets)'),
+    ),
   )
     .addHelpText(
       'after',
-      `${TARGET_HELP}
+      `${targetHelp}
 
-Prints one JSON line per target once it listens, e.g.
+Prints one JSON line per console once all listen (a console named twice is served once), e.g.
   {"target":"default/vm-a","address":"127.0.0.1","port":5901}
 Every client connection gets a fresh console session; Ctrl+C closes everything.
 
@@ -103,21 +105,21 @@ Examples:
 
   addViewerOptions(
     addTargetOptions(
-      program
-        .command('open')
-        .description('Open each target on a local port and launch a VNC viewer for it, all live in a terminal UI.')
-        .argument('<target...>', 'consoles to open (see Targets)')
-        .option('-p, --port <port>', 'first local port; targets get PORT, PORT+1, ... (default: free ports)', asArgParser(parsePort))
-        .option('-l, --listen <address>', 'address to listen on (default: 127.0.0.1)', asArgParser(parseListenAddress))
-        .option('--no-tui', 'plain log lines on stderr and JSON port lines on stdout instead of the terminal UI'),
+      addListenOptions(
+        program
+          .command('open')
+          .description('Open each target on a local port and launch a VNC viewer for it, all live in a terminal UI.')
+          .argument('<target...>', 'consoles to open (see Targets)'),
+      ).option('--no-tui', 'plain log lines on stderr and JSON port lines on stdout instead of the terminal UI'),
     ),
   )
     .addHelpText(
       'after',
-      `${TARGET_HELP}
+      `${targetHelp}
 
-Keys: up/down select, o/Enter (re)open the viewer, c copy the address, r retry a failed
-target, x close a session, a add a target, q or Ctrl+C quit (closes every viewer and port).
+Keys:
+${keyHelpText()}
+
 Without a terminal (or with --no-tui) it prints JSON port lines on stdout and logs on stderr.
 
 Examples:
@@ -179,7 +181,7 @@ Examples:
     program
       .command('list')
       .description('List the VMs vconsole can open, with their state.')
-      .option('--provider <name>', 'kubevirt or openstack (default: the config default, else kubevirt)')
+      .option('--provider <name>', providers?.listProviders ?? 'the provider to ask')
       .option('-A, --all-namespaces', 'KubeVirt: list every namespace')
       .option('--json', 'print one JSON document'),
   )
@@ -222,7 +224,7 @@ function isSingleExecutable(): boolean {
 
 /** Runs the CLI; every error becomes one line on stderr and exit code 1 (runtime) or 2 (usage). */
 export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
+  const program = buildProgram(await providerHelp(argv));
   const verbose = argv.includes('--verbose') || argv.includes('-v');
   try {
     await program.parseAsync(argv);

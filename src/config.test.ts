@@ -1,8 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultConfigPath, expandAlias, loadConfig, parseConfig } from './config.js';
+import { UsageError } from './errors.js';
+import { PROVIDERS } from './targets/index.js';
+import type { ConsoleProvider } from './targets/types.js';
 
 describe('config file', () => {
   it('reads defaults and aliases', async () => {
@@ -44,5 +47,42 @@ describe('config file', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('accepts as defaults.provider exactly the registry providers that may own bare names', async () => {
+    const lab: ConsoleProvider = { id: 'lab', schemes: ['lab'], syntax: [], consoleTypes: ['vnc'], bareNames: true, resolve: () => expect.unreachable() };
+    const config = await parseConfig('defaults:\n  provider: lab\n', 'c.yaml', [...PROVIDERS, lab]);
+    expect(config.defaults.provider).toBe('lab');
+    await expect(parseConfig('defaults:\n  provider: lab\n', 'c.yaml')).rejects.toThrow(/bad value "lab"/);
+    const err = await parseConfig('defaults:\n  provider: tcp\n', 'c.yaml', [...PROVIDERS, lab]).catch((e: unknown) => e);
+    expect((err as UsageError).hint).toBe('use kubevirt, openstack, demo or lab');
+  });
+
+  describe('a named config that is not a file', () => {
+    let dir: string;
+    beforeEach(() => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-config-'));
+    });
+    afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+    it('--config naming a directory is a usage error saying so', async () => {
+      const err = await loadConfig(dir, {}).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(UsageError);
+      expect((err as UsageError).message).toBe(`config file ${dir} is a directory`);
+      expect((err as UsageError).hint).toBe('--config must name a YAML file');
+    });
+
+    it('reads VCONSOLE_CONFIG, and names it when the file is missing or a directory', async () => {
+      fs.writeFileSync(path.join(dir, 'env.yaml'), 'aliases:\n  e: demo:e\n');
+      expect((await loadConfig(undefined, { VCONSOLE_CONFIG: path.join(dir, 'env.yaml') })).aliases).toEqual({ e: 'demo:e' });
+      await expect(loadConfig(undefined, { VCONSOLE_CONFIG: path.join(dir, 'nope.yaml') })).rejects.toMatchObject({ hint: 'check VCONSOLE_CONFIG' });
+      await expect(loadConfig(undefined, { VCONSOLE_CONFIG: dir })).rejects.toMatchObject({ hint: 'VCONSOLE_CONFIG must name a YAML file', exitCode: 2 });
+    });
+
+    it('--config wins over VCONSOLE_CONFIG', async () => {
+      fs.writeFileSync(path.join(dir, 'flag.yaml'), 'aliases:\n  f: demo:f\n');
+      const config = await loadConfig(path.join(dir, 'flag.yaml'), { VCONSOLE_CONFIG: path.join(dir, 'nope.yaml') });
+      expect(config.aliases).toEqual({ f: 'demo:f' });
+    });
   });
 });

@@ -2,10 +2,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { UsageError, VconsoleError } from './errors.js';
+import { isRecord } from './records.js';
+import { PROVIDERS, bareNameProviderIds, oneOf } from './targets/index.js';
+import type { ConsoleProvider } from './targets/types.js';
 
 /** Defaults a config file may set; flags and environment variables win over them. */
 export interface ConfigDefaults {
-  provider?: 'kubevirt' | 'openstack' | 'demo';
+  /** The provider of bare names: one whose `bareNames` is set (src/targets/index.ts). */
+  provider?: string;
   namespace?: string;
   kubeconfig?: string;
   context?: string;
@@ -22,15 +26,20 @@ export interface VconsoleConfig {
   aliases: Record<string, string>;
 }
 
-const DEFAULT_KEYS: Record<keyof ConfigDefaults, (value: unknown) => boolean> = {
-  provider: (v) => v === 'kubevirt' || v === 'openstack' || v === 'demo',
-  namespace: isName,
-  kubeconfig: isText,
-  context: isText,
-  cloud: isText,
-  viewer: isText,
-  listen: isText,
-};
+/** What each `defaults` key accepts, and how to say so; `provider` follows the registry. */
+function defaultKeys(providers: readonly ConsoleProvider[]): Record<keyof ConfigDefaults, { valid: (value: unknown) => boolean; allowed: string }> {
+  const bareNameProviders = bareNameProviderIds(providers);
+  const text = { valid: isText, allowed: 'a non-empty string' };
+  return {
+    provider: { valid: (v) => typeof v === 'string' && bareNameProviders.includes(v), allowed: oneOf(bareNameProviders) },
+    namespace: { valid: isName, allowed: 'a Kubernetes namespace name' },
+    kubeconfig: text,
+    context: text,
+    cloud: text,
+    viewer: text,
+    listen: text,
+  };
+}
 const TOP_KEYS = ['defaults', 'aliases'];
 
 function isText(v: unknown): boolean {
@@ -50,7 +59,7 @@ export function defaultConfigPath(env: NodeJS.ProcessEnv = process.env, home = o
  * Parses and validates a config file's text. An unknown key or a bad value is a UsageError
  * naming the file, the key and what is allowed.
  */
-export async function parseConfig(text: string, file: string): Promise<VconsoleConfig> {
+export async function parseConfig(text: string, file: string, providers: readonly ConsoleProvider[] = PROVIDERS): Promise<VconsoleConfig> {
   // The YAML parser loads only when a config file exists.
   const { parse: parseYaml } = await import('yaml');
   let doc: unknown;
@@ -67,14 +76,14 @@ export async function parseConfig(text: string, file: string): Promise<VconsoleC
   const defaults: ConfigDefaults = {};
   const rawDefaults = doc.defaults ?? {};
   if (!isRecord(rawDefaults)) throw new UsageError(`config ${file}: "defaults" must be a mapping`);
+  const keys = defaultKeys(providers);
   for (const [key, value] of Object.entries(rawDefaults)) {
-    const valid = DEFAULT_KEYS[key as keyof ConfigDefaults];
-    if (!valid) {
-      throw new UsageError(`config ${file}: unknown key "defaults.${key}"`, `known keys: ${Object.keys(DEFAULT_KEYS).join(', ')}`);
+    const rule = Object.hasOwn(keys, key) ? keys[key as keyof ConfigDefaults] : undefined;
+    if (!rule) {
+      throw new UsageError(`config ${file}: unknown key "defaults.${key}"`, `known keys: ${Object.keys(keys).join(', ')}`);
     }
-    if (!valid(value)) {
-      const allowed = key === 'provider' ? 'kubevirt, openstack or demo' : key === 'namespace' ? 'a Kubernetes namespace name' : 'a non-empty string';
-      throw new UsageError(`config ${file}: bad value ${JSON.stringify(value)} for "defaults.${key}"`, `use ${allowed}`);
+    if (!rule.valid(value)) {
+      throw new UsageError(`config ${file}: bad value ${JSON.stringify(value)} for "defaults.${key}"`, `use ${rule.allowed}`);
     }
     (defaults as Record<string, unknown>)[key] = value;
   }
@@ -88,16 +97,24 @@ export async function parseConfig(text: string, file: string): Promise<VconsoleC
   return { file, defaults, aliases };
 }
 
-/** Loads `--config FILE` (must exist) or the default file (optional). */
+/**
+ * Loads `--config FILE`, else `$VCONSOLE_CONFIG`, else the default file. A named file must
+ * exist and be a file (usage error otherwise); the default one is optional.
+ */
 export async function loadConfig(explicit?: string, env: NodeJS.ProcessEnv = process.env): Promise<VconsoleConfig> {
-  const file = explicit ?? env.VCONSOLE_CONFIG ?? defaultConfigPath(env);
+  const namedBy = explicit !== undefined ? '--config' : env.VCONSOLE_CONFIG ? 'VCONSOLE_CONFIG' : undefined;
+  const file = explicit ?? (env.VCONSOLE_CONFIG || defaultConfigPath(env));
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' && !explicit && !env.VCONSOLE_CONFIG) return { defaults: {}, aliases: {} };
-    if (code === 'ENOENT') throw new UsageError(`config file ${file} does not exist`, 'check --config');
+    const absent = code === 'ENOENT' || code === 'ENOTDIR';
+    if (absent && !namedBy) return { defaults: {}, aliases: {} };
+    if (absent) throw new UsageError(`config file ${file} does not exist`, `check ${namedBy}`);
+    if (code === 'EISDIR') {
+      throw new UsageError(`config file ${file} is a directory`, namedBy ? `${namedBy} must name a YAML file` : 'it must be a YAML file (or pass --config FILE)');
+    }
     throw new VconsoleError(`cannot read config file ${file}: ${(err as Error).message}`);
   }
   return parseConfig(text, file);
@@ -106,8 +123,4 @@ export async function loadConfig(explicit?: string, env: NodeJS.ProcessEnv = pro
 /** An alias's target, or the input itself. Aliases do not chain. */
 export function expandAlias(input: string, config: VconsoleConfig): string {
   return Object.hasOwn(config.aliases, input) ? config.aliases[input] : input;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

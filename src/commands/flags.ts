@@ -1,6 +1,17 @@
 import net from 'node:net';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { UsageError } from '../errors.js';
+import { UsageError, describeError } from '../errors.js';
+
+/** commander's argument parsers must throw InvalidArgumentError to be reported as usage errors. */
+export function asArgParser<T>(parse: (text: string) => T): (text: string) => T {
+  return (text) => {
+    try {
+      return parse(text);
+    } catch (err) {
+      throw new InvalidArgumentError(describeError(err));
+    }
+  };
+}
 
 /** Flags shared by every command that opens consoles (proxy, open, list). Cheap to import. */
 export function addTargetOptions(command: Command): Command {
@@ -27,6 +38,22 @@ export function nonEmpty(what: string): (text: string) => string {
     if (!text.trim()) throw new InvalidArgumentError(`it is empty: give ${what}, or leave the option out for the default.`);
     return text;
   };
+}
+
+/** `-p/--port` and `-l/--listen`, for the commands that serve consoles on local ports (proxy, open). */
+export function addListenOptions(command: Command): Command {
+  return command
+    .option('-p, --port <port>', 'first local port; targets get PORT, PORT+1, ... (default: free ports)', asArgParser(parsePort))
+    .option(
+      '-l, --listen <address>',
+      "address to listen on (default: the config file's listen, else 127.0.0.1); anything but loopback exposes the consoles to the network",
+      asArgParser(parseListenAddress),
+    );
+}
+
+export interface ListenFlags {
+  port?: number;
+  listen?: string;
 }
 
 export interface TargetFlags {

@@ -1,22 +1,12 @@
 import type { VconsoleConfig } from '../config.js';
 import { UsageError } from '../errors.js';
-import type { TargetOptions } from '../targets/types.js';
+import { DEFAULT_PROVIDER, PROVIDERS, listingProviderIds, oneOf, providerById } from '../targets/index.js';
+import type { ConsoleProvider, ListedVm } from '../targets/types.js';
 import type { TargetFlags } from './flags.js';
 import { targetOptionsFrom } from './target-options.js';
 import { alignColumns } from './text-table.js';
 
-/** One VM a user could open, as `list` prints it. */
-export interface ListedVm {
-  provider: 'kubevirt' | 'openstack';
-  /** What to pass to `vconsole open` / `proxy`. */
-  target: string;
-  name: string;
-  namespace?: string;
-  /** KubeVirt phase (Running, ...) or Nova status (ACTIVE, SHUTOFF, ...). */
-  state: string;
-  /** Whether its VNC console can be opened now. */
-  console: boolean;
-}
+export type { ListedVm } from '../targets/types.js';
 
 export interface ListFlags extends TargetFlags {
   provider?: string;
@@ -24,30 +14,27 @@ export interface ListFlags extends TargetFlags {
   allNamespaces?: boolean;
 }
 
-/** A provider that can enumerate its VMs; registered here with one line each. */
-const LISTERS: Record<ListedVm['provider'], (options: TargetOptions, flags: ListFlags) => Promise<ListedVm[]>> = {
-  kubevirt: async (options, flags) => {
-    const { listVmis, vmiConsoleProblem } = await import('../targets/kubevirt.js');
-    const vmis = await listVmis(options, Boolean(flags.allNamespaces));
-    return vmis.map((vmi) => {
-      const namespace = vmi.metadata?.namespace ?? '';
-      const name = vmi.metadata?.name ?? '';
-      return { provider: 'kubevirt', target: `${namespace}/${name}`, name, namespace, state: vmi.status?.phase ?? 'Unknown', console: !vmiConsoleProblem(vmi, 'vnc') };
-    });
-  },
-  openstack: async (options) => {
-    const { listOpenstackServers } = await import('../targets/openstack.js');
-    const servers = await listOpenstackServers(options);
-    return servers.map((s) => ({ provider: 'openstack', target: `openstack:${s.name}`, name: s.name, state: s.status, console: s.status === 'ACTIVE' }));
-  },
-};
+/**
+ * The provider `list` asks: --provider, else the config's default when it can list, else the
+ * default provider. Any provider with a `list` capability (src/targets) can be asked.
+ */
+export function listerFor(flags: ListFlags, config: VconsoleConfig, providers: readonly ConsoleProvider[] = PROVIDERS): NonNullable<ConsoleProvider['list']> {
+  const configured = config.defaults.provider;
+  const id = flags.provider ?? (configured && providerById(configured, providers)?.list ? configured : DEFAULT_PROVIDER);
+  const provider = providerById(id, providers);
+  if (!provider?.list) throw new UsageError(`cannot list provider "${id}"`, `use --provider ${oneOf(listingProviderIds(providers))}`);
+  return provider.list.bind(provider);
+}
 
 /** `vconsole list`: the VMs vconsole can open, with their state. Returns the exit code. */
-export async function runListCommand(flags: ListFlags, config: VconsoleConfig, io: { stdout: NodeJS.WritableStream }): Promise<number> {
-  const provider = (flags.provider ?? (config.defaults.provider === 'openstack' ? 'openstack' : 'kubevirt')) as ListedVm['provider'];
-  const list = LISTERS[provider];
-  if (!list) throw new UsageError(`cannot list provider "${flags.provider}"`, `use --provider ${Object.keys(LISTERS).join(' or ')}`);
-  const vms = await list(targetOptionsFrom(flags, config), flags);
+export async function runListCommand(
+  flags: ListFlags,
+  config: VconsoleConfig,
+  io: { stdout: NodeJS.WritableStream },
+  providers: readonly ConsoleProvider[] = PROVIDERS,
+): Promise<number> {
+  const list = listerFor(flags, config, providers);
+  const vms = await list(targetOptionsFrom(flags, config), { allNamespaces: flags.allNamespaces });
   io.stdout.write(flags.json ? `${JSON.stringify(vms, null, 2)}\n` : formatVmTable(vms));
   return 0;
 }

@@ -1,21 +1,19 @@
 import type { VconsoleConfig } from '../config.js';
 import { VconsoleError, describeError } from '../errors.js';
-import type { ConsoleSession } from '../proxy/console-session.js';
-import { SessionRegistry } from '../proxy/session-registry.js';
+import { SessionClosedError, type ConsoleSession } from '../proxy/console-session.js';
+import { DuplicateConsoleError, SessionRegistry } from '../proxy/session-registry.js';
 import { handleShutdownSignals } from '../proxy/shutdown.js';
 import { installHint, lookedFor } from '../viewers/catalog.js';
 import { selectViewer } from '../viewers/choose.js';
 import { systemViewerEnvironment } from '../viewers/system-environment.js';
 import { ViewerSupervisor, type ViewerStatusEvent } from '../viewers/viewer-supervisor.js';
 import { sessionLogPrinter } from './log-lines.js';
-import { consecutivePorts, exposureWarning, type TargetFlags } from './flags.js';
-import { portLine, type CommandIo } from './proxy.js';
+import { consecutivePorts, exposureWarning, type ListenFlags, type TargetFlags } from './flags.js';
+import { addOnce, portLine, type CommandIo } from './proxy.js';
 import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
 import type { ViewerFlags } from './viewer-flags.js';
 
-export interface OpenFlags extends TargetFlags, ViewerFlags {
-  port?: number;
-  listen?: string;
+export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags {
   /** false with --no-tui. */
   tui?: boolean;
 }
@@ -32,8 +30,11 @@ interface OpenView {
 }
 
 /**
- * `vconsole open`: a proxy per target and the chosen viewer launched for each, shown in the
- * TUI on a terminal, as plain lines otherwise. One failing target does not stop the others.
+ * `vconsole open`: a proxy per console and the chosen viewer launched for each, shown in the
+ * TUI on a terminal, as plain lines otherwise. One failing target does not stop the others; a
+ * console named twice gets one session and a notice. Resolves once every target has started
+ * or failed (the process then runs until q or a signal ends it through io.exit); rejects
+ * without a terminal when no target could be opened.
  */
 export async function runOpenCommand(inputs: string[], flags: OpenFlags, config: VconsoleConfig, io: CommandIo): Promise<void> {
   const options = targetOptionsFrom(flags, config);
@@ -47,9 +48,11 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
 
   const registry = new SessionRegistry();
   const assignedPort = new Map<number, number>();
-  let nextPort = flags.port === undefined ? undefined : flags.port + targets.length;
+  /** The port of the next target added from the TUI, with --port. */
+  let nextPort: number | undefined;
   const useTui = flags.tui !== false && Boolean(process.stdout.isTTY && process.stdin.isTTY);
 
+  // eslint-disable-next-line prefer-const -- assigned once the view exists, after the shutdown handler that closes it
   let view: OpenView | undefined;
   const shutdown = handleShutdownSignals({
     close: async () => {
@@ -75,8 +78,12 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
       if (!useTui) io.stdout.write(`${portLine(session.name, bound.address, bound.port)}\n`);
       await openViewer(session);
     } catch (err) {
+      // Closed while it started (x, q): a cancel, nothing to report.
+      if (err instanceof SessionClosedError) return;
+      // The same console as a session already open: the registry dropped this one.
+      if (err instanceof DuplicateConsoleError) view?.notice(describeError(err));
       // The session is in `error` with its message: the view shows it and `r` retries.
-      session.log('error', describeError(err));
+      else session.log('error', describeError(err));
     }
   };
   const add = (text: string) => {
@@ -113,13 +120,14 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const warning = exposureWarning(listen);
   if (warning) view.notice(warning);
 
-  const sessions = targets.map((target, i) => {
-    const session = registry.add(target);
+  const sessions = addOnce(registry, targets, (text) => view.notice(text));
+  sessions.forEach((session, i) => {
     if (ports[i]) assignedPort.set(session.id, ports[i]);
-    return session;
   });
+  if (flags.port !== undefined) nextPort = flags.port + sessions.length;
   await Promise.all(sessions.map(start));
-  if (!useTui && sessions.every((s) => s.snapshot().state === 'error')) {
+  const kept = sessions.filter((s) => registry.get(s.id));
+  if (!useTui && kept.length > 0 && kept.every((s) => s.snapshot().state === 'error')) {
     shutdown.dispose();
     await registry.closeAll();
     // Each target's error is on stderr already, one line each.

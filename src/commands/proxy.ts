@@ -1,15 +1,14 @@
 import { VconsoleError, describeError } from '../errors.js';
-import { SessionRegistry } from '../proxy/session-registry.js';
+import { SessionClosedError, type ConsoleSession } from '../proxy/console-session.js';
+import { DuplicateConsoleError, SessionRegistry } from '../proxy/session-registry.js';
 import { handleShutdownSignals } from '../proxy/shutdown.js';
+import type { ConsoleTarget } from '../targets/types.js';
 import type { VconsoleConfig } from '../config.js';
 import { sessionLogPrinter } from './log-lines.js';
-import { consecutivePorts, exposureWarning, type TargetFlags } from './flags.js';
+import { consecutivePorts, exposureWarning, type ListenFlags, type TargetFlags } from './flags.js';
 import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
 
-export interface ProxyFlags extends TargetFlags {
-  port?: number;
-  listen?: string;
-}
+export interface ProxyFlags extends TargetFlags, ListenFlags {}
 
 export interface CommandIo {
   stdout: NodeJS.WritableStream;
@@ -23,14 +22,14 @@ export function portLine(target: string, address: string, port: number): string 
 }
 
 /**
- * `vconsole proxy`: one listener per target, no viewer. Every client gets a fresh upstream.
- * Prints one JSON line per target on stdout once all listen; logs go to stderr.
- * Resolves with the exit code once the proxy has shut down.
+ * `vconsole proxy`: one listener per console, no viewer. Every client gets a fresh upstream.
+ * Prints one JSON line per console on stdout once all listen; logs go to stderr. Resolves
+ * once every listener is up (the process then runs until a signal ends it through io.exit);
+ * rejects with the error of a target that could not be served, after closing the others.
  */
 export async function runProxyCommand(inputs: string[], flags: ProxyFlags, config: VconsoleConfig, io: CommandIo): Promise<void> {
   const options = targetOptionsFrom(flags, config);
   const targets = resolveTargets(inputs, options, config);
-  const ports = consecutivePorts(flags.port, targets.length);
   const listen = listenAddressFrom(flags.listen, config);
   const warning = exposureWarning(listen);
 
@@ -38,26 +37,49 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   registry.on('log', sessionLogPrinter(io.stderr, Boolean(flags.verbose)));
   const shutdown = handleShutdownSignals({ close: () => registry.closeAll(), exit: io.exit });
 
-  const sessions = targets.map((target) => registry.add(target));
+  const sessions = addOnce(registry, targets, (text) => io.stderr.write(`${text}\n`));
+  const ports = consecutivePorts(flags.port, sessions.length);
   const started = await Promise.allSettled(sessions.map((s, i) => s.start({ host: listen, port: ports[i] })));
-  const failures = started.flatMap((r, i) => (r.status === 'rejected' ? [namingTarget(sessions[i].name, r.reason)] : []));
+  const failures: unknown[] = [];
+  const listening: { name: string; address: string; port: number }[] = [];
+  started.forEach((result, i) => {
+    if (result.status === 'fulfilled') listening.push({ name: sessions[i].name, ...result.value });
+    else if (result.reason instanceof DuplicateConsoleError) io.stderr.write(`${describeError(result.reason)}\n`);
+    // A session closed while it started: a shutdown is under way, not a failure.
+    else if (!(result.reason instanceof SessionClosedError)) failures.push(namingTarget(sessions[i].name, result.reason));
+  });
   if (failures.length > 0) {
     shutdown.dispose();
     await registry.closeAll();
     for (const failure of failures.slice(0, -1)) io.stderr.write(`vconsole: ${describeError(failure)}\n`);
     throw failures[failures.length - 1];
   }
+  if (listening.length === 0) return; // closed by a signal before anything listened
   if (warning) io.stderr.write(`${warning}\n`);
-  for (const session of sessions) {
-    const s = session.snapshot();
-    io.stdout.write(`${portLine(s.name, s.address!, s.port!)}\n`);
-  }
+  for (const { name, address, port } of listening) io.stdout.write(`${portLine(name, address, port)}\n`);
 }
 
-/** The error with the target's name in front, unless the message already starts with it. */
-function namingTarget(name: string, err: unknown): unknown {
-  const message = err instanceof Error ? err.message : String(err);
-  if (message.startsWith(name)) return err;
-  if (err instanceof VconsoleError) return new VconsoleError(`${name}: ${message}`, { exitCode: err.exitCode, hint: err.hint, cause: err.cause ?? err });
+/**
+ * A session per console, in the order named; a console named again (same text, an alias,
+ * a form that resolves to the same name) is said once through `notice` and skipped.
+ */
+export function addOnce(registry: SessionRegistry, targets: ConsoleTarget[], notice: (text: string) => void): ConsoleSession[] {
+  return targets.flatMap((target) => {
+    try {
+      return [registry.add(target)];
+    } catch (err) {
+      if (!(err instanceof DuplicateConsoleError)) throw err;
+      notice(describeError(err));
+      return [];
+    }
+  });
+}
+
+/**
+ * The error with the target's name in front, once: providers leave the name out of their
+ * errors, this edge puts it in. Exit code and hint stay.
+ */
+export function namingTarget(name: string, err: unknown): VconsoleError {
+  if (err instanceof VconsoleError) return new VconsoleError(`${name}: ${err.message}`, { exitCode: err.exitCode, hint: err.hint, cause: err });
   return new VconsoleError(`${name}: ${describeError(err)}`, { cause: err });
 }

@@ -1,70 +1,56 @@
 import net from 'node:net';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
+import { VconsoleError } from '../errors.js';
+import { portIsClosed } from '../../test/support/cli.js';
+import { readLine, sourceFor, startGreeter } from '../../test/support/fake-console.js';
 import { waitFor } from '../../test/support/wait.js';
-import { ConsoleSession } from './console-session.js';
-import { SessionRegistry } from './session-registry.js';
+import { ConsoleSession, SessionClosedError } from './console-session.js';
 import type { SessionLogEntry, UpstreamSource } from './types.js';
 
-/** A stand-in VM console: greets every connection with its own number. */
-async function startGreeter() {
-  let count = 0;
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-    s.on('error', () => undefined);
-    s.write(`hello ${++count}\n`);
-    s.on('data', (d) => s.write(d));
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  return {
-    port,
-    sockets,
-    close: () => {
-      for (const s of sockets) s.destroy();
-      server.close();
-    },
-  };
-}
-
-function sourceFor(port: number, extra: Partial<UpstreamSource> = {}): UpstreamSource & { dials: number } {
-  const source = {
-    name: 'test/vm',
-    provider: 'test',
-    dials: 0,
-    async dial() {
-      source.dials++;
-      const socket = net.connect(port, '127.0.0.1');
-      await once(socket, 'connect');
-      return socket;
-    },
-    ...extra,
-  };
-  return source;
-}
-
-async function readLine(socket: net.Socket): Promise<string> {
-  let text = '';
-  while (!text.includes('\n')) text += (await once(socket, 'data'))[0].toString();
-  return text.trim();
-}
+const LOOPBACK = { host: '127.0.0.1', port: 0 };
 
 const toClose: (() => unknown)[] = [];
 afterEach(async () => {
-  while (toClose.length) await toClose.pop()!();
+  while (toClose.length) await toClose.pop()?.();
 });
+
+/** A stand-in VM and a session over it (`extra` overrides source members), both closed after the test. */
+async function greeterSession(extra: Partial<UpstreamSource> = {}) {
+  const vm = await startGreeter();
+  toClose.push(vm.close);
+  const source = sourceFor(vm.port, extra);
+  const session = new ConsoleSession(source);
+  toClose.push(() => session.close());
+  return { vm, source, session, logs: logsOf(session) };
+}
+
+/** A greeter session whose pre-flight fails ("VMI is not running") until heal(). */
+async function sessionFailingItsCheck() {
+  let healthy = false;
+  const check = async () => {
+    if (!healthy) throw new Error('VMI is not running');
+  };
+  return { ...(await greeterSession({ check })), heal: () => (healthy = true) };
+}
+
+function logsOf(session: ConsoleSession): SessionLogEntry[] {
+  const logs: SessionLogEntry[] = [];
+  session.on('log', (entry) => logs.push(entry));
+  return logs;
+}
+
+/** A viewer connected through the session's port, past the greeting. */
+async function viewer(port: number): Promise<net.Socket> {
+  const socket = net.connect(port, '127.0.0.1');
+  await readLine(socket);
+  return socket;
+}
 
 describe('ConsoleSession', () => {
   it('dials a fresh upstream for every client, one after another and at once', async () => {
-    const vm = await startGreeter();
-    toClose.push(vm.close);
-    const source = sourceFor(vm.port);
-    const session = new ConsoleSession(source);
-    toClose.push(() => session.close());
-    const { port } = await session.start({ host: '127.0.0.1', port: 0 });
+    const { source, session } = await greeterSession();
+    const { port } = await session.start(LOOPBACK);
 
     const first = net.connect(port, '127.0.0.1');
     expect(await readLine(first)).toBe('hello 1');
@@ -88,7 +74,7 @@ describe('ConsoleSession', () => {
       },
     });
     toClose.push(() => session.close());
-    const { port } = await session.start({ host: '127.0.0.1', port: 0 });
+    const { port } = await session.start(LOOPBACK);
     const client = net.connect(port, '127.0.0.1');
     await once(client, 'close');
     expect(session.snapshot().lastError).toBe('console refused');
@@ -96,90 +82,158 @@ describe('ConsoleSession', () => {
   });
 
   it('moves to error when the pre-flight fails, and listens after a retry', async () => {
-    const vm = await startGreeter();
-    toClose.push(vm.close);
-    let healthy = false;
-    const session = new ConsoleSession(
-      sourceFor(vm.port, {
-        check: async () => {
-          if (!healthy) throw new Error('VMI is not running');
-        },
-      }),
-    );
-    toClose.push(() => session.close());
-    await expect(session.start({ host: '127.0.0.1', port: 0 })).rejects.toThrow('VMI is not running');
+    const { session, heal } = await sessionFailingItsCheck();
+    await expect(session.start(LOOPBACK)).rejects.toThrow('VMI is not running');
     expect(session.snapshot()).toMatchObject({ state: 'error', lastError: 'VMI is not running' });
-    healthy = true;
-    const { port } = await session.start({ host: '127.0.0.1', port: 0 });
+    heal();
+    const { port } = await session.start(LOOPBACK);
     expect(session.snapshot().state).toBe('listening');
     expect(await readLine(net.connect(port, '127.0.0.1'))).toBe('hello 1');
   });
 
-  it('logs when a new client replaces the session of an older one on an exclusive console', async () => {
-    const vm = await startGreeter();
-    toClose.push(vm.close);
-    const session = new ConsoleSession(sourceFor(vm.port, { exclusive: true }));
-    toClose.push(() => session.close());
-    const logs: SessionLogEntry[] = [];
-    session.on('log', (e) => logs.push(e));
-    const { port } = await session.start({ host: '127.0.0.1', port: 0 });
-    const a = net.connect(port, '127.0.0.1');
-    await readLine(a);
-    const b = net.connect(port, '127.0.0.1');
-    await readLine(b);
-    expect(logs.some((l) => l.level === 'warn' && /client 2 replaces .* client 1/.test(l.message))).toBe(true);
-    a.destroy();
+  it('logs a takeover on an exclusive console once the new upstream is open, and why the old client lost its console', async () => {
+    const { vm, session, logs } = await greeterSession({ exclusive: true });
+    const { port } = await session.start(LOOPBACK);
+    const a = await viewer(port);
+    const b = await viewer(port);
+    expect(logs).toContainEqual(expect.objectContaining({ level: 'warn', message: expect.stringMatching(/^client 2 replaces the console session of client 1: /) }));
+    // The VM drops the session it no longer serves, as KubeVirt does.
+    const [first] = vm.sockets;
+    first.destroy();
+    await once(a, 'close');
+    await waitFor(() => logs.some((l) => l.message === "client 1 disconnected: the console closed the connection: client 2 took over the VM's console session"));
     b.destroy();
   });
 
-  it('closes the client when the upstream dies mid-stream', async () => {
+  it('logs a takeover also when the console dropped the older session before the new upstream reported open', async () => {
     const vm = await startGreeter();
     toClose.push(vm.close);
-    const session = new ConsoleSession(sourceFor(vm.port));
+    const greeter = sourceFor(vm.port);
+    const session: ConsoleSession = new ConsoleSession({
+      ...greeter,
+      exclusive: true,
+      dial: async (context) => {
+        for (const s of vm.sockets) s.destroy();
+        await waitFor(() => session.snapshot().clients === 1, 'the older client to be gone');
+        return greeter.dial(context);
+      },
+    });
     toClose.push(() => session.close());
-    const { port } = await session.start({ host: '127.0.0.1', port: 0 });
-    const client = net.connect(port, '127.0.0.1');
-    await readLine(client);
+    const logs = logsOf(session);
+    const { port } = await session.start(LOOPBACK);
+    const a = await viewer(port);
+    const aClosed = once(a, 'close');
+    const b = await viewer(port);
+    await aClosed;
+    expect(logs.map((l) => l.message)).toEqual(
+      expect.arrayContaining(['client 1 disconnected: the console closed the connection', expect.stringMatching(/^client 2 replaces the console session of client 1: /)]),
+    );
+    b.destroy();
+  });
+
+  it('does not announce a takeover the console refused (--preserve-session)', async () => {
+    const vm = await startGreeter();
+    toClose.push(vm.close);
+    const greeter = sourceFor(vm.port);
+    const session = new ConsoleSession({
+      ...greeter,
+      exclusive: true,
+      dial: async (context) => {
+        if (vm.sockets.size > 0) throw new VconsoleError('another client holds the VNC session');
+        return greeter.dial(context);
+      },
+    });
+    toClose.push(() => session.close());
+    const logs = logsOf(session);
+    const { port } = await session.start(LOOPBACK);
+    const a = await viewer(port);
+    const b = net.connect(port, '127.0.0.1');
+    await once(b, 'close');
+    await waitFor(() => logs.some((l) => l.level === 'error' && l.message === 'client 2: another client holds the VNC session'));
+    expect(logs.filter((l) => /replaces/.test(l.message))).toEqual([]);
+    a.destroy();
+  });
+
+  it('closes the client when the upstream dies mid-stream', async () => {
+    const { vm, session } = await greeterSession();
+    const { port } = await session.start(LOOPBACK);
+    const client = await viewer(port);
     for (const s of vm.sockets) s.destroy();
     await once(client, 'close');
     await waitFor(() => session.snapshot().clients === 0);
   });
 
   it('reports traffic while bytes flow, without a timer when idle', async () => {
-    const vm = await startGreeter();
-    toClose.push(vm.close);
-    const session = new ConsoleSession(sourceFor(vm.port));
-    toClose.push(() => session.close());
-    const { port } = await session.start({ host: '127.0.0.1', port: 0 });
+    const { session } = await greeterSession();
+    const { port } = await session.start(LOOPBACK);
     const traffic = once(session, 'traffic');
-    const client = net.connect(port, '127.0.0.1');
-    await readLine(client);
+    const client = await viewer(port);
     const [snapshot] = await traffic;
     expect(snapshot.bytesIn).toBe('hello 1\n'.length);
     client.destroy();
   });
-});
 
-describe('SessionRegistry', () => {
-  it('closeAll stops every listener and connection', async () => {
-    const vm = await startGreeter();
-    toClose.push(vm.close);
-    const registry = new SessionRegistry();
-    const a = registry.add(sourceFor(vm.port));
-    const b = registry.add(sourceFor(vm.port));
-    const pa = (await a.start({ host: '127.0.0.1', port: 0 })).port;
-    const pb = (await b.start({ host: '127.0.0.1', port: 0 })).port;
-    const client = net.connect(pa, '127.0.0.1');
-    await readLine(client);
-    const clientClosed = once(client, 'close');
-    await registry.closeAll();
-    await clientClosed;
-    for (const port of [pa, pb]) {
-      const probe = net.connect(port, '127.0.0.1');
-      const [err] = (await once(probe, 'error')) as [NodeJS.ErrnoException];
-      expect(err.code).toBe('ECONNREFUSED');
-    }
-    await waitFor(() => vm.sockets.size === 0);
+  it("says the console closed a client's connection, or the viewer did", async () => {
+    const { vm, session, logs } = await greeterSession();
+    const { port } = await session.start(LOOPBACK);
+    const a = await viewer(port);
+    for (const s of vm.sockets) s.end();
+    await once(a, 'close');
+    await waitFor(() => logs.some((l) => l.message === 'client 1 disconnected: the console closed the connection'), 'the console-side close line');
+    const b = await viewer(port);
+    b.destroy();
+    await waitFor(() => logs.some((l) => l.message === 'client 2 disconnected: the viewer closed the connection'), 'the viewer-side close line');
+    expect(logs.filter((l) => l.message === 'client 1 disconnected' || l.message === 'client 2 disconnected')).toEqual([]);
   });
 });
 
+describe('ConsoleSession start and close', () => {
+  it('two start() calls at once share one listener: after close() no port listens', async () => {
+    const { session } = await greeterSession();
+    const bound = await Promise.all([session.start(LOOPBACK), session.start(LOOPBACK)]);
+    expect(bound[1]).toEqual(bound[0]);
+    await session.close();
+    for (const { port } of bound) expect(await portIsClosed(port)).toBe(true);
+  });
+
+  it('five start() calls after a failed pre-flight share one retry: after close() no port listens', async () => {
+    const { session, heal } = await sessionFailingItsCheck();
+    await expect(session.start(LOOPBACK)).rejects.toThrow('VMI is not running');
+    heal();
+    const bound = await Promise.all(Array.from({ length: 5 }, () => session.start(LOOPBACK)));
+    expect(new Set(bound.map((b) => b.port)).size).toBe(1);
+    await session.close();
+    for (const { port } of bound) expect(await portIsClosed(port)).toBe(true);
+  });
+
+  it('a close during the pre-flight is a cancel: start() rejects with SessionClosedError and nothing is logged as an error', async () => {
+    let checking: () => void = () => undefined;
+    const inCheck = new Promise<void>((resolve) => (checking = resolve));
+    const { session, logs } = await greeterSession({
+      check: (signal) =>
+        new Promise<void>((_, reject) => {
+          signal.addEventListener('abort', () => reject(signal.reason));
+          checking();
+        }),
+    });
+    const started = session.start(LOOPBACK);
+    await inCheck;
+    await session.close();
+    await expect(started).rejects.toBeInstanceOf(SessionClosedError);
+    await expect(session.start(LOOPBACK)).rejects.toBeInstanceOf(SessionClosedError);
+    expect(session.snapshot()).toMatchObject({ state: 'closed', lastError: undefined, port: undefined });
+    expect(logs.filter((l) => l.level === 'error')).toEqual([]);
+  });
+
+  it('close() releases what the source started for the session, once', async () => {
+    let releases = 0;
+    const release = async () => {
+      releases++;
+    };
+    const { session } = await greeterSession({ release });
+    await session.start(LOOPBACK);
+    await Promise.all([session.close(), session.close()]);
+    await session.close();
+    expect(releases).toBe(1);
+  });
+});

@@ -1,16 +1,9 @@
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
-import { describeError } from '../errors.js';
-import { relay } from './relay.js';
-import type {
-  ConnectionSnapshot,
-  LogLevel,
-  SessionLogEntry,
-  SessionSnapshot,
-  SessionState,
-  UpstreamSource,
-} from './types.js';
+import { VconsoleError, describeError } from '../errors.js';
+import { relay, type RelayResult } from './relay.js';
+import type { LogLevel, SessionLogEntry, SessionSnapshot, SessionState, UpstreamSource } from './types.js';
 
 /** How often, at most, a session reports traffic while bytes flow. No bytes, no timer. */
 export const TRAFFIC_REPORT_MS = 250;
@@ -21,6 +14,28 @@ export interface ListenOptions {
   host: string;
   /** 0 picks a free port. */
   port: number;
+}
+
+export interface BoundAddress {
+  address: string;
+  port: number;
+}
+
+export interface ConsoleSessionOptions {
+  /**
+   * Asked once the pre-flight has passed, just before listening (when the console's name is
+   * as exact as it gets). Throwing refuses the session: it closes, and start() rejects with
+   * what was thrown.
+   */
+  admit?(session: ConsoleSession): void;
+}
+
+/** What start() rejects with when the session was closed before it listened: a cancel, not a failure. */
+export class SessionClosedError extends VconsoleError {
+  constructor() {
+    super('the session was closed before it listened');
+    this.name = 'SessionClosedError';
+  }
 }
 
 export interface ConsoleSessionEvents {
@@ -36,7 +51,19 @@ interface Connection {
   socket: net.Socket;
   upstream?: Duplex;
   abort: AbortController;
-  snapshot: ConnectionSnapshot;
+  state: 'dialling' | 'open' | 'closed';
+  /** Clients whose upstream was open when this one connected: the sessions it may take over. */
+  rivals: Connection[];
+  /** The client whose console session took this one's over (exclusive consoles). */
+  replacedBy?: number;
+  /** Which side ended the relay, once it ended. */
+  closedBy?: RelayResult['closedBy'];
+}
+
+/** A line about a client going away: `client N ${message}`. */
+interface Farewell {
+  level: LogLevel;
+  message: string;
 }
 
 let nextSessionId = 1;
@@ -49,6 +76,7 @@ let nextSessionId = 1;
 export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
   readonly id = nextSessionId++;
   readonly source: UpstreamSource;
+  private readonly options: ConsoleSessionOptions;
   private server?: net.Server;
   /** Live clients only: finish() removes each one as it closes. */
   private readonly connections = new Map<number, Connection>();
@@ -63,10 +91,13 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
   private bytesOut = 0;
   private trafficTimer?: NodeJS.Timeout;
   private checkAbort?: AbortController;
+  private starting?: Promise<BoundAddress>;
+  private closing?: Promise<void>;
 
-  constructor(source: UpstreamSource) {
+  constructor(source: UpstreamSource, options: ConsoleSessionOptions = {}) {
     super();
     this.source = source;
+    this.options = options;
   }
 
   get name(): string {
@@ -75,12 +106,23 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
 
   /**
    * Runs the source's pre-flight, then listens. Rejects (and moves to `error`) when either
-   * fails; may be called again after a failure to retry.
+   * fails; may be called again after a failure to retry. Calls made while a start is under
+   * way share it, listen options included; on a listening session it returns the address.
+   * Rejects with SessionClosedError once the session is closed, also when that happens while
+   * it starts.
    */
-  async start(listen: ListenOptions): Promise<{ address: string; port: number }> {
-    if (this.state === 'listening' && this.address && this.port !== undefined) {
-      return { address: this.address, port: this.port };
+  start(listen: ListenOptions): Promise<BoundAddress> {
+    if (this.state === 'closed') return Promise.reject(new SessionClosedError());
+    if (this.state === 'listening' && this.address !== undefined && this.port !== undefined) {
+      return Promise.resolve({ address: this.address, port: this.port });
     }
+    this.starting ??= this.startOnce(listen).finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  private async startOnce(listen: ListenOptions): Promise<BoundAddress> {
     this.lastError = undefined;
     this.setState('connecting');
     try {
@@ -88,7 +130,19 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
         this.checkAbort = new AbortController();
         await this.source.check(this.checkAbort.signal);
       }
-      if (this.state === 'closed') throw new Error('session closed');
+      if (this.state === 'closed') throw new SessionClosedError();
+    } catch (err) {
+      throw this.failure(err);
+    } finally {
+      this.checkAbort = undefined;
+    }
+    try {
+      this.options.admit?.(this);
+    } catch (refusal) {
+      await this.close();
+      throw refusal;
+    }
+    try {
       const bound = await this.listen(listen);
       this.address = bound.address;
       this.port = bound.port;
@@ -97,22 +151,30 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
       this.log('info', `listening on ${formatHostPort(bound.address, bound.port)}`);
       return bound;
     } catch (err) {
-      if (this.state !== 'closed') {
-        this.lastError = describeError(err);
-        this.setState('error');
-      }
-      throw err;
-    } finally {
-      this.checkAbort = undefined;
+      throw this.failure(err);
     }
   }
 
-  private listen(listen: ListenOptions): Promise<{ address: string; port: number }> {
+  /** What start() rejects with: a cancel once the session is closed, else the error, recorded. */
+  private failure(err: unknown): unknown {
+    if (this.state === 'closed') return err instanceof SessionClosedError ? err : new SessionClosedError();
+    this.lastError = describeError(err);
+    this.setState('error');
+    return err;
+  }
+
+  private listen(listen: ListenOptions): Promise<BoundAddress> {
     const server = net.createServer({ pauseOnConnect: true, noDelay: true }, (socket) => this.accept(socket));
     return new Promise((resolve, reject) => {
       server.once('error', reject);
       server.listen({ host: listen.host, port: listen.port, exclusive: true }, () => {
         server.off('error', reject);
+        // Closed while binding: nothing may be left listening.
+        if (this.state === 'closed') {
+          server.close();
+          reject(new SessionClosedError());
+          return;
+        }
         server.on('error', (err) => this.log('error', `listener failed: ${describeError(err)}`));
         this.server = server;
         const info = server.address() as net.AddressInfo;
@@ -124,23 +186,11 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
   private accept(socket: net.Socket): void {
     const id = this.nextConnectionId++;
     const remote = formatHostPort(socket.remoteAddress ?? '?', socket.remotePort ?? 0);
-    const connection: Connection = {
-      id,
-      socket,
-      abort: new AbortController(),
-      snapshot: { id, remote, state: 'dialling', openedAt: Date.now(), bytesIn: 0, bytesOut: 0 },
-    };
-    const others = [...this.connections.keys()];
+    const rivals = [...this.connections.values()].filter((c) => c.state === 'open');
+    const connection: Connection = { id, socket, abort: new AbortController(), state: 'dialling', rivals };
     this.connections.set(id, connection);
     this.totalClients++;
     this.log('info', `client ${id} connected from ${remote}`);
-    if (this.source.exclusive && others.length > 0) {
-      this.log(
-        'warn',
-        `client ${id} replaces the console session of client ${others.join(', ')}: ` +
-          'the VM keeps one VNC session at a time',
-      );
-    }
     this.emitChange();
     socket.on('error', () => undefined); // reported through relay or close below
     socket.once('close', () => connection.abort.abort());
@@ -148,55 +198,72 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
   }
 
   private async connect(connection: Connection): Promise<void> {
-    const { socket, snapshot } = connection;
+    const { socket } = connection;
     const timeout = AbortSignal.timeout(DIAL_TIMEOUT_MS);
     const signal = AbortSignal.any([connection.abort.signal, timeout]);
     let upstream: Duplex;
     try {
       upstream = await this.source.dial({ signal, log: (level, message) => this.log(level, message) });
     } catch (err) {
-      if (!connection.abort.signal.aborted) {
-        const message = timeout.aborted ? 'timed out opening the console' : describeError(err);
-        this.lastError = message;
-        this.log('error', `client ${connection.id}: ${message}`);
-      }
       socket.destroy();
+      if (connection.abort.signal.aborted) {
+        this.finish(connection, { level: 'info', message: 'disconnected before the console opened' });
+        return;
+      }
+      const message = timeout.aborted ? 'timed out opening the console' : describeError(err);
+      this.lastError = message;
+      this.log('error', `client ${connection.id}: ${message}`);
       this.finish(connection);
       return;
     }
     if (connection.abort.signal.aborted) {
       upstream.destroy();
-      this.finish(connection);
+      this.finish(connection, { level: 'info', message: 'disconnected before the console opened' });
       return;
     }
     connection.upstream = upstream;
-    snapshot.state = 'open';
+    connection.state = 'open';
+    this.noteReplacement(connection);
     this.emitChange();
     const result = await relay(socket, upstream, {
       onDownstream: (n) => {
-        snapshot.bytesIn += n;
         this.bytesIn += n;
         this.noteTraffic();
       },
       onUpstream: (n) => {
-        snapshot.bytesOut += n;
         this.bytesOut += n;
         this.noteTraffic();
       },
     });
-    if (result.error && this.state !== 'closed') {
-      const message = describeError(result.error);
-      if (result.closedBy === 'upstream') this.lastError = message;
-      this.log('warn', `client ${connection.id}: ${result.closedBy === 'upstream' ? 'console' : 'viewer'} connection failed: ${message}`);
-    }
-    this.finish(connection);
+    connection.closedBy = result.closedBy;
+    if (result.closedBy === 'upstream' && result.error) this.lastError = describeError(result.error);
+    this.finish(connection, farewell(result, connection.replacedBy));
   }
 
-  private finish(connection: Connection): void {
-    if (connection.snapshot.state === 'closed') return;
-    connection.snapshot.state = 'closed';
+  /**
+   * On a console that keeps one session per VM, a client whose upstream just opened has
+   * taken the session over from the clients open when it connected: said once it is true,
+   * so a refused takeover (--preserve-session) is never announced. The console may drop the
+   * older session before the new upstream reports open; that client still counts.
+   */
+  private noteReplacement(connection: Connection): void {
+    if (!this.source.exclusive) return;
+    const replaced = connection.rivals.filter((c) => c.replacedBy === undefined && (c.state === 'open' || c.closedBy === 'upstream'));
+    connection.rivals = [];
+    if (replaced.length === 0) return;
+    for (const c of replaced) c.replacedBy = connection.id;
+    this.log(
+      'warn',
+      `client ${connection.id} replaces the console session of client ${replaced.map((c) => c.id).join(', ')}: ` +
+        'the VM keeps one VNC session at a time',
+    );
+  }
+
+  private finish(connection: Connection, farewellLine?: Farewell): void {
+    if (connection.state === 'closed') return;
+    connection.state = 'closed';
     this.connections.delete(connection.id);
-    if (this.state !== 'closed') this.log('info', `client ${connection.id} disconnected`);
+    if (farewellLine && this.state !== 'closed') this.log(farewellLine.level, `client ${connection.id} ${farewellLine.message}`);
     this.emitChange();
   }
 
@@ -209,9 +276,17 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     this.trafficTimer.unref();
   }
 
-  /** Stops listening and closes every client and upstream connection. Idempotent. */
-  async close(): Promise<void> {
-    if (this.state === 'closed') return;
+  /**
+   * Stops listening, closes every client and upstream connection, cancels a start under way
+   * and releases what the source started for this session. Idempotent: later calls wait for
+   * the first.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.closeOnce();
+    return this.closing;
+  }
+
+  private async closeOnce(): Promise<void> {
     this.setState('closed');
     this.checkAbort?.abort();
     clearTimeout(this.trafficTimer);
@@ -224,6 +299,8 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
       connection.upstream?.destroy();
     }
     await closing;
+    // A source that cannot free its resources has nothing to tell a closed session's user.
+    await this.source.release?.().catch(() => undefined);
   }
 
   snapshot(): SessionSnapshot {
@@ -240,7 +317,6 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
       bytesOut: this.bytesOut,
       startedAt: this.startedAt,
       lastError: this.lastError,
-      connections: [...this.connections.values()].map((c) => ({ ...c.snapshot })),
     };
   }
 
@@ -261,6 +337,21 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
   log(level: LogLevel, message: string): void {
     this.emit('log', { time: Date.now(), sessionId: this.id, name: this.source.name, level, message });
   }
+}
+
+/** Which side ended a client's relay, and why when known: `client N ${message}`. */
+function farewell(result: RelayResult, replacedBy: number | undefined): Farewell {
+  if (result.closedBy === 'client') {
+    return result.error
+      ? { level: 'warn', message: `disconnected: the viewer's connection failed: ${describeError(result.error)}` }
+      : { level: 'info', message: 'disconnected: the viewer closed the connection' };
+  }
+  const why = result.error
+    ? `: ${describeError(result.error)}`
+    : replacedBy !== undefined
+      ? `: client ${replacedBy} took over the VM's console session`
+      : '';
+  return { level: 'warn', message: `disconnected: the console closed the connection${why}` };
 }
 
 /** `127.0.0.1:5901`, `[::1]:5901`. */

@@ -38,7 +38,7 @@ export function relay(client: Duplex, upstream: Duplex, counters: RelayCounters)
     const onClose = (side: RelayResult['closedBy'], other: Duplex) => () => {
       settle(side);
       closeOther(other, result?.error !== undefined);
-      if (++closed === 2) resolve(result!);
+      if (++closed === 2) resolve(result ?? { closedBy: side });
     };
     const onError = (side: RelayResult['closedBy'], other: Duplex) => (err: Error) => {
       settle(side, err);

@@ -1,4 +1,6 @@
 import { EventEmitter } from 'node:events';
+import { VconsoleError } from '../errors.js';
+import { terminalSafe } from '../terminal-text.js';
 import { ConsoleSession } from './console-session.js';
 import type { SessionLogEntry, SessionSnapshot, UpstreamSource } from './types.js';
 
@@ -12,22 +14,57 @@ export interface SessionRegistryEvents {
   log: [SessionLogEntry];
 }
 
+/** A console named a second time: it keeps its one session. Said as a notice, not a failure. */
+export class DuplicateConsoleError extends VconsoleError {
+  constructor(readonly consoleName: string) {
+    super(`${terminalSafe(consoleName)} is named more than once: one session serves it`);
+    this.name = 'DuplicateConsoleError';
+  }
+}
+
+/** Two sources with the same identity are the same console. */
+function identityOf(source: UpstreamSource): string {
+  return source.identity ?? `${source.provider}:${source.name}`;
+}
+
 /**
  * The one owner of every live console session: what the UI lists, what shutdown closes.
  * Subscribers (TUI, log printer) listen here; sessions never call them.
+ *
+ * One console, one session: add() refuses a source whose identity a listed session has, and a
+ * session whose name became exact in its pre-flight (a bare KubeVirt name got its namespace)
+ * is refused before it listens when a session already admitted serves that console.
  */
 export class SessionRegistry extends EventEmitter<SessionRegistryEvents> {
   private readonly sessions = new Map<number, ConsoleSession>();
+  /** Sessions past their pre-flight: their identity is final. */
+  private readonly admitted = new Set<ConsoleSession>();
   private closing?: Promise<void>;
 
+  /** A session for `source`; throws DuplicateConsoleError when one is listed for the same console. */
   add(source: UpstreamSource): ConsoleSession {
-    const session = new ConsoleSession(source);
+    const identity = identityOf(source);
+    for (const other of this.sessions.values()) {
+      if (identityOf(other.source) === identity) throw new DuplicateConsoleError(other.name);
+    }
+    const session = new ConsoleSession(source, { admit: (s) => this.admit(s) });
     session.on('change', (s) => this.emit('change', s));
     session.on('traffic', (s) => this.emit('traffic', s));
     session.on('log', (entry) => this.emit('log', entry));
     this.sessions.set(session.id, session);
     this.emit('added', session);
     return session;
+  }
+
+  /** A refused session is forgotten here; its start() rejects with the DuplicateConsoleError. */
+  private admit(session: ConsoleSession): void {
+    const identity = identityOf(session.source);
+    for (const other of this.admitted) {
+      if (other === session || identityOf(other.source) !== identity) continue;
+      void this.remove(session.id);
+      throw new DuplicateConsoleError(other.name);
+    }
+    this.admitted.add(session);
   }
 
   get(id: number): ConsoleSession | undefined {
@@ -39,6 +76,7 @@ export class SessionRegistry extends EventEmitter<SessionRegistryEvents> {
     const session = this.sessions.get(id);
     if (!session) return;
     this.sessions.delete(id);
+    this.admitted.delete(session);
     await session.close();
     this.emit('removed', session);
   }

@@ -14,10 +14,25 @@ export interface UpstreamSource {
    * replaces the session of an older one, which is worth telling the user.
    */
   readonly exclusive?: boolean;
-  /** Pre-flight run before the session listens (the VM exists, runs, has a display). */
+  /**
+   * What makes two sources the same console, compared and never printed (it may hold a
+   * token). Without it: the provider and the name, read when compared, so a name that
+   * becomes exact during the pre-flight (a KubeVirt namespace) is compared exact.
+   */
+  readonly identity?: string;
+  /**
+   * Pre-flight run before the session listens (the VM exists, runs, has a display). It may
+   * complete the name (a bare KubeVirt name gets the kubeconfig context's namespace).
+   * Errors say what is wrong with the console, without its name: the session's owner adds it.
+   */
   check?(signal: AbortSignal): Promise<void>;
-  /** Opens a fresh upstream byte stream for one client connection. */
+  /** Opens a fresh upstream byte stream for one client connection. Errors as for check. */
   dial(context: DialContext): Promise<Duplex>;
+  /**
+   * Called once, when the session that uses this source closes: frees what the source
+   * started for it (the demo console's in-process server).
+   */
+  release?(): Promise<void>;
 }
 
 export interface DialContext {
@@ -30,15 +45,6 @@ export interface DialContext {
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export type SessionState = 'idle' | 'connecting' | 'listening' | 'error' | 'closed';
-
-export interface ConnectionSnapshot {
-  id: number;
-  remote: string;
-  state: 'dialling' | 'open' | 'closed';
-  openedAt: number;
-  bytesIn: number;
-  bytesOut: number;
-}
 
 /** A plain-data view of a session, what the TUI and the log lines render. */
 export interface SessionSnapshot {
@@ -58,7 +64,6 @@ export interface SessionSnapshot {
   bytesOut: number;
   startedAt?: number;
   lastError?: string;
-  connections: ConnectionSnapshot[];
 }
 
 export interface SessionLogEntry {

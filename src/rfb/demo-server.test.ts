@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../../test/support/wait.js';
 import { startDemoRfbServer, serveDemoRfb, type DemoRfbServer } from './demo-server.js';
 import { BACKGROUND, DemoScreen, type Rect, type ScreenLine } from './demo-screen.js';
-import { ByteReader, RfbClient, probeRfb } from './rfb-client.js';
+import { ByteReader, RfbClient, probeRfb } from '../../test/support/rfb-client.js';
 
 const servers: DemoRfbServer[] = [];
 const sockets: net.Socket[] = [];

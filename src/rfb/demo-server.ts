@@ -106,7 +106,7 @@ class RfbSession {
         if (this.version === '3.8') this.stream.write(u32(0));
         this.phase = 'clientInit';
         return 1;
-      case 'clientInit':
+      case 'clientInit': {
         if (available < 1) return 0;
         // The shared flag is ignored: every viewer of a demo VM shares its one screen.
         const { width, height, name } = this.desktop.screen;
@@ -114,6 +114,7 @@ class RfbSession {
         this.phase = 'normal';
         this.desktop.attach(this.onScreenChange);
         return 1;
+      }
       case 'normal': {
         const parsed = parseClientMessage(this.buffer, offset);
         if (!parsed) return 0;

@@ -1,7 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { portIsClosed, readGreeting } from '../../test/support/cli.js';
 import { UsageError, describeError } from '../errors.js';
+import { SessionRegistry } from '../proxy/session-registry.js';
 import { demoProvider } from './demo.js';
 import { splitTarget } from './index.js';
+import type { ConsoleTarget } from './types.js';
 
 function demoError(raw: string): string {
   try {
@@ -39,5 +43,52 @@ describe('demo target names', () => {
 
   it('says an empty name is empty', () => {
     expect(demoError('demo:')).toContain('the name is empty');
+  });
+});
+
+const resolve = (text: string): ConsoleTarget => demoProvider.resolve(splitTarget(text), {});
+
+/** The port of the demo VM's in-process server, learnt from a dial of the target itself. */
+async function demoServerPort(target: ConsoleTarget): Promise<number> {
+  const socket = (await target.dial({ signal: new AbortController().signal, log: () => undefined })) as net.Socket;
+  const port = socket.remotePort ?? 0;
+  socket.destroy();
+  return port;
+}
+
+const registries: SessionRegistry[] = [];
+afterEach(async () => {
+  await Promise.all(registries.splice(0).map((r) => r.closeAll()));
+});
+
+describe('demo provider', () => {
+  it('stops the demo VM\'s server when its session is removed (x in the TUI)', async () => {
+    const registry = new SessionRegistry();
+    registries.push(registry);
+    const target = resolve('demo:release-a');
+    const session = registry.add(target);
+    const { port } = await session.start({ host: '127.0.0.1', port: 0 });
+    const viewer = await readGreeting(port);
+    expect(viewer.text).toBe('RFB 003.008\n');
+    viewer.socket.destroy();
+    const serverPort = await demoServerPort(target);
+    expect(await portIsClosed(serverPort)).toBe(false);
+    await registry.remove(session.id);
+    expect(await portIsClosed(serverPort)).toBe(true);
+  });
+
+  it('keeps a demo VM\'s server while another session of it is open, and starts a fresh one when needed again', async () => {
+    const first = resolve('demo:release-b');
+    const second = resolve('demo:release-b');
+    const serverPort = await demoServerPort(first);
+    expect(await demoServerPort(second)).toBe(serverPort);
+    await first.release?.();
+    expect(await portIsClosed(serverPort)).toBe(false);
+    await second.release?.();
+    expect(await portIsClosed(serverPort)).toBe(true);
+    await expect(first.dial({ signal: new AbortController().signal, log: () => undefined })).rejects.toThrow('the demo console was closed');
+    const third = resolve('demo:release-b');
+    expect(await portIsClosed(await demoServerPort(third))).toBe(false);
+    await third.release?.();
   });
 });

@@ -1,6 +1,6 @@
-import { UsageError } from '../errors.js';
+import { UsageError, VconsoleError } from '../errors.js';
 import { echoInput, terminalSafe } from '../terminal-text.js';
-import { startDemoRfbServer, type DemoRfbServer } from '../rfb/demo-server.js';
+import type { DemoRfbServer } from '../rfb/demo-server.js';
 import { dialSocket } from './socket-dial.js';
 import type { ConsoleProvider, ConsoleTarget } from './types.js';
 
@@ -9,17 +9,69 @@ const NAME_MAX_CHARS = 63;
 const NAME_CHAR = /[A-Za-z0-9._-]/;
 const NAME_START = /^[A-Za-z0-9]/;
 const NAME_RULE = `use demo:NAME with 1 to ${NAME_MAX_CHARS} letters, digits, ".", "_" or "-", starting with a letter or digit`;
-const servers = new Map<string, Promise<DemoRfbServer>>();
 
-/** One in-process RFB server per demo VM, started on first use, on loopback only. */
-function demoServer(name: string): Promise<DemoRfbServer> {
-  let server = servers.get(name);
-  if (!server) {
-    server = startDemoRfbServer({ name, host: '127.0.0.1', port: 0 });
-    servers.set(name, server);
-    server.catch(() => servers.delete(name));
+/** One in-process RFB server per demo VM, shared by the targets that dialled it. */
+interface SharedServer {
+  server: Promise<DemoRfbServer>;
+  users: number;
+}
+
+const servers = new Map<string, SharedServer>();
+
+/**
+ * The demo VM's server, started on first use, on loopback only. The server code loads then,
+ * not when --help loads the provider registry.
+ */
+function acquireServer(name: string): SharedServer {
+  let shared = servers.get(name);
+  if (!shared) {
+    const server = import('../rfb/demo-server.js').then(({ startDemoRfbServer }) => startDemoRfbServer({ name, host: '127.0.0.1', port: 0 }));
+    shared = { server, users: 0 };
+    servers.set(name, shared);
   }
-  return server;
+  shared.users++;
+  return shared;
+}
+
+/** Stops the server once its last user lets go of it. */
+async function releaseServer(name: string, shared: SharedServer): Promise<void> {
+  if (--shared.users > 0) return;
+  if (servers.get(name) === shared) servers.delete(name);
+  const server = await shared.server.catch(() => undefined);
+  await server?.close();
+}
+
+/** A demo VM's console: starts the VM's server on first dial and stops it on release. */
+function demoTarget(input: string, name: string): ConsoleTarget {
+  const label = `demo:${name}`;
+  let held: SharedServer | undefined;
+  let released = false;
+  return {
+    input,
+    name: label,
+    provider: 'demo',
+    async dial({ signal }) {
+      if (released) throw new VconsoleError('the demo console was closed');
+      held ??= acquireServer(name);
+      const shared = held;
+      let server: DemoRfbServer;
+      try {
+        server = await shared.server;
+      } catch (err) {
+        // A server that failed to start is not kept: the next dial starts a fresh one.
+        if (held === shared) held = undefined;
+        await releaseServer(name, shared);
+        throw err;
+      }
+      return dialSocket({ host: server.address, port: server.port }, signal);
+    },
+    async release() {
+      released = true;
+      const shared = held;
+      held = undefined;
+      if (shared) await releaseServer(name, shared);
+    },
+  };
 }
 
 /** What is wrong with a demo name, in words; undefined when it is fine. */
@@ -36,19 +88,13 @@ function demoNameProblem(name: string): string | undefined {
 export const demoProvider: ConsoleProvider = {
   id: 'demo',
   schemes: ['demo'],
+  syntax: [{ usage: 'demo:NAME', console: 'built-in demo console, no cloud needed' }],
+  consoleTypes: ['vnc'],
+  bareNames: true,
   resolve(spec): ConsoleTarget {
     const name = spec.rest;
     const problem = demoNameProblem(name);
     if (problem) throw new UsageError(`bad demo target "${echoInput(spec.raw)}": ${problem}`, NAME_RULE);
-    const label = `demo:${name}`;
-    return {
-      input: spec.raw,
-      name: label,
-      provider: 'demo',
-      async dial({ signal }) {
-        const server = await demoServer(name);
-        return dialSocket({ host: server.address, port: server.port }, signal);
-      },
-    };
+    return demoTarget(spec.raw, name);
   },
 };

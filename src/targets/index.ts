@@ -7,18 +7,21 @@ import { unixProvider } from './unix.js';
 import { websocketProvider } from './websocket.js';
 import type { ConsoleProvider, ConsoleTarget, TargetOptions, TargetSpec } from './types.js';
 
-/** Every provider vconsole knows. A new provider is one file plus one line here. */
-const PROVIDERS: readonly ConsoleProvider[] = [
+/**
+ * Every provider vconsole knows, in the order --help lists them. A new provider is one file
+ * plus one line here; help, config validation, `list` and error hints follow from its fields.
+ */
+export const PROVIDERS: readonly ConsoleProvider[] = [
   kubevirtProvider,
-  demoProvider,
   openstackProvider,
   websocketProvider,
   tcpProvider,
   unixProvider,
+  demoProvider,
 ];
 
-/** The provider for a bare `NAME` or `NS/NAME`. */
-const DEFAULT_PROVIDER = 'kubevirt';
+/** The provider for a bare `NAME` or `NS/NAME` when the config names none. */
+export const DEFAULT_PROVIDER = 'kubevirt';
 
 const SCHEME = /^([a-z][a-z0-9+.-]*):(.*)$/is;
 
@@ -29,22 +32,56 @@ export function splitTarget(raw: string): TargetSpec {
   return { raw, scheme: match[1].toLowerCase(), rest: match[2] };
 }
 
-function findProvider(scheme: string): ConsoleProvider | undefined {
-  return PROVIDERS.find((p) => p.schemes.includes(scheme));
+/** The provider with this id, if registered. */
+export function providerById(id: string, providers: readonly ConsoleProvider[] = PROVIDERS): ConsoleProvider | undefined {
+  return providers.find((p) => p.id === id);
+}
+
+/** Ids of the providers a bare name may mean: what `defaults.provider` accepts. */
+export function bareNameProviderIds(providers: readonly ConsoleProvider[] = PROVIDERS): string[] {
+  return providers.filter((p) => p.bareNames).map((p) => p.id);
+}
+
+/** Ids of the providers that can enumerate their VMs: what `list --provider` accepts. */
+export function listingProviderIds(providers: readonly ConsoleProvider[] = PROVIDERS): string[] {
+  return providers.filter((p) => p.list).map((p) => p.id);
+}
+
+/** `a, b or c`, for hints. */
+export function oneOf(words: readonly string[]): string {
+  return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;
+}
+
+/** The `Targets:` block of --help: every provider's syntax lines, aligned. */
+export function targetHelp(providers: readonly ConsoleProvider[] = PROVIDERS): string {
+  const lines = providers.flatMap((p) => p.syntax);
+  const width = Math.max(...lines.map((l) => l.usage.length));
+  return ['Targets:', ...lines.map((l) => `  ${l.usage.padEnd(width)}  ${l.console}`)].join('\n');
 }
 
 /**
- * Resolves what the user typed into a target. An unknown scheme or malformed name is a
- * UsageError that says which schemes exist.
+ * Resolves what the user typed into a target. An unknown scheme, a malformed name or a console
+ * type the provider does not offer is a UsageError that says what exists.
  */
-export function resolveTarget(raw: string, options: TargetOptions, defaultProvider = DEFAULT_PROVIDER): ConsoleTarget {
+export function resolveTarget(
+  raw: string,
+  options: TargetOptions,
+  defaultProvider = DEFAULT_PROVIDER,
+  providers: readonly ConsoleProvider[] = PROVIDERS,
+): ConsoleTarget {
   const text = raw.trim();
   if (!text) throw new UsageError('empty target', 'name a VM, e.g. "vm-a", "ns/vm-a" or "demo:vm-a"');
   const spec = splitTarget(text);
-  const provider = spec.scheme ? findProvider(spec.scheme) : findProvider(defaultProvider);
+  const scheme = spec.scheme;
+  const provider = scheme ? providers.find((p) => p.schemes.includes(scheme)) : providerById(defaultProvider, providers);
   if (!provider) {
-    const known = PROVIDERS.flatMap((p) => p.schemes.map((s) => `${s}:`)).join(', ');
-    throw new UsageError(`unknown target scheme "${spec.scheme}:" in "${safeTargetText(text)}"`, `use one of ${known}`);
+    if (!scheme) throw new UsageError(`no provider "${defaultProvider}" for bare names`, `set defaults.provider to ${oneOf(bareNameProviderIds(providers))}`);
+    const known = providers.flatMap((p) => p.schemes.map((s) => `${s}:`));
+    throw new UsageError(`unknown target scheme "${scheme}:" in "${safeTargetText(text)}"`, `use one of ${known.join(', ')} (see vconsole --help)`);
+  }
+  const consoleType = options.consoleType ?? 'vnc';
+  if (!provider.consoleTypes.includes(consoleType)) {
+    throw new UsageError(`${provider.id} targets have no ${consoleType} console ("${safeTargetText(text)}")`, `they offer ${oneOf(provider.consoleTypes)}`);
   }
   return provider.resolve(spec, options);
 }

@@ -169,9 +169,20 @@ export function createKubevirtProvider(environment: () => KubeEnvironment = proc
   return {
     id: 'kubevirt',
     schemes: ['kubevirt', 'kv'],
+    syntax: [{ usage: '[NS/]NAME, kubevirt:|kv:[NS/]NAME', console: 'KubeVirt VMI (kubeconfig as kubectl reads it)' }],
+    consoleTypes: ['vnc'],
+    bareNames: true,
     resolve(spec, options) {
       const { namespace, name } = parseVmiName(spec.rest, spec.raw);
       return new KubevirtTarget(spec.raw, name, namespace, options, environment);
+    },
+    async list(options, scope) {
+      const vmis = await listVmis(options, Boolean(scope.allNamespaces), environment());
+      return vmis.map((vmi) => {
+        const namespace = vmi.metadata?.namespace ?? '';
+        const name = vmi.metadata?.name ?? '';
+        return { provider: 'kubevirt', target: `${namespace}/${name}`, name, namespace, state: vmi.status?.phase ?? 'Unknown', console: !vmiConsoleProblem(vmi, 'vnc') };
+      });
     },
   };
 }
@@ -180,8 +191,12 @@ export function createKubevirtProvider(environment: () => KubeEnvironment = proc
 export const kubevirtProvider: ConsoleProvider = createKubevirtProvider();
 
 /** VMIs in one namespace, or in all when `allNamespaces`. */
-export async function listVmis(options: TargetOptions, allNamespaces: boolean): Promise<VirtualMachineInstance[]> {
-  const access = await loadKubeAccess(options);
+export async function listVmis(
+  options: TargetOptions,
+  allNamespaces: boolean,
+  environment: KubeEnvironment = processKubeEnvironment(),
+): Promise<VirtualMachineInstance[]> {
+  const access = await loadKubeAccess(options, environment);
   const path = allNamespaces
     ? '/apis/kubevirt.io/v1/virtualmachineinstances'
     : `/apis/kubevirt.io/v1/namespaces/${encodeURIComponent(access.namespace)}/virtualmachineinstances`;

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../errors.js';
+import { isRecord as isDict } from '../records.js';
 
 /**
  * OpenStack cloud configuration read the way the `openstack` CLI (openstacksdk + osc-lib)
@@ -286,10 +287,6 @@ function deepMerge(a: Dict, b: Dict): Dict {
 /** `user-domain-name` and `user_domain_name` mean the same. */
 function normalizeKeys(dict: Dict): Dict {
   return Object.fromEntries(Object.entries(dict).map(([k, v]) => [k.replace(/-/g, '_'), v]));
-}
-
-function isDict(value: unknown): value is Dict {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isTrue(value: string | undefined): boolean {

@@ -171,6 +171,13 @@ export function createOpenStackProvider(sources: () => ConfigSources = processCo
   return {
     id: 'openstack',
     schemes: ['openstack', 'os'],
+    syntax: [{ usage: 'openstack:NAME|ID, os:NAME|ID', console: 'OpenStack server (clouds.yaml / OS_* as the openstack CLI reads them)' }],
+    consoleTypes: ['vnc'],
+    bareNames: true,
+    async list(options) {
+      const servers = await listOpenstackServers(options, undefined, sources);
+      return servers.map((s) => ({ provider: 'openstack', target: `openstack:${s.name}`, name: s.name, state: s.status, console: s.status === 'ACTIVE' }));
+    },
     resolve(spec, options): ConsoleTarget {
       const server = spec.rest.trim();
       if (!server || /[\u0000-\u001f\u007f]/.test(server)) {

@@ -3,7 +3,7 @@ import { VconsoleError, describeError } from '../errors.js';
 
 export type SocketAddress = { host: string; port: number } | { path: string };
 
-/** Connects a TCP or unix socket; rejects with what went wrong (the session names the console). */
+/** Connects a TCP or unix socket; the rejection says what failed, the session names the console. */
 export function dialSocket(address: SocketAddress, signal: AbortSignal): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
     const socket = 'path' in address ? net.connect({ path: address.path }) : net.connect({ host: address.host, port: address.port });

@@ -4,6 +4,7 @@ import { UsageError, describeError } from '../errors.js';
 import { splitTarget } from './index.js';
 import { parseTcpTarget, tcpProvider } from './tcp.js';
 import { readToEnd } from '../../test/support/streams.js';
+import { thrownBy } from '../../test/support/thrown.js';
 
 const resolve = (text: string) => tcpProvider.resolve(splitTarget(text), {});
 const context = () => ({ signal: AbortSignal.timeout(10_000), log: () => undefined });
@@ -40,13 +41,7 @@ describe('parseTcpTarget', () => {
   });
 
   it('says what is wrong and what to type', () => {
-    let error: unknown;
-    try {
-      resolve('tcp://127.0.0.1');
-    } catch (err) {
-      error = err;
-    }
-    expect(describeError(error)).toBe('bad tcp target "tcp://127.0.0.1": missing port; use tcp://HOST:PORT, e.g. tcp://127.0.0.1:5900 or tcp://[::1]:5900');
+    expect(describeError(thrownBy(() => resolve('tcp://127.0.0.1')))).toBe('bad tcp target "tcp://127.0.0.1": missing port; use tcp://HOST:PORT, e.g. tcp://127.0.0.1:5900 or tcp://[::1]:5900');
   });
 });
 

@@ -35,16 +35,63 @@ export interface TargetOptions {
   // Generic websocket / TLS
   insecure?: boolean;
   ca?: string;
-  /** `vnc` (default) or `serial`: which console of the VM. Serial is for later waves. */
-  consoleType?: 'vnc' | 'serial';
+  /** Which console of the VM (default `vnc`); only the types its provider offers are accepted. */
+  consoleType?: ConsoleType;
 }
 
-/** One provider a file; registered with one line in src/targets/index.ts. */
+/**
+ * The kinds of console a VM can have. A new kind is one member here plus the providers that
+ * offer it (their `consoleTypes`); `serial` and `spice` come in later waves.
+ */
+export type ConsoleType = 'vnc' | 'serial';
+
+/** One spelling of a provider's targets, as `--help` and the README show it. */
+export interface TargetSyntax {
+  /** What to type, e.g. `openstack:NAME|ID, os:NAME|ID`. */
+  readonly usage: string;
+  /** What it opens, e.g. `OpenStack server (clouds.yaml / OS_* as the openstack CLI reads them)`. */
+  readonly console: string;
+}
+
+/** One VM a user could open, as `vconsole list` prints it. */
+export interface ListedVm {
+  /** Provider id, e.g. `kubevirt`. */
+  provider: string;
+  /** What to pass to `vconsole open` / `proxy`. */
+  target: string;
+  name: string;
+  namespace?: string;
+  /** KubeVirt phase (Running, ...) or Nova status (ACTIVE, SHUTOFF, ...). */
+  state: string;
+  /** Whether its console can be opened now. */
+  console: boolean;
+}
+
+/** How far `vconsole list` looks. */
+export interface ListScope {
+  /** KubeVirt: every namespace, not only the current one. */
+  allNamespaces?: boolean;
+}
+
+/**
+ * One provider a file; registered with one line in src/targets/index.ts, which derives the
+ * `--help` targets, the config's `defaults.provider` values and `vconsole list` from these fields.
+ * The registry loads every provider file (for `proxy --help` too): keep heavy modules (ws,
+ * yaml, @kubernetes/client-node) behind `await import()` inside functions.
+ */
 export interface ConsoleProvider {
   /** Provider id shown to users: `kubevirt`, `openstack`, `demo`, ... */
   readonly id: string;
   /** Schemes it answers to, lower case, e.g. `['openstack', 'os']`. */
   readonly schemes: readonly string[];
+  /** Its target spellings for `--help` (and the README's Targets table). */
+  readonly syntax: readonly TargetSyntax[];
+  /** The console types it can open. */
+  readonly consoleTypes: readonly ConsoleType[];
+  /** Whether a bare `NAME` / `NS/NAME` may mean this provider (config `defaults.provider`). */
+  readonly bareNames?: boolean;
   /** Turns a spec into a target; throws UsageError on malformed input. Does no I/O. */
   resolve(spec: TargetSpec, options: TargetOptions): ConsoleTarget;
+  /** The VMs it can enumerate, for `vconsole list`; absent when it cannot. */
+  list?(options: TargetOptions, scope: ListScope): Promise<ListedVm[]>;
 }

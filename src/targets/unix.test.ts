@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,13 +35,27 @@ describe('unix provider', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('dials the socket and reads the greeting; no pre-flight connect', async () => {
+  it('dials the socket and reads the greeting; the pre-flight passes without connecting', async () => {
     const target = resolve(`unix://${join(dir, 'vnc.sock')}`);
     expect(target.name).toBe(`unix://${join(dir, 'vnc.sock')}`);
-    expect(target.check).toBeUndefined();
+    const connections = await new Promise<number>((done) => server.getConnections((_err, count) => done(count)));
+    await target.check?.(AbortSignal.timeout(10_000));
+    expect(await new Promise<number>((done) => server.getConnections((_err, count) => done(count)))).toBe(connections);
     const socket = await target.dial(context());
     const greeting = await readToEnd(socket);
     expect(greeting).toBe('RFB 003.008\n');
+  });
+
+  it('fails the pre-flight, before anything listens, when the socket does not exist', async () => {
+    const missing = join(dir, 'missing', 'vnc.sock');
+    const check = resolve(`unix://${missing}`).check?.(AbortSignal.timeout(10_000));
+    await expect(check).rejects.toThrow(`unix://${missing}: no such socket`);
+  });
+
+  it('fails the pre-flight when the path is not a socket', async () => {
+    await writeFile(join(dir, 'plain-file'), '');
+    await expect(resolve(`unix://${join(dir, 'plain-file')}`).check?.(AbortSignal.timeout(10_000))).rejects.toThrow(/: not a socket$/);
+    await expect(resolve(`unix://${dir}`).check?.(AbortSignal.timeout(10_000))).rejects.toThrow(/: not a socket$/);
   });
 
   it('names the missing socket', async () => {

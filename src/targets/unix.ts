@@ -1,5 +1,6 @@
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { UsageError } from '../errors.js';
+import { UsageError, VconsoleError, describeError } from '../errors.js';
 import { dialSocket } from './socket-dial.js';
 import type { ConsoleProvider, ConsoleTarget } from './types.js';
 
@@ -17,12 +18,33 @@ export function parseUnixTarget(raw: string): string {
 }
 
 /**
+ * Fails unless `socketPath` is a socket, so a mistyped path is reported before anything
+ * listens rather than when the first viewer connects. Looks, never connects.
+ */
+export async function checkUnixSocket(socketPath: string, name: string): Promise<void> {
+  let isSocket: boolean;
+  try {
+    isSocket = (await stat(socketPath)).isSocket();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      throw new VconsoleError(`${name}: no such socket`, { hint: 'check the path: is the VM running with its VNC on this socket?' });
+    }
+    throw new VconsoleError(`${name}: cannot use the socket: ${describeError(err)}`, { hint: 'check the permissions of the socket and its directories' });
+  }
+  if (!isSocket) throw new VconsoleError(`${name}: not a socket`, { hint: 'name the VNC unix socket, e.g. unix:///run/vm/vnc.sock' });
+}
+
+/**
  * `unix:///PATH`: a VNC server on a unix socket (QEMU `-vnc unix:PATH`, libvirt, KubeVirt on
- * the node). No pre-flight connect, for the same reason as tcp: QEMU's client slots are few.
+ * the node). The pre-flight only looks at the path and never connects, for the same reason as
+ * tcp: QEMU's client slots are few.
  */
 export const unixProvider: ConsoleProvider = {
   id: 'unix',
   schemes: ['unix'],
+  syntax: [{ usage: 'unix:///PATH', console: 'VNC unix socket on this host (QEMU, libvirt)' }],
+  consoleTypes: ['vnc'],
   resolve(spec): ConsoleTarget {
     const socketPath = parseUnixTarget(spec.raw.trim());
     const name = `unix://${socketPath}`;
@@ -30,6 +52,7 @@ export const unixProvider: ConsoleProvider = {
       input: spec.raw,
       name,
       provider: 'unix',
+      check: () => checkUnixSocket(socketPath, name),
       dial: ({ signal }) => dialSocket({ path: socketPath }, signal),
     };
   },

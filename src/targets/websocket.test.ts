@@ -11,8 +11,9 @@ import { createTestPki, type TestPki } from '../../test/fixtures/tls.js';
 import { UsageError, describeError } from '../errors.js';
 import { splitTarget } from './index.js';
 import type { TargetOptions } from './types.js';
-import { firstChunk, websocketProvider } from './websocket.js';
+import { consoleUrlToWebSocket, firstChunk, websocketProvider } from './websocket.js';
 import { readBytes, failure } from '../../test/support/streams.js';
+import { thrownBy } from '../../test/support/thrown.js';
 
 const resolve = (text: string, options: TargetOptions = {}) => websocketProvider.resolve(splitTarget(text), options);
 const context = () => ({ signal: AbortSignal.timeout(20_000), log: () => undefined });
@@ -28,14 +29,34 @@ describe('resolve', () => {
   });
 
   it('refuses a URL it cannot parse, without echoing the token', () => {
-    let error: unknown;
-    try {
-      resolve('ws://[bad/?token=s3cr3t-tok');
-    } catch (err) {
-      error = err;
-    }
+    const error = thrownBy(() => resolve('ws://[bad/?token=s3cr3t-tok'));
     expect(error).toBeInstanceOf(UsageError);
     expect(describeError(error)).not.toContain('s3cr3t');
+  });
+});
+
+describe('pasted noVNC console URLs', () => {
+  const T = 'c0ns0le-t0ken';
+  it.each([
+    ['vnc_lite.html with the token in path=', `http://nova.example:6080/vnc_lite.html?path=%3Ftoken%3D${T}`, `ws://nova.example:6080/?token=${T}`],
+    ['vnc_auto.html with token=', `https://nova.example:6080/vnc_auto.html?token=${T}`, `wss://nova.example:6080/?token=${T}`],
+    ['spice_auto.html with token=', `http://nova.example:6082/spice_auto.html?token=${T}`, `ws://nova.example:6082/?token=${T}`],
+    ['a ws:// URL as typed', `ws://h:6080/websockify?token=${T}`, `ws://h:6080/websockify?token=${T}`],
+  ])('%s becomes its websocket', (_shape, pasted, websocket) => {
+    expect(consoleUrlToWebSocket(pasted).href).toBe(websocket);
+  });
+
+  it('resolves as a websocket target named without the token', () => {
+    const t = resolve(`https://nova.example:6080/vnc_lite.html?path=%3Ftoken%3D${T}`);
+    expect(t.provider).toBe('websocket');
+    expect(t.name).toBe('wss://nova.example:6080/');
+    expect(`${t.name} ${t.input}`).not.toContain(T);
+  });
+
+  it('refuses a page URL without a token, as a usage error that says what to paste', () => {
+    const error = thrownBy(() => resolve('http://nova.example:6080/vnc_lite.html'));
+    expect(error).toBeInstanceOf(UsageError);
+    expect(describeError(error)).toMatch(/carries no console token; paste the whole URL from "openstack console url show"/);
   });
 });
 
@@ -64,6 +85,17 @@ describe('dial through a websockify-style proxy', () => {
     expect(error.message).toBe('console token rejected (expired or invalid)');
     expect(describeError(error)).toContain('get a fresh console URL');
     expect(describeError(error)).not.toContain('never-issued-token');
+  });
+
+  it.each([
+    ['vnc_lite.html', (port: number, token: string) => `http://127.0.0.1:${port}/vnc_lite.html?path=%3Ftoken%3D${token}`],
+    ['vnc_auto.html', (port: number, token: string) => `http://127.0.0.1:${port}/vnc_auto.html?token=${token}`],
+  ])('dials the websocket a pasted %s URL stands for', async (_page, pageUrl) => {
+    const { token } = fixture.issueConsoleToken();
+    const stream = await resolve(pageUrl(fixture.proxyPort, token)).dial(context());
+    expect((await readBytes(stream, 12)).toString()).toBe('RFB 003.008\n');
+    stream.destroy();
+    expect(fixture.requests.at(-1)).toMatchObject({ service: 'proxy', status: 101, path: '/?token=***' });
   });
 
   it('rejects a one-off token used twice', async () => {

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { UsageError, VconsoleError, describeError, safeTargetText } from '../errors.js';
 import { safeUrlText } from '../url-text.js';
 import type { TlsSettings } from './openstack-http.js';
+import { consoleWebSocketUrl } from './openstack-nova.js';
 import { dialWebSocket } from './websocket-dial.js';
 import type { ConsoleProvider, ConsoleTarget, TargetOptions } from './types.js';
 
@@ -110,18 +111,42 @@ export async function tlsFromOptions(insecure: boolean | undefined, caFile: stri
   }
 }
 
-/** `ws://` and `wss://` URLs of a websockify / noVNC proxy, token in the query. */
+/**
+ * The websocket a pasted console URL stands for: `ws(s)://` as typed; a noVNC page
+ * (`http(s)://HOST:6080/vnc_lite.html?path=%3Ftoken%3DT`, `vnc_auto.html?token=T`, what
+ * `openstack console url show` and the dashboard give) becomes `ws(s)://HOST:6080/?token=T`,
+ * the same conversion the OpenStack provider applies to Nova's answer.
+ */
+export function consoleUrlToWebSocket(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`bad console URL "${safeTargetText(raw)}"`, 'use ws://HOST:PORT/PATH?token=TOKEN, wss://..., or a noVNC http(s):// URL');
+  }
+  if (!url.hostname) throw new UsageError(`console URL "${safeTargetText(raw)}" has no host`, 'use ws://HOST:PORT/...');
+  if (url.protocol === 'ws:' || url.protocol === 'wss:') return url;
+  try {
+    return consoleWebSocketUrl(url.href);
+  } catch {
+    throw new UsageError(
+      `console URL "${safeTargetText(raw)}" carries no console token`,
+      'paste the whole URL from "openstack console url show" (…vnc_lite.html?path=%3Ftoken%3D… or …vnc_auto.html?token=…)',
+    );
+  }
+}
+
+/** `ws://` and `wss://` URLs of a websockify / noVNC proxy, token in the query, or the noVNC page URL that points at one. */
 export const websocketProvider: ConsoleProvider = {
   id: 'websocket',
-  schemes: ['ws', 'wss'],
+  schemes: ['ws', 'wss', 'http', 'https'],
+  syntax: [
+    { usage: 'ws://HOST:PORT/?token=T, wss://...', console: 'websockify / noVNC console URL' },
+    { usage: 'http(s)://HOST:PORT/vnc_*.html?...', console: 'noVNC page URL (openstack console url show)' },
+  ],
+  consoleTypes: ['vnc'],
   resolve(spec, options: TargetOptions): ConsoleTarget {
-    let url: URL;
-    try {
-      url = new URL(spec.raw);
-    } catch {
-      throw new UsageError(`bad websocket URL "${safeTargetText(spec.raw)}"`, 'use ws://HOST:PORT/PATH?token=TOKEN or wss://...');
-    }
-    if (!url.hostname) throw new UsageError(`websocket URL "${safeTargetText(spec.raw)}" has no host`, 'use ws://HOST:PORT/...');
+    const url = consoleUrlToWebSocket(spec.raw);
     // Without credentials, query, fragment or a token in the path: safe to show.
     const name = safeUrlText(url);
     const href = url.href;
@@ -129,6 +154,8 @@ export const websocketProvider: ConsoleProvider = {
       // The text typed may carry the token: keep only what is safe to print.
       input: safeTargetText(spec.raw),
       name,
+      // The name leaves the token out, yet the token picks the console: compare the whole URL.
+      identity: href,
       provider: 'websocket',
       async dial({ signal }) {
         const tls = await tlsFromOptions(options.insecure, options.ca);

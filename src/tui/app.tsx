@@ -1,12 +1,13 @@
 import { Box, render, useInput, useStdin, type Key } from 'ink';
-import { useCallback, useRef, useState } from 'react';
+import { useCallback, useLayoutEffect, useRef, useState } from 'react';
+import { terminalSafe } from '../terminal-text.js';
 import type { ConsoleStore } from './console-store.js';
 import { Detail, DETAIL_ERROR_LINES } from './detail.js';
 import { EventLog } from './event-log.js';
 import { Footer } from './footer.js';
 import { Header } from './header.js';
 import { FRAME_MS, useConsoleState, useSecondsTick, useTerminalSize } from './hooks.js';
-import { INITIAL_UI, reduceKey, selectedIndex, type ConsoleAction, type UiState } from './keys.js';
+import { INITIAL_UI, reduceInput, selectedIndex, type ConsoleAction, type UiState } from './keys.js';
 import { NoticeLine, NoViewer } from './notice.js';
 import { SessionTable } from './session-table.js';
 
@@ -23,7 +24,7 @@ export interface ConsoleActions {
 export interface AppProps {
   store: ConsoleStore;
   actions: ConsoleActions;
-  /** Puts text on the clipboard (OSC 52); without it `c` only shows the address. */
+  /** Asks the terminal to copy text (OSC 52); without it `c` only shows the address. */
   copyToClipboard?: (text: string) => void;
   /** Minimum time between frames caused by store changes. */
   frameMs?: number;
@@ -43,30 +44,31 @@ export function App({ store, actions, copyToClipboard, frameMs = FRAME_MS }: App
   const { rows } = state;
   const size = useTerminalSize();
   const [ui, setUi] = useState<UiState>(INITIAL_UI);
-  // Keys may arrive faster than React re-renders: they read and write these, never a stale closure.
+  // Keys may arrive faster than React re-renders: they read and write these, never a stale
+  // closure. The committed props reach them in a layout effect, which runs in the same commit,
+  // before any further input is read.
   const uiRef = useRef(ui);
   const rowsRef = useRef(rows);
-  rowsRef.current = rows;
   const actionsRef = useRef({ actions, copyToClipboard });
-  actionsRef.current = { actions, copyToClipboard };
+  useLayoutEffect(() => {
+    rowsRef.current = rows;
+    actionsRef.current = { actions, copyToClipboard };
+  }, [rows, actions, copyToClipboard]);
 
-  const setNotice = useCallback((notice: string | ((current?: string) => string)) => {
-    const text = typeof notice === 'function' ? notice(uiRef.current.notice) : notice;
-    uiRef.current = { ...uiRef.current, notice: text };
+  const setNotice = useCallback((notice: string) => {
+    uiRef.current = { ...uiRef.current, notice: terminalSafe(notice) };
     setUi(uiRef.current);
   }, []);
 
   const onKey = useCallback(
     (input: string, key: Key) => {
-      const result = reduceKey(uiRef.current, rowsRef.current, input, key);
+      const { actions: current, copyToClipboard: copy } = actionsRef.current;
+      const result = reduceInput(uiRef.current, { rows: rowsRef.current, canCopy: copy !== undefined }, input, key);
       if (result.ui !== uiRef.current) {
         uiRef.current = result.ui;
         setUi(result.ui);
       }
-      if (result.action) {
-        const { actions: current, copyToClipboard: copy } = actionsRef.current;
-        runAction(result.action, current, copy, setNotice);
-      }
+      for (const action of result.actions) runAction(action, current, copy, setNotice);
     },
     [setNotice],
   );
@@ -107,12 +109,15 @@ export function App({ store, actions, copyToClipboard, frameMs = FRAME_MS }: App
   );
 }
 
-/** Calls the caller's handler; whether it throws or rejects, the error becomes the notice line. */
+/**
+ * Calls the caller's handler; whether it throws or rejects, the error becomes the notice line
+ * (made terminal-safe by `setNotice`: an error may quote a name or a server's words).
+ */
 function runAction(
   action: ConsoleAction,
   actions: ConsoleActions,
   copy: ((text: string) => void) | undefined,
-  setNotice: (notice: string | ((current?: string) => string)) => void,
+  setNotice: (notice: string) => void,
 ): void {
   const showError = (err: unknown): void => setNotice(err instanceof Error ? err.message : String(err));
   const report = (outcome: void | Promise<void>): void => {
@@ -131,9 +136,7 @@ function runAction(
       case 'quit':
         return report(actions.onQuit());
       case 'copy':
-        if (!copy) return;
-        copy(action.text);
-        setNotice((notice) => `${notice ?? action.text} (sent to the clipboard)`);
+        copy?.(action.text);
         return;
     }
   } catch (err) {

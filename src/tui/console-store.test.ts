@@ -5,7 +5,7 @@ import { VconsoleError } from '../errors.js';
 import { SessionRegistry } from '../proxy/session-registry.js';
 import type { SessionSnapshot, UpstreamSource } from '../proxy/types.js';
 import { ConsoleStore, LOG_LIMIT, type SessionSourceEvents } from './console-store.js';
-import { rowAddress, rowDisplayState } from './format.js';
+import { rowAddress, rowDisplayState, rowProblem } from './format.js';
 import { sessionSnapshot } from '../../test/support/snapshots.js';
 
 async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
@@ -100,9 +100,8 @@ describe('ConsoleStore fed by a real SessionRegistry', () => {
     expect(row().rateOut).toBeGreaterThan(0);
     expect(row().session.clients).toBe(1);
 
-    // No more traffic: the rate falls to 0 and the decay timer goes away.
+    // No more traffic: the rate falls to 0 (the fake-clock tests below see its timer go away).
     await waitFor(() => row().rateOut === 0 && row().rateIn === 0, 'rate decay');
-    expect(store.hasPendingTimer()).toBe(false);
 
     await registry.remove(good.id);
     expect(store.getState().rows.map((r) => r.session.name)).toEqual(['demo:vm-b']);
@@ -158,7 +157,6 @@ describe('ConsoleStore from events', () => {
     store.log('warn', 'no viewer found');
     store.setNotice('hello');
     expect(vi.getTimerCount()).toBe(0);
-    expect(store.hasPendingTimer()).toBe(false);
   });
 
   it('tells subscribers about each change and hands out a new state object only then', () => {
@@ -208,11 +206,47 @@ describe('ConsoleStore from events', () => {
     expect(verbose.getState().log.map((l) => l.message)).toEqual(['noise']);
   });
 
-  it('picks up sessions that existed before it subscribed', () => {
-    const source = Object.assign(new EventEmitter<SessionSourceEvents>(), {
-      snapshots: () => [snapshot(3), snapshot(4, { state: 'error', lastError: 'boom' })],
+  it('keeps a session whose viewer failed listening: the viewer failed, not the console', () => {
+    const { source, store } = setup();
+    source.emit('added', { snapshot: () => snapshot(1) });
+    store.setViewer(1, { state: 'failed', name: 'TigerVNC', message: 'cannot open display' });
+    const [row] = store.getState().rows;
+    expect(row.session.state).toBe('listening');
+    expect(rowDisplayState(row)).toBe('listening');
+    expect(row.viewer.state).toBe('failed');
+    expect(rowProblem(row)).toBe('TigerVNC failed: cannot open display');
+  });
+
+  it('makes every text from outside terminal-safe: names, errors, log lines, viewer messages, notices', () => {
+    const { source, store } = setup();
+    const hostile = 'vm\u001b[31mRED\u0007';
+    const shown = 'vm\\e[31mRED\\x07';
+    const published = { name: hostile, provider: 'os\u009b', lastError: 'boom\u001b[2J' };
+    source.emit('added', { snapshot: () => snapshot(1, published) });
+    source.emit('traffic', snapshot(1, { ...published, bytesIn: 10 }));
+    source.emit('log', { time: 0, sessionId: 1, name: hostile, level: 'error', message: `bad\u0007` });
+    store.setViewer(1, { state: 'failed', name: `Tiger${'\u001b'}c`, message: `no\rdisplay` });
+    store.log('info', `from ${hostile}`);
+    store.setNotice(`notice ${hostile}`);
+    store.setNoViewer({ lookedFor: [hostile], install: `apt\u0007` });
+
+    const state = store.getState();
+    const [row] = state.rows;
+    expect(row.session.name).toBe(shown);
+    expect(row.session.provider).toBe('os\\x9b');
+    expect(row.session.lastError).toBe('boom\\e[2J');
+    expect(row.viewer).toEqual({ state: 'failed', name: 'Tiger\\ec', message: 'no\\rdisplay' });
+    expect(state.log.map((l) => [l.name, l.message])).toEqual([
+      [shown, 'bad\\x07'],
+      [undefined, `from ${shown}`],
+    ]);
+    expect(state.notice).toBe(`notice ${shown}`);
+    expect(state.noViewer).toEqual({ lookedFor: [shown], install: 'apt\\x07' });
+    const texts: string[] = [];
+    JSON.stringify(state, (_key, value: unknown) => {
+      if (typeof value === 'string') texts.push(value);
+      return value;
     });
-    const store = new ConsoleStore(source);
-    expect(store.getState().rows.map((r) => rowDisplayState(r))).toEqual(['listening', 'error']);
+    expect(texts.filter((text) => /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/.test(text))).toEqual([]);
   });
 });

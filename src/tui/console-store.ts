@@ -1,5 +1,6 @@
 import { TRAFFIC_REPORT_MS } from '../proxy/console-session.js';
 import type { LogLevel, SessionLogEntry, SessionSnapshot } from '../proxy/types.js';
+import { terminalSafe } from '../terminal-text.js';
 import type { ConsoleRow, LogLine, ViewerStatus } from './format.js';
 
 /** A rate drops to 0 when no traffic report came for this long. */
@@ -46,8 +47,6 @@ export interface SessionEventSource {
   off(event: 'removed', listener: SourceListener<'removed'>): unknown;
   off(event: 'change' | 'traffic', listener: SourceListener<'change'>): unknown;
   off(event: 'log', listener: SourceListener<'log'>): unknown;
-  /** Sessions that exist before the store subscribes. */
-  snapshots?(): SessionSnapshot[];
 }
 
 export interface ConsoleStoreOptions {
@@ -67,7 +66,9 @@ const NO_VIEWER: ViewerStatus = { state: 'none' };
 
 /**
  * The one owner of what `vconsole open` shows: fed by session events and by the caller
- * (viewer status, notices, its own log lines); components only read it. Listeners are told
+ * (viewer status, notices, its own log lines); components only read it. Every text that comes
+ * in (target names from users and cloud APIs, errors, viewer output) is made terminal-safe
+ * here, once, so no component can print an escape sequence it was handed. Listeners are told
  * synchronously after each change, so they must be cheap (the TUI coalesces them into frames).
  * Timers: one, only while some rate is non-zero (to decay it); an idle store has none.
  */
@@ -111,8 +112,6 @@ export class ConsoleStore {
       source.off('traffic', onTraffic);
       source.off('log', onLog);
     };
-    const existing = source.snapshots?.() ?? [];
-    for (const snapshot of existing) this.upsert(snapshot);
   }
 
   /** Stops listening to the source and clears the decay timer. */
@@ -136,7 +135,8 @@ export class ConsoleStore {
   }
 
   /** Records what the session's viewer is doing (also before the session's row exists). */
-  setViewer(sessionId: number, viewer: ViewerStatus): void {
+  setViewer(sessionId: number, status: ViewerStatus): void {
+    const viewer: ViewerStatus = { ...status, name: safeText(status.name), message: safeText(status.message) };
     this.viewers.set(sessionId, viewer);
     const index = this.indexOf(sessionId);
     if (index < 0) return;
@@ -149,7 +149,8 @@ export class ConsoleStore {
   }
 
   /** One line above the table (undefined clears it). */
-  setNotice(notice: string | undefined): void {
+  setNotice(text: string | undefined): void {
+    const notice = safeText(text);
     if (notice === this.notice) return;
     this.notice = notice;
     this.changed();
@@ -157,21 +158,17 @@ export class ConsoleStore {
 
   /** Says that no viewer was found (undefined clears it). */
   setNoViewer(noViewer: NoViewerNotice | undefined): void {
-    this.noViewer = noViewer;
+    this.noViewer = noViewer && { lookedFor: noViewer.lookedFor.map(terminalSafe), install: terminalSafe(noViewer.install) };
     this.changed();
-  }
-
-  /** True while the rate decay timer is pending (only while some rate is non-zero). */
-  hasPendingTimer(): boolean {
-    return this.decayTimer !== undefined;
   }
 
   private indexOf(sessionId: number): number {
     return this.rows.findIndex((row) => row.session.id === sessionId);
   }
 
-  private upsert(snapshot: SessionSnapshot): void {
-    if (this.removedIds.has(snapshot.id)) return;
+  private upsert(published: SessionSnapshot): void {
+    if (this.removedIds.has(published.id)) return;
+    const snapshot = safeSnapshot(published);
     const index = this.indexOf(snapshot.id);
     if (index >= 0) {
       const row = this.rows[index];
@@ -204,10 +201,11 @@ export class ConsoleStore {
    * Rates from the byte counters between two traffic reports. After an idle spell the bytes
    * of a report moved within one report interval, not across the whole gap.
    */
-  private traffic(snapshot: SessionSnapshot): void {
-    const index = this.indexOf(snapshot.id);
+  private traffic(published: SessionSnapshot): void {
+    const index = this.indexOf(published.id);
     // Only rows are looked at: a removed session has none and `upsert` never brings it back.
     if (index < 0) return;
+    const snapshot = safeSnapshot(published);
     const now = this.now();
     const row = this.rows[index];
     const previous = this.samples.get(snapshot.id) ?? { time: now, bytesIn: 0, bytesOut: 0 };
@@ -265,9 +263,9 @@ export class ConsoleStore {
     const line: LogLine = {
       time: entry.time,
       level: entry.level,
-      message: entry.message,
+      message: terminalSafe(entry.message),
       sessionId: entry.sessionId,
-      name: entry.name,
+      name: safeText(entry.name),
     };
     const kept = this.logLines.length >= LOG_LIMIT ? this.logLines.slice(this.logLines.length - LOG_LIMIT + 1) : this.logLines;
     this.logLines = [...kept, line];
@@ -285,6 +283,21 @@ export class ConsoleStore {
     this.state = undefined;
     for (const listener of this.listeners) listener();
   }
+}
+
+function safeText(text: string | undefined): string | undefined {
+  return text === undefined ? undefined : terminalSafe(text);
+}
+
+/** The snapshot with every text a row or log line shows from it made terminal-safe. */
+function safeSnapshot(snapshot: SessionSnapshot): SessionSnapshot {
+  return {
+    ...snapshot,
+    name: terminalSafe(snapshot.name),
+    provider: terminalSafe(snapshot.provider),
+    address: safeText(snapshot.address),
+    lastError: safeText(snapshot.lastError),
+  };
 }
 
 /** Exponential smoothing; a rate starting from idle takes the first sample as is. */

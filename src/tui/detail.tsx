@@ -17,7 +17,7 @@ function describeViewer(viewer: ViewerStatus): string {
     case 'closed':
       return viewer.exitCode ? `${name} closed (exit code ${viewer.exitCode})` : `${name} closed`;
     case 'failed':
-      return `${name} failed`;
+      return `${name} failed (r starts it again)`;
   }
 }
 

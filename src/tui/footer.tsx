@@ -1,6 +1,7 @@
 import { Text } from 'ink';
+import { footerKeyLine } from './key-help.js';
 
-const KEYS = '↑↓/jk select · ⏎/o open viewer · c address · r retry · x close · a add · q quit';
+const KEYS = footerKeyLine();
 
 /** The keys, or the add-target prompt while one is typed. */
 export function Footer({ mode, draft }: { mode: 'browse' | 'add'; draft: string }) {

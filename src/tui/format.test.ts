@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionSnapshot } from '../proxy/types.js';
+import { sessionSnapshot } from '../../test/support/snapshots.js';
 import {
   formatBytes,
+  formatClock,
   formatDuration,
   formatLogLine,
   formatRate,
   rowDisplayState,
+  rowProblem,
   truncate,
   wrapLines,
   type ConsoleRow,
@@ -15,20 +18,7 @@ import { rowSegments, tableColumns } from './table-layout.js';
 
 function row(session: Partial<SessionSnapshot>, viewer: ViewerStatus = { state: 'none' }): ConsoleRow {
   return {
-    session: {
-      id: 1,
-      name: 'demo:vm-a',
-      provider: 'demo',
-      state: 'listening',
-      address: '127.0.0.1',
-      port: 5901,
-      clients: 0,
-      totalClients: 0,
-      bytesIn: 0,
-      bytesOut: 0,
-      connections: [],
-      ...session,
-    },
+    session: sessionSnapshot(1, { name: 'demo:vm-a', startedAt: undefined, ...session }),
     viewer,
     rateIn: 0,
     rateOut: 0,
@@ -61,6 +51,12 @@ describe('human units', () => {
     expect(formatDuration(-1000)).toBe('0s');
   });
 
+  it('formats a clock time from epoch milliseconds or a Date', () => {
+    const at = new Date(2026, 0, 2, 9, 5, 7);
+    expect(formatClock(at)).toBe('09:05:07');
+    expect(formatClock(at.getTime())).toBe('09:05:07');
+  });
+
   it('truncates to one line with an ellipsis', () => {
     expect(truncate('short', 10)).toBe('short');
     expect(truncate('a long message', 6)).toBe('a lon…');
@@ -84,6 +80,12 @@ describe('plain log lines for non-TTY output', () => {
     expect(formatLogLine({ time: 0, level: 'error', message: 'no viewer' })).toBe('error: no viewer');
   });
 
+  it('shows control characters in names and messages instead of sending them to the terminal', () => {
+    const line = formatLogLine({ time: 0, level: 'info', name: 'vm\u001b[31mRED\u0007', message: 'said \u001b]0;title\u0007' });
+    expect(line).toBe('[vm\\e[31mRED\\x07] said \\e]0;title\\x07');
+    expect(line).not.toMatch(/[\u0000-\u001f\u007f]/);
+  });
+
   it('cuts out tokens and passwords whatever the message says', () => {
     expect(formatLogLine({ time: 0, level: 'info', name: 'ws://h:6080/', message: 'opening ws://h:6080/?token=s3cr3t' })).toBe(
       '[ws://h:6080/] opening ws://h:6080/?token=***',
@@ -99,8 +101,20 @@ describe('row state', () => {
     expect(rowDisplayState(row({}, { state: 'starting', name: 'TigerVNC' }))).toBe('listening');
     expect(rowDisplayState(row({}, { state: 'open' }))).toBe('viewer open');
     expect(rowDisplayState(row({}, { state: 'closed', exitCode: 0 }))).toBe('viewer closed');
-    expect(rowDisplayState(row({}, { state: 'failed', message: 'cannot open display' }))).toBe('error');
     expect(rowDisplayState(row({ state: 'error' }, { state: 'open' }))).toBe('error');
+  });
+
+  it('keeps a console whose viewer failed listening, the viewer failure in its VIEWER cell and last error', () => {
+    const failedViewer = row({}, { state: 'failed', name: 'TigerVNC', message: 'cannot open display' });
+    expect(rowDisplayState(failedViewer)).toBe('listening');
+    expect(rowProblem(failedViewer)).toBe('TigerVNC failed: cannot open display');
+    const columns = tableColumns([failedViewer], 160);
+    const s = rowSegments(failedViewer, columns, false, '3s', 160);
+    expect(s.state.trim()).toBe('listening');
+    expect(s.middle).toMatch(/^ failed\s/);
+    expect(s.problem).toBe('TigerVNC failed: cannot open display');
+    const named = row({}, { state: 'failed', name: 'TigerVNC', message: 'TigerVNC exited at once with code 1: cannot open display' });
+    expect(rowProblem(named)).toBe('TigerVNC exited at once with code 1: cannot open display');
   });
 });
 

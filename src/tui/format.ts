@@ -1,6 +1,7 @@
 import { redactSecrets } from '../errors.js';
 import { formatHostPort } from '../proxy/console-session.js';
 import type { LogLevel, SessionSnapshot } from '../proxy/types.js';
+import { terminalSafe } from '../terminal-text.js';
 
 export type ViewerState = 'none' | 'starting' | 'open' | 'closed' | 'failed';
 
@@ -69,8 +70,8 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(hours / 24)}d${pad2(hours % 24)}h`;
 }
 
-/** `14:03:07` in local time. */
-export function formatClock(time: number): string {
+/** `14:03:07` in local time, from epoch milliseconds or a Date. */
+export function formatClock(time: number | Date): string {
   const date = new Date(time);
   return `${pad2(date.getHours())}:${pad2(date.getMinutes())}:${pad2(date.getSeconds())}`;
 }
@@ -128,7 +129,10 @@ export function uptimeText(row: ConsoleRow, now: number): string {
   return state === 'listening' && startedAt !== undefined ? formatDuration(now - startedAt) : '';
 }
 
-/** The state a row shows: a session error wins over anything the viewer does. */
+/**
+ * The state a row shows: the console's. A failed viewer leaves its console listening (any
+ * other viewer can still connect), so it shows in the VIEWER column and the last error instead.
+ */
 export function rowDisplayState(row: ConsoleRow): RowDisplayState {
   switch (row.session.state) {
     case 'idle':
@@ -146,8 +150,6 @@ export function rowDisplayState(row: ConsoleRow): RowDisplayState {
       return 'viewer open';
     case 'closed':
       return 'viewer closed';
-    case 'failed':
-      return 'error';
     default:
       return 'listening';
   }
@@ -159,11 +161,17 @@ export function viewerLabel(viewer: ViewerStatus): string {
   return viewer.name ?? 'viewer';
 }
 
+/** The VIEWER cell of a row: the viewer's name, or `failed` (the last error says why). */
+export function viewerCell(viewer: ViewerStatus): string {
+  return viewer.state === 'failed' ? 'failed' : viewerLabel(viewer);
+}
+
 /** What went wrong with the viewer, when it failed. */
 function viewerProblem(viewer: ViewerStatus): string | undefined {
   if (viewer.state !== 'failed') return undefined;
   const name = viewer.name ?? 'viewer';
-  if (viewer.message) return `${name} failed: ${viewer.message}`;
+  // The supervisor's message may name the viewer already (`TigerVNC exited at once ...`).
+  if (viewer.message) return viewer.message.startsWith(name) ? viewer.message : `${name} failed: ${viewer.message}`;
   if (viewer.exitCode !== undefined && viewer.exitCode !== null) return `${name} exited with code ${viewer.exitCode}`;
   return `${name} failed`;
 }
@@ -180,11 +188,12 @@ export function plural(count: number, noun: string): string {
 
 /**
  * One log line, in the TUI's event log and on stderr without a terminal:
- * `[demo:vm-a] listening on 127.0.0.1:5901`. Secrets are cut out whatever the message says.
+ * `[demo:vm-a] listening on 127.0.0.1:5901`. Secrets are cut out and control characters shown
+ * (never obeyed) whatever the message says.
  */
 export function formatLogLine(entry: LogLine): string {
   const prefix = entry.name ? `[${entry.name}] ` : '';
   const level = entry.level === 'warn' ? 'warning: ' : entry.level === 'error' ? 'error: ' : '';
-  return oneLine(redactSecrets(`${prefix}${level}${entry.message}`));
+  return terminalSafe(oneLine(redactSecrets(`${prefix}${level}${entry.message}`)));
 }
 

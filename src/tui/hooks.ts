@@ -1,5 +1,5 @@
 import { useStdout } from 'ink';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { ConsoleState, ConsoleStore } from './console-store.js';
 
 /** Store changes draw at most one frame per this many milliseconds (10 frames/s). */
@@ -12,39 +12,48 @@ export const FRAME_MS = 100;
  */
 export function useConsoleState(store: ConsoleStore, frameMs: number = FRAME_MS): ConsoleState {
   const [state, setState] = useState(() => store.getState());
+  /** Asks for a frame (at most one pending); set while subscribed. */
+  const requestFrame = useRef<() => void>(undefined);
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const flush = (): void => {
       timer = undefined;
       setState(store.getState());
     };
-    const unsubscribe = store.subscribe(() => {
+    const request = (): void => {
       timer ??= setTimeout(flush, frameMs);
-    });
-    // A change between the first render and this subscription must not be lost.
-    if (store.getState() !== state) timer ??= setTimeout(flush, frameMs);
+    };
+    requestFrame.current = request;
+    const unsubscribe = store.subscribe(request);
     return () => {
       unsubscribe();
       clearTimeout(timer);
+      requestFrame.current = undefined;
     };
-    // `state` is read once only, for the catch-up check above.
   }, [store, frameMs]);
+  // A change the drawn state misses (one between the first render and the subscription) gets
+  // its frame; after a flush the two are the same object and nothing is asked.
+  useEffect(() => {
+    if (store.getState() !== state) requestFrame.current?.();
+  }, [store, state]);
   return state;
 }
 
 /**
- * Re-renders once a second while `active` (some session listens, so uptimes move) and never
- * otherwise. Returns the current time for this render.
+ * The time uptimes are measured to: re-read once a second while `active` (some session
+ * listens, so uptimes move), never otherwise. Kept in state so a render is a pure function of
+ * its inputs. Between ticks it is at most a second old; after a spell with nothing listening it
+ * is older, which only makes a session that has just started listening show `0s`.
  */
 export function useSecondsTick(active: boolean): number {
-  const [, setTick] = useState(0);
+  const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     if (!active) return;
     let timer: ReturnType<typeof setTimeout>;
     // Re-armed from the timer itself, so a tick never waits for React to commit the last one.
     const arm = (): void => {
       timer = setTimeout(() => {
-        setTick((n) => n + 1);
+        setNow(Date.now());
         arm();
       }, 1000);
       timer.unref?.();
@@ -52,7 +61,7 @@ export function useSecondsTick(active: boolean): number {
     arm();
     return () => clearTimeout(timer);
   }, [active]);
-  return Date.now();
+  return now;
 }
 
 export interface TerminalSize {
@@ -61,13 +70,16 @@ export interface TerminalSize {
   rows?: number;
 }
 
+function terminalSize(stdout: NodeJS.WriteStream): TerminalSize {
+  return { columns: stdout.columns || 80, rows: stdout.rows || undefined };
+}
+
 /** The terminal size, updated on resize. */
 export function useTerminalSize(): TerminalSize {
   const { stdout } = useStdout();
-  const read = (): TerminalSize => ({ columns: stdout.columns || 80, rows: stdout.rows || undefined });
-  const [size, setSize] = useState(read);
+  const [size, setSize] = useState(() => terminalSize(stdout));
   useEffect(() => {
-    const onResize = (): void => setSize(read());
+    const onResize = (): void => setSize(terminalSize(stdout));
     stdout.on('resize', onResize);
     return () => {
       stdout.off('resize', onResize);

@@ -22,6 +22,13 @@ export interface UiState {
 
 export const INITIAL_UI: UiState = { selectedIndex: 0, mode: 'browse', draft: '' };
 
+/** What keys act on besides the UI state: the rows on screen, and whether `c` can copy. */
+export interface KeyContext {
+  rows: readonly ConsoleRow[];
+  /** True when the terminal can be asked to copy (OSC 52); `c` shows the address either way. */
+  canCopy: boolean;
+}
+
 const PAGE = 10;
 
 /** Index of the selected row, -1 when there are no rows. */
@@ -31,15 +38,80 @@ export function selectedIndex(rows: readonly ConsoleRow[], ui: UiState): number 
   return index >= 0 ? index : Math.min(Math.max(ui.selectedIndex, 0), rows.length - 1);
 }
 
+/** A key with no flag set: what a printable character of a run is. */
+const PLAIN_KEY: Key = {
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  pageDown: false,
+  pageUp: false,
+  home: false,
+  end: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+  shift: false,
+  tab: false,
+  backspace: false,
+  delete: false,
+  meta: false,
+  super: false,
+  hyper: false,
+  capsLock: false,
+  numLock: false,
+};
+
+/**
+ * The key presses in one input event. Ink cuts escape sequences (arrows, PgUp, Home, ...) out
+ * of a read on their own, but hands a run of plain characters over as one string: `jj` typed
+ * fast, sent over a laggy ssh link or by `tmux send-keys -l`, or a pasted line with its Enter.
+ * Each character of such a run is a key, read the way Ink reads it when it arrives alone.
+ */
+export function splitKeys(input: string, key: Key): Array<[string, Key]> {
+  const chars = Array.from(input);
+  // Alone, a line feed (Ctrl+J, some terminals' Enter) comes as text; it ends a line all the same.
+  if (input === '\n') return [charKey(input)];
+  if (chars.length <= 1) return [[input, key]];
+  return chars.map(charKey);
+}
+
+/** One character of a run: Enter, Backspace, Tab, Ctrl+letter, or text. */
+function charKey(ch: string): [string, Key] {
+  if (ch === '\r' || ch === '\n') return ['', { ...PLAIN_KEY, return: true }];
+  if (ch === '\u007f' || ch === '\b') return ['', { ...PLAIN_KEY, backspace: true }];
+  if (ch === '\t') return ['', { ...PLAIN_KEY, tab: true }];
+  const code = ch.charCodeAt(0);
+  if (code >= 1 && code <= 26) return [String.fromCharCode(code + 96), { ...PLAIN_KEY, ctrl: true }];
+  return [ch, { ...PLAIN_KEY, shift: /^[A-Z]$/.test(ch) }];
+}
+
+/** Every key of one input event in order: the last UI state and the actions asked for. Pure. */
+export function reduceInput(
+  ui: UiState,
+  context: KeyContext,
+  input: string,
+  key: Key,
+): { ui: UiState; actions: ConsoleAction[] } {
+  const actions: ConsoleAction[] = [];
+  let next = ui;
+  for (const [oneInput, oneKey] of splitKeys(input, key)) {
+    const result = reduceKey(next, context, oneInput, oneKey);
+    next = result.ui;
+    if (result.action) actions.push(result.action);
+  }
+  return { ui: next, actions };
+}
+
 /** The next UI state for one key press, and the action it asks for. Pure. */
 export function reduceKey(
   ui: UiState,
-  rows: readonly ConsoleRow[],
+  context: KeyContext,
   input: string,
   key: Key,
 ): { ui: UiState; action?: ConsoleAction } {
   if (key.ctrl && input === 'c') return { ui, action: { type: 'quit' } };
-  return ui.mode === 'add' ? promptKey(ui, input, key) : browseKey(ui, rows, input, key);
+  return ui.mode === 'add' ? promptKey(ui, input, key) : browseKey(ui, context, input, key);
 }
 
 function promptKey(ui: UiState, input: string, key: Key): { ui: UiState; action?: ConsoleAction } {
@@ -49,9 +121,6 @@ function promptKey(ui: UiState, input: string, key: Key): { ui: UiState; action?
   if (key.backspace || key.delete) return { ui: { ...ui, draft: ui.draft.slice(0, -1) } };
   if (key.ctrl && input === 'u') return { ui: { ...ui, draft: '' } };
   if (key.ctrl || key.meta || key.tab || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow) return { ui };
-  // A pasted line (or fast typing over ssh) arrives as one chunk with its Enter inside.
-  const lineEnd = input.search(/[\r\n]/);
-  if (lineEnd >= 0) return submitDraft(ui.draft + printable(input.slice(0, lineEnd)));
   const typed = printable(input);
   return typed ? { ui: { ...ui, draft: ui.draft + typed } } : { ui };
 
@@ -63,13 +132,14 @@ function promptKey(ui: UiState, input: string, key: Key): { ui: UiState; action?
   }
 }
 
+/** Typed text without control characters (C0, DEL, C1): none of them belongs in a target. */
 function printable(input: string): string {
-  return input.replace(/[\u0000-\u001f\u007f]/g, '');
+  return input.replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
 }
 
 function browseKey(
   ui: UiState,
-  rows: readonly ConsoleRow[],
+  { rows, canCopy }: KeyContext,
   input: string,
   key: Key,
 ): { ui: UiState; action?: ConsoleAction } {
@@ -104,7 +174,11 @@ function browseKey(
   }
   if (input === 'c') {
     if (!address) return say(`${name} has no local address yet`);
-    return say(`${name}: point any VNC viewer at ${address}`, { type: 'copy', text: address });
+    const where = `${name}: point any VNC viewer at ${address}`;
+    // OSC 52 is a request: tmux without set-clipboard and many terminals drop it silently,
+    // so the notice never claims the clipboard holds the address, and always shows it.
+    if (!canCopy) return say(where);
+    return say(`${where} (asked the terminal to copy it)`, { type: 'copy', text: address });
   }
   if (input === 'r') {
     if (row.session.state === 'error') return say(`retrying ${name}`, { type: 'retry', sessionId: id });

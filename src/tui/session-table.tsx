@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import { memo, useMemo } from 'react';
+import { memo } from 'react';
 import { rowDisplayState, uptimeText, type ConsoleRow, type RowDisplayState } from './format.js';
 import { headerLine, layoutKey, rowSegments, tableColumns, type Column } from './table-layout.js';
 
@@ -15,16 +15,15 @@ const STATE_COLOR: Record<RowDisplayState, string> = {
 interface SessionRowProps {
   row: ConsoleRow;
   columns: readonly Column[];
+  /** `layoutKey(columns)`: the columns are recomputed every frame, the layout rarely changes. */
+  layout: string;
   width: number;
   selected: boolean;
   uptime: string;
 }
 
-/**
- * One table line. Memoised: it renders again only when its row object (replaced by the store
- * on every change of that session), the layout, the selection or its uptime text change.
- */
-const SessionRow = memo(function SessionRow({ row, columns, width, selected, uptime }: SessionRowProps) {
+/** One table line. */
+function TableLine({ row, columns, width, selected, uptime }: SessionRowProps) {
   const segments = rowSegments(row, columns, selected, uptime, width);
   return (
     <Text inverse={selected} wrap="truncate-end">
@@ -34,7 +33,22 @@ const SessionRow = memo(function SessionRow({ row, columns, width, selected, upt
       {segments.problem ? <Text color="red">{segments.problem}</Text> : null}
     </Text>
   );
-});
+}
+
+/**
+ * A table line drawn again only when its row object (replaced by the store on every change of
+ * that session), the layout, the selection or its uptime text change: a frame where one
+ * session moved bytes redraws one line.
+ */
+const SessionRow = memo(
+  TableLine,
+  (before, after) =>
+    before.row === after.row &&
+    before.layout === after.layout &&
+    before.width === after.width &&
+    before.selected === after.selected &&
+    before.uptime === after.uptime,
+);
 
 interface SessionTableProps {
   rows: readonly ConsoleRow[];
@@ -53,10 +67,8 @@ function windowStart(count: number, selected: number, height: number): number {
 
 /** The session table: a title line, one line per VM, and a count of rows scrolled out of view. */
 export function SessionTable({ rows, selectedIndex, width, height, now }: SessionTableProps) {
-  const computed = tableColumns(rows, width);
-  const key = layoutKey(computed);
-  // Rows memoise on the columns object: keep it while the layout is the same.
-  const columns = useMemo(() => computed, [key]);
+  const columns = tableColumns(rows, width);
+  const layout = layoutKey(columns);
   if (rows.length === 0) {
     return <Text dimColor>No consoles yet: press a to add a target.</Text>;
   }
@@ -74,6 +86,7 @@ export function SessionTable({ rows, selectedIndex, width, height, now }: Sessio
           key={row.session.id}
           row={row}
           columns={columns}
+          layout={layout}
           width={width}
           selected={start + i === selectedIndex}
           uptime={uptimeText(row, now)}

@@ -6,7 +6,7 @@ import {
   rowDisplayState,
   rowProblem,
   truncate,
-  viewerLabel,
+  viewerCell,
   type ConsoleRow,
 } from './format.js';
 
@@ -46,7 +46,7 @@ export function tableColumns(rows: readonly ConsoleRow[], width: number): Column
     { key: 'provider', title: 'PROVIDER', width: clamp(widest(rows, (r) => r.session.provider), 8, 10) },
     { key: 'address', title: 'ADDRESS', width: clamp(widest(rows, (r) => rowAddress(r.session) ?? '-'), 7, 22) },
     { key: 'state', title: 'STATE', width: 'viewer closed'.length },
-    { key: 'viewer', title: 'VIEWER', width: clamp(widest(rows, (r) => viewerLabel(r.viewer)), 6, 13) },
+    { key: 'viewer', title: 'VIEWER', width: clamp(widest(rows, (r) => viewerCell(r.viewer)), 6, 13) },
     { key: 'clients', title: 'CONN', width: 4 },
     { key: 'in', title: 'IN', width: clamp(widest(rows, (r) => cellText(r, 'in', '')), 9, TRAFFIC_WIDTH) },
     { key: 'out', title: 'OUT', width: clamp(widest(rows, (r) => cellText(r, 'out', '')), 9, TRAFFIC_WIDTH) },
@@ -88,7 +88,7 @@ function cellText(row: ConsoleRow, key: ColumnKey, uptime: string): string {
     case 'state':
       return rowDisplayState(row);
     case 'viewer':
-      return viewerLabel(row.viewer);
+      return viewerCell(row.viewer);
     case 'clients':
       return String(session.clients);
     case 'in':

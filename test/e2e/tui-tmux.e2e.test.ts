@@ -157,9 +157,53 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open TUI in tmux', gate), () => 
     await term.sendKeys(['q']);
     await expectCleanExit(term, running, 'q');
   }, E2E_TEST_TIMEOUT_MS);
+});
+
+// Keys as a terminal delivers them in bursts: demo targets only, so only tmux is needed.
+const keysGate = requireTools(['tmux']);
+
+/** The line of the table the selection marker is on. */
+function selectedRow(screen: string): string {
+  return screen.split('\n').find((line) => line.startsWith('›')) ?? '';
+}
+
+/** The targets of the table's rows, top to bottom (each row starts with the marker or two blanks). */
+function tableTargets(screen: string): string[] {
+  return screen.split('\n').flatMap((line) => /^[› ] (demo:\S+)\s/.exec(line)?.[1] ?? []);
+}
+
+describe.skipIf(keysGate.skip)(gatedTitle('vconsole open TUI in tmux, keys in one write', keysGate), () => {
+  const lab = new ProcessLab();
+  let terminal: TmuxTerminal | undefined;
+
+  afterEach(async () => {
+    await terminal?.destroy();
+    terminal = undefined;
+  }, 60_000);
+  afterAll(async () => {
+    await lab.cleanup();
+  }, 60_000);
+
+  async function openDemo(targets: string[], name: string): Promise<TmuxTerminal> {
+    const command = [process.execPath, VCONSOLE_BIN, 'open', ...targets, '--viewer', 'none'];
+    terminal = await startTmux(lab, await lab.tempDir(name), command, { columns: 160, rows: 40, cwd: REPO_ROOT, env: vconsoleEnv() });
+    return terminal;
+  }
+
+  it('tmux: `jj` in one write moves two rows, and `kx` closes the row above', async () => {
+    const term = await openDemo(['demo:vm-a', 'demo:vm-b', 'demo:vm-c'], 'chunk');
+    await term.awaitScreen('three listening rows', (s) => ['a', 'b', 'c'].every((vm) => new RegExp(`demo:vm-${vm}\\s.*127\\.0\\.0\\.1:\\d+`).test(s)));
+    // One write to the terminal, as fast typing over a laggy ssh link arrives.
+    await term.sendKeys(['jj'], true);
+    await term.awaitScreen('the selection on demo:vm-c', (s) => selectedRow(s).includes('demo:vm-c'));
+    await term.sendKeys(['kx'], true);
+    await term.awaitScreen('demo:vm-b closed', (s) => tableTargets(s).join(' ') === 'demo:vm-a demo:vm-c');
+    await term.sendKeys(['q']);
+    expect(await pollFor(() => term.exitStatus(), { what: 'vconsole to exit after q', timeoutMs: 15_000 })).toBe('exit 0');
+  }, E2E_TEST_TIMEOUT_MS);
 
   it('tmux: a target pasted into the add prompt together with its Enter is added', async () => {
-    const term = await openInTmux(['demo:vm-a'], 'paste', ['--viewer', 'none']);
+    const term = await openDemo(['demo:vm-a'], 'paste');
     await term.awaitScreen('a row for demo:vm-a', (s) => /demo:vm-a\s.*127\.0\.0\.1:\d+/.test(s));
     await term.sendKeys(['a']);
     await term.awaitScreen('the add-target prompt', (s) => s.includes('add target:'));
@@ -167,6 +211,6 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open TUI in tmux', gate), () => 
     await term.sendKeys(['demo:vm-b\r'], true);
     await term.awaitScreen('a row for demo:vm-b', (s) => /demo:vm-b\s.*127\.0\.0\.1:\d+/.test(s), 15_000);
     await term.sendKeys(['q']);
-    await pollFor(() => term.exitStatus(), { what: 'vconsole to exit after q', timeoutMs: 15_000 });
+    expect(await pollFor(() => term.exitStatus(), { what: 'vconsole to exit after q', timeoutMs: 15_000 })).toBe('exit 0');
   }, E2E_TEST_TIMEOUT_MS);
 });

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoRfbServer, type DemoRfbServer } from '../../src/rfb/demo-server.js';
+import { PROVIDERS } from '../../src/targets/index.js';
 import { FIXTURE_USER, startOpenStackFixture, type OpenStackFixture } from '../fixtures/openstack-api.js';
 import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt-api.js';
 import { readGreeting, runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
@@ -98,6 +99,26 @@ describe('generic endpoints through the CLI', () => {
     expect(p.stdout() + p.stderr()).not.toContain(token);
   });
 
+  it.each([
+    ['vnc_lite.html', (port: number, token: string) => `http://127.0.0.1:${port}/vnc_lite.html?path=%3Ftoken%3D${token}`],
+    ['vnc_auto.html', (port: number, token: string) => `http://127.0.0.1:${port}/vnc_auto.html?token=${token}`],
+  ])('serves a pasted noVNC %s URL as the websocket it stands for', async (_page, pageUrl) => {
+    const { token } = openstack.issueConsoleToken();
+    const p = start(['proxy', pageUrl(openstack.proxyPort, token), '--verbose']);
+    const [line] = await p.jsonLines(1);
+    expect(line.target).toBe(`ws://127.0.0.1:${openstack.proxyPort}/`);
+    expect((await readGreeting(line.port as number)).text).toBe('RFB 003.008\n');
+    expect(p.stdout() + p.stderr()).not.toContain(token);
+  });
+
+  it('fails a missing unix socket before listening, in one line', async () => {
+    const missing = path.join(dir, 'no-such.sock');
+    const result = await runVconsole(['proxy', `unix://${missing}`]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(`^vconsole: unix://${missing}: no such socket`)]);
+  });
+
   it('reports a console token the proxy rejects', async () => {
     const p = start(['proxy', `ws://127.0.0.1:${openstack.proxyPort}/?token=not-a-token`]);
     const [line] = await p.jsonLines(1);
@@ -157,6 +178,23 @@ describe('vconsole list and the config file', () => {
     expect(lines.map((l) => l.target)).toEqual([expect.stringMatching(/^openstack:web-1/), 'demo:box', 'prod/db-1']);
   });
 
+  it('reads the config file VCONSOLE_CONFIG names', async () => {
+    const config = path.join(dir, 'env-config.yaml');
+    fs.writeFileSync(config, 'aliases:\n  box: demo:box\n');
+    const p = start(['proxy', 'box'], { VCONSOLE_CONFIG: config });
+    expect((await p.jsonLines(1))[0].target).toBe('demo:box');
+  });
+
+  it.each([
+    ['--config', (d: string) => [['--config', d, 'proxy', 'demo:a'], {}] as const],
+    ['VCONSOLE_CONFIG', (d: string) => [['proxy', 'demo:a'], { VCONSOLE_CONFIG: d }] as const],
+  ])('%s naming a directory is one line and exit 2', async (source, run) => {
+    const [args, env] = run(dir);
+    const result = await runVconsole([...args], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`vconsole: config file ${dir} is a directory; ${source} must name a YAML file\n`);
+  });
+
   it('rejects an unknown config key with exit 2', async () => {
     const config = path.join(dir, 'bad.yaml');
     fs.writeFileSync(config, 'defaults:\n  colour: blue\n');
@@ -165,3 +203,18 @@ describe('vconsole list and the config file', () => {
     expect(result.stderr).toMatch(/unknown key "defaults.colour"/);
   });
 });
+
+describe('--help', () => {
+  it.each(['proxy', 'open'])('%s --help lists the target syntax of every registered provider', async (command) => {
+    const result = await runVconsole([command, '--help']);
+    expect(result.code).toBe(0);
+    for (const line of PROVIDERS.flatMap((p) => p.syntax)) {
+      expect(result.stdout).toMatch(new RegExp(`\\n  ${literally(line.usage)} +${literally(line.console)}\\n`));
+    }
+  });
+});
+
+/** `text` as a regular expression that matches only itself. */
+function literally(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
+}

@@ -1,7 +1,9 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startKubevirtFixture } from '../fixtures/kubevirt-api.js';
 import { portIsClosed, REPO_ROOT, runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
 
@@ -115,6 +117,8 @@ describe('vconsole open (stand-in viewer on PATH, no terminal)', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/\[vm-x\] error: kubeconfig .*missing.yaml does not exist/);
     expect(result.stderr).toMatch(/\[vm-y\] error: kubeconfig .*missing.yaml does not exist/);
+    // The line names its target once: `[vm-x] error: kubeconfig ...`, no `vm-x:` after it.
+    for (const name of ['vm-x', 'vm-y']) expect(result.stderr.split(name)).toHaveLength(2);
     expect(result.stderr).toMatch(/vconsole: no target could be opened/);
     expect(result.stdout).toBe('');
   });
@@ -126,6 +130,42 @@ describe('vconsole open (stand-in viewer on PATH, no terminal)', () => {
     await child.waitForStderr(/\[missing-vm\] error: no Kubernetes configuration found/);
     expect(await portIsClosed(line.port as number)).toBe(false);
     expect(child.process.exitCode).toBe(null);
+  });
+
+  it('opens a console named twice once, and says so on stderr', async () => {
+    const { child } = openWith(['demo:vm-a', 'demo:vm-a', '--viewer', 'none']);
+    await child.jsonLines(1);
+    await child.waitForStderr(/demo:vm-a is named more than once: one session serves it/);
+    child.process.kill('SIGINT');
+    await child.exit();
+    expect(child.stdout().split('\n').filter((l) => l.startsWith('{'))).toHaveLength(1);
+  });
+
+  it('opens a bare KubeVirt name and NS/NAME of the same VMI once', async () => {
+    const kubevirt = await startKubevirtFixture({ vmis: [{ namespace: 'default', name: 'testvm' }] });
+    try {
+      const { child } = openWith(['testvm', 'default/testvm', '--viewer', 'none'], { KUBECONFIG: kubevirt.kubeconfigPath() });
+      const [line] = await child.jsonLines(1);
+      expect(line.target).toBe('default/testvm');
+      await child.waitForStderr(/default\/testvm is named more than once: one session serves it/);
+      child.process.kill('SIGINT');
+      await child.exit();
+      expect(child.stdout().split('\n').filter((l) => l.startsWith('{'))).toHaveLength(1);
+      expect(child.stderr()).not.toMatch(/error/);
+    } finally {
+      await kubevirt.close();
+    }
+  });
+
+  it('names a console that refuses the dial once in its error line', async () => {
+    const { child } = openWith(['tcp://127.0.0.1:1', '--viewer', 'none']);
+    const [line] = await child.jsonLines(1);
+    const client = net.connect(line.port as number, '127.0.0.1');
+    client.on('error', () => undefined);
+    await child.waitForStderr(/\[tcp:\/\/127\.0\.0\.1:1\] error: client 1: cannot connect: connection refused/);
+    const errorLine = child.stderr().split('\n').find((l) => l.includes('error: client 1')) ?? '';
+    expect(errorLine.split('tcp://127.0.0.1:1')).toHaveLength(2);
+    client.destroy();
   });
 
   it('Ctrl+C closes every viewer, client and port and exits 0', async () => {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startDemoRfbServer, type DemoRfbServer } from '../../src/rfb/demo-server.js';
-import { probeRfb } from '../../src/rfb/rfb-client.js';
+import { probeRfb } from '../support/rfb-client.js';
 import { describeError } from '../../src/errors.js';
 import { resolveTarget, splitTarget } from '../../src/targets/index.js';
 import type { ConfigSources } from '../../src/targets/openstack-config.js';

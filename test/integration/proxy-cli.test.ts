@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import { once } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt-api.js';
 import { portIsClosed, readGreeting, runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
 
 const running: RunningVconsole[] = [];
@@ -70,6 +71,60 @@ describe('vconsole proxy (demo provider)', () => {
   });
 });
 
+/** How many times `name` occurs in `text`. */
+function occurrences(text: string, name: string): number {
+  return text.split(name).length - 1;
+}
+
+/** The port lines a proxy printed, read after it exited so that none is still in flight. */
+async function portLinesAtExit(proxy: RunningVconsole): Promise<Record<string, unknown>[]> {
+  proxy.process.kill('SIGINT');
+  await proxy.exit();
+  return proxy.stdout().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+describe('vconsole proxy: one session per console, named once in errors', () => {
+  let kubevirt: KubevirtFixture;
+  beforeAll(async () => {
+    kubevirt = await startKubevirtFixture({ vmis: [{ namespace: 'default', name: 'testvm' }] });
+  });
+  afterAll(() => kubevirt?.close());
+
+  it('serves a console named twice once, and says so on stderr', async () => {
+    const proxy = start(['proxy', 'demo:vm-a', 'demo:vm-a']);
+    await proxy.jsonLines(1);
+    await proxy.waitForStderr(/demo:vm-a is named more than once: one session serves it/);
+    expect(await portLinesAtExit(proxy)).toHaveLength(1);
+  });
+
+  it('serves a bare KubeVirt name and NS/NAME of the same VMI once', async () => {
+    const proxy = start(['proxy', 'testvm', 'default/testvm'], { KUBECONFIG: kubevirt.kubeconfigPath() });
+    const [line] = await proxy.jsonLines(1);
+    expect(line.target).toBe('default/testvm');
+    await proxy.waitForStderr(/default\/testvm is named more than once: one session serves it/);
+    expect(await portLinesAtExit(proxy)).toHaveLength(1);
+  });
+
+  it('names a target that cannot be served exactly once, and closes the others', async () => {
+    const result = await runVconsole(['proxy', 'demo:vm-a', 'vm-x', '--kubeconfig', '/nonexistent/kubeconfig']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^vconsole: vm-x: kubeconfig \/nonexistent\/kubeconfig does not exist/m);
+    expect(occurrences(result.stderr, 'vm-x')).toBe(1);
+    expect(result.stdout).toBe('');
+  });
+
+  it('names a console that refuses the dial exactly once in its log line', async () => {
+    const proxy = start(['proxy', 'tcp://127.0.0.1:1']);
+    const [line] = await proxy.jsonLines(1);
+    const client = net.connect(line.port as number, '127.0.0.1');
+    client.on('error', () => undefined);
+    await proxy.waitForStderr(/\[tcp:\/\/127\.0\.0\.1:1\] error: client 1: cannot connect: connection refused/);
+    const errorLine = proxy.stderr().split('\n').find((l) => l.includes('error: client 1'));
+    expect(occurrences(errorLine ?? '', 'tcp://127.0.0.1:1')).toBe(1);
+    client.destroy();
+  });
+});
+
 describe('vconsole proxy usage errors', () => {
   it.each([
     [['proxy', 'demo:a', '--port', '0'], /invalid port "0"/],
@@ -127,7 +182,17 @@ describe('vconsole --help and --version', () => {
     const result = await runVconsole([...command, '--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/Usage: vconsole/);
-    expect(result.stdout).toMatch(/Examples:\n  vconsole /);
+    expect(result.stdout).toMatch(/Examples:\n {2}vconsole /);
+  });
+
+  it('proxy and open describe -p/--port and -l/--listen in the same words', async () => {
+    const helps = await Promise.all([['proxy'], ['open']].map(async (command) => (await runVconsole([...command, '--help'])).stdout.replace(/\s+/g, ' ')));
+    for (const help of helps) {
+      expect(help).toContain('-p, --port <port> first local port; targets get PORT, PORT+1, ... (default: free ports)');
+      expect(help).toContain(
+        "-l, --listen <address> address to listen on (default: the config file's listen, else 127.0.0.1); anything but loopback exposes the consoles to the network",
+      );
+    }
   });
 
   it('--version prints the package version', async () => {

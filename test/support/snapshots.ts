@@ -14,7 +14,6 @@ export function sessionSnapshot(id: number, overrides: Partial<SessionSnapshot> 
     bytesIn: 0,
     bytesOut: 0,
     startedAt: Date.now(),
-    connections: [],
     ...overrides,
   };
 }

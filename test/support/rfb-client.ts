@@ -1,7 +1,7 @@
 import type { Duplex } from 'node:stream';
-import { VconsoleError } from '../errors.js';
-import type { Rect } from './demo-screen.js';
-import { NATIVE_FORMAT, encodePixelFormat } from './rfb-wire.js';
+import { VconsoleError } from '../../src/errors.js';
+import type { Rect } from '../../src/rfb/demo-screen.js';
+import { NATIVE_FORMAT, encodePixelFormat } from '../../src/rfb/rfb-wire.js';
 
 export interface RfbProbeResult {
   version: string;
@@ -74,7 +74,7 @@ export class ByteReader {
   }
 }
 
-/** A minimal RFB client: security None, Raw encoding, 32bpp BGRX pixels. For tests and probes. */
+/** A minimal RFB client for tests: security None, Raw encoding, 32bpp BGRX pixels. */
 export class RfbClient {
   /** The framebuffer as updates have painted it, 4 bytes (B, G, R, X) per pixel. */
   readonly frame: Buffer;

@@ -1,0 +1,62 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { VconsoleConfig } from '../config.js';
+import { UsageError } from '../errors.js';
+import { PROVIDERS } from '../targets/index.js';
+import type { ConsoleProvider, ListScope } from '../targets/types.js';
+import { listerFor, runListCommand } from './list.js';
+
+const scopes: ListScope[] = [];
+/** A provider only this test's registry knows: `list` must find it through the registry alone. */
+const lab: ConsoleProvider = {
+  id: 'lab',
+  schemes: ['lab'],
+  syntax: [],
+  consoleTypes: ['vnc'],
+  bareNames: true,
+  resolve: () => expect.unreachable(),
+  list(_options, scope) {
+    scopes.push(scope);
+    return Promise.resolve([{ provider: 'lab', target: 'lab:rack1/slot2', name: 'slot2', state: 'POWERED', console: true }]);
+  },
+};
+const registry = [...PROVIDERS, lab];
+const config = (provider?: string): VconsoleConfig => ({ defaults: provider ? { provider } : {}, aliases: {} });
+
+async function listed(flags: Parameters<typeof runListCommand>[0], from: VconsoleConfig): Promise<string> {
+  const stdout = new PassThrough();
+  let text = '';
+  stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  expect(await runListCommand(flags, from, { stdout }, registry)).toBe(0);
+  return text;
+}
+
+describe('vconsole list dispatch', () => {
+  it('asks the provider --provider names, with the scope, and prints its table', async () => {
+    const text = await listed({ provider: 'lab', allNamespaces: true }, config());
+    expect(text).toMatch(/^TARGET +STATE +CONSOLE\nlab:rack1\/slot2 +POWERED +yes\n$/);
+    expect(scopes.at(-1)).toEqual({ allNamespaces: true });
+  });
+
+  it('asks the config default provider when it can list', async () => {
+    expect(JSON.parse(await listed({ json: true }, config('lab')))).toEqual([expect.objectContaining({ target: 'lab:rack1/slot2' })]);
+  });
+
+  it('falls back to kubevirt when the config default cannot list', async () => {
+    const kubevirt = registry.map((p) =>
+      p.id === 'kubevirt' ? { ...p, list: () => Promise.resolve([{ provider: 'kubevirt', target: 'default/vm-a', name: 'vm-a', state: 'Running', console: true }]) } : p,
+    );
+    const list = listerFor({}, config('demo'), kubevirt);
+    expect(await list({}, {})).toEqual([expect.objectContaining({ provider: 'kubevirt' })]);
+  });
+
+  it('names the providers that can list when asked for one that cannot', () => {
+    try {
+      listerFor({ provider: 'tcp' }, config(), registry);
+      expect.unreachable();
+    } catch (err) {
+      expect((err as UsageError).message).toBe('cannot list provider "tcp"');
+      expect((err as UsageError).hint).toBe('use --provider kubevirt, openstack or lab');
+    }
+  });
+});

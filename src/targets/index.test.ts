@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../errors.js';
+import { PROVIDERS, bareNameProviderIds, listingProviderIds, resolveTarget, targetHelp } from './index.js';
+import type { ConsoleProvider } from './types.js';
+import { thrownBy } from '../../test/support/thrown.js';
+
+/** A provider only the test registry knows: it proves help, hints and defaults come from the registry. */
+const lab: ConsoleProvider = {
+  id: 'lab',
+  schemes: ['lab'],
+  syntax: [{ usage: 'lab:RACK/SLOT', console: 'a lab KVM switch' }],
+  consoleTypes: ['vnc', 'serial'],
+  bareNames: true,
+  resolve: (spec) => ({ input: spec.raw, name: `lab:${spec.rest}`, provider: 'lab', dial: () => Promise.reject(new Error('not dialled in tests')) }),
+  list: () => Promise.resolve([]),
+};
+const registry = [...PROVIDERS, lab];
+
+function usageError(run: () => unknown): UsageError {
+  const err = thrownBy(run);
+  expect(err).toBeInstanceOf(UsageError);
+  return err as UsageError;
+}
+
+describe('provider registry', () => {
+  it('builds the --help Targets block from every provider, aligned', () => {
+    const help = targetHelp(registry).split('\n');
+    expect(help[0]).toBe('Targets:');
+    expect(help).toContainEqual(expect.stringMatching(/^ {2}lab:RACK\/SLOT +a lab KVM switch$/));
+    for (const provider of registry) for (const line of provider.syntax) expect(help.join('\n')).toContain(line.usage);
+    const column = help[1].indexOf(PROVIDERS[0].syntax[0].console);
+    for (const line of help.slice(1)) expect(line.slice(column - 2, column)).toBe('  ');
+  });
+
+  it('names every scheme, the registered ones included, when a scheme is unknown', () => {
+    const err = usageError(() => resolveTarget('vmware:web', {}, undefined, registry));
+    expect(err.message).toBe('unknown target scheme "vmware:" in "vmware:web"');
+    expect(err.hint).toMatch(/kubevirt:, kv:, openstack:, os:, .*demo:, lab:/);
+  });
+
+  it('resolves a bare name with the default provider the caller names', () => {
+    expect(resolveTarget('rack1/slot2', {}, 'lab', registry).name).toBe('lab:rack1/slot2');
+    expect(resolveTarget('lab:rack1/slot2', { consoleType: 'serial' }, undefined, registry).provider).toBe('lab');
+  });
+
+  it.each([
+    ['http://nova.example:6080/vnc_lite.html?path=%3Ftoken%3Dtok', 'ws://nova.example:6080/'],
+    ['https://nova.example:6080/vnc_auto.html?token=tok', 'wss://nova.example:6080/'],
+  ])('takes a pasted noVNC page URL as its websocket: %s', (pasted, name) => {
+    const target = resolveTarget(pasted, {});
+    expect(target).toMatchObject({ provider: 'websocket', name });
+  });
+
+  it('refuses a console type the provider does not offer, saying which it does', () => {
+    const err = usageError(() => resolveTarget('demo:vm-a', { consoleType: 'serial' }, undefined, registry));
+    expect(err.message).toMatch(/^demo targets have no serial console/);
+    expect(err.hint).toBe('they offer vnc');
+  });
+
+  it('derives which providers may own bare names and which can list', () => {
+    expect(bareNameProviderIds()).toEqual(['kubevirt', 'openstack', 'demo']);
+    expect(bareNameProviderIds(registry)).toEqual(['kubevirt', 'openstack', 'demo', 'lab']);
+    expect(listingProviderIds()).toEqual(['kubevirt', 'openstack']);
+    expect(listingProviderIds(registry)).toEqual(['kubevirt', 'openstack', 'lab']);
+  });
+
+  it('every provider declares its syntax and at least the vnc console', () => {
+    for (const provider of PROVIDERS) {
+      expect(provider.syntax.length, provider.id).toBeGreaterThan(0);
+      expect(provider.consoleTypes, provider.id).toContain('vnc');
+    }
+  });
+
+  it("the README's Targets table lists the registry's syntax lines, in order", () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const table = readme.split('\n## Targets\n')[1].trim().split('\n\n')[0];
+    const usages = table
+      .split('\n')
+      .slice(2)
+      .map((row) => row.split(/(?<!\\)\|/)[1].trim().replace(/`/g, '').replace(/\\\|/g, '|'));
+    expect(usages).toEqual(PROVIDERS.flatMap((p) => p.syntax.map((line) => line.usage)));
+  });
+});

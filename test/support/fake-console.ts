@@ -1,0 +1,51 @@
+import { once } from 'node:events';
+import net from 'node:net';
+import type { UpstreamSource } from '../../src/proxy/types.js';
+
+/** A stand-in VM console on a real port: greets every connection with its number, then echoes. */
+export async function startGreeter() {
+  let count = 0;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+    s.on('error', () => undefined);
+    s.write(`hello ${++count}\n`);
+    s.on('data', (d) => s.write(d));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    port,
+    sockets,
+    close: () => {
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
+  };
+}
+
+/** A source dialling the greeter on `port`, counting its dials; `extra` overrides any member. */
+export function sourceFor(port: number, extra: Partial<UpstreamSource> = {}): UpstreamSource & { dials: number } {
+  const source = {
+    name: 'test/vm',
+    provider: 'test',
+    dials: 0,
+    async dial() {
+      source.dials++;
+      const socket = net.connect(port, '127.0.0.1');
+      await once(socket, 'connect');
+      return socket;
+    },
+    ...extra,
+  };
+  return source;
+}
+
+/** The next line a socket receives, trimmed. */
+export async function readLine(socket: net.Socket): Promise<string> {
+  let text = '';
+  while (!text.includes('\n')) text += (await once(socket, 'data'))[0].toString();
+  return text.trim();
+}
