@@ -6,6 +6,14 @@ import { computeEndpoint, type KeystoneSession } from './openstack-keystone.js';
 /** The first microversion with `POST /servers/{id}/remote-consoles`. */
 const REMOTE_CONSOLES_MICROVERSION = '2.6';
 
+/** The remote consoles vconsole asks Nova for, by what each is to the user. */
+export type NovaConsoleKind = 'vnc' | 'serial' | 'spice';
+const NOVA_CONSOLES: Record<NovaConsoleKind, { protocol: string; type: string; action: string; shownAs: string; offered: string; setting: string }> = {
+  vnc: { protocol: 'vnc', type: 'novnc', action: 'os-getVNCConsole', shownAs: 'VNC', offered: 'noVNC', setting: '[vnc] enabled, novncproxy_base_url' },
+  serial: { protocol: 'serial', type: 'serial', action: 'os-getSerialConsole', shownAs: 'serial', offered: 'serial', setting: '[serial_console] enabled' },
+  spice: { protocol: 'spice', type: 'spice-html5', action: 'os-getSPICEConsole', shownAs: 'SPICE', offered: 'SPICE', setting: '[spice] enabled, html5proxy_base_url' },
+};
+
 export interface ServerSummary {
   id: string;
   name: string;
@@ -138,32 +146,35 @@ export class ComputeClient {
   }
 
   /**
-   * A new console URL (holding a one-off token) for the server. Clouds older than
-   * microversion 2.6 answer 404/405/406 to remote-consoles: the os-getVNCConsole action,
-   * capped at 2.5, is asked instead, without a microversion.
+   * A new console URL (holding a one-off token) of the given kind for the server. Clouds older
+   * than microversion 2.6 answer 404/405/406 to remote-consoles: the server action of that
+   * kind (os-getVNCConsole, os-getSerialConsole, os-getSPICEConsole), capped at 2.5, is asked
+   * instead, without a microversion.
    */
-  async createVncConsole(serverId: string, shownAs: string, signal: AbortSignal, log: Log): Promise<string> {
+  async createConsole(serverId: string, shownAs: string, kind: NovaConsoleKind, signal: AbortSignal, log: Log): Promise<string> {
+    const spec = NOVA_CONSOLES[kind];
     const path = `/servers/${encodeURIComponent(serverId)}`;
     let res = await this.call('POST', `${path}/remote-consoles`, signal, {
-      body: { remote_console: { protocol: 'vnc', type: 'novnc' } },
+      body: { remote_console: { protocol: spec.protocol, type: spec.type } },
       microversion: REMOTE_CONSOLES_MICROVERSION,
     });
     let url = (res.body as { remote_console?: { url?: string } })?.remote_console?.url;
     if (res.status === 404 || res.status === 405 || res.status === 406) {
-      log('debug', `Nova has no remote-consoles API (HTTP ${res.status}); asking with os-getVNCConsole`);
-      res = await this.call('POST', `${path}/action`, signal, { body: { 'os-getVNCConsole': { type: 'novnc' } } });
+      log('debug', `Nova has no remote-consoles API (HTTP ${res.status}); asking with ${spec.action}`);
+      res = await this.call('POST', `${path}/action`, signal, { body: { [spec.action]: { type: spec.type } } });
       url = (res.body as { console?: { url?: string } })?.console?.url;
     }
     if (res.status === 404) throw notFound(shownAs);
-    if (res.status !== 200) throw this.consoleFailure(res, shownAs);
+    if (res.status !== 200) throw this.consoleFailure(res, shownAs, kind);
     if (typeof url !== 'string' || !url) throw new VconsoleError(`Nova gave no console URL for server "${shownAs}"`);
     return url;
   }
 
-  private consoleFailure(res: OpenStackResponse, shownAs: string): VconsoleError {
-    const what = `cannot get a VNC console for server "${shownAs}"`;
+  private consoleFailure(res: OpenStackResponse, shownAs: string, kind: NovaConsoleKind): VconsoleError {
+    const spec = NOVA_CONSOLES[kind];
+    const what = `cannot get a ${spec.shownAs} console for server "${shownAs}"`;
     if (res.status === 400 || res.status === 501) {
-      return this.failure(res, what, 'this cloud offers no noVNC console (nova.conf [vnc] enabled, novncproxy_base_url)');
+      return new ConsoleTypeUnavailableError(`${what}: ${this.said(res)}`, { hint: `this cloud offers no ${spec.offered} console (nova.conf ${spec.setting})` });
     }
     if (res.status === 409) return this.failure(res, what, 'the server must be running: openstack server start …');
     return this.failure(res, what);
@@ -186,6 +197,9 @@ export function checkConsoleState(server: ServerSummary, shownAs: string): void 
     throw new VconsoleError(`server "${shownAs}" is ${status}`, { hint: `${verb} it first: openstack server ${verb} ${server.id}` });
   }
 }
+
+/** The cloud does not serve that kind of console (Nova's 400 `Unavailable console type ...`). */
+export class ConsoleTypeUnavailableError extends VconsoleError {}
 
 /** Nova does not know the server (any more): a name may now belong to a new server. */
 export class ServerNotFoundError extends VconsoleError {}
