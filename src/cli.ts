@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
 import { UsageError, VconsoleError, errorLine, errorStackLines } from './errors.js';
-import { addListenOptions, addTargetOptions } from './commands/flags.js';
+import { addConsoleTypeOption, addListenOptions, addTargetOptions } from './commands/flags.js';
 import { addViewerOptions } from './commands/viewer-flags.js';
 import { keyHelpText } from './tui/key-help.js';
 
@@ -34,7 +34,7 @@ interface ProviderHelp {
 }
 
 /** The commands whose help names providers; running them loads every provider anyway. */
-const PROVIDER_COMMANDS = ['proxy', 'open', 'list'];
+const PROVIDER_COMMANDS = ['proxy', 'open', 'console', 'list'];
 
 /**
  * Loads the provider registry (src/targets/index.ts) only when the command line names a
@@ -77,12 +77,12 @@ Examples:
     );
 
   addTargetOptions(
-    addListenOptions(
+    addConsoleTypeOption(addListenOptions(
       program
         .command('proxy')
-        .description('Serve each target on a local port for a VNC viewer elsewhere (no viewer is launched).')
+        .description('Serve each target on a local port for a viewer elsewhere: VNC for a VNC viewer, a serial line as raw TCP (nc, socat, telnet).')
         .argument('<target...>', 'consoles to serve (see Targets)'),
-    ),
+    )),
   )
     .addHelpText(
       'after',
@@ -105,12 +105,12 @@ Examples:
 
   addViewerOptions(
     addTargetOptions(
-      addListenOptions(
+      addConsoleTypeOption(addListenOptions(
         program
           .command('open')
           .description('Open each target on a local port and launch a VNC viewer for it, all live in a terminal UI.')
           .argument('<target...>', 'consoles to open (see Targets)'),
-      ).option('--no-tui', 'plain log lines on stderr and JSON port lines on stdout instead of the terminal UI'),
+      )).option('--no-tui', 'plain log lines on stderr and JSON port lines on stdout instead of the terminal UI'),
     ),
   )
     .addHelpText(
@@ -143,7 +143,7 @@ Examples:
   )
     .addHelpText(
       'after',
-      `${TARGET_HELP}
+      `${targetHelp}
 
 On a terminal: raw mode, every key (Ctrl+C too) goes to the VM until the escape key; the
 terminal is restored on every way out. Without a terminal: stdin goes to the VM and its output

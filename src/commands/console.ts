@@ -1,7 +1,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import type { VconsoleConfig } from '../config.js';
-import { VconsoleError, describeError } from '../errors.js';
+import { UsageError, VconsoleError, describeError } from '../errors.js';
 import { SerialSession } from '../proxy/serial-session.js';
 import { attachTerminal } from '../terminal/attach.js';
 import { DEFAULT_ESCAPE, parseEscapeKey } from '../terminal/escape-key.js';
@@ -42,6 +42,9 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
   const waitMs = flags.wait === undefined ? 0 : parseDuration(flags.wait);
   const options = { ...targetOptionsFrom(flags, config), consoleType: 'serial' as const };
   const [target] = resolveTargets([input], options, config);
+  if (target.consoleType !== 'serial') {
+    throw new UsageError(`vconsole console attaches serial consoles, not the ${target.consoleType} console of ${target.name}`, 'drop the #TYPE suffix, or use vconsole open for a screen');
+  }
   const log = flags.log ? await openLog(flags.log) : undefined;
   const interactive = Boolean(io.stdin.isTTY);
   const say = (line: string) => io.stderr.write(`${terminalSafe(line)}${interactive ? '\r\n' : '\n'}`);

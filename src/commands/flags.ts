@@ -1,6 +1,8 @@
 import net from 'node:net';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { UsageError, describeError } from '../errors.js';
+import { parseConsoleType } from '../targets/console-type.js';
+import type { ConsoleTypeChoice } from '../targets/types.js';
 
 /** commander's argument parsers must throw InvalidArgumentError to be reported as usage errors. */
 export function asArgParser<T>(parse: (text: string) => T): (text: string) => T {
@@ -56,7 +58,18 @@ export interface ListenFlags {
   listen?: string;
 }
 
+/** `-t/--type`, for the commands that open consoles of any type (proxy, open). */
+export function addConsoleTypeOption(command: Command): Command {
+  return command.option(
+    '-t, --type <type>',
+    'console type: vnc, serial or auto (default: auto, the screen when the VM has one, else its serial console); TARGET#TYPE sets it for one target',
+    asArgParser((text) => parseConsoleType(text)),
+  );
+}
+
 export interface TargetFlags {
+  /** `--type`: which console of each VM (a target's own `#TYPE` wins). */
+  type?: ConsoleTypeChoice;
   kubeconfig?: string;
   context?: string;
   namespace?: string;

@@ -75,7 +75,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const start = async (session: ConsoleSession) => {
     try {
       const bound = await session.start({ host: listen, port: assignedPort.get(session.id) ?? 0 });
-      if (!useTui) io.stdout.write(`${portLine(session.name, bound.address, bound.port)}\n`);
+      if (!useTui) io.stdout.write(`${portLine(session.name, bound.address, bound.port, session.source.consoleType)}\n`);
       await openViewer(session);
     } catch (err) {
       // Closed while it started (x, q): a cancel, nothing to report.

@@ -17,8 +17,8 @@ export interface CommandIo {
 }
 
 /** The JSON line printed per target once it listens; `port` is what `virtctl vnc --proxy-only` prints. */
-export function portLine(target: string, address: string, port: number): string {
-  return JSON.stringify({ target, address, port });
+export function portLine(target: string, address: string, port: number, type?: string): string {
+  return JSON.stringify({ target, address, port, ...(type ? { type } : {}) });
 }
 
 /**
@@ -41,9 +41,9 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   const ports = consecutivePorts(flags.port, sessions.length);
   const started = await Promise.allSettled(sessions.map((s, i) => s.start({ host: listen, port: ports[i] })));
   const failures: unknown[] = [];
-  const listening: { name: string; address: string; port: number }[] = [];
+  const listening: { name: string; address: string; port: number; type?: string }[] = [];
   started.forEach((result, i) => {
-    if (result.status === 'fulfilled') listening.push({ name: sessions[i].name, ...result.value });
+    if (result.status === 'fulfilled') listening.push({ name: sessions[i].name, type: sessions[i].source.consoleType, ...result.value });
     else if (result.reason instanceof DuplicateConsoleError) io.stderr.write(`${describeError(result.reason)}\n`);
     // A session closed while it started: a shutdown is under way, not a failure.
     else if (!(result.reason instanceof SessionClosedError)) failures.push(namingTarget(sessions[i].name, result.reason));
@@ -56,7 +56,7 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   }
   if (listening.length === 0) return; // closed by a signal before anything listened
   if (warning) io.stderr.write(`${warning}\n`);
-  for (const { name, address, port } of listening) io.stdout.write(`${portLine(name, address, port)}\n`);
+  for (const { name, address, port, type } of listening) io.stdout.write(`${portLine(name, address, port, type)}\n`);
 }
 
 /**

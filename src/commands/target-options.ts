@@ -1,4 +1,5 @@
 import { expandAlias, type VconsoleConfig } from '../config.js';
+import { splitConsoleType } from '../targets/console-type.js';
 import { resolveTarget } from '../targets/index.js';
 import type { ConsoleTarget, TargetOptions } from '../targets/types.js';
 import { parseListenAddress, type TargetFlags } from './flags.js';
@@ -18,12 +19,20 @@ export function targetOptionsFrom(flags: TargetFlags, config: VconsoleConfig = E
     interface: flags.osInterface,
     insecure: flags.insecure ?? false,
     ca: flags.ca,
+    consoleType: flags.type,
   };
 }
 
-/** Resolves what the user typed: aliases first, bare names to the configured default provider. */
+/**
+ * Resolves what the user typed: aliases first (`web#serial` is alias `web`'s serial console),
+ * bare names to the configured default provider.
+ */
 export function resolveTargets(inputs: string[], options: TargetOptions, config: VconsoleConfig = EMPTY_CONFIG): ConsoleTarget[] {
-  return inputs.map((input) => resolveTarget(expandAlias(input, config), options, config.defaults.provider));
+  return inputs.map((input) => {
+    const { text, consoleType } = splitConsoleType(input.trim());
+    const expanded = expandAlias(text, config);
+    return resolveTarget(consoleType ? `${expanded}#${consoleType}` : expanded, options, config.defaults.provider);
+  });
 }
 
 /** `--listen` if given, else the config file's, else loopback. */

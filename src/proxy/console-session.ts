@@ -317,6 +317,7 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
       bytesOut: this.bytesOut,
       startedAt: this.startedAt,
       lastError: this.lastError,
+      consoleType: this.source.consoleType,
     };
   }
 

@@ -10,14 +10,19 @@ export interface UpstreamSource {
   /** Provider id for display, e.g. `kubevirt`. */
   readonly provider: string;
   /**
+   * What kind of console it is, for display and identity (`vnc`, `serial`); may be settled by
+   * the pre-flight. The data path carries bytes alike whatever it says.
+   */
+  readonly consoleType?: string;
+  /**
    * True when the far end keeps one console session per VM (KubeVirt VNC): a new client
    * replaces the session of an older one, which is worth telling the user.
    */
   readonly exclusive?: boolean;
   /**
    * What makes two sources the same console, compared and never printed (it may hold a
-   * token). Without it: the provider and the name, read when compared, so a name that
-   * becomes exact during the pre-flight (a KubeVirt namespace) is compared exact.
+   * token). Without it: the provider, the name and the console type, read when compared, so
+   * a name that becomes exact during the pre-flight (a KubeVirt namespace) is compared exact.
    */
   readonly identity?: string;
   /**
@@ -64,6 +69,8 @@ export interface SessionSnapshot {
   bytesOut: number;
   startedAt?: number;
   lastError?: string;
+  /** The source's console type (`vnc`, `serial`), once known. */
+  consoleType?: string;
 }
 
 export interface SessionLogEntry {

@@ -2,6 +2,7 @@ import { UsageError, VconsoleError } from '../errors.js';
 import { echoInput, terminalSafe } from '../terminal-text.js';
 import type { DemoRfbServer } from '../rfb/demo-server.js';
 import { dialSocket } from './socket-dial.js';
+import { fixedConsoleType } from './console-type.js';
 import type { ConsoleProvider, ConsoleTarget } from './types.js';
 
 /** A demo name: 1 to 63 characters, letters, digits, ".", "_" or "-", starting with a letter or digit. */
@@ -41,7 +42,21 @@ async function releaseServer(name: string, shared: SharedServer): Promise<void> 
   await server?.close();
 }
 
-/** A demo VM's console: starts the VM's server on first dial and stops it on release. */
+/** A demo VM's serial console: a fresh demo shell per connection, nothing to start or stop. */
+function demoSerialTarget(input: string, name: string): ConsoleTarget {
+  return {
+    input,
+    name: `demo:${name}`,
+    provider: 'demo',
+    consoleType: 'serial',
+    async dial() {
+      const { DemoSerialLine } = await import('./demo-serial.js');
+      return new DemoSerialLine(name);
+    },
+  };
+}
+
+/** A demo VM's screen: starts the VM's server on first dial and stops it on release. */
 function demoTarget(input: string, name: string): ConsoleTarget {
   const label = `demo:${name}`;
   let held: SharedServer | undefined;
@@ -50,6 +65,7 @@ function demoTarget(input: string, name: string): ConsoleTarget {
     input,
     name: label,
     provider: 'demo',
+    consoleType: 'vnc',
     async dial({ signal }) {
       if (released) throw new VconsoleError('the demo console was closed');
       held ??= acquireServer(name);
@@ -84,17 +100,20 @@ function demoNameProblem(name: string): string | undefined {
   return undefined;
 }
 
-/** `demo:NAME`: a built-in console that draws the VM's name and a clock, no cloud needed. */
+/**
+ * `demo:NAME`: a built-in console that draws the VM's name and a clock, no cloud needed; with
+ * `#serial` (or `--type serial`) a serial line with a tiny shell instead.
+ */
 export const demoProvider: ConsoleProvider = {
   id: 'demo',
   schemes: ['demo'],
   syntax: [{ usage: 'demo:NAME', console: 'built-in demo console, no cloud needed' }],
-  consoleTypes: ['vnc'],
+  consoleTypes: ['vnc', 'serial'],
   bareNames: true,
-  resolve(spec): ConsoleTarget {
+  resolve(spec, options): ConsoleTarget {
     const name = spec.rest;
     const problem = demoNameProblem(name);
     if (problem) throw new UsageError(`bad demo target "${echoInput(spec.raw)}": ${problem}`, NAME_RULE);
-    return demoTarget(spec.raw, name);
+    return fixedConsoleType(options, demoProvider.consoleTypes) === 'serial' ? demoSerialTarget(spec.raw, name) : demoTarget(spec.raw, name);
   },
 };

@@ -12,7 +12,7 @@ const lab: ConsoleProvider = {
   syntax: [{ usage: 'lab:RACK/SLOT', console: 'a lab KVM switch' }],
   consoleTypes: ['vnc', 'serial'],
   bareNames: true,
-  resolve: (spec) => ({ input: spec.raw, name: `lab:${spec.rest}`, provider: 'lab', dial: () => Promise.reject(new Error('not dialled in tests')) }),
+  resolve: (spec) => ({ input: spec.raw, name: `lab:${spec.rest}`, provider: 'lab', consoleType: 'vnc', dial: () => Promise.reject(new Error('not dialled in tests')) }),
   list: () => Promise.resolve([]),
 };
 const registry = [...PROVIDERS, lab];
@@ -53,9 +53,21 @@ describe('provider registry', () => {
   });
 
   it('refuses a console type the provider does not offer, saying which it does', () => {
-    const err = usageError(() => resolveTarget('demo:vm-a', { consoleType: 'serial' }, undefined, registry));
-    expect(err.message).toMatch(/^demo targets have no serial console/);
+    const screenOnly: ConsoleProvider = { ...lab, id: 'kvm', schemes: ['kvm'], consoleTypes: ['vnc'] };
+    const err = usageError(() => resolveTarget('kvm:rack1/slot2', { consoleType: 'serial' }, undefined, [screenOnly]));
+    expect(err.message).toMatch(/^kvm targets have no serial console/);
     expect(err.hint).toBe('they offer vnc');
+    expect(usageError(() => resolveTarget('kvm:rack1/slot2#serial', {}, undefined, [screenOnly])).message).toMatch(/^kvm targets have no serial console/);
+  });
+
+  it('takes the console type from a #TYPE suffix, over --type, and passes auto on to the provider', () => {
+    expect(resolveTarget('demo:vm-a#serial', { consoleType: 'vnc' }).consoleType).toBe('serial');
+    expect(resolveTarget('demo:vm-a', { consoleType: 'serial' }).consoleType).toBe('serial');
+    expect(resolveTarget('demo:vm-a', {}).consoleType).toBe('vnc');
+    expect(resolveTarget('tcp://127.0.0.1:5900#SERIAL', {}).consoleType).toBe('serial');
+    const err = usageError(() => resolveTarget('demo:vm-a#spice', {}));
+    expect(err.message).toBe('unknown console type "#spice"');
+    expect(err.hint).toBe('use vnc, serial or auto');
   });
 
   it('derives which providers may own bare names and which can list', () => {

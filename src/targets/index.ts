@@ -5,6 +5,7 @@ import { openstackProvider } from './openstack.js';
 import { tcpProvider } from './tcp.js';
 import { unixProvider } from './unix.js';
 import { websocketProvider } from './websocket.js';
+import { oneOf, splitConsoleType } from './console-type.js';
 import type { ConsoleProvider, ConsoleTarget, TargetOptions, TargetSpec } from './types.js';
 
 /**
@@ -47,10 +48,7 @@ export function listingProviderIds(providers: readonly ConsoleProvider[] = PROVI
   return providers.filter((p) => p.list).map((p) => p.id);
 }
 
-/** `a, b or c`, for hints. */
-export function oneOf(words: readonly string[]): string {
-  return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;
-}
+export { oneOf, parseConsoleType, splitConsoleType } from './console-type.js';
 
 /** The `Targets:` block of --help: every provider's syntax lines, aligned. */
 export function targetHelp(providers: readonly ConsoleProvider[] = PROVIDERS): string {
@@ -69,7 +67,7 @@ export function resolveTarget(
   defaultProvider = DEFAULT_PROVIDER,
   providers: readonly ConsoleProvider[] = PROVIDERS,
 ): ConsoleTarget {
-  const text = raw.trim();
+  const { text, consoleType: typed } = splitConsoleType(raw.trim());
   if (!text) throw new UsageError('empty target', 'name a VM, e.g. "vm-a", "ns/vm-a" or "demo:vm-a"');
   const spec = splitTarget(text);
   const scheme = spec.scheme;
@@ -79,9 +77,9 @@ export function resolveTarget(
     const known = providers.flatMap((p) => p.schemes.map((s) => `${s}:`));
     throw new UsageError(`unknown target scheme "${scheme}:" in "${safeTargetText(text)}"`, `use one of ${known.join(', ')} (see vconsole --help)`);
   }
-  const consoleType = options.consoleType ?? 'vnc';
-  if (!provider.consoleTypes.includes(consoleType)) {
+  const consoleType = typed ?? options.consoleType ?? 'auto';
+  if (consoleType !== 'auto' && !provider.consoleTypes.includes(consoleType)) {
     throw new UsageError(`${provider.id} targets have no ${consoleType} console ("${safeTargetText(text)}")`, `they offer ${oneOf(provider.consoleTypes)}`);
   }
-  return provider.resolve(spec, options);
+  return provider.resolve(spec, { ...options, consoleType });
 }

@@ -21,6 +21,8 @@ beforeAll(async () => {
       { namespace: 'prod', name: 'db-1' },
       { namespace: 'default', name: 'stopped', phase: 'Succeeded' },
       { namespace: 'default', name: 'headless', graphics: false },
+      { namespace: 'default', name: 'no-serial', serialConsole: false },
+      { namespace: 'default', name: 'crashed', phase: 'Failed' },
     ],
   });
   kubeconfig = fixture.kubeconfigPath();
@@ -95,10 +97,33 @@ describe('check', () => {
     expect(error.hint).toMatch(/virtctl start stopped/);
   });
 
-  it('reports a VMI without a display', async () => {
-    const error = await checkFailure(target('headless'));
+  it('reports a VMI without a display when its VNC console is asked for', async () => {
+    const error = await checkFailure(target('headless', undefined, { consoleType: 'vnc' }));
     expect(error.message).toBe('No graphics devices are present.');
-    expect(error.hint).toMatch(/serial console/);
+    expect(error.hint).toMatch(/serial console \(headless#serial\)/);
+  });
+
+  it('reports a VMI without a serial console, and a failed VMI, in virt-api\'s words', async () => {
+    const noSerial = await checkFailure(target('no-serial', undefined, { consoleType: 'serial' }));
+    expect(noSerial.message).toBe('No serial consoles are present.');
+    expect(noSerial.hint).toMatch(/no-serial#vnc/);
+    const failed = await checkFailure(target('crashed', undefined, { consoleType: 'serial' }));
+    expect(failed.message).toBe('VMI is in failed status');
+    expect(failed.exitCode).toBe(1);
+  });
+
+  it('auto: the VNC console of a VMI with a display, the serial console of one without', async () => {
+    const withDisplay = target('vm-a', undefined, { consoleType: 'auto' });
+    await withDisplay.check!(signal());
+    expect(withDisplay.consoleType).toBe('vnc');
+    const headless = target('headless', undefined, { consoleType: 'auto' });
+    await headless.check!(signal());
+    expect(headless.consoleType).toBe('serial');
+    const serial = await headless.dial(context());
+    const greeting = await new Promise<string>((resolve) => serial.once('data', (chunk: Buffer) => resolve(chunk.toString())));
+    expect(greeting).toContain('login: ');
+    serial.destroy();
+    expect(fixture.requests.at(-1)?.path).toBe('/apis/subresources.kubevirt.io/v1/namespaces/default/virtualmachineinstances/headless/console');
   });
 
   it('asks a SelfSubjectAccessReview and reports the missing RBAC rule before anything dials', async () => {

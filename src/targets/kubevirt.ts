@@ -3,7 +3,7 @@ import {
   KubeApiError, getJson, hintForStatus, loadKubeAccess, processKubeEnvironment, requestKubeJson, requestOptions, statusMessage,
   type KubeAccess, type KubeEnvironment,
 } from './kubernetes-api.js';
-import type { ConsoleProvider, ConsoleTarget, TargetOptions } from './types.js';
+import type { ConsoleProvider, ConsoleTarget, ConsoleType, TargetOptions } from './types.js';
 import { dialWebSocket } from './websocket-dial.js';
 
 /** RFC 1123 label / subdomain, what Kubernetes accepts for namespaces and VMI names. */
@@ -11,7 +11,7 @@ const DNS_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
 export interface VirtualMachineInstance {
   metadata?: { name?: string; namespace?: string; uid?: string };
-  spec?: { domain?: { devices?: { autoattachGraphicsDevice?: boolean } } };
+  spec?: { domain?: { devices?: { autoattachGraphicsDevice?: boolean; autoattachSerialConsole?: boolean } } };
   status?: { phase?: string; nodeName?: string };
 }
 
@@ -29,12 +29,28 @@ function subresourcePath(namespace: string, name: string, kind: 'vnc' | 'console
   return kind === 'vnc' && preserveSession ? `${base}?preserveSession=true` : base;
 }
 
-/** Why a VMI cannot show a VNC console, or undefined when it can. */
-export function vmiConsoleProblem(vmi: VirtualMachineInstance, kind: 'vnc' | 'console'): string | undefined {
+/** The subresource behind each console type. */
+const SUBRESOURCE: Record<ConsoleType, 'vnc' | 'console'> = { vnc: 'vnc', serial: 'console' };
+
+/** What a VMI's console would refuse, as virt-api words it, with what to do; undefined when it can open. */
+export function vmiConsoleProblem(vmi: VirtualMachineInstance, type: ConsoleType): { message: string; hint: string } | undefined {
+  const devices = vmi.spec?.domain?.devices;
+  const name = vmi.metadata?.name ?? 'VM';
+  if (type === 'vnc' && devices?.autoattachGraphicsDevice === false) {
+    return { message: 'No graphics devices are present.', hint: `the VM was defined without a display; use its serial console (${name}#serial)` };
+  }
+  if (type === 'serial' && devices?.autoattachSerialConsole === false) {
+    return { message: 'No serial consoles are present.', hint: `the VM was defined without a serial console (autoattachSerialConsole: false); use its VNC console (${name}#vnc)` };
+  }
   const phase = vmi.status?.phase ?? 'Unknown';
-  if (phase !== 'Running') return `VMI is not running (phase ${phase})`;
-  if (kind === 'vnc' && vmi.spec?.domain?.devices?.autoattachGraphicsDevice === false) return 'No graphics devices are present.';
+  if (phase === 'Failed') return { message: 'VMI is in failed status', hint: `restart it (virtctl restart ${name})` };
+  if (phase !== 'Running') return { message: `VMI is not running (phase ${phase})`, hint: `start it (virtctl start ${name}) and retry` };
   return undefined;
+}
+
+/** `auto`: the screen when the VMI has one, else its serial console. */
+function autoConsoleType(vmi: VirtualMachineInstance): ConsoleType {
+  return vmi.spec?.domain?.devices?.autoattachGraphicsDevice === false ? 'serial' : 'vnc';
 }
 
 /** `NAME` or `NS/NAME` -> parts, validated as Kubernetes names. */
@@ -57,8 +73,10 @@ interface VmiLocation {
 
 class KubevirtTarget implements ConsoleTarget {
   readonly provider = 'kubevirt';
+  /** KubeVirt keeps one VNC and one serial connection per VMI: a new one replaces the old. */
   readonly exclusive = true;
   private namespace?: string;
+  consoleType: ConsoleType;
 
   constructor(
     readonly input: string,
@@ -68,6 +86,7 @@ class KubevirtTarget implements ConsoleTarget {
     private readonly environment: () => KubeEnvironment,
   ) {
     this.namespace = namespace ?? options.namespace;
+    this.consoleType = options.consoleType === 'serial' ? 'serial' : 'vnc';
   }
 
   /** `NS/NAME` once the namespace is known (after the kubeconfig is read). */
@@ -93,11 +112,9 @@ class KubevirtTarget implements ConsoleTarget {
       }
       throw err;
     }
-    const problem = vmiConsoleProblem(vmi, this.kind());
-    if (problem) {
-      const hint = problem.startsWith('VMI is not running') ? `start it (virtctl start ${this.vmName}) and retry` : 'the VM was defined without a display; use its serial console';
-      throw new VconsoleError(problem, { hint });
-    }
+    if ((this.options.consoleType ?? 'auto') === 'auto') this.consoleType = autoConsoleType(vmi);
+    const problem = vmiConsoleProblem(vmi, this.consoleType);
+    if (problem) throw new VconsoleError(problem.message, { hint: problem.hint });
     await this.checkAccess(location, signal);
   }
 
@@ -157,7 +174,7 @@ class KubevirtTarget implements ConsoleTarget {
   }
 
   private kind(): 'vnc' | 'console' {
-    return this.options.consoleType === 'serial' ? 'console' : 'vnc';
+    return SUBRESOURCE[this.consoleType];
   }
 }
 
@@ -170,7 +187,7 @@ export function createKubevirtProvider(environment: () => KubeEnvironment = proc
     id: 'kubevirt',
     schemes: ['kubevirt', 'kv'],
     syntax: [{ usage: '[NS/]NAME, kubevirt:|kv:[NS/]NAME', console: 'KubeVirt VMI (kubeconfig as kubectl reads it)' }],
-    consoleTypes: ['vnc'],
+    consoleTypes: ['vnc', 'serial'],
     bareNames: true,
     resolve(spec, options) {
       const { namespace, name } = parseVmiName(spec.rest, spec.raw);
@@ -181,7 +198,7 @@ export function createKubevirtProvider(environment: () => KubeEnvironment = proc
       return vmis.map((vmi) => {
         const namespace = vmi.metadata?.namespace ?? '';
         const name = vmi.metadata?.name ?? '';
-        return { provider: 'kubevirt', target: `${namespace}/${name}`, name, namespace, state: vmi.status?.phase ?? 'Unknown', console: !vmiConsoleProblem(vmi, 'vnc') };
+        return { provider: 'kubevirt', target: `${namespace}/${name}`, name, namespace, state: vmi.status?.phase ?? 'Unknown', console: !vmiConsoleProblem(vmi, autoConsoleType(vmi)) };
       });
     },
   };

@@ -21,7 +21,7 @@ afterAll(() => fixture.close());
 beforeEach(() => {
   sessions = new KeystoneSessions();
   logs.length = 0;
-  Object.assign(fixture.settings, { novaMode: 'modern', consoleUrlStyle: 'vnc_lite', proxyRejection: 'close-after-upgrade', catalogHasCompute: true, nameFilterIgnored: false, consoleTokenTtlSeconds: 600 });
+  Object.assign(fixture.settings, { novaMode: 'modern', consoleUrlStyle: 'vnc_lite', proxyRejection: 'close-after-upgrade', catalogHasCompute: true, nameFilterIgnored: false, consoleTokenTtlSeconds: 600, consoleTypes: ['novnc'] });
 });
 
 function openrc(extra: Record<string, string> = {}): Record<string, string> {
@@ -77,7 +77,7 @@ describe('check', () => {
 
   it('keeps only exact name matches when the cloud ignores the name filter', async () => {
     fixture.settings.nameFilterIgnored = true;
-    await target('openstack:web-1').check!(AbortSignal.timeout(20_000));
+    await target('openstack:web-1', openrc(), { consoleType: 'vnc' }).check!(AbortSignal.timeout(20_000));
     expect(fixture.requests.at(-1)?.path).toBe('/compute/v2.1/servers/3f0c2c1e-5a4b-4c1d-9e8f-0a1b2c3d4e5f');
   });
 
@@ -138,6 +138,44 @@ describe('listOpenstackServers', () => {
     fixture.settings.pageSize = 1000;
     expect(servers.map((s) => `${s.name} ${s.status}`)).toEqual(['web-1 ACTIVE', 'stopped-vm SHUTOFF', 'twin ACTIVE', 'twin ACTIVE', 'db.1 (old) ACTIVE']);
     expect(fixture.count('nova', '/servers/detail')).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe('serial consoles', () => {
+  it('asks Nova for a serial console (protocol serial, type serial) and reads the line', async () => {
+    fixture.settings.consoleTypes = ['novnc', 'serial'];
+    const t = target('openstack:web-1', openrc(), { consoleType: 'serial' });
+    const stream = await t.dial(context());
+    stream.write('root\r');
+    expect((await readBytes(stream, 40)).toString()).toBe('Welcome to fixture-serial\r\nlogin: root\r\n');
+    stream.destroy();
+    const asked = fixture.requests.filter((r) => r.path.endsWith('/remote-consoles')).at(-1);
+    expect(asked?.status).toBe(200);
+  });
+
+  it('auto picks VNC when the cloud serves it, else serial, as the dashboard does', async () => {
+    fixture.settings.consoleTypes = ['novnc', 'serial'];
+    const both = target('openstack:web-1', openrc(), { consoleType: 'auto' });
+    await both.check!(AbortSignal.timeout(20_000));
+    expect(both.consoleType).toBe('vnc');
+    fixture.settings.consoleTypes = ['serial'];
+    const serialOnly = target('openstack:web-1', openrc(), { consoleType: 'auto' });
+    await serialOnly.check!(AbortSignal.timeout(20_000));
+    expect(serialOnly.consoleType).toBe('serial');
+  });
+
+  it('says so when the cloud serves no serial console', async () => {
+    const error = await failure(target('openstack:web-1', openrc(), { consoleType: 'serial' }).dial(context()));
+    expect(describeError(error)).toBe('cannot get a serial console for server "web-1": Unavailable console type serial; this cloud offers no serial console (nova.conf [serial_console] enabled)');
+  });
+
+  it('falls back to os-getSerialConsole before microversion 2.6', async () => {
+    fixture.settings.consoleTypes = ['serial'];
+    fixture.settings.novaMode = 'legacy';
+    const stream = await target('openstack:web-1', openrc(), { consoleType: 'serial' }).dial(context());
+    expect((await readBytes(stream, 10)).toString()).toContain('Welcome');
+    stream.destroy();
+    expect(fixture.requests.some((r) => r.path.endsWith('/action') && r.status === 200)).toBe(true);
   });
 });
 

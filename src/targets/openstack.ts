@@ -6,10 +6,14 @@ import type { DialContext } from '../proxy/types.js';
 import type { CloudConfig, ConfigSources } from './openstack-config.js';
 import { scrubSecrets, type TlsSettings } from './openstack-http.js';
 import { KeystoneSessions, type KeystoneSession } from './openstack-keystone.js';
-import { ComputeClient, ServerNotFoundError, checkConsoleState, consoleWebSocketUrl, type ServerSummary } from './openstack-nova.js';
+import { ComputeClient, ConsoleTypeUnavailableError, ServerNotFoundError, checkConsoleState, consoleWebSocketUrl, type ServerSummary } from './openstack-nova.js';
 import { LIST_TIMEOUT_MS } from '../limits.js';
 import { safeUrlText } from '../url-text.js';
-import type { ConsoleProvider, ConsoleTarget, TargetOptions } from './types.js';
+import { fixedConsoleType } from './console-type.js';
+import type { ConsoleProvider, ConsoleTarget, ConsoleType, TargetOptions } from './types.js';
+
+/** What Nova serves that vconsole opens, in the order the OpenStack dashboard tries them. */
+const OPENSTACK_CONSOLE_TYPES: readonly ConsoleType[] = ['vnc', 'serial'];
 import { dialWebsockify, tlsFromOptions } from './websocket.js';
 
 /** Keystone tokens of this process, shared by `proxy`/`open` targets and `list`. */
@@ -55,6 +59,7 @@ async function connectCloud(sources: ConfigSources, options: TargetOptions, sess
 class OpenStackTarget implements ConsoleTarget {
   readonly provider = 'openstack';
   readonly name: string;
+  consoleType: ConsoleType;
   private connection?: Promise<CloudConnection>;
   /** Known once the config is read: its secrets are scrubbed from messages. */
   private cloud?: CloudConfig;
@@ -72,6 +77,7 @@ class OpenStackTarget implements ConsoleTarget {
     cloudLabel: string | undefined,
   ) {
     this.name = `openstack:${server}${cloudLabel ? ` (cloud ${cloudLabel})` : ''}`;
+    this.consoleType = fixedConsoleType(options, OPENSTACK_CONSOLE_TYPES);
   }
 
   async check(signal: AbortSignal): Promise<void> {
@@ -80,14 +86,33 @@ class OpenStackTarget implements ConsoleTarget {
       const server = await compute.findServer(this.server, signal);
       checkConsoleState(server, this.server);
       this.serverId = Promise.resolve(server.id);
+      if ((this.options.consoleType ?? 'auto') === 'auto') this.consoleType = await this.firstOffered(compute, server.id, signal);
     });
+  }
+
+  /**
+   * `auto`: the first console type this cloud serves for the server, in the order the
+   * OpenStack dashboard tries them (VNC, then serial). The console URL asked for on the way is
+   * dropped: its token expires unused.
+   */
+  private async firstOffered(compute: ComputeClient, id: string, signal: AbortSignal): Promise<ConsoleType> {
+    const order = OPENSTACK_CONSOLE_TYPES;
+    for (const type of order) {
+      try {
+        await compute.createConsole(id, this.server, type, signal, () => undefined);
+        return type;
+      } catch (err) {
+        if (!(err instanceof ConsoleTypeUnavailableError) || type === order[order.length - 1]) throw err;
+      }
+    }
+    return order[0];
   }
 
   dial({ signal, log }: DialContext): Promise<Duplex> {
     return this.guard(async () => {
       const { compute, tls } = await this.connect();
       const id = await this.lookUp(compute, signal);
-      const consoleUrl = await compute.createVncConsole(id, this.server, signal, log).catch((err: unknown) => {
+      const consoleUrl = await compute.createConsole(id, this.server, this.consoleType, signal, log).catch((err: unknown) => {
         // Deleted, perhaps recreated under the same name: look the name up again next time.
         if (err instanceof ServerNotFoundError) this.serverId = undefined;
         throw err;
@@ -172,7 +197,8 @@ export function createOpenStackProvider(sources: () => ConfigSources = processCo
     id: 'openstack',
     schemes: ['openstack', 'os'],
     syntax: [{ usage: 'openstack:NAME|ID, os:NAME|ID', console: 'OpenStack server (clouds.yaml / OS_* as the openstack CLI reads them)' }],
-    consoleTypes: ['vnc'],
+    // The dashboard's order for `auto`: VNC, then serial.
+    consoleTypes: OPENSTACK_CONSOLE_TYPES,
     bareNames: true,
     async list(options) {
       const servers = await listOpenstackServers(options, undefined, sources);
@@ -182,9 +208,6 @@ export function createOpenStackProvider(sources: () => ConfigSources = processCo
       const server = spec.rest.trim();
       if (!server || /[\u0000-\u001f\u007f]/.test(server)) {
         throw new UsageError(`bad OpenStack target "${spec.raw}"`, 'name a server by name or ID, e.g. openstack:web-1 or os:UUID');
-      }
-      if (options.consoleType === 'serial') {
-        throw new UsageError(`no serial console for "${spec.raw}": vconsole opens the noVNC console of OpenStack servers`, 'drop the serial option');
       }
       const cloudLabel = options.cloud || sources().env.OS_CLOUD || undefined;
       return new OpenStackTarget(spec.raw, server, options, sources, sessions, cloudLabel);

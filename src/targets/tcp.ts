@@ -1,6 +1,7 @@
 import { UsageError } from '../errors.js';
 import { formatHostPort } from '../host-port.js';
 import { dialSocket } from './socket-dial.js';
+import { fixedConsoleType } from './console-type.js';
 import type { ConsoleProvider, ConsoleTarget } from './types.js';
 
 /** First port of VNC display numbers: display N listens on 5900 + N. */
@@ -38,14 +39,15 @@ export const tcpProvider: ConsoleProvider = {
   id: 'tcp',
   schemes: ['tcp', 'vnc'],
   syntax: [{ usage: 'tcp://HOST:PORT, vnc://HOST:DISPLAY', console: "plain VNC server (e.g. a hypervisor's 5900+N)" }],
-  consoleTypes: ['vnc'],
-  resolve(spec): ConsoleTarget {
+  consoleTypes: ['vnc', 'serial'],
+  resolve(spec, options): ConsoleTarget {
     const address = parseTcpTarget(spec.raw.trim(), spec.scheme === 'vnc' ? 'vnc' : 'tcp');
     const name = `tcp://${formatHostPort(address.host, address.port)}`;
     return {
       input: spec.raw,
       name,
       provider: 'tcp',
+      consoleType: fixedConsoleType(options, tcpProvider.consoleTypes),
       dial: ({ signal }) => dialSocket(address, signal),
     };
   },

@@ -4,6 +4,12 @@ import type { UpstreamSource } from '../proxy/types.js';
 export interface ConsoleTarget extends UpstreamSource {
   /** The text the user typed (after alias expansion), for messages. */
   readonly input: string;
+  /**
+   * The console this target opens. With `auto`, a provider that can tell (KubeVirt: does the
+   * VM have a display; OpenStack: what Nova serves) settles it in check(); before that it is
+   * the provider's first choice.
+   */
+  readonly consoleType: ConsoleType;
 }
 
 /** A target split at its scheme: `kubevirt:ns/vm` -> scheme `kubevirt`, rest `ns/vm`. */
@@ -35,15 +41,24 @@ export interface TargetOptions {
   // Generic websocket / TLS
   insecure?: boolean;
   ca?: string;
-  /** Which console of the VM (default `vnc`); only the types its provider offers are accepted. */
-  consoleType?: ConsoleType;
+  /**
+   * Which console of the VM (default `auto`: the provider picks, a screen when the VM has one);
+   * a concrete type must be one its provider offers.
+   */
+  consoleType?: ConsoleTypeChoice;
 }
 
 /**
  * The kinds of console a VM can have. A new kind is one member here plus the providers that
- * offer it (their `consoleTypes`); `serial` and `spice` come in later waves.
+ * offer it (their `consoleTypes`); `spice` comes with the SPICE work.
  */
 export type ConsoleType = 'vnc' | 'serial';
+
+/** What the user asks for: one console type, or `auto`. */
+export type ConsoleTypeChoice = ConsoleType | 'auto';
+
+/** Every console type, for parsing `--type` and `#TYPE`. */
+export const CONSOLE_TYPES: readonly ConsoleType[] = ['vnc', 'serial'];
 
 /** One spelling of a provider's targets, as `--help` and the README show it. */
 export interface TargetSyntax {
@@ -86,7 +101,7 @@ export interface ConsoleProvider {
   readonly schemes: readonly string[];
   /** Its target spellings for `--help` (and the README's Targets table). */
   readonly syntax: readonly TargetSyntax[];
-  /** The console types it can open. */
+  /** The console types it can open; the first is what `auto` means when it cannot tell. */
   readonly consoleTypes: readonly ConsoleType[];
   /** Whether a bare `NAME` / `NS/NAME` may mean this provider (config `defaults.provider`). */
   readonly bareNames?: boolean;

@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError, VconsoleError, describeError } from '../errors.js';
 import { dialSocket } from './socket-dial.js';
+import { fixedConsoleType } from './console-type.js';
 import type { ConsoleProvider, ConsoleTarget } from './types.js';
 
 /**
@@ -44,14 +45,15 @@ export const unixProvider: ConsoleProvider = {
   id: 'unix',
   schemes: ['unix'],
   syntax: [{ usage: 'unix:///PATH', console: 'VNC unix socket on this host (QEMU, libvirt)' }],
-  consoleTypes: ['vnc'],
-  resolve(spec): ConsoleTarget {
+  consoleTypes: ['vnc', 'serial'],
+  resolve(spec, options): ConsoleTarget {
     const socketPath = parseUnixTarget(spec.raw.trim());
     const name = `unix://${socketPath}`;
     return {
       input: spec.raw,
       name,
       provider: 'unix',
+      consoleType: fixedConsoleType(options, unixProvider.consoleTypes),
       check: () => checkUnixSocket(socketPath, name),
       dial: ({ signal }) => dialSocket({ path: socketPath }, signal),
     };

@@ -5,6 +5,7 @@ import { safeUrlText } from '../url-text.js';
 import type { TlsSettings } from './openstack-http.js';
 import { consoleWebSocketUrl } from './openstack-nova.js';
 import { dialWebSocket } from './websocket-dial.js';
+import { fixedConsoleType } from './console-type.js';
 import type { ConsoleProvider, ConsoleTarget, TargetOptions } from './types.js';
 
 /** What a websockify-based proxy (nova-novncproxy, websockify) does with a bad token: it hangs up. */
@@ -144,8 +145,9 @@ export const websocketProvider: ConsoleProvider = {
     { usage: 'ws://HOST:PORT/?token=T, wss://...', console: 'websockify / noVNC console URL' },
     { usage: 'http(s)://HOST:PORT/vnc_*.html?...', console: 'noVNC page URL (openstack console url show)' },
   ],
-  consoleTypes: ['vnc'],
+  consoleTypes: ['vnc', 'serial'],
   resolve(spec, options: TargetOptions): ConsoleTarget {
+    const consoleType = fixedConsoleType(options, websocketProvider.consoleTypes);
     const url = consoleUrlToWebSocket(spec.raw);
     // Without credentials, query, fragment or a token in the path: safe to show.
     const name = safeUrlText(url);
@@ -157,6 +159,7 @@ export const websocketProvider: ConsoleProvider = {
       // The name leaves the token out, yet the token picks the console: compare the whole URL.
       identity: href,
       provider: 'websocket',
+      consoleType,
       async dial({ signal }) {
         const tls = await tlsFromOptions(options.insecure, options.ca);
         return dialWebsockify({
@@ -164,7 +167,8 @@ export const websocketProvider: ConsoleProvider = {
           tls,
           signal,
           rejectedHint: 'console tokens are one-off and expire: get a fresh console URL',
-          serverSpeaksFirst: options.consoleType !== 'serial',
+          // A serial line is silent until someone types: only RFB servers speak first.
+          serverSpeaksFirst: consoleType === 'vnc',
         });
       },
     };
