@@ -1,0 +1,123 @@
+import { EventEmitter } from 'node:events';
+import { Duplex } from 'node:stream';
+import { describeError } from '../errors.js';
+import { SerialSession, type SerialSessionOptions } from './serial-session.js';
+import type { DialContext, LogLevel, UpstreamSource } from './types.js';
+
+export interface SharedSerialEvents {
+  /** Bytes the VM printed, as they came (a log file takes them). */
+  output: [Buffer];
+  /** What nobody has seen yet changed: bytes printed while no client was attached. */
+  unseen: [number];
+  /** The line's own news: waiting, reconnecting, reconnected. */
+  log: [LogLevel, string];
+}
+
+/**
+ * One serial console shared by every local client, as an UpstreamSource wrapping another: the
+ * pre-flight opens the line and holds it, so the VM's output is read all the time into a
+ * scrollback; each client's dial gets its own stream that first replays the scrollback, then
+ * goes live, and whatever any client types reaches the VM. KubeVirt keeps one serial
+ * connection per VM: here it is opened once, so local clients never kick each other.
+ */
+export class SharedSerialSource extends EventEmitter<SharedSerialEvents> implements UpstreamSource {
+  readonly consoleType = 'serial';
+  private line?: SerialSession;
+  private starting?: Promise<SerialSession>;
+  private readonly clients = new Set<Duplex>();
+
+  constructor(
+    readonly inner: UpstreamSource,
+    private readonly options: SerialSessionOptions = {},
+  ) {
+    super();
+  }
+
+  get name(): string {
+    return this.inner.name;
+  }
+
+  get provider(): string {
+    return this.inner.provider;
+  }
+
+  get identity(): string | undefined {
+    return this.inner.identity;
+  }
+
+  /** Bytes printed while nobody was attached. */
+  get unseenBytes(): number {
+    return this.line?.scrollback.unseenBytes ?? 0;
+  }
+
+  async check(signal: AbortSignal): Promise<void> {
+    const closeOnAbort = () => this.line?.close();
+    signal.addEventListener('abort', closeOnAbort, { once: true });
+    try {
+      await this.open();
+    } finally {
+      signal.removeEventListener('abort', closeOnAbort);
+    }
+  }
+
+  /** A client's own view of the line; the line is opened again if it had ended. */
+  async dial(_context: DialContext): Promise<Duplex> {
+    const line = await this.open();
+    const client = new Duplex({
+      read() {},
+      write(chunk: Buffer, _encoding, callback) {
+        line.write(chunk);
+        callback();
+      },
+      final(callback) {
+        callback();
+      },
+    });
+    const replay = line.scrollback.contents();
+    if (replay.length > 0) client.push(Buffer.from(replay));
+    line.scrollback.markSeen();
+    this.emit('unseen', 0);
+    const onOutput = (chunk: Buffer) => client.push(chunk);
+    // The line's end is told once, as a log line; each client's stream just ends.
+    const onEnd = () => client.push(null);
+    line.on('output', onOutput);
+    line.once('end', onEnd);
+    this.clients.add(client);
+    client.once('close', () => {
+      line.off('output', onOutput);
+      line.off('end', onEnd);
+      this.clients.delete(client);
+    });
+    return client;
+  }
+
+  async release(): Promise<void> {
+    this.line?.close();
+    this.line = undefined;
+    await this.inner.release?.();
+  }
+
+  private open(): Promise<SerialSession> {
+    if (this.line && this.line.currentState !== 'closed') return Promise.resolve(this.line);
+    this.starting ??= this.start().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  private async start(): Promise<SerialSession> {
+    const line = new SerialSession(this.inner, this.options);
+    line.on('log', (level, message) => this.emit('log', level, message));
+    line.on('end', (error) => {
+      if (error) this.emit('log', 'warn', describeError(error));
+    });
+    line.on('output', (chunk) => {
+      this.emit('output', chunk);
+      if (this.clients.size > 0) line.scrollback.markSeen();
+      else this.emit('unseen', line.scrollback.unseenBytes);
+    });
+    await line.start();
+    this.line = line;
+    return line;
+  }
+}
