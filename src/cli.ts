@@ -108,9 +108,12 @@ Examples:
       addConsoleTypeOption(addListenOptions(
         program
           .command('open')
-          .description('Open each target on a local port and launch a VNC viewer for it, all live in a terminal UI.')
+          .description('Open each target on a local port with a viewer (VNC) or for attaching (serial), all live in a terminal UI.')
           .argument('<target...>', 'consoles to open (see Targets)'),
-      )).option('--no-tui', 'plain log lines on stderr and JSON port lines on stdout instead of the terminal UI'),
+      ))
+        .option('--no-tui', 'plain log lines on stderr and JSON port lines on stdout instead of the terminal UI')
+        .option('--escape <key>', 'the key that leaves an attached serial console for the table (default: ^])')
+        .option('--log-dir <dir>', 'append each serial console\'s output to DIR/NAME.log (created 0600)'),
     ),
   )
     .addHelpText(
@@ -120,10 +123,14 @@ Examples:
 Keys:
 ${keyHelpText()}
 
-Without a terminal (or with --no-tui) it prints JSON port lines on stdout and logs on stderr.
+Serial consoles (TARGET#serial, --type serial, or a VM without a display) get no viewer:
+Enter attaches this terminal (what the VM printed meanwhile comes first), the escape key
+(default ^]) brings the table back. Without a terminal (or with --no-tui) it prints JSON port
+lines on stdout and logs on stderr.
 
 Examples:
   vconsole open demo:vm-a demo:vm-b
+  vconsole open demo:vm-a demo:vm-b#serial
   vconsole open vm-a prod/db-1 --viewer tigervnc
   vconsole open os:web-01 --cloud mycloud --viewer none`,
     )

@@ -7,7 +7,9 @@ import { installHint, lookedFor } from '../viewers/catalog.js';
 import { selectViewer } from '../viewers/choose.js';
 import { systemViewerEnvironment } from '../viewers/system-environment.js';
 import { ViewerSupervisor, type ViewerStatusEvent } from '../viewers/viewer-supervisor.js';
+import { DEFAULT_ESCAPE, parseEscapeKey } from '../terminal/escape-key.js';
 import { sessionLogPrinter } from './log-lines.js';
+import { attachSerial, followSerial, shareSerial, type SerialView } from './open-serial.js';
 import { consecutivePorts, exposureWarning, type ListenFlags, type TargetFlags } from './flags.js';
 import { addOnce, portLine, type CommandIo } from './proxy.js';
 import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
@@ -16,14 +18,21 @@ import type { ViewerFlags } from './viewer-flags.js';
 export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags {
   /** false with --no-tui. */
   tui?: boolean;
+  /** The key that brings the table back from an attached serial console. */
+  escape?: string;
+  /** A log file per serial console in this directory. */
+  logDir?: string;
 }
 
 /** Grace a viewer gets between SIGTERM and SIGKILL at shutdown (the whole shutdown has 1.5 s). */
 const VIEWER_SHUTDOWN_GRACE_MS = 700;
 
 /** What a user interface shows of `open`: the TUI's store, or plain lines on stderr. */
-interface OpenView {
+interface OpenView extends SerialView {
   viewer(event: ViewerStatusEvent): void;
+  /** Gives the terminal to an attached serial console, and takes it back. */
+  suspend(): Promise<void>;
+  resume(): void;
   noViewer(lookedFor: string[], install: string): void;
   notice(text: string): void;
   close(): void;
@@ -37,6 +46,7 @@ interface OpenView {
  * without a terminal when no target could be opened.
  */
 export async function runOpenCommand(inputs: string[], flags: OpenFlags, config: VconsoleConfig, io: CommandIo): Promise<void> {
+  const escapeKey = flags.escape === undefined ? DEFAULT_ESCAPE : parseEscapeKey(flags.escape);
   const options = targetOptionsFrom(flags, config);
   const targets = resolveTargets(inputs, options, config);
   const ports = consecutivePorts(flags.port, targets.length);
@@ -47,6 +57,8 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const supervisor = choice.kind === 'viewer' ? new ViewerSupervisor(choice.viewer, choice.extraArgs) : undefined;
 
   const registry = new SessionRegistry();
+  /** Per serial session: stop following its line. */
+  const unfollow = new Map<number, () => void>();
   const assignedPort = new Map<number, number>();
   /** The port of the next target added from the TUI, with --port. */
   let nextPort: number | undefined;
@@ -69,13 +81,14 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
 
   const openViewer = async (session: ConsoleSession) => {
     const s = session.snapshot();
-    if (!supervisor || s.state !== 'listening' || s.port === undefined) return;
+    if (!supervisor || s.state !== 'listening' || s.port === undefined || s.consoleType === 'serial') return;
     await supervisor.launch(session.id, { host: s.address ?? listen, port: s.port, title: s.name });
   };
   const start = async (session: ConsoleSession) => {
     try {
       const bound = await session.start({ host: listen, port: assignedPort.get(session.id) ?? 0 });
       if (!useTui) io.stdout.write(`${portLine(session.name, bound.address, bound.port, session.source.consoleType)}\n`);
+      if (view && !unfollow.has(session.id)) unfollow.set(session.id, followSerial(session, view, flags.logDir));
       await openViewer(session);
     } catch (err) {
       // Closed while it started (x, q): a cancel, nothing to report.
@@ -88,7 +101,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   };
   const add = (text: string) => {
     const [target] = resolveTargets([text], options, config);
-    const session = registry.add(target);
+    const session = registry.add(shareSerial(target));
     if (nextPort !== undefined) assignedPort.set(session.id, nextPort++);
     void start(session);
   };
@@ -96,8 +109,15 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   view = useTui
     ? await mountTui(registry, {
         onOpenViewer: (id) => withSession(registry, id, openViewer),
+        onAttach: (id) =>
+          withSession(registry, id, (session) =>
+            attachSerial(session, { stdin: process.stdin, stdout: process.stdout, suspend: () => view?.suspend() ?? Promise.resolve(), resume: () => view?.resume() }, escapeKey).catch(
+              (err: unknown) => view?.notice(describeError(err)),
+            ),
+          ),
         onRetry: (id) => withSession(registry, id, start),
         onClose: async (id) => {
+          unfollow.get(id)?.();
           await supervisor?.stop(id);
           await registry.remove(id);
         },
@@ -120,7 +140,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const warning = exposureWarning(listen);
   if (warning) view.notice(warning);
 
-  const sessions = addOnce(registry, targets, (text) => view.notice(text));
+  const sessions = addOnce(registry, targets.map(shareSerial), (text) => view.notice(text));
   sessions.forEach((session, i) => {
     if (ports[i]) assignedPort.set(session.id, ports[i]);
   });
@@ -157,6 +177,9 @@ function plainView(registry: SessionRegistry, io: CommandIo, verbose: boolean): 
       io.stderr.write(`no VNC viewer found (looked for ${looked.join('; ')}).\n${install}\nPoint any VNC viewer at the addresses printed on stdout.\n`);
     },
     notice: (text) => io.stderr.write(`${text}\n`),
+    serial: () => undefined,
+    suspend: () => Promise.resolve(),
+    resume: () => undefined,
     close: () => registry.off('log', onLog),
   };
 }
@@ -176,6 +199,9 @@ async function mountTui(registry: SessionRegistry, actions: import('../tui/app.j
     },
     noViewer: (looked, install) => store.setNoViewer({ lookedFor: looked, install }),
     notice: (text) => store.setNotice(text),
+    serial: (id, status) => store.setSerial(id, status),
+    suspend: () => app.suspend(),
+    resume: () => app.resume(),
     close: () => {
       if (!mounted) return;
       mounted = false;

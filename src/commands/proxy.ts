@@ -2,6 +2,7 @@ import { VconsoleError, describeError } from '../errors.js';
 import { SessionClosedError, type ConsoleSession } from '../proxy/console-session.js';
 import { DuplicateConsoleError, SessionRegistry } from '../proxy/session-registry.js';
 import { handleShutdownSignals } from '../proxy/shutdown.js';
+import type { UpstreamSource } from '../proxy/types.js';
 import type { ConsoleTarget } from '../targets/types.js';
 import type { VconsoleConfig } from '../config.js';
 import { sessionLogPrinter } from './log-lines.js';
@@ -63,7 +64,7 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
  * A session per console, in the order named; a console named again (same text, an alias,
  * a form that resolves to the same name) is said once through `notice` and skipped.
  */
-export function addOnce(registry: SessionRegistry, targets: ConsoleTarget[], notice: (text: string) => void): ConsoleSession[] {
+export function addOnce(registry: SessionRegistry, targets: UpstreamSource[], notice: (text: string) => void): ConsoleSession[] {
   return targets.flatMap((target) => {
     try {
       return [registry.add(target)];

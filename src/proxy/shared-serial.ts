@@ -19,9 +19,10 @@ export interface SharedSerialEvents {
  * scrollback; each client's dial gets its own stream that first replays the scrollback, then
  * goes live, and whatever any client types reaches the VM. KubeVirt keeps one serial
  * connection per VM: here it is opened once, so local clients never kick each other.
+ * A console that turns out not to be serial (a VNC screen, after an `auto` pre-flight) passes
+ * through untouched: every client dials its own, as without the wrapper.
  */
 export class SharedSerialSource extends EventEmitter<SharedSerialEvents> implements UpstreamSource {
-  readonly consoleType = 'serial';
   private line?: SerialSession;
   private starting?: Promise<SerialSession>;
   private readonly clients = new Set<Duplex>();
@@ -45,12 +46,27 @@ export class SharedSerialSource extends EventEmitter<SharedSerialEvents> impleme
     return this.inner.identity;
   }
 
+  get consoleType(): string | undefined {
+    return this.inner.consoleType;
+  }
+
+  /** Local clients share the line: nobody takes anyone's console over. */
+  get exclusive(): boolean | undefined {
+    return this.serial ? false : this.inner.exclusive;
+  }
+
+  private get serial(): boolean {
+    return this.inner.consoleType === 'serial';
+  }
+
   /** Bytes printed while nobody was attached. */
   get unseenBytes(): number {
     return this.line?.scrollback.unseenBytes ?? 0;
   }
 
   async check(signal: AbortSignal): Promise<void> {
+    await this.inner.check?.(signal);
+    if (!this.serial) return;
     const closeOnAbort = () => this.line?.close();
     signal.addEventListener('abort', closeOnAbort, { once: true });
     try {
@@ -61,7 +77,8 @@ export class SharedSerialSource extends EventEmitter<SharedSerialEvents> impleme
   }
 
   /** A client's own view of the line; the line is opened again if it had ended. */
-  async dial(_context: DialContext): Promise<Duplex> {
+  async dial(context: DialContext): Promise<Duplex> {
+    if (!this.serial) return this.inner.dial(context);
     const line = await this.open();
     const client = new Duplex({
       read() {},

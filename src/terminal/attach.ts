@@ -1,6 +1,27 @@
-import type { Readable, Writable } from 'node:stream';
-import type { SerialSession } from '../proxy/serial-session.js';
+import { EventEmitter } from 'node:events';
+import type { Duplex, Readable, Writable } from 'node:stream';
 import type { EscapeKey } from './escape-key.js';
+
+/** What a terminal attaches to: a serial line (SerialSession) or a stream made to look like one. */
+export interface AttachableLine {
+  write(bytes: Buffer): unknown;
+  on(event: 'output', listener: (chunk: Buffer) => void): unknown;
+  on(event: 'end', listener: (error?: Error) => void): unknown;
+  off(event: 'output', listener: (chunk: Buffer) => void): unknown;
+  off(event: 'end', listener: (error?: Error) => void): unknown;
+}
+
+/** A byte stream (a socket to a local serial port) as a line: its data is output, its close the end. */
+export function streamLine(stream: Duplex): AttachableLine {
+  const line = new EventEmitter<{ output: [Buffer]; end: [Error | undefined] }>();
+  let failure: Error | undefined;
+  stream.on('data', (chunk: Buffer) => line.emit('output', chunk));
+  stream.on('error', (err) => {
+    failure = err;
+  });
+  stream.once('close', () => line.emit('end', failure));
+  return Object.assign(line, { write: (bytes: Buffer) => stream.write(bytes) });
+}
 
 /** Why an attachment ended. */
 export type DetachReason = 'escape' | 'console-closed' | 'input-ended';
@@ -11,7 +32,7 @@ export interface AttachOptions {
   /** Where the console's output goes. */
   output: Writable;
   /** The serial console, open. */
-  session: Pick<SerialSession, 'write' | 'on' | 'off'>;
+  session: AttachableLine;
   /** Typing it detaches; undefined: no escape (input from a pipe). */
   escape?: EscapeKey;
   /** Written to `output` first: what the VM printed while nobody was attached. */

@@ -1,0 +1,105 @@
+import { mkdir, open as openFile, type FileHandle } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import { VconsoleError, describeError } from '../errors.js';
+import type { ConsoleSession } from '../proxy/console-session.js';
+import { SharedSerialSource } from '../proxy/shared-serial.js';
+import type { ConsoleTarget } from '../targets/types.js';
+import { attachTerminal, streamLine } from '../terminal/attach.js';
+import type { EscapeKey } from '../terminal/escape-key.js';
+import { enterRawMode, type RawModeInput } from '../terminal/raw-mode.js';
+import { terminalSafe } from '../terminal-text.js';
+
+/**
+ * The serial side of `open`: every serial console is held by a SharedSerialSource (one line to
+ * the VM, a scrollback, any number of local clients), its news reach the view, its output a
+ * log file with --log-dir, and Enter on its row attaches this terminal to it.
+ */
+
+/** How long `open` keeps redialling a serial console that dropped (VM reboot, migration). */
+export const SERIAL_RECONNECT_MS = 5 * 60_000;
+
+/** What the serial wiring tells the view. */
+export interface SerialView {
+  serial(sessionId: number, status: { unseenBytes: number }): void;
+}
+
+/** Wraps a target so that, should it be a serial console, one line is held and shared. */
+export function shareSerial(target: ConsoleTarget): SharedSerialSource {
+  return new SharedSerialSource(target, { waitMs: SERIAL_RECONNECT_MS });
+}
+
+/**
+ * Follows one session's serial line: unread output to the view, the line's news to the
+ * session's log, everything the VM printed to `logDir/NAME.log` (0600) when asked.
+ * Returns what to call when the session goes. Does nothing for a console that is not serial.
+ */
+export function followSerial(session: ConsoleSession, view: SerialView, logDir: string | undefined): () => void {
+  const source = session.source;
+  if (!(source instanceof SharedSerialSource) || source.consoleType !== 'serial') return () => undefined;
+  const onUnseen = (bytes: number) => view.serial(session.id, { unseenBytes: bytes });
+  const onLog = (level: Parameters<ConsoleSession['log']>[0], message: string) => session.log(level, message);
+  source.on('unseen', onUnseen);
+  source.on('log', onLog);
+  let log: Promise<FileHandle | undefined> | undefined;
+  const onOutput = (chunk: Buffer) => {
+    log ??= openSerialLog(logDir as string, session.name).catch((err: unknown) => {
+      session.log('error', `cannot write its serial log: ${describeError(err)}`);
+      return undefined;
+    });
+    void log.then((file) => file?.write(chunk)).catch(() => undefined);
+  };
+  if (logDir) source.on('output', onOutput);
+  view.serial(session.id, { unseenBytes: source.unseenBytes });
+  return () => {
+    source.off('unseen', onUnseen);
+    source.off('log', onLog);
+    source.off('output', onOutput);
+    void log?.then((file) => file?.close()).catch(() => undefined);
+  };
+}
+
+/** `DIR/default_vm-a.log`: the session's name made a file name. */
+async function openSerialLog(dir: string, name: string): Promise<FileHandle> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const file = path.join(dir, `${name.replace(/[^A-Za-z0-9._-]+/g, '_')}.log`);
+  return openFile(file, 'a', 0o600);
+}
+
+export interface TerminalForAttach {
+  stdin: NodeJS.ReadableStream & RawModeInput & { pause(): unknown; resume(): unknown };
+  stdout: NodeJS.WritableStream;
+  /** Takes the screen from the TUI and gives it back. */
+  suspend(): Promise<void>;
+  resume(): void;
+}
+
+/**
+ * Enter on a serial row: the TUI steps aside, this terminal is joined raw to the session's
+ * local port (like any other client of it, so it first sees what the VM printed meanwhile),
+ * and the escape key brings the table back. Ctrl+C goes to the VM.
+ */
+export async function attachSerial(session: ConsoleSession, terminal: TerminalForAttach, escape: EscapeKey): Promise<void> {
+  const s = session.snapshot();
+  if (s.state !== 'listening' || s.port === undefined) throw new VconsoleError(`${s.name} is not listening`, { hint: 'wait for it, or r to retry' });
+  const host = !s.address || s.address === '0.0.0.0' || s.address === '::' ? '127.0.0.1' : s.address;
+  const socket = await connect(host, s.port);
+  await terminal.suspend();
+  const restore = enterRawMode(terminal.stdin);
+  try {
+    terminal.stdout.write(`\x1b[2J\x1b[H${terminalSafe(`vconsole: attached to ${s.name}'s serial console; press ${escape.label} to return to the table`)}\r\n`);
+    const attachment = attachTerminal({ input: terminal.stdin as unknown as NodeJS.ReadStream, output: terminal.stdout as unknown as NodeJS.WriteStream, session: streamLine(socket), escape });
+    await attachment.done;
+  } finally {
+    socket.destroy();
+    restore();
+    terminal.resume();
+  }
+}
+
+function connect(host: string, port: number): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host, port }, () => resolve(socket));
+    socket.once('error', reject);
+  });
+}
