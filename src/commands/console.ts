@@ -8,6 +8,7 @@ import { DEFAULT_ESCAPE, parseEscapeKey } from '../terminal/escape-key.js';
 import { enterRawMode } from '../terminal/raw-mode.js';
 import { terminalSafe } from '../terminal-text.js';
 import { formatDuration, parseDuration } from './duration.js';
+import { namingTarget } from './proxy.js';
 import type { TargetFlags } from './flags.js';
 import { resolveTargets, targetOptionsFrom } from './target-options.js';
 
@@ -62,7 +63,9 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
   };
   for (const signal of END_SIGNALS) process.on(signal, onSignal);
   try {
-    await session.start();
+    await session.start().catch((err: unknown) => {
+      throw namingTarget(session.name, err);
+    });
     restore = enterRawMode(io.stdin);
     if (interactive) say(`vconsole: connected to ${session.name}'s serial console; press ${escapeKey.label} to leave`);
     const attachment = attachTerminal({ input: io.stdin, output: io.stdout, session, escape: interactive ? escapeKey : undefined });
@@ -71,7 +74,7 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
     if (result.reason === 'input-ended') await drain(session, io.stdout);
     restore();
     if (interactive && result.reason === 'escape') say(`vconsole: left ${session.name}'s serial console`);
-    if (result.reason === 'console-closed' && result.error) throw result.error;
+    if (result.reason === 'console-closed' && result.error) throw namingTarget(session.name, result.error);
   } finally {
     for (const signal of END_SIGNALS) process.off(signal, onSignal);
     session.close();

@@ -100,7 +100,8 @@ export class SerialSession extends EventEmitter<SerialSessionEvents> {
         const retryable = !(err instanceof VconsoleError && err.exitCode === 2);
         const left = deadline - Date.now();
         if (!retryable || left <= 0) throw err;
-        const message = describeError(err);
+        // The reason only: its usual hint ("start it and retry") is what waiting does.
+        const message = err instanceof VconsoleError ? err.message : describeError(err);
         if (message !== lastMessage) this.emit('log', 'warn', `${message}; trying again for up to ${Math.ceil(left / 1000)} s`);
         lastMessage = message;
         await abortableDelay(Math.min(pause, left), this.stop.signal);

@@ -1,0 +1,128 @@
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt-api.js';
+import { runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
+import { waitFor } from '../support/wait.js';
+
+// Serial consoles through the CLI, against the demo VM's serial shell and the KubeVirt
+// fixture's console subresource (the QEMU ones are in test/e2e/serial-console.e2e.test.ts).
+
+let fixture: KubevirtFixture;
+let kubeconfig: string;
+let dir: string;
+const running: RunningVconsole[] = [];
+
+beforeAll(async () => {
+  fixture = await startKubevirtFixture({
+    vmis: [
+      { namespace: 'default', name: 'vm-a' },
+      { namespace: 'default', name: 'headless', graphics: false },
+      { namespace: 'default', name: 'no-serial', serialConsole: false },
+      { namespace: 'default', name: 'booting', phase: 'Scheduling' },
+      { namespace: 'default', name: 'pending', phase: 'Pending' },
+    ],
+  });
+  kubeconfig = fixture.kubeconfigPath();
+  dir = await mkdtemp(path.join(tmpdir(), 'vconsole-serial-'));
+});
+afterAll(async () => {
+  await fixture?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((child) => child.stop()));
+});
+
+function start(args: string[]): RunningVconsole {
+  const child = startVconsole(args, { KUBECONFIG: kubeconfig });
+  running.push(child);
+  return child;
+}
+
+/** A TCP client of a serial port: what it has read so far, and a way to type. */
+async function serialClient(port: number): Promise<{ text(): string; type(text: string): void; socket: net.Socket }> {
+  const socket = net.connect(port, '127.0.0.1');
+  await once(socket, 'connect');
+  let text = '';
+  socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+  return { text: () => text, type: (t) => socket.write(t), socket };
+}
+
+describe('serial consoles through the CLI', () => {
+  it('proxy serves a serial console as a raw TCP port, and says its type', async () => {
+    const proxy = start(['proxy', 'demo:vm-a#serial']);
+    const [line] = await proxy.jsonLines(1);
+    expect(line).toMatchObject({ target: 'demo:vm-a', type: 'serial' });
+    const client = await serialClient(line.port as number);
+    await waitFor(() => client.text().includes('root@vm-a:~# '), 'the demo shell prompt');
+    client.type('hostname\r');
+    await waitFor(() => /hostname\r\nvm-a\r\n/.test(client.text()), 'the answer to hostname');
+    client.socket.destroy();
+  });
+
+  it('open holds the line from the start: a client gets what the VM printed before it came, and two clients share it', async () => {
+    const logDir = path.join(dir, 'logs');
+    const open = start(['open', 'demo:vm-s#serial', 'demo:vm-v', '--no-tui', '--viewer', 'none', '--log-dir', logDir]);
+    const lines = await open.jsonLines(2);
+    const serial = lines.find((l) => l.type === 'serial');
+    expect(lines.find((l) => l.type === 'vnc')).toMatchObject({ target: 'demo:vm-v' });
+    const first = await serialClient(serial?.port as number);
+    // The greeting was printed when vconsole opened the line, before this client connected.
+    await waitFor(() => first.text().includes('Welcome to vm-s'), 'the replayed greeting');
+    const second = await serialClient(serial?.port as number);
+    await waitFor(() => second.text().includes('Welcome to vm-s'), 'the greeting replayed to the second client');
+    first.type('echo shared\r');
+    await waitFor(() => second.text().includes('shared\r\n'), 'what the first client typed, seen by the second');
+    expect(open.stderr()).not.toMatch(/took over/);
+    const log = path.join(logDir, 'demo_vm-s.log');
+    await waitFor(async () => (await readFile(log, 'utf8').catch(() => '')).includes('echo shared'), 'the serial log');
+    expect((await stat(log)).mode & 0o777).toBe(0o600);
+    first.socket.destroy();
+    second.socket.destroy();
+  });
+
+  it('console pipes stdin to the VM and its answer to stdout, then exits 0', async () => {
+    const child = startVconsole(['console', 'demo:vm-p']);
+    running.push(child);
+    child.process.stdin.end('hostname\r');
+    expect(await child.exit()).toEqual({ code: 0, signal: null });
+    expect(child.stdout()).toContain('hostname\r\nvm-p\r\n');
+    expect(child.stderr()).toBe('');
+  });
+
+  it('console over the KubeVirt console subresource picks serial for a VM without a display', async () => {
+    const child = start(['console', 'headless']);
+    child.process.stdin.end('root\r');
+    expect((await child.exit()).code).toBe(0);
+    expect(child.stdout()).toContain('Welcome to headless');
+    expect(fixture.requests.some((r) => r.upgrade && r.path.endsWith('/headless/console'))).toBe(true);
+  });
+
+  it('console --wait waits for a VM that is not running yet', async () => {
+    const child = start(['console', 'booting', '--wait', '2m']);
+    await child.waitForStderr(/VMI is not running \(phase Scheduling\); trying again for up to/);
+    fixture.setPhase('default', 'booting', 'Running');
+    child.process.stdin.end('x\r');
+    expect((await child.exit()).code).toBe(0);
+    expect(child.stdout()).toContain('Welcome to booting');
+  });
+
+  it.each([
+    [['console', 'no-serial'], 1, /^vconsole: default\/no-serial: No serial consoles are present; the VM was defined without a serial console/],
+    [['console', 'pending'], 1, /^vconsole: default\/pending: VMI is not running \(phase Pending\); start it/],
+    [['console', 'demo:vm-a#vnc'], 2, /^vconsole: vconsole console attaches serial consoles, not the vnc console of demo:vm-a/],
+    [['console', 'demo:vm-a', '--escape', 'q'], 2, /^vconsole: invalid escape key "q"; use a control key/],
+    [['console', 'demo:vm-a', '--wait', 'soon'], 2, /^vconsole: invalid duration "soon"/],
+    [['proxy', 'demo:vm-a#spice'], 2, /^vconsole: unknown console type "#spice"; use vnc, serial or auto/],
+    [['proxy', 'demo:vm-a', '--type', 'rdp'], 2, /unknown console type "rdp"/],
+  ])('bad input: vconsole %j exits %i with one line', async (args, code, pattern) => {
+    const result = await runVconsole(args, { KUBECONFIG: kubeconfig });
+    expect(result.code, result.stderr).toBe(code);
+    expect(result.stderr).toMatch(pattern);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
