@@ -17,7 +17,7 @@ export default tseslint.config(
       ...reactHooks.configs.recommended.rules,
       'react-hooks/exhaustive-deps': 'error',
       '@typescript-eslint/no-non-null-assertion': 'error',
-      '@typescript-eslint/no-shadow': ['error', { builtinGlobals: true, hoist: 'functions', allow: ['WebSocket', 'name', 'event', 'status', 'screen', 'close', 'open', 'stop', 'length', 'parent', 'top', 'self', 'origin', 'print', 'find', 'scroll'] }],
+      '@typescript-eslint/no-shadow': ['error', { builtinGlobals: true, hoist: 'functions', allow: ['WebSocket', 'escape', 'name', 'event', 'status', 'screen', 'close', 'open', 'stop', 'length', 'parent', 'top', 'self', 'origin', 'print', 'find', 'scroll'] }],
       'no-shadow': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       eqeqeq: ['error', 'always', { null: 'ignore' }],

@@ -3,7 +3,6 @@ import { SessionClosedError, type ConsoleSession } from '../proxy/console-sessio
 import { DuplicateConsoleError, SessionRegistry } from '../proxy/session-registry.js';
 import { handleShutdownSignals } from '../proxy/shutdown.js';
 import type { UpstreamSource } from '../proxy/types.js';
-import type { ConsoleTarget } from '../targets/types.js';
 import type { VconsoleConfig } from '../config.js';
 import { sessionLogPrinter } from './log-lines.js';
 import { consecutivePorts, exposureWarning, type ListenFlags, type TargetFlags } from './flags.js';

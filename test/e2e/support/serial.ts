@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { freeLoopbackPort, listeningPortsOf } from './net.js';
 import { GiveUp, pollFor } from './poll.js';
 import type { ProcessLab, RunningProcess } from './processes.js';
