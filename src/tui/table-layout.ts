@@ -1,16 +1,18 @@
 import {
+  consoleTypeCell,
   fit,
   formatBytes,
+  isSerialRow,
   formatRate,
   rowAddress,
   rowDisplayState,
   rowProblem,
+  rowViewerCell,
   truncate,
-  viewerCell,
   type ConsoleRow,
 } from './format.js';
 
-export type ColumnKey = 'target' | 'provider' | 'address' | 'state' | 'viewer' | 'clients' | 'in' | 'out' | 'uptime' | 'error';
+export type ColumnKey = 'target' | 'provider' | 'address' | 'type' | 'state' | 'viewer' | 'clients' | 'in' | 'out' | 'uptime' | 'error';
 
 export interface Column {
   key: ColumnKey;
@@ -24,8 +26,11 @@ const GAP = 1;
 /** The last-error column is worth dropping less useful columns for up to this width. */
 const WANTED_ERROR_WIDTH = 16;
 const MIN_ERROR_WIDTH = 8;
-/** Dropped in this order when the terminal is narrow (the detail line still has them all). */
-const DROPPABLE: ColumnKey[] = ['uptime', 'provider', 'viewer'];
+/**
+ * Dropped in this order when the terminal is narrow (the detail line still has them all). A
+ * serial row's VIEWER cell is where unread output shows, so it stays while there is one.
+ */
+const DROPPABLE: ColumnKey[] = ['uptime', 'provider', 'type', 'viewer'];
 /** `1023 KB 1023 KB/s`: the widest byte count with its rate (idle rows need far less). */
 const TRAFFIC_WIDTH = 17;
 
@@ -45,21 +50,30 @@ export function tableColumns(rows: readonly ConsoleRow[], width: number): Column
     { key: 'target', title: 'TARGET', width: clamp(widest(rows, (r) => r.session.name), 6, 28) },
     { key: 'provider', title: 'PROVIDER', width: clamp(widest(rows, (r) => r.session.provider), 8, 10) },
     { key: 'address', title: 'ADDRESS', width: clamp(widest(rows, (r) => rowAddress(r.session) ?? '-'), 7, 22) },
+    { key: 'type', title: 'TYPE', width: clamp(widest(rows, (r) => consoleTypeCell(r.session)), 4, 6) },
     { key: 'state', title: 'STATE', width: 'viewer closed'.length },
-    { key: 'viewer', title: 'VIEWER', width: clamp(widest(rows, (r) => viewerCell(r.viewer)), 6, 13) },
+    { key: 'viewer', title: 'VIEWER', width: clamp(widest(rows, rowViewerCell), 6, 13) },
     { key: 'clients', title: 'CONN', width: 4 },
     { key: 'in', title: 'IN', width: clamp(widest(rows, (r) => cellText(r, 'in', '')), 9, TRAFFIC_WIDTH) },
     { key: 'out', title: 'OUT', width: clamp(widest(rows, (r) => cellText(r, 'out', '')), 9, TRAFFIC_WIDTH) },
     { key: 'uptime', title: 'UPTIME', width: 6 },
   ];
   const used = (): number => columns.reduce((sum, c) => sum + c.width + GAP, MARKER_WIDTH);
+  const serial = rows.some(isSerialRow);
   for (const key of DROPPABLE) {
     if (width - used() >= WANTED_ERROR_WIDTH) break;
+    if (key === 'viewer' && serial) continue;
     columns = columns.filter((c) => c.key !== key);
   }
   const target = columns[0];
   const overflow = used() - width;
   if (overflow > 0) target.width = Math.max(6, target.width - overflow);
+  // Kept for a serial row's unread marker: traffic cells give way (cut with `…`) before it does.
+  for (const column of columns) {
+    if (used() <= width) break;
+    if (column.key === 'in' || column.key === 'out') column.width = Math.max(9, column.width - (used() - width));
+  }
+  if (used() > width) columns = columns.filter((c) => c.key !== 'viewer');
   const rest = width - used();
   if (rest >= MIN_ERROR_WIDTH) columns.push({ key: 'error', title: 'LAST ERROR', width: rest });
   return columns;
@@ -85,10 +99,12 @@ function cellText(row: ConsoleRow, key: ColumnKey, uptime: string): string {
       return session.provider;
     case 'address':
       return rowAddress(session) ?? '-';
+    case 'type':
+      return consoleTypeCell(session);
     case 'state':
       return rowDisplayState(row);
     case 'viewer':
-      return viewerCell(row.viewer);
+      return rowViewerCell(row);
     case 'clients':
       return String(session.clients);
     case 'in':
