@@ -225,6 +225,9 @@ export function renderConsoleApp(
   // Only the app shown last ends the handle: one unmounted by `suspend()` does not.
   let instance: Instance | undefined;
   let suspending: Promise<void> | undefined;
+  const clearScreen = (): void => {
+    if (stdout.isTTY) stdout.write('\u001B[2J\u001B[H');
+  };
 
   const mount = (): void => {
     const mounted = render(
@@ -273,18 +276,22 @@ export function renderConsoleApp(
       if (!current || ended) return Promise.resolve();
       instance = undefined;
       current.unmount();
-      suspending = current.waitUntilExit().then(
+      const done = current.waitUntilExit().then(
         () => {
-          // Ink leaves its last frame on screen; the console gets a clean one, cursor home.
-          if (stdout.isTTY) stdout.write('\u001B[2J\u001B[H');
+          // Ink leaves its last frame on screen: the console gets a clean one, unless the
+          // caller has already resumed (then the new frame is on screen).
+          if (suspending === done) clearScreen();
         },
         () => undefined,
       );
-      return suspending;
+      suspending = done;
+      return done;
     },
     resume: () => {
       if (!suspending || ended) return;
       suspending = undefined;
+      // What the console printed goes away; the TUI is drawn from the top, as it was.
+      clearScreen();
       mount();
     },
   };

@@ -192,6 +192,19 @@ describe('renderConsoleApp', () => {
       await exit;
     });
 
+    it('never clears the screen under a TUI resumed before its suspend finished', async () => {
+      const { stdout, handle, exit } = await mounted();
+      const suspended = handle.suspend();
+      const at = stdout.written.length;
+      handle.resume();
+      await until(() => stdout.written.slice(at).includes('demo:vm-3'), 'the resumed frame');
+      await suspended;
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(stdout.written.lastIndexOf('demo:vm-3')).toBeGreaterThan(stdout.written.lastIndexOf('\u001B[2J'));
+      handle.unmount();
+      await exit;
+    });
+
     it('ends for good when unmounted while suspended', async () => {
       const { handle, exit, stdin } = await mounted();
       await handle.suspend();
