@@ -73,6 +73,9 @@ describe('a serial row in the table', () => {
       }
       expect(rowSegments(rows[0], columns, false, '', width).middle).toContain('● 1023 KB new');
     }
+    // Where a rate does not fit its cell, the cell shows the byte count whole, not cut.
+    const narrow = rowSegments(rows[0], tableColumns(rows, 80), false, '', 80).middle;
+    expect(narrow).toMatch(/ 1023 KB +1023 KB$/);
   });
 });
 

@@ -65,14 +65,17 @@ export function tableColumns(rows: readonly ConsoleRow[], width: number): Column
     if (key === 'viewer' && serial) continue;
     columns = columns.filter((c) => c.key !== key);
   }
-  const target = columns[0];
-  const overflow = used() - width;
-  if (overflow > 0) target.width = Math.max(6, target.width - overflow);
-  // Kept for a serial row's unread marker: traffic cells give way (cut with `…`) before it does.
-  for (const column of columns) {
-    if (used() <= width) break;
-    if (column.key === 'in' || column.key === 'out') column.width = Math.max(9, column.width - (used() - width));
-  }
+  // Kept for a serial row's unread marker: traffic cells give way (their rates go) before the
+  // target's name does, and the marker goes only when even that is not enough.
+  const shrink = (keys: readonly ColumnKey[], min: number): void => {
+    for (const column of columns) {
+      const overflow = used() - width;
+      if (overflow <= 0) return;
+      if (keys.includes(column.key)) column.width = Math.max(min, column.width - overflow);
+    }
+  };
+  if (serial) shrink(['in', 'out'], 9);
+  shrink(['target'], 6);
   if (used() > width) columns = columns.filter((c) => c.key !== 'viewer');
   const rest = width - used();
   if (rest >= MIN_ERROR_WIDTH) columns.push({ key: 'error', title: 'LAST ERROR', width: rest });
@@ -84,13 +87,18 @@ export function layoutKey(columns: readonly Column[]): string {
   return columns.map((c) => `${c.key}:${c.width}`).join(',');
 }
 
-/** A traffic cell: bytes so far and the rate while there is one; empty while nothing listens and nothing moved. */
-function trafficText(row: ConsoleRow, bytes: number, rate: number): string {
+/**
+ * A traffic cell: bytes so far and the rate while there is one (when it fits `width`); empty
+ * while nothing listens and nothing moved.
+ */
+function trafficText(row: ConsoleRow, bytes: number, rate: number, width: number): string {
   if (row.session.state !== 'listening' && bytes === 0) return '';
-  return rate > 0 ? `${formatBytes(bytes)} ${formatRate(rate)}` : formatBytes(bytes);
+  const total = formatBytes(bytes);
+  const withRate = `${total} ${formatRate(rate)}`;
+  return rate > 0 && withRate.length <= width ? withRate : total;
 }
 
-function cellText(row: ConsoleRow, key: ColumnKey, uptime: string): string {
+function cellText(row: ConsoleRow, key: ColumnKey, uptime: string, width = Infinity): string {
   const { session } = row;
   switch (key) {
     case 'target':
@@ -108,9 +116,9 @@ function cellText(row: ConsoleRow, key: ColumnKey, uptime: string): string {
     case 'clients':
       return String(session.clients);
     case 'in':
-      return trafficText(row, session.bytesIn, row.rateIn);
+      return trafficText(row, session.bytesIn, row.rateIn, width);
     case 'out':
-      return trafficText(row, session.bytesOut, row.rateOut);
+      return trafficText(row, session.bytesOut, row.rateOut, width);
     case 'uptime':
       return uptime;
     case 'error':
@@ -146,7 +154,7 @@ export function rowSegments(
       segments.problem = truncate(rowProblem(row) ?? '', remaining);
       break;
     }
-    const text = fit(cellText(row, column.key, uptime), column.width);
+    const text = fit(cellText(row, column.key, uptime, column.width), column.width);
     remaining -= column.width + GAP;
     if (column.key === 'state') {
       segments.state = text;
