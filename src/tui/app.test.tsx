@@ -54,6 +54,7 @@ const selectedLine = (app: { lastFrame(): string | undefined }) =>
 function fakeActions() {
   return {
     onOpenViewer: vi.fn(),
+    onAttach: vi.fn(),
     onRetry: vi.fn(),
     onClose: vi.fn(),
     onAdd: vi.fn(),
@@ -295,7 +296,7 @@ describe('App with a failed viewer', () => {
     const frame = app.lastFrame()!;
     const row = frame.split('\n').find((l) => l.includes('demo:vm-1'));
     // The row is cut at 100 columns here; the detail below has the reason in full.
-    expect(row).toMatch(/127\.0\.0\.1:5901\s+listening\s+failed\s.*TigerVNC failed/);
+    expect(row).toMatch(/127\.0\.0\.1:5901\s+-\s+listening\s+failed\s.*TigerVNC failed/);
     expect(row).not.toMatch(/\berror\b/);
     expect(frame.split('\n')[0]).toContain('2 listening');
     expect(frame.split('\n')[0]).not.toContain('failed');

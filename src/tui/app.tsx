@@ -1,4 +1,4 @@
-import { Box, render, useInput, useStdin, type Key } from 'ink';
+import { Box, render, useInput, useStdin, type Instance, type Key } from 'ink';
 import { useCallback, useLayoutEffect, useRef, useState } from 'react';
 import { terminalSafe } from '../terminal-text.js';
 import type { ConsoleStore } from './console-store.js';
@@ -14,6 +14,11 @@ import { SessionTable } from './session-table.js';
 /** What the keys ask for; the caller owns sessions, viewers and shutdown. */
 export interface ConsoleActions {
   onOpenViewer(sessionId: number): void | Promise<void>;
+  /**
+   * Enter or `o` on a listening serial console: the caller suspends the TUI (`suspend()`),
+   * gives the terminal to the console, and `resume()`s when the user detaches.
+   */
+  onAttach(sessionId: number): void | Promise<void>;
   onRetry(sessionId: number): void | Promise<void>;
   onClose(sessionId: number): void | Promise<void>;
   onAdd(target: string): void | Promise<void>;
@@ -28,7 +33,16 @@ export interface AppProps {
   copyToClipboard?: (text: string) => void;
   /** Minimum time between frames caused by store changes. */
   frameMs?: number;
+  /** The UI state to start from: the one the app had before it was suspended. */
+  initialUi?: UiState;
+  /** Told every new UI state, so a remount can start where this one left off. */
+  onUiChange?: (ui: UiState) => void;
+  /** The key that detaches from a serial console, as the detail line names it. */
+  detachKey?: string;
 }
+
+/** What `open` detaches a serial console with unless told otherwise. */
+export const DEFAULT_DETACH_KEY = 'Ctrl+]';
 
 /** Lines of the event log shown under the table. */
 const LOG_LINES = 6;
@@ -39,38 +53,48 @@ const LOG_LINES = 6;
  * Timers: a frame timer while store changes are pending, and a 1 s tick while some session
  * listens (uptimes move); nothing at all when idle.
  */
-export function App({ store, actions, copyToClipboard, frameMs = FRAME_MS }: AppProps) {
+export function App({
+  store,
+  actions,
+  copyToClipboard,
+  frameMs = FRAME_MS,
+  initialUi = INITIAL_UI,
+  onUiChange,
+  detachKey = DEFAULT_DETACH_KEY,
+}: AppProps) {
   const state = useConsoleState(store, frameMs);
   const { rows } = state;
   const size = useTerminalSize();
-  const [ui, setUi] = useState<UiState>(INITIAL_UI);
+  const [ui, setUi] = useState<UiState>(initialUi);
   // Keys may arrive faster than React re-renders: they read and write these, never a stale
   // closure. The committed props reach them in a layout effect, which runs in the same commit,
   // before any further input is read.
   const uiRef = useRef(ui);
   const rowsRef = useRef(rows);
-  const actionsRef = useRef({ actions, copyToClipboard });
+  const actionsRef = useRef({ actions, copyToClipboard, onUiChange });
   useLayoutEffect(() => {
     rowsRef.current = rows;
-    actionsRef.current = { actions, copyToClipboard };
-  }, [rows, actions, copyToClipboard]);
+    actionsRef.current = { actions, copyToClipboard, onUiChange };
+  }, [rows, actions, copyToClipboard, onUiChange]);
 
-  const setNotice = useCallback((notice: string) => {
-    uiRef.current = { ...uiRef.current, notice: terminalSafe(notice) };
-    setUi(uiRef.current);
+  const commitUi = useCallback((next: UiState) => {
+    uiRef.current = next;
+    setUi(next);
+    actionsRef.current.onUiChange?.(next);
   }, []);
+  const setNotice = useCallback(
+    (notice: string) => commitUi({ ...uiRef.current, notice: terminalSafe(notice) }),
+    [commitUi],
+  );
 
   const onKey = useCallback(
     (input: string, key: Key) => {
       const { actions: current, copyToClipboard: copy } = actionsRef.current;
       const result = reduceInput(uiRef.current, { rows: rowsRef.current, canCopy: copy !== undefined }, input, key);
-      if (result.ui !== uiRef.current) {
-        uiRef.current = result.ui;
-        setUi(result.ui);
-      }
+      if (result.ui !== uiRef.current) commitUi(result.ui);
       for (const action of result.actions) runAction(action, current, copy, setNotice);
     },
-    [setNotice],
+    [commitUi, setNotice],
   );
   // Without a terminal on stdin there are no keys (Ink would throw enabling raw mode); the
   // caller still quits on SIGINT. Ink reports `undefined` for a piped stdin, hence `=== true`.
@@ -98,7 +122,7 @@ export function App({ store, actions, copyToClipboard, frameMs = FRAME_MS }: App
         <SessionTable rows={rows} selectedIndex={index} width={width} height={tableHeight} now={now} />
       </Box>
       <Box marginTop={1} flexDirection="column">
-        <Detail row={selected} width={width} now={now} />
+        <Detail row={selected} width={width} now={now} detachKey={detachKey} />
         <NoticeLine text={notice} />
       </Box>
       <Box marginTop={1}>
@@ -127,6 +151,8 @@ function runAction(
     switch (action.type) {
       case 'open':
         return report(actions.onOpenViewer(action.sessionId));
+      case 'attach':
+        return report(actions.onAttach(action.sessionId));
       case 'retry':
         return report(actions.onRetry(action.sessionId));
       case 'close':
@@ -155,17 +181,28 @@ export interface RenderConsoleOptions {
   stderr?: NodeJS.WriteStream;
   /** Route console.* output above the UI instead of through it (default true). */
   patchConsole?: boolean;
+  /** The key that detaches from a serial console, named on the detail line (default `Ctrl+]`). */
+  detachKey?: string;
 }
 
 export interface ConsoleAppHandle {
+  /** Ends the TUI for good (also while suspended). */
   unmount(): void;
-  /** Resolves once the app is unmounted. */
+  /** Resolves once the app is unmounted for good, not when it is suspended. */
   waitUntilExit(): Promise<void>;
+  /**
+   * Gives the terminal away: Ink stops drawing and reading stdin and leaves raw mode, and the
+   * screen is cleared. Store changes draw nothing until `resume()`. Resolves once done.
+   */
+  suspend(): Promise<void>;
+  /** Draws the TUI again from the same store, with the selection and notice it had. */
+  resume(): void;
 }
 
 /**
  * Mounts the TUI. Ctrl+C is a key like `q` (calls `onQuit`), so the caller controls shutdown
- * and then calls `unmount()`.
+ * and then calls `unmount()`. Suspending unmounts Ink and resuming renders it anew: the UI
+ * state lives here, between the two.
  */
 export function renderConsoleApp(
   store: ConsoleStore,
@@ -174,16 +211,88 @@ export function renderConsoleApp(
 ): ConsoleAppHandle {
   const stdout = options.stdout ?? process.stdout;
   const copyToClipboard = stdout.isTTY ? (text: string) => void stdout.write(osc52(text)) : undefined;
-  const instance = render(<App store={store} actions={actions} copyToClipboard={copyToClipboard} />, {
-    stdout,
-    // Ink's defaults apply only to keys that are absent, not to keys set to undefined.
-    ...(options.stdin ? { stdin: options.stdin } : {}),
-    ...(options.stderr ? { stderr: options.stderr } : {}),
-    exitOnCtrlC: false,
-    patchConsole: options.patchConsole ?? true,
+  let ui: UiState = INITIAL_UI;
+  const onUiChange = (next: UiState): void => {
+    ui = next;
+  };
+  let ended = false;
+  let resolveExit!: () => void;
+  let rejectExit!: (err: unknown) => void;
+  const exited = new Promise<void>((resolve, reject) => {
+    resolveExit = resolve;
+    rejectExit = reject;
   });
+  // Only the app shown last ends the handle: one unmounted by `suspend()` does not.
+  let instance: Instance | undefined;
+  let suspending: Promise<void> | undefined;
+  const clearScreen = (): void => {
+    if (stdout.isTTY) stdout.write('\u001B[2J\u001B[H');
+  };
+
+  const mount = (): void => {
+    const mounted = render(
+      <App
+        store={store}
+        actions={actions}
+        copyToClipboard={copyToClipboard}
+        initialUi={ui}
+        onUiChange={onUiChange}
+        detachKey={options.detachKey}
+      />,
+      {
+        stdout,
+        // Ink's defaults apply only to keys that are absent, not to keys set to undefined.
+        ...(options.stdin ? { stdin: options.stdin } : {}),
+        ...(options.stderr ? { stderr: options.stderr } : {}),
+        exitOnCtrlC: false,
+        patchConsole: options.patchConsole ?? true,
+      },
+    );
+    instance = mounted;
+    mounted.waitUntilExit().then(
+      () => {
+        if (instance !== mounted) return;
+        instance = undefined;
+        ended = true;
+        resolveExit();
+      },
+      (err: unknown) => {
+        if (instance === mounted) rejectExit(err);
+      },
+    );
+  };
+  mount();
+
   return {
-    unmount: () => instance.unmount(),
-    waitUntilExit: () => instance.waitUntilExit().then(() => undefined),
+    unmount: () => {
+      ended = true;
+      if (instance) instance.unmount();
+      else resolveExit();
+    },
+    waitUntilExit: () => exited,
+    suspend: () => {
+      if (suspending) return suspending;
+      const current = instance;
+      if (!current || ended) return Promise.resolve();
+      instance = undefined;
+      current.unmount();
+      const done = current.waitUntilExit().then(
+        () => {
+          // Ink leaves its last frame on screen: the console gets a clean one, unless the
+          // caller has already resumed (then the new frame is on screen).
+          if (suspending === done) clearScreen();
+        },
+        () => undefined,
+      );
+      suspending = done;
+      return done;
+    },
+    resume: () => {
+      if (!suspending || ended) return;
+      suspending = undefined;
+      // What the console printed goes away; the TUI is drawn from the top, as it was.
+      clearScreen();
+      mount();
+    },
   };
 }

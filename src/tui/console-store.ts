@@ -1,7 +1,7 @@
 import { TRAFFIC_REPORT_MS } from '../proxy/console-session.js';
 import type { LogLevel, SessionLogEntry, SessionSnapshot } from '../proxy/types.js';
 import { terminalSafe } from '../terminal-text.js';
-import type { ConsoleRow, LogLine, ViewerStatus } from './format.js';
+import { unseenText, type ConsoleRow, type LogLine, type SerialStatus, type ViewerStatus } from './format.js';
 
 /** A rate drops to 0 when no traffic report came for this long. */
 const RATE_DECAY_MS = 1000;
@@ -80,6 +80,7 @@ export class ConsoleStore {
   private state?: ConsoleState;
   private readonly samples = new Map<number, RateSample>();
   private readonly viewers = new Map<number, ViewerStatus>();
+  private readonly serials = new Map<number, SerialStatus>();
   /** Sessions already removed: late events about them must not bring their row back. */
   private readonly removedIds = new Set<number>();
   private readonly listeners = new Set<() => void>();
@@ -143,6 +144,22 @@ export class ConsoleStore {
     this.replaceRow(index, { ...this.rows[index], viewer });
   }
 
+  /**
+   * Records how much of a serial console's output is unread (also before its row exists).
+   * Called for every chunk of output, so the row (and with it a frame) changes only when
+   * what it shows does: nothing unread to some, or the size as printed (`1.2 KB`).
+   */
+  setSerial(sessionId: number, status: { unseenBytes: number }): void {
+    const bytes = status.unseenBytes;
+    const serial: SerialStatus = { unseenBytes: Number.isFinite(bytes) && bytes > 0 ? Math.floor(bytes) : 0 };
+    this.serials.set(sessionId, serial);
+    const index = this.indexOf(sessionId);
+    if (index < 0) return;
+    const row = this.rows[index];
+    if (unseenText(row.serial) === unseenText(serial)) return;
+    this.replaceRow(index, { ...row, serial });
+  }
+
   /** A line of vconsole itself in the event log. */
   log(level: LogLevel, message: string): void {
     this.append({ time: this.now(), level, message });
@@ -183,7 +200,8 @@ export class ConsoleStore {
     }
     this.samples.set(snapshot.id, { time: this.now(), bytesIn: snapshot.bytesIn, bytesOut: snapshot.bytesOut });
     const viewer = this.viewers.get(snapshot.id) ?? NO_VIEWER;
-    this.rows = [...this.rows, { session: snapshot, viewer, rateIn: 0, rateOut: 0 }];
+    const serial = this.serials.get(snapshot.id);
+    this.rows = [...this.rows, { session: snapshot, viewer, rateIn: 0, rateOut: 0, ...(serial ? { serial } : {}) }];
     this.changed();
   }
 
@@ -191,6 +209,7 @@ export class ConsoleStore {
     this.removedIds.add(sessionId);
     this.samples.delete(sessionId);
     this.viewers.delete(sessionId);
+    this.serials.delete(sessionId);
     const index = this.indexOf(sessionId);
     if (index < 0) return;
     this.rows = this.rows.filter((_, i) => i !== index);
@@ -295,6 +314,7 @@ function safeSnapshot(snapshot: SessionSnapshot): SessionSnapshot {
     ...snapshot,
     name: terminalSafe(snapshot.name),
     provider: terminalSafe(snapshot.provider),
+    consoleType: safeText(snapshot.consoleType),
     address: safeText(snapshot.address),
     lastError: safeText(snapshot.lastError),
   };

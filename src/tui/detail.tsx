@@ -1,5 +1,15 @@
 import { Box, Text } from 'ink';
-import { rowAddress, rowProblem, uptimeText, viewerLabel, wrapLines, type ConsoleRow, type ViewerStatus } from './format.js';
+import {
+  isSerialRow,
+  rowAddress,
+  rowProblem,
+  unseenText,
+  uptimeText,
+  viewerLabel,
+  wrapLines,
+  type ConsoleRow,
+  type ViewerStatus,
+} from './format.js';
 
 /** The last error wraps onto at most this many lines. */
 export const DETAIL_ERROR_LINES = 2;
@@ -21,13 +31,35 @@ function describeViewer(viewer: ViewerStatus): string {
   }
 }
 
-/** The selected row in full: where to point a VNC viewer, the viewer, the whole last error. */
-export function Detail({ row, width, now }: { row?: ConsoleRow; width: number; now: number }) {
+/** What a serial console offers: attaching here, and how much output waits unread. */
+function describeSerial(row: ConsoleRow, detachKey: string): string {
+  const unseen = unseenText(row.serial);
+  const unread = unseen ? `${unseen} unread` : 'nothing unread';
+  const keys = row.session.state === 'listening' ? ` · Enter attaches · ${detachKey} detaches` : '';
+  return `serial console · ${unread}${keys}`;
+}
+
+interface DetailProps {
+  row?: ConsoleRow;
+  width: number;
+  now: number;
+  /** The key that brings the terminal back from an attached serial console, e.g. `Ctrl+]`. */
+  detachKey: string;
+}
+
+/**
+ * The selected row in full: where to point a VNC viewer, the viewer (or for a serial console,
+ * how to attach and what is unread), the whole last error.
+ */
+export function Detail({ row, width, now, detachKey }: DetailProps) {
   if (!row) return null;
   const { session } = row;
+  const serial = isSerialRow(row);
   const address = rowAddress(session);
   const where = address
-    ? `point any VNC viewer at ${address}`
+    ? serial
+      ? `listening on ${address}`
+      : `point any VNC viewer at ${address}`
     : session.state === 'error'
       ? 'not listening'
       : 'no local address yet';
@@ -38,8 +70,9 @@ export function Detail({ row, width, now }: { row?: ConsoleRow; width: number; n
       <Text wrap="truncate-end">
         <Text bold>{session.name}</Text>
         {` (${session.provider}) · `}
+        {serial ? <Text color="cyan">{`${describeSerial(row, detachKey)} · `}</Text> : null}
         <Text color={address ? 'green' : undefined}>{where}</Text>
-        {` · ${describeViewer(row.viewer)}${uptime ? ` · up ${uptime}` : ''} · ${session.clients}/${session.totalClients} clients now/so far`}
+        {`${serial ? '' : ` · ${describeViewer(row.viewer)}`}${uptime ? ` · up ${uptime}` : ''} · ${session.clients}/${session.totalClients} clients now/so far`}
       </Text>
       {problem
         ? wrapLines(`last error: ${problem}`, width, DETAIL_ERROR_LINES).map((line, i) => (

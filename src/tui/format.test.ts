@@ -125,7 +125,7 @@ describe('table layout', () => {
     expect(narrow).toEqual(expect.arrayContaining(['target', 'address', 'state', 'clients', 'in', 'out']));
     expect(narrow).not.toContain('uptime');
     const wide = tableColumns(rows, 160).map((c) => c.key);
-    expect(wide).toEqual(['target', 'provider', 'address', 'state', 'viewer', 'clients', 'in', 'out', 'uptime', 'error']);
+    expect(wide).toEqual(['target', 'provider', 'address', 'type', 'state', 'viewer', 'clients', 'in', 'out', 'uptime', 'error']);
   });
 
   it('never makes a line wider than the terminal', () => {

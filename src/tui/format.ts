@@ -15,10 +15,17 @@ export interface ViewerStatus {
   message?: string;
 }
 
+/** A serial console's output the user has not seen: read while the terminal was not attached. */
+export interface SerialStatus {
+  unseenBytes: number;
+}
+
 /** One VM's line of the console table. Rows are immutable: a change makes a new row object. */
 export interface ConsoleRow {
   session: SessionSnapshot;
   viewer: ViewerStatus;
+  /** Serial consoles only, once the caller has said; absent means nothing unread. */
+  serial?: SerialStatus;
   /** Bytes per second from the VM to viewers, smoothed; 0 when idle. */
   rateIn: number;
   /** Bytes per second from viewers to the VM, smoothed; 0 when idle. */
@@ -164,6 +171,32 @@ export function viewerLabel(viewer: ViewerStatus): string {
 /** The VIEWER cell of a row: the viewer's name, or `failed` (the last error says why). */
 export function viewerCell(viewer: ViewerStatus): string {
   return viewer.state === 'failed' ? 'failed' : viewerLabel(viewer);
+}
+
+/** True for a serial console: the terminal attaches to it, no viewer is launched. */
+export function isSerialRow(row: ConsoleRow): boolean {
+  return row.session.consoleType === 'serial';
+}
+
+/** The TYPE cell: `vnc`, `serial`, or `-` while the console type is not known yet. */
+export function consoleTypeCell(session: SessionSnapshot): string {
+  return session.consoleType ?? '-';
+}
+
+/** How much serial output is unread, e.g. `1.2 KB`; empty when nothing is. */
+export function unseenText(serial: SerialStatus | undefined): string {
+  return serial && serial.unseenBytes > 0 ? formatBytes(serial.unseenBytes) : '';
+}
+
+/**
+ * The VIEWER cell of any row. A serial row has no viewer: it says there is unread output
+ * (`● 1.2 KB new`, at most 13 characters), else that Enter attaches once it listens.
+ */
+export function rowViewerCell(row: ConsoleRow): string {
+  if (!isSerialRow(row)) return viewerCell(row.viewer);
+  const unseen = unseenText(row.serial);
+  if (unseen) return `● ${unseen} new`;
+  return row.session.state === 'listening' ? 'attach ⏎' : '-';
 }
 
 /** What went wrong with the viewer, when it failed. */

@@ -31,7 +31,7 @@ describe('the key table', () => {
     const help = keyHelpText();
     for (const entry of KEY_HELP) expect(help).toContain(`${entry.keys.join(', ')}`);
     expect(help.split('\n')).toHaveLength(KEY_HELP.length);
-    expect(footerKeyLine()).toMatch(/^↑↓\/jk select · ⏎\/o open viewer · c address · .* · q quit/);
+    expect(footerKeyLine()).toMatch(/^↑↓\/jk select · ⏎\/o open\/attach · c address · .* · q quit/);
   });
 });
 

@@ -16,7 +16,7 @@ export interface KeyHelp {
 /** Every key the TUI takes, most used first (the footer is cut at the terminal's width). */
 export const KEY_HELP: readonly KeyHelp[] = [
   { keys: ['Up', 'Down', 'k', 'j'], does: 'select a VM', footer: '↑↓/jk select' },
-  { keys: ['Enter', 'o'], does: '(re)open its viewer', footer: '⏎/o open viewer' },
+  { keys: ['Enter', 'o'], does: 'open the viewer (VNC) or attach the serial console', footer: '⏎/o open/attach' },
   { keys: ['c'], does: 'show its address and ask the terminal to copy it (OSC 52)', footer: 'c address' },
   { keys: ['r'], does: 'retry a target that failed, or start a viewer that failed again', footer: 'r retry' },
   { keys: ['x'], does: 'close that session (its port and viewer)', footer: 'x close' },
@@ -32,7 +32,7 @@ export const KEY_HELP: readonly KeyHelp[] = [
   { keys: ['Backspace', 'Ctrl+U'], does: 'in the add prompt: delete a character / the whole line' },
 ];
 
-/** The footer line while browsing: `↑↓/jk select · ⏎/o open viewer · ...`. */
+/** The footer line while browsing: `↑↓/jk select · ⏎/o open/attach · ...`. */
 export function footerKeyLine(): string {
   return KEY_HELP.flatMap((entry) => (entry.footer ? [entry.footer] : [])).join(' · ');
 }

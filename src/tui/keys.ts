@@ -1,9 +1,9 @@
 import type { Key } from 'ink';
-import { rowAddress, rowDisplayState, type ConsoleRow } from './format.js';
+import { isSerialRow, rowAddress, rowDisplayState, type ConsoleRow } from './format.js';
 
 /** What a key asks the caller to do; the TUI itself never touches sessions or processes. */
 export type ConsoleAction =
-  | { type: 'open' | 'retry' | 'close'; sessionId: number }
+  | { type: 'open' | 'attach' | 'retry' | 'close'; sessionId: number }
   | { type: 'copy'; text: string }
   | { type: 'add'; text: string }
   | { type: 'quit' };
@@ -170,11 +170,15 @@ function browseKey(
   if (key.return || input === 'o') {
     if (row.session.state === 'error') return say(`${name} failed; press r to retry`);
     if (row.session.state !== 'listening') return say(`${name} is not listening yet`);
+    // The terminal goes to the console and comes back to this screen as it was: no notice.
+    if (isSerialRow(row)) return { ui: { ...pinned, notice: undefined }, action: { type: 'attach', sessionId: id } };
     return say(`opening a viewer for ${name}`, { type: 'open', sessionId: id });
   }
   if (input === 'c') {
     if (!address) return say(`${name} has no local address yet`);
-    const where = `${name}: point any VNC viewer at ${address}`;
+    const where = isSerialRow(row)
+      ? `${name}: serial console at ${address} (Enter attaches here; any raw TCP client works too)`
+      : `${name}: point any VNC viewer at ${address}`;
     // OSC 52 is a request: tmux without set-clipboard and many terminals drop it silently,
     // so the notice never claims the clipboard holds the address, and always shows it.
     if (!canCopy) return say(where);

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
-import { describe, expect, it, vi } from 'vitest';
-import { osc52, renderConsoleApp } from './app.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { osc52, renderConsoleApp, type ConsoleActions } from './app.js';
 import { ConsoleStore, type SessionSourceEvents } from './console-store.js';
 import { sessionSnapshot } from '../../test/support/snapshots.js';
 
@@ -42,8 +42,11 @@ describe('renderConsoleApp', () => {
       this.pending = null;
       return data;
     };
+    rawMode = false;
     setEncoding(): void {}
-    setRawMode(): void {}
+    setRawMode = (on: boolean): void => {
+      this.rawMode = on;
+    };
     resume(): void {}
     pause(): void {}
     ref(): void {}
@@ -54,7 +57,7 @@ describe('renderConsoleApp', () => {
     const source = new EventEmitter<SessionSourceEvents>();
     const store = new ConsoleStore(source);
     source.emit('added', { snapshot: () => sessionSnapshot(1) });
-    const actions = { onOpenViewer: vi.fn(), onRetry: vi.fn(), onClose: vi.fn(), onAdd: vi.fn(), onQuit: vi.fn() };
+    const actions = { onOpenViewer: vi.fn(), onAttach: vi.fn(), onRetry: vi.fn(), onClose: vi.fn(), onAdd: vi.fn(), onQuit: vi.fn() };
     const stdout = new FakeTerminalOutput();
     const stdin = new FakeTerminalInput();
     const handle = renderConsoleApp(store, actions, {
@@ -83,7 +86,7 @@ describe('renderConsoleApp', () => {
     const store = new ConsoleStore(source);
     source.emit('added', { snapshot: () => sessionSnapshot(2) });
     const stdout = new FakeTerminalOutput();
-    const handle = renderConsoleApp(store, { onOpenViewer: vi.fn(), onRetry: vi.fn(), onClose: vi.fn(), onAdd: vi.fn(), onQuit: vi.fn() }, {
+    const handle = renderConsoleApp(store, { onOpenViewer: vi.fn(), onAttach: vi.fn(), onRetry: vi.fn(), onClose: vi.fn(), onAdd: vi.fn(), onQuit: vi.fn() }, {
       stdout: stdout as unknown as NodeJS.WriteStream,
       stdin: new FakeTerminalInput(false) as unknown as NodeJS.ReadStream,
       patchConsole: false,
@@ -94,5 +97,122 @@ describe('renderConsoleApp', () => {
     await exit;
     expect(stdout.written).toContain('demo:vm-2');
     expect(stdout.written).not.toContain('Raw mode');
+  });
+
+  describe('suspend and resume', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    function fakeActions() {
+      return {
+        onOpenViewer: vi.fn(),
+        onAttach: vi.fn(),
+        onRetry: vi.fn(),
+        onClose: vi.fn(),
+        onAdd: vi.fn(),
+        onQuit: vi.fn(),
+      } satisfies ConsoleActions;
+    }
+
+    async function mounted() {
+      const source = new EventEmitter<SessionSourceEvents>();
+      const store = new ConsoleStore(source);
+      source.emit('added', { snapshot: () => sessionSnapshot(1) });
+      source.emit('added', { snapshot: () => sessionSnapshot(2, { consoleType: 'serial' }) });
+      source.emit('added', { snapshot: () => sessionSnapshot(3) });
+      const actions = fakeActions();
+      const stdout = new FakeTerminalOutput();
+      const stdin = new FakeTerminalInput();
+      const handle = renderConsoleApp(store, actions, {
+        stdout: stdout as unknown as NodeJS.WriteStream,
+        stdin: stdin as unknown as NodeJS.ReadStream,
+        patchConsole: false,
+      });
+      let exited = false;
+      const exit = handle.waitUntilExit().then(() => {
+        exited = true;
+      });
+      await until(() => stdin.listenerCount('readable') > 0 && stdin.rawMode, 'the app to read keys');
+      return { source, store, actions, stdout, stdin, handle, exit, isExited: () => exited };
+    }
+
+    it('gives the terminal away, draws nothing meanwhile, and comes back as it was', async () => {
+      const { store, actions, stdout, stdin, handle, exit, isExited } = await mounted();
+      stdin.type('\u001B[B'); // select the serial console
+      stdin.type('\r');
+      expect(actions.onAttach).toHaveBeenCalledWith(2);
+      await until(() => stdout.written.includes('Enter attaches'), 'the serial detail line');
+
+      await handle.suspend();
+      expect(stdin.listenerCount('readable')).toBe(0);
+      expect(stdin.rawMode).toBe(false);
+      expect(stdout.written.endsWith('\u001B[2J\u001B[H')).toBe(true);
+      const writtenAtSuspend = stdout.written.length;
+
+      // Store changes while the console is attached: no frame, however long we wait.
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+      store.log('info', 'while attached');
+      store.setSerial(2, { unseenBytes: 2048 });
+      vi.advanceTimersByTime(5_000);
+      await new Promise((resolve) => setImmediate(resolve));
+      vi.useRealTimers();
+      expect(stdout.written.length).toBe(writtenAtSuspend);
+      stdin.type('q');
+      expect(actions.onQuit).not.toHaveBeenCalled();
+      expect(isExited()).toBe(false);
+
+      handle.resume();
+      await until(() => stdout.written.slice(writtenAtSuspend).includes('● 2.0 KB new'), 'the TUI drawn again');
+      await until(() => stdin.listenerCount('readable') > 0 && stdin.rawMode, 'keys read again');
+      const frame = stdout.written.slice(writtenAtSuspend);
+      expect(frame).toMatch(/› demo:vm-2 /);
+      expect(frame).toContain('while attached');
+      stdin.type('o');
+      expect(actions.onAttach).toHaveBeenLastCalledWith(2);
+      expect(actions.onAttach).toHaveBeenCalledTimes(2);
+
+      handle.unmount();
+      await exit;
+      expect(isExited()).toBe(true);
+    });
+
+    it('keeps the notice line across a suspend', async () => {
+      const { stdout, stdin, handle, exit } = await mounted();
+      stdin.type('\u001B[B');
+      stdin.type('\u001B[B');
+      stdin.type('x');
+      await until(() => stdout.written.includes('closing demo:vm-3'), 'the notice');
+      await handle.suspend();
+      const writtenAtSuspend = stdout.written.length;
+      handle.resume();
+      await until(() => stdout.written.slice(writtenAtSuspend).includes('closing demo:vm-3'), 'the notice drawn again');
+      expect(stdout.written.slice(writtenAtSuspend)).toMatch(/› demo:vm-3 /);
+      handle.unmount();
+      await exit;
+    });
+
+    it('never clears the screen under a TUI resumed before its suspend finished', async () => {
+      const { stdout, handle, exit } = await mounted();
+      const suspended = handle.suspend();
+      const at = stdout.written.length;
+      handle.resume();
+      await until(() => stdout.written.slice(at).includes('demo:vm-3'), 'the resumed frame');
+      await suspended;
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(stdout.written.lastIndexOf('demo:vm-3')).toBeGreaterThan(stdout.written.lastIndexOf('\u001B[2J'));
+      handle.unmount();
+      await exit;
+    });
+
+    it('ends for good when unmounted while suspended', async () => {
+      const { handle, exit, stdin } = await mounted();
+      await handle.suspend();
+      handle.unmount();
+      await exit;
+      handle.resume(); // too late: nothing is drawn again
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(stdin.listenerCount('readable')).toBe(0);
+    });
   });
 });

@@ -1,16 +1,18 @@
 import {
+  consoleTypeCell,
   fit,
   formatBytes,
+  isSerialRow,
   formatRate,
   rowAddress,
   rowDisplayState,
   rowProblem,
+  rowViewerCell,
   truncate,
-  viewerCell,
   type ConsoleRow,
 } from './format.js';
 
-export type ColumnKey = 'target' | 'provider' | 'address' | 'state' | 'viewer' | 'clients' | 'in' | 'out' | 'uptime' | 'error';
+export type ColumnKey = 'target' | 'provider' | 'address' | 'type' | 'state' | 'viewer' | 'clients' | 'in' | 'out' | 'uptime' | 'error';
 
 export interface Column {
   key: ColumnKey;
@@ -24,8 +26,11 @@ const GAP = 1;
 /** The last-error column is worth dropping less useful columns for up to this width. */
 const WANTED_ERROR_WIDTH = 16;
 const MIN_ERROR_WIDTH = 8;
-/** Dropped in this order when the terminal is narrow (the detail line still has them all). */
-const DROPPABLE: ColumnKey[] = ['uptime', 'provider', 'viewer'];
+/**
+ * Dropped in this order when the terminal is narrow (the detail line still has them all). A
+ * serial row's VIEWER cell is where unread output shows, so it stays while there is one.
+ */
+const DROPPABLE: ColumnKey[] = ['uptime', 'provider', 'type', 'viewer'];
 /** `1023 KB 1023 KB/s`: the widest byte count with its rate (idle rows need far less). */
 const TRAFFIC_WIDTH = 17;
 
@@ -45,21 +50,33 @@ export function tableColumns(rows: readonly ConsoleRow[], width: number): Column
     { key: 'target', title: 'TARGET', width: clamp(widest(rows, (r) => r.session.name), 6, 28) },
     { key: 'provider', title: 'PROVIDER', width: clamp(widest(rows, (r) => r.session.provider), 8, 10) },
     { key: 'address', title: 'ADDRESS', width: clamp(widest(rows, (r) => rowAddress(r.session) ?? '-'), 7, 22) },
+    { key: 'type', title: 'TYPE', width: clamp(widest(rows, (r) => consoleTypeCell(r.session)), 4, 6) },
     { key: 'state', title: 'STATE', width: 'viewer closed'.length },
-    { key: 'viewer', title: 'VIEWER', width: clamp(widest(rows, (r) => viewerCell(r.viewer)), 6, 13) },
+    { key: 'viewer', title: 'VIEWER', width: clamp(widest(rows, rowViewerCell), 6, 13) },
     { key: 'clients', title: 'CONN', width: 4 },
     { key: 'in', title: 'IN', width: clamp(widest(rows, (r) => cellText(r, 'in', '')), 9, TRAFFIC_WIDTH) },
     { key: 'out', title: 'OUT', width: clamp(widest(rows, (r) => cellText(r, 'out', '')), 9, TRAFFIC_WIDTH) },
     { key: 'uptime', title: 'UPTIME', width: 6 },
   ];
   const used = (): number => columns.reduce((sum, c) => sum + c.width + GAP, MARKER_WIDTH);
+  const serial = rows.some(isSerialRow);
   for (const key of DROPPABLE) {
     if (width - used() >= WANTED_ERROR_WIDTH) break;
+    if (key === 'viewer' && serial) continue;
     columns = columns.filter((c) => c.key !== key);
   }
-  const target = columns[0];
-  const overflow = used() - width;
-  if (overflow > 0) target.width = Math.max(6, target.width - overflow);
+  // Kept for a serial row's unread marker: traffic cells give way (their rates go) before the
+  // target's name does, and the marker goes only when even that is not enough.
+  const shrink = (keys: readonly ColumnKey[], min: number): void => {
+    for (const column of columns) {
+      const overflow = used() - width;
+      if (overflow <= 0) return;
+      if (keys.includes(column.key)) column.width = Math.max(min, column.width - overflow);
+    }
+  };
+  if (serial) shrink(['in', 'out'], 9);
+  shrink(['target'], 6);
+  if (used() > width) columns = columns.filter((c) => c.key !== 'viewer');
   const rest = width - used();
   if (rest >= MIN_ERROR_WIDTH) columns.push({ key: 'error', title: 'LAST ERROR', width: rest });
   return columns;
@@ -70,13 +87,18 @@ export function layoutKey(columns: readonly Column[]): string {
   return columns.map((c) => `${c.key}:${c.width}`).join(',');
 }
 
-/** A traffic cell: bytes so far and the rate while there is one; empty while nothing listens and nothing moved. */
-function trafficText(row: ConsoleRow, bytes: number, rate: number): string {
+/**
+ * A traffic cell: bytes so far and the rate while there is one (when it fits `width`); empty
+ * while nothing listens and nothing moved.
+ */
+function trafficText(row: ConsoleRow, bytes: number, rate: number, width: number): string {
   if (row.session.state !== 'listening' && bytes === 0) return '';
-  return rate > 0 ? `${formatBytes(bytes)} ${formatRate(rate)}` : formatBytes(bytes);
+  const total = formatBytes(bytes);
+  const withRate = `${total} ${formatRate(rate)}`;
+  return rate > 0 && withRate.length <= width ? withRate : total;
 }
 
-function cellText(row: ConsoleRow, key: ColumnKey, uptime: string): string {
+function cellText(row: ConsoleRow, key: ColumnKey, uptime: string, width = Infinity): string {
   const { session } = row;
   switch (key) {
     case 'target':
@@ -85,16 +107,18 @@ function cellText(row: ConsoleRow, key: ColumnKey, uptime: string): string {
       return session.provider;
     case 'address':
       return rowAddress(session) ?? '-';
+    case 'type':
+      return consoleTypeCell(session);
     case 'state':
       return rowDisplayState(row);
     case 'viewer':
-      return viewerCell(row.viewer);
+      return rowViewerCell(row);
     case 'clients':
       return String(session.clients);
     case 'in':
-      return trafficText(row, session.bytesIn, row.rateIn);
+      return trafficText(row, session.bytesIn, row.rateIn, width);
     case 'out':
-      return trafficText(row, session.bytesOut, row.rateOut);
+      return trafficText(row, session.bytesOut, row.rateOut, width);
     case 'uptime':
       return uptime;
     case 'error':
@@ -130,7 +154,7 @@ export function rowSegments(
       segments.problem = truncate(rowProblem(row) ?? '', remaining);
       break;
     }
-    const text = fit(cellText(row, column.key, uptime), column.width);
+    const text = fit(cellText(row, column.key, uptime, column.width), column.width);
     remaining -= column.width + GAP;
     if (column.key === 'state') {
       segments.state = text;

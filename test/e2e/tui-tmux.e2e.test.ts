@@ -18,7 +18,7 @@ const REMOTE_VIEWER: ViewerWindowKind = { viewer: 'remote-viewer', className: 'R
 
 /** The table row of `target` once its viewer is open: `default/vm-a  kubevirt  127.0.0.1:40123  viewer open ...`. */
 function rowWithOpenViewer(screen: string, target: string): RegExpMatchArray | null {
-  const row = new RegExp(`${target.replace('/', '\\/')}\\s.*127\\.0\\.0\\.1:(\\d+)\\s+viewer open`);
+  const row = new RegExp(`${target.replace('/', '\\/')}\\s.*127\\.0\\.0\\.1:(\\d+)\\s+(?:vnc\\s+)?viewer open`);
   return screen.split('\n').map((line) => row.exec(line)).find((m) => m) ?? null;
 }
 

@@ -178,7 +178,7 @@ describe.skipIf(!onLinuxX64 || (!binaryPresent && !seaRequired))('single executa
     try {
       const deadline = Date.now() + 60_000;
       let screen = '';
-      while (!/demo:tui\s+demo\s+127\.0\.0\.1:\d+\s+listening/.test(screen)) {
+      while (!/demo:tui\s+demo\s+127\.0\.0\.1:\d+\s+(?:vnc\s+)?listening/.test(screen)) {
         if (Date.now() > deadline) throw new Error(`no TUI row; screen:\n${screen}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
         screen = tmuxRun('capture-pane', '-p').stdout;
