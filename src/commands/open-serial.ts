@@ -67,7 +67,7 @@ async function openSerialLog(dir: string, name: string): Promise<FileHandle> {
 }
 
 export interface TerminalForAttach {
-  stdin: NodeJS.ReadableStream & RawModeInput & { pause(): unknown; resume(): unknown };
+  stdin: NodeJS.ReadableStream & RawModeInput & { pause(): unknown; resume(): unknown; ref?(): unknown };
   stdout: NodeJS.WritableStream;
   /** Takes the screen from the TUI and gives it back. */
   suspend(): Promise<void>;
@@ -86,6 +86,8 @@ export async function attachSerial(session: ConsoleSession, terminal: TerminalFo
   const socket = await connect(host, s.port);
   await terminal.suspend();
   const restore = enterRawMode(terminal.stdin);
+  // Ink lets go of stdin (unref) when it steps aside: hold it while the console is attached.
+  terminal.stdin.ref?.();
   try {
     terminal.stdout.write(`\x1b[2J\x1b[H${terminalSafe(`vconsole: attached to ${s.name}'s serial console; press ${escape.label} to return to the table`)}\r\n`);
     const attachment = attachTerminal({ input: terminal.stdin as unknown as NodeJS.ReadStream, output: terminal.stdout as unknown as NodeJS.WriteStream, session: streamLine(socket), escape });

@@ -129,7 +129,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
           }
         },
         onQuit: () => shutdown.trigger(),
-      })
+      }, escapeKey.label)
     : plainView(registry, io, Boolean(flags.verbose));
 
   supervisor?.on('status', (event) => view?.viewer(event));
@@ -185,12 +185,12 @@ function plainView(registry: SessionRegistry, io: CommandIo, verbose: boolean): 
 }
 
 /** The Ink TUI; ink and react load only here. */
-async function mountTui(registry: SessionRegistry, actions: import('../tui/app.js').ConsoleActions): Promise<OpenView> {
+async function mountTui(registry: SessionRegistry, actions: import('../tui/app.js').ConsoleActions, detachKey: string): Promise<OpenView> {
   // React's development build draws a frame about twice as slowly (docs/BENCHMARKS.md).
   process.env.NODE_ENV ??= 'production';
   const { ConsoleStore, renderConsoleApp } = await importWithoutCiFlags(() => import('../tui/index.js'));
   const store = new ConsoleStore(registry);
-  const app = renderConsoleApp(store, actions);
+  const app = renderConsoleApp(store, actions, { detachKey });
   let mounted = true;
   return {
     viewer: (event) => {

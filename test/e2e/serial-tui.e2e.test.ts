@@ -37,12 +37,12 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open: serial rows in tmux', gate
   it('Enter attaches a QEMU serial console next to a VNC one, ESC reaches SeaBIOS, ^] brings the table back with the same row selected', async () => {
     const vm = await startQemuSerialVm(lab, 'tui-serial', dir);
     const term = await openInTmux(['demo:screen', `unix://${vm.serialPath}#serial`]);
-    await term.awaitScreen('both rows listening', (s) => Boolean(rowOf(s, 'demo:screen') && rowOf(s, 'serial.sock')));
+    await term.awaitScreen('both rows listening', (s) => Boolean(rowOf(s, 'demo:screen') && rowOf(s, 'unix://')));
     const table = await term.capture();
-    expect(rowOf(table, 'serial.sock')).toMatch(/serial/);
+    expect(rowOf(table, 'unix://')).toMatch(/serial/);
     expect(rowOf(table, 'demo:screen')).toMatch(/vnc/);
     await term.sendKeys(['Down']);
-    await term.awaitScreen('the serial row selected', (s) => (s.split('\n').find((l) => l.startsWith('›')) ?? '').includes('serial.sock'));
+    await term.awaitScreen('the serial row selected', (s) => (s.split('\n').find((l) => l.startsWith('›')) ?? '').includes('unix://'));
     await term.sendKeys(['Enter']);
     await term.awaitScreen('the attach banner', (s) => /return to the table/.test(s.replace(/\n/g, '')));
     await term.awaitScreen('the boot menu after ESC', (s) => {
@@ -52,7 +52,7 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open: serial rows in tmux', gate
     });
     await term.sendKeys(['C-]']);
     const back = await term.awaitScreen('the table again', (s) => Boolean(rowOf(s, 'demo:screen')));
-    expect(back.split('\n').find((l) => l.startsWith('›'))).toContain('serial.sock');
+    expect(back.split('\n').find((l) => l.startsWith('›'))).toContain('unix://');
     expect(back).not.toMatch(BOOT_MENU);
     await term.sendKeys(['q']);
     expect(await exitStatusOf(term)).toBe('exit 0');
