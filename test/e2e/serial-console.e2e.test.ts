@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ProcessLab, runProgram } from './support/processes.js';
 import { startQemuSerialVm, type QemuSerialVm } from './support/qemu.js';
 import { BOOT_MENU, ESC, askForBootMenu, serveSerialOverTcp } from './support/serial.js';
-import { startTmux, type TmuxTerminal } from './support/tmux.js';
+import { startTmux, unwrapped, type TmuxTerminal } from './support/tmux.js';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TEST_TIMEOUT_MS, REPO_ROOT, VCONSOLE_BIN, gatedTitle, requireTools } from './support/tools.js';
 import { vconsoleEnv } from './support/vconsole.js';
 import { startWebsockify } from './support/websockify.js';
@@ -95,7 +95,7 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole console on a QEMU serial line', 
     });
     await terminal.sendKeys(['C-]']);
     await terminal.awaitScreen('vconsole to leave', (s) => /left .* serial ?console/.test(unwrapped(s)));
-    expect(await pollExit(terminal)).toBe('exit 0');
+    expect(await terminal.awaitExit()).toBe('exit 0');
     expect(await readFile(sttyAfter, 'utf8')).toBe(await readFile(sttyBefore, 'utf8'));
   }, E2E_TEST_TIMEOUT_MS);
 
@@ -112,19 +112,11 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole console on a QEMU serial line', 
     await terminal.awaitScreen('the banner', (s) => /press ?\^\] ?to ?leave/.test(unwrapped(s)));
     const consolePid = await vconsolePid(terminal.pid);
     process.kill(consolePid, 'SIGTERM');
-    await pollExit(terminal);
+    await terminal.awaitExit();
     expect(await readFile(sttyAfter, 'utf8')).toBe(await readFile(sttyBefore, 'utf8'));
   }, E2E_TEST_TIMEOUT_MS);
 });
 
-async function pollExit(terminal: TmuxTerminal): Promise<string> {
-  for (let i = 0; i < 300; i++) {
-    const status = await terminal.exitStatus();
-    if (status) return status;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('the program in the terminal did not exit');
-}
 
 /** The node process running vconsole under the pane's `sh -c`. */
 async function vconsolePid(shellPid: number): Promise<number> {
@@ -137,7 +129,3 @@ async function vconsolePid(shellPid: number): Promise<number> {
   throw new Error('vconsole did not start in the terminal');
 }
 
-/** The screen with tmux's line wrapping undone, for text longer than a row. */
-function unwrapped(screen: string): string {
-  return screen.replace(/\n/g, '');
-}

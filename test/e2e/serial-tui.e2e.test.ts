@@ -55,7 +55,7 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open: serial rows in tmux', gate
     expect(back.split('\n').find((l) => l.startsWith('›'))).toContain('unix://');
     expect(back).not.toMatch(BOOT_MENU);
     await term.sendKeys(['q']);
-    expect(await exitStatusOf(term)).toBe('exit 0');
+    expect(await term.awaitExit()).toBe('exit 0');
   }, E2E_TEST_TIMEOUT_MS);
 
   it('what the demo VM printed while detached is marked unread and replayed on the next attach', async () => {
@@ -74,16 +74,7 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open: serial rows in tmux', gate
     await term.sendKeys(['C-]']);
     await term.awaitScreen('the table again', (s) => Boolean(rowOf(s, 'demo:shell')));
     await term.sendKeys(['q']);
-    expect(await exitStatusOf(term)).toBe('exit 0');
+    expect(await term.awaitExit()).toBe('exit 0');
   }, E2E_TEST_TIMEOUT_MS);
 });
 
-/** Waits for the program in the terminal to exit; its `exit N`. */
-async function exitStatusOf(term: TmuxTerminal): Promise<string> {
-  for (let i = 0; i < 300; i++) {
-    const status = await term.exitStatus();
-    if (status) return status;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('vconsole did not exit');
-}

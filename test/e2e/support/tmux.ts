@@ -14,6 +14,8 @@ export interface TmuxTerminal {
   awaitScreen(what: string, test: (screen: string) => boolean, timeoutMs?: number): Promise<string>;
   /** `exit N` once the program has ended (128+N: killed by signal N), undefined while it runs. */
   exitStatus(): Promise<string | undefined>;
+  /** Waits for the program to end; its `exit N`. */
+  awaitExit(timeoutMs?: number): Promise<string>;
   /** Closes the terminal (kill-server): the program gets SIGHUP, as when a terminal window closes. */
   kill(): Promise<void>;
   /** Cleanup after a test, passed or not: closes the terminal, then SIGKILLs whatever the program left. */
@@ -74,6 +76,9 @@ export async function startTmux(lab: ProcessLab, dir: string, command: readonly 
       const text = await readFile(statusFile, 'utf8').catch(() => '');
       return text.trim() || undefined;
     },
+    awaitExit(timeoutMs = 30_000) {
+      return pollFor(() => terminal.exitStatus(), { what: 'the program in the terminal to exit', timeoutMs, intervalMs: 100 });
+    },
     async kill() {
       await tmux(['kill-server']).catch(() => undefined);
     },
@@ -92,4 +97,9 @@ export async function startTmux(lab: ProcessLab, dir: string, command: readonly 
 /** Quotes one argument for sh. */
 export function shellQuote(arg: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A screen with tmux's line wrapping undone, for text longer than a row. */
+export function unwrapped(screen: string): string {
+  return screen.replace(/\n/g, '');
 }
