@@ -51,7 +51,9 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
   const say = (line: string) => io.stderr.write(`${terminalSafe(line)}${interactive ? '\r\n' : '\n'}`);
 
   const session = new SerialSession(target, { waitMs });
-  session.on('log', (_level, message) => say(`vconsole: ${session.name}: ${message}`));
+  session.on('log', (level, message) => {
+    if (level !== 'debug' || flags.verbose) say(`vconsole: ${session.name}: ${message}`);
+  });
   if (log) session.on('output', (chunk) => void log.write(chunk).catch(() => undefined));
   if (waitMs > 0) say(`vconsole: waiting up to ${formatDuration(waitMs)} for ${session.name}'s serial console`);
 

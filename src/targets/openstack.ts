@@ -125,7 +125,9 @@ class OpenStackTarget implements ConsoleTarget {
         url: socketUrl.href,
         tls,
         signal,
-        rejectedHint: 'the token was fresh from Nova: check that nova-novncproxy shares its database and clock with nova-api ([consoleauth] token_ttl)',
+        rejectedHint: 'the token was fresh from Nova: check that the console proxy shares its database and clock with nova-api ([consoleauth] token_ttl)',
+        // A serial line is silent until someone types: only RFB servers speak first.
+        serverSpeaksFirst: this.consoleType === 'vnc',
       });
     });
   }

@@ -22,7 +22,7 @@ export interface WebsockifyDialOptions {
    * Wait for the first byte before handing the stream over (default true): right for VNC,
    * whose server speaks first; a serial console stays silent until the user types.
    */
-  serverSpeaksFirst?: boolean;
+  serverSpeaksFirst: boolean;
 }
 
 /**

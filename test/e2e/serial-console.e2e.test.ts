@@ -61,6 +61,24 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole console on a QEMU serial line', 
     expect(run.stderr).not.toContain('serial-token');
   }, E2E_TEST_TIMEOUT_MS);
 
+  it('openstack: a serial console from Nova through real websockify (nova-serialproxy\'s core)', async () => {
+    const vm = await freshVm();
+    const bridge = await serveSerialOverTcp(lab, vm.serialPath);
+    const websockify = await startWebsockify(lab, dir, {});
+    const { startOpenstackWithWebsockify } = await import('./support/openstack.js');
+    const cloud = await startOpenstackWithWebsockify(dir, websockify, 1, 'vnc_lite', bridge.port);
+    try {
+      const run = await askForBootMenu(lab, ['os:web-1', ...cloud.args], cloud.env);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(BOOT_MENU);
+      const asked = cloud.fixture.requests.filter((r) => r.path.endsWith('/remote-consoles'));
+      expect(asked.length).toBeGreaterThan(0);
+      for (const secret of cloud.secrets()) expect(run.stdout + run.stderr).not.toContain(secret);
+    } finally {
+      await cloud.close();
+    }
+  }, E2E_TEST_TIMEOUT_MS);
+
   it('through the KubeVirt console subresource (virt-handler dials QEMU\'s serial socket)', async () => {
     const vm = await freshVm();
     const { startKubevirtFixture } = await import('../fixtures/kubevirt-api.js');

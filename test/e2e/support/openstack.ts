@@ -23,15 +23,25 @@ export interface OpenstackWithWebsockify {
  * to the same VM. vconsole finds the cloud the way the openstack CLI does: a clouds.yaml
  * named by $OS_CLIENT_CONFIG_FILE and `--cloud`.
  */
-export async function startOpenstackWithWebsockify(dir: string, websockify: Websockify, vncPort: number, urlStyle: 'vnc_lite' | 'vnc_auto'): Promise<OpenstackWithWebsockify> {
+export async function startOpenstackWithWebsockify(
+  dir: string,
+  websockify: Websockify,
+  vncPort: number,
+  urlStyle: 'vnc_lite' | 'vnc_auto',
+  /** A cloud that serves serial consoles (nova-serialproxy, also websockify) leading to this port. */
+  serialPort?: number,
+): Promise<OpenstackWithWebsockify> {
   const { FIXTURE_PROJECT, FIXTURE_USER, startOpenStackFixture } = await import('../../fixtures/openstack-api.js');
   const fixture = await startOpenStackFixture({
+    consoleTypes: serialPort === undefined ? ['novnc'] : ['novnc', 'serial'],
     // Written before Nova answers, so the token is known by the time vconsole dials websockify.
-    onConsoleToken: (token) => appendFileSync(websockify.tokenFile, `${token}: 127.0.0.1:${vncPort}\n`),
-    consoleUrlFor: (token) =>
-      urlStyle === 'vnc_auto'
-        ? `http://127.0.0.1:${websockify.port}/vnc_auto.html?token=${token}`
-        : `http://127.0.0.1:${websockify.port}/vnc_lite.html?path=${encodeURIComponent(`?token=${token}`)}`,
+    onConsoleToken: (token, type) => appendFileSync(websockify.tokenFile, `${token}: 127.0.0.1:${type === 'serial' ? serialPort : vncPort}\n`),
+    consoleUrlFor: (token, type) =>
+      type === 'serial'
+        ? websockify.url(token)
+        : urlStyle === 'vnc_auto'
+          ? `http://127.0.0.1:${websockify.port}/vnc_auto.html?token=${token}`
+          : `http://127.0.0.1:${websockify.port}/vnc_lite.html?path=${encodeURIComponent(`?token=${token}`)}`,
   });
   const cloudsFile = join(dir, 'clouds.yaml');
   await writeFile(
