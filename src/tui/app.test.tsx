@@ -3,10 +3,11 @@ import { render } from 'ink-testing-library';
 import type { ReactElement } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SessionRegistry } from '../proxy/session-registry.js';
-import { App, osc52, type ConsoleActions } from './app.js';
+import { App, osc52 } from './app.js';
 import { ConsoleStore, type SessionSourceEvents } from './console-store.js';
 import { SessionTable } from './session-table.js';
 import { sessionSnapshot as snapshot } from '../../test/support/snapshots.js';
+import { fakeActions, settle, until } from '../../test/support/tui.js';
 
 const DOWN = '\u001B[B';
 const UP = '\u001B[A';
@@ -17,22 +18,7 @@ const ESC = '\u001B';
 const PAGE_DOWN = '\u001B[6~';
 const HOME = '\u001B[H';
 
-/**
- * Waits for a frame condition. React commits Ink's frames a few event-loop turns after a key
- * or store flush, so this polls on setImmediate (never faked here) with a real deadline.
- */
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
 
-/** Lets pending React work (effects, commits) run: for asserting that nothing more happens. */
-async function settle(turns = 20): Promise<void> {
-  for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
-}
 
 /** Mounts and waits until the first frame is drawn and the store subscription is live. */
 async function mountApp(element: ReactElement) {
@@ -49,18 +35,6 @@ const frameHas = (app: { lastFrame(): string | undefined }, text: string | RegEx
 
 const selectedLine = (app: { lastFrame(): string | undefined }) =>
   (app.lastFrame() ?? '').split('\n').find((l) => l.startsWith('›')) ?? '';
-
-
-function fakeActions() {
-  return {
-    onOpenViewer: vi.fn(),
-    onAttach: vi.fn(),
-    onRetry: vi.fn(),
-    onClose: vi.fn(),
-    onAdd: vi.fn(),
-    onQuit: vi.fn(),
-  } satisfies ConsoleActions;
-}
 
 /** A store fed by hand-made events: session 1 listening, 2 failed, 3 listening. */
 function eventStore() {

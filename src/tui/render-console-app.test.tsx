@@ -1,16 +1,10 @@
 import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { osc52, renderConsoleApp, type ConsoleActions } from './app.js';
+import { osc52, renderConsoleApp } from './app.js';
 import { ConsoleStore, type SessionSourceEvents } from './console-store.js';
 import { sessionSnapshot } from '../../test/support/snapshots.js';
+import { fakeActions, until } from '../../test/support/tui.js';
 
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
 
 
 describe('renderConsoleApp', () => {
@@ -103,17 +97,6 @@ describe('renderConsoleApp', () => {
     afterEach(() => {
       vi.useRealTimers();
     });
-
-    function fakeActions() {
-      return {
-        onOpenViewer: vi.fn(),
-        onAttach: vi.fn(),
-        onRetry: vi.fn(),
-        onClose: vi.fn(),
-        onAdd: vi.fn(),
-        onQuit: vi.fn(),
-      } satisfies ConsoleActions;
-    }
 
     async function mounted() {
       const source = new EventEmitter<SessionSourceEvents>();

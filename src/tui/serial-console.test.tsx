@@ -3,43 +3,23 @@ import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SessionSnapshot } from '../proxy/types.js';
 import { sessionSnapshot } from '../../test/support/snapshots.js';
-import { App, type ConsoleActions } from './app.js';
+import { App } from './app.js';
 import { ConsoleStore, type SessionSourceEvents } from './console-store.js';
 import { rowViewerCell, type ConsoleRow } from './format.js';
 import { INITIAL_UI, reduceInput } from './keys.js';
 import { rowSegments, tableColumns } from './table-layout.js';
+import { fakeActions, settle, until } from '../../test/support/tui.js';
 
 const ENTER = '\r';
 const DOWN = '\u001B[B';
 
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
 
-async function settle(turns = 20): Promise<void> {
-  for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
-}
 
 const serial = (id: number, overrides: Partial<SessionSnapshot> = {}) =>
   sessionSnapshot(id, { name: `demo:serial-${id}`, consoleType: 'serial', ...overrides });
 
 function row(session: SessionSnapshot, unseenBytes?: number): ConsoleRow {
   return { session, viewer: { state: 'none' }, rateIn: 0, rateOut: 0, ...(unseenBytes === undefined ? {} : { serial: { unseenBytes } }) };
-}
-
-function fakeActions() {
-  return {
-    onOpenViewer: vi.fn(),
-    onAttach: vi.fn(),
-    onRetry: vi.fn(),
-    onClose: vi.fn(),
-    onAdd: vi.fn(),
-    onQuit: vi.fn(),
-  } satisfies ConsoleActions;
 }
 
 describe('a serial row in the table', () => {

@@ -32,6 +32,21 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole console on a QEMU serial line', 
   /** A fresh VM per test: SeaBIOS offers its menu once. */
   const freshVm = (): Promise<QemuSerialVm> => startQemuSerialVm(lab, `serial-${++vmCount}`, dir);
 
+  /** `vconsole console` on a fresh VM in tmux, with `stty -a` saved before it starts and after it ends. */
+  async function consoleInTmux(): Promise<{ term: TmuxTerminal; sttyBefore: string; sttyAfter: string }> {
+    const vm = await freshVm();
+    const sttyBefore = join(dir, `stty-before-${vmCount}`);
+    const sttyAfter = join(dir, `stty-after-${vmCount}`);
+    const script = `stty -a > ${sttyBefore}; "$0" "$1" console "$2"; status=$?; stty -a > ${sttyAfter}; exit $status`;
+    terminal = await startTmux(lab, await lab.tempDir('serial-tmux'), ['sh', '-c', script, process.execPath, VCONSOLE_BIN, `unix://${vm.serialPath}`], {
+      columns: 100,
+      rows: 30,
+      env: vconsoleEnv(),
+      cwd: REPO_ROOT,
+    });
+    return { term: terminal, sttyBefore, sttyAfter };
+  }
+
   it('piped through unix://: ESC in, the boot menu out, exit 0 once stdin ends', async () => {
     const vm = await freshVm();
     const run = await askForBootMenu(lab, [`unix://${vm.serialPath}`]);
@@ -96,41 +111,25 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole console on a QEMU serial line', 
   }, E2E_TEST_TIMEOUT_MS);
 
   it('on a terminal: raw mode, the escape key leaves, and the terminal is exactly as before', async () => {
-    const vm = await freshVm();
-    const sttyBefore = join(dir, `stty-before-${vmCount}`);
-    const sttyAfter = join(dir, `stty-after-${vmCount}`);
-    terminal = await startTmux(
-      lab,
-      await lab.tempDir('serial-tmux'),
-      ['sh', '-c', `stty -a > ${sttyBefore}; "$0" "$1" console "$2"; status=$?; stty -a > ${sttyAfter}; exit $status`, process.execPath, VCONSOLE_BIN, `unix://${vm.serialPath}`],
-      { columns: 100, rows: 30, env: vconsoleEnv(), cwd: REPO_ROOT },
-    );
-    await terminal.awaitScreen('the banner saying how to leave', (s) => /press ?\^\] ?to ?leave/.test(unwrapped(s)));
-    await terminal.awaitScreen('the boot menu after ESC', (s) => {
+    const { term, sttyBefore, sttyAfter } = await consoleInTmux();
+    await term.awaitScreen('the banner saying how to leave', (s) => /press ?\^\] ?to ?leave/.test(unwrapped(s)));
+    await term.awaitScreen('the boot menu after ESC', (s) => {
       if (BOOT_MENU.test(s)) return true;
-      void terminal?.sendKeys([ESC], true);
+      void term.sendKeys([ESC], true);
       return false;
     });
-    await terminal.sendKeys(['C-]']);
-    await terminal.awaitScreen('vconsole to leave', (s) => /left .* serial ?console/.test(unwrapped(s)));
-    expect(await terminal.awaitExit()).toBe('exit 0');
+    await term.sendKeys(['C-]']);
+    await term.awaitScreen('vconsole to leave', (s) => /left .* serial ?console/.test(unwrapped(s)));
+    expect(await term.awaitExit()).toBe('exit 0');
     expect(await readFile(sttyAfter, 'utf8')).toBe(await readFile(sttyBefore, 'utf8'));
   }, E2E_TEST_TIMEOUT_MS);
 
   it('on a terminal, SIGTERM restores the terminal too', async () => {
-    const vm = await freshVm();
-    const sttyBefore = join(dir, `stty-before-${vmCount}`);
-    const sttyAfter = join(dir, `stty-after-${vmCount}`);
-    terminal = await startTmux(
-      lab,
-      await lab.tempDir('serial-tmux'),
-      ['sh', '-c', `stty -a > ${sttyBefore}; "$0" "$1" console "$2"; status=$?; stty -a > ${sttyAfter}; exit $status`, process.execPath, VCONSOLE_BIN, `unix://${vm.serialPath}`],
-      { columns: 100, rows: 30, env: vconsoleEnv(), cwd: REPO_ROOT },
-    );
-    await terminal.awaitScreen('the banner', (s) => /press ?\^\] ?to ?leave/.test(unwrapped(s)));
-    const consolePid = await vconsolePid(terminal.pid);
+    const { term, sttyBefore, sttyAfter } = await consoleInTmux();
+    await term.awaitScreen('the banner', (s) => /press ?\^\] ?to ?leave/.test(unwrapped(s)));
+    const consolePid = await vconsolePid(term.pid);
     process.kill(consolePid, 'SIGTERM');
-    await terminal.awaitExit();
+    await term.awaitExit();
     expect(await readFile(sttyAfter, 'utf8')).toBe(await readFile(sttyBefore, 'utf8'));
   }, E2E_TEST_TIMEOUT_MS);
 });
