@@ -1,5 +1,6 @@
 import type { VconsoleConfig } from '../config.js';
 import { VconsoleError, describeError } from '../errors.js';
+import { VIEWER_SHUTDOWN_GRACE_MS } from '../limits.js';
 import { SessionClosedError, type ConsoleSession } from '../proxy/console-session.js';
 import { DuplicateConsoleError, SessionRegistry } from '../proxy/session-registry.js';
 import { handleShutdownSignals } from '../proxy/shutdown.js';
@@ -17,9 +18,6 @@ export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags {
   /** false with --no-tui. */
   tui?: boolean;
 }
-
-/** Grace a viewer gets between SIGTERM and SIGKILL at shutdown (the whole shutdown has 1.5 s). */
-const VIEWER_SHUTDOWN_GRACE_MS = 700;
 
 /** What a user interface shows of `open`: the TUI's store, or plain lines on stderr. */
 interface OpenView {
