@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { UsageError, VconsoleError, describeError } from '../errors.js';
+import { UsageError, VconsoleError, describeError, echoTarget } from '../errors.js';
 import { dialSocket } from './socket-dial.js';
 import type { ConsoleProvider, ConsoleTarget } from './types.js';
 
@@ -12,7 +12,7 @@ export function parseUnixTarget(raw: string): string {
   const rest = raw.replace(/^unix:/i, '');
   const socketPath = rest.startsWith('///') ? rest.slice(2) : rest.startsWith('//') ? undefined : rest;
   if (!socketPath || !path.isAbsolute(socketPath) || socketPath.includes('\0')) {
-    throw new UsageError(`bad unix target "${raw}": expected an absolute socket path`, 'use unix:///PATH, e.g. unix:///run/vm/vnc.sock');
+    throw new UsageError(`bad unix target "${echoTarget(raw)}": expected an absolute socket path`, 'use unix:///PATH, e.g. unix:///run/vm/vnc.sock');
   }
   return path.normalize(socketPath);
 }
