@@ -19,20 +19,21 @@ export function parseUnixTarget(raw: string): string {
 
 /**
  * Fails unless `socketPath` is a socket, so a mistyped path is reported before anything
- * listens rather than when the first viewer connects. Looks, never connects.
+ * listens rather than when the first viewer connects. Looks, never connects. The caller puts
+ * the target's name in front, as for every provider's errors.
  */
-export async function checkUnixSocket(socketPath: string, name: string): Promise<void> {
+export async function checkUnixSocket(socketPath: string): Promise<void> {
   let isSocket: boolean;
   try {
     isSocket = (await stat(socketPath)).isSocket();
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') {
-      throw new VconsoleError(`${name}: no such socket`, { hint: 'check the path: is the VM running with its VNC on this socket?' });
+      throw new VconsoleError('no such socket', { hint: 'check the path: is the VM running with its VNC on this socket?' });
     }
-    throw new VconsoleError(`${name}: cannot use the socket: ${describeError(err)}`, { hint: 'check the permissions of the socket and its directories' });
+    throw new VconsoleError(`cannot use the socket: ${describeError(err)}`, { hint: 'check the permissions of the socket and its directories' });
   }
-  if (!isSocket) throw new VconsoleError(`${name}: not a socket`, { hint: 'name the VNC unix socket, e.g. unix:///run/vm/vnc.sock' });
+  if (!isSocket) throw new VconsoleError('not a socket', { hint: 'name the VNC unix socket, e.g. unix:///run/vm/vnc.sock' });
 }
 
 /**
@@ -52,7 +53,7 @@ export const unixProvider: ConsoleProvider = {
       input: spec.raw,
       name,
       provider: 'unix',
-      check: () => checkUnixSocket(socketPath, name),
+      check: () => checkUnixSocket(socketPath),
       dial: ({ signal }) => dialSocket({ path: socketPath }, signal),
     };
   },
