@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { UsageError, VconsoleError } from './errors.js';
+import { echoInput } from './terminal-text.js';
 import { isRecord } from './records.js';
 import { PROVIDERS, bareNameProviderIds, oneOf } from './targets/index.js';
 import type { ConsoleProvider } from './targets/types.js';
@@ -71,7 +72,7 @@ export async function parseConfig(text: string, file: string, providers: readonl
   if (doc === null || doc === undefined) return { file, defaults: {}, aliases: {} };
   if (!isRecord(doc)) throw new UsageError(`config ${file}: expected a mapping with "defaults" and "aliases"`);
   for (const key of Object.keys(doc)) {
-    if (!TOP_KEYS.includes(key)) throw new UsageError(`config ${file}: unknown key "${key}"`, `known keys: ${TOP_KEYS.join(', ')}`);
+    if (!TOP_KEYS.includes(key)) throw new UsageError(`config ${file}: unknown key "${echoInput(key)}"`, `known keys: ${TOP_KEYS.join(', ')}`);
   }
   const defaults: ConfigDefaults = {};
   const rawDefaults = doc.defaults ?? {};
@@ -80,10 +81,10 @@ export async function parseConfig(text: string, file: string, providers: readonl
   for (const [key, value] of Object.entries(rawDefaults)) {
     const rule = Object.hasOwn(keys, key) ? keys[key as keyof ConfigDefaults] : undefined;
     if (!rule) {
-      throw new UsageError(`config ${file}: unknown key "defaults.${key}"`, `known keys: ${Object.keys(keys).join(', ')}`);
+      throw new UsageError(`config ${file}: unknown key "defaults.${echoInput(key)}"`, `known keys: ${Object.keys(keys).join(', ')}`);
     }
     if (!rule.valid(value)) {
-      throw new UsageError(`config ${file}: bad value ${JSON.stringify(value)} for "defaults.${key}"`, `use ${rule.allowed}`);
+      throw new UsageError(`config ${file}: bad value ${echoInput(JSON.stringify(value) ?? String(value))} for "defaults.${key}"`, `use ${rule.allowed}`);
     }
     (defaults as Record<string, unknown>)[key] = value;
   }
@@ -91,7 +92,7 @@ export async function parseConfig(text: string, file: string, providers: readonl
   const rawAliases = doc.aliases ?? {};
   if (!isRecord(rawAliases)) throw new UsageError(`config ${file}: "aliases" must be a mapping of name: target`);
   for (const [name, target] of Object.entries(rawAliases)) {
-    if (!isText(target)) throw new UsageError(`config ${file}: alias "${name}" must name a target, e.g. openstack:web-01`);
+    if (!isText(target)) throw new UsageError(`config ${file}: alias "${echoInput(name)}" must name a target, e.g. openstack:web-01`);
     aliases[name] = target as string;
   }
   return { file, defaults, aliases };

@@ -1,4 +1,4 @@
-import { clip, terminalSafe } from './terminal-text.js';
+import { clip, echoInput, terminalSafe } from './terminal-text.js';
 import { maskUrlPaths } from './url-text.js';
 
 /**
@@ -142,4 +142,9 @@ export function redactSecrets(text: string): string {
 export function safeTargetText(text: string): string {
   const cut = text.search(/[?#]/);
   return redactSecrets(cut === -1 ? text : `${text.slice(0, cut)}?…`);
+}
+
+/** A target as an error message echoes it: secrets cut as safeTargetText cuts them, then capped and printable. */
+export function echoTarget(text: string): string {
+  return echoInput(safeTargetText(text));
 }

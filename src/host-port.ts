@@ -1,3 +1,6 @@
+/** DNS names are at most this long; a longer host is a typo or garbage, refused before any dial. */
+export const MAX_HOST_NAME_CHARS = 253;
+
 /** A host as it goes before `:PORT` in an address or URL: an IPv6 address in brackets. */
 export function bracketHost(host: string): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;

@@ -23,11 +23,11 @@ export const MISSED_PONGS_ALLOWED = 2;
 /** `vconsole list`: every API call of one listing. */
 export const LIST_TIMEOUT_MS = 60_000;
 
-/** Viewers get this long to exit on their own before they are killed. */
+/** Viewers get this long to exit on their own before they are killed: well inside the shutdown deadline. */
 export const VIEWER_SHUTDOWN_GRACE_MS = 700;
-/** Shutdown waits at most this long for sessions to close. */
+/** Shutdown waits at most this long for sessions to close, so a hung upstream never keeps vconsole alive. */
 export const SHUTDOWN_DEADLINE_MS = 1500;
-/** After one side of a relay ends, the other gets this long to flush before it is destroyed. */
+/** After one side of a relay ends, the other gets this long to flush its last bytes before it is destroyed. */
 export const RELAY_END_GRACE_MS = 1000;
-/** One viewer probe (`--version` and the like) during detection. */
+/** One viewer probe (`--version` and the like) during detection: a viewer that hangs on it must not stall `open`. */
 export const VIEWER_PROBE_TIMEOUT_MS = 2_000;

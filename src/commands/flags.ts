@@ -3,6 +3,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { UsageError, describeError } from '../errors.js';
 import { parseConsoleType } from '../targets/console-type.js';
 import type { ConsoleTypeChoice } from '../targets/types.js';
+import { echoInput } from '../terminal-text.js';
 
 /** commander's argument parsers must throw InvalidArgumentError to be reported as usage errors. */
 export function asArgParser<T>(parse: (text: string) => T): (text: string) => T {
@@ -87,7 +88,7 @@ export interface TargetFlags {
 export function parsePort(text: string): number {
   const port = /^\d+$/.test(text) ? Number(text) : NaN;
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new UsageError(`invalid port "${text}"`, 'use a number from 1 to 65535 (omit --port for free ports)');
+    throw new UsageError(`invalid port "${echoInput(text)}"`, 'use a number from 1 to 65535 (omit --port for free ports)');
   }
   return port;
 }
@@ -106,7 +107,7 @@ export function parseListenAddress(text: string): string {
   const host = text.replace(/^\[(.*)\]$/, '$1');
   if (host === 'localhost') return '127.0.0.1';
   if (!net.isIP(host)) {
-    throw new UsageError(`invalid listen address "${text}"`, 'use an IP address such as 127.0.0.1, 0.0.0.0 or ::1');
+    throw new UsageError(`invalid listen address "${echoInput(text)}"`, 'use an IP address such as 127.0.0.1, 0.0.0.0 or ::1');
   }
   return host;
 }

@@ -1,5 +1,6 @@
 import type { VconsoleConfig } from '../config.js';
 import { UsageError } from '../errors.js';
+import { echoInput } from '../terminal-text.js';
 import { DEFAULT_PROVIDER, PROVIDERS, listingProviderIds, oneOf, providerById } from '../targets/index.js';
 import type { ConsoleProvider, ListedVm } from '../targets/types.js';
 import type { TargetFlags } from './flags.js';
@@ -22,7 +23,7 @@ export function listerFor(flags: ListFlags, config: VconsoleConfig, providers: r
   const configured = config.defaults.provider;
   const id = flags.provider ?? (configured && providerById(configured, providers)?.list ? configured : DEFAULT_PROVIDER);
   const provider = providerById(id, providers);
-  if (!provider?.list) throw new UsageError(`cannot list provider "${id}"`, `use --provider ${oneOf(listingProviderIds(providers))}`);
+  if (!provider?.list) throw new UsageError(`cannot list provider "${echoInput(id)}"`, `use --provider ${oneOf(listingProviderIds(providers))}`);
   return provider.list.bind(provider);
 }
 

@@ -1,14 +1,15 @@
 import type { VconsoleConfig } from '../config.js';
 import { VconsoleError, describeError } from '../errors.js';
+import { VIEWER_SHUTDOWN_GRACE_MS } from '../limits.js';
 import { SessionClosedError, type ConsoleSession } from '../proxy/console-session.js';
 import { DuplicateConsoleError, SessionRegistry } from '../proxy/session-registry.js';
 import { handleShutdownSignals } from '../proxy/shutdown.js';
 import { installHint, lookedFor } from '../viewers/catalog.js';
-import { selectViewer } from '../viewers/choose.js';
+import { selectViewer, viewerArgsNotice } from '../viewers/choose.js';
 import { systemViewerEnvironment } from '../viewers/system-environment.js';
 import { ViewerSupervisor, type ViewerStatusEvent } from '../viewers/viewer-supervisor.js';
 import { DEFAULT_ESCAPE, parseEscapeKey } from '../terminal/escape-key.js';
-import { sessionLogPrinter } from './log-lines.js';
+import { printLine, sessionLogPrinter } from './log-lines.js';
 import { attachSerial, followSerial, shareSerial, type SerialView } from './open-serial.js';
 import { consecutivePorts, exposureWarning, type ListenFlags, type TargetFlags } from './flags.js';
 import { addOnce, portLine, type CommandIo } from './proxy.js';
@@ -23,9 +24,6 @@ export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags {
   /** A log file per serial console in this directory. */
   logDir?: string;
 }
-
-/** Grace a viewer gets between SIGTERM and SIGKILL at shutdown (the whole shutdown has 1.5 s). */
-const VIEWER_SHUTDOWN_GRACE_MS = 700;
 
 /** What a user interface shows of `open`: the TUI's store, or plain lines on stderr. */
 interface OpenView extends SerialView {
@@ -64,17 +62,17 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   let nextPort: number | undefined;
   const useTui = flags.tui !== false && Boolean(process.stdout.isTTY && process.stdin.isTTY);
 
-  // eslint-disable-next-line prefer-const -- assigned once the view exists, after the shutdown handler that closes it
-  let view: OpenView | undefined;
+  // The view exists only after the shutdown handler that closes it (the TUI's q triggers it).
+  const shown: { view?: OpenView } = {};
   const shutdown = handleShutdownSignals({
     close: async () => {
-      view?.close();
+      shown.view?.close();
       await Promise.all([registry.closeAll(), supervisor?.stopAll(VIEWER_SHUTDOWN_GRACE_MS)]);
     },
     exit: (code) => {
       // A second Ctrl+C exits at once: viewers still in their stop grace die with us, not after.
       supervisor?.killAllNow();
-      view?.close();
+      shown.view?.close();
       io.exit(code);
     },
   });
@@ -88,13 +86,13 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
     try {
       const bound = await session.start({ host: listen, port: assignedPort.get(session.id) ?? 0 });
       if (!useTui) io.stdout.write(`${portLine(session.name, bound.address, bound.port, session.source.consoleType)}\n`);
-      if (view && !unfollow.has(session.id)) unfollow.set(session.id, followSerial(session, view, flags.logDir));
+      if (shown.view && !unfollow.has(session.id)) unfollow.set(session.id, followSerial(session, shown.view, flags.logDir));
       await openViewer(session);
     } catch (err) {
       // Closed while it started (x, q): a cancel, nothing to report.
       if (err instanceof SessionClosedError) return;
       // The same console as a session already open: the registry dropped this one.
-      if (err instanceof DuplicateConsoleError) view?.notice(describeError(err));
+      if (err instanceof DuplicateConsoleError) shown.view?.notice(describeError(err));
       // The session is in `error` with its message: the view shows it and `r` retries.
       else session.log('error', describeError(err));
     }
@@ -106,13 +104,13 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
     void start(session);
   };
 
-  view = useTui
+  const view = useTui
     ? await mountTui(registry, {
         onOpenViewer: (id) => withSession(registry, id, openViewer),
         onAttach: (id) =>
           withSession(registry, id, (session) =>
-            attachSerial(session, { stdin: process.stdin, stdout: process.stdout, suspend: () => view?.suspend() ?? Promise.resolve(), resume: () => view?.resume() }, escapeKey).catch(
-              (err: unknown) => view?.notice(describeError(err)),
+            attachSerial(session, { stdin: process.stdin, stdout: process.stdout, suspend: () => shown.view?.suspend() ?? Promise.resolve(), resume: () => shown.view?.resume() }, escapeKey).catch(
+              (err: unknown) => shown.view?.notice(describeError(err)),
             ),
           ),
         onRetry: (id) => withSession(registry, id, start),
@@ -125,20 +123,23 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
           try {
             add(text);
           } catch (err) {
-            view?.notice(describeError(err));
+            shown.view?.notice(describeError(err));
           }
         },
         onQuit: () => shutdown.trigger(),
       }, escapeKey.label)
     : plainView(registry, io, Boolean(flags.verbose));
+  shown.view = view;
 
-  supervisor?.on('status', (event) => view?.viewer(event));
+  supervisor?.on('status', (event) => view.viewer(event));
   registry.on('change', (snapshot) => {
     if (snapshot.clients > 0) supervisor?.noteConsoleClient(snapshot.id);
   });
   if (choice.kind === 'not-found') view.noViewer(lookedFor(system.platform), installHint(system.platform));
   const warning = exposureWarning(listen);
   if (warning) view.notice(warning);
+  const argsNotice = viewerArgsNotice(choice, flags.viewerArg);
+  if (argsNotice) view.notice(argsNotice);
 
   const sessions = addOnce(registry, targets.map(shareSerial), (text) => view.notice(text));
   sessions.forEach((session, i) => {
@@ -171,12 +172,14 @@ function plainView(registry: SessionRegistry, io: CommandIo, verbose: boolean): 
   return {
     viewer: (event) => {
       const text = event.state === 'open' ? `${event.viewerName} opened` : event.message ?? `${event.viewerName} ${event.state}`;
-      io.stderr.write(`[${name(event.key)}] ${event.state === 'failed' ? 'error: ' : ''}viewer: ${text}\n`);
+      printLine(io.stderr, `[${name(event.key)}] ${event.state === 'failed' ? 'viewer failed' : 'viewer'}: ${text}`);
     },
     noViewer: (looked, install) => {
-      io.stderr.write(`no VNC viewer found (looked for ${looked.join('; ')}).\n${install}\nPoint any VNC viewer at the addresses printed on stdout.\n`);
+      printLine(io.stderr, `no VNC viewer found (looked for ${looked.join('; ')}).`);
+      printLine(io.stderr, install);
+      printLine(io.stderr, 'Point any VNC viewer at the addresses printed on stdout.');
     },
-    notice: (text) => io.stderr.write(`${text}\n`),
+    notice: (text) => printLine(io.stderr, text),
     serial: () => undefined,
     suspend: () => Promise.resolve(),
     resume: () => undefined,

@@ -1,4 +1,4 @@
-import { VconsoleError, describeError } from '../errors.js';
+import { VconsoleError, describeError, errorLine } from '../errors.js';
 import { SessionClosedError, type ConsoleSession } from '../proxy/console-session.js';
 import { DuplicateConsoleError, SessionRegistry } from '../proxy/session-registry.js';
 import { handleShutdownSignals } from '../proxy/shutdown.js';
@@ -51,7 +51,7 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   if (failures.length > 0) {
     shutdown.dispose();
     await registry.closeAll();
-    for (const failure of failures.slice(0, -1)) io.stderr.write(`vconsole: ${describeError(failure)}\n`);
+    for (const failure of failures.slice(0, -1)) io.stderr.write(`${errorLine(failure)}\n`);
     throw failures[failures.length - 1];
   }
   if (listening.length === 0) return; // closed by a signal before anything listened

@@ -2,13 +2,13 @@ import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { VconsoleError, describeError } from '../errors.js';
+import { formatHostPort } from '../host-port.js';
+import { DIAL_TIMEOUT_MS } from '../limits.js';
 import { relay, type RelayResult } from './relay.js';
 import type { LogLevel, SessionLogEntry, SessionSnapshot, SessionState, UpstreamSource } from './types.js';
 
 /** How often, at most, a session reports traffic while bytes flow. No bytes, no timer. */
 export const TRAFFIC_REPORT_MS = 250;
-/** A dial that has not produced an upstream by then fails the client. */
-const DIAL_TIMEOUT_MS = 30_000;
 
 export interface ListenOptions {
   host: string;
@@ -353,9 +353,4 @@ function farewell(result: RelayResult, replacedBy: number | undefined): Farewell
       ? `: client ${replacedBy} took over the VM's console session`
       : '';
   return { level: 'warn', message: `disconnected: the console closed the connection${why}` };
-}
-
-/** `127.0.0.1:5901`, `[::1]:5901`. */
-export function formatHostPort(host: string, port: number): string {
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }

@@ -1,7 +1,5 @@
 import type { Duplex } from 'node:stream';
-
-/** How long a side that was ended gracefully gets to flush before it is destroyed. */
-const END_GRACE_MS = 1000;
+import { RELAY_END_GRACE_MS } from '../limits.js';
 
 export interface RelayCounters {
   /** Called with the size of every chunk going upstream -> client. */
@@ -73,5 +71,5 @@ function closeOther(other: Duplex, failed: boolean): void {
     return;
   }
   if (!other.writableEnded) other.end();
-  setTimeout(() => other.destroy(), END_GRACE_MS).unref();
+  setTimeout(() => other.destroy(), RELAY_END_GRACE_MS).unref();
 }

@@ -1,8 +1,7 @@
+import { SHUTDOWN_DEADLINE_MS } from '../limits.js';
+
 /** Signals that end a vconsole run. SIGHUP too: a closed terminal must not leave viewers behind. */
 const SHUTDOWN_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-
-/** A clean shutdown that takes longer than this exits anyway. */
-const SHUTDOWN_DEADLINE_MS = 1500;
 
 export interface ShutdownOptions {
   /** Closes everything; awaited up to SHUTDOWN_DEADLINE_MS. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BACKGROUND, DemoScreen, buttonNames, formatClock, keysymName, type Rect } from './demo-screen.js';
+import { formatClock } from '../clock-text.js';
+import { BACKGROUND, DemoScreen, buttonNames, keysymName, type Rect } from './demo-screen.js';
 
 const at = (h: number, m: number, s: number) => new Date(2024, 0, 1, h, m, s);
 

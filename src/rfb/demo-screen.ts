@@ -1,4 +1,4 @@
-import { formatClock } from '../tui/format.js';
+import { formatClock } from '../clock-text.js';
 import { CELL_WIDTH, GLYPH_HEIGHT, GLYPH_WIDTH, glyphRows, textWidth } from './font.js';
 
 /** A rectangle in framebuffer pixels. */
@@ -24,9 +24,6 @@ const COLOURS: Record<ScreenLine, number> = {
 };
 
 const BUTTON_NAMES = ['left', 'middle', 'right', 'wheel-up', 'wheel-down', 'wheel-left', 'wheel-right', 'back'];
-
-// One clock format for the demo screen and the TUI's event log; re-exported for this file's tests.
-export { formatClock };
 
 const KEYSYM_NAMES: Record<number, string> = {
   0x20: 'space', 0xff08: 'BackSpace', 0xff09: 'Tab', 0xff0d: 'Return', 0xff13: 'Pause', 0xff14: 'Scroll_Lock',

@@ -1,4 +1,4 @@
-import { UsageError, safeTargetText } from '../errors.js';
+import { UsageError, echoTarget } from '../errors.js';
 import { demoProvider } from './demo.js';
 import { kubevirtProvider } from './kubevirt.js';
 import { openstackProvider } from './openstack.js';
@@ -73,13 +73,13 @@ export function resolveTarget(
   const scheme = spec.scheme;
   const provider = scheme ? providers.find((p) => p.schemes.includes(scheme)) : providerById(defaultProvider, providers);
   if (!provider) {
-    if (!scheme) throw new UsageError(`no provider "${defaultProvider}" for bare names`, `set defaults.provider to ${oneOf(bareNameProviderIds(providers))}`);
+    if (!scheme) throw new UsageError(`no provider "${echoTarget(defaultProvider)}" for bare names`, `set defaults.provider to ${oneOf(bareNameProviderIds(providers))}`);
     const known = providers.flatMap((p) => p.schemes.map((s) => `${s}:`));
-    throw new UsageError(`unknown target scheme "${scheme}:" in "${safeTargetText(text)}"`, `use one of ${known.join(', ')} (see vconsole --help)`);
+    throw new UsageError(`unknown target scheme "${echoTarget(scheme)}:" in "${echoTarget(text)}"`, `use one of ${known.join(', ')} (see vconsole --help)`);
   }
   const consoleType = typed ?? options.consoleType ?? 'auto';
   if (consoleType !== 'auto' && !provider.consoleTypes.includes(consoleType)) {
-    throw new UsageError(`${provider.id} targets have no ${consoleType} console ("${safeTargetText(text)}")`, `they offer ${oneOf(provider.consoleTypes)}`);
+    throw new UsageError(`${provider.id} targets have no ${consoleType} console ("${echoTarget(text)}")`, `they offer ${oneOf(provider.consoleTypes)}`);
   }
   return provider.resolve(spec, { ...options, consoleType });
 }

@@ -47,6 +47,20 @@ async function checkFailure(t: ConsoleTarget): Promise<VconsoleError> {
   return error as VconsoleError;
 }
 
+describe('target names', () => {
+  it('refuses a name longer than Kubernetes allows at once, echoing a capped part of it', () => {
+    let error: unknown;
+    try {
+      target('a'.repeat(10_000), environment({}));
+    } catch (err) {
+      error = err;
+    }
+    expect(describeError(error)).toMatch(/^bad KubeVirt target "a{77}\.\.\."; use NAME, NS\/NAME or kubevirt:NS\/NAME with at most 253 /);
+    expect(() => target(`default/${'a'.repeat(254)}`, environment({}))).toThrow(/bad KubeVirt target/);
+    expect(target(`default/${'a'.repeat(253)}`, environment({})).name).toContain('a'.repeat(253));
+  });
+});
+
 describe('where the kubeconfig comes from', () => {
   it('reads KUBECONFIG from the injected environment, not from the process', async () => {
     await target('vm-a', environment({ KUBECONFIG: kubeconfig })).check!(signal());

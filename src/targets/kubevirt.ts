@@ -1,4 +1,4 @@
-import { UsageError, VconsoleError } from '../errors.js';
+import { UsageError, VconsoleError, echoTarget } from '../errors.js';
 import {
   KubeApiError, getJson, hintForStatus, loadKubeAccess, processKubeEnvironment, requestKubeJson, requestOptions, statusMessage,
   type KubeAccess, type KubeEnvironment,
@@ -8,6 +8,8 @@ import { dialWebSocket } from './websocket-dial.js';
 
 /** RFC 1123 label / subdomain, what Kubernetes accepts for namespaces and VMI names. */
 const DNS_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+/** Kubernetes names (DNS subdomains, as VMI names are) are at most this long. */
+const MAX_NAME_CHARS = 253;
 
 export interface VirtualMachineInstance {
   metadata?: { name?: string; namespace?: string; uid?: string };
@@ -56,10 +58,10 @@ function autoConsoleType(vmi: VirtualMachineInstance): ConsoleType {
 /** `NAME` or `NS/NAME` -> parts, validated as Kubernetes names. */
 function parseVmiName(text: string, raw: string): { namespace?: string; name: string } {
   const parts = text.split('/');
-  if (parts.length > 2 || parts.some((p) => !DNS_NAME.test(p))) {
+  if (parts.length > 2 || parts.some((p) => p.length > MAX_NAME_CHARS || !DNS_NAME.test(p))) {
     throw new UsageError(
-      `bad KubeVirt target "${raw}"`,
-      'use NAME, NS/NAME or kubevirt:NS/NAME with lower-case letters, digits, "-" and "."',
+      `bad KubeVirt target "${echoTarget(raw)}"`,
+      `use NAME, NS/NAME or kubevirt:NS/NAME with at most ${MAX_NAME_CHARS} lower-case letters, digits, "-" and "." each`,
     );
   }
   return parts.length === 2 ? { namespace: parts[0], name: parts[1] } : { name: parts[0] };

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../errors.js';
+import { echoInput } from '../terminal-text.js';
 import { isRecord as isDict } from '../records.js';
 
 /**
@@ -149,7 +150,7 @@ function complete(name: string, cloud: Dict, env: Dict, request: CloudRequest, f
     applicationCredentialName: pick('application_credential_name'),
     applicationCredentialSecret: pick('application_credential_secret'),
   };
-  const where = `cloud "${name}"`;
+  const where = `cloud "${echoInput(name)}"`;
   if (!a.authUrl) throw new UsageError(`${where} has no auth_url`, 'set auth.auth_url in clouds.yaml or OS_AUTH_URL');
   const method = authMethod(pick('auth_type', 'auth_plugin'), a, where);
   applyDomainDefaults(a, pick('domain_id'), pick('domain_name'), pick('default_domain') ?? 'default');
@@ -224,7 +225,7 @@ function checkCredentials(a: CloudAuth, method: AuthMethod, where: string): void
 function endpointInterface(text: string): EndpointInterface {
   const value = text.toLowerCase().replace(/url$/, '');
   if (value === 'public' || value === 'internal' || value === 'admin') return value;
-  throw new UsageError(`unknown endpoint interface "${text}"`, 'use public, internal or admin');
+  throw new UsageError(`unknown endpoint interface "${echoInput(text)}"`, 'use public, internal or admin');
 }
 
 function firstRegion(regions: unknown): string | undefined {
@@ -272,7 +273,7 @@ function cloudsOf(found: { data: Dict } | undefined): Dict {
 function cloudNotFound(name: string, all: Dict, files: string[]): UsageError {
   const known = Object.keys(all);
   const where = files.length ? ` in ${files[0]}` : ' (no clouds.yaml found)';
-  return new UsageError(`cloud "${name}" not found${where}`, known.length ? `known clouds: ${known.join(', ')}` : 'check --cloud and $OS_CLOUD');
+  return new UsageError(`cloud "${echoInput(name)}" not found${where}`, known.length ? `known clouds: ${known.join(', ')}` : 'check --cloud and $OS_CLOUD');
 }
 
 /** secure.yaml's values win; nested mappings (auth) merge key by key. */

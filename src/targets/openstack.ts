@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import type { Duplex } from 'node:stream';
-import { UsageError, VconsoleError, describeError } from '../errors.js';
+import { UsageError, VconsoleError, describeError, echoTarget } from '../errors.js';
 import type { DialContext } from '../proxy/types.js';
 import type { CloudConfig, ConfigSources } from './openstack-config.js';
 import { scrubSecrets, type TlsSettings } from './openstack-http.js';
@@ -209,7 +209,7 @@ export function createOpenStackProvider(sources: () => ConfigSources = processCo
     resolve(spec, options): ConsoleTarget {
       const server = spec.rest.trim();
       if (!server || /[\u0000-\u001f\u007f]/.test(server)) {
-        throw new UsageError(`bad OpenStack target "${spec.raw}"`, 'name a server by name or ID, e.g. openstack:web-1 or os:UUID');
+        throw new UsageError(`bad OpenStack target "${echoTarget(spec.raw)}"`, 'name a server by name or ID, e.g. openstack:web-1 or os:UUID');
       }
       const cloudLabel = options.cloud || sources().env.OS_CLOUD || undefined;
       return new OpenStackTarget(spec.raw, server, options, sources, sessions, cloudLabel);

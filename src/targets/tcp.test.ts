@@ -40,6 +40,12 @@ describe('parseTcpTarget', () => {
     expect(() => resolve(raw)).toThrow(UsageError);
   });
 
+  it('refuses a host longer than a DNS name, echoing a capped part of it', () => {
+    const message = describeError(thrownBy(() => resolve(`tcp://${'a'.repeat(10_000)}:5900`)));
+    expect(message).toMatch(/^bad tcp target "tcp:\/\/a+\.\.\.": the host is longer than 253 characters; use tcp:\/\//);
+    expect(message.length).toBeLessThan(250);
+  });
+
   it('says what is wrong and what to type', () => {
     expect(describeError(thrownBy(() => resolve('tcp://127.0.0.1')))).toBe('bad tcp target "tcp://127.0.0.1": missing port; use tcp://HOST:PORT, e.g. tcp://127.0.0.1:5900 or tcp://[::1]:5900');
   });

@@ -1,5 +1,5 @@
-import { UsageError } from '../errors.js';
-import { formatHostPort } from '../host-port.js';
+import { UsageError, echoTarget } from '../errors.js';
+import { MAX_HOST_NAME_CHARS, formatHostPort } from '../host-port.js';
 import { dialSocket } from './socket-dial.js';
 import { fixedConsoleType } from './console-type.js';
 import type { ConsoleProvider, ConsoleTarget } from './types.js';
@@ -18,10 +18,11 @@ export interface TcpAddress {
  */
 export function parseTcpTarget(raw: string, scheme: 'tcp' | 'vnc'): TcpAddress {
   const example = scheme === 'tcp' ? 'tcp://HOST:PORT, e.g. tcp://127.0.0.1:5900 or tcp://[::1]:5900' : 'vnc://HOST:DISPLAY, e.g. vnc://127.0.0.1:0';
-  const bad = (what: string) => new UsageError(`bad ${scheme} target "${raw}": ${what}`, `use ${example}`);
+  const bad = (what: string) => new UsageError(`bad ${scheme} target "${echoTarget(raw)}": ${what}`, `use ${example}`);
   const match = /^[a-z]+:\/\/(\[[0-9a-fA-F:.%a-zA-Z]+\]|[^/:[\]@?#\s]+)(?::(\d*))?\/?$/i.exec(raw);
   if (!match) throw bad('expected HOST:PORT and nothing else');
   const host = match[1].replace(/^\[(.*)\]$/, '$1');
+  if (host.length > MAX_HOST_NAME_CHARS) throw bad(`the host is longer than ${MAX_HOST_NAME_CHARS} characters`);
   const digits = match[2];
   if (digits === undefined || digits === '') throw bad(scheme === 'tcp' ? 'missing port' : 'missing display number');
   const number = Number(digits);

@@ -49,13 +49,13 @@ describe('unix provider', () => {
   it('fails the pre-flight, before anything listens, when the socket does not exist', async () => {
     const missing = join(dir, 'missing', 'vnc.sock');
     const check = resolve(`unix://${missing}`).check?.(AbortSignal.timeout(10_000));
-    await expect(check).rejects.toThrow(`unix://${missing}: no such socket`);
+    await expect(check).rejects.toThrow(/^no such socket$/);
   });
 
   it('fails the pre-flight when the path is not a socket', async () => {
     await writeFile(join(dir, 'plain-file'), '');
-    await expect(resolve(`unix://${join(dir, 'plain-file')}`).check?.(AbortSignal.timeout(10_000))).rejects.toThrow(/: not a socket$/);
-    await expect(resolve(`unix://${dir}`).check?.(AbortSignal.timeout(10_000))).rejects.toThrow(/: not a socket$/);
+    await expect(resolve(`unix://${join(dir, 'plain-file')}`).check?.(AbortSignal.timeout(10_000))).rejects.toThrow(/^not a socket$/);
+    await expect(resolve(`unix://${dir}`).check?.(AbortSignal.timeout(10_000))).rejects.toThrow(/^not a socket$/);
   });
 
   it('names the missing socket', async () => {

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { UsageError, VconsoleError, describeError } from '../errors.js';
+import { UsageError, VconsoleError, describeError, echoTarget } from '../errors.js';
 import { dialSocket } from './socket-dial.js';
 import { fixedConsoleType } from './console-type.js';
 import type { ConsoleProvider, ConsoleTarget } from './types.js';
@@ -13,27 +13,28 @@ export function parseUnixTarget(raw: string): string {
   const rest = raw.replace(/^unix:/i, '');
   const socketPath = rest.startsWith('///') ? rest.slice(2) : rest.startsWith('//') ? undefined : rest;
   if (!socketPath || !path.isAbsolute(socketPath) || socketPath.includes('\0')) {
-    throw new UsageError(`bad unix target "${raw}": expected an absolute socket path`, 'use unix:///PATH, e.g. unix:///run/vm/vnc.sock');
+    throw new UsageError(`bad unix target "${echoTarget(raw)}": expected an absolute socket path`, 'use unix:///PATH, e.g. unix:///run/vm/vnc.sock');
   }
   return path.normalize(socketPath);
 }
 
 /**
  * Fails unless `socketPath` is a socket, so a mistyped path is reported before anything
- * listens rather than when the first viewer connects. Looks, never connects.
+ * listens rather than when the first viewer connects. Looks, never connects. The caller puts
+ * the target's name in front, as for every provider's errors.
  */
-export async function checkUnixSocket(socketPath: string, name: string): Promise<void> {
+export async function checkUnixSocket(socketPath: string): Promise<void> {
   let isSocket: boolean;
   try {
     isSocket = (await stat(socketPath)).isSocket();
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') {
-      throw new VconsoleError(`${name}: no such socket`, { hint: 'check the path: is the VM running with its VNC on this socket?' });
+      throw new VconsoleError('no such socket', { hint: 'check the path: is the VM running with its VNC on this socket?' });
     }
-    throw new VconsoleError(`${name}: cannot use the socket: ${describeError(err)}`, { hint: 'check the permissions of the socket and its directories' });
+    throw new VconsoleError(`cannot use the socket: ${describeError(err)}`, { hint: 'check the permissions of the socket and its directories' });
   }
-  if (!isSocket) throw new VconsoleError(`${name}: not a socket`, { hint: 'name the VNC unix socket, e.g. unix:///run/vm/vnc.sock' });
+  if (!isSocket) throw new VconsoleError('not a socket', { hint: 'name the VNC unix socket, e.g. unix:///run/vm/vnc.sock' });
 }
 
 /**
@@ -54,7 +55,7 @@ export const unixProvider: ConsoleProvider = {
       name,
       provider: 'unix',
       consoleType: fixedConsoleType(options, unixProvider.consoleTypes),
-      check: () => checkUnixSocket(socketPath, name),
+      check: () => checkUnixSocket(socketPath),
       dial: ({ signal }) => dialSocket({ path: socketPath }, signal),
     };
   },

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Duplex } from 'node:stream';
-import { UsageError, VconsoleError, describeError, safeTargetText } from '../errors.js';
+import { UsageError, VconsoleError, describeError, echoTarget, safeTargetText } from '../errors.js';
+import { MAX_HOST_NAME_CHARS } from '../host-port.js';
 import { safeUrlText } from '../url-text.js';
 import type { TlsSettings } from './openstack-http.js';
 import { consoleWebSocketUrl } from './openstack-nova.js';
@@ -123,15 +124,18 @@ export function consoleUrlToWebSocket(raw: string): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new UsageError(`bad console URL "${safeTargetText(raw)}"`, 'use ws://HOST:PORT/PATH?token=TOKEN, wss://..., or a noVNC http(s):// URL');
+    throw new UsageError(`bad console URL "${echoTarget(raw)}"`, 'use ws://HOST:PORT/PATH?token=TOKEN, wss://..., or a noVNC http(s):// URL');
   }
-  if (!url.hostname) throw new UsageError(`console URL "${safeTargetText(raw)}" has no host`, 'use ws://HOST:PORT/...');
+  if (!url.hostname) throw new UsageError(`console URL "${echoTarget(raw)}" has no host`, 'use ws://HOST:PORT/...');
+  if (url.hostname.length > MAX_HOST_NAME_CHARS) {
+    throw new UsageError(`console URL "${echoTarget(raw)}": the host is longer than ${MAX_HOST_NAME_CHARS} characters`, 'use ws://HOST:PORT/...');
+  }
   if (url.protocol === 'ws:' || url.protocol === 'wss:') return url;
   try {
     return consoleWebSocketUrl(url.href);
   } catch {
     throw new UsageError(
-      `console URL "${safeTargetText(raw)}" carries no console token`,
+      `console URL "${echoTarget(raw)}" carries no console token`,
       'paste the whole URL from "openstack console url show" (…vnc_lite.html?path=%3Ftoken%3D… or …vnc_auto.html?token=…)',
     );
   }

@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import type { LogLevel } from '../proxy/types.js';
-import { formatClock, formatLogLine, truncate, type LogLine } from './format.js';
+import { formatClock } from '../clock-text.js';
+import { formatLogLine, truncate, type LogLine } from './format.js';
 
 /** `14:03:07 ` in front of every line. */
 const CLOCK_WIDTH = 9;

@@ -3,7 +3,6 @@ import type { SessionSnapshot } from '../proxy/types.js';
 import { sessionSnapshot } from '../../test/support/snapshots.js';
 import {
   formatBytes,
-  formatClock,
   formatDuration,
   formatLogLine,
   formatRate,
@@ -49,12 +48,6 @@ describe('human units', () => {
     expect(formatDuration(3 * 3_600_000 + 4 * 60_000)).toBe('3h04m');
     expect(formatDuration(2 * 86_400_000 + 3 * 3_600_000)).toBe('2d03h');
     expect(formatDuration(-1000)).toBe('0s');
-  });
-
-  it('formats a clock time from epoch milliseconds or a Date', () => {
-    const at = new Date(2026, 0, 2, 9, 5, 7);
-    expect(formatClock(at)).toBe('09:05:07');
-    expect(formatClock(at.getTime())).toBe('09:05:07');
   });
 
   it('truncates to one line with an ellipsis', () => {

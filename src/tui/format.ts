@@ -1,5 +1,5 @@
 import { redactSecrets } from '../errors.js';
-import { formatHostPort } from '../proxy/console-session.js';
+import { formatHostPort } from '../host-port.js';
 import type { LogLevel, SessionSnapshot } from '../proxy/types.js';
 import { terminalSafe } from '../terminal-text.js';
 
@@ -75,12 +75,6 @@ export function formatDuration(ms: number): string {
   const hours = Math.floor(minutes / 60);
   if (hours < 24) return `${hours}h${pad2(minutes % 60)}m`;
   return `${Math.floor(hours / 24)}d${pad2(hours % 24)}h`;
-}
-
-/** `14:03:07` in local time, from epoch milliseconds or a Date. */
-export function formatClock(time: number | Date): string {
-  const date = new Date(time);
-  return `${pad2(date.getHours())}:${pad2(date.getMinutes())}:${pad2(date.getSeconds())}`;
 }
 
 function pad2(n: number): string {

@@ -50,7 +50,7 @@ export function parseViewerRequest(request: ViewerRequest, system: ViewerEnviron
   const separators = system.platform === 'win32' ? /[\\/]/ : /\//;
   if (separators.test(raw) || raw.startsWith('.') || raw.startsWith('~')) return { kind: 'path', path: raw, source };
   throw new UsageError(
-    `${SOURCE_LABEL[source]} ${raw}: unknown viewer`,
+    `${SOURCE_LABEL[source]} ${echoInput(raw)}: unknown viewer`,
     `use one of ${VIEWER_CHOICES.join(', ')}, or the path of an executable`,
   );
 }
@@ -90,13 +90,13 @@ async function choose(
       const found = detected.find((v) => v.id === parsed.id);
       if (found) return { kind: 'viewer', viewer: found, source: parsed.source, extraArgs };
       throw new VconsoleError(
-        `${SOURCE_LABEL[parsed.source]} ${parsed.raw}: ${VIEWER_NAMES[parsed.id]} was not found on this ${PLATFORM_NAMES[system.platform]} machine (looked for ${lookedFor(system.platform).join('; ')})`,
+        `${SOURCE_LABEL[parsed.source]} ${echoInput(parsed.raw)}: ${VIEWER_NAMES[parsed.id]} was not found on this ${PLATFORM_NAMES[system.platform]} machine (looked for ${lookedFor(system.platform).join('; ')})`,
         { hint: installHint(system.platform) },
       );
     }
     case 'path': {
       const file = resolveViewerPath(system, parsed.path);
-      const asked = `${SOURCE_LABEL[parsed.source]} ${parsed.path}`;
+      const asked = `${SOURCE_LABEL[parsed.source]} ${echoInput(parsed.path)}`;
       if (!system.fileExists(file)) throw new UsageError(`${asked}: no such file`, 'give the path of a VNC viewer executable');
       if (!isRunnable(system, file)) throw new UsageError(`${asked}: not an executable file`, 'make it executable (chmod +x) or name another viewer');
       return { kind: 'viewer', viewer: await identifyExecutable(system, file), source: parsed.source, extraArgs };

@@ -1,10 +1,6 @@
+import { bracketHost, formatHostPort } from '../host-port.js';
 import type { HostPlatform, ViewerCandidate, ViewerCommand, ViewerTarget } from './types.js';
 
-/** `::1` -> `[::1]`; IPv4 addresses and names stay as they are. */
-function bracketHost(host: string): string {
-  const bare = host.replace(/^\[(.*)\]$/, '$1');
-  return bare.includes(':') ? `[${bare}]` : bare;
-}
 
 /** `127.0.0.1::5901`: TigerVNC's and TightVNC's explicit-port form (one colon means a display number). */
 function doubleColonAddress(host: string, port: number): string {
@@ -21,7 +17,7 @@ function vncUrl(host: string, port: number): string {
  * number to RealVNC, so such a port takes RealVNC's `::` form instead.
  */
 function singleColonAddress(host: string, port: number): string {
-  return port < 100 ? doubleColonAddress(host, port) : `${bracketHost(host)}:${port}`;
+  return port < 100 ? doubleColonAddress(host, port) : formatHostPort(host, port);
 }
 
 /**

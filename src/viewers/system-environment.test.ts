@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PROBE_TIMEOUT_MS, hostPlatform, runProbe } from './system-environment.js';
+import { VIEWER_PROBE_TIMEOUT_MS as PROBE_TIMEOUT_MS } from '../limits.js';
+import { hostPlatform, runProbe } from './system-environment.js';
 
 describe('runProbe (asking a real program what it is)', () => {
   it('returns stdout and stderr whatever the exit code, with no display to open a window on', async () => {

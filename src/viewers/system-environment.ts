@@ -1,9 +1,7 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import { VIEWER_PROBE_TIMEOUT_MS } from '../limits.js';
 import type { HostPlatform, ViewerEnvironment } from './types.js';
-
-/** How long a `-help` / `--version` probe may run before it is killed. */
-export const PROBE_TIMEOUT_MS = 2_000;
 
 /** This machine's platform in the three families vconsole knows (BSDs behave like Linux). */
 export function hostPlatform(platform: NodeJS.Platform = process.platform): HostPlatform {
@@ -31,14 +29,14 @@ export function runProbe(file: string, args: string[], env: Record<string, strin
     const child = execFile(
       file,
       args,
-      { timeout: PROBE_TIMEOUT_MS, killSignal: 'SIGKILL', windowsHide: true, maxBuffer: 256 * 1024, env: probeEnvironment(env), encoding: 'utf8' },
+      { timeout: VIEWER_PROBE_TIMEOUT_MS, killSignal: 'SIGKILL', windowsHide: true, maxBuffer: 256 * 1024, env: probeEnvironment(env), encoding: 'utf8' },
       (_error, stdout, stderr) => {
         clearTimeout(backstop);
         resolve(`${stdout ?? ''}${stderr ?? ''}`);
       },
     );
     // execFile waits for the output pipes to close; a grandchild holding them must not stall detection.
-    const backstop = setTimeout(() => resolve(''), PROBE_TIMEOUT_MS + 500);
+    const backstop = setTimeout(() => resolve(''), VIEWER_PROBE_TIMEOUT_MS + 500);
     child.stdin?.end();
   });
 }

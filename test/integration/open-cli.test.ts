@@ -90,8 +90,26 @@ describe('vconsole open (stand-in viewer on PATH, no terminal)', () => {
   it('reports a viewer that dies at once with its output, and keeps the proxy listening', async () => {
     const { child } = openWith(['demo:vm-a'], { FAKE_VIEWER_EXIT_CODE: '1' });
     const [line] = await child.jsonLines(1);
-    await child.waitForStderr(/viewer: .*exited at once with code 1: fake-viewer: unable to connect/);
+    await child.waitForStderr(/\[demo:vm-a\] viewer failed: .*exited at once with code 1: fake-viewer: unable to connect/);
+    expect(child.stderr()).not.toContain('error: viewer');
     expect(await portIsClosed(line.port as number)).toBe(false);
+  });
+
+  it('prints a viewer path with control characters visibly in its viewer lines', async () => {
+    const viewer = path.join(binDir, 'my\x1b[31mviewer');
+    fs.symlinkSync(path.join(binDir, 'fake-viewer.mjs'), viewer);
+    try {
+      const { child } = openWith(['demo:vm-a', '--viewer', viewer], { FAKE_VIEWER_EXIT_CODE: '1' });
+      await child.waitForStderr(/\[demo:vm-a\] viewer failed: my\\e\[31mviewer exited at once/);
+      expect(child.stderr()).not.toContain('\x1b');
+    } finally {
+      fs.rmSync(viewer);
+    }
+  });
+
+  it('says which viewer gets --viewer-arg when --viewer does not name one', async () => {
+    const { child } = openWith(['demo:vm-a', '--viewer-arg', '-X']);
+    await child.waitForStderr(/--viewer-arg -X goes to remote-viewer \(virt-viewer\) \(.*remote-viewer\), the first viewer found here; name the viewer it is meant for with --viewer/);
   });
 
   it('with no viewer installed still serves every target and says how to get one', async () => {

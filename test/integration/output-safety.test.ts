@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -67,9 +68,13 @@ describe('names with control characters are printed, never obeyed', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-safety-'));
     try {
       const target = `unix://${dir}/${HOSTILE}.sock`;
+      // A socket while vconsole checks it, gone when the client's dial comes: an error to log.
+      const server = net.createServer().listen(`${dir}/${HOSTILE}.sock`);
+      await once(server, 'listening');
       const proxy = startVconsole(['proxy', target]);
       running.push(proxy);
       const [line] = await proxy.jsonLines(1);
+      await new Promise((resolve) => server.close(resolve));
       // JSON.stringify escapes control characters; parsing gives the name back whole.
       expect(line.target).toBe(`unix://${dir}/${HOSTILE}.sock`);
       const client = net.connect(line.port as number, '127.0.0.1');
@@ -77,7 +82,8 @@ describe('names with control characters are printed, never obeyed', () => {
       await proxy.waitForStderr(/error: .*no such file/);
       client.destroy();
       expectNothingObeyed(proxy.stdout(), proxy.stderr());
-      expect(proxy.stderr()).toContain(`[unix://${dir}/${SHOWN}.sock]`);
+      // The temp dir's random name may be masked as a token would be: the file name is the point.
+      expect(proxy.stderr()).toMatch(/^\[unix:\/\/\/\S+\/vm\\e\[31mRED\\x07\.sock\] /m);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -124,5 +130,44 @@ describe('echoed input is bounded', () => {
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(Buffer.byteLength(result.stderr)).toBeLessThan(300);
     expect(result.stderr).toMatch(/10000 characters, at most 63/);
+  });
+
+  const HUGE = 'a'.repeat(10_240);
+  function expectOneShortUsageLine(result: { code: number | null; stdout: string; stderr: string }) {
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(Buffer.byteLength(result.stderr)).toBeLessThan(300);
+  }
+
+  it('a 10 KB bare KubeVirt name gives one short line, exit 2', async () => {
+    const result = await runVconsole(['proxy', HUGE]);
+    expectOneShortUsageLine(result);
+    expect(result.stderr).toMatch(/^vconsole: bad KubeVirt target "a+\.\.\."; .*at most 253/);
+  });
+
+  it('a 10 KB tcp:// target gives one short line, exit 2', async () => {
+    const result = await runVconsole(['proxy', `tcp://${HUGE}:5900`]);
+    expectOneShortUsageLine(result);
+    expect(result.stderr).toMatch(/the host is longer than 253 characters/);
+  });
+
+  it('a 10 KB alias name or target in the config gives one short line, exit 2', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-alias-'));
+    try {
+      const badName = path.join(dir, 'bad-name.yaml');
+      fs.writeFileSync(badName, `aliases:\n  ? ${HUGE}\n  : 5\n`);
+      const named = await runVconsole(['--config', badName, 'proxy', 'x']);
+      expectOneShortUsageLine(named);
+      expect(named.stderr).toMatch(/alias "a+\.\.\." must name a target/);
+
+      const badTarget = path.join(dir, 'bad-target.yaml');
+      fs.writeFileSync(badTarget, `aliases:\n  big: tcp://${HUGE}:1\n`);
+      const resolved = await runVconsole(['--config', badTarget, 'proxy', 'big']);
+      expectOneShortUsageLine(resolved);
+      expect(resolved.stderr).toMatch(/bad tcp target "tcp:\/\/a+\.\.\."/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
