@@ -12,6 +12,12 @@ import { safeUrlText } from '../url-text.js';
 import { fixedConsoleType } from './console-type.js';
 import type { ConsoleProvider, ConsoleTarget, ConsoleType, TargetOptions } from './types.js';
 
+/**
+ * How long a console URL from the `auto` pre-flight is good for the first client: well inside
+ * Nova's token lifetime ([consoleauth] token_ttl, 600 s by default).
+ */
+const PROBED_URL_MAX_AGE_MS = 30_000;
+
 /** What Nova serves that vconsole opens, in the order the OpenStack dashboard tries them. */
 const OPENSTACK_CONSOLE_TYPES: readonly ConsoleType[] = ['vnc', 'serial'];
 import { dialWebsockify, tlsFromOptions } from './websocket.js';
@@ -60,6 +66,8 @@ class OpenStackTarget implements ConsoleTarget {
   readonly provider = 'openstack';
   readonly name: string;
   consoleType: ConsoleType;
+  /** The console URL the `auto` pre-flight was given: the first dial takes it while it is fresh. */
+  private probed?: { url: string; at: number };
   private connection?: Promise<CloudConnection>;
   /** Known once the config is read: its secrets are scrubbed from messages. */
   private cloud?: CloudConfig;
@@ -92,14 +100,14 @@ class OpenStackTarget implements ConsoleTarget {
 
   /**
    * `auto`: the first console type this cloud serves for the server, in the order the
-   * OpenStack dashboard tries them (VNC, then serial). The console URL asked for on the way is
-   * dropped: its token expires unused.
+   * OpenStack dashboard tries them (VNC, then serial). The console URL it gets is kept for the
+   * first client, so `auto` costs Nova no extra console.
    */
   private async firstOffered(compute: ComputeClient, id: string, signal: AbortSignal): Promise<ConsoleType> {
     const order = OPENSTACK_CONSOLE_TYPES;
     for (const type of order) {
       try {
-        await compute.createConsole(id, this.server, type, signal, () => undefined);
+        this.probed = { url: await compute.createConsole(id, this.server, type, signal, () => undefined), at: Date.now() };
         return type;
       } catch (err) {
         if (!(err instanceof ConsoleTypeUnavailableError) || type === order[order.length - 1]) throw err;
@@ -112,7 +120,10 @@ class OpenStackTarget implements ConsoleTarget {
     return this.guard(async () => {
       const { compute, tls } = await this.connect();
       const id = await this.lookUp(compute, signal);
-      const consoleUrl = await compute.createConsole(id, this.server, this.consoleType, signal, log).catch((err: unknown) => {
+      const probed = this.probed;
+      this.probed = undefined;
+      const fresh = probed && Date.now() - probed.at < PROBED_URL_MAX_AGE_MS ? probed.url : undefined;
+      const consoleUrl = fresh ?? await compute.createConsole(id, this.server, this.consoleType, signal, log).catch((err: unknown) => {
         // Deleted, perhaps recreated under the same name: look the name up again next time.
         if (err instanceof ServerNotFoundError) this.serverId = undefined;
         throw err;

@@ -144,7 +144,7 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open TUI in tmux', gate), () => 
 
     // The user closes the window: TigerVNC exits (SIGTERM is what a window manager's close leads to).
     process.kill(first, 'SIGTERM');
-    await term.awaitScreen('the row to say the viewer closed', (s) => new RegExp(`default/vm-a\\s.*127\\.0\\.0\\.1:${port}\\s+viewer closed`).test(s));
+    await term.awaitScreen('the row to say the viewer closed', (s) => new RegExp(`default/vm-a\\s.*127\\.0\\.0\\.1:${port}\\s+vnc\\s+viewer closed`).test(s));
     expect(await canConnect(port)).toBe(true);
 
     await term.sendKeys(['o']);

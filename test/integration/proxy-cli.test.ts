@@ -44,8 +44,8 @@ describe('vconsole proxy (demo provider)', () => {
     const proxy = start(['proxy', 'demo:vm-a', 'demo:vm-b', '--port', String(base)]);
     const lines = await proxy.jsonLines(2);
     expect(lines).toEqual([
-      { target: 'demo:vm-a', address: '127.0.0.1', port: base },
-      { target: 'demo:vm-b', address: '127.0.0.1', port: base + 1 },
+      { target: 'demo:vm-a', address: '127.0.0.1', port: base, type: 'vnc' },
+      { target: 'demo:vm-b', address: '127.0.0.1', port: base + 1, type: 'vnc' },
     ]);
     for (const { port } of lines) expect((await readGreeting(port as number)).text).toBe('RFB 003.008\n');
   });

@@ -140,7 +140,7 @@ describe('vconsole proxy KubeVirt errors: one line, exit 1', () => {
   const cases: [string, () => string[], () => NodeJS.ProcessEnv, RegExp][] = [
     ['VMI not found', () => ['nope'], () => ({}), /virtualmachineinstances.kubevirt.io "nope" not found; check the VM name and namespace/],
     ['VMI not running', () => ['stopped'], () => ({}), /VMI is not running/],
-    ['no graphics device', () => ['headless'], () => ({}), /No graphics devices are present/],
+    ['no graphics device (VNC asked for)', () => ['headless#vnc'], () => ({}), /No graphics devices are present/],
     ['401 Unauthorized', () => ['vm-a'], () => ({ KUBECONFIG: fixture.kubeconfigPath({ token: 'wrong-token', fileName: 'bad.yaml' }) }), /Unauthorized/],
     ['403 Forbidden on vnc', () => ['vm-a'], () => ({ KUBECONFIG: fixture.kubeconfigPath({ token: fixture.forbiddenToken, fileName: 'viewer.yaml' }) }), /forbidden.*virtualmachineinstances\/vnc/],
     ['TLS failure', () => ['vm-a'], () => ({ KUBECONFIG: kubeconfigWithoutCa() }), /TLS certificate verification failed/],
