@@ -12,5 +12,9 @@ export default defineConfig({
     // Integration tests spawn real processes and sockets; a 2-core CI machine runs
     // two files at a time comfortably.
     maxWorkers: 2,
+    // Ink draws only a last frame when it believes it runs in CI (CI set when it loads); `open`
+    // loads it without those variables so the TUI draws live on any terminal, and the TUI
+    // tests render the same way.
+    env: { CI: 'false' },
   },
 });
