@@ -150,9 +150,9 @@ function moduleProbe() {
         const mark = `;(globalThis.__vconsoleEvaluated ??= []).push(${JSON.stringify(hit[0])});\n`;
         return { contents: mark + text, loader: 'js', resolveDir: dirname(args.path) };
       });
-      build.initialOptions.banner = {
+      esbuildApi.initialOptions.banner = {
         js:
-          `${build.initialOptions.banner?.js ?? ''}\n` +
+          `${esbuildApi.initialOptions.banner?.js ?? ''}\n` +
           'process.on("exit", () => process.stderr.write("vconsole-bundle-probe: " + JSON.stringify(globalThis.__vconsoleEvaluated ?? []) + "\\n"));',
       };
     },
