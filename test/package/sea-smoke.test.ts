@@ -151,6 +151,15 @@ describe.skipIf(!onLinuxX64 || (!binaryPresent && !seaRequired))('single executa
     }
   });
 
+  it('attaches a piped serial console with `console` (the demo shell)', () => {
+    const dir = scratchDir();
+    const copy = path.join(dir, 'vconsole');
+    copyFileSync(BINARY, copy);
+    const run = spawnSync(copy, ['console', 'demo:sea'], { cwd: dir, env: nodelessEnv(), input: 'hostname\r', encoding: 'utf8', timeout: 60_000 });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain('hostname\r\nsea\r\n');
+  });
+
   it('answers viewers --json and list with a clear error when no cluster is configured', () => {
     const dir = scratchDir();
     const copy = path.join(dir, 'vconsole');
