@@ -36,7 +36,7 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open: serial rows in tmux', gate
 
   it('Enter attaches a QEMU serial console next to a VNC one, ESC reaches SeaBIOS, ^] brings the table back with the same row selected', async () => {
     const vm = await startQemuSerialVm(lab, 'tui-serial', dir);
-    const term = await openInTmux(['demo:screen', `unix://${vm.serialPath}#serial`]);
+    const term = await openInTmux(['demo:screen', `unix://${vm.serialPath}#serial`, 'demo:shell2#serial']);
     await term.awaitScreen('both rows listening', (s) => Boolean(rowOf(s, 'demo:screen') && rowOf(s, 'unix://')));
     const table = await term.capture();
     expect(rowOf(table, 'unix://')).toMatch(/serial/);
@@ -50,9 +50,13 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open: serial rows in tmux', gate
       void term.sendKeys([ESC], true);
       return false;
     });
+    // The terminal shrinks while the console is attached: the table comes back at the new size.
+    await term.resize(90, 30);
     await term.sendKeys(['C-]']);
     const back = await term.awaitScreen('the table again', (s) => Boolean(rowOf(s, 'demo:screen')));
     expect(back.split('\n').find((l) => l.startsWith('›'))).toContain('unix://');
+    expect(rowOf(back, 'demo:shell2')).toMatch(/attach ⏎|new/);
+    expect(Math.max(...back.split('\n').map((l) => l.trimEnd().length))).toBeLessThanOrEqual(90);
     expect(back).not.toMatch(BOOT_MENU);
     await term.sendKeys(['q']);
     expect(await term.awaitExit()).toBe('exit 0');

@@ -16,6 +16,8 @@ export interface TmuxTerminal {
   exitStatus(): Promise<string | undefined>;
   /** Waits for the program to end; its `exit N`. */
   awaitExit(timeoutMs?: number): Promise<string>;
+  /** Resizes the window, as a user dragging the terminal's edge (the program gets SIGWINCH). */
+  resize(columns: number, rows: number): Promise<void>;
   /** Closes the terminal (kill-server): the program gets SIGHUP, as when a terminal window closes. */
   kill(): Promise<void>;
   /** Cleanup after a test, passed or not: closes the terminal, then SIGKILLs whatever the program left. */
@@ -75,6 +77,9 @@ export async function startTmux(lab: ProcessLab, dir: string, command: readonly 
     async exitStatus() {
       const text = await readFile(statusFile, 'utf8').catch(() => '');
       return text.trim() || undefined;
+    },
+    async resize(columns, rows) {
+      await tmux(['resize-window', '-t', session, '-x', String(columns), '-y', String(rows)]);
     },
     awaitExit(timeoutMs = 30_000) {
       return pollFor(() => terminal.exitStatus(), { what: 'the program in the terminal to exit', timeoutMs, intervalMs: 100 });
