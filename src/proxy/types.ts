@@ -45,6 +45,8 @@ export interface DialContext {
   signal: AbortSignal;
   /** Reports a line worth logging (never a secret). */
   log(level: LogLevel, message: string): void;
+  /** The client's address (`host:port`), for log lines about it. */
+  peer?: string;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
