@@ -34,7 +34,7 @@ interface ProviderHelp {
 }
 
 /** The commands whose help names providers; running them loads every provider anyway. */
-const PROVIDER_COMMANDS = ['proxy', 'open', 'console', 'list'];
+const PROVIDER_COMMANDS = ['proxy', 'open', 'console', 'list', 'screenshot'];
 
 /**
  * Loads the provider registry (src/targets/index.ts) only when the command line names a
@@ -165,6 +165,32 @@ Examples:
     .action(async (target: string, flags, command: Command) => {
       const [{ runConsoleCommand }, run] = await Promise.all([import('./commands/console.js'), withGlobalOptions(flags, command)]);
       await runConsoleCommand(target, run.flags, run.config, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
+    });
+
+  addTargetOptions(
+    program
+      .command('screenshot')
+      .description("Save a PNG of each VNC console's screen, without kicking anyone off a shared console.")
+      .argument('<target...>', 'consoles to picture (see Targets)')
+      .option('-o, --output <path>', 'FILE (one target), DIR (NAME.png each), or - for stdout (default: NAME.png here)')
+      .option('--vnc-password-file <file>', 'tcp/unix VNC servers that ask for a password: its first line'),
+  )
+    .addHelpText(
+      'after',
+      `${targetHelp}
+
+The written paths are said on stderr; with -o - the PNG alone goes to stdout. Each console
+that fails gets one line; the exit code is 1 if any failed.
+
+Examples:
+  vconsole screenshot demo:vm-a
+  vconsole screenshot vm-a prod/db-1 -o shots/
+  vconsole screenshot tcp://127.0.0.1:5900 -o - > screen.png
+  vconsole screenshot unix:///run/vm/vnc.sock --vnc-password-file ~/.vncpass -o vm.png`,
+    )
+    .action(async (targets: string[], flags, command: Command) => {
+      const [{ runScreenshotCommand }, run] = await Promise.all([import('./commands/screenshot.js'), withGlobalOptions(flags, command)]);
+      process.exitCode = await runScreenshotCommand(targets, run.flags, run.config, io);
     });
 
   addViewerOptions(
