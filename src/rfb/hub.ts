@@ -154,8 +154,12 @@ export class RfbHub extends EventEmitter<RfbHubEvents> implements UpstreamSource
     const stream = await this.inner.dial({ signal: both, log: (level, message) => this.emit('log', level, message) });
     let upstream: RfbUpstream;
     try {
+      // The first whole picture is in before viewers are served: none starts from a blank screen.
       upstream = await abortable(
-        RfbUpstream.connect(stream, this.framebuffer, { password: this.options.upstreamPassword, shared: true }),
+        RfbUpstream.connect(stream, this.framebuffer, { password: this.options.upstreamPassword, shared: true }).then(async (client) => {
+          await client.nextUpdate();
+          return client;
+        }),
         both,
         () => stream.destroy(),
       );
@@ -174,18 +178,9 @@ export class RfbHub extends EventEmitter<RfbHubEvents> implements UpstreamSource
     upstream.on('clipboard', (text) => {
       for (const viewer of this.viewers) viewer.clipboard(text);
     });
+    // The client asks for the next update as each one is drawn: the picture stays live by itself.
     upstream.once('close', (err) => this.lost(upstream, err));
-    void this.pump(upstream);
     return upstream;
-  }
-
-  /** Keeps asking the console for what changed, for as long as this connection lives. */
-  private async pump(upstream: RfbUpstream): Promise<void> {
-    try {
-      while (this.upstream === upstream) await upstream.nextUpdate();
-    } catch {
-      // The connection's end is handled once, by its close event.
-    }
   }
 
   private lost(upstream: RfbUpstream, err: Error | undefined): void {
