@@ -301,6 +301,9 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
 
   private resize(width: number, height: number): void {
     if (width > MAX_SCREEN_SIDE || height > MAX_SCREEN_SIDE) throw new RfbProtocolError(`new screen size ${width}x${height} is larger than vconsole supports`);
+    // Only a real change asks for the whole screen again: QEMU answers every full request with
+    // an ExtendedDesktopSize of the same size, which must not start a loop of full updates.
+    if (width === this.fb.width && height === this.fb.height) return;
     this.fb.resize(width, height);
     this.wantFullUpdate = true;
   }
