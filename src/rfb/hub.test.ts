@@ -134,7 +134,7 @@ describe('RfbHub', () => {
   });
 
   it('passes a serial console through untouched', async () => {
-    const source = { ...tcpSource(1), consoleType: 'serial', exclusive: true };
+    const source = Object.assign(tcpSource(1), { consoleType: 'serial', exclusive: true });
     const hub = hubFor(source);
     expect(hub.exclusive).toBe(true);
     await failure(hub.dial(context()));
