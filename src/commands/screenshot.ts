@@ -7,7 +7,7 @@ import { UsageError, VconsoleError, describeError, errorLine } from '../errors.j
 import { Framebuffer } from '../rfb/framebuffer.js';
 import { RfbUpstream } from '../rfb/upstream-client.js';
 import type { ConsoleTarget } from '../targets/types.js';
-import { echoInput } from '../terminal-text.js';
+import { echoInput, terminalSafe } from '../terminal-text.js';
 import type { TargetFlags } from './flags.js';
 import { readPasswordFile } from './password-file.js';
 import { namingTarget, type CommandIo } from './proxy.js';
@@ -46,7 +46,7 @@ export async function runScreenshotCommand(inputs: string[], flags: ScreenshotFl
   let failed = 0;
   results.forEach((result, i) => {
     if (result.status === 'fulfilled') {
-      if (result.value) io.stderr.write(`${targets[i].name}: wrote ${result.value}\n`);
+      if (result.value) io.stderr.write(`${terminalSafe(`${targets[i].name}: wrote ${result.value}`)}\n`);
     } else {
       failed++;
       io.stderr.write(`${errorLine(namingTarget(targets[i].name, result.reason))}\n`);

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PNG } from 'pngjs';
@@ -83,10 +83,8 @@ describe('vconsole screenshot', () => {
     }
   });
 
-  it('says which target failed to be written, writes the others, and exits 1', async () => {
-    const locked = mkdtempSync(path.join(dir, 'locked-'));
-    chmodSync(locked, 0o500);
-    const result = await runVconsole(['screenshot', 'demo:vm-a', '-o', path.join(locked, 'sub', 'x.png')]);
+  it('says which target could not be written, in one line, and exits 1', async () => {
+    const result = await runVconsole(['screenshot', 'demo:vm-a', '-o', path.join(dir, 'no-such-dir', 'x.png')]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^vconsole: demo:vm-a: cannot write .*x\.png/);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
