@@ -6,6 +6,7 @@ import type { VconsoleConfig } from '../config.js';
 import { UsageError, VconsoleError, describeError, errorLine } from '../errors.js';
 import { Framebuffer } from '../rfb/framebuffer.js';
 import { RfbUpstream } from '../rfb/upstream-client.js';
+import { wholePicture } from '../rfb/whole-picture.js';
 import type { ConsoleTarget } from '../targets/types.js';
 import { echoInput, terminalSafe } from '../terminal-text.js';
 import type { TargetFlags } from './flags.js';
@@ -97,7 +98,7 @@ async function capture(target: ConsoleTarget, password: string | undefined): Pro
   signal.addEventListener('abort', onAbort, { once: true });
   try {
     upstream = await RfbUpstream.connect(stream, framebuffer, { password, shared: true });
-    await upstream.nextUpdate();
+    await wholePicture(upstream, framebuffer);
   } catch (err) {
     if (signal.aborted) throw new VconsoleError(`no picture within ${SCREENSHOT_TIMEOUT_MS / 1000} s`, { cause: err });
     throw err;

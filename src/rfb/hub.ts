@@ -7,6 +7,7 @@ import { duplexPair } from './duplex-pair.js';
 import { Framebuffer } from './framebuffer.js';
 import { RfbUpstream } from './upstream-client.js';
 import { serveViewer, type ViewerSession } from './viewer-server.js';
+import { wholePicture } from './whole-picture.js';
 
 export type HubState = 'live' | 'reconnecting';
 
@@ -157,7 +158,7 @@ export class RfbHub extends EventEmitter<RfbHubEvents> implements UpstreamSource
       // The first whole picture is in before viewers are served: none starts from a blank screen.
       upstream = await abortable(
         RfbUpstream.connect(stream, this.framebuffer, { password: this.options.upstreamPassword, shared: true }).then(async (client) => {
-          await client.nextUpdate();
+          await wholePicture(client, this.framebuffer);
           return client;
         }),
         both,
