@@ -45,9 +45,9 @@ function painted(width = 150, height = 100): Framebuffer {
 
 /** ZRLE tiles that suit a palette: 1-pixel stripes of 3 colours, bands of 20 colours. */
 function paletteTiles(): Framebuffer {
-  // 61 columns of 2-bit indexes leave a part-filled byte at the end of each packed row.
-  const fb = new Framebuffer(125, 70, 'palette');
-  for (let x = 64; x < 125; x += 1) fb.fill({ x, y: 0, w: 1, h: 70 }, [0xff0000, 0x00ff00, 0x0000ff][x % 3]);
+  // 62 columns of 2-bit indexes leave a part-filled byte at the end of each packed row.
+  const fb = new Framebuffer(126, 70, 'palette');
+  for (let x = 64; x < 126; x += 1) fb.fill({ x, y: 0, w: 1, h: 70 }, [0xff0000, 0x00ff00, 0x0000ff][x % 3]);
   for (let y = 0; y < 70; y += 1) fb.fill({ x: 0, y, w: 64, h: 1 }, 0x10 * (y % 20) + 0x0a0b00);
   fb.fill({ x: 6, y: 3, w: 1, h: 1 }, 0xffffff);
   return fb;
@@ -285,6 +285,25 @@ describe('serveViewer input and sessions', () => {
     expect((await bad.closed)?.message).toBe('RFB viewer: unknown client message type 99; the viewer was disconnected');
     await fullUpdate(good.viewer);
     expect([...good.viewer.values]).toEqual(expected(fb, NATIVE_FORMAT));
+  });
+
+  it('keeps at most one update queued for a viewer that stops reading', async () => {
+    const fb = new Framebuffer(800, 600, 'big');
+    const served = await viewer({ framebuffer: fb, input: recorder() });
+    await fullUpdate(served.viewer);
+    const frameBytes = 800 * 600 * 4;
+    served.client.pause();
+    const before = served.socket.bytesRead;
+    // A viewer that asks ahead of reading: each request, once read, may be answered at once.
+    for (let i = 1; i <= 20; i += 1) {
+      fb.fill({ x: 0, y: 0, w: 800, h: 600 }, i * 0x050505);
+      fb.damage({ x: 0, y: 0, w: 800, h: 600 });
+      served.viewer.requestUpdate(true);
+      await waitFor(() => served.socket.bytesRead === before + 10 * i, 'the server to read the request');
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await waitFor(() => served.socket.writableLength > 0, 'the server to fill its buffer');
+    expect(served.socket.writableLength).toBeLessThanOrEqual(frameBytes + 16);
   });
 
   it('sends bell and clipboard text from the VM', async () => {
