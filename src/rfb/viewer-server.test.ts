@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ByteReader } from '../../test/support/rfb-client.js';
 import { failure } from '../../test/support/streams.js';
 import { ViewerClient, type ViewerClientOptions } from '../../test/support/rfb-viewer-client.js';
 import { waitFor } from '../../test/support/wait.js';
@@ -128,6 +129,19 @@ describe('serveViewer handshake and security', () => {
     expect((await served.closed)?.message).toMatch(/wrong VNC password/);
   });
 
+  it('refuses a viewer that picks a security type it was not offered, with the reason', async () => {
+    const served = await connectViewer({ framebuffer: painted(), input: recorder(), password: 'sesame' });
+    const reader = new ByteReader(served.client);
+    await reader.read(12, 5000, 'the banner');
+    served.client.write('RFB 003.008\n');
+    expect([...(await reader.read(2, 5000, 'the security types'))]).toEqual([1, 2]);
+    served.client.write(Buffer.from([1]));
+    const result = await reader.read(4, 5000, 'the SecurityResult');
+    const reason = await reader.read((await reader.read(4, 5000, 'the reason length')).readUInt32BE(0), 5000, 'the reason');
+    expect([result.readUInt32BE(0), reason.toString()]).toEqual([1, 'security type 1 is not offered (only 2)']);
+    expect((await served.closed)?.message).toBe('RFB viewer: security type 1 is not offered (only 2); the viewer was disconnected');
+  });
+
   it('refuses a wrong VNC password at 3.7 without a reason string', async () => {
     const served = await connectViewer({ framebuffer: painted(), input: recorder(), password: 'sesame' });
     const err = await failure(ViewerClient.connect(served.client, { version: '3.7', password: 'other' }));
@@ -141,6 +155,16 @@ describe('serveViewer pixels and encodings', () => {
     const { viewer: client } = await viewer({ framebuffer: fb, input: recorder() }, { format: RGB565 });
     await fullUpdate(client);
     expect([...client.values]).toEqual(expected(fb, RGB565));
+  });
+
+  it('serves an 8bpp colour-map viewer from the 3-3-2 palette it sends', async () => {
+    const fb = painted();
+    const colourMap: PixelFormat = { ...NATIVE_FORMAT, bitsPerPixel: 8, depth: 8, trueColour: false };
+    const { viewer: client } = await viewer({ framebuffer: fb, input: recorder() }, { format: colourMap, encodings: [5] });
+    await fullUpdate(client);
+    const palette: PixelFormat = { ...colourMap, trueColour: true, redMax: 7, greenMax: 7, blueMax: 3, redShift: 0, greenShift: 3, blueShift: 6 };
+    expect(client.colourMaps).toBe(1);
+    expect([...client.values]).toEqual(expected(fb, palette));
   });
 
   const cases: Array<[string, number, PixelFormat]> = [
