@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ByteReader } from '../../test/support/rfb-client.js';
 import { failure } from '../../test/support/streams.js';
 import { ViewerClient, type ViewerClientOptions } from '../../test/support/rfb-viewer-client.js';
 import { waitFor } from '../../test/support/wait.js';
@@ -45,9 +46,9 @@ function painted(width = 150, height = 100): Framebuffer {
 
 /** ZRLE tiles that suit a palette: 1-pixel stripes of 3 colours, bands of 20 colours. */
 function paletteTiles(): Framebuffer {
-  // 61 columns of 2-bit indexes leave a part-filled byte at the end of each packed row.
-  const fb = new Framebuffer(125, 70, 'palette');
-  for (let x = 64; x < 125; x += 1) fb.fill({ x, y: 0, w: 1, h: 70 }, [0xff0000, 0x00ff00, 0x0000ff][x % 3]);
+  // 62 columns of 2-bit indexes leave a part-filled byte at the end of each packed row.
+  const fb = new Framebuffer(126, 70, 'palette');
+  for (let x = 64; x < 126; x += 1) fb.fill({ x, y: 0, w: 1, h: 70 }, [0xff0000, 0x00ff00, 0x0000ff][x % 3]);
   for (let y = 0; y < 70; y += 1) fb.fill({ x: 0, y, w: 64, h: 1 }, 0x10 * (y % 20) + 0x0a0b00);
   fb.fill({ x: 6, y: 3, w: 1, h: 1 }, 0xffffff);
   return fb;
@@ -128,6 +129,19 @@ describe('serveViewer handshake and security', () => {
     expect((await served.closed)?.message).toMatch(/wrong VNC password/);
   });
 
+  it('refuses a viewer that picks a security type it was not offered, with the reason', async () => {
+    const served = await connectViewer({ framebuffer: painted(), input: recorder(), password: 'sesame' });
+    const reader = new ByteReader(served.client);
+    await reader.read(12, 5000, 'the banner');
+    served.client.write('RFB 003.008\n');
+    expect([...(await reader.read(2, 5000, 'the security types'))]).toEqual([1, 2]);
+    served.client.write(Buffer.from([1]));
+    const result = await reader.read(4, 5000, 'the SecurityResult');
+    const reason = await reader.read((await reader.read(4, 5000, 'the reason length')).readUInt32BE(0), 5000, 'the reason');
+    expect([result.readUInt32BE(0), reason.toString()]).toEqual([1, 'security type 1 is not offered (only 2)']);
+    expect((await served.closed)?.message).toBe('RFB viewer: security type 1 is not offered (only 2); the viewer was disconnected');
+  });
+
   it('refuses a wrong VNC password at 3.7 without a reason string', async () => {
     const served = await connectViewer({ framebuffer: painted(), input: recorder(), password: 'sesame' });
     const err = await failure(ViewerClient.connect(served.client, { version: '3.7', password: 'other' }));
@@ -141,6 +155,16 @@ describe('serveViewer pixels and encodings', () => {
     const { viewer: client } = await viewer({ framebuffer: fb, input: recorder() }, { format: RGB565 });
     await fullUpdate(client);
     expect([...client.values]).toEqual(expected(fb, RGB565));
+  });
+
+  it('serves an 8bpp colour-map viewer from the 3-3-2 palette it sends', async () => {
+    const fb = painted();
+    const colourMap: PixelFormat = { ...NATIVE_FORMAT, bitsPerPixel: 8, depth: 8, trueColour: false };
+    const { viewer: client } = await viewer({ framebuffer: fb, input: recorder() }, { format: colourMap, encodings: [5] });
+    await fullUpdate(client);
+    const palette: PixelFormat = { ...colourMap, trueColour: true, redMax: 7, greenMax: 7, blueMax: 3, redShift: 0, greenShift: 3, blueShift: 6 };
+    expect(client.colourMaps).toBe(1);
+    expect([...client.values]).toEqual(expected(fb, palette));
   });
 
   const cases: Array<[string, number, PixelFormat]> = [
@@ -285,6 +309,25 @@ describe('serveViewer input and sessions', () => {
     expect((await bad.closed)?.message).toBe('RFB viewer: unknown client message type 99; the viewer was disconnected');
     await fullUpdate(good.viewer);
     expect([...good.viewer.values]).toEqual(expected(fb, NATIVE_FORMAT));
+  });
+
+  it('keeps at most one update queued for a viewer that stops reading', async () => {
+    const fb = new Framebuffer(800, 600, 'big');
+    const served = await viewer({ framebuffer: fb, input: recorder() });
+    await fullUpdate(served.viewer);
+    const frameBytes = 800 * 600 * 4;
+    served.client.pause();
+    const before = served.socket.bytesRead;
+    // A viewer that asks ahead of reading: each request, once read, may be answered at once.
+    for (let i = 1; i <= 20; i += 1) {
+      fb.fill({ x: 0, y: 0, w: 800, h: 600 }, i * 0x050505);
+      fb.damage({ x: 0, y: 0, w: 800, h: 600 });
+      served.viewer.requestUpdate(true);
+      await waitFor(() => served.socket.bytesRead === before + 10 * i, 'the server to read the request');
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await waitFor(() => served.socket.writableLength > 0, 'the server to fill its buffer');
+    expect(served.socket.writableLength).toBeLessThanOrEqual(frameBytes + 16);
   });
 
   it('sends bell and clipboard text from the VM', async () => {

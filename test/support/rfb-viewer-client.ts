@@ -36,6 +36,7 @@ export class ViewerClient {
   values: Uint32Array;
   cursor?: { x: number; y: number; w: number; h: number; pixels: Buffer; mask: Buffer };
   bells = 0;
+  colourMaps = 0;
   cutTexts: string[] = [];
   qemuKeyAcked = false;
   private readonly inflate = createInflate();
@@ -139,8 +140,10 @@ export class ViewerClient {
     for (;;) {
       const type = (await this.read(1))[0];
       if (type === 0) break;
-      if (type === 1) await this.read((await this.read(5)).readUInt16BE(3) * 6);
-      else if (type === 2) this.bells += 1;
+      if (type === 1) {
+        await this.read((await this.read(5)).readUInt16BE(3) * 6);
+        this.colourMaps += 1;
+      } else if (type === 2) this.bells += 1;
       else if (type === 3) this.cutTexts.push((await this.read((await this.read(7)).readUInt32BE(3))).toString('latin1'));
       else throw new Error(`unexpected server message type ${type}`);
     }
