@@ -18,6 +18,8 @@ export interface ScreenshotFlags extends TargetFlags {
   /** `-o`: a file (one target), a directory, or `-` for stdout (one target). */
   output?: string;
   vncPasswordFile?: string;
+  /** KubeVirt: take the VM's VNC session even when another client holds it. */
+  takeOver?: boolean;
 }
 
 /** How long one console may take from pre-flight to a whole picture. */
@@ -30,7 +32,9 @@ export const SCREENSHOT_TIMEOUT_MS = 30_000;
  */
 export async function runScreenshotCommand(inputs: string[], flags: ScreenshotFlags, config: VconsoleConfig, io: CommandIo): Promise<number> {
   const password = flags.vncPasswordFile === undefined ? undefined : readPasswordFile(flags.vncPasswordFile, '--vnc-password-file');
-  const targets = resolveTargets(inputs, { ...targetOptionsFrom(flags, config), consoleType: 'vnc' }, config);
+  // A picture is not worth kicking someone off KubeVirt's one VNC session: refuse unless asked.
+  const options = { ...targetOptionsFrom(flags, config), consoleType: 'vnc' as const, preserveSession: !flags.takeOver };
+  const targets = resolveTargets(inputs, options, config);
   const serial = targets.find((target) => target.consoleType !== 'vnc');
   if (serial) throw new UsageError(`${serial.name}: ${notAScreen(serial).message}`, 'screenshot takes VNC consoles (drop #serial)');
   const destination = destinationFor(flags.output, targets.length);

@@ -56,7 +56,7 @@ describe.skipIf(gate.skip)(gatedTitle('RFB hub through the KubeVirt fixture to Q
     await lab.cleanup();
   }, 60_000);
 
-  const vncUpgrades = () => fixture.requests.filter((r) => r.upgrade && r.path.endsWith('/vnc')).length;
+  const vncUpgrades = () => fixture.requests.filter((r) => r.upgrade && r.path.endsWith('/vnc') && r.status === 101).length;
 
   it('two vncsnapshots at once on one `proxy --share` port: both see the VM, one VNC session, nobody kicked', async () => {
     const before = vncUpgrades();
@@ -70,6 +70,20 @@ describe.skipIf(gate.skip)(gatedTitle('RFB hub through the KubeVirt fixture to Q
     expect(vncUpgrades() - before).toBe(1);
     expect(closed.filter((e) => e.reason === 'kicked')).toEqual([]);
     expect(fixture.activeSessions('default', 'vm-a')).toBe(1);
+
+    // A screenshot straight to KubeVirt while the hub holds the session: refused, nobody kicked.
+    const direct = await runProgram(process.execPath, [VCONSOLE_BIN, 'screenshot', 'vm-a', '--kubeconfig', kubeconfig, '-o', join(dir, 'direct.png')], {
+      env: vconsoleEnv({ KUBECONFIG: kubeconfig }),
+      timeoutMs: 60_000,
+    });
+    expect(direct.code).toBe(1);
+    expect(direct.stderr).toMatch(/^vconsole: default\/vm-a: .*Active VNC connection/);
+    // Through the shared port it works, still on the one session.
+    const shared = await runProgram(process.execPath, [VCONSOLE_BIN, 'screenshot', `tcp://127.0.0.1:${port}`, '-o', join(dir, 'shared.png')], { env: vconsoleEnv(), timeoutMs: 60_000 });
+    expect(shared.code, shared.stderr).toBe(0);
+    expect(PNG.sync.read(await readFile(join(dir, 'shared.png'))).width).toBe(720);
+    expect(closed.filter((e) => e.reason === 'kicked')).toEqual([]);
+    expect(vncUpgrades() - before).toBe(1);
     await proxy.interrupt();
   }, E2E_TEST_TIMEOUT_MS);
 
