@@ -133,6 +133,24 @@ describe('RfbHub', () => {
     expect(JSON.stringify(logs)).not.toContain('hunter2');
   });
 
+  it('drops the keys of view-only viewers while they keep watching', async () => {
+    const server = await demoServer('vm-v');
+    const hub = hubFor(tcpSource(server.port), { viewOnly: true });
+    await hub.check(new AbortController().signal);
+    const watcher = await viewer(hub);
+    const expected = new DemoScreen('vm-v', 800, 600);
+    const keyBand = expected.lineBand('key');
+    const clockBand = expected.lineBand('clock');
+    await waitFor(() => area(watcher.framebuffer, keyBand) === areaOf(expected, keyBand), 'the screen');
+    watcher.client.key(true, 0x61);
+    // Two clock ticks later the key would long have been drawn: it was not.
+    for (let tick = 0; tick < 2; tick++) {
+      const clock = area(watcher.framebuffer, clockBand);
+      await waitFor(() => area(watcher.framebuffer, clockBand) !== clock, 'a clock tick');
+    }
+    expect(area(watcher.framebuffer, keyBand)).toBe(areaOf(expected, keyBand));
+  });
+
   it('passes a serial console through untouched', async () => {
     const source = Object.assign(tcpSource(1), { consoleType: 'serial', exclusive: true });
     const hub = hubFor(source);

@@ -63,6 +63,15 @@ describe('vconsole proxy --share', () => {
     expect(one.closed() || two.closed()).toBe(false);
   });
 
+  it('open --share does the same for the viewers of open', async () => {
+    const server = await demoServer('vm-o');
+    const open = start(['open', `tcp://127.0.0.1:${server.port}`, '--share', '--no-tui', '--viewer', 'none']);
+    const [{ port }] = await open.jsonLines(1);
+    const views = [await viewer(port as number), await viewer(port as number)];
+    await waitFor(() => views.every((v) => pixel(v.framebuffer, 5, 599) === livePixel('vm-o', 5, 599)), 'both screens');
+    expect(server.clients).toBe(1);
+  });
+
   it('shares a demo console the same way', async () => {
     const proxy = start(['proxy', 'demo:vm-x', '--share']);
     const [{ port }] = await proxy.jsonLines(1);
