@@ -1,8 +1,12 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubevirtFixture, SessionEvent } from '../fixtures/kubevirt-api.js';
+import { BANNER_BACKGROUND } from '../../src/rfb/banner.js';
+import { Framebuffer } from '../../src/rfb/framebuffer.js';
+import { RfbUpstream } from '../../src/rfb/upstream-client.js';
 import { countLit, type RgbImage } from './support/images.js';
 import { awaitSocketFile } from './support/net.js';
 import { pollFor } from './support/poll.js';
@@ -106,4 +110,76 @@ describe.skipIf(gate.skip)(gatedTitle('RFB hub through the KubeVirt fixture to Q
       { what: 'a screenshot equal to the screendump', timeoutMs: 90_000, intervalMs: 100, detail: () => last },
     );
   }, E2E_TEST_TIMEOUT_MS);
+
+  it('a viewer of `proxy --share` stays connected through a VM restart: banner, then the VM again', async () => {
+    const proxy = await startProxy(lab, ['vm-a'], ['--share', '--kubeconfig', kubeconfig]);
+    const socket = net.connect({ host: '127.0.0.1', port: proxy.ports[0].port });
+    const framebuffer = new Framebuffer(0, 0);
+    const client = await RfbUpstream.connect(socket, framebuffer, { shared: false });
+    let closedBy: Error | undefined | 'open' = 'open';
+    client.on('close', (err) => (closedBy = err));
+    const pixel = () => (framebuffer.width > 2 ? framebuffer.pixels.readUInt32LE((20 * framebuffer.width + 2) * 4) & 0xffffff : -1);
+    try {
+      await pollFor(() => (framebuffer.width === 720 && countLitFb(framebuffer) > 1_500 ? true : undefined), { what: 'the BIOS screen', timeoutMs: 30_000 });
+      const before = vncUpgrades();
+      fixture.setPhase('default', 'vm-a', 'Pending');
+      await pollFor(() => (pixel() === BANNER_BACKGROUND ? true : undefined), { what: 'the reconnecting banner', timeoutMs: 30_000, detail: () => `pixel ${pixel().toString(16)}` });
+      fixture.setPhase('default', 'vm-a', 'Running');
+      await pollFor(() => (pixel() !== BANNER_BACKGROUND && vncUpgrades() > before ? true : undefined), { what: 'the VM screen again', timeoutMs: 60_000 });
+      expect(closedBy).toBe('open');
+      expect(proxy.process.stderr()).toMatch(/reconnecting/);
+    } finally {
+      client.close();
+      await proxy.interrupt();
+    }
+  }, E2E_TEST_TIMEOUT_MS);
 });
+
+describe.skipIf(gate.skip)(gatedTitle('--vnc-password-file against a password-protected QEMU', gate), () => {
+  const lab = new ProcessLab();
+  let dir: string;
+  let vncPath: string;
+
+  beforeAll(async () => {
+    dir = await lab.tempDir('hub-pass');
+    vncPath = join(dir, 'locked.vnc.sock');
+    const qmpPath = join(dir, 'locked.qmp.sock');
+    const qemu = lab.start('qemu locked', 'qemu-system-x86_64', [
+      '-name', 'locked', '-machine', 'accel=tcg', '-m', '64', '-nodefaults', '-vga', 'std', '-display', 'none',
+      '-vnc', `unix:${vncPath},password=on`, '-qmp', `unix:${qmpPath},server=on,wait=off`,
+    ]);
+    await awaitSocketFile(vncPath, "QEMU locked's VNC socket", 60_000, () => qemu.describe());
+    const qmp = await Qmp.connect(qmpPath);
+    await qmp.execute('change-vnc-password', { password: 'opensesame' });
+    qmp.close();
+  }, E2E_SETUP_TIMEOUT_MS);
+  afterAll(() => lab.cleanup(), 60_000);
+
+  const screenshot = (passwordFile: string) =>
+    runProgram(process.execPath, [VCONSOLE_BIN, 'screenshot', `unix://${vncPath}`, '--vnc-password-file', passwordFile, '-o', join(dir, 'locked.png')], {
+      env: vconsoleEnv(),
+      timeoutMs: 60_000,
+    });
+
+  it('the right password gets the picture, a wrong one one clear line; neither is printed', async () => {
+    const right = join(dir, 'right');
+    const wrong = join(dir, 'wrong');
+    await writeFile(right, 'opensesame\n');
+    await writeFile(wrong, 'letmein\n');
+    const good = await screenshot(right);
+    expect(good.code, good.stderr).toBe(0);
+    expect(PNG.sync.read(await readFile(join(dir, 'locked.png'))).width).toBe(720);
+    const bad = await screenshot(wrong);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    expect(bad.stderr).toMatch(/^vconsole: unix:/);
+    for (const output of [good.stdout, good.stderr, bad.stdout, bad.stderr]) expect(output).not.toMatch(/opensesame|letmein/);
+  }, E2E_TEST_TIMEOUT_MS);
+});
+
+/** Pixels brighter than the BIOS background, in a B G R X framebuffer. */
+function countLitFb(fb: Framebuffer): number {
+  let lit = 0;
+  for (let at = 0; at < fb.width * fb.height * 4; at += 4) if (fb.pixels[at] + fb.pixels[at + 1] + fb.pixels[at + 2] > 192) lit++;
+  return lit;
+}
