@@ -47,6 +47,11 @@ export interface DialContext {
   log(level: LogLevel, message: string): void;
   /** The client's address (`host:port`), for log lines about it. */
   peer?: string;
+  /**
+   * Do not take the console from another client (KubeVirt `preserveSession`): a shared
+   * console redialling after someone else took it over waits instead of kicking them back.
+   */
+  preserveSession?: boolean;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';

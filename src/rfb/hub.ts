@@ -142,17 +142,22 @@ export class RfbHub extends EventEmitter<RfbHubEvents> implements UpstreamSource
     await this.inner.release?.();
   }
 
-  private open(signal: AbortSignal): Promise<RfbUpstream> {
+  private open(signal: AbortSignal, redial = false): Promise<RfbUpstream> {
     if (this.upstream) return Promise.resolve(this.upstream);
-    this.opening ??= this.connect(signal).finally(() => {
+    this.opening ??= this.connect(signal, redial).finally(() => {
       this.opening = undefined;
     });
     return this.opening;
   }
 
-  private async connect(signal: AbortSignal): Promise<RfbUpstream> {
+  /**
+   * A redial never takes the console from another client: on KubeVirt the drop may have been
+   * someone else taking the VM's one VNC session, and kicking them back would start a tug of war.
+   */
+  private async connect(signal: AbortSignal, redial: boolean): Promise<RfbUpstream> {
     const both = AbortSignal.any([signal, this.closing.signal]);
-    const stream = await this.inner.dial({ signal: both, log: (level, message) => this.emit('log', level, message) });
+    const log = (level: LogLevel, message: string) => this.emit('log', level, message);
+    const stream = await this.inner.dial({ signal: both, log, preserveSession: redial || undefined });
     let upstream: RfbUpstream;
     try {
       // The first whole picture is in before viewers are served: none starts from a blank screen.
@@ -203,7 +208,7 @@ export class RfbHub extends EventEmitter<RfbHubEvents> implements UpstreamSource
     const delay = this.retryMs;
     this.retryMs = Math.min(this.retryMs * 2, this.options.maxRetryMs ?? MAX_RETRY_MS);
     this.retryTimer = setTimeout(() => {
-      void this.open(this.closing.signal).then(
+      void this.open(this.closing.signal, true).then(
         () => {
           this.retryTimer = undefined;
           this.emit('log', 'info', 'console back');
