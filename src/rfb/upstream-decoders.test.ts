@@ -211,7 +211,8 @@ describe('Tight (no JPEG)', () => {
     const copyPixels = (w: number, h: number, f: (x: number, y: number) => number) =>
       Buffer.concat(Array.from({ length: w * h }, (_, i) => tpixel(f(i % w, Math.floor(i / w)))));
     const smooth = (x: number, y: number) => ((10 + x * 20) << 16) | ((200 - y * 15) << 8) | (x * y * 3);
-    const [copy0, copy0Again] = await deflateParts([copyPixels(8, 4, ramp), copyPixels(8, 4, smooth)]);
+    // The same pixels twice: the second rectangle's deflate data refers back into the first's.
+    const [copy0, copy0Again] = await deflateParts([copyPixels(8, 4, smooth), copyPixels(8, 4, smooth)]);
     const [fresh0] = await deflateParts([copyPixels(8, 4, ramp)]);
     const [palette4] = await deflateParts([Buffer.from(Array.from({ length: 64 }, (_, i) => i % 4))]);
     const [gradient] = await deflateParts([gradientErrors(6, 5, smooth)]);
@@ -234,7 +235,7 @@ describe('Tight (no JPEG)', () => {
     const bits = [0xaa, 0x80, 0x55, 0x00, 0xff, 0x80];
     const expected = new Canvas(64, 64)
       .paint({ x: 0, y: 0, w: 10, h: 10 }, 0x123456)
-      .paint({ x: 10, y: 0, w: 8, h: 4 }, ramp)
+      .paint({ x: 10, y: 0, w: 8, h: 4 }, smooth)
       .paint({ x: 20, y: 0, w: 9, h: 3 }, (x, y) => ((bits[y * 2 + (x >> 3)] >> (7 - (x & 7))) & 1 ? BLUE : RED))
       .paint({ x: 30, y: 0, w: 8, h: 8 }, (x, y) => [RED, GREEN, BLUE, WHITE][(y * 8 + x) % 4])
       .paint({ x: 40, y: 0, w: 6, h: 5 }, smooth);
