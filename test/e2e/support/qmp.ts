@@ -22,6 +22,8 @@ export class Qmp {
         if (line) this.answer(JSON.parse(line) as Record<string, unknown>);
       }
     });
+    // QEMU going away ends the session; a command in flight fails with the reason.
+    socket.on('error', (err) => this.waiting?.reject(err));
     socket.on('close', () => this.waiting?.reject(new Error('QMP socket closed')));
   }
 
