@@ -44,11 +44,12 @@ function encodeTile(tile: Uint32Array, tw: number, th: number, packer: PixelPack
     packer.write(out, 1, background);
     return out;
   }
-  const subrects = findSubrects(tile, tw, th, background);
   const twoColours = counts.size === 2;
-  const size = 1 + bpp + (twoColours ? bpp : 0) + 1 + subrects.length * (twoColours ? 2 : 2 + bpp);
   const rawSize = 1 + tile.length * bpp;
-  if (subrects.length > 255 || size >= rawSize) {
+  // Each colour but the background needs a coloured subrectangle at least: often that rules raw in at once.
+  const subrects = counts.size * (2 + bpp) >= rawSize ? [] : findSubrects(tile, tw, th, background);
+  const size = 1 + bpp + (twoColours ? bpp : 0) + 1 + subrects.length * (twoColours ? 2 : 2 + bpp);
+  if (subrects.length === 0 || subrects.length > 255 || size >= rawSize) {
     const out = Buffer.alloc(rawSize);
     out[0] = RAW;
     packer.bytes(tile).copy(out, 1);
@@ -79,7 +80,11 @@ function findSubrects(tile: Uint32Array, tw: number, th: number, background: num
       let w = 1;
       while (x + w < tw && free(x + w, y, value)) w += 1;
       let h = 1;
-      while (y + h < th && [...Array(w).keys()].every((dx) => free(x + dx, y + h, value))) h += 1;
+      const rowFree = (row: number) => {
+        for (let dx = 0; dx < w; dx += 1) if (!free(x + dx, row, value)) return false;
+        return true;
+      };
+      while (y + h < th && rowFree(y + h)) h += 1;
       for (let dy = 0; dy < h; dy += 1) covered.fill(1, (y + dy) * tw + x, (y + dy) * tw + x + w);
       out.push({ value, x, y, w, h });
       if (out.length > 255) return out;

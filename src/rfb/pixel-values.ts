@@ -1,4 +1,7 @@
+import { endianness } from 'node:os';
 import type { PixelFormat } from './rfb-wire.js';
+
+const BIG_ENDIAN_HOST = endianness() === 'BE';
 
 /**
  * A viewer's pixels as numbers: encoders compare and count colours on these, then write them
@@ -46,6 +49,11 @@ export class PixelPacker {
 
   /** `values` as the viewer's pixel bytes (Raw encoding's payload). */
   bytes(values: Uint32Array): Buffer {
+    // Typed arrays hold numbers in the machine's byte order: when that is the viewer's, copy whole.
+    if (this.format.bigEndian === BIG_ENDIAN_HOST) {
+      if (this.bytesPerPixel === 4) return Buffer.from(values.buffer.slice(values.byteOffset, values.byteOffset + values.byteLength));
+      if (this.bytesPerPixel === 2) return Buffer.from(Uint16Array.from(values).buffer);
+    }
     const out = Buffer.alloc(values.length * this.bytesPerPixel);
     let at = 0;
     for (const value of values) at = this.write(out, at, value);

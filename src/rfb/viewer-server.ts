@@ -1,15 +1,16 @@
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
-import { clip, intersect, union, type Rect } from './demo-screen.js';
+import type { Rect } from './demo-screen.js';
 import { ZrleCompressor } from './encode-zrle.js';
-import type { CursorShape, Framebuffer } from './framebuffer.js';
+import type { Framebuffer } from './framebuffer.js';
 import { PixelPacker } from './pixel-values.js';
 import {
   NATIVE_FORMAT, RfbProtocolError, colourMapEntries, encodeServerInit, negotiateVersion, parseClientMessage,
   serverSideFormat, type ClientMessage,
 } from './rfb-wire.js';
 import { checkVncAuth, newChallenge } from './viewer-auth.js';
-import { ENCODING, PIXEL_ENCODINGS, encodeUpdate, type UpdatePlan } from './viewer-update.js';
+import { ViewerDamage } from './viewer-damage.js';
+import { ENCODING, PIXEL_ENCODINGS, encodeUpdate } from './viewer-update.js';
 
 export interface ViewerInput {
   key(down: boolean, keysym: number): void;
@@ -38,8 +39,6 @@ export interface ViewerSession extends EventEmitter<{ close: [Error | undefined]
 
 /** Clipboard text from a viewer above this size is dropped, not buffered. */
 export const MAX_CLIENT_CUT_TEXT = 1 << 20;
-/** Beyond this many separate damaged areas a viewer's damage collapses into their union. */
-const MAX_DIRTY_RECTS = 16;
 
 const SECURITY_NONE = 1;
 const SECURITY_VNC_AUTH = 2;
@@ -56,15 +55,7 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
   private wants = { cursor: false, desktopSize: false, qemuKey: false };
   /** ClientCutText payload still to drop (too big, or extended clipboard). */
   private skipping = 0;
-  /** The size this viewer was last told. */
-  private clientWidth: number;
-  private clientHeight: number;
-  private dirty: Rect[] = [];
-  private sizeChanged = false;
-  private cursorChanged = false;
-  private qemuKeyAckDue = false;
-  /** The union of the areas of update requests not answered yet. */
-  private requested: Rect | undefined;
+  private readonly pending: ViewerDamage;
   /** An update is being encoded or waits for the stream to drain; damage meanwhile is coalesced. */
   private busy = false;
   /** Messages written while busy go out after the update, in order. */
@@ -74,24 +65,22 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
   /** The refusal a failing handshake sends before the connection closes. */
   private farewell: Buffer | undefined;
   private readonly onDamage = (rect: Rect) => {
-    this.markDirty(rect);
+    this.pending.damage(rect);
     this.sendUpdateIfDue();
   };
   private readonly onResize = (width: number, height: number) => {
-    this.sizeChanged = true;
-    this.dirty = [{ x: 0, y: 0, w: width, h: height }];
+    this.pending.resized(width, height);
     this.sendUpdateIfDue();
   };
   private readonly onCursor = () => {
-    this.cursorChanged = true;
+    this.pending.cursorChanged = true;
     this.sendUpdateIfDue();
   };
 
   constructor(private readonly stream: Duplex, private readonly options: ViewerServerOptions) {
     super();
     this.securityType = options.password === undefined ? SECURITY_NONE : SECURITY_VNC_AUTH;
-    this.clientWidth = options.framebuffer.width;
-    this.clientHeight = options.framebuffer.height;
+    this.pending = new ViewerDamage(options.framebuffer.width, options.framebuffer.height);
     stream.on('data', (chunk: Buffer) => this.receive(chunk));
     stream.on('error', (err) => this.finish(err));
     stream.on('end', () => stream.end());
@@ -200,8 +189,7 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
         // The shared flag asks us to drop other viewers; every viewer of the hub shares instead.
         const fb = this.options.framebuffer;
         this.stream.write(encodeServerInit(fb.width, fb.height, fb.name));
-        this.clientWidth = fb.width;
-        this.clientHeight = fb.height;
+        this.pending.told(fb.width, fb.height);
         this.phase = 'normal';
         fb.on('damage', this.onDamage);
         fb.on('resize', this.onResize);
@@ -267,19 +255,15 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
         const list = message.encodings;
         this.encoding = list.find((e) => PIXEL_ENCODINGS.includes(e)) ?? ENCODING.raw;
         const qemuKey = list.includes(ENCODING.qemuExtendedKey) && this.options.input.qemuKey !== undefined;
-        this.qemuKeyAckDue = qemuKey && !this.wants.qemuKey;
+        this.pending.qemuKeyAckDue = qemuKey && !this.wants.qemuKey;
         this.wants = { cursor: list.includes(ENCODING.cursor), desktopSize: list.includes(ENCODING.desktopSize), qemuKey };
-        this.cursorChanged = this.wants.cursor && this.options.framebuffer.cursor !== undefined;
+        this.pending.cursorChanged = this.wants.cursor && this.options.framebuffer.cursor !== undefined;
         break;
       }
-      case 'updateRequest': {
-        const area = clip(message.rect, this.clientWidth, this.clientHeight);
-        if (area.w === 0 || area.h === 0) break;
-        if (!message.incremental) this.markDirty(area);
-        this.requested = this.requested ? union(this.requested, area) : area;
+      case 'updateRequest':
+        this.pending.request(message.rect, message.incremental);
         this.sendUpdateIfDue();
         break;
-      }
       case 'key':
         input?.key(message.down, message.keysym);
         break;
@@ -291,46 +275,6 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     }
   }
 
-  private markDirty(rect: Rect): void {
-    let merged = rect;
-    const kept: Rect[] = [];
-    for (const other of this.dirty) {
-      if (intersect(merged, other)) merged = union(merged, other);
-      else kept.push(other);
-    }
-    kept.push(merged);
-    this.dirty = kept.length > MAX_DIRTY_RECTS ? [kept.reduce(union)] : kept;
-  }
-
-  /** What the pending request should get now, or undefined when nothing it covers changed. */
-  private plan(): UpdatePlan | undefined {
-    const area = this.requested;
-    if (!area) return undefined;
-    const fb = this.options.framebuffer;
-    const plan: UpdatePlan = { rects: [] };
-    if (this.sizeChanged && this.wants.desktopSize) {
-      this.clientWidth = fb.width;
-      this.clientHeight = fb.height;
-      plan.size = { w: fb.width, h: fb.height };
-      plan.rects = [{ x: 0, y: 0, w: fb.width, h: fb.height }].filter((r) => r.w > 0 && r.h > 0);
-      this.dirty = [];
-    } else {
-      // Without DesktopSize the viewer keeps its old size: it gets the part of the new picture that fits.
-      const visible = clip(area, Math.min(fb.width, this.clientWidth), Math.min(fb.height, this.clientHeight));
-      plan.rects = this.dirty.map((r) => intersect(r, visible)).filter((r): r is Rect => r !== undefined);
-      this.dirty = this.dirty.filter((r) => !contains(area, r));
-    }
-    this.sizeChanged = false;
-    if (this.qemuKeyAckDue) plan.qemuKeyAck = true;
-    const cursor: CursorShape | undefined = this.cursorChanged && this.wants.cursor ? fb.cursor : undefined;
-    if (cursor) plan.cursor = cursor;
-    if (!plan.size && !plan.qemuKeyAck && !plan.cursor && plan.rects.length === 0) return undefined;
-    this.qemuKeyAckDue = false;
-    this.cursorChanged = false;
-    this.requested = undefined;
-    return plan;
-  }
-
   /**
    * Answers the pending request when something it covers changed. One update at a time, and
    * none while the stream's buffer is full: a viewer that stops reading costs one update of
@@ -338,7 +282,7 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
    */
   private sendUpdateIfDue(): void {
     if (this.busy || this.closed || this.phase !== 'normal') return;
-    const plan = this.plan();
+    const plan = this.pending.plan(this.options.framebuffer, this.wants);
     if (!plan) return;
     this.busy = true;
     encodeUpdate(plan, this.options.framebuffer, this.packer, this.encoding, this.zlib).then((update) => {
@@ -355,10 +299,6 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
       else this.stream.once('drain', resume);
     }, (err: Error) => this.finish(err));
   }
-}
-
-function contains(outer: Rect, inner: Rect): boolean {
-  return inner.x >= outer.x && inner.y >= outer.y && inner.x + inner.w <= outer.x + outer.w && inner.y + inner.h <= outer.y + outer.h;
 }
 
 function u32(value: number): Buffer {
