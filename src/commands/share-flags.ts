@@ -21,7 +21,7 @@ export function addShareOptions(command: Command, options: { viewerPassword: boo
   if (options.viewerPassword) {
     command.option(
       '--password-file <file>',
-      'the password viewers must give (first line; default with --share on a non-loopback --listen: a generated one, printed once)',
+      'the password viewers must give, first line (implies --share; default on a non-loopback --listen: a generated one, printed once)',
       nonEmpty('a password file'),
     );
   }
