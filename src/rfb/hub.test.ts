@@ -10,6 +10,7 @@ import { DemoScreen, type Rect } from './demo-screen.js';
 import { Framebuffer } from './framebuffer.js';
 import { RfbHub } from './hub.js';
 import { RfbUpstream } from './upstream-client.js';
+import { serveViewer, type ViewerSession } from './viewer-server.js';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -149,6 +150,34 @@ describe('RfbHub', () => {
       await waitFor(() => area(watcher.framebuffer, clockBand) !== clock, 'a clock tick');
     }
     expect(area(watcher.framebuffer, keyBand)).toBe(areaOf(expected, keyBand));
+  });
+
+  it('carries clipboard text both ways and the bell to every viewer', async () => {
+    // The console: vconsole's own RFB server over a small picture, recording what reaches it.
+    const received: string[] = [];
+    const consoles: ViewerSession[] = [];
+    const picture = new Framebuffer(64, 48);
+    const server = net.createServer((socket) => {
+      consoles.push(serveViewer(socket, { framebuffer: picture, input: { key: () => undefined, pointer: () => undefined, clipboard: (text) => received.push(text) } }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanup.push(() => new Promise((resolve) => server.close(resolve)));
+    cleanup.push(() => consoles.forEach((c) => c.close()));
+    const hub = hubFor(tcpSource((server.address() as net.AddressInfo).port));
+    await hub.check(new AbortController().signal);
+    const viewers = [await viewer(hub), await viewer(hub)];
+    const heard = viewers.map(() => ({ clipboard: [] as string[], bells: 0 }));
+    viewers.forEach(({ client }, i) => {
+      client.on('clipboard', (text) => heard[i].clipboard.push(text));
+      client.on('bell', () => heard[i].bells++);
+    });
+
+    viewers[0].client.clipboard('from a viewer');
+    await waitFor(() => received.includes('from a viewer'), 'the viewer clipboard at the console');
+    expect(consoles).toHaveLength(1);
+    consoles[0].clipboard('from the vm');
+    consoles[0].bell();
+    await waitFor(() => heard.every((h) => h.clipboard.includes('from the vm') && h.bells === 1), 'the VM clipboard and bell at every viewer');
   });
 
   it('passes a serial console through untouched', async () => {
