@@ -198,7 +198,7 @@ describe('RfbUpstream server messages and input', () => {
     const bell = new Promise<void>((resolve) => client.once('bell', resolve));
     const text = new Promise<string>((resolve) => client.once('clipboard', resolve));
     expect(client.supportsQemuKeys).toBe(false);
-    await client.nextUpdate();
+    await expect.poll(() => client.supportsQemuKeys).toBe(true);
     await bell;
     expect(await text).toBe('café');
     expect(client.supportsQemuKeys).toBe(true);

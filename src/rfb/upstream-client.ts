@@ -70,6 +70,8 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
   /** The next request asks for the whole screen (after a resize). */
   private wantFullUpdate = false;
   private updateWaiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
+  /** The current FramebufferUpdate carried pixels (not only pseudo-encodings). */
+  private updateHadPixels = false;
   private qemuKeys = false;
 
   private constructor(
@@ -286,6 +288,7 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
       default:
         break;
     }
+    this.updateHadPixels = true;
     if (rect.x + rect.w > fb.width || rect.y + rect.h > fb.height) {
       throw new RfbProtocolError(`${rect.w}x${rect.h} rectangle at ${rect.x},${rect.y} lies outside the ${fb.width}x${fb.height} screen`);
     }
@@ -313,10 +316,16 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
     if (this.rectsLeft === 0) this.updateDone();
   }
 
-  /** A FramebufferUpdate is drawn: wake its waiters and ask for the next. */
+  /**
+   * A FramebufferUpdate is drawn: ask for the next, and wake the waiters if it held pixels.
+   * QEMU answers SetEncodings with an update of nothing but ExtendedDesktopSize; a screenshot
+   * taken after that would be black.
+   */
   private updateDone(): void {
     this.requestUpdate(!this.wantFullUpdate);
     this.wantFullUpdate = false;
+    if (!this.updateHadPixels) return;
+    this.updateHadPixels = false;
     const waiters = this.updateWaiters.splice(0);
     for (const waiter of waiters) waiter.resolve();
   }

@@ -257,7 +257,8 @@ describe('pseudo-encodings', () => {
     const pixels = picture(3, 2, ramp);
     const mask = Buffer.from([0xa0, 0x40]);
     const { fb, client } = await session(8, 8, [update([{ rect: { x: 2, y: 1, w: 3, h: 2 }, encoding: -239, body: Buffer.concat([pixels, mask]) }])]);
-    await client.nextUpdate();
+    await expect.poll(() => fb.cursor).toBeDefined();
+    expect(client.encodingsSeen.has('cursor')).toBe(true);
     expect(fb.cursor).toEqual({ width: 3, height: 2, hotX: 2, hotY: 1, pixels, mask });
   });
 
@@ -269,12 +270,20 @@ describe('pseudo-encodings', () => {
     ]);
     const sizes: string[] = [];
     fb.on('resize', (w, h) => sizes.push(`${w}x${h}`));
-    await client.nextUpdate();
-    await client.nextUpdate();
-    expect(sizes).toEqual(['50x40', '30x20']);
     await expect.poll(() => requests.length).toBe(2);
+    expect(sizes).toEqual(['50x40', '30x20']);
     expect(requests.map((r) => r.toString('hex'))).toEqual(['03000000000000320028', '030000000000001e0014']);
     expect([...client.encodingsSeen].sort()).toEqual(['desktop-size', 'extended-desktop-size']);
+  });
+
+  it('nextUpdate waits past updates without pixels (QEMU answers SetEncodings with one) for a picture', async () => {
+    const raw = picture(4, 4, ramp);
+    const { fb, client } = await session(8, 8, [
+      update([{ rect: { x: 0, y: 0, w: 8, h: 8 }, encoding: -308, body: Buffer.concat([Buffer.from([1, 0, 0, 0]), Buffer.alloc(16)]) }]),
+      update([{ rect: { x: 0, y: 0, w: 4, h: 4 }, encoding: 0, body: raw }]),
+    ]);
+    await client.nextUpdate();
+    expect(fb.read({ x: 0, y: 0, w: 4, h: 4 })).toEqual(raw);
   });
 
   it('LastRect ends an update announced with 65535 rectangles', async () => {

@@ -34,6 +34,13 @@ function differingPixels(fb: Framebuffer, image: RgbImage): number {
   return differing;
 }
 
+/** Pixels of `fb` brighter than dark grey (text on the BIOS screen). */
+function litPixels(fb: Framebuffer): number {
+  let lit = 0;
+  for (let i = 0; i < fb.width * fb.height * 4; i += 4) if (fb.pixels[i] + fb.pixels[i + 1] + fb.pixels[i + 2] > 192) lit++;
+  return lit;
+}
+
 describe.skipIf(gate.skip)(gatedTitle('RFB upstream client against QEMU', gate), () => {
   const lab = new ProcessLab();
   let dir: string;
@@ -100,7 +107,9 @@ describe.skipIf(gate.skip)(gatedTitle('RFB upstream client against QEMU', gate),
         expect(fb.width, 'ServerInit size').toBe(720);
         expect(fb.height).toBe(400);
         expect(fb.name).toBe('QEMU (bios)');
+        // The first update after connect is the whole picture (what a screenshot takes).
         await client.nextUpdate();
+        expect(litPixels(fb)).toBeGreaterThan(1_500);
         await expectScreendump(bios, fb, 1_500);
         // The blinking text cursor keeps updates coming: later rectangles continue the zlib
         // streams of the first ones, and must still decode to QEMU's picture.
@@ -139,6 +148,7 @@ describe.skipIf(gate.skip)(gatedTitle('RFB upstream client against QEMU', gate),
       const client = await RfbUpstream.connect(dial(vm), fb, { encodings: [encoding, 'raw'] });
       const sizes = [`${fb.width}x${fb.height}`];
       fb.on('resize', (w, h) => sizes.push(`${w}x${h}`));
+      client.on('close', (err) => sizes.push(`closed: ${err?.message}`));
       sessions.push({ encoding, fb, client, sizes });
     }
     await vm.qmp.execute('cont');
