@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { UsageError, VconsoleError, errorLine, errorStackLines } from './errors.js';
 import { addConsoleTypeOption, addListenOptions, addTargetOptions } from './commands/flags.js';
 import { addViewerOptions } from './commands/viewer-flags.js';
+import { addShareOptions } from './commands/share-flags.js';
 import { keyHelpText } from './tui/key-help.js';
 
 declare const __VCONSOLE_VERSION__: string | undefined;
@@ -34,7 +35,7 @@ interface ProviderHelp {
 }
 
 /** The commands whose help names providers; running them loads every provider anyway. */
-const PROVIDER_COMMANDS = ['proxy', 'open', 'console', 'list'];
+const PROVIDER_COMMANDS = ['proxy', 'open', 'console', 'list', 'screenshot'];
 
 /**
  * Loads the provider registry (src/targets/index.ts) only when the command line names a
@@ -76,34 +77,40 @@ Examples:
   vconsole list -A                           the VMs there are to open`,
     );
 
-  addTargetOptions(
+  addShareOptions(addTargetOptions(
     addConsoleTypeOption(addListenOptions(
       program
         .command('proxy')
         .description('Serve each target on a local port for a viewer elsewhere: VNC for a VNC viewer, a serial line as raw TCP (nc, socat, telnet).')
         .argument('<target...>', 'consoles to serve (see Targets)'),
     )),
-  )
+  ), { viewerPassword: true })
     .addHelpText(
       'after',
       `${targetHelp}
 
 Prints one JSON line per console once all listen (a console named twice is served once), e.g.
   {"target":"default/vm-a","address":"127.0.0.1","port":5901}
-Every client connection gets a fresh console session; Ctrl+C closes everything.
+Every client connection gets a fresh console session; Ctrl+C closes everything. With --share
+every viewer shares one console session instead (KubeVirt keeps one per VM: nobody is kicked),
+and viewers stay connected while the console drops and comes back. On a non-loopback --listen,
+--share asks viewers for a VNC password (--password-file, else a generated one printed once).
 
 Examples:
   vconsole proxy demo:vm-a
   vconsole proxy vm-a vm-b --port 5901
   vconsole proxy prod/db-1 --context prod --listen 0.0.0.0 --port 5901
-  vconsole proxy os:web-01 --cloud mycloud`,
+  vconsole proxy os:web-01 --cloud mycloud
+  vconsole proxy vm-a --share --port 5901             several viewers on one KubeVirt VNC session
+  vconsole proxy vm-a --share --listen 0.0.0.0 --password-file ~/.vconsole-pass
+  vconsole proxy tcp://10.0.0.5:5900 --share --vnc-password-file ~/.vncpass`,
     )
     .action(async (targets: string[], flags, command: Command) => {
       const [{ runProxyCommand }, run] = await Promise.all([import('./commands/proxy.js'), withGlobalOptions(flags, command)]);
       await runProxyCommand(targets, run.flags, run.config, io);
     });
 
-  addViewerOptions(
+  const openCommand = addViewerOptions(
     addTargetOptions(
       addConsoleTypeOption(addListenOptions(
         program
@@ -116,6 +123,8 @@ Examples:
         .option('--log-dir <dir>', 'append each serial console\'s output to DIR/NAME.log (created 0600)'),
     ),
   )
+  addShareOptions(openCommand, { viewerPassword: false });
+  openCommand
     .addHelpText(
       'after',
       `${targetHelp}
@@ -132,7 +141,8 @@ Examples:
   vconsole open demo:vm-a demo:vm-b
   vconsole open demo:vm-a demo:vm-b#serial
   vconsole open vm-a prod/db-1 --viewer tigervnc
-  vconsole open os:web-01 --cloud mycloud --viewer none`,
+  vconsole open os:web-01 --cloud mycloud --viewer none
+  vconsole open vm-a --share                  a second viewer (or a screenshot) kicks nobody`,
     )
     .action(async (targets: string[], flags, command: Command) => {
       const [{ runOpenCommand }, run] = await Promise.all([import('./commands/open.js'), withGlobalOptions(flags, command)]);
@@ -165,6 +175,33 @@ Examples:
     .action(async (target: string, flags, command: Command) => {
       const [{ runConsoleCommand }, run] = await Promise.all([import('./commands/console.js'), withGlobalOptions(flags, command)]);
       await runConsoleCommand(target, run.flags, run.config, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
+    });
+
+  addTargetOptions(
+    program
+      .command('screenshot')
+      .description("Save a PNG of each VNC console's screen, without kicking anyone off a shared console.")
+      .argument('<target...>', 'consoles to picture (see Targets)')
+      .option('-o, --output <path>', 'FILE (one target), DIR (NAME.png each), or - for stdout (default: NAME.png here)')
+      .option('--vnc-password-file <file>', 'tcp/unix VNC servers that ask for a password: its first line')
+      .option('--take-over', "KubeVirt: take the VM's VNC session even when a viewer holds it (default: refuse, kicking nobody)"),
+  )
+    .addHelpText(
+      'after',
+      `${targetHelp}
+
+The written paths are said on stderr; with -o - the PNG alone goes to stdout. Each console
+that fails gets one line; the exit code is 1 if any failed.
+
+Examples:
+  vconsole screenshot demo:vm-a
+  vconsole screenshot vm-a prod/db-1 -o shots/
+  vconsole screenshot tcp://127.0.0.1:5900 -o - > screen.png
+  vconsole screenshot unix:///run/vm/vnc.sock --vnc-password-file ~/.vncpass -o vm.png`,
+    )
+    .action(async (targets: string[], flags, command: Command) => {
+      const [{ runScreenshotCommand }, run] = await Promise.all([import('./commands/screenshot.js'), withGlobalOptions(flags, command)]);
+      process.exitCode = await runScreenshotCommand(targets, run.flags, run.config, io);
     });
 
   addViewerOptions(

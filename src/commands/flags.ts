@@ -112,7 +112,7 @@ export function parseListenAddress(text: string): string {
   return host;
 }
 
-function isLoopback(host: string): boolean {
+export function isLoopback(host: string): boolean {
   return host === '::1' || /^127\./.test(host) || host === '::ffff:127.0.0.1';
 }
 

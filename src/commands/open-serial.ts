@@ -4,7 +4,7 @@ import path from 'node:path';
 import { VconsoleError, describeError } from '../errors.js';
 import type { ConsoleSession } from '../proxy/console-session.js';
 import { SharedSerialSource } from '../proxy/shared-serial.js';
-import type { ConsoleTarget } from '../targets/types.js';
+import type { UpstreamSource } from '../proxy/types.js';
 import { attachTerminal, streamLine } from '../terminal/attach.js';
 import type { EscapeKey } from '../terminal/escape-key.js';
 import { enterRawMode, type RawModeInput } from '../terminal/raw-mode.js';
@@ -25,7 +25,7 @@ export interface SerialView {
 }
 
 /** Wraps a target so that, should it be a serial console, one line is held and shared. */
-export function shareSerial(target: ConsoleTarget): SharedSerialSource {
+export function shareSerial(target: UpstreamSource): SharedSerialSource {
   return new SharedSerialSource(target, { waitMs: SERIAL_RECONNECT_MS });
 }
 

@@ -13,10 +13,12 @@ import { printLine, sessionLogPrinter } from './log-lines.js';
 import { attachSerial, followSerial, shareSerial, type SerialView } from './open-serial.js';
 import { consecutivePorts, exposureWarning, type ListenFlags, type TargetFlags } from './flags.js';
 import { addOnce, portLine, type CommandIo } from './proxy.js';
+import type { ShareFlags } from './share-flags.js';
+import { sharingFrom } from './sharing.js';
 import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
 import type { ViewerFlags } from './viewer-flags.js';
 
-export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags {
+export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags {
   /** false with --no-tui. */
   tui?: boolean;
   /** The key that brings the table back from an attached serial console. */
@@ -49,6 +51,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const targets = resolveTargets(inputs, options, config);
   const ports = consecutivePorts(flags.port, targets.length);
   const listen = listenAddressFrom(flags.listen, config);
+  const sharing = sharingFrom(flags, listen, { viewerPasswords: false });
   const system = systemViewerEnvironment();
   const viewerFlag = flags.viewer ?? (system.env.VCONSOLE_VIEWER ? undefined : config.defaults.viewer);
   const { choice } = await selectViewer({ viewer: viewerFlag, viewerArgs: flags.viewerArg }, system);
@@ -99,7 +102,8 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   };
   const add = (text: string) => {
     const [target] = resolveTargets([text], options, config);
-    const session = registry.add(shareSerial(target));
+    const session = registry.add(shareSerial(sharing.wrap(target)));
+    sharing.follow(session);
     if (nextPort !== undefined) assignedPort.set(session.id, nextPort++);
     void start(session);
   };
@@ -141,7 +145,8 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const argsNotice = viewerArgsNotice(choice, flags.viewerArg);
   if (argsNotice) view.notice(argsNotice);
 
-  const sessions = addOnce(registry, targets.map(shareSerial), (text) => view.notice(text));
+  const sessions = addOnce(registry, targets.map((target) => shareSerial(sharing.wrap(target))), (text) => view.notice(text));
+  sessions.forEach(sharing.follow);
   sessions.forEach((session, i) => {
     if (ports[i]) assignedPort.set(session.id, ports[i]);
   });

@@ -5,10 +5,12 @@ import { handleShutdownSignals } from '../proxy/shutdown.js';
 import type { UpstreamSource } from '../proxy/types.js';
 import type { VconsoleConfig } from '../config.js';
 import { sessionLogPrinter } from './log-lines.js';
-import { consecutivePorts, exposureWarning, type ListenFlags, type TargetFlags } from './flags.js';
+import { consecutivePorts, type ListenFlags, type TargetFlags } from './flags.js';
+import type { ShareFlags } from './share-flags.js';
+import { exposureNotice, passwordNotice, sharingFrom } from './sharing.js';
 import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
 
-export interface ProxyFlags extends TargetFlags, ListenFlags {}
+export interface ProxyFlags extends TargetFlags, ListenFlags, ShareFlags {}
 
 export interface CommandIo {
   stdout: NodeJS.WritableStream;
@@ -31,13 +33,15 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   const options = targetOptionsFrom(flags, config);
   const targets = resolveTargets(inputs, options, config);
   const listen = listenAddressFrom(flags.listen, config);
-  const warning = exposureWarning(listen);
+  const sharing = sharingFrom(flags, listen);
+  const warning = exposureNotice(listen, sharing);
 
   const registry = new SessionRegistry();
   registry.on('log', sessionLogPrinter(io.stderr, Boolean(flags.verbose)));
   const shutdown = handleShutdownSignals({ close: () => registry.closeAll(), exit: io.exit });
 
-  const sessions = addOnce(registry, targets, (text) => io.stderr.write(`${text}\n`));
+  const sessions = addOnce(registry, targets.map(sharing.wrap), (text) => io.stderr.write(`${text}\n`));
+  sessions.forEach(sharing.follow);
   const ports = consecutivePorts(flags.port, sessions.length);
   const started = await Promise.allSettled(sessions.map((s, i) => s.start({ host: listen, port: ports[i] })));
   const failures: unknown[] = [];
@@ -56,6 +60,8 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   }
   if (listening.length === 0) return; // closed by a signal before anything listened
   if (warning) io.stderr.write(`${warning}\n`);
+  const password = passwordNotice(sharing);
+  if (password) io.stderr.write(`${password}\n`);
   for (const { name, address, port, type } of listening) io.stdout.write(`${portLine(name, address, port, type)}\n`);
 }
 

@@ -203,7 +203,7 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     const signal = AbortSignal.any([connection.abort.signal, timeout]);
     let upstream: Duplex;
     try {
-      upstream = await this.source.dial({ signal, log: (level, message) => this.log(level, message) });
+      upstream = await this.source.dial({ signal, log: (level, message) => this.log(level, message), peer: formatHostPort(socket.remoteAddress ?? '?', socket.remotePort ?? 0) });
     } catch (err) {
       socket.destroy();
       if (connection.abort.signal.aborted) {

@@ -45,6 +45,13 @@ export interface DialContext {
   signal: AbortSignal;
   /** Reports a line worth logging (never a secret). */
   log(level: LogLevel, message: string): void;
+  /** The client's address (`host:port`), for log lines about it. */
+  peer?: string;
+  /**
+   * Do not take the console from another client (KubeVirt `preserveSession`): a shared
+   * console redialling after someone else took it over waits instead of kicking them back.
+   */
+  preserveSession?: boolean;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';

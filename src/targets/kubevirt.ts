@@ -149,9 +149,9 @@ class KubevirtTarget implements ConsoleTarget {
     }
   }
 
-  async dial({ signal }: { signal: AbortSignal }) {
+  async dial({ signal, preserveSession }: { signal: AbortSignal; preserveSession?: boolean }) {
     const { access, namespace } = await this.locate();
-    const path = subresourcePath(namespace, this.vmName, this.kind(), this.options.preserveSession);
+    const path = subresourcePath(namespace, this.vmName, this.kind(), this.options.preserveSession || preserveSession);
     const url = access.server.replace(/^http/, 'ws') + path;
     // The kubeconfig's credentials and TLS (client-node puts them on the agent and options).
     const { headers, agent, ca, cert, key, pfx, passphrase, rejectUnauthorized, auth } = await requestOptions(access);

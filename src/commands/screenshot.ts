@@ -1,0 +1,149 @@
+import { statSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { PNG } from 'pngjs';
+import type { VconsoleConfig } from '../config.js';
+import { UsageError, VconsoleError, describeError, errorLine } from '../errors.js';
+import { Framebuffer } from '../rfb/framebuffer.js';
+import { RfbUpstream } from '../rfb/upstream-client.js';
+import { wholePicture } from '../rfb/whole-picture.js';
+import type { ConsoleTarget } from '../targets/types.js';
+import { echoInput, terminalSafe } from '../terminal-text.js';
+import type { TargetFlags } from './flags.js';
+import { readPasswordFile } from './password-file.js';
+import { namingTarget, type CommandIo } from './proxy.js';
+import { resolveTargets, targetOptionsFrom } from './target-options.js';
+
+export interface ScreenshotFlags extends TargetFlags {
+  /** `-o`: a file (one target), a directory, or `-` for stdout (one target). */
+  output?: string;
+  vncPasswordFile?: string;
+  /** KubeVirt: take the VM's VNC session even when another client holds it. */
+  takeOver?: boolean;
+}
+
+/** How long one console may take from pre-flight to a whole picture. */
+export const SCREENSHOT_TIMEOUT_MS = 30_000;
+
+/**
+ * `vconsole screenshot`: a PNG of each console's screen. Every target is tried; each failure
+ * is one line on stderr, the written paths are said on stderr too (stdout carries the PNG
+ * with `-o -`). Resolves with the exit code: 0 all written, 1 any failed; usage errors throw.
+ */
+export async function runScreenshotCommand(inputs: string[], flags: ScreenshotFlags, config: VconsoleConfig, io: CommandIo): Promise<number> {
+  const password = flags.vncPasswordFile === undefined ? undefined : readPasswordFile(flags.vncPasswordFile, '--vnc-password-file');
+  // A picture is not worth kicking someone off KubeVirt's one VNC session: refuse unless asked.
+  const options = { ...targetOptionsFrom(flags, config), consoleType: 'vnc' as const, preserveSession: !flags.takeOver };
+  const targets = resolveTargets(inputs, options, config);
+  const serial = targets.find((target) => target.consoleType !== 'vnc');
+  if (serial) throw new UsageError(`${serial.name}: ${notAScreen(serial).message}`, 'screenshot takes VNC consoles (drop #serial)');
+  const destination = destinationFor(flags.output, targets.length);
+  const results = await Promise.allSettled(
+    targets.map(async (target) => {
+      try {
+        const png = await capture(target, password);
+        return await save(png, target, destination, io);
+      } finally {
+        await target.release?.().catch(() => undefined);
+      }
+    }),
+  );
+  let failed = 0;
+  results.forEach((result, i) => {
+    if (result.status === 'fulfilled') {
+      if (result.value) io.stderr.write(`${terminalSafe(`${targets[i].name}: wrote ${result.value}`)}\n`);
+    } else {
+      failed++;
+      io.stderr.write(`${errorLine(namingTarget(targets[i].name, result.reason))}\n`);
+    }
+  });
+  return failed > 0 ? 1 : 0;
+}
+
+type Destination = { kind: 'stdout' } | { kind: 'file'; file: string } | { kind: 'dir'; dir: string };
+
+/** Where the pictures go, settled before any console is dialled so a typo costs nothing. */
+function destinationFor(output: string | undefined, count: number): Destination {
+  if (output === undefined) return { kind: 'dir', dir: '.' };
+  if (output === '') throw new UsageError('-o is empty', 'give a file, a directory, or - for stdout');
+  if (output === '-') {
+    if (count > 1) throw new UsageError('-o - takes one target: several PNGs cannot share stdout', 'give a directory with -o DIR');
+    return { kind: 'stdout' };
+  }
+  if (isDirectory(output)) return { kind: 'dir', dir: output };
+  if (count > 1) throw new UsageError(`-o ${echoInput(output)} is not a directory`, 'with several targets give an existing directory');
+  return { kind: 'file', file: output };
+}
+
+function isDirectory(file: string): boolean {
+  try {
+    return statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The file name a console's picture gets in a directory: its name in safe characters. */
+export function screenshotFileName(name: string): string {
+  const safe = name.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '');
+  return `${safe || 'console'}.png`;
+}
+
+/** One whole picture of the console, as PNG bytes. */
+async function capture(target: ConsoleTarget, password: string | undefined): Promise<Buffer> {
+  const signal = AbortSignal.timeout(SCREENSHOT_TIMEOUT_MS);
+  if (target.consoleType !== 'vnc') throw notAScreen(target);
+  await target.check?.(signal);
+  if (target.consoleType !== 'vnc') throw notAScreen(target);
+  const stream = await target.dial({ signal, log: () => undefined });
+  const framebuffer = new Framebuffer(0, 0);
+  let upstream: RfbUpstream | undefined;
+  const onAbort = () => stream.destroy();
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    upstream = await RfbUpstream.connect(stream, framebuffer, { password, shared: true });
+    await wholePicture(upstream, framebuffer);
+  } catch (err) {
+    if (signal.aborted) throw new VconsoleError(`no picture within ${SCREENSHOT_TIMEOUT_MS / 1000} s`, { cause: err });
+    throw err;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    upstream?.close();
+    stream.destroy();
+  }
+  return encodePng(framebuffer);
+}
+
+function notAScreen(target: ConsoleTarget): VconsoleError {
+  return new VconsoleError(`it is a ${target.consoleType} console, not a screen`, { hint: 'screenshot takes VNC consoles' });
+}
+
+/** The framebuffer (B, G, R, X) as an opaque RGB PNG. */
+export function encodePng(framebuffer: Framebuffer): Buffer {
+  const { width, height } = framebuffer;
+  if (width === 0 || height === 0) throw new VconsoleError('the console sent an empty screen');
+  const source = framebuffer.pixels;
+  const png = new PNG({ width, height, colorType: 2, inputColorType: 6, inputHasAlpha: true });
+  for (let at = 0; at < width * height * 4; at += 4) {
+    png.data[at] = source[at + 2];
+    png.data[at + 1] = source[at + 1];
+    png.data[at + 2] = source[at];
+    png.data[at + 3] = 0xff;
+  }
+  return PNG.sync.write(png, { colorType: 2 });
+}
+
+/** Writes the picture; returns the path written, or undefined for stdout. */
+async function save(png: Buffer, target: ConsoleTarget, destination: Destination, io: CommandIo): Promise<string | undefined> {
+  if (destination.kind === 'stdout') {
+    await new Promise<void>((resolve, reject) => io.stdout.write(png, (err) => (err ? reject(err) : resolve())));
+    return undefined;
+  }
+  const file = destination.kind === 'file' ? destination.file : path.join(destination.dir, screenshotFileName(target.name));
+  try {
+    await writeFile(file, png);
+  } catch (err) {
+    throw new VconsoleError(`cannot write ${echoInput(file)}: ${describeError(err)}`, { hint: 'give a writable file or directory with -o' });
+  }
+  return file;
+}

@@ -1,0 +1,29 @@
+import type { Command } from 'commander';
+import { nonEmpty } from './flags.js';
+
+/**
+ * `--share` and what comes with it, for the commands that serve consoles (proxy, open).
+ * Cheap to import: cli.ts loads it for every command; the hub itself lives in sharing.ts.
+ */
+export interface ShareFlags {
+  share?: boolean;
+  viewOnly?: boolean;
+  vncPasswordFile?: string;
+  /** proxy only: the password viewers of an exposed listener must give. */
+  passwordFile?: string;
+}
+
+export function addShareOptions(command: Command, options: { viewerPassword: boolean }): Command {
+  command
+    .option('--share', 'VNC: one console session shared by every viewer (nobody is kicked; viewers stay through console drops)')
+    .option('--view-only', 'viewers only watch: their keys and pointer are dropped (implies --share)')
+    .option('--vnc-password-file <file>', 'tcp/unix VNC servers that ask for a password: its first line (implies --share)', nonEmpty('a password file'));
+  if (options.viewerPassword) {
+    command.option(
+      '--password-file <file>',
+      'the password viewers must give, first line (implies --share; default on a non-loopback --listen: a generated one, printed once)',
+      nonEmpty('a password file'),
+    );
+  }
+  return command;
+}

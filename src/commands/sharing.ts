@@ -1,0 +1,54 @@
+import type { ConsoleSession } from '../proxy/console-session.js';
+import { SharedSerialSource } from '../proxy/shared-serial.js';
+import type { UpstreamSource } from '../proxy/types.js';
+import { RfbHub } from '../rfb/hub.js';
+import { exposureWarning, isLoopback } from './flags.js';
+import { generateVncPassword, readPasswordFile } from './password-file.js';
+import type { ShareFlags } from './share-flags.js';
+
+/** How the consoles of one command are shared, settled from its flags before anything listens. */
+export interface Sharing {
+  /** Wraps a VNC console in a hub when sharing; other consoles and no sharing pass through. */
+  wrap<T extends UpstreamSource>(target: T): T | RfbHub;
+  /** Sends the hub's news of `session`'s console to the session's log. */
+  follow(session: ConsoleSession): void;
+  /** The password viewers must give; told to the user once, never logged. */
+  viewerPassword?: string;
+  /** True when the password was made up here and must be shown once. */
+  generated: boolean;
+}
+
+/**
+ * Reads the sharing flags (password files strictly: a usage error before anything starts).
+ * A listener beyond loopback in hub mode always asks viewers for a password.
+ */
+export function sharingFrom(flags: ShareFlags, listen: string, options: { viewerPasswords: boolean } = { viewerPasswords: true }): Sharing {
+  const share = Boolean(flags.share || flags.viewOnly || flags.vncPasswordFile || flags.passwordFile);
+  const upstreamPassword = flags.vncPasswordFile === undefined ? undefined : readPasswordFile(flags.vncPasswordFile, '--vnc-password-file');
+  let viewerPassword = flags.passwordFile === undefined ? undefined : readPasswordFile(flags.passwordFile, '--password-file');
+  // `open` launches its own viewers, which could not know a made-up password.
+  const generated = options.viewerPasswords && share && viewerPassword === undefined && !isLoopback(listen);
+  if (generated) viewerPassword = generateVncPassword();
+  return {
+    viewerPassword,
+    generated,
+    wrap: (target) => (share ? new RfbHub(target, { upstreamPassword, viewerPassword, viewOnly: flags.viewOnly }) : target),
+    follow: (session) => {
+      const source = session.source instanceof SharedSerialSource ? session.source.inner : session.source;
+      if (!(source instanceof RfbHub)) return;
+      source.on('log', (level, message) => session.log(level, message));
+    },
+  };
+}
+
+/** The one line that tells the user a generated viewer password (stderr, never a log). */
+export function passwordNotice(sharing: Sharing): string | undefined {
+  if (!sharing.generated || !sharing.viewerPassword) return undefined;
+  return `VNC password for viewers of this listener: ${sharing.viewerPassword} (shown once; give your own with --password-file)`;
+}
+
+/** What is said when the consoles are reachable from the network: with a password, it is not open to all. */
+export function exposureNotice(listen: string, sharing: Sharing): string | undefined {
+  if (isLoopback(listen) || !sharing.viewerPassword) return exposureWarning(listen);
+  return `warning: listening on ${listen}: the VM console is reachable from the network; viewers must give the VNC password`;
+}

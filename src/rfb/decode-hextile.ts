@@ -1,0 +1,81 @@
+import type { ByteQueue } from './byte-queue.js';
+import type { Rect } from './demo-screen.js';
+import type { RectDecoder } from './decode-raw.js';
+import type { Framebuffer } from './framebuffer.js';
+
+const RAW = 1;
+const BACKGROUND = 2;
+const FOREGROUND = 4;
+const ANY_SUBRECTS = 8;
+const SUBRECTS_COLOURED = 16;
+const TILE = 16;
+
+/** The byte size of the tile at the queue's head, or undefined while its header is incomplete. */
+function tileSize(queue: ByteQueue, tilePixels: number): number | undefined {
+  const head = queue.peek(1);
+  if (!head) return undefined;
+  const mask = head[0];
+  if (mask & RAW) return 1 + tilePixels * 4;
+  let size = 1 + (mask & BACKGROUND ? 4 : 0) + (mask & FOREGROUND ? 4 : 0);
+  if (!(mask & ANY_SUBRECTS)) return size;
+  const withCount = queue.peek(size + 1);
+  if (!withCount) return undefined;
+  const count = withCount[size];
+  size += 1 + count * (mask & SUBRECTS_COLOURED ? 6 : 2);
+  return size;
+}
+
+/**
+ * Hextile: 16x16 tiles left to right, top to bottom, each raw or a background with
+ * sub-rectangles; background and foreground carry over from tile to tile.
+ */
+export function hextileDecoder(fb: Framebuffer, rect: Rect): RectDecoder {
+  const tile = Buffer.alloc(TILE * TILE * 4);
+  const background = Buffer.alloc(4);
+  const foreground = Buffer.alloc(4);
+  let tileX = 0;
+  let tileY = 0;
+  return (queue) => {
+    while (tileY < rect.h && rect.w > 0) {
+      const w = Math.min(TILE, rect.w - tileX);
+      const h = Math.min(TILE, rect.h - tileY);
+      const size = tileSize(queue, w * h);
+      const data = size === undefined ? undefined : queue.peek(size);
+      if (size === undefined || !data) return false;
+      const area = { x: rect.x + tileX, y: rect.y + tileY, w, h };
+      const mask = data[0];
+      if (mask & RAW) {
+        fb.putPixels(area, data.subarray(1));
+      } else {
+        let at = 1;
+        if (mask & BACKGROUND) at += data.copy(background, 0, at, at + 4);
+        if (mask & FOREGROUND) at += data.copy(foreground, 0, at, at + 4);
+        tile.fill(background, 0, w * h * 4);
+        const count = mask & ANY_SUBRECTS ? data[at++] : 0;
+        for (let i = 0; i < count; i++) {
+          let colour: Buffer = foreground;
+          if (mask & SUBRECTS_COLOURED) {
+            colour = data.subarray(at, at + 4);
+            at += 4;
+          }
+          const x = data[at] >> 4;
+          const y = data[at] & 15;
+          const right = Math.min(w, x + (data[at + 1] >> 4) + 1);
+          const bottom = Math.min(h, y + (data[at + 1] & 15) + 1);
+          at += 2;
+          if (right <= x) continue;
+          for (let row = y; row < bottom; row++) tile.fill(colour, (row * w + x) * 4, (row * w + right) * 4);
+        }
+        fb.putPixels(area, tile);
+      }
+      queue.skip(size);
+      tileX += TILE;
+      if (tileX >= rect.w) {
+        tileX = 0;
+        tileY += TILE;
+      }
+    }
+    fb.damage(rect);
+    return true;
+  };
+}

@@ -1,0 +1,104 @@
+import type { ByteQueue } from './byte-queue.js';
+import type { Rect } from './demo-screen.js';
+import type { Framebuffer } from './framebuffer.js';
+import { RfbProtocolError } from './rfb-wire.js';
+import type { ZlibStream } from './zlib-stream.js';
+
+/**
+ * Decodes one rectangle's body from the queue as its bytes arrive: returns true once the
+ * rectangle is complete (and drawn), false while more bytes must come. Throws RfbProtocolError.
+ */
+export type RectDecoder = (queue: ByteQueue) => boolean;
+
+/** Raw: rows of B G R X pixels, drawn as whole rows arrive so a big rectangle is never buffered whole. */
+export function rawDecoder(fb: Framebuffer, rect: Rect): RectDecoder {
+  const rowBytes = rect.w * 4;
+  let done = 0;
+  return (queue) => {
+    if (rowBytes === 0 || rect.h === 0) return true;
+    const rows = Math.min(rect.h - done, Math.floor(queue.length / rowBytes));
+    if (rows === 0) return false;
+    const part = { x: rect.x, y: rect.y + done, w: rect.w, h: rows };
+    const pixels = queue.peek(rows * rowBytes);
+    if (!pixels) return false;
+    fb.putPixels(part, pixels);
+    queue.skip(rows * rowBytes);
+    fb.damage(part);
+    done += rows;
+    return done === rect.h;
+  };
+}
+
+/** CopyRect: the source position; the pixels move within the framebuffer. */
+export function copyRectDecoder(fb: Framebuffer, rect: Rect): RectDecoder {
+  return (queue) => {
+    const body = queue.take(4);
+    if (!body) return false;
+    const srcX = body.readUInt16BE(0);
+    const srcY = body.readUInt16BE(2);
+    if (srcX + rect.w > fb.width || srcY + rect.h > fb.height) {
+      throw new RfbProtocolError(`CopyRect source ${rect.w}x${rect.h} at ${srcX},${srcY} lies outside the ${fb.width}x${fb.height} screen`);
+    }
+    fb.copyWithin(rect, srcX, srcY);
+    fb.damage(rect);
+    return true;
+  };
+}
+
+/**
+ * A u32 length and that many bytes (Zlib, ZRLE): the payload once all of it is here, undefined
+ * before. A length above `limit` is refused before any of it is buffered.
+ */
+export function lengthPrefixed(queue: ByteQueue, limit: number, what: string): Buffer | undefined {
+  const head = queue.peek(4);
+  if (!head) return undefined;
+  const length = head.readUInt32BE(0);
+  if (length > limit) throw new RfbProtocolError(`${what} rectangle announces ${length} bytes of data, more than its size allows (${limit})`);
+  const all = queue.peek(4 + length);
+  if (!all) return undefined;
+  const payload = Buffer.from(all.subarray(4));
+  queue.skip(4 + length);
+  return payload;
+}
+
+/** Most bytes deflate may take for `raw` bytes of input (stored blocks), with room for headers. */
+export function deflateBound(raw: number): number {
+  return raw + Math.ceil(raw / 1000) * 5 + 1024;
+}
+
+/** Zlib: Raw pixels through the connection's one zlib stream. */
+export function zlibDecoder(fb: Framebuffer, rect: Rect, stream: ZlibStream): RectDecoder {
+  const size = rect.w * rect.h * 4;
+  return (queue) => {
+    const payload = lengthPrefixed(queue, deflateBound(size), 'Zlib');
+    if (!payload) return false;
+    const pixels = stream.inflate(payload);
+    if (pixels.length !== size) throw new RfbProtocolError(`Zlib rectangle ${rect.w}x${rect.h} inflated to ${pixels.length} bytes, not ${size}`);
+    fb.putPixels(rect, pixels);
+    fb.damage(rect);
+    return true;
+  };
+}
+
+/** The largest pointer shape accepted (Cursor pseudo-encoding); real ones are at most 256 pixels a side. */
+const MAX_CURSOR_SIDE = 1024;
+
+/** Cursor: the pointer's pixels then its 1-bit mask; the rectangle's x,y are the hot spot. */
+export function cursorDecoder(fb: Framebuffer, rect: Rect): RectDecoder {
+  if (rect.w > MAX_CURSOR_SIDE || rect.h > MAX_CURSOR_SIDE) throw new RfbProtocolError(`cursor of ${rect.w}x${rect.h} pixels is too large`);
+  const pixelBytes = rect.w * rect.h * 4;
+  const maskBytes = Math.ceil(rect.w / 8) * rect.h;
+  return (queue) => {
+    const body = queue.take(pixelBytes + maskBytes);
+    if (!body) return false;
+    fb.setCursor({
+      width: rect.w,
+      height: rect.h,
+      hotX: rect.x,
+      hotY: rect.y,
+      pixels: Buffer.from(body.subarray(0, pixelBytes)),
+      mask: Buffer.from(body.subarray(pixelBytes)),
+    });
+    return true;
+  };
+}

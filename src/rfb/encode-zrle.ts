@@ -1,0 +1,169 @@
+import { constants, createDeflate, type Deflate } from 'node:zlib';
+import type { PixelPacker } from './pixel-values.js';
+
+/** How ZRLE writes a pixel: 3 bytes for 32bpp true colour whose channels fit in 3 bytes, else as the pixel. */
+interface CompactPixel {
+  size: number;
+  write(out: Buffer, at: number, value: number): number;
+}
+
+function compactPixel(packer: PixelPacker): CompactPixel {
+  const f = packer.format;
+  const top = (max: number, shift: number) => max * 2 ** shift;
+  const fitsLow = [top(f.redMax, f.redShift), top(f.greenMax, f.greenShift), top(f.blueMax, f.blueShift)].every((v) => v < 2 ** 24);
+  const fitsHigh = f.redShift >= 8 && f.greenShift >= 8 && f.blueShift >= 8;
+  if (!f.trueColour || f.bitsPerPixel !== 32 || f.depth > 24 || (!fitsLow && !fitsHigh)) {
+    return { size: packer.bytesPerPixel, write: (out, at, value) => packer.write(out, at, value) };
+  }
+  // The 3 bytes keep the pixel's byte order: drop the unused byte from whichever end it is at.
+  const skip = fitsLow === !f.bigEndian ? 0 : 1;
+  const scratch = Buffer.alloc(4);
+  return {
+    size: 3,
+    write: (out, at, value) => {
+      packer.write(scratch, 0, value);
+      scratch.copy(out, at, skip, skip + 3);
+      return at + 3;
+    },
+  };
+}
+
+/**
+ * ZRLE (encoding 16) data of a w x h rectangle before compression: 64x64 tiles, each solid,
+ * packed-palette, palette RLE, plain RLE or raw, whichever is smallest.
+ */
+export function zrleTiles(values: Uint32Array, w: number, h: number, packer: PixelPacker): Buffer {
+  const cpixel = compactPixel(packer);
+  const parts: Buffer[] = [];
+  for (let ty = 0; ty < h; ty += 64) {
+    for (let tx = 0; tx < w; tx += 64) {
+      const tw = Math.min(64, w - tx);
+      const th = Math.min(64, h - ty);
+      const tile = new Uint32Array(tw * th);
+      for (let row = 0; row < th; row += 1) tile.set(values.subarray((ty + row) * w + tx, (ty + row) * w + tx + tw), row * tw);
+      parts.push(encodeTile(tile, tw, th, cpixel));
+    }
+  }
+  return Buffer.concat(parts);
+}
+
+function runLengthBytes(length: number): number {
+  return Math.floor((length - 1) / 255) + 1;
+}
+
+function writeRunLength(out: Buffer, at: number, length: number): number {
+  let rest = length - 1;
+  while (rest >= 255) {
+    out[at++] = 255;
+    rest -= 255;
+  }
+  out[at++] = rest;
+  return at;
+}
+
+function encodeTile(tile: Uint32Array, tw: number, th: number, cpixel: CompactPixel): Buffer {
+  const palette = new Map<number, number>();
+  for (const value of tile) {
+    if (!palette.has(value)) palette.set(value, palette.size);
+    if (palette.size > 127) break;
+  }
+  if (palette.size === 1) {
+    const out = Buffer.alloc(1 + cpixel.size);
+    out[0] = 1;
+    cpixel.write(out, 1, tile[0]);
+    return out;
+  }
+  const runs: Array<[number, number]> = [];
+  for (const value of tile) {
+    const last = runs[runs.length - 1];
+    if (last && last[0] === value) last[1] += 1;
+    else runs.push([value, 1]);
+  }
+  const cp = cpixel.size;
+  const usable = palette.size <= 127;
+  const bits = palette.size <= 2 ? 1 : palette.size <= 4 ? 2 : 4;
+  const sizes = {
+    raw: tile.length * cp,
+    plainRle: runs.reduce((sum, [, n]) => sum + cp + runLengthBytes(n), 0),
+    paletteRle: usable ? palette.size * cp + runs.reduce((sum, [, n]) => sum + (n === 1 ? 1 : 1 + runLengthBytes(n)), 0) : Infinity,
+    packed: palette.size <= 16 ? palette.size * cp + th * Math.ceil((tw * bits) / 8) : Infinity,
+  };
+  const best = (Object.keys(sizes) as Array<keyof typeof sizes>).reduce((a, b) => (sizes[b] < sizes[a] ? b : a));
+  const out = Buffer.alloc(1 + sizes[best]);
+  let at = 1;
+  const writePalette = () => {
+    for (const value of palette.keys()) at = cpixel.write(out, at, value);
+  };
+  switch (best) {
+    case 'raw':
+      out[0] = 0;
+      for (const value of tile) at = cpixel.write(out, at, value);
+      break;
+    case 'plainRle':
+      out[0] = 128;
+      for (const [value, n] of runs) at = writeRunLength(out, cpixel.write(out, at, value), n);
+      break;
+    case 'paletteRle':
+      out[0] = 128 + palette.size;
+      writePalette();
+      for (const [value, n] of runs) {
+        const index = palette.get(value) ?? 0;
+        if (n === 1) out[at++] = index;
+        else {
+          out[at++] = index | 128;
+          at = writeRunLength(out, at, n);
+        }
+      }
+      break;
+    case 'packed':
+      out[0] = palette.size;
+      writePalette();
+      for (let y = 0; y < th; y += 1) {
+        let byte = 0;
+        let used = 0;
+        for (let x = 0; x < tw; x += 1) {
+          byte = (byte << bits) | (palette.get(tile[y * tw + x]) ?? 0);
+          used += bits;
+          if (used === 8) {
+            out[at++] = byte;
+            byte = 0;
+            used = 0;
+          }
+        }
+        if (used > 0) out[at++] = byte << (8 - used);
+      }
+      break;
+  }
+  return out;
+}
+
+/** One zlib stream for the life of a viewer's connection, as ZRLE requires; each call ends on a sync flush. */
+export class ZrleCompressor {
+  private readonly deflate: Deflate = createDeflate({ level: 6 });
+  private chunks: Buffer[] = [];
+
+  constructor() {
+    this.deflate.on('data', (chunk: Buffer) => this.chunks.push(chunk));
+    this.deflate.on('error', () => undefined);
+  }
+
+  /** `data` compressed on this stream: what goes after the 4-byte length of a ZRLE rectangle. */
+  compress(data: Buffer): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      this.deflate.write(data);
+      this.deflate.flush(constants.Z_SYNC_FLUSH, () => {
+        if (this.deflate.destroyed) {
+          reject(new Error('ZRLE compressor closed'));
+          return;
+        }
+        const out = Buffer.concat(this.chunks);
+        this.chunks = [];
+        resolve(out);
+      });
+    });
+  }
+
+  close(): void {
+    this.deflate.destroy();
+  }
+}

@@ -1,0 +1,318 @@
+import { EventEmitter } from 'node:events';
+import type { Duplex } from 'node:stream';
+import type { Rect } from './demo-screen.js';
+import { ZrleCompressor } from './encode-zrle.js';
+import type { Framebuffer } from './framebuffer.js';
+import { PixelPacker } from './pixel-values.js';
+import {
+  NATIVE_FORMAT, RfbProtocolError, colourMapEntries, encodeServerInit, negotiateVersion, parseClientMessage,
+  serverSideFormat, type ClientMessage,
+} from './rfb-wire.js';
+import { checkVncAuth, newChallenge } from './viewer-auth.js';
+import { ViewerDamage } from './viewer-damage.js';
+import { ENCODING, PIXEL_ENCODINGS, encodeUpdate } from './viewer-update.js';
+
+export interface ViewerInput {
+  key(down: boolean, keysym: number): void;
+  qemuKey?(down: boolean, keysym: number, keycode: number): void;
+  pointer(buttons: number, x: number, y: number): void;
+  clipboard(text: string): void;
+}
+
+export interface ViewerServerOptions {
+  framebuffer: Framebuffer;
+  /** Offer VNC Authentication with this password instead of None. */
+  password?: string;
+  /** Input from this viewer is dropped. */
+  viewOnly?: boolean;
+  input: ViewerInput;
+  /** A viewer gave a wrong password (the caller logs it with the peer address). */
+  onAuthFailure?(): void;
+}
+
+export interface ViewerSession extends EventEmitter<{ close: [Error | undefined] }> {
+  /** Sends ServerCutText to this viewer (clipboard from the VM). */
+  clipboard(text: string): void;
+  bell(): void;
+  close(): void;
+}
+
+/** Clipboard text from a viewer above this size is dropped, not buffered. */
+export const MAX_CLIENT_CUT_TEXT = 1 << 20;
+
+const SECURITY_NONE = 1;
+const SECURITY_VNC_AUTH = 2;
+
+/** One viewer's RFB session on a shared Framebuffer: handshake, then messages parsed as they arrive. */
+class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> implements ViewerSession {
+  private buffer: Buffer = Buffer.alloc(0);
+  private phase: 'version' | 'security' | 'auth' | 'clientInit' | 'normal' = 'version';
+  private version: '3.3' | '3.7' | '3.8' = '3.8';
+  private readonly securityType: number;
+  private challenge: Buffer | undefined;
+  private packer = new PixelPacker(NATIVE_FORMAT);
+  private encoding: number = ENCODING.raw;
+  private wants = { cursor: false, desktopSize: false, qemuKey: false };
+  /** ClientCutText payload still to drop (too big, or extended clipboard). */
+  private skipping = 0;
+  private readonly pending: ViewerDamage;
+  /** An update is being encoded or waits for the stream to drain; damage meanwhile is coalesced. */
+  private busy = false;
+  /** Messages written while busy go out after the update, in order. */
+  private outbox: Buffer[] = [];
+  private readonly zlib = new ZrleCompressor();
+  private closed = false;
+  /** The refusal a failing handshake sends before the connection closes. */
+  private farewell: Buffer | undefined;
+  private readonly onDamage = (rect: Rect) => {
+    this.pending.damage(rect);
+    this.sendUpdateIfDue();
+  };
+  private readonly onResize = (width: number, height: number) => {
+    this.pending.resized(width, height);
+    this.sendUpdateIfDue();
+  };
+  private readonly onCursor = () => {
+    this.pending.cursorChanged = true;
+    this.sendUpdateIfDue();
+  };
+
+  constructor(private readonly stream: Duplex, private readonly options: ViewerServerOptions) {
+    super();
+    this.securityType = options.password === undefined ? SECURITY_NONE : SECURITY_VNC_AUTH;
+    this.pending = new ViewerDamage(options.framebuffer.width, options.framebuffer.height);
+    stream.on('data', (chunk: Buffer) => this.receive(chunk));
+    stream.on('error', (err) => this.finish(err));
+    stream.on('end', () => stream.end());
+    stream.on('close', () => this.finish(undefined));
+    stream.write('RFB 003.008\n');
+  }
+
+  clipboard(text: string): void {
+    const bytes = Buffer.from(text, 'latin1');
+    const head = Buffer.alloc(8);
+    head.writeUInt8(3, 0);
+    head.writeUInt32BE(bytes.length, 4);
+    this.send(Buffer.concat([head, bytes]));
+  }
+
+  bell(): void {
+    this.send(Buffer.from([2]));
+  }
+
+  close(): void {
+    this.finish(undefined);
+  }
+
+  private finish(err: Error | undefined): void {
+    if (this.closed) return;
+    this.closed = true;
+    const fb = this.options.framebuffer;
+    fb.off('damage', this.onDamage);
+    fb.off('resize', this.onResize);
+    fb.off('cursor', this.onCursor);
+    this.zlib.close();
+    // A refusal must reach the viewer: end gracefully, then let go of the socket.
+    if (this.farewell && !this.stream.destroyed) this.stream.end(this.farewell, () => this.stream.destroy());
+    else this.stream.destroy();
+    this.emit('close', err);
+  }
+
+  /** Writes now, or after the update being encoded; nothing before the handshake's end. */
+  private send(message: Buffer): void {
+    if (this.closed || this.phase !== 'normal') return;
+    if (this.busy) this.outbox.push(message);
+    else this.stream.write(message);
+  }
+
+  private receive(chunk: Buffer): void {
+    if (this.closed) return;
+    try {
+      this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : chunk;
+      let offset = this.skipCutText(0);
+      for (let used = this.step(offset); used > 0 && !this.closed; used = this.step(offset)) {
+        offset = this.skipCutText(offset + used);
+      }
+      this.buffer = this.buffer.subarray(offset);
+    } catch (err) {
+      // A viewer that breaks the protocol loses its own connection, nobody else's.
+      const reason = err instanceof Error ? err.message : String(err);
+      this.finish(new RfbProtocolError(`RFB viewer: ${reason}; the viewer was disconnected`));
+    }
+  }
+
+  private skipCutText(offset: number): number {
+    const dropped = Math.min(this.skipping, this.buffer.length - offset);
+    this.skipping -= dropped;
+    return offset + dropped;
+  }
+
+  /** Handles one message at `offset`; returns the bytes it used, 0 when more must arrive. */
+  private step(offset: number): number {
+    const available = this.buffer.length - offset;
+    const at = this.buffer.subarray(offset);
+    switch (this.phase) {
+      case 'version':
+        if (available < 12) return 0;
+        this.version = negotiateVersion(at.subarray(0, 12));
+        if (this.version === '3.3') {
+          this.stream.write(u32(this.securityType));
+          this.afterSecurityType();
+        } else {
+          this.stream.write(Buffer.from([1, this.securityType]));
+          this.phase = 'security';
+        }
+        return 12;
+      case 'security':
+        if (available < 1) return 0;
+        if (at[0] !== this.securityType) {
+          const reason = `security type ${at[0]} is not offered (only ${this.securityType})`;
+          this.farewell = this.version === '3.8' ? Buffer.concat([u32(1), lengthPrefixed(reason)]) : undefined;
+          throw new RfbProtocolError(reason);
+        }
+        this.afterSecurityType();
+        return 1;
+      case 'auth': {
+        if (available < 16) return 0;
+        const challenge = this.challenge ?? Buffer.alloc(16);
+        if (!checkVncAuth(this.options.password ?? '', challenge, at.subarray(0, 16))) {
+          this.farewell = this.version === '3.8' ? Buffer.concat([u32(1), lengthPrefixed('authentication failed')]) : u32(1);
+          this.options.onAuthFailure?.();
+          throw new RfbProtocolError('wrong VNC password');
+        }
+        this.stream.write(u32(0));
+        this.phase = 'clientInit';
+        return 16;
+      }
+      case 'clientInit': {
+        if (available < 1) return 0;
+        // The shared flag asks us to drop other viewers; every viewer of the hub shares instead.
+        const fb = this.options.framebuffer;
+        this.stream.write(encodeServerInit(fb.width, fb.height, fb.name));
+        this.pending.told(fb.width, fb.height);
+        this.phase = 'normal';
+        fb.on('damage', this.onDamage);
+        fb.on('resize', this.onResize);
+        fb.on('cursor', this.onCursor);
+        return 1;
+      }
+      case 'normal':
+        return this.normalMessage(at);
+    }
+  }
+
+  private afterSecurityType(): void {
+    if (this.securityType === SECURITY_VNC_AUTH) {
+      this.challenge = newChallenge();
+      this.stream.write(this.challenge);
+      this.phase = 'auth';
+      return;
+    }
+    if (this.version === '3.8') this.stream.write(u32(0));
+    this.phase = 'clientInit';
+  }
+
+  private normalMessage(at: Buffer): number {
+    if (at.length >= 1 && at[0] === 255) {
+      // QEMU client message: only subtype 0, the Extended Key Event, is understood.
+      if (at.length < 2) return 0;
+      if (at[1] !== 0) throw new RfbProtocolError(`unknown QEMU client message subtype ${at[1]}`);
+      if (at.length < 12) return 0;
+      if (!this.options.viewOnly) {
+        const down = at.readUInt16BE(2) !== 0;
+        const keysym = at.readUInt32BE(4);
+        const keycode = at.readUInt32BE(8);
+        if (this.options.input.qemuKey) this.options.input.qemuKey(down, keysym, keycode);
+        else this.options.input.key(down, keysym);
+      }
+      return 12;
+    }
+    const parsed = parseClientMessage(at, 0);
+    if (!parsed) return 0;
+    if (parsed.message.type !== 'cutText') {
+      this.handle(parsed.message);
+      return parsed.size;
+    }
+    const length = parsed.message.length;
+    // A negative length is the extended clipboard format, not offered here: dropped like oversized text.
+    if (at.readInt32BE(4) < 0 || length > MAX_CLIENT_CUT_TEXT) {
+      this.skipping = length;
+      return parsed.size;
+    }
+    if (at.length < parsed.size + length) return 0;
+    if (!this.options.viewOnly) this.options.input.clipboard(at.subarray(8, 8 + length).toString('latin1'));
+    return parsed.size + length;
+  }
+
+  private handle(message: ClientMessage): void {
+    const input = this.options.viewOnly ? undefined : this.options.input;
+    switch (message.type) {
+      case 'setPixelFormat':
+        this.packer = new PixelPacker(serverSideFormat(message.format));
+        if (!message.format.trueColour) this.send(colourMapEntries());
+        break;
+      case 'setEncodings': {
+        const list = message.encodings;
+        this.encoding = list.find((e) => PIXEL_ENCODINGS.includes(e)) ?? ENCODING.raw;
+        const qemuKey = list.includes(ENCODING.qemuExtendedKey) && this.options.input.qemuKey !== undefined;
+        this.pending.qemuKeyAckDue = qemuKey && !this.wants.qemuKey;
+        this.wants = { cursor: list.includes(ENCODING.cursor), desktopSize: list.includes(ENCODING.desktopSize), qemuKey };
+        this.pending.cursorChanged = this.wants.cursor && this.options.framebuffer.cursor !== undefined;
+        break;
+      }
+      case 'updateRequest':
+        this.pending.request(message.rect, message.incremental);
+        this.sendUpdateIfDue();
+        break;
+      case 'key':
+        input?.key(message.down, message.keysym);
+        break;
+      case 'pointer':
+        input?.pointer(message.buttons, message.x, message.y);
+        break;
+      case 'cutText':
+        break; // handled in normalMessage, which has the payload
+    }
+  }
+
+  /**
+   * Answers the pending request when something it covers changed. One update at a time, and
+   * none while the stream's buffer is full: a viewer that stops reading costs one update of
+   * memory plus its (bounded) damage list.
+   */
+  private sendUpdateIfDue(): void {
+    if (this.busy || this.closed || this.phase !== 'normal') return;
+    const plan = this.pending.plan(this.options.framebuffer, this.wants);
+    if (!plan) return;
+    this.busy = true;
+    encodeUpdate(plan, this.options.framebuffer, this.packer, this.encoding, this.zlib).then((update) => {
+      if (this.closed) return;
+      const drained = this.stream.write(update);
+      const resume = () => {
+        this.busy = false;
+        const queued = this.outbox;
+        this.outbox = [];
+        for (const message of queued) this.stream.write(message);
+        this.sendUpdateIfDue();
+      };
+      if (drained) resume();
+      else this.stream.once('drain', resume);
+    }, (err: Error) => this.finish(err));
+  }
+}
+
+function u32(value: number): Buffer {
+  const out = Buffer.alloc(4);
+  out.writeUInt32BE(value);
+  return out;
+}
+
+function lengthPrefixed(text: string): Buffer {
+  const bytes = Buffer.from(text, 'utf8');
+  return Buffer.concat([u32(bytes.length), bytes]);
+}
+
+/** Serves one viewer on `stream` from `options.framebuffer`; every viewer of a framebuffer shares it. */
+export function serveViewer(stream: Duplex, options: ViewerServerOptions): ViewerSession {
+  return new ViewerConnection(stream, options);
+}

@@ -1,0 +1,20 @@
+import des from 'des.js';
+
+/** Each byte of the password with its bits reversed: how VNC turns a password into a DES key. */
+export function vncAuthKey(password: string): Buffer {
+  // Only the first 8 bytes count; shorter passwords are padded with zero bytes.
+  const bytes = Buffer.from(password, 'latin1');
+  const key = Buffer.alloc(8);
+  for (let i = 0; i < 8 && i < bytes.length; i++) {
+    let reversed = 0;
+    for (let bit = 0; bit < 8; bit++) if (bytes[i] & (1 << bit)) reversed |= 0x80 >> bit;
+    key[i] = reversed;
+  }
+  return key;
+}
+
+/** The answer to a 16-byte VNC Authentication challenge: the challenge DES-encrypted with the key. */
+export function vncAuthResponse(challenge: Buffer, password: string): Buffer {
+  const cipher = des.DES.create({ type: 'encrypt', key: vncAuthKey(password), padding: false });
+  return Buffer.from([...cipher.update(challenge), ...cipher.final()]);
+}

@@ -1,0 +1,56 @@
+import zlib from 'node:zlib';
+import { RfbProtocolError } from './rfb-wire.js';
+
+/** The most bytes one compressed rectangle may inflate to: a 4K screen of raw pixels is 33 MiB. */
+export const MAX_INFLATED_BYTES = 64 * 1024 * 1024;
+/** Deflate refers back at most this far into what it produced before. */
+const WINDOW = 32 * 1024;
+
+/**
+ * One zlib stream of an RFB session. ZRLE, Zlib and Tight keep one deflate stream for the
+ * whole connection and flush it (Z_SYNC_FLUSH) after each rectangle. Node inflates a stream
+ * that spans calls only asynchronously; but at a flush point the only state an inflater
+ * carries is the last 32 KiB it produced, so each rectangle inflates synchronously as raw
+ * deflate with that window as its dictionary. The message parser stays a plain loop.
+ */
+export class ZlibStream {
+  private started = false;
+  private window = Buffer.alloc(0);
+
+  /** Inflates `data` (one rectangle's part of the stream); throws RfbProtocolError for bad data. */
+  inflate(data: Buffer): Buffer {
+    let input = data;
+    if (!this.started) {
+      // The zlib header (RFC 1950): deflate, no preset dictionary, a valid check value.
+      if (data.length < 2 || (data[0] & 0x0f) !== 8 || (data[1] & 0x20) !== 0 || ((data[0] << 8) | data[1]) % 31 !== 0) {
+        throw new RfbProtocolError('compressed data does not start with a zlib header');
+      }
+      input = data.subarray(2);
+      this.started = true;
+    }
+    let output: Buffer;
+    try {
+      output = zlib.inflateRawSync(input, {
+        finishFlush: zlib.constants.Z_SYNC_FLUSH,
+        maxOutputLength: MAX_INFLATED_BYTES,
+        ...(this.window.length > 0 ? { dictionary: this.window } : {}),
+      });
+    } catch (err) {
+      throw new RfbProtocolError(`compressed data is corrupt (${(err as Error).message})`);
+    }
+    this.window = output.length >= WINDOW
+      ? Buffer.from(output.subarray(output.length - WINDOW))
+      : Buffer.concat([this.window, output]).subarray(-WINDOW);
+    return output;
+  }
+
+  /** Starts a new stream (Tight's reset bits). */
+  reset(): void {
+    this.started = false;
+    this.window = Buffer.alloc(0);
+  }
+
+  close(): void {
+    this.reset();
+  }
+}

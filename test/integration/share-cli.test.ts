@@ -1,0 +1,126 @@
+import net from 'node:net';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BANNER_BACKGROUND } from '../../src/rfb/banner.js';
+import { startDemoRfbServer, type DemoRfbServer } from '../../src/rfb/demo-server.js';
+import { DemoScreen } from '../../src/rfb/demo-screen.js';
+import { Framebuffer } from '../../src/rfb/framebuffer.js';
+import { RfbUpstream } from '../../src/rfb/upstream-client.js';
+import { failure } from '../support/streams.js';
+import { runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
+import { waitFor } from '../support/wait.js';
+
+const cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+function start(args: string[]): RunningVconsole {
+  const child = startVconsole(args);
+  cleanup.push(() => child.kill());
+  return child;
+}
+
+async function demoServer(name: string, port = 0): Promise<DemoRfbServer> {
+  const server = await startDemoRfbServer({ name, host: '127.0.0.1', port });
+  cleanup.push(() => server.close());
+  return server;
+}
+
+/** A viewer on `port`: an RFB client asking for updates in the background until closed. */
+async function viewer(port: number, password?: string) {
+  const socket = net.connect({ host: '127.0.0.1', port });
+  cleanup.push(() => socket.destroy());
+  const framebuffer = new Framebuffer(0, 0);
+  const client = await RfbUpstream.connect(socket, framebuffer, { password, shared: false });
+  let closed = false;
+  client.on('close', () => (closed = true));
+  cleanup.push(() => client.close());
+  void (async () => {
+    try {
+      while (!closed) await client.nextUpdate();
+    } catch {
+      // closed by the test
+    }
+  })();
+  return { client, framebuffer, closed: () => closed };
+}
+
+const pixel = (fb: Framebuffer, x: number, y: number) => (fb.width > x && fb.height > y ? fb.pixels.readUInt32LE((y * fb.width + x) * 4) & 0xffffff : -1);
+const livePixel = (name: string, x: number, y: number) => new DemoScreen(name, 800, 600).pixels.readUInt32LE((y * 800 + x) * 4) & 0xffffff;
+
+describe('vconsole proxy --share', () => {
+  it('serves two non-shared viewers over one console connection, neither kicked', async () => {
+    const server = await demoServer('vm-s');
+    const proxy = start(['proxy', `tcp://127.0.0.1:${server.port}`, '--share']);
+    const [{ port }] = await proxy.jsonLines(1);
+    const one = await viewer(port as number);
+    const two = await viewer(port as number);
+    await waitFor(() => [one, two].every((v) => v.framebuffer.width === 800 && pixel(v.framebuffer, 5, 599) === livePixel('vm-s', 5, 599)), 'both screens');
+    expect(server.clients).toBe(1);
+    expect(one.closed() || two.closed()).toBe(false);
+  });
+
+  it('open --share does the same for the viewers of open', async () => {
+    const server = await demoServer('vm-o');
+    const open = start(['open', `tcp://127.0.0.1:${server.port}`, '--share', '--no-tui', '--viewer', 'none']);
+    const [{ port }] = await open.jsonLines(1);
+    const views = [await viewer(port as number), await viewer(port as number)];
+    await waitFor(() => views.every((v) => pixel(v.framebuffer, 5, 599) === livePixel('vm-o', 5, 599)), 'both screens');
+    expect(server.clients).toBe(1);
+  });
+
+  it('shares a demo console the same way', async () => {
+    const proxy = start(['proxy', 'demo:vm-x', '--share']);
+    const [{ port }] = await proxy.jsonLines(1);
+    const views = [await viewer(port as number), await viewer(port as number)];
+    await waitFor(() => views.every((v) => pixel(v.framebuffer, 5, 599) === livePixel('vm-x', 5, 599)), 'both screens');
+  });
+
+  it('keeps the viewer through a console restart: banner, then live again', async () => {
+    const first = await demoServer('vm-r');
+    const consolePort = first.port;
+    const proxy = start(['proxy', `tcp://127.0.0.1:${consolePort}`, '--share']);
+    const [{ port }] = await proxy.jsonLines(1);
+    const watcher = await viewer(port as number);
+    const live = livePixel('vm-r', 2, 30);
+    await waitFor(() => pixel(watcher.framebuffer, 2, 30) === live, 'the live screen');
+    await first.close();
+    await waitFor(() => pixel(watcher.framebuffer, 2, 30) === BANNER_BACKGROUND, 'the banner');
+    await proxy.waitForStderr(/reconnecting/);
+    await demoServer('vm-r', consolePort);
+    await waitFor(() => pixel(watcher.framebuffer, 2, 30) === live, 'the live screen again', 30_000);
+    expect(watcher.closed()).toBe(false);
+  });
+
+  it('asks viewers of an exposed listener for a generated password shown once; a wrong one is refused and logged', async () => {
+    const proxy = start(['proxy', 'demo:vm-p', '--share', '--listen', '0.0.0.0']);
+    const [{ port }] = await proxy.jsonLines(1);
+    await proxy.waitForStderr(/VNC password for viewers of this listener: (\S+)/);
+    const password = /VNC password for viewers of this listener: (\S+)/.exec(proxy.stderr())![1];
+    await failure(viewer(port as number));
+    await failure(viewer(port as number, 'not-it'));
+    await proxy.waitForStderr(/wrong VNC password from 127\.0\.0\.1:\d+/);
+    const good = await viewer(port as number, password);
+    await waitFor(() => good.framebuffer.width === 800, 'the screen with the right password');
+    expect(proxy.stderr().split(password).length - 1).toBe(1);
+    expect(proxy.stdout()).not.toContain(password);
+  });
+
+  it('takes the viewer password from --password-file, and refuses an empty file', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'vconsole-share-'));
+    const file = path.join(dir, 'pass');
+    writeFileSync(file, 's3cret\n');
+    const proxy = start(['proxy', 'demo:vm-q', '--share', '--listen', '0.0.0.0', '--password-file', file]);
+    const [{ port }] = await proxy.jsonLines(1);
+    const good = await viewer(port as number, 's3cret');
+    await waitFor(() => good.framebuffer.width === 800, 'the screen with the file password');
+    expect(proxy.stderr()).not.toContain('s3cret');
+    writeFileSync(file, '\n');
+    const empty = await runVconsole(['proxy', 'demo:vm-q', '--share', '--password-file', file]);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/^vconsole: --password-file .*first line is empty/);
+  });
+});
