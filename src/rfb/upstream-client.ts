@@ -10,6 +10,7 @@ import type { Rect } from './demo-screen.js';
 import type { Framebuffer } from './framebuffer.js';
 import { NATIVE_FORMAT, RfbProtocolError, encodePixelFormat } from './rfb-wire.js';
 import { MAX_SCREEN_SIDE, clientHandshake } from './upstream-handshake.js';
+import { clientCutText, keyEvent, pointerEvent, qemuKeyEvent, setEncodingsMessage, updateRequest } from './upstream-messages.js';
 import { ZlibStream } from './zlib-stream.js';
 
 /** The encodings vconsole decodes, by the name `encodingsSeen` uses, with their RFB numbers. */
@@ -28,7 +29,13 @@ export const ENCODINGS = {
 } as const;
 export type EncodingName = keyof typeof ENCODINGS;
 
-/** The pixel encodings in the order asked for unless told otherwise (see the report in the hub docs). */
+/**
+ * The pixel encodings asked for unless told otherwise. Measured against QEMU 7.2: it uses the
+ * first encoding of the list it knows (never CopyRect); a full 720x400 BIOS screen takes
+ * 1.15 MB in Raw, 5.3 KB in Hextile, 3.2 KB in Zlib, 1.3 KB in ZRLE or Tight. ZRLE decodes in
+ * one linear pass over one zlib stream, and for consoles reached through websockets and TLS
+ * the bytes received cost more CPU than inflating them.
+ */
 export const DEFAULT_ENCODINGS: readonly EncodingName[] = ['zrle', 'hextile', 'tight', 'zlib', 'copyrect', 'raw'];
 const PSEUDO_ENCODINGS: readonly EncodingName[] = ['cursor', 'desktop-size', 'extended-desktop-size', 'last-rect', 'qemu-extended-key'];
 const NAMES = new Map<number, EncodingName>(Object.entries(ENCODINGS).map(([name, number]) => [number, name as EncodingName]));
@@ -102,11 +109,7 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
     client.handshaking = false;
     const pixelEncodings = options.encodings ?? DEFAULT_ENCODINGS;
     const encodings = [...pixelEncodings, ...PSEUDO_ENCODINGS.filter((name) => !pixelEncodings.includes(name))];
-    const setEncodings = Buffer.alloc(4 + encodings.length * 4);
-    setEncodings.writeUInt8(2, 0);
-    setEncodings.writeUInt16BE(encodings.length, 2);
-    encodings.forEach((name, i) => setEncodings.writeInt32BE(ENCODINGS[name], 4 + i * 4));
-    stream.write(Buffer.concat([Buffer.from([0, 0, 0, 0]), encodePixelFormat(NATIVE_FORMAT), setEncodings]));
+    stream.write(Buffer.concat([Buffer.from([0, 0, 0, 0]), encodePixelFormat(NATIVE_FORMAT), setEncodingsMessage(encodings.map((name) => ENCODINGS[name]))]));
     client.requestUpdate(false);
     // Bytes that came with ServerInit are parsed once the caller holds the client.
     setImmediate(() => client.pump());
@@ -127,40 +130,21 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
   }
 
   key(down: boolean, keysym: number): void {
-    const out = Buffer.alloc(8);
-    out.writeUInt8(4, 0);
-    out.writeUInt8(down ? 1 : 0, 1);
-    out.writeUInt32BE(keysym >>> 0, 4);
-    this.send(out);
+    this.send(keyEvent(down, keysym));
   }
 
+  /** QEMU's Extended Key Event (keycodes keep the guest's keyboard layout) when announced, else a key event. */
   qemuKey(down: boolean, keysym: number, keycode: number): void {
-    if (!this.qemuKeys) return this.key(down, keysym);
-    const out = Buffer.alloc(12);
-    out.writeUInt8(255, 0); // QEMU client message
-    out.writeUInt8(0, 1); // Extended Key Event
-    out.writeUInt16BE(down ? 1 : 0, 2);
-    out.writeUInt32BE(keysym >>> 0, 4);
-    out.writeUInt32BE(keycode >>> 0, 8);
-    this.send(out);
+    this.send(this.qemuKeys ? qemuKeyEvent(down, keysym, keycode) : keyEvent(down, keysym));
   }
 
   pointer(buttons: number, x: number, y: number): void {
-    const out = Buffer.alloc(6);
-    out.writeUInt8(5, 0);
-    out.writeUInt8(buttons & 0xff, 1);
-    out.writeUInt16BE(Math.max(0, Math.min(0xffff, x)), 2);
-    out.writeUInt16BE(Math.max(0, Math.min(0xffff, y)), 4);
-    this.send(out);
+    this.send(pointerEvent(buttons, x, y));
   }
 
   /** ClientCutText: RFB clipboard text is Latin-1; other characters become '?'. */
   clipboard(text: string): void {
-    const latin1 = Buffer.from(text.replace(/[^\u0000-\u00ff]/g, '?'), 'latin1');
-    const head = Buffer.alloc(8);
-    head.writeUInt8(6, 0);
-    head.writeUInt32BE(latin1.length, 4);
-    this.send(Buffer.concat([head, latin1]));
+    this.send(clientCutText(text));
   }
 
   close(): void {
@@ -182,12 +166,7 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
   }
 
   private requestUpdate(incremental: boolean): void {
-    const out = Buffer.alloc(10);
-    out.writeUInt8(3, 0);
-    out.writeUInt8(incremental ? 1 : 0, 1);
-    out.writeUInt16BE(this.fb.width, 6);
-    out.writeUInt16BE(this.fb.height, 8);
-    this.send(out);
+    this.send(updateRequest(incremental, this.fb.width, this.fb.height));
   }
 
   /** Parses and applies every complete message in the queue; a protocol violation closes the session. */
