@@ -1,7 +1,7 @@
-import { EventEmitter } from 'node:events';
 import { Duplex } from 'node:stream';
 import { describeError } from '../errors.js';
 import { SerialSession, type SerialSessionOptions } from './serial-session.js';
+import { SharedSource } from './shared-source.js';
 import type { DialContext, LogLevel, UpstreamSource } from './types.js';
 
 export interface SharedSerialEvents {
@@ -22,41 +22,17 @@ export interface SharedSerialEvents {
  * A console that turns out not to be serial (a VNC screen, after an `auto` pre-flight) passes
  * through untouched: every client dials its own, as without the wrapper.
  */
-export class SharedSerialSource extends EventEmitter<SharedSerialEvents> implements UpstreamSource {
+export class SharedSerialSource extends SharedSource<SharedSerialEvents> {
+  protected readonly sharedType = 'serial';
   private line?: SerialSession;
   private starting?: Promise<SerialSession>;
   private readonly clients = new Set<Duplex>();
 
   constructor(
-    readonly inner: UpstreamSource,
+    inner: UpstreamSource,
     private readonly options: SerialSessionOptions = {},
   ) {
-    super();
-  }
-
-  get name(): string {
-    return this.inner.name;
-  }
-
-  get provider(): string {
-    return this.inner.provider;
-  }
-
-  get identity(): string | undefined {
-    return this.inner.identity;
-  }
-
-  get consoleType(): string | undefined {
-    return this.inner.consoleType;
-  }
-
-  /** Local clients share the line: nobody takes anyone's console over. */
-  get exclusive(): boolean | undefined {
-    return this.serial ? false : this.inner.exclusive;
-  }
-
-  private get serial(): boolean {
-    return this.inner.consoleType === 'serial';
+    super(inner);
   }
 
   /** Bytes printed while nobody was attached. */
@@ -66,7 +42,7 @@ export class SharedSerialSource extends EventEmitter<SharedSerialEvents> impleme
 
   async check(signal: AbortSignal): Promise<void> {
     await this.inner.check?.(signal);
-    if (!this.serial) return;
+    if (!this.shares) return;
     const closeOnAbort = () => this.line?.close();
     signal.addEventListener('abort', closeOnAbort, { once: true });
     try {
@@ -78,7 +54,7 @@ export class SharedSerialSource extends EventEmitter<SharedSerialEvents> impleme
 
   /** A client's own view of the line; the line is opened again if it had ended. */
   async dial(context: DialContext): Promise<Duplex> {
-    if (!this.serial) return this.inner.dial(context);
+    if (!this.shares) return this.inner.dial(context);
     const line = await this.open();
     const client = new Duplex({
       read() {},

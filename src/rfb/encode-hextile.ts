@@ -1,4 +1,4 @@
-import type { PixelPacker } from './pixel-values.js';
+import { tilesOf, type PixelPacker } from './pixel-values.js';
 
 const RAW = 1;
 const BACKGROUND_SPECIFIED = 2;
@@ -21,15 +21,7 @@ interface Subrect {
  */
 export function encodeHextile(values: Uint32Array, w: number, h: number, packer: PixelPacker): Buffer {
   const parts: Buffer[] = [];
-  for (let ty = 0; ty < h; ty += 16) {
-    for (let tx = 0; tx < w; tx += 16) {
-      const tw = Math.min(16, w - tx);
-      const th = Math.min(16, h - ty);
-      const tile = new Uint32Array(tw * th);
-      for (let row = 0; row < th; row += 1) tile.set(values.subarray((ty + row) * w + tx, (ty + row) * w + tx + tw), row * tw);
-      parts.push(encodeTile(tile, tw, th, packer));
-    }
-  }
+  for (const { tile, tw, th } of tilesOf(values, w, h, 16)) parts.push(encodeTile(tile, tw, th, packer));
   return Buffer.concat(parts);
 }
 

@@ -1,5 +1,5 @@
 import { constants, createDeflate, type Deflate } from 'node:zlib';
-import type { PixelPacker } from './pixel-values.js';
+import { tilesOf, type PixelPacker } from './pixel-values.js';
 
 /** How ZRLE writes a pixel: 3 bytes for 32bpp true colour whose channels fit in 3 bytes, else as the pixel. */
 interface CompactPixel {
@@ -35,15 +35,7 @@ function compactPixel(packer: PixelPacker): CompactPixel {
 export function zrleTiles(values: Uint32Array, w: number, h: number, packer: PixelPacker): Buffer {
   const cpixel = compactPixel(packer);
   const parts: Buffer[] = [];
-  for (let ty = 0; ty < h; ty += 64) {
-    for (let tx = 0; tx < w; tx += 64) {
-      const tw = Math.min(64, w - tx);
-      const th = Math.min(64, h - ty);
-      const tile = new Uint32Array(tw * th);
-      for (let row = 0; row < th; row += 1) tile.set(values.subarray((ty + row) * w + tx, (ty + row) * w + tx + tw), row * tw);
-      parts.push(encodeTile(tile, tw, th, cpixel));
-    }
-  }
+  for (const { tile, tw, th } of tilesOf(values, w, h, 64)) parts.push(encodeTile(tile, tw, th, cpixel));
   return Buffer.concat(parts);
 }
 

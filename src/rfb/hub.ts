@@ -1,6 +1,6 @@
-import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import { VconsoleError, describeError } from '../errors.js';
+import { SharedSource } from '../proxy/shared-source.js';
 import type { DialContext, LogLevel, UpstreamSource } from '../proxy/types.js';
 import { drawBanner } from './banner.js';
 import { duplexPair } from './duplex-pair.js';
@@ -42,7 +42,8 @@ const MAX_RETRY_MS = 10_000;
  * "reconnecting" banner while the hub redials with back-off. A console that is not VNC (a
  * serial line) passes through untouched.
  */
-export class RfbHub extends EventEmitter<RfbHubEvents> implements UpstreamSource {
+export class RfbHub extends SharedSource<RfbHubEvents> {
+  protected readonly sharedType = 'vnc';
   readonly framebuffer = new Framebuffer(0, 0);
   private upstream?: RfbUpstream;
   private opening?: Promise<RfbUpstream>;
@@ -53,32 +54,11 @@ export class RfbHub extends EventEmitter<RfbHubEvents> implements UpstreamSource
   private currentState: HubState = 'live';
 
   constructor(
-    readonly inner: UpstreamSource,
+    inner: UpstreamSource,
     private readonly options: RfbHubOptions = {},
   ) {
-    super();
+    super(inner);
     this.retryMs = options.firstRetryMs ?? FIRST_RETRY_MS;
-  }
-
-  get name(): string {
-    return this.inner.name;
-  }
-
-  get provider(): string {
-    return this.inner.provider;
-  }
-
-  get identity(): string | undefined {
-    return this.inner.identity;
-  }
-
-  get consoleType(): string | undefined {
-    return this.inner.consoleType;
-  }
-
-  /** Local viewers share the console: nobody takes anyone's screen over. */
-  get exclusive(): boolean | undefined {
-    return this.vnc ? false : this.inner.exclusive;
   }
 
   get state(): HubState {
@@ -90,19 +70,15 @@ export class RfbHub extends EventEmitter<RfbHubEvents> implements UpstreamSource
     return this.viewers.size;
   }
 
-  private get vnc(): boolean {
-    return this.inner.consoleType === 'vnc';
-  }
-
   /** The console's own pre-flight, then the one shared connection to it. */
   async check(signal: AbortSignal): Promise<void> {
     await this.inner.check?.(signal);
-    if (this.vnc) await this.open(signal);
+    if (this.shares) await this.open(signal);
   }
 
   /** A viewer's own RFB server over the shared picture; the console is opened if it is not yet. */
   async dial(context: DialContext): Promise<Duplex> {
-    if (!this.vnc) return this.inner.dial(context);
+    if (!this.shares) return this.inner.dial(context);
     if (this.closing.signal.aborted) throw new VconsoleError('the shared console was closed');
     // While reconnecting the viewer gets the last screen and the banner, not an error.
     if (!this.upstream && !this.retryTimer) await this.open(context.signal);

@@ -60,3 +60,19 @@ export class PixelPacker {
     return out;
   }
 }
+
+/**
+ * The tiles of a w x h rectangle of pixel values, `size` pixels square (smaller at the right
+ * and bottom edges), row by row: what Hextile (16) and ZRLE (64) encode one at a time.
+ */
+export function* tilesOf(values: Uint32Array, w: number, h: number, size: number): Generator<{ tile: Uint32Array; tw: number; th: number }> {
+  for (let ty = 0; ty < h; ty += size) {
+    for (let tx = 0; tx < w; tx += size) {
+      const tw = Math.min(size, w - tx);
+      const th = Math.min(size, h - ty);
+      const tile = new Uint32Array(tw * th);
+      for (let row = 0; row < th; row += 1) tile.set(values.subarray((ty + row) * w + tx, (ty + row) * w + tx + tw), row * tw);
+      yield { tile, tw, th };
+    }
+  }
+}
