@@ -2,12 +2,8 @@ import type { ByteQueue } from './byte-queue.js';
 import type { Rect } from './demo-screen.js';
 import type { RectDecoder } from './decode-raw.js';
 import type { Framebuffer } from './framebuffer.js';
+import { HEXTILE_ANY_SUBRECTS, HEXTILE_BACKGROUND, HEXTILE_FOREGROUND, HEXTILE_RAW, HEXTILE_SUBRECTS_COLOURED } from './rfb-wire.js';
 
-const RAW = 1;
-const BACKGROUND = 2;
-const FOREGROUND = 4;
-const ANY_SUBRECTS = 8;
-const SUBRECTS_COLOURED = 16;
 const TILE = 16;
 
 /** The byte size of the tile at the queue's head, or undefined while its header is incomplete. */
@@ -15,13 +11,13 @@ function tileSize(queue: ByteQueue, tilePixels: number): number | undefined {
   const head = queue.peek(1);
   if (!head) return undefined;
   const mask = head[0];
-  if (mask & RAW) return 1 + tilePixels * 4;
-  let size = 1 + (mask & BACKGROUND ? 4 : 0) + (mask & FOREGROUND ? 4 : 0);
-  if (!(mask & ANY_SUBRECTS)) return size;
+  if (mask & HEXTILE_RAW) return 1 + tilePixels * 4;
+  let size = 1 + (mask & HEXTILE_BACKGROUND ? 4 : 0) + (mask & HEXTILE_FOREGROUND ? 4 : 0);
+  if (!(mask & HEXTILE_ANY_SUBRECTS)) return size;
   const withCount = queue.peek(size + 1);
   if (!withCount) return undefined;
   const count = withCount[size];
-  size += 1 + count * (mask & SUBRECTS_COLOURED ? 6 : 2);
+  size += 1 + count * (mask & HEXTILE_SUBRECTS_COLOURED ? 6 : 2);
   return size;
 }
 
@@ -44,17 +40,17 @@ export function hextileDecoder(fb: Framebuffer, rect: Rect): RectDecoder {
       if (size === undefined || !data) return false;
       const area = { x: rect.x + tileX, y: rect.y + tileY, w, h };
       const mask = data[0];
-      if (mask & RAW) {
+      if (mask & HEXTILE_RAW) {
         fb.putPixels(area, data.subarray(1));
       } else {
         let at = 1;
-        if (mask & BACKGROUND) at += data.copy(background, 0, at, at + 4);
-        if (mask & FOREGROUND) at += data.copy(foreground, 0, at, at + 4);
+        if (mask & HEXTILE_BACKGROUND) at += data.copy(background, 0, at, at + 4);
+        if (mask & HEXTILE_FOREGROUND) at += data.copy(foreground, 0, at, at + 4);
         tile.fill(background, 0, w * h * 4);
-        const count = mask & ANY_SUBRECTS ? data[at++] : 0;
+        const count = mask & HEXTILE_ANY_SUBRECTS ? data[at++] : 0;
         for (let i = 0; i < count; i++) {
           let colour: Buffer = foreground;
-          if (mask & SUBRECTS_COLOURED) {
+          if (mask & HEXTILE_SUBRECTS_COLOURED) {
             colour = data.subarray(at, at + 4);
             at += 4;
           }

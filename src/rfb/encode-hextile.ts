@@ -1,10 +1,6 @@
 import { tilesOf, type PixelPacker } from './pixel-values.js';
+import { HEXTILE_ANY_SUBRECTS, HEXTILE_BACKGROUND, HEXTILE_FOREGROUND, HEXTILE_RAW, HEXTILE_SUBRECTS_COLOURED } from './rfb-wire.js';
 
-const RAW = 1;
-const BACKGROUND_SPECIFIED = 2;
-const FOREGROUND_SPECIFIED = 4;
-const ANY_SUBRECTS = 8;
-const SUBRECTS_COLOURED = 16;
 
 interface Subrect {
   value: number;
@@ -32,7 +28,7 @@ function encodeTile(tile: Uint32Array, tw: number, th: number, packer: PixelPack
   const background = [...counts.entries()].reduce((best, entry) => (entry[1] > best[1] ? entry : best))[0];
   if (counts.size === 1) {
     const out = Buffer.alloc(1 + bpp);
-    out[0] = BACKGROUND_SPECIFIED;
+    out[0] = HEXTILE_BACKGROUND;
     packer.write(out, 1, background);
     return out;
   }
@@ -43,12 +39,12 @@ function encodeTile(tile: Uint32Array, tw: number, th: number, packer: PixelPack
   const size = 1 + bpp + (twoColours ? bpp : 0) + 1 + subrects.length * (twoColours ? 2 : 2 + bpp);
   if (subrects.length === 0 || subrects.length > 255 || size >= rawSize) {
     const out = Buffer.alloc(rawSize);
-    out[0] = RAW;
+    out[0] = HEXTILE_RAW;
     packer.bytes(tile).copy(out, 1);
     return out;
   }
   const out = Buffer.alloc(size);
-  out[0] = BACKGROUND_SPECIFIED | ANY_SUBRECTS | (twoColours ? FOREGROUND_SPECIFIED : SUBRECTS_COLOURED);
+  out[0] = HEXTILE_BACKGROUND | HEXTILE_ANY_SUBRECTS | (twoColours ? HEXTILE_FOREGROUND : HEXTILE_SUBRECTS_COLOURED);
   let at = packer.write(out, 1, background);
   if (twoColours) at = packer.write(out, at, subrects[0].value);
   out[at++] = subrects.length;

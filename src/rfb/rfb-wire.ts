@@ -229,3 +229,10 @@ export function negotiateVersion(line: Buffer): '3.3' | '3.7' | '3.8' {
   if (major > 3 || minor >= 8) return '3.8';
   return minor === 7 ? '3.7' : '3.3';
 }
+
+/** Hextile's per-tile subencoding bits (RFC 6143, 7.7.4), for its decoder and its encoder. */
+export const HEXTILE_RAW = 1;
+export const HEXTILE_BACKGROUND = 2;
+export const HEXTILE_FOREGROUND = 4;
+export const HEXTILE_ANY_SUBRECTS = 8;
+export const HEXTILE_SUBRECTS_COLOURED = 16;
