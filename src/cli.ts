@@ -268,6 +268,11 @@ function isSingleExecutable(): boolean {
 
 /** Runs the CLI; every error becomes one line on stderr and exit code 1 (runtime) or 2 (usage). */
 export async function main(argv: string[]): Promise<void> {
+  // A reader that went away (`vconsole --help | head -3`) is not vconsole's failure: drop what
+  // it would have read, and carry on closing consoles and viewers as usual.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
   const program = buildProgram(await providerHelp(argv));
   const verbose = argv.includes('--verbose') || argv.includes('-v');
   try {
