@@ -13,7 +13,7 @@ import { printLine, sessionLogPrinter } from './log-lines.js';
 import { attachSerial, followSerial, shareSerial, type SerialView } from './open-serial.js';
 import { consecutivePorts, exposureWarning, type ListenFlags, type TargetFlags } from './flags.js';
 import { addOnce, portLine, type CommandIo } from './proxy.js';
-import type { ShareFlags } from './share-flags.js';
+import { withShareDefault, type ShareFlags } from './share-flags.js';
 import { sharingFrom } from './sharing.js';
 import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
 import type { ViewerFlags } from './viewer-flags.js';
@@ -51,7 +51,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const targets = resolveTargets(inputs, options, config);
   const ports = consecutivePorts(flags.port, targets.length);
   const listen = listenAddressFrom(flags.listen, config);
-  const sharing = sharingFrom(flags, listen, { viewerPasswords: false });
+  const sharing = sharingFrom(withShareDefault(flags, config.defaults.share), listen, { viewerPasswords: false });
   const system = systemViewerEnvironment();
   const viewerFlag = flags.viewer ?? (system.env.VCONSOLE_VIEWER ? undefined : config.defaults.viewer);
   const { choice } = await selectViewer({ viewer: viewerFlag, viewerArgs: flags.viewerArg }, system);
