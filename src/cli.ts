@@ -51,6 +51,12 @@ async function providerHelp(argv: string[]): Promise<ProviderHelp | undefined> {
 }
 
 /** A command's flags with the global --verbose added, and the config file that --config (or the default) names. */
+/** Hides a shared flag from a command's --help where it does nothing. */
+function hideOption(command: Command, flag: string): Command {
+  command.options.find((option) => option.long === flag)?.hideHelp();
+  return command;
+}
+
 async function withGlobalOptions<F>(flags: F, command: Command) {
   const globals = command.optsWithGlobals();
   const { loadConfig } = await import('./config.js');
@@ -177,7 +183,8 @@ Examples:
       await runConsoleCommand(target, run.flags, run.config, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
     });
 
-  addTargetOptions(
+  // screenshot preserves a KubeVirt session unless --take-over: --preserve-session means nothing there.
+  hideOption(addTargetOptions(
     program
       .command('screenshot')
       .description("Save a PNG of each VNC console's screen, without kicking anyone off a shared console.")
@@ -185,7 +192,7 @@ Examples:
       .option('-o, --output <path>', 'FILE (one target), DIR (NAME.png each), or - for stdout (default: NAME.png here)')
       .option('--vnc-password-file <file>', 'tcp/unix VNC servers that ask for a password: its first line')
       .option('--take-over', "KubeVirt: take the VM's VNC session even when a viewer holds it (default: refuse, kicking nobody)"),
-  )
+  ), '--preserve-session')
     .addHelpText(
       'after',
       `${targetHelp}

@@ -31,6 +31,11 @@ describe('config file', () => {
     }
   });
 
+  it('takes defaults.share as a boolean only', async () => {
+    expect((await parseConfig('defaults:\n  share: true\n', 'c.yaml')).defaults).toEqual({ share: true });
+    await expect(parseConfig('defaults:\n  share: "yes"\n', 'c.yaml')).rejects.toThrow(/bad value "yes" for "defaults.share"/);
+  });
+
   it('looks in $XDG_CONFIG_HOME, else ~/.config', () => {
     expect(defaultConfigPath({ XDG_CONFIG_HOME: '/x' }, '/home/u')).toBe('/x/vconsole/config.yaml');
     expect(defaultConfigPath({}, '/home/u')).toBe('/home/u/.config/vconsole/config.yaml');

@@ -17,6 +17,8 @@ export interface ConfigDefaults {
   cloud?: string;
   viewer?: string;
   listen?: string;
+  /** VNC consoles of `open` and `proxy` shared as with --share (--no-share turns it off). */
+  share?: boolean;
 }
 
 export interface VconsoleConfig {
@@ -39,6 +41,7 @@ function defaultKeys(providers: readonly ConsoleProvider[]): Record<keyof Config
     cloud: text,
     viewer: text,
     listen: text,
+    share: { valid: (v) => typeof v === 'boolean', allowed: 'true or false' },
   };
 }
 const TOP_KEYS = ['defaults', 'aliases'];

@@ -13,8 +13,9 @@ import { printLine, sessionLogPrinter } from './log-lines.js';
 import { attachSerial, followSerial, shareSerial, type SerialView } from './open-serial.js';
 import { consecutivePorts, exposureWarning, type ListenFlags, type TargetFlags } from './flags.js';
 import { addOnce, portLine, type CommandIo } from './proxy.js';
-import type { ShareFlags } from './share-flags.js';
-import { sharingFrom } from './sharing.js';
+import { withShareDefault, type ShareFlags } from './share-flags.js';
+import { hubOf, sharingFrom } from './sharing.js';
+import { saveSessionScreenshot } from './open-screenshot.js';
 import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
 import type { ViewerFlags } from './viewer-flags.js';
 
@@ -30,6 +31,8 @@ export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags, ShareF
 /** What a user interface shows of `open`: the TUI's store, or plain lines on stderr. */
 interface OpenView extends SerialView {
   viewer(event: ViewerStatusEvent): void;
+  /** A shared console dropped (its viewers stay) or is back. */
+  upstream(sessionId: number, status: { reconnecting: boolean }): void;
   /** Gives the terminal to an attached serial console, and takes it back. */
   suspend(): Promise<void>;
   resume(): void;
@@ -51,7 +54,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const targets = resolveTargets(inputs, options, config);
   const ports = consecutivePorts(flags.port, targets.length);
   const listen = listenAddressFrom(flags.listen, config);
-  const sharing = sharingFrom(flags, listen, { viewerPasswords: false });
+  const sharing = sharingFrom(withShareDefault(flags, config.defaults.share), listen, { viewerPasswords: false });
   const system = systemViewerEnvironment();
   const viewerFlag = flags.viewer ?? (system.env.VCONSOLE_VIEWER ? undefined : config.defaults.viewer);
   const { choice } = await selectViewer({ viewer: viewerFlag, viewerArgs: flags.viewerArg }, system);
@@ -100,10 +103,15 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
       else session.log('error', describeError(err));
     }
   };
+  // A shared console's drop shows on its row; the hub's log lines say it in the event log.
+  const follow = (session: ConsoleSession) => {
+    sharing.follow(session);
+    hubOf(session)?.on('state', (state) => shown.view?.upstream(session.id, { reconnecting: state === 'reconnecting' }));
+  };
   const add = (text: string) => {
     const [target] = resolveTargets([text], options, config);
     const session = registry.add(shareSerial(sharing.wrap(target)));
-    sharing.follow(session);
+    follow(session);
     if (nextPort !== undefined) assignedPort.set(session.id, nextPort++);
     void start(session);
   };
@@ -118,6 +126,12 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
             ),
           ),
         onRetry: (id) => withSession(registry, id, start),
+        onScreenshot: async (id) => {
+          const session = registry.get(id);
+          if (!session) throw new VconsoleError('that session is gone');
+          const file = await saveSessionScreenshot(session.snapshot(), { password: sharing.viewerPassword });
+          return `${session.name}: screenshot saved to ${file}`;
+        },
         onClose: async (id) => {
           unfollow.get(id)?.();
           await supervisor?.stop(id);
@@ -146,7 +160,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   if (argsNotice) view.notice(argsNotice);
 
   const sessions = addOnce(registry, targets.map((target) => shareSerial(sharing.wrap(target))), (text) => view.notice(text));
-  sessions.forEach(sharing.follow);
+  sessions.forEach(follow);
   sessions.forEach((session, i) => {
     if (ports[i]) assignedPort.set(session.id, ports[i]);
   });
@@ -186,6 +200,7 @@ function plainView(registry: SessionRegistry, io: CommandIo, verbose: boolean): 
     },
     notice: (text) => printLine(io.stderr, text),
     serial: () => undefined,
+    upstream: () => undefined,
     suspend: () => Promise.resolve(),
     resume: () => undefined,
     close: () => registry.off('log', onLog),
@@ -208,6 +223,7 @@ async function mountTui(registry: SessionRegistry, actions: import('../tui/app.j
     noViewer: (looked, install) => store.setNoViewer({ lookedFor: looked, install }),
     notice: (text) => store.setNotice(text),
     serial: (id, status) => store.setSerial(id, status),
+    upstream: (id, status) => store.setUpstream(id, status),
     suspend: () => app.suspend(),
     resume: () => app.resume(),
     close: () => {

@@ -6,7 +6,7 @@ import type { UpstreamSource } from '../proxy/types.js';
 import type { VconsoleConfig } from '../config.js';
 import { sessionLogPrinter } from './log-lines.js';
 import { consecutivePorts, type ListenFlags, type TargetFlags } from './flags.js';
-import type { ShareFlags } from './share-flags.js';
+import { withShareDefault, type ShareFlags } from './share-flags.js';
 import { exposureNotice, passwordNotice, sharingFrom } from './sharing.js';
 import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
 
@@ -33,7 +33,7 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   const options = targetOptionsFrom(flags, config);
   const targets = resolveTargets(inputs, options, config);
   const listen = listenAddressFrom(flags.listen, config);
-  const sharing = sharingFrom(flags, listen);
+  const sharing = sharingFrom(withShareDefault(flags, config.defaults.share), listen);
   const warning = exposureNotice(listen, sharing);
 
   const registry = new SessionRegistry();

@@ -1,7 +1,6 @@
 import { statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { PNG } from 'pngjs';
 import type { VconsoleConfig } from '../config.js';
 import { UsageError, VconsoleError, describeError, errorLine } from '../errors.js';
 import { Framebuffer } from '../rfb/framebuffer.js';
@@ -11,6 +10,7 @@ import type { ConsoleTarget } from '../targets/types.js';
 import { echoInput, terminalSafe } from '../terminal-text.js';
 import type { TargetFlags } from './flags.js';
 import { readPasswordFile } from './password-file.js';
+import { encodePng, screenshotFileName } from './screenshot-file.js';
 import { namingTarget, type CommandIo } from './proxy.js';
 import { resolveTargets, targetOptionsFrom } from './target-options.js';
 
@@ -83,12 +83,6 @@ function isDirectory(file: string): boolean {
   }
 }
 
-/** The file name a console's picture gets in a directory: its name in safe characters. */
-export function screenshotFileName(name: string): string {
-  const safe = name.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '');
-  return `${safe || 'console'}.png`;
-}
-
 /** One whole picture of the console, as PNG bytes. */
 async function capture(target: ConsoleTarget, password: string | undefined): Promise<Buffer> {
   const signal = AbortSignal.timeout(SCREENSHOT_TIMEOUT_MS);
@@ -116,21 +110,6 @@ async function capture(target: ConsoleTarget, password: string | undefined): Pro
 
 function notAScreen(target: ConsoleTarget): VconsoleError {
   return new VconsoleError(`it is a ${target.consoleType} console, not a screen`, { hint: 'screenshot takes VNC consoles' });
-}
-
-/** The framebuffer (B, G, R, X) as an opaque RGB PNG. */
-export function encodePng(framebuffer: Framebuffer): Buffer {
-  const { width, height } = framebuffer;
-  if (width === 0 || height === 0) throw new VconsoleError('the console sent an empty screen');
-  const source = framebuffer.pixels;
-  const png = new PNG({ width, height, colorType: 2, inputColorType: 6, inputHasAlpha: true });
-  for (let at = 0; at < width * height * 4; at += 4) {
-    png.data[at] = source[at + 2];
-    png.data[at + 1] = source[at + 1];
-    png.data[at + 2] = source[at];
-    png.data[at + 3] = 0xff;
-  }
-  return PNG.sync.write(png, { colorType: 2 });
 }
 
 /** Writes the picture; returns the path written, or undefined for stdout. */

@@ -6,6 +6,7 @@ import { nonEmpty } from './flags.js';
  * Cheap to import: cli.ts loads it for every command; the hub itself lives in sharing.ts.
  */
 export interface ShareFlags {
+  /** true with --share, false with --no-share, undefined: the config's defaults.share. */
   share?: boolean;
   viewOnly?: boolean;
   vncPasswordFile?: string;
@@ -16,6 +17,7 @@ export interface ShareFlags {
 export function addShareOptions(command: Command, options: { viewerPassword: boolean }): Command {
   command
     .option('--share', 'VNC: one console session shared by every viewer (nobody is kicked; viewers stay through console drops)')
+    .option('--no-share', 'do not share, whatever defaults.share in the config file says')
     .option('--view-only', 'viewers only watch: their keys and pointer are dropped (implies --share)')
     .option('--vnc-password-file <file>', 'tcp/unix VNC servers that ask for a password: its first line (implies --share)', nonEmpty('a password file'));
   if (options.viewerPassword) {
@@ -26,4 +28,9 @@ export function addShareOptions(command: Command, options: { viewerPassword: boo
     );
   }
   return command;
+}
+
+/** The flags with --share settled: the flag when given, else the config file's defaults.share. */
+export function withShareDefault<F extends ShareFlags>(flags: F, configShare: boolean | undefined): F {
+  return flags.share === undefined ? { ...flags, share: configShare } : flags;
 }

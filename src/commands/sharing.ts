@@ -33,12 +33,14 @@ export function sharingFrom(flags: ShareFlags, listen: string, options: { viewer
     viewerPassword,
     generated,
     wrap: (target) => (share ? new RfbHub(target, { upstreamPassword, viewerPassword, viewOnly: flags.viewOnly }) : target),
-    follow: (session) => {
-      const source = session.source instanceof SharedSerialSource ? session.source.inner : session.source;
-      if (!(source instanceof RfbHub)) return;
-      source.on('log', (level, message) => session.log(level, message));
-    },
+    follow: (session) => hubOf(session)?.on('log', (level, message) => session.log(level, message)),
   };
+}
+
+/** The hub that shares `session`'s console, if it is shared (under a serial wrapper or not). */
+export function hubOf(session: ConsoleSession): RfbHub | undefined {
+  const source = session.source instanceof SharedSerialSource ? session.source.inner : session.source;
+  return source instanceof RfbHub ? source : undefined;
 }
 
 /** The one line that tells the user a generated viewer password (stderr, never a log). */

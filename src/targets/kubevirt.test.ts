@@ -190,6 +190,8 @@ describe('dial', () => {
       expect(error).toBeInstanceOf(VconsoleError);
       expect(error.message).not.toMatch(/vm-shared:/);
       expect(error.hint).toMatch(/another client holds the VM's VNC session/);
+      // screenshot refuses with preserveSession too, where dropping --preserve-session means nothing.
+      expect(error.hint).not.toMatch(/preserve-session/);
       expect(error.exitCode).toBe(1);
     } finally {
       holder.destroy();

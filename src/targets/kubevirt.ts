@@ -167,8 +167,9 @@ class KubevirtTarget implements ConsoleTarget {
         // virt-api reports virt-handler's refusal as a 500 whose message carries the reason
         // (KubeVirt >= 1.8) or only "bad handshake" (older releases).
         const inUse = /Active VNC connection/.test(message) || (this.options.preserveSession === true && status === 500 && /bad handshake/.test(message));
+        // Neutral: the flag that takes a session over differs by command (screenshot --take-over).
         const hint = inUse
-          ? "another client holds the VM's VNC session; close it, or drop --preserve-session to take it over"
+          ? "another client holds the VM's VNC session; close that client first"
           : hintForStatus(status);
         return new VconsoleError(message, { hint });
       },

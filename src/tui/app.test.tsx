@@ -179,6 +179,25 @@ describe('App keys', () => {
     expect(app.lastFrame()).not.toMatch(/copy|clipboard/);
   });
 
+  it('takes a screenshot of the selected VNC row on s and says where it went, or why not', async () => {
+    const { source, store } = eventStore();
+    source.emit('added', { snapshot: () => snapshot(4, { consoleType: 'serial' }) });
+    const actions = fakeActions();
+    const app = await mountApp(<App store={store} actions={actions} />);
+    app.stdin.write('s');
+    expect(actions.onScreenshot).toHaveBeenCalledWith(1);
+    await until(frameHas(app, 'saved screenshot of session 1'), 'where the picture went');
+    actions.onScreenshot.mockImplementationOnce(() => Promise.reject(new Error('no screenshot of demo:vm-1: connection refused')));
+    app.stdin.write('s');
+    await until(frameHas(app, 'no screenshot of demo:vm-1: connection refused'), 'the error');
+    // A failed session has no port to take it through; a serial console has no screen.
+    app.stdin.write('js');
+    await until(frameHas(app, 'demo:vm-2 failed; press r to retry'), 'the failed row refused');
+    app.stdin.write('Gs');
+    await until(frameHas(app, 'demo:vm-4 is a serial console: screenshots are for screens'), 'the serial row refused');
+    expect(actions.onScreenshot).toHaveBeenCalledTimes(2);
+  });
+
   it('adds a target typed at the a prompt, with backspace editing and Esc cancelling', async () => {
     const { actions, app } = await mountEventApp();
     app.stdin.write('a');
@@ -256,6 +275,19 @@ describe('App text from outside', () => {
     expect(frame).not.toContain('\u001b[31mRED');
     expect(frame).not.toContain('\u001b]0;');
     expect(frame).not.toContain('\u001b[2J');
+  });
+});
+
+describe('App with a shared console', () => {
+  it('shows reconnecting in the row and why in the detail while the console is away, then live again', async () => {
+    const { store, app } = await mountEventApp();
+    store.setViewer(1, { state: 'open', name: 'TigerVNC' });
+    store.setUpstream(1, { reconnecting: true });
+    await until(frameHas(app, 'the console dropped; vconsole is reconnecting, viewers stay open'), 'the detail line');
+    expect(selectedLine(app)).toMatch(/demo:vm-1 .* reconnecting /);
+    store.setUpstream(1, { reconnecting: false });
+    await until(() => selectedLine(app).includes('viewer open'), 'the row live again');
+    expect(app.lastFrame()).not.toContain('reconnecting');
   });
 });
 

@@ -21,6 +21,8 @@ export interface ConsoleActions {
   onAttach(sessionId: number): void | Promise<void>;
   onRetry(sessionId: number): void | Promise<void>;
   onClose(sessionId: number): void | Promise<void>;
+  /** `s` on a listening VNC row: saves a PNG of its screen; resolves with what to tell the user. */
+  onScreenshot(sessionId: number): Promise<string>;
   onAdd(target: string): void | Promise<void>;
   /** `q` or Ctrl+C. The TUI does not exit by itself: the caller shuts down and unmounts. */
   onQuit(): void | Promise<void>;
@@ -157,6 +159,9 @@ function runAction(
         return report(actions.onRetry(action.sessionId));
       case 'close':
         return report(actions.onClose(action.sessionId));
+      case 'screenshot':
+        actions.onScreenshot(action.sessionId).then(setNotice, showError);
+        return;
       case 'add':
         return report(actions.onAdd(action.text));
       case 'quit':

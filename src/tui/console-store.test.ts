@@ -192,6 +192,23 @@ describe('ConsoleStore from events', () => {
     expect(store.getState().rows).toEqual([]);
   });
 
+  it('shows a shared console reconnecting over its open viewer, and live again after; the row changes only when that does', () => {
+    const { source, store } = setup();
+    store.setUpstream(3, { reconnecting: true });
+    source.emit('added', { snapshot: () => snapshot(3) });
+    store.setViewer(3, { state: 'open', name: 'TigerVNC' });
+    expect(rowDisplayState(store.getState().rows[0])).toBe('reconnecting');
+    const row = store.getState().rows[0];
+    store.setUpstream(3, { reconnecting: true });
+    expect(store.getState().rows[0]).toBe(row);
+    store.setUpstream(3, { reconnecting: false });
+    expect(rowDisplayState(store.getState().rows[0])).toBe('viewer open');
+    // A console that failed for good says so, whatever the hub last said.
+    store.setUpstream(3, { reconnecting: true });
+    source.emit('change', snapshot(3, { state: 'error', lastError: 'gone' }));
+    expect(rowDisplayState(store.getState().rows[0])).toBe('error');
+  });
+
   it('keeps the last log lines and drops debug lines unless asked', () => {
     const { source, store } = setup();
     source.emit('log', { time: 1, sessionId: 1, name: 'vm-1', level: 'debug', message: 'noise' });

@@ -1,7 +1,7 @@
 import { TRAFFIC_REPORT_MS } from '../proxy/console-session.js';
 import type { LogLevel, SessionLogEntry, SessionSnapshot } from '../proxy/types.js';
 import { terminalSafe } from '../terminal-text.js';
-import { unseenText, type ConsoleRow, type LogLine, type SerialStatus, type ViewerStatus } from './format.js';
+import { unseenText, type ConsoleRow, type LogLine, type SerialStatus, type UpstreamStatus, type ViewerStatus } from './format.js';
 
 /** A rate drops to 0 when no traffic report came for this long. */
 const RATE_DECAY_MS = 1000;
@@ -81,6 +81,7 @@ export class ConsoleStore {
   private readonly samples = new Map<number, RateSample>();
   private readonly viewers = new Map<number, ViewerStatus>();
   private readonly serials = new Map<number, SerialStatus>();
+  private readonly upstreams = new Map<number, UpstreamStatus>();
   /** Sessions already removed: late events about them must not bring their row back. */
   private readonly removedIds = new Set<number>();
   private readonly listeners = new Set<() => void>();
@@ -160,6 +161,20 @@ export class ConsoleStore {
     this.replaceRow(index, { ...row, serial });
   }
 
+  /**
+   * Records whether a shared console is reconnecting to its VM (also before its row exists);
+   * the row changes only when that does.
+   */
+  setUpstream(sessionId: number, status: UpstreamStatus): void {
+    const upstream: UpstreamStatus = { reconnecting: status.reconnecting };
+    this.upstreams.set(sessionId, upstream);
+    const index = this.indexOf(sessionId);
+    if (index < 0) return;
+    const row = this.rows[index];
+    if ((row.upstream?.reconnecting ?? false) === upstream.reconnecting) return;
+    this.replaceRow(index, { ...row, upstream });
+  }
+
   /** A line of vconsole itself in the event log. */
   log(level: LogLevel, message: string): void {
     this.append({ time: this.now(), level, message });
@@ -201,7 +216,8 @@ export class ConsoleStore {
     this.samples.set(snapshot.id, { time: this.now(), bytesIn: snapshot.bytesIn, bytesOut: snapshot.bytesOut });
     const viewer = this.viewers.get(snapshot.id) ?? NO_VIEWER;
     const serial = this.serials.get(snapshot.id);
-    this.rows = [...this.rows, { session: snapshot, viewer, rateIn: 0, rateOut: 0, ...(serial ? { serial } : {}) }];
+    const upstream = this.upstreams.get(snapshot.id);
+    this.rows = [...this.rows, { session: snapshot, viewer, rateIn: 0, rateOut: 0, ...(serial ? { serial } : {}), ...(upstream ? { upstream } : {}) }];
     this.changed();
   }
 
@@ -210,6 +226,7 @@ export class ConsoleStore {
     this.samples.delete(sessionId);
     this.viewers.delete(sessionId);
     this.serials.delete(sessionId);
+    this.upstreams.delete(sessionId);
     const index = this.indexOf(sessionId);
     if (index < 0) return;
     this.rows = this.rows.filter((_, i) => i !== index);

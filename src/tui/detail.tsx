@@ -65,6 +65,7 @@ export function Detail({ row, width, now, detachKey }: DetailProps) {
       : 'no local address yet';
   const problem = rowProblem(row);
   const uptime = uptimeText(row, now);
+  const reconnecting = session.state === 'listening' && row.upstream?.reconnecting === true;
   return (
     <Box flexDirection="column" width={width}>
       <Text wrap="truncate-end">
@@ -74,6 +75,11 @@ export function Detail({ row, width, now, detachKey }: DetailProps) {
         <Text color={address ? 'green' : undefined}>{where}</Text>
         {`${serial ? '' : ` · ${describeViewer(row.viewer)}`}${uptime ? ` · up ${uptime}` : ''} · ${session.clients}/${session.totalClients} clients now/so far`}
       </Text>
+      {reconnecting ? (
+        <Text color="yellow" wrap="truncate-end">
+          the console dropped; vconsole is reconnecting, viewers stay open
+        </Text>
+      ) : null}
       {problem
         ? wrapLines(`last error: ${problem}`, width, DETAIL_ERROR_LINES).map((line, i) => (
             <Text key={i} color="red">

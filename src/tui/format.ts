@@ -20,12 +20,20 @@ export interface SerialStatus {
   unseenBytes: number;
 }
 
+/** A shared (hub) console's link to the VM, as told by the caller. */
+export interface UpstreamStatus {
+  /** The console dropped and the hub redials it; its viewers stay connected meanwhile. */
+  reconnecting: boolean;
+}
+
 /** One VM's line of the console table. Rows are immutable: a change makes a new row object. */
 export interface ConsoleRow {
   session: SessionSnapshot;
   viewer: ViewerStatus;
   /** Serial consoles only, once the caller has said; absent means nothing unread. */
   serial?: SerialStatus;
+  /** Shared consoles only, once the caller has said; absent means live. */
+  upstream?: UpstreamStatus;
   /** Bytes per second from the VM to viewers, smoothed; 0 when idle. */
   rateIn: number;
   /** Bytes per second from viewers to the VM, smoothed; 0 when idle. */
@@ -42,7 +50,7 @@ export interface LogLine {
 }
 
 /** What a row says it is doing; `closed` only shows while the whole program shuts down. */
-export type RowDisplayState = 'connecting' | 'listening' | 'viewer open' | 'viewer closed' | 'error' | 'closed';
+export type RowDisplayState = 'connecting' | 'listening' | 'reconnecting' | 'viewer open' | 'viewer closed' | 'error' | 'closed';
 
 const BYTE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
 
@@ -146,6 +154,8 @@ export function rowDisplayState(row: ConsoleRow): RowDisplayState {
     case 'listening':
       break;
   }
+  // Viewers stay open through a shared console's drop: the console's state is the news.
+  if (row.upstream?.reconnecting) return 'reconnecting';
   switch (row.viewer.state) {
     case 'open':
       return 'viewer open';

@@ -19,6 +19,7 @@ export const KEY_HELP: readonly KeyHelp[] = [
   { keys: ['Enter', 'o'], does: 'open the viewer (VNC) or attach the serial console', footer: '⏎/o open/attach' },
   { keys: ['c'], does: 'show its address and ask the terminal to copy it (OSC 52)', footer: 'c address' },
   { keys: ['r'], does: 'retry a target that failed, or start a viewer that failed again', footer: 'r retry' },
+  { keys: ['s'], does: 'save a PNG of its screen here (NAME-YYYYMMDD-HHMMSS.png), kicking no viewer of a shared console', footer: 's screenshot' },
   { keys: ['x'], does: 'close that session (its port and viewer)', footer: 'x close' },
   { keys: ['a'], does: 'add a target: type it, then Enter', footer: 'a add' },
   {

@@ -3,7 +3,7 @@ import { isSerialRow, rowAddress, rowDisplayState, type ConsoleRow } from './for
 
 /** What a key asks the caller to do; the TUI itself never touches sessions or processes. */
 export type ConsoleAction =
-  | { type: 'open' | 'attach' | 'retry' | 'close'; sessionId: number }
+  | { type: 'open' | 'attach' | 'retry' | 'close' | 'screenshot'; sessionId: number }
   | { type: 'copy'; text: string }
   | { type: 'add'; text: string }
   | { type: 'quit' };
@@ -191,6 +191,12 @@ function browseKey(
       return say(`reopening the viewer for ${name}`, { type: 'open', sessionId: id });
     }
     return say(`${name} has not failed (${rowDisplayState(row)}); nothing to retry`);
+  }
+  if (input === 's') {
+    if (isSerialRow(row)) return say(`${name} is a serial console: screenshots are for screens (VNC)`);
+    if (row.session.state === 'error') return say(`${name} failed; press r to retry`);
+    if (row.session.state !== 'listening') return say(`${name} is not listening yet`);
+    return say(`taking a screenshot of ${name}`, { type: 'screenshot', sessionId: id });
   }
   if (input === 'x') return say(`closing ${name}`, { type: 'close', sessionId: id });
   return { ui };

@@ -51,7 +51,7 @@ describe('renderConsoleApp', () => {
     const source = new EventEmitter<SessionSourceEvents>();
     const store = new ConsoleStore(source);
     source.emit('added', { snapshot: () => sessionSnapshot(1) });
-    const actions = { onOpenViewer: vi.fn(), onAttach: vi.fn(), onRetry: vi.fn(), onClose: vi.fn(), onAdd: vi.fn(), onQuit: vi.fn() };
+    const actions = { onOpenViewer: vi.fn(), onAttach: vi.fn(), onRetry: vi.fn(), onClose: vi.fn(), onAdd: vi.fn(), onQuit: vi.fn(), onScreenshot: vi.fn() };
     const stdout = new FakeTerminalOutput();
     const stdin = new FakeTerminalInput();
     const handle = renderConsoleApp(store, actions, {
@@ -80,7 +80,7 @@ describe('renderConsoleApp', () => {
     const store = new ConsoleStore(source);
     source.emit('added', { snapshot: () => sessionSnapshot(2) });
     const stdout = new FakeTerminalOutput();
-    const handle = renderConsoleApp(store, { onOpenViewer: vi.fn(), onAttach: vi.fn(), onRetry: vi.fn(), onClose: vi.fn(), onAdd: vi.fn(), onQuit: vi.fn() }, {
+    const handle = renderConsoleApp(store, { onOpenViewer: vi.fn(), onAttach: vi.fn(), onRetry: vi.fn(), onClose: vi.fn(), onAdd: vi.fn(), onQuit: vi.fn(), onScreenshot: vi.fn() }, {
       stdout: stdout as unknown as NodeJS.WriteStream,
       stdin: new FakeTerminalInput(false) as unknown as NodeJS.ReadStream,
       patchConsole: false,

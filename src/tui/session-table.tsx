@@ -6,6 +6,7 @@ import { headerLine, layoutKey, rowSegments, tableColumns, type Column } from '.
 const STATE_COLOR: Record<RowDisplayState, string> = {
   connecting: 'yellow',
   listening: 'cyan',
+  reconnecting: 'yellow',
   'viewer open': 'green',
   'viewer closed': 'blue',
   error: 'red',

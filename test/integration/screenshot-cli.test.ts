@@ -83,6 +83,13 @@ describe('vconsole screenshot', () => {
     }
   });
 
+  it('--help does not offer --preserve-session, which screenshot does without asking', async () => {
+    const result = await runVconsole(['screenshot', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/--take-over/);
+    expect(result.stdout).not.toMatch(/--preserve-session/);
+  });
+
   it('says which target could not be written, in one line, and exits 1', async () => {
     const result = await runVconsole(['screenshot', 'demo:vm-a', '-o', path.join(dir, 'no-such-dir', 'x.png')]);
     expect(result.code).toBe(1);

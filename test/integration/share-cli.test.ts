@@ -72,6 +72,22 @@ describe('vconsole proxy --share', () => {
     expect(server.clients).toBe(1);
   });
 
+  it('shares with defaults.share: true in the config file, and --no-share wins over it', async () => {
+    const server = await demoServer('vm-c');
+    const config = path.join(mkdtempSync(path.join(os.tmpdir(), 'vconsole-share-config-')), 'config.yaml');
+    writeFileSync(config, 'defaults:\n  share: true\n');
+    const shared = start(['--config', config, 'proxy', `tcp://127.0.0.1:${server.port}`]);
+    const [{ port }] = await shared.jsonLines(1);
+    const views = [await viewer(port as number), await viewer(port as number)];
+    await waitFor(() => views.every((v) => pixel(v.framebuffer, 5, 599) === livePixel('vm-c', 5, 599)), 'both screens');
+    expect(server.clients).toBe(1);
+
+    const unshared = start(['--config', config, 'proxy', `tcp://127.0.0.1:${server.port}`, '--no-share']);
+    const [{ port: plainPort }] = await unshared.jsonLines(1);
+    await viewer(plainPort as number);
+    await waitFor(() => server.clients === 2, 'a console connection of its own');
+  });
+
   it('shares a demo console the same way', async () => {
     const proxy = start(['proxy', 'demo:vm-x', '--share']);
     const [{ port }] = await proxy.jsonLines(1);

@@ -25,6 +25,7 @@ export function fakeActions() {
     onAttach: vi.fn(),
     onRetry: vi.fn(),
     onClose: vi.fn(),
+    onScreenshot: vi.fn((sessionId: number) => Promise.resolve(`saved screenshot of session ${sessionId}`)),
     onAdd: vi.fn(),
     onQuit: vi.fn(),
   } satisfies ConsoleActions;

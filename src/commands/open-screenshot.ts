@@ -1,0 +1,67 @@
+import { writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import { VconsoleError, describeError } from '../errors.js';
+import { Framebuffer } from '../rfb/framebuffer.js';
+import { RfbUpstream } from '../rfb/upstream-client.js';
+import { wholePicture } from '../rfb/whole-picture.js';
+import { echoInput } from '../terminal-text.js';
+import { SCREENSHOT_TIMEOUT_MS } from './screenshot.js';
+import { encodePng, timestampedScreenshotName } from './screenshot-file.js';
+
+/** Where a session listens, as its snapshot says. */
+export interface ListeningSession {
+  name: string;
+  address?: string;
+  port?: number;
+}
+
+export interface SessionScreenshotOptions {
+  /** Where the PNG goes; default the current directory. */
+  dir?: string;
+  /** The time in the file name; default now. */
+  at?: Date;
+  /** The password the session's viewers must give, if any. */
+  password?: string;
+  timeoutMs?: number;
+}
+
+/**
+ * `s` in `vconsole open`: a PNG of a VNC session's screen, taken through the session's own
+ * local port like any viewer (a shared console thus kicks nobody), written as
+ * `DIR/NAME-YYYYMMDD-HHMMSS.png` (never over an existing file). Resolves with the path.
+ */
+export async function saveSessionScreenshot(session: ListeningSession, options: SessionScreenshotOptions = {}): Promise<string> {
+  if (session.port === undefined) throw new VconsoleError(`${session.name} is not listening`);
+  const host = !session.address || session.address === '0.0.0.0' || session.address === '::' ? '127.0.0.1' : session.address;
+  const timeoutMs = options.timeoutMs ?? SCREENSHOT_TIMEOUT_MS;
+  const framebuffer = new Framebuffer(0, 0);
+  const socket = net.connect({ host, port: session.port });
+  const timer = setTimeout(() => socket.destroy(new VconsoleError(`no picture of ${session.name} within ${timeoutMs / 1000} s`)), timeoutMs);
+  let upstream: RfbUpstream | undefined;
+  try {
+    upstream = await RfbUpstream.connect(socket, framebuffer, { password: options.password, shared: true });
+    await wholePicture(upstream, framebuffer);
+  } catch (err) {
+    throw new VconsoleError(`no screenshot of ${session.name}: ${describeError(err)}`, { cause: err });
+  } finally {
+    clearTimeout(timer);
+    upstream?.close();
+    socket.destroy();
+  }
+  return writeNew(options.dir ?? '.', timestampedScreenshotName(session.name, options.at ?? new Date()), encodePng(framebuffer));
+}
+
+/** Writes `png` as `name` in `dir`, or `name` with -2, -3... when a picture of that second exists. */
+async function writeNew(dir: string, name: string, png: Buffer): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    const file = path.join(dir, attempt === 1 ? name : name.replace(/\.png$/, `-${attempt}.png`));
+    try {
+      await writeFile(file, png, { flag: 'wx' });
+      return file;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 100) continue;
+      throw new VconsoleError(`cannot write ${echoInput(file)}: ${describeError(err)}`, { cause: err });
+    }
+  }
+}
