@@ -171,3 +171,13 @@ describe('echoed input is bounded', () => {
     }
   });
 });
+
+describe('a reader that goes away', () => {
+  it('--help into a pipe closed at once (| head) exits 0 without an EPIPE stack trace', async () => {
+    const child = startVconsole(['proxy', '--help']);
+    child.process.stdout.destroy();
+    const status = await child.exit();
+    expect(status.code, child.stderr()).toBe(0);
+    expect(child.stderr()).not.toMatch(/EPIPE|Unhandled/);
+  });
+});
