@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startKubevirtQemuCluster, type KubevirtQemuCluster } from './support/kubevirt-qemu.js';
-import { canConnect, listeningPortsOf } from './support/net.js';
+import { canConnect, listeningPortsOf, listeningSockets } from './support/net.js';
 import { pollFor } from './support/poll.js';
 import { awaitProcessesGone, commandLine, descendantPids, ProcessLab } from './support/processes.js';
 import { startTmux, type TmuxTerminal } from './support/tmux.js';
@@ -73,7 +73,13 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open TUI in tmux', gate), () => 
     await awaitProcessesGone([term.pid], `vconsole to exit after ${how}`);
     await awaitProcessesGone(running.pids, `vconsole's viewers to exit after ${how}`);
     await awaitWindowsGone(x, running.windowIds, `the viewer windows to close after ${how}`);
-    for (const port of running.ports) expect(await canConnect(port), `port ${port} still open after ${how}`).toBe(false);
+    for (const port of running.ports) {
+      if (!(await canConnect(port))) continue;
+      // Say who holds it, so a failure tells a leak from a port some other program took since.
+      const holders = (await listeningSockets()).filter((socket) => socket.port === port);
+      const who = await Promise.all(holders.map(async (h) => `pid ${h.pid}: ${(await commandLine(h.pid)) ?? '?'}`));
+      expect.fail(`port ${port} still open after ${how}; listening: ${who.join('; ') || 'nobody (a connection to itself?)'}`);
+    }
   }
 
   it('tmux + tigervnc + qemu: the table shows the VM, `a` adds a second one with its own window, Ctrl+C leaves nothing behind', async () => {
