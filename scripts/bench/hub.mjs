@@ -102,6 +102,7 @@ async function idleRss(cli, target, system) {
 }
 
 const mpx = (pixelsPerSecond) => `${(pixelsPerSecond / 1e6).toFixed(1)} Mpx/s`;
+const signed = (value, digits) => `${value >= 0 ? '+' : '-'}${Math.abs(value).toFixed(digits)}`;
 
 export async function measureHub({ cli, rounds, seconds, keys }) {
   const busy = await startConsole('busy');
@@ -161,7 +162,7 @@ export async function measureHub({ cli, rounds, seconds, keys }) {
       const hub = median(table.hub);
       results.push(
         result({ group: 'hub', name: `key to its 16x16 square on screen ${q}, relay`, value: relay, unit: 'ms', digits: 3 }),
-        result({ group: 'hub', name: `key to its 16x16 square on screen ${q}, hub`, value: hub, unit: 'ms', digits: 3, reference: `+${(hub - relay).toFixed(3)} ms over the relay` }),
+        result({ group: 'hub', name: `key to its 16x16 square on screen ${q}, hub`, value: hub, unit: 'ms', digits: 3, reference: `${signed(hub - relay, 3)} ms against the relay` }),
       );
     }
 
@@ -170,7 +171,7 @@ export async function measureHub({ cli, rounds, seconds, keys }) {
     for (const system of SYSTEMS) rss[system] = await idleRss(cli, quiet.target, system);
     results.push(
       result({ group: 'hub', name: 'proxy RSS, one idle 1920x1080 console, relay', value: rss.relay / MiB, unit: 'MiB' }),
-      result({ group: 'hub', name: 'proxy RSS, one idle 1920x1080 console, hub', value: rss.hub / MiB, unit: 'MiB', reference: `+${((rss.hub - rss.relay) / MiB).toFixed(1)} MiB over the relay; the framebuffer is 7.9 MiB` }),
+      result({ group: 'hub', name: 'proxy RSS, one idle 1920x1080 console, hub', value: rss.hub / MiB, unit: 'MiB', reference: `${signed((rss.hub - rss.relay) / MiB, 1)} MiB against the relay; the framebuffer is 7.9 MiB` }),
     );
 
     // Ten viewers on the busy console: one shared session (hub) against ten console sessions (relay).
