@@ -2,7 +2,8 @@
 // a 1920x1080 screen, in its own process. It sends ZRLE to a client that lists ZRLE before Raw
 // (as vconsole's hub does, and as QEMU answers it), else Raw. Its ZRLE tiles are raw tiles in
 // stored (uncompressed) deflate blocks: a valid zlib stream that costs this process nothing.
-// `node rfb-console.mjs busy|quiet` prints {"port":N} once it listens.
+// `node rfb-console.mjs busy|quiet [raw]` prints {"port":N} once it listens; `raw`: Raw only,
+// whatever the client lists (a whole screen then arrives as one Raw rectangle, in TCP-sized parts).
 //
 //   busy   the whole screen changes between any two update requests: every request is answered
 //          at once with a full 1920x1080 Raw frame (one of FRAMES precomputed pictures, a band
@@ -19,6 +20,7 @@ const HEIGHT = 1080;
 const SQUARE = 16;
 const FRAMES = 8;
 const mode = process.argv[2] ?? 'busy';
+const rawOnly = process.argv[3] === 'raw';
 
 /** 32 bpp, depth 24, little-endian, true colour, red at bit 16: what QEMU offers. */
 function serverInit() {
@@ -177,7 +179,7 @@ function serve(socket) {
         buffer = buffer.subarray(size);
         if (message[0] === 2) {
           const listed = Array.from({ length: message.readUInt16BE(2) }, (_, i) => message.readInt32BE(4 + i * 4));
-          zrle = listed.find((e) => e === 0 || e === ZRLE) === ZRLE;
+          zrle = !rawOnly && listed.find((e) => e === 0 || e === ZRLE) === ZRLE;
         } else if (message[0] === 3) {
           const incremental = message[1] !== 0;
           if (mode === 'busy') send(frames[frame++ % FRAMES]);
