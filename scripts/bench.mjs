@@ -5,7 +5,7 @@
 //   node scripts/bench.mjs [--quick] [--only=GROUP[,GROUP]] [--update-doc]
 //
 // --quick        fewer rounds (a smoke run, figures are rough)
-// --only=...     some of: throughput (throughput and latency), slow, scale, tui, startup
+// --only=...     some of: throughput (throughput and latency), slow, scale, hub, tui, startup
 // --update-doc   write the table into docs/BENCHMARKS.md
 // Method and targets: docs/BENCHMARKS.md.
 import { execFileSync } from 'node:child_process';
@@ -14,6 +14,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measureDataPath, measureSlowViewer } from './bench/data-path.mjs';
+import { measureHub } from './bench/hub.mjs';
 import { killAllNow, startProcess, stopAll } from './bench/processes.mjs';
 import { machineDescription, MiB, terminalTable, updateDoc } from './bench/report.mjs';
 import { measureScale, measureTui } from './bench/scale.mjs';
@@ -27,8 +28,8 @@ const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).
 const wanted = (group) => !only || only.includes(group);
 
 const settings = quick
-  ? { rounds: 3, bulkBytes: 64 * MiB, roundTrips: 500, sessions: 200, idleSeconds: 2, busySeconds: 2, slowSeconds: 3, tuiRounds: 5, startupRounds: 3, startupBatch: 4, proxyRounds: 2 }
-  : { rounds: 9, bulkBytes: 192 * MiB, roundTrips: 3000, sessions: 200, idleSeconds: 5, busySeconds: 4, slowSeconds: 6, tuiRounds: 20, startupRounds: 8, startupBatch: 5, proxyRounds: 5 };
+  ? { rounds: 3, bulkBytes: 64 * MiB, roundTrips: 500, sessions: 200, idleSeconds: 2, busySeconds: 2, slowSeconds: 3, tuiRounds: 5, startupRounds: 3, startupBatch: 4, proxyRounds: 2, hubRounds: 2, hubSeconds: 2, hubKeys: 200 }
+  : { rounds: 9, bulkBytes: 192 * MiB, roundTrips: 3000, sessions: 200, idleSeconds: 5, busySeconds: 4, slowSeconds: 6, tuiRounds: 20, startupRounds: 8, startupBatch: 5, proxyRounds: 5, hubRounds: 4, hubSeconds: 3, hubKeys: 1000 };
 
 /** A throwaway self-signed certificate for 127.0.0.1 (clients are told not to verify it). */
 function makeCertificate(dir) {
@@ -68,6 +69,10 @@ async function main() {
     if (wanted('scale')) {
       step(`${settings.sessions} sessions in one proxy`);
       results.push(...(await measureScale({ ...common, sessions: settings.sessions, idleSeconds: settings.idleSeconds, busySeconds: settings.busySeconds })));
+    }
+    if (wanted('hub')) {
+      step('RFB hub against the byte relay, one 1920x1080 console');
+      results.push(...(await measureHub({ cli, rounds: settings.hubRounds, seconds: settings.hubSeconds, keys: settings.hubKeys })));
     }
     if (wanted('tui')) {
       step(`TUI frames with ${settings.sessions} rows`);

@@ -1,0 +1,168 @@
+// The benchmark's VNC viewer: RFB 3.8, security None, the console's own 32 bpp format, Raw or
+// ZRLE. It keeps one incremental update request outstanding (as a real viewer does: the next
+// request goes out as an update is in) and counts what it gets; pixels are not decoded.
+import net from 'node:net';
+import { once } from 'node:events';
+
+export const ENCODING = { raw: 0, zrle: 16 };
+const PSEUDO = { desktopSize: -223, cursor: -239, qemuKey: -258, extendedDesktopSize: -308 };
+
+/** 32 bpp, depth 24, little-endian, true colour, red at bit 16 (the bench console's own). */
+const PIXEL_FORMAT = Buffer.from([0, 0, 0, 0, 32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 16, 8, 0, 0, 0, 0]);
+
+function setEncodings(encodings) {
+  const out = Buffer.alloc(4 + encodings.length * 4);
+  out.writeUInt8(2, 0);
+  out.writeUInt16BE(encodings.length, 2);
+  encodings.forEach((e, i) => out.writeInt32BE(e, 4 + i * 4));
+  return out;
+}
+
+function updateRequest(incremental, width, height) {
+  const out = Buffer.alloc(10);
+  out.writeUInt8(3, 0);
+  out.writeUInt8(incremental ? 1 : 0, 1);
+  out.writeUInt16BE(width, 6);
+  out.writeUInt16BE(height, 8);
+  return out;
+}
+
+/**
+ * Connects to an RFB server on `port` and starts reading. `onUpdate({ pixels, bytes })` is called
+ * for every FramebufferUpdate once all of it is in. Resolves with
+ * `{ width, height, bytes, pixels, updates, key(keysym), close() }` after ServerInit.
+ */
+export async function connectViewer(port, { encoding = ENCODING.raw, onUpdate = () => undefined } = {}) {
+  const socket = net.connect({ port, host: '127.0.0.1', noDelay: true });
+  await once(socket, 'connect');
+  socket.on('error', () => undefined);
+  const viewer = { width: 0, height: 0, bytes: 0, pixels: 0, updates: 0 };
+  // A small state machine: `need` bytes are collected into `head` for `then`, or `skip` bytes are
+  // passed over (pixel data, never copied).
+  let need = 12;
+  let head = Buffer.alloc(0);
+  let skip = 0;
+  let afterSkip;
+  let then;
+  let rectsLeft = 0;
+  let updatePixels = 0;
+  let updateBytes = 0;
+  let ready;
+  const initialised = new Promise((resolve, reject) => {
+    ready = resolve;
+    socket.once('close', () => reject(new Error('RFB server closed the connection during the handshake')));
+  });
+  const expect = (n, fn) => {
+    need = n;
+    head = Buffer.alloc(0);
+    then = fn;
+  };
+  const nextMessage = () => expect(1, message);
+  const updateDone = () => {
+    viewer.updates += 1;
+    viewer.pixels += updatePixels;
+    socket.write(updateRequest(true, viewer.width, viewer.height));
+    onUpdate({ pixels: updatePixels, bytes: updateBytes });
+    nextMessage();
+  };
+  const nextRect = () => {
+    if (rectsLeft === 0) updateDone();
+    else expect(12, rect);
+  };
+  const skipThen = (n, fn) => {
+    if (n === 0) return fn();
+    skip = n;
+    afterSkip = fn;
+  };
+  function rect(h) {
+    rectsLeft -= 1;
+    const w = h.readUInt16BE(4);
+    const hgt = h.readUInt16BE(6);
+    const enc = h.readInt32BE(8);
+    if (enc === ENCODING.raw) {
+      updatePixels += w * hgt;
+      skipThen(w * hgt * 4, nextRect);
+    } else if (enc === ENCODING.zrle) {
+      updatePixels += w * hgt;
+      expect(4, (len) => skipThen(len.readUInt32BE(0), nextRect));
+    } else if (enc === PSEUDO.cursor) {
+      skipThen(w * hgt * 4 + Math.ceil(w / 8) * hgt, nextRect);
+    } else if (enc === PSEUDO.desktopSize || enc === PSEUDO.qemuKey) {
+      if (enc === PSEUDO.desktopSize) Object.assign(viewer, { width: w, height: hgt });
+      nextRect();
+    } else if (enc === PSEUDO.extendedDesktopSize) {
+      expect(4, (n) => skipThen(n[0] * 16, nextRect));
+    } else {
+      throw new Error(`bench viewer: unexpected encoding ${enc}`);
+    }
+  }
+  function message(type) {
+    switch (type[0]) {
+      case 0:
+        updatePixels = 0;
+        updateBytes = 0;
+        expect(3, (h) => {
+          rectsLeft = h.readUInt16BE(1);
+          nextRect();
+        });
+        break;
+      case 1:
+        expect(5, (h) => skipThen(h.readUInt16BE(3) * 6, nextMessage));
+        break;
+      case 2:
+        nextMessage();
+        break;
+      case 3:
+        expect(7, (h) => skipThen(h.readUInt32BE(3), nextMessage));
+        break;
+      default:
+        throw new Error(`bench viewer: unexpected server message ${type[0]}`);
+    }
+  }
+  then = () => {
+    socket.write('RFB 003.008\n');
+    expect(1, (n) => expect(n[0], () => {
+      socket.write(Buffer.from([1]));
+      expect(4, () => {
+        socket.write(Buffer.from([1])); // ClientInit: shared
+        expect(24, (init) => {
+          viewer.width = init.readUInt16BE(0);
+          viewer.height = init.readUInt16BE(2);
+          expect(init.readUInt32BE(20), () => {
+            socket.write(Buffer.concat([PIXEL_FORMAT, setEncodings([encoding, PSEUDO.desktopSize]), updateRequest(false, viewer.width, viewer.height)]));
+            nextMessage();
+            ready();
+          });
+        });
+      });
+    }));
+  };
+  socket.on('data', (chunk) => {
+    viewer.bytes += chunk.length;
+    updateBytes += chunk.length;
+    let at = 0;
+    while (at < chunk.length || (need === 0 && skip === 0)) {
+      if (skip > 0) {
+        const n = Math.min(skip, chunk.length - at);
+        skip -= n;
+        at += n;
+        if (skip === 0) afterSkip();
+        continue;
+      }
+      const n = Math.min(need - head.length, chunk.length - at);
+      head = Buffer.concat([head, chunk.subarray(at, at + n)]);
+      at += n;
+      if (head.length === need) then(head);
+    }
+  });
+  await initialised;
+  viewer.key = (keysym) => {
+    const out = Buffer.alloc(8);
+    out.writeUInt8(4, 0);
+    out.writeUInt8(1, 1);
+    out.writeUInt32BE(keysym, 4);
+    socket.write(out);
+  };
+  viewer.close = () => socket.destroy();
+  return viewer;
+}
