@@ -2,33 +2,36 @@ import type { Framebuffer } from './framebuffer.js';
 import type { Rect } from './demo-screen.js';
 import type { RfbUpstream } from './upstream-client.js';
 
-const TILE = 16;
-
 /**
  * Resolves once every pixel of the screen has been drawn since the call (a new size starts
  * over). A first update is not a whole picture: QEMU answers SetEncodings with a size-only
- * update before any pixel, and a server may send a full screen in several updates.
+ * update before any pixel, a server may send a full screen in several updates, and the Raw
+ * decoder reports a big rectangle a few rows at a time as its bytes arrive: coverage is
+ * counted pixel by pixel across all of them.
  */
-export async function wholePicture(upstream: RfbUpstream, framebuffer: Framebuffer): Promise<void> {
-  let columns = 0;
-  let missing = new Set<number>();
+export async function wholePicture(upstream: Pick<RfbUpstream, 'nextUpdate'>, framebuffer: Framebuffer): Promise<void> {
+  let covered = new Uint8Array(0);
+  let missing = 0;
   const reset = () => {
-    columns = Math.ceil(framebuffer.width / TILE);
-    const rows = Math.ceil(framebuffer.height / TILE);
-    missing = new Set(Array.from({ length: columns * rows }, (_, i) => i));
+    covered = new Uint8Array(framebuffer.width * framebuffer.height);
+    missing = covered.length;
   };
-  // A tile counts once an update covered it entirely, or up to the screen's edge.
   const onDamage = (rect: Rect) => {
-    const first = { x: Math.ceil(rect.x / TILE), y: Math.ceil(rect.y / TILE) };
-    const endX = rect.x + rect.w >= framebuffer.width ? columns : Math.floor((rect.x + rect.w) / TILE);
-    const endY = rect.y + rect.h >= framebuffer.height ? Math.ceil(framebuffer.height / TILE) : Math.floor((rect.y + rect.h) / TILE);
-    for (let ty = first.y; ty < endY; ty++) for (let tx = first.x; tx < endX; tx++) missing.delete(ty * columns + tx);
+    const width = framebuffer.width;
+    for (let y = rect.y; y < rect.y + rect.h; y++) {
+      for (let at = y * width + rect.x, end = at + rect.w; at < end; at++) {
+        if (covered[at] === 0) {
+          covered[at] = 1;
+          missing--;
+        }
+      }
+    }
   };
   reset();
   framebuffer.on('damage', onDamage);
   framebuffer.on('resize', reset);
   try {
-    while (missing.size > 0 || framebuffer.width === 0) await upstream.nextUpdate();
+    while (missing > 0 || framebuffer.width === 0) await upstream.nextUpdate();
   } finally {
     framebuffer.off('damage', onDamage);
     framebuffer.off('resize', reset);
