@@ -61,6 +61,12 @@ describe('saveSessionScreenshot (s in open)', () => {
     expect(closed).toBe(false);
   });
 
+  it('refuses, instead of kicking, on an unshared console that keeps one session and has a viewer', async () => {
+    await expect(saveSessionScreenshot({ name: 'default/vm-a', address: '127.0.0.1', port: 1, clients: 1 }, { dir: tempDir(), exclusive: true })).rejects.toThrow(
+      /would take default\/vm-a's only VNC session from its viewer/,
+    );
+  });
+
   it('says so when the session does not listen, or nothing answers on its port', async () => {
     await expect(saveSessionScreenshot({ name: 'vm-c' })).rejects.toThrow(/vm-c is not listening/);
     const server = net.createServer();

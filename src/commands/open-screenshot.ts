@@ -14,6 +14,8 @@ export interface ListeningSession {
   name: string;
   address?: string;
   port?: number;
+  /** Viewers connected now. */
+  clients?: number;
 }
 
 export interface SessionScreenshotOptions {
@@ -23,6 +25,11 @@ export interface SessionScreenshotOptions {
   at?: Date;
   /** The password the session's viewers must give, if any. */
   password?: string;
+  /**
+   * The console keeps one session (KubeVirt) and nothing shares it here: through the port a
+   * picture is one more client and would take the screen from a viewer showing it.
+   */
+  exclusive?: boolean;
   timeoutMs?: number;
 }
 
@@ -33,6 +40,11 @@ export interface SessionScreenshotOptions {
  */
 export async function saveSessionScreenshot(session: ListeningSession, options: SessionScreenshotOptions = {}): Promise<string> {
   if (session.port === undefined) throw new VconsoleError(`${session.name} is not listening`);
+  if (options.exclusive && (session.clients ?? 0) > 0) {
+    throw new VconsoleError(`a screenshot would take ${session.name}'s only VNC session from its viewer`, {
+      hint: 'start open with --share (or defaults.share) to picture consoles being watched',
+    });
+  }
   const host = !session.address || session.address === '0.0.0.0' || session.address === '::' ? '127.0.0.1' : session.address;
   const timeoutMs = options.timeoutMs ?? SCREENSHOT_TIMEOUT_MS;
   const framebuffer = new Framebuffer(0, 0);

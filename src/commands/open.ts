@@ -129,7 +129,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
         onScreenshot: async (id) => {
           const session = registry.get(id);
           if (!session) throw new VconsoleError('that session is gone');
-          const file = await saveSessionScreenshot(session.snapshot(), { password: sharing.viewerPassword });
+          const file = await saveSessionScreenshot(session.snapshot(), { password: sharing.viewerPassword, exclusive: session.source.exclusive });
           return `${session.name}: screenshot saved to ${file}`;
         },
         onClose: async (id) => {
