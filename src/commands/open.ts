@@ -14,7 +14,7 @@ import { attachSerial, followSerial, shareSerial, type SerialView } from './open
 import { consecutivePorts, exposureWarning, type ListenFlags, type TargetFlags } from './flags.js';
 import { addOnce, portLine, type CommandIo } from './proxy.js';
 import { withShareDefault, type ShareFlags } from './share-flags.js';
-import { hubOf, sharingFrom } from './sharing.js';
+import { sharingFrom } from './sharing.js';
 import { saveSessionScreenshot } from './open-screenshot.js';
 import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
 import type { ViewerFlags } from './viewer-flags.js';
@@ -54,7 +54,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const targets = resolveTargets(inputs, options, config);
   const ports = consecutivePorts(flags.port, targets.length);
   const listen = listenAddressFrom(flags.listen, config);
-  const sharing = sharingFrom(withShareDefault(flags, config.defaults.share), listen, { viewerPasswords: false });
+  const sharing = await sharingFrom(withShareDefault(flags, config.defaults.share), listen, { viewerPasswords: false });
   const system = systemViewerEnvironment();
   const viewerFlag = flags.viewer ?? (system.env.VCONSOLE_VIEWER ? undefined : config.defaults.viewer);
   const { choice } = await selectViewer({ viewer: viewerFlag, viewerArgs: flags.viewerArg }, system);
@@ -106,7 +106,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   // A shared console's drop shows on its row; the hub's log lines say it in the event log.
   const follow = (session: ConsoleSession) => {
     sharing.follow(session);
-    hubOf(session)?.on('state', (state) => shown.view?.upstream(session.id, { reconnecting: state === 'reconnecting' }));
+    sharing.hubOf(session)?.on('state', (state) => shown.view?.upstream(session.id, { reconnecting: state === 'reconnecting' }));
   };
   const add = (text: string) => {
     const [target] = resolveTargets([text], options, config);

@@ -33,7 +33,7 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   const options = targetOptionsFrom(flags, config);
   const targets = resolveTargets(inputs, options, config);
   const listen = listenAddressFrom(flags.listen, config);
-  const sharing = sharingFrom(withShareDefault(flags, config.defaults.share), listen);
+  const sharing = await sharingFrom(withShareDefault(flags, config.defaults.share), listen);
   const warning = exposureNotice(listen, sharing);
 
   const registry = new SessionRegistry();

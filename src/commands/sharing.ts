@@ -1,7 +1,7 @@
 import type { ConsoleSession } from '../proxy/console-session.js';
 import { SharedSerialSource } from '../proxy/shared-serial.js';
 import type { UpstreamSource } from '../proxy/types.js';
-import { RfbHub } from '../rfb/hub.js';
+import type { RfbHub } from '../rfb/hub.js';
 import { exposureWarning, isLoopback } from './flags.js';
 import { generateVncPassword, readPasswordFile } from './password-file.js';
 import type { ShareFlags } from './share-flags.js';
@@ -12,6 +12,8 @@ export interface Sharing {
   wrap<T extends UpstreamSource>(target: T): T | RfbHub;
   /** Sends the hub's news of `session`'s console to the session's log. */
   follow(session: ConsoleSession): void;
+  /** The hub that shares `session`'s console, if it is shared (under a serial wrapper or not). */
+  hubOf(session: ConsoleSession): RfbHub | undefined;
   /** The password viewers must give; told to the user once, never logged. */
   viewerPassword?: string;
   /** True when the password was made up here and must be shown once. */
@@ -20,27 +22,28 @@ export interface Sharing {
 
 /**
  * Reads the sharing flags (password files strictly: a usage error before anything starts).
- * A listener beyond loopback in hub mode always asks viewers for a password.
+ * A listener beyond loopback in hub mode always asks viewers for a password. The RFB hub's
+ * code loads only when something is shared: a plain proxy starts without it.
  */
-export function sharingFrom(flags: ShareFlags, listen: string, options: { viewerPasswords: boolean } = { viewerPasswords: true }): Sharing {
+export async function sharingFrom(flags: ShareFlags, listen: string, options: { viewerPasswords: boolean } = { viewerPasswords: true }): Promise<Sharing> {
   const share = Boolean(flags.share || flags.viewOnly || flags.vncPasswordFile || flags.passwordFile);
   const upstreamPassword = flags.vncPasswordFile === undefined ? undefined : readPasswordFile(flags.vncPasswordFile, '--vnc-password-file');
   let viewerPassword = flags.passwordFile === undefined ? undefined : readPasswordFile(flags.passwordFile, '--password-file');
   // `open` launches its own viewers, which could not know a made-up password.
   const generated = options.viewerPasswords && share && viewerPassword === undefined && !isLoopback(listen);
   if (generated) viewerPassword = generateVncPassword();
+  const Hub = share ? (await import('../rfb/hub.js')).RfbHub : undefined;
+  const hubOf = (session: ConsoleSession): RfbHub | undefined => {
+    const source = session.source instanceof SharedSerialSource ? session.source.inner : session.source;
+    return Hub && source instanceof Hub ? source : undefined;
+  };
   return {
     viewerPassword,
     generated,
-    wrap: (target) => (share ? new RfbHub(target, { upstreamPassword, viewerPassword, viewOnly: flags.viewOnly }) : target),
+    wrap: (target) => (Hub ? new Hub(target, { upstreamPassword, viewerPassword, viewOnly: flags.viewOnly }) : target),
     follow: (session) => hubOf(session)?.on('log', (level, message) => session.log(level, message)),
+    hubOf,
   };
-}
-
-/** The hub that shares `session`'s console, if it is shared (under a serial wrapper or not). */
-export function hubOf(session: ConsoleSession): RfbHub | undefined {
-  const source = session.source instanceof SharedSerialSource ? session.source.inner : session.source;
-  return source instanceof RfbHub ? source : undefined;
 }
 
 /** The one line that tells the user a generated viewer password (stderr, never a log). */
