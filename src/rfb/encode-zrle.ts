@@ -17,12 +17,14 @@ function compactPixel(packer: PixelPacker): CompactPixel {
   }
   // The 3 bytes keep the pixel's byte order: drop the unused byte from whichever end it is at.
   const skip = fitsLow === !f.bigEndian ? 0 : 1;
-  const scratch = Buffer.alloc(4);
+  const shiftOf = (k: number) => 8 * (f.bigEndian ? 3 - (k + skip) : k + skip);
+  const [s0, s1, s2] = [shiftOf(0), shiftOf(1), shiftOf(2)];
   return {
     size: 3,
     write: (out, at, value) => {
-      packer.write(scratch, 0, value);
-      scratch.copy(out, at, skip, skip + 3);
+      out[at] = (value >>> s0) & 0xff;
+      out[at + 1] = (value >>> s1) & 0xff;
+      out[at + 2] = (value >>> s2) & 0xff;
       return at + 3;
     },
   };
@@ -65,19 +67,25 @@ function encodeTile(tile: Uint32Array, tw: number, th: number, cpixel: CompactPi
     cpixel.write(out, 1, tile[0]);
     return out;
   }
-  const runs: Array<[number, number]> = [];
-  for (const value of tile) {
-    const last = runs[runs.length - 1];
-    if (last && last[0] === value) last[1] += 1;
-    else runs.push([value, 1]);
-  }
+  // Runs are counted here and walked again when written: no array of them per tile.
+  const n = tile.length;
   const cp = cpixel.size;
+  let plainRle = 0;
+  let paletteRle = 0;
+  for (let i = 0; i < n;) {
+    let end = i + 1;
+    while (end < n && tile[end] === tile[i]) end += 1;
+    const length = end - i;
+    plainRle += cp + runLengthBytes(length);
+    paletteRle += length === 1 ? 1 : 1 + runLengthBytes(length);
+    i = end;
+  }
   const usable = palette.size <= 127;
   const bits = palette.size <= 2 ? 1 : palette.size <= 4 ? 2 : 4;
   const sizes = {
-    raw: tile.length * cp,
-    plainRle: runs.reduce((sum, [, n]) => sum + cp + runLengthBytes(n), 0),
-    paletteRle: usable ? palette.size * cp + runs.reduce((sum, [, n]) => sum + (n === 1 ? 1 : 1 + runLengthBytes(n)), 0) : Infinity,
+    raw: n * cp,
+    plainRle,
+    paletteRle: usable ? palette.size * cp + paletteRle : Infinity,
     packed: palette.size <= 16 ? palette.size * cp + th * Math.ceil((tw * bits) / 8) : Infinity,
   };
   const best = (Object.keys(sizes) as Array<keyof typeof sizes>).reduce((a, b) => (sizes[b] < sizes[a] ? b : a));
@@ -93,18 +101,26 @@ function encodeTile(tile: Uint32Array, tw: number, th: number, cpixel: CompactPi
       break;
     case 'plainRle':
       out[0] = 128;
-      for (const [value, n] of runs) at = writeRunLength(out, cpixel.write(out, at, value), n);
+      for (let i = 0; i < n;) {
+        let end = i + 1;
+        while (end < n && tile[end] === tile[i]) end += 1;
+        at = writeRunLength(out, cpixel.write(out, at, tile[i]), end - i);
+        i = end;
+      }
       break;
     case 'paletteRle':
       out[0] = 128 + palette.size;
       writePalette();
-      for (const [value, n] of runs) {
-        const index = palette.get(value) ?? 0;
-        if (n === 1) out[at++] = index;
+      for (let i = 0; i < n;) {
+        let end = i + 1;
+        while (end < n && tile[end] === tile[i]) end += 1;
+        const index = palette.get(tile[i]) ?? 0;
+        if (end - i === 1) out[at++] = index;
         else {
           out[at++] = index | 128;
-          at = writeRunLength(out, at, n);
+          at = writeRunLength(out, at, end - i);
         }
+        i = end;
       }
       break;
     case 'packed':
