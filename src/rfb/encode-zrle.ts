@@ -55,10 +55,53 @@ function writeRunLength(out: Buffer, at: number, length: number): number {
   return at;
 }
 
+/**
+ * The colours of one tile in first-seen order (at most 128) and their indexes: an open-addressing
+ * table reused tile after tile, where a Map per tile was the encoder's largest cost.
+ */
+class TilePalette {
+  private readonly keys = new Uint32Array(256);
+  /** Index + 1 of the colour in each slot; 0 is an empty slot. */
+  private readonly slots = new Uint8Array(256);
+  readonly colours = new Uint32Array(128);
+  size = 0;
+
+  reset(): void {
+    if (this.size > 0) this.slots.fill(0);
+    this.size = 0;
+  }
+
+  add(value: number): void {
+    const slot = this.slotOf(value);
+    if (this.slots[slot] !== 0) return;
+    this.keys[slot] = value;
+    this.colours[this.size] = value;
+    this.size += 1;
+    this.slots[slot] = this.size;
+  }
+
+  /** The index of a colour that was added. */
+  indexOf(value: number): number {
+    return Math.max(0, this.slots[this.slotOf(value)] - 1);
+  }
+
+  private slotOf(value: number): number {
+    let slot = Math.imul(value, 0x9e3779b1) >>> 24;
+    while (this.slots[slot] !== 0 && this.keys[slot] !== value) slot = (slot + 1) & 255;
+    return slot;
+  }
+}
+
+/** Encoding is synchronous, so one palette serves every tile of every viewer in turn. */
+const palette = new TilePalette();
+
 function encodeTile(tile: Uint32Array, tw: number, th: number, cpixel: CompactPixel): Buffer {
-  const palette = new Map<number, number>();
+  palette.reset();
+  let last = -1;
   for (const value of tile) {
-    if (!palette.has(value)) palette.set(value, palette.size);
+    if (value === last) continue;
+    last = value;
+    palette.add(value);
     if (palette.size > 127) break;
   }
   if (palette.size === 1) {
@@ -92,7 +135,7 @@ function encodeTile(tile: Uint32Array, tw: number, th: number, cpixel: CompactPi
   const out = Buffer.alloc(1 + sizes[best]);
   let at = 1;
   const writePalette = () => {
-    for (const value of palette.keys()) at = cpixel.write(out, at, value);
+    for (let i = 0; i < palette.size; i += 1) at = cpixel.write(out, at, palette.colours[i]);
   };
   switch (best) {
     case 'raw':
@@ -114,7 +157,7 @@ function encodeTile(tile: Uint32Array, tw: number, th: number, cpixel: CompactPi
       for (let i = 0; i < n;) {
         let end = i + 1;
         while (end < n && tile[end] === tile[i]) end += 1;
-        const index = palette.get(tile[i]) ?? 0;
+        const index = palette.indexOf(tile[i]);
         if (end - i === 1) out[at++] = index;
         else {
           out[at++] = index | 128;
@@ -130,7 +173,7 @@ function encodeTile(tile: Uint32Array, tw: number, th: number, cpixel: CompactPi
         let byte = 0;
         let used = 0;
         for (let x = 0; x < tw; x += 1) {
-          byte = (byte << bits) | (palette.get(tile[y * tw + x]) ?? 0);
+          byte = (byte << bits) | palette.indexOf(tile[y * tw + x]);
           used += bits;
           if (used === 8) {
             out[at++] = byte;

@@ -215,6 +215,19 @@ describe('serveViewer pixels and encodings', () => {
     });
   }
 
+  it('ZRLE decodes tiles at the palette\'s limits: 16, 17, 127 and 128 colours in runs', async () => {
+    const fb = new Framebuffer(256, 64, 'limits');
+    [16, 17, 127, 128].forEach((colours, tile) => {
+      for (let i = 0; i < 64 * 64; i += 1) {
+        const colour = Math.floor(i / 3) % colours;
+        fb.fill({ x: tile * 64 + (i % 64), y: Math.floor(i / 64), w: 1, h: 1 }, (colour * 0x2a0b05) & 0xffffff);
+      }
+    });
+    const { viewer: client } = await viewer({ framebuffer: fb, input: recorder() }, { format: NATIVE_FORMAT, encodings: [16] });
+    await fullUpdate(client);
+    expect([...client.values]).toEqual(expected(fb, NATIVE_FORMAT));
+  });
+
   it('answers incremental requests with the damaged areas only', async () => {
     const fb = painted();
     const { viewer: client } = await viewer({ framebuffer: fb, input: recorder() });
