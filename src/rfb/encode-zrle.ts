@@ -17,12 +17,14 @@ function compactPixel(packer: PixelPacker): CompactPixel {
   }
   // The 3 bytes keep the pixel's byte order: drop the unused byte from whichever end it is at.
   const skip = fitsLow === !f.bigEndian ? 0 : 1;
-  const scratch = Buffer.alloc(4);
+  const shiftOf = (k: number) => 8 * (f.bigEndian ? 3 - (k + skip) : k + skip);
+  const [s0, s1, s2] = [shiftOf(0), shiftOf(1), shiftOf(2)];
   return {
     size: 3,
     write: (out, at, value) => {
-      packer.write(scratch, 0, value);
-      scratch.copy(out, at, skip, skip + 3);
+      out[at] = (value >>> s0) & 0xff;
+      out[at + 1] = (value >>> s1) & 0xff;
+      out[at + 2] = (value >>> s2) & 0xff;
       return at + 3;
     },
   };
@@ -53,10 +55,53 @@ function writeRunLength(out: Buffer, at: number, length: number): number {
   return at;
 }
 
+/**
+ * The colours of one tile in first-seen order (at most 128) and their indexes: an open-addressing
+ * table reused tile after tile, where a Map per tile was the encoder's largest cost.
+ */
+class TilePalette {
+  private readonly keys = new Uint32Array(256);
+  /** Index + 1 of the colour in each slot; 0 is an empty slot. */
+  private readonly slots = new Uint8Array(256);
+  readonly colours = new Uint32Array(128);
+  size = 0;
+
+  reset(): void {
+    if (this.size > 0) this.slots.fill(0);
+    this.size = 0;
+  }
+
+  add(value: number): void {
+    const slot = this.slotOf(value);
+    if (this.slots[slot] !== 0) return;
+    this.keys[slot] = value;
+    this.colours[this.size] = value;
+    this.size += 1;
+    this.slots[slot] = this.size;
+  }
+
+  /** The index of a colour that was added. */
+  indexOf(value: number): number {
+    return Math.max(0, this.slots[this.slotOf(value)] - 1);
+  }
+
+  private slotOf(value: number): number {
+    let slot = Math.imul(value, 0x9e3779b1) >>> 24;
+    while (this.slots[slot] !== 0 && this.keys[slot] !== value) slot = (slot + 1) & 255;
+    return slot;
+  }
+}
+
+/** Encoding is synchronous, so one palette serves every tile of every viewer in turn. */
+const palette = new TilePalette();
+
 function encodeTile(tile: Uint32Array, tw: number, th: number, cpixel: CompactPixel): Buffer {
-  const palette = new Map<number, number>();
+  palette.reset();
+  let last = -1;
   for (const value of tile) {
-    if (!palette.has(value)) palette.set(value, palette.size);
+    if (value === last) continue;
+    last = value;
+    palette.add(value);
     if (palette.size > 127) break;
   }
   if (palette.size === 1) {
@@ -65,26 +110,32 @@ function encodeTile(tile: Uint32Array, tw: number, th: number, cpixel: CompactPi
     cpixel.write(out, 1, tile[0]);
     return out;
   }
-  const runs: Array<[number, number]> = [];
-  for (const value of tile) {
-    const last = runs[runs.length - 1];
-    if (last && last[0] === value) last[1] += 1;
-    else runs.push([value, 1]);
-  }
+  // Runs are counted here and walked again when written: no array of them per tile.
+  const n = tile.length;
   const cp = cpixel.size;
+  let plainRle = 0;
+  let paletteRle = 0;
+  for (let i = 0; i < n;) {
+    let end = i + 1;
+    while (end < n && tile[end] === tile[i]) end += 1;
+    const length = end - i;
+    plainRle += cp + runLengthBytes(length);
+    paletteRle += length === 1 ? 1 : 1 + runLengthBytes(length);
+    i = end;
+  }
   const usable = palette.size <= 127;
   const bits = palette.size <= 2 ? 1 : palette.size <= 4 ? 2 : 4;
   const sizes = {
-    raw: tile.length * cp,
-    plainRle: runs.reduce((sum, [, n]) => sum + cp + runLengthBytes(n), 0),
-    paletteRle: usable ? palette.size * cp + runs.reduce((sum, [, n]) => sum + (n === 1 ? 1 : 1 + runLengthBytes(n)), 0) : Infinity,
+    raw: n * cp,
+    plainRle,
+    paletteRle: usable ? palette.size * cp + paletteRle : Infinity,
     packed: palette.size <= 16 ? palette.size * cp + th * Math.ceil((tw * bits) / 8) : Infinity,
   };
   const best = (Object.keys(sizes) as Array<keyof typeof sizes>).reduce((a, b) => (sizes[b] < sizes[a] ? b : a));
   const out = Buffer.alloc(1 + sizes[best]);
   let at = 1;
   const writePalette = () => {
-    for (const value of palette.keys()) at = cpixel.write(out, at, value);
+    for (let i = 0; i < palette.size; i += 1) at = cpixel.write(out, at, palette.colours[i]);
   };
   switch (best) {
     case 'raw':
@@ -93,18 +144,26 @@ function encodeTile(tile: Uint32Array, tw: number, th: number, cpixel: CompactPi
       break;
     case 'plainRle':
       out[0] = 128;
-      for (const [value, n] of runs) at = writeRunLength(out, cpixel.write(out, at, value), n);
+      for (let i = 0; i < n;) {
+        let end = i + 1;
+        while (end < n && tile[end] === tile[i]) end += 1;
+        at = writeRunLength(out, cpixel.write(out, at, tile[i]), end - i);
+        i = end;
+      }
       break;
     case 'paletteRle':
       out[0] = 128 + palette.size;
       writePalette();
-      for (const [value, n] of runs) {
-        const index = palette.get(value) ?? 0;
-        if (n === 1) out[at++] = index;
+      for (let i = 0; i < n;) {
+        let end = i + 1;
+        while (end < n && tile[end] === tile[i]) end += 1;
+        const index = palette.indexOf(tile[i]);
+        if (end - i === 1) out[at++] = index;
         else {
           out[at++] = index | 128;
-          at = writeRunLength(out, at, n);
+          at = writeRunLength(out, at, end - i);
         }
+        i = end;
       }
       break;
     case 'packed':
@@ -114,7 +173,7 @@ function encodeTile(tile: Uint32Array, tw: number, th: number, cpixel: CompactPi
         let byte = 0;
         let used = 0;
         for (let x = 0; x < tw; x += 1) {
-          byte = (byte << bits) | (palette.get(tile[y * tw + x]) ?? 0);
+          byte = (byte << bits) | palette.indexOf(tile[y * tw + x]);
           used += bits;
           if (used === 8) {
             out[at++] = byte;

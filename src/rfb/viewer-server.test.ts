@@ -157,6 +157,24 @@ describe('serveViewer pixels and encodings', () => {
     expect([...client.values]).toEqual(expected(fb, RGB565));
   });
 
+  it('sends a viewer in the framebuffer\'s own format its bytes as Raw, unchanged', async () => {
+    const fb = painted();
+    const { viewer: client } = await viewer({ framebuffer: fb, input: recorder() }, { format: NATIVE_FORMAT, encodings: [0] });
+    await fullUpdate(client);
+    expect(Buffer.from(client.values.buffer).equals(fb.pixels)).toBe(true);
+  });
+
+  it('clears the padding byte an upstream left in the framebuffer, for Raw and ZRLE alike', async () => {
+    const fb = painted();
+    for (let at = 3; at < fb.pixels.length; at += 8) fb.pixels[at] = 0xff;
+    const colours = expected(fb, NATIVE_FORMAT);
+    for (const encoding of [0, 16]) {
+      const { viewer: client } = await viewer({ framebuffer: fb, input: recorder() }, { format: NATIVE_FORMAT, encodings: [encoding] });
+      await fullUpdate(client);
+      expect([...client.values]).toEqual(colours);
+    }
+  });
+
   it('serves an 8bpp colour-map viewer from the 3-3-2 palette it sends', async () => {
     const fb = painted();
     const colourMap: PixelFormat = { ...NATIVE_FORMAT, bitsPerPixel: 8, depth: 8, trueColour: false };
@@ -196,6 +214,19 @@ describe('serveViewer pixels and encodings', () => {
       expect([...client.values]).toEqual(expected(fb, format));
     });
   }
+
+  it('ZRLE decodes tiles at the palette\'s limits: 16, 17, 127 and 128 colours in runs', async () => {
+    const fb = new Framebuffer(256, 64, 'limits');
+    [16, 17, 127, 128].forEach((colours, tile) => {
+      for (let i = 0; i < 64 * 64; i += 1) {
+        const colour = Math.floor(i / 3) % colours;
+        fb.fill({ x: tile * 64 + (i % 64), y: Math.floor(i / 64), w: 1, h: 1 }, (colour * 0x2a0b05) & 0xffffff);
+      }
+    });
+    const { viewer: client } = await viewer({ framebuffer: fb, input: recorder() }, { format: NATIVE_FORMAT, encodings: [16] });
+    await fullUpdate(client);
+    expect([...client.values]).toEqual(expected(fb, NATIVE_FORMAT));
+  });
 
   it('answers incremental requests with the damaged areas only', async () => {
     const fb = painted();

@@ -285,9 +285,13 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     const plan = this.pending.plan(this.options.framebuffer, this.wants);
     if (!plan) return;
     this.busy = true;
-    encodeUpdate(plan, this.options.framebuffer, this.packer, this.encoding, this.zlib).then((update) => {
+    encodeUpdate(plan, this.options.framebuffer, this.packer, this.encoding, this.zlib).then((parts) => {
       if (this.closed) return;
-      const drained = this.stream.write(update);
+      // Corked, the parts leave in one writev; the last write's answer covers all that is buffered.
+      this.stream.cork();
+      let drained = true;
+      for (const part of parts) drained = this.stream.write(part);
+      this.stream.uncork();
       const resume = () => {
         this.busy = false;
         const queued = this.outbox;

@@ -42,13 +42,14 @@ function cursorRect(cursor: CursorShape, packer: PixelPacker): Buffer[] {
 }
 
 /**
- * One FramebufferUpdate in the viewer's format and encoding. Pixels are read from `framebuffer`
- * before anything is awaited, so later drawing cannot tear the update; only ZRLE compression
- * (on the viewer's one zlib stream) is asynchronous.
+ * One FramebufferUpdate in the viewer's format and encoding, as the buffers to write in order
+ * (no copy into one). Pixels are read from `framebuffer` before anything is awaited, so later
+ * drawing cannot tear the update; only ZRLE compression (on the viewer's one zlib stream) is
+ * asynchronous.
  */
 export async function encodeUpdate(
   plan: UpdatePlan, framebuffer: Framebuffer, packer: PixelPacker, encoding: number, zlib: ZrleCompressor,
-): Promise<Buffer> {
+): Promise<Buffer[]> {
   const parts: Array<Buffer | { zrle: Buffer }> = [];
   let count = 0;
   if (plan.size) {
@@ -63,13 +64,13 @@ export async function encodeUpdate(
     parts.push(...cursorRect(plan.cursor, packer));
     count += 1;
   }
+  const { pixels, width } = framebuffer;
   for (const r of plan.rects) {
     count += 1;
     parts.push(rectHeader(r, encoding));
-    const values = packer.values(framebuffer.read(r));
-    if (encoding === ENCODING.zrle) parts.push({ zrle: zrleTiles(values, r.w, r.h, packer) });
-    else if (encoding === ENCODING.hextile) parts.push(encodeHextile(values, r.w, r.h, packer));
-    else parts.push(packer.bytes(values));
+    if (encoding === ENCODING.zrle) parts.push({ zrle: zrleTiles(packer.rectValues(pixels, width, r), r.w, r.h, packer) });
+    else if (encoding === ENCODING.hextile) parts.push(encodeHextile(packer.rectValues(pixels, width, r), r.w, r.h, packer));
+    else parts.push(packer.rawBytes(pixels, width, r));
   }
   const head = Buffer.alloc(4);
   head.writeUInt16BE(count, 2);
@@ -84,5 +85,5 @@ export async function encodeUpdate(
     length.writeUInt32BE(compressed.length);
     out.push(length, compressed);
   }
-  return Buffer.concat(out);
+  return out;
 }
