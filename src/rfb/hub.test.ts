@@ -9,8 +9,8 @@ import { startDemoRfbServer, type DemoRfbServer } from './demo-server.js';
 import { DemoScreen, type Rect } from './demo-screen.js';
 import { Framebuffer } from './framebuffer.js';
 import { RfbHub } from './hub.js';
-import { RfbUpstream } from './upstream-client.js';
 import { serveViewer, type ViewerSession } from './viewer-server.js';
+import { liveScreen, pixelAt } from '../../test/support/live-screen.js';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -51,23 +51,10 @@ const context = (peer?: string): DialContext => ({ signal: new AbortController()
 
 /** A viewer on the hub: an RFB client that keeps asking for updates in the background. */
 async function viewer(hub: RfbHub, password?: string) {
-  const stream = await hub.dial(context('10.1.2.3:4444'));
-  const framebuffer = new Framebuffer(0, 0);
-  const client = await RfbUpstream.connect(stream, framebuffer, { password, shared: true });
-  let closed = false;
-  client.on('close', () => (closed = true));
-  cleanup.push(() => client.close());
-  void (async () => {
-    try {
-      while (!closed) await client.nextUpdate();
-    } catch {
-      // the test closed it
-    }
-  })();
-  return { client, framebuffer, closed: () => closed };
+  return liveScreen(await hub.dial(context('10.1.2.3:4444')), { password, shared: true }, cleanup);
 }
 
-const pixel = (fb: Framebuffer, x: number, y: number) => (fb.width > x && fb.height > y ? fb.pixels.readUInt32LE((y * fb.width + x) * 4) & 0xffffff : -1);
+const pixel = pixelAt;
 /** The pixels of `rect` as text, the unused fourth byte of each cleared. */
 const area = (fb: Framebuffer, rect: Rect) => {
   const pixels = fb.read(rect);

@@ -6,11 +6,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BANNER_BACKGROUND } from '../../src/rfb/banner.js';
 import { startDemoRfbServer, type DemoRfbServer } from '../../src/rfb/demo-server.js';
 import { DemoScreen } from '../../src/rfb/demo-screen.js';
-import { Framebuffer } from '../../src/rfb/framebuffer.js';
-import { RfbUpstream } from '../../src/rfb/upstream-client.js';
 import { failure } from '../support/streams.js';
 import { runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
+import { liveScreen, pixelAt } from '../support/live-screen.js';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -31,24 +30,10 @@ async function demoServer(name: string, port = 0): Promise<DemoRfbServer> {
 
 /** A viewer on `port`: an RFB client asking for updates in the background until closed. */
 async function viewer(port: number, password?: string) {
-  const socket = net.connect({ host: '127.0.0.1', port });
-  cleanup.push(() => socket.destroy());
-  const framebuffer = new Framebuffer(0, 0);
-  const client = await RfbUpstream.connect(socket, framebuffer, { password, shared: false });
-  let closed = false;
-  client.on('close', () => (closed = true));
-  cleanup.push(() => client.close());
-  void (async () => {
-    try {
-      while (!closed) await client.nextUpdate();
-    } catch {
-      // closed by the test
-    }
-  })();
-  return { client, framebuffer, closed: () => closed };
+  return liveScreen(net.connect({ host: '127.0.0.1', port }), { password, shared: false }, cleanup);
 }
 
-const pixel = (fb: Framebuffer, x: number, y: number) => (fb.width > x && fb.height > y ? fb.pixels.readUInt32LE((y * fb.width + x) * 4) & 0xffffff : -1);
+const pixel = pixelAt;
 const livePixel = (name: string, x: number, y: number) => new DemoScreen(name, 800, 600).pixels.readUInt32LE((y * 800 + x) * 4) & 0xffffff;
 
 describe('vconsole proxy --share', () => {

@@ -1,0 +1,28 @@
+import type { Duplex } from 'node:stream';
+import { Framebuffer } from '../../src/rfb/framebuffer.js';
+import { RfbUpstream, type RfbUpstreamOptions } from '../../src/rfb/upstream-client.js';
+
+/**
+ * A VNC client that keeps its picture current, as a viewer does: connects over `stream` and
+ * asks for update after update until it is closed (added to `cleanup`).
+ */
+export async function liveScreen(stream: Duplex, options: RfbUpstreamOptions, cleanup: (() => unknown)[]) {
+  cleanup.push(() => stream.destroy());
+  const framebuffer = new Framebuffer(0, 0);
+  const client = await RfbUpstream.connect(stream, framebuffer, options);
+  let closed = false;
+  client.on('close', () => (closed = true));
+  cleanup.push(() => client.close());
+  void (async () => {
+    try {
+      while (!closed) await client.nextUpdate();
+    } catch {
+      // closed by the test
+    }
+  })();
+  return { client, framebuffer, closed: () => closed };
+}
+
+/** The 0xRRGGBB colour at (x, y), or -1 outside the picture. */
+export const pixelAt = (fb: Framebuffer, x: number, y: number) =>
+  fb.width > x && fb.height > y ? fb.pixels.readUInt32LE((y * fb.width + x) * 4) & 0xffffff : -1;
