@@ -3,29 +3,14 @@
 // request goes out as an update is in) and counts what it gets; pixels are not decoded.
 import net from 'node:net';
 import { once } from 'node:events';
+// The client messages are the product's own (the bench runs after `npm run build`).
+import { keyEvent, setEncodingsMessage, updateRequest } from '../../dist/src/rfb/upstream-messages.js';
 
 export const ENCODING = { raw: 0, zrle: 16 };
 const PSEUDO = { desktopSize: -223, cursor: -239, qemuKey: -258, extendedDesktopSize: -308 };
 
 /** 32 bpp, depth 24, little-endian, true colour, red at bit 16 (the bench console's own). */
 const PIXEL_FORMAT = Buffer.from([0, 0, 0, 0, 32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 16, 8, 0, 0, 0, 0]);
-
-function setEncodings(encodings) {
-  const out = Buffer.alloc(4 + encodings.length * 4);
-  out.writeUInt8(2, 0);
-  out.writeUInt16BE(encodings.length, 2);
-  encodings.forEach((e, i) => out.writeInt32BE(e, 4 + i * 4));
-  return out;
-}
-
-function updateRequest(incremental, width, height) {
-  const out = Buffer.alloc(10);
-  out.writeUInt8(3, 0);
-  out.writeUInt8(incremental ? 1 : 0, 1);
-  out.writeUInt16BE(width, 6);
-  out.writeUInt16BE(height, 8);
-  return out;
-}
 
 /**
  * Connects to an RFB server on `port` and starts reading. `onUpdate({ pixels, bytes })` is called
@@ -129,7 +114,7 @@ export async function connectViewer(port, { encoding = ENCODING.raw, onUpdate = 
           viewer.width = init.readUInt16BE(0);
           viewer.height = init.readUInt16BE(2);
           expect(init.readUInt32BE(20), () => {
-            socket.write(Buffer.concat([PIXEL_FORMAT, setEncodings([encoding, PSEUDO.desktopSize]), updateRequest(false, viewer.width, viewer.height)]));
+            socket.write(Buffer.concat([PIXEL_FORMAT, setEncodingsMessage([encoding, PSEUDO.desktopSize]), updateRequest(false, viewer.width, viewer.height)]));
             nextMessage();
             ready();
           });
@@ -156,13 +141,7 @@ export async function connectViewer(port, { encoding = ENCODING.raw, onUpdate = 
     }
   });
   await initialised;
-  viewer.key = (keysym) => {
-    const out = Buffer.alloc(8);
-    out.writeUInt8(4, 0);
-    out.writeUInt8(1, 1);
-    out.writeUInt32BE(keysym, 4);
-    socket.write(out);
-  };
+  viewer.key = (keysym) => socket.write(keyEvent(true, keysym));
   viewer.close = () => socket.destroy();
   return viewer;
 }
