@@ -64,9 +64,12 @@ export class SerialSession extends EventEmitter<SerialSessionEvents> {
     return this.state === 'closed';
   }
 
-  /** Resolves once the console is open; rejects with the last error when waiting ran out. */
-  async start(): Promise<void> {
-    await this.connect();
+  /**
+   * Resolves once the console is open; rejects with the last error when waiting ran out.
+   * `checked`: the caller has just run the source's pre-flight, so the first dial skips it.
+   */
+  async start(options: { checked?: boolean } = {}): Promise<void> {
+    await this.connect(options.checked);
   }
 
   /** Sends typed bytes to the VM; dropped (false) while the console is not open. */
@@ -86,16 +89,18 @@ export class SerialSession extends EventEmitter<SerialSessionEvents> {
     this.emit('end', undefined);
   }
 
-  private async connect(): Promise<void> {
+  private async connect(checked = false): Promise<void> {
     const deadline = Date.now() + this.waitMs;
     let pause = RETRY_FIRST_MS;
     let lastMessage: string | undefined;
     for (;;) {
       try {
-        const upstream = await this.dialOnce();
+        const upstream = await this.dialOnce(checked);
+        checked = false;
         this.adopt(upstream);
         return;
       } catch (err) {
+        checked = false;
         if (this.closed) throw new VconsoleError('cancelled');
         const retryable = !(err instanceof VconsoleError && err.exitCode === 2);
         const left = deadline - Date.now();
@@ -110,9 +115,9 @@ export class SerialSession extends EventEmitter<SerialSessionEvents> {
     }
   }
 
-  private async dialOnce(): Promise<Duplex> {
+  private async dialOnce(checked: boolean): Promise<Duplex> {
     const signal = AbortSignal.any([this.stop.signal, AbortSignal.timeout(DIAL_TIMEOUT_MS)]);
-    await this.source.check?.(signal);
+    if (!checked) await this.source.check?.(signal);
     return this.source.dial({ signal, log: (level, message) => this.emit('log', level, message) });
   }
 

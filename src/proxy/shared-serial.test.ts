@@ -107,3 +107,32 @@ describe('SharedSerialSource', () => {
     await until(() => seen().endsWith('back\r\n'));
   });
 });
+
+describe('SharedSerialSource pre-flight', () => {
+  it('runs the console\'s pre-flight once when it opens the line, not again for the first dial', async () => {
+    const port = await serialPort();
+    cleanups.push(port.close);
+    let checks = 0;
+    const shared = new SharedSerialSource({ ...port.source, check: async () => void checks++ });
+    cleanups.push(() => shared.release());
+    await shared.check(new AbortController().signal);
+    await until(() => port.connections.length === 1);
+    expect(checks).toBe(1);
+  });
+
+  it('a release while the line is still being dialled stops it for good', async () => {
+    let dials = 0;
+    const shared = new SharedSerialSource(
+      { name: 'vm-a', provider: 'test', consoleType: 'serial', dial: async () => { dials++; throw new Error('not yet'); } },
+      { waitMs: 60_000 },
+    );
+    const opening = shared.check(new AbortController().signal).catch((err: unknown) => err);
+    await until(() => dials >= 1);
+    await shared.release();
+    expect(String(await opening)).toMatch(/cancelled/);
+    const after = dials;
+    // Nothing to wait for but time: a line still retrying would redial within 0.5 s, then 1 s.
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    expect(dials).toBe(after);
+  });
+});

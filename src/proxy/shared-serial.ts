@@ -46,7 +46,7 @@ export class SharedSerialSource extends SharedSource<SharedSerialEvents> {
     const closeOnAbort = () => this.line?.close();
     signal.addEventListener('abort', closeOnAbort, { once: true });
     try {
-      await this.open();
+      await this.open(true);
     } finally {
       signal.removeEventListener('abort', closeOnAbort);
     }
@@ -90,16 +90,20 @@ export class SharedSerialSource extends SharedSource<SharedSerialEvents> {
     await this.inner.release?.();
   }
 
-  private open(): Promise<SerialSession> {
+  /** The open line, or one being opened; `checked`: the pre-flight has just run. */
+  private open(checked = false): Promise<SerialSession> {
+    if (this.starting) return this.starting;
     if (this.line && this.line.currentState !== 'closed') return Promise.resolve(this.line);
-    this.starting ??= this.start().finally(() => {
+    this.starting = this.start(checked).finally(() => {
       this.starting = undefined;
     });
     return this.starting;
   }
 
-  private async start(): Promise<SerialSession> {
+  private async start(checked: boolean): Promise<SerialSession> {
     const line = new SerialSession(this.inner, this.options);
+    // Known at once, so that a cancel or release while it is still dialling closes it.
+    this.line = line;
     line.on('log', (level, message) => this.emit('log', level, message));
     line.on('end', (error) => {
       if (error) this.emit('log', 'warn', describeError(error));
@@ -109,8 +113,12 @@ export class SharedSerialSource extends SharedSource<SharedSerialEvents> {
       if (this.clients.size > 0) line.scrollback.markSeen();
       else this.emit('unseen', line.scrollback.unseenBytes);
     });
-    await line.start();
-    this.line = line;
+    try {
+      await line.start({ checked });
+    } catch (err) {
+      line.close();
+      throw err;
+    }
     return line;
   }
 }
