@@ -15,6 +15,7 @@ import { Qmp } from './support/qmp.js';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TEST_TIMEOUT_MS, VCONSOLE_BIN, gatedTitle, requireTools } from './support/tools.js';
 import { startProxy, vconsoleEnv } from './support/vconsole.js';
 import { takeVncSnapshot } from './support/vncsnapshot.js';
+import { kubevirtForVm } from './support/kubevirt-vm.js';
 
 // The hub against the real thing: QEMU's VNC server behind the KubeVirt fixture, which keeps
 // one VNC session per VMI as virt-handler does (a second websocket kicks the first).
@@ -36,7 +37,7 @@ describe.skipIf(gate.skip)(gatedTitle('RFB hub through the KubeVirt fixture to Q
   let qmp: Qmp;
   let fixture: KubevirtFixture;
   let kubeconfig: string;
-  const closed: SessionEvent[] = [];
+  let closed: SessionEvent[] = [];
 
   beforeAll(async () => {
     dir = await lab.tempDir('hub');
@@ -49,10 +50,7 @@ describe.skipIf(gate.skip)(gatedTitle('RFB hub through the KubeVirt fixture to Q
     await awaitSocketFile(vncPath, "QEMU vm-a's VNC socket", 60_000, () => qemu.describe());
     qmp = await Qmp.connect(qmpPath);
     await pollFor(async () => (countLit(await qmp.screendump(dir)) >= 1_500 ? true : undefined), { what: 'the BIOS text', timeoutMs: 90_000, intervalMs: 250 });
-    const { startKubevirtFixture } = await import('../fixtures/kubevirt-api.js');
-    fixture = await startKubevirtFixture({ vmis: [{ namespace: 'default', name: 'vm-a', phase: 'Running', vncSocketPath: vncPath }] });
-    fixture.sessions.on('close', (event: SessionEvent) => closed.push(event));
-    kubeconfig = fixture.kubeconfigPath({ namespace: 'default' });
+    ({ fixture, kubeconfig, closed } = await kubevirtForVm(vncPath));
   }, E2E_SETUP_TIMEOUT_MS);
   afterAll(async () => {
     qmp?.close();

@@ -13,6 +13,7 @@ import { E2E_SETUP_TIMEOUT_MS, E2E_TEST_TIMEOUT_MS, VCONSOLE_BIN, gatedTitle, re
 import { startProxy, vconsoleEnv, type RunningProxy } from './support/vconsole.js';
 import { takeVncSnapshot, type VncSnapshot } from './support/vncsnapshot.js';
 import { grabScreen, isViewable, listWindows, moveWindow, startXvfb, type XServer, type XWindow } from './support/xvfb.js';
+import { kubevirtForVm } from './support/kubevirt-vm.js';
 
 // The hub's main promise, against the real things: one KubeVirt VMI (the fixture keeps one VNC
 // session per VMI, as virt-handler does, so a second websocket kicks the first), one
@@ -155,7 +156,7 @@ describe.skipIf(gate.skip)(gatedTitle('one KubeVirt VNC session shared by TigerV
   let kubeconfig: string;
   /** QEMU's screen with "Press ESC for boot menu.", the VM paused on it. */
   let beforeEsc: RgbImage;
-  const closed: SessionEvent[] = [];
+  let closed: SessionEvent[] = [];
 
   beforeAll(async () => {
     dir = await lab.tempDir('hub-viewers');
@@ -168,10 +169,7 @@ describe.skipIf(gate.skip)(gatedTitle('one KubeVirt VNC session shared by TigerV
       beforeEsc = await freezeOnceSettled(qmp, dir, offersBootMenu, 'SeaBIOS to offer its boot menu');
     };
     [x] = await Promise.all([startXvfb(lab), startVm()]);
-    const { startKubevirtFixture } = await import('../fixtures/kubevirt-api.js');
-    fixture = await startKubevirtFixture({ vmis: [{ namespace: 'default', name: 'vm-a', phase: 'Running', vncSocketPath: vncPath }] });
-    fixture.sessions.on('close', (event: SessionEvent) => closed.push(event));
-    kubeconfig = fixture.kubeconfigPath({ namespace: 'default' });
+    ({ fixture, kubeconfig, closed } = await kubevirtForVm(vncPath));
   }, E2E_SETUP_TIMEOUT_MS);
   afterAll(async () => {
     qmp?.close();
