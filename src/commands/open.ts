@@ -8,6 +8,8 @@ import { installHint, lookedFor } from '../viewers/catalog.js';
 import { selectViewer, viewerArgsNotice } from '../viewers/choose.js';
 import { systemViewerEnvironment } from '../viewers/system-environment.js';
 import { ViewerSupervisor, type ViewerStatusEvent } from '../viewers/viewer-supervisor.js';
+import { planViewers, viewerConsoleType } from '../viewers/viewer-plan.js';
+import { ViewerRouter, type ViewerLauncher } from '../viewers/viewer-router.js';
 import { DEFAULT_ESCAPE, parseEscapeKey } from '../terminal/escape-key.js';
 import { printLine, sessionLogPrinter } from './log-lines.js';
 import { attachSerial, followSerial, shareSerial, type SerialView } from './open-serial.js';
@@ -57,8 +59,11 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const sharing = await sharingFrom(withShareDefault(flags, config.defaults.share), listen, { viewerPasswords: false });
   const system = systemViewerEnvironment();
   const viewerFlag = flags.viewer ?? (system.env.VCONSOLE_VIEWER ? undefined : config.defaults.viewer);
-  const { choice } = await selectViewer({ viewer: viewerFlag, viewerArgs: flags.viewerArg }, system);
-  const supervisor = choice.kind === 'viewer' ? new ViewerSupervisor(choice.viewer, choice.extraArgs) : undefined;
+  const { choice, detected } = await selectViewer({ viewer: viewerFlag, viewerArgs: flags.viewerArg }, system);
+  const viewers = new ViewerRouter(planViewers(choice, detected ?? []), {
+    native: (viewer, extraArgs) => new ViewerSupervisor(viewer, extraArgs),
+    browser: () => loadBrowserViewers(listen),
+  });
 
   const registry = new SessionRegistry();
   /** Per serial session: stop following its line. */
@@ -73,11 +78,11 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const shutdown = handleShutdownSignals({
     close: async () => {
       shown.view?.close();
-      await Promise.all([registry.closeAll(), supervisor?.stopAll(VIEWER_SHUTDOWN_GRACE_MS)]);
+      await Promise.all([registry.closeAll(), viewers.stopAll(VIEWER_SHUTDOWN_GRACE_MS)]);
     },
     exit: (code) => {
       // A second Ctrl+C exits at once: viewers still in their stop grace die with us, not after.
-      supervisor?.killAllNow();
+      viewers.killAllNow();
       shown.view?.close();
       io.exit(code);
     },
@@ -85,8 +90,8 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
 
   const openViewer = async (session: ConsoleSession) => {
     const s = session.snapshot();
-    if (!supervisor || s.state !== 'listening' || s.port === undefined || s.consoleType === 'serial') return;
-    await supervisor.launch(session.id, { host: s.address ?? listen, port: s.port, title: s.name });
+    if (s.state !== 'listening' || s.port === undefined) return;
+    await viewers.launch(session.id, { host: s.address ?? listen, port: s.port, title: s.name, consoleType: viewerConsoleType(s.consoleType) });
   };
   const start = async (session: ConsoleSession) => {
     try {
@@ -134,7 +139,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
         },
         onClose: async (id) => {
           unfollow.get(id)?.();
-          await supervisor?.stop(id);
+          await viewers.stop(id);
           await registry.remove(id);
         },
         onAdd: (text) => {
@@ -149,9 +154,10 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
     : plainView(registry, io, Boolean(flags.verbose));
   shown.view = view;
 
-  supervisor?.on('status', (event) => view.viewer(event));
+  viewers.on('status', (event) => view.viewer(event));
+  viewers.on('notice', (text) => view.notice(text));
   registry.on('change', (snapshot) => {
-    if (snapshot.clients > 0) supervisor?.noteConsoleClient(snapshot.id);
+    if (snapshot.clients > 0) viewers.noteConsoleClient(snapshot.id);
   });
   if (choice.kind === 'not-found') view.noViewer(lookedFor(system.platform), installHint(system.platform));
   const warning = exposureWarning(listen);
@@ -178,6 +184,11 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   if (choice.kind === 'none') view.notice('no viewer launched (--viewer none): point any VNC viewer at the addresses shown');
 }
 
+/** The browser viewer; its page and server load only when a console first opens in it. */
+function loadBrowserViewers(_listen: string): Promise<ViewerLauncher> {
+  return Promise.reject(new VconsoleError('the browser viewer is not available in this build'));
+}
+
 async function withSession(registry: SessionRegistry, id: number, action: (s: ConsoleSession) => Promise<void>): Promise<void> {
   const session = registry.get(id);
   if (session) await action(session);
@@ -196,7 +207,7 @@ function plainView(registry: SessionRegistry, io: CommandIo, verbose: boolean): 
     noViewer: (looked, install) => {
       printLine(io.stderr, `no VNC viewer found (looked for ${looked.join('; ')}).`);
       printLine(io.stderr, install);
-      printLine(io.stderr, 'Point any VNC viewer at the addresses printed on stdout.');
+      printLine(io.stderr, 'Screens open in the browser meanwhile; any VNC viewer can connect to the addresses printed on stdout.');
     },
     notice: (text) => printLine(io.stderr, text),
     serial: () => undefined,

@@ -23,8 +23,9 @@ describe('vconsole viewers', () => {
     await runViewersCommand({}, out.io, linuxWithViewers());
     const text = out.text();
     expect(text).toContain('OS: Linux (linux)');
-    expect(text).toMatch(/remote-viewer\s+remote-viewer \(virt-viewer\)\s+11\.0\s+\/usr\/bin\/remote-viewer/);
-    expect(text).toMatch(/tigervnc\s+TigerVNC\s+1\.12\.0\s+\/usr\/bin\/vncviewer/);
+    expect(text).toMatch(/remote-viewer\s+remote-viewer \(virt-viewer\)\s+11\.0\s+vnc,spice\s+\/usr\/bin\/remote-viewer/);
+    expect(text).toMatch(/tigervnc\s+TigerVNC\s+1\.12\.0\s+vnc\s+\/usr\/bin\/vncviewer/);
+    expect(text).toContain('The browser viewer (--viewer browser) shows vnc and serial consoles; only remote-viewer shows SPICE.');
     expect(text).toContain('open would use: remote-viewer (virt-viewer)');
     expect(text).toContain('  /usr/bin/remote-viewer --title VM vnc://127.0.0.1:5900\n');
   });
@@ -36,9 +37,10 @@ describe('vconsole viewers', () => {
     expect(report).toEqual({
       os: 'linux',
       viewers: [
-        { id: 'remote-viewer', name: 'remote-viewer (virt-viewer)', path: '/usr/bin/remote-viewer', version: '11.0' },
-        { id: 'tigervnc', name: 'TigerVNC', path: '/usr/bin/vncviewer', version: '1.12.0' },
+        { id: 'remote-viewer', name: 'remote-viewer (virt-viewer)', path: '/usr/bin/remote-viewer', version: '11.0', consoleTypes: ['vnc', 'spice'] },
+        { id: 'tigervnc', name: 'TigerVNC', path: '/usr/bin/vncviewer', version: '1.12.0', consoleTypes: ['vnc'] },
       ],
+      browser: { consoleTypes: ['vnc', 'serial'] },
       selected: { id: 'tigervnc', name: 'TigerVNC', path: '/usr/bin/vncviewer', command: ['/usr/bin/vncviewer', '-FullScreen', '127.0.0.1::5900'] },
       lookedFor: expect.arrayContaining(['remote-viewer on PATH']),
       install: expect.stringContaining('apt install tigervnc-viewer'),
@@ -61,6 +63,15 @@ describe('vconsole viewers', () => {
     const out = capture();
     await runViewersCommand({ viewer: 'none' }, out.io, linuxWithViewers());
     expect(out.text()).toContain('open would launch no viewer (--viewer none)');
+  });
+
+  it('shows that --viewer browser opens consoles in a browser tab, and that a bare machine falls back to it', async () => {
+    const out = capture();
+    await runViewersCommand({ viewer: 'browser' }, out.io, linuxWithViewers());
+    expect(out.text()).toContain('open would show screens and serial consoles in a browser tab (--viewer browser)');
+    const bare = capture();
+    await runViewersCommand({}, bare.io, fakeViewerEnvironment('linux', { PATH: '/usr/bin' }, {}));
+    expect(bare.text()).toContain('open would find no viewer to launch and show screens in a browser tab');
   });
 
   it('says which viewer a --viewer-arg goes to when --viewer does not name one', async () => {

@@ -1,4 +1,4 @@
-import { PLATFORM_NAMES, PREFERENCE_ORDER, installHint, lookedFor } from '../viewers/catalog.js';
+import { BROWSER_CONSOLE_TYPES, PLATFORM_NAMES, PREFERENCE_ORDER, VIEWER_CONSOLE_TYPES, installHint, lookedFor } from '../viewers/catalog.js';
 import { chooseViewer, viewerArgsNotice, type ViewerChoice } from '../viewers/choose.js';
 import { buildViewerCommand, formatCommandLine } from '../viewers/command.js';
 import { detectViewers } from '../viewers/detect.js';
@@ -19,7 +19,10 @@ const EXAMPLE_TARGET = { host: '127.0.0.1', port: 5900, title: 'VM' } as const;
 /** The `--json` document. */
 export interface ViewersReport {
   os: HostPlatform;
-  viewers: { id: string; name: string; path: string; version: string | null }[];
+  /** Each viewer found, with the console types it shows (`vnc`, `spice`). */
+  viewers: { id: string; name: string; path: string; version: string | null; consoleTypes: string[] }[];
+  /** The browser viewer (`--viewer browser`, and the fallback when none is found) shows these. */
+  browser: { consoleTypes: string[] };
   selected: { id: string; name: string; path: string; command: string[] } | null;
   lookedFor: string[];
   install: string;
@@ -52,7 +55,8 @@ function buildReport(platform: HostPlatform, detected: ViewerCandidate[], choice
   }
   return {
     os: platform,
-    viewers: detected.map((v) => ({ id: v.id, name: v.name, path: v.path, version: v.version ?? null })),
+    viewers: detected.map((v) => ({ id: v.id, name: v.name, path: v.path, version: v.version ?? null, consoleTypes: [...VIEWER_CONSOLE_TYPES[v.id]] })),
+    browser: { consoleTypes: [...BROWSER_CONSOLE_TYPES] },
     selected,
     lookedFor: lookedFor(platform),
     install: installHint(platform),
@@ -67,13 +71,14 @@ function exampleCommand(choice: Extract<ViewerChoice, { kind: 'viewer' }>): View
 function renderText(report: ViewersReport, choice: ViewerChoice, platform: HostPlatform, argsNotice: string | undefined): string {
   const lines = [`OS: ${PLATFORM_NAMES[platform]} (${platform})`];
   if (report.viewers.length > 0) {
-    lines.push('Viewers found, in the order `open` prefers them:');
-    lines.push(...alignColumns(report.viewers.map((v) => [v.id, v.name, v.version ?? '-', v.path])).map((line) => `  ${line}`.trimEnd()));
+    lines.push('Viewers found, in the order `open` prefers them (with the consoles each shows):');
+    lines.push(...alignColumns(report.viewers.map((v) => [v.id, v.name, v.version ?? '-', v.consoleTypes.join(','), v.path])).map((line) => `  ${line}`.trimEnd()));
   } else {
     lines.push('No VNC viewer found.');
     lines.push('Looked for:', ...report.lookedFor.map((what) => `  ${what}`));
     lines.push(`To fix: ${report.install}.`);
   }
+  lines.push(`The browser viewer (--viewer browser) shows ${report.browser.consoleTypes.join(' and ')} consoles; only remote-viewer shows SPICE.`);
   lines.push('');
   switch (choice.kind) {
     case 'viewer': {
@@ -92,8 +97,11 @@ function renderText(report: ViewersReport, choice: ViewerChoice, platform: HostP
     case 'none':
       lines.push(`open would launch no viewer (${choice.source === 'flag' ? '--viewer' : 'VCONSOLE_VIEWER'} none); connect one to the local port it prints.`);
       break;
+    case 'browser':
+      lines.push(`open would show screens and serial consoles in a browser tab (${choice.source === 'flag' ? '--viewer' : 'VCONSOLE_VIEWER'} browser).`);
+      break;
     case 'not-found':
-      lines.push('open would find no viewer to launch; install one, or name one with --viewer PATH.');
+      lines.push('open would find no viewer to launch and show screens in a browser tab; install one, or name one with --viewer PATH.');
       break;
   }
   if (argsNotice) lines.push(argsNotice);

@@ -9,7 +9,7 @@ export function NoViewer({ notice }: { notice?: NoViewerNotice }) {
     <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
       <Text color="yellow" wrap="truncate-end">{`No VNC viewer found${lookedFor}.`}</Text>
       <Text wrap="truncate-end">{`Install one: ${notice.install}`}</Text>
-      <Text wrap="truncate-end">Any VNC viewer can connect to the addresses shown below.</Text>
+      <Text wrap="truncate-end">Screens open in the browser meanwhile; any VNC viewer can connect to the addresses shown below.</Text>
     </Box>
   );
 }

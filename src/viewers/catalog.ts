@@ -1,4 +1,4 @@
-import type { HostPlatform, ViewerId } from './types.js';
+import type { HostPlatform, ViewerConsoleType, ViewerId } from './types.js';
 
 /** Names users see for each viewer. */
 export const VIEWER_NAMES: Readonly<Record<ViewerId, string>> = {
@@ -13,9 +13,31 @@ export const VIEWER_NAMES: Readonly<Record<ViewerId, string>> = {
 
 /**
  * Values `--viewer` and VCONSOLE_VIEWER accept besides the path of an executable: every viewer
- * id above but `custom`, then `none`. The `--viewer` help is made from this list.
+ * id above but `custom`, then `browser` (vconsole's own page in a browser tab) and `none`. The
+ * `--viewer` help is made from this list.
  */
-export const VIEWER_CHOICES: readonly string[] = [...(Object.keys(VIEWER_NAMES) as ViewerId[]).filter((id) => id !== 'custom'), 'none'];
+export const VIEWER_CHOICES: readonly string[] = [...(Object.keys(VIEWER_NAMES) as ViewerId[]).filter((id) => id !== 'custom'), 'browser', 'none'];
+
+/**
+ * Which consoles each viewer shows. Only remote-viewer speaks SPICE; a custom executable is
+ * handed `HOST::PORT` as a VNC viewer is. No native viewer shows a serial line: those are
+ * attached in the terminal, or shown by the browser page.
+ */
+export const VIEWER_CONSOLE_TYPES: Readonly<Record<ViewerId, readonly ViewerConsoleType[]>> = {
+  tigervnc: ['vnc'],
+  'remote-viewer': ['vnc', 'spice'],
+  realvnc: ['vnc'],
+  tightvnc: ['vnc'],
+  chicken: ['vnc'],
+  'screen-sharing': ['vnc'],
+  custom: ['vnc'],
+};
+
+/** What the browser viewer shows: noVNC for screens, xterm.js for serial lines. */
+export const BROWSER_CONSOLE_TYPES: readonly ViewerConsoleType[] = ['vnc', 'serial'];
+
+/** Name of the browser viewer in messages. */
+export const BROWSER_VIEWER_NAME = 'browser';
 
 /**
  * Which viewer `open` uses when several are installed. virtctl's own order comes first

@@ -19,6 +19,8 @@ export type ViewerChoice =
   | { kind: 'viewer'; viewer: ViewerCandidate; source: ViewerChoiceSource; extraArgs: string[] }
   /** `--viewer none`: serve the port, launch nothing. */
   | { kind: 'none'; source: Exclude<ViewerChoiceSource, 'preference'> }
+  /** `--viewer browser`: vconsole's own page in a browser tab, for screens and serial lines. */
+  | { kind: 'browser'; source: Exclude<ViewerChoiceSource, 'preference'> }
   /** Nothing requested and nothing installed. */
   | { kind: 'not-found' };
 
@@ -26,6 +28,7 @@ export type ViewerChoice =
 export type ParsedViewerRequest =
   | { kind: 'auto' }
   | { kind: 'none'; source: 'flag' | 'environment' }
+  | { kind: 'browser'; source: 'flag' | 'environment' }
   | { kind: 'named'; id: Exclude<ViewerId, 'custom'>; source: 'flag' | 'environment'; raw: string }
   | { kind: 'path'; path: string; source: 'flag' | 'environment' };
 
@@ -44,6 +47,7 @@ export function parseViewerRequest(request: ViewerRequest, system: ViewerEnviron
   const source = fromFlag ? 'flag' : 'environment';
   const word = raw.toLowerCase();
   if (word === 'none') return { kind: 'none', source };
+  if (word === 'browser') return { kind: 'browser', source };
   if (VIEWER_CHOICES.includes(word)) {
     return { kind: 'named', id: word as Exclude<ViewerId, 'custom'>, source, raw };
   }
@@ -82,6 +86,8 @@ async function choose(
   switch (parsed.kind) {
     case 'none':
       return { kind: 'none', source: parsed.source };
+    case 'browser':
+      return { kind: 'browser', source: parsed.source };
     case 'auto': {
       const first = detected[0];
       return first ? { kind: 'viewer', viewer: first, source: 'preference', extraArgs } : { kind: 'not-found' };
@@ -113,7 +119,8 @@ export async function selectViewer(
   system: ViewerEnvironment,
 ): Promise<{ detected: ViewerCandidate[] | undefined; choice: ViewerChoice }> {
   const parsed = parseViewerRequest(request, system);
-  const detected = parsed.kind === 'auto' || parsed.kind === 'named' ? await detectViewers(system) : undefined;
+  // The browser shows no SPICE: remote-viewer is looked for to show those.
+  const detected = parsed.kind === 'auto' || parsed.kind === 'named' || parsed.kind === 'browser' ? await detectViewers(system) : undefined;
   return { detected, choice: await choose(parsed, detected ?? [], request.viewerArgs ?? [], system) };
 }
 
@@ -134,6 +141,8 @@ export function viewerArgsNotice(choice: ViewerChoice, viewerArgs: string[] | un
     }
     case 'none':
       return `${values} is not used: no viewer is launched (${SOURCE_LABEL[choice.source]} none)`;
+    case 'browser':
+      return `${values} is not used: the browser viewer takes no arguments`;
     case 'not-found':
       return `${values} is not used: no viewer was found to launch`;
   }

@@ -4,6 +4,12 @@ export type HostPlatform = 'linux' | 'darwin' | 'win32';
 /** The viewers vconsole knows how to hand an address to; `custom` is any other executable. */
 export type ViewerId = 'tigervnc' | 'remote-viewer' | 'realvnc' | 'tightvnc' | 'chicken' | 'screen-sharing' | 'custom';
 
+/**
+ * The kinds of console a viewer may show. The viewers know no provider: this mirrors the
+ * console types of src/targets by name only.
+ */
+export type ViewerConsoleType = 'vnc' | 'serial' | 'spice';
+
 /** One viewer found on this machine. */
 export interface ViewerCandidate {
   id: ViewerId;
@@ -60,4 +66,6 @@ export interface ViewerTarget {
   title?: string;
   /** `--viewer-arg` values, passed before the address. */
   extraArgs?: string[];
+  /** What the port serves; default `vnc`. */
+  consoleType?: ViewerConsoleType;
 }
