@@ -110,7 +110,7 @@ describe('App rendering', () => {
     const frame = app.lastFrame()!;
     expect(frame).toContain('No VNC viewer found (looked for TigerVNC, remote-viewer)');
     expect(frame).toContain('sudo apt install tigervnc-viewer');
-    expect(frame).toContain('Any VNC viewer can connect');
+    expect(frame).toContain('Screens open in the browser meanwhile; any VNC viewer can connect');
   });
 
   it('windows a long table around the selection when the terminal is short', async () => {
