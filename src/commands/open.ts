@@ -16,12 +16,13 @@ import { attachSerial, followSerial, shareSerial, type SerialView } from './open
 import { consecutivePorts, exposureWarning, type ListenFlags, type TargetFlags } from './flags.js';
 import { addOnce, portLine, type CommandIo } from './proxy.js';
 import { withShareDefault, type ShareFlags } from './share-flags.js';
+import { recordingFrom, withRecordSharing, type RecordFlags } from './record-flags.js';
 import { sharingFrom } from './sharing.js';
 import { saveSessionScreenshot } from './open-screenshot.js';
 import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
 import type { ViewerFlags } from './viewer-flags.js';
 
-export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags {
+export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags, RecordFlags {
   /** false with --no-tui. */
   tui?: boolean;
   /** The key that brings the table back from an attached serial console. */
@@ -56,7 +57,8 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const targets = resolveTargets(inputs, options, config);
   const ports = consecutivePorts(flags.port, targets.length);
   const listen = listenAddressFrom(flags.listen, config);
-  const sharing = await sharingFrom(withShareDefault(flags, config.defaults.share), listen, { viewerPasswords: false });
+  const sharing = await sharingFrom(withRecordSharing(withShareDefault(flags, config.defaults.share)), listen, { viewerPasswords: false });
+  const recording = await recordingFrom(flags);
   const system = systemViewerEnvironment();
   const viewerFlag = flags.viewer ?? (system.env.VCONSOLE_VIEWER ? undefined : config.defaults.viewer);
   const { choice, detected } = await selectViewer({ viewer: viewerFlag, viewerArgs: flags.viewerArg }, system);
@@ -115,7 +117,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   };
   const add = (text: string) => {
     const [target] = resolveTargets([text], options, config);
-    const session = registry.add(shareSerial(sharing.wrap(target)));
+    const session = registry.add(shareSerial(sharing.wrap(recording.wrap(target))));
     follow(session);
     if (nextPort !== undefined) assignedPort.set(session.id, nextPort++);
     void start(session);
@@ -165,7 +167,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const argsNotice = viewerArgsNotice(choice, flags.viewerArg);
   if (argsNotice) view.notice(argsNotice);
 
-  const sessions = addOnce(registry, targets.map((target) => shareSerial(sharing.wrap(target))), (text) => view.notice(text));
+  const sessions = addOnce(registry, targets.map((target) => shareSerial(sharing.wrap(recording.wrap(target)))), (text) => view.notice(text));
   sessions.forEach(follow);
   sessions.forEach((session, i) => {
     if (ports[i]) assignedPort.set(session.id, ports[i]);
