@@ -36,6 +36,8 @@ interface OpenView extends SerialView {
   viewer(event: ViewerStatusEvent): void;
   /** A shared console dropped (its viewers stay) or is back. */
   upstream(sessionId: number, status: { reconnecting: boolean }): void;
+  /** A recorded console's recording has grown to `bytes`. */
+  recording(sessionId: number, bytes: number): void;
   /** Gives the terminal to an attached serial console, and takes it back. */
   suspend(): Promise<void>;
   resume(): void;
@@ -114,6 +116,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const follow = (session: ConsoleSession) => {
     sharing.follow(session);
     sharing.hubOf(session)?.on('state', (state) => shown.view?.upstream(session.id, { reconnecting: state === 'reconnecting' }));
+    recording.recorderOf(session)?.on('bytes', (bytes) => shown.view?.recording(session.id, bytes));
   };
   const add = (text: string) => {
     const [target] = resolveTargets([text], options, config);
@@ -214,6 +217,7 @@ function plainView(registry: SessionRegistry, io: CommandIo, verbose: boolean): 
     notice: (text) => printLine(io.stderr, text),
     serial: () => undefined,
     upstream: () => undefined,
+    recording: () => undefined,
     suspend: () => Promise.resolve(),
     resume: () => undefined,
     close: () => registry.off('log', onLog),
@@ -237,6 +241,7 @@ async function mountTui(registry: SessionRegistry, actions: import('../tui/app.j
     notice: (text) => store.setNotice(text),
     serial: (id, status) => store.setSerial(id, status),
     upstream: (id, status) => store.setUpstream(id, status),
+    recording: (id, bytes) => store.setRecording(id, bytes),
     suspend: () => app.suspend(),
     resume: () => app.resume(),
     close: () => {
