@@ -21,6 +21,7 @@ packages=(
   xauth
   iproute2          # ss: which ports a process listens on
   procps            # pgrep
+  asciinema         # plays serial recordings (asciicast v2)
   # Fonts: Xvfb needs its "fixed" font, TigerVNC (FLTK/Xft) and remote-viewer (GTK) need a
   # scalable one; without them the viewers start with empty titles or fail to open windows.
   xfonts-base

@@ -4,6 +4,8 @@ import { UsageError, VconsoleError, errorLine, errorStackLines } from './errors.
 import { addConsoleTypeOption, addListenOptions, addTargetOptions } from './commands/flags.js';
 import { addViewerOptions } from './commands/viewer-flags.js';
 import { addShareOptions } from './commands/share-flags.js';
+import { addRecordOptions } from './commands/record-flags.js';
+import { addReplayCommand } from './commands/replay-flags.js';
 import { keyHelpText } from './tui/key-help.js';
 
 declare const __VCONSOLE_VERSION__: string | undefined;
@@ -83,14 +85,14 @@ Examples:
   vconsole list -A                           the VMs there are to open`,
     );
 
-  addShareOptions(addTargetOptions(
+  addRecordOptions(addShareOptions(addTargetOptions(
     addConsoleTypeOption(addListenOptions(
       program
         .command('proxy')
         .description('Serve each target on a local port for a viewer elsewhere: VNC for a VNC viewer, a serial line as raw TCP (nc, socat, telnet).')
         .argument('<target...>', 'consoles to serve (see Targets)'),
     )),
-  ), { viewerPassword: true })
+  ), { viewerPassword: true }))
     .addHelpText(
       'after',
       `${targetHelp}
@@ -129,7 +131,7 @@ Examples:
         .option('--log-dir <dir>', 'append each serial console\'s output to DIR/NAME.log (created 0600)'),
     ),
   )
-  addShareOptions(openCommand, { viewerPassword: false });
+  addRecordOptions(addShareOptions(openCommand, { viewerPassword: false }));
   openCommand
     .addHelpText(
       'after',
@@ -155,7 +157,7 @@ Examples:
       await runOpenCommand(targets, run.flags, run.config, io);
     });
 
-  addTargetOptions(
+  addRecordOptions(addTargetOptions(
     program
       .command('console')
       .description("Attach this terminal to a VM's serial console (or pipe stdin/stdout through it).")
@@ -163,7 +165,7 @@ Examples:
       .option('--escape <key>', 'the key that leaves the console (default: ^], as virtctl)')
       .option('--log <file>', 'append everything the VM prints to FILE (created 0600)')
       .option('--wait <duration>', 'keep trying this long (e.g. 5m) for the VM to run, and reconnect when the console drops (default: 0, fail at once)'),
-  )
+  ))
     .addHelpText(
       'after',
       `${targetHelp}
@@ -248,6 +250,8 @@ Examples:
       const [{ runListCommand }, run] = await Promise.all([import('./commands/list.js'), withGlobalOptions(flags, command)]);
       process.exitCode = await runListCommand(run.flags, run.config, io);
     });
+
+  addReplayCommand(program, io);
 
   program
     .command('version')

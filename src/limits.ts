@@ -31,3 +31,8 @@ export const SHUTDOWN_DEADLINE_MS = 1500;
 export const RELAY_END_GRACE_MS = 1000;
 /** One viewer probe (`--version` and the like) during detection: a viewer that hangs on it must not stall `open`. */
 export const VIEWER_PROBE_TIMEOUT_MS = 2_000;
+
+/** A recording is written out at least this often: a crash loses at most this much of it. */
+export const RECORDING_FLUSH_MS = 500;
+/** What all recordings of one command may take on disk unless --record-max-size says otherwise. */
+export const RECORDING_DEFAULT_MAX_BYTES = 1024 * 1024 * 1024;

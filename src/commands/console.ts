@@ -11,8 +11,9 @@ import { formatDuration, parseDuration } from './duration.js';
 import { namingTarget } from './proxy.js';
 import type { TargetFlags } from './flags.js';
 import { resolveTargets, targetOptionsFrom } from './target-options.js';
+import { recordingFrom, type RecordFlags } from './record-flags.js';
 
-export interface ConsoleFlags extends TargetFlags {
+export interface ConsoleFlags extends TargetFlags, RecordFlags {
   escape?: string;
   log?: string;
   wait?: string;
@@ -50,7 +51,11 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
   const interactive = Boolean(io.stdin.isTTY);
   const say = (line: string) => io.stderr.write(`${terminalSafe(line)}${interactive ? '\r\n' : '\n'}`);
 
-  const session = new SerialSession(target, { waitMs });
+  // asciicast records the terminal's size: this one's when it is a terminal.
+  const screen = io.stdout as Writable & { isTTY?: boolean; columns?: number; rows?: number };
+  const recording = await recordingFrom(flags, { terminal: screen.isTTY && screen.columns && screen.rows ? { width: screen.columns, height: screen.rows } : undefined });
+  const source = recording.wrap(target);
+  const session = new SerialSession(source, { waitMs });
   session.on('log', (level, message) => {
     if (level !== 'debug' || flags.verbose) say(`vconsole: ${session.name}: ${message}`);
   });
@@ -82,6 +87,8 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
     session.close();
     restore();
     await log?.close();
+    // The recording is written out and closed (the source holds nothing else for a serial line).
+    if (source !== target) await source.release?.();
   }
 }
 

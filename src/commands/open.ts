@@ -16,12 +16,13 @@ import { attachSerial, followSerial, shareSerial, type SerialView } from './open
 import { consecutivePorts, exposureWarning, type ListenFlags, type TargetFlags } from './flags.js';
 import { addOnce, portLine, type CommandIo } from './proxy.js';
 import { withShareDefault, type ShareFlags } from './share-flags.js';
+import { recordingFrom, withRecordSharing, type RecordFlags } from './record-flags.js';
 import { sharingFrom } from './sharing.js';
 import { saveSessionScreenshot } from './open-screenshot.js';
 import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
 import type { ViewerFlags } from './viewer-flags.js';
 
-export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags {
+export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags, RecordFlags {
   /** false with --no-tui. */
   tui?: boolean;
   /** The key that brings the table back from an attached serial console. */
@@ -35,6 +36,8 @@ interface OpenView extends SerialView {
   viewer(event: ViewerStatusEvent): void;
   /** A shared console dropped (its viewers stay) or is back. */
   upstream(sessionId: number, status: { reconnecting: boolean }): void;
+  /** A recorded console's recording has grown to `bytes`. */
+  recording(sessionId: number, bytes: number): void;
   /** Gives the terminal to an attached serial console, and takes it back. */
   suspend(): Promise<void>;
   resume(): void;
@@ -56,7 +59,8 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const targets = resolveTargets(inputs, options, config);
   const ports = consecutivePorts(flags.port, targets.length);
   const listen = listenAddressFrom(flags.listen, config);
-  const sharing = await sharingFrom(withShareDefault(flags, config.defaults.share), listen, { viewerPasswords: false });
+  const sharing = await sharingFrom(withRecordSharing(withShareDefault(flags, config.defaults.share)), listen, { viewerPasswords: false });
+  const recording = await recordingFrom(flags);
   const system = systemViewerEnvironment();
   const viewerFlag = flags.viewer ?? (system.env.VCONSOLE_VIEWER ? undefined : config.defaults.viewer);
   const { choice, detected } = await selectViewer({ viewer: viewerFlag, viewerArgs: flags.viewerArg }, system);
@@ -112,10 +116,11 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const follow = (session: ConsoleSession) => {
     sharing.follow(session);
     sharing.hubOf(session)?.on('state', (state) => shown.view?.upstream(session.id, { reconnecting: state === 'reconnecting' }));
+    recording.recorderOf(session)?.on('bytes', (bytes) => shown.view?.recording(session.id, bytes));
   };
   const add = (text: string) => {
     const [target] = resolveTargets([text], options, config);
-    const session = registry.add(shareSerial(sharing.wrap(target)));
+    const session = registry.add(shareSerial(sharing.wrap(recording.wrap(target))));
     follow(session);
     if (nextPort !== undefined) assignedPort.set(session.id, nextPort++);
     void start(session);
@@ -165,7 +170,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const argsNotice = viewerArgsNotice(choice, flags.viewerArg);
   if (argsNotice) view.notice(argsNotice);
 
-  const sessions = addOnce(registry, targets.map((target) => shareSerial(sharing.wrap(target))), (text) => view.notice(text));
+  const sessions = addOnce(registry, targets.map((target) => shareSerial(sharing.wrap(recording.wrap(target)))), (text) => view.notice(text));
   sessions.forEach(follow);
   sessions.forEach((session, i) => {
     if (ports[i]) assignedPort.set(session.id, ports[i]);
@@ -212,6 +217,7 @@ function plainView(registry: SessionRegistry, io: CommandIo, verbose: boolean): 
     notice: (text) => printLine(io.stderr, text),
     serial: () => undefined,
     upstream: () => undefined,
+    recording: () => undefined,
     suspend: () => Promise.resolve(),
     resume: () => undefined,
     close: () => registry.off('log', onLog),
@@ -235,6 +241,7 @@ async function mountTui(registry: SessionRegistry, actions: import('../tui/app.j
     notice: (text) => store.setNotice(text),
     serial: (id, status) => store.setSerial(id, status),
     upstream: (id, status) => store.setUpstream(id, status),
+    recording: (id, bytes) => store.setRecording(id, bytes),
     suspend: () => app.suspend(),
     resume: () => app.resume(),
     close: () => {

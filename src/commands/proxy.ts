@@ -7,10 +7,11 @@ import type { VconsoleConfig } from '../config.js';
 import { sessionLogPrinter } from './log-lines.js';
 import { consecutivePorts, type ListenFlags, type TargetFlags } from './flags.js';
 import { withShareDefault, type ShareFlags } from './share-flags.js';
+import { recordingFrom, withRecordSharing, type RecordFlags } from './record-flags.js';
 import { exposureNotice, passwordNotice, sharingFrom } from './sharing.js';
 import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
 
-export interface ProxyFlags extends TargetFlags, ListenFlags, ShareFlags {}
+export interface ProxyFlags extends TargetFlags, ListenFlags, ShareFlags, RecordFlags {}
 
 export interface CommandIo {
   stdout: NodeJS.WritableStream;
@@ -33,14 +34,15 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   const options = targetOptionsFrom(flags, config);
   const targets = resolveTargets(inputs, options, config);
   const listen = listenAddressFrom(flags.listen, config);
-  const sharing = await sharingFrom(withShareDefault(flags, config.defaults.share), listen);
+  const sharing = await sharingFrom(withRecordSharing(withShareDefault(flags, config.defaults.share)), listen);
+  const recording = await recordingFrom(flags);
   const warning = exposureNotice(listen, sharing);
 
   const registry = new SessionRegistry();
   registry.on('log', sessionLogPrinter(io.stderr, Boolean(flags.verbose)));
   const shutdown = handleShutdownSignals({ close: () => registry.closeAll(), exit: io.exit });
 
-  const sessions = addOnce(registry, targets.map(sharing.wrap), (text) => io.stderr.write(`${text}\n`));
+  const sessions = addOnce(registry, targets.map((target) => sharing.wrap(recording.wrap(target))), (text) => io.stderr.write(`${text}\n`));
   sessions.forEach(sharing.follow);
   const ports = consecutivePorts(flags.port, sessions.length);
   const started = await Promise.allSettled(sessions.map((s, i) => s.start({ host: listen, port: ports[i] })));

@@ -120,6 +120,11 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
     return this.seen;
   }
 
+  /** True once the connection is over (its `close` was emitted). */
+  get isClosed(): boolean {
+    return this.closed !== undefined;
+  }
+
   get supportsQemuKeys(): boolean {
     return this.qemuKeys;
   }

@@ -113,6 +113,17 @@ describe('App rendering', () => {
     expect(frame).toContain('Screens open in the browser meanwhile; any VNC viewer can connect');
   });
 
+  it('shows how much disk the recordings take: in total in the header, per console in the detail', async () => {
+    const { store } = eventStore();
+    store.setRecording(1, 3 * 1024 * 1024);
+    store.setRecording(3, 1024 * 1024);
+    const app = await mountApp(<App store={store} actions={fakeActions()} />);
+    expect(app.lastFrame()!.split('\n')[0]).toContain('· rec 4.0 MB');
+    await until(frameHas(app, 'demo:vm-1 (demo) · recording 3.0 MB · '), 'the selected console\'s recording size');
+    store.setRecording(1, 5 * 1024 * 1024);
+    await until(frameHas(app, '· rec 6.0 MB'), 'the total growing');
+  });
+
   it('windows a long table around the selection when the terminal is short', async () => {
     const rows = Array.from({ length: 50 }, (_, i) => ({ session: snapshot(i + 1), viewer: { state: 'none' as const }, rateIn: 0, rateOut: 0 }));
     const app = mount(<SessionTable rows={rows} selectedIndex={30} width={100} height={10} now={Date.now()} />);

@@ -1,7 +1,7 @@
 import { TRAFFIC_REPORT_MS } from '../proxy/console-session.js';
 import type { LogLevel, SessionLogEntry, SessionSnapshot } from '../proxy/types.js';
 import { terminalSafe } from '../terminal-text.js';
-import { unseenText, type ConsoleRow, type LogLine, type SerialStatus, type UpstreamStatus, type ViewerStatus } from './format.js';
+import { formatBytes, unseenText, type ConsoleRow, type LogLine, type SerialStatus, type UpstreamStatus, type ViewerStatus } from './format.js';
 
 /** A rate drops to 0 when no traffic report came for this long. */
 const RATE_DECAY_MS = 1000;
@@ -82,6 +82,7 @@ export class ConsoleStore {
   private readonly viewers = new Map<number, ViewerStatus>();
   private readonly serials = new Map<number, SerialStatus>();
   private readonly upstreams = new Map<number, UpstreamStatus>();
+  private readonly recordings = new Map<number, number>();
   /** Sessions already removed: late events about them must not bring their row back. */
   private readonly removedIds = new Set<number>();
   private readonly listeners = new Set<() => void>();
@@ -175,6 +176,19 @@ export class ConsoleStore {
     this.replaceRow(index, { ...row, upstream });
   }
 
+  /**
+   * The size of a recorded console's recording (also before its row exists). The row changes
+   * only when the size as shown changes: a busy screen grows its recording many times a second.
+   */
+  setRecording(sessionId: number, bytes: number): void {
+    this.recordings.set(sessionId, bytes);
+    const index = this.indexOf(sessionId);
+    if (index < 0) return;
+    const row = this.rows[index];
+    if (row.recordedBytes !== undefined && formatBytes(row.recordedBytes) === formatBytes(bytes)) return;
+    this.replaceRow(index, { ...row, recordedBytes: bytes });
+  }
+
   /** A line of vconsole itself in the event log. */
   log(level: LogLevel, message: string): void {
     this.append({ time: this.now(), level, message });
@@ -217,7 +231,11 @@ export class ConsoleStore {
     const viewer = this.viewers.get(snapshot.id) ?? NO_VIEWER;
     const serial = this.serials.get(snapshot.id);
     const upstream = this.upstreams.get(snapshot.id);
-    this.rows = [...this.rows, { session: snapshot, viewer, rateIn: 0, rateOut: 0, ...(serial ? { serial } : {}), ...(upstream ? { upstream } : {}) }];
+    const recordedBytes = this.recordings.get(snapshot.id);
+    this.rows = [
+      ...this.rows,
+      { session: snapshot, viewer, rateIn: 0, rateOut: 0, ...(serial ? { serial } : {}), ...(upstream ? { upstream } : {}), ...(recordedBytes !== undefined ? { recordedBytes } : {}) },
+    ];
     this.changed();
   }
 
@@ -227,6 +245,7 @@ export class ConsoleStore {
     this.viewers.delete(sessionId);
     this.serials.delete(sessionId);
     this.upstreams.delete(sessionId);
+    this.recordings.delete(sessionId);
     const index = this.indexOf(sessionId);
     if (index < 0) return;
     this.rows = this.rows.filter((_, i) => i !== index);

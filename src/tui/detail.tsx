@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
 import {
+  formatBytes,
   isSerialRow,
   rowAddress,
   rowProblem,
@@ -71,6 +72,7 @@ export function Detail({ row, width, now, detachKey }: DetailProps) {
       <Text wrap="truncate-end">
         <Text bold>{session.name}</Text>
         {` (${session.provider}) · `}
+        {row.recordedBytes !== undefined ? <Text color="red">{`recording ${formatBytes(row.recordedBytes)} · `}</Text> : null}
         {serial ? <Text color="cyan">{`${describeSerial(row, detachKey)} · `}</Text> : null}
         <Text color={address ? 'green' : undefined}>{where}</Text>
         {`${serial ? '' : ` · ${describeViewer(row.viewer)}`}${uptime ? ` · up ${uptime}` : ''} · ${session.clients}/${session.totalClients} clients now/so far`}

@@ -1,0 +1,83 @@
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import { UsageError, VconsoleError, describeError } from '../errors.js';
+import { RECORDING_DEFAULT_MAX_BYTES } from '../limits.js';
+import type { ConsoleSession } from '../proxy/console-session.js';
+import type { UpstreamSource } from '../proxy/types.js';
+import type { RecordingSource } from '../recording/recording-source.js';
+import { echoInput } from '../terminal-text.js';
+import { asArgParser, nonEmpty } from './flags.js';
+import type { ShareFlags } from './share-flags.js';
+
+/**
+ * `--record DIR` and `--record-max-size SIZE`, for the commands that open consoles (open, proxy,
+ * console). Cheap to import: the recorder loads only when something is recorded.
+ */
+export interface RecordFlags {
+  record?: string;
+  recordMaxSize?: number;
+}
+
+export function addRecordOptions(command: Command): Command {
+  return command
+    .option('--record <dir>', 'record every console into DIR, one file per session (VNC: .vncrec, serial: asciicast .cast; created 0600)', nonEmpty('a directory'))
+    .option('--record-max-size <size>', 'disk all recordings of this run may use, e.g. 500M or 2G (default: 1G); recording stops there', asArgParser(parseSize));
+}
+
+const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
+
+/** `500M`, `2G`, `64k`, `1048576`: bytes, binary units, case-insensitive (`MB`, `MiB` too). */
+export function parseSize(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*([bkmgt]?)(?:i?b)?$/i.exec(text.trim());
+  const bytes = match ? Math.floor(Number(match[1]) * SIZE_UNITS[match[2].toLowerCase()]) : NaN;
+  if (!Number.isFinite(bytes) || bytes <= 0) throw new UsageError(`invalid size "${echoInput(text)}"`, 'use a number with k, M or G, e.g. 500M or 2G');
+  return bytes;
+}
+
+/**
+ * A VNC console is recorded through the RFB hub (one connection, spoken by vconsole's own
+ * client, which a replay can decode): recording shares VNC consoles. `--no-share` with
+ * `--record` is a contradiction, said as one usage line.
+ */
+export function withRecordSharing<F extends ShareFlags & RecordFlags>(flags: F): F {
+  if (flags.record === undefined) return flags;
+  if (flags.share === false) throw new UsageError('--record and --no-share do not go together', 'VNC consoles are recorded through the shared console session; drop --no-share');
+  return { ...flags, share: true };
+}
+
+/** How the consoles of one command are recorded. */
+export interface Recording {
+  /** Wraps a console in its recorder (innermost: under the hub and the shared serial line). */
+  wrap<T extends UpstreamSource>(target: T): T | RecordingSource;
+  /** The recorder of `session`'s console, if it is recorded. */
+  recorderOf(session: ConsoleSession): RecordingSource | undefined;
+}
+
+const NOT_RECORDED: Recording = { wrap: (target) => target, recorderOf: () => undefined };
+
+/**
+ * Reads the recording flags: the directory must exist or be creatable and be writable, checked
+ * before anything listens (exit 1 with the reason otherwise).
+ */
+export async function recordingFrom(flags: RecordFlags, options: { version?: string; terminal?: { width: number; height: number } } = {}): Promise<Recording> {
+  if (flags.record === undefined) return NOT_RECORDED;
+  const dir = flags.record;
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch (err) {
+    throw new VconsoleError(`--record ${echoInput(dir)}: cannot write recordings there (${describeError(err)})`, { hint: 'give a directory you can write to' });
+  }
+  const [{ RecordingSource }, { RecordingBudget }] = await Promise.all([import('../recording/recording-source.js'), import('../recording/recording-file.js')]);
+  const budget = new RecordingBudget(flags.recordMaxSize ?? RECORDING_DEFAULT_MAX_BYTES);
+  return {
+    wrap: (target) => new RecordingSource(target, { dir, budget, writer: options.version, terminal: options.terminal }),
+    recorderOf: (session) => {
+      // The recorder sits under any sharing wrapper: walk the `inner` chain down to it.
+      for (let source: UpstreamSource | undefined = session.source; source; source = (source as { inner?: UpstreamSource }).inner) {
+        if (source instanceof RecordingSource) return source;
+      }
+      return undefined;
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import type { Command } from 'commander';
+import { addListenOptions, asArgParser, nonEmpty } from './flags.js';
+import type { CommandIo } from './proxy.js';
+import type { ReplayFlags } from './replay.js';
+
+/** `vconsole replay FILE`, registered on the program. Cheap to import: the player loads on use. */
+export function addReplayCommand(program: Command, io: CommandIo): void {
+  addListenOptions(
+    program
+      .command('replay')
+      .description('Play a recording made with --record: a VNC one served on a local port for any viewer, a serial one on this terminal.')
+      .argument('<file>', 'a .vncrec or .cast file written by --record')
+      .option('--speed <factor>', 'how many times real time (default: 1)', asArgParser((text: string) => parseSpeedLazy(text)))
+      .option('--png-every <duration>', 'VNC: write the screen every DURATION of the recording as PNG files instead of serving it (e.g. 10s)', nonEmpty('a duration'))
+      .option('-o, --output <dir>', 'with --png-every: the directory the frames go to', nonEmpty('a directory')),
+  )
+    .addHelpText(
+      'after',
+      `
+A VNC recording is served like a console (one JSON line with its port): every viewer that
+connects watches it from the start, view-only; after the end the last screen stays until Ctrl+C.
+A serial recording (asciicast v2) is written to stdout at its pace; asciinema plays it too.
+
+Examples:
+  vconsole replay recordings/vm-a-20261130-101500.vncrec --port 5901
+  vconsole replay vm-a.vncrec --speed 4
+  vconsole replay vm-a.vncrec --png-every 10s -o frames/
+  vconsole replay db-1-20261130-101500.cast --speed 2`,
+    )
+    .action(async (file: string, flags: ReplayFlags, command: Command) => {
+      const { runReplayCommand } = await import('./replay.js');
+      await runReplayCommand(file, { ...flags, verbose: command.optsWithGlobals().verbose as boolean | undefined }, io);
+    });
+}
+
+/** --speed: a number above 0 (checked here, where commander turns errors into usage lines). */
+function parseSpeedLazy(text: string): number {
+  const speed = Number(text);
+  if (!Number.isFinite(speed) || speed <= 0) throw new Error(`invalid speed "${text}": use a number above 0, e.g. 2 for twice as fast`);
+  return speed;
+}

@@ -1,0 +1,106 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { UsageError, VconsoleError, describeError } from '../errors.js';
+import { ConsoleSession } from '../proxy/console-session.js';
+import { handleShutdownSignals } from '../proxy/shutdown.js';
+import { isAsciicast, parseAsciicast } from '../recording/asciicast.js';
+import { isRfbRecording, parseRfbRecording, RecordingFormatError } from '../recording/rfb-recording.js';
+import { echoInput } from '../terminal-text.js';
+import { parseDuration } from './duration.js';
+import type { ListenFlags } from './flags.js';
+import { sessionLogPrinter } from './log-lines.js';
+import { portLine, type CommandIo } from './proxy.js';
+import { encodePng } from './screenshot-file.js';
+
+export interface ReplayFlags extends ListenFlags {
+  speed?: number;
+  /** `--png-every 10s`: write frames instead of serving. */
+  pngEvery?: string;
+  output?: string;
+  verbose?: boolean;
+}
+
+/**
+ * `vconsole replay FILE`: a VNC recording is served on a local port as a console any viewer can
+ * watch from the start (or written as PNG frames with --png-every); a serial recording (asciicast)
+ * is played to stdout.
+ */
+export async function runReplayCommand(file: string, flags: ReplayFlags, io: CommandIo & { stdoutIsTerminal?: boolean }): Promise<void> {
+  const data = readRecording(file);
+  const speed = flags.speed ?? 1;
+  if (isRfbRecording(data)) {
+    const recording = parseOrExplain(file, () => parseRfbRecording(data));
+    if (recording.truncated) io.stderr.write(`vconsole: ${echoInput(file)} ends inside a record (vconsole stopped while recording): replaying what is whole\n`);
+    if (flags.pngEvery !== undefined) {
+      await writeFrames(recording, file, flags, io);
+      return;
+    }
+    await serveRecording(recording, speed, flags, io);
+    return;
+  }
+  if (isAsciicast(data)) {
+    if (flags.pngEvery !== undefined) throw new UsageError('--png-every is for VNC recordings', `${echoInput(file)} is a serial (asciicast) recording`);
+    const cast = parseOrExplain(file, () => parseAsciicast(data.toString('utf8')));
+    await playToStream(cast.events, speed, io.stdout);
+    return;
+  }
+  throw new UsageError(`${echoInput(file)} is not a vconsole recording`, 'replay reads the .vncrec and .cast files that --record writes');
+}
+
+function readRecording(file: string): Buffer {
+  try {
+    return fs.readFileSync(file);
+  } catch (err) {
+    throw new VconsoleError(`cannot read ${echoInput(file)}: ${describeError(err)}`);
+  }
+}
+
+function parseOrExplain<T>(file: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    if (err instanceof RecordingFormatError || err instanceof Error) throw new VconsoleError(`${echoInput(file)}: ${err.message}`);
+    throw err;
+  }
+}
+
+async function writeFrames(recording: ReturnType<typeof parseRfbRecording>, file: string, flags: ReplayFlags, io: CommandIo): Promise<void> {
+  const everyMs = parseDuration(flags.pngEvery ?? '');
+  if (everyMs <= 0) throw new UsageError('--png-every must be above 0', 'e.g. --png-every 10s');
+  const output = flags.output;
+  if (!output) throw new UsageError('--png-every needs -o DIR', 'name the directory the frames go to');
+  fs.mkdirSync(output, { recursive: true });
+  const stem = path.basename(file).replace(/\.vncrec$/, '');
+  const { recordedFrames } = await import('../recording/replay-frames.js');
+  const count = await recordedFrames(recording, everyMs, (frame) => {
+    const name = path.join(output, `${stem}-${frameTime(frame.ms)}.png`);
+    fs.writeFileSync(name, encodePng(frame.framebuffer));
+    io.stdout.write(`${name}\n`);
+  });
+  if (count === 0) throw new VconsoleError(`${echoInput(file)} holds no screen to write`);
+}
+
+/** `000010.000s`: frame names sort by time. */
+function frameTime(ms: number): string {
+  return `${String(Math.floor(ms / 1000)).padStart(6, '0')}.${String(Math.round(ms % 1000)).padStart(3, '0')}s`;
+}
+
+async function serveRecording(recording: ReturnType<typeof parseRfbRecording>, speed: number, flags: ReplayFlags, io: CommandIo): Promise<void> {
+  const { ReplaySource } = await import('../recording/replay-source.js');
+  const session = new ConsoleSession(new ReplaySource(recording, speed));
+  session.on('log', sessionLogPrinter(io.stderr, Boolean(flags.verbose)));
+  handleShutdownSignals({ close: () => session.close(), exit: io.exit });
+  const bound = await session.start({ host: flags.listen ?? '127.0.0.1', port: flags.port ?? 0 });
+  io.stdout.write(`${portLine(`replay:${session.name}`, bound.address, bound.port, 'vnc')}\n`);
+}
+
+/** Writes the output events at their times (divided by `speed`). */
+async function playToStream(events: { seconds: number; kind: string; text: string }[], speed: number, out: NodeJS.WritableStream): Promise<void> {
+  const started = Date.now();
+  for (const event of events) {
+    if (event.kind !== 'o') continue;
+    const wait = started + (event.seconds * 1000) / speed - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (!out.write(event.text)) await new Promise((resolve) => out.once('drain', resolve));
+  }
+}

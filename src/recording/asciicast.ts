@@ -1,0 +1,92 @@
+import { StringDecoder } from 'node:string_decoder';
+
+/**
+ * asciicast v2 (the format asciinema records and plays): a JSON header line, then one JSON
+ * array per event, `[seconds, "o", text]` for output and `[seconds, "i", text]` for input.
+ * Serial consoles are recorded in it, so `asciinema play` and `asciinema cat` read them.
+ */
+export const ASCIICAST_EXTENSION = '.cast';
+
+export interface AsciicastHeader {
+  version: 2;
+  width: number;
+  height: number;
+  /** Unix time in seconds of the start. */
+  timestamp: number;
+  title?: string;
+  env?: Record<string, string>;
+}
+
+export type AsciicastEventKind = 'o' | 'i';
+
+export interface AsciicastEvent {
+  seconds: number;
+  kind: AsciicastEventKind;
+  text: string;
+}
+
+export function encodeAsciicastHeader(header: AsciicastHeader): Buffer {
+  return Buffer.from(`${JSON.stringify(header)}\n`, 'utf8');
+}
+
+/**
+ * Turns the bytes of one direction into asciicast event lines. A UTF-8 character split
+ * between two reads is kept back until it is whole, so no event holds half a character.
+ */
+export class AsciicastEventEncoder {
+  private readonly decoder = new StringDecoder('utf8');
+  constructor(private readonly kind: AsciicastEventKind) {}
+
+  /** The event line for `chunk` at `seconds`, or undefined when it holds no whole character yet. */
+  encode(seconds: number, chunk: Buffer): Buffer | undefined {
+    const text = this.decoder.write(chunk);
+    return text ? Buffer.from(`${JSON.stringify([Number(seconds.toFixed(6)), this.kind, text])}\n`, 'utf8') : undefined;
+  }
+}
+
+export class AsciicastFormatError extends Error {}
+
+/** Whether the start of a file looks like asciicast v2. */
+export function isAsciicast(start: Buffer): boolean {
+  const firstLine = start.toString('utf8', 0, Math.min(start.length, 4096)).split('\n')[0];
+  try {
+    const header = JSON.parse(firstLine) as Partial<AsciicastHeader>;
+    return header.version === 2;
+  } catch {
+    return false;
+  }
+}
+
+/** Reads an asciicast v2 file; an unfinished last line (a crash while writing) is dropped. */
+export function parseAsciicast(text: string): { header: AsciicastHeader; events: AsciicastEvent[]; truncated: boolean } {
+  const lines = text.split('\n');
+  let header: AsciicastHeader;
+  try {
+    header = JSON.parse(lines[0]) as AsciicastHeader;
+  } catch {
+    throw new AsciicastFormatError('the first line is not an asciicast header');
+  }
+  if (header.version !== 2) throw new AsciicastFormatError(`asciicast version ${String(header.version)} is not supported (only 2)`);
+  const events: AsciicastEvent[] = [];
+  let truncated = false;
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i];
+    if (!line.trim()) continue;
+    let event: unknown;
+    try {
+      event = JSON.parse(line);
+    } catch {
+      // Only the last line may be torn.
+      if (i === lines.length - 1) {
+        truncated = true;
+        break;
+      }
+      throw new AsciicastFormatError(`line ${i + 1} is not an asciicast event`);
+    }
+    if (!Array.isArray(event) || typeof event[0] !== 'number' || typeof event[2] !== 'string') {
+      throw new AsciicastFormatError(`line ${i + 1} is not an asciicast event`);
+    }
+    if (event[1] === 'o' || event[1] === 'i') events.push({ seconds: event[0], kind: event[1], text: event[2] });
+  }
+  return { header, events, truncated };
+}

@@ -1,0 +1,165 @@
+import { EventEmitter } from 'node:events';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Duplex } from 'node:stream';
+import { describeError } from '../errors.js';
+import type { DialContext, LogLevel, UpstreamSource } from '../proxy/types.js';
+import { ASCIICAST_EXTENSION, AsciicastEventEncoder, encodeAsciicastHeader } from './asciicast.js';
+import { RecordingBudget, RecordingFile } from './recording-file.js';
+import { RFB_RECORDING_EXTENSION, encodeRfbRecord, encodeRfbRecordingHead } from './rfb-recording.js';
+import { tapDuplex, type StreamTap } from './tap.js';
+
+export interface RecordingOptions {
+  /** Where recordings go (created 0700 when missing). */
+  dir: string;
+  budget: RecordingBudget;
+  /** Terminal size written into serial recordings (asciicast needs one). */
+  terminal?: { width: number; height: number };
+  /** vconsole's version, written into RFB recordings. */
+  writer?: string;
+  /** Wall clock, for file names and timestamps (tests). */
+  now?: () => Date;
+}
+
+/**
+ * Records a console while passing it through unchanged, as an UpstreamSource wrapping another:
+ * every connection the data path dials is tapped both ways into one file per session, created
+ * at the first connection (when the console type is known). VNC consoles are recorded in
+ * vconsole's RFB format and must be dialled by the RFB hub (one connection whose client is
+ * vconsole's own, so a replay can decode it); serial lines in asciicast v2. Emits `bytes` with
+ * the file's size as it grows.
+ */
+export class RecordingSource extends EventEmitter<{ bytes: [number] }> implements UpstreamSource {
+  private file?: RecordingFile;
+  private startedAt = 0;
+  private notRecorded = false;
+
+  constructor(
+    readonly inner: UpstreamSource,
+    private readonly options: RecordingOptions,
+  ) {
+    super();
+  }
+
+  get name(): string {
+    return this.inner.name;
+  }
+  get provider(): string {
+    return this.inner.provider;
+  }
+  get identity(): string | undefined {
+    return this.inner.identity;
+  }
+  get consoleType(): string | undefined {
+    return this.inner.consoleType;
+  }
+  get exclusive(): boolean | undefined {
+    return this.inner.exclusive;
+  }
+
+  /** The recording's path once it exists. */
+  get path(): string | undefined {
+    return this.file?.path;
+  }
+
+  /** Bytes recorded so far. */
+  get bytes(): number {
+    return this.file?.bytes ?? 0;
+  }
+
+  check(signal: AbortSignal): Promise<void> {
+    return this.inner.check?.(signal) ?? Promise.resolve();
+  }
+
+  async dial(context: DialContext): Promise<Duplex> {
+    const stream = await this.inner.dial(context);
+    const tap = this.tapFor(context.log);
+    return tap ? tapDuplex(stream, tap) : stream;
+  }
+
+  async release(): Promise<void> {
+    this.file?.close();
+    await this.inner.release?.();
+  }
+
+  private tapFor(log: (level: LogLevel, message: string) => void): StreamTap | undefined {
+    const type = this.inner.consoleType ?? 'vnc';
+    if (type !== 'vnc' && type !== 'serial') {
+      if (!this.notRecorded) log('warn', `${type} consoles are not recorded`);
+      this.notRecorded = true;
+      return undefined;
+    }
+    let file: RecordingFile | undefined;
+    try {
+      file = this.openFile(type, log);
+    } catch (err) {
+      // The console stays usable; the user learns at once that it is not being recorded.
+      log('error', `cannot record: ${describeError(err)}`);
+      this.notRecorded = true;
+    }
+    if (!file) return undefined;
+    const ms = () => Date.now() - this.startedAt;
+    const write = (data: Buffer | undefined) => {
+      if (data && file.append(data)) this.emit('bytes', file.bytes);
+    };
+    if (type === 'vnc') {
+      write(encodeRfbRecord('N', ms()));
+      return {
+        received: (chunk) => write(encodeRfbRecord('S', ms(), chunk)),
+        sent: (chunk) => write(encodeRfbRecord('C', ms(), chunk)),
+        closed: () => write(encodeRfbRecord('E', ms())),
+      };
+    }
+    const output = new AsciicastEventEncoder('o');
+    const input = new AsciicastEventEncoder('i');
+    return {
+      received: (chunk) => write(output.encode(ms() / 1000, chunk)),
+      sent: (chunk) => write(input.encode(ms() / 1000, chunk)),
+    };
+  }
+
+  private openFile(type: 'vnc' | 'serial', log: (level: LogLevel, message: string) => void): RecordingFile | undefined {
+    if (this.file) return this.file.recording ? this.file : undefined;
+    if (this.notRecorded) return undefined;
+    const now = (this.options.now ?? (() => new Date()))();
+    this.startedAt = now.getTime();
+    const head =
+      type === 'vnc'
+        ? encodeRfbRecordingHead({ name: this.name, started: now.toISOString(), ...(this.options.writer ? { writer: this.options.writer } : {}) })
+        : encodeAsciicastHeader({
+            version: 2,
+            width: this.options.terminal?.width ?? 80,
+            height: this.options.terminal?.height ?? 24,
+            timestamp: Math.floor(now.getTime() / 1000),
+            title: this.name,
+          });
+    fs.mkdirSync(this.options.dir, { recursive: true, mode: 0o700 });
+    const extension = type === 'vnc' ? RFB_RECORDING_EXTENSION : ASCIICAST_EXTENSION;
+    this.file = createUnique(this.options.dir, recordingBaseName(this.name, now), extension, head, this.options.budget, () =>
+      log('warn', `recording stopped: --record-max-size (${this.options.budget.limitBytes} bytes for all recordings) reached`),
+    );
+    log('info', `recording to ${this.file.path}`);
+    this.emit('bytes', this.file.bytes);
+    return this.file;
+  }
+}
+
+/** `default_vm-a-20261130-224512`: the console's name made safe for a file name, and the time. */
+export function recordingBaseName(name: string, at: Date): string {
+  const safe = name.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, 100) || 'console';
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const stamp = `${at.getFullYear()}${pad(at.getMonth() + 1)}${pad(at.getDate())}-${pad(at.getHours())}${pad(at.getMinutes())}${pad(at.getSeconds())}`;
+  return `${safe}-${stamp}`;
+}
+
+/** A new file `base.ext`, else `base-2.ext`, ...: recordings never overwrite each other. */
+function createUnique(dir: string, base: string, extension: string, head: Buffer, budget: RecordingBudget, onFull: () => void): RecordingFile {
+  for (let n = 1; ; n++) {
+    const file = path.join(dir, `${base}${n === 1 ? '' : `-${n}`}${extension}`);
+    try {
+      return new RecordingFile(file, head, budget, onFull);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || n >= 1000) throw err;
+    }
+  }
+}

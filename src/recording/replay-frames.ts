@@ -1,0 +1,52 @@
+import { Framebuffer } from '../rfb/framebuffer.js';
+import { RfbUpstream } from '../rfb/upstream-client.js';
+import { steppedConnection } from './replay-player.js';
+import type { ParsedRfbRecording } from './rfb-recording.js';
+
+/** One picture of the recorded screen at a moment of the recording. */
+export interface RecordedFrame {
+  /** Milliseconds since the recording began. */
+  ms: number;
+  framebuffer: Framebuffer;
+}
+
+/**
+ * Decodes a VNC recording as fast as it goes and hands `onFrame` the screen as it was every
+ * `everyMs` of recording time (at everyMs, 2 x everyMs, ... to its end), and once at the end. The
+ * framebuffer is lent for the call: copy or encode it before returning.
+ */
+export async function recordedFrames(recording: ParsedRfbRecording, everyMs: number, onFrame: (frame: RecordedFrame) => Promise<void> | void): Promise<number> {
+  const framebuffer = new Framebuffer(0, 0);
+  let nextAt = everyMs;
+  let lastMs = 0;
+  let count = 0;
+  const frame = async (ms: number) => {
+    if (framebuffer.width === 0 || framebuffer.height === 0) return;
+    await onFrame({ ms, framebuffer });
+    count++;
+  };
+  for (const connection of recording.connections) {
+    const feed = steppedConnection();
+    const connecting = RfbUpstream.connect(feed.stream, framebuffer, { password: 'replay', shared: true });
+    let client: RfbUpstream | undefined;
+    connecting.then((c) => (client = c), () => undefined);
+    for (const record of connection.records) {
+      if (record.kind !== 'S') continue;
+      while (record.ms >= nextAt) {
+        await frame(nextAt);
+        nextAt += everyMs;
+      }
+      await feed.push(record.data);
+      lastMs = record.ms;
+    }
+    feed.end();
+    await connecting.catch(() => undefined);
+    (client as RfbUpstream | undefined)?.close();
+  }
+  // The screen stays as it was after the console's last bytes: the intervals go on to the end.
+  const endMs = Math.max(lastMs, recording.durationMs);
+  for (; nextAt <= endMs; nextAt += everyMs) await frame(nextAt);
+  // And the screen at the very end, unless the last interval's picture showed that moment.
+  if (count === 0 || nextAt - everyMs < endMs) await frame(endMs);
+  return count;
+}

@@ -1,0 +1,141 @@
+import type { Duplex } from 'node:stream';
+import { VconsoleError } from '../errors.js';
+import type { DialContext, UpstreamSource } from '../proxy/types.js';
+import { duplexPair } from '../rfb/duplex-pair.js';
+import { Framebuffer } from '../rfb/framebuffer.js';
+import { RfbUpstream } from '../rfb/upstream-client.js';
+import { serveViewer } from '../rfb/viewer-server.js';
+import { wholePicture } from '../rfb/whole-picture.js';
+import { playConnection } from './replay-player.js';
+import type { ParsedRfbRecording } from './rfb-recording.js';
+
+/**
+ * The recorded console wrote VNC authentication into its stream if it asked for it; the
+ * replaying client's answer goes nowhere, so any password does.
+ */
+const ANY_PASSWORD = 'replay';
+
+/**
+ * A VNC recording served as a console: every viewer that connects watches it from the start, at
+ * `speed`, through vconsole's own RFB server (so any viewer works, whatever encodings it
+ * speaks). The recording is decoded by the same RFB client that recorded it; a connection the
+ * console dropped is followed by the next one, as the hub lived it; after the last one the
+ * final screen stays.
+ */
+export class ReplaySource implements UpstreamSource {
+  readonly provider = 'replay';
+  readonly consoleType = 'vnc';
+
+  constructor(
+    private readonly recording: ParsedRfbRecording,
+    private readonly speed: number,
+  ) {
+    if (!recording.connections.some((c) => c.records.some((r) => r.kind === 'S'))) {
+      throw new VconsoleError('the recording holds nothing the console sent', { hint: 'it was stopped before the console answered' });
+    }
+  }
+
+  get name(): string {
+    return this.recording.head.name;
+  }
+
+  async dial(context: DialContext): Promise<Duplex> {
+    const framebuffer = new Framebuffer(0, 0);
+    const [viewerEnd, relayEnd] = duplexPair();
+    const playback = new Playback(this.recording, this.speed, framebuffer);
+    relayEnd.once('close', () => playback.stop());
+    try {
+      await playback.firstPicture();
+    } catch (err) {
+      playback.stop();
+      throw err;
+    }
+    const viewer = serveViewer(viewerEnd, { framebuffer, viewOnly: true, input: { key() {}, qemuKey() {}, pointer() {}, clipboard() {} } });
+    viewer.once('close', () => playback.stop());
+    void playback.rest().then(
+      () => context.log('info', 'replay finished: the last screen stays until the viewer closes'),
+      () => undefined,
+    );
+    return relayEnd;
+  }
+}
+
+/** One connection of the recording being played. */
+interface Playing {
+  stream: Duplex;
+  played: Promise<void>;
+  client: RfbUpstream;
+  last: boolean;
+}
+
+/** One viewer's run through the recording. */
+class Playback {
+  private current?: Playing;
+  private stopped = false;
+  private index = 0;
+  private readonly first: Promise<void>;
+
+  constructor(
+    private readonly recording: ParsedRfbRecording,
+    private readonly speed: number,
+    private readonly framebuffer: Framebuffer,
+  ) {
+    this.first = this.playFirst();
+  }
+
+  firstPicture(): Promise<void> {
+    return this.first;
+  }
+
+  /** Resolves once the last connection has played (its screen then stays). */
+  async rest(): Promise<void> {
+    await this.first;
+    for (;;) {
+      const current = this.current;
+      if (!current || this.stopped) return;
+      await current.played;
+      if (current.last) return;
+      if (!current.client.isClosed) await new Promise<void>((resolve) => current.client.once('close', () => resolve()));
+      if (!(await this.startNext())) return;
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.current?.client.close();
+    this.current?.stream.destroy();
+  }
+
+  private async playFirst(): Promise<void> {
+    // A connection without a whole picture (vconsole stopped during its handshake) is skipped.
+    while (await this.startNext()) {
+      const current = this.current;
+      if (!current) break;
+      try {
+        await Promise.race([wholePicture(current.client, this.framebuffer), current.played]);
+      } catch {
+        // The connection ended before a whole picture: the next one may have it.
+      }
+      if (this.framebuffer.width > 0 && this.framebuffer.height > 0) return;
+    }
+    throw new VconsoleError('the recording holds no screen');
+  }
+
+  /** Starts the next connection that gets through its handshake; false when none is left. */
+  private async startNext(): Promise<boolean> {
+    while (!this.stopped && this.index < this.recording.connections.length) {
+      const last = this.index === this.recording.connections.length - 1;
+      const { stream, played } = playConnection(this.recording.connections[this.index++], { speed: this.speed, holdAtEnd: last });
+      // A handshake cut short by the end of the recording never completes: give up once all is played.
+      const cutShort = played.then(() => new Promise<never>((_resolve, reject) => setImmediate(() => reject(new VconsoleError('handshake cut short')))));
+      try {
+        const client = await Promise.race([RfbUpstream.connect(stream, this.framebuffer, { password: ANY_PASSWORD, shared: true }), cutShort]);
+        this.current = { stream, played, client, last };
+        return true;
+      } catch {
+        stream.destroy();
+      }
+    }
+    return false;
+  }
+}
