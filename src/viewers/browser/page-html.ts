@@ -18,6 +18,7 @@ export function consolePageHtml(title: string, consoleType: PageConsoleType): st
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title)}</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${consoleType}.css">
 <script type="module" src="${consoleType}.js"></script>
 </head>
