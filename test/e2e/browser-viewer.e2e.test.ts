@@ -10,7 +10,7 @@ import { countLit, locateFramebuffer, showsFramebuffer } from './support/images.
 import { kubevirtForVm } from './support/kubevirt-vm.js';
 import { startOpenstackWithWebsockify } from './support/openstack.js';
 import { pollFor } from './support/poll.js';
-import { ProcessLab } from './support/processes.js';
+import { ProcessLab, runProgram } from './support/processes.js';
 import { startQemuSerialVm, startQemuVm, type QemuVm } from './support/qemu.js';
 import { BOOT_MENU, serveSerialOverTcp } from './support/serial.js';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TEST_TIMEOUT_MS, gatedTitle, requireTools } from './support/tools.js';
@@ -23,7 +23,7 @@ import { startWebsockify } from './support/websockify.js';
 // screen and serial line reached through the KubeVirt fixture and through Nova + websockify.
 
 const demoGate = requireTools(['chromium']);
-const qemuGate = requireTools(['chromium', 'qemu-system-x86_64', 'vncsnapshot', 'websockify', 'socat', 'ss']);
+const qemuGate = requireTools(['chromium', 'tesseract', 'qemu-system-x86_64', 'vncsnapshot', 'websockify', 'socat', 'ss']);
 
 /** One BrowserViewers whose "browser" records URLs, and the Chromium that opens them. */
 function browserViewerHarness(lab: ProcessLab) {
@@ -194,6 +194,11 @@ describe.skipIf(qemuGate.skip)(gatedTitle("browser viewer: QEMU's SeaBIOS in hea
       await waitForPageState(page, 'connected');
       expect(await page.title()).toBe('default/vm-a');
       await expectBiosOnCanvas(page, 'kubevirt');
+      // And what the window shows, read back as a user would: SeaBIOS's own words.
+      const screenshot = `${dir}/kubevirt-window.png` as const;
+      await page.screenshot({ path: screenshot });
+      const read = await runProgram('tesseract', [screenshot, 'stdout'], { timeoutMs: 60_000 });
+      expect(read.stdout, `tesseract read: ${read.stdout}`).toMatch(/SeaBIOS/);
       await harness.viewers.stop(10);
       await waitForPageState(page, 'closed');
       await proxy.interrupt();

@@ -24,6 +24,8 @@ export const TOOL_PACKAGES: Readonly<Record<string, string>> = {
   xdotool: 'xdotool',
   ss: 'iproute2',
   pgrep: 'procps',
+  chromium: 'chromium',
+  tesseract: 'tesseract-ocr',
 };
 
 /** Per-test deadline, passed explicitly so it holds under `npm test`'s shorter default too. */
