@@ -2,8 +2,9 @@
 # Installs the Debian packages the end-to-end tests (test/e2e) drive: QEMU with SeaBIOS,
 # websockify, TigerVNC and remote-viewer under Xvfb, vncsnapshot, tmux, the X/ImageMagick
 # tools that find and photograph windows, and headless Chromium with tesseract for the browser
-# viewer's pages. Idempotent and quiet: does nothing when every package is installed already (set E2E_DEPS_FORCE=1 to run apt-get anyway). Runs as root
-# without a TTY (CI); otherwise through sudo.
+# viewer's pages. Idempotent and quiet: does nothing when every package is installed already
+# (set E2E_DEPS_FORCE=1 to run apt-get anyway). Runs as root without a TTY (CI); otherwise
+# through sudo.
 set -euo pipefail
 
 packages=(
