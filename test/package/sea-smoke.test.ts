@@ -58,6 +58,23 @@ function firstLine(child: ChildProcess, stream: 'stdout' | 'stderr', timeoutMs: 
   });
 }
 
+/** Waits until `child` has printed `count` lines on stdout and returns them. */
+function stdoutLines(child: ChildProcess, count: number, timeoutMs: number): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(() => reject(new Error(`fewer than ${count} lines on stdout within ${timeoutMs} ms; got ${JSON.stringify(text)}`)), timeoutMs);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      const lines = text.split('\n');
+      if (lines.length > count) {
+        clearTimeout(timer);
+        resolve(lines.slice(0, count));
+      }
+    });
+    child.once('exit', () => reject(new Error(`exited after printing ${JSON.stringify(text)}`)));
+  });
+}
+
 /** Reads from a TCP port until `size` bytes arrived. */
 async function readGreeting(port: number, size: number): Promise<string> {
   const socket = net.connect(port, '127.0.0.1');
@@ -203,6 +220,36 @@ describe.skipIf(!onLinuxX64 || (!binaryPresent && !seaRequired))('single executa
     }
   });
 
+  // Needs `open --viewer browser` (src/commands/open.ts wiring BrowserViewers).
+  it("serves the browser viewer's page for `open --viewer browser` (the pages are inside the executable)", async () => {
+    const dir = scratchDir();
+    const copy = path.join(dir, 'vconsole');
+    copyFileSync(BINARY, copy);
+    const recorder = path.join(dir, 'record-url');
+    const opened = path.join(dir, 'opened-url');
+    writeFileSync(recorder, `#!/bin/sh\nprintf '%s' "$1" > '${opened}.tmp' && mv '${opened}.tmp' '${opened}'\n`, { mode: 0o755 });
+    const env = { ...nodelessEnv(), PATH: `${dir}:/bin:/usr/bin`, VCONSOLE_BROWSER: recorder };
+    const child = spawn(copy, ['open', 'demo:sea-browser', '--viewer', 'browser', '--no-tui'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!existsSync(opened)) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no browser was asked to open a page; stderr: ${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const url = readFileSync(opened, 'utf8');
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/s\/[A-Za-z0-9_-]{22}\/$/);
+      expect(await (await fetch(url)).text()).toContain('sea-browser</title>');
+      const script = await fetch(`${url}vnc.js`);
+      expect(script.status).toBe(200);
+      expect((await script.text()).length).toBeGreaterThan(100_000);
+      expect(stderr).not.toContain(new URL(url).pathname);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
   it.each([['vconsole-linux-arm64'], ['vconsole-win-x64.exe']])('%s was made with the bundle injected', (name) => {
     const file = path.join(ROOT, 'dist', 'bin', name);
     expect(existsSync(file), `${name} is missing from dist/bin`).toBe(true);
@@ -250,6 +297,34 @@ describe('the bundle inside the executable', () => {
       expect(evaluatedPackages(stderr)).toEqual([]);
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
+
+  it("serves the browser viewer's page and scripts from inside the bundle, and finds no xdg-open of its own there", async () => {
+    const bundle = probeBundle(
+      [
+        "import { BrowserViewers } from './src/viewers/browser/browser-viewers.ts';",
+        'const viewers = new BrowserViewers();',
+        "viewers.on('status', (event) => process.stdout.write(JSON.stringify({ status: event }) + '\\n'));",
+        "void viewers.launch(1, { host: '127.0.0.1', port: 5999, title: 'vm-sea', consoleType: 'vnc' }).then(() => {",
+        "  process.stdout.write(JSON.stringify({ url: viewers.urlOf(1) }) + '\\n');",
+        '});',
+      ].join('\n'),
+    );
+    // No PATH: the open package must look for the system's xdg-open (the bundle carries no copy of its own).
+    const child = spawn(process.execPath, [bundle], { cwd: scratchDir(), env: { PATH: scratchDir() }, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const [statusLine, urlLine] = await stdoutLines(child, 2, 60_000);
+      const status = JSON.parse(statusLine) as { status: { state: string; message: string } };
+      expect(status.status).toMatchObject({ state: 'failed', message: "no browser could be opened (xdg-open not found); open the console page's address by hand" });
+      const { url } = JSON.parse(urlLine) as { url: string };
+      const html = await (await fetch(url)).text();
+      expect(html).toContain('<title>vm-sea</title>');
+      const { PAGE_ASSETS } = await import('../../src/viewers/browser/page-assets.generated.js');
+      expect(await (await fetch(`${url}vnc.js`)).text()).toBe(PAGE_ASSETS['vnc.js']);
+      expect(await (await fetch(`${url}vnc.css`)).text()).toBe(PAGE_ASSETS['vnc.css']);
+    } finally {
+      child.kill('SIGKILL');
     }
   });
 
