@@ -123,6 +123,17 @@ describe.skipIf(demoGate.skip)(gatedTitle('browser viewer: the demo consoles in 
     await second.interrupt();
   }, E2E_TEST_TIMEOUT_MS);
 
+  it('says "session closed" when stopped while its console is down and the page is between reconnects', async () => {
+    const proxy = await startProxy(lab, ['demo:vm-e']);
+    const { page } = await harness.launchAndOpen(5, { host: '127.0.0.1', port: proxy.ports[0].port, title: 'vm-e', consoleType: 'vnc' });
+    await waitForPageState(page, 'connected');
+    await proxy.process.stop();
+    await waitForPageState(page, 'reconnecting');
+    await harness.viewers.stop(5);
+    await waitForPageState(page, 'closed');
+    expect(await page.$eval('#state', (label) => label.textContent)).toBe('session closed');
+  }, E2E_TEST_TIMEOUT_MS);
+
   it('refuses the websocket to a page of another origin and a page whose secret is wrong', async () => {
     const proxy = await startProxy(lab, ['demo:vm-d']);
     const { page, url } = await harness.launchAndOpen(4, { host: '127.0.0.1', port: proxy.ports[0].port, title: 'vm-d', consoleType: 'vnc' });

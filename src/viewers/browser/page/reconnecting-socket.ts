@@ -41,11 +41,16 @@ export function keepConnected(link: ConsoleLink): void {
         showState('closed', event.reason || 'session closed');
         return;
       }
-      if (connectedAt !== undefined && Date.now() - connectedAt >= STABLE_MS) failures = 0;
-      const delay = Math.min(FIRST_RETRY_MS * 2 ** failures, MAX_RETRY_MS);
-      failures += 1;
-      showState('reconnecting', `console dropped; reconnecting in ${Math.ceil(delay / 1000)} s`);
-      window.setTimeout(connect, delay);
+      void pageStillServed().then((served) => {
+        // Closed while this page was not connected: its address is refused now (403).
+        if (served === false) return showState('closed', 'session closed');
+        if (connectedAt !== undefined && Date.now() - connectedAt >= STABLE_MS) failures = 0;
+        const delay = Math.min(FIRST_RETRY_MS * 2 ** failures, MAX_RETRY_MS);
+        failures += 1;
+        const why = served === undefined ? 'vconsole is not reachable' : 'console dropped';
+        showState('reconnecting', `${why}; reconnecting in ${Math.ceil(delay / 1000)} s`);
+        window.setTimeout(connect, delay);
+      });
     });
     link.attach(socket, () => {
       connectedAt = Date.now();
@@ -53,6 +58,16 @@ export function keepConnected(link: ConsoleLink): void {
     });
   };
   connect();
+}
+
+/** Whether vconsole still serves this page: false once it refuses it, undefined when it does not answer. */
+async function pageStillServed(): Promise<boolean | undefined> {
+  try {
+    const answer = await fetch(window.location.href, { method: 'HEAD', cache: 'no-store' });
+    return answer.status !== 403;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The toolbar's fullscreen button. */
