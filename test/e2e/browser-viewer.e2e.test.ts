@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -87,6 +88,20 @@ describe.skipIf(demoGate.skip)(gatedTitle('browser viewer: the demo consoles in 
     const buttons = await page.$$eval('#toolbar button', (all) => all.map((b) => b.textContent));
     expect(buttons).toEqual(['Ctrl+Alt+Del', 'Clipboard', 'Fullscreen']);
     await harness.viewers.stop(1);
+    await proxy.interrupt();
+  }, E2E_TEST_TIMEOUT_MS);
+
+  it('asks for the VNC password when the console wants one, and connects with it', async () => {
+    const passwordFile = `${await lab.tempDir('browser-pw')}/password`;
+    writeFileSync(passwordFile, 'pa55word\n', { mode: 0o600 });
+    const proxy = await startProxy(lab, ['demo:vm-p'], ['--password-file', passwordFile]);
+    const { page } = await harness.launchAndOpen(6, { host: '127.0.0.1', port: proxy.ports[0].port, title: 'vm-p', consoleType: 'vnc' });
+    await page.waitForSelector('#password.shown input[type=password]', { timeout: 60_000 });
+    await page.type('#password input[type=password]', 'pa55word');
+    await page.keyboard.press('Enter');
+    await waitForPageState(page, 'connected');
+    await pollFor(async () => (countLit(await canvasImage(page)) > 500 ? true : undefined), { what: 'the demo desktop after the password', timeoutMs: 30_000 });
+    await harness.viewers.stop(6);
     await proxy.interrupt();
   }, E2E_TEST_TIMEOUT_MS);
 

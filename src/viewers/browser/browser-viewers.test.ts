@@ -117,4 +117,9 @@ describe('BrowserViewers', () => {
     await browsers.launch(5, TARGET);
     expect(browsers.urlOf(5)).toBeUndefined();
   });
+
+  it('refuses to serve its pages on a wildcard address, which no URL can name', () => {
+    expect(() => new BrowserViewers({ host: '0.0.0.0' })).toThrow('the browser viewer cannot serve its pages on 0.0.0.0');
+    expect(() => new BrowserViewers({ host: '::' })).toThrow(/cannot serve its pages on ::/);
+  });
 });

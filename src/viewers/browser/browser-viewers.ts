@@ -1,9 +1,13 @@
 import { EventEmitter } from 'node:events';
+import { UsageError } from '../../errors.js';
 import type { ViewerTarget } from '../types.js';
 import type { ViewerStatusEvent } from '../viewer-supervisor.js';
 import { describeStartFailure, startBrowser, type BrowserLaunch } from './browser-opener.js';
 import { BrowserPageServer, maskedPageUrl, type PublishedPage } from './page-server.js';
 import { OPENED_ELSEWHERE, SESSION_CLOSED, type PageConsoleType } from './page-protocol.js';
+
+/** Addresses that name no one host: a URL cannot point at them, and browsers refuse 0.0.0.0. */
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 
 /** The name status events give the browser viewer. */
 export const BROWSER_VIEWER_NAME = 'browser';
@@ -50,8 +54,12 @@ export class BrowserViewers extends EventEmitter<{ status: [ViewerStatusEvent] }
   private readonly env: Record<string, string | undefined>;
   private readonly start: (url: string, env: Record<string, string | undefined>) => Promise<BrowserLaunch>;
 
+  /** Throws a usage error for a wildcard `host`: a page URL needs one concrete address. */
   constructor(private readonly options: BrowserViewersOptions = {}) {
     super();
+    if (options.host !== undefined && WILDCARD_HOSTS.has(options.host)) {
+      throw new UsageError(`the browser viewer cannot serve its pages on ${options.host}`, 'give it one address, such as 127.0.0.1 (the default)');
+    }
     this.env = options.env ?? process.env;
     this.start = options.startBrowser ?? startBrowser;
   }
@@ -76,6 +84,8 @@ export class BrowserViewers extends EventEmitter<{ status: [ViewerStatusEvent] }
       this.failed(key, entry, maskedPageUrl(describeStartFailure(err, this.env)));
       return;
     }
+    // Stopped or launched again meanwhile: that request speaks for the key now.
+    if (this.keys.get(key) !== entry) return;
     this.emit('status', { key, state: 'open', viewerName: BROWSER_VIEWER_NAME });
     const onExit = (code: number | null) => {
       if (code !== 0 && code !== null) this.failed(key, entry, `${launch.name} exited with code ${code}`, code);
