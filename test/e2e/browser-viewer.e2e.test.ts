@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserViewers } from '../../src/viewers/browser/browser-viewers.js';
@@ -103,6 +103,42 @@ describe.skipIf(demoGate.skip)(gatedTitle('browser viewer: the demo consoles in 
     await pollFor(async () => (countLit(await canvasImage(page)) > 500 ? true : undefined), { what: 'the demo desktop after the password', timeoutMs: 30_000 });
     await harness.viewers.stop(6);
     await proxy.interrupt();
+  }, E2E_TEST_TIMEOUT_MS);
+
+  it("shares clipboard text both ways and sends Ctrl+Alt+Del to the console's RFB server", async () => {
+    // vconsole's own RFB server (the hub's), in process, to see what the page sends.
+    const { Framebuffer } = await import('../../src/rfb/framebuffer.js');
+    const { serveViewer } = await import('../../src/rfb/viewer-server.js');
+    type Session = ReturnType<typeof serveViewer>;
+    const pasted: string[] = [];
+    const keysDown: number[] = [];
+    const sessions: Session[] = [];
+    const rfbServer = net.createServer((socket) => {
+      sessions.push(serveViewer(socket, {
+        framebuffer: new Framebuffer(320, 200, 'clip'),
+        input: { key: (down, keysym) => (down ? keysDown.push(keysym) : undefined), pointer: () => undefined, clipboard: (text) => pasted.push(text) },
+      }));
+    });
+    rfbServer.listen(0, '127.0.0.1');
+    await once(rfbServer, 'listening');
+    try {
+      const { page } = await harness.launchAndOpen(7, { host: '127.0.0.1', port: (rfbServer.address() as AddressInfo).port, title: 'clip', consoleType: 'vnc' });
+      await waitForPageState(page, 'connected');
+      await page.click('#toolbar button:nth-of-type(2)'); // Clipboard
+      sessions[0].clipboard('copied in the VM');
+      await page.waitForFunction(() => document.querySelector('textarea')?.value === 'copied in the VM', { timeout: 30_000 });
+      await page.$eval('textarea', (area) => (area.value = ''));
+      await page.type('#clipboard textarea', 'typed in the browser');
+      await page.click('#clipboard button');
+      await pollFor(() => (pasted.includes('typed in the browser') ? true : undefined), { what: 'the pasted text at the RFB server', timeoutMs: 30_000 });
+      await page.click('#toolbar button:nth-of-type(1)'); // Ctrl+Alt+Del
+      await pollFor(() => (keysDown.includes(0xffff) ? true : undefined), { what: 'Delete at the RFB server', timeoutMs: 30_000 });
+      expect(keysDown.slice(-3)).toEqual([0xffe3, 0xffe9, 0xffff]);
+      await harness.viewers.stop(7);
+    } finally {
+      rfbServer.close();
+      for (const session of sessions) session.close();
+    }
   }, E2E_TEST_TIMEOUT_MS);
 
   it('types into the demo serial shell through xterm.js and shows its answer', async () => {
