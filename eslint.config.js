@@ -7,7 +7,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.pkg-cache/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.pkg-cache/**', 'src/viewers/browser/page-assets.generated.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

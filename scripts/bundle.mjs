@@ -11,6 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { buildPageAssets } from './build-page.mjs';
 
 export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -21,6 +22,8 @@ export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..'
  * Resolves to esbuild's metafile.
  */
 export async function bundleCli({ outfile, version, entry, probeModules = false, minify = true }) {
+  // The browser viewer's pages live in a generated module the bundle must find up to date.
+  await buildPageAssets();
   const entryContents = entry ?? "import { main } from './src/cli.ts';\nmain(process.argv);\n";
   const result = await build({
     stdin: { contents: entryContents, resolveDir: projectRoot, sourcefile: 'vconsole-sea-entry.ts', loader: 'ts' },

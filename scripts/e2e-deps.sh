@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the end-to-end tests (test/e2e) drive: QEMU with SeaBIOS,
-# websockify, TigerVNC and remote-viewer under Xvfb, vncsnapshot, tmux, and the X/ImageMagick
-# tools that find and photograph windows. Idempotent and quiet: does nothing when every
-# package is installed already (set E2E_DEPS_FORCE=1 to run apt-get anyway). Runs as root
-# without a TTY (CI); otherwise through sudo.
+# websockify, TigerVNC and remote-viewer under Xvfb, vncsnapshot, tmux, the X/ImageMagick
+# tools that find and photograph windows, and headless Chromium with tesseract for the browser
+# viewer's pages. Idempotent and quiet: does nothing when every package is installed already
+# (set E2E_DEPS_FORCE=1 to run apt-get anyway). Runs as root without a TTY (CI); otherwise
+# through sudo.
 set -euo pipefail
 
 packages=(
@@ -22,6 +23,8 @@ packages=(
   iproute2          # ss: which ports a process listens on
   procps            # pgrep
   asciinema         # plays serial recordings (asciicast v2)
+  chromium          # headless, driven by puppeteer-core: the browser viewer's pages
+  tesseract-ocr     # reads SeaBIOS's words back from a screenshot of the browser viewer
   # Fonts: Xvfb needs its "fixed" font, TigerVNC (FLTK/Xft) and remote-viewer (GTK) need a
   # scalable one; without them the viewers start with empty titles or fail to open windows.
   xfonts-base

@@ -26,6 +26,8 @@ export const TOOL_PACKAGES: Readonly<Record<string, string>> = {
   pgrep: 'procps',
   asciinema: 'asciinema',
   script: 'bsdutils',
+  chromium: 'chromium',
+  tesseract: 'tesseract-ocr',
 };
 
 /** Per-test deadline, passed explicitly so it holds under `npm test`'s shorter default too. */

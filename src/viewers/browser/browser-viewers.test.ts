@@ -1,0 +1,125 @@
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ViewerStatusEvent } from '../viewer-supervisor.js';
+import { BrowserViewers } from './browser-viewers.js';
+
+// These tests need the generated page module: `npm run build` (or node scripts/build-page.mjs).
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function scratchDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'vconsole-browser-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A "browser": a script that writes the URL it was given into `opened`, then exits with `exitCode`. */
+function fakeBrowser(exitCode = 0): { program: string; opened: string } {
+  const dir = scratchDir();
+  const program = path.join(dir, 'browser');
+  const opened = path.join(dir, 'opened');
+  writeFileSync(program, `#!/bin/sh\nprintf '%s' "$1" > '${opened}.tmp' && mv '${opened}.tmp' '${opened}'\nexit ${exitCode}\n`);
+  chmodSync(program, 0o755);
+  return { program, opened };
+}
+
+function viewers(env: Record<string, string | undefined>): { viewers: BrowserViewers; statuses: ViewerStatusEvent[] } {
+  const made = new BrowserViewers({ env });
+  const statuses: ViewerStatusEvent[] = [];
+  made.on('status', (event) => statuses.push(event));
+  cleanups.push(() => made.stopAll());
+  return { viewers: made, statuses };
+}
+
+async function waitFor<T>(probe: () => T | undefined): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not met within 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const TARGET = { host: '127.0.0.1', port: 5999, title: 'vm-a', consoleType: 'vnc' } as const;
+
+describe('BrowserViewers', () => {
+  it('opens the page of a console in the browser VCONSOLE_BROWSER names, on a loopback URL with a secret', async () => {
+    const browser = fakeBrowser();
+    const { viewers: browsers, statuses } = viewers({ VCONSOLE_BROWSER: browser.program });
+    await browsers.launch(7, TARGET);
+    const opened = await waitFor(() => (existsSync(browser.opened) ? readFileSync(browser.opened, 'utf8') : undefined));
+    expect(opened).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/s\/[A-Za-z0-9_-]{22}\/$/);
+    expect(browsers.urlOf(7)).toBe(opened);
+    expect(statuses).toEqual([{ key: 7, state: 'open', viewerName: 'browser' }]);
+    const page = await fetch(opened);
+    expect(await page.text()).toContain('<title>vm-a</title>');
+    for (const asset of ['vnc.js', 'vnc.css']) expect((await fetch(`${opened}${asset}`)).status).toBe(200);
+  });
+
+  it('says no browser could be opened when the program is missing, naming no URL, and keeps the page for urlOf', async () => {
+    const { viewers: browsers, statuses } = viewers({ VCONSOLE_BROWSER: '/nonexistent/firefox' });
+    await browsers.launch(1, TARGET);
+    expect(statuses).toEqual([
+      { key: 1, state: 'failed', viewerName: 'browser', exitCode: undefined, message: "no browser could be opened (firefox not found); open the console page's address by hand" },
+    ]);
+    const url = browsers.urlOf(1);
+    expect(url).toBeDefined();
+    expect((await fetch(url!)).status).toBe(200);
+  });
+
+  it('says no browser could be opened when the opener exits non-zero (xdg-open exits 3 without a browser)', async () => {
+    const browser = fakeBrowser(3);
+    const { viewers: browsers, statuses } = viewers({ VCONSOLE_BROWSER: browser.program });
+    await browsers.launch(2, TARGET);
+    await waitFor(() => statuses.find((s) => s.state === 'failed'));
+    expect(statuses).toEqual([
+      { key: 2, state: 'open', viewerName: 'browser' },
+      { key: 2, state: 'failed', viewerName: 'browser', exitCode: 3, message: "no browser could be opened (browser exited with code 3); open the console page's address by hand" },
+    ]);
+    expect(JSON.stringify(statuses)).not.toContain(new URL(browsers.urlOf(2)!).pathname.split('/')[2]);
+  });
+
+  // The open package runs its own copy of xdg-open, which finds none of its tools there (exit 2).
+  it('finds no browser through the open package on an empty PATH and says so', async () => {
+    const savedPath = process.env.PATH;
+    process.env.PATH = scratchDir();
+    try {
+      const { viewers: browsers, statuses } = viewers({});
+      await browsers.launch(3, TARGET);
+      const failed = await waitFor(() => statuses.find((s) => s.state === 'failed'));
+      expect(failed.message).toMatch(/^no browser could be opened \((xdg-open|open|PowerShell Start-Process) (not found|exited with code [1-9]\d*)\)/);
+    } finally {
+      process.env.PATH = savedPath;
+    }
+  });
+
+  it('replaces the page of a key launched again and closes it on stop; stopAll closes the server', async () => {
+    const browser = fakeBrowser();
+    const { viewers: browsers } = viewers({ VCONSOLE_BROWSER: browser.program });
+    await browsers.launch(4, TARGET);
+    const first = browsers.urlOf(4)!;
+    await browsers.launch(4, TARGET);
+    const second = browsers.urlOf(4)!;
+    expect(second).not.toBe(first);
+    expect((await fetch(first)).status).toBe(403);
+    expect((await fetch(second)).status).toBe(200);
+    await browsers.stop(4);
+    expect(browsers.urlOf(4)).toBeUndefined();
+    expect((await fetch(second)).status).toBe(403);
+    await browsers.stopAll();
+    await expect(fetch(second)).rejects.toThrow();
+    await browsers.launch(5, TARGET);
+    expect(browsers.urlOf(5)).toBeUndefined();
+  });
+
+  it('refuses to serve its pages on a wildcard address, which no URL can name', () => {
+    expect(() => new BrowserViewers({ host: '0.0.0.0' })).toThrow('the browser viewer cannot serve its pages on 0.0.0.0');
+    expect(() => new BrowserViewers({ host: '::' })).toThrow(/cannot serve its pages on ::/);
+  });
+});

@@ -1,0 +1,173 @@
+import { once } from 'node:events';
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { BrowserPageServer, maskedPageUrl } from './page-server.js';
+import { SESSION_CLOSED } from './page-protocol.js';
+
+const ASSETS = { 'vnc.js': 'console.log("vnc")', 'vnc.css': 'body{}', 'serial.js': 'console.log("serial")', 'serial.css': 'p{}' };
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A real TCP console: greets with `hello`, keeps what it receives, can hang up. */
+async function tcpConsole() {
+  const received: Buffer[] = [];
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.write('hello');
+    socket.on('data', (chunk) => received.push(chunk));
+    socket.on('close', () => sockets.delete(socket));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  cleanups.push(() => {
+    for (const socket of sockets) socket.destroy();
+    server.close();
+  });
+  return { port: (server.address() as net.AddressInfo).port, received: () => Buffer.concat(received).toString(), sockets };
+}
+
+async function pageServer() {
+  const server = await BrowserPageServer.start({ host: '127.0.0.1', port: 0, assets: ASSETS });
+  cleanups.push(() => server.close(SESSION_CLOSED));
+  return server;
+}
+
+/** Opens the page's websocket; resolves with it open, or with the HTTP status it was refused with. */
+function dial(url: string, origin: string | undefined): Promise<{ socket: WebSocket; received: () => string } | { status: number }> {
+  const socket = new WebSocket(url, origin === undefined ? {} : { origin });
+  // What the console sends at once may arrive with the handshake: keep it from the start.
+  const chunks: Buffer[] = [];
+  socket.on('message', (data: Buffer) => chunks.push(data));
+  return new Promise((resolve, reject) => {
+    socket.once('open', () => resolve({ socket, received: () => Buffer.concat(chunks).toString() }));
+    socket.once('unexpected-response', (_req, res) => {
+      resolve({ status: res.statusCode ?? 0 });
+      socket.terminate();
+    });
+    socket.once('error', reject);
+  });
+}
+
+function wsUrl(pageUrl: string): string {
+  return `${pageUrl.replace(/^http/, 'ws')}ws`;
+}
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met within 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('BrowserPageServer', () => {
+  it('serves a page titled with the VM name and its own script under a 128-bit secret URL', async () => {
+    const server = await pageServer();
+    const { url } = server.publish({ title: 'vm-<a>', consoleType: 'vnc', host: '127.0.0.1', port: 1 });
+    expect(url).toMatch(new RegExp(`^${server.origin}/s/[A-Za-z0-9_-]{22}/$`));
+    const page = await fetch(url);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const html = await page.text();
+    expect(html).toContain('<title>vm-&lt;a&gt;</title>');
+    expect(html).toContain('src="vnc.js"');
+    const script = await fetch(`${url}vnc.js`);
+    expect(script.headers.get('content-type')).toContain('text/javascript');
+    expect(await script.text()).toBe(ASSETS['vnc.js']);
+    expect(maskedPageUrl(url)).toBe(`${server.origin}/s/***/`);
+  });
+
+  it('refuses a wrong secret with 403 and serves nothing on any other path (404)', async () => {
+    const server = await pageServer();
+    const { url } = server.publish({ title: 'vm-a', consoleType: 'vnc', host: '127.0.0.1', port: 1 });
+    const wrong = `${server.origin}/s/${'A'.repeat(22)}/`;
+    expect((await fetch(wrong)).status).toBe(403);
+    expect((await fetch(`${wrong}vnc.js`)).status).toBe(403);
+    expect((await fetch(`${server.origin}/s/short/`)).status).toBe(403);
+    for (const path of ['/', '/s/', '/favicon.ico', '/vnc.js', '/ws']) expect((await fetch(`${server.origin}${path}`)).status, path).toBe(404);
+    expect((await fetch(`${url}serial.js`)).status).toBe(404);
+    expect((await fetch(`${url}../../vnc.js`)).status).toBe(404);
+    expect((await fetch(`${url}nothing`)).status).toBe(404);
+    expect((await fetch(url, { method: 'POST' })).status).toBe(404);
+    expect(await dial(wsUrl(wrong), server.origin)).toEqual({ status: 403 });
+    expect(await dial(`${server.origin.replace('http', 'ws')}/other`, server.origin)).toEqual({ status: 404 });
+  });
+
+  it('refuses the websocket to a foreign Origin or none, and a page asked for under another host name', async () => {
+    const tcp = await tcpConsole();
+    const server = await pageServer();
+    const { url } = server.publish({ title: 'vm-a', consoleType: 'vnc', host: '127.0.0.1', port: tcp.port });
+    expect(await dial(wsUrl(url), 'http://evil.example')).toEqual({ status: 403 });
+    expect(await dial(wsUrl(url), server.origin.replace('127.0.0.1', 'localhost'))).toEqual({ status: 403 });
+    expect(await dial(wsUrl(url), undefined)).toEqual({ status: 403 });
+    const rebound = await new Promise<number>((resolve, reject) => {
+      const req = net.connect(Number(new URL(url).port), '127.0.0.1', () => {
+        req.write(`GET ${new URL(url).pathname} HTTP/1.1\r\nHost: attacker.example:${new URL(url).port}\r\nConnection: close\r\n\r\n`);
+      });
+      let text = '';
+      req.on('data', (chunk) => (text += chunk.toString()));
+      req.on('end', () => resolve(Number(text.split(' ')[1])));
+      req.on('error', reject);
+    });
+    expect(rebound).toBe(403);
+    expect(tcp.sockets.size).toBe(0);
+  });
+
+  it('bridges bytes both ways between the page websocket and the console port', async () => {
+    const tcp = await tcpConsole();
+    const server = await pageServer();
+    const { url } = server.publish({ title: 'vm-a', consoleType: 'serial', host: '127.0.0.1', port: tcp.port });
+    const dialled = await dial(wsUrl(url), server.origin);
+    if (!('socket' in dialled)) throw new Error(`refused with ${dialled.status}`);
+    await waitFor(() => dialled.received() === 'hello');
+    dialled.socket.send(Buffer.from('typed\r'));
+    await waitFor(() => tcp.received() === 'typed\r');
+    dialled.socket.close();
+  });
+
+  it('closes the page with "session closed" when withdrawn, after which its secret is refused', async () => {
+    const tcp = await tcpConsole();
+    const server = await pageServer();
+    const { url, page } = server.publish({ title: 'vm-a', consoleType: 'vnc', host: '127.0.0.1', port: tcp.port });
+    const dialled = await dial(wsUrl(url), server.origin);
+    if (!('socket' in dialled)) throw new Error(`refused with ${dialled.status}`);
+    const closed = once(dialled.socket, 'close');
+    server.withdraw(page, SESSION_CLOSED);
+    const [code, reason] = (await closed) as [number, Buffer];
+    expect({ code, reason: reason.toString() }).toEqual({ code: 4001, reason: 'session closed' });
+    expect((await fetch(url)).status).toBe(403);
+    expect(await dial(wsUrl(url), server.origin)).toEqual({ status: 403 });
+    await waitFor(() => tcp.sockets.size === 0);
+  });
+
+  it('closes the websocket with a code the page reconnects after when the console hangs up, and 502 while it refuses', async () => {
+    const tcp = await tcpConsole();
+    const server = await pageServer();
+    const { url } = server.publish({ title: 'vm-a', consoleType: 'vnc', host: '127.0.0.1', port: tcp.port });
+    const dialled = await dial(wsUrl(url), server.origin);
+    if (!('socket' in dialled)) throw new Error(`refused with ${dialled.status}`);
+    const closed = once(dialled.socket, 'close');
+    await waitFor(() => tcp.sockets.size === 1);
+    for (const socket of tcp.sockets) socket.destroy();
+    const [code] = (await closed) as [number];
+    expect(code).toBe(1001);
+
+    const gone = server.publish({ title: 'vm-b', consoleType: 'vnc', host: '127.0.0.1', port: await closedPort() });
+    expect(await dial(wsUrl(gone.url), server.origin)).toEqual({ status: 502 });
+  });
+});
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = net.createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
