@@ -66,7 +66,13 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const { choice, detected } = await selectViewer({ viewer: viewerFlag, viewerArgs: flags.viewerArg }, system);
   const viewers = new ViewerRouter(planViewers(choice, detected ?? []), {
     native: (viewer, extraArgs) => new ViewerSupervisor(viewer, extraArgs),
-    browser: () => loadBrowserViewers(listen),
+    browser: () =>
+      loadBrowserViewers((key, url) => {
+        const name = registry.get(key)?.name ?? `session ${key}`;
+        // stdout carries JSON lines without the TUI; the URL is for the user's eyes, not a log.
+        if (useTui) shown.view?.notice(`${name}: no browser could be opened; open ${url} in a browser on this machine`);
+        else io.stdout.write(`${JSON.stringify({ target: name, url })}\n`);
+      }),
   });
 
   const registry = new SessionRegistry();
@@ -95,7 +101,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const openViewer = async (session: ConsoleSession) => {
     const s = session.snapshot();
     if (s.state !== 'listening' || s.port === undefined) return;
-    await viewers.launch(session.id, { host: s.address ?? listen, port: s.port, title: s.name, consoleType: viewerConsoleType(s.consoleType) });
+    await viewers.launch(session.id, { host: viewerHost(s.address ?? listen), port: s.port, title: s.name, consoleType: viewerConsoleType(s.consoleType) });
   };
   const start = async (session: ConsoleSession) => {
     try {
@@ -189,9 +195,24 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   if (choice.kind === 'none') view.notice('no viewer launched (--viewer none): point any VNC viewer at the addresses shown');
 }
 
-/** The browser viewer; its page and server load only when a console first opens in it. */
-function loadBrowserViewers(_listen: string): Promise<ViewerLauncher> {
-  return Promise.reject(new VconsoleError('the browser viewer is not available in this build'));
+/**
+ * The browser viewer; its pages and server load only when a console first opens in it. When no
+ * browser could be started for a page, `unopened` gets the page's URL (it holds the page's
+ * secret: shown to the user once, never logged).
+ */
+async function loadBrowserViewers(unopened: (key: number, url: string) => void): Promise<ViewerLauncher> {
+  const { BrowserViewers } = await import('../viewers/browser/browser-viewers.js');
+  const browser = new BrowserViewers();
+  browser.on('status', (event) => {
+    const url = event.state === 'failed' ? browser.urlOf(event.key) : undefined;
+    if (url) unopened(event.key, url);
+  });
+  return browser;
+}
+
+/** Where a local viewer reaches a port listening on every address: the loopback one. */
+function viewerHost(address: string): string {
+  return address === '0.0.0.0' ? '127.0.0.1' : address === '::' ? '::1' : address;
 }
 
 async function withSession(registry: SessionRegistry, id: number, action: (s: ConsoleSession) => Promise<void>): Promise<void> {
