@@ -144,3 +144,16 @@ export function pickerKey(state: PickerState, entries: readonly PickerEntry[], i
 export function pickerEntries(listings: readonly ProviderListing[], isOpen: (vm: ListedVm) => boolean = () => false): PickerEntry[] {
   return listings.flatMap((listing) => (listing.state === 'listed' ? listing.vms.map((vm) => ({ vm, open: isOpen(vm) })) : []));
 }
+
+/**
+ * Whether a listed VM is one of these sessions: a session is named by its target without the
+ * console type (`demo:shell`), KubeVirt's without the scheme (`ns/vm`), OpenStack's with its
+ * cloud after it (`openstack:web-1 (cloud prod)`).
+ */
+export function isOpenAmong(sessions: ReadonlyArray<{ provider: string; name: string }>): (vm: ListedVm) => boolean {
+  return (vm) => {
+    const text = vm.target.replace(/#[a-z]+$/i, '');
+    const names = [text, text.replace(/^[a-z][a-z0-9+.-]*:(?!\/\/)/i, '')];
+    return sessions.some((s) => s.provider === vm.provider && names.some((name) => s.name === name || s.name.startsWith(`${name} (`)));
+  };
+}

@@ -29,6 +29,8 @@ export interface PickerProps {
   title?: string;
   /** Lines the picker may use; undefined: the terminal's height (every row when unknown). */
   height?: number;
+  /** Text typed before the picker took the keys (the rest of a pasted line). */
+  initialFilter?: string;
 }
 
 /** The listings of every source, each updated as its promise settles. */
@@ -61,10 +63,10 @@ const CHROME_LINES = 6;
  * when it matches nothing or reads as a whole target), Esc to cancel. It draws at once and fills
  * in as the listings arrive.
  */
-export function Picker({ sources, onDone, isOpen, title = 'Open which consoles?', height }: PickerProps) {
+export function Picker({ sources, onDone, isOpen, title = 'Open which consoles?', height, initialFilter = '' }: PickerProps) {
   const listings = useListings(sources);
   const entries = useMemo(() => pickerEntries(listings, isOpen), [listings, isOpen]);
-  const [state, setState] = useState<PickerState>(INITIAL_PICKER);
+  const [state, setState] = useState<PickerState>(() => ({ ...INITIAL_PICKER, filter: initialFilter }));
   // Keys may come faster than renders: they read the latest state and entries from refs.
   const stateRef = useRef(state);
   const entriesRef = useRef(entries);
@@ -110,7 +112,7 @@ export function Picker({ sources, onDone, isOpen, title = 'Open which consoles?'
         {terminalSafe(state.filter)}
         <Text inverse> </Text>
       </Text>
-      <Text dimColor wrap="truncate-end">{`    ${'TARGET'.padEnd(targetWidth)}  ${'PROVIDER'.padEnd(providerWidth)}  STATE`}</Text>
+      <Text dimColor wrap="truncate-end">{`     ${'TARGET'.padEnd(targetWidth)}  ${'PROVIDER'.padEnd(providerWidth)}  STATE`}</Text>
       {shown.map((row, i) => (
         <VmLine key={row.entry.vm.target} row={row} highlighted={first + i === index} marked={state.marked.includes(row.entry.vm.target)} targetWidth={targetWidth} providerWidth={providerWidth} />
       ))}
