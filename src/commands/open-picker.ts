@@ -1,9 +1,8 @@
 import type { VconsoleConfig } from '../config.js';
 import { UsageError } from '../errors.js';
 import type { ListScope } from '../targets/types.js';
-import type { PickerOutcome } from '../tui/picker-model.js';
-import type { OpenFlags } from './open.js';
-import { importWithoutCiFlags } from './open.js';
+import type { PickerOutcome, VmListingSource } from '../tui/picker-model.js';
+import { importWithoutCiFlags, type OpenFlags } from './open.js';
 import { targetOptionsFrom } from './target-options.js';
 import { listingSources } from './vm-listing.js';
 
@@ -32,7 +31,7 @@ export async function targetsToOpen(
 
 /** Shows the picker until the user is done, then leaves the terminal as it found it. */
 async function pickOnTerminal(
-  sources: import('../tui/picker-model.js').VmListingSource[],
+  sources: VmListingSource[],
   terminal: { stdin: NodeJS.ReadStream; stdout: NodeJS.WriteStream },
 ): Promise<PickerOutcome> {
   process.env.NODE_ENV ??= 'production';

@@ -34,8 +34,9 @@ async function mountApp(extra: Partial<ConsoleActions> = {}) {
       { provider: 'kubevirt', vms: failing },
     ];
   });
-  const actions = { ...fakeActions(), listVms, onSaveWorkspace: vi.fn((name: string) => Promise.resolve(`saved workspace ${name} (2 targets)`)), ...extra };
-  const app = render(<App store={store} actions={actions} />);
+  const actions = fakeActions();
+  const onSaveWorkspace = vi.fn((name: string) => Promise.resolve(`saved workspace ${name} (2 targets)`));
+  const app = render(<App store={store} actions={{ ...actions, listVms, onSaveWorkspace, ...extra }} />);
   mounted.push(app);
   await until(() => (app.lastFrame() ?? '').includes('demo:vm-2'), 'the table');
   await settle();
@@ -48,7 +49,7 @@ async function mountApp(extra: Partial<ConsoleActions> = {}) {
       await until(() => app.frames.length > before, `the frame after ${JSON.stringify(key)}`);
     }
   };
-  return { app, actions, listVms, frame, press };
+  return { app, actions, listVms, onSaveWorkspace, frame, press };
 }
 
 describe('App: a opens the picker', () => {
@@ -90,6 +91,19 @@ describe('App: a opens the picker', () => {
     expect(actions.onAdd).not.toHaveBeenCalled();
   });
 
+  it('text typed in the same read as a goes into the filter; a pasted line with its Enter adds as before', async () => {
+    const { actions, app, frame } = await mountApp();
+    app.stdin.write('aweb-2');
+    await until(() => frame().includes('filter: web-2') && frame().includes('demo:web-2'), 'the picker filtered');
+    expect(frame()).not.toContain('demo:web-1');
+    app.stdin.write(ESC);
+    await until(() => !frame().includes('Add which consoles?'), 'the table again');
+    await settle();
+    app.stdin.write('ademo:vm-7\r');
+    await until(() => actions.onAdd.mock.calls.length === 1, 'the add');
+    expect(actions.onAdd).toHaveBeenCalledWith('demo:vm-7');
+  });
+
   it('Ctrl+C in the picker quits as it does in the table', async () => {
     const { actions, frame, press } = await mountApp();
     await press('a');
@@ -109,12 +123,12 @@ describe('App: a opens the picker', () => {
 
 describe('App: S saves a workspace', () => {
   it('asks for a name and shows what saving said', async () => {
-    const { actions, frame, press } = await mountApp();
+    const { onSaveWorkspace, frame, press } = await mountApp();
     await press('S');
     expect(frame()).toContain('save workspace as:');
     await press(...'prod-web', ENTER);
     await until(() => frame().includes('saved workspace prod-web (2 targets)'), 'the answer');
-    expect(actions.onSaveWorkspace).toHaveBeenCalledExactlyOnceWith('prod-web');
+    expect(onSaveWorkspace).toHaveBeenCalledExactlyOnceWith('prod-web');
     expect(frame()).not.toContain('save workspace as:');
   });
 

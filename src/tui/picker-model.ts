@@ -54,11 +54,18 @@ export function visibleRows(entries: readonly PickerEntry[], filter: string): Pi
   return fuzzyFilter(entries, filter.trim(), (entry) => entry.vm.target).map(({ item, match }) => ({ entry: item, match }));
 }
 
-/** Index of the highlighted row, -1 when there are no rows. */
+/**
+ * Index of the highlighted row, -1 when there are no rows. Until the user moves it, the
+ * highlight skips rows open already: Enter then opens something new.
+ */
 export function highlightedIndex(rows: readonly PickerRow[], state: PickerState): number {
   if (rows.length === 0) return -1;
   const index = state.highlighted === undefined ? -1 : rows.findIndex((row) => row.entry.vm.target === state.highlighted);
-  return index >= 0 ? index : Math.min(Math.max(state.highlightIndex, 0), rows.length - 1);
+  if (index >= 0) return index;
+  const from = Math.min(Math.max(state.highlightIndex, 0), rows.length - 1);
+  if (state.moved) return from;
+  const fresh = rows.findIndex((row, i) => i >= from && !row.entry.open);
+  return fresh >= 0 ? fresh : from;
 }
 
 /**

@@ -153,7 +153,11 @@ describe('Picker', () => {
   it('greys sessions open already: shown as open, neither marked nor opened again', async () => {
     const { frame, highlighted, onDone, press } = mountPicker(listed({ demo: DEMO }), { isOpen: (v) => v.target === 'demo:vm-a' });
     await until(() => frame().includes('demo:vm-a'), 'the rows');
-    expect(highlighted()).toMatch(/\[=\] demo:vm-a .*open already/);
+    // The highlight starts on the first VM not open yet.
+    expect(highlighted()).toContain('demo:shell#serial');
+    expect(frame()).toMatch(/\[=\] demo:vm-a .*open already/);
+    await press(UP);
+    expect(highlighted()).toContain('demo:vm-a');
     await press(' ');
     expect(frame()).toContain('demo:vm-a is open already');
     expect(frame()).not.toContain('[x]');
