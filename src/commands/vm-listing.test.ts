@@ -1,9 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startKubevirtFixture, type KubevirtFixture } from '../../test/fixtures/kubevirt-api.js';
 import type { VconsoleConfig } from '../config.js';
 import { VconsoleError } from '../errors.js';
 import { PROVIDERS } from '../targets/index.js';
 import type { ConsoleProvider, ListScope, ListedVm, TargetOptions } from '../targets/types.js';
 import { isOpenAmong } from '../tui/picker-model.js';
+import { resolveTargets } from './target-options.js';
 import { listingSources, qualifiedTarget } from './vm-listing.js';
 
 const config = (provider?: string): VconsoleConfig => ({ defaults: provider ? { provider } : {}, aliases: {} });
@@ -59,6 +61,41 @@ describe('listingSources', () => {
   it('lists the demo VMs from the real registry with no cloud at all', async () => {
     const demo = listingSources({}, config(), {}, PROVIDERS).find((s) => s.provider === 'demo');
     expect((await demo!.vms).map((vm) => vm.target)).toContain('demo:vm-a');
+  });
+});
+
+describe('listingSources against the KubeVirt fixture', () => {
+  let fixture: KubevirtFixture;
+  beforeAll(async () => {
+    fixture = await startKubevirtFixture({
+      vmis: [
+        { namespace: 'default', name: 'vm-a' },
+        { namespace: 'default', name: 'stopped', phase: 'Succeeded' },
+        { namespace: 'prod', name: 'db-1' },
+      ],
+    });
+  });
+  afterAll(() => fixture?.close());
+
+  const kubevirtOf = (sources: ReturnType<typeof listingSources>) => sources.find((s) => s.provider === 'kubevirt')!.vms;
+
+  it('lists the VMIs of the current namespace with their phase, every namespace with the scope', async () => {
+    const options = { kubeconfig: fixture.kubeconfigPath() };
+    const here = await kubevirtOf(listingSources(options, config()));
+    expect(here.map((vm) => [vm.target, vm.state]).sort()).toEqual([
+      ['default/stopped', 'Succeeded'],
+      ['default/vm-a', 'Running'],
+    ]);
+    const everywhere = await kubevirtOf(listingSources(options, config(), { allNamespaces: true }));
+    expect(everywhere.map((vm) => vm.target)).toContain('prod/db-1');
+  });
+
+  it('gives KubeVirt targets their scheme when bare names mean another provider, so they open as KubeVirt', async () => {
+    const options = { kubeconfig: fixture.kubeconfigPath() };
+    const vms = await kubevirtOf(listingSources(options, config('demo')));
+    expect(vms.map((vm) => vm.target)).toContain('kubevirt:default/vm-a');
+    const [target] = resolveTargets(['kubevirt:default/vm-a'], options, config('demo'));
+    expect(target.provider).toBe('kubevirt');
   });
 });
 
