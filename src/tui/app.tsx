@@ -104,8 +104,6 @@ export function App({
     },
     [commitUi, setNotice],
   );
-  // Without a terminal on stdin there are no keys (Ink would throw enabling raw mode); the
-  // caller still quits on SIGINT. Ink reports `undefined` for a piped stdin, hence `=== true`.
   // After `a` the picker (when the caller can list) takes the keys until it is done.
   const picking = ui.mode === 'add' && actions.listVms !== undefined;
   const onPicked = useCallback(
@@ -122,6 +120,8 @@ export function App({
     },
     [commitUi, setNotice],
   );
+  // Without a terminal on stdin there are no keys (Ink would throw enabling raw mode); the
+  // caller still quits on SIGINT. Ink reports `undefined` for a piped stdin, hence `=== true`.
   const { isRawModeSupported } = useStdin();
   useInput(onKey, { isActive: isRawModeSupported === true && !picking });
 
