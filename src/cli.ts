@@ -124,7 +124,7 @@ Examples:
         program
           .command('open')
           .description('Open each target on a local port with a viewer (VNC) or for attaching (serial), all live in a terminal UI.')
-          .argument('<target...>', 'consoles to open (see Targets)'),
+          .argument('[target...]', 'consoles to open (see Targets); none: pick them from a list'),
       ))
         .option('--no-tui', 'plain log lines on stderr and JSON port lines on stdout instead of the terminal UI')
         .option('--escape <key>', 'the key that leaves an attached serial console for the table (default: ^])')
@@ -146,6 +146,7 @@ Enter attaches this terminal (what the VM printed meanwhile comes first), the es
 lines on stdout and logs on stderr.
 
 Examples:
+  vconsole open                               pick from what every provider lists (type to filter)
   vconsole open demo:vm-a demo:vm-b
   vconsole open demo:vm-a demo:vm-b#serial
   vconsole open vm-a prod/db-1 --viewer tigervnc
@@ -153,8 +154,11 @@ Examples:
   vconsole open vm-a --share                  a second viewer (or a screenshot) kicks nobody`,
     )
     .action(async (targets: string[], flags, command: Command) => {
-      const [{ runOpenCommand }, run] = await Promise.all([import('./commands/open.js'), withGlobalOptions(flags, command)]);
-      await runOpenCommand(targets, run.flags, run.config, io);
+      const [{ runOpenCommand }, { targetsToOpen }, run] = await Promise.all([import('./commands/open.js'), import('./commands/open-picker.js'), withGlobalOptions(flags, command)]);
+      const chosen = await targetsToOpen(targets, run.flags, run.config);
+      // Esc in the picker: nothing to open, and listings still under way need not finish.
+      if (!chosen) return io.exit(0);
+      await runOpenCommand(chosen, run.flags, run.config, io);
     });
 
   addRecordOptions(addTargetOptions(

@@ -21,6 +21,7 @@ import { sharingFrom } from './sharing.js';
 import { saveSessionScreenshot } from './open-screenshot.js';
 import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
 import type { ViewerFlags } from './viewer-flags.js';
+import { listingSources } from './vm-listing.js';
 
 export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags, RecordFlags {
   /** false with --no-tui. */
@@ -160,6 +161,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
             shown.view?.notice(describeError(err));
           }
         },
+        listVms: () => listingSources(options, config),
         onQuit: () => shutdown.trigger(),
       }, escapeKey.label)
     : plainView(registry, io, Boolean(flags.verbose));
@@ -280,7 +282,7 @@ async function mountTui(registry: SessionRegistry, actions: import('../tui/app.j
  * when those variables are set (a CI job driving tmux, a shell that exports CI=1). The
  * variables are back in place for everything else, viewers included.
  */
-async function importWithoutCiFlags<T>(load: () => Promise<T>): Promise<T> {
+export async function importWithoutCiFlags<T>(load: () => Promise<T>): Promise<T> {
   const saved = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION };
   delete process.env.CI;
   delete process.env.CONTINUOUS_INTEGRATION;

@@ -4,7 +4,7 @@ import { portIsClosed, readGreeting } from '../../test/support/cli.js';
 import { UsageError, describeError } from '../errors.js';
 import { SessionRegistry } from '../proxy/session-registry.js';
 import { demoProvider } from './demo.js';
-import { splitTarget } from './index.js';
+import { resolveTarget, splitTarget } from './index.js';
 import type { ConsoleTarget } from './types.js';
 
 function demoError(raw: string): string {
@@ -90,5 +90,15 @@ describe('demo provider', () => {
     const third = resolve('demo:release-b');
     expect(await portIsClosed(await demoServerPort(third))).toBe(false);
     await third.release?.();
+  });
+});
+
+describe('demo list', () => {
+  it('offers a few demo VMs, each a target that resolves, for `list` and the picker with no cloud', async () => {
+    const vms = await demoProvider.list!({}, {});
+    expect(vms.map((vm) => vm.target)).toEqual(['demo:vm-a', 'demo:vm-b', 'demo:vm-c', 'demo:shell#serial']);
+    for (const vm of vms) expect(vm).toMatchObject({ provider: 'demo', state: 'Running', console: true });
+    expect(resolveTarget('demo:shell#serial', {}).consoleType).toBe('serial');
+    expect(resolveTarget(vms[0].target, {}).name).toBe('demo:vm-a');
   });
 });

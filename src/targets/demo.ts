@@ -3,7 +3,7 @@ import { echoInput, terminalSafe } from '../terminal-text.js';
 import type { DemoRfbServer } from '../rfb/demo-server.js';
 import { dialSocket } from './socket-dial.js';
 import { fixedConsoleType } from './console-type.js';
-import type { ConsoleProvider, ConsoleTarget } from './types.js';
+import type { ConsoleProvider, ConsoleTarget, ListedVm } from './types.js';
 
 /** A demo name: 1 to 63 characters, letters, digits, ".", "_" or "-", starting with a letter or digit. */
 const NAME_MAX_CHARS = 63;
@@ -101,6 +101,15 @@ function demoNameProblem(name: string): string | undefined {
 }
 
 /**
+ * What `vconsole list --provider demo` and the picker offer: any demo name opens, these are a
+ * start with no cloud (three screens and a serial shell).
+ */
+const LISTED_DEMO_VMS: readonly ListedVm[] = [
+  ...['vm-a', 'vm-b', 'vm-c'].map((name) => ({ provider: 'demo', target: `demo:${name}`, name, state: 'Running', console: true })),
+  { provider: 'demo', target: 'demo:shell#serial', name: 'shell', state: 'Running', console: true },
+];
+
+/**
  * `demo:NAME`: a built-in console that draws the VM's name and a clock, no cloud needed; with
  * `#serial` (or `--type serial`) a serial line with a tiny shell instead.
  */
@@ -115,5 +124,8 @@ export const demoProvider: ConsoleProvider = {
     const problem = demoNameProblem(name);
     if (problem) throw new UsageError(`bad demo target "${echoInput(spec.raw)}": ${problem}`, NAME_RULE);
     return fixedConsoleType(options, demoProvider.consoleTypes) === 'serial' ? demoSerialTarget(spec.raw, name) : demoTarget(spec.raw, name);
+  },
+  list() {
+    return Promise.resolve(LISTED_DEMO_VMS.map((vm) => ({ ...vm })));
   },
 };

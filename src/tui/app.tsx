@@ -9,6 +9,8 @@ import { Header } from './header.js';
 import { FRAME_MS, useConsoleState, useSecondsTick, useTerminalSize } from './hooks.js';
 import { INITIAL_UI, reduceInput, selectedIndex, type ConsoleAction, type UiState } from './keys.js';
 import { NoticeLine, NoViewer } from './notice.js';
+import { AddPicker } from './add-picker.js';
+import type { PickerOutcome, VmListingSource } from './picker-model.js';
 import { SessionTable } from './session-table.js';
 
 /** What the keys ask for; the caller owns sessions, viewers and shutdown. */
@@ -24,6 +26,10 @@ export interface ConsoleActions {
   /** `s` on a listening VNC row: saves a PNG of its screen; resolves with what to tell the user. */
   onScreenshot(sessionId: number): Promise<string>;
   onAdd(target: string): void | Promise<void>;
+  /** `a` shows a picker over these listings (asked anew each time); without it `a` is a bare prompt. */
+  listVms?(): readonly VmListingSource[];
+  /** `S`: saves the targets open now as workspace `name`; resolves with what to tell the user. */
+  onSaveWorkspace?(name: string): Promise<string>;
   /** `q` or Ctrl+C. The TUI does not exit by itself: the caller shuts down and unmounts. */
   onQuit(): void | Promise<void>;
 }
@@ -98,10 +104,26 @@ export function App({
     },
     [commitUi, setNotice],
   );
+  // After `a` the picker (when the caller can list) takes the keys until it is done.
+  const picking = ui.mode === 'add' && actions.listVms !== undefined;
+  const onPicked = useCallback(
+    (outcome: PickerOutcome) => {
+      const browse: UiState = { ...uiRef.current, mode: 'browse', draft: '', notice: undefined };
+      const { actions: current } = actionsRef.current;
+      if (outcome.type !== 'open') {
+        commitUi(browse);
+        if (outcome.type === 'interrupt') runAction({ type: 'quit' }, current, undefined, setNotice);
+        return;
+      }
+      commitUi({ ...browse, notice: `adding ${outcome.targets.join(', ')}` });
+      for (const text of outcome.targets) runAction({ type: 'add', text }, current, undefined, setNotice);
+    },
+    [commitUi, setNotice],
+  );
   // Without a terminal on stdin there are no keys (Ink would throw enabling raw mode); the
   // caller still quits on SIGINT. Ink reports `undefined` for a piped stdin, hence `=== true`.
   const { isRawModeSupported } = useStdin();
-  useInput(onKey, { isActive: isRawModeSupported === true });
+  useInput(onKey, { isActive: isRawModeSupported === true && !picking });
 
   const now = useSecondsTick(rows.some((row) => row.session.state === 'listening'));
   const index = selectedIndex(rows, ui);
@@ -116,6 +138,16 @@ export function App({
     1 + 1 + 1 + DETAIL_ERROR_LINES + (notice ? 1 : 0) + (state.noViewer ? 5 : 0) + logLines + 1 + 3 + 1;
   const tableHeight = size.rows === undefined ? undefined : Math.max(3, size.rows - chrome);
 
+  if (picking && actions.listVms) {
+    return (
+      <Box flexDirection="column" width={width}>
+        <Header rows={rows} />
+        <Box marginTop={1}>
+          <AddPicker listVms={actions.listVms} rows={rows} onDone={onPicked} height={size.rows === undefined ? undefined : size.rows - 3} initialFilter={ui.draft} />
+        </Box>
+      </Box>
+    );
+  }
   return (
     <Box flexDirection="column" width={width}>
       <Header rows={rows} />
@@ -164,6 +196,10 @@ function runAction(
         return;
       case 'add':
         return report(actions.onAdd(action.text));
+      case 'save-workspace':
+        if (!actions.onSaveWorkspace) return setNotice('saving a workspace is not available here');
+        actions.onSaveWorkspace(action.name).then(setNotice, showError);
+        return;
       case 'quit':
         return report(actions.onQuit());
       case 'copy':

@@ -3,15 +3,15 @@ import { footerKeyLine } from './key-help.js';
 
 const KEYS = footerKeyLine();
 
-/** The keys, or the add-target prompt while one is typed. */
-export function Footer({ mode, draft }: { mode: 'browse' | 'add'; draft: string }) {
-  if (mode === 'add') {
+/** The keys, or the add-target (or save-workspace) prompt while one is typed. */
+export function Footer({ mode, draft }: { mode: 'browse' | 'add' | 'save'; draft: string }) {
+  if (mode !== 'browse') {
     return (
       <Text wrap="truncate-start">
-        <Text bold>add target: </Text>
+        <Text bold>{mode === 'save' ? 'save workspace as: ' : 'add target: '}</Text>
         {draft}
         <Text inverse> </Text>
-        <Text dimColor>{'  ⏎ add · esc cancel'}</Text>
+        <Text dimColor>{mode === 'save' ? '  ⏎ save · esc cancel' : '  ⏎ add · esc cancel'}</Text>
       </Text>
     );
   }

@@ -21,7 +21,12 @@ export const KEY_HELP: readonly KeyHelp[] = [
   { keys: ['r'], does: 'retry a target that failed, or start a viewer that failed again', footer: 'r retry' },
   { keys: ['s'], does: 'save a PNG of its screen here (NAME-YYYYMMDD-HHMMSS.png), kicking no viewer of a shared console', footer: 's screenshot' },
   { keys: ['x'], does: 'close that session (its port and viewer)', footer: 'x close' },
-  { keys: ['a'], does: 'add a target: type it, then Enter', footer: 'a add' },
+  {
+    keys: ['a'],
+    does: 'add targets: pick from what the providers list (type to filter, Space marks, Enter adds the marked or highlighted ones), or type a target and Enter',
+    footer: 'a add',
+  },
+  { keys: ['S'], does: 'save what is open now as a workspace: type its name, then Enter (vconsole open @NAME reopens it)', footer: 'S save' },
   {
     keys: ['q', 'Ctrl+C'],
     does: 'quit, closing every port, client connection and viewer (a second Ctrl+C exits at once)',
@@ -29,7 +34,7 @@ export const KEY_HELP: readonly KeyHelp[] = [
   },
   { keys: ['PgUp', 'PgDn'], does: 'move the selection ten rows', footer: 'PgUp/PgDn page' },
   { keys: ['Home', 'End', 'g', 'G'], does: 'select the first / the last VM', footer: 'g/G first/last' },
-  { keys: ['Esc'], does: 'clear the notice line; in the add prompt, cancel' },
+  { keys: ['Esc'], does: 'clear the notice line; in the picker or a prompt, cancel' },
   { keys: ['Backspace', 'Ctrl+U'], does: 'in the add prompt: delete a character / the whole line' },
 ];
 

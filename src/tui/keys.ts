@@ -6,6 +6,7 @@ export type ConsoleAction =
   | { type: 'open' | 'attach' | 'retry' | 'close' | 'screenshot'; sessionId: number }
   | { type: 'copy'; text: string }
   | { type: 'add'; text: string }
+  | { type: 'save-workspace'; name: string }
   | { type: 'quit' };
 
 /** The TUI's own state: selection (by session id, so it survives rows moving), prompt, notice. */
@@ -13,8 +14,9 @@ export interface UiState {
   selectedId?: number;
   /** Where the selection was, used when its session goes away. */
   selectedIndex: number;
-  mode: 'browse' | 'add';
-  /** The target being typed after `a`. */
+  /** `add`: typing a target after `a`; `save`: typing a workspace name after `S`. */
+  mode: 'browse' | 'add' | 'save';
+  /** The target (or workspace name) being typed. */
   draft: string;
   /** A line answering the last key, e.g. the address after `c`. */
   notice?: string;
@@ -111,7 +113,7 @@ export function reduceKey(
   key: Key,
 ): { ui: UiState; action?: ConsoleAction } {
   if (key.ctrl && input === 'c') return { ui, action: { type: 'quit' } };
-  return ui.mode === 'add' ? promptKey(ui, input, key) : browseKey(ui, context, input, key);
+  return ui.mode === 'browse' ? browseKey(ui, context, input, key) : promptKey(ui, input, key);
 }
 
 function promptKey(ui: UiState, input: string, key: Key): { ui: UiState; action?: ConsoleAction } {
@@ -128,6 +130,7 @@ function promptKey(ui: UiState, input: string, key: Key): { ui: UiState; action?
     const text = draft.trim();
     const next: UiState = { ...ui, mode: 'browse', draft: '' };
     if (!text) return { ui: { ...next, notice: undefined } };
+    if (ui.mode === 'save') return { ui: { ...next, notice: `saving workspace ${text}` }, action: { type: 'save-workspace', name: text } };
     return { ui: { ...next, notice: `adding ${text}` }, action: { type: 'add', text } };
   }
 }
@@ -145,6 +148,7 @@ function browseKey(
 ): { ui: UiState; action?: ConsoleAction } {
   if (input === 'q') return { ui, action: { type: 'quit' } };
   if (input === 'a') return { ui: { ...ui, mode: 'add', draft: '', notice: undefined } };
+  if (input === 'S') return { ui: { ...ui, mode: 'save', draft: '', notice: undefined } };
   if (key.escape) return { ui: { ...ui, notice: undefined } };
   const index = selectedIndex(rows, ui);
   if (index < 0) return { ui };

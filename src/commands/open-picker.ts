@@ -1,0 +1,52 @@
+import type { VconsoleConfig } from '../config.js';
+import { UsageError } from '../errors.js';
+import type { ListScope } from '../targets/types.js';
+import type { PickerOutcome, VmListingSource } from '../tui/picker-model.js';
+import { importWithoutCiFlags, type OpenFlags } from './open.js';
+import { targetOptionsFrom } from './target-options.js';
+import { listingSources } from './vm-listing.js';
+
+/** What `open` says when it has no target and no terminal to pick one on. */
+function noTargetError(): UsageError {
+  return new UsageError("missing required argument 'target'", 'name a target (see vconsole open --help), or run it on a terminal to pick from a list');
+}
+
+/**
+ * The targets `open` opens: the ones named, else (on a terminal, with the TUI) the ones picked
+ * from what every provider lists. Undefined when the user cancelled the picker; a UsageError
+ * when there is no target and no terminal to ask on.
+ */
+export async function targetsToOpen(
+  inputs: string[],
+  flags: OpenFlags & { allNamespaces?: boolean },
+  config: VconsoleConfig,
+  terminal: { stdin: NodeJS.ReadStream; stdout: NodeJS.WriteStream } = { stdin: process.stdin, stdout: process.stdout },
+): Promise<string[] | undefined> {
+  if (inputs.length > 0) return inputs;
+  if (flags.tui === false || !terminal.stdin.isTTY || !terminal.stdout.isTTY) throw noTargetError();
+  const scope: ListScope = { allNamespaces: flags.allNamespaces };
+  const outcome = await pickOnTerminal(listingSources(targetOptionsFrom(flags, config), config, scope), terminal);
+  return outcome.type === 'open' ? outcome.targets : undefined;
+}
+
+/** Shows the picker until the user is done, then leaves the terminal as it found it. */
+async function pickOnTerminal(
+  sources: VmListingSource[],
+  terminal: { stdin: NodeJS.ReadStream; stdout: NodeJS.WriteStream },
+): Promise<PickerOutcome> {
+  process.env.NODE_ENV ??= 'production';
+  const [{ render }, { createElement }, { Picker }] = await importWithoutCiFlags(() => Promise.all([import('ink'), import('react'), import('../tui/picker.js')]));
+  let done!: (outcome: PickerOutcome) => void;
+  const picked = new Promise<PickerOutcome>((resolve) => (done = resolve));
+  const instance = render(createElement(Picker, { sources, onDone: (outcome: PickerOutcome) => done(outcome) }), {
+    stdout: terminal.stdout,
+    stdin: terminal.stdin,
+    exitOnCtrlC: false,
+    patchConsole: false,
+  });
+  const outcome = await picked;
+  instance.clear();
+  instance.unmount();
+  await instance.waitUntilExit();
+  return outcome;
+}
