@@ -31,3 +31,14 @@ export const SHUTDOWN_DEADLINE_MS = 1500;
 export const RELAY_END_GRACE_MS = 1000;
 /** One viewer probe (`--version` and the like) during detection: a viewer that hangs on it must not stall `open`. */
 export const VIEWER_PROBE_TIMEOUT_MS = 2_000;
+
+/** A VM's state is polled this often (OpenStack; KubeVirt when RBAC forbids the watch). */
+export const VM_STATE_POLL_MS = 10_000;
+/** A watch on a VMI asks the API server to end it after this long (then it resumes from its resourceVersion). */
+export const VMI_WATCH_TIMEOUT_S = 300;
+/** A watch that sends nothing for this long past its timeout is taken for dead. */
+export const VMI_WATCH_GRACE_MS = 30_000;
+/** Following a VM's state backs off from this after a failure ... */
+export const VM_STATE_FIRST_RETRY_MS = 1_000;
+/** ... up to this. */
+export const VM_STATE_MAX_RETRY_MS = 30_000;
