@@ -18,6 +18,8 @@ import { sharingFrom } from './sharing.js';
 import { saveSessionScreenshot } from './open-screenshot.js';
 import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
 import type { ViewerFlags } from './viewer-flags.js';
+import { VmStateFollowers } from './vm-state.js';
+import type { VmState } from '../targets/types.js';
 
 export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags {
   /** false with --no-tui. */
@@ -33,6 +35,8 @@ interface OpenView extends SerialView {
   viewer(event: ViewerStatusEvent): void;
   /** A shared console dropped (its viewers stay) or is back. */
   upstream(sessionId: number, status: { reconnecting: boolean }): void;
+  /** The VM's state changed (its log line is written already). */
+  vmState(sessionId: number, state: VmState): void;
   /** Gives the terminal to an attached serial console, and takes it back. */
   suspend(): Promise<void>;
   resume(): void;
@@ -70,13 +74,20 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
 
   // The view exists only after the shutdown handler that closes it (the TUI's q triggers it).
   const shown: { view?: OpenView } = {};
+  // Each session follows its VM's state; a VM back from a stop gets its session and viewer back.
+  const vmStates = new VmStateFollowers({
+    show: (id, state) => shown.view?.vmState(id, state),
+    runsAgain: (session, action) => (action === 'start' ? start(session) : openViewer(session)),
+  }, registry, supervisor);
   const shutdown = handleShutdownSignals({
     close: async () => {
+      vmStates.stopAll();
       shown.view?.close();
       await Promise.all([registry.closeAll(), supervisor?.stopAll(VIEWER_SHUTDOWN_GRACE_MS)]);
     },
     exit: (code) => {
       // A second Ctrl+C exits at once: viewers still in their stop grace die with us, not after.
+      vmStates.stopAll();
       supervisor?.killAllNow();
       shown.view?.close();
       io.exit(code);
@@ -105,6 +116,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   };
   // A shared console's drop shows on its row; the hub's log lines say it in the event log.
   const follow = (session: ConsoleSession) => {
+    vmStates.follow(session);
     sharing.follow(session);
     sharing.hubOf(session)?.on('state', (state) => shown.view?.upstream(session.id, { reconnecting: state === 'reconnecting' }));
   };
@@ -169,6 +181,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const kept = sessions.filter((s) => registry.get(s.id));
   if (!useTui && kept.length > 0 && kept.every((s) => s.snapshot().state === 'error')) {
     shutdown.dispose();
+    vmStates.stopAll();
     await registry.closeAll();
     // Each target's error is on stderr already, one line each.
     throw new VconsoleError(sessions.length === 1 ? 'the target could not be opened' : 'no target could be opened', {
@@ -201,6 +214,7 @@ function plainView(registry: SessionRegistry, io: CommandIo, verbose: boolean): 
     notice: (text) => printLine(io.stderr, text),
     serial: () => undefined,
     upstream: () => undefined,
+    vmState: () => undefined,
     suspend: () => Promise.resolve(),
     resume: () => undefined,
     close: () => registry.off('log', onLog),
@@ -224,6 +238,7 @@ async function mountTui(registry: SessionRegistry, actions: import('../tui/app.j
     notice: (text) => store.setNotice(text),
     serial: (id, status) => store.setSerial(id, status),
     upstream: (id, status) => store.setUpstream(id, status),
+    vmState: (id, state) => store.setVmState(id, state.phase),
     suspend: () => app.suspend(),
     resume: () => app.resume(),
     close: () => {

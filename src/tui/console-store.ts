@@ -82,6 +82,7 @@ export class ConsoleStore {
   private readonly viewers = new Map<number, ViewerStatus>();
   private readonly serials = new Map<number, SerialStatus>();
   private readonly upstreams = new Map<number, UpstreamStatus>();
+  private readonly vmPhases = new Map<number, string>();
   /** Sessions already removed: late events about them must not bring their row back. */
   private readonly removedIds = new Set<number>();
   private readonly listeners = new Set<() => void>();
@@ -175,6 +176,15 @@ export class ConsoleStore {
     this.replaceRow(index, { ...row, upstream });
   }
 
+  /** Records the phase of the session's VM (also before its row exists); the row changes only when it does. */
+  setVmState(sessionId: number, phase: string): void {
+    const vm = terminalSafe(phase);
+    this.vmPhases.set(sessionId, vm);
+    const index = this.indexOf(sessionId);
+    if (index < 0 || this.rows[index].vm === vm) return;
+    this.replaceRow(index, { ...this.rows[index], vm });
+  }
+
   /** A line of vconsole itself in the event log. */
   log(level: LogLevel, message: string): void {
     this.append({ time: this.now(), level, message });
@@ -217,7 +227,8 @@ export class ConsoleStore {
     const viewer = this.viewers.get(snapshot.id) ?? NO_VIEWER;
     const serial = this.serials.get(snapshot.id);
     const upstream = this.upstreams.get(snapshot.id);
-    this.rows = [...this.rows, { session: snapshot, viewer, rateIn: 0, rateOut: 0, ...(serial ? { serial } : {}), ...(upstream ? { upstream } : {}) }];
+    const vm = this.vmPhases.get(snapshot.id);
+    this.rows = [...this.rows, { session: snapshot, viewer, rateIn: 0, rateOut: 0, ...(serial ? { serial } : {}), ...(upstream ? { upstream } : {}), ...(vm ? { vm } : {}) }];
     this.changed();
   }
 
@@ -227,6 +238,7 @@ export class ConsoleStore {
     this.viewers.delete(sessionId);
     this.serials.delete(sessionId);
     this.upstreams.delete(sessionId);
+    this.vmPhases.delete(sessionId);
     const index = this.indexOf(sessionId);
     if (index < 0) return;
     this.rows = this.rows.filter((_, i) => i !== index);

@@ -34,6 +34,8 @@ export interface ConsoleRow {
   serial?: SerialStatus;
   /** Shared consoles only, once the caller has said; absent means live. */
   upstream?: UpstreamStatus;
+  /** The VM's phase (`Running`, `Stopped`, ...), for consoles whose provider follows it. */
+  vm?: string;
   /** Bytes per second from the VM to viewers, smoothed; 0 when idle. */
   rateIn: number;
   /** Bytes per second from viewers to the VM, smoothed; 0 when idle. */
