@@ -158,4 +158,22 @@ describe('following a KubeVirt VMI', () => {
     await f.stop();
     await waitFor(() => fixture.openWatches() === 0, 'the watch to close');
   });
+
+  it('watches an API server reached over plain HTTP (kubectl proxy), as kubectl does', async () => {
+    const plain = await startKubevirtFixture({ vmis: [{ namespace: NS, name: 'vm-http' }], plainHttp: true });
+    const env = { env: { KUBECONFIG: plain.kubeconfigPath() }, homeDir: join(plain.dir, 'no-home'), serviceAccountDir: join(plain.dir, 'no-sa') };
+    const target = createKubevirtProvider(() => env).resolve(splitTarget(`${NS}/vm-http`), {});
+    const controller = new AbortController();
+    const phases: string[] = [];
+    const done = target.followState!({ signal: controller.signal, onState: (s) => phases.push(s.phase), log: () => undefined });
+    try {
+      await waitFor(() => plain.openWatches() === 1, 'the watch');
+      plain.setPhase(NS, 'vm-http', 'Succeeded');
+      await waitFor(() => phases.at(-1) === 'Stopped', 'Stopped');
+    } finally {
+      controller.abort();
+      await done;
+      await plain.close();
+    }
+  });
 });
