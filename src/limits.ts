@@ -36,3 +36,13 @@ export const VIEWER_PROBE_TIMEOUT_MS = 2_000;
 export const RECORDING_FLUSH_MS = 500;
 /** What all recordings of one command may take on disk unless --record-max-size says otherwise. */
 export const RECORDING_DEFAULT_MAX_BYTES = 1024 * 1024 * 1024;
+/** A VM's state is polled this often (OpenStack; KubeVirt when RBAC forbids the watch). */
+export const VM_STATE_POLL_MS = 10_000;
+/** A watch on a VMI asks the API server to end it after this long (then it resumes from its resourceVersion). */
+export const VMI_WATCH_TIMEOUT_S = 300;
+/** A watch that sends nothing for this long past its timeout is taken for dead. */
+export const VMI_WATCH_GRACE_MS = 30_000;
+/** Following a VM's state backs off from this after a failure ... */
+export const VM_STATE_FIRST_RETRY_MS = 1_000;
+/** ... up to this. */
+export const VM_STATE_MAX_RETRY_MS = 30_000;

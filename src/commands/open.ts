@@ -22,6 +22,8 @@ import { saveSessionScreenshot } from './open-screenshot.js';
 import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
 import type { ViewerFlags } from './viewer-flags.js';
 import { listingSources } from './vm-listing.js';
+import { VmStateFollowers } from './vm-state.js';
+import type { VmState } from '../targets/types.js';
 
 export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags, RecordFlags {
   /** false with --no-tui. */
@@ -39,6 +41,8 @@ interface OpenView extends SerialView {
   upstream(sessionId: number, status: { reconnecting: boolean }): void;
   /** A recorded console's recording has grown to `bytes`. */
   recording(sessionId: number, bytes: number): void;
+  /** The VM's state changed (its log line is written already). */
+  vmState(sessionId: number, state: VmState): void;
   /** Gives the terminal to an attached serial console, and takes it back. */
   suspend(): Promise<void>;
   resume(): void;
@@ -86,13 +90,20 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
 
   // The view exists only after the shutdown handler that closes it (the TUI's q triggers it).
   const shown: { view?: OpenView } = {};
+  // Each session follows its VM's state; a VM back from a stop gets its session and viewer back.
+  const vmStates = new VmStateFollowers({
+    show: (id, state) => shown.view?.vmState(id, state),
+    runsAgain: (session, action) => (action === 'start' ? start(session) : openViewer(session)),
+  }, registry, viewers);
   const shutdown = handleShutdownSignals({
     close: async () => {
+      vmStates.stopAll();
       shown.view?.close();
       await Promise.all([registry.closeAll(), viewers.stopAll(VIEWER_SHUTDOWN_GRACE_MS)]);
     },
     exit: (code) => {
       // A second Ctrl+C exits at once: viewers still in their stop grace die with us, not after.
+      vmStates.stopAll();
       viewers.killAllNow();
       shown.view?.close();
       io.exit(code);
@@ -121,6 +132,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   };
   // A shared console's drop shows on its row; the hub's log lines say it in the event log.
   const follow = (session: ConsoleSession) => {
+    vmStates.follow(session);
     sharing.follow(session);
     sharing.hubOf(session)?.on('state', (state) => shown.view?.upstream(session.id, { reconnecting: state === 'reconnecting' }));
     recording.recorderOf(session)?.on('bytes', (bytes) => shown.view?.recording(session.id, bytes));
@@ -188,6 +200,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const kept = sessions.filter((s) => registry.get(s.id));
   if (!useTui && kept.length > 0 && kept.every((s) => s.snapshot().state === 'error')) {
     shutdown.dispose();
+    vmStates.stopAll();
     await registry.closeAll();
     // Each target's error is on stderr already, one line each.
     throw new VconsoleError(sessions.length === 1 ? 'the target could not be opened' : 'no target could be opened', {
@@ -241,6 +254,7 @@ function plainView(registry: SessionRegistry, io: CommandIo, verbose: boolean): 
     serial: () => undefined,
     upstream: () => undefined,
     recording: () => undefined,
+    vmState: () => undefined,
     suspend: () => Promise.resolve(),
     resume: () => undefined,
     close: () => registry.off('log', onLog),
@@ -265,6 +279,7 @@ async function mountTui(registry: SessionRegistry, actions: import('../tui/app.j
     serial: (id, status) => store.setSerial(id, status),
     upstream: (id, status) => store.setUpstream(id, status),
     recording: (id, bytes) => store.setRecording(id, bytes),
+    vmState: (id, state) => store.setVmState(id, state.phase),
     suspend: () => app.suspend(),
     resume: () => app.resume(),
     close: () => {

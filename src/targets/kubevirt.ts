@@ -3,7 +3,7 @@ import {
   KubeApiError, getJson, hintForStatus, loadKubeAccess, processKubeEnvironment, requestKubeJson, requestOptions, statusMessage,
   type KubeAccess, type KubeEnvironment,
 } from './kubernetes-api.js';
-import type { ConsoleProvider, ConsoleTarget, ConsoleType, TargetOptions } from './types.js';
+import type { ConsoleProvider, ConsoleTarget, ConsoleType, TargetOptions, VmStateContext } from './types.js';
 import { dialWebSocket } from './websocket-dial.js';
 
 /** RFC 1123 label / subdomain, what Kubernetes accepts for namespaces and VMI names. */
@@ -178,6 +178,12 @@ class KubevirtTarget implements ConsoleTarget {
 
   private kind(): 'vnc' | 'console' {
     return SUBRESOURCE[this.consoleType];
+  }
+
+  /** A watch on the VMI (src/targets/kubevirt-state.ts), polling where RBAC forbids watching. */
+  async followState(context: VmStateContext): Promise<void> {
+    const [{ access, namespace }, { followVmi }] = await Promise.all([this.locate(), import('./kubevirt-state.js')]);
+    await followVmi(access, namespace, this.vmName, context);
   }
 }
 

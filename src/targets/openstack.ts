@@ -10,7 +10,7 @@ import { ComputeClient, ConsoleTypeUnavailableError, ServerNotFoundError, checkC
 import { LIST_TIMEOUT_MS } from '../limits.js';
 import { safeUrlText } from '../url-text.js';
 import { fixedConsoleType } from './console-type.js';
-import type { ConsoleProvider, ConsoleTarget, ConsoleType, TargetOptions } from './types.js';
+import type { ConsoleProvider, ConsoleTarget, ConsoleType, TargetOptions, VmStateContext } from './types.js';
 
 /**
  * How long a console URL from the `auto` pre-flight is good for the first client: well inside
@@ -141,6 +141,27 @@ class OpenStackTarget implements ConsoleTarget {
         serverSpeaksFirst: this.consoleType === 'vnc',
       });
     });
+  }
+
+  /** Polls the server's status (src/targets/openstack-state.ts); a deleted server reads as gone. */
+  async followState(context: VmStateContext): Promise<void> {
+    const { followServer } = await import('./openstack-state.js');
+    await followServer(
+      (signal) =>
+        this.guard(async () => {
+          const { compute } = await this.connect();
+          try {
+            const id = await this.lookUp(compute, signal);
+            return (await compute.findServer(id, signal)).status;
+          } catch (err) {
+            if (!(err instanceof ServerNotFoundError)) throw err;
+            // A server made again under the same name is a new ID.
+            this.serverId = undefined;
+            return undefined;
+          }
+        }),
+      context,
+    );
   }
 
   /** The recent console tokens (enough to scrub any error still in flight), not every one ever. */

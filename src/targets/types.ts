@@ -1,4 +1,4 @@
-import type { UpstreamSource } from '../proxy/types.js';
+import type { LogLevel, UpstreamSource } from '../proxy/types.js';
 
 /** A console the user named, resolved by its provider; the data path dials it per client. */
 export interface ConsoleTarget extends UpstreamSource {
@@ -10,6 +10,33 @@ export interface ConsoleTarget extends UpstreamSource {
    * the provider's first choice.
    */
   readonly consoleType: ConsoleType;
+  /**
+   * Follows the VM's state (KubeVirt: a watch on the VMI; OpenStack: polling the server) until
+   * `context.signal` aborts, then resolves. It reconnects on its own and reports each state it
+   * sees, repeats included. Absent where a console is no VM (demo, websocket, tcp, unix).
+   */
+  followState?(context: VmStateContext): Promise<void>;
+}
+
+/**
+ * What a VM is doing, in words common to every provider: `Starting` covers KubeVirt's
+ * Pending/Scheduling/Scheduled and Nova's BUILD; `gone` is a VM deleted (or never there).
+ */
+export type VmPhase = 'Running' | 'Stopped' | 'Paused' | 'Migrating' | 'Starting' | 'Failed' | 'Unknown' | 'gone';
+
+export interface VmState {
+  phase: VmPhase;
+  /** The provider's own word when it differs (`Succeeded`, `SHUTOFF`), for log lines. */
+  detail?: string;
+}
+
+export interface VmStateContext {
+  signal: AbortSignal;
+  onState(state: VmState): void;
+  /** A line worth logging (never a secret): a fallback to polling, a reconnect. */
+  log(level: LogLevel, message: string): void;
+  /** How often a provider that polls asks; default VM_STATE_POLL_MS. */
+  pollMs?: number;
 }
 
 /** A target split at its scheme: `kubevirt:ns/vm` -> scheme `kubevirt`, rest `ns/vm`. */

@@ -83,6 +83,7 @@ export class ConsoleStore {
   private readonly serials = new Map<number, SerialStatus>();
   private readonly upstreams = new Map<number, UpstreamStatus>();
   private readonly recordings = new Map<number, number>();
+  private readonly vmPhases = new Map<number, string>();
   /** Sessions already removed: late events about them must not bring their row back. */
   private readonly removedIds = new Set<number>();
   private readonly listeners = new Set<() => void>();
@@ -189,6 +190,15 @@ export class ConsoleStore {
     this.replaceRow(index, { ...row, recordedBytes: bytes });
   }
 
+  /** Records the phase of the session's VM (also before its row exists); the row changes only when it does. */
+  setVmState(sessionId: number, phase: string): void {
+    const vm = terminalSafe(phase);
+    this.vmPhases.set(sessionId, vm);
+    const index = this.indexOf(sessionId);
+    if (index < 0 || this.rows[index].vm === vm) return;
+    this.replaceRow(index, { ...this.rows[index], vm });
+  }
+
   /** A line of vconsole itself in the event log. */
   log(level: LogLevel, message: string): void {
     this.append({ time: this.now(), level, message });
@@ -232,9 +242,19 @@ export class ConsoleStore {
     const serial = this.serials.get(snapshot.id);
     const upstream = this.upstreams.get(snapshot.id);
     const recordedBytes = this.recordings.get(snapshot.id);
+    const vm = this.vmPhases.get(snapshot.id);
     this.rows = [
       ...this.rows,
-      { session: snapshot, viewer, rateIn: 0, rateOut: 0, ...(serial ? { serial } : {}), ...(upstream ? { upstream } : {}), ...(recordedBytes !== undefined ? { recordedBytes } : {}) },
+      {
+        session: snapshot,
+        viewer,
+        rateIn: 0,
+        rateOut: 0,
+        ...(serial ? { serial } : {}),
+        ...(upstream ? { upstream } : {}),
+        ...(recordedBytes !== undefined ? { recordedBytes } : {}),
+        ...(vm ? { vm } : {}),
+      },
     ];
     this.changed();
   }
@@ -246,6 +266,7 @@ export class ConsoleStore {
     this.serials.delete(sessionId);
     this.upstreams.delete(sessionId);
     this.recordings.delete(sessionId);
+    this.vmPhases.delete(sessionId);
     const index = this.indexOf(sessionId);
     if (index < 0) return;
     this.rows = this.rows.filter((_, i) => i !== index);

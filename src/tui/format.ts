@@ -36,6 +36,8 @@ export interface ConsoleRow {
   upstream?: UpstreamStatus;
   /** Recorded consoles only (--record): bytes of the session's recording on disk. */
   recordedBytes?: number;
+  /** The VM's phase (`Running`, `Stopped`, ...), for consoles whose provider follows it. */
+  vm?: string;
   /** Bytes per second from the VM to viewers, smoothed; 0 when idle. */
   rateIn: number;
   /** Bytes per second from viewers to the VM, smoothed; 0 when idle. */

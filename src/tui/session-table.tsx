@@ -2,6 +2,7 @@ import { Box, Text } from 'ink';
 import { memo } from 'react';
 import { rowDisplayState, uptimeText, type ConsoleRow, type RowDisplayState } from './format.js';
 import { headerLine, layoutKey, rowSegments, tableColumns, type Column } from './table-layout.js';
+import { vmColor, vmIsDown } from './vm-column.js';
 
 const STATE_COLOR: Record<RowDisplayState, string> = {
   connecting: 'yellow',
@@ -27,9 +28,10 @@ interface SessionRowProps {
 function TableLine({ row, columns, width, selected, uptime }: SessionRowProps) {
   const segments = rowSegments(row, columns, selected, uptime, width);
   return (
-    <Text inverse={selected} wrap="truncate-end">
+    <Text inverse={selected} dimColor={vmIsDown(row)} wrap="truncate-end">
       {segments.lead}
       <Text color={STATE_COLOR[rowDisplayState(row)]}>{segments.state}</Text>
+      {segments.vm ? <Text color={vmColor(row)}>{segments.vm}</Text> : null}
       {segments.middle}
       {segments.problem ? <Text color="red">{segments.problem}</Text> : null}
     </Text>

@@ -11,8 +11,9 @@ import {
   truncate,
   type ConsoleRow,
 } from './format.js';
+import { VM_COLUMN_WIDTH, vmCell } from './vm-column.js';
 
-export type ColumnKey = 'target' | 'provider' | 'address' | 'type' | 'state' | 'viewer' | 'clients' | 'in' | 'out' | 'uptime' | 'error';
+export type ColumnKey = 'target' | 'provider' | 'address' | 'type' | 'state' | 'vm' | 'viewer' | 'clients' | 'in' | 'out' | 'uptime' | 'error';
 
 export interface Column {
   key: ColumnKey;
@@ -52,6 +53,8 @@ export function tableColumns(rows: readonly ConsoleRow[], width: number): Column
     { key: 'address', title: 'ADDRESS', width: clamp(widest(rows, (r) => rowAddress(r.session) ?? '-'), 7, 22) },
     { key: 'type', title: 'TYPE', width: clamp(widest(rows, (r) => consoleTypeCell(r.session)), 4, 6) },
     { key: 'state', title: 'STATE', width: 'viewer closed'.length },
+    // Right after STATE (rowSegments relies on it), and only while some VM tells its phase.
+    ...(rows.some((r) => r.vm !== undefined) ? [{ key: 'vm' as const, title: 'VM', width: VM_COLUMN_WIDTH }] : []),
     { key: 'viewer', title: 'VIEWER', width: clamp(widest(rows, rowViewerCell), 6, 13) },
     { key: 'clients', title: 'CONN', width: 4 },
     { key: 'in', title: 'IN', width: clamp(widest(rows, (r) => cellText(r, 'in', '')), 9, TRAFFIC_WIDTH) },
@@ -111,6 +114,8 @@ function cellText(row: ConsoleRow, key: ColumnKey, uptime: string, width = Infin
       return consoleTypeCell(session);
     case 'state':
       return rowDisplayState(row);
+    case 'vm':
+      return vmCell(row);
     case 'viewer':
       return rowViewerCell(row);
     case 'clients':
@@ -126,10 +131,12 @@ function cellText(row: ConsoleRow, key: ColumnKey, uptime: string, width = Infin
   }
 }
 
-/** One row split where its colours change: before the state, the state, after it, the problem. */
+/** One row split where its colours change: before the state, the state, the VM, after it, the problem. */
 export interface RowSegments {
   lead: string;
   state: string;
+  /** The VM cell with the gap before it; empty without the VM column. */
+  vm: string;
   middle: string;
   problem: string;
 }
@@ -145,7 +152,7 @@ export function rowSegments(
   uptime: string,
   width: number,
 ): RowSegments {
-  const segments: RowSegments = { lead: selected ? '› ' : '  ', state: '', middle: '', problem: '' };
+  const segments: RowSegments = { lead: selected ? '› ' : '  ', state: '', vm: '', middle: '', problem: '' };
   const failed = row.session.state === 'error';
   let remaining = width - MARKER_WIDTH;
   let part: 'lead' | 'middle' = 'lead';
@@ -160,6 +167,10 @@ export function rowSegments(
       segments.state = text;
       part = 'middle';
       segments.middle += ' ';
+    } else if (column.key === 'vm') {
+      // Follows the state: the gap after the state leads the VM cell.
+      segments.vm = `${segments.middle}${text}`;
+      segments.middle = ' ';
     } else if (column.key === 'error') {
       segments.problem = text.trimEnd();
     } else {

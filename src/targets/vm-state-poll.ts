@@ -1,0 +1,38 @@
+import { describeError } from '../errors.js';
+import { VM_STATE_POLL_MS } from '../limits.js';
+import type { VmState, VmStateContext } from './types.js';
+
+/** Waits `ms`, or less when `signal` aborts; never rejects, holds no timer after. */
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * Asks `read` for the VM's state every `context.pollMs` until the signal aborts. A failed read
+ * is logged (debug) and tried again at the next tick; `read` returns `stop` when asking again
+ * is pointless (it was refused), after saying why.
+ */
+export async function pollVmState(read: (signal: AbortSignal) => Promise<VmState | 'stop'>, context: VmStateContext): Promise<void> {
+  const { signal } = context;
+  const interval = context.pollMs ?? VM_STATE_POLL_MS;
+  while (!signal.aborted) {
+    try {
+      const state = await read(signal);
+      if (state === 'stop') return;
+      if (!signal.aborted) context.onState(state);
+    } catch (err) {
+      if (signal.aborted) return;
+      context.log('debug', `cannot read the VM's state: ${describeError(err)}`);
+    }
+    await pause(interval, signal);
+  }
+}
