@@ -88,10 +88,10 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open TUI in tmux', gate), () => 
     await awaitVmWindows(x, dir, TIGERVNC, [cluster.vmA], () => '');
 
     await term.sendKeys(['a']);
-    await term.awaitScreen('the add-target prompt', (s) => s.includes('add target:'));
+    await term.awaitScreen('the add picker', (s) => s.includes('Add which consoles? filter:'));
     await term.sendKeys(['default/vm-b'], true);
     // Like a person: look at what was typed, then press Enter.
-    await term.awaitScreen('the typed target in the prompt', (s) => s.includes('add target: default/vm-b'));
+    await term.awaitScreen('the typed target in the picker', (s) => s.includes('filter: default/vm-b'));
     await term.sendKeys(['Enter']);
     const both = await term.awaitScreen('a row for default/vm-b with its viewer open', (s) => rowWithOpenViewer(s, 'default/vm-b') !== null);
     const windows = await awaitVmWindows(x, dir, TIGERVNC, [cluster.vmA, cluster.vmB], () => '');
@@ -212,7 +212,7 @@ describe.skipIf(keysGate.skip)(gatedTitle('vconsole open TUI in tmux, keys in on
     const term = await openDemo(['demo:vm-a'], 'paste');
     await term.awaitScreen('a row for demo:vm-a', (s) => /demo:vm-a\s.*127\.0\.0\.1:\d+/.test(s));
     await term.sendKeys(['a']);
-    await term.awaitScreen('the add-target prompt', (s) => s.includes('add target:'));
+    await term.awaitScreen('the add picker', (s) => s.includes('Add which consoles? filter:'));
     // One write to the terminal, as a paste of a copied line (or fast typing over ssh) arrives.
     await term.sendKeys(['demo:vm-b\r'], true);
     await term.awaitScreen('a row for demo:vm-b', (s) => /demo:vm-b\s.*127\.0\.0\.1:\d+/.test(s), 15_000);
