@@ -31,3 +31,10 @@ export const SHUTDOWN_DEADLINE_MS = 1500;
 export const RELAY_END_GRACE_MS = 1000;
 /** One viewer probe (`--version` and the like) during detection: a viewer that hangs on it must not stall `open`. */
 export const VIEWER_PROBE_TIMEOUT_MS = 2_000;
+/**
+ * The connections of one SPICE session (main, display, inputs, cursor, ... opened in a burst)
+ * share one console URL from Nova while it is younger than this. Nova's console tokens serve
+ * any number of connections until their TTL ([consoleauth] token_ttl, 600 s by default); a
+ * burst takes a second or two, so this stays far inside even a shortened TTL.
+ */
+export const NOVA_CONSOLE_URL_SHARE_MS = 30_000;

@@ -106,6 +106,7 @@ function demoNameProblem(name: string): string | undefined {
  */
 export const demoProvider: ConsoleProvider = {
   id: 'demo',
+  label: 'the demo',
   schemes: ['demo'],
   syntax: [{ usage: 'demo:NAME', console: 'built-in demo console, no cloud needed' }],
   consoleTypes: ['vnc', 'serial'],
