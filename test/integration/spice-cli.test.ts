@@ -44,16 +44,16 @@ function start(args: string[], env: NodeJS.ProcessEnv = {}): RunningVconsole {
 
 /** A TCP server that, like a SPICE server, waits for the client's bytes and answers them. */
 async function clientFirstServer(): Promise<{ port: number; connections: () => number }> {
-  let connections = 0;
+  const sockets: net.Socket[] = [];
   const server = net.createServer((socket) => {
-    connections++;
+    sockets.push(socket);
     socket.on('error', () => undefined);
     socket.pipe(socket);
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   cleanup.push(() => new Promise((done) => server.close(done)));
-  cleanup.push(() => server.closeAllConnections?.());
-  return { port: (server.address() as AddressInfo).port, connections: () => connections };
+  cleanup.push(() => sockets.forEach((s) => s.destroy()));
+  return { port: (server.address() as AddressInfo).port, connections: () => sockets.length };
 }
 
 /** One SPICE-like channel: connect, speak first, read the answer. */

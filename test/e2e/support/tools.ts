@@ -22,6 +22,7 @@ export const TOOL_PACKAGES: Readonly<Record<string, string>> = {
   import: 'imagemagick',
   xwininfo: 'x11-utils',
   xdotool: 'xdotool',
+  tesseract: 'tesseract-ocr',
   ss: 'iproute2',
   pgrep: 'procps',
 };
