@@ -46,3 +46,10 @@ export const VMI_WATCH_GRACE_MS = 30_000;
 export const VM_STATE_FIRST_RETRY_MS = 1_000;
 /** ... up to this. */
 export const VM_STATE_MAX_RETRY_MS = 30_000;
+/**
+ * The connections of one SPICE session (main, display, inputs, cursor, ... opened in a burst)
+ * share one console URL from Nova while it is younger than this. Nova's console tokens serve
+ * any number of connections until their TTL ([consoleauth] token_ttl, 600 s by default); a
+ * burst takes a second or two, so this stays far inside even a shortened TTL.
+ */
+export const NOVA_CONSOLE_URL_SHARE_MS = 30_000;

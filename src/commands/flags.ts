@@ -63,7 +63,7 @@ export interface ListenFlags {
 export function addConsoleTypeOption(command: Command): Command {
   return command.option(
     '-t, --type <type>',
-    'console type: vnc, serial or auto (default: auto, the screen when the VM has one, else its serial console); TARGET#TYPE sets it for one target',
+    'console type: vnc, serial, spice or auto (default: auto, the screen when the VM has one, else its serial console); TARGET#TYPE sets it for one target',
     asArgParser((text) => parseConsoleType(text)),
   );
 }

@@ -35,8 +35,8 @@ export async function runScreenshotCommand(inputs: string[], flags: ScreenshotFl
   // A picture is not worth kicking someone off KubeVirt's one VNC session: refuse unless asked.
   const options = { ...targetOptionsFrom(flags, config), consoleType: 'vnc' as const, preserveSession: !flags.takeOver };
   const targets = resolveTargets(inputs, options, config);
-  const serial = targets.find((target) => target.consoleType !== 'vnc');
-  if (serial) throw new UsageError(`${serial.name}: ${notAScreen(serial).message}`, 'screenshot takes VNC consoles (drop #serial)');
+  const other = targets.find((target) => target.consoleType !== 'vnc');
+  if (other) throw new UsageError(`${other.name}: ${notAScreen(other).message}`, `screenshot takes VNC consoles (drop #${other.consoleType})`);
   const destination = destinationFor(flags.output, targets.length);
   const results = await Promise.allSettled(
     targets.map(async (target) => {
@@ -109,7 +109,9 @@ async function capture(target: ConsoleTarget, password: string | undefined): Pro
 }
 
 function notAScreen(target: ConsoleTarget): VconsoleError {
-  return new VconsoleError(`it is a ${target.consoleType} console, not a screen`, { hint: 'screenshot takes VNC consoles' });
+  // vconsole reads screens over RFB only; a SPICE screen is left to remote-viewer.
+  const what = target.consoleType === 'spice' ? 'it is a SPICE console, which screenshot cannot read' : `it is a ${target.consoleType} console, not a screen`;
+  return new VconsoleError(what, { hint: 'screenshot takes VNC consoles' });
 }
 
 /** Writes the picture; returns the path written, or undefined for stdout. */

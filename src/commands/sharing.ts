@@ -1,6 +1,6 @@
 import type { ConsoleSession } from '../proxy/console-session.js';
 import { SharedSerialSource } from '../proxy/shared-serial.js';
-import type { UpstreamSource } from '../proxy/types.js';
+import type { SessionSnapshot, UpstreamSource } from '../proxy/types.js';
 import type { RfbHub } from '../rfb/hub.js';
 import { exposureWarning, isLoopback } from './flags.js';
 import { generateVncPassword, readPasswordFile } from './password-file.js';
@@ -41,9 +41,25 @@ export async function sharingFrom(flags: ShareFlags, listen: string, options: { 
     viewerPassword,
     generated,
     wrap: (target) => (Hub ? new Hub(target, { upstreamPassword, viewerPassword, viewOnly: flags.viewOnly }) : target),
-    follow: (session) => hubOf(session)?.on('log', (level, message) => session.log(level, message)),
+    follow: (session) => {
+      hubOf(session)?.on('log', (level, message) => session.log(level, message));
+      if (hubOf(session)) noteUnsharedSpice(session);
+    },
     hubOf,
   };
+}
+
+/**
+ * The hub shares RFB only: a SPICE console (known once the pre-flight ran) passes through it
+ * unshared, which is said once, when the session listens.
+ */
+function noteUnsharedSpice(session: ConsoleSession): void {
+  const onChange = (snapshot: SessionSnapshot) => {
+    if (snapshot.state !== 'listening') return;
+    session.off('change', onChange);
+    if (snapshot.consoleType === 'spice') session.log('warn', 'not shared: --share shares VNC consoles; each SPICE viewer opens its own console session');
+  };
+  session.on('change', onChange);
 }
 
 /** The one line that tells the user a generated viewer password (stderr, never a log). */

@@ -7,7 +7,7 @@ export function oneOf(words: readonly string[]): string {
   return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;
 }
 
-/** `--type` or a `#TYPE` suffix: vnc, serial or auto. */
+/** `--type` or a `#TYPE` suffix: vnc, serial, spice or auto. */
 export function parseConsoleType(text: string, shownAs = `"${text}"`): ConsoleTypeChoice {
   const type = text.toLowerCase();
   if (type === 'auto' || (CONSOLE_TYPES as readonly string[]).includes(type)) return type as ConsoleTypeChoice;

@@ -115,6 +115,7 @@ const LISTED_DEMO_VMS: readonly ListedVm[] = [
  */
 export const demoProvider: ConsoleProvider = {
   id: 'demo',
+  label: 'the demo',
   schemes: ['demo'],
   syntax: [{ usage: 'demo:NAME', console: 'built-in demo console, no cloud needed' }],
   consoleTypes: ['vnc', 'serial'],

@@ -65,9 +65,20 @@ describe('provider registry', () => {
     expect(resolveTarget('demo:vm-a', { consoleType: 'serial' }).consoleType).toBe('serial');
     expect(resolveTarget('demo:vm-a', {}).consoleType).toBe('vnc');
     expect(resolveTarget('tcp://127.0.0.1:5900#SERIAL', {}).consoleType).toBe('serial');
-    const err = usageError(() => resolveTarget('demo:vm-a#spice', {}));
-    expect(err.message).toBe('unknown console type "#spice"');
-    expect(err.hint).toBe('use vnc, serial or auto');
+    expect(resolveTarget('ws://127.0.0.1:6082/?token=t#spice', {}).consoleType).toBe('spice');
+    expect(resolveTarget('tcp://127.0.0.1:5930', { consoleType: 'spice' }).consoleType).toBe('spice');
+    expect(resolveTarget('unix:///run/vm/spice.sock#spice', {}).consoleType).toBe('spice');
+    const err = usageError(() => resolveTarget('demo:vm-a#rdp', {}));
+    expect(err.message).toBe('unknown console type "#rdp"');
+    expect(err.hint).toBe('use vnc, serial, spice or auto');
+  });
+
+  it('refuses SPICE where the platform has none, saying what it offers', () => {
+    const kubevirt = usageError(() => resolveTarget('default/vm-a#spice', {}));
+    expect(kubevirt.message).toBe('kubevirt targets have no spice console ("default/vm-a")');
+    expect(kubevirt.hint).toBe('KubeVirt offers vnc or serial consoles');
+    expect(usageError(() => resolveTarget('kv:vm-a', { consoleType: 'spice' })).hint).toBe('KubeVirt offers vnc or serial consoles');
+    expect(usageError(() => resolveTarget('demo:vm-a#spice', {})).hint).toBe('the demo offers vnc or serial consoles');
   });
 
   it('derives which providers may own bare names and which can list', () => {

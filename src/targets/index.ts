@@ -79,7 +79,8 @@ export function resolveTarget(
   }
   const consoleType = typed ?? options.consoleType ?? 'auto';
   if (consoleType !== 'auto' && !provider.consoleTypes.includes(consoleType)) {
-    throw new UsageError(`${provider.id} targets have no ${consoleType} console ("${echoTarget(text)}")`, `they offer ${oneOf(provider.consoleTypes)}`);
+    const offered = provider.label ? `${provider.label} offers ${oneOf(provider.consoleTypes)} consoles` : `they offer ${oneOf(provider.consoleTypes)}`;
+    throw new UsageError(`${provider.id} targets have no ${consoleType} console ("${echoTarget(text)}")`, offered);
   }
   return provider.resolve(spec, { ...options, consoleType });
 }

@@ -32,7 +32,10 @@ function subresourcePath(namespace: string, name: string, kind: 'vnc' | 'console
 }
 
 /** The subresource behind each console type. */
-const SUBRESOURCE: Record<ConsoleType, 'vnc' | 'console'> = { vnc: 'vnc', serial: 'console' };
+const SUBRESOURCE: Record<KubevirtConsoleType, 'vnc' | 'console'> = { vnc: 'vnc', serial: 'console' };
+
+/** What a VMI has: VNC and serial; no SPICE (virt-launcher gives QEMU no `-spice`). */
+type KubevirtConsoleType = Extract<ConsoleType, 'vnc' | 'serial'>;
 
 /** What a VMI's console would refuse, as virt-api words it, with what to do; undefined when it can open. */
 export function vmiConsoleProblem(vmi: VirtualMachineInstance, type: ConsoleType): { message: string; hint: string } | undefined {
@@ -51,7 +54,7 @@ export function vmiConsoleProblem(vmi: VirtualMachineInstance, type: ConsoleType
 }
 
 /** `auto`: the screen when the VMI has one, else its serial console. */
-function autoConsoleType(vmi: VirtualMachineInstance): ConsoleType {
+function autoConsoleType(vmi: VirtualMachineInstance): KubevirtConsoleType {
   return vmi.spec?.domain?.devices?.autoattachGraphicsDevice === false ? 'serial' : 'vnc';
 }
 
@@ -78,7 +81,7 @@ class KubevirtTarget implements ConsoleTarget {
   /** KubeVirt keeps one VNC and one serial connection per VMI: a new one replaces the old. */
   readonly exclusive = true;
   private namespace?: string;
-  consoleType: ConsoleType;
+  consoleType: KubevirtConsoleType;
 
   constructor(
     readonly input: string,
@@ -194,6 +197,7 @@ class KubevirtTarget implements ConsoleTarget {
 export function createKubevirtProvider(environment: () => KubeEnvironment = processKubeEnvironment): ConsoleProvider {
   return {
     id: 'kubevirt',
+    label: 'KubeVirt',
     schemes: ['kubevirt', 'kv'],
     syntax: [{ usage: '[NS/]NAME, kubevirt:|kv:[NS/]NAME', console: 'KubeVirt VMI (kubeconfig as kubectl reads it)' }],
     consoleTypes: ['vnc', 'serial'],

@@ -6,6 +6,7 @@ import { splitTarget } from './index.js';
 import type { ConfigSources } from './openstack-config.js';
 import { KeystoneSessions } from './openstack-keystone.js';
 import { createOpenStackProvider, listOpenstackServers } from './openstack.js';
+import type { Duplex } from 'node:stream';
 import type { ConsoleTarget, TargetOptions } from './types.js';
 import { readBytes, failure } from '../../test/support/streams.js';
 
@@ -269,5 +270,92 @@ describe('dial', () => {
     expect(text).toMatch(/^cannot get a VNC console for server "web-1": Unexpected API Error with token \*\*\* after http:\/\/127\.0\.0\.1:\d+\/vnc_lite\.html\?path=%3Ftoken%3D\*\*\*/);
     expect(logs.some((l) => l.includes('opening ws://127.0.0.1'))).toBe(true);
     expectNoSecrets(`${text} ${String((error.cause as Error | undefined)?.message)} ${logs.join('\n')}`);
+  });
+});
+
+describe('SPICE consoles', () => {
+  const spiceRequests = () => fixture.count('nova', '/remote-consoles', 200);
+  const spice = (extra: TargetOptions = {}) => target('openstack:web-1', openrc(), { consoleType: 'spice', ...extra });
+
+  /** A SPICE server says nothing until the client's link message: the channel answers what it is sent. */
+  async function expectChannel(stream: Duplex, what: string): Promise<void> {
+    stream.write(what);
+    expect((await readBytes(stream, what.length)).toString()).toBe(what);
+    stream.destroy();
+  }
+
+  beforeEach(() => {
+    fixture.settings.consoleTypes = ['novnc', 'spice-html5', 'serial'];
+  });
+
+  it('asks Nova for protocol spice, type spice-html5, and hands the websocket over before the server says a word', async () => {
+    const stream = await spice().dial(context());
+    await expectChannel(stream, 'REDQ main');
+    const asked = fixture.requests.filter((r) => r.path.endsWith('/remote-consoles')).at(-1);
+    expect(asked).toMatchObject({ status: 200, microversion: '2.6' });
+    // spice_auto.html?token=T: the websocket is the page's directory with the token kept.
+    expect(fixture.requests.filter((r) => r.service === 'proxy').at(-1)).toMatchObject({ status: 101, path: '/?token=***', protocols: 'binary', origin: undefined });
+  });
+
+  it('serves a burst of channels with one console URL from Nova', async () => {
+    const t = spice();
+    const before = spiceRequests();
+    const channels = ['main', 'display', 'inputs', 'cursor', 'playback', 'record'];
+    const streams = await Promise.all(channels.map(() => t.dial(context())));
+    await Promise.all(streams.map((s, i) => expectChannel(s, `REDQ ${channels[i]}`)));
+    expect(spiceRequests() - before).toBe(1);
+  });
+
+  it('the pre-flight asks for the console, so a cloud without SPICE is told before anything listens, and its URL serves the first burst', async () => {
+    const t = spice();
+    const before = spiceRequests();
+    await t.check!(AbortSignal.timeout(20_000));
+    await Promise.all([t.dial(context()), t.dial(context())].map(async (s) => expectChannel(await s, 'REDQ')));
+    expect(spiceRequests() - before).toBe(1);
+
+    fixture.settings.consoleTypes = ['novnc', 'serial'];
+    const error = await failure(spice().check!(AbortSignal.timeout(20_000)));
+    expect(describeError(error)).toBe(
+      'cannot get a SPICE console for server "web-1": Unavailable console type spice-html5; this cloud offers no SPICE console (nova.conf [spice] enabled, html5proxy_base_url)',
+    );
+  });
+
+  it('asks Nova for a fresh console once when the proxy refuses the shared token', async () => {
+    fixture.settings.proxyRejection = 'drop-before-upgrade'; // websockify checks the token before the upgrade
+    const t = spice();
+    await expectChannel(await t.dial(context()), 'REDQ main');
+    const before = spiceRequests();
+    fixture.revokeConsoleTokens();
+    await expectChannel(await t.dial(context()), 'REDQ display');
+    expect(spiceRequests() - before).toBe(1);
+  });
+
+  it('gives up after that one fresh console when the proxy refuses it too', async () => {
+    fixture.settings.proxyRejection = 'drop-before-upgrade';
+    fixture.settings.consoleTokenTtlSeconds = -1; // expired on arrival
+    const before = spiceRequests();
+    const error = await failure(spice().dial(context()));
+    expect(error.message).toBe('console token rejected (expired or invalid)');
+    expect(spiceRequests() - before).toBe(2);
+    expectNoSecrets(`${describeError(error)} ${logs.join('\n')}`);
+  });
+
+  it('auto follows the dashboard: VNC, then SPICE, then serial', async () => {
+    const picked = async (types: typeof fixture.settings.consoleTypes) => {
+      fixture.settings.consoleTypes = types;
+      const t = target('openstack:web-1', openrc(), { consoleType: 'auto' });
+      await t.check!(AbortSignal.timeout(20_000));
+      return t.consoleType;
+    };
+    expect(await picked(['novnc', 'spice-html5', 'serial'])).toBe('vnc');
+    expect(await picked(['spice-html5', 'serial'])).toBe('spice');
+    expect(await picked(['serial'])).toBe('serial');
+  });
+
+  it('falls back to os-getSPICEConsole before microversion 2.6', async () => {
+    fixture.settings.novaMode = 'legacy';
+    await expectChannel(await spice().dial(context()), 'REDQ');
+    expect(fixture.requests.filter((r) => r.path.endsWith('/action')).at(-1)).toMatchObject({ status: 200, microversion: undefined });
+    expect(logs.some((l) => l.includes('os-getSPICEConsole'))).toBe(true);
   });
 });

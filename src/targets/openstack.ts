@@ -6,10 +6,11 @@ import type { DialContext } from '../proxy/types.js';
 import type { CloudConfig, ConfigSources } from './openstack-config.js';
 import { scrubSecrets, type TlsSettings } from './openstack-http.js';
 import { KeystoneSessions, type KeystoneSession } from './openstack-keystone.js';
-import { ComputeClient, ConsoleTypeUnavailableError, ServerNotFoundError, checkConsoleState, consoleWebSocketUrl, type ServerSummary } from './openstack-nova.js';
-import { LIST_TIMEOUT_MS } from '../limits.js';
+import { ComputeClient, ConsoleTypeUnavailableError, ServerNotFoundError, checkConsoleState, consoleWebSocketUrl, type Log, type ServerSummary } from './openstack-nova.js';
+import { DIAL_TIMEOUT_MS, LIST_TIMEOUT_MS, NOVA_CONSOLE_URL_SHARE_MS } from '../limits.js';
 import { safeUrlText } from '../url-text.js';
 import { fixedConsoleType } from './console-type.js';
+import { SharedConsoleUrl, type ConsoleUrlGrant } from './shared-console-url.js';
 import type { ConsoleProvider, ConsoleTarget, ConsoleType, TargetOptions, VmStateContext } from './types.js';
 
 /**
@@ -19,8 +20,8 @@ import type { ConsoleProvider, ConsoleTarget, ConsoleType, TargetOptions, VmStat
 const PROBED_URL_MAX_AGE_MS = 30_000;
 
 /** What Nova serves that vconsole opens, in the order the OpenStack dashboard tries them. */
-const OPENSTACK_CONSOLE_TYPES: readonly ConsoleType[] = ['vnc', 'serial'];
-import { dialWebsockify, tlsFromOptions } from './websocket.js';
+const OPENSTACK_CONSOLE_TYPES: readonly ConsoleType[] = ['vnc', 'spice', 'serial'];
+import { ConsoleTokenRejectedError, dialWebsockify, tlsFromOptions } from './websocket.js';
 
 /** Keystone tokens of this process, shared by `proxy`/`open` targets and `list`. */
 const processSessions = new KeystoneSessions();
@@ -58,9 +59,10 @@ async function connectCloud(sources: ConfigSources, options: TargetOptions, sess
 }
 
 /**
- * One OpenStack server's noVNC console. The cloud config is read, and Keystone asked, on first
- * check or dial (resolve does no I/O); every dial asks Nova for a fresh console, since console
- * tokens are short-lived and may be single-use.
+ * One OpenStack server's console (noVNC, SPICE or serial). The cloud config is read, and
+ * Keystone asked, on first check or dial (resolve does no I/O). A VNC or serial dial asks Nova
+ * for a fresh console, since console tokens are short-lived; the connections of a SPICE session
+ * (several at once) share one young console URL.
  */
 class OpenStackTarget implements ConsoleTarget {
   readonly provider = 'openstack';
@@ -68,6 +70,8 @@ class OpenStackTarget implements ConsoleTarget {
   consoleType: ConsoleType;
   /** The console URL the `auto` pre-flight was given: the first dial takes it while it is fresh. */
   private probed?: { url: string; at: number };
+  /** SPICE: the console URL the connections of one session share. */
+  private readonly spiceUrl = new SharedConsoleUrl(NOVA_CONSOLE_URL_SHARE_MS);
   private connection?: Promise<CloudConnection>;
   /** Known once the config is read: its secrets are scrubbed from messages. */
   private cloud?: CloudConfig;
@@ -95,13 +99,19 @@ class OpenStackTarget implements ConsoleTarget {
       checkConsoleState(server, this.server);
       this.serverId = Promise.resolve(server.id);
       if ((this.options.consoleType ?? 'auto') === 'auto') this.consoleType = await this.firstOffered(compute, server.id, signal);
+      // A cloud without SPICE says so before anything listens; the URL serves the first burst.
+      else if (this.consoleType === 'spice') this.probed = { url: await compute.createConsole(server.id, this.server, 'spice', signal, () => undefined), at: Date.now() };
+      if (this.consoleType === 'spice' && this.probed) {
+        this.spiceUrl.offer(this.probed.url, this.probed.at);
+        this.probed = undefined;
+      }
     });
   }
 
   /**
    * `auto`: the first console type this cloud serves for the server, in the order the
-   * OpenStack dashboard tries them (VNC, then serial). The console URL it gets is kept for the
-   * first client, so `auto` costs Nova no extra console.
+   * OpenStack dashboard tries them (VNC, then SPICE, then serial). The console URL it gets is
+   * kept for the first client, so `auto` costs Nova no extra console.
    */
   private async firstOffered(compute: ComputeClient, id: string, signal: AbortSignal): Promise<ConsoleType> {
     const order = OPENSTACK_CONSOLE_TYPES;
@@ -120,26 +130,55 @@ class OpenStackTarget implements ConsoleTarget {
     return this.guard(async () => {
       const { compute, tls } = await this.connect();
       const id = await this.lookUp(compute, signal);
+      if (this.consoleType === 'spice') return this.dialSpice(compute, tls, id, signal, log);
       const probed = this.probed;
       this.probed = undefined;
       const fresh = probed && Date.now() - probed.at < PROBED_URL_MAX_AGE_MS ? probed.url : undefined;
-      const consoleUrl = fresh ?? await compute.createConsole(id, this.server, this.consoleType, signal, log).catch((err: unknown) => {
-        // Deleted, perhaps recreated under the same name: look the name up again next time.
-        if (err instanceof ServerNotFoundError) this.serverId = undefined;
-        throw err;
-      });
-      const socketUrl = consoleWebSocketUrl(consoleUrl, compute.endpoint);
-      const token = socketUrl.searchParams.get('token');
-      if (token) this.rememberConsoleToken(token);
-      log('debug', `new console from Nova; opening ${safeUrlText(socketUrl)}`);
-      return dialWebsockify({
-        url: socketUrl.href,
-        tls,
-        signal,
-        rejectedHint: 'the token was fresh from Nova: check that the console proxy shares its database and clock with nova-api ([consoleauth] token_ttl)',
-        // A serial line is silent until someone types: only RFB servers speak first.
-        serverSpeaksFirst: this.consoleType === 'vnc',
-      });
+      const consoleUrl = fresh ?? (await this.newConsoleUrl(compute, id, signal, log));
+      return this.openConsole(consoleUrl, compute, tls, signal, log);
+    });
+  }
+
+  /**
+   * A SPICE client opens several connections at once (main, display, inputs, cursor, ...), one
+   * websocket each: they share one young console URL, since Nova's tokens serve many
+   * connections until they expire. A token the proxy refuses is replaced by a fresh one, once.
+   */
+  private async dialSpice(compute: ComputeClient, tls: TlsSettings, id: string, signal: AbortSignal, log: Log): Promise<Duplex> {
+    const ask = () => this.newConsoleUrl(compute, id, AbortSignal.timeout(DIAL_TIMEOUT_MS), log);
+    let grant = this.spiceUrl.get(ask);
+    try {
+      return await this.openConsole(await whileWanted(grant, signal), compute, tls, signal, log);
+    } catch (err) {
+      if (!(err instanceof ConsoleTokenRejectedError)) throw err;
+      log('debug', 'the console proxy refused the shared SPICE console token; asking Nova for a fresh console');
+      this.spiceUrl.drop(grant);
+      grant = this.spiceUrl.get(ask);
+      return this.openConsole(await whileWanted(grant, signal), compute, tls, signal, log);
+    }
+  }
+
+  private newConsoleUrl(compute: ComputeClient, id: string, signal: AbortSignal, log: Log): Promise<string> {
+    return compute.createConsole(id, this.server, this.consoleType, signal, log).catch((err: unknown) => {
+      // Deleted, perhaps recreated under the same name: look the name up again next time.
+      if (err instanceof ServerNotFoundError) this.serverId = undefined;
+      throw err;
+    });
+  }
+
+  private openConsole(consoleUrl: string, compute: ComputeClient, tls: TlsSettings, signal: AbortSignal, log: Log): Promise<Duplex> {
+    const socketUrl = consoleWebSocketUrl(consoleUrl, compute.endpoint);
+    const token = socketUrl.searchParams.get('token');
+    if (token) this.rememberConsoleToken(token);
+    log('debug', `console from Nova; opening ${safeUrlText(socketUrl)}`);
+    return dialWebsockify({
+      url: socketUrl.href,
+      tls,
+      signal,
+      rejectedHint: 'the token was fresh from Nova: check that the console proxy shares its database and clock with nova-api ([consoleauth] token_ttl)',
+      // Only RFB servers speak first: a serial line is silent until someone types, and a
+      // SPICE server waits for the client's link message.
+      serverSpeaksFirst: this.consoleType === 'vnc',
     });
   }
 
@@ -221,8 +260,18 @@ class OpenStackTarget implements ConsoleTarget {
   }
 }
 
+/** The shared URL once Nova gave it, unless this connection's own signal gives up first. */
+function whileWanted(grant: ConsoleUrlGrant, signal: AbortSignal): Promise<string> {
+  if (signal.aborted) return Promise.reject(new VconsoleError('cancelled'));
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(new VconsoleError('cancelled'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    grant.url.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 /**
- * `openstack:NAME|ID` (`os:` for short): a Nova server's noVNC console, with credentials
+ * `openstack:NAME|ID` (`os:` for short): a Nova server's console (noVNC, SPICE, serial), with credentials
  * from clouds.yaml / secure.yaml / OS_* as the openstack CLI reads them. `sources` and
  * `sessions` (the Keystone token cache) are injectable for tests.
  */
@@ -231,7 +280,7 @@ export function createOpenStackProvider(sources: () => ConfigSources = processCo
     id: 'openstack',
     schemes: ['openstack', 'os'],
     syntax: [{ usage: 'openstack:NAME|ID, os:NAME|ID', console: 'OpenStack server (clouds.yaml / OS_* as the openstack CLI reads them)' }],
-    // The dashboard's order for `auto`: VNC, then serial.
+    // The dashboard's order for `auto`: VNC, then SPICE, then serial.
     consoleTypes: OPENSTACK_CONSOLE_TYPES,
     bareNames: true,
     async list(options) {

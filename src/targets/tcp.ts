@@ -39,8 +39,8 @@ export function parseTcpTarget(raw: string, scheme: 'tcp' | 'vnc'): TcpAddress {
 export const tcpProvider: ConsoleProvider = {
   id: 'tcp',
   schemes: ['tcp', 'vnc'],
-  syntax: [{ usage: 'tcp://HOST:PORT, vnc://HOST:DISPLAY', console: "plain VNC server (e.g. a hypervisor's 5900+N)" }],
-  consoleTypes: ['vnc', 'serial'],
+  syntax: [{ usage: 'tcp://HOST:PORT, vnc://HOST:DISPLAY', console: "plain VNC server (e.g. a hypervisor's 5900+N); SPICE with --type spice" }],
+  consoleTypes: ['vnc', 'serial', 'spice'],
   resolve(spec, options): ConsoleTarget {
     const address = parseTcpTarget(spec.raw.trim(), spec.scheme === 'vnc' ? 'vnc' : 'tcp');
     const name = `tcp://${formatHostPort(address.host, address.port)}`;

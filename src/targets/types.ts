@@ -77,15 +77,16 @@ export interface TargetOptions {
 
 /**
  * The kinds of console a VM can have. A new kind is one member here plus the providers that
- * offer it (their `consoleTypes`); `spice` comes with the SPICE work.
+ * offer it (their `consoleTypes`). VNC and SPICE are screens; the data path carries each as
+ * bytes, but only an RFB server speaks first, and only SPICE opens several connections.
  */
-export type ConsoleType = 'vnc' | 'serial';
+export type ConsoleType = 'vnc' | 'serial' | 'spice';
 
 /** What the user asks for: one console type, or `auto`. */
 export type ConsoleTypeChoice = ConsoleType | 'auto';
 
 /** Every console type, for parsing `--type` and `#TYPE`. */
-export const CONSOLE_TYPES: readonly ConsoleType[] = ['vnc', 'serial'];
+export const CONSOLE_TYPES: readonly ConsoleType[] = ['vnc', 'serial', 'spice'];
 
 /** One spelling of a provider's targets, as `--help` and the README show it. */
 export interface TargetSyntax {
@@ -124,6 +125,8 @@ export interface ListScope {
 export interface ConsoleProvider {
   /** Provider id shown to users: `kubevirt`, `openstack`, `demo`, ... */
   readonly id: string;
+  /** What the platform is called in prose, e.g. `KubeVirt` (hints say what it offers). */
+  readonly label?: string;
   /** Schemes it answers to, lower case, e.g. `['openstack', 'os']`. */
   readonly schemes: readonly string[];
   /** Its target spellings for `--help` (and the README's Targets table). */

@@ -45,8 +45,8 @@ export async function checkUnixSocket(socketPath: string): Promise<void> {
 export const unixProvider: ConsoleProvider = {
   id: 'unix',
   schemes: ['unix'],
-  syntax: [{ usage: 'unix:///PATH', console: 'VNC unix socket on this host (QEMU, libvirt)' }],
-  consoleTypes: ['vnc', 'serial'],
+  syntax: [{ usage: 'unix:///PATH', console: 'VNC unix socket on this host (QEMU, libvirt); SPICE with --type spice' }],
+  consoleTypes: ['vnc', 'serial', 'spice'],
   resolve(spec, options): ConsoleTarget {
     const socketPath = parseUnixTarget(spec.raw.trim());
     const name = `unix://${socketPath}`;

@@ -98,6 +98,25 @@ describe('dial through a websockify-style proxy', () => {
     expect(fixture.requests.at(-1)).toMatchObject({ service: 'proxy', status: 101, path: '/?token=***' });
   });
 
+  it('#spice hands the websocket over at once: a SPICE server waits for the client to speak first', async () => {
+    const { url } = fixture.issueConsoleToken('spice-html5');
+    const t = resolve(url, { consoleType: 'spice' });
+    expect(t.consoleType).toBe('spice');
+    const stream = await t.dial(context());
+    stream.write('REDQ');
+    expect((await readBytes(stream, 4)).toString()).toBe('REDQ');
+    stream.destroy();
+  });
+
+  it('takes a pasted spice_auto.html URL for a SPICE console unless told otherwise', () => {
+    const page = 'http://nova.example:6082/spice_auto.html?token=t1';
+    expect(resolve(page).consoleType).toBe('spice');
+    expect(resolve(page, { consoleType: 'auto' }).consoleType).toBe('spice');
+    expect(resolve(page, { consoleType: 'vnc' }).consoleType).toBe('vnc');
+    expect(resolve('http://nova.example:6080/vnc_auto.html?token=t1').consoleType).toBe('vnc');
+    expect(resolve('ws://nova.example:6082/spice_auto.html?token=t1').consoleType).toBe('vnc');
+  });
+
   it('rejects a one-off token used twice', async () => {
     const t = resolve(fixture.issueConsoleToken().url);
     (await t.dial(context())).destroy();

@@ -12,6 +12,9 @@ import type { ConsoleProvider, ConsoleTarget, TargetOptions } from './types.js';
 /** What a websockify-based proxy (nova-novncproxy, websockify) does with a bad token: it hangs up. */
 const TOKEN_REJECTED = 'console token rejected (expired or invalid)';
 
+/** The proxy refused the console token: a fresh console URL may succeed where this one failed. */
+export class ConsoleTokenRejectedError extends VconsoleError {}
+
 export interface WebsockifyDialOptions {
   /** `ws(s)://host:port/path?token=...`: holds a secret, never printed. */
   url: string;
@@ -20,21 +23,23 @@ export interface WebsockifyDialOptions {
   /** What the user can do when the token is refused. */
   rejectedHint?: string;
   /**
-   * Wait for the first byte before handing the stream over (default true): right for VNC,
-   * whose server speaks first; a serial console stays silent until the user types.
+   * Wait for the first byte before handing the stream over: right for VNC, whose server speaks
+   * first; a serial console stays silent until the user types, and a SPICE server until the
+   * client has sent its link message (waiting would stall every SPICE connection).
    */
   serverSpeaksFirst: boolean;
 }
 
 /**
- * Opens a websockify-style console (subprotocol `binary`, no Origin header) and returns it once
- * the first byte arrives: an RFB server speaks first, so a proxy that closes, resets or refuses
- * before any byte has rejected the token. The stream handed back is the original one, first
- * chunk put back, so backpressure is untouched.
+ * Opens a websockify-style console (subprotocol `binary`, no Origin header) and, when the
+ * server speaks first, returns it once the first byte arrives: an RFB server speaks first, so
+ * a proxy that closes, resets or refuses before any byte has rejected the token. The stream
+ * handed back is the original one, first chunk put back, so backpressure is untouched. When
+ * the client speaks first, only a refusal before or at the upgrade is recognised.
  */
 export async function dialWebsockify(options: WebsockifyDialOptions): Promise<Duplex> {
   const rejected = (cause?: unknown) =>
-    new VconsoleError(TOKEN_REJECTED, { hint: options.rejectedHint, cause: cause === undefined ? undefined : scrubbedCause(cause) });
+    new ConsoleTokenRejectedError(TOKEN_REJECTED, { hint: options.rejectedHint, cause: cause === undefined ? undefined : scrubbedCause(cause) });
   let stream: Duplex;
   try {
     stream = await dialWebSocket({
@@ -141,6 +146,11 @@ export function consoleUrlToWebSocket(raw: string): URL {
   }
 }
 
+/** `http(s)://HOST:6082/spice_auto.html?token=T` and other spice-html5 pages. */
+function isSpicePage(raw: string): boolean {
+  return /^https?:\/\/[^?#]*\/spice[^/?#]*\.html?(?:[?#]|$)/i.test(raw);
+}
+
 /** `ws://` and `wss://` URLs of a websockify / noVNC proxy, token in the query, or the noVNC page URL that points at one. */
 export const websocketProvider: ConsoleProvider = {
   id: 'websocket',
@@ -149,9 +159,11 @@ export const websocketProvider: ConsoleProvider = {
     { usage: 'ws://HOST:PORT/?token=T, wss://...', console: 'websockify / noVNC console URL' },
     { usage: 'http(s)://HOST:PORT/vnc_*.html?...', console: 'noVNC page URL (openstack console url show)' },
   ],
-  consoleTypes: ['vnc', 'serial'],
+  consoleTypes: ['vnc', 'serial', 'spice'],
   resolve(spec, options: TargetOptions): ConsoleTarget {
-    const consoleType = fixedConsoleType(options, websocketProvider.consoleTypes);
+    // A pasted SPICE page (nova-spicehtml5proxy's spice_auto.html) says what it carries.
+    const asked = (options.consoleType ?? 'auto') === 'auto' && isSpicePage(spec.raw) ? { ...options, consoleType: 'spice' as const } : options;
+    const consoleType = fixedConsoleType(asked, websocketProvider.consoleTypes);
     const url = consoleUrlToWebSocket(spec.raw);
     // Without credentials, query, fragment or a token in the path: safe to show.
     const name = safeUrlText(url);
@@ -171,7 +183,8 @@ export const websocketProvider: ConsoleProvider = {
           tls,
           signal,
           rejectedHint: 'console tokens are one-off and expire: get a fresh console URL',
-          // A serial line is silent until someone types: only RFB servers speak first.
+          // Only RFB servers speak first: a serial line is silent until someone types, and a
+          // SPICE client sends its link message before the server says a word.
           serverSpeaksFirst: consoleType === 'vnc',
         });
       },

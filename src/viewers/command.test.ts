@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { VconsoleError } from '../errors.js';
 import { buildViewerCommand, formatCommandLine } from './command.js';
 import type { ViewerCandidate, ViewerId } from './types.js';
 
@@ -34,6 +35,20 @@ describe('buildViewerCommand gives each viewer the address form it parses', () =
       args: ['vnc://127.0.0.1:41234'],
       detaches: true,
     });
+  });
+
+  it('remote-viewer: a spice:// URL for a SPICE console, title kept', () => {
+    expect(buildViewerCommand(viewer('remote-viewer'), { ...target, consoleType: 'spice', extraArgs: ['--full-screen'] }).args).toEqual([
+      '--title', 'ns/vm-a', '--full-screen', 'spice://127.0.0.1:41234',
+    ]);
+    expect(buildViewerCommand(viewer('remote-viewer'), { host: '::1', port: 5930, consoleType: 'spice' }).args).toEqual(['spice://[::1]:5930']);
+    expect(buildViewerCommand(viewer('custom', '/opt/spicy'), { ...target, consoleType: 'spice' }).args).toEqual(['spice://127.0.0.1:41234']);
+  });
+
+  it.each(['tigervnc', 'tightvnc', 'realvnc', 'chicken', 'screen-sharing'] as const)('%s cannot show a SPICE console: one clear error', (id) => {
+    const build = () => buildViewerCommand({ id, name: `Viewer ${id}`, path: `/bin/${id}` }, { ...target, consoleType: 'spice' });
+    expect(build).toThrow(VconsoleError);
+    expect(build).toThrow(`Viewer ${id} cannot show SPICE consoles`);
   });
 
   it('a custom executable gets the TigerVNC form host::port', () => {

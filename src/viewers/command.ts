@@ -1,3 +1,4 @@
+import { VconsoleError } from '../errors.js';
 import { bracketHost, formatHostPort } from '../host-port.js';
 import type { HostPlatform, ViewerCandidate, ViewerCommand, ViewerTarget } from './types.js';
 
@@ -8,8 +9,8 @@ function doubleColonAddress(host: string, port: number): string {
 }
 
 /** `vnc://127.0.0.1:5901`, `vnc://[::1]:5901`; a zone id's `%` is escaped as URLs require. */
-function vncUrl(host: string, port: number): string {
-  return `vnc://${bracketHost(host).replace(/%/g, '%25')}:${port}`;
+function vncUrl(host: string, port: number, scheme: 'vnc' | 'spice' = 'vnc'): string {
+  return `${scheme}://${bracketHost(host).replace(/%/g, '%25')}:${port}`;
 }
 
 /**
@@ -34,6 +35,7 @@ function singleColonAddress(host: string, port: number): string {
 export function buildViewerCommand(viewer: ViewerCandidate, target: ViewerTarget): ViewerCommand {
   const extra = target.extraArgs ?? [];
   const { host, port } = target;
+  if (target.consoleType === 'spice') return spiceViewerCommand(viewer, target);
   switch (viewer.id) {
     case 'remote-viewer':
       return { command: viewer.path, args: [...(target.title ? ['--title', target.title] : []), ...extra, vncUrl(host, port)] };
@@ -47,6 +49,24 @@ export function buildViewerCommand(viewer: ViewerCandidate, target: ViewerTarget
     case 'tightvnc':
     case 'custom':
       return { command: viewer.path, args: [...extra, doubleColonAddress(host, port)] };
+  }
+}
+
+/**
+ * A SPICE console: remote-viewer gets `--title TITLE [extra] spice://HOST:PORT`, a custom
+ * executable `[extra] spice://HOST:PORT` (the form SPICE clients share); the VNC-only viewers
+ * cannot show it.
+ */
+function spiceViewerCommand(viewer: ViewerCandidate, target: ViewerTarget): ViewerCommand {
+  const extra = target.extraArgs ?? [];
+  const address = vncUrl(target.host, target.port, 'spice');
+  switch (viewer.id) {
+    case 'remote-viewer':
+      return { command: viewer.path, args: [...(target.title ? ['--title', target.title] : []), ...extra, address] };
+    case 'custom':
+      return { command: viewer.path, args: [...extra, address] };
+    default:
+      throw new VconsoleError(`${viewer.name} cannot show SPICE consoles`, { hint: 'use remote-viewer (virt-viewer): --viewer remote-viewer' });
   }
 }
 

@@ -66,6 +66,6 @@ export interface ViewerTarget {
   title?: string;
   /** `--viewer-arg` values, passed before the address. */
   extraArgs?: string[];
-  /** What the port serves; default `vnc`. */
+  /** What the port serves (default `vnc`): a SPICE console needs a viewer that speaks SPICE. */
   consoleType?: ViewerConsoleType;
 }

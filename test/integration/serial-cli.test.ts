@@ -117,7 +117,9 @@ describe('serial consoles through the CLI', () => {
     [['console', 'demo:vm-a#vnc'], 2, /^vconsole: vconsole console attaches serial consoles, not the vnc console of demo:vm-a/],
     [['console', 'demo:vm-a', '--escape', 'q'], 2, /^vconsole: invalid escape key "q"; use a control key/],
     [['console', 'demo:vm-a', '--wait', 'soon'], 2, /^vconsole: invalid duration "soon"/],
-    [['proxy', 'demo:vm-a#spice'], 2, /^vconsole: unknown console type "#spice"; use vnc, serial or auto/],
+    [['proxy', 'demo:vm-a#rdp'], 2, /^vconsole: unknown console type "#rdp"; use vnc, serial, spice or auto/],
+    [['proxy', 'vm-a#spice'], 2, /^vconsole: kubevirt targets have no spice console \("vm-a"\); KubeVirt offers vnc or serial consoles$/m],
+    [['proxy', 'demo:vm-a', '--type', 'spice'], 2, /^vconsole: demo targets have no spice console \("demo:vm-a"\); the demo offers vnc or serial consoles$/m],
     [['proxy', 'demo:vm-a', '--type', 'rdp'], 2, /unknown console type "rdp"/],
   ])('bad input: vconsole %j exits %i with one line', async (args, code, pattern) => {
     const result = await runVconsole(args, { KUBECONFIG: kubeconfig });

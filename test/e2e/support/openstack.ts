@@ -18,7 +18,9 @@ export interface OpenstackWithWebsockify {
 /**
  * The Keystone/Nova fixture handing out console URLs that point at a real websockify: every
  * console token Nova issues is appended to websockify's token file (`TOKEN: 127.0.0.1:PORT`,
- * the TokenFile plugin reads the file on every connection), routed to `vncPort` (a QEMU).
+ * the TokenFile plugin reads the file on every connection), routed to `vncPort` (a QEMU; no
+ * VNC console when undefined), serial tokens to `serialPort`, SPICE tokens to `spicePort`
+ * (nova-spicehtml5proxy is the same websockify core; its URL is a `spice_auto.html` page).
  * The fixture does not say which server a token is for, so every server's console leads
  * to the same VM. vconsole finds the cloud the way the openstack CLI does: a clouds.yaml
  * named by $OS_CLIENT_CONFIG_FILE and `--cloud`.
@@ -26,20 +28,25 @@ export interface OpenstackWithWebsockify {
 export async function startOpenstackWithWebsockify(
   dir: string,
   websockify: Websockify,
-  vncPort: number,
+  vncPort: number | undefined,
   urlStyle: 'vnc_lite' | 'vnc_auto',
   /** A cloud that serves serial consoles (nova-serialproxy, also websockify) leading to this port. */
   serialPort?: number,
+  /** A cloud that serves SPICE consoles (nova-spicehtml5proxy) leading to this port. */
+  spicePort?: number,
 ): Promise<OpenstackWithWebsockify> {
   const { FIXTURE_PROJECT, FIXTURE_USER, startOpenStackFixture } = await import('../../fixtures/openstack-api.js');
+  const ports = { novnc: vncPort, serial: serialPort, 'spice-html5': spicePort } as const;
   const fixture = await startOpenStackFixture({
-    consoleTypes: serialPort === undefined ? ['novnc'] : ['novnc', 'serial'],
+    consoleTypes: (['novnc', 'serial', 'spice-html5'] as const).filter((type) => ports[type] !== undefined),
     // Written before Nova answers, so the token is known by the time vconsole dials websockify.
-    onConsoleToken: (token, type) => appendFileSync(websockify.tokenFile, `${token}: 127.0.0.1:${type === 'serial' ? serialPort : vncPort}\n`),
+    onConsoleToken: (token, type) => appendFileSync(websockify.tokenFile, `${token}: 127.0.0.1:${ports[type]}\n`),
     consoleUrlFor: (token, type) =>
       type === 'serial'
         ? websockify.url(token)
-        : urlStyle === 'vnc_auto'
+        : type === 'spice-html5'
+          ? `http://127.0.0.1:${websockify.port}/spice_auto.html?token=${token}`
+          : urlStyle === 'vnc_auto'
           ? `http://127.0.0.1:${websockify.port}/vnc_auto.html?token=${token}`
           : `http://127.0.0.1:${websockify.port}/vnc_lite.html?path=${encodeURIComponent(`?token=${token}`)}`,
   });

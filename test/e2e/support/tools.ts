@@ -22,12 +22,12 @@ export const TOOL_PACKAGES: Readonly<Record<string, string>> = {
   import: 'imagemagick',
   xwininfo: 'x11-utils',
   xdotool: 'xdotool',
+  tesseract: 'tesseract-ocr',
   ss: 'iproute2',
   pgrep: 'procps',
   asciinema: 'asciinema',
   script: 'bsdutils',
   chromium: 'chromium',
-  tesseract: 'tesseract-ocr',
 };
 
 /** Per-test deadline, passed explicitly so it holds under `npm test`'s shorter default too. */
