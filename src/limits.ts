@@ -31,3 +31,6 @@ export const SHUTDOWN_DEADLINE_MS = 1500;
 export const RELAY_END_GRACE_MS = 1000;
 /** One viewer probe (`--version` and the like) during detection: a viewer that hangs on it must not stall `open`. */
 export const VIEWER_PROBE_TIMEOUT_MS = 2_000;
+
+/** `open --follow` asks again which VMs match its selectors this often (VCONSOLE_FOLLOW_INTERVAL_MS overrides it). */
+export const SELECTOR_FOLLOW_INTERVAL_MS = 5_000;

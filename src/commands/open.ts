@@ -17,9 +17,13 @@ import { withShareDefault, type ShareFlags } from './share-flags.js';
 import { sharingFrom } from './sharing.js';
 import { saveSessionScreenshot } from './open-screenshot.js';
 import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
+import type { SelectionFlags } from './selector-flags.js';
+import { selectTargets } from './target-selection.js';
 import type { ViewerFlags } from './viewer-flags.js';
 
-export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags {
+export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags, SelectionFlags {
+  /** With selectors: open VMs that start matching while open runs, mark those that stop. */
+  follow?: boolean;
   /** false with --no-tui. */
   tui?: boolean;
   /** The key that brings the table back from an attached serial console. */
@@ -51,7 +55,7 @@ interface OpenView extends SerialView {
 export async function runOpenCommand(inputs: string[], flags: OpenFlags, config: VconsoleConfig, io: CommandIo): Promise<void> {
   const escapeKey = flags.escape === undefined ? DEFAULT_ESCAPE : parseEscapeKey(flags.escape);
   const options = targetOptionsFrom(flags, config);
-  const targets = resolveTargets(inputs, options, config);
+  const targets = await selectTargets(inputs, flags, options, config, { allowEmpty: flags.follow });
   const ports = consecutivePorts(flags.port, targets.length);
   const listen = listenAddressFrom(flags.listen, config);
   const sharing = await sharingFrom(withShareDefault(flags, config.defaults.share), listen, { viewerPasswords: false });

@@ -8,9 +8,11 @@ import { sessionLogPrinter } from './log-lines.js';
 import { consecutivePorts, type ListenFlags, type TargetFlags } from './flags.js';
 import { withShareDefault, type ShareFlags } from './share-flags.js';
 import { exposureNotice, passwordNotice, sharingFrom } from './sharing.js';
-import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
+import { listenAddressFrom, targetOptionsFrom } from './target-options.js';
+import type { SelectionFlags } from './selector-flags.js';
+import { selectTargets } from './target-selection.js';
 
-export interface ProxyFlags extends TargetFlags, ListenFlags, ShareFlags {}
+export interface ProxyFlags extends TargetFlags, ListenFlags, ShareFlags, SelectionFlags {}
 
 export interface CommandIo {
   stdout: NodeJS.WritableStream;
@@ -31,7 +33,7 @@ export function portLine(target: string, address: string, port: number, type?: s
  */
 export async function runProxyCommand(inputs: string[], flags: ProxyFlags, config: VconsoleConfig, io: CommandIo): Promise<void> {
   const options = targetOptionsFrom(flags, config);
-  const targets = resolveTargets(inputs, options, config);
+  const targets = await selectTargets(inputs, flags, options, config);
   const listen = listenAddressFrom(flags.listen, config);
   const sharing = await sharingFrom(withShareDefault(flags, config.defaults.share), listen);
   const warning = exposureNotice(listen, sharing);
