@@ -19,6 +19,7 @@ import { saveSessionScreenshot } from './open-screenshot.js';
 import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
 import type { SelectionFlags } from './selector-flags.js';
 import { selectTargets } from './target-selection.js';
+import { expandWorkspace } from '../workspaces.js';
 import type { ViewerFlags } from './viewer-flags.js';
 
 export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags, SelectionFlags {
@@ -53,6 +54,7 @@ interface OpenView extends SerialView {
  * without a terminal when no target could be opened.
  */
 export async function runOpenCommand(inputs: string[], flags: OpenFlags, config: VconsoleConfig, io: CommandIo): Promise<void> {
+  ({ inputs, flags } = expandWorkspace(inputs, flags, config));
   const escapeKey = flags.escape === undefined ? DEFAULT_ESCAPE : parseEscapeKey(flags.escape);
   const options = targetOptionsFrom(flags, config);
   const targets = await selectTargets(inputs, flags, options, config, { allowEmpty: flags.follow });

@@ -11,6 +11,7 @@ import { exposureNotice, passwordNotice, sharingFrom } from './sharing.js';
 import { listenAddressFrom, targetOptionsFrom } from './target-options.js';
 import type { SelectionFlags } from './selector-flags.js';
 import { selectTargets } from './target-selection.js';
+import { expandWorkspace } from '../workspaces.js';
 
 export interface ProxyFlags extends TargetFlags, ListenFlags, ShareFlags, SelectionFlags {}
 
@@ -32,6 +33,7 @@ export function portLine(target: string, address: string, port: number, type?: s
  * rejects with the error of a target that could not be served, after closing the others.
  */
 export async function runProxyCommand(inputs: string[], flags: ProxyFlags, config: VconsoleConfig, io: CommandIo): Promise<void> {
+  ({ inputs, flags } = expandWorkspace(inputs, flags, config));
   const options = targetOptionsFrom(flags, config);
   const targets = await selectTargets(inputs, flags, options, config);
   const listen = listenAddressFrom(flags.listen, config);
