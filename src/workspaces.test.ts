@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig, parseConfig } from './config.js';
 import { UsageError } from './errors.js';
-import { expandWorkspace, saveWorkspace } from './workspaces.js';
+import { expandWorkspace, saveWorkspace, type WorkspaceFlags } from './workspaces.js';
 
 async function refusal(text: string): Promise<{ message: string; hint?: string }> {
   try {
@@ -72,7 +72,7 @@ describe('@NAME', () => {
       inputs: ['demo:z', 'vm-x'],
       flags: expect.objectContaining({ selector: 'app=web', namespace: ['a', 'b'], type: 'serial', viewer: 'remmina' }),
     });
-    expect(expandWorkspace(['@one'], {}, config).flags.namespace).toBe('prod');
+    expect(expandWorkspace(['@one'], {} as WorkspaceFlags, config).flags.namespace).toBe('prod');
   });
 
   it('lets flags on the command line win', () => {
