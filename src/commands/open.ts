@@ -19,6 +19,7 @@ import { saveSessionScreenshot } from './open-screenshot.js';
 import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
 import type { SelectionFlags } from './selector-flags.js';
 import { selectTargets } from './target-selection.js';
+import { followSelection } from './follow-selection.js';
 import { expandWorkspace } from '../workspaces.js';
 import type { ViewerFlags } from './viewer-flags.js';
 
@@ -42,6 +43,8 @@ interface OpenView extends SerialView {
   suspend(): Promise<void>;
   resume(): void;
   noViewer(lookedFor: string[], install: string): void;
+  /** open --follow: the session's VM matches the selectors (again), or no longer. */
+  match(sessionId: number, matching: boolean): void;
   notice(text: string): void;
   close(): void;
 }
@@ -57,7 +60,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   ({ inputs, flags } = expandWorkspace(inputs, flags, config));
   const escapeKey = flags.escape === undefined ? DEFAULT_ESCAPE : parseEscapeKey(flags.escape);
   const options = targetOptionsFrom(flags, config);
-  const targets = await selectTargets(inputs, flags, options, config, { allowEmpty: flags.follow });
+  const targets = await selectTargets(inputs, flags, options, config, { follow: flags.follow });
   const ports = consecutivePorts(flags.port, targets.length);
   const listen = listenAddressFrom(flags.listen, config);
   const sharing = await sharingFrom(withShareDefault(flags, config.defaults.share), listen, { viewerPasswords: false });
@@ -75,9 +78,10 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const useTui = flags.tui !== false && Boolean(process.stdout.isTTY && process.stdin.isTTY);
 
   // The view exists only after the shutdown handler that closes it (the TUI's q triggers it).
-  const shown: { view?: OpenView } = {};
+  const shown: { view?: OpenView; stopFollowing?: () => void } = {};
   const shutdown = handleShutdownSignals({
     close: async () => {
+      shown.stopFollowing?.();
       shown.view?.close();
       await Promise.all([registry.closeAll(), supervisor?.stopAll(VIEWER_SHUTDOWN_GRACE_MS)]);
     },
@@ -182,6 +186,20 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
     });
   }
   if (choice.kind === 'none') view.notice('no viewer launched (--viewer none): point any VNC viewer at the addresses shown');
+  if (flags.follow) {
+    shown.stopFollowing = followSelection({
+      flags, options, config, registry, sessions,
+      open: (target) => {
+        try {
+          add(target.input);
+        } catch (err) {
+          view.notice(describeError(err));
+        }
+      },
+      mark: (id, matching) => view.match(id, matching),
+      notice: (text) => view.notice(text),
+    });
+  }
 }
 
 async function withSession(registry: SessionRegistry, id: number, action: (s: ConsoleSession) => Promise<void>): Promise<void> {
@@ -205,6 +223,8 @@ function plainView(registry: SessionRegistry, io: CommandIo, verbose: boolean): 
       printLine(io.stderr, 'Point any VNC viewer at the addresses printed on stdout.');
     },
     notice: (text) => printLine(io.stderr, text),
+    // The notice said it in a line of its own.
+    match: () => undefined,
     serial: () => undefined,
     upstream: () => undefined,
     suspend: () => Promise.resolve(),
@@ -228,6 +248,7 @@ async function mountTui(registry: SessionRegistry, actions: import('../tui/app.j
     },
     noViewer: (looked, install) => store.setNoViewer({ lookedFor: looked, install }),
     notice: (text) => store.setNotice(text),
+    match: (id, matching) => store.setMatch(id, matching),
     serial: (id, status) => store.setSerial(id, status),
     upstream: (id, status) => store.setUpstream(id, status),
     suspend: () => app.suspend(),

@@ -76,22 +76,24 @@ export async function searchVms(searches: readonly SelectorSearch[], options: Ta
 /**
  * The targets `open`/`proxy` serve: the ones named, in their order, then those the selectors
  * find (sorted), leaving out any already named. With no target and no selector it is a
- * UsageError, as a missing argument was before selectors.
+ * UsageError, as a missing argument was before selectors. `follow` (open --follow) needs a
+ * selector and takes nothing matching yet as an answer.
  */
 export async function selectTargets(
   inputs: string[],
   flags: SelectionFlags,
   options: TargetOptions,
   config?: VconsoleConfig,
-  { allowEmpty = false, providers = PROVIDERS }: { allowEmpty?: boolean; providers?: readonly ConsoleProvider[] } = {},
+  { allowEmpty = false, follow = false, providers = PROVIDERS }: { allowEmpty?: boolean; follow?: boolean; providers?: readonly ConsoleProvider[] } = {},
 ): Promise<ConsoleTarget[]> {
   const searches = selectorSearches(flags, providers);
+  if (follow && searches.length === 0) throw new UsageError('--follow follows a selector, and none was given', 'add -l SELECTOR, -A, --os-filter REGEX or --os-tag TAG');
   if (inputs.length === 0 && searches.length === 0) {
     throw new UsageError('no target given', 'name a target (see --help) or select VMs with -l SELECTOR, -A, --os-filter REGEX or --os-tag TAG');
   }
   const named = resolveTargets(inputs, options, config);
   if (searches.length === 0) return named;
-  const vms = await searchVms(searches, options, { allowEmpty });
+  const vms = await searchVms(searches, options, { allowEmpty: allowEmpty || follow });
   const texts = vms.map((vm) => listedTargetText(vm, providerById(vm.provider, providers) ?? searches[0].provider));
   const seen = new Set(named.map(consoleKey));
   const selected = resolveTargets(texts, options, config).filter((target) => !seen.has(consoleKey(target)));

@@ -82,6 +82,8 @@ export class ConsoleStore {
   private readonly viewers = new Map<number, ViewerStatus>();
   private readonly serials = new Map<number, SerialStatus>();
   private readonly upstreams = new Map<number, UpstreamStatus>();
+  /** open --follow: sessions whose VM no longer matches the selectors. */
+  private readonly unmatched = new Set<number>();
   /** Sessions already removed: late events about them must not bring their row back. */
   private readonly removedIds = new Set<number>();
   private readonly listeners = new Set<() => void>();
@@ -175,6 +177,16 @@ export class ConsoleStore {
     this.replaceRow(index, { ...row, upstream });
   }
 
+  /** open --follow: marks a row whose VM no longer matches the selectors, or matches again (also before its row exists). */
+  setMatch(sessionId: number, matching: boolean): void {
+    if (matching) this.unmatched.delete(sessionId);
+    else this.unmatched.add(sessionId);
+    const index = this.indexOf(sessionId);
+    if (index < 0 || Boolean(this.rows[index].unmatched) === !matching) return;
+    const { unmatched: _, ...row } = this.rows[index];
+    this.replaceRow(index, matching ? row : { ...row, unmatched: true });
+  }
+
   /** A line of vconsole itself in the event log. */
   log(level: LogLevel, message: string): void {
     this.append({ time: this.now(), level, message });
@@ -217,7 +229,8 @@ export class ConsoleStore {
     const viewer = this.viewers.get(snapshot.id) ?? NO_VIEWER;
     const serial = this.serials.get(snapshot.id);
     const upstream = this.upstreams.get(snapshot.id);
-    this.rows = [...this.rows, { session: snapshot, viewer, rateIn: 0, rateOut: 0, ...(serial ? { serial } : {}), ...(upstream ? { upstream } : {}) }];
+    const unmatched = this.unmatched.has(snapshot.id) ? { unmatched: true } : {};
+    this.rows = [...this.rows, { session: snapshot, viewer, rateIn: 0, rateOut: 0, ...(serial ? { serial } : {}), ...(upstream ? { upstream } : {}), ...unmatched }];
     this.changed();
   }
 
@@ -227,6 +240,7 @@ export class ConsoleStore {
     this.viewers.delete(sessionId);
     this.serials.delete(sessionId);
     this.upstreams.delete(sessionId);
+    this.unmatched.delete(sessionId);
     const index = this.indexOf(sessionId);
     if (index < 0) return;
     this.rows = this.rows.filter((_, i) => i !== index);

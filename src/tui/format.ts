@@ -34,6 +34,8 @@ export interface ConsoleRow {
   serial?: SerialStatus;
   /** Shared consoles only, once the caller has said; absent means live. */
   upstream?: UpstreamStatus;
+  /** open --follow: the VM no longer matches the selectors (its session stays). */
+  unmatched?: boolean;
   /** Bytes per second from the VM to viewers, smoothed; 0 when idle. */
   rateIn: number;
   /** Bytes per second from viewers to the VM, smoothed; 0 when idle. */
@@ -213,9 +215,9 @@ function viewerProblem(viewer: ViewerStatus): string | undefined {
   return `${name} failed`;
 }
 
-/** The row's last error: the session's, else a viewer failure. */
+/** The row's last error: the session's, else a viewer failure, else (open --follow) that its VM left the selection. */
 export function rowProblem(row: ConsoleRow): string | undefined {
-  return row.session.lastError ?? viewerProblem(row.viewer);
+  return row.session.lastError ?? viewerProblem(row.viewer) ?? (row.unmatched ? 'no longer matches the selector' : undefined);
 }
 
 /** `2 clients`, `1 client`. */
