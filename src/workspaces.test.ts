@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig, parseConfig } from './config.js';
 import { UsageError } from './errors.js';
-import { expandWorkspace, saveWorkspace, type WorkspaceFlags } from './workspaces.js';
+import { expandWorkspace, saveWorkspace, targetToSave, workspaceConfigFile, type WorkspaceFlags } from './workspaces.js';
+import { resolveTarget } from './targets/index.js';
 
 async function refusal(text: string): Promise<{ message: string; hint?: string }> {
   try {
@@ -153,5 +154,22 @@ describe('saveWorkspace', () => {
     fs.writeFileSync(file, 'defaults: [unclosed\n');
     await expect(saveWorkspace(file, 'w', { targets: ['demo:a'] })).rejects.toThrow(/not valid YAML .*the workspace was not saved/);
     expect(fs.readFileSync(file, 'utf8')).toBe('defaults: [unclosed\n');
+  });
+});
+
+describe('what S saves', () => {
+  it('pins each session to its provider, a KubeVirt VM with its namespace, through a sharing wrapper', () => {
+    const bare = resolveTarget('vm-a', { namespace: 'prod' });
+    expect(targetToSave(bare)).toBe('kubevirt:prod/vm-a');
+    expect(targetToSave({ ...bare, inner: bare, input: undefined } as never)).toBe('kubevirt:prod/vm-a');
+    expect(targetToSave(resolveTarget('os:web-01', {}))).toBe('os:web-01');
+    expect(targetToSave(resolveTarget('web-01', {}, 'openstack'))).toBe('openstack:web-01');
+    expect(targetToSave(resolveTarget('demo:a', {}))).toBe('demo:a');
+  });
+
+  it('writes to the loaded config file, else VCONSOLE_CONFIG, else the default path', async () => {
+    expect(await workspaceConfigFile({ file: '/a.yaml' }, {})).toBe('/a.yaml');
+    expect(await workspaceConfigFile({}, { VCONSOLE_CONFIG: '/b.yaml' })).toBe('/b.yaml');
+    expect(await workspaceConfigFile({}, { XDG_CONFIG_HOME: '/xdg' })).toBe('/xdg/vconsole/config.yaml');
   });
 });

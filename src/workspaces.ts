@@ -3,6 +3,7 @@ import path from 'node:path';
 import { UsageError, describeError } from './errors.js';
 import { isRecord } from './records.js';
 import { normalizeLabelSelector } from './targets/label-selector.js';
+import type { UpstreamSource } from './proxy/types.js';
 import type { ConsoleTypeChoice } from './targets/types.js';
 import { echoInput } from './terminal-text.js';
 
@@ -222,6 +223,30 @@ export async function saveWorkspace(configFile: string, name: string, workspace:
     throw new UsageError(`cannot write config file ${configFile}: ${describeError(err)}`);
   }
   return file;
+}
+
+/**
+ * The config file `saveWorkspace` should write for the TUI's `S`: the one loaded, else the one
+ * VCONSOLE_CONFIG names, else the default path.
+ */
+export async function workspaceConfigFile(config: { file?: string }, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  if (config.file) return config.file;
+  const { defaultConfigPath } = await import('./config.js');
+  return env.VCONSOLE_CONFIG || defaultConfigPath(env);
+}
+
+/**
+ * What to save for an open session so `open @NAME` opens the same console under any defaults:
+ * the target as typed when it named its scheme, else pinned to its provider (a KubeVirt VM
+ * with the namespace its pre-flight found). Shared consoles are looked through to their target.
+ */
+export function targetToSave(source: UpstreamSource): string {
+  let target: UpstreamSource & { input?: unknown; inner?: UpstreamSource } = source;
+  while (typeof target.input !== 'string' && target.inner) target = target.inner;
+  const input = typeof target.input === 'string' ? target.input : target.name;
+  if (/^[a-z][a-z0-9+.-]*:/i.test(input)) return input;
+  if (target.provider === 'kubevirt' && target.name.includes('/')) return `kubevirt:${target.name}`;
+  return `${target.provider}:${input}`;
 }
 
 /** The workspace as the file spells it: only the keys set, one namespace as `namespace`. */
