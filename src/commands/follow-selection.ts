@@ -22,6 +22,8 @@ export interface FollowContext {
   notice(text: string): void;
   /** Default SELECTOR_FOLLOW_INTERVAL_MS, or VCONSOLE_FOLLOW_INTERVAL_MS. */
   intervalMs?: number;
+  /** What matches now; default: the selectors' providers asked through selectTargets. */
+  select?: () => Promise<ConsoleTarget[]>;
 }
 
 function followInterval(): number {
@@ -40,6 +42,7 @@ export function followSelection(context: FollowContext): () => void {
   const { flags, options, config, registry } = context;
   const shownAs = selectorSearches(flags).map((search) => search.shownAs).join(' ');
   const intervalMs = context.intervalMs ?? followInterval();
+  const select = context.select ?? (() => selectTargets([], flags, options, config, { allowEmpty: true }));
   const sessions = new Map(context.sessions.map((session) => [session.id, session]));
   const onAdded = (session: ConsoleSession) => sessions.set(session.id, session);
   const onRemoved = (session: ConsoleSession) => sessions.delete(session.id);
@@ -74,7 +77,7 @@ export function followSelection(context: FollowContext): () => void {
 
   const poll = async () => {
     try {
-      const found = await selectTargets([], flags, options, config, { allowEmpty: true });
+      const found = await select();
       if (stopped) return;
       failing = false;
       const now = new Map(found.map((target) => [consoleKey(target), target]));

@@ -5,6 +5,7 @@ import {
 } from './kubernetes-api.js';
 import type { ConsoleProvider, ConsoleTarget, ConsoleType, ListScope, TargetOptions } from './types.js';
 import { dialWebSocket } from './websocket-dial.js';
+import { safeUrlText } from '../url-text.js';
 
 /** RFC 1123 label / subdomain, what Kubernetes accepts for namespaces and VMI names. */
 const DNS_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
@@ -245,5 +246,6 @@ function describeVmiSearch(scope: ListScope, access: KubeAccess): string {
     : `in namespace${namespaces.length > 1 ? 's' : ''} ${namespaces.map((ns) => `"${ns}"`).join(', ')}`;
   const what = scope.labelSelector ? `label selector "${scope.labelSelector}"` : 'VMIs';
   const context = access.config.getCurrentContext();
-  return `${what} ${where} of cluster ${access.server}${context ? ` (context ${context})` : ''}`;
+  const cluster = safeUrlText(new URL(access.server)).replace(/\/$/, '');
+  return `${what} ${where} of cluster ${cluster}${context ? ` (context ${context})` : ''}`;
 }

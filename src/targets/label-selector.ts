@@ -63,8 +63,9 @@ export function parseLabelSelector(text: string): LabelRequirement[] {
     const absent = peek()?.kind === 'op' && peek()?.text === '!';
     if (absent) at++;
     const first = peek();
-    if (first?.kind !== 'word') fail(`expected a label key${absent ? ' after "!"' : ''}, found ${shown(first)}`);
-    const key = checkKey(word('a label key', '!'), fail);
+    if (first?.kind !== 'word') return fail(`expected a label key${absent ? ' after "!"' : ''}, found ${shown(first)}`);
+    at++;
+    const key = checkKey(first.text, fail);
     const next = peek();
     if (absent || !next || next.text === ',') {
       requirements.push({ key, operator: absent ? 'absent' : 'exists', values: [] });
