@@ -94,8 +94,8 @@ export function followSelection(context: FollowContext): () => void {
   const loop = async () => {
     await poll();
     if (stopped) return;
+    // Not unref'd: with nothing matching yet, following is all open does, and it must go on.
     timer = setTimeout(() => void loop(), intervalMs);
-    timer.unref?.();
   };
   if (context.sessions.length === 0) context.notice(`nothing matches ${shownAs} yet: following it`);
   void loop();

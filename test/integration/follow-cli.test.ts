@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt-api.js';
 import { runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
+import { waitFor } from '../support/wait.js';
 
 /** `open -l SELECTOR --follow`: VMs labelled while it runs are opened, unlabelled ones marked. */
 
@@ -53,6 +54,9 @@ describe('open --follow', () => {
   it('waits for a first match instead of failing', async () => {
     const p = open(['-l', 'app=later', '--follow']);
     await p.waitForStderr(/nothing matches -l app=later yet: following it/);
+    // Several questions with nothing matching: open must stay up between them.
+    const asked = () => kubevirt.requests.filter((r) => r.query.labelSelector === 'app=later').length;
+    await waitFor(() => asked() >= 4, 'four questions');
     kubevirt.setLabels('default', 'later', { app: 'later' });
     expect((await p.jsonLines(1))[0].target).toBe('default/later');
   });
