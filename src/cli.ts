@@ -6,6 +6,7 @@ import { addViewerOptions } from './commands/viewer-flags.js';
 import { addShareOptions } from './commands/share-flags.js';
 import { addRecordOptions } from './commands/record-flags.js';
 import { addReplayCommand } from './commands/replay-flags.js';
+import { addSelectorOptions } from './commands/selector-flags.js';
 import { keyHelpText } from './tui/key-help.js';
 
 declare const __VCONSOLE_VERSION__: string | undefined;
@@ -85,14 +86,14 @@ Examples:
   vconsole list -A                           the VMs there are to open`,
     );
 
-  addRecordOptions(addShareOptions(addTargetOptions(
+  addRecordOptions(addShareOptions(addSelectorOptions(addTargetOptions(
     addConsoleTypeOption(addListenOptions(
       program
         .command('proxy')
         .description('Serve each target on a local port for a viewer elsewhere: VNC for a VNC viewer, a serial line as raw TCP (nc, socat, telnet).')
-        .argument('<target...>', 'consoles to serve (see Targets)'),
+        .argument('[target...]', 'consoles to serve (see Targets), @WORKSPACE from the config file'),
     )),
-  ), { viewerPassword: true }))
+  )), { viewerPassword: true }))
     .addHelpText(
       'after',
       `${targetHelp}
@@ -109,6 +110,7 @@ Examples:
   vconsole proxy vm-a vm-b --port 5901
   vconsole proxy prod/db-1 --context prod --listen 0.0.0.0 --port 5901
   vconsole proxy os:web-01 --cloud mycloud
+  vconsole proxy -l app=web -n prod -n staging       every VMI labelled app=web in both namespaces
   vconsole proxy vm-a --share --port 5901             several viewers on one KubeVirt VNC session
   vconsole proxy vm-a --share --listen 0.0.0.0 --password-file ~/.vconsole-pass
   vconsole proxy tcp://10.0.0.5:5900 --share --vnc-password-file ~/.vncpass`,
@@ -119,17 +121,18 @@ Examples:
     });
 
   const openCommand = addViewerOptions(
-    addTargetOptions(
+    addSelectorOptions(addTargetOptions(
       addConsoleTypeOption(addListenOptions(
         program
           .command('open')
           .description('Open each target on a local port with a viewer (VNC) or for attaching (serial), all live in a terminal UI.')
-          .argument('[target...]', 'consoles to open (see Targets); none: pick them from a list'),
+          .argument('[target...]', 'consoles to open (see Targets), @WORKSPACE from the config file; none on a terminal: pick them from a list'),
       ))
         .option('--no-tui', 'plain log lines on stderr and JSON port lines on stdout instead of the terminal UI')
         .option('--escape <key>', 'the key that leaves an attached serial console for the table (default: ^])')
-        .option('--log-dir <dir>', 'append each serial console\'s output to DIR/NAME.log (created 0600)'),
-    ),
+        .option('--log-dir <dir>', 'append each serial console\'s output to DIR/NAME.log (created 0600)')
+        .option('--follow', 'with -l/-A/--os-filter/--os-tag: keep asking, open VMs that start matching, mark those that stop'),
+    )),
   )
   addRecordOptions(addShareOptions(openCommand, { viewerPassword: false }));
   openCommand
@@ -151,7 +154,10 @@ Examples:
   vconsole open demo:vm-a demo:vm-b#serial
   vconsole open vm-a prod/db-1 --viewer tigervnc
   vconsole open os:web-01 --cloud mycloud --viewer none
-  vconsole open vm-a --share                  a second viewer (or a screenshot) kicks nobody`,
+  vconsole open vm-a --share                  a second viewer (or a screenshot) kicks nobody
+  vconsole open -l app=web,tier!=db --follow  the web VMIs, and those labelled later
+  vconsole open --os-tag web --cloud mycloud  every OpenStack server tagged web
+  vconsole open @prod-web                     the workspace prod-web of the config file`,
     )
     .action(async (targets: string[], flags, command: Command) => {
       const [{ runOpenCommand }, { targetsToOpen }, run] = await Promise.all([import('./commands/open.js'), import('./commands/open-picker.js'), withGlobalOptions(flags, command)]);
@@ -234,20 +240,21 @@ Examples:
       await runViewersCommand(flags, { stdout: io.stdout });
     });
 
-  addTargetOptions(
+  addSelectorOptions(addTargetOptions(
     program
       .command('list')
       .description('List the VMs vconsole can open, with their state.')
       .option('--provider <name>', providers?.listProviders ?? 'the provider to ask')
-      .option('-A, --all-namespaces', 'KubeVirt: list every namespace')
       .option('--json', 'print one JSON document'),
-  )
+  ))
     .addHelpText(
       'after',
       `
 Examples:
   vconsole list
   vconsole list -n prod
+  vconsole list -l app=web -A
+  vconsole list --os-filter '^web-' --os-tag prod
   vconsole list --provider openstack --cloud mycloud --json`,
     )
     .action(async (flags, command: Command) => {

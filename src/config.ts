@@ -6,6 +6,7 @@ import { echoInput } from './terminal-text.js';
 import { isRecord } from './records.js';
 import { PROVIDERS, bareNameProviderIds, oneOf } from './targets/index.js';
 import type { ConsoleProvider } from './targets/types.js';
+import { parseWorkspaces, type Workspace } from './workspaces.js';
 
 /** Defaults a config file may set; flags and environment variables win over them. */
 export interface ConfigDefaults {
@@ -27,6 +28,8 @@ export interface VconsoleConfig {
   defaults: ConfigDefaults;
   /** Short names for targets: `web: openstack:web-01`. */
   aliases: Record<string, string>;
+  /** Named sets of consoles: `vconsole open @NAME` (src/workspaces.ts). */
+  workspaces?: Record<string, Workspace>;
 }
 
 /** What each `defaults` key accepts, and how to say so; `provider` follows the registry. */
@@ -44,7 +47,7 @@ function defaultKeys(providers: readonly ConsoleProvider[]): Record<keyof Config
     share: { valid: (v) => typeof v === 'boolean', allowed: 'true or false' },
   };
 }
-const TOP_KEYS = ['defaults', 'aliases'];
+const TOP_KEYS = ['defaults', 'aliases', 'workspaces'];
 
 function isText(v: unknown): boolean {
   return typeof v === 'string' && v.length > 0;
@@ -98,7 +101,7 @@ export async function parseConfig(text: string, file: string, providers: readonl
     if (!isText(target)) throw new UsageError(`config ${file}: alias "${echoInput(name)}" must name a target, e.g. openstack:web-01`);
     aliases[name] = target as string;
   }
-  return { file, defaults, aliases };
+  return { file, defaults, aliases, workspaces: parseWorkspaces(doc.workspaces, file) };
 }
 
 /**

@@ -53,3 +53,5 @@ export const VM_STATE_MAX_RETRY_MS = 30_000;
  * burst takes a second or two, so this stays far inside even a shortened TTL.
  */
 export const NOVA_CONSOLE_URL_SHARE_MS = 30_000;
+/** `open --follow` asks again which VMs match its selectors this often (VCONSOLE_FOLLOW_INTERVAL_MS overrides it). */
+export const SELECTOR_FOLLOW_INTERVAL_MS = 5_000;

@@ -21,7 +21,7 @@ export function addTargetOptions(command: Command): Command {
   return command
     .option('--kubeconfig <file>', 'KubeVirt: kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)', nonEmpty('a kubeconfig file'))
     .option('--context <name>', 'KubeVirt: kubeconfig context to use', nonEmpty('a context name'))
-    .option('-n, --namespace <ns>', "KubeVirt: namespace of bare VM names (default: the context's, else default)", nonEmpty('a namespace'))
+    .option('-n, --namespace <ns>', "KubeVirt: namespace of bare VM names (default: the context's, else default); repeat it to search several with -l", repeatable(nonEmpty('a namespace')))
     .option('--preserve-session', 'KubeVirt: refuse to take over a VNC session another client holds')
     .option('--cloud <name>', 'OpenStack: cloud from clouds.yaml (default: $OS_CLOUD, else the OS_* variables)', nonEmpty('a cloud name'))
     .addOption(new Option('--os-cloud <name>', 'the openstack CLI spelling of --cloud').argParser(nonEmpty('a cloud name')).hideHelp())
@@ -43,12 +43,17 @@ export function nonEmpty(what: string): (text: string) => string {
   };
 }
 
-/** `-p/--port` and `-l/--listen`, for the commands that serve consoles on local ports (proxy, open). */
+/** A repeatable option's parser: one value stays a string (as before), more become a list. */
+function repeatable(parse: (text: string) => string): (text: string, previous: string | string[] | undefined) => string | string[] {
+  return (text, previous) => (previous === undefined ? parse(text) : [...[previous].flat(), parse(text)]);
+}
+
+/** `-p/--port` and `--listen`, for the commands that serve consoles on local ports (proxy, open). */
 export function addListenOptions(command: Command): Command {
   return command
     .option('-p, --port <port>', 'first local port; targets get PORT, PORT+1, ... (default: free ports)', asArgParser(parsePort))
     .option(
-      '-l, --listen <address>',
+      '--listen <address>',
       "address to listen on (default: the config file's listen, else 127.0.0.1); anything but loopback exposes the consoles to the network",
       asArgParser(parseListenAddress),
     );
@@ -73,7 +78,8 @@ export interface TargetFlags {
   type?: ConsoleTypeChoice;
   kubeconfig?: string;
   context?: string;
-  namespace?: string;
+  /** One `-n`, or several (the first is the namespace of bare names). */
+  namespace?: string | string[];
   preserveSession?: boolean;
   cloud?: string;
   osCloud?: string;

@@ -4,15 +4,16 @@ import { echoInput } from '../terminal-text.js';
 import { DEFAULT_PROVIDER, PROVIDERS, listingProviderIds, oneOf, providerById } from '../targets/index.js';
 import type { ConsoleProvider, ListedVm } from '../targets/types.js';
 import type { TargetFlags } from './flags.js';
+import { namespacesOf, type SelectionFlags } from './selector-flags.js';
+import { searchVms, selectorSearches } from './target-selection.js';
 import { targetOptionsFrom } from './target-options.js';
 import { alignColumns } from './text-table.js';
 
 export type { ListedVm } from '../targets/types.js';
 
-export interface ListFlags extends TargetFlags {
+export interface ListFlags extends TargetFlags, SelectionFlags {
   provider?: string;
   json?: boolean;
-  allNamespaces?: boolean;
 }
 
 /**
@@ -34,10 +35,24 @@ export async function runListCommand(
   io: { stdout: NodeJS.WritableStream },
   providers: readonly ConsoleProvider[] = PROVIDERS,
 ): Promise<number> {
-  const list = listerFor(flags, config, providers);
-  const vms = await list(targetOptionsFrom(flags, config), { allNamespaces: flags.allNamespaces });
-  io.stdout.write(flags.json ? `${JSON.stringify(vms, null, 2)}\n` : formatVmTable(vms));
+  const options = targetOptionsFrom(flags, config);
+  const searches = selects(flags) ? selectorSearches(flags, providers) : [];
+  const other = searches.find((search) => flags.provider !== undefined && search.provider.id !== flags.provider);
+  if (other) {
+    throw new UsageError(`${other.shownAs} selects ${other.provider.id} VMs, not ${echoInput(flags.provider ?? '')} ones`, `leave out --provider, or use --provider ${other.provider.id}`);
+  }
+  const namespaces = namespacesOf(flags);
+  const vms = searches.length > 0
+    ? await searchVms(searches, options)
+    : await listerFor(flags, config, providers)(options, { allNamespaces: flags.allNamespaces, namespaces: namespaces.length > 1 ? namespaces : undefined });
+  const sorted = vms.slice().sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
+  io.stdout.write(flags.json ? `${JSON.stringify(sorted, null, 2)}\n` : formatVmTable(sorted));
   return 0;
+}
+
+/** -l, --os-filter and --os-tag select (a search that finds nothing is an error); -A and -n only say where to look. */
+function selects(flags: SelectionFlags): boolean {
+  return flags.selector !== undefined || flags.osFilter !== undefined || (flags.osTag?.length ?? 0) > 0;
 }
 
 /** A plain aligned table; an empty list says so. */

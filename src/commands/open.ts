@@ -20,12 +20,18 @@ import { recordingFrom, withRecordSharing, type RecordFlags } from './record-fla
 import { sharingFrom } from './sharing.js';
 import { saveSessionScreenshot } from './open-screenshot.js';
 import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
+import type { SelectionFlags } from './selector-flags.js';
+import { selectTargets } from './target-selection.js';
+import { followSelection } from './follow-selection.js';
+import { expandWorkspace } from '../workspaces.js';
 import type { ViewerFlags } from './viewer-flags.js';
 import { listingSources } from './vm-listing.js';
 import { VmStateFollowers } from './vm-state.js';
 import type { VmState } from '../targets/types.js';
 
-export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags, RecordFlags {
+export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags {
+  /** With selectors: open VMs that start matching while open runs, mark those that stop. */
+  follow?: boolean;
   /** false with --no-tui. */
   tui?: boolean;
   /** The key that brings the table back from an attached serial console. */
@@ -47,6 +53,8 @@ interface OpenView extends SerialView {
   suspend(): Promise<void>;
   resume(): void;
   noViewer(lookedFor: string[], install: string): void;
+  /** open --follow: the session's VM matches the selectors (again), or no longer. */
+  match(sessionId: number, matching: boolean): void;
   notice(text: string): void;
   close(): void;
 }
@@ -59,9 +67,10 @@ interface OpenView extends SerialView {
  * without a terminal when no target could be opened.
  */
 export async function runOpenCommand(inputs: string[], flags: OpenFlags, config: VconsoleConfig, io: CommandIo): Promise<void> {
+  ({ inputs, flags } = expandWorkspace(inputs, flags, config));
   const escapeKey = flags.escape === undefined ? DEFAULT_ESCAPE : parseEscapeKey(flags.escape);
   const options = targetOptionsFrom(flags, config);
-  const targets = resolveTargets(inputs, options, config);
+  const targets = await selectTargets(inputs, flags, options, config, { follow: flags.follow });
   const ports = consecutivePorts(flags.port, targets.length);
   const listen = listenAddressFrom(flags.listen, config);
   const sharing = await sharingFrom(withRecordSharing(withShareDefault(flags, config.defaults.share)), listen, { viewerPasswords: false });
@@ -89,7 +98,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const useTui = flags.tui !== false && Boolean(process.stdout.isTTY && process.stdin.isTTY);
 
   // The view exists only after the shutdown handler that closes it (the TUI's q triggers it).
-  const shown: { view?: OpenView } = {};
+  const shown: { view?: OpenView; stopFollowing?: () => void } = {};
   // Each session follows its VM's state; a VM back from a stop gets its session and viewer back.
   const vmStates = new VmStateFollowers({
     show: (id, state) => shown.view?.vmState(id, state),
@@ -97,6 +106,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   }, registry, viewers);
   const shutdown = handleShutdownSignals({
     close: async () => {
+      shown.stopFollowing?.();
       vmStates.stopAll();
       shown.view?.close();
       await Promise.all([registry.closeAll(), viewers.stopAll(VIEWER_SHUTDOWN_GRACE_MS)]);
@@ -174,6 +184,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
           }
         },
         listVms: () => listingSources(options, config),
+        onSaveWorkspace: (name) => saveOpenAsWorkspace(name, registry.all(), flags, config),
         onQuit: () => shutdown.trigger(),
       }, escapeKey.label)
     : plainView(registry, io, Boolean(flags.verbose));
@@ -208,6 +219,20 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
     });
   }
   if (choice.kind === 'none') view.notice('no viewer launched (--viewer none): point any VNC viewer at the addresses shown');
+  if (flags.follow) {
+    shown.stopFollowing = followSelection({
+      flags, options, config, registry, sessions,
+      open: (target) => {
+        try {
+          add(target.input);
+        } catch (err) {
+          view.notice(describeError(err));
+        }
+      },
+      mark: (id, matching) => view.match(id, matching),
+      notice: (text) => view.notice(text),
+    });
+  }
 }
 
 /**
@@ -223,6 +248,30 @@ async function loadBrowserViewers(unopened: (key: number, url: string) => void):
     if (url) unopened(event.key, url);
   });
   return browser;
+}
+
+/**
+ * `S` in the TUI: what is open now, saved as workspace `name` in the config file `open` read.
+ * A console URL with a query (a token that expires) is left out, and the reply says so.
+ */
+async function saveOpenAsWorkspace(name: string, sessions: ConsoleSession[], flags: OpenFlags, config: VconsoleConfig): Promise<string> {
+  const { saveWorkspace, targetToSave, workspaceConfigFile } = await import('../workspaces.js');
+  const targets: string[] = [];
+  let skipped = 0;
+  for (const session of sessions) {
+    const target = targetToSave(session.source);
+    if (/^(wss?|https?):\/\/[^?]*\?/i.test(target)) {
+      skipped++;
+      continue;
+    }
+    const type = session.source.consoleType;
+    targets.push(type && type !== 'vnc' && !target.includes('#') ? `${target}#${type}` : target);
+  }
+  if (targets.length === 0) throw new VconsoleError(skipped ? 'nothing to save: console URLs with tokens expire' : 'nothing is open to save');
+  const file = await workspaceConfigFile(config);
+  await saveWorkspace(file, name, { targets, ...(flags.viewer ? { viewer: flags.viewer } : {}) });
+  const left = skipped ? ` (${skipped} console URL${skipped === 1 ? '' : 's'} with a token left out: they expire)` : '';
+  return `saved workspace ${name} in ${file}: ${targets.length} console${targets.length === 1 ? '' : 's'}${left}; vconsole open @${name} opens it again`;
 }
 
 /** Where a local viewer reaches a port listening on every address: the loopback one. */
@@ -251,6 +300,8 @@ function plainView(registry: SessionRegistry, io: CommandIo, verbose: boolean): 
       printLine(io.stderr, 'Screens open in the browser meanwhile; any VNC viewer can connect to the addresses printed on stdout.');
     },
     notice: (text) => printLine(io.stderr, text),
+    // The notice said it in a line of its own.
+    match: () => undefined,
     serial: () => undefined,
     upstream: () => undefined,
     recording: () => undefined,
@@ -276,6 +327,7 @@ async function mountTui(registry: SessionRegistry, actions: import('../tui/app.j
     },
     noViewer: (looked, install) => store.setNoViewer({ lookedFor: looked, install }),
     notice: (text) => store.setNotice(text),
+    match: (id, matching) => store.setMatch(id, matching),
     serial: (id, status) => store.setSerial(id, status),
     upstream: (id, status) => store.setUpstream(id, status),
     recording: (id, bytes) => store.setRecording(id, bytes),

@@ -9,9 +9,12 @@ import { consecutivePorts, type ListenFlags, type TargetFlags } from './flags.js
 import { withShareDefault, type ShareFlags } from './share-flags.js';
 import { recordingFrom, withRecordSharing, type RecordFlags } from './record-flags.js';
 import { exposureNotice, passwordNotice, sharingFrom } from './sharing.js';
-import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
+import { listenAddressFrom, targetOptionsFrom } from './target-options.js';
+import type { SelectionFlags } from './selector-flags.js';
+import { selectTargets } from './target-selection.js';
+import { expandWorkspace } from '../workspaces.js';
 
-export interface ProxyFlags extends TargetFlags, ListenFlags, ShareFlags, RecordFlags {}
+export interface ProxyFlags extends TargetFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags {}
 
 export interface CommandIo {
   stdout: NodeJS.WritableStream;
@@ -31,8 +34,9 @@ export function portLine(target: string, address: string, port: number, type?: s
  * rejects with the error of a target that could not be served, after closing the others.
  */
 export async function runProxyCommand(inputs: string[], flags: ProxyFlags, config: VconsoleConfig, io: CommandIo): Promise<void> {
+  ({ inputs, flags } = expandWorkspace(inputs, flags, config));
   const options = targetOptionsFrom(flags, config);
-  const targets = resolveTargets(inputs, options, config);
+  const targets = await selectTargets(inputs, flags, options, config);
   const listen = listenAddressFrom(flags.listen, config);
   const sharing = await sharingFrom(withRecordSharing(withShareDefault(flags, config.defaults.share)), listen);
   const recording = await recordingFrom(flags);

@@ -12,7 +12,8 @@ export function targetOptionsFrom(flags: TargetFlags, config: VconsoleConfig = E
   return {
     kubeconfig: flags.kubeconfig ?? (process.env.KUBECONFIG ? undefined : defaults.kubeconfig),
     context: flags.context ?? defaults.context,
-    namespace: flags.namespace ?? defaults.namespace,
+    // With several -n (a search), bare names take the first.
+    namespace: [flags.namespace ?? []].flat()[0] ?? defaults.namespace,
     preserveSession: flags.preserveSession ?? false,
     cloud: flags.cloud ?? flags.osCloud ?? process.env.OS_CLOUD ?? defaults.cloud,
     region: flags.osRegion,

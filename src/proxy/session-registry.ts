@@ -67,6 +67,11 @@ export class SessionRegistry extends EventEmitter<SessionRegistryEvents> {
     this.admitted.add(session);
   }
 
+  /** Every session now, in the order they were added. */
+  all(): ConsoleSession[] {
+    return [...this.sessions.values()];
+  }
+
   get(id: number): ConsoleSession | undefined {
     return this.sessions.get(id);
   }

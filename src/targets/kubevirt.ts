@@ -3,8 +3,9 @@ import {
   KubeApiError, getJson, hintForStatus, loadKubeAccess, processKubeEnvironment, requestKubeJson, requestOptions, statusMessage,
   type KubeAccess, type KubeEnvironment,
 } from './kubernetes-api.js';
-import type { ConsoleProvider, ConsoleTarget, ConsoleType, TargetOptions, VmStateContext } from './types.js';
+import type { ConsoleProvider, ConsoleTarget, ConsoleType, ListScope, TargetOptions, VmStateContext } from './types.js';
 import { dialWebSocket } from './websocket-dial.js';
+import { safeUrlText } from '../url-text.js';
 
 /** RFC 1123 label / subdomain, what Kubernetes accepts for namespaces and VMI names. */
 const DNS_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
@@ -207,12 +208,16 @@ export function createKubevirtProvider(environment: () => KubeEnvironment = proc
       return new KubevirtTarget(spec.raw, name, namespace, options, environment);
     },
     async list(options, scope) {
-      const vmis = await listVmis(options, Boolean(scope.allNamespaces), environment());
+      const vmis = await listVmis(options, scope, environment());
       return vmis.map((vmi) => {
         const namespace = vmi.metadata?.namespace ?? '';
         const name = vmi.metadata?.name ?? '';
         return { provider: 'kubevirt', target: `${namespace}/${name}`, name, namespace, state: vmi.status?.phase ?? 'Unknown', console: !vmiConsoleProblem(vmi, autoConsoleType(vmi)) };
       });
+    },
+    async describeSearch(options, scope) {
+      const access = await loadKubeAccess(options, environment());
+      return describeVmiSearch(scope, access);
     },
   };
 }
@@ -220,16 +225,37 @@ export function createKubevirtProvider(environment: () => KubeEnvironment = proc
 /** `NAME`, `NS/NAME`, `kubevirt:[NS/]NAME`: a KubeVirt VMI's VNC console through the API server. */
 export const kubevirtProvider: ConsoleProvider = createKubevirtProvider();
 
-/** VMIs in one namespace, or in all when `allNamespaces`. */
+/**
+ * VMIs of the current namespace, of `scope.namespaces`, or of all with `allNamespaces`; with
+ * `labelSelector`, those the API server finds matching it. Several namespaces are one list
+ * each, merged.
+ */
 export async function listVmis(
   options: TargetOptions,
-  allNamespaces: boolean,
+  scope: ListScope,
   environment: KubeEnvironment = processKubeEnvironment(),
 ): Promise<VirtualMachineInstance[]> {
   const access = await loadKubeAccess(options, environment);
-  const path = allNamespaces
-    ? '/apis/kubevirt.io/v1/virtualmachineinstances'
-    : `/apis/kubevirt.io/v1/namespaces/${encodeURIComponent(access.namespace)}/virtualmachineinstances`;
-  const list = await getJson<VirtualMachineInstanceList>(access, path);
-  return list.items ?? [];
+  const query = scope.labelSelector ? `?labelSelector=${encodeURIComponent(scope.labelSelector)}` : '';
+  const paths = scope.allNamespaces
+    ? ['/apis/kubevirt.io/v1/virtualmachineinstances']
+    : searchedNamespaces(scope, access).map((ns) => `/apis/kubevirt.io/v1/namespaces/${encodeURIComponent(ns)}/virtualmachineinstances`);
+  const lists = await Promise.all(paths.map((path) => getJson<VirtualMachineInstanceList>(access, path + query)));
+  return lists.flatMap((list) => list.items ?? []);
+}
+
+function searchedNamespaces(scope: ListScope, access: KubeAccess): string[] {
+  return scope.namespaces?.length ? [...new Set(scope.namespaces)] : [access.namespace];
+}
+
+/** `label selector "app=web" in namespaces "a", "b" of cluster https://… (context lab)`. */
+function describeVmiSearch(scope: ListScope, access: KubeAccess): string {
+  const namespaces = searchedNamespaces(scope, access);
+  const where = scope.allNamespaces
+    ? 'in all namespaces'
+    : `in namespace${namespaces.length > 1 ? 's' : ''} ${namespaces.map((ns) => `"${ns}"`).join(', ')}`;
+  const what = scope.labelSelector ? `label selector "${scope.labelSelector}"` : 'VMIs';
+  const context = access.config.getCurrentContext();
+  const cluster = safeUrlText(new URL(access.server)).replace(/\/$/, '');
+  return `${what} ${where} of cluster ${cluster}${context ? ` (context ${context})` : ''}`;
 }

@@ -20,6 +20,22 @@ export interface ServerSummary {
   status?: string;
 }
 
+/** The first microversion that filters servers by tag (and shows their tags). */
+const SERVER_TAGS_MICROVERSION = '2.26';
+
+/** What `list --os-filter/--os-tag` asks Nova for. */
+export interface ServerFilters {
+  /** A regular expression the name must match somewhere (as Nova's `name` filter). */
+  nameRegex?: string;
+  /** Tags the server must all carry. */
+  tags?: string[];
+}
+
+function matchesFilters(server: ServerSummary & { tags?: string[] }, filters: ServerFilters): boolean {
+  if (filters.nameRegex !== undefined && !new RegExp(filters.nameRegex).test(server.name ?? '')) return false;
+  return (filters.tags ?? []).every((tag) => server.tags?.includes(tag));
+}
+
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 /** States in which no hypervisor process runs, so no console exists. */
 const NO_CONSOLE_STATES = new Set(['SHUTOFF', 'SUSPENDED', 'SHELVED', 'SHELVED_OFFLOADED', 'DELETED', 'SOFT_DELETED']);
@@ -120,15 +136,31 @@ export class ComputeClient {
     return this.getServer(servers[0].id, nameOrId, signal);
   }
 
-  /** Every server of the project with its status, following Nova's pages (`servers_links`). */
-  async listServers(signal: AbortSignal): Promise<Required<ServerSummary>[]> {
+  /**
+   * Every server of the project with its status, following Nova's pages (`servers_links`).
+   * With filters, Nova is asked for only the matching ones (`name` is a regular expression to
+   * it, `tags` needs microversion 2.26) and the answer is filtered again here: Nova drops the
+   * filters a policy forbids without saying so.
+   */
+  async listServers(signal: AbortSignal, filters: ServerFilters = {}): Promise<Required<ServerSummary>[]> {
     const all: Required<ServerSummary>[] = [];
+    const query = new URLSearchParams();
+    if (filters.nameRegex !== undefined) query.set('name', filters.nameRegex);
+    if (filters.tags?.length) query.set('tags', filters.tags.join(','));
+    const microversion = filters.tags?.length ? SERVER_TAGS_MICROVERSION : undefined;
     let marker: string | null = null;
     for (let page = 0; page < 1000; page++) {
-      const res = await this.call('GET', `/servers/detail${marker ? `?marker=${encodeURIComponent(marker)}` : ''}`, signal);
+      const pageQuery = new URLSearchParams(query);
+      if (marker) pageQuery.set('marker', marker);
+      const search = pageQuery.toString();
+      const res = await this.call('GET', `/servers/detail${search ? `?${search}` : ''}`, signal, { microversion });
       if (res.status !== 200) throw this.failure(res, 'cannot list servers');
-      const body = res.body as { servers?: ServerSummary[]; servers_links?: { rel?: string; href?: string }[] } | undefined;
-      all.push(...(body?.servers ?? []).map((s) => ({ id: s.id, name: s.name, status: s.status ?? 'UNKNOWN' })));
+      const body = res.body as { servers?: (ServerSummary & { tags?: string[] })[]; servers_links?: { rel?: string; href?: string }[] } | undefined;
+      all.push(
+        ...(body?.servers ?? [])
+          .filter((s) => matchesFilters(s, filters))
+          .map((s) => ({ id: s.id, name: s.name, status: s.status ?? 'UNKNOWN' })),
+      );
       const next = body?.servers_links?.find((l) => l.rel === 'next')?.href;
       marker = next ? new URL(next, 'http://nova').searchParams.get('marker') : null;
       if (!marker) break;

@@ -6,7 +6,7 @@ import type { DialContext } from '../proxy/types.js';
 import type { CloudConfig, ConfigSources } from './openstack-config.js';
 import { scrubSecrets, type TlsSettings } from './openstack-http.js';
 import { KeystoneSessions, type KeystoneSession } from './openstack-keystone.js';
-import { ComputeClient, ConsoleTypeUnavailableError, ServerNotFoundError, checkConsoleState, consoleWebSocketUrl, type Log, type ServerSummary } from './openstack-nova.js';
+import { ComputeClient, ConsoleTypeUnavailableError, ServerNotFoundError, checkConsoleState, consoleWebSocketUrl, type Log, type ServerFilters, type ServerSummary } from './openstack-nova.js';
 import { DIAL_TIMEOUT_MS, LIST_TIMEOUT_MS, NOVA_CONSOLE_URL_SHARE_MS } from '../limits.js';
 import { safeUrlText } from '../url-text.js';
 import { fixedConsoleType } from './console-type.js';
@@ -283,9 +283,21 @@ export function createOpenStackProvider(sources: () => ConfigSources = processCo
     // The dashboard's order for `auto`: VNC, then SPICE, then serial.
     consoleTypes: OPENSTACK_CONSOLE_TYPES,
     bareNames: true,
-    async list(options) {
-      const servers = await listOpenstackServers(options, undefined, sources);
-      return servers.map((s) => ({ provider: 'openstack', target: `openstack:${s.name}`, name: s.name, state: s.status, console: s.status === 'ACTIVE' }));
+    async list(options, scope) {
+      const servers = await listOpenstackServers(options, undefined, sources, sessions, { nameRegex: scope.nameRegex, tags: scope.tags });
+      const named = new Map<string, number>();
+      for (const s of servers) named.set(s.name, (named.get(s.name) ?? 0) + 1);
+      // A name several servers share cannot be opened by name: those are listed by ID.
+      const targetOf = (s: Required<ServerSummary>) => `openstack:${named.get(s.name) === 1 && s.name.trim() ? s.name : s.id}`;
+      return servers.map((s) => ({ provider: 'openstack', target: targetOf(s), name: s.name, state: s.status, console: s.status === 'ACTIVE' }));
+    },
+    async describeSearch(options, scope) {
+      const { cloud } = await connectCloud(sources(), options, sessions);
+      const what = [
+        scope.nameRegex !== undefined ? `names matching /${scope.nameRegex}/` : undefined,
+        scope.tags?.length ? `tag${scope.tags.length > 1 ? 's' : ''} ${scope.tags.map((t) => `"${t}"`).join(', ')}` : undefined,
+      ].filter(Boolean);
+      return `servers with ${what.length ? what.join(' and ') : 'any name'} in cloud "${cloud.name}"${cloud.regionName ? ` (region ${cloud.regionName})` : ''}`;
     },
     resolve(spec, options): ConsoleTarget {
       const server = spec.rest.trim();
@@ -306,7 +318,8 @@ export async function listOpenstackServers(
   signal: AbortSignal = AbortSignal.timeout(LIST_TIMEOUT_MS),
   sources: () => ConfigSources = processConfigSources,
   sessions: KeystoneSessions = processSessions,
+  filters: ServerFilters = {},
 ): Promise<Required<ServerSummary>[]> {
   const { compute } = await connectCloud(sources(), options, sessions);
-  return compute.listServers(signal);
+  return compute.listServers(signal, filters);
 }

@@ -114,6 +114,14 @@ export interface ListedVm {
 export interface ListScope {
   /** KubeVirt: every namespace, not only the current one. */
   allNamespaces?: boolean;
+  /** KubeVirt: these namespaces (default: the current one). */
+  namespaces?: string[];
+  /** KubeVirt: a label selector in kubectl's syntax, already checked (label-selector.ts); the API server matches it. */
+  labelSelector?: string;
+  /** OpenStack: servers whose name matches this regular expression (Nova's `name` filter). */
+  nameRegex?: string;
+  /** OpenStack: servers carrying every one of these tags (Nova's `tags` filter). */
+  tags?: string[];
 }
 
 /**
@@ -139,4 +147,9 @@ export interface ConsoleProvider {
   resolve(spec: TargetSpec, options: TargetOptions): ConsoleTarget;
   /** The VMs it can enumerate, for `vconsole list`; absent when it cannot. */
   list?(options: TargetOptions, scope: ListScope): Promise<ListedVm[]>;
+  /**
+   * What `list` with this scope searches, for the error when a selector matches nothing, e.g.
+   * `label selector "app=web" in namespace "prod" of cluster https://… (context lab)`.
+   */
+  describeSearch?(options: TargetOptions, scope: ListScope): Promise<string>;
 }

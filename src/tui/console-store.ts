@@ -84,6 +84,8 @@ export class ConsoleStore {
   private readonly upstreams = new Map<number, UpstreamStatus>();
   private readonly recordings = new Map<number, number>();
   private readonly vmPhases = new Map<number, string>();
+  /** open --follow: sessions whose VM no longer matches the selectors. */
+  private readonly unmatched = new Set<number>();
   /** Sessions already removed: late events about them must not bring their row back. */
   private readonly removedIds = new Set<number>();
   private readonly listeners = new Set<() => void>();
@@ -199,6 +201,16 @@ export class ConsoleStore {
     this.replaceRow(index, { ...this.rows[index], vm });
   }
 
+  /** open --follow: marks a row whose VM no longer matches the selectors, or matches again (also before its row exists). */
+  setMatch(sessionId: number, matching: boolean): void {
+    if (matching) this.unmatched.delete(sessionId);
+    else this.unmatched.add(sessionId);
+    const index = this.indexOf(sessionId);
+    if (index < 0 || Boolean(this.rows[index].unmatched) === !matching) return;
+    const { unmatched: _, ...row } = this.rows[index];
+    this.replaceRow(index, matching ? row : { ...row, unmatched: true });
+  }
+
   /** A line of vconsole itself in the event log. */
   log(level: LogLevel, message: string): void {
     this.append({ time: this.now(), level, message });
@@ -254,6 +266,7 @@ export class ConsoleStore {
         ...(upstream ? { upstream } : {}),
         ...(recordedBytes !== undefined ? { recordedBytes } : {}),
         ...(vm ? { vm } : {}),
+        ...(this.unmatched.has(snapshot.id) ? { unmatched: true } : {}),
       },
     ];
     this.changed();
@@ -267,6 +280,7 @@ export class ConsoleStore {
     this.upstreams.delete(sessionId);
     this.recordings.delete(sessionId);
     this.vmPhases.delete(sessionId);
+    this.unmatched.delete(sessionId);
     const index = this.indexOf(sessionId);
     if (index < 0) return;
     this.rows = this.rows.filter((_, i) => i !== index);

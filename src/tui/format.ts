@@ -38,6 +38,8 @@ export interface ConsoleRow {
   recordedBytes?: number;
   /** The VM's phase (`Running`, `Stopped`, ...), for consoles whose provider follows it. */
   vm?: string;
+  /** open --follow: the VM no longer matches the selectors (its session stays). */
+  unmatched?: boolean;
   /** Bytes per second from the VM to viewers, smoothed; 0 when idle. */
   rateIn: number;
   /** Bytes per second from viewers to the VM, smoothed; 0 when idle. */
@@ -217,9 +219,9 @@ function viewerProblem(viewer: ViewerStatus): string | undefined {
   return `${name} failed`;
 }
 
-/** The row's last error: the session's, else a viewer failure. */
+/** The row's last error: the session's, else a viewer failure, else (open --follow) that its VM left the selection. */
 export function rowProblem(row: ConsoleRow): string | undefined {
-  return row.session.lastError ?? viewerProblem(row.viewer);
+  return row.session.lastError ?? viewerProblem(row.viewer) ?? (row.unmatched ? 'no longer matches the selector' : undefined);
 }
 
 /** `2 clients`, `1 client`. */

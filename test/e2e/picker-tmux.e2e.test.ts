@@ -92,6 +92,27 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open: the picker in tmux', gate)
     expect(screen).not.toContain('listening');
   }, E2E_TEST_TIMEOUT_MS);
 
+  it('S saves what is open as a workspace, and open @NAME opens it again', async () => {
+    const { term } = await inTmux(['open', 'demo:vm-a', 'demo:vm-b#serial', '--viewer', 'none']);
+    await term.awaitScreen('both rows listening', (s) => listening(s, 'demo:vm-a') && listening(s, 'demo:vm-b'));
+    await term.sendKeys(['S']);
+    await term.awaitScreen('the workspace name prompt', (s) => s.includes('save workspace as:'));
+    await term.sendKeys(['pair'], true);
+    await term.sendKeys(['Enter']);
+    await term.awaitScreen('the workspace saved', (s) => s.includes('saved workspace pair'));
+    const config = await readFile(join(home, '.config', 'vconsole', 'config.yaml'), 'utf8');
+    expect(config).toMatch(/pair:/);
+    expect(config).toContain('demo:vm-b#serial');
+    await term.sendKeys(['q']);
+    expect(await term.awaitExit()).toBe('exit 0');
+
+    const again = await inTmux(['open', '@pair', '--viewer', 'none']);
+    const reopened = await again.term.awaitScreen('the workspace open again', (s) => listening(s, 'demo:vm-a') && listening(s, 'demo:vm-b'));
+    expect(line(reopened, 'demo:vm-b')).toMatch(/serial/);
+    await again.term.sendKeys(['q']);
+    expect(await again.term.awaitExit()).toBe('exit 0');
+  }, E2E_TEST_TIMEOUT_MS);
+
   it('--no-tui on a terminal has no picker: no target is a usage error', async () => {
     const { term, stderr } = await inTmux(['open', '--no-tui']);
     expect(await term.awaitExit()).toBe('exit 2');

@@ -1,0 +1,109 @@
+import type { VconsoleConfig } from '../config.js';
+import { describeError } from '../errors.js';
+import { SELECTOR_FOLLOW_INTERVAL_MS } from '../limits.js';
+import type { ConsoleSession } from '../proxy/console-session.js';
+import type { SessionRegistry } from '../proxy/session-registry.js';
+import type { ConsoleTarget, TargetOptions } from '../targets/types.js';
+import type { SelectionFlags } from './selector-flags.js';
+import { consoleKey, selectTargets, selectorSearches } from './target-selection.js';
+
+/** What `open --follow` needs from open: its sessions, a way to open one more, and its view. */
+export interface FollowContext {
+  flags: SelectionFlags;
+  options: TargetOptions;
+  config: VconsoleConfig;
+  registry: SessionRegistry;
+  /** The sessions open already has. */
+  sessions: readonly ConsoleSession[];
+  /** Opens a target that started matching (as typed at the TUI's `a`). */
+  open(target: ConsoleTarget): void;
+  /** Marks a session's row as matching the selectors (again) or no longer. */
+  mark(sessionId: number, matching: boolean): void;
+  notice(text: string): void;
+  /** Default SELECTOR_FOLLOW_INTERVAL_MS, or VCONSOLE_FOLLOW_INTERVAL_MS. */
+  intervalMs?: number;
+  /** What matches now; default: the selectors' providers asked through selectTargets. */
+  select?: () => Promise<ConsoleTarget[]>;
+}
+
+function followInterval(): number {
+  const fromEnv = Number(process.env.VCONSOLE_FOLLOW_INTERVAL_MS);
+  return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : SELECTOR_FOLLOW_INTERVAL_MS;
+}
+
+/**
+ * `open --follow`: asks the selectors again every interval (one question at a time, no watch).
+ * A VM that starts matching gets a session, or its row unmarked when it has one; a VM that
+ * stops matching has its row marked, its session kept (its console may still be wanted).
+ * The first answer is the baseline: VMs it finds without a session are opened, nothing is
+ * marked. A failed question is said once until one succeeds. Returns the function that stops.
+ */
+export function followSelection(context: FollowContext): () => void {
+  const { flags, options, config, registry } = context;
+  const shownAs = selectorSearches(flags).map((search) => search.shownAs).join(' ');
+  const intervalMs = context.intervalMs ?? followInterval();
+  const select = context.select ?? (() => selectTargets([], flags, options, config, { allowEmpty: true }));
+  const sessions = new Map(context.sessions.map((session) => [session.id, session]));
+  const onAdded = (session: ConsoleSession) => sessions.set(session.id, session);
+  const onRemoved = (session: ConsoleSession) => sessions.delete(session.id);
+  registry.on('added', onAdded);
+  registry.on('removed', onRemoved);
+  const sessionOf = (target: ConsoleTarget) =>
+    [...sessions.values()].find((s) => s.source.provider === target.provider && s.name === target.name);
+
+  let matching: Map<string, ConsoleTarget> | undefined;
+  let failing = false;
+  let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  const appeared = (target: ConsoleTarget, baseline: boolean) => {
+    const session = sessionOf(target);
+    if (session) {
+      if (!baseline) {
+        context.mark(session.id, true);
+        context.notice(`${session.name} matches ${shownAs} again`);
+      }
+      return;
+    }
+    context.notice(`${target.name} now matches ${shownAs}: opening it`);
+    context.open(target);
+  };
+  const disappeared = (target: ConsoleTarget) => {
+    const session = sessionOf(target);
+    if (!session) return;
+    context.mark(session.id, false);
+    context.notice(`${session.name} no longer matches ${shownAs}`);
+  };
+
+  const poll = async () => {
+    try {
+      const found = await select();
+      if (stopped) return;
+      failing = false;
+      const now = new Map(found.map((target) => [consoleKey(target), target]));
+      const before = matching;
+      matching = now;
+      for (const [key, target] of now) if (!before?.has(key)) appeared(target, before === undefined);
+      for (const [key, target] of before ?? []) if (!now.has(key)) disappeared(target);
+    } catch (err) {
+      if (stopped || failing) return;
+      failing = true;
+      context.notice(`--follow: cannot ask which VMs match ${shownAs} (${describeError(err)}); trying again every ${Math.round(intervalMs / 1000) || 1}s`);
+    }
+  };
+  const loop = async () => {
+    await poll();
+    if (stopped) return;
+    // Not unref'd: with nothing matching yet, following is all open does, and it must go on.
+    timer = setTimeout(() => void loop(), intervalMs);
+  };
+  if (context.sessions.length === 0) context.notice(`nothing matches ${shownAs} yet: following it`);
+  void loop();
+
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+    registry.off('added', onAdded);
+    registry.off('removed', onRemoved);
+  };
+}

@@ -1,0 +1,69 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt-api.js';
+import { runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
+import { waitFor } from '../support/wait.js';
+
+/** `open -l SELECTOR --follow`: VMs labelled while it runs are opened, unlabelled ones marked. */
+
+let kubevirt: KubevirtFixture;
+let env: NodeJS.ProcessEnv;
+const running: RunningVconsole[] = [];
+
+beforeAll(async () => {
+  kubevirt = await startKubevirtFixture({
+    vmis: [
+      { namespace: 'default', name: 'web-1', labels: { app: 'web' } },
+      { namespace: 'default', name: 'web-2', labels: { app: 'web' } },
+      { namespace: 'default', name: 'other' },
+      { namespace: 'default', name: 'later' },
+    ],
+  });
+  // A short interval keeps the test quick; every wait below is for a condition.
+  env = { KUBECONFIG: kubevirt.kubeconfigPath(), VCONSOLE_FOLLOW_INTERVAL_MS: '150' };
+});
+afterAll(() => kubevirt?.close());
+afterEach(async () => {
+  while (running.length) await running.pop()!.stop();
+});
+
+function open(args: string[]): RunningVconsole {
+  const child = startVconsole(['open', '--no-tui', '--viewer', 'none', ...args], env);
+  running.push(child);
+  return child;
+}
+
+describe('open --follow', () => {
+  it('opens a VM that starts matching, marks one that stops, and unmarks it when it matches again', async () => {
+    const p = open(['-l', 'app=web', '--follow']);
+    expect((await p.jsonLines(2)).map((l) => l.target)).toEqual(['default/web-1', 'default/web-2']);
+
+    kubevirt.setLabels('default', 'other', { app: 'web' });
+    await p.waitForStderr(/default\/other now matches -l app=web: opening it/);
+    const lines = await p.jsonLines(3);
+    expect(lines[2]).toMatchObject({ target: 'default/other', address: '127.0.0.1' });
+
+    kubevirt.setLabels('default', 'web-1', {});
+    await p.waitForStderr(/default\/web-1 no longer matches -l app=web\n/);
+    kubevirt.setLabels('default', 'web-1', { app: 'web' });
+    await p.waitForStderr(/default\/web-1 matches -l app=web again/);
+    // Each console is served once: the relabelled VM kept its session.
+    expect(p.stdout().split('\n').filter((l) => l.includes('"default/web-1"'))).toHaveLength(1);
+    kubevirt.setLabels('default', 'other', {});
+  });
+
+  it('waits for a first match instead of failing', async () => {
+    const p = open(['-l', 'app=later', '--follow']);
+    await p.waitForStderr(/nothing matches -l app=later yet: following it/);
+    // Several questions with nothing matching: open must stay up between them.
+    const asked = () => kubevirt.requests.filter((r) => r.query.labelSelector === 'app=later').length;
+    await waitFor(() => asked() >= 4, 'four questions');
+    kubevirt.setLabels('default', 'later', { app: 'later' });
+    expect((await p.jsonLines(1))[0].target).toBe('default/later');
+  });
+
+  it('without a selector is a usage error', async () => {
+    const result = await runVconsole(['open', 'demo:a', '--follow', '--no-tui'], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('vconsole: --follow follows a selector, and none was given; add -l SELECTOR, -A, --os-filter REGEX or --os-tag TAG\n');
+  });
+});
