@@ -5,6 +5,7 @@ import type { PickerOutcome, VmListingSource } from '../tui/picker-model.js';
 import { importWithoutCiFlags, type OpenFlags } from './open.js';
 import { targetOptionsFrom } from './target-options.js';
 import { listingSources } from './vm-listing.js';
+import { namespacesOf } from './selector-flags.js';
 
 /** What `open` says when it has no target and no terminal to pick one on. */
 function noTargetError(): UsageError {
@@ -23,7 +24,13 @@ export async function targetsToOpen(
   terminal: { stdin: NodeJS.ReadStream; stdout: NodeJS.WriteStream } = { stdin: process.stdin, stdout: process.stdout },
 ): Promise<string[] | undefined> {
   if (inputs.length > 0) return inputs;
-  if (flags.tui === false || !terminal.stdin.isTTY || !terminal.stdout.isTTY) throw noTargetError();
+  // Selectors choose the VMs themselves; -A alone widens the picker (or, with no terminal, selects).
+  const selects = flags.selector !== undefined || flags.osFilter !== undefined || (flags.osTag?.length ?? 0) > 0 || namespacesOf(flags).length > 1;
+  if (selects) return inputs;
+  if (flags.tui === false || !terminal.stdin.isTTY || !terminal.stdout.isTTY) {
+    if (flags.allNamespaces) return inputs;
+    throw noTargetError();
+  }
   const scope: ListScope = { allNamespaces: flags.allNamespaces };
   const outcome = await pickOnTerminal(listingSources(targetOptionsFrom(flags, config), config, scope), terminal);
   return outcome.type === 'open' ? outcome.targets : undefined;

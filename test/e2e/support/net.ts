@@ -23,8 +23,11 @@ export function canConnect(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port });
     socket.once('connect', () => {
+      // TCP's simultaneous open: dialling a free port in the ephemeral range can pick that very
+      // port as the source and "connect" to itself. Nobody listens there.
+      const self = socket.localPort === socket.remotePort && socket.localAddress === socket.remoteAddress;
       socket.destroy();
-      resolve(true);
+      resolve(!self);
     });
     socket.once('error', () => resolve(false));
   });
