@@ -1,6 +1,4 @@
-import { EventEmitter } from 'node:events';
-import type { Duplex } from 'node:stream';
-import type { DialContext, UpstreamSource } from './types.js';
+import { WrappedSource } from './wrapped-source.js';
 
 /**
  * An UpstreamSource that wraps another to share one connection to its console among local
@@ -8,28 +6,9 @@ import type { DialContext, UpstreamSource } from './types.js';
  * through. What the user sees of the console (name, provider, identity, type) is the inner
  * source's; local clients never take the console from each other.
  */
-export abstract class SharedSource<Events extends Record<keyof Events, unknown[]>> extends EventEmitter<Events> implements UpstreamSource {
-  constructor(readonly inner: UpstreamSource) {
-    super();
-  }
-
-  get name(): string {
-    return this.inner.name;
-  }
-
-  get provider(): string {
-    return this.inner.provider;
-  }
-
-  get identity(): string | undefined {
-    return this.inner.identity;
-  }
-
-  get consoleType(): string | undefined {
-    return this.inner.consoleType;
-  }
-
-  get exclusive(): boolean | undefined {
+export abstract class SharedSource<Events extends Record<keyof Events, unknown[]>> extends WrappedSource<Events> {
+  /** Local clients of a shared console never take it from each other. */
+  override get exclusive(): boolean | undefined {
     return this.shares ? false : this.inner.exclusive;
   }
 
@@ -40,8 +19,4 @@ export abstract class SharedSource<Events extends Record<keyof Events, unknown[]
 
   /** The console type this wrapper shares, e.g. `serial`, `vnc`. */
   protected abstract readonly sharedType: string;
-
-  abstract check(signal: AbortSignal): Promise<void>;
-  abstract dial(context: DialContext): Promise<Duplex>;
-  abstract release(): Promise<void>;
 }

@@ -1,9 +1,9 @@
-import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import { describeError } from '../errors.js';
 import type { DialContext, LogLevel, UpstreamSource } from '../proxy/types.js';
+import { WrappedSource } from '../proxy/wrapped-source.js';
 import { ASCIICAST_EXTENSION, AsciicastEventEncoder, encodeAsciicastHeader } from './asciicast.js';
 import { RecordingBudget, RecordingFile } from './recording-file.js';
 import { RFB_RECORDING_EXTENSION, encodeRfbRecord, encodeRfbRecordingHead } from './rfb-recording.js';
@@ -29,32 +29,16 @@ export interface RecordingOptions {
  * vconsole's own, so a replay can decode it); serial lines in asciicast v2. Emits `bytes` with
  * the file's size as it grows.
  */
-export class RecordingSource extends EventEmitter<{ bytes: [number] }> implements UpstreamSource {
+export class RecordingSource extends WrappedSource<{ bytes: [number] }> {
   private file?: RecordingFile;
   private startedAt = 0;
   private notRecorded = false;
 
   constructor(
-    readonly inner: UpstreamSource,
+    inner: UpstreamSource,
     private readonly options: RecordingOptions,
   ) {
-    super();
-  }
-
-  get name(): string {
-    return this.inner.name;
-  }
-  get provider(): string {
-    return this.inner.provider;
-  }
-  get identity(): string | undefined {
-    return this.inner.identity;
-  }
-  get consoleType(): string | undefined {
-    return this.inner.consoleType;
-  }
-  get exclusive(): boolean | undefined {
-    return this.inner.exclusive;
+    super(inner);
   }
 
   /** The recording's path once it exists. */

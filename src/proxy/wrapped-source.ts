@@ -1,0 +1,39 @@
+import { EventEmitter } from 'node:events';
+import type { Duplex } from 'node:stream';
+import type { DialContext, UpstreamSource } from './types.js';
+
+/**
+ * An UpstreamSource that wraps another (`inner`) and adds something on the way: sharing one
+ * connection (the RFB hub, a shared serial line), recording it. What the user sees of the
+ * console (name, provider, identity, type, whether it is exclusive) is the inner source's;
+ * wrappers stack, and `inner` leads down to the provider's target.
+ */
+export abstract class WrappedSource<Events extends Record<keyof Events, unknown[]>> extends EventEmitter<Events> implements UpstreamSource {
+  constructor(readonly inner: UpstreamSource) {
+    super();
+  }
+
+  get name(): string {
+    return this.inner.name;
+  }
+
+  get provider(): string {
+    return this.inner.provider;
+  }
+
+  get identity(): string | undefined {
+    return this.inner.identity;
+  }
+
+  get consoleType(): string | undefined {
+    return this.inner.consoleType;
+  }
+
+  get exclusive(): boolean | undefined {
+    return this.inner.exclusive;
+  }
+
+  abstract check(signal: AbortSignal): Promise<void>;
+  abstract dial(context: DialContext): Promise<Duplex>;
+  abstract release(): Promise<void>;
+}
