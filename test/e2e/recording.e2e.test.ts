@@ -10,6 +10,7 @@ import { awaitSocketFile } from './support/net.js';
 import { pollFor } from './support/poll.js';
 import { ProcessLab, runProgram } from './support/processes.js';
 import { Qmp } from './support/qmp.js';
+import { takeVncSnapshot } from './support/vncsnapshot.js';
 import { startQemuSerialVm } from './support/qemu.js';
 import { BOOT_MENU, askForBootMenu } from './support/serial.js';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TEST_TIMEOUT_MS, REPO_ROOT, VCONSOLE_BIN, gatedTitle, requireTools } from './support/tools.js';
@@ -18,7 +19,7 @@ import { vconsoleEnv } from './support/vconsole.js';
 // Recording and replay against QEMU: what a viewer saw while it typed must come back from the
 // recording, pixel for pixel against QEMU's own screendump; a serial recording must play in
 // asciinema itself.
-const gate = requireTools(['qemu-system-x86_64', 'asciinema', 'script']);
+const gate = requireTools(['qemu-system-x86_64', 'asciinema', 'script', 'vncsnapshot']);
 
 /** The blinking text cursor: the only pixels two pictures of a settled BIOS screen may differ in. */
 const CURSOR_PIXELS = 64;
@@ -116,6 +117,13 @@ describe.skipIf(gate.skip)(gatedTitle('recording and replay against QEMU', gate)
     expect(Math.min(...pictures.map((p) => differing(p, prompt)).filter((d) => d >= 0))).toBeLessThanOrEqual(CURSOR_PIXELS);
     expect(differing(pictures[pictures.length - 1], menu)).toBeLessThanOrEqual(CURSOR_PIXELS);
     expect(differing(pictures[0], menu)).toBeGreaterThan(500);
+
+    // Any VNC viewer watches the replay: vncsnapshot (TightVNC's RFB code) sees the BIOS screen.
+    const served = lab.start('vconsole replay', process.execPath, [VCONSOLE_BIN, 'replay', file], { cwd: REPO_ROOT, env: vconsoleEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const replayPort = await pollFor(() => /"port":(\d+)/.exec(served.stdout())?.[1], { what: 'the replay port line', timeoutMs: 60_000, detail: () => served.describe() });
+    const snapshot = await takeVncSnapshot(Number(replayPort), dir);
+    expect([snapshot.width, snapshot.height]).toEqual([prompt.width, prompt.height]);
+    expect(countLit(snapshot.image)).toBeGreaterThan(500);
   }, E2E_TEST_TIMEOUT_MS);
 
   it('a serial session plays in asciinema with the boot menu it showed', async () => {
