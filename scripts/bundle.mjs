@@ -7,7 +7,7 @@
 // below replace those spots with synchronous equivalents (see inkWithoutTopLevelAwait and
 // yogaLoadedSynchronously).
 import { build } from 'esbuild';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -26,6 +26,7 @@ export async function bundleCli({ outfile, version, entry, probeModules = false,
   await buildPageAssets();
   const entryContents = entry ?? "import { main } from './src/cli.ts';\nmain(process.argv);\n";
   const result = await build({
+    write: false,
     stdin: { contents: entryContents, resolveDir: projectRoot, sourcefile: 'vconsole-sea-entry.ts', loader: 'ts' },
     outfile,
     bundle: true,
@@ -47,9 +48,89 @@ export async function bundleCli({ outfile, version, entry, probeModules = false,
     // In a SEA main script __filename is the executable, so createRequire(import.meta.url) can
     // load built-ins such as node:sea.
     banner: { js: [importMetaUrlShim, punycodeWarningFilter].join('\n') },
-    plugins: [inkWithoutTopLevelAwait(), yogaLoadedSynchronously(), ...(probeModules ? [moduleProbe()] : [])],
+    // The probe goes first: it marks files that reactProductionBuilds would otherwise load.
+    plugins: [
+      ...(probeModules ? [moduleProbe()] : []),
+      inkWithoutTopLevelAwait(),
+      yogaLoadedSynchronously(),
+      reactProductionBuilds(),
+      kubeConfigOnly(),
+    ],
   });
+  const [output] = result.outputFiles;
+  await mkdir(dirname(outfile), { recursive: true });
+  await writeFile(outfile, asciiOnly(output.text));
   return result.metafile;
+}
+
+/**
+ * esbuild escapes non-ASCII characters in strings and templates but not in regular expression
+ * literals (one in the PowerShell quoting of the open package). A single one makes V8 hold the whole script as
+ * a two-byte string: 10.9 MiB of heap for 5.4 MiB of source instead of half that. Inside a
+ * regular expression \\uXXXX means the same code unit (an astral character becomes its
+ * surrogate pair, as it already is without the u flag and as one code point with it).
+ */
+export function asciiOnly(text) {
+  return text.replace(/[^\x00-\x7f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * React, react-reconciler and scheduler choose their development or production build at require
+ * time from NODE_ENV; the TUI sets NODE_ENV=production before loading them (src/commands/open.ts),
+ * so the development builds (285 KiB) only weigh on every start. The executable keeps production.
+ */
+function reactProductionBuilds() {
+  return {
+    name: 'react-production-builds',
+    setup(esbuildApi) {
+      esbuildApi.onLoad({ filter: reactEntryFile }, async (args) => {
+        const text = await readFile(args.path, 'utf8');
+        const production = reactProduction(args.path, text);
+        return production === text ? undefined : { contents: production, loader: 'js', resolveDir: dirname(args.path) };
+      });
+    },
+  };
+}
+
+const reactEntryFile = /[\\/]node_modules[\\/](react|react-reconciler|scheduler)[\\/][^\\/]+\.js$/;
+
+function reactProduction(path, text) {
+  return reactEntryFile.test(path) ? text.replaceAll("process.env.NODE_ENV === 'production'", 'true') : text;
+}
+
+/**
+ * src/ loads @kubernetes/client-node with const { KubeConfig } = await import(...). In a CommonJS
+ * bundle a dynamic import keeps the package's whole namespace, so every generated API and model
+ * (2.9 MiB) came along; importing only the names src/ destructures lets esbuild drop the rest
+ * (0.9 MiB remain). Any other way of importing the package fails the build rather than losing names.
+ */
+function kubeConfigOnly() {
+  const namespace = 'vconsole-kube-names';
+  const pattern = /const \{([^}]*)\} = await import\('@kubernetes\/client-node'\)/g;
+  return {
+    name: 'kube-config-only',
+    setup(esbuildApi) {
+      esbuildApi.onResolve({ filter: /^@kubernetes\/client-node$/ }, async (args) => {
+        if (args.namespace === namespace) return undefined;
+        if (args.kind !== 'dynamic-import') {
+          return { errors: [{ text: `bundle: ${args.importer} imports @kubernetes/client-node statically; update kubeConfigOnly in scripts/bundle.mjs` }] };
+        }
+        const text = await readFile(args.importer, 'utf8');
+        const uses = [...text.matchAll(pattern)];
+        const total = text.split("import('@kubernetes/client-node')").length - 1;
+        if (uses.length === 0 || uses.length !== total) {
+          return { errors: [{ text: `bundle: ${args.importer} imports @kubernetes/client-node other than as \`const { A, B } = await import(...)\`; update kubeConfigOnly in scripts/bundle.mjs` }] };
+        }
+        const names = [...new Set(uses.flatMap((use) => use[1].split(',').map((name) => name.trim()).filter(Boolean)))];
+        return { path: names.join(','), namespace, pluginData: { resolveDir: args.resolveDir } };
+      });
+      esbuildApi.onLoad({ filter: /.*/, namespace }, (args) => ({
+        contents: `export { ${args.path} } from '@kubernetes/client-node';\n`,
+        loader: 'js',
+        resolveDir: args.pluginData.resolveDir,
+      }));
+    },
+  };
 }
 
 const importMetaUrlShim = 'var __vconsole_import_meta_url = require("node:url").pathToFileURL(__filename).href;';
@@ -108,6 +189,14 @@ function yogaLoadedSynchronously() {
         if (load.errors.length > 0) return { errors: load.errors };
         return { path: dirname(load.path), namespace };
       });
+      // The loader's own copy of the WebAssembly (124 KiB of base64) is never read once
+      // instantiateWasm is given: the bundle keeps only the copy below.
+      esbuildApi.onLoad({ filter: /[\\/]yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/ }, async (args) => {
+        const loader = await readFile(args.path, 'utf8');
+        const stripped = loader.replace(/(data:application\/octet-stream;base64,)[A-Za-z0-9+/=]+/, '$1');
+        if (stripped === loader) throw new Error(`bundle: no embedded WebAssembly in ${args.path}; yoga-layout changed`);
+        return { contents: stripped, loader: 'js' };
+      });
       esbuildApi.onLoad({ filter: /.*/, namespace }, async (args) => {
         const srcDir = args.path; // yoga-layout/dist/src
         const loaderPath = join(srcDir, '..', 'binaries', 'yoga-wasm-base64-esm.js');
@@ -149,7 +238,7 @@ function moduleProbe() {
       esbuildApi.onLoad({ filter: /[\\/]node_modules[\\/].*\.js$/ }, async (args) => {
         const hit = watched.find(([, pattern]) => pattern.test(args.path));
         if (!hit) return undefined;
-        const text = await readFile(args.path, 'utf8');
+        const text = reactProduction(args.path, await readFile(args.path, 'utf8'));
         const mark = `;(globalThis.__vconsoleEvaluated ??= []).push(${JSON.stringify(hit[0])});\n`;
         return { contents: mark + text, loader: 'js', resolveDir: dirname(args.path) };
       });

@@ -1,0 +1,39 @@
+// The single executable's main script (Node SEA), bundled by scripts/package.mjs with the version
+// compiled in. The CLI itself is a SEA asset (scripts/bundle.mjs's bundle wrapped as a CommonJS
+// module function), so asking for the version compiles nothing: Node's own start-up is the whole
+// cost. Anything else compiles the CLI with the V8 code cache made at packaging time, when there
+// is one for this Node.js build, and runs it as the module it was bundled as.
+'use strict';
+// A SEA main script is CommonJS and reaches Node's built-ins only through require().
+/* eslint-disable @typescript-eslint/no-require-imports */
+
+/* global __VCONSOLE_VERSION__ */
+const args = process.argv.slice(2);
+const asksVersion = args.length === 1 && ['--version', '-V', 'version'].includes(args[0]);
+if (asksVersion) {
+  process.stdout.write(`${__VCONSOLE_VERSION__}\n`);
+} else {
+  runCli();
+}
+
+function runCli() {
+  const { getAsset } = require('node:sea');
+  const { Script } = require('node:vm');
+  const source = getAsset('cli.js', 'utf8');
+  const cachedData = codeCache(getAsset);
+  const script = new Script(source, { filename: __filename, cachedData });
+  if (process.env.VCONSOLE_STARTUP_DEBUG) {
+    const state = cachedData ? (script.cachedDataRejected ? 'rejected' : 'accepted') : 'absent';
+    process.stderr.write(`vconsole-startup: code cache ${state}\n`);
+  }
+  script.runInThisContext()(exports, require, module, __filename, __dirname);
+}
+
+/** The code cache, absent from targets whose Node.js build did not make it. */
+function codeCache(getAsset) {
+  try {
+    return Buffer.from(getAsset('cli.cache'));
+  } catch {
+    return undefined;
+  }
+}
