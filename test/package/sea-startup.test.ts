@@ -1,0 +1,56 @@
+// What keeps the single executable's start-up small (docs/SINGLE-EXECUTABLE.md, "Start-up"):
+// the version answered before the CLI is compiled, the CLI compiled from V8's code cache, and a
+// bundle that V8 can hold as one-byte text and that carries no code the CLI cannot reach.
+//
+// The executable test needs dist/bin/vconsole-linux-x64 (`npm run package`) and skips without it,
+// unless VCONSOLE_SEA=required. The bundle test needs only esbuild.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const BINARY = path.join(ROOT, 'dist', 'bin', 'vconsole-linux-x64');
+const runnable = process.platform === 'linux' && process.arch === 'x64' && (existsSync(BINARY) || process.env.VCONSOLE_SEA === 'required');
+
+const scratch = mkdtempSync(path.join(tmpdir(), 'vconsole-sea-startup-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe.skipIf(!runnable)('single executable start-up (linux-x64)', () => {
+  it('answers the version without compiling the CLI, and compiles the CLI from the code cache made for it', () => {
+    const copy = path.join(scratch, 'vconsole');
+    copyFileSync(BINARY, copy);
+    const env = { PATH: scratch, HOME: process.env.HOME, VCONSOLE_STARTUP_DEBUG: '1' };
+
+    for (const args of [['--version'], ['-V'], ['version']]) {
+      const quick = spawnSync(copy, args, { env, encoding: 'utf8', timeout: 60_000 });
+      expect(quick.status, quick.stderr).toBe(0);
+      expect(quick.stdout).toBe(`${VERSION}\n`);
+      expect(quick.stderr, `${args.join(' ')} compiled the CLI`).toBe('');
+    }
+
+    const full = spawnSync(copy, ['version', '--verbose'], { env, encoding: 'utf8', timeout: 60_000 });
+    expect(full.status, full.stderr).toBe(0);
+    expect(full.stdout).toContain('embedded Node.js');
+    expect(full.stderr).toBe('vconsole-startup: code cache accepted\n');
+  });
+});
+
+describe('the bundle inside the executable', () => {
+  it('is ASCII only, without React development builds, and under 3 MiB', () => {
+    const outfile = path.join(scratch, 'vconsole.cjs');
+    const built = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'bundle.mjs'), '--outfile', outfile], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+    expect(built.status, built.stderr).toBe(0);
+    const text = readFileSync(outfile, 'latin1');
+    // One non-ASCII character makes V8 keep the whole script as two-byte text: twice the heap.
+    const nonAscii = /[^\x00-\x7f]/.exec(text);
+    expect(nonAscii && text.slice(Math.max(0, nonAscii.index - 40), nonAscii.index + 10)).toBeNull();
+    // A warning only react-reconciler's development build carries.
+    expect(text.includes('Cannot update a component'), "react-reconciler's development build is in the bundle").toBe(false);
+    // 5.4 MiB with all of @kubernetes/client-node's generated APIs; 2.4 MiB without.
+    expect(statSync(outfile).size).toBeLessThan(3 * 1024 * 1024);
+  });
+});
