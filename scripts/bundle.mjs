@@ -19,9 +19,12 @@ export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..'
  * Bundles `entry` (default: a stub that runs src/cli.ts's main) into `outfile`.
  * `probeModules: true` records which of Ink, React, yoga and the Kubernetes client were evaluated
  * and prints them as one `vconsole-bundle-probe: [...]` line on stderr at exit (tests only).
+ * `seaAssets: {}` (the executable only) moves the bundle's two big lazily used tables out of the
+ * JavaScript into files next to `outfile`, read with node:sea when first needed, and fills the
+ * object with their SEA asset names and paths (see dataAsSeaAssets).
  * Resolves to esbuild's metafile.
  */
-export async function bundleCli({ outfile, version, entry, probeModules = false, minify = true }) {
+export async function bundleCli({ outfile, version, entry, probeModules = false, minify = true, seaAssets }) {
   // The browser viewer's pages live in a generated module the bundle must find up to date.
   await buildPageAssets();
   const entryContents = entry ?? "import { main } from './src/cli.ts';\nmain(process.argv);\n";
@@ -55,12 +58,46 @@ export async function bundleCli({ outfile, version, entry, probeModules = false,
       yogaLoadedSynchronously(),
       reactProductionBuilds(),
       kubeConfigOnly(),
+      ...(seaAssets ? [dataAsSeaAssets(dirname(outfile), seaAssets)] : []),
     ],
   });
   const [output] = result.outputFiles;
   await mkdir(dirname(outfile), { recursive: true });
   await writeFile(outfile, asciiOnly(output.text));
   return result.metafile;
+}
+
+/**
+ * Every byte of the bundle is held by V8 as source text and mapped from the executable, whether
+ * the command runs it or not. Two large pieces are data only one path needs: the browser
+ * viewer's scripts and styles (540 KiB) and tr46's Unicode mapping table (260 KiB, loaded with
+ * the Kubernetes client). In the executable they become SEA assets, parsed when first required;
+ * getRawAsset reads them where the executable is mapped.
+ */
+function dataAsSeaAssets(dir, assets) {
+  const readAsset = (name) => `JSON.parse(Buffer.from(require('node:sea').getRawAsset(${JSON.stringify(name)})).toString('utf8'))`;
+  return {
+    name: 'data-as-sea-assets',
+    setup(esbuildApi) {
+      esbuildApi.onLoad({ filter: /[\\/]page-assets\.generated\.ts$/ }, async (args) => {
+        const text = await readFile(args.path, 'utf8');
+        const json = text.slice(text.indexOf('= {') + 2, text.lastIndexOf('}') + 1);
+        assets['page-assets.json'] = await writeAsset(dir, 'page-assets.json', JSON.stringify(JSON.parse(json)));
+        return { contents: `export const PAGE_ASSETS = ${readAsset('page-assets.json')};\n`, loader: 'js' };
+      });
+      esbuildApi.onLoad({ filter: /[\\/]node_modules[\\/]tr46[\\/]lib[\\/]mappingTable\.json$/ }, async (args) => {
+        assets['tr46-mapping.json'] = await writeAsset(dir, 'tr46-mapping.json', await readFile(args.path, 'utf8'));
+        return { contents: `module.exports = ${readAsset('tr46-mapping.json')};\n`, loader: 'js' };
+      });
+    },
+  };
+}
+
+async function writeAsset(dir, name, text) {
+  const path = join(dir, name);
+  await mkdir(dir, { recursive: true });
+  await writeFile(path, text);
+  return path;
 }
 
 /**

@@ -133,7 +133,8 @@ async function packageAll(argv) {
     return !reason;
   });
 
-  await bundleCli({ outfile: bundlePath, version: pkg.version });
+  const dataAssets = {};
+  await bundleCli({ outfile: bundlePath, version: pkg.version, seaAssets: dataAssets });
   log(`bundled ${relative(projectRoot, bundlePath)} (${megabytes(bundlePath)})`);
   await writeSeaScripts(pkg.version);
 
@@ -143,6 +144,7 @@ async function packageAll(argv) {
     nodePath: ensureNodeBinary(name),
     output: outputPath(name),
     useCodeCache: name === hostTargetName(),
+    dataAssets,
   }));
 
   // pkg invokes `npx postject` from a directory under os.tmpdir(); keeping that directory inside
@@ -190,7 +192,7 @@ async function injectAll(jobs) {
       // only valid for the Node.js build that made it, i.e. the host's own target.
       seaConfig: {
         useCodeCache: false,
-        assets: { 'cli.js': cliAssetPath, ...(job.useCodeCache ? { 'cli.cache': cliCachePath } : {}) },
+        assets: { ...job.dataAssets, 'cli.js': cliAssetPath, ...(job.useCodeCache ? { 'cli.cache': cliCachePath } : {}) },
       },
     });
   }
