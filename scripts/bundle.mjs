@@ -22,9 +22,11 @@ export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..'
  * `seaAssets: {}` (the executable only) moves the bundle's two big lazily used tables out of the
  * JavaScript into files next to `outfile`, read with node:sea when first needed, and fills the
  * object with their SEA asset names and paths (see dataAsSeaAssets).
+ * `lazyBuiltinKeys` (the executable only: { 'node:https': [own property names], ... } taken from
+ * the Node.js that runs the bundle) defers loading those built-ins to their first use (lazyBuiltins).
  * Resolves to esbuild's metafile.
  */
-export async function bundleCli({ outfile, version, entry, probeModules = false, minify = true, seaAssets }) {
+export async function bundleCli({ outfile, version, entry, probeModules = false, minify = true, seaAssets, lazyBuiltinKeys }) {
   // The browser viewer's pages live in a generated module the bundle must find up to date.
   await buildPageAssets();
   const entryContents = entry ?? "import { main } from './src/cli.ts';\nmain(process.argv);\n";
@@ -59,6 +61,7 @@ export async function bundleCli({ outfile, version, entry, probeModules = false,
       reactProductionBuilds(),
       kubeConfigOnly(),
       ...(seaAssets ? [dataAsSeaAssets(dirname(outfile), seaAssets)] : []),
+      ...(lazyBuiltinKeys ? [lazyBuiltins(lazyBuiltinKeys)] : []),
     ],
   });
   const [output] = result.outputFiles;
@@ -66,6 +69,52 @@ export async function bundleCli({ outfile, version, entry, probeModules = false,
   await writeFile(outfile, asciiOnly(output.text));
   return result.metafile;
 }
+
+/**
+ * esbuild turns \`import https from 'node:https'\` into a require() when the importing module is
+ * initialised, so every built-in a provider might need loads at start (https, tls, crypto,
+ * child_process, ...: 6 MiB of RSS and milliseconds of compiling for \`proxy demo:x\`, which needs
+ * none of them). For the built-ins in \`keysByModule\`, ES imports get a stand-in that loads the
+ * built-in on its first property access. esbuild's import helper copies the module's property
+ * names at initialisation, so the stand-in answers those from the list made by the embedded
+ * Node.js (package.mjs) without loading. require() calls in CommonJS dependencies get the same
+ * stand-in (commander's require('node:child_process') loaded it for every command).
+ */
+export function lazyBuiltins(keysByModule) {
+  const namespace = 'vconsole-lazy-builtin';
+  const bare = (id) => id.replace(/^node:/, '');
+  const lazy = new Set(Object.keys(keysByModule).map(bare));
+  return {
+    name: 'lazy-builtins',
+    setup(esbuildApi) {
+      esbuildApi.onResolve({ filter: /^(node:)?[a-z_]+$/ }, (args) => {
+        if (!['import-statement', 'require-call'].includes(args.kind) || !lazy.has(bare(args.path))) return undefined;
+        return { path: bare(args.path), namespace };
+      });
+      esbuildApi.onLoad({ filter: /.*/, namespace }, (args) => ({
+        contents: `module.exports = ${lazyBuiltinSource}(${JSON.stringify(`node:${args.path}`)}, ${JSON.stringify(keysByModule[`node:${args.path}`])});\n`,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+// A Proxy over an empty object: esbuild's __toESM asks for the prototype, __esModule, the own
+// property names and their descriptors (enumerable) without needing the module; anything else
+// loads it. Descriptors are reported configurable, as Proxy invariants require for properties the
+// empty target lacks.
+const lazyBuiltinSource = `((id, keys) => {
+  let loaded;
+  const load = () => (loaded ??= require(id));
+  return new Proxy({}, {
+    get: (_, key) => (key === '__esModule' ? undefined : load()[key]),
+    set: (_, key, value) => ((load()[key] = value), true),
+    has: (_, key) => key in load(),
+    getPrototypeOf: () => Object.prototype,
+    ownKeys: () => keys,
+    getOwnPropertyDescriptor: (_, key) => (keys.includes(key) ? { configurable: true, enumerable: true, writable: true, value: undefined } : undefined),
+  });
+})`;
 
 /**
  * Every byte of the bundle is held by V8 as source text and mapped from the executable, whether

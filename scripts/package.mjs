@@ -133,12 +133,12 @@ async function packageAll(argv) {
     return !reason;
   });
 
+  const hostNode = ensureNodeBinary(hostTargetName());
   const dataAssets = {};
-  await bundleCli({ outfile: bundlePath, version: pkg.version, seaAssets: dataAssets });
+  await bundleCli({ outfile: bundlePath, version: pkg.version, seaAssets: dataAssets, lazyBuiltinKeys: builtinKeys(hostNode) });
   log(`bundled ${relative(projectRoot, bundlePath)} (${megabytes(bundlePath)})`);
   await writeSeaScripts(pkg.version);
 
-  const hostNode = ensureNodeBinary(hostTargetName());
   const jobs = buildable.map((name) => ({
     name,
     nodePath: ensureNodeBinary(name),
@@ -196,6 +196,19 @@ async function injectAll(jobs) {
       },
     });
   }
+}
+
+/**
+ * Built-ins the bundle loads on first use rather than at start (bundle.mjs lazyBuiltins): those
+ * some command needs but \`--version\`, \`proxy demo:x\` and most starts do not.
+ */
+const LAZY_BUILTINS = ['child_process', 'crypto', 'dns', 'http', 'https', 'readline', 'tls', 'zlib'];
+
+/** Their own property names as the embedded Node.js has them (the same version on every target). */
+function builtinKeys(nodePath) {
+  const script = `const ids = ${JSON.stringify(LAZY_BUILTINS)};
+process.stdout.write(JSON.stringify(Object.fromEntries(ids.map((id) => ['node:' + id, Object.getOwnPropertyNames(require(id))]))));`;
+  return JSON.parse(execFileSync(nodePath, ['-e', script], { encoding: 'utf8' }));
 }
 
 /**
