@@ -4,8 +4,9 @@
 //
 // The executable test needs dist/bin/vconsole-linux-x64 (`npm run package`) and skips without it,
 // unless VCONSOLE_SEA=required. The bundle test needs only esbuild.
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +37,35 @@ describe.skipIf(!runnable)('single executable start-up (linux-x64)', () => {
     expect(full.status, full.stderr).toBe(0);
     expect(full.stdout).toContain('embedded Node.js');
     expect(full.stderr).toBe('vconsole-startup: code cache accepted\n');
+  });
+
+  it('serves proxy demo:x without loading the TLS stack, crypto, http or zlib', async () => {
+    const copy = path.join(scratch, 'vconsole-proxy');
+    copyFileSync(BINARY, copy);
+    // Preloaded through NODE_OPTIONS (the executable honours it): lists the built-ins loaded by the end.
+    const hook = path.join(scratch, 'loaded-builtins.cjs');
+    writeFileSync(hook, "process.on('exit', () => process.stderr.write('loaded: ' + JSON.stringify(process.moduleLoadList) + '\\n'));\n");
+    const child = spawn(copy, ['proxy', 'demo:x'], { env: { PATH: scratch, HOME: process.env.HOME, NODE_OPTIONS: `--require=${hook}` }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const exited = once(child, 'exit');
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString('utf8');
+        if (stdout.includes('\n')) resolve();
+      });
+      child.once('exit', () => reject(new Error(`proxy exited before its JSON line: ${stderr}`)));
+    });
+    expect(JSON.parse(stdout.split('\n')[0]!)).toMatchObject({ target: 'demo:x' });
+    child.kill('SIGINT');
+    await exited;
+    const line = stderr.split('\n').find((l) => l.startsWith('loaded: '));
+    expect(line, stderr).toBeDefined();
+    const loaded = (JSON.parse(line!.slice('loaded: '.length)) as string[]).filter((m) => m.startsWith('NativeModule '));
+    for (const builtin of ['https', 'tls', 'crypto', 'http', 'zlib']) expect(loaded).not.toContain(`NativeModule ${builtin}`);
+    // The same hook sees net, so it did see what loaded.
+    expect(loaded).toContain('NativeModule net');
   });
 });
 
