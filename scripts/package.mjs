@@ -16,7 +16,6 @@ import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Script } from 'node:vm';
 import { build } from 'esbuild';
 import { bundleCli, projectRoot } from './bundle.mjs';
 
@@ -231,10 +230,17 @@ async function writeSeaScripts(version) {
   writeFileSync(cliAssetPath, `(function (exports, require, module, __filename, __dirname) {${bundle}\n})`);
 }
 
-/** Runs under the pinned Node.js: compiles cli.js as the executable will and keeps V8's cache. */
+/**
+ * Runs under the pinned Node.js: V8's cache of cli.js, taken after a `proxy demo:x` has printed
+ * its line, so that it holds every function start-up compiles (scripts/sea-code-cache.cjs).
+ */
 function writeCodeCache() {
-  const script = new Script(readFileSync(cliAssetPath, 'utf8'), { filename: cliAssetPath });
-  writeFileSync(cliCachePath, script.createCachedData());
+  rmSync(cliCachePath, { force: true });
+  const trainer = join(projectRoot, 'scripts', 'sea-code-cache.cjs');
+  const run = spawnSync(process.execPath, [trainer, cliAssetPath, cliCachePath, '--', 'proxy', 'demo:code-cache'], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  if (run.status !== 0 || !existsSync(cliCachePath)) {
+    throw new Error(`package: making the code cache failed (exit ${run.status ?? run.signal}): ${run.stderr.trim()}`);
+  }
 }
 
 function megabytes(path) {
