@@ -11,9 +11,23 @@
 const args = process.argv.slice(2);
 const asksVersion = args.length === 1 && ['--version', '-V', 'version'].includes(args[0]);
 if (asksVersion) {
-  process.stdout.write(`${__VCONSOLE_VERSION__}\n`);
+  printVersion(`${__VCONSOLE_VERSION__}\n`);
 } else {
   runCli();
+}
+
+/**
+ * Writes to fd 1 directly: touching process.stdout would set up a stream (net, tty) for six
+ * bytes, 2 MiB of RSS. A reader that went away is ignored, as the CLI does; a non-blocking pipe
+ * that is full gets the stream after all.
+ */
+function printVersion(line) {
+  try {
+    require('node:fs').writeSync(1, line);
+  } catch (err) {
+    if (err.code === 'EAGAIN') process.stdout.write(line);
+    else if (err.code !== 'EPIPE') throw err;
+  }
 }
 
 function runCli() {
