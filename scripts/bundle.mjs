@@ -57,6 +57,7 @@ export async function bundleCli({ outfile, version, entry, probeModules = false,
     plugins: [
       ...(probeModules ? [moduleProbe()] : []),
       inkWithoutTopLevelAwait(),
+      inkLinesAcrossFrames(),
       yogaLoadedSynchronously(),
       reactProductionBuilds(),
       kubeConfigOnly(),
@@ -258,6 +259,60 @@ function inkWithoutTopLevelAwait() {
       });
     },
   };
+}
+
+/**
+ * Ink draws every frame from scratch: each line of text is cut into styled characters
+ * (ansi-tokenize), 60% of a frame with 200 sessions, though from one frame to the next almost
+ * every line is the same. Ink keeps those characters per frame (one Output per frame); this keeps
+ * them across frames, in two generations of at most INK_LINES_KEPT lines each (a line unused for
+ * two generations is dropped), so a frame with one changed row cuts one line. The cached
+ * characters are only read (Output copies references into its grid and styledCharsToString
+ * reads them), as within a frame already.
+ */
+function inkLinesAcrossFrames() {
+  return {
+    name: 'ink-lines-across-frames',
+    setup(esbuildApi) {
+      esbuildApi.onLoad({ filter: /[\\/]ink[\\/]build[\\/]output\.js$/ }, async (args) => ({
+        contents: inkOutputCachedAcrossFrames(await readFile(args.path, 'utf8'), args.path),
+        loader: 'js',
+        resolveDir: dirname(args.path),
+      }));
+    },
+  };
+}
+
+export function inkOutputCachedAcrossFrames(text, file) {
+  const cached = replaceOnce(
+    text,
+    `        let cached = this.styledChars.get(line);
+        if (cached === undefined) {
+            cached = styledCharsFromTokens(tokenize(line));
+            this.styledChars.set(line, cached);
+        }`,
+    `        let cached = this.styledChars.get(line);
+        if (cached === undefined) {
+            cached = styledCharsAcrossFrames(line);
+            this.styledChars.set(line, cached);
+        }`,
+    file,
+  );
+  return `${cached}
+const INK_LINES_KEPT = 300;
+let recentLines = new Map();
+let olderLines = new Map();
+function styledCharsAcrossFrames(line) {
+    let chars = recentLines.get(line) ?? olderLines.get(line);
+    if (chars === undefined) chars = styledCharsFromTokens(tokenize(line));
+    if (recentLines.size >= INK_LINES_KEPT) {
+        olderLines = recentLines;
+        recentLines = new Map();
+    }
+    recentLines.set(line, chars);
+    return chars;
+}
+`;
 }
 
 /**

@@ -70,7 +70,41 @@ describe.skipIf(!runnable)('single executable start-up (linux-x64)', () => {
 });
 
 describe('the bundle inside the executable', () => {
-  it('is ASCII only, without React development builds, and under 3 MiB', () => {
+  it("draws each Ink frame right with Ink's lines kept across frames", () => {
+    const entry = path.join(scratch, 'frames.ts');
+    writeFileSync(
+      entry,
+      [
+        "import { EventEmitter } from 'node:events';",
+        "import React from 'react';",
+        "import { Box, Text, render } from 'ink';",
+        'class Terminal extends EventEmitter { isTTY = true; columns = 40; rows = 20; frames: string[] = []; write(text: string) { this.frames.push(text); return true; } }',
+        'const terminal = new Terminal();',
+        "const row = (i: number, lit: number) => React.createElement(Text, { key: i, color: i === lit ? 'green' : undefined, bold: i === lit }, `row ${i} ${i === lit ? 'lit' : 'dim'}`);",
+        "const view = (lit: number) => React.createElement(Box, { flexDirection: 'column' }, [0, 1, 2].map((i) => row(i, lit)));",
+        'const app = render(view(0), { stdout: terminal as never, debug: true, patchConsole: false, exitOnCtrlC: false });',
+        'for (const lit of [1, 2, 0, 1, 2, 0]) app.rerender(view(lit));',
+        'app.unmount();',
+        "process.stdout.write(JSON.stringify(terminal.frames) + '\\n');",
+      ].join('\n'),
+    );
+    const outfile = path.join(scratch, 'frames.cjs');
+    const built = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'bundle.mjs'), '--entry', entry, '--outfile', outfile], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+    expect(built.status, built.stderr).toBe(0);
+    const ran = spawnSync(process.execPath, [outfile], { env: { ...process.env, FORCE_COLOR: '1' }, encoding: 'utf8', timeout: 60_000 });
+    expect(ran.status, ran.stderr).toBe(0);
+    const frames = (JSON.parse(ran.stdout) as string[]).filter((frame) => frame.includes('row'));
+    expect(frames.length).toBeGreaterThanOrEqual(7);
+    const lit = [0, 1, 2, 0, 1, 2, 0];
+    for (const [n, frame] of frames.slice(0, 7).entries()) {
+      const lines = frame.trimEnd().split('\n');
+      expect(lines.map((line) => line.replace(/\x1b\[[0-9;]*m/g, ''))).toEqual([0, 1, 2].map((i) => `row ${i} ${i === lit[n] ? 'lit' : 'dim'}`));
+      // Only the lit row carries green and bold: no styled characters leak from earlier frames.
+      for (const [i, line] of lines.entries()) expect(/\x1b\[(32|1)m/.test(line), `frame ${n} row ${i}: ${JSON.stringify(line)}`).toBe(i === lit[n]);
+    }
+  });
+
+  it("is ASCII only, without React development builds, with Ink's lines kept across frames, and under 3 MiB", () => {
     const outfile = path.join(scratch, 'vconsole.cjs');
     const built = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'bundle.mjs'), '--outfile', outfile], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
     expect(built.status, built.stderr).toBe(0);
@@ -80,6 +114,8 @@ describe('the bundle inside the executable', () => {
     expect(nonAscii && text.slice(Math.max(0, nonAscii.index - 40), nonAscii.index + 10)).toBeNull();
     // A warning only react-reconciler's development build carries.
     expect(text.includes('Cannot update a component'), "react-reconciler's development build is in the bundle").toBe(false);
+    // Ink's lines kept across frames (scripts/bundle.mjs inkLinesAcrossFrames; keepNames keeps the name).
+    expect(text.includes('styledCharsAcrossFrames'), "Ink's output is not patched").toBe(true);
     // 5.4 MiB with all of @kubernetes/client-node's generated APIs; 2.4 MiB without.
     expect(statSync(outfile).size).toBeLessThan(3 * 1024 * 1024);
   });
