@@ -11,11 +11,12 @@
 // Usage: node scripts/package.mjs [--targets linux-x64,linux-arm64,win-x64,macos-x64]
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { bundleCli, projectRoot } from './bundle.mjs';
 
 export const NODE_VERSION = '22.23.3';
@@ -45,7 +46,14 @@ export const TARGETS = {
 
 const DEFAULT_TARGETS = ['linux-x64', 'linux-arm64', 'win-x64', 'macos-x64'];
 const binDir = join(projectRoot, 'dist', 'bin');
-const bundlePath = join(projectRoot, 'dist', 'sea', 'vconsole.cjs');
+const seaDir = join(projectRoot, 'dist', 'sea');
+const bundlePath = join(seaDir, 'vconsole.cjs');
+/** The SEA's main script: answers --version, else compiles and runs the CLI asset. */
+const mainPath = join(seaDir, 'vconsole-main.cjs');
+/** The bundle as a CommonJS module function, stored in the executable as the asset `cli.js`. */
+const cliAssetPath = join(seaDir, 'vconsole-cli.js');
+/** V8's code cache of cli.js, made by the host's pinned Node.js (asset `cli.cache`). */
+const cliCachePath = join(seaDir, 'vconsole-cli.cache');
 
 export function outputPath(targetName) {
   return join(binDir, `vconsole-${targetName}${TARGETS[targetName].pkgPlatform === 'win' ? '.exe' : ''}`);
@@ -124,15 +132,18 @@ async function packageAll(argv) {
     return !reason;
   });
 
-  await bundleCli({ outfile: bundlePath, version: pkg.version });
-  log(`bundled ${relative(projectRoot, bundlePath)} (${megabytes(bundlePath)})`);
-
   const hostNode = ensureNodeBinary(hostTargetName());
+  const dataAssets = {};
+  await bundleCli({ outfile: bundlePath, version: pkg.version, seaAssets: dataAssets, lazyBuiltinKeys: builtinKeys(hostNode) });
+  log(`bundled ${relative(projectRoot, bundlePath)} (${megabytes(bundlePath)})`);
+  await writeSeaScripts(pkg.version);
+
   const jobs = buildable.map((name) => ({
     name,
     nodePath: ensureNodeBinary(name),
     output: outputPath(name),
     useCodeCache: name === hostTargetName(),
+    dataAssets,
   }));
 
   // pkg invokes `npx postject` from a directory under os.tmpdir(); keeping that directory inside
@@ -164,6 +175,7 @@ async function packageAll(argv) {
 /** Runs under the pinned Node 22: one pkg SEA call per target, each with its own Node binary. */
 async function injectAll(jobs) {
   if (process.versions.node !== NODE_VERSION) throw new Error(`package: the pkg step must run on Node ${NODE_VERSION}`);
+  if (jobs.some((job) => job.useCodeCache)) writeCodeCache();
   const requireFromRoot = createRequire(join(projectRoot, 'package.json'));
   requireFromRoot.resolve('postject/package.json'); // fails early with a clear "Cannot find module 'postject'"
   const { default: sea } = requireFromRoot('@yao-pkg/pkg/lib-es5/sea.js');
@@ -171,14 +183,63 @@ async function injectAll(jobs) {
   for (const job of jobs) {
     const target = TARGETS[job.name];
     rmSync(job.output, { force: true });
-    await sea(bundlePath, {
+    await sea(mainPath, {
       targets: [{ platform: target.pkgPlatform, arch: target.arch, nodeRange: `node${NODE_VERSION}`, output: job.output }],
       nodePath: job.nodePath,
       signature: true,
-      // V8's code cache spares the executable compiling the 4 MB bundle at every start; it is
-      // only valid for the Node.js build that made the blob, i.e. the host's own target.
-      seaConfig: { useCodeCache: job.useCodeCache },
+      // V8's code cache spares the executable compiling the 2.4 MB CLI at every start; it is
+      // only valid for the Node.js build that made it, i.e. the host's own target.
+      seaConfig: {
+        useCodeCache: false,
+        assets: { ...job.dataAssets, 'cli.js': cliAssetPath, ...(job.useCodeCache ? { 'cli.cache': cliCachePath } : {}) },
+      },
     });
+  }
+}
+
+/**
+ * Built-ins the bundle loads on first use rather than at start (bundle.mjs lazyBuiltins): those
+ * some command needs but \`--version\`, \`proxy demo:x\` and most starts do not.
+ */
+const LAZY_BUILTINS = ['child_process', 'crypto', 'dns', 'http', 'https', 'readline', 'tls', 'zlib'];
+
+/** Their own property names as the embedded Node.js has them (the same version on every target). */
+function builtinKeys(nodePath) {
+  const script = `const ids = ${JSON.stringify(LAZY_BUILTINS)};
+process.stdout.write(JSON.stringify(Object.fromEntries(ids.map((id) => ['node:' + id, Object.getOwnPropertyNames(require(id))]))));`;
+  return JSON.parse(execFileSync(nodePath, ['-e', script], { encoding: 'utf8' }));
+}
+
+/**
+ * The SEA main script and the CLI asset. The main script stays tiny so that `--version` costs no
+ * more than Node's own start; the CLI is compiled only when a command needs it (scripts/sea-main.cjs).
+ */
+async function writeSeaScripts(version) {
+  await build({
+    entryPoints: [join(projectRoot, 'scripts', 'sea-main.cjs')],
+    outfile: mainPath,
+    bundle: false,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node22',
+    minify: true,
+    define: { __VCONSOLE_VERSION__: JSON.stringify(version) },
+    logLevel: 'warning',
+  });
+  const bundle = readFileSync(bundlePath, 'utf8');
+  writeFileSync(cliAssetPath, `(function (exports, require, module, __filename, __dirname) {${bundle}\n})`);
+}
+
+/**
+ * Runs under the pinned Node.js: V8's cache of cli.js, taken after a `proxy demo:x` has printed
+ * its line, so that it holds every function start-up compiles (scripts/sea-code-cache.cjs).
+ */
+function writeCodeCache() {
+  rmSync(cliCachePath, { force: true });
+  const trainer = join(projectRoot, 'scripts', 'sea-code-cache.cjs');
+  const run = spawnSync(process.execPath, [trainer, cliAssetPath, cliCachePath, '--', 'proxy', 'demo:code-cache'], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  if (run.status !== 0 || !existsSync(cliCachePath)) {
+    throw new Error(`package: making the code cache failed (exit ${run.status ?? run.signal}): ${run.stderr.trim()}`);
   }
 }
 
