@@ -1,5 +1,5 @@
 import { Box, render, useInput, useStdin, type Instance, type Key } from 'ink';
-import { useCallback, useLayoutEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { terminalSafe } from '../terminal-text.js';
 import type { ConsoleStore } from './console-store.js';
 import { Detail, DETAIL_ERROR_LINES } from './detail.js';
@@ -12,6 +12,9 @@ import { NoticeLine, NoViewer } from './notice.js';
 import { AddPicker } from './add-picker.js';
 import type { PickerOutcome, VmListingSource } from './picker-model.js';
 import { SessionTable } from './session-table.js';
+import { gridLayout, type GridLayout } from './grid-layout.js';
+import { SessionGrid, visibleTiles, type TileDrawing } from './session-grid.js';
+import type { ThumbnailMode } from './thumbnail.js';
 
 /** What the keys ask for; the caller owns sessions, viewers and shutdown. */
 export interface ConsoleActions {
@@ -32,6 +35,19 @@ export interface ConsoleActions {
   onSaveWorkspace?(name: string): Promise<string>;
   /** `q` or Ctrl+C. The TUI does not exit by itself: the caller shuts down and unmounts. */
   onQuit(): void | Promise<void>;
+  /**
+   * The grid's tiles on screen and their picture size, told whenever they change; undefined
+   * when no picture is shown (the table, or --thumbnails none). The caller feeds
+   * `ConsoleStore.setThumbnail` for these sessions only.
+   */
+  onThumbnailView?(view: ThumbnailView | undefined): void;
+}
+
+/** What the grid shows now: these sessions' tiles, each picture `columns` x `rows` cells (two pixels a cell down). */
+export interface ThumbnailView {
+  sessionIds: readonly number[];
+  columns: number;
+  rows: number;
 }
 
 export interface AppProps {
@@ -47,6 +63,8 @@ export interface AppProps {
   onUiChange?: (ui: UiState) => void;
   /** The key that detaches from a serial console, as the detail line names it. */
   detachKey?: string;
+  /** How the grid draws pictures (default truecolor half blocks). */
+  thumbnails?: ThumbnailMode;
 }
 
 /** What `open` detaches a serial console with unless told otherwise. */
@@ -69,6 +87,7 @@ export function App({
   initialUi = INITIAL_UI,
   onUiChange,
   detachKey = DEFAULT_DETACH_KEY,
+  thumbnails = 'truecolor',
 }: AppProps) {
   const state = useConsoleState(store, frameMs);
   const { rows } = state;
@@ -79,6 +98,7 @@ export function App({
   // before any further input is read.
   const uiRef = useRef(ui);
   const rowsRef = useRef(rows);
+  const gridRef = useRef<{ columns: number; perPage: number } | undefined>(undefined);
   const actionsRef = useRef({ actions, copyToClipboard, onUiChange });
   useLayoutEffect(() => {
     rowsRef.current = rows;
@@ -98,7 +118,7 @@ export function App({
   const onKey = useCallback(
     (input: string, key: Key) => {
       const { actions: current, copyToClipboard: copy } = actionsRef.current;
-      const result = reduceInput(uiRef.current, { rows: rowsRef.current, canCopy: copy !== undefined }, input, key);
+      const result = reduceInput(uiRef.current, { rows: rowsRef.current, canCopy: copy !== undefined, grid: gridRef.current }, input, key);
       if (result.ui !== uiRef.current) commitUi(result.ui);
       for (const action of result.actions) runAction(action, current, copy, setNotice);
     },
@@ -137,6 +157,17 @@ export function App({
   const chrome =
     1 + 1 + 1 + DETAIL_ERROR_LINES + (notice ? 1 : 0) + (state.noViewer ? 5 : 0) + logLines + 1 + 3 + 1;
   const tableHeight = size.rows === undefined ? undefined : Math.max(3, size.rows - chrome);
+  // The grid takes the log's lines too; besides tiles: header, detail and error lines, notice,
+  // no-viewer box, the page line, footer, two margins, and Ink's one.
+  const gridChrome = 1 + 1 + DETAIL_ERROR_LINES + (notice ? 1 : 0) + (state.noViewer ? 5 : 0) + 1 + 1 + 2 + 1;
+  const grid = ui.view === 'grid' ? gridLayout(rows.length, width, size.rows === undefined ? undefined : Math.max(6, size.rows - gridChrome)) : undefined;
+  const drawing: TileDrawing = thumbnails === 'none' ? 'none' : thumbnails === '256' ? '256' : 'truecolor';
+  useLayoutEffect(() => {
+    gridRef.current = grid && { columns: grid.columns, perPage: grid.perPage };
+  });
+  const tileIds = grid && drawing !== 'none' ? visibleTiles(rows, index, grid).shown.map((row) => row.session.id) : undefined;
+  const viewKey = grid && tileIds ? `${tileIds.join(',')}@${grid.pictureColumns}x${grid.pictureRows}` : '';
+  useThumbnailView(viewKey, tileIds, grid, actions.onThumbnailView);
 
   if (picking && actions.listVms) {
     return (
@@ -153,18 +184,46 @@ export function App({
       <Header rows={rows} />
       <NoViewer notice={state.noViewer} />
       <Box marginTop={1}>
-        <SessionTable rows={rows} selectedIndex={index} width={width} height={tableHeight} now={now} />
+        {grid ? (
+          <SessionGrid rows={rows} selectedIndex={index} layout={grid} drawing={drawing} />
+        ) : (
+          <SessionTable rows={rows} selectedIndex={index} width={width} height={tableHeight} now={now} />
+        )}
       </Box>
       <Box marginTop={1} flexDirection="column">
         <Detail row={selected} width={width} now={now} detachKey={detachKey} />
         <NoticeLine text={notice} />
       </Box>
-      <Box marginTop={1}>
-        <EventLog log={state.log} lines={logLines} width={width} />
-      </Box>
+      {grid ? null : (
+        <Box marginTop={1}>
+          <EventLog log={state.log} lines={logLines} width={width} />
+        </Box>
+      )}
       <Footer mode={ui.mode} draft={ui.draft} />
     </Box>
   );
+}
+
+/**
+ * Tells the caller which tiles are on screen, and their picture size, each time that changes
+ * (`key` says what it is), and that nothing is shown when the grid goes away or unmounts.
+ */
+function useThumbnailView(
+  key: string,
+  tileIds: readonly number[] | undefined,
+  grid: GridLayout | undefined,
+  onView: ConsoleActions['onThumbnailView'],
+): void {
+  const latest = useRef({ tileIds, grid, onView });
+  useLayoutEffect(() => {
+    latest.current = { tileIds, grid, onView };
+  });
+  useEffect(() => {
+    const { tileIds: ids, grid: layout, onView: tell } = latest.current;
+    if (!key || !ids || !layout) return;
+    tell?.({ sessionIds: ids, columns: layout.pictureColumns, rows: layout.pictureRows });
+    return () => tell?.(undefined);
+  }, [key]);
 }
 
 /**
@@ -224,6 +283,10 @@ export interface RenderConsoleOptions {
   patchConsole?: boolean;
   /** The key that detaches from a serial console, named on the detail line (default `Ctrl+]`). */
   detachKey?: string;
+  /** Start in the grid of thumbnails rather than the table (open --grid). */
+  grid?: boolean;
+  /** How the grid draws pictures. */
+  thumbnails?: ThumbnailMode;
 }
 
 export interface ConsoleAppHandle {
@@ -252,7 +315,7 @@ export function renderConsoleApp(
 ): ConsoleAppHandle {
   const stdout = options.stdout ?? process.stdout;
   const copyToClipboard = stdout.isTTY ? (text: string) => void stdout.write(osc52(text)) : undefined;
-  let ui: UiState = INITIAL_UI;
+  let ui: UiState = options.grid ? { ...INITIAL_UI, view: 'grid' } : INITIAL_UI;
   const onUiChange = (next: UiState): void => {
     ui = next;
   };
@@ -279,6 +342,7 @@ export function renderConsoleApp(
         initialUi={ui}
         onUiChange={onUiChange}
         detachKey={options.detachKey}
+        thumbnails={options.thumbnails}
       />,
       {
         stdout,
