@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { thumbnailModeFrom, withGridSharing } from './grid-flags.js';
+import { thumbnailModeFrom, withGridSharing, type GridFlags } from './grid-flags.js';
+import type { ShareFlags } from './share-flags.js';
+
+const flags = (given: GridFlags & ShareFlags) => given;
 import { detectThumbnailMode } from '../tui/thumbnail.js';
 
 describe('--grid and --thumbnails', () => {
   it('--grid shares VNC consoles unless --no-share says otherwise', () => {
-    expect(withGridSharing({ grid: true }).share).toBe(true);
-    expect(withGridSharing({ grid: true, share: false }).share).toBe(false);
-    expect(withGridSharing({}).share).toBeUndefined();
+    expect(withGridSharing(flags({ grid: true })).share).toBe(true);
+    expect(withGridSharing(flags({ grid: true, share: false })).share).toBe(false);
+    expect(withGridSharing(flags({})).share).toBeUndefined();
   });
 
   it('the flag wins over VCONSOLE_THUMBNAILS, which wins over detection', () => {
