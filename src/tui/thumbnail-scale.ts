@@ -3,7 +3,7 @@
  * the mean of the source area it covers, source pixels cut by its edges counted by the part
  * inside, so a uniform area keeps its exact colour and an edge blends in proportion. The result
  * differs from the exact mean only by rounding each channel to an integer: at most 0.5 (the
- * tolerance the tests hold it to, and what docs/GRID.md says).
+ * tolerance its tests hold it to, as the README's grid section says).
  */
 
 /** The source spans of each destination index along one axis: flat lists of (source index, weight). */
