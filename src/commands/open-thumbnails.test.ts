@@ -44,7 +44,7 @@ describe('ThumbnailSampler', () => {
     const thumbnails = sampler(show);
     thumbnails.track(session, hub);
     await session.start({ host: '127.0.0.1', port: 0 });
-    thumbnails.setView({ sessionIds: [session.id], columns: 16, rows: 6 });
+    thumbnails.setView({ sessionIds: [session.id], columns: 16, rows: 6, pixelWidth: 16, pixelHeight: 12 });
     await waitFor(() => of(session.id).some((s) => pixelsOf(s.thumbnail)), 'a picture');
     const picture = pixelsOf(of(session.id).at(-1)?.thumbnail);
     expect([picture?.width, picture?.height]).toEqual([16, 12]);
@@ -67,7 +67,7 @@ describe('ThumbnailSampler', () => {
     const thumbnails = sampler(show, intervalMs);
     thumbnails.track(session, hub);
     await session.start({ host: '127.0.0.1', port: 0 });
-    thumbnails.setView({ sessionIds: [session.id], columns: 4, rows: 2 });
+    thumbnails.setView({ sessionIds: [session.id], columns: 4, rows: 2, pixelWidth: 4, pixelHeight: 4 });
     const { framebuffer } = hub;
     const whole = { x: 0, y: 0, w: framebuffer.width, h: framebuffer.height };
     // Forty different screens in quick succession, each announced as damage.
@@ -90,7 +90,7 @@ describe('ThumbnailSampler', () => {
     thumbnails.track(hidden, hubs[0]);
     thumbnails.track(seen, hubs[1]);
     await Promise.all([hidden.start({ host: '127.0.0.1', port: 0 }), seen.start({ host: '127.0.0.1', port: 0 })]);
-    thumbnails.setView({ sessionIds: [seen.id], columns: 4, rows: 2 });
+    thumbnails.setView({ sessionIds: [seen.id], columns: 4, rows: 2, pixelWidth: 4, pixelHeight: 4 });
     await waitFor(() => of(seen.id).length > 0, 'the visible tile');
     const before = of(seen.id).length;
     // The hidden screen changes first: were it sampled, its timer would fire before the visible one's.
@@ -100,7 +100,7 @@ describe('ThumbnailSampler', () => {
     }
     await waitFor(() => of(seen.id).length > before, 'the visible tile again');
     expect(of(hidden.id)).toEqual([]);
-    thumbnails.setView({ sessionIds: [hidden.id], columns: 4, rows: 2 });
+    thumbnails.setView({ sessionIds: [hidden.id], columns: 4, rows: 2, pixelWidth: 4, pixelHeight: 4 });
     await waitFor(() => of(hidden.id).length > 0, 'the tile that came into view');
   });
 
@@ -112,7 +112,7 @@ describe('ThumbnailSampler', () => {
     const thumbnails = sampler(show, 0);
     thumbnails.track(serial, undefined);
     thumbnails.track(plain, undefined);
-    thumbnails.setView({ sessionIds: [serial.id, plain.id], columns: 40, rows: 5 });
+    thumbnails.setView({ sessionIds: [serial.id, plain.id], columns: 40, rows: 5, pixelWidth: 40, pixelHeight: 10 });
     await Promise.all([serial.start({ host: '127.0.0.1', port: 0 }), plain.start({ host: '127.0.0.1', port: 0 })]);
     await waitFor(() => of(serial.id).some((s) => s.thumbnail?.type === 'lines' && s.thumbnail.lines.some((l) => l.includes('vm-c login'))), 'the login line');
     await waitFor(() => of(plain.id).some((s) => s.thumbnail?.type === 'none'), 'the reason');

@@ -99,7 +99,7 @@ export class ThumbnailSampler {
   setView(view: ThumbnailView | undefined): void {
     const before = this.view;
     this.view = view;
-    const resized = !before || !view || before.columns !== view.columns || before.rows !== view.rows;
+    const resized = !before || !view || before.columns !== view.columns || before.rows !== view.rows || before.pixelWidth !== view.pixelWidth || before.pixelHeight !== view.pixelHeight;
     for (const entry of this.tracked.values()) {
       if (!this.visible(entry)) {
         clearTimeout(entry.timer);
@@ -131,6 +131,9 @@ export class ThumbnailSampler {
     entry.timer = setTimeout(() => {
       entry.timer = undefined;
       if (!this.tracked.has(entry.session.id) || !this.visible(entry)) return;
+      // A timer may fire early by the time a busy event-loop turn took (Node measures from the
+      // turn's start): the interval is kept by the clock, not by the timer.
+      if (this.now() - entry.lastAt < this.intervalMs) return this.schedule(entry);
       this.sample(entry);
     }, delay);
     entry.timer.unref?.();
@@ -161,8 +164,8 @@ export class ThumbnailSampler {
         if (!entry.hub) return { type: 'none', reason: NOT_SHARED_REASON };
         const { framebuffer } = entry.hub;
         if (framebuffer.width === 0 || framebuffer.height === 0) return undefined;
-        const rgb = scaleBgrxToRgb(framebuffer.pixels, framebuffer.width, framebuffer.height, view.columns, view.rows * 2);
-        return { type: 'pixels', width: view.columns, height: view.rows * 2, rgb };
+        const { pixelWidth: width, pixelHeight: height } = view;
+        return { type: 'pixels', width, height, rgb: scaleBgrxToRgb(framebuffer.pixels, framebuffer.width, framebuffer.height, width, height) };
       }
       default:
         return undefined;

@@ -12,9 +12,10 @@ import { NoticeLine, NoViewer } from './notice.js';
 import { AddPicker } from './add-picker.js';
 import type { PickerOutcome, VmListingSource } from './picker-model.js';
 import { SessionTable } from './session-table.js';
-import { gridLayout, type GridLayout } from './grid-layout.js';
+import { gridLayout } from './grid-layout.js';
+import { ImageOverlay, imagePixels, type ImagePlacement } from './image-overlay.js';
 import { SessionGrid, visibleTiles, type TileDrawing } from './session-grid.js';
-import type { ThumbnailMode } from './thumbnail.js';
+import { isImageMode, type ThumbnailMode } from './thumbnail.js';
 
 /** What the keys ask for; the caller owns sessions, viewers and shutdown. */
 export interface ConsoleActions {
@@ -43,11 +44,16 @@ export interface ConsoleActions {
   onThumbnailView?(view: ThumbnailView | undefined): void;
 }
 
-/** What the grid shows now: these sessions' tiles, each picture `columns` x `rows` cells (two pixels a cell down). */
+/**
+ * What the grid shows now: these sessions' tiles, each picture `columns` x `rows` cells, to be
+ * sampled at `pixelWidth` x `pixelHeight` (half blocks: one pixel across and two down a cell).
+ */
 export interface ThumbnailView {
   sessionIds: readonly number[];
   columns: number;
   rows: number;
+  pixelWidth: number;
+  pixelHeight: number;
 }
 
 export interface AppProps {
@@ -65,6 +71,11 @@ export interface AppProps {
   detachKey?: string;
   /** How the grid draws pictures (default truecolor half blocks). */
   thumbnails?: ThumbnailMode;
+  /**
+   * Draws image-protocol pictures over the tiles (kitty, iterm2, sixel); without it those
+   * modes are drawn as 24-bit half blocks.
+   */
+  onImages?: (placements: ImagePlacement[]) => void;
 }
 
 /** What `open` detaches a serial console with unless told otherwise. */
@@ -88,6 +99,7 @@ export function App({
   onUiChange,
   detachKey = DEFAULT_DETACH_KEY,
   thumbnails = 'truecolor',
+  onImages,
 }: AppProps) {
   const state = useConsoleState(store, frameMs);
   const { rows } = state;
@@ -161,13 +173,14 @@ export function App({
   // no-viewer box, the page line, footer, two margins, and Ink's one.
   const gridChrome = 1 + 1 + DETAIL_ERROR_LINES + (notice ? 1 : 0) + (state.noViewer ? 5 : 0) + 1 + 1 + 2 + 1;
   const grid = ui.view === 'grid' ? gridLayout(rows.length, width, size.rows === undefined ? undefined : Math.max(6, size.rows - gridChrome)) : undefined;
-  const drawing: TileDrawing = thumbnails === 'none' ? 'none' : thumbnails === '256' ? '256' : 'truecolor';
+  const drawing: TileDrawing = thumbnails === 'none' ? 'none' : thumbnails === '256' ? '256' : isImageMode(thumbnails) && onImages ? 'image' : 'truecolor';
   useLayoutEffect(() => {
     gridRef.current = grid && { columns: grid.columns, perPage: grid.perPage };
   });
   const tileIds = grid && drawing !== 'none' ? visibleTiles(rows, index, grid).shown.map((row) => row.session.id) : undefined;
-  const viewKey = grid && tileIds ? `${tileIds.join(',')}@${grid.pictureColumns}x${grid.pictureRows}` : '';
-  useThumbnailView(viewKey, tileIds, grid, actions.onThumbnailView);
+  const pixels = grid && (drawing === 'image' && isImageMode(thumbnails) ? imagePixels(thumbnails, grid.pictureColumns, grid.pictureRows) : { width: grid.pictureColumns, height: grid.pictureRows * 2 });
+  const viewKey = grid && tileIds && pixels ? `${tileIds.join(',')}@${grid.pictureColumns}x${grid.pictureRows}/${pixels.width}x${pixels.height}` : '';
+  useThumbnailView(viewKey, tileIds && grid && pixels ? { sessionIds: tileIds, columns: grid.pictureColumns, rows: grid.pictureRows, pixelWidth: pixels.width, pixelHeight: pixels.height } : undefined, actions.onThumbnailView);
 
   if (picking && actions.listVms) {
     return (
@@ -185,7 +198,7 @@ export function App({
       <NoViewer notice={state.noViewer} />
       <Box marginTop={1}>
         {grid ? (
-          <SessionGrid rows={rows} selectedIndex={index} layout={grid} drawing={drawing} />
+          <SessionGrid rows={rows} selectedIndex={index} layout={grid} drawing={drawing} onImages={drawing === 'image' ? onImages : undefined} />
         ) : (
           <SessionTable rows={rows} selectedIndex={index} width={width} height={tableHeight} now={now} />
         )}
@@ -208,20 +221,15 @@ export function App({
  * Tells the caller which tiles are on screen, and their picture size, each time that changes
  * (`key` says what it is), and that nothing is shown when the grid goes away or unmounts.
  */
-function useThumbnailView(
-  key: string,
-  tileIds: readonly number[] | undefined,
-  grid: GridLayout | undefined,
-  onView: ConsoleActions['onThumbnailView'],
-): void {
-  const latest = useRef({ tileIds, grid, onView });
+function useThumbnailView(key: string, view: ThumbnailView | undefined, onView: ConsoleActions['onThumbnailView']): void {
+  const latest = useRef({ view, onView });
   useLayoutEffect(() => {
-    latest.current = { tileIds, grid, onView };
+    latest.current = { view, onView };
   });
   useEffect(() => {
-    const { tileIds: ids, grid: layout, onView: tell } = latest.current;
-    if (!key || !ids || !layout) return;
-    tell?.({ sessionIds: ids, columns: layout.pictureColumns, rows: layout.pictureRows });
+    const { view: shown, onView: tell } = latest.current;
+    if (!key || !shown) return;
+    tell?.(shown);
     return () => tell?.(undefined);
   }, [key]);
 }
@@ -313,7 +321,11 @@ export function renderConsoleApp(
   actions: ConsoleActions,
   options: RenderConsoleOptions = {},
 ): ConsoleAppHandle {
-  const stdout = options.stdout ?? process.stdout;
+  const terminal = options.stdout ?? process.stdout;
+  // Image protocols are written over Ink's frames: Ink writes through a hook that tells the overlay.
+  const overlay = options.thumbnails && isImageMode(options.thumbnails) && terminal.isTTY ? new ImageOverlay(options.thumbnails, (text) => void terminal.write(text)) : undefined;
+  const stdout = overlay ? withFrameHook(terminal, (height) => overlay.afterFrame(height)) : terminal;
+  const onImages = overlay ? (placements: ImagePlacement[]) => overlay.update(placements) : undefined;
   const copyToClipboard = stdout.isTTY ? (text: string) => void stdout.write(osc52(text)) : undefined;
   let ui: UiState = options.grid ? { ...INITIAL_UI, view: 'grid' } : INITIAL_UI;
   const onUiChange = (next: UiState): void => {
@@ -343,6 +355,7 @@ export function renderConsoleApp(
         onUiChange={onUiChange}
         detachKey={options.detachKey}
         thumbnails={options.thumbnails}
+        onImages={onImages}
       />,
       {
         stdout,
@@ -400,4 +413,26 @@ export function renderConsoleApp(
       mount();
     },
   };
+}
+
+/**
+ * `stdout` as Ink sees it, telling `onFrame` the height of each frame written. Ink writes a
+ * frame in one write (erasing the last one, then the new one's lines, each ending in a newline),
+ * which leaves the cursor on the line below it; no other write of Ink's holds a newline.
+ */
+export function withFrameHook(stdout: NodeJS.WriteStream, onFrame: (height: number) => void): NodeJS.WriteStream {
+  const write = (chunk: unknown, ...rest: unknown[]): boolean => {
+    const written = (stdout.write as (...args: unknown[]) => boolean)(chunk, ...rest);
+    const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : '';
+    const height = text.split('\n').length - 1;
+    if (height > 0) onFrame(height);
+    return written;
+  };
+  return new Proxy(stdout, {
+    get(target, property) {
+      if (property === 'write') return write;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }

@@ -1,5 +1,6 @@
-import { Box, Text } from 'ink';
-import { memo, useMemo } from 'react';
+import { Box, Text, type DOMElement } from 'ink';
+import { memo, useCallback, useLayoutEffect, useMemo, useRef } from 'react';
+import type { ImagePlacement } from './image-overlay.js';
 import { formatBytes, isSerialRow, rowDisplayState, rowProblem, truncate, wrapLines, type ConsoleRow } from './format.js';
 import { pageStart, type GridLayout } from './grid-layout.js';
 import { STATE_COLOR } from './session-table.js';
@@ -7,14 +8,19 @@ import type { Thumbnail } from './thumbnail.js';
 import { halfBlockLines, type HalfBlockColours } from './thumbnail-halfblock.js';
 import { vmColor, vmIsDown } from './vm-column.js';
 
-/** How tiles draw pictures: half blocks in these colours, or no pictures at all. */
-export type TileDrawing = HalfBlockColours | 'none';
+/**
+ * How tiles draw pictures: half blocks in these colours, a terminal image protocol (the tile
+ * keeps the area blank and an ImageOverlay draws there), or no pictures at all.
+ */
+export type TileDrawing = HalfBlockColours | 'image' | 'none';
 
 interface TileProps {
   row: ConsoleRow;
   selected: boolean;
   layout: GridLayout;
   drawing: TileDrawing;
+  /** Told the picture area's element (image drawing), and undefined when it goes. */
+  pictureRef?: (id: number, element: DOMElement | null) => void;
 }
 
 /** What a tile says instead of a picture while there is none. */
@@ -28,11 +34,27 @@ function placeholder(row: ConsoleRow, drawing: TileDrawing): { text: string; col
 }
 
 /** The picture area: exactly `pictureRows` lines of `pictureColumns` cells. */
-function TilePicture({ row, layout, drawing }: Omit<TileProps, 'selected'>) {
+function TilePicture({ row, layout, drawing, pictureRef }: Omit<TileProps, 'selected'>) {
+  const { pictureColumns: width, pictureRows: height } = layout;
+  const thumbnail: Thumbnail | undefined = row.session.state === 'listening' ? row.thumbnail : undefined;
+  const id = row.session.id;
+  const ref = useCallback((element: DOMElement | null) => pictureRef?.(id, element), [pictureRef, id]);
+  if (drawing === 'image' && thumbnail?.type === 'pixels') {
+    // Blank lines the overlay draws the picture over.
+    return (
+      <Box ref={ref} flexDirection="column" height={height} width={width}>
+        <Text>{' '.repeat(width)}</Text>
+      </Box>
+    );
+  }
+  return <TextPicture row={row} layout={layout} drawing={drawing} />;
+}
+
+function TextPicture({ row, layout, drawing }: Omit<TileProps, 'selected' | 'pictureRef'>) {
   const { pictureColumns: width, pictureRows: height } = layout;
   const thumbnail: Thumbnail | undefined = row.session.state === 'listening' ? row.thumbnail : undefined;
   const pixels = useMemo(() => {
-    if (drawing === 'none' || thumbnail?.type !== 'pixels') return undefined;
+    if (drawing === 'none' || drawing === 'image' || thumbnail?.type !== 'pixels') return undefined;
     // A picture of another size is from before a resize: the next one is on its way.
     if (thumbnail.width !== width || thumbnail.height !== height * 2) return undefined;
     return halfBlockLines(thumbnail.rgb, thumbnail.width, thumbnail.height, drawing);
@@ -79,7 +101,7 @@ function stateLine(row: ConsoleRow): { state: string; vm?: string; rest: string 
   return { state: rowDisplayState(row), vm: row.vm, rest: extras.map((e) => ` · ${e}`).join('') };
 }
 
-function GridTile({ row, selected, layout, drawing }: TileProps) {
+function GridTile({ row, selected, layout, drawing, pictureRef }: TileProps) {
   const { state, vm, rest } = stateLine(row);
   return (
     <Box flexDirection="column" width={layout.tileWidth} borderStyle={selected ? 'double' : 'round'} borderColor={selected ? 'cyan' : 'gray'}>
@@ -96,7 +118,7 @@ function GridTile({ row, selected, layout, drawing }: TileProps) {
         ) : null}
         {rest}
       </Text>
-      <TilePicture row={row} layout={layout} drawing={drawing} />
+      <TilePicture row={row} layout={layout} drawing={drawing} pictureRef={pictureRef} />
     </Box>
   );
 }
@@ -108,6 +130,7 @@ const Tile = memo(
     before.row === after.row &&
     before.selected === after.selected &&
     before.drawing === after.drawing &&
+    before.pictureRef === after.pictureRef &&
     before.layout.tileWidth === after.layout.tileWidth &&
     before.layout.pictureRows === after.layout.pictureRows,
 );
@@ -117,6 +140,8 @@ interface SessionGridProps {
   selectedIndex: number;
   layout: GridLayout;
   drawing: TileDrawing;
+  /** Image drawing: told where each tile's picture goes, after every layout. */
+  onImages?: (placements: ImagePlacement[]) => void;
 }
 
 /** The rows on the selection's page. */
@@ -126,9 +151,27 @@ export function visibleTiles(rows: readonly ConsoleRow[], selectedIndex: number,
 }
 
 /** The grid view: the page of tiles holding the selection, and which page it is. */
-export function SessionGrid({ rows, selectedIndex, layout, drawing }: SessionGridProps) {
-  if (rows.length === 0) return <Text dimColor>No consoles yet: press a to add a target.</Text>;
+export function SessionGrid({ rows, selectedIndex, layout, drawing, onImages }: SessionGridProps) {
   const { start, shown } = visibleTiles(rows, selectedIndex, layout);
+  const pictures = useRef(new Map<number, DOMElement>());
+  const pictureRef = useCallback((id: number, element: DOMElement | null) => {
+    if (element) pictures.current.set(id, element);
+    else pictures.current.delete(id);
+  }, []);
+  const last = useRef('');
+  const previous = useRef<ImagePlacement[]>([]);
+  // Ink has laid the frame out by the time layout effects run: positions are current.
+  useLayoutEffect(() => {
+    if (!onImages) return;
+    const placements = drawing === 'image' ? imagePlacements(shown, pictures.current, layout) : [];
+    const key = placements.map((p) => `${p.id}:${p.top}:${p.left}:${p.columns}x${p.rows}`).join(' ');
+    const changed = key !== last.current || placements.some((p, i) => p.picture !== previous.current[i]?.picture);
+    last.current = key;
+    previous.current = placements;
+    if (changed) onImages(placements);
+  });
+  useLayoutEffect(() => () => onImages?.([]), [onImages]);
+  if (rows.length === 0) return <Text dimColor>No consoles yet: press a to add a target.</Text>;
   const lines: ConsoleRow[][] = [];
   for (let i = 0; i < shown.length; i += layout.columns) lines.push(shown.slice(i, i + layout.columns));
   const pages = Math.ceil(rows.length / layout.perPage);
@@ -137,7 +180,14 @@ export function SessionGrid({ rows, selectedIndex, layout, drawing }: SessionGri
       {lines.map((line, i) => (
         <Box key={i} flexDirection="row">
           {line.map((row, j) => (
-            <Tile key={row.session.id} row={row} selected={start + i * layout.columns + j === selectedIndex} layout={layout} drawing={drawing} />
+            <Tile
+              key={row.session.id}
+              row={row}
+              selected={start + i * layout.columns + j === selectedIndex}
+              layout={layout}
+              drawing={drawing}
+              pictureRef={drawing === 'image' ? pictureRef : undefined}
+            />
           ))}
         </Box>
       ))}
@@ -146,4 +196,22 @@ export function SessionGrid({ rows, selectedIndex, layout, drawing }: SessionGri
       ) : null}
     </Box>
   );
+}
+
+/** Where each shown tile's picture area is in the frame (its Yoga layout, summed up to the root), with its picture. */
+function imagePlacements(shown: readonly ConsoleRow[], elements: ReadonlyMap<number, DOMElement>, layout: GridLayout): ImagePlacement[] {
+  const placements: ImagePlacement[] = [];
+  for (const row of shown) {
+    const element = elements.get(row.session.id);
+    const thumbnail = row.thumbnail;
+    if (!element || thumbnail?.type !== 'pixels' || row.session.state !== 'listening') continue;
+    let top = 0;
+    let left = 0;
+    for (let node: DOMElement | undefined = element; node; node = node.parentNode) {
+      top += node.yogaNode?.getComputedTop() ?? 0;
+      left += node.yogaNode?.getComputedLeft() ?? 0;
+    }
+    placements.push({ id: row.session.id, top, left, columns: layout.pictureColumns, rows: layout.pictureRows, picture: thumbnail });
+  }
+  return placements;
 }

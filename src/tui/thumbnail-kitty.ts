@@ -13,6 +13,8 @@ export interface KittyPlacement {
   rows: number;
   /** `i`: a later image with the same id replaces this one on screen. */
   imageId?: number;
+  /** `p`: placing the image again with the same placement id moves it rather than adding one. */
+  placementId?: number;
 }
 
 export type KittyFormat = 24 | 32 | 100;
@@ -25,6 +27,7 @@ export type KittyFormat = 24 | 32 | 100;
 export function kittyImage(data: Uint8Array, width: number, height: number, format: KittyFormat, placement: KittyPlacement): string {
   const keys = [`a=T`, `f=${format}`, ...(format === 100 ? [] : [`s=${width}`, `v=${height}`]), `c=${placement.columns}`, `r=${placement.rows}`];
   if (placement.imageId !== undefined) keys.push(`i=${placement.imageId}`);
+  if (placement.placementId !== undefined) keys.push(`p=${placement.placementId}`);
   keys.push('q=2', 'C=1');
   const payload = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64');
   const chunks: string[] = [];
@@ -37,6 +40,11 @@ export function kittyImage(data: Uint8Array, width: number, height: number, form
       return `${ESC}_G${control};${chunk}${ESC}\\`;
     })
     .join('');
+}
+
+/** Shows image `imageId`, sent before, again: `a=p`, the same placement id moving it here. */
+export function kittyPlace(imageId: number, placement: { columns: number; rows: number; placementId: number }): string {
+  return `${ESC}_Ga=p,i=${imageId},p=${placement.placementId},c=${placement.columns},r=${placement.rows},q=2,C=1${ESC}\\`;
 }
 
 /** Deletes the placements of image `imageId` (and frees its data): `a=d,d=I`. */
