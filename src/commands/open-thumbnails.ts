@@ -3,8 +3,7 @@ import type { ConsoleSession } from '../proxy/console-session.js';
 import { SharedSerialSource } from '../proxy/shared-serial.js';
 import type { SessionSnapshot } from '../proxy/types.js';
 import type { RfbHub } from '../rfb/hub.js';
-import type { ThumbnailView } from '../tui/app.js';
-import type { Thumbnail } from '../tui/thumbnail.js';
+import type { Thumbnail, ThumbnailView } from '../tui/thumbnail.js';
 import { scaleBgrxToRgb } from '../tui/thumbnail-scale.js';
 import { lastLines } from '../tui/thumbnail-text.js';
 
@@ -143,11 +142,15 @@ export class ThumbnailSampler {
     const view = this.view;
     if (!view) return;
     entry.dirty = false;
-    entry.lastAt = this.now();
     const thumbnail = this.thumbnailOf(entry, view);
-    if (sameThumbnail(entry.last, thumbnail)) return;
-    entry.last = thumbnail;
-    this.show(entry.session.id, thumbnail);
+    // The interval runs from the end of this sample: a slow one (a busy machine) is not followed
+    // at once by the next.
+    const changed = !sameThumbnail(entry.last, thumbnail);
+    if (changed) {
+      entry.last = thumbnail;
+      this.show(entry.session.id, thumbnail);
+    }
+    entry.lastAt = this.now();
   }
 
   private thumbnailOf(entry: Tracked, view: ThumbnailView): Thumbnail | undefined {

@@ -1,21 +1,23 @@
 import { Box, render, useInput, useStdin, type Instance, type Key } from 'ink';
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useCallback, useLayoutEffect, useRef, useState } from 'react';
 import { terminalSafe } from '../terminal-text.js';
 import type { ConsoleStore } from './console-store.js';
 import { Detail, DETAIL_ERROR_LINES } from './detail.js';
 import { EventLog } from './event-log.js';
 import { Footer } from './footer.js';
 import { Header } from './header.js';
-import { FRAME_MS, useConsoleState, useSecondsTick, useTerminalSize } from './hooks.js';
+import { FRAME_MS, useConsoleState, useSecondsTick, useTerminalSize, useThumbnailView } from './hooks.js';
 import { INITIAL_UI, reduceInput, selectedIndex, type ConsoleAction, type UiState } from './keys.js';
 import { NoticeLine, NoViewer } from './notice.js';
 import { AddPicker } from './add-picker.js';
 import type { PickerOutcome, VmListingSource } from './picker-model.js';
 import { SessionTable } from './session-table.js';
 import { gridLayout } from './grid-layout.js';
-import { ImageOverlay, imagePixels, type ImagePlacement } from './image-overlay.js';
+import { ImageOverlay, imagePixels, withFrameHook, type ImagePlacement } from './image-overlay.js';
 import { SessionGrid, visibleTiles, type TileDrawing } from './session-grid.js';
-import { isImageMode, type ThumbnailMode } from './thumbnail.js';
+import { isImageMode, type ThumbnailMode, type ThumbnailView } from './thumbnail.js';
+
+export type { ThumbnailView } from './thumbnail.js';
 
 /** What the keys ask for; the caller owns sessions, viewers and shutdown. */
 export interface ConsoleActions {
@@ -44,17 +46,6 @@ export interface ConsoleActions {
   onThumbnailView?(view: ThumbnailView | undefined): void;
 }
 
-/**
- * What the grid shows now: these sessions' tiles, each picture `columns` x `rows` cells, to be
- * sampled at `pixelWidth` x `pixelHeight` (half blocks: one pixel across and two down a cell).
- */
-export interface ThumbnailView {
-  sessionIds: readonly number[];
-  columns: number;
-  rows: number;
-  pixelWidth: number;
-  pixelHeight: number;
-}
 
 export interface AppProps {
   store: ConsoleStore;
@@ -215,23 +206,6 @@ export function App({
       <Footer mode={ui.mode} draft={ui.draft} />
     </Box>
   );
-}
-
-/**
- * Tells the caller which tiles are on screen, and their picture size, each time that changes
- * (`key` says what it is), and that nothing is shown when the grid goes away or unmounts.
- */
-function useThumbnailView(key: string, view: ThumbnailView | undefined, onView: ConsoleActions['onThumbnailView']): void {
-  const latest = useRef({ view, onView });
-  useLayoutEffect(() => {
-    latest.current = { view, onView };
-  });
-  useEffect(() => {
-    const { view: shown, onView: tell } = latest.current;
-    if (!key || !shown) return;
-    tell?.(shown);
-    return () => tell?.(undefined);
-  }, [key]);
 }
 
 /**
@@ -413,26 +387,4 @@ export function renderConsoleApp(
       mount();
     },
   };
-}
-
-/**
- * `stdout` as Ink sees it, telling `onFrame` the height of each frame written. Ink writes a
- * frame in one write (erasing the last one, then the new one's lines, each ending in a newline),
- * which leaves the cursor on the line below it; no other write of Ink's holds a newline.
- */
-export function withFrameHook(stdout: NodeJS.WriteStream, onFrame: (height: number) => void): NodeJS.WriteStream {
-  const write = (chunk: unknown, ...rest: unknown[]): boolean => {
-    const written = (stdout.write as (...args: unknown[]) => boolean)(chunk, ...rest);
-    const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : '';
-    const height = text.split('\n').length - 1;
-    if (height > 0) onFrame(height);
-    return written;
-  };
-  return new Proxy(stdout, {
-    get(target, property) {
-      if (property === 'write') return write;
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
 }

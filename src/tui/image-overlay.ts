@@ -99,3 +99,25 @@ export function imagePixels(mode: ImageMode, columns: number, rows: number): { w
   if (mode === 'sixel') return { width: columns * SIXEL_CELL.width, height: rows * SIXEL_CELL.height };
   return { width: columns * 4, height: rows * 8 };
 }
+
+/**
+ * `stdout` as Ink sees it, telling `onFrame` the height of each frame written. Ink writes a
+ * frame in one write (erasing the last one, then the new one's lines, each ending in a newline),
+ * which leaves the cursor on the line below it; no other write of Ink's holds a newline.
+ */
+export function withFrameHook(stdout: NodeJS.WriteStream, onFrame: (height: number) => void): NodeJS.WriteStream {
+  const write = (chunk: unknown, ...rest: unknown[]): boolean => {
+    const written = (stdout.write as (...args: unknown[]) => boolean)(chunk, ...rest);
+    const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : '';
+    const height = text.split('\n').length - 1;
+    if (height > 0) onFrame(height);
+    return written;
+  };
+  return new Proxy(stdout, {
+    get(target, property) {
+      if (property === 'write') return write;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}

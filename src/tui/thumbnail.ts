@@ -15,6 +15,18 @@ export type Thumbnail =
   /** No picture, and why (one short sentence). */
   | { type: 'none'; reason: string };
 
+/**
+ * What the grid shows now: these sessions' tiles, each picture `columns` x `rows` cells, to be
+ * sampled at `pixelWidth` x `pixelHeight` (half blocks: one pixel across and two down a cell).
+ */
+export interface ThumbnailView {
+  sessionIds: readonly number[];
+  columns: number;
+  rows: number;
+  pixelWidth: number;
+  pixelHeight: number;
+}
+
 /** How a picture is drawn: half blocks in 24-bit or 256 colours, a terminal image protocol, or not at all. */
 export const THUMBNAIL_MODES = ['truecolor', '256', 'kitty', 'iterm2', 'sixel', 'none'] as const;
 export type ThumbnailMode = (typeof THUMBNAIL_MODES)[number];
