@@ -170,8 +170,12 @@ export function App({
   });
   const tileIds = grid && drawing !== 'none' ? visibleTiles(rows, index, grid).shown.map((row) => row.session.id) : undefined;
   const pixels = grid && (drawing === 'image' && isImageMode(thumbnails) ? imagePixels(thumbnails, grid.pictureColumns, grid.pictureRows) : { width: grid.pictureColumns, height: grid.pictureRows * 2 });
-  const viewKey = grid && tileIds && pixels ? `${tileIds.join(',')}@${grid.pictureColumns}x${grid.pictureRows}/${pixels.width}x${pixels.height}` : '';
-  useThumbnailView(viewKey, tileIds && grid && pixels ? { sessionIds: tileIds, columns: grid.pictureColumns, rows: grid.pictureRows, pixelWidth: pixels.width, pixelHeight: pixels.height } : undefined, actions.onThumbnailView);
+  const tiles: ThumbnailView | undefined =
+    grid && tileIds && pixels
+      ? { sessionIds: tileIds, columns: grid.pictureColumns, rows: grid.pictureRows, pixelWidth: pixels.width, pixelHeight: pixels.height }
+      : undefined;
+  const tilesKey = tiles ? `${tiles.sessionIds.join(',')}@${tiles.columns}x${tiles.rows}/${tiles.pixelWidth}x${tiles.pixelHeight}` : '';
+  useThumbnailView(tilesKey, tiles, actions.onThumbnailView);
 
   if (picking && actions.listVms) {
     return (
