@@ -115,6 +115,16 @@ describe('the grid view', () => {
     expect(frame(app)).not.toContain('38;2;');
   });
 
+  it('--thumbnails none: every tile says pictures are off, and nothing is asked to sample', async () => {
+    const { store } = storeOf(2, { 2: { consoleType: 'serial' } });
+    const views: (ThumbnailView | undefined)[] = [];
+    const app = render(<App store={store} actions={{ ...fakeActions(), onThumbnailView: (v) => views.push(v) }} frameMs={1} thumbnails="none" initialUi={{ ...INITIAL_UI, view: 'grid' }} />);
+    mounted.push(app);
+    await until(() => (plain(app).match(/pictures off \(--thumbnails none\)/g) ?? []).length === 2, 'both tiles without pictures');
+    await settle();
+    expect(views).toEqual([]);
+  });
+
   it("shows a serial console's last lines, and why a tile has no picture", async () => {
     const { store } = storeOf(3, { 2: { consoleType: 'serial' }, 3: { consoleType: 'spice' } });
     store.setThumbnail(1, { type: 'none', reason: 'no picture: this VNC console is not shared (start open with --share or --grid)' });
