@@ -5,6 +5,7 @@ import { addConsoleTypeOption, addListenOptions, addTargetOptions } from './comm
 import { addViewerOptions } from './commands/viewer-flags.js';
 import { addShareOptions } from './commands/share-flags.js';
 import { addRecordOptions } from './commands/record-flags.js';
+import { addGridOptions } from './commands/grid-flags.js';
 import { addReplayCommand } from './commands/replay-flags.js';
 import { addSelectorOptions } from './commands/selector-flags.js';
 import { keyHelpText } from './tui/key-help.js';
@@ -134,7 +135,7 @@ Examples:
         .option('--follow', 'with -l/-A/--os-filter/--os-tag: keep asking, open VMs that start matching, mark those that stop'),
     )),
   )
-  addRecordOptions(addShareOptions(openCommand, { viewerPassword: false }));
+  addGridOptions(addRecordOptions(addShareOptions(openCommand, { viewerPassword: false })));
   openCommand
     .addHelpText(
       'after',
@@ -155,6 +156,7 @@ Examples:
   vconsole open vm-a prod/db-1 --viewer tigervnc
   vconsole open os:web-01 --cloud mycloud --viewer none
   vconsole open vm-a --share                  a second viewer (or a screenshot) kicks nobody
+  vconsole open -l app=web --grid             every VM's screen live in one grid
   vconsole open -l app=web,tier!=db --follow  the web VMIs, and those labelled later
   vconsole open --os-tag web --cloud mycloud  every OpenStack server tagged web
   vconsole open @prod-web                     the workspace prod-web of the config file`,

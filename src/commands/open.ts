@@ -17,6 +17,9 @@ import { consecutivePorts, exposureWarning, type ListenFlags, type TargetFlags }
 import { addOnce, portLine, type CommandIo } from './proxy.js';
 import { withShareDefault, type ShareFlags } from './share-flags.js';
 import { recordingFrom, withRecordSharing, type RecordFlags } from './record-flags.js';
+import { thumbnailModeFrom, withGridSharing, type GridFlags } from './grid-flags.js';
+import { ThumbnailSampler } from './open-thumbnails.js';
+import type { Thumbnail, ThumbnailMode } from '../tui/thumbnail.js';
 import { sharingFrom } from './sharing.js';
 import { saveSessionScreenshot } from './open-screenshot.js';
 import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
@@ -29,7 +32,7 @@ import { listingSources } from './vm-listing.js';
 import { VmStateFollowers } from './vm-state.js';
 import type { VmState } from '../targets/types.js';
 
-export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags {
+export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags, GridFlags {
   /** With selectors: open VMs that start matching while open runs, mark those that stop. */
   follow?: boolean;
   /** false with --no-tui. */
@@ -49,6 +52,8 @@ interface OpenView extends SerialView {
   recording(sessionId: number, bytes: number): void;
   /** The VM's state changed (its log line is written already). */
   vmState(sessionId: number, state: VmState): void;
+  /** What the session's grid tile shows now. */
+  thumbnail(sessionId: number, thumbnail: Thumbnail | undefined): void;
   /** Gives the terminal to an attached serial console, and takes it back. */
   suspend(): Promise<void>;
   resume(): void;
@@ -69,11 +74,12 @@ interface OpenView extends SerialView {
 export async function runOpenCommand(inputs: string[], flags: OpenFlags, config: VconsoleConfig, io: CommandIo): Promise<void> {
   ({ inputs, flags } = expandWorkspace(inputs, flags, config));
   const escapeKey = flags.escape === undefined ? DEFAULT_ESCAPE : parseEscapeKey(flags.escape);
+  const thumbnailMode = thumbnailModeFrom(flags, process.env);
   const options = targetOptionsFrom(flags, config);
   const targets = await selectTargets(inputs, flags, options, config, { follow: flags.follow });
   const ports = consecutivePorts(flags.port, targets.length);
   const listen = listenAddressFrom(flags.listen, config);
-  const sharing = await sharingFrom(withRecordSharing(withShareDefault(flags, config.defaults.share)), listen, { viewerPasswords: false });
+  const sharing = await sharingFrom(withRecordSharing(withShareDefault(withGridSharing(flags), config.defaults.share)), listen, { viewerPasswords: false });
   const recording = await recordingFrom(flags);
   const system = systemViewerEnvironment();
   const viewerFlag = flags.viewer ?? (system.env.VCONSOLE_VIEWER ? undefined : config.defaults.viewer);
@@ -96,6 +102,8 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   /** The port of the next target added from the TUI, with --port. */
   let nextPort: number | undefined;
   const useTui = flags.tui !== false && Boolean(process.stdout.isTTY && process.stdin.isTTY);
+  // The grid's pictures: sampled only while the grid shows them.
+  const thumbnails = useTui && thumbnailMode !== 'none' ? new ThumbnailSampler((id, thumbnail) => shown.view?.thumbnail(id, thumbnail)) : undefined;
 
   // The view exists only after the shutdown handler that closes it (the TUI's q triggers it).
   const shown: { view?: OpenView; stopFollowing?: () => void } = {};
@@ -108,6 +116,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
     close: async () => {
       shown.stopFollowing?.();
       vmStates.stopAll();
+      thumbnails?.close();
       shown.view?.close();
       await Promise.all([registry.closeAll(), viewers.stopAll(VIEWER_SHUTDOWN_GRACE_MS)]);
     },
@@ -146,6 +155,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
     sharing.follow(session);
     sharing.hubOf(session)?.on('state', (state) => shown.view?.upstream(session.id, { reconnecting: state === 'reconnecting' }));
     recording.recorderOf(session)?.on('bytes', (bytes) => shown.view?.recording(session.id, bytes));
+    thumbnails?.track(session, sharing.hubOf(session));
   };
   const add = (text: string) => {
     const [target] = resolveTargets([text], options, config);
@@ -173,6 +183,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
         },
         onClose: async (id) => {
           unfollow.get(id)?.();
+          thumbnails?.untrack(id);
           await viewers.stop(id);
           await registry.remove(id);
         },
@@ -186,7 +197,8 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
         listVms: () => listingSources(options, config),
         onSaveWorkspace: (name) => saveOpenAsWorkspace(name, registry.all(), flags, config),
         onQuit: () => shutdown.trigger(),
-      }, escapeKey.label)
+        onThumbnailView: (tiles) => thumbnails?.setView(tiles),
+      }, { detachKey: escapeKey.label, grid: Boolean(flags.grid), thumbnails: thumbnailMode })
     : plainView(registry, io, Boolean(flags.verbose));
   shown.view = view;
 
@@ -306,6 +318,7 @@ function plainView(registry: SessionRegistry, io: CommandIo, verbose: boolean): 
     upstream: () => undefined,
     recording: () => undefined,
     vmState: () => undefined,
+    thumbnail: () => undefined,
     suspend: () => Promise.resolve(),
     resume: () => undefined,
     close: () => registry.off('log', onLog),
@@ -313,12 +326,16 @@ function plainView(registry: SessionRegistry, io: CommandIo, verbose: boolean): 
 }
 
 /** The Ink TUI; ink and react load only here. */
-async function mountTui(registry: SessionRegistry, actions: import('../tui/app.js').ConsoleActions, detachKey: string): Promise<OpenView> {
+async function mountTui(
+  registry: SessionRegistry,
+  actions: import('../tui/app.js').ConsoleActions,
+  options: { detachKey: string; grid: boolean; thumbnails: ThumbnailMode },
+): Promise<OpenView> {
   // React's development build draws a frame about twice as slowly (docs/BENCHMARKS.md).
   process.env.NODE_ENV ??= 'production';
   const { ConsoleStore, renderConsoleApp } = await importWithoutCiFlags(() => import('../tui/index.js'));
   const store = new ConsoleStore(registry);
-  const app = renderConsoleApp(store, actions, { detachKey });
+  const app = renderConsoleApp(store, actions, options);
   let mounted = true;
   return {
     viewer: (event) => {
@@ -332,6 +349,7 @@ async function mountTui(registry: SessionRegistry, actions: import('../tui/app.j
     upstream: (id, status) => store.setUpstream(id, status),
     recording: (id, bytes) => store.setRecording(id, bytes),
     vmState: (id, state) => store.setVmState(id, state.phase),
+    thumbnail: (id, thumbnail) => store.setThumbnail(id, thumbnail),
     suspend: () => app.suspend(),
     resume: () => app.resume(),
     close: () => {

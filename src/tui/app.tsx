@@ -6,12 +6,18 @@ import { Detail, DETAIL_ERROR_LINES } from './detail.js';
 import { EventLog } from './event-log.js';
 import { Footer } from './footer.js';
 import { Header } from './header.js';
-import { FRAME_MS, useConsoleState, useSecondsTick, useTerminalSize } from './hooks.js';
+import { FRAME_MS, useConsoleState, useSecondsTick, useTerminalSize, useThumbnailView } from './hooks.js';
 import { INITIAL_UI, reduceInput, selectedIndex, type ConsoleAction, type UiState } from './keys.js';
 import { NoticeLine, NoViewer } from './notice.js';
 import { AddPicker } from './add-picker.js';
 import type { PickerOutcome, VmListingSource } from './picker-model.js';
 import { SessionTable } from './session-table.js';
+import { gridLayout } from './grid-layout.js';
+import { ImageOverlay, imagePixels, withFrameHook, type ImagePlacement } from './image-overlay.js';
+import { SessionGrid, visibleTiles, type TileDrawing } from './session-grid.js';
+import { isImageMode, type ThumbnailMode, type ThumbnailView } from './thumbnail.js';
+
+export type { ThumbnailView } from './thumbnail.js';
 
 /** What the keys ask for; the caller owns sessions, viewers and shutdown. */
 export interface ConsoleActions {
@@ -32,7 +38,14 @@ export interface ConsoleActions {
   onSaveWorkspace?(name: string): Promise<string>;
   /** `q` or Ctrl+C. The TUI does not exit by itself: the caller shuts down and unmounts. */
   onQuit(): void | Promise<void>;
+  /**
+   * The grid's tiles on screen and their picture size, told whenever they change; undefined
+   * when no picture is shown (the table, or --thumbnails none). The caller feeds
+   * `ConsoleStore.setThumbnail` for these sessions only.
+   */
+  onThumbnailView?(view: ThumbnailView | undefined): void;
 }
+
 
 export interface AppProps {
   store: ConsoleStore;
@@ -47,6 +60,13 @@ export interface AppProps {
   onUiChange?: (ui: UiState) => void;
   /** The key that detaches from a serial console, as the detail line names it. */
   detachKey?: string;
+  /** How the grid draws pictures (default truecolor half blocks). */
+  thumbnails?: ThumbnailMode;
+  /**
+   * Draws image-protocol pictures over the tiles (kitty, iterm2, sixel); without it those
+   * modes are drawn as 24-bit half blocks.
+   */
+  onImages?: (placements: ImagePlacement[]) => void;
 }
 
 /** What `open` detaches a serial console with unless told otherwise. */
@@ -69,6 +89,8 @@ export function App({
   initialUi = INITIAL_UI,
   onUiChange,
   detachKey = DEFAULT_DETACH_KEY,
+  thumbnails = 'truecolor',
+  onImages,
 }: AppProps) {
   const state = useConsoleState(store, frameMs);
   const { rows } = state;
@@ -79,6 +101,7 @@ export function App({
   // before any further input is read.
   const uiRef = useRef(ui);
   const rowsRef = useRef(rows);
+  const gridRef = useRef<{ columns: number; perPage: number } | undefined>(undefined);
   const actionsRef = useRef({ actions, copyToClipboard, onUiChange });
   useLayoutEffect(() => {
     rowsRef.current = rows;
@@ -98,7 +121,7 @@ export function App({
   const onKey = useCallback(
     (input: string, key: Key) => {
       const { actions: current, copyToClipboard: copy } = actionsRef.current;
-      const result = reduceInput(uiRef.current, { rows: rowsRef.current, canCopy: copy !== undefined }, input, key);
+      const result = reduceInput(uiRef.current, { rows: rowsRef.current, canCopy: copy !== undefined, grid: gridRef.current }, input, key);
       if (result.ui !== uiRef.current) commitUi(result.ui);
       for (const action of result.actions) runAction(action, current, copy, setNotice);
     },
@@ -137,6 +160,22 @@ export function App({
   const chrome =
     1 + 1 + 1 + DETAIL_ERROR_LINES + (notice ? 1 : 0) + (state.noViewer ? 5 : 0) + logLines + 1 + 3 + 1;
   const tableHeight = size.rows === undefined ? undefined : Math.max(3, size.rows - chrome);
+  // The grid takes the log's lines too; besides tiles: header, detail and error lines, notice,
+  // no-viewer box, the page line, footer, two margins, and Ink's one.
+  const gridChrome = 1 + 1 + DETAIL_ERROR_LINES + (notice ? 1 : 0) + (state.noViewer ? 5 : 0) + 1 + 1 + 2 + 1;
+  const grid = ui.view === 'grid' ? gridLayout(rows.length, width, size.rows === undefined ? undefined : Math.max(6, size.rows - gridChrome)) : undefined;
+  const drawing: TileDrawing = thumbnails === 'none' ? 'none' : thumbnails === '256' ? '256' : isImageMode(thumbnails) && onImages ? 'image' : 'truecolor';
+  useLayoutEffect(() => {
+    gridRef.current = grid && { columns: grid.columns, perPage: grid.perPage };
+  });
+  const tileIds = grid && drawing !== 'none' ? visibleTiles(rows, index, grid).shown.map((row) => row.session.id) : undefined;
+  const pixels = grid && (drawing === 'image' && isImageMode(thumbnails) ? imagePixels(thumbnails, grid.pictureColumns, grid.pictureRows) : { width: grid.pictureColumns, height: grid.pictureRows * 2 });
+  const tiles: ThumbnailView | undefined =
+    grid && tileIds && pixels
+      ? { sessionIds: tileIds, columns: grid.pictureColumns, rows: grid.pictureRows, pixelWidth: pixels.width, pixelHeight: pixels.height }
+      : undefined;
+  const tilesKey = tiles ? `${tiles.sessionIds.join(',')}@${tiles.columns}x${tiles.rows}/${tiles.pixelWidth}x${tiles.pixelHeight}` : '';
+  useThumbnailView(tilesKey, tiles, actions.onThumbnailView);
 
   if (picking && actions.listVms) {
     return (
@@ -153,15 +192,21 @@ export function App({
       <Header rows={rows} />
       <NoViewer notice={state.noViewer} />
       <Box marginTop={1}>
-        <SessionTable rows={rows} selectedIndex={index} width={width} height={tableHeight} now={now} />
+        {grid ? (
+          <SessionGrid rows={rows} selectedIndex={index} layout={grid} drawing={drawing} onImages={drawing === 'image' ? onImages : undefined} />
+        ) : (
+          <SessionTable rows={rows} selectedIndex={index} width={width} height={tableHeight} now={now} />
+        )}
       </Box>
       <Box marginTop={1} flexDirection="column">
         <Detail row={selected} width={width} now={now} detachKey={detachKey} />
         <NoticeLine text={notice} />
       </Box>
-      <Box marginTop={1}>
-        <EventLog log={state.log} lines={logLines} width={width} />
-      </Box>
+      {grid ? null : (
+        <Box marginTop={1}>
+          <EventLog log={state.log} lines={logLines} width={width} />
+        </Box>
+      )}
       <Footer mode={ui.mode} draft={ui.draft} />
     </Box>
   );
@@ -224,6 +269,10 @@ export interface RenderConsoleOptions {
   patchConsole?: boolean;
   /** The key that detaches from a serial console, named on the detail line (default `Ctrl+]`). */
   detachKey?: string;
+  /** Start in the grid of thumbnails rather than the table (open --grid). */
+  grid?: boolean;
+  /** How the grid draws pictures. */
+  thumbnails?: ThumbnailMode;
 }
 
 export interface ConsoleAppHandle {
@@ -250,9 +299,13 @@ export function renderConsoleApp(
   actions: ConsoleActions,
   options: RenderConsoleOptions = {},
 ): ConsoleAppHandle {
-  const stdout = options.stdout ?? process.stdout;
+  const terminal = options.stdout ?? process.stdout;
+  // Image protocols are written over Ink's frames: Ink writes through a hook that tells the overlay.
+  const overlay = options.thumbnails && isImageMode(options.thumbnails) && terminal.isTTY ? new ImageOverlay(options.thumbnails, (text) => void terminal.write(text)) : undefined;
+  const stdout = overlay ? withFrameHook(terminal, (height) => overlay.afterFrame(height)) : terminal;
+  const onImages = overlay ? (placements: ImagePlacement[]) => overlay.update(placements) : undefined;
   const copyToClipboard = stdout.isTTY ? (text: string) => void stdout.write(osc52(text)) : undefined;
-  let ui: UiState = INITIAL_UI;
+  let ui: UiState = options.grid ? { ...INITIAL_UI, view: 'grid' } : INITIAL_UI;
   const onUiChange = (next: UiState): void => {
     ui = next;
   };
@@ -279,6 +332,8 @@ export function renderConsoleApp(
         initialUi={ui}
         onUiChange={onUiChange}
         detachKey={options.detachKey}
+        thumbnails={options.thumbnails}
+        onImages={onImages}
       />,
       {
         stdout,

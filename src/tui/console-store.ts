@@ -1,6 +1,7 @@
 import { TRAFFIC_REPORT_MS } from '../proxy/console-session.js';
 import type { LogLevel, SessionLogEntry, SessionSnapshot } from '../proxy/types.js';
 import { terminalSafe } from '../terminal-text.js';
+import type { Thumbnail } from './thumbnail.js';
 import { formatBytes, unseenText, type ConsoleRow, type LogLine, type SerialStatus, type UpstreamStatus, type ViewerStatus } from './format.js';
 
 /** A rate drops to 0 when no traffic report came for this long. */
@@ -84,6 +85,7 @@ export class ConsoleStore {
   private readonly upstreams = new Map<number, UpstreamStatus>();
   private readonly recordings = new Map<number, number>();
   private readonly vmPhases = new Map<number, string>();
+  private readonly thumbnails = new Map<number, Thumbnail>();
   /** open --follow: sessions whose VM no longer matches the selectors. */
   private readonly unmatched = new Set<number>();
   /** Sessions already removed: late events about them must not bring their row back. */
@@ -201,6 +203,20 @@ export class ConsoleStore {
     this.replaceRow(index, { ...this.rows[index], vm });
   }
 
+  /**
+   * What the session's grid tile shows (also before its row exists); undefined clears it.
+   * Text in it (serial lines, a reason) is made terminal-safe here; pixels are only pixels.
+   */
+  setThumbnail(sessionId: number, thumbnail: Thumbnail | undefined): void {
+    const safe = thumbnail && safeThumbnail(thumbnail);
+    if (safe) this.thumbnails.set(sessionId, safe);
+    else this.thumbnails.delete(sessionId);
+    const index = this.indexOf(sessionId);
+    if (index < 0) return;
+    const { thumbnail: _, ...row } = this.rows[index];
+    this.replaceRow(index, safe ? { ...row, thumbnail: safe } : row);
+  }
+
   /** open --follow: marks a row whose VM no longer matches the selectors, or matches again (also before its row exists). */
   setMatch(sessionId: number, matching: boolean): void {
     if (matching) this.unmatched.delete(sessionId);
@@ -255,6 +271,7 @@ export class ConsoleStore {
     const upstream = this.upstreams.get(snapshot.id);
     const recordedBytes = this.recordings.get(snapshot.id);
     const vm = this.vmPhases.get(snapshot.id);
+    const thumbnail = this.thumbnails.get(snapshot.id);
     this.rows = [
       ...this.rows,
       {
@@ -266,6 +283,7 @@ export class ConsoleStore {
         ...(upstream ? { upstream } : {}),
         ...(recordedBytes !== undefined ? { recordedBytes } : {}),
         ...(vm ? { vm } : {}),
+        ...(thumbnail ? { thumbnail } : {}),
         ...(this.unmatched.has(snapshot.id) ? { unmatched: true } : {}),
       },
     ];
@@ -280,6 +298,7 @@ export class ConsoleStore {
     this.upstreams.delete(sessionId);
     this.recordings.delete(sessionId);
     this.vmPhases.delete(sessionId);
+    this.thumbnails.delete(sessionId);
     this.unmatched.delete(sessionId);
     const index = this.indexOf(sessionId);
     if (index < 0) return;
@@ -377,6 +396,12 @@ export class ConsoleStore {
 
 function safeText(text: string | undefined): string | undefined {
   return text === undefined ? undefined : terminalSafe(text);
+}
+
+function safeThumbnail(thumbnail: Thumbnail): Thumbnail {
+  if (thumbnail.type === 'lines') return { type: 'lines', lines: thumbnail.lines.map(terminalSafe) };
+  if (thumbnail.type === 'none') return { type: 'none', reason: terminalSafe(thumbnail.reason) };
+  return thumbnail;
 }
 
 /** The snapshot with every text a row or log line shows from it made terminal-safe. */

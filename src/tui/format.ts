@@ -2,6 +2,7 @@ import { redactSecrets } from '../errors.js';
 import { formatHostPort } from '../host-port.js';
 import type { LogLevel, SessionSnapshot } from '../proxy/types.js';
 import { terminalSafe } from '../terminal-text.js';
+import type { Thumbnail } from './thumbnail.js';
 
 export type ViewerState = 'none' | 'starting' | 'open' | 'closed' | 'failed';
 
@@ -40,6 +41,8 @@ export interface ConsoleRow {
   vm?: string;
   /** open --follow: the VM no longer matches the selectors (its session stays). */
   unmatched?: boolean;
+  /** The grid's tile: the screen scaled down, a serial console's last lines, or why there is no picture. */
+  thumbnail?: Thumbnail;
   /** Bytes per second from the VM to viewers, smoothed; 0 when idle. */
   rateIn: number;
   /** Bytes per second from viewers to the VM, smoothed; 0 when idle. */

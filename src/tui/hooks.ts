@@ -1,5 +1,6 @@
 import { useStdout } from 'ink';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import type { ThumbnailView } from './thumbnail.js';
 import type { ConsoleState, ConsoleStore } from './console-store.js';
 
 /** Store changes draw at most one frame per this many milliseconds (10 frames/s). */
@@ -86,4 +87,21 @@ export function useTerminalSize(): TerminalSize {
     };
   }, [stdout]);
   return size;
+}
+
+/**
+ * Tells the caller which tiles are on screen, and their picture size, each time that changes
+ * (`key` says what it is), and that nothing is shown when the grid goes away or unmounts.
+ */
+export function useThumbnailView(key: string, view: ThumbnailView | undefined, onView: ((view: ThumbnailView | undefined) => void) | undefined): void {
+  const latest = useRef({ view, onView });
+  useLayoutEffect(() => {
+    latest.current = { view, onView };
+  });
+  useEffect(() => {
+    const { view: shown, onView: tell } = latest.current;
+    if (!key || !shown) return;
+    tell?.(shown);
+    return () => tell?.(undefined);
+  }, [key]);
 }

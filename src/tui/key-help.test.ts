@@ -39,6 +39,8 @@ describe('the key table', () => {
 const KEY_INPUT: Record<string, [string, Partial<Key>]> = {
   Up: ['', { upArrow: true }],
   Down: ['', { downArrow: true }],
+  Left: ['', { leftArrow: true }],
+  Right: ['', { rightArrow: true }],
   PgUp: ['', { pageUp: true }],
   PgDn: ['', { pageDown: true }],
   Home: ['', { home: true }],

@@ -15,7 +15,7 @@ export interface KeyHelp {
 
 /** Every key the TUI takes, most used first (the footer is cut at the terminal's width). */
 export const KEY_HELP: readonly KeyHelp[] = [
-  { keys: ['Up', 'Down', 'k', 'j'], does: 'select a VM', footer: '↑↓/jk select' },
+  { keys: ['Up', 'Down', 'k', 'j'], does: 'select a VM (in the grid: the tile above / below)', footer: '↑↓/jk select' },
   { keys: ['Enter', 'o'], does: 'open the viewer (VNC) or attach the serial console', footer: '⏎/o open/attach' },
   { keys: ['c'], does: 'show its address and ask the terminal to copy it (OSC 52)', footer: 'c address' },
   { keys: ['r'], does: 'retry a target that failed, or start a viewer that failed again', footer: 'r retry' },
@@ -32,8 +32,10 @@ export const KEY_HELP: readonly KeyHelp[] = [
     does: 'quit, closing every port, client connection and viewer (a second Ctrl+C exits at once)',
     footer: 'q quit',
   },
-  { keys: ['PgUp', 'PgDn'], does: 'move the selection ten rows', footer: 'PgUp/PgDn page' },
-  { keys: ['Home', 'End', 'g', 'G'], does: 'select the first / the last VM', footer: 'g/G first/last' },
+  { keys: ['g'], does: 'switch between the table and the grid of live screens (open --grid starts in the grid)', footer: 'g grid' },
+  { keys: ['Left', 'Right', 'h', 'l'], does: 'select the previous / the next VM (in the grid: the tile to the left / right)' },
+  { keys: ['PgUp', 'PgDn'], does: 'move the selection ten rows (in the grid: a page of tiles)', footer: 'PgUp/PgDn page' },
+  { keys: ['Home', 'End', 'G'], does: 'select the first / the last VM', footer: 'G last' },
   { keys: ['Esc'], does: 'clear the notice line; in the picker or a prompt, cancel' },
   { keys: ['Backspace', 'Ctrl+U'], does: 'in the add prompt: delete a character / the whole line' },
 ];

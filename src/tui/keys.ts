@@ -20,15 +20,19 @@ export interface UiState {
   draft: string;
   /** A line answering the last key, e.g. the address after `c`. */
   notice?: string;
+  /** The session table, or the grid of thumbnails (`g` switches). */
+  view: 'table' | 'grid';
 }
 
-export const INITIAL_UI: UiState = { selectedIndex: 0, mode: 'browse', draft: '' };
+export const INITIAL_UI: UiState = { selectedIndex: 0, mode: 'browse', draft: '', view: 'table' };
 
 /** What keys act on besides the UI state: the rows on screen, and whether `c` can copy. */
 export interface KeyContext {
   rows: readonly ConsoleRow[];
   /** True when the terminal can be asked to copy (OSC 52); `c` shows the address either way. */
   canCopy: boolean;
+  /** In the grid: tiles across and tiles a page, for moving up, down and by pages. */
+  grid?: { columns: number; perPage: number };
 }
 
 const PAGE = 10;
@@ -142,7 +146,7 @@ function printable(input: string): string {
 
 function browseKey(
   ui: UiState,
-  { rows, canCopy }: KeyContext,
+  { rows, canCopy, grid }: KeyContext,
   input: string,
   key: Key,
 ): { ui: UiState; action?: ConsoleAction } {
@@ -150,6 +154,7 @@ function browseKey(
   if (input === 'a') return { ui: { ...ui, mode: 'add', draft: '', notice: undefined } };
   if (input === 'S') return { ui: { ...ui, mode: 'save', draft: '', notice: undefined } };
   if (key.escape) return { ui: { ...ui, notice: undefined } };
+  if (input === 'g') return { ui: { ...ui, view: ui.view === 'grid' ? 'table' : 'grid' } };
   const index = selectedIndex(rows, ui);
   if (index < 0) return { ui };
 
@@ -158,11 +163,17 @@ function browseKey(
     if (next === index) return { ui };
     return { ui: { ...ui, selectedId: rows[next].session.id, selectedIndex: next, notice: undefined } };
   };
-  if (key.upArrow || input === 'k') return moveTo(index - 1);
-  if (key.downArrow || input === 'j') return moveTo(index + 1);
-  if (key.pageUp) return moveTo(index - PAGE);
-  if (key.pageDown) return moveTo(index + PAGE);
-  if (key.home || input === 'g') return moveTo(0);
+  // In the grid, up and down go a line of tiles and pages are pages of tiles.
+  const tiles = ui.view === 'grid' ? grid : undefined;
+  const line = tiles?.columns ?? 1;
+  const page = tiles?.perPage ?? PAGE;
+  if (key.upArrow || input === 'k') return moveTo(index - line);
+  if (key.downArrow || input === 'j') return moveTo(index + line);
+  if (key.leftArrow || input === 'h') return moveTo(index - 1);
+  if (key.rightArrow || input === 'l') return moveTo(index + 1);
+  if (key.pageUp) return moveTo(index - page);
+  if (key.pageDown) return moveTo(index + page);
+  if (key.home) return moveTo(0);
   if (key.end || input === 'G') return moveTo(rows.length - 1);
 
   const row = rows[index];

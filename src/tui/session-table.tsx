@@ -4,7 +4,7 @@ import { rowDisplayState, uptimeText, type ConsoleRow, type RowDisplayState } fr
 import { headerLine, layoutKey, rowSegments, tableColumns, type Column } from './table-layout.js';
 import { vmColor, vmIsDown } from './vm-column.js';
 
-const STATE_COLOR: Record<RowDisplayState, string> = {
+export const STATE_COLOR: Record<RowDisplayState, string> = {
   connecting: 'yellow',
   listening: 'cyan',
   reconnecting: 'yellow',

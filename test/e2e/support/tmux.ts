@@ -8,6 +8,8 @@ export interface TmuxTerminal {
   pid: number;
   /** The visible rows of the pane, as a person sees them. */
   capture(): Promise<string>;
+  /** The visible rows with their colours and attributes as SGR sequences (`capture-pane -e`). */
+  captureColours(): Promise<string>;
   /** `tmux send-keys`: key names (`q`, `C-c`, `Enter`), or text typed as is with `literal`. */
   sendKeys(keys: readonly string[], literal?: boolean): Promise<void>;
   /** Waits until the screen satisfies `test`; returns the screen. */
@@ -61,6 +63,7 @@ export async function startTmux(lab: ProcessLab, dir: string, command: readonly 
   const terminal: TmuxTerminal = {
     pid,
     capture: () => tmux(['capture-pane', '-p', '-t', session]),
+    captureColours: () => tmux(['capture-pane', '-e', '-p', '-t', session]),
     async sendKeys(keys, literal = false) {
       await tmux(['send-keys', '-t', session, ...(literal ? ['-l'] : []), ...keys]);
     },
