@@ -28,9 +28,10 @@ export const VIEWER_SHUTDOWN_GRACE_MS = 700;
 /** Shutdown waits at most this long for sessions to close, so a hung upstream never keeps vconsole alive. */
 export const SHUTDOWN_DEADLINE_MS = 1500;
 /**
- * What a viewer's socket buffers before the relay holds its console back: room for the few
- * frames one read of a streaming console brings (they go out in one writev, see relay.ts),
- * small enough that 200 slow viewers stay within tens of MiB.
+ * What a viewer's socket buffers before the relay holds its console back: room for the frames
+ * that follow the first of an event-loop turn (they go out in one writev, see relay.ts). At
+ * 128 KiB the batches paused the upstream often enough to cost more than they saved
+ * (docs/BENCHMARKS.md); 200 slow viewers add at most 50 MiB.
  */
 export const VIEWER_WRITE_BUFFER_BYTES = 256 * 1024;
 /** After one side of a relay ends, the other gets this long to flush its last bytes before it is destroyed. */
