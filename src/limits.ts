@@ -27,6 +27,13 @@ export const LIST_TIMEOUT_MS = 60_000;
 export const VIEWER_SHUTDOWN_GRACE_MS = 700;
 /** Shutdown waits at most this long for sessions to close, so a hung upstream never keeps vconsole alive. */
 export const SHUTDOWN_DEADLINE_MS = 1500;
+/**
+ * What a viewer's socket buffers before the relay holds its console back: room for the frames
+ * that follow the first of an event-loop turn (they go out in one writev, see relay.ts). At
+ * 128 KiB the batches paused the upstream often enough to cost more than they saved
+ * (docs/BENCHMARKS.md); 200 slow viewers add at most 50 MiB.
+ */
+export const VIEWER_WRITE_BUFFER_BYTES = 256 * 1024;
 /** After one side of a relay ends, the other gets this long to flush its last bytes before it is destroyed. */
 export const RELAY_END_GRACE_MS = 1000;
 /** One viewer probe (`--version` and the like) during detection: a viewer that hangs on it must not stall `open`. */

@@ -3,7 +3,7 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { VconsoleError, describeError } from '../errors.js';
 import { formatHostPort } from '../host-port.js';
-import { DIAL_TIMEOUT_MS } from '../limits.js';
+import { DIAL_TIMEOUT_MS, VIEWER_WRITE_BUFFER_BYTES } from '../limits.js';
 import { relay, type RelayResult } from './relay.js';
 import type { LogLevel, SessionLogEntry, SessionSnapshot, SessionState, UpstreamSource } from './types.js';
 
@@ -164,7 +164,7 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
   }
 
   private listen(listen: ListenOptions): Promise<BoundAddress> {
-    const server = net.createServer({ pauseOnConnect: true, noDelay: true }, (socket) => this.accept(socket));
+    const server = net.createServer({ pauseOnConnect: true, noDelay: true, highWaterMark: VIEWER_WRITE_BUFFER_BYTES }, (socket) => this.accept(socket));
     return new Promise((resolve, reject) => {
       server.once('error', reject);
       server.listen({ host: listen.host, port: listen.port, exclusive: true }, () => {

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { once } from 'node:events';
-import { Duplex } from 'node:stream';
+import { Duplex, PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../../test/support/wait.js';
 import { relay } from './relay.js';
@@ -80,6 +80,42 @@ describe('relay', () => {
     expect(result.error?.message).toBe('upstream broke');
   });
 
+  it('writes the first chunk of a turn at once and batches the rest of that turn into one writev', async () => {
+    const viewer = new RecordingViewer();
+    const upstream = new PassThrough();
+    cleanups.push(() => upstream.destroy());
+    void relay(viewer, upstream, { onDownstream: () => undefined, onUpstream: () => undefined });
+    for (const size of [1, 2, 3, 4]) upstream.write(Buffer.alloc(size));
+    expect(viewer.writes).toEqual([[1]]); // a lone key press's echo waits for nothing
+    await new Promise((r) => setImmediate(r));
+    expect(viewer.writes).toEqual([[1], [2, 3, 4]]);
+    upstream.write(Buffer.alloc(5)); // a new turn: at once again
+    expect(viewer.writes).toEqual([[1], [2, 3, 4], [5]]);
+  });
+
+  it('delivers a burst of chunks whole and in order through a real socket', async () => {
+    const [viewer, clientSide, server] = await socketPair();
+    const upstream = new PassThrough();
+    cleanups.push(() => {
+      viewer.destroy();
+      clientSide.destroy();
+      upstream.destroy();
+      server.close();
+    });
+    void relay(clientSide, upstream, { onDownstream: () => undefined, onUpstream: () => undefined });
+    const sent = Buffer.alloc(3000 * 100);
+    for (let i = 0; i < sent.length; i++) sent[i] = (i * 7) % 251;
+    const received: Buffer[] = [];
+    let got = 0;
+    viewer.on('data', (c: Buffer) => {
+      received.push(c);
+      got += c.length;
+    });
+    for (let i = 0; i < 100; i++) upstream.write(sent.subarray(i * 3000, (i + 1) * 3000));
+    await waitFor(() => got >= sent.length);
+    expect(Buffer.concat(received).equals(sent)).toBe(true);
+  });
+
   it('pauses a fast upstream while the viewer does not read (bounded buffering)', async () => {
     const upstream = new FastSource();
     const [viewer, clientSide, server] = await socketPair();
@@ -104,6 +140,20 @@ describe('relay', () => {
     await waitFor(() => upstream.produced > producedAtPause);
   });
 });
+
+/** A viewer that records the size of each chunk of every write it is given, one array per write call. */
+class RecordingViewer extends Duplex {
+  writes: number[][] = [];
+  override _read(): void {}
+  override _write(chunk: Buffer, _e: BufferEncoding, cb: () => void): void {
+    this.writes.push([chunk.length]);
+    cb();
+  }
+  override _writev(chunks: { chunk: Buffer }[], cb: () => void): void {
+    this.writes.push(chunks.map((c) => c.chunk.length));
+    cb();
+  }
+}
 
 /** A source that produces 64 KiB chunks as fast as it is allowed to. */
 class FastSource extends Duplex {

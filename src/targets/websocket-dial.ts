@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type WebSocket from 'ws';
 import type { ClientOptions } from 'ws';
 import { VconsoleError, describeError, isTlsError } from '../errors.js';
+import { WebSocketStream } from './websocket-stream.js';
 import { KEEPALIVE_INTERVAL_MS, MISSED_PONGS_ALLOWED, REJECTION_BODY_LIMIT_BYTES, WEBSOCKET_HANDSHAKE_TIMEOUT_MS } from '../limits.js';
 
 /** Pings go out this often (VCONSOLE_KEEPALIVE_MS lets tests find a dead upstream fast). */
@@ -25,15 +26,15 @@ export interface WebSocketDialOptions {
 }
 
 /**
- * Opens a websocket and returns it as a byte stream with backpressure (ws's own stream
- * adapter pauses the socket when the reader falls behind). Binary frames carry the bytes.
+ * Opens a websocket and returns it as a byte stream with backpressure (the socket is paused
+ * when the reader falls behind: see WebSocketStream). Binary frames carry the bytes.
  * Pings go out from our side so a dead upstream is found even when no byte flows.
  * Errors say what went wrong, not which console: the session names it, once; and they never
  * quote the URL, which may carry a token.
  */
 export async function dialWebSocket(options: WebSocketDialOptions): Promise<Duplex> {
   // Loaded on first use: commands and targets that never open a websocket do not pay for it.
-  const { default: WebSocket, createWebSocketStream } = await import('ws');
+  const { default: WebSocket } = await import('ws');
   const { signal } = options;
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(new VconsoleError('cancelled'));
@@ -45,6 +46,8 @@ export async function dialWebSocket(options: WebSocketDialOptions): Promise<Dupl
         handshakeTimeout: WEBSOCKET_HANDSHAKE_TIMEOUT_MS,
         perMessageDeflate: false,
         followRedirects: false,
+        // The bytes are relayed, never read as text: checking text frames' UTF-8 is wasted work.
+        skipUTF8Validation: true,
       });
     } catch {
       // ws quotes the whole URL in this error.
@@ -76,7 +79,7 @@ export async function dialWebSocket(options: WebSocketDialOptions): Promise<Dupl
       if (settled) return;
       settled = true;
       signal.removeEventListener('abort', onAbort);
-      const stream = createWebSocketStream(ws);
+      const stream = new WebSocketStream(ws);
       keepAlive(ws, stream);
       resolve(stream);
     });
