@@ -76,10 +76,12 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const sharing = await sharingFrom(withRecordSharing(withShareDefault(flags, config.defaults.share)), listen, { viewerPasswords: false });
   const recording = await recordingFrom(flags);
   const system = systemViewerEnvironment();
+  const viewerEnv = { ...process.env };
   const viewerFlag = flags.viewer ?? (system.env.VCONSOLE_VIEWER ? undefined : config.defaults.viewer);
   const { choice, detected } = await selectViewer({ viewer: viewerFlag, viewerArgs: flags.viewerArg }, system);
   const viewers = new ViewerRouter(planViewers(choice, detected ?? []), {
-    native: (viewer, extraArgs) => new ViewerSupervisor(viewer, extraArgs),
+    // The environment as it is now: the TUI, loading while viewers start, lifts CI for a moment.
+    native: (viewer, extraArgs) => new ViewerSupervisor(viewer, extraArgs, { env: viewerEnv }),
     browser: () =>
       loadBrowserViewers((key, url) => {
         const name = registry.get(key)?.name ?? `session ${key}`;
@@ -312,14 +314,27 @@ function plainView(registry: SessionRegistry, io: CommandIo, verbose: boolean): 
   };
 }
 
-/** The Ink TUI; ink and react load only here. */
+/**
+ * The Ink TUI; ink and react load only here. The store exists at once and sees every session
+ * from its start; ink and react (the slowest thing `open` loads) load meanwhile and draw the
+ * store once they are in, so consoles start and viewers launch while the TUI loads.
+ */
 async function mountTui(registry: SessionRegistry, actions: import('../tui/app.js').ConsoleActions, detachKey: string): Promise<OpenView> {
   // React's development build draws a frame about twice as slowly (docs/BENCHMARKS.md).
   process.env.NODE_ENV ??= 'production';
-  const { ConsoleStore, renderConsoleApp } = await importWithoutCiFlags(() => import('../tui/index.js'));
+  const { ConsoleStore } = await import('../tui/console-store.js');
   const store = new ConsoleStore(registry);
-  const app = renderConsoleApp(store, actions, { detachKey });
   let mounted = true;
+  const loading = importWithoutCiFlags(() => import('../tui/app.js')).then(({ renderConsoleApp }) => (mounted ? renderConsoleApp(store, actions, { detachKey }) : undefined));
+  loading.catch((err: unknown) => {
+    process.stderr.write(`vconsole: the terminal UI could not start: ${describeError(err)}\n`);
+    actions.onQuit();
+  });
+  const app = {
+    suspend: async () => (await loading)?.suspend(),
+    resume: () => void loading.then((a) => a?.resume()),
+    unmount: () => void loading.then((a) => a?.unmount(), () => undefined),
+  };
   return {
     viewer: (event) => {
       store.setViewer(event.key, { state: event.state, name: event.viewerName, exitCode: event.exitCode, message: event.message });
