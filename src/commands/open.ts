@@ -18,7 +18,6 @@ import { addOnce, portLine, type CommandIo } from './proxy.js';
 import { withShareDefault, type ShareFlags } from './share-flags.js';
 import { recordingFrom, withRecordSharing, type RecordFlags } from './record-flags.js';
 import { sharingFrom } from './sharing.js';
-import { saveSessionScreenshot } from './open-screenshot.js';
 import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
 import type { SelectionFlags } from './selector-flags.js';
 import { selectTargets } from './target-selection.js';
@@ -170,6 +169,8 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
         onScreenshot: async (id) => {
           const session = registry.get(id);
           if (!session) throw new VconsoleError('that session is gone');
+          // The PNG encoder loads on the first screenshot, not before the first viewer starts.
+          const { saveSessionScreenshot } = await import('./open-screenshot.js');
           const file = await saveSessionScreenshot(session.snapshot(), { password: sharing.viewerPassword, exclusive: session.source.exclusive });
           return `${session.name}: screenshot saved to ${file}`;
         },
