@@ -204,7 +204,8 @@ async function measureFirstPixelAgainstVirtctl({ root, cli, virtctl, dir, rounds
 export async function measureVirtctl({ root, cli, upstreamPort, dir, settings }) {
   const virtctl = findVirtctl();
   if (!virtctl) {
-    process.stderr.write('bench: virtctl rows skipped: no virtctl on PATH (VIRTCTL=/path/to/virtctl names one)\n');
+    const why = process.env.VIRTCTL ? `VIRTCTL=${process.env.VIRTCTL} is not an executable file` : 'no virtctl on PATH (VIRTCTL=/path/to/virtctl names one)';
+    process.stderr.write(`bench: virtctl rows skipped: ${why}\n`);
     return [];
   }
   const kubeconfig = upstreamKubeconfig(dir, upstreamPort);
