@@ -5,7 +5,8 @@
 //   node scripts/bench.mjs [--quick] [--only=GROUP[,GROUP]] [--update-doc]
 //
 // --quick        fewer rounds (a smoke run, figures are rough)
-// --only=...     some of: throughput (throughput and latency), slow, scale, hub, tui, startup
+// --only=...     some of: throughput (throughput and latency), slow, scale, hub, tui, startup,
+//                virtctl (vconsole against `virtctl vnc`, when VIRTCTL or PATH has a virtctl)
 // --update-doc   write the table into docs/BENCHMARKS.md
 // Method and targets: docs/BENCHMARKS.md.
 import { execFileSync } from 'node:child_process';
@@ -19,6 +20,7 @@ import { killAllNow, startProcess, stopAll } from './bench/processes.mjs';
 import { machineDescription, MiB, terminalTable, updateDoc } from './bench/report.mjs';
 import { measureScale, measureTui } from './bench/scale.mjs';
 import { measureStartup } from './bench/startup.mjs';
+import { measureVirtctl } from './bench/virtctl.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = join(root, 'bin', 'vconsole.js');
@@ -28,8 +30,8 @@ const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).
 const wanted = (group) => !only || only.includes(group);
 
 const settings = quick
-  ? { rounds: 3, bulkBytes: 64 * MiB, roundTrips: 500, sessions: 200, idleSeconds: 2, busySeconds: 2, slowSeconds: 3, tuiRounds: 5, startupRounds: 3, startupBatch: 4, proxyRounds: 2, hubRounds: 2, hubSeconds: 2, hubKeys: 200 }
-  : { rounds: 9, bulkBytes: 192 * MiB, roundTrips: 3000, sessions: 200, idleSeconds: 5, busySeconds: 4, slowSeconds: 6, tuiRounds: 20, startupRounds: 8, startupBatch: 5, proxyRounds: 5, hubRounds: 4, hubSeconds: 3, hubKeys: 1000 };
+  ? { rounds: 3, bulkBytes: 64 * MiB, roundTrips: 500, sessions: 200, idleSeconds: 2, busySeconds: 2, slowSeconds: 3, tuiRounds: 5, startupRounds: 3, startupBatch: 4, proxyRounds: 2, hubRounds: 2, hubSeconds: 2, hubKeys: 200, virtctlRounds: 2, virtctlBulkBytes: 64 * MiB, virtctlStartupRuns: 10, pixelRounds: 3 }
+  : { rounds: 9, bulkBytes: 192 * MiB, roundTrips: 3000, sessions: 200, idleSeconds: 5, busySeconds: 4, slowSeconds: 6, tuiRounds: 20, startupRounds: 8, startupBatch: 5, proxyRounds: 5, hubRounds: 4, hubSeconds: 3, hubKeys: 1000, virtctlRounds: 5, virtctlBulkBytes: 256 * MiB, virtctlStartupRuns: 20, pixelRounds: 7 };
 
 /** A throwaway self-signed certificate for 127.0.0.1 (clients are told not to verify it). */
 function makeCertificate(dir) {
@@ -61,6 +63,10 @@ async function main() {
     if (wanted('throughput')) {
       step('throughput and latency: direct, vconsole, socat, alternating');
       results.push(...(await measureDataPath({ ...common, rounds: settings.rounds, bulkBytes: settings.bulkBytes, roundTrips: settings.roundTrips })));
+    }
+    if (wanted('virtctl')) {
+      step('vconsole against virtctl: start-up, data path, time to first pixel, alternating');
+      results.push(...(await measureVirtctl({ root, cli, upstreamPort, dir, settings })));
     }
     if (wanted('slow')) {
       step('slow viewer');

@@ -8,6 +8,8 @@
 //   /echo   greeting, then every message is sent back as is
 //   /idle   greeting, then nothing
 //   /switch greeting, then every message from the client turns /bulk streaming on or off
+// The same modes answer as KubeVirt VMIs: the vnc subresource of VMI `bulk` is /bulk, and so on
+// (ws picks the client's first subprotocol, `plain.kubevirt.io` for vconsole and virtctl).
 // The KubeVirt pre-flight (VMI GET, SelfSubjectAccessReview POST) is answered too, so a
 // kubeconfig target can be pointed here as well.
 import { readFileSync } from 'node:fs';
@@ -42,7 +44,8 @@ wss.on('connection', (ws, req) => {
   ws._socket.setNoDelay(true);
   ws.on('error', () => undefined);
   ws.send(GREETING);
-  const path = new URL(req.url ?? '/', 'https://bench').pathname;
+  // A KubeVirt vnc subresource (…/virtualmachineinstances/NAME/vnc) acts as the mode its VMI is named after.
+  const path = new URL(req.url ?? '/', 'https://bench').pathname.replace(/\/vnc$/, '');
   if (path.endsWith('/echo')) {
     ws.on('message', (data) => ws.send(data));
   } else if (path.endsWith('/bulk')) {

@@ -21,7 +21,6 @@ import { thumbnailModeFrom, withGridSharing, type GridFlags } from './grid-flags
 import { ThumbnailSampler } from './open-thumbnails.js';
 import type { Thumbnail, ThumbnailMode } from '../tui/thumbnail.js';
 import { sharingFrom } from './sharing.js';
-import { saveSessionScreenshot } from './open-screenshot.js';
 import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
 import type { SelectionFlags } from './selector-flags.js';
 import { selectTargets } from './target-selection.js';
@@ -82,10 +81,12 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const sharing = await sharingFrom(withRecordSharing(withShareDefault(withGridSharing(flags), config.defaults.share)), listen, { viewerPasswords: false });
   const recording = await recordingFrom(flags);
   const system = systemViewerEnvironment();
+  const viewerEnv = { ...process.env };
   const viewerFlag = flags.viewer ?? (system.env.VCONSOLE_VIEWER ? undefined : config.defaults.viewer);
   const { choice, detected } = await selectViewer({ viewer: viewerFlag, viewerArgs: flags.viewerArg }, system);
   const viewers = new ViewerRouter(planViewers(choice, detected ?? []), {
-    native: (viewer, extraArgs) => new ViewerSupervisor(viewer, extraArgs),
+    // The environment as it is now: the TUI, loading while viewers start, lifts CI for a moment.
+    native: (viewer, extraArgs) => new ViewerSupervisor(viewer, extraArgs, { env: viewerEnv }),
     browser: () =>
       loadBrowserViewers((key, url) => {
         const name = registry.get(key)?.name ?? `session ${key}`;
@@ -178,6 +179,8 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
         onScreenshot: async (id) => {
           const session = registry.get(id);
           if (!session) throw new VconsoleError('that session is gone');
+          // The PNG encoder loads on the first screenshot, not before the first viewer starts.
+          const { saveSessionScreenshot } = await import('./open-screenshot.js');
           const file = await saveSessionScreenshot(session.snapshot(), { password: sharing.viewerPassword, exclusive: session.source.exclusive });
           return `${session.name}: screenshot saved to ${file}`;
         },
@@ -325,7 +328,11 @@ function plainView(registry: SessionRegistry, io: CommandIo, verbose: boolean): 
   };
 }
 
-/** The Ink TUI; ink and react load only here. */
+/**
+ * The Ink TUI; ink and react load only here. The store exists at once and sees every session
+ * from its start; ink and react (the slowest thing `open` loads) load meanwhile and draw the
+ * store once they are in, so consoles start and viewers launch while the TUI loads.
+ */
 async function mountTui(
   registry: SessionRegistry,
   actions: import('../tui/app.js').ConsoleActions,
@@ -333,10 +340,19 @@ async function mountTui(
 ): Promise<OpenView> {
   // React's development build draws a frame about twice as slowly (docs/BENCHMARKS.md).
   process.env.NODE_ENV ??= 'production';
-  const { ConsoleStore, renderConsoleApp } = await importWithoutCiFlags(() => import('../tui/index.js'));
+  const { ConsoleStore } = await import('../tui/console-store.js');
   const store = new ConsoleStore(registry);
-  const app = renderConsoleApp(store, actions, options);
   let mounted = true;
+  const loading = importWithoutCiFlags(() => import('../tui/app.js')).then(({ renderConsoleApp }) => (mounted ? renderConsoleApp(store, actions, options) : undefined));
+  loading.catch((err: unknown) => {
+    process.stderr.write(`vconsole: the terminal UI could not start: ${describeError(err)}\n`);
+    actions.onQuit();
+  });
+  const app = {
+    suspend: async () => (await loading)?.suspend(),
+    resume: () => void loading.then((a) => a?.resume()),
+    unmount: () => void loading.then((a) => a?.unmount(), () => undefined),
+  };
   return {
     viewer: (event) => {
       store.setViewer(event.key, { state: event.state, name: event.viewerName, exitCode: event.exitCode, message: event.message });

@@ -7,9 +7,11 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { VconsoleError, describeError } from '../errors.js';
 import { formatHostPort } from '../host-port.js';
 import { requestJson } from '../http-json.js';
+import { readPlainKubeconfig, type KubeCredentials } from './kubeconfig-plain.js';
 
 export interface KubeAccess {
-  config: KubeConfig;
+  /** client-node's KubeConfig, or the plain reader's equivalent (kubeconfig-plain.ts). */
+  config: KubeCredentials;
   /** API server base URL, no trailing slash. */
   server: string;
   /** Namespace from -n, else the context's, else `default`. */
@@ -59,6 +61,8 @@ export function loadKubeAccess(options: KubeAccessOptions, environment: KubeEnvi
 }
 
 async function load(options: KubeAccessOptions, environment: KubeEnvironment): Promise<KubeAccess> {
+  const plain = await loadPlain(options, environment);
+  if (plain) return plain;
   const { KubeConfig } = await import('@kubernetes/client-node');
   const config = new KubeConfig();
   try {
@@ -101,6 +105,19 @@ async function load(options: KubeAccessOptions, environment: KubeEnvironment): P
   }
   const namespace = options.namespace || config.getContextObject(config.getCurrentContext())?.namespace || 'default';
   return { config, server: cluster.server.replace(/\/+$/, ''), namespace };
+}
+
+/**
+ * One kubeconfig file the plain reader understands, without client-node (see
+ * kubeconfig-plain.ts); undefined sends load() the long way (merged files, in-cluster, exec
+ * plugins, errors worded by client-node).
+ */
+async function loadPlain(options: KubeAccessOptions, environment: KubeEnvironment): Promise<KubeAccess | undefined> {
+  const files = options.kubeconfig ? [options.kubeconfig] : kubeconfigFiles(environment);
+  if (files.length !== 1 || !fs.existsSync(files[0])) return undefined;
+  const plain = await readPlainKubeconfig(files[0], options.context);
+  if (!plain) return undefined;
+  return { config: plain.credentials, server: plain.server.replace(/\/+$/, ''), namespace: options.namespace || plain.namespace || 'default' };
 }
 
 /** $KUBECONFIG's files that exist (kubectl skips missing ones), else ~/.kube/config if it exists. */

@@ -107,8 +107,19 @@ class KubevirtTarget implements ConsoleTarget {
     return { access, namespace };
   }
 
+  /**
+   * The pre-flight: the VMI (does it run, which console has it) and the access review, asked at
+   * once rather than one after the other (on a remote cluster each is a round trip). The review
+   * asked is for the console expected before the VMI is read (VNC unless serial was asked for);
+   * `auto` on a VMI without a display asks again for its serial console. Errors keep their order:
+   * the VMI's (missing, not running, no such console) before a refused review.
+   */
   async check(signal: AbortSignal): Promise<void> {
     const location = await this.locate();
+    // The dial's websocket code loads while the round trips are in flight, not after the viewer connects.
+    void import('ws').catch(() => undefined);
+    const expected = this.kind();
+    const review = this.mayOpen(location, expected, signal);
     let vmi: VirtualMachineInstance;
     try {
       vmi = await getJson<VirtualMachineInstance>(location.access, vmiPath(location.namespace, this.vmName), signal);
@@ -121,17 +132,23 @@ class KubevirtTarget implements ConsoleTarget {
     if ((this.options.consoleType ?? 'auto') === 'auto') this.consoleType = autoConsoleType(vmi);
     const problem = vmiConsoleProblem(vmi, this.consoleType);
     if (problem) throw new VconsoleError(problem.message, { hint: problem.hint });
-    await this.checkAccess(location, signal);
+    const subresource = this.kind();
+    const allowed = subresource === expected ? await review : await this.mayOpen(location, subresource, signal);
+    if (allowed === false) {
+      throw new VconsoleError(`forbidden: you may not get virtualmachineinstances/${subresource} in namespace "${location.namespace}"`, {
+        hint: `ask for RBAC "get" on virtualmachineinstances/${subresource} in API group subresources.kubevirt.io`,
+      });
+    }
   }
 
   /**
    * Asks the API server whether we may open the console (a SelfSubjectAccessReview), so a
    * missing RBAC rule is reported before anything listens, without opening the websocket
    * (which would take over the VM's current VNC session). Clusters that do not answer the
-   * review are not held against the user: the dial reports the refusal instead.
+   * review are not held against the user (undefined): the dial reports the refusal instead.
+   * Never rejects.
    */
-  private async checkAccess({ access, namespace }: VmiLocation, signal: AbortSignal): Promise<void> {
-    const subresource = this.kind();
+  private async mayOpen({ access, namespace }: VmiLocation, subresource: 'vnc' | 'console', signal: AbortSignal): Promise<boolean | undefined> {
     const review = {
       apiVersion: 'authorization.k8s.io/v1',
       kind: 'SelfSubjectAccessReview',
@@ -139,17 +156,11 @@ class KubevirtTarget implements ConsoleTarget {
         resourceAttributes: { namespace, verb: 'get', group: 'subresources.kubevirt.io', resource: 'virtualmachineinstances', subresource, name: this.vmName },
       },
     };
-    let allowed: boolean | undefined;
     try {
       const answer = await requestKubeJson<{ status?: { allowed?: boolean } }>(access, 'POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', review, signal);
-      allowed = answer.status?.allowed;
+      return answer.status?.allowed;
     } catch {
-      return;
-    }
-    if (allowed === false) {
-      throw new VconsoleError(`forbidden: you may not get virtualmachineinstances/${subresource} in namespace "${namespace}"`, {
-        hint: `ask for RBAC "get" on virtualmachineinstances/${subresource} in API group subresources.kubevirt.io`,
-      });
+      return undefined;
     }
   }
 

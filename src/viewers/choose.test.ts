@@ -119,4 +119,30 @@ describe('selectViewer', () => {
     const auto = await selectViewer({}, system);
     expect(auto.detected?.map((v) => v.id)).toEqual(['remote-viewer', 'tigervnc']);
   });
+
+  it('asks no versions: only a vncviewer is probed, to know what it is', async () => {
+    const system = linux();
+    const auto = await selectViewer({}, system);
+    expect(system.probes).toEqual(['/usr/bin/vncviewer -help']);
+    // The vncviewer's version comes with the answer that says what it is.
+    expect(auto.detected?.map((v) => [v.id, v.version])).toEqual([['remote-viewer', undefined], ['tigervnc', '1.12.0']]);
+  });
+
+  it('looks for a named viewer alone, and for a SPICE viewer beside one that shows no SPICE', async () => {
+    const named = linux();
+    const remote = await selectViewer({ viewer: 'remote-viewer' }, named);
+    expect(named.probes).toEqual([]);
+    expect(remote.choice).toMatchObject({ kind: 'viewer', viewer: { id: 'remote-viewer', path: '/usr/bin/remote-viewer' } });
+    expect(remote.detected?.map((v) => v.id)).toEqual(['remote-viewer']);
+    const tiger = linux();
+    const chosen = await selectViewer({ viewer: 'tigervnc' }, tiger);
+    expect(tiger.probes).toEqual(['/usr/bin/vncviewer -help']);
+    expect(chosen.choice).toMatchObject({ kind: 'viewer', viewer: { id: 'tigervnc' } });
+    expect(chosen.detected?.map((v) => v.id)).toEqual(['remote-viewer', 'tigervnc']);
+  });
+
+  it('still says a named viewer is missing the same way', async () => {
+    const system = fakeViewerEnvironment('linux', { PATH: '/usr/bin', HOME: '/home/me' }, { '/usr/bin/remote-viewer': { version: BANNERS.remoteViewer } });
+    await expect(selectViewer({ viewer: 'tigervnc' }, system)).rejects.toThrow(/--viewer tigervnc: TigerVNC was not found on this Linux machine/);
+  });
 });

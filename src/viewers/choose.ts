@@ -1,6 +1,6 @@
 import { UsageError, VconsoleError } from '../errors.js';
 import { echoInput } from '../terminal-text.js';
-import { PLATFORM_NAMES, VIEWER_CHOICES, VIEWER_NAMES, installHint, lookedFor } from './catalog.js';
+import { PLATFORM_NAMES, VIEWER_CHOICES, VIEWER_CONSOLE_TYPES, VIEWER_NAMES, installHint, lookedFor } from './catalog.js';
 import { detectViewers, identifyExecutable } from './detect.js';
 import { homeDirectory, isRunnable, pathFor } from './locate.js';
 import type { ViewerCandidate, ViewerEnvironment, ViewerId } from './types.js';
@@ -112,15 +112,18 @@ async function choose(
 
 /**
  * Detection and choice in one step, for `open`. Skips detection when the request does not
- * need it (`none`, or a path), so naming a viewer costs no probes.
+ * need it (`none`, or a path), so naming a viewer costs no probes; asks no versions (`open`
+ * shows none); a named viewer is looked for alone, with a SPICE viewer when it shows no SPICE.
  */
 export async function selectViewer(
   request: ViewerRequest,
   system: ViewerEnvironment,
 ): Promise<{ detected: ViewerCandidate[] | undefined; choice: ViewerChoice }> {
   const parsed = parseViewerRequest(request, system);
+  const spiceViewers = (Object.keys(VIEWER_CONSOLE_TYPES) as ViewerId[]).filter((id) => VIEWER_CONSOLE_TYPES[id].includes('spice'));
+  const only = parsed.kind === 'named' ? new Set<ViewerId>(VIEWER_CONSOLE_TYPES[parsed.id].includes('spice') ? [parsed.id] : [parsed.id, ...spiceViewers]) : undefined;
   // The browser shows no SPICE: remote-viewer is looked for to show those.
-  const detected = parsed.kind === 'auto' || parsed.kind === 'named' || parsed.kind === 'browser' ? await detectViewers(system) : undefined;
+  const detected = parsed.kind === 'auto' || parsed.kind === 'named' || parsed.kind === 'browser' ? await detectViewers(system, { versions: false, only }) : undefined;
   return { detected, choice: await choose(parsed, detected ?? [], request.viewerArgs ?? [], system) };
 }
 

@@ -24,13 +24,30 @@ interface Location {
 /** Homebrew's bin directories: a GUI-launched shell on macOS may not have them on PATH. */
 const HOMEBREW_BIN = ['/opt/homebrew/bin', '/usr/local/bin'];
 
+/** How much detection finds out; everything by default (`vconsole viewers`). */
+export interface DetectOptions {
+  /**
+   * false: ask no program its version, only what it is when its path does not say (a
+   * `vncviewer`). `open` never shows versions, and `remote-viewer --version` starts GTK:
+   * 60-200 ms before the first viewer could start.
+   */
+  versions?: boolean;
+  /** Only these kinds are of interest: places that cannot hold one are not looked at or probed. */
+  only?: ReadonlySet<ViewerId>;
+}
+
+/** What a program found as `vncviewer` may turn out to be once probed. */
+const PROBED_KINDS: readonly ViewerId[] = ['tigervnc', 'tightvnc', 'realvnc'];
+
 /**
  * Finds the viewers installed on the described machine, one per kind, in the order `open`
  * prefers them on that OS. Probes run concurrently, each bounded by `runVersion`'s timeout.
  */
-export async function detectViewers(system: ViewerEnvironment): Promise<ViewerCandidate[]> {
-  const locations = locationsFor(system).filter((loc) => isRunnable(system, loc.path));
-  const resolved = await Promise.all(locations.map((loc) => resolveLocation(system, loc)));
+export async function detectViewers(system: ViewerEnvironment, options: DetectOptions = {}): Promise<ViewerCandidate[]> {
+  const { only } = options;
+  const wanted = (loc: Location) => !only || (loc.id ? only.has(loc.id) : PROBED_KINDS.some((id) => only.has(id)));
+  const locations = locationsFor(system).filter((loc) => wanted(loc) && isRunnable(system, loc.path));
+  const resolved = (await Promise.all(locations.map((loc) => resolveLocation(system, loc, 'tigervnc', options.versions !== false)))).filter((c) => !only || only.has(c.id));
   const byId = new Map<ViewerId, ViewerCandidate>();
   for (const candidate of resolved) {
     if (!byId.has(candidate.id)) byId.set(candidate.id, candidate);
@@ -66,10 +83,10 @@ export async function identifyExecutable(system: ViewerEnvironment, file: string
  * TigerVNC-compatible build (TurboVNC and most clones take `host::port`), for a path the
  * user named it stays their custom program.
  */
-async function resolveLocation(system: ViewerEnvironment, loc: Location, unrecognised: 'tigervnc' | 'custom' = 'tigervnc'): Promise<ViewerCandidate> {
+async function resolveLocation(system: ViewerEnvironment, loc: Location, unrecognised: 'tigervnc' | 'custom' = 'tigervnc', versions = true): Promise<ViewerCandidate> {
   let id = loc.id;
   let version = loc.version;
-  if (loc.probe && system.platform !== 'win32' && system.runVersion) {
+  if (loc.probe && (versions || id === undefined) && system.platform !== 'win32' && system.runVersion) {
     if (loc.probe === 'remote-viewer') {
       version ??= parseRemoteViewerVersion(await safeRun(system, loc.path, ['--version']));
     } else {

@@ -1,0 +1,33 @@
+// A KubeVirt API server for the benchmarks, its own process: the test fixture
+// (test/fixtures/kubevirt-api.ts, built by kubevirt-fixture.mjs) with one Running VMI,
+// `bench/screen`, whose VNC console is a solid-colour RFB server (solid-console.mjs).
+// Both vconsole and virtctl reach it through the kubeconfig it writes (token, the fixture's CA).
+//
+//   node kubevirt-api.mjs BUILT_FIXTURE.mjs
+//
+// Prints {"url", "kubeconfig", "namespace", "vm", "width", "height", "colour"} once it listens.
+import net from 'node:net';
+import { pathToFileURL } from 'node:url';
+import { SCREEN, startSolidConsole } from './solid-console.mjs';
+
+const { startKubevirtFixture } = await import(pathToFileURL(process.argv[2]).href);
+const console_ = await startSolidConsole();
+const fixture = await startKubevirtFixture({
+  vmis: [{ namespace: 'bench', name: 'screen' }],
+  // What virt-handler does for a VNC connection: dial the VM's VNC server.
+  openConsole: () =>
+    new Promise((resolve, reject) => {
+      const socket = net.connect(console_.port, '127.0.0.1');
+      socket.setNoDelay(true);
+      socket.once('connect', () => resolve(socket));
+      socket.once('error', reject);
+    }),
+});
+const kubeconfig = fixture.kubeconfigPath({ namespace: 'bench' });
+process.stdout.write(`${JSON.stringify({ url: fixture.url, kubeconfig, namespace: 'bench', vm: 'screen', ...SCREEN })}\n`);
+const stop = async () => {
+  await fixture.close();
+  await console_.close();
+  process.exit(0);
+};
+process.on('SIGTERM', stop);

@@ -1,0 +1,217 @@
+// vconsole against virtctl (KubeVirt's own CLI, `virtctl vnc`), when one is on PATH or VIRTCTL
+// names it. Both reach the same consoles through a kubeconfig: the data path through the bench
+// upstream (upstream.mjs, which answers as KubeVirt VMIs `bulk` and `echo`), time to first
+// pixel through the KubeVirt fixture API server (kubevirt-api.mjs) under Xvfb. Systems
+// alternate round by round; every figure is a median over rounds.
+import { accessSync, constants, existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { delimiter, join } from 'node:path';
+import { connectTcp, measureRoundTrips, measureThroughput } from './clients.mjs';
+import { cpuSeconds, startProcess, stop } from './processes.mjs';
+import { MiB, median, quantile, result } from './report.mjs';
+import { startKubevirtApi } from './kubevirt-fixture.mjs';
+import { startXvfb, timeToFirstPixel } from './first-pixel.mjs';
+
+const GiB = 1024 * MiB;
+
+function executable(file) {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** VIRTCTL, else the first `virtctl` on PATH; undefined when there is none. */
+export function findVirtctl(env = process.env) {
+  if (env.VIRTCTL) return executable(env.VIRTCTL) ? env.VIRTCTL : undefined;
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    if (dir && executable(join(dir, 'virtctl'))) return join(dir, 'virtctl');
+  }
+  return undefined;
+}
+
+/** The single executable when `npm run package` made one, else the npm CLI under node. */
+export function vconsoleCommand(root, cli) {
+  const bin = join(root, 'dist', 'bin');
+  const sea = existsSync(bin) ? readdirSync(bin).find((f) => f.startsWith(`vconsole-${process.platform}-`)) : undefined;
+  return sea ? { command: join(bin, sea), args: [], label: 'single executable' } : { command: process.execPath, args: [cli], label: 'npm CLI' };
+}
+
+/** A kubeconfig for the bench upstream: its certificate is self-signed, so both tools skip verifying it. */
+function upstreamKubeconfig(dir, upstreamPort) {
+  const file = join(dir, 'bench-upstream-kubeconfig.yaml');
+  writeFileSync(file, [
+    'apiVersion: v1', 'kind: Config', 'current-context: bench',
+    `clusters: [{name: bench, cluster: {server: "https://127.0.0.1:${upstreamPort}", insecure-skip-tls-verify: true}}]`,
+    'users: [{name: bench, user: {token: bench-token}}]',
+    'contexts: [{name: bench, context: {cluster: bench, user: bench, namespace: bench}}]',
+  ].join('\n'), { mode: 0o600 });
+  return file;
+}
+
+/**
+ * A connect function for clients.mjs that also tells the CPU time `pid` spent between the
+ * connection and its close (the dial and the process's start-up are not counted).
+ */
+function withCpu(connect, pid, spent) {
+  return async () => {
+    const conn = await connect();
+    const before = cpuSeconds(pid);
+    return { ...conn, close: () => { spent.push(cpuSeconds(pid) - before); conn.close(); } };
+  };
+}
+
+/** `virtctl vnc VMI --proxy-only`: serves one client, then exits. */
+async function virtctlProxy(virtctl, kubeconfig, vmi) {
+  const proxy = await startProcess(virtctl, ['vnc', vmi, '--proxy-only', '--kubeconfig', kubeconfig], { parse: JSON.parse, timeoutMs: 30_000 });
+  return { ...proxy, port: proxy.lines[0].port };
+}
+
+async function measureDataPathAgainstVirtctl({ cli, virtctl, kubeconfig, rounds, bulkBytes, roundTrips }) {
+  const proxy = await startProcess(process.execPath, [cli, 'proxy', 'bench/bulk', 'bench/echo', '--kubeconfig', kubeconfig], { lines: 2, parse: JSON.parse, timeoutMs: 60_000 });
+  const [bulkPort, echoPort] = proxy.lines.map((l) => l.port);
+  const rates = { vconsole: [], virtctl: [] };
+  const cpu = { vconsole: [], virtctl: [] };
+  const p50 = { vconsole: [], virtctl: [] };
+  const p99 = { vconsole: [], virtctl: [] };
+  const once = async (name, mode, run) => {
+    if (name === 'vconsole') return run(proxy.pid, () => connectTcp(mode === 'bulk' ? bulkPort : echoPort));
+    const one = await virtctlProxy(virtctl, kubeconfig, mode);
+    try {
+      return await run(one.pid, () => connectTcp(one.port));
+    } finally {
+      await stop(one.child);
+    }
+  };
+  try {
+    // Unmeasured: JIT and the first dial of the long-lived proxy; virtctl starts fresh every round anyway.
+    await once('vconsole', 'bulk', (pid, connect) => measureThroughput(connect, 16 * MiB));
+    await once('virtctl', 'bulk', (pid, connect) => measureThroughput(connect, 16 * MiB));
+    for (let round = 0; round < rounds; round++) {
+      for (const name of ['virtctl', 'vconsole']) {
+        rates[name].push(await once(name, 'bulk', (pid, connect) => measureThroughput(withCpu(connect, pid, cpu[name]), bulkBytes)));
+      }
+      for (const name of ['virtctl', 'vconsole']) {
+        const times = await once(name, 'echo', (pid, connect) => measureRoundTrips(connect, roundTrips));
+        p50[name].push(quantile(times, 0.5));
+        p99[name].push(quantile(times, 0.99));
+      }
+    }
+  } finally {
+    await stop(proxy.child);
+  }
+  const perGiB = (name) => median(cpu[name]) / (bulkBytes / GiB);
+  const vs = (name, table, digits, unit, scale = 1, better = 'lower') => {
+    const v = median(table.vconsole) * scale;
+    const k = median(table.virtctl) * scale;
+    return result({
+      group: 'virtctl', name, value: v, unit, digits,
+      reference: `virtctl ${k.toFixed(digits)} ${unit}`, ratio: v / k,
+      target: better === 'lower' ? '<= 1.00x' : '>= 1.10x',
+      pass: better === 'lower' ? v / k <= 1 : v / k >= 1.1,
+    });
+  };
+  return [
+    vs('throughput, upstream -> viewer', rates, 0, 'MiB/s', 1 / MiB, 'higher'),
+    result({
+      group: 'virtctl', name: 'proxy CPU per GiB moved', value: perGiB('vconsole'), unit: 's', digits: 2,
+      reference: `virtctl ${perGiB('virtctl').toFixed(2)} s`, ratio: perGiB('vconsole') / perGiB('virtctl'), target: '<= 1.00x', pass: perGiB('vconsole') <= perGiB('virtctl'),
+    }),
+    vs('8-byte echo round trip p50', p50, 3, 'ms'),
+    vs('8-byte echo round trip p99', p99, 3, 'ms'),
+  ];
+}
+
+/** Wall time of `runs` runs of each command, alternating, and the median peak RSS (GNU time). */
+function measureStartupAgainstVirtctl({ root, cli, virtctl, runs }) {
+  const mine = vconsoleCommand(root, cli);
+  const commands = { vconsole: [mine.command, [...mine.args, '--version']], virtctl: [virtctl, ['version', '--client']] };
+  const wall = { vconsole: [], virtctl: [] };
+  const rss = { vconsole: [], virtctl: [] };
+  const hasTime = existsSync('/usr/bin/time');
+  for (let i = 0; i < runs + 2; i++) {
+    for (const [name, [command, args]] of Object.entries(commands)) {
+      const start = performance.now();
+      const run = spawnSync(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      const ms = performance.now() - start;
+      if (run.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${run.stderr}`);
+      if (i >= 2) wall[name].push(ms); // two unmeasured runs each: the page cache
+      if (hasTime && i >= 2 && i < 7) {
+        const timed = spawnSync('/usr/bin/time', ['-f', '%M', command, ...args], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+        rss[name].push(Number(timed.stderr.trim().split('\n').at(-1)) / 1024);
+      }
+    }
+  }
+  const rows = [
+    result({
+      group: 'virtctl', name: `start-up: ${mine.label} --version (wall, ${runs} runs)`, value: median(wall.vconsole), unit: 'ms', digits: 0,
+      reference: `virtctl version --client ${median(wall.virtctl).toFixed(0)} ms`, ratio: median(wall.vconsole) / median(wall.virtctl),
+      target: '<= 1.20x', pass: median(wall.vconsole) / median(wall.virtctl) <= 1.2,
+    }),
+  ];
+  if (hasTime) {
+    rows.push(result({
+      group: 'virtctl', name: `start-up: peak RSS of that`, value: median(rss.vconsole), unit: 'MiB', digits: 0,
+      reference: `virtctl ${median(rss.virtctl).toFixed(0)} MiB`, ratio: median(rss.vconsole) / median(rss.virtctl),
+      target: '<= 1.20x', pass: median(rss.vconsole) / median(rss.virtctl) <= 1.2,
+    }));
+  }
+  return rows;
+}
+
+/**
+ * `vconsole open VM --viewer remote-viewer` (in a terminal, through `script`, so the TUI runs as
+ * a user sees it) against `virtctl vnc VM` (which launches remote-viewer, first on PATH), from
+ * running the command to the console's picture on the X screen.
+ */
+async function measureFirstPixelAgainstVirtctl({ root, cli, virtctl, dir, rounds }) {
+  const missing = ['Xvfb', 'remote-viewer', 'script'].filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0);
+  if (missing.length) {
+    process.stderr.write(`bench: time to first pixel skipped: ${missing.join(', ')} not found\n`);
+    return [];
+  }
+  const api = await startKubevirtApi(root);
+  const x = await startXvfb(dir);
+  try {
+    const mine = vconsoleCommand(root, cli);
+    const quote = (s) => `'${s.replace(/'/g, "'\\''")}'`;
+    const open = [mine.command, ...mine.args, 'open', `${api.namespace}/${api.vm}`, '--kubeconfig', api.kubeconfig, '--viewer', 'remote-viewer'].map(quote).join(' ');
+    const systems = {
+      virtctl: { command: virtctl, args: ['vnc', api.vm, '--kubeconfig', api.kubeconfig] },
+      vconsole: { command: 'script', args: ['-qfec', `stty cols 120 rows 40; exec ${open}`, '/dev/null'] },
+    };
+    const need = (api.width * api.height) / 2;
+    const times = { virtctl: [], vconsole: [] };
+    for (const system of Object.values(systems)) await timeToFirstPixel({ x, ...system, colour: api.colour, need }); // page cache
+    for (let round = 0; round < rounds; round++) {
+      for (const [name, system] of Object.entries(systems)) times[name].push(await timeToFirstPixel({ x, ...system, colour: api.colour, need }));
+    }
+    const v = median(times.vconsole);
+    const k = median(times.virtctl);
+    return [result({
+      group: 'virtctl', name: `time to first pixel, ${mine.label} open with its TUI (remote-viewer)`, value: v, unit: 'ms', digits: 0,
+      reference: `virtctl vnc ${k.toFixed(0)} ms`, ratio: v / k, target: '<= 1.00x', pass: v / k <= 1,
+    })];
+  } finally {
+    x.screen.close();
+    await Promise.all([stop(api.child), stop(x.child)]);
+  }
+}
+
+/** Every virtctl row, or none (with a note) when there is no virtctl. */
+export async function measureVirtctl({ root, cli, upstreamPort, dir, settings }) {
+  const virtctl = findVirtctl();
+  if (!virtctl) {
+    const why = process.env.VIRTCTL ? `VIRTCTL=${process.env.VIRTCTL} is not an executable file` : 'no virtctl on PATH (VIRTCTL=/path/to/virtctl names one)';
+    process.stderr.write(`bench: virtctl rows skipped: ${why}\n`);
+    return [];
+  }
+  const kubeconfig = upstreamKubeconfig(dir, upstreamPort);
+  return [
+    ...measureStartupAgainstVirtctl({ root, cli, virtctl, runs: settings.virtctlStartupRuns }),
+    ...(await measureDataPathAgainstVirtctl({ cli, virtctl, kubeconfig, rounds: settings.virtctlRounds, bulkBytes: settings.virtctlBulkBytes, roundTrips: settings.roundTrips })),
+    ...(await measureFirstPixelAgainstVirtctl({ root, cli, virtctl, dir, rounds: settings.pixelRounds })),
+  ];
+}
