@@ -7,19 +7,20 @@ import { handleShutdownSignals } from '../proxy/shutdown.js';
 import { installHint, lookedFor } from '../viewers/catalog.js';
 import { selectViewer, viewerArgsNotice } from '../viewers/choose.js';
 import { systemViewerEnvironment } from '../viewers/system-environment.js';
-import { ViewerSupervisor, type ViewerStatusEvent } from '../viewers/viewer-supervisor.js';
+import { ViewerSupervisor } from '../viewers/viewer-supervisor.js';
 import { planViewers, viewerConsoleType } from '../viewers/viewer-plan.js';
-import { ViewerRouter, type ViewerLauncher } from '../viewers/viewer-router.js';
+import { ViewerRouter } from '../viewers/viewer-router.js';
 import { DEFAULT_ESCAPE, parseEscapeKey } from '../terminal/escape-key.js';
-import { printLine, sessionLogPrinter } from './log-lines.js';
-import { attachSerial, followSerial, shareSerial, type SerialView } from './open-serial.js';
+import { attachSerial, followSerial, shareSerial } from './open-serial.js';
+import { mountTui, plainView, type OpenView } from './open-views.js';
+import { loadBrowserViewers, viewerHost } from './open-viewers.js';
+import { saveOpenAsWorkspace } from './open-workspace.js';
 import { consecutivePorts, exposureWarning, type ListenFlags, type TargetFlags } from './flags.js';
 import { addOnce, portLine, type CommandIo } from './proxy.js';
 import { withShareDefault, type ShareFlags } from './share-flags.js';
 import { recordingFrom, withRecordSharing, type RecordFlags } from './record-flags.js';
 import { thumbnailModeFrom, withGridSharing, type GridFlags } from './grid-flags.js';
 import { ThumbnailSampler } from './open-thumbnails.js';
-import type { Thumbnail, ThumbnailMode } from '../tui/thumbnail.js';
 import { sharingFrom } from './sharing.js';
 import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
 import type { SelectionFlags } from './selector-flags.js';
@@ -29,7 +30,6 @@ import { expandWorkspace } from '../workspaces.js';
 import type { ViewerFlags } from './viewer-flags.js';
 import { listingSources } from './vm-listing.js';
 import { VmStateFollowers } from './vm-state.js';
-import type { VmState } from '../targets/types.js';
 
 export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags, GridFlags {
   /** With selectors: open VMs that start matching while open runs, mark those that stop. */
@@ -40,27 +40,6 @@ export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags, ShareF
   escape?: string;
   /** A log file per serial console in this directory. */
   logDir?: string;
-}
-
-/** What a user interface shows of `open`: the TUI's store, or plain lines on stderr. */
-interface OpenView extends SerialView {
-  viewer(event: ViewerStatusEvent): void;
-  /** A shared console dropped (its viewers stay) or is back. */
-  upstream(sessionId: number, status: { reconnecting: boolean }): void;
-  /** A recorded console's recording has grown to `bytes`. */
-  recording(sessionId: number, bytes: number): void;
-  /** The VM's state changed (its log line is written already). */
-  vmState(sessionId: number, state: VmState): void;
-  /** What the session's grid tile shows now. */
-  thumbnail(sessionId: number, thumbnail: Thumbnail | undefined): void;
-  /** Gives the terminal to an attached serial console, and takes it back. */
-  suspend(): Promise<void>;
-  resume(): void;
-  noViewer(lookedFor: string[], install: string): void;
-  /** open --follow: the session's VM matches the selectors (again), or no longer. */
-  match(sessionId: number, matching: boolean): void;
-  notice(text: string): void;
-  close(): void;
 }
 
 /**
@@ -250,146 +229,8 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   }
 }
 
-/**
- * The browser viewer; its pages and server load only when a console first opens in it. When no
- * browser could be started for a page, `unopened` gets the page's URL (it holds the page's
- * secret: shown to the user once, never logged).
- */
-async function loadBrowserViewers(unopened: (key: number, url: string) => void): Promise<ViewerLauncher> {
-  const { BrowserViewers } = await import('../viewers/browser/browser-viewers.js');
-  const browser = new BrowserViewers();
-  browser.on('status', (event) => {
-    const url = event.state === 'failed' ? browser.urlOf(event.key) : undefined;
-    if (url) unopened(event.key, url);
-  });
-  return browser;
-}
-
-/**
- * `S` in the TUI: what is open now, saved as workspace `name` in the config file `open` read.
- * A console URL with a query (a token that expires) is left out, and the reply says so.
- */
-async function saveOpenAsWorkspace(name: string, sessions: ConsoleSession[], flags: OpenFlags, config: VconsoleConfig): Promise<string> {
-  const { saveWorkspace, targetToSave, workspaceConfigFile } = await import('../workspaces.js');
-  const targets: string[] = [];
-  let skipped = 0;
-  for (const session of sessions) {
-    const target = targetToSave(session.source);
-    if (/^(wss?|https?):\/\/[^?]*\?/i.test(target)) {
-      skipped++;
-      continue;
-    }
-    const type = session.source.consoleType;
-    targets.push(type && type !== 'vnc' && !target.includes('#') ? `${target}#${type}` : target);
-  }
-  if (targets.length === 0) throw new VconsoleError(skipped ? 'nothing to save: console URLs with tokens expire' : 'nothing is open to save');
-  const file = await workspaceConfigFile(config);
-  await saveWorkspace(file, name, { targets, ...(flags.viewer ? { viewer: flags.viewer } : {}) });
-  const left = skipped ? ` (${skipped} console URL${skipped === 1 ? '' : 's'} with a token left out: they expire)` : '';
-  return `saved workspace ${name} in ${file}: ${targets.length} console${targets.length === 1 ? '' : 's'}${left}; vconsole open @${name} opens it again`;
-}
-
-/** Where a local viewer reaches a port listening on every address: the loopback one. */
-function viewerHost(address: string): string {
-  return address === '0.0.0.0' ? '127.0.0.1' : address === '::' ? '::1' : address;
-}
-
 async function withSession(registry: SessionRegistry, id: number, action: (s: ConsoleSession) => Promise<void>): Promise<void> {
   const session = registry.get(id);
   if (session) await action(session);
 }
 
-/** Plain lines on stderr, for pipes, CI and --no-tui. */
-function plainView(registry: SessionRegistry, io: CommandIo, verbose: boolean): OpenView {
-  const onLog = sessionLogPrinter(io.stderr, verbose);
-  registry.on('log', onLog);
-  const name = (key: number) => registry.get(key)?.name ?? `session ${key}`;
-  return {
-    viewer: (event) => {
-      const text = event.state === 'open' ? `${event.viewerName} opened` : event.message ?? `${event.viewerName} ${event.state}`;
-      printLine(io.stderr, `[${name(event.key)}] ${event.state === 'failed' ? 'viewer failed' : 'viewer'}: ${text}`);
-    },
-    noViewer: (looked, install) => {
-      printLine(io.stderr, `no VNC viewer found (looked for ${looked.join('; ')}).`);
-      printLine(io.stderr, install);
-      printLine(io.stderr, 'Screens open in the browser meanwhile; any VNC viewer can connect to the addresses printed on stdout.');
-    },
-    notice: (text) => printLine(io.stderr, text),
-    // The notice said it in a line of its own.
-    match: () => undefined,
-    serial: () => undefined,
-    upstream: () => undefined,
-    recording: () => undefined,
-    vmState: () => undefined,
-    thumbnail: () => undefined,
-    suspend: () => Promise.resolve(),
-    resume: () => undefined,
-    close: () => registry.off('log', onLog),
-  };
-}
-
-/**
- * The Ink TUI; ink and react load only here. The store exists at once and sees every session
- * from its start; ink and react (the slowest thing `open` loads) load meanwhile and draw the
- * store once they are in, so consoles start and viewers launch while the TUI loads.
- */
-async function mountTui(
-  registry: SessionRegistry,
-  actions: import('../tui/app.js').ConsoleActions,
-  options: { detachKey: string; grid: boolean; thumbnails: ThumbnailMode },
-): Promise<OpenView> {
-  // React's development build draws a frame about twice as slowly (docs/BENCHMARKS.md).
-  process.env.NODE_ENV ??= 'production';
-  const { ConsoleStore } = await import('../tui/console-store.js');
-  const store = new ConsoleStore(registry);
-  let mounted = true;
-  const loading = importWithoutCiFlags(() => import('../tui/app.js')).then(({ renderConsoleApp }) => (mounted ? renderConsoleApp(store, actions, options) : undefined));
-  loading.catch((err: unknown) => {
-    process.stderr.write(`vconsole: the terminal UI could not start: ${describeError(err)}\n`);
-    actions.onQuit();
-  });
-  const app = {
-    suspend: async () => (await loading)?.suspend(),
-    resume: () => void loading.then((a) => a?.resume()),
-    unmount: () => void loading.then((a) => a?.unmount(), () => undefined),
-  };
-  return {
-    viewer: (event) => {
-      store.setViewer(event.key, { state: event.state, name: event.viewerName, exitCode: event.exitCode, message: event.message });
-      if (event.message) store.log(event.state === 'failed' ? 'error' : 'info', `${registry.get(event.key)?.name ?? ''}: ${event.message}`);
-    },
-    noViewer: (looked, install) => store.setNoViewer({ lookedFor: looked, install }),
-    notice: (text) => store.setNotice(text),
-    match: (id, matching) => store.setMatch(id, matching),
-    serial: (id, status) => store.setSerial(id, status),
-    upstream: (id, status) => store.setUpstream(id, status),
-    recording: (id, bytes) => store.setRecording(id, bytes),
-    vmState: (id, state) => store.setVmState(id, state.phase),
-    thumbnail: (id, thumbnail) => store.setThumbnail(id, thumbnail),
-    suspend: () => app.suspend(),
-    resume: () => app.resume(),
-    close: () => {
-      if (!mounted) return;
-      mounted = false;
-      app.unmount();
-      store.dispose();
-    },
-  };
-}
-
-/**
- * Ink draws only the last frame when it believes it runs in CI (CI or CONTINUOUS_INTEGRATION
- * set when it loads). We draw the TUI only on a real terminal, so it must draw live there even
- * when those variables are set (a CI job driving tmux, a shell that exports CI=1). The
- * variables are back in place for everything else, viewers included.
- */
-export async function importWithoutCiFlags<T>(load: () => Promise<T>): Promise<T> {
-  const saved = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION };
-  delete process.env.CI;
-  delete process.env.CONTINUOUS_INTEGRATION;
-  try {
-    return await load();
-  } finally {
-    for (const [key, value] of Object.entries(saved)) if (value !== undefined) process.env[key] = value;
-  }
-}

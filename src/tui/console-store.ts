@@ -1,7 +1,11 @@
 import { TRAFFIC_REPORT_MS } from '../proxy/console-session.js';
-import type { LogLevel, SessionLogEntry, SessionSnapshot } from '../proxy/types.js';
+import type { LogLevel, SessionSnapshot } from '../proxy/types.js';
 import { terminalSafe } from '../terminal-text.js';
 import type { Thumbnail } from './thumbnail.js';
+import type { ConsoleState, NoViewerNotice, SessionEventSource, SourceListener } from './console-store-types.js';
+import { safeSnapshot, safeText, safeThumbnail } from './display-safe.js';
+
+export type { ConsoleState, NoViewerNotice, SessionEventSource, SessionSourceEvents } from './console-store-types.js';
 import { formatBytes, unseenText, type ConsoleRow, type LogLine, type SerialStatus, type UpstreamStatus, type ViewerStatus } from './format.js';
 
 /** A rate drops to 0 when no traffic report came for this long. */
@@ -11,44 +15,6 @@ export const LOG_LIMIT = 200;
 /** Weight of the newest sample in the smoothed rate. */
 const RATE_SMOOTHING = 0.5;
 const LEVEL_ORDER: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
-
-/** Shown when no VNC viewer was found: what was looked for and how to get one on this OS. */
-export interface NoViewerNotice {
-  lookedFor: string[];
-  /** One line, e.g. `sudo apt install tigervnc-viewer`. */
-  install: string;
-}
-
-/** Everything the TUI renders. A new object after every change; unchanged parts keep their identity. */
-export interface ConsoleState {
-  rows: readonly ConsoleRow[];
-  log: readonly LogLine[];
-  notice?: string;
-  noViewer?: NoViewerNotice;
-}
-
-/** The events the store reads; a SessionRegistry has them all. */
-export interface SessionSourceEvents {
-  added: [{ snapshot(): SessionSnapshot }];
-  removed: [{ id: number }];
-  change: [SessionSnapshot];
-  traffic: [SessionSnapshot];
-  log: [SessionLogEntry];
-}
-
-type SourceListener<K extends keyof SessionSourceEvents> = (...args: SessionSourceEvents[K]) => void;
-
-/** What the store subscribes to: a SessionRegistry, or any emitter of the same events. */
-export interface SessionEventSource {
-  on(event: 'added', listener: SourceListener<'added'>): unknown;
-  on(event: 'removed', listener: SourceListener<'removed'>): unknown;
-  on(event: 'change' | 'traffic', listener: SourceListener<'change'>): unknown;
-  on(event: 'log', listener: SourceListener<'log'>): unknown;
-  off(event: 'added', listener: SourceListener<'added'>): unknown;
-  off(event: 'removed', listener: SourceListener<'removed'>): unknown;
-  off(event: 'change' | 'traffic', listener: SourceListener<'change'>): unknown;
-  off(event: 'log', listener: SourceListener<'log'>): unknown;
-}
 
 export interface ConsoleStoreOptions {
   /** Log entries below this level are dropped; default `info`. */
@@ -65,6 +31,9 @@ interface RateSample {
 
 const NO_VIEWER: ViewerStatus = { state: 'none' };
 
+/** What a row shows besides its session's snapshot and rates: said by the caller, per session. */
+type RowExtras = Partial<Pick<ConsoleRow, 'viewer' | 'serial' | 'upstream' | 'recordedBytes' | 'vm' | 'thumbnail' | 'unmatched'>>;
+
 /**
  * The one owner of what `vconsole open` shows: fed by session events and by the caller
  * (viewer status, notices, its own log lines); components only read it. Every text that comes
@@ -80,14 +49,11 @@ export class ConsoleStore {
   private noViewer?: NoViewerNotice;
   private state?: ConsoleState;
   private readonly samples = new Map<number, RateSample>();
-  private readonly viewers = new Map<number, ViewerStatus>();
-  private readonly serials = new Map<number, SerialStatus>();
-  private readonly upstreams = new Map<number, UpstreamStatus>();
-  private readonly recordings = new Map<number, number>();
-  private readonly vmPhases = new Map<number, string>();
-  private readonly thumbnails = new Map<number, Thumbnail>();
-  /** open --follow: sessions whose VM no longer matches the selectors. */
-  private readonly unmatched = new Set<number>();
+  /**
+   * What the caller said of each session besides its snapshot (viewer, unread output, VM
+   * state, ...), kept also while its row does not exist yet: a row starts with it.
+   */
+  private readonly extras = new Map<number, RowExtras>();
   /** Sessions already removed: late events about them must not bring their row back. */
   private readonly removedIds = new Set<number>();
   private readonly listeners = new Set<() => void>();
@@ -144,87 +110,51 @@ export class ConsoleStore {
 
   /** Records what the session's viewer is doing (also before the session's row exists). */
   setViewer(sessionId: number, status: ViewerStatus): void {
-    const viewer: ViewerStatus = { ...status, name: safeText(status.name), message: safeText(status.message) };
-    this.viewers.set(sessionId, viewer);
-    const index = this.indexOf(sessionId);
-    if (index < 0) return;
-    this.replaceRow(index, { ...this.rows[index], viewer });
+    this.setExtra(sessionId, 'viewer', { ...status, name: safeText(status.name), message: safeText(status.message) });
   }
 
   /**
-   * Records how much of a serial console's output is unread (also before its row exists).
-   * Called for every chunk of output, so the row (and with it a frame) changes only when
-   * what it shows does: nothing unread to some, or the size as printed (`1.2 KB`).
+   * Records how much of a serial console's output is unread. Called for every chunk of output,
+   * so the row (and with it a frame) changes only when what it shows does: nothing unread to
+   * some, or the size as printed (`1.2 KB`).
    */
   setSerial(sessionId: number, status: { unseenBytes: number }): void {
     const bytes = status.unseenBytes;
     const serial: SerialStatus = { unseenBytes: Number.isFinite(bytes) && bytes > 0 ? Math.floor(bytes) : 0 };
-    this.serials.set(sessionId, serial);
-    const index = this.indexOf(sessionId);
-    if (index < 0) return;
-    const row = this.rows[index];
-    if (unseenText(row.serial) === unseenText(serial)) return;
-    this.replaceRow(index, { ...row, serial });
+    this.setExtra(sessionId, 'serial', serial, (row) => unseenText(row.serial) === unseenText(serial));
   }
 
-  /**
-   * Records whether a shared console is reconnecting to its VM (also before its row exists);
-   * the row changes only when that does.
-   */
+  /** Records whether a shared console is reconnecting to its VM; the row changes only when that does. */
   setUpstream(sessionId: number, status: UpstreamStatus): void {
     const upstream: UpstreamStatus = { reconnecting: status.reconnecting };
-    this.upstreams.set(sessionId, upstream);
-    const index = this.indexOf(sessionId);
-    if (index < 0) return;
-    const row = this.rows[index];
-    if ((row.upstream?.reconnecting ?? false) === upstream.reconnecting) return;
-    this.replaceRow(index, { ...row, upstream });
+    this.setExtra(sessionId, 'upstream', upstream, (row) => (row.upstream?.reconnecting ?? false) === upstream.reconnecting);
   }
 
   /**
-   * The size of a recorded console's recording (also before its row exists). The row changes
-   * only when the size as shown changes: a busy screen grows its recording many times a second.
+   * The size of a recorded console's recording. The row changes only when the size as shown
+   * changes: a busy screen grows its recording many times a second.
    */
   setRecording(sessionId: number, bytes: number): void {
-    this.recordings.set(sessionId, bytes);
-    const index = this.indexOf(sessionId);
-    if (index < 0) return;
-    const row = this.rows[index];
-    if (row.recordedBytes !== undefined && formatBytes(row.recordedBytes) === formatBytes(bytes)) return;
-    this.replaceRow(index, { ...row, recordedBytes: bytes });
+    this.setExtra(sessionId, 'recordedBytes', bytes, (row) => row.recordedBytes !== undefined && formatBytes(row.recordedBytes) === formatBytes(bytes));
   }
 
-  /** Records the phase of the session's VM (also before its row exists); the row changes only when it does. */
+  /** Records the phase of the session's VM; the row changes only when it does. */
   setVmState(sessionId: number, phase: string): void {
     const vm = terminalSafe(phase);
-    this.vmPhases.set(sessionId, vm);
-    const index = this.indexOf(sessionId);
-    if (index < 0 || this.rows[index].vm === vm) return;
-    this.replaceRow(index, { ...this.rows[index], vm });
+    this.setExtra(sessionId, 'vm', vm, (row) => row.vm === vm);
   }
 
   /**
-   * What the session's grid tile shows (also before its row exists); undefined clears it.
-   * Text in it (serial lines, a reason) is made terminal-safe here; pixels are only pixels.
+   * What the session's grid tile shows; undefined clears it. Text in it (serial lines, a
+   * reason) is made terminal-safe here; pixels are only pixels.
    */
   setThumbnail(sessionId: number, thumbnail: Thumbnail | undefined): void {
-    const safe = thumbnail && safeThumbnail(thumbnail);
-    if (safe) this.thumbnails.set(sessionId, safe);
-    else this.thumbnails.delete(sessionId);
-    const index = this.indexOf(sessionId);
-    if (index < 0) return;
-    const { thumbnail: _, ...row } = this.rows[index];
-    this.replaceRow(index, safe ? { ...row, thumbnail: safe } : row);
+    this.setExtra(sessionId, 'thumbnail', thumbnail && safeThumbnail(thumbnail));
   }
 
-  /** open --follow: marks a row whose VM no longer matches the selectors, or matches again (also before its row exists). */
+  /** open --follow: marks a row whose VM no longer matches the selectors, or matches again. */
   setMatch(sessionId: number, matching: boolean): void {
-    if (matching) this.unmatched.delete(sessionId);
-    else this.unmatched.add(sessionId);
-    const index = this.indexOf(sessionId);
-    if (index < 0 || Boolean(this.rows[index].unmatched) === !matching) return;
-    const { unmatched: _, ...row } = this.rows[index];
-    this.replaceRow(index, matching ? row : { ...row, unmatched: true });
+    this.setExtra(sessionId, 'unmatched', matching ? undefined : true, (row) => Boolean(row.unmatched) === !matching);
   }
 
   /** A line of vconsole itself in the event log. */
@@ -244,6 +174,23 @@ export class ConsoleStore {
   setNoViewer(noViewer: NoViewerNotice | undefined): void {
     this.noViewer = noViewer && { lookedFor: noViewer.lookedFor.map(terminalSafe), install: terminalSafe(noViewer.install) };
     this.changed();
+  }
+
+  /**
+   * Sets (or with undefined, clears) one of a session's extras, also before its row exists.
+   * `unchanged` says when the row already shows it, so no new frame is made for nothing.
+   */
+  private setExtra<K extends keyof RowExtras>(sessionId: number, key: K, value: RowExtras[K], unchanged?: (row: ConsoleRow) => boolean): void {
+    const extras: RowExtras = { ...this.extras.get(sessionId) };
+    if (value === undefined) delete extras[key];
+    else extras[key] = value;
+    this.extras.set(sessionId, extras);
+    const index = this.indexOf(sessionId);
+    if (index < 0 || unchanged?.(this.rows[index])) return;
+    const row: ConsoleRow = { ...this.rows[index] };
+    if (value === undefined) delete row[key];
+    else row[key] = value as ConsoleRow[K];
+    this.replaceRow(index, row);
   }
 
   private indexOf(sessionId: number): number {
@@ -266,40 +213,14 @@ export class ConsoleStore {
       return;
     }
     this.samples.set(snapshot.id, { time: this.now(), bytesIn: snapshot.bytesIn, bytesOut: snapshot.bytesOut });
-    const viewer = this.viewers.get(snapshot.id) ?? NO_VIEWER;
-    const serial = this.serials.get(snapshot.id);
-    const upstream = this.upstreams.get(snapshot.id);
-    const recordedBytes = this.recordings.get(snapshot.id);
-    const vm = this.vmPhases.get(snapshot.id);
-    const thumbnail = this.thumbnails.get(snapshot.id);
-    this.rows = [
-      ...this.rows,
-      {
-        session: snapshot,
-        viewer,
-        rateIn: 0,
-        rateOut: 0,
-        ...(serial ? { serial } : {}),
-        ...(upstream ? { upstream } : {}),
-        ...(recordedBytes !== undefined ? { recordedBytes } : {}),
-        ...(vm ? { vm } : {}),
-        ...(thumbnail ? { thumbnail } : {}),
-        ...(this.unmatched.has(snapshot.id) ? { unmatched: true } : {}),
-      },
-    ];
+    this.rows = [...this.rows, { session: snapshot, viewer: NO_VIEWER, rateIn: 0, rateOut: 0, ...this.extras.get(snapshot.id) }];
     this.changed();
   }
 
   private remove(sessionId: number): void {
     this.removedIds.add(sessionId);
     this.samples.delete(sessionId);
-    this.viewers.delete(sessionId);
-    this.serials.delete(sessionId);
-    this.upstreams.delete(sessionId);
-    this.recordings.delete(sessionId);
-    this.vmPhases.delete(sessionId);
-    this.thumbnails.delete(sessionId);
-    this.unmatched.delete(sessionId);
+    this.extras.delete(sessionId);
     const index = this.indexOf(sessionId);
     if (index < 0) return;
     this.rows = this.rows.filter((_, i) => i !== index);
@@ -392,28 +313,6 @@ export class ConsoleStore {
     this.state = undefined;
     for (const listener of this.listeners) listener();
   }
-}
-
-function safeText(text: string | undefined): string | undefined {
-  return text === undefined ? undefined : terminalSafe(text);
-}
-
-function safeThumbnail(thumbnail: Thumbnail): Thumbnail {
-  if (thumbnail.type === 'lines') return { type: 'lines', lines: thumbnail.lines.map(terminalSafe) };
-  if (thumbnail.type === 'none') return { type: 'none', reason: terminalSafe(thumbnail.reason) };
-  return thumbnail;
-}
-
-/** The snapshot with every text a row or log line shows from it made terminal-safe. */
-function safeSnapshot(snapshot: SessionSnapshot): SessionSnapshot {
-  return {
-    ...snapshot,
-    name: terminalSafe(snapshot.name),
-    provider: terminalSafe(snapshot.provider),
-    consoleType: safeText(snapshot.consoleType),
-    address: safeText(snapshot.address),
-    lastError: safeText(snapshot.lastError),
-  };
 }
 
 /** Exponential smoothing; a rate starting from idle takes the first sample as is. */
