@@ -3,7 +3,7 @@
 // upstream (upstream.mjs, which answers as KubeVirt VMIs `bulk` and `echo`), time to first
 // pixel through the KubeVirt fixture API server (kubevirt-api.mjs) under Xvfb. Systems
 // alternate round by round; every figure is a median over rounds.
-import { accessSync, constants, existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { delimiter, join } from 'node:path';
 import { connectTcp, measureRoundTrips, measureThroughput } from './clients.mjs';
@@ -35,7 +35,10 @@ export function findVirtctl(env = process.env) {
 /** The single executable when `npm run package` made one, else the npm CLI under node. */
 export function vconsoleCommand(root, cli) {
   const bin = join(root, 'dist', 'bin');
-  const sea = existsSync(bin) ? readdirSync(bin).find((f) => f.startsWith(`vconsole-${process.platform}-`)) : undefined;
+  // This machine's own: package.mjs names them by platform (macos, win) and architecture.
+  const platform = process.platform === 'darwin' ? 'macos' : process.platform === 'win32' ? 'win' : process.platform;
+  const name = `vconsole-${platform}-${process.arch}${process.platform === 'win32' ? '.exe' : ''}`;
+  const sea = existsSync(join(bin, name)) ? name : undefined;
   return sea ? { command: join(bin, sea), args: [], label: 'single executable' } : { command: process.execPath, args: [cli], label: 'npm CLI' };
 }
 
