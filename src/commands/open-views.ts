@@ -77,7 +77,7 @@ export async function mountTui(
   const { ConsoleStore } = await import('../tui/console-store.js');
   const store = new ConsoleStore(registry);
   let mounted = true;
-  const loading = importWithoutCiFlags(() => import('../tui/app.js')).then(({ renderConsoleApp }) => (mounted ? renderConsoleApp(store, actions, options) : undefined));
+  const loading = importWithoutCiFlags(() => import('../tui/render-console-app.js')).then(({ renderConsoleApp }) => (mounted ? renderConsoleApp(store, actions, options) : undefined));
   loading.catch((err: unknown) => {
     process.stderr.write(`vconsole: the terminal UI could not start: ${describeError(err)}\n`);
     actions.onQuit();

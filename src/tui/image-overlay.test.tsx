@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import { renderConsoleApp, type ConsoleAppHandle, type ThumbnailView } from './app.js';
+import type { ThumbnailView } from './app.js';
+import { renderConsoleApp, type ConsoleAppHandle } from './render-console-app.js';
 import { ConsoleStore, type SessionSourceEvents } from './console-store.js';
 import { ImageOverlay, type ImagePlacement } from './image-overlay.js';
 import { rgbToPng, iterm2Image } from './thumbnail-iterm2.js';

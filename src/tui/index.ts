@@ -2,8 +2,10 @@
  * The `vconsole open` terminal UI: a store fed by session events, and the Ink app that renders it.
  * `open` loads this lazily, so ink and react load only when a TUI is shown.
  */
-export { DEFAULT_DETACH_KEY, renderConsoleApp } from './app.js';
-export type { ConsoleActions, ConsoleAppHandle, RenderConsoleOptions } from './app.js';
+export { DEFAULT_DETACH_KEY } from './app.js';
+export type { ConsoleActions } from './app.js';
+export { renderConsoleApp } from './render-console-app.js';
+export type { ConsoleAppHandle, RenderConsoleOptions } from './render-console-app.js';
 export { ConsoleStore } from './console-store.js';
 export type { ConsoleState, ConsoleStoreOptions, NoViewerNotice, SessionEventSource } from './console-store.js';
 export type { ConsoleRow, LogLine, SerialStatus, ViewerStatus } from './format.js';

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { osc52, renderConsoleApp } from './app.js';
+import { osc52, renderConsoleApp } from './render-console-app.js';
 import { ConsoleStore, type SessionSourceEvents } from './console-store.js';
 import { sessionSnapshot } from '../../test/support/snapshots.js';
 import { fakeActions, until } from '../../test/support/tui.js';
