@@ -10,3 +10,11 @@ export function bracketHost(host: string): string {
 export function formatHostPort(host: string, port: number | string): string {
   return `${bracketHost(host)}:${port}`;
 }
+
+/**
+ * Where a local client reaches a listener: the listener's address, or loopback for one that
+ * listens on every address (`0.0.0.0`, `::`; a dual-stack `::` takes IPv4 too) or has none yet.
+ */
+export function localAddressOf(listening: string | undefined): string {
+  return !listening || listening === '0.0.0.0' || listening === '::' ? '127.0.0.1' : listening;
+}

@@ -4,6 +4,7 @@ import { UsageError, describeError } from './errors.js';
 import { isRecord } from './records.js';
 import { normalizeLabelSelector } from './targets/label-selector.js';
 import type { UpstreamSource } from './proxy/types.js';
+import { sourceChain } from './proxy/wrapped-source.js';
 import type { ConsoleTypeChoice } from './targets/types.js';
 import { echoInput } from './terminal-text.js';
 
@@ -241,8 +242,8 @@ export async function workspaceConfigFile(config: { file?: string }, env: NodeJS
  * with the namespace its pre-flight found). Shared consoles are looked through to their target.
  */
 export function targetToSave(source: UpstreamSource): string {
-  let target: UpstreamSource & { input?: unknown; inner?: UpstreamSource } = source;
-  while (typeof target.input !== 'string' && target.inner) target = target.inner;
+  const chain = [...sourceChain(source)] as (UpstreamSource & { input?: unknown })[];
+  const target = chain.find((s) => typeof s.input === 'string') ?? chain[chain.length - 1];
   const input = typeof target.input === 'string' ? target.input : target.name;
   if (/^[a-z][a-z0-9+.-]*:/i.test(input)) return input;
   if (target.provider === 'kubevirt' && target.name.includes('/')) return `kubevirt:${target.name}`;

@@ -1,3 +1,4 @@
+import { localAddressOf } from '../host-port.js';
 import { writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -45,7 +46,7 @@ export async function saveSessionScreenshot(session: ListeningSession, options: 
       hint: 'start open with --share (or defaults.share) to picture consoles being watched',
     });
   }
-  const host = !session.address || session.address === '0.0.0.0' || session.address === '::' ? '127.0.0.1' : session.address;
+  const host = localAddressOf(session.address);
   const timeoutMs = options.timeoutMs ?? SCREENSHOT_TIMEOUT_MS;
   const framebuffer = new Framebuffer(0, 0);
   const socket = net.connect({ host, port: session.port });

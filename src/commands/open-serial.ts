@@ -1,3 +1,4 @@
+import { localAddressOf } from '../host-port.js';
 import { mkdir, open as openFile, type FileHandle } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -82,8 +83,7 @@ export interface TerminalForAttach {
 export async function attachSerial(session: ConsoleSession, terminal: TerminalForAttach, escape: EscapeKey): Promise<void> {
   const s = session.snapshot();
   if (s.state !== 'listening' || s.port === undefined) throw new VconsoleError(`${s.name} is not listening`, { hint: 'wait for it, or r to retry' });
-  const host = !s.address || s.address === '0.0.0.0' || s.address === '::' ? '127.0.0.1' : s.address;
-  const socket = await connect(host, s.port);
+  const socket = await connect(localAddressOf(s.address), s.port);
   await terminal.suspend();
   const restore = enterRawMode(terminal.stdin);
   // Ink lets go of stdin (unref) when it steps aside: hold it while the console is attached.

@@ -14,9 +14,3 @@ export async function loadBrowserViewers(unopened: (key: number, url: string) =>
   });
   return browser;
 }
-
-/** Where a local viewer reaches a port listening on every address: the loopback one. */
-export function viewerHost(address: string): string {
-  return address === '0.0.0.0' ? '127.0.0.1' : address === '::' ? '::1' : address;
-}
-

@@ -13,7 +13,8 @@ import { ViewerRouter } from '../viewers/viewer-router.js';
 import { DEFAULT_ESCAPE, parseEscapeKey } from '../terminal/escape-key.js';
 import { attachSerial, followSerial, shareSerial } from './open-serial.js';
 import { mountTui, plainView, type OpenView } from './open-views.js';
-import { loadBrowserViewers, viewerHost } from './open-viewers.js';
+import { loadBrowserViewers } from './open-viewers.js';
+import { localAddressOf } from '../host-port.js';
 import { saveOpenAsWorkspace } from './open-workspace.js';
 import { consecutivePorts, exposureWarning, type ListenFlags, type TargetFlags } from './flags.js';
 import { addOnce, portLine, type CommandIo } from './proxy.js';
@@ -112,7 +113,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const openViewer = async (session: ConsoleSession) => {
     const s = session.snapshot();
     if (s.state !== 'listening' || s.port === undefined) return;
-    await viewers.launch(session.id, { host: viewerHost(s.address ?? listen), port: s.port, title: s.name, consoleType: viewerConsoleType(s.consoleType) });
+    await viewers.launch(session.id, { host: localAddressOf(s.address ?? listen), port: s.port, title: s.name, consoleType: viewerConsoleType(s.consoleType) });
   };
   const start = async (session: ConsoleSession) => {
     try {

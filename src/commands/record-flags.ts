@@ -4,6 +4,7 @@ import { UsageError, VconsoleError, describeError } from '../errors.js';
 import { RECORDING_DEFAULT_MAX_BYTES } from '../limits.js';
 import type { ConsoleSession } from '../proxy/console-session.js';
 import type { UpstreamSource } from '../proxy/types.js';
+import { sourceChain } from '../proxy/wrapped-source.js';
 import type { RecordingSource } from '../recording/recording-source.js';
 import { echoInput } from '../terminal-text.js';
 import { asArgParser, nonEmpty } from './flags.js';
@@ -73,11 +74,8 @@ export async function recordingFrom(flags: RecordFlags, options: { version?: str
   return {
     wrap: (target) => new RecordingSource(target, { dir, budget, writer: options.version, terminal: options.terminal }),
     recorderOf: (session) => {
-      // The recorder sits under any sharing wrapper: walk the `inner` chain down to it.
-      for (let source: UpstreamSource | undefined = session.source; source; source = (source as { inner?: UpstreamSource }).inner) {
-        if (source instanceof RecordingSource) return source;
-      }
-      return undefined;
+      // The recorder sits under any sharing wrapper.
+      return [...sourceChain(session.source)].find((source): source is RecordingSource => source instanceof RecordingSource);
     },
   };
 }

@@ -4,7 +4,7 @@ import { UsageError, VconsoleError, describeError } from '../errors.js';
 import { ConsoleSession } from '../proxy/console-session.js';
 import { handleShutdownSignals } from '../proxy/shutdown.js';
 import { isAsciicast, parseAsciicast } from '../recording/asciicast.js';
-import { isRfbRecording, parseRfbRecording, RecordingFormatError } from '../recording/rfb-recording.js';
+import { isRfbRecording, parseRfbRecording } from '../recording/rfb-recording.js';
 import { echoInput } from '../terminal-text.js';
 import { parseDuration } from './duration.js';
 import type { ListenFlags } from './flags.js';
@@ -59,8 +59,8 @@ function parseOrExplain<T>(file: string, parse: () => T): T {
   try {
     return parse();
   } catch (err) {
-    if (err instanceof RecordingFormatError || err instanceof Error) throw new VconsoleError(`${echoInput(file)}: ${err.message}`);
-    throw err;
+    // The format readers throw plain errors that say what is wrong with the file.
+    throw new VconsoleError(`${echoInput(file)}: ${describeError(err)}`);
   }
 }
 

@@ -1,6 +1,7 @@
 import { PNG } from 'pngjs';
 import { VconsoleError } from '../errors.js';
 import type { Framebuffer } from '../rfb/framebuffer.js';
+import { consoleFileStem, timestampedStem } from '../console-file-name.js';
 
 /**
  * What `vconsole screenshot` and `s` in `vconsole open` share: the PNG of a framebuffer and
@@ -22,21 +23,12 @@ export function encodePng(framebuffer: Framebuffer): Buffer {
   return PNG.sync.write(png, { colorType: 2 });
 }
 
-/** A console's name in file-name-safe characters: no slash, no leading dot. */
-function safeStem(name: string): string {
-  const safe = name.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '');
-  return safe || 'console';
-}
-
 /** The file name a console's picture gets in a directory: its name in safe characters. */
 export function screenshotFileName(name: string): string {
-  return `${safeStem(name)}.png`;
+  return `${consoleFileStem(name)}.png`;
 }
 
 /** `NAME-YYYYMMDD-HHMMSS.png` in local time: pictures taken over a session sort by time. */
 export function timestampedScreenshotName(name: string, at: Date): string {
-  const two = (n: number) => String(n).padStart(2, '0');
-  const day = `${at.getFullYear()}${two(at.getMonth() + 1)}${two(at.getDate())}`;
-  const time = `${two(at.getHours())}${two(at.getMinutes())}${two(at.getSeconds())}`;
-  return `${safeStem(name)}-${day}-${time}.png`;
+  return `${timestampedStem(name, at)}.png`;
 }

@@ -8,6 +8,7 @@
 import { describeError } from '../errors.js';
 import type { ConsoleSession } from '../proxy/console-session.js';
 import type { UpstreamSource } from '../proxy/types.js';
+import { sourceChain } from '../proxy/wrapped-source.js';
 import type { ConsoleTarget, VmPhase, VmState } from '../targets/types.js';
 import type { ViewerStatusEvent } from '../viewers/viewer-supervisor.js';
 
@@ -42,8 +43,7 @@ interface ViewerEvents {
  * serial line, recorder): each keeps what it wraps as `inner`.
  */
 export function followableTarget(source: UpstreamSource): Required<Pick<ConsoleTarget, 'followState'>> | undefined {
-  let inner = source;
-  for (let next = (inner as { inner?: UpstreamSource }).inner; next; next = (inner as { inner?: UpstreamSource }).inner) inner = next;
+  const inner = [...sourceChain(source)].at(-1) ?? source;
   const follow = (inner as Partial<ConsoleTarget>).followState;
   return follow ? { followState: (context) => follow.call(inner, context) } : undefined;
 }

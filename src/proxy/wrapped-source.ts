@@ -37,3 +37,8 @@ export abstract class WrappedSource<Events extends Record<keyof Events, unknown[
   abstract dial(context: DialContext): Promise<Duplex>;
   abstract release(): Promise<void>;
 }
+
+/** `source`, then what it wraps, down to the provider's target (the one without `inner`). */
+export function* sourceChain(source: UpstreamSource): Generator<UpstreamSource> {
+  for (let at: UpstreamSource | undefined = source; at; at = (at as { inner?: UpstreamSource }).inner) yield at;
+}

@@ -8,6 +8,7 @@ import { ASCIICAST_EXTENSION, AsciicastEventEncoder, encodeAsciicastHeader } fro
 import { RecordingBudget, RecordingFile } from './recording-file.js';
 import { RFB_RECORDING_EXTENSION, encodeRfbRecord, encodeRfbRecordingHead } from './rfb-recording.js';
 import { tapDuplex, type StreamTap } from './tap.js';
+import { timestampedStem } from '../console-file-name.js';
 
 export interface RecordingOptions {
   /** Where recordings go (created 0700 when missing). */
@@ -119,21 +120,13 @@ export class RecordingSource extends WrappedSource<{ bytes: [number] }> {
           });
     fs.mkdirSync(this.options.dir, { recursive: true, mode: 0o700 });
     const extension = type === 'vnc' ? RFB_RECORDING_EXTENSION : ASCIICAST_EXTENSION;
-    this.file = createUnique(this.options.dir, recordingBaseName(this.name, now), extension, head, this.options.budget, () =>
+    this.file = createUnique(this.options.dir, timestampedStem(this.name.slice(0, 100), now), extension, head, this.options.budget, () =>
       log('warn', `recording stopped: --record-max-size (${this.options.budget.limitBytes} bytes for all recordings) reached`),
     );
     log('info', `recording to ${this.file.path}`);
     this.emit('bytes', this.file.bytes);
     return this.file;
   }
-}
-
-/** `default_vm-a-20261130-224512`: the console's name made safe for a file name, and the time. */
-export function recordingBaseName(name: string, at: Date): string {
-  const safe = name.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, 100) || 'console';
-  const pad = (n: number) => String(n).padStart(2, '0');
-  const stamp = `${at.getFullYear()}${pad(at.getMonth() + 1)}${pad(at.getDate())}-${pad(at.getHours())}${pad(at.getMinutes())}${pad(at.getSeconds())}`;
-  return `${safe}-${stamp}`;
 }
 
 /** A new file `base.ext`, else `base-2.ext`, ...: recordings never overwrite each other. */

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { UsageError } from '../../errors.js';
+import { BROWSER_VIEWER_NAME } from '../catalog.js';
 import type { ViewerTarget } from '../types.js';
 import type { ViewerStatusEvent } from '../viewer-supervisor.js';
 import { describeStartFailure, startBrowser, type BrowserLaunch } from './browser-opener.js';
@@ -9,8 +10,6 @@ import { OPENED_ELSEWHERE, SESSION_CLOSED, type PageConsoleType } from './page-p
 /** Addresses that name no one host: a URL cannot point at them, and browsers refuse 0.0.0.0. */
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 
-/** The name status events give the browser viewer. */
-export const BROWSER_VIEWER_NAME = 'browser';
 
 export interface BrowserViewersOptions {
   /** Address the page server listens on; loopback by default. A page's secret is all that guards it. */
