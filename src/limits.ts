@@ -64,3 +64,9 @@ export const NOVA_CONSOLE_URL_SHARE_MS = 30_000;
 export const SELECTOR_FOLLOW_INTERVAL_MS = 5_000;
 /** A grid tile's picture is taken again at most this often (and only when its screen changed). */
 export const THUMBNAIL_MIN_INTERVAL_MS = 333;
+/**
+ * `open` loads the TUI (Ink, React, yoga: about 100 ms that hold the one thread) once the first
+ * viewers are launched, or after this long when a pre-flight is slow, so that loading it never
+ * sits between the command and the VM's screen.
+ */
+export const TUI_LOAD_DEFER_MAX_MS = 300;

@@ -1,4 +1,5 @@
 import { describeError } from '../errors.js';
+import { TUI_LOAD_DEFER_MAX_MS } from '../limits.js';
 import type { SessionRegistry } from '../proxy/session-registry.js';
 import type { VmState } from '../targets/types.js';
 import type { Thumbnail, ThumbnailMode } from '../tui/thumbnail.js';
@@ -64,20 +65,24 @@ export function plainView(registry: SessionRegistry, io: CommandIo, verbose: boo
 
 /**
  * The Ink TUI; ink and react load only here. The store exists at once and sees every session
- * from its start; ink and react (the slowest thing `open` loads) load meanwhile and draw the
- * store once they are in, so consoles start and viewers launch while the TUI loads.
+ * from its start; ink and react (the slowest thing `open` loads, ~100 ms of the one thread) load
+ * once the first viewers are launched and draw the store then, so they never delay a viewer.
  */
 export async function mountTui(
   registry: SessionRegistry,
   actions: import('../tui/app.js').ConsoleActions,
   options: { detachKey: string; grid: boolean; thumbnails: ThumbnailMode },
+  /** Ink loads once this settles (the first viewers launched), or after TUI_LOAD_DEFER_MAX_MS. */
+  loadAfter: Promise<unknown> = Promise.resolve(),
 ): Promise<OpenView> {
   // React's development build draws a frame about twice as slowly (docs/BENCHMARKS.md).
   process.env.NODE_ENV ??= 'production';
   const { ConsoleStore } = await import('../tui/console-store.js');
   const store = new ConsoleStore(registry);
   let mounted = true;
-  const loading = importWithoutCiFlags(() => import('../tui/render-console-app.js')).then(({ renderConsoleApp }) => (mounted ? renderConsoleApp(store, actions, options) : undefined));
+  const loading = settledOrAfter(loadAfter, TUI_LOAD_DEFER_MAX_MS)
+    .then(() => (mounted ? importWithoutCiFlags(() => import('../tui/render-console-app.js')) : undefined))
+    .then((loaded) => (mounted && loaded ? loaded.renderConsoleApp(store, actions, options) : undefined));
   loading.catch((err: unknown) => {
     process.stderr.write(`vconsole: the terminal UI could not start: ${describeError(err)}\n`);
     actions.onQuit();
@@ -109,6 +114,18 @@ export async function mountTui(
       store.dispose();
     },
   };
+}
+
+/** Resolves once `promise` settles, or after `ms`, whichever comes first. */
+function settledOrAfter(promise: Promise<unknown>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    promise.then(done, done);
+  });
 }
 
 /**

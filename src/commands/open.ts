@@ -132,7 +132,6 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   };
   // A shared console's drop shows on its row; the hub's log lines say it in the event log.
   const follow = (session: ConsoleSession) => {
-    vmStates.follow(session);
     sharing.follow(session);
     sharing.hubOf(session)?.on('state', (state) => shown.view?.upstream(session.id, { reconnecting: state === 'reconnecting' }));
     recording.recorderOf(session)?.on('bytes', (bytes) => shown.view?.recording(session.id, bytes));
@@ -143,8 +142,13 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
     const session = registry.add(shareSerial(sharing.wrap(recording.wrap(target))));
     follow(session);
     if (nextPort !== undefined) assignedPort.set(session.id, nextPort++);
-    void start(session);
+    void startThenFollowVm(session);
   };
+  // The VM's state is asked for once the console has started (or failed): the viewer first.
+  const startThenFollowVm = (session: ConsoleSession) => start(session).finally(() => vmStates.follow(session));
+  // The TUI loads once the first viewers are launched (mountTui), resolved below.
+  let firstViewersLaunched = () => undefined as void;
+  const launched = new Promise<void>((resolve) => (firstViewersLaunched = resolve));
 
   const view = useTui
     ? await mountTui(registry, {
@@ -181,7 +185,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
         onSaveWorkspace: (name) => saveOpenAsWorkspace(name, registry.all(), flags, config),
         onQuit: () => shutdown.trigger(),
         onThumbnailView: (tiles) => thumbnails?.setView(tiles),
-      }, { detachKey: escapeKey.label, grid: Boolean(flags.grid), thumbnails: thumbnailMode })
+      }, { detachKey: escapeKey.label, grid: Boolean(flags.grid), thumbnails: thumbnailMode }, launched)
     : plainView(registry, io, Boolean(flags.verbose));
   shown.view = view;
 
@@ -202,7 +206,8 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
     if (ports[i]) assignedPort.set(session.id, ports[i]);
   });
   if (flags.port !== undefined) nextPort = flags.port + sessions.length;
-  await Promise.all(sessions.map(start));
+  await Promise.all(sessions.map(startThenFollowVm));
+  firstViewersLaunched();
   const kept = sessions.filter((s) => registry.get(s.id));
   if (!useTui && kept.length > 0 && kept.every((s) => s.snapshot().state === 'error')) {
     shutdown.dispose();
