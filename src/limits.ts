@@ -10,6 +10,11 @@ export const HTTP_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 
 /** One dial of an upstream console, every API call it needs included. */
 export const DIAL_TIMEOUT_MS = 30_000;
+/**
+ * An upstream dialled ahead for a viewer that `open` launched is closed when the viewer has not
+ * connected this long after (a viewer that failed to start must not hold the VM's console).
+ */
+export const DIAL_AHEAD_TTL_MS = 10_000;
 /** The websocket upgrade of a console (after the API calls that found it). */
 export const WEBSOCKET_HANDSHAKE_TIMEOUT_MS = 20_000;
 /** How much of a refused upgrade's body is read for its error message. */
@@ -65,8 +70,10 @@ export const SELECTOR_FOLLOW_INTERVAL_MS = 5_000;
 /** A grid tile's picture is taken again at most this often (and only when its screen changed). */
 export const THUMBNAIL_MIN_INTERVAL_MS = 333;
 /**
- * `open` loads the TUI (Ink, React, yoga: about 100 ms that hold the one thread) once the first
- * viewers are launched, or after this long when a pre-flight is slow, so that loading it never
- * sits between the command and the VM's screen.
+ * `open` loads the TUI (Ink, React, yoga: 100 ms and more that hold the one thread) once the
+ * first viewers show their consoles: TUI_LOAD_SETTLE_MS after each one's first connection, or
+ * after TUI_LOAD_DEFER_MAX_MS at the latest (a slow cluster, a viewer that never connects), so
+ * loading it never sits between the command and the VM's screen.
  */
-export const TUI_LOAD_DEFER_MAX_MS = 300;
+export const TUI_LOAD_DEFER_MAX_MS = 1000;
+export const TUI_LOAD_SETTLE_MS = 200;

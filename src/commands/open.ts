@@ -1,7 +1,8 @@
 import type { VconsoleConfig } from '../config.js';
 import { VconsoleError, describeError } from '../errors.js';
-import { VIEWER_SHUTDOWN_GRACE_MS } from '../limits.js';
-import { SessionClosedError, type ConsoleSession } from '../proxy/console-session.js';
+import { TUI_LOAD_SETTLE_MS, VIEWER_SHUTDOWN_GRACE_MS } from '../limits.js';
+import { SessionClosedError, type BoundAddress, type ConsoleSession } from '../proxy/console-session.js';
+import type { SessionSnapshot } from '../proxy/types.js';
 import { DuplicateConsoleError, SessionRegistry } from '../proxy/session-registry.js';
 import { handleShutdownSignals } from '../proxy/shutdown.js';
 import { installHint, lookedFor } from '../viewers/catalog.js';
@@ -110,18 +111,43 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
     },
   });
 
+  const launchViewer = (session: ConsoleSession, at: BoundAddress) =>
+    viewers.launch(session.id, { host: localAddressOf(at.address), port: at.port, title: session.name, consoleType: viewerConsoleType(session.source.consoleType) });
   const openViewer = async (session: ConsoleSession) => {
     const s = session.snapshot();
     if (s.state !== 'listening' || s.port === undefined) return;
-    await viewers.launch(session.id, { host: localAddressOf(s.address ?? listen), port: s.port, title: s.name, consoleType: viewerConsoleType(s.consoleType) });
+    await launchViewer(session, { address: s.address ?? listen, port: s.port });
+    // The first viewer's console opens while the viewer starts, not after it connects.
+    session.dialAhead();
+  };
+  /** The viewers launched early by name, to say so when one of them is stopped again. */
+  const viewerNames = new Map<number, string>();
+  const stopEarlyViewer = async (id: number) => {
+    await viewers.stop(id);
+    const viewerName = viewerNames.get(id);
+    // A console refused as a duplicate is gone from the view: its notice says it.
+    if (viewerName && registry.get(id)) shown.view?.viewer({ key: id, state: 'closed', viewerName, message: `${viewerName} closed: the console did not open` });
   };
   const start = async (session: ConsoleSession) => {
+    // A screen's viewer launches as soon as the port is bound and starts while the pre-flight
+    // runs (a viewer takes longer to start than the pre-flight); a serial console's is attached
+    // once it runs. The pre-flight may settle the console type: a viewer for another kind goes.
+    const earlyType = session.source.consoleType;
+    let early: Promise<void> | undefined;
+    const onBound = earlyType === 'serial' ? undefined : (at: BoundAddress) => (early = launchViewer(session, at));
     try {
-      const bound = await session.start({ host: listen, port: assignedPort.get(session.id) ?? 0 });
+      const bound = await session.start({ host: listen, port: assignedPort.get(session.id) ?? 0, onBound });
       if (!useTui) io.stdout.write(`${portLine(session.name, bound.address, bound.port, session.source.consoleType)}\n`);
       if (shown.view && !unfollow.has(session.id)) unfollow.set(session.id, followSerial(session, shown.view, flags.logDir));
-      await openViewer(session);
+      if (early && session.source.consoleType === earlyType) {
+        await early;
+        session.dialAhead();
+      } else {
+        if (early) await stopEarlyViewer(session.id);
+        await openViewer(session);
+      }
     } catch (err) {
+      if (early) await stopEarlyViewer(session.id);
       // Closed while it started (x, q): a cancel, nothing to report.
       if (err instanceof SessionClosedError) return;
       // The same console as a session already open: the registry dropped this one.
@@ -145,10 +171,14 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
     void startThenFollowVm(session);
   };
   // The VM's state is asked for once the console has started (or failed): the viewer first.
-  const startThenFollowVm = (session: ConsoleSession) => start(session).finally(() => vmStates.follow(session));
-  // The TUI loads once the first viewers are launched (mountTui), resolved below.
-  let firstViewersLaunched = () => undefined as void;
-  const launched = new Promise<void>((resolve) => (firstViewersLaunched = resolve));
+  const startThenFollowVm = (session: ConsoleSession) =>
+    start(session).finally(() => {
+      // Not a console refused as a duplicate of one already open.
+      if (registry.get(session.id)) vmStates.follow(session);
+    });
+  // The TUI loads once the first viewers show their consoles (mountTui), resolved below.
+  let firstViewersShown = () => undefined as void;
+  const shownFirst = new Promise<void>((resolve) => (firstViewersShown = resolve));
 
   const view = useTui
     ? await mountTui(registry, {
@@ -185,11 +215,14 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
         onSaveWorkspace: (name) => saveOpenAsWorkspace(name, registry.all(), flags, config),
         onQuit: () => shutdown.trigger(),
         onThumbnailView: (tiles) => thumbnails?.setView(tiles),
-      }, { detachKey: escapeKey.label, grid: Boolean(flags.grid), thumbnails: thumbnailMode }, launched)
+      }, { detachKey: escapeKey.label, grid: Boolean(flags.grid), thumbnails: thumbnailMode }, shownFirst)
     : plainView(registry, io, Boolean(flags.verbose));
   shown.view = view;
 
-  viewers.on('status', (event) => view.viewer(event));
+  viewers.on('status', (event) => {
+    viewerNames.set(event.key, event.viewerName);
+    view.viewer(event);
+  });
   viewers.on('notice', (text) => view.notice(text));
   registry.on('change', (snapshot) => {
     if (snapshot.clients > 0) viewers.noteConsoleClient(snapshot.id);
@@ -207,7 +240,8 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   });
   if (flags.port !== undefined) nextPort = flags.port + sessions.length;
   await Promise.all(sessions.map(startThenFollowVm));
-  firstViewersLaunched();
+  const launchedViewer = (s: ConsoleSession) => s.snapshot().state === 'listening' && choice.kind !== 'none' && viewers.shows(viewerConsoleType(s.source.consoleType));
+  void Promise.all(sessions.filter(launchedViewer).map((s) => firstClientSettled(s, TUI_LOAD_SETTLE_MS))).then(firstViewersShown);
   const kept = sessions.filter((s) => registry.get(s.id));
   if (!useTui && kept.length > 0 && kept.every((s) => s.snapshot().state === 'error')) {
     shutdown.dispose();
@@ -233,6 +267,23 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
       notice: (text) => view.notice(text),
     });
   }
+}
+
+/**
+ * Resolves `settleMs` after the session's first client connected (its viewer then draws the
+ * first screen, a few round trips through this process), or once it fails or closes.
+ */
+function firstClientSettled(session: ConsoleSession, settleMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const check = (s: SessionSnapshot) => {
+      if (s.totalClients === 0 && s.state === 'listening') return;
+      session.off('change', check);
+      if (s.totalClients > 0) setTimeout(resolve, settleMs).unref();
+      else resolve();
+    };
+    session.on('change', check);
+    check(session.snapshot());
+  });
 }
 
 async function withSession(registry: SessionRegistry, id: number, action: (s: ConsoleSession) => Promise<void>): Promise<void> {

@@ -1,25 +1,17 @@
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
-import type { Duplex } from 'node:stream';
 import { VconsoleError, describeError } from '../errors.js';
 import { formatHostPort } from '../host-port.js';
 import { DIAL_TIMEOUT_MS, VIEWER_WRITE_BUFFER_BYTES } from '../limits.js';
-import { relay, type RelayResult } from './relay.js';
-import type { LogLevel, SessionLogEntry, SessionSnapshot, SessionState, UpstreamSource } from './types.js';
+import { ClientUpstreams, type ClientUpstream } from './client-upstreams.js';
+import { relay } from './relay.js';
+import { farewell, type Connection, type Farewell } from './session-connection.js';
+import type { BoundAddress, ListenOptions, LogLevel, SessionLogEntry, SessionSnapshot, SessionState, UpstreamSource } from './types.js';
+
+export type { BoundAddress, ListenOptions } from './types.js';
 
 /** How often, at most, a session reports traffic while bytes flow. No bytes, no timer. */
 export const TRAFFIC_REPORT_MS = 250;
-
-export interface ListenOptions {
-  host: string;
-  /** 0 picks a free port. */
-  port: number;
-}
-
-export interface BoundAddress {
-  address: string;
-  port: number;
-}
 
 export interface ConsoleSessionOptions {
   /**
@@ -44,26 +36,6 @@ export interface ConsoleSessionEvents {
   /** Bytes moved since the last report (at most every TRAFFIC_REPORT_MS). */
   traffic: [SessionSnapshot];
   log: [SessionLogEntry];
-}
-
-interface Connection {
-  id: number;
-  socket: net.Socket;
-  upstream?: Duplex;
-  abort: AbortController;
-  state: 'dialling' | 'open' | 'closed';
-  /** Clients whose upstream was open when this one connected: the sessions it may take over. */
-  rivals: Connection[];
-  /** The client whose console session took this one's over (exclusive consoles). */
-  replacedBy?: number;
-  /** Which side ended the relay, once it ended. */
-  closedBy?: RelayResult['closedBy'];
-}
-
-/** A line about a client going away: `client N ${message}`. */
-interface Farewell {
-  level: LogLevel;
-  message: string;
 }
 
 let nextSessionId = 1;
@@ -92,12 +64,14 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
   private trafficTimer?: NodeJS.Timeout;
   private checkAbort?: AbortController;
   private starting?: Promise<BoundAddress>;
+  private readonly upstreams: ClientUpstreams;
   private closing?: Promise<void>;
 
   constructor(source: UpstreamSource, options: ConsoleSessionOptions = {}) {
     super();
     this.source = source;
     this.options = options;
+    this.upstreams = new ClientUpstreams(source);
   }
 
   get name(): string {
@@ -125,6 +99,31 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
   private async startOnce(listen: ListenOptions): Promise<BoundAddress> {
     this.lastError = undefined;
     this.setState('connecting');
+    const early = listen.onBound ? await this.listenEarly(listen, listen.onBound) : undefined;
+    const checking = this.check();
+    if (early) this.upstreams.holdUntil(checking);
+    await checking;
+    try {
+      this.options.admit?.(this);
+    } catch (refusal) {
+      await this.close();
+      throw refusal;
+    }
+    try {
+      const bound = early ?? (await this.listen(listen));
+      this.address = bound.address;
+      this.port = bound.port;
+      this.startedAt = Date.now();
+      this.setState('listening');
+      this.log('info', `listening on ${formatHostPort(bound.address, bound.port)}`);
+      return bound;
+    } catch (err) {
+      throw this.failure(err);
+    }
+  }
+
+  /** The source's pre-flight; rejects with what start() rejects with. */
+  private async check(): Promise<void> {
     try {
       if (this.source.check) {
         this.checkAbort = new AbortController();
@@ -136,23 +135,31 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     } finally {
       this.checkAbort = undefined;
     }
+  }
+
+  private async listenEarly(listen: ListenOptions, onBound: NonNullable<ListenOptions['onBound']>): Promise<BoundAddress> {
+    let bound: BoundAddress;
     try {
-      this.options.admit?.(this);
-    } catch (refusal) {
-      await this.close();
-      throw refusal;
-    }
-    try {
-      const bound = await this.listen(listen);
-      this.address = bound.address;
-      this.port = bound.port;
-      this.startedAt = Date.now();
-      this.setState('listening');
-      this.log('info', `listening on ${formatHostPort(bound.address, bound.port)}`);
-      return bound;
+      bound = await this.listen(listen);
     } catch (err) {
       throw this.failure(err);
     }
+    this.address = bound.address;
+    this.port = bound.port;
+    // What the caller started there reports its own failures.
+    await Promise.resolve(onBound(bound)).catch(() => undefined);
+    return bound;
+  }
+
+  /**
+   * Dials one upstream now for the client about to connect (a viewer just launched), so the
+   * dial overlaps the viewer's start-up. Only on a listening session without clients: on a
+   * console that keeps one session per VM it would take the session from a viewer already
+   * there. An upstream not taken within DIAL_AHEAD_TTL_MS is closed.
+   */
+  dialAhead(): void {
+    if (this.state !== 'listening' || this.connections.size > 0) return;
+    this.upstreams.dialAhead((level, message) => this.log(level, message));
   }
 
   /** What start() rejects with: a cancel once the session is closed, else the error, recorded. */
@@ -201,9 +208,15 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     const { socket } = connection;
     const timeout = AbortSignal.timeout(DIAL_TIMEOUT_MS);
     const signal = AbortSignal.any([connection.abort.signal, timeout]);
-    let upstream: Duplex;
+    let opened: ClientUpstream | undefined;
     try {
-      upstream = await this.source.dial({ signal, log: (level, message) => this.log(level, message), peer: formatHostPort(socket.remoteAddress ?? '?', socket.remotePort ?? 0) });
+      opened = await this.upstreams.open({ signal, log: (level, message) => this.log(level, message), peer: formatHostPort(socket.remoteAddress ?? '?', socket.remotePort ?? 0) });
+      if (!opened) {
+        // It waited for a pre-flight that failed: the session's error says why.
+        socket.destroy();
+        this.finish(connection, { level: 'info', message: 'closed: the console did not open' });
+        return;
+      }
     } catch (err) {
       socket.destroy();
       if (connection.abort.signal.aborted) {
@@ -216,6 +229,7 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
       this.finish(connection);
       return;
     }
+    const { upstream, head } = opened;
     if (connection.abort.signal.aborted) {
       upstream.destroy();
       this.finish(connection, { level: 'info', message: 'disconnected before the console opened' });
@@ -225,7 +239,11 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     connection.state = 'open';
     this.noteReplacement(connection);
     this.emitChange();
-    const result = await relay(socket, upstream, {
+    for (const chunk of head) {
+      this.bytesIn += chunk.length;
+      socket.write(chunk);
+    }
+    const relaying = relay(socket, upstream, {
       onDownstream: (n) => {
         this.bytesIn += n;
         this.noteTraffic();
@@ -235,6 +253,9 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
         this.noteTraffic();
       },
     });
+    // An upstream opened ahead comes paused; its bytes flow once the relay holds it.
+    upstream.resume();
+    const result = await relaying;
     connection.closedBy = result.closedBy;
     if (result.closedBy === 'upstream' && result.error) this.lastError = describeError(result.error);
     this.finish(connection, farewell(result, connection.replacedBy));
@@ -327,6 +348,7 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     if (state === 'closed' || state === 'error') {
       this.server?.close();
       this.server = undefined;
+      this.upstreams.discard();
     }
     this.emitChange();
   }
@@ -338,19 +360,4 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
   log(level: LogLevel, message: string): void {
     this.emit('log', { time: Date.now(), sessionId: this.id, name: this.source.name, level, message });
   }
-}
-
-/** Which side ended a client's relay, and why when known: `client N ${message}`. */
-function farewell(result: RelayResult, replacedBy: number | undefined): Farewell {
-  if (result.closedBy === 'client') {
-    return result.error
-      ? { level: 'warn', message: `disconnected: the viewer's connection failed: ${describeError(result.error)}` }
-      : { level: 'info', message: 'disconnected: the viewer closed the connection' };
-  }
-  const why = result.error
-    ? `: ${describeError(result.error)}`
-    : replacedBy !== undefined
-      ? `: client ${replacedBy} took over the VM's console session`
-      : '';
-  return { level: 'warn', message: `disconnected: the console closed the connection${why}` };
 }

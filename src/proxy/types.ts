@@ -87,3 +87,23 @@ export interface SessionLogEntry {
   level: LogLevel;
   message: string;
 }
+
+export interface ListenOptions {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /**
+   * Listen before the pre-flight and tell the address here, so a viewer can start while the
+   * pre-flight runs (`open`); the pre-flight starts once the returned promise settles (the
+   * viewer is spawned: nothing else first). A client that connects meanwhile waits for the
+   * pre-flight; when it fails, the listener closes with its clients, as any failed start.
+   * Without it the session listens once the pre-flight has passed, so a printed address is
+   * ready to use (`proxy`).
+   */
+  onBound?(bound: BoundAddress): Promise<void> | void;
+}
+
+export interface BoundAddress {
+  address: string;
+  port: number;
+}

@@ -175,6 +175,23 @@ describe('vconsole open (stand-in viewer on PATH, no terminal)', () => {
     }
   });
 
+  it("launches a screen's viewer while the pre-flight runs, and stops it again when the VM is not there", async () => {
+    const kubevirt = await startKubevirtFixture({ vmis: [{ namespace: 'default', name: 'testvm' }] });
+    try {
+      const { child, entries } = openWith(['nosuchvm', 'testvm', '--viewer', 'tigervnc'], { KUBECONFIG: kubevirt.kubeconfigPath() });
+      await child.waitForStderr(/\[default\/nosuchvm\] viewer: TigerVNC closed: the console did not open/);
+      expect(child.stderr()).toMatch(/\[default\/nosuchvm\] error: virtualmachineinstances.kubevirt.io "nosuchvm" not found/);
+      // The console that exists is served, its viewer reaches it through the port it printed.
+      const [line] = await child.jsonLines(1);
+      expect(line.target).toBe('default/testvm');
+      await waitFor(() => entries().some((e) => e.event === 'connected' && e.port === line.port), 'the viewer of testvm to connect');
+      expect(entries().filter((e) => e.event === 'connected')).toHaveLength(1);
+      expect(child.stderr()).not.toMatch(/\[default\/testvm\] (error|viewer: TigerVNC closed)/);
+    } finally {
+      await kubevirt.close();
+    }
+  });
+
   it('names a console that refuses the dial once in its error line', async () => {
     const { child } = openWith(['tcp://127.0.0.1:1', '--viewer', 'none']);
     const [line] = await child.jsonLines(1);

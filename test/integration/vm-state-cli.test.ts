@@ -87,6 +87,8 @@ describe('vconsole open follows the VM', () => {
     });
     try {
       await waitFor(() => entries().some((e) => e.event === 'connected'), 'the viewer to reach the hub');
+      // The VM's state is followed once the console has started: its first line may come after the viewer.
+      await child.waitForStderr(/\[default\/sharedvm\] VM Running/);
       kubevirt.setPhase('default', 'sharedvm', 'Succeeded');
       await child.waitForStderr(/\[default\/sharedvm\] warning: VM Stopped/);
       kubevirt.setPhase('default', 'sharedvm', 'Running');

@@ -1,0 +1,63 @@
+import type { Duplex } from 'node:stream';
+import { DIAL_AHEAD_TTL_MS } from '../limits.js';
+import { PreparedUpstream } from './prepared-upstream.js';
+import type { DialContext, UpstreamSource } from './types.js';
+
+/** What a client gets to relay: its upstream, and bytes the console sent before it came. */
+export interface ClientUpstream {
+  upstream: Duplex;
+  head: Buffer[];
+}
+
+/**
+ * Where a session's clients get their upstreams: a fresh dial each, except the one dialled
+ * ahead for a viewer about to connect; and none before the pre-flight of a session that
+ * listened early has passed.
+ */
+export class ClientUpstreams {
+  /** While an early listener's pre-flight runs: what its clients wait for. */
+  private checked?: Promise<boolean>;
+  private prepared?: PreparedUpstream;
+
+  constructor(private readonly source: UpstreamSource) {}
+
+  /** Clients wait for `checking` before dialling, until it settles. */
+  holdUntil(checking: Promise<void>): void {
+    const checked = checking.then(
+      () => true,
+      () => false,
+    );
+    this.checked = checked;
+    void checked.then(() => {
+      if (this.checked === checked) this.checked = undefined;
+    });
+  }
+
+  /** Dials one upstream now for the next client; see ConsoleSession.dialAhead. */
+  dialAhead(log: DialContext['log']): void {
+    this.prepared ??= new PreparedUpstream(this.source, log, DIAL_AHEAD_TTL_MS);
+  }
+
+  get dialledAhead(): boolean {
+    return this.prepared !== undefined;
+  }
+
+  /**
+   * The upstream for a client that just connected: the one dialled ahead when it opened, else
+   * a fresh dial (which rejects as the source's dial does). Undefined when the pre-flight it
+   * waited for failed: the session's error says why.
+   */
+  async open(context: DialContext): Promise<ClientUpstream | undefined> {
+    if (this.checked && !(await this.checked)) return undefined;
+    const prepared = this.prepared;
+    this.prepared = undefined;
+    const taken = await prepared?.take();
+    return taken ?? { upstream: await this.source.dial(context), head: [] };
+  }
+
+  /** Closes the upstream dialled ahead, if any. */
+  discard(): void {
+    this.prepared?.discard();
+    this.prepared = undefined;
+  }
+}

@@ -1,0 +1,42 @@
+import type net from 'node:net';
+import type { Duplex } from 'node:stream';
+import { describeError } from '../errors.js';
+import type { RelayResult } from './relay.js';
+import type { LogLevel } from './types.js';
+
+/* A console session's clients: one per accepted viewer connection, and the line said when one goes. */
+
+export interface Connection {
+  id: number;
+  socket: net.Socket;
+  upstream?: Duplex;
+  abort: AbortController;
+  state: 'dialling' | 'open' | 'closed';
+  /** Clients whose upstream was open when this one connected: the sessions it may take over. */
+  rivals: Connection[];
+  /** The client whose console session took this one's over (exclusive consoles). */
+  replacedBy?: number;
+  /** Which side ended the relay, once it ended. */
+  closedBy?: RelayResult['closedBy'];
+}
+
+/** A line about a client going away: `client N ${message}`. */
+export interface Farewell {
+  level: LogLevel;
+  message: string;
+}
+
+/** Which side ended a client's relay, and why when known: `client N ${message}`. */
+export function farewell(result: RelayResult, replacedBy: number | undefined): Farewell {
+  if (result.closedBy === 'client') {
+    return result.error
+      ? { level: 'warn', message: `disconnected: the viewer's connection failed: ${describeError(result.error)}` }
+      : { level: 'info', message: 'disconnected: the viewer closed the connection' };
+  }
+  const why = result.error
+    ? `: ${describeError(result.error)}`
+    : replacedBy !== undefined
+      ? `: client ${replacedBy} took over the VM's console session`
+      : '';
+  return { level: 'warn', message: `disconnected: the console closed the connection${why}` };
+}
