@@ -31,7 +31,7 @@ const wanted = (group) => !only || only.includes(group);
 
 const settings = quick
   ? { rounds: 3, bulkBytes: 64 * MiB, roundTrips: 500, sessions: 200, idleSeconds: 2, busySeconds: 2, slowSeconds: 3, tuiRounds: 5, startupRounds: 3, startupBatch: 4, proxyRounds: 2, hubRounds: 2, hubSeconds: 2, hubKeys: 200, virtctlRounds: 2, virtctlBulkBytes: 64 * MiB, virtctlStartupRuns: 10, pixelRounds: 3 }
-  : { rounds: 9, bulkBytes: 192 * MiB, roundTrips: 3000, sessions: 200, idleSeconds: 5, busySeconds: 4, slowSeconds: 6, tuiRounds: 20, startupRounds: 8, startupBatch: 5, proxyRounds: 5, hubRounds: 4, hubSeconds: 3, hubKeys: 1000, virtctlRounds: 5, virtctlBulkBytes: 256 * MiB, virtctlStartupRuns: 20, pixelRounds: 7 };
+  : { rounds: 9, bulkBytes: 192 * MiB, roundTrips: 3000, sessions: 200, idleSeconds: 5, busySeconds: 4, slowSeconds: 6, tuiRounds: 20, startupRounds: 8, startupBatch: 5, proxyRounds: 5, hubRounds: 4, hubSeconds: 3, hubKeys: 1000, virtctlRounds: 5, virtctlBulkBytes: 256 * MiB, virtctlStartupRuns: 20, pixelRounds: 15 };
 
 /** A throwaway self-signed certificate for 127.0.0.1 (clients are told not to verify it). */
 function makeCertificate(dir) {

@@ -171,8 +171,8 @@ function measureStartupAgainstVirtctl({ root, cli, virtctl, runs }) {
 }
 
 /**
- * `vconsole open VM --viewer remote-viewer` (in a terminal, through `script`, so the TUI runs as
- * a user sees it) against `virtctl vnc VM` (which launches remote-viewer, first on PATH), from
+ * `vconsole open VM --viewer remote-viewer` (its TUI runs as a user sees it) against `virtctl vnc
+ * VM` (which launches remote-viewer, first on PATH), each in a terminal (through `script`), from
  * running the command to the console's picture on the X screen.
  */
 async function measureFirstPixelAgainstVirtctl({ root, cli, virtctl, dir, rounds }) {
@@ -185,11 +185,14 @@ async function measureFirstPixelAgainstVirtctl({ root, cli, virtctl, dir, rounds
   const x = await startXvfb(dir);
   try {
     const mine = vconsoleCommand(root, cli);
-    const quote = (s) => `'${s.replace(/'/g, "'\\''")}'`;
-    const open = [mine.command, ...mine.args, 'open', `${api.namespace}/${api.vm}`, '--kubeconfig', api.kubeconfig, '--viewer', 'remote-viewer'].map(quote).join(' ');
+    // Both run in a pseudo-terminal of 120x40, as typed into a terminal (vconsole's TUI needs one).
+    const inTerminal = (argv) => {
+      const quote = (s) => `'${s.replace(/'/g, "'\\''")}'`;
+      return { command: 'script', args: ['-qfec', `stty cols 120 rows 40; exec ${argv.map(quote).join(' ')}`, '/dev/null'] };
+    };
     const systems = {
-      virtctl: { command: virtctl, args: ['vnc', api.vm, '--kubeconfig', api.kubeconfig] },
-      vconsole: { command: 'script', args: ['-qfec', `stty cols 120 rows 40; exec ${open}`, '/dev/null'] },
+      virtctl: inTerminal([virtctl, 'vnc', api.vm, '--kubeconfig', api.kubeconfig]),
+      vconsole: inTerminal([mine.command, ...mine.args, 'open', `${api.namespace}/${api.vm}`, '--kubeconfig', api.kubeconfig, '--viewer', 'remote-viewer']),
     };
     const need = (api.width * api.height) / 2;
     const times = { virtctl: [], vconsole: [] };

@@ -1,5 +1,4 @@
 import { describeError } from '../errors.js';
-import { TUI_LOAD_DEFER_MAX_MS } from '../limits.js';
 import type { SessionRegistry } from '../proxy/session-registry.js';
 import type { VmState } from '../targets/types.js';
 import type { Thumbnail, ThumbnailMode } from '../tui/thumbnail.js';
@@ -72,7 +71,7 @@ export async function mountTui(
   registry: SessionRegistry,
   actions: import('../tui/app.js').ConsoleActions,
   options: { detachKey: string; grid: boolean; thumbnails: ThumbnailMode },
-  /** Ink loads once this settles (the first viewers launched), or after TUI_LOAD_DEFER_MAX_MS. */
+  /** Ink loads once this settles (when the first viewers show their consoles). */
   loadAfter: Promise<unknown> = Promise.resolve(),
 ): Promise<OpenView> {
   // React's development build draws a frame about twice as slowly (docs/BENCHMARKS.md).
@@ -80,7 +79,7 @@ export async function mountTui(
   const { ConsoleStore } = await import('../tui/console-store.js');
   const store = new ConsoleStore(registry);
   let mounted = true;
-  const loading = settledOrAfter(loadAfter, TUI_LOAD_DEFER_MAX_MS)
+  const loading = loadAfter
     .then(() => (mounted ? importWithoutCiFlags(() => import('../tui/render-console-app.js')) : undefined))
     .then((loaded) => (mounted && loaded ? loaded.renderConsoleApp(store, actions, options) : undefined));
   loading.catch((err: unknown) => {
@@ -114,18 +113,6 @@ export async function mountTui(
       store.dispose();
     },
   };
-}
-
-/** Resolves once `promise` settles, or after `ms`, whichever comes first. */
-function settledOrAfter(promise: Promise<unknown>, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    const done = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    promise.then(done, done);
-  });
 }
 
 /**

@@ -1,8 +1,7 @@
 import type { VconsoleConfig } from '../config.js';
 import { VconsoleError, describeError } from '../errors.js';
-import { TUI_LOAD_SETTLE_MS, VIEWER_SHUTDOWN_GRACE_MS } from '../limits.js';
+import { TUI_LOAD_DEFER_MAX_MS, TUI_LOAD_SETTLE_MS, VIEWER_SHUTDOWN_GRACE_MS } from '../limits.js';
 import { SessionClosedError, type BoundAddress, type ConsoleSession } from '../proxy/console-session.js';
-import type { SessionSnapshot } from '../proxy/types.js';
 import { DuplicateConsoleError, SessionRegistry } from '../proxy/session-registry.js';
 import { handleShutdownSignals } from '../proxy/shutdown.js';
 import { installHint, lookedFor } from '../viewers/catalog.js';
@@ -32,6 +31,7 @@ import { expandWorkspace } from '../workspaces.js';
 import type { ViewerFlags } from './viewer-flags.js';
 import { listingSources } from './vm-listing.js';
 import { VmStateFollowers } from './vm-state.js';
+import { firstClientSettled, settledOrAfter } from './first-viewers.js';
 
 export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags, GridFlags {
   /** With selectors: open VMs that start matching while open runs, mark those that stop. */
@@ -170,15 +170,21 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
     if (nextPort !== undefined) assignedPort.set(session.id, nextPort++);
     void startThenFollowVm(session);
   };
-  // The VM's state is asked for once the console has started (or failed): the viewer first.
-  const startThenFollowVm = (session: ConsoleSession) =>
-    start(session).finally(() => {
-      // Not a console refused as a duplicate of one already open.
-      if (registry.get(session.id)) vmStates.follow(session);
-    });
-  // The TUI loads once the first viewers show their consoles (mountTui), resolved below.
+  // The TUI loads, and the VMs' states are asked for, once the first viewers show their
+  // consoles (resolved below) or after TUI_LOAD_DEFER_MAX_MS: neither holds the one thread, nor
+  // the API server, while the first viewers start.
   let firstViewersShown = () => undefined as void;
-  const shownFirst = new Promise<void>((resolve) => (firstViewersShown = resolve));
+  const afterFirstViewers = settledOrAfter(new Promise<void>((resolve) => (firstViewersShown = resolve)), TUI_LOAD_DEFER_MAX_MS);
+  const startThenFollowVm = (session: ConsoleSession) => {
+    const started = start(session);
+    void started
+      .then(() => afterFirstViewers)
+      .then(() => {
+        // Not a console refused as a duplicate of one already open.
+        if (registry.get(session.id)) vmStates.follow(session);
+      });
+    return started;
+  };
 
   const view = useTui
     ? await mountTui(registry, {
@@ -215,7 +221,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
         onSaveWorkspace: (name) => saveOpenAsWorkspace(name, registry.all(), flags, config),
         onQuit: () => shutdown.trigger(),
         onThumbnailView: (tiles) => thumbnails?.setView(tiles),
-      }, { detachKey: escapeKey.label, grid: Boolean(flags.grid), thumbnails: thumbnailMode }, shownFirst)
+      }, { detachKey: escapeKey.label, grid: Boolean(flags.grid), thumbnails: thumbnailMode }, afterFirstViewers)
     : plainView(registry, io, Boolean(flags.verbose));
   shown.view = view;
 
@@ -267,23 +273,6 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
       notice: (text) => view.notice(text),
     });
   }
-}
-
-/**
- * Resolves `settleMs` after the session's first client connected (its viewer then draws the
- * first screen, a few round trips through this process), or once it fails or closes.
- */
-function firstClientSettled(session: ConsoleSession, settleMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    const check = (s: SessionSnapshot) => {
-      if (s.totalClients === 0 && s.state === 'listening') return;
-      session.off('change', check);
-      if (s.totalClients > 0) setTimeout(resolve, settleMs).unref();
-      else resolve();
-    };
-    session.on('change', check);
-    check(session.snapshot());
-  });
 }
 
 async function withSession(registry: SessionRegistry, id: number, action: (s: ConsoleSession) => Promise<void>): Promise<void> {
