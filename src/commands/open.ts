@@ -134,14 +134,21 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
     // once it runs. The pre-flight may settle the console type: a viewer for another kind goes.
     const earlyType = session.source.consoleType;
     let early: Promise<void> | undefined;
-    const onBound = earlyType === 'serial' ? undefined : (at: BoundAddress) => (early = launchViewer(session, at));
+    const onBound =
+      earlyType === 'serial'
+        ? undefined
+        : async (at: BoundAddress) => {
+            early = launchViewer(session, at);
+            await early;
+            // Its console is dialled while both the viewer and the pre-flight run.
+            session.dialAhead();
+          };
     try {
       const bound = await session.start({ host: listen, port: assignedPort.get(session.id) ?? 0, onBound });
       if (!useTui) io.stdout.write(`${portLine(session.name, bound.address, bound.port, session.source.consoleType)}\n`);
       if (shown.view && !unfollow.has(session.id)) unfollow.set(session.id, followSerial(session, shown.view, flags.logDir));
       if (early && session.source.consoleType === earlyType) {
         await early;
-        session.dialAhead();
       } else {
         if (early) await stopEarlyViewer(session.id);
         await openViewer(session);

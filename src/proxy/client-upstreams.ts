@@ -18,6 +18,8 @@ export class ClientUpstreams {
   /** While an early listener's pre-flight runs: what its clients wait for. */
   private checked?: Promise<boolean>;
   private prepared?: PreparedUpstream;
+  /** The console type the upstream dialled ahead is for (a pre-flight may settle another). */
+  private preparedType?: string;
 
   constructor(private readonly source: UpstreamSource) {}
 
@@ -35,11 +37,10 @@ export class ClientUpstreams {
 
   /** Dials one upstream now for the next client; see ConsoleSession.dialAhead. */
   dialAhead(log: DialContext['log']): void {
-    this.prepared ??= new PreparedUpstream(this.source, log, DIAL_AHEAD_TTL_MS);
-  }
-
-  get dialledAhead(): boolean {
-    return this.prepared !== undefined;
+    if (this.prepared && this.preparedType === this.source.consoleType) return;
+    this.discard();
+    this.prepared = new PreparedUpstream(this.source, log, DIAL_AHEAD_TTL_MS);
+    this.preparedType = this.source.consoleType;
   }
 
   /**
@@ -49,6 +50,8 @@ export class ClientUpstreams {
    */
   async open(context: DialContext): Promise<ClientUpstream | undefined> {
     if (this.checked && !(await this.checked)) return undefined;
+    // Dialled for a console type the pre-flight then changed (auto): of no use.
+    if (this.preparedType !== this.source.consoleType) this.discard();
     const prepared = this.prepared;
     this.prepared = undefined;
     const taken = await prepared?.take();

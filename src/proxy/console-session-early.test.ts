@@ -150,6 +150,57 @@ describe('ConsoleSession.dialAhead', () => {
   });
 });
 
+describe('ConsoleSession.dialAhead while the pre-flight runs', () => {
+  it('dials before the pre-flight has passed, and gives that upstream to the client once it has', async () => {
+    const held = heldCheck();
+    const { vm, source, session } = await greeterSession({ check: held.check });
+    const { starting, bound } = await startEarly(session);
+    session.dialAhead();
+    await waitFor(() => source.dials === 1 && vm.sockets.size === 1);
+    expect(held.started.value).toBe(true);
+    const client = net.connect(bound.port, '127.0.0.1');
+    await waitFor(() => session.snapshot().clients === 1);
+    held.pass();
+    await starting;
+    expect(await readLine(client)).toBe('hello 1');
+    expect(source.dials).toBe(1);
+    client.destroy();
+  });
+
+  it('drops the upstream dialled for a console type the pre-flight then changed, and dials the right one', async () => {
+    const held = heldCheck();
+    const { vm, source, session } = await greeterSession({
+      consoleType: 'vnc',
+      check: async () => {
+        await held.check();
+        // The real providers settle the console type in their pre-flight (OpenStack's
+        // `auto`); UpstreamSource marks it read-only for its users, not for its provider.
+        (source as { consoleType: string }).consoleType = 'serial';
+      },
+    });
+    const { starting, bound } = await startEarly(session);
+    session.dialAhead();
+    await waitFor(() => vm.sockets.size === 1);
+    held.pass();
+    await starting;
+    const client = net.connect(bound.port, '127.0.0.1');
+    expect(await readLine(client)).toBe('hello 2');
+    expect(source.dials).toBe(2);
+    client.destroy();
+  });
+
+  it('closes the upstream dialled ahead when the pre-flight fails', async () => {
+    const held = heldCheck();
+    const { vm, session } = await greeterSession({ check: held.check });
+    const { starting } = await startEarly(session);
+    session.dialAhead();
+    await waitFor(() => vm.sockets.size === 1);
+    held.fail(new Error('VMI is not running'));
+    await expect(starting).rejects.toThrow('VMI is not running');
+    await waitFor(() => vm.sockets.size === 0);
+  });
+});
+
 describe('PreparedUpstream', () => {
   it('closes an upstream nobody took within its time to live', async () => {
     const vm = await startGreeter();

@@ -158,7 +158,9 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
    * there. An upstream not taken within DIAL_AHEAD_TTL_MS is closed.
    */
   dialAhead(): void {
-    if (this.state !== 'listening' || this.connections.size > 0) return;
+    // Listening, or listening early while the pre-flight runs: the dial then overlaps it too.
+    const listening = this.state === 'listening' || (this.state === 'connecting' && this.server !== undefined);
+    if (!listening || this.connections.size > 0) return;
     this.upstreams.dialAhead((level, message) => this.log(level, message));
   }
 
