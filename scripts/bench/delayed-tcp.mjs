@@ -1,7 +1,8 @@
 // A TCP forwarder that holds every chunk `oneWayMs` in each direction: an API server as far away
 // as a remote cluster's (2 x oneWayMs of round trip), on loopback. Bytes keep their order (one
-// delay for all, timers of equal delay fire in order); an end or a reset follows the bytes
-// before it.
+// delay for all, timers of equal delay fire in order). It behaves as a path, not as a peer: a
+// side's FIN reaches the other side after the bytes before it and the other side may still
+// answer (half-close), and only a reset is passed on as a reset.
 import net from 'node:net';
 import { once } from 'node:events';
 
@@ -12,14 +13,14 @@ export async function startDelayedTcp(targetPort, oneWayMs) {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   };
+  const later = (fn) => setTimeout(fn, oneWayMs);
   const forward = (from, to) => {
-    from.on('data', (chunk) => setTimeout(() => to.destroyed || to.write(chunk), oneWayMs));
-    from.on('end', () => setTimeout(() => to.destroyed || to.end(), oneWayMs));
-    from.on('error', () => setTimeout(() => to.destroy(), oneWayMs));
-    from.on('close', () => setTimeout(() => to.destroy(), oneWayMs + 1));
+    from.on('data', (chunk) => later(() => to.destroyed || to.write(chunk)));
+    from.on('end', () => later(() => to.destroyed || to.end()));
+    from.on('error', () => later(() => to.destroyed || to.resetAndDestroy()));
   };
-  const server = net.createServer((client) => {
-    const upstream = net.connect(targetPort, '127.0.0.1');
+  const server = net.createServer({ allowHalfOpen: true }, (client) => {
+    const upstream = net.connect({ port: targetPort, host: '127.0.0.1', allowHalfOpen: true });
     track(client);
     track(upstream);
     forward(client, upstream);
