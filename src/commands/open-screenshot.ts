@@ -1,7 +1,7 @@
-import { localAddressOf } from '../host-port.js';
 import { writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
+import { localAddressOf } from '../host-port.js';
 import { VconsoleError, describeError } from '../errors.js';
 import { Framebuffer } from '../rfb/framebuffer.js';
 import { RfbUpstream } from '../rfb/upstream-client.js';

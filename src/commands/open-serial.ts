@@ -1,7 +1,7 @@
-import { localAddressOf } from '../host-port.js';
 import { mkdir, open as openFile, type FileHandle } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
+import { localAddressOf } from '../host-port.js';
 import { VconsoleError, describeError } from '../errors.js';
 import type { ConsoleSession } from '../proxy/console-session.js';
 import { SharedSerialSource } from '../proxy/shared-serial.js';

@@ -1,13 +1,6 @@
-import type { Duplex } from 'node:stream';
 import { DIAL_AHEAD_TTL_MS } from '../limits.js';
-import { PreparedUpstream } from './prepared-upstream.js';
+import { PreparedUpstream, type ClientUpstream } from './prepared-upstream.js';
 import type { DialContext, UpstreamSource } from './types.js';
-
-/** What a client gets to relay: its upstream, and bytes the console sent before it came. */
-export interface ClientUpstream {
-  upstream: Duplex;
-  head: Buffer[];
-}
 
 /**
  * Where a session's clients get their upstreams: a fresh dial each, except the one dialled

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readLine, sourceFor, startGreeter } from '../../test/support/fake-console.js';
+import { greeterSession as startGreeterSession, readLine, sourceFor, startGreeter } from '../../test/support/fake-console.js';
 import { waitFor } from '../../test/support/wait.js';
 import { ConsoleSession, type BoundAddress } from './console-session.js';
 import { PreparedUpstream } from './prepared-upstream.js';
@@ -15,14 +15,7 @@ afterEach(async () => {
   while (toClose.length) await toClose.pop()?.();
 });
 
-async function greeterSession(extra: Partial<UpstreamSource> = {}) {
-  const vm = await startGreeter();
-  toClose.push(vm.close);
-  const source = sourceFor(vm.port, extra);
-  const session = new ConsoleSession(source);
-  toClose.push(() => session.close());
-  return { vm, source, session };
-}
+const greeterSession = (extra: Partial<UpstreamSource> = {}) => startGreeterSession((close) => toClose.push(close), extra);
 
 /** A pre-flight that waits for pass() or fail(). */
 function heldCheck() {

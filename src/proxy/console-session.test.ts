@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { VconsoleError } from '../errors.js';
 import { portIsClosed } from '../../test/support/cli.js';
-import { readLine, sourceFor, startGreeter } from '../../test/support/fake-console.js';
+import { greeterSession as startGreeterSession, readLine, sourceFor, startGreeter } from '../../test/support/fake-console.js';
 import { waitFor } from '../../test/support/wait.js';
 import { ConsoleSession, SessionClosedError } from './console-session.js';
 import type { SessionLogEntry, UpstreamSource } from './types.js';
@@ -15,14 +15,10 @@ afterEach(async () => {
   while (toClose.length) await toClose.pop()?.();
 });
 
-/** A stand-in VM and a session over it (`extra` overrides source members), both closed after the test. */
+/** A stand-in VM and a session over it, with its log (`extra` overrides source members), both closed after the test. */
 async function greeterSession(extra: Partial<UpstreamSource> = {}) {
-  const vm = await startGreeter();
-  toClose.push(vm.close);
-  const source = sourceFor(vm.port, extra);
-  const session = new ConsoleSession(source);
-  toClose.push(() => session.close());
-  return { vm, source, session, logs: logsOf(session) };
+  const made = await startGreeterSession((close) => toClose.push(close), extra);
+  return { ...made, logs: logsOf(made.session) };
 }
 
 /** A greeter session whose pre-flight fails ("VMI is not running") until heal(). */

@@ -2,8 +2,8 @@ import type { Duplex } from 'node:stream';
 import { describeError } from '../errors.js';
 import type { DialContext, UpstreamSource } from './types.js';
 
-/** An upstream opened ahead of its client, with what the console said meanwhile. */
-export interface TakenUpstream {
+/** What a client gets to relay: its upstream, and bytes the console sent before it came. */
+export interface ClientUpstream {
   upstream: Duplex;
   /** Bytes the console sent before the client came (an RFB server's version line), in order. */
   head: Buffer[];
@@ -20,9 +20,9 @@ const HEAD_LIMIT_BYTES = 1024 * 1024;
  */
 export class PreparedUpstream {
   private readonly abort = new AbortController();
-  private readonly dialling: Promise<TakenUpstream | undefined>;
+  private readonly dialling: Promise<Duplex | undefined>;
   private upstream?: Duplex;
-  private head: Buffer[] = [];
+  private readonly head: Buffer[] = [];
   private headBytes = 0;
   private alive = true;
   private readonly timer: NodeJS.Timeout;
@@ -42,7 +42,7 @@ export class PreparedUpstream {
     );
   }
 
-  private hold(upstream: Duplex, log: DialContext['log']): TakenUpstream | undefined {
+  private hold(upstream: Duplex, log: DialContext['log']): Duplex | undefined {
     if (!this.alive) {
       upstream.destroy();
       return undefined;
@@ -57,7 +57,7 @@ export class PreparedUpstream {
     this.unwatch = () => {
       for (const [event, listener] of Object.entries(listeners)) upstream.off(event, listener);
     };
-    return { upstream, head: this.head };
+    return upstream;
   }
 
   private readonly keep = (chunk: Buffer) => {
@@ -71,12 +71,11 @@ export class PreparedUpstream {
    * it failed, ended or was dropped. It comes paused, without this class's listeners: the
    * caller writes `head` to the client, then resumes it.
    */
-  async take(): Promise<TakenUpstream | undefined> {
-    const taken = await this.dialling;
-    if (!taken || !this.alive) return undefined;
+  async take(): Promise<ClientUpstream | undefined> {
+    const upstream = await this.dialling;
+    if (!upstream || !this.alive) return undefined;
     this.alive = false;
     clearTimeout(this.timer);
-    const { upstream } = taken;
     upstream.pause();
     this.unwatch();
     return { upstream, head: this.head };

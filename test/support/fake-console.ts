@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import net from 'node:net';
+import { ConsoleSession } from '../../src/proxy/console-session.js';
 import type { UpstreamSource } from '../../src/proxy/types.js';
 
 /** A stand-in VM console on a real port: greets every connection with its number, then echoes. */
@@ -48,4 +49,17 @@ export async function readLine(socket: net.Socket): Promise<string> {
   let text = '';
   while (!text.includes('\n')) text += (await once(socket, 'data'))[0].toString();
   return text.trim();
+}
+
+/**
+ * A stand-in VM and a console session over it (`extra` overrides source members); `closeAfter`
+ * gets what to close once the test is done, the session before the VM.
+ */
+export async function greeterSession(closeAfter: (close: () => unknown) => void, extra: Partial<UpstreamSource> = {}) {
+  const vm = await startGreeter();
+  closeAfter(vm.close);
+  const source = sourceFor(vm.port, extra);
+  const session = new ConsoleSession(source);
+  closeAfter(() => session.close());
+  return { vm, source, session };
 }

@@ -10,7 +10,6 @@ import { OPENED_ELSEWHERE, SESSION_CLOSED, type PageConsoleType } from './page-p
 /** Addresses that name no one host: a URL cannot point at them, and browsers refuse 0.0.0.0. */
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 
-
 export interface BrowserViewersOptions {
   /** Address the page server listens on; loopback by default. A page's secret is all that guards it. */
   host?: string;
