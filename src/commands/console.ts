@@ -1,8 +1,8 @@
-import { open, type FileHandle } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import type { VconsoleConfig } from '../config.js';
 import { UsageError, VconsoleError, describeError } from '../errors.js';
 import { SerialSession } from '../proxy/serial-session.js';
+import { ConsoleLog } from '../recording/console-log.js';
 import { attachTerminal } from '../terminal/attach.js';
 import { DEFAULT_ESCAPE, parseEscapeKey } from '../terminal/escape-key.js';
 import { enterRawMode } from '../terminal/raw-mode.js';
@@ -47,9 +47,9 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
   if (target.consoleType !== 'serial') {
     throw new UsageError(`vconsole console attaches serial consoles, not the ${target.consoleType} console of ${target.name}`, 'drop the #TYPE suffix, or use vconsole open for a screen');
   }
-  const log = flags.log ? await openLog(flags.log) : undefined;
   const interactive = Boolean(io.stdin.isTTY);
   const say = (line: string) => io.stderr.write(`${terminalSafe(line)}${interactive ? '\r\n' : '\n'}`);
+  const log = flags.log ? await openLog(flags.log, say) : undefined;
 
   // asciicast records the terminal's size: this one's when it is a terminal.
   const screen = io.stdout as Writable & { isTTY?: boolean; columns?: number; rows?: number };
@@ -59,7 +59,7 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
   session.on('log', (level, message) => {
     if (level !== 'debug' || flags.verbose) say(`vconsole: ${session.name}: ${message}`);
   });
-  if (log) session.on('output', (chunk) => void log.write(chunk).catch(() => undefined));
+  if (log) session.on('output', (chunk) => log.write(chunk));
   if (waitMs > 0) say(`vconsole: waiting up to ${formatDuration(waitMs)} for ${session.name}'s serial console`);
 
   let restore = () => undefined as void;
@@ -115,9 +115,9 @@ function drain(session: SerialSession, output: Writable): Promise<void> {
 }
 
 /** `--log FILE`: appended to, created private (it holds whatever the VM printed). */
-async function openLog(file: string): Promise<FileHandle> {
+async function openLog(file: string, say: (line: string) => void): Promise<ConsoleLog> {
   try {
-    return await open(file, 'a', 0o600);
+    return await ConsoleLog.open(file, (err) => say(`vconsole: cannot write the console log ${file}: ${describeError(err)}`));
   } catch (err) {
     throw new VconsoleError(`cannot write the console log ${terminalSafe(file)}: ${describeError(err)}`, { hint: 'pass --log a writable file path' });
   }

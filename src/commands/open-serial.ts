@@ -1,4 +1,4 @@
-import { mkdir, open as openFile, type FileHandle } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { localAddressOf } from '../host-port.js';
@@ -6,6 +6,7 @@ import { VconsoleError, describeError } from '../errors.js';
 import type { ConsoleSession } from '../proxy/console-session.js';
 import { SharedSerialSource } from '../proxy/shared-serial.js';
 import type { UpstreamSource } from '../proxy/types.js';
+import { ConsoleLog } from '../recording/console-log.js';
 import { attachTerminal, streamLine } from '../terminal/attach.js';
 import type { EscapeKey } from '../terminal/escape-key.js';
 import { enterRawMode, type RawModeInput } from '../terminal/raw-mode.js';
@@ -33,38 +34,46 @@ export function shareSerial(target: UpstreamSource): SharedSerialSource {
 /**
  * Follows one session's serial line: unread output to the view, the line's news to the
  * session's log, everything the VM printed to `logDir/NAME.log` (0600) when asked.
- * Returns what to call when the session goes. Does nothing for a console that is not serial.
+ * Returns what to call when the session goes (it resolves once the log is written). Does nothing for a console that is not serial.
  */
-export function followSerial(session: ConsoleSession, view: SerialView, logDir: string | undefined): () => void {
+export function followSerial(session: ConsoleSession, view: SerialView, logDir: string | undefined): () => Promise<void> {
   const source = session.source;
-  if (!(source instanceof SharedSerialSource) || source.consoleType !== 'serial') return () => undefined;
+  if (!(source instanceof SharedSerialSource) || source.consoleType !== 'serial') return () => Promise.resolve();
   const onUnseen = (bytes: number) => view.serial(session.id, { unseenBytes: bytes });
   const onLog = (level: Parameters<ConsoleSession['log']>[0], message: string) => session.log(level, message);
   source.on('unseen', onUnseen);
   source.on('log', onLog);
-  let log: Promise<FileHandle | undefined> | undefined;
+  let log: Promise<ConsoleLog | undefined> | undefined;
+  const cannotWrite = (err: unknown) => session.log('error', `cannot write its serial log: ${describeError(err)}`);
   const onOutput = (chunk: Buffer) => {
-    log ??= openSerialLog(logDir as string, session.name).catch((err: unknown) => {
-      session.log('error', `cannot write its serial log: ${describeError(err)}`);
+    log ??= openSerialLog(logDir as string, session.name, cannotWrite).catch((err: unknown) => {
+      cannotWrite(err);
       return undefined;
     });
-    void log.then((file) => file?.write(chunk)).catch(() => undefined);
+    // Callbacks on one promise run in the order they were added: the bytes keep theirs.
+    void log.then((file) => file?.write(chunk));
   };
-  if (logDir) source.on('output', onOutput);
+  if (logDir) {
+    // The line opened with the pre-flight, before this: what it printed meanwhile comes first.
+    const printed = source.printed;
+    if (printed.length > 0) onOutput(printed);
+    source.on('output', onOutput);
+  }
   view.serial(session.id, { unseenBytes: source.unseenBytes });
   return () => {
     source.off('unseen', onUnseen);
     source.off('log', onLog);
     source.off('output', onOutput);
-    void log?.then((file) => file?.close()).catch(() => undefined);
+    // Resolves once what the VM printed is in the file.
+    return log ? log.then((file) => file?.close()) : Promise.resolve();
   };
 }
 
 /** `DIR/default_vm-a.log`: the session's name made a file name. */
-async function openSerialLog(dir: string, name: string): Promise<FileHandle> {
+async function openSerialLog(dir: string, name: string, onError: (err: Error) => void): Promise<ConsoleLog> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const file = path.join(dir, `${name.replace(/[^A-Za-z0-9._-]+/g, '_')}.log`);
-  return openFile(file, 'a', 0o600);
+  return ConsoleLog.open(file, onError);
 }
 
 export interface TerminalForAttach {

@@ -79,7 +79,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
 
   const registry = new SessionRegistry();
   /** Per serial session: stop following its line. */
-  const unfollow = new Map<number, () => void>();
+  const unfollow = new Map<number, () => Promise<void>>();
   const assignedPort = new Map<number, number>();
   /** The port of the next target added from the TUI, with --port. */
   let nextPort: number | undefined;
@@ -100,7 +100,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
       vmStates.stopAll();
       thumbnails?.close();
       shown.view?.close();
-      await Promise.all([registry.closeAll(), viewers.stopAll(VIEWER_SHUTDOWN_GRACE_MS)]);
+      await Promise.all([registry.closeAll(), viewers.stopAll(VIEWER_SHUTDOWN_GRACE_MS), ...[...unfollow.values()].map((stop) => stop())]);
     },
     exit: (code) => {
       // A second Ctrl+C exits at once: viewers still in their stop grace die with us, not after.
@@ -212,7 +212,8 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
           return `${session.name}: screenshot saved to ${file}`;
         },
         onClose: async (id) => {
-          unfollow.get(id)?.();
+          void unfollow.get(id)?.();
+          unfollow.delete(id);
           thumbnails?.untrack(id);
           await viewers.stop(id);
           await registry.remove(id);

@@ -40,6 +40,11 @@ export class SharedSerialSource extends SharedSource<SharedSerialEvents> {
     return this.line?.scrollback.unseenBytes ?? 0;
   }
 
+  /** What the line has printed so far and still holds (its scrollback): where a log that starts late begins. */
+  get printed(): Buffer {
+    return this.line?.scrollback.contents() ?? Buffer.alloc(0);
+  }
+
   async check(signal: AbortSignal): Promise<void> {
     await this.inner.check?.(signal);
     if (!this.shares) return;

@@ -85,6 +85,19 @@ describe('serial consoles through the CLI', () => {
     second.socket.destroy();
   });
 
+  it('open --log-dir: once open has ended, the log holds what the VM printed, byte for byte and in order', async () => {
+    const logDir = path.join(dir, 'logs-in-order');
+    const open = start(['open', 'demo:vm-o#serial', '--no-tui', '--viewer', 'none', '--log-dir', logDir]);
+    const [line] = await open.jsonLines(1);
+    const client = await serialClient(line.port as number);
+    await waitFor(() => client.text().includes('root@vm-o:~# '), 'the demo shell prompt');
+    for (const char of 'echo one two three\r') client.type(char);
+    await waitFor(() => client.text().includes('one two three\r\nroot@vm-o:~# '), 'the answer to echo');
+    await open.stop();
+    expect(await readFile(path.join(logDir, 'demo_vm-o.log'), 'latin1')).toBe(client.text());
+    client.socket.destroy();
+  });
+
   it('console pipes stdin to the VM and its answer to stdout, then exits 0', async () => {
     const child = startVconsole(['console', 'demo:vm-p']);
     running.push(child);
