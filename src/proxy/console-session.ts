@@ -1,12 +1,13 @@
 import { EventEmitter } from 'node:events';
-import net from 'node:net';
+import type net from 'node:net';
 import { VconsoleError, describeError } from '../errors.js';
 import { formatHostPort } from '../host-port.js';
-import { DIAL_TIMEOUT_MS, VIEWER_WRITE_BUFFER_BYTES } from '../limits.js';
+import { DIAL_TIMEOUT_MS } from '../limits.js';
 import { ClientUpstreams } from './client-upstreams.js';
+import { bindListener } from './listener.js';
 import type { ClientUpstream } from './prepared-upstream.js';
 import { relay } from './relay.js';
-import { farewell, type Connection, type Farewell } from './session-connection.js';
+import { farewell, takeOverRivals, type Connection, type Farewell } from './session-connection.js';
 import type { BoundAddress, ListenOptions, LogLevel, SessionLogEntry, SessionSnapshot, SessionState, UpstreamSource } from './types.js';
 
 export type { BoundAddress, ListenOptions } from './types.js';
@@ -173,24 +174,16 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     return err;
   }
 
-  private listen(listen: ListenOptions): Promise<BoundAddress> {
-    const server = net.createServer({ pauseOnConnect: true, noDelay: true, highWaterMark: VIEWER_WRITE_BUFFER_BYTES }, (socket) => this.accept(socket));
-    return new Promise((resolve, reject) => {
-      server.once('error', reject);
-      server.listen({ host: listen.host, port: listen.port, exclusive: true }, () => {
-        server.off('error', reject);
-        // Closed while binding: nothing may be left listening.
-        if (this.state === 'closed') {
-          server.close();
-          reject(new SessionClosedError());
-          return;
-        }
-        server.on('error', (err) => this.log('error', `listener failed: ${describeError(err)}`));
-        this.server = server;
-        const info = server.address() as net.AddressInfo;
-        resolve({ address: info.address, port: info.port });
-      });
-    });
+  private async listen(listen: ListenOptions): Promise<BoundAddress> {
+    const { server, bound } = await bindListener(listen, (socket) => this.accept(socket));
+    // Closed while binding: nothing may be left listening.
+    if (this.state === 'closed') {
+      server.close();
+      throw new SessionClosedError();
+    }
+    server.on('error', (err) => this.log('error', `listener failed: ${describeError(err)}`));
+    this.server = server;
+    return bound;
   }
 
   private accept(socket: net.Socket): void {
@@ -264,23 +257,12 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     this.finish(connection, farewell(result, connection.replacedBy));
   }
 
-  /**
-   * On a console that keeps one session per VM, a client whose upstream just opened has
-   * taken the session over from the clients open when it connected: said once it is true,
-   * so a refused takeover (--preserve-session) is never announced. The console may drop the
-   * older session before the new upstream reports open; that client still counts.
-   */
+  /** Says which clients a client whose upstream just opened took the VM's one session from. */
   private noteReplacement(connection: Connection): void {
     if (!this.source.exclusive) return;
-    const replaced = connection.rivals.filter((c) => c.replacedBy === undefined && (c.state === 'open' || c.closedBy === 'upstream'));
-    connection.rivals = [];
+    const replaced = takeOverRivals(connection);
     if (replaced.length === 0) return;
-    for (const c of replaced) c.replacedBy = connection.id;
-    this.log(
-      'warn',
-      `client ${connection.id} replaces the console session of client ${replaced.map((c) => c.id).join(', ')}: ` +
-        'the VM keeps one VNC session at a time',
-    );
+    this.log('warn', `client ${connection.id} replaces the console session of client ${replaced.join(', ')}: the VM keeps one VNC session at a time`);
   }
 
   private finish(connection: Connection, farewellLine?: Farewell): void {

@@ -40,3 +40,16 @@ export function farewell(result: RelayResult, replacedBy: number | undefined): F
       : '';
   return { level: 'warn', message: `disconnected: the console closed the connection${why}` };
 }
+
+/**
+ * On a console that keeps one session per VM, a client whose upstream just opened has taken the
+ * session over from the clients open when it connected: marks them and returns their ids (said
+ * once it is true, so a refused takeover, --preserve-session, is never announced). The console
+ * may drop the older session before the new upstream reports open; that client still counts.
+ */
+export function takeOverRivals(connection: Connection): number[] {
+  const replaced = connection.rivals.filter((c) => c.replacedBy === undefined && (c.state === 'open' || c.closedBy === 'upstream'));
+  connection.rivals = [];
+  for (const c of replaced) c.replacedBy = connection.id;
+  return replaced.map((c) => c.id);
+}
