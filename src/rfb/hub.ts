@@ -1,5 +1,6 @@
 import type { Duplex } from 'node:stream';
 import { VconsoleError, describeError } from '../errors.js';
+import { ConsoleFailure } from '../proxy/console-failure.js';
 import { SharedSource } from '../proxy/shared-source.js';
 import type { DialContext, LogLevel, UpstreamSource } from '../proxy/types.js';
 import { drawBanner } from './banner.js';
@@ -70,10 +71,19 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     return this.viewers.size;
   }
 
-  /** The console's own pre-flight, then the one shared connection to it. */
+  /**
+   * The console's own pre-flight, then the one shared connection to it. The console failing on
+   * that connection is its own trouble (ConsoleFailure), not its target's: the other consoles
+   * of the command are served, as they are when a client's own dial fails without a hub.
+   */
   async check(signal: AbortSignal): Promise<void> {
     await this.inner.check?.(signal);
-    if (this.shares) await this.open(signal);
+    if (!this.shares) return;
+    try {
+      await this.open(signal);
+    } catch (err) {
+      throw signal.aborted ? err : new ConsoleFailure(err);
+    }
   }
 
   /** A viewer's own RFB server over the shared picture; the console is opened if it is not yet. */
