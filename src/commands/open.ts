@@ -185,7 +185,8 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   let firstViewersShown = () => undefined as void;
   const afterFirstViewers = settledOrAfter(new Promise<void>((resolve) => (firstViewersShown = resolve)), TUI_LOAD_DEFER_MAX_MS);
   const startThenFollowVm = (session: ConsoleSession) => {
-    const started = start(session);
+    // Whatever one console does ends at its own row: a rejection here would end every session.
+    const started = start(session).catch((err: unknown) => session.log('error', describeError(err)));
     void started
       .then(() => afterFirstViewers)
       .then(() => {

@@ -82,6 +82,7 @@ describe.each(HOSTILE)('a console that $what, beside demo:vm-a', (hostility) => 
     ['proxy --share', ['proxy', '--share']],
     ['proxy --record', ['proxy', '--record', '<dir>']],
     ['open --no-tui --share', ['open', '--no-tui', '--viewer', 'none', '--share']],
+    ['open --no-tui --record', ['open', '--no-tui', '--viewer', 'none', '--record', '<dir>']],
   ])('%s: the healthy port serves its picture, the process stays up, the bad line says why', async (_name, args) => {
     const bad = await hostileServer(hostility);
     const child = start([...args.map((a) => (a === '<dir>' ? tempDir() : a)), bad, 'demo:vm-a']);
