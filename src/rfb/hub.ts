@@ -145,10 +145,15 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     const log = (level: LogLevel, message: string) => this.emit('log', level, message);
     const stream = await this.inner.dial({ signal: both, log, preserveSession: redial || undefined });
     let upstream: RfbUpstream;
+    /** A close that came with the first picture (bytes after it broke the protocol). */
+    let dropped: { error?: Error } | undefined;
     try {
       // The first whole picture is in before viewers are served: none starts from a blank screen.
       upstream = await abortable(
         RfbUpstream.connect(stream, this.framebuffer, { password: this.options.upstreamPassword, shared: true }).then(async (client) => {
+          // Heard from the start: the close listener below comes a few turns later, too late
+          // for one in the same read as the picture, which would leave a dead console shared.
+          client.once('close', (error) => (dropped ??= { error }));
           await wholePicture(client, this.framebuffer);
           return client;
         }),
@@ -163,6 +168,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
       upstream.close();
       throw new VconsoleError('the shared console was closed');
     }
+    if (dropped) throw dropped.error ?? new VconsoleError('the console closed the connection');
     this.upstream = upstream;
     upstream.on('bell', () => {
       for (const viewer of this.viewers) viewer.bell();

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startScriptedServer, serveHandshake, u32, update, type RfbPeer } from '../support/fake-rfb-server.js';
 import { probeRfb } from '../support/rfb-client.js';
 import { runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
+import { waitFor } from '../support/wait.js';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -77,13 +78,27 @@ async function expectPicture(port: number): Promise<void> {
 
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-describe.each(HOSTILE)('a console that $what, beside demo:vm-a', (hostility) => {
-  it.each([
-    ['proxy --share', ['proxy', '--share']],
-    ['proxy --record', ['proxy', '--record', '<dir>']],
-    ['open --no-tui --share', ['open', '--no-tui', '--viewer', 'none', '--share']],
-    ['open --no-tui --record', ['open', '--no-tui', '--viewer', 'none', '--record', '<dir>']],
-  ])('%s: the healthy port serves its picture, the process stays up, the bad line says why', async (_name, args) => {
+/** A whole picture and, in the same write, an update that does not decode. */
+const PICTURE_THEN_GARBAGE: Hostility = {
+  what: 'sends its first picture and garbage in one write',
+  script: async (peer) => {
+    await serveHandshake(peer, 64, 48, 'evil');
+    const whole = update([{ rect: { x: 0, y: 0, w: 64, h: 48 }, encoding: 0, body: Buffer.alloc(64 * 48 * 4, 0x55) }]);
+    const garbage = update([{ rect: { x: 0, y: 0, w: 64, h: 48 }, encoding: 16, body: Buffer.concat([u32(64), Buffer.alloc(64, 0xee)]) }]);
+    peer.write(Buffer.concat([whole, garbage]));
+  },
+  reason: /zlib|corrupt|broke the protocol/,
+};
+
+const SHARING_COMMANDS: [string, string[]][] = [
+  ['proxy --share', ['proxy', '--share']],
+  ['proxy --record', ['proxy', '--record', '<dir>']],
+  ['open --no-tui --share', ['open', '--no-tui', '--viewer', 'none', '--share']],
+  ['open --no-tui --record', ['open', '--no-tui', '--viewer', 'none', '--record', '<dir>']],
+];
+
+describe.each([...HOSTILE, PICTURE_THEN_GARBAGE])('a shared console that $what, beside demo:vm-a', (hostility) => {
+  it.each(SHARING_COMMANDS)('%s: the healthy port serves its picture, the process stays up, the bad line says why', async (_name, args) => {
     const bad = await hostileServer(hostility);
     const child = start([...args.map((a) => (a === '<dir>' ? tempDir() : a)), bad, 'demo:vm-a']);
     const [line] = await child.jsonLines(1);
@@ -94,7 +109,9 @@ describe.each(HOSTILE)('a console that $what, beside demo:vm-a', (hostility) => 
     // Only the healthy console got a port.
     expect(child.stdout().split('\n').filter((l) => l.startsWith('{'))).toHaveLength(1);
   });
+});
 
+describe.each(HOSTILE)('a console that $what, beside demo:vm-a, not shared', (hostility) => {
   it('proxy without --share: a client of the bad port leaves the healthy one serving', async () => {
     const bad = await hostileServer(hostility);
     const child = start(['proxy', bad, 'demo:vm-a']);
@@ -113,6 +130,27 @@ describe.each(HOSTILE)('a console that $what, beside demo:vm-a', (hostility) => 
     expect(result.code).toBe(1);
     expect(fs.readdirSync(dir)).toEqual(['demo_vm-a.png']);
     expect(result.stderr).toMatch(new RegExp(`^vconsole: ${escaped(bad)}: .*${hostility.reason.source}`, 'm'));
+  });
+});
+
+describe('a shared console that breaks the protocol once live', () => {
+  it('drops and is dialled again, its line says why, and the healthy port serves throughout', async () => {
+    let connections = 0;
+    const server = await startScriptedServer(async (peer) => {
+      connections++;
+      await serveHandshake(peer, 64, 48, 'evil');
+      peer.write(update([{ rect: { x: 0, y: 0, w: 64, h: 48 }, encoding: 0, body: Buffer.alloc(64 * 48 * 4, 0x55) }]));
+      await peer.read(10); // the next update request: the hub is live
+      peer.write(Buffer.from([0xfe]));
+    });
+    cleanup.push(() => server.close());
+    const bad = `tcp://127.0.0.1:${server.port}`;
+    const child = start(['proxy', '--share', bad, 'demo:vm-a']);
+    const lines = await child.jsonLines(2);
+    await child.waitForStderr(new RegExp(`\\[${escaped(bad)}\\] warning: console dropped: .*unknown server message type 254; reconnecting`));
+    await expectPicture(lines.find((l) => l.target === 'demo:vm-a')?.port as number);
+    await waitFor(() => connections >= 2, 'the hub to dial the console again');
+    expect(child.process.exitCode).toBe(null);
   });
 });
 
