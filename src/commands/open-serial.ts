@@ -49,8 +49,9 @@ export function reportSerialLine(session: ConsoleSession, view: () => SerialView
 }
 
 /**
- * Follows one session's serial line once it listens: unread output to the view, everything the VM printed to `logDir/NAME.log` (0600) when asked.
- * Returns what to call when the session goes (it resolves once the log is written). Does nothing for a console that is not serial.
+ * Follows one session's serial line once it listens: unread output to the view, everything the
+ * VM printed to `logDir/NAME.log` (0600) when asked. Returns what to call when the session goes
+ * (it resolves once the log is written). Does nothing for a console that is not serial.
  */
 export function followSerial(session: ConsoleSession, view: SerialView, logDir: string | undefined): () => Promise<void> {
   const source = session.source;

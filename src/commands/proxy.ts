@@ -32,7 +32,9 @@ export function portLine(target: string, address: string, port: number, type?: s
  * `vconsole proxy`: one listener per console, no viewer. Every client gets a fresh upstream.
  * Prints one JSON line per console on stdout once all listen; logs go to stderr. Resolves
  * once every listener is up (the process then runs until a signal ends it through io.exit);
- * rejects with the error of a target that could not be served, after closing the others.
+ * rejects with the error of a target that could not be served, after closing the others. A
+ * console that failed on its own (ConsoleFailure: a shared console's bad handshake) is said in
+ * its line and the others serve; only when nothing else can be served is it the command's error.
  */
 export async function runProxyCommand(inputs: string[], flags: ProxyFlags, config: VconsoleConfig, io: CommandIo): Promise<void> {
   ({ inputs, flags } = expandWorkspace(inputs, flags, config));

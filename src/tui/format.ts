@@ -224,7 +224,10 @@ function viewerProblem(viewer: ViewerStatus): string | undefined {
   return `${name} failed`;
 }
 
-/** The row's last error: the session's, else a viewer failure, else (open --follow) that its VM left the selection. */
+/**
+ * The row's last error: the session's, else why its serial line is not open yet (while it
+ * connects), else a viewer failure, else (open --follow) that its VM left the selection.
+ */
 export function rowProblem(row: ConsoleRow): string | undefined {
   const waiting = row.session.state === 'connecting' ? row.serial?.waiting : undefined;
   return row.session.lastError ?? waiting ?? viewerProblem(row.viewer) ?? (row.unmatched ? 'no longer matches the selector' : undefined);
