@@ -23,7 +23,8 @@ export const SERIAL_RECONNECT_MS = 5 * 60_000;
 
 /** What the serial wiring tells the view. */
 export interface SerialView {
-  serial(sessionId: number, status: { unseenBytes: number }): void;
+  /** `waiting`: why a line that is not open yet is not (a status without it says it opened). */
+  serial(sessionId: number, status: { unseenBytes: number; waiting?: string }): void;
 }
 
 /** Wraps a target so that, should it be a serial console, one line is held and shared. */
@@ -32,17 +33,31 @@ export function shareSerial(target: UpstreamSource): SharedSerialSource {
 }
 
 /**
- * Follows one session's serial line: unread output to the view, the line's news to the
- * session's log, everything the VM printed to `logDir/NAME.log` (0600) when asked.
- * Returns what to call when the session goes (it resolves once the log is written). Does nothing for a console that is not serial.
+ * From the session's creation on (its pre-flight opens the line, and tries again for minutes
+ * when it cannot): the line's news to the session's log, and while the session still connects,
+ * why the line is not open to its row. Otherwise a line that cannot be reached would sit at
+ * "connecting" without a word until the wait ran out. Does nothing for a source not shared here.
+ */
+export function reportSerialLine(session: ConsoleSession, view: () => SerialView | undefined): void {
+  const source = session.source;
+  if (!(source instanceof SharedSerialSource)) return;
+  source.on('log', (level, message) => {
+    session.log(level, message);
+    if (level !== 'warn' || session.snapshot().state !== 'connecting') return;
+    view()?.serial(session.id, { unseenBytes: source.unseenBytes, waiting: message });
+  });
+}
+
+/**
+ * Follows one session's serial line once it listens: unread output to the view, everything the
+ * VM printed to `logDir/NAME.log` (0600) when asked. Returns what to call when the session goes
+ * (it resolves once the log is written). Does nothing for a console that is not serial.
  */
 export function followSerial(session: ConsoleSession, view: SerialView, logDir: string | undefined): () => Promise<void> {
   const source = session.source;
   if (!(source instanceof SharedSerialSource) || source.consoleType !== 'serial') return () => Promise.resolve();
   const onUnseen = (bytes: number) => view.serial(session.id, { unseenBytes: bytes });
-  const onLog = (level: Parameters<ConsoleSession['log']>[0], message: string) => session.log(level, message);
   source.on('unseen', onUnseen);
-  source.on('log', onLog);
   let log: Promise<ConsoleLog | undefined> | undefined;
   const cannotWrite = (err: unknown) => session.log('error', `cannot write its serial log: ${describeError(err)}`);
   const onOutput = (chunk: Buffer) => {
@@ -62,7 +77,6 @@ export function followSerial(session: ConsoleSession, view: SerialView, logDir: 
   view.serial(session.id, { unseenBytes: source.unseenBytes });
   return () => {
     source.off('unseen', onUnseen);
-    source.off('log', onLog);
     source.off('output', onOutput);
     // Resolves once what the VM printed is in the file.
     return log ? log.then((file) => file?.close()) : Promise.resolve();

@@ -11,7 +11,7 @@ import { ViewerSupervisor } from '../viewers/viewer-supervisor.js';
 import { planViewers, viewerConsoleType } from '../viewers/viewer-plan.js';
 import { ViewerRouter } from '../viewers/viewer-router.js';
 import { DEFAULT_ESCAPE, parseEscapeKey } from '../terminal/escape-key.js';
-import { attachSerial, followSerial, shareSerial } from './open-serial.js';
+import { attachSerial, followSerial, reportSerialLine, shareSerial } from './open-serial.js';
 import { mountTui, plainView, type OpenView } from './open-views.js';
 import { loadBrowserViewers } from './open-viewers.js';
 import { localAddressOf } from '../host-port.js';
@@ -131,11 +131,12 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const start = async (session: ConsoleSession) => {
     // A screen's viewer launches as soon as the port is bound and starts while the pre-flight
     // runs (a viewer takes longer to start than the pre-flight); a serial console's is attached
-    // once it runs. The pre-flight may settle the console type: a viewer for another kind goes.
+    // once it runs. A type the pre-flight has yet to settle (auto) is no screen yet: a VNC
+    // viewer at a serial port would wait for a display that never comes, so its viewer waits.
     const earlyType = session.source.consoleType;
     let early: Promise<void> | undefined;
     const onBound =
-      earlyType === 'serial'
+      earlyType === 'serial' || session.source.consoleTypeTentative
         ? undefined
         : async (at: BoundAddress) => {
             early = launchViewer(session, at);
@@ -166,6 +167,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   // A shared console's drop shows on its row; the hub's log lines say it in the event log.
   const follow = (session: ConsoleSession) => {
     sharing.follow(session);
+    reportSerialLine(session, () => shown.view);
     sharing.hubOf(session)?.on('state', (state) => shown.view?.upstream(session.id, { reconnecting: state === 'reconnecting' }));
     recording.recorderOf(session)?.on('bytes', (bytes) => shown.view?.recording(session.id, bytes));
     thumbnails?.track(session, sharing.hubOf(session));
@@ -183,7 +185,8 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   let firstViewersShown = () => undefined as void;
   const afterFirstViewers = settledOrAfter(new Promise<void>((resolve) => (firstViewersShown = resolve)), TUI_LOAD_DEFER_MAX_MS);
   const startThenFollowVm = (session: ConsoleSession) => {
-    const started = start(session);
+    // Whatever one console does ends at its own row: a rejection here would end every session.
+    const started = start(session).catch((err: unknown) => session.log('error', describeError(err)));
     void started
       .then(() => afterFirstViewers)
       .then(() => {

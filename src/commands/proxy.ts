@@ -1,4 +1,5 @@
 import { VconsoleError, describeError, errorLine } from '../errors.js';
+import { ConsoleFailure } from '../proxy/console-failure.js';
 import { SessionClosedError, type ConsoleSession } from '../proxy/console-session.js';
 import { DuplicateConsoleError, SessionRegistry } from '../proxy/session-registry.js';
 import { handleShutdownSignals } from '../proxy/shutdown.js';
@@ -31,7 +32,9 @@ export function portLine(target: string, address: string, port: number, type?: s
  * `vconsole proxy`: one listener per console, no viewer. Every client gets a fresh upstream.
  * Prints one JSON line per console on stdout once all listen; logs go to stderr. Resolves
  * once every listener is up (the process then runs until a signal ends it through io.exit);
- * rejects with the error of a target that could not be served, after closing the others.
+ * rejects with the error of a target that could not be served, after closing the others. A
+ * console that failed on its own (ConsoleFailure: a shared console's bad handshake) is said in
+ * its line and the others serve; only when nothing else can be served is it the command's error.
  */
 export async function runProxyCommand(inputs: string[], flags: ProxyFlags, config: VconsoleConfig, io: CommandIo): Promise<void> {
   ({ inputs, flags } = expandWorkspace(inputs, flags, config));
@@ -51,13 +54,18 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   const ports = consecutivePorts(flags.port, sessions.length);
   const started = await Promise.allSettled(sessions.map((s, i) => s.start({ host: listen, port: ports[i] })));
   const failures: unknown[] = [];
+  /** Consoles that failed on their own (a shared console's bad handshake): the others still serve. */
+  const consoleFailures: { session: ConsoleSession; reason: unknown }[] = [];
   const listening: { name: string; address: string; port: number; type?: string }[] = [];
   started.forEach((result, i) => {
     if (result.status === 'fulfilled') listening.push({ name: sessions[i].name, type: sessions[i].source.consoleType, ...result.value });
     else if (result.reason instanceof DuplicateConsoleError) io.stderr.write(`${describeError(result.reason)}\n`);
+    else if (result.reason instanceof ConsoleFailure) consoleFailures.push({ session: sessions[i], reason: result.reason });
     // A session closed while it started: a shutdown is under way, not a failure.
     else if (!(result.reason instanceof SessionClosedError)) failures.push(namingTarget(sessions[i].name, result.reason));
   });
+  // With nothing else to serve, a console's own failure is the command's.
+  if (listening.length === 0) failures.unshift(...consoleFailures.map(({ session, reason }) => namingTarget(session.name, reason)));
   if (failures.length > 0) {
     shutdown.dispose();
     await registry.closeAll();
@@ -65,6 +73,7 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
     throw failures[failures.length - 1];
   }
   if (listening.length === 0) return; // closed by a signal before anything listened
+  for (const { session, reason } of consoleFailures) session.log('error', `${describeError(reason)}; not served, the other consoles are`);
   if (warning) io.stderr.write(`${warning}\n`);
   const password = passwordNotice(sharing);
   if (password) io.stderr.write(`${password}\n`);

@@ -15,6 +15,11 @@ export interface UpstreamSource {
    */
   readonly consoleType?: string;
   /**
+   * True while the pre-flight may still change consoleType (`auto` on a provider that looks at
+   * the VM): what it says until then is a guess, not worth launching a viewer for.
+   */
+  readonly consoleTypeTentative?: boolean;
+  /**
    * True when the far end keeps one console session per VM (KubeVirt VNC): a new client
    * replaces the session of an older one, which is worth telling the user.
    */

@@ -29,6 +29,10 @@ export abstract class WrappedSource<Events extends Record<keyof Events, unknown[
     return this.inner.consoleType;
   }
 
+  get consoleTypeTentative(): boolean | undefined {
+    return this.inner.consoleTypeTentative;
+  }
+
   get exclusive(): boolean | undefined {
     return this.inner.exclusive;
   }

@@ -11,6 +11,8 @@ import { Framebuffer } from './framebuffer.js';
 import { RfbHub } from './hub.js';
 import { serveViewer, type ViewerSession } from './viewer-server.js';
 import { liveScreen, pixelAt } from '../../test/support/live-screen.js';
+import { serveHandshake, startScriptedServer, update } from '../../test/support/fake-rfb-server.js';
+import { ConsoleFailure } from '../proxy/console-failure.js';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -165,6 +167,31 @@ describe('RfbHub', () => {
     consoles[0].clipboard('from the vm');
     consoles[0].bell();
     await waitFor(() => heard.every((h) => h.clipboard.includes('from the vm') && h.bells === 1), 'the VM clipboard and bell at every viewer');
+  });
+
+  it("fails its pre-flight as the console's own failure (not its target's) when the console breaks the protocol", async () => {
+    const server = await startScriptedServer(async (peer) => {
+      peer.write('RFB 009.999\n');
+    });
+    cleanup.push(() => server.close());
+    const err = await failure(hubFor(tcpSource(server.port)).check(new AbortController().signal));
+    expect(err).toBeInstanceOf(ConsoleFailure);
+    expect((err as Error).message).toMatch(/version 9\.999/);
+    // The target's own pre-flight failing is the target's error, as it was.
+    const refused = { ...tcpSource(server.port), check: () => Promise.reject(new Error('no such VM')) };
+    const targetErr = await failure(hubFor(refused).check(new AbortController().signal));
+    expect(targetErr).not.toBeInstanceOf(ConsoleFailure);
+  });
+
+  it('counts a console that breaks the protocol in the same read as its first picture as failed, not shares it dead', async () => {
+    const server = await startScriptedServer(async (peer) => {
+      await serveHandshake(peer, 8, 8);
+      const whole = update([{ rect: { x: 0, y: 0, w: 8, h: 8 }, encoding: 0, body: Buffer.alloc(8 * 8 * 4, 0x55) }]);
+      peer.write(Buffer.concat([whole, Buffer.from([0xfe])]));
+    });
+    cleanup.push(() => server.close());
+    const err = await failure(hubFor(tcpSource(server.port)).check(new AbortController().signal));
+    expect((err as Error).message).toMatch(/unknown server message type 254/);
   });
 
   it('passes a serial console through untouched', async () => {

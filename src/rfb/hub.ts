@@ -1,5 +1,6 @@
 import type { Duplex } from 'node:stream';
 import { VconsoleError, describeError } from '../errors.js';
+import { ConsoleFailure } from '../proxy/console-failure.js';
 import { SharedSource } from '../proxy/shared-source.js';
 import type { DialContext, LogLevel, UpstreamSource } from '../proxy/types.js';
 import { drawBanner } from './banner.js';
@@ -70,10 +71,19 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     return this.viewers.size;
   }
 
-  /** The console's own pre-flight, then the one shared connection to it. */
+  /**
+   * The console's own pre-flight, then the one shared connection to it. The console failing on
+   * that connection is its own trouble (ConsoleFailure), not its target's: the other consoles
+   * of the command are served, as they are when a client's own dial fails without a hub.
+   */
   async check(signal: AbortSignal): Promise<void> {
     await this.inner.check?.(signal);
-    if (this.shares) await this.open(signal);
+    if (!this.shares) return;
+    try {
+      await this.open(signal);
+    } catch (err) {
+      throw signal.aborted ? err : new ConsoleFailure(err);
+    }
   }
 
   /** A viewer's own RFB server over the shared picture; the console is opened if it is not yet. */
@@ -135,10 +145,15 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     const log = (level: LogLevel, message: string) => this.emit('log', level, message);
     const stream = await this.inner.dial({ signal: both, log, preserveSession: redial || undefined });
     let upstream: RfbUpstream;
+    /** A close that came with the first picture (bytes after it broke the protocol). */
+    let dropped: { error?: Error } | undefined;
     try {
       // The first whole picture is in before viewers are served: none starts from a blank screen.
       upstream = await abortable(
         RfbUpstream.connect(stream, this.framebuffer, { password: this.options.upstreamPassword, shared: true }).then(async (client) => {
+          // Heard from the start: the close listener below comes a few turns later, too late
+          // for one in the same read as the picture, which would leave a dead console shared.
+          client.once('close', (error) => (dropped ??= { error }));
           await wholePicture(client, this.framebuffer);
           return client;
         }),
@@ -153,6 +168,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
       upstream.close();
       throw new VconsoleError('the shared console was closed');
     }
+    if (dropped) throw dropped.error ?? new VconsoleError('the console closed the connection');
     this.upstream = upstream;
     upstream.on('bell', () => {
       for (const viewer of this.viewers) viewer.bell();

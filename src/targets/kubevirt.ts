@@ -83,6 +83,8 @@ class KubevirtTarget implements ConsoleTarget {
   readonly exclusive = true;
   private namespace?: string;
   consoleType: KubevirtConsoleType;
+  /** `auto` reads the VMI's devices in the pre-flight: until then the type is VNC by guess. */
+  consoleTypeTentative: boolean;
 
   constructor(
     readonly input: string,
@@ -93,6 +95,7 @@ class KubevirtTarget implements ConsoleTarget {
   ) {
     this.namespace = namespace ?? options.namespace;
     this.consoleType = options.consoleType === 'serial' ? 'serial' : 'vnc';
+    this.consoleTypeTentative = (options.consoleType ?? 'auto') === 'auto';
   }
 
   /** `NS/NAME` once the namespace is known (after the kubeconfig is read). */
@@ -129,7 +132,10 @@ class KubevirtTarget implements ConsoleTarget {
       }
       throw err;
     }
-    if ((this.options.consoleType ?? 'auto') === 'auto') this.consoleType = autoConsoleType(vmi);
+    if ((this.options.consoleType ?? 'auto') === 'auto') {
+      this.consoleType = autoConsoleType(vmi);
+      this.consoleTypeTentative = false;
+    }
     const problem = vmiConsoleProblem(vmi, this.consoleType);
     if (problem) throw new VconsoleError(problem.message, { hint: problem.hint });
     const subresource = this.kind();

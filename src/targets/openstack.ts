@@ -68,6 +68,8 @@ class OpenStackTarget implements ConsoleTarget {
   readonly provider = 'openstack';
   readonly name: string;
   consoleType: ConsoleType;
+  /** `auto` asks Nova what it serves in the pre-flight: until then the type is VNC by guess. */
+  consoleTypeTentative: boolean;
   /** The console URL the `auto` pre-flight was given: the first dial takes it while it is fresh. */
   private probed?: { url: string; at: number };
   /** SPICE: the console URL the connections of one session share. */
@@ -90,6 +92,7 @@ class OpenStackTarget implements ConsoleTarget {
   ) {
     this.name = `openstack:${server}${cloudLabel ? ` (cloud ${cloudLabel})` : ''}`;
     this.consoleType = fixedConsoleType(options, OPENSTACK_CONSOLE_TYPES);
+    this.consoleTypeTentative = (options.consoleType ?? 'auto') === 'auto';
   }
 
   async check(signal: AbortSignal): Promise<void> {
@@ -98,7 +101,10 @@ class OpenStackTarget implements ConsoleTarget {
       const server = await compute.findServer(this.server, signal);
       checkConsoleState(server, this.server);
       this.serverId = Promise.resolve(server.id);
-      if ((this.options.consoleType ?? 'auto') === 'auto') this.consoleType = await this.firstOffered(compute, server.id, signal);
+      if ((this.options.consoleType ?? 'auto') === 'auto') {
+        this.consoleType = await this.firstOffered(compute, server.id, signal);
+        this.consoleTypeTentative = false;
+      }
       // A cloud without SPICE says so before anything listens; the URL serves the first burst.
       else if (this.consoleType === 'spice') this.probed = { url: await compute.createConsole(server.id, this.server, 'spice', signal, () => undefined), at: Date.now() };
       if (this.consoleType === 'spice' && this.probed) {

@@ -116,12 +116,13 @@ export class ConsoleStore {
   /**
    * Records how much of a serial console's output is unread. Called for every chunk of output,
    * so the row (and with it a frame) changes only when what it shows does: nothing unread to
-   * some, or the size as printed (`1.2 KB`).
+   * some, or the size as printed (`1.2 KB`). `waiting`: why the line is not open yet, shown
+   * as the row's problem while it connects; a status without it clears it.
    */
-  setSerial(sessionId: number, status: { unseenBytes: number }): void {
+  setSerial(sessionId: number, status: { unseenBytes: number; waiting?: string }): void {
     const bytes = status.unseenBytes;
-    const serial: SerialStatus = { unseenBytes: Number.isFinite(bytes) && bytes > 0 ? Math.floor(bytes) : 0 };
-    this.setExtra(sessionId, 'serial', serial, (row) => unseenText(row.serial) === unseenText(serial));
+    const serial: SerialStatus = { unseenBytes: Number.isFinite(bytes) && bytes > 0 ? Math.floor(bytes) : 0, ...(status.waiting ? { waiting: safeText(status.waiting) } : {}) };
+    this.setExtra(sessionId, 'serial', serial, (row) => unseenText(row.serial) === unseenText(serial) && row.serial?.waiting === serial.waiting);
   }
 
   /** Records whether a shared console is reconnecting to its VM; the row changes only when that does. */

@@ -57,7 +57,8 @@ export function Detail({ row, width, now, detachKey }: DetailProps) {
   const { session } = row;
   const serial = isSerialRow(row);
   const address = rowAddress(session);
-  const where = address
+  // A serial row says "listening" only when Enter can attach: Enter and this line agree.
+  const where = address && !(serial && session.state !== 'listening')
     ? serial
       ? `listening on ${address}`
       : `point any VNC viewer at ${address}`

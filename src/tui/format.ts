@@ -19,6 +19,8 @@ export interface ViewerStatus {
 /** A serial console's output the user has not seen: read while the terminal was not attached. */
 export interface SerialStatus {
   unseenBytes: number;
+  /** Why a line not open yet is not (its last failure, while it is tried again); cleared once it opens. */
+  waiting?: string;
 }
 
 /** A shared (hub) console's link to the VM, as told by the caller. */
@@ -222,9 +224,13 @@ function viewerProblem(viewer: ViewerStatus): string | undefined {
   return `${name} failed`;
 }
 
-/** The row's last error: the session's, else a viewer failure, else (open --follow) that its VM left the selection. */
+/**
+ * The row's last error: the session's, else why its serial line is not open yet (while it
+ * connects), else a viewer failure, else (open --follow) that its VM left the selection.
+ */
 export function rowProblem(row: ConsoleRow): string | undefined {
-  return row.session.lastError ?? viewerProblem(row.viewer) ?? (row.unmatched ? 'no longer matches the selector' : undefined);
+  const waiting = row.session.state === 'connecting' ? row.serial?.waiting : undefined;
+  return row.session.lastError ?? waiting ?? viewerProblem(row.viewer) ?? (row.unmatched ? 'no longer matches the selector' : undefined);
 }
 
 /** `2 clients`, `1 client`. */

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SessionSnapshot } from '../proxy/types.js';
 import { sessionSnapshot } from '../../test/support/snapshots.js';
 import { App } from './app.js';
+import { Detail } from './detail.js';
 import { ConsoleStore, type SessionSourceEvents } from './console-store.js';
 import { rowViewerCell, type ConsoleRow } from './format.js';
 import { INITIAL_UI, reduceInput } from './keys.js';
@@ -112,6 +113,24 @@ describe('keys on a serial row', () => {
     expect(press(1, 'c').ui.notice).toBe(
       'demo:serial-1: serial console at 127.0.0.1:5901 (Enter attaches here; any raw TCP client works too)',
     );
+  });
+});
+
+describe('the detail line of a serial row', () => {
+  const detail = (session: SessionSnapshot) => {
+    const app = render(<Detail row={row(session)} width={160} now={Date.now()} detachKey="Ctrl+]" />);
+    const frame = app.lastFrame() ?? '';
+    app.unmount();
+    return frame;
+  };
+
+  it('says "listening" only while Enter can attach, as Enter says', () => {
+    expect(detail(serial(1))).toContain('listening on 127.0.0.1:5901');
+    // Its port was bound, then the line failed: Enter says it failed, so does this line.
+    const failed = detail(serial(1, { state: 'error', lastError: 'the console closed the connection' }));
+    expect(failed).not.toContain('listening on');
+    expect(failed).toContain('not listening');
+    expect(detail(serial(1, { state: 'connecting' }))).not.toContain('listening on');
   });
 });
 

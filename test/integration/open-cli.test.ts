@@ -178,7 +178,8 @@ describe('vconsole open (stand-in viewer on PATH, no terminal)', () => {
   it("launches a screen's viewer while the pre-flight runs, and stops it again when the VM is not there", async () => {
     const kubevirt = await startKubevirtFixture({ vmis: [{ namespace: 'default', name: 'testvm' }] });
     try {
-      const { child, entries } = openWith(['nosuchvm', 'testvm', '--viewer', 'tigervnc'], { KUBECONFIG: kubevirt.kubeconfigPath() });
+      // A screen for certain (--type vnc): with auto the viewer waits for the pre-flight.
+      const { child, entries } = openWith(['nosuchvm', 'testvm', '--viewer', 'tigervnc', '--type', 'vnc'], { KUBECONFIG: kubevirt.kubeconfigPath() });
       await child.waitForStderr(/\[default\/nosuchvm\] viewer: TigerVNC closed: the console did not open/);
       expect(child.stderr()).toMatch(/\[default\/nosuchvm\] error: virtualmachineinstances.kubevirt.io "nosuchvm" not found/);
       // The console that exists is served, its viewer reaches it through the port it printed.
@@ -190,6 +191,36 @@ describe('vconsole open (stand-in viewer on PATH, no terminal)', () => {
     } finally {
       await kubevirt.close();
     }
+  });
+
+  it('gives a VM without a display (auto: its serial console) no VNC viewer, and the VM with one its viewer', async () => {
+    const kubevirt = await startKubevirtFixture({
+      vmis: [
+        { namespace: 'default', name: 'headless', graphics: false },
+        { namespace: 'default', name: 'testvm' },
+      ],
+    });
+    try {
+      const { child, entries } = openWith(['headless', 'testvm', '--viewer', 'tigervnc'], { KUBECONFIG: kubevirt.kubeconfigPath() });
+      const lines = await child.jsonLines(2);
+      const headless = lines.find((l) => l.target === 'default/headless');
+      const testvm = lines.find((l) => l.target === 'default/testvm');
+      expect(headless?.type).toBe('serial');
+      await waitFor(() => entries().some((e) => e.event === 'connected' && e.port === testvm?.port), 'the viewer of testvm to connect');
+      // No viewer was launched for the serial console at all (none opened, none closed again).
+      expect(child.stderr()).not.toMatch(/\[default\/headless\] viewer/);
+      expect(entries().every((e) => e.port !== headless?.port)).toBe(true);
+    } finally {
+      await kubevirt.close();
+    }
+  });
+
+  it('says why a serial console it cannot reach is still connecting, while the others serve', async () => {
+    const { child } = openWith(['tcp://127.0.0.1:1#serial', 'demo:vm-a', '--viewer', 'none']);
+    const [line] = await child.jsonLines(1);
+    expect(line.target).toBe('demo:vm-a');
+    await child.waitForStderr(/\[tcp:\/\/127\.0\.0\.1:1\] warning: cannot connect: connection refused.*; trying again for up to \d+ s/, 15_000);
+    expect(child.process.exitCode).toBe(null);
   });
 
   it('names a console that refuses the dial once in its error line', async () => {

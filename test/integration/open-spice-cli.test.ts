@@ -3,6 +3,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURE_USER, startOpenStackFixture } from '../fixtures/openstack-api.js';
 import { REPO_ROOT, startVconsole, type RunningVconsole } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
 
@@ -55,5 +56,41 @@ describe('vconsole open with a SPICE console', () => {
     expect(entries().find((e) => e.name === 'vncviewer' && e.event === 'connected')).toBeDefined();
     await waitFor(() => spice.firstBytes.includes('REDQ'), 'the SPICE link magic at the console');
     await child.waitForStderr(/TigerVNC cannot show SPICE: SPICE consoles open in remote-viewer/);
+  });
+
+  it.each([
+    ['SPICE', ['spice-html5', 'serial'], 'spice'],
+    ['serial', ['serial'], 'serial'],
+  ])('openstack auto settling on %s launches no VNC viewer at its port', async (_kind, consoleTypes, type) => {
+    const openstack = await startOpenStackFixture();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-spice-os-'));
+    try {
+      openstack.settings.consoleTypes = consoleTypes as typeof openstack.settings.consoleTypes;
+      const cloudsFile = path.join(dir, 'clouds.yaml');
+      fs.writeFileSync(
+        cloudsFile,
+        `clouds:\n  fixture:\n    auth:\n      auth_url: ${openstack.authUrl}\n      username: alice\n      password: "${FIXTURE_USER.password}"\n      project_name: demo\n      user_domain_name: Default\n      project_domain_name: Default\n`,
+      );
+      const log = path.join(dir, 'viewers.jsonl');
+      const child = startVconsole(['open', 'openstack:web-1', '--cloud', 'fixture', 'demo:vm-a', '--viewer', 'tigervnc', '--no-tui'], {
+        PATH: binDir,
+        FAKE_VIEWER_LOG: log,
+        OS_CLIENT_CONFIG_FILE: cloudsFile,
+        HOME: dir,
+      });
+      running.push(child);
+      const lines = await child.jsonLines(2);
+      const settled = lines.find((l) => String(l.target).startsWith('openstack:'));
+      expect(settled?.type).toBe(type);
+      const entries = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { name: string; argv: string[]; event?: string; port?: number }) : []);
+      // demo:vm-a's viewer connects after the OpenStack console settled (both started together).
+      await waitFor(() => entries().some((e) => e.name === 'vncviewer' && e.event === 'connected'), 'the viewer of demo:vm-a');
+      if (type === 'spice') await waitFor(() => entries().some((e) => e.name === 'remote-viewer' && e.event === 'connected'), 'remote-viewer at the SPICE console');
+      expect(child.stderr()).not.toMatch(/\[openstack:web-1[^\]]*\] viewer: TigerVNC/);
+      expect(entries().filter((e) => e.name === 'vncviewer' && e.port === settled?.port)).toEqual([]);
+    } finally {
+      await openstack.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
