@@ -56,7 +56,16 @@ describe('AuthBackoff', () => {
 
   it('takes the address out of the peer, IPv6 and IPv4-mapped alike', () => {
     expect(addressOf('127.0.0.1:5900')).toBe('127.0.0.1');
-    expect(addressOf('[::1]:5900')).toBe('::1');
     expect(addressOf('[::ffff:10.1.2.3]:1')).toBe('10.1.2.3');
+  });
+
+  it('counts an IPv6 source per /64: its other addresses are held back too', () => {
+    expect(addressOf('[::1]:5900')).toBe('0:0:0:0::/64');
+    expect(addressOf('[2001:db8:1:2::17]:5900')).toBe('2001:db8:1:2::/64');
+    expect(addressOf('[2001:0DB8:0001:0002:aaaa:bbbb:cccc:dddd]:1')).toBe('2001:db8:1:2::/64');
+    const { backoff } = clocked();
+    backoff.gate('[2001:db8:1:2::17]:5900').failed();
+    expect(backoff.gate('[2001:db8:1:2:ffff::1]:5901').wait()).toBe(1000);
+    expect(backoff.gate('[2001:db8:1:3::17]:5900').wait()).toBe(0);
   });
 });

@@ -8,7 +8,8 @@ import { AUTH_BACKOFF_FIRST_MS, AUTH_BACKOFF_FORGET_MS, AUTH_BACKOFF_MAX_ADDRESS
  * console of the process, is refused at once without being checked (so parallel connections
  * gain nothing, and a right guess among them is not told apart). The first failure of a burst
  * is logged, the rest are not; an address is forgotten 10 minutes after its last failure, and
- * at most AUTH_BACKOFF_MAX_ADDRESSES are remembered (the oldest goes first).
+ * at most AUTH_BACKOFF_MAX_ADDRESSES are remembered (the oldest goes first). IPv6 sources count
+ * per /64.
  */
 export interface AuthBackoffOptions {
   firstMs?: number;
@@ -117,12 +118,31 @@ export class AuthBackoff {
   }
 }
 
-/** The host part of `host:port` / `[v6]:port`, an IPv4-mapped IPv6 address as plain IPv4. */
+/**
+ * What one source is, out of `host:port` / `[v6]:port`: an IPv4 address (IPv4-mapped IPv6 as
+ * plain IPv4), or an IPv6 address's /64, since one host commonly holds a whole /64 and would
+ * otherwise start afresh from each of its addresses.
+ */
 export function addressOf(peer: string | undefined): string {
   if (!peer) return '?';
   const bracketed = /^\[(.*)\]:\d+$/.exec(peer);
-  const host = bracketed ? bracketed[1] : peer.replace(/:\d+$/, '');
-  return host.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i, '$1');
+  const host = (bracketed ? bracketed[1] : peer.replace(/:\d+$/, '')).replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i, '$1');
+  if (!host.includes(':')) return host;
+  const groups = ipv6Groups(host.replace(/%.*$/, ''));
+  return groups ? `${groups.slice(0, 4).join(':')}::/64` : host;
+}
+
+/** The eight groups of an IPv6 address (`::` expanded), or undefined when it is not one. */
+function ipv6Groups(address: string): string[] | undefined {
+  const halves = address.split('::');
+  if (halves.length > 2) return undefined;
+  const part = (text: string) => (text ? text.split(':') : []);
+  const head = part(halves[0]);
+  const tail = halves.length === 2 ? part(halves[1]) : [];
+  const missing = 8 - head.length - tail.length;
+  if (missing < 0 || (halves.length === 1 && missing !== 0)) return undefined;
+  const groups = [...head, ...Array.from({ length: missing }, () => '0'), ...tail];
+  return groups.every((g) => /^[0-9a-f]{1,4}$/i.test(g)) ? groups.map((g) => g.toLowerCase().replace(/^0+(?=.)/, '')) : undefined;
 }
 
 function seconds(ms: number): string {
