@@ -16,13 +16,6 @@ import type { ParsedRfbRecording } from './rfb-recording.js';
  */
 const ANY_PASSWORD = 'replay';
 
-/**
- * A VNC recording served as a console: every viewer that connects watches it from the start, at
- * `speed`, through vconsole's own RFB server (so any viewer works, whatever encodings it
- * speaks). The recording is decoded by the same RFB client that recorded it; a connection the
- * console dropped is followed by the next one, as the hub lived it; after the last one the
- * final screen stays.
- */
 export interface ReplayViewerOptions {
   /** Viewers must answer VNC authentication with this password (a replay on an exposed listener). */
   password?: string;
@@ -30,6 +23,13 @@ export interface ReplayViewerOptions {
   authBackoff?: AuthBackoff;
 }
 
+/**
+ * A VNC recording served as a console: every viewer that connects watches it from the start, at
+ * `speed`, through vconsole's own RFB server (so any viewer works, whatever encodings it
+ * speaks). The recording is decoded by the same RFB client that recorded it; a connection the
+ * console dropped is followed by the next one, as the hub lived it; after the last one the
+ * final screen stays.
+ */
 export class ReplaySource implements UpstreamSource {
   readonly provider = 'replay';
   readonly consoleType = 'vnc';
