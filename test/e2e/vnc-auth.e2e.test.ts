@@ -113,6 +113,7 @@ describe.skipIf(gate.skip)(gatedTitle('VNC authentication against QEMU and vncsn
       const attempt = await snapshot(right);
       if (/too many wrong passwords from this address/.test(attempt.stdout + attempt.stderr)) held = attempt;
     }
+    expect(held, 'a refusal while the address is held back').toBeDefined();
     expect(held?.code).not.toBe(0);
     const guessed = await guess;
     expect(guessed.code).not.toBe(0);
