@@ -104,7 +104,9 @@ Prints one JSON line per console once all listen (a console named twice is serve
 Every client connection gets a fresh console session; Ctrl+C closes everything. With --share
 every viewer shares one console session instead (KubeVirt keeps one per VM: nobody is kicked),
 and viewers stay connected while the console drops and comes back. On a non-loopback --listen,
---share asks viewers for a VNC password (--password-file, else a generated one printed once).
+--share asks viewers for a VNC password (--password-file, else a generated one printed once);
+serial and SPICE consoles, which no password protects, are refused there, with or without
+--share, unless --insecure-expose-unauthenticated (keep them on loopback and use ssh -L).
 
 Examples:
   vconsole proxy demo:vm-a

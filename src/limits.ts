@@ -77,3 +77,14 @@ export const THUMBNAIL_MIN_INTERVAL_MS = 333;
  */
 export const TUI_LOAD_DEFER_MAX_MS = 1000;
 export const TUI_LOAD_SETTLE_MS = 200;
+/**
+ * After a wrong VNC password the answer waits AUTH_BACKOFF_FIRST_MS, doubling with each further
+ * failure from the same address up to AUTH_BACKOFF_MAX_MS; meanwhile that address is refused
+ * at once, without its answers being checked (docs: README, Security).
+ */
+export const AUTH_BACKOFF_FIRST_MS = 1_000;
+export const AUTH_BACKOFF_MAX_MS = 30_000;
+/** An address's failures are forgotten this long after its last one (a new burst starts at 1 s). */
+export const AUTH_BACKOFF_FORGET_MS = 10 * 60_000;
+/** Addresses whose failures are remembered at once; past it the oldest is forgotten. */
+export const AUTH_BACKOFF_MAX_ADDRESSES = 4096;

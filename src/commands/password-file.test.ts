@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
 import { thrownBy } from '../../test/support/thrown.js';
-import { VNC_PASSWORD_CHARS, generateVncPassword, readPasswordFile } from './password-file.js';
+import { VNC_PASSWORD_CHARS, checkViewerPassword, generateVncPassword, readPasswordFile } from './password-file.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'vconsole-pass-'));
 const file = (name: string, text: string) => {
@@ -35,5 +35,34 @@ describe('generateVncPassword', () => {
     const a = generateVncPassword();
     expect(a).toHaveLength(VNC_PASSWORD_CHARS);
     expect(generateVncPassword()).not.toBe(a);
+  });
+});
+
+describe('checkViewerPassword', () => {
+  it('takes 6 to 8 characters, refuses shorter and longer ones (not cut) without echoing them', () => {
+    expect(checkViewerPassword('abc123', '--password-file', 'p')).toBe('abc123');
+    expect(checkViewerPassword('abc12345', '--password-file', 'p')).toBe('abc12345');
+    const short = thrownBy(() => checkViewerPassword('abcde', '--password-file', 'p'));
+    expect(short).toBeInstanceOf(UsageError);
+    expect((short as Error).message).toBe('--password-file p: the password has 5 characters, fewer than 6');
+    const long = thrownBy(() => checkViewerPassword('abcdefghi', '--password-file', 'p'));
+    expect(long).toBeInstanceOf(UsageError);
+    expect((long as Error).message).toMatch(/has 9 characters; VNC authentication uses only the first 8/);
+    expect((long as Error).message).not.toContain('abcdefghi');
+    expect(thrownBy(() => checkViewerPassword('pässwörd\u20ac', '--password-file', 'p'))).toBeInstanceOf(UsageError);
+  });
+});
+
+describe('generateVncPassword, its characters', () => {
+  it('draws from all 94 printable ASCII characters but the space, each about as often', () => {
+    const counts = new Map<string, number>();
+    for (let i = 0; i < 4000; i++) {
+      const password = generateVncPassword();
+      expect(password).toMatch(/^[\x21-\x7e]{8}$/);
+      for (const c of password) counts.set(c, (counts.get(c) ?? 0) + 1);
+    }
+    // 32,000 draws over 94 characters: about 340 each; base64url's 64 would leave 30 at 0.
+    expect(counts.size).toBe(94);
+    for (const n of counts.values()) expect(n).toBeGreaterThan(200);
   });
 });

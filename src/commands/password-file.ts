@@ -1,10 +1,12 @@
-import { randomBytes } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { UsageError, describeError } from '../errors.js';
 import { echoInput } from '../terminal-text.js';
 
 /** VNC authentication uses the first 8 characters of a password; longer ones are cut by every viewer. */
 export const VNC_PASSWORD_CHARS = 8;
+/** Below this a viewer password falls to guessing even with back-off (6 printable characters: ~39 bits). */
+export const VNC_PASSWORD_MIN_CHARS = 6;
 
 /**
  * The password in `file`: its first line, trimmed. A missing, unreadable or empty file is a
@@ -22,7 +24,37 @@ export function readPasswordFile(file: string, flag: string): string {
   return password;
 }
 
-/** A fresh random password for an exposed listener, as many characters as VNC authentication uses. */
+/**
+ * A viewer password (`--password-file`) that VNC authentication carries whole: 6 to 8
+ * characters of Latin-1. A longer one is refused rather than cut, so the user never believes
+ * in characters no viewer sends; the password itself is never echoed.
+ */
+export function checkViewerPassword(password: string, flag: string, file: string): string {
+  const where = `${flag} ${echoInput(file)}`;
+  if (password.length < VNC_PASSWORD_MIN_CHARS) {
+    throw new UsageError(`${where}: the password has ${password.length} characters, fewer than ${VNC_PASSWORD_MIN_CHARS}`, `use ${VNC_PASSWORD_MIN_CHARS} to ${VNC_PASSWORD_CHARS} characters`);
+  }
+  if (password.length > VNC_PASSWORD_CHARS) {
+    throw new UsageError(
+      `${where}: the password has ${password.length} characters; VNC authentication uses only the first ${VNC_PASSWORD_CHARS}`,
+      `use ${VNC_PASSWORD_MIN_CHARS} to ${VNC_PASSWORD_CHARS} characters (a longer one is refused, not cut)`,
+    );
+  }
+  if (/[^\x20-\x7e\xa0-\xff]/.test(password)) {
+    throw new UsageError(`${where}: the password has characters VNC authentication cannot carry`, 'use printable ASCII or Latin-1 characters');
+  }
+  return password;
+}
+
+/** The printable ASCII characters but the space (which trimming and copying lose): 94 of them. */
+const PASSWORD_ALPHABET = Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => String.fromCharCode(0x21 + i)).join('');
+
+/**
+ * A fresh random password for an exposed listener: as many characters as VNC authentication
+ * uses, each drawn uniformly by the CSPRNG from 94 printable characters (52 bits in all).
+ */
 export function generateVncPassword(): string {
-  return randomBytes(12).toString('base64url').slice(0, VNC_PASSWORD_CHARS);
+  let password = '';
+  for (let i = 0; i < VNC_PASSWORD_CHARS; i += 1) password += PASSWORD_ALPHABET[randomInt(PASSWORD_ALPHABET.length)];
+  return password;
 }

@@ -12,13 +12,19 @@ export function addReplayCommand(program: Command, io: CommandIo): void {
       .argument('<file>', 'a .vncrec or .cast file written by --record')
       .option('--speed <factor>', 'how many times real time (default: 1)', asArgParser((text: string) => parseSpeedLazy(text)))
       .option('--png-every <duration>', 'VNC: write the screen every DURATION of the recording as PNG files instead of serving it (e.g. 10s)', nonEmpty('a duration'))
-      .option('-o, --output <dir>', 'with --png-every: the directory the frames go to', nonEmpty('a directory')),
+      .option('-o, --output <dir>', 'with --png-every: the directory the frames go to', nonEmpty('a directory'))
+      .option(
+        '--password-file <file>',
+        'the password viewers must give, first line, 6 to 8 characters (default on a non-loopback --listen: a generated one, printed once)',
+        nonEmpty('a password file'),
+      ),
   )
     .addHelpText(
       'after',
       `
 A VNC recording is served like a console (one JSON line with its port): every viewer that
 connects watches it from the start, view-only; after the end the last screen stays until Ctrl+C.
+Beyond loopback (--listen 0.0.0.0) viewers must give a VNC password, as with proxy --share.
 A serial recording (asciicast v2) is written to stdout at its pace; asciinema plays it too.
 
 Examples:

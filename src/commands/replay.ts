@@ -7,8 +7,9 @@ import { isAsciicast, parseAsciicast } from '../recording/asciicast.js';
 import { isRfbRecording, parseRfbRecording } from '../recording/rfb-recording.js';
 import { echoInput } from '../terminal-text.js';
 import { parseDuration } from './duration.js';
-import type { ListenFlags } from './flags.js';
+import { exposureWarning, isLoopback, type ListenFlags } from './flags.js';
 import { sessionLogPrinter } from './log-lines.js';
+import { checkViewerPassword, generateVncPassword, readPasswordFile } from './password-file.js';
 import { portLine, type CommandIo } from './proxy.js';
 import { encodePng } from './screenshot-file.js';
 
@@ -17,6 +18,8 @@ export interface ReplayFlags extends ListenFlags {
   /** `--png-every 10s`: write frames instead of serving. */
   pngEvery?: string;
   output?: string;
+  /** The password viewers must give (default beyond loopback: a generated one, printed once). */
+  passwordFile?: string;
   verbose?: boolean;
 }
 
@@ -85,12 +88,25 @@ function frameTime(ms: number): string {
   return `${String(Math.floor(ms / 1000)).padStart(6, '0')}.${String(Math.round(ms % 1000)).padStart(3, '0')}s`;
 }
 
+/**
+ * A replay beyond loopback follows proxy's rules: a recorded screen can show what was typed
+ * and read on the console, so its viewers give a password (--password-file, else a generated
+ * one shown once), with the same back-off, and the exposure is said on stderr.
+ */
 async function serveRecording(recording: ReturnType<typeof parseRfbRecording>, speed: number, flags: ReplayFlags, io: CommandIo): Promise<void> {
-  const { ReplaySource } = await import('../recording/replay-source.js');
-  const session = new ConsoleSession(new ReplaySource(recording, speed));
+  const listen = flags.listen ?? '127.0.0.1';
+  const filed = flags.passwordFile === undefined ? undefined : checkViewerPassword(readPasswordFile(flags.passwordFile, '--password-file'), '--password-file', flags.passwordFile);
+  const generated = filed === undefined && !isLoopback(listen) ? generateVncPassword() : undefined;
+  const password = filed ?? generated;
+  const [{ ReplaySource }, { AuthBackoff }] = await Promise.all([import('../recording/replay-source.js'), import('../rfb/auth-backoff.js')]);
+  const session = new ConsoleSession(new ReplaySource(recording, speed, { password, authBackoff: new AuthBackoff() }));
   session.on('log', sessionLogPrinter(io.stderr, Boolean(flags.verbose)));
   handleShutdownSignals({ close: () => session.close(), exit: io.exit });
-  const bound = await session.start({ host: flags.listen ?? '127.0.0.1', port: flags.port ?? 0 });
+  const bound = await session.start({ host: listen, port: flags.port ?? 0 });
+  if (!isLoopback(listen)) {
+    io.stderr.write(`${password ? `warning: listening on ${listen}: the replay is reachable from the network; viewers must give the VNC password` : exposureWarning(listen)}\n`);
+  }
+  if (generated) io.stderr.write(`VNC password for viewers of this listener: ${generated} (shown once; give your own with --password-file)\n`);
   io.stdout.write(`${portLine(`replay:${session.name}`, bound.address, bound.port, 'vnc')}\n`);
 }
 

@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
+import type { ExposureFlags } from './exposure.js';
 import { nonEmpty } from './flags.js';
 
 /**
  * `--share` and what comes with it, for the commands that serve consoles (proxy, open).
  * Cheap to import: cli.ts loads it for every command; the hub itself lives in sharing.ts.
  */
-export interface ShareFlags {
+export interface ShareFlags extends ExposureFlags {
   /** true with --share, false with --no-share, undefined: the config's defaults.share. */
   share?: boolean;
   viewOnly?: boolean;
@@ -23,10 +24,14 @@ export function addShareOptions(command: Command, options: { viewerPassword: boo
   if (options.viewerPassword) {
     command.option(
       '--password-file <file>',
-      'the password viewers must give, first line (implies --share; default on a non-loopback --listen: a generated one, printed once)',
+      'the password viewers must give, first line, 6 to 8 characters (implies --share; default on a non-loopback --listen: a generated one, printed once)',
       nonEmpty('a password file'),
     );
   }
+  command.option(
+    '--insecure-expose-unauthenticated',
+    'serve serial and SPICE consoles on a non-loopback --listen although no password protects them (refused otherwise)',
+  );
   return command;
 }
 

@@ -1,15 +1,20 @@
 import type { ConsoleSession } from '../proxy/console-session.js';
 import { SharedSerialSource } from '../proxy/shared-serial.js';
 import type { SessionSnapshot, UpstreamSource } from '../proxy/types.js';
+import { AuthBackoff } from '../rfb/auth-backoff.js';
 import type { RfbHub } from '../rfb/hub.js';
+import { ExposureGuard, INSECURE_EXPOSE_FLAG, refusesUnprotected } from './exposure.js';
 import { exposureWarning, isLoopback } from './flags.js';
-import { generateVncPassword, readPasswordFile } from './password-file.js';
+import { checkViewerPassword, generateVncPassword, readPasswordFile } from './password-file.js';
 import type { ShareFlags } from './share-flags.js';
 
 /** How the consoles of one command are shared, settled from its flags before anything listens. */
 export interface Sharing {
-  /** Wraps a VNC console in a hub when sharing; other consoles and no sharing pass through. */
-  wrap<T extends UpstreamSource>(target: T): T | RfbHub;
+  /**
+   * Wraps a VNC console in a hub when sharing; other consoles and no sharing pass through.
+   * On a listener beyond loopback, a console no password protects is refused (ExposureGuard).
+   */
+  wrap(target: UpstreamSource): UpstreamSource;
   /** Sends the hub's news of `session`'s console to the session's log. */
   follow(session: ConsoleSession): void;
   /** The hub that shares `session`'s console, if it is shared (under a serial wrapper or not). */
@@ -18,6 +23,8 @@ export interface Sharing {
   viewerPassword?: string;
   /** True when the password was made up here and must be shown once. */
   generated: boolean;
+  /** True when serial and SPICE consoles are served beyond loopback without a password (opted in). */
+  insecureExposure: boolean;
 }
 
 /**
@@ -28,11 +35,15 @@ export interface Sharing {
 export async function sharingFrom(flags: ShareFlags, listen: string, options: { viewerPasswords: boolean } = { viewerPasswords: true }): Promise<Sharing> {
   const share = Boolean(flags.share || flags.viewOnly || flags.vncPasswordFile || flags.passwordFile);
   const upstreamPassword = flags.vncPasswordFile === undefined ? undefined : readPasswordFile(flags.vncPasswordFile, '--vnc-password-file');
-  let viewerPassword = flags.passwordFile === undefined ? undefined : readPasswordFile(flags.passwordFile, '--password-file');
+  let viewerPassword = flags.passwordFile === undefined ? undefined : checkViewerPassword(readPasswordFile(flags.passwordFile, '--password-file'), '--password-file', flags.passwordFile);
   // `open` launches its own viewers, which could not know a made-up password.
   const generated = options.viewerPasswords && share && viewerPassword === undefined && !isLoopback(listen);
   if (generated) viewerPassword = generateVncPassword();
   const Hub = share ? (await import('../rfb/hub.js')).RfbHub : undefined;
+  // One back-off for every console of the command: guessing across its ports gains nothing.
+  const authBackoff = new AuthBackoff();
+  const guarded = refusesUnprotected(listen, flags);
+  const guard = (target: UpstreamSource) => (guarded ? new ExposureGuard(target, listen) : target);
   const hubOf = (session: ConsoleSession): RfbHub | undefined => {
     const source = session.source instanceof SharedSerialSource ? session.source.inner : session.source;
     return Hub && source instanceof Hub ? source : undefined;
@@ -40,7 +51,8 @@ export async function sharingFrom(flags: ShareFlags, listen: string, options: { 
   return {
     viewerPassword,
     generated,
-    wrap: (target) => (Hub ? new Hub(target, { upstreamPassword, viewerPassword, viewOnly: flags.viewOnly }) : target),
+    insecureExposure: !isLoopback(listen) && Boolean(flags.insecureExposeUnauthenticated),
+    wrap: (target) => (Hub ? new Hub(guard(target), { upstreamPassword, viewerPassword, viewOnly: flags.viewOnly, authBackoff }) : guard(target)),
     follow: (session) => {
       hubOf(session)?.on('log', (level, message) => session.log(level, message));
       if (hubOf(session)) noteUnsharedSpice(session);
@@ -68,8 +80,15 @@ export function passwordNotice(sharing: Sharing): string | undefined {
   return `VNC password for viewers of this listener: ${sharing.viewerPassword} (shown once; give your own with --password-file)`;
 }
 
-/** What is said when the consoles are reachable from the network: with a password, it is not open to all. */
+/**
+ * What is said when the consoles are reachable from the network: with a password, VNC is not
+ * open to all; serial and SPICE consoles are either refused or, opted in, said to be open.
+ */
 export function exposureNotice(listen: string, sharing: Sharing): string | undefined {
-  if (isLoopback(listen) || !sharing.viewerPassword) return exposureWarning(listen);
-  return `warning: listening on ${listen}: the VM console is reachable from the network; viewers must give the VNC password`;
+  if (isLoopback(listen)) return undefined;
+  const others = sharing.insecureExposure
+    ? `; serial and SPICE consoles on it have no password at all (${INSECURE_EXPOSE_FLAG})`
+    : '';
+  if (!sharing.viewerPassword) return `${exposureWarning(listen)}${others}`;
+  return `warning: listening on ${listen}: the VM console is reachable from the network; VNC viewers must give the VNC password${others}`;
 }

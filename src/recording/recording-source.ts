@@ -6,6 +6,7 @@ import type { DialContext, LogLevel, UpstreamSource } from '../proxy/types.js';
 import { WrappedSource } from '../proxy/wrapped-source.js';
 import { ASCIICAST_EXTENSION, AsciicastEventEncoder, encodeAsciicastHeader } from './asciicast.js';
 import { RecordingBudget, RecordingFile } from './recording-file.js';
+import { RfbAuthRedaction } from './rfb-auth-redaction.js';
 import { RFB_RECORDING_EXTENSION, encodeRfbRecord, encodeRfbRecordingHead } from './rfb-recording.js';
 import { tapDuplex, type StreamTap } from './tap.js';
 import { timestampedStem } from '../console-file-name.js';
@@ -89,9 +90,11 @@ export class RecordingSource extends WrappedSource<{ bytes: [number] }> {
     };
     if (type === 'vnc') {
       write(encodeRfbRecord('N', ms()));
+      // The VNC-auth challenge and answer would give the password away: recorded as zeros.
+      const redaction = new RfbAuthRedaction();
       return {
-        received: (chunk) => write(encodeRfbRecord('S', ms(), chunk)),
-        sent: (chunk) => write(encodeRfbRecord('C', ms(), chunk)),
+        received: (chunk) => write(encodeRfbRecord('S', ms(), redaction.fromServer(chunk))),
+        sent: (chunk) => write(encodeRfbRecord('C', ms(), redaction.fromClient(chunk))),
         closed: () => write(encodeRfbRecord('E', ms())),
       };
     }

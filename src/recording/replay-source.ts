@@ -1,6 +1,7 @@
 import type { Duplex } from 'node:stream';
 import { VconsoleError } from '../errors.js';
 import type { DialContext, UpstreamSource } from '../proxy/types.js';
+import type { AuthBackoff } from '../rfb/auth-backoff.js';
 import { duplexPair } from '../rfb/duplex-pair.js';
 import { Framebuffer } from '../rfb/framebuffer.js';
 import { RfbUpstream } from '../rfb/upstream-client.js';
@@ -14,6 +15,13 @@ import type { ParsedRfbRecording } from './rfb-recording.js';
  * replaying client's answer goes nowhere, so any password does.
  */
 const ANY_PASSWORD = 'replay';
+
+export interface ReplayViewerOptions {
+  /** Viewers must answer VNC authentication with this password (a replay on an exposed listener). */
+  password?: string;
+  /** Wrong passwords slowed per address. */
+  authBackoff?: AuthBackoff;
+}
 
 /**
  * A VNC recording served as a console: every viewer that connects watches it from the start, at
@@ -29,6 +37,7 @@ export class ReplaySource implements UpstreamSource {
   constructor(
     private readonly recording: ParsedRfbRecording,
     private readonly speed: number,
+    private readonly viewers: ReplayViewerOptions = {},
   ) {
     if (!recording.connections.some((c) => c.records.some((r) => r.kind === 'S'))) {
       throw new VconsoleError('the recording holds nothing the console sent', { hint: 'it was stopped before the console answered' });
@@ -50,7 +59,13 @@ export class ReplaySource implements UpstreamSource {
       playback.stop();
       throw err;
     }
-    const viewer = serveViewer(viewerEnd, { framebuffer, viewOnly: true, input: { key() {}, qemuKey() {}, pointer() {}, clipboard() {} } });
+    const viewer = serveViewer(viewerEnd, {
+      framebuffer,
+      viewOnly: true,
+      input: { key() {}, qemuKey() {}, pointer() {}, clipboard() {} },
+      password: this.viewers.password,
+      authGate: this.viewers.authBackoff?.gate(context.peer, (message) => context.log('warn', message)),
+    });
     viewer.once('close', () => playback.stop());
     void playback.rest().then(
       () => context.log('info', 'replay finished: the last screen stays until the viewer closes'),

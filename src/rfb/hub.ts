@@ -3,6 +3,7 @@ import { VconsoleError, describeError } from '../errors.js';
 import { ConsoleFailure } from '../proxy/console-failure.js';
 import { SharedSource } from '../proxy/shared-source.js';
 import type { DialContext, LogLevel, UpstreamSource } from '../proxy/types.js';
+import { AuthBackoff } from './auth-backoff.js';
 import { drawBanner } from './banner.js';
 import { duplexPair } from './duplex-pair.js';
 import { Framebuffer } from './framebuffer.js';
@@ -26,6 +27,8 @@ export interface RfbHubOptions {
   viewerPassword?: string;
   /** Viewers only watch: their keys, pointer and clipboard are dropped. */
   viewOnly?: boolean;
+  /** Wrong viewer passwords slowed per address; one for every console of a command (else this hub's own). */
+  authBackoff?: AuthBackoff;
   /** First redial delay after the upstream dropped; doubles up to `maxRetryMs`. */
   firstRetryMs?: number;
   maxRetryMs?: number;
@@ -53,6 +56,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
   private retryTimer?: NodeJS.Timeout;
   private retryMs: number;
   private currentState: HubState = 'live';
+  private readonly authBackoff: AuthBackoff;
 
   constructor(
     inner: UpstreamSource,
@@ -60,6 +64,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
   ) {
     super(inner);
     this.retryMs = options.firstRetryMs ?? FIRST_RETRY_MS;
+    this.authBackoff = options.authBackoff ?? new AuthBackoff();
   }
 
   get state(): HubState {
@@ -106,10 +111,8 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
         pointer: (buttons, x, y) => this.upstream?.pointer(buttons, x, y),
         clipboard: (text) => this.upstream?.clipboard(text),
       },
-      onAuthFailure: () => {
-        const from = context.peer ? ` from ${context.peer}` : '';
-        context.log('warn', `wrong VNC password${from}: viewer refused`);
-      },
+      // The first wrong password of a burst is logged, not every guess.
+      authGate: this.authBackoff.gate(context.peer, (message) => context.log('warn', message)),
     });
     this.viewers.add(viewer);
     viewer.on('close', () => this.viewers.delete(viewer));

@@ -4,6 +4,7 @@ import { ByteReader } from '../../test/support/rfb-client.js';
 import { failure } from '../../test/support/streams.js';
 import { ViewerClient, type ViewerClientOptions } from '../../test/support/rfb-viewer-client.js';
 import { waitFor } from '../../test/support/wait.js';
+import { AuthBackoff } from './auth-backoff.js';
 import { Framebuffer } from './framebuffer.js';
 import { NATIVE_FORMAT, type PixelFormat } from './rfb-wire.js';
 import { serveViewer, type ViewerInput, type ViewerServerOptions, type ViewerSession } from './viewer-server.js';
@@ -140,6 +141,25 @@ describe('serveViewer handshake and security', () => {
     const reason = await reader.read((await reader.read(4, 5000, 'the reason length')).readUInt32BE(0), 5000, 'the reason');
     expect([result.readUInt32BE(0), reason.toString()]).toEqual([1, 'security type 1 is not offered (only 2)']);
     expect((await served.closed)?.message).toBe('RFB viewer: security type 1 is not offered (only 2); the viewer was disconnected');
+  });
+
+  it('holds a wrong password\'s answer for the back-off, and refuses the address at once meanwhile, unchecked', async () => {
+    const backoff = new AuthBackoff({ firstMs: 800 });
+    const options = () => ({ framebuffer: painted(), input: recorder(), password: 'sesame', authGate: backoff.gate('10.0.0.9:1000') });
+    const wrong = await connectViewer(options());
+    const sentAt = Date.now();
+    const answered = failure(ViewerClient.connect(wrong.client, { password: 'sesamE' })).then((err) => ({ err, ms: Date.now() - sentAt }));
+    await waitFor(() => backoff.gate('10.0.0.9:1').wait() > 0, 'the address held back');
+    // Meanwhile the right password from the same address is refused fast, before any challenge.
+    const held = await connectViewer(options());
+    const heldErr = await failure(ViewerClient.connect(held.client, { password: 'sesame' }));
+    expect(heldErr.message).toMatch(/too many wrong passwords from this address: try again in 1 s/);
+    const { err, ms } = await answered;
+    expect(err.message).toBe('security failed: authentication failed');
+    expect(ms).toBeGreaterThanOrEqual(700);
+    await waitFor(() => backoff.gate('10.0.0.9:1').wait() === 0, 'the hold over');
+    const { viewer: good } = await viewer(options(), { password: 'sesame' });
+    await fullUpdate(good);
   });
 
   it('refuses a wrong VNC password at 3.7 without a reason string', async () => {

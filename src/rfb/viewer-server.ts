@@ -8,6 +8,7 @@ import {
   NATIVE_FORMAT, RfbProtocolError, colourMapEntries, encodeServerInit, negotiateVersion, parseClientMessage,
   serverSideFormat, type ClientMessage,
 } from './rfb-wire.js';
+import type { AuthGate } from './auth-backoff.js';
 import { checkVncAuth, newChallenge } from './viewer-auth.js';
 import { ViewerDamage } from './viewer-damage.js';
 import { ENCODING, PIXEL_ENCODINGS, encodeUpdate } from './viewer-update.js';
@@ -28,6 +29,8 @@ export interface ViewerServerOptions {
   input: ViewerInput;
   /** A viewer gave a wrong password (the caller logs it with the peer address). */
   onAuthFailure?(): void;
+  /** Back-off for this viewer's address: wrong answers wait, held-back addresses are refused unchecked. */
+  authGate?: AuthGate;
 }
 
 export interface ViewerSession extends EventEmitter<{ close: [Error | undefined] }> {
@@ -46,7 +49,9 @@ const SECURITY_VNC_AUTH = 2;
 /** One viewer's RFB session on a shared Framebuffer: handshake, then messages parsed as they arrive. */
 class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> implements ViewerSession {
   private buffer: Buffer = Buffer.alloc(0);
-  private phase: 'version' | 'security' | 'auth' | 'clientInit' | 'normal' = 'version';
+  private phase: 'version' | 'security' | 'auth' | 'held' | 'clientInit' | 'normal' = 'version';
+  /** Holds a wrong password's answer back (see AuthBackoff). */
+  private holdTimer: NodeJS.Timeout | undefined;
   private version: '3.3' | '3.7' | '3.8' = '3.8';
   private readonly securityType: number;
   private challenge: Buffer | undefined;
@@ -107,6 +112,7 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
   private finish(err: Error | undefined): void {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.holdTimer);
     const fb = this.options.framebuffer;
     fb.off('damage', this.onDamage);
     fb.off('resize', this.onResize);
@@ -155,6 +161,7 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
       case 'version':
         if (available < 12) return 0;
         this.version = negotiateVersion(at.subarray(0, 12));
+        this.refuseWhileHeld('before');
         if (this.version === '3.3') {
           this.stream.write(u32(this.securityType));
           this.afterSecurityType();
@@ -175,15 +182,24 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
       case 'auth': {
         if (available < 16) return 0;
         const challenge = this.challenge ?? Buffer.alloc(16);
+        // An answer from a held-back address is not checked: a right guess must look like a wrong one.
+        this.refuseWhileHeld('after');
         if (!checkVncAuth(this.options.password ?? '', challenge, at.subarray(0, 16))) {
           this.farewell = this.version === '3.8' ? Buffer.concat([u32(1), lengthPrefixed('authentication failed')]) : u32(1);
           this.options.onAuthFailure?.();
-          throw new RfbProtocolError('wrong VNC password');
+          const holdMs = this.options.authGate?.failed() ?? 0;
+          if (holdMs <= 0) throw new RfbProtocolError('wrong VNC password');
+          this.phase = 'held';
+          this.holdTimer = setTimeout(() => this.finish(new RfbProtocolError('wrong VNC password')), holdMs);
+          return available;
         }
+        this.options.authGate?.succeeded();
         this.stream.write(u32(0));
         this.phase = 'clientInit';
         return 16;
       }
+      case 'held':
+        return available; // nothing more is read from a viewer whose wrong answer is being held
       case 'clientInit': {
         if (available < 1) return 0;
         // The shared flag asks us to drop other viewers; every viewer of the hub shares instead.
@@ -199,6 +215,21 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
       case 'normal':
         return this.normalMessage(at);
     }
+  }
+
+  /**
+   * Refuses at once, with the wait in the reason, when this viewer's address is held back
+   * after wrong passwords: before the security types (no challenge is spent) or after its
+   * answer (which is then not checked).
+   */
+  private refuseWhileHeld(when: 'before' | 'after'): void {
+    if (this.securityType !== SECURITY_VNC_AUTH) return;
+    const waitMs = this.options.authGate?.wait() ?? 0;
+    if (waitMs <= 0) return;
+    const reason = `too many wrong passwords from this address: try again in ${Math.ceil(waitMs / 1000)} s`;
+    if (when === 'before') this.farewell = Buffer.concat([this.version === '3.3' ? u32(0) : Buffer.from([0]), lengthPrefixed(reason)]);
+    else this.farewell = this.version === '3.8' ? Buffer.concat([u32(1), lengthPrefixed(reason)]) : u32(1);
+    throw new RfbProtocolError(reason);
   }
 
   private afterSecurityType(): void {

@@ -103,7 +103,7 @@ describe('vconsole proxy --share', () => {
     const password = /VNC password for viewers of this listener: (\S+)/.exec(proxy.stderr())![1];
     await failure(viewer(port as number));
     await failure(viewer(port as number, 'not-it'));
-    await proxy.waitForStderr(/wrong VNC password from 127\.0\.0\.1:\d+/);
+    await proxy.waitForStderr(/wrong VNC password from 127\.0\.0\.1: viewer refused/);
     const good = await viewer(port as number, password);
     await waitFor(() => good.framebuffer.width === 800, 'the screen with the right password');
     expect(proxy.stderr().split(password).length - 1).toBe(1);

@@ -98,6 +98,14 @@ describe('vconsole proxy with SPICE consoles', () => {
     expect(await channel(line.port as number, 'REDQ')).toBe('REDQ');
   });
 
+  it('auto that turns out SPICE in the pre-flight is refused on an exposed listener before anything listens', async () => {
+    openstack.settings.consoleTypes = ['spice-html5', 'serial'];
+    const result = await runVconsole(['proxy', 'openstack:web-1', '--cloud', 'fixture', '--share', '--listen', '0.0.0.0'], osEnv());
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^vconsole: openstack:web-1 \(cloud fixture\): a SPICE console on --listen 0\.0\.0\.0 would be open to anyone who reaches the port/m);
+  });
+
   it('a ws:// console URL with #spice does not wait for the server to speak', async () => {
     const { url } = openstack.issueConsoleToken('spice-html5');
     const proxy = start(['proxy', `${url}#spice`]);

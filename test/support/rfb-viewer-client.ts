@@ -69,6 +69,8 @@ export class ViewerClient {
       type = (await read(4)).readUInt32BE(0);
     } else {
       const count = (await read(1))[0];
+      // No security type at all: the server refuses the connection, with a reason (RFC 6143 7.1.2).
+      if (count === 0) throw new Error(`security failed: ${await reason()}`);
       const types = [...(await read(count))];
       type = types[0];
       stream.write(Buffer.from([type]));

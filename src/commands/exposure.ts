@@ -1,0 +1,70 @@
+import type { Duplex } from 'node:stream';
+import { UsageError } from '../errors.js';
+import type { DialContext, UpstreamSource } from '../proxy/types.js';
+import { WrappedSource } from '../proxy/wrapped-source.js';
+import { isLoopback } from './flags.js';
+
+/**
+ * What a listener beyond loopback may serve. The viewer password of --share is VNC
+ * authentication, which only the RFB hub speaks: a serial line is raw bytes (a root shell for
+ * whoever connects) and SPICE passes through untouched, so neither can be protected here. On
+ * such a listener they are refused, before anything listens, unless the user opts in with
+ * INSECURE_EXPOSE_FLAG; the safe way is loopback plus an SSH tunnel (or TLS, later).
+ */
+export const INSECURE_EXPOSE_FLAG = '--insecure-expose-unauthenticated';
+
+export interface ExposureFlags {
+  /** Serve serial and SPICE consoles on a non-loopback --listen without authentication. */
+  insecureExposeUnauthenticated?: boolean;
+}
+
+/** Console types vconsole can put a password in front of (through the RFB hub). */
+const PROTECTABLE = new Set(['vnc']);
+
+/** The usage error for a console that cannot be protected on `listen`. */
+export function unprotectedConsoleError(consoleType: string, listen: string): UsageError {
+  const kind = consoleType === 'spice' ? 'SPICE' : consoleType;
+  return new UsageError(
+    `a ${kind} console on --listen ${listen} would be open to anyone who reaches the port: vconsole's viewer password covers VNC only`,
+    `listen on 127.0.0.1 and reach it with ssh -L PORT:127.0.0.1:PORT, or pass ${INSECURE_EXPOSE_FLAG} to serve it anyway`,
+  );
+}
+
+/** True when `listen` is beyond loopback and serial/SPICE consoles are refused there. */
+export function refusesUnprotected(listen: string, flags: ExposureFlags): boolean {
+  return !isLoopback(listen) && !flags.insecureExposeUnauthenticated;
+}
+
+/**
+ * A console guarded for an exposed listener: its pre-flight fails with the usage error when
+ * the console turns out (or was named) to be of a kind no password protects. Clients that
+ * connected to an early listener meanwhile wait for the pre-flight, so none gets through.
+ */
+export class ExposureGuard extends WrappedSource<Record<never, never>> {
+  constructor(
+    inner: UpstreamSource,
+    private readonly listen: string,
+  ) {
+    super(inner);
+  }
+
+  async check(signal: AbortSignal): Promise<void> {
+    this.refuseUnprotected();
+    await this.inner.check?.(signal);
+    this.refuseUnprotected();
+  }
+
+  dial(context: DialContext): Promise<Duplex> {
+    this.refuseUnprotected();
+    return this.inner.dial(context);
+  }
+
+  async release(): Promise<void> {
+    await this.inner.release?.();
+  }
+
+  private refuseUnprotected(): void {
+    const type = this.inner.consoleType;
+    if (type !== undefined && !PROTECTABLE.has(type)) throw unprotectedConsoleError(type, this.listen);
+  }
+}

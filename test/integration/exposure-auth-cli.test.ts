@@ -1,0 +1,188 @@
+import net from 'node:net';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ByteReader } from '../support/rfb-client.js';
+import { expectedVncResponse } from '../support/rfb-viewer-client.js';
+import { runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
+import { waitFor } from '../support/wait.js';
+import { liveScreen } from '../support/live-screen.js';
+
+// What a listener beyond loopback protects (README, Security): every console kind is either
+// behind the viewer password or refused, and the password resists guessing per address.
+
+const cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+function start(args: string[]): RunningVconsole {
+  const child = startVconsole(args);
+  cleanup.push(() => child.kill());
+  return child;
+}
+
+function passwordFile(text: string): string {
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'vconsole-auth-')), 'pass');
+  writeFileSync(file, text);
+  return file;
+}
+
+/** A TCP server that says nothing until spoken to, as a SPICE server does. */
+async function silentServer(): Promise<number> {
+  const server = net.createServer((socket) => socket.on('error', () => undefined));
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  cleanup.push(() => new Promise((done) => server.close(done)));
+  return (server.address() as net.AddressInfo).port;
+}
+
+/**
+ * A VNC viewer's handshake from `from` (one of 127.0.0.x), stopped at the challenge: `answer`
+ * sends the response for `password` and resolves with the outcome and when it came. A
+ * connection refused before any challenge resolves `challenged` with the reason instead.
+ */
+async function vncAttempt(port: number, from: string) {
+  const socket = net.connect({ host: '127.0.0.1', port, localAddress: from });
+  socket.on('error', () => undefined);
+  cleanup.push(() => socket.destroy());
+  const reader = new ByteReader(socket);
+  const read = (n: number) => reader.read(n, 60_000, 'the handshake');
+  const reason = async () => (await read((await read(4)).readUInt32BE(0))).toString('utf8');
+  await read(12);
+  socket.write('RFB 003.008\n');
+  const count = (await read(1))[0];
+  if (count === 0) return { refused: await reason() };
+  const types = [...(await read(count))];
+  expect(types).toEqual([2]);
+  socket.write(Buffer.from([2]));
+  const challenge = await read(16);
+  return {
+    async answer(password: string): Promise<{ outcome: string; ms: number }> {
+      const sentAt = Date.now();
+      socket.write(expectedVncResponse(password, challenge));
+      const result = (await read(4)).readUInt32BE(0);
+      const outcome = result === 0 ? 'ok' : await reason();
+      return { outcome, ms: Date.now() - sentAt };
+    },
+  };
+}
+
+async function challenged(port: number, from: string) {
+  const attempt = await vncAttempt(port, from);
+  if (!attempt.answer) throw new Error(`refused before the challenge: ${attempt.refused}`);
+  return { answer: attempt.answer };
+}
+
+describe('an exposed listener and the consoles no password protects', () => {
+  it.each([
+    [['proxy', '--share', '--listen', '0.0.0.0', 'demo:shell#serial']],
+    [['proxy', '--listen', '0.0.0.0', 'demo:shell', '--type', 'serial']],
+  ])('refuses a serial console beyond loopback with one line: %j', async (args) => {
+    const result = await runVconsole(args);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^vconsole: demo:shell: a serial console on --listen 0\.0\.0\.0 would be open to anyone who reaches the port: .*; listen on 127\.0\.0\.1 and reach it with ssh -L .*, or pass --insecure-expose-unauthenticated to serve it anyway$/),
+    ]);
+  });
+
+  it('refuses a SPICE console beyond loopback, and the VNC console beside it is closed too', async () => {
+    const port = await silentServer();
+    const result = await runVconsole(['proxy', 'demo:vm-a', `tcp://127.0.0.1:${port}#spice`, '--share', '--listen', '0.0.0.0']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^vconsole: tcp:\/\/127\.0\.0\.1:\d+: a SPICE console on --listen 0\.0\.0\.0 would be open to anyone .*--insecure-expose-unauthenticated/m);
+  });
+
+  it('serves them only when asked to with --insecure-expose-unauthenticated, and says they are open', async () => {
+    const proxy = start(['proxy', '--share', '--listen', '0.0.0.0', 'demo:shell#serial', '--insecure-expose-unauthenticated']);
+    const [line] = await proxy.jsonLines(1);
+    expect(line).toMatchObject({ target: 'demo:shell', type: 'serial', address: '0.0.0.0' });
+    await proxy.waitForStderr(/serial and SPICE consoles on it have no password at all \(--insecure-expose-unauthenticated\)/);
+  });
+
+  it('keeps serving serial consoles on loopback as before', async () => {
+    const proxy = start(['proxy', 'demo:shell#serial']);
+    const [line] = await proxy.jsonLines(1);
+    expect(line).toMatchObject({ type: 'serial', address: '127.0.0.1' });
+  });
+});
+
+describe('viewer passwords', () => {
+  it.each([
+    ['abcde\n', /^vconsole: --password-file \S+: the password has 5 characters, fewer than 6; use 6 to 8 characters$/],
+    ['abcdefghij\n', /^vconsole: --password-file \S+: the password has 10 characters; VNC authentication uses only the first 8; use 6 to 8 characters \(a longer one is refused, not cut\)$/],
+  ])('refuses a password file of %j with one line, exit 2', async (text, line) => {
+    const result = await runVconsole(['proxy', 'demo:vm-a', '--share', '--listen', '0.0.0.0', '--password-file', passwordFile(text)]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(line)]);
+    expect(result.stderr).not.toContain(text.trim());
+  });
+
+  it('generates 8 printable characters, not only letters, digits, - and _', async () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 4; i++) {
+      const proxy = start(['proxy', 'demo:vm-g', '--share', '--listen', '0.0.0.0']);
+      await proxy.waitForStderr(/VNC password for viewers of this listener: (\S+)/);
+      const password = /VNC password for viewers of this listener: (\S+) \(shown once/.exec(proxy.stderr())![1];
+      expect(password).toMatch(/^[\x21-\x7e]{8}$/);
+      for (const c of password) seen.add(c);
+      proxy.kill();
+    }
+    // 32 draws from 94 characters: the chance that all of them fall in base64url's 64 is 5e-6.
+    expect([...seen].some((c) => !/[A-Za-z0-9_-]/.test(c))).toBe(true);
+  });
+});
+
+describe('guessing the viewer password', () => {
+  async function guarded() {
+    const proxy = start(['proxy', 'demo:vm-b', '--share', '--listen', '0.0.0.0', '--password-file', passwordFile('r1ght-pw\n')]);
+    const [{ port }] = await proxy.jsonLines(1);
+    return { proxy, port: port as number };
+  }
+
+  it('one connection after another: each wrong answer waits longer, the address is refused meanwhile, the right one works after', async () => {
+    const { proxy, port } = await guarded();
+    const first = await (await challenged(port, '127.0.0.2')).answer('wrong-1');
+    expect(first.outcome).toBe('authentication failed');
+    expect(first.ms).toBeGreaterThanOrEqual(800);
+
+    const second = (await challenged(port, '127.0.0.2')).answer('wrong-2');
+    // While the second answer is held, even the right password from that address is refused at once,
+    await waitFor(async () => 'refused' in (await vncAttempt(port, '127.0.0.2')), 'a refusal before any challenge', 10_000);
+    const right = await challenged(port, '127.0.0.3');
+    // ... and another address is not held back.
+    expect((await right.answer('r1ght-pw')).outcome).toBe('ok');
+    const late = await second;
+    expect(late.outcome).toBe('authentication failed');
+    expect(late.ms).toBeGreaterThanOrEqual(1600);
+
+    // The hold is over once the answer came: the right password works again from that address.
+    expect((await (await challenged(port, '127.0.0.2')).answer('r1ght-pw')).outcome).toBe('ok');
+    expect(proxy.stderr().match(/wrong VNC password from 127\.0\.0\.2/g)).toHaveLength(1);
+    expect(proxy.stderr()).not.toMatch(/wrong VNC password from 127\.0\.0\.3/);
+  });
+
+  it('many connections at once: one answer is checked, the rest are refused unchecked, one log line', async () => {
+    const { proxy, port } = await guarded();
+    const attempts = await Promise.all(Array.from({ length: 12 }, () => challenged(port, '127.0.0.4')));
+    const answers = await Promise.all(attempts.map((attempt, i) => attempt.answer(i === 11 ? 'r1ght-pw' : `wrong-${i}`)));
+    const outcomes = answers.map((a) => a.outcome);
+    const checked = answers.filter((a) => a.outcome === 'authentication failed' || a.outcome === 'ok');
+    // Whichever arrived first was checked; if that was a wrong one, everything after it (the right one too) was refused.
+    expect(checked.length).toBeLessThanOrEqual(2);
+    expect(outcomes.filter((o) => /^too many wrong passwords from this address: try again in \d+ s$/.test(o)).length).toBeGreaterThanOrEqual(10);
+    const failed = answers.find((a) => a.outcome === 'authentication failed');
+    if (failed) expect(failed.ms).toBeGreaterThanOrEqual(800);
+    await proxy.waitForStderr(/wrong VNC password from 127\.0\.0\.4/);
+    expect(proxy.stderr().match(/wrong VNC password/g)).toHaveLength(1);
+  });
+
+  it('a real viewer with the right password from a clean address gets the screen', async () => {
+    const { port } = await guarded();
+    const screen = await liveScreen(net.connect({ host: '127.0.0.1', port, localAddress: '127.0.0.5' }), { password: 'r1ght-pw', shared: true }, cleanup);
+    await waitFor(() => screen.framebuffer.width === 800, 'the screen');
+  });
+});

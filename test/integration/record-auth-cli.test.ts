@@ -1,0 +1,120 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { encodeServerInit } from '../../src/rfb/rfb-wire.js';
+import { startVconsole, type RunningVconsole } from '../support/cli.js';
+import { picture, startScriptedServer, u32, update, type RfbPeer } from '../support/fake-rfb-server.js';
+import { liveScreen, pixelAt } from '../support/live-screen.js';
+import { expectedVncResponse } from '../support/rfb-viewer-client.js';
+import { waitFor } from '../support/wait.js';
+
+// A recording must not hand out the console's password, and a replay on the network asks for one.
+
+const W = 32;
+const H = 24;
+const GREEN = 0x30a050;
+const CONSOLE_PASSWORD = 'vm-pass1';
+
+const cleanup: (() => unknown)[] = [];
+const running: RunningVconsole[] = [];
+afterEach(async () => {
+  for (const child of running.splice(0)) await child.stop();
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+function tempDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-record-auth-'));
+  cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+function start(args: string[]): RunningVconsole {
+  const child = startVconsole(args);
+  running.push(child);
+  return child;
+}
+
+/** A VNC server that demands VNC authentication with a fresh challenge per connection, then shows green. */
+async function lockedServer() {
+  const exchanges: { challenge: Buffer; response: Buffer }[] = [];
+  const server = await startScriptedServer(async (peer: RfbPeer) => {
+    peer.write('RFB 003.008\n');
+    await peer.read(12);
+    peer.write([1, 2]);
+    await peer.read(1);
+    const challenge = randomBytes(16);
+    peer.write(challenge);
+    const response = await peer.read(16);
+    exchanges.push({ challenge, response });
+    if (!response.equals(expectedVncResponse(CONSOLE_PASSWORD, challenge))) {
+      peer.write(Buffer.concat([u32(1), u32(5), Buffer.from('wrong')]));
+      return;
+    }
+    peer.write(u32(0));
+    await peer.read(1);
+    peer.write(encodeServerInit(W, H, 'locked'));
+    await peer.read(20);
+    const count = (await peer.read(4)).readUInt16BE(2);
+    await peer.read(count * 4);
+    await peer.read(10);
+    peer.write(update([{ rect: { x: 0, y: 0, w: W, h: H }, encoding: 0, body: picture(W, H, () => GREEN) }]));
+    for (;;) {
+      const type = (await peer.read(1))[0];
+      if (type === 3) await peer.read(9);
+      else return;
+    }
+  });
+  cleanup.push(() => server.close());
+  return { port: server.port, exchanges };
+}
+
+/** Records the locked console through proxy --record until a viewer saw it; the recording's path and the exchanges. */
+async function recordLockedConsole() {
+  const locked = await lockedServer();
+  const dir = tempDir();
+  const passFile = path.join(dir, 'console-pass');
+  fs.writeFileSync(passFile, `${CONSOLE_PASSWORD}\n`);
+  const proxy = start(['proxy', `tcp://127.0.0.1:${locked.port}`, '--record', path.join(dir, 'rec'), '--vnc-password-file', passFile]);
+  const [line] = await proxy.jsonLines(1);
+  const viewer = await liveScreen(net.connect(line.port as number, '127.0.0.1'), {}, cleanup);
+  await waitFor(() => pixelAt(viewer.framebuffer, 1, 1) === GREEN, 'the console through the proxy');
+  await proxy.stop();
+  const files = fs.readdirSync(path.join(dir, 'rec'));
+  expect(files).toHaveLength(1);
+  return { file: path.join(dir, 'rec', files[0]), exchanges: locked.exchanges };
+}
+
+describe('recordings and VNC authentication', () => {
+  it('a recording of a console that asks for a VNC password holds neither its challenge nor the answer', async () => {
+    const { file, exchanges } = await recordLockedConsole();
+    expect(exchanges.length).toBeGreaterThanOrEqual(1);
+    const bytes = fs.readFileSync(file);
+    for (const { challenge, response } of exchanges) {
+      expect(bytes.indexOf(challenge)).toBe(-1);
+      expect(bytes.indexOf(response)).toBe(-1);
+    }
+    // The recording still replays: the picture comes back.
+    const replay = start(['replay', file]);
+    const [line] = await replay.jsonLines(1);
+    const viewer = await liveScreen(net.connect(line.port as number, '127.0.0.1'), {}, cleanup);
+    await waitFor(() => pixelAt(viewer.framebuffer, 1, 1) === GREEN, 'the replayed picture');
+  });
+
+  it('replay --listen 0.0.0.0 warns and asks viewers for a generated password, shown once', async () => {
+    const { file } = await recordLockedConsole();
+    const replay = start(['replay', file, '--listen', '0.0.0.0']);
+    const [line] = await replay.jsonLines(1);
+    expect(line.address).toBe('0.0.0.0');
+    await replay.waitForStderr(/VNC password for viewers of this listener: (\S+) \(shown once/);
+    expect(replay.stderr()).toMatch(/^warning: listening on 0\.0\.0\.0: the replay is reachable from the network; viewers must give the VNC password$/m);
+    const password = /VNC password for viewers of this listener: (\S+) \(shown once/.exec(replay.stderr())![1];
+    const port = line.port as number;
+    await expect(liveScreen(net.connect(port, '127.0.0.1'), {}, cleanup)).rejects.toThrow(/password/);
+    const viewer = await liveScreen(net.connect(port, '127.0.0.1'), { password }, cleanup);
+    await waitFor(() => pixelAt(viewer.framebuffer, 1, 1) === GREEN, 'the replayed picture with the password');
+    expect(replay.stderr().split(password).length - 1).toBe(1);
+  });
+});
