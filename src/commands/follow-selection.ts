@@ -42,7 +42,7 @@ export function followSelection(context: FollowContext): () => void {
   const { flags, options, config, registry } = context;
   const shownAs = selectorSearches(flags).map((search) => search.shownAs).join(' ');
   const intervalMs = context.intervalMs ?? followInterval();
-  const select = context.select ?? (() => selectTargets([], flags, options, config, { allowEmpty: true }));
+  const select = context.select ?? (async () => (await selectTargets([], flags, options, config, { allowEmpty: true })).selected);
   const sessions = new Map(context.sessions.map((session) => [session.id, session]));
   const onAdded = (session: ConsoleSession) => sessions.set(session.id, session);
   const onRemoved = (session: ConsoleSession) => sessions.delete(session.id);

@@ -30,13 +30,15 @@ export function portLine(target: string, address: string, port: number, type?: s
 /**
  * `vconsole proxy`: one listener per console, no viewer. Every client gets a fresh upstream.
  * Prints one JSON line per console on stdout once all listen; logs go to stderr. Resolves
- * once every listener is up (the process then runs until a signal ends it through io.exit);
- * rejects with the error of a target that could not be served, after closing the others.
+ * once every listener is up (the process then runs until a signal ends it through io.exit).
+ * Named targets are all-or-nothing: one that cannot be served rejects with its error, after
+ * closing the others. What a selector found is best-effort: one that cannot be served is
+ * said in a line and left out; it rejects only when nothing could be served.
  */
 export async function runProxyCommand(inputs: string[], flags: ProxyFlags, config: VconsoleConfig, io: CommandIo): Promise<void> {
   ({ inputs, flags } = expandWorkspace(inputs, flags, config));
   const options = targetOptionsFrom(flags, config);
-  const targets = await selectTargets(inputs, flags, options, config);
+  const { named, selected } = await selectTargets(inputs, flags, options, config);
   const listen = listenAddressFrom(flags.listen, config);
   const sharing = await sharingFrom(withRecordSharing(withShareDefault(flags, config.defaults.share)), listen);
   const recording = await recordingFrom(flags);
@@ -46,29 +48,47 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   registry.on('log', sessionLogPrinter(io.stderr, Boolean(flags.verbose)));
   const shutdown = handleShutdownSignals({ close: () => registry.closeAll(), exit: io.exit });
 
-  const sessions = addOnce(registry, targets.map((target) => sharing.wrap(recording.wrap(target))), (text) => io.stderr.write(`${text}\n`));
+  const notice = (text: string) => io.stderr.write(`${text}\n`);
+  const namedSessions = addOnce(registry, named.map((target) => sharing.wrap(recording.wrap(target))), notice);
+  const selectedSessions = new Set(addOnce(registry, selected.map((target) => sharing.wrap(recording.wrap(target))), notice));
+  const sessions = [...namedSessions, ...selectedSessions];
   sessions.forEach(sharing.follow);
   const ports = consecutivePorts(flags.port, sessions.length);
   const started = await Promise.allSettled(sessions.map((s, i) => s.start({ host: listen, port: ports[i] })));
   const failures: unknown[] = [];
+  const skipped: ConsoleSession[] = [];
   const listening: { name: string; address: string; port: number; type?: string }[] = [];
   started.forEach((result, i) => {
     if (result.status === 'fulfilled') listening.push({ name: sessions[i].name, type: sessions[i].source.consoleType, ...result.value });
     else if (result.reason instanceof DuplicateConsoleError) io.stderr.write(`${describeError(result.reason)}\n`);
     // A session closed while it started: a shutdown is under way, not a failure.
-    else if (!(result.reason instanceof SessionClosedError)) failures.push(namingTarget(sessions[i].name, result.reason));
+    else if (result.reason instanceof SessionClosedError) return;
+    else if (selectedSessions.has(sessions[i])) {
+      skipped.push(sessions[i]);
+      io.stderr.write(`${skippedLine(sessions[i].name, result.reason)}\n`);
+    } else failures.push(namingTarget(sessions[i].name, result.reason));
   });
-  if (failures.length > 0) {
+  if (failures.length > 0 || (listening.length === 0 && skipped.length > 0)) {
     shutdown.dispose();
     await registry.closeAll();
     for (const failure of failures.slice(0, -1)) io.stderr.write(`${errorLine(failure)}\n`);
-    throw failures[failures.length - 1];
+    throw failures[failures.length - 1] ?? new VconsoleError(`none of the ${skipped.length} VMs selected could be served`, { hint: 'see the lines above' });
   }
+  // A selected VM that cannot be served holds no listener.
+  await Promise.all(skipped.map((session) => registry.remove(session.id)));
   if (listening.length === 0) return; // closed by a signal before anything listened
   if (warning) io.stderr.write(`${warning}\n`);
   const password = passwordNotice(sharing);
   if (password) io.stderr.write(`${password}\n`);
   for (const { name, address, port, type } of listening) io.stdout.write(`${portLine(name, address, port, type)}\n`);
+}
+
+/**
+ * The one line for a selected VM left out: why (its error, hint included), that the rest is
+ * served, and what picks it up once it runs (proxy serves what runs when it starts).
+ */
+export function skippedLine(name: string, err: unknown): string {
+  return `vconsole: skipped ${name}: ${describeError(err)} (the other VMs selected are served; vconsole open --follow with this selector opens it once it runs)`;
 }
 
 /**

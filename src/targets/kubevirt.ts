@@ -238,8 +238,8 @@ export const kubevirtProvider: ConsoleProvider = createKubevirtProvider();
 
 /**
  * VMIs of the current namespace, of `scope.namespaces`, or of all with `allNamespaces`; with
- * `labelSelector`, those the API server finds matching it. Several namespaces are one list
- * each, merged.
+ * `labelSelector`, those the API server finds matching it; with `name`, those of that name.
+ * Several namespaces are one list each, merged.
  */
 export async function listVmis(
   options: TargetOptions,
@@ -247,7 +247,11 @@ export async function listVmis(
   environment: KubeEnvironment = processKubeEnvironment(),
 ): Promise<VirtualMachineInstance[]> {
   const access = await loadKubeAccess(options, environment);
-  const query = scope.labelSelector ? `?labelSelector=${encodeURIComponent(scope.labelSelector)}` : '';
+  const params = [
+    scope.labelSelector ? `labelSelector=${encodeURIComponent(scope.labelSelector)}` : undefined,
+    scope.name ? `fieldSelector=${encodeURIComponent(`metadata.name=${scope.name}`)}` : undefined,
+  ].filter(Boolean);
+  const query = params.length ? `?${params.join('&')}` : '';
   const paths = scope.allNamespaces
     ? ['/apis/kubevirt.io/v1/virtualmachineinstances']
     : searchedNamespaces(scope, access).map((ns) => `/apis/kubevirt.io/v1/namespaces/${encodeURIComponent(ns)}/virtualmachineinstances`);
@@ -265,7 +269,7 @@ function describeVmiSearch(scope: ListScope, access: KubeAccess): string {
   const where = scope.allNamespaces
     ? 'in all namespaces'
     : `in namespace${namespaces.length > 1 ? 's' : ''} ${namespaces.map((ns) => `"${ns}"`).join(', ')}`;
-  const what = scope.labelSelector ? `label selector "${scope.labelSelector}"` : 'VMIs';
+  const what = scope.labelSelector ? `label selector "${scope.labelSelector}"` : scope.name ? `VMIs named "${scope.name}"` : 'VMIs';
   const context = access.config.getCurrentContext();
   const cluster = safeUrlText(new URL(access.server)).replace(/\/$/, '');
   return `${what} ${where} of cluster ${cluster}${context ? ` (context ${context})` : ''}`;
