@@ -126,7 +126,8 @@ async function locateNamed(inputs: string[], flags: SelectionFlags, options: Tar
   const named = resolveTargets(inputs, options, config);
   const scope = nameSearchScope(flags);
   const kubevirt = providerById('kubevirt', providers);
-  if (!scope || !kubevirt?.list) return named;
+  const list = kubevirt?.list?.bind(kubevirt);
+  if (!scope || !kubevirt || !list) return named;
   return Promise.all(
     named.map(async (target, i) => {
       const expanded = expandedInput(inputs[i], config);
@@ -134,7 +135,7 @@ async function locateNamed(inputs: string[], flags: SelectionFlags, options: Tar
       const name = splitTarget(text).rest;
       if (target.provider !== 'kubevirt' || name.includes('/')) return target;
       const nameScope = { ...scope, name };
-      const found = (await kubevirt.list!(options, nameScope)).filter((vm) => vm.name === name);
+      const found = (await list(options, nameScope)).filter((vm) => vm.name === name);
       if (found.length === 0) {
         const searched = kubevirt.describeSearch ? await kubevirt.describeSearch(options, nameScope) : `VMIs named "${name}"`;
         throw new VconsoleError(`${name}: no VMI of that name: searched ${searched}`, { hint: `vconsole list ${flags.allNamespaces ? '-A' : namespacesOf(flags).map((ns) => `-n ${ns}`).join(' ')} shows what there is` });
