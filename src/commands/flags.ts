@@ -21,7 +21,7 @@ export function addTargetOptions(command: Command): Command {
   return command
     .option('--kubeconfig <file>', 'KubeVirt: kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)', nonEmpty('a kubeconfig file'))
     .option('--context <name>', 'KubeVirt: kubeconfig context to use', nonEmpty('a context name'))
-    .option('-n, --namespace <ns>', "KubeVirt: namespace of bare VM names (default: the context's, else default); repeat it to search several with -l", repeatable(kubectlShortForm(nonEmpty('a namespace'))))
+    .option('-n, --namespace <ns>', "KubeVirt: namespace of bare VM names (default: the context's, else default); repeated: search several (a bare name is looked for in them)", repeatable(kubectlShortForm(nonEmpty('a namespace'))))
     .option('--preserve-session', 'KubeVirt: refuse to take over a VNC session another client holds')
     .option('--cloud <name>', 'OpenStack: cloud from clouds.yaml (default: $OS_CLOUD, else the OS_* variables)', nonEmpty('a cloud name'))
     .addOption(new Option('--os-cloud <name>', 'the openstack CLI spelling of --cloud').argParser(nonEmpty('a cloud name')).hideHelp())

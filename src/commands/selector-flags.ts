@@ -49,7 +49,7 @@ export function parseServerTag(text: string): string {
 export function addSelectorOptions(command: Command): Command {
   return command
     .option('-l, --selector <selector>', "KubeVirt: the VMIs whose labels match, in kubectl's syntax (app=web,tier!=db, 'env in (a,b)', !legacy)", asArgParser(kubectlShortForm(parseSelectorFlag)))
-    .option('-A, --all-namespaces', 'KubeVirt: search every namespace (default: the current one, or each --namespace)')
+    .option('-A, --all-namespaces', 'KubeVirt: every namespace (default: the current one, or each --namespace); beside a bare name, the one namespace holding it')
     .option('--os-filter <regex>', 'OpenStack: the servers whose name matches this regular expression', asArgParser(parseNameRegex))
     .option('--os-tag <tag>', 'OpenStack: the servers with this tag (repeat: with all of them)', (text: string, previous: string[] | undefined) => [...(previous ?? []), asArgParser(parseServerTag)(text)]);
 }
