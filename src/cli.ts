@@ -94,7 +94,8 @@ Examples:
       program
         .command('proxy')
         .description('Serve each target on a local port for a viewer elsewhere: VNC for a VNC viewer, a serial line as raw TCP (nc, socat, telnet).')
-        .argument('[target...]', 'consoles to serve (see Targets), @WORKSPACE from the config file'),
+        .argument('[target...]', 'consoles to serve (see Targets), @WORKSPACE from the config file')
+        .option('--follow', 'with -l/-A/--os-filter/--os-tag: keep asking, serve VMs that start matching or running (a JSON line each)'),
     )),
   )), { viewerPassword: true }))
     .addHelpText(

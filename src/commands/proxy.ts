@@ -12,9 +12,14 @@ import { exposureNotice, passwordNotice, sharingFrom } from './sharing.js';
 import { listenAddressFrom, targetOptionsFrom } from './target-options.js';
 import type { SelectionFlags } from './selector-flags.js';
 import { selectTargets } from './target-selection.js';
+import { followSelection } from './follow-selection.js';
+import type { ConsoleTarget } from '../targets/types.js';
 import { expandWorkspace } from '../workspaces.js';
 
-export interface ProxyFlags extends TargetFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags {}
+export interface ProxyFlags extends TargetFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags {
+  /** With selectors: serve VMs that start matching, or running, while proxy runs. */
+  follow?: boolean;
+}
 
 export interface CommandIo {
   stdout: NodeJS.WritableStream;
@@ -33,12 +38,13 @@ export function portLine(target: string, address: string, port: number, type?: s
  * once every listener is up (the process then runs until a signal ends it through io.exit).
  * Named targets are all-or-nothing: one that cannot be served rejects with its error, after
  * closing the others. What a selector found is best-effort: one that cannot be served is
- * said in a line and left out; it rejects only when nothing could be served.
+ * said in a line and left out; it rejects only when nothing could be served. With --follow,
+ * VMs that start matching (or running) later are served as they do, a JSON line each.
  */
 export async function runProxyCommand(inputs: string[], flags: ProxyFlags, config: VconsoleConfig, io: CommandIo): Promise<void> {
   ({ inputs, flags } = expandWorkspace(inputs, flags, config));
   const options = targetOptionsFrom(flags, config);
-  const { named, selected } = await selectTargets(inputs, flags, options, config);
+  const { named, selected } = await selectTargets(inputs, flags, options, config, { follow: flags.follow });
   const listen = listenAddressFrom(flags.listen, config);
   const sharing = await sharingFrom(withRecordSharing(withShareDefault(flags, config.defaults.share)), listen);
   const recording = await recordingFrom(flags);
@@ -46,15 +52,24 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
 
   const registry = new SessionRegistry();
   registry.on('log', sessionLogPrinter(io.stderr, Boolean(flags.verbose)));
-  const shutdown = handleShutdownSignals({ close: () => registry.closeAll(), exit: io.exit });
+  const following: { stop?: () => void } = {};
+  const shutdown = handleShutdownSignals({
+    close: () => {
+      following.stop?.();
+      return registry.closeAll();
+    },
+    exit: io.exit,
+  });
 
   const notice = (text: string) => io.stderr.write(`${text}\n`);
-  const namedSessions = addOnce(registry, named.map((target) => sharing.wrap(recording.wrap(target))), notice);
-  const selectedSessions = new Set(addOnce(registry, selected.map((target) => sharing.wrap(recording.wrap(target))), notice));
+  const wrap = (target: ConsoleTarget) => sharing.wrap(recording.wrap(target));
+  const namedSessions = addOnce(registry, named.map(wrap), notice);
+  const selectedSessions = new Set(addOnce(registry, selected.map(wrap), notice));
   const sessions = [...namedSessions, ...selectedSessions];
   sessions.forEach(sharing.follow);
   const ports = consecutivePorts(flags.port, sessions.length);
-  const started = await Promise.allSettled(sessions.map((s, i) => s.start({ host: listen, port: ports[i] })));
+  const portOf = new Map(sessions.map((session, i) => [session.id, ports[i]]));
+  const started = await Promise.allSettled(sessions.map((s) => s.start({ host: listen, port: portOf.get(s.id) ?? 0 })));
   const failures: unknown[] = [];
   const skipped: ConsoleSession[] = [];
   const listening: { name: string; address: string; port: number; type?: string }[] = [];
@@ -65,30 +80,61 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
     else if (result.reason instanceof SessionClosedError) return;
     else if (selectedSessions.has(sessions[i])) {
       skipped.push(sessions[i]);
-      io.stderr.write(`${skippedLine(sessions[i].name, result.reason)}\n`);
+      io.stderr.write(`${skippedLine(sessions[i].name, result.reason, Boolean(flags.follow))}\n`);
     } else failures.push(namingTarget(sessions[i].name, result.reason));
   });
-  if (failures.length > 0 || (listening.length === 0 && skipped.length > 0)) {
+  // Following, nothing served yet is a wait, not a failure.
+  if (failures.length > 0 || (listening.length === 0 && skipped.length > 0 && !flags.follow)) {
     shutdown.dispose();
     await registry.closeAll();
     for (const failure of failures.slice(0, -1)) io.stderr.write(`${errorLine(failure)}\n`);
     throw failures[failures.length - 1] ?? new VconsoleError(`none of the ${skipped.length} VMs selected could be served`, { hint: 'see the lines above' });
   }
-  // A selected VM that cannot be served holds no listener.
-  await Promise.all(skipped.map((session) => registry.remove(session.id)));
-  if (listening.length === 0) return; // closed by a signal before anything listened
+  // A selected VM that cannot be served holds no listener; followed, its session waits for it to run.
+  if (!flags.follow) await Promise.all(skipped.map((session) => registry.remove(session.id)));
+  if (listening.length === 0 && !flags.follow) return; // closed by a signal before anything listened
   if (warning) io.stderr.write(`${warning}\n`);
   const password = passwordNotice(sharing);
   if (password) io.stderr.write(`${password}\n`);
   for (const { name, address, port, type } of listening) io.stdout.write(`${portLine(name, address, port, type)}\n`);
+  if (!flags.follow) return;
+
+  let nextPort = flags.port === undefined ? undefined : flags.port + sessions.length;
+  /** Serves a session that could not be, or is new: its JSON line once it listens, else the skip line. */
+  const serve = async (session: ConsoleSession) => {
+    try {
+      const at = await session.start({ host: listen, port: portOf.get(session.id) ?? 0 });
+      io.stdout.write(`${portLine(session.name, at.address, at.port, session.source.consoleType)}\n`);
+    } catch (err) {
+      if (!(err instanceof SessionClosedError)) io.stderr.write(`${skippedLine(session.name, err, true)}\n`);
+    }
+  };
+  following.stop = followSelection({
+    flags, options, config, registry, sessions,
+    select: async () => (await selectTargets([], flags, options, config, { allowEmpty: true, withConsoleOnly: true })).selected,
+    open: (target) => {
+      const [session] = addOnce(registry, [wrap(target)], notice);
+      if (!session) return;
+      sharing.follow(session);
+      if (nextPort !== undefined) portOf.set(session.id, nextPort++);
+      void serve(session);
+    },
+    // A VM that runs again: its session is served if it never was; a listening one serves on.
+    mark: (id, matching) => {
+      const session = registry.get(id);
+      if (matching && session?.snapshot().state === 'error') void serve(session);
+    },
+    notice,
+  });
 }
 
 /**
  * The one line for a selected VM left out: why (its error, hint included), that the rest is
- * served, and what picks it up once it runs (proxy serves what runs when it starts).
+ * served, and what picks it up once it runs.
  */
-export function skippedLine(name: string, err: unknown): string {
-  return `vconsole: skipped ${name}: ${describeError(err)} (the other VMs selected are served; vconsole open --follow with this selector opens it once it runs)`;
+export function skippedLine(name: string, err: unknown, following: boolean): string {
+  const later = following ? 'served once it runs' : 'with --follow it is served once it runs';
+  return `vconsole: skipped ${name}: ${describeError(err)} (the other VMs selected are served; ${later})`;
 }
 
 /**

@@ -87,14 +87,20 @@ export interface Selection {
  * The targets `open`/`proxy` serve: the ones named, each exactly that VM (a bare KubeVirt
  * name beside -A or several -n is looked for in those namespaces), then those the selectors
  * find. With no target and no selector it is a UsageError, as a missing argument was before
- * selectors. `follow` (open --follow) needs a selector and takes nothing matching yet as an answer.
+ * selectors. `follow` (--follow) needs a selector and takes nothing matching yet as an answer;
+ * `withConsoleOnly` leaves out the VMs found whose console cannot open now (stopped ones).
  */
 export async function selectTargets(
   inputs: string[],
   flags: SelectionFlags,
   options: TargetOptions,
   config?: VconsoleConfig,
-  { allowEmpty = false, follow = false, providers = PROVIDERS }: { allowEmpty?: boolean; follow?: boolean; providers?: readonly ConsoleProvider[] } = {},
+  {
+    allowEmpty = false,
+    follow = false,
+    withConsoleOnly = false,
+    providers = PROVIDERS,
+  }: { allowEmpty?: boolean; follow?: boolean; withConsoleOnly?: boolean; providers?: readonly ConsoleProvider[] } = {},
 ): Promise<Selection> {
   const searches = selectorSearches(flags, providers, { withNames: inputs.length > 0 });
   if (follow && searches.length === 0) throw new UsageError('--follow follows a selector, and none was given', 'add -l SELECTOR, -A, --os-filter REGEX or --os-tag TAG');
@@ -103,7 +109,9 @@ export async function selectTargets(
   }
   const named = await locateNamed(inputs, flags, options, config, providers);
   if (searches.length === 0) return { named, selected: [] };
-  const vms = await searchVms(searches, options, { allowEmpty: allowEmpty || follow });
+  const found = await searchVms(searches, options, { allowEmpty: allowEmpty || follow });
+  // proxy --follow serves a VM once its console can open (it is running), not before.
+  const vms = withConsoleOnly ? found.filter((vm) => vm.console) : found;
   const texts = vms.map((vm) => listedTargetText(vm, providerById(vm.provider, providers) ?? searches[0].provider));
   const seen = new Set(named.map(consoleKey));
   const selected = resolveTargets(texts, options, config).filter((target) => !seen.has(consoleKey(target)));

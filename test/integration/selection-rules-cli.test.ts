@@ -132,8 +132,8 @@ describe('named targets are all-or-nothing, selections best-effort', () => {
     const p = start(['proxy', '-A', '-l', 'app=web']);
     expect(await served(p, 4)).toEqual(['default/web-2', 'prod/web-1', 'staging/web-2', 'staging/web-3']);
     expect(errorLines(p.stderr())).toEqual([
-      'vconsole: skipped prod/web-5: the VM is stopped (its VirtualMachine exists, it has no VMI); start it (virtctl start web-5) and retry (the other VMs selected are served; vconsole open --follow with this selector opens it once it runs)',
-      'vconsole: skipped staging/web-4: VMI is not running (phase Scheduling); start it (virtctl start web-4) and retry (the other VMs selected are served; vconsole open --follow with this selector opens it once it runs)',
+      'vconsole: skipped prod/web-5: the VM is stopped (its VirtualMachine exists, it has no VMI); start it (virtctl start web-5) and retry (the other VMs selected are served; with --follow it is served once it runs)',
+      'vconsole: skipped staging/web-4: VMI is not running (phase Scheduling); start it (virtctl start web-4) and retry (the other VMs selected are served; with --follow it is served once it runs)',
     ]);
     expect(p.process.exitCode).toBeNull();
   });
@@ -157,6 +157,19 @@ describe('named targets are all-or-nothing, selections best-effort', () => {
     await p.waitForStderr(/\[prod\/web-5\] warning: VM gone/);
     kubevirt.startVm('prod', 'web-5');
     expect((await p.jsonLines(3))[2].target).toBe('prod/web-5');
+    kubevirt.stopVm('prod', 'web-5');
+  });
+
+  it('proxy --follow serves a skipped VM once it runs, and a VM labelled later, a JSON line each', async () => {
+    const p = start(['proxy', '-l', 'app=web', '-n', 'prod', '-n', 'default', '--follow'], { ...kubeEnv, VCONSOLE_FOLLOW_INTERVAL_MS: '150' });
+    expect(await served(p, 2)).toEqual(['default/web-2', 'prod/web-1']);
+    await p.waitForStderr(/^vconsole: skipped prod\/web-5: the VM is stopped .*\(the other VMs selected are served; served once it runs\)$/m);
+    kubevirt.startVm('prod', 'web-5');
+    expect((await p.jsonLines(3))[2]).toMatchObject({ target: 'prod/web-5', address: '127.0.0.1' });
+    kubevirt.setLabels('prod', 'db-1', { app: 'web' });
+    await p.waitForStderr(/prod\/db-1 now matches -l app=web -n prod -n default: opening it/);
+    expect((await p.jsonLines(4))[3]).toMatchObject({ target: 'prod/db-1' });
+    kubevirt.setLabels('prod', 'db-1', { app: 'db' });
     kubevirt.stopVm('prod', 'web-5');
   });
 
