@@ -90,8 +90,8 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
     for (const failure of failures.slice(0, -1)) io.stderr.write(`${errorLine(failure)}\n`);
     throw failures[failures.length - 1] ?? new VconsoleError(`none of the ${skipped.length} VMs selected could be served`, { hint: 'see the lines above' });
   }
-  // A selected VM that cannot be served holds no listener; followed, its session waits for it to run.
-  if (!flags.follow) await Promise.all(skipped.map((session) => registry.remove(session.id)));
+  // A selected VM that cannot be served holds no session; --follow serves it anew once it runs.
+  await Promise.all(skipped.map((session) => registry.remove(session.id)));
   if (listening.length === 0 && !flags.follow) return; // closed by a signal before anything listened
   if (warning) io.stderr.write(`${warning}\n`);
   const password = passwordNotice(sharing);
@@ -100,7 +100,7 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   if (!flags.follow) return;
 
   let nextPort = flags.port === undefined ? undefined : flags.port + sessions.length;
-  /** Serves a session that could not be, or is new: its JSON line once it listens, else the skip line. */
+  /** Serves a session new to the selection: its JSON line once it listens, else the skip line. */
   const serve = async (session: ConsoleSession) => {
     try {
       const at = await session.start({ host: listen, port: portOf.get(session.id) ?? 0 });
@@ -110,7 +110,8 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
     }
   };
   following.stop = followSelection({
-    flags, options, config, registry, sessions,
+    flags, options, config, registry,
+    sessions: sessions.filter((session) => registry.get(session.id)),
     select: async () => (await selectTargets([], flags, options, config, { allowEmpty: true, withConsoleOnly: true })).selected,
     open: (target) => {
       const [session] = addOnce(registry, [wrap(target)], notice);
@@ -119,11 +120,8 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
       if (nextPort !== undefined) portOf.set(session.id, nextPort++);
       void serve(session);
     },
-    // A VM that runs again: its session is served if it never was; a listening one serves on.
-    mark: (id, matching) => {
-      const session = registry.get(id);
-      if (matching && session?.snapshot().state === 'error') void serve(session);
-    },
+    // A port stays while its VM stops matching (a client may still want it): the notice says it.
+    mark: () => undefined,
     notice,
   });
 }

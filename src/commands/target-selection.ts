@@ -145,8 +145,8 @@ async function locateNamed(inputs: string[], flags: SelectionFlags, options: Tar
       const nameScope = { ...scope, name };
       const found = (await list(options, nameScope)).filter((vm) => vm.name === name);
       if (found.length === 0) {
-        const searched = kubevirt.describeSearch ? await kubevirt.describeSearch(options, nameScope) : `VMIs named "${name}"`;
-        throw new VconsoleError(`${name}: no VMI of that name: searched ${searched}`, { hint: `vconsole list ${flags.allNamespaces ? '-A' : namespacesOf(flags).map((ns) => `-n ${ns}`).join(' ')} shows what there is` });
+        const searched = kubevirt.describeSearch ? await kubevirt.describeSearch(options, nameScope) : `VMs named "${name}"`;
+        throw new VconsoleError(`${name}: no VM of that name: searched ${searched}`, { hint: `vconsole list ${flags.allNamespaces ? '-A' : namespacesOf(flags).map((ns) => `-n ${ns}`).join(' ')} shows what there is` });
       }
       if (found.length > 1) {
         const where = found.map((vm) => vm.target).sort();

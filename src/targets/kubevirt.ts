@@ -281,7 +281,7 @@ function describeVmiSearch(scope: ListScope, access: KubeAccess): string {
   const where = scope.allNamespaces
     ? 'in all namespaces'
     : `in namespace${namespaces.length > 1 ? 's' : ''} ${namespaces.map((ns) => `"${ns}"`).join(', ')}`;
-  const what = scope.labelSelector ? `label selector "${scope.labelSelector}"` : scope.name ? `VMIs named "${scope.name}"` : 'VMIs';
+  const what = scope.labelSelector ? `label selector "${scope.labelSelector}"` : scope.name ? `VMs named "${scope.name}"` : 'VMIs';
   const context = access.config.getCurrentContext();
   const cluster = safeUrlText(new URL(access.server)).replace(/\/$/, '');
   return `${what} ${where} of cluster ${cluster}${context ? ` (context ${context})` : ''}`;

@@ -92,7 +92,7 @@ describe('a named target is exactly that VM', () => {
     const elsewhere = await runVconsole(['proxy', 'web-1', '-n', 'default', '-n', 'staging'], kubeEnv);
     expect(elsewhere.code).toBe(1);
     expect(elsewhere.stderr).toBe(
-      `vconsole: web-1: no VMI of that name: searched VMIs named "web-1" in namespaces "default", "staging" of cluster ${kubevirt.url} (context fixture); vconsole list -n default -n staging shows what there is\n`,
+      `vconsole: web-1: no VM of that name: searched VMs named "web-1" in namespaces "default", "staging" of cluster ${kubevirt.url} (context fixture); vconsole list -n default -n staging shows what there is\n`,
     );
   });
 
@@ -123,6 +123,13 @@ describe('a named target is exactly that VM', () => {
 describe('named targets are all-or-nothing, selections best-effort', () => {
   it('a named stopped VM fails the whole proxy with exit 1, saying it is stopped, and serves nothing', async () => {
     const result = await runVconsole(['proxy', 'prod/web-1', 'prod/web-5'], kubeEnv);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(errorLines(result.stderr)).toEqual(['vconsole: prod/web-5: the VM is stopped (its VirtualMachine exists, it has no VMI); start it (virtctl start web-5) and retry']);
+  });
+
+  it('a stopped VM named beside -A is found and fails as stopped, exit 1', async () => {
+    const result = await runVconsole(['proxy', 'web-5', '-A'], kubeEnv);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(errorLines(result.stderr)).toEqual(['vconsole: prod/web-5: the VM is stopped (its VirtualMachine exists, it has no VMI); start it (virtctl start web-5) and retry']);
