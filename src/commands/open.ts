@@ -1,6 +1,6 @@
 import type { VconsoleConfig } from '../config.js';
 import { VconsoleError, describeError } from '../errors.js';
-import { TUI_LOAD_DEFER_MAX_MS, TUI_LOAD_SETTLE_MS, VIEWER_SHUTDOWN_GRACE_MS } from '../limits.js';
+import { OPEN_WITHOUT_ASKING_MAX, TUI_LOAD_DEFER_MAX_MS, TUI_LOAD_SETTLE_MS, VIEWER_SHUTDOWN_GRACE_MS } from '../limits.js';
 import { SessionClosedError, type BoundAddress, type ConsoleSession } from '../proxy/console-session.js';
 import type { ConsoleTarget } from '../targets/types.js';
 import { DuplicateConsoleError, SessionRegistry } from '../proxy/session-registry.js';
@@ -291,6 +291,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
       },
       mark: (id, matching) => view.match(id, matching),
       notice: (text) => view.notice(text),
+      maxAtOnce: flags.yes ? undefined : flags.max ?? OPEN_WITHOUT_ASKING_MAX,
     });
   }
 }
