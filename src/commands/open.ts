@@ -168,7 +168,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
       if (err instanceof DuplicateConsoleError) shown.view?.notice(describeError(err));
       // The session is in `error` with its message: the view shows it and `r` retries.
       // A selected VM that cannot open now leaves the others open; its row opens once it runs.
-      else session.log('error', selectedIds.has(session.id) ? `${describeError(err)} (the other VMs selected are open; this one opens once it runs)` : describeError(err));
+      else session.log('error', selectedIds.has(session.id) ? `${describeError(err)} (its row opens once it runs; the others stay open)` : describeError(err));
     }
   };
   // A shared console's drop shows on its row; the hub's log lines say it in the event log.

@@ -71,18 +71,17 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   const portOf = new Map(sessions.map((session, i) => [session.id, ports[i]]));
   const started = await Promise.allSettled(sessions.map((s) => s.start({ host: listen, port: portOf.get(s.id) ?? 0 })));
   const failures: unknown[] = [];
-  const skipped: ConsoleSession[] = [];
+  const skipped: { session: ConsoleSession; reason: unknown }[] = [];
   const listening: { name: string; address: string; port: number; type?: string }[] = [];
   started.forEach((result, i) => {
     if (result.status === 'fulfilled') listening.push({ name: sessions[i].name, type: sessions[i].source.consoleType, ...result.value });
     else if (result.reason instanceof DuplicateConsoleError) io.stderr.write(`${describeError(result.reason)}\n`);
     // A session closed while it started: a shutdown is under way, not a failure.
     else if (result.reason instanceof SessionClosedError) return;
-    else if (selectedSessions.has(sessions[i])) {
-      skipped.push(sessions[i]);
-      io.stderr.write(`${skippedLine(sessions[i].name, result.reason, Boolean(flags.follow))}\n`);
-    } else failures.push(namingTarget(sessions[i].name, result.reason));
+    else if (selectedSessions.has(sessions[i])) skipped.push({ session: sessions[i], reason: result.reason });
+    else failures.push(namingTarget(sessions[i].name, result.reason));
   });
+  for (const { session, reason } of skipped) io.stderr.write(`${skippedLine(session.name, reason, { following: Boolean(flags.follow), othersServed: listening.length > 0 })}\n`);
   // Following, nothing served yet is a wait, not a failure.
   if (failures.length > 0 || (listening.length === 0 && skipped.length > 0 && !flags.follow)) {
     shutdown.dispose();
@@ -91,7 +90,7 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
     throw failures[failures.length - 1] ?? new VconsoleError(`none of the ${skipped.length} VMs selected could be served`, { hint: 'see the lines above' });
   }
   // A selected VM that cannot be served holds no session; --follow serves it anew once it runs.
-  await Promise.all(skipped.map((session) => registry.remove(session.id)));
+  await Promise.all(skipped.map(({ session }) => registry.remove(session.id)));
   if (listening.length === 0 && !flags.follow) return; // closed by a signal before anything listened
   if (warning) io.stderr.write(`${warning}\n`);
   const password = passwordNotice(sharing);
@@ -106,7 +105,7 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
       const at = await session.start({ host: listen, port: portOf.get(session.id) ?? 0 });
       io.stdout.write(`${portLine(session.name, at.address, at.port, session.source.consoleType)}\n`);
     } catch (err) {
-      if (!(err instanceof SessionClosedError)) io.stderr.write(`${skippedLine(session.name, err, true)}\n`);
+      if (!(err instanceof SessionClosedError)) io.stderr.write(`${skippedLine(session.name, err, { following: true, othersServed: false })}\n`);
     }
   };
   following.stop = followSelection({
@@ -130,9 +129,9 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
  * The one line for a selected VM left out: why (its error, hint included), that the rest is
  * served, and what picks it up once it runs.
  */
-export function skippedLine(name: string, err: unknown, following: boolean): string {
+export function skippedLine(name: string, err: unknown, { following, othersServed }: { following: boolean; othersServed: boolean }): string {
   const later = following ? 'served once it runs' : 'with --follow it is served once it runs';
-  return `vconsole: skipped ${name}: ${describeError(err)} (the other VMs selected are served; ${later})`;
+  return `vconsole: skipped ${name}: ${describeError(err)} (${othersServed ? 'the other VMs selected are served; ' : ''}${later})`;
 }
 
 /**
