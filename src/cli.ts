@@ -1,7 +1,9 @@
 import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
 import { UsageError, VconsoleError, errorLine, errorStackLines } from './errors.js';
-import { addConsoleTypeOption, addListenOptions, addTargetOptions } from './commands/flags.js';
+import { addConsoleTypeOption, addListenOptions, addTargetOptions, asArgParser } from './commands/flags.js';
+import { parseMaxCount } from './commands/open-count.js';
+import { OPEN_WITHOUT_ASKING_MAX } from './limits.js';
 import { addViewerOptions } from './commands/viewer-flags.js';
 import { addShareOptions } from './commands/share-flags.js';
 import { addRecordOptions } from './commands/record-flags.js';
@@ -92,7 +94,8 @@ Examples:
       program
         .command('proxy')
         .description('Serve each target on a local port for a viewer elsewhere: VNC for a VNC viewer, a serial line as raw TCP (nc, socat, telnet).')
-        .argument('[target...]', 'consoles to serve (see Targets), @WORKSPACE from the config file'),
+        .argument('[target...]', 'consoles to serve (see Targets), @WORKSPACE from the config file')
+        .option('--follow', 'with -l/-A/--os-filter/--os-tag: keep asking, serve VMs that start matching or running (a JSON line each)'),
     )),
   )), { viewerPassword: true }))
     .addHelpText(
@@ -134,7 +137,9 @@ Examples:
         .option('--no-tui', 'plain log lines on stderr and JSON port lines on stdout instead of the terminal UI')
         .option('--escape <key>', 'the key that leaves an attached serial console for the table (default: ^])')
         .option('--log-dir <dir>', 'append each serial console\'s output to DIR/NAME.log (created 0600)')
-        .option('--follow', 'with -l/-A/--os-filter/--os-tag: keep asking, open VMs that start matching, mark those that stop'),
+        .option('--follow', 'with -l/-A/--os-filter/--os-tag: keep asking, open VMs that start matching, mark those that stop')
+        .option('--max <n>', `open up to N consoles at once without asking (default: ${OPEN_WITHOUT_ASKING_MAX}; more asks y/N on a terminal, and is refused without one)`, asArgParser(parseMaxCount))
+        .option('--yes', 'open any number of consoles at once without asking'),
     )),
   )
   addGridOptions(addRecordOptions(addShareOptions(openCommand, { viewerPassword: false })));
@@ -168,7 +173,7 @@ Examples:
       const chosen = await targetsToOpen(targets, run.flags, run.config);
       // Esc in the picker: nothing to open, and listings still under way need not finish.
       if (!chosen) return io.exit(0);
-      await runOpenCommand(chosen, run.flags, run.config, io);
+      await runOpenCommand(chosen.targets, chosen.flags, run.config, io);
     });
 
   addRecordOptions(addTargetOptions(

@@ -67,6 +67,11 @@ export const VM_STATE_MAX_RETRY_MS = 30_000;
 export const NOVA_CONSOLE_URL_SHARE_MS = 30_000;
 /** `open --follow` asks again which VMs match its selectors this often (VCONSOLE_FOLLOW_INTERVAL_MS overrides it). */
 export const SELECTOR_FOLLOW_INTERVAL_MS = 5_000;
+/**
+ * `open` opens at most this many consoles at once without asking (a selector, -A or the picker
+ * can match hundreds, each a viewer window): more asks y/N on a terminal, needs --max N or --yes without one.
+ */
+export const OPEN_WITHOUT_ASKING_MAX = 12;
 /** A grid tile's picture is taken again at most this often (and only when its screen changed). */
 export const THUMBNAIL_MIN_INTERVAL_MS = 333;
 /**

@@ -21,7 +21,7 @@ export function addTargetOptions(command: Command): Command {
   return command
     .option('--kubeconfig <file>', 'KubeVirt: kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)', nonEmpty('a kubeconfig file'))
     .option('--context <name>', 'KubeVirt: kubeconfig context to use', nonEmpty('a context name'))
-    .option('-n, --namespace <ns>', "KubeVirt: namespace of bare VM names (default: the context's, else default); repeat it to search several with -l", repeatable(nonEmpty('a namespace')))
+    .option('-n, --namespace <ns>', "KubeVirt: namespace of bare VM names (default: the context's, else default); repeated: search several (a bare name is looked for in them)", repeatable(kubectlShortForm(nonEmpty('a namespace'))))
     .option('--preserve-session', 'KubeVirt: refuse to take over a VNC session another client holds')
     .option('--cloud <name>', 'OpenStack: cloud from clouds.yaml (default: $OS_CLOUD, else the OS_* variables)', nonEmpty('a cloud name'))
     .addOption(new Option('--os-cloud <name>', 'the openstack CLI spelling of --cloud').argParser(nonEmpty('a cloud name')).hideHelp())
@@ -41,6 +41,14 @@ export function nonEmpty(what: string): (text: string) => string {
     if (!text.trim()) throw new InvalidArgumentError(`it is empty: give ${what}, or leave the option out for the default.`);
     return text;
   };
+}
+
+/**
+ * kubectl (pflag) reads `-n=prod` as `prod`; commander hands the parser `=prod`. No namespace
+ * or label selector starts with `=`, so the `=` of that form is dropped.
+ */
+export function kubectlShortForm<T>(parse: (text: string) => T): (text: string) => T {
+  return (text) => parse(text.startsWith('=') ? text.slice(1) : text);
 }
 
 /** A repeatable option's parser: one value stays a string (as before), more become a list. */

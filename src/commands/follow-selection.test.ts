@@ -11,7 +11,7 @@ describe('followSelection', () => {
   const stops: (() => void)[] = [];
   afterEach(() => stops.splice(0).forEach((stop) => stop()));
 
-  function follow(initial: string[]) {
+  function follow(initial: string[], maxAtOnce?: number) {
     const registry = new SessionRegistry();
     const sessions = initial.map((name) => registry.add(demo(name)));
     const state = { answer: initial.map(demo) as ConsoleTarget[] | Error, polls: 0 };
@@ -32,6 +32,7 @@ describe('followSelection', () => {
       open: (target) => registry.add(target),
       mark: (id, matching) => marks.push([registry.get(id)?.name ?? '?', matching]),
       notice: (text) => notices.push(text),
+      maxAtOnce,
     });
     stops.push(stop);
     return { state, notices, marks, registry, stop };
@@ -73,5 +74,18 @@ describe('followSelection', () => {
   it('says when nothing matches yet', () => {
     const { notices } = follow([]);
     expect(notices).toEqual(['nothing matches -l app=web yet: following it']);
+  });
+
+  it('opens no more at once than maxAtOnce: more are said once and left unopened, fewer later open', async () => {
+    const { state, notices, registry } = follow(['a'], 2);
+    await waitFor(() => state.polls >= 1, 'the baseline');
+    state.answer = ['a', 'b', 'c', 'd'].map(demo);
+    await waitFor(() => notices.some((n) => n.includes('at once')), 'the notice');
+    expect(notices.filter((n) => n.includes('at once'))).toEqual(['3 VMs now match -l app=web at once, more than 2: none of them opened (a opens some; --max N or --yes allows more)']);
+    expect(registry.all().map((s) => s.name)).toEqual(['demo:a']);
+    state.answer = ['a', 'b', 'c', 'd', 'e'].map(demo);
+    await waitFor(() => registry.all().length === 2, 'e opened');
+    expect(registry.all().map((s) => s.name)).toEqual(['demo:a', 'demo:e']);
+    expect(notices.filter((n) => n.includes('at once'))).toHaveLength(1);
   });
 });

@@ -24,6 +24,11 @@ export interface FollowContext {
   intervalMs?: number;
   /** What matches now; default: the selectors' providers asked through selectTargets. */
   select?: () => Promise<ConsoleTarget[]>;
+  /**
+   * The most VMs one answer may open at once (open's --max, else OPEN_WITHOUT_ASKING_MAX);
+   * undefined: no limit (--yes, proxy). More are said in a notice and left unopened.
+   */
+  maxAtOnce?: number;
 }
 
 function followInterval(): number {
@@ -42,7 +47,7 @@ export function followSelection(context: FollowContext): () => void {
   const { flags, options, config, registry } = context;
   const shownAs = selectorSearches(flags).map((search) => search.shownAs).join(' ');
   const intervalMs = context.intervalMs ?? followInterval();
-  const select = context.select ?? (() => selectTargets([], flags, options, config, { allowEmpty: true }));
+  const select = context.select ?? (async () => (await selectTargets([], flags, options, config, { allowEmpty: true })).selected);
   const sessions = new Map(context.sessions.map((session) => [session.id, session]));
   const onAdded = (session: ConsoleSession) => sessions.set(session.id, session);
   const onRemoved = (session: ConsoleSession) => sessions.delete(session.id);
@@ -83,7 +88,13 @@ export function followSelection(context: FollowContext): () => void {
       const now = new Map(found.map((target) => [consoleKey(target), target]));
       const before = matching;
       matching = now;
-      for (const [key, target] of now) if (!before?.has(key)) appeared(target, before === undefined);
+      const fresh = [...now].filter(([key, target]) => !before?.has(key) && !sessionOf(target));
+      // One relabel must not open hundreds of viewers: they count as matching, unopened, said once.
+      const tooMany = context.maxAtOnce !== undefined && fresh.length > context.maxAtOnce;
+      if (tooMany) context.notice(`${fresh.length} VMs now match ${shownAs} at once, more than ${context.maxAtOnce}: none of them opened (a opens some; --max N or --yes allows more)`);
+      for (const [key, target] of now) {
+        if (!before?.has(key) && !(tooMany && !sessionOf(target))) appeared(target, before === undefined);
+      }
       for (const [key, target] of before ?? []) if (!now.has(key)) disappeared(target);
     } catch (err) {
       if (stopped || failing) return;

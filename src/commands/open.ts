@@ -1,7 +1,8 @@
 import type { VconsoleConfig } from '../config.js';
 import { VconsoleError, describeError } from '../errors.js';
-import { TUI_LOAD_DEFER_MAX_MS, TUI_LOAD_SETTLE_MS, VIEWER_SHUTDOWN_GRACE_MS } from '../limits.js';
+import { OPEN_WITHOUT_ASKING_MAX, TUI_LOAD_DEFER_MAX_MS, TUI_LOAD_SETTLE_MS, VIEWER_SHUTDOWN_GRACE_MS } from '../limits.js';
 import { SessionClosedError, type BoundAddress, type ConsoleSession } from '../proxy/console-session.js';
+import type { ConsoleTarget } from '../targets/types.js';
 import { DuplicateConsoleError, SessionRegistry } from '../proxy/session-registry.js';
 import { handleShutdownSignals } from '../proxy/shutdown.js';
 import { installHint, lookedFor } from '../viewers/catalog.js';
@@ -26,6 +27,7 @@ import { sharingFrom } from './sharing.js';
 import { listenAddressFrom, resolveTargets, targetOptionsFrom } from './target-options.js';
 import type { SelectionFlags } from './selector-flags.js';
 import { selectTargets } from './target-selection.js';
+import { confirmOpenCount, type CountFlags } from './open-count.js';
 import { followSelection } from './follow-selection.js';
 import { expandWorkspace } from '../workspaces.js';
 import type { ViewerFlags } from './viewer-flags.js';
@@ -33,7 +35,7 @@ import { listingSources } from './vm-listing.js';
 import { VmStateFollowers } from './vm-state.js';
 import { firstClientSettled, settledOrAfter } from './first-viewers.js';
 
-export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags, GridFlags {
+export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags, GridFlags, CountFlags {
   /** With selectors: open VMs that start matching while open runs, mark those that stop. */
   follow?: boolean;
   /** false with --no-tui. */
@@ -56,7 +58,10 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const escapeKey = flags.escape === undefined ? DEFAULT_ESCAPE : parseEscapeKey(flags.escape);
   const thumbnailMode = thumbnailModeFrom(flags, process.env);
   const options = targetOptionsFrom(flags, config);
-  const targets = await selectTargets(inputs, flags, options, config, { follow: flags.follow });
+  const { named, selected } = await selectTargets(inputs, flags, options, config, { follow: flags.follow });
+  const targets = [...named, ...selected];
+  // Declined at the terminal: nothing was opened, nothing is left to close.
+  if (!(await confirmOpenCount(targets.length, flags, { stdin: process.stdin, stderr: process.stderr }))) return io.exit(0);
   const ports = consecutivePorts(flags.port, targets.length);
   const listen = listenAddressFrom(flags.listen, config);
   const sharing = await sharingFrom(withRecordSharing(withShareDefault(withGridSharing(flags), config.defaults.share)), listen, { viewerPasswords: false });
@@ -78,6 +83,8 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   });
 
   const registry = new SessionRegistry();
+  /** The sessions a selector found (not named): best-effort, a failure says the others are open. */
+  const selectedIds = new Set<number>();
   /** Per serial session: stop following its line. */
   const unfollow = new Map<number, () => Promise<void>>();
   const assignedPort = new Map<number, number>();
@@ -161,7 +168,8 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
       // The same console as a session already open: the registry dropped this one.
       if (err instanceof DuplicateConsoleError) shown.view?.notice(describeError(err));
       // The session is in `error` with its message: the view shows it and `r` retries.
-      else session.log('error', describeError(err));
+      // A selected VM that cannot open now leaves the others open; its row opens once it runs.
+      else session.log('error', selectedIds.has(session.id) ? `${describeError(err)} (its row opens once it runs; the others stay open)` : describeError(err));
     }
   };
   // A shared console's drop shows on its row; the hub's log lines say it in the event log.
@@ -250,7 +258,11 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const argsNotice = viewerArgsNotice(choice, flags.viewerArg);
   if (argsNotice) view.notice(argsNotice);
 
-  const sessions = addOnce(registry, targets.map((target) => shareSerial(sharing.wrap(recording.wrap(target)))), (text) => view.notice(text));
+  const opened = (list: ConsoleTarget[]) => addOnce(registry, list.map((target) => shareSerial(sharing.wrap(recording.wrap(target)))), (text) => view.notice(text));
+  const namedSessions = opened(named);
+  const selectedSessions = opened(selected);
+  selectedSessions.forEach((session) => selectedIds.add(session.id));
+  const sessions = [...namedSessions, ...selectedSessions];
   sessions.forEach(follow);
   sessions.forEach((session, i) => {
     if (ports[i]) assignedPort.set(session.id, ports[i]);
@@ -282,6 +294,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
       },
       mark: (id, matching) => view.match(id, matching),
       notice: (text) => view.notice(text),
+      maxAtOnce: flags.yes ? undefined : flags.max ?? OPEN_WITHOUT_ASKING_MAX,
     });
   }
 }

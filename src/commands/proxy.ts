@@ -13,9 +13,14 @@ import { exposureNotice, passwordNotice, sharingFrom } from './sharing.js';
 import { listenAddressFrom, targetOptionsFrom } from './target-options.js';
 import type { SelectionFlags } from './selector-flags.js';
 import { selectTargets } from './target-selection.js';
+import { followSelection } from './follow-selection.js';
+import type { ConsoleTarget } from '../targets/types.js';
 import { expandWorkspace } from '../workspaces.js';
 
-export interface ProxyFlags extends TargetFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags {}
+export interface ProxyFlags extends TargetFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags {
+  /** With selectors: serve VMs that start matching, or running, while proxy runs. */
+  follow?: boolean;
+}
 
 export interface CommandIo {
   stdout: NodeJS.WritableStream;
@@ -31,15 +36,18 @@ export function portLine(target: string, address: string, port: number, type?: s
 /**
  * `vconsole proxy`: one listener per console, no viewer. Every client gets a fresh upstream.
  * Prints one JSON line per console on stdout once all listen; logs go to stderr. Resolves
- * once every listener is up (the process then runs until a signal ends it through io.exit);
- * rejects with the error of a target that could not be served, after closing the others. A
- * console that failed on its own (ConsoleFailure: a shared console's bad handshake) is said in
- * its line and the others serve; only when nothing else can be served is it the command's error.
+ * once every listener is up (the process then runs until a signal ends it through io.exit).
+ * Named targets are all-or-nothing: one that cannot be served rejects with its error, after
+ * closing the others. What a selector found is best-effort: one that cannot be served is
+ * said in a line and left out; it rejects only when nothing could be served. A console that
+ * failed on its own (ConsoleFailure: a shared console's bad handshake) is said in its line and
+ * the others serve; only when nothing else can be served is it the command's error. With
+ * --follow, VMs that start matching (or running) later are served as they do, a JSON line each.
  */
 export async function runProxyCommand(inputs: string[], flags: ProxyFlags, config: VconsoleConfig, io: CommandIo): Promise<void> {
   ({ inputs, flags } = expandWorkspace(inputs, flags, config));
   const options = targetOptionsFrom(flags, config);
-  const targets = await selectTargets(inputs, flags, options, config);
+  const { named, selected } = await selectTargets(inputs, flags, options, config, { follow: flags.follow });
   const listen = listenAddressFrom(flags.listen, config);
   const sharing = await sharingFrom(withRecordSharing(withShareDefault(flags, config.defaults.share)), listen);
   const recording = await recordingFrom(flags);
@@ -47,37 +55,92 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
 
   const registry = new SessionRegistry();
   registry.on('log', sessionLogPrinter(io.stderr, Boolean(flags.verbose)));
-  const shutdown = handleShutdownSignals({ close: () => registry.closeAll(), exit: io.exit });
+  const following: { stop?: () => void } = {};
+  const shutdown = handleShutdownSignals({
+    close: () => {
+      following.stop?.();
+      return registry.closeAll();
+    },
+    exit: io.exit,
+  });
 
-  const sessions = addOnce(registry, targets.map((target) => sharing.wrap(recording.wrap(target))), (text) => io.stderr.write(`${text}\n`));
+  const notice = (text: string) => io.stderr.write(`${text}\n`);
+  const wrap = (target: ConsoleTarget) => sharing.wrap(recording.wrap(target));
+  const namedSessions = addOnce(registry, named.map(wrap), notice);
+  const selectedSessions = new Set(addOnce(registry, selected.map(wrap), notice));
+  const sessions = [...namedSessions, ...selectedSessions];
   sessions.forEach(sharing.follow);
   const ports = consecutivePorts(flags.port, sessions.length);
-  const started = await Promise.allSettled(sessions.map((s, i) => s.start({ host: listen, port: ports[i] })));
+  const portOf = new Map(sessions.map((session, i) => [session.id, ports[i]]));
+  const started = await Promise.allSettled(sessions.map((s) => s.start({ host: listen, port: portOf.get(s.id) ?? 0 })));
   const failures: unknown[] = [];
   /** Consoles that failed on their own (a shared console's bad handshake): the others still serve. */
   const consoleFailures: { session: ConsoleSession; reason: unknown }[] = [];
+  const skipped: { session: ConsoleSession; reason: unknown }[] = [];
   const listening: { name: string; address: string; port: number; type?: string }[] = [];
   started.forEach((result, i) => {
     if (result.status === 'fulfilled') listening.push({ name: sessions[i].name, type: sessions[i].source.consoleType, ...result.value });
     else if (result.reason instanceof DuplicateConsoleError) io.stderr.write(`${describeError(result.reason)}\n`);
     else if (result.reason instanceof ConsoleFailure) consoleFailures.push({ session: sessions[i], reason: result.reason });
     // A session closed while it started: a shutdown is under way, not a failure.
-    else if (!(result.reason instanceof SessionClosedError)) failures.push(namingTarget(sessions[i].name, result.reason));
+    else if (result.reason instanceof SessionClosedError) return;
+    else if (selectedSessions.has(sessions[i])) skipped.push({ session: sessions[i], reason: result.reason });
+    else failures.push(namingTarget(sessions[i].name, result.reason));
   });
+  for (const { session, reason } of skipped) io.stderr.write(`${skippedLine(session.name, reason, { following: Boolean(flags.follow), othersServed: listening.length > 0 })}\n`);
   // With nothing else to serve, a console's own failure is the command's.
   if (listening.length === 0) failures.unshift(...consoleFailures.map(({ session, reason }) => namingTarget(session.name, reason)));
-  if (failures.length > 0) {
+  // Following, nothing served yet is a wait, not a failure.
+  if (failures.length > 0 || (listening.length === 0 && skipped.length > 0 && !flags.follow)) {
     shutdown.dispose();
     await registry.closeAll();
     for (const failure of failures.slice(0, -1)) io.stderr.write(`${errorLine(failure)}\n`);
-    throw failures[failures.length - 1];
+    throw failures[failures.length - 1] ?? new VconsoleError(`none of the ${skipped.length} VMs selected could be served`, { hint: 'see the lines above' });
   }
-  if (listening.length === 0) return; // closed by a signal before anything listened
+  // A selected VM that cannot be served holds no session; --follow serves it anew once it runs.
+  await Promise.all(skipped.map(({ session }) => registry.remove(session.id)));
+  if (listening.length === 0 && !flags.follow) return; // closed by a signal before anything listened
   for (const { session, reason } of consoleFailures) session.log('error', `${describeError(reason)}; not served, the other consoles are`);
   if (warning) io.stderr.write(`${warning}\n`);
   const password = passwordNotice(sharing);
   if (password) io.stderr.write(`${password}\n`);
   for (const { name, address, port, type } of listening) io.stdout.write(`${portLine(name, address, port, type)}\n`);
+  if (!flags.follow) return;
+
+  let nextPort = flags.port === undefined ? undefined : flags.port + sessions.length;
+  /** Serves a session new to the selection: its JSON line once it listens, else the skip line. */
+  const serve = async (session: ConsoleSession) => {
+    try {
+      const at = await session.start({ host: listen, port: portOf.get(session.id) ?? 0 });
+      io.stdout.write(`${portLine(session.name, at.address, at.port, session.source.consoleType)}\n`);
+    } catch (err) {
+      if (!(err instanceof SessionClosedError)) io.stderr.write(`${skippedLine(session.name, err, { following: true, othersServed: false })}\n`);
+    }
+  };
+  following.stop = followSelection({
+    flags, options, config, registry,
+    sessions: sessions.filter((session) => registry.get(session.id)),
+    select: async () => (await selectTargets([], flags, options, config, { allowEmpty: true, withConsoleOnly: true })).selected,
+    open: (target) => {
+      const [session] = addOnce(registry, [wrap(target)], notice);
+      if (!session) return;
+      sharing.follow(session);
+      if (nextPort !== undefined) portOf.set(session.id, nextPort++);
+      void serve(session);
+    },
+    // A port stays while its VM stops matching (a client may still want it): the notice says it.
+    mark: () => undefined,
+    notice,
+  });
+}
+
+/**
+ * The one line for a selected VM left out: why (its error, hint included), that the rest is
+ * served, and what picks it up once it runs.
+ */
+export function skippedLine(name: string, err: unknown, { following, othersServed }: { following: boolean; othersServed: boolean }): string {
+  const later = following ? 'served once it runs' : 'with --follow it is served once it runs';
+  return `vconsole: skipped ${name}: ${describeError(err)} (${othersServed ? 'the other VMs selected are served; ' : ''}${later})`;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { normalizeLabelSelector } from '../targets/label-selector.js';
 import { echoInput } from '../terminal-text.js';
-import { asArgParser } from './flags.js';
+import { asArgParser, kubectlShortForm } from './flags.js';
 
 /** The flags that pick VMs by what they are rather than by name (open, proxy, list). */
 export interface SelectionFlags {
@@ -48,8 +48,8 @@ export function parseServerTag(text: string): string {
 /** `-l`, `-A`, `--os-filter`, `--os-tag`; `--namespace` comes with the target options. */
 export function addSelectorOptions(command: Command): Command {
   return command
-    .option('-l, --selector <selector>', "KubeVirt: the VMIs whose labels match, in kubectl's syntax (app=web,tier!=db, 'env in (a,b)', !legacy)", asArgParser(parseSelectorFlag))
-    .option('-A, --all-namespaces', 'KubeVirt: search every namespace (default: the current one, or each --namespace)')
+    .option('-l, --selector <selector>', "KubeVirt: the VMIs whose labels match, in kubectl's syntax (app=web,tier!=db, 'env in (a,b)', !legacy)", asArgParser(kubectlShortForm(parseSelectorFlag)))
+    .option('-A, --all-namespaces', 'KubeVirt: every namespace (default: the current one, or each --namespace); beside a bare name, the one namespace holding it')
     .option('--os-filter <regex>', 'OpenStack: the servers whose name matches this regular expression', asArgParser(parseNameRegex))
     .option('--os-tag <tag>', 'OpenStack: the servers with this tag (repeat: with all of them)', (text: string, previous: string[] | undefined) => [...(previous ?? []), asArgParser(parseServerTag)(text)]);
 }

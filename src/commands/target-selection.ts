@@ -1,6 +1,7 @@
-import type { VconsoleConfig } from '../config.js';
+import { expandAlias, type VconsoleConfig } from '../config.js';
 import { UsageError, VconsoleError } from '../errors.js';
-import { PROVIDERS, providerById, splitTarget } from '../targets/index.js';
+import { splitConsoleType } from '../targets/console-type.js';
+import { PROVIDERS, providerById, resolveTarget, splitTarget } from '../targets/index.js';
 import type { ConsoleProvider, ConsoleTarget, ListScope, ListedVm, TargetOptions } from '../targets/types.js';
 import { namespacesOf, type SelectionFlags } from './selector-flags.js';
 import { resolveTargets } from './target-options.js';
@@ -17,17 +18,18 @@ export interface SelectorSearch {
 export class NothingMatchedError extends VconsoleError {}
 
 /**
- * The searches the selection flags ask for: KubeVirt with -l, -A or several -n; OpenStack
- * with --os-filter or --os-tag. None when the flags select nothing (targets are named).
+ * The searches the selection flags ask for: KubeVirt with -l, or -A or several -n when no
+ * target is named (beside names they only say where the names are); OpenStack with
+ * --os-filter or --os-tag. None when the flags select nothing.
  */
-export function selectorSearches(flags: SelectionFlags, providers: readonly ConsoleProvider[] = PROVIDERS): SelectorSearch[] {
+export function selectorSearches(flags: SelectionFlags, providers: readonly ConsoleProvider[] = PROVIDERS, { withNames = false } = {}): SelectorSearch[] {
   const namespaces = namespacesOf(flags);
   if (flags.allNamespaces && namespaces.length > 0) {
     throw new UsageError('-A/--all-namespaces and --namespace contradict each other', 'give -A for every namespace, or -n NS (repeatable) for some');
   }
   const searches: SelectorSearch[] = [];
   const kubevirt = providerById('kubevirt', providers);
-  if (kubevirt?.list && (flags.selector !== undefined || flags.allNamespaces || namespaces.length > 1)) {
+  if (kubevirt?.list && (flags.selector !== undefined || (!withNames && (flags.allNamespaces || namespaces.length > 1)))) {
     const shown = [
       flags.selector !== undefined ? `-l ${flags.selector}` : undefined,
       flags.allNamespaces ? '-A' : namespaces.map((ns) => `-n ${ns}`).join(' ') || undefined,
@@ -73,31 +75,94 @@ export async function searchVms(searches: readonly SelectorSearch[], options: Ta
   return [...byTarget.values()].sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
 }
 
+/** What `open`/`proxy` serve, by where it came from: names are all-or-nothing, selections best-effort. */
+export interface Selection {
+  /** The targets named, in their order: each exactly that VM. */
+  named: ConsoleTarget[];
+  /** What the selectors (or -A / several -n without a name) found, sorted, leaving out the named. */
+  selected: ConsoleTarget[];
+}
+
 /**
- * The targets `open`/`proxy` serve: the ones named, in their order, then those the selectors
- * find (sorted), leaving out any already named. With no target and no selector it is a
- * UsageError, as a missing argument was before selectors. `follow` (open --follow) needs a
- * selector and takes nothing matching yet as an answer.
+ * The targets `open`/`proxy` serve: the ones named, each exactly that VM (a bare KubeVirt
+ * name beside -A or several -n is looked for in those namespaces), then those the selectors
+ * find. With no target and no selector it is a UsageError, as a missing argument was before
+ * selectors. `follow` (--follow) needs a selector and takes nothing matching yet as an answer;
+ * `withConsoleOnly` leaves out the VMs found whose console cannot open now (stopped ones).
  */
 export async function selectTargets(
   inputs: string[],
   flags: SelectionFlags,
   options: TargetOptions,
   config?: VconsoleConfig,
-  { allowEmpty = false, follow = false, providers = PROVIDERS }: { allowEmpty?: boolean; follow?: boolean; providers?: readonly ConsoleProvider[] } = {},
-): Promise<ConsoleTarget[]> {
-  const searches = selectorSearches(flags, providers);
+  {
+    allowEmpty = false,
+    follow = false,
+    withConsoleOnly = false,
+    providers = PROVIDERS,
+  }: { allowEmpty?: boolean; follow?: boolean; withConsoleOnly?: boolean; providers?: readonly ConsoleProvider[] } = {},
+): Promise<Selection> {
+  const searches = selectorSearches(flags, providers, { withNames: inputs.length > 0 });
   if (follow && searches.length === 0) throw new UsageError('--follow follows a selector, and none was given', 'add -l SELECTOR, -A, --os-filter REGEX or --os-tag TAG');
   if (inputs.length === 0 && searches.length === 0) {
     throw new UsageError('no target given', 'name a target (see --help) or select VMs with -l SELECTOR, -A, --os-filter REGEX or --os-tag TAG');
   }
-  const named = resolveTargets(inputs, options, config);
-  if (searches.length === 0) return named;
-  const vms = await searchVms(searches, options, { allowEmpty: allowEmpty || follow });
+  const named = await locateNamed(inputs, flags, options, config, providers);
+  if (searches.length === 0) return { named, selected: [] };
+  const found = await searchVms(searches, options, { allowEmpty: allowEmpty || follow });
+  // proxy --follow serves a VM once its console can open (it is running), not before.
+  const vms = withConsoleOnly ? found.filter((vm) => vm.console) : found;
   const texts = vms.map((vm) => listedTargetText(vm, providerById(vm.provider, providers) ?? searches[0].provider));
   const seen = new Set(named.map(consoleKey));
   const selected = resolveTargets(texts, options, config).filter((target) => !seen.has(consoleKey(target)));
-  return [...named, ...selected];
+  return { named, selected };
+}
+
+/** Where a bare KubeVirt name is looked for: every namespace with -A, each -n when several; else undefined (the one namespace of bare names). */
+function nameSearchScope(flags: SelectionFlags): ListScope | undefined {
+  const namespaces = namespacesOf(flags);
+  if (flags.allNamespaces) return { allNamespaces: true };
+  return namespaces.length > 1 ? { namespaces } : undefined;
+}
+
+/**
+ * The named targets resolved; a bare KubeVirt name beside -A or several -n becomes
+ * `kubevirt:NS/NAME` of the one namespace holding it. None holding it is the error a missing
+ * VMI is (exit 1); two holding it is a UsageError naming both, since either could be meant.
+ */
+async function locateNamed(inputs: string[], flags: SelectionFlags, options: TargetOptions, config: VconsoleConfig | undefined, providers: readonly ConsoleProvider[]): Promise<ConsoleTarget[]> {
+  const named = resolveTargets(inputs, options, config);
+  const scope = nameSearchScope(flags);
+  const kubevirt = providerById('kubevirt', providers);
+  const list = kubevirt?.list?.bind(kubevirt);
+  if (!scope || !kubevirt || !list) return named;
+  return Promise.all(
+    named.map(async (target, i) => {
+      const expanded = expandedInput(inputs[i], config);
+      const { text, consoleType } = splitConsoleType(expanded);
+      const name = splitTarget(text).rest;
+      if (target.provider !== 'kubevirt' || name.includes('/')) return target;
+      const nameScope = { ...scope, name };
+      const found = (await list(options, nameScope)).filter((vm) => vm.name === name);
+      if (found.length === 0) {
+        const searched = kubevirt.describeSearch ? await kubevirt.describeSearch(options, nameScope) : `VMs named "${name}"`;
+        throw new VconsoleError(`${name}: no VM of that name: searched ${searched}`, { hint: `vconsole list ${flags.allNamespaces ? '-A' : namespacesOf(flags).map((ns) => `-n ${ns}`).join(' ')} shows what there is` });
+      }
+      if (found.length > 1) {
+        const where = found.map((vm) => vm.target).sort();
+        throw new UsageError(`${name} is in more than one namespace: ${where.join(', ')}`, `name the one you mean as NS/NAME, e.g. ${where[0]}`);
+      }
+      const located = `kubevirt:${found[0].target}${consoleType ? `#${consoleType}` : ''}`;
+      return resolveTarget(located, options, config?.defaults.provider, providers);
+    }),
+  );
+}
+
+/** An input as resolveTargets reads it: the alias expanded, its `#TYPE` kept. */
+function expandedInput(input: string, config: VconsoleConfig | undefined): string {
+  const { text, consoleType } = splitConsoleType(input.trim());
+  const expanded = config ? expandAlias(text, config) : text;
+  return consoleType ? `${expanded}#${consoleType}` : expanded;
 }
 
 /** Two targets of the same provider and name are the same console. */

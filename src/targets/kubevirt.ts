@@ -3,8 +3,9 @@ import {
   KubeApiError, getJson, hintForStatus, loadKubeAccess, processKubeEnvironment, requestKubeJson, requestOptions, statusMessage,
   type KubeAccess, type KubeEnvironment,
 } from './kubernetes-api.js';
-import type { ConsoleProvider, ConsoleTarget, ConsoleType, ListScope, TargetOptions, VmStateContext } from './types.js';
+import type { ConsoleProvider, ConsoleTarget, ConsoleType, ListScope, ListedVm, TargetOptions, VmStateContext } from './types.js';
 import { dialWebSocket } from './websocket-dial.js';
+import { listVms, stoppedVms, vmExists } from './kubevirt-vms.js';
 import { safeUrlText } from '../url-text.js';
 
 /** RFC 1123 label / subdomain, what Kubernetes accepts for namespaces and VMI names. */
@@ -128,6 +129,9 @@ class KubevirtTarget implements ConsoleTarget {
       vmi = await getJson<VirtualMachineInstance>(location.access, vmiPath(location.namespace, this.vmName), signal);
     } catch (err) {
       if (err instanceof KubeApiError && err.status === 404) {
+        if (await vmExists(location.access, location.namespace, this.vmName, signal)) {
+          throw new VconsoleError('the VM is stopped (its VirtualMachine exists, it has no VMI)', { hint: `start it (virtctl start ${this.vmName}) and retry`, cause: err });
+        }
         throw new VconsoleError(err.message, { hint: 'check the VM name and namespace (-n)', exitCode: err.exitCode, cause: err });
       }
       throw err;
@@ -225,12 +229,15 @@ export function createKubevirtProvider(environment: () => KubeEnvironment = proc
       return new KubevirtTarget(spec.raw, name, namespace, options, environment);
     },
     async list(options, scope) {
-      const vmis = await listVmis(options, scope, environment());
-      return vmis.map((vmi) => {
+      const access = await loadKubeAccess(options, environment());
+      // A stopped VM has no VMI: its VirtualMachine says it is there, to be started. Asked at once.
+      const [vmis, vms] = await Promise.all([listVmis(options, scope, environment()), listVms(access, listPaths(scope, access, 'virtualmachines'))]);
+      const running = vmis.map((vmi): ListedVm => {
         const namespace = vmi.metadata?.namespace ?? '';
         const name = vmi.metadata?.name ?? '';
         return { provider: 'kubevirt', target: `${namespace}/${name}`, name, namespace, state: vmi.status?.phase ?? 'Unknown', console: !vmiConsoleProblem(vmi, autoConsoleType(vmi)) };
       });
+      return [...running, ...stoppedVms(vms, new Set(running.map((vm) => vm.target)))];
     },
     async describeSearch(options, scope) {
       const access = await loadKubeAccess(options, environment());
@@ -244,8 +251,8 @@ export const kubevirtProvider: ConsoleProvider = createKubevirtProvider();
 
 /**
  * VMIs of the current namespace, of `scope.namespaces`, or of all with `allNamespaces`; with
- * `labelSelector`, those the API server finds matching it. Several namespaces are one list
- * each, merged.
+ * `labelSelector`, those the API server finds matching it; with `name`, those of that name.
+ * Several namespaces are one list each, merged.
  */
 export async function listVmis(
   options: TargetOptions,
@@ -253,12 +260,21 @@ export async function listVmis(
   environment: KubeEnvironment = processKubeEnvironment(),
 ): Promise<VirtualMachineInstance[]> {
   const access = await loadKubeAccess(options, environment);
-  const query = scope.labelSelector ? `?labelSelector=${encodeURIComponent(scope.labelSelector)}` : '';
-  const paths = scope.allNamespaces
-    ? ['/apis/kubevirt.io/v1/virtualmachineinstances']
-    : searchedNamespaces(scope, access).map((ns) => `/apis/kubevirt.io/v1/namespaces/${encodeURIComponent(ns)}/virtualmachineinstances`);
-  const lists = await Promise.all(paths.map((path) => getJson<VirtualMachineInstanceList>(access, path + query)));
+  const lists = await Promise.all(listPaths(scope, access, 'virtualmachineinstances').map((path) => getJson<VirtualMachineInstanceList>(access, path)));
   return lists.flatMap((list) => list.items ?? []);
+}
+
+/** The list requests of a scope for `resource` (VMIs, or the VMs behind them), selectors in the query. */
+export function listPaths(scope: ListScope, access: KubeAccess, resource: 'virtualmachineinstances' | 'virtualmachines'): string[] {
+  const params = [
+    scope.labelSelector ? `labelSelector=${encodeURIComponent(scope.labelSelector)}` : undefined,
+    scope.name ? `fieldSelector=${encodeURIComponent(`metadata.name=${scope.name}`)}` : undefined,
+  ].filter(Boolean);
+  const query = params.length ? `?${params.join('&')}` : '';
+  const paths = scope.allNamespaces
+    ? [`/apis/kubevirt.io/v1/${resource}`]
+    : searchedNamespaces(scope, access).map((ns) => `/apis/kubevirt.io/v1/namespaces/${encodeURIComponent(ns)}/${resource}`);
+  return paths.map((path) => path + query);
 }
 
 function searchedNamespaces(scope: ListScope, access: KubeAccess): string[] {
@@ -271,7 +287,7 @@ function describeVmiSearch(scope: ListScope, access: KubeAccess): string {
   const where = scope.allNamespaces
     ? 'in all namespaces'
     : `in namespace${namespaces.length > 1 ? 's' : ''} ${namespaces.map((ns) => `"${ns}"`).join(', ')}`;
-  const what = scope.labelSelector ? `label selector "${scope.labelSelector}"` : 'VMIs';
+  const what = scope.labelSelector ? `label selector "${scope.labelSelector}"` : scope.name ? `VMs named "${scope.name}"` : 'VMIs';
   const context = access.config.getCurrentContext();
   const cluster = safeUrlText(new URL(access.server)).replace(/\/$/, '');
   return `${what} ${where} of cluster ${cluster}${context ? ` (context ${context})` : ''}`;

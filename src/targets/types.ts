@@ -118,6 +118,8 @@ export interface ListScope {
   namespaces?: string[];
   /** KubeVirt: a label selector in kubectl's syntax, already checked (label-selector.ts); the API server matches it. */
   labelSelector?: string;
+  /** KubeVirt: the VMIs of this name only (a bare name beside -A: which namespace holds it). */
+  name?: string;
   /** OpenStack: servers whose name matches this regular expression (Nova's `name` filter). */
   nameRegex?: string;
   /** OpenStack: servers carrying every one of these tags (Nova's `tags` filter). */
