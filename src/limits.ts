@@ -77,3 +77,12 @@ export const THUMBNAIL_MIN_INTERVAL_MS = 333;
  */
 export const TUI_LOAD_DEFER_MAX_MS = 1000;
 export const TUI_LOAD_SETTLE_MS = 200;
+/** The largest config file vconsole reads: far above any real one, small enough that /dev/zero cannot eat memory. */
+export const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
+/**
+ * The browser viewer's one-time address (the only secret on the browser's command line, which
+ * other local users can read from /proc) works once, and only this soon after it was made.
+ */
+export const BROWSER_ONE_TIME_CODE_TTL_MS = 10_000;
+/** The address shown to the user to open by hand (when no browser could be started) lives this long. */
+export const BROWSER_MANUAL_CODE_TTL_MS = 10 * 60_000;
