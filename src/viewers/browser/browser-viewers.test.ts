@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { browse } from '../../../test/support/browser-session.js';
 import type { ViewerStatusEvent } from '../viewer-supervisor.js';
 import { BrowserViewers } from './browser-viewers.js';
 
@@ -54,12 +55,27 @@ describe('BrowserViewers', () => {
     const { viewers: browsers, statuses } = viewers({ VCONSOLE_BROWSER: browser.program });
     await browsers.launch(7, TARGET);
     const opened = await waitFor(() => (existsSync(browser.opened) ? readFileSync(browser.opened, 'utf8') : undefined));
-    expect(opened).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/s\/[A-Za-z0-9_-]{22}\/$/);
-    expect(browsers.urlOf(7)).toBe(opened);
+    expect(opened).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/open\/[A-Za-z0-9_-]{22}$/);
     expect(statuses).toEqual([{ key: 7, state: 'open', viewerName: 'browser' }]);
-    const page = await fetch(opened);
-    expect(await page.text()).toContain('<title>vm-a</title>');
-    for (const asset of ['vnc.js', 'vnc.css']) expect((await fetch(`${opened}${asset}`)).status).toBe(200);
+    const page = await browse(opened);
+    expect(page.text).toContain('<title>vm-a</title>');
+    for (const asset of ['vnc.js', 'vnc.css']) expect((await page.get(asset)).status).toBe(200);
+  });
+
+  it("hands the browser's command line nothing that works twice: another local user replaying it is refused", async () => {
+    const browser = fakeBrowser();
+    const { viewers: browsers } = viewers({ VCONSOLE_BROWSER: browser.program });
+    await browsers.launch(8, TARGET);
+    const opened = await waitFor(() => (existsSync(browser.opened) ? readFileSync(browser.opened, 'utf8') : undefined));
+    expect((await browse(opened)).status).toBe(200);
+    const replayed = await browse(opened);
+    expect(replayed.status).toBe(403);
+    expect(replayed.text).toMatch(/works once/);
+    // The address shown to the user instead is another one-time address, not the browser's.
+    const byHand = browsers.urlOf(8)!;
+    expect(byHand).not.toBe(opened);
+    expect((await browse(byHand)).status).toBe(200);
+    expect((await browse(byHand)).status).toBe(403);
   });
 
   it('says no browser could be opened when the program is missing, naming no URL, and keeps the page for urlOf', async () => {
@@ -70,7 +86,7 @@ describe('BrowserViewers', () => {
     ]);
     const url = browsers.urlOf(1);
     expect(url).toBeDefined();
-    expect((await fetch(url!)).status).toBe(200);
+    expect((await browse(url!)).status).toBe(200);
   });
 
   it('says no browser could be opened when the opener exits non-zero (xdg-open exits 3 without a browser)', async () => {
@@ -82,7 +98,7 @@ describe('BrowserViewers', () => {
       { key: 2, state: 'open', viewerName: 'browser' },
       { key: 2, state: 'failed', viewerName: 'browser', exitCode: 3, message: "no browser could be opened (browser exited with code 3); open the console page's address by hand" },
     ]);
-    expect(JSON.stringify(statuses)).not.toContain(new URL(browsers.urlOf(2)!).pathname.split('/')[2]);
+    expect(JSON.stringify(statuses)).not.toMatch(/\/open\/|\/s\//);
   });
 
   // The open package runs its own copy of xdg-open, which finds none of its tools there (exit 2).
@@ -106,14 +122,14 @@ describe('BrowserViewers', () => {
     const first = browsers.urlOf(4)!;
     await browsers.launch(4, TARGET);
     const second = browsers.urlOf(4)!;
-    expect(second).not.toBe(first);
-    expect((await fetch(first)).status).toBe(403);
-    expect((await fetch(second)).status).toBe(200);
+    const secondAgain = browsers.urlOf(4)!;
+    expect((await browse(first)).status).toBe(403);
+    expect((await browse(second)).status).toBe(200);
     await browsers.stop(4);
     expect(browsers.urlOf(4)).toBeUndefined();
-    expect((await fetch(second)).status).toBe(403);
+    expect((await browse(secondAgain)).status).toBe(403);
     await browsers.stopAll();
-    await expect(fetch(second)).rejects.toThrow();
+    await expect(fetch(secondAgain)).rejects.toThrow();
     await browsers.launch(5, TARGET);
     expect(browsers.urlOf(5)).toBeUndefined();
   });
