@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
+import { VconsoleError } from './errors.js';
 
 /**
  * How vconsole opens the files it writes (recordings, console logs, screenshots): private
@@ -17,8 +18,9 @@ const NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 const NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
 const PRIVATE_MODE = 0o600;
 
-/** A file operation failed: `message` names the file and the cause in words. */
-export class FileWriteError extends Error {
+/** A file operation failed: `message` names the file and the cause in words (what vconsole prints). */
+export class FileWriteError extends VconsoleError {
+  /** The system's error code (ENOSPC, EROFS, ...), for callers that act on it. */
   readonly code?: string;
   constructor(
     readonly file: string,
@@ -143,6 +145,26 @@ export async function writePrivateFile(file: string, data: Buffer): Promise<void
   } catch (err) {
     await handle?.close().catch(() => undefined);
     throw new FileWriteError(file, err);
+  }
+}
+
+/** `writePrivateFile` for a synchronous caller (frames written one after another). Throws FileWriteError. */
+export function writePrivateFileSync(file: string, data: Buffer): void {
+  let fd: number | undefined;
+  try {
+    refuseLinkWithoutNofollow(file);
+    fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | NOFOLLOW | NONBLOCK, PRIVATE_MODE);
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENXIO' });
+    const uid = process.getuid?.();
+    if (uid !== undefined && stat.uid !== uid) throw Object.assign(new Error(`it belongs to another user (uid ${stat.uid})`), { code: 'EFOREIGN' });
+    fs.fchmodSync(fd, PRIVATE_MODE);
+    fs.ftruncateSync(fd, 0);
+    fs.writeFileSync(fd, data);
+  } catch (err) {
+    throw new FileWriteError(file, err);
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 

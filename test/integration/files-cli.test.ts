@@ -136,6 +136,22 @@ describe('files vconsole writes', () => {
     expect(kinds.at(-1)).toBe('E');
   });
 
+  it('replay --png-every writes its frames 0600, like the recording they come from', async () => {
+    const dir = tempDir();
+    const child = start(['proxy', 'demo:vm-r', '--record', dir]);
+    const [line] = await child.jsonLines(1);
+    const viewer = await liveScreen(net.connect(line.port as number, '127.0.0.1'), {}, cleanup);
+    await waitFor(() => viewer.framebuffer.width > 0, 'the demo picture');
+    await child.stop();
+    const [file] = fs.readdirSync(dir).filter((name) => name.endsWith('.vncrec'));
+    const frames = path.join(dir, 'frames');
+    const result = await runVconsole(['replay', path.join(dir, file), '--png-every', '10s', '-o', frames]);
+    expect(result.code, result.stderr).toBe(0);
+    const written = fs.readdirSync(frames);
+    expect(written.length).toBeGreaterThan(0);
+    for (const name of written) expect(fs.statSync(path.join(frames, name)).mode & 0o777, name).toBe(0o600);
+  });
+
   it('screenshot -o FILE is written 0600, like recordings and logs', async () => {
     const file = path.join(tempDir(), 'shot.png');
     const result = await runVconsole(['screenshot', 'demo:vm-a', '-o', file]);
