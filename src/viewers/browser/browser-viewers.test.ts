@@ -62,20 +62,35 @@ describe('BrowserViewers', () => {
     for (const asset of ['vnc.js', 'vnc.css']) expect((await page.get(asset)).status).toBe(200);
   });
 
-  it("hands the browser's command line nothing that works twice: another local user replaying it is refused", async () => {
+  it("hands the browser's command line nothing that works twice: a replay of it is refused and closes the page, saying why", async () => {
     const browser = fakeBrowser();
-    const { viewers: browsers } = viewers({ VCONSOLE_BROWSER: browser.program });
+    const { viewers: browsers, statuses } = viewers({ VCONSOLE_BROWSER: browser.program });
     await browsers.launch(8, TARGET);
     const opened = await waitFor(() => (existsSync(browser.opened) ? readFileSync(browser.opened, 'utf8') : undefined));
-    expect((await browse(opened)).status).toBe(200);
+    const page = await browse(opened);
+    expect(page.status).toBe(200);
     const replayed = await browse(opened);
     expect(replayed.status).toBe(403);
     expect(replayed.text).toMatch(/works once/);
-    // The address shown to the user instead is another one-time address, not the browser's.
-    const byHand = browsers.urlOf(8)!;
+    expect((await page.get('')).status).toBe(403);
+    expect(statuses.at(-1)).toEqual({
+      key: 8,
+      state: 'failed',
+      viewerName: 'browser',
+      message: 'the console page was closed: its one-time address was used twice, so another program on this machine had it too; open the console again',
+    });
+    expect(browsers.urlOf(8)).toBeUndefined();
+  });
+
+  it('shows the user, for opening by hand, another one-time address than the one the browser got', async () => {
+    const browser = fakeBrowser();
+    const { viewers: browsers } = viewers({ VCONSOLE_BROWSER: browser.program });
+    await browsers.launch(9, TARGET);
+    const opened = await waitFor(() => (existsSync(browser.opened) ? readFileSync(browser.opened, 'utf8') : undefined));
+    const byHand = browsers.urlOf(9)!;
+    expect(byHand).toMatch(/\/open\/[A-Za-z0-9_-]{22}$/);
     expect(byHand).not.toBe(opened);
     expect((await browse(byHand)).status).toBe(200);
-    expect((await browse(byHand)).status).toBe(403);
   });
 
   it('says no browser could be opened when the program is missing, naming no URL, and keeps the page for urlOf', async () => {

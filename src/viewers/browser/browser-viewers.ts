@@ -133,7 +133,7 @@ export class BrowserViewers extends EventEmitter<{ status: [ViewerStatusEvent] }
   private pageServer(): Promise<BrowserPageServer> {
     if (!this.server) {
       const started = loadPageAssets().then((assets) =>
-        BrowserPageServer.start({ host: this.options.host ?? '127.0.0.1', port: this.options.port ?? 0, assets }),
+        BrowserPageServer.start({ host: this.options.host ?? '127.0.0.1', port: this.options.port ?? 0, assets, onAddressReused: (page) => this.addressReused(page) }),
       );
       // A failed start is retried by the next launch.
       started.catch(() => {
@@ -149,6 +149,20 @@ export class BrowserViewers extends EventEmitter<{ status: [ViewerStatusEvent] }
     if (!entry) return;
     this.keys.delete(key);
     void this.server?.then((server) => server.withdraw(entry.page, close), () => undefined);
+  }
+
+  /** The server closed a page whose one-time address was used twice: its key has no page now. */
+  private addressReused(page: PublishedPage): void {
+    for (const [key, entry] of this.keys) {
+      if (entry.page !== page) continue;
+      this.keys.delete(key);
+      this.emit('status', {
+        key,
+        state: 'failed',
+        viewerName: BROWSER_VIEWER_NAME,
+        message: "the console page was closed: its one-time address was used twice, so another program on this machine had it too; open the console again",
+      });
+    }
   }
 
   private failed(key: number, entry: KeyPage, why: string, exitCode?: number): void {

@@ -92,10 +92,27 @@ describe('BrowserPageServer', () => {
     const answer = await fetch(url, { redirect: 'manual' });
     expect(answer.status).toBe(303);
     expect(answer.headers.get('location')).toBe(`/s/${page.id}/`);
-    expect(answer.headers.get('set-cookie')).toMatch(new RegExp(`^vconsole_page=[A-Za-z0-9_-]{22}; Path=/s/${page.id}/; HttpOnly; SameSite=Strict$`));
+    expect(answer.headers.get('set-cookie')).toMatch(new RegExp(`^vconsole_page=[A-Za-z0-9_-]{22}; Path=/s/${page.id}/; HttpOnly; SameSite=Lax$`));
     // The address on the browser's command line is spent: whoever reads it from /proc is too late.
     expect((await fetch(url, { redirect: 'manual' })).status).toBe(403);
     expect(maskedPageUrl(url)).toBe(`${server.origin}/open/***`);
+  });
+
+  it('closes the page for everyone when its one-time address is used twice (another local user raced the browser)', async () => {
+    const tcp = await tcpConsole();
+    const reused: string[] = [];
+    const server = await BrowserPageServer.start({ host: '127.0.0.1', port: 0, assets: ASSETS, onAddressReused: (page) => reused.push(page.title) });
+    cleanups.push(() => server.close(SESSION_CLOSED));
+    const { url } = server.publish({ title: 'vm-a', consoleType: 'vnc', host: '127.0.0.1', port: tcp.port });
+    const first = await openPage(url);
+    const dialled = await dial(wsUrl(first.pageUrl), server.origin, first);
+    if (!('socket' in dialled)) throw new Error(`refused with ${dialled.status}`);
+    const closed = once(dialled.socket, 'close');
+    expect((await fetch(url, { redirect: 'manual' })).status).toBe(403);
+    const [code, reason] = (await closed) as [number, Buffer];
+    expect({ code, reason: reason.toString() }).toEqual({ code: 4003, reason: "session closed: this page's one-time address was used twice, so another program had it too" });
+    expect(reused).toEqual(['vm-a']);
+    expect((await fetchWith(first, first.pageUrl)).status).toBe(403);
   });
 
   it('refuses a one-time address after its few seconds, and a HEAD does not spend it', async () => {

@@ -6,7 +6,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { BROWSER_ONE_TIME_CODE_TTL_MS } from '../../limits.js';
 import { consolePageHtml, contentSecurityPolicy } from './page-html.js';
-import { CONSOLE_ENDED, type PageConsoleType } from './page-protocol.js';
+import { ADDRESS_REUSED, CONSOLE_ENDED, type PageConsoleType } from './page-protocol.js';
 
 /** 128 bits of randomness per page id, session and one-time code: unguessable, and short enough for a URL. */
 const SECRET_BYTES = 16;
@@ -50,6 +50,8 @@ export function maskedPageUrl(url: string): string {
 interface OneTimeCode {
   page: PublishedPage;
   expiresAt: number;
+  /** Used once already: kept till it expires, so that a second use is seen for what it is. */
+  spent: boolean;
 }
 
 /** How codes are kept: by their hash, so a lookup's timing says nothing about a stored code. */
@@ -66,7 +68,7 @@ function codeKey(code: string): string {
  * websocket `/s/<id>/ws` bridged to the console's local TCP port: each needs the session's
  * cookie (compared in constant time), and the websocket also the server's own Origin and Host.
  * A used, expired or wrong code, a missing or wrong cookie or a withdrawn page get 403, any
- * other path 404, and nothing else is served.
+ * other path 404, and nothing else is served. A code used twice closes its page (see redeem).
  */
 export class BrowserPageServer {
   private readonly pages = new Set<PublishedPage>();
@@ -81,6 +83,7 @@ export class BrowserPageServer {
     host: string,
     port: number,
     private readonly assets: Readonly<Record<string, string>>,
+    private readonly onAddressReused: (page: PublishedPage) => void,
   ) {
     this.hostHeader = `${urlHost(host)}:${port}`;
     this.origin = `http://${this.hostHeader}`;
@@ -88,13 +91,21 @@ export class BrowserPageServer {
     server.on('upgrade', (req, socket, head) => this.upgrade(req, socket, head));
   }
 
-  /** Listens on `host:port` (port 0: any free one). Rejects when the address cannot be bound. */
-  static async start(options: { host: string; port: number; assets: Readonly<Record<string, string>> }): Promise<BrowserPageServer> {
+  /**
+   * Listens on `host:port` (port 0: any free one). Rejects when the address cannot be bound.
+   * `onAddressReused` hears of a page closed because its one-time address was used twice.
+   */
+  static async start(options: {
+    host: string;
+    port: number;
+    assets: Readonly<Record<string, string>>;
+    onAddressReused?: (page: PublishedPage) => void;
+  }): Promise<BrowserPageServer> {
     const server = http.createServer();
     server.listen(options.port, options.host);
     await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err))]);
     const address = server.address() as net.AddressInfo;
-    return new BrowserPageServer(server, options.host, address.port, options.assets);
+    return new BrowserPageServer(server, options.host, address.port, options.assets, options.onAddressReused ?? (() => undefined));
   }
 
   /**
@@ -120,7 +131,7 @@ export class BrowserPageServer {
     }
     for (const key of ofPage.slice(0, Math.max(0, ofPage.length - MAX_CODES_PER_PAGE + 1))) this.codes.delete(key);
     const code = randomBytes(SECRET_BYTES).toString('base64url');
-    this.codes.set(codeKey(code), { page, expiresAt: now + ttlMs });
+    this.codes.set(codeKey(code), { page, expiresAt: now + ttlMs, spent: false });
     return `${this.origin}/open/${code}`;
   }
 
@@ -154,13 +165,26 @@ export class BrowserPageServer {
     return matches ? found : undefined;
   }
 
-  /** Takes the one-time `code`: its page, once, while it lives; undefined after. */
+  /**
+   * Takes the one-time `code`: its page, once, while it lives; undefined after. A second use
+   * while it lives means two programs had it (another local user read the browser's command
+   * line, and one of them came first): the page is closed for both, loudly, rather than left
+   * to whoever was quicker.
+   */
   private redeem(code: string): PublishedPage | undefined {
     const key = codeKey(code);
     const entry = this.codes.get(key);
-    if (!entry) return undefined;
-    this.codes.delete(key);
-    return entry.expiresAt > Date.now() && this.pages.has(entry.page) ? entry.page : undefined;
+    if (!entry || entry.expiresAt <= Date.now() || !this.pages.has(entry.page)) {
+      this.codes.delete(key);
+      return undefined;
+    }
+    if (!entry.spent) {
+      entry.spent = true;
+      return entry.page;
+    }
+    this.withdraw(entry.page, ADDRESS_REUSED);
+    this.onAddressReused(entry.page);
+    return undefined;
   }
 
   /** Splits `/s/<id>/<rest>` (or `/open/<code>`); undefined for any other path. */
@@ -192,8 +216,9 @@ export class BrowserPageServer {
       // Only a browser's GET spends the code; a HEAD (a link preview, say) learns nothing.
       if (req.method !== 'GET') return reply(405, 'method not allowed\n');
       const opened = this.redeem(route.code);
-      if (!opened) return reply(403, 'forbidden: this console address works once and only for a few seconds; it was used already or has expired\n');
-      const cookie = `${SESSION_COOKIE}=${opened.secret.toString('base64url')}; Path=/s/${opened.id}/; HttpOnly; SameSite=Strict`;
+      if (!opened) return reply(403, 'forbidden: this console address works once and only for a few seconds; it was used already or has expired, and a page whose address was used twice is closed\n');
+      // Lax, not Strict: a browser that opens the address from another page (a file://, say) must still get its page.
+      const cookie = `${SESSION_COOKIE}=${opened.secret.toString('base64url')}; Path=/s/${opened.id}/; HttpOnly; SameSite=Lax`;
       return reply(303, 'see the console page\n', 'text/plain; charset=utf-8', { location: `/s/${opened.id}/`, 'set-cookie': cookie });
     }
     const page = this.pageFor(route.id, req);
