@@ -86,6 +86,17 @@ export function directoryWarning(dir: string): string | undefined {
   return undefined;
 }
 
+const warnedDirectories = new Set<string>();
+
+/** `directoryWarning`, said once per directory per run (every console's file goes into the same one). */
+export function directoryWarningOnce(dir: string): string | undefined {
+  const key = path.resolve(dir);
+  if (warnedDirectories.has(key)) return undefined;
+  const warning = directoryWarning(dir);
+  if (warning) warnedDirectories.add(key);
+  return warning;
+}
+
 /** Refuses a symbolic link at `file` where the platform cannot (no O_NOFOLLOW). */
 function refuseLinkWithoutNofollow(file: string): void {
   if (NOFOLLOW !== 0) return;

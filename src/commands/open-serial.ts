@@ -6,7 +6,7 @@ import type { ConsoleSession } from '../proxy/console-session.js';
 import { SharedSerialSource } from '../proxy/shared-serial.js';
 import type { UpstreamSource } from '../proxy/types.js';
 import { ConsoleLog } from '../recording/console-log.js';
-import { describeFileError, directoryWarning, ensureDirectory } from '../safe-file.js';
+import { describeFileError, directoryWarningOnce, ensureDirectory } from '../safe-file.js';
 import { attachTerminal, streamLine } from '../terminal/attach.js';
 import type { EscapeKey } from '../terminal/escape-key.js';
 import { enterRawMode, type RawModeInput } from '../terminal/raw-mode.js';
@@ -72,7 +72,7 @@ export function followSerial(session: ConsoleSession, view: SerialView, logDir: 
 /** `DIR/default_vm-a.log`: the session's name made a file name. */
 async function openSerialLog(dir: string, name: string, onError: (err: Error) => void, warn: (line: string) => void): Promise<ConsoleLog> {
   ensureDirectory(dir);
-  const warning = directoryWarning(dir);
+  const warning = directoryWarningOnce(dir);
   if (warning) warn(warning);
   const file = path.join(dir, `${name.replace(/[^A-Za-z0-9._-]+/g, '_')}.log`);
   return ConsoleLog.open(file, onError);

@@ -54,6 +54,8 @@ export class RecordingFile {
     } catch (err) {
       fs.closeSync(this.fd);
       this.fdOpen = false;
+      // Not even the head fits (a full disk): no empty file is left to look like a recording.
+      fs.rmSync(path, { force: true });
       throw new FileWriteError(path, err);
     }
   }

@@ -6,7 +6,7 @@ import { ASCIICAST_EXTENSION, AsciicastEventEncoder, encodeAsciicastHeader } fro
 import { RecordingBudget, RecordingFile } from './recording-file.js';
 import { RFB_RECORDING_EXTENSION, encodeRfbRecord, encodeRfbRecordingHead } from './rfb-recording.js';
 import { tapDuplex, type StreamTap } from './tap.js';
-import { describeFileError, directoryWarning, ensureDirectory, type FileWriteError } from '../safe-file.js';
+import { describeFileError, directoryWarningOnce, ensureDirectory, type FileWriteError } from '../safe-file.js';
 import { timestampedStem } from '../console-file-name.js';
 
 export interface RecordingOptions {
@@ -139,7 +139,7 @@ export class RecordingSource extends WrappedSource<{ bytes: [number] }> {
       (err) => log('error', `recording stopped: cannot write ${err.message}; the console goes on unrecorded`),
     );
     log('info', `recording to ${this.file.path}`);
-    const warning = directoryWarning(this.options.dir);
+    const warning = directoryWarningOnce(this.options.dir);
     if (warning) log('warn', warning);
     this.emit('bytes', this.file.bytes);
     return this.file;

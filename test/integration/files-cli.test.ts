@@ -152,6 +152,21 @@ describe('files vconsole writes', () => {
     for (const name of written) expect(fs.statSync(path.join(frames, name)).mode & 0o777, name).toBe(0o600);
   });
 
+  it('--record into a directory other users may write to says so, once for all its consoles', async () => {
+    const dir = tempDir();
+    fs.chmodSync(dir, 0o777);
+    const child = start(['proxy', 'demo:vm-w1', 'demo:vm-w2', '--record', dir]);
+    const lines = await child.jsonLines(2);
+    for (const line of lines) {
+      const viewer = await liveScreen(net.connect(line.port as number, '127.0.0.1'), {}, cleanup);
+      await waitFor(() => viewer.framebuffer.width > 0, 'the demo picture');
+    }
+    await waitFor(() => linesMatching(child.stderr(), /recording to/).length === 2, 'both recordings');
+    expect(linesMatching(child.stderr(), /writable by other users/)).toEqual([
+      expect.stringContaining(`${dir} is writable by other users (mode 777), who can replace the files vconsole writes there`),
+    ]);
+  });
+
   it('screenshot -o FILE is written 0600, like recordings and logs', async () => {
     const file = path.join(tempDir(), 'shot.png');
     const result = await runVconsole(['screenshot', 'demo:vm-a', '-o', file]);
