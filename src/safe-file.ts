@@ -107,6 +107,13 @@ function refuseLinkWithoutNofollow(file: string): void {
   }
 }
 
+/** Throws for an opened path that is no regular file (a FIFO, a device) or is another user's. */
+function refuseOpened(stat: fs.Stats): void {
+  if (!stat.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENXIO' });
+  const uid = process.getuid?.();
+  if (uid !== undefined && stat.uid !== uid) throw Object.assign(new Error(`it belongs to another user (uid ${stat.uid})`), { code: 'EFOREIGN' });
+}
+
 /** A new file (it must not exist: EEXIST otherwise), 0600, for writing; a file descriptor. Throws the system error. */
 export function createPrivateFileSync(file: string, flags = 0): number {
   refuseLinkWithoutNofollow(file);
@@ -124,9 +131,7 @@ export async function openPrivateAppend(file: string): Promise<FileHandle> {
     refuseLinkWithoutNofollow(file);
     handle = await open(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_APPEND | NOFOLLOW | NONBLOCK, PRIVATE_MODE);
     const stat = await handle.stat();
-    if (!stat.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENXIO' });
-    const uid = process.getuid?.();
-    if (uid !== undefined && stat.uid !== uid) throw Object.assign(new Error(`it belongs to another user (uid ${stat.uid})`), { code: 'EFOREIGN' });
+    refuseOpened(stat);
     if ((stat.mode & 0o077) !== 0) await handle.chmod(PRIVATE_MODE);
     return handle;
   } catch (err) {
@@ -145,10 +150,7 @@ export async function writePrivateFile(file: string, data: Buffer): Promise<void
   try {
     refuseLinkWithoutNofollow(file);
     handle = await open(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | NOFOLLOW | NONBLOCK, PRIVATE_MODE);
-    const stat = await handle.stat();
-    if (!stat.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENXIO' });
-    const uid = process.getuid?.();
-    if (uid !== undefined && stat.uid !== uid) throw Object.assign(new Error(`it belongs to another user (uid ${stat.uid})`), { code: 'EFOREIGN' });
+    refuseOpened(await handle.stat());
     await handle.chmod(PRIVATE_MODE);
     await handle.truncate(0);
     await handle.writeFile(data);
@@ -165,10 +167,7 @@ export function writePrivateFileSync(file: string, data: Buffer): void {
   try {
     refuseLinkWithoutNofollow(file);
     fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | NOFOLLOW | NONBLOCK, PRIVATE_MODE);
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENXIO' });
-    const uid = process.getuid?.();
-    if (uid !== undefined && stat.uid !== uid) throw Object.assign(new Error(`it belongs to another user (uid ${stat.uid})`), { code: 'EFOREIGN' });
+    refuseOpened(fs.fstatSync(fd));
     fs.fchmodSync(fd, PRIVATE_MODE);
     fs.ftruncateSync(fd, 0);
     fs.writeFileSync(fd, data);
