@@ -84,6 +84,20 @@ describe('config file', () => {
       await expect(loadConfig(undefined, { VCONSOLE_CONFIG: dir })).rejects.toMatchObject({ hint: 'VCONSOLE_CONFIG must name a YAML file', exitCode: 2 });
     });
 
+    it('refuses a config file over 1 MiB, naming it and the cap, without parsing it', async () => {
+      const big = path.join(dir, 'big.yaml');
+      fs.writeFileSync(big, `aliases:\n${'  a: demo:a\n'.repeat(100_000)}`);
+      const err = await loadConfig(big, {}).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(UsageError);
+      expect((err as UsageError).message).toBe(`config file ${big} is larger than 1 MiB`);
+    });
+
+    it.skipIf(process.platform === 'win32')('refuses /dev/zero as a config file as not a regular file', async () => {
+      const err = await loadConfig('/dev/zero', {}).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(UsageError);
+      expect((err as UsageError).message).toBe('config file /dev/zero is not a regular file (a device)');
+    });
+
     it('--config wins over VCONSOLE_CONFIG', async () => {
       fs.writeFileSync(path.join(dir, 'flag.yaml'), 'aliases:\n  f: demo:f\n');
       const config = await loadConfig(path.join(dir, 'flag.yaml'), { VCONSOLE_CONFIG: path.join(dir, 'nope.yaml') });

@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { UsageError, VconsoleError } from './errors.js';
 import { echoInput } from './terminal-text.js';
+import { CONFIG_FILE_MAX_BYTES } from './limits.js';
+import { fileErrorCause } from './safe-file.js';
 import { isRecord } from './records.js';
 import { PROVIDERS, bareNameProviderIds, oneOf } from './targets/index.js';
 import type { ConsoleProvider } from './targets/types.js';
@@ -113,8 +115,9 @@ export async function loadConfig(explicit?: string, env: NodeJS.ProcessEnv = pro
   const file = explicit ?? (env.VCONSOLE_CONFIG || defaultConfigPath(env));
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = readConfigText(file);
   } catch (err) {
+    if (err instanceof VconsoleError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     const absent = code === 'ENOENT' || code === 'ENOTDIR';
     if (absent && !namedBy) return { defaults: {}, aliases: {} };
@@ -122,9 +125,39 @@ export async function loadConfig(explicit?: string, env: NodeJS.ProcessEnv = pro
     if (code === 'EISDIR') {
       throw new UsageError(`config file ${file} is a directory`, namedBy ? `${namedBy} must name a YAML file` : 'it must be a YAML file (or pass --config FILE)');
     }
-    throw new VconsoleError(`cannot read config file ${file}: ${(err as Error).message}`);
+    throw new VconsoleError(`cannot read config file ${file}: ${fileErrorCause(err)}`);
   }
   return parseConfig(text, file);
+}
+
+/**
+ * The config file's text: a regular file of at most CONFIG_FILE_MAX_BYTES. A FIFO would hang the
+ * read and /dev/zero would never end, so neither is read at all (opened without blocking, then
+ * looked at); a file that grows while read is cut at the cap and refused.
+ */
+function readConfigText(file: string): string {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  try {
+    const stat = fs.fstatSync(fd);
+    if (stat.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+    if (!stat.isFile()) throw new UsageError(`config file ${file} is not a regular file (${fileKind(stat)})`, 'point --config or VCONSOLE_CONFIG at a YAML file');
+    const tooBig = () => new UsageError(`config file ${file} is larger than ${CONFIG_FILE_MAX_BYTES / 1024 / 1024} MiB`, 'a config file holds defaults, aliases and workspaces: check it is the right file');
+    if (stat.size > CONFIG_FILE_MAX_BYTES) throw tooBig();
+    const buffer = Buffer.alloc(CONFIG_FILE_MAX_BYTES + 1);
+    let length = 0;
+    for (let read = -1; read !== 0 && length < buffer.length; length += read) read = fs.readSync(fd, buffer, length, buffer.length - length, null);
+    if (length > CONFIG_FILE_MAX_BYTES) throw tooBig();
+    return buffer.toString('utf8', 0, length);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function fileKind(stat: fs.Stats): string {
+  if (stat.isFIFO()) return 'a FIFO';
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
+  if (stat.isSocket()) return 'a socket';
+  return 'not a file';
 }
 
 /** An alias's target, or the input itself. Aliases do not chain. */

@@ -93,3 +93,12 @@ export const AUTH_BACKOFF_MAX_MS = 30_000;
 export const AUTH_BACKOFF_FORGET_MS = 10 * 60_000;
 /** Addresses whose failures are remembered at once; past it the oldest is forgotten. */
 export const AUTH_BACKOFF_MAX_ADDRESSES = 4096;
+/** The largest config file vconsole reads: far above any real one, small enough that /dev/zero cannot eat memory. */
+export const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
+/**
+ * The browser viewer's one-time address (the only secret on the browser's command line, which
+ * other local users can read from /proc) works once, and only this soon after it was made.
+ */
+export const BROWSER_ONE_TIME_CODE_TTL_MS = 10_000;
+/** The address shown to the user to open by hand (when no browser could be started) lives this long. */
+export const BROWSER_MANUAL_CODE_TTL_MS = 10 * 60_000;

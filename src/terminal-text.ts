@@ -5,19 +5,32 @@
 
 /** C0 controls (but tab), DEL and C1 controls: each could move the cursor, recolour or ring. */
 const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
+/**
+ * Format characters (Unicode Cf: the bidi embeddings, overrides and isolates U+202A-202E and
+ * U+2066-2069, zero-width spaces and joiners, the BOM, tags) and the line and paragraph
+ * separators: invisible, yet they reorder or hide what follows (`vm-\u202Eatad` shows as
+ * `vm-data`) or break a line.
+ */
+const FORMAT = /[\p{Cf}\u2028\u2029]/gu;
 
 /**
  * `text` with every control character shown as a visible escape (`\e`, `\x07`, ...), so an
- * escape sequence or a bell in a name is printed, never obeyed. Tabs and printable text stay.
+ * escape sequence or a bell in a name is printed, never obeyed; format characters likewise
+ * (`\u202e`), so a name cannot show as another. Tabs and printable text stay.
  */
 export function terminalSafe(text: string): string {
-  return text.replace(CONTROL, (ch) => {
-    const code = ch.charCodeAt(0);
-    if (code === 0x1b) return '\\e';
-    if (code === 0x0a) return '\\n';
-    if (code === 0x0d) return '\\r';
-    return `\\x${code.toString(16).padStart(2, '0')}`;
-  });
+  return text
+    .replace(CONTROL, (ch) => {
+      const code = ch.charCodeAt(0);
+      if (code === 0x1b) return '\\e';
+      if (code === 0x0a) return '\\n';
+      if (code === 0x0d) return '\\r';
+      return `\\x${code.toString(16).padStart(2, '0')}`;
+    })
+    .replace(FORMAT, (ch) => {
+      const code = ch.codePointAt(0) ?? 0;
+      return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
+    });
 }
 
 /** At most `max` characters of `text`, ending in `...` when cut. */

@@ -7,6 +7,7 @@ import type { UpstreamSource } from './proxy/types.js';
 import { sourceChain } from './proxy/wrapped-source.js';
 import type { ConsoleTypeChoice } from './targets/types.js';
 import { echoInput } from './terminal-text.js';
+import { FileWriteError, createPrivateFileSync, ensureDirectory, fileErrorCause } from './safe-file.js';
 
 /**
  * Named sets of consoles in the config file, opened with `vconsole open @NAME`:
@@ -213,15 +214,23 @@ export async function saveWorkspace(configFile: string, name: string, workspace:
   // The rest of the file must still load: a save never leaves a config vconsole refuses.
   const { parseConfig } = await import('./config.js');
   await parseConfig(textAfter, configFile);
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const temporary = `${file}.${process.pid}.tmp`;
+  let created = false;
   try {
-    fs.writeFileSync(temporary, textAfter, { mode });
-    fs.chmodSync(temporary, mode);
+    ensureDirectory(path.dirname(file));
+    // New and never through a link: the temporary's name is predictable, another user may have planted one.
+    const fd = createPrivateFileSync(temporary);
+    created = true;
+    try {
+      fs.writeFileSync(fd, textAfter);
+      fs.fchmodSync(fd, mode);
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.renameSync(temporary, file);
   } catch (err) {
-    fs.rmSync(temporary, { force: true });
-    throw new UsageError(`cannot write config file ${configFile}: ${describeError(err)}`);
+    if (created) fs.rmSync(temporary, { force: true });
+    throw new UsageError(`cannot write config file ${configFile}: ${fileErrorCause(err instanceof FileWriteError ? err.cause : err)}`);
   }
   return file;
 }

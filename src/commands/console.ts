@@ -1,8 +1,9 @@
 import type { Readable, Writable } from 'node:stream';
 import type { VconsoleConfig } from '../config.js';
-import { UsageError, VconsoleError, describeError } from '../errors.js';
+import { UsageError, VconsoleError } from '../errors.js';
 import { SerialSession } from '../proxy/serial-session.js';
 import { ConsoleLog } from '../recording/console-log.js';
+import { describeFileError } from '../safe-file.js';
 import { attachTerminal } from '../terminal/attach.js';
 import { DEFAULT_ESCAPE, parseEscapeKey } from '../terminal/escape-key.js';
 import { enterRawMode } from '../terminal/raw-mode.js';
@@ -117,8 +118,8 @@ function drain(session: SerialSession, output: Writable): Promise<void> {
 /** `--log FILE`: appended to, created private (it holds whatever the VM printed). */
 async function openLog(file: string, say: (line: string) => void): Promise<ConsoleLog> {
   try {
-    return await ConsoleLog.open(file, (err) => say(`vconsole: cannot write the console log ${file}: ${describeError(err)}`));
+    return await ConsoleLog.open(file, (err) => say(`vconsole: console log stopped: cannot write ${terminalSafe(describeFileError(err))}`));
   } catch (err) {
-    throw new VconsoleError(`cannot write the console log ${terminalSafe(file)}: ${describeError(err)}`, { hint: 'pass --log a writable file path' });
+    throw new VconsoleError(`cannot write the console log ${terminalSafe(describeFileError(err))}`, { hint: 'pass --log a writable file path' });
   }
 }

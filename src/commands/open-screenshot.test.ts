@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -42,6 +42,19 @@ describe('saveSessionScreenshot (s in open)', () => {
     const second = await saveSessionScreenshot(session.snapshot(), { dir, at });
     expect(path.basename(second)).toBe('demo_vm-a-20261130-090507-2.png');
     expect(readdirSync(dir)).toHaveLength(2);
+  });
+
+  it('writes the picture 0600 (a screen may show secrets), and never through a link planted under the next name', async () => {
+    const session = await listeningDemo('vm-m', { shared: false });
+    const dir = tempDir();
+    const at = new Date(2026, 10, 30, 9, 5, 7);
+    const victim = path.join(dir, 'victim');
+    writeFileSync(victim, 'kept');
+    symlinkSync(victim, path.join(dir, 'demo_vm-m-20261130-090507.png'));
+    const file = await saveSessionScreenshot(session.snapshot(), { dir, at });
+    expect(path.basename(file)).toBe('demo_vm-m-20261130-090507-2.png');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(victim, 'utf8')).toBe('kept');
   });
 
   it('kicks no viewer of a shared console', async () => {

@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { localAddressOf } from '../host-port.js';
@@ -7,6 +6,7 @@ import { Framebuffer } from '../rfb/framebuffer.js';
 import { RfbUpstream } from '../rfb/upstream-client.js';
 import { wholePicture } from '../rfb/whole-picture.js';
 import { echoInput } from '../terminal-text.js';
+import { fileErrorCause, writePrivateNewFile } from '../safe-file.js';
 import { SCREENSHOT_TIMEOUT_MS } from './screenshot.js';
 import { encodePng, timestampedScreenshotName } from './screenshot-file.js';
 
@@ -65,16 +65,16 @@ export async function saveSessionScreenshot(session: ListeningSession, options: 
   return writeNew(options.dir ?? '.', timestampedScreenshotName(session.name, options.at ?? new Date()), encodePng(framebuffer));
 }
 
-/** Writes `png` as `name` in `dir`, or `name` with -2, -3... when a picture of that second exists. */
+/** Writes `png` as `name` in `dir` (0600, never through a link), or `name` with -2, -3... when a picture of that second exists. */
 async function writeNew(dir: string, name: string, png: Buffer): Promise<string> {
   for (let attempt = 1; ; attempt++) {
     const file = path.join(dir, attempt === 1 ? name : name.replace(/\.png$/, `-${attempt}.png`));
     try {
-      await writeFile(file, png, { flag: 'wx' });
+      await writePrivateNewFile(file, png);
       return file;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 100) continue;
-      throw new VconsoleError(`cannot write ${echoInput(file)}: ${describeError(err)}`, { cause: err });
+      throw new VconsoleError(`cannot write ${echoInput(file)}: ${fileErrorCause(err)}`, { cause: err });
     }
   }
 }

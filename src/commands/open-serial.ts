@@ -1,12 +1,12 @@
-import { mkdir } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { localAddressOf } from '../host-port.js';
-import { VconsoleError, describeError } from '../errors.js';
+import { VconsoleError } from '../errors.js';
 import type { ConsoleSession } from '../proxy/console-session.js';
 import { SharedSerialSource } from '../proxy/shared-serial.js';
 import type { UpstreamSource } from '../proxy/types.js';
 import { ConsoleLog } from '../recording/console-log.js';
+import { describeFileError, directoryWarningOnce, ensureDirectory } from '../safe-file.js';
 import { attachTerminal, streamLine } from '../terminal/attach.js';
 import type { EscapeKey } from '../terminal/escape-key.js';
 import { enterRawMode, type RawModeInput } from '../terminal/raw-mode.js';
@@ -59,9 +59,9 @@ export function followSerial(session: ConsoleSession, view: SerialView, logDir: 
   const onUnseen = (bytes: number) => view.serial(session.id, { unseenBytes: bytes });
   source.on('unseen', onUnseen);
   let log: Promise<ConsoleLog | undefined> | undefined;
-  const cannotWrite = (err: unknown) => session.log('error', `cannot write its serial log: ${describeError(err)}`);
+  const cannotWrite = (err: unknown) => session.log('error', `cannot write its serial log ${describeFileError(err)}; the console goes on without it`);
   const onOutput = (chunk: Buffer) => {
-    log ??= openSerialLog(logDir as string, session.name, cannotWrite).catch((err: unknown) => {
+    log ??= openSerialLog(logDir as string, session.name, cannotWrite, (line) => session.log('warn', line)).catch((err: unknown) => {
       cannotWrite(err);
       return undefined;
     });
@@ -84,8 +84,10 @@ export function followSerial(session: ConsoleSession, view: SerialView, logDir: 
 }
 
 /** `DIR/default_vm-a.log`: the session's name made a file name. */
-async function openSerialLog(dir: string, name: string, onError: (err: Error) => void): Promise<ConsoleLog> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+async function openSerialLog(dir: string, name: string, onError: (err: Error) => void, warn: (line: string) => void): Promise<ConsoleLog> {
+  ensureDirectory(dir);
+  const warning = directoryWarningOnce(dir);
+  if (warning) warn(warning);
   const file = path.join(dir, `${name.replace(/[^A-Za-z0-9._-]+/g, '_')}.log`);
   return ConsoleLog.open(file, onError);
 }

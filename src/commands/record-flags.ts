@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { UsageError, VconsoleError, describeError } from '../errors.js';
+import { UsageError, VconsoleError } from '../errors.js';
 import { RECORDING_DEFAULT_MAX_BYTES } from '../limits.js';
 import type { ConsoleSession } from '../proxy/console-session.js';
 import type { UpstreamSource } from '../proxy/types.js';
 import { sourceChain } from '../proxy/wrapped-source.js';
 import type { RecordingSource } from '../recording/recording-source.js';
 import { echoInput } from '../terminal-text.js';
+import { FileWriteError, ensureDirectory, fileErrorCause } from '../safe-file.js';
 import { asArgParser, nonEmpty } from './flags.js';
 import type { ShareFlags } from './share-flags.js';
 
@@ -64,10 +65,10 @@ export async function recordingFrom(flags: RecordFlags, options: { version?: str
   if (flags.record === undefined) return NOT_RECORDED;
   const dir = flags.record;
   try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    ensureDirectory(dir);
     fs.accessSync(dir, fs.constants.W_OK);
   } catch (err) {
-    throw new VconsoleError(`--record ${echoInput(dir)}: cannot write recordings there (${describeError(err)})`, { hint: 'give a directory you can write to' });
+    throw new VconsoleError(`--record ${echoInput(dir)}: cannot write recordings there (${fileErrorCause(err instanceof FileWriteError ? err.cause : err)})`, { hint: 'give a directory you can write to' });
   }
   const [{ RecordingSource }, { RecordingBudget }] = await Promise.all([import('../recording/recording-source.js'), import('../recording/recording-file.js')]);
   const budget = new RecordingBudget(flags.recordMaxSize ?? RECORDING_DEFAULT_MAX_BYTES);

@@ -12,6 +12,7 @@ import { sessionLogPrinter } from './log-lines.js';
 import { checkViewerPassword, generateVncPassword, readPasswordFile } from './password-file.js';
 import { portLine, type CommandIo } from './proxy.js';
 import { encodePng } from './screenshot-file.js';
+import { writePrivateFileSync } from '../safe-file.js';
 
 export interface ReplayFlags extends ListenFlags {
   speed?: number;
@@ -77,7 +78,7 @@ async function writeFrames(recording: ReturnType<typeof parseRfbRecording>, file
   const { recordedFrames } = await import('../recording/replay-frames.js');
   const count = await recordedFrames(recording, everyMs, (frame) => {
     const name = path.join(output, `${stem}-${frameTime(frame.ms)}.png`);
-    fs.writeFileSync(name, encodePng(frame.framebuffer));
+    writePrivateFileSync(name, encodePng(frame.framebuffer));
     io.stdout.write(`${name}\n`);
   });
   if (count === 0) throw new VconsoleError(`${echoInput(file)} holds no screen to write`);

@@ -1,8 +1,7 @@
 import { statSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { VconsoleConfig } from '../config.js';
-import { UsageError, VconsoleError, describeError, errorLine } from '../errors.js';
+import { UsageError, VconsoleError, errorLine } from '../errors.js';
 import { Framebuffer } from '../rfb/framebuffer.js';
 import { RfbUpstream } from '../rfb/upstream-client.js';
 import { wholePicture } from '../rfb/whole-picture.js';
@@ -11,6 +10,7 @@ import { echoInput, terminalSafe } from '../terminal-text.js';
 import type { TargetFlags } from './flags.js';
 import { readPasswordFile } from './password-file.js';
 import { encodePng, screenshotFileName } from './screenshot-file.js';
+import { FileWriteError, fileErrorCause, writePrivateFile } from '../safe-file.js';
 import { namingTarget, type CommandIo } from './proxy.js';
 import { resolveTargets, targetOptionsFrom } from './target-options.js';
 
@@ -122,9 +122,9 @@ async function save(png: Buffer, target: ConsoleTarget, destination: Destination
   }
   const file = destination.kind === 'file' ? destination.file : path.join(destination.dir, screenshotFileName(target.name));
   try {
-    await writeFile(file, png);
+    await writePrivateFile(file, png);
   } catch (err) {
-    throw new VconsoleError(`cannot write ${echoInput(file)}: ${describeError(err)}`, { hint: 'give a writable file or directory with -o' });
+    throw new VconsoleError(`cannot write ${echoInput(file)}: ${fileErrorCause(err instanceof FileWriteError ? err.cause : err)}`, { hint: 'give a writable file or directory with -o' });
   }
   return file;
 }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { RECORDING_FLUSH_MS } from '../limits.js';
+import { FileWriteError, createPrivateFileSync } from '../safe-file.js';
 
 /**
  * The disk space every recording of one command may use together (`--record-max-size`). A
@@ -22,10 +23,12 @@ export class RecordingBudget {
 }
 
 /**
- * One recording on disk: created new and 0600 (a console's output may hold secrets), only ever
- * appended to, and written out at least every RECORDING_FLUSH_MS, so that a crash of vconsole
- * (kill -9) loses at most the last moment. Writes are synchronous and small: a recording never
- * holds more than a flush interval of data in memory.
+ * One recording on disk: created new and 0600 (a console's output may hold secrets) without
+ * following a link, only ever appended to, and written out at least every RECORDING_FLUSH_MS,
+ * so that a crash of vconsole (kill -9) loses at most the last moment. Writes are synchronous
+ * and small: a recording never holds more than a flush interval of data in memory. A write that
+ * fails (disk full, read-only, I/O error) stops this recording, never the process: `onFailed`
+ * hears it once.
  */
 export class RecordingFile {
   private readonly fd: number;
@@ -33,19 +36,28 @@ export class RecordingFile {
   private pendingBytes = 0;
   private timer?: NodeJS.Timeout;
   private written = 0;
-  private stopped: 'full' | 'closed' | undefined;
+  private stopped: 'full' | 'failed' | 'closed' | undefined;
   private fdOpen = true;
 
-  /** Creates `path` (it must not exist) and writes `head` at once. */
+  /** Creates `path` (it must not exist) and writes `head` at once; throws when either fails. */
   constructor(
     readonly path: string,
     head: Buffer,
     private readonly budget: RecordingBudget,
     private readonly onFull: () => void = () => undefined,
+    private readonly onFailed: (err: FileWriteError) => void = () => undefined,
   ) {
-    this.fd = fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_APPEND, 0o600);
-    this.append(head);
-    this.flush();
+    this.fd = createPrivateFileSync(path, fs.constants.O_APPEND);
+    try {
+      this.append(head);
+      this.writePending();
+    } catch (err) {
+      fs.closeSync(this.fd);
+      this.fdOpen = false;
+      // Not even the head fits (a full disk): no empty file is left to look like a recording.
+      fs.rmSync(path, { force: true });
+      throw new FileWriteError(path, err);
+    }
   }
 
   /** Bytes in the file (and about to be). */
@@ -63,6 +75,7 @@ export class RecordingFile {
     if (this.stopped) return false;
     if (!this.budget.take(data.length)) {
       this.flush();
+      if (this.stopped) return false;
       this.stopped = 'full';
       this.onFull();
       return false;
@@ -74,8 +87,21 @@ export class RecordingFile {
     return true;
   }
 
-  /** Writes what is queued. */
+  /** Writes what is queued; a failed write stops the recording (see `onFailed`). */
   flush(): void {
+    if (this.stopped === 'failed') return;
+    try {
+      this.writePending();
+    } catch (err) {
+      this.stopped = 'failed';
+      this.pending = [];
+      this.pendingBytes = 0;
+      this.closeFd();
+      this.onFailed(new FileWriteError(this.path, err));
+    }
+  }
+
+  private writePending(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.pendingBytes === 0) return;
@@ -89,8 +115,17 @@ export class RecordingFile {
   close(): void {
     if (!this.fdOpen) return;
     this.flush();
-    this.fdOpen = false;
     this.stopped ??= 'closed';
-    fs.closeSync(this.fd);
+    this.closeFd();
+  }
+
+  private closeFd(): void {
+    if (!this.fdOpen) return;
+    this.fdOpen = false;
+    try {
+      fs.closeSync(this.fd);
+    } catch {
+      // A close that reports a late write error: the recording has already said what it could.
+    }
   }
 }

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { mountTinyFilesystem, tinyFilesystemSkip } from '../../test/support/tiny-filesystem.js';
 import { waitFor } from '../../test/support/wait.js';
 import { AsciicastEventEncoder, encodeAsciicastHeader, isAsciicast, parseAsciicast } from './asciicast.js';
 import { RecordingBudget, RecordingFile } from './recording-file.js';
@@ -109,6 +110,26 @@ describe('RecordingFile', () => {
     a.close();
     b.close();
     expect(fs.readFileSync(path.join(dir, 'b'), 'utf8')).toBe('01234');
+  });
+
+  it.skipIf(tinyFilesystemSkip)(`stops, saying "disk full" once and naming the file, when the disk fills; never throws${tinyFilesystemSkip ? ` (skipped: ${tinyFilesystemSkip})` : ''}`, async () => {
+    const disk = mountTinyFilesystem();
+    try {
+      const file = path.join(disk.dir, 'a.vncrec');
+      const failures: string[] = [];
+      const recording = new RecordingFile(file, Buffer.from('head\n'), new RecordingBudget(1 << 30), undefined, (err) => failures.push(err.message));
+      disk.fill();
+      // 64 KiB and more are written at once; smaller appends by the flush timer.
+      expect(() => recording.append(Buffer.alloc(70_000))).not.toThrow();
+      recording.append(Buffer.alloc(10));
+      await waitFor(() => failures.length > 0, 'the failed write');
+      expect(failures).toEqual([`${file}: disk full`]);
+      expect([recording.recording, recording.append(Buffer.alloc(100_000))]).toEqual([false, false]);
+      expect(() => recording.close()).not.toThrow();
+      expect(failures).toHaveLength(1);
+    } finally {
+      disk.unmount();
+    }
   });
 });
 

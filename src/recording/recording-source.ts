@@ -1,7 +1,5 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
-import { describeError } from '../errors.js';
 import type { DialContext, LogLevel, UpstreamSource } from '../proxy/types.js';
 import { WrappedSource } from '../proxy/wrapped-source.js';
 import { ASCIICAST_EXTENSION, AsciicastEventEncoder, encodeAsciicastHeader } from './asciicast.js';
@@ -9,6 +7,7 @@ import { RecordingBudget, RecordingFile } from './recording-file.js';
 import { RfbAuthRedaction } from './rfb-auth-redaction.js';
 import { RFB_RECORDING_EXTENSION, encodeRfbRecord, encodeRfbRecordingHead } from './rfb-recording.js';
 import { tapDuplex, type StreamTap } from './tap.js';
+import { describeFileError, directoryWarningOnce, ensureDirectory, type FileWriteError } from '../safe-file.js';
 import { timestampedStem } from '../console-file-name.js';
 
 export interface RecordingOptions {
@@ -35,6 +34,8 @@ export class RecordingSource extends WrappedSource<{ bytes: [number] }> {
   private file?: RecordingFile;
   private startedAt = 0;
   private notRecorded = false;
+  /** Writes the closing record of the connection being recorded, if one is. */
+  private endConnection?: () => void;
 
   constructor(
     inner: UpstreamSource,
@@ -64,6 +65,8 @@ export class RecordingSource extends WrappedSource<{ bytes: [number] }> {
   }
 
   async release(): Promise<void> {
+    // Shutdown (a clean Ctrl+C) closes the file before the console's socket reports its close.
+    this.endConnection?.();
     this.file?.close();
     await this.inner.release?.();
   }
@@ -80,7 +83,7 @@ export class RecordingSource extends WrappedSource<{ bytes: [number] }> {
       file = this.openFile(type, log);
     } catch (err) {
       // The console stays usable; the user learns at once that it is not being recorded.
-      log('error', `cannot record: ${describeError(err)}`);
+      log('error', `cannot record: ${describeFileError(err)}`);
       this.notRecorded = true;
     }
     if (!file) return undefined;
@@ -90,12 +93,18 @@ export class RecordingSource extends WrappedSource<{ bytes: [number] }> {
     };
     if (type === 'vnc') {
       write(encodeRfbRecord('N', ms()));
+      const ended = () => {
+        if (this.endConnection !== ended) return;
+        this.endConnection = undefined;
+        write(encodeRfbRecord('E', ms()));
+      };
+      this.endConnection = ended;
       // The VNC-auth challenge and answer would give the password away: recorded as zeros.
       const redaction = new RfbAuthRedaction();
       return {
         received: (chunk) => write(encodeRfbRecord('S', ms(), redaction.fromServer(chunk))),
         sent: (chunk) => write(encodeRfbRecord('C', ms(), redaction.fromClient(chunk))),
-        closed: () => write(encodeRfbRecord('E', ms())),
+        closed: ended,
       };
     }
     const output = new AsciicastEventEncoder('o');
@@ -121,23 +130,39 @@ export class RecordingSource extends WrappedSource<{ bytes: [number] }> {
             timestamp: Math.floor(now.getTime() / 1000),
             title: this.name,
           });
-    fs.mkdirSync(this.options.dir, { recursive: true, mode: 0o700 });
+    ensureDirectory(this.options.dir);
     const extension = type === 'vnc' ? RFB_RECORDING_EXTENSION : ASCIICAST_EXTENSION;
-    this.file = createUnique(this.options.dir, timestampedStem(this.name.slice(0, 100), now), extension, head, this.options.budget, () =>
-      log('warn', `recording stopped: --record-max-size (${this.options.budget.limitBytes} bytes for all recordings) reached`),
+    this.file = createUnique(
+      this.options.dir,
+      timestampedStem(this.name.slice(0, 100), now),
+      extension,
+      head,
+      this.options.budget,
+      () => log('warn', `recording stopped: --record-max-size (${this.options.budget.limitBytes} bytes for all recordings) reached`),
+      (err) => log('error', `recording stopped: cannot write ${err.message}; the console goes on unrecorded`),
     );
     log('info', `recording to ${this.file.path}`);
+    const warning = directoryWarningOnce(this.options.dir);
+    if (warning) log('warn', warning);
     this.emit('bytes', this.file.bytes);
     return this.file;
   }
 }
 
 /** A new file `base.ext`, else `base-2.ext`, ...: recordings never overwrite each other. */
-function createUnique(dir: string, base: string, extension: string, head: Buffer, budget: RecordingBudget, onFull: () => void): RecordingFile {
+function createUnique(
+  dir: string,
+  base: string,
+  extension: string,
+  head: Buffer,
+  budget: RecordingBudget,
+  onFull: () => void,
+  onFailed: (err: FileWriteError) => void,
+): RecordingFile {
   for (let n = 1; ; n++) {
     const file = path.join(dir, `${base}${n === 1 ? '' : `-${n}`}${extension}`);
     try {
-      return new RecordingFile(file, head, budget, onFull);
+      return new RecordingFile(file, head, budget, onFull, onFailed);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || n >= 1000) throw err;
     }

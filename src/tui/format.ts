@@ -3,6 +3,7 @@ import { formatHostPort } from '../host-port.js';
 import type { LogLevel, SessionSnapshot } from '../proxy/types.js';
 import { terminalSafe } from '../terminal-text.js';
 import type { Thumbnail } from './thumbnail.js';
+import { clipColumns, displayColumns } from './display-safe.js';
 
 export type ViewerState = 'none' | 'starting' | 'open' | 'closed' | 'failed';
 
@@ -100,26 +101,28 @@ function pad2(n: number): string {
   return String(n).padStart(2, '0');
 }
 
-/** One line of at most `width` characters: newlines folded, an ellipsis where it was cut. */
+/** One line of at most `width` columns (a wide character takes two): newlines folded, an ellipsis where it was cut. */
 export function truncate(text: string, width: number): string {
   const line = oneLine(text);
-  if (line.length <= width) return line;
+  if (displayColumns(line) <= width) return line;
   if (width <= 0) return '';
-  return `${line.slice(0, width - 1)}…`;
+  return `${clipColumns(line, width - 1)}…`;
 }
 
-/** Word-wraps `text` into at most `maxLines` lines of `width`; the last one ends in `…` if cut. */
+/** Word-wraps `text` into at most `maxLines` lines of `width` columns; the last one ends in `…` if cut. */
 export function wrapLines(text: string, width: number, maxLines: number): string[] {
   const lines: string[] = [];
   let rest = oneLine(text).trim();
   while (rest && lines.length < maxLines) {
-    if (rest.length <= width) {
+    if (displayColumns(rest) <= width) {
       lines.push(rest);
       rest = '';
       break;
     }
-    const space = rest.lastIndexOf(' ', width);
-    const cut = space > width / 2 ? space : width;
+    // What fits, in characters; at least one, so a character wider than the line still moves on.
+    const fits = Math.max(clipColumns(rest, width).length, String.fromCodePoint(rest.codePointAt(0) ?? 32).length);
+    const space = rest.lastIndexOf(' ', fits);
+    const cut = space > fits / 2 ? space : fits;
     lines.push(rest.slice(0, cut).trimEnd());
     rest = rest.slice(cut).trimStart();
   }
@@ -134,7 +137,8 @@ function oneLine(text: string): string {
 
 /** `truncate` then pad with spaces to exactly `width` characters. */
 export function fit(text: string, width: number): string {
-  return truncate(text, width).padEnd(width);
+  const cut = truncate(text, width);
+  return cut + ' '.repeat(Math.max(0, width - displayColumns(cut)));
 }
 
 /** The local `host:port` a VNC viewer connects to, once the session listens. */

@@ -1,4 +1,5 @@
 import { render } from 'ink-testing-library';
+import stringWidth from 'string-width';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { VconsoleError } from '../errors.js';
 import type { ListedVm } from '../targets/types.js';
@@ -55,6 +56,16 @@ const listed = (sources: Record<string, ListedVm[]>): VmListingSource[] =>
   Object.entries(sources).map(([provider, vms]) => ({ provider, vms: Promise.resolve(vms) }));
 
 describe('Picker', () => {
+  it('keeps the PROVIDER column in place for a VM with a wide (East Asian) name', async () => {
+    const { frame } = mountPicker(listed({ kubevirt: [vm('kubevirt', 'default/漢字の名前'), vm('kubevirt', 'default/vm-a')] }));
+    await until(() => frame().includes('default/vm-a'), 'the rows');
+    const providerColumn = (target: string) => {
+      const line = frame().split('\n').find((l) => l.includes(target)) ?? '';
+      return stringWidth(line.slice(0, line.indexOf('kubevirt')));
+    };
+    expect(providerColumn('漢字の名前')).toBe(providerColumn('default/vm-a'));
+  });
+
   it('draws "loading..." at once and the rows as each provider answers', async () => {
     const kubevirt = pending('kubevirt');
     const demo = pending('demo');

@@ -4,6 +4,7 @@ import { describeError } from '../errors.js';
 import type { ListedVm } from '../targets/types.js';
 import { clip, terminalSafe } from '../terminal-text.js';
 import { useTerminalSize } from './hooks.js';
+import { clipColumns, displayColumns } from './display-safe.js';
 import {
   INITIAL_PICKER,
   enterTargets,
@@ -101,7 +102,7 @@ export function Picker({ sources, onDone, isOpen, title = 'Open which consoles?'
   const room = lines === undefined ? rows.length : Math.max(3, lines - CHROME_LINES - problems.length);
   const first = Math.min(Math.max(0, index - room + 1), Math.max(0, rows.length - room));
   const shown = rows.slice(first, first + room);
-  const targetWidth = Math.min(Math.max(12, ...rows.map((r) => r.entry.vm.target.length)), Math.max(12, width - 40));
+  const targetWidth = Math.min(Math.max(12, ...rows.map((r) => displayColumns(r.entry.vm.target))), Math.max(12, width - 40));
   const providerWidth = Math.max(8, ...rows.map((r) => r.entry.vm.provider.length));
 
   return (
@@ -160,8 +161,9 @@ function VmLine({ row, highlighted, marked, targetWidth, providerWidth }: { row:
 /** The target padded to `width`, the characters the filter matched in bold. */
 function Highlighted({ text, positions, width }: { text: string; positions: readonly number[]; width: number }) {
   const safe = terminalSafe(text);
-  const cut = clip(safe, width);
-  const padding = ' '.repeat(Math.max(0, width - cut.length));
+  // Cut and padded in terminal columns: a wide (East Asian) name must not push the columns after it.
+  const cut = displayColumns(safe) <= width ? safe : `${clipColumns(safe, Math.max(0, width - 3))}...`;
+  const padding = ' '.repeat(Math.max(0, width - displayColumns(cut)));
   // Positions index code points of the raw text: shown only when the text is shown as is.
   const chars = Array.from(cut);
   if (safe !== text || positions.length === 0 || chars.length !== cut.length) return <>{cut + padding}</>;

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { render } from 'ink-testing-library';
+import stringWidth from 'string-width';
 import { afterEach, describe, expect, it } from 'vitest';
 import { App, type ThumbnailView } from './app.js';
 import { ConsoleStore, type SessionSourceEvents } from './console-store.js';
@@ -138,6 +139,34 @@ describe('the grid view', () => {
     expect(plain(app)).toContain('no picture: this VNC console is not shared');
     expect(plain(app)).toContain('(start open with --share or --grid)');
     expect(plain(app)).toContain('SPICE: no picture here');
+  });
+
+  it("shows bidi controls in a tile's name as escapes, and keeps tiles of wide (East Asian) names and texts as wide and tall as the others", async () => {
+    const wide = '漢字の名前のサーバー'.repeat(4);
+    const { store } = storeOf(3, { 1: { name: `demo:${wide}` }, 2: { name: 'demo:vm-\u202Eatad' } });
+    for (const id of [2, 3]) store.setThumbnail(id, { type: 'none', reason: 'no picture here' });
+    store.setThumbnail(1, { type: 'none', reason: `${wide} ${wide}` });
+    const { app } = await mountGrid(store);
+    await until(() => plain(app).includes('no picture here'), 'the tiles');
+    const lines = plain(app).split('\n');
+    for (const line of lines) expect(stringWidth(line), line).toBeLessThanOrEqual(100);
+    // Both tiles of the row end on the same line (the selected one drawn double): neither grew taller for its wide text.
+    expect(lines.filter((line) => /^╚═+╝╰─+╯$/.test(line))).toHaveLength(1);
+    expect(plain(app)).toContain('demo:vm-\\u202eatad');
+  });
+
+  it('keeps the table within the terminal and its columns aligned with a wide (East Asian) name', async () => {
+    const { store } = storeOf(2, { 1: { name: `demo:${'漢字の名前'.repeat(3)}` } });
+    const { app } = await mountGrid(store, { view: 'table' });
+    await until(() => plain(app).includes('demo:vm-2'), 'the table');
+    const lines = plain(app).split('\n');
+    for (const line of lines) expect(stringWidth(line), line).toBeLessThanOrEqual(100);
+    // The ADDRESS column starts at the same terminal column on both rows.
+    const addressColumn = (port: number) => {
+      const line = lines.find((l) => l.includes(`127.0.0.1:${port}`)) ?? '';
+      return stringWidth(line.slice(0, line.indexOf(`127.0.0.1:${port}`)));
+    };
+    expect(addressColumn(5901)).toBe(addressColumn(5902));
   });
 
   it('arrows move between tiles, Enter opens the selected one, s screenshots it, x closes it', async () => {

@@ -12,6 +12,7 @@ import {
   type ConsoleRow,
 } from './format.js';
 import { VM_COLUMN_WIDTH, vmCell } from './vm-column.js';
+import { displayColumns } from './display-safe.js';
 
 export type ColumnKey = 'target' | 'provider' | 'address' | 'type' | 'state' | 'vm' | 'viewer' | 'clients' | 'in' | 'out' | 'uptime' | 'error';
 
@@ -41,7 +42,7 @@ function clamp(value: number, min: number, max: number): number {
 
 function widest(rows: readonly ConsoleRow[], text: (row: ConsoleRow) => string): number {
   let width = 0;
-  for (const row of rows) width = Math.max(width, text(row).length);
+  for (const row of rows) width = Math.max(width, displayColumns(text(row)));
   return width;
 }
 

@@ -48,16 +48,21 @@ function browserViewerHarness(lab: ProcessLab) {
       return state.viewers!;
     },
     /** Launches the browser viewer for `key` and opens, in Chromium, the URL it handed the browser. */
-    async launchAndOpen(key: number, target: Parameters<BrowserViewers['launch']>[1]): Promise<{ page: Page; url: string }> {
+    async launchAndOpen(key: number, target: Parameters<BrowserViewers['launch']>[1]): Promise<{ page: Page; url: string; pageUrl: string }> {
       const before = state.urls!().length;
       await state.viewers!.launch(key, target);
       const url = await pollFor(() => state.urls!()[before], { what: 'the browser viewer to hand a URL to the browser', timeoutMs: 15_000 });
-      expect(url).toBe(state.viewers!.urlOf(key));
+      // The browser's command line holds a one-time address, which the page's first load spends.
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/open\/[A-Za-z0-9_-]{22}$/);
       const page = await state.chromium!.newPage();
       pages.push(page);
       await page.setViewport({ width: 1024, height: 700 });
       await page.goto(url);
-      return { page, url };
+      return { page, url, pageUrl: page.url() };
+    },
+    /** A browser context of its own: no cookie of the other pages. */
+    newIncognitoContext() {
+      return state.chromium!.createBrowserContext();
     },
     async newPage(): Promise<Page> {
       const page = await state.chromium!.newPage();
@@ -168,9 +173,10 @@ describe.skipIf(demoGate.skip)(gatedTitle('browser viewer: the demo consoles in 
     await waitForPageState(page, 'closed');
     expect(await page.$eval('#state', (label) => label.textContent)).toBe('session closed');
     expect(await page.$eval('#closed-banner', (banner) => getComputedStyle(banner).display)).toBe('flex');
-    // The secret is withdrawn: the page's address now answers 403.
+    // The session is withdrawn: the page's own address now answers 403, in the tab that had it too.
     const again = await harness.newPage();
     expect((await again.goto(url))?.status()).toBe(403);
+    expect((await page.reload())?.status()).toBe(403);
     await second.interrupt();
   }, E2E_TEST_TIMEOUT_MS);
 
@@ -185,11 +191,39 @@ describe.skipIf(demoGate.skip)(gatedTitle('browser viewer: the demo consoles in 
     expect(await page.$eval('#state', (label) => label.textContent)).toBe('session closed');
   }, E2E_TEST_TIMEOUT_MS);
 
+  it("keeps working in its tab (a reload too), is refused in a browser without the session, and closes when its one-time address is replayed", async () => {
+    const proxy = await startProxy(lab, ['demo:vm-f']);
+    const { page, url, pageUrl } = await harness.launchAndOpen(8, { host: '127.0.0.1', port: proxy.ports[0].port, title: 'vm-f', consoleType: 'vnc' });
+    await waitForPageState(page, 'connected');
+    expect((await page.reload())?.status()).toBe(200);
+    await waitForPageState(page, 'connected');
+    // A browser without the session's cookie (another profile, another user's) gets neither page nor websocket.
+    const context = await harness.newIncognitoContext();
+    const stranger = await context.newPage();
+    expect((await stranger.goto(pageUrl))?.status()).toBe(403);
+    const outcome = await stranger.evaluate(
+      (address: string) =>
+        new Promise<string>((resolve) => {
+          const socket = new WebSocket(address);
+          socket.onopen = () => resolve('open');
+          socket.onclose = (event) => resolve(`closed ${event.code}`);
+        }),
+      `${pageUrl.replace(/^http/, 'ws')}ws`,
+    );
+    expect(outcome).toBe('closed 1006');
+    // Whoever else read the URL from the browser's command line gets nothing, and the tab says why it closed.
+    expect((await stranger.goto(url))?.status()).toBe(403);
+    await waitForPageState(page, 'closed');
+    expect(await page.$eval('#state', (label) => label.textContent)).toMatch(/one-time address was used twice/);
+    await context.close();
+    await proxy.interrupt();
+  }, E2E_TEST_TIMEOUT_MS);
+
   it('refuses the websocket to a page of another origin and a page whose secret is wrong', async () => {
     const proxy = await startProxy(lab, ['demo:vm-d']);
-    const { page, url } = await harness.launchAndOpen(4, { host: '127.0.0.1', port: proxy.ports[0].port, title: 'vm-d', consoleType: 'vnc' });
+    const { page, pageUrl } = await harness.launchAndOpen(4, { host: '127.0.0.1', port: proxy.ports[0].port, title: 'vm-d', consoleType: 'vnc' });
     await waitForPageState(page, 'connected');
-    const wsUrl = `${url.replace(/^http/, 'ws')}ws`;
+    const wsUrl = `${pageUrl.replace(/^http/, 'ws')}ws`;
 
     // Another site open in the same browser, on another local port, that learnt the URL.
     const foreign = http.createServer((_req, res) => res.end('<!doctype html><title>elsewhere</title>'));
@@ -212,7 +246,7 @@ describe.skipIf(demoGate.skip)(gatedTitle('browser viewer: the demo consoles in 
       foreign.close();
     }
     const wrong = await harness.newPage();
-    const wrongUrl = url.replace(/\/s\/[^/]+\//, `/s/${'x'.repeat(22)}/`);
+    const wrongUrl = pageUrl.replace(/\/s\/[^/]+\//, `/s/${'x'.repeat(22)}/`);
     expect((await wrong.goto(wrongUrl))?.status()).toBe(403);
     await harness.viewers.stop(4);
     await proxy.interrupt();

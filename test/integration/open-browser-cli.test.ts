@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startVconsole, type RunningVconsole } from '../support/cli.js';
+import { browse } from '../support/browser-session.js';
 import { waitFor } from '../support/wait.js';
 
 // `open --viewer browser` and the browser as the fallback viewer, through the real CLI, with a
@@ -36,11 +37,11 @@ describe('vconsole open in the browser', () => {
   it('--viewer browser opens a page per console, a screen and a serial line alike, and logs no secret', async () => {
     const child = open(['demo:vm-a', 'demo:vm-b#serial', '--viewer', 'browser'], { VCONSOLE_BROWSER: recorder });
     await waitFor(() => openedUrls().length === 2, 'two pages opened');
-    const pages = await Promise.all(openedUrls().map(async (url) => (await fetch(url)).text()));
-    expect(pages.some((page) => page.includes('demo:vm-a</title>'))).toBe(true);
-    expect(pages.some((page) => page.includes('demo:vm-b</title>'))).toBe(true);
+    const pages = await Promise.all(openedUrls().map((url) => browse(url)));
+    expect(pages.some((page) => page.text.includes('demo:vm-a</title>'))).toBe(true);
+    expect(pages.some((page) => page.text.includes('demo:vm-b</title>'))).toBe(true);
     await child.waitForStderr(/\[demo:vm-a\] viewer: browser opened/);
-    for (const url of openedUrls()) {
+    for (const url of [...openedUrls(), ...pages.map((page) => page.pageUrl!)]) {
       expect(child.stderr()).not.toContain(new URL(url).pathname);
       expect(child.stdout()).not.toContain(new URL(url).pathname);
     }
@@ -57,7 +58,7 @@ describe('vconsole open in the browser', () => {
     const lines = await child.jsonLines(2);
     const withUrl = lines.find((line) => typeof line.url === 'string');
     expect(withUrl).toMatchObject({ target: 'demo:vm-a' });
-    expect((await fetch(withUrl!.url as string)).status).toBe(200);
+    expect((await browse(withUrl!.url as string)).status).toBe(200);
     await child.waitForStderr(/viewer failed: no browser could be opened/);
     expect(child.stderr()).not.toContain(new URL(withUrl!.url as string).pathname);
     expect(child.process.exitCode).toBeNull();

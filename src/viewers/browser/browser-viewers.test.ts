@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { browse } from '../../../test/support/browser-session.js';
 import type { ViewerStatusEvent } from '../viewer-supervisor.js';
 import { BrowserViewers } from './browser-viewers.js';
 
@@ -54,12 +55,42 @@ describe('BrowserViewers', () => {
     const { viewers: browsers, statuses } = viewers({ VCONSOLE_BROWSER: browser.program });
     await browsers.launch(7, TARGET);
     const opened = await waitFor(() => (existsSync(browser.opened) ? readFileSync(browser.opened, 'utf8') : undefined));
-    expect(opened).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/s\/[A-Za-z0-9_-]{22}\/$/);
-    expect(browsers.urlOf(7)).toBe(opened);
+    expect(opened).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/open\/[A-Za-z0-9_-]{22}$/);
     expect(statuses).toEqual([{ key: 7, state: 'open', viewerName: 'browser' }]);
-    const page = await fetch(opened);
-    expect(await page.text()).toContain('<title>vm-a</title>');
-    for (const asset of ['vnc.js', 'vnc.css']) expect((await fetch(`${opened}${asset}`)).status).toBe(200);
+    const page = await browse(opened);
+    expect(page.text).toContain('<title>vm-a</title>');
+    for (const asset of ['vnc.js', 'vnc.css']) expect((await page.get(asset)).status).toBe(200);
+  });
+
+  it("hands the browser's command line nothing that works twice: a replay of it is refused and closes the page, saying why", async () => {
+    const browser = fakeBrowser();
+    const { viewers: browsers, statuses } = viewers({ VCONSOLE_BROWSER: browser.program });
+    await browsers.launch(8, TARGET);
+    const opened = await waitFor(() => (existsSync(browser.opened) ? readFileSync(browser.opened, 'utf8') : undefined));
+    const page = await browse(opened);
+    expect(page.status).toBe(200);
+    const replayed = await browse(opened);
+    expect(replayed.status).toBe(403);
+    expect(replayed.text).toMatch(/works once/);
+    expect((await page.get('')).status).toBe(403);
+    expect(statuses.at(-1)).toEqual({
+      key: 8,
+      state: 'failed',
+      viewerName: 'browser',
+      message: 'the console page was closed: its one-time address was used twice, so another program on this machine had it too; open the console again',
+    });
+    expect(browsers.urlOf(8)).toBeUndefined();
+  });
+
+  it('shows the user, for opening by hand, another one-time address than the one the browser got', async () => {
+    const browser = fakeBrowser();
+    const { viewers: browsers } = viewers({ VCONSOLE_BROWSER: browser.program });
+    await browsers.launch(9, TARGET);
+    const opened = await waitFor(() => (existsSync(browser.opened) ? readFileSync(browser.opened, 'utf8') : undefined));
+    const byHand = browsers.urlOf(9)!;
+    expect(byHand).toMatch(/\/open\/[A-Za-z0-9_-]{22}$/);
+    expect(byHand).not.toBe(opened);
+    expect((await browse(byHand)).status).toBe(200);
   });
 
   it('says no browser could be opened when the program is missing, naming no URL, and keeps the page for urlOf', async () => {
@@ -70,7 +101,7 @@ describe('BrowserViewers', () => {
     ]);
     const url = browsers.urlOf(1);
     expect(url).toBeDefined();
-    expect((await fetch(url!)).status).toBe(200);
+    expect((await browse(url!)).status).toBe(200);
   });
 
   it('says no browser could be opened when the opener exits non-zero (xdg-open exits 3 without a browser)', async () => {
@@ -82,7 +113,7 @@ describe('BrowserViewers', () => {
       { key: 2, state: 'open', viewerName: 'browser' },
       { key: 2, state: 'failed', viewerName: 'browser', exitCode: 3, message: "no browser could be opened (browser exited with code 3); open the console page's address by hand" },
     ]);
-    expect(JSON.stringify(statuses)).not.toContain(new URL(browsers.urlOf(2)!).pathname.split('/')[2]);
+    expect(JSON.stringify(statuses)).not.toMatch(/\/open\/|\/s\//);
   });
 
   // The open package runs its own copy of xdg-open, which finds none of its tools there (exit 2).
@@ -106,14 +137,14 @@ describe('BrowserViewers', () => {
     const first = browsers.urlOf(4)!;
     await browsers.launch(4, TARGET);
     const second = browsers.urlOf(4)!;
-    expect(second).not.toBe(first);
-    expect((await fetch(first)).status).toBe(403);
-    expect((await fetch(second)).status).toBe(200);
+    const secondAgain = browsers.urlOf(4)!;
+    expect((await browse(first)).status).toBe(403);
+    expect((await browse(second)).status).toBe(200);
     await browsers.stop(4);
     expect(browsers.urlOf(4)).toBeUndefined();
-    expect((await fetch(second)).status).toBe(403);
+    expect((await browse(secondAgain)).status).toBe(403);
     await browsers.stopAll();
-    await expect(fetch(second)).rejects.toThrow();
+    await expect(fetch(secondAgain)).rejects.toThrow();
     await browsers.launch(5, TARGET);
     expect(browsers.urlOf(5)).toBeUndefined();
   });

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { UsageError } from '../../errors.js';
+import { BROWSER_MANUAL_CODE_TTL_MS } from '../../limits.js';
 import { BROWSER_VIEWER_NAME } from '../catalog.js';
 import type { ViewerTarget } from '../types.js';
 import type { ViewerStatusEvent } from '../viewer-supervisor.js';
@@ -28,7 +29,7 @@ export interface BrowserViewerTarget extends Omit<ViewerTarget, 'extraArgs'> {
 
 interface KeyPage {
   page: PublishedPage;
-  url: string;
+  server: BrowserPageServer;
   /** The console of the key saw a client: the tab reached it, a late opener failure is moot. */
   reached: boolean;
 }
@@ -36,14 +37,16 @@ interface KeyPage {
 /**
  * Browser tabs as viewers: the same surface as ViewerSupervisor, so `open` can use either. The
  * first launch starts one local HTTP server (BrowserPageServer); each launch publishes a page
- * with its own secret URL for the key's console and opens one browser tab on it. Launching a
+ * for the key's console and opens one browser tab on a one-time address of it (the browser's
+ * command line is readable by other local users: what it holds is spent by the tab's first
+ * request and dies within seconds anyway). Launching a
  * key again replaces its page (the old tab says it was opened elsewhere); `stop` closes the
  * page (the tab says "session closed" and its URL stops working).
  *
  * Emits `status`: `open` once the browser was started; `failed` when none could be (the opener
- * is missing or exits non-zero, e.g. xdg-open's 3) with a message that names no URL. The URL
- * carries the page's secret, so it is never in a message: the caller shows `urlOf(key)` once,
- * on the user's terminal, for them to open by hand.
+ * is missing or exits non-zero, e.g. xdg-open's 3) with a message that names no URL. A URL
+ * opens the page, so it is never in a message: the caller shows `urlOf(key)` once, on the
+ * user's terminal, for them to open by hand.
  */
 export class BrowserViewers extends EventEmitter<{ status: [ViewerStatusEvent] }> {
   private server?: Promise<BrowserPageServer>;
@@ -73,7 +76,7 @@ export class BrowserViewers extends EventEmitter<{ status: [ViewerStatusEvent] }
     if (this.closed) return;
     this.withdraw(key, OPENED_ELSEWHERE);
     const { url, page } = server.publish({ title: target.title ?? `${target.host}:${target.port}`, consoleType: target.consoleType, host: target.host, port: target.port });
-    const entry: KeyPage = { page, url, reached: false };
+    const entry: KeyPage = { page, server, reached: false };
     this.keys.set(key, entry);
     let launch: BrowserLaunch;
     try {
@@ -93,12 +96,13 @@ export class BrowserViewers extends EventEmitter<{ status: [ViewerStatusEvent] }
   }
 
   /**
-   * The page URL of `key`, secret included, or undefined when it has none. Only for the user's
-   * eyes, once (stdout or the terminal), when the status said no browser could be opened:
-   * never in a log, an event message or a file.
+   * A new one-time address of `key`'s page (it works once, for BROWSER_MANUAL_CODE_TTL_MS), or
+   * undefined when the key has none. Only for the user's eyes, once (stdout or the terminal),
+   * when the status said no browser could be opened: never in a log, an event message or a file.
    */
   urlOf(key: number): string | undefined {
-    return this.keys.get(key)?.url;
+    const entry = this.keys.get(key);
+    return entry?.server.oneTimeUrl(entry.page, BROWSER_MANUAL_CODE_TTL_MS);
   }
 
   /** The console of `key` has a client now: most likely the tab opened for it. */
@@ -129,7 +133,7 @@ export class BrowserViewers extends EventEmitter<{ status: [ViewerStatusEvent] }
   private pageServer(): Promise<BrowserPageServer> {
     if (!this.server) {
       const started = loadPageAssets().then((assets) =>
-        BrowserPageServer.start({ host: this.options.host ?? '127.0.0.1', port: this.options.port ?? 0, assets }),
+        BrowserPageServer.start({ host: this.options.host ?? '127.0.0.1', port: this.options.port ?? 0, assets, onAddressReused: (page) => this.addressReused(page) }),
       );
       // A failed start is retried by the next launch.
       started.catch(() => {
@@ -145,6 +149,20 @@ export class BrowserViewers extends EventEmitter<{ status: [ViewerStatusEvent] }
     if (!entry) return;
     this.keys.delete(key);
     void this.server?.then((server) => server.withdraw(entry.page, close), () => undefined);
+  }
+
+  /** The server closed a page whose one-time address was used twice: its key has no page now. */
+  private addressReused(page: PublishedPage): void {
+    for (const [key, entry] of this.keys) {
+      if (entry.page !== page) continue;
+      this.keys.delete(key);
+      this.emit('status', {
+        key,
+        state: 'failed',
+        viewerName: BROWSER_VIEWER_NAME,
+        message: "the console page was closed: its one-time address was used twice, so another program on this machine had it too; open the console again",
+      });
+    }
   }
 
   private failed(key: number, entry: KeyPage, why: string, exitCode?: number): void {

@@ -37,9 +37,28 @@ async function pageServer() {
   return server;
 }
 
+/** What a browser keeps of a page after its one-time address: where it was sent, and the cookie. */
+interface PageSession {
+  pageUrl: string;
+  cookie: string;
+}
+
+/** Opens a one-time address as a browser does: the redirect's target and the cookie it set. */
+async function openPage(url: string): Promise<PageSession> {
+  const answer = await fetch(url, { redirect: 'manual' });
+  expect(answer.status).toBe(303);
+  const cookie = (answer.headers.get('set-cookie') ?? '').split(';')[0];
+  return { pageUrl: new URL(answer.headers.get('location') ?? '', url).href, cookie };
+}
+
+/** GETs `url` with the session's cookie. */
+function fetchWith(session: PageSession | undefined, url: string, init: RequestInit = {}): Promise<Response> {
+  return fetch(url, { ...init, headers: session ? { cookie: session.cookie } : {} });
+}
+
 /** Opens the page's websocket; resolves with it open, or with the HTTP status it was refused with. */
-function dial(url: string, origin: string | undefined): Promise<{ socket: WebSocket; received: () => string } | { status: number }> {
-  const socket = new WebSocket(url, origin === undefined ? {} : { origin });
+function dial(url: string, origin: string | undefined, session?: PageSession): Promise<{ socket: WebSocket; received: () => string } | { status: number }> {
+  const socket = new WebSocket(url, { ...(origin === undefined ? {} : { origin }), ...(session ? { headers: { cookie: session.cookie } } : {}) });
   // What the console sends at once may arrive with the handshake: keep it from the start.
   const chunks: Buffer[] = [];
   socket.on('message', (data: Buffer) => chunks.push(data));
@@ -66,49 +85,94 @@ async function waitFor(condition: () => boolean): Promise<void> {
 }
 
 describe('BrowserPageServer', () => {
-  it('serves a page titled with the VM name and its own script under a 128-bit secret URL', async () => {
+  it("hands out a one-time address that opens the page once, within seconds, and sets the page's session cookie", async () => {
     const server = await pageServer();
-    const { url } = server.publish({ title: 'vm-<a>', consoleType: 'vnc', host: '127.0.0.1', port: 1 });
-    expect(url).toMatch(new RegExp(`^${server.origin}/s/[A-Za-z0-9_-]{22}/$`));
-    const page = await fetch(url);
+    const { url, page } = server.publish({ title: 'vm-<a>', consoleType: 'vnc', host: '127.0.0.1', port: 1 });
+    expect(url).toMatch(new RegExp(`^${server.origin}/open/[A-Za-z0-9_-]{22}$`));
+    const answer = await fetch(url, { redirect: 'manual' });
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get('location')).toBe(`/s/${page.id}/`);
+    expect(answer.headers.get('set-cookie')).toMatch(new RegExp(`^vconsole_page=[A-Za-z0-9_-]{22}; Path=/s/${page.id}/; HttpOnly; SameSite=Lax$`));
+    // The address on the browser's command line is spent: whoever reads it from /proc is too late.
+    expect((await fetch(url, { redirect: 'manual' })).status).toBe(403);
+    expect(maskedPageUrl(url)).toBe(`${server.origin}/open/***`);
+  });
+
+  it('closes the page for everyone when its one-time address is used twice (another local user raced the browser)', async () => {
+    const tcp = await tcpConsole();
+    const reused: string[] = [];
+    const server = await BrowserPageServer.start({ host: '127.0.0.1', port: 0, assets: ASSETS, onAddressReused: (page) => reused.push(page.title) });
+    cleanups.push(() => server.close(SESSION_CLOSED));
+    const { url } = server.publish({ title: 'vm-a', consoleType: 'vnc', host: '127.0.0.1', port: tcp.port });
+    const first = await openPage(url);
+    const dialled = await dial(wsUrl(first.pageUrl), server.origin, first);
+    if (!('socket' in dialled)) throw new Error(`refused with ${dialled.status}`);
+    const closed = once(dialled.socket, 'close');
+    expect((await fetch(url, { redirect: 'manual' })).status).toBe(403);
+    const [code, reason] = (await closed) as [number, Buffer];
+    expect({ code, reason: reason.toString() }).toEqual({ code: 4003, reason: "session closed: this page's one-time address was used twice, so another program had it too" });
+    expect(reused).toEqual(['vm-a']);
+    expect((await fetchWith(first, first.pageUrl)).status).toBe(403);
+  });
+
+  it('refuses a one-time address after its few seconds, and a HEAD does not spend it', async () => {
+    const server = await pageServer();
+    const { page } = server.publish({ title: 'vm-a', consoleType: 'vnc', host: '127.0.0.1', port: 1 });
+    const expired = server.oneTimeUrl(page, -1);
+    expect((await fetch(expired, { redirect: 'manual' })).status).toBe(403);
+    const fresh = server.oneTimeUrl(page);
+    expect((await fetch(fresh, { method: 'HEAD', redirect: 'manual' })).status).toBe(405);
+    expect((await fetch(fresh, { redirect: 'manual' })).status).toBe(303);
+  });
+
+  it('serves a page titled with the VM name and its own script to the session that opened it', async () => {
+    const server = await pageServer();
+    const session = await openPage(server.publish({ title: 'vm-<a>', consoleType: 'vnc', host: '127.0.0.1', port: 1 }).url);
+    const page = await fetchWith(session, session.pageUrl);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toContain('text/html');
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
     const html = await page.text();
     expect(html).toContain('<title>vm-&lt;a&gt;</title>');
     expect(html).toContain('src="vnc.js"');
-    const script = await fetch(`${url}vnc.js`);
+    const script = await fetchWith(session, `${session.pageUrl}vnc.js`);
     expect(script.headers.get('content-type')).toContain('text/javascript');
     expect(await script.text()).toBe(ASSETS['vnc.js']);
-    expect(maskedPageUrl(url)).toBe(`${server.origin}/s/***/`);
+    expect(maskedPageUrl(session.pageUrl)).toBe(`${server.origin}/s/***/`);
   });
 
-  it('refuses a wrong secret with 403 and serves nothing on any other path (404)', async () => {
+  it("refuses the page without its session's cookie or with another page's (403) and serves nothing on any other path (404)", async () => {
     const server = await pageServer();
-    const { url } = server.publish({ title: 'vm-a', consoleType: 'vnc', host: '127.0.0.1', port: 1 });
-    const wrong = `${server.origin}/s/${'A'.repeat(22)}/`;
-    expect((await fetch(wrong)).status).toBe(403);
-    expect((await fetch(`${wrong}vnc.js`)).status).toBe(403);
-    expect((await fetch(`${server.origin}/s/short/`)).status).toBe(403);
-    for (const path of ['/', '/s/', '/favicon.ico', '/vnc.js', '/ws']) expect((await fetch(`${server.origin}${path}`)).status, path).toBe(404);
-    expect((await fetch(`${url}serial.js`)).status).toBe(404);
-    expect((await fetch(`${url}../../vnc.js`)).status).toBe(404);
-    expect((await fetch(`${url}nothing`)).status).toBe(404);
-    expect((await fetch(url, { method: 'POST' })).status).toBe(404);
-    expect(await dial(wsUrl(wrong), server.origin)).toEqual({ status: 403 });
-    expect(await dial(`${server.origin.replace('http', 'ws')}/other`, server.origin)).toEqual({ status: 404 });
+    const session = await openPage(server.publish({ title: 'vm-a', consoleType: 'vnc', host: '127.0.0.1', port: 1 }).url);
+    const other = await openPage(server.publish({ title: 'vm-b', consoleType: 'vnc', host: '127.0.0.1', port: 1 }).url);
+    const url = session.pageUrl;
+    expect((await fetchWith(undefined, url)).status).toBe(403);
+    expect((await fetchWith(undefined, `${url}vnc.js`)).status).toBe(403);
+    expect((await fetchWith(other, url)).status).toBe(403);
+    expect((await fetchWith({ ...session, cookie: `vconsole_page=${'A'.repeat(22)}` }, url)).status).toBe(403);
+    expect((await fetchWith(session, `${server.origin}/s/${'A'.repeat(22)}/`)).status).toBe(403);
+    expect((await fetch(`${server.origin}/open/${'A'.repeat(22)}`)).status).toBe(403);
+    for (const path of ['/', '/s/', '/open/', '/favicon.ico', '/vnc.js', '/ws']) expect((await fetch(`${server.origin}${path}`)).status, path).toBe(404);
+    expect((await fetchWith(session, `${url}serial.js`)).status).toBe(404);
+    expect((await fetchWith(session, `${url}../../vnc.js`)).status).toBe(404);
+    expect((await fetchWith(session, `${url}nothing`)).status).toBe(404);
+    expect((await fetchWith(session, url, { method: 'POST' })).status).toBe(404);
+    expect(await dial(`${server.origin.replace('http', 'ws')}/other`, server.origin, session)).toEqual({ status: 404 });
   });
 
-  it('refuses the websocket to a foreign Origin or none, and a page asked for under another host name', async () => {
+  it("refuses the websocket without the page's session, to a foreign Origin or none, and a page asked for under another host name", async () => {
     const tcp = await tcpConsole();
     const server = await pageServer();
-    const { url } = server.publish({ title: 'vm-a', consoleType: 'vnc', host: '127.0.0.1', port: tcp.port });
-    expect(await dial(wsUrl(url), 'http://evil.example')).toEqual({ status: 403 });
-    expect(await dial(wsUrl(url), server.origin.replace('127.0.0.1', 'localhost'))).toEqual({ status: 403 });
-    expect(await dial(wsUrl(url), undefined)).toEqual({ status: 403 });
+    const session = await openPage(server.publish({ title: 'vm-a', consoleType: 'vnc', host: '127.0.0.1', port: tcp.port }).url);
+    const url = session.pageUrl;
+    expect(await dial(wsUrl(url), server.origin)).toEqual({ status: 403 });
+    expect(await dial(wsUrl(url), server.origin, { ...session, cookie: `vconsole_page=${'A'.repeat(22)}` })).toEqual({ status: 403 });
+    expect(await dial(wsUrl(url), 'http://evil.example', session)).toEqual({ status: 403 });
+    expect(await dial(wsUrl(url), server.origin.replace('127.0.0.1', 'localhost'), session)).toEqual({ status: 403 });
+    expect(await dial(wsUrl(url), undefined, session)).toEqual({ status: 403 });
     const rebound = await new Promise<number>((resolve, reject) => {
       const req = net.connect(Number(new URL(url).port), '127.0.0.1', () => {
-        req.write(`GET ${new URL(url).pathname} HTTP/1.1\r\nHost: attacker.example:${new URL(url).port}\r\nConnection: close\r\n\r\n`);
+        req.write(`GET ${new URL(url).pathname} HTTP/1.1\r\nHost: attacker.example:${new URL(url).port}\r\nCookie: ${session.cookie}\r\nConnection: close\r\n\r\n`);
       });
       let text = '';
       req.on('data', (chunk) => (text += chunk.toString()));
@@ -122,8 +186,8 @@ describe('BrowserPageServer', () => {
   it('bridges bytes both ways between the page websocket and the console port', async () => {
     const tcp = await tcpConsole();
     const server = await pageServer();
-    const { url } = server.publish({ title: 'vm-a', consoleType: 'serial', host: '127.0.0.1', port: tcp.port });
-    const dialled = await dial(wsUrl(url), server.origin);
+    const session = await openPage(server.publish({ title: 'vm-a', consoleType: 'serial', host: '127.0.0.1', port: tcp.port }).url);
+    const dialled = await dial(wsUrl(session.pageUrl), server.origin, session);
     if (!('socket' in dialled)) throw new Error(`refused with ${dialled.status}`);
     await waitFor(() => dialled.received() === 'hello');
     dialled.socket.send(Buffer.from('typed\r'));
@@ -131,26 +195,29 @@ describe('BrowserPageServer', () => {
     dialled.socket.close();
   });
 
-  it('closes the page with "session closed" when withdrawn, after which its secret is refused', async () => {
+  it('closes the page with "session closed" when withdrawn, after which its session and its addresses are refused', async () => {
     const tcp = await tcpConsole();
     const server = await pageServer();
     const { url, page } = server.publish({ title: 'vm-a', consoleType: 'vnc', host: '127.0.0.1', port: tcp.port });
-    const dialled = await dial(wsUrl(url), server.origin);
+    const session = await openPage(url);
+    const unused = server.oneTimeUrl(page);
+    const dialled = await dial(wsUrl(session.pageUrl), server.origin, session);
     if (!('socket' in dialled)) throw new Error(`refused with ${dialled.status}`);
     const closed = once(dialled.socket, 'close');
     server.withdraw(page, SESSION_CLOSED);
     const [code, reason] = (await closed) as [number, Buffer];
     expect({ code, reason: reason.toString() }).toEqual({ code: 4001, reason: 'session closed' });
-    expect((await fetch(url)).status).toBe(403);
-    expect(await dial(wsUrl(url), server.origin)).toEqual({ status: 403 });
+    expect((await fetchWith(session, session.pageUrl)).status).toBe(403);
+    expect((await fetch(unused, { redirect: 'manual' })).status).toBe(403);
+    expect(await dial(wsUrl(session.pageUrl), server.origin, session)).toEqual({ status: 403 });
     await waitFor(() => tcp.sockets.size === 0);
   });
 
   it('closes the websocket with a code the page reconnects after when the console hangs up, and 502 while it refuses', async () => {
     const tcp = await tcpConsole();
     const server = await pageServer();
-    const { url } = server.publish({ title: 'vm-a', consoleType: 'vnc', host: '127.0.0.1', port: tcp.port });
-    const dialled = await dial(wsUrl(url), server.origin);
+    const session = await openPage(server.publish({ title: 'vm-a', consoleType: 'vnc', host: '127.0.0.1', port: tcp.port }).url);
+    const dialled = await dial(wsUrl(session.pageUrl), server.origin, session);
     if (!('socket' in dialled)) throw new Error(`refused with ${dialled.status}`);
     const closed = once(dialled.socket, 'close');
     await waitFor(() => tcp.sockets.size === 1);
@@ -158,8 +225,8 @@ describe('BrowserPageServer', () => {
     const [code] = (await closed) as [number];
     expect(code).toBe(1001);
 
-    const gone = server.publish({ title: 'vm-b', consoleType: 'vnc', host: '127.0.0.1', port: await closedPort() });
-    expect(await dial(wsUrl(gone.url), server.origin)).toEqual({ status: 502 });
+    const gone = await openPage(server.publish({ title: 'vm-b', consoleType: 'vnc', host: '127.0.0.1', port: await closedPort() }).url);
+    expect(await dial(wsUrl(gone.pageUrl), server.origin, gone)).toEqual({ status: 502 });
   });
 });
 
