@@ -141,7 +141,9 @@ class RefusalRetryStream extends Duplex {
     } else if (this.sent.length > 0) {
       this.sent = [];
     }
-    this.upstream.write(chunk, callback);
+    // A console that fails says so with its own error (upstreamGone), and one that closes
+    // while refusing must not fail the write of a chunk kept for the fresh console.
+    this.upstream.write(chunk, () => callback());
   }
 
   override _final(callback: (error?: Error | null) => void): void {

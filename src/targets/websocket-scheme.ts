@@ -80,18 +80,19 @@ export function speaksPlainHttp(host: string, port: number): Promise<boolean> {
 
 function probe(start: (done: (answer: boolean) => void) => net.Socket): Promise<boolean> {
   return new Promise((resolve) => {
+    const sockets: net.Socket[] = [];
     let settled = false;
-    let socket: net.Socket | undefined;
     const done = (answer: boolean) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      socket?.destroy();
+      for (const socket of sockets) socket.destroy();
       resolve(answer);
     };
     const timer = setTimeout(() => done(false), SCHEME_PROBE_TIMEOUT_MS);
     timer.unref();
-    socket = start(done);
+    const socket = start(done);
+    sockets.push(socket);
     if (settled) socket.destroy();
   });
 }
