@@ -15,7 +15,7 @@ import { vconsoleEnv } from './support/vconsole.js';
 // nova-spicehtml5proxy, and nova-novncproxy --ssl_only), with tokens minted by Nova's own
 // library and a token_ttl of a few seconds: a console whose token ran out is replaced by a
 // fresh one, and what goes wrong is said truly.
-const gate = requireTools(['qemu-system-x86_64', 'nova-novncproxy', 'nova-serialproxy', 'nova-spicehtml5proxy', 'nova-manage', 'epmd', 'ss']);
+const gate = requireTools(['qemu-system-x86_64', 'nova-novncproxy', 'nova-serialproxy', 'nova-spicehtml5proxy', 'nova-manage', 'rabbitmq-server', 'epmd', 'ss']);
 const TOKEN_TTL_S = 3;
 
 /** A SPICE client's first words: a link message for the main channel (QEMU answers `REDQ`...). */
