@@ -1,5 +1,9 @@
 import { Duplex } from 'node:stream';
+import { VconsoleError } from '../errors.js';
 import { NOVA_REFUSAL_WINDOW_MS, NOVA_REPLAY_LIMIT_BYTES } from '../limits.js';
+import type { ConsoleUrlGrant } from './shared-console-url.js';
+import type { ConsoleType } from './types.js';
+import type { ProxyScheme } from './websocket-scheme.js';
 
 /**
  * Nova's console proxies accept the websocket first and check the token after: a refused
@@ -9,6 +13,39 @@ import { NOVA_REFUSAL_WINDOW_MS, NOVA_REPLAY_LIMIT_BYTES } from '../limits.js';
  * more (the caller asks Nova for a fresh console) and replays what the client had sent, so
  * the client never sees the refusal. Once the VM has spoken it is a plain pass-through.
  */
+
+/** Console URLs for one connection: the first to try, and a fresh one from Nova (asked for at most once). */
+export interface ConsoleUrls {
+  first(): Promise<string>;
+  fresh(): Promise<string>;
+}
+
+/** A fresh console's token refused, or its console closed before a byte: the words are true to Nova. */
+export const CLOSED_AT_ONCE = 'console token rejected (expired or invalid): the console proxy closed the connection right after the upgrade';
+export const FRESH_REFUSED_HINT =
+  'Nova had just issued that console: check that the console proxy reads the same database as nova-compute, that their clocks agree ([consoleauth] token_ttl), and that the VM\'s console port answers';
+
+/** Where nova.conf names each console's proxy, for the hint when Nova's URL names the wrong scheme. */
+const BASE_URL_SETTING: Record<ConsoleType, string> = {
+  vnc: '[vnc] novncproxy_base_url',
+  serial: '[serial_console] base_url',
+  spice: '[spice] html5proxy_base_url',
+};
+
+export function schemeHintFor(type: ConsoleType): (speaks: ProxyScheme) => string {
+  return (speaks) =>
+    `Nova's console URL names the wrong scheme: ${BASE_URL_SETTING[type]} in the compute hosts' nova.conf must say ${speaks === 'tls' ? 'https:// (wss:// for serial)' : 'http:// (ws:// for serial)'}`;
+}
+
+/** The shared URL once Nova gave it, unless this connection's own signal gives up first. */
+export function whileWanted(grant: ConsoleUrlGrant, signal: AbortSignal): Promise<string> {
+  if (signal.aborted) return Promise.reject(new VconsoleError('cancelled'));
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(new VconsoleError('cancelled'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    grant.url.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
 
 export interface RefusalRetryOptions {
   /** A fresh console: called at most once. */
@@ -37,7 +74,6 @@ class RefusalRetryStream extends Duplex {
   private redialing = false;
   private heldWrite?: () => void;
   private heldFinal?: () => void;
-  private upstreamEnded = false;
   private readonly detachers: (() => void)[] = [];
   private readonly windowMs: number;
   private readonly now: () => number;
@@ -56,7 +92,6 @@ class RefusalRetryStream extends Duplex {
   private attach(upstream: Duplex): void {
     this.upstream = upstream;
     this.openedAt = this.now();
-    this.upstreamEnded = false;
     const onData = (chunk: Buffer) => {
       if (!this.answered) {
         this.answered = true;
@@ -64,10 +99,7 @@ class RefusalRetryStream extends Duplex {
       }
       if (!this.push(chunk)) upstream.pause();
     };
-    const onEnd = () => {
-      this.upstreamEnded = true;
-      this.upstreamGone();
-    };
+    const onEnd = () => this.upstreamGone();
     const onClose = () => this.upstreamGone();
     const onError = (err: Error) => this.upstreamGone(err);
     upstream.on('data', onData);
@@ -96,7 +128,7 @@ class RefusalRetryStream extends Duplex {
     this.detach();
     if (silent) return void this.destroy(this.options.refused());
     if (err) return void this.destroy(err);
-    if (this.upstreamEnded || !this.readableEnded) this.push(null);
+    this.push(null);
   }
 
   private retry(): void {

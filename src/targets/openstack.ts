@@ -10,27 +10,13 @@ import { ComputeClient, ConsoleTypeUnavailableError, ServerNotFoundError, checkC
 import { DIAL_TIMEOUT_MS, LIST_TIMEOUT_MS, NOVA_CONSOLE_URL_SHARE_MS, NOVA_PROBED_URL_MAX_AGE_MS } from '../limits.js';
 import { safeUrlText } from '../url-text.js';
 import { fixedConsoleType } from './console-type.js';
-import { SharedConsoleUrl, type ConsoleUrlGrant } from './shared-console-url.js';
+import { SharedConsoleUrl } from './shared-console-url.js';
 import type { ConsoleProvider, ConsoleTarget, ConsoleType, TargetOptions, VmStateContext } from './types.js';
 
 /** What Nova serves that vconsole opens, in the order the OpenStack dashboard tries them. */
 const OPENSTACK_CONSOLE_TYPES: readonly ConsoleType[] = ['vnc', 'spice', 'serial'];
 import { ConsoleTokenRejectedError, dialWebsockify, tlsFromOptions } from './websocket.js';
-import { retryIfRefused } from './openstack-console-retry.js';
-import type { ProxyScheme } from './websocket-scheme.js';
-
-/** Where nova.conf names each console's proxy, for the hints that point there. */
-const BASE_URL_SETTING: Record<ConsoleType, string> = {
-  vnc: '[vnc] novncproxy_base_url',
-  serial: '[serial_console] base_url',
-  spice: '[spice] html5proxy_base_url',
-};
-
-/** Console URLs for one connection: the first to try, and a fresh one from Nova (asked for at most once). */
-interface ConsoleUrls {
-  first(): Promise<string>;
-  fresh(): Promise<string>;
-}
+import { CLOSED_AT_ONCE, FRESH_REFUSED_HINT, retryIfRefused, schemeHintFor, whileWanted, type ConsoleUrls } from './openstack-console-retry.js';
 
 /** Keystone tokens of this process, shared by `proxy`/`open` targets and `list`. */
 const processSessions = new KeystoneSessions();
@@ -210,15 +196,13 @@ class OpenStackTarget implements ConsoleTarget {
     const token = socketUrl.searchParams.get('token');
     if (token) this.rememberConsoleToken(token);
     log('debug', `console from Nova; opening ${safeUrlText(socketUrl)}`);
-    const setting = BASE_URL_SETTING[this.consoleType];
     return dialWebsockify({
       url: socketUrl.href,
       tls,
       signal,
       // Only claimed of a console asked for just now: an older one may simply have expired.
       rejectedHint: fresh ? FRESH_REFUSED_HINT : 'the console token may have expired ([consoleauth] token_ttl)',
-      schemeHint: (speaks: ProxyScheme) =>
-        `Nova's console URL names the wrong scheme: ${setting} in the compute hosts' nova.conf must say ${speaks === 'tls' ? 'https:// (wss:// for serial)' : 'http:// (ws:// for serial)'}`,
+      schemeHint: schemeHintFor(this.consoleType),
       // Only RFB servers speak first: a serial line is silent until someone types, and a
       // SPICE server waits for the client's link message.
       serverSpeaksFirst: this.consoleType === 'vnc',
@@ -301,21 +285,6 @@ class OpenStackTarget implements ConsoleTarget {
     const cause = Object.assign(new Error(scrubSecrets(describeError((err as { cause?: unknown }).cause ?? err), known)), { code });
     return new VconsoleError(message, { hint, cause, exitCode: err instanceof VconsoleError ? err.exitCode : 1 });
   }
-}
-
-/** A fresh console's token refused, or its console closed before a byte: the words are Nova's truth. */
-const CLOSED_AT_ONCE = 'console token rejected (expired or invalid): the console proxy closed the connection right after the upgrade';
-const FRESH_REFUSED_HINT =
-  'Nova had just issued that console: check that the console proxy reads the same database as nova-compute, that their clocks agree ([consoleauth] token_ttl), and that the VM\'s console port answers';
-
-/** The shared URL once Nova gave it, unless this connection's own signal gives up first. */
-function whileWanted(grant: ConsoleUrlGrant, signal: AbortSignal): Promise<string> {
-  if (signal.aborted) return Promise.reject(new VconsoleError('cancelled'));
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(new VconsoleError('cancelled'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    grant.url.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 /**
