@@ -6,7 +6,13 @@ import { splitTarget } from './index.js';
 import type { ConfigSources } from './openstack-config.js';
 import { KeystoneSessions } from './openstack-keystone.js';
 import { createOpenStackProvider, listOpenstackServers } from './openstack.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
+import tls from 'node:tls';
+import { createTestPki } from '../../test/fixtures/tls.js';
 import type { ConsoleTarget, TargetOptions } from './types.js';
 import { readBytes, failure } from '../../test/support/streams.js';
 
@@ -435,5 +441,30 @@ describe('console tokens used within their life', () => {
     expect(describeError(error)).toMatch(/^console token rejected \(expired or invalid\): the console proxy closed the connection right after the upgrade; Nova had just issued that console: /);
     expect(consoles() - before).toBe(2);
     expectNoSecrets(`${describeError(vnc)} ${describeError(error)} ${logs.join('\n')}`);
+  });
+});
+
+describe('a console proxy that speaks another scheme than Nova\'s URL says', () => {
+  it('names the TLS mismatch and the nova.conf setting, instead of blaming the token', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vconsole-os-tls-'));
+    const pki = await createTestPki({ dir });
+    // Like nova-novncproxy --ssl_only: a plain client is dropped.
+    const proxy = tls.createServer({ cert: pki.serverCertPem, key: pki.serverKeyPem }, (socket) => socket.destroy());
+    proxy.on('tlsClientError', () => undefined);
+    await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done));
+    const { port } = proxy.address() as AddressInfo;
+    fixture.settings.consoleUrlFor = (token) => `http://127.0.0.1:${port}/vnc_auto.html?token=${token}`;
+    try {
+      const before = fixture.count('nova', '/remote-consoles', 200);
+      const error = await failure(target('openstack:web-1').dial(context()));
+      expect(describeError(error)).toBe(
+        `the console proxy at 127.0.0.1:${port} speaks TLS only, but the console URL says ws://; Nova's console URL names the wrong scheme: [vnc] novncproxy_base_url in the compute hosts' nova.conf must say https:// (wss:// for serial)`,
+      );
+      expect(fixture.count('nova', '/remote-consoles', 200) - before).toBe(1);
+    } finally {
+      fixture.settings.consoleUrlFor = undefined;
+      await new Promise((done) => proxy.close(done));
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
