@@ -166,10 +166,13 @@ async function startRabbit(lab: ProcessLab, dir: string, started: RunningProcess
   await writeFile(join(dir, 'enabled_plugins'), '[].\n');
   const epmd = lab.start('epmd', 'epmd', ['-port', String(epmdPort), '-address', '127.0.0.1']);
   started.push(epmd);
-  await pollFor(async () => (epmd.hasExited() ? Promise.reject(new GiveUp(epmd.describe())) : (await canConnect(epmdPort)) || undefined), {
-    what: 'epmd',
-    timeoutMs: 30_000,
-  });
+  await pollFor(
+    async () => {
+      if (epmd.hasExited()) throw new GiveUp(`epmd exited:\n${epmd.describe()}`);
+      return (await canConnect(epmdPort)) ? true : undefined;
+    },
+    { what: `epmd on 127.0.0.1:${epmdPort}`, timeoutMs: 30_000 },
+  );
   const name = `vce2e${process.pid}x${port}`;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
