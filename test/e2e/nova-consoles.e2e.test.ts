@@ -72,6 +72,8 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole against the real Nova console pr
     await lab.cleanup();
   }, 60_000);
 
+  const consolesAsked = () => cloud.fixture.count('nova', '/remote-consoles', 200);
+
   /** Waits until the newest token Nova minted has run out (Nova's own check says so). */
   async function untilNewestTokenExpired(): Promise<void> {
     const token = nova.tokens().at(-1);
@@ -87,11 +89,14 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole against the real Nova console pr
     const auto = await startProxy(lab, ['os:web1'], [...cloud.args, '--type', 'auto'], cloud.env);
     const vnc = await startProxy(lab, ['os:web1'], [...cloud.args, '--type', 'vnc'], cloud.env);
     await untilNewestTokenExpired();
+    const before = consolesAsked();
     for (const proxy of [auto, vnc]) {
       // Nova's RFB security proxy speaks 3.8 to the client, whatever QEMU offers.
       const screen = await probeRfb(net.connect(proxy.ports[0].port, '127.0.0.1'), { timeoutMs: 30_000 });
       expect(screen, proxy.process.describe()).toMatchObject({ version: '3.8', width: 720, height: 400 });
     }
+    // Each viewer's console came from Nova after the pre-flight's token had run out.
+    expect(consolesAsked() - before).toBeGreaterThanOrEqual(2);
     await auto.interrupt();
     await vnc.interrupt();
     for (const secret of [...nova.tokens(), ...cloud.fixture.secrets()]) {
@@ -128,6 +133,7 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole against the real Nova console pr
   it('SPICE after token_ttl: the shared URL is replaced by a fresh one and QEMU answers the link message', async () => {
     const proxy = await startProxy(lab, ['os:web1'], [...cloud.args, '--type', 'spice'], cloud.env);
     await untilNewestTokenExpired();
+    const before = consolesAsked();
     const session = tcpSession(proxy.ports[0].port);
     session.socket.write(spiceLinkMessage());
     await pollFor(() => (session.received().length >= 4 ? true : undefined), {
@@ -136,6 +142,7 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole against the real Nova console pr
       detail: () => proxy.process.describe(),
     });
     expect(session.received().subarray(0, 4).toString('latin1')).toBe('REDQ');
+    expect(consolesAsked() - before).toBe(1);
     session.socket.destroy();
     await proxy.interrupt();
   }, E2E_TEST_TIMEOUT_MS);
