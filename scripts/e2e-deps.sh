@@ -2,7 +2,8 @@
 # Installs the Debian packages the end-to-end tests (test/e2e) drive: QEMU with SeaBIOS,
 # websockify, TigerVNC and remote-viewer under Xvfb, vncsnapshot, tmux, the X/ImageMagick
 # tools that find and photograph windows, and headless Chromium with tesseract for the browser
-# viewer's pages. Idempotent and quiet: does nothing when every package is installed already
+# viewer's pages, and Debian's real Nova console proxies (nova-consoleproxy, with python3-nova
+# and rabbitmq-server: test/e2e/support/real-nova.ts). Idempotent and quiet: does nothing when every package is installed already
 # (set E2E_DEPS_FORCE=1 to run apt-get anyway). Runs as root without a TTY (CI); otherwise
 # through sudo.
 set -euo pipefail
@@ -31,19 +32,35 @@ packages=(
   fonts-dejavu-core
   fontconfig
 )
+# Installed without recommends: Nova's recommends pull in services (libvirt, ...) the tests do
+# not run, and Debian's policy keeps these packages' own services from starting.
+packages_without_recommends=(
+  nova-consoleproxy # nova-novncproxy, nova-serialproxy, nova-spicehtml5proxy
+  python3-nova      # nova-manage (the sqlite schema) and the library the nova-compute stand-in uses
+  rabbitmq-server   # the message bus the proxies ask the compute host over (validate_console_port)
+)
 
+installed() {
+  dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
 missing=()
 for package in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then
-    missing+=("$package")
-  fi
+  installed "$package" || missing+=("$package")
+done
+missing_bare=()
+for package in "${packages_without_recommends[@]}"; do
+  installed "$package" || missing_bare+=("$package")
 done
 
-if [[ ${#missing[@]} -eq 0 && "${E2E_DEPS_FORCE:-}" != 1 ]]; then
-  echo "e2e-deps: all ${#packages[@]} packages are installed"
+total=$((${#packages[@]} + ${#packages_without_recommends[@]}))
+if [[ ${#missing[@]} -eq 0 && ${#missing_bare[@]} -eq 0 && "${E2E_DEPS_FORCE:-}" != 1 ]]; then
+  echo "e2e-deps: all $total packages are installed"
   exit 0
 fi
-[[ ${#missing[@]} -eq 0 ]] && missing=("${packages[@]}")
+if [[ ${#missing[@]} -eq 0 && ${#missing_bare[@]} -eq 0 ]]; then
+  missing=("${packages[@]}")
+  missing_bare=("${packages_without_recommends[@]}")
+fi
 
 as_root=()
 if [[ "$(id -u)" -ne 0 ]]; then
@@ -54,9 +71,14 @@ if [[ "$(id -u)" -ne 0 ]]; then
   as_root=(sudo -n)
 fi
 
-echo "e2e-deps: installing ${missing[*]}"
+echo "e2e-deps: installing ${missing[*]} ${missing_bare[*]}"
 export DEBIAN_FRONTEND=noninteractive
 "${as_root[@]}" apt-get update -qq
 # With recommends: the viewers and QEMU were proven with them (GTK/FLTK runtime bits, VGA BIOS).
-"${as_root[@]}" apt-get install -y -qq -o Dpkg::Use-Pty=0 "${missing[@]}" >/dev/null
+if [[ ${#missing[@]} -gt 0 ]]; then
+  "${as_root[@]}" apt-get install -y -qq -o Dpkg::Use-Pty=0 "${missing[@]}" >/dev/null
+fi
+if [[ ${#missing_bare[@]} -gt 0 ]]; then
+  "${as_root[@]}" apt-get install -y -qq -o Dpkg::Use-Pty=0 --no-install-recommends "${missing_bare[@]}" >/dev/null
+fi
 echo "e2e-deps: done"

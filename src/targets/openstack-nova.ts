@@ -178,7 +178,7 @@ export class ComputeClient {
   }
 
   /**
-   * A new console URL (holding a one-off token) of the given kind for the server. Clouds older
+   * A new console URL (its token serves connections until [consoleauth] token_ttl runs out) of the given kind for the server. Clouds older
    * than microversion 2.6 answer 404/405/406 to remote-consoles: the server action of that
    * kind (os-getVNCConsole, os-getSerialConsole, os-getSPICEConsole), capped at 2.5, is asked
    * instead, without a microversion.

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FIXTURE_APP_CREDENTIAL, fixtureOpenrc, startOpenStackFixture, type OpenStackFixture } from '../../test/fixtures/openstack-api.js';
 import { UsageError, describeError } from '../errors.js';
 import type { LogLevel } from '../proxy/types.js';
@@ -6,7 +6,13 @@ import { splitTarget } from './index.js';
 import type { ConfigSources } from './openstack-config.js';
 import { KeystoneSessions } from './openstack-keystone.js';
 import { createOpenStackProvider, listOpenstackServers } from './openstack.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
+import tls from 'node:tls';
+import { createTestPki } from '../../test/fixtures/tls.js';
 import type { ConsoleTarget, TargetOptions } from './types.js';
 import { readBytes, failure } from '../../test/support/streams.js';
 
@@ -357,5 +363,108 @@ describe('SPICE consoles', () => {
     await expectChannel(await spice().dial(context()), 'REDQ');
     expect(fixture.requests.filter((r) => r.path.endsWith('/action')).at(-1)).toMatchObject({ status: 200, microversion: undefined });
     expect(logs.some((l) => l.includes('os-getSPICEConsole'))).toBe(true);
+  });
+});
+
+describe('console tokens used within their life', () => {
+  const consoles = () => fixture.count('nova', '/remote-consoles', 200);
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('hands the auto pre-flight\'s console URL to a client only while it is certainly fresh (seconds, not 30 s)', async () => {
+    const young = target('openstack:web-1', openrc(), { consoleType: 'auto' });
+    await young.check!(AbortSignal.timeout(20_000));
+    let before = consoles();
+    (await young.dial(context())).destroy();
+    expect(consoles() - before).toBe(0);
+
+    const old = target('openstack:web-1', openrc(), { consoleType: 'auto' });
+    await old.check!(AbortSignal.timeout(20_000));
+    // Only the clock moves: a token_ttl of 10 s would have run out by now.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 12_000);
+    before = consoles();
+    const stream = await old.dial(context());
+    expect((await readBytes(stream, 12)).toString()).toBe('RFB 003.008\n');
+    stream.destroy();
+    expect(consoles() - before).toBe(1);
+  });
+
+  it('a VNC viewer whose pre-flight token expired gets a fresh console instead of a refusal', async () => {
+    const t = target('openstack:web-1', openrc(), { consoleType: 'auto' });
+    await t.check!(AbortSignal.timeout(20_000));
+    fixture.revokeConsoleTokens(); // the pre-flight's token ran out
+    const stream = await t.dial(context());
+    expect((await readBytes(stream, 12)).toString()).toBe('RFB 003.008\n');
+    stream.destroy();
+  });
+
+  it('a serial console Nova closes right after the upgrade is dialled again with a fresh console, and what was typed arrives', async () => {
+    fixture.settings.consoleTypes = ['serial'];
+    const t = target('openstack:web-1', openrc(), { consoleType: 'auto' });
+    await t.check!(AbortSignal.timeout(20_000));
+    fixture.revokeConsoleTokens();
+    const before = consoles();
+    const stream = await t.dial(context());
+    stream.write('root\r');
+    expect((await readBytes(stream, 40)).toString()).toBe('Welcome to fixture-serial\r\nlogin: root\r\n');
+    stream.destroy();
+    expect(consoles() - before).toBe(1);
+  });
+
+  it('a SPICE channel Nova closes right after the upgrade gets a fresh shared URL, its link message replayed', async () => {
+    fixture.settings.consoleTypes = ['novnc', 'spice-html5'];
+    const t = target('openstack:web-1', openrc(), { consoleType: 'spice' });
+    const main = await t.dial(context());
+    main.write('REDQ main');
+    expect((await readBytes(main, 9)).toString()).toBe('REDQ main');
+    main.destroy();
+    fixture.revokeConsoleTokens(); // the shared URL's token expired
+    const before = consoles();
+    const channels = await Promise.all([t.dial(context()), t.dial(context())]);
+    for (const channel of channels) channel.write('REDQ display');
+    for (const channel of channels) expect((await readBytes(channel, 12)).toString()).toBe('REDQ display');
+    for (const channel of channels) channel.destroy();
+    expect(consoles() - before).toBe(1);
+  });
+
+  it('a fresh console refused too is reported once, with a hint true to Nova', async () => {
+    fixture.settings.consoleTypes = ['novnc', 'serial'];
+    fixture.settings.consoleTokenTtlSeconds = -1; // expired on arrival
+    const vnc = await failure(target('openstack:web-1').dial(context()));
+    expect(describeError(vnc)).toMatch(/^console token rejected \(expired or invalid\); Nova had just issued that console: /);
+    const before = consoles();
+    const serial = await target('openstack:web-1', openrc(), { consoleType: 'serial' }).dial(context());
+    serial.write('root\r');
+    const error = await new Promise<Error>((resolve) => serial.once('error', resolve));
+    expect(describeError(error)).toMatch(/^console token rejected \(expired or invalid\): the console proxy closed the connection right after the upgrade; Nova had just issued that console: /);
+    expect(consoles() - before).toBe(2);
+    expectNoSecrets(`${describeError(vnc)} ${describeError(error)} ${logs.join('\n')}`);
+  });
+});
+
+describe('a console proxy that speaks another scheme than Nova\'s URL says', () => {
+  it('names the TLS mismatch and the nova.conf setting, instead of blaming the token', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vconsole-os-tls-'));
+    const pki = await createTestPki({ dir });
+    // Like nova-novncproxy --ssl_only: a plain client is dropped.
+    const proxy = tls.createServer({ cert: pki.serverCertPem, key: pki.serverKeyPem }, (socket) => socket.destroy());
+    proxy.on('tlsClientError', () => undefined);
+    await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done));
+    const { port } = proxy.address() as AddressInfo;
+    fixture.settings.consoleUrlFor = (token) => `http://127.0.0.1:${port}/vnc_auto.html?token=${token}`;
+    try {
+      const before = fixture.count('nova', '/remote-consoles', 200);
+      const error = await failure(target('openstack:web-1').dial(context()));
+      expect(describeError(error)).toBe(
+        `the console proxy at 127.0.0.1:${port} speaks TLS only, but the console URL says ws://; Nova's console URL names the wrong scheme: [vnc] novncproxy_base_url in the compute hosts' nova.conf must say https:// (wss:// for serial)`,
+      );
+      expect(fixture.count('nova', '/remote-consoles', 200) - before).toBe(1);
+    } finally {
+      fixture.settings.consoleUrlFor = undefined;
+      await new Promise((done) => proxy.close(done));
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

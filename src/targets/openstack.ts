@@ -7,21 +7,16 @@ import type { CloudConfig, ConfigSources } from './openstack-config.js';
 import { scrubSecrets, type TlsSettings } from './openstack-http.js';
 import { KeystoneSessions, type KeystoneSession } from './openstack-keystone.js';
 import { ComputeClient, ConsoleTypeUnavailableError, ServerNotFoundError, checkConsoleState, consoleWebSocketUrl, type Log, type ServerFilters, type ServerSummary } from './openstack-nova.js';
-import { DIAL_TIMEOUT_MS, LIST_TIMEOUT_MS, NOVA_CONSOLE_URL_SHARE_MS } from '../limits.js';
+import { DIAL_TIMEOUT_MS, LIST_TIMEOUT_MS, NOVA_CONSOLE_URL_SHARE_MS, NOVA_PROBED_URL_MAX_AGE_MS } from '../limits.js';
 import { safeUrlText } from '../url-text.js';
 import { fixedConsoleType } from './console-type.js';
-import { SharedConsoleUrl, type ConsoleUrlGrant } from './shared-console-url.js';
+import { SharedConsoleUrl } from './shared-console-url.js';
 import type { ConsoleProvider, ConsoleTarget, ConsoleType, TargetOptions, VmStateContext } from './types.js';
-
-/**
- * How long a console URL from the `auto` pre-flight is good for the first client: well inside
- * Nova's token lifetime ([consoleauth] token_ttl, 600 s by default).
- */
-const PROBED_URL_MAX_AGE_MS = 30_000;
 
 /** What Nova serves that vconsole opens, in the order the OpenStack dashboard tries them. */
 const OPENSTACK_CONSOLE_TYPES: readonly ConsoleType[] = ['vnc', 'spice', 'serial'];
 import { ConsoleTokenRejectedError, dialWebsockify, tlsFromOptions } from './websocket.js';
+import { CLOSED_AT_ONCE, FRESH_REFUSED_HINT, retryIfRefused, schemeHintFor, whileWanted, type ConsoleUrls } from './openstack-console-retry.js';
 
 /** Keystone tokens of this process, shared by `proxy`/`open` targets and `list`. */
 const processSessions = new KeystoneSessions();
@@ -132,36 +127,66 @@ class OpenStackTarget implements ConsoleTarget {
     return order[0];
   }
 
+  /**
+   * A console URL is tried while it is certainly fresh; one the proxy refuses (at the dial, or
+   * by closing right after the upgrade before the VM said a word) is replaced by a fresh
+   * console from Nova, once, before anything is reported.
+   */
   dial({ signal, log }: DialContext): Promise<Duplex> {
     return this.guard(async () => {
       const { compute, tls } = await this.connect();
       const id = await this.lookUp(compute, signal);
-      if (this.consoleType === 'spice') return this.dialSpice(compute, tls, id, signal, log);
-      const probed = this.probed;
-      this.probed = undefined;
-      const fresh = probed && Date.now() - probed.at < PROBED_URL_MAX_AGE_MS ? probed.url : undefined;
-      const consoleUrl = fresh ?? (await this.newConsoleUrl(compute, id, signal, log));
-      return this.openConsole(consoleUrl, compute, tls, signal, log);
+      const urls = this.consoleType === 'spice' ? this.spiceUrls(compute, id, signal, log) : this.ownUrls(compute, id, signal, log);
+      let retried = false;
+      let stream: Duplex;
+      try {
+        stream = await this.openConsole(await urls.first(), compute, tls, signal, log, false);
+      } catch (err) {
+        if (!(err instanceof ConsoleTokenRejectedError)) throw err;
+        log('debug', 'the console proxy refused the console token; asking Nova for a fresh console');
+        retried = true;
+        stream = await this.openConsole(await urls.fresh(), compute, tls, signal, log, true);
+      }
+      // An RFB server speaks first, so a VNC refusal was seen above; the others show it only now.
+      if (this.consoleType === 'vnc') return stream;
+      return retryIfRefused(stream, {
+        alreadyRetried: retried,
+        redial: () => {
+          log('debug', 'the console closed right after the upgrade without a byte; asking Nova for a fresh console');
+          return this.guard(async () => this.openConsole(await urls.fresh(), compute, tls, AbortSignal.timeout(DIAL_TIMEOUT_MS), log, true));
+        },
+        refused: () => this.scrubbed(new ConsoleTokenRejectedError(CLOSED_AT_ONCE, { hint: FRESH_REFUSED_HINT })),
+      });
     });
+  }
+
+  /** VNC and serial: the pre-flight's URL while it is certainly fresh, else a console of this dial's own. */
+  private ownUrls(compute: ComputeClient, id: string, signal: AbortSignal, log: Log): ConsoleUrls {
+    const probed = this.probed;
+    this.probed = undefined;
+    const young = probed && Date.now() - probed.at < NOVA_PROBED_URL_MAX_AGE_MS ? probed.url : undefined;
+    return {
+      first: async () => young ?? (await this.newConsoleUrl(compute, id, signal, log)),
+      fresh: () => this.newConsoleUrl(compute, id, AbortSignal.timeout(DIAL_TIMEOUT_MS), log),
+    };
   }
 
   /**
    * A SPICE client opens several connections at once (main, display, inputs, cursor, ...), one
    * websocket each: they share one young console URL, since Nova's tokens serve many
-   * connections until they expire. A token the proxy refuses is replaced by a fresh one, once.
+   * connections until they expire. The channels of a burst that find it refused share the
+   * fresh one that replaces it.
    */
-  private async dialSpice(compute: ComputeClient, tls: TlsSettings, id: string, signal: AbortSignal, log: Log): Promise<Duplex> {
+  private spiceUrls(compute: ComputeClient, id: string, signal: AbortSignal, log: Log): ConsoleUrls {
     const ask = () => this.newConsoleUrl(compute, id, AbortSignal.timeout(DIAL_TIMEOUT_MS), log);
-    let grant = this.spiceUrl.get(ask);
-    try {
-      return await this.openConsole(await whileWanted(grant, signal), compute, tls, signal, log);
-    } catch (err) {
-      if (!(err instanceof ConsoleTokenRejectedError)) throw err;
-      log('debug', 'the console proxy refused the shared SPICE console token; asking Nova for a fresh console');
-      this.spiceUrl.drop(grant);
-      grant = this.spiceUrl.get(ask);
-      return this.openConsole(await whileWanted(grant, signal), compute, tls, signal, log);
-    }
+    const first = this.spiceUrl.get(ask);
+    return {
+      first: () => whileWanted(first, signal),
+      fresh: () => {
+        this.spiceUrl.drop(first);
+        return this.spiceUrl.get(ask).url;
+      },
+    };
   }
 
   private newConsoleUrl(compute: ComputeClient, id: string, signal: AbortSignal, log: Log): Promise<string> {
@@ -172,7 +197,7 @@ class OpenStackTarget implements ConsoleTarget {
     });
   }
 
-  private openConsole(consoleUrl: string, compute: ComputeClient, tls: TlsSettings, signal: AbortSignal, log: Log): Promise<Duplex> {
+  private openConsole(consoleUrl: string, compute: ComputeClient, tls: TlsSettings, signal: AbortSignal, log: Log, fresh: boolean): Promise<Duplex> {
     const socketUrl = consoleWebSocketUrl(consoleUrl, compute.endpoint);
     const token = socketUrl.searchParams.get('token');
     if (token) this.rememberConsoleToken(token);
@@ -181,7 +206,9 @@ class OpenStackTarget implements ConsoleTarget {
       url: socketUrl.href,
       tls,
       signal,
-      rejectedHint: 'the token was fresh from Nova: check that the console proxy shares its database and clock with nova-api ([consoleauth] token_ttl)',
+      // Only claimed of a console asked for just now: an older one may simply have expired.
+      rejectedHint: fresh ? FRESH_REFUSED_HINT : 'the console token may have expired ([consoleauth] token_ttl)',
+      schemeHint: schemeHintFor(this.consoleType),
       // Only RFB servers speak first: a serial line is silent until someone types, and a
       // SPICE server waits for the client's link message.
       serverSpeaksFirst: this.consoleType === 'vnc',
@@ -264,16 +291,6 @@ class OpenStackTarget implements ConsoleTarget {
     const cause = Object.assign(new Error(scrubSecrets(describeError((err as { cause?: unknown }).cause ?? err), known)), { code });
     return new VconsoleError(message, { hint, cause, exitCode: err instanceof VconsoleError ? err.exitCode : 1 });
   }
-}
-
-/** The shared URL once Nova gave it, unless this connection's own signal gives up first. */
-function whileWanted(grant: ConsoleUrlGrant, signal: AbortSignal): Promise<string> {
-  if (signal.aborted) return Promise.reject(new VconsoleError('cancelled'));
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(new VconsoleError('cancelled'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    grant.url.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 /**

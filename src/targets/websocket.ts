@@ -7,6 +7,7 @@ import type { TlsSettings } from './openstack-http.js';
 import { consoleWebSocketUrl } from './openstack-nova.js';
 import { dialWebSocket } from './websocket-dial.js';
 import { fixedConsoleType } from './console-type.js';
+import { isHangUp, pastedUrlSchemeHint, schemeMismatch, type ProxyScheme } from './websocket-scheme.js';
 import type { ConsoleProvider, ConsoleTarget, TargetOptions } from './types.js';
 
 /** What a websockify-based proxy (nova-novncproxy, websockify) does with a bad token: it hangs up. */
@@ -22,6 +23,8 @@ export interface WebsockifyDialOptions {
   signal: AbortSignal;
   /** What the user can do when the token is refused. */
   rejectedHint?: string;
+  /** What the user can do when the proxy speaks the other scheme (TLS on ws://, plain HTTP on wss://). */
+  schemeHint?: (speaks: ProxyScheme) => string;
   /**
    * Wait for the first byte before handing the stream over: right for VNC, whose server speaks
    * first; a serial console stays silent until the user types, and a SPICE server until the
@@ -55,6 +58,9 @@ export async function dialWebsockify(options: WebsockifyDialOptions): Promise<Du
             }),
     });
   } catch (err) {
+    // A reset before any answer is also how a proxy meets the wrong scheme: ask it first.
+    const mismatch = await schemeMismatch(options.url, err, options.schemeHint ?? pastedUrlSchemeHint);
+    if (mismatch) throw mismatch;
     // websockify checks the token before the upgrade and drops the connection without a reply.
     if (isHangUp(err)) throw rejected(err);
     throw err;
@@ -95,11 +101,6 @@ export function firstChunk(stream: Duplex, signal: AbortSignal, silent: (cause?:
     stream.once('error', onError);
     signal.addEventListener('abort', onAbort, { once: true });
   });
-}
-
-function isHangUp(err: unknown): boolean {
-  const cause = (err as { cause?: { code?: string; message?: string } } | undefined)?.cause;
-  return cause?.code === 'ECONNRESET' || cause?.message === 'socket hang up';
 }
 
 /** The cause without anything that could hold the URL. */
@@ -182,7 +183,8 @@ export const websocketProvider: ConsoleProvider = {
           url: href,
           tls,
           signal,
-          rejectedHint: 'console tokens are one-off and expire: get a fresh console URL',
+          // Nova's tokens serve any number of connections, until they expire.
+          rejectedHint: 'a Nova console token expires [consoleauth] token_ttl after it is issued (600 s by default): get a fresh console URL (openstack console url show)',
           // Only RFB servers speak first: a serial line is silent until someone types, and a
           // SPICE client sends its link message before the server says a word.
           serverSpeaksFirst: consoleType === 'vnc',

@@ -145,8 +145,9 @@ describe.skipIf(gate.skip)(gatedTitle('SPICE consoles through vconsole proxy int
       await awaitBiosText(window, detail);
       await typeEscIntoVm(vm, window, detail);
       expect(clientsOf(proxy)).toBeGreaterThanOrEqual(3);
-      // The pre-flight's console served every channel of remote-viewer's burst.
-      expect(cloud.fixture.count('nova', '/remote-consoles', 200)).toBe(1);
+      // One console URL served every channel of remote-viewer's burst: the pre-flight's, or,
+      // when the viewer came more than a few seconds later (its token may be gone), one fresh one.
+      expect(cloud.fixture.count('nova', '/remote-consoles', 200)).toBeLessThanOrEqual(2);
       const output = proxy.process.stdout() + proxy.process.stderr();
       for (const secret of cloud.secrets()) expect(output).not.toContain(secret);
     } finally {

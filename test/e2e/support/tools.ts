@@ -28,6 +28,12 @@ export const TOOL_PACKAGES: Readonly<Record<string, string>> = {
   asciinema: 'asciinema',
   script: 'bsdutils',
   chromium: 'chromium',
+  'nova-novncproxy': 'nova-consoleproxy',
+  'nova-serialproxy': 'nova-consoleproxy',
+  'nova-spicehtml5proxy': 'nova-consoleproxy',
+  'nova-manage': 'python3-nova',
+  'rabbitmq-server': 'rabbitmq-server',
+  epmd: 'rabbitmq-server',
 };
 
 /** Per-test deadline, passed explicitly so it holds under `npm test`'s shorter default too. */
