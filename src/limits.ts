@@ -77,3 +77,39 @@ export const THUMBNAIL_MIN_INTERVAL_MS = 333;
  */
 export const TUI_LOAD_DEFER_MAX_MS = 1000;
 export const TUI_LOAD_SETTLE_MS = 200;
+
+/** A whole number of milliseconds from the environment variable `name`, else `fallback` (tests shorten the waits below). */
+function msFromEnv(name: string, fallback: number): number {
+  const value = Number(process.env[name]);
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+}
+
+/**
+ * A connection to a listener that has not finished the VNC handshake (authentication included)
+ * this long after it arrived is closed, so silent sockets cannot pile up until the process runs
+ * out of descriptors. VCONSOLE_PREAUTH_TIMEOUT_MS overrides it.
+ */
+export const PREAUTH_TIMEOUT_MS = msFromEnv('VCONSOLE_PREAUTH_TIMEOUT_MS', 10_000);
+/**
+ * A shared console (the RFB hub) must have sent a whole picture this long after its handshake,
+ * at start and at each redial; one that never does fails its start instead of holding it forever.
+ * VCONSOLE_FIRST_PICTURE_TIMEOUT_MS overrides it.
+ */
+export const FIRST_PICTURE_TIMEOUT_MS = msFromEnv('VCONSOLE_FIRST_PICTURE_TIMEOUT_MS', 20_000);
+/**
+ * A viewer of a shared console whose connection took nothing for this long while output waited
+ * is disconnected: it holds one coalesced update, never a backlog, but must not hold it forever.
+ * VCONSOLE_VIEWER_STALL_MS overrides it.
+ */
+export const VIEWER_STALL_TIMEOUT_MS = msFromEnv('VCONSOLE_VIEWER_STALL_MS', 60_000);
+/**
+ * Bells and clipboard text for a viewer whose connection already holds this much unsent are
+ * dropped (a bell or clipboard that cannot be delivered now is worth nothing later).
+ */
+export const VIEWER_MESSAGE_BACKLOG_BYTES = 64 * 1024;
+/**
+ * A client of a shared serial console that leaves this much output unread is dropped with a
+ * line; the others and the scrollback carry on. Four scrollbacks: a terminal that is merely slow
+ * catches up long before.
+ */
+export const SERIAL_CLIENT_BACKLOG_BYTES = 4 * 1024 * 1024;

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { Rect } from './demo-screen.js';
 import { ZrleCompressor } from './encode-zrle.js';
 import type { Framebuffer } from './framebuffer.js';
+import { PREAUTH_TIMEOUT_MS, VIEWER_MESSAGE_BACKLOG_BYTES, VIEWER_STALL_TIMEOUT_MS } from '../limits.js';
 import { PixelPacker } from './pixel-values.js';
 import {
   NATIVE_FORMAT, RfbProtocolError, colourMapEntries, encodeServerInit, negotiateVersion, parseClientMessage,
@@ -17,6 +18,12 @@ export interface ViewerInput {
   qemuKey?(down: boolean, keysym: number, keycode: number): void;
   pointer(buttons: number, x: number, y: number): void;
   clipboard(text: string): void;
+  /**
+   * Undefined while the console takes input; else resolves once it does again (its write buffer
+   * drained, or it went away). Meanwhile this viewer's connection is not read: the backpressure
+   * reaches the viewer instead of a queue growing here.
+   */
+  roomForInput?(): Promise<void> | undefined;
 }
 
 export interface ViewerServerOptions {
@@ -28,6 +35,17 @@ export interface ViewerServerOptions {
   input: ViewerInput;
   /** A viewer gave a wrong password (the caller logs it with the peer address). */
   onAuthFailure?(): void;
+  /** Handshake deadline (default PREAUTH_TIMEOUT_MS) and stall bound (default VIEWER_STALL_TIMEOUT_MS), for tests. */
+  preauthTimeoutMs?: number;
+  stallTimeoutMs?: number;
+}
+
+/** Why a viewer's session was ended by this side: said in the caller's log line. */
+export class ViewerDroppedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ViewerDroppedError';
+  }
 }
 
 export interface ViewerSession extends EventEmitter<{ close: [Error | undefined] }> {
@@ -58,8 +76,16 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
   private readonly pending: ViewerDamage;
   /** An update is being encoded or waits for the stream to drain; damage meanwhile is coalesced. */
   private busy = false;
-  /** Messages written while busy go out after the update, in order. */
-  private outbox: Buffer[] = [];
+  /**
+   * Messages written while busy go out after the update, at most one of each kind: a newer
+   * clipboard or colour map replaces the older, bells collapse into one.
+   */
+  private outbox = new Map<OutboxKind, Buffer>();
+  /** Armed while the connection holds output it does not take; the viewer is dropped when it fires. */
+  private stallTimer: NodeJS.Timeout | undefined;
+  private handshakeTimer: NodeJS.Timeout | undefined;
+  /** A bell went out in this turn of the event loop. */
+  private rang = false;
   private readonly zlib = new ZrleCompressor();
   private closed = false;
   /** The refusal a failing handshake sends before the connection closes. */
@@ -85,19 +111,29 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     stream.on('error', (err) => this.finish(err));
     stream.on('end', () => stream.end());
     stream.on('close', () => this.finish(undefined));
+    stream.on('drain', () => this.drained());
+    const preauthMs = options.preauthTimeoutMs ?? PREAUTH_TIMEOUT_MS;
+    this.handshakeTimer = setTimeout(() => {
+      this.finish(new ViewerDroppedError(`no VNC handshake within ${seconds(preauthMs)}: the connection was closed`));
+    }, preauthMs);
     stream.write('RFB 003.008\n');
   }
 
   clipboard(text: string): void {
+    if (this.behind()) return;
     const bytes = Buffer.from(text, 'latin1');
     const head = Buffer.alloc(8);
     head.writeUInt8(3, 0);
     head.writeUInt32BE(bytes.length, 4);
-    this.send(Buffer.concat([head, bytes]));
+    this.send(Buffer.concat([head, bytes]), 'clipboard');
   }
 
+  /** At most one bell per turn of the event loop: a console's burst of them is one beep. */
   bell(): void {
-    this.send(Buffer.from([2]));
+    if (this.rang || this.behind()) return;
+    this.rang = true;
+    setImmediate(() => (this.rang = false));
+    this.send(BELL, 'bell');
   }
 
   close(): void {
@@ -111,6 +147,9 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     fb.off('damage', this.onDamage);
     fb.off('resize', this.onResize);
     fb.off('cursor', this.onCursor);
+    clearTimeout(this.stallTimer);
+    clearTimeout(this.handshakeTimer);
+    this.outbox.clear();
     this.zlib.close();
     // A refusal must reach the viewer: end gracefully, then let go of the socket.
     if (this.farewell && !this.stream.destroyed) this.stream.end(this.farewell, () => this.stream.destroy());
@@ -119,10 +158,36 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
   }
 
   /** Writes now, or after the update being encoded; nothing before the handshake's end. */
-  private send(message: Buffer): void {
+  private send(message: Buffer, kind: OutboxKind): void {
     if (this.closed || this.phase !== 'normal') return;
-    if (this.busy) this.outbox.push(message);
-    else this.stream.write(message);
+    if (this.busy) {
+      this.outbox.delete(kind);
+      this.outbox.set(kind, message);
+    } else {
+      this.write(message);
+    }
+  }
+
+  /** True when the connection already holds more than a bell or a clipboard is worth queueing behind. */
+  private behind(): boolean {
+    return this.stream.writableLength > VIEWER_MESSAGE_BACKLOG_BYTES;
+  }
+
+  /** Writes, and starts counting the stall when the connection's buffer is full. */
+  private write(data: Buffer): boolean {
+    const room = this.stream.write(data);
+    if (!room && !this.stallTimer && !this.closed) {
+      const ms = this.options.stallTimeoutMs ?? VIEWER_STALL_TIMEOUT_MS;
+      this.stallTimer = setTimeout(() => {
+        this.finish(new ViewerDroppedError(`the viewer read nothing for ${seconds(ms)} while its screen changed: disconnected`));
+      }, ms);
+    }
+    return room;
+  }
+
+  private drained(): void {
+    clearTimeout(this.stallTimer);
+    this.stallTimer = undefined;
   }
 
   private receive(chunk: Buffer): void {
@@ -134,11 +199,22 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
         offset = this.skipCutText(offset + used);
       }
       this.buffer = this.buffer.subarray(offset);
+      this.holdWhileConsoleIsFull();
     } catch (err) {
       // A viewer that breaks the protocol loses its own connection, nobody else's.
       const reason = err instanceof Error ? err.message : String(err);
       this.finish(new RfbProtocolError(`RFB viewer: ${reason}; the viewer was disconnected`));
     }
+  }
+
+  /** Stops reading this viewer while the console does not take its input (keys of a stalled console). */
+  private holdWhileConsoleIsFull(): void {
+    const room = this.phase === 'normal' ? this.options.input.roomForInput?.() : undefined;
+    if (!room) return;
+    this.stream.pause();
+    void room.then(() => {
+      if (!this.closed) this.stream.resume();
+    });
   }
 
   private skipCutText(offset: number): number {
@@ -191,6 +267,7 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
         this.stream.write(encodeServerInit(fb.width, fb.height, fb.name));
         this.pending.told(fb.width, fb.height);
         this.phase = 'normal';
+        clearTimeout(this.handshakeTimer);
         fb.on('damage', this.onDamage);
         fb.on('resize', this.onResize);
         fb.on('cursor', this.onCursor);
@@ -249,7 +326,7 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     switch (message.type) {
       case 'setPixelFormat':
         this.packer = new PixelPacker(serverSideFormat(message.format));
-        if (!message.format.trueColour) this.send(colourMapEntries());
+        if (!message.format.trueColour) this.send(colourMapEntries(), 'colourMap');
         break;
       case 'setEncodings': {
         const list = message.encodings;
@@ -290,19 +367,27 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
       // Corked, the parts leave in one writev; the last write's answer covers all that is buffered.
       this.stream.cork();
       let drained = true;
-      for (const part of parts) drained = this.stream.write(part);
+      for (const part of parts) drained = this.write(part);
       this.stream.uncork();
       const resume = () => {
         this.busy = false;
-        const queued = this.outbox;
-        this.outbox = [];
-        for (const message of queued) this.stream.write(message);
+        const queued = [...this.outbox.values()];
+        this.outbox.clear();
+        for (const message of queued) this.write(message);
         this.sendUpdateIfDue();
       };
       if (drained) resume();
       else this.stream.once('drain', resume);
     }, (err: Error) => this.finish(err));
   }
+}
+
+type OutboxKind = 'bell' | 'clipboard' | 'colourMap';
+
+const BELL = Buffer.from([2]);
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
 function u32(value: number): Buffer {

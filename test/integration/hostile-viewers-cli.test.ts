@@ -1,0 +1,120 @@
+/*
+ * Hostile peers of a shared console (proxy --share): a viewer that never reads, a console that
+ * stops reading, many viewers at once. What a user relies on: vconsole's memory stays bounded,
+ * the hostile viewer alone is dropped with a line, the other viewers keep their live picture.
+ * Memory is the vconsole process's VmHWM (its peak RSS) from /proc.
+ */
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startVconsole, type RunningVconsole } from '../support/cli.js';
+import { picture, serveHandshake, startScriptedServer, update, type RfbPeer } from '../support/fake-rfb-server.js';
+import { liveScreen, pixelAt } from '../support/live-screen.js';
+import { waitFor } from '../support/wait.js';
+
+const cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+const WIDTH = 64;
+const HEIGHT = 48;
+const MiB = 1024 * 1024;
+
+function start(args: string[], env: NodeJS.ProcessEnv = {}): RunningVconsole {
+  const child = startVconsole(args, env);
+  cleanup.push(() => child.kill());
+  return child;
+}
+
+/** The peak resident memory of a process, in bytes. */
+function peakRss(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'));
+  return Number(/(\d+)/.exec(line ?? '')?.[1] ?? 0) * 1024;
+}
+
+/** Writes `data` and waits until the socket takes more: the flood goes at the pace vconsole reads it. */
+async function send(peer: RfbPeer, data: Buffer): Promise<void> {
+  if (peer.socket.destroyed) throw new Error('the console connection closed');
+  if (!peer.socket.write(data)) {
+    await new Promise<void>((resolve, reject) => {
+      const closed = () => reject(new Error('the console connection closed'));
+      peer.socket.once('close', closed);
+      peer.socket.once('drain', () => {
+        peer.socket.off('close', closed);
+        resolve();
+      });
+    });
+  }
+}
+
+const screenIn = (rgb: number) => update([{ rect: { x: 0, y: 0, w: WIDTH, h: HEIGHT }, encoding: 0, body: picture(WIDTH, HEIGHT, () => rgb) }]);
+
+/** A console whose script, after the handshake and a first grey picture, is `flood`. */
+async function hostileConsole(flood: (peer: RfbPeer) => Promise<void>) {
+  const server = await startScriptedServer(async (peer) => {
+    await serveHandshake(peer, WIDTH, HEIGHT, 'hostile');
+    peer.socket.on('data', () => undefined); // update requests and input: read and ignored
+    await send(peer, screenIn(0x808080));
+    await flood(peer);
+  });
+  cleanup.push(() => server.close());
+  return server;
+}
+
+/**
+ * A viewer that completes the handshake (security None) and never reads a byte; it keeps
+ * asking for updates, as a hostile one would.
+ */
+function nonReadingViewer(port: number): net.Socket {
+  const socket = net.connect(port, '127.0.0.1');
+  cleanup.push(() => socket.destroy());
+  socket.pause();
+  socket.on('error', () => undefined);
+  const setEncodings = Buffer.from([2, 0, 0, 1, 0, 0, 0, 0]);
+  const request = (incremental: number) => Buffer.from([3, incremental, 0, 0, 0, 0, 0, WIDTH, 0, HEIGHT]);
+  socket.write(Buffer.concat([Buffer.from('RFB 003.008\n'), Buffer.from([1, 1]), setEncodings, request(0)]));
+  const asking = setInterval(() => {
+    if (!socket.destroyed) socket.write(request(1));
+  }, 20);
+  cleanup.push(() => clearInterval(asking));
+  return socket;
+}
+
+async function sharedProxy(port: number, env: NodeJS.ProcessEnv = {}) {
+  const proxy = start(['proxy', `tcp://127.0.0.1:${port}`, '--share'], env);
+  const [line] = await proxy.jsonLines(1);
+  return { proxy, port: line.port as number };
+}
+
+async function goodViewer(port: number) {
+  return liveScreen(net.connect(port, '127.0.0.1'), { shared: true }, cleanup);
+}
+
+describe('proxy --share with hostile peers', () => {
+  it('a viewer that never reads while the console floods bells, clipboard and updates: memory bounded, that viewer dropped with a line, the other one stays live', async () => {
+    let go!: () => void;
+    const flooding = new Promise<void>((resolve) => (go = resolve));
+    const console_ = await hostileConsole(async (peer) => {
+      await flooding;
+      const bells = Buffer.alloc(256 * 1024, 2);
+      for (let i = 0; i < 12; i++) await send(peer, bells);
+      const clipboard = Buffer.concat([Buffer.from([3, 0, 0, 0]), Buffer.from([0, 0x10, 0, 0]), Buffer.alloc(MiB, 0x41)]);
+      for (let i = 0; i < 150; i++) await send(peer, clipboard);
+      for (let i = 0; i < 200; i++) await send(peer, screenIn(i * 0x010101));
+      await send(peer, screenIn(0x00ff00));
+    });
+    const { proxy, port } = await sharedProxy(console_.port, { VCONSOLE_VIEWER_STALL_MS: '1500' });
+    const good = await goodViewer(port);
+    await waitFor(() => pixelAt(good.framebuffer, 1, 1) === 0x808080, 'the first picture');
+    const hostile = nonReadingViewer(port);
+    await proxy.waitForStderr(/client 2 connected/);
+    const before = peakRss(proxy.process.pid!);
+    go();
+    await waitFor(() => pixelAt(good.framebuffer, 1, 1) === 0x00ff00, 'the last picture of the flood on the good viewer', 60_000);
+    expect(peakRss(proxy.process.pid!) - before).toBeLessThan(150 * MiB);
+    await proxy.waitForStderr(/viewer from 127\.0\.0\.1:\d+: the viewer read nothing for 1500 ms while its screen changed: disconnected/, 15_000);
+    await waitFor(() => hostile.destroyed || hostile.readableEnded || proxy.stderr().includes('client 2 disconnected'), 'the hostile viewer gone');
+    expect(good.closed()).toBe(false);
+  }, 120_000);
+});
