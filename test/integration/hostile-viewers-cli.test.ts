@@ -117,4 +117,81 @@ describe('proxy --share with hostile peers', () => {
     await waitFor(() => hostile.destroyed || hostile.readableEnded || proxy.stderr().includes('client 2 disconnected'), 'the hostile viewer gone');
     expect(good.closed()).toBe(false);
   }, 120_000);
+
+  it('a console that stops reading while a viewer floods keys: the viewer is held back, memory bounded, no key lost', async () => {
+    const KEYS = (24 * MiB) / 8;
+    let keysIn = 0;
+    let stalled!: (peer: RfbPeer) => void;
+    const stalledPeer = new Promise<RfbPeer>((resolve) => (stalled = resolve));
+    const console_ = await hostileConsole(async (peer) => {
+      // Counts the key events among the client messages once it reads again.
+      let pending = Buffer.alloc(0);
+      const sizes: Record<number, number> = { 0: 20, 3: 10, 4: 8, 5: 6 };
+      peer.socket.on('data', (chunk: Buffer) => {
+        pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+        let at = 0;
+        while (at < pending.length && pending.length - at >= (sizes[pending[at]] ?? 1)) {
+          if (pending[at] === 4) keysIn++;
+          at += sizes[pending[at]] ?? 1;
+        }
+        pending = pending.subarray(at);
+      });
+      peer.socket.pause();
+      stalled(peer);
+      await new Promise<void>((resolve) => peer.socket.once('close', () => resolve()));
+    });
+    const { proxy, port } = await sharedProxy(console_.port);
+    const good = await goodViewer(port);
+    await waitFor(() => pixelAt(good.framebuffer, 1, 1) === 0x808080, 'the first picture');
+    const peer = await stalledPeer;
+    const flooder = net.connect(port, '127.0.0.1');
+    cleanup.push(() => flooder.destroy());
+    flooder.on('data', () => undefined);
+    flooder.on('error', () => undefined);
+    flooder.write(Buffer.concat([Buffer.from('RFB 003.008\n'), Buffer.from([1, 1])]));
+    await proxy.waitForStderr(/client 2 connected/);
+    const before = peakRss(proxy.process.pid!);
+    const key = Buffer.from([4, 1, 0, 0, 0, 0, 0, 0x61]);
+    const keys = Buffer.concat(Array.from({ length: (64 * 1024) / key.length }, () => key));
+    for (let i = 0; i < (KEYS * 8) / keys.length; i++) flooder.write(keys);
+    // The flood gets a few seconds to do harm: without backpressure vconsole's memory passes 150 MiB well within them.
+    const floodStart = Date.now();
+    await waitFor(() => peakRss(proxy.process.pid!) - before > 150 * MiB || Date.now() - floodStart > 3000, 'the flood to have had its chance');
+    expect(peakRss(proxy.process.pid!) - before).toBeLessThan(100 * MiB);
+    expect(keysIn).toBe(0);
+    peer.socket.resume();
+    await waitFor(() => keysIn === KEYS, `all ${KEYS} keys at the console (${keysIn} so far)`, 60_000);
+    expect(peakRss(proxy.process.pid!) - before).toBeLessThan(100 * MiB);
+    await send(peer, screenIn(0x0000ff));
+    await waitFor(() => pixelAt(good.framebuffer, 1, 1) === 0x0000ff, 'the picture after the stall on the other viewer');
+  }, 120_000);
+
+  it('serves 11 viewers without a MaxListenersExceededWarning', async () => {
+    const proxy = start(['proxy', 'demo:vm-a', '--share']);
+    const port = (await proxy.jsonLines(1))[0].port as number;
+    const views = await Promise.all(Array.from({ length: 11 }, () => goodViewer(port)));
+    await waitFor(() => views.every((v) => v.framebuffer.width > 0 && pixelAt(v.framebuffer, 1, 1) !== -1), 'eleven pictures');
+    // A line logged after all eleven are served: a warning about them would have come before it.
+    views[0].client.close();
+    await proxy.waitForStderr(/client 1 disconnected/);
+    expect(proxy.stderr()).not.toMatch(/MaxListenersExceeded|memory leak/);
+  }, 60_000);
+
+  it('closes connections that never finish the VNC handshake after the pre-auth timeout', async () => {
+    const proxy = start(['proxy', 'demo:vm-a', '--share'], { VCONSOLE_PREAUTH_TIMEOUT_MS: '1000' });
+    const [line] = await proxy.jsonLines(1);
+    const port = line.port as number;
+    const silent = Array.from({ length: 400 }, () => {
+      const socket = net.connect(port, '127.0.0.1');
+      cleanup.push(() => socket.destroy());
+      socket.on('data', () => undefined);
+      socket.on('error', () => undefined);
+      return socket;
+    });
+    let closed = 0;
+    for (const socket of silent) socket.once('close', () => closed++);
+    await waitFor(() => closed === silent.length, 'every silent connection closed', 30_000);
+    const good = await goodViewer(port);
+    await waitFor(() => good.framebuffer.width > 0 && pixelAt(good.framebuffer, 1, 1) !== -1, 'a picture for a viewer that does speak');
+  }, 60_000);
 });
