@@ -109,7 +109,11 @@ export const VIEWER_STALL_TIMEOUT_MS = msFromEnv('VCONSOLE_VIEWER_STALL_MS', 60_
 export const VIEWER_MESSAGE_BACKLOG_BYTES = 64 * 1024;
 /**
  * A client of a shared serial console that leaves this much output unread is dropped with a
- * line; the others and the scrollback carry on. Four scrollbacks: a terminal that is merely slow
- * catches up long before.
+ * line whatever else happens (the line is held back before, see SERIAL_CLIENT_BEHIND_BYTES);
+ * the others and the scrollback carry on.
  */
 export const SERIAL_CLIENT_BACKLOG_BYTES = 4 * 1024 * 1024;
+/** A shared serial client with this much unread output holds the line back while it catches up ... */
+export const SERIAL_CLIENT_BEHIND_BYTES = 1024 * 1024;
+/** ... and is dropped with a line when it has read nothing for this long (VCONSOLE_SERIAL_CLIENT_STALL_MS overrides it). */
+export const SERIAL_CLIENT_STALL_MS = msFromEnv('VCONSOLE_SERIAL_CLIENT_STALL_MS', 10_000);

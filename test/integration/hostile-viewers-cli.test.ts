@@ -125,7 +125,7 @@ describe('proxy --share with hostile peers', () => {
     const stalledPeer = new Promise<RfbPeer>((resolve) => (stalled = resolve));
     const console_ = await hostileConsole(async (peer) => {
       // Counts the key events among the client messages once it reads again.
-      let pending = Buffer.alloc(0);
+      let pending: Buffer = Buffer.alloc(0);
       const sizes: Record<number, number> = { 0: 20, 3: 10, 4: 8, 5: 6 };
       peer.socket.on('data', (chunk: Buffer) => {
         pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
