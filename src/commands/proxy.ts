@@ -1,6 +1,7 @@
 import { VconsoleError, describeError, errorLine } from '../errors.js';
 import { SessionClosedError, type ConsoleSession } from '../proxy/console-session.js';
 import { DuplicateConsoleError, SessionRegistry } from '../proxy/session-registry.js';
+import { SilentConsoleError } from '../proxy/shared-source.js';
 import { handleShutdownSignals } from '../proxy/shutdown.js';
 import type { UpstreamSource } from '../proxy/types.js';
 import type { VconsoleConfig } from '../config.js';
@@ -51,13 +52,18 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   const ports = consecutivePorts(flags.port, sessions.length);
   const started = await Promise.allSettled(sessions.map((s, i) => s.start({ host: listen, port: ports[i] })));
   const failures: unknown[] = [];
+  const silent: unknown[] = [];
   const listening: { name: string; address: string; port: number; type?: string }[] = [];
   started.forEach((result, i) => {
     if (result.status === 'fulfilled') listening.push({ name: sessions[i].name, type: sessions[i].source.consoleType, ...result.value });
     else if (result.reason instanceof DuplicateConsoleError) io.stderr.write(`${describeError(result.reason)}\n`);
+    // A console that went silent while starting is dropped with its line; it holds no other hostage.
+    else if (result.reason instanceof SilentConsoleError) silent.push(namingTarget(sessions[i].name, result.reason));
     // A session closed while it started: a shutdown is under way, not a failure.
     else if (!(result.reason instanceof SessionClosedError)) failures.push(namingTarget(sessions[i].name, result.reason));
   });
+  if (listening.length === 0) failures.push(...silent);
+  else for (const dropped of silent) io.stderr.write(`${errorLine(dropped)}\n`);
   if (failures.length > 0) {
     shutdown.dispose();
     await registry.closeAll();

@@ -1,7 +1,7 @@
 import type { Duplex } from 'node:stream';
 import { VconsoleError, describeError } from '../errors.js';
 import { DIAL_TIMEOUT_MS, FIRST_PICTURE_TIMEOUT_MS } from '../limits.js';
-import { SharedSource } from '../proxy/shared-source.js';
+import { SharedSource, SilentConsoleError } from '../proxy/shared-source.js';
 import type { DialContext, LogLevel, UpstreamSource } from '../proxy/types.js';
 import { drawBanner } from './banner.js';
 import { duplexPair } from './duplex-pair.js';
@@ -163,7 +163,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     try {
       stream = await this.inner.dial({ signal: AbortSignal.any([both, dialTimeout]), log, preserveSession: redial || undefined });
     } catch (err) {
-      if (dialTimeout.aborted && !both.aborted) throw new VconsoleError(`timed out opening the console (${seconds(DIAL_TIMEOUT_MS)})`, { cause: err });
+      if (dialTimeout.aborted && !both.aborted) throw new SilentConsoleError(`timed out opening the console (${seconds(DIAL_TIMEOUT_MS)})`);
       throw err;
     }
     // A console that answers the handshake and never draws fails here rather than hold its start forever.
@@ -182,9 +182,10 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     } catch (err) {
       stream.destroy();
       if (pictureTimeout.aborted && !both.aborted) {
-        throw new VconsoleError(`timed out: the console sent no whole picture within ${seconds(FIRST_PICTURE_TIMEOUT_MS)}`, {
-          hint: 'check that the VM shows a screen; without --share each viewer waits for the console itself',
-        });
+        throw new SilentConsoleError(
+          `timed out: the console sent no whole picture within ${seconds(FIRST_PICTURE_TIMEOUT_MS)}`,
+          'check that the VM shows a screen; without --share each viewer waits for the console itself',
+        );
       }
       throw err;
     }
