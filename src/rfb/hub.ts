@@ -7,6 +7,7 @@ import { drawBanner } from './banner.js';
 import { duplexPair } from './duplex-pair.js';
 import { Framebuffer } from './framebuffer.js';
 import { RfbUpstream } from './upstream-client.js';
+import { durationText } from './viewer-output.js';
 import { ViewerDroppedError, serveViewer, type ViewerSession } from './viewer-server.js';
 import { wholePicture } from './whole-picture.js';
 
@@ -163,7 +164,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     try {
       stream = await this.inner.dial({ signal: AbortSignal.any([both, dialTimeout]), log, preserveSession: redial || undefined });
     } catch (err) {
-      if (dialTimeout.aborted && !both.aborted) throw new SilentConsoleError(`timed out opening the console (${seconds(DIAL_TIMEOUT_MS)})`);
+      if (dialTimeout.aborted && !both.aborted) throw new SilentConsoleError(`timed out opening the console (${durationText(DIAL_TIMEOUT_MS)})`);
       throw err;
     }
     // A console that answers the handshake and never draws fails here rather than hold its start forever.
@@ -183,7 +184,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
       stream.destroy();
       if (pictureTimeout.aborted && !both.aborted) {
         throw new SilentConsoleError(
-          `timed out: the console sent no whole picture within ${seconds(FIRST_PICTURE_TIMEOUT_MS)}`,
+          `timed out: the console sent no whole picture within ${durationText(FIRST_PICTURE_TIMEOUT_MS)}`,
           'check that the VM shows a screen; without --share each viewer waits for the console itself',
         );
       }
@@ -247,10 +248,6 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     this.currentState = state;
     this.emit('state', state);
   }
-}
-
-function seconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
 /** `promise`, or a rejection as soon as `signal` aborts (after `onAbort` cleaned up). */

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { Rect } from './demo-screen.js';
 import { ZrleCompressor } from './encode-zrle.js';
 import type { Framebuffer } from './framebuffer.js';
-import { PREAUTH_TIMEOUT_MS, VIEWER_MESSAGE_BACKLOG_BYTES, VIEWER_STALL_TIMEOUT_MS } from '../limits.js';
+import { PREAUTH_TIMEOUT_MS, VIEWER_STALL_TIMEOUT_MS } from '../limits.js';
 import { PixelPacker } from './pixel-values.js';
 import {
   NATIVE_FORMAT, RfbProtocolError, colourMapEntries, encodeServerInit, negotiateVersion, parseClientMessage,
@@ -11,6 +11,7 @@ import {
 } from './rfb-wire.js';
 import { checkVncAuth, newChallenge } from './viewer-auth.js';
 import { ViewerDamage } from './viewer-damage.js';
+import { ViewerOutput, durationText, type OutboxKind } from './viewer-output.js';
 import { ENCODING, PIXEL_ENCODINGS, encodeUpdate } from './viewer-update.js';
 
 export interface ViewerInput {
@@ -76,13 +77,8 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
   private readonly pending: ViewerDamage;
   /** An update is being encoded or waits for the stream to drain; damage meanwhile is coalesced. */
   private busy = false;
-  /**
-   * Messages written while busy go out after the update, at most one of each kind: a newer
-   * clipboard or colour map replaces the older, bells collapse into one.
-   */
-  private outbox = new Map<OutboxKind, Buffer>();
-  /** Armed while the connection holds output it does not take; the viewer is dropped when it fires. */
-  private stallTimer: NodeJS.Timeout | undefined;
+  /** Messages written while busy go out after the update (see ViewerOutput). */
+  private readonly output: ViewerOutput;
   private handshakeTimer: NodeJS.Timeout | undefined;
   /** A bell went out in this turn of the event loop. */
   private rang = false;
@@ -111,16 +107,19 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     stream.on('error', (err) => this.finish(err));
     stream.on('end', () => stream.end());
     stream.on('close', () => this.finish(undefined));
-    stream.on('drain', () => this.drained());
+    const stallMs = options.stallTimeoutMs ?? VIEWER_STALL_TIMEOUT_MS;
+    this.output = new ViewerOutput(stream, stallMs, () => {
+      this.finish(new ViewerDroppedError(`the viewer read nothing for ${durationText(stallMs)} while its screen changed: disconnected`));
+    });
     const preauthMs = options.preauthTimeoutMs ?? PREAUTH_TIMEOUT_MS;
     this.handshakeTimer = setTimeout(() => {
-      this.finish(new ViewerDroppedError(`no VNC handshake within ${seconds(preauthMs)}: the connection was closed`));
+      this.finish(new ViewerDroppedError(`no VNC handshake within ${durationText(preauthMs)}: the connection was closed`));
     }, preauthMs);
     stream.write('RFB 003.008\n');
   }
 
   clipboard(text: string): void {
-    if (this.behind()) return;
+    if (this.output.behind) return;
     const bytes = Buffer.from(text, 'latin1');
     const head = Buffer.alloc(8);
     head.writeUInt8(3, 0);
@@ -130,7 +129,7 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
 
   /** At most one bell per turn of the event loop: a console's burst of them is one beep. */
   bell(): void {
-    if (this.rang || this.behind()) return;
+    if (this.rang || this.output.behind) return;
     this.rang = true;
     setImmediate(() => (this.rang = false));
     this.send(BELL, 'bell');
@@ -147,9 +146,8 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     fb.off('damage', this.onDamage);
     fb.off('resize', this.onResize);
     fb.off('cursor', this.onCursor);
-    clearTimeout(this.stallTimer);
     clearTimeout(this.handshakeTimer);
-    this.outbox.clear();
+    this.output.close();
     this.zlib.close();
     // A refusal must reach the viewer: end gracefully, then let go of the socket.
     if (this.farewell && !this.stream.destroyed) this.stream.end(this.farewell, () => this.stream.destroy());
@@ -160,34 +158,7 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
   /** Writes now, or after the update being encoded; nothing before the handshake's end. */
   private send(message: Buffer, kind: OutboxKind): void {
     if (this.closed || this.phase !== 'normal') return;
-    if (this.busy) {
-      this.outbox.delete(kind);
-      this.outbox.set(kind, message);
-    } else {
-      this.write(message);
-    }
-  }
-
-  /** True when the connection already holds more than a bell or a clipboard is worth queueing behind. */
-  private behind(): boolean {
-    return this.stream.writableLength > VIEWER_MESSAGE_BACKLOG_BYTES;
-  }
-
-  /** Writes, and starts counting the stall when the connection's buffer is full. */
-  private write(data: Buffer): boolean {
-    const room = this.stream.write(data);
-    if (!room && !this.stallTimer && !this.closed) {
-      const ms = this.options.stallTimeoutMs ?? VIEWER_STALL_TIMEOUT_MS;
-      this.stallTimer = setTimeout(() => {
-        this.finish(new ViewerDroppedError(`the viewer read nothing for ${seconds(ms)} while its screen changed: disconnected`));
-      }, ms);
-    }
-    return room;
-  }
-
-  private drained(): void {
-    clearTimeout(this.stallTimer);
-    this.stallTimer = undefined;
+    this.output.send(message, kind, this.busy);
   }
 
   private receive(chunk: Buffer): void {
@@ -367,13 +338,11 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
       // Corked, the parts leave in one writev; the last write's answer covers all that is buffered.
       this.stream.cork();
       let drained = true;
-      for (const part of parts) drained = this.write(part);
+      for (const part of parts) drained = this.output.write(part);
       this.stream.uncork();
       const resume = () => {
         this.busy = false;
-        const queued = [...this.outbox.values()];
-        this.outbox.clear();
-        for (const message of queued) this.write(message);
+        this.output.release();
         this.sendUpdateIfDue();
       };
       if (drained) resume();
@@ -382,13 +351,7 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
   }
 }
 
-type OutboxKind = 'bell' | 'clipboard' | 'colourMap';
-
 const BELL = Buffer.from([2]);
-
-function seconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
-}
 
 function u32(value: number): Buffer {
   const out = Buffer.alloc(4);
