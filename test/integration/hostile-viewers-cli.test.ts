@@ -182,6 +182,20 @@ describe('proxy --share with hostile peers', () => {
     expect(proxy.process.exitCode).toBeNull();
   }, 60_000);
 
+  it('open --share: a console that never sends a picture says it timed out, the demo beside it opens', async () => {
+    const silent = await startScriptedServer(async (peer) => {
+      await serveHandshake(peer, WIDTH, HEIGHT, 'silent');
+      peer.socket.on('data', () => undefined);
+    });
+    cleanup.push(() => silent.close());
+    const target = `tcp://127.0.0.1:${silent.port}`;
+    const open = start(['open', target, 'demo:vm-a', '--share', '--no-tui', '--viewer', 'none'], { VCONSOLE_FIRST_PICTURE_TIMEOUT_MS: '1500' });
+    const [line] = await open.jsonLines(1, 30_000);
+    expect(line.target).toBe('demo:vm-a');
+    await open.waitForStderr(/timed out: the console sent no whole picture within 1500 ms/);
+    expect(open.stderr()).not.toMatch(/cancelled/);
+  }, 60_000);
+
   it('serves 11 viewers without a MaxListenersExceededWarning', async () => {
     const proxy = start(['proxy', 'demo:vm-a', '--share']);
     const port = (await proxy.jsonLines(1))[0].port as number;
