@@ -5,7 +5,7 @@ import { failure } from '../../test/support/streams.js';
 import { ViewerClient, type ViewerClientOptions } from '../../test/support/rfb-viewer-client.js';
 import { waitFor } from '../../test/support/wait.js';
 import { Framebuffer } from './framebuffer.js';
-import { NATIVE_FORMAT, type PixelFormat } from './rfb-wire.js';
+import { NATIVE_FORMAT, encodePixelFormat, type PixelFormat } from './rfb-wire.js';
 import { ViewerDroppedError, serveViewer, type ViewerInput, type ViewerServerOptions, type ViewerSession } from './viewer-server.js';
 
 const cleanups: Array<() => void> = [];
@@ -421,5 +421,17 @@ describe('serveViewer input and sessions', () => {
     room?.();
     await waitFor(() => input.events.length === 2, 'the key after the console drained');
     expect(input.events).toEqual(['key down 61', 'key down 62']);
+  });
+
+  it('stops reading a viewer that asks for answers it does not read (colour maps for SetPixelFormat)', async () => {
+    const served = await viewer({ framebuffer: painted(), input: recorder() });
+    await fullUpdate(served.viewer);
+    served.client.pause();
+    const colourMapped = Buffer.alloc(20);
+    encodePixelFormat({ ...NATIVE_FORMAT, bitsPerPixel: 8, depth: 8, trueColour: false }).copy(colourMapped, 4);
+    // 20,000 requests of 20 bytes, each answered with a 1.5 KB colour map: 30 MB if all were answered.
+    served.client.write(Buffer.concat(Array.from({ length: 20_000 }, () => colourMapped)));
+    await waitFor(() => served.socket.isPaused(), 'the server to stop reading the viewer');
+    expect(served.socket.writableLength).toBeLessThan(2 * 1024 * 1024);
   });
 });

@@ -178,12 +178,17 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     }
   }
 
-  /** Stops reading this viewer while the console does not take its input (keys of a stalled console). */
+  /**
+   * Stops reading this viewer while the console does not take its input (keys of a stalled
+   * console), or while the viewer does not take what its own messages asked for (a viewer that
+   * sends requests and never reads would otherwise queue answers without end).
+   */
   private holdWhileConsoleIsFull(): void {
     const room = this.phase === 'normal' ? this.options.input.roomForInput?.() : undefined;
-    if (!room) return;
+    const own = this.stream.writableNeedDrain ? new Promise<void>((resolve) => this.stream.once('drain', resolve)) : undefined;
+    if (!room && !own) return;
     this.stream.pause();
-    void room.then(() => {
+    void Promise.all([room, own]).then(() => {
       if (!this.closed) this.stream.resume();
     });
   }
