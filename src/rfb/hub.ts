@@ -111,7 +111,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     this.viewers.add(viewer);
     viewer.on('close', (err) => {
       this.viewers.delete(viewer);
-      if (err instanceof ViewerDroppedError) context.log('warn', `viewer${context.peer ? ` from ${context.peer}` : ''}: ${err.message}`);
+      if (err instanceof ViewerDroppedError) context.log('warn', `viewer${context.peer ? ` from ${context.peer}` : ''} disconnected: ${err.message}`);
     });
     return relayEnd;
   }

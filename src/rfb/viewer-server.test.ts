@@ -374,7 +374,7 @@ describe('serveViewer input and sessions', () => {
     served.client.write('RFB 003.008\n'); // then nothing: no security type
     const error = await served.closed;
     expect(error).toBeInstanceOf(ViewerDroppedError);
-    expect(error?.message).toBe('no VNC handshake within 200 ms: the connection was closed');
+    expect(error?.message).toBe('it finished no VNC handshake within 200 ms');
   });
 
   it('keeps a served viewer past the handshake deadline', async () => {
@@ -399,7 +399,7 @@ describe('serveViewer input and sessions', () => {
     // One clipboard past the 64 KiB backlog at most, never 100 MiB of them.
     expect(served.socket.writableLength).toBeLessThan(2 * 1024 * 1024);
     const error = await served.closed;
-    expect(error?.message).toBe('the viewer read nothing for 500 ms while its screen changed: disconnected');
+    expect(error?.message).toBe('it read nothing for 500 ms while its screen changed');
   });
 
   it('stops reading a viewer while the console takes no input, and reads it again after', async () => {

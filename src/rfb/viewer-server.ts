@@ -41,7 +41,7 @@ export interface ViewerServerOptions {
   stallTimeoutMs?: number;
 }
 
-/** Why a viewer's session was ended by this side: said in the caller's log line. */
+/** Why this side ended a viewer's session, as the end of `viewer from ADDRESS disconnected: ...`. */
 export class ViewerDroppedError extends Error {
   constructor(message: string) {
     super(message);
@@ -109,11 +109,11 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     stream.on('close', () => this.finish(undefined));
     const stallMs = options.stallTimeoutMs ?? VIEWER_STALL_TIMEOUT_MS;
     this.output = new ViewerOutput(stream, stallMs, () => {
-      this.finish(new ViewerDroppedError(`the viewer read nothing for ${durationText(stallMs)} while its screen changed: disconnected`));
+      this.finish(new ViewerDroppedError(`it read nothing for ${durationText(stallMs)} while its screen changed`));
     });
     const preauthMs = options.preauthTimeoutMs ?? PREAUTH_TIMEOUT_MS;
     this.handshakeTimer = setTimeout(() => {
-      this.finish(new ViewerDroppedError(`no VNC handshake within ${durationText(preauthMs)}: the connection was closed`));
+      this.finish(new ViewerDroppedError(`it finished no VNC handshake within ${durationText(preauthMs)}`));
     }, preauthMs);
     stream.write('RFB 003.008\n');
   }
