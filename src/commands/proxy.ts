@@ -50,12 +50,31 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   const sessions = addOnce(registry, targets.map((target) => sharing.wrap(recording.wrap(target))), (text) => io.stderr.write(`${text}\n`));
   sessions.forEach(sharing.follow);
   const ports = consecutivePorts(flags.port, sessions.length);
-  const started = await Promise.allSettled(sessions.map((s, i) => s.start({ host: listen, port: ports[i] })));
+  let noticed = false;
+  const notices = () => {
+    if (noticed) return;
+    noticed = true;
+    if (warning) io.stderr.write(`${warning}\n`);
+    const password = passwordNotice(sharing);
+    if (password) io.stderr.write(`${password}\n`);
+  };
+  // A shared console waits for its first picture: each port is printed once its console is
+  // ready, so that a slow or silent one holds no other back.
+  const early = sessions.some((s) => sharing.hubOf(s) !== undefined);
+  const printed = new Set<ConsoleSession>();
+  const started = await Promise.allSettled(sessions.map((s, i) => s.start({ host: listen, port: ports[i] }).then((bound) => {
+    if (early) {
+      notices();
+      io.stdout.write(`${portLine(s.name, bound.address, bound.port, s.source.consoleType)}\n`);
+      printed.add(s);
+    }
+    return bound;
+  })));
   const failures: unknown[] = [];
   const silent: unknown[] = [];
-  const listening: { name: string; address: string; port: number; type?: string }[] = [];
+  const listening: { session: ConsoleSession; address: string; port: number }[] = [];
   started.forEach((result, i) => {
-    if (result.status === 'fulfilled') listening.push({ name: sessions[i].name, type: sessions[i].source.consoleType, ...result.value });
+    if (result.status === 'fulfilled') listening.push({ session: sessions[i], ...result.value });
     else if (result.reason instanceof DuplicateConsoleError) io.stderr.write(`${describeError(result.reason)}\n`);
     // A console that went silent while starting is dropped with its line; it holds no other hostage.
     else if (result.reason instanceof SilentConsoleError) silent.push(namingTarget(sessions[i].name, result.reason));
@@ -71,10 +90,10 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
     throw failures[failures.length - 1];
   }
   if (listening.length === 0) return; // closed by a signal before anything listened
-  if (warning) io.stderr.write(`${warning}\n`);
-  const password = passwordNotice(sharing);
-  if (password) io.stderr.write(`${password}\n`);
-  for (const { name, address, port, type } of listening) io.stdout.write(`${portLine(name, address, port, type)}\n`);
+  notices();
+  for (const { session, address, port } of listening) {
+    if (!printed.has(session)) io.stdout.write(`${portLine(session.name, address, port, session.source.consoleType)}\n`);
+  }
 }
 
 /**
