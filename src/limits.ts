@@ -115,3 +115,43 @@ export const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
 export const BROWSER_ONE_TIME_CODE_TTL_MS = 10_000;
 /** The address shown to the user to open by hand (when no browser could be started) lives this long. */
 export const BROWSER_MANUAL_CODE_TTL_MS = 10 * 60_000;
+
+/** A whole number of milliseconds from the environment variable `name`, else `fallback` (tests shorten the waits below). */
+function msFromEnv(name: string, fallback: number): number {
+  const value = Number(process.env[name]);
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+}
+
+/**
+ * A connection to a listener that has not finished the VNC handshake (authentication included)
+ * this long after it arrived is closed, so silent sockets cannot pile up until the process runs
+ * out of descriptors. VCONSOLE_PREAUTH_TIMEOUT_MS overrides it.
+ */
+export const PREAUTH_TIMEOUT_MS = msFromEnv('VCONSOLE_PREAUTH_TIMEOUT_MS', 10_000);
+/**
+ * A shared console (the RFB hub) must have sent a whole picture this long after its handshake,
+ * at start and at each redial; one that never does fails its start instead of holding it forever.
+ * VCONSOLE_FIRST_PICTURE_TIMEOUT_MS overrides it.
+ */
+export const FIRST_PICTURE_TIMEOUT_MS = msFromEnv('VCONSOLE_FIRST_PICTURE_TIMEOUT_MS', 20_000);
+/**
+ * A viewer of a shared console whose connection took nothing for this long while output waited
+ * is disconnected: it holds one coalesced update, never a backlog, but must not hold it forever.
+ * VCONSOLE_VIEWER_STALL_MS overrides it.
+ */
+export const VIEWER_STALL_TIMEOUT_MS = msFromEnv('VCONSOLE_VIEWER_STALL_MS', 60_000);
+/**
+ * Bells and clipboard text for a viewer whose connection already holds this much unsent are
+ * dropped (a bell or clipboard that cannot be delivered now is worth nothing later).
+ */
+export const VIEWER_MESSAGE_BACKLOG_BYTES = 64 * 1024;
+/**
+ * A client of a shared serial console that leaves this much output unread is dropped with a
+ * line whatever else happens (the line is held back before, see SERIAL_CLIENT_BEHIND_BYTES);
+ * the others and the scrollback carry on.
+ */
+export const SERIAL_CLIENT_BACKLOG_BYTES = 4 * 1024 * 1024;
+/** A shared serial client with this much unread output holds the line back while it catches up ... */
+export const SERIAL_CLIENT_BEHIND_BYTES = 1024 * 1024;
+/** ... and is dropped with a line when it has read nothing for this long (VCONSOLE_SERIAL_CLIENT_STALL_MS overrides it). */
+export const SERIAL_CLIENT_STALL_MS = msFromEnv('VCONSOLE_SERIAL_CLIENT_STALL_MS', 10_000);

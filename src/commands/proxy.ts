@@ -2,6 +2,7 @@ import { VconsoleError, describeError, errorLine } from '../errors.js';
 import { ConsoleFailure } from '../proxy/console-failure.js';
 import { SessionClosedError, type ConsoleSession } from '../proxy/console-session.js';
 import { DuplicateConsoleError, SessionRegistry } from '../proxy/session-registry.js';
+import { SilentConsoleError } from '../proxy/shared-source.js';
 import { handleShutdownSignals } from '../proxy/shutdown.js';
 import type { UpstreamSource } from '../proxy/types.js';
 import type { VconsoleConfig } from '../config.js';
@@ -72,24 +73,47 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   sessions.forEach(sharing.follow);
   const ports = consecutivePorts(flags.port, sessions.length);
   const portOf = new Map(sessions.map((session, i) => [session.id, ports[i]]));
-  const started = await Promise.allSettled(sessions.map((s) => s.start({ host: listen, port: portOf.get(s.id) ?? 0 })));
+  let noticed = false;
+  const notices = () => {
+    if (noticed) return;
+    noticed = true;
+    if (warning) io.stderr.write(`${warning}\n`);
+    const password = passwordNotice(sharing);
+    if (password) io.stderr.write(`${password}\n`);
+  };
+  // A shared console waits for its first picture: each port is printed once its console is
+  // ready, so that a slow or silent one holds no other back.
+  const early = sessions.some((s) => sharing.hubOf(s) !== undefined);
+  const printed = new Set<ConsoleSession>();
+  const started = await Promise.allSettled(sessions.map((s) => s.start({ host: listen, port: portOf.get(s.id) ?? 0 }).then((bound) => {
+    if (early) {
+      notices();
+      io.stdout.write(`${portLine(s.name, bound.address, bound.port, s.source.consoleType)}\n`);
+      printed.add(s);
+    }
+    return bound;
+  })));
   const failures: unknown[] = [];
   /** Consoles that failed on their own (a shared console's bad handshake): the others still serve. */
   const consoleFailures: { session: ConsoleSession; reason: unknown }[] = [];
   const skipped: { session: ConsoleSession; reason: unknown }[] = [];
-  const listening: { name: string; address: string; port: number; type?: string }[] = [];
+  const silent: unknown[] = [];
+  const listening: { session: ConsoleSession; address: string; port: number }[] = [];
   started.forEach((result, i) => {
-    if (result.status === 'fulfilled') listening.push({ name: sessions[i].name, type: sessions[i].source.consoleType, ...result.value });
+    if (result.status === 'fulfilled') listening.push({ session: sessions[i], ...result.value });
     else if (result.reason instanceof DuplicateConsoleError) io.stderr.write(`${describeError(result.reason)}\n`);
     else if (result.reason instanceof ConsoleFailure) consoleFailures.push({ session: sessions[i], reason: result.reason });
+    // A console that went silent while starting is dropped with its line; it holds no other hostage.
+    else if (result.reason instanceof SilentConsoleError) silent.push(namingTarget(sessions[i].name, result.reason));
     // A session closed while it started: a shutdown is under way, not a failure.
     else if (result.reason instanceof SessionClosedError) return;
     else if (selectedSessions.has(sessions[i])) skipped.push({ session: sessions[i], reason: result.reason });
     else failures.push(namingTarget(sessions[i].name, result.reason));
   });
   for (const { session, reason } of skipped) io.stderr.write(`${skippedLine(session.name, reason, { following: Boolean(flags.follow), othersServed: listening.length > 0 })}\n`);
-  // With nothing else to serve, a console's own failure is the command's.
-  if (listening.length === 0) failures.unshift(...consoleFailures.map(({ session, reason }) => namingTarget(session.name, reason)));
+  // With nothing else to serve, a console's own failure (or silence) is the command's.
+  if (listening.length === 0) failures.unshift(...consoleFailures.map(({ session, reason }) => namingTarget(session.name, reason)), ...silent);
+  else for (const dropped of silent) io.stderr.write(`${errorLine(dropped)}\n`);
   // Following, nothing served yet is a wait, not a failure.
   if (failures.length > 0 || (listening.length === 0 && skipped.length > 0 && !flags.follow)) {
     shutdown.dispose();
@@ -101,10 +125,10 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   await Promise.all(skipped.map(({ session }) => registry.remove(session.id)));
   if (listening.length === 0 && !flags.follow) return; // closed by a signal before anything listened
   for (const { session, reason } of consoleFailures) session.log('error', `${describeError(reason)}; not served, the other consoles are`);
-  if (warning) io.stderr.write(`${warning}\n`);
-  const password = passwordNotice(sharing);
-  if (password) io.stderr.write(`${password}\n`);
-  for (const { name, address, port, type } of listening) io.stdout.write(`${portLine(name, address, port, type)}\n`);
+  notices();
+  for (const { session, address, port } of listening) {
+    if (!printed.has(session)) io.stdout.write(`${portLine(session.name, address, port, session.source.consoleType)}\n`);
+  }
   if (!flags.follow) return;
 
   let nextPort = flags.port === undefined ? undefined : flags.port + sessions.length;

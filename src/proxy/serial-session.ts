@@ -42,6 +42,8 @@ export class SerialSession extends EventEmitter<SerialSessionEvents> {
   private state: SerialState = 'connecting';
   private readonly stop = new AbortController();
   private readonly waitMs: number;
+  /** Reading the console is held while a local client catches up (see SharedSerialSource). */
+  private held = false;
 
   constructor(
     readonly source: UpstreamSource,
@@ -77,6 +79,17 @@ export class SerialSession extends EventEmitter<SerialSessionEvents> {
     if (!this.upstream || this.state !== 'open') return false;
     this.upstream.write(bytes);
     return true;
+  }
+
+  /**
+   * Stops (true) or resumes (false) reading the console: the backpressure of a client that is
+   * behind reaches the console instead of a queue growing here. Kept across reconnects.
+   */
+  hold(on: boolean): void {
+    if (this.held === on) return;
+    this.held = on;
+    if (on) this.upstream?.pause();
+    else this.upstream?.resume();
   }
 
   /** Closes the console for good. Idempotent. */
@@ -136,6 +149,7 @@ export class SerialSession extends EventEmitter<SerialSessionEvents> {
       failure = err;
     });
     upstream.once('close', () => void this.dropped(upstream, failure));
+    if (this.held) upstream.pause();
     this.setState('open');
   }
 

@@ -1,5 +1,6 @@
 import { Duplex } from 'node:stream';
 import { describeError } from '../errors.js';
+import { SERIAL_CLIENT_BACKLOG_BYTES, SERIAL_CLIENT_BEHIND_BYTES, SERIAL_CLIENT_STALL_MS } from '../limits.js';
 import { SerialSession, type SerialSessionOptions } from './serial-session.js';
 import { SharedSource } from './shared-source.js';
 import type { DialContext, LogLevel, UpstreamSource } from './types.js';
@@ -27,6 +28,8 @@ export class SharedSerialSource extends SharedSource<SharedSerialEvents> {
   private line?: SerialSession;
   private starting?: Promise<SerialSession>;
   private readonly clients = new Set<Duplex>();
+  /** Clients whose unread output passed SERIAL_CLIENT_BEHIND_BYTES: the line is not read while there are any. */
+  private readonly behind = new Set<Duplex>();
 
   constructor(
     inner: UpstreamSource,
@@ -61,8 +64,15 @@ export class SharedSerialSource extends SharedSource<SharedSerialEvents> {
   async dial(context: DialContext): Promise<Duplex> {
     if (!this.shares) return this.inner.dial(context);
     const line = await this.open();
+    const caughtUp = () => {
+      if (!this.behind.delete(client)) return;
+      clearTimeout(stall);
+      if (this.behind.size === 0) line.hold(false);
+    };
+    let stall: NodeJS.Timeout | undefined;
     const client = new Duplex({
-      read() {},
+      readableHighWaterMark: SERIAL_CLIENT_BEHIND_BYTES,
+      read: caughtUp,
       write(chunk: Buffer, _encoding, callback) {
         line.write(chunk);
         callback();
@@ -71,17 +81,36 @@ export class SharedSerialSource extends SharedSource<SharedSerialEvents> {
         callback();
       },
     });
+    const from = context.peer ? ` from ${context.peer}` : '';
+    const drop = (why: string) => {
+      if (client.destroyed) return;
+      this.emit('log', 'warn', `client${from} dropped: ${why}`);
+      client.destroy();
+    };
     const replay = line.scrollback.contents();
     if (replay.length > 0) client.push(Buffer.from(replay));
     line.scrollback.markSeen();
     this.emit('unseen', 0);
-    const onOutput = (chunk: Buffer) => client.push(chunk);
+    const onOutput = (chunk: Buffer) => {
+      if (client.push(chunk) || client.destroyed) return;
+      // A client that is behind holds the line back while it catches up; one that stays behind
+      // is dropped, not buffered for: the scrollback has what it missed.
+      if (client.readableLength > SERIAL_CLIENT_BACKLOG_BYTES) {
+        drop(`it left more than ${SERIAL_CLIENT_BACKLOG_BYTES / (1024 * 1024)} MiB of output unread`);
+        return;
+      }
+      if (this.behind.has(client)) return;
+      this.behind.add(client);
+      line.hold(true);
+      stall = setTimeout(() => drop(`it read nothing for ${SERIAL_CLIENT_STALL_MS / 1000} s`), SERIAL_CLIENT_STALL_MS);
+    };
     // The line's end is told once, as a log line; each client's stream just ends.
     const onEnd = () => client.push(null);
     line.on('output', onOutput);
     line.once('end', onEnd);
     this.clients.add(client);
     client.once('close', () => {
+      caughtUp();
       line.off('output', onOutput);
       line.off('end', onEnd);
       this.clients.delete(client);

@@ -1,4 +1,16 @@
+import { VconsoleError } from '../errors.js';
 import { WrappedSource } from './wrapped-source.js';
+
+/**
+ * A shared console went silent while it started (it answered and then never sent what its
+ * start waits for): only that console fails, the command's other consoles go on.
+ */
+export class SilentConsoleError extends VconsoleError {
+  constructor(message: string, hint?: string) {
+    super(message, { hint });
+    this.name = 'SilentConsoleError';
+  }
+}
 
 /**
  * An UpstreamSource that wraps another to share one connection to its console among local

@@ -1,14 +1,16 @@
 import type { Duplex } from 'node:stream';
 import { VconsoleError, describeError } from '../errors.js';
+import { DIAL_TIMEOUT_MS, FIRST_PICTURE_TIMEOUT_MS } from '../limits.js';
 import { ConsoleFailure } from '../proxy/console-failure.js';
-import { SharedSource } from '../proxy/shared-source.js';
+import { SharedSource, SilentConsoleError } from '../proxy/shared-source.js';
 import type { DialContext, LogLevel, UpstreamSource } from '../proxy/types.js';
 import { AuthBackoff } from './auth-backoff.js';
 import { drawBanner } from './banner.js';
 import { duplexPair } from './duplex-pair.js';
 import { Framebuffer } from './framebuffer.js';
 import { RfbUpstream } from './upstream-client.js';
-import { serveViewer, type ViewerSession } from './viewer-server.js';
+import { durationText } from './viewer-output.js';
+import { ViewerDroppedError, serveViewer, type ViewerSession } from './viewer-server.js';
 import { wholePicture } from './whole-picture.js';
 
 export type HubState = 'live' | 'reconnecting';
@@ -50,6 +52,8 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
   protected readonly sharedType = 'vnc';
   readonly framebuffer = new Framebuffer(0, 0);
   private upstream?: RfbUpstream;
+  /** The shared connection's own stream: its write buffer says whether the console takes input. */
+  private upstreamStream?: Duplex;
   private opening?: Promise<RfbUpstream>;
   private readonly viewers = new Set<ViewerSession>();
   private readonly closing = new AbortController();
@@ -65,6 +69,8 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     super(inner);
     this.retryMs = options.firstRetryMs ?? FIRST_RETRY_MS;
     this.authBackoff = options.authBackoff ?? new AuthBackoff();
+    // Each viewer listens to the picture (damage, resize, cursor): any number of viewers is normal here.
+    this.framebuffer.setMaxListeners(0);
   }
 
   get state(): HubState {
@@ -110,13 +116,32 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
         },
         pointer: (buttons, x, y) => this.upstream?.pointer(buttons, x, y),
         clipboard: (text) => this.upstream?.clipboard(text),
+        roomForInput: () => this.roomForInput(),
       },
       // The first wrong password of a burst is logged, not every guess.
       authGate: this.authBackoff.gate(context.peer, (message) => context.log('warn', message)),
     });
     this.viewers.add(viewer);
-    viewer.on('close', () => this.viewers.delete(viewer));
+    viewer.on('close', (err) => {
+      this.viewers.delete(viewer);
+      if (err instanceof ViewerDroppedError) context.log('warn', `viewer${context.peer ? ` from ${context.peer}` : ''} disconnected: ${err.message}`);
+    });
     return relayEnd;
+  }
+
+  /** Undefined while the console's connection takes input; else once it drained or closed. */
+  private roomForInput(): Promise<void> | undefined {
+    const stream = this.upstreamStream;
+    if (!stream || !stream.writableNeedDrain || stream.destroyed) return undefined;
+    return new Promise((resolve) => {
+      const done = () => {
+        stream.off('drain', done);
+        stream.off('close', done);
+        resolve();
+      };
+      stream.on('drain', done);
+      stream.on('close', done);
+    });
   }
 
   async release(): Promise<void> {
@@ -125,6 +150,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     this.retryTimer = undefined;
     const upstream = this.upstream;
     this.upstream = undefined;
+    this.upstreamStream = undefined;
     upstream?.close();
     for (const viewer of this.viewers) viewer.close();
     this.viewers.clear();
@@ -146,7 +172,16 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
   private async connect(signal: AbortSignal, redial: boolean): Promise<RfbUpstream> {
     const both = AbortSignal.any([signal, this.closing.signal]);
     const log = (level: LogLevel, message: string) => this.emit('log', level, message);
-    const stream = await this.inner.dial({ signal: both, log, preserveSession: redial || undefined });
+    const dialTimeout = AbortSignal.timeout(DIAL_TIMEOUT_MS);
+    let stream: Duplex;
+    try {
+      stream = await this.inner.dial({ signal: AbortSignal.any([both, dialTimeout]), log, preserveSession: redial || undefined });
+    } catch (err) {
+      if (dialTimeout.aborted && !both.aborted) throw new SilentConsoleError(`timed out opening the console (${durationText(DIAL_TIMEOUT_MS)})`);
+      throw err;
+    }
+    // A console that answers the handshake and never draws fails here rather than hold its start forever.
+    const pictureTimeout = AbortSignal.timeout(FIRST_PICTURE_TIMEOUT_MS);
     let upstream: RfbUpstream;
     /** A close that came with the first picture (bytes after it broke the protocol). */
     let dropped: { error?: Error } | undefined;
@@ -160,11 +195,17 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
           await wholePicture(client, this.framebuffer);
           return client;
         }),
-        both,
+        AbortSignal.any([both, pictureTimeout]),
         () => stream.destroy(),
       );
     } catch (err) {
       stream.destroy();
+      if (pictureTimeout.aborted && !both.aborted) {
+        throw new SilentConsoleError(
+          `timed out: the console sent no whole picture within ${durationText(FIRST_PICTURE_TIMEOUT_MS)}`,
+          'check that the VM shows a screen; without --share each viewer waits for the console itself',
+        );
+      }
       throw err;
     }
     if (this.closing.signal.aborted) {
@@ -173,6 +214,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     }
     if (dropped) throw dropped.error ?? new VconsoleError('the console closed the connection');
     this.upstream = upstream;
+    this.upstreamStream = stream;
     upstream.on('bell', () => {
       for (const viewer of this.viewers) viewer.bell();
     });
@@ -187,6 +229,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
   private lost(upstream: RfbUpstream, err: Error | undefined): void {
     if (this.upstream !== upstream) return;
     this.upstream = undefined;
+    this.upstreamStream = undefined;
     if (this.closing.signal.aborted) return;
     this.emit('log', 'warn', `console dropped${err ? `: ${describeError(err)}` : ''}; reconnecting`);
     this.setState('reconnecting');

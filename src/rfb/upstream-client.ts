@@ -48,7 +48,7 @@ export interface RfbUpstreamOptions {
   encodings?: readonly EncodingName[];
 }
 
-/** Largest ServerCutText accepted. */
+/** Largest ServerCutText passed on; a longer one is dropped as it arrives, the session kept. */
 export const MAX_CUT_TEXT_BYTES = 1024 * 1024;
 
 interface RfbUpstreamEvents {
@@ -80,6 +80,8 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
   /** The current FramebufferUpdate carried pixels (not only pseudo-encodings). */
   private updateHadPixels = false;
   private qemuKeys = false;
+  /** Bytes of an oversized ServerCutText still to drop as they arrive. */
+  private cutTextToSkip = 0;
 
   private constructor(
     private readonly stream: Duplex,
@@ -186,6 +188,12 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
 
   /** Handles the next piece of a message; false when more bytes must arrive first. */
   private step(): boolean {
+    if (this.cutTextToSkip > 0) {
+      const dropped = Math.min(this.cutTextToSkip, this.queue.length);
+      this.queue.skip(dropped);
+      this.cutTextToSkip -= dropped;
+      return dropped > 0;
+    }
     if (this.decoder) {
       if (!this.decoder(this.queue)) return false;
       this.decoder = undefined;
@@ -220,7 +228,12 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
         const cut = this.queue.peek(8);
         if (!cut) return false;
         const length = cut.readUInt32BE(4);
-        if (length > MAX_CUT_TEXT_BYTES) throw new RfbProtocolError(`ServerCutText of ${length} bytes is over the ${MAX_CUT_TEXT_BYTES}-byte limit`);
+        if (length > MAX_CUT_TEXT_BYTES) {
+          // A clipboard too big to pass on is not worth the console: it is dropped, not buffered.
+          this.queue.skip(8);
+          this.cutTextToSkip = length;
+          return true;
+        }
         const text = this.queue.take(8 + length);
         if (!text) return false;
         this.emit('clipboard', text.toString('latin1', 8));

@@ -6,8 +6,8 @@ import { ViewerClient, type ViewerClientOptions } from '../../test/support/rfb-v
 import { waitFor } from '../../test/support/wait.js';
 import { AuthBackoff } from './auth-backoff.js';
 import { Framebuffer } from './framebuffer.js';
-import { NATIVE_FORMAT, type PixelFormat } from './rfb-wire.js';
-import { serveViewer, type ViewerInput, type ViewerServerOptions, type ViewerSession } from './viewer-server.js';
+import { NATIVE_FORMAT, encodePixelFormat, type PixelFormat } from './rfb-wire.js';
+import { ViewerDroppedError, serveViewer, type ViewerInput, type ViewerServerOptions, type ViewerSession } from './viewer-server.js';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -387,5 +387,71 @@ describe('serveViewer input and sessions', () => {
     session.clipboard('from the VM');
     await fullUpdate(client);
     expect([client.bells, client.cutTexts]).toEqual([1, ['from the VM']]);
+  });
+
+  it('closes a connection that does not finish the handshake in time, with the reason', async () => {
+    const served = await connectViewer({ framebuffer: painted(), input: recorder(), preauthTimeoutMs: 200 });
+    served.client.write('RFB 003.008\n'); // then nothing: no security type
+    const error = await served.closed;
+    expect(error).toBeInstanceOf(ViewerDroppedError);
+    expect(error?.message).toBe('it finished no VNC handshake within 200 ms');
+  });
+
+  it('keeps a served viewer past the handshake deadline', async () => {
+    const { viewer: client, closed } = await viewer({ framebuffer: painted(), input: recorder(), preauthTimeoutMs: 100 });
+    let ended = false;
+    void closed.then(() => (ended = true));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await fullUpdate(client);
+    expect(ended).toBe(false);
+  });
+
+  it('bounds what waits for a viewer that stops reading: bells and clipboards are dropped, then the viewer is', async () => {
+    const served = await viewer({ framebuffer: painted(), input: recorder(), stallTimeoutMs: 500 });
+    await fullUpdate(served.viewer);
+    served.client.pause();
+    const text = 'x'.repeat(256 * 1024);
+    for (let i = 0; i < 400; i += 1) {
+      served.session.clipboard(text);
+      for (let b = 0; b < 1000; b += 1) served.session.bell();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    // One clipboard past the 64 KiB backlog at most, never 100 MiB of them.
+    expect(served.socket.writableLength).toBeLessThan(2 * 1024 * 1024);
+    const error = await served.closed;
+    expect(error?.message).toBe('it read nothing for 500 ms while its screen changed');
+  });
+
+  it('stops reading a viewer while the console takes no input, and reads it again after', async () => {
+    const input = recorder();
+    let full = false;
+    let room: (() => void) | undefined;
+    const served = await viewer({
+      framebuffer: painted(), input: { ...input, roomForInput: () => (full ? new Promise<void>((resolve) => (room = resolve)) : undefined) },
+    });
+    await fullUpdate(served.viewer); // the viewer's set-up messages are read
+    full = true;
+    served.viewer.sendKey(0x61, true);
+    await waitFor(() => input.events.length === 1 && served.socket.isPaused(), 'the key, then the viewer held');
+    full = false;
+    served.viewer.sendKey(0x62, true);
+    // Held: the second key waits in the socket until the console has room.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(input.events).toEqual(['key down 61']);
+    room?.();
+    await waitFor(() => input.events.length === 2, 'the key after the console drained');
+    expect(input.events).toEqual(['key down 61', 'key down 62']);
+  });
+
+  it('stops reading a viewer that asks for answers it does not read (colour maps for SetPixelFormat)', async () => {
+    const served = await viewer({ framebuffer: painted(), input: recorder() });
+    await fullUpdate(served.viewer);
+    served.client.pause();
+    const colourMapped = Buffer.alloc(20);
+    encodePixelFormat({ ...NATIVE_FORMAT, bitsPerPixel: 8, depth: 8, trueColour: false }).copy(colourMapped, 4);
+    // 20,000 requests of 20 bytes, each answered with a 1.5 KB colour map: 30 MB if all were answered.
+    served.client.write(Buffer.concat(Array.from({ length: 20_000 }, () => colourMapped)));
+    await waitFor(() => served.socket.isPaused(), 'the server to stop reading the viewer');
+    expect(served.socket.writableLength).toBeLessThan(2 * 1024 * 1024);
   });
 });

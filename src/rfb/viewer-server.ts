@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { Rect } from './demo-screen.js';
 import { ZrleCompressor } from './encode-zrle.js';
 import type { Framebuffer } from './framebuffer.js';
+import { PREAUTH_TIMEOUT_MS, VIEWER_STALL_TIMEOUT_MS } from '../limits.js';
 import { PixelPacker } from './pixel-values.js';
 import {
   NATIVE_FORMAT, RfbProtocolError, colourMapEntries, encodeServerInit, negotiateVersion, parseClientMessage,
@@ -11,6 +12,7 @@ import {
 import type { AuthGate } from './auth-backoff.js';
 import { checkVncAuth, newChallenge } from './viewer-auth.js';
 import { ViewerDamage } from './viewer-damage.js';
+import { ViewerOutput, durationText, type OutboxKind } from './viewer-output.js';
 import { ENCODING, PIXEL_ENCODINGS, encodeUpdate } from './viewer-update.js';
 
 export interface ViewerInput {
@@ -18,6 +20,12 @@ export interface ViewerInput {
   qemuKey?(down: boolean, keysym: number, keycode: number): void;
   pointer(buttons: number, x: number, y: number): void;
   clipboard(text: string): void;
+  /**
+   * Undefined while the console takes input; else resolves once it does again (its write buffer
+   * drained, or it went away). Meanwhile this viewer's connection is not read: the backpressure
+   * reaches the viewer instead of a queue growing here.
+   */
+  roomForInput?(): Promise<void> | undefined;
 }
 
 export interface ViewerServerOptions {
@@ -31,6 +39,17 @@ export interface ViewerServerOptions {
   onAuthFailure?(): void;
   /** Back-off for this viewer's address: wrong answers wait, held-back addresses are refused unchecked. */
   authGate?: AuthGate;
+  /** Handshake deadline (default PREAUTH_TIMEOUT_MS) and stall bound (default VIEWER_STALL_TIMEOUT_MS), for tests. */
+  preauthTimeoutMs?: number;
+  stallTimeoutMs?: number;
+}
+
+/** Why this side ended a viewer's session, as the end of `viewer from ADDRESS disconnected: ...`. */
+export class ViewerDroppedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ViewerDroppedError';
+  }
 }
 
 export interface ViewerSession extends EventEmitter<{ close: [Error | undefined] }> {
@@ -63,8 +82,11 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
   private readonly pending: ViewerDamage;
   /** An update is being encoded or waits for the stream to drain; damage meanwhile is coalesced. */
   private busy = false;
-  /** Messages written while busy go out after the update, in order. */
-  private outbox: Buffer[] = [];
+  /** Messages written while busy go out after the update (see ViewerOutput). */
+  private readonly output: ViewerOutput;
+  private handshakeTimer: NodeJS.Timeout | undefined;
+  /** A bell went out in this turn of the event loop. */
+  private rang = false;
   private readonly zlib = new ZrleCompressor();
   private closed = false;
   /** The refusal a failing handshake sends before the connection closes. */
@@ -90,19 +112,32 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     stream.on('error', (err) => this.finish(err));
     stream.on('end', () => stream.end());
     stream.on('close', () => this.finish(undefined));
+    const stallMs = options.stallTimeoutMs ?? VIEWER_STALL_TIMEOUT_MS;
+    this.output = new ViewerOutput(stream, stallMs, () => {
+      this.finish(new ViewerDroppedError(`it read nothing for ${durationText(stallMs)} while its screen changed`));
+    });
+    const preauthMs = options.preauthTimeoutMs ?? PREAUTH_TIMEOUT_MS;
+    this.handshakeTimer = setTimeout(() => {
+      this.finish(new ViewerDroppedError(`it finished no VNC handshake within ${durationText(preauthMs)}`));
+    }, preauthMs);
     stream.write('RFB 003.008\n');
   }
 
   clipboard(text: string): void {
+    if (this.output.behind) return;
     const bytes = Buffer.from(text, 'latin1');
     const head = Buffer.alloc(8);
     head.writeUInt8(3, 0);
     head.writeUInt32BE(bytes.length, 4);
-    this.send(Buffer.concat([head, bytes]));
+    this.send(Buffer.concat([head, bytes]), 'clipboard');
   }
 
+  /** At most one bell per turn of the event loop: a console's burst of them is one beep. */
   bell(): void {
-    this.send(Buffer.from([2]));
+    if (this.rang || this.output.behind) return;
+    this.rang = true;
+    setImmediate(() => (this.rang = false));
+    this.send(BELL, 'bell');
   }
 
   close(): void {
@@ -117,6 +152,8 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     fb.off('damage', this.onDamage);
     fb.off('resize', this.onResize);
     fb.off('cursor', this.onCursor);
+    clearTimeout(this.handshakeTimer);
+    this.output.close();
     this.zlib.close();
     // A refusal must reach the viewer: end gracefully, then let go of the socket.
     if (this.farewell && !this.stream.destroyed) this.stream.end(this.farewell, () => this.stream.destroy());
@@ -125,10 +162,9 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
   }
 
   /** Writes now, or after the update being encoded; nothing before the handshake's end. */
-  private send(message: Buffer): void {
+  private send(message: Buffer, kind: OutboxKind): void {
     if (this.closed || this.phase !== 'normal') return;
-    if (this.busy) this.outbox.push(message);
-    else this.stream.write(message);
+    this.output.send(message, kind, this.busy);
   }
 
   private receive(chunk: Buffer): void {
@@ -140,11 +176,27 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
         offset = this.skipCutText(offset + used);
       }
       this.buffer = this.buffer.subarray(offset);
+      this.holdWhileConsoleIsFull();
     } catch (err) {
       // A viewer that breaks the protocol loses its own connection, nobody else's.
       const reason = err instanceof Error ? err.message : String(err);
       this.finish(new RfbProtocolError(`RFB viewer: ${reason}; the viewer was disconnected`));
     }
+  }
+
+  /**
+   * Stops reading this viewer while the console does not take its input (keys of a stalled
+   * console), or while the viewer does not take what its own messages asked for (a viewer that
+   * sends requests and never reads would otherwise queue answers without end).
+   */
+  private holdWhileConsoleIsFull(): void {
+    const room = this.phase === 'normal' ? this.options.input.roomForInput?.() : undefined;
+    const own = this.stream.writableNeedDrain ? new Promise<void>((resolve) => this.stream.once('drain', resolve)) : undefined;
+    if (!room && !own) return;
+    this.stream.pause();
+    void Promise.all([room, own]).then(() => {
+      if (!this.closed) this.stream.resume();
+    });
   }
 
   private skipCutText(offset: number): number {
@@ -207,6 +259,7 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
         this.stream.write(encodeServerInit(fb.width, fb.height, fb.name));
         this.pending.told(fb.width, fb.height);
         this.phase = 'normal';
+        clearTimeout(this.handshakeTimer);
         fb.on('damage', this.onDamage);
         fb.on('resize', this.onResize);
         fb.on('cursor', this.onCursor);
@@ -280,7 +333,7 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     switch (message.type) {
       case 'setPixelFormat':
         this.packer = new PixelPacker(serverSideFormat(message.format));
-        if (!message.format.trueColour) this.send(colourMapEntries());
+        if (!message.format.trueColour) this.send(colourMapEntries(), 'colourMap');
         break;
       case 'setEncodings': {
         const list = message.encodings;
@@ -321,13 +374,11 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
       // Corked, the parts leave in one writev; the last write's answer covers all that is buffered.
       this.stream.cork();
       let drained = true;
-      for (const part of parts) drained = this.stream.write(part);
+      for (const part of parts) drained = this.output.write(part);
       this.stream.uncork();
       const resume = () => {
         this.busy = false;
-        const queued = this.outbox;
-        this.outbox = [];
-        for (const message of queued) this.stream.write(message);
+        this.output.release();
         this.sendUpdateIfDue();
       };
       if (drained) resume();
@@ -335,6 +386,8 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     }, (err: Error) => this.finish(err));
   }
 }
+
+const BELL = Buffer.from([2]);
 
 function u32(value: number): Buffer {
   const out = Buffer.alloc(4);

@@ -47,4 +47,32 @@ describe('wholePicture', () => {
     await wholePicture(upstream, fb);
     expect(upstream.sent()).toBe(4);
   });
+
+  it('counts fills over a huge screen by rows, without a pass per pixel', async () => {
+    const fb = new Framebuffer(8192, 8192);
+    let fills = 0;
+    const upstream = {
+      nextUpdate: async () => {
+        // 200 whole-screen fills and a last one: 13 billion pixels if each were visited.
+        for (let i = 0; i < 200; i++) fb.damage({ x: 0, y: 0, w: 8192, h: 8192 });
+        fills += 200;
+      },
+    };
+    const started = Date.now();
+    await wholePicture(upstream, fb);
+    expect(fills).toBe(200);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('is not whole while a column is missing, however the rest was drawn', async () => {
+    const fb = new Framebuffer(30, 4);
+    const upstream = scriptedUpstream(fb, [
+      () => fb.damage({ x: 20, y: 0, w: 10, h: 4 }),
+      () => fb.damage({ x: 0, y: 0, w: 9, h: 4 }),
+      () => fb.damage({ x: 10, y: 0, w: 10, h: 4 }),
+      () => fb.damage({ x: 5, y: 0, w: 6, h: 4 }),
+    ]);
+    await wholePicture(upstream, fb);
+    expect(upstream.sent()).toBe(4);
+  });
 });
