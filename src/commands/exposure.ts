@@ -30,6 +30,17 @@ export function unprotectedConsoleError(consoleType: string, listen: string): Us
   );
 }
 
+/**
+ * The first of `targets` whose kind is known already and that `listen` would expose unprotected,
+ * so a command can refuse before any port listens or is printed (ExposureGuard catches the
+ * kinds a pre-flight settles later).
+ */
+export function knownUnprotected<T extends { consoleType?: string }>(targets: readonly T[], listen: string, flags: ExposureFlags): { target: T; error: UsageError } | undefined {
+  if (!refusesUnprotected(listen, flags)) return undefined;
+  const target = targets.find((t) => t.consoleType !== undefined && !PROTECTABLE.has(t.consoleType));
+  return target?.consoleType === undefined ? undefined : { target, error: unprotectedConsoleError(target.consoleType, listen) };
+}
+
 /** True when `listen` is beyond loopback and serial/SPICE consoles are refused there. */
 export function refusesUnprotected(listen: string, flags: ExposureFlags): boolean {
   return !isLoopback(listen) && !flags.insecureExposeUnauthenticated;

@@ -2,7 +2,6 @@ import { VconsoleError, describeError, errorLine } from '../errors.js';
 import { ConsoleFailure } from '../proxy/console-failure.js';
 import { SessionClosedError, type ConsoleSession } from '../proxy/console-session.js';
 import { DuplicateConsoleError, SessionRegistry } from '../proxy/session-registry.js';
-import { SilentConsoleError } from '../proxy/shared-source.js';
 import { handleShutdownSignals } from '../proxy/shutdown.js';
 import type { UpstreamSource } from '../proxy/types.js';
 import type { VconsoleConfig } from '../config.js';
@@ -10,6 +9,7 @@ import { sessionLogPrinter } from './log-lines.js';
 import { consecutivePorts, type ListenFlags, type TargetFlags } from './flags.js';
 import { withShareDefault, type ShareFlags } from './share-flags.js';
 import { recordingFrom, withRecordSharing, type RecordFlags } from './record-flags.js';
+import { knownUnprotected } from './exposure.js';
 import { exposureNotice, passwordNotice, sharingFrom } from './sharing.js';
 import { listenAddressFrom, targetOptionsFrom } from './target-options.js';
 import type { SelectionFlags } from './selector-flags.js';
@@ -41,7 +41,7 @@ export function portLine(target: string, address: string, port: number, type?: s
  * Named targets are all-or-nothing: one that cannot be served rejects with its error, after
  * closing the others. What a selector found is best-effort: one that cannot be served is
  * said in a line and left out; it rejects only when nothing could be served. A console that
- * failed on its own (ConsoleFailure: a shared console's bad handshake) is said in its line and
+ * failed on its own (ConsoleFailure: a shared console's bad handshake, or no whole picture in time) is said in its line and
  * the others serve; only when nothing else can be served is it the command's error. With
  * --follow, VMs that start matching (or running) later are served as they do, a JSON line each.
  */
@@ -50,6 +50,8 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   const options = targetOptionsFrom(flags, config);
   const { named, selected } = await selectTargets(inputs, flags, options, config, { follow: flags.follow });
   const listen = listenAddressFrom(flags.listen, config);
+  const unprotected = knownUnprotected([...named, ...selected], listen, flags);
+  if (unprotected) throw namingTarget(unprotected.target.name, unprotected.error);
   const sharing = await sharingFrom(withRecordSharing(withShareDefault(flags, config.defaults.share)), listen);
   const recording = await recordingFrom(flags);
   const warning = exposureNotice(listen, sharing);
@@ -97,23 +99,19 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   /** Consoles that failed on their own (a shared console's bad handshake): the others still serve. */
   const consoleFailures: { session: ConsoleSession; reason: unknown }[] = [];
   const skipped: { session: ConsoleSession; reason: unknown }[] = [];
-  const silent: unknown[] = [];
   const listening: { session: ConsoleSession; address: string; port: number }[] = [];
   started.forEach((result, i) => {
     if (result.status === 'fulfilled') listening.push({ session: sessions[i], ...result.value });
     else if (result.reason instanceof DuplicateConsoleError) io.stderr.write(`${describeError(result.reason)}\n`);
     else if (result.reason instanceof ConsoleFailure) consoleFailures.push({ session: sessions[i], reason: result.reason });
-    // A console that went silent while starting is dropped with its line; it holds no other hostage.
-    else if (result.reason instanceof SilentConsoleError) silent.push(namingTarget(sessions[i].name, result.reason));
     // A session closed while it started: a shutdown is under way, not a failure.
     else if (result.reason instanceof SessionClosedError) return;
     else if (selectedSessions.has(sessions[i])) skipped.push({ session: sessions[i], reason: result.reason });
     else failures.push(namingTarget(sessions[i].name, result.reason));
   });
   for (const { session, reason } of skipped) io.stderr.write(`${skippedLine(session.name, reason, { following: Boolean(flags.follow), othersServed: listening.length > 0 })}\n`);
-  // With nothing else to serve, a console's own failure (or silence) is the command's.
-  if (listening.length === 0) failures.unshift(...consoleFailures.map(({ session, reason }) => namingTarget(session.name, reason)), ...silent);
-  else for (const dropped of silent) io.stderr.write(`${errorLine(dropped)}\n`);
+  // With nothing else to serve, a console's own failure (a bad handshake, or silence) is the command's.
+  if (listening.length === 0) failures.unshift(...consoleFailures.map(({ session, reason }) => namingTarget(session.name, reason)));
   // Following, nothing served yet is a wait, not a failure.
   if (failures.length > 0 || (listening.length === 0 && skipped.length > 0 && !flags.follow)) {
     shutdown.dispose();

@@ -181,7 +181,8 @@ describe('proxy --share with hostile peers', () => {
     const good = await goodViewer(line.port as number);
     await waitFor(() => good.framebuffer.width > 0 && pixelAt(good.framebuffer, 1, 1) !== -1, 'the demo picture');
     await proxy.waitForStderr(/timed out: the console sent no whole picture within 8 s/, 30_000);
-    expect(proxy.stderr()).toContain(`vconsole: ${target}: timed out: the console sent no whole picture within 8 s`);
+    expect(proxy.stderr()).toContain(`[${target}] error: timed out: the console sent no whole picture within 8 s`);
+    expect(proxy.stderr()).toMatch(/not served, the other consoles are/);
     expect(proxy.process.exitCode).toBeNull();
     expect(proxy.stdout().split('\n').filter((l) => l.startsWith('{'))).toHaveLength(1);
   }, 60_000);
