@@ -77,3 +77,20 @@ export const THUMBNAIL_MIN_INTERVAL_MS = 333;
  */
 export const TUI_LOAD_DEFER_MAX_MS = 1000;
 export const TUI_LOAD_SETTLE_MS = 200;
+
+/**
+ * The work the RFB client does for one console in one turn of the event loop, in pixels
+ * written (a rectangle or message counts DECODE_COST_PER_MESSAGE besides): past it the rest
+ * waits for the next turn, so a console's flood never holds up signals, keys or other consoles.
+ * A million pixels is a few milliseconds of fills or row copies on a slow core.
+ */
+export const DECODE_PIXELS_PER_TURN = 1024 * 1024;
+/** What one rectangle or server message counts against the budgets, pixels aside. */
+export const DECODE_COST_PER_MESSAGE = 64;
+/**
+ * Pixels one console may have decoded per second (a 1080p screen redrawn ~48 times a second):
+ * past it that console is read no further until the second is over; others go on.
+ */
+export const DECODE_PIXELS_PER_SECOND = 100_000_000;
+/** Bytes a console's parser keeps queued while it waits for its budget; past it the console is not read. */
+export const DECODE_QUEUE_HIGH_BYTES = 4 * 1024 * 1024;

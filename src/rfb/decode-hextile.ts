@@ -23,7 +23,9 @@ function tileSize(queue: ByteQueue, tilePixels: number): number | undefined {
 
 /**
  * Hextile: 16x16 tiles left to right, top to bottom, each raw or a background with
- * sub-rectangles; background and foreground carry over from tile to tile.
+ * sub-rectangles; background and foreground carry over from tile to tile. The tile position
+ * is kept between calls, so a rectangle is drawn over as many calls as its bytes and the
+ * budget take.
  */
 export function hextileDecoder(fb: Framebuffer, rect: Rect): RectDecoder {
   const tile = Buffer.alloc(TILE * TILE * 4);
@@ -31,8 +33,10 @@ export function hextileDecoder(fb: Framebuffer, rect: Rect): RectDecoder {
   const foreground = Buffer.alloc(4);
   let tileX = 0;
   let tileY = 0;
-  return (queue) => {
+  return (queue, budget) => {
     while (tileY < rect.h && rect.w > 0) {
+      // A tile is a byte on the wire and 256 pixels drawn: the budget, not the bytes, says when to stop.
+      if (budget.exhausted) return false;
       const w = Math.min(TILE, rect.w - tileX);
       const h = Math.min(TILE, rect.h - tileY);
       const size = tileSize(queue, w * h);
@@ -65,6 +69,7 @@ export function hextileDecoder(fb: Framebuffer, rect: Rect): RectDecoder {
         fb.putPixels(area, tile);
       }
       queue.skip(size);
+      budget.spend(w * h);
       tileX += TILE;
       if (tileX >= rect.w) {
         tileX = 0;

@@ -1,11 +1,13 @@
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import { VconsoleError, describeError } from '../errors.js';
+import { DECODE_COST_PER_MESSAGE, DECODE_QUEUE_HIGH_BYTES } from '../limits.js';
 import { ByteQueue } from './byte-queue.js';
 import { cursorDecoder, copyRectDecoder, rawDecoder, zlibDecoder, type RectDecoder } from './decode-raw.js';
 import { hextileDecoder } from './decode-hextile.js';
 import { tightDecoder } from './decode-tight.js';
 import { zrleDecoder } from './decode-zrle.js';
+import { DecodeBudget, type DecodeBudgetOptions } from './decode-budget.js';
 import type { Rect } from './demo-screen.js';
 import type { Framebuffer } from './framebuffer.js';
 import { NATIVE_FORMAT, RfbProtocolError, encodePixelFormat } from './rfb-wire.js';
@@ -46,6 +48,8 @@ export interface RfbUpstreamOptions {
   shared?: boolean;
   /** Pixel encodings in order of preference (default DEFAULT_ENCODINGS); pseudo-encodings are always asked for. */
   encodings?: readonly EncodingName[];
+  /** The decoding budgets (DECODE_PIXELS_PER_TURN, DECODE_PIXELS_PER_SECOND by default). */
+  budget?: DecodeBudgetOptions;
 }
 
 /** Largest ServerCutText accepted. */
@@ -60,7 +64,10 @@ interface RfbUpstreamEvents {
 /**
  * vconsole's RFB client towards a console (QEMU, KubeVirt, a VNC server): it keeps the
  * console's screen in a Framebuffer, asking for the next update as each one is drawn, and
- * forwards input. Server messages are parsed from a queue of received chunks as they arrive.
+ * forwards input. Server messages are parsed from a queue of received chunks as they arrive,
+ * a budget's worth a turn of the event loop: the rest waits for the next turn (or, past the
+ * console's budget for the second, for the second's end), the console unread meanwhile once
+ * DECODE_QUEUE_HIGH_BYTES are queued.
  */
 export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
   private readonly queue = new ByteQueue();
@@ -80,16 +87,28 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
   /** The current FramebufferUpdate carried pixels (not only pseudo-encodings). */
   private updateHadPixels = false;
   private qemuKeys = false;
+  private readonly budget: DecodeBudget;
+  /** The parser's continuation when the budget stopped it (setImmediate or setTimeout). */
+  private resumeAt: { cancel(): void } | undefined;
+  /** The stream is paused until the parser catches up. */
+  private held = false;
+  private idleWaiters: Array<() => void> = [];
 
   private constructor(
     private readonly stream: Duplex,
     private readonly fb: Framebuffer,
+    budget: DecodeBudgetOptions | undefined,
   ) {
     super();
+    this.budget = new DecodeBudget(budget);
     stream.on('data', (chunk: Buffer) => {
       this.queue.push(chunk);
       if (this.handshaking) this.wake?.();
-      else this.pump();
+      else if (!this.resumeAt) this.pump();
+      else if (this.queue.length > DECODE_QUEUE_HIGH_BYTES && !this.held) {
+        this.held = true;
+        stream.pause();
+      }
     });
     stream.on('end', () => this.finish(new VconsoleError('RFB server closed the connection')));
     stream.on('close', () => this.finish(new VconsoleError('RFB connection closed')));
@@ -97,7 +116,7 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
   }
 
   static async connect(stream: Duplex, framebuffer: Framebuffer, options: RfbUpstreamOptions = {}): Promise<RfbUpstream> {
-    const client = new RfbUpstream(stream, framebuffer);
+    const client = new RfbUpstream(stream, framebuffer, options.budget);
     try {
       const init = await clientHandshake((size) => client.read(size), (data) => stream.write(data), { password: options.password, shared: options.shared ?? true });
       framebuffer.resize(init.width, init.height);
@@ -112,8 +131,17 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
     stream.write(Buffer.concat([Buffer.from([0, 0, 0, 0]), encodePixelFormat(NATIVE_FORMAT), setEncodingsMessage(encodings.map((name) => ENCODINGS[name]))]));
     client.requestUpdate(false);
     // Bytes that came with ServerInit are parsed once the caller holds the client.
-    setImmediate(() => client.pump());
+    client.continueIn(0);
     return client;
+  }
+
+  /**
+   * Resolves once everything received so far is parsed and drawn (the parser waits for bytes),
+   * or the connection is over: for callers that feed the stream and read the screen after.
+   */
+  idle(): Promise<void> {
+    if (this.closed || (!this.resumeAt && !this.held && this.stream.readableLength === 0)) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   get encodingsSeen(): ReadonlySet<string> {
@@ -174,20 +202,52 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
     this.send(updateRequest(incremental, this.fb.width, this.fb.height));
   }
 
-  /** Parses and applies every complete message in the queue; a protocol violation closes the session. */
+  /**
+   * Parses and applies the complete messages in the queue, as many as the budget allows this
+   * turn (the rest in a later one); a protocol violation closes the session.
+   */
   private pump(): void {
+    this.resumeAt = undefined;
     try {
-      while (!this.closed && this.step());
+      const wait = this.budget.begin();
+      if (wait > 0) return this.continueIn(wait);
+      while (!this.closed) {
+        if (this.budget.exhausted) return this.continueIn(this.budget.wait());
+        if (!this.step()) {
+          // A decoder stopped by the budget, not for want of bytes.
+          if (this.budget.exhausted) return this.continueIn(this.budget.wait());
+          break;
+        }
+      }
     } catch (err) {
       const reason = err instanceof RfbProtocolError || err instanceof VconsoleError ? err.message : describeError(err);
       this.finish(new VconsoleError(`RFB server broke the protocol: ${reason}`, { cause: err }));
+      return;
+    }
+    // Everything queued is parsed: read the console again.
+    if (this.held) {
+      this.held = false;
+      this.stream.resume();
+    }
+    if (this.stream.readableLength === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  /** The parser goes on in `ms` (0: the next turn of the event loop). */
+  private continueIn(ms: number): void {
+    if (this.closed || this.resumeAt) return;
+    if (ms === 0) {
+      const immediate = setImmediate(() => this.pump());
+      this.resumeAt = { cancel: () => clearImmediate(immediate) };
+    } else {
+      const timer = setTimeout(() => this.pump(), ms);
+      this.resumeAt = { cancel: () => clearTimeout(timer) };
     }
   }
 
   /** Handles the next piece of a message; false when more bytes must arrive first. */
   private step(): boolean {
     if (this.decoder) {
-      if (!this.decoder(this.queue)) return false;
+      if (!this.decoder(this.queue, this.budget)) return false;
       this.decoder = undefined;
       this.rectDone();
       return true;
@@ -195,6 +255,7 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
     if (this.rectsLeft > 0) return this.startRect();
     const head = this.queue.peek(1);
     if (!head) return false;
+    this.budget.spend(DECODE_COST_PER_MESSAGE);
     switch (head[0]) {
       case 0: {
         const update = this.queue.take(4);
@@ -234,6 +295,7 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
   private startRect(): boolean {
     const header = this.queue.take(12);
     if (!header) return false;
+    this.budget.spend(DECODE_COST_PER_MESSAGE);
     const rect: Rect = { x: header.readUInt16BE(0), y: header.readUInt16BE(2), w: header.readUInt16BE(4), h: header.readUInt16BE(6) };
     const encoding = header.readInt32BE(8);
     const name = NAMES.get(encoding);
@@ -291,6 +353,8 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
     // Only a real change asks for the whole screen again: QEMU answers every full request with
     // an ExtendedDesktopSize of the same size, which must not start a loop of full updates.
     if (width === this.fb.width && height === this.fb.height) return;
+    // A new screen is written whole (zeroed): a console that flaps its size pays for it.
+    this.budget.spend(width * height);
     this.fb.resize(width, height);
     this.wantFullUpdate = true;
   }
@@ -317,7 +381,10 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
   private finish(error: Error | undefined): void {
     if (this.closed) return;
     this.closed = { error };
+    this.resumeAt?.cancel();
+    this.resumeAt = undefined;
     this.wake?.();
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
     this.stream.destroy();
     for (const stream of [this.zlib, this.zrle, ...this.tight]) stream.close();
     const waiters = this.updateWaiters.splice(0);

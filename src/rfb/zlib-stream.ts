@@ -17,8 +17,13 @@ export class ZlibStream {
   private started = false;
   private window = Buffer.alloc(0);
 
-  /** Inflates `data` (one rectangle's part of the stream); throws RfbProtocolError for bad data. */
-  inflate(data: Buffer): Buffer {
+  /**
+   * Inflates `data` (one rectangle's part of the stream) to at most `limit` bytes (what the
+   * rectangle can hold: zlib stops there rather than building a bomb's output); throws
+   * RfbProtocolError for bad data or more output than that.
+   */
+  inflate(data: Buffer, limit = MAX_INFLATED_BYTES): Buffer {
+    const maxOutputLength = Math.max(1, Math.min(limit, MAX_INFLATED_BYTES));
     let input = data;
     if (!this.started) {
       // The zlib header (RFC 1950): deflate, no preset dictionary, a valid check value.
@@ -32,10 +37,13 @@ export class ZlibStream {
     try {
       output = zlib.inflateRawSync(input, {
         finishFlush: zlib.constants.Z_SYNC_FLUSH,
-        maxOutputLength: MAX_INFLATED_BYTES,
+        maxOutputLength,
         ...(this.window.length > 0 ? { dictionary: this.window } : {}),
       });
     } catch (err) {
+      if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
+        throw new RfbProtocolError(`compressed data inflates past the ${maxOutputLength} bytes its rectangle can hold`);
+      }
       throw new RfbProtocolError(`compressed data is corrupt (${(err as Error).message})`);
     }
     this.window = output.length >= WINDOW
