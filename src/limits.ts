@@ -94,3 +94,15 @@ export const DECODE_COST_PER_MESSAGE = 64;
 export const DECODE_PIXELS_PER_SECOND = 100_000_000;
 /** Bytes a console's parser keeps queued while it waits for its budget; past it the console is not read. */
 export const DECODE_QUEUE_HIGH_BYTES = 4 * 1024 * 1024;
+
+/** `replay` reads at most this many connections of one recording (a real one has a few per drop)... */
+export const REPLAY_MAX_CONNECTIONS = 10_000;
+/** ... and this many records (each costs ~100 bytes held; a real 1 GiB recording has far fewer). */
+export const REPLAY_MAX_RECORDS = 2_000_000;
+/** `replay --png-every` writes at most this many frames: past it the interval must be longer. */
+export const REPLAY_MAX_FRAMES = 10_000;
+/**
+ * The screen pixels all viewers of one `replay` may hold together (each viewer plays its own
+ * copy): one 8192x8192 screen (256 MiB), or many ordinary ones; a viewer past it is refused.
+ */
+export const REPLAY_SCREEN_PIXELS = 8192 * 8192;

@@ -50,6 +50,8 @@ export interface RfbUpstreamOptions {
   encodings?: readonly EncodingName[];
   /** The decoding budgets (DECODE_PIXELS_PER_TURN, DECODE_PIXELS_PER_SECOND by default). */
   budget?: DecodeBudgetOptions;
+  /** Asked before the framebuffer takes a new size; throws (a VconsoleError) to refuse it. */
+  admitScreen?: (width: number, height: number) => void;
 }
 
 /** Largest ServerCutText accepted. */
@@ -97,10 +99,10 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
   private constructor(
     private readonly stream: Duplex,
     private readonly fb: Framebuffer,
-    budget: DecodeBudgetOptions | undefined,
+    private readonly options: RfbUpstreamOptions,
   ) {
     super();
-    this.budget = new DecodeBudget(budget);
+    this.budget = new DecodeBudget(options.budget);
     stream.on('data', (chunk: Buffer) => {
       this.queue.push(chunk);
       if (this.handshaking) this.wake?.();
@@ -116,9 +118,10 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
   }
 
   static async connect(stream: Duplex, framebuffer: Framebuffer, options: RfbUpstreamOptions = {}): Promise<RfbUpstream> {
-    const client = new RfbUpstream(stream, framebuffer, options.budget);
+    const client = new RfbUpstream(stream, framebuffer, options);
     try {
       const init = await clientHandshake((size) => client.read(size), (data) => stream.write(data), { password: options.password, shared: options.shared ?? true });
+      options.admitScreen?.(init.width, init.height);
       framebuffer.resize(init.width, init.height);
       framebuffer.setName(init.name);
     } catch (err) {
@@ -355,6 +358,7 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
     if (width === this.fb.width && height === this.fb.height) return;
     // A new screen is written whole (zeroed): a console that flaps its size pays for it.
     this.budget.spend(width * height);
+    this.options.admitScreen?.(width, height);
     this.fb.resize(width, height);
     this.wantFullUpdate = true;
   }
