@@ -11,17 +11,29 @@ import type { RfbUpstream } from './upstream-client.js';
  */
 export async function wholePicture(upstream: Pick<RfbUpstream, 'nextUpdate'>, framebuffer: Framebuffer): Promise<void> {
   let covered = new Uint8Array(0);
+  // Pixels drawn in each row: a row once whole is never looked at pixel by pixel again, and a
+  // rectangle as wide as the screen covers its rows at once (a flood of full-screen fills costs
+  // rows, not pixels).
+  let rowDrawn = new Uint32Array(0);
   let missing = 0;
   const reset = () => {
     covered = new Uint8Array(framebuffer.width * framebuffer.height);
+    rowDrawn = new Uint32Array(framebuffer.height);
     missing = covered.length;
   };
   const onDamage = (rect: Rect) => {
     const width = framebuffer.width;
     for (let y = rect.y; y < rect.y + rect.h; y++) {
+      if (rowDrawn[y] === width) continue;
+      if (rect.w === width) {
+        missing -= width - rowDrawn[y];
+        rowDrawn[y] = width;
+        continue;
+      }
       for (let at = y * width + rect.x, end = at + rect.w; at < end; at++) {
         if (covered[at] === 0) {
           covered[at] = 1;
+          rowDrawn[y]++;
           missing--;
         }
       }
