@@ -106,3 +106,8 @@ export const REPLAY_MAX_FRAMES = 10_000;
  * copy): one 8192x8192 screen (256 MiB), or many ordinary ones; a viewer past it is refused.
  */
 export const REPLAY_SCREEN_PIXELS = 8192 * 8192;
+/**
+ * A grid thumbnail reads at most this many screen pixels: a larger screen (a hostile console
+ * can declare 8192x8192) is sampled on evenly spaced rows and columns instead of read whole.
+ */
+export const THUMBNAIL_MAX_SOURCE_PIXELS = 4 * 1024 * 1024;
