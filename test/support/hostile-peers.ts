@@ -17,9 +17,10 @@ export function peakMemoryMiB(pid: number): number {
 
 /**
  * Connects as a VNC viewer (security None), asks for ZRLE and a whole picture, and discards
- * whatever comes. Resolves with the socket once ServerInit arrived, with the screen's size.
+ * whatever comes. Resolves with the socket once ServerInit arrived, with the screen's size and
+ * a promise of the first bytes of the picture.
  */
-export async function discardingViewer(port: number): Promise<{ socket: net.Socket; width: number; height: number }> {
+export async function discardingViewer(port: number): Promise<{ socket: net.Socket; width: number; height: number; firstUpdate: Promise<void> }> {
   const socket = net.connect(port, '127.0.0.1');
   socket.on('error', () => undefined);
   const reader = new ByteReader(socket);
@@ -39,6 +40,7 @@ export async function discardingViewer(port: number): Promise<{ socket: net.Sock
   socket.write(Buffer.concat([encodings, request]));
   // The reader would keep every byte: from here on they are dropped as they come.
   socket.removeAllListeners('data');
+  const firstUpdate = new Promise<void>((resolve) => socket.once('data', () => resolve()));
   socket.on('data', () => undefined);
-  return { socket, width: init.readUInt16BE(0), height: init.readUInt16BE(2) };
+  return { socket, width: init.readUInt16BE(0), height: init.readUInt16BE(2), firstUpdate };
 }
