@@ -3,7 +3,7 @@ import type { DecodeBudget } from './decode-budget.js';
 import type { Rect } from './demo-screen.js';
 import type { Framebuffer } from './framebuffer.js';
 import { RfbProtocolError } from './rfb-wire.js';
-import type { ZlibStream } from './zlib-stream.js';
+import { MAX_INFLATED_BYTES, type ZlibStream } from './zlib-stream.js';
 
 /**
  * Decodes one rectangle's body from the queue as its bytes arrive: returns true once the
@@ -99,9 +99,14 @@ export function lengthPrefixed(queue: ByteQueue, limit: number, what: string): B
   return payload;
 }
 
-/** Most bytes deflate may take for `raw` bytes of input (stored blocks), with room for headers. */
+/**
+ * Most bytes deflate may take for `raw` bytes of input (stored blocks), with room for headers.
+ * No rectangle may inflate past MAX_INFLATED_BYTES, so no payload may be longer than that takes:
+ * what a console can make vconsole queue for one rectangle stays near 64 MiB, whatever its size.
+ */
 export function deflateBound(raw: number): number {
-  return raw + Math.ceil(raw / 1000) * 5 + 1024;
+  const bounded = Math.min(raw, MAX_INFLATED_BYTES);
+  return bounded + Math.ceil(bounded / 1000) * 5 + 1024;
 }
 
 /** Zlib: Raw pixels through the connection's one zlib stream, inflated to no more than the rectangle holds. */

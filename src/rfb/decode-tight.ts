@@ -1,6 +1,6 @@
 import type { ByteQueue } from './byte-queue.js';
 import type { Rect } from './demo-screen.js';
-import type { RectDecoder } from './decode-raw.js';
+import { deflateBound, type RectDecoder } from './decode-raw.js';
 import type { Framebuffer } from './framebuffer.js';
 import { RfbProtocolError } from './rfb-wire.js';
 import type { ZlibStream } from './zlib-stream.js';
@@ -148,7 +148,7 @@ export function tightDecoder(fb: Framebuffer, rect: Rect, streams: readonly Zlib
         if (type > JPEG) throw new RfbProtocolError(`Tight compression type ${type} is not supported`);
         const header = readHeader(queue, control, rect);
         if (!header) return false;
-        if (header.dataLength > header.rawSize + Math.ceil(header.rawSize / 1000) * 5 + 1024) {
+        if (header.dataLength > deflateBound(header.rawSize)) {
           throw new RfbProtocolError(`Tight rectangle announces ${header.dataLength} bytes of data, more than its size allows`);
         }
         const wire = queue.peek(header.dataAt + header.dataLength);

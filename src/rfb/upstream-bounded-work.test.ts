@@ -102,6 +102,16 @@ describe('a hostile console cannot hold the event loop', () => {
   });
 });
 
+describe('what a hostile console can make the client hold', () => {
+  it('refuses a compressed rectangle longer than any 64 MiB inflation takes, before buffering it', async () => {
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(200 * 1024 * 1024);
+    const { client } = await console_(SIDE, SIDE, [Buffer.concat([update([{ rect: { x: 0, y: 0, w: SIDE, h: SIDE }, encoding: 16 }]), length])]);
+    const closed = new Promise<Error | undefined>((resolve) => client.once('close', resolve));
+    expect((await closed)?.message).toMatch(/ZRLE rectangle announces 209715200 bytes of data, more than its size allows/);
+  });
+});
+
 describe('DecodeBudget', () => {
   it('stops a turn past its pixels, and a console past its second until the second is over', async () => {
     let now = 0;
