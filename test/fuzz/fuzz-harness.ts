@@ -11,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 
 export const FUZZ_SEED = Number(process.env.VCONSOLE_FUZZ_SEED ?? 20261201);
+/** What the test process may hold after a suite (the largest screen a case may declare is 256 MiB). */
+const FUZZ_MAX_RSS_MIB = 1536;
 export const REGRESSIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'regressions');
 
 /** The saved inputs of suite `name`, by file name. */
@@ -35,7 +37,12 @@ export async function fuzz(name: string, input: fc.Arbitrary<Buffer>, check: (in
     }
   }
   const details = await fc.check(fc.asyncProperty(input, check), { seed: FUZZ_SEED, numRuns: runs, endOnFailure: false });
-  if (!details.failed) return;
+  if (!details.failed) {
+    // Memory stays bounded across the whole run: no case may leave what it was made to hold.
+    const rssMiB = process.memoryUsage().rss / 1024 / 1024;
+    if (rssMiB > FUZZ_MAX_RSS_MIB) throw new Error(`fuzz ${name} (seed ${FUZZ_SEED}) ended holding ${Math.round(rssMiB)} MiB, over ${FUZZ_MAX_RSS_MIB}`);
+    return;
+  }
   const example = details.counterexample?.[0];
   let saved = '(no counterexample)';
   if (example) {
