@@ -1,3 +1,4 @@
+import { DECODE_COST_PER_TILE } from '../limits.js';
 import type { ByteQueue } from './byte-queue.js';
 import type { Rect } from './demo-screen.js';
 import type { RectDecoder } from './decode-raw.js';
@@ -69,7 +70,7 @@ export function hextileDecoder(fb: Framebuffer, rect: Rect): RectDecoder {
         fb.putPixels(area, tile);
       }
       queue.skip(size);
-      budget.spend(w * h);
+      budget.spend(Math.max(w * h, DECODE_COST_PER_TILE));
       tileX += TILE;
       if (tileX >= rect.w) {
         tileX = 0;
