@@ -39,8 +39,16 @@ export class DecodeBudget {
     return Math.max(0, Math.min(this.perTurn - this.turnSpent, this.perSecond - this.windowSpent));
   }
 
+  /** Work done off the event loop (a background inflate) that decoding waits for. */
+  pending: Promise<unknown> | undefined;
+
+  /** Decoding stops until `work` settles (exhausted meanwhile); the caller goes on after it. */
+  waitFor(work: Promise<unknown>): void {
+    this.pending = work;
+  }
+
   get exhausted(): boolean {
-    return this.room === 0;
+    return this.pending !== undefined || this.room === 0;
   }
 
   /**

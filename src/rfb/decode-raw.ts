@@ -109,16 +109,43 @@ export function deflateBound(raw: number): number {
   return bounded + Math.ceil(bounded / 1000) * 5 + 1024;
 }
 
+/** Payloads that may inflate past this go to zlib's worker threads (ZlibStream.inflateAsync). */
+const BACKGROUND_INFLATE_BYTES = 1024 * 1024;
+
+/**
+ * Inflates a rectangle's payload: at once when it is small, else in the background with the
+ * budget told to wait. The returned function gives the data once there (undefined before) and
+ * throws what inflating threw.
+ */
+export function inflation(stream: ZlibStream, payload: Buffer, limit: number, budget: DecodeBudget): () => Buffer | undefined {
+  if (limit <= BACKGROUND_INFLATE_BYTES) {
+    const data = stream.inflate(payload, limit);
+    return () => data;
+  }
+  let result: { data: Buffer } | { error: unknown } | undefined;
+  const work = stream.inflateAsync(payload, limit).then((data) => (result = { data }), (error: unknown) => (result = { error }));
+  budget.waitFor(work);
+  return () => {
+    if (result && 'error' in result) throw result.error;
+    return result?.data;
+  };
+}
+
 /** Zlib: Raw pixels through the connection's one zlib stream, inflated to no more than the rectangle holds. */
 export function zlibDecoder(fb: Framebuffer, rect: Rect, stream: ZlibStream): RectDecoder {
   const size = rect.w * rect.h * 4;
   const put = rowsPutter(fb, rect);
   let pixels: Buffer | undefined;
+  let inflated: (() => Buffer | undefined) | undefined;
   return (queue, budget) => {
     if (!pixels) {
-      const payload = lengthPrefixed(queue, deflateBound(size), 'Zlib');
-      if (!payload) return false;
-      pixels = stream.inflate(payload, size);
+      if (!inflated) {
+        const payload = lengthPrefixed(queue, deflateBound(size), 'Zlib');
+        if (!payload) return false;
+        inflated = inflation(stream, payload, size, budget);
+      }
+      pixels = inflated();
+      if (!pixels) return false;
       if (pixels.length !== size) throw new RfbProtocolError(`Zlib rectangle ${rect.w}x${rect.h} inflated to ${pixels.length} bytes, not ${size}`);
       budget.spend(size / 4);
     }

@@ -1,6 +1,6 @@
 import type { ByteQueue } from './byte-queue.js';
 import type { Rect } from './demo-screen.js';
-import { deflateBound, type RectDecoder } from './decode-raw.js';
+import { deflateBound, inflation, type RectDecoder } from './decode-raw.js';
 import type { Framebuffer } from './framebuffer.js';
 import { RfbProtocolError } from './rfb-wire.js';
 import type { ZlibStream } from './zlib-stream.js';
@@ -131,9 +131,10 @@ function resetStreams(control: number, streams: readonly ZlibStream[]): void {
 export function tightDecoder(fb: Framebuffer, rect: Rect, streams: readonly ZlibStream[]): RectDecoder {
   let fillColour: number | undefined;
   let body: { header: TightHeader; data: Buffer; above?: Buffer } | undefined;
+  let inflating: { header: TightHeader; data: () => Buffer | undefined } | undefined;
   let done = 0;
   return (queue, budget) => {
-    if (fillColour === undefined && !body) {
+    if (fillColour === undefined && !body && !inflating) {
       const first = queue.peek(1);
       if (!first) return false;
       const control = first[0];
@@ -155,12 +156,17 @@ export function tightDecoder(fb: Framebuffer, rect: Rect, streams: readonly Zlib
         if (!wire) return false;
         resetStreams(control, streams);
         const bytes = Buffer.from(wire.subarray(header.dataAt));
-        const data = header.compressed ? streams[header.stream].inflate(bytes, header.rawSize) : bytes;
-        if (data.length !== header.rawSize) throw new RfbProtocolError(`Tight rectangle data is ${data.length} bytes, not ${header.rawSize}`);
         queue.skip(header.dataAt + header.dataLength);
-        budget.spend(data.length / 4);
-        body = { header, data };
+        inflating = { header, data: header.compressed ? inflation(streams[header.stream], bytes, header.rawSize, budget) : () => bytes };
       }
+    }
+    if (inflating) {
+      const data = inflating.data();
+      if (!data) return false;
+      if (data.length !== inflating.header.rawSize) throw new RfbProtocolError(`Tight rectangle data is ${data.length} bytes, not ${inflating.header.rawSize}`);
+      budget.spend(data.length / 4);
+      body = { header: inflating.header, data };
+      inflating = undefined;
     }
     while (done < rect.h) {
       if (budget.exhausted) return false;

@@ -1,5 +1,5 @@
 import type { Rect } from './demo-screen.js';
-import { deflateBound, lengthPrefixed, type RectDecoder } from './decode-raw.js';
+import { deflateBound, inflation, lengthPrefixed, type RectDecoder } from './decode-raw.js';
 import type { Framebuffer } from './framebuffer.js';
 import { RfbProtocolError } from './rfb-wire.js';
 import type { ZlibStream } from './zlib-stream.js';
@@ -111,11 +111,16 @@ export function zrleDecoder(fb: Framebuffer, rect: Rect, stream: ZlibStream): Re
   const palette = Buffer.alloc(128 * 4);
   let x = 0;
   let y = 0;
+  let inflating: (() => Buffer | undefined) | undefined;
   return (queue, budget) => {
     if (!reader) {
-      const payload = lengthPrefixed(queue, limit, 'ZRLE');
-      if (!payload) return false;
-      const data = stream.inflate(payload, inflated);
+      if (!inflating) {
+        const payload = lengthPrefixed(queue, limit, 'ZRLE');
+        if (!payload) return false;
+        inflating = inflation(stream, payload, inflated, budget);
+      }
+      const data = inflating();
+      if (!data) return false;
       budget.spend(data.length / 4);
       reader = new ZrleReader(data);
     }

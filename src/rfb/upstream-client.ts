@@ -215,10 +215,10 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
       const wait = this.budget.begin();
       if (wait > 0) return this.continueIn(wait);
       while (!this.closed) {
-        if (this.budget.exhausted) return this.continueIn(this.budget.wait());
+        if (this.budget.exhausted) return this.continueLater();
         if (!this.step()) {
-          // A decoder stopped by the budget, not for want of bytes.
-          if (this.budget.exhausted) return this.continueIn(this.budget.wait());
+          // A decoder stopped by the budget (or waits for a background inflate), not for want of bytes.
+          if (this.budget.exhausted) return this.continueLater();
           break;
         }
       }
@@ -233,6 +233,20 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
       this.stream.resume();
     }
     if (this.stream.readableLength === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  /** The parser goes on once the background work it waits for is done, or the budget allows. */
+  private continueLater(): void {
+    const pending = this.budget.pending;
+    if (!pending) return this.continueIn(this.budget.wait());
+    let cancelled = false;
+    this.resumeAt = { cancel: () => (cancelled = true) };
+    void pending.then(() => {
+      this.budget.pending = undefined;
+      if (cancelled) return;
+      this.resumeAt = undefined;
+      this.continueIn(0);
+    });
   }
 
   /** The parser goes on in `ms` (0: the next turn of the event loop). */
