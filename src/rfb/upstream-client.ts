@@ -1,15 +1,16 @@
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import { VconsoleError, describeError } from '../errors.js';
-import { DECODE_COST_PER_MESSAGE, DECODE_QUEUE_HIGH_BYTES } from '../limits.js';
+import { DECODE_COST_PER_MESSAGE } from '../limits.js';
 import { ByteQueue } from './byte-queue.js';
 import { cursorDecoder, copyRectDecoder, rawDecoder, zlibDecoder, type RectDecoder } from './decode-raw.js';
 import { hextileDecoder } from './decode-hextile.js';
 import { tightDecoder } from './decode-tight.js';
 import { zrleDecoder } from './decode-zrle.js';
-import { DecodeBudget, type DecodeBudgetOptions } from './decode-budget.js';
+import type { DecodeBudgetOptions } from './decode-budget.js';
 import type { Rect } from './demo-screen.js';
 import type { Framebuffer } from './framebuffer.js';
+import { ParseLoop } from './parse-loop.js';
 import { NATIVE_FORMAT, RfbProtocolError, encodePixelFormat } from './rfb-wire.js';
 import { MAX_SCREEN_SIDE, clientHandshake } from './upstream-handshake.js';
 import { clientCutText, keyEvent, pointerEvent, qemuKeyEvent, setEncodingsMessage, updateRequest } from './upstream-messages.js';
@@ -69,7 +70,7 @@ interface RfbUpstreamEvents {
  * forwards input. Server messages are parsed from a queue of received chunks as they arrive,
  * a budget's worth a turn of the event loop: the rest waits for the next turn (or, past the
  * console's budget for the second, for the second's end), the console unread meanwhile once
- * DECODE_QUEUE_HIGH_BYTES are queued.
+ * DECODE_QUEUE_HIGH_BYTES are queued (ParseLoop).
  */
 export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
   private readonly queue = new ByteQueue();
@@ -89,12 +90,7 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
   /** The current FramebufferUpdate carried pixels (not only pseudo-encodings). */
   private updateHadPixels = false;
   private qemuKeys = false;
-  private readonly budget: DecodeBudget;
-  /** The parser's continuation when the budget stopped it (setImmediate or setTimeout). */
-  private resumeAt: { cancel(): void } | undefined;
-  /** The stream is paused until the parser catches up. */
-  private held = false;
-  private idleWaiters: Array<() => void> = [];
+  private readonly loop: ParseLoop;
 
   private constructor(
     private readonly stream: Duplex,
@@ -102,15 +98,11 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
     private readonly options: RfbUpstreamOptions,
   ) {
     super();
-    this.budget = new DecodeBudget(options.budget);
+    this.loop = new ParseLoop(stream, this.queue, () => this.step(), (err) => this.broke(err), options.budget);
     stream.on('data', (chunk: Buffer) => {
       this.queue.push(chunk);
       if (this.handshaking) this.wake?.();
-      else if (!this.resumeAt) this.pump();
-      else if (this.queue.length > DECODE_QUEUE_HIGH_BYTES && !this.held) {
-        this.held = true;
-        stream.pause();
-      }
+      else this.loop.received();
     });
     stream.on('end', () => this.finish(new VconsoleError('RFB server closed the connection')));
     stream.on('close', () => this.finish(new VconsoleError('RFB connection closed')));
@@ -134,7 +126,7 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
     stream.write(Buffer.concat([Buffer.from([0, 0, 0, 0]), encodePixelFormat(NATIVE_FORMAT), setEncodingsMessage(encodings.map((name) => ENCODINGS[name]))]));
     client.requestUpdate(false);
     // Bytes that came with ServerInit are parsed once the caller holds the client.
-    client.continueIn(0);
+    client.loop.start();
     return client;
   }
 
@@ -143,8 +135,7 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
    * or the connection is over: for callers that feed the stream and read the screen after.
    */
   idle(): Promise<void> {
-    if (this.closed || (!this.resumeAt && !this.held && this.stream.readableLength === 0)) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    return this.closed ? Promise.resolve() : this.loop.idle();
   }
 
   get encodingsSeen(): ReadonlySet<string> {
@@ -205,66 +196,16 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
     this.send(updateRequest(incremental, this.fb.width, this.fb.height));
   }
 
-  /**
-   * Parses and applies the complete messages in the queue, as many as the budget allows this
-   * turn (the rest in a later one); a protocol violation closes the session.
-   */
-  private pump(): void {
-    this.resumeAt = undefined;
-    try {
-      const wait = this.budget.begin();
-      if (wait > 0) return this.continueIn(wait);
-      while (!this.closed) {
-        if (this.budget.exhausted) return this.continueLater();
-        if (!this.step()) {
-          // A decoder stopped by the budget (or waits for a background inflate), not for want of bytes.
-          if (this.budget.exhausted) return this.continueLater();
-          break;
-        }
-      }
-    } catch (err) {
-      const reason = err instanceof RfbProtocolError || err instanceof VconsoleError ? err.message : describeError(err);
-      this.finish(new VconsoleError(`RFB server broke the protocol: ${reason}`, { cause: err }));
-      return;
-    }
-    // Everything queued is parsed: read the console again.
-    if (this.held) {
-      this.held = false;
-      this.stream.resume();
-    }
-    if (this.stream.readableLength === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
-  }
-
-  /** The parser goes on once the background work it waits for is done, or the budget allows. */
-  private continueLater(): void {
-    const pending = this.budget.pending;
-    if (!pending) return this.continueIn(this.budget.wait());
-    let cancelled = false;
-    this.resumeAt = { cancel: () => (cancelled = true) };
-    void pending.then(() => {
-      this.budget.pending = undefined;
-      if (cancelled) return;
-      this.resumeAt = undefined;
-      this.continueIn(0);
-    });
-  }
-
-  /** The parser goes on in `ms` (0: the next turn of the event loop). */
-  private continueIn(ms: number): void {
-    if (this.closed || this.resumeAt) return;
-    if (ms === 0) {
-      const immediate = setImmediate(() => this.pump());
-      this.resumeAt = { cancel: () => clearImmediate(immediate) };
-    } else {
-      const timer = setTimeout(() => this.pump(), ms);
-      this.resumeAt = { cancel: () => clearTimeout(timer) };
-    }
+  /** A protocol violation (or anything a decoder threw) closes the session. */
+  private broke(err: unknown): void {
+    const reason = err instanceof RfbProtocolError || err instanceof VconsoleError ? err.message : describeError(err);
+    this.finish(new VconsoleError(`RFB server broke the protocol: ${reason}`, { cause: err }));
   }
 
   /** Handles the next piece of a message; false when more bytes must arrive first. */
   private step(): boolean {
     if (this.decoder) {
-      if (!this.decoder(this.queue, this.budget)) return false;
+      if (!this.decoder(this.queue, this.loop.budget)) return false;
       this.decoder = undefined;
       this.rectDone();
       return true;
@@ -272,7 +213,7 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
     if (this.rectsLeft > 0) return this.startRect();
     const head = this.queue.peek(1);
     if (!head) return false;
-    this.budget.spend(DECODE_COST_PER_MESSAGE);
+    this.loop.budget.spend(DECODE_COST_PER_MESSAGE);
     switch (head[0]) {
       case 0: {
         const update = this.queue.take(4);
@@ -312,7 +253,7 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
   private startRect(): boolean {
     const header = this.queue.take(12);
     if (!header) return false;
-    this.budget.spend(DECODE_COST_PER_MESSAGE);
+    this.loop.budget.spend(DECODE_COST_PER_MESSAGE);
     const rect: Rect = { x: header.readUInt16BE(0), y: header.readUInt16BE(2), w: header.readUInt16BE(4), h: header.readUInt16BE(6) };
     const encoding = header.readInt32BE(8);
     const name = NAMES.get(encoding);
@@ -371,7 +312,7 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
     // an ExtendedDesktopSize of the same size, which must not start a loop of full updates.
     if (width === this.fb.width && height === this.fb.height) return;
     // A new screen is written whole (zeroed): a console that flaps its size pays for it.
-    this.budget.spend(width * height);
+    this.loop.budget.spend(width * height);
     this.options.admitScreen?.(width, height);
     this.fb.resize(width, height);
     this.wantFullUpdate = true;
@@ -399,10 +340,8 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
   private finish(error: Error | undefined): void {
     if (this.closed) return;
     this.closed = { error };
-    this.resumeAt?.cancel();
-    this.resumeAt = undefined;
+    this.loop.stop();
     this.wake?.();
-    for (const resolve of this.idleWaiters.splice(0)) resolve();
     this.stream.destroy();
     for (const stream of [this.zlib, this.zrle, ...this.tight]) stream.close();
     const waiters = this.updateWaiters.splice(0);
