@@ -155,3 +155,44 @@ export const SERIAL_CLIENT_BACKLOG_BYTES = 4 * 1024 * 1024;
 export const SERIAL_CLIENT_BEHIND_BYTES = 1024 * 1024;
 /** ... and is dropped with a line when it has read nothing for this long (VCONSOLE_SERIAL_CLIENT_STALL_MS overrides it). */
 export const SERIAL_CLIENT_STALL_MS = msFromEnv('VCONSOLE_SERIAL_CLIENT_STALL_MS', 10_000);
+
+/**
+ * The work the RFB client does for one console in one turn of the event loop, in pixels
+ * written (a rectangle or message counts DECODE_COST_PER_MESSAGE besides): past it the rest
+ * waits for the next turn, so a console's flood never holds up signals, keys or other consoles.
+ * A million pixels is a few milliseconds of fills or row copies on a slow core.
+ */
+export const DECODE_PIXELS_PER_TURN = 1024 * 1024;
+/** What one rectangle or server message counts against the budgets, pixels aside. */
+export const DECODE_COST_PER_MESSAGE = 64;
+/**
+ * What one Hextile tile counts at least: a tile's own work (a byte on the wire can be a tile)
+ * costs as much as drawing a few hundred pixels. Measured on a busy 2-core machine: a turn of
+ * one-byte tiles took 48 ms counting 256 a tile, 28 ms at 512 (which still decodes a 1080p
+ * screen of tiles ~24 times a second).
+ */
+export const DECODE_COST_PER_TILE = 512;
+/**
+ * Pixels one console may have decoded per second (a 1080p screen redrawn ~48 times a second):
+ * past it that console is read no further until the second is over; others go on.
+ */
+export const DECODE_PIXELS_PER_SECOND = 100_000_000;
+/** Bytes a console's parser keeps queued while it waits for its budget; past it the console is not read. */
+export const DECODE_QUEUE_HIGH_BYTES = 4 * 1024 * 1024;
+
+/** `replay` reads at most this many connections of one recording (a real one has a few per drop)... */
+export const REPLAY_MAX_CONNECTIONS = 10_000;
+/** ... and this many records (each costs ~100 bytes held; a real 1 GiB recording has far fewer). */
+export const REPLAY_MAX_RECORDS = 2_000_000;
+/** `replay --png-every` writes at most this many frames: past it the interval must be longer. */
+export const REPLAY_MAX_FRAMES = 10_000;
+/**
+ * The screen pixels all viewers of one `replay` may hold together (each viewer plays its own
+ * copy): one 8192x8192 screen (256 MiB), or many ordinary ones; a viewer past it is refused.
+ */
+export const REPLAY_SCREEN_PIXELS = 8192 * 8192;
+/**
+ * A grid thumbnail reads at most this many screen pixels: a larger screen (a hostile console
+ * can declare 8192x8192) is sampled on evenly spaced rows and columns instead of read whole.
+ */
+export const THUMBNAIL_MAX_SOURCE_PIXELS = 4 * 1024 * 1024;

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError, VconsoleError, describeError } from '../errors.js';
+import { REPLAY_MAX_FRAMES } from '../limits.js';
 import { ConsoleSession } from '../proxy/console-session.js';
 import { handleShutdownSignals } from '../proxy/shutdown.js';
 import { isAsciicast, parseAsciicast } from '../recording/asciicast.js';
@@ -73,6 +74,11 @@ async function writeFrames(recording: ReturnType<typeof parseRfbRecording>, file
   if (everyMs <= 0) throw new UsageError('--png-every must be above 0', 'e.g. --png-every 10s');
   const output = flags.output;
   if (!output) throw new UsageError('--png-every needs -o DIR', 'name the directory the frames go to');
+  // The frames are as many as the recording's span holds: a stamp far ahead must not ask for millions.
+  const frames = Math.floor(recording.durationMs / everyMs) + 1;
+  if (frames > REPLAY_MAX_FRAMES) {
+    throw new UsageError(`--png-every ${flags.pngEvery ?? ''} would write ${frames} frames over the ${formatSpan(recording.durationMs)} the recording spans, more than ${REPLAY_MAX_FRAMES}`, `choose a longer interval, e.g. --png-every ${Math.ceil(recording.durationMs / (REPLAY_MAX_FRAMES - 1) / 1000)}s`);
+  }
   fs.mkdirSync(output, { recursive: true });
   const stem = path.basename(file).replace(/\.vncrec$/, '');
   const { recordedFrames } = await import('../recording/replay-frames.js');
@@ -82,6 +88,13 @@ async function writeFrames(recording: ReturnType<typeof parseRfbRecording>, file
     io.stdout.write(`${name}\n`);
   });
   if (count === 0) throw new VconsoleError(`${echoInput(file)} holds no screen to write`);
+}
+
+/** A span as hours, minutes and seconds: `49h 42m 57s`. */
+function formatSpan(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  const parts = [[Math.floor(seconds / 3600), 'h'], [Math.floor(seconds / 60) % 60, 'm'], [seconds % 60, 's']] as const;
+  return parts.filter(([value], i) => value > 0 || i === 2).map(([value, unit]) => `${value}${unit}`).join(' ');
 }
 
 /** `000010.000s`: frame names sort by time. */

@@ -50,8 +50,8 @@ export class AsciicastFormatError extends Error {}
 export function isAsciicast(start: Buffer): boolean {
   const firstLine = start.toString('utf8', 0, Math.min(start.length, 4096)).split('\n')[0];
   try {
-    const header = JSON.parse(firstLine) as Partial<AsciicastHeader>;
-    return header.version === 2;
+    const header = JSON.parse(firstLine) as Partial<AsciicastHeader> | null;
+    return header?.version === 2;
   } catch {
     return false;
   }
@@ -60,12 +60,14 @@ export function isAsciicast(start: Buffer): boolean {
 /** Reads an asciicast v2 file; an unfinished last line (a crash while writing) is dropped. */
 export function parseAsciicast(text: string): { header: AsciicastHeader; events: AsciicastEvent[]; truncated: boolean } {
   const lines = text.split('\n');
-  let header: AsciicastHeader;
+  let parsed: unknown;
   try {
-    header = JSON.parse(lines[0]) as AsciicastHeader;
+    parsed = JSON.parse(lines[0]);
   } catch {
     throw new AsciicastFormatError('the first line is not an asciicast header');
   }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new AsciicastFormatError('the first line is not an asciicast header (not a JSON object)');
+  const header = parsed as AsciicastHeader;
   if (header.version !== 2) throw new AsciicastFormatError(`asciicast version ${String(header.version)} is not supported (only 2)`);
   const events: AsciicastEvent[] = [];
   let truncated = false;
@@ -83,7 +85,8 @@ export function parseAsciicast(text: string): { header: AsciicastHeader; events:
       }
       throw new AsciicastFormatError(`line ${i + 1} is not an asciicast event`);
     }
-    if (!Array.isArray(event) || typeof event[0] !== 'number' || typeof event[2] !== 'string') {
+    // A time that is not a finite count of seconds from the start would make the player wait forever.
+    if (!Array.isArray(event) || typeof event[0] !== 'number' || !Number.isFinite(event[0]) || event[0] < 0 || typeof event[2] !== 'string') {
       throw new AsciicastFormatError(`line ${i + 1} is not an asciicast event`);
     }
     if (event[1] === 'o' || event[1] === 'i') events.push({ seconds: event[0], kind: event[1], text: event[2] });

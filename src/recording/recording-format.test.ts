@@ -56,6 +56,26 @@ describe('RFB recording format', () => {
     const badKind = Buffer.concat([encodeRfbRecordingHead(head), Buffer.from('X\0\0\0\0\0\0\0\0')]);
     expect(() => parseRfbRecording(badKind)).toThrow(/unknown record kind 0x58/);
   });
+
+  it('refuses a head that is not an object with a name, in words', () => {
+    for (const [text, why] of [['null', 'its head is not a JSON object'], ['[1]', 'its head is not a JSON object'], ['{"started":"x"}', 'its head has no console name'], ['{', 'its head is not JSON']]) {
+      expect(() => parseRfbRecording(Buffer.from(`VCONSOLE-RFB-RECORDING 1\n${text}\n`))).toThrow(new RecordingFormatError(`not a vconsole recording: ${why}`));
+    }
+  });
+
+  it('keeps times from going back, and empty connections from piling up', () => {
+    const empties = Array.from({ length: 1000 }, () => Buffer.concat([encodeRfbRecord('N', 9), encodeRfbRecord('E', 9)]));
+    const parsed = parseRfbRecording(Buffer.concat([
+      encodeRfbRecordingHead(head),
+      ...empties,
+      encodeRfbRecord('N', 10),
+      encodeRfbRecord('S', 20, Buffer.from([1])),
+      encodeRfbRecord('S', 5, Buffer.from([2])),
+    ]));
+    expect(parsed.connections).toHaveLength(1);
+    expect(parsed.connections[0].records.map((r) => r.ms)).toEqual([20, 20]);
+    expect(parsed.durationMs).toBe(20);
+  });
 });
 
 describe('asciicast v2', () => {

@@ -37,6 +37,8 @@ export async function recordedFrames(recording: ParsedRfbRecording, everyMs: num
         nextAt += everyMs;
       }
       await feed.push(record.data);
+      // The client decodes a budget's worth a turn: the frames after wait until all is drawn.
+      await (client as RfbUpstream | undefined)?.idle();
       lastMs = record.ms;
     }
     feed.end();

@@ -1,6 +1,8 @@
 import { Duplex } from 'node:stream';
 import type { RfbConnection } from './rfb-recording.js';
 
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export interface PlayOptions {
   /** 1 is real time, 2 twice as fast. */
   speed: number;
@@ -48,10 +50,11 @@ export function playConnection(connection: RfbConnection, options: PlayOptions):
       const dueAt = dialledAt + (records[next].ms - startMs) / options.speed;
       const wait = dueAt - Date.now();
       if (wait > 0) {
+        // A timer longer than 2^31-1 ms fires at once (Node clamps it): wait in steps.
         timer = setTimeout(() => {
           timer = undefined;
           schedule();
-        }, wait);
+        }, Math.min(wait, MAX_TIMER_MS));
         return;
       }
       const more = stream.push(records[next++].data);

@@ -1,5 +1,6 @@
 import type { Duplex } from 'node:stream';
 import { VconsoleError } from '../errors.js';
+import { REPLAY_SCREEN_PIXELS } from '../limits.js';
 import type { DialContext, UpstreamSource } from '../proxy/types.js';
 import type { AuthBackoff } from '../rfb/auth-backoff.js';
 import { duplexPair } from '../rfb/duplex-pair.js';
@@ -33,6 +34,7 @@ export interface ReplayViewerOptions {
 export class ReplaySource implements UpstreamSource {
   readonly provider = 'replay';
   readonly consoleType = 'vnc';
+  private readonly screens = new ScreenPool(REPLAY_SCREEN_PIXELS);
 
   constructor(
     private readonly recording: ParsedRfbRecording,
@@ -51,7 +53,7 @@ export class ReplaySource implements UpstreamSource {
   async dial(context: DialContext): Promise<Duplex> {
     const framebuffer = new Framebuffer(0, 0);
     const [viewerEnd, relayEnd] = duplexPair();
-    const playback = new Playback(this.recording, this.speed, framebuffer);
+    const playback = new Playback(this.recording, this.speed, framebuffer, this.screens);
     relayEnd.once('close', () => playback.stop());
     try {
       await playback.firstPicture();
@@ -75,6 +77,36 @@ export class ReplaySource implements UpstreamSource {
   }
 }
 
+/** A viewer refused because the screens of the replay's viewers would be too large together. */
+class ScreenRefused extends VconsoleError {}
+
+/**
+ * The screen pixels the viewers of one replay hold between them: each plays its own copy of
+ * the recording, so a recording declaring a huge screen must not be multiplied by its viewers.
+ */
+class ScreenPool {
+  private readonly held = new Map<object, number>();
+  private total = 0;
+
+  constructor(private readonly limit: number) {}
+
+  /** `owner` now holds a width x height screen (instead of what it held); throws when that is past the limit. */
+  take(owner: object, width: number, height: number): void {
+    const before = this.held.get(owner) ?? 0;
+    const pixels = width * height;
+    if (this.total - before + pixels > this.limit) {
+      throw new ScreenRefused(`the recording's ${width}x${height} screen does not fit beside the ${this.held.size - (before > 0 ? 1 : 0)} other viewers of this replay`, { hint: 'close another viewer of it first' });
+    }
+    this.total += pixels - before;
+    this.held.set(owner, pixels);
+  }
+
+  release(owner: object): void {
+    this.total -= this.held.get(owner) ?? 0;
+    this.held.delete(owner);
+  }
+}
+
 /** One connection of the recording being played. */
 interface Playing {
   stream: Duplex;
@@ -94,6 +126,7 @@ class Playback {
     private readonly recording: ParsedRfbRecording,
     private readonly speed: number,
     private readonly framebuffer: Framebuffer,
+    private readonly screens: ScreenPool,
   ) {
     this.first = this.playFirst();
   }
@@ -117,6 +150,7 @@ class Playback {
 
   stop(): void {
     this.stopped = true;
+    this.screens.release(this);
     this.current?.client.close();
     this.current?.stream.destroy();
   }
@@ -140,15 +174,20 @@ class Playback {
   private async startNext(): Promise<boolean> {
     while (!this.stopped && this.index < this.recording.connections.length) {
       const last = this.index === this.recording.connections.length - 1;
-      const { stream, played } = playConnection(this.recording.connections[this.index++], { speed: this.speed, holdAtEnd: last });
+      const connection = this.recording.connections[this.index++];
+      // A connection the console sent nothing on shows nothing: not dialled at all.
+      if (!last && !connection.records.some((r) => r.kind === 'S')) continue;
+      const { stream, played } = playConnection(connection, { speed: this.speed, holdAtEnd: last });
       // A handshake cut short by the end of the recording never completes: give up once all is played.
       const cutShort = played.then(() => new Promise<never>((_resolve, reject) => setImmediate(() => reject(new VconsoleError('handshake cut short')))));
       try {
-        const client = await Promise.race([RfbUpstream.connect(stream, this.framebuffer, { password: ANY_PASSWORD, shared: true }), cutShort]);
+        const admitScreen = (width: number, height: number) => this.screens.take(this, width, height);
+        const client = await Promise.race([RfbUpstream.connect(stream, this.framebuffer, { password: ANY_PASSWORD, shared: true, admitScreen }), cutShort]);
         this.current = { stream, played, client, last };
         return true;
-      } catch {
+      } catch (err) {
         stream.destroy();
+        if (err instanceof ScreenRefused) throw err;
       }
     }
     return false;

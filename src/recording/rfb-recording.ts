@@ -5,8 +5,11 @@
  * kinds: `S` bytes the console sent, `C` bytes vconsole's RFB client sent it (its handshake,
  * update requests and the viewers' keys, pointer and clipboard), `N` a new connection to the
  * console begins (after a drop), `E` that connection ended. A reader stops quietly at a torn
- * last record: what a crash leaves is still a recording.
+ * last record: what a crash leaves is still a recording. It trusts nothing else: the head must
+ * be an object with a name, the connections and records it keeps are bounded, and times never
+ * go back.
  */
+import { REPLAY_MAX_CONNECTIONS, REPLAY_MAX_RECORDS } from '../limits.js';
 
 export const RFB_RECORDING_MAGIC = 'VCONSOLE-RFB-RECORDING 1\n';
 export const RFB_RECORDING_EXTENSION = '.vncrec';
@@ -71,18 +74,14 @@ export interface ParsedRfbRecording {
 export function parseRfbRecording(file: Buffer): ParsedRfbRecording {
   if (!isRfbRecording(file)) throw new RecordingFormatError('not a vconsole RFB recording (no magic line)');
   const headEnd = file.indexOf(0x0a, RFB_RECORDING_MAGIC.length);
-  if (headEnd < 0) throw new RecordingFormatError('the recording ends inside its head');
-  let head: RfbRecordingHead;
-  try {
-    head = JSON.parse(file.toString('utf8', RFB_RECORDING_MAGIC.length, headEnd)) as RfbRecordingHead;
-  } catch {
-    throw new RecordingFormatError('the recording head is not JSON');
-  }
+  if (headEnd < 0) throw new RecordingFormatError('not a vconsole recording: it ends inside its head');
+  const head = parseHead(file.toString('utf8', RFB_RECORDING_MAGIC.length, headEnd));
   const connections: RfbConnection[] = [];
   let current: RfbConnection | undefined;
   let offset = headEnd + 1;
   let durationMs = 0;
   let truncated = false;
+  let recordCount = 0;
   while (offset < file.length) {
     if (file.length - offset < RECORD_HEAD_BYTES) {
       truncated = true;
@@ -90,7 +89,8 @@ export function parseRfbRecording(file: Buffer): ParsedRfbRecording {
     }
     const kind = String.fromCharCode(file[offset]);
     if (!KINDS.has(kind)) throw new RecordingFormatError(`unknown record kind 0x${file[offset].toString(16)} at byte ${offset}`);
-    const ms = file.readUInt32BE(offset + 1);
+    // A record stamped before the one ahead of it is taken to be as late as that one.
+    const ms = Math.max(durationMs, file.readUInt32BE(offset + 1));
     const length = file.readUInt32BE(offset + 5);
     if (file.length - offset - RECORD_HEAD_BYTES < length) {
       truncated = true;
@@ -98,17 +98,38 @@ export function parseRfbRecording(file: Buffer): ParsedRfbRecording {
     }
     const data = file.subarray(offset + RECORD_HEAD_BYTES, offset + RECORD_HEAD_BYTES + length);
     offset += RECORD_HEAD_BYTES + length;
-    durationMs = Math.max(durationMs, ms);
+    durationMs = ms;
     if (kind === 'N' || !current) {
-      current = { records: [] };
-      connections.push(current);
+      // A connection that held nothing is not kept: the next one takes its place.
+      const last = connections[connections.length - 1];
+      if (last && last.records.length === 0) current = last;
+      else {
+        if (connections.length >= REPLAY_MAX_CONNECTIONS) throw new RecordingFormatError(`the recording holds more than ${REPLAY_MAX_CONNECTIONS} connections, more than replay reads`);
+        current = { records: [] };
+        connections.push(current);
+      }
       if (kind === 'N') continue;
     }
     if (kind === 'E') {
       current = undefined;
       continue;
     }
+    if (++recordCount > REPLAY_MAX_RECORDS) throw new RecordingFormatError(`the recording holds more than ${REPLAY_MAX_RECORDS} records, more than replay reads`);
     current.records.push({ kind: kind as RfbRecordKind, ms, data });
   }
   return { head, connections, durationMs, truncated };
+}
+
+/** The JSON head line: an object with at least the console's name. */
+function parseHead(text: string): RfbRecordingHead {
+  let head: unknown;
+  try {
+    head = JSON.parse(text);
+  } catch {
+    throw new RecordingFormatError('not a vconsole recording: its head is not JSON');
+  }
+  if (typeof head !== 'object' || head === null || Array.isArray(head)) throw new RecordingFormatError('not a vconsole recording: its head is not a JSON object');
+  const { name, started, writer } = head as Record<string, unknown>;
+  if (typeof name !== 'string') throw new RecordingFormatError('not a vconsole recording: its head has no console name');
+  return { name, started: typeof started === 'string' ? started : '', ...(typeof writer === 'string' ? { writer } : {}) };
 }

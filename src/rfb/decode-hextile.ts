@@ -1,3 +1,4 @@
+import { DECODE_COST_PER_TILE } from '../limits.js';
 import type { ByteQueue } from './byte-queue.js';
 import type { Rect } from './demo-screen.js';
 import type { RectDecoder } from './decode-raw.js';
@@ -23,7 +24,9 @@ function tileSize(queue: ByteQueue, tilePixels: number): number | undefined {
 
 /**
  * Hextile: 16x16 tiles left to right, top to bottom, each raw or a background with
- * sub-rectangles; background and foreground carry over from tile to tile.
+ * sub-rectangles; background and foreground carry over from tile to tile. The tile position
+ * is kept between calls, so a rectangle is drawn over as many calls as its bytes and the
+ * budget take.
  */
 export function hextileDecoder(fb: Framebuffer, rect: Rect): RectDecoder {
   const tile = Buffer.alloc(TILE * TILE * 4);
@@ -31,8 +34,10 @@ export function hextileDecoder(fb: Framebuffer, rect: Rect): RectDecoder {
   const foreground = Buffer.alloc(4);
   let tileX = 0;
   let tileY = 0;
-  return (queue) => {
+  return (queue, budget) => {
     while (tileY < rect.h && rect.w > 0) {
+      // A tile is a byte on the wire and 256 pixels drawn: the budget, not the bytes, says when to stop.
+      if (budget.exhausted) return false;
       const w = Math.min(TILE, rect.w - tileX);
       const h = Math.min(TILE, rect.h - tileY);
       const size = tileSize(queue, w * h);
@@ -65,6 +70,7 @@ export function hextileDecoder(fb: Framebuffer, rect: Rect): RectDecoder {
         fb.putPixels(area, tile);
       }
       queue.skip(size);
+      budget.spend(Math.max(w * h, DECODE_COST_PER_TILE));
       tileX += TILE;
       if (tileX >= rect.w) {
         tileX = 0;

@@ -1,6 +1,6 @@
 import type { ByteQueue } from './byte-queue.js';
 import type { Rect } from './demo-screen.js';
-import type { RectDecoder } from './decode-raw.js';
+import { deflateBound, inflation, type RectDecoder } from './decode-raw.js';
 import type { Framebuffer } from './framebuffer.js';
 import { RfbProtocolError } from './rfb-wire.js';
 import type { ZlibStream } from './zlib-stream.js';
@@ -75,34 +75,42 @@ function rgbToNative(from: Buffer, at: number, to: Buffer, offset: number): void
   to[offset + 3] = 0;
 }
 
-/** Undoes a filter: B G R X pixels of the rectangle from its inflated data. */
-function unfilter(header: TightHeader, data: Buffer, rect: Rect): Buffer {
-  const pixels = Buffer.alloc(rect.w * rect.h * 4);
-  const count = rect.w * rect.h;
+/**
+ * Undoes a filter for `rows` rows from `first`: their B G R X pixels from the inflated data.
+ * Gradient predicts from the row above: `above` is the last row the previous call produced.
+ */
+function unfilterRows(header: TightHeader, data: Buffer, rect: Rect, first: number, rows: number, above: Buffer | undefined): Buffer {
+  const w = rect.w;
+  const pixels = Buffer.alloc(w * rows * 4);
   if (header.filter === FILTER_COPY) {
-    for (let i = 0; i < count; i++) rgbToNative(data, i * 3, pixels, i * 4);
+    for (let i = 0, from = first * w * 3; i < w * rows; i++, from += 3) rgbToNative(data, from, pixels, i * 4);
   } else if (header.filter === FILTER_PALETTE) {
-    const colours = header.palette.length / 4;
-    const rowBytes = Math.ceil(rect.w / 8);
-    for (let y = 0; y < rect.h; y++) {
-      for (let x = 0; x < rect.w; x++) {
-        const index = colours === 2 ? (data[y * rowBytes + (x >> 3)] >> (7 - (x & 7))) & 1 : data[y * rect.w + x];
+    const palette = header.palette;
+    const colours = palette.length / 4;
+    const rowBytes = Math.ceil(w / 8);
+    for (let y = 0; y < rows; y++) {
+      for (let x = 0; x < w; x++) {
+        const index = colours === 2 ? (data[(first + y) * rowBytes + (x >> 3)] >> (7 - (x & 7))) & 1 : data[(first + y) * w + x];
         if (index >= colours) throw new RfbProtocolError('Tight palette index beyond the palette');
-        header.palette.copy(pixels, (y * rect.w + x) * 4, index * 4, index * 4 + 4);
+        const to = (y * w + x) * 4;
+        pixels[to] = palette[index * 4];
+        pixels[to + 1] = palette[index * 4 + 1];
+        pixels[to + 2] = palette[index * 4 + 2];
       }
     }
   } else {
     // Gradient: each channel was sent as the error of the prediction left + above - above-left.
-    const stride = rect.w * 4;
-    for (let y = 0; y < rect.h; y++) {
-      for (let x = 0; x < rect.w; x++) {
+    const stride = w * 4;
+    for (let y = 0; y < rows; y++) {
+      const up = y > 0 ? pixels.subarray((y - 1) * stride) : above;
+      for (let x = 0; x < w; x++) {
         const out = y * stride + x * 4;
         for (let c = 0; c < 3; c++) {
           const left = x > 0 ? pixels[out - 4 + 2 - c] : 0;
-          const above = y > 0 ? pixels[out - stride + 2 - c] : 0;
-          const corner = x > 0 && y > 0 ? pixels[out - stride - 4 + 2 - c] : 0;
-          const predicted = Math.min(255, Math.max(0, left + above - corner));
-          pixels[out + 2 - c] = (predicted + data[(y * rect.w + x) * 3 + c]) & 0xff;
+          const upper = up ? up[x * 4 + 2 - c] : 0;
+          const corner = x > 0 && up ? up[x * 4 - 4 + 2 - c] : 0;
+          const predicted = Math.min(255, Math.max(0, left + upper - corner));
+          pixels[out + 2 - c] = (predicted + data[((first + y) * w + x) * 3 + c]) & 0xff;
         }
       }
     }
@@ -117,37 +125,63 @@ function resetStreams(control: number, streams: readonly ZlibStream[]): void {
 
 /**
  * Tight without JPEG: a solid fill, or pixels (copied, palette-indexed or gradient-filtered)
- * through one of four zlib streams; short data comes uncompressed.
+ * through one of four zlib streams; short data comes uncompressed. Fills and pixels are drawn
+ * a budget's worth of rows a call.
  */
 export function tightDecoder(fb: Framebuffer, rect: Rect, streams: readonly ZlibStream[]): RectDecoder {
-  return (queue) => {
-    const first = queue.peek(1);
-    if (!first) return false;
-    const control = first[0];
-    const type = control >> 4;
-    if (type === FILL) {
-      const fill = queue.take(4);
-      if (!fill) return false;
-      resetStreams(control, streams);
-      fb.fill(rect, (fill[1] << 16) | (fill[2] << 8) | fill[3]);
-      fb.damage(rect);
-      return true;
+  let fillColour: number | undefined;
+  let body: { header: TightHeader; data: Buffer; above?: Buffer } | undefined;
+  let inflating: { header: TightHeader; data: () => Buffer | undefined } | undefined;
+  let done = 0;
+  return (queue, budget) => {
+    if (fillColour === undefined && !body && !inflating) {
+      const first = queue.peek(1);
+      if (!first) return false;
+      const control = first[0];
+      const type = control >> 4;
+      if (type === FILL) {
+        const fill = queue.take(4);
+        if (!fill) return false;
+        resetStreams(control, streams);
+        fillColour = (fill[1] << 16) | (fill[2] << 8) | fill[3];
+      } else {
+        if (type === JPEG) throw new RfbProtocolError('the server sent a JPEG Tight rectangle, which vconsole does not ask for');
+        if (type > JPEG) throw new RfbProtocolError(`Tight compression type ${type} is not supported`);
+        const header = readHeader(queue, control, rect);
+        if (!header) return false;
+        if (header.dataLength > deflateBound(header.rawSize)) {
+          throw new RfbProtocolError(`Tight rectangle announces ${header.dataLength} bytes of data, more than its size allows`);
+        }
+        const wire = queue.peek(header.dataAt + header.dataLength);
+        if (!wire) return false;
+        resetStreams(control, streams);
+        const bytes = Buffer.from(wire.subarray(header.dataAt));
+        queue.skip(header.dataAt + header.dataLength);
+        inflating = { header, data: header.compressed ? inflation(streams[header.stream], bytes, header.rawSize, budget) : () => bytes };
+      }
     }
-    if (type === JPEG) throw new RfbProtocolError('the server sent a JPEG Tight rectangle, which vconsole does not ask for');
-    if (type > JPEG) throw new RfbProtocolError(`Tight compression type ${type} is not supported`);
-    const header = readHeader(queue, control, rect);
-    if (!header) return false;
-    if (header.dataLength > header.rawSize + Math.ceil(header.rawSize / 1000) * 5 + 1024) {
-      throw new RfbProtocolError(`Tight rectangle announces ${header.dataLength} bytes of data, more than its size allows`);
+    if (inflating) {
+      const data = inflating.data();
+      if (!data) return false;
+      if (data.length !== inflating.header.rawSize) throw new RfbProtocolError(`Tight rectangle data is ${data.length} bytes, not ${inflating.header.rawSize}`);
+      budget.spend(data.length / 4);
+      body = { header: inflating.header, data };
+      inflating = undefined;
     }
-    const wire = queue.peek(header.dataAt + header.dataLength);
-    if (!wire) return false;
-    resetStreams(control, streams);
-    const body = wire.subarray(header.dataAt);
-    const data = header.compressed ? streams[header.stream].inflate(Buffer.from(body)) : body;
-    if (data.length !== header.rawSize) throw new RfbProtocolError(`Tight rectangle data is ${data.length} bytes, not ${header.rawSize}`);
-    fb.putPixels(rect, unfilter(header, data, rect));
-    queue.skip(header.dataAt + header.dataLength);
+    while (done < rect.h) {
+      if (budget.exhausted) return false;
+      const rows = budget.rowsFor(rect.w, rect.h - done);
+      const part = { x: rect.x, y: rect.y + done, w: rect.w, h: rows };
+      if (body) {
+        const pixels = unfilterRows(body.header, body.data, rect, done, rows, body.above);
+        fb.putPixels(part, pixels);
+        body.above = pixels.subarray((rows - 1) * rect.w * 4);
+      } else {
+        fb.fill(part, fillColour ?? 0);
+      }
+      budget.spend(rows * rect.w);
+      done += rows;
+    }
     fb.damage(rect);
     return true;
   };

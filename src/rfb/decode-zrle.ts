@@ -1,5 +1,5 @@
 import type { Rect } from './demo-screen.js';
-import { deflateBound, lengthPrefixed, type RectDecoder } from './decode-raw.js';
+import { deflateBound, inflation, lengthPrefixed, type RectDecoder } from './decode-raw.js';
 import type { Framebuffer } from './framebuffer.js';
 import { RfbProtocolError } from './rfb-wire.js';
 import type { ZlibStream } from './zlib-stream.js';
@@ -63,7 +63,11 @@ function decodeTile(reader: ZrleReader, tile: Buffer, palette: Buffer, pixels: n
         left -= bits;
         const index = (byte >> left) & mask;
         if (index >= sub) throw new RfbProtocolError('ZRLE palette index beyond the palette');
-        palette.copy(tile, (y * w + x) * 4, index * 4, index * 4 + 4);
+        const to = (y * w + x) * 4;
+        tile[to] = palette[index * 4];
+        tile[to + 1] = palette[index * 4 + 1];
+        tile[to + 2] = palette[index * 4 + 2];
+        tile[to + 3] = 0;
       }
     }
   } else if (sub === 128 || sub >= 130) {
@@ -92,23 +96,42 @@ function decodeTile(reader: ZrleReader, tile: Buffer, palette: Buffer, pixels: n
   }
 }
 
-/** ZRLE: one zlib payload of 64x64 tiles, each raw, solid, packed-palette or run-length. */
+/**
+ * ZRLE: one zlib payload of 64x64 tiles, each raw, solid, packed-palette or run-length. The
+ * payload inflates to at most what the rectangle can need; its tiles are drawn a budget's worth
+ * a call, the reader's place kept in between.
+ */
 export function zrleDecoder(fb: Framebuffer, rect: Rect, stream: ZlibStream): RectDecoder {
   const tiles = Math.ceil(rect.w / TILE) * Math.ceil(rect.h / TILE);
   // Plain RLE of runs of one pixel is the largest form: 4 bytes a pixel, plus a byte a tile.
-  const limit = deflateBound(rect.w * rect.h * 4 + tiles * (1 + 127 * 3));
-  return (queue) => {
-    const payload = lengthPrefixed(queue, limit, 'ZRLE');
-    if (!payload) return false;
-    const reader = new ZrleReader(stream.inflate(payload));
-    const tile = Buffer.alloc(TILE * TILE * 4);
-    const palette = Buffer.alloc(128 * 4);
-    for (let y = 0; y < rect.h; y += TILE) {
-      for (let x = 0; x < rect.w; x += TILE) {
+  const inflated = rect.w * rect.h * 4 + tiles * (1 + 127 * 3);
+  const limit = deflateBound(inflated);
+  let reader: ZrleReader | undefined;
+  const tile = Buffer.alloc(TILE * TILE * 4);
+  const palette = Buffer.alloc(128 * 4);
+  let x = 0;
+  let y = 0;
+  let inflating: (() => Buffer | undefined) | undefined;
+  return (queue, budget) => {
+    if (!reader) {
+      if (!inflating) {
+        const payload = lengthPrefixed(queue, limit, 'ZRLE');
+        if (!payload) return false;
+        inflating = inflation(stream, payload, inflated, budget);
+      }
+      const data = inflating();
+      if (!data) return false;
+      budget.spend(data.length / 4);
+      reader = new ZrleReader(data);
+    }
+    for (; y < rect.h; y += TILE, x = 0) {
+      for (; x < rect.w; x += TILE) {
+        if (budget.exhausted) return false;
         const w = Math.min(TILE, rect.w - x);
         const h = Math.min(TILE, rect.h - y);
         decodeTile(reader, tile, palette, w * h, w, h);
         fb.putPixels({ x: rect.x + x, y: rect.y + y, w, h }, tile);
+        budget.spend(w * h);
       }
     }
     fb.damage(rect);

@@ -84,14 +84,22 @@ export class Framebuffer extends EventEmitter<FramebufferEvents> {
     }
   }
 
-  /** Fills `rect` with one colour given as 0xRRGGBB. */
+  /**
+   * Fills `rect` with one colour given as 0xRRGGBB: whole rows at once (one fill when the
+   * rectangle spans the screen's width), never pixel by pixel.
+   */
   fill(rect: Rect, rgb: number): void {
     const area = clip(rect, this.w, this.h);
     if (area.w <= 0 || area.h <= 0) return;
     const pixel = Buffer.from([rgb & 0xff, (rgb >> 8) & 0xff, (rgb >> 16) & 0xff, 0]);
+    const start = (area.y * this.w + area.x) * 4;
+    if (area.w === this.w) {
+      this.data.fill(pixel, start, start + area.w * area.h * 4);
+      return;
+    }
     for (let row = 0; row < area.h; row++) {
-      const start = ((area.y + row) * this.w + area.x) * 4;
-      for (let at = start; at < start + area.w * 4; at += 4) pixel.copy(this.data, at);
+      const at = start + row * this.w * 4;
+      this.data.fill(pixel, at, at + area.w * 4);
     }
   }
 
@@ -102,10 +110,10 @@ export class Framebuffer extends EventEmitter<FramebufferEvents> {
     const w = Math.min(src.w, dst.w);
     const h = Math.min(src.h, dst.h);
     if (w <= 0 || h <= 0) return;
-    const rows = [...Array(h).keys()];
     // Copying downwards walks rows bottom-up so a source row is read before it is overwritten.
-    if (dst.y > src.y) rows.reverse();
-    for (const row of rows) {
+    const upwards = dst.y > src.y;
+    for (let i = 0; i < h; i++) {
+      const row = upwards ? h - 1 - i : i;
       const from = ((src.y + row) * this.w + src.x) * 4;
       this.data.copy(this.data, ((dst.y + row) * this.w + dst.x) * 4, from, from + w * 4);
     }

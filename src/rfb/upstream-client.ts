@@ -1,13 +1,16 @@
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import { VconsoleError, describeError } from '../errors.js';
+import { DECODE_COST_PER_MESSAGE } from '../limits.js';
 import { ByteQueue } from './byte-queue.js';
 import { cursorDecoder, copyRectDecoder, rawDecoder, zlibDecoder, type RectDecoder } from './decode-raw.js';
 import { hextileDecoder } from './decode-hextile.js';
 import { tightDecoder } from './decode-tight.js';
 import { zrleDecoder } from './decode-zrle.js';
+import type { DecodeBudgetOptions } from './decode-budget.js';
 import type { Rect } from './demo-screen.js';
 import type { Framebuffer } from './framebuffer.js';
+import { ParseLoop } from './parse-loop.js';
 import { NATIVE_FORMAT, RfbProtocolError, encodePixelFormat } from './rfb-wire.js';
 import { MAX_SCREEN_SIDE, clientHandshake } from './upstream-handshake.js';
 import { clientCutText, keyEvent, pointerEvent, qemuKeyEvent, setEncodingsMessage, updateRequest } from './upstream-messages.js';
@@ -46,6 +49,10 @@ export interface RfbUpstreamOptions {
   shared?: boolean;
   /** Pixel encodings in order of preference (default DEFAULT_ENCODINGS); pseudo-encodings are always asked for. */
   encodings?: readonly EncodingName[];
+  /** The decoding budgets (DECODE_PIXELS_PER_TURN, DECODE_PIXELS_PER_SECOND by default). */
+  budget?: DecodeBudgetOptions;
+  /** Asked before the framebuffer takes a new size; throws (a VconsoleError) to refuse it. */
+  admitScreen?: (width: number, height: number) => void;
 }
 
 /** Largest ServerCutText passed on; a longer one is dropped as it arrives, the session kept. */
@@ -60,7 +67,10 @@ interface RfbUpstreamEvents {
 /**
  * vconsole's RFB client towards a console (QEMU, KubeVirt, a VNC server): it keeps the
  * console's screen in a Framebuffer, asking for the next update as each one is drawn, and
- * forwards input. Server messages are parsed from a queue of received chunks as they arrive.
+ * forwards input. Server messages are parsed from a queue of received chunks as they arrive,
+ * a budget's worth a turn of the event loop: the rest waits for the next turn (or, past the
+ * console's budget for the second, for the second's end), the console unread meanwhile once
+ * DECODE_QUEUE_HIGH_BYTES are queued (ParseLoop).
  */
 export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
   private readonly queue = new ByteQueue();
@@ -82,16 +92,19 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
   private qemuKeys = false;
   /** Bytes of an oversized ServerCutText still to drop as they arrive. */
   private cutTextToSkip = 0;
+  private readonly loop: ParseLoop;
 
   private constructor(
     private readonly stream: Duplex,
     private readonly fb: Framebuffer,
+    private readonly options: RfbUpstreamOptions,
   ) {
     super();
+    this.loop = new ParseLoop(stream, this.queue, () => this.step(), (err) => this.broke(err), options.budget);
     stream.on('data', (chunk: Buffer) => {
       this.queue.push(chunk);
       if (this.handshaking) this.wake?.();
-      else this.pump();
+      else this.loop.received();
     });
     stream.on('end', () => this.finish(new VconsoleError('RFB server closed the connection')));
     stream.on('close', () => this.finish(new VconsoleError('RFB connection closed')));
@@ -99,9 +112,10 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
   }
 
   static async connect(stream: Duplex, framebuffer: Framebuffer, options: RfbUpstreamOptions = {}): Promise<RfbUpstream> {
-    const client = new RfbUpstream(stream, framebuffer);
+    const client = new RfbUpstream(stream, framebuffer, options);
     try {
       const init = await clientHandshake((size) => client.read(size), (data) => stream.write(data), { password: options.password, shared: options.shared ?? true });
+      options.admitScreen?.(init.width, init.height);
       framebuffer.resize(init.width, init.height);
       framebuffer.setName(init.name);
     } catch (err) {
@@ -114,8 +128,16 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
     stream.write(Buffer.concat([Buffer.from([0, 0, 0, 0]), encodePixelFormat(NATIVE_FORMAT), setEncodingsMessage(encodings.map((name) => ENCODINGS[name]))]));
     client.requestUpdate(false);
     // Bytes that came with ServerInit are parsed once the caller holds the client.
-    setImmediate(() => client.pump());
+    client.loop.start();
     return client;
+  }
+
+  /**
+   * Resolves once everything received so far is parsed and drawn (the parser waits for bytes),
+   * or the connection is over: for callers that feed the stream and read the screen after.
+   */
+  idle(): Promise<void> {
+    return this.closed ? Promise.resolve() : this.loop.idle();
   }
 
   get encodingsSeen(): ReadonlySet<string> {
@@ -176,14 +198,10 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
     this.send(updateRequest(incremental, this.fb.width, this.fb.height));
   }
 
-  /** Parses and applies every complete message in the queue; a protocol violation closes the session. */
-  private pump(): void {
-    try {
-      while (!this.closed && this.step());
-    } catch (err) {
-      const reason = err instanceof RfbProtocolError || err instanceof VconsoleError ? err.message : describeError(err);
-      this.finish(new VconsoleError(`RFB server broke the protocol: ${reason}`, { cause: err }));
-    }
+  /** A protocol violation (or anything a decoder threw) closes the session. */
+  private broke(err: unknown): void {
+    const reason = err instanceof RfbProtocolError || err instanceof VconsoleError ? err.message : describeError(err);
+    this.finish(new VconsoleError(`RFB server broke the protocol: ${reason}`, { cause: err }));
   }
 
   /** Handles the next piece of a message; false when more bytes must arrive first. */
@@ -195,7 +213,7 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
       return dropped > 0;
     }
     if (this.decoder) {
-      if (!this.decoder(this.queue)) return false;
+      if (!this.decoder(this.queue, this.loop.budget)) return false;
       this.decoder = undefined;
       this.rectDone();
       return true;
@@ -203,6 +221,7 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
     if (this.rectsLeft > 0) return this.startRect();
     const head = this.queue.peek(1);
     if (!head) return false;
+    this.loop.budget.spend(DECODE_COST_PER_MESSAGE);
     switch (head[0]) {
       case 0: {
         const update = this.queue.take(4);
@@ -247,6 +266,7 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
   private startRect(): boolean {
     const header = this.queue.take(12);
     if (!header) return false;
+    this.loop.budget.spend(DECODE_COST_PER_MESSAGE);
     const rect: Rect = { x: header.readUInt16BE(0), y: header.readUInt16BE(2), w: header.readUInt16BE(4), h: header.readUInt16BE(6) };
     const encoding = header.readInt32BE(8);
     const name = NAMES.get(encoding);
@@ -304,6 +324,9 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
     // Only a real change asks for the whole screen again: QEMU answers every full request with
     // an ExtendedDesktopSize of the same size, which must not start a loop of full updates.
     if (width === this.fb.width && height === this.fb.height) return;
+    // A new screen is written whole (zeroed): a console that flaps its size pays for it.
+    this.loop.budget.spend(width * height);
+    this.options.admitScreen?.(width, height);
     this.fb.resize(width, height);
     this.wantFullUpdate = true;
   }
@@ -330,6 +353,7 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
   private finish(error: Error | undefined): void {
     if (this.closed) return;
     this.closed = { error };
+    this.loop.stop();
     this.wake?.();
     this.stream.destroy();
     for (const stream of [this.zlib, this.zrle, ...this.tight]) stream.close();

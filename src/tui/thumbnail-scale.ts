@@ -3,8 +3,11 @@
  * the mean of the source area it covers, source pixels cut by its edges counted by the part
  * inside, so a uniform area keeps its exact colour and an edge blends in proportion. The result
  * differs from the exact mean only by rounding each channel to an integer: at most 0.5 (the
- * tolerance its tests hold it to, as the README's grid section says).
+ * tolerance its tests hold it to, as the README's grid section says). A screen larger than
+ * THUMBNAIL_MAX_SOURCE_PIXELS is sampled: each destination pixel averages evenly spaced source
+ * lines of its area, so the work per thumbnail is bounded whatever size a console declares.
  */
+import { THUMBNAIL_MAX_SOURCE_PIXELS } from '../limits.js';
 
 /** The source spans of each destination index along one axis: flat lists of (source index, weight). */
 interface AxisSpans {
@@ -14,7 +17,8 @@ interface AxisSpans {
   weight: Float64Array;
 }
 
-function axisSpans(source: number, target: number): AxisSpans {
+/** `samples`: at most this many source lines a destination line (evenly spaced, equal weights). */
+function axisSpans(source: number, target: number, samples = Infinity): AxisSpans {
   const step = source / target;
   const offsets = new Uint32Array(target + 1);
   const index: number[] = [];
@@ -23,6 +27,13 @@ function axisSpans(source: number, target: number): AxisSpans {
     offsets[i] = index.length;
     const start = i * step;
     const end = (i + 1) * step;
+    if (step > samples) {
+      for (let k = 0; k < samples; k++) {
+        index.push(Math.min(source - 1, Math.floor(start + ((k + 0.5) * step) / samples)));
+        weight.push(step / samples);
+      }
+      continue;
+    }
     for (let s = Math.floor(start); s < Math.min(source, Math.ceil(end)); s++) {
       const w = Math.min(end, s + 1) - Math.max(start, s);
       if (w <= 1e-12) continue;
@@ -42,8 +53,10 @@ function axisSpans(source: number, target: number): AxisSpans {
 export function scaleBgrxToRgb(pixels: Uint8Array, width: number, height: number, targetWidth: number, targetHeight: number): Uint8Array {
   const out = new Uint8Array(Math.max(0, targetWidth) * Math.max(0, targetHeight) * 3);
   if (width <= 0 || height <= 0 || targetWidth <= 0 || targetHeight <= 0) return out;
-  const columns = axisSpans(width, targetWidth);
-  const rows = axisSpans(height, targetHeight);
+  // Past the limit, each axis keeps the same share of its lines: sqrt(limit / pixels).
+  const share = Math.min(1, Math.sqrt(THUMBNAIL_MAX_SOURCE_PIXELS / (width * height)));
+  const columns = axisSpans(width, targetWidth, share < 1 ? Math.max(1, Math.floor((width / targetWidth) * share)) : Infinity);
+  const rows = axisSpans(height, targetHeight, share < 1 ? Math.max(1, Math.floor((height / targetHeight) * share)) : Infinity);
   const area = (width / targetWidth) * (height / targetHeight);
   // One source row reduced to targetWidth columns, then added into the destination rows it feeds.
   const rowSums = new Float64Array(targetWidth * 3);
