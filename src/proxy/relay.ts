@@ -27,24 +27,31 @@ export interface RelayResult {
  */
 export function relay(client: Duplex, upstream: Duplex, counters: RelayCounters): Promise<RelayResult> {
   return new Promise((resolve) => {
-    let result: RelayResult | undefined;
+    let closedBy: RelayResult['closedBy'] | undefined;
+    let error: Error | undefined;
     let closed = 0;
 
-    const settle = (closedBy: RelayResult['closedBy'], error?: Error) => {
-      result ??= { closedBy, error };
+    // The side that hung up is the first to end, fail or close: the other side may close
+    // before it (a hub's viewer end goes the moment it is ended), yet it did not hang up.
+    const hungUp = (side: RelayResult['closedBy']) => () => {
+      closedBy ??= side;
     };
     const onClose = (side: RelayResult['closedBy'], other: Duplex) => () => {
-      settle(side);
-      closeOther(other, result?.error !== undefined);
-      if (++closed === 2) resolve(result ?? { closedBy: side });
+      closedBy ??= side;
+      closeOther(other, error !== undefined);
+      if (++closed === 2) resolve({ closedBy: closedBy ?? side, ...(error ? { error } : {}) });
     };
+    // A side that ended and then fails is telling how it ended (a websocket's close reason).
     const onError = (side: RelayResult['closedBy'], other: Duplex) => (err: Error) => {
-      settle(side, err);
+      closedBy ??= side;
+      if (closedBy === side) error ??= err;
       other.destroy();
     };
 
     pump(upstream, client, counters.onDownstream);
     pump(client, upstream, counters.onUpstream);
+    client.once('end', hungUp('client'));
+    upstream.once('end', hungUp('upstream'));
     client.on('error', onError('client', upstream));
     upstream.on('error', onError('upstream', client));
     client.once('close', onClose('client', upstream));

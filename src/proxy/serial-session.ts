@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
-import { VconsoleError, describeError } from '../errors.js';
+import { ConsoleEndedError, VconsoleError, describeError } from '../errors.js';
 import { Scrollback } from './scrollback.js';
 import type { LogLevel, UpstreamSource } from './types.js';
 
@@ -142,13 +142,13 @@ export class SerialSession extends EventEmitter<SerialSessionEvents> {
   private async dropped(upstream: Duplex, failure: Error | undefined): Promise<void> {
     if (this.upstream !== upstream || this.closed) return;
     this.upstream = undefined;
-    const why = failure ? `: ${describeError(failure)}` : '';
+    const ending = howItEnded(failure);
     if (this.waitMs <= 0) {
       this.setState('closed');
-      this.emit('end', new VconsoleError(`the console closed${why}`, { hint: 'another client may have taken it over, or the VM stopped; --wait reconnects' }));
+      this.emit('end', ending);
       return;
     }
-    this.emit('log', 'warn', `the console closed${why}; reconnecting`);
+    this.emit('log', 'warn', `${ending.message}; reconnecting`);
     this.setState('reconnecting');
     try {
       await this.connect();
@@ -165,6 +165,17 @@ export class SerialSession extends EventEmitter<SerialSessionEvents> {
     this.state = state;
     this.emit('state', state);
   }
+}
+
+/**
+ * The console's end in words: the transport's own account when it gave one (a websocket's close
+ * code and reason, a ping timeout), else what the socket's failure says, else a plain close.
+ */
+function howItEnded(failure: Error | undefined): VconsoleError {
+  const hint = 'another client may have taken it over, or the VM stopped; --wait reconnects';
+  if (failure instanceof ConsoleEndedError) return new VconsoleError(failure.message, { hint: failure.hint ?? '--wait reconnects', cause: failure });
+  const why = failure ? `: ${describeError(failure)}` : '';
+  return new VconsoleError(`the console closed${why}`, { hint, cause: failure });
 }
 
 function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {

@@ -7,10 +7,13 @@ import type { TlsSettings } from './openstack-http.js';
 import { consoleWebSocketUrl } from './openstack-nova.js';
 import { dialWebSocket } from './websocket-dial.js';
 import { fixedConsoleType } from './console-type.js';
+import { CONSOLE_SETTLE_MS } from '../limits.js';
 import type { ConsoleProvider, ConsoleTarget, TargetOptions } from './types.js';
 
 /** What a websockify-based proxy (nova-novncproxy, websockify) does with a bad token: it hangs up. */
 const TOKEN_REJECTED = 'console token rejected (expired or invalid)';
+/** What nova-serialproxy does with one: it answers 101, then closes the connection without a word. */
+const REFUSED_AFTER_UPGRADE = 'the console was refused right after the upgrade: the token is wrong or expired';
 
 /** The proxy refused the console token: a fresh console URL may succeed where this one failed. */
 export class ConsoleTokenRejectedError extends VconsoleError {}
@@ -28,6 +31,13 @@ export interface WebsockifyDialOptions {
    * client has sent its link message (waiting would stall every SPICE connection).
    */
   serverSpeaksFirst: boolean;
+  /**
+   * A serial line (silent until the user types): when the server does not speak first, wait
+   * up to CONSOLE_SETTLE_MS for a byte or a close before calling the console open, so a
+   * proxy that checks the token after the upgrade (nova-serialproxy) is seen refusing it
+   * here rather than after "connected".
+   */
+  settleFirst?: boolean;
 }
 
 /**
@@ -59,14 +69,25 @@ export async function dialWebsockify(options: WebsockifyDialOptions): Promise<Du
     if (isHangUp(err)) throw rejected(err);
     throw err;
   }
-  if (options.serverSpeaksFirst === false) return stream;
-  return firstChunk(stream, options.signal, rejected);
+  if (options.serverSpeaksFirst) return firstChunk(stream, options.signal, rejected);
+  if (!options.settleFirst) return stream;
+  const refused = (cause?: unknown) =>
+    new ConsoleTokenRejectedError(REFUSED_AFTER_UPGRADE, { hint: options.rejectedHint, cause: cause === undefined ? undefined : scrubbedCause(cause) });
+  return firstChunk(stream, options.signal, refused, CONSOLE_SETTLE_MS);
 }
 
-/** Resolves with `stream` once a byte is readable; rejects if it ends, closes or fails first. */
-export function firstChunk(stream: Duplex, signal: AbortSignal, silent: (cause?: unknown) => Error): Promise<Duplex> {
+/**
+ * Resolves with `stream` once a byte is readable (or, given `quietMs`, once that long has
+ * passed without the stream closing); rejects if it ends, closes or fails first.
+ */
+export function firstChunk(stream: Duplex, signal: AbortSignal, silent: (cause?: unknown) => Error, quietMs?: number): Promise<Duplex> {
   return new Promise((resolve, reject) => {
+    const quiet = quietMs === undefined ? undefined : setTimeout(() => {
+      cleanup();
+      resolve(stream);
+    }, quietMs);
     const cleanup = () => {
+      clearTimeout(quiet);
       stream.off('readable', onReadable);
       stream.off('end', onEnd);
       stream.off('close', onEnd);
@@ -182,10 +203,11 @@ export const websocketProvider: ConsoleProvider = {
           url: href,
           tls,
           signal,
-          rejectedHint: 'console tokens are one-off and expire: get a fresh console URL',
+          rejectedHint: 'get a fresh console URL',
           // Only RFB servers speak first: a serial line is silent until someone types, and a
           // SPICE client sends its link message before the server says a word.
           serverSpeaksFirst: consoleType === 'vnc',
+          settleFirst: consoleType === 'serial',
         });
       },
     };
