@@ -30,6 +30,12 @@ export class ConsoleEndedError extends VconsoleError {
   }
 }
 
+/**
+ * The console's proxy refused this console (a wrong or expired token): dialling the same way
+ * again gets the same answer, so a line that waits for its console gives up at once.
+ */
+export class ConsoleRefusedError extends VconsoleError {}
+
 /** Bad input from the user: exit code 2. */
 export class UsageError extends VconsoleError {
   constructor(message: string, hint?: string) {

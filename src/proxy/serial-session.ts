@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
-import { ConsoleEndedError, VconsoleError, describeError } from '../errors.js';
+import { ConsoleEndedError, ConsoleRefusedError, VconsoleError, describeError } from '../errors.js';
 import { Scrollback } from './scrollback.js';
 import type { LogLevel, UpstreamSource } from './types.js';
 
@@ -102,7 +102,8 @@ export class SerialSession extends EventEmitter<SerialSessionEvents> {
       } catch (err) {
         checked = false;
         if (this.closed) throw new VconsoleError('cancelled');
-        const retryable = !(err instanceof VconsoleError && err.exitCode === 2);
+        // A usage error or a refused token will not change by waiting.
+        const retryable = !(err instanceof VconsoleError && err.exitCode === 2) && !(err instanceof ConsoleRefusedError);
         const left = deadline - Date.now();
         if (!retryable || left <= 0) throw err;
         // The reason only: its usual hint ("start it and retry") is what waiting does.

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Duplex } from 'node:stream';
-import { UsageError, VconsoleError, describeError, echoTarget, safeTargetText } from '../errors.js';
+import { ConsoleRefusedError, UsageError, VconsoleError, describeError, echoTarget, safeTargetText } from '../errors.js';
 import { MAX_HOST_NAME_CHARS } from '../host-port.js';
 import { safeUrlText } from '../url-text.js';
 import type { TlsSettings } from './openstack-http.js';
@@ -16,7 +16,7 @@ const TOKEN_REJECTED = 'console token rejected (expired or invalid)';
 const REFUSED_AFTER_UPGRADE = 'the console was refused right after the upgrade: the token is wrong or expired';
 
 /** The proxy refused the console token: a fresh console URL may succeed where this one failed. */
-export class ConsoleTokenRejectedError extends VconsoleError {}
+export class ConsoleTokenRejectedError extends ConsoleRefusedError {}
 
 export interface WebsockifyDialOptions {
   /** `ws(s)://host:port/path?token=...`: holds a secret, never printed. */
