@@ -84,7 +84,7 @@ describe('a console that ends, in vconsole\'s words', () => {
   });
 
   it('says the close code\'s meaning and the reason', () => {
-    const ending = (code: number, reason = '', more: object = {}) => describeError(describeWebSocketEnding({ code, reason, refusedAtUpgrade: false, ...more }));
+    const ending = (code: number, reason = '', more: object = {}) => describeError(describeWebSocketEnding({ code, reason, soonAfterUpgrade: false, ...more }));
     expect(ending(1000, 'Target closed')).toBe('the console closed: Target closed (the VM stopped?)');
     expect(ending(1000, 'bye')).toBe('the console closed: bye');
     expect(ending(1001)).toMatch(/^the console proxy went away; /);
@@ -92,7 +92,11 @@ describe('a console that ends, in vconsole\'s words', () => {
     expect(ending(1006, '', { socketErrorCode: 'ECONNRESET' })).toMatch(/^the console's connection was reset; /);
     expect(ending(1011, 'boom')).toMatch(/^the console proxy failed: boom; /);
     expect(ending(4000, 'custom')).toBe('the console closed the websocket with code 4000: custom');
-    expect(ending(1006, '', { refusedAtUpgrade: true })).toBe('the console was refused right after the upgrade; the token is wrong or expired: get a fresh console URL');
+    expect(ending(1006, '', { soonAfterUpgrade: true })).toBe('the console was refused right after the upgrade; the token is wrong or expired: get a fresh console URL');
+    // A close frame right after the upgrade says its own reason (websockify, VM not listening).
+    expect(ending(1011, 'Failed to connect to downstream server', { soonAfterUpgrade: true })).toBe(
+      "the console proxy could not reach the VM's console: Failed to connect to downstream server; is the VM running?",
+    );
     expect(ending(1000, '\u001b[2Jevil')).not.toMatch(ESC_OR_BEL);
   });
 });

@@ -24,9 +24,13 @@ export class VconsoleError extends Error {
  * message says how, in words, so whoever held the stream can tell the user at once.
  */
 export class ConsoleEndedError extends VconsoleError {
-  constructor(message: string, hint?: string) {
+  /** It ended right after the upgrade with no byte and no close frame: the proxy refused the console. */
+  readonly refused: boolean;
+
+  constructor(message: string, hint?: string, refused = false) {
     super(message, { hint });
     this.name = 'ConsoleEndedError';
+    this.refused = refused;
   }
 }
 
@@ -193,7 +197,7 @@ export interface WebSocketEnding {
   /** The socket under it failed with this code (ECONNRESET ...). */
   socketErrorCode?: string;
   /** Nothing came from the console between the upgrade and the close, and the close came at once. */
-  refusedAtUpgrade: boolean;
+  soonAfterUpgrade: boolean;
 }
 
 /** Console proxies (websockify, nova-*proxy) close with this reason when the VM's end of the console closes. */
@@ -202,14 +206,15 @@ const TARGET_CLOSED = /^target closed$/i;
 /**
  * What the user reads when a console's websocket ended under them: the close code's meaning
  * and the reason when there is one, e.g. `the console closed: Target closed (the VM stopped?)`.
- * A close right after the upgrade with no byte is a refusal: proxies that check the token after
- * the upgrade (nova-serialproxy) hang up that way.
+ * A close without a close frame right after the upgrade, no byte before it, is a refusal: Nova's
+ * proxies check the token after the upgrade and hang up that way; a close frame's reason speaks
+ * for itself (websockify: 1011 "Failed to connect to downstream server").
  */
 export function describeWebSocketEnding(ending: WebSocketEnding): ConsoleEndedError {
   const reason = printableMessage(ending.reason.trim()).slice(0, 123);
   const because = reason ? `: ${reason}` : '';
-  if (ending.refusedAtUpgrade) {
-    return new ConsoleEndedError(`the console was refused right after the upgrade${because}`, 'the token is wrong or expired: get a fresh console URL');
+  if (ending.soonAfterUpgrade && (ending.code === 1006 || ending.code === 1005) && !ending.socketErrorCode) {
+    return new ConsoleEndedError('the console was refused right after the upgrade', 'the token is wrong or expired: get a fresh console URL', true);
   }
   switch (ending.code) {
     case 1000:
@@ -226,6 +231,7 @@ export function describeWebSocketEnding(ending: WebSocketEnding): ConsoleEndedEr
     case 1008:
       return new ConsoleEndedError(`the console proxy refused the session${because}`, 'the token may be wrong or expired: get a fresh console URL');
     case 1011:
+      if (/failed to connect to downstream/i.test(reason)) return new ConsoleEndedError(`the console proxy could not reach the VM's console${because}`, 'is the VM running?');
       return new ConsoleEndedError(`the console proxy failed${because}`, 'see its log');
     case 1012:
     case 1013:

@@ -59,7 +59,7 @@ export class WebSocketStream extends Duplex {
       code,
       reason,
       socketErrorCode: this.socketErrorCode,
-      refusedAtUpgrade: this.receivedBytes === 0 && Date.now() - this.openedAt < REFUSED_AT_UPGRADE_MS,
+      soonAfterUpgrade: this.receivedBytes === 0 && Date.now() - this.openedAt < REFUSED_AT_UPGRADE_MS,
     });
     // What the console sent before it closed is read first; then the stream fails with how it ended.
     if (this.readableEnded) this.destroy(ending);

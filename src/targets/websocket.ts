@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Duplex } from 'node:stream';
-import { ConsoleRefusedError, UsageError, VconsoleError, describeError, echoTarget, safeTargetText } from '../errors.js';
+import { ConsoleEndedError, ConsoleRefusedError, UsageError, VconsoleError, describeError, echoTarget, safeTargetText } from '../errors.js';
 import { MAX_HOST_NAME_CHARS } from '../host-port.js';
 import { safeUrlText } from '../url-text.js';
 import type { TlsSettings } from './openstack-http.js';
@@ -83,6 +83,8 @@ export async function dialWebsockify(options: WebsockifyDialOptions): Promise<Du
 export function firstChunk(stream: Duplex, signal: AbortSignal, silent: (cause?: unknown) => Error, quietMs?: number): Promise<Duplex> {
   return new Promise((resolve, reject) => {
     const quiet = quietMs === undefined ? undefined : setTimeout(() => {
+      // An end already seen is being failed: the console did not last.
+      if (stream.readableEnded || stream.destroyed) return;
       cleanup();
       resolve(stream);
     }, quietMs);
@@ -94,7 +96,10 @@ export function firstChunk(stream: Duplex, signal: AbortSignal, silent: (cause?:
       stream.off('error', onError);
       signal.removeEventListener('abort', onAbort);
     };
+    let failed = false;
     const fail = (err: Error) => {
+      if (failed) return;
+      failed = true;
       cleanup();
       stream.on('error', () => undefined);
       stream.destroy();
@@ -107,8 +112,11 @@ export function firstChunk(stream: Duplex, signal: AbortSignal, silent: (cause?:
       stream.unshift(chunk);
       resolve(stream);
     };
-    const onEnd = () => fail(silent());
-    const onError = (err: Error) => fail(silent(err));
+    // A websocket's stream fails right after its end with how it ended: wait for that account.
+    const onEnd = () => setImmediate(() => fail(silent()));
+    // A close frame's reason, or a ping timeout, is the console's own account: it stands; a
+    // refusal (no frame, no byte) or a transport failure is the caller's `silent`.
+    const onError = (err: Error) => fail(err instanceof ConsoleEndedError && !err.refused ? err : silent(err));
     const onAbort = () => fail(new VconsoleError('cancelled'));
     stream.on('readable', onReadable);
     stream.once('end', onEnd);
