@@ -1,11 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { freeLoopbackPort, listeningPortsOf } from './support/net.js';
 import { GiveUp, pollFor } from './support/poll.js';
-import type { ProcessLab as Lab, RunningProcess } from './support/processes.js';
-import { ProcessLab } from './support/processes.js';
+import { ProcessLab, type RunningProcess } from './support/processes.js';
 import { BOOT_MENU, ESC } from './support/serial.js';
 import { startTmux, unwrapped, type TmuxTerminal } from './support/tmux.js';
-import { E2E_SETUP_TIMEOUT_MS, E2E_TEST_TIMEOUT_MS, REPO_ROOT, VCONSOLE_BIN, gatedTitle, requireTools } from './support/tools.js';
+import { E2E_TEST_TIMEOUT_MS, REPO_ROOT, VCONSOLE_BIN, gatedTitle, requireTools } from './support/tools.js';
 import { vconsoleEnv } from './support/vconsole.js';
 import { startWebsockify, type Websockify } from './support/websockify.js';
 
@@ -16,7 +15,7 @@ import { startWebsockify, type Websockify } from './support/websockify.js';
 const gate = requireTools(['qemu-system-x86_64', 'websockify', 'tmux', 'ss']);
 
 /** A serial-only VM whose line is `-serial tcp:127.0.0.1:PORT,server=on,wait=off`. */
-async function startTcpSerialVm(lab: Lab, name: string): Promise<{ port: number; process: RunningProcess }> {
+async function startTcpSerialVm(lab: ProcessLab, name: string): Promise<{ port: number; process: RunningProcess }> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = await freeLoopbackPort();
     const qemu = lab.start(`qemu ${name} (tcp serial)`, 'qemu-system-x86_64', [
@@ -43,13 +42,9 @@ async function startTcpSerialVm(lab: Lab, name: string): Promise<{ port: number;
 
 describe.skipIf(gate.skip)(gatedTitle('a serial console that ends under vconsole console (QEMU behind websockify)', gate), () => {
   const lab = new ProcessLab();
-  let dir: string;
   let count = 0;
   let terminal: TmuxTerminal | undefined;
 
-  beforeAll(async () => {
-    dir = await lab.tempDir('endings');
-  }, E2E_SETUP_TIMEOUT_MS);
   afterEach(async () => {
     await terminal?.destroy();
     terminal = undefined;
