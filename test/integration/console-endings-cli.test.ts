@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import type net from 'node:net';
+import { connect as netConnect, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { VCONSOLE_BIN, startVconsole, type RunningVconsole } from '../support/cli.js';
@@ -53,7 +53,7 @@ function start(args: string[], env: NodeJS.ProcessEnv = {}): RunningVconsole {
 async function endConsole(ending: Ending): Promise<void> {
   await waitFor(() => consoles.get(ending)?.readyState === WebSocket.OPEN, `vconsole to open the ${ending} console`, 20_000);
   const ws = consoles.get(ending)!;
-  const socket = (ws as unknown as { _socket: net.Socket })._socket;
+  const socket = (ws as unknown as { _socket: Socket })._socket;
   if (ending === 'target-closed') ws.close(1000, 'Target closed');
   else if (ending === 'reset') socket.resetAndDestroy();
   // Silent: the proxy stops reading, so vconsole's pings go unanswered.
@@ -86,6 +86,20 @@ describe('console, piped, when the console ends', () => {
     expect(code).toBe(1);
     expect(run.stderr().trim().split('\n')).toEqual([expect.stringMatching(/the console was refused right after the upgrade: the token is wrong or expired/)]);
     expect(run.stderr()).not.toMatch(/connected|token=refused/);
+  });
+});
+
+describe('proxy, when a serial console ends under a client', () => {
+  it('the client is hung up on and the log says how the console ended', async () => {
+    const run = start(['proxy', url('target-closed'), '--type', 'serial']);
+    const [line] = await run.jsonLines(1);
+    const client = netConnect(line.port as number, '127.0.0.1');
+    client.on('error', () => undefined);
+    client.resume();
+    await endConsole('target-closed');
+    await once(client, 'close');
+    await run.waitForStderr(/client 1 disconnected: the console closed: Target closed \(the VM stopped\?\)/);
+    expect(run.stderr()).not.toMatch(/the console closed the connection/);
   });
 });
 
