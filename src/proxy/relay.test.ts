@@ -105,9 +105,13 @@ describe('relay', () => {
     });
     const relayed = relay(clientSide, upstream, { onDownstream: () => undefined, onUpstream: () => undefined });
     upstream.once('end', () => upstream.destroy(new Error('the console closed: Target closed (the VM stopped?)')));
-    upstream.end();
-    upstream.resume();
+    let received = '';
+    viewer.on('data', (chunk: Buffer) => (received += chunk.toString()));
+    const last = 'x'.repeat(4 * 1024 * 1024);
+    upstream.end(last);
     const result = await relayed;
+    // The viewer still gets what the console said before it went, as after a clean end.
+    await waitFor(() => received.length === last.length, 'the last bytes at the viewer');
     expect(result.closedBy).toBe('upstream');
     expect(result.error?.message).toBe('the console closed: Target closed (the VM stopped?)');
   });

@@ -30,22 +30,26 @@ export function relay(client: Duplex, upstream: Duplex, counters: RelayCounters)
     let closedBy: RelayResult['closedBy'] | undefined;
     let error: Error | undefined;
     let closed = 0;
+    const ended = { client: false, upstream: false };
 
     // The side that hung up is the first to end, fail or close: the other side may close
     // before it (a hub's viewer end goes the moment it is ended), yet it did not hang up.
     const hungUp = (side: RelayResult['closedBy']) => () => {
+      ended[side] = true;
       closedBy ??= side;
     };
+    // A side that ended and then fails is telling how it ended (a websocket's close reason):
+    // the other still gets its last bytes, as after any clean end.
+    const failedAbruptly = () => error !== undefined && !(closedBy !== undefined && ended[closedBy]);
     const onClose = (side: RelayResult['closedBy'], other: Duplex) => () => {
       closedBy ??= side;
-      closeOther(other, error !== undefined);
+      closeOther(other, failedAbruptly());
       if (++closed === 2) resolve({ closedBy: closedBy ?? side, ...(error ? { error } : {}) });
     };
-    // A side that ended and then fails is telling how it ended (a websocket's close reason).
     const onError = (side: RelayResult['closedBy'], other: Duplex) => (err: Error) => {
       closedBy ??= side;
       if (closedBy === side) error ??= err;
-      other.destroy();
+      if (failedAbruptly()) other.destroy();
     };
 
     pump(upstream, client, counters.onDownstream);
