@@ -19,6 +19,27 @@ export class VconsoleError extends Error {
   }
 }
 
+/**
+ * A console's connection ended from the far side (the console, its proxy or the network): the
+ * message says how, in words, so whoever held the stream can tell the user at once.
+ */
+export class ConsoleEndedError extends VconsoleError {
+  /** It ended right after the upgrade with no byte and no close frame: the proxy refused the console. */
+  readonly refused: boolean;
+
+  constructor(message: string, hint?: string, refused = false) {
+    super(message, { hint });
+    this.name = 'ConsoleEndedError';
+    this.refused = refused;
+  }
+}
+
+/**
+ * The console's proxy refused this console (a wrong or expired token): dialling the same way
+ * again gets the same answer, so a line that waits for its console gives up at once.
+ */
+export class ConsoleRefusedError extends VconsoleError {}
+
 /** Bad input from the user: exit code 2. */
 export class UsageError extends VconsoleError {
   constructor(message: string, hint?: string) {
@@ -118,9 +139,27 @@ export function describeSystemError(err: Error & { code?: string; hostname?: str
     case 'CERT_HAS_EXPIRED':
     case 'ERR_TLS_CERT_ALTNAME_INVALID':
       return `TLS certificate verification failed (${err.code}): ${redactSecrets(err.message)}`;
+    case 'EPIPE':
+    case 'ERR_STREAM_DESTROYED':
+    case 'ERR_STREAM_WRITE_AFTER_END':
+      return 'the connection had already closed';
     default:
-      return redactSecrets(err.message);
+      if (err.code?.startsWith('WS_ERR_')) return `the other end broke the websocket protocol (${redactSecrets(err.message)})`;
+      return libraryWords(err.message) ?? redactSecrets(err.message);
   }
+}
+
+/** Messages of `ws` that carry no code, in vconsole's words; undefined for any other message. */
+function libraryWords(message: string): string | undefined {
+  if (/^WebSocket is not open: readyState [23]\b/.test(message)) return 'the console had already closed';
+  if (/^WebSocket is not open: readyState 0\b/.test(message)) return 'the console was not open yet';
+  if (message === 'Opening handshake has timed out') return 'the websocket upgrade timed out';
+  if (message === 'socket hang up') return 'the server hung up before answering';
+  if (/^Server sent (no|an invalid) subprotocol/.test(message) || message === 'Invalid Sec-WebSocket-Accept header' || message === 'Missing Sec-WebSocket-Accept header') {
+    return 'the server did not answer as a websocket console proxy';
+  }
+  if (message === 'WebSocket was closed before the connection was established') return 'the connection closed before the websocket opened';
+  return undefined;
 }
 
 /** True for TLS verification failures, so callers can suggest a CA or insecure flag. */
@@ -147,4 +186,59 @@ export function safeTargetText(text: string): string {
 /** A target as an error message echoes it: secrets cut as safeTargetText cuts them, then capped and printable. */
 export function echoTarget(text: string): string {
   return echoInput(safeTargetText(text));
+}
+
+/** How a console's websocket ended, as the stream saw it. */
+export interface WebSocketEnding {
+  /** The close code (1006: the connection went without a close frame). */
+  code: number;
+  /** The close frame's reason, when it had one. */
+  reason: string;
+  /** The socket under it failed with this code (ECONNRESET ...). */
+  socketErrorCode?: string;
+  /** Nothing came from the console between the upgrade and the close, and the close came at once. */
+  soonAfterUpgrade: boolean;
+}
+
+/** Console proxies (websockify, nova-*proxy) close with this reason when the VM's end of the console closes. */
+const TARGET_CLOSED = /^target closed$/i;
+
+/**
+ * What the user reads when a console's websocket ended under them: the close code's meaning
+ * and the reason when there is one, e.g. `the console closed: Target closed (the VM stopped?)`.
+ * A close without a close frame right after the upgrade, no byte before it, is a refusal: Nova's
+ * proxies check the token after the upgrade and hang up that way; a close frame's reason speaks
+ * for itself (websockify: 1011 "Failed to connect to downstream server").
+ */
+export function describeWebSocketEnding(ending: WebSocketEnding): ConsoleEndedError {
+  const reason = printableMessage(ending.reason.trim()).slice(0, 123);
+  const because = reason ? `: ${reason}` : '';
+  if (ending.soonAfterUpgrade && (ending.code === 1006 || ending.code === 1005) && !ending.socketErrorCode) {
+    return new ConsoleEndedError('the console was refused right after the upgrade', 'the token is wrong or expired: get a fresh console URL', true);
+  }
+  switch (ending.code) {
+    case 1000:
+      return new ConsoleEndedError(
+        `the console closed${because}${!reason || TARGET_CLOSED.test(reason) ? ' (the VM stopped?)' : ''}`,
+      );
+    case 1001:
+      return new ConsoleEndedError(`the console proxy went away${because}`, 'it is restarting or shutting down: try again in a moment');
+    case 1005:
+      return new ConsoleEndedError('the console closed (the VM stopped?)');
+    case 1006:
+      if (ending.socketErrorCode === 'ECONNRESET') return new ConsoleEndedError('the console\'s connection was reset', 'the console proxy or the network dropped it');
+      return new ConsoleEndedError('the console\'s connection dropped without a close frame', 'the console proxy or the network went away');
+    case 1008:
+      return new ConsoleEndedError(`the console proxy refused the session${because}`, 'the token may be wrong or expired: get a fresh console URL');
+    case 1011:
+      if (/failed to connect to downstream/i.test(reason)) return new ConsoleEndedError(`the console proxy could not reach the VM's console${because}`, 'is the VM running?');
+      return new ConsoleEndedError(`the console proxy failed${because}`, 'see its log');
+    case 1012:
+    case 1013:
+      return new ConsoleEndedError(`the console proxy is overloaded or restarting${because}`, 'try again in a moment');
+    case 1014:
+      return new ConsoleEndedError(`the console proxy could not reach the console${because}`, 'the VM\'s host may be down');
+    default:
+      return new ConsoleEndedError(`the console closed the websocket with code ${ending.code}${because}`);
+  }
 }

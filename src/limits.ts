@@ -25,6 +25,21 @@ export const KEEPALIVE_INTERVAL_MS = 10_000;
 /** An upstream that misses this many pongs in a row is dropped. */
 export const MISSED_PONGS_ALLOWED = 2;
 
+/** The keep-alive ping interval in force: VCONSOLE_KEEPALIVE_MS (tests find a silent console fast), else the default. */
+export function keepaliveIntervalMs(): number {
+  const fromEnv = Number(process.env.VCONSOLE_KEEPALIVE_MS);
+  return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : KEEPALIVE_INTERVAL_MS;
+}
+
+/**
+ * A serial console over a websocket counts as established this long after the upgrade when
+ * it has not closed (a serial line is silent until someone types): nova-serialproxy checks
+ * the token only after answering 101, then hangs up. Short enough not to be noticed at attach.
+ */
+export const CONSOLE_SETTLE_MS = 1_000;
+/** A websocket that closes this soon after its upgrade, with no byte from the console, was refused. */
+export const REFUSED_AT_UPGRADE_MS = 2_000;
+
 /** `vconsole list`: every API call of one listing. */
 export const LIST_TIMEOUT_MS = 60_000;
 

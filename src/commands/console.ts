@@ -65,7 +65,9 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
 
   let restore = () => undefined as void;
   let detach = () => undefined as void;
+  let signalled = false;
   const onSignal = () => {
+    signalled = true;
     detach();
     session.close();
   };
@@ -79,10 +81,13 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
     const attachment = attachTerminal({ input: io.stdin, output: io.stdout, session, escape: interactive ? escapeKey : undefined });
     detach = attachment.detach;
     const result = await attachment.done;
-    if (result.reason === 'input-ended') await drain(session, io.stdout);
+    // The console may end while its answer drains: that is said too.
+    const endedWhileDraining = result.reason === 'input-ended' ? await drain(session, io.stdout) : undefined;
     restore();
     if (interactive && result.reason === 'escape') say(`vconsole: left ${session.name}'s serial console`);
-    if (result.reason === 'console-closed' && result.error) throw namingTarget(session.name, result.error);
+    // The console going is always news, and a failure: the user learns how, and the exit code says so.
+    if (result.reason === 'console-closed' && !signalled) throw namingTarget(session.name, result.error ?? new VconsoleError('the console closed'));
+    if (endedWhileDraining && !signalled) throw namingTarget(session.name, endedWhileDraining);
   } finally {
     for (const signal of END_SIGNALS) process.off(signal, onSignal);
     session.close();
@@ -93,22 +98,26 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
   }
 }
 
-/** Copies the VM's answer to what was piped in: until it has been quiet a moment, or it ends. */
-function drain(session: SerialSession, output: Writable): Promise<void> {
+/**
+ * Copies the VM's answer to what was piped in: until it has been quiet a moment, or it ends.
+ * Resolves with why the console ended, when it ended (not closed by us) meanwhile.
+ */
+function drain(session: SerialSession, output: Writable): Promise<Error | undefined> {
   return new Promise((resolve) => {
-    let quiet = setTimeout(done, PIPE_QUIET_MS);
-    const cap = setTimeout(done, PIPE_DRAIN_MAX_MS);
+    const finished = () => done();
+    let quiet = setTimeout(finished, PIPE_QUIET_MS);
+    const cap = setTimeout(finished, PIPE_DRAIN_MAX_MS);
     const onOutput = (chunk: Buffer) => {
       output.write(chunk);
       clearTimeout(quiet);
-      quiet = setTimeout(done, PIPE_QUIET_MS);
+      quiet = setTimeout(finished, PIPE_QUIET_MS);
     };
-    function done() {
+    function done(error?: Error) {
       clearTimeout(quiet);
       clearTimeout(cap);
       session.off('output', onOutput);
       session.off('end', done);
-      resolve();
+      resolve(error);
     }
     session.on('output', onOutput);
     session.on('end', done);

@@ -70,6 +70,52 @@ describe('relay', () => {
     expect((await done).closedBy).toBe('client');
   });
 
+  it('names the viewer as the one who hung up even when its upstream closes first (a hub or a recording tap closes at once)', async () => {
+    const [viewer, clientSide, server] = await socketPair();
+    cleanups.push(() => {
+      viewer.destroy();
+      clientSide.destroy();
+      server.close();
+    });
+    // Like a hub's viewer end: it goes the moment its writable side is ended, before the
+    // viewer's socket has finished closing.
+    const upstream = new Duplex({
+      read() {},
+      write(_chunk, _encoding, callback) {
+        callback();
+      },
+      final(callback) {
+        callback();
+        this.destroy();
+      },
+    });
+    const done = relay(clientSide, upstream, { onDownstream: () => undefined, onUpstream: () => undefined });
+    viewer.end();
+    expect((await done).closedBy).toBe('client');
+  });
+
+  it('keeps the reason an upstream gives after its end (a websocket closing with a reason)', async () => {
+    const upstream = new PassThrough();
+    const [viewer, clientSide, server] = await socketPair();
+    viewer.on('error', () => undefined);
+    cleanups.push(() => {
+      viewer.destroy();
+      clientSide.destroy();
+      server.close();
+    });
+    const relayed = relay(clientSide, upstream, { onDownstream: () => undefined, onUpstream: () => undefined });
+    upstream.once('end', () => upstream.destroy(new Error('the console closed: Target closed (the VM stopped?)')));
+    let received = '';
+    viewer.on('data', (chunk: Buffer) => (received += chunk.toString()));
+    const last = 'x'.repeat(4 * 1024 * 1024);
+    upstream.end(last);
+    const result = await relayed;
+    // The viewer still gets what the console said before it went, as after a clean end.
+    await waitFor(() => received.length === last.length, 'the last bytes at the viewer');
+    expect(result.closedBy).toBe('upstream');
+    expect(result.error?.message).toBe('the console closed: Target closed (the VM stopped?)');
+  });
+
   it('destroys the viewer at once when the upstream fails', async () => {
     const { viewer, upstreamSide, done } = await relayedPairs();
     viewer.on('error', () => undefined);

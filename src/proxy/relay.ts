@@ -27,24 +27,35 @@ export interface RelayResult {
  */
 export function relay(client: Duplex, upstream: Duplex, counters: RelayCounters): Promise<RelayResult> {
   return new Promise((resolve) => {
-    let result: RelayResult | undefined;
+    let closedBy: RelayResult['closedBy'] | undefined;
+    let error: Error | undefined;
     let closed = 0;
+    const ended = { client: false, upstream: false };
 
-    const settle = (closedBy: RelayResult['closedBy'], error?: Error) => {
-      result ??= { closedBy, error };
+    // The side that hung up is the first to end, fail or close: the other side may close
+    // before it (a hub's viewer end goes the moment it is ended), yet it did not hang up.
+    const hungUp = (side: RelayResult['closedBy']) => () => {
+      ended[side] = true;
+      closedBy ??= side;
     };
+    // A side that ended and then fails is telling how it ended (a websocket's close reason):
+    // the other still gets its last bytes, as after any clean end.
+    const failedAbruptly = () => error !== undefined && !(closedBy !== undefined && ended[closedBy]);
     const onClose = (side: RelayResult['closedBy'], other: Duplex) => () => {
-      settle(side);
-      closeOther(other, result?.error !== undefined);
-      if (++closed === 2) resolve(result ?? { closedBy: side });
+      closedBy ??= side;
+      closeOther(other, failedAbruptly());
+      if (++closed === 2) resolve({ closedBy: closedBy ?? side, ...(error ? { error } : {}) });
     };
     const onError = (side: RelayResult['closedBy'], other: Duplex) => (err: Error) => {
-      settle(side, err);
-      other.destroy();
+      closedBy ??= side;
+      if (closedBy === side) error ??= err;
+      if (failedAbruptly()) other.destroy();
     };
 
     pump(upstream, client, counters.onDownstream);
     pump(client, upstream, counters.onUpstream);
+    client.once('end', hungUp('client'));
+    upstream.once('end', hungUp('upstream'));
     client.on('error', onError('client', upstream));
     upstream.on('error', onError('upstream', client));
     client.once('close', onClose('client', upstream));

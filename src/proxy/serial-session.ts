@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
-import { VconsoleError, describeError } from '../errors.js';
+import { ConsoleEndedError, ConsoleRefusedError, VconsoleError, describeError } from '../errors.js';
 import { Scrollback } from './scrollback.js';
 import type { LogLevel, UpstreamSource } from './types.js';
 
@@ -115,7 +115,8 @@ export class SerialSession extends EventEmitter<SerialSessionEvents> {
       } catch (err) {
         checked = false;
         if (this.closed) throw new VconsoleError('cancelled');
-        const retryable = !(err instanceof VconsoleError && err.exitCode === 2);
+        // A usage error or a refused token will not change by waiting.
+        const retryable = !(err instanceof VconsoleError && err.exitCode === 2) && !(err instanceof ConsoleRefusedError);
         const left = deadline - Date.now();
         if (!retryable || left <= 0) throw err;
         // The reason only: its usual hint ("start it and retry") is what waiting does.
@@ -156,13 +157,13 @@ export class SerialSession extends EventEmitter<SerialSessionEvents> {
   private async dropped(upstream: Duplex, failure: Error | undefined): Promise<void> {
     if (this.upstream !== upstream || this.closed) return;
     this.upstream = undefined;
-    const why = failure ? `: ${describeError(failure)}` : '';
+    const ending = howItEnded(failure);
     if (this.waitMs <= 0) {
       this.setState('closed');
-      this.emit('end', new VconsoleError(`the console closed${why}`, { hint: 'another client may have taken it over, or the VM stopped; --wait reconnects' }));
+      this.emit('end', ending);
       return;
     }
-    this.emit('log', 'warn', `the console closed${why}; reconnecting`);
+    this.emit('log', 'warn', `${ending.message}; reconnecting`);
     this.setState('reconnecting');
     try {
       await this.connect();
@@ -179,6 +180,17 @@ export class SerialSession extends EventEmitter<SerialSessionEvents> {
     this.state = state;
     this.emit('state', state);
   }
+}
+
+/**
+ * The console's end in words: the transport's own account when it gave one (a websocket's close
+ * code and reason, a ping timeout), else what the socket's failure says, else a plain close.
+ */
+function howItEnded(failure: Error | undefined): VconsoleError {
+  const hint = 'another client may have taken it over, or the VM stopped; --wait reconnects';
+  if (failure instanceof ConsoleEndedError) return new VconsoleError(failure.message, { hint: failure.hint ?? '--wait reconnects', cause: failure });
+  const why = failure ? `: ${describeError(failure)}` : '';
+  return new VconsoleError(`the console closed${why}`, { hint, cause: failure });
 }
 
 function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {

@@ -1,6 +1,6 @@
 import type net from 'node:net';
 import type { Duplex } from 'node:stream';
-import { describeError } from '../errors.js';
+import { ConsoleEndedError, describeError } from '../errors.js';
 import type { RelayResult } from './relay.js';
 import type { LogLevel } from './types.js';
 
@@ -33,6 +33,8 @@ export function farewell(result: RelayResult, replacedBy: number | undefined): F
       ? { level: 'warn', message: `disconnected: the viewer's connection failed: ${describeError(result.error)}` }
       : { level: 'info', message: 'disconnected: the viewer closed the connection' };
   }
+  // The transport's own account (a websocket's close code and reason) already says who closed.
+  if (result.error instanceof ConsoleEndedError) return { level: 'warn', message: `disconnected: ${describeError(result.error)}` };
   const why = result.error
     ? `: ${describeError(result.error)}`
     : replacedBy !== undefined

@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import net from 'node:net';
+import { Duplex } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveHandshake, startScriptedServer, u32, update, type RfbPeer } from '../../test/support/fake-rfb-server.js';
 import { RfbClient } from '../../test/support/rfb-client.js';
+import { ConsoleEndedError } from '../errors.js';
 import { failure } from '../../test/support/streams.js';
 import { startDemoRfbServer } from './demo-server.js';
 import { Framebuffer } from './framebuffer.js';
@@ -139,6 +141,36 @@ describe('RfbUpstream handshake', () => {
       peer.socket.end();
     });
     expect((await failure(RfbUpstream.connect(hangingUp.dial(), new Framebuffer(1, 1)))).message).toBe('RFB server closed the connection');
+  });
+});
+
+describe('a console that says how it ended', () => {
+  it('is closed with that account (a websocket close reason), not a bare "RFB server closed the connection"', async () => {
+    const server = await serve(async (peer) => {
+      await serveHandshake(peer, 4, 4);
+      peer.socket.end();
+    });
+    // What a websocket's stream does: its end, then a failure saying how it ended.
+    const inner = server.dial();
+    const stream = new Duplex({
+      read() {},
+      write(chunk: Buffer, _encoding, callback) {
+        inner.write(chunk, callback);
+      },
+      destroy(err, callback) {
+        inner.destroy();
+        callback(err);
+      },
+    });
+    inner.on('data', (chunk: Buffer) => stream.push(chunk));
+    inner.once('end', () => {
+      stream.once('end', () => stream.destroy(new ConsoleEndedError('the console closed: Target closed (the VM stopped?)')));
+      stream.push(null);
+    });
+    const client = await RfbUpstream.connect(stream, new Framebuffer(1, 1));
+    cleanups.push(() => client.close());
+    const closed = await new Promise<Error | undefined>((resolve) => client.once('close', resolve));
+    expect(closed?.message).toBe('the console closed: Target closed (the VM stopped?)');
   });
 });
 

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
-import { VconsoleError, describeError } from '../errors.js';
+import { ConsoleEndedError, VconsoleError, describeError } from '../errors.js';
 import { DECODE_COST_PER_MESSAGE } from '../limits.js';
 import { ByteQueue } from './byte-queue.js';
 import { cursorDecoder, copyRectDecoder, rawDecoder, zlibDecoder, type RectDecoder } from './decode-raw.js';
@@ -106,9 +106,11 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
       if (this.handshaking) this.wake?.();
       else this.loop.received();
     });
-    stream.on('end', () => this.finish(new VconsoleError('RFB server closed the connection')));
+    // A websocket's stream fails right after its end with how the console ended (its close
+    // reason): that account is waited for, and told as it is.
+    stream.on('end', () => setImmediate(() => this.finish(new VconsoleError('RFB server closed the connection'))));
     stream.on('close', () => this.finish(new VconsoleError('RFB connection closed')));
-    stream.on('error', (err) => this.finish(new VconsoleError(`RFB connection failed: ${describeError(err)}`, { cause: err })));
+    stream.on('error', (err) => this.finish(err instanceof ConsoleEndedError ? err : new VconsoleError(`RFB connection failed: ${describeError(err)}`, { cause: err })));
   }
 
   static async connect(stream: Duplex, framebuffer: Framebuffer, options: RfbUpstreamOptions = {}): Promise<RfbUpstream> {

@@ -212,6 +212,7 @@ class OpenStackTarget implements ConsoleTarget {
       // Only RFB servers speak first: a serial line is silent until someone types, and a
       // SPICE server waits for the client's link message.
       serverSpeaksFirst: this.consoleType === 'vnc',
+      settleFirst: this.consoleType === 'serial',
     });
   }
 

@@ -2,15 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type WebSocket from 'ws';
 import type { ClientOptions } from 'ws';
-import { VconsoleError, describeError, isTlsError } from '../errors.js';
+import { ConsoleEndedError, VconsoleError, describeError, isTlsError } from '../errors.js';
 import { WebSocketStream } from './websocket-stream.js';
-import { KEEPALIVE_INTERVAL_MS, MISSED_PONGS_ALLOWED, REJECTION_BODY_LIMIT_BYTES, WEBSOCKET_HANDSHAKE_TIMEOUT_MS } from '../limits.js';
-
-/** Pings go out this often (VCONSOLE_KEEPALIVE_MS lets tests find a dead upstream fast). */
-function keepaliveIntervalMs(): number {
-  const fromEnv = Number(process.env.VCONSOLE_KEEPALIVE_MS);
-  return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : KEEPALIVE_INTERVAL_MS;
-}
+import { MISSED_PONGS_ALLOWED, REJECTION_BODY_LIMIT_BYTES, WEBSOCKET_HANDSHAKE_TIMEOUT_MS, keepaliveIntervalMs } from '../limits.js';
 
 export interface WebSocketDialOptions {
   url: string;
@@ -54,6 +48,11 @@ export async function dialWebSocket(options: WebSocketDialOptions): Promise<Dupl
       return reject(new VconsoleError('invalid console URL', { hint: 'use ws://HOST:PORT/PATH or wss://...' }));
     }
     ws.binaryType = 'nodebuffer';
+    // The upgraded connection, watched by the stream for how it fails (a reset reads as 1006 otherwise).
+    let upgraded: IncomingMessage['socket'] | undefined;
+    ws.once('upgrade', (res: IncomingMessage) => {
+      upgraded = res.socket;
+    });
     const onAbort = () => ws.terminate();
     signal.addEventListener('abort', onAbort, { once: true });
     let settled = false;
@@ -79,7 +78,7 @@ export async function dialWebSocket(options: WebSocketDialOptions): Promise<Dupl
       if (settled) return;
       settled = true;
       signal.removeEventListener('abort', onAbort);
-      const stream = new WebSocketStream(ws);
+      const stream = new WebSocketStream(ws, upgraded);
       keepAlive(ws, stream);
       resolve(stream);
     });
@@ -91,17 +90,21 @@ function keepAlive(ws: WebSocket, stream: Duplex): void {
   ws.on('pong', () => {
     missed = 0;
   });
+  const intervalMs = keepaliveIntervalMs();
   const timer = setInterval(() => {
     if (ws.readyState !== ws.OPEN) return;
     if (missed >= MISSED_PONGS_ALLOWED) {
       clearInterval(timer);
-      stream.destroy(new VconsoleError('console stopped answering keepalive pings'));
+      const silentS = Math.max(1, Math.round((missed * intervalMs) / 1000));
+      stream.destroy(
+        new ConsoleEndedError(`the console stopped answering: no answer to ${missed} keep-alive pings in ${silentS} s`, 'the console proxy or the network is down'),
+      );
       ws.terminate();
       return;
     }
     missed++;
     ws.ping();
-  }, keepaliveIntervalMs());
+  }, intervalMs);
   timer.unref();
   ws.once('close', () => clearInterval(timer));
 }

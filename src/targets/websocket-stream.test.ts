@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import type net from 'node:net';
 import WebSocket, { WebSocketServer } from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readBytes, readToEnd } from '../../test/support/streams.js';
@@ -20,7 +21,7 @@ async function connected(): Promise<{ stream: WebSocketStream; server: WebSocket
   await once(client, 'open');
   const [server] = await accepted;
   server.on('error', () => undefined);
-  const stream = new WebSocketStream(client);
+  const stream = new WebSocketStream(client, (client as unknown as { _socket: net.Socket })._socket);
   stream.on('error', () => undefined);
   cleanups.push(async () => {
     stream.destroy();
@@ -48,6 +49,49 @@ describe('WebSocketStream', () => {
     server.send('last words');
     server.close(1000);
     expect(await readToEnd(stream)).toBe('last words');
+  });
+
+  it('says how the console ended once its last bytes are read: the close reason, and a guess', async () => {
+    const { stream, server } = await connected();
+    const failed = once(stream, 'error') as Promise<[Error]>;
+    let text = '';
+    stream.on('data', (c: Buffer) => (text += c.toString()));
+    server.send('login: ');
+    server.close(1000, 'Target closed');
+    const [error] = await failed;
+    expect(text).toBe('login: ');
+    expect(error.message).toBe('the console closed: Target closed (the VM stopped?)');
+  });
+
+  it('tells a connection dropped without a close frame, a reset, and a refusal right after the upgrade apart', async () => {
+    const dropped = await connected();
+    dropped.server.send('x');
+    await readBytes(dropped.stream, 1);
+    const droppedError = once(dropped.stream, 'error') as Promise<[Error]>;
+    (dropped.server as unknown as { _socket: net.Socket })._socket.end();
+    expect((await droppedError)[0].message).toBe("the console's connection dropped without a close frame");
+
+    const reset = await connected();
+    reset.server.send('x');
+    await readBytes(reset.stream, 1);
+    const resetError = once(reset.stream, 'error') as Promise<[Error]>;
+    (reset.server as unknown as { _socket: net.Socket })._socket.resetAndDestroy();
+    expect((await resetError)[0].message).toBe("the console's connection was reset");
+
+    const refused = await connected();
+    const refusedError = once(refused.stream, 'error') as Promise<[Error]>;
+    refused.stream.resume();
+    (refused.server as unknown as { _socket: net.Socket })._socket.end();
+    expect((await refusedError)[0].message).toBe('the console was refused right after the upgrade');
+  });
+
+  it('fails a write after the console closed with its own words, not ws\'s readyState', async () => {
+    const { stream, client } = await connected();
+    // Nobody reads: the stream has not ended yet when the key press comes.
+    client.terminate();
+    await waitFor(() => client.readyState === WebSocket.CLOSED, 'the websocket to close');
+    const written = await new Promise<Error | null | undefined>((resolve) => stream.write(Buffer.from('a'), resolve));
+    expect(written?.message).toBe('the console had already closed');
   });
 
   it('starts the close handshake with 1000 when its writable side ends', async () => {

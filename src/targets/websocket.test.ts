@@ -11,7 +11,7 @@ import { createTestPki, type TestPki } from '../../test/fixtures/tls.js';
 import { UsageError, describeError } from '../errors.js';
 import { splitTarget } from './index.js';
 import type { TargetOptions } from './types.js';
-import { consoleUrlToWebSocket, firstChunk, websocketProvider } from './websocket.js';
+import { ConsoleTokenRejectedError, consoleUrlToWebSocket, firstChunk, websocketProvider } from './websocket.js';
 import { readBytes, failure } from '../../test/support/streams.js';
 import { thrownBy } from '../../test/support/thrown.js';
 
@@ -193,5 +193,39 @@ describe('firstChunk', () => {
     const result = firstChunk(new PassThrough(), controller.signal, silent);
     controller.abort();
     await expect(result).rejects.toThrow('cancelled');
+  });
+});
+
+describe('a console proxy that ends the console right after the upgrade', () => {
+  let wss: WebSocketServer;
+  let port: number;
+  beforeAll(async () => {
+    wss = new WebSocketServer({ port: 0, host: '127.0.0.1', handleProtocols: () => 'binary' });
+    wss.on('connection', (ws, req) => {
+      const how = new URL(req.url ?? '/', 'ws://x').searchParams.get('token');
+      // websockify when nothing listens behind it; nova-serialproxy refusing a token.
+      if (how === 'downstream') ws.close(1011, 'Failed to connect to downstream server');
+      else if (how === 'refuse') ws.terminate();
+    });
+    await new Promise((done) => wss.once('listening', done));
+    port = (wss.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise((done) => wss.close(done)));
+
+  it('a close frame says its own reason, not that the token was rejected', async () => {
+    const error = await failure(resolve(`ws://127.0.0.1:${port}/?token=downstream`).dial(context()));
+    expect(describeError(error)).toBe("the console proxy could not reach the VM's console: Failed to connect to downstream server; is the VM running?");
+  });
+
+  it('a serial console closed without a frame right after the upgrade is a refusal, before it counts as open', async () => {
+    const error = await failure(resolve(`ws://127.0.0.1:${port}/?token=refuse`, { consoleType: 'serial' }).dial(context()));
+    expect(error).toBeInstanceOf(ConsoleTokenRejectedError);
+    expect(describeError(error)).toBe('the console was refused right after the upgrade: the token is wrong or expired; get a fresh console URL');
+  });
+
+  it('a serial console that stays quiet and open is open', async () => {
+    const stream = await resolve(`ws://127.0.0.1:${port}/?token=quiet`, { consoleType: 'serial' }).dial(context());
+    expect(stream.destroyed).toBe(false);
+    stream.destroy();
   });
 });

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Duplex } from 'node:stream';
-import { UsageError, VconsoleError, describeError, echoTarget, safeTargetText } from '../errors.js';
+import { ConsoleEndedError, ConsoleRefusedError, UsageError, VconsoleError, describeError, echoTarget, safeTargetText } from '../errors.js';
 import { MAX_HOST_NAME_CHARS } from '../host-port.js';
 import { safeUrlText } from '../url-text.js';
 import type { TlsSettings } from './openstack-http.js';
@@ -8,13 +8,16 @@ import { consoleWebSocketUrl } from './openstack-nova.js';
 import { dialWebSocket } from './websocket-dial.js';
 import { fixedConsoleType } from './console-type.js';
 import { isHangUp, pastedUrlSchemeHint, schemeMismatch, type ProxyScheme } from './websocket-scheme.js';
+import { CONSOLE_SETTLE_MS } from '../limits.js';
 import type { ConsoleProvider, ConsoleTarget, TargetOptions } from './types.js';
 
 /** What a websockify-based proxy (nova-novncproxy, websockify) does with a bad token: it hangs up. */
 const TOKEN_REJECTED = 'console token rejected (expired or invalid)';
+/** What nova-serialproxy does with one: it answers 101, then closes the connection without a word. */
+const REFUSED_AFTER_UPGRADE = 'the console was refused right after the upgrade: the token is wrong or expired';
 
 /** The proxy refused the console token: a fresh console URL may succeed where this one failed. */
-export class ConsoleTokenRejectedError extends VconsoleError {}
+export class ConsoleTokenRejectedError extends ConsoleRefusedError {}
 
 export interface WebsockifyDialOptions {
   /** `ws(s)://host:port/path?token=...`: holds a secret, never printed. */
@@ -31,6 +34,13 @@ export interface WebsockifyDialOptions {
    * client has sent its link message (waiting would stall every SPICE connection).
    */
   serverSpeaksFirst: boolean;
+  /**
+   * A serial line (silent until the user types): when the server does not speak first, wait
+   * up to CONSOLE_SETTLE_MS for a byte or a close before calling the console open, so a
+   * proxy that checks the token after the upgrade (nova-serialproxy) is seen refusing it
+   * here rather than after "connected".
+   */
+  settleFirst?: boolean;
 }
 
 /**
@@ -65,21 +75,37 @@ export async function dialWebsockify(options: WebsockifyDialOptions): Promise<Du
     if (isHangUp(err)) throw rejected(err);
     throw err;
   }
-  if (options.serverSpeaksFirst === false) return stream;
-  return firstChunk(stream, options.signal, rejected);
+  if (options.serverSpeaksFirst) return firstChunk(stream, options.signal, rejected);
+  if (!options.settleFirst) return stream;
+  const refused = (cause?: unknown) =>
+    new ConsoleTokenRejectedError(REFUSED_AFTER_UPGRADE, { hint: options.rejectedHint, cause: cause === undefined ? undefined : scrubbedCause(cause) });
+  return firstChunk(stream, options.signal, refused, CONSOLE_SETTLE_MS);
 }
 
-/** Resolves with `stream` once a byte is readable; rejects if it ends, closes or fails first. */
-export function firstChunk(stream: Duplex, signal: AbortSignal, silent: (cause?: unknown) => Error): Promise<Duplex> {
+/**
+ * Resolves with `stream` once a byte is readable (or, given `quietMs`, once that long has
+ * passed without the stream closing); rejects if it ends, closes or fails first.
+ */
+export function firstChunk(stream: Duplex, signal: AbortSignal, silent: (cause?: unknown) => Error, quietMs?: number): Promise<Duplex> {
   return new Promise((resolve, reject) => {
+    const quiet = quietMs === undefined ? undefined : setTimeout(() => {
+      // An end already seen is being failed: the console did not last.
+      if (stream.readableEnded || stream.destroyed) return;
+      cleanup();
+      resolve(stream);
+    }, quietMs);
     const cleanup = () => {
+      clearTimeout(quiet);
       stream.off('readable', onReadable);
       stream.off('end', onEnd);
       stream.off('close', onEnd);
       stream.off('error', onError);
       signal.removeEventListener('abort', onAbort);
     };
+    let failed = false;
     const fail = (err: Error) => {
+      if (failed) return;
+      failed = true;
       cleanup();
       stream.on('error', () => undefined);
       stream.destroy();
@@ -92,8 +118,11 @@ export function firstChunk(stream: Duplex, signal: AbortSignal, silent: (cause?:
       stream.unshift(chunk);
       resolve(stream);
     };
-    const onEnd = () => fail(silent());
-    const onError = (err: Error) => fail(silent(err));
+    // A websocket's stream fails right after its end with how it ended: wait for that account.
+    const onEnd = () => setImmediate(() => fail(silent()));
+    // A close frame's reason, or a ping timeout, is the console's own account: it stands; a
+    // refusal (no frame, no byte) or a transport failure is the caller's `silent`.
+    const onError = (err: Error) => fail(err instanceof ConsoleEndedError && !err.refused ? err : silent(err));
     const onAbort = () => fail(new VconsoleError('cancelled'));
     stream.on('readable', onReadable);
     stream.once('end', onEnd);
@@ -188,6 +217,7 @@ export const websocketProvider: ConsoleProvider = {
           // Only RFB servers speak first: a serial line is silent until someone types, and a
           // SPICE client sends its link message before the server says a word.
           serverSpeaksFirst: consoleType === 'vnc',
+          settleFirst: consoleType === 'serial',
         });
       },
     };

@@ -6,6 +6,7 @@ import {
   formatDuration,
   formatLogLine,
   formatRate,
+  rowAddress,
   rowDisplayState,
   rowProblem,
   truncate,
@@ -136,5 +137,15 @@ describe('table layout', () => {
     const columns = tableColumns([failed], 60);
     expect(columns.map((c) => c.key)).not.toContain('error');
     expect(rowSegments(failed, columns, false, '', 60).problem).toBe('VM is stopped');
+  });
+
+  it('shows - as the address of a failed session, whose port was given up', () => {
+    const failed = row({ state: 'error', address: '127.0.0.1', port: 5901, lastError: 'the console was refused' });
+    const columns = tableColumns([failed], 120);
+    const address = columns.findIndex((c) => c.key === 'address');
+    expect(address).toBeGreaterThanOrEqual(0);
+    expect(rowAddress(failed.session)).toBeUndefined();
+    expect(rowSegments(failed, columns, false, '', 120).lead).not.toContain('5901');
+    expect(rowAddress(row({ state: 'listening', address: '127.0.0.1', port: 5901 }).session)).toBe('127.0.0.1:5901');
   });
 });

@@ -141,9 +141,13 @@ export function fit(text: string, width: number): string {
   return cut + ' '.repeat(Math.max(0, width - displayColumns(cut)));
 }
 
-/** The local `host:port` a VNC viewer connects to, once the session listens. */
+/**
+ * The local `host:port` a VNC viewer connects to, once the session listens (or, under `open`,
+ * while it connects: a viewer may wait there). A failed or closed session listens nowhere.
+ */
 export function rowAddress(session: SessionSnapshot): string | undefined {
   if (session.address === undefined || session.port === undefined) return undefined;
+  if (session.state === 'error' || session.state === 'closed') return undefined;
   return formatHostPort(session.address, session.port);
 }
 

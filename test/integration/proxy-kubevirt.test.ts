@@ -116,7 +116,7 @@ describe('vconsole proxy against the KubeVirt API', () => {
     await waitFor(() => fixture.activeSessions('default', 'vm-a') === 1, 'the session at the fixture');
     fixture.silence({ namespace: 'default', name: 'vm-a' });
     await once(socket, 'close');
-    await p.waitForStderr(/stopped answering keepalive pings/);
+    await p.waitForStderr(/the console stopped answering: no answer to 2 keep-alive pings/);
   });
 });
 

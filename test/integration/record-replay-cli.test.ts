@@ -141,6 +141,26 @@ describe('vconsole --record and replay (VNC)', () => {
     await replay.waitForStderr(/replay finished/);
   });
 
+  it('names who hung up: a viewer leaving a recorded session, and one leaving a replay, is the viewer', async () => {
+    const { file, child } = await recordKeyPress();
+    const leave = async (port: number) => {
+      const viewer = net.connect(port, '127.0.0.1');
+      await new Promise((resolve) => viewer.once('data', resolve));
+      viewer.end();
+    };
+    const [recorded] = await child.jsonLines(1);
+    await leave(recorded.port as number);
+    await child.waitForStderr(/client 2 disconnected: the viewer closed the connection/);
+    expect(child.stderr()).not.toMatch(/client 2 disconnected: the console closed/);
+    await child.stop();
+    const replay = startVconsole(['replay', file]);
+    running.push(replay);
+    const [line] = await replay.jsonLines(1);
+    await leave(line.port as number);
+    await replay.waitForStderr(/client 1 disconnected: the viewer closed the connection/);
+    expect(replay.stderr()).not.toMatch(/the console closed/);
+  });
+
   it('a recording cut by kill -9 still replays', async () => {
     const { file, child } = await recordKeyPress();
     // Whatever is older than the flush interval is on disk: wait for the key's answer to be.
