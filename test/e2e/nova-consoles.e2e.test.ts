@@ -229,6 +229,38 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole against the real Nova console pr
     }
   }, E2E_TEST_TIMEOUT_MS);
 
+  it('proxy os:VM --type serial on nova-serialproxy: the VM stopped mid-session ends the client at once, the log says why, the proxy serves on', async () => {
+    const serialVm = await startNovaQemu(lab, 'serial3');
+    const id = await nova.createInstance('serial3', { serial: serialVm.ports.serial });
+    cloud.fixture.settings.servers.push({ id, name: 'serial3', status: 'ACTIVE' });
+    try {
+      const proxy = await startProxy(lab, ['os:serial3'], [...cloud.args, '--type', 'serial'], cloud.env);
+      const session = tcpSession(proxy.ports[0].port);
+      let ended = false;
+      void session.ended.then(() => (ended = true));
+      await pollFor(
+        () => {
+          if (BOOT_MENU.test(session.received().toString('latin1'))) return true;
+          session.socket.write(ESC);
+          return undefined;
+        },
+        { what: "SeaBIOS's boot menu through nova-serialproxy", timeoutMs: 60_000, intervalMs: 300, detail: () => proxy.process.describe() },
+      );
+      await serialVm.process.signalAndWait('SIGKILL', 10_000);
+      await pollFor(() => (ended ? true : undefined), { what: "the client's connection to end after the VM stopped", timeoutMs: 15_000, detail: () => proxy.process.describe() });
+      await pollFor(() => (/the console closed: Target closed \(the VM stopped\?\)/.test(proxy.process.stderr()) ? true : undefined), {
+        what: 'the log line saying how the console ended',
+        timeoutMs: 15_000,
+        detail: () => proxy.process.describe(),
+      });
+      expect(proxy.process.hasExited()).toBe(false);
+      await proxy.interrupt();
+    } finally {
+      cloud.fixture.settings.servers = cloud.fixture.settings.servers.filter((s) => s.id !== id);
+      await serialVm.process.stop();
+    }
+  }, E2E_TEST_TIMEOUT_MS);
+
   it('the VM stopped mid-session: the client\'s connection ends and the proxy keeps serving', async () => {
     const proxy = await startProxy(lab, ['os:web1'], [...cloud.args, '--type', 'vnc'], cloud.env);
     const socket = net.connect(proxy.ports[0].port, '127.0.0.1');
