@@ -57,4 +57,32 @@ describe('retryIfRefused', () => {
     expect(await readToEnd(stream)).toBe('');
     expect(redials).toBe(0);
   });
+
+  it('once the VM has spoken, fails with how the console ended when that follows the end (a websocket close reason)', async () => {
+    const [only] = consoles(1);
+    const stream = retryIfRefused(only.near, { redial: async () => only.near, refused: () => new Error('refused') });
+    const failed = new Promise<Error>((resolve) => stream.once('error', resolve));
+    const closed = new Promise<void>((resolve) => stream.once('close', () => resolve()));
+    only.far.write('login: ');
+    expect((await readBytes(stream, 7)).toString()).toBe('login: ');
+    // As WebSocketStream ends: the readable side first, then the stream fails with the reason.
+    only.far.end();
+    only.near.once('end', () => only.near.destroy(new Error('the console closed: Target closed (the VM stopped?)')));
+    stream.resume();
+    expect((await failed).message).toBe('the console closed: Target closed (the VM stopped?)');
+    await closed;
+  });
+
+  it('once the VM has spoken, closes when the console closes after its end without a word', async () => {
+    const [only] = consoles(1);
+    const stream = retryIfRefused(only.near, { redial: async () => only.near, refused: () => new Error('refused') });
+    const closed = new Promise<void>((resolve) => stream.once('close', () => resolve()));
+    stream.on('error', () => undefined);
+    only.far.write('login: ');
+    expect((await readBytes(stream, 7)).toString()).toBe('login: ');
+    only.far.end();
+    only.near.once('end', () => only.near.destroy());
+    stream.resume();
+    await closed;
+  });
 });

@@ -72,6 +72,8 @@ class RefusalRetryStream extends Duplex {
   private sent: Buffer[] = [];
   private sentBytes = 0;
   private redialing = false;
+  /** The current console's readable side ended: its close or error is still to come. */
+  private upstreamEnded = false;
   private heldWrite?: () => void;
   private heldFinal?: () => void;
   private readonly detachers: (() => void)[] = [];
@@ -91,6 +93,7 @@ class RefusalRetryStream extends Duplex {
 
   private attach(upstream: Duplex): void {
     this.upstream = upstream;
+    this.upstreamEnded = false;
     this.openedAt = this.now();
     const onData = (chunk: Buffer) => {
       if (!this.answered) {
@@ -99,7 +102,7 @@ class RefusalRetryStream extends Duplex {
       }
       if (!this.push(chunk)) upstream.pause();
     };
-    const onEnd = () => this.upstreamGone();
+    const onEnd = () => this.upstreamGone(undefined, true);
     const onClose = () => this.upstreamGone();
     const onError = (err: Error) => this.upstreamGone(err);
     upstream.on('data', onData);
@@ -120,15 +123,26 @@ class RefusalRetryStream extends Duplex {
     this.upstream.destroy();
   }
 
-  /** The console ended, closed or failed: a refusal is dialled again once, anything else passed on. */
-  private upstreamGone(err?: Error): void {
+  /**
+   * The console ended, closed or failed: a refusal is dialled again once, anything else passed
+   * on. An end is only the readable side: how the console ended (a websocket's close reason)
+   * comes after it, and this stream closes with that, once its reader has had the last bytes.
+   */
+  private upstreamGone(err?: Error, ended = false): void {
     if (this.destroyed || this.redialing) return;
     const silent = !this.answered && this.now() - this.openedAt < this.windowMs;
     if (silent && !this.retried && this.sentBytes <= NOVA_REPLAY_LIMIT_BYTES) return this.retry();
-    this.detach();
-    if (silent) return void this.destroy(this.options.refused());
-    if (err) return void this.destroy(err);
+    if (silent) {
+      this.detach();
+      return void this.destroy(this.options.refused());
+    }
+    const endedBefore = this.upstreamEnded;
     this.push(null);
+    if (ended) return void (this.upstreamEnded = true);
+    this.detach();
+    if (err && !endedBefore) return void this.destroy(err);
+    if (this.readableEnded) return void this.destroy(err);
+    this.once('end', () => this.destroy(err));
   }
 
   private retry(): void {

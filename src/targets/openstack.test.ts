@@ -435,7 +435,7 @@ describe('console tokens used within their life', () => {
     const vnc = await failure(target('openstack:web-1').dial(context()));
     expect(describeError(vnc)).toMatch(/^console token rejected \(expired or invalid\); Nova had just issued that console: /);
     const before = consoles();
-    // A serial console's refusal is seen while it settles, before it counts as open.
+    // A serial console's refusal is seen while it is dialled (it settles first): never "connected".
     const error = await failure(target('openstack:web-1', openrc(), { consoleType: 'serial' }).dial(context()));
     expect(describeError(error)).toMatch(/^the console was refused right after the upgrade: the token is wrong or expired; Nova had just issued that console: /);
     expect(consoles() - before).toBe(2);

@@ -220,7 +220,9 @@ describe('a console proxy that ends the console right after the upgrade', () => 
   it('a serial console closed without a frame right after the upgrade is a refusal, before it counts as open', async () => {
     const error = await failure(resolve(`ws://127.0.0.1:${port}/?token=refuse`, { consoleType: 'serial' }).dial(context()));
     expect(error).toBeInstanceOf(ConsoleTokenRejectedError);
-    expect(describeError(error)).toBe('the console was refused right after the upgrade: the token is wrong or expired; a Nova console token expires [consoleauth] token_ttl after it is issued (600 s by default): get a fresh console URL (openstack console url show)');
+    expect(describeError(error)).toBe(
+      'the console was refused right after the upgrade: the token is wrong or expired; a Nova console token expires [consoleauth] token_ttl after it is issued (600 s by default): get a fresh console URL (openstack console url show)',
+    );
   });
 
   it('a serial console that stays quiet and open is open', async () => {

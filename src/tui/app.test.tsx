@@ -290,6 +290,25 @@ describe('App text from outside', () => {
   });
 });
 
+describe('App notices of a failed action', () => {
+  it("are vconsole's sentence: what to do included, a system error in words", async () => {
+    const { VconsoleError } = await import('../errors.js');
+    const { store } = eventStore();
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5901'), { code: 'ECONNREFUSED', address: '127.0.0.1', port: 5901 });
+    const actions = {
+      ...fakeActions(),
+      onScreenshot: vi.fn(() => Promise.reject(new VconsoleError("a screenshot would take demo:vm-1's only VNC session from its viewer", { hint: 'start open with --share' }))),
+      onOpenViewer: vi.fn(() => Promise.reject(refused)),
+    };
+    const app = await mountApp(<App store={store} actions={actions} />);
+    app.stdin.write('s');
+    await until(frameHas(app, "only VNC session from its viewer; start open with --share"), 'the notice with what to do');
+    app.stdin.write('o');
+    await until(frameHas(app, 'connection refused by 127.0.0.1:5901'), 'the system error in words');
+    expect(app.lastFrame()).not.toContain('ECONNREFUSED');
+  });
+});
+
 describe('App with a shared console', () => {
   it('shows reconnecting in the row and why in the detail while the console is away, then live again', async () => {
     const { store, app } = await mountEventApp();

@@ -1,5 +1,6 @@
 import { Box, useInput, useStdin, type Key } from 'ink';
 import { useCallback, useLayoutEffect, useRef, useState } from 'react';
+import { describeError } from '../errors.js';
 import { terminalSafe } from '../terminal-text.js';
 import type { ConsoleStore } from './console-store.js';
 import { Detail, DETAIL_ERROR_LINES } from './detail.js';
@@ -222,7 +223,8 @@ function runAction(
   copy: ((text: string) => void) | undefined,
   setNotice: (notice: string) => void,
 ): void {
-  const showError = (err: unknown): void => setNotice(err instanceof Error ? err.message : String(err));
+  // vconsole's own sentence with what to do (a bare message would drop the hint, a system error its words).
+  const showError = (err: unknown): void => setNotice(describeError(err));
   const report = (outcome: void | Promise<void>): void => {
     if (outcome instanceof Promise) outcome.catch(showError);
   };

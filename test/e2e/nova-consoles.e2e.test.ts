@@ -2,12 +2,12 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPki } from '../fixtures/tls.js';
 import { RfbClient, probeRfb } from '../support/rfb-client.js';
-import { pollFor } from './support/poll.js';
+import { GiveUp, pollFor } from './support/poll.js';
 import { ProcessLab, runProgram } from './support/processes.js';
 import { startNovaCloud, startNovaQemu, type NovaCloud, type NovaQemu } from './support/real-nova-cloud.js';
 import { startRealNova, type RealNova } from './support/real-nova.js';
 import { BOOT_MENU, ESC } from './support/serial.js';
-import { E2E_SETUP_TIMEOUT_MS, E2E_TEST_TIMEOUT_MS, VCONSOLE_BIN, gatedTitle, requireTools } from './support/tools.js';
+import { E2E_SETUP_TIMEOUT_MS, E2E_TEST_TIMEOUT_MS, REPO_ROOT, VCONSOLE_BIN, gatedTitle, requireTools } from './support/tools.js';
 import { startProxy } from './support/vconsole.js';
 import { vconsoleEnv } from './support/vconsole.js';
 
@@ -166,6 +166,99 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole against the real Nova console pr
     const right = await screenshot(`wss://127.0.0.1:${nova.ports.novncTls}/?token=${token}`, ['--insecure']);
     expect(right.code, right.stderr).toBe(0);
     for (const text of [toTls.stderr, toPlain.stderr]) expect(text).not.toContain(token);
+  }, E2E_TEST_TIMEOUT_MS);
+
+  /** `vconsole console os:NAME`, piped, its stdin left open: vconsole must never wait for it. */
+  function pipedConsole(name: string) {
+    return lab.start(`vconsole console os:${name}`, process.execPath, [VCONSOLE_BIN, 'console', `os:${name}`, ...cloud.args], { cwd: REPO_ROOT, env: vconsoleEnv(cloud.env), stdio: ['pipe', 'pipe', 'pipe'] });
+  }
+
+  it('console os:VM with a token nova-serialproxy refuses (101, then no frame): one line, exit 1, never connected, stdin left open', async () => {
+    const real = cloud.fixture.settings.remoteConsole;
+    // Nova hands out a serial URL whose token no proxy knows: what a mistyped or foreign token is.
+    cloud.fixture.settings.remoteConsole = async (type, server) => {
+      const url = await nova.createConsole(server.id, type);
+      return type === 'serial' ? url.replace(/token=[^&]+/, 'token=0badc0de-not-a-nova-token') : url;
+    };
+    try {
+      const before = consolesAsked();
+      const run = pipedConsole('web1');
+      const status = await run.exited;
+      expect(status.code, run.describe()).toBe(1);
+      expect(run.stderr().trim().split('\n'), run.describe()).toEqual([expect.stringMatching(/the console was refused right after the upgrade: the token is wrong or expired/)]);
+      expect(run.stderr()).not.toMatch(/connected|0badc0de|readyState/);
+      // A refusal costs one fresh console from Nova before it is reported, never more (the
+      // pre-flight's URL serves the first dial only while young: 2, or 3 on a slow machine).
+      expect(consolesAsked() - before).toBeGreaterThanOrEqual(2);
+      expect(consolesAsked() - before).toBeLessThanOrEqual(3);
+    } finally {
+      cloud.fixture.settings.remoteConsole = real;
+    }
+  }, E2E_TEST_TIMEOUT_MS);
+
+  it('console os:VM whose VM stops mid-session on nova-serialproxy: "Target closed" at once, exit 1, stdin left open', async () => {
+    // A VM of its own: SeaBIOS's boot menu proves the session is live; web1 serves the tests after.
+    const serialVm = await startNovaQemu(lab, 'serial2');
+    const id = await nova.createInstance('serial2', { serial: serialVm.ports.serial });
+    cloud.fixture.settings.servers.push({ id, name: 'serial2', status: 'ACTIVE' });
+    try {
+      const run = pipedConsole('serial2');
+      await pollFor(
+        () => {
+          if (run.hasExited()) throw new GiveUp(`vconsole console exited early:\n${run.describe()}`);
+          if (BOOT_MENU.test(run.stdout())) return true;
+          run.child.stdin?.write(ESC);
+          return undefined;
+        },
+        { what: "SeaBIOS's boot menu through nova-serialproxy", timeoutMs: 60_000, intervalMs: 300, detail: () => `${run.describe()}\n${nova.describe().slice(-3000)}` },
+      );
+      await serialVm.process.signalAndWait('SIGKILL', 10_000);
+      // At once: well before anything would time out, with stdin still open.
+      await pollFor(() => (run.hasExited() ? true : undefined), {
+        what: 'vconsole console to end after the VM stopped',
+        timeoutMs: 15_000,
+        detail: () => `${run.describe()}\n${nova.describe().slice(-3000)}`,
+      });
+      const status = await run.exited;
+      expect(status.code, run.describe()).toBe(1);
+      expect(run.stderr().trim().split('\n'), run.describe()).toEqual([expect.stringMatching(/the console closed: Target closed \(the VM stopped\?\)/)]);
+      expect(run.stderr()).not.toMatch(/readyState|token=/);
+    } finally {
+      cloud.fixture.settings.servers = cloud.fixture.settings.servers.filter((s) => s.id !== id);
+      await serialVm.process.stop();
+    }
+  }, E2E_TEST_TIMEOUT_MS);
+
+  it('proxy os:VM --type serial on nova-serialproxy: the VM stopped mid-session ends the client at once, the log says why, the proxy serves on', async () => {
+    const serialVm = await startNovaQemu(lab, 'serial3');
+    const id = await nova.createInstance('serial3', { serial: serialVm.ports.serial });
+    cloud.fixture.settings.servers.push({ id, name: 'serial3', status: 'ACTIVE' });
+    try {
+      const proxy = await startProxy(lab, ['os:serial3'], [...cloud.args, '--type', 'serial'], cloud.env);
+      const session = tcpSession(proxy.ports[0].port);
+      let ended = false;
+      void session.ended.then(() => (ended = true));
+      await pollFor(
+        () => {
+          if (BOOT_MENU.test(session.received().toString('latin1'))) return true;
+          session.socket.write(ESC);
+          return undefined;
+        },
+        { what: "SeaBIOS's boot menu through nova-serialproxy", timeoutMs: 60_000, intervalMs: 300, detail: () => proxy.process.describe() },
+      );
+      await serialVm.process.signalAndWait('SIGKILL', 10_000);
+      await pollFor(() => (ended ? true : undefined), { what: "the client's connection to end after the VM stopped", timeoutMs: 15_000, detail: () => proxy.process.describe() });
+      await pollFor(() => (/the console closed: Target closed \(the VM stopped\?\)/.test(proxy.process.stderr()) ? true : undefined), {
+        what: 'the log line saying how the console ended',
+        timeoutMs: 15_000,
+        detail: () => proxy.process.describe(),
+      });
+      expect(proxy.process.hasExited()).toBe(false);
+      await proxy.interrupt();
+    } finally {
+      cloud.fixture.settings.servers = cloud.fixture.settings.servers.filter((s) => s.id !== id);
+      await serialVm.process.stop();
+    }
   }, E2E_TEST_TIMEOUT_MS);
 
   it('the VM stopped mid-session: the client\'s connection ends and the proxy keeps serving', async () => {
