@@ -19,7 +19,7 @@ export class EncodeTurns {
   private turnOpen = false;
   private readonly waiting: Waiter[] = [];
 
-  constructor(private readonly perTurn: number = ENCODE_PIXELS_PER_TURN) {}
+  constructor(readonly perTurn: number = ENCODE_PIXELS_PER_TURN) {}
 
   /**
    * Undefined when `cost` may be spent in this turn (it is counted); else a promise that

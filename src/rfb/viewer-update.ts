@@ -4,7 +4,7 @@ import { zrleTiles, type ZrleCompressor } from './encode-zrle.js';
 import type { CursorShape, Framebuffer } from './framebuffer.js';
 import type { PixelPacker } from './pixel-values.js';
 import { EncodeTurns, encodeTurns } from './encode-turns.js';
-import { ENCODE_HEXTILE_PIXEL_COST, ENCODE_PIXELS_PER_TURN } from '../limits.js';
+import { ENCODE_HEXTILE_PIXEL_COST } from '../limits.js';
 
 export const ENCODING = {
   raw: 0,
@@ -52,8 +52,6 @@ export interface EncodeOptions {
 
 /** Rows of a band are whole rows of the encoding's tiles: bands then concatenate to the rectangle's data. */
 const TILE_ROWS: Record<number, number> = { [ENCODING.zrle]: 64, [ENCODING.hextile]: 16 };
-/** A band costs about a quarter of a turn: several viewers' bands share each turn. */
-const BAND_COST = ENCODE_PIXELS_PER_TURN / 4;
 
 /**
  * One FramebufferUpdate in the viewer's format and encoding, as the buffers to write in order
@@ -111,7 +109,8 @@ async function encodeRows(r: Rect, job: RowsJob, body: Buffer[]): Promise<number
   const { framebuffer, packer, encoding, zlib } = job;
   const tileRows = TILE_ROWS[encoding] ?? 1;
   const pixelCost = encoding === ENCODING.hextile ? ENCODE_HEXTILE_PIXEL_COST : 1;
-  const bandRows = Math.max(tileRows, Math.floor(BAND_COST / (r.w * pixelCost * tileRows)) * tileRows);
+  // A band costs about a quarter of a turn: several viewers' bands share each turn.
+  const bandRows = Math.max(tileRows, Math.floor(job.turns.perTurn / 4 / (r.w * pixelCost * tileRows)) * tileRows);
   let done = 0;
   while (done < r.h) {
     const rows = Math.min(bandRows, r.h - done);

@@ -43,7 +43,7 @@ describe('proxy --share with viewers of a hostile 8192x8192 console', () => {
     const lines = await proxy.jsonLines(2, 30_000);
     const healthyPort = lines.find((l) => l.target === 'demo:vm-a')?.port as number;
     const sharedPort = lines.find((l) => l.target !== 'demo:vm-a')?.port as number;
-    const viewers = [];
+    const viewers: Array<Awaited<ReturnType<typeof churningViewer>>> = [];
     for (let i = 0; i < 4; i++) viewers.push(await churningViewer(sharedPort));
     cleanup.push(() => viewers.forEach((v) => v.socket.destroy()));
     // Under way: each viewer was sent more than one whole screen of the churning console.
