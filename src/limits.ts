@@ -212,6 +212,9 @@ export const ENCODE_HEXTILE_PIXEL_COST = 4;
  */
 export const VIEWER_UPDATE_MAX_PIXELS = 3840 * 2160;
 
+/** Pixels of a screenshot's rows a PNG encoder filters in one turn of the event loop (~5 ms). */
+export const PNG_ROWS_PIXELS_PER_TURN = 256 * 1024;
+
 /** `replay` reads at most this many connections of one recording (a real one has a few per drop)... */
 export const REPLAY_MAX_CONNECTIONS = 10_000;
 /** ... and this many records (each costs ~100 bytes held; a real 1 GiB recording has far fewer). */
