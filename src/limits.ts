@@ -200,9 +200,11 @@ export const DECODE_QUEUE_HIGH_BYTES = 4 * 1024 * 1024;
  * (a Hextile pixel counts ENCODE_HEXTILE_PIXEL_COST): past it an update's next band of rows
  * waits for the next turn, viewers served in the order they asked. Measured on this 2-core
  * machine per million pixels of noise: ZRLE ~14 ms, Hextile ~75 ms, Raw ~4 ms; so a turn
- * spends at most ~10 ms encoding, and a 1080p ZRLE update takes 4 turns, not one of ~30 ms.
+ * spends at most ~30-40 ms encoding. A 1080p update still fits in one turn: at 512 Ki pixels
+ * the console's decoding ran between its bands and the hub bench's 1080p ZRLE viewer got 27
+ * Mpx/s instead of 45 (at 2 Mi: 48).
  */
-export const ENCODE_PIXELS_PER_TURN = 512 * 1024;
+export const ENCODE_PIXELS_PER_TURN = 2 * 1024 * 1024;
 /** What a Hextile pixel counts against ENCODE_PIXELS_PER_TURN (its tiles cost ~5 times a ZRLE pixel's). */
 export const ENCODE_HEXTILE_PIXEL_COST = 4;
 /**
