@@ -195,6 +195,28 @@ export const DECODE_PIXELS_PER_SECOND = 100_000_000;
 /** Bytes a console's parser keeps queued while it waits for its budget; past it the console is not read. */
 export const DECODE_QUEUE_HIGH_BYTES = 4 * 1024 * 1024;
 
+/**
+ * The encoding the hub's viewer servers do together in one turn of the event loop, in pixels
+ * (a Hextile pixel counts ENCODE_HEXTILE_PIXEL_COST): past it an update's next band of rows
+ * waits for the next turn, viewers served in the order they asked. Measured on this 2-core
+ * machine per million pixels of noise: ZRLE ~14 ms, Hextile ~75 ms, Raw ~4 ms; so a turn
+ * spends at most ~30-40 ms encoding. A 1080p update still fits in one turn: at 512 Ki pixels
+ * the console's decoding ran between its bands and the hub bench's 1080p ZRLE viewer got 27
+ * Mpx/s instead of 45 (at 2 Mi: 48).
+ */
+export const ENCODE_PIXELS_PER_TURN = 2 * 1024 * 1024;
+/** What a Hextile pixel counts against ENCODE_PIXELS_PER_TURN (its tiles cost ~5 times a ZRLE pixel's). */
+export const ENCODE_HEXTILE_PIXEL_COST = 4;
+/**
+ * The pixels one FramebufferUpdate to a viewer carries at most: a 4K screen in one update, an
+ * 8192x8192 one in eight (the rest goes out as the viewer asks again; its damage is kept).
+ * Bounds what an update being encoded holds per viewer (32 MiB of Raw at 32 bpp).
+ */
+export const VIEWER_UPDATE_MAX_PIXELS = 3840 * 2160;
+
+/** Pixels of a screenshot's rows a PNG encoder filters in one turn of the event loop (~5 ms). */
+export const PNG_ROWS_PIXELS_PER_TURN = 256 * 1024;
+
 /** `replay` reads at most this many connections of one recording (a real one has a few per drop)... */
 export const REPLAY_MAX_CONNECTIONS = 10_000;
 /** ... and this many records (each costs ~100 bytes held; a real 1 GiB recording has far fewer). */

@@ -12,6 +12,7 @@ import { demoProvider } from '../targets/demo.js';
 import { splitTarget } from '../targets/index.js';
 import { saveSessionScreenshot } from './open-screenshot.js';
 import { timestampedScreenshotName } from './screenshot-file.js';
+import { serveHandshake, startScriptedServer, update, type RfbPeer } from '../../test/support/fake-rfb-server.js';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -88,6 +89,30 @@ describe('saveSessionScreenshot (s in open)', () => {
     await new Promise((resolve) => server.close(resolve));
     await expect(saveSessionScreenshot({ name: 'vm-c', address: '127.0.0.1', port }, { dir: tempDir() })).rejects.toThrow(/no screenshot of vm-c: /);
   });
+
+  it("keeps the loop free while it writes a huge console's picture (the TUI draws and hears keys meanwhile)", async () => {
+    const side = 4096;
+    const server = await startScriptedServer(async (peer: RfbPeer) => {
+      await serveHandshake(peer, side, side);
+      const stripes = Array.from({ length: 64 }, (_, i) => ({ rect: { x: 0, y: i * 64, w: side, h: 32 }, encoding: 7, body: Buffer.from([0x80, i * 4, 0x40, 0x80]) }));
+      peer.write(update([{ rect: { x: 0, y: 0, w: side, h: side }, encoding: 7, body: Buffer.from([0x80, 1, 2, 3]) }, ...stripes]));
+    });
+    cleanup.push(() => server.close());
+    let last = performance.now();
+    let longest = 0;
+    const ticks = setInterval(() => {
+      longest = Math.max(longest, performance.now() - last);
+      last = performance.now();
+    }, 5);
+    cleanup.push(() => clearInterval(ticks));
+    const file = await saveSessionScreenshot({ name: 'huge', address: '127.0.0.1', port: server.port }, { dir: tempDir() });
+    longest = Math.max(longest, performance.now() - last);
+    const png = PNG.sync.read(readFileSync(file));
+    expect([png.width, png.height]).toEqual([side, side]);
+    expect([...png.data.subarray(0, 3)], 'the first stripe').toEqual([0, 0x40, 0x80]);
+    // Generous for a busy 2-core machine: written in one go, this picture holds the loop ~1 s.
+    expect(longest, 'the longest the loop waited (ms)').toBeLessThan(250);
+  }, 60_000);
 
   it('makes a file name of any console name', () => {
     expect(timestampedScreenshotName('../prod/db 1', new Date(2026, 0, 2, 3, 4, 5))).toBe('prod_db_1-20260102-030405.png');

@@ -8,7 +8,8 @@ import { wholePicture } from '../rfb/whole-picture.js';
 import { echoInput } from '../terminal-text.js';
 import { fileErrorCause, writePrivateNewFile } from '../safe-file.js';
 import { SCREENSHOT_TIMEOUT_MS } from './screenshot.js';
-import { encodePng, timestampedScreenshotName } from './screenshot-file.js';
+import { encodePngInTurns } from './png-in-turns.js';
+import { timestampedScreenshotName } from './screenshot-file.js';
 
 /** Where a session listens, as its snapshot says. */
 export interface ListeningSession {
@@ -62,7 +63,7 @@ export async function saveSessionScreenshot(session: ListeningSession, options: 
     upstream?.close();
     socket.destroy();
   }
-  return writeNew(options.dir ?? '.', timestampedScreenshotName(session.name, options.at ?? new Date()), encodePng(framebuffer));
+  return writeNew(options.dir ?? '.', timestampedScreenshotName(session.name, options.at ?? new Date()), await encodePngInTurns(framebuffer));
 }
 
 /** Writes `png` as `name` in `dir` (0600, never through a link), or `name` with -2, -3... when a picture of that second exists. */

@@ -9,7 +9,8 @@ import type { ConsoleTarget } from '../targets/types.js';
 import { echoInput, terminalSafe } from '../terminal-text.js';
 import type { TargetFlags } from './flags.js';
 import { readPasswordFile } from './password-file.js';
-import { encodePng, screenshotFileName } from './screenshot-file.js';
+import { encodePngInTurns } from './png-in-turns.js';
+import { screenshotFileName } from './screenshot-file.js';
 import { FileWriteError, fileErrorCause, writePrivateFile } from '../safe-file.js';
 import { namingTarget, type CommandIo } from './proxy.js';
 import { resolveTargets, targetOptionsFrom } from './target-options.js';
@@ -105,7 +106,7 @@ async function capture(target: ConsoleTarget, password: string | undefined): Pro
     upstream?.close();
     stream.destroy();
   }
-  return encodePng(framebuffer);
+  return encodePngInTurns(framebuffer);
 }
 
 function notAScreen(target: ConsoleTarget): VconsoleError {

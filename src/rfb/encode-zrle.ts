@@ -200,8 +200,18 @@ export class ZrleCompressor {
 
   /** `data` compressed on this stream: what goes after the 4-byte length of a ZRLE rectangle. */
   compress(data: Buffer): Promise<Buffer> {
+    this.write(data);
+    return this.flush();
+  }
+
+  /** Feeds part of a rectangle's data (compressed meanwhile off the loop); flush() ends the rectangle. */
+  write(data: Buffer): void {
+    this.deflate.write(data);
+  }
+
+  /** Everything written since the last flush, compressed. */
+  flush(): Promise<Buffer> {
     return new Promise((resolve, reject) => {
-      this.deflate.write(data);
       this.deflate.flush(constants.Z_SYNC_FLUSH, () => {
         if (this.deflate.destroyed) {
           reject(new Error('ZRLE compressor closed'));

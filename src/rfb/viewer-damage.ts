@@ -1,6 +1,7 @@
 import { clip, intersect, union, type Rect } from './demo-screen.js';
 import type { Framebuffer } from './framebuffer.js';
 import type { UpdatePlan } from './viewer-update.js';
+import { VIEWER_UPDATE_MAX_PIXELS } from '../limits.js';
 
 /** Beyond this many separate damaged areas a viewer's damage collapses into their union. */
 const MAX_DIRTY_RECTS = 16;
@@ -57,21 +58,44 @@ export class ViewerDamage {
     this.requested = this.requested ? union(this.requested, area) : area;
   }
 
-  /** What the pending request should get now, or undefined when nothing it covers changed. */
-  plan(fb: Framebuffer, wants: ViewerWants): UpdatePlan | undefined {
+  /**
+   * What the pending request should get now, or undefined when nothing it covers changed. At
+   * most `maxPixels` of picture go into one update: the rows past it stay damaged and go out
+   * when the viewer asks again.
+   */
+  plan(fb: Framebuffer, wants: ViewerWants, maxPixels = VIEWER_UPDATE_MAX_PIXELS): UpdatePlan | undefined {
     const area = this.requested;
     if (!area) return undefined;
     const plan: UpdatePlan = { rects: [] };
     if (this.sizeChanged && wants.desktopSize) {
       this.told(fb.width, fb.height);
       plan.size = { w: fb.width, h: fb.height };
-      plan.rects = [{ x: 0, y: 0, w: fb.width, h: fb.height }].filter((r) => r.w > 0 && r.h > 0);
+      const whole = { x: 0, y: 0, w: fb.width, h: fb.height };
       this.dirty = [];
+      if (whole.w > 0 && whole.h > 0) {
+        const [sent, rest] = splitRows(whole, maxPixels);
+        plan.rects = [sent];
+        if (rest) this.dirty = [rest];
+      }
     } else {
       // Without DesktopSize the viewer keeps its old size: it gets the part of the new picture that fits.
       const visible = clip(area, Math.min(fb.width, this.width), Math.min(fb.height, this.height));
-      plan.rects = this.dirty.map((r) => intersect(r, visible)).filter((r): r is Rect => r !== undefined);
-      this.dirty = this.dirty.filter((r) => !contains(area, r));
+      let room = maxPixels;
+      const kept: Rect[] = [];
+      for (const r of this.dirty) {
+        const part = room > 0 ? intersect(r, visible) : undefined;
+        if (!part) {
+          kept.push(r);
+          continue;
+        }
+        const [sent, rest] = splitRows(part, room);
+        plan.rects.push(sent);
+        room -= sent.w * sent.h;
+        // A damaged area the request covers is done once sent; one it covers in part stays whole.
+        if (!contains(area, r)) kept.push(r);
+        else if (rest) kept.push(rest);
+      }
+      this.dirty = kept;
     }
     this.sizeChanged = false;
     if (this.qemuKeyAckDue) plan.qemuKeyAck = true;
@@ -83,6 +107,13 @@ export class ViewerDamage {
     this.requested = undefined;
     return plan;
   }
+}
+
+/** The first rows of `r` that fit in `pixels` (one row at least), and the rows left, if any. */
+function splitRows(r: Rect, pixels: number): [Rect, Rect | undefined] {
+  const rows = Math.min(r.h, Math.max(1, Math.floor(pixels / r.w)));
+  if (rows === r.h) return [r, undefined];
+  return [{ ...r, h: rows }, { x: r.x, y: r.y + rows, w: r.w, h: r.h - rows }];
 }
 
 function contains(outer: Rect, inner: Rect): boolean {

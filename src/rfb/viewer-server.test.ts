@@ -5,6 +5,7 @@ import { failure } from '../../test/support/streams.js';
 import { ViewerClient, type ViewerClientOptions } from '../../test/support/rfb-viewer-client.js';
 import { waitFor } from '../../test/support/wait.js';
 import { AuthBackoff } from './auth-backoff.js';
+import { VIEWER_UPDATE_MAX_PIXELS } from '../limits.js';
 import { Framebuffer } from './framebuffer.js';
 import { NATIVE_FORMAT, encodePixelFormat, type PixelFormat } from './rfb-wire.js';
 import { ViewerDroppedError, serveViewer, type ViewerInput, type ViewerServerOptions, type ViewerSession } from './viewer-server.js';
@@ -273,6 +274,26 @@ describe('serveViewer pixels and encodings', () => {
     expect(rects).toEqual([{ x: 1, y: 0, w: 2, h: 2, encoding: -239 }]);
     expect([...(client.cursor?.mask ?? [])]).toEqual([0x80, 0x40]);
   });
+});
+
+describe('serveViewer on a huge screen', () => {
+  it('sends a screen above the per-update cap over several updates as the viewer asks, whole in the end', async () => {
+    const [width, height] = [4000, 2500];
+    const fb = new Framebuffer(width, height, 'huge');
+    for (let y = 0; y < height; y += 50) fb.fill({ x: 0, y, w: width, h: 50 }, (y * 2654435761) & 0xffffff);
+    for (let x = 0; x < width; x += 333) fb.fill({ x, y: 0, w: 7, h: height }, 0xffffff - x);
+    const { viewer: client } = await viewer({ framebuffer: fb, input: recorder() }, { format: NATIVE_FORMAT, encodings: [16], timeoutMs: 30_000 });
+    const area = (rects: Array<{ w: number; h: number }>) => rects.reduce((sum, r) => sum + r.w * r.h, 0);
+    let sent = area(await fullUpdate(client));
+    expect(sent, 'pixels in the first update').toBeLessThanOrEqual(VIEWER_UPDATE_MAX_PIXELS);
+    while (sent < width * height) {
+      client.requestUpdate(true);
+      sent += area(await client.readUpdate());
+    }
+    expect(sent, 'every pixel, once').toBe(width * height);
+    const want = expected(fb, NATIVE_FORMAT);
+    for (let i = 0; i < width * height; i += 1) if (client.values[i] !== want[i]) expect(client.values[i], `pixel ${i}`).toBe(want[i]);
+  }, 60_000);
 });
 
 describe('serveViewer resize', () => {

@@ -369,7 +369,8 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     const plan = this.pending.plan(this.options.framebuffer, this.wants);
     if (!plan) return;
     this.busy = true;
-    encodeUpdate(plan, this.options.framebuffer, this.packer, this.encoding, this.zlib).then((parts) => {
+    const cancelled = () => this.closed;
+    encodeUpdate(plan, this.options.framebuffer, this.packer, this.encoding, this.zlib, { cancelled }).then((parts) => {
       if (this.closed) return;
       // Corked, the parts leave in one writev; the last write's answer covers all that is buffered.
       this.stream.cork();

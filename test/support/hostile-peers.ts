@@ -44,3 +44,44 @@ export async function discardingViewer(port: number): Promise<{ socket: net.Sock
   socket.on('data', () => undefined);
   return { socket, width: init.readUInt16BE(0), height: init.readUInt16BE(2), firstUpdate };
 }
+
+/**
+ * A viewer that keeps the hub encoding: it asks for ZRLE and the whole screen, and after each
+ * FramebufferUpdate asks again, reading only the framing (a ZRLE rectangle's data is skipped by
+ * its length, so following a huge screen costs the test process next to nothing). Counts the
+ * updates and the pixels they carried.
+ */
+export async function churningViewer(port: number): Promise<{ socket: net.Socket; updates: () => number; pixels: () => number }> {
+  const socket = net.connect(port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  const reader = new ByteReader(socket);
+  const read = (size: number) => reader.read(size, 60_000, 'vconsole');
+  await read(12);
+  socket.write('RFB 003.008\n');
+  const types = await read((await read(1))[0]);
+  if (!types.includes(1)) throw new Error(`security types ${[...types].join(',')} have no None`);
+  socket.write(Buffer.from([1]));
+  await read(4);
+  socket.write(Buffer.from([1]));
+  const init = await read(24);
+  await read(init.readUInt32BE(20));
+  const request = (incremental: number) => Buffer.from([3, incremental, 0, 0, 0, 0, init[0], init[1], init[2], init[3]]);
+  socket.write(Buffer.concat([Buffer.from([2, 0, 0, 1, 0, 0, 0, 16]), request(0)]));
+  let updates = 0;
+  let pixels = 0;
+  void (async () => {
+    for (;;) {
+      const head = await read(4);
+      if (head[0] !== 0) throw new Error(`server message ${head[0]} is not a FramebufferUpdate`);
+      for (let count = head.readUInt16BE(2); count > 0; count--) {
+        const rect = await read(12);
+        if (rect.readInt32BE(8) !== 16) continue; // pseudo-encodings carry no data here
+        pixels += rect.readUInt16BE(4) * rect.readUInt16BE(6);
+        await read((await read(4)).readUInt32BE(0));
+      }
+      updates++;
+      socket.write(request(1));
+    }
+  })().catch(() => socket.destroy());
+  return { socket, updates: () => updates, pixels: () => pixels };
+}
