@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { Rect } from './demo-screen.js';
 import { ZrleCompressor } from './encode-zrle.js';
 import type { Framebuffer } from './framebuffer.js';
-import { PREAUTH_TIMEOUT_MS, VIEWER_STALL_TIMEOUT_MS } from '../limits.js';
+import { PASSWORD_ANSWER_TIMEOUT_MS, PREAUTH_TIMEOUT_MS, VIEWER_STALL_TIMEOUT_MS } from '../limits.js';
 import { PixelPacker } from './pixel-values.js';
 import {
   NATIVE_FORMAT, RfbProtocolError, colourMapEntries, encodeServerInit, negotiateVersion, parseClientMessage,
@@ -39,8 +39,12 @@ export interface ViewerServerOptions {
   onAuthFailure?(): void;
   /** Back-off for this viewer's address: wrong answers wait, held-back addresses are refused unchecked. */
   authGate?: AuthGate;
-  /** Handshake deadline (default PREAUTH_TIMEOUT_MS) and stall bound (default VIEWER_STALL_TIMEOUT_MS), for tests. */
+  /**
+   * Handshake deadline (default PREAUTH_TIMEOUT_MS), the password answer's once the challenge
+   * is out (default PASSWORD_ANSWER_TIMEOUT_MS) and stall bound (default VIEWER_STALL_TIMEOUT_MS), for tests.
+   */
   preauthTimeoutMs?: number;
+  passwordAnswerTimeoutMs?: number;
   stallTimeoutMs?: number;
 }
 
@@ -116,11 +120,14 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     this.output = new ViewerOutput(stream, stallMs, () => {
       this.finish(new ViewerDroppedError(`it read nothing for ${durationText(stallMs)} while its screen changed`));
     });
-    const preauthMs = options.preauthTimeoutMs ?? PREAUTH_TIMEOUT_MS;
-    this.handshakeTimer = setTimeout(() => {
-      this.finish(new ViewerDroppedError(`it finished no VNC handshake within ${durationText(preauthMs)}`));
-    }, preauthMs);
+    this.handshakeDeadline(options.preauthTimeoutMs ?? PREAUTH_TIMEOUT_MS, 'it finished no VNC handshake');
     stream.write('RFB 003.008\n');
+  }
+
+  /** From now on the handshake must end within `ms`, else the viewer is dropped with `what` and the wait. */
+  private handshakeDeadline(ms: number, what: string): void {
+    clearTimeout(this.handshakeTimer);
+    this.handshakeTimer = setTimeout(() => this.finish(new ViewerDroppedError(`${what} within ${durationText(ms)}`)), ms);
   }
 
   clipboard(text: string): void {
@@ -290,6 +297,8 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
       this.challenge = newChallenge();
       this.stream.write(this.challenge);
       this.phase = 'auth';
+      // The viewer now asks its user for the password: a person's typing gets longer than a silent socket.
+      this.handshakeDeadline(this.options.passwordAnswerTimeoutMs ?? PASSWORD_ANSWER_TIMEOUT_MS, 'it answered no VNC password');
       return;
     }
     if (this.version === '3.8') this.stream.write(u32(0));
