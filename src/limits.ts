@@ -150,6 +150,12 @@ export const PREAUTH_TIMEOUT_MS = msFromEnv('VCONSOLE_PREAUTH_TIMEOUT_MS', 10_00
  */
 export const PASSWORD_ANSWER_TIMEOUT_MS = msFromEnv('VCONSOLE_PASSWORD_ANSWER_TIMEOUT_MS', 60_000);
 /**
+ * Connections turned away unserved while their address is held back (AUTH_BACKOFF_*) are not
+ * logged one by one: each session says how many, from where, once per this window.
+ * VCONSOLE_TURNED_AWAY_SUMMARY_MS overrides it.
+ */
+export const TURNED_AWAY_SUMMARY_MS = msFromEnv('VCONSOLE_TURNED_AWAY_SUMMARY_MS', 10_000);
+/**
  * A shared console (the RFB hub) must have sent a whole picture this long after its handshake,
  * at start and at each redial; one that never does fails its start instead of holding it forever.
  * VCONSOLE_FIRST_PICTURE_TIMEOUT_MS overrides it.

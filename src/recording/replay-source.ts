@@ -50,6 +50,11 @@ export class ReplaySource implements UpstreamSource {
     return this.recording.head.name;
   }
 
+  /** Viewers from an address held back after wrong passwords are refused before any challenge. */
+  turnsAway(peer: string): boolean {
+    return this.viewers.password !== undefined && this.viewers.authBackoff?.heldBack(peer) === true;
+  }
+
   async dial(context: DialContext): Promise<Duplex> {
     const framebuffer = new Framebuffer(0, 0);
     const [viewerEnd, relayEnd] = duplexPair();
