@@ -45,6 +45,12 @@ export interface ViewerServerOptions {
    */
   preauthTimeoutMs?: number;
   passwordAnswerTimeoutMs?: number;
+  /**
+   * Runs once the viewer is through authentication, and its ServerInit waits for it (the
+   * framebuffer's size is read after): a replay decodes its recording only for a viewer that
+   * gave the password. Rejecting drops the viewer.
+   */
+  beforeServerInit?(): Promise<void>;
   stallTimeoutMs?: number;
 }
 
@@ -72,7 +78,9 @@ const SECURITY_VNC_AUTH = 2;
 /** One viewer's RFB session on a shared Framebuffer: handshake, then messages parsed as they arrive. */
 class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> implements ViewerSession {
   private buffer: Buffer = Buffer.alloc(0);
-  private phase: 'version' | 'security' | 'auth' | 'held' | 'clientInit' | 'normal' = 'version';
+  private phase: 'version' | 'security' | 'auth' | 'held' | 'clientInit' | 'preparing' | 'normal' = 'version';
+  /** beforeServerInit has resolved (or there is none): ServerInit may go out. */
+  private prepared = false;
   /** Holds a wrong password's answer back (see AuthBackoff). */
   private holdTimer: NodeJS.Timeout | undefined;
   private version: '3.3' | '3.7' | '3.8' = '3.8';
@@ -254,13 +262,19 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
         }
         this.options.authGate?.succeeded();
         this.stream.write(u32(0));
-        this.phase = 'clientInit';
+        this.enterClientInit();
         return 16;
       }
       case 'held':
         return available; // nothing more is read from a viewer whose wrong answer is being held
+      case 'preparing':
+        return 0; // its ClientInit waits for beforeServerInit
       case 'clientInit': {
         if (available < 1) return 0;
+        if (!this.prepared) {
+          this.phase = 'preparing';
+          return 0;
+        }
         // The shared flag asks us to drop other viewers; every viewer of the hub shares instead.
         const fb = this.options.framebuffer;
         this.stream.write(encodeServerInit(fb.width, fb.height, fb.name));
@@ -302,7 +316,26 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
       return;
     }
     if (this.version === '3.8') this.stream.write(u32(0));
+    this.enterClientInit();
+  }
+
+  /** Authenticated: what beforeServerInit prepares starts now, while the ClientInit arrives. */
+  private enterClientInit(): void {
     this.phase = 'clientInit';
+    const prepare = this.options.beforeServerInit;
+    if (!prepare) {
+      this.prepared = true;
+      return;
+    }
+    prepare().then(
+      () => {
+        this.prepared = true;
+        if (this.closed || this.phase !== 'preparing') return;
+        this.phase = 'clientInit';
+        this.receive(Buffer.alloc(0));
+      },
+      (err: unknown) => this.finish(err instanceof Error ? err : new Error(String(err))),
+    );
   }
 
   private normalMessage(at: Buffer): number {
