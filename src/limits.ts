@@ -144,6 +144,18 @@ function msFromEnv(name: string, fallback: number): number {
  */
 export const PREAUTH_TIMEOUT_MS = msFromEnv('VCONSOLE_PREAUTH_TIMEOUT_MS', 10_000);
 /**
+ * Once the challenge is sent, the viewer has this long to answer it: a person types the VNC
+ * password into the viewer's prompt now, which 10 s would cut off. Still bounded, so a silent
+ * socket is closed all the same. VCONSOLE_PASSWORD_ANSWER_TIMEOUT_MS overrides it.
+ */
+export const PASSWORD_ANSWER_TIMEOUT_MS = msFromEnv('VCONSOLE_PASSWORD_ANSWER_TIMEOUT_MS', 60_000);
+/**
+ * Connections turned away unserved while their address is held back (AUTH_BACKOFF_*) are not
+ * logged one by one: each session says how many, from where, once per this window.
+ * VCONSOLE_TURNED_AWAY_SUMMARY_MS overrides it.
+ */
+export const TURNED_AWAY_SUMMARY_MS = msFromEnv('VCONSOLE_TURNED_AWAY_SUMMARY_MS', 10_000);
+/**
  * A shared console (the RFB hub) must have sent a whole picture this long after its handshake,
  * at start and at each redial; one that never does fails its start instead of holding it forever.
  * VCONSOLE_FIRST_PICTURE_TIMEOUT_MS overrides it.

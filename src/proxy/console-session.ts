@@ -2,11 +2,13 @@ import { EventEmitter } from 'node:events';
 import type net from 'node:net';
 import { VconsoleError, describeError } from '../errors.js';
 import { formatHostPort } from '../host-port.js';
-import { DIAL_TIMEOUT_MS } from '../limits.js';
+import { DIAL_TIMEOUT_MS, TURNED_AWAY_SUMMARY_MS } from '../limits.js';
 import { ClientUpstreams } from './client-upstreams.js';
 import { bindListener } from './listener.js';
 import type { ClientUpstream } from './prepared-upstream.js';
 import { relay } from './relay.js';
+import { TurnedAwayTally } from './turned-away.js';
+import { sourceChain } from './wrapped-source.js';
 import { farewell, takeOverRivals, type Connection, type Farewell } from './session-connection.js';
 import type { BoundAddress, ListenOptions, LogLevel, SessionLogEntry, SessionSnapshot, SessionState, UpstreamSource } from './types.js';
 
@@ -68,6 +70,7 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
   private starting?: Promise<BoundAddress>;
   private readonly upstreams: ClientUpstreams;
   private closing?: Promise<void>;
+  private readonly turnedAway = new TurnedAwayTally(TURNED_AWAY_SUMMARY_MS, (line) => this.log('warn', line));
 
   constructor(source: UpstreamSource, options: ConsoleSessionOptions = {}) {
     super();
@@ -190,10 +193,13 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     const id = this.nextConnectionId++;
     const remote = formatHostPort(socket.remoteAddress ?? '?', socket.remotePort ?? 0);
     const rivals = [...this.connections.values()].filter((c) => c.state === 'open');
-    const connection: Connection = { id, socket, abort: new AbortController(), state: 'dialling', rivals };
+    // A guessing burst's connections, refused unserved, are counted, not logged one by one.
+    const quiet = [...sourceChain(this.source)].some((source) => source.turnsAway?.(remote));
+    const connection: Connection = { id, socket, abort: new AbortController(), state: 'dialling', rivals, quiet };
     this.connections.set(id, connection);
     this.totalClients++;
-    this.log('info', `client ${id} connected from ${remote}`);
+    if (quiet) this.turnedAway.add(socket.remoteAddress ?? '?');
+    else this.log('info', `client ${id} connected from ${remote}`);
     this.emitChange();
     socket.on('error', () => undefined); // reported through relay or close below
     socket.once('close', () => connection.abort.abort());
@@ -269,7 +275,7 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     if (connection.state === 'closed') return;
     connection.state = 'closed';
     this.connections.delete(connection.id);
-    if (farewellLine && this.state !== 'closed') this.log(farewellLine.level, `client ${connection.id} ${farewellLine.message}`);
+    if (farewellLine && !connection.quiet && this.state !== 'closed') this.log(farewellLine.level, `client ${connection.id} ${farewellLine.message}`);
     this.emitChange();
   }
 
@@ -296,6 +302,7 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     this.setState('closed');
     this.checkAbort?.abort();
     clearTimeout(this.trafficTimer);
+    this.turnedAway.stop();
     const server = this.server;
     this.server = undefined;
     const closing = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();

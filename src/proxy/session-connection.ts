@@ -16,6 +16,8 @@ export interface Connection {
   rivals: Connection[];
   /** The client whose console session took this one's over (exclusive consoles). */
   replacedBy?: number;
+  /** Turned away unserved by the source (counted by the session, not logged on its own). */
+  quiet?: boolean;
   /** Which side ended the relay, once it ended. */
   closedBy?: RelayResult['closedBy'];
 }

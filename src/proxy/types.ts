@@ -36,6 +36,13 @@ export interface UpstreamSource {
    * Errors say what is wrong with the console, without its name: the session's owner adds it.
    */
   check?(signal: AbortSignal): Promise<void>;
+  /**
+   * True when a connection from `peer` (`host:port`) is turned away unserved right now (its
+   * address is held back after wrong viewer passwords): the session counts such connections
+   * in one line per burst instead of logging each. A wrapper need not pass it on: the session
+   * asks every source of the chain.
+   */
+  turnsAway?(peer: string): boolean;
   /** Opens a fresh upstream byte stream for one client connection. Errors as for check. */
   dial(context: DialContext): Promise<Duplex>;
   /**

@@ -1,5 +1,5 @@
 import type { Duplex } from 'node:stream';
-import { VconsoleError } from '../errors.js';
+import { VconsoleError, describeError } from '../errors.js';
 import { REPLAY_SCREEN_PIXELS } from '../limits.js';
 import type { DialContext, UpstreamSource } from '../proxy/types.js';
 import type { AuthBackoff } from '../rfb/auth-backoff.js';
@@ -50,29 +50,51 @@ export class ReplaySource implements UpstreamSource {
     return this.recording.head.name;
   }
 
+  /** Viewers from an address held back after wrong passwords are refused before any challenge. */
+  turnsAway(peer: string): boolean {
+    return this.viewers.password !== undefined && this.viewers.authBackoff?.heldBack(peer) === true;
+  }
+
   async dial(context: DialContext): Promise<Duplex> {
     const framebuffer = new Framebuffer(0, 0);
     const [viewerEnd, relayEnd] = duplexPair();
-    const playback = new Playback(this.recording, this.speed, framebuffer, this.screens);
-    relayEnd.once('close', () => playback.stop());
-    try {
-      await playback.firstPicture();
-    } catch (err) {
-      playback.stop();
-      throw err;
-    }
+    let playback: Playback | undefined;
+    const play = async () => {
+      const started = new Playback(this.recording, this.speed, framebuffer, this.screens);
+      playback = started;
+      try {
+        await started.firstPicture();
+      } catch (err) {
+        started.stop();
+        throw err;
+      }
+      void started.rest().then(
+        () => context.log('info', 'replay finished: the last screen stays until the viewer closes'),
+        () => undefined,
+      );
+    };
+    relayEnd.once('close', () => playback?.stop());
+    // Behind a password a stranger's connection costs no decoding and no screen: the recording
+    // plays once the viewer authenticated. Without one it plays before the viewer is served.
+    const authenticateFirst = this.viewers.password !== undefined;
+    if (!authenticateFirst) await play();
+    const afterAuthentication = async () => {
+      try {
+        await play();
+      } catch (err) {
+        context.log('error', describeError(err));
+        throw err;
+      }
+    };
     const viewer = serveViewer(viewerEnd, {
       framebuffer,
       viewOnly: true,
       input: { key() {}, qemuKey() {}, pointer() {}, clipboard() {} },
       password: this.viewers.password,
       authGate: this.viewers.authBackoff?.gate(context.peer, (message) => context.log('warn', message)),
+      beforeServerInit: authenticateFirst ? afterAuthentication : undefined,
     });
-    viewer.once('close', () => playback.stop());
-    void playback.rest().then(
-      () => context.log('info', 'replay finished: the last screen stays until the viewer closes'),
-      () => undefined,
-    );
+    viewer.once('close', () => playback?.stop());
     return relayEnd;
   }
 }

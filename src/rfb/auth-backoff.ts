@@ -72,6 +72,11 @@ export class AuthBackoff {
     };
   }
 
+  /** Whether connections from `peer` are refused unchecked right now. */
+  heldBack(peer: string | undefined): boolean {
+    return this.wait(addressOf(peer)) > 0;
+  }
+
   private current(address: string): AddressRecord | undefined {
     const record = this.addresses.get(address);
     if (record && this.now() - record.lastFailure >= this.forgetMs && this.now() >= record.heldUntil) {

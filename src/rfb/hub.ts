@@ -97,6 +97,11 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     }
   }
 
+  /** Viewers from an address held back after wrong passwords are refused before any challenge. */
+  turnsAway(peer: string): boolean {
+    return this.shares && this.options.viewerPassword !== undefined && this.authBackoff.heldBack(peer);
+  }
+
   /** A viewer's own RFB server over the shared picture; the console is opened if it is not yet. */
   async dial(context: DialContext): Promise<Duplex> {
     if (!this.shares) return this.inner.dial(context);

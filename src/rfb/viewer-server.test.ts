@@ -2,7 +2,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ByteReader } from '../../test/support/rfb-client.js';
 import { failure } from '../../test/support/streams.js';
-import { ViewerClient, type ViewerClientOptions } from '../../test/support/rfb-viewer-client.js';
+import { ViewerClient, expectedVncResponse, type ViewerClientOptions } from '../../test/support/rfb-viewer-client.js';
 import { waitFor } from '../../test/support/wait.js';
 import { AuthBackoff } from './auth-backoff.js';
 import { VIEWER_UPDATE_MAX_PIXELS } from '../limits.js';
@@ -416,6 +416,36 @@ describe('serveViewer input and sessions', () => {
     const error = await served.closed;
     expect(error).toBeInstanceOf(ViewerDroppedError);
     expect(error?.message).toBe('it finished no VNC handshake within 200 ms');
+  });
+
+  it('gives a viewer that was sent the challenge the password answer\'s longer wait: a person typing is not cut off', async () => {
+    const served = await connectViewer({ framebuffer: painted(), input: recorder(), password: 'sesame', preauthTimeoutMs: 200, passwordAnswerTimeoutMs: 60_000 });
+    const reader = new ByteReader(served.client);
+    await reader.read(12, 5000, 'the version');
+    served.client.write('RFB 003.008\n');
+    await reader.read(2, 5000, 'the security types');
+    served.client.write(Buffer.from([2]));
+    const challenge = await reader.read(16, 5000, 'the challenge');
+    let ended = false;
+    void served.closed.then(() => (ended = true));
+    // Well past the 200 ms handshake deadline, the user is still typing.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(ended).toBe(false);
+    served.client.write(expectedVncResponse('sesame', challenge));
+    expect((await reader.read(4, 5000, 'the result')).readUInt32BE(0)).toBe(0);
+  });
+
+  it('still drops a viewer that never answers the challenge, once the password answer\'s wait is over', async () => {
+    const served = await connectViewer({ framebuffer: painted(), input: recorder(), password: 'sesame', preauthTimeoutMs: 60_000, passwordAnswerTimeoutMs: 300 });
+    const reader = new ByteReader(served.client);
+    await reader.read(12, 5000, 'the version');
+    served.client.write('RFB 003.008\n');
+    await reader.read(2, 5000, 'the security types');
+    served.client.write(Buffer.from([2]));
+    await reader.read(16, 5000, 'the challenge');
+    const error = await served.closed;
+    expect(error).toBeInstanceOf(ViewerDroppedError);
+    expect(error?.message).toBe('it answered no VNC password within 300 ms');
   });
 
   it('keeps a served viewer past the handshake deadline', async () => {

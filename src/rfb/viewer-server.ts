@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { Rect } from './demo-screen.js';
 import { ZrleCompressor } from './encode-zrle.js';
 import type { Framebuffer } from './framebuffer.js';
-import { PREAUTH_TIMEOUT_MS, VIEWER_STALL_TIMEOUT_MS } from '../limits.js';
+import { PASSWORD_ANSWER_TIMEOUT_MS, PREAUTH_TIMEOUT_MS, VIEWER_STALL_TIMEOUT_MS } from '../limits.js';
 import { PixelPacker } from './pixel-values.js';
 import {
   NATIVE_FORMAT, RfbProtocolError, colourMapEntries, encodeServerInit, negotiateVersion, parseClientMessage,
@@ -39,8 +39,18 @@ export interface ViewerServerOptions {
   onAuthFailure?(): void;
   /** Back-off for this viewer's address: wrong answers wait, held-back addresses are refused unchecked. */
   authGate?: AuthGate;
-  /** Handshake deadline (default PREAUTH_TIMEOUT_MS) and stall bound (default VIEWER_STALL_TIMEOUT_MS), for tests. */
+  /**
+   * Handshake deadline (default PREAUTH_TIMEOUT_MS), the password answer's once the challenge
+   * is out (default PASSWORD_ANSWER_TIMEOUT_MS) and stall bound (default VIEWER_STALL_TIMEOUT_MS), for tests.
+   */
   preauthTimeoutMs?: number;
+  passwordAnswerTimeoutMs?: number;
+  /**
+   * Runs once the viewer is through authentication, and its ServerInit waits for it (the
+   * framebuffer's size is read after): a replay decodes its recording only for a viewer that
+   * gave the password. Rejecting drops the viewer.
+   */
+  beforeServerInit?(): Promise<void>;
   stallTimeoutMs?: number;
 }
 
@@ -68,7 +78,9 @@ const SECURITY_VNC_AUTH = 2;
 /** One viewer's RFB session on a shared Framebuffer: handshake, then messages parsed as they arrive. */
 class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> implements ViewerSession {
   private buffer: Buffer = Buffer.alloc(0);
-  private phase: 'version' | 'security' | 'auth' | 'held' | 'clientInit' | 'normal' = 'version';
+  private phase: 'version' | 'security' | 'auth' | 'held' | 'clientInit' | 'preparing' | 'normal' = 'version';
+  /** beforeServerInit has resolved (or there is none): ServerInit may go out. */
+  private prepared = false;
   /** Holds a wrong password's answer back (see AuthBackoff). */
   private holdTimer: NodeJS.Timeout | undefined;
   private version: '3.3' | '3.7' | '3.8' = '3.8';
@@ -116,11 +128,14 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     this.output = new ViewerOutput(stream, stallMs, () => {
       this.finish(new ViewerDroppedError(`it read nothing for ${durationText(stallMs)} while its screen changed`));
     });
-    const preauthMs = options.preauthTimeoutMs ?? PREAUTH_TIMEOUT_MS;
-    this.handshakeTimer = setTimeout(() => {
-      this.finish(new ViewerDroppedError(`it finished no VNC handshake within ${durationText(preauthMs)}`));
-    }, preauthMs);
+    this.handshakeDeadline(options.preauthTimeoutMs ?? PREAUTH_TIMEOUT_MS, 'it finished no VNC handshake');
     stream.write('RFB 003.008\n');
+  }
+
+  /** From now on the handshake must end within `ms`, else the viewer is dropped with `what` and the wait. */
+  private handshakeDeadline(ms: number, what: string): void {
+    clearTimeout(this.handshakeTimer);
+    this.handshakeTimer = setTimeout(() => this.finish(new ViewerDroppedError(`${what} within ${durationText(ms)}`)), ms);
   }
 
   clipboard(text: string): void {
@@ -247,13 +262,19 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
         }
         this.options.authGate?.succeeded();
         this.stream.write(u32(0));
-        this.phase = 'clientInit';
+        this.enterClientInit();
         return 16;
       }
       case 'held':
         return available; // nothing more is read from a viewer whose wrong answer is being held
+      case 'preparing':
+        return 0; // its ClientInit waits for beforeServerInit
       case 'clientInit': {
         if (available < 1) return 0;
+        if (!this.prepared) {
+          this.phase = 'preparing';
+          return 0;
+        }
         // The shared flag asks us to drop other viewers; every viewer of the hub shares instead.
         const fb = this.options.framebuffer;
         this.stream.write(encodeServerInit(fb.width, fb.height, fb.name));
@@ -290,10 +311,31 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
       this.challenge = newChallenge();
       this.stream.write(this.challenge);
       this.phase = 'auth';
+      // The viewer now asks its user for the password: a person's typing gets longer than a silent socket.
+      this.handshakeDeadline(this.options.passwordAnswerTimeoutMs ?? PASSWORD_ANSWER_TIMEOUT_MS, 'it answered no VNC password');
       return;
     }
     if (this.version === '3.8') this.stream.write(u32(0));
+    this.enterClientInit();
+  }
+
+  /** Authenticated: what beforeServerInit prepares starts now, while the ClientInit arrives. */
+  private enterClientInit(): void {
     this.phase = 'clientInit';
+    const prepare = this.options.beforeServerInit;
+    if (!prepare) {
+      this.prepared = true;
+      return;
+    }
+    prepare().then(
+      () => {
+        this.prepared = true;
+        if (this.closed || this.phase !== 'preparing') return;
+        this.phase = 'clientInit';
+        this.receive(Buffer.alloc(0));
+      },
+      (err: unknown) => this.finish(err instanceof Error ? err : new Error(String(err))),
+    );
   }
 
   private normalMessage(at: Buffer): number {

@@ -17,8 +17,8 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-function start(args: string[]): RunningVconsole {
-  const child = startVconsole(args);
+function start(args: string[], env: NodeJS.ProcessEnv = {}): RunningVconsole {
+  const child = startVconsole(args, env);
   cleanup.push(() => child.kill());
   return child;
 }
@@ -178,6 +178,21 @@ describe('guessing the viewer password', () => {
     if (failed) expect(failed.ms).toBeGreaterThanOrEqual(800);
     await proxy.waitForStderr(/wrong VNC password from 127\.0\.0\.4/);
     expect(proxy.stderr().match(/wrong VNC password/g)).toHaveLength(1);
+  });
+
+  it('a burst of connections turned away while the address is held back is one log line, not two per connection', async () => {
+    const proxy = start(['proxy', 'demo:vm-b', '--share', '--listen', '0.0.0.0', '--password-file', passwordFile('r1ght-pw\n')], { VCONSOLE_TURNED_AWAY_SUMMARY_MS: '1000' });
+    const [{ port }] = await proxy.jsonLines(1);
+    const held = (await challenged(port as number, '127.0.0.6')).answer('wrong-pw');
+    await proxy.waitForStderr(/wrong VNC password from 127\.0\.0\.6/);
+    const refusals = await Promise.all(Array.from({ length: 20 }, () => vncAttempt(port as number, '127.0.0.6')));
+    expect(refusals.every((r) => 'refused' in r)).toBe(true);
+    await held;
+    await proxy.waitForStderr(/turned away 20 connections unserved, held back after wrong passwords \(20 from 127\.0\.0\.6\)/);
+    // The one connection whose answer was checked has its lines; the 20 turned away have none.
+    await proxy.waitForStderr(/client \d+ disconnected/);
+    expect(proxy.stderr().match(/connected from 127\.0\.0\.6/g)).toHaveLength(1);
+    expect(proxy.stderr().match(/client \d+ disconnected/g) ?? []).toHaveLength(1);
   });
 
   it('a real viewer with the right password from a clean address gets the screen', async () => {

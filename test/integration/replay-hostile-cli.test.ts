@@ -11,6 +11,8 @@ import { tightFillFlood } from '../support/hostile-rfb.js';
 import { discardingViewer, peakMemoryMiB } from '../support/hostile-peers.js';
 import { liveScreen, pixelAt } from '../support/live-screen.js';
 import { waitFor } from '../support/wait.js';
+import { ByteReader } from '../support/rfb-client.js';
+import { expectedVncResponse } from '../support/rfb-viewer-client.js';
 
 // `replay` trusts nothing in its file (the security audit's crafted recordings): a head that is
 // not an object, timestamps far ahead, a huge declared screen, floods of fills, and connections
@@ -45,6 +47,31 @@ function writeRecording(parts: Buffer[]): string {
   const file = path.join(tempDir(), 'crafted.vncrec');
   fs.writeFileSync(file, Buffer.concat([encodeRfbRecordingHead({ name: 'crafted', started: new Date().toISOString() }), ...parts]));
   return file;
+}
+
+/** A viewer's handshake up to the challenge; `answer` gives the password and resolves with the ServerInit. */
+async function handshake(port: number) {
+  const socket = net.connect(port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  cleanup.push(() => socket.destroy());
+  const reader = new ByteReader(socket);
+  const read = (n: number) => reader.read(n, 60_000, 'the handshake');
+  const challenge = (async () => {
+    await read(12);
+    socket.write('RFB 003.008\n');
+    expect([...(await read(2))]).toEqual([1, 2]);
+    socket.write(Buffer.from([2]));
+    return read(16);
+  })();
+  return {
+    challenge,
+    async answer(password: string): Promise<Buffer> {
+      socket.write(expectedVncResponse(password, await challenge));
+      expect((await read(4)).readUInt32BE(0)).toBe(0);
+      socket.write(Buffer.from([1]));
+      return read(24);
+    },
+  };
 }
 
 const blue = (w: number, h: number) => update([{ rect: { x: 0, y: 0, w, h }, encoding: 0, body: picture(w, h, () => 0x2050a0) }]);
@@ -90,6 +117,25 @@ describe('replay of a hostile recording', () => {
     for (const viewer of viewers) if (viewer.status === 'fulfilled') cleanup.push(() => viewer.value.socket.destroy());
     await replay.waitForStderr(/does not fit beside the 1 other viewers of this replay/, 30_000);
     expect(peakMemoryMiB(replay.process.pid ?? 0)).toBeLessThan(1200);
+  });
+
+  it('behind a password, strangers who never authenticate cost no screen: the viewer who gives it gets the huge one', async () => {
+    // 6000x6000 fits the replay's screen budget once: if each stranger's connection decoded the
+    // recording, the first would take it and the real viewer would be refused.
+    const side = 6000;
+    const file = writeRecording(connection(side, side, [tightFillFlood(side, side, 1)]));
+    const passwordFile = path.join(path.dirname(file), 'pass');
+    fs.writeFileSync(passwordFile, 'r1ght-pw\n');
+    const replay = startVconsole(['replay', file, '--listen', '0.0.0.0', '--password-file', passwordFile]);
+    running.push(replay);
+    const [line] = await replay.jsonLines(1);
+    const port = line.port as number;
+    const strangers = await Promise.all(Array.from({ length: 3 }, () => handshake(port)));
+    for (const stranger of strangers) await stranger.challenge;
+    const viewer = await handshake(port);
+    const init = await viewer.answer('r1ght-pw');
+    expect([init.readUInt16BE(0), init.readUInt16BE(2)]).toEqual([side, side]);
+    expect(replay.stderr()).not.toMatch(/does not fit/);
   });
 
   it('a recording of fills over a huge screen leaves SIGINT working while a viewer watches', async () => {
