@@ -35,7 +35,7 @@ export async function startOpenstackWithWebsockify(
   /** A cloud that serves SPICE consoles (nova-spicehtml5proxy) leading to this port. */
   spicePort?: number,
 ): Promise<OpenstackWithWebsockify> {
-  const { FIXTURE_PROJECT, FIXTURE_USER, startOpenStackFixture } = await import('../../fixtures/openstack-api.js');
+  const { startOpenStackFixture } = await import('../../fixtures/openstack-api.js');
   const ports = { novnc: vncPort, serial: serialPort, 'spice-html5': spicePort } as const;
   const fixture = await startOpenStackFixture({
     consoleTypes: (['novnc', 'serial', 'spice-html5'] as const).filter((type) => ports[type] !== undefined),
@@ -50,6 +50,21 @@ export async function startOpenstackWithWebsockify(
           ? `http://127.0.0.1:${websockify.port}/vnc_auto.html?token=${token}`
           : `http://127.0.0.1:${websockify.port}/vnc_lite.html?path=${encodeURIComponent(`?token=${token}`)}`,
   });
+  const cloudsFile = await writeFixtureClouds(dir, fixture);
+  return {
+    fixture,
+    ...fixtureCloudArgs(dir, cloudsFile),
+    secrets: () => fixture.secrets(),
+    close: () => fixture.close(),
+  };
+}
+
+/**
+ * Writes DIR/clouds.yaml naming the fixture's Keystone as the cloud `e2e`, with the fixture
+ * user's password (0600, as the openstack CLI expects); returns its path.
+ */
+export async function writeFixtureClouds(dir: string, fixture: OpenStackFixture): Promise<string> {
+  const { FIXTURE_PROJECT, FIXTURE_USER } = await import('../../fixtures/openstack-api.js');
   const cloudsFile = join(dir, 'clouds.yaml');
   await writeFile(
     cloudsFile,
@@ -68,11 +83,10 @@ export async function startOpenstackWithWebsockify(
     ].join('\n'),
     { mode: 0o600 },
   );
-  return {
-    fixture,
-    args: ['--cloud', 'e2e'],
-    env: { OS_CLIENT_CONFIG_FILE: cloudsFile, OS_CLIENT_SECURE_FILE: join(dir, 'no-secure.yaml') },
-    secrets: () => fixture.secrets(),
-    close: () => fixture.close(),
-  };
+  return cloudsFile;
+}
+
+/** The `vconsole` arguments and environment that pick the cloud `e2e` from `cloudsFile`. */
+export function fixtureCloudArgs(dir: string, cloudsFile: string): { args: string[]; env: NodeJS.ProcessEnv } {
+  return { args: ['--cloud', 'e2e'], env: { OS_CLIENT_CONFIG_FILE: cloudsFile, OS_CLIENT_SECURE_FILE: join(dir, 'no-secure.yaml') } };
 }

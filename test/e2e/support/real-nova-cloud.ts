@@ -1,7 +1,6 @@
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { FixtureServer, OpenStackFixture } from '../../fixtures/openstack-api.js';
 import { canConnect, freeLoopbackPort } from './net.js';
+import { fixtureCloudArgs, writeFixtureClouds } from './openstack.js';
 import { pollFor } from './poll.js';
 import type { ProcessLab, RunningProcess } from './processes.js';
 import type { NovaConsoleType, RealNova } from './real-nova.js';
@@ -66,35 +65,17 @@ export interface NovaCloud {
  * console URLs minted by the real Nova, and a clouds.yaml naming it `e2e`.
  */
 export async function startNovaCloud(dir: string, nova: RealNova, instances: Record<string, string>): Promise<NovaCloud> {
-  const { FIXTURE_PROJECT, FIXTURE_USER, startOpenStackFixture } = await import('../../fixtures/openstack-api.js');
+  const { startOpenStackFixture } = await import('../../fixtures/openstack-api.js');
   const servers: FixtureServer[] = Object.entries(instances).map(([name, id]) => ({ id, name, status: 'ACTIVE' }));
   const fixture = await startOpenStackFixture({
     servers,
     consoleTypes: ['novnc', 'serial', 'spice-html5'],
     remoteConsole: (type, server) => nova.createConsole(server.id, type),
   });
-  const cloudsFile = join(dir, 'clouds.yaml');
-  await writeFile(
-    cloudsFile,
-    [
-      'clouds:',
-      '  e2e:',
-      '    auth:',
-      `      auth_url: ${fixture.authUrl}`,
-      `      username: ${FIXTURE_USER.name}`,
-      `      password: "${FIXTURE_USER.password}"`,
-      `      project_name: ${FIXTURE_PROJECT.name}`,
-      `      user_domain_name: ${FIXTURE_USER.domainName}`,
-      `      project_domain_name: ${FIXTURE_USER.domainName}`,
-      '    interface: public',
-      '',
-    ].join('\n'),
-    { mode: 0o600 },
-  );
+  const cloudsFile = await writeFixtureClouds(dir, fixture);
   return {
     fixture,
-    args: ['--cloud', 'e2e'],
-    env: { OS_CLIENT_CONFIG_FILE: cloudsFile, OS_CLIENT_SECURE_FILE: join(dir, 'no-secure.yaml') },
+    ...fixtureCloudArgs(dir, cloudsFile),
     close: () => fixture.close(),
   };
 }
