@@ -200,10 +200,12 @@ export const DECODE_COST_PER_MESSAGE = 64;
  */
 export const DECODE_COST_PER_TILE = 512;
 /**
- * Pixels one console may have decoded per second (a 1080p screen redrawn ~48 times a second):
- * past it that console is read no further until the second is over; others go on.
+ * Pixels one console may have decoded per second (a 4K screen redrawn 30 times a second, a
+ * 1080p one ~120 times): past it that console is read no further until the second is over;
+ * others go on (the per-turn budget already keeps it from holding them up). At 100 million it
+ * capped a busy 1080p console below what the hub delivered before (docs/BENCHMARKS.md).
  */
-export const DECODE_PIXELS_PER_SECOND = 100_000_000;
+export const DECODE_PIXELS_PER_SECOND = 250_000_000;
 /** Bytes a console's parser keeps queued while it waits for its budget; past it the console is not read. */
 export const DECODE_QUEUE_HIGH_BYTES = 4 * 1024 * 1024;
 
