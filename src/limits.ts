@@ -20,6 +20,12 @@ export const WEBSOCKET_HANDSHAKE_TIMEOUT_MS = 20_000;
 /** How much of a refused upgrade's body is read for its error message. */
 export const REJECTION_BODY_LIMIT_BYTES = 64 * 1024;
 
+/** A whole number of milliseconds from the environment variable `name`, else `fallback` (tests shorten waits with it). */
+export function msFromEnv(name: string, fallback: number): number {
+  const value = Number(process.env[name]);
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+}
+
 /** Websocket pings go out this often (VCONSOLE_KEEPALIVE_MS overrides it). */
 export const KEEPALIVE_INTERVAL_MS = 10_000;
 /** An upstream that misses this many pongs in a row is dropped. */
@@ -27,8 +33,7 @@ export const MISSED_PONGS_ALLOWED = 2;
 
 /** The keep-alive ping interval in force: VCONSOLE_KEEPALIVE_MS (tests find a silent console fast), else the default. */
 export function keepaliveIntervalMs(): number {
-  const fromEnv = Number(process.env.VCONSOLE_KEEPALIVE_MS);
-  return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : KEEPALIVE_INTERVAL_MS;
+  return msFromEnv('VCONSOLE_KEEPALIVE_MS', KEEPALIVE_INTERVAL_MS);
 }
 
 /**
@@ -130,12 +135,6 @@ export const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
 export const BROWSER_ONE_TIME_CODE_TTL_MS = 10_000;
 /** The address shown to the user to open by hand (when no browser could be started) lives this long. */
 export const BROWSER_MANUAL_CODE_TTL_MS = 10 * 60_000;
-
-/** A whole number of milliseconds from the environment variable `name`, else `fallback` (tests shorten the waits below). */
-function msFromEnv(name: string, fallback: number): number {
-  const value = Number(process.env[name]);
-  return Number.isFinite(value) && value > 0 ? value : fallback;
-}
 
 /**
  * A connection to a listener that has not finished the VNC handshake (authentication included)

@@ -1,6 +1,6 @@
 import type { VconsoleConfig } from '../config.js';
 import { describeError } from '../errors.js';
-import { SELECTOR_FOLLOW_INTERVAL_MS } from '../limits.js';
+import { SELECTOR_FOLLOW_INTERVAL_MS, msFromEnv } from '../limits.js';
 import type { ConsoleSession } from '../proxy/console-session.js';
 import type { SessionRegistry } from '../proxy/session-registry.js';
 import type { ConsoleTarget, TargetOptions } from '../targets/types.js';
@@ -32,8 +32,7 @@ export interface FollowContext {
 }
 
 function followInterval(): number {
-  const fromEnv = Number(process.env.VCONSOLE_FOLLOW_INTERVAL_MS);
-  return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : SELECTOR_FOLLOW_INTERVAL_MS;
+  return msFromEnv('VCONSOLE_FOLLOW_INTERVAL_MS', SELECTOR_FOLLOW_INTERVAL_MS);
 }
 
 /**
