@@ -4,6 +4,7 @@ import { desktopSizeFlaps, hextileOneByteTiles, tightFillFlood, zrleBomb } from 
 import { DecodeBudget } from './decode-budget.js';
 import { Framebuffer } from './framebuffer.js';
 import { RfbUpstream } from './upstream-client.js';
+import { loopStalls } from '../../test/support/loop-stalls.js';
 
 // The audit's floods: a few KB from a hostile console that cost seconds of work each. The
 // client must spread that work over turns of the event loop (and a second's budget), so
@@ -13,23 +14,6 @@ const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-/** The longest the event loop went without running a timer, from now until stop(). */
-function loopStalls(): { stop(): number } {
-  let last = performance.now();
-  let longest = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    longest = Math.max(longest, now - last);
-    last = now;
-  }, 5);
-  return {
-    stop() {
-      clearInterval(timer);
-      return Math.max(longest, performance.now() - last);
-    },
-  };
-}
 
 /** A console that serves `width`x`height` and answers each update request with the next of `messages` (the last one forever). */
 async function console_(width: number, height: number, messages: Buffer[]) {

@@ -9,6 +9,7 @@ import { NATIVE_FORMAT } from './rfb-wire.js';
 import { RfbUpstream } from './upstream-client.js';
 import { ViewerDamage } from './viewer-damage.js';
 import { ENCODING, encodeUpdate } from './viewer-update.js';
+import { loopStalls } from '../../test/support/loop-stalls.js';
 
 // The hub's viewer server encodes what a console draws for every viewer. A hostile console's
 // 8192x8192 screen, redrawn, must not be encoded in one go (a second of the loop per viewer),
@@ -18,23 +19,6 @@ const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-/** The longest the event loop went without running a timer, from now until stop(). */
-function loopStalls(): { stop(): number } {
-  let last = performance.now();
-  let longest = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    longest = Math.max(longest, now - last);
-    last = now;
-  }, 5);
-  return {
-    stop() {
-      clearInterval(timer);
-      return Math.max(longest, performance.now() - last);
-    },
-  };
-}
 
 /** A width x height screen of `colours` colours in no order: the costliest kind to encode. */
 function noisy(width: number, height: number, colours = 1 << 24): Framebuffer {

@@ -25,16 +25,7 @@ export async function discardingViewer(port: number): Promise<{ socket: net.Sock
   socket.on('error', () => undefined);
   const reader = new ByteReader(socket);
   const read = (size: number) => reader.read(size, 20_000, 'vconsole');
-  await read(12);
-  socket.write('RFB 003.008\n');
-  const count = (await read(1))[0];
-  const types = await read(count);
-  if (!types.includes(1)) throw new Error(`security types ${[...types].join(',')} have no None`);
-  socket.write(Buffer.from([1]));
-  await read(4);
-  socket.write(Buffer.from([1]));
-  const init = await read(24);
-  await read(init.readUInt32BE(20));
+  const init = await handshakeAsViewer(socket, read);
   const encodings = Buffer.from([2, 0, 0, 1, 0, 0, 0, 16]);
   const request = Buffer.from([3, 0, 0, 0, 0, 0, init[0], init[1], init[2], init[3]]);
   socket.write(Buffer.concat([encodings, request]));
@@ -56,15 +47,7 @@ export async function churningViewer(port: number): Promise<{ socket: net.Socket
   socket.on('error', () => undefined);
   const reader = new ByteReader(socket);
   const read = (size: number) => reader.read(size, 60_000, 'vconsole');
-  await read(12);
-  socket.write('RFB 003.008\n');
-  const types = await read((await read(1))[0]);
-  if (!types.includes(1)) throw new Error(`security types ${[...types].join(',')} have no None`);
-  socket.write(Buffer.from([1]));
-  await read(4);
-  socket.write(Buffer.from([1]));
-  const init = await read(24);
-  await read(init.readUInt32BE(20));
+  const init = await handshakeAsViewer(socket, read);
   const request = (incremental: number) => Buffer.from([3, incremental, 0, 0, 0, 0, init[0], init[1], init[2], init[3]]);
   socket.write(Buffer.concat([Buffer.from([2, 0, 0, 1, 0, 0, 0, 16]), request(0)]));
   let updates = 0;
@@ -84,4 +67,18 @@ export async function churningViewer(port: number): Promise<{ socket: net.Socket
     }
   })().catch(() => socket.destroy());
   return { socket, updates: () => updates, pixels: () => pixels };
+}
+
+/** RFB 3.8 with security None, shared: returns ServerInit's first 24 bytes (the name is read and dropped). */
+async function handshakeAsViewer(socket: net.Socket, read: (size: number) => Promise<Buffer>): Promise<Buffer> {
+  await read(12);
+  socket.write('RFB 003.008\n');
+  const types = await read((await read(1))[0]);
+  if (!types.includes(1)) throw new Error(`security types ${[...types].join(',')} have no None`);
+  socket.write(Buffer.from([1]));
+  await read(4);
+  socket.write(Buffer.from([1]));
+  const init = await read(24);
+  await read(init.readUInt32BE(20));
+  return init;
 }
