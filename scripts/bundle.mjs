@@ -163,7 +163,7 @@ export function asciiOnly(text) {
 
 /**
  * React, react-reconciler and scheduler choose their development or production build at require
- * time from NODE_ENV; the TUI sets NODE_ENV=production before loading them (src/commands/open.ts),
+ * time from NODE_ENV; the TUI sets NODE_ENV=production before loading them (src/commands/open/open.ts),
  * so the development builds (285 KiB) only weigh on every start. The executable keeps production.
  */
 function reactProductionBuilds() {

@@ -2,15 +2,15 @@ import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
 import { UsageError, VconsoleError, errorLine, errorStackLines } from './errors.js';
 import { addConsoleTypeOption, addListenOptions, addTargetOptions, asArgParser } from './commands/flags.js';
-import { parseMaxCount } from './commands/open-count.js';
+import { parseMaxCount } from './commands/open/count.js';
 import { OPEN_WITHOUT_ASKING_MAX } from './limits.js';
 import { addViewerOptions } from './commands/viewer-flags.js';
 import { addShareOptions } from './commands/share-flags.js';
 import { addRecordOptions } from './commands/record-flags.js';
-import { addGridOptions } from './commands/grid-flags.js';
+import { addGridOptions } from './commands/open/grid-flags.js';
 import { addReplayCommand } from './commands/replay-flags.js';
 import { addSelectorOptions } from './commands/selector-flags.js';
-import { keyHelpText } from './tui/key-help.js';
+import { keyHelpText } from './tui/state/key-help.js';
 
 declare const __VCONSOLE_VERSION__: string | undefined;
 
@@ -65,7 +65,7 @@ function hideOption(command: Command, flag: string): Command {
 
 async function withGlobalOptions<F>(flags: F, command: Command) {
   const globals = command.optsWithGlobals();
-  const { loadConfig } = await import('./config.js');
+  const { loadConfig } = await import('./config/config.js');
   return { flags: { ...flags, verbose: globals.verbose as boolean | undefined }, config: await loadConfig(globals.config) };
 }
 
@@ -169,7 +169,7 @@ Examples:
   vconsole open @prod-web                     the workspace prod-web of the config file`,
     )
     .action(async (targets: string[], flags, command: Command) => {
-      const [{ runOpenCommand }, { targetsToOpen }, run] = await Promise.all([import('./commands/open.js'), import('./commands/open-picker.js'), withGlobalOptions(flags, command)]);
+      const [{ runOpenCommand }, { targetsToOpen }, run] = await Promise.all([import('./commands/open/open.js'), import('./commands/open/picker.js'), withGlobalOptions(flags, command)]);
       const chosen = await targetsToOpen(targets, run.flags, run.config);
       // Esc in the picker: nothing to open, and listings still under way need not finish.
       if (!chosen) return io.exit(0);

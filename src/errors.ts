@@ -1,5 +1,5 @@
-import { clip, echoInput, terminalSafe } from './terminal-text.js';
-import { maskUrlPaths } from './url-text.js';
+import { clip, echoInput, terminalSafe } from './text/terminal-text.js';
+import { maskUrlPaths } from './text/url-text.js';
 
 /**
  * Errors are values with a user-facing message: the CLI edge turns them into one

@@ -4,7 +4,7 @@
 import net from 'node:net';
 import { once } from 'node:events';
 // The client messages are the product's own (the bench runs after `npm run build`).
-import { keyEvent, setEncodingsMessage, updateRequest } from '../../dist/src/rfb/upstream-messages.js';
+import { keyEvent, setEncodingsMessage, updateRequest } from '../../dist/src/rfb/client/messages.js';
 
 export const ENCODING = { raw: 0, zrle: 16 };
 const PSEUDO = { desktopSize: -223, cursor: -239, qemuKey: -258, extendedDesktopSize: -308 };

@@ -10,8 +10,8 @@
 import { EventEmitter } from 'node:events';
 import { createElement, useEffect, useState } from 'react';
 import { Box, Text, render } from 'ink';
-import { App } from '../../dist/src/tui/app.js';
-import { ConsoleStore } from '../../dist/src/tui/console-store.js';
+import { App } from '../../dist/src/tui/components/app.js';
+import { ConsoleStore } from '../../dist/src/tui/state/console-store.js';
 
 const sessions = Number(process.argv[2] ?? 200);
 const rounds = Number(process.argv[3] ?? 30);

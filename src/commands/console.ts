@@ -1,13 +1,13 @@
 import type { Readable, Writable } from 'node:stream';
-import type { VconsoleConfig } from '../config.js';
+import type { VconsoleConfig } from '../config/config.js';
 import { UsageError, VconsoleError } from '../errors.js';
-import { SerialSession } from '../proxy/serial-session.js';
+import { SerialSession } from '../serial/serial-session.js';
 import { ConsoleLog } from '../recording/console-log.js';
-import { describeFileError } from '../safe-file.js';
+import { describeFileError } from '../files/safe-file.js';
 import { attachTerminal } from '../terminal/attach.js';
 import { DEFAULT_ESCAPE, parseEscapeKey } from '../terminal/escape-key.js';
 import { enterRawMode } from '../terminal/raw-mode.js';
-import { terminalSafe } from '../terminal-text.js';
+import { terminalSafe } from '../text/terminal-text.js';
 import { formatDuration, parseDuration } from './duration.js';
 import { namingTarget } from './proxy.js';
 import type { TargetFlags } from './flags.js';

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { echoInput } from '../terminal-text.js';
+import { echoInput } from '../text/terminal-text.js';
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 

@@ -3,7 +3,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { UsageError, describeError } from '../errors.js';
 import { parseConsoleType } from '../targets/console-type.js';
 import type { ConsoleTypeChoice } from '../targets/types.js';
-import { echoInput } from '../terminal-text.js';
+import { echoInput } from '../text/terminal-text.js';
 
 /** commander's argument parsers must throw InvalidArgumentError to be reported as usage errors. */
 export function asArgParser<T>(parse: (text: string) => T): (text: string) => T {

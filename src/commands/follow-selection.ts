@@ -1,4 +1,4 @@
-import type { VconsoleConfig } from '../config.js';
+import type { VconsoleConfig } from '../config/config.js';
 import { describeError } from '../errors.js';
 import { SELECTOR_FOLLOW_INTERVAL_MS, msFromEnv } from '../limits.js';
 import type { ConsoleSession } from '../proxy/console-session.js';

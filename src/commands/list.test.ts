@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { VconsoleConfig } from '../config.js';
+import type { VconsoleConfig } from '../config/config.js';
 import { UsageError } from '../errors.js';
 import { PROVIDERS } from '../targets/index.js';
 import type { ConsoleProvider, ListScope } from '../targets/types.js';

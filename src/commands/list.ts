@@ -1,6 +1,6 @@
-import type { VconsoleConfig } from '../config.js';
+import type { VconsoleConfig } from '../config/config.js';
 import { UsageError } from '../errors.js';
-import { echoInput } from '../terminal-text.js';
+import { echoInput } from '../text/terminal-text.js';
 import { DEFAULT_PROVIDER, PROVIDERS, listingProviderIds, oneOf, providerById } from '../targets/index.js';
 import type { ConsoleProvider, ListedVm } from '../targets/types.js';
 import type { TargetFlags } from './flags.js';

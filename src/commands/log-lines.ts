@@ -1,6 +1,6 @@
 import type { SessionLogEntry } from '../proxy/types.js';
-import { terminalSafe } from '../terminal-text.js';
-import { formatLogLine } from '../tui/format.js';
+import { terminalSafe } from '../text/terminal-text.js';
+import { formatLogLine } from '../tui/layout/format.js';
 
 /**
  * Writes `text` as one line a terminal shows but never obeys: names in it come from users and

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { UsageError, describeError } from '../errors.js';
-import { echoInput } from '../terminal-text.js';
+import { echoInput } from '../text/terminal-text.js';
 
 /** VNC authentication uses the first 8 characters of a password; longer ones are cut by every viewer. */
 export const VNC_PASSWORD_CHARS = 8;

@@ -1,6 +1,6 @@
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
-import { Framebuffer } from '../rfb/framebuffer.js';
+import { Framebuffer } from '../rfb/wire/framebuffer.js';
 import { encodePngInTurns } from './png-in-turns.js';
 
 // A screenshot's PNG, written a band of rows per turn: any PNG reader must read back exactly

@@ -4,7 +4,7 @@ import { SessionClosedError, type ConsoleSession } from '../proxy/console-sessio
 import { DuplicateConsoleError, SessionRegistry } from '../proxy/session-registry.js';
 import { handleShutdownSignals } from '../proxy/shutdown.js';
 import type { UpstreamSource } from '../proxy/types.js';
-import type { VconsoleConfig } from '../config.js';
+import type { VconsoleConfig } from '../config/config.js';
 import { sessionLogPrinter } from './log-lines.js';
 import { consecutivePorts, type ListenFlags, type TargetFlags } from './flags.js';
 import { withShareDefault, type ShareFlags } from './share-flags.js';
@@ -16,7 +16,7 @@ import type { SelectionFlags } from './selector-flags.js';
 import { selectTargets } from './target-selection.js';
 import { followSelection } from './follow-selection.js';
 import type { ConsoleTarget } from '../targets/types.js';
-import { expandWorkspace } from '../workspaces.js';
+import { expandWorkspace } from '../config/workspaces.js';
 
 export interface ProxyFlags extends TargetFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags {
   /** With selectors: serve VMs that start matching, or running, while proxy runs. */

@@ -6,8 +6,8 @@ import type { ConsoleSession } from '../proxy/console-session.js';
 import type { UpstreamSource } from '../proxy/types.js';
 import { sourceChain } from '../proxy/wrapped-source.js';
 import type { RecordingSource } from '../recording/recording-source.js';
-import { echoInput } from '../terminal-text.js';
-import { FileWriteError, ensureDirectory, fileErrorCause } from '../safe-file.js';
+import { echoInput } from '../text/terminal-text.js';
+import { FileWriteError, ensureDirectory, fileErrorCause } from '../files/safe-file.js';
 import { asArgParser, nonEmpty } from './flags.js';
 import type { ShareFlags } from './share-flags.js';
 

@@ -6,14 +6,14 @@ import { ConsoleSession } from '../proxy/console-session.js';
 import { handleShutdownSignals } from '../proxy/shutdown.js';
 import { isAsciicast, parseAsciicast } from '../recording/asciicast.js';
 import { isRfbRecording, parseRfbRecording } from '../recording/rfb-recording.js';
-import { echoInput } from '../terminal-text.js';
+import { echoInput } from '../text/terminal-text.js';
 import { parseDuration } from './duration.js';
 import { exposureWarning, isLoopback, type ListenFlags } from './flags.js';
 import { sessionLogPrinter } from './log-lines.js';
 import { checkViewerPassword, generateVncPassword, readPasswordFile } from './password-file.js';
 import { portLine, type CommandIo } from './proxy.js';
 import { encodePng } from './screenshot-file.js';
-import { writePrivateFileSync } from '../safe-file.js';
+import { writePrivateFileSync } from '../files/safe-file.js';
 
 export interface ReplayFlags extends ListenFlags {
   speed?: number;
@@ -112,7 +112,7 @@ async function serveRecording(recording: ReturnType<typeof parseRfbRecording>, s
   const filed = flags.passwordFile === undefined ? undefined : checkViewerPassword(readPasswordFile(flags.passwordFile, '--password-file'), '--password-file', flags.passwordFile);
   const generated = filed === undefined && !isLoopback(listen) ? generateVncPassword() : undefined;
   const password = filed ?? generated;
-  const [{ ReplaySource }, { AuthBackoff }] = await Promise.all([import('../recording/replay-source.js'), import('../rfb/auth-backoff.js')]);
+  const [{ ReplaySource }, { AuthBackoff }] = await Promise.all([import('../recording/replay-source.js'), import('../rfb/server/auth-backoff.js')]);
   const session = new ConsoleSession(new ReplaySource(recording, speed, { password, authBackoff: new AuthBackoff() }));
   session.on('log', sessionLogPrinter(io.stderr, Boolean(flags.verbose)));
   handleShutdownSignals({ close: () => session.close(), exit: io.exit });

@@ -1,7 +1,7 @@
 import { PNG } from 'pngjs';
 import { VconsoleError } from '../errors.js';
-import type { Framebuffer } from '../rfb/framebuffer.js';
-import { consoleFileStem, timestampedStem } from '../console-file-name.js';
+import type { Framebuffer } from '../rfb/wire/framebuffer.js';
+import { consoleFileStem, timestampedStem } from '../files/console-file-name.js';
 
 /**
  * What `vconsole screenshot` and `s` in `vconsole open` share: the PNG of a framebuffer and

@@ -1,17 +1,17 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import type { VconsoleConfig } from '../config.js';
+import type { VconsoleConfig } from '../config/config.js';
 import { UsageError, VconsoleError, errorLine } from '../errors.js';
-import { Framebuffer } from '../rfb/framebuffer.js';
-import { RfbUpstream } from '../rfb/upstream-client.js';
-import { wholePicture } from '../rfb/whole-picture.js';
+import { Framebuffer } from '../rfb/wire/framebuffer.js';
+import { RfbUpstream } from '../rfb/client/rfb-client.js';
+import { wholePicture } from '../rfb/client/whole-picture.js';
 import type { ConsoleTarget } from '../targets/types.js';
-import { echoInput, terminalSafe } from '../terminal-text.js';
+import { echoInput, terminalSafe } from '../text/terminal-text.js';
 import type { TargetFlags } from './flags.js';
 import { readPasswordFile } from './password-file.js';
 import { encodePngInTurns } from './png-in-turns.js';
 import { screenshotFileName } from './screenshot-file.js';
-import { FileWriteError, fileErrorCause, writePrivateFile } from '../safe-file.js';
+import { FileWriteError, fileErrorCause, writePrivateFile } from '../files/safe-file.js';
 import { namingTarget, type CommandIo } from './proxy.js';
 import { resolveTargets, targetOptionsFrom } from './target-options.js';
 

@@ -1,8 +1,8 @@
 import net from 'node:net';
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { normalizeLabelSelector } from '../targets/label-selector.js';
-import { echoInput } from '../terminal-text.js';
+import { normalizeLabelSelector } from '../targets/kubevirt/label-selector.js';
+import { echoInput } from '../text/terminal-text.js';
 import { asArgParser, kubectlShortForm } from './flags.js';
 
 /** The flags that pick VMs by what they are rather than by name (open, proxy, list). */

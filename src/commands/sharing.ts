@@ -1,8 +1,8 @@
 import type { ConsoleSession } from '../proxy/console-session.js';
-import { SharedSerialSource } from '../proxy/shared-serial.js';
+import { SharedSerialSource } from '../serial/shared-serial.js';
 import type { SessionSnapshot, UpstreamSource } from '../proxy/types.js';
-import { AuthBackoff } from '../rfb/auth-backoff.js';
-import type { RfbHub } from '../rfb/hub.js';
+import { AuthBackoff } from '../rfb/server/auth-backoff.js';
+import type { RfbHub } from '../rfb/hub/hub.js';
 import { ExposureGuard, INSECURE_EXPOSE_FLAG, refusesUnprotected } from './exposure.js';
 import { exposureWarning, isLoopback } from './flags.js';
 import { checkViewerPassword, generateVncPassword, readPasswordFile } from './password-file.js';
@@ -39,7 +39,7 @@ export async function sharingFrom(flags: ShareFlags, listen: string, options: { 
   // `open` launches its own viewers, which could not know a made-up password.
   const generated = options.viewerPasswords && share && viewerPassword === undefined && !isLoopback(listen);
   if (generated) viewerPassword = generateVncPassword();
-  const Hub = share ? (await import('../rfb/hub.js')).RfbHub : undefined;
+  const Hub = share ? (await import('../rfb/hub/hub.js')).RfbHub : undefined;
   // One back-off for every console of the command: guessing across its ports gains nothing.
   const authBackoff = new AuthBackoff();
   const guarded = refusesUnprotected(listen, flags);

@@ -1,4 +1,4 @@
-import { expandAlias, type VconsoleConfig } from '../config.js';
+import { expandAlias, type VconsoleConfig } from '../config/config.js';
 import { splitConsoleType } from '../targets/console-type.js';
 import { resolveTarget } from '../targets/index.js';
 import type { ConsoleTarget, TargetOptions } from '../targets/types.js';

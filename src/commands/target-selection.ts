@@ -1,4 +1,4 @@
-import { expandAlias, type VconsoleConfig } from '../config.js';
+import { expandAlias, type VconsoleConfig } from '../config/config.js';
 import { UsageError, VconsoleError } from '../errors.js';
 import { splitConsoleType } from '../targets/console-type.js';
 import { PROVIDERS, providerById, resolveTarget, splitTarget } from '../targets/index.js';

@@ -1,4 +1,4 @@
-import { terminalSafe } from '../terminal-text.js';
+import { terminalSafe } from '../text/terminal-text.js';
 
 /**
  * Rows as lines with every column but the last padded to its widest cell, two spaces apart.

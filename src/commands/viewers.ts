@@ -4,7 +4,7 @@ import { buildViewerCommand, formatCommandLine } from '../viewers/command.js';
 import { detectViewers } from '../viewers/detect.js';
 import { systemViewerEnvironment } from '../viewers/system-environment.js';
 import type { HostPlatform, ViewerCandidate, ViewerCommand, ViewerEnvironment } from '../viewers/types.js';
-import { terminalSafe } from '../terminal-text.js';
+import { terminalSafe } from '../text/terminal-text.js';
 import { alignColumns } from './text-table.js';
 
 export interface ViewersCommandOptions {

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type net from 'node:net';
 import { VconsoleError, describeError } from '../errors.js';
-import { formatHostPort } from '../host-port.js';
+import { formatHostPort } from '../net/host-port.js';
 import { DIAL_TIMEOUT_MS, TURNED_AWAY_SUMMARY_MS } from '../limits.js';
 import { ClientUpstreams } from './client-upstreams.js';
 import { bindListener } from './listener.js';

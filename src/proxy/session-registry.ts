@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { VconsoleError } from '../errors.js';
-import { terminalSafe } from '../terminal-text.js';
+import { terminalSafe } from '../text/terminal-text.js';
 import { ConsoleSession } from './console-session.js';
 import type { SessionLogEntry, SessionSnapshot, UpstreamSource } from './types.js';
 

@@ -1,5 +1,5 @@
 import type { WriteStream } from 'node:fs';
-import { FileWriteError, openPrivateAppend } from '../safe-file.js';
+import { FileWriteError, openPrivateAppend } from '../files/safe-file.js';
 
 /**
  * A file that keeps what a console printed (`console --log`, `open --log-dir`): appended to,

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { RECORDING_FLUSH_MS } from '../limits.js';
-import { FileWriteError, createPrivateFileSync } from '../safe-file.js';
+import { FileWriteError, createPrivateFileSync } from '../files/safe-file.js';
 
 /**
  * The disk space every recording of one command may use together (`--record-max-size`). A

@@ -7,8 +7,8 @@ import { RecordingBudget, RecordingFile } from './recording-file.js';
 import { RfbAuthRedaction } from './rfb-auth-redaction.js';
 import { RFB_RECORDING_EXTENSION, encodeRfbRecord, encodeRfbRecordingHead } from './rfb-recording.js';
 import { tapDuplex, type StreamTap } from './tap.js';
-import { describeFileError, directoryWarningOnce, ensureDirectory, type FileWriteError } from '../safe-file.js';
-import { timestampedStem } from '../console-file-name.js';
+import { describeFileError, directoryWarningOnce, ensureDirectory, type FileWriteError } from '../files/safe-file.js';
+import { timestampedStem } from '../files/console-file-name.js';
 
 export interface RecordingOptions {
   /** Where recordings go (created 0700 when missing). */

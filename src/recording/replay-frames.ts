@@ -1,5 +1,5 @@
-import { Framebuffer } from '../rfb/framebuffer.js';
-import { RfbUpstream } from '../rfb/upstream-client.js';
+import { Framebuffer } from '../rfb/wire/framebuffer.js';
+import { RfbUpstream } from '../rfb/client/rfb-client.js';
 import { steppedConnection } from './replay-player.js';
 import type { ParsedRfbRecording } from './rfb-recording.js';
 

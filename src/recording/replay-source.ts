@@ -2,12 +2,12 @@ import type { Duplex } from 'node:stream';
 import { VconsoleError, describeError } from '../errors.js';
 import { REPLAY_SCREEN_PIXELS } from '../limits.js';
 import type { DialContext, UpstreamSource } from '../proxy/types.js';
-import type { AuthBackoff } from '../rfb/auth-backoff.js';
-import { duplexPair } from '../rfb/duplex-pair.js';
-import { Framebuffer } from '../rfb/framebuffer.js';
-import { RfbUpstream } from '../rfb/upstream-client.js';
-import { serveViewer } from '../rfb/viewer-server.js';
-import { wholePicture } from '../rfb/whole-picture.js';
+import type { AuthBackoff } from '../rfb/server/auth-backoff.js';
+import { duplexPair } from '../streams/duplex-pair.js';
+import { Framebuffer } from '../rfb/wire/framebuffer.js';
+import { RfbUpstream } from '../rfb/client/rfb-client.js';
+import { serveViewer } from '../rfb/server/rfb-server.js';
+import { wholePicture } from '../rfb/client/whole-picture.js';
 import { playConnection } from './replay-player.js';
 import type { ParsedRfbRecording } from './rfb-recording.js';
 

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { echoInput } from '../terminal-text.js';
+import { echoInput } from '../text/terminal-text.js';
 import { CONSOLE_TYPES, type ConsoleType, type ConsoleTypeChoice, type TargetOptions } from './types.js';
 
 /** `a, b or c`, for hints. */

@@ -1,10 +1,10 @@
 import { UsageError, echoTarget } from '../errors.js';
-import { demoProvider } from './demo.js';
-import { kubevirtProvider } from './kubevirt.js';
-import { openstackProvider } from './openstack.js';
-import { tcpProvider } from './tcp.js';
-import { unixProvider } from './unix.js';
-import { websocketProvider } from './websocket.js';
+import { demoProvider } from './demo/provider.js';
+import { kubevirtProvider } from './kubevirt/provider.js';
+import { openstackProvider } from './openstack/provider.js';
+import { tcpProvider } from './tcp/provider.js';
+import { unixProvider } from './unix/provider.js';
+import { websocketProvider } from './websocket/provider.js';
 import { oneOf, splitConsoleType } from './console-type.js';
 import type { ConsoleProvider, ConsoleTarget, TargetOptions, TargetSpec } from './types.js';
 

@@ -80,13 +80,14 @@ export interface TargetOptions {
  * offer it (their `consoleTypes`). VNC and SPICE are screens; the data path carries each as
  * bytes, but only an RFB server speaks first, and only SPICE opens several connections.
  */
-export type ConsoleType = 'vnc' | 'serial' | 'spice';
+export type { ConsoleType } from '../console-kinds/index.js';
+import type { ConsoleType } from '../console-kinds/index.js';
 
 /** What the user asks for: one console type, or `auto`. */
 export type ConsoleTypeChoice = ConsoleType | 'auto';
 
 /** Every console type, for parsing `--type` and `#TYPE`. */
-export const CONSOLE_TYPES: readonly ConsoleType[] = ['vnc', 'serial', 'spice'];
+export { CONSOLE_TYPES } from '../console-kinds/index.js';
 
 /** One spelling of a provider's targets, as `--help` and the README show it. */
 export interface TargetSyntax {

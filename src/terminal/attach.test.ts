@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SerialSession } from '../proxy/serial-session.js';
+import { SerialSession } from '../serial/serial-session.js';
 import { attachTerminal } from './attach.js';
 import { DEFAULT_ESCAPE } from './escape-key.js';
 

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { echoInput } from '../terminal-text.js';
+import { echoInput } from '../text/terminal-text.js';
 
 /** The key that leaves an attached serial console: one control byte, as typed. */
 export interface EscapeKey {

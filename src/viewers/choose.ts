@@ -1,5 +1,5 @@
 import { UsageError, VconsoleError } from '../errors.js';
-import { echoInput } from '../terminal-text.js';
+import { echoInput } from '../text/terminal-text.js';
 import { PLATFORM_NAMES, VIEWER_CHOICES, VIEWER_CONSOLE_TYPES, VIEWER_NAMES, installHint, lookedFor } from './catalog.js';
 import { detectViewers, identifyExecutable } from './detect.js';
 import { homeDirectory, isRunnable, pathFor } from './locate.js';

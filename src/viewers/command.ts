@@ -1,5 +1,5 @@
 import { VconsoleError } from '../errors.js';
-import { bracketHost, formatHostPort } from '../host-port.js';
+import { bracketHost, formatHostPort } from '../net/host-port.js';
 import type { HostPlatform, ViewerCandidate, ViewerCommand, ViewerTarget } from './types.js';
 
 

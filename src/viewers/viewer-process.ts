@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { Readable } from 'node:stream';
 import { redactSecrets } from '../errors.js';
-import { clip, terminalSafe } from '../terminal-text.js';
+import { clip, terminalSafe } from '../text/terminal-text.js';
 import { killTreeNow, runsInOwnGroup, signalTree } from './process-tree.js';
 import type { ViewerCommand } from './types.js';
 

@@ -112,8 +112,8 @@ describe.skipIf(demoGate.skip)(gatedTitle('browser viewer: the demo consoles in 
 
   it("shares clipboard text both ways and sends Ctrl+Alt+Del to the console's RFB server", async () => {
     // vconsole's own RFB server (the hub's), in process, to see what the page sends.
-    const { Framebuffer } = await import('../../src/rfb/framebuffer.js');
-    const { serveViewer } = await import('../../src/rfb/viewer-server.js');
+    const { Framebuffer } = await import('../../src/rfb/wire/framebuffer.js');
+    const { serveViewer } = await import('../../src/rfb/server/rfb-server.js');
     type Session = ReturnType<typeof serveViewer>;
     const pasted: string[] = [];
     const keysDown: number[] = [];

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { scaleBgrxToRgb } from '../../src/tui/thumbnail-scale.js';
+import { scaleBgrxToRgb } from '../../src/tui/thumbnails/scale.js';
 import { halfBlockCells, type HalfBlockCell, type Rgb } from '../support/half-blocks.js';
 import { countLit, type RgbImage } from './support/images.js';
 import { awaitSocketFile } from './support/net.js';

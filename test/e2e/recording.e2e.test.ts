@@ -3,7 +3,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Framebuffer } from '../../src/rfb/framebuffer.js';
+import type { Framebuffer } from '../../src/rfb/wire/framebuffer.js';
 import { liveScreen } from '../support/live-screen.js';
 import { countLit, type RgbImage } from './support/images.js';
 import { awaitSocketFile } from './support/net.js';

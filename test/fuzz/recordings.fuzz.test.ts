@@ -3,8 +3,8 @@ import { describe, it } from 'vitest';
 import { AsciicastFormatError, isAsciicast, parseAsciicast } from '../../src/recording/asciicast.js';
 import { recordedFrames } from '../../src/recording/replay-frames.js';
 import { RFB_RECORDING_MAGIC, RecordingFormatError, encodeRfbRecord, isRfbRecording, parseRfbRecording } from '../../src/recording/rfb-recording.js';
-import { encodeServerInit } from '../../src/rfb/rfb-wire.js';
-import { MAX_SCREEN_SIDE } from '../../src/rfb/upstream-handshake.js';
+import { encodeServerInit } from '../../src/rfb/wire/rfb-wire.js';
+import { MAX_SCREEN_SIDE } from '../../src/rfb/client/handshake.js';
 import { update } from '../support/fake-rfb-server.js';
 import { fuzz, within } from './fuzz-harness.js';
 

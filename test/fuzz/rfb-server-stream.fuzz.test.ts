@@ -3,10 +3,10 @@ import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { VconsoleError } from '../../src/errors.js';
 import { steppedConnection } from '../../src/recording/replay-player.js';
-import { Framebuffer } from '../../src/rfb/framebuffer.js';
-import { encodeServerInit } from '../../src/rfb/rfb-wire.js';
-import { RfbUpstream } from '../../src/rfb/upstream-client.js';
-import { MAX_SCREEN_SIDE } from '../../src/rfb/upstream-handshake.js';
+import { Framebuffer } from '../../src/rfb/wire/framebuffer.js';
+import { encodeServerInit } from '../../src/rfb/wire/rfb-wire.js';
+import { RfbUpstream } from '../../src/rfb/client/rfb-client.js';
+import { MAX_SCREEN_SIDE } from '../../src/rfb/client/handshake.js';
 import { update } from '../support/fake-rfb-server.js';
 import { fuzz, within } from './fuzz-harness.js';
 

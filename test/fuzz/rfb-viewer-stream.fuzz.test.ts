@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
-import { duplexPair } from '../../src/rfb/duplex-pair.js';
-import { Framebuffer } from '../../src/rfb/framebuffer.js';
-import { RfbProtocolError } from '../../src/rfb/rfb-wire.js';
-import { ViewerDroppedError, serveViewer } from '../../src/rfb/viewer-server.js';
+import { duplexPair } from '../../src/streams/duplex-pair.js';
+import { Framebuffer } from '../../src/rfb/wire/framebuffer.js';
+import { RfbProtocolError } from '../../src/rfb/wire/rfb-wire.js';
+import { ViewerDroppedError, serveViewer } from '../../src/rfb/server/rfb-server.js';
 import { fuzz, within } from './fuzz-harness.js';
 
 // Hostile viewers, generated: every viewer of a shared console or a replay speaks to vconsole's

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startDemoRfbServer, type DemoRfbServer } from '../../src/rfb/demo-server.js';
+import { startDemoRfbServer, type DemoRfbServer } from '../../src/rfb/demo/server.js';
 import { PROVIDERS } from '../../src/targets/index.js';
 import { FIXTURE_USER, startOpenStackFixture, type OpenStackFixture } from '../fixtures/openstack-api.js';
 import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt-api.js';

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SCROLLBACK_BYTES } from '../../src/proxy/scrollback.js';
+import { SCROLLBACK_BYTES } from '../../src/serial/scrollback.js';
 import { startVconsole, type RunningVconsole } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
 

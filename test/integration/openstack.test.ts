@@ -5,13 +5,13 @@ import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startDemoRfbServer, type DemoRfbServer } from '../../src/rfb/demo-server.js';
+import { startDemoRfbServer, type DemoRfbServer } from '../../src/rfb/demo/server.js';
 import { probeRfb } from '../support/rfb-client.js';
 import { describeError } from '../../src/errors.js';
 import { resolveTarget, splitTarget } from '../../src/targets/index.js';
-import type { ConfigSources } from '../../src/targets/openstack-config.js';
-import { KeystoneSessions } from '../../src/targets/openstack-keystone.js';
-import { createOpenStackProvider } from '../../src/targets/openstack.js';
+import type { ConfigSources } from '../../src/targets/openstack/config.js';
+import { KeystoneSessions } from '../../src/targets/openstack/keystone.js';
+import { createOpenStackProvider } from '../../src/targets/openstack/provider.js';
 import { fixtureOpenrc, startOpenStackFixture, type OpenStackFixture } from '../fixtures/openstack-api.js';
 import { failure } from '../support/streams.js';
 

@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { encodeServerInit } from '../../src/rfb/rfb-wire.js';
+import { encodeServerInit } from '../../src/rfb/wire/rfb-wire.js';
 import { startVconsole, type RunningVconsole } from '../support/cli.js';
 import { picture, startScriptedServer, u32, update, type RfbPeer } from '../support/fake-rfb-server.js';
 import { liveScreen, pixelAt } from '../support/live-screen.js';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { PNG } from 'pngjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodeRfbRecord, encodeRfbRecordingHead, parseRfbRecording } from '../../src/recording/rfb-recording.js';
-import { encodeServerInit } from '../../src/rfb/rfb-wire.js';
+import { encodeServerInit } from '../../src/rfb/wire/rfb-wire.js';
 import { parseAsciicast } from '../../src/recording/asciicast.js';
 import { runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
 import { picture, serveHandshake, startScriptedServer, update, type RfbPeer } from '../support/fake-rfb-server.js';

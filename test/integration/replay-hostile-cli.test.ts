@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RFB_RECORDING_MAGIC, encodeRfbRecord, encodeRfbRecordingHead } from '../../src/recording/rfb-recording.js';
-import { encodeServerInit } from '../../src/rfb/rfb-wire.js';
+import { encodeServerInit } from '../../src/rfb/wire/rfb-wire.js';
 import { runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
 import { picture, update } from '../support/fake-rfb-server.js';
 import { tightFillFlood } from '../support/hostile-rfb.js';

@@ -1,8 +1,8 @@
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { Framebuffer } from '../../src/rfb/framebuffer.js';
-import { RfbUpstream } from '../../src/rfb/upstream-client.js';
+import { Framebuffer } from '../../src/rfb/wire/framebuffer.js';
+import { RfbUpstream } from '../../src/rfb/client/rfb-client.js';
 import { startKubevirtFixture, type KubevirtFixture, type SessionEvent } from '../fixtures/kubevirt-api.js';
 import { startVconsole, type RunningVconsole } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import zlib from 'node:zlib';
-import type { Rect } from '../../src/rfb/demo-screen.js';
-import { encodeServerInit } from '../../src/rfb/rfb-wire.js';
+import type { Rect } from '../../src/rfb/demo/screen.js';
+import { encodeServerInit } from '../../src/rfb/wire/rfb-wire.js';
 import { ByteReader } from './rfb-client.js';
 
 /** One client connection of a scripted RFB server: exact reads, raw writes. */

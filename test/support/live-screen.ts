@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream';
-import { Framebuffer } from '../../src/rfb/framebuffer.js';
-import { RfbUpstream, type RfbUpstreamOptions } from '../../src/rfb/upstream-client.js';
+import { Framebuffer } from '../../src/rfb/wire/framebuffer.js';
+import { RfbUpstream, type RfbUpstreamOptions } from '../../src/rfb/client/rfb-client.js';
 
 /**
  * A VNC client that keeps its picture current, as a viewer does: connects over `stream` and

@@ -1,7 +1,7 @@
 import type { Duplex } from 'node:stream';
 import { VconsoleError } from '../../src/errors.js';
-import type { Rect } from '../../src/rfb/demo-screen.js';
-import { NATIVE_FORMAT, encodePixelFormat } from '../../src/rfb/rfb-wire.js';
+import type { Rect } from '../../src/rfb/demo/screen.js';
+import { NATIVE_FORMAT, encodePixelFormat } from '../../src/rfb/wire/rfb-wire.js';
 
 export interface RfbProbeResult {
   version: string;

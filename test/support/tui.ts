@@ -1,5 +1,5 @@
 import { vi } from 'vitest';
-import type { ConsoleActions } from '../../src/tui/app.js';
+import type { ConsoleActions } from '../../src/tui/components/app.js';
 
 /**
  * Waits for a frame condition. React commits Ink's frames a few event-loop turns after a key

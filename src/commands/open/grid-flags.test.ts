@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { thumbnailModeFrom, withGridSharing, type GridFlags } from './grid-flags.js';
+import type { ShareFlags } from '../share-flags.js';
+
+const flags = (given: GridFlags & ShareFlags) => given;
+import { detectThumbnailMode } from '../../tui/thumbnails/thumbnail.js';
+
+describe('--grid and --thumbnails', () => {
+  it('--grid shares VNC consoles unless --no-share says otherwise', () => {
+    expect(withGridSharing(flags({ grid: true })).share).toBe(true);
+    expect(withGridSharing(flags({ grid: true, share: false })).share).toBe(false);
+    expect(withGridSharing(flags({})).share).toBeUndefined();
+  });
+
+  it('the flag wins over VCONSOLE_THUMBNAILS, which wins over detection', () => {
+    expect(thumbnailModeFrom({ thumbnails: 'sixel' }, { VCONSOLE_THUMBNAILS: 'kitty', COLORTERM: 'truecolor' })).toBe('sixel');
+    expect(thumbnailModeFrom({}, { VCONSOLE_THUMBNAILS: 'none', COLORTERM: 'truecolor' })).toBe('none');
+    expect(() => thumbnailModeFrom({}, { VCONSOLE_THUMBNAILS: 'pretty' })).toThrow(/invalid VCONSOLE_THUMBNAILS "pretty"/);
+  });
+
+  it('detects what the terminal says it has', () => {
+    expect(detectThumbnailMode({ TERM: 'xterm-kitty', KITTY_WINDOW_ID: '1', COLORTERM: 'truecolor' })).toBe('kitty');
+    expect(detectThumbnailMode({ TERM_PROGRAM: 'iTerm.app', COLORTERM: 'truecolor' })).toBe('iterm2');
+    expect(detectThumbnailMode({ TERM: 'foot' })).toBe('sixel');
+    expect(detectThumbnailMode({ TERM: 'xterm-256color', COLORTERM: 'truecolor' })).toBe('truecolor');
+    expect(detectThumbnailMode({ TERM: 'xterm-256color', COLORTERM: '24bit' })).toBe('truecolor');
+    expect(detectThumbnailMode({ TERM: 'xterm-256color' })).toBe('256');
+    // Inside tmux image escapes do not reach the terminal: colours it is.
+    expect(detectThumbnailMode({ TERM: 'tmux-256color', TMUX: '/tmp/s,1,0', KITTY_WINDOW_ID: '1', COLORTERM: 'truecolor' })).toBe('truecolor');
+  });
+});

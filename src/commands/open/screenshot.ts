@@ -1,0 +1,81 @@
+import net from 'node:net';
+import path from 'node:path';
+import { localAddressOf } from '../../net/host-port.js';
+import { VconsoleError, describeError } from '../../errors.js';
+import { Framebuffer } from '../../rfb/wire/framebuffer.js';
+import { RfbUpstream } from '../../rfb/client/rfb-client.js';
+import { wholePicture } from '../../rfb/client/whole-picture.js';
+import { echoInput } from '../../text/terminal-text.js';
+import { fileErrorCause, writePrivateNewFile } from '../../files/safe-file.js';
+import { SCREENSHOT_TIMEOUT_MS } from '../screenshot.js';
+import { encodePngInTurns } from '../png-in-turns.js';
+import { timestampedScreenshotName } from '../screenshot-file.js';
+
+/** Where a session listens, as its snapshot says. */
+export interface ListeningSession {
+  name: string;
+  address?: string;
+  port?: number;
+  /** Viewers connected now. */
+  clients?: number;
+}
+
+export interface SessionScreenshotOptions {
+  /** Where the PNG goes; default the current directory. */
+  dir?: string;
+  /** The time in the file name; default now. */
+  at?: Date;
+  /** The password the session's viewers must give, if any. */
+  password?: string;
+  /**
+   * The console keeps one session (KubeVirt) and nothing shares it here: through the port a
+   * picture is one more client and would take the screen from a viewer showing it.
+   */
+  exclusive?: boolean;
+  timeoutMs?: number;
+}
+
+/**
+ * `s` in `vconsole open`: a PNG of a VNC session's screen, taken through the session's own
+ * local port like any viewer (a shared console thus kicks nobody), written as
+ * `DIR/NAME-YYYYMMDD-HHMMSS.png` (never over an existing file). Resolves with the path.
+ */
+export async function saveSessionScreenshot(session: ListeningSession, options: SessionScreenshotOptions = {}): Promise<string> {
+  if (session.port === undefined) throw new VconsoleError(`${session.name} is not listening`);
+  if (options.exclusive && (session.clients ?? 0) > 0) {
+    throw new VconsoleError(`a screenshot would take ${session.name}'s only VNC session from its viewer`, {
+      hint: 'start open with --share (or defaults.share) to picture consoles being watched',
+    });
+  }
+  const host = localAddressOf(session.address);
+  const timeoutMs = options.timeoutMs ?? SCREENSHOT_TIMEOUT_MS;
+  const framebuffer = new Framebuffer(0, 0);
+  const socket = net.connect({ host, port: session.port });
+  const timer = setTimeout(() => socket.destroy(new VconsoleError(`no picture of ${session.name} within ${timeoutMs / 1000} s`)), timeoutMs);
+  let upstream: RfbUpstream | undefined;
+  try {
+    upstream = await RfbUpstream.connect(socket, framebuffer, { password: options.password, shared: true });
+    await wholePicture(upstream, framebuffer);
+  } catch (err) {
+    throw new VconsoleError(`no screenshot of ${session.name}: ${describeError(err)}`, { cause: err });
+  } finally {
+    clearTimeout(timer);
+    upstream?.close();
+    socket.destroy();
+  }
+  return writeNew(options.dir ?? '.', timestampedScreenshotName(session.name, options.at ?? new Date()), await encodePngInTurns(framebuffer));
+}
+
+/** Writes `png` as `name` in `dir` (0600, never through a link), or `name` with -2, -3... when a picture of that second exists. */
+async function writeNew(dir: string, name: string, png: Buffer): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    const file = path.join(dir, attempt === 1 ? name : name.replace(/\.png$/, `-${attempt}.png`));
+    try {
+      await writePrivateNewFile(file, png);
+      return file;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 100) continue;
+      throw new VconsoleError(`cannot write ${echoInput(file)}: ${fileErrorCause(err)}`, { cause: err });
+    }
+  }
+}

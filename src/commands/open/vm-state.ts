@@ -1,0 +1,118 @@
+/**
+ * `open`'s sessions following their VMs: each session whose provider can tell (KubeVirt,
+ * OpenStack) has its VM's state shown and logged, and when the VM runs again after it stopped,
+ * the session is brought back: a viewer that exited meanwhile is launched again, a session
+ * whose pre-flight failed (the VM was not running) starts. Lives outside src/proxy: the data
+ * path knows no provider.
+ */
+import { describeError } from '../../errors.js';
+import type { ConsoleSession } from '../../proxy/console-session.js';
+import type { UpstreamSource } from '../../proxy/types.js';
+import { sourceChain } from '../../proxy/wrapped-source.js';
+import type { ConsoleTarget, VmPhase, VmState } from '../../targets/types.js';
+import type { ViewerStatusEvent } from '../../viewers/viewer-supervisor.js';
+
+/** Phases from which `Running` means the VM came back (its console went away meanwhile). */
+const CAME_BACK_FROM: ReadonlySet<VmPhase> = new Set(['Stopped', 'Failed', 'gone', 'Starting', 'Migrating', 'Unknown']);
+
+/** Phases a row is marked for: the VM is not there to show a console. */
+const DOWN: ReadonlySet<VmPhase> = new Set(['Stopped', 'Failed', 'gone']);
+
+/** What follows VM state needs of `open`. */
+export interface VmStateHooks {
+  /** Shows the state (the TUI's row); the log line is written here already. */
+  show(sessionId: number, state: VmState): void;
+  /** The VM runs again: start the session if it failed, else launch its viewer again. */
+  runsAgain(session: ConsoleSession, action: 'start' | 'reopen-viewer'): Promise<void>;
+}
+
+/** Where sessions come and go (a SessionRegistry). */
+interface SessionEvents {
+  on(event: 'removed', listener: (session: ConsoleSession) => void): unknown;
+  off(event: 'removed', listener: (session: ConsoleSession) => void): unknown;
+}
+
+/** Where viewers open and exit (a ViewerSupervisor). */
+interface ViewerEvents {
+  on(event: 'status', listener: (event: ViewerStatusEvent) => void): unknown;
+  off(event: 'status', listener: (event: ViewerStatusEvent) => void): unknown;
+}
+
+/**
+ * The provider's target under the wrappers that sharing and recording add (RFB hub, shared
+ * serial line, recorder): each keeps what it wraps as `inner`.
+ */
+export function followableTarget(source: UpstreamSource): Required<Pick<ConsoleTarget, 'followState'>> | undefined {
+  const inner = [...sourceChain(source)].at(-1) ?? source;
+  const follow = (inner as Partial<ConsoleTarget>).followState;
+  return follow ? { followState: (context) => follow.call(inner, context) } : undefined;
+}
+
+/** `Stopped (Succeeded)`, `Running`. */
+export function vmStateText(state: VmState): string {
+  return state.detail && state.detail !== state.phase ? `${state.phase} (${state.detail})` : state.phase;
+}
+
+/** One follow per session; every follow ends when its session is removed or on stopAll(). */
+export class VmStateFollowers {
+  private readonly following = new Map<number, AbortController>();
+  /** Sessions whose viewer exited (closed or failed) and was not launched again since. */
+  private readonly viewerGone = new Set<number>();
+  private readonly onRemoved = (session: ConsoleSession) => this.unfollow(session.id);
+  private readonly onViewer = (event: ViewerStatusEvent) => {
+    if (event.state === 'open') this.viewerGone.delete(event.key);
+    else this.viewerGone.add(event.key);
+  };
+
+  constructor(
+    private readonly hooks: VmStateHooks,
+    private readonly sessions: SessionEvents,
+    private readonly viewers?: ViewerEvents,
+  ) {
+    sessions.on('removed', this.onRemoved);
+    viewers?.on('status', this.onViewer);
+  }
+
+  /** Starts following the session's VM, when its provider can; once per session. */
+  follow(session: ConsoleSession): void {
+    const target = followableTarget(session.source);
+    if (!target || this.following.has(session.id)) return;
+    const controller = new AbortController();
+    this.following.set(session.id, controller);
+    let last: VmState | undefined;
+    const onState = (state: VmState) => {
+      if (controller.signal.aborted || state.phase === last?.phase) return;
+      const previous = last;
+      last = state;
+      session.log(DOWN.has(state.phase) ? 'warn' : 'info', `VM ${vmStateText(state)}`);
+      this.hooks.show(session.id, state);
+      if (state.phase === 'Running' && previous && CAME_BACK_FROM.has(previous.phase)) this.cameBack(session);
+    };
+    target
+      .followState({ signal: controller.signal, onState, log: (level, message) => session.log(level, message) })
+      .catch((err: unknown) => {
+        if (!controller.signal.aborted) session.log('debug', `VM state: not followed: ${describeError(err)}`);
+      });
+  }
+
+  private cameBack(session: ConsoleSession): void {
+    const failed = session.snapshot().state === 'error';
+    if (!failed && !this.viewerGone.has(session.id)) return;
+    const action = failed ? 'start' : 'reopen-viewer';
+    session.log('info', failed ? 'VM runs again: starting the console' : 'VM runs again: reopening the viewer');
+    this.hooks.runsAgain(session, action).catch((err: unknown) => session.log('error', describeError(err)));
+  }
+
+  unfollow(sessionId: number): void {
+    this.following.get(sessionId)?.abort();
+    this.following.delete(sessionId);
+    this.viewerGone.delete(sessionId);
+  }
+
+  /** Ends every follow (their sockets and timers) and stops listening. */
+  stopAll(): void {
+    for (const id of [...this.following.keys()]) this.unfollow(id);
+    this.sessions.off('removed', this.onRemoved);
+    this.viewers?.off('status', this.onViewer);
+  }
+}

@@ -1,0 +1,300 @@
+import type { Duplex } from 'node:stream';
+import { VconsoleError, describeError } from '../../errors.js';
+import { DIAL_TIMEOUT_MS, FIRST_PICTURE_TIMEOUT_MS } from '../../limits.js';
+import { ConsoleFailure } from '../../proxy/console-failure.js';
+import { SharedSource, SilentConsoleError } from '../../proxy/shared-source.js';
+import type { DialContext, LogLevel, UpstreamSource } from '../../proxy/types.js';
+import { AuthBackoff } from '../server/auth-backoff.js';
+import { drawBanner } from './banner.js';
+import { duplexPair } from '../../streams/duplex-pair.js';
+import { Framebuffer } from '../wire/framebuffer.js';
+import { RfbUpstream } from '../client/rfb-client.js';
+import { durationText } from '../server/output.js';
+import { ViewerDroppedError, serveViewer, type ViewerSession } from '../server/rfb-server.js';
+import { wholePicture } from '../client/whole-picture.js';
+
+export type HubState = 'live' | 'reconnecting';
+
+export interface RfbHubEvents {
+  /** The shared console came back, or dropped and is being dialled again. */
+  state: [HubState];
+  /** The hub's own news (never a secret). */
+  log: [LogLevel, string];
+}
+
+export interface RfbHubOptions {
+  /** VNC authentication towards a plain tcp:// or unix:// VNC server that asks for it. */
+  upstreamPassword?: string;
+  /** Local viewers must answer VNC authentication with this password (exposed listeners). */
+  viewerPassword?: string;
+  /** Viewers only watch: their keys, pointer and clipboard are dropped. */
+  viewOnly?: boolean;
+  /** Wrong viewer passwords slowed per address; one for every console of a command (else this hub's own). */
+  authBackoff?: AuthBackoff;
+  /** First redial delay after the upstream dropped; doubles up to `maxRetryMs`. */
+  firstRetryMs?: number;
+  maxRetryMs?: number;
+}
+
+const FIRST_RETRY_MS = 500;
+const MAX_RETRY_MS = 10_000;
+
+/**
+ * One VNC console shared by every local viewer, as an UpstreamSource wrapping another: the
+ * pre-flight dials the console once and decodes it into one Framebuffer; each client's dial
+ * gets its own in-memory RFB server stream over that picture, so the relay stays a byte relay.
+ * KubeVirt keeps one VNC session per VM: here it is opened once, so viewers never kick each
+ * other. When the console drops, viewers stay connected and see the last screen with a
+ * "reconnecting" banner while the hub redials with back-off. A console that is not VNC (a
+ * serial line) passes through untouched.
+ */
+export class RfbHub extends SharedSource<RfbHubEvents> {
+  protected readonly sharedType = 'vnc';
+  readonly framebuffer = new Framebuffer(0, 0);
+  private upstream?: RfbUpstream;
+  /** The shared connection's own stream: its write buffer says whether the console takes input. */
+  private upstreamStream?: Duplex;
+  private opening?: Promise<RfbUpstream>;
+  private readonly viewers = new Set<ViewerSession>();
+  private readonly closing = new AbortController();
+  private retryTimer?: NodeJS.Timeout;
+  private retryMs: number;
+  private currentState: HubState = 'live';
+  private readonly authBackoff: AuthBackoff;
+
+  constructor(
+    inner: UpstreamSource,
+    private readonly options: RfbHubOptions = {},
+  ) {
+    super(inner);
+    this.retryMs = options.firstRetryMs ?? FIRST_RETRY_MS;
+    this.authBackoff = options.authBackoff ?? new AuthBackoff();
+    // Each viewer listens to the picture (damage, resize, cursor): any number of viewers is normal here.
+    this.framebuffer.setMaxListeners(0);
+  }
+
+  get state(): HubState {
+    return this.currentState;
+  }
+
+  /** Viewers connected now. */
+  get viewerCount(): number {
+    return this.viewers.size;
+  }
+
+  /**
+   * The console's own pre-flight, then the one shared connection to it. The console failing on
+   * that connection is its own trouble (ConsoleFailure), not its target's: the other consoles
+   * of the command are served, as they are when a client's own dial fails without a hub.
+   */
+  async check(signal: AbortSignal): Promise<void> {
+    await this.inner.check?.(signal);
+    if (!this.shares) return;
+    try {
+      await this.open(signal);
+    } catch (err) {
+      throw signal.aborted ? err : new ConsoleFailure(err);
+    }
+  }
+
+  /** Viewers from an address held back after wrong passwords are refused before any challenge. */
+  turnsAway(peer: string): boolean {
+    return this.shares && this.options.viewerPassword !== undefined && this.authBackoff.heldBack(peer);
+  }
+
+  /** A viewer's own RFB server over the shared picture; the console is opened if it is not yet. */
+  async dial(context: DialContext): Promise<Duplex> {
+    if (!this.shares) return this.inner.dial(context);
+    if (this.closing.signal.aborted) throw new VconsoleError('the shared console was closed');
+    // While reconnecting the viewer gets the last screen and the banner, not an error.
+    if (!this.upstream && !this.retryTimer) await this.open(context.signal);
+    const [viewerEnd, relayEnd] = duplexPair();
+    const viewer = serveViewer(viewerEnd, {
+      framebuffer: this.framebuffer,
+      password: this.options.viewerPassword,
+      viewOnly: this.options.viewOnly,
+      input: {
+        key: (down, keysym) => this.upstream?.key(down, keysym),
+        qemuKey: (down, keysym, keycode) => {
+          if (this.upstream?.supportsQemuKeys) this.upstream.qemuKey(down, keysym, keycode);
+          else this.upstream?.key(down, keysym);
+        },
+        pointer: (buttons, x, y) => this.upstream?.pointer(buttons, x, y),
+        clipboard: (text) => this.upstream?.clipboard(text),
+        roomForInput: () => this.roomForInput(),
+      },
+      // The first wrong password of a burst is logged, not every guess.
+      authGate: this.authBackoff.gate(context.peer, (message) => context.log('warn', message)),
+    });
+    this.viewers.add(viewer);
+    viewer.on('close', (err) => {
+      this.viewers.delete(viewer);
+      if (err instanceof ViewerDroppedError) context.log('warn', `viewer${context.peer ? ` from ${context.peer}` : ''} disconnected: ${err.message}`);
+    });
+    return relayEnd;
+  }
+
+  /** Undefined while the console's connection takes input; else once it drained or closed. */
+  private roomForInput(): Promise<void> | undefined {
+    const stream = this.upstreamStream;
+    if (!stream || !stream.writableNeedDrain || stream.destroyed) return undefined;
+    return new Promise((resolve) => {
+      const done = () => {
+        stream.off('drain', done);
+        stream.off('close', done);
+        resolve();
+      };
+      stream.on('drain', done);
+      stream.on('close', done);
+    });
+  }
+
+  async release(): Promise<void> {
+    this.closing.abort();
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    const upstream = this.upstream;
+    this.upstream = undefined;
+    this.upstreamStream = undefined;
+    upstream?.close();
+    for (const viewer of this.viewers) viewer.close();
+    this.viewers.clear();
+    await this.inner.release?.();
+  }
+
+  private open(signal: AbortSignal, redial = false): Promise<RfbUpstream> {
+    if (this.upstream) return Promise.resolve(this.upstream);
+    this.opening ??= this.connect(signal, redial).finally(() => {
+      this.opening = undefined;
+    });
+    return this.opening;
+  }
+
+  /**
+   * A redial never takes the console from another client: on KubeVirt the drop may have been
+   * someone else taking the VM's one VNC session, and kicking them back would start a tug of war.
+   */
+  private async connect(signal: AbortSignal, redial: boolean): Promise<RfbUpstream> {
+    const both = AbortSignal.any([signal, this.closing.signal]);
+    const log = (level: LogLevel, message: string) => this.emit('log', level, message);
+    const dialTimeout = AbortSignal.timeout(DIAL_TIMEOUT_MS);
+    let stream: Duplex;
+    try {
+      stream = await this.inner.dial({ signal: AbortSignal.any([both, dialTimeout]), log, preserveSession: redial || undefined });
+    } catch (err) {
+      if (dialTimeout.aborted && !both.aborted) throw new SilentConsoleError(`timed out opening the console (${durationText(DIAL_TIMEOUT_MS)})`);
+      throw err;
+    }
+    // A console that answers the handshake and never draws fails here rather than hold its start forever.
+    const pictureTimeout = AbortSignal.timeout(FIRST_PICTURE_TIMEOUT_MS);
+    let upstream: RfbUpstream;
+    /** A close that came with the first picture (bytes after it broke the protocol). */
+    let dropped: { error?: Error } | undefined;
+    try {
+      // The first whole picture is in before viewers are served: none starts from a blank screen.
+      upstream = await abortable(
+        RfbUpstream.connect(stream, this.framebuffer, { password: this.options.upstreamPassword, shared: true }).then(async (client) => {
+          // Heard from the start: the close listener below comes a few turns later, too late
+          // for one in the same read as the picture, which would leave a dead console shared.
+          client.once('close', (error) => (dropped ??= { error }));
+          await wholePicture(client, this.framebuffer);
+          return client;
+        }),
+        AbortSignal.any([both, pictureTimeout]),
+        () => stream.destroy(),
+      );
+    } catch (err) {
+      stream.destroy();
+      if (pictureTimeout.aborted && !both.aborted) {
+        throw new SilentConsoleError(
+          `timed out: the console sent no whole picture within ${durationText(FIRST_PICTURE_TIMEOUT_MS)}`,
+          'check that the VM shows a screen; without --share each viewer waits for the console itself',
+        );
+      }
+      throw err;
+    }
+    if (this.closing.signal.aborted) {
+      upstream.close();
+      throw new VconsoleError('the shared console was closed');
+    }
+    if (dropped) throw dropped.error ?? new VconsoleError('the console closed the connection');
+    this.upstream = upstream;
+    this.upstreamStream = stream;
+    upstream.on('bell', () => {
+      for (const viewer of this.viewers) viewer.bell();
+    });
+    upstream.on('clipboard', (text) => {
+      for (const viewer of this.viewers) viewer.clipboard(text);
+    });
+    // The client asks for the next update as each one is drawn: the picture stays live by itself.
+    upstream.once('close', (err) => this.lost(upstream, err));
+    return upstream;
+  }
+
+  private lost(upstream: RfbUpstream, err: Error | undefined): void {
+    if (this.upstream !== upstream) return;
+    this.upstream = undefined;
+    this.upstreamStream = undefined;
+    if (this.closing.signal.aborted) return;
+    this.emit('log', 'warn', `console dropped${err ? `: ${describeError(err)}` : ''}; reconnecting`);
+    this.setState('reconnecting');
+    this.retryMs = this.options.firstRetryMs ?? FIRST_RETRY_MS;
+    this.showBanner();
+    this.scheduleRedial();
+  }
+
+  private showBanner(): void {
+    if (this.framebuffer.width > 0 && this.framebuffer.height > 0) drawBanner(this.framebuffer, `reconnecting to ${this.name}...`);
+  }
+
+  private scheduleRedial(): void {
+    const delay = this.retryMs;
+    this.retryMs = Math.min(this.retryMs * 2, this.options.maxRetryMs ?? MAX_RETRY_MS);
+    this.retryTimer = setTimeout(() => {
+      void this.open(this.closing.signal, true).then(
+        () => {
+          this.retryTimer = undefined;
+          this.emit('log', 'info', 'console back');
+          this.setState('live');
+        },
+        (err: unknown) => {
+          if (this.closing.signal.aborted) return;
+          this.emit('log', 'debug', `reconnect failed: ${describeError(err)}; next try in ${this.retryMs} ms`);
+          this.showBanner();
+          this.scheduleRedial();
+        },
+      );
+    }, delay);
+  }
+
+  private setState(state: HubState): void {
+    if (state === this.currentState) return;
+    this.currentState = state;
+    this.emit('state', state);
+  }
+}
+
+/** `promise`, or a rejection as soon as `signal` aborts (after `onAbort` cleaned up). */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal, onAbort: () => void): Promise<T> {
+  if (signal.aborted) {
+    onAbort();
+    return Promise.reject(new VconsoleError('cancelled'));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => {
+      onAbort();
+      reject(new VconsoleError('cancelled'));
+    };
+    signal.addEventListener('abort', abort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', abort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', abort);
+        reject(err instanceof Error ? err : new Error(String(err)));
+      },
+    );
+  });
+}

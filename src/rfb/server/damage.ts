@@ -1,0 +1,121 @@
+import { clip, intersect, union, type Rect } from '../demo/screen.js';
+import type { Framebuffer } from '../wire/framebuffer.js';
+import type { UpdatePlan } from './update.js';
+import { VIEWER_UPDATE_MAX_PIXELS } from '../../limits.js';
+
+/** Beyond this many separate damaged areas a viewer's damage collapses into their union. */
+const MAX_DIRTY_RECTS = 16;
+
+/** The pseudo-encodings a viewer asked for. */
+export interface ViewerWants {
+  cursor: boolean;
+  desktopSize: boolean;
+}
+
+/**
+ * What one viewer has not been sent yet: damaged areas (a bounded list), its pending update
+ * request, a new size or cursor, and the QEMU key acknowledgement. `plan` turns it into the
+ * next FramebufferUpdate when the request covers something.
+ */
+export class ViewerDamage {
+  private dirty: Rect[] = [];
+  /** The union of the areas of update requests not answered yet. */
+  private requested: Rect | undefined;
+  private sizeChanged = false;
+  cursorChanged = false;
+  qemuKeyAckDue = false;
+
+  /** `width` x `height`: the size the viewer was last told. */
+  constructor(private width: number, private height: number) {}
+
+  /** The viewer was told this size (ServerInit). */
+  told(width: number, height: number): void {
+    this.width = width;
+    this.height = height;
+  }
+
+  damage(rect: Rect): void {
+    let merged = rect;
+    const kept: Rect[] = [];
+    for (const other of this.dirty) {
+      if (intersect(merged, other)) merged = union(merged, other);
+      else kept.push(other);
+    }
+    kept.push(merged);
+    this.dirty = kept.length > MAX_DIRTY_RECTS ? [kept.reduce(union)] : kept;
+  }
+
+  resized(width: number, height: number): void {
+    this.sizeChanged = true;
+    this.dirty = [{ x: 0, y: 0, w: width, h: height }];
+  }
+
+  /** A FramebufferUpdateRequest, in the viewer's coordinates; a non-incremental one wants its area whole. */
+  request(rect: Rect, incremental: boolean): void {
+    const area = clip(rect, this.width, this.height);
+    if (area.w === 0 || area.h === 0) return;
+    if (!incremental) this.damage(area);
+    this.requested = this.requested ? union(this.requested, area) : area;
+  }
+
+  /**
+   * What the pending request should get now, or undefined when nothing it covers changed. At
+   * most `maxPixels` of picture go into one update: the rows past it stay damaged and go out
+   * when the viewer asks again.
+   */
+  plan(fb: Framebuffer, wants: ViewerWants, maxPixels = VIEWER_UPDATE_MAX_PIXELS): UpdatePlan | undefined {
+    const area = this.requested;
+    if (!area) return undefined;
+    const plan: UpdatePlan = { rects: [] };
+    if (this.sizeChanged && wants.desktopSize) {
+      this.told(fb.width, fb.height);
+      plan.size = { w: fb.width, h: fb.height };
+      const whole = { x: 0, y: 0, w: fb.width, h: fb.height };
+      this.dirty = [];
+      if (whole.w > 0 && whole.h > 0) {
+        const [sent, rest] = splitRows(whole, maxPixels);
+        plan.rects = [sent];
+        if (rest) this.dirty = [rest];
+      }
+    } else {
+      // Without DesktopSize the viewer keeps its old size: it gets the part of the new picture that fits.
+      const visible = clip(area, Math.min(fb.width, this.width), Math.min(fb.height, this.height));
+      let room = maxPixels;
+      const kept: Rect[] = [];
+      for (const r of this.dirty) {
+        const part = room > 0 ? intersect(r, visible) : undefined;
+        if (!part) {
+          kept.push(r);
+          continue;
+        }
+        const [sent, rest] = splitRows(part, room);
+        plan.rects.push(sent);
+        room -= sent.w * sent.h;
+        // A damaged area the request covers is done once sent; one it covers in part stays whole.
+        if (!contains(area, r)) kept.push(r);
+        else if (rest) kept.push(rest);
+      }
+      this.dirty = kept;
+    }
+    this.sizeChanged = false;
+    if (this.qemuKeyAckDue) plan.qemuKeyAck = true;
+    const cursor = this.cursorChanged && wants.cursor ? fb.cursor : undefined;
+    if (cursor) plan.cursor = cursor;
+    if (!plan.size && !plan.qemuKeyAck && !plan.cursor && plan.rects.length === 0) return undefined;
+    this.qemuKeyAckDue = false;
+    this.cursorChanged = false;
+    this.requested = undefined;
+    return plan;
+  }
+}
+
+/** The first rows of `r` that fit in `pixels` (one row at least), and the rows left, if any. */
+function splitRows(r: Rect, pixels: number): [Rect, Rect | undefined] {
+  const rows = Math.min(r.h, Math.max(1, Math.floor(pixels / r.w)));
+  if (rows === r.h) return [r, undefined];
+  return [{ ...r, h: rows }, { x: r.x, y: r.y + rows, w: r.w, h: r.h - rows }];
+}
+
+function contains(outer: Rect, inner: Rect): boolean {
+  return inner.x >= outer.x && inner.y >= outer.y && inner.x + inner.w <= outer.x + outer.w && inner.y + inner.h <= outer.y + outer.h;
+}

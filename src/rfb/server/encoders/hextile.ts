@@ -1,0 +1,82 @@
+import { tilesOf, type PixelPacker } from '../../wire/pixel-values.js';
+import { HEXTILE_ANY_SUBRECTS, HEXTILE_BACKGROUND, HEXTILE_FOREGROUND, HEXTILE_RAW, HEXTILE_SUBRECTS_COLOURED } from '../../wire/rfb-wire.js';
+
+
+interface Subrect {
+  value: number;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+/**
+ * Hextile (encoding 5) payload of a w x h rectangle whose pixel values are `values` (row-major):
+ * 16x16 tiles, each solid, two-colour or coloured subrectangles, or raw when that is smaller.
+ * Every non-raw tile names its background so no tile depends on what a raw one left behind.
+ */
+export function encodeHextile(values: Uint32Array, w: number, h: number, packer: PixelPacker): Buffer {
+  const parts: Buffer[] = [];
+  for (const { tile, tw, th } of tilesOf(values, w, h, 16)) parts.push(encodeTile(tile, tw, th, packer));
+  return Buffer.concat(parts);
+}
+
+function encodeTile(tile: Uint32Array, tw: number, th: number, packer: PixelPacker): Buffer {
+  const bpp = packer.bytesPerPixel;
+  const counts = new Map<number, number>();
+  for (const value of tile) counts.set(value, (counts.get(value) ?? 0) + 1);
+  const background = [...counts.entries()].reduce((best, entry) => (entry[1] > best[1] ? entry : best))[0];
+  if (counts.size === 1) {
+    const out = Buffer.alloc(1 + bpp);
+    out[0] = HEXTILE_BACKGROUND;
+    packer.write(out, 1, background);
+    return out;
+  }
+  const twoColours = counts.size === 2;
+  const rawSize = 1 + tile.length * bpp;
+  // Each colour but the background needs a coloured subrectangle at least: often that rules raw in at once.
+  const subrects = counts.size * (2 + bpp) >= rawSize ? [] : findSubrects(tile, tw, th, background);
+  const size = 1 + bpp + (twoColours ? bpp : 0) + 1 + subrects.length * (twoColours ? 2 : 2 + bpp);
+  if (subrects.length === 0 || subrects.length > 255 || size >= rawSize) {
+    const out = Buffer.alloc(rawSize);
+    out[0] = HEXTILE_RAW;
+    packer.bytes(tile).copy(out, 1);
+    return out;
+  }
+  const out = Buffer.alloc(size);
+  out[0] = HEXTILE_BACKGROUND | HEXTILE_ANY_SUBRECTS | (twoColours ? HEXTILE_FOREGROUND : HEXTILE_SUBRECTS_COLOURED);
+  let at = packer.write(out, 1, background);
+  if (twoColours) at = packer.write(out, at, subrects[0].value);
+  out[at++] = subrects.length;
+  for (const r of subrects) {
+    if (!twoColours) at = packer.write(out, at, r.value);
+    out[at++] = (r.x << 4) | r.y;
+    out[at++] = ((r.w - 1) << 4) | (r.h - 1);
+  }
+  return out;
+}
+
+/** Greedy cover of the non-background pixels: a run along a row, grown down while rows match. */
+function findSubrects(tile: Uint32Array, tw: number, th: number, background: number): Subrect[] {
+  const covered = new Uint8Array(tile.length);
+  const out: Subrect[] = [];
+  const free = (x: number, y: number, value: number) => !covered[y * tw + x] && tile[y * tw + x] === value;
+  for (let y = 0; y < th; y += 1) {
+    for (let x = 0; x < tw; x += 1) {
+      const value = tile[y * tw + x];
+      if (covered[y * tw + x] || value === background) continue;
+      let w = 1;
+      while (x + w < tw && free(x + w, y, value)) w += 1;
+      let h = 1;
+      const rowFree = (row: number) => {
+        for (let dx = 0; dx < w; dx += 1) if (!free(x + dx, row, value)) return false;
+        return true;
+      };
+      while (y + h < th && rowFree(y + h)) h += 1;
+      for (let dy = 0; dy < h; dy += 1) covered.fill(1, (y + dy) * tw + x, (y + dy) * tw + x + w);
+      out.push({ value, x, y, w, h });
+      if (out.length > 255) return out;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,449 @@
+import { EventEmitter } from 'node:events';
+import type { Duplex } from 'node:stream';
+import type { Rect } from '../demo/screen.js';
+import { ZrleCompressor } from './encoders/zrle.js';
+import type { Framebuffer } from '../wire/framebuffer.js';
+import { PASSWORD_ANSWER_TIMEOUT_MS, PREAUTH_TIMEOUT_MS, VIEWER_STALL_TIMEOUT_MS } from '../../limits.js';
+import { PixelPacker } from '../wire/pixel-values.js';
+import {
+  NATIVE_FORMAT, RfbProtocolError, colourMapEntries, encodeServerInit, negotiateVersion, parseClientMessage,
+  serverSideFormat, type ClientMessage,
+} from '../wire/rfb-wire.js';
+import type { AuthGate } from './auth-backoff.js';
+import { checkVncAuth, newChallenge } from './viewer-auth.js';
+import { ViewerDamage } from './damage.js';
+import { ViewerOutput, durationText, type OutboxKind } from './output.js';
+import { ENCODING, PIXEL_ENCODINGS, encodeUpdate } from './update.js';
+
+export interface ViewerInput {
+  key(down: boolean, keysym: number): void;
+  qemuKey?(down: boolean, keysym: number, keycode: number): void;
+  pointer(buttons: number, x: number, y: number): void;
+  clipboard(text: string): void;
+  /**
+   * Undefined while the console takes input; else resolves once it does again (its write buffer
+   * drained, or it went away). Meanwhile this viewer's connection is not read: the backpressure
+   * reaches the viewer instead of a queue growing here.
+   */
+  roomForInput?(): Promise<void> | undefined;
+}
+
+export interface ViewerServerOptions {
+  framebuffer: Framebuffer;
+  /** Offer VNC Authentication with this password instead of None. */
+  password?: string;
+  /** Input from this viewer is dropped. */
+  viewOnly?: boolean;
+  input: ViewerInput;
+  /** A viewer gave a wrong password (the caller logs it with the peer address). */
+  onAuthFailure?(): void;
+  /** Back-off for this viewer's address: wrong answers wait, held-back addresses are refused unchecked. */
+  authGate?: AuthGate;
+  /**
+   * Handshake deadline (default PREAUTH_TIMEOUT_MS), the password answer's once the challenge
+   * is out (default PASSWORD_ANSWER_TIMEOUT_MS) and stall bound (default VIEWER_STALL_TIMEOUT_MS), for tests.
+   */
+  preauthTimeoutMs?: number;
+  passwordAnswerTimeoutMs?: number;
+  /**
+   * Runs once the viewer is through authentication, and its ServerInit waits for it (the
+   * framebuffer's size is read after): a replay decodes its recording only for a viewer that
+   * gave the password. Rejecting drops the viewer.
+   */
+  beforeServerInit?(): Promise<void>;
+  stallTimeoutMs?: number;
+}
+
+/** Why this side ended a viewer's session, as the end of `viewer from ADDRESS disconnected: ...`. */
+export class ViewerDroppedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ViewerDroppedError';
+  }
+}
+
+export interface ViewerSession extends EventEmitter<{ close: [Error | undefined] }> {
+  /** Sends ServerCutText to this viewer (clipboard from the VM). */
+  clipboard(text: string): void;
+  bell(): void;
+  close(): void;
+}
+
+/** Clipboard text from a viewer above this size is dropped, not buffered. */
+export const MAX_CLIENT_CUT_TEXT = 1 << 20;
+
+const SECURITY_NONE = 1;
+const SECURITY_VNC_AUTH = 2;
+
+/** One viewer's RFB session on a shared Framebuffer: handshake, then messages parsed as they arrive. */
+class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> implements ViewerSession {
+  private buffer: Buffer = Buffer.alloc(0);
+  private phase: 'version' | 'security' | 'auth' | 'held' | 'clientInit' | 'preparing' | 'normal' = 'version';
+  /** beforeServerInit has resolved (or there is none): ServerInit may go out. */
+  private prepared = false;
+  /** Holds a wrong password's answer back (see AuthBackoff). */
+  private holdTimer: NodeJS.Timeout | undefined;
+  private version: '3.3' | '3.7' | '3.8' = '3.8';
+  private readonly securityType: number;
+  private challenge: Buffer | undefined;
+  private packer = new PixelPacker(NATIVE_FORMAT);
+  private encoding: number = ENCODING.raw;
+  private wants = { cursor: false, desktopSize: false, qemuKey: false };
+  /** ClientCutText payload still to drop (too big, or extended clipboard). */
+  private skipping = 0;
+  private readonly pending: ViewerDamage;
+  /** An update is being encoded or waits for the stream to drain; damage meanwhile is coalesced. */
+  private busy = false;
+  /** Messages written while busy go out after the update (see ViewerOutput). */
+  private readonly output: ViewerOutput;
+  private handshakeTimer: NodeJS.Timeout | undefined;
+  /** A bell went out in this turn of the event loop. */
+  private rang = false;
+  private readonly zlib = new ZrleCompressor();
+  private closed = false;
+  /** The refusal a failing handshake sends before the connection closes. */
+  private farewell: Buffer | undefined;
+  private readonly onDamage = (rect: Rect) => {
+    this.pending.damage(rect);
+    this.sendUpdateIfDue();
+  };
+  private readonly onResize = (width: number, height: number) => {
+    this.pending.resized(width, height);
+    this.sendUpdateIfDue();
+  };
+  private readonly onCursor = () => {
+    this.pending.cursorChanged = true;
+    this.sendUpdateIfDue();
+  };
+
+  constructor(private readonly stream: Duplex, private readonly options: ViewerServerOptions) {
+    super();
+    this.securityType = options.password === undefined ? SECURITY_NONE : SECURITY_VNC_AUTH;
+    this.pending = new ViewerDamage(options.framebuffer.width, options.framebuffer.height);
+    stream.on('data', (chunk: Buffer) => this.receive(chunk));
+    stream.on('error', (err) => this.finish(err));
+    stream.on('end', () => stream.end());
+    stream.on('close', () => this.finish(undefined));
+    const stallMs = options.stallTimeoutMs ?? VIEWER_STALL_TIMEOUT_MS;
+    this.output = new ViewerOutput(stream, stallMs, () => {
+      this.finish(new ViewerDroppedError(`it read nothing for ${durationText(stallMs)} while its screen changed`));
+    });
+    this.handshakeDeadline(options.preauthTimeoutMs ?? PREAUTH_TIMEOUT_MS, 'it finished no VNC handshake');
+    stream.write('RFB 003.008\n');
+  }
+
+  /** From now on the handshake must end within `ms`, else the viewer is dropped with `what` and the wait. */
+  private handshakeDeadline(ms: number, what: string): void {
+    clearTimeout(this.handshakeTimer);
+    this.handshakeTimer = setTimeout(() => this.finish(new ViewerDroppedError(`${what} within ${durationText(ms)}`)), ms);
+  }
+
+  clipboard(text: string): void {
+    if (this.output.behind) return;
+    const bytes = Buffer.from(text, 'latin1');
+    const head = Buffer.alloc(8);
+    head.writeUInt8(3, 0);
+    head.writeUInt32BE(bytes.length, 4);
+    this.send(Buffer.concat([head, bytes]), 'clipboard');
+  }
+
+  /** At most one bell per turn of the event loop: a console's burst of them is one beep. */
+  bell(): void {
+    if (this.rang || this.output.behind) return;
+    this.rang = true;
+    setImmediate(() => (this.rang = false));
+    this.send(BELL, 'bell');
+  }
+
+  close(): void {
+    this.finish(undefined);
+  }
+
+  private finish(err: Error | undefined): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.holdTimer);
+    const fb = this.options.framebuffer;
+    fb.off('damage', this.onDamage);
+    fb.off('resize', this.onResize);
+    fb.off('cursor', this.onCursor);
+    clearTimeout(this.handshakeTimer);
+    this.output.close();
+    this.zlib.close();
+    // A refusal must reach the viewer: end gracefully, then let go of the socket.
+    if (this.farewell && !this.stream.destroyed) this.stream.end(this.farewell, () => this.stream.destroy());
+    else this.stream.destroy();
+    this.emit('close', err);
+  }
+
+  /** Writes now, or after the update being encoded; nothing before the handshake's end. */
+  private send(message: Buffer, kind: OutboxKind): void {
+    if (this.closed || this.phase !== 'normal') return;
+    this.output.send(message, kind, this.busy);
+  }
+
+  private receive(chunk: Buffer): void {
+    if (this.closed) return;
+    try {
+      this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : chunk;
+      let offset = this.skipCutText(0);
+      for (let used = this.step(offset); used > 0 && !this.closed; used = this.step(offset)) {
+        offset = this.skipCutText(offset + used);
+      }
+      this.buffer = this.buffer.subarray(offset);
+      this.holdWhileConsoleIsFull();
+    } catch (err) {
+      // A viewer that breaks the protocol loses its own connection, nobody else's.
+      const reason = err instanceof Error ? err.message : String(err);
+      this.finish(new RfbProtocolError(`RFB viewer: ${reason}; the viewer was disconnected`));
+    }
+  }
+
+  /**
+   * Stops reading this viewer while the console does not take its input (keys of a stalled
+   * console), or while the viewer does not take what its own messages asked for (a viewer that
+   * sends requests and never reads would otherwise queue answers without end).
+   */
+  private holdWhileConsoleIsFull(): void {
+    const room = this.phase === 'normal' ? this.options.input.roomForInput?.() : undefined;
+    const own = this.stream.writableNeedDrain ? new Promise<void>((resolve) => this.stream.once('drain', resolve)) : undefined;
+    if (!room && !own) return;
+    this.stream.pause();
+    void Promise.all([room, own]).then(() => {
+      if (!this.closed) this.stream.resume();
+    });
+  }
+
+  private skipCutText(offset: number): number {
+    const dropped = Math.min(this.skipping, this.buffer.length - offset);
+    this.skipping -= dropped;
+    return offset + dropped;
+  }
+
+  /** Handles one message at `offset`; returns the bytes it used, 0 when more must arrive. */
+  private step(offset: number): number {
+    const available = this.buffer.length - offset;
+    const at = this.buffer.subarray(offset);
+    switch (this.phase) {
+      case 'version':
+        if (available < 12) return 0;
+        this.version = negotiateVersion(at.subarray(0, 12));
+        this.refuseWhileHeld('before');
+        if (this.version === '3.3') {
+          this.stream.write(u32(this.securityType));
+          this.afterSecurityType();
+        } else {
+          this.stream.write(Buffer.from([1, this.securityType]));
+          this.phase = 'security';
+        }
+        return 12;
+      case 'security':
+        if (available < 1) return 0;
+        if (at[0] !== this.securityType) {
+          const reason = `security type ${at[0]} is not offered (only ${this.securityType})`;
+          this.farewell = this.version === '3.8' ? Buffer.concat([u32(1), lengthPrefixed(reason)]) : undefined;
+          throw new RfbProtocolError(reason);
+        }
+        this.afterSecurityType();
+        return 1;
+      case 'auth': {
+        if (available < 16) return 0;
+        const challenge = this.challenge ?? Buffer.alloc(16);
+        // An answer from a held-back address is not checked: a right guess must look like a wrong one.
+        this.refuseWhileHeld('after');
+        if (!checkVncAuth(this.options.password ?? '', challenge, at.subarray(0, 16))) {
+          this.farewell = this.version === '3.8' ? Buffer.concat([u32(1), lengthPrefixed('authentication failed')]) : u32(1);
+          this.options.onAuthFailure?.();
+          const holdMs = this.options.authGate?.failed() ?? 0;
+          if (holdMs <= 0) throw new RfbProtocolError('wrong VNC password');
+          this.phase = 'held';
+          this.holdTimer = setTimeout(() => this.finish(new RfbProtocolError('wrong VNC password')), holdMs);
+          return available;
+        }
+        this.options.authGate?.succeeded();
+        this.stream.write(u32(0));
+        this.enterClientInit();
+        return 16;
+      }
+      case 'held':
+        return available; // nothing more is read from a viewer whose wrong answer is being held
+      case 'preparing':
+        return 0; // its ClientInit waits for beforeServerInit
+      case 'clientInit': {
+        if (available < 1) return 0;
+        if (!this.prepared) {
+          this.phase = 'preparing';
+          return 0;
+        }
+        // The shared flag asks us to drop other viewers; every viewer of the hub shares instead.
+        const fb = this.options.framebuffer;
+        this.stream.write(encodeServerInit(fb.width, fb.height, fb.name));
+        this.pending.told(fb.width, fb.height);
+        this.phase = 'normal';
+        clearTimeout(this.handshakeTimer);
+        fb.on('damage', this.onDamage);
+        fb.on('resize', this.onResize);
+        fb.on('cursor', this.onCursor);
+        return 1;
+      }
+      case 'normal':
+        return this.normalMessage(at);
+    }
+  }
+
+  /**
+   * Refuses at once, with the wait in the reason, when this viewer's address is held back
+   * after wrong passwords: before the security types (no challenge is spent) or after its
+   * answer (which is then not checked).
+   */
+  private refuseWhileHeld(when: 'before' | 'after'): void {
+    if (this.securityType !== SECURITY_VNC_AUTH) return;
+    const waitMs = this.options.authGate?.wait() ?? 0;
+    if (waitMs <= 0) return;
+    const reason = `too many wrong passwords from this address: try again in ${Math.ceil(waitMs / 1000)} s`;
+    if (when === 'before') this.farewell = Buffer.concat([this.version === '3.3' ? u32(0) : Buffer.from([0]), lengthPrefixed(reason)]);
+    else this.farewell = this.version === '3.8' ? Buffer.concat([u32(1), lengthPrefixed(reason)]) : u32(1);
+    throw new RfbProtocolError(reason);
+  }
+
+  private afterSecurityType(): void {
+    if (this.securityType === SECURITY_VNC_AUTH) {
+      this.challenge = newChallenge();
+      this.stream.write(this.challenge);
+      this.phase = 'auth';
+      // The viewer now asks its user for the password: a person's typing gets longer than a silent socket.
+      this.handshakeDeadline(this.options.passwordAnswerTimeoutMs ?? PASSWORD_ANSWER_TIMEOUT_MS, 'it answered no VNC password');
+      return;
+    }
+    if (this.version === '3.8') this.stream.write(u32(0));
+    this.enterClientInit();
+  }
+
+  /** Authenticated: what beforeServerInit prepares starts now, while the ClientInit arrives. */
+  private enterClientInit(): void {
+    this.phase = 'clientInit';
+    const prepare = this.options.beforeServerInit;
+    if (!prepare) {
+      this.prepared = true;
+      return;
+    }
+    prepare().then(
+      () => {
+        this.prepared = true;
+        if (this.closed || this.phase !== 'preparing') return;
+        this.phase = 'clientInit';
+        this.receive(Buffer.alloc(0));
+      },
+      (err: unknown) => this.finish(err instanceof Error ? err : new Error(String(err))),
+    );
+  }
+
+  private normalMessage(at: Buffer): number {
+    if (at.length >= 1 && at[0] === 255) {
+      // QEMU client message: only subtype 0, the Extended Key Event, is understood.
+      if (at.length < 2) return 0;
+      if (at[1] !== 0) throw new RfbProtocolError(`unknown QEMU client message subtype ${at[1]}`);
+      if (at.length < 12) return 0;
+      if (!this.options.viewOnly) {
+        const down = at.readUInt16BE(2) !== 0;
+        const keysym = at.readUInt32BE(4);
+        const keycode = at.readUInt32BE(8);
+        if (this.options.input.qemuKey) this.options.input.qemuKey(down, keysym, keycode);
+        else this.options.input.key(down, keysym);
+      }
+      return 12;
+    }
+    const parsed = parseClientMessage(at, 0);
+    if (!parsed) return 0;
+    if (parsed.message.type !== 'cutText') {
+      this.handle(parsed.message);
+      return parsed.size;
+    }
+    const length = parsed.message.length;
+    // A negative length is the extended clipboard format, not offered here: dropped like oversized text.
+    if (at.readInt32BE(4) < 0 || length > MAX_CLIENT_CUT_TEXT) {
+      this.skipping = length;
+      return parsed.size;
+    }
+    if (at.length < parsed.size + length) return 0;
+    if (!this.options.viewOnly) this.options.input.clipboard(at.subarray(8, 8 + length).toString('latin1'));
+    return parsed.size + length;
+  }
+
+  private handle(message: ClientMessage): void {
+    const input = this.options.viewOnly ? undefined : this.options.input;
+    switch (message.type) {
+      case 'setPixelFormat':
+        this.packer = new PixelPacker(serverSideFormat(message.format));
+        if (!message.format.trueColour) this.send(colourMapEntries(), 'colourMap');
+        break;
+      case 'setEncodings': {
+        const list = message.encodings;
+        this.encoding = list.find((e) => PIXEL_ENCODINGS.includes(e)) ?? ENCODING.raw;
+        const qemuKey = list.includes(ENCODING.qemuExtendedKey) && this.options.input.qemuKey !== undefined;
+        this.pending.qemuKeyAckDue = qemuKey && !this.wants.qemuKey;
+        this.wants = { cursor: list.includes(ENCODING.cursor), desktopSize: list.includes(ENCODING.desktopSize), qemuKey };
+        this.pending.cursorChanged = this.wants.cursor && this.options.framebuffer.cursor !== undefined;
+        break;
+      }
+      case 'updateRequest':
+        this.pending.request(message.rect, message.incremental);
+        this.sendUpdateIfDue();
+        break;
+      case 'key':
+        input?.key(message.down, message.keysym);
+        break;
+      case 'pointer':
+        input?.pointer(message.buttons, message.x, message.y);
+        break;
+      case 'cutText':
+        break; // handled in normalMessage, which has the payload
+    }
+  }
+
+  /**
+   * Answers the pending request when something it covers changed. One update at a time, and
+   * none while the stream's buffer is full: a viewer that stops reading costs one update of
+   * memory plus its (bounded) damage list.
+   */
+  private sendUpdateIfDue(): void {
+    if (this.busy || this.closed || this.phase !== 'normal') return;
+    const plan = this.pending.plan(this.options.framebuffer, this.wants);
+    if (!plan) return;
+    this.busy = true;
+    const cancelled = () => this.closed;
+    encodeUpdate(plan, this.options.framebuffer, this.packer, this.encoding, this.zlib, { cancelled }).then((parts) => {
+      if (this.closed) return;
+      // Corked, the parts leave in one writev; the last write's answer covers all that is buffered.
+      this.stream.cork();
+      let drained = true;
+      for (const part of parts) drained = this.output.write(part);
+      this.stream.uncork();
+      const resume = () => {
+        this.busy = false;
+        this.output.release();
+        this.sendUpdateIfDue();
+      };
+      if (drained) resume();
+      else this.stream.once('drain', resume);
+    }, (err: Error) => this.finish(err));
+  }
+}
+
+const BELL = Buffer.from([2]);
+
+function u32(value: number): Buffer {
+  const out = Buffer.alloc(4);
+  out.writeUInt32BE(value);
+  return out;
+}
+
+function lengthPrefixed(text: string): Buffer {
+  const bytes = Buffer.from(text, 'utf8');
+  return Buffer.concat([u32(bytes.length), bytes]);
+}
+
+/** Serves one viewer on `stream` from `options.framebuffer`; every viewer of a framebuffer shares it. */
+export function serveViewer(stream: Duplex, options: ViewerServerOptions): ViewerSession {
+  return new ViewerConnection(stream, options);
+}

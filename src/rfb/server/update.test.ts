@@ -1,0 +1,136 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { serveHandshake, startScriptedServer, type RfbPeer } from '../../../test/support/fake-rfb-server.js';
+import type { Rect } from '../demo/screen.js';
+import { ZrleCompressor } from './encoders/zrle.js';
+import { EncodeTurns } from './encoders/turns.js';
+import { Framebuffer } from '../wire/framebuffer.js';
+import { PixelPacker } from '../wire/pixel-values.js';
+import { NATIVE_FORMAT } from '../wire/rfb-wire.js';
+import { RfbUpstream } from '../client/rfb-client.js';
+import { ViewerDamage } from './damage.js';
+import { ENCODING, encodeUpdate } from './update.js';
+import { loopStalls } from '../../../test/support/loop-stalls.js';
+
+// The hub's viewer server encodes what a console draws for every viewer. A hostile console's
+// 8192x8192 screen, redrawn, must not be encoded in one go (a second of the loop per viewer),
+// and what goes out in bands across turns must still be one valid update with the right pixels.
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A width x height screen of `colours` colours in no order: the costliest kind to encode. */
+function noisy(width: number, height: number, colours = 1 << 24): Framebuffer {
+  const fb = new Framebuffer(width, height, 'noisy');
+  const words = new Uint32Array(fb.pixels.buffer, fb.pixels.byteOffset, width * height);
+  let seed = 0x9e3779b9;
+  for (let i = 0; i < words.length; i++) {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    words[i] = (((seed >>> 0) % colours) * 0x010307) & 0xffffff;
+  }
+  return fb;
+}
+
+/** What vconsole's own RFB client draws from `update`, sent by a console of `source`'s size. */
+async function decoded(source: Framebuffer, update: Buffer, encoding: 'zrle' | 'hextile' | 'raw'): Promise<Framebuffer> {
+  const server = await startScriptedServer(async (peer: RfbPeer) => {
+    await serveHandshake(peer, source.width, source.height);
+    peer.write(update);
+  });
+  cleanups.push(() => server.close());
+  const fb = new Framebuffer(1, 1);
+  const client = await RfbUpstream.connect(server.dial(), fb, { encodings: [encoding] });
+  cleanups.push(() => client.close());
+  await client.nextUpdate();
+  return fb;
+}
+
+/** The B G R bytes of `rect` (the X byte is not part of the picture). */
+function rgbOf(fb: Framebuffer, rect: Rect): Buffer {
+  const out = Buffer.from(fb.read(rect));
+  for (let at = 3; at < out.length; at += 4) out[at] = 0;
+  return out;
+}
+
+/** Generous for a busy 2-core machine; encoded in one go these updates hold the loop ~0.5 s. */
+const STALL_BOUND_MS = 250;
+
+describe('encodeUpdate', () => {
+  it.each([
+    ['ZRLE', ENCODING.zrle, 8192, 4096],
+    ['Hextile', ENCODING.hextile, 4096, 2048],
+  ])('encodes a huge %s update across turns of the loop, never holding it long', async (_name, encoding, width, height) => {
+    const fb = noisy(width, height, 8);
+    const zlib = new ZrleCompressor();
+    cleanups.push(() => zlib.close());
+    const stalls = loopStalls();
+    const parts = await encodeUpdate({ rects: [{ x: 0, y: 0, w: width, h: height }] }, fb, new PixelPacker(NATIVE_FORMAT), encoding, zlib);
+    expect(stalls.stop(), 'the longest the loop waited (ms)').toBeLessThan(STALL_BOUND_MS);
+    expect(parts[0].readUInt16BE(2), 'rectangles in the update').toBe(1);
+  }, 60_000);
+
+  it.each(['zrle', 'hextile', 'raw'] as const)('sends, band by band over many turns, a %s update vconsole\'s own client draws exactly', async (name) => {
+    const fb = noisy(500, 300);
+    fb.fill({ x: 10, y: 20, w: 200, h: 100 }, 0x336699);
+    const rects = [{ x: 3, y: 5, w: 301, h: 250 }, { x: 400, y: 0, w: 77, h: 300 }, { x: 0, y: 290, w: 500, h: 10 }];
+    const zlib = new ZrleCompressor();
+    cleanups.push(() => zlib.close());
+    // A budget this small cuts each rectangle into bands of one tile row, each in its own turn.
+    const turns = new EncodeTurns(4000);
+    const parts = await encodeUpdate({ rects }, fb, new PixelPacker(NATIVE_FORMAT), ENCODING[name], zlib, { turns });
+    expect(parts[0].readUInt16BE(2), 'rectangles in the update').toBe(3);
+    const drawn = await decoded(fb, Buffer.concat(parts), name);
+    for (const r of rects) expect(rgbOf(drawn, r).equals(rgbOf(fb, r)), `pixels of ${JSON.stringify(r)}`).toBe(true);
+  });
+
+  it('cuts the update short, still valid, at the band a resize reached', async () => {
+    const fb = noisy(300, 400);
+    const original = new Framebuffer(300, 400);
+    original.putPixels({ x: 0, y: 0, w: 300, h: 400 }, Buffer.from(fb.pixels));
+    const zlib = new ZrleCompressor();
+    cleanups.push(() => zlib.close());
+    const turns = new EncodeTurns(4000);
+    const encoding = encodeUpdate({ rects: [{ x: 0, y: 0, w: 300, h: 400 }] }, fb, new PixelPacker(NATIVE_FORMAT), ENCODING.zrle, zlib, { turns });
+    setImmediate(() => fb.resize(200, 200));
+    const parts = await encoding;
+    const rows = parts[1].readUInt16BE(6);
+    expect(rows, 'rows sent before the resize').toBeGreaterThan(0);
+    expect(rows).toBeLessThan(400);
+    const drawn = await decoded(original, Buffer.concat(parts), 'zrle');
+    const sent = { x: 0, y: 0, w: 300, h: rows };
+    expect(rgbOf(drawn, sent).equals(rgbOf(original, sent))).toBe(true);
+  });
+});
+
+describe('ViewerDamage', () => {
+  it('puts at most the pixels an update may carry in it, the rest in the next ones as the viewer asks', () => {
+    const fb = new Framebuffer(1000, 1000);
+    const damage = new ViewerDamage(1000, 1000);
+    const wants = { cursor: false, desktopSize: false };
+    let sent = 0;
+    for (let update = 0; update < 10; update++) {
+      damage.request({ x: 0, y: 0, w: 1000, h: 1000 }, update > 0);
+      const plan = damage.plan(fb, wants, 300_000);
+      if (!plan) break;
+      const pixels = plan.rects.reduce((sum, r) => sum + r.w * r.h, 0);
+      expect(pixels, `pixels of update ${update}`).toBeLessThanOrEqual(300_000);
+      sent += pixels;
+    }
+    expect(sent, 'the whole screen, once').toBe(1000 * 1000);
+  });
+});
+
+describe('EncodeTurns', () => {
+  it('serves those waiting in the order they asked, a turn\'s budget at a time', async () => {
+    const turns = new EncodeTurns(100);
+    const order: string[] = [];
+    expect(turns.take(100)).toBeUndefined();
+    const waits = ['a1', 'b1', 'a2', 'b2'].map((name) => turns.take(100)?.then(() => order.push(name)));
+    expect(waits.every((w) => w !== undefined)).toBe(true);
+    await Promise.all(waits);
+    expect(order).toEqual(['a1', 'b1', 'a2', 'b2']);
+  });
+});

@@ -1,0 +1,122 @@
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { UsageError, VconsoleError } from '../errors.js';
+import { SerialSession } from './serial-session.js';
+import type { UpstreamSource } from '../proxy/types.js';
+
+/** A VM serial port on 127.0.0.1 that can go away and come back on the same port. */
+class FakeSerialPort {
+  private server?: net.Server;
+  readonly connections: net.Socket[] = [];
+  port = 0;
+
+  async up(): Promise<void> {
+    const server = net.createServer((socket) => {
+      this.connections.push(socket);
+      socket.write(`hello ${this.connections.length}\r\n`);
+    });
+    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
+    this.port = (server.address() as net.AddressInfo).port;
+    this.server = server;
+  }
+
+  async down(): Promise<void> {
+    for (const socket of this.connections) socket.destroy();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    this.server = undefined;
+  }
+
+  source(): UpstreamSource {
+    return {
+      name: 'vm-a',
+      provider: 'test',
+      dial: () =>
+        new Promise((resolve, reject) => {
+          const socket = net.connect(this.port, '127.0.0.1', () => resolve(socket));
+          socket.once('error', (err) => reject(new VconsoleError(`cannot connect: ${err.message}`)));
+        }),
+    };
+  }
+}
+
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+describe('SerialSession', () => {
+  it('keeps reading while nobody is attached, into the scrollback', async () => {
+    const port = new FakeSerialPort();
+    await port.up();
+    cleanups.push(() => port.down());
+    const session = new SerialSession(port.source());
+    cleanups.push(() => session.close());
+    await session.start();
+    await until(() => session.scrollback.contents().toString() === 'hello 1\r\n');
+    expect(session.scrollback.unseenBytes).toBe(9);
+  });
+
+  it('without --wait, a dropped console ends the session with the reason', async () => {
+    const port = new FakeSerialPort();
+    await port.up();
+    cleanups.push(() => port.down());
+    const session = new SerialSession(port.source());
+    await session.start();
+    const ended = new Promise<Error | undefined>((resolve) => session.once('end', resolve));
+    await until(() => port.connections.length === 1);
+    port.connections[0].destroy();
+    expect((await ended)?.message).toMatch(/the console closed/);
+    expect(session.currentState).toBe('closed');
+  });
+
+  it('with --wait, reconnects when the console comes back and carries on', async () => {
+    const port = new FakeSerialPort();
+    await port.up();
+    cleanups.push(() => port.down());
+    const session = new SerialSession(port.source(), { waitMs: 60_000 });
+    cleanups.push(() => session.close());
+    const logs: string[] = [];
+    session.on('log', (_level, message) => logs.push(message));
+    await session.start();
+    await port.down();
+    await until(() => session.currentState === 'reconnecting');
+    await port.up();
+    await until(() => session.currentState === 'open');
+    await until(() => session.scrollback.contents().toString().includes('hello 1\r\n'));
+    expect(logs.some((l) => /the console closed; reconnecting/.test(l))).toBe(true);
+    expect(logs).toContain('reconnected');
+    expect(session.write(Buffer.from('x'))).toBe(true);
+  });
+
+  it('waits for a console that is not there yet, and gives up when the wait runs out', async () => {
+    const port = new FakeSerialPort();
+    await port.up();
+    await port.down(); // a port nobody listens on now
+    const session = new SerialSession(port.source(), { waitMs: 1_200 });
+    const logs: string[] = [];
+    session.on('log', (_level, message) => logs.push(message));
+    await expect(session.start()).rejects.toThrow(/cannot connect/);
+    expect(logs.filter((l) => /trying again/.test(l))).toHaveLength(1);
+  });
+
+  it('never retries a usage error', async () => {
+    let dials = 0;
+    const session = new SerialSession(
+      {
+        name: 'vm-a',
+        provider: 'test',
+        dial: async () => {
+          dials++;
+          throw new UsageError('no serial console');
+        },
+      },
+      { waitMs: 60_000 },
+    );
+    await expect(session.start()).rejects.toThrow(/no serial console/);
+    expect(dials).toBe(1);
+  });
+});

@@ -1,0 +1,206 @@
+import { EventEmitter } from 'node:events';
+import type { Duplex } from 'node:stream';
+import { ConsoleEndedError, ConsoleRefusedError, VconsoleError, describeError } from '../errors.js';
+import { Scrollback } from './scrollback.js';
+import type { LogLevel, UpstreamSource } from '../proxy/types.js';
+
+/** First pause between two tries to reach a serial console; doubled up to RETRY_MAX_MS. */
+export const RETRY_FIRST_MS = 500;
+export const RETRY_MAX_MS = 5_000;
+/** A dial that has produced nothing by then counts as failed (and is retried while waiting). */
+const DIAL_TIMEOUT_MS = 30_000;
+
+export type SerialState = 'connecting' | 'open' | 'reconnecting' | 'closed';
+
+export interface SerialSessionOptions {
+  /**
+   * How long to keep trying, at start and after the console drops (VM rebooted, migrated,
+   * replaced by another client): 0 fails at once. Counted from the first failure of each run.
+   */
+  waitMs?: number;
+  scrollbackBytes?: number;
+}
+
+export interface SerialSessionEvents {
+  /** Bytes the VM printed, as they came. */
+  output: [Buffer];
+  state: [SerialState];
+  /** The session gave up (or was closed): no more output. `error` says why, unless closed by us. */
+  end: [Error | undefined];
+  log: [LogLevel, string];
+}
+
+/**
+ * One serial console held open: it reads the VM's output all the time (a serial line that is
+ * not read stalls the guest) into a bounded scrollback, forwards what is typed, and when the
+ * console drops it dials again with back-off while `waitMs` allows. A serial line is silent
+ * until someone types, so nothing here waits for a first byte.
+ */
+export class SerialSession extends EventEmitter<SerialSessionEvents> {
+  readonly scrollback: Scrollback;
+  private upstream?: Duplex;
+  private state: SerialState = 'connecting';
+  private readonly stop = new AbortController();
+  private readonly waitMs: number;
+  /** Reading the console is held while a local client catches up (see SharedSerialSource). */
+  private held = false;
+
+  constructor(
+    readonly source: UpstreamSource,
+    options: SerialSessionOptions = {},
+  ) {
+    super();
+    this.waitMs = options.waitMs ?? 0;
+    this.scrollback = new Scrollback(options.scrollbackBytes);
+  }
+
+  get name(): string {
+    return this.source.name;
+  }
+
+  get currentState(): SerialState {
+    return this.state;
+  }
+
+  private get closed(): boolean {
+    return this.state === 'closed';
+  }
+
+  /**
+   * Resolves once the console is open; rejects with the last error when waiting ran out.
+   * `checked`: the caller has just run the source's pre-flight, so the first dial skips it.
+   */
+  async start(options: { checked?: boolean } = {}): Promise<void> {
+    await this.connect(options.checked);
+  }
+
+  /** Sends typed bytes to the VM; dropped (false) while the console is not open. */
+  write(bytes: Buffer): boolean {
+    if (!this.upstream || this.state !== 'open') return false;
+    this.upstream.write(bytes);
+    return true;
+  }
+
+  /**
+   * Stops (true) or resumes (false) reading the console: the backpressure of a client that is
+   * behind reaches the console instead of a queue growing here. Kept across reconnects.
+   */
+  hold(on: boolean): void {
+    if (this.held === on) return;
+    this.held = on;
+    if (on) this.upstream?.pause();
+    else this.upstream?.resume();
+  }
+
+  /** Closes the console for good. Idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.setState('closed');
+    this.stop.abort();
+    this.upstream?.destroy();
+    this.upstream = undefined;
+    this.emit('end', undefined);
+  }
+
+  private async connect(checked = false): Promise<void> {
+    const deadline = Date.now() + this.waitMs;
+    let pause = RETRY_FIRST_MS;
+    let lastMessage: string | undefined;
+    for (;;) {
+      try {
+        const upstream = await this.dialOnce(checked);
+        checked = false;
+        this.adopt(upstream);
+        return;
+      } catch (err) {
+        checked = false;
+        if (this.closed) throw new VconsoleError('cancelled');
+        // A usage error or a refused token will not change by waiting.
+        const retryable = !(err instanceof VconsoleError && err.exitCode === 2) && !(err instanceof ConsoleRefusedError);
+        const left = deadline - Date.now();
+        if (!retryable || left <= 0) throw err;
+        // The reason only: its usual hint ("start it and retry") is what waiting does.
+        const message = err instanceof VconsoleError ? err.message : describeError(err);
+        if (message !== lastMessage) this.emit('log', 'warn', `${message}; trying again for up to ${Math.ceil(left / 1000)} s`);
+        lastMessage = message;
+        await abortableDelay(Math.min(pause, left), this.stop.signal);
+        pause = Math.min(pause * 2, RETRY_MAX_MS);
+      }
+    }
+  }
+
+  private async dialOnce(checked: boolean): Promise<Duplex> {
+    const signal = AbortSignal.any([this.stop.signal, AbortSignal.timeout(DIAL_TIMEOUT_MS)]);
+    if (!checked) await this.source.check?.(signal);
+    return this.source.dial({ signal, log: (level, message) => this.emit('log', level, message) });
+  }
+
+  private adopt(upstream: Duplex): void {
+    if (this.closed) {
+      upstream.destroy();
+      return;
+    }
+    this.upstream = upstream;
+    let failure: Error | undefined;
+    upstream.on('data', (chunk: Buffer) => {
+      this.scrollback.write(chunk);
+      this.emit('output', chunk);
+    });
+    upstream.on('error', (err) => {
+      failure = err;
+    });
+    upstream.once('close', () => void this.dropped(upstream, failure));
+    if (this.held) upstream.pause();
+    this.setState('open');
+  }
+
+  private async dropped(upstream: Duplex, failure: Error | undefined): Promise<void> {
+    if (this.upstream !== upstream || this.closed) return;
+    this.upstream = undefined;
+    const ending = howItEnded(failure);
+    if (this.waitMs <= 0) {
+      this.setState('closed');
+      this.emit('end', ending);
+      return;
+    }
+    this.emit('log', 'warn', `${ending.message}; reconnecting`);
+    this.setState('reconnecting');
+    try {
+      await this.connect();
+      this.emit('log', 'info', 'reconnected');
+    } catch (err) {
+      if (this.closed) return;
+      this.setState('closed');
+      this.emit('end', err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  private setState(state: SerialState): void {
+    if (this.state === state) return;
+    this.state = state;
+    this.emit('state', state);
+  }
+}
+
+/**
+ * The console's end in words: the transport's own account when it gave one (a websocket's close
+ * code and reason, a ping timeout), else what the socket's failure says, else a plain close.
+ */
+function howItEnded(failure: Error | undefined): VconsoleError {
+  const hint = 'another client may have taken it over, or the VM stopped; --wait reconnects';
+  if (failure instanceof ConsoleEndedError) return new VconsoleError(failure.message, { hint: failure.hint ?? '--wait reconnects', cause: failure });
+  const why = failure ? `: ${describeError(failure)}` : '';
+  return new VconsoleError(`the console closed${why}`, { hint, cause: failure });
+}
+
+function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

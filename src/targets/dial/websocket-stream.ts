@@ -1,0 +1,95 @@
+import { Duplex } from 'node:stream';
+import type WebSocket from 'ws';
+import { ConsoleEndedError, describeWebSocketEnding } from '../../errors.js';
+import { REFUSED_AT_UPGRADE_MS } from '../../limits.js';
+
+/**
+ * How many bytes of messages wait in the readable buffer before the websocket's socket is
+ * paused. Consoles send frames of up to 32 KiB (virt-handler's reads): two fit, so a reader
+ * that keeps up never pauses the socket (each pause and resume is a pair of system calls).
+ */
+const READ_BUFFER_BYTES = 64 * 1024;
+/** One options object for every send: a key press or a mouse move makes no garbage of its own. */
+const BINARY = { binary: true } as const;
+
+/**
+ * An open `ws` WebSocket as a byte stream: the payload of every message, in order, on the
+ * readable side; every write goes out as one binary message.
+ *
+ * Does what ws's own createWebSocketStream does, with what a console relay needs and no more:
+ * - backpressure: when the reader falls behind, ws stops reading its socket (`ws.pause()`),
+ *   so the upstream's TCP window closes and the console is held back;
+ * - end: ending the writable side starts the close handshake (code 1000), whose answer ends
+ *   the readable side; the far side closing (a close frame, a TCP close without one, a reset)
+ *   ends the readable side after every message before it, then destroys the stream with a
+ *   ConsoleEndedError saying how it ended, so whoever holds it learns at once (and no write
+ *   waits for a key press to find the websocket closed);
+ * - failure: a websocket error destroys the stream with it; destroying the stream
+ *   terminates the websocket at once.
+ * A text message is relayed as its bytes: a console has no use for the distinction.
+ */
+export class WebSocketStream extends Duplex {
+  private readonly ws: WebSocket;
+  private readonly openedAt = Date.now();
+  private receivedBytes = 0;
+  /** Our side started the close (end or destroy): the close that follows is no news. */
+  private closing = false;
+  private socketErrorCode?: string;
+
+  /** `socket`: the connection under the websocket, watched for how it failed (a reset). */
+  constructor(ws: WebSocket, socket?: { once(event: 'error', listener: (err: Error & { code?: string }) => void): unknown }) {
+    super({ readableHighWaterMark: READ_BUFFER_BYTES, decodeStrings: true });
+    this.ws = ws;
+    socket?.once('error', (err) => {
+      this.socketErrorCode = err.code;
+    });
+    ws.on('message', (data: Buffer) => {
+      this.receivedBytes += data.length;
+      if (!this.push(data)) ws.pause();
+    });
+    ws.once('close', (code: number, reason: Buffer) => this.closedByWebSocket(code, reason.toString('utf8')));
+    ws.on('error', (err) => this.destroy(err));
+  }
+
+  private closedByWebSocket(code: number, reason: string): void {
+    if (this.destroyed) return;
+    this.push(null);
+    if (this.closing) return;
+    const ending = describeWebSocketEnding({
+      code,
+      reason,
+      socketErrorCode: this.socketErrorCode,
+      soonAfterUpgrade: this.receivedBytes === 0 && Date.now() - this.openedAt < REFUSED_AT_UPGRADE_MS,
+    });
+    // What the console sent before it closed is read first; then the stream fails with how it ended.
+    if (this.readableEnded) this.destroy(ending);
+    else this.once('end', () => this.destroy(ending));
+  }
+
+  override _read(): void {
+    if (this.ws.isPaused) this.ws.resume();
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    const { ws } = this;
+    // ws's own error here reads "WebSocket is not open: readyState 3 (CLOSED)".
+    if (ws.readyState !== ws.OPEN) return callback(new ConsoleEndedError('the console had already closed'));
+    ws.send(chunk, BINARY, callback);
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    const { ws } = this;
+    this.closing = true;
+    if (ws.readyState === ws.CLOSED) return callback();
+    ws.once('close', () => callback());
+    ws.close(1000);
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    const { ws } = this;
+    this.closing = true;
+    if (ws.readyState === ws.CLOSED) return callback(error);
+    ws.once('close', () => callback(error));
+    ws.terminate();
+  }
+}

@@ -1,0 +1,218 @@
+/**
+ * Following one VMI's state, the way client-node's informer (ListWatch) does it: list with a
+ * fieldSelector for the one name, then watch from the list's resourceVersion; a stream that ends
+ * (the server's timeout, a restart) resumes from the last resourceVersion seen (bookmarks
+ * included); a 410 Expired in the stream means that version is gone: list again. Written here
+ * rather than taken from client-node so that aborting stops a watch that is still connecting
+ * (ListWatch.stop() misses those), and so that it goes through the kubeconfig access vconsole
+ * already loaded and corrected (plain-HTTP servers, merged files).
+ */
+import http from 'node:http';
+import https from 'node:https';
+import { describeError, VconsoleError } from '../../errors.js';
+import {
+  HTTP_REQUEST_TIMEOUT_MS, REJECTION_BODY_LIMIT_BYTES, VMI_WATCH_GRACE_MS, VMI_WATCH_TIMEOUT_S, VM_STATE_FIRST_RETRY_MS, VM_STATE_MAX_RETRY_MS, VM_STATE_POLL_MS,
+} from '../../limits.js';
+import { KubeApiError, getJson, requestOptions, statusMessage, type KubeAccess } from './kubernetes-api.js';
+import type { VirtualMachineInstance } from './provider.js';
+import type { VmState, VmStateContext } from '../types.js';
+import { pause, pollVmState } from '../vm-state-poll.js';
+
+/** A VMI as the state follower reads it: the conditions and migration state besides the phase. */
+export interface WatchedVmi extends VirtualMachineInstance {
+  metadata?: VirtualMachineInstance['metadata'] & { resourceVersion?: string };
+  status?: VirtualMachineInstance['status'] & {
+    conditions?: { type?: string; status?: string }[];
+    migrationState?: { completed?: boolean; failed?: boolean; startTimestamp?: string };
+  };
+}
+
+const STARTING_PHASES = new Set(['Pending', 'Scheduling', 'Scheduled']);
+
+/** A VMI's state in common words; undefined (deleted, not found) is `gone`. */
+export function vmiState(vmi: WatchedVmi | undefined): VmState {
+  if (!vmi) return { phase: 'gone' };
+  const phase = vmi.status?.phase ?? 'Unknown';
+  if (phase === 'Running') {
+    const paused = vmi.status?.conditions?.some((c) => c.type === 'Paused' && c.status === 'True');
+    if (paused) return { phase: 'Paused' };
+    const migration = vmi.status?.migrationState;
+    if (migration && !migration.completed && !migration.failed) return { phase: 'Migrating' };
+    return { phase: 'Running' };
+  }
+  if (STARTING_PHASES.has(phase)) return { phase: 'Starting', detail: phase };
+  if (phase === 'Succeeded') return { phase: 'Stopped', detail: phase };
+  if (phase === 'Failed') return { phase: 'Failed' };
+  return { phase: 'Unknown', detail: phase };
+}
+
+interface WatchEvent {
+  type?: string;
+  object?: WatchedVmi & { code?: number; message?: string; kind?: string };
+}
+
+/** How one watch stream ended: cleanly (resume from the last version) or with 410 (list again). */
+type WatchEnd = 'ended' | 'expired';
+
+function listPath(namespace: string): string {
+  return `/apis/kubevirt.io/v1/namespaces/${encodeURIComponent(namespace)}/virtualmachineinstances`;
+}
+
+/**
+ * Follows VMI `namespace/name` until `context.signal` aborts. Where RBAC forbids list or watch
+ * on VMIs it says so once and polls a GET of the VMI instead.
+ */
+export async function followVmi(access: KubeAccess, namespace: string, name: string, context: VmStateContext): Promise<void> {
+  const { signal } = context;
+  const fieldSelector = `metadata.name=${name}`;
+  let resourceVersion = '';
+  let retryMs = VM_STATE_FIRST_RETRY_MS;
+  while (!signal.aborted) {
+    try {
+      if (!resourceVersion) {
+        const list = await getJson<{ items?: WatchedVmi[]; metadata?: { resourceVersion?: string } }>(
+          access,
+          `${listPath(namespace)}?fieldSelector=${encodeURIComponent(fieldSelector)}`,
+          signal,
+        );
+        context.onState(vmiState(list.items?.find((v) => v.metadata?.name === name)));
+        resourceVersion = list.metadata?.resourceVersion ?? '';
+      }
+      const startedAt = Date.now();
+      let events = 0;
+      const end = await watchOnce(access, namespace, { fieldSelector, resourceVersion }, signal, (event) => {
+        events++;
+        const rv = event.object?.metadata?.resourceVersion;
+        if (event.type === 'ADDED' || event.type === 'MODIFIED') context.onState(vmiState(event.object));
+        else if (event.type === 'DELETED') context.onState(vmiState(undefined));
+        if (rv) resourceVersion = rv;
+      });
+      if (end === 'expired') {
+        context.log('debug', 'VM state: the watch expired (410); listing again');
+        resourceVersion = '';
+      } else if (events === 0 && Date.now() - startedAt < VM_STATE_FIRST_RETRY_MS) {
+        // A server that ends watches at once must not be asked again in a tight loop.
+        await pause(retryMs, signal);
+        retryMs = Math.min(retryMs * 2, VM_STATE_MAX_RETRY_MS);
+      } else {
+        retryMs = VM_STATE_FIRST_RETRY_MS;
+      }
+    } catch (err) {
+      if (signal.aborted) return;
+      if (err instanceof KubeApiError && err.status === 403) {
+        context.log('debug', `VM state: ${err.message}`);
+        context.log('warn', `VM state: RBAC forbids watching this VM; polling its state every ${formatSeconds(context.pollMs ?? VM_STATE_POLL_MS)} instead`);
+        return pollVmi(access, namespace, name, context);
+      }
+      context.log('debug', `VM state: ${describeError(err)}; trying again in ${retryMs / 1000} s`);
+      resourceVersion = '';
+      await pause(retryMs, signal);
+      retryMs = Math.min(retryMs * 2, VM_STATE_MAX_RETRY_MS);
+    }
+  }
+}
+
+function formatSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(1))} s`;
+}
+
+/** The fallback without list/watch rights: GET the VMI now and then; 404 is `gone`. */
+function pollVmi(access: KubeAccess, namespace: string, name: string, context: VmStateContext): Promise<void> {
+  let forbiddenSaid = false;
+  return pollVmState(async (signal) => {
+    try {
+      return vmiState(await getJson<WatchedVmi>(access, `${listPath(namespace)}/${encodeURIComponent(name)}`, signal));
+    } catch (err) {
+      if (err instanceof KubeApiError && err.status === 404) return vmiState(undefined);
+      if (err instanceof KubeApiError && err.status === 403 && !forbiddenSaid) {
+        forbiddenSaid = true;
+        context.log('warn', `VM state: not shown: ${describeError(err)}`);
+        return 'stop';
+      }
+      throw err;
+    }
+  }, context);
+}
+
+/**
+ * One watch request, its newline-delimited JSON events handed to `onEvent` in order. Resolves
+ * when the stream ends (or the signal aborts); rejects with a KubeApiError for a refused watch
+ * or an ERROR event other than 410.
+ */
+function watchOnce(
+  access: KubeAccess,
+  namespace: string,
+  query: { fieldSelector: string; resourceVersion: string },
+  signal: AbortSignal,
+  onEvent: (event: WatchEvent) => void,
+): Promise<WatchEnd> {
+  const params = new URLSearchParams({
+    watch: 'true',
+    allowWatchBookmarks: 'true',
+    timeoutSeconds: String(VMI_WATCH_TIMEOUT_S),
+    fieldSelector: query.fieldSelector,
+    resourceVersion: query.resourceVersion,
+  });
+  const url = new URL(`${access.server}${listPath(namespace)}?${params}`);
+  return requestOptions(access).then(
+    (transport) =>
+      new Promise<WatchEnd>((resolve, reject) => {
+        let settled = false;
+        const finish = (outcome: () => void) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(connectTimer);
+          clearTimeout(lifeTimer);
+          signal.removeEventListener('abort', onAbort);
+          req.destroy();
+          outcome();
+        };
+        const client = url.protocol === 'http:' ? http : https;
+        const headers = { ...(transport.headers as Record<string, string>), Accept: 'application/json' };
+        const req = client.request(url, { ...transport, method: 'GET', headers }, (res) => {
+          clearTimeout(connectTimer);
+          if (res.statusCode !== 200) {
+            let body = '';
+            res.setEncoding('utf8').on('data', (chunk: string) => {
+              if (body.length < REJECTION_BODY_LIMIT_BYTES) body += chunk;
+            });
+            res.on('end', () => finish(() => reject(new KubeApiError(res.statusCode ?? 0, statusMessage(body, res.statusCode ?? 0)))));
+            res.on('error', () => finish(() => resolve('ended')));
+            return;
+          }
+          let partial = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => {
+            const lines = (partial + chunk).split('\n');
+            partial = lines.pop() ?? '';
+            for (const line of lines) {
+              if (settled || !line.trim()) continue;
+              let event: WatchEvent;
+              try {
+                event = JSON.parse(line) as WatchEvent;
+              } catch {
+                continue;
+              }
+              if (event.type === 'ERROR') {
+                const code = event.object?.code ?? 0;
+                if (code === 410) finish(() => resolve('expired'));
+                else finish(() => reject(new KubeApiError(code, event.object?.message ?? `watch error ${code}`)));
+                return;
+              }
+              onEvent(event);
+            }
+          });
+          res.on('end', () => finish(() => resolve('ended')));
+          res.on('close', () => finish(() => resolve('ended')));
+          res.on('error', () => finish(() => resolve('ended')));
+        });
+        req.on('error', (err) => finish(() => reject(new VconsoleError(`cannot watch the VM: ${describeError(err)}`))));
+        const connectTimer = setTimeout(() => finish(() => reject(new VconsoleError('the Kubernetes API did not answer the watch'))), HTTP_REQUEST_TIMEOUT_MS);
+        // The server ends the watch after timeoutSeconds; one that has not by far after is dead.
+        const lifeTimer = setTimeout(() => finish(() => resolve('ended')), VMI_WATCH_TIMEOUT_S * 1000 + VMI_WATCH_GRACE_MS);
+        const onAbort = () => finish(() => resolve('ended'));
+        if (signal.aborted) return onAbort();
+        signal.addEventListener('abort', onAbort, { once: true });
+        req.end();
+      }),
+  );
+}

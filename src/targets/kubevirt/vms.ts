@@ -1,0 +1,47 @@
+/**
+ * KubeVirt's VirtualMachines, read beside their VMIs: a stopped VM has no VMI, so a listing of
+ * VMIs alone leaves it out and a selector would pass over it in silence. Read-only and
+ * optional: a cluster that forbids listing VMs (RBAC) lists its VMIs as before.
+ */
+import { getJson, type KubeAccess } from './kubernetes-api.js';
+import type { ListedVm } from '../types.js';
+
+export interface VirtualMachine {
+  metadata?: { name?: string; namespace?: string };
+  status?: { printableStatus?: string };
+}
+
+/** The VMs the list requests `paths` find; none where they cannot be listed (RBAC, no VM API). */
+export async function listVms(access: KubeAccess, paths: string[]): Promise<VirtualMachine[]> {
+  try {
+    const lists = await Promise.all(paths.map((path) => getJson<{ items?: VirtualMachine[] }>(access, path)));
+    return lists.flatMap((list) => list.items ?? []);
+  } catch {
+    // The VMIs' own listing reports what matters (credentials, the server); this only adds to it.
+    return [];
+  }
+}
+
+/**
+ * The VMs that have no VMI (`withVmi` holds the `NS/NAME` of those that do), as listed VMs
+ * without a console; their state is KubeVirt's printableStatus (`Stopped`).
+ */
+export function stoppedVms(vms: readonly VirtualMachine[], withVmi: ReadonlySet<string>): ListedVm[] {
+  return vms
+    .map((vm): ListedVm => {
+      const namespace = vm.metadata?.namespace ?? '';
+      const name = vm.metadata?.name ?? '';
+      return { provider: 'kubevirt', target: `${namespace}/${name}`, name, namespace, state: vm.status?.printableStatus ?? 'Stopped', console: false };
+    })
+    .filter((vm) => !withVmi.has(vm.target));
+}
+
+/** Whether a VMI that is not found belongs to a VM that exists (stopped), for the error that says so. */
+export async function vmExists(access: KubeAccess, namespace: string, name: string, signal?: AbortSignal): Promise<boolean> {
+  try {
+    await getJson<VirtualMachine>(access, `/apis/kubevirt.io/v1/namespaces/${encodeURIComponent(namespace)}/virtualmachines/${encodeURIComponent(name)}`, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,85 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { redactSecrets } from '../../errors.js';
+import { requestJson } from '../../net/http-json.js';
+
+/** TLS settings for Keystone, Nova and the console proxy of one cloud. */
+export interface TlsSettings {
+  /** PEM text of the CA bundle, already read. */
+  ca?: string;
+  rejectUnauthorized: boolean;
+}
+
+export interface OpenStackRequest {
+  method: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: unknown;
+  tls: TlsSettings;
+  signal: AbortSignal;
+  /** Names the far end in errors: `Keystone`, `Nova`. */
+  service: 'Keystone' | 'Nova';
+}
+
+export interface OpenStackResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** Parsed JSON; on an error status the raw text when it is not JSON (a proxy's HTML page). */
+  body: unknown;
+}
+
+/**
+ * One Keystone or Nova call through the shared JSON client: a success must be JSON (else a
+ * clear error), an error status keeps whatever text came for the status line.
+ */
+export async function callOpenStack(url: string, request: OpenStackRequest): Promise<OpenStackResponse> {
+  const res = await requestJson(url, {
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+    signal: request.signal,
+    service: request.service,
+    transport: url.startsWith('https:') ? { ca: request.tls.ca, rejectUnauthorized: request.tls.rejectUnauthorized } : undefined,
+    tlsHint: "pass --ca FILE with the cloud's CA (or cacert in clouds.yaml), or --insecure",
+  });
+  const ok = res.status >= 200 && res.status <= 299;
+  return { status: res.status, headers: res.headers, body: !res.text.trim() ? undefined : ok ? res.json() : lenientJson(res.text) };
+}
+
+function lenientJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * The message an OpenStack API put in its error body: Keystone's `{"error": {"message"}}`,
+ * Nova's `{"itemNotFound": {"message", "code"}}` (the first key, whatever its name).
+ */
+export function apiErrorMessage(body: unknown): string | undefined {
+  if (typeof body === 'string') {
+    const line = body.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+    return line ? line.slice(0, 200) : undefined;
+  }
+  if (typeof body !== 'object' || body === null) return undefined;
+  const first = Object.values(body as Record<string, unknown>)[0];
+  if (typeof first === 'object' && first !== null) {
+    const message = (first as { message?: unknown }).message;
+    if (typeof message === 'string' && message) return message;
+  }
+  const message = (body as { message?: unknown }).message;
+  return typeof message === 'string' && message ? message : undefined;
+}
+
+/**
+ * Text safe for a message or a log line: query tokens and URL credentials redacted, and every
+ * known secret (password, Keystone token, console token) replaced wherever it appears.
+ */
+export function scrubSecrets(text: string, secrets: Iterable<string | undefined>): string {
+  let out = redactSecrets(text);
+  for (const secret of secrets) {
+    if (!secret || secret.length < 4) continue;
+    for (const form of new Set([secret, encodeURIComponent(secret)])) out = out.split(form).join('***');
+  }
+  return out;
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { checkConsoleState, consoleWebSocketUrl, isServerId, serverNameFilter } from './nova.js';
+
+const T = '2f6b1e4c-9a8d-4c3b-b2a1-0f9e8d7c6b5a';
+
+describe('console URL shapes', () => {
+  it.each([
+    ['noVNC vnc_lite with the token in an encoded path', `http://nova.example:6080/vnc_lite.html?path=%3Ftoken%3D${T}`, `ws://nova.example:6080/?token=${T}`],
+    ['https becomes wss', `https://nova.example:6080/vnc_lite.html?path=%3Ftoken%3D${T}`, `wss://nova.example:6080/?token=${T}`],
+    ['a path prefix inside path=', `https://cloud.example/vnc_lite.html?path=novnc%2Fwebsockify%3Ftoken%3D${T}`, `wss://cloud.example/novnc/websockify?token=${T}`],
+    ['path= and token= side by side', `http://h:6080/vnc_lite.html?path=websockify&token=${T}`, `ws://h:6080/websockify?token=${T}`],
+    ['vnc_auto.html with token=', `http://nova.example:6080/vnc_auto.html?token=${T}`, `ws://nova.example:6080/?token=${T}`],
+    ['vnc.html behind a reverse-proxy prefix', `https://cloud.example/novnc/vnc.html?token=${T}`, `wss://cloud.example/novnc/?token=${T}`],
+    ['settings in the fragment (noVNC 1.x)', `https://h:6080/vnc_lite.html#path=%3Ftoken%3D${T}`, `wss://h:6080/?token=${T}`],
+    ['serial-style ws URL kept as is', `ws://nova.example:6083/?token=${T}`, `ws://nova.example:6083/?token=${T}`],
+    ['wss URL', `wss://nova.example:6083/?token=${T}`, `wss://nova.example:6083/?token=${T}`],
+    ['path-only http URL', `http://h:6080/?token=${T}`, `ws://h:6080/?token=${T}`],
+    ['path-only websockify URL', `http://h:6080/websockify?token=${T}`, `ws://h:6080/websockify?token=${T}`],
+    ['default port dropped', `https://h:443/vnc_lite.html?path=%3Ftoken%3D${T}`, `wss://h/?token=${T}`],
+    ['IPv6 host', `http://[fd00::5]:6080/vnc_lite.html?path=%3Ftoken%3D${T}`, `ws://[fd00::5]:6080/?token=${T}`],
+  ])('%s', (_what, input, expected) => {
+    expect(consoleWebSocketUrl(input).href).toBe(expected);
+  });
+
+  it('resolves a URL without host against the compute endpoint', () => {
+    expect(consoleWebSocketUrl(`/vnc_auto.html?token=${T}`, 'https://api.example:8774/v2.1').href).toBe(`wss://api.example:8774/?token=${T}`);
+  });
+
+  it('refuses a URL without a token, and never echoes the URL', () => {
+    expect(() => consoleWebSocketUrl('http://h:6080/vnc_lite.html')).toThrow('Nova returned a console URL without a token');
+    expect(() => consoleWebSocketUrl(`ftp://h/?token=${T}`)).toThrow(/scheme ftp:/);
+    try {
+      consoleWebSocketUrl(`ftp://h/?token=${T}`);
+    } catch (err) {
+      expect((err as Error).message).not.toContain(T);
+    }
+  });
+});
+
+describe('server names and IDs', () => {
+  it('treats UUIDs (with or without dashes) as IDs and the rest as names', () => {
+    expect(isServerId(T)).toBe(true);
+    expect(isServerId(T.replace(/-/g, ''))).toBe(true);
+    expect(isServerId('web-1')).toBe(false);
+    expect(isServerId(`${T}x`)).toBe(false);
+  });
+
+  it('anchors and escapes the name for Nova\'s regex filter', () => {
+    expect(serverNameFilter('web-1')).toBe('^web-1$');
+    const filter = serverNameFilter('db.1 (old)+[x]*?^$|{2}\\');
+    expect(new RegExp(filter).test('db.1 (old)+[x]*?^$|{2}\\')).toBe(true);
+    expect(new RegExp(filter).test('dbX1 (old)+[x]*?^$|{2}\\')).toBe(false);
+    expect(new RegExp(serverNameFilter('web')).test('web-2')).toBe(false);
+  });
+});
+
+describe('server state', () => {
+  it('refuses servers that have no running console', () => {
+    expect(() => checkConsoleState({ id: T, name: 'vm', status: 'SHUTOFF' }, 'vm')).toThrow('server "vm" is SHUTOFF');
+    expect(() => checkConsoleState({ id: T, name: 'vm', status: 'SHELVED_OFFLOADED' }, 'vm')).toThrow(/SHELVED_OFFLOADED/);
+  });
+
+  it('accepts active, paused and unknown states', () => {
+    for (const status of ['ACTIVE', 'PAUSED', 'BUILD', undefined]) {
+      expect(() => checkConsoleState({ id: T, name: 'vm', status }, 'vm')).not.toThrow();
+    }
+  });
+});

@@ -1,0 +1,241 @@
+import { VconsoleError } from '../../errors.js';
+import type { LogLevel } from '../../proxy/types.js';
+import { apiErrorMessage, callOpenStack, scrubSecrets, type OpenStackResponse, type TlsSettings } from './http.js';
+import { computeEndpoint, type KeystoneSession } from './keystone.js';
+
+/** The first microversion with `POST /servers/{id}/remote-consoles`. */
+const REMOTE_CONSOLES_MICROVERSION = '2.6';
+
+/** The remote consoles vconsole asks Nova for, by what each is to the user. */
+export type NovaConsoleKind = 'vnc' | 'serial' | 'spice';
+const NOVA_CONSOLES: Record<NovaConsoleKind, { protocol: string; type: string; action: string; shownAs: string; offered: string; setting: string }> = {
+  vnc: { protocol: 'vnc', type: 'novnc', action: 'os-getVNCConsole', shownAs: 'VNC', offered: 'noVNC', setting: '[vnc] enabled, novncproxy_base_url' },
+  serial: { protocol: 'serial', type: 'serial', action: 'os-getSerialConsole', shownAs: 'serial', offered: 'serial', setting: '[serial_console] enabled' },
+  spice: { protocol: 'spice', type: 'spice-html5', action: 'os-getSPICEConsole', shownAs: 'SPICE', offered: 'SPICE', setting: '[spice] enabled, html5proxy_base_url' },
+};
+
+export interface ServerSummary {
+  id: string;
+  name: string;
+  status?: string;
+}
+
+/** The first microversion that filters servers by tag (and shows their tags). */
+const SERVER_TAGS_MICROVERSION = '2.26';
+
+/** What `list --os-filter/--os-tag` asks Nova for. */
+export interface ServerFilters {
+  /** A regular expression the name must match somewhere (as Nova's `name` filter). */
+  nameRegex?: string;
+  /** Tags the server must all carry. */
+  tags?: string[];
+}
+
+function matchesFilters(server: ServerSummary & { tags?: string[] }, filters: ServerFilters): boolean {
+  if (filters.nameRegex !== undefined && !new RegExp(filters.nameRegex).test(server.name ?? '')) return false;
+  return (filters.tags ?? []).every((tag) => server.tags?.includes(tag));
+}
+
+const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+/** States in which no hypervisor process runs, so no console exists. */
+const NO_CONSOLE_STATES = new Set(['SHUTOFF', 'SUSPENDED', 'SHELVED', 'SHELVED_OFFLOADED', 'DELETED', 'SOFT_DELETED']);
+
+/** Nova server IDs are UUIDs; anything else is a name. */
+export function isServerId(text: string): boolean {
+  return UUID.test(text);
+}
+
+/**
+ * Nova's `name` filter is a regular expression (Python re, MySQL or PostgreSQL regex): anchor
+ * it and escape only the characters special in all of them (an escaped ordinary character
+ * is undefined in POSIX regex).
+ */
+export function serverNameFilter(name: string): string {
+  return `^${name.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}$`;
+}
+
+/**
+ * The websocket to open for a console URL from Nova, in every shape clouds return:
+ * `…/vnc_lite.html?path=%3Ftoken%3DT` (noVNC path relative to the host root),
+ * `…/vnc_auto.html?token=T` and `…/?token=T` (websocket in the page's directory),
+ * `ws(s)://h:p/?token=T` (serial, websockify). http becomes ws, https becomes wss.
+ * A URL without host is taken relative to `base` (the compute endpoint).
+ */
+export function consoleWebSocketUrl(consoleUrl: string, base?: string): URL {
+  let url: URL;
+  try {
+    url = new URL(consoleUrl, base);
+  } catch {
+    throw new VconsoleError('Nova returned a console URL vconsole cannot parse');
+  }
+  const scheme = ({ 'http:': 'ws:', 'https:': 'wss:', 'ws:': 'ws:', 'wss:': 'wss:' } as Record<string, string>)[url.protocol];
+  if (!scheme) throw new VconsoleError(`Nova returned a console URL with scheme ${url.protocol} (expected http, https, ws or wss)`);
+  // noVNC reads its settings from the query and, in newer releases, from the fragment too.
+  const params = new URLSearchParams(url.hash.slice(1));
+  url.searchParams.forEach((value, key) => params.set(key, value));
+
+  const noVncPath = params.get('path');
+  const target = noVncPath !== null
+    ? new URL(`${scheme}//${url.host}/${noVncPath.replace(/^\/+/, '')}`)
+    : new URL(`${scheme}//${url.host}${url.pathname.replace(/[^/]*\.html?$/i, '')}`);
+  const token = target.searchParams.get('token') ?? params.get('token');
+  if (!token) throw new VconsoleError('Nova returned a console URL without a token');
+  target.search = new URLSearchParams({ token }).toString();
+  target.hash = '';
+  return target;
+}
+
+export type Log = (level: LogLevel, message: string) => void;
+
+/**
+ * Nova calls for one cloud: the Keystone token and compute endpoint come from the session,
+ * and a 401 (token revoked or expired early) renews the token once and retries.
+ */
+export class ComputeClient {
+  constructor(
+    private readonly session: KeystoneSession,
+    private readonly tls: TlsSettings,
+  ) {}
+
+  /** The compute endpoint the last token's catalog named (for relative console URLs). */
+  endpoint?: string;
+
+  async call(method: 'GET' | 'POST', path: string, signal: AbortSignal, options: { body?: unknown; microversion?: string } = {}): Promise<OpenStackResponse> {
+    for (let attempt = 0; ; attempt++) {
+      const token = await this.session.token(signal);
+      const cloud = this.session.cloud;
+      this.endpoint = computeEndpoint(token.catalog, cloud.interface, cloud.regionName, cloud.name);
+      const headers: Record<string, string> = { 'X-Auth-Token': token.value };
+      if (options.microversion) {
+        headers['OpenStack-API-Version'] = `compute ${options.microversion}`;
+        headers['X-OpenStack-Nova-API-Version'] = options.microversion;
+      }
+      const res = await callOpenStack(`${this.endpoint}${path}`, { method, headers, body: options.body, tls: this.tls, signal, service: 'Nova' });
+      if (res.status !== 401) return res;
+      this.session.invalidate(token);
+      if (attempt >= 1) {
+        throw new VconsoleError(`Nova refused the Keystone token of cloud "${cloud.name}" twice: ${this.said(res)}`, {
+          hint: 'check that the user has a role on the project',
+        });
+      }
+    }
+  }
+
+  /** By ID (a UUID), else by exact name; several servers of that name is an error. */
+  async findServer(nameOrId: string, signal: AbortSignal): Promise<ServerSummary> {
+    if (isServerId(nameOrId)) return this.getServer(nameOrId, nameOrId, signal);
+    const res = await this.call('GET', `/servers?name=${encodeURIComponent(serverNameFilter(nameOrId))}`, signal);
+    if (res.status !== 200) throw this.failure(res, `cannot list servers named "${nameOrId}"`);
+    const servers = ((res.body as { servers?: ServerSummary[] })?.servers ?? []).filter((s) => s.name === nameOrId);
+    if (servers.length === 0) throw notFound(nameOrId);
+    if (servers.length > 1) {
+      throw new VconsoleError(`several servers are named "${nameOrId}": ${servers.map((s) => s.id).join(', ')}`, {
+        hint: 'name one by ID, e.g. openstack:ID',
+      });
+    }
+    return this.getServer(servers[0].id, nameOrId, signal);
+  }
+
+  /**
+   * Every server of the project with its status, following Nova's pages (`servers_links`).
+   * With filters, Nova is asked for only the matching ones (`name` is a regular expression to
+   * it, `tags` needs microversion 2.26) and the answer is filtered again here: Nova drops the
+   * filters a policy forbids without saying so.
+   */
+  async listServers(signal: AbortSignal, filters: ServerFilters = {}): Promise<Required<ServerSummary>[]> {
+    const all: Required<ServerSummary>[] = [];
+    const query = new URLSearchParams();
+    if (filters.nameRegex !== undefined) query.set('name', filters.nameRegex);
+    if (filters.tags?.length) query.set('tags', filters.tags.join(','));
+    const microversion = filters.tags?.length ? SERVER_TAGS_MICROVERSION : undefined;
+    let marker: string | null = null;
+    for (let page = 0; page < 1000; page++) {
+      const pageQuery = new URLSearchParams(query);
+      if (marker) pageQuery.set('marker', marker);
+      const search = pageQuery.toString();
+      const res = await this.call('GET', `/servers/detail${search ? `?${search}` : ''}`, signal, { microversion });
+      if (res.status !== 200) throw this.failure(res, 'cannot list servers');
+      const body = res.body as { servers?: (ServerSummary & { tags?: string[] })[]; servers_links?: { rel?: string; href?: string }[] } | undefined;
+      all.push(
+        ...(body?.servers ?? [])
+          .filter((s) => matchesFilters(s, filters))
+          .map((s) => ({ id: s.id, name: s.name, status: s.status ?? 'UNKNOWN' })),
+      );
+      const next = body?.servers_links?.find((l) => l.rel === 'next')?.href;
+      marker = next ? new URL(next, 'http://nova').searchParams.get('marker') : null;
+      if (!marker) break;
+    }
+    return all;
+  }
+
+  private async getServer(id: string, shownAs: string, signal: AbortSignal): Promise<ServerSummary> {
+    const res = await this.call('GET', `/servers/${encodeURIComponent(id)}`, signal);
+    if (res.status === 404) throw notFound(shownAs);
+    if (res.status !== 200) throw this.failure(res, `cannot look up server "${shownAs}"`);
+    const server = (res.body as { server?: ServerSummary })?.server;
+    if (!server?.id) throw new VconsoleError(`Nova answered without the server "${shownAs}"`);
+    return { id: server.id, name: server.name, status: server.status };
+  }
+
+  /**
+   * A new console URL (its token serves connections until [consoleauth] token_ttl runs out) of the given kind for the server. Clouds older
+   * than microversion 2.6 answer 404/405/406 to remote-consoles: the server action of that
+   * kind (os-getVNCConsole, os-getSerialConsole, os-getSPICEConsole), capped at 2.5, is asked
+   * instead, without a microversion.
+   */
+  async createConsole(serverId: string, shownAs: string, kind: NovaConsoleKind, signal: AbortSignal, log: Log): Promise<string> {
+    const spec = NOVA_CONSOLES[kind];
+    const path = `/servers/${encodeURIComponent(serverId)}`;
+    let res = await this.call('POST', `${path}/remote-consoles`, signal, {
+      body: { remote_console: { protocol: spec.protocol, type: spec.type } },
+      microversion: REMOTE_CONSOLES_MICROVERSION,
+    });
+    let url = (res.body as { remote_console?: { url?: string } })?.remote_console?.url;
+    if (res.status === 404 || res.status === 405 || res.status === 406) {
+      log('debug', `Nova has no remote-consoles API (HTTP ${res.status}); asking with ${spec.action}`);
+      res = await this.call('POST', `${path}/action`, signal, { body: { [spec.action]: { type: spec.type } } });
+      url = (res.body as { console?: { url?: string } })?.console?.url;
+    }
+    if (res.status === 404) throw notFound(shownAs);
+    if (res.status !== 200) throw this.consoleFailure(res, shownAs, kind);
+    if (typeof url !== 'string' || !url) throw new VconsoleError(`Nova gave no console URL for server "${shownAs}"`);
+    return url;
+  }
+
+  private consoleFailure(res: OpenStackResponse, shownAs: string, kind: NovaConsoleKind): VconsoleError {
+    const spec = NOVA_CONSOLES[kind];
+    const what = `cannot get a ${spec.shownAs} console for server "${shownAs}"`;
+    if (res.status === 400 || res.status === 501) {
+      return new ConsoleTypeUnavailableError(`${what}: ${this.said(res)}`, { hint: `this cloud offers no ${spec.offered} console (nova.conf ${spec.setting})` });
+    }
+    if (res.status === 409) return this.failure(res, what, 'the server must be running: openstack server start …');
+    return this.failure(res, what);
+  }
+
+  private failure(res: OpenStackResponse, what: string, hint?: string): VconsoleError {
+    return new VconsoleError(`${what}: ${this.said(res)}`, { hint: hint ?? (res.status === 403 ? 'the policy of this cloud forbids it for your role' : undefined) });
+  }
+
+  private said(res: OpenStackResponse): string {
+    return scrubSecrets(apiErrorMessage(res.body) ?? `HTTP ${res.status}`, this.session.secrets());
+  }
+}
+
+/** A server without a console: the status name is what the user sees in `openstack server list`. */
+export function checkConsoleState(server: ServerSummary, shownAs: string): void {
+  const status = server.status?.toUpperCase();
+  if (status && NO_CONSOLE_STATES.has(status)) {
+    const verb = status === 'SUSPENDED' ? 'resume' : status.startsWith('SHELVED') ? 'unshelve' : 'start';
+    throw new VconsoleError(`server "${shownAs}" is ${status}`, { hint: `${verb} it first: openstack server ${verb} ${server.id}` });
+  }
+}
+
+/** The cloud does not serve that kind of console (Nova's 400 `Unavailable console type ...`). */
+export class ConsoleTypeUnavailableError extends VconsoleError {}
+
+/** Nova does not know the server (any more): a name may now belong to a new server. */
+export class ServerNotFoundError extends VconsoleError {}
+
+function notFound(name: string): VconsoleError {
+  return new ServerNotFoundError(`server "${name}" not found`, { hint: 'check the name (openstack server list), --cloud and the project' });
+}

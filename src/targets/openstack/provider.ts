@@ -1,0 +1,349 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import type { Duplex } from 'node:stream';
+import { UsageError, VconsoleError, describeError, echoTarget } from '../../errors.js';
+import type { DialContext } from '../../proxy/types.js';
+import type { CloudConfig, ConfigSources } from './config.js';
+import { scrubSecrets, type TlsSettings } from './http.js';
+import { KeystoneSessions, type KeystoneSession } from './keystone.js';
+import { ComputeClient, ConsoleTypeUnavailableError, ServerNotFoundError, checkConsoleState, consoleWebSocketUrl, type Log, type ServerFilters, type ServerSummary } from './nova.js';
+import { DIAL_TIMEOUT_MS, LIST_TIMEOUT_MS, NOVA_CONSOLE_URL_SHARE_MS, NOVA_PROBED_URL_MAX_AGE_MS } from '../../limits.js';
+import { safeUrlText } from '../../text/url-text.js';
+import { fixedConsoleType } from '../console-type.js';
+import { SharedConsoleUrl } from './shared-console-url.js';
+import type { ConsoleProvider, ConsoleTarget, ConsoleType, TargetOptions, VmStateContext } from '../types.js';
+
+/** What Nova serves that vconsole opens, in the order the OpenStack dashboard tries them. */
+const OPENSTACK_CONSOLE_TYPES: readonly ConsoleType[] = ['vnc', 'spice', 'serial'];
+import { ConsoleTokenRejectedError, dialWebsockify, tlsFromOptions } from '../websocket/provider.js';
+import { CLOSED_AT_ONCE, FRESH_REFUSED_HINT, retryIfRefused, schemeHintFor, whileWanted, type ConsoleUrls } from './console-retry.js';
+
+/** Keystone tokens of this process, shared by `proxy`/`open` targets and `list`. */
+const processSessions = new KeystoneSessions();
+
+interface CloudConnection {
+  cloud: CloudConfig;
+  tls: TlsSettings;
+  session: KeystoneSession;
+  compute: ComputeClient;
+}
+
+/** The real environment: process.env, the home and working directories, files on disk. */
+function processConfigSources(): ConfigSources {
+  return { env: process.env, readFile: readIfExists, homeDir: os.homedir(), cwd: process.cwd() };
+}
+
+function readIfExists(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    // Like openstacksdk: a missing or unreadable candidate is skipped, the next one tried.
+    const code = (err as { code?: string }).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES' || code === 'EISDIR') return undefined;
+    throw new UsageError(`cannot read ${file}: ${describeError(err)}`);
+  }
+}
+
+/** The cloud the options pick (--cloud, --os-region, --insecure, --ca beat the files), its CA read, and its Keystone session. */
+async function connectCloud(sources: ConfigSources, options: TargetOptions, sessions: KeystoneSessions): Promise<CloudConnection> {
+  const { loadCloudConfig } = await import('./config.js');
+  const cloud = loadCloudConfig(sources, options);
+  const tls = await tlsFromOptions(cloud.insecure, cloud.cacert);
+  const session = sessions.session(cloud, tls);
+  return { cloud, tls, session, compute: new ComputeClient(session, tls) };
+}
+
+/**
+ * One OpenStack server's console (noVNC, SPICE or serial). The cloud config is read, and
+ * Keystone asked, on first check or dial (resolve does no I/O). A VNC or serial dial asks Nova
+ * for a fresh console, since console tokens are short-lived; the connections of a SPICE session
+ * (several at once) share one young console URL.
+ */
+class OpenStackTarget implements ConsoleTarget {
+  readonly provider = 'openstack';
+  readonly name: string;
+  consoleType: ConsoleType;
+  /** `auto` asks Nova what it serves in the pre-flight: until then the type is VNC by guess. */
+  consoleTypeTentative: boolean;
+  /** The console URL the `auto` pre-flight was given: the first dial takes it while it is fresh. */
+  private probed?: { url: string; at: number };
+  /** SPICE: the console URL the connections of one session share. */
+  private readonly spiceUrl = new SharedConsoleUrl(NOVA_CONSOLE_URL_SHARE_MS);
+  private connection?: Promise<CloudConnection>;
+  /** Known once the config is read: its secrets are scrubbed from messages. */
+  private cloud?: CloudConfig;
+  private session?: KeystoneSession;
+  private serverId?: Promise<string>;
+  /** Console tokens this target received: scrubbed from every message. */
+  private readonly consoleTokens = new Set<string>();
+
+  constructor(
+    readonly input: string,
+    private readonly server: string,
+    private readonly options: TargetOptions,
+    private readonly sources: () => ConfigSources,
+    private readonly sessions: KeystoneSessions,
+    cloudLabel: string | undefined,
+  ) {
+    this.name = `openstack:${server}${cloudLabel ? ` (cloud ${cloudLabel})` : ''}`;
+    this.consoleType = fixedConsoleType(options, OPENSTACK_CONSOLE_TYPES);
+    this.consoleTypeTentative = (options.consoleType ?? 'auto') === 'auto';
+  }
+
+  async check(signal: AbortSignal): Promise<void> {
+    await this.guard(async () => {
+      const { compute } = await this.connect();
+      const server = await compute.findServer(this.server, signal);
+      checkConsoleState(server, this.server);
+      this.serverId = Promise.resolve(server.id);
+      if ((this.options.consoleType ?? 'auto') === 'auto') {
+        this.consoleType = await this.firstOffered(compute, server.id, signal);
+        this.consoleTypeTentative = false;
+      }
+      // A cloud without SPICE says so before anything listens; the URL serves the first burst.
+      else if (this.consoleType === 'spice') this.probed = { url: await compute.createConsole(server.id, this.server, 'spice', signal, () => undefined), at: Date.now() };
+      if (this.consoleType === 'spice' && this.probed) {
+        this.spiceUrl.offer(this.probed.url, this.probed.at);
+        this.probed = undefined;
+      }
+    });
+  }
+
+  /**
+   * `auto`: the first console type this cloud serves for the server, in the order the
+   * OpenStack dashboard tries them (VNC, then SPICE, then serial). The console URL it gets is
+   * kept for the first client, so `auto` costs Nova no extra console.
+   */
+  private async firstOffered(compute: ComputeClient, id: string, signal: AbortSignal): Promise<ConsoleType> {
+    const order = OPENSTACK_CONSOLE_TYPES;
+    for (const type of order) {
+      try {
+        this.probed = { url: await compute.createConsole(id, this.server, type, signal, () => undefined), at: Date.now() };
+        return type;
+      } catch (err) {
+        if (!(err instanceof ConsoleTypeUnavailableError) || type === order[order.length - 1]) throw err;
+      }
+    }
+    return order[0];
+  }
+
+  /**
+   * A console URL is tried while it is certainly fresh; one the proxy refuses (at the dial, or
+   * by closing right after the upgrade before the VM said a word) is replaced by a fresh
+   * console from Nova, once, before anything is reported.
+   */
+  dial({ signal, log }: DialContext): Promise<Duplex> {
+    return this.guard(async () => {
+      const { compute, tls } = await this.connect();
+      const id = await this.lookUp(compute, signal);
+      const urls = this.consoleType === 'spice' ? this.spiceUrls(compute, id, signal, log) : this.ownUrls(compute, id, signal, log);
+      let retried = false;
+      let stream: Duplex;
+      try {
+        stream = await this.openConsole(await urls.first(), compute, tls, signal, log, false);
+      } catch (err) {
+        if (!(err instanceof ConsoleTokenRejectedError)) throw err;
+        log('debug', 'the console proxy refused the console token; asking Nova for a fresh console');
+        retried = true;
+        stream = await this.openConsole(await urls.fresh(), compute, tls, signal, log, true);
+      }
+      // An RFB server speaks first, so a VNC refusal was seen above; the others show it only now.
+      if (this.consoleType === 'vnc') return stream;
+      return retryIfRefused(stream, {
+        alreadyRetried: retried,
+        redial: () => {
+          log('debug', 'the console closed right after the upgrade without a byte; asking Nova for a fresh console');
+          return this.guard(async () => this.openConsole(await urls.fresh(), compute, tls, AbortSignal.timeout(DIAL_TIMEOUT_MS), log, true));
+        },
+        refused: () => this.scrubbed(new ConsoleTokenRejectedError(CLOSED_AT_ONCE, { hint: FRESH_REFUSED_HINT })),
+      });
+    });
+  }
+
+  /** VNC and serial: the pre-flight's URL while it is certainly fresh, else a console of this dial's own. */
+  private ownUrls(compute: ComputeClient, id: string, signal: AbortSignal, log: Log): ConsoleUrls {
+    const probed = this.probed;
+    this.probed = undefined;
+    const young = probed && Date.now() - probed.at < NOVA_PROBED_URL_MAX_AGE_MS ? probed.url : undefined;
+    return {
+      first: async () => young ?? (await this.newConsoleUrl(compute, id, signal, log)),
+      fresh: () => this.newConsoleUrl(compute, id, AbortSignal.timeout(DIAL_TIMEOUT_MS), log),
+    };
+  }
+
+  /**
+   * A SPICE client opens several connections at once (main, display, inputs, cursor, ...), one
+   * websocket each: they share one young console URL, since Nova's tokens serve many
+   * connections until they expire. The channels of a burst that find it refused share the
+   * fresh one that replaces it.
+   */
+  private spiceUrls(compute: ComputeClient, id: string, signal: AbortSignal, log: Log): ConsoleUrls {
+    const ask = () => this.newConsoleUrl(compute, id, AbortSignal.timeout(DIAL_TIMEOUT_MS), log);
+    const first = this.spiceUrl.get(ask);
+    return {
+      first: () => whileWanted(first, signal),
+      fresh: () => {
+        this.spiceUrl.drop(first);
+        return this.spiceUrl.get(ask).url;
+      },
+    };
+  }
+
+  private newConsoleUrl(compute: ComputeClient, id: string, signal: AbortSignal, log: Log): Promise<string> {
+    return compute.createConsole(id, this.server, this.consoleType, signal, log).catch((err: unknown) => {
+      // Deleted, perhaps recreated under the same name: look the name up again next time.
+      if (err instanceof ServerNotFoundError) this.serverId = undefined;
+      throw err;
+    });
+  }
+
+  private openConsole(consoleUrl: string, compute: ComputeClient, tls: TlsSettings, signal: AbortSignal, log: Log, fresh: boolean): Promise<Duplex> {
+    const socketUrl = consoleWebSocketUrl(consoleUrl, compute.endpoint);
+    const token = socketUrl.searchParams.get('token');
+    if (token) this.rememberConsoleToken(token);
+    log('debug', `console from Nova; opening ${safeUrlText(socketUrl)}`);
+    return dialWebsockify({
+      url: socketUrl.href,
+      tls,
+      signal,
+      // Only claimed of a console asked for just now: an older one may simply have expired.
+      rejectedHint: fresh ? FRESH_REFUSED_HINT : 'the console token may have expired ([consoleauth] token_ttl)',
+      schemeHint: schemeHintFor(this.consoleType),
+      // Only RFB servers speak first: a serial line is silent until someone types, and a
+      // SPICE server waits for the client's link message.
+      serverSpeaksFirst: this.consoleType === 'vnc',
+      settleFirst: this.consoleType === 'serial',
+    });
+  }
+
+  /** Polls the server's status (src/targets/openstack/state.ts); a deleted server reads as gone. */
+  async followState(context: VmStateContext): Promise<void> {
+    const { followServer } = await import('./state.js');
+    await followServer(
+      (signal) =>
+        this.guard(async () => {
+          const { compute } = await this.connect();
+          try {
+            const id = await this.lookUp(compute, signal);
+            return (await compute.findServer(id, signal)).status;
+          } catch (err) {
+            if (!(err instanceof ServerNotFoundError)) throw err;
+            // A server made again under the same name is a new ID.
+            this.serverId = undefined;
+            return undefined;
+          }
+        }),
+      context,
+    );
+  }
+
+  /** The recent console tokens (enough to scrub any error still in flight), not every one ever. */
+  private rememberConsoleToken(token: string): void {
+    this.consoleTokens.add(token);
+    if (this.consoleTokens.size > 32) this.consoleTokens.delete(this.consoleTokens.values().next().value as string);
+  }
+
+  /** One connection per target, shared by concurrent dials; a failed one is forgotten so the next dial retries. */
+  private connect(): Promise<CloudConnection> {
+    this.connection ??= this.open().catch((err: unknown) => {
+      this.connection = undefined;
+      throw err;
+    });
+    return this.connection;
+  }
+
+  private async open(): Promise<CloudConnection> {
+    const connection = await connectCloud(this.sources(), this.options, this.sessions);
+    this.cloud = connection.cloud;
+    this.session = connection.session;
+    return connection;
+  }
+
+  /** Name -> ID once per target; IDs do not change while a server lives. */
+  private lookUp(compute: ComputeClient, signal: AbortSignal): Promise<string> {
+    this.serverId ??= compute.findServer(this.server, signal).then(
+      (s) => s.id,
+      (err: unknown) => {
+        this.serverId = undefined;
+        throw err;
+      },
+    );
+    return this.serverId;
+  }
+
+  /** Every error leaves without a secret in it, its exit code and hint kept. */
+  private async guard<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      throw this.scrubbed(err);
+    }
+  }
+
+  private scrubbed(err: unknown): VconsoleError {
+    const auth = this.cloud?.auth;
+    const known = [...this.consoleTokens, auth?.password, auth?.applicationCredentialSecret, ...(this.session?.secrets() ?? [])];
+    const text = err instanceof VconsoleError ? err.message : describeError(err);
+    const message = scrubSecrets(text, known);
+    const hint = err instanceof VconsoleError && err.hint ? scrubSecrets(err.hint, known) : undefined;
+    if (err instanceof UsageError) return new UsageError(message, hint);
+    // The cause is rebuilt from text so no request, URL or header rides along to --verbose.
+    const code = (err as { code?: string; cause?: { code?: string } }).cause?.code ?? (err as { code?: string }).code;
+    const cause = Object.assign(new Error(scrubSecrets(describeError((err as { cause?: unknown }).cause ?? err), known)), { code });
+    return new VconsoleError(message, { hint, cause, exitCode: err instanceof VconsoleError ? err.exitCode : 1 });
+  }
+}
+
+/**
+ * `openstack:NAME|ID` (`os:` for short): a Nova server's console (noVNC, SPICE, serial), with credentials
+ * from clouds.yaml / secure.yaml / OS_* as the openstack CLI reads them. `sources` and
+ * `sessions` (the Keystone token cache) are injectable for tests.
+ */
+export function createOpenStackProvider(sources: () => ConfigSources = processConfigSources, sessions: KeystoneSessions = processSessions): ConsoleProvider {
+  return {
+    id: 'openstack',
+    schemes: ['openstack', 'os'],
+    syntax: [{ usage: 'openstack:NAME|ID, os:NAME|ID', console: 'OpenStack server (clouds.yaml / OS_* as the openstack CLI reads them)' }],
+    // The dashboard's order for `auto`: VNC, then SPICE, then serial.
+    consoleTypes: OPENSTACK_CONSOLE_TYPES,
+    bareNames: true,
+    async list(options, scope) {
+      const servers = await listOpenstackServers(options, undefined, sources, sessions, { nameRegex: scope.nameRegex, tags: scope.tags });
+      const named = new Map<string, number>();
+      for (const s of servers) named.set(s.name, (named.get(s.name) ?? 0) + 1);
+      // A name several servers share cannot be opened by name: those are listed by ID.
+      const targetOf = (s: Required<ServerSummary>) => `openstack:${named.get(s.name) === 1 && s.name.trim() ? s.name : s.id}`;
+      return servers.map((s) => ({ provider: 'openstack', target: targetOf(s), name: s.name, state: s.status, console: s.status === 'ACTIVE' }));
+    },
+    async describeSearch(options, scope) {
+      const { cloud } = await connectCloud(sources(), options, sessions);
+      const what = [
+        scope.nameRegex !== undefined ? `names matching /${scope.nameRegex}/` : undefined,
+        scope.tags?.length ? `tag${scope.tags.length > 1 ? 's' : ''} ${scope.tags.map((t) => `"${t}"`).join(', ')}` : undefined,
+      ].filter(Boolean);
+      return `servers with ${what.length ? what.join(' and ') : 'any name'} in cloud "${cloud.name}"${cloud.regionName ? ` (region ${cloud.regionName})` : ''}`;
+    },
+    resolve(spec, options): ConsoleTarget {
+      const server = spec.rest.trim();
+      if (!server || /[\u0000-\u001f\u007f]/.test(server)) {
+        throw new UsageError(`bad OpenStack target "${echoTarget(spec.raw)}"`, 'name a server by name or ID, e.g. openstack:web-1 or os:UUID');
+      }
+      const cloudLabel = options.cloud || sources().env.OS_CLOUD || undefined;
+      return new OpenStackTarget(spec.raw, server, options, sources, sessions, cloudLabel);
+    },
+  };
+}
+
+export const openstackProvider = createOpenStackProvider();
+
+/** The servers of the cloud the options pick (for `vconsole list`), with their Nova status. */
+export async function listOpenstackServers(
+  options: TargetOptions,
+  signal: AbortSignal = AbortSignal.timeout(LIST_TIMEOUT_MS),
+  sources: () => ConfigSources = processConfigSources,
+  sessions: KeystoneSessions = processSessions,
+  filters: ServerFilters = {},
+): Promise<Required<ServerSummary>[]> {
+  const { compute } = await connectCloud(sources(), options, sessions);
+  return compute.listServers(signal, filters);
+}

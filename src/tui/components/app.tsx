@@ -1,0 +1,259 @@
+import { Box, useInput, useStdin, type Key } from 'ink';
+import { useCallback, useLayoutEffect, useRef, useState } from 'react';
+import { describeError } from '../../errors.js';
+import { terminalSafe } from '../../text/terminal-text.js';
+import type { ConsoleStore } from '../state/console-store.js';
+import { Detail, DETAIL_ERROR_LINES } from './detail.js';
+import { EventLog } from './event-log.js';
+import { Footer } from './footer.js';
+import { Header } from './header.js';
+import { FRAME_MS, useConsoleState, useSecondsTick, useTerminalSize, useThumbnailView } from './hooks.js';
+import { INITIAL_UI, reduceInput, selectedIndex, type ConsoleAction, type UiState } from '../state/keys.js';
+import { NoticeLine, NoViewer } from './notice.js';
+import { AddPicker } from './add-picker.js';
+import type { PickerOutcome, VmListingSource } from '../state/picker-model.js';
+import { SessionTable } from './session-table.js';
+import { gridLayout } from '../layout/grid-layout.js';
+import { imagePixels, type ImagePlacement } from '../thumbnails/image-overlay.js';
+import { SessionGrid, visibleTiles, type TileDrawing } from './session-grid.js';
+import { isImageMode, type ThumbnailMode, type ThumbnailView } from '../thumbnails/thumbnail.js';
+
+export type { ThumbnailView } from '../thumbnails/thumbnail.js';
+
+/** What the keys ask for; the caller owns sessions, viewers and shutdown. */
+export interface ConsoleActions {
+  onOpenViewer(sessionId: number): void | Promise<void>;
+  /**
+   * Enter or `o` on a listening serial console: the caller suspends the TUI (`suspend()`),
+   * gives the terminal to the console, and `resume()`s when the user detaches.
+   */
+  onAttach(sessionId: number): void | Promise<void>;
+  onRetry(sessionId: number): void | Promise<void>;
+  onClose(sessionId: number): void | Promise<void>;
+  /** `s` on a listening VNC row: saves a PNG of its screen; resolves with what to tell the user. */
+  onScreenshot(sessionId: number): Promise<string>;
+  onAdd(target: string): void | Promise<void>;
+  /** `a` shows a picker over these listings (asked anew each time); without it `a` is a bare prompt. */
+  listVms?(): readonly VmListingSource[];
+  /** `S`: saves the targets open now as workspace `name`; resolves with what to tell the user. */
+  onSaveWorkspace?(name: string): Promise<string>;
+  /** `q` or Ctrl+C. The TUI does not exit by itself: the caller shuts down and unmounts. */
+  onQuit(): void | Promise<void>;
+  /**
+   * The grid's tiles on screen and their picture size, told whenever they change; undefined
+   * when no picture is shown (the table, or --thumbnails none). The caller feeds
+   * `ConsoleStore.setThumbnail` for these sessions only.
+   */
+  onThumbnailView?(view: ThumbnailView | undefined): void;
+}
+
+
+export interface AppProps {
+  store: ConsoleStore;
+  actions: ConsoleActions;
+  /** Asks the terminal to copy text (OSC 52); without it `c` only shows the address. */
+  copyToClipboard?: (text: string) => void;
+  /** Minimum time between frames caused by store changes. */
+  frameMs?: number;
+  /** The UI state to start from: the one the app had before it was suspended. */
+  initialUi?: UiState;
+  /** Told every new UI state, so a remount can start where this one left off. */
+  onUiChange?: (ui: UiState) => void;
+  /** The key that detaches from a serial console, as the detail line names it. */
+  detachKey?: string;
+  /** How the grid draws pictures (default truecolor half blocks). */
+  thumbnails?: ThumbnailMode;
+  /**
+   * Draws image-protocol pictures over the tiles (kitty, iterm2, sixel); without it those
+   * modes are drawn as 24-bit half blocks.
+   */
+  onImages?: (placements: ImagePlacement[]) => void;
+}
+
+/** What `open` detaches a serial console with unless told otherwise. */
+export const DEFAULT_DETACH_KEY = 'Ctrl+]';
+
+/** Lines of the event log shown under the table. */
+const LOG_LINES = 6;
+
+/**
+ * The `vconsole open` screen: header, session table, detail of the selected row, event log,
+ * notices and the key line. Renders the store; keys only call `actions`.
+ * Timers: a frame timer while store changes are pending, and a 1 s tick while some session
+ * listens (uptimes move); nothing at all when idle.
+ */
+export function App({
+  store,
+  actions,
+  copyToClipboard,
+  frameMs = FRAME_MS,
+  initialUi = INITIAL_UI,
+  onUiChange,
+  detachKey = DEFAULT_DETACH_KEY,
+  thumbnails = 'truecolor',
+  onImages,
+}: AppProps) {
+  const state = useConsoleState(store, frameMs);
+  const { rows } = state;
+  const size = useTerminalSize();
+  const [ui, setUi] = useState<UiState>(initialUi);
+  // Keys may arrive faster than React re-renders: they read and write these, never a stale
+  // closure. The committed props reach them in a layout effect, which runs in the same commit,
+  // before any further input is read.
+  const uiRef = useRef(ui);
+  const rowsRef = useRef(rows);
+  const gridRef = useRef<{ columns: number; perPage: number } | undefined>(undefined);
+  const actionsRef = useRef({ actions, copyToClipboard, onUiChange });
+  useLayoutEffect(() => {
+    rowsRef.current = rows;
+    actionsRef.current = { actions, copyToClipboard, onUiChange };
+  }, [rows, actions, copyToClipboard, onUiChange]);
+
+  const commitUi = useCallback((next: UiState) => {
+    uiRef.current = next;
+    setUi(next);
+    actionsRef.current.onUiChange?.(next);
+  }, []);
+  const setNotice = useCallback(
+    (notice: string) => commitUi({ ...uiRef.current, notice: terminalSafe(notice) }),
+    [commitUi],
+  );
+
+  const onKey = useCallback(
+    (input: string, key: Key) => {
+      const { actions: current, copyToClipboard: copy } = actionsRef.current;
+      const result = reduceInput(uiRef.current, { rows: rowsRef.current, canCopy: copy !== undefined, grid: gridRef.current }, input, key);
+      if (result.ui !== uiRef.current) commitUi(result.ui);
+      for (const action of result.actions) runAction(action, current, copy, setNotice);
+    },
+    [commitUi, setNotice],
+  );
+  // After `a` the picker (when the caller can list) takes the keys until it is done.
+  const picking = ui.mode === 'add' && actions.listVms !== undefined;
+  const onPicked = useCallback(
+    (outcome: PickerOutcome) => {
+      const browse: UiState = { ...uiRef.current, mode: 'browse', draft: '', notice: undefined };
+      const { actions: current } = actionsRef.current;
+      if (outcome.type !== 'open') {
+        commitUi(browse);
+        if (outcome.type === 'interrupt') runAction({ type: 'quit' }, current, undefined, setNotice);
+        return;
+      }
+      commitUi({ ...browse, notice: `adding ${outcome.targets.join(', ')}` });
+      for (const text of outcome.targets) runAction({ type: 'add', text }, current, undefined, setNotice);
+    },
+    [commitUi, setNotice],
+  );
+  // Without a terminal on stdin there are no keys (Ink would throw enabling raw mode); the
+  // caller still quits on SIGINT. Ink reports `undefined` for a piped stdin, hence `=== true`.
+  const { isRawModeSupported } = useStdin();
+  useInput(onKey, { isActive: isRawModeSupported === true && !picking });
+
+  const now = useSecondsTick(rows.some((row) => row.session.state === 'listening'));
+  const index = selectedIndex(rows, ui);
+  const selected = index >= 0 ? rows[index] : undefined;
+  const width = size.columns;
+  const notice = ui.notice ?? state.notice;
+  const logLines = size.rows === undefined ? LOG_LINES : Math.min(LOG_LINES, Math.max(0, size.rows - 20));
+  // Lines besides the table rows: header, table title, detail line and up to DETAIL_ERROR_LINES
+  // of error, notice, no-viewer box, log, footer, three margins; plus one because Ink clears the
+  // whole screen on every frame once its output is as tall as the terminal.
+  const chrome =
+    1 + 1 + 1 + DETAIL_ERROR_LINES + (notice ? 1 : 0) + (state.noViewer ? 5 : 0) + logLines + 1 + 3 + 1;
+  const tableHeight = size.rows === undefined ? undefined : Math.max(3, size.rows - chrome);
+  // The grid takes the log's lines too; besides tiles: header, detail and error lines, notice,
+  // no-viewer box, the page line, footer, two margins, and Ink's one.
+  const gridChrome = 1 + 1 + DETAIL_ERROR_LINES + (notice ? 1 : 0) + (state.noViewer ? 5 : 0) + 1 + 1 + 2 + 1;
+  const grid = ui.view === 'grid' ? gridLayout(rows.length, width, size.rows === undefined ? undefined : Math.max(6, size.rows - gridChrome)) : undefined;
+  const drawing: TileDrawing = thumbnails === 'none' ? 'none' : thumbnails === '256' ? '256' : isImageMode(thumbnails) && onImages ? 'image' : 'truecolor';
+  useLayoutEffect(() => {
+    gridRef.current = grid && { columns: grid.columns, perPage: grid.perPage };
+  });
+  const tileIds = grid && drawing !== 'none' ? visibleTiles(rows, index, grid).shown.map((row) => row.session.id) : undefined;
+  const pixels = grid && (drawing === 'image' && isImageMode(thumbnails) ? imagePixels(thumbnails, grid.pictureColumns, grid.pictureRows) : { width: grid.pictureColumns, height: grid.pictureRows * 2 });
+  const tiles: ThumbnailView | undefined =
+    grid && tileIds && pixels
+      ? { sessionIds: tileIds, columns: grid.pictureColumns, rows: grid.pictureRows, pixelWidth: pixels.width, pixelHeight: pixels.height }
+      : undefined;
+  const tilesKey = tiles ? `${tiles.sessionIds.join(',')}@${tiles.columns}x${tiles.rows}/${tiles.pixelWidth}x${tiles.pixelHeight}` : '';
+  useThumbnailView(tilesKey, tiles, actions.onThumbnailView);
+
+  if (picking && actions.listVms) {
+    return (
+      <Box flexDirection="column" width={width}>
+        <Header rows={rows} />
+        <Box marginTop={1}>
+          <AddPicker listVms={actions.listVms} rows={rows} onDone={onPicked} height={size.rows === undefined ? undefined : size.rows - 3} initialFilter={ui.draft} />
+        </Box>
+      </Box>
+    );
+  }
+  return (
+    <Box flexDirection="column" width={width}>
+      <Header rows={rows} />
+      <NoViewer notice={state.noViewer} />
+      <Box marginTop={1}>
+        {grid ? (
+          <SessionGrid rows={rows} selectedIndex={index} layout={grid} drawing={drawing} onImages={drawing === 'image' ? onImages : undefined} />
+        ) : (
+          <SessionTable rows={rows} selectedIndex={index} width={width} height={tableHeight} now={now} />
+        )}
+      </Box>
+      <Box marginTop={1} flexDirection="column">
+        <Detail row={selected} width={width} now={now} detachKey={detachKey} />
+        <NoticeLine text={notice} />
+      </Box>
+      {grid ? null : (
+        <Box marginTop={1}>
+          <EventLog log={state.log} lines={logLines} width={width} />
+        </Box>
+      )}
+      <Footer mode={ui.mode} draft={ui.draft} />
+    </Box>
+  );
+}
+
+/**
+ * Calls the caller's handler; whether it throws or rejects, the error becomes the notice line
+ * (made terminal-safe by `setNotice`: an error may quote a name or a server's words).
+ */
+function runAction(
+  action: ConsoleAction,
+  actions: ConsoleActions,
+  copy: ((text: string) => void) | undefined,
+  setNotice: (notice: string) => void,
+): void {
+  // vconsole's own sentence with what to do (a bare message would drop the hint, a system error its words).
+  const showError = (err: unknown): void => setNotice(describeError(err));
+  const report = (outcome: void | Promise<void>): void => {
+    if (outcome instanceof Promise) outcome.catch(showError);
+  };
+  try {
+    switch (action.type) {
+      case 'open':
+        return report(actions.onOpenViewer(action.sessionId));
+      case 'attach':
+        return report(actions.onAttach(action.sessionId));
+      case 'retry':
+        return report(actions.onRetry(action.sessionId));
+      case 'close':
+        return report(actions.onClose(action.sessionId));
+      case 'screenshot':
+        actions.onScreenshot(action.sessionId).then(setNotice, showError);
+        return;
+      case 'add':
+        return report(actions.onAdd(action.text));
+      case 'save-workspace':
+        if (!actions.onSaveWorkspace) return setNotice('saving a workspace is not available here');
+        actions.onSaveWorkspace(action.name).then(setNotice, showError);
+        return;
+      case 'quit':
+        return report(actions.onQuit());
+      case 'copy':
+        copy?.(action.text);
+        return;
+    }
+  } catch (err) {
+    showError(err);
+  }
+}

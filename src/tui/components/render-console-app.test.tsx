@@ -1,0 +1,201 @@
+import { EventEmitter } from 'node:events';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { osc52, renderConsoleApp } from './render-console-app.js';
+import { ConsoleStore, type SessionSourceEvents } from '../state/console-store.js';
+import { sessionSnapshot } from '../../../test/support/snapshots.js';
+import { fakeActions, until } from '../../../test/support/tui.js';
+
+
+
+describe('renderConsoleApp', () => {
+  /** Just enough of a terminal for Ink: a writable with a size, and a raw-mode-capable input. */
+  class FakeTerminalOutput extends EventEmitter {
+    readonly columns = 100;
+    readonly rows = 30;
+    readonly isTTY = true;
+    written = '';
+    write = (chunk: string): boolean => {
+      this.written += chunk;
+      return true;
+    };
+  }
+  class FakeTerminalInput extends EventEmitter {
+    /** Like process.stdin: `true` on a terminal, absent (undefined) when piped. */
+    readonly isTTY: true | undefined;
+    constructor(terminal = true) {
+      super();
+      this.isTTY = terminal ? true : undefined;
+    }
+    private pending: string | null = null;
+    type(data: string): void {
+      this.pending = data;
+      this.emit('readable');
+    }
+    read = (): string | null => {
+      const data = this.pending;
+      this.pending = null;
+      return data;
+    };
+    rawMode = false;
+    setEncoding(): void {}
+    setRawMode = (on: boolean): void => {
+      this.rawMode = on;
+    };
+    resume(): void {}
+    pause(): void {}
+    ref(): void {}
+    unref(): void {}
+  }
+
+  it('leaves Ctrl+C to the caller, copies with OSC 52 on a terminal and exits on unmount', async () => {
+    const source = new EventEmitter<SessionSourceEvents>();
+    const store = new ConsoleStore(source);
+    source.emit('added', { snapshot: () => sessionSnapshot(1) });
+    const actions = { onOpenViewer: vi.fn(), onAttach: vi.fn(), onRetry: vi.fn(), onClose: vi.fn(), onAdd: vi.fn(), onQuit: vi.fn(), onScreenshot: vi.fn() };
+    const stdout = new FakeTerminalOutput();
+    const stdin = new FakeTerminalInput();
+    const handle = renderConsoleApp(store, actions, {
+      stdout: stdout as unknown as NodeJS.WriteStream,
+      stdin: stdin as unknown as NodeJS.ReadStream,
+      patchConsole: false, // vitest owns the console
+    });
+    let exited = false;
+    const exit = handle.waitUntilExit().then(() => {
+      exited = true;
+    });
+    await until(() => stdin.listenerCount('readable') > 0, 'the app to read keys');
+    stdin.type('\u0003');
+    expect(actions.onQuit).toHaveBeenCalledTimes(1);
+    stdin.type('c');
+    expect(stdout.written).toContain(osc52('127.0.0.1:5901'));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(exited).toBe(false);
+    handle.unmount();
+    await exit;
+    expect(stdout.written).toContain('demo:vm-1');
+  });
+
+  it('renders without keys when stdin is not a terminal', async () => {
+    const source = new EventEmitter<SessionSourceEvents>();
+    const store = new ConsoleStore(source);
+    source.emit('added', { snapshot: () => sessionSnapshot(2) });
+    const stdout = new FakeTerminalOutput();
+    const handle = renderConsoleApp(store, { onOpenViewer: vi.fn(), onAttach: vi.fn(), onRetry: vi.fn(), onClose: vi.fn(), onAdd: vi.fn(), onQuit: vi.fn(), onScreenshot: vi.fn() }, {
+      stdout: stdout as unknown as NodeJS.WriteStream,
+      stdin: new FakeTerminalInput(false) as unknown as NodeJS.ReadStream,
+      patchConsole: false,
+    });
+    const exit = handle.waitUntilExit();
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    handle.unmount();
+    await exit;
+    expect(stdout.written).toContain('demo:vm-2');
+    expect(stdout.written).not.toContain('Raw mode');
+  });
+
+  describe('suspend and resume', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    async function mounted() {
+      const source = new EventEmitter<SessionSourceEvents>();
+      const store = new ConsoleStore(source);
+      source.emit('added', { snapshot: () => sessionSnapshot(1) });
+      source.emit('added', { snapshot: () => sessionSnapshot(2, { consoleType: 'serial' }) });
+      source.emit('added', { snapshot: () => sessionSnapshot(3) });
+      const actions = fakeActions();
+      const stdout = new FakeTerminalOutput();
+      const stdin = new FakeTerminalInput();
+      const handle = renderConsoleApp(store, actions, {
+        stdout: stdout as unknown as NodeJS.WriteStream,
+        stdin: stdin as unknown as NodeJS.ReadStream,
+        patchConsole: false,
+      });
+      let exited = false;
+      const exit = handle.waitUntilExit().then(() => {
+        exited = true;
+      });
+      await until(() => stdin.listenerCount('readable') > 0 && stdin.rawMode, 'the app to read keys');
+      return { source, store, actions, stdout, stdin, handle, exit, isExited: () => exited };
+    }
+
+    it('gives the terminal away, draws nothing meanwhile, and comes back as it was', async () => {
+      const { store, actions, stdout, stdin, handle, exit, isExited } = await mounted();
+      stdin.type('\u001B[B'); // select the serial console
+      stdin.type('\r');
+      expect(actions.onAttach).toHaveBeenCalledWith(2);
+      await until(() => stdout.written.includes('Enter attaches'), 'the serial detail line');
+
+      await handle.suspend();
+      expect(stdin.listenerCount('readable')).toBe(0);
+      expect(stdin.rawMode).toBe(false);
+      expect(stdout.written.endsWith('\u001B[2J\u001B[H')).toBe(true);
+      const writtenAtSuspend = stdout.written.length;
+
+      // Store changes while the console is attached: no frame, however long we wait.
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+      store.log('info', 'while attached');
+      store.setSerial(2, { unseenBytes: 2048 });
+      vi.advanceTimersByTime(5_000);
+      await new Promise((resolve) => setImmediate(resolve));
+      vi.useRealTimers();
+      expect(stdout.written.length).toBe(writtenAtSuspend);
+      stdin.type('q');
+      expect(actions.onQuit).not.toHaveBeenCalled();
+      expect(isExited()).toBe(false);
+
+      handle.resume();
+      await until(() => stdout.written.slice(writtenAtSuspend).includes('● 2.0 KB new'), 'the TUI drawn again');
+      await until(() => stdin.listenerCount('readable') > 0 && stdin.rawMode, 'keys read again');
+      const frame = stdout.written.slice(writtenAtSuspend);
+      expect(frame).toMatch(/› demo:vm-2 /);
+      expect(frame).toContain('while attached');
+      stdin.type('o');
+      expect(actions.onAttach).toHaveBeenLastCalledWith(2);
+      expect(actions.onAttach).toHaveBeenCalledTimes(2);
+
+      handle.unmount();
+      await exit;
+      expect(isExited()).toBe(true);
+    });
+
+    it('keeps the notice line across a suspend', async () => {
+      const { stdout, stdin, handle, exit } = await mounted();
+      stdin.type('\u001B[B');
+      stdin.type('\u001B[B');
+      stdin.type('x');
+      await until(() => stdout.written.includes('closing demo:vm-3'), 'the notice');
+      await handle.suspend();
+      const writtenAtSuspend = stdout.written.length;
+      handle.resume();
+      await until(() => stdout.written.slice(writtenAtSuspend).includes('closing demo:vm-3'), 'the notice drawn again');
+      expect(stdout.written.slice(writtenAtSuspend)).toMatch(/› demo:vm-3 /);
+      handle.unmount();
+      await exit;
+    });
+
+    it('never clears the screen under a TUI resumed before its suspend finished', async () => {
+      const { stdout, handle, exit } = await mounted();
+      const suspended = handle.suspend();
+      const at = stdout.written.length;
+      handle.resume();
+      await until(() => stdout.written.slice(at).includes('demo:vm-3'), 'the resumed frame');
+      await suspended;
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(stdout.written.lastIndexOf('demo:vm-3')).toBeGreaterThan(stdout.written.lastIndexOf('\u001B[2J'));
+      handle.unmount();
+      await exit;
+    });
+
+    it('ends for good when unmounted while suspended', async () => {
+      const { handle, exit, stdin } = await mounted();
+      await handle.suspend();
+      handle.unmount();
+      await exit;
+      handle.resume(); // too late: nothing is drawn again
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(stdin.listenerCount('readable')).toBe(0);
+    });
+  });
+});

@@ -1,0 +1,143 @@
+import { render, type Instance } from 'ink';
+import { App, type ConsoleActions } from './app.js';
+import type { ConsoleStore } from '../state/console-store.js';
+import { ImageOverlay, withFrameHook, type ImagePlacement } from '../thumbnails/image-overlay.js';
+import { INITIAL_UI, type UiState } from '../state/keys.js';
+import { isImageMode, type ThumbnailMode } from '../thumbnails/thumbnail.js';
+
+/** The OSC 52 sequence that asks the terminal to put `text` on the system clipboard. */
+export function osc52(text: string): string {
+  return `\u001B]52;c;${Buffer.from(text, 'utf8').toString('base64')}\u0007`;
+}
+
+export interface RenderConsoleOptions {
+  stdout?: NodeJS.WriteStream;
+  stdin?: NodeJS.ReadStream;
+  stderr?: NodeJS.WriteStream;
+  /** Route console.* output above the UI instead of through it (default true). */
+  patchConsole?: boolean;
+  /** The key that detaches from a serial console, named on the detail line (default `Ctrl+]`). */
+  detachKey?: string;
+  /** Start in the grid of thumbnails rather than the table (open --grid). */
+  grid?: boolean;
+  /** How the grid draws pictures. */
+  thumbnails?: ThumbnailMode;
+}
+
+export interface ConsoleAppHandle {
+  /** Ends the TUI for good (also while suspended). */
+  unmount(): void;
+  /** Resolves once the app is unmounted for good, not when it is suspended. */
+  waitUntilExit(): Promise<void>;
+  /**
+   * Gives the terminal away: Ink stops drawing and reading stdin and leaves raw mode, and the
+   * screen is cleared. Store changes draw nothing until `resume()`. Resolves once done.
+   */
+  suspend(): Promise<void>;
+  /** Draws the TUI again from the same store, with the selection and notice it had. */
+  resume(): void;
+}
+
+/**
+ * Mounts the TUI. Ctrl+C is a key like `q` (calls `onQuit`), so the caller controls shutdown
+ * and then calls `unmount()`. Suspending unmounts Ink and resuming renders it anew: the UI
+ * state lives here, between the two.
+ */
+export function renderConsoleApp(
+  store: ConsoleStore,
+  actions: ConsoleActions,
+  options: RenderConsoleOptions = {},
+): ConsoleAppHandle {
+  const terminal = options.stdout ?? process.stdout;
+  // Image protocols are written over Ink's frames: Ink writes through a hook that tells the overlay.
+  const overlay = options.thumbnails && isImageMode(options.thumbnails) && terminal.isTTY ? new ImageOverlay(options.thumbnails, (text) => void terminal.write(text)) : undefined;
+  const stdout = overlay ? withFrameHook(terminal, (height) => overlay.afterFrame(height)) : terminal;
+  const onImages = overlay ? (placements: ImagePlacement[]) => overlay.update(placements) : undefined;
+  const copyToClipboard = stdout.isTTY ? (text: string) => void stdout.write(osc52(text)) : undefined;
+  let ui: UiState = options.grid ? { ...INITIAL_UI, view: 'grid' } : INITIAL_UI;
+  const onUiChange = (next: UiState): void => {
+    ui = next;
+  };
+  let ended = false;
+  let resolveExit!: () => void;
+  let rejectExit!: (err: unknown) => void;
+  const exited = new Promise<void>((resolve, reject) => {
+    resolveExit = resolve;
+    rejectExit = reject;
+  });
+  // Only the app shown last ends the handle: one unmounted by `suspend()` does not.
+  let instance: Instance | undefined;
+  let suspending: Promise<void> | undefined;
+  const clearScreen = (): void => {
+    if (stdout.isTTY) stdout.write('\u001B[2J\u001B[H');
+  };
+
+  const mount = (): void => {
+    const mounted = render(
+      <App
+        store={store}
+        actions={actions}
+        copyToClipboard={copyToClipboard}
+        initialUi={ui}
+        onUiChange={onUiChange}
+        detachKey={options.detachKey}
+        thumbnails={options.thumbnails}
+        onImages={onImages}
+      />,
+      {
+        stdout,
+        // Ink's defaults apply only to keys that are absent, not to keys set to undefined.
+        ...(options.stdin ? { stdin: options.stdin } : {}),
+        ...(options.stderr ? { stderr: options.stderr } : {}),
+        exitOnCtrlC: false,
+        patchConsole: options.patchConsole ?? true,
+      },
+    );
+    instance = mounted;
+    mounted.waitUntilExit().then(
+      () => {
+        if (instance !== mounted) return;
+        instance = undefined;
+        ended = true;
+        resolveExit();
+      },
+      (err: unknown) => {
+        if (instance === mounted) rejectExit(err);
+      },
+    );
+  };
+  mount();
+
+  return {
+    unmount: () => {
+      ended = true;
+      if (instance) instance.unmount();
+      else resolveExit();
+    },
+    waitUntilExit: () => exited,
+    suspend: () => {
+      if (suspending) return suspending;
+      const current = instance;
+      if (!current || ended) return Promise.resolve();
+      instance = undefined;
+      current.unmount();
+      const done = current.waitUntilExit().then(
+        () => {
+          // Ink leaves its last frame on screen: the console gets a clean one, unless the
+          // caller has already resumed (then the new frame is on screen).
+          if (suspending === done) clearScreen();
+        },
+        () => undefined,
+      );
+      suspending = done;
+      return done;
+    },
+    resume: () => {
+      if (!suspending || ended) return;
+      suspending = undefined;
+      // What the console printed goes away; the TUI is drawn from the top, as it was.
+      clearScreen();
+      mount();
+    },
+  };
+}

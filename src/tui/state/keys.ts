@@ -1,0 +1,218 @@
+import type { Key } from 'ink';
+import { isSerialRow, rowAddress, rowDisplayState, type ConsoleRow } from '../layout/format.js';
+
+/** What a key asks the caller to do; the TUI itself never touches sessions or processes. */
+export type ConsoleAction =
+  | { type: 'open' | 'attach' | 'retry' | 'close' | 'screenshot'; sessionId: number }
+  | { type: 'copy'; text: string }
+  | { type: 'add'; text: string }
+  | { type: 'save-workspace'; name: string }
+  | { type: 'quit' };
+
+/** The TUI's own state: selection (by session id, so it survives rows moving), prompt, notice. */
+export interface UiState {
+  selectedId?: number;
+  /** Where the selection was, used when its session goes away. */
+  selectedIndex: number;
+  /** `add`: typing a target after `a`; `save`: typing a workspace name after `S`. */
+  mode: 'browse' | 'add' | 'save';
+  /** The target (or workspace name) being typed. */
+  draft: string;
+  /** A line answering the last key, e.g. the address after `c`. */
+  notice?: string;
+  /** The session table, or the grid of thumbnails (`g` switches). */
+  view: 'table' | 'grid';
+}
+
+export const INITIAL_UI: UiState = { selectedIndex: 0, mode: 'browse', draft: '', view: 'table' };
+
+/** What keys act on besides the UI state: the rows on screen, and whether `c` can copy. */
+export interface KeyContext {
+  rows: readonly ConsoleRow[];
+  /** True when the terminal can be asked to copy (OSC 52); `c` shows the address either way. */
+  canCopy: boolean;
+  /** In the grid: tiles across and tiles a page, for moving up, down and by pages. */
+  grid?: { columns: number; perPage: number };
+}
+
+const PAGE = 10;
+
+/** Index of the selected row, -1 when there are no rows. */
+export function selectedIndex(rows: readonly ConsoleRow[], ui: UiState): number {
+  if (rows.length === 0) return -1;
+  const index = ui.selectedId === undefined ? -1 : rows.findIndex((row) => row.session.id === ui.selectedId);
+  return index >= 0 ? index : Math.min(Math.max(ui.selectedIndex, 0), rows.length - 1);
+}
+
+/** A key with no flag set: what a printable character of a run is. */
+const PLAIN_KEY: Key = {
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  pageDown: false,
+  pageUp: false,
+  home: false,
+  end: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+  shift: false,
+  tab: false,
+  backspace: false,
+  delete: false,
+  meta: false,
+  super: false,
+  hyper: false,
+  capsLock: false,
+  numLock: false,
+};
+
+/**
+ * The key presses in one input event. Ink cuts escape sequences (arrows, PgUp, Home, ...) out
+ * of a read on their own, but hands a run of plain characters over as one string: `jj` typed
+ * fast, sent over a laggy ssh link or by `tmux send-keys -l`, or a pasted line with its Enter.
+ * Each character of such a run is a key, read the way Ink reads it when it arrives alone.
+ */
+export function splitKeys(input: string, key: Key): Array<[string, Key]> {
+  const chars = Array.from(input);
+  // Alone, a line feed (Ctrl+J, some terminals' Enter) comes as text; it ends a line all the same.
+  if (input === '\n') return [charKey(input)];
+  if (chars.length <= 1) return [[input, key]];
+  return chars.map(charKey);
+}
+
+/** One character of a run: Enter, Backspace, Tab, Ctrl+letter, or text. */
+function charKey(ch: string): [string, Key] {
+  if (ch === '\r' || ch === '\n') return ['', { ...PLAIN_KEY, return: true }];
+  if (ch === '\u007f' || ch === '\b') return ['', { ...PLAIN_KEY, backspace: true }];
+  if (ch === '\t') return ['', { ...PLAIN_KEY, tab: true }];
+  const code = ch.charCodeAt(0);
+  if (code >= 1 && code <= 26) return [String.fromCharCode(code + 96), { ...PLAIN_KEY, ctrl: true }];
+  return [ch, { ...PLAIN_KEY, shift: /^[A-Z]$/.test(ch) }];
+}
+
+/** Every key of one input event in order: the last UI state and the actions asked for. Pure. */
+export function reduceInput(
+  ui: UiState,
+  context: KeyContext,
+  input: string,
+  key: Key,
+): { ui: UiState; actions: ConsoleAction[] } {
+  const actions: ConsoleAction[] = [];
+  let next = ui;
+  for (const [oneInput, oneKey] of splitKeys(input, key)) {
+    const result = reduceKey(next, context, oneInput, oneKey);
+    next = result.ui;
+    if (result.action) actions.push(result.action);
+  }
+  return { ui: next, actions };
+}
+
+/** The next UI state for one key press, and the action it asks for. Pure. */
+export function reduceKey(
+  ui: UiState,
+  context: KeyContext,
+  input: string,
+  key: Key,
+): { ui: UiState; action?: ConsoleAction } {
+  if (key.ctrl && input === 'c') return { ui, action: { type: 'quit' } };
+  return ui.mode === 'browse' ? browseKey(ui, context, input, key) : promptKey(ui, input, key);
+}
+
+function promptKey(ui: UiState, input: string, key: Key): { ui: UiState; action?: ConsoleAction } {
+  if (key.escape) return { ui: { ...ui, mode: 'browse', draft: '', notice: undefined } };
+  if (key.return) return submitDraft(ui.draft);
+  // Terminals send DEL (0x7f) for Backspace, which some parsers call `delete`.
+  if (key.backspace || key.delete) return { ui: { ...ui, draft: ui.draft.slice(0, -1) } };
+  if (key.ctrl && input === 'u') return { ui: { ...ui, draft: '' } };
+  if (key.ctrl || key.meta || key.tab || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow) return { ui };
+  const typed = printable(input);
+  return typed ? { ui: { ...ui, draft: ui.draft + typed } } : { ui };
+
+  function submitDraft(draft: string): { ui: UiState; action?: ConsoleAction } {
+    const text = draft.trim();
+    const next: UiState = { ...ui, mode: 'browse', draft: '' };
+    if (!text) return { ui: { ...next, notice: undefined } };
+    if (ui.mode === 'save') return { ui: { ...next, notice: `saving workspace ${text}` }, action: { type: 'save-workspace', name: text } };
+    return { ui: { ...next, notice: `adding ${text}` }, action: { type: 'add', text } };
+  }
+}
+
+/** Typed text without control characters (C0, DEL, C1): none of them belongs in a target. */
+function printable(input: string): string {
+  return input.replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
+}
+
+function browseKey(
+  ui: UiState,
+  { rows, canCopy, grid }: KeyContext,
+  input: string,
+  key: Key,
+): { ui: UiState; action?: ConsoleAction } {
+  if (input === 'q') return { ui, action: { type: 'quit' } };
+  if (input === 'a') return { ui: { ...ui, mode: 'add', draft: '', notice: undefined } };
+  if (input === 'S') return { ui: { ...ui, mode: 'save', draft: '', notice: undefined } };
+  if (key.escape) return { ui: { ...ui, notice: undefined } };
+  if (input === 'g') return { ui: { ...ui, view: ui.view === 'grid' ? 'table' : 'grid' } };
+  const index = selectedIndex(rows, ui);
+  if (index < 0) return { ui };
+
+  const moveTo = (target: number): { ui: UiState } => {
+    const next = Math.min(Math.max(target, 0), rows.length - 1);
+    if (next === index) return { ui };
+    return { ui: { ...ui, selectedId: rows[next].session.id, selectedIndex: next, notice: undefined } };
+  };
+  // In the grid, up and down go a line of tiles and pages are pages of tiles.
+  const tiles = ui.view === 'grid' ? grid : undefined;
+  const line = tiles?.columns ?? 1;
+  const page = tiles?.perPage ?? PAGE;
+  if (key.upArrow || input === 'k') return moveTo(index - line);
+  if (key.downArrow || input === 'j') return moveTo(index + line);
+  if (key.leftArrow || input === 'h') return moveTo(index - 1);
+  if (key.rightArrow || input === 'l') return moveTo(index + 1);
+  if (key.pageUp) return moveTo(index - page);
+  if (key.pageDown) return moveTo(index + page);
+  if (key.home) return moveTo(0);
+  if (key.end || input === 'G') return moveTo(rows.length - 1);
+
+  const row = rows[index];
+  const { id, name } = row.session;
+  const pinned: UiState = { ...ui, selectedId: id, selectedIndex: index };
+  const say = (notice: string, action?: ConsoleAction) => ({ ui: { ...pinned, notice }, action });
+  const address = rowAddress(row.session);
+
+  if (key.return || input === 'o') {
+    if (row.session.state === 'error') return say(`${name} failed; press r to retry`);
+    if (row.session.state !== 'listening') return say(`${name} is not listening yet`);
+    // The terminal goes to the console and comes back to this screen as it was: no notice.
+    if (isSerialRow(row)) return { ui: { ...pinned, notice: undefined }, action: { type: 'attach', sessionId: id } };
+    return say(`opening a viewer for ${name}`, { type: 'open', sessionId: id });
+  }
+  if (input === 'c') {
+    if (!address) return say(`${name} has no local address yet`);
+    const where = isSerialRow(row)
+      ? `${name}: serial console at ${address} (Enter attaches here; any raw TCP client works too)`
+      : `${name}: point any VNC viewer at ${address}`;
+    // OSC 52 is a request: tmux without set-clipboard and many terminals drop it silently,
+    // so the notice never claims the clipboard holds the address, and always shows it.
+    if (!canCopy) return say(where);
+    return say(`${where} (asked the terminal to copy it)`, { type: 'copy', text: address });
+  }
+  if (input === 'r') {
+    if (row.session.state === 'error') return say(`retrying ${name}`, { type: 'retry', sessionId: id });
+    // A failed viewer on a healthy session: retrying means starting the viewer again.
+    if (row.session.state === 'listening' && row.viewer.state === 'failed') {
+      return say(`reopening the viewer for ${name}`, { type: 'open', sessionId: id });
+    }
+    return say(`${name} has not failed (${rowDisplayState(row)}); nothing to retry`);
+  }
+  if (input === 's') {
+    if (isSerialRow(row)) return say(`${name} is a serial console: screenshots are for screens (VNC)`);
+    if (row.session.state === 'error') return say(`${name} failed; press r to retry`);
+    if (row.session.state !== 'listening') return say(`${name} is not listening yet`);
+    return say(`taking a screenshot of ${name}`, { type: 'screenshot', sessionId: id });
+  }
+  if (input === 'x') return say(`closing ${name}`, { type: 'close', sessionId: id });
+  return { ui };
+}
