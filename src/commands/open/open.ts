@@ -18,7 +18,7 @@ import { loadBrowserViewers } from './viewers.js';
 import { localAddressOf } from '../../net/host-port.js';
 import { saveOpenAsWorkspace } from './workspace.js';
 import { consecutivePorts, exposureWarning, type ListenFlags, type TargetFlags } from '../flags.js';
-import { addOnce, portLine, type CommandIo } from '../proxy.js';
+import { addOnce, portLine, type CommandIo } from '../command-io.js';
 import { withShareDefault, type ShareFlags } from '../share-flags.js';
 import { recordingFrom, withRecordSharing, type RecordFlags } from '../record-flags.js';
 import { thumbnailModeFrom, withGridSharing, type GridFlags } from './grid-flags.js';
