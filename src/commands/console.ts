@@ -9,7 +9,7 @@ import { DEFAULT_ESCAPE, parseEscapeKey } from '../terminal/escape-key.js';
 import { enterRawMode } from '../terminal/raw-mode.js';
 import { terminalSafe } from '../text/terminal-text.js';
 import { formatDuration, parseDuration } from './duration.js';
-import { namingTarget } from './proxy.js';
+import { namingTarget } from './command-io.js';
 import type { TargetFlags } from './flags.js';
 import { resolveTargets, targetOptionsFrom } from './target-options.js';
 import { recordingFrom, type RecordFlags } from './record-flags.js';

@@ -1,9 +1,11 @@
+// The proxy command alone: ports for other viewers, no viewer of its own. What it shares with
+// open, console, screenshot and replay lives in command-io.ts.
 import { VconsoleError, describeError, errorLine } from '../errors.js';
 import { ConsoleFailure } from '../proxy/console-failure.js';
 import { SessionClosedError, type ConsoleSession } from '../proxy/console-session.js';
 import { DuplicateConsoleError, SessionRegistry } from '../proxy/session-registry.js';
+import { addOnce, namingTarget, portLine, type CommandIo } from './command-io.js';
 import { handleShutdownSignals } from '../proxy/shutdown.js';
-import type { UpstreamSource } from '../proxy/types.js';
 import type { VconsoleConfig } from '../config/config.js';
 import { sessionLogPrinter } from './log-lines.js';
 import { consecutivePorts, type ListenFlags, type TargetFlags } from './flags.js';
@@ -21,17 +23,6 @@ import { expandWorkspace } from '../config/workspaces.js';
 export interface ProxyFlags extends TargetFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags {
   /** With selectors: serve VMs that start matching, or running, while proxy runs. */
   follow?: boolean;
-}
-
-export interface CommandIo {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  exit(code: number): void;
-}
-
-/** The JSON line printed per target once it listens; `port` is what `virtctl vnc --proxy-only` prints. */
-export function portLine(target: string, address: string, port: number, type?: string): string {
-  return JSON.stringify({ target, address, port, ...(type ? { type } : {}) });
 }
 
 /**
@@ -163,29 +154,4 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
 export function skippedLine(name: string, err: unknown, { following, othersServed }: { following: boolean; othersServed: boolean }): string {
   const later = following ? 'served once it runs' : 'with --follow it is served once it runs';
   return `vconsole: skipped ${name}: ${describeError(err)} (${othersServed ? 'the other VMs selected are served; ' : ''}${later})`;
-}
-
-/**
- * A session per console, in the order named; a console named again (same text, an alias,
- * a form that resolves to the same name) is said once through `notice` and skipped.
- */
-export function addOnce(registry: SessionRegistry, targets: UpstreamSource[], notice: (text: string) => void): ConsoleSession[] {
-  return targets.flatMap((target) => {
-    try {
-      return [registry.add(target)];
-    } catch (err) {
-      if (!(err instanceof DuplicateConsoleError)) throw err;
-      notice(describeError(err));
-      return [];
-    }
-  });
-}
-
-/**
- * The error with the target's name in front, once: providers leave the name out of their
- * errors, this edge puts it in. Exit code and hint stay.
- */
-export function namingTarget(name: string, err: unknown): VconsoleError {
-  if (err instanceof VconsoleError) return new VconsoleError(`${name}: ${err.message}`, { exitCode: err.exitCode, hint: err.hint, cause: err });
-  return new VconsoleError(`${name}: ${describeError(err)}`, { cause: err });
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { addListenOptions, asArgParser, nonEmpty } from './flags.js';
-import type { CommandIo } from './proxy.js';
+import type { CommandIo } from './command-io.js';
 import type { ReplayFlags } from './replay.js';
 
 /** `vconsole replay FILE`, registered on the program. Cheap to import: the player loads on use. */

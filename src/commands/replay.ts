@@ -11,7 +11,7 @@ import { parseDuration } from './duration.js';
 import { exposureWarning, isLoopback, type ListenFlags } from './flags.js';
 import { sessionLogPrinter } from './log-lines.js';
 import { checkViewerPassword, generateVncPassword, readPasswordFile } from './password-file.js';
-import { portLine, type CommandIo } from './proxy.js';
+import { portLine, type CommandIo } from './command-io.js';
 import { encodePng } from './screenshot-file.js';
 import { writePrivateFileSync } from '../files/safe-file.js';
 

@@ -12,7 +12,7 @@ import { readPasswordFile } from './password-file.js';
 import { encodePngInTurns } from './png-in-turns.js';
 import { screenshotFileName } from './screenshot-file.js';
 import { FileWriteError, fileErrorCause, writePrivateFile } from '../files/safe-file.js';
-import { namingTarget, type CommandIo } from './proxy.js';
+import { namingTarget, type CommandIo } from './command-io.js';
 import { resolveTargets, targetOptionsFrom } from './target-options.js';
 
 export interface ScreenshotFlags extends TargetFlags {

@@ -221,7 +221,7 @@ describe.skipIf(!onLinuxX64 || (!binaryPresent && !seaRequired))('single executa
     }
   });
 
-  // Needs `open --viewer browser` (src/commands/open/open.ts wiring BrowserViewers).
+  // Needs `open --viewer browser` (src/commands/open/run.ts wiring BrowserViewers).
   it("serves the browser viewer's page for `open --viewer browser` (the pages are inside the executable)", async () => {
     const dir = scratchDir();
     const copy = path.join(dir, 'vconsole');

@@ -2,7 +2,7 @@ import type { VconsoleConfig } from '../../config/config.js';
 import { UsageError } from '../../errors.js';
 import type { ListScope } from '../../targets/types.js';
 import type { PickerOutcome, VmListingSource } from '../../tui/state/picker-model.js';
-import type { OpenFlags } from './open.js';
+import type { OpenFlags } from './settings.js';
 import { importWithoutCiFlags } from './views.js';
 import { targetOptionsFrom } from '../target-options.js';
 import { listingSources } from './vm-listing.js';

@@ -5,7 +5,7 @@ import type { Thumbnail, ThumbnailMode } from '../../tui/thumbnails/thumbnail.js
 import type { ViewerStatusEvent } from '../../viewers/viewer-supervisor.js';
 import { printLine, sessionLogPrinter } from '../log-lines.js';
 import type { SerialView } from './serial.js';
-import type { CommandIo } from '../proxy.js';
+import type { CommandIo } from '../command-io.js';
 
 /**
  * The two faces of `vconsole open`: the Ink TUI on a terminal, plain lines on stderr otherwise.

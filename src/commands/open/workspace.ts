@@ -1,7 +1,7 @@
 import type { VconsoleConfig } from '../../config/config.js';
 import { VconsoleError } from '../../errors.js';
 import type { ConsoleSession } from '../../proxy/console-session.js';
-import type { OpenFlags } from './open.js';
+import type { OpenFlags } from './settings.js';
 
 /**
  * `S` in the TUI: what is open now, saved as workspace `name` in the config file `open` read.

@@ -1,0 +1,276 @@
+/**
+ * One `vconsole open`, from its first session to its shutdown: the one object that owns the
+ * session registry, the viewers, the ports and the follow-ups (follow-ups.ts), and does what the
+ * TUI's keys ask (actions.ts). Its state is its fields; q, Ctrl+C and SIGTERM all end in close(),
+ * which closes everything the run started.
+ */
+import { VconsoleError, describeError } from '../../errors.js';
+import { OPEN_WITHOUT_ASKING_MAX, TUI_LOAD_DEFER_MAX_MS, TUI_LOAD_SETTLE_MS, VIEWER_SHUTDOWN_GRACE_MS } from '../../limits.js';
+import { SessionClosedError, type BoundAddress, type ConsoleSession } from '../../proxy/console-session.js';
+import { DuplicateConsoleError, SessionRegistry } from '../../proxy/session-registry.js';
+import { handleShutdownSignals } from '../../proxy/shutdown.js';
+import type { ConsoleTarget } from '../../targets/types.js';
+import { installHint, lookedFor } from '../../viewers/catalog.js';
+import { viewerArgsNotice } from '../../viewers/choose.js';
+import { planViewers, viewerConsoleType } from '../../viewers/viewer-plan.js';
+import { ViewerRouter } from '../../viewers/viewer-router.js';
+import { ViewerSupervisor } from '../../viewers/viewer-supervisor.js';
+import { localAddressOf } from '../../net/host-port.js';
+import { addOnce, portLine, type CommandIo } from '../command-io.js';
+import { exposureWarning } from '../flags.js';
+import { resolveTargets } from '../target-options.js';
+import { tuiActions, type ActionHost } from './actions.js';
+import { firstClientSettled, settledOrAfter } from './first-viewers.js';
+import { SessionFollowUps } from './follow-ups.js';
+import { shareSerial } from './serial.js';
+import type { OpenSettings } from './settings.js';
+import { loadBrowserViewers } from './viewers.js';
+import { mountTui, plainView, type OpenView } from './views.js';
+
+export class OpenRun implements ActionHost {
+  readonly registry = new SessionRegistry();
+  readonly viewers: ViewerRouter;
+  readonly followUps: SessionFollowUps;
+  readonly shutdown: ReturnType<typeof handleShutdownSignals>;
+  /** The sessions a selector found (not named): best-effort, a failure says the others are open. */
+  private readonly selectedIds = new Set<number>();
+  /** The port --port gave each session; one without gets any free port. */
+  private readonly assignedPort = new Map<number, number>();
+  /** The port of the next target added from the TUI or by --follow, with --port. */
+  private nextPort: number | undefined;
+  /** The viewers launched early by name, to say so when one of them is stopped again. */
+  private readonly viewerNames = new Map<number, string>();
+  /** The TUI or plain lines: mounted only after the shutdown handler that closes it (the TUI's q triggers it). */
+  private mounted: OpenView | undefined;
+  /**
+   * The TUI loads, and the VMs' states are asked for, once the first viewers show their consoles
+   * or after TUI_LOAD_DEFER_MAX_MS: neither holds the one thread, nor the API server, while the
+   * first viewers start.
+   */
+  private readonly afterFirstViewers: Promise<void>;
+  private firstViewersShown: () => void = () => undefined;
+
+  constructor(
+    readonly settings: OpenSettings,
+    private readonly io: CommandIo,
+  ) {
+    const { choice, detected } = settings.viewer;
+    this.viewers = new ViewerRouter(planViewers(choice, detected ?? []), {
+      native: (viewer, extraArgs) => new ViewerSupervisor(viewer, extraArgs, { env: settings.viewerEnv }),
+      browser: () => loadBrowserViewers((key, url) => this.pageUnopened(key, url)),
+    });
+    this.followUps = new SessionFollowUps(
+      {
+        view: () => this.view,
+        sharing: settings.sharing,
+        recording: settings.recording,
+        logDir: settings.flags.logDir,
+        pictures: settings.useTui && settings.thumbnailMode !== 'none',
+        runsAgain: (session, action) => (action === 'start' ? this.startSession(session) : this.openViewer(session)),
+      },
+      this.registry,
+      this.viewers,
+    );
+    this.shutdown = handleShutdownSignals({ close: () => this.close(), exit: (code) => this.exitNow(code) });
+    this.afterFirstViewers = settledOrAfter(new Promise<void>((resolve) => (this.firstViewersShown = resolve)), TUI_LOAD_DEFER_MAX_MS);
+  }
+
+  /** The TUI or plain lines; undefined until open() mounts it. */
+  get view(): OpenView | undefined {
+    return this.mounted;
+  }
+
+  /**
+   * Mounts the view, then opens a session per console named and selected: each starts, gets its
+   * viewer and its follow-ups. Resolves once every target has started or failed (the process then
+   * runs until q or a signal ends it through io.exit); rejects without a terminal when no
+   * target could be opened.
+   */
+  async open(named: ConsoleTarget[], selected: ConsoleTarget[]): Promise<void> {
+    const { flags, ports, useTui, viewer } = this.settings;
+    const view = await this.mountView();
+    this.mounted = view;
+    this.viewers.on('status', (event) => {
+      this.viewerNames.set(event.key, event.viewerName);
+      view.viewer(event);
+    });
+    this.viewers.on('notice', (text) => view.notice(text));
+    this.registry.on('change', (snapshot) => {
+      if (snapshot.clients > 0) this.viewers.noteConsoleClient(snapshot.id);
+    });
+    if (viewer.choice.kind === 'not-found') view.noViewer(lookedFor(viewer.platform), installHint(viewer.platform));
+    const warning = exposureWarning(this.settings.listen);
+    if (warning) view.notice(warning);
+    const argsNotice = viewerArgsNotice(viewer.choice, flags.viewerArg);
+    if (argsNotice) view.notice(argsNotice);
+
+    const namedSessions = this.admit(named);
+    const selectedSessions = this.admit(selected);
+    selectedSessions.forEach((session) => this.selectedIds.add(session.id));
+    const sessions = [...namedSessions, ...selectedSessions];
+    sessions.forEach((session) => this.followUps.track(session));
+    sessions.forEach((session, i) => {
+      if (ports[i]) this.assignedPort.set(session.id, ports[i]);
+    });
+    if (flags.port !== undefined) this.nextPort = flags.port + sessions.length;
+    await Promise.all(sessions.map((session) => this.startThenFollowVm(session)));
+    const launchedViewer = (s: ConsoleSession) => s.snapshot().state === 'listening' && viewer.choice.kind !== 'none' && this.viewers.shows(viewerConsoleType(s.source.consoleType));
+    void Promise.all(sessions.filter(launchedViewer).map((s) => firstClientSettled(s, TUI_LOAD_SETTLE_MS))).then(this.firstViewersShown);
+    const kept = sessions.filter((s) => this.registry.get(s.id));
+    if (!useTui && kept.length > 0 && kept.every((s) => s.snapshot().state === 'error')) {
+      this.shutdown.dispose();
+      this.followUps.stop();
+      await this.registry.closeAll();
+      // Each target's error is on stderr already, one line each.
+      throw new VconsoleError(sessions.length === 1 ? 'the target could not be opened' : 'no target could be opened', { hint: 'see the error above' });
+    }
+    if (viewer.choice.kind === 'none') view.notice('no viewer launched (--viewer none): point any VNC viewer at the addresses shown');
+    if (flags.follow) this.followSelection(sessions);
+  }
+
+  /** `q` in the TUI: the same shutdown as a signal's. */
+  quit(): void {
+    this.shutdown.trigger();
+  }
+
+  /**
+   * One more target, typed at the TUI's `a` or found by --follow: its session starts like the
+   * first ones (the next --port port, if any). A target that cannot be read is a notice.
+   */
+  addTarget(text: string): void {
+    try {
+      const [target] = resolveTargets([text], this.settings.options, this.settings.config);
+      for (const session of this.admit([target])) {
+        this.followUps.track(session);
+        if (this.nextPort !== undefined) this.assignedPort.set(session.id, this.nextPort++);
+        void this.startThenFollowVm(session);
+      }
+    } catch (err) {
+      this.view?.notice(describeError(err));
+    }
+  }
+
+  /**
+   * The one door from targets to sessions (named, selected, added at `a`, found by --follow): a
+   * console named twice is a notice. A console no local port can carry (its kind's
+   * `carriage: 'browser'`, Nova's rdp-html5 and webmks) is to be handed to a browser opener
+   * here instead, before it gets a session and a port.
+   */
+  private admit(targets: readonly ConsoleTarget[]): ConsoleSession[] {
+    const { sharing, recording } = this.settings;
+    return addOnce(this.registry, targets.map((target) => shareSerial(sharing.wrap(recording.wrap(target)))), (text) => this.view?.notice(text));
+  }
+
+  /** Starts the session; once the first viewers show their consoles, its VM state is followed. */
+  private startThenFollowVm(session: ConsoleSession): Promise<void> {
+    // Whatever one console does ends at its own row: a rejection here would end every session.
+    const started = this.startSession(session).catch((err: unknown) => session.log('error', describeError(err)));
+    void started
+      .then(() => this.afterFirstViewers)
+      .then(() => {
+        // Not a console refused as a duplicate of one already open.
+        if (this.registry.get(session.id)) this.followUps.followVm(session);
+      });
+    return started;
+  }
+
+  /** Starts (or, from `r` and a VM back from a stop, restarts) a session and launches its viewer. */
+  async startSession(session: ConsoleSession): Promise<void> {
+    // A screen's viewer launches as soon as the port is bound and starts while the pre-flight
+    // runs (a viewer takes longer to start than the pre-flight); a serial console's is attached
+    // once it runs. A type the pre-flight has yet to settle (auto) is no screen yet: a VNC
+    // viewer at a serial port would wait for a display that never comes, so its viewer waits.
+    const earlyType = session.source.consoleType;
+    let early: Promise<void> | undefined;
+    const onBound =
+      earlyType === 'serial' || session.source.consoleTypeTentative
+        ? undefined
+        : async (at: BoundAddress) => {
+            early = this.launchViewer(session, at);
+            await early;
+            // Its console is dialled while both the viewer and the pre-flight run.
+            session.dialAhead();
+          };
+    try {
+      const bound = await session.start({ host: this.settings.listen, port: this.assignedPort.get(session.id) ?? 0, onBound });
+      if (!this.settings.useTui) this.io.stdout.write(`${portLine(session.name, bound.address, bound.port, session.source.consoleType)}\n`);
+      this.followUps.listening(session);
+      if (early && session.source.consoleType === earlyType) {
+        await early;
+      } else {
+        if (early) await this.stopEarlyViewer(session.id);
+        await this.openViewer(session);
+      }
+    } catch (err) {
+      if (early) await this.stopEarlyViewer(session.id);
+      // Closed while it started (x, q): a cancel, nothing to report.
+      if (err instanceof SessionClosedError) return;
+      // The same console as a session already open: the registry dropped this one.
+      if (err instanceof DuplicateConsoleError) this.view?.notice(describeError(err));
+      // The session is in `error` with its message: the view shows it and `r` retries.
+      // A selected VM that cannot open now leaves the others open; its row opens once it runs.
+      else session.log('error', this.selectedIds.has(session.id) ? `${describeError(err)} (its row opens once it runs; the others stay open)` : describeError(err));
+    }
+  }
+
+  /** Launches the session's viewer at its port, if it listens (Enter, `o`, a VM back from a stop). */
+  async openViewer(session: ConsoleSession): Promise<void> {
+    const s = session.snapshot();
+    if (s.state !== 'listening' || s.port === undefined) return;
+    await this.launchViewer(session, { address: s.address ?? this.settings.listen, port: s.port });
+    // The first viewer's console opens while the viewer starts, not after it connects.
+    session.dialAhead();
+  }
+
+  private launchViewer(session: ConsoleSession, at: BoundAddress): Promise<void> {
+    return this.viewers.launch(session.id, { host: localAddressOf(at.address), port: at.port, title: session.name, consoleType: viewerConsoleType(session.source.consoleType) });
+  }
+
+  private async stopEarlyViewer(id: number): Promise<void> {
+    await this.viewers.stop(id);
+    const viewerName = this.viewerNames.get(id);
+    // A console refused as a duplicate is gone from the view: its notice says it.
+    if (viewerName && this.registry.get(id)) this.view?.viewer({ key: id, state: 'closed', viewerName, message: `${viewerName} closed: the console did not open` });
+  }
+
+  /** --follow: VMs that start matching are opened as if typed at `a`; rows of those that stop are marked. */
+  private followSelection(sessions: ConsoleSession[]): void {
+    const { flags, options, config } = this.settings;
+    this.followUps.followSelection({
+      flags, options, config, registry: this.registry, sessions,
+      open: (target) => this.addTarget(target.input),
+      mark: (id, matching) => this.view?.match(id, matching),
+      notice: (text) => this.view?.notice(text),
+      maxAtOnce: flags.yes ? undefined : flags.max ?? OPEN_WITHOUT_ASKING_MAX,
+    });
+  }
+
+  /** The browser could not show a page: its URL holds the page's secret, for the user's eyes, never a log. */
+  private pageUnopened(key: number, url: string): void {
+    const name = this.registry.get(key)?.name ?? `session ${key}`;
+    // stdout carries JSON lines without the TUI.
+    if (this.settings.useTui) this.view?.notice(`${name}: no browser could be opened; open ${url} in a browser on this machine`);
+    else this.io.stdout.write(`${JSON.stringify({ target: name, url })}\n`);
+  }
+
+  private async mountView(): Promise<OpenView> {
+    const { flags, escapeKey, thumbnailMode, useTui } = this.settings;
+    if (!useTui) return plainView(this.registry, this.io, Boolean(flags.verbose));
+    return mountTui(this.registry, tuiActions(this), { detachKey: escapeKey.label, grid: Boolean(flags.grid), thumbnails: thumbnailMode }, this.afterFirstViewers);
+  }
+
+  /** Everything the run started, closed in one place: q, Ctrl+C, SIGTERM and SIGHUP end here. */
+  private async close(): Promise<void> {
+    this.followUps.stop();
+    this.view?.close();
+    await Promise.all([this.registry.closeAll(), this.viewers.stopAll(VIEWER_SHUTDOWN_GRACE_MS), this.followUps.closeSerialLogs()]);
+  }
+
+  /** A second Ctrl+C exits at once: viewers still in their stop grace die with us, not after. */
+  private exitNow(code: number): void {
+    this.followUps.stopVmStates();
+    this.viewers.killAllNow();
+    this.view?.close();
+    this.io.exit(code);
+  }
+}

@@ -1,0 +1,47 @@
+// What `vconsole open` reads before anything starts: its flags, and the settings one run is
+// given (read from them by open.ts). A file of their own: the entry, the run, its actions, the
+// picker and the workspace writer all read them, and none of those need import another for it.
+import type { VconsoleConfig } from '../../config/config.js';
+import type { TargetOptions } from '../../targets/types.js';
+import type { EscapeKey } from '../../terminal/escape-key.js';
+import type { ThumbnailMode } from '../../tui/thumbnails/thumbnail.js';
+import type { ViewerChoice } from '../../viewers/choose.js';
+import type { HostPlatform, ViewerCandidate } from '../../viewers/types.js';
+import type { ListenFlags, TargetFlags } from '../flags.js';
+import type { RecordFlags, Recording } from '../record-flags.js';
+import type { SelectionFlags } from '../selector-flags.js';
+import type { ShareFlags } from '../share-flags.js';
+import type { Sharing } from '../sharing.js';
+import type { ViewerFlags } from '../viewer-flags.js';
+import type { CountFlags } from './count.js';
+import type { GridFlags } from './grid-flags.js';
+
+export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags, GridFlags, CountFlags {
+  /** With selectors: open VMs that start matching while open runs, mark those that stop. */
+  follow?: boolean;
+  /** false with --no-tui. */
+  tui?: boolean;
+  /** The key that brings the table back from an attached serial console. */
+  escape?: string;
+  /** A log file per serial console in this directory. */
+  logDir?: string;
+}
+
+/** What a run is told before it starts: the flags read, the sharing and the viewer settled. */
+export interface OpenSettings {
+  flags: OpenFlags;
+  config: VconsoleConfig;
+  options: TargetOptions;
+  listen: string;
+  /** With --port: the port of each target opened at the start, in order. */
+  ports: number[];
+  sharing: Sharing;
+  recording: Recording;
+  escapeKey: EscapeKey;
+  thumbnailMode: ThumbnailMode;
+  /** The TUI on a terminal, plain lines otherwise. */
+  useTui: boolean;
+  viewer: { choice: ViewerChoice; detected: ViewerCandidate[] | undefined; platform: HostPlatform };
+  /** The environment as it was before the TUI loaded (which lifts CI for a moment): viewers start in it. */
+  viewerEnv: NodeJS.ProcessEnv;
+}
