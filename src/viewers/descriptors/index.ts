@@ -6,13 +6,14 @@
 import { chicken } from './chicken.js';
 import { custom } from './custom.js';
 import { realvnc } from './realvnc.js';
+import { remmina } from './remmina.js';
 import { remoteViewer } from './remote-viewer.js';
 import { screenSharing } from './screen-sharing.js';
 import { tightvnc } from './tightvnc.js';
 import { tigervnc } from './tigervnc.js';
 import type { ViewerDescriptor } from './types.js';
 
-export const VIEWER_DESCRIPTORS = [tigervnc, remoteViewer, realvnc, tightvnc, chicken, screenSharing, custom] as const;
+export const VIEWER_DESCRIPTORS = [tigervnc, remoteViewer, realvnc, tightvnc, chicken, screenSharing, remmina, custom] as const;
 
 /** The viewers vconsole knows how to hand an address to; `custom` is any other executable. */
 export type ViewerId = (typeof VIEWER_DESCRIPTORS)[number]['id'];
