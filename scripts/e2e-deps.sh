@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the end-to-end tests (test/e2e) drive: QEMU with SeaBIOS,
-# websockify, TigerVNC and remote-viewer under Xvfb, vncsnapshot, tmux, the X/ImageMagick
+# websockify, TigerVNC, remote-viewer and Remmina under Xvfb, vncsnapshot, tmux, the X/ImageMagick
 # tools that find and photograph windows, and headless Chromium with tesseract for the browser
 # viewer's pages, and Debian's real Nova console proxies (nova-consoleproxy, with python3-nova
 # and rabbitmq-server: test/e2e/support/real-nova.ts). Idempotent and quiet: does nothing when every package is installed already
@@ -13,6 +13,8 @@ packages=(
   websockify        # the proxy core of nova-novncproxy, in front of QEMU for ws:// and openstack:
   tigervnc-viewer   # vncviewer
   virt-viewer       # remote-viewer
+  remmina           # Remmina (test/e2e/remmina-xvfb.e2e.test.ts)
+  remmina-plugin-vnc # its VNC plugin: without it `remmina -c vnc://` has no protocol to open
   xvfb              # the X server the viewers draw on
   vncsnapshot       # a headless RFB client that saves the framebuffer as JPEG
   socat

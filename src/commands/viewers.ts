@@ -1,9 +1,11 @@
-import { BROWSER_CONSOLE_TYPES, PLATFORM_NAMES, PREFERENCE_ORDER, VIEWER_CONSOLE_TYPES, installHint, lookedFor } from '../viewers/catalog.js';
+// `vconsole viewers`: the viewers found here, which one `open` would launch and its command line,
+// all derived from the viewer descriptors (src/viewers/descriptors).
+import { BROWSER_CONSOLE_TYPES, PLATFORM_NAMES, PREFERENCE_ORDER, VIEWER_CHOICES, VIEWER_CONSOLE_TYPES, installHint, lookedFor } from '../viewers/catalog.js';
 import { chooseViewer, viewerArgsNotice, type ViewerChoice } from '../viewers/choose.js';
 import { buildViewerCommand, formatCommandLine } from '../viewers/command.js';
 import { detectViewers } from '../viewers/detect.js';
 import { systemViewerEnvironment } from '../viewers/system-environment.js';
-import type { HostPlatform, ViewerCandidate, ViewerCommand, ViewerEnvironment } from '../viewers/types.js';
+import type { HostPlatform, ViewerCandidate, ViewerCommand, ViewerEnvironment, ViewerId } from '../viewers/types.js';
 import { terminalSafe } from '../text/terminal-text.js';
 import { alignColumns } from './text-table.js';
 
@@ -68,6 +70,12 @@ function exampleCommand(choice: Extract<ViewerChoice, { kind: 'viewer' }>): View
   return buildViewerCommand(choice.viewer, { ...EXAMPLE_TARGET, extraArgs: choice.extraArgs });
 }
 
+/** `only remote-viewer shows SPICE`: the viewers a name can pick that show SPICE, from the catalogue. */
+function spiceViewersSentence(): string {
+  const ids = VIEWER_CHOICES.filter((id): id is ViewerId => id in VIEWER_CONSOLE_TYPES && VIEWER_CONSOLE_TYPES[id as ViewerId].includes('spice'));
+  return `only ${ids.join(' and ')} ${ids.length === 1 ? 'shows' : 'show'} SPICE`;
+}
+
 function renderText(report: ViewersReport, choice: ViewerChoice, platform: HostPlatform, argsNotice: string | undefined): string {
   const lines = [`OS: ${PLATFORM_NAMES[platform]} (${platform})`];
   if (report.viewers.length > 0) {
@@ -78,7 +86,7 @@ function renderText(report: ViewersReport, choice: ViewerChoice, platform: HostP
     lines.push('Looked for:', ...report.lookedFor.map((what) => `  ${what}`));
     lines.push(`To fix: ${report.install}.`);
   }
-  lines.push(`The browser viewer (--viewer browser) shows ${report.browser.consoleTypes.join(' and ')} consoles; only remote-viewer shows SPICE.`);
+  lines.push(`The browser viewer (--viewer browser) shows ${report.browser.consoleTypes.join(' and ')} consoles; ${spiceViewersSentence()}.`);
   lines.push('');
   switch (choice.kind) {
     case 'viewer': {

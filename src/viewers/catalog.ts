@@ -1,37 +1,28 @@
-import type { HostPlatform, ViewerConsoleType, ViewerId } from './types.js';
+// The viewers as users see them, derived from the descriptor list (descriptors/index.ts): names,
+// what `--viewer` accepts, the consoles each shows, each OS's preference order and what detection
+// looks for there; plus the OS-level words (names of the OSes, one install hint per OS).
+import { VIEWER_DESCRIPTORS, type ViewerId } from './descriptors/index.js';
+import type { HostPlatform, ViewerConsoleType } from './viewer-io.js';
+
+const byId = <T>(value: (d: (typeof VIEWER_DESCRIPTORS)[number]) => T) =>
+  Object.fromEntries(VIEWER_DESCRIPTORS.map((d) => [d.id, value(d)])) as Record<ViewerId, T>;
 
 /** Names users see for each viewer. */
-export const VIEWER_NAMES: Readonly<Record<ViewerId, string>> = {
-  tigervnc: 'TigerVNC',
-  'remote-viewer': 'remote-viewer (virt-viewer)',
-  realvnc: 'RealVNC Viewer',
-  tightvnc: 'TightVNC Viewer',
-  chicken: 'Chicken',
-  'screen-sharing': 'macOS Screen Sharing',
-  custom: 'custom viewer',
-};
+export const VIEWER_NAMES: Readonly<Record<ViewerId, string>> = byId((d) => d.name);
 
 /**
  * Values `--viewer` and VCONSOLE_VIEWER accept besides the path of an executable: every viewer
- * id above but `custom`, then `browser` (vconsole's own page in a browser tab) and `none`. The
+ * id but `custom`, then `browser` (vconsole's own page in a browser tab) and `none`. The
  * `--viewer` help is made from this list.
  */
-export const VIEWER_CHOICES: readonly string[] = [...(Object.keys(VIEWER_NAMES) as ViewerId[]).filter((id) => id !== 'custom'), 'browser', 'none'];
+export const VIEWER_CHOICES: readonly string[] = [...VIEWER_DESCRIPTORS.filter((d) => d.byName !== false).map((d) => d.id), 'browser', 'none'];
 
 /**
- * Which consoles each viewer shows. Only remote-viewer speaks SPICE; a custom executable is
- * handed `HOST::PORT` as a VNC viewer is. No native viewer shows a serial line: those are
- * attached in the terminal, or shown by the browser page.
+ * Which consoles each viewer shows. A custom executable is handed `HOST::PORT` as a VNC viewer
+ * is. No native viewer shows a serial line: those are attached in the terminal, or shown by the
+ * browser page.
  */
-export const VIEWER_CONSOLE_TYPES: Readonly<Record<ViewerId, readonly ViewerConsoleType[]>> = {
-  tigervnc: ['vnc'],
-  'remote-viewer': ['vnc', 'spice'],
-  realvnc: ['vnc'],
-  tightvnc: ['vnc'],
-  chicken: ['vnc'],
-  'screen-sharing': ['vnc'],
-  custom: ['vnc'],
-};
+export const VIEWER_CONSOLE_TYPES: Readonly<Record<ViewerId, readonly ViewerConsoleType[]>> = byId((d) => d.shows);
 
 /** What the browser viewer shows: noVNC for screens, xterm.js for serial lines. */
 export const BROWSER_CONSOLE_TYPES: readonly ViewerConsoleType[] = ['vnc', 'serial'];
@@ -39,17 +30,21 @@ export const BROWSER_CONSOLE_TYPES: readonly ViewerConsoleType[] = ['vnc', 'seri
 /** Name of the browser viewer in messages. */
 export const BROWSER_VIEWER_NAME = 'browser';
 
+const PLATFORMS: readonly HostPlatform[] = ['linux', 'darwin', 'win32'];
+
+function preferenceOrder(platform: HostPlatform): ViewerId[] {
+  const ranked = VIEWER_DESCRIPTORS.filter((d) => d.preference[platform] !== undefined);
+  return ranked.sort((a, b) => (a.preference[platform] ?? 0) - (b.preference[platform] ?? 0)).map((d) => d.id);
+}
+
 /**
- * Which viewer `open` uses when several are installed. virtctl's own order comes first
- * (macOS: TigerVNC, Chicken, RealVNC, remote-viewer; Linux and Windows: remote-viewer,
- * TigerVNC), then the viewers virtctl does not know. Screen Sharing is last on macOS:
- * it takes no window title and is not a child process vconsole can watch or stop.
+ * Which viewer `open` uses when several are installed, from each descriptor's rank. virtctl's
+ * own order comes first (macOS: TigerVNC, Chicken, RealVNC, remote-viewer; Linux and Windows:
+ * remote-viewer, TigerVNC), then the viewers virtctl does not know; Screen Sharing last on macOS.
  */
-export const PREFERENCE_ORDER: Readonly<Record<HostPlatform, readonly ViewerId[]>> = {
-  linux: ['remote-viewer', 'tigervnc', 'realvnc', 'tightvnc'],
-  win32: ['remote-viewer', 'tigervnc', 'realvnc', 'tightvnc'],
-  darwin: ['tigervnc', 'chicken', 'realvnc', 'remote-viewer', 'screen-sharing'],
-};
+export const PREFERENCE_ORDER: Readonly<Record<HostPlatform, readonly ViewerId[]>> = Object.fromEntries(
+  PLATFORMS.map((platform) => [platform, preferenceOrder(platform)]),
+) as Record<HostPlatform, ViewerId[]>;
 
 /** Operating system names for messages. */
 export const PLATFORM_NAMES: Readonly<Record<HostPlatform, string>> = {
@@ -58,32 +53,9 @@ export const PLATFORM_NAMES: Readonly<Record<HostPlatform, string>> = {
   win32: 'Windows',
 };
 
-/** What detection looks for on each OS, in words, for "no viewer found" messages. */
+/** What detection looks for on each OS, in words and in preference order, for "no viewer found" messages. */
 export function lookedFor(platform: HostPlatform): string[] {
-  switch (platform) {
-    case 'linux':
-      return [
-        'remote-viewer on PATH',
-        'TigerVNC (vncviewer, xtigervncviewer on PATH)',
-        'RealVNC Viewer (vncviewer on PATH)',
-        'TightVNC (xtightvncviewer, vncviewer on PATH)',
-      ];
-    case 'darwin':
-      return [
-        'TigerVNC (TigerVNC.app or "TigerVNC Viewer *.app" in /Applications or ~/Applications, vncviewer on PATH)',
-        'Chicken (Chicken.app)',
-        'RealVNC Viewer ("VNC Viewer.app")',
-        'remote-viewer (PATH, /opt/homebrew/bin, /usr/local/bin)',
-        'macOS Screen Sharing (/usr/bin/open)',
-      ];
-    case 'win32':
-      return [
-        'remote-viewer (PATH, Program Files\\VirtViewer v*\\bin\\remote-viewer.exe)',
-        'TigerVNC (PATH, Program Files\\TigerVNC\\vncviewer.exe)',
-        'RealVNC Viewer (Program Files\\RealVNC\\VNC Viewer\\vncviewer.exe)',
-        'TightVNC (PATH, Program Files\\TightVNC\\tvnviewer.exe)',
-      ];
-  }
+  return PREFERENCE_ORDER[platform].flatMap((id) => VIEWER_DESCRIPTORS.find((d) => d.id === id)?.lookedFor[platform] ?? []);
 }
 
 /** How to install a viewer on this OS, one line. */

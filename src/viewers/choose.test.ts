@@ -67,7 +67,7 @@ describe('chooseViewer', () => {
     await expect(attempt).rejects.toBeInstanceOf(UsageError);
     await expect(attempt).rejects.toMatchObject({
       message: '--viewer vinagre: unknown viewer',
-      hint: expect.stringContaining('tigervnc, remote-viewer, realvnc, tightvnc, chicken, screen-sharing, browser, none, or the path of an executable'),
+      hint: expect.stringContaining('tigervnc, remote-viewer, realvnc, tightvnc, chicken, screen-sharing, remmina, browser, none, or the path of an executable'),
     });
     await expect(chooseViewer([], {}, linux({ VCONSOLE_VIEWER: 'bogus' }))).rejects.toThrow('VCONSOLE_VIEWER bogus: unknown viewer');
   });

@@ -1,3 +1,5 @@
+// Which viewer `open` and `vconsole viewers` use: what `--viewer` / VCONSOLE_VIEWER named (a
+// descriptor's id, `browser`, `none` or a path), else the first found in the OS's preference order.
 import { UsageError, VconsoleError } from '../errors.js';
 import { echoInput } from '../text/terminal-text.js';
 import { PLATFORM_NAMES, VIEWER_CHOICES, VIEWER_CONSOLE_TYPES, VIEWER_NAMES, installHint, lookedFor } from './catalog.js';

@@ -1,73 +1,23 @@
+// The command line that makes a viewer connect to a local port, from the viewer's descriptor
+// (each gets the address form it parses and only flags it accepts), and that command as one
+// copy-pasteable line.
+import { consoleKind, type ConsoleType } from '../console-kinds/index.js';
 import { VconsoleError } from '../errors.js';
-import { bracketHost, formatHostPort } from '../net/host-port.js';
+import { VIEWER_DESCRIPTORS, viewerDescriptor } from './descriptors/index.js';
 import type { HostPlatform, ViewerCandidate, ViewerCommand, ViewerTarget } from './types.js';
 
-
-/** `127.0.0.1::5901`: TigerVNC's and TightVNC's explicit-port form (one colon means a display number). */
-function doubleColonAddress(host: string, port: number): string {
-  return `${bracketHost(host)}::${port}`;
-}
-
-/** `vnc://127.0.0.1:5901`, `vnc://[::1]:5901`; a zone id's `%` is escaped as URLs require. */
-function vncUrl(host: string, port: number, scheme: 'vnc' | 'spice' = 'vnc'): string {
-  return `${scheme}://${bracketHost(host).replace(/%/g, '%25')}:${port}`;
-}
-
 /**
- * `127.0.0.1:5901` for RealVNC and Chicken. A number below 100 after one colon is a display
- * number to RealVNC, so such a port takes RealVNC's `::` form instead.
- */
-function singleColonAddress(host: string, port: number): string {
-  return port < 100 ? doubleColonAddress(host, port) : formatHostPort(host, port);
-}
-
-/**
- * The command line that makes `viewer` connect to `target`. Each viewer gets the address
- * form it parses and only flags it accepts:
- * - TigerVNC, TightVNC and custom executables: `[extra] HOST::PORT` (no title flag exists;
- *   their window shows the desktop name the server sends)
- * - remote-viewer: `--title TITLE [extra] vnc://HOST:PORT`
- * - RealVNC: `HOST:PORT -WarnUnencrypted=0 [extra]` (virtctl's order; the local port is
- *   plain TCP on loopback, so the "unencrypted" prompt would only be noise)
- * - Chicken: `[extra] HOST:PORT`
- * - Screen Sharing: `open [extra] vnc://HOST:PORT`, which returns at once (`detaches`)
+ * The command line that makes `viewer` connect to `target`, as its descriptor builds it (see
+ * src/viewers/descriptors). Throws VconsoleError, naming a viewer that can, when the viewer
+ * cannot show the target's kind of console.
  */
 export function buildViewerCommand(viewer: ViewerCandidate, target: ViewerTarget): ViewerCommand {
-  const extra = target.extraArgs ?? [];
-  const { host, port } = target;
-  if (target.consoleType === 'spice') return spiceViewerCommand(viewer, target);
-  switch (viewer.id) {
-    case 'remote-viewer':
-      return { command: viewer.path, args: [...(target.title ? ['--title', target.title] : []), ...extra, vncUrl(host, port)] };
-    case 'realvnc':
-      return { command: viewer.path, args: [singleColonAddress(host, port), '-WarnUnencrypted=0', ...extra] };
-    case 'chicken':
-      return { command: viewer.path, args: [...extra, singleColonAddress(host, port)] };
-    case 'screen-sharing':
-      return { command: viewer.path, args: [...extra, vncUrl(host, port)], detaches: true };
-    case 'tigervnc':
-    case 'tightvnc':
-    case 'custom':
-      return { command: viewer.path, args: [...extra, doubleColonAddress(host, port)] };
-  }
-}
-
-/**
- * A SPICE console: remote-viewer gets `--title TITLE [extra] spice://HOST:PORT`, a custom
- * executable `[extra] spice://HOST:PORT` (the form SPICE clients share); the VNC-only viewers
- * cannot show it.
- */
-function spiceViewerCommand(viewer: ViewerCandidate, target: ViewerTarget): ViewerCommand {
-  const extra = target.extraArgs ?? [];
-  const address = vncUrl(target.host, target.port, 'spice');
-  switch (viewer.id) {
-    case 'remote-viewer':
-      return { command: viewer.path, args: [...(target.title ? ['--title', target.title] : []), ...extra, address] };
-    case 'custom':
-      return { command: viewer.path, args: [...extra, address] };
-    default:
-      throw new VconsoleError(`${viewer.name} cannot show SPICE consoles`, { hint: 'use remote-viewer (virt-viewer): --viewer remote-viewer' });
-  }
+  const type: ConsoleType = target.consoleType ?? 'vnc';
+  const kind = consoleKind(type);
+  const command = kind ? viewerDescriptor(viewer.id).command(viewer.path, { ...target, kind }) : undefined;
+  if (command) return command;
+  const able = VIEWER_DESCRIPTORS.find((d) => d.byName !== false && (d.shows as readonly ConsoleType[]).includes(type));
+  throw new VconsoleError(`${viewer.name} cannot show ${kind?.label ?? type} consoles`, able ? { hint: `use ${able.name}: --viewer ${able.id}` } : {});
 }
 
 /** One argument as a user would type it in this OS's shell. */

@@ -1,4 +1,6 @@
-import type { ViewerId } from './types.js';
+// Reads what a program answers when asked what it is (`-help`, `--version`), through the
+// descriptors' probes: which viewer it is and which version.
+import { VIEWER_DESCRIPTORS, type ViewerDescriptor, type ViewerId } from './descriptors/index.js';
 
 /** What a viewer's `-help` / `--version` output says it is. */
 export interface ViewerIdentity {
@@ -6,43 +8,39 @@ export interface ViewerIdentity {
   version?: string;
 }
 
-const VERSION = String.raw`(\d+(?:\.\d+)+)`;
+/** The first of `among` whose probe reads `output` as its own, in their order. */
+function readOutput(output: string, among: readonly ViewerDescriptor<ViewerId>[]): ViewerIdentity | undefined {
+  for (const descriptor of among) {
+    const read = descriptor.probe?.read(output);
+    if (read) return read.version ? { id: descriptor.id, version: read.version } : { id: descriptor.id };
+  }
+  return undefined;
+}
+
+/**
+ * Asks a program each argument list of `among`'s probes in turn (each list once) until one
+ * answer names one of them. Undefined when none does.
+ */
+export async function identifyOutput(run: (args: readonly string[]) => Promise<string>, among: readonly ViewerDescriptor<ViewerId>[]): Promise<ViewerIdentity | undefined> {
+  const asked = new Set<string>();
+  for (const descriptor of among) {
+    for (const args of descriptor.probe?.args ?? []) {
+      const key = args.join('\0');
+      if (asked.has(key)) continue;
+      asked.add(key);
+      const identity = readOutput(await run(args), among);
+      if (identity) return identity;
+    }
+  }
+  return undefined;
+}
 
 /**
  * Tells apart the programs installed as `vncviewer` by what they print for `-help`:
  * TigerVNC "TigerVNC Viewer 64-bit v1.12.0", TightVNC "TightVNC Viewer version 1.3.10",
- * RealVNC "VNC(R) Viewer 7.5.1 (r50075)". TigerVNC is checked first because older
- * TigerVNC builds credit RealVNC in their banner. Undefined when nothing matches.
+ * RealVNC "VNC(R) Viewer 7.5.1 (r50075)", read by every descriptor's probe in registry order.
+ * Undefined when nothing matches.
  */
 export function identifyVncviewerOutput(output: string): ViewerIdentity | undefined {
-  const tiger = /TigerVNC(?: Viewer)?\b[^\n]*?\bv?(\d+(?:\.\d+)+)/i.exec(output);
-  if (tiger) return { id: 'tigervnc', version: tiger[1] };
-  if (/TigerVNC/i.test(output)) return { id: 'tigervnc' };
-  const tight = new RegExp(String.raw`TightVNC Viewer(?: version)?\s+v?${VERSION}`, 'i').exec(output);
-  if (tight) return { id: 'tightvnc', version: tight[1] };
-  if (/TightVNC Viewer/i.test(output)) return { id: 'tightvnc' };
-  const real = new RegExp(String.raw`VNC\(R\) Viewer\s+${VERSION}`).exec(output);
-  if (real) return { id: 'realvnc', version: real[1] };
-  if (/VNC\(R\) Viewer|RealVNC/.test(output)) return { id: 'realvnc' };
-  return undefined;
-}
-
-/** `remote-viewer version 11.0` -> `11.0`. */
-export function parseRemoteViewerVersion(output: string): string | undefined {
-  return /remote-viewer version\s+(\S+)/i.exec(output)?.[1];
-}
-
-/** `VirtViewer v11.0-256` (Windows install dir) -> `11.0-256`. */
-export function versionFromVirtViewerDir(dirName: string): string | undefined {
-  return /^VirtViewer\s+v?(\S+)$/i.exec(dirName)?.[1];
-}
-
-/** `TigerVNC Viewer 1.14.1.app` (the Homebrew cask's bundle name) -> `1.14.1`. */
-export function versionFromBundleName(bundleName: string): string | undefined {
-  return new RegExp(String.raw`\s${VERSION}\.app$`).exec(bundleName)?.[1];
-}
-
-/** CFBundleShortVersionString from an app bundle's Info.plist (XML form). */
-export function versionFromInfoPlist(plist: string): string | undefined {
-  return /<key>CFBundleShortVersionString<\/key>\s*<string>([^<]+)<\/string>/.exec(plist)?.[1]?.trim();
+  return readOutput(output, VIEWER_DESCRIPTORS);
 }

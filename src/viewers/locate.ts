@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { HostPlatform, ViewerEnvironment } from './types.js';
+import type { HostPlatform, ViewerEnvironment } from './viewer-io.js';
 
 /** Path functions of the OS being described, not of the machine running the code. */
 export function pathFor(platform: HostPlatform): path.PlatformPath {
