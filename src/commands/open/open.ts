@@ -13,7 +13,7 @@ import { planViewers, viewerConsoleType } from '../../viewers/viewer-plan.js';
 import { ViewerRouter } from '../../viewers/viewer-router.js';
 import { DEFAULT_ESCAPE, parseEscapeKey } from '../../terminal/escape-key.js';
 import { attachSerial, followSerial, reportSerialLine, shareSerial } from './serial.js';
-import { mountTui, plainView, type OpenView } from './views.js';
+import { mountTui, plainView, viewerEvent, type OpenView } from './views.js';
 import { loadBrowserViewers } from './viewers.js';
 import { localAddressOf } from '../../net/host-port.js';
 import { saveOpenAsWorkspace } from './workspace.js';
@@ -77,7 +77,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
       loadBrowserViewers((key, url) => {
         const name = registry.get(key)?.name ?? `session ${key}`;
         // stdout carries JSON lines without the TUI; the URL is for the user's eyes, not a log.
-        if (useTui) shown.view?.notice(`${name}: no browser could be opened; open ${url} in a browser on this machine`);
+        if (useTui) shown.view?.show({ type: 'notice', text: `${name}: no browser could be opened; open ${url} in a browser on this machine` });
         else io.stdout.write(`${JSON.stringify({ target: name, url })}\n`);
       }),
   });
@@ -92,13 +92,13 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   let nextPort: number | undefined;
   const useTui = flags.tui !== false && Boolean(process.stdout.isTTY && process.stdin.isTTY);
   // The grid's pictures: sampled only while the grid shows them.
-  const thumbnails = useTui && thumbnailMode !== 'none' ? new ThumbnailSampler((id, thumbnail) => shown.view?.thumbnail(id, thumbnail)) : undefined;
+  const thumbnails = useTui && thumbnailMode !== 'none' ? new ThumbnailSampler((id, thumbnail) => shown.view?.show({ type: 'thumbnail', sessionId: id, thumbnail })) : undefined;
 
   // The view exists only after the shutdown handler that closes it (the TUI's q triggers it).
   const shown: { view?: OpenView; stopFollowing?: () => void } = {};
   // Each session follows its VM's state; a VM back from a stop gets its session and viewer back.
   const vmStates = new VmStateFollowers({
-    show: (id, state) => shown.view?.vmState(id, state),
+    show: (id, state) => shown.view?.show({ type: 'vm-state', sessionId: id, phase: state.phase }),
     runsAgain: (session, action) => (action === 'start' ? start(session) : openViewer(session)),
   }, registry, viewers);
   const shutdown = handleShutdownSignals({
@@ -133,7 +133,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
     await viewers.stop(id);
     const viewerName = viewerNames.get(id);
     // A console refused as a duplicate is gone from the view: its notice says it.
-    if (viewerName && registry.get(id)) shown.view?.viewer({ key: id, state: 'closed', viewerName, message: `${viewerName} closed: the console did not open` });
+    if (viewerName && registry.get(id)) shown.view?.show(viewerEvent({ key: id, state: 'closed', viewerName, message: `${viewerName} closed: the console did not open` }));
   };
   const start = async (session: ConsoleSession) => {
     // A screen's viewer launches as soon as the port is bound and starts while the pre-flight
@@ -166,7 +166,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
       // Closed while it started (x, q): a cancel, nothing to report.
       if (err instanceof SessionClosedError) return;
       // The same console as a session already open: the registry dropped this one.
-      if (err instanceof DuplicateConsoleError) shown.view?.notice(describeError(err));
+      if (err instanceof DuplicateConsoleError) shown.view?.show({ type: 'notice', text: describeError(err) });
       // The session is in `error` with its message: the view shows it and `r` retries.
       // A selected VM that cannot open now leaves the others open; its row opens once it runs.
       else session.log('error', selectedIds.has(session.id) ? `${describeError(err)} (its row opens once it runs; the others stay open)` : describeError(err));
@@ -176,8 +176,8 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const follow = (session: ConsoleSession) => {
     sharing.follow(session);
     reportSerialLine(session, () => shown.view);
-    sharing.hubOf(session)?.on('state', (state) => shown.view?.upstream(session.id, { reconnecting: state === 'reconnecting' }));
-    recording.recorderOf(session)?.on('bytes', (bytes) => shown.view?.recording(session.id, bytes));
+    sharing.hubOf(session)?.on('state', (state) => shown.view?.show({ type: 'upstream', sessionId: session.id, status: { reconnecting: state === 'reconnecting' } }));
+    recording.recorderOf(session)?.on('bytes', (bytes) => shown.view?.show({ type: 'recording', sessionId: session.id, bytes }));
     thumbnails?.track(session, sharing.hubOf(session));
   };
   const add = (text: string) => {
@@ -210,7 +210,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
         onAttach: (id) =>
           withSession(registry, id, (session) =>
             attachSerial(session, { stdin: process.stdin, stdout: process.stdout, suspend: () => shown.view?.suspend() ?? Promise.resolve(), resume: () => shown.view?.resume() }, escapeKey).catch(
-              (err: unknown) => shown.view?.notice(describeError(err)),
+              (err: unknown) => shown.view?.show({ type: 'notice', text: describeError(err) }),
             ),
           ),
         onRetry: (id) => withSession(registry, id, start),
@@ -233,7 +233,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
           try {
             add(text);
           } catch (err) {
-            shown.view?.notice(describeError(err));
+            shown.view?.show({ type: 'notice', text: describeError(err) });
           }
         },
         listVms: () => listingSources(options, config),
@@ -246,19 +246,19 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
 
   viewers.on('status', (event) => {
     viewerNames.set(event.key, event.viewerName);
-    view.viewer(event);
+    view.show(viewerEvent(event));
   });
-  viewers.on('notice', (text) => view.notice(text));
+  viewers.on('notice', (text) => view.show({ type: 'notice', text }));
   registry.on('change', (snapshot) => {
     if (snapshot.clients > 0) viewers.noteConsoleClient(snapshot.id);
   });
-  if (choice.kind === 'not-found') view.noViewer(lookedFor(system.platform), installHint(system.platform));
+  if (choice.kind === 'not-found') view.show({ type: 'no-viewer', notice: { lookedFor: lookedFor(system.platform), install: installHint(system.platform) } });
   const warning = exposureWarning(listen);
-  if (warning) view.notice(warning);
+  if (warning) view.show({ type: 'notice', text: warning });
   const argsNotice = viewerArgsNotice(choice, flags.viewerArg);
-  if (argsNotice) view.notice(argsNotice);
+  if (argsNotice) view.show({ type: 'notice', text: argsNotice });
 
-  const opened = (list: ConsoleTarget[]) => addOnce(registry, list.map((target) => shareSerial(sharing.wrap(recording.wrap(target)))), (text) => view.notice(text));
+  const opened = (list: ConsoleTarget[]) => addOnce(registry, list.map((target) => shareSerial(sharing.wrap(recording.wrap(target)))), (text) => view.show({ type: 'notice', text }));
   const namedSessions = opened(named);
   const selectedSessions = opened(selected);
   selectedSessions.forEach((session) => selectedIds.add(session.id));
@@ -281,7 +281,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
       hint: 'see the error above',
     });
   }
-  if (choice.kind === 'none') view.notice('no viewer launched (--viewer none): point any VNC viewer at the addresses shown');
+  if (choice.kind === 'none') view.show({ type: 'notice', text: 'no viewer launched (--viewer none): point any VNC viewer at the addresses shown' });
   if (flags.follow) {
     shown.stopFollowing = followSelection({
       flags, options, config, registry, sessions,
@@ -289,11 +289,11 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
         try {
           add(target.input);
         } catch (err) {
-          view.notice(describeError(err));
+          view.show({ type: 'notice', text: describeError(err) });
         }
       },
-      mark: (id, matching) => view.match(id, matching),
-      notice: (text) => view.notice(text),
+      mark: (id, matching) => view.show({ type: 'match', sessionId: id, matching }),
+      notice: (text) => view.show({ type: 'notice', text }),
       maxAtOnce: flags.yes ? undefined : flags.max ?? OPEN_WITHOUT_ASKING_MAX,
     });
   }
