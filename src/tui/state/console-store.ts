@@ -1,14 +1,14 @@
 import { TRAFFIC_REPORT_MS } from '../../limits.js';
 import type { LogLevel, SessionSnapshot } from '../../proxy/types.js';
 import { terminalSafe } from '../../text/terminal-text.js';
-import type { Thumbnail } from '../thumbnails/thumbnail.js';
 import type { ConsoleState, NoViewerNotice, SessionEventSource, SourceListener } from './console-store-types.js';
 import type { ConsoleEvent } from './events.js';
-import { safeSnapshot, safeText, safeThumbnail } from '../layout/display-safe.js';
+import { rowFact, type RowExtras, type RowFact } from './row-facts.js';
+import { safeSnapshot, safeText } from '../layout/display-safe.js';
 
 export type { ConsoleState, NoViewerNotice, SessionEventSource, SessionSourceEvents } from './console-store-types.js';
 export type { ConsoleEvent } from './events.js';
-import { formatBytes, unseenText, type ConsoleRow, type LogLine, type SerialStatus, type UpstreamStatus, type ViewerStatus } from '../layout/format.js';
+import type { ConsoleRow, LogLine, ViewerStatus } from '../layout/format.js';
 
 /** A rate drops to 0 when no traffic report came for this long. */
 const RATE_DECAY_MS = 1000;
@@ -32,9 +32,6 @@ interface RateSample {
 }
 
 const NO_VIEWER: ViewerStatus = { state: 'none' };
-
-/** What a row shows besides its session's snapshot and rates: said by the caller, per session. */
-type RowExtras = Partial<Pick<ConsoleRow, 'viewer' | 'serial' | 'upstream' | 'recordedBytes' | 'vm' | 'thumbnail' | 'unmatched'>>;
 
 /**
  * The one owner of what `vconsole open` shows: fed by the session registry's events and by the
@@ -113,69 +110,19 @@ export class ConsoleStore {
   /**
    * Applies one event of the caller (see events.ts): the one way facts besides the session
    * registry's come in. Texts are made terminal-safe here; a row changes (and a frame is made)
-   * only when what it shows does.
+   * only when what it shows does (row-facts.ts).
    */
   apply(event: ConsoleEvent): void {
     switch (event.type) {
-      case 'viewer':
-        return this.setViewer(event.sessionId, event.status);
-      case 'serial':
-        return this.setSerial(event.sessionId, event.status);
-      case 'upstream':
-        return this.setUpstream(event.sessionId, event.status);
-      case 'recording':
-        return this.setRecording(event.sessionId, event.bytes);
-      case 'vm-state':
-        return this.setVmState(event.sessionId, event.phase);
-      case 'thumbnail':
-        return this.setThumbnail(event.sessionId, event.thumbnail);
-      case 'match':
-        return this.setMatch(event.sessionId, event.matching);
       case 'notice':
         return this.setNotice(event.text);
       case 'no-viewer':
         return this.setNoViewer(event.notice);
       case 'log':
         return this.append({ time: this.now(), level: event.level, message: event.message });
+      default:
+        return this.setExtra(event.sessionId, rowFact(event));
     }
-  }
-
-  private setViewer(sessionId: number, status: ViewerStatus): void {
-    this.setExtra(sessionId, 'viewer', { ...status, name: safeText(status.name), message: safeText(status.message) });
-  }
-
-  /**
-   * Called for every chunk of a serial console's output, so the row changes only when what it
-   * shows does: nothing unread to some, or the size as printed (`1.2 KB`), or why it waits.
-   */
-  private setSerial(sessionId: number, status: { unseenBytes: number; waiting?: string }): void {
-    const bytes = status.unseenBytes;
-    const serial: SerialStatus = { unseenBytes: Number.isFinite(bytes) && bytes > 0 ? Math.floor(bytes) : 0, ...(status.waiting ? { waiting: safeText(status.waiting) } : {}) };
-    this.setExtra(sessionId, 'serial', serial, (row) => unseenText(row.serial) === unseenText(serial) && row.serial?.waiting === serial.waiting);
-  }
-
-  private setUpstream(sessionId: number, status: UpstreamStatus): void {
-    const upstream: UpstreamStatus = { reconnecting: status.reconnecting };
-    this.setExtra(sessionId, 'upstream', upstream, (row) => (row.upstream?.reconnecting ?? false) === upstream.reconnecting);
-  }
-
-  /** The row changes only when the size as shown does: a busy screen grows its recording many times a second. */
-  private setRecording(sessionId: number, bytes: number): void {
-    this.setExtra(sessionId, 'recordedBytes', bytes, (row) => row.recordedBytes !== undefined && formatBytes(row.recordedBytes) === formatBytes(bytes));
-  }
-
-  private setVmState(sessionId: number, phase: string): void {
-    const vm = terminalSafe(phase);
-    this.setExtra(sessionId, 'vm', vm, (row) => row.vm === vm);
-  }
-
-  /** Text in a tile (serial lines, a reason) is made terminal-safe here; pixels are only pixels. */
-  private setThumbnail(sessionId: number, thumbnail: Thumbnail | undefined): void {
-    this.setExtra(sessionId, 'thumbnail', thumbnail && safeThumbnail(thumbnail));
-  }
-
-  private setMatch(sessionId: number, matching: boolean): void {
-    this.setExtra(sessionId, 'unmatched', matching ? undefined : true, (row) => Boolean(row.unmatched) === !matching);
   }
 
   private setNotice(text: string | undefined): void {
@@ -192,19 +139,19 @@ export class ConsoleStore {
 
   /**
    * Sets (or with undefined, clears) one of a session's extras, also before its row exists.
-   * `unchanged` says when the row already shows it, so no new frame is made for nothing.
+   * A row that shows it already (`unchanged`) is left alone: no new frame for nothing.
    */
-  private setExtra<K extends keyof RowExtras>(sessionId: number, key: K, value: RowExtras[K], unchanged?: (row: ConsoleRow) => boolean): void {
-    const extras: RowExtras = { ...this.extras.get(sessionId) };
+  private setExtra(sessionId: number, { key, value, unchanged }: RowFact): void {
+    const extras: Record<string, unknown> = { ...this.extras.get(sessionId) };
     if (value === undefined) delete extras[key];
     else extras[key] = value;
-    this.extras.set(sessionId, extras);
+    this.extras.set(sessionId, extras as RowExtras);
     const index = this.indexOf(sessionId);
     if (index < 0 || unchanged?.(this.rows[index])) return;
-    const row: ConsoleRow = { ...this.rows[index] };
+    const row: Record<string, unknown> = { ...this.rows[index] };
     if (value === undefined) delete row[key];
-    else row[key] = value as ConsoleRow[K];
-    this.replaceRow(index, row);
+    else row[key] = value;
+    this.replaceRow(index, row as unknown as ConsoleRow);
   }
 
   private indexOf(sessionId: number): number {
