@@ -171,7 +171,15 @@ export function isKey(name: string, input: string, key: Key): boolean {
  * character matches with any modifier, as Ink reports it.
  */
 export function keyAction<S extends KeyScope>(scope: S, input: string, key: Key): KeyActions[S] | undefined {
-  const bound = KEY_TABLE.flatMap((row) => row.keys).filter((binding) => binding.on[scope] !== undefined);
-  const match = bound.find((b) => b.key.startsWith('Ctrl+') && isKey(b.key, input, key)) ?? bound.find((b) => !b.key.startsWith('Ctrl+') && isKey(b.key, input, key));
+  const { ctrl, plain } = (BOUND[scope] ??= boundIn(scope));
+  const match = ctrl.find((b) => isKey(b.key, input, key)) ?? plain.find((b) => isKey(b.key, input, key));
   return match?.on[scope];
+}
+
+/** Per scope, the bindings that act there, Ctrl ones apart: worked out once, on the first key. */
+const BOUND: Partial<Record<KeyScope, { ctrl: KeyBinding[]; plain: KeyBinding[] }>> = {};
+
+function boundIn(scope: KeyScope): { ctrl: KeyBinding[]; plain: KeyBinding[] } {
+  const bound = KEY_TABLE.flatMap((row) => row.keys).filter((binding) => binding.on[scope] !== undefined);
+  return { ctrl: bound.filter((b) => b.key.startsWith('Ctrl+')), plain: bound.filter((b) => !b.key.startsWith('Ctrl+')) };
 }
