@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type net from 'node:net';
 import { VconsoleError, describeError } from '../errors.js';
 import { formatHostPort } from '../net/host-port.js';
-import { DIAL_TIMEOUT_MS, TURNED_AWAY_SUMMARY_MS } from '../limits.js';
+import { DIAL_TIMEOUT_MS, TRAFFIC_REPORT_MS, TURNED_AWAY_SUMMARY_MS } from '../limits.js';
 import { ClientUpstreams } from './client-upstreams.js';
 import { bindListener } from './listener.js';
 import type { ClientUpstream } from './prepared-upstream.js';
@@ -13,9 +13,6 @@ import { farewell, takeOverRivals, type Connection, type Farewell } from './sess
 import type { BoundAddress, ListenOptions, LogLevel, SessionLogEntry, SessionSnapshot, SessionState, UpstreamSource } from './types.js';
 
 export type { BoundAddress, ListenOptions } from './types.js';
-
-/** How often, at most, a session reports traffic while bytes flow. No bytes, no timer. */
-export const TRAFFIC_REPORT_MS = 250;
 
 export interface ConsoleSessionOptions {
   /**

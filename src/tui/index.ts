@@ -8,4 +8,5 @@ export { renderConsoleApp } from './components/render-console-app.js';
 export type { ConsoleAppHandle, RenderConsoleOptions } from './components/render-console-app.js';
 export { ConsoleStore } from './state/console-store.js';
 export type { ConsoleState, ConsoleStoreOptions, NoViewerNotice, SessionEventSource } from './state/console-store.js';
+export type { ConsoleEvent } from './state/events.js';
 export type { ConsoleRow, LogLine, SerialStatus, ViewerStatus } from './layout/format.js';

@@ -43,7 +43,7 @@ export class OpenActions {
   async attach(id: number): Promise<void> {
     await this.withSession(id, (session) => {
       const terminal = { stdin: process.stdin, stdout: process.stdout, suspend: () => this.run.view?.suspend() ?? Promise.resolve(), resume: () => this.run.view?.resume() };
-      return attachSerial(session, terminal, this.run.settings.escapeKey).catch((err: unknown) => this.run.view?.notice(describeError(err)));
+      return attachSerial(session, terminal, this.run.settings.escapeKey).catch((err: unknown) => this.run.view?.show({ type: 'notice', text: describeError(err) }));
     });
   }
 

@@ -25,7 +25,7 @@ import { SessionFollowUps } from './follow-ups.js';
 import { shareSerial } from './serial.js';
 import type { OpenSettings } from './settings.js';
 import { loadBrowserViewers } from './viewers.js';
-import { mountTui, plainView, type OpenView } from './views.js';
+import { mountTui, plainView, viewerEvent, type OpenView } from './views.js';
 
 export class OpenRun implements ActionHost {
   readonly registry = new SessionRegistry();
@@ -92,17 +92,17 @@ export class OpenRun implements ActionHost {
     this.mounted = view;
     this.viewers.on('status', (event) => {
       this.viewerNames.set(event.key, event.viewerName);
-      view.viewer(event);
+      view.show(viewerEvent(event));
     });
-    this.viewers.on('notice', (text) => view.notice(text));
+    this.viewers.on('notice', (text) => view.show({ type: 'notice', text }));
     this.registry.on('change', (snapshot) => {
       if (snapshot.clients > 0) this.viewers.noteConsoleClient(snapshot.id);
     });
-    if (viewer.choice.kind === 'not-found') view.noViewer(lookedFor(viewer.platform), installHint(viewer.platform));
+    if (viewer.choice.kind === 'not-found') view.show({ type: 'no-viewer', notice: { lookedFor: lookedFor(viewer.platform), install: installHint(viewer.platform) } });
     const warning = exposureWarning(this.settings.listen);
-    if (warning) view.notice(warning);
+    if (warning) view.show({ type: 'notice', text: warning });
     const argsNotice = viewerArgsNotice(viewer.choice, flags.viewerArg);
-    if (argsNotice) view.notice(argsNotice);
+    if (argsNotice) view.show({ type: 'notice', text: argsNotice });
 
     const namedSessions = this.admit(named);
     const selectedSessions = this.admit(selected);
@@ -124,7 +124,7 @@ export class OpenRun implements ActionHost {
       // Each target's error is on stderr already, one line each.
       throw new VconsoleError(sessions.length === 1 ? 'the target could not be opened' : 'no target could be opened', { hint: 'see the error above' });
     }
-    if (viewer.choice.kind === 'none') view.notice('no viewer launched (--viewer none): point any VNC viewer at the addresses shown');
+    if (viewer.choice.kind === 'none') view.show({ type: 'notice', text: 'no viewer launched (--viewer none): point any VNC viewer at the addresses shown' });
     if (flags.follow) this.followSelection(sessions);
   }
 
@@ -146,7 +146,7 @@ export class OpenRun implements ActionHost {
         void this.startThenFollowVm(session);
       }
     } catch (err) {
-      this.view?.notice(describeError(err));
+      this.view?.show({ type: 'notice', text: describeError(err) });
     }
   }
 
@@ -158,7 +158,7 @@ export class OpenRun implements ActionHost {
    */
   private admit(targets: readonly ConsoleTarget[]): ConsoleSession[] {
     const { sharing, recording } = this.settings;
-    return addOnce(this.registry, targets.map((target) => shareSerial(sharing.wrap(recording.wrap(target)))), (text) => this.view?.notice(text));
+    return addOnce(this.registry, targets.map((target) => shareSerial(sharing.wrap(recording.wrap(target)))), (text) => this.view?.show({ type: 'notice', text }));
   }
 
   /** Starts the session; once the first viewers show their consoles, its VM state is followed. */
@@ -206,7 +206,7 @@ export class OpenRun implements ActionHost {
       // Closed while it started (x, q): a cancel, nothing to report.
       if (err instanceof SessionClosedError) return;
       // The same console as a session already open: the registry dropped this one.
-      if (err instanceof DuplicateConsoleError) this.view?.notice(describeError(err));
+      if (err instanceof DuplicateConsoleError) this.view?.show({ type: 'notice', text: describeError(err) });
       // The session is in `error` with its message: the view shows it and `r` retries.
       // A selected VM that cannot open now leaves the others open; its row opens once it runs.
       else session.log('error', this.selectedIds.has(session.id) ? `${describeError(err)} (its row opens once it runs; the others stay open)` : describeError(err));
@@ -230,7 +230,7 @@ export class OpenRun implements ActionHost {
     await this.viewers.stop(id);
     const viewerName = this.viewerNames.get(id);
     // A console refused as a duplicate is gone from the view: its notice says it.
-    if (viewerName && this.registry.get(id)) this.view?.viewer({ key: id, state: 'closed', viewerName, message: `${viewerName} closed: the console did not open` });
+    if (viewerName && this.registry.get(id)) this.view?.show(viewerEvent({ key: id, state: 'closed', viewerName, message: `${viewerName} closed: the console did not open` }));
   }
 
   /** --follow: VMs that start matching are opened as if typed at `a`; rows of those that stop are marked. */
@@ -239,8 +239,8 @@ export class OpenRun implements ActionHost {
     this.followUps.followSelection({
       flags, options, config, registry: this.registry, sessions,
       open: (target) => this.addTarget(target.input),
-      mark: (id, matching) => this.view?.match(id, matching),
-      notice: (text) => this.view?.notice(text),
+      mark: (id, matching) => this.view?.show({ type: 'match', sessionId: id, matching }),
+      notice: (text) => this.view?.show({ type: 'notice', text }),
       maxAtOnce: flags.yes ? undefined : flags.max ?? OPEN_WITHOUT_ASKING_MAX,
     });
   }
@@ -249,7 +249,7 @@ export class OpenRun implements ActionHost {
   private pageUnopened(key: number, url: string): void {
     const name = this.registry.get(key)?.name ?? `session ${key}`;
     // stdout carries JSON lines without the TUI.
-    if (this.settings.useTui) this.view?.notice(`${name}: no browser could be opened; open ${url} in a browser on this machine`);
+    if (this.settings.useTui) this.view?.show({ type: 'notice', text: `${name}: no browser could be opened; open ${url} in a browser on this machine` });
     else this.io.stdout.write(`${JSON.stringify({ target: name, url })}\n`);
   }
 

@@ -19,7 +19,7 @@ describe('a serial console open cannot reach yet', () => {
     const logged: string[] = [];
     registry.on('log', (entry) => logged.push(`${entry.level}: ${entry.message}`));
     const session = registry.add(shareSerial(resolveTarget('tcp://127.0.0.1:1#serial', {})));
-    reportSerialLine(session, () => ({ serial: (id, status) => store.setSerial(id, status) }));
+    reportSerialLine(session, () => ({ show: (event) => store.apply(event) }));
     const started = session.start({ host: '127.0.0.1', port: 0 }).catch(() => undefined);
     cleanup.push(async () => {
       await registry.closeAll();
@@ -41,9 +41,9 @@ describe('a serial console open cannot reach yet', () => {
     const store = new ConsoleStore(registry);
     cleanup.push(() => store.dispose());
     const session = registry.add(shareSerial(resolveTarget('demo:shell#serial', {})));
-    store.setSerial(session.id, { unseenBytes: 0, waiting: 'cannot connect; trying again for up to 300 s' });
+    store.apply({ type: 'serial', sessionId: session.id, status: { unseenBytes: 0, waiting: 'cannot connect; trying again for up to 300 s' } });
     expect(store.getState().rows[0].serial?.waiting).toMatch(/trying again/);
-    store.setSerial(session.id, { unseenBytes: 0 });
+    store.apply({ type: 'serial', sessionId: session.id, status: { unseenBytes: 0 } });
     expect(store.getState().rows[0].serial?.waiting).toBeUndefined();
   });
 });

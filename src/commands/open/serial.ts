@@ -11,6 +11,7 @@ import { attachTerminal, streamLine } from '../../terminal/attach.js';
 import type { EscapeKey } from '../../terminal/escape-key.js';
 import { enterRawMode, type RawModeInput } from '../../terminal/raw-mode.js';
 import { terminalSafe } from '../../text/terminal-text.js';
+import type { ConsoleEventOf } from '../../tui/state/events.js';
 
 /**
  * The serial side of `open`: every serial console is held by a SharedSerialSource (one line to
@@ -21,10 +22,9 @@ import { terminalSafe } from '../../text/terminal-text.js';
 /** How long `open` keeps redialling a serial console that dropped (VM reboot, migration). */
 export const SERIAL_RECONNECT_MS = 5 * 60_000;
 
-/** What the serial wiring tells the view. */
+/** What the serial wiring tells the view: serial events (`waiting` says why a line is not open yet). */
 export interface SerialView {
-  /** `waiting`: why a line that is not open yet is not (a status without it says it opened). */
-  serial(sessionId: number, status: { unseenBytes: number; waiting?: string }): void;
+  show(event: ConsoleEventOf<'serial'>): void;
 }
 
 /** Wraps a target so that, should it be a serial console, one line is held and shared. */
@@ -44,7 +44,7 @@ export function reportSerialLine(session: ConsoleSession, view: () => SerialView
   source.on('log', (level, message) => {
     session.log(level, message);
     if (level !== 'warn' || session.snapshot().state !== 'connecting') return;
-    view()?.serial(session.id, { unseenBytes: source.unseenBytes, waiting: message });
+    view()?.show({ type: 'serial', sessionId: session.id, status: { unseenBytes: source.unseenBytes, waiting: message } });
   });
 }
 
@@ -56,7 +56,7 @@ export function reportSerialLine(session: ConsoleSession, view: () => SerialView
 export function followSerial(session: ConsoleSession, view: SerialView, logDir: string | undefined): () => Promise<void> {
   const source = session.source;
   if (!(source instanceof SharedSerialSource) || source.consoleType !== 'serial') return () => Promise.resolve();
-  const onUnseen = (bytes: number) => view.serial(session.id, { unseenBytes: bytes });
+  const onUnseen = (bytes: number) => view.show({ type: 'serial', sessionId: session.id, status: { unseenBytes: bytes } });
   source.on('unseen', onUnseen);
   let log: Promise<ConsoleLog | undefined> | undefined;
   const cannotWrite = (err: unknown) => session.log('error', `cannot write its serial log ${describeFileError(err)}; the console goes on without it`);
@@ -74,7 +74,7 @@ export function followSerial(session: ConsoleSession, view: SerialView, logDir: 
     if (printed.length > 0) onOutput(printed);
     source.on('output', onOutput);
   }
-  view.serial(session.id, { unseenBytes: source.unseenBytes });
+  view.show({ type: 'serial', sessionId: session.id, status: { unseenBytes: source.unseenBytes } });
   return () => {
     source.off('unseen', onUnseen);
     source.off('output', onOutput);

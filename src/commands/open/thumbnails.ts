@@ -14,7 +14,7 @@ import { lastLines } from '../../tui/thumbnails/text.js';
  * tiles the TUI says are on screen are sampled, each at most once per
  * THUMBNAIL_MIN_INTERVAL_MS and only after its screen changed (framebuffer damage, new
  * output); a picture equal to the last one is not sent again. What comes out is plain data
- * for `ConsoleStore.setThumbnail`.
+ * for the TUI's thumbnail events.
  */
 
 /** What is kept of a serial console's output for its tile. */

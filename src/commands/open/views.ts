@@ -1,36 +1,31 @@
 import { describeError } from '../../errors.js';
 import type { SessionRegistry } from '../../proxy/session-registry.js';
-import type { VmState } from '../../targets/types.js';
-import type { Thumbnail, ThumbnailMode } from '../../tui/thumbnails/thumbnail.js';
+import type { ConsoleEvent, ConsoleEventOf } from '../../tui/state/events.js';
+import type { ThumbnailMode } from '../../tui/thumbnails/thumbnail.js';
 import type { ViewerStatusEvent } from '../../viewers/viewer-supervisor.js';
 import { printLine, sessionLogPrinter } from '../log-lines.js';
-import type { SerialView } from './serial.js';
 import type { CommandIo } from '../command-io.js';
 
 /**
  * The two faces of `vconsole open`: the Ink TUI on a terminal, plain lines on stderr otherwise.
- * open.ts tells a view what happens; a view never reaches back into sessions or viewers.
+ * open.ts tells a view what happens, as events; a view never reaches back into sessions or viewers.
  */
 
-/** What a user interface shows of `open`: the TUI's store, or plain lines on stderr. */
-export interface OpenView extends SerialView {
-  viewer(event: ViewerStatusEvent): void;
-  /** A shared console dropped (its viewers stay) or is back. */
-  upstream(sessionId: number, status: { reconnecting: boolean }): void;
-  /** A recorded console's recording has grown to `bytes`. */
-  recording(sessionId: number, bytes: number): void;
-  /** The VM's state changed (its log line is written already). */
-  vmState(sessionId: number, state: VmState): void;
-  /** What the session's grid tile shows now. */
-  thumbnail(sessionId: number, thumbnail: Thumbnail | undefined): void;
+/**
+ * What a user interface shows of `open`: the TUI's store, or plain lines on stderr. Facts
+ * arrive as the TUI's events (tui/state/events.ts), the same for both faces.
+ */
+export interface OpenView {
+  show(event: ConsoleEvent): void;
   /** Gives the terminal to an attached serial console, and takes it back. */
   suspend(): Promise<void>;
   resume(): void;
-  noViewer(lookedFor: string[], install: string): void;
-  /** open --follow: the session's VM matches the selectors (again), or no longer. */
-  match(sessionId: number, matching: boolean): void;
-  notice(text: string): void;
   close(): void;
+}
+
+/** A viewer's news as the TUI's event: its row's viewer status. */
+export function viewerEvent(event: ViewerStatusEvent): ConsoleEventOf<'viewer'> {
+  return { type: 'viewer', sessionId: event.key, status: { state: event.state, name: event.viewerName, exitCode: event.exitCode, message: event.message } };
 }
 
 /** Plain lines on stderr, for pipes, CI and --no-tui. */
@@ -39,23 +34,28 @@ export function plainView(registry: SessionRegistry, io: CommandIo, verbose: boo
   registry.on('log', onLog);
   const name = (key: number) => registry.get(key)?.name ?? `session ${key}`;
   return {
-    viewer: (event) => {
-      const text = event.state === 'open' ? `${event.viewerName} opened` : event.message ?? `${event.viewerName} ${event.state}`;
-      printLine(io.stderr, `[${name(event.key)}] ${event.state === 'failed' ? 'viewer failed' : 'viewer'}: ${text}`);
+    show: (event) => {
+      switch (event.type) {
+        case 'viewer': {
+          const { state, name: viewerName, message } = event.status;
+          const text = state === 'open' ? `${viewerName} opened` : message ?? `${viewerName} ${state}`;
+          return printLine(io.stderr, `[${name(event.sessionId)}] ${state === 'failed' ? 'viewer failed' : 'viewer'}: ${text}`);
+        }
+        case 'no-viewer':
+          if (!event.notice) return;
+          printLine(io.stderr, `no VNC viewer found (looked for ${event.notice.lookedFor.join('; ')}).`);
+          printLine(io.stderr, event.notice.install);
+          return printLine(io.stderr, 'Screens open in the browser meanwhile; any VNC viewer can connect to the addresses printed on stdout.');
+        case 'notice':
+        case 'log': {
+          const text = event.type === 'notice' ? event.text : event.message;
+          return text === undefined ? undefined : printLine(io.stderr, text);
+        }
+        // Row facts; a match's change is said by its notice in a line of its own.
+        default:
+          return;
+      }
     },
-    noViewer: (looked, install) => {
-      printLine(io.stderr, `no VNC viewer found (looked for ${looked.join('; ')}).`);
-      printLine(io.stderr, install);
-      printLine(io.stderr, 'Screens open in the browser meanwhile; any VNC viewer can connect to the addresses printed on stdout.');
-    },
-    notice: (text) => printLine(io.stderr, text),
-    // The notice said it in a line of its own.
-    match: () => undefined,
-    serial: () => undefined,
-    upstream: () => undefined,
-    recording: () => undefined,
-    vmState: () => undefined,
-    thumbnail: () => undefined,
     suspend: () => Promise.resolve(),
     resume: () => undefined,
     close: () => registry.off('log', onLog),
@@ -92,18 +92,13 @@ export async function mountTui(
     unmount: () => void loading.then((a) => a?.unmount(), () => undefined),
   };
   return {
-    viewer: (event) => {
-      store.setViewer(event.key, { state: event.state, name: event.viewerName, exitCode: event.exitCode, message: event.message });
-      if (event.message) store.log(event.state === 'failed' ? 'error' : 'info', `${registry.get(event.key)?.name ?? ''}: ${event.message}`);
+    show: (event) => {
+      store.apply(event);
+      // What a viewer said of its end goes to the event log too, under its console's name.
+      if (event.type === 'viewer' && event.status.message) {
+        store.apply({ type: 'log', level: event.status.state === 'failed' ? 'error' : 'info', message: `${registry.get(event.sessionId)?.name ?? ''}: ${event.status.message}` });
+      }
     },
-    noViewer: (looked, install) => store.setNoViewer({ lookedFor: looked, install }),
-    notice: (text) => store.setNotice(text),
-    match: (id, matching) => store.setMatch(id, matching),
-    serial: (id, status) => store.setSerial(id, status),
-    upstream: (id, status) => store.setUpstream(id, status),
-    recording: (id, bytes) => store.setRecording(id, bytes),
-    vmState: (id, state) => store.setVmState(id, state.phase),
-    thumbnail: (id, thumbnail) => store.setThumbnail(id, thumbnail),
     suspend: () => app.suspend(),
     resume: () => app.resume(),
     close: () => {

@@ -4,7 +4,7 @@ import type { VconsoleConfig } from '../../config/config.js';
 import { VconsoleError } from '../../errors.js';
 import { PROVIDERS } from '../../targets/index.js';
 import type { ConsoleProvider, ListScope, ListedVm, TargetOptions } from '../../targets/types.js';
-import { isOpenAmong } from '../../tui/state/picker-model.js';
+import { isOpenAmong, type PickerVm } from '../../tui/state/picker-model.js';
 import { resolveTargets } from '../target-options.js';
 import { listingSources, qualifiedTarget } from './vm-listing.js';
 
@@ -106,7 +106,7 @@ describe('isOpenAmong', () => {
       { provider: 'demo', name: 'demo:shell' },
       { provider: 'openstack', name: 'openstack:db-1 (cloud prod)' },
     ]);
-    const vm = (provider: string, target: string): ListedVm => ({ provider, target, name: target, state: 'Running', console: true });
+    const vm = (provider: string, target: string): PickerVm => ({ provider, target, state: 'Running', hasConsole: true });
     expect(isOpen(vm('kubevirt', 'prod/web-1'))).toBe(true);
     expect(isOpen(vm('kubevirt', 'kubevirt:prod/web-1'))).toBe(true);
     expect(isOpen(vm('demo', 'demo:shell#serial'))).toBe(true);

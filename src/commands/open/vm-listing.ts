@@ -1,7 +1,7 @@
 import type { VconsoleConfig } from '../../config/config.js';
 import { DEFAULT_PROVIDER, PROVIDERS, splitTarget } from '../../targets/index.js';
 import type { ConsoleProvider, ListScope, ListedVm, TargetOptions } from '../../targets/types.js';
-import type { VmListingSource } from '../../tui/state/picker-model.js';
+import type { PickerVm, VmListingSource } from '../../tui/state/picker-model.js';
 
 /**
  * A listed VM's target as `open` must be given it: a bare `ns/name` from a provider that is not
@@ -27,9 +27,14 @@ export function listingSources(
   return providers.flatMap((provider) => {
     const list = provider.list?.bind(provider);
     if (!list) return [];
-    const vms = (async () => (await list(options, scope)).map((vm) => qualifiedTarget(vm, bareNameProvider, providers)))();
+    const vms = (async () => (await list(options, scope)).map((vm) => pickerVm(qualifiedTarget(vm, bareNameProvider, providers))))();
     // The picker reports a failure when it draws; one that is never drawn is no crash.
     vms.catch(() => undefined);
     return [{ provider: provider.id, vms }];
   });
+}
+
+/** A listed VM as the picker shows it. */
+export function pickerVm(vm: ListedVm): PickerVm {
+  return { provider: vm.provider, target: vm.target, state: vm.state, hasConsole: vm.console };
 }

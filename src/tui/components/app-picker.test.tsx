@@ -1,18 +1,17 @@
 import { EventEmitter } from 'node:events';
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ListedVm } from '../../targets/types.js';
 import { sessionSnapshot as snapshot } from '../../../test/support/snapshots.js';
 import { fakeActions, settle, until } from '../../../test/support/tui.js';
 import { App, type ConsoleActions } from './app.js';
 import { ConsoleStore, type SessionSourceEvents } from '../state/console-store.js';
-import type { VmListingSource } from '../state/picker-model.js';
+import type { PickerVm, VmListingSource } from '../state/picker-model.js';
 
 const ENTER = '\r';
 const ESC = '\u001B';
 const DOWN = '\u001B[B';
 
-const demoVm = (name: string): ListedVm => ({ provider: 'demo', target: `demo:${name}`, name, state: 'Running', console: true });
+const demoVm = (name: string): PickerVm => ({ provider: 'demo', target: `demo:${name}`, state: 'Running', hasConsole: true });
 
 const mounted: Array<{ unmount(): void }> = [];
 afterEach(() => {

@@ -106,7 +106,7 @@ describe('App rendering', () => {
 
   it('says which viewers were looked for, how to install one, and that any viewer will do', async () => {
     const { store } = eventStore();
-    store.setNoViewer({ lookedFor: ['TigerVNC', 'remote-viewer'], install: 'sudo apt install tigervnc-viewer' });
+    store.apply({ type: 'no-viewer', notice: { lookedFor: ['TigerVNC', 'remote-viewer'], install: 'sudo apt install tigervnc-viewer' } });
     const app = await mountApp(<App store={store} actions={fakeActions()} />);
     const frame = app.lastFrame()!;
     expect(frame).toContain('No VNC viewer found (looked for TigerVNC, remote-viewer)');
@@ -116,12 +116,12 @@ describe('App rendering', () => {
 
   it('shows how much disk the recordings take: in total in the header, per console in the detail', async () => {
     const { store } = eventStore();
-    store.setRecording(1, 3 * 1024 * 1024);
-    store.setRecording(3, 1024 * 1024);
+    store.apply({ type: 'recording', sessionId: 1, bytes: 3 * 1024 * 1024 });
+    store.apply({ type: 'recording', sessionId: 3, bytes: 1024 * 1024 });
     const app = await mountApp(<App store={store} actions={fakeActions()} />);
     expect(app.lastFrame()!.split('\n')[0]).toContain('· rec 4.0 MB');
     await until(frameHas(app, 'demo:vm-1 (demo) · recording 3.0 MB · '), 'the selected console\'s recording size');
-    store.setRecording(1, 5 * 1024 * 1024);
+    store.apply({ type: 'recording', sessionId: 1, bytes: 5 * 1024 * 1024 });
     await until(frameHas(app, '· rec 6.0 MB'), 'the total growing');
   });
 
@@ -167,7 +167,7 @@ describe('App keys', () => {
     app.stdin.write('q');
     app.stdin.write(CTRL_C);
     expect(actions.onQuit).toHaveBeenCalledTimes(2);
-    store.log('info', 'still here');
+    store.apply({ type: 'log', level: 'info', message: 'still here' });
     await until(frameHas(app, 'still here'), 'a frame after quit');
   });
 
@@ -312,11 +312,11 @@ describe('App notices of a failed action', () => {
 describe('App with a shared console', () => {
   it('shows reconnecting in the row and why in the detail while the console is away, then live again', async () => {
     const { store, app } = await mountEventApp();
-    store.setViewer(1, { state: 'open', name: 'TigerVNC' });
-    store.setUpstream(1, { reconnecting: true });
+    store.apply({ type: 'viewer', sessionId: 1, status: { state: 'open', name: 'TigerVNC' } });
+    store.apply({ type: 'upstream', sessionId: 1, status: { reconnecting: true } });
     await until(frameHas(app, 'the console dropped; vconsole is reconnecting, viewers stay open'), 'the detail line');
     expect(selectedLine(app)).toMatch(/demo:vm-1 .* reconnecting /);
-    store.setUpstream(1, { reconnecting: false });
+    store.apply({ type: 'upstream', sessionId: 1, status: { reconnecting: false } });
     await until(() => selectedLine(app).includes('viewer open'), 'the row live again');
     expect(app.lastFrame()).not.toContain('reconnecting');
   });
@@ -328,7 +328,7 @@ describe('App with a failed viewer', () => {
     const store = new ConsoleStore(source);
     source.emit('added', { snapshot: () => snapshot(1) });
     source.emit('added', { snapshot: () => snapshot(2) });
-    store.setViewer(1, { state: 'failed', name: 'TigerVNC', message: 'cannot open display' });
+    store.apply({ type: 'viewer', sessionId: 1, status: { state: 'failed', name: 'TigerVNC', message: 'cannot open display' } });
     const app = await mountApp(<App store={store} actions={fakeActions()} />);
     const frame = app.lastFrame()!;
     const row = frame.split('\n').find((l) => l.includes('demo:vm-1'));
@@ -351,7 +351,7 @@ describe('App redraws', () => {
     const app = await mountApp(<App store={store} actions={fakeActions()} />);
     const before = app.frames.length;
 
-    for (let i = 0; i < 100; i++) store.log('info', `event ${i}`);
+    for (let i = 0; i < 100; i++) store.apply({ type: 'log', level: 'info', message: `event ${i}` });
     await settle();
     expect(app.frames.length).toBe(before);
     expect(vi.getTimerCount()).toBe(1);

@@ -42,7 +42,7 @@ export interface ConsoleActions {
   /**
    * The grid's tiles on screen and their picture size, told whenever they change; undefined
    * when no picture is shown (the table, or --thumbnails none). The caller feeds
-   * `ConsoleStore.setThumbnail` for these sessions only.
+   * thumbnail events (`ConsoleStore.apply`) for these sessions only.
    */
   onThumbnailView?(view: ThumbnailView | undefined): void;
 }

@@ -2,10 +2,9 @@ import { render } from 'ink-testing-library';
 import stringWidth from 'string-width';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { VconsoleError } from '../../errors.js';
-import type { ListedVm } from '../../targets/types.js';
 import { until } from '../../../test/support/tui.js';
 import { Picker } from './picker.js';
-import type { PickerOutcome, VmListingSource } from '../state/picker-model.js';
+import type { PickerOutcome, PickerVm, VmListingSource } from '../state/picker-model.js';
 
 const DOWN = '\u001B[B';
 const UP = '\u001B[A';
@@ -14,16 +13,16 @@ const ESC = '\u001B';
 const CTRL_C = '\u0003';
 const BACKSPACE = '\u007F';
 
-const vm = (provider: string, target: string, state = 'Running', hasConsole = true): ListedVm => ({ provider, target, name: target, state, console: hasConsole });
+const vm = (provider: string, target: string, state = 'Running', hasConsole = true): PickerVm => ({ provider, target, state, hasConsole });
 
 const KUBEVIRT = [vm('kubevirt', 'default/vm-a'), vm('kubevirt', 'prod/web-1'), vm('kubevirt', 'prod/web-2'), vm('kubevirt', 'prod/db-1', 'Scheduling', false)];
 const DEMO = [vm('demo', 'demo:vm-a'), vm('demo', 'demo:shell#serial')];
 
 /** A source whose listing the test settles when it likes. */
 function pending(provider: string) {
-  let resolve!: (vms: ListedVm[]) => void;
+  let resolve!: (vms: PickerVm[]) => void;
   let reject!: (err: unknown) => void;
-  const vms = new Promise<ListedVm[]>((res, rej) => {
+  const vms = new Promise<PickerVm[]>((res, rej) => {
     resolve = res;
     reject = rej;
   });
@@ -35,7 +34,7 @@ afterEach(() => {
   for (const app of mounted.splice(0)) app.unmount();
 });
 
-function mountPicker(sources: VmListingSource[], props: { isOpen?: (vm: ListedVm) => boolean } = {}) {
+function mountPicker(sources: VmListingSource[], props: { isOpen?: (vm: PickerVm) => boolean } = {}) {
   const onDone = vi.fn<(outcome: PickerOutcome) => void>();
   const app = render(<Picker sources={sources} onDone={onDone} {...props} />);
   mounted.push(app);
@@ -52,7 +51,7 @@ function mountPicker(sources: VmListingSource[], props: { isOpen?: (vm: ListedVm
   return { app, onDone, frame, highlighted, press };
 }
 
-const listed = (sources: Record<string, ListedVm[]>): VmListingSource[] =>
+const listed = (sources: Record<string, PickerVm[]>): VmListingSource[] =>
   Object.entries(sources).map(([provider, vms]) => ({ provider, vms: Promise.resolve(vms) }));
 
 describe('Picker', () => {

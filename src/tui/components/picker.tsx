@@ -1,7 +1,6 @@
 import { Box, Text, useInput, useStdin, type Key } from 'ink';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { describeError } from '../../errors.js';
-import type { ListedVm } from '../../targets/types.js';
 import { clip, terminalSafe } from '../../text/terminal-text.js';
 import { useTerminalSize } from './hooks.js';
 import { clipColumns, displayColumns } from '../layout/display-safe.js';
@@ -15,6 +14,7 @@ import {
   type PickerOutcome,
   type PickerRow,
   type PickerState,
+  type PickerVm,
   type ProviderListing,
   type VmListingSource,
 } from '../state/picker-model.js';
@@ -25,7 +25,7 @@ export interface PickerProps {
   /** Called once, when the user opens targets, cancels (Esc) or interrupts (Ctrl+C). */
   onDone(outcome: PickerOutcome): void;
   /** VMs with a session open already: shown greyed, not offered again. */
-  isOpen?: (vm: ListedVm) => boolean;
+  isOpen?: (vm: PickerVm) => boolean;
   /** The first line, saying what Enter is for. */
   title?: string;
   /** Lines the picker may use; undefined: the terminal's height (every row when unknown). */
@@ -148,7 +148,7 @@ function hintLine(rows: readonly PickerRow[], state: PickerState): string {
 function VmLine({ row, highlighted, marked, targetWidth, providerWidth }: { row: PickerRow; highlighted: boolean; marked: boolean; targetWidth: number; providerWidth: number }) {
   const { vm, open } = row.entry;
   const box = open ? '[=]' : marked ? '[x]' : '[ ]';
-  const state = `${terminalSafe(vm.state)}${open ? '  open already' : vm.console ? '' : '  (no console now)'}`;
+  const state = `${terminalSafe(vm.state)}${open ? '  open already' : vm.hasConsole ? '' : '  (no console now)'}`;
   return (
     <Text wrap="truncate-end" dimColor={open} inverse={highlighted}>
       {`${highlighted ? '›' : ' '}${box} `}

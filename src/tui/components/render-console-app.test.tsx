@@ -135,8 +135,8 @@ describe('renderConsoleApp', () => {
 
       // Store changes while the console is attached: no frame, however long we wait.
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
-      store.log('info', 'while attached');
-      store.setSerial(2, { unseenBytes: 2048 });
+      store.apply({ type: 'log', level: 'info', message: 'while attached' });
+      store.apply({ type: 'serial', sessionId: 2, status: { unseenBytes: 2048 } });
       vi.advanceTimersByTime(5_000);
       await new Promise((resolve) => setImmediate(resolve));
       vi.useRealTimers();

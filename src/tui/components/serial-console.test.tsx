@@ -64,26 +64,26 @@ describe('ConsoleStore.setSerial', () => {
   it('changes the row only when what it shows changes, also when told before the row exists', () => {
     const source = new EventEmitter<SessionSourceEvents>();
     const store = new ConsoleStore(source);
-    store.setSerial(1, { unseenBytes: 100 });
+    store.apply({ type: 'serial', sessionId: 1, status: { unseenBytes: 100 } });
     source.emit('added', { snapshot: () => serial(1) });
     expect(store.getState().rows[0].serial).toEqual({ unseenBytes: 100 });
 
     const changes = vi.fn();
     store.subscribe(changes);
-    store.setSerial(1, { unseenBytes: 5000 }); // 4.9 KB
+    store.apply({ type: 'serial', sessionId: 1, status: { unseenBytes: 5000 } }); // 4.9 KB
     expect(changes).toHaveBeenCalledTimes(1);
-    for (let bytes = 5001; bytes < 5050; bytes++) store.setSerial(1, { unseenBytes: bytes }); // still 4.9 KB
+    for (let bytes = 5001; bytes < 5050; bytes++) store.apply({ type: 'serial', sessionId: 1, status: { unseenBytes: bytes } }); // still 4.9 KB
     expect(changes).toHaveBeenCalledTimes(1);
-    store.setSerial(1, { unseenBytes: 6000 }); // 5.9 KB
+    store.apply({ type: 'serial', sessionId: 1, status: { unseenBytes: 6000 } }); // 5.9 KB
     expect(changes).toHaveBeenCalledTimes(2);
-    store.setSerial(1, { unseenBytes: 0 });
+    store.apply({ type: 'serial', sessionId: 1, status: { unseenBytes: 0 } });
     expect(changes).toHaveBeenCalledTimes(3);
-    store.setSerial(1, { unseenBytes: 0 });
-    store.setSerial(1, { unseenBytes: Number.NaN });
+    store.apply({ type: 'serial', sessionId: 1, status: { unseenBytes: 0 } });
+    store.apply({ type: 'serial', sessionId: 1, status: { unseenBytes: Number.NaN } });
     expect(changes).toHaveBeenCalledTimes(3);
     expect(rowViewerCell(store.getState().rows[0])).toBe('attach ⏎');
     // A session not (or no longer) shown: remembered, nothing drawn.
-    store.setSerial(9, { unseenBytes: 10 });
+    store.apply({ type: 'serial', sessionId: 9, status: { unseenBytes: 10 } });
     expect(changes).toHaveBeenCalledTimes(3);
   });
 
@@ -153,7 +153,7 @@ describe('App with a serial console', () => {
 
     app.stdin.write(DOWN);
     await until(() => (app.lastFrame() ?? '').includes('serial console · nothing unread · Enter attaches · Ctrl+A d detaches'), 'the detail');
-    store.setSerial(2, { unseenBytes: 1229 });
+    store.apply({ type: 'serial', sessionId: 2, status: { unseenBytes: 1229 } });
     await until(() => (app.lastFrame() ?? '').includes('● 1.2 KB new'), 'the unread marker');
     expect(app.lastFrame()).toContain('serial console · 1.2 KB unread');
 

@@ -67,7 +67,7 @@ describe('gridLayout', () => {
 describe('the grid view', () => {
   it('g switches between the table and the grid; tiles keep the name, the console state and the VM state', async () => {
     const { source, store } = storeOf(2);
-    store.setVmState(1, 'Running');
+    store.apply({ type: 'vm-state', sessionId: 1, phase: 'Running' });
     source.emit('change', snapshot(2, { state: 'error', lastError: 'VM vm-2 is not running', address: undefined, port: undefined }));
     const { app } = await mountGrid(store, { view: 'table' });
     expect(plain(app)).toContain('TARGET');
@@ -91,7 +91,7 @@ describe('the grid view', () => {
     const height = view.rows * 2;
     const rgb = new Uint8Array(width * height * 3);
     for (let p = 0; p < width * height; p++) rgb.set(p < (width * height) / 2 ? [250, 10, 10] : [10, 10, 250], p * 3);
-    store.setThumbnail(1, { type: 'pixels', width, height, rgb });
+    store.apply({ type: 'thumbnail', sessionId: 1, thumbnail: { type: 'pixels', width, height, rgb } });
     await until(() => frame(app).includes('38;2;250;10;10'), 'the red half');
     const pictureLines = frame(app).split('\n').map(halfBlockCells).filter((cells) => cells.length > 0);
     expect(pictureLines).toHaveLength(view.rows);
@@ -111,7 +111,7 @@ describe('the grid view', () => {
     mounted.push(app);
     await until(() => views.length > 0, 'the tiles on screen');
     const { columns, rows } = views.at(-1)!;
-    store.setThumbnail(1, { type: 'pixels', width: columns, height: rows * 2, rgb: new Uint8Array(columns * rows * 6).fill(255) });
+    store.apply({ type: 'thumbnail', sessionId: 1, thumbnail: { type: 'pixels', width: columns, height: rows * 2, rgb: new Uint8Array(columns * rows * 6).fill(255) } });
     await until(() => frame(app).includes('38;5;231'), 'white from the palette');
     expect(frame(app)).not.toContain('38;2;');
   });
@@ -128,9 +128,9 @@ describe('the grid view', () => {
 
   it("shows a serial console's last lines, and why a tile has no picture", async () => {
     const { store } = storeOf(3, { 2: { consoleType: 'serial' }, 3: { consoleType: 'spice' } });
-    store.setThumbnail(1, { type: 'none', reason: 'no picture: this VNC console is not shared (start open with --share or --grid)' });
-    store.setThumbnail(2, { type: 'lines', lines: ['Booting...', 'vm-2 login: \u001B[31m'] });
-    store.setThumbnail(3, { type: 'none', reason: 'SPICE: no picture here' });
+    store.apply({ type: 'thumbnail', sessionId: 1, thumbnail: { type: 'none', reason: 'no picture: this VNC console is not shared (start open with --share or --grid)' } });
+    store.apply({ type: 'thumbnail', sessionId: 2, thumbnail: { type: 'lines', lines: ['Booting...', 'vm-2 login: \u001B[31m'] } });
+    store.apply({ type: 'thumbnail', sessionId: 3, thumbnail: { type: 'none', reason: 'SPICE: no picture here' } });
     const { app } = await mountGrid(store);
     await until(() => plain(app).includes('vm-2 login'), 'the serial lines');
     expect(plain(app)).toContain('Booting...');
@@ -144,8 +144,8 @@ describe('the grid view', () => {
   it("shows bidi controls in a tile's name as escapes, and keeps tiles of wide (East Asian) names and texts as wide and tall as the others", async () => {
     const wide = '漢字の名前のサーバー'.repeat(4);
     const { store } = storeOf(3, { 1: { name: `demo:${wide}` }, 2: { name: 'demo:vm-\u202Eatad' } });
-    for (const id of [2, 3]) store.setThumbnail(id, { type: 'none', reason: 'no picture here' });
-    store.setThumbnail(1, { type: 'none', reason: `${wide} ${wide}` });
+    for (const id of [2, 3]) store.apply({ type: 'thumbnail', sessionId: id, thumbnail: { type: 'none', reason: 'no picture here' } });
+    store.apply({ type: 'thumbnail', sessionId: 1, thumbnail: { type: 'none', reason: `${wide} ${wide}` } });
     const { app } = await mountGrid(store);
     await until(() => plain(app).includes('no picture here'), 'the tiles');
     const lines = plain(app).split('\n');

@@ -41,9 +41,9 @@ describe('the VM column', () => {
 
   it('shows each VM phase right after STATE, kept by the store also when told before the row exists', async () => {
     const { source, store } = storeWith(2);
-    store.setVmState(1, 'Running');
-    store.setVmState(2, 'Migrating');
-    store.setVmState(3, 'Paused');
+    store.apply({ type: 'vm-state', sessionId: 1, phase: 'Running' });
+    store.apply({ type: 'vm-state', sessionId: 2, phase: 'Migrating' });
+    store.apply({ type: 'vm-state', sessionId: 3, phase: 'Paused' });
     source.emit('added', { snapshot: () => snapshot(3, { name: 'default/vm-3', provider: 'kubevirt' }) });
     const lines = (await table(store)).map(plain);
     expect(lines[0]).toMatch(/ STATE +VM +VIEWER /);
@@ -54,11 +54,11 @@ describe('the VM column', () => {
 
   it('changes a row only when the phase does, and forgets it with the session', () => {
     const { source, store } = storeWith(1);
-    store.setVmState(1, 'Running');
+    store.apply({ type: 'vm-state', sessionId: 1, phase: 'Running' });
     const row = store.getState().rows[0];
-    store.setVmState(1, 'Running');
+    store.apply({ type: 'vm-state', sessionId: 1, phase: 'Running' });
     expect(store.getState().rows[0]).toBe(row);
-    store.setVmState(1, 'Stopped\u001B[2J');
+    store.apply({ type: 'vm-state', sessionId: 1, phase: 'Stopped\u001B[2J' });
     expect(store.getState().rows[0].vm).not.toContain('\u001B');
     source.emit('removed', { id: 1 });
     source.emit('added', { snapshot: () => snapshot(1) });
@@ -67,9 +67,9 @@ describe('the VM column', () => {
 
   it('marks the row of a VM that stopped or is gone: dimmed, its phase in red', async () => {
     const { store } = storeWith(3);
-    store.setVmState(1, 'Running');
-    store.setVmState(2, 'Stopped');
-    store.setVmState(3, 'gone');
+    store.apply({ type: 'vm-state', sessionId: 1, phase: 'Running' });
+    store.apply({ type: 'vm-state', sessionId: 2, phase: 'Stopped' });
+    store.apply({ type: 'vm-state', sessionId: 3, phase: 'gone' });
     const lines = await table(store);
     expect(lines[1]).not.toContain(DIM);
     expect(lines[2].startsWith(DIM) || lines[2].includes(`${DIM} `)).toBe(true);

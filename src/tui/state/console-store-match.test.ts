@@ -13,13 +13,13 @@ describe('ConsoleStore: rows of open --follow', () => {
     source.emit('added', { snapshot: () => snapshot(1) });
     source.emit('added', { snapshot: () => snapshot(2) });
     const before = store.getState().rows;
-    store.setMatch(1, false);
+    store.apply({ type: 'match', sessionId: 1, matching: false });
     const rows = store.getState().rows;
     expect(rows[0].unmatched).toBe(true);
     expect(rowProblem(rows[0])).toBe('no longer matches the selector');
     // The other row keeps its identity: only the marked line redraws.
     expect(rows[1]).toBe(before[1]);
-    store.setMatch(1, true);
+    store.apply({ type: 'match', sessionId: 1, matching: true });
     expect(store.getState().rows[0].unmatched).toBeUndefined();
     expect(rowProblem(store.getState().rows[0])).toBeUndefined();
   });
@@ -27,7 +27,7 @@ describe('ConsoleStore: rows of open --follow', () => {
   it('remembers a mark given before the row exists', () => {
     const source = new EventEmitter<SessionSourceEvents>();
     const store = new ConsoleStore(source);
-    store.setMatch(3, false);
+    store.apply({ type: 'match', sessionId: 3, matching: false });
     source.emit('added', { snapshot: () => snapshot(3) });
     expect(store.getState().rows[0].unmatched).toBe(true);
   });

@@ -153,9 +153,9 @@ describe('ConsoleStore from events', () => {
     source.emit('added', { snapshot: () => snapshot(1, { state: 'connecting' }) });
     source.emit('change', snapshot(1));
     source.emit('log', { time: 0, sessionId: 1, name: 'vm-1', level: 'info', message: 'listening' });
-    store.setViewer(1, { state: 'open', name: 'TigerVNC' });
-    store.log('warn', 'no viewer found');
-    store.setNotice('hello');
+    store.apply({ type: 'viewer', sessionId: 1, status: { state: 'open', name: 'TigerVNC' } });
+    store.apply({ type: 'log', level: 'warn', message: 'no viewer found' });
+    store.apply({ type: 'notice', text: 'hello' });
     expect(vi.getTimerCount()).toBe(0);
   });
 
@@ -169,7 +169,7 @@ describe('ConsoleStore from events', () => {
     expect(listener).toHaveBeenCalledTimes(1);
     const after = store.getState();
     expect(after).not.toBe(before);
-    store.setViewer(1, { state: 'starting', name: 'TigerVNC' });
+    store.apply({ type: 'viewer', sessionId: 1, status: { state: 'starting', name: 'TigerVNC' } });
     expect(store.getState().rows[0].viewer).toEqual({ state: 'starting', name: 'TigerVNC' });
     // An untouched row keeps its identity, so its memoised line is not redrawn.
     source.emit('added', { snapshot: () => snapshot(2) });
@@ -177,13 +177,13 @@ describe('ConsoleStore from events', () => {
     source.emit('change', snapshot(2, { clients: 1 }));
     expect(store.getState().rows[0]).toBe(rowOne);
     unsubscribe();
-    store.log('info', 'x');
+    store.apply({ type: 'log', level: 'info', message: 'x' });
     expect(listener).toHaveBeenCalledTimes(4);
   });
 
   it('applies a viewer status set before the row exists and forgets removed sessions for good', () => {
     const { source, store } = setup();
-    store.setViewer(7, { state: 'open', name: 'remote-viewer' });
+    store.apply({ type: 'viewer', sessionId: 7, status: { state: 'open', name: 'remote-viewer' } });
     source.emit('added', { snapshot: () => snapshot(7) });
     expect(rowDisplayState(store.getState().rows[0])).toBe('viewer open');
     source.emit('removed', { id: 7 });
@@ -194,17 +194,17 @@ describe('ConsoleStore from events', () => {
 
   it('shows a shared console reconnecting over its open viewer, and live again after; the row changes only when that does', () => {
     const { source, store } = setup();
-    store.setUpstream(3, { reconnecting: true });
+    store.apply({ type: 'upstream', sessionId: 3, status: { reconnecting: true } });
     source.emit('added', { snapshot: () => snapshot(3) });
-    store.setViewer(3, { state: 'open', name: 'TigerVNC' });
+    store.apply({ type: 'viewer', sessionId: 3, status: { state: 'open', name: 'TigerVNC' } });
     expect(rowDisplayState(store.getState().rows[0])).toBe('reconnecting');
     const row = store.getState().rows[0];
-    store.setUpstream(3, { reconnecting: true });
+    store.apply({ type: 'upstream', sessionId: 3, status: { reconnecting: true } });
     expect(store.getState().rows[0]).toBe(row);
-    store.setUpstream(3, { reconnecting: false });
+    store.apply({ type: 'upstream', sessionId: 3, status: { reconnecting: false } });
     expect(rowDisplayState(store.getState().rows[0])).toBe('viewer open');
     // A console that failed for good says so, whatever the hub last said.
-    store.setUpstream(3, { reconnecting: true });
+    store.apply({ type: 'upstream', sessionId: 3, status: { reconnecting: true } });
     source.emit('change', snapshot(3, { state: 'error', lastError: 'gone' }));
     expect(rowDisplayState(store.getState().rows[0])).toBe('error');
   });
@@ -212,7 +212,7 @@ describe('ConsoleStore from events', () => {
   it('keeps the last log lines and drops debug lines unless asked', () => {
     const { source, store } = setup();
     source.emit('log', { time: 1, sessionId: 1, name: 'vm-1', level: 'debug', message: 'noise' });
-    for (let i = 0; i < LOG_LIMIT + 50; i++) store.log('info', `line ${i}`);
+    for (let i = 0; i < LOG_LIMIT + 50; i++) store.apply({ type: 'log', level: 'info', message: `line ${i}` });
     const { log } = store.getState();
     expect(log).toHaveLength(LOG_LIMIT);
     expect(log[0].message).toBe('line 50');
@@ -226,7 +226,7 @@ describe('ConsoleStore from events', () => {
   it('keeps a session whose viewer failed listening: the viewer failed, not the console', () => {
     const { source, store } = setup();
     source.emit('added', { snapshot: () => snapshot(1) });
-    store.setViewer(1, { state: 'failed', name: 'TigerVNC', message: 'cannot open display' });
+    store.apply({ type: 'viewer', sessionId: 1, status: { state: 'failed', name: 'TigerVNC', message: 'cannot open display' } });
     const [row] = store.getState().rows;
     expect(row.session.state).toBe('listening');
     expect(rowDisplayState(row)).toBe('listening');
@@ -242,10 +242,10 @@ describe('ConsoleStore from events', () => {
     source.emit('added', { snapshot: () => snapshot(1, published) });
     source.emit('traffic', snapshot(1, { ...published, bytesIn: 10 }));
     source.emit('log', { time: 0, sessionId: 1, name: hostile, level: 'error', message: `bad\u0007` });
-    store.setViewer(1, { state: 'failed', name: `Tiger${'\u001b'}c`, message: `no\rdisplay` });
-    store.log('info', `from ${hostile}`);
-    store.setNotice(`notice ${hostile}`);
-    store.setNoViewer({ lookedFor: [hostile], install: `apt\u0007` });
+    store.apply({ type: 'viewer', sessionId: 1, status: { state: 'failed', name: `Tiger${'\u001b'}c`, message: `no\rdisplay` } });
+    store.apply({ type: 'log', level: 'info', message: `from ${hostile}` });
+    store.apply({ type: 'notice', text: `notice ${hostile}` });
+    store.apply({ type: 'no-viewer', notice: { lookedFor: [hostile], install: `apt\u0007` } });
 
     const state = store.getState();
     const [row] = state.rows;

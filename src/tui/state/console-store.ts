@@ -1,12 +1,14 @@
-import { TRAFFIC_REPORT_MS } from '../../proxy/console-session.js';
+import { TRAFFIC_REPORT_MS } from '../../limits.js';
 import type { LogLevel, SessionSnapshot } from '../../proxy/types.js';
 import { terminalSafe } from '../../text/terminal-text.js';
-import type { Thumbnail } from '../thumbnails/thumbnail.js';
 import type { ConsoleState, NoViewerNotice, SessionEventSource, SourceListener } from './console-store-types.js';
-import { safeSnapshot, safeText, safeThumbnail } from '../layout/display-safe.js';
+import type { ConsoleEvent } from './events.js';
+import { rowFact, type RowExtras, type RowFact } from './row-facts.js';
+import { safeSnapshot, safeText } from '../layout/display-safe.js';
 
 export type { ConsoleState, NoViewerNotice, SessionEventSource, SessionSourceEvents } from './console-store-types.js';
-import { formatBytes, unseenText, type ConsoleRow, type LogLine, type SerialStatus, type UpstreamStatus, type ViewerStatus } from '../layout/format.js';
+export type { ConsoleEvent } from './events.js';
+import type { ConsoleRow, LogLine, ViewerStatus } from '../layout/format.js';
 
 /** A rate drops to 0 when no traffic report came for this long. */
 const RATE_DECAY_MS = 1000;
@@ -31,12 +33,9 @@ interface RateSample {
 
 const NO_VIEWER: ViewerStatus = { state: 'none' };
 
-/** What a row shows besides its session's snapshot and rates: said by the caller, per session. */
-type RowExtras = Partial<Pick<ConsoleRow, 'viewer' | 'serial' | 'upstream' | 'recordedBytes' | 'vm' | 'thumbnail' | 'unmatched'>>;
-
 /**
- * The one owner of what `vconsole open` shows: fed by session events and by the caller
- * (viewer status, notices, its own log lines); components only read it. Every text that comes
+ * The one owner of what `vconsole open` shows: fed by the session registry's events and by the
+ * caller's (`apply`: viewer status, notices, its own log lines, see events.ts); components only read it. Every text that comes
  * in (target names from users and cloud APIs, errors, viewer output) is made terminal-safe
  * here, once, so no component can print an escape sequence it was handed. Listeners are told
  * synchronously after each change, so they must be cheap (the TUI coalesces them into frames).
@@ -108,90 +107,51 @@ export class ConsoleStore {
     return this.state;
   }
 
-  /** Records what the session's viewer is doing (also before the session's row exists). */
-  setViewer(sessionId: number, status: ViewerStatus): void {
-    this.setExtra(sessionId, 'viewer', { ...status, name: safeText(status.name), message: safeText(status.message) });
-  }
-
   /**
-   * Records how much of a serial console's output is unread. Called for every chunk of output,
-   * so the row (and with it a frame) changes only when what it shows does: nothing unread to
-   * some, or the size as printed (`1.2 KB`). `waiting`: why the line is not open yet, shown
-   * as the row's problem while it connects; a status without it clears it.
+   * Applies one event of the caller (see events.ts): the one way facts besides the session
+   * registry's come in. Texts are made terminal-safe here; a row changes (and a frame is made)
+   * only when what it shows does (row-facts.ts).
    */
-  setSerial(sessionId: number, status: { unseenBytes: number; waiting?: string }): void {
-    const bytes = status.unseenBytes;
-    const serial: SerialStatus = { unseenBytes: Number.isFinite(bytes) && bytes > 0 ? Math.floor(bytes) : 0, ...(status.waiting ? { waiting: safeText(status.waiting) } : {}) };
-    this.setExtra(sessionId, 'serial', serial, (row) => unseenText(row.serial) === unseenText(serial) && row.serial?.waiting === serial.waiting);
+  apply(event: ConsoleEvent): void {
+    switch (event.type) {
+      case 'notice':
+        return this.setNotice(event.text);
+      case 'no-viewer':
+        return this.setNoViewer(event.notice);
+      case 'log':
+        return this.append({ time: this.now(), level: event.level, message: event.message });
+      default:
+        return this.setExtra(event.sessionId, rowFact(event));
+    }
   }
 
-  /** Records whether a shared console is reconnecting to its VM; the row changes only when that does. */
-  setUpstream(sessionId: number, status: UpstreamStatus): void {
-    const upstream: UpstreamStatus = { reconnecting: status.reconnecting };
-    this.setExtra(sessionId, 'upstream', upstream, (row) => (row.upstream?.reconnecting ?? false) === upstream.reconnecting);
-  }
-
-  /**
-   * The size of a recorded console's recording. The row changes only when the size as shown
-   * changes: a busy screen grows its recording many times a second.
-   */
-  setRecording(sessionId: number, bytes: number): void {
-    this.setExtra(sessionId, 'recordedBytes', bytes, (row) => row.recordedBytes !== undefined && formatBytes(row.recordedBytes) === formatBytes(bytes));
-  }
-
-  /** Records the phase of the session's VM; the row changes only when it does. */
-  setVmState(sessionId: number, phase: string): void {
-    const vm = terminalSafe(phase);
-    this.setExtra(sessionId, 'vm', vm, (row) => row.vm === vm);
-  }
-
-  /**
-   * What the session's grid tile shows; undefined clears it. Text in it (serial lines, a
-   * reason) is made terminal-safe here; pixels are only pixels.
-   */
-  setThumbnail(sessionId: number, thumbnail: Thumbnail | undefined): void {
-    this.setExtra(sessionId, 'thumbnail', thumbnail && safeThumbnail(thumbnail));
-  }
-
-  /** open --follow: marks a row whose VM no longer matches the selectors, or matches again. */
-  setMatch(sessionId: number, matching: boolean): void {
-    this.setExtra(sessionId, 'unmatched', matching ? undefined : true, (row) => Boolean(row.unmatched) === !matching);
-  }
-
-  /** A line of vconsole itself in the event log. */
-  log(level: LogLevel, message: string): void {
-    this.append({ time: this.now(), level, message });
-  }
-
-  /** One line above the table (undefined clears it). */
-  setNotice(text: string | undefined): void {
+  private setNotice(text: string | undefined): void {
     const notice = safeText(text);
     if (notice === this.notice) return;
     this.notice = notice;
     this.changed();
   }
 
-  /** Says that no viewer was found (undefined clears it). */
-  setNoViewer(noViewer: NoViewerNotice | undefined): void {
+  private setNoViewer(noViewer: NoViewerNotice | undefined): void {
     this.noViewer = noViewer && { lookedFor: noViewer.lookedFor.map(terminalSafe), install: terminalSafe(noViewer.install) };
     this.changed();
   }
 
   /**
    * Sets (or with undefined, clears) one of a session's extras, also before its row exists.
-   * `unchanged` says when the row already shows it, so no new frame is made for nothing.
+   * A row that shows it already (`unchanged`) is left alone: no new frame for nothing.
    */
-  private setExtra<K extends keyof RowExtras>(sessionId: number, key: K, value: RowExtras[K], unchanged?: (row: ConsoleRow) => boolean): void {
-    const extras: RowExtras = { ...this.extras.get(sessionId) };
+  private setExtra(sessionId: number, { key, value, unchanged }: RowFact): void {
+    const extras: Record<string, unknown> = { ...this.extras.get(sessionId) };
     if (value === undefined) delete extras[key];
     else extras[key] = value;
-    this.extras.set(sessionId, extras);
+    this.extras.set(sessionId, extras as RowExtras);
     const index = this.indexOf(sessionId);
     if (index < 0 || unchanged?.(this.rows[index])) return;
-    const row: ConsoleRow = { ...this.rows[index] };
+    const row: Record<string, unknown> = { ...this.rows[index] };
     if (value === undefined) delete row[key];
-    else row[key] = value as ConsoleRow[K];
-    this.replaceRow(index, row);
+    else row[key] = value;
+    this.replaceRow(index, row as unknown as ConsoleRow);
   }
 
   private indexOf(sessionId: number): number {

@@ -1,7 +1,9 @@
+import { KEY_TABLE } from './key-table.js';
+
 /**
- * The keys of `vconsole open`, written once: the TUI's footer, `vconsole open --help` and the
- * README's key table all come from this list. It imports nothing, so `--help` stays fast (no
- * ink or react loaded) and the list cannot drift from what `keys.ts` handles.
+ * The keys of `vconsole open` as people read them: the TUI's footer, `vconsole open --help` and
+ * the README's key table, all written from the key table the reducers dispatch from
+ * (key-table.ts). No ink or react loads with it, so `--help` stays fast.
  */
 
 export interface KeyHelp {
@@ -13,32 +15,10 @@ export interface KeyHelp {
   footer?: string;
 }
 
-/** Every key the TUI takes, most used first (the footer is cut at the terminal's width). */
-export const KEY_HELP: readonly KeyHelp[] = [
-  { keys: ['Up', 'Down', 'k', 'j'], does: 'select a VM (in the grid: the tile above / below)', footer: '↑↓/jk select' },
-  { keys: ['Enter', 'o'], does: 'open the viewer (VNC) or attach the serial console', footer: '⏎/o open/attach' },
-  { keys: ['c'], does: 'show its address and ask the terminal to copy it (OSC 52)', footer: 'c address' },
-  { keys: ['r'], does: 'retry a target that failed, or start a viewer that failed again', footer: 'r retry' },
-  { keys: ['s'], does: 'save a PNG of its screen here (NAME-YYYYMMDD-HHMMSS.png), kicking no viewer of a shared console', footer: 's screenshot' },
-  { keys: ['x'], does: 'close that session (its port and viewer)', footer: 'x close' },
-  {
-    keys: ['a'],
-    does: 'add targets: pick from what the providers list (type to filter, Space marks, Enter adds the marked or highlighted ones), or type a target and Enter',
-    footer: 'a add',
-  },
-  { keys: ['S'], does: 'save what is open now as a workspace: type its name, then Enter (vconsole open @NAME reopens it)', footer: 'S save' },
-  {
-    keys: ['q', 'Ctrl+C'],
-    does: 'quit, closing every port, client connection and viewer (a second Ctrl+C exits at once)',
-    footer: 'q quit',
-  },
-  { keys: ['g'], does: 'switch between the table and the grid of live screens (open --grid starts in the grid)', footer: 'g grid' },
-  { keys: ['Left', 'Right', 'h', 'l'], does: 'select the previous / the next VM (in the grid: the tile to the left / right)' },
-  { keys: ['PgUp', 'PgDn'], does: 'move the selection ten rows (in the grid: a page of tiles)', footer: 'PgUp/PgDn page' },
-  { keys: ['Home', 'End', 'G'], does: 'select the first / the last VM', footer: 'G last' },
-  { keys: ['Esc'], does: 'clear the notice line; in the picker or a prompt, cancel' },
-  { keys: ['Backspace', 'Ctrl+U'], does: 'in the add prompt: delete a character / the whole line' },
-];
+/** Every key row with help text, as the help lists it: most used first (the footer is cut at the terminal's width). */
+export const KEY_HELP: readonly KeyHelp[] = KEY_TABLE.flatMap((row) =>
+  row.does === undefined ? [] : [{ keys: row.keys.map((binding) => binding.key), does: row.does, ...(row.footer ? { footer: row.footer } : {}) }],
+);
 
 /** The footer line while browsing: `↑↓/jk select · ⏎/o open/attach · ...`. */
 export function footerKeyLine(): string {

@@ -1,5 +1,6 @@
 import type { Key } from 'ink';
 import { isSerialRow, rowAddress, rowDisplayState, type ConsoleRow } from '../layout/format.js';
+import { keyAction, type BrowseAction, type PromptAction } from './key-table.js';
 
 /** What a key asks the caller to do; the TUI itself never touches sessions or processes. */
 export type ConsoleAction =
@@ -115,28 +116,37 @@ export function reduceKey(
   context: KeyContext,
   input: string,
   key: Key,
-): { ui: UiState; action?: ConsoleAction } {
-  if (key.ctrl && input === 'c') return { ui, action: { type: 'quit' } };
-  return ui.mode === 'browse' ? browseKey(ui, context, input, key) : promptKey(ui, input, key);
+): KeyResult {
+  if (ui.mode !== 'browse') {
+    const action = keyAction('prompt', input, key);
+    return action ? PROMPT_ACTIONS[action](ui) : typeInPrompt(ui, input, key);
+  }
+  const action = keyAction(ui.view, input, key);
+  return action ? BROWSE_ACTIONS[action](ui, context) : { ui };
 }
 
-function promptKey(ui: UiState, input: string, key: Key): { ui: UiState; action?: ConsoleAction } {
-  if (key.escape) return { ui: { ...ui, mode: 'browse', draft: '', notice: undefined } };
-  if (key.return) return submitDraft(ui.draft);
-  // Terminals send DEL (0x7f) for Backspace, which some parsers call `delete`.
-  if (key.backspace || key.delete) return { ui: { ...ui, draft: ui.draft.slice(0, -1) } };
-  if (key.ctrl && input === 'u') return { ui: { ...ui, draft: '' } };
-  if (key.ctrl || key.meta || key.tab || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow) return { ui };
-  const typed = printable(input);
-  return typed ? { ui: { ...ui, draft: ui.draft + typed } } : { ui };
+type KeyResult = { ui: UiState; action?: ConsoleAction };
 
-  function submitDraft(draft: string): { ui: UiState; action?: ConsoleAction } {
-    const text = draft.trim();
+/** What each prompt action of the key table does (key-table.ts binds the keys). */
+const PROMPT_ACTIONS: Record<PromptAction, (ui: UiState) => KeyResult> = {
+  quit: (ui) => ({ ui, action: { type: 'quit' } }),
+  cancel: (ui) => ({ ui: { ...ui, mode: 'browse', draft: '', notice: undefined } }),
+  submit: (ui) => {
+    const text = ui.draft.trim();
     const next: UiState = { ...ui, mode: 'browse', draft: '' };
     if (!text) return { ui: { ...next, notice: undefined } };
     if (ui.mode === 'save') return { ui: { ...next, notice: `saving workspace ${text}` }, action: { type: 'save-workspace', name: text } };
     return { ui: { ...next, notice: `adding ${text}` }, action: { type: 'add', text } };
-  }
+  },
+  'delete-char': (ui) => ({ ui: { ...ui, draft: ui.draft.slice(0, -1) } }),
+  'clear-line': (ui) => ({ ui: { ...ui, draft: '' } }),
+};
+
+/** A key the table binds to nothing in a prompt: typed text, or nothing for a control key. */
+function typeInPrompt(ui: UiState, input: string, key: Key): KeyResult {
+  if (key.ctrl || key.meta || key.tab || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow) return { ui };
+  const typed = printable(input);
+  return typed ? { ui: { ...ui, draft: ui.draft + typed } } : { ui };
 }
 
 /** Typed text without control characters (C0, DEL, C1): none of them belongs in a target. */
@@ -144,52 +154,65 @@ function printable(input: string): string {
   return input.replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
 }
 
-function browseKey(
-  ui: UiState,
-  { rows, canCopy, grid }: KeyContext,
-  input: string,
-  key: Key,
-): { ui: UiState; action?: ConsoleAction } {
-  if (input === 'q') return { ui, action: { type: 'quit' } };
-  if (input === 'a') return { ui: { ...ui, mode: 'add', draft: '', notice: undefined } };
-  if (input === 'S') return { ui: { ...ui, mode: 'save', draft: '', notice: undefined } };
-  if (key.escape) return { ui: { ...ui, notice: undefined } };
-  if (input === 'g') return { ui: { ...ui, view: ui.view === 'grid' ? 'table' : 'grid' } };
-  const index = selectedIndex(rows, ui);
-  if (index < 0) return { ui };
-
-  const moveTo = (target: number): { ui: UiState } => {
+/** Moves the selection to the row `to` says (clamped); nothing without rows. */
+function moveSelection(to: (index: number, rows: number, tiles: { line: number; page: number }) => number) {
+  return (ui: UiState, { rows, grid }: KeyContext): KeyResult => {
+    const index = selectedIndex(rows, ui);
+    if (index < 0) return { ui };
+    // In the grid, up and down go a line of tiles and pages are pages of tiles.
+    const tiles = ui.view === 'grid' ? grid : undefined;
+    const target = to(index, rows.length, { line: tiles?.columns ?? 1, page: tiles?.perPage ?? PAGE });
     const next = Math.min(Math.max(target, 0), rows.length - 1);
     if (next === index) return { ui };
     return { ui: { ...ui, selectedId: rows[next].session.id, selectedIndex: next, notice: undefined } };
   };
-  // In the grid, up and down go a line of tiles and pages are pages of tiles.
-  const tiles = ui.view === 'grid' ? grid : undefined;
-  const line = tiles?.columns ?? 1;
-  const page = tiles?.perPage ?? PAGE;
-  if (key.upArrow || input === 'k') return moveTo(index - line);
-  if (key.downArrow || input === 'j') return moveTo(index + line);
-  if (key.leftArrow || input === 'h') return moveTo(index - 1);
-  if (key.rightArrow || input === 'l') return moveTo(index + 1);
-  if (key.pageUp) return moveTo(index - page);
-  if (key.pageDown) return moveTo(index + page);
-  if (key.home) return moveTo(0);
-  if (key.end || input === 'G') return moveTo(rows.length - 1);
+}
 
-  const row = rows[index];
-  const { id, name } = row.session;
-  const pinned: UiState = { ...ui, selectedId: id, selectedIndex: index };
-  const say = (notice: string, action?: ConsoleAction) => ({ ui: { ...pinned, notice }, action });
-  const address = rowAddress(row.session);
+/** What an action on the selected row sees: the row, the UI with the selection pinned to it, and a way to answer. */
+interface OnRow {
+  row: ConsoleRow;
+  pinned: UiState;
+  say(notice: string, action?: ConsoleAction): KeyResult;
+  canCopy: boolean;
+}
 
-  if (key.return || input === 'o') {
+/** An action on the selected row; nothing without rows. */
+function onSelectedRow(act: (on: OnRow) => KeyResult) {
+  return (ui: UiState, { rows, canCopy }: KeyContext): KeyResult => {
+    const index = selectedIndex(rows, ui);
+    if (index < 0) return { ui };
+    const row = rows[index];
+    const pinned: UiState = { ...ui, selectedId: row.session.id, selectedIndex: index };
+    return act({ row, pinned, canCopy, say: (notice, action) => ({ ui: { ...pinned, notice }, action }) });
+  };
+}
+
+/** What each table and grid action of the key table does (key-table.ts binds the keys). */
+const BROWSE_ACTIONS: Record<BrowseAction, (ui: UiState, context: KeyContext) => KeyResult> = {
+  quit: (ui) => ({ ui, action: { type: 'quit' } }),
+  add: (ui) => ({ ui: { ...ui, mode: 'add', draft: '', notice: undefined } }),
+  save: (ui) => ({ ui: { ...ui, mode: 'save', draft: '', notice: undefined } }),
+  'clear-notice': (ui) => ({ ui: { ...ui, notice: undefined } }),
+  'toggle-grid': (ui) => ({ ui: { ...ui, view: ui.view === 'grid' ? 'table' : 'grid' } }),
+  up: moveSelection((index, _, { line }) => index - line),
+  down: moveSelection((index, _, { line }) => index + line),
+  left: moveSelection((index) => index - 1),
+  right: moveSelection((index) => index + 1),
+  'page-up': moveSelection((index, _, { page }) => index - page),
+  'page-down': moveSelection((index, _, { page }) => index + page),
+  first: moveSelection(() => 0),
+  last: moveSelection((_, rows) => rows - 1),
+  open: onSelectedRow(({ row, pinned, say }) => {
+    const { id, name } = row.session;
     if (row.session.state === 'error') return say(`${name} failed; press r to retry`);
     if (row.session.state !== 'listening') return say(`${name} is not listening yet`);
     // The terminal goes to the console and comes back to this screen as it was: no notice.
     if (isSerialRow(row)) return { ui: { ...pinned, notice: undefined }, action: { type: 'attach', sessionId: id } };
     return say(`opening a viewer for ${name}`, { type: 'open', sessionId: id });
-  }
-  if (input === 'c') {
+  }),
+  address: onSelectedRow(({ row, say, canCopy }) => {
+    const { name } = row.session;
+    const address = rowAddress(row.session);
     if (!address) return say(`${name} has no local address yet`);
     const where = isSerialRow(row)
       ? `${name}: serial console at ${address} (Enter attaches here; any raw TCP client works too)`
@@ -198,21 +221,22 @@ function browseKey(
     // so the notice never claims the clipboard holds the address, and always shows it.
     if (!canCopy) return say(where);
     return say(`${where} (asked the terminal to copy it)`, { type: 'copy', text: address });
-  }
-  if (input === 'r') {
+  }),
+  retry: onSelectedRow(({ row, say }) => {
+    const { id, name } = row.session;
     if (row.session.state === 'error') return say(`retrying ${name}`, { type: 'retry', sessionId: id });
     // A failed viewer on a healthy session: retrying means starting the viewer again.
     if (row.session.state === 'listening' && row.viewer.state === 'failed') {
       return say(`reopening the viewer for ${name}`, { type: 'open', sessionId: id });
     }
     return say(`${name} has not failed (${rowDisplayState(row)}); nothing to retry`);
-  }
-  if (input === 's') {
+  }),
+  screenshot: onSelectedRow(({ row, say }) => {
+    const { id, name } = row.session;
     if (isSerialRow(row)) return say(`${name} is a serial console: screenshots are for screens (VNC)`);
     if (row.session.state === 'error') return say(`${name} failed; press r to retry`);
     if (row.session.state !== 'listening') return say(`${name} is not listening yet`);
     return say(`taking a screenshot of ${name}`, { type: 'screenshot', sessionId: id });
-  }
-  if (input === 'x') return say(`closing ${name}`, { type: 'close', sessionId: id });
-  return { ui };
-}
+  }),
+  close: onSelectedRow(({ row, say }) => say(`closing ${row.session.name}`, { type: 'close', sessionId: row.session.id })),
+};

@@ -1,23 +1,38 @@
 import type { Key } from 'ink';
-import type { ListedVm } from '../../targets/types.js';
 import { fuzzyFilter, type FuzzyMatch } from './fuzzy.js';
+import { keyAction, type PickerAction } from './key-table.js';
 import { splitKeys } from './keys.js';
+
+/**
+ * One VM as the picker shows it: the caller (commands/open) makes these of what the providers
+ * list, so the TUI knows no provider's types.
+ */
+export interface PickerVm {
+  /** Provider id, e.g. `kubevirt`. */
+  provider: string;
+  /** What Enter opens, as `vconsole open` takes it. */
+  target: string;
+  /** The VM's state as its provider says it (Running, ACTIVE, SHUTOFF, ...). */
+  state: string;
+  /** Whether its console can be opened now. */
+  hasConsole: boolean;
+}
 
 /** One provider's VMs as they arrive: the picker draws while they load. */
 export interface VmListingSource {
   provider: string;
-  vms: Promise<ListedVm[]>;
+  vms: Promise<PickerVm[]>;
 }
 
 /** What the picker knows of one provider so far. */
 export type ProviderListing =
   | { provider: string; state: 'loading' }
-  | { provider: string; state: 'listed'; vms: readonly ListedVm[] }
+  | { provider: string; state: 'listed'; vms: readonly PickerVm[] }
   | { provider: string; state: 'failed'; error: string };
 
 /** A VM the picker offers; `open` when a session of it is open already (not offered again). */
 export interface PickerEntry {
-  vm: ListedVm;
+  vm: PickerVm;
   open: boolean;
 }
 
@@ -109,28 +124,49 @@ export function reducePickerInput(
 }
 
 /** One key press: the next state, and how the picker ends if it does. Pure. */
-export function pickerKey(state: PickerState, entries: readonly PickerEntry[], input: string, key: Key): { state: PickerState; outcome?: PickerOutcome } {
-  if (key.ctrl && input === 'c') return { state, outcome: { type: 'interrupt' } };
-  if (key.escape) return { state, outcome: { type: 'cancel' } };
-  const rows = visibleRows(entries, state.filter);
-  const index = highlightedIndex(rows, state);
-  const refilter = (filter: string): { state: PickerState } => ({
-    state: { ...state, filter, highlighted: undefined, highlightIndex: 0, moved: false, message: undefined },
-  });
+export function pickerKey(state: PickerState, entries: readonly PickerEntry[], input: string, key: Key): PickerResult {
+  const action = keyAction('picker', input, key);
+  if (action) return PICKER_ACTIONS[action](state, visibleRows(entries, state.filter));
+  if (key.ctrl || key.meta || key.tab || key.leftArrow || key.rightArrow) return { state };
+  const typed = input.replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
+  return typed ? refilter(state, state.filter + typed) : { state };
+}
 
-  if (key.return) {
+type PickerResult = { state: PickerState; outcome?: PickerOutcome };
+
+/** A new filter: the highlight starts over. */
+function refilter(state: PickerState, filter: string): PickerResult {
+  return { state: { ...state, filter, highlighted: undefined, highlightIndex: 0, moved: false, message: undefined } };
+}
+
+/** Moves the highlight by `step` rows (clamped); nothing without rows. */
+function moveHighlight(step: (rows: number) => number) {
+  return (state: PickerState, rows: readonly PickerRow[]): PickerResult => {
+    const index = highlightedIndex(rows, state);
+    if (index < 0) return { state };
+    const target = Math.min(Math.max(index + step(rows.length), 0), rows.length - 1);
+    return { state: { ...state, highlighted: rows[target].entry.vm.target, highlightIndex: target, moved: true, message: undefined } };
+  };
+}
+
+/** What each picker action of the key table does (key-table.ts binds the keys). */
+const PICKER_ACTIONS: Record<PickerAction, (state: PickerState, rows: readonly PickerRow[]) => PickerResult> = {
+  interrupt: (state) => ({ state, outcome: { type: 'interrupt' } }),
+  cancel: (state) => ({ state, outcome: { type: 'cancel' } }),
+  open: (state, rows) => {
     const enter = enterTargets(rows, state);
     if (enter.targets.length > 0) return { state, outcome: { type: 'open', targets: enter.targets } };
     const message = enter.openAlready ? `${enter.openAlready} is open already` : 'nothing to open: type a target, or wait for the list';
     return { state: { ...state, message } };
-  }
-  if (key.upArrow || key.downArrow || key.pageUp || key.pageDown || key.home || key.end) {
-    if (index < 0) return { state };
-    const step = key.upArrow ? -1 : key.downArrow ? 1 : key.pageUp ? -PAGE : key.pageDown ? PAGE : key.home ? -rows.length : rows.length;
-    const target = Math.min(Math.max(index + step, 0), rows.length - 1);
-    return { state: { ...state, highlighted: rows[target].entry.vm.target, highlightIndex: target, moved: true, message: undefined } };
-  }
-  if (input === ' ' && !key.ctrl && !key.meta) {
+  },
+  up: moveHighlight(() => -1),
+  down: moveHighlight(() => 1),
+  'page-up': moveHighlight(() => -PAGE),
+  'page-down': moveHighlight(() => PAGE),
+  first: moveHighlight((rows) => -rows),
+  last: moveHighlight((rows) => rows),
+  mark: (state, rows) => {
+    const index = highlightedIndex(rows, state);
     if (index < 0) return { state: { ...state, message: 'nothing to mark' } };
     const { vm, open } = rows[index].entry;
     if (open) return { state: { ...state, message: `${vm.target} is open already` } };
@@ -138,17 +174,13 @@ export function pickerKey(state: PickerState, entries: readonly PickerEntry[], i
     // Marking moves on, so Space Space marks two rows in a row.
     const after = Math.min(index + 1, rows.length - 1);
     return { state: { ...state, marked, highlighted: rows[after].entry.vm.target, highlightIndex: after, moved: true, message: undefined } };
-  }
-  // Terminals send DEL (0x7f) for Backspace, which some parsers call `delete`.
-  if (key.backspace || key.delete) return refilter(state.filter.slice(0, -1));
-  if (key.ctrl && input === 'u') return refilter('');
-  if (key.ctrl || key.meta || key.tab || key.leftArrow || key.rightArrow) return { state };
-  const typed = input.replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
-  return typed ? refilter(state.filter + typed) : { state };
-}
+  },
+  'delete-char': (state) => refilter(state, state.filter.slice(0, -1)),
+  'clear-line': (state) => refilter(state, ''),
+};
 
 /** The entries of every provider listed so far, each marked open when `isOpen` says so. */
-export function pickerEntries(listings: readonly ProviderListing[], isOpen: (vm: ListedVm) => boolean = () => false): PickerEntry[] {
+export function pickerEntries(listings: readonly ProviderListing[], isOpen: (vm: PickerVm) => boolean = () => false): PickerEntry[] {
   return listings.flatMap((listing) => (listing.state === 'listed' ? listing.vms.map((vm) => ({ vm, open: isOpen(vm) })) : []));
 }
 
@@ -157,7 +189,7 @@ export function pickerEntries(listings: readonly ProviderListing[], isOpen: (vm:
  * console type (`demo:shell`), KubeVirt's without the scheme (`ns/vm`), OpenStack's with its
  * cloud after it (`openstack:web-1 (cloud prod)`).
  */
-export function isOpenAmong(sessions: ReadonlyArray<{ provider: string; name: string }>): (vm: ListedVm) => boolean {
+export function isOpenAmong(sessions: ReadonlyArray<{ provider: string; name: string }>): (vm: PickerVm) => boolean {
   return (vm) => {
     const text = vm.target.replace(/#[a-z]+$/i, '');
     const names = [text, text.replace(/^[a-z][a-z0-9+.-]*:(?!\/\/)/i, '')];

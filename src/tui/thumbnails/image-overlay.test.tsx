@@ -82,7 +82,7 @@ describe('the grid with --thumbnails kitty', () => {
     // Image modes sample finer than half blocks: four pixels across a cell, eight down.
     expect([view.pixelWidth, view.pixelHeight]).toEqual([view.columns * 4, view.rows * 8]);
     const rgb = new Uint8Array(view.pixelWidth * view.pixelHeight * 3).fill(200);
-    store.setThumbnail(1, { type: 'pixels', width: view.pixelWidth, height: view.pixelHeight, rgb });
+    store.apply({ type: 'thumbnail', sessionId: 1, thumbnail: { type: 'pixels', width: view.pixelWidth, height: view.pixelHeight, rgb } });
     await until(() => stdout.writes.some((w) => w.includes(`${ESC}_Ga=T,f=100`)), 'the kitty picture');
     const at = stdout.writes.findIndex((w) => w.includes(`${ESC}_Ga=T,f=100`));
     // The last frame Ink wrote before it: its lines, and where the tile's picture area is in them.

@@ -1,0 +1,185 @@
+import type { Key } from 'ink';
+
+/**
+ * Every key of `vconsole open`, once (as k9s's KeyMap): for each key, what it does in each
+ * place it applies, its help text and its footer text. The reducers dispatch from it (keys.ts
+ * for the table, the grid and the prompts; picker-model.ts for the picker), and the footer,
+ * `vconsole open --help` and the README's key table are written from it (key-help.ts). Adding
+ * a key is one row here and one handler for its action; TypeScript refuses an action without
+ * one. Only a type comes from ink: `--help` reads this without loading ink or react.
+ */
+
+/** Where a key is pressed: the session table, the grid, a typed prompt (`a`, `S`), the picker. */
+export type KeyScope = 'table' | 'grid' | 'prompt' | 'picker';
+
+/** What a key does over the sessions (the table and the grid); keys.ts handles each. */
+export type BrowseAction =
+  | 'up'
+  | 'down'
+  | 'left'
+  | 'right'
+  | 'page-up'
+  | 'page-down'
+  | 'first'
+  | 'last'
+  | 'open'
+  | 'address'
+  | 'retry'
+  | 'screenshot'
+  | 'close'
+  | 'add'
+  | 'save'
+  | 'quit'
+  | 'toggle-grid'
+  | 'clear-notice';
+
+/** What a key does while a target or a workspace name is typed; keys.ts handles each. */
+export type PromptAction = 'submit' | 'cancel' | 'delete-char' | 'clear-line' | 'quit';
+
+/** What a key does in the picker; picker-model.ts handles each. */
+export type PickerAction = 'open' | 'cancel' | 'interrupt' | 'up' | 'down' | 'page-up' | 'page-down' | 'first' | 'last' | 'mark' | 'delete-char' | 'clear-line';
+
+/** One key's action in each scope it applies in; a scope left out: the key does nothing there (or is typed). */
+export interface KeyActions {
+  table?: BrowseAction;
+  grid?: BrowseAction;
+  prompt?: PromptAction;
+  picker?: PickerAction;
+}
+
+export interface KeyBinding {
+  /**
+   * The key as a person reads it and as the help prints it: `Up`, `PgUp`, `Enter`, `Esc`,
+   * `Backspace`, `Space`, `Ctrl+C`, or one character (`k`, `G`).
+   */
+  key: string;
+  on: KeyActions;
+}
+
+export interface KeyRow {
+  keys: readonly KeyBinding[];
+  /** What the keys do, one sentence without a full stop; a row without it is left out of the help (another row's text says it). */
+  does?: string;
+  /** The footer's short form (`↑↓/jk select`); rows without one are left out of the footer. */
+  footer?: string;
+}
+
+/** The same action in the table and in the grid. */
+function browse(action: BrowseAction): { table: BrowseAction; grid: BrowseAction } {
+  return { table: action, grid: action };
+}
+
+function bind(key: string, on: KeyActions): KeyBinding {
+  return { key, on };
+}
+
+/** Every key the TUI takes, most used first (the footer is cut at the terminal's width). */
+export const KEY_TABLE: readonly KeyRow[] = [
+  {
+    keys: [bind('Up', { ...browse('up'), picker: 'up' }), bind('Down', { ...browse('down'), picker: 'down' }), bind('k', browse('up')), bind('j', browse('down'))],
+    does: 'select a VM (in the grid: the tile above / below)',
+    footer: '↑↓/jk select',
+  },
+  {
+    keys: [bind('Enter', { ...browse('open'), prompt: 'submit', picker: 'open' }), bind('o', browse('open'))],
+    does: 'open the viewer (VNC) or attach the serial console',
+    footer: '⏎/o open/attach',
+  },
+  { keys: [bind('c', browse('address'))], does: 'show its address and ask the terminal to copy it (OSC 52)', footer: 'c address' },
+  { keys: [bind('r', browse('retry'))], does: 'retry a target that failed, or start a viewer that failed again', footer: 'r retry' },
+  {
+    keys: [bind('s', browse('screenshot'))],
+    does: 'save a PNG of its screen here (NAME-YYYYMMDD-HHMMSS.png), kicking no viewer of a shared console',
+    footer: 's screenshot',
+  },
+  { keys: [bind('x', browse('close'))], does: 'close that session (its port and viewer)', footer: 'x close' },
+  {
+    keys: [bind('a', browse('add'))],
+    does: 'add targets: pick from what the providers list (type to filter, Space marks, Enter adds the marked or highlighted ones), or type a target and Enter',
+    footer: 'a add',
+  },
+  {
+    keys: [bind('S', browse('save'))],
+    does: 'save what is open now as a workspace: type its name, then Enter (vconsole open @NAME reopens it)',
+    footer: 'S save',
+  },
+  {
+    keys: [bind('q', browse('quit')), bind('Ctrl+C', { ...browse('quit'), prompt: 'quit', picker: 'interrupt' })],
+    does: 'quit, closing every port, client connection and viewer (a second Ctrl+C exits at once)',
+    footer: 'q quit',
+  },
+  { keys: [bind('g', browse('toggle-grid'))], does: 'switch between the table and the grid of live screens (open --grid starts in the grid)', footer: 'g grid' },
+  {
+    keys: [bind('Left', browse('left')), bind('Right', browse('right')), bind('h', browse('left')), bind('l', browse('right'))],
+    does: 'select the previous / the next VM (in the grid: the tile to the left / right)',
+  },
+  {
+    keys: [bind('PgUp', { ...browse('page-up'), picker: 'page-up' }), bind('PgDn', { ...browse('page-down'), picker: 'page-down' })],
+    does: 'move the selection ten rows (in the grid: a page of tiles)',
+    footer: 'PgUp/PgDn page',
+  },
+  {
+    keys: [bind('Home', { ...browse('first'), picker: 'first' }), bind('End', { ...browse('last'), picker: 'last' }), bind('G', browse('last'))],
+    does: 'select the first / the last VM',
+    footer: 'G last',
+  },
+  { keys: [bind('Esc', { ...browse('clear-notice'), prompt: 'cancel', picker: 'cancel' })], does: 'clear the notice line; in the picker or a prompt, cancel' },
+  {
+    keys: [bind('Backspace', { prompt: 'delete-char', picker: 'delete-char' }), bind('Ctrl+U', { prompt: 'clear-line', picker: 'clear-line' })],
+    does: 'in the add prompt: delete a character / the whole line',
+  },
+  // The `a` row says what Space does in the picker.
+  { keys: [bind('Space', { picker: 'mark' })] },
+];
+
+/** Whether one key press (as Ink hands it to `useInput`) is the key a binding names. */
+export function isKey(name: string, input: string, key: Key): boolean {
+  switch (name) {
+    case 'Up':
+      return key.upArrow;
+    case 'Down':
+      return key.downArrow;
+    case 'Left':
+      return key.leftArrow;
+    case 'Right':
+      return key.rightArrow;
+    case 'PgUp':
+      return key.pageUp;
+    case 'PgDn':
+      return key.pageDown;
+    case 'Home':
+      return key.home;
+    case 'End':
+      return key.end;
+    case 'Enter':
+      return key.return;
+    case 'Esc':
+      return key.escape;
+    // Terminals send DEL (0x7f) for Backspace, which some parsers call `delete`.
+    case 'Backspace':
+      return key.backspace || key.delete;
+    case 'Space':
+      return input === ' ' && !key.ctrl && !key.meta;
+  }
+  if (name.startsWith('Ctrl+')) return key.ctrl && input === name.slice('Ctrl+'.length).toLowerCase();
+  return input === name;
+}
+
+/**
+ * The action of one key press in one scope, undefined when the table binds none there. A
+ * Ctrl binding wins over the plain character (Ctrl+C quits, `c` shows the address); a plain
+ * character matches with any modifier, as Ink reports it.
+ */
+export function keyAction<S extends KeyScope>(scope: S, input: string, key: Key): KeyActions[S] | undefined {
+  const { ctrl, plain } = (BOUND[scope] ??= boundIn(scope));
+  const match = ctrl.find((b) => isKey(b.key, input, key)) ?? plain.find((b) => isKey(b.key, input, key));
+  return match?.on[scope];
+}
+
+/** Per scope, the bindings that act there, Ctrl ones apart: worked out once, on the first key. */
+const BOUND: Partial<Record<KeyScope, { ctrl: KeyBinding[]; plain: KeyBinding[] }>> = {};
+
+function boundIn(scope: KeyScope): { ctrl: KeyBinding[]; plain: KeyBinding[] } {
+  const bound = KEY_TABLE.flatMap((row) => row.keys).filter((binding) => binding.on[scope] !== undefined);
+  return { ctrl: bound.filter((b) => b.key.startsWith('Ctrl+')), plain: bound.filter((b) => !b.key.startsWith('Ctrl+')) };
+}
