@@ -43,18 +43,18 @@ function resolveRelative(root: string, from: string, specifier: string): string 
 export function importGraph(root: string, modules: readonly string[]): { graph: ImportGraph; unresolved: string[] } {
   const graph: ImportGraph = new Map();
   const unresolved: string[] = [];
-  for (const module of modules) {
-    const scanned = ts.preProcessFile(fs.readFileSync(path.join(root, module), 'utf8'), true, true);
+  for (const file of modules) {
+    const scanned = ts.preProcessFile(fs.readFileSync(path.join(root, file), 'utf8'), true, true);
     const targets: string[] = [];
     for (const { fileName } of scanned.importedFiles) {
       // Packages and `node:` are outside the graph; a generated file (the browser page's assets,
       // written by `npm run build`) imports nothing and may not exist before a build.
       if (!fileName.startsWith('.') || fileName.endsWith('.generated.js')) continue;
-      const target = resolveRelative(root, module, fileName);
-      if (target === undefined) unresolved.push(`${module}: ${fileName}`);
+      const target = resolveRelative(root, file, fileName);
+      if (target === undefined) unresolved.push(`${file}: ${fileName}`);
       else if (!/\.(css|json)$/.test(target)) targets.push(target);
     }
-    graph.set(module, [...new Set(targets)]);
+    graph.set(file, [...new Set(targets)]);
   }
   return { graph, unresolved };
 }
@@ -67,10 +67,10 @@ export function importCycles(graph: ImportGraph): string[] {
   const state = new Map<string, 'open' | 'done'>();
   const stack: string[] = [];
   const cycles = new Set<string>();
-  const visit = (module: string): void => {
-    state.set(module, 'open');
-    stack.push(module);
-    for (const target of graph.get(module) ?? []) {
+  const visit = (from: string): void => {
+    state.set(from, 'open');
+    stack.push(from);
+    for (const target of graph.get(from) ?? []) {
       if (state.get(target) === 'open') {
         const loop = stack.slice(stack.indexOf(target));
         const start = loop.indexOf([...loop].sort()[0]);
@@ -81,8 +81,8 @@ export function importCycles(graph: ImportGraph): string[] {
       }
     }
     stack.pop();
-    state.set(module, 'done');
+    state.set(from, 'done');
   };
-  for (const module of [...graph.keys()].sort()) if (!state.has(module)) visit(module);
+  for (const from of [...graph.keys()].sort()) if (!state.has(from)) visit(from);
   return [...cycles].sort();
 }
