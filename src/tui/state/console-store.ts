@@ -190,7 +190,7 @@ export class ConsoleStore {
     if (index < 0 || unchanged?.(this.rows[index])) return;
     const row: ConsoleRow = { ...this.rows[index] };
     if (value === undefined) delete row[key];
-    else row[key] = value as ConsoleRow[K];
+    else row[key] = value;
     this.replaceRow(index, row);
   }
 
