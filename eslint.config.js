@@ -1,15 +1,107 @@
 // Lint gate run by `npm test` (npm run lint). ESLint with typescript-eslint because the React
 // hooks rules (exhaustive-deps, rules-of-hooks) exist only as an ESLint plugin; Biome has no
-// equivalent for the dependency arrays the TUI relies on.
+// equivalent for the dependency arrays the TUI relies on. The layers' walls (docs/ARCHITECTURE.md)
+// are rules here too, so an import across one fails the build instead of a review.
+import fs from 'node:fs';
+import path from 'node:path';
 import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The walls between the layers of src/ (docs/ARCHITECTURE.md, "Walls"): each folder, the folders
+ * (or files) of src/ it must not import, and why. A wall holds for the folder's subfolders too.
+ * Tests are outside the walls: a test may put layers together to exercise one of them.
+ */
+const WALLS = [
+  { folder: '.', forbids: ['commands'], why: 'only src/cli.ts and src/commands import src/commands: a command is the top of the stack' },
+  {
+    folder: 'proxy',
+    forbids: ['targets', 'viewers', 'tui', 'rfb', 'serial', 'recording', 'config', 'console-kinds'],
+    why: 'src/proxy is the data path: it moves bytes and knows no provider, viewer, console kind, screen or command',
+  },
+  { folder: 'targets', forbids: ['viewers', 'tui', 'rfb', 'serial', 'recording'], why: 'a provider (src/targets) resolves targets and dials upstreams: it knows no viewer, TUI or hub' },
+  { folder: 'viewers', forbids: ['targets', 'proxy', 'tui', 'rfb', 'serial', 'recording'], why: 'a viewer (src/viewers) gets an address, never a session or a target' },
+  { folder: 'tui', forbids: ['targets', 'viewers', 'rfb', 'serial', 'recording', 'proxy'], why: 'the TUI (src/tui) renders a store fed by events: it knows no provider, viewer, session or RFB' },
+  { folder: 'config', forbids: ['proxy', 'viewers', 'tui', 'rfb', 'serial', 'recording'], why: 'src/config reads the config file and its workspaces: it knows no session, viewer or TUI' },
+  { folder: 'console-kinds', forbids: ['.'] /* all of src/ outside it */, why: 'src/console-kinds is a leaf anyone may import: it imports nothing of vconsole' },
+  { folder: 'rfb', forbids: ['targets', 'viewers', 'tui'], why: 'src/rfb speaks RFB: it knows no provider, viewer or TUI' },
+  { folder: 'rfb/wire', forbids: ['rfb/client', 'rfb/server', 'rfb/hub', 'rfb/demo'], why: 'src/rfb/wire is what client and server share: it imports neither, nor the hub or the demo' },
+  { folder: 'rfb/client', forbids: ['rfb/server', 'rfb/hub', 'rfb/demo'], why: 'the RFB client (src/rfb/client) knows no server, hub or demo' },
+  { folder: 'rfb/server', forbids: ['rfb/client', 'rfb/hub', 'rfb/demo'], why: 'the RFB server (src/rfb/server) knows no client, hub or demo' },
+  { folder: 'serial', forbids: ['targets', 'viewers', 'tui', 'rfb'], why: 'serial sharing (src/serial) knows no provider, viewer, TUI or RFB' },
+  // Each provider in a folder of its own; what they share is src/targets/dial, vm-state-poll.ts,
+  // types.ts and console-type.ts, never another provider or the registry that lists them all.
+  ...providerFolders().map((provider) => ({
+    folder: `targets/${provider}`,
+    forbids: [...providerFolders().filter((other) => other !== provider).map((other) => `targets/${other}`), 'targets/index.ts'],
+    why: `a provider imports no other provider nor the registry: share code through src/targets/dial, vm-state-poll.ts, types.ts or console-type.ts`,
+  })),
+];
+
+/** The imports a wall lets through, each with its reason (docs/ARCHITECTURE.md lists them). */
+const WALL_EXCEPTIONS = [
+  // The TUI shows session events; their types are the data path's vocabulary.
+  { from: 'tui', to: 'proxy/types.ts' },
+  // The demo provider's VMs are in-process RFB servers: it starts one as a cloud boots a VM.
+  { from: 'targets/demo', to: 'rfb/demo/server.ts' },
+];
+
+/** The provider folders of src/targets (dial is what they share, not a provider). */
+function providerFolders() {
+  const targets = path.join(import.meta.dirname, 'src/targets');
+  return fs.readdirSync(targets, { withFileTypes: true }).filter((entry) => entry.isDirectory() && entry.name !== 'dial').map((entry) => entry.name).sort();
+}
+
+/** Every folder of src/ as a path from src/ ('.' for src/ itself), parents before children. */
+function sourceFolders(at = '.') {
+  const children = fs.readdirSync(path.join(import.meta.dirname, 'src', at), { withFileTypes: true }).filter((entry) => entry.isDirectory());
+  return [at, ...children.flatMap((child) => sourceFolders(path.posix.join(at, child.name)))];
+}
+
+const escapeRegex = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const inside = (folder, ancestor) => ancestor === '.' || folder === ancestor || folder.startsWith(`${ancestor}/`);
+/** `proxy/types.ts` as an import from `folder` spells it: `../../proxy/types.js`. */
+function specifierOf(folder, target) {
+  const relative = path.posix.relative(folder, target).replace(/\.tsx?$/, '.js');
+  return relative.startsWith('.') ? relative : `./${relative}`;
+}
+
+/**
+ * The rules for the files directly in `folder`: every wall of the folder and its parents, as
+ * `no-restricted-imports` patterns, and the same for lazy `import()` (which that rule does not see).
+ */
+function wallRules(folder) {
+  const patterns = [];
+  for (const wall of WALLS.filter((w) => inside(folder, w.folder))) {
+    for (const target of wall.forbids.filter((t) => t === '.' || !inside(folder, t))) {
+      const allowed = WALL_EXCEPTIONS.filter((e) => inside(folder, e.from) && inside(e.to, target)).map((e) => escapeRegex(specifierOf(folder, e.to)));
+      const spelled = target === '.' ? '\\.\\./' : `${escapeRegex(specifierOf(folder, target))}(/|$)`;
+      const regex = allowed.length ? `^(?!(${allowed.join('|')})$)${spelled}` : `^${spelled}`;
+      patterns.push({ regex, message: `${wall.why} (docs/ARCHITECTURE.md).` });
+    }
+  }
+  if (patterns.length === 0) return {};
+  const lazy = patterns.map(({ regex, message }) => ({ selector: `ImportExpression[source.value=/${regex.replaceAll('/', '\\/')}/]`, message }));
+  return { 'no-restricted-imports': ['error', { patterns }], 'no-restricted-syntax': ['error', ...lazy] };
+}
+
+const wallConfigs = sourceFolders().map((folder) => ({
+  files: [`src/${folder === '.' ? '' : `${folder}/`}*.{ts,tsx}`],
+  ignores: ['**/*.test.ts', '**/*.test.tsx', ...(folder === '.' ? ['src/cli.ts'] : [])],
+  rules: wallRules(folder),
+}));
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.pkg-cache/**', 'src/viewers/browser/page-assets.generated.ts'] },
   js.configs.recommended,
-  ...tseslint.configs.recommended,
+  // Type-aware: the rules that need the types (a promise nobody awaits, an `any` that flows on)
+  // read them from tsconfig.json through the project service.
+  ...tseslint.configs.recommendedTypeChecked,
+  { languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } } },
+  // Plain JavaScript (bin, scripts, this file) is in no TypeScript project: no type-aware rules there.
+  { files: ['**/*.js', '**/*.mjs', '**/*.cjs'], ...tseslint.configs.disableTypeChecked },
   {
     languageOptions: { globals: { ...globals.node } },
     plugins: { 'react-hooks': reactHooks },
@@ -17,17 +109,36 @@ export default tseslint.config(
       ...reactHooks.configs.recommended.rules,
       'react-hooks/exhaustive-deps': 'error',
       '@typescript-eslint/no-non-null-assertion': 'error',
-      '@typescript-eslint/no-shadow': ['error', { builtinGlobals: true, hoist: 'functions', allow: ['WebSocket', 'escape', 'name', 'event', 'status', 'screen', 'close', 'open', 'stop', 'length', 'parent', 'top', 'self', 'origin', 'print', 'find', 'scroll'] }],
+      '@typescript-eslint/no-shadow': ['error', { builtinGlobals: true, hoist: 'functions', allow: ['WebSocket', 'escape', 'name', 'event', 'status', 'screen', 'close', 'open', 'stop', 'length', 'parent', 'top', 'self', 'origin', 'print', 'find', 'scroll', 'Text'] }],
       'no-shadow': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       eqeqeq: ['error', 'always', { null: 'ignore' }],
       // Stripping terminal control characters is what those regular expressions are for.
       'no-control-regex': 'off',
+      // Callbacks are declared in method shorthand (`onQuit(): void`) and passed around as values
+      // (`exit: io.exit`); what implements them is an arrow or an object literal, not a class
+      // method that needs its `this`. The rule flags every such pass, none of them a bug.
+      '@typescript-eslint/unbound-method': 'off',
+      // An `async` function that does not await still turns a throw into a rejection: the
+      // providers' dial()/list() rely on that, and dropping `async` would change it.
+      '@typescript-eslint/require-await': 'off',
     },
   },
   {
-    // Tests may assert on values they know are there, and read JSON bodies loosely.
+    // Tests may assert on values they know are there, and read JSON bodies loosely (`any`, and
+    // what the type-aware rules would say of it).
     files: ['**/*.test.ts', '**/*.test.tsx', 'test/**'],
-    rules: { '@typescript-eslint/no-non-null-assertion': 'off', '@typescript-eslint/no-explicit-any': 'off' },
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/restrict-template-expressions': 'off',
+      '@typescript-eslint/no-base-to-string': 'off',
+    },
   },
+  ...wallConfigs,
 );

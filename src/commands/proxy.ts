@@ -86,7 +86,7 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
     }
     return bound;
   })));
-  const failures: unknown[] = [];
+  const failures: VconsoleError[] = [];
   /** Consoles that failed on their own (a shared console's bad handshake): the others still serve. */
   const consoleFailures: { session: ConsoleSession; reason: unknown }[] = [];
   const skipped: { session: ConsoleSession; reason: unknown }[] = [];

@@ -73,7 +73,7 @@ describe('@NAME', () => {
       inputs: ['demo:z', 'vm-x'],
       flags: expect.objectContaining({ selector: 'app=web', namespace: ['a', 'b'], type: 'serial', viewer: 'remmina' }),
     });
-    expect(expandWorkspace(['@one'], {} as WorkspaceFlags, config).flags.namespace).toBe('prod');
+    expect(expandWorkspace<WorkspaceFlags>(['@one'], {}, config).flags.namespace).toBe('prod');
   });
 
   it('lets flags on the command line win', () => {

@@ -208,7 +208,7 @@ describe('ConsoleSession start and close', () => {
     const { session, logs } = await greeterSession({
       check: (signal) =>
         new Promise<void>((_, reject) => {
-          signal.addEventListener('abort', () => reject(signal.reason));
+          signal.addEventListener('abort', () => reject(signal.reason as Error));
           checking();
         }),
     });

@@ -89,7 +89,8 @@ export function parseAsciicast(text: string): { header: AsciicastHeader; events:
     if (!Array.isArray(event) || typeof event[0] !== 'number' || !Number.isFinite(event[0]) || event[0] < 0 || typeof event[2] !== 'string') {
       throw new AsciicastFormatError(`line ${i + 1} is not an asciicast event`);
     }
-    if (event[1] === 'o' || event[1] === 'i') events.push({ seconds: event[0], kind: event[1], text: event[2] });
+    const kind: unknown = event[1];
+    if (kind === 'o' || kind === 'i') events.push({ seconds: event[0], kind, text: event[2] });
   }
   return { header, events, truncated };
 }

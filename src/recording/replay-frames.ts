@@ -38,12 +38,12 @@ export async function recordedFrames(recording: ParsedRfbRecording, everyMs: num
       }
       await feed.push(record.data);
       // The client decodes a budget's worth a turn: the frames after wait until all is drawn.
-      await (client as RfbUpstream | undefined)?.idle();
+      await client?.idle();
       lastMs = record.ms;
     }
     feed.end();
     await connecting.catch(() => undefined);
-    (client as RfbUpstream | undefined)?.close();
+    client?.close();
   }
   // The screen stays as it was after the console's last bytes: the intervals go on to the end.
   const endMs = Math.max(lastMs, recording.durationMs);

@@ -16,7 +16,7 @@ export function buildViewerCommand(viewer: ViewerCandidate, target: ViewerTarget
   const kind = consoleKind(type);
   const command = kind ? viewerDescriptor(viewer.id).command(viewer.path, { ...target, kind }) : undefined;
   if (command) return command;
-  const able = VIEWER_DESCRIPTORS.find((d) => d.byName !== false && (d.shows as readonly ConsoleType[]).includes(type));
+  const able = VIEWER_DESCRIPTORS.find((d) => d.byName !== false && d.shows.includes(type));
   throw new VconsoleError(`${viewer.name} cannot show ${kind?.label ?? type} consoles`, able ? { hint: `use ${able.name}: --viewer ${able.id}` } : {});
 }
 

@@ -277,7 +277,7 @@ describe.skipIf(qemuGate.skip)(gatedTitle("browser viewer: QEMU's SeaBIOS in hea
       }, { what: `${vm.name}'s BIOS screen on the page's canvas`, timeoutMs: 60_000, intervalMs: 500 });
     } catch (err) {
       const file = `${dir}/${label}.png`;
-      await page.screenshot({ path: file as `${string}.png` }).catch(() => undefined);
+      await page.screenshot({ path: file }).catch(() => undefined);
       throw new Error(`${(err as Error).message}; best match ${JSON.stringify(last)}; screenshot kept at ${await keepForInspection(file, label)}`, { cause: err });
     }
   }

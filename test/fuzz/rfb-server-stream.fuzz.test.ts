@@ -105,11 +105,11 @@ async function decodeStream(input: Buffer): Promise<void> {
   const started = performance.now();
   await within((async () => {
     for (let at = 0; at < stream.length; at += chunk) await feed.push(stream.subarray(at, at + chunk));
-    await (client as RfbUpstream | undefined)?.idle();
+    await client?.idle();
     feed.end();
     await connecting;
   })(), 5000, 'decoding one stream');
-  (client as RfbUpstream | undefined)?.close();
+  client?.close();
   feed.stream.destroy();
   if (failure) throw failure instanceof Error ? failure : new Error(String(failure));
   if (fb.width > MAX_SCREEN_SIDE || fb.height > MAX_SCREEN_SIDE) throw new Error(`screen of ${fb.width}x${fb.height} accepted`);

@@ -57,7 +57,7 @@ describe.skipIf(!runnable)('single executable start-up (linux-x64)', () => {
       });
       child.once('exit', () => reject(new Error(`proxy exited before its JSON line: ${stderr}`)));
     });
-    expect(JSON.parse(stdout.split('\n')[0]!)).toMatchObject({ target: 'demo:x' });
+    expect(JSON.parse(stdout.split('\n')[0])).toMatchObject({ target: 'demo:x' });
     child.kill('SIGINT');
     await exited;
     const line = stderr.split('\n').find((l) => l.startsWith('loaded: '));

@@ -92,7 +92,7 @@ export async function deflateParts(parts: Buffer[]): Promise<Buffer[]> {
   for (const part of parts) {
     deflate.write(part);
     await new Promise<void>((resolve) => deflate.flush(zlib.constants.Z_SYNC_FLUSH, () => resolve()));
-    out.push(Buffer.concat(pending as Uint8Array[]));
+    out.push(Buffer.concat(pending));
     pending = [];
   }
   deflate.close();

@@ -84,7 +84,7 @@ export async function mountTui(
     .then((loaded) => (mounted && loaded ? loaded.renderConsoleApp(store, actions, options) : undefined));
   loading.catch((err: unknown) => {
     process.stderr.write(`vconsole: the terminal UI could not start: ${describeError(err)}\n`);
-    actions.onQuit();
+    void actions.onQuit();
   });
   const app = {
     suspend: async () => (await loading)?.suspend(),

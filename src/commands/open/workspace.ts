@@ -1,13 +1,13 @@
 import type { VconsoleConfig } from '../../config/config.js';
 import { VconsoleError } from '../../errors.js';
 import type { ConsoleSession } from '../../proxy/console-session.js';
-import type { OpenFlags } from './settings.js';
+import type { ViewerFlags } from '../viewer-flags.js';
 
 /**
  * `S` in the TUI: what is open now, saved as workspace `name` in the config file `open` read.
  * A console URL with a query (a token that expires) is left out, and the reply says so.
  */
-export async function saveOpenAsWorkspace(name: string, sessions: ConsoleSession[], flags: OpenFlags, config: VconsoleConfig): Promise<string> {
+export async function saveOpenAsWorkspace(name: string, sessions: ConsoleSession[], flags: Pick<ViewerFlags, 'viewer'>, config: VconsoleConfig): Promise<string> {
   const { saveWorkspace, targetToSave, workspaceConfigFile } = await import('../../config/workspaces.js');
   const targets: string[] = [];
   let skipped = 0;

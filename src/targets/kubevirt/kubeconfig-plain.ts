@@ -56,8 +56,8 @@ export async function readPlainKubeconfig(file: string, contextName?: string): P
     // Relative file names are relative to the kubeconfig's directory, as kubectl reads them.
     const dir = path.dirname(file);
     const source = (fileKey: string, dataKey: string, entry: Entry) => ({
-      file: typeof entry[fileKey] === 'string' && entry[fileKey] ? path.resolve(dir, entry[fileKey] as string) : undefined,
-      data: typeof entry[dataKey] === 'string' && entry[dataKey] ? (entry[dataKey] as string) : undefined,
+      file: typeof entry[fileKey] === 'string' && entry[fileKey] ? path.resolve(dir, entry[fileKey]) : undefined,
+      data: typeof entry[dataKey] === 'string' && entry[dataKey] ? entry[dataKey] : undefined,
     });
     const ca = source('certificate-authority', 'certificate-authority-data', cluster);
     const cert = source('client-certificate', 'client-certificate-data', user);

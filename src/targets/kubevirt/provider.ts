@@ -5,23 +5,13 @@ import {
 } from './kubernetes-api.js';
 import type { ConsoleProvider, ConsoleTarget, ConsoleType, ListScope, ListedVm, TargetOptions, VmStateContext } from '../types.js';
 import { dialWebSocket } from '../dial/websocket.js';
-import { listVms, stoppedVms, vmExists } from './vms.js';
+import { listVms, stoppedVms, vmExists, type VirtualMachineInstance, type VirtualMachineInstanceList } from './vms.js';
 import { safeUrlText } from '../../text/url-text.js';
 
 /** RFC 1123 label / subdomain, what Kubernetes accepts for namespaces and VMI names. */
 const DNS_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 /** Kubernetes names (DNS subdomains, as VMI names are) are at most this long. */
 const MAX_NAME_CHARS = 253;
-
-export interface VirtualMachineInstance {
-  metadata?: { name?: string; namespace?: string; uid?: string };
-  spec?: { domain?: { devices?: { autoattachGraphicsDevice?: boolean; autoattachSerialConsole?: boolean } } };
-  status?: { phase?: string; nodeName?: string };
-}
-
-export interface VirtualMachineInstanceList {
-  items: VirtualMachineInstance[];
-}
 
 function vmiPath(namespace: string, name: string): string {
   return `/apis/kubevirt.io/v1/namespaces/${encodeURIComponent(namespace)}/virtualmachineinstances/${encodeURIComponent(name)}`;

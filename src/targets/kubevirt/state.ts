@@ -14,7 +14,7 @@ import {
   HTTP_REQUEST_TIMEOUT_MS, REJECTION_BODY_LIMIT_BYTES, VMI_WATCH_GRACE_MS, VMI_WATCH_TIMEOUT_S, VM_STATE_FIRST_RETRY_MS, VM_STATE_MAX_RETRY_MS, VM_STATE_POLL_MS,
 } from '../../limits.js';
 import { KubeApiError, getJson, requestOptions, statusMessage, type KubeAccess } from './kubernetes-api.js';
-import type { VirtualMachineInstance } from './provider.js';
+import type { VirtualMachineInstance } from './vms.js';
 import type { VmState, VmStateContext } from '../types.js';
 import { pause, pollVmState } from '../vm-state-poll.js';
 

@@ -1,10 +1,21 @@
 /**
  * KubeVirt's VirtualMachines, read beside their VMIs: a stopped VM has no VMI, so a listing of
  * VMIs alone leaves it out and a selector would pass over it in silence. Read-only and
- * optional: a cluster that forbids listing VMs (RBAC) lists its VMIs as before.
+ * optional: a cluster that forbids listing VMs (RBAC) lists its VMIs as before. The VMI's shape
+ * is here too, for the provider and the state follower (state.ts) alike.
  */
 import { getJson, type KubeAccess } from './kubernetes-api.js';
 import type { ListedVm } from '../types.js';
+
+export interface VirtualMachineInstance {
+  metadata?: { name?: string; namespace?: string; uid?: string };
+  spec?: { domain?: { devices?: { autoattachGraphicsDevice?: boolean; autoattachSerialConsole?: boolean } } };
+  status?: { phase?: string; nodeName?: string };
+}
+
+export interface VirtualMachineInstanceList {
+  items: VirtualMachineInstance[];
+}
 
 export interface VirtualMachine {
   metadata?: { name?: string; namespace?: string };

@@ -99,7 +99,7 @@ export function loadCloudConfig(sources: ConfigSources, request: CloudRequest = 
   let name: string;
   let base: Dict;
   if (requested) {
-    if (isDict(all[requested])) base = all[requested] as Dict;
+    if (isDict(all[requested])) base = all[requested];
     else if (requested === envName && hasEnvCloud) base = {};
     else throw cloudNotFound(requested, all, files);
     name = requested;
@@ -124,13 +124,14 @@ export function loadCloudConfig(sources: ConfigSources, request: CloudRequest = 
 }
 
 function complete(name: string, cloud: Dict, env: Dict, request: CloudRequest, files: string[]): CloudConfig {
-  const auth = isDict(cloud.auth) ? normalizeKeys(cloud.auth as Dict) : {};
+  const auth = isDict(cloud.auth) ? normalizeKeys(cloud.auth) : {};
   // Like openstacksdk: a value outside `auth` (command line, environment) beats one inside.
   const pick = (...keys: string[]): string | undefined => {
     for (const source of [env, cloud, auth]) {
       for (const key of keys) {
         const value = source[key];
-        if (value !== undefined && value !== null && value !== '') return String(value);
+        // A mapping or list where a string belongs is not a value (it was "[object Object]").
+        if (typeof value === 'string' ? value !== '' : typeof value === 'number' || typeof value === 'boolean') return String(value);
       }
     }
     return undefined;
@@ -267,7 +268,7 @@ function readFirst(sources: ConfigSources, kind: 'clouds' | 'secure'): { file: s
 
 function cloudsOf(found: { data: Dict } | undefined): Dict {
   const clouds = found?.data.clouds;
-  return isDict(clouds) ? (clouds as Dict) : {};
+  return isDict(clouds) ? clouds : {};
 }
 
 function cloudNotFound(name: string, all: Dict, files: string[]): UsageError {
@@ -280,7 +281,7 @@ function cloudNotFound(name: string, all: Dict, files: string[]): UsageError {
 function deepMerge(a: Dict, b: Dict): Dict {
   const out: Dict = { ...a };
   for (const [key, value] of Object.entries(b)) {
-    out[key] = isDict(out[key]) && isDict(value) ? deepMerge(out[key] as Dict, value as Dict) : value;
+    out[key] = isDict(out[key]) && isDict(value) ? deepMerge(out[key], value) : value;
   }
   return out;
 }

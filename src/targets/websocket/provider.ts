@@ -112,7 +112,7 @@ export function firstChunk(stream: Duplex, signal: AbortSignal, silent: (cause?:
       reject(err);
     };
     const onReadable = () => {
-      const chunk: Buffer | null = stream.read();
+      const chunk = stream.read() as Buffer | null;
       if (chunk === null) return;
       cleanup();
       stream.unshift(chunk);

@@ -145,7 +145,7 @@ export class ConsoleStore {
     const extras: Record<string, unknown> = { ...this.extras.get(sessionId) };
     if (value === undefined) delete extras[key];
     else extras[key] = value;
-    this.extras.set(sessionId, extras as RowExtras);
+    this.extras.set(sessionId, extras);
     const index = this.indexOf(sessionId);
     if (index < 0 || unchanged?.(this.rows[index])) return;
     const row: Record<string, unknown> = { ...this.rows[index] };

@@ -20,7 +20,7 @@ export async function startBrowser(url: string, env: Record<string, string | und
   const chosen = env.VCONSOLE_BROWSER;
   if (chosen) {
     const child = spawn(chosen, [url], { stdio: 'ignore', detached: process.platform !== 'win32' });
-    await Promise.race([once(child, 'spawn'), once(child, 'error').then(([err]) => Promise.reject(err))]);
+    await Promise.race([once(child, 'spawn'), once(child, 'error').then(([err]) => Promise.reject(err as Error))]);
     child.unref();
     return { name: path.basename(chosen), process: child };
   }

@@ -184,6 +184,7 @@ export class BrowserViewers extends EventEmitter<{ status: [ViewerStatusEvent] }
  * does not look for the module: a fresh checkout type-checks before its first build.
  */
 async function loadPageAssets(): Promise<Readonly<Record<string, string>>> {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- `as string` is what keeps tsc from looking for the module (above)
   const generated = (await import('./page-assets.generated.js' as string)) as { PAGE_ASSETS: Readonly<Record<string, string>> };
   return generated.PAGE_ASSETS;
 }

@@ -103,7 +103,7 @@ export class BrowserPageServer {
   }): Promise<BrowserPageServer> {
     const server = http.createServer();
     server.listen(options.port, options.host);
-    await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err))]);
+    await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err as Error))]);
     const address = server.address() as net.AddressInfo;
     return new BrowserPageServer(server, options.host, address.port, options.assets, options.onAddressReused ?? (() => undefined));
   }
