@@ -1,14 +1,13 @@
+import type { ConsoleType } from '../console-kinds/index.js';
+
 /** The operating systems vconsole looks for viewers on (Node's `process.platform` names). */
 export type HostPlatform = 'linux' | 'darwin' | 'win32';
 
 /** The viewers vconsole knows how to hand an address to; `custom` is any other executable. */
 export type ViewerId = 'tigervnc' | 'remote-viewer' | 'realvnc' | 'tightvnc' | 'chicken' | 'screen-sharing' | 'custom';
 
-/**
- * The kinds of console a viewer may show. The viewers know no provider: this mirrors the
- * console types of src/targets by name only.
- */
-export type ViewerConsoleType = 'vnc' | 'serial' | 'spice';
+/** The kinds of console a viewer may show: the console kinds' ids (src/console-kinds, no provider). */
+export type ViewerConsoleType = ConsoleType;
 
 /** One viewer found on this machine. */
 export interface ViewerCandidate {
