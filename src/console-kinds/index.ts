@@ -18,6 +18,11 @@ export function consoleKind(id: string | undefined): ConsoleKind | undefined {
   return CONSOLE_KINDS.find((kind) => kind.id === id);
 }
 
+/** The kind of a console type (always there: a ConsoleType is a registered kind's id). */
+export function kindOf(type: ConsoleType): ConsoleKind {
+  return consoleKind(type) as ConsoleKind;
+}
+
 /** Whether `id` names a console kind. */
 export function isConsoleType(id: string | undefined): id is ConsoleType {
   return consoleKind(id) !== undefined;
