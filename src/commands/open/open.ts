@@ -1,4 +1,5 @@
 import type { VconsoleConfig } from '../../config/config.js';
+import { consoleKind } from '../../console-kinds/index.js';
 import { VconsoleError, describeError } from '../../errors.js';
 import { OPEN_WITHOUT_ASKING_MAX, TUI_LOAD_DEFER_MAX_MS, TUI_LOAD_SETTLE_MS, VIEWER_SHUTDOWN_GRACE_MS } from '../../limits.js';
 import { SessionClosedError, type BoundAddress, type ConsoleSession } from '../../proxy/console-session.js';
@@ -143,7 +144,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
     const earlyType = session.source.consoleType;
     let early: Promise<void> | undefined;
     const onBound =
-      earlyType === 'serial' || session.source.consoleTypeTentative
+      consoleKind(earlyType)?.screen === false || session.source.consoleTypeTentative
         ? undefined
         : async (at: BoundAddress) => {
             early = launchViewer(session, at);
