@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import type { VconsoleConfig } from '../config/config.js';
+import { consoleLabel, consoleTypesWhere } from '../console-kinds/index.js';
 import { UsageError, VconsoleError } from '../errors.js';
 import { SerialSession } from '../serial/serial-session.js';
 import { ConsoleLog } from '../recording/console-log.js';
@@ -7,6 +8,7 @@ import { describeFileError } from '../files/safe-file.js';
 import { attachTerminal } from '../terminal/attach.js';
 import { DEFAULT_ESCAPE, parseEscapeKey } from '../terminal/escape-key.js';
 import { enterRawMode } from '../terminal/raw-mode.js';
+import { oneOf } from '../targets/console-type.js';
 import { terminalSafe } from '../text/terminal-text.js';
 import { formatDuration, parseDuration } from './duration.js';
 import { namingTarget } from './command-io.js';
@@ -31,6 +33,9 @@ const PIPE_QUIET_MS = 500;
 /** ...or this long has passed since stdin ended. */
 const PIPE_DRAIN_MAX_MS = 5_000;
 
+/** The kinds `console` attaches: text lines the terminal shows (serial); the first is what it asks for. */
+const LINE_TYPES = consoleTypesWhere((kind) => kind.reads === 'terminal');
+
 /** Signals that end an attached console; SIGINT too when stdin is a pipe (in raw mode Ctrl+C is a byte for the VM). */
 const END_SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT'];
 
@@ -43,10 +48,10 @@ const END_SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT'];
 export async function runConsoleCommand(input: string, flags: ConsoleFlags, config: VconsoleConfig, io: ConsoleIo): Promise<void> {
   const escapeKey = flags.escape === undefined ? DEFAULT_ESCAPE : parseEscapeKey(flags.escape);
   const waitMs = flags.wait === undefined ? 0 : parseDuration(flags.wait);
-  const options = { ...targetOptionsFrom(flags, config), consoleType: 'serial' as const };
+  const options = { ...targetOptionsFrom(flags, config), consoleType: LINE_TYPES[0] };
   const [target] = resolveTargets([input], options, config);
-  if (target.consoleType !== 'serial') {
-    throw new UsageError(`vconsole console attaches serial consoles, not the ${target.consoleType} console of ${target.name}`, 'drop the #TYPE suffix, or use vconsole open for a screen');
+  if (!LINE_TYPES.includes(target.consoleType)) {
+    throw new UsageError(`vconsole console attaches ${oneOf(LINE_TYPES.map(consoleLabel))} consoles, not the ${target.consoleType} console of ${target.name}`, 'drop the #TYPE suffix, or use vconsole open for a screen');
   }
   const interactive = Boolean(io.stdin.isTTY);
   const say = (line: string) => io.stderr.write(`${terminalSafe(line)}${interactive ? '\r\n' : '\n'}`);

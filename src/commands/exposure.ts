@@ -1,4 +1,5 @@
 import type { Duplex } from 'node:stream';
+import { consoleLabel, consoleTypesWhere } from '../console-kinds/index.js';
 import { UsageError } from '../errors.js';
 import type { DialContext, UpstreamSource } from '../proxy/types.js';
 import { WrappedSource } from '../proxy/wrapped-source.js';
@@ -18,14 +19,14 @@ export interface ExposureFlags {
   insecureExposeUnauthenticated?: boolean;
 }
 
-/** Console types vconsole can put a password in front of (through the RFB hub). */
-const PROTECTABLE = new Set(['vnc']);
+/** Console types vconsole can put a password in front of: those the RFB hub shares. */
+const PROTECTABLE: ReadonlySet<string> = new Set(consoleTypesWhere((kind) => kind.sharing === 'rfb-hub'));
 
 /** The usage error for a console that cannot be protected on `listen`. */
 export function unprotectedConsoleError(consoleType: string, listen: string): UsageError {
-  const kind = consoleType === 'spice' ? 'SPICE' : consoleType;
+  const covered = [...PROTECTABLE].map(consoleLabel).join(', ');
   return new UsageError(
-    `a ${kind} console on --listen ${listen} would be open to anyone who reaches the port: vconsole's viewer password covers VNC only`,
+    `a ${consoleLabel(consoleType)} console on --listen ${listen} would be open to anyone who reaches the port: vconsole's viewer password covers ${covered} only`,
     `listen on 127.0.0.1 and reach it with ssh -L PORT:127.0.0.1:PORT, or pass ${INSECURE_EXPOSE_FLAG} to serve it anyway`,
   );
 }

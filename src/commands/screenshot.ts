@@ -1,10 +1,12 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { VconsoleConfig } from '../config/config.js';
+import { consoleKind, consoleLabel, consoleTypesWhere } from '../console-kinds/index.js';
 import { UsageError, VconsoleError, errorLine } from '../errors.js';
 import { Framebuffer } from '../rfb/wire/framebuffer.js';
 import { RfbUpstream } from '../rfb/client/rfb-client.js';
 import { wholePicture } from '../rfb/client/whole-picture.js';
+import { oneOf } from '../targets/console-type.js';
 import type { ConsoleTarget } from '../targets/types.js';
 import { echoInput, terminalSafe } from '../text/terminal-text.js';
 import type { TargetFlags } from './flags.js';
@@ -23,6 +25,10 @@ export interface ScreenshotFlags extends TargetFlags {
   takeOver?: boolean;
 }
 
+/** The kinds screenshot reads: screens vconsole's RFB client decodes (VNC); the first is what it asks for. */
+const PICTURE_TYPES = consoleTypesWhere((kind) => kind.reads === 'rfb');
+const PICTURE_HINT = `screenshot takes ${oneOf(PICTURE_TYPES.map(consoleLabel))} consoles`;
+
 /** How long one console may take from pre-flight to a whole picture. */
 export const SCREENSHOT_TIMEOUT_MS = 30_000;
 
@@ -34,10 +40,10 @@ export const SCREENSHOT_TIMEOUT_MS = 30_000;
 export async function runScreenshotCommand(inputs: string[], flags: ScreenshotFlags, config: VconsoleConfig, io: CommandIo): Promise<number> {
   const password = flags.vncPasswordFile === undefined ? undefined : readPasswordFile(flags.vncPasswordFile, '--vnc-password-file');
   // A picture is not worth kicking someone off KubeVirt's one VNC session: refuse unless asked.
-  const options = { ...targetOptionsFrom(flags, config), consoleType: 'vnc' as const, preserveSession: !flags.takeOver };
+  const options = { ...targetOptionsFrom(flags, config), consoleType: PICTURE_TYPES[0], preserveSession: !flags.takeOver };
   const targets = resolveTargets(inputs, options, config);
-  const other = targets.find((target) => target.consoleType !== 'vnc');
-  if (other) throw new UsageError(`${other.name}: ${notAScreen(other).message}`, `screenshot takes VNC consoles (drop #${other.consoleType})`);
+  const other = targets.find((target) => !readsPicture(target));
+  if (other) throw new UsageError(`${other.name}: ${notAScreen(other).message}`, `${PICTURE_HINT} (drop #${other.consoleType})`);
   const destination = destinationFor(flags.output, targets.length);
   const results = await Promise.allSettled(
     targets.map(async (target) => {
@@ -87,9 +93,9 @@ function isDirectory(file: string): boolean {
 /** One whole picture of the console, as PNG bytes. */
 async function capture(target: ConsoleTarget, password: string | undefined): Promise<Buffer> {
   const signal = AbortSignal.timeout(SCREENSHOT_TIMEOUT_MS);
-  if (target.consoleType !== 'vnc') throw notAScreen(target);
+  if (!readsPicture(target)) throw notAScreen(target);
   await target.check?.(signal);
-  if (target.consoleType !== 'vnc') throw notAScreen(target);
+  if (!readsPicture(target)) throw notAScreen(target);
   const stream = await target.dial({ signal, log: () => undefined });
   const framebuffer = new Framebuffer(0, 0);
   let upstream: RfbUpstream | undefined;
@@ -109,10 +115,16 @@ async function capture(target: ConsoleTarget, password: string | undefined): Pro
   return encodePngInTurns(framebuffer);
 }
 
+/** Whether vconsole's RFB client can read the target's screen (its type may settle in the pre-flight). */
+function readsPicture(target: ConsoleTarget): boolean {
+  return PICTURE_TYPES.includes(target.consoleType);
+}
+
 function notAScreen(target: ConsoleTarget): VconsoleError {
   // vconsole reads screens over RFB only; a SPICE screen is left to remote-viewer.
-  const what = target.consoleType === 'spice' ? 'it is a SPICE console, which screenshot cannot read' : `it is a ${target.consoleType} console, not a screen`;
-  return new VconsoleError(what, { hint: 'screenshot takes VNC consoles' });
+  const kind = consoleKind(target.consoleType);
+  const what = kind?.screen ? `it is a ${kind.label} console, which screenshot cannot read` : `it is a ${target.consoleType} console, not a screen`;
+  return new VconsoleError(what, { hint: PICTURE_HINT });
 }
 
 /** Writes the picture; returns the path written, or undefined for stdout. */

@@ -1,3 +1,4 @@
+import { consoleKind, consoleLabel, consoleTypesWhere } from '../console-kinds/index.js';
 import type { ConsoleSession } from '../proxy/console-session.js';
 import { SharedSerialSource } from '../serial/shared-serial.js';
 import type { SessionSnapshot, UpstreamSource } from '../proxy/types.js';
@@ -55,21 +56,25 @@ export async function sharingFrom(flags: ShareFlags, listen: string, options: { 
     wrap: (target) => (Hub ? new Hub(guard(target), { upstreamPassword, viewerPassword, viewOnly: flags.viewOnly, authBackoff }) : guard(target)),
     follow: (session) => {
       hubOf(session)?.on('log', (level, message) => session.log(level, message));
-      if (hubOf(session)) noteUnsharedSpice(session);
+      if (hubOf(session)) noteUnshared(session);
     },
     hubOf,
   };
 }
 
+/** What the hub shares, for the line about a console it does not. */
+const HUB_SHARES = consoleTypesWhere((kind) => kind.sharing === 'rfb-hub').map(consoleLabel).join(', ');
+
 /**
- * The hub shares RFB only: a SPICE console (known once the pre-flight ran) passes through it
- * unshared, which is said once, when the session listens.
+ * The hub shares RFB only: a console of a kind nothing shares (SPICE, known once the
+ * pre-flight ran) passes through it unshared, which is said once, when the session listens.
  */
-function noteUnsharedSpice(session: ConsoleSession): void {
+function noteUnshared(session: ConsoleSession): void {
   const onChange = (snapshot: SessionSnapshot) => {
     if (snapshot.state !== 'listening') return;
     session.off('change', onChange);
-    if (snapshot.consoleType === 'spice') session.log('warn', 'not shared: --share shares VNC consoles; each SPICE viewer opens its own console session');
+    const kind = consoleKind(snapshot.consoleType);
+    if (kind?.sharing === 'none') session.log('warn', `not shared: --share shares ${HUB_SHARES} consoles; each ${kind.label} viewer opens its own console session`);
   };
   session.on('change', onChange);
 }

@@ -11,5 +11,6 @@ export const serialKind = {
   sharing: 'serial-line',
   recording: 'asciicast',
   carriage: 'port',
+  reads: 'terminal',
   autoRank: 2,
 } as const satisfies ConsoleKind;

@@ -16,6 +16,13 @@ export type KindRecording = 'rfb' | 'asciicast' | 'none';
  */
 export type KindCarriage = 'port' | 'browser';
 
+/**
+ * How vconsole's own code reads a console of this kind: `rfb` its RFB client decodes the
+ * screen (screenshot, thumbnails, the grid); `terminal` it is a text line the terminal attaches
+ * (`vconsole console`, the TUI's Enter, text thumbnails).
+ */
+export type KindReading = 'rfb' | 'terminal';
+
 export interface ConsoleKind {
   /** What `--type` and `#TYPE` say: `vnc`, `serial`, `spice`, ... */
   readonly id: string;
@@ -37,6 +44,8 @@ export interface ConsoleKind {
   readonly sharing: KindSharing;
   readonly recording: KindRecording;
   readonly carriage: KindCarriage;
+  /** How vconsole itself reads it; absent when only a viewer shows it (SPICE, browser-only consoles). */
+  readonly reads?: KindReading;
   /**
    * Its place when `--type auto` picks among what a VM offers: lower first. A kind `auto`
    * must never pick (a browser-only console) has none.

@@ -12,5 +12,6 @@ export const vncKind = {
   sharing: 'rfb-hub',
   recording: 'rfb',
   carriage: 'port',
+  reads: 'rfb',
   autoRank: 0,
 } as const satisfies ConsoleKind;

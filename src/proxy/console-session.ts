@@ -265,7 +265,7 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     if (!this.source.exclusive) return;
     const replaced = takeOverRivals(connection);
     if (replaced.length === 0) return;
-    this.log('warn', `client ${connection.id} replaces the console session of client ${replaced.join(', ')}: the VM keeps one VNC session at a time`);
+    this.log('warn', `client ${connection.id} replaces the console session of client ${replaced.join(', ')}: the console keeps one session at a time`);
   }
 
   private finish(connection: Connection, farewellLine?: Farewell): void {

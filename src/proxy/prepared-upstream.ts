@@ -5,7 +5,7 @@ import type { DialContext, UpstreamSource } from './types.js';
 /** What a client gets to relay: its upstream, and bytes the console sent before it came. */
 export interface ClientUpstream {
   upstream: Duplex;
-  /** Bytes the console sent before the client came (an RFB server's version line), in order. */
+  /** Bytes the console sent before the client came (a banner of a server that speaks first), in order. */
   head: Buffer[];
 }
 

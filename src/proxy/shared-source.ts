@@ -14,9 +14,10 @@ export class SilentConsoleError extends VconsoleError {
 
 /**
  * An UpstreamSource that wraps another to share one connection to its console among local
- * clients (a serial line, the RFB hub), for consoles of the kind it shares; others pass
- * through. What the user sees of the console (name, provider, identity, type) is the inner
- * source's; local clients never take the console from each other.
+ * clients (src/serial's shared line, src/rfb's hub), for consoles of the kind it shares;
+ * others pass through. What the user sees of the console (name, provider, identity, type) is
+ * the inner source's; local clients never take the console from each other. The data path
+ * knows no kind: each wrapper says which consoles it shares (from the kind's `sharing`).
  */
 export abstract class SharedSource<Events extends Record<keyof Events, unknown[]>> extends WrappedSource<Events> {
   /** Local clients of a shared console never take it from each other. */
@@ -24,11 +25,11 @@ export abstract class SharedSource<Events extends Record<keyof Events, unknown[]
     return this.shares ? false : this.inner.exclusive;
   }
 
-  /** Whether this console is of the kind shared here (known once the inner pre-flight ran). */
-  protected get shares(): boolean {
-    return this.inner.consoleType === this.sharedType;
+  /** Whether this console is shared here (known once the inner pre-flight has settled its type). */
+  get shares(): boolean {
+    return this.sharesType(this.inner.consoleType);
   }
 
-  /** The console type this wrapper shares, e.g. `serial`, `vnc`. */
-  protected abstract readonly sharedType: string;
+  /** Whether this wrapper shares a console of `consoleType`. */
+  protected abstract sharesType(consoleType: string | undefined): boolean;
 }

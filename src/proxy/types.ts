@@ -10,8 +10,9 @@ export interface UpstreamSource {
   /** Provider id for display, e.g. `kubevirt`. */
   readonly provider: string;
   /**
-   * What kind of console it is, for display and identity (`vnc`, `serial`); may be settled by
-   * the pre-flight. The data path carries bytes alike whatever it says.
+   * What kind of console it is (a kind's id, src/console-kinds), for display, identity and the
+   * wrappers that ask the kind; may be settled by the pre-flight. The data path carries bytes
+   * alike whatever it says.
    */
   readonly consoleType?: string;
   /**
@@ -20,7 +21,7 @@ export interface UpstreamSource {
    */
   readonly consoleTypeTentative?: boolean;
   /**
-   * True when the far end keeps one console session per VM (KubeVirt VNC): a new client
+   * True when the far end keeps one console session per VM (KubeVirt's): a new client
    * replaces the session of an older one, which is worth telling the user.
    */
   readonly exclusive?: boolean;
@@ -88,7 +89,7 @@ export interface SessionSnapshot {
   bytesOut: number;
   startedAt?: number;
   lastError?: string;
-  /** The source's console type (`vnc`, `serial`), once known. */
+  /** The source's console type (a kind's id, src/console-kinds), once known. */
   consoleType?: string;
 }
 

@@ -4,7 +4,7 @@ import type { DialContext, UpstreamSource } from './types.js';
 
 /**
  * An UpstreamSource that wraps another (`inner`) and adds something on the way: sharing one
- * connection (the RFB hub, a shared serial line), recording it. What the user sees of the
+ * connection (src/rfb's hub, src/serial's shared line), recording it. What the user sees of the
  * console (name, provider, identity, type, whether it is exclusive) is the inner source's;
  * wrappers stack, and `inner` leads down to the provider's target.
  */

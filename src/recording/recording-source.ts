@@ -2,10 +2,9 @@ import path from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { DialContext, LogLevel, UpstreamSource } from '../proxy/types.js';
 import { WrappedSource } from '../proxy/wrapped-source.js';
-import { ASCIICAST_EXTENSION, AsciicastEventEncoder, encodeAsciicastHeader } from './asciicast.js';
+import { DEFAULT_CONSOLE_TYPE, consoleKind } from '../console-kinds/index.js';
 import { RecordingBudget, RecordingFile } from './recording-file.js';
-import { RfbAuthRedaction } from './rfb-auth-redaction.js';
-import { RFB_RECORDING_EXTENSION, encodeRfbRecord, encodeRfbRecordingHead } from './rfb-recording.js';
+import { RECORDING_FORMATS, type RecordingFormat } from './recording-formats.js';
 import { tapDuplex, type StreamTap } from './tap.js';
 import { describeFileError, directoryWarningOnce, ensureDirectory, type FileWriteError } from '../files/safe-file.js';
 import { timestampedStem } from '../files/console-file-name.js';
@@ -25,10 +24,11 @@ export interface RecordingOptions {
 /**
  * Records a console while passing it through unchanged, as an UpstreamSource wrapping another:
  * every connection the data path dials is tapped both ways into one file per session, created
- * at the first connection (when the console type is known). VNC consoles are recorded in
- * vconsole's RFB format and must be dialled by the RFB hub (one connection whose client is
- * vconsole's own, so a replay can decode it); serial lines in asciicast v2. Emits `bytes` with
- * the file's size as it grows.
+ * at the first connection (when the console type is known), in the format of the kind's
+ * `recording` (recording-formats.ts): VNC consoles in vconsole's RFB format, dialled by the RFB
+ * hub (one connection whose client is vconsole's own, so a replay can decode it); serial lines
+ * in asciicast v2; a kind recorded as `none` (SPICE) not at all. Emits `bytes` with the file's
+ * size as it grows.
  */
 export class RecordingSource extends WrappedSource<{ bytes: [number] }> {
   private file?: RecordingFile;
@@ -72,15 +72,17 @@ export class RecordingSource extends WrappedSource<{ bytes: [number] }> {
   }
 
   private tapFor(log: (level: LogLevel, message: string) => void): StreamTap | undefined {
-    const type = this.inner.consoleType ?? 'vnc';
-    if (type !== 'vnc' && type !== 'serial') {
+    const type = this.inner.consoleType ?? DEFAULT_CONSOLE_TYPE;
+    const recording = consoleKind(type)?.recording ?? 'none';
+    if (recording === 'none') {
       if (!this.notRecorded) log('warn', `${type} consoles are not recorded`);
       this.notRecorded = true;
       return undefined;
     }
+    const format = RECORDING_FORMATS[recording];
     let file: RecordingFile | undefined;
     try {
-      file = this.openFile(type, log);
+      file = this.openFile(format, log);
     } catch (err) {
       // The console stays usable; the user learns at once that it is not being recorded.
       log('error', `cannot record: ${describeFileError(err)}`);
@@ -91,51 +93,28 @@ export class RecordingSource extends WrappedSource<{ bytes: [number] }> {
     const write = (data: Buffer | undefined) => {
       if (data && file.append(data)) this.emit('bytes', file.bytes);
     };
-    if (type === 'vnc') {
-      write(encodeRfbRecord('N', ms()));
-      const ended = () => {
-        if (this.endConnection !== ended) return;
-        this.endConnection = undefined;
-        write(encodeRfbRecord('E', ms()));
-      };
-      this.endConnection = ended;
-      // The VNC-auth challenge and answer would give the password away: recorded as zeros.
-      const redaction = new RfbAuthRedaction();
-      return {
-        received: (chunk) => write(encodeRfbRecord('S', ms(), redaction.fromServer(chunk))),
-        sent: (chunk) => write(encodeRfbRecord('C', ms(), redaction.fromClient(chunk))),
-        closed: ended,
-      };
-    }
-    const output = new AsciicastEventEncoder('o');
-    const input = new AsciicastEventEncoder('i');
-    return {
-      received: (chunk) => write(output.encode(ms() / 1000, chunk)),
-      sent: (chunk) => write(input.encode(ms() / 1000, chunk)),
+    const { tap, end } = format.connection(write, ms);
+    if (!end) return tap;
+    const ended = () => {
+      if (this.endConnection !== ended) return;
+      this.endConnection = undefined;
+      end();
     };
+    this.endConnection = ended;
+    return { ...tap, closed: ended };
   }
 
-  private openFile(type: 'vnc' | 'serial', log: (level: LogLevel, message: string) => void): RecordingFile | undefined {
+  private openFile(format: RecordingFormat, log: (level: LogLevel, message: string) => void): RecordingFile | undefined {
     if (this.file) return this.file.recording ? this.file : undefined;
     if (this.notRecorded) return undefined;
     const now = (this.options.now ?? (() => new Date()))();
     this.startedAt = now.getTime();
-    const head =
-      type === 'vnc'
-        ? encodeRfbRecordingHead({ name: this.name, started: now.toISOString(), ...(this.options.writer ? { writer: this.options.writer } : {}) })
-        : encodeAsciicastHeader({
-            version: 2,
-            width: this.options.terminal?.width ?? 80,
-            height: this.options.terminal?.height ?? 24,
-            timestamp: Math.floor(now.getTime() / 1000),
-            title: this.name,
-          });
+    const head = format.head({ name: this.name, started: now, terminal: this.options.terminal, writer: this.options.writer });
     ensureDirectory(this.options.dir);
-    const extension = type === 'vnc' ? RFB_RECORDING_EXTENSION : ASCIICAST_EXTENSION;
     this.file = createUnique(
       this.options.dir,
       timestampedStem(this.name.slice(0, 100), now),
-      extension,
+      format.extension,
       head,
       this.options.budget,
       () => log('warn', `recording stopped: --record-max-size (${this.options.budget.limitBytes} bytes for all recordings) reached`),

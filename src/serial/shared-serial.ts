@@ -1,4 +1,5 @@
 import { Duplex } from 'node:stream';
+import { consoleKind } from '../console-kinds/index.js';
 import { describeError } from '../errors.js';
 import { SERIAL_CLIENT_BACKLOG_BYTES, SERIAL_CLIENT_BEHIND_BYTES, SERIAL_CLIENT_STALL_MS } from '../limits.js';
 import { SerialSession, type SerialSessionOptions } from './serial-session.js';
@@ -20,11 +21,14 @@ export interface SharedSerialEvents {
  * scrollback; each client's dial gets its own stream that first replays the scrollback, then
  * goes live, and whatever any client types reaches the VM. KubeVirt keeps one serial
  * connection per VM: here it is opened once, so local clients never kick each other.
- * A console that turns out not to be serial (a VNC screen, after an `auto` pre-flight) passes
+ * A console whose kind is not shared as a line (a screen, after an `auto` pre-flight) passes
  * through untouched: every client dials its own, as without the wrapper.
  */
 export class SharedSerialSource extends SharedSource<SharedSerialEvents> {
-  protected readonly sharedType = 'serial';
+  protected sharesType(consoleType: string | undefined): boolean {
+    return consoleKind(consoleType)?.sharing === 'serial-line';
+  }
+
   private line?: SerialSession;
   private starting?: Promise<SerialSession>;
   private readonly clients = new Set<Duplex>();

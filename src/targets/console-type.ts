@@ -1,3 +1,4 @@
+import { autoOrder } from '../console-kinds/index.js';
 import { UsageError } from '../errors.js';
 import { echoInput } from '../text/terminal-text.js';
 import { CONSOLE_TYPES, type ConsoleType, type ConsoleTypeChoice, type TargetOptions } from './types.js';
@@ -28,9 +29,12 @@ export function splitConsoleType(raw: string): { text: string; consoleType?: Con
 
 /**
  * The console a provider that cannot look at the VM opens: the one asked for, or for `auto`
- * its first (a plain socket or websocket does not say what it carries).
+ * the first it offers in `auto`'s order (a plain socket or websocket does not say what it carries).
  */
 export function fixedConsoleType(options: TargetOptions, offered: readonly ConsoleType[]): ConsoleType {
   const asked = options.consoleType ?? 'auto';
-  return asked === 'auto' ? offered[0] : asked;
+  if (asked !== 'auto') return asked;
+  const [first] = autoOrder(offered);
+  if (first === undefined) throw new UsageError(`--type auto picks none of ${oneOf(offered)}`, `name the console type (${oneOf(offered.map((type) => `#${type}`))})`);
+  return first;
 }

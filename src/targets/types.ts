@@ -76,9 +76,9 @@ export interface TargetOptions {
 }
 
 /**
- * The kinds of console a VM can have. A new kind is one member here plus the providers that
- * offer it (their `consoleTypes`). VNC and SPICE are screens; the data path carries each as
- * bytes, but only an RFB server speaks first, and only SPICE opens several connections.
+ * The kinds of console a VM can have: a new kind is its file in src/console-kinds plus one line
+ * there, and the providers that offer it (their `consoleTypes`). What differs between kinds
+ * (who speaks first, how many connections, sharing, recording) is the kind's data.
  */
 export type { ConsoleType } from '../console-kinds/index.js';
 import type { ConsoleType } from '../console-kinds/index.js';
@@ -142,7 +142,7 @@ export interface ConsoleProvider {
   readonly schemes: readonly string[];
   /** Its target spellings for `--help` (and the README's Targets table). */
   readonly syntax: readonly TargetSyntax[];
-  /** The console types it can open; the first is what `auto` means when it cannot tell. */
+  /** The console types it can open; `auto`, when it cannot tell, means the first in autoRank order. */
   readonly consoleTypes: readonly ConsoleType[];
   /** Whether a bare `NAME` / `NS/NAME` may mean this provider (config `defaults.provider`). */
   readonly bareNames?: boolean;

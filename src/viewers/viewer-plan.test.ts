@@ -1,5 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import type { ConsoleKind } from '../console-kinds/index.js';
+import { vncKind } from '../console-kinds/vnc.js';
 import type { ViewerCandidate, ViewerTarget } from './types.js';
 import { planViewers, viewerConsoleType } from './viewer-plan.js';
 import { ViewerRouter, type ViewerLauncher } from './viewer-router.js';
@@ -43,6 +45,21 @@ describe('planViewers', () => {
 
   it('reads a session console type, vnc when unset', () => {
     expect([viewerConsoleType(undefined), viewerConsoleType('serial'), viewerConsoleType('spice')]).toEqual(['vnc', 'serial', 'spice']);
+  });
+
+  it('refuses a console type no kind has instead of showing it as VNC', () => {
+    expect(() => viewerConsoleType('rdp-html5')).toThrow('unknown console type "rdp-html5": no viewer is known to show it');
+  });
+
+  it('routes a new kind from its data alone: a screen no viewer shows is said, a page-only console gets no route', () => {
+    const kinds: ConsoleKind[] = [
+      { ...vncKind },
+      { ...vncKind, id: 'x-screen', label: 'Frame', urlScheme: undefined, sharing: 'none', recording: 'none', reads: undefined, autoRank: 3 },
+      { ...vncKind, id: 'x-page', label: 'X-Page', carriage: 'browser', autoRank: undefined },
+    ];
+    const plan = planViewers({ kind: 'viewer', viewer: remoteViewer, source: 'flag', extraArgs: [] }, [remoteViewer, tigervnc], kinds);
+    expect(Object.keys(plan.routes)).toEqual(['vnc']);
+    expect(plan.notices).toEqual({ 'x-screen': 'no Frame viewer found (vconsole knows none that shows Frame): point a Frame client at the ports shown' });
   });
 });
 
@@ -106,6 +123,16 @@ describe('ViewerRouter', () => {
     await router.stopAll();
     router.killAllNow();
     expect(made[1].calls.slice(2)).toEqual(['client 2', 'stop 2', 'stopAll', 'killAllNow']);
+  });
+
+  it('launches nothing for a console type no kind has, and says why', async () => {
+    const tiger = new RecordingLauncher('tigervnc');
+    const router = new ViewerRouter(planViewers({ kind: 'viewer', viewer: tigervnc, source: 'flag', extraArgs: [] }, [tigervnc]), {
+      native: () => tiger,
+      browser: () => Promise.reject(new Error('not expected')),
+    });
+    await expect(router.launch(1, { host: '127.0.0.1', port: 5900, consoleType: 'bogus' as 'vnc' })).rejects.toThrow('unknown console type "bogus"');
+    expect(tiger.calls).toEqual([]);
   });
 
   it('loads the browser viewer only when a console first opens in it, and again after a failed load', async () => {

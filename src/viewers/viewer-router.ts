@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { ViewerCandidate, ViewerConsoleType, ViewerTarget } from './types.js';
-import type { ViewerPlan, ViewerRoute } from './viewer-plan.js';
+import { viewerConsoleType, type ViewerPlan, type ViewerRoute } from './viewer-plan.js';
 import type { ViewerStatusEvent } from './viewer-supervisor.js';
 
 /**
@@ -23,7 +23,7 @@ export interface LauncherFactory {
 }
 
 /**
- * Sends each console to the viewer its plan names for its kind (VNC, SPICE, serial), so one
+ * Sends each console to the viewer its plan names for its kind (src/console-kinds), so one
  * `open` can show screens in TigerVNC and SPICE consoles in remote-viewer. Emits every
  * launcher's `status`, and `notice` once per kind the first time a console of that kind is
  * launched and the plan has something to say about it.
@@ -50,10 +50,11 @@ export class ViewerRouter extends EventEmitter<{ status: [ViewerStatusEvent]; no
 
   /**
    * Launches the viewer for `key`'s console; a viewer it had from another launcher is stopped
-   * first. Does nothing (but say why, once) for a kind no viewer shows.
+   * first. Does nothing (but say why, once) for a kind no viewer shows; rejects for a type no
+   * kind has.
    */
   async launch(key: number, target: Omit<ViewerTarget, 'extraArgs'>): Promise<void> {
-    const type = target.consoleType ?? 'vnc';
+    const type = viewerConsoleType(target.consoleType);
     this.noticeOnce(type);
     const route = this.plan.routes[type];
     if (!route) return;

@@ -4,6 +4,7 @@
  * TUI's keys ask (actions.ts). Its state is its fields; q, Ctrl+C and SIGTERM all end in close(),
  * which closes everything the run started.
  */
+import { consoleKind } from '../../console-kinds/index.js';
 import { VconsoleError, describeError } from '../../errors.js';
 import { OPEN_WITHOUT_ASKING_MAX, TUI_LOAD_DEFER_MAX_MS, TUI_LOAD_SETTLE_MS, VIEWER_SHUTDOWN_GRACE_MS } from '../../limits.js';
 import { SessionClosedError, type BoundAddress, type ConsoleSession } from '../../proxy/console-session.js';
@@ -183,7 +184,7 @@ export class OpenRun implements ActionHost {
     const earlyType = session.source.consoleType;
     let early: Promise<void> | undefined;
     const onBound =
-      earlyType === 'serial' || session.source.consoleTypeTentative
+      consoleKind(earlyType)?.screen === false || session.source.consoleTypeTentative
         ? undefined
         : async (at: BoundAddress) => {
             early = this.launchViewer(session, at);

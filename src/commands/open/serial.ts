@@ -55,7 +55,7 @@ export function reportSerialLine(session: ConsoleSession, view: () => SerialView
  */
 export function followSerial(session: ConsoleSession, view: SerialView, logDir: string | undefined): () => Promise<void> {
   const source = session.source;
-  if (!(source instanceof SharedSerialSource) || source.consoleType !== 'serial') return () => Promise.resolve();
+  if (!(source instanceof SharedSerialSource) || !source.shares) return () => Promise.resolve();
   const onUnseen = (bytes: number) => view.show({ type: 'serial', sessionId: session.id, status: { unseenBytes: bytes } });
   source.on('unseen', onUnseen);
   let log: Promise<ConsoleLog | undefined> | undefined;

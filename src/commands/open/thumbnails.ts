@@ -1,3 +1,4 @@
+import { consoleKind } from '../../console-kinds/index.js';
 import { THUMBNAIL_MIN_INTERVAL_MS } from '../../limits.js';
 import type { ConsoleSession } from '../../proxy/console-session.js';
 import { SharedSerialSource } from '../../serial/shared-serial.js';
@@ -21,7 +22,10 @@ import { lastLines } from '../../tui/thumbnails/text.js';
 export const SERIAL_TAIL_BYTES = 16 * 1024;
 
 export const NOT_SHARED_REASON = 'no picture: this VNC console is not shared (start open with --share or --grid)';
-export const SPICE_REASON = 'SPICE: no picture here (only VNC screens are shared); Enter opens a viewer';
+/** Why a console of a kind vconsole cannot read (SPICE) has no thumbnail. */
+export function noPictureReason(label: string): string {
+  return `${label}: no picture here (only VNC screens are shared); Enter opens a viewer`;
+}
 
 interface Tracked {
   session: ConsoleSession;
@@ -156,14 +160,16 @@ export class ThumbnailSampler {
   private thumbnailOf(entry: Tracked, view: ThumbnailView): Thumbnail | undefined {
     const snapshot = entry.session.snapshot();
     if (snapshot.state !== 'listening') return undefined;
-    switch (snapshot.consoleType) {
-      case 'serial': {
+    const kind = consoleKind(snapshot.consoleType);
+    if (!kind) return undefined;
+    switch (kind.reads) {
+      case 'terminal': {
         const text = Buffer.concat(entry.tail).toString('utf8');
         return { type: 'lines', lines: lastLines(text, view.rows, view.columns) };
       }
-      case 'spice':
-        return { type: 'none', reason: SPICE_REASON };
-      case 'vnc': {
+      case undefined:
+        return { type: 'none', reason: noPictureReason(kind.label) };
+      case 'rfb': {
         if (!entry.hub) return { type: 'none', reason: NOT_SHARED_REASON };
         const { framebuffer } = entry.hub;
         if (framebuffer.width === 0 || framebuffer.height === 0) return undefined;

@@ -1,4 +1,5 @@
 import type { VconsoleConfig } from '../../config/config.js';
+import { DEFAULT_CONSOLE_TYPE } from '../../console-kinds/index.js';
 import { VconsoleError } from '../../errors.js';
 import type { ConsoleSession } from '../../proxy/console-session.js';
 import type { ViewerFlags } from '../viewer-flags.js';
@@ -18,7 +19,8 @@ export async function saveOpenAsWorkspace(name: string, sessions: ConsoleSession
       continue;
     }
     const type = session.source.consoleType;
-    targets.push(type && type !== 'vnc' && !target.includes('#') ? `${target}#${type}` : target);
+    // What `auto` picks first needs no suffix.
+    targets.push(type && type !== DEFAULT_CONSOLE_TYPE && !target.includes('#') ? `${target}#${type}` : target);
   }
   if (targets.length === 0) throw new VconsoleError(skipped ? 'nothing to save: console URLs with tokens expire' : 'nothing is open to save');
   const file = await workspaceConfigFile(config);

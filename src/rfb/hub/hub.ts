@@ -1,4 +1,5 @@
 import type { Duplex } from 'node:stream';
+import { consoleKind } from '../../console-kinds/index.js';
 import { VconsoleError, describeError } from '../../errors.js';
 import { DIAL_TIMEOUT_MS, FIRST_PICTURE_TIMEOUT_MS } from '../../limits.js';
 import { ConsoleFailure } from '../../proxy/console-failure.js';
@@ -49,7 +50,10 @@ const MAX_RETRY_MS = 10_000;
  * serial line) passes through untouched.
  */
 export class RfbHub extends SharedSource<RfbHubEvents> {
-  protected readonly sharedType = 'vnc';
+  protected sharesType(consoleType: string | undefined): boolean {
+    return consoleKind(consoleType)?.sharing === 'rfb-hub';
+  }
+
   readonly framebuffer = new Framebuffer(0, 0);
   private upstream?: RfbUpstream;
   /** The shared connection's own stream: its write buffer says whether the console takes input. */

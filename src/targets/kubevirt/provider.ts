@@ -7,6 +7,8 @@ import type { ConsoleProvider, ConsoleTarget, ConsoleType, ListScope, ListedVm, 
 import { dialWebSocket } from '../dial/websocket.js';
 import { listVms, stoppedVms, vmExists, type VirtualMachineInstance, type VirtualMachineInstanceList } from './vms.js';
 import { safeUrlText } from '../../text/url-text.js';
+import { autoOrder } from '../../console-kinds/index.js';
+import { fixedConsoleType } from '../console-type.js';
 
 /** RFC 1123 label / subdomain, what Kubernetes accepts for namespaces and VMI names. */
 const DNS_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
@@ -28,6 +30,7 @@ const SUBRESOURCE: Record<KubevirtConsoleType, 'vnc' | 'console'> = { vnc: 'vnc'
 
 /** What a VMI has: VNC and serial; no SPICE (virt-launcher gives QEMU no `-spice`). */
 type KubevirtConsoleType = Extract<ConsoleType, 'vnc' | 'serial'>;
+const KUBEVIRT_CONSOLE_TYPES: readonly KubevirtConsoleType[] = ['vnc', 'serial'];
 
 /** What a VMI's console would refuse, as virt-api words it, with what to do; undefined when it can open. */
 export function vmiConsoleProblem(vmi: VirtualMachineInstance, type: ConsoleType): { message: string; hint: string } | undefined {
@@ -45,9 +48,16 @@ export function vmiConsoleProblem(vmi: VirtualMachineInstance, type: ConsoleType
   return undefined;
 }
 
-/** `auto`: the screen when the VMI has one, else its serial console. */
+/** Whether the VMI was given the device behind a console type (both are, unless switched off). */
+function vmiHas(vmi: VirtualMachineInstance, type: KubevirtConsoleType): boolean {
+  const devices = vmi.spec?.domain?.devices;
+  return (type === 'vnc' ? devices?.autoattachGraphicsDevice : devices?.autoattachSerialConsole) !== false;
+}
+
+/** `auto`: the first console the VMI has in `auto`'s order (the screen, else the serial line); the last when it has none. */
 function autoConsoleType(vmi: VirtualMachineInstance): KubevirtConsoleType {
-  return vmi.spec?.domain?.devices?.autoattachGraphicsDevice === false ? 'serial' : 'vnc';
+  const order = autoOrder(KUBEVIRT_CONSOLE_TYPES);
+  return order.find((type) => vmiHas(vmi, type)) ?? order[order.length - 1];
 }
 
 /** `NAME` or `NS/NAME` -> parts, validated as Kubernetes names. */
@@ -85,7 +95,7 @@ class KubevirtTarget implements ConsoleTarget {
     private readonly environment: () => KubeEnvironment,
   ) {
     this.namespace = namespace ?? options.namespace;
-    this.consoleType = options.consoleType === 'serial' ? 'serial' : 'vnc';
+    this.consoleType = fixedConsoleType(options, KUBEVIRT_CONSOLE_TYPES) as KubevirtConsoleType;
     this.consoleTypeTentative = (options.consoleType ?? 'auto') === 'auto';
   }
 
@@ -212,7 +222,7 @@ export function createKubevirtProvider(environment: () => KubeEnvironment = proc
     label: 'KubeVirt',
     schemes: ['kubevirt', 'kv'],
     syntax: [{ usage: '[NS/]NAME, kubevirt:|kv:[NS/]NAME', console: 'KubeVirt VMI (kubeconfig as kubectl reads it)' }],
-    consoleTypes: ['vnc', 'serial'],
+    consoleTypes: KUBEVIRT_CONSOLE_TYPES,
     bareNames: true,
     resolve(spec, options) {
       const { namespace, name } = parseVmiName(spec.rest, spec.raw);

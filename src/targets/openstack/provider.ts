@@ -9,6 +9,7 @@ import { KeystoneSessions, type KeystoneSession } from './keystone.js';
 import { ComputeClient, ConsoleTypeUnavailableError, ServerNotFoundError, checkConsoleState, consoleWebSocketUrl, type Log, type ServerFilters, type ServerSummary } from './nova.js';
 import { DIAL_TIMEOUT_MS, LIST_TIMEOUT_MS, NOVA_CONSOLE_URL_SHARE_MS, NOVA_PROBED_URL_MAX_AGE_MS } from '../../limits.js';
 import { safeUrlText } from '../../text/url-text.js';
+import { autoOrder, kindOf } from '../../console-kinds/index.js';
 import { fixedConsoleType } from '../console-type.js';
 import { SharedConsoleUrl } from './shared-console-url.js';
 import type { ConsoleProvider, ConsoleTarget, ConsoleType, TargetOptions, VmStateContext } from '../types.js';
@@ -101,8 +102,8 @@ class OpenStackTarget implements ConsoleTarget {
         this.consoleTypeTentative = false;
       }
       // A cloud without SPICE says so before anything listens; the URL serves the first burst.
-      else if (this.consoleType === 'spice') this.probed = { url: await compute.createConsole(server.id, this.server, 'spice', signal, () => undefined), at: Date.now() };
-      if (this.consoleType === 'spice' && this.probed) {
+      else if (kindOf(this.consoleType).manyConnections) this.probed = { url: await compute.createConsole(server.id, this.server, this.consoleType, signal, () => undefined), at: Date.now() };
+      if (kindOf(this.consoleType).manyConnections && this.probed) {
         this.spiceUrl.offer(this.probed.url, this.probed.at);
         this.probed = undefined;
       }
@@ -110,12 +111,12 @@ class OpenStackTarget implements ConsoleTarget {
   }
 
   /**
-   * `auto`: the first console type this cloud serves for the server, in the order the
-   * OpenStack dashboard tries them (VNC, then SPICE, then serial). The console URL it gets is
+   * `auto`: the first console type this cloud serves for the server, in `auto`'s order (VNC,
+   * then SPICE, then serial, as the OpenStack dashboard tries them). The console URL it gets is
    * kept for the first client, so `auto` costs Nova no extra console.
    */
   private async firstOffered(compute: ComputeClient, id: string, signal: AbortSignal): Promise<ConsoleType> {
-    const order = OPENSTACK_CONSOLE_TYPES;
+    const order = autoOrder(OPENSTACK_CONSOLE_TYPES);
     for (const type of order) {
       try {
         this.probed = { url: await compute.createConsole(id, this.server, type, signal, () => undefined), at: Date.now() };
@@ -136,7 +137,7 @@ class OpenStackTarget implements ConsoleTarget {
     return this.guard(async () => {
       const { compute, tls } = await this.connect();
       const id = await this.lookUp(compute, signal);
-      const urls = this.consoleType === 'spice' ? this.spiceUrls(compute, id, signal, log) : this.ownUrls(compute, id, signal, log);
+      const urls = kindOf(this.consoleType).manyConnections ? this.spiceUrls(compute, id, signal, log) : this.ownUrls(compute, id, signal, log);
       let retried = false;
       let stream: Duplex;
       try {
@@ -148,7 +149,7 @@ class OpenStackTarget implements ConsoleTarget {
         stream = await this.openConsole(await urls.fresh(), compute, tls, signal, log, true);
       }
       // An RFB server speaks first, so a VNC refusal was seen above; the others show it only now.
-      if (this.consoleType === 'vnc') return stream;
+      if (kindOf(this.consoleType).serverSpeaksFirst) return stream;
       return retryIfRefused(stream, {
         alreadyRetried: retried,
         redial: () => {
@@ -211,8 +212,8 @@ class OpenStackTarget implements ConsoleTarget {
       schemeHint: schemeHintFor(this.consoleType),
       // Only RFB servers speak first: a serial line is silent until someone types, and a
       // SPICE server waits for the client's link message.
-      serverSpeaksFirst: this.consoleType === 'vnc',
-      settleFirst: this.consoleType === 'serial',
+      serverSpeaksFirst: kindOf(this.consoleType).serverSpeaksFirst,
+      settleFirst: kindOf(this.consoleType).settlesBeforeConnected,
     });
   }
 

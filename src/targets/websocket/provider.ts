@@ -7,6 +7,7 @@ import type { TlsSettings } from '../openstack/http.js';
 import { consoleWebSocketUrl } from '../openstack/nova.js';
 import { dialWebSocket } from '../dial/websocket.js';
 import { fixedConsoleType } from '../console-type.js';
+import { kindOf } from '../../console-kinds/index.js';
 import { isHangUp, pastedUrlSchemeHint, schemeMismatch, type ProxyScheme } from '../dial/websocket-scheme.js';
 import { CONSOLE_SETTLE_MS } from '../../limits.js';
 import type { ConsoleProvider, ConsoleTarget, TargetOptions } from '../types.js';
@@ -216,8 +217,8 @@ export const websocketProvider: ConsoleProvider = {
           rejectedHint: 'a Nova console token expires [consoleauth] token_ttl after it is issued (600 s by default): get a fresh console URL (openstack console url show)',
           // Only RFB servers speak first: a serial line is silent until someone types, and a
           // SPICE client sends its link message before the server says a word.
-          serverSpeaksFirst: consoleType === 'vnc',
-          settleFirst: consoleType === 'serial',
+          serverSpeaksFirst: kindOf(consoleType).serverSpeaksFirst,
+          settleFirst: kindOf(consoleType).settlesBeforeConnected,
         });
       },
     };

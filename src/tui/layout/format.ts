@@ -1,3 +1,4 @@
+import { consoleKind } from '../../console-kinds/index.js';
 import { redactSecrets } from '../../errors.js';
 import { formatHostPort } from '../../net/host-port.js';
 import type { LogLevel, SessionSnapshot } from '../../proxy/types.js';
@@ -196,9 +197,9 @@ export function viewerCell(viewer: ViewerStatus): string {
   return viewer.state === 'failed' ? 'failed' : viewerLabel(viewer);
 }
 
-/** True for a serial console: the terminal attaches to it, no viewer is launched. */
+/** True for a serial console (a kind the terminal reads): the terminal attaches to it, no viewer is launched. */
 export function isSerialRow(row: ConsoleRow): boolean {
-  return row.session.consoleType === 'serial';
+  return consoleKind(row.session.consoleType)?.reads === 'terminal';
 }
 
 /** The TYPE cell: `vnc`, `serial`, or `-` while the console type is not known yet. */
