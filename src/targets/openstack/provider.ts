@@ -10,13 +10,37 @@ import { ComputeClient, ConsoleTypeUnavailableError, ServerNotFoundError, checkC
 import { DIAL_TIMEOUT_MS, LIST_TIMEOUT_MS, NOVA_CONSOLE_URL_SHARE_MS, NOVA_PROBED_URL_MAX_AGE_MS } from '../../limits.js';
 import { safeUrlText } from '../../text/url-text.js';
 import { fixedConsoleType } from '../console-type.js';
+import { consoleKind } from '../../console-kinds/index.js';
 import { SharedConsoleUrl } from './shared-console-url.js';
 import type { ConsoleProvider, ConsoleTarget, ConsoleType, TargetOptions, VmStateContext } from '../types.js';
 
-/** What Nova serves that vconsole opens, in the order the OpenStack dashboard tries them. */
-const OPENSTACK_CONSOLE_TYPES: readonly ConsoleType[] = ['vnc', 'spice', 'serial'];
+/**
+ * What Nova serves that vconsole opens: through a port in the order the OpenStack dashboard
+ * tries them, then the two only a browser shows (rdp-html5, webmks), which `auto` never picks.
+ */
+const OPENSTACK_CONSOLE_TYPES: readonly ConsoleType[] = ['vnc', 'spice', 'serial', 'rdp', 'mks'];
+/** What `auto` tries: the kinds it may pick (a browser-only console has no autoRank). */
+const AUTO_CONSOLE_TYPES = OPENSTACK_CONSOLE_TYPES.filter((type) => consoleKind(type)?.autoRank !== undefined);
 import { ConsoleTokenRejectedError, dialWebsockify, tlsFromOptions } from '../websocket/provider.js';
 import { CLOSED_AT_ONCE, FRESH_REFUSED_HINT, retryIfRefused, schemeHintFor, whileWanted, type ConsoleUrls } from './console-retry.js';
+
+/**
+ * The page Nova's URL names, as an absolute http(s) URL (a relative one is the compute
+ * endpoint's); its token, when it has one, goes to `remember` so that errors are scrubbed of it.
+ */
+function browserPageUrl(consoleUrl: string, base: string | undefined, remember: (token: string) => void): string {
+  let url: URL;
+  try {
+    url = new URL(consoleUrl, base);
+  } catch {
+    throw new VconsoleError('Nova returned a console URL vconsole cannot parse');
+  }
+  const token = url.searchParams.get('token');
+  if (token) remember(token);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new VconsoleError(`Nova returned a console page URL with scheme ${url.protocol} (expected http or https)`);
+  // Nova's own text when it is whole: the browser gets exactly what Nova said.
+  return /^[a-z][a-z0-9+.-]*:/i.test(consoleUrl) ? consoleUrl : url.href;
+}
 
 /** Keystone tokens of this process, shared by `proxy`/`open` targets and `list`. */
 const processSessions = new KeystoneSessions();
@@ -112,19 +136,37 @@ class OpenStackTarget implements ConsoleTarget {
   /**
    * `auto`: the first console type this cloud serves for the server, in the order the
    * OpenStack dashboard tries them (VNC, then SPICE, then serial). The console URL it gets is
-   * kept for the first client, so `auto` costs Nova no extra console.
+   * kept for the first client, so `auto` costs Nova no extra console. A browser-only console
+   * (RDP, WebMKS) is never asked for: with none of the three, the error says how to open one.
    */
   private async firstOffered(compute: ComputeClient, id: string, signal: AbortSignal): Promise<ConsoleType> {
-    const order = OPENSTACK_CONSOLE_TYPES;
+    const order = AUTO_CONSOLE_TYPES;
     for (const type of order) {
       try {
         this.probed = { url: await compute.createConsole(id, this.server, type, signal, () => undefined), at: Date.now() };
         return type;
       } catch (err) {
-        if (!(err instanceof ConsoleTypeUnavailableError) || type === order[order.length - 1]) throw err;
+        if (!(err instanceof ConsoleTypeUnavailableError)) throw err;
       }
     }
-    return order[0];
+    throw new ConsoleTypeUnavailableError(`Nova serves no VNC, SPICE or serial console for server "${this.server}"`, {
+      hint: `--type auto never opens a browser-only console: for Hyper-V's RDP or VMware's WebMKS name it, e.g. vconsole open ${this.input}#rdp (or #mks)`,
+    });
+  }
+
+  /**
+   * RDP (rdp-html5) and WebMKS: a new console from Nova, whose URL is the page the cloud's own
+   * proxy serves for it. It holds the console token: it leaves this target only as the result.
+   */
+  async browserUrl(signal: AbortSignal): Promise<string> {
+    return this.guard(async () => {
+      if (consoleKind(this.consoleType)?.carriage !== 'browser') throw new VconsoleError(`a ${this.consoleType} console has no page of its own: open it through a local port`);
+      const { compute } = await this.connect();
+      const server = await compute.findServer(this.server, signal);
+      checkConsoleState(server, this.server);
+      const url = await compute.createConsole(server.id, this.server, this.consoleType, signal, () => undefined);
+      return browserPageUrl(url, compute.endpoint, (token) => this.rememberConsoleToken(token));
+    });
   }
 
   /**
@@ -134,6 +176,10 @@ class OpenStackTarget implements ConsoleTarget {
    */
   dial({ signal, log }: DialContext): Promise<Duplex> {
     return this.guard(async () => {
+      // Nova serves RDP and WebMKS as web pages: there is no websocket of theirs to carry.
+      if (consoleKind(this.consoleType)?.carriage === 'browser') {
+        throw new UsageError(`a ${consoleKind(this.consoleType)?.label} console is a web page Nova serves: no local port can carry it`, `open it in the browser: vconsole open ${this.input}#${this.consoleType}`);
+      }
       const { compute, tls } = await this.connect();
       const id = await this.lookUp(compute, signal);
       const urls = this.consoleType === 'spice' ? this.spiceUrls(compute, id, signal, log) : this.ownUrls(compute, id, signal, log);
