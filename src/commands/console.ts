@@ -13,6 +13,7 @@ import { namingTarget } from './proxy.js';
 import type { TargetFlags } from './flags.js';
 import { resolveTargets, targetOptionsFrom } from './target-options.js';
 import { recordingFrom, type RecordFlags } from './record-flags.js';
+import { refuseBrowserOnly } from './browser-only.js';
 
 export interface ConsoleFlags extends TargetFlags, RecordFlags {
   escape?: string;
@@ -45,6 +46,7 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
   const waitMs = flags.wait === undefined ? 0 : parseDuration(flags.wait);
   const options = { ...targetOptionsFrom(flags, config), consoleType: 'serial' as const };
   const [target] = resolveTargets([input], options, config);
+  refuseBrowserOnly([target], 'console');
   if (target.consoleType !== 'serial') {
     throw new UsageError(`vconsole console attaches serial consoles, not the ${target.consoleType} console of ${target.name}`, 'drop the #TYPE suffix, or use vconsole open for a screen');
   }

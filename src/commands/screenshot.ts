@@ -14,6 +14,7 @@ import { screenshotFileName } from './screenshot-file.js';
 import { FileWriteError, fileErrorCause, writePrivateFile } from '../files/safe-file.js';
 import { namingTarget, type CommandIo } from './proxy.js';
 import { resolveTargets, targetOptionsFrom } from './target-options.js';
+import { refuseBrowserOnly } from './browser-only.js';
 
 export interface ScreenshotFlags extends TargetFlags {
   /** `-o`: a file (one target), a directory, or `-` for stdout (one target). */
@@ -36,6 +37,7 @@ export async function runScreenshotCommand(inputs: string[], flags: ScreenshotFl
   // A picture is not worth kicking someone off KubeVirt's one VNC session: refuse unless asked.
   const options = { ...targetOptionsFrom(flags, config), consoleType: 'vnc' as const, preserveSession: !flags.takeOver };
   const targets = resolveTargets(inputs, options, config);
+  refuseBrowserOnly(targets, 'screenshot');
   const other = targets.find((target) => target.consoleType !== 'vnc');
   if (other) throw new UsageError(`${other.name}: ${notAScreen(other).message}`, `screenshot takes VNC consoles (drop #${other.consoleType})`);
   const destination = destinationFor(flags.output, targets.length);

@@ -34,6 +34,7 @@ import type { ViewerFlags } from '../viewer-flags.js';
 import { listingSources } from './vm-listing.js';
 import { VmStateFollowers } from './vm-state.js';
 import { firstClientSettled, settledOrAfter } from './first-viewers.js';
+import { openBrowserPages } from './browser-only.js';
 
 export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags, GridFlags, CountFlags {
   /** With selectors: open VMs that start matching while open runs, mark those that stop. */
@@ -58,10 +59,13 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const escapeKey = flags.escape === undefined ? DEFAULT_ESCAPE : parseEscapeKey(flags.escape);
   const thumbnailMode = thumbnailModeFrom(flags, process.env);
   const options = targetOptionsFrom(flags, config);
-  const { named, selected } = await selectTargets(inputs, flags, options, config, { follow: flags.follow });
-  const targets = [...named, ...selected];
+  const found = await selectTargets(inputs, flags, options, config, { follow: flags.follow });
+  const targets = [...found.named, ...found.selected];
   // Declined at the terminal: nothing was opened, nothing is left to close.
   if (!(await confirmOpenCount(targets.length, flags, { stdin: process.stdin, stderr: process.stderr }))) return io.exit(0);
+  // Consoles only a browser shows (Nova's RDP, WebMKS) open as the cloud's pages, without a port.
+  const { named, selected, onlyPages } = await openBrowserPages(found, io, { tui: flags.tui });
+  if (onlyPages && !flags.follow) return io.exit(0);
   const ports = consecutivePorts(flags.port, targets.length);
   const listen = listenAddressFrom(flags.listen, config);
   const sharing = await sharingFrom(withRecordSharing(withShareDefault(withGridSharing(flags), config.defaults.share)), listen, { viewerPasswords: false });
