@@ -18,7 +18,7 @@ export function refuseBrowserOnly(targets: readonly ConsoleTarget[], command: 'p
   if (!target) return;
   const label = consoleKind(target.consoleType)?.label ?? target.consoleType;
   throw new UsageError(
-    `vconsole ${command} cannot take ${target.name}: its ${label} console is a web page the cloud serves, which no local port can carry`,
+    `${target.name}: its ${label} console is a web page the cloud serves, which no local port can carry (vconsole ${command} needs one)`,
     `open it in the browser: vconsole open ${target.input}#${target.consoleType}`,
   );
 }

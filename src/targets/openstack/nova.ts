@@ -16,6 +16,8 @@ interface NovaConsoleSpec {
   /** The microversion remote-consoles needs for it (Nova's request schema); 2.6 unless said. */
   microversion?: string;
   shownAs: string;
+  /** `an` before shownAs where `a` reads wrong (an RDP console). */
+  article?: string;
   offered: string;
   setting: string;
 }
@@ -25,7 +27,7 @@ const NOVA_CONSOLES: Record<NovaConsoleKind, NovaConsoleSpec> = {
   spice: { protocol: 'spice', type: 'spice-html5', action: 'os-getSPICEConsole', shownAs: 'SPICE', offered: 'SPICE', setting: 'nova.conf [spice] enabled, html5proxy_base_url' },
   // Hyper-V only (FreeRDP-WebConnect's wsgate serves the page); Nova 29.0.0 (Caracal) removed it.
   rdp: {
-    protocol: 'rdp', type: 'rdp-html5', action: 'os-getRDPConsole', shownAs: 'RDP', offered: 'RDP (rdp-html5)',
+    protocol: 'rdp', type: 'rdp-html5', action: 'os-getRDPConsole', shownAs: 'RDP', article: 'an', offered: 'RDP (rdp-html5)',
     setting: 'Hyper-V compute hosts with nova.conf [rdp] enabled, html5_proxy_base_url; Nova 29.0.0 (Caracal) and later have none',
   },
   // VMware vSphere only; remote-consoles accepts protocol mks from microversion 2.8, no server action has it.
@@ -217,7 +219,7 @@ export class ComputeClient {
       res = await this.call('POST', `${path}/action`, signal, { body: { [spec.action]: { type: spec.type } } });
       url = (res.body as { console?: { url?: string } })?.console?.url;
     } else if (res.status === 405 || res.status === 406) {
-      throw new ConsoleTypeUnavailableError(`cannot get a ${spec.shownAs} console for server "${shownAs}": ${this.said(res)}`, {
+      throw new ConsoleTypeUnavailableError(`cannot get ${spec.article ?? 'a'} ${spec.shownAs} console for server "${shownAs}": ${this.said(res)}`, {
         hint: `${spec.shownAs} consoles need compute API microversion ${microversion}, which this cloud does not serve`,
       });
     }
@@ -229,7 +231,7 @@ export class ComputeClient {
 
   private consoleFailure(res: OpenStackResponse, shownAs: string, kind: NovaConsoleKind): VconsoleError {
     const spec = NOVA_CONSOLES[kind];
-    const what = `cannot get a ${spec.shownAs} console for server "${shownAs}"`;
+    const what = `cannot get ${spec.article ?? 'a'} ${spec.shownAs} console for server "${shownAs}"`;
     // 400: the type is off (`Unavailable console type ...`); 501: the hypervisor's driver has none.
     if (res.status === 400 || res.status === 501) {
       return new ConsoleTypeUnavailableError(`${what}: ${this.said(res)}`, { hint: `this cloud offers no ${spec.offered} console (${spec.setting})` });

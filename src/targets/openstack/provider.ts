@@ -178,7 +178,7 @@ class OpenStackTarget implements ConsoleTarget {
     return this.guard(async () => {
       // Nova serves RDP and WebMKS as web pages: there is no websocket of theirs to carry.
       if (consoleKind(this.consoleType)?.carriage === 'browser') {
-        throw new UsageError(`a ${consoleKind(this.consoleType)?.label} console is a web page Nova serves: no local port can carry it`, `open it in the browser: vconsole open ${this.input}#${this.consoleType}`);
+        throw new UsageError(`its ${consoleKind(this.consoleType)?.label} console is a web page Nova serves, which no local port can carry`, `open it in the browser: vconsole open ${this.input}#${this.consoleType}`);
       }
       const { compute, tls } = await this.connect();
       const id = await this.lookUp(compute, signal);
