@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FIXTURE_USER, startOpenStackFixture, type OpenStackFixture } from '../fixtures/openstack-api.js';
-import { runVconsole } from '../support/cli.js';
+import { runVconsole, startVconsole } from '../support/cli.js';
+import { waitFor } from '../support/wait.js';
 
 // Nova's browser-only consoles (rdp-html5, webmks) through the real CLI: `open` hands the page
 // Nova answered with to the browser (a stand-in that writes down its URL), `proxy`,
@@ -57,6 +58,19 @@ describe('vconsole open of a browser-only console', () => {
     // The page's token opens the console: it is never in a log line, and no port was served.
     expect(result.stderr).not.toContain(new URL(nova).searchParams.get('token'));
     expect(result.stdout).toBe('');
+  });
+
+  it('beside a console with a port: the page opens, the other console is served as before', async () => {
+    const child = startVconsole(['open', 'os:web-1#mks', 'demo:vm-a', '--cloud', 'fixture', '--no-tui', '--viewer', 'none'], osEnv());
+    try {
+      const [line] = await child.jsonLines(1);
+      expect(line).toMatchObject({ target: 'demo:vm-a', type: 'vnc' });
+      await waitFor(() => openedUrls().length === 1, 'the WebMKS page opened');
+      expect(openedUrls()).toEqual([openstack.consoleUrls.at(-1)]);
+      expect(child.process.exitCode).toBeNull();
+    } finally {
+      await child.stop();
+    }
   });
 
   it('when no browser can be opened, prints Nova\'s page once on stdout as {"target","url"}', async () => {

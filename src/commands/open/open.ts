@@ -34,7 +34,8 @@ import type { ViewerFlags } from '../viewer-flags.js';
 import { listingSources } from './vm-listing.js';
 import { VmStateFollowers } from './vm-state.js';
 import { firstClientSettled, settledOrAfter } from './first-viewers.js';
-import { openBrowserPages } from './browser-only.js';
+import { openBrowserPage, openBrowserPages, pageOutput } from './browser-only.js';
+import { isBrowserOnly } from '../browser-only.js';
 
 export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags, GridFlags, CountFlags {
   /** With selectors: open VMs that start matching while open runs, mark those that stop. */
@@ -64,7 +65,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   // Declined at the terminal: nothing was opened, nothing is left to close.
   if (!(await confirmOpenCount(targets.length, flags, { stdin: process.stdin, stderr: process.stderr }))) return io.exit(0);
   // Consoles only a browser shows (Nova's RDP, WebMKS) open as the cloud's pages, without a port.
-  const { named, selected, onlyPages } = await openBrowserPages(found, io, { tui: flags.tui });
+  const { named, selected, onlyPages } = await openBrowserPages(found, pageOutput(io, flags.tui));
   if (onlyPages && !flags.follow) return io.exit(0);
   const ports = consecutivePorts(flags.port, targets.length);
   const listen = listenAddressFrom(flags.listen, config);
@@ -186,6 +187,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   };
   const add = (text: string) => {
     const [target] = resolveTargets([text], options, config);
+    if (isBrowserOnly(target)) return void openBrowserPage(target, pageOutput(io, flags.tui, () => shown.view));
     const session = registry.add(shareSerial(sharing.wrap(recording.wrap(target))));
     follow(session);
     if (nextPort !== undefined) assignedPort.set(session.id, nextPort++);
