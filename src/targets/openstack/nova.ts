@@ -105,6 +105,24 @@ export function consoleWebSocketUrl(consoleUrl: string, base?: string): URL {
   return target;
 }
 
+/**
+ * The page Nova's URL names, as an absolute http(s) URL (a relative one is the compute
+ * endpoint's); its token, when it has one, goes to `remember` so that errors are scrubbed of it.
+ */
+export function consolePageUrl(consoleUrl: string, base: string | undefined, remember: (token: string) => void): string {
+  let url: URL;
+  try {
+    url = new URL(consoleUrl, base);
+  } catch {
+    throw new VconsoleError('Nova returned a console URL vconsole cannot parse');
+  }
+  const token = url.searchParams.get('token');
+  if (token) remember(token);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new VconsoleError(`Nova returned a console page URL with scheme ${url.protocol} (expected http or https)`);
+  // Nova's own text when it is whole: the browser gets exactly what Nova said.
+  return /^[a-z][a-z0-9+.-]*:/i.test(consoleUrl) ? consoleUrl : url.href;
+}
+
 export type Log = (level: LogLevel, message: string) => void;
 
 /**

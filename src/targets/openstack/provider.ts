@@ -6,7 +6,7 @@ import type { DialContext } from '../../proxy/types.js';
 import type { CloudConfig, ConfigSources } from './config.js';
 import { scrubSecrets, type TlsSettings } from './http.js';
 import { KeystoneSessions, type KeystoneSession } from './keystone.js';
-import { ComputeClient, ConsoleTypeUnavailableError, ServerNotFoundError, checkConsoleState, consoleWebSocketUrl, type Log, type ServerFilters, type ServerSummary } from './nova.js';
+import { ComputeClient, ConsoleTypeUnavailableError, ServerNotFoundError, checkConsoleState, consolePageUrl, consoleWebSocketUrl, type Log, type ServerFilters, type ServerSummary } from './nova.js';
 import { DIAL_TIMEOUT_MS, LIST_TIMEOUT_MS, NOVA_CONSOLE_URL_SHARE_MS, NOVA_PROBED_URL_MAX_AGE_MS } from '../../limits.js';
 import { safeUrlText } from '../../text/url-text.js';
 import { fixedConsoleType } from '../console-type.js';
@@ -23,24 +23,6 @@ const OPENSTACK_CONSOLE_TYPES: readonly ConsoleType[] = ['vnc', 'spice', 'serial
 const AUTO_CONSOLE_TYPES = OPENSTACK_CONSOLE_TYPES.filter((type) => consoleKind(type)?.autoRank !== undefined);
 import { ConsoleTokenRejectedError, dialWebsockify, tlsFromOptions } from '../websocket/provider.js';
 import { CLOSED_AT_ONCE, FRESH_REFUSED_HINT, retryIfRefused, schemeHintFor, whileWanted, type ConsoleUrls } from './console-retry.js';
-
-/**
- * The page Nova's URL names, as an absolute http(s) URL (a relative one is the compute
- * endpoint's); its token, when it has one, goes to `remember` so that errors are scrubbed of it.
- */
-function browserPageUrl(consoleUrl: string, base: string | undefined, remember: (token: string) => void): string {
-  let url: URL;
-  try {
-    url = new URL(consoleUrl, base);
-  } catch {
-    throw new VconsoleError('Nova returned a console URL vconsole cannot parse');
-  }
-  const token = url.searchParams.get('token');
-  if (token) remember(token);
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new VconsoleError(`Nova returned a console page URL with scheme ${url.protocol} (expected http or https)`);
-  // Nova's own text when it is whole: the browser gets exactly what Nova said.
-  return /^[a-z][a-z0-9+.-]*:/i.test(consoleUrl) ? consoleUrl : url.href;
-}
 
 /** Keystone tokens of this process, shared by `proxy`/`open` targets and `list`. */
 const processSessions = new KeystoneSessions();
@@ -165,7 +147,7 @@ class OpenStackTarget implements ConsoleTarget {
       const server = await compute.findServer(this.server, signal);
       checkConsoleState(server, this.server);
       const url = await compute.createConsole(server.id, this.server, this.consoleType, signal, () => undefined);
-      return browserPageUrl(url, compute.endpoint, (token) => this.rememberConsoleToken(token));
+      return consolePageUrl(url, compute.endpoint, (token) => this.rememberConsoleToken(token));
     });
   }
 
