@@ -15,6 +15,7 @@ import { namingTarget } from './command-io.js';
 import type { TargetFlags } from './flags.js';
 import { resolveTargets, targetOptionsFrom } from './target-options.js';
 import { recordingFrom, type RecordFlags } from './record-flags.js';
+import { refuseBrowserOnly } from './browser-only.js';
 
 export interface ConsoleFlags extends TargetFlags, RecordFlags {
   escape?: string;
@@ -50,6 +51,7 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
   const waitMs = flags.wait === undefined ? 0 : parseDuration(flags.wait);
   const options = { ...targetOptionsFrom(flags, config), consoleType: LINE_TYPES[0] };
   const [target] = resolveTargets([input], options, config);
+  refuseBrowserOnly([target], 'console');
   if (!LINE_TYPES.includes(target.consoleType)) {
     throw new UsageError(`vconsole console attaches ${oneOf(LINE_TYPES.map(consoleLabel))} consoles, not the ${target.consoleType} console of ${target.name}`, 'drop the #TYPE suffix, or use vconsole open for a screen');
   }

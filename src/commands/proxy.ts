@@ -19,6 +19,7 @@ import { selectTargets } from './target-selection.js';
 import { followSelection } from './follow-selection.js';
 import type { ConsoleTarget } from '../targets/types.js';
 import { expandWorkspace } from '../config/workspaces.js';
+import { refuseBrowserOnly } from './browser-only.js';
 
 export interface ProxyFlags extends TargetFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags {
   /** With selectors: serve VMs that start matching, or running, while proxy runs. */
@@ -40,6 +41,7 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   ({ inputs, flags } = expandWorkspace(inputs, flags, config));
   const options = targetOptionsFrom(flags, config);
   const { named, selected } = await selectTargets(inputs, flags, options, config, { follow: flags.follow });
+  refuseBrowserOnly([...named, ...selected], 'proxy');
   const listen = listenAddressFrom(flags.listen, config);
   const unprotected = knownUnprotected([...named, ...selected], listen, flags);
   if (unprotected) throw namingTarget(unprotected.target.name, unprotected.error);

@@ -16,6 +16,7 @@ import { screenshotFileName } from './screenshot-file.js';
 import { FileWriteError, fileErrorCause, writePrivateFile } from '../files/safe-file.js';
 import { namingTarget, type CommandIo } from './command-io.js';
 import { resolveTargets, targetOptionsFrom } from './target-options.js';
+import { refuseBrowserOnly } from './browser-only.js';
 
 export interface ScreenshotFlags extends TargetFlags {
   /** `-o`: a file (one target), a directory, or `-` for stdout (one target). */
@@ -42,6 +43,7 @@ export async function runScreenshotCommand(inputs: string[], flags: ScreenshotFl
   // A picture is not worth kicking someone off KubeVirt's one VNC session: refuse unless asked.
   const options = { ...targetOptionsFrom(flags, config), consoleType: PICTURE_TYPES[0], preserveSession: !flags.takeOver };
   const targets = resolveTargets(inputs, options, config);
+  refuseBrowserOnly(targets, 'screenshot');
   const other = targets.find((target) => !readsPicture(target));
   if (other) throw new UsageError(`${other.name}: ${notAScreen(other).message}`, `${PICTURE_HINT} (drop #${other.consoleType})`);
   const destination = destinationFor(flags.output, targets.length);

@@ -1,11 +1,13 @@
 // The registry of console kinds. A new kind is its own file plus one line in CONSOLE_KINDS;
 // `ConsoleType`, `--type`'s values, `auto`'s order and the viewers' routing derive from this list.
+import { mksKind } from './mks.js';
+import { rdpKind } from './rdp.js';
 import { serialKind } from './serial.js';
 import { spiceKind } from './spice.js';
 import type { ConsoleKind } from './types.js';
 import { vncKind } from './vnc.js';
 
-export const CONSOLE_KINDS = [vncKind, serialKind, spiceKind] as const satisfies readonly ConsoleKind[];
+export const CONSOLE_KINDS = [vncKind, serialKind, spiceKind, rdpKind, mksKind] as const satisfies readonly ConsoleKind[];
 
 /** The id of a console kind: what `--type` and `#TYPE` name. */
 export type ConsoleType = (typeof CONSOLE_KINDS)[number]['id'];

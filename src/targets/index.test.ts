@@ -68,9 +68,9 @@ describe('provider registry', () => {
     expect(resolveTarget('ws://127.0.0.1:6082/?token=t#spice', {}).consoleType).toBe('spice');
     expect(resolveTarget('tcp://127.0.0.1:5930', { consoleType: 'spice' }).consoleType).toBe('spice');
     expect(resolveTarget('unix:///run/vm/spice.sock#spice', {}).consoleType).toBe('spice');
-    const err = usageError(() => resolveTarget('demo:vm-a#rdp', {}));
-    expect(err.message).toBe('unknown console type "#rdp"');
-    expect(err.hint).toBe('use vnc, serial, spice or auto');
+    const err = usageError(() => resolveTarget('demo:vm-a#rfb', {}));
+    expect(err.message).toBe('unknown console type "#rfb"');
+    expect(err.hint).toBe('use vnc, serial, spice, rdp, mks or auto');
   });
 
   it('refuses SPICE where the platform has none, saying what it offers', () => {

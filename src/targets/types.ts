@@ -16,6 +16,13 @@ export interface ConsoleTarget extends UpstreamSource {
    * sees, repeats included. Absent where a console is no VM (demo, websocket, tcp, unix).
    */
   followState?(context: VmStateContext): Promise<void>;
+  /**
+   * A console only a browser shows (its kind's carriage is `browser`, e.g. Nova's rdp-html5
+   * and webmks): the address of the page the platform serves for it, asked for anew on each
+   * call. It holds the console's token: shown to the user once, never logged. Absent where a
+   * provider has no such console.
+   */
+  browserUrl?(signal: AbortSignal): Promise<string>;
 }
 
 /**

@@ -12,6 +12,7 @@ import { withShareDefault } from '../share-flags.js';
 import { sharingFrom } from '../sharing.js';
 import { listenAddressFrom, targetOptionsFrom } from '../target-options.js';
 import { selectTargets } from '../target-selection.js';
+import { openBrowserPages, pageOutput } from './browser-only.js';
 import { confirmOpenCount } from './count.js';
 import { thumbnailModeFrom, withGridSharing } from './grid-flags.js';
 import { OpenRun } from './run.js';
@@ -31,10 +32,13 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const escapeKey = flags.escape === undefined ? DEFAULT_ESCAPE : parseEscapeKey(flags.escape);
   const thumbnailMode = thumbnailModeFrom(flags, process.env);
   const options = targetOptionsFrom(flags, config);
-  const { named, selected } = await selectTargets(inputs, flags, options, config, { follow: flags.follow });
-  const targets = [...named, ...selected];
+  const found = await selectTargets(inputs, flags, options, config, { follow: flags.follow });
+  const targets = [...found.named, ...found.selected];
   // Declined at the terminal: nothing was opened, nothing is left to close.
   if (!(await confirmOpenCount(targets.length, flags, { stdin: process.stdin, stderr: process.stderr }))) return io.exit(0);
+  // Consoles only a browser shows (Nova's RDP, WebMKS) open as the cloud's pages, without a port.
+  const { named, selected, onlyPages } = await openBrowserPages(found, pageOutput(io, flags.tui));
+  if (onlyPages && !flags.follow) return io.exit(0);
   const ports = consecutivePorts(flags.port, targets.length);
   const listen = listenAddressFrom(flags.listen, config);
   const sharing = await sharingFrom(withRecordSharing(withShareDefault(withGridSharing(flags), config.defaults.share)), listen, { viewerPasswords: false });

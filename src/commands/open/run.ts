@@ -17,10 +17,12 @@ import { planViewers, viewerConsoleType } from '../../viewers/viewer-plan.js';
 import { ViewerRouter } from '../../viewers/viewer-router.js';
 import { ViewerSupervisor } from '../../viewers/viewer-supervisor.js';
 import { localAddressOf } from '../../net/host-port.js';
+import { isBrowserOnly } from '../browser-only.js';
 import { addOnce, portLine, type CommandIo } from '../command-io.js';
 import { exposureWarning } from '../flags.js';
 import { resolveTargets } from '../target-options.js';
 import { tuiActions, type ActionHost } from './actions.js';
+import { openBrowserPage, pageOutput } from './browser-only.js';
 import { firstClientSettled, settledOrAfter } from './first-viewers.js';
 import { SessionFollowUps } from './follow-ups.js';
 import { shareSerial } from './serial.js';
@@ -141,6 +143,7 @@ export class OpenRun implements ActionHost {
   addTarget(text: string): void {
     try {
       const [target] = resolveTargets([text], this.settings.options, this.settings.config);
+      if (isBrowserOnly(target)) return void openBrowserPage(target, pageOutput(this.io, this.settings.flags.tui, () => this.noticeBoard()));
       for (const session of this.admit([target])) {
         this.followUps.track(session);
         if (this.nextPort !== undefined) this.assignedPort.set(session.id, this.nextPort++);
@@ -151,11 +154,17 @@ export class OpenRun implements ActionHost {
     }
   }
 
+  /** The TUI's notice line for browser pages, once the TUI shows. */
+  private noticeBoard(): { notice(text: string): void } | undefined {
+    const view = this.view;
+    return view && { notice: (text) => view.show({ type: 'notice', text }) };
+  }
+
   /**
    * The one door from targets to sessions (named, selected, added at `a`, found by --follow): a
    * console named twice is a notice. A console no local port can carry (its kind's
-   * `carriage: 'browser'`, Nova's rdp-html5 and webmks) is to be handed to a browser opener
-   * here instead, before it gets a session and a port.
+   * `carriage: 'browser'`, Nova's rdp-html5 and webmks) never reaches it: open.ts and addTarget
+   * hand those to the browser (browser-only.ts) first.
    */
   private admit(targets: readonly ConsoleTarget[]): ConsoleSession[] {
     const { sharing, recording } = this.settings;

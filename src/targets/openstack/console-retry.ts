@@ -30,6 +30,8 @@ const BASE_URL_SETTING: Record<ConsoleType, string> = {
   vnc: '[vnc] novncproxy_base_url',
   serial: '[serial_console] base_url',
   spice: '[spice] html5proxy_base_url',
+  rdp: '[rdp] html5_proxy_base_url',
+  mks: '[mks] mksproxy_base_url',
 };
 
 export function schemeHintFor(type: ConsoleType): (speaks: ProxyScheme) => string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkConsoleState, consoleWebSocketUrl, isServerId, serverNameFilter } from './nova.js';
+import { checkConsoleState, consolePageUrl, consoleWebSocketUrl, isServerId, serverNameFilter } from './nova.js';
 
 const T = '2f6b1e4c-9a8d-4c3b-b2a1-0f9e8d7c6b5a';
 
@@ -64,5 +64,22 @@ describe('server state', () => {
     for (const status of ['ACTIVE', 'PAUSED', 'BUILD', undefined]) {
       expect(() => checkConsoleState({ id: T, name: 'vm', status }, 'vm')).not.toThrow();
     }
+  });
+});
+
+describe('browser-only console pages (rdp-html5, webmks)', () => {
+  it('keeps Nova\'s URL as it is, resolves a relative one against the compute endpoint, and remembers the token', () => {
+    const tokens: string[] = [];
+    const remember = (token: string) => tokens.push(token);
+    const given = `http://example.com:6090/mks.html?token=${T}&x=%2F`;
+    expect(consolePageUrl(given, 'https://nova.example/compute/v2.1', remember)).toBe(given);
+    expect(consolePageUrl(`/rdp/?token=${T}`, 'https://nova.example/compute/v2.1', remember)).toBe(`https://nova.example/rdp/?token=${T}`);
+    expect(tokens).toEqual([T, T]);
+  });
+
+  it('refuses a page that is no web page, its token still remembered for scrubbing', () => {
+    const tokens: string[] = [];
+    expect(() => consolePageUrl(`ws://h:6083/?token=${T}`, undefined, (token) => tokens.push(token))).toThrow('Nova returned a console page URL with scheme ws: (expected http or https)');
+    expect(tokens).toEqual([T]);
   });
 });

@@ -7,11 +7,31 @@ import { computeEndpoint, type KeystoneSession } from './keystone.js';
 const REMOTE_CONSOLES_MICROVERSION = '2.6';
 
 /** The remote consoles vconsole asks Nova for, by what each is to the user. */
-export type NovaConsoleKind = 'vnc' | 'serial' | 'spice';
-const NOVA_CONSOLES: Record<NovaConsoleKind, { protocol: string; type: string; action: string; shownAs: string; offered: string; setting: string }> = {
-  vnc: { protocol: 'vnc', type: 'novnc', action: 'os-getVNCConsole', shownAs: 'VNC', offered: 'noVNC', setting: '[vnc] enabled, novncproxy_base_url' },
-  serial: { protocol: 'serial', type: 'serial', action: 'os-getSerialConsole', shownAs: 'serial', offered: 'serial', setting: '[serial_console] enabled' },
-  spice: { protocol: 'spice', type: 'spice-html5', action: 'os-getSPICEConsole', shownAs: 'SPICE', offered: 'SPICE', setting: '[spice] enabled, html5proxy_base_url' },
+export type NovaConsoleKind = 'vnc' | 'serial' | 'spice' | 'rdp' | 'mks';
+interface NovaConsoleSpec {
+  protocol: string;
+  type: string;
+  /** The server action that asks for it before microversion 2.6; none for a console born later. */
+  action?: string;
+  /** The microversion remote-consoles needs for it (Nova's request schema); 2.6 unless said. */
+  microversion?: string;
+  shownAs: string;
+  /** `an` before shownAs where `a` reads wrong (an RDP console). */
+  article?: string;
+  offered: string;
+  setting: string;
+}
+const NOVA_CONSOLES: Record<NovaConsoleKind, NovaConsoleSpec> = {
+  vnc: { protocol: 'vnc', type: 'novnc', action: 'os-getVNCConsole', shownAs: 'VNC', offered: 'noVNC', setting: 'nova.conf [vnc] enabled, novncproxy_base_url' },
+  serial: { protocol: 'serial', type: 'serial', action: 'os-getSerialConsole', shownAs: 'serial', offered: 'serial', setting: 'nova.conf [serial_console] enabled' },
+  spice: { protocol: 'spice', type: 'spice-html5', action: 'os-getSPICEConsole', shownAs: 'SPICE', offered: 'SPICE', setting: 'nova.conf [spice] enabled, html5proxy_base_url' },
+  // Hyper-V only (FreeRDP-WebConnect's wsgate serves the page); Nova 29.0.0 (Caracal) removed it.
+  rdp: {
+    protocol: 'rdp', type: 'rdp-html5', action: 'os-getRDPConsole', shownAs: 'RDP', article: 'an', offered: 'RDP (rdp-html5)',
+    setting: 'Hyper-V compute hosts with nova.conf [rdp] enabled, html5_proxy_base_url; Nova 29.0.0 (Caracal) and later have none',
+  },
+  // VMware vSphere only; remote-consoles accepts protocol mks from microversion 2.8, no server action has it.
+  mks: { protocol: 'mks', type: 'webmks', microversion: '2.8', shownAs: 'WebMKS', offered: 'WebMKS', setting: 'VMware compute hosts with nova.conf [mks] enabled, mksproxy_base_url' },
 };
 
 export interface ServerSummary {
@@ -83,6 +103,24 @@ export function consoleWebSocketUrl(consoleUrl: string, base?: string): URL {
   target.search = new URLSearchParams({ token }).toString();
   target.hash = '';
   return target;
+}
+
+/**
+ * The page Nova's URL names, as an absolute http(s) URL (a relative one is the compute
+ * endpoint's); its token, when it has one, goes to `remember` so that errors are scrubbed of it.
+ */
+export function consolePageUrl(consoleUrl: string, base: string | undefined, remember: (token: string) => void): string {
+  let url: URL;
+  try {
+    url = new URL(consoleUrl, base);
+  } catch {
+    throw new VconsoleError('Nova returned a console URL vconsole cannot parse');
+  }
+  const token = url.searchParams.get('token');
+  if (token) remember(token);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new VconsoleError(`Nova returned a console page URL with scheme ${url.protocol} (expected http or https)`);
+  // Nova's own text when it is whole: the browser gets exactly what Nova said.
+  return /^[a-z][a-z0-9+.-]*:/i.test(consoleUrl) ? consoleUrl : url.href;
 }
 
 export type Log = (level: LogLevel, message: string) => void;
@@ -180,21 +218,28 @@ export class ComputeClient {
   /**
    * A new console URL (its token serves connections until [consoleauth] token_ttl runs out) of the given kind for the server. Clouds older
    * than microversion 2.6 answer 404/405/406 to remote-consoles: the server action of that
-   * kind (os-getVNCConsole, os-getSerialConsole, os-getSPICEConsole), capped at 2.5, is asked
-   * instead, without a microversion.
+   * kind (os-getVNCConsole, os-getSerialConsole, os-getSPICEConsole, os-getRDPConsole), capped
+   * at 2.5, is asked instead, without a microversion. WebMKS has no such action: a cloud older
+   * than its microversion 2.8 has none.
    */
   async createConsole(serverId: string, shownAs: string, kind: NovaConsoleKind, signal: AbortSignal, log: Log): Promise<string> {
     const spec = NOVA_CONSOLES[kind];
     const path = `/servers/${encodeURIComponent(serverId)}`;
+    const microversion = spec.microversion ?? REMOTE_CONSOLES_MICROVERSION;
     let res = await this.call('POST', `${path}/remote-consoles`, signal, {
       body: { remote_console: { protocol: spec.protocol, type: spec.type } },
-      microversion: REMOTE_CONSOLES_MICROVERSION,
+      microversion,
     });
     let url = (res.body as { remote_console?: { url?: string } })?.remote_console?.url;
-    if (res.status === 404 || res.status === 405 || res.status === 406) {
+    const tooOld = res.status === 404 || res.status === 405 || res.status === 406;
+    if (tooOld && spec.action) {
       log('debug', `Nova has no remote-consoles API (HTTP ${res.status}); asking with ${spec.action}`);
       res = await this.call('POST', `${path}/action`, signal, { body: { [spec.action]: { type: spec.type } } });
       url = (res.body as { console?: { url?: string } })?.console?.url;
+    } else if (res.status === 405 || res.status === 406) {
+      throw new ConsoleTypeUnavailableError(`cannot get ${spec.article ?? 'a'} ${spec.shownAs} console for server "${shownAs}": ${this.said(res)}`, {
+        hint: `${spec.shownAs} consoles need compute API microversion ${microversion}, which this cloud does not serve`,
+      });
     }
     if (res.status === 404) throw notFound(shownAs);
     if (res.status !== 200) throw this.consoleFailure(res, shownAs, kind);
@@ -204,9 +249,10 @@ export class ComputeClient {
 
   private consoleFailure(res: OpenStackResponse, shownAs: string, kind: NovaConsoleKind): VconsoleError {
     const spec = NOVA_CONSOLES[kind];
-    const what = `cannot get a ${spec.shownAs} console for server "${shownAs}"`;
+    const what = `cannot get ${spec.article ?? 'a'} ${spec.shownAs} console for server "${shownAs}"`;
+    // 400: the type is off (`Unavailable console type ...`); 501: the hypervisor's driver has none.
     if (res.status === 400 || res.status === 501) {
-      return new ConsoleTypeUnavailableError(`${what}: ${this.said(res)}`, { hint: `this cloud offers no ${spec.offered} console (nova.conf ${spec.setting})` });
+      return new ConsoleTypeUnavailableError(`${what}: ${this.said(res)}`, { hint: `this cloud offers no ${spec.offered} console (${spec.setting})` });
     }
     if (res.status === 409) return this.failure(res, what, 'the server must be running: openstack server start …');
     return this.failure(res, what);

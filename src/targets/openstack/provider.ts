@@ -6,16 +6,20 @@ import type { DialContext } from '../../proxy/types.js';
 import type { CloudConfig, ConfigSources } from './config.js';
 import { scrubSecrets, type TlsSettings } from './http.js';
 import { KeystoneSessions, type KeystoneSession } from './keystone.js';
-import { ComputeClient, ConsoleTypeUnavailableError, ServerNotFoundError, checkConsoleState, consoleWebSocketUrl, type Log, type ServerFilters, type ServerSummary } from './nova.js';
+import { ComputeClient, ConsoleTypeUnavailableError, ServerNotFoundError, checkConsoleState, consolePageUrl, consoleWebSocketUrl, type Log, type ServerFilters, type ServerSummary } from './nova.js';
 import { DIAL_TIMEOUT_MS, LIST_TIMEOUT_MS, NOVA_CONSOLE_URL_SHARE_MS, NOVA_PROBED_URL_MAX_AGE_MS } from '../../limits.js';
 import { safeUrlText } from '../../text/url-text.js';
-import { autoOrder, kindOf } from '../../console-kinds/index.js';
+import { autoOrder, consoleKind, kindOf } from '../../console-kinds/index.js';
 import { fixedConsoleType } from '../console-type.js';
 import { SharedConsoleUrl } from './shared-console-url.js';
 import type { ConsoleProvider, ConsoleTarget, ConsoleType, TargetOptions, VmStateContext } from '../types.js';
 
-/** What Nova serves that vconsole opens, in the order the OpenStack dashboard tries them. */
-const OPENSTACK_CONSOLE_TYPES: readonly ConsoleType[] = ['vnc', 'spice', 'serial'];
+/**
+ * What Nova serves that vconsole opens: through a port in the order the OpenStack dashboard
+ * tries them, then the two only a browser shows (rdp-html5, webmks), which `auto` never picks.
+ */
+const OPENSTACK_CONSOLE_TYPES: readonly ConsoleType[] = ['vnc', 'spice', 'serial', 'rdp', 'mks'];
+/** What `auto` tries: the kinds it may pick (a browser-only console has no autoRank). */
 import { ConsoleTokenRejectedError, dialWebsockify, tlsFromOptions } from '../websocket/provider.js';
 import { CLOSED_AT_ONCE, FRESH_REFUSED_HINT, retryIfRefused, schemeHintFor, whileWanted, type ConsoleUrls } from './console-retry.js';
 
@@ -111,9 +115,10 @@ class OpenStackTarget implements ConsoleTarget {
   }
 
   /**
-   * `auto`: the first console type this cloud serves for the server, in `auto`'s order (VNC,
-   * then SPICE, then serial, as the OpenStack dashboard tries them). The console URL it gets is
-   * kept for the first client, so `auto` costs Nova no extra console.
+   * `auto`: the first console type this cloud serves for the server, in `auto`'s order
+   * (VNC, then SPICE, then serial, as the OpenStack dashboard tries them). The console URL it gets is
+   * kept for the first client, so `auto` costs Nova no extra console. A browser-only console
+   * (RDP, WebMKS) is never asked for: with none of the three, the error says how to open one.
    */
   private async firstOffered(compute: ComputeClient, id: string, signal: AbortSignal): Promise<ConsoleType> {
     const order = autoOrder(OPENSTACK_CONSOLE_TYPES);
@@ -122,10 +127,27 @@ class OpenStackTarget implements ConsoleTarget {
         this.probed = { url: await compute.createConsole(id, this.server, type, signal, () => undefined), at: Date.now() };
         return type;
       } catch (err) {
-        if (!(err instanceof ConsoleTypeUnavailableError) || type === order[order.length - 1]) throw err;
+        if (!(err instanceof ConsoleTypeUnavailableError)) throw err;
       }
     }
-    return order[0];
+    throw new ConsoleTypeUnavailableError(`Nova serves no VNC, SPICE or serial console for server "${this.server}"`, {
+      hint: `--type auto never opens a browser-only console: for Hyper-V's RDP or VMware's WebMKS name it, e.g. vconsole open ${this.input}#rdp (or #mks)`,
+    });
+  }
+
+  /**
+   * RDP (rdp-html5) and WebMKS: a new console from Nova, whose URL is the page the cloud's own
+   * proxy serves for it. It holds the console token: it leaves this target only as the result.
+   */
+  async browserUrl(signal: AbortSignal): Promise<string> {
+    return this.guard(async () => {
+      if (consoleKind(this.consoleType)?.carriage !== 'browser') throw new VconsoleError(`a ${this.consoleType} console has no page of its own: open it through a local port`);
+      const { compute } = await this.connect();
+      const server = await compute.findServer(this.server, signal);
+      checkConsoleState(server, this.server);
+      const url = await compute.createConsole(server.id, this.server, this.consoleType, signal, () => undefined);
+      return consolePageUrl(url, compute.endpoint, (token) => this.rememberConsoleToken(token));
+    });
   }
 
   /**
@@ -135,6 +157,10 @@ class OpenStackTarget implements ConsoleTarget {
    */
   dial({ signal, log }: DialContext): Promise<Duplex> {
     return this.guard(async () => {
+      // Nova serves RDP and WebMKS as web pages: there is no websocket of theirs to carry.
+      if (consoleKind(this.consoleType)?.carriage === 'browser') {
+        throw new UsageError(`its ${consoleKind(this.consoleType)?.label} console is a web page Nova serves, which no local port can carry`, `open it in the browser: vconsole open ${this.input}#${this.consoleType}`);
+      }
       const { compute, tls } = await this.connect();
       const id = await this.lookUp(compute, signal);
       const urls = kindOf(this.consoleType).manyConnections ? this.spiceUrls(compute, id, signal, log) : this.ownUrls(compute, id, signal, log);
