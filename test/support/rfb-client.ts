@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream';
 import { VconsoleError } from '../../src/errors.js';
-import type { Rect } from '../../src/rfb/demo/screen.js';
+import type { Rect } from '../../src/rfb/wire/geometry.js';
 import { NATIVE_FORMAT, encodePixelFormat } from '../../src/rfb/wire/rfb-wire.js';
 
 export interface RfbProbeResult {

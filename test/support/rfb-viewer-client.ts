@@ -1,7 +1,7 @@
 import type { Duplex } from 'node:stream';
 import { constants, createInflate } from 'node:zlib';
 import desJs from 'des.js';
-import type { Rect } from '../../src/rfb/demo/screen.js';
+import type { Rect } from '../../src/rfb/wire/geometry.js';
 import { NATIVE_FORMAT, encodePixelFormat, type PixelFormat } from '../../src/rfb/wire/rfb-wire.js';
 import { ByteReader } from './rfb-client.js';
 

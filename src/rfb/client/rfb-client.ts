@@ -8,7 +8,7 @@ import { hextileDecoder } from './decoders/hextile.js';
 import { tightDecoder } from './decoders/tight.js';
 import { zrleDecoder } from './decoders/zrle.js';
 import type { DecodeBudgetOptions } from './decode-budget.js';
-import type { Rect } from '../demo/screen.js';
+import type { Rect } from '../wire/geometry.js';
 import type { Framebuffer } from '../wire/framebuffer.js';
 import { ParseLoop } from './parse-loop.js';
 import { NATIVE_FORMAT, RfbProtocolError, encodePixelFormat } from '../wire/rfb-wire.js';

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
-import type { Rect } from '../demo/screen.js';
+import type { Rect } from '../wire/geometry.js';
 import { ZrleCompressor } from './encoders/zrle.js';
 import type { Framebuffer } from '../wire/framebuffer.js';
 import { PASSWORD_ANSWER_TIMEOUT_MS, PREAUTH_TIMEOUT_MS, VIEWER_STALL_TIMEOUT_MS } from '../../limits.js';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deflateParts, picture, serveHandshake, startScriptedServer, u32, update, type RfbPeer } from '../../../../test/support/fake-rfb-server.js';
 import type { DecodeBudgetOptions } from '../decode-budget.js';
-import type { Rect } from '../../demo/screen.js';
+import type { Rect } from '../../wire/geometry.js';
 import { Framebuffer } from '../../wire/framebuffer.js';
 import { RfbUpstream } from '../rfb-client.js';
 

@@ -1,6 +1,6 @@
 import { DECODE_COST_PER_TILE } from '../../../limits.js';
 import type { ByteQueue } from '../../wire/byte-queue.js';
-import type { Rect } from '../../demo/screen.js';
+import type { Rect } from '../../wire/geometry.js';
 import type { RectDecoder } from './raw.js';
 import type { Framebuffer } from '../../wire/framebuffer.js';
 import { HEXTILE_ANY_SUBRECTS, HEXTILE_BACKGROUND, HEXTILE_FOREGROUND, HEXTILE_RAW, HEXTILE_SUBRECTS_COLOURED } from '../../wire/rfb-wire.js';

@@ -1,6 +1,6 @@
 import type { ByteQueue } from '../../wire/byte-queue.js';
 import type { DecodeBudget } from '../decode-budget.js';
-import type { Rect } from '../../demo/screen.js';
+import type { Rect } from '../../wire/geometry.js';
 import type { Framebuffer } from '../../wire/framebuffer.js';
 import { RfbProtocolError } from '../../wire/rfb-wire.js';
 import { MAX_INFLATED_BYTES, type ZlibStream } from '../../wire/zlib-stream.js';

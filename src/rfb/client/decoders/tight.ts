@@ -1,5 +1,5 @@
 import type { ByteQueue } from '../../wire/byte-queue.js';
-import type { Rect } from '../../demo/screen.js';
+import type { Rect } from '../../wire/geometry.js';
 import { deflateBound, inflation, type RectDecoder } from './raw.js';
 import type { Framebuffer } from '../../wire/framebuffer.js';
 import { RfbProtocolError } from '../../wire/rfb-wire.js';

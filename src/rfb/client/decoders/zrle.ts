@@ -1,4 +1,4 @@
-import type { Rect } from '../../demo/screen.js';
+import type { Rect } from '../../wire/geometry.js';
 import { deflateBound, inflation, lengthPrefixed, type RectDecoder } from './raw.js';
 import type { Framebuffer } from '../../wire/framebuffer.js';
 import { RfbProtocolError } from '../../wire/rfb-wire.js';
