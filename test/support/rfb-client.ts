@@ -131,6 +131,8 @@ export class RfbClient {
     public height: number,
     readonly name: string,
     readonly format: PixelFormat,
+    /** The encodings asked for: a pixel rectangle in another is the server's mistake, refused. */
+    private readonly encodings: readonly number[],
   ) {
     this.values = new Uint32Array(width * height);
   }
@@ -191,7 +193,7 @@ export class RfbClient {
     setEncodings.writeUInt16BE(encodings.length, 2);
     encodings.forEach((e, i) => setEncodings.writeInt32BE(e, 4 + i * 4));
     stream.write(Buffer.concat([Buffer.from([0, 0, 0, 0]), encodePixelFormat(format), setEncodings]));
-    return new RfbClient(stream, reader, timeoutMs, `3.${minor}`, init.readUInt16BE(0), init.readUInt16BE(2), name, format);
+    return new RfbClient(stream, reader, timeoutMs, `3.${minor}`, init.readUInt16BE(0), init.readUInt16BE(2), name, format, encodings);
   }
 
   /** Raw bytes, for garbled-message tests. */
@@ -272,6 +274,7 @@ export class RfbClient {
         this.cursor = { ...r, pixels, mask };
         continue;
       }
+      if (!this.encodings.includes(r.encoding)) throw new VconsoleError(`RFB: unexpected encoding ${r.encoding} (asked for ${this.encodings.join(', ')})`);
       if (r.x + r.w > this.width || r.y + r.h > this.height) throw new Error(`rectangle ${JSON.stringify(r)} outside ${this.width}x${this.height}`);
       if (r.encoding === 0) await this.decodeRaw(r);
       else if (r.encoding === 5) await this.decodeHextile(r);
@@ -321,9 +324,13 @@ export class RfbClient {
       this.inflate.on('data', (chunk: Buffer) => this.inflated.push(chunk));
     }
     const inflate = this.inflate;
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
+      // Bad data fails the stream (and the update being read), never the test process.
+      const failed = (err: Error) => reject(new VconsoleError(`RFB: ZRLE data does not inflate: ${err.message}`));
+      inflate.once('error', failed);
       inflate.write(data);
       inflate.flush(constants.Z_SYNC_FLUSH, () => {
+        inflate.off('error', failed);
         const out = Buffer.concat(this.inflated);
         this.inflated = [];
         resolve(out);
