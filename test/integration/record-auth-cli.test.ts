@@ -8,7 +8,7 @@ import { encodeServerInit } from '../../src/rfb/wire/rfb-wire.js';
 import { startVconsole, type RunningVconsole } from '../support/cli.js';
 import { picture, startScriptedServer, u32, update, type RfbPeer } from '../support/fake-rfb-server.js';
 import { liveScreen, pixelAt } from '../support/live-screen.js';
-import { expectedVncResponse } from '../support/rfb-viewer-client.js';
+import { expectedVncResponse } from '../support/rfb-client.js';
 import { waitFor } from '../support/wait.js';
 
 // A recording must not hand out the console's password, and a replay on the network asks for one.

@@ -11,8 +11,7 @@ import { tightFillFlood } from '../support/hostile-rfb.js';
 import { discardingViewer, peakMemoryMiB } from '../support/hostile-peers.js';
 import { liveScreen, pixelAt } from '../support/live-screen.js';
 import { waitFor } from '../support/wait.js';
-import { ByteReader } from '../support/rfb-client.js';
-import { expectedVncResponse } from '../support/rfb-viewer-client.js';
+import { ByteReader, expectedVncResponse } from '../support/rfb-client.js';
 
 // `replay` trusts nothing in its file (the security audit's crafted recordings): a head that is
 // not an object, timestamps far ahead, a huge declared screen, floods of fills, and connections

@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
-import { BACKGROUND, DemoScreen, type Rect } from '../../src/rfb/demo/screen.js';
+import { BACKGROUND, DemoScreen } from '../../src/rfb/demo/screen.js';
+import type { Rect } from '../../src/rfb/wire/geometry.js';
 import { VCONSOLE_BIN, runVconsole } from '../support/cli.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'vconsole-shot-'));

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import zlib from 'node:zlib';
-import type { Rect } from '../../src/rfb/demo/screen.js';
+import type { Rect } from '../../src/rfb/wire/geometry.js';
 import { encodeServerInit } from '../../src/rfb/wire/rfb-wire.js';
 import { ByteReader } from './rfb-client.js';
 

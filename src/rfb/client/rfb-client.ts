@@ -3,45 +3,29 @@ import type { Duplex } from 'node:stream';
 import { ConsoleEndedError, VconsoleError, describeError } from '../../errors.js';
 import { DECODE_COST_PER_MESSAGE } from '../../limits.js';
 import { ByteQueue } from '../wire/byte-queue.js';
-import { cursorDecoder, copyRectDecoder, rawDecoder, zlibDecoder, type RectDecoder } from './decoders/raw.js';
-import { hextileDecoder } from './decoders/hextile.js';
-import { tightDecoder } from './decoders/tight.js';
-import { zrleDecoder } from './decoders/zrle.js';
+import type { Decoder, RectDecoder } from './decoders/decoder.js';
+import { DECODERS, type PixelEncodingName } from './decoders/index.js';
 import type { DecodeBudgetOptions } from './decode-budget.js';
-import type { Rect } from '../demo/screen.js';
+import type { Rect } from '../wire/geometry.js';
 import type { Framebuffer } from '../wire/framebuffer.js';
 import { ParseLoop } from './parse-loop.js';
 import { NATIVE_FORMAT, RfbProtocolError, encodePixelFormat } from '../wire/rfb-wire.js';
 import { MAX_SCREEN_SIDE, clientHandshake } from './handshake.js';
 import { clientCutText, keyEvent, pointerEvent, qemuKeyEvent, setEncodingsMessage, updateRequest } from './messages.js';
-import { ZlibStream } from '../wire/zlib-stream.js';
+import { PSEUDO_ENCODINGS, cursorDecoder, type PseudoEncodingName } from './pseudo-encodings.js';
 
-/** The encodings vconsole decodes, by the name `encodingsSeen` uses, with their RFB numbers. */
+export type EncodingName = PixelEncodingName | PseudoEncodingName;
+
+/** The encodings vconsole decodes, by the name `encodingsSeen` uses, with their RFB numbers: the decoders' and the pseudo-encodings. */
 export const ENCODINGS = {
-  raw: 0,
-  copyrect: 1,
-  hextile: 5,
-  zlib: 6,
-  tight: 7,
-  zrle: 16,
-  cursor: -239,
-  'desktop-size': -223,
-  'last-rect': -224,
-  'qemu-extended-key': -258,
-  'extended-desktop-size': -308,
-} as const;
-export type EncodingName = keyof typeof ENCODINGS;
+  ...(Object.fromEntries(DECODERS.map((kind) => [kind.name, kind.encoding])) as Record<PixelEncodingName, number>),
+  ...PSEUDO_ENCODINGS,
+} as const satisfies Record<EncodingName, number>;
 
-/**
- * The pixel encodings asked for unless told otherwise. Measured against QEMU 7.2: it uses the
- * first encoding of the list it knows (never CopyRect); a full 720x400 BIOS screen takes
- * 1.15 MB in Raw, 5.3 KB in Hextile, 3.2 KB in Zlib, 1.3 KB in ZRLE or Tight. ZRLE decodes in
- * one linear pass over one zlib stream, and for consoles reached through websockets and TLS
- * the bytes received cost more CPU than inflating them.
- */
-export const DEFAULT_ENCODINGS: readonly EncodingName[] = ['zrle', 'hextile', 'tight', 'zlib', 'copyrect', 'raw'];
-const PSEUDO_ENCODINGS: readonly EncodingName[] = ['cursor', 'desktop-size', 'extended-desktop-size', 'last-rect', 'qemu-extended-key'];
-const NAMES = new Map<number, EncodingName>(Object.entries(ENCODINGS).map(([name, number]) => [number, name as EncodingName]));
+/** The pixel encodings asked for unless told otherwise: every decoder, in the registry's order of preference. */
+export const DEFAULT_ENCODINGS: readonly EncodingName[] = DECODERS.map((kind) => kind.name);
+const PSEUDO_ENCODING_NAMES = Object.keys(PSEUDO_ENCODINGS) as PseudoEncodingName[];
+const PSEUDO_NAMES = new Map<number, PseudoEncodingName>(PSEUDO_ENCODING_NAMES.map((name) => [PSEUDO_ENCODINGS[name], name]));
 
 export interface RfbUpstreamOptions {
   password?: string;
@@ -74,9 +58,8 @@ interface RfbUpstreamEvents {
  */
 export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
   private readonly queue = new ByteQueue();
-  private readonly zlib = new ZlibStream();
-  private readonly zrle = new ZlibStream();
-  private readonly tight = [new ZlibStream(), new ZlibStream(), new ZlibStream(), new ZlibStream()];
+  /** This connection's decoder of each pixel encoding, by RFB number: each keeps its own state (zlib streams). */
+  private readonly decoders = new Map<number, { name: PixelEncodingName; decoder: Decoder }>(DECODERS.map((kind) => [kind.encoding, { name: kind.name, decoder: kind.create() }]));
   private readonly seen = new Set<string>();
   private handshaking = true;
   private wake: (() => void) | undefined;
@@ -126,7 +109,7 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
     }
     client.handshaking = false;
     const pixelEncodings = options.encodings ?? DEFAULT_ENCODINGS;
-    const encodings = [...pixelEncodings, ...PSEUDO_ENCODINGS.filter((name) => !pixelEncodings.includes(name))];
+    const encodings = [...pixelEncodings, ...PSEUDO_ENCODING_NAMES.filter((name) => !pixelEncodings.includes(name))];
     stream.write(Buffer.concat([Buffer.from([0, 0, 0, 0]), encodePixelFormat(NATIVE_FORMAT), setEncodingsMessage(encodings.map((name) => ENCODINGS[name]))]));
     client.requestUpdate(false);
     // Bytes that came with ServerInit are parsed once the caller holds the client.
@@ -271,18 +254,25 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
     this.loop.budget.spend(DECODE_COST_PER_MESSAGE);
     const rect: Rect = { x: header.readUInt16BE(0), y: header.readUInt16BE(2), w: header.readUInt16BE(4), h: header.readUInt16BE(6) };
     const encoding = header.readInt32BE(8);
-    const name = NAMES.get(encoding);
-    if (!name) throw new RfbProtocolError(`rectangle in encoding ${encoding}, which vconsole did not ask for`);
-    this.seen.add(name);
-    const decoder = this.decoderFor(name, rect);
+    const pseudo = PSEUDO_NAMES.get(encoding);
+    const pixels = this.decoders.get(encoding);
+    let decoder: RectDecoder | undefined;
+    if (pseudo) {
+      this.seen.add(pseudo);
+      decoder = this.pseudoDecoder(pseudo, rect);
+    } else if (pixels) {
+      this.seen.add(pixels.name);
+      decoder = this.pixelDecoder(pixels.decoder, rect);
+    } else {
+      throw new RfbProtocolError(`rectangle in encoding ${encoding}, which vconsole did not ask for`);
+    }
     if (decoder) this.decoder = decoder;
     else this.rectDone();
     return true;
   }
 
-  /** The decoder of a rectangle's body, or undefined when it has none (handled here). */
-  private decoderFor(name: EncodingName, rect: Rect): RectDecoder | undefined {
-    const fb = this.fb;
+  /** The decoder of a pseudo-encoding's body, or undefined when it has none (handled here). */
+  private pseudoDecoder(name: PseudoEncodingName, rect: Rect): RectDecoder | undefined {
     switch (name) {
       case 'desktop-size':
         this.resize(rect.w, rect.h);
@@ -303,22 +293,18 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
         this.qemuKeys = true;
         return undefined;
       case 'cursor':
-        return cursorDecoder(fb, rect);
-      default:
-        break;
+        return cursorDecoder(this.fb, rect);
     }
+  }
+
+  /** The reader of a rectangle of screen pixels, which must lie inside the screen. */
+  private pixelDecoder(decoder: Decoder, rect: Rect): RectDecoder {
+    const fb = this.fb;
     this.updateHadPixels = true;
     if (rect.x + rect.w > fb.width || rect.y + rect.h > fb.height) {
       throw new RfbProtocolError(`${rect.w}x${rect.h} rectangle at ${rect.x},${rect.y} lies outside the ${fb.width}x${fb.height} screen`);
     }
-    switch (name) {
-      case 'raw': return rawDecoder(fb, rect);
-      case 'copyrect': return copyRectDecoder(fb, rect);
-      case 'hextile': return hextileDecoder(fb, rect);
-      case 'zlib': return zlibDecoder(fb, rect, this.zlib);
-      case 'zrle': return zrleDecoder(fb, rect, this.zrle);
-      default: return tightDecoder(fb, rect, this.tight);
-    }
+    return decoder.rect(fb, rect);
   }
 
   private resize(width: number, height: number): void {
@@ -358,7 +344,7 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
     this.loop.stop();
     this.wake?.();
     this.stream.destroy();
-    for (const stream of [this.zlib, this.zrle, ...this.tight]) stream.close();
+    for (const { decoder } of this.decoders.values()) decoder.close();
     const waiters = this.updateWaiters.splice(0);
     for (const waiter of waiters) waiter.reject(error ?? new VconsoleError('RFB connection closed'));
     if (!this.handshaking) this.emit('close', error);

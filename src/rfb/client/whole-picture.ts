@@ -1,5 +1,5 @@
 import type { Framebuffer } from '../wire/framebuffer.js';
-import type { Rect } from '../demo/screen.js';
+import type { Rect } from '../wire/geometry.js';
 import type { RfbUpstream } from './rfb-client.js';
 
 /**

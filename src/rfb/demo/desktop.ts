@@ -1,4 +1,5 @@
-import { DemoScreen, type Rect } from './screen.js';
+import { DemoScreen } from './screen.js';
+import type { Rect } from '../wire/geometry.js';
 
 /** Told which rectangles of the screen were repainted. */
 export type ScreenListener = (changed: Rect[]) => void;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatClock } from '../../text/clock-text.js';
-import { BACKGROUND, DemoScreen, buttonNames, keysymName, type Rect } from './screen.js';
+import { BACKGROUND, DemoScreen, buttonNames, keysymName } from './screen.js';
+import type { Rect } from '../wire/geometry.js';
 
 const at = (h: number, m: number, s: number) => new Date(2024, 0, 1, h, m, s);
 

@@ -1,13 +1,6 @@
 import { formatClock } from '../../text/clock-text.js';
 import { CELL_WIDTH, GLYPH_HEIGHT, GLYPH_WIDTH, glyphRows, textWidth } from '../wire/font.js';
-
-/** A rectangle in framebuffer pixels. */
-export interface Rect {
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-}
+import { clip, union, type Rect } from '../wire/geometry.js';
 
 /** The lines the demo console draws, top to bottom. */
 export type ScreenLine = 'title' | 'subtitle' | 'clock' | 'key' | 'pointer' | 'hint';
@@ -188,29 +181,4 @@ function layoutLines(name: string, width: number, height: number): Record<Screen
   }
   lines.hint = { y: Math.max(0, height - (GLYPH_HEIGHT + 6) * scales.hint - 4 * unit), scale: scales.hint, text: '' };
   return lines;
-}
-
-/** `area` clipped to a width x height framebuffer (possibly empty). */
-export function clip(area: Rect, width: number, height: number): Rect {
-  const x = Math.max(0, Math.min(area.x, width));
-  const y = Math.max(0, Math.min(area.y, height));
-  const right = Math.max(x, Math.min(area.x + area.w, width));
-  const bottom = Math.max(y, Math.min(area.y + area.h, height));
-  return { x, y, w: right - x, h: bottom - y };
-}
-
-/** The smallest rectangle holding both. */
-export function union(a: Rect, b: Rect): Rect {
-  const x = Math.min(a.x, b.x);
-  const y = Math.min(a.y, b.y);
-  return { x, y, w: Math.max(a.x + a.w, b.x + b.w) - x, h: Math.max(a.y + a.h, b.y + b.h) - y };
-}
-
-/** The overlap of two rectangles, or undefined when they do not overlap. */
-export function intersect(a: Rect, b: Rect): Rect | undefined {
-  const x = Math.max(a.x, b.x);
-  const y = Math.max(a.y, b.y);
-  const w = Math.min(a.x + a.w, b.x + b.w) - x;
-  const h = Math.min(a.y + a.h, b.y + b.h) - y;
-  return w > 0 && h > 0 ? { x, y, w, h } : undefined;
 }

@@ -6,7 +6,8 @@ import { Duplex } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../test/support/wait.js';
 import { startDemoRfbServer, serveDemoRfb, type DemoRfbServer } from './server.js';
-import { BACKGROUND, DemoScreen, type Rect, type ScreenLine } from './screen.js';
+import { BACKGROUND, DemoScreen, type ScreenLine } from './screen.js';
+import type { Rect } from '../wire/geometry.js';
 import { ByteReader, RfbClient, probeRfb } from '../../../test/support/rfb-client.js';
 
 const servers: DemoRfbServer[] = [];

@@ -2,7 +2,7 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { VconsoleError, describeError } from '../../errors.js';
 import { DemoDesktop, type ScreenListener } from './desktop.js';
-import { clip, type Rect } from './screen.js';
+import { clip, type Rect } from '../wire/geometry.js';
 import { Framebuffer } from '../wire/framebuffer.js';
 import { serveViewer } from '../server/rfb-server.js';
 

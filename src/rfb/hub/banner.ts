@@ -1,6 +1,6 @@
 import { CELL_WIDTH, GLYPH_HEIGHT, GLYPH_WIDTH, glyphRows, textWidth } from '../wire/font.js';
 import type { Framebuffer } from '../wire/framebuffer.js';
-import type { Rect } from '../demo/screen.js';
+import type { Rect } from '../wire/geometry.js';
 
 export const BANNER_BACKGROUND = 0x8a1c1c;
 export const BANNER_TEXT = 0xffffff;

@@ -1,4 +1,4 @@
-import { clip, intersect, union, type Rect } from '../demo/screen.js';
+import { clip, intersect, union, type Rect } from '../wire/geometry.js';
 import type { Framebuffer } from '../wire/framebuffer.js';
 import type { UpdatePlan } from './update.js';
 import { VIEWER_UPDATE_MAX_PIXELS } from '../../limits.js';

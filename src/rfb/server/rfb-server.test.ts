@@ -1,8 +1,7 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ByteReader } from '../../../test/support/rfb-client.js';
 import { failure } from '../../../test/support/streams.js';
-import { ViewerClient, expectedVncResponse, type ViewerClientOptions } from '../../../test/support/rfb-viewer-client.js';
+import { ByteReader, RfbClient, expectedVncResponse, type RfbClientOptions } from '../../../test/support/rfb-client.js';
 import { waitFor } from '../../../test/support/wait.js';
 import { AuthBackoff } from './auth-backoff.js';
 import { VIEWER_UPDATE_MAX_PIXELS } from '../../limits.js';
@@ -93,13 +92,13 @@ async function connectViewer(options: ViewerServerOptions): Promise<Served & { c
   return { ...served, client };
 }
 
-async function viewer(options: ViewerServerOptions, clientOptions: ViewerClientOptions = {}) {
+async function viewer(options: ViewerServerOptions, clientOptions: RfbClientOptions = {}) {
   const served = await connectViewer(options);
-  const client = await ViewerClient.connect(served.client, clientOptions);
+  const client = await RfbClient.connect(served.client, clientOptions);
   return { ...served, viewer: client };
 }
 
-async function fullUpdate(client: ViewerClient) {
+async function fullUpdate(client: RfbClient) {
   client.requestUpdate(false);
   return client.readUpdate();
 }
@@ -125,7 +124,7 @@ describe('serveViewer handshake and security', () => {
   it('refuses a wrong VNC password with a reason at 3.8 and reports it', async () => {
     let failures = 0;
     const served = await connectViewer({ framebuffer: painted(), input: recorder(), password: 'sesame', onAuthFailure: () => (failures += 1) });
-    const err = await failure(ViewerClient.connect(served.client, { password: 'sesamE' }));
+    const err = await failure(RfbClient.connect(served.client, { password: 'sesamE' }));
     expect(err.message).toBe('security failed: authentication failed');
     expect(failures).toBe(1);
     expect((await served.closed)?.message).toMatch(/wrong VNC password/);
@@ -149,11 +148,11 @@ describe('serveViewer handshake and security', () => {
     const options = () => ({ framebuffer: painted(), input: recorder(), password: 'sesame', authGate: backoff.gate('10.0.0.9:1000') });
     const wrong = await connectViewer(options());
     const sentAt = Date.now();
-    const answered = failure(ViewerClient.connect(wrong.client, { password: 'sesamE' })).then((err) => ({ err, ms: Date.now() - sentAt }));
+    const answered = failure(RfbClient.connect(wrong.client, { password: 'sesamE' })).then((err) => ({ err, ms: Date.now() - sentAt }));
     await waitFor(() => backoff.gate('10.0.0.9:1').wait() > 0, 'the address held back');
     // Meanwhile the right password from the same address is refused fast, before any challenge.
     const held = await connectViewer(options());
-    const heldErr = await failure(ViewerClient.connect(held.client, { password: 'sesame' }));
+    const heldErr = await failure(RfbClient.connect(held.client, { password: 'sesame' }));
     expect(heldErr.message).toMatch(/too many wrong passwords from this address: try again in 1 s/);
     const { err, ms } = await answered;
     expect(err.message).toBe('security failed: authentication failed');
@@ -165,7 +164,7 @@ describe('serveViewer handshake and security', () => {
 
   it('refuses a wrong VNC password at 3.7 without a reason string', async () => {
     const served = await connectViewer({ framebuffer: painted(), input: recorder(), password: 'sesame' });
-    const err = await failure(ViewerClient.connect(served.client, { version: '3.7', password: 'other' }));
+    const err = await failure(RfbClient.connect(served.client, { version: '3.7', password: 'other' }));
     expect(err.message).toBe('security failed: no reason');
   });
 });

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
-import type { Rect } from '../demo/screen.js';
+import type { Rect } from '../wire/geometry.js';
 import { ZrleCompressor } from './encoders/zrle.js';
 import type { Framebuffer } from '../wire/framebuffer.js';
 import { PASSWORD_ANSWER_TIMEOUT_MS, PREAUTH_TIMEOUT_MS, VIEWER_STALL_TIMEOUT_MS } from '../../limits.js';
@@ -10,7 +10,7 @@ import {
   serverSideFormat, type ClientMessage,
 } from '../wire/rfb-wire.js';
 import type { AuthGate } from './auth-backoff.js';
-import { checkVncAuth, newChallenge } from './viewer-auth.js';
+import { checkVncAuth, newVncChallenge } from '../wire/vnc-auth.js';
 import { ViewerDamage } from './damage.js';
 import { ViewerOutput, durationText, type OutboxKind } from './output.js';
 import { ENCODING, PIXEL_ENCODINGS, encodeUpdate } from './update.js';
@@ -251,7 +251,7 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
         const challenge = this.challenge ?? Buffer.alloc(16);
         // An answer from a held-back address is not checked: a right guess must look like a wrong one.
         this.refuseWhileHeld('after');
-        if (!checkVncAuth(this.options.password ?? '', challenge, at.subarray(0, 16))) {
+        if (!checkVncAuth({ challenge, response: at.subarray(0, 16), password: this.options.password ?? '' })) {
           this.farewell = this.version === '3.8' ? Buffer.concat([u32(1), lengthPrefixed('authentication failed')]) : u32(1);
           this.options.onAuthFailure?.();
           const holdMs = this.options.authGate?.failed() ?? 0;
@@ -308,7 +308,7 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
 
   private afterSecurityType(): void {
     if (this.securityType === SECURITY_VNC_AUTH) {
-      this.challenge = newChallenge();
+      this.challenge = newVncChallenge();
       this.stream.write(this.challenge);
       this.phase = 'auth';
       // The viewer now asks its user for the password: a person's typing gets longer than a silent socket.

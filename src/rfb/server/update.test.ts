@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveHandshake, startScriptedServer, type RfbPeer } from '../../../test/support/fake-rfb-server.js';
-import type { Rect } from '../demo/screen.js';
+import type { Rect } from '../wire/geometry.js';
 import { ZrleCompressor } from './encoders/zrle.js';
 import { EncodeTurns } from './encoders/turns.js';
 import { Framebuffer } from '../wire/framebuffer.js';

@@ -1,4 +1,4 @@
-import type { Rect } from '../demo/screen.js';
+import type { Rect } from '../wire/geometry.js';
 import { encodeHextile } from './encoders/hextile.js';
 import { zrleTiles, type ZrleCompressor } from './encoders/zrle.js';
 import type { CursorShape, Framebuffer } from '../wire/framebuffer.js';

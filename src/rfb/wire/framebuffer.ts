@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { clip, type Rect } from '../demo/screen.js';
+import { clip, type Rect } from './geometry.js';
 
 /** The pointer shape an RFB server sent (Cursor pseudo-encoding), in the framebuffer's format. */
 export interface CursorShape {

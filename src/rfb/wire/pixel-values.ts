@@ -1,5 +1,5 @@
 import { endianness } from 'node:os';
-import { clip, type Rect } from '../demo/screen.js';
+import { clip, type Rect } from './geometry.js';
 import type { PixelFormat } from './rfb-wire.js';
 
 const BIG_ENDIAN_HOST = endianness() === 'BE';

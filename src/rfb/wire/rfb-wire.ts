@@ -1,4 +1,4 @@
-import type { Rect } from '../demo/screen.js';
+import type { Rect } from './geometry.js';
 
 /** A protocol violation by the peer; the session that sees one closes its stream. */
 export class RfbProtocolError extends Error {

@@ -1,3 +1,11 @@
+/**
+ * VNC Authentication (RFC 6143 7.2.2), the one implementation both sides use: the client
+ * answers a server's 16-byte challenge, the server checks a viewer's answer. The answer is the
+ * challenge DES-encrypted with the password as key (at most 8 bytes, zero-padded, each byte's
+ * bits reversed, as the original VNC did). des.js because Node's OpenSSL 3 keeps DES in its
+ * legacy provider only.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import des from 'des.js';
 
 /** Each byte of the password with its bits reversed: how VNC turns a password into a DES key. */
@@ -17,4 +25,15 @@ export function vncAuthKey(password: string): Buffer {
 export function vncAuthResponse(challenge: Buffer, password: string): Buffer {
   const cipher = des.DES.create({ type: 'encrypt', key: vncAuthKey(password), padding: false });
   return Buffer.from([...cipher.update(challenge), ...cipher.final()]);
+}
+
+/** A fresh challenge for a server to send. */
+export function newVncChallenge(): Buffer {
+  return randomBytes(16);
+}
+
+/** True when `response` is `password`'s answer to `challenge` (compared in constant time). */
+export function checkVncAuth(answer: { challenge: Buffer; response: Buffer; password: string }): boolean {
+  const expected = vncAuthResponse(answer.challenge, answer.password);
+  return answer.response.length === expected.length && timingSafeEqual(answer.response, expected);
 }

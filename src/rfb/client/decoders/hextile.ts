@@ -1,8 +1,9 @@
+/** Hextile (encoding 5): 16x16 tiles, each raw or a background with sub-rectangles. */
 import { DECODE_COST_PER_TILE } from '../../../limits.js';
 import type { ByteQueue } from '../../wire/byte-queue.js';
-import type { Rect } from '../../demo/screen.js';
-import type { RectDecoder } from './raw.js';
+import type { Rect } from '../../wire/geometry.js';
 import type { Framebuffer } from '../../wire/framebuffer.js';
+import { stateless, type DecoderKind, type RectDecoder } from './decoder.js';
 import { HEXTILE_ANY_SUBRECTS, HEXTILE_BACKGROUND, HEXTILE_FOREGROUND, HEXTILE_RAW, HEXTILE_SUBRECTS_COLOURED } from '../../wire/rfb-wire.js';
 
 const TILE = 16;
@@ -28,7 +29,7 @@ function tileSize(queue: ByteQueue, tilePixels: number): number | undefined {
  * is kept between calls, so a rectangle is drawn over as many calls as its bytes and the
  * budget take.
  */
-export function hextileDecoder(fb: Framebuffer, rect: Rect): RectDecoder {
+function hextileDecoder(fb: Framebuffer, rect: Rect): RectDecoder {
   const tile = Buffer.alloc(TILE * TILE * 4);
   const background = Buffer.alloc(4);
   const foreground = Buffer.alloc(4);
@@ -81,3 +82,5 @@ export function hextileDecoder(fb: Framebuffer, rect: Rect): RectDecoder {
     return true;
   };
 }
+
+export const hextile: DecoderKind<'hextile'> = { name: 'hextile', encoding: 5, create: stateless(hextileDecoder) };

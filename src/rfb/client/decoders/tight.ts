@@ -1,9 +1,11 @@
+/** Tight (encoding 7) without JPEG: fills and filtered pixels through four zlib streams of the connection. */
 import type { ByteQueue } from '../../wire/byte-queue.js';
-import type { Rect } from '../../demo/screen.js';
-import { deflateBound, inflation, type RectDecoder } from './raw.js';
+import type { Rect } from '../../wire/geometry.js';
 import type { Framebuffer } from '../../wire/framebuffer.js';
 import { RfbProtocolError } from '../../wire/rfb-wire.js';
-import type { ZlibStream } from '../../wire/zlib-stream.js';
+import { ZlibStream } from '../../wire/zlib-stream.js';
+import type { DecoderKind, RectDecoder } from './decoder.js';
+import { deflateBound, inflation } from './inflation.js';
 
 const FILL = 8;
 const JPEG = 9;
@@ -128,7 +130,7 @@ function resetStreams(control: number, streams: readonly ZlibStream[]): void {
  * through one of four zlib streams; short data comes uncompressed. Fills and pixels are drawn
  * a budget's worth of rows a call.
  */
-export function tightDecoder(fb: Framebuffer, rect: Rect, streams: readonly ZlibStream[]): RectDecoder {
+function tightDecoder(fb: Framebuffer, rect: Rect, streams: readonly ZlibStream[]): RectDecoder {
   let fillColour: number | undefined;
   let body: { header: TightHeader; data: Buffer; above?: Buffer } | undefined;
   let inflating: { header: TightHeader; data: () => Buffer | undefined } | undefined;
@@ -186,3 +188,17 @@ export function tightDecoder(fb: Framebuffer, rect: Rect, streams: readonly Zlib
     return true;
   };
 }
+
+export const tight: DecoderKind<'tight'> = {
+  name: 'tight',
+  encoding: 7,
+  create() {
+    const streams = [new ZlibStream(), new ZlibStream(), new ZlibStream(), new ZlibStream()];
+    return {
+      rect: (fb, rect) => tightDecoder(fb, rect, streams),
+      close: () => {
+        for (const stream of streams) stream.close();
+      },
+    };
+  },
+};

@@ -1,8 +1,10 @@
-import type { Rect } from '../../demo/screen.js';
-import { deflateBound, inflation, lengthPrefixed, type RectDecoder } from './raw.js';
+/** ZRLE (encoding 16): 64x64 tiles, raw, solid, palette or run-length, through one zlib stream of the connection. */
+import type { Rect } from '../../wire/geometry.js';
 import type { Framebuffer } from '../../wire/framebuffer.js';
 import { RfbProtocolError } from '../../wire/rfb-wire.js';
-import type { ZlibStream } from '../../wire/zlib-stream.js';
+import { ZlibStream } from '../../wire/zlib-stream.js';
+import type { DecoderKind, RectDecoder } from './decoder.js';
+import { deflateBound, inflation, lengthPrefixed } from './inflation.js';
 
 const TILE = 64;
 
@@ -101,7 +103,7 @@ function decodeTile(reader: ZrleReader, tile: Buffer, palette: Buffer, pixels: n
  * payload inflates to at most what the rectangle can need; its tiles are drawn a budget's worth
  * a call, the reader's place kept in between.
  */
-export function zrleDecoder(fb: Framebuffer, rect: Rect, stream: ZlibStream): RectDecoder {
+function zrleDecoder(fb: Framebuffer, rect: Rect, stream: ZlibStream): RectDecoder {
   const tiles = Math.ceil(rect.w / TILE) * Math.ceil(rect.h / TILE);
   // Plain RLE of runs of one pixel is the largest form: 4 bytes a pixel, plus a byte a tile.
   const inflated = rect.w * rect.h * 4 + tiles * (1 + 127 * 3);
@@ -138,3 +140,12 @@ export function zrleDecoder(fb: Framebuffer, rect: Rect, stream: ZlibStream): Re
     return true;
   };
 }
+
+export const zrle: DecoderKind<'zrle'> = {
+  name: 'zrle',
+  encoding: 16,
+  create() {
+    const stream = new ZlibStream();
+    return { rect: (fb, rect) => zrleDecoder(fb, rect, stream), close: () => stream.close() };
+  },
+};

@@ -3,19 +3,19 @@
 // delay for all, timers of equal delay fire in order). It behaves as a path, not as a peer: a
 // side's FIN reaches the other side after the bytes before it and the other side may still
 // answer (half-close), and only a reset is passed on as a reset.
-import net from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { once } from 'node:events';
 
 /** Listens on 127.0.0.1; resolves with its port and close(). */
-export async function startDelayedTcp(targetPort, oneWayMs) {
-  const sockets = new Set();
-  const track = (socket) => {
+export async function startDelayedTcp(targetPort: number, oneWayMs: number): Promise<{ port: number; close(): void }> {
+  const sockets = new Set<net.Socket>();
+  const track = (socket: net.Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   };
-  const later = (fn) => setTimeout(fn, oneWayMs);
-  const forward = (from, to) => {
-    from.on('data', (chunk) => later(() => to.destroyed || to.write(chunk)));
+  const later = (fn: () => unknown) => setTimeout(fn, oneWayMs);
+  const forward = (from: net.Socket, to: net.Socket) => {
+    from.on('data', (chunk: Buffer) => later(() => to.destroyed || to.write(chunk)));
     from.on('end', () => later(() => to.destroyed || to.end()));
     from.on('error', () => later(() => to.destroyed || to.resetAndDestroy()));
   };
@@ -29,7 +29,7 @@ export async function startDelayedTcp(targetPort, oneWayMs) {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return {
-    port: server.address().port,
+    port: (server.address() as AddressInfo).port,
     close() {
       for (const socket of sockets) socket.destroy();
       server.close();

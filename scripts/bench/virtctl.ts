@@ -1,21 +1,24 @@
 // vconsole against virtctl (KubeVirt's own CLI, `virtctl vnc`), when one is on PATH or VIRTCTL
 // names it. Both reach the same consoles through a kubeconfig: the data path through the bench
-// upstream (upstream.mjs, which answers as KubeVirt VMIs `bulk` and `echo`), time to first
-// pixel through the KubeVirt fixture API server (kubevirt-api.mjs) under Xvfb. Systems
+// upstream (upstream.ts, which answers as KubeVirt VMIs `bulk` and `echo`), time to first
+// pixel through the KubeVirt fixture API server (kubevirt-api.ts) under Xvfb. Systems
 // alternate round by round; every figure is a median over rounds.
 import { accessSync, constants, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { delimiter, join } from 'node:path';
-import { connectTcp, measureRoundTrips, measureThroughput } from './clients.mjs';
-import { cpuSeconds, startProcess, stop } from './processes.mjs';
-import { MiB, median, quantile, result } from './report.mjs';
-import { startKubevirtApi } from './kubevirt-fixture.mjs';
-import { startXvfb, timeToFirstPixel } from './first-pixel.mjs';
-import { startDelayedTcp } from './delayed-tcp.mjs';
+import { connectTcp, measureRoundTrips, measureThroughput, type Connect } from './clients.js';
+import { cpuSeconds, startProcess, stop } from './processes.js';
+import { MiB, median, quantile, result, type BenchResult } from './report.js';
+import { startKubevirtApi, type KubevirtApi } from './kubevirt-fixture.js';
+import { startXvfb, timeToFirstPixel, type XScreen } from './first-pixel.js';
+import { startDelayedTcp } from './delayed-tcp.js';
 
 const GiB = 1024 * MiB;
 
-function executable(file) {
+type System = 'vconsole' | 'virtctl';
+const BOTH: System[] = ['virtctl', 'vconsole'];
+
+function executable(file: string): boolean {
   try {
     accessSync(file, constants.X_OK);
     return true;
@@ -25,7 +28,7 @@ function executable(file) {
 }
 
 /** VIRTCTL, else the first `virtctl` on PATH; undefined when there is none. */
-export function findVirtctl(env = process.env) {
+export function findVirtctl(env = process.env): string | undefined {
   if (env.VIRTCTL) return executable(env.VIRTCTL) ? env.VIRTCTL : undefined;
   for (const dir of (env.PATH ?? '').split(delimiter)) {
     if (dir && executable(join(dir, 'virtctl'))) return join(dir, 'virtctl');
@@ -34,7 +37,7 @@ export function findVirtctl(env = process.env) {
 }
 
 /** The single executable when `npm run package` made one, else the npm CLI under node. */
-export function vconsoleCommand(root, cli) {
+export function vconsoleCommand(root: string, cli: string): { command: string; args: string[]; label: string } {
   const bin = join(root, 'dist', 'bin');
   // This machine's own: package.mjs names them by platform (macos, win) and architecture.
   const platform = process.platform === 'darwin' ? 'macos' : process.platform === 'win32' ? 'win' : process.platform;
@@ -44,7 +47,7 @@ export function vconsoleCommand(root, cli) {
 }
 
 /** A kubeconfig for the bench upstream: its certificate is self-signed, so both tools skip verifying it. */
-function upstreamKubeconfig(dir, upstreamPort) {
+function upstreamKubeconfig(dir: string, upstreamPort: number): string {
   const file = join(dir, 'bench-upstream-kubeconfig.yaml');
   writeFileSync(file, [
     'apiVersion: v1', 'kind: Config', 'current-context: bench',
@@ -56,10 +59,10 @@ function upstreamKubeconfig(dir, upstreamPort) {
 }
 
 /**
- * A connect function for clients.mjs that also tells the CPU time `pid` spent between the
+ * A connect function for clients.ts that also tells the CPU time `pid` spent between the
  * connection and its close (the dial and the process's start-up are not counted).
  */
-function withCpu(connect, pid, spent) {
+function withCpu(connect: Connect, pid: number, spent: number[]): Connect {
   return async () => {
     const conn = await connect();
     const before = cpuSeconds(pid);
@@ -68,19 +71,19 @@ function withCpu(connect, pid, spent) {
 }
 
 /** `virtctl vnc VMI --proxy-only`: serves one client, then exits. */
-async function virtctlProxy(virtctl, kubeconfig, vmi) {
-  const proxy = await startProcess(virtctl, ['vnc', vmi, '--proxy-only', '--kubeconfig', kubeconfig], { parse: JSON.parse, timeoutMs: 30_000 });
+async function virtctlProxy(virtctl: string, kubeconfig: string, vmi: string) {
+  const proxy = await startProcess<{ port: number }>(virtctl, ['vnc', vmi, '--proxy-only', '--kubeconfig', kubeconfig], { parse: JSON.parse, timeoutMs: 30_000 });
   return { ...proxy, port: proxy.lines[0].port };
 }
 
-async function measureDataPathAgainstVirtctl({ cli, virtctl, kubeconfig, rounds, bulkBytes, roundTrips }) {
-  const proxy = await startProcess(process.execPath, [cli, 'proxy', 'bench/bulk', 'bench/echo', '--kubeconfig', kubeconfig], { lines: 2, parse: JSON.parse, timeoutMs: 60_000 });
+async function measureDataPathAgainstVirtctl({ cli, virtctl, kubeconfig, rounds, bulkBytes, roundTrips }: { cli: string; virtctl: string; kubeconfig: string; rounds: number; bulkBytes: number; roundTrips: number }): Promise<BenchResult[]> {
+  const proxy = await startProcess<{ port: number }>(process.execPath, [cli, 'proxy', 'bench/bulk', 'bench/echo', '--kubeconfig', kubeconfig], { lines: 2, parse: JSON.parse, timeoutMs: 60_000 });
   const [bulkPort, echoPort] = proxy.lines.map((l) => l.port);
-  const rates = { vconsole: [], virtctl: [] };
-  const cpu = { vconsole: [], virtctl: [] };
-  const p50 = { vconsole: [], virtctl: [] };
-  const p99 = { vconsole: [], virtctl: [] };
-  const once = async (name, mode, run) => {
+  const rates: Record<System, number[]> = { vconsole: [], virtctl: [] };
+  const cpu: Record<System, number[]> = { vconsole: [], virtctl: [] };
+  const p50: Record<System, number[]> = { vconsole: [], virtctl: [] };
+  const p99: Record<System, number[]> = { vconsole: [], virtctl: [] };
+  const once = async <T>(name: System, mode: 'bulk' | 'echo', run: (pid: number, connect: Connect) => Promise<T>): Promise<T> => {
     if (name === 'vconsole') return run(proxy.pid, () => connectTcp(mode === 'bulk' ? bulkPort : echoPort));
     const one = await virtctlProxy(virtctl, kubeconfig, mode);
     try {
@@ -94,10 +97,10 @@ async function measureDataPathAgainstVirtctl({ cli, virtctl, kubeconfig, rounds,
     await once('vconsole', 'bulk', (pid, connect) => measureThroughput(connect, 16 * MiB));
     await once('virtctl', 'bulk', (pid, connect) => measureThroughput(connect, 16 * MiB));
     for (let round = 0; round < rounds; round++) {
-      for (const name of ['virtctl', 'vconsole']) {
+      for (const name of BOTH) {
         rates[name].push(await once(name, 'bulk', (pid, connect) => measureThroughput(withCpu(connect, pid, cpu[name]), bulkBytes)));
       }
-      for (const name of ['virtctl', 'vconsole']) {
+      for (const name of BOTH) {
         const times = await once(name, 'echo', (pid, connect) => measureRoundTrips(connect, roundTrips));
         p50[name].push(quantile(times, 0.5));
         p99[name].push(quantile(times, 0.99));
@@ -106,8 +109,8 @@ async function measureDataPathAgainstVirtctl({ cli, virtctl, kubeconfig, rounds,
   } finally {
     await stop(proxy.child);
   }
-  const perGiB = (name) => median(cpu[name]) / (bulkBytes / GiB);
-  const vs = (name, table, digits, unit, scale = 1, better = 'lower') => {
+  const perGiB = (name: System) => median(cpu[name]) / (bulkBytes / GiB);
+  const vs = (name: string, table: Record<System, number[]>, digits: number, unit: string, scale = 1, better: 'lower' | 'higher' = 'lower') => {
     const v = median(table.vconsole) * scale;
     const k = median(table.virtctl) * scale;
     return result({
@@ -129,11 +132,11 @@ async function measureDataPathAgainstVirtctl({ cli, virtctl, kubeconfig, rounds,
 }
 
 /** Wall time of `runs` runs of each command, alternating, and the median peak RSS (GNU time). */
-function measureStartupAgainstVirtctl({ root, cli, virtctl, runs }) {
+function measureStartupAgainstVirtctl({ root, cli, virtctl, runs }: { root: string; cli: string; virtctl: string; runs: number }): BenchResult[] {
   const mine = vconsoleCommand(root, cli);
-  const commands = { vconsole: [mine.command, [...mine.args, '--version']], virtctl: [virtctl, ['version', '--client']] };
-  const wall = { vconsole: [], virtctl: [] };
-  const rss = { vconsole: [], virtctl: [] };
+  const commands: Record<System, [string, string[]]> = { vconsole: [mine.command, [...mine.args, '--version']], virtctl: [virtctl, ['version', '--client']] };
+  const wall: Record<System, number[]> = { vconsole: [], virtctl: [] };
+  const rss: Record<System, number[]> = { vconsole: [], virtctl: [] };
   const hasTime = existsSync('/usr/bin/time');
   // A file written moments ago (npm run package) maps with more resident pages than the same file
   // read back from disk (docs/SINGLE-EXECUTABLE.md): both binaries are measured as read from
@@ -142,11 +145,11 @@ function measureStartupAgainstVirtctl({ root, cli, virtctl, runs }) {
   spawnSync('sync', [], { stdio: 'ignore' });
   for (const command of [mine.command, virtctl]) spawnSync('dd', [`if=${command}`, 'iflag=nocache', 'count=0', 'status=none'], { stdio: 'ignore' });
   for (let i = 0; i < runs + 2; i++) {
-    for (const [name, [command, args]] of Object.entries(commands)) {
+    for (const [name, [command, args]] of Object.entries(commands) as Array<[System, [string, string[]]]>) {
       const start = performance.now();
       const run = spawnSync(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
       const ms = performance.now() - start;
-      if (run.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${run.stderr}`);
+      if (run.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${run.stderr.toString()}`);
       if (i >= 2) wall[name].push(ms); // two unmeasured runs each: the page cache
       if (hasTime && i >= 2 && i < 7) {
         const timed = spawnSync('/usr/bin/time', ['-f', '%M', command, ...args], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
@@ -178,10 +181,10 @@ const REMOTE_API_RTT_MS = 50;
  * `vconsole open VM --viewer remote-viewer` (its TUI runs as a user sees it) against `virtctl vnc
  * VM` (which launches remote-viewer, first on PATH), each in a terminal (through `script`), from
  * running the command to the console's picture on the X screen: once with the API server on
- * loopback, once with it REMOTE_API_RTT_MS away (delayed-tcp.mjs in front of it), as a user's
+ * loopback, once with it REMOTE_API_RTT_MS away (delayed-tcp.ts in front of it), as a user's
  * cluster is.
  */
-async function measureFirstPixelAgainstVirtctl({ root, cli, virtctl, dir, rounds }) {
+async function measureFirstPixelAgainstVirtctl({ root, cli, virtctl, dir, rounds }: { root: string; cli: string; virtctl: string; dir: string; rounds: number }): Promise<BenchResult[]> {
   const missing = ['Xvfb', 'remote-viewer', 'script'].filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0);
   if (missing.length) {
     process.stderr.write(`bench: time to first pixel skipped: ${missing.join(', ')} not found\n`);
@@ -196,7 +199,7 @@ async function measureFirstPixelAgainstVirtctl({ root, cli, virtctl, dir, rounds
   const x = await startXvfb(dir);
   try {
     const mine = vconsoleCommand(root, cli);
-    const rows = [];
+    const rows: BenchResult[] = [];
     for (const [kubeconfig, where] of [
       [api.kubeconfig, ''],
       [remoteKubeconfig, `, API server ${REMOTE_API_RTT_MS} ms away`],
@@ -223,13 +226,19 @@ async function measureFirstPixelAgainstVirtctl({ root, cli, virtctl, dir, rounds
  * Both run in a pseudo-terminal of 120x40, as typed into a terminal (vconsole's TUI needs one);
  * what the terminal showed goes to `transcript` (the last run's), for a run that fails.
  */
-function inTerminal(argv, transcript) {
-  const quote = (s) => `'${s.replace(/'/g, "'\\''")}'`;
+interface TerminalRun {
+  command: string;
+  args: string[];
+  transcript: string;
+}
+
+function inTerminal(argv: string[], transcript: string): TerminalRun {
+  const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
   return { command: 'script', args: ['-qfec', `stty cols 120 rows 40; exec ${argv.map(quote).join(' ')}`, transcript], transcript };
 }
 
 /** The last 400 characters a run's terminal showed, its escape sequences taken out. */
-function terminalTail(transcript) {
+function terminalTail(transcript: string): string {
   if (!existsSync(transcript)) return '(nothing)';
   const text = readFileSync(transcript, 'utf8').replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[()][A-Z0-9]/g, '');
   return JSON.stringify(text.replace(/\s+/g, ' ').trim().slice(-400));
@@ -240,23 +249,24 @@ function terminalTail(transcript) {
  * shows no picture is counted and said (with what its terminal showed last), not timed; the
  * rounds go on.
  */
-async function firstPixelRounds({ x, api, rounds, systems }) {
+async function firstPixelRounds({ x, api, rounds, systems }: { x: XScreen; api: KubevirtApi; rounds: number; systems: Record<System, TerminalRun> }) {
   const need = (api.width * api.height) / 2;
-  const times = { virtctl: [], vconsole: [] };
-  const failed = { virtctl: 0, vconsole: 0 };
-  const run = async (name, system) => {
+  const times: Record<System, number[]> = { virtctl: [], vconsole: [] };
+  const failed: Record<System, number> = { virtctl: 0, vconsole: 0 };
+  const run = async (name: System, system: TerminalRun) => {
     try {
       return await timeToFirstPixel({ x, ...system, colour: api.colour, need });
     } catch (err) {
       failed[name] += 1;
-      process.stderr.write(`bench: time to first pixel, ${name}: ${err.message.split('\n')[0]}; its terminal ended with: ${terminalTail(system.transcript)}\n`);
+      process.stderr.write(`bench: time to first pixel, ${name}: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}; its terminal ended with: ${terminalTail(system.transcript)}\n`);
       return undefined;
     }
   };
-  for (const [name, system] of Object.entries(systems)) await run(name, system);
+  const entries = Object.entries(systems) as Array<[System, TerminalRun]>;
+  for (const [name, system] of entries) await run(name, system);
   failed.virtctl = failed.vconsole = 0;
   for (let round = 0; round < rounds; round++) {
-    for (const [name, system] of Object.entries(systems)) {
+    for (const [name, system] of entries) {
       const ms = await run(name, system);
       if (ms !== undefined) times[name].push(ms);
     }
@@ -266,7 +276,15 @@ async function firstPixelRounds({ x, api, rounds, systems }) {
 }
 
 /** Every virtctl row, or none (with a note) when there is no virtctl. */
-export async function measureVirtctl({ root, cli, upstreamPort, dir, settings }) {
+export interface VirtctlSettings {
+  virtctlStartupRuns: number;
+  virtctlRounds: number;
+  virtctlBulkBytes: number;
+  roundTrips: number;
+  pixelRounds: number;
+}
+
+export async function measureVirtctl({ root, cli, upstreamPort, dir, settings }: { root: string; cli: string; upstreamPort: number; dir: string; settings: VirtctlSettings }): Promise<BenchResult[]> {
   const virtctl = findVirtctl();
   if (!virtctl) {
     const why = process.env.VIRTCTL ? `VIRTCTL=${process.env.VIRTCTL} is not an executable file` : 'no virtctl on PATH (VIRTCTL=/path/to/virtctl names one)';

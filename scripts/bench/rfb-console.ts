@@ -2,7 +2,7 @@
 // a 1920x1080 screen, in its own process. It sends ZRLE to a client that lists ZRLE before Raw
 // (as vconsole's hub does, and as QEMU answers it), else Raw. Its ZRLE tiles are raw tiles in
 // stored (uncompressed) deflate blocks: a valid zlib stream that costs this process nothing.
-// `node rfb-console.mjs busy|quiet [raw]` prints {"port":N} once it listens; `raw`: Raw only,
+// `node --import tsx rfb-console.ts busy|quiet [raw]` prints {"port":N} once it listens; `raw`: Raw only,
 // whatever the client lists (a whole screen then arrives as one Raw rectangle, in TCP-sized parts).
 //
 //   busy   the whole screen changes between any two update requests: every request is answered
@@ -13,7 +13,7 @@
 //
 // Every connection gets the same picture, whatever pixel format it asks for (the benchmark
 // viewers and vconsole's hub both ask for this server's own format).
-import net from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 
 const WIDTH = 1920;
 const HEIGHT = 1080;
@@ -34,7 +34,7 @@ function serverInit() {
   return out;
 }
 
-function updateHeader(rects) {
+function updateHeader(rects: number): Buffer {
   const out = Buffer.alloc(4);
   out.writeUInt16BE(rects, 2);
   return out;
@@ -44,7 +44,7 @@ const ZRLE = 16;
 const TILE = 64;
 const STORED_BLOCK = 65535;
 
-function rectHeader(x, y, w, h, encoding = 0) {
+function rectHeader(x: number, y: number, w: number, h: number, encoding = 0): Buffer {
   const out = Buffer.alloc(12);
   out.writeUInt16BE(x, 0);
   out.writeUInt16BE(y, 2);
@@ -58,7 +58,13 @@ function rectHeader(x, y, w, h, encoding = 0) {
  * A picture in both encodings: `raw` is a whole Raw update, `stored` the ZRLE tile data in
  * stored deflate blocks (the length and zlib header are added per connection).
  */
-function picture(pixels, x, y, w, h) {
+interface Picture {
+  raw: Buffer;
+  stored: Buffer;
+  rect: [number, number, number, number];
+}
+
+function picture(pixels: Buffer, x: number, y: number, w: number, h: number): Picture {
   return { raw: Buffer.concat([updateHeader(1), rectHeader(x, y, w, h), pixels]), stored: storedBlocks(zrleTiles(pixels, w, h)), rect: [x, y, w, h] };
 }
 
@@ -76,8 +82,8 @@ const frames = Array.from({ length: FRAMES }, (_, f) => {
   return picture(pixels, 0, 0, WIDTH, HEIGHT);
 });
 /** Full-screen Raw pixels (B G R X) as ZRLE tile data: raw tiles of 3-byte CPIXELs. */
-function zrleTiles(raw, width, height) {
-  const parts = [];
+function zrleTiles(raw: Buffer, width: number, height: number): Buffer {
+  const parts: Buffer[] = [];
   for (let ty = 0; ty < height; ty += TILE) {
     for (let tx = 0; tx < width; tx += TILE) {
       const w = Math.min(TILE, width - tx);
@@ -97,8 +103,8 @@ function zrleTiles(raw, width, height) {
 }
 
 /** `data` as non-final stored deflate blocks (each byte-aligned: no flush needed between updates). */
-function storedBlocks(data) {
-  const parts = [];
+function storedBlocks(data: Buffer): Buffer {
+  const parts: Buffer[] = [];
   for (let at = 0; at < data.length; at += STORED_BLOCK) {
     const chunk = data.subarray(at, at + STORED_BLOCK);
     const head = Buffer.alloc(5);
@@ -110,16 +116,16 @@ function storedBlocks(data) {
 }
 
 /** The quiet screen: mid grey (built on first use). */
-let still;
+let still: Picture | undefined;
 
-function square(keysym) {
+function square(keysym: number): Picture {
   const pixels = Buffer.alloc(SQUARE * SQUARE * 4);
   for (let i = 0; i < SQUARE * SQUARE; i++) pixels.writeUInt32LE((keysym * 2654435761) & 0xffffff, i * 4);
   return picture(pixels, (keysym * SQUARE) % (WIDTH - SQUARE), 100, SQUARE, SQUARE);
 }
 
 /** Client message sizes by type (ClientCutText and SetEncodings add their payload). */
-function messageSize(buf) {
+function messageSize(buf: Buffer): number {
   switch (buf[0]) {
     case 0: return 20;
     case 2: return buf.length < 4 ? Infinity : 4 + buf.readUInt16BE(2) * 4;
@@ -132,18 +138,18 @@ function messageSize(buf) {
   }
 }
 
-function serve(socket) {
+function serve(socket: net.Socket): void {
   socket.setNoDelay(true);
   socket.on('error', () => undefined);
-  let buffer = Buffer.alloc(0);
+  let buffer: Buffer = Buffer.alloc(0);
   let phase = 'version';
   let frame = 0;
   /** An incremental request the quiet screen has not answered yet. */
   let waiting = false;
-  let pendingSquare;
+  let pendingSquare: Picture | undefined;
   let zrle = false;
   let zlibStarted = false;
-  const send = (pic) => {
+  const send = (pic: Picture) => {
     waiting = false;
     if (!zrle) {
       socket.write(pic.raw);
@@ -158,7 +164,7 @@ function serve(socket) {
     socket.write(pic.stored);
   };
   socket.write('RFB 003.008\n');
-  socket.on('data', (chunk) => {
+  socket.on('data', (chunk: Buffer) => {
     buffer = buffer.length ? Buffer.concat([buffer, chunk]) : chunk;
     for (;;) {
       if (phase === 'version') {
@@ -201,6 +207,6 @@ function serve(socket) {
 
 const server = net.createServer(serve);
 server.listen(0, '127.0.0.1', () => {
-  process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`);
+  process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
 });
 process.on('SIGTERM', () => process.exit(0));

@@ -1,24 +1,32 @@
 // Time to first pixel: from running the command to the VM's screen in the viewer's window.
 // Under Xvfb started with -fbdir, whose screen is a memory-mapped XWD file the bench reads
-// directly (no screenshot process per poll). The console (solid-console.mjs) is one colour,
+// directly (no screenshot process per poll). The console (solid-console.ts) is one colour,
 // so "the window shows the console's picture" is: at least half of the console's pixels are
 // on the X screen in that colour. Systems alternate round by round; a round ends with the
 // command, its viewer and everything they started stopped by pid, and the screen clear again.
 import { openSync, readSync, closeSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sleep, spawnTracked } from './processes.mjs';
+import type { ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { sleep, spawnTracked } from './processes.js';
 
 const SCREEN = { width: 1024, height: 768 };
 /** Every STEP-th pixel of every STEP-th row is looked at: a 640x480 picture is ~19 000 samples. */
 const STEP = 4;
 
 /** Xvfb on a display it picks (-displayfd), its screen in `dir`/Xvfb_screen0. */
-export async function startXvfb(dir) {
+export interface XScreen {
+  child: ChildProcess;
+  display: string;
+  screen: { count(colour: readonly number[]): number; close(): void };
+}
+
+export async function startXvfb(dir: string): Promise<XScreen> {
   const child = spawnTracked('Xvfb', ['-displayfd', '3', '-fbdir', dir, '-screen', '0', `${SCREEN.width}x${SCREEN.height}x24`, '-nolisten', 'tcp', '-noreset'], {
     stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
   });
   let announced = '';
-  child.stdio[3].on('data', (d) => (announced += d));
+  (child.stdio[3] as Readable).on('data', (d: Buffer) => (announced += d.toString()));
   const deadline = performance.now() + 30_000;
   while (!/^\d+\n/.test(announced)) {
     if (child.exitCode !== null || performance.now() > deadline) throw new Error('Xvfb did not start');
@@ -28,7 +36,7 @@ export async function startXvfb(dir) {
 }
 
 /** Counts the pixels of `colour` on the X screen (sampled), reading the XWD file in place. */
-function openScreen(file) {
+function openScreen(file: string): XScreen['screen'] {
   const fd = openSync(file, 'r');
   const header = Buffer.alloc(100);
   readSync(fd, header, 0, 100, 0);
@@ -58,8 +66,8 @@ function openScreen(file) {
 }
 
 /** Pids of every process below `pid` now (from /proc), deepest last. */
-export function descendants(pid) {
-  const parents = new Map();
+export function descendants(pid: number): number[] {
+  const parents = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
@@ -69,8 +77,8 @@ export function descendants(pid) {
       // gone meanwhile
     }
   }
-  const found = [];
-  const walk = (p) => {
+  const found: number[] = [];
+  const walk = (p: number) => {
     for (const [child, parent] of parents) {
       if (parent === p) {
         found.push(child);
@@ -82,7 +90,7 @@ export function descendants(pid) {
   return found;
 }
 
-function alive(pid) {
+function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -92,8 +100,8 @@ function alive(pid) {
 }
 
 /** SIGTERM to the command and everything below it, SIGKILL to what is left after 3 s. */
-async function stopTree(child) {
-  const pids = [child.pid, ...descendants(child.pid)];
+async function stopTree(child: ChildProcess): Promise<void> {
+  const pids = [child.pid ?? 0, ...descendants(child.pid ?? 0)];
   for (const pid of pids) {
     try {
       process.kill(pid, 'SIGTERM');
@@ -116,12 +124,12 @@ async function stopTree(child) {
  * One run: spawns `command args` with DISPLAY set, polls the screen every 5 ms until `need`
  * pixels of `colour` show. Resolves with the milliseconds it took; stops the command after.
  */
-export async function timeToFirstPixel({ x, command, args, env, colour, need, timeoutMs = 30_000 }) {
+export async function timeToFirstPixel({ x, command, args, env, colour, need, timeoutMs = 30_000 }: { x: XScreen; command: string; args: string[]; env?: NodeJS.ProcessEnv; colour: readonly number[]; need: number; timeoutMs?: number }): Promise<number> {
   if (x.screen.count(colour) !== 0) throw new Error('the screen is not clear before the run');
   let stderr = '';
   const start = performance.now();
   const child = spawnTracked(command, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env, DISPLAY: x.display, NO_AT_BRIDGE: '1', GDK_BACKEND: 'x11' } });
-  child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-2000)));
+  child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
   try {
     for (;;) {
       if (x.screen.count(colour) >= need) return performance.now() - start;

@@ -1,22 +1,21 @@
 // A KubeVirt API server for the benchmarks, its own process: the test fixture
-// (test/fixtures/kubevirt-api.ts, built by kubevirt-fixture.mjs) with one Running VMI,
-// `bench/screen`, whose VNC console is a solid-colour RFB server (solid-console.mjs).
+// (test/fixtures/kubevirt-api.ts, started by kubevirt-fixture.ts) with one Running VMI,
+// `bench/screen`, whose VNC console is a solid-colour RFB server (solid-console.ts).
 // Both vconsole and virtctl reach it through the kubeconfig it writes (token, the fixture's CA).
 //
-//   node kubevirt-api.mjs BUILT_FIXTURE.mjs
+//   node --import tsx kubevirt-api.ts
 //
 // Prints {"url", "kubeconfig", "namespace", "vm", "width", "height", "colour"} once it listens.
 import net from 'node:net';
-import { pathToFileURL } from 'node:url';
-import { SCREEN, startSolidConsole } from './solid-console.mjs';
+import { startKubevirtFixture } from '../../test/fixtures/kubevirt-api.js';
+import { SCREEN, startSolidConsole } from './solid-console.js';
 
-const { startKubevirtFixture } = await import(pathToFileURL(process.argv[2]).href);
 const console_ = await startSolidConsole();
 const fixture = await startKubevirtFixture({
   vmis: [{ namespace: 'bench', name: 'screen' }],
   // What virt-handler does for a VNC connection: dial the VM's VNC server.
   openConsole: () =>
-    new Promise((resolve, reject) => {
+    new Promise<net.Socket>((resolve, reject) => {
       const socket = net.connect(console_.port, '127.0.0.1');
       socket.setNoDelay(true);
       socket.once('connect', () => resolve(socket));

@@ -1,6 +1,6 @@
 // A stand-in console endpoint for the benchmarks: a TLS websocket server that behaves like a
 // kube-apiserver's `vnc` subresource or a websockify proxy (binary frames, server speaks first).
-// Run as its own process (`node upstream.mjs CERT KEY`); prints {"port":N} once it listens.
+// Run as its own process (`node --import tsx upstream.ts CERT KEY`); prints {"port":N} once it listens.
 //
 // What a connection does depends on its path:
 //   /bulk   greeting, then FRAME_BYTES binary frames as fast as the reader takes them
@@ -14,7 +14,9 @@
 // kubeconfig target can be pointed here as well.
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
-import { WebSocketServer } from 'ws';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { wsSocket } from './clients.js';
 
 /** What QEMU's VNC server says first; every mode sends it so websockify-style dials complete. */
 export const GREETING = Buffer.from('RFB 003.008\n');
@@ -41,7 +43,7 @@ const server = https.createServer({ cert: readFileSync(certFile), key: readFileS
 const wss = new WebSocketServer({ server, perMessageDeflate: false });
 
 wss.on('connection', (ws, req) => {
-  ws._socket.setNoDelay(true);
+  wsSocket(ws).setNoDelay(true);
   ws.on('error', () => undefined);
   ws.send(GREETING);
   // A KubeVirt vnc subresource (…/virtualmachineinstances/NAME/vnc) acts as the mode its VMI is named after.
@@ -60,8 +62,8 @@ wss.on('connection', (ws, req) => {
 });
 
 /** Sends frames while `more()` holds, never more than BULK_WINDOW ahead of the socket. */
-function streamBulk(ws, more) {
-  const socket = ws._socket;
+function streamBulk(ws: WebSocket, more: () => boolean): void {
+  const socket = wsSocket(ws);
   const pump = () => {
     while (more() && ws.readyState === ws.OPEN && ws.bufferedAmount < BULK_WINDOW) ws.send(frame);
     if (more() && ws.readyState === ws.OPEN) socket.once('drain', pump);
@@ -70,6 +72,6 @@ function streamBulk(ws, more) {
 }
 
 server.listen(0, '127.0.0.1', () => {
-  process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`);
+  process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
 });
 process.on('SIGTERM', () => process.exit(0));

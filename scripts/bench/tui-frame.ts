@@ -1,6 +1,6 @@
-// Times TUI frames with many sessions: the compiled `App` (dist/src/tui) rendered by Ink to a
+// Times TUI frames with many sessions: the TUI's `App` (src/tui) rendered by Ink to a
 // fake terminal, fed by a ConsoleStore holding SESSIONS listening sessions. Run as its own
-// process (`node tui-frame.mjs SESSIONS ROUNDS [TERMINAL_ROWS]`; without TERMINAL_ROWS the
+// process (`node --import tsx tui-frame.ts SESSIONS ROUNDS [TERMINAL_ROWS]`; without TERMINAL_ROWS the
 // terminal's height is unknown and every row is drawn); prints one JSON line:
 //   {"oneRow":[ms...],"allRows":[ms...],"floor":[ms...],"lines":N}
 // `floor` is Ink alone drawing the same number of lines of plain text of the same width, one
@@ -9,9 +9,9 @@
 // timer set to 0 ms, so that wait is one timer turn, not the 100 ms throttle).
 import { EventEmitter } from 'node:events';
 import { createElement, useEffect, useState } from 'react';
-import { Box, Text, render } from 'ink';
-import { App } from '../../dist/src/tui/components/app.js';
-import { ConsoleStore } from '../../dist/src/tui/state/console-store.js';
+import { Box, Text, render, type RenderOptions } from 'ink';
+import { App, type ConsoleActions } from '../../src/tui/components/app.js';
+import { ConsoleStore, type SessionEventSource } from '../../src/tui/state/console-store.js';
 
 const sessions = Number(process.argv[2] ?? 200);
 const rounds = Number(process.argv[3] ?? 30);
@@ -24,8 +24,8 @@ class FakeTerminal extends EventEmitter {
   rows = terminalRows;
   frames = 0;
   lastFrame = '';
-  waiting;
-  write(text) {
+  waiting: (() => void) | undefined;
+  write(text: string): boolean {
     this.frames++;
     this.lastFrame = text;
     const waiting = this.waiting;
@@ -33,7 +33,7 @@ class FakeTerminal extends EventEmitter {
     waiting?.();
     return true;
   }
-  nextFrame() {
+  nextFrame(): Promise<void> {
     return new Promise((resolve) => {
       this.waiting = resolve;
     });
@@ -51,7 +51,7 @@ class FakeStdin extends EventEmitter {
   }
 }
 
-function snapshot(id, bytes) {
+function snapshot(id: number, bytes: number) {
   return {
     id,
     name: `default/vm-${String(id).padStart(3, '0')}`,
@@ -69,18 +69,20 @@ function snapshot(id, bytes) {
 }
 
 const source = new EventEmitter();
-const store = new ConsoleStore(source);
+const store = new ConsoleStore(source as SessionEventSource);
 for (let id = 1; id <= sessions; id++) {
   const s = snapshot(id, 0);
   source.emit('added', { snapshot: () => s });
 }
-const actions = { onOpenViewer() {}, onRetry() {}, onClose() {}, onAdd() {}, onQuit() {} };
+// The actions are never called: no key is pressed while frames are timed.
+const actions = { onOpenViewer() {}, onRetry() {}, onClose() {}, onAdd() {}, onQuit() {} } as unknown as ConsoleActions;
+/** Ink's streams, as far as Ink uses them: the fakes stand in for a terminal. */
+type InkStreams = Required<Pick<RenderOptions, 'stdout' | 'stderr' | 'stdin'>>;
+const inkStreams = (stdout: FakeTerminal) => ({ stdout, stderr: new FakeTerminal(), stdin: new FakeStdin() }) as unknown as InkStreams;
 const stdout = new FakeTerminal();
 const first = stdout.nextFrame();
 const app = render(createElement(App, { store, actions, frameMs: 0 }), {
-  stdout,
-  stderr: new FakeTerminal(),
-  stdin: new FakeStdin(),
+  ...inkStreams(stdout),
   debug: true,
   patchConsole: false,
   exitOnCtrlC: false,
@@ -90,7 +92,7 @@ await first;
 for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
 
 let bytes = 0;
-async function timeFrame(change) {
+async function timeFrame(change: () => void): Promise<number> {
   const frame = stdout.nextFrame();
   const start = performance.now();
   change();
@@ -98,8 +100,8 @@ async function timeFrame(change) {
   return performance.now() - start;
 }
 
-const oneRow = [];
-const allRows = [];
+const oneRow: number[] = [];
+const allRows: number[] = [];
 for (let round = 0; round < rounds; round++) {
   bytes += 1 << 20;
   const id = 1 + (round % sessions);
@@ -115,8 +117,8 @@ app.unmount();
 store.dispose();
 
 /** `lines` lines of plain text; `bump()` changes one of them. */
-let bump;
-function PlainLines({ count, width }) {
+let bump: (() => void) | undefined;
+function PlainLines({ count, width }: { count: number; width: number }) {
   const [n, setN] = useState(0);
   useEffect(() => {
     bump = () => setN((v) => v + 1);
@@ -127,20 +129,18 @@ function PlainLines({ count, width }) {
 const plainOut = new FakeTerminal();
 const plainFirst = plainOut.nextFrame();
 const plain = render(createElement(PlainLines, { count: lines, width: plainOut.columns }), {
-  stdout: plainOut,
-  stderr: new FakeTerminal(),
-  stdin: new FakeStdin(),
+  ...inkStreams(plainOut),
   debug: true,
   patchConsole: false,
   exitOnCtrlC: false,
 });
 await plainFirst;
 for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
-const floor = [];
+const floor: number[] = [];
 for (let round = 0; round < rounds; round++) {
   const frame = plainOut.nextFrame();
   const start = performance.now();
-  bump();
+  bump?.();
   await frame;
   floor.push(performance.now() - start);
 }

@@ -5,11 +5,26 @@ import { once } from 'node:events';
 import WebSocket from 'ws';
 
 /** A connected byte source: `onData(fn)` gets every chunk; `send`, `pause`, `resume`, `close`. */
-export async function connectWs(url) {
+export interface Connection {
+  onData(fn: (chunk: Buffer) => void): void;
+  send(data: Buffer): void;
+  pause(): void;
+  resume(): void;
+  close(): void;
+}
+
+export type Connect = () => Promise<Connection>;
+
+/** ws's socket, which it keeps to itself: only to set TCP_NODELAY. */
+export function wsSocket(ws: WebSocket): net.Socket {
+  return (ws as unknown as { _socket: net.Socket })._socket;
+}
+
+export async function connectWs(url: string): Promise<Connection> {
   const ws = new WebSocket(url, ['binary'], { rejectUnauthorized: false, perMessageDeflate: false });
   ws.binaryType = 'nodebuffer';
   await once(ws, 'open');
-  ws._socket.setNoDelay(true);
+  wsSocket(ws).setNoDelay(true);
   return {
     onData: (fn) => ws.on('message', fn),
     send: (buf) => ws.send(buf),
@@ -19,13 +34,13 @@ export async function connectWs(url) {
   };
 }
 
-export async function connectTcp(port) {
+export async function connectTcp(port: number): Promise<Connection> {
   const socket = net.connect({ port, host: '127.0.0.1', noDelay: true });
   await once(socket, 'connect');
   socket.on('error', () => undefined);
   return {
     onData: (fn) => socket.on('data', fn),
-    send: (buf) => socket.write(buf),
+    send: (buf) => void socket.write(buf),
     pause: () => socket.pause(),
     resume: () => socket.resume(),
     close: () => socket.destroy(),
@@ -36,11 +51,11 @@ export async function connectTcp(port) {
  * Reads `bytes` from a /bulk stream; the clock starts at the first byte, so the handshake and
  * the upstream dial are not counted. Resolves with bytes per second. Gives up after `timeoutMs`.
  */
-export async function measureThroughput(connect, bytes, timeoutMs = 30_000) {
+export async function measureThroughput(connect: Connect, bytes: number, timeoutMs = 30_000): Promise<number> {
   const conn = await connect();
   try {
-    return await new Promise((resolve, reject) => {
-      let start;
+    return await new Promise<number>((resolve, reject) => {
+      let start: number | undefined;
       let got = 0;
       const timer = setTimeout(() => reject(new Error(`read ${got} of ${bytes} bytes in ${timeoutMs} ms`)), timeoutMs);
       conn.onData((chunk) => {
@@ -48,7 +63,7 @@ export async function measureThroughput(connect, bytes, timeoutMs = 30_000) {
         got += chunk.length;
         if (got >= bytes) {
           clearTimeout(timer);
-          resolve(got / ((performance.now() - start) / 1000));
+          resolve(got / ((performance.now() - (start ?? 0)) / 1000));
         }
       });
     });
@@ -61,11 +76,11 @@ export async function measureThroughput(connect, bytes, timeoutMs = 30_000) {
  * Round trips of `size`-byte messages through an /echo stream, one at a time (a key press
  * waits for nothing, but its echo is what a user sees). Resolves with the times in ms.
  */
-export async function measureRoundTrips(connect, count, size = 8, timeoutMs = 30_000) {
+export async function measureRoundTrips(connect: Connect, count: number, size = 8, timeoutMs = 30_000): Promise<number[]> {
   const conn = await connect();
   try {
-    return await new Promise((resolve, reject) => {
-      const times = [];
+    return await new Promise<number[]>((resolve, reject) => {
+      const times: number[] = [];
       const message = Buffer.alloc(size, 0x41);
       let greeted = false;
       let pending = 0;
@@ -103,7 +118,7 @@ export async function measureRoundTrips(connect, count, size = 8, timeoutMs = 30
  * A viewer that takes at most `bytesPerSecond` (token bucket, 50 ms slices) for `durationMs`.
  * Resolves with the bytes it read.
  */
-export async function readSlowly(connect, bytesPerSecond, durationMs) {
+export async function readSlowly(connect: Connect, bytesPerSecond: number, durationMs: number): Promise<number> {
   const conn = await connect();
   const slice = 50;
   const budgetPerSlice = (bytesPerSecond * slice) / 1000;

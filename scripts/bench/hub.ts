@@ -1,30 +1,31 @@
 // The RFB hub (`vconsole proxy --share`) against the byte relay (`vconsole proxy`) on the same
-// 1920x1080 VNC console (scripts/bench/rfb-console.mjs): pixels delivered and the proxy's CPU per
+// 1920x1080 VNC console (scripts/bench/rfb-console.ts): pixels delivered and the proxy's CPU per
 // MiB of framebuffer, a key press's round trip to the screen, memory per shared console, and
 // ten viewers on one console. Systems alternate round by round; figures are medians over rounds.
 import { fileURLToPath } from 'node:url';
-import { ENCODING, connectViewer } from './rfb-viewer.mjs';
-import { cpuSeconds, memory, sleep, startProcess, stop } from './processes.mjs';
-import { MiB, median, quantile, result } from './report.mjs';
+import { ENCODING, connectViewer, type BenchViewer } from './rfb-viewer.js';
+import { cpuSeconds, memory, sleep, startProcess, stop, tsxArgs } from './processes.js';
+import { MiB, median, quantile, result, type BenchResult } from './report.js';
 
-const consoleScript = fileURLToPath(new URL('./rfb-console.mjs', import.meta.url));
+const consoleScript = fileURLToPath(new URL('./rfb-console.ts', import.meta.url));
 const BYTES_PER_PIXEL = 4;
-const SYSTEMS = ['relay', 'hub'];
+type System = 'relay' | 'hub';
+const SYSTEMS: System[] = ['relay', 'hub'];
 
-async function startConsole(mode) {
-  const server = await startProcess(process.execPath, [consoleScript, mode], { parse: JSON.parse });
+async function startConsole(mode: 'busy' | 'quiet') {
+  const server = await startProcess<{ port: number }>(process.execPath, tsxArgs(consoleScript, mode), { parse: JSON.parse });
   return { ...server, target: `tcp://127.0.0.1:${server.lines[0].port}` };
 }
 
 /** `vconsole proxy TARGET`, with --share for the hub; resolves once it printed its port. */
-async function startProxy(cli, target, system) {
+async function startProxy(cli: string, target: string, system: System) {
   const args = [cli, 'proxy', target, ...(system === 'hub' ? ['--share'] : [])];
-  const proxy = await startProcess(process.execPath, args, { parse: JSON.parse, timeoutMs: 60_000 });
+  const proxy = await startProcess<{ port: number }>(process.execPath, args, { parse: JSON.parse, timeoutMs: 60_000 });
   return { ...proxy, port: proxy.lines[0].port };
 }
 
 /** Resolves once `condition()` holds, polling every 10 ms; rejects after `timeoutMs`. */
-async function until(condition, what, timeoutMs = 30_000) {
+async function until(condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!condition()) {
     if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -36,9 +37,16 @@ async function until(condition, what, timeoutMs = 30_000) {
  * `viewers` viewers through a fresh proxy on the busy console: after a warm-up second, the
  * pixels they got and the proxy's CPU over `seconds`, and its peak RSS.
  */
-async function stream({ cli, target, system, encoding, viewers, seconds }) {
+interface Streamed {
+  pixelsPerSecond: number;
+  cpuShare: number;
+  cpuMsPerMib: number;
+  peakRss: number;
+}
+
+async function stream({ cli, target, system, encoding, viewers, seconds }: { cli: string; target: string; system: System; encoding: number; viewers: number; seconds: number }): Promise<Streamed> {
   const proxy = await startProxy(cli, target, system);
-  const clients = [];
+  const clients: BenchViewer[] = [];
   try {
     for (let i = 0; i < viewers; i++) clients.push(await connectViewer(proxy.port, { encoding }));
     await until(() => clients.every((c) => c.updates >= 2), 'the viewers to get pictures');
@@ -62,14 +70,14 @@ async function stream({ cli, target, system, encoding, viewers, seconds }) {
 }
 
 /** Key presses one at a time, each timed until the update with the console's answer is in. */
-async function keyRoundTrips(port, count) {
-  let waiter;
+async function keyRoundTrips(port: number, count: number): Promise<number[]> {
+  let waiter: (() => void) | undefined;
   const viewer = await connectViewer(port, { onUpdate: () => waiter?.() });
   try {
     await until(() => viewer.updates >= 1, 'the first picture');
-    const times = [];
+    const times: number[] = [];
     for (let i = 0; i < count; i++) {
-      const arrived = new Promise((resolve, reject) => {
+      const arrived = new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no update ${5000} ms after key ${i}`)), 5000);
         waiter = () => {
           clearTimeout(timer);
@@ -88,7 +96,7 @@ async function keyRoundTrips(port, count) {
 }
 
 /** RSS of a proxy serving the quiet console after one viewer came, got the screen, and left. */
-async function idleRss(cli, target, system) {
+async function idleRss(cli: string, target: string, system: System): Promise<number> {
   const proxy = await startProxy(cli, target, system);
   try {
     const viewer = await connectViewer(proxy.port);
@@ -101,23 +109,23 @@ async function idleRss(cli, target, system) {
   }
 }
 
-const mpx = (pixelsPerSecond) => `${(pixelsPerSecond / 1e6).toFixed(1)} Mpx/s`;
-const signed = (value, digits) => `${value >= 0 ? '+' : '-'}${Math.abs(value).toFixed(digits)}`;
+const mpx = (pixelsPerSecond: number) => `${(pixelsPerSecond / 1e6).toFixed(1)} Mpx/s`;
+const signed = (value: number, digits: number) => `${value >= 0 ? '+' : '-'}${Math.abs(value).toFixed(digits)}`;
 
-export async function measureHub({ cli, rounds, seconds, keys }) {
+export async function measureHub({ cli, rounds, seconds, keys }: { cli: string; rounds: number; seconds: number; keys: number }): Promise<BenchResult[]> {
   const busy = await startConsole('busy');
   const quiet = await startConsole('quiet');
-  const results = [];
+  const results: BenchResult[] = [];
   try {
     // One viewer on the busy console, relay and hub alternating, fresh proxy every round.
-    for (const [label, encoding] of [['Raw', ENCODING.raw], ['ZRLE', ENCODING.zrle]]) {
-      const runs = { relay: [], hub: [] };
+    for (const [label, encoding] of [['Raw', ENCODING.raw], ['ZRLE', ENCODING.zrle]] as const) {
+      const runs: Record<System, Streamed[]> = { relay: [], hub: [] };
       for (let round = 0; round < rounds; round++) {
         for (const system of SYSTEMS) runs[system].push(await stream({ cli, target: busy.target, system, encoding, viewers: 1, seconds }));
       }
-      const rate = (s) => median(runs[s].map((r) => r.pixelsPerSecond));
-      const cost = (s) => median(runs[s].map((r) => r.cpuMsPerMib));
-      const busyShare = (s) => `${(median(runs[s].map((r) => r.cpuShare)) * 100).toFixed(0)}%`;
+      const rate = (s: System) => median(runs[s].map((r) => r.pixelsPerSecond));
+      const cost = (s: System) => median(runs[s].map((r) => r.cpuMsPerMib));
+      const busyShare = (s: System) => `${(median(runs[s].map((r) => r.cpuShare)) * 100).toFixed(0)}%`;
       results.push(
         result({ group: 'hub', name: `1 viewer, ${label}: pixels delivered, relay`, value: rate('relay') / 1e6, unit: 'Mpx/s', reference: `${(rate('relay') / (1920 * 1080)).toFixed(1)} frames/s; proxy ${busyShare('relay')} of a core` }),
         result({
@@ -143,8 +151,8 @@ export async function measureHub({ cli, rounds, seconds, keys }) {
 
     // A key press to the 16x16 square it paints, on the quiet console; both proxies up at once.
     const proxies = { relay: await startProxy(cli, quiet.target, 'relay'), hub: await startProxy(cli, quiet.target, 'hub') };
-    const p50 = { relay: [], hub: [] };
-    const p99 = { relay: [], hub: [] };
+    const p50: Record<System, number[]> = { relay: [], hub: [] };
+    const p99: Record<System, number[]> = { relay: [], hub: [] };
     try {
       for (const system of SYSTEMS) await keyRoundTrips(proxies[system].port, 50);
       for (let round = 0; round < rounds; round++) {
@@ -157,7 +165,7 @@ export async function measureHub({ cli, rounds, seconds, keys }) {
     } finally {
       await Promise.all(SYSTEMS.map((s) => stop(proxies[s].child)));
     }
-    for (const [q, table] of [['p50', p50], ['p99', p99]]) {
+    for (const [q, table] of [['p50', p50], ['p99', p99]] as const) {
       const relay = median(table.relay);
       const hub = median(table.hub);
       results.push(
@@ -167,7 +175,7 @@ export async function measureHub({ cli, rounds, seconds, keys }) {
     }
 
     // Memory of one shared 1920x1080 console at rest.
-    const rss = {};
+    const rss = {} as Record<System, number>;
     for (const system of SYSTEMS) rss[system] = await idleRss(cli, quiet.target, system);
     results.push(
       result({ group: 'hub', name: 'proxy RSS, one idle 1920x1080 console, relay', value: rss.relay / MiB, unit: 'MiB' }),
@@ -175,7 +183,7 @@ export async function measureHub({ cli, rounds, seconds, keys }) {
     );
 
     // Ten viewers on the busy console: one shared session (hub) against ten console sessions (relay).
-    const ten = {};
+    const ten = {} as Record<System, Streamed>;
     for (const system of SYSTEMS) ten[system] = await stream({ cli, target: busy.target, system, encoding: ENCODING.raw, viewers: 10, seconds });
     for (const system of SYSTEMS) {
       const sessions = system === 'hub' ? 'one console session' : 'ten console sessions';

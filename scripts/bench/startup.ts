@@ -2,10 +2,10 @@
 // per run), `vconsole version` (the same answer through commander), and `vconsole proxy
 // demo:NAME` from spawn to its JSON line.
 import { spawnSync } from 'node:child_process';
-import { childrenCpuSeconds, startProcess, stop } from './processes.mjs';
-import { median, result } from './report.mjs';
+import { childrenCpuSeconds, startProcess, stop } from './processes.js';
+import { median, result, type BenchResult } from './report.js';
 
-function timeRun(args) {
+function timeRun(args: string[]): number {
   const start = performance.now();
   const run = spawnSync(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const ms = performance.now() - start;
@@ -18,16 +18,16 @@ function timeRun(args) {
  * children's user + system time the kernel adds to ours once they are reaped), which a busy
  * machine disturbs far less than wall time.
  */
-function timeBatch(args, batch, wall) {
+function timeBatch(args: string[], batch: number, wall: number[]): number {
   const cpu = childrenCpuSeconds();
   for (let i = 0; i < batch; i++) wall.push(timeRun(args));
   return childrenCpuSeconds() - cpu;
 }
 
-export async function measureStartup({ cli, rounds, batch, proxyRounds }) {
-  const bare = [];
-  const version = [];
-  const parsed = [];
+export async function measureStartup({ cli, rounds, batch, proxyRounds }: { cli: string; rounds: number; batch: number; proxyRounds: number }): Promise<BenchResult[]> {
+  const bare: number[] = [];
+  const version: number[] = [];
+  const parsed: number[] = [];
   const cpu = { bare: 0, version: 0, parsed: 0 };
   timeBatch(['-e', '0'], 2, []);
   timeBatch([cli, '--version'], 2, []);
@@ -38,7 +38,7 @@ export async function measureStartup({ cli, rounds, batch, proxyRounds }) {
     cpu.parsed += timeBatch([cli, 'version'], batch, parsed);
   }
   const runs = rounds * batch;
-  const proxyReady = [];
+  const proxyReady: number[] = [];
   for (let round = 0; round < proxyRounds; round++) {
     const start = performance.now();
     const proxy = await startProcess(process.execPath, [cli, 'proxy', `demo:bench-${round}`]);

@@ -3,15 +3,15 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { connectTcp } from './clients.mjs';
-import { startProxy } from './data-path.mjs';
-import { cpuSeconds, memory, sleep, stop } from './processes.mjs';
-import { MiB, median, result } from './report.mjs';
+import { connectTcp, type Connection } from './clients.js';
+import { startProxy } from './data-path.js';
+import { cpuSeconds, memory, sleep, stop, tsxArgs } from './processes.js';
+import { MiB, median, result, type BenchResult } from './report.js';
 
 const GREETING_BYTES = 12;
 
 /** Resolves once `condition()` holds, polling every 20 ms; rejects after `timeoutMs`. */
-async function until(condition, what, timeoutMs = 60_000) {
+async function until(condition: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!condition()) {
     if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -24,16 +24,15 @@ async function until(condition, what, timeoutMs = 60_000) {
  * Idle: RSS and CPU over `idleSeconds`. Busy: every upstream streams for `busySeconds`; the
  * proxy's CPU time over the bytes the clients got is its cost per MiB/s.
  */
-export async function measureScale({ cli, upstreamPort, sessions, idleSeconds, busySeconds }) {
+export async function measureScale({ cli, upstreamPort, sessions, idleSeconds, busySeconds }: { cli: string; upstreamPort: number; sessions: number; idleSeconds: number; busySeconds: number }): Promise<BenchResult[]> {
   const paths = Array.from({ length: sessions }, (_, i) => `/vm-${i + 1}/switch`);
   const proxy = await startProxy(cli, upstreamPort, paths);
-  const clients = [];
+  const clients: Array<Connection & { got: number }> = [];
   try {
     const listening = memory(proxy.pid).rss;
     let received = 0;
     for (const port of proxy.ports) {
-      const client = await connectTcp(port);
-      client.got = 0;
+      const client = Object.assign(await connectTcp(port), { got: 0 });
       client.onData((chunk) => {
         client.got += chunk.length;
         received += chunk.length;
@@ -96,12 +95,19 @@ export async function measureScale({ cli, upstreamPort, sessions, idleSeconds, b
 }
 
 const run = promisify(execFile);
-const tuiScript = fileURLToPath(new URL('./tui-frame.mjs', import.meta.url));
+const tuiScript = fileURLToPath(new URL('./tui-frame.ts', import.meta.url));
 
-async function tuiFrames(sessions, rounds, terminalRows, env) {
-  const args = [tuiScript, String(sessions), String(rounds), ...(terminalRows ? [String(terminalRows)] : [])];
+interface TuiFrames {
+  oneRow: number[];
+  allRows: number[];
+  floor: number[];
+  lines: number;
+}
+
+async function tuiFrames(sessions: number, rounds: number, terminalRows: number | undefined, env: NodeJS.ProcessEnv): Promise<TuiFrames> {
+  const args = tsxArgs(tuiScript, String(sessions), String(rounds), ...(terminalRows ? [String(terminalRows)] : []));
   const { stdout } = await run(process.execPath, args, { env: { ...process.env, ...env }, timeout: 120_000 });
-  return JSON.parse(stdout.trim().split('\n').pop());
+  return JSON.parse(stdout.trim().split('\n').pop() ?? '') as TuiFrames;
 }
 
 /**
@@ -111,8 +117,8 @@ async function tuiFrames(sessions, rounds, terminalRows, env) {
  * and with every row drawn; and React's development build for reference. Each next to the
  * floor: Ink drawing as many lines of plain text.
  */
-export async function measureTui({ sessions, rounds }) {
-  const results = [];
+export async function measureTui({ sessions, rounds }: { sessions: number; rounds: number }): Promise<BenchResult[]> {
+  const results: BenchResult[] = [];
   const cases = [
     { label: '50-line terminal', rows: 50, env: { NODE_ENV: 'production' } },
     { label: 'every row drawn', rows: undefined, env: { NODE_ENV: 'production' } },

@@ -2,16 +2,27 @@
 // whose screen is one colour. Any viewer shows it as that colour whatever it scales or
 // converts, so the bench can tell the console's picture on the X screen from everything else
 // (the root window's black, the viewer's grey chrome) without decoding what a viewer drew.
-import net from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 
 /** 640x480, magenta: a colour no viewer chrome uses. */
-export const SCREEN = { width: 640, height: 480, colour: [255, 0, 255] };
+export const SCREEN = { width: 640, height: 480, colour: [255, 0, 255] as [number, number, number] };
+
+interface Format {
+  bpp: number;
+  bigEndian: boolean;
+  redMax: number;
+  greenMax: number;
+  blueMax: number;
+  redShift: number;
+  greenShift: number;
+  blueShift: number;
+}
 
 const VERSION = Buffer.from('RFB 003.008\n');
 
 /** Serves every client the same screen; resolves once it listens on 127.0.0.1. */
-export function startSolidConsole() {
-  const sockets = new Set();
+export function startSolidConsole(): Promise<{ port: number; close(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
   const server = net.createServer({ noDelay: true }, (socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
@@ -21,23 +32,23 @@ export function startSolidConsole() {
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
       resolve({
-        port: server.address().port,
+        port: (server.address() as AddressInfo).port,
         close: () => {
           for (const s of sockets) s.destroy();
-          return new Promise((r) => server.close(() => r()));
+          return new Promise<void>((r) => server.close(() => r()));
         },
       });
     });
   });
 }
 
-function serve(socket) {
-  let buffered = Buffer.alloc(0);
+function serve(socket: net.Socket): void {
+  let buffered: Buffer = Buffer.alloc(0);
   let stage = 'version';
   // The server's own format: 32 bpp, depth 24, little-endian, red at 16, green 8, blue 0.
-  let format = { bpp: 32, bigEndian: false, redMax: 255, greenMax: 255, blueMax: 255, redShift: 16, greenShift: 8, blueShift: 0 };
+  let format: Format = { bpp: 32, bigEndian: false, redMax: 255, greenMax: 255, blueMax: 255, redShift: 16, greenShift: 8, blueShift: 0 };
   socket.write(VERSION);
-  socket.on('data', (chunk) => {
+  socket.on('data', (chunk: Buffer) => {
     buffered = Buffer.concat([buffered, chunk]);
     for (;;) {
       const used = step();
@@ -47,7 +58,7 @@ function serve(socket) {
   });
 
   /** Handles one message at the head of `buffered`; returns the bytes it used, 0 when incomplete. */
-  function step() {
+  function step(): number {
     if (stage === 'version') {
       if (buffered.length < 12) return 0;
       socket.write(Buffer.from([1, 1])); // one security type: None
@@ -68,7 +79,7 @@ function serve(socket) {
     }
     if (buffered.length === 0) return 0;
     const type = buffered[0];
-    const sizes = { 0: 20, 3: 10, 4: 8, 5: 6 };
+    const sizes: Record<number, number | undefined> = { 0: 20, 3: 10, 4: 8, 5: 6 };
     if (type === 2) {
       if (buffered.length < 4) return 0;
       const n = buffered.readUInt16BE(2);
@@ -103,7 +114,7 @@ function serverInit() {
   return msg;
 }
 
-function readFormat(b) {
+function readFormat(b: Buffer): Format {
   return {
     bpp: b[0], bigEndian: b[2] !== 0,
     redMax: b.readUInt16BE(4), greenMax: b.readUInt16BE(6), blueMax: b.readUInt16BE(8),
@@ -112,7 +123,7 @@ function readFormat(b) {
 }
 
 /** One Raw rectangle covering the screen, in the viewer's pixel format. */
-function wholeScreen(f) {
+function wholeScreen(f: Format): Buffer {
   const [r, g, b] = SCREEN.colour;
   const value = (Math.round((r * f.redMax) / 255) << f.redShift) | (Math.round((g * f.greenMax) / 255) << f.greenShift) | (Math.round((b * f.blueMax) / 255) << f.blueShift);
   const bytes = f.bpp / 8;

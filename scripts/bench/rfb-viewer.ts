@@ -3,8 +3,8 @@
 // request goes out as an update is in) and counts what it gets; pixels are not decoded.
 import net from 'node:net';
 import { once } from 'node:events';
-// The client messages are the product's own (the bench runs after `npm run build`).
-import { keyEvent, setEncodingsMessage, updateRequest } from '../../dist/src/rfb/client/messages.js';
+// The client messages are the product's own.
+import { keyEvent, setEncodingsMessage, updateRequest } from '../../src/rfb/client/messages.js';
 
 export const ENCODING = { raw: 0, zrle: 16 };
 const PSEUDO = { desktopSize: -223, cursor: -239, qemuKey: -258, extendedDesktopSize: -308 };
@@ -17,27 +17,39 @@ const PIXEL_FORMAT = Buffer.from([0, 0, 0, 0, 32, 24, 0, 1, 0, 255, 0, 255, 0, 2
  * for every FramebufferUpdate once all of it is in. Resolves with
  * `{ width, height, bytes, pixels, updates, key(keysym), close() }` after ServerInit.
  */
-export async function connectViewer(port, { encoding = ENCODING.raw, onUpdate = () => undefined } = {}) {
+export interface BenchViewer {
+  width: number;
+  height: number;
+  bytes: number;
+  pixels: number;
+  updates: number;
+  key(keysym: number): void;
+  close(): void;
+}
+
+type Then = (head: Buffer) => void;
+
+export async function connectViewer(port: number, { encoding = ENCODING.raw, onUpdate = () => undefined }: { encoding?: number; onUpdate?: (update: { pixels: number; bytes: number }) => void } = {}): Promise<BenchViewer> {
   const socket = net.connect({ port, host: '127.0.0.1', noDelay: true });
   await once(socket, 'connect');
   socket.on('error', () => undefined);
-  const viewer = { width: 0, height: 0, bytes: 0, pixels: 0, updates: 0 };
+  const viewer: BenchViewer = { width: 0, height: 0, bytes: 0, pixels: 0, updates: 0, key: () => undefined, close: () => undefined };
   // A small state machine: `need` bytes are collected into `head` for `then`, or `skip` bytes are
   // passed over (pixel data, never copied).
   let need = 12;
-  let head = Buffer.alloc(0);
+  let head: Buffer = Buffer.alloc(0);
   let skip = 0;
-  let afterSkip;
-  let then;
+  let afterSkip: () => void = () => undefined;
+  let then: Then;
   let rectsLeft = 0;
   let updatePixels = 0;
   let updateBytes = 0;
-  let ready;
-  const initialised = new Promise((resolve, reject) => {
+  let ready: () => void = () => undefined;
+  const initialised = new Promise<void>((resolve, reject) => {
     ready = resolve;
     socket.once('close', () => reject(new Error('RFB server closed the connection during the handshake')));
   });
-  const expect = (n, fn) => {
+  const expect = (n: number, fn: Then) => {
     need = n;
     head = Buffer.alloc(0);
     then = fn;
@@ -54,12 +66,12 @@ export async function connectViewer(port, { encoding = ENCODING.raw, onUpdate = 
     if (rectsLeft === 0) updateDone();
     else expect(12, rect);
   };
-  const skipThen = (n, fn) => {
+  const skipThen = (n: number, fn: () => void) => {
     if (n === 0) return fn();
     skip = n;
     afterSkip = fn;
   };
-  function rect(h) {
+  function rect(h: Buffer): void {
     rectsLeft -= 1;
     const w = h.readUInt16BE(4);
     const hgt = h.readUInt16BE(6);
@@ -81,7 +93,7 @@ export async function connectViewer(port, { encoding = ENCODING.raw, onUpdate = 
       throw new Error(`bench viewer: unexpected encoding ${enc}`);
     }
   }
-  function message(type) {
+  function message(type: Buffer): void {
     switch (type[0]) {
       case 0:
         updatePixels = 0;
@@ -122,7 +134,7 @@ export async function connectViewer(port, { encoding = ENCODING.raw, onUpdate = 
       });
     }));
   };
-  socket.on('data', (chunk) => {
+  socket.on('data', (chunk: Buffer) => {
     viewer.bytes += chunk.length;
     updateBytes += chunk.length;
     let at = 0;
@@ -141,7 +153,7 @@ export async function connectViewer(port, { encoding = ENCODING.raw, onUpdate = 
     }
   });
   await initialised;
-  viewer.key = (keysym) => socket.write(keyEvent(true, keysym));
+  viewer.key = (keysym) => void socket.write(keyEvent(true, keysym));
   viewer.close = () => socket.destroy();
   return viewer;
 }

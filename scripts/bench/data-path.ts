@@ -1,16 +1,16 @@
 // Throughput, latency and the slow viewer: one console through `vconsole proxy` against the
 // same client reading the websocket directly (the ceiling) and through socat (a plain TCP hop).
 // Systems alternate round by round; every figure is a median over rounds.
-import net from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { once } from 'node:events';
-import { connectTcp, connectWs, measureRoundTrips, measureThroughput, readSlowly } from './clients.mjs';
-import { cpuSeconds, memory, sleep, spawnTracked, startProcess, stop } from './processes.mjs';
-import { MiB, median, quantile, result } from './report.mjs';
+import { connectTcp, connectWs, type Connect, measureRoundTrips, measureThroughput, readSlowly } from './clients.js';
+import { cpuSeconds, memory, sleep, spawnTracked, startProcess, stop } from './processes.js';
+import { MiB, median, quantile, result } from './report.js';
 
 /** `vconsole proxy` serving `paths` of the upstream; resolves with its process and ports. */
-export async function startProxy(cli, upstreamPort, paths) {
+export async function startProxy(cli: string, upstreamPort: number, paths: string[]) {
   const targets = paths.map((path) => `wss://127.0.0.1:${upstreamPort}${path}`);
-  const proxy = await startProcess(process.execPath, [cli, 'proxy', '--insecure', ...targets], {
+  const proxy = await startProcess<{ port: number }>(process.execPath, [cli, 'proxy', '--insecure', ...targets], {
     lines: targets.length,
     parse: JSON.parse,
     timeoutMs: 60_000,
@@ -19,7 +19,7 @@ export async function startProxy(cli, upstreamPort, paths) {
 }
 
 /** socat as a plain TCP relay in front of the upstream (TLS passes through untouched). */
-async function startSocat(upstreamPort) {
+async function startSocat(upstreamPort: number) {
   const port = await freePort();
   const args = [`TCP-LISTEN:${port},bind=127.0.0.1,reuseaddr,fork,nodelay`, `TCP:127.0.0.1:${upstreamPort},nodelay`];
   const child = spawnTracked('socat', args);
@@ -27,15 +27,15 @@ async function startSocat(upstreamPort) {
   return { child, port };
 }
 
-export async function freePort() {
+export async function freePort(): Promise<number> {
   const server = net.createServer().listen(0, '127.0.0.1');
   await once(server, 'listening');
-  const { port } = server.address();
+  const { port } = server.address() as AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
 
-async function waitForPort(port, timeoutMs = 10_000) {
+async function waitForPort(port: number, timeoutMs = 10_000) {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     try {
@@ -51,21 +51,23 @@ async function waitForPort(port, timeoutMs = 10_000) {
 }
 
 /** Throughput and round-trip latency, alternating direct / vconsole / socat every round. */
-export async function measureDataPath({ cli, upstreamPort, rounds, bulkBytes, roundTrips }) {
+type System = 'direct' | 'vconsole' | 'socat';
+
+export async function measureDataPath({ cli, upstreamPort, rounds, bulkBytes, roundTrips }: { cli: string; upstreamPort: number; rounds: number; bulkBytes: number; roundTrips: number }) {
   const proxy = await startProxy(cli, upstreamPort, ['/bulk', '/echo']);
   const socat = await startSocat(upstreamPort);
   const [proxyBulk, proxyEcho] = proxy.ports;
-  const wsUrl = (port, path) => `wss://127.0.0.1:${port}${path}`;
-  const systems = {
+  const wsUrl = (port: number, path: string) => `wss://127.0.0.1:${port}${path}`;
+  const systems: Record<System, { bulk: Connect; echo: Connect }> = {
     direct: { bulk: () => connectWs(wsUrl(upstreamPort, '/bulk')), echo: () => connectWs(wsUrl(upstreamPort, '/echo')) },
     vconsole: { bulk: () => connectTcp(proxyBulk), echo: () => connectTcp(proxyEcho) },
     socat: { bulk: () => connectWs(wsUrl(socat.port, '/bulk')), echo: () => connectWs(wsUrl(socat.port, '/echo')) },
   };
-  const rates = { direct: [], vconsole: [], socat: [] };
+  const rates: Record<System, number[]> = { direct: [], vconsole: [], socat: [] };
   /** Share of one core the proxy used while it streamed, per vconsole round. */
-  const proxyBusy = [];
-  const p50 = { direct: [], vconsole: [], socat: [] };
-  const p99 = { direct: [], vconsole: [], socat: [] };
+  const proxyBusy: number[] = [];
+  const p50: Record<System, number[]> = { direct: [], vconsole: [], socat: [] };
+  const p99: Record<System, number[]> = { direct: [], vconsole: [], socat: [] };
   try {
     // One unmeasured pass each: JIT, TLS session set-up, first dial.
     for (const system of Object.values(systems)) {
@@ -73,7 +75,7 @@ export async function measureDataPath({ cli, upstreamPort, rounds, bulkBytes, ro
       await measureRoundTrips(system.echo, 200);
     }
     for (let round = 0; round < rounds; round++) {
-      for (const [name, system] of Object.entries(systems)) {
+      for (const [name, system] of Object.entries(systems) as Array<[System, (typeof systems)[System]]>) {
         const cpu = cpuSeconds(proxy.pid);
         const start = performance.now();
         rates[name].push(await measureThroughput(system.bulk, bulkBytes));
@@ -81,7 +83,7 @@ export async function measureDataPath({ cli, upstreamPort, rounds, bulkBytes, ro
       }
     }
     for (let round = 0; round < rounds; round++) {
-      for (const [name, system] of Object.entries(systems)) {
+      for (const [name, system] of Object.entries(systems) as Array<[System, (typeof systems)[System]]>) {
         const times = await measureRoundTrips(system.echo, roundTrips);
         p50[name].push(quantile(times, 0.5));
         p99[name].push(quantile(times, 0.99));
@@ -90,11 +92,11 @@ export async function measureDataPath({ cli, upstreamPort, rounds, bulkBytes, ro
   } finally {
     await Promise.all([stop(proxy.child), stop(socat.child)]);
   }
-  const rate = (name) => median(rates[name]) / MiB;
+  const rate = (name: System) => median(rates[name]) / MiB;
   // Ratios pair each round with the direct read right before it, so load that comes and goes
   // on the machine (other processes) cancels out; the median of those ratios is reported.
-  const pairedRatio = (name) => median(rates[name].map((r, i) => r / rates.direct[i]));
-  const lat = (table, name) => median(table[name]);
+  const pairedRatio = (name: System) => median(rates[name].map((r, i) => r / rates.direct[i]));
+  const lat = (table: Record<System, number[]>, name: System) => median(table[name]);
   return [
     result({ group: 'throughput', name: 'direct websocket read (ceiling)', value: rate('direct'), unit: 'MiB/s', digits: 0 }),
     result({
@@ -152,7 +154,7 @@ export async function measureDataPath({ cli, upstreamPort, rounds, bulkBytes, ro
  * A viewer reading 1 MiB/s from a console that could send hundreds: the proxy's peak RSS
  * (VmHWM) against its RSS once idle after one short connection (code loaded, TLS warmed).
  */
-export async function measureSlowViewer({ cli, upstreamPort, seconds }) {
+export async function measureSlowViewer({ cli, upstreamPort, seconds }: { cli: string; upstreamPort: number; seconds: number }) {
   const proxy = await startProxy(cli, upstreamPort, ['/bulk']);
   try {
     const port = proxy.ports[0];

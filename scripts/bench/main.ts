@@ -1,8 +1,9 @@
 // `npm run bench`: the data path, scale, TUI and start-up figures of vconsole on this machine,
 // each next to what it is compared with and its target (PASS / MISS). Runs the real CLI
-// (bin/vconsole.js, compiled dist/) against a local TLS websocket console; loopback only.
+// (bin/vconsole.js, compiled dist/) against a local TLS websocket console; loopback only. The
+// bench itself is TypeScript importing src/ where it uses vconsole's code, run with tsx:
 //
-//   node scripts/bench.mjs [--quick] [--only=GROUP[,GROUP]] [--update-doc]
+//   npm run build && tsx scripts/bench/main.ts [--quick] [--only=GROUP[,GROUP]] [--update-doc]
 //
 // --quick        fewer rounds (a smoke run, figures are rough)
 // --only=...     some of: throughput (throughput and latency), slow, scale, hub, tui, startup,
@@ -14,27 +15,27 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { measureDataPath, measureSlowViewer } from './bench/data-path.mjs';
-import { measureHub } from './bench/hub.mjs';
-import { killAllNow, startProcess, stopAll } from './bench/processes.mjs';
-import { machineDescription, MiB, terminalTable, updateDoc } from './bench/report.mjs';
-import { measureScale, measureTui } from './bench/scale.mjs';
-import { measureStartup } from './bench/startup.mjs';
-import { measureVirtctl } from './bench/virtctl.mjs';
+import { measureDataPath, measureSlowViewer } from './data-path.js';
+import { measureHub } from './hub.js';
+import { killAllNow, startProcess, stopAll, tsxArgs } from './processes.js';
+import { machineDescription, MiB, terminalTable, updateDoc, type BenchResult } from './report.js';
+import { measureScale, measureTui } from './scale.js';
+import { measureStartup } from './startup.js';
+import { measureVirtctl } from './virtctl.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = join(root, 'bin', 'vconsole.js');
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
-const wanted = (group) => !only || only.includes(group);
+const wanted = (group: string) => !only || only.includes(group);
 
 const settings = quick
   ? { rounds: 3, bulkBytes: 64 * MiB, roundTrips: 500, sessions: 200, idleSeconds: 2, busySeconds: 2, slowSeconds: 3, tuiRounds: 5, startupRounds: 3, startupBatch: 4, proxyRounds: 2, hubRounds: 2, hubSeconds: 2, hubKeys: 200, virtctlRounds: 2, virtctlBulkBytes: 64 * MiB, virtctlStartupRuns: 10, pixelRounds: 3 }
   : { rounds: 9, bulkBytes: 192 * MiB, roundTrips: 3000, sessions: 200, idleSeconds: 5, busySeconds: 4, slowSeconds: 6, tuiRounds: 20, startupRounds: 8, startupBatch: 5, proxyRounds: 5, hubRounds: 4, hubSeconds: 3, hubKeys: 1000, virtctlRounds: 5, virtctlBulkBytes: 256 * MiB, virtctlStartupRuns: 20, pixelRounds: 15 };
 
 /** A throwaway self-signed certificate for 127.0.0.1 (clients are told not to verify it). */
-function makeCertificate(dir) {
+function makeCertificate(dir: string): { cert: string; key: string } {
   const cert = join(dir, 'cert.pem');
   const key = join(dir, 'key.pem');
   execFileSync('openssl', [
@@ -48,8 +49,8 @@ async function main() {
   const started = performance.now();
   const load = loadavg();
   const dir = mkdtempSync(join(tmpdir(), 'vconsole-bench-'));
-  const results = [];
-  const step = (text) => process.stderr.write(`bench: ${text} (${((performance.now() - started) / 1000).toFixed(0)} s)\n`);
+  const results: BenchResult[] = [];
+  const step = (text: string) => process.stderr.write(`bench: ${text} (${((performance.now() - started) / 1000).toFixed(0)} s)\n`);
   try {
     // Start-up first: it times whole processes, which anything still settling would disturb.
     if (wanted('startup')) {
@@ -57,7 +58,7 @@ async function main() {
       results.push(...(await measureStartup({ cli, rounds: settings.startupRounds, batch: settings.startupBatch, proxyRounds: settings.proxyRounds })));
     }
     const { cert, key } = makeCertificate(dir);
-    const upstream = await startProcess(process.execPath, [join(root, 'scripts', 'bench', 'upstream.mjs'), cert, key], { parse: JSON.parse });
+    const upstream = await startProcess<{ port: number }>(process.execPath, tsxArgs(join(root, 'scripts', 'bench', 'upstream.ts'), cert, key), { parse: JSON.parse });
     const upstreamPort = upstream.lines[0].port;
     const common = { cli, upstreamPort };
     if (wanted('throughput')) {
@@ -105,7 +106,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
     process.exit(130);
   });
 }
-main().catch((err) => {
-  process.stderr.write(`bench: ${err.stack ?? err}\n`);
+main().catch((err: unknown) => {
+  process.stderr.write(`bench: ${err instanceof Error ? err.stack : String(err)}\n`);
   process.exitCode = 1;
 });

@@ -1,0 +1,21 @@
+// The KubeVirt fixture API server as a process the bench can start: kubevirt-api.ts, which
+// imports the TypeScript fixture the tests use (test/fixtures/kubevirt-api.ts), run with tsx.
+import { join } from 'node:path';
+import { startProcess, tsxArgs } from './processes.js';
+
+/** What kubevirt-api.ts prints once it listens. */
+export interface KubevirtApi {
+  url: string;
+  kubeconfig: string;
+  namespace: string;
+  vm: string;
+  width: number;
+  height: number;
+  colour: [number, number, number];
+}
+
+/** Starts the fixture; resolves with its process and what kubevirt-api.ts printed. */
+export async function startKubevirtApi(root: string) {
+  const api = await startProcess<KubevirtApi>(process.execPath, tsxArgs(join(root, 'scripts', 'bench', 'kubevirt-api.ts')), { parse: JSON.parse, timeoutMs: 60_000 });
+  return { child: api.child, ...api.lines[0] };
+}
