@@ -6,6 +6,7 @@ import { loadConfig, parseConfig } from './config.js';
 import { UsageError } from '../errors.js';
 import { expandWorkspace, saveWorkspace, targetToSave, workspaceConfigFile, type WorkspaceFlags } from './workspaces.js';
 import { resolveTarget } from '../targets/index.js';
+import { resolveTargets, targetOptionsFrom } from '../commands/target-options.js';
 
 async function refusal(text: string): Promise<{ message: string; hint?: string }> {
   try {
@@ -48,7 +49,7 @@ describe('workspaces in the config file', () => {
       message: 'config /etc/vc.yaml: unknown key "workspaces.w.selectr"',
       hint: expect.stringMatching(/^known keys: targets, selector, namespace, namespaces/),
     });
-    expect(await refusal('workspaces:\n  w:\n    type: spice\n')).toEqual({ message: 'config /etc/vc.yaml: bad value "spice" for "workspaces.w.type"', hint: 'use vnc, serial or auto' });
+    expect(await refusal('workspaces:\n  w:\n    type: rdp\n')).toEqual({ message: 'config /etc/vc.yaml: bad value "rdp" for "workspaces.w.type"', hint: 'use vnc, serial, spice or auto' });
     expect((await refusal('workspaces:\n  w:\n    selector: "app in web"\n')).message).toBe('config /etc/vc.yaml: bad value "app in web" for "workspaces.w.selector"');
     expect((await refusal('workspaces:\n  w:\n    targets: vm-a\n')).message).toBe('config /etc/vc.yaml: bad value "vm-a" for "workspaces.w.targets"');
     expect((await refusal('workspaces:\n  w:\n    namespaces: [Prod]\n')).message).toBe('config /etc/vc.yaml: bad value ["Prod"] for "workspaces.w.namespaces"');
@@ -154,6 +155,15 @@ describe('saveWorkspace', () => {
     fs.writeFileSync(file, 'defaults: [unclosed\n');
     await expect(saveWorkspace(file, 'w', { targets: ['demo:a'] })).rejects.toThrow(/not valid YAML .*the workspace was not saved/);
     expect(fs.readFileSync(file, 'utf8')).toBe('defaults: [unclosed\n');
+  });
+});
+
+describe('a workspace type', () => {
+  it('takes every console type --type takes: type: spice opens each target\'s SPICE console', async () => {
+    const config = await parseConfig('workspaces:\n  desk:\n    targets: [tcp://127.0.0.1:5930]\n    type: spice\n', '/etc/vc.yaml');
+    const { inputs, flags } = expandWorkspace(['@desk'], {}, config);
+    const [target] = resolveTargets(inputs, targetOptionsFrom(flags, config), config);
+    expect(target.consoleType).toBe('spice');
   });
 });
 

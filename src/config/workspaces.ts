@@ -5,7 +5,8 @@ import { isRecord } from './records.js';
 import { normalizeLabelSelector } from '../targets/kubevirt/label-selector.js';
 import type { UpstreamSource } from '../proxy/types.js';
 import { sourceChain } from '../proxy/wrapped-source.js';
-import type { ConsoleTypeChoice } from '../targets/types.js';
+import { CONSOLE_TYPES, type ConsoleTypeChoice } from '../targets/types.js';
+import { oneOf } from '../targets/console-type.js';
 import { echoInput } from '../text/terminal-text.js';
 import { FileWriteError, createPrivateFileSync, ensureDirectory, fileErrorCause } from '../files/safe-file.js';
 
@@ -67,6 +68,8 @@ const attempt = <T>(read: () => T) => {
   }
 };
 
+const TYPE_CHOICES: readonly string[] = [...CONSOLE_TYPES, 'auto'];
+
 /** Each key a workspace may have; `namespace` is read into `namespaces`. */
 const RULES: Record<string, KeyRule> = {
   targets: { read: list(text), allowed: 'a list of targets, e.g. [vm-a, prod/db-1, os:web-01]' },
@@ -76,7 +79,8 @@ const RULES: Record<string, KeyRule> = {
   allNamespaces: { read: flag, allowed: 'true or false' },
   osFilter: { read: (v) => (typeof v === 'string' && attempt(() => new RegExp(v)) ? v : undefined), allowed: 'a regular expression over server names' },
   osTags: { read: list((v) => (typeof v === 'string' && v && !/[,/]/.test(v) ? v : undefined)), allowed: 'a list of Nova tags (no "," or "/")' },
-  type: { read: (v) => (v === 'vnc' || v === 'serial' || v === 'auto' ? v : undefined), allowed: 'vnc, serial or auto' },
+  // The kinds the console-kinds registry knows, as --type takes them: a new kind is allowed here too.
+  type: { read: (v) => (typeof v === 'string' && TYPE_CHOICES.includes(v) ? v : undefined), allowed: oneOf(TYPE_CHOICES) },
   viewer: { read: text, allowed: 'a viewer name or path' },
   follow: { read: flag, allowed: 'true or false' },
   context: { read: text, allowed: 'a kubeconfig context name' },
