@@ -4,8 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig, parseConfig } from './config.js';
 import { UsageError } from '../errors.js';
-import { expandWorkspace, saveWorkspace, targetToSave, workspaceConfigFile, type WorkspaceFlags } from './workspaces.js';
-import { resolveTarget } from '../targets/index.js';
+import { expandWorkspace, saveWorkspace, workspaceConfigFile, type WorkspaceFlags } from './workspaces.js';
 import { resolveTargets, targetOptionsFrom } from '../commands/target-options.js';
 
 async function refusal(text: string): Promise<{ message: string; hint?: string }> {
@@ -168,15 +167,6 @@ describe('a workspace type', () => {
 });
 
 describe('what S saves', () => {
-  it('pins each session to its provider, a KubeVirt VM with its namespace, through a sharing wrapper', () => {
-    const bare = resolveTarget('vm-a', { namespace: 'prod' });
-    expect(targetToSave(bare)).toBe('kubevirt:prod/vm-a');
-    expect(targetToSave({ ...bare, inner: bare, input: undefined } as never)).toBe('kubevirt:prod/vm-a');
-    expect(targetToSave(resolveTarget('os:web-01', {}))).toBe('os:web-01');
-    expect(targetToSave(resolveTarget('web-01', {}, 'openstack'))).toBe('openstack:web-01');
-    expect(targetToSave(resolveTarget('demo:a', {}))).toBe('demo:a');
-  });
-
   it('writes to the loaded config file, else VCONSOLE_CONFIG, else the default path', async () => {
     expect(await workspaceConfigFile({ file: '/a.yaml' }, {})).toBe('/a.yaml');
     expect(await workspaceConfigFile({}, { VCONSOLE_CONFIG: '/b.yaml' })).toBe('/b.yaml');

@@ -3,8 +3,6 @@ import path from 'node:path';
 import { UsageError, describeError } from '../errors.js';
 import { isRecord } from './records.js';
 import { normalizeLabelSelector } from '../targets/kubevirt/label-selector.js';
-import type { UpstreamSource } from '../proxy/types.js';
-import { sourceChain } from '../proxy/wrapped-source.js';
 import { CONSOLE_TYPES, type ConsoleTypeChoice } from '../targets/types.js';
 import { oneOf } from '../targets/console-type.js';
 import { echoInput } from '../text/terminal-text.js';
@@ -247,20 +245,6 @@ export async function workspaceConfigFile(config: { file?: string }, env: NodeJS
   if (config.file) return config.file;
   const { defaultConfigPath } = await import('./config.js');
   return env.VCONSOLE_CONFIG || defaultConfigPath(env);
-}
-
-/**
- * What to save for an open session so `open @NAME` opens the same console under any defaults:
- * the target as typed when it named its scheme, else pinned to its provider (a KubeVirt VM
- * with the namespace its pre-flight found). Shared consoles are looked through to their target.
- */
-export function targetToSave(source: UpstreamSource): string {
-  const chain = [...sourceChain(source)] as (UpstreamSource & { input?: unknown })[];
-  const target = chain.find((s) => typeof s.input === 'string') ?? chain[chain.length - 1];
-  const input = typeof target.input === 'string' ? target.input : target.name;
-  if (/^[a-z][a-z0-9+.-]*:/i.test(input)) return input;
-  if (target.provider === 'kubevirt' && target.name.includes('/')) return `kubevirt:${target.name}`;
-  return `${target.provider}:${input}`;
 }
 
 /** The workspace as the file spells it: only the keys set, one namespace as `namespace`. */
