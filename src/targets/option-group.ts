@@ -125,8 +125,11 @@ export interface OptionGroup<D extends readonly OptionDeclaration[] = readonly O
   readonly replacedTogether?: readonly string[];
   /** What the flags select; undefined when they select nothing. Throws a UsageError on a contradiction. */
   selection?(flags: Readonly<Record<string, unknown>>): FlagSelection | undefined;
-  /** Where a bare name of this provider is looked for when the flags widen the search (-A, several -n). */
-  nameScope?(flags: Readonly<Record<string, unknown>>): ListScope | undefined;
+  /**
+   * Where a named VM of this provider is looked for when the flags widen the search (-A,
+   * several -n); undefined when the name says where it is (`NS/NAME`) or the flags do not widen.
+   */
+  nameScope?(flags: Readonly<Record<string, unknown>>, name: string): ListScope | undefined;
 }
 
 /** Every value given of a repeatable option, in order, once each (undefined: none). */

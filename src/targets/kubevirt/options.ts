@@ -100,9 +100,13 @@ function kubevirtSelection(flags: Readonly<Record<string, unknown>>): FlagSelect
   };
 }
 
-/** Where a bare name is looked for: every namespace with -A, each -n when several; else undefined (the one namespace of bare names). */
-function kubevirtNameScope(flags: Readonly<Record<string, unknown>>): ListScope | undefined {
+/**
+ * Where a bare name is looked for: every namespace with -A, each -n when several; else
+ * undefined (the one namespace of bare names), as for `NS/NAME`, which says where it is.
+ */
+function kubevirtNameScope(flags: Readonly<Record<string, unknown>>, name: string): ListScope | undefined {
   const { all, namespaces } = placeOf(flags);
+  if (name.includes('/')) return undefined;
   if (all) return { allNamespaces: true };
   return namespaces.length > 1 ? { namespaces } : undefined;
 }
