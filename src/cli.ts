@@ -10,6 +10,7 @@ import { addRecordOptions } from './commands/record-flags.js';
 import { addGridOptions } from './commands/open/grid-flags.js';
 import { addReplayCommand } from './commands/replay-flags.js';
 import { addSelectorOptions } from './commands/selector-flags.js';
+import { selectorFlagNames } from './targets/option-groups.js';
 import { keyHelpText } from './tui/state/key-help.js';
 // Types only (erased): each command's flags object, whose declared options type it (src/targets/option-groups.ts).
 import type { ConsoleFlags } from './commands/console.js';
@@ -101,7 +102,7 @@ Examples:
         .command('proxy')
         .description('Serve each target on a local port for a viewer elsewhere: VNC for a VNC viewer, a serial line as raw TCP (nc, socat, telnet).')
         .argument('[target...]', 'consoles to serve (see Targets), @WORKSPACE from the config file')
-        .option('--follow', 'with -l/-A/--os-filter/--os-tag: keep asking, serve VMs that start matching or running (a JSON line each)'),
+        .option('--follow', `with ${selectorFlagNames().join('/')}: keep asking, serve VMs that start matching or running (a JSON line each)`),
     )),
   )), { viewerPassword: true }))
     .addHelpText(
@@ -143,7 +144,7 @@ Examples:
         .option('--no-tui', 'plain log lines on stderr and JSON port lines on stdout instead of the terminal UI')
         .option('--escape <key>', 'the key that leaves an attached serial console for the table (default: ^])')
         .option('--log-dir <dir>', 'append each serial console\'s output to DIR/NAME.log (created 0600)')
-        .option('--follow', 'with -l/-A/--os-filter/--os-tag: keep asking, open VMs that start matching, mark those that stop')
+        .option('--follow', `with ${selectorFlagNames().join('/')}: keep asking, open VMs that start matching, mark those that stop`)
         .option('--max <n>', `open up to N consoles at once without asking (default: ${OPEN_WITHOUT_ASKING_MAX}; more asks y/N on a terminal, and is refused without one)`, asArgParser(parseMaxCount))
         .option('--yes', 'open any number of consoles at once without asking'),
     )),

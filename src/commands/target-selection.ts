@@ -4,7 +4,7 @@ import { splitConsoleType } from '../targets/console-type.js';
 import { PROVIDERS, providerById, resolveTarget, splitTarget } from '../targets/index.js';
 import type { ConsoleProvider, ConsoleTarget, ListScope, ListedVm, TargetOptions } from '../targets/types.js';
 import type { FlagSelection } from '../targets/option-group.js';
-import { OPTION_GROUPS, flagSelections } from '../targets/option-groups.js';
+import { OPTION_GROUPS, flagSelections, selectorUsage } from '../targets/option-groups.js';
 import type { SelectionFlags } from './selector-flags.js';
 import { resolveTargets } from './target-options.js';
 
@@ -88,9 +88,9 @@ export async function selectTargets(
   }: { allowEmpty?: boolean; follow?: boolean; withConsoleOnly?: boolean; providers?: readonly ConsoleProvider[] } = {},
 ): Promise<Selection> {
   const searches = selectorSearches(flags, providers, { withNames: inputs.length > 0 });
-  if (follow && searches.length === 0) throw new UsageError('--follow follows a selector, and none was given', 'add -l SELECTOR, -A, --os-filter REGEX or --os-tag TAG');
+  if (follow && searches.length === 0) throw new UsageError('--follow follows a selector, and none was given', `add ${selectorUsage()}`);
   if (inputs.length === 0 && searches.length === 0) {
-    throw new UsageError('no target given', 'name a target (see --help) or select VMs with -l SELECTOR, -A, --os-filter REGEX or --os-tag TAG');
+    throw new UsageError('no target given', `name a target (see --help) or select VMs with ${selectorUsage()}`);
   }
   const named = await locateNamed(inputs, flags, options, config, providers);
   if (searches.length === 0) return { named, selected: [] };

@@ -15,7 +15,7 @@ const TYPE_CHOICES: readonly string[] = [...CONSOLE_TYPES, 'auto'];
 /** `-t/--type`: which console of each VM, for every provider (a target's own `#TYPE` wins). */
 export const CONSOLE_TYPE_OPTION = valueOption('type', {
   flags: '-t, --type <type>',
-  help: 'console type: vnc, serial, spice or auto (default: auto, the screen when the VM has one, else its serial console); TARGET#TYPE sets it for one target',
+  help: `console type: ${oneOf(TYPE_CHOICES)} (default: auto, the screen when the VM has one, else its serial console); TARGET#TYPE sets it for one target`,
   section: 'target',
   parse: (text) => parseConsoleType(text),
   into: 'consoleType',
@@ -30,6 +30,21 @@ export const OPTION_GROUPS = [kubevirtOptions, openstackOptions, tlsOptions] as 
 
 /** Every provider option, in --help order within each section. */
 export const PROVIDER_OPTIONS: readonly OptionDeclaration[] = (OPTION_GROUPS as readonly OptionGroup[]).flatMap((group) => group.options);
+
+/** The selector options' shortest spellings, for hints: `-l/-A/--os-filter/--os-tag`. */
+export function selectorFlagNames(): string[] {
+  return PROVIDER_OPTIONS.filter((option) => option.section === 'selector').map((option) => option.flags.split(/[ ,]+/)[0]);
+}
+
+/** The selector options as one writes them, for hints: `-l SELECTOR, -A, --os-filter REGEX or --os-tag TAG`. */
+export function selectorUsage(): string {
+  return oneOf(
+    PROVIDER_OPTIONS.filter((option) => option.section === 'selector').map((option) => {
+      const value = /<([^>]+)>/.exec(option.flags)?.[1];
+      return value ? `${option.flags.split(/[ ,]+/)[0]} ${value.toUpperCase()}` : option.flags.split(/[ ,]+/)[0];
+    }),
+  );
+}
 
 /** The flags the provider options give, typed by their declarations. */
 export type ProviderFlags = FlagsOf<(typeof OPTION_GROUPS)[number]['options']>;
