@@ -1,3 +1,5 @@
+// Declared options as commander options (one builder for every declaration), and the listen
+// and port flags the serving commands share.
 import net from 'node:net';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { UsageError, describeError } from '../errors.js';

@@ -1,3 +1,5 @@
+// From flags and config to what providers read: the merge is derived from the option
+// declarations, and typed names resolve through aliases to targets.
 import { expandAlias, type VconsoleConfig } from '../config/config.js';
 import { splitConsoleType } from '../targets/console-type.js';
 import { resolveTarget } from '../targets/index.js';

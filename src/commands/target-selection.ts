@@ -1,3 +1,5 @@
+// What open and proxy serve: the named targets, and what the flags select, asked of each
+// provider's option group in one place.
 import { expandAlias, type VconsoleConfig } from '../config/config.js';
 import { UsageError, VconsoleError } from '../errors.js';
 import { splitConsoleType } from '../targets/console-type.js';

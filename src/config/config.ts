@@ -1,3 +1,5 @@
+// The config file: defaults (the provider options' keys come from their declarations), aliases
+// and workspaces, read safely and refused in one line when wrong.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

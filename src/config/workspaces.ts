@@ -1,3 +1,5 @@
+// Workspaces (`open @NAME`): their keys are the option declarations' workspace keys plus
+// targets, viewer and follow; saved by the TUI's S without losing the rest of the file.
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError, describeError } from '../errors.js';

@@ -51,7 +51,8 @@ export interface TargetSpec {
 
 /**
  * Options every provider may read. The CLI fills them from flags, environment and the
- * config file; a provider takes what it needs and ignores the rest.
+ * config file, as each option's declaration says (src/targets/*\/options.ts, merged by
+ * src/targets/option-groups.ts); a provider takes what it needs and ignores the rest.
  */
 export interface TargetOptions {
   // KubeVirt
