@@ -7,6 +7,16 @@ import { listKey, stringKey, oneOrListOption, parsedKey, switchKey, switchOption
 import type { ListScope } from '../types.js';
 import { normalizeLabelSelector } from './label-selector.js';
 
+declare module '../types.js' {
+  /** What KubeVirt reads of the options its flags fill. */
+  interface TargetOptions {
+    kubeconfig?: string;
+    context?: string;
+    namespace?: string;
+    preserveSession?: boolean;
+  }
+}
+
 const K8S_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const namespaceName = (v: unknown) => (typeof v === 'string' && K8S_NAME.test(v) ? v : undefined);
 const NAMESPACE_KEY: FileKey = { key: 'namespace', read: namespaceName, allowed: 'a Kubernetes namespace name' };

@@ -4,6 +4,17 @@ import { UsageError } from '../../errors.js';
 import { echoInput } from '../../text/terminal-text.js';
 import { listKey, stringKey, listOption, textKey, valueOption, valuesOf, type FlagSelection, type OptionGroup } from '../option-group.js';
 
+declare module '../types.js' {
+  /** What OpenStack reads of the options its flags fill. */
+  interface TargetOptions {
+    cloud?: string;
+    /** OpenStack region (default: the cloud's, else $OS_REGION_NAME). */
+    region?: string;
+    /** OpenStack endpoint interface (default: public). */
+    interface?: 'public' | 'internal' | 'admin';
+  }
+}
+
 /** `--os-filter`: a regular expression both Nova and vconsole can read. */
 export function parseNameRegex(text: string): string {
   try {
