@@ -11,20 +11,16 @@ import { isRecord } from './records.js';
 import { PROVIDERS, bareNameProviderIds, oneOf } from '../targets/index.js';
 import type { ConsoleProvider } from '../targets/types.js';
 import { stringKey, switchKey, type FileKey } from '../targets/option-group.js';
-import { PROVIDER_OPTIONS } from '../targets/option-groups.js';
+import { PROVIDER_OPTIONS, type DeclaredDefaults } from '../targets/option-groups.js';
 import { parseWorkspaces, type Workspace } from './workspaces.js';
 
 /**
  * Defaults a config file may set; flags and environment variables win over them. The provider
- * options' keys (namespace, kubeconfig, context, cloud) are declared with their options.
+ * options' keys (namespace, kubeconfig, context, cloud) come with their declarations.
  */
-export type ConfigDefaults = {
+export type ConfigDefaults = DeclaredDefaults & {
   /** The provider of bare names: one whose `bareNames` is set (src/targets/index.ts). */
   provider?: string;
-  namespace?: string;
-  kubeconfig?: string;
-  context?: string;
-  cloud?: string;
   viewer?: string;
   listen?: string;
   /** VNC consoles of `open` and `proxy` shared as with --share (--no-share turns it off). */

@@ -5,8 +5,7 @@ import path from 'node:path';
 import { UsageError, describeError } from '../errors.js';
 import { isRecord } from './records.js';
 import { listKey, switchKey, textKey, type FileKey, type OptionDeclaration } from '../targets/option-group.js';
-import { CONSOLE_TYPE_OPTION, OPTION_GROUPS, PROVIDER_OPTIONS, flagSelections, type ConsoleTypeFlags, type ProviderFlags } from '../targets/option-groups.js';
-import type { ConsoleTypeChoice } from '../targets/types.js';
+import { CONSOLE_TYPE_OPTION, OPTION_GROUPS, PROVIDER_OPTIONS, flagSelections, type ConsoleTypeFlags, type DeclaredWorkspaceKeys, type ProviderFlags } from '../targets/option-groups.js';
 import { echoInput } from '../text/terminal-text.js';
 import { FileWriteError, createPrivateFileSync, ensureDirectory, fileErrorCause } from '../files/safe-file.js';
 
@@ -21,25 +20,13 @@ import { FileWriteError, createPrivateFileSync, ensureDirectory, fileErrorCause 
  *       type: vnc
  *       viewer: tigervnc
  */
-export interface Workspace {
+export type Workspace = DeclaredWorkspaceKeys & {
   /** Targets as `open` takes them (aliases too). */
   targets?: string[];
-  /** A KubeVirt label selector, spelled canonically. */
-  selector?: string;
-  /** Namespaces to search (`namespace: x` in the file is one). */
-  namespaces?: string[];
-  allNamespaces?: boolean;
-  /** OpenStack server name regular expression. */
-  osFilter?: string;
-  osTags?: string[];
-  type?: ConsoleTypeChoice;
   viewer?: string;
   /** `open --follow`. */
   follow?: boolean;
-  context?: string;
-  kubeconfig?: string;
-  cloud?: string;
-}
+};
 
 /** What `saveWorkspace` writes: what is open now, and how. */
 export type SavedWorkspace = Workspace & { targets: string[] };

@@ -9,17 +9,17 @@ import type { ListScope, TargetOptions } from './types.js';
 export type OptionArity = 'switch' | 'value' | 'list' | 'one-or-list';
 
 /** A key the config file's `defaults` (or a workspace) may set: how it is checked and said. */
-export interface FileKey {
+export interface FileKey<K extends string = string, V = unknown> {
   /** The key as the file spells it, e.g. `kubeconfig`, `osTags`. */
-  readonly key: string;
+  readonly key: K;
   /** The value as stored, or undefined when it is bad. */
-  read(value: unknown): unknown;
+  read(value: unknown): V | undefined;
   /** What a good value is, for the hint: `a Kubernetes namespace name`. */
   readonly allowed: string;
 }
 
 /** A workspace key: like a config key, and maybe also spelled with one value (`namespace: x` for `namespaces`). */
-export interface WorkspaceKey extends FileKey {
+export interface WorkspaceKey<K extends string = string, V = unknown> extends FileKey<K, V> {
   /** The key spelling one value of a list key, e.g. `namespace` beside `namespaces`. */
   readonly single?: FileKey;
   /** The flag's value from what the workspace stores (default: as stored). */
@@ -82,25 +82,38 @@ export type FlagsOf<D extends readonly OptionDeclaration[]> = {
 
 type Declared<K extends string> = Omit<OptionDeclaration<K>, 'key' | 'arity' | 'valueType'>;
 
+/** A declaration keeps its literal config and workspace keys, for the file types derived from them (ConfigKeysOf, WorkspaceKeysOf). */
+type Keeping<D> = Pick<D, Extract<keyof D, 'config' | 'workspace'>>;
+
 /** A flag without a value. */
-export function switchOption<K extends string>(key: K, declared: Declared<K>): OptionDeclaration<K, boolean> {
+export function switchOption<K extends string, D extends Declared<K>>(key: K, declared: D): OptionDeclaration<K, boolean> & Keeping<D> {
   return { key, arity: 'switch', ...declared };
 }
 
 /** A flag with one value; `T` is what its parser returns. */
-export function valueOption<K extends string, T = string>(key: K, declared: Declared<K> & { parse?(text: string): T }): OptionDeclaration<K, T> {
+export function valueOption<K extends string, T = string, D extends Declared<K> = Declared<K>>(key: K, declared: D & { parse?(text: string): T }): OptionDeclaration<K, T> & Keeping<D> {
   return { key, arity: 'value', ...declared };
 }
 
 /** A repeatable flag: its values in order. */
-export function listOption<K extends string, T = string>(key: K, declared: Declared<K> & { parse?(text: string): T }): OptionDeclaration<K, T[]> {
+export function listOption<K extends string, T = string, D extends Declared<K> = Declared<K>>(key: K, declared: D & { parse?(text: string): T }): OptionDeclaration<K, T[]> & Keeping<D> {
   return { key, arity: 'list', ...declared };
 }
 
 /** A repeatable flag whose one value stays a string (as before it repeated), more becoming a list. */
-export function oneOrListOption<K extends string>(key: K, declared: Declared<K>): OptionDeclaration<K, string | string[]> {
+export function oneOrListOption<K extends string, D extends Declared<K>>(key: K, declared: D): OptionDeclaration<K, string | string[]> & Keeping<D> {
   return { key, arity: 'one-or-list', ...declared };
 }
+
+/** The `defaults` keys the declarations give, typed as their values are read. */
+export type ConfigKeysOf<D extends readonly OptionDeclaration[]> = {
+  [O in D[number] as O extends { config: FileKey<infer C> } ? C : never]?: O extends { config: FileKey<string, infer V> } ? V : never;
+};
+
+/** The workspace keys the declarations give (a one-value spelling is read into its list key). */
+export type WorkspaceKeysOf<D extends readonly OptionDeclaration[]> = {
+  [O in D[number] as O extends { workspace: WorkspaceKey<infer W> } ? W : never]?: O extends { workspace: WorkspaceKey<string, infer V> } ? V : never;
+};
 
 /** What a provider's flags select: the scope its `list` is asked with, and how to say it again. */
 export interface FlagSelection {
@@ -138,22 +151,22 @@ export function valuesOf(value: unknown): string[] {
 }
 
 /** A config or workspace key holding a non-empty string. */
-export function textKey(key: string, allowed: string): FileKey {
+export function textKey<K extends string>(key: K, allowed: string): FileKey<K, string> {
   return { key, read: (v) => (typeof v === 'string' && v.trim() ? v : undefined), allowed };
 }
 
 /** A config key holding any string but the empty one (as `defaults.*` always took). */
-export function stringKey(key: string): FileKey {
+export function stringKey<K extends string>(key: K): FileKey<K, string> {
   return { key, read: (v) => (typeof v === 'string' && v.length > 0 ? v : undefined), allowed: 'a non-empty string' };
 }
 
 /** A config or workspace key holding true or false. */
-export function switchKey(key: string): FileKey {
+export function switchKey<K extends string>(key: K): FileKey<K, boolean> {
   return { key, read: (v) => (typeof v === 'boolean' ? v : undefined), allowed: 'true or false' };
 }
 
 /** A workspace key holding a non-empty list, each item read by `each`. */
-export function listKey(key: string, each: (v: unknown) => unknown, allowed: string): FileKey {
+export function listKey<K extends string, T>(key: K, each: (v: unknown) => T | undefined, allowed: string): FileKey<K, T[]> {
   return {
     key,
     read: (v) => {
@@ -166,7 +179,7 @@ export function listKey(key: string, each: (v: unknown) => unknown, allowed: str
 }
 
 /** A key read by a parser that throws on a bad value. */
-export function parsedKey(key: string, parse: (text: string) => unknown, allowed: string): FileKey {
+export function parsedKey<K extends string, T>(key: K, parse: (text: string) => T, allowed: string): FileKey<K, T> {
   return {
     key,
     read: (v) => {

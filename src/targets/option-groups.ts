@@ -6,8 +6,8 @@ import { tlsOptions } from './dial/options.js';
 import { kubevirtOptions } from './kubevirt/options.js';
 import { openstackOptions } from './openstack/options.js';
 import { oneOf, parseConsoleType } from './console-type.js';
-import { valueOption, type FlagSelection, type FlagsOf, type OptionDeclaration, type OptionGroup } from './option-group.js';
-import { CONSOLE_TYPES, type TargetOptions } from './types.js';
+import { valueOption, type ConfigKeysOf, type WorkspaceKeysOf, type FlagSelection, type FlagsOf, type OptionDeclaration, type OptionGroup } from './option-group.js';
+import { CONSOLE_TYPES, type ConsoleTypeChoice, type TargetOptions } from './types.js';
 
 /** What `--type` and a workspace's `type` take: every kind the console-kinds registry knows, or auto. */
 const TYPE_CHOICES: readonly string[] = [...CONSOLE_TYPES, 'auto'];
@@ -19,8 +19,17 @@ export const CONSOLE_TYPE_OPTION = valueOption('type', {
   section: 'target',
   parse: (text) => parseConsoleType(text),
   into: 'consoleType',
-  workspace: { key: 'type', read: (v) => (typeof v === 'string' && TYPE_CHOICES.includes(v) ? v : undefined), allowed: oneOf(TYPE_CHOICES) },
+  workspace: { key: 'type' as const, read: (v): ConsoleTypeChoice | undefined => (typeof v === 'string' && TYPE_CHOICES.includes(v) ? (v as ConsoleTypeChoice) : undefined), allowed: oneOf(TYPE_CHOICES) },
 });
+
+/** Every declaration that fills TargetOptions, as a type: what the file types below derive from. */
+type TargetOptionDeclarations = [...(typeof OPTION_GROUPS)[number]['options'], typeof CONSOLE_TYPE_OPTION];
+
+/** The `defaults.*` keys the option declarations give (kubeconfig, context, namespace, cloud, ...). */
+export type DeclaredDefaults = ConfigKeysOf<TargetOptionDeclarations>;
+
+/** The workspace keys the option declarations give (selector, namespaces, osTags, type, ...). */
+export type DeclaredWorkspaceKeys = WorkspaceKeysOf<TargetOptionDeclarations>;
 
 /** The flag `--type` gives. */
 export type ConsoleTypeFlags = FlagsOf<readonly [typeof CONSOLE_TYPE_OPTION]>;

@@ -19,7 +19,7 @@ declare module '../types.js' {
 
 const K8S_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const namespaceName = (v: unknown) => (typeof v === 'string' && K8S_NAME.test(v) ? v : undefined);
-const NAMESPACE_KEY: FileKey = { key: 'namespace', read: namespaceName, allowed: 'a Kubernetes namespace name' };
+const NAMESPACE_KEY: FileKey<'namespace', string> = { key: 'namespace', read: namespaceName, allowed: 'a Kubernetes namespace name' };
 
 /** `-l`'s parser. `-l` was --listen's short form before: an address gets a pointer to --listen. */
 export function parseSelectorFlag(text: string): string {

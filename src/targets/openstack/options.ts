@@ -74,7 +74,7 @@ export const OPENSTACK_OPTIONS = [
     help: 'OpenStack: the servers whose name matches this regular expression',
     section: 'selector',
     parse: parseNameRegex,
-    workspace: { key: 'osFilter', read: (v) => (typeof v === 'string' && tryRegExp(v) ? v : undefined), allowed: 'a regular expression over server names' },
+    workspace: { key: 'osFilter' as const, read: (v) => (typeof v === 'string' && tryRegExp(v) ? v : undefined), allowed: 'a regular expression over server names' },
   }),
   listOption('osTag', {
     flags: '--os-tag <tag>',
