@@ -10,7 +10,14 @@ import { addRecordOptions } from './commands/record-flags.js';
 import { addGridOptions } from './commands/open/grid-flags.js';
 import { addReplayCommand } from './commands/replay-flags.js';
 import { addSelectorOptions } from './commands/selector-flags.js';
+import { selectorFlagNames } from './targets/option-groups.js';
 import { keyHelpText } from './tui/state/key-help.js';
+// Types only (erased): each command's flags object, whose declared options type it (src/targets/option-groups.ts).
+import type { ConsoleFlags } from './commands/console.js';
+import type { ListFlags } from './commands/list.js';
+import type { OpenFlags } from './commands/open/open.js';
+import type { ProxyFlags } from './commands/proxy.js';
+import type { ScreenshotFlags } from './commands/screenshot.js';
 
 declare const __VCONSOLE_VERSION__: string | undefined;
 
@@ -64,9 +71,9 @@ function hideOption(command: Command, flag: string): Command {
 }
 
 async function withGlobalOptions<F>(flags: F, command: Command) {
-  const globals = command.optsWithGlobals();
+  const globals = command.optsWithGlobals<{ verbose?: boolean; config?: string }>();
   const { loadConfig } = await import('./config/config.js');
-  return { flags: { ...flags, verbose: globals.verbose as boolean | undefined }, config: await loadConfig(globals.config) };
+  return { flags: { ...flags, verbose: globals.verbose }, config: await loadConfig(globals.config) };
 }
 
 function buildProgram(providers?: ProviderHelp): Command {
@@ -95,7 +102,7 @@ Examples:
         .command('proxy')
         .description('Serve each target on a local port for a viewer elsewhere: VNC for a VNC viewer, a serial line as raw TCP (nc, socat, telnet).')
         .argument('[target...]', 'consoles to serve (see Targets), @WORKSPACE from the config file')
-        .option('--follow', 'with -l/-A/--os-filter/--os-tag: keep asking, serve VMs that start matching or running (a JSON line each)'),
+        .option('--follow', `with ${selectorFlagNames().join('/')}: keep asking, serve VMs that start matching or running (a JSON line each)`),
     )),
   )), { viewerPassword: true }))
     .addHelpText(
@@ -121,7 +128,7 @@ Examples:
   vconsole proxy vm-a --share --listen 0.0.0.0 --password-file ~/.vconsole-pass
   vconsole proxy tcp://10.0.0.5:5900 --share --vnc-password-file ~/.vncpass`,
     )
-    .action(async (targets: string[], flags, command: Command) => {
+    .action(async (targets: string[], flags: ProxyFlags, command: Command) => {
       const [{ runProxyCommand }, run] = await Promise.all([import('./commands/proxy.js'), withGlobalOptions(flags, command)]);
       await runProxyCommand(targets, run.flags, run.config, io);
     });
@@ -137,7 +144,7 @@ Examples:
         .option('--no-tui', 'plain log lines on stderr and JSON port lines on stdout instead of the terminal UI')
         .option('--escape <key>', 'the key that leaves an attached serial console for the table (default: ^])')
         .option('--log-dir <dir>', 'append each serial console\'s output to DIR/NAME.log (created 0600)')
-        .option('--follow', 'with -l/-A/--os-filter/--os-tag: keep asking, open VMs that start matching, mark those that stop')
+        .option('--follow', `with ${selectorFlagNames().join('/')}: keep asking, open VMs that start matching, mark those that stop`)
         .option('--max <n>', `open up to N consoles at once without asking (default: ${OPEN_WITHOUT_ASKING_MAX}; more asks y/N on a terminal, and is refused without one)`, asArgParser(parseMaxCount))
         .option('--yes', 'open any number of consoles at once without asking'),
     )),
@@ -168,7 +175,7 @@ Examples:
   vconsole open --os-tag web --cloud mycloud  every OpenStack server tagged web
   vconsole open @prod-web                     the workspace prod-web of the config file`,
     )
-    .action(async (targets: string[], flags, command: Command) => {
+    .action(async (targets: string[], flags: OpenFlags, command: Command) => {
       const [{ runOpenCommand }, { targetsToOpen }, run] = await Promise.all([import('./commands/open/open.js'), import('./commands/open/picker.js'), withGlobalOptions(flags, command)]);
       const chosen = await targetsToOpen(targets, run.flags, run.config);
       // Esc in the picker: nothing to open, and listings still under way need not finish.
@@ -199,7 +206,7 @@ Examples:
   vconsole console vm-a --wait 5m
   printf 'root\\n' | vconsole console vm-a > out.txt`,
     )
-    .action(async (target: string, flags, command: Command) => {
+    .action(async (target: string, flags: ConsoleFlags, command: Command) => {
       const [{ runConsoleCommand }, run] = await Promise.all([import('./commands/console.js'), withGlobalOptions(flags, command)]);
       await runConsoleCommand(target, run.flags, run.config, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
     });
@@ -227,7 +234,7 @@ Examples:
   vconsole screenshot tcp://127.0.0.1:5900 -o - > screen.png
   vconsole screenshot unix:///run/vm/vnc.sock --vnc-password-file ~/.vncpass -o vm.png`,
     )
-    .action(async (targets: string[], flags, command: Command) => {
+    .action(async (targets: string[], flags: ScreenshotFlags, command: Command) => {
       const [{ runScreenshotCommand }, run] = await Promise.all([import('./commands/screenshot.js'), withGlobalOptions(flags, command)]);
       process.exitCode = await runScreenshotCommand(targets, run.flags, run.config, io);
     });
@@ -266,7 +273,7 @@ Examples:
   vconsole list --os-filter '^web-' --os-tag prod
   vconsole list --provider openstack --cloud mycloud --json`,
     )
-    .action(async (flags, command: Command) => {
+    .action(async (flags: ListFlags, command: Command) => {
       const [{ runListCommand }, run] = await Promise.all([import('./commands/list.js'), withGlobalOptions(flags, command)]);
       process.exitCode = await runListCommand(run.flags, run.config, io);
     });

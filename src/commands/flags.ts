@@ -1,8 +1,10 @@
+// Declared options as commander options (one builder for every declaration), and the listen
+// and port flags the serving commands share.
 import net from 'node:net';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { UsageError, describeError } from '../errors.js';
-import { parseConsoleType } from '../targets/console-type.js';
-import type { ConsoleTypeChoice } from '../targets/types.js';
+import type { OptionDeclaration } from '../targets/option-group.js';
+import { CONSOLE_TYPE_OPTION, PROVIDER_OPTIONS, type ConsoleTypeFlags, type ProviderFlags } from '../targets/option-groups.js';
 import { echoInput } from '../text/terminal-text.js';
 
 /** commander's argument parsers must throw InvalidArgumentError to be reported as usage errors. */
@@ -16,19 +18,36 @@ export function asArgParser<T>(parse: (text: string) => T): (text: string) => T 
   };
 }
 
-/** Flags shared by every command that opens consoles (proxy, open, list). Cheap to import. */
+/**
+ * One declared option (src/targets/option-group.ts) as commander's Option: its parser built from
+ * what the declaration says (empty refused, kubectl's `-n=x`, repeats collected). Its key must be
+ * commander's name for the flag, or the flags object would not hold what its type says.
+ */
+export function commanderOption(declaration: OptionDeclaration): Option {
+  const option = new Option(declaration.flags, declaration.help);
+  if (option.attributeName() !== declaration.key) throw new Error(`option ${declaration.flags} is declared as "${declaration.key}", commander calls it "${option.attributeName()}"`);
+  if (declaration.choices) option.choices(declaration.choices);
+  if (declaration.hidden) option.hideHelp();
+  if (declaration.arity === 'switch' || (!declaration.parse && !declaration.what && !declaration.kubectlShortForm)) return option;
+  const parse = declaration.parse?.bind(declaration);
+  const checked = parse ? asArgParser(parse) : (text: string): unknown => text;
+  const what = declaration.what;
+  const filled = what ? (text: string) => checked(nonEmpty(what)(text)) : checked;
+  const one = declaration.kubectlShortForm ? kubectlShortForm(filled) : filled;
+  if (declaration.arity === 'list') return option.argParser((text: string, previous: unknown[] | undefined) => [...(previous ?? []), one(text)]);
+  if (declaration.arity === 'one-or-list') return option.argParser(repeatable(one));
+  return option.argParser(one);
+}
+
+/** Adds the declared options of one --help section, in their order. */
+export function addDeclaredOptions(command: Command, declarations: readonly OptionDeclaration[], section: OptionDeclaration['section']): Command {
+  for (const declaration of declarations) if (declaration.section === section) command.addOption(commanderOption(declaration));
+  return command;
+}
+
+/** Flags shared by every command that opens consoles (proxy, open, list): each provider group's, declared in src/targets/*\/options.ts. */
 export function addTargetOptions(command: Command): Command {
-  return command
-    .option('--kubeconfig <file>', 'KubeVirt: kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)', nonEmpty('a kubeconfig file'))
-    .option('--context <name>', 'KubeVirt: kubeconfig context to use', nonEmpty('a context name'))
-    .option('-n, --namespace <ns>', "KubeVirt: namespace of bare VM names (default: the context's, else default); repeated: search several (a bare name is looked for in them)", repeatable(kubectlShortForm(nonEmpty('a namespace'))))
-    .option('--preserve-session', 'KubeVirt: refuse to take over a VNC session another client holds')
-    .option('--cloud <name>', 'OpenStack: cloud from clouds.yaml (default: $OS_CLOUD, else the OS_* variables)', nonEmpty('a cloud name'))
-    .addOption(new Option('--os-cloud <name>', 'the openstack CLI spelling of --cloud').argParser(nonEmpty('a cloud name')).hideHelp())
-    .option('--os-region <name>', 'OpenStack: region (default: the cloud\'s, else $OS_REGION_NAME)', nonEmpty('a region name'))
-    .addOption(new Option('--os-interface <interface>', 'OpenStack: endpoint interface (default: public)').choices(['public', 'internal', 'admin']))
-    .option('--insecure', 'ws(s)/OpenStack: do not verify TLS certificates')
-    .option('--ca <file>', 'ws(s)/OpenStack: CA certificate file to verify TLS with', nonEmpty('a CA file'));
+  return addDeclaredOptions(command, PROVIDER_OPTIONS, 'target');
 }
 
 /**
@@ -52,7 +71,7 @@ export function kubectlShortForm<T>(parse: (text: string) => T): (text: string) 
 }
 
 /** A repeatable option's parser: one value stays a string (as before), more become a list. */
-function repeatable(parse: (text: string) => string): (text: string, previous: string | string[] | undefined) => string | string[] {
+function repeatable(parse: (text: string) => unknown): (text: string, previous: unknown) => unknown {
   return (text, previous) => (previous === undefined ? parse(text) : [...[previous].flat(), parse(text)]);
 }
 
@@ -74,29 +93,11 @@ export interface ListenFlags {
 
 /** `-t/--type`, for the commands that open consoles of any type (proxy, open). */
 export function addConsoleTypeOption(command: Command): Command {
-  return command.option(
-    '-t, --type <type>',
-    'console type: vnc, serial, spice or auto (default: auto, the screen when the VM has one, else its serial console); TARGET#TYPE sets it for one target',
-    asArgParser((text) => parseConsoleType(text)),
-  );
+  return command.addOption(commanderOption(CONSOLE_TYPE_OPTION));
 }
 
-export interface TargetFlags {
-  /** `--type`: which console of each VM (a target's own `#TYPE` wins). */
-  type?: ConsoleTypeChoice;
-  kubeconfig?: string;
-  context?: string;
-  /** One `-n`, or several (the first is the namespace of bare names). */
-  namespace?: string | string[];
-  preserveSession?: boolean;
-  cloud?: string;
-  osCloud?: string;
-  osRegion?: string;
-  osInterface?: 'public' | 'internal' | 'admin';
-  insecure?: boolean;
-  ca?: string;
-  verbose?: boolean;
-}
+/** The flags of the target options and --type, typed by their declarations. */
+export type TargetFlags = ProviderFlags & ConsoleTypeFlags & { verbose?: boolean };
 
 /** `--port N`: a whole number from 1 to 65535. */
 export function parsePort(text: string): number {

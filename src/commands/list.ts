@@ -36,7 +36,9 @@ export async function runListCommand(
   providers: readonly ConsoleProvider[] = PROVIDERS,
 ): Promise<number> {
   const options = targetOptionsFrom(flags, config);
-  const searches = selects(flags) ? selectorSearches(flags, providers) : [];
+  // -A and -n alone only say where to look (the listing's scope); beside a selector that picks VMs, every selection is searched.
+  const selections = selectorSearches(flags, providers);
+  const searches = selections.some((search) => search.reach === 'matching') ? selections : [];
   const other = searches.find((search) => flags.provider !== undefined && search.provider.id !== flags.provider);
   if (other) {
     throw new UsageError(`${other.shownAs} selects ${other.provider.id} VMs, not ${echoInput(flags.provider ?? '')} ones`, `leave out --provider, or use --provider ${other.provider.id}`);
@@ -48,11 +50,6 @@ export async function runListCommand(
   const sorted = vms.slice().sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
   io.stdout.write(flags.json ? `${JSON.stringify(sorted, null, 2)}\n` : formatVmTable(sorted));
   return 0;
-}
-
-/** -l, --os-filter and --os-tag select (a search that finds nothing is an error); -A and -n only say where to look. */
-function selects(flags: SelectionFlags): boolean {
-  return flags.selector !== undefined || flags.osFilter !== undefined || (flags.osTag?.length ?? 0) > 0;
 }
 
 /** A plain aligned table; an empty list says so. */

@@ -1,27 +1,23 @@
+// From flags and config to what providers read: the merge is derived from the option
+// declarations, and typed names resolve through aliases to targets.
 import { expandAlias, type VconsoleConfig } from '../config/config.js';
 import { splitConsoleType } from '../targets/console-type.js';
 import { resolveTarget } from '../targets/index.js';
+import { CONSOLE_TYPE_OPTION, PROVIDER_OPTIONS, mergeTargetOptions } from '../targets/option-groups.js';
 import type { ConsoleTarget, TargetOptions } from '../targets/types.js';
 import { parseListenAddress, type TargetFlags } from './flags.js';
 
 const EMPTY_CONFIG: VconsoleConfig = { defaults: {}, aliases: {} };
 
-/** Flags win over the environment, which wins over the config file's defaults. */
-export function targetOptionsFrom(flags: TargetFlags, config: VconsoleConfig = EMPTY_CONFIG): TargetOptions {
-  const defaults = config.defaults;
-  return {
-    kubeconfig: flags.kubeconfig ?? (process.env.KUBECONFIG ? undefined : defaults.kubeconfig),
-    context: flags.context ?? defaults.context,
-    // With several -n (a search), bare names take the first.
-    namespace: [flags.namespace ?? []].flat()[0] ?? defaults.namespace,
-    preserveSession: flags.preserveSession ?? false,
-    cloud: flags.cloud ?? flags.osCloud ?? process.env.OS_CLOUD ?? defaults.cloud,
-    region: flags.osRegion,
-    interface: flags.osInterface,
-    insecure: flags.insecure ?? false,
-    ca: flags.ca,
-    consoleType: flags.type,
-  };
+/** Every option that fills TargetOptions: the providers' and --type. */
+const TARGET_OPTION_DECLARATIONS = [...PROVIDER_OPTIONS, CONSOLE_TYPE_OPTION];
+
+/**
+ * Flags (a workspace's under them) win over the environment, which wins over the config file's
+ * defaults; each option's declaration says which of them it has (src/targets/option-groups.ts).
+ */
+export function targetOptionsFrom(flags: TargetFlags, config: VconsoleConfig = EMPTY_CONFIG, env: NodeJS.ProcessEnv = process.env): TargetOptions {
+  return mergeTargetOptions(TARGET_OPTION_DECLARATIONS, flags, { env, defaults: config.defaults });
 }
 
 /**

@@ -1,9 +1,13 @@
+// What open and proxy serve: the named targets, and what the flags select, asked of each
+// provider's option group in one place.
 import { expandAlias, type VconsoleConfig } from '../config/config.js';
 import { UsageError, VconsoleError } from '../errors.js';
 import { splitConsoleType } from '../targets/console-type.js';
 import { PROVIDERS, providerById, resolveTarget, splitTarget } from '../targets/index.js';
 import type { ConsoleProvider, ConsoleTarget, ListScope, ListedVm, TargetOptions } from '../targets/types.js';
-import { namespacesOf, type SelectionFlags } from './selector-flags.js';
+import type { FlagSelection } from '../targets/option-group.js';
+import { OPTION_GROUPS, flagSelections, selectorUsage } from '../targets/option-groups.js';
+import type { SelectionFlags } from './selector-flags.js';
 import { resolveTargets } from './target-options.js';
 
 /** One provider asked for the VMs a selector picks. */
@@ -12,41 +16,24 @@ export interface SelectorSearch {
   scope: ListScope;
   /** The selector as the user would write it again, for messages: `-l app=web -n prod`. */
   shownAs: string;
+  /** Whether it picks VMs by what they are, only says where to look, or lists everything there is (-A alone). */
+  reach: FlagSelection['reach'];
 }
 
 /** A selector that matched nothing: what was searched is in the message. */
 export class NothingMatchedError extends VconsoleError {}
 
 /**
- * The searches the selection flags ask for: KubeVirt with -l, or -A or several -n when no
- * target is named (beside names they only say where the names are); OpenStack with
- * --os-filter or --os-tag. None when the flags select nothing.
+ * The one answer to "do the flags select VMs?" (list, open, proxy, follow and the picker ask
+ * it): each provider option group's selection whose provider can list. KubeVirt with -l, or
+ * -A or several -n when no target is named (beside names they only say where the names are);
+ * OpenStack with --os-filter or --os-tag. None when the flags select nothing.
  */
 export function selectorSearches(flags: SelectionFlags, providers: readonly ConsoleProvider[] = PROVIDERS, { withNames = false } = {}): SelectorSearch[] {
-  const namespaces = namespacesOf(flags);
-  if (flags.allNamespaces && namespaces.length > 0) {
-    throw new UsageError('-A/--all-namespaces and --namespace contradict each other', 'give -A for every namespace, or -n NS (repeatable) for some');
-  }
-  const searches: SelectorSearch[] = [];
-  const kubevirt = providerById('kubevirt', providers);
-  if (kubevirt?.list && (flags.selector !== undefined || (!withNames && (flags.allNamespaces || namespaces.length > 1)))) {
-    const shown = [
-      flags.selector !== undefined ? `-l ${flags.selector}` : undefined,
-      flags.allNamespaces ? '-A' : namespaces.map((ns) => `-n ${ns}`).join(' ') || undefined,
-    ];
-    searches.push({
-      provider: kubevirt,
-      scope: { labelSelector: flags.selector, allNamespaces: flags.allNamespaces, namespaces: namespaces.length ? namespaces : undefined },
-      shownAs: shown.filter(Boolean).join(' '),
-    });
-  }
-  const openstack = providerById('openstack', providers);
-  const tags = flags.osTag ?? [];
-  if (openstack?.list && (flags.osFilter !== undefined || tags.length > 0)) {
-    const shown = [flags.osFilter !== undefined ? `--os-filter ${flags.osFilter}` : undefined, ...tags.map((t) => `--os-tag ${t}`)];
-    searches.push({ provider: openstack, scope: { nameRegex: flags.osFilter, tags: tags.length ? tags : undefined }, shownAs: shown.filter(Boolean).join(' ') });
-  }
-  return searches;
+  return flagSelections(flags, { withNames }).flatMap(({ group, scope, shownAs, reach }) => {
+    const provider = providerById(group.provider, providers);
+    return provider?.list ? [{ provider, scope, shownAs, reach }] : [];
+  });
 }
 
 /** What `open`/`proxy` take for a listed VM: its target, with the provider's scheme when the listing left it out. */
@@ -103,9 +90,9 @@ export async function selectTargets(
   }: { allowEmpty?: boolean; follow?: boolean; withConsoleOnly?: boolean; providers?: readonly ConsoleProvider[] } = {},
 ): Promise<Selection> {
   const searches = selectorSearches(flags, providers, { withNames: inputs.length > 0 });
-  if (follow && searches.length === 0) throw new UsageError('--follow follows a selector, and none was given', 'add -l SELECTOR, -A, --os-filter REGEX or --os-tag TAG');
+  if (follow && searches.length === 0) throw new UsageError('--follow follows a selector, and none was given', `add ${selectorUsage()}`);
   if (inputs.length === 0 && searches.length === 0) {
-    throw new UsageError('no target given', 'name a target (see --help) or select VMs with -l SELECTOR, -A, --os-filter REGEX or --os-tag TAG');
+    throw new UsageError('no target given', `name a target (see --help) or select VMs with ${selectorUsage()}`);
   }
   const named = await locateNamed(inputs, flags, options, config, providers);
   if (searches.length === 0) return { named, selected: [] };
@@ -118,13 +105,6 @@ export async function selectTargets(
   return { named, selected };
 }
 
-/** Where a bare KubeVirt name is looked for: every namespace with -A, each -n when several; else undefined (the one namespace of bare names). */
-function nameSearchScope(flags: SelectionFlags): ListScope | undefined {
-  const namespaces = namespacesOf(flags);
-  if (flags.allNamespaces) return { allNamespaces: true };
-  return namespaces.length > 1 ? { namespaces } : undefined;
-}
-
 /**
  * The named targets resolved; a bare KubeVirt name beside -A or several -n becomes
  * `kubevirt:NS/NAME` of the one namespace holding it. None holding it is the error a missing
@@ -132,27 +112,26 @@ function nameSearchScope(flags: SelectionFlags): ListScope | undefined {
  */
 async function locateNamed(inputs: string[], flags: SelectionFlags, options: TargetOptions, config: VconsoleConfig | undefined, providers: readonly ConsoleProvider[]): Promise<ConsoleTarget[]> {
   const named = resolveTargets(inputs, options, config);
-  const scope = nameSearchScope(flags);
-  const kubevirt = providerById('kubevirt', providers);
-  const list = kubevirt?.list?.bind(kubevirt);
-  if (!scope || !kubevirt || !list) return named;
   return Promise.all(
     named.map(async (target, i) => {
-      const expanded = expandedInput(inputs[i], config);
-      const { text, consoleType } = splitConsoleType(expanded);
+      const group = OPTION_GROUPS.find((g) => g.provider === target.provider);
+      const provider = providerById(target.provider, providers);
+      const list = provider?.list?.bind(provider);
+      const { text, consoleType } = splitConsoleType(expandedInput(inputs[i], config));
       const name = splitTarget(text).rest;
-      if (target.provider !== 'kubevirt' || name.includes('/')) return target;
+      const scope = group?.nameScope?.(flags, name);
+      if (!scope || !provider || !list) return target;
       const nameScope = { ...scope, name };
       const found = (await list(options, nameScope)).filter((vm) => vm.name === name);
       if (found.length === 0) {
-        const searched = kubevirt.describeSearch ? await kubevirt.describeSearch(options, nameScope) : `VMs named "${name}"`;
-        throw new VconsoleError(`${name}: no VM of that name: searched ${searched}`, { hint: `vconsole list ${flags.allNamespaces ? '-A' : namespacesOf(flags).map((ns) => `-n ${ns}`).join(' ')} shows what there is` });
+        const searched = provider.describeSearch ? await provider.describeSearch(options, nameScope) : `VMs named "${name}"`;
+        throw new VconsoleError(`${name}: no VM of that name: searched ${searched}`, { hint: `vconsole list ${group?.selection?.(flags)?.shownAs ?? ''} shows what there is` });
       }
       if (found.length > 1) {
         const where = found.map((vm) => vm.target).sort();
         throw new UsageError(`${name} is in more than one namespace: ${where.join(', ')}`, `name the one you mean as NS/NAME, e.g. ${where[0]}`);
       }
-      const located = `kubevirt:${found[0].target}${consoleType ? `#${consoleType}` : ''}`;
+      const located = `${listedTargetText(found[0], provider)}${consoleType ? `#${consoleType}` : ''}`;
       return resolveTarget(located, options, config?.defaults.provider, providers);
     }),
   );

@@ -1,3 +1,5 @@
+// The config file: defaults (the provider options' keys come from their declarations), aliases
+// and workspaces, read safely and refused in one line when wrong.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,21 +10,22 @@ import { fileErrorCause } from '../files/safe-file.js';
 import { isRecord } from './records.js';
 import { PROVIDERS, bareNameProviderIds, oneOf } from '../targets/index.js';
 import type { ConsoleProvider } from '../targets/types.js';
+import { stringKey, switchKey, type FileKey } from '../targets/option-group.js';
+import { PROVIDER_OPTIONS, type DeclaredDefaults } from '../targets/option-groups.js';
 import { parseWorkspaces, type Workspace } from './workspaces.js';
 
-/** Defaults a config file may set; flags and environment variables win over them. */
-export interface ConfigDefaults {
+/**
+ * Defaults a config file may set; flags and environment variables win over them. The provider
+ * options' keys (namespace, kubeconfig, context, cloud) come with their declarations.
+ */
+export type ConfigDefaults = DeclaredDefaults & {
   /** The provider of bare names: one whose `bareNames` is set (src/targets/index.ts). */
   provider?: string;
-  namespace?: string;
-  kubeconfig?: string;
-  context?: string;
-  cloud?: string;
   viewer?: string;
   listen?: string;
   /** VNC consoles of `open` and `proxy` shared as with --share (--no-share turns it off). */
   share?: boolean;
-}
+};
 
 export interface VconsoleConfig {
   /** The file it came from, or undefined when none exists. */
@@ -34,28 +37,25 @@ export interface VconsoleConfig {
   workspaces?: Record<string, Workspace>;
 }
 
-/** What each `defaults` key accepts, and how to say so; `provider` follows the registry. */
-function defaultKeys(providers: readonly ConsoleProvider[]): Record<keyof ConfigDefaults, { valid: (value: unknown) => boolean; allowed: string }> {
+/**
+ * What each `defaults` key accepts, and how to say so: `provider` follows the registry, the
+ * provider options' keys come from their declarations, then the commands' own defaults.
+ */
+function defaultKeys(providers: readonly ConsoleProvider[]): Map<string, FileKey> {
   const bareNameProviders = bareNameProviderIds(providers);
-  const text = { valid: isText, allowed: 'a non-empty string' };
-  return {
-    provider: { valid: (v) => typeof v === 'string' && bareNameProviders.includes(v), allowed: oneOf(bareNameProviders) },
-    namespace: { valid: isName, allowed: 'a Kubernetes namespace name' },
-    kubeconfig: text,
-    context: text,
-    cloud: text,
-    viewer: text,
-    listen: text,
-    share: { valid: (v) => typeof v === 'boolean', allowed: 'true or false' },
-  };
+  const keys: FileKey[] = [
+    { key: 'provider', read: (v) => (typeof v === 'string' && bareNameProviders.includes(v) ? v : undefined), allowed: oneOf(bareNameProviders) },
+    ...PROVIDER_OPTIONS.flatMap((option) => (option.config ? [option.config] : [])),
+    stringKey('viewer'),
+    stringKey('listen'),
+    switchKey('share'),
+  ];
+  return new Map(keys.map((key) => [key.key, key]));
 }
 const TOP_KEYS = ['defaults', 'aliases', 'workspaces'];
 
 function isText(v: unknown): boolean {
   return typeof v === 'string' && v.length > 0;
-}
-function isName(v: unknown): boolean {
-  return typeof v === 'string' && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(v);
 }
 
 /** Where the config file is looked for: $XDG_CONFIG_HOME/vconsole/config.yaml, else ~/.config/vconsole/. */
@@ -87,11 +87,11 @@ export async function parseConfig(text: string, file: string, providers: readonl
   if (!isRecord(rawDefaults)) throw new UsageError(`config ${file}: "defaults" must be a mapping`);
   const keys = defaultKeys(providers);
   for (const [key, value] of Object.entries(rawDefaults)) {
-    const rule = Object.hasOwn(keys, key) ? keys[key as keyof ConfigDefaults] : undefined;
+    const rule = keys.get(key);
     if (!rule) {
-      throw new UsageError(`config ${file}: unknown key "defaults.${echoInput(key)}"`, `known keys: ${Object.keys(keys).join(', ')}`);
+      throw new UsageError(`config ${file}: unknown key "defaults.${echoInput(key)}"`, `known keys: ${[...keys.keys()].join(', ')}`);
     }
-    if (!rule.valid(value)) {
+    if (rule.read(value) === undefined) {
       throw new UsageError(`config ${file}: bad value ${echoInput(JSON.stringify(value) ?? String(value))} for "defaults.${key}"`, `use ${rule.allowed}`);
     }
     (defaults as Record<string, unknown>)[key] = value;

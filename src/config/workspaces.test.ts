@@ -4,8 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig, parseConfig } from './config.js';
 import { UsageError } from '../errors.js';
-import { expandWorkspace, saveWorkspace, targetToSave, workspaceConfigFile, type WorkspaceFlags } from './workspaces.js';
-import { resolveTarget } from '../targets/index.js';
+import { expandWorkspace, saveWorkspace, workspaceConfigFile, type WorkspaceFlags } from './workspaces.js';
+import { resolveTargets, targetOptionsFrom } from '../commands/target-options.js';
 
 async function refusal(text: string): Promise<{ message: string; hint?: string }> {
   try {
@@ -48,7 +48,7 @@ describe('workspaces in the config file', () => {
       message: 'config /etc/vc.yaml: unknown key "workspaces.w.selectr"',
       hint: expect.stringMatching(/^known keys: targets, selector, namespace, namespaces/),
     });
-    expect(await refusal('workspaces:\n  w:\n    type: spice\n')).toEqual({ message: 'config /etc/vc.yaml: bad value "spice" for "workspaces.w.type"', hint: 'use vnc, serial or auto' });
+    expect(await refusal('workspaces:\n  w:\n    type: rdp\n')).toEqual({ message: 'config /etc/vc.yaml: bad value "rdp" for "workspaces.w.type"', hint: 'use vnc, serial, spice or auto' });
     expect((await refusal('workspaces:\n  w:\n    selector: "app in web"\n')).message).toBe('config /etc/vc.yaml: bad value "app in web" for "workspaces.w.selector"');
     expect((await refusal('workspaces:\n  w:\n    targets: vm-a\n')).message).toBe('config /etc/vc.yaml: bad value "vm-a" for "workspaces.w.targets"');
     expect((await refusal('workspaces:\n  w:\n    namespaces: [Prod]\n')).message).toBe('config /etc/vc.yaml: bad value ["Prod"] for "workspaces.w.namespaces"');
@@ -157,16 +157,16 @@ describe('saveWorkspace', () => {
   });
 });
 
-describe('what S saves', () => {
-  it('pins each session to its provider, a KubeVirt VM with its namespace, through a sharing wrapper', () => {
-    const bare = resolveTarget('vm-a', { namespace: 'prod' });
-    expect(targetToSave(bare)).toBe('kubevirt:prod/vm-a');
-    expect(targetToSave({ ...bare, inner: bare, input: undefined } as never)).toBe('kubevirt:prod/vm-a');
-    expect(targetToSave(resolveTarget('os:web-01', {}))).toBe('os:web-01');
-    expect(targetToSave(resolveTarget('web-01', {}, 'openstack'))).toBe('openstack:web-01');
-    expect(targetToSave(resolveTarget('demo:a', {}))).toBe('demo:a');
+describe('a workspace type', () => {
+  it('takes every console type --type takes: type: spice opens each target\'s SPICE console', async () => {
+    const config = await parseConfig('workspaces:\n  desk:\n    targets: [tcp://127.0.0.1:5930]\n    type: spice\n', '/etc/vc.yaml');
+    const { inputs, flags } = expandWorkspace(['@desk'], {}, config);
+    const [target] = resolveTargets(inputs, targetOptionsFrom(flags, config), config);
+    expect(target.consoleType).toBe('spice');
   });
+});
 
+describe('what S saves', () => {
   it('writes to the loaded config file, else VCONSOLE_CONFIG, else the default path', async () => {
     expect(await workspaceConfigFile({ file: '/a.yaml' }, {})).toBe('/a.yaml');
     expect(await workspaceConfigFile({}, { VCONSOLE_CONFIG: '/b.yaml' })).toBe('/b.yaml');

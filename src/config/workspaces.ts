@@ -1,11 +1,11 @@
+// Workspaces (`open @NAME`): their keys are the option declarations' workspace keys plus
+// targets, viewer and follow; saved by the TUI's S without losing the rest of the file.
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError, describeError } from '../errors.js';
 import { isRecord } from './records.js';
-import { normalizeLabelSelector } from '../targets/kubevirt/label-selector.js';
-import type { UpstreamSource } from '../proxy/types.js';
-import { sourceChain } from '../proxy/wrapped-source.js';
-import type { ConsoleTypeChoice } from '../targets/types.js';
+import { listKey, switchKey, textKey, type FileKey, type OptionDeclaration } from '../targets/option-group.js';
+import { CONSOLE_TYPE_OPTION, OPTION_GROUPS, PROVIDER_OPTIONS, flagSelections, type ConsoleTypeFlags, type DeclaredWorkspaceKeys, type ProviderFlags } from '../targets/option-groups.js';
 import { echoInput } from '../text/terminal-text.js';
 import { FileWriteError, createPrivateFileSync, ensureDirectory, fileErrorCause } from '../files/safe-file.js';
 
@@ -20,69 +20,47 @@ import { FileWriteError, createPrivateFileSync, ensureDirectory, fileErrorCause 
  *       type: vnc
  *       viewer: tigervnc
  */
-export interface Workspace {
+export type Workspace = DeclaredWorkspaceKeys & {
   /** Targets as `open` takes them (aliases too). */
   targets?: string[];
-  /** A KubeVirt label selector, spelled canonically. */
-  selector?: string;
-  /** Namespaces to search (`namespace: x` in the file is one). */
-  namespaces?: string[];
-  allNamespaces?: boolean;
-  /** OpenStack server name regular expression. */
-  osFilter?: string;
-  osTags?: string[];
-  type?: ConsoleTypeChoice;
   viewer?: string;
   /** `open --follow`. */
   follow?: boolean;
-  context?: string;
-  kubeconfig?: string;
-  cloud?: string;
-}
+};
 
 /** What `saveWorkspace` writes: what is open now, and how. */
 export type SavedWorkspace = Workspace & { targets: string[] };
 
-interface KeyRule {
-  /** The value as stored, or undefined when it is bad. */
-  read(value: unknown): unknown;
-  allowed: string;
-}
-
 const NAME = /^[A-Za-z0-9][-A-Za-z0-9_.]*$/;
-const K8S_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v : undefined);
-const list = (each: (v: unknown) => string | undefined) => (v: unknown) => {
-  if (!Array.isArray(v) || v.length === 0) return undefined;
-  const items = v.map(each);
-  return items.every((item) => item !== undefined) ? items : undefined;
-};
-const flag = (v: unknown) => (typeof v === 'boolean' ? v : undefined);
-const namespace = (v: unknown) => (typeof v === 'string' && K8S_NAME.test(v) ? v : undefined);
-const attempt = <T>(read: () => T) => {
-  try {
-    return read();
-  } catch {
-    return undefined;
-  }
-};
 
-/** Each key a workspace may have; `namespace` is read into `namespaces`. */
-const RULES: Record<string, KeyRule> = {
-  targets: { read: list(text), allowed: 'a list of targets, e.g. [vm-a, prod/db-1, os:web-01]' },
-  selector: { read: (v) => (typeof v === 'string' ? attempt(() => normalizeLabelSelector(v)) : undefined), allowed: "a label selector in kubectl's syntax, e.g. app=web,tier!=db" },
-  namespace: { read: namespace, allowed: 'a Kubernetes namespace name' },
-  namespaces: { read: list(namespace), allowed: 'a list of Kubernetes namespace names' },
-  allNamespaces: { read: flag, allowed: 'true or false' },
-  osFilter: { read: (v) => (typeof v === 'string' && attempt(() => new RegExp(v)) ? v : undefined), allowed: 'a regular expression over server names' },
-  osTags: { read: list((v) => (typeof v === 'string' && v && !/[,/]/.test(v) ? v : undefined)), allowed: 'a list of Nova tags (no "," or "/")' },
-  type: { read: (v) => (v === 'vnc' || v === 'serial' || v === 'auto' ? v : undefined), allowed: 'vnc, serial or auto' },
-  viewer: { read: text, allowed: 'a viewer name or path' },
-  follow: { read: flag, allowed: 'true or false' },
-  context: { read: text, allowed: 'a kubeconfig context name' },
-  kubeconfig: { read: text, allowed: 'a kubeconfig file' },
-  cloud: { read: text, allowed: 'a cloud name from clouds.yaml' },
-};
+/** The options a workspace may set: the providers' and --type, each with its declared workspace key. */
+const WORKSPACE_OPTIONS: readonly OptionDeclaration[] = [...PROVIDER_OPTIONS, CONSOLE_TYPE_OPTION].filter((option) => option.workspace);
+
+/** The keys of the commands' own settings a workspace may hold (besides the options'). */
+const TARGETS_KEY = listKey('targets', textKey('target', '').read, 'a list of targets, e.g. [vm-a, prod/db-1, os:web-01]');
+const OWN_KEYS = [textKey('viewer', 'a viewer name or path'), switchKey('follow')];
+
+/**
+ * Each key a workspace may have, in the order hints list them: targets, what selects VMs, the
+ * console type and the commands' own settings, then the rest. A `single` spelling (`namespace`)
+ * is read into its list key (`namespaces`).
+ */
+function workspaceKeys(): Map<string, { rule: FileKey; into: string }> {
+  const selecting = new Set(OPTION_GROUPS.flatMap((group) => group.selectingFlags ?? []));
+  const ofOption = (option: OptionDeclaration): FileKey[] => (option.workspace ? [...(option.workspace.single ? [option.workspace.single] : []), option.workspace] : []);
+  const chosen = (pick: (option: OptionDeclaration) => boolean) => WORKSPACE_OPTIONS.filter(pick);
+  const bySelection = OPTION_GROUPS.flatMap((group) => (group.selectingFlags ?? []).flatMap((key) => (group.options as readonly OptionDeclaration[]).filter((o) => o.key === key && o.workspace)));
+  const ordered = [
+    TARGETS_KEY,
+    ...bySelection.flatMap(ofOption),
+    ...ofOption(CONSOLE_TYPE_OPTION),
+    ...OWN_KEYS,
+    ...chosen((option) => !selecting.has(option.key) && option !== CONSOLE_TYPE_OPTION).flatMap(ofOption),
+  ];
+  const listOf = new Map(WORKSPACE_OPTIONS.flatMap((option) => (option.workspace?.single ? [[option.workspace.single.key, option.workspace.key] as const] : [])));
+  return new Map(ordered.map((rule) => [rule.key, { rule, into: listOf.get(rule.key) ?? rule.key }]));
+}
+const RULES = workspaceKeys();
 
 /** Checks the config file's `workspaces` mapping; anything wrong is one UsageError naming file and key. */
 export function parseWorkspaces(raw: unknown, file: string): Record<string, Workspace> {
@@ -101,41 +79,50 @@ function parseWorkspace(name: string, body: unknown, file: string): Workspace {
   if (!isRecord(body)) throw new UsageError(`config ${file}: "${where}" must be a mapping (targets, selector, type, ...)`);
   const workspace: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) {
-    const rule = Object.hasOwn(RULES, key) ? RULES[key] : undefined;
-    if (!rule) throw new UsageError(`config ${file}: unknown key "${where}.${echoInput(key)}"`, `known keys: ${Object.keys(RULES).join(', ')}`);
-    const read = rule.read(value);
+    const known = RULES.get(key);
+    if (!known) throw new UsageError(`config ${file}: unknown key "${where}.${echoInput(key)}"`, `known keys: ${[...RULES.keys()].join(', ')}`);
+    const read = known.rule.read(value);
     if (read === undefined) {
-      throw new UsageError(`config ${file}: bad value ${echoInput(JSON.stringify(value) ?? String(value))} for "${where}.${key}"`, `use ${rule.allowed}`);
+      throw new UsageError(`config ${file}: bad value ${echoInput(JSON.stringify(value) ?? String(value))} for "${where}.${key}"`, `use ${known.rule.allowed}`);
     }
-    if (key === 'namespace') workspace.namespaces = [...((workspace.namespaces as string[] | undefined) ?? []), read];
-    else if (key === 'namespaces') workspace.namespaces = [...((workspace.namespaces as string[] | undefined) ?? []), ...(read as string[])];
+    // A list key and its one-value spelling add up (`namespace: a` and `namespaces: [b]`).
+    if (known.into !== key || Array.isArray(workspace[known.into])) workspace[known.into] = [...((workspace[known.into] as unknown[] | undefined) ?? []), ...[read].flat()];
     else workspace[key] = read;
   }
   const ws = workspace as Workspace;
   if (ws.allNamespaces && ws.namespaces?.length) throw new UsageError(`config ${file}: "${where}" sets both allNamespaces and namespace(s)`, 'keep one');
-  if (!ws.targets?.length && !selects(ws)) {
+  if (!ws.targets?.length && flagSelections(workspaceFlags(ws, {})).length === 0) {
     throw new UsageError(`config ${file}: "${where}" opens nothing`, 'give it targets, a selector, allNamespaces, namespaces, osFilter or osTags');
   }
   return ws;
 }
 
-function selects(ws: Workspace): boolean {
-  return ws.selector !== undefined || Boolean(ws.allNamespaces) || (ws.namespaces?.length ?? 0) > 1 || ws.osFilter !== undefined || Boolean(ws.osTags?.length);
-}
+/** The flags a workspace fills in (the options with a workspace key, viewer, follow); the command line's own win. */
+export type WorkspaceFlags = ProviderFlags & ConsoleTypeFlags & { viewer?: string; follow?: boolean };
 
-/** The flags a workspace fills in; the command line's own win. */
-export interface WorkspaceFlags {
-  selector?: string;
-  allNamespaces?: boolean;
-  namespace?: string | string[];
-  osFilter?: string;
-  osTag?: string[];
-  type?: ConsoleTypeChoice;
-  viewer?: string;
-  follow?: boolean;
-  context?: string;
-  kubeconfig?: string;
-  cloud?: string;
+/**
+ * The flags with a workspace's settings under them: a flag given wins, and where a group's
+ * flags are replaced together (KubeVirt's -n and -A), any of them given replaces all of the
+ * workspace's.
+ */
+function workspaceFlags<F extends WorkspaceFlags>(ws: Workspace, flags: F): F {
+  const stored = ws as Readonly<Record<string, unknown>>;
+  const given = flags as Readonly<Record<string, unknown>>;
+  const replaced = new Set(OPTION_GROUPS.flatMap((group) => {
+    const together: readonly string[] = group.replacedTogether ?? [];
+    return together.some((key) => given[key] !== undefined) ? together : [];
+  }));
+  const merged: Record<string, unknown> = { ...flags };
+  for (const option of WORKSPACE_OPTIONS) {
+    const workspace = option.workspace;
+    if (!workspace) continue;
+    const value = stored[workspace.key];
+    const fromWorkspace = value === undefined ? undefined : workspace.toFlag ? workspace.toFlag(value) : value;
+    merged[option.key] = replaced.has(option.key) ? given[option.key] : given[option.key] ?? fromWorkspace;
+  }
+  merged.viewer = flags.viewer ?? ws.viewer;
+  merged.follow = flags.follow ?? ws.follow;
+  return merged as F;
 }
 
 /**
@@ -161,22 +148,7 @@ export function expandWorkspace<F extends WorkspaceFlags>(
     );
   }
   const ws = known[name];
-  const whereGiven = flags.namespace !== undefined || flags.allNamespaces !== undefined;
-  const namespaces = ws.namespaces?.length === 1 ? ws.namespaces[0] : ws.namespaces;
-  const merged: F = {
-    ...flags,
-    selector: flags.selector ?? ws.selector,
-    namespace: whereGiven ? flags.namespace : namespaces,
-    allNamespaces: whereGiven ? flags.allNamespaces : ws.allNamespaces,
-    osFilter: flags.osFilter ?? ws.osFilter,
-    osTag: flags.osTag ?? ws.osTags,
-    type: flags.type ?? ws.type,
-    viewer: flags.viewer ?? ws.viewer,
-    follow: flags.follow ?? ws.follow,
-    context: flags.context ?? ws.context,
-    kubeconfig: flags.kubeconfig ?? ws.kubeconfig,
-    cloud: flags.cloud ?? ws.cloud,
-  };
+  const merged = workspaceFlags(ws, flags);
   const expanded = inputs.flatMap((input) => (input === named[0] ? ws.targets ?? [] : [input]));
   return { inputs: expanded, flags: merged };
 }
@@ -243,20 +215,6 @@ export async function workspaceConfigFile(config: { file?: string }, env: NodeJS
   if (config.file) return config.file;
   const { defaultConfigPath } = await import('./config.js');
   return env.VCONSOLE_CONFIG || defaultConfigPath(env);
-}
-
-/**
- * What to save for an open session so `open @NAME` opens the same console under any defaults:
- * the target as typed when it named its scheme, else pinned to its provider (a KubeVirt VM
- * with the namespace its pre-flight found). Shared consoles are looked through to their target.
- */
-export function targetToSave(source: UpstreamSource): string {
-  const chain = [...sourceChain(source)] as (UpstreamSource & { input?: unknown })[];
-  const target = chain.find((s) => typeof s.input === 'string') ?? chain[chain.length - 1];
-  const input = typeof target.input === 'string' ? target.input : target.name;
-  if (/^[a-z][a-z0-9+.-]*:/i.test(input)) return input;
-  if (target.provider === 'kubevirt' && target.name.includes('/')) return `kubevirt:${target.name}`;
-  return `${target.provider}:${input}`;
 }
 
 /** The workspace as the file spells it: only the keys set, one namespace as `namespace`. */

@@ -105,3 +105,14 @@ describe('provider registry', () => {
     expect(usages).toEqual(PROVIDERS.flatMap((p) => p.syntax.map((line) => line.usage)));
   });
 });
+
+describe('the option groups beside the providers', () => {
+  it('name registered providers, and a group that selects VMs names one that can list them', async () => {
+    const { OPTION_GROUPS } = await import('./option-groups.js');
+    for (const group of OPTION_GROUPS) {
+      const provider = PROVIDERS.find((p) => p.id === group.provider);
+      expect(provider, group.provider).toBeDefined();
+      if ('selection' in group) expect(provider?.list, group.provider).toBeTypeOf('function');
+    }
+  });
+});

@@ -58,21 +58,14 @@ export interface TargetSpec {
 
 /**
  * Options every provider may read. The CLI fills them from flags, environment and the
- * config file; a provider takes what it needs and ignores the rest.
+ * config file, as each option's declaration says (src/targets/*\/options.ts, merged by
+ * src/targets/option-groups.ts); a provider takes what it needs and ignores the rest.
+ * A provider's own fields are added beside its declarations, in its options.ts, by
+ * augmenting this interface (`declare module '../types.js'`), so a new provider's options
+ * are its own files: KubeVirt's and OpenStack's are there, the shared ones here.
  */
 export interface TargetOptions {
-  // KubeVirt
-  kubeconfig?: string;
-  context?: string;
-  namespace?: string;
-  preserveSession?: boolean;
-  // OpenStack
-  cloud?: string;
-  /** OpenStack region (default: the cloud's, else $OS_REGION_NAME). */
-  region?: string;
-  /** OpenStack endpoint interface (default: public). */
-  interface?: 'public' | 'internal' | 'admin';
-  // Generic websocket / TLS
+  // Generic websocket / TLS (src/targets/dial/options.ts)
   insecure?: boolean;
   ca?: string;
   /**

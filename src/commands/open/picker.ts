@@ -6,7 +6,7 @@ import type { OpenFlags } from './settings.js';
 import { importWithoutCiFlags } from './views.js';
 import { targetOptionsFrom } from '../target-options.js';
 import { listingSources } from './vm-listing.js';
-import { namespacesOf } from '../selector-flags.js';
+import { selectorSearches } from '../target-selection.js';
 
 /** What `open` says when it has no target and no terminal to pick one on. */
 function noTargetError(): UsageError {
@@ -33,7 +33,7 @@ export async function targetsToOpen<F extends OpenFlags & { allNamespaces?: bool
 ): Promise<TargetsToOpen<F> | undefined> {
   if (inputs.length > 0) return { targets: inputs, flags };
   // Selectors choose the VMs themselves; -A alone widens the picker (or, with no terminal, selects).
-  const selects = flags.selector !== undefined || flags.osFilter !== undefined || (flags.osTag?.length ?? 0) > 0 || namespacesOf(flags).length > 1;
+  const selects = selectorSearches(flags).some((search) => search.reach !== 'everywhere');
   if (selects) return { targets: inputs, flags };
   if (flags.tui === false || !terminal.stdin.isTTY || !terminal.stdout.isTTY) {
     if (flags.allNamespaces) return { targets: inputs, flags };

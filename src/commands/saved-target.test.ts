@@ -1,0 +1,15 @@
+// The targets `S` saves must open the same consoles again, whatever the defaults are then.
+import { describe, expect, it } from 'vitest';
+import { resolveTarget } from '../targets/index.js';
+import { targetToSave } from './saved-target.js';
+
+describe('what S saves', () => {
+  it('pins each session to its provider, a KubeVirt VM with its namespace, through a sharing wrapper', () => {
+    const bare = resolveTarget('vm-a', { namespace: 'prod' });
+    expect(targetToSave(bare)).toBe('kubevirt:prod/vm-a');
+    expect(targetToSave({ ...bare, inner: bare, input: undefined } as never)).toBe('kubevirt:prod/vm-a');
+    expect(targetToSave(resolveTarget('os:web-01', {}))).toBe('os:web-01');
+    expect(targetToSave(resolveTarget('web-01', {}, 'openstack'))).toBe('openstack:web-01');
+    expect(targetToSave(resolveTarget('demo:a', {}))).toBe('demo:a');
+  });
+});
