@@ -18,6 +18,7 @@ import type { ListFlags } from './commands/list.js';
 import type { OpenFlags } from './commands/open/open.js';
 import type { ProxyFlags } from './commands/proxy.js';
 import type { ScreenshotFlags } from './commands/screenshot.js';
+import type { ViewersCommandOptions } from './commands/viewers.js';
 
 declare const __VCONSOLE_VERSION__: string | undefined;
 
@@ -251,7 +252,7 @@ Examples:
   vconsole viewers --json
   vconsole viewers --viewer tigervnc --viewer-arg -FullScreen`,
     )
-    .action(async (flags) => {
+    .action(async (flags: ViewersCommandOptions) => {
       const { runViewersCommand } = await import('./commands/viewers.js');
       await runViewersCommand(flags, { stdout: io.stdout });
     });

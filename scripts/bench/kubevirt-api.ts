@@ -29,4 +29,4 @@ const stop = async () => {
   await console_.close();
   process.exit(0);
 };
-process.on('SIGTERM', stop);
+process.on('SIGTERM', () => void stop());

@@ -40,7 +40,7 @@ export function startProcess<Line = any>(command: string, args: string[], { line
     const timer = setTimeout(() => fail(new Error(`${command} ${args[0]}: no output after ${timeoutMs} ms`)), timeoutMs);
     const fail = (err: Error) => {
       clearTimeout(timer);
-      stop(child);
+      void stop(child);
       reject(new Error(`${err.message}\n${stderr}`));
     };
     const onData = (d: string) => {

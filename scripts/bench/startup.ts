@@ -9,7 +9,7 @@ function timeRun(args: string[]): number {
   const start = performance.now();
   const run = spawnSync(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const ms = performance.now() - start;
-  if (run.status !== 0) throw new Error(`node ${args.join(' ')} failed: ${run.stderr}`);
+  if (run.status !== 0) throw new Error(`node ${args.join(' ')} failed: ${run.stderr.toString()}`);
   return ms;
 }
 

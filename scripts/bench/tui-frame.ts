@@ -11,7 +11,7 @@ import { EventEmitter } from 'node:events';
 import { createElement, useEffect, useState } from 'react';
 import { Box, Text, render, type RenderOptions } from 'ink';
 import { App, type ConsoleActions } from '../../src/tui/components/app.js';
-import { ConsoleStore, type SessionEventSource } from '../../src/tui/state/console-store.js';
+import { ConsoleStore } from '../../src/tui/state/console-store.js';
 
 const sessions = Number(process.argv[2] ?? 200);
 const rounds = Number(process.argv[3] ?? 30);
@@ -69,7 +69,7 @@ function snapshot(id: number, bytes: number) {
 }
 
 const source = new EventEmitter();
-const store = new ConsoleStore(source as SessionEventSource);
+const store = new ConsoleStore(source);
 for (let id = 1; id <= sessions; id++) {
   const s = snapshot(id, 0);
   source.emit('added', { snapshot: () => s });

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig, parseConfig } from './config.js';
 import { UsageError } from '../errors.js';
-import { expandWorkspace, saveWorkspace, workspaceConfigFile, type WorkspaceFlags } from './workspaces.js';
+import { expandWorkspace, type WorkspaceFlags } from './workspaces.js';
+import { saveWorkspace, workspaceConfigFile } from './save-workspace.js';
 import { resolveTargets, targetOptionsFrom } from '../commands/target-options.js';
 
 async function refusal(text: string): Promise<{ message: string; hint?: string }> {
@@ -48,7 +49,7 @@ describe('workspaces in the config file', () => {
       message: 'config /etc/vc.yaml: unknown key "workspaces.w.selectr"',
       hint: expect.stringMatching(/^known keys: targets, selector, namespace, namespaces/),
     });
-    expect(await refusal('workspaces:\n  w:\n    type: rdp\n')).toEqual({ message: 'config /etc/vc.yaml: bad value "rdp" for "workspaces.w.type"', hint: 'use vnc, serial, spice or auto' });
+    expect(await refusal('workspaces:\n  w:\n    type: rfb\n')).toEqual({ message: 'config /etc/vc.yaml: bad value "rfb" for "workspaces.w.type"', hint: 'use vnc, serial, spice, rdp, mks or auto' });
     expect((await refusal('workspaces:\n  w:\n    selector: "app in web"\n')).message).toBe('config /etc/vc.yaml: bad value "app in web" for "workspaces.w.selector"');
     expect((await refusal('workspaces:\n  w:\n    targets: vm-a\n')).message).toBe('config /etc/vc.yaml: bad value "vm-a" for "workspaces.w.targets"');
     expect((await refusal('workspaces:\n  w:\n    namespaces: [Prod]\n')).message).toBe('config /etc/vc.yaml: bad value ["Prod"] for "workspaces.w.namespaces"');

@@ -1,13 +1,10 @@
 // Workspaces (`open @NAME`): their keys are the option declarations' workspace keys plus
-// targets, viewer and follow; saved by the TUI's S without losing the rest of the file.
-import fs from 'node:fs';
-import path from 'node:path';
-import { UsageError, describeError } from '../errors.js';
+// targets, viewer and follow (save-workspace.ts writes one, for the TUI's S).
+import { UsageError } from '../errors.js';
 import { isRecord } from './records.js';
 import { listKey, switchKey, textKey, type FileKey, type OptionDeclaration } from '../targets/option-group.js';
 import { CONSOLE_TYPE_OPTION, OPTION_GROUPS, PROVIDER_OPTIONS, flagSelections, type ConsoleTypeFlags, type DeclaredWorkspaceKeys, type ProviderFlags } from '../targets/option-groups.js';
 import { echoInput } from '../text/terminal-text.js';
-import { FileWriteError, createPrivateFileSync, ensureDirectory, fileErrorCause } from '../files/safe-file.js';
 
 /**
  * Named sets of consoles in the config file, opened with `vconsole open @NAME`:
@@ -73,7 +70,7 @@ export function parseWorkspaces(raw: unknown, file: string): Record<string, Work
   return workspaces;
 }
 
-function parseWorkspace(name: string, body: unknown, file: string): Workspace {
+export function parseWorkspace(name: string, body: unknown, file: string): Workspace {
   const where = `workspaces.${echoInput(name)}`;
   if (!NAME.test(name)) throw new UsageError(`config ${file}: bad workspace name "${echoInput(name)}"`, 'use letters, digits, "-", "_" and "."');
   if (!isRecord(body)) throw new UsageError(`config ${file}: "${where}" must be a mapping (targets, selector, type, ...)`);
@@ -151,86 +148,4 @@ export function expandWorkspace<F extends WorkspaceFlags>(
   const merged = workspaceFlags(ws, flags);
   const expanded = inputs.flatMap((input) => (input === named[0] ? ws.targets ?? [] : [input]));
   return { inputs: expanded, flags: merged };
-}
-
-/**
- * Writes `workspaces.NAME` into the config file, replacing a workspace of that name and keeping
- * everything else in the file as it was, comments included. Creates the file (0600) and its
- * directory when absent; an existing file keeps its mode, and a symlinked one stays a link.
- * Returns the file written.
- */
-export async function saveWorkspace(configFile: string, name: string, workspace: SavedWorkspace): Promise<string> {
-  const { parseDocument, isMap } = await import('yaml');
-  type Document = import('yaml').Document;
-  // Checked as the file will be read back.
-  const entry = parseWorkspace(name, toYamlShape(workspace), configFile);
-  const file = realFile(configFile);
-  let textBefore = '';
-  let mode = 0o600;
-  try {
-    textBefore = fs.readFileSync(file, 'utf8');
-    mode = fs.statSync(file).mode & 0o7777;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new UsageError(`cannot read config file ${configFile}: ${describeError(err)}`);
-  }
-  const doc: Document = parseDocument(textBefore);
-  if (doc.errors.length > 0) throw new UsageError(`config ${configFile}: not valid YAML (${doc.errors[0].message.split('\n')[0]}); the workspace was not saved`, 'fix the file first');
-  if (doc.contents === null || doc.contents === undefined) doc.contents = doc.createNode({});
-  if (!isMap(doc.contents)) throw new UsageError(`config ${configFile}: expected a mapping at the top; the workspace was not saved`);
-  const existing = doc.get('workspaces');
-  if (existing !== undefined && existing !== null && !isMap(existing)) {
-    throw new UsageError(`config ${configFile}: "workspaces" must be a mapping of name: workspace; the workspace was not saved`);
-  }
-  doc.setIn(['workspaces', name], doc.createNode(toYamlShape(entry)));
-  const textAfter = doc.toString();
-  // The rest of the file must still load: a save never leaves a config vconsole refuses.
-  const { parseConfig } = await import('./config.js');
-  await parseConfig(textAfter, configFile);
-  const temporary = `${file}.${process.pid}.tmp`;
-  let created = false;
-  try {
-    ensureDirectory(path.dirname(file));
-    // New and never through a link: the temporary's name is predictable, another user may have planted one.
-    const fd = createPrivateFileSync(temporary);
-    created = true;
-    try {
-      fs.writeFileSync(fd, textAfter);
-      fs.fchmodSync(fd, mode);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(temporary, file);
-  } catch (err) {
-    if (created) fs.rmSync(temporary, { force: true });
-    throw new UsageError(`cannot write config file ${configFile}: ${fileErrorCause(err instanceof FileWriteError ? err.cause : err)}`);
-  }
-  return file;
-}
-
-/**
- * The config file `saveWorkspace` should write for the TUI's `S`: the one loaded, else the one
- * VCONSOLE_CONFIG names, else the default path.
- */
-export async function workspaceConfigFile(config: { file?: string }, env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  if (config.file) return config.file;
-  const { defaultConfigPath } = await import('./config.js');
-  return env.VCONSOLE_CONFIG || defaultConfigPath(env);
-}
-
-/** The workspace as the file spells it: only the keys set, one namespace as `namespace`. */
-function toYamlShape(ws: Workspace): Record<string, unknown> {
-  const { namespaces, ...rest } = ws;
-  const shaped: Record<string, unknown> = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
-  if (namespaces?.length === 1) shaped.namespace = namespaces[0];
-  else if (namespaces?.length) shaped.namespaces = namespaces;
-  return shaped;
-}
-
-/** The file a symlink points to (so the link survives the rename), or the path itself. */
-function realFile(file: string): string {
-  try {
-    return fs.realpathSync(file);
-  } catch {
-    return path.resolve(file);
-  }
 }

@@ -78,7 +78,7 @@ export function mergeTargetOptions(declarations: readonly OptionDeclaration[], f
     const filling = declarations.filter((d) => d.into === field);
     merged[field] = mergedValue(filling, flags, sources);
   }
-  return merged as Partial<TargetOptions>;
+  return merged;
 }
 
 function mergedValue(filling: readonly OptionDeclaration[], flags: Readonly<Record<string, unknown>>, { env, defaults }: OptionSources): unknown {
@@ -105,7 +105,7 @@ export interface GroupSelection extends FlagSelection {
  * With names given (`withNames`), only what picks VMs by what they are counts: -A or several
  * -n beside a name only say where the name is.
  */
-export function flagSelections(flags: Readonly<Record<string, unknown>>, { withNames = false, groups = OPTION_GROUPS as readonly OptionGroup[] } = {}): GroupSelection[] {
+export function flagSelections(flags: Readonly<Record<string, unknown>>, { withNames = false, groups = OPTION_GROUPS }: { withNames?: boolean; groups?: readonly OptionGroup[] } = {}): GroupSelection[] {
   return groups.flatMap((group) => {
     const selection = group.selection?.(flags);
     if (!selection || (withNames && selection.reach !== 'matching')) return [];

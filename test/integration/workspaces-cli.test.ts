@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { saveWorkspace } from '../../src/config/workspaces.js';
+import { saveWorkspace } from '../../src/config/save-workspace.js';
 import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt-api.js';
 import { runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
 

@@ -9,7 +9,7 @@ import type { ViewerFlags } from '../viewer-flags.js';
  * A console URL with a query (a token that expires) is left out, and the reply says so.
  */
 export async function saveOpenAsWorkspace(name: string, sessions: ConsoleSession[], flags: Pick<ViewerFlags, 'viewer'>, config: VconsoleConfig): Promise<string> {
-  const [{ saveWorkspace, workspaceConfigFile }, { targetToSave }] = await Promise.all([import('../../config/workspaces.js'), import('../saved-target.js')]);
+  const [{ saveWorkspace, workspaceConfigFile }, { targetToSave }] = await Promise.all([import('../../config/save-workspace.js'), import('../saved-target.js')]);
   const targets: string[] = [];
   let skipped = 0;
   for (const session of sessions) {

@@ -1,13 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { redactSecrets } from '../../errors.js';
 import { requestJson } from '../../net/http-json.js';
+import type { TlsSettings } from '../dial/websockify.js';
 
 /** TLS settings for Keystone, Nova and the console proxy of one cloud. */
-export interface TlsSettings {
-  /** PEM text of the CA bundle, already read. */
-  ca?: string;
-  rejectUnauthorized: boolean;
-}
+export type { TlsSettings } from '../dial/websockify.js';
 
 export interface OpenStackRequest {
   method: 'GET' | 'POST';

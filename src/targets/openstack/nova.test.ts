@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkConsoleState, consolePageUrl, consoleWebSocketUrl, isServerId, serverNameFilter } from './nova.js';
+import { consoleWebSocketUrl } from '../dial/console-url.js';
+import { checkConsoleState, consolePageUrl, isServerId, serverNameFilter } from './nova.js';
 
 const T = '2f6b1e4c-9a8d-4c3b-b2a1-0f9e8d7c6b5a';
 

@@ -6,7 +6,7 @@ import type { DialContext } from '../../proxy/types.js';
 import type { CloudConfig, ConfigSources } from './config.js';
 import { scrubSecrets, type TlsSettings } from './http.js';
 import { KeystoneSessions, type KeystoneSession } from './keystone.js';
-import { ComputeClient, ConsoleTypeUnavailableError, ServerNotFoundError, checkConsoleState, consolePageUrl, consoleWebSocketUrl, type Log, type ServerFilters, type ServerSummary } from './nova.js';
+import { ComputeClient, ConsoleTypeUnavailableError, ServerNotFoundError, checkConsoleState, consolePageUrl, type Log, type ServerFilters, type ServerSummary } from './nova.js';
 import { DIAL_TIMEOUT_MS, LIST_TIMEOUT_MS, NOVA_CONSOLE_URL_SHARE_MS, NOVA_PROBED_URL_MAX_AGE_MS } from '../../limits.js';
 import { safeUrlText } from '../../text/url-text.js';
 import { autoOrder, consoleKind, kindOf } from '../../console-kinds/index.js';
@@ -20,7 +20,8 @@ import type { ConsoleProvider, ConsoleTarget, ConsoleType, TargetOptions, VmStat
  */
 const OPENSTACK_CONSOLE_TYPES: readonly ConsoleType[] = ['vnc', 'spice', 'serial', 'rdp', 'mks'];
 /** What `auto` tries: the kinds it may pick (a browser-only console has no autoRank). */
-import { ConsoleTokenRejectedError, dialWebsockify, tlsFromOptions } from '../websocket/provider.js';
+import { consoleWebSocketUrl } from '../dial/console-url.js';
+import { ConsoleTokenRejectedError, dialWebsockify, tlsFromOptions } from '../dial/websockify.js';
 import { CLOSED_AT_ONCE, FRESH_REFUSED_HINT, retryIfRefused, schemeHintFor, whileWanted, type ConsoleUrls } from './console-retry.js';
 
 /** Keystone tokens of this process, shared by `proxy`/`open` targets and `list`. */

@@ -11,7 +11,8 @@ import { createTestPki, type TestPki } from '../../../test/fixtures/tls.js';
 import { UsageError, describeError } from '../../errors.js';
 import { splitTarget } from '../index.js';
 import type { TargetOptions } from '../types.js';
-import { ConsoleTokenRejectedError, consoleUrlToWebSocket, firstChunk, websocketProvider } from './provider.js';
+import { ConsoleTokenRejectedError, firstChunk } from '../dial/websockify.js';
+import { consoleUrlToWebSocket, websocketProvider } from './provider.js';
 import { readBytes, failure } from '../../../test/support/streams.js';
 import { thrownBy } from '../../../test/support/thrown.js';
 
