@@ -21,21 +21,62 @@ const WALLS = [
     forbids: ['targets', 'viewers', 'tui', 'rfb', 'serial', 'recording', 'config', 'console-kinds'],
     why: 'src/proxy is the data path: it moves bytes and knows no provider, viewer, console kind, screen or command',
   },
-  { folder: 'targets', forbids: ['viewers', 'tui', 'rfb', 'serial', 'recording'], why: 'a provider (src/targets) resolves targets and dials upstreams: it knows no viewer, TUI or hub' },
-  { folder: 'viewers', forbids: ['targets', 'proxy', 'tui', 'rfb', 'serial', 'recording'], why: 'a viewer (src/viewers) gets an address, never a session or a target' },
-  { folder: 'tui', forbids: ['targets', 'viewers', 'rfb', 'serial', 'recording', 'proxy'], why: 'the TUI (src/tui) renders a store fed by events: it knows no provider, viewer, session or RFB' },
-  { folder: 'config', forbids: ['proxy', 'viewers', 'tui', 'rfb', 'serial', 'recording'], why: 'src/config reads the config file and its workspaces: it knows no session, viewer or TUI' },
-  { folder: 'console-kinds', forbids: ['.'] /* all of src/ outside it */, why: 'src/console-kinds is a leaf anyone may import: it imports nothing of vconsole' },
+  {
+    folder: 'targets',
+    forbids: ['viewers', 'tui', 'rfb', 'serial', 'recording'],
+    why: 'a provider (src/targets) resolves targets and dials upstreams: it knows no viewer, TUI or hub',
+  },
+  {
+    folder: 'viewers',
+    forbids: ['targets', 'proxy', 'tui', 'rfb', 'serial', 'recording'],
+    why: 'a viewer (src/viewers) gets an address, never a session or a target',
+  },
+  {
+    folder: 'tui',
+    forbids: ['targets', 'viewers', 'rfb', 'serial', 'recording', 'proxy'],
+    why: 'the TUI (src/tui) renders a store fed by events: it knows no provider, viewer, session or RFB',
+  },
+  {
+    folder: 'config',
+    forbids: ['proxy', 'viewers', 'tui', 'rfb', 'serial', 'recording'],
+    why: 'src/config reads the config file and its workspaces: it knows no session, viewer or TUI',
+  },
+  {
+    folder: 'console-kinds',
+    forbids: ['.'] /* all of src/ outside it */,
+    why: 'src/console-kinds is a leaf anyone may import: it imports nothing of vconsole',
+  },
   { folder: 'rfb', forbids: ['targets', 'viewers', 'tui'], why: 'src/rfb speaks RFB: it knows no provider, viewer or TUI' },
-  { folder: 'rfb/wire', forbids: ['rfb/client', 'rfb/server', 'rfb/hub', 'rfb/demo'], why: 'src/rfb/wire is what client and server share: it imports neither, nor the hub or the demo' },
-  { folder: 'rfb/client', forbids: ['rfb/server', 'rfb/hub', 'rfb/demo'], why: 'the RFB client (src/rfb/client) knows no server, hub or demo' },
-  { folder: 'rfb/server', forbids: ['rfb/client', 'rfb/hub', 'rfb/demo'], why: 'the RFB server (src/rfb/server) knows no client, hub or demo' },
-  { folder: 'serial', forbids: ['targets', 'viewers', 'tui', 'rfb'], why: 'serial sharing (src/serial) knows no provider, viewer, TUI or RFB' },
+  {
+    folder: 'rfb/wire',
+    forbids: ['rfb/client', 'rfb/server', 'rfb/hub', 'rfb/demo'],
+    why: 'src/rfb/wire is what client and server share: it imports neither, nor the hub or the demo',
+  },
+  {
+    folder: 'rfb/client',
+    forbids: ['rfb/server', 'rfb/hub', 'rfb/demo'],
+    why: 'the RFB client (src/rfb/client) knows no server, hub or demo',
+  },
+  {
+    folder: 'rfb/server',
+    forbids: ['rfb/client', 'rfb/hub', 'rfb/demo'],
+    why: 'the RFB server (src/rfb/server) knows no client, hub or demo',
+  },
+  {
+    folder: 'serial',
+    forbids: ['targets', 'viewers', 'tui', 'rfb'],
+    why: 'serial sharing (src/serial) knows no provider, viewer, TUI or RFB',
+  },
   // Each provider in a folder of its own; what they share is src/targets/dial, vm-state-poll.ts,
   // types.ts and console-type.ts, never another provider or the registry that lists them all.
   ...providerFolders().map((provider) => ({
     folder: `targets/${provider}`,
-    forbids: [...providerFolders().filter((other) => other !== provider).map((other) => `targets/${other}`), 'targets/index.ts'],
+    forbids: [
+      ...providerFolders()
+        .filter((other) => other !== provider)
+        .map((other) => `targets/${other}`),
+      'targets/index.ts',
+    ],
     why: `a provider imports no other provider nor the registry: share code through src/targets/dial, vm-state-poll.ts, types.ts or console-type.ts`,
   })),
 ];
@@ -51,12 +92,18 @@ const WALL_EXCEPTIONS = [
 /** The provider folders of src/targets (dial is what they share, not a provider). */
 function providerFolders() {
   const targets = path.join(import.meta.dirname, 'src/targets');
-  return fs.readdirSync(targets, { withFileTypes: true }).filter((entry) => entry.isDirectory() && entry.name !== 'dial').map((entry) => entry.name).sort();
+  return fs
+    .readdirSync(targets, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && entry.name !== 'dial')
+    .map((entry) => entry.name)
+    .sort();
 }
 
 /** Every folder of src/ as a path from src/ ('.' for src/ itself), parents before children. */
 function sourceFolders(at = '.') {
-  const children = fs.readdirSync(path.join(import.meta.dirname, 'src', at), { withFileTypes: true }).filter((entry) => entry.isDirectory());
+  const children = fs
+    .readdirSync(path.join(import.meta.dirname, 'src', at), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory());
   return [at, ...children.flatMap((child) => sourceFolders(path.posix.join(at, child.name)))];
 }
 
@@ -76,14 +123,19 @@ function wallRules(folder) {
   const patterns = [];
   for (const wall of WALLS.filter((w) => inside(folder, w.folder))) {
     for (const target of wall.forbids.filter((t) => t === '.' || !inside(folder, t))) {
-      const allowed = WALL_EXCEPTIONS.filter((e) => inside(folder, e.from) && inside(e.to, target)).map((e) => escapeRegex(specifierOf(folder, e.to)));
+      const allowed = WALL_EXCEPTIONS.filter((e) => inside(folder, e.from) && inside(e.to, target)).map((e) =>
+        escapeRegex(specifierOf(folder, e.to)),
+      );
       const spelled = target === '.' ? '\\.\\./' : `${escapeRegex(specifierOf(folder, target))}(/|$)`;
       const regex = allowed.length ? `^(?!(${allowed.join('|')})$)${spelled}` : `^${spelled}`;
       patterns.push({ regex, message: `${wall.why} (docs/ARCHITECTURE.md).` });
     }
   }
   if (patterns.length === 0) return {};
-  const lazy = patterns.map(({ regex, message }) => ({ selector: `ImportExpression[source.value=/${regex.replaceAll('/', '\\/')}/]`, message }));
+  const lazy = patterns.map(({ regex, message }) => ({
+    selector: `ImportExpression[source.value=/${regex.replaceAll('/', '\\/')}/]`,
+    message,
+  }));
   return { 'no-restricted-imports': ['error', { patterns }], 'no-restricted-syntax': ['error', ...lazy] };
 }
 
@@ -109,7 +161,33 @@ export default tseslint.config(
       ...reactHooks.configs.recommended.rules,
       'react-hooks/exhaustive-deps': 'error',
       '@typescript-eslint/no-non-null-assertion': 'error',
-      '@typescript-eslint/no-shadow': ['error', { builtinGlobals: true, hoist: 'functions', allow: ['WebSocket', 'escape', 'name', 'event', 'status', 'screen', 'close', 'open', 'stop', 'length', 'parent', 'top', 'self', 'origin', 'print', 'find', 'scroll', 'Text'] }],
+      '@typescript-eslint/no-shadow': [
+        'error',
+        {
+          builtinGlobals: true,
+          hoist: 'functions',
+          allow: [
+            'WebSocket',
+            'escape',
+            'name',
+            'event',
+            'status',
+            'screen',
+            'close',
+            'open',
+            'stop',
+            'length',
+            'parent',
+            'top',
+            'self',
+            'origin',
+            'print',
+            'find',
+            'scroll',
+            'Text',
+          ],
+        },
+      ],
       'no-shadow': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       eqeqeq: ['error', 'always', { null: 'ignore' }],

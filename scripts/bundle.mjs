@@ -200,15 +200,34 @@ function kubeConfigOnly() {
       esbuildApi.onResolve({ filter: /^@kubernetes\/client-node$/ }, async (args) => {
         if (args.namespace === namespace) return undefined;
         if (args.kind !== 'dynamic-import') {
-          return { errors: [{ text: `bundle: ${args.importer} imports @kubernetes/client-node statically; update kubeConfigOnly in scripts/bundle.mjs` }] };
+          return {
+            errors: [
+              { text: `bundle: ${args.importer} imports @kubernetes/client-node statically; update kubeConfigOnly in scripts/bundle.mjs` },
+            ],
+          };
         }
         const text = await readFile(args.importer, 'utf8');
         const uses = [...text.matchAll(pattern)];
         const total = text.split("import('@kubernetes/client-node')").length - 1;
         if (uses.length === 0 || uses.length !== total) {
-          return { errors: [{ text: `bundle: ${args.importer} imports @kubernetes/client-node other than as \`const { A, B } = await import(...)\`; update kubeConfigOnly in scripts/bundle.mjs` }] };
+          return {
+            errors: [
+              {
+                text: `bundle: ${args.importer} imports @kubernetes/client-node other than as \`const { A, B } = await import(...)\`; update kubeConfigOnly in scripts/bundle.mjs`,
+              },
+            ],
+          };
         }
-        const names = [...new Set(uses.flatMap((use) => use[1].split(',').map((name) => name.trim()).filter(Boolean)))];
+        const names = [
+          ...new Set(
+            uses.flatMap((use) =>
+              use[1]
+                .split(',')
+                .map((name) => name.trim())
+                .filter(Boolean),
+            ),
+          ),
+        ];
         return { path: names.join(','), namespace, pluginData: { resolveDir: args.resolveDir } };
       });
       esbuildApi.onLoad({ filter: /.*/, namespace }, (args) => ({

@@ -57,7 +57,9 @@ function serverToFirstLine(cmd) {
       child.once('exit', () => resolve({ wallMs, rssMiB: hwm / 1024, cpuMs }));
     });
     child.once('error', reject);
-    child.once('exit', (code) => { if (!child.measured) reject(new Error(`${cmd.join(' ')} exited ${code} before a line`)); });
+    child.once('exit', (code) => {
+      if (!child.measured) reject(new Error(`${cmd.join(' ')} exited ${code} before a line`));
+    });
   });
 }
 
@@ -94,8 +96,12 @@ const rows = specs.map((spec) => {
 const load = `load average ${loadBefore.toFixed(2)} -> ${loadavg()[0].toFixed(2)}, ${runs} runs, medians`;
 if (asJson) process.stdout.write(`${JSON.stringify({ load, rows })}\n`);
 else {
-  process.stdout.write(`${load}\n| command | wall (median) | wall (min) | CPU user+sys (mean) | peak RSS |\n| --- | ---: | ---: | ---: | ---: |\n`);
+  process.stdout.write(
+    `${load}\n| command | wall (median) | wall (min) | CPU user+sys (mean) | peak RSS |\n| --- | ---: | ---: | ---: | ---: |\n`,
+  );
   for (const r of rows) {
-    process.stdout.write(`| ${r.label} | ${r.wallMs.toFixed(1)} ms | ${r.minWallMs.toFixed(1)} ms | ${r.cpuMs.toFixed(0)} ms | ${r.rssMiB.toFixed(1)} MiB |\n`);
+    process.stdout.write(
+      `| ${r.label} | ${r.wallMs.toFixed(1)} ms | ${r.minWallMs.toFixed(1)} ms | ${r.cpuMs.toFixed(0)} ms | ${r.rssMiB.toFixed(1)} MiB |\n`,
+    );
   }
 }

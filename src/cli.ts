@@ -97,15 +97,29 @@ Examples:
   vconsole list -A                           the VMs there are to open`,
     );
 
-  addRecordOptions(addShareOptions(addSelectorOptions(addTargetOptions(
-    addConsoleTypeOption(addListenOptions(
-      program
-        .command('proxy')
-        .description('Serve each target on a local port for a viewer elsewhere: VNC for a VNC viewer, a serial line as raw TCP (nc, socat, telnet).')
-        .argument('[target...]', 'consoles to serve (see Targets), @WORKSPACE from the config file')
-        .option('--follow', `with ${selectorFlagNames().join('/')}: keep asking, serve VMs that start matching or running (a JSON line each)`),
-    )),
-  )), { viewerPassword: true }))
+  addRecordOptions(
+    addShareOptions(
+      addSelectorOptions(
+        addTargetOptions(
+          addConsoleTypeOption(
+            addListenOptions(
+              program
+                .command('proxy')
+                .description(
+                  'Serve each target on a local port for a viewer elsewhere: VNC for a VNC viewer, a serial line as raw TCP (nc, socat, telnet).',
+                )
+                .argument('[target...]', 'consoles to serve (see Targets), @WORKSPACE from the config file')
+                .option(
+                  '--follow',
+                  `with ${selectorFlagNames().join('/')}: keep asking, serve VMs that start matching or running (a JSON line each)`,
+                ),
+            ),
+          ),
+        ),
+      ),
+      { viewerPassword: true },
+    ),
+  )
     .addHelpText(
       'after',
       `${targetHelp}
@@ -135,21 +149,32 @@ Examples:
     });
 
   const openCommand = addViewerOptions(
-    addSelectorOptions(addTargetOptions(
-      addConsoleTypeOption(addListenOptions(
-        program
-          .command('open')
-          .description('Open each target on a local port with a viewer (VNC) or for attaching (serial), all live in a terminal UI.')
-          .argument('[target...]', 'consoles to open (see Targets), @WORKSPACE from the config file; none on a terminal: pick them from a list'),
-      ))
-        .option('--no-tui', 'plain log lines on stderr and JSON port lines on stdout instead of the terminal UI')
-        .option('--escape <key>', 'the key that leaves an attached serial console for the table (default: ^])')
-        .option('--log-dir <dir>', 'append each serial console\'s output to DIR/NAME.log (created 0600)')
-        .option('--follow', `with ${selectorFlagNames().join('/')}: keep asking, open VMs that start matching, mark those that stop`)
-        .option('--max <n>', `open up to N consoles at once without asking (default: ${OPEN_WITHOUT_ASKING_MAX}; more asks y/N on a terminal, and is refused without one)`, asArgParser(parseMaxCount))
-        .option('--yes', 'open any number of consoles at once without asking'),
-    )),
-  )
+    addSelectorOptions(
+      addTargetOptions(
+        addConsoleTypeOption(
+          addListenOptions(
+            program
+              .command('open')
+              .description('Open each target on a local port with a viewer (VNC) or for attaching (serial), all live in a terminal UI.')
+              .argument(
+                '[target...]',
+                'consoles to open (see Targets), @WORKSPACE from the config file; none on a terminal: pick them from a list',
+              ),
+          ),
+        )
+          .option('--no-tui', 'plain log lines on stderr and JSON port lines on stdout instead of the terminal UI')
+          .option('--escape <key>', 'the key that leaves an attached serial console for the table (default: ^])')
+          .option('--log-dir <dir>', "append each serial console's output to DIR/NAME.log (created 0600)")
+          .option('--follow', `with ${selectorFlagNames().join('/')}: keep asking, open VMs that start matching, mark those that stop`)
+          .option(
+            '--max <n>',
+            `open up to N consoles at once without asking (default: ${OPEN_WITHOUT_ASKING_MAX}; more asks y/N on a terminal, and is refused without one)`,
+            asArgParser(parseMaxCount),
+          )
+          .option('--yes', 'open any number of consoles at once without asking'),
+      ),
+    ),
+  );
   addGridOptions(addRecordOptions(addShareOptions(openCommand, { viewerPassword: false })));
   openCommand
     .addHelpText(
@@ -177,22 +202,31 @@ Examples:
   vconsole open @prod-web                     the workspace prod-web of the config file`,
     )
     .action(async (targets: string[], flags: OpenFlags, command: Command) => {
-      const [{ runOpenCommand }, { targetsToOpen }, run] = await Promise.all([import('./commands/open/open.js'), import('./commands/open/picker.js'), withGlobalOptions(flags, command)]);
+      const [{ runOpenCommand }, { targetsToOpen }, run] = await Promise.all([
+        import('./commands/open/open.js'),
+        import('./commands/open/picker.js'),
+        withGlobalOptions(flags, command),
+      ]);
       const chosen = await targetsToOpen(targets, run.flags, run.config);
       // Esc in the picker: nothing to open, and listings still under way need not finish.
       if (!chosen) return io.exit(0);
       await runOpenCommand(chosen.targets, chosen.flags, run.config, io);
     });
 
-  addRecordOptions(addTargetOptions(
-    program
-      .command('console')
-      .description("Attach this terminal to a VM's serial console (or pipe stdin/stdout through it).")
-      .argument('<target>', 'the console to attach (see Targets)')
-      .option('--escape <key>', 'the key that leaves the console (default: ^], as virtctl)')
-      .option('--log <file>', 'append everything the VM prints to FILE (created 0600)')
-      .option('--wait <duration>', 'keep trying this long (e.g. 5m) for the VM to run, and reconnect when the console drops (default: 0, fail at once)'),
-  ))
+  addRecordOptions(
+    addTargetOptions(
+      program
+        .command('console')
+        .description("Attach this terminal to a VM's serial console (or pipe stdin/stdout through it).")
+        .argument('<target>', 'the console to attach (see Targets)')
+        .option('--escape <key>', 'the key that leaves the console (default: ^], as virtctl)')
+        .option('--log <file>', 'append everything the VM prints to FILE (created 0600)')
+        .option(
+          '--wait <duration>',
+          'keep trying this long (e.g. 5m) for the VM to run, and reconnect when the console drops (default: 0, fail at once)',
+        ),
+    ),
+  )
     .addHelpText(
       'after',
       `${targetHelp}
@@ -213,15 +247,18 @@ Examples:
     });
 
   // screenshot preserves a KubeVirt session unless --take-over: --preserve-session means nothing there.
-  hideOption(addTargetOptions(
-    program
-      .command('screenshot')
-      .description("Save a PNG of each VNC console's screen, without kicking anyone off a shared console.")
-      .argument('<target...>', 'consoles to picture (see Targets)')
-      .option('-o, --output <path>', 'FILE (one target), DIR (NAME.png each), or - for stdout (default: NAME.png here)')
-      .option('--vnc-password-file <file>', 'tcp/unix VNC servers that ask for a password: its first line')
-      .option('--take-over', "KubeVirt: take the VM's VNC session even when a viewer holds it (default: refuse, kicking nobody)"),
-  ), '--preserve-session')
+  hideOption(
+    addTargetOptions(
+      program
+        .command('screenshot')
+        .description("Save a PNG of each VNC console's screen, without kicking anyone off a shared console.")
+        .argument('<target...>', 'consoles to picture (see Targets)')
+        .option('-o, --output <path>', 'FILE (one target), DIR (NAME.png each), or - for stdout (default: NAME.png here)')
+        .option('--vnc-password-file <file>', 'tcp/unix VNC servers that ask for a password: its first line')
+        .option('--take-over', "KubeVirt: take the VM's VNC session even when a viewer holds it (default: refuse, kicking nobody)"),
+    ),
+    '--preserve-session',
+  )
     .addHelpText(
       'after',
       `${targetHelp}
@@ -257,13 +294,15 @@ Examples:
       await runViewersCommand(flags, { stdout: io.stdout });
     });
 
-  addSelectorOptions(addTargetOptions(
-    program
-      .command('list')
-      .description('List the VMs vconsole can open, with their state.')
-      .option('--provider <name>', providers?.listProviders ?? 'the provider to ask')
-      .option('--json', 'print one JSON document'),
-  ))
+  addSelectorOptions(
+    addTargetOptions(
+      program
+        .command('list')
+        .description('List the VMs vconsole can open, with their state.')
+        .option('--provider <name>', providers?.listProviders ?? 'the provider to ask')
+        .option('--json', 'print one JSON document'),
+    ),
+  )
     .addHelpText(
       'after',
       `
@@ -323,7 +362,10 @@ export async function main(argv: string[]): Promise<void> {
 
 /** commander's own usage errors (unknown option, missing argument) as vconsole's error line. */
 function commanderErrorLine(text: string): string {
-  const message = text.trim().replace(/^error: /, '').replace(/\s*\n\s*/g, ' ');
+  const message = text
+    .trim()
+    .replace(/^error: /, '')
+    .replace(/\s*\n\s*/g, ' ');
   return `${errorLine(new UsageError(message))}\n`;
 }
 

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { MESSAGE_MAX_CHARS, UsageError, VconsoleError, describeError, describeWebSocketEnding, errorLine, errorStackLines, withHint } from './errors.js';
+import {
+  MESSAGE_MAX_CHARS,
+  UsageError,
+  VconsoleError,
+  describeError,
+  describeWebSocketEnding,
+  errorLine,
+  errorStackLines,
+  withHint,
+} from './errors.js';
 
 const ESC_OR_BEL = /[\u001b\u0007]/;
 
@@ -67,13 +76,13 @@ describe('errorLine and errorStackLines', () => {
   });
 });
 
-describe('a console that ends, in vconsole\'s words', () => {
+describe("a console that ends, in vconsole's words", () => {
   it.each([
     ['WebSocket is not open: readyState 2 (CLOSING)', 'the console had already closed'],
     ['WebSocket is not open: readyState 3 (CLOSED)', 'the console had already closed'],
     ['Opening handshake has timed out', 'the websocket upgrade timed out'],
     ['Server sent no subprotocol', 'the server did not answer as a websocket console proxy'],
-  ])('never passes ws\'s %j through', (raw, words) => {
+  ])("never passes ws's %j through", (raw, words) => {
     expect(describeError(new Error(raw))).toBe(words);
   });
 
@@ -83,8 +92,9 @@ describe('a console that ends, in vconsole\'s words', () => {
     expect(describeError(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }))).toBe('the connection had already closed');
   });
 
-  it('says the close code\'s meaning and the reason', () => {
-    const ending = (code: number, reason = '', more: object = {}) => describeError(describeWebSocketEnding({ code, reason, soonAfterUpgrade: false, ...more }));
+  it("says the close code's meaning and the reason", () => {
+    const ending = (code: number, reason = '', more: object = {}) =>
+      describeError(describeWebSocketEnding({ code, reason, soonAfterUpgrade: false, ...more }));
     expect(ending(1000, 'Target closed')).toBe('the console closed: Target closed (the VM stopped?)');
     expect(ending(1000, 'bye')).toBe('the console closed: bye');
     expect(ending(1001)).toMatch(/^the console proxy went away; /);
@@ -92,7 +102,9 @@ describe('a console that ends, in vconsole\'s words', () => {
     expect(ending(1006, '', { socketErrorCode: 'ECONNRESET' })).toMatch(/^the console's connection was reset; /);
     expect(ending(1011, 'boom')).toMatch(/^the console proxy failed: boom; /);
     expect(ending(4000, 'custom')).toBe('the console closed the websocket with code 4000: custom');
-    expect(ending(1006, '', { soonAfterUpgrade: true })).toBe('the console was refused right after the upgrade; the token is wrong or expired: get a fresh console URL');
+    expect(ending(1006, '', { soonAfterUpgrade: true })).toBe(
+      'the console was refused right after the upgrade; the token is wrong or expired: get a fresh console URL',
+    );
     // A close frame right after the upgrade says its own reason (websockify, VM not listening).
     expect(ending(1011, 'Failed to connect to downstream server', { soonAfterUpgrade: true })).toBe(
       "the console proxy could not reach the VM's console: Failed to connect to downstream server; is the VM running?",

@@ -155,7 +155,11 @@ function libraryWords(message: string): string | undefined {
   if (/^WebSocket is not open: readyState 0\b/.test(message)) return 'the console was not open yet';
   if (message === 'Opening handshake has timed out') return 'the websocket upgrade timed out';
   if (message === 'socket hang up') return 'the server hung up before answering';
-  if (/^Server sent (no|an invalid) subprotocol/.test(message) || message === 'Invalid Sec-WebSocket-Accept header' || message === 'Missing Sec-WebSocket-Accept header') {
+  if (
+    /^Server sent (no|an invalid) subprotocol/.test(message) ||
+    message === 'Invalid Sec-WebSocket-Accept header' ||
+    message === 'Missing Sec-WebSocket-Accept header'
+  ) {
     return 'the server did not answer as a websocket console proxy';
   }
   if (message === 'WebSocket was closed before the connection was established') return 'the connection closed before the websocket opened';
@@ -214,30 +218,37 @@ export function describeWebSocketEnding(ending: WebSocketEnding): ConsoleEndedEr
   const reason = printableMessage(ending.reason.trim()).slice(0, 123);
   const because = reason ? `: ${reason}` : '';
   if (ending.soonAfterUpgrade && (ending.code === 1006 || ending.code === 1005) && !ending.socketErrorCode) {
-    return new ConsoleEndedError('the console was refused right after the upgrade', 'the token is wrong or expired: get a fresh console URL', true);
+    return new ConsoleEndedError(
+      'the console was refused right after the upgrade',
+      'the token is wrong or expired: get a fresh console URL',
+      true,
+    );
   }
   switch (ending.code) {
     case 1000:
-      return new ConsoleEndedError(
-        `the console closed${because}${!reason || TARGET_CLOSED.test(reason) ? ' (the VM stopped?)' : ''}`,
-      );
+      return new ConsoleEndedError(`the console closed${because}${!reason || TARGET_CLOSED.test(reason) ? ' (the VM stopped?)' : ''}`);
     case 1001:
       return new ConsoleEndedError(`the console proxy went away${because}`, 'it is restarting or shutting down: try again in a moment');
     case 1005:
       return new ConsoleEndedError('the console closed (the VM stopped?)');
     case 1006:
-      if (ending.socketErrorCode === 'ECONNRESET') return new ConsoleEndedError('the console\'s connection was reset', 'the console proxy or the network dropped it');
-      return new ConsoleEndedError('the console\'s connection dropped without a close frame', 'the console proxy or the network went away');
+      if (ending.socketErrorCode === 'ECONNRESET')
+        return new ConsoleEndedError("the console's connection was reset", 'the console proxy or the network dropped it');
+      return new ConsoleEndedError("the console's connection dropped without a close frame", 'the console proxy or the network went away');
     case 1008:
-      return new ConsoleEndedError(`the console proxy refused the session${because}`, 'the token may be wrong or expired: get a fresh console URL');
+      return new ConsoleEndedError(
+        `the console proxy refused the session${because}`,
+        'the token may be wrong or expired: get a fresh console URL',
+      );
     case 1011:
-      if (/failed to connect to downstream/i.test(reason)) return new ConsoleEndedError(`the console proxy could not reach the VM's console${because}`, 'is the VM running?');
+      if (/failed to connect to downstream/i.test(reason))
+        return new ConsoleEndedError(`the console proxy could not reach the VM's console${because}`, 'is the VM running?');
       return new ConsoleEndedError(`the console proxy failed${because}`, 'see its log');
     case 1012:
     case 1013:
       return new ConsoleEndedError(`the console proxy is overloaded or restarting${because}`, 'try again in a moment');
     case 1014:
-      return new ConsoleEndedError(`the console proxy could not reach the console${because}`, 'the VM\'s host may be down');
+      return new ConsoleEndedError(`the console proxy could not reach the console${because}`, "the VM's host may be down");
     default:
       return new ConsoleEndedError(`the console closed the websocket with code ${ending.code}${because}`);
   }

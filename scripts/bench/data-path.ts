@@ -53,7 +53,19 @@ async function waitForPort(port: number, timeoutMs = 10_000) {
 /** Throughput and round-trip latency, alternating direct / vconsole / socat every round. */
 type System = 'direct' | 'vconsole' | 'socat';
 
-export async function measureDataPath({ cli, upstreamPort, rounds, bulkBytes, roundTrips }: { cli: string; upstreamPort: number; rounds: number; bulkBytes: number; roundTrips: number }) {
+export async function measureDataPath({
+  cli,
+  upstreamPort,
+  rounds,
+  bulkBytes,
+  roundTrips,
+}: {
+  cli: string;
+  upstreamPort: number;
+  rounds: number;
+  bulkBytes: number;
+  roundTrips: number;
+}) {
   const proxy = await startProxy(cli, upstreamPort, ['/bulk', '/echo']);
   const socat = await startSocat(upstreamPort);
   const [proxyBulk, proxyEcho] = proxy.ports;

@@ -22,9 +22,13 @@ export interface XScreen {
 }
 
 export async function startXvfb(dir: string): Promise<XScreen> {
-  const child = spawnTracked('Xvfb', ['-displayfd', '3', '-fbdir', dir, '-screen', '0', `${SCREEN.width}x${SCREEN.height}x24`, '-nolisten', 'tcp', '-noreset'], {
-    stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnTracked(
+    'Xvfb',
+    ['-displayfd', '3', '-fbdir', dir, '-screen', '0', `${SCREEN.width}x${SCREEN.height}x24`, '-nolisten', 'tcp', '-noreset'],
+    {
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+    },
+  );
   let announced = '';
   (child.stdio[3] as Readable).on('data', (d: Buffer) => (announced += d.toString()));
   const deadline = performance.now() + 30_000;
@@ -124,11 +128,30 @@ async function stopTree(child: ChildProcess): Promise<void> {
  * One run: spawns `command args` with DISPLAY set, polls the screen every 5 ms until `need`
  * pixels of `colour` show. Resolves with the milliseconds it took; stops the command after.
  */
-export async function timeToFirstPixel({ x, command, args, env, colour, need, timeoutMs = 30_000 }: { x: XScreen; command: string; args: string[]; env?: NodeJS.ProcessEnv; colour: readonly number[]; need: number; timeoutMs?: number }): Promise<number> {
+export async function timeToFirstPixel({
+  x,
+  command,
+  args,
+  env,
+  colour,
+  need,
+  timeoutMs = 30_000,
+}: {
+  x: XScreen;
+  command: string;
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+  colour: readonly number[];
+  need: number;
+  timeoutMs?: number;
+}): Promise<number> {
   if (x.screen.count(colour) !== 0) throw new Error('the screen is not clear before the run');
   let stderr = '';
   const start = performance.now();
-  const child = spawnTracked(command, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env, DISPLAY: x.display, NO_AT_BRIDGE: '1', GDK_BACKEND: 'x11' } });
+  const child = spawnTracked(command, args, {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, ...env, DISPLAY: x.display, NO_AT_BRIDGE: '1', GDK_BACKEND: 'x11' },
+  });
   child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
   try {
     for (;;) {

@@ -44,7 +44,21 @@ interface Streamed {
   peakRss: number;
 }
 
-async function stream({ cli, target, system, encoding, viewers, seconds }: { cli: string; target: string; system: System; encoding: number; viewers: number; seconds: number }): Promise<Streamed> {
+async function stream({
+  cli,
+  target,
+  system,
+  encoding,
+  viewers,
+  seconds,
+}: {
+  cli: string;
+  target: string;
+  system: System;
+  encoding: number;
+  viewers: number;
+  seconds: number;
+}): Promise<Streamed> {
   const proxy = await startProxy(cli, target, system);
   const clients: BenchViewer[] = [];
   try {
@@ -112,13 +126,26 @@ async function idleRss(cli: string, target: string, system: System): Promise<num
 const mpx = (pixelsPerSecond: number) => `${(pixelsPerSecond / 1e6).toFixed(1)} Mpx/s`;
 const signed = (value: number, digits: number) => `${value >= 0 ? '+' : '-'}${Math.abs(value).toFixed(digits)}`;
 
-export async function measureHub({ cli, rounds, seconds, keys }: { cli: string; rounds: number; seconds: number; keys: number }): Promise<BenchResult[]> {
+export async function measureHub({
+  cli,
+  rounds,
+  seconds,
+  keys,
+}: {
+  cli: string;
+  rounds: number;
+  seconds: number;
+  keys: number;
+}): Promise<BenchResult[]> {
   const busy = await startConsole('busy');
   const quiet = await startConsole('quiet');
   const results: BenchResult[] = [];
   try {
     // One viewer on the busy console, relay and hub alternating, fresh proxy every round.
-    for (const [label, encoding] of [['Raw', ENCODING.raw], ['ZRLE', ENCODING.zrle]] as const) {
+    for (const [label, encoding] of [
+      ['Raw', ENCODING.raw],
+      ['ZRLE', ENCODING.zrle],
+    ] as const) {
       const runs: Record<System, Streamed[]> = { relay: [], hub: [] };
       for (let round = 0; round < rounds; round++) {
         for (const system of SYSTEMS) runs[system].push(await stream({ cli, target: busy.target, system, encoding, viewers: 1, seconds }));
@@ -127,7 +154,13 @@ export async function measureHub({ cli, rounds, seconds, keys }: { cli: string; 
       const cost = (s: System) => median(runs[s].map((r) => r.cpuMsPerMib));
       const busyShare = (s: System) => `${(median(runs[s].map((r) => r.cpuShare)) * 100).toFixed(0)}%`;
       results.push(
-        result({ group: 'hub', name: `1 viewer, ${label}: pixels delivered, relay`, value: rate('relay') / 1e6, unit: 'Mpx/s', reference: `${(rate('relay') / (1920 * 1080)).toFixed(1)} frames/s; proxy ${busyShare('relay')} of a core` }),
+        result({
+          group: 'hub',
+          name: `1 viewer, ${label}: pixels delivered, relay`,
+          value: rate('relay') / 1e6,
+          unit: 'Mpx/s',
+          reference: `${(rate('relay') / (1920 * 1080)).toFixed(1)} frames/s; proxy ${busyShare('relay')} of a core`,
+        }),
         result({
           group: 'hub',
           name: `1 viewer, ${label}: pixels delivered, hub`,
@@ -136,7 +169,13 @@ export async function measureHub({ cli, rounds, seconds, keys }: { cli: string; 
           reference: `relay ${mpx(rate('relay'))}; proxy ${busyShare('hub')} of a core`,
           ratio: median(runs.hub.map((r, i) => r.pixelsPerSecond / runs.relay[i].pixelsPerSecond)),
         }),
-        result({ group: 'hub', name: `1 viewer, ${label}: proxy CPU per MiB of framebuffer, relay`, value: cost('relay'), unit: 'ms', digits: 2 }),
+        result({
+          group: 'hub',
+          name: `1 viewer, ${label}: proxy CPU per MiB of framebuffer, relay`,
+          value: cost('relay'),
+          unit: 'ms',
+          digits: 2,
+        }),
         result({
           group: 'hub',
           name: `1 viewer, ${label}: proxy CPU per MiB of framebuffer, hub`,
@@ -165,12 +204,22 @@ export async function measureHub({ cli, rounds, seconds, keys }: { cli: string; 
     } finally {
       await Promise.all(SYSTEMS.map((s) => stop(proxies[s].child)));
     }
-    for (const [q, table] of [['p50', p50], ['p99', p99]] as const) {
+    for (const [q, table] of [
+      ['p50', p50],
+      ['p99', p99],
+    ] as const) {
       const relay = median(table.relay);
       const hub = median(table.hub);
       results.push(
         result({ group: 'hub', name: `key to its 16x16 square on screen ${q}, relay`, value: relay, unit: 'ms', digits: 3 }),
-        result({ group: 'hub', name: `key to its 16x16 square on screen ${q}, hub`, value: hub, unit: 'ms', digits: 3, reference: `${signed(hub - relay, 3)} ms against the relay` }),
+        result({
+          group: 'hub',
+          name: `key to its 16x16 square on screen ${q}, hub`,
+          value: hub,
+          unit: 'ms',
+          digits: 3,
+          reference: `${signed(hub - relay, 3)} ms against the relay`,
+        }),
       );
     }
 
@@ -179,12 +228,19 @@ export async function measureHub({ cli, rounds, seconds, keys }: { cli: string; 
     for (const system of SYSTEMS) rss[system] = await idleRss(cli, quiet.target, system);
     results.push(
       result({ group: 'hub', name: 'proxy RSS, one idle 1920x1080 console, relay', value: rss.relay / MiB, unit: 'MiB' }),
-      result({ group: 'hub', name: 'proxy RSS, one idle 1920x1080 console, hub', value: rss.hub / MiB, unit: 'MiB', reference: `${signed((rss.hub - rss.relay) / MiB, 1)} MiB against the relay; the framebuffer is 7.9 MiB` }),
+      result({
+        group: 'hub',
+        name: 'proxy RSS, one idle 1920x1080 console, hub',
+        value: rss.hub / MiB,
+        unit: 'MiB',
+        reference: `${signed((rss.hub - rss.relay) / MiB, 1)} MiB against the relay; the framebuffer is 7.9 MiB`,
+      }),
     );
 
     // Ten viewers on the busy console: one shared session (hub) against ten console sessions (relay).
     const ten = {} as Record<System, Streamed>;
-    for (const system of SYSTEMS) ten[system] = await stream({ cli, target: busy.target, system, encoding: ENCODING.raw, viewers: 10, seconds });
+    for (const system of SYSTEMS)
+      ten[system] = await stream({ cli, target: busy.target, system, encoding: ENCODING.raw, viewers: 10, seconds });
     for (const system of SYSTEMS) {
       const sessions = system === 'hub' ? 'one console session' : 'ten console sessions';
       results.push(

@@ -16,6 +16,9 @@ export interface KubevirtApi {
 
 /** Starts the fixture; resolves with its process and what kubevirt-api.ts printed. */
 export async function startKubevirtApi(root: string) {
-  const api = await startProcess<KubevirtApi>(process.execPath, tsxArgs(join(root, 'scripts', 'bench', 'kubevirt-api.ts')), { parse: JSON.parse, timeoutMs: 60_000 });
+  const api = await startProcess<KubevirtApi>(process.execPath, tsxArgs(join(root, 'scripts', 'bench', 'kubevirt-api.ts')), {
+    parse: JSON.parse,
+    timeoutMs: 60_000,
+  });
   return { child: api.child, ...api.lines[0] };
 }

@@ -27,21 +27,81 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = join(root, 'bin', 'vconsole.js');
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
-const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const only = args
+  .find((a) => a.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
 const wanted = (group: string) => !only || only.includes(group);
 
 const settings = quick
-  ? { rounds: 3, bulkBytes: 64 * MiB, roundTrips: 500, sessions: 200, idleSeconds: 2, busySeconds: 2, slowSeconds: 3, tuiRounds: 5, startupRounds: 3, startupBatch: 4, proxyRounds: 2, hubRounds: 2, hubSeconds: 2, hubKeys: 200, virtctlRounds: 2, virtctlBulkBytes: 64 * MiB, virtctlStartupRuns: 10, pixelRounds: 3 }
-  : { rounds: 9, bulkBytes: 192 * MiB, roundTrips: 3000, sessions: 200, idleSeconds: 5, busySeconds: 4, slowSeconds: 6, tuiRounds: 20, startupRounds: 8, startupBatch: 5, proxyRounds: 5, hubRounds: 4, hubSeconds: 3, hubKeys: 1000, virtctlRounds: 5, virtctlBulkBytes: 256 * MiB, virtctlStartupRuns: 20, pixelRounds: 15 };
+  ? {
+      rounds: 3,
+      bulkBytes: 64 * MiB,
+      roundTrips: 500,
+      sessions: 200,
+      idleSeconds: 2,
+      busySeconds: 2,
+      slowSeconds: 3,
+      tuiRounds: 5,
+      startupRounds: 3,
+      startupBatch: 4,
+      proxyRounds: 2,
+      hubRounds: 2,
+      hubSeconds: 2,
+      hubKeys: 200,
+      virtctlRounds: 2,
+      virtctlBulkBytes: 64 * MiB,
+      virtctlStartupRuns: 10,
+      pixelRounds: 3,
+    }
+  : {
+      rounds: 9,
+      bulkBytes: 192 * MiB,
+      roundTrips: 3000,
+      sessions: 200,
+      idleSeconds: 5,
+      busySeconds: 4,
+      slowSeconds: 6,
+      tuiRounds: 20,
+      startupRounds: 8,
+      startupBatch: 5,
+      proxyRounds: 5,
+      hubRounds: 4,
+      hubSeconds: 3,
+      hubKeys: 1000,
+      virtctlRounds: 5,
+      virtctlBulkBytes: 256 * MiB,
+      virtctlStartupRuns: 20,
+      pixelRounds: 15,
+    };
 
 /** A throwaway self-signed certificate for 127.0.0.1 (clients are told not to verify it). */
 function makeCertificate(dir: string): { cert: string; key: string } {
   const cert = join(dir, 'cert.pem');
   const key = join(dir, 'key.pem');
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert,
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ],
+    { stdio: 'ignore' },
+  );
   return { cert, key };
 }
 
@@ -55,15 +115,23 @@ async function main() {
     // Start-up first: it times whole processes, which anything still settling would disturb.
     if (wanted('startup')) {
       step('start-up');
-      results.push(...(await measureStartup({ cli, rounds: settings.startupRounds, batch: settings.startupBatch, proxyRounds: settings.proxyRounds })));
+      results.push(
+        ...(await measureStartup({ cli, rounds: settings.startupRounds, batch: settings.startupBatch, proxyRounds: settings.proxyRounds })),
+      );
     }
     const { cert, key } = makeCertificate(dir);
-    const upstream = await startProcess<{ port: number }>(process.execPath, tsxArgs(join(root, 'scripts', 'bench', 'upstream.ts'), cert, key), { parse: JSON.parse });
+    const upstream = await startProcess<{ port: number }>(
+      process.execPath,
+      tsxArgs(join(root, 'scripts', 'bench', 'upstream.ts'), cert, key),
+      { parse: JSON.parse },
+    );
     const upstreamPort = upstream.lines[0].port;
     const common = { cli, upstreamPort };
     if (wanted('throughput')) {
       step('throughput and latency: direct, vconsole, socat, alternating');
-      results.push(...(await measureDataPath({ ...common, rounds: settings.rounds, bulkBytes: settings.bulkBytes, roundTrips: settings.roundTrips })));
+      results.push(
+        ...(await measureDataPath({ ...common, rounds: settings.rounds, bulkBytes: settings.bulkBytes, roundTrips: settings.roundTrips })),
+      );
     }
     if (wanted('virtctl')) {
       step('vconsole against virtctl: start-up, data path, time to first pixel, alternating');
@@ -75,7 +143,14 @@ async function main() {
     }
     if (wanted('scale')) {
       step(`${settings.sessions} sessions in one proxy`);
-      results.push(...(await measureScale({ ...common, sessions: settings.sessions, idleSeconds: settings.idleSeconds, busySeconds: settings.busySeconds })));
+      results.push(
+        ...(await measureScale({
+          ...common,
+          sessions: settings.sessions,
+          idleSeconds: settings.idleSeconds,
+          busySeconds: settings.busySeconds,
+        })),
+      );
     }
     if (wanted('hub')) {
       step('RFB hub against the byte relay, one 1920x1080 console');
@@ -92,7 +167,9 @@ async function main() {
   const machine = machineDescription(load);
   process.stdout.write(`\n${machine}${quick ? ' (--quick: rough figures)' : ''}\n\n${terminalTable(results)}\n`);
   const misses = results.filter((r) => r.pass === false).length;
-  process.stdout.write(`\n${misses === 0 ? 'every target met' : `${misses} target(s) missed`}; ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+  process.stdout.write(
+    `\n${misses === 0 ? 'every target met' : `${misses} target(s) missed`}; ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
+  );
   if (args.includes('--update-doc')) {
     updateDoc(join(root, 'docs', 'BENCHMARKS.md'), results, machine, new Date().toISOString().slice(0, 16).replace('T', ' '));
     process.stdout.write('docs/BENCHMARKS.md updated\n');

@@ -27,7 +27,11 @@ export interface StartOptions<Line> {
 
 // The bench's children print JSON lines whose shape each caller knows: `any` is theirs to type.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function startProcess<Line = any>(command: string, args: string[], { lines = 1, parse = (l) => l as Line, timeoutMs = 20_000, env }: StartOptions<Line> = {}): Promise<StartedProcess<Line>> {
+export function startProcess<Line = any>(
+  command: string,
+  args: string[],
+  { lines = 1, parse = (l) => l as Line, timeoutMs = 20_000, env }: StartOptions<Line> = {},
+): Promise<StartedProcess<Line>> {
   const child = spawnTracked(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   const stdout = child.stdout as NodeJS.ReadableStream & { off: NodeJS.ReadableStream['removeListener'] };
   let stderr = '';

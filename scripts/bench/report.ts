@@ -37,7 +37,17 @@ export interface BenchResult {
   pass?: boolean;
 }
 
-export function result({ group, name, value, unit, digits = 1, reference, ratio, target, pass }: Omit<BenchResult, 'digits'> & { digits?: number }): BenchResult {
+export function result({
+  group,
+  name,
+  value,
+  unit,
+  digits = 1,
+  reference,
+  ratio,
+  target,
+  pass,
+}: Omit<BenchResult, 'digits'> & { digits?: number }): BenchResult {
   return { group, name, value, unit, digits, reference, ratio, target, pass };
 }
 
@@ -64,7 +74,14 @@ const HEADINGS = ['', 'figure', 'value', 'compared with', 'ratio', 'target', '']
 export function terminalTable(results: readonly BenchResult[]): string {
   const rows = [HEADINGS, ...results.map(cells)];
   const widths = HEADINGS.map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** GitHub-flavoured markdown table. */

@@ -65,7 +65,11 @@ interface Picture {
 }
 
 function picture(pixels: Buffer, x: number, y: number, w: number, h: number): Picture {
-  return { raw: Buffer.concat([updateHeader(1), rectHeader(x, y, w, h), pixels]), stored: storedBlocks(zrleTiles(pixels, w, h)), rect: [x, y, w, h] };
+  return {
+    raw: Buffer.concat([updateHeader(1), rectHeader(x, y, w, h), pixels]),
+    stored: storedBlocks(zrleTiles(pixels, w, h)),
+    rect: [x, y, w, h],
+  };
 }
 
 /** Full-screen pictures, made once: a grey gradient with a bright band at a different height in each. */
@@ -127,14 +131,22 @@ function square(keysym: number): Picture {
 /** Client message sizes by type (ClientCutText and SetEncodings add their payload). */
 function messageSize(buf: Buffer): number {
   switch (buf[0]) {
-    case 0: return 20;
-    case 2: return buf.length < 4 ? Infinity : 4 + buf.readUInt16BE(2) * 4;
-    case 3: return 10;
-    case 4: return 8;
-    case 5: return 6;
-    case 6: return buf.length < 8 ? Infinity : 8 + buf.readUInt32BE(4);
-    case 255: return 12;
-    default: throw new Error(`unknown client message ${buf[0]}`);
+    case 0:
+      return 20;
+    case 2:
+      return buf.length < 4 ? Infinity : 4 + buf.readUInt16BE(2) * 4;
+    case 3:
+      return 10;
+    case 4:
+      return 8;
+    case 5:
+      return 6;
+    case 6:
+      return buf.length < 8 ? Infinity : 8 + buf.readUInt32BE(4);
+    case 255:
+      return 12;
+    default:
+      throw new Error(`unknown client message ${buf[0]}`);
   }
 }
 

@@ -29,7 +29,13 @@ export interface BenchViewer {
 
 type Then = (head: Buffer) => void;
 
-export async function connectViewer(port: number, { encoding = ENCODING.raw, onUpdate = () => undefined }: { encoding?: number; onUpdate?: (update: { pixels: number; bytes: number }) => void } = {}): Promise<BenchViewer> {
+export async function connectViewer(
+  port: number,
+  {
+    encoding = ENCODING.raw,
+    onUpdate = () => undefined,
+  }: { encoding?: number; onUpdate?: (update: { pixels: number; bytes: number }) => void } = {},
+): Promise<BenchViewer> {
   const socket = net.connect({ port, host: '127.0.0.1', noDelay: true });
   await once(socket, 'connect');
   socket.on('error', () => undefined);
@@ -118,21 +124,29 @@ export async function connectViewer(port: number, { encoding = ENCODING.raw, onU
   }
   then = () => {
     socket.write('RFB 003.008\n');
-    expect(1, (n) => expect(n[0], () => {
-      socket.write(Buffer.from([1]));
-      expect(4, () => {
-        socket.write(Buffer.from([1])); // ClientInit: shared
-        expect(24, (init) => {
-          viewer.width = init.readUInt16BE(0);
-          viewer.height = init.readUInt16BE(2);
-          expect(init.readUInt32BE(20), () => {
-            socket.write(Buffer.concat([PIXEL_FORMAT, setEncodingsMessage([encoding, PSEUDO.desktopSize]), updateRequest(false, viewer.width, viewer.height)]));
-            nextMessage();
-            ready();
+    expect(1, (n) =>
+      expect(n[0], () => {
+        socket.write(Buffer.from([1]));
+        expect(4, () => {
+          socket.write(Buffer.from([1])); // ClientInit: shared
+          expect(24, (init) => {
+            viewer.width = init.readUInt16BE(0);
+            viewer.height = init.readUInt16BE(2);
+            expect(init.readUInt32BE(20), () => {
+              socket.write(
+                Buffer.concat([
+                  PIXEL_FORMAT,
+                  setEncodingsMessage([encoding, PSEUDO.desktopSize]),
+                  updateRequest(false, viewer.width, viewer.height),
+                ]),
+              );
+              nextMessage();
+              ready();
+            });
           });
         });
-      });
-    }));
+      }),
+    );
   };
   socket.on('data', (chunk: Buffer) => {
     viewer.bytes += chunk.length;

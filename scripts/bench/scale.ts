@@ -24,7 +24,19 @@ async function until(condition: () => boolean, what: string, timeoutMs = 60_000)
  * Idle: RSS and CPU over `idleSeconds`. Busy: every upstream streams for `busySeconds`; the
  * proxy's CPU time over the bytes the clients got is its cost per MiB/s.
  */
-export async function measureScale({ cli, upstreamPort, sessions, idleSeconds, busySeconds }: { cli: string; upstreamPort: number; sessions: number; idleSeconds: number; busySeconds: number }): Promise<BenchResult[]> {
+export async function measureScale({
+  cli,
+  upstreamPort,
+  sessions,
+  idleSeconds,
+  busySeconds,
+}: {
+  cli: string;
+  upstreamPort: number;
+  sessions: number;
+  idleSeconds: number;
+  busySeconds: number;
+}): Promise<BenchResult[]> {
   const paths = Array.from({ length: sessions }, (_, i) => `/vm-${i + 1}/switch`);
   const proxy = await startProxy(cli, upstreamPort, paths);
   const clients: Array<Connection & { got: number }> = [];

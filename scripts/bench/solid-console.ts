@@ -116,16 +116,24 @@ function serverInit() {
 
 function readFormat(b: Buffer): Format {
   return {
-    bpp: b[0], bigEndian: b[2] !== 0,
-    redMax: b.readUInt16BE(4), greenMax: b.readUInt16BE(6), blueMax: b.readUInt16BE(8),
-    redShift: b[10], greenShift: b[11], blueShift: b[12],
+    bpp: b[0],
+    bigEndian: b[2] !== 0,
+    redMax: b.readUInt16BE(4),
+    greenMax: b.readUInt16BE(6),
+    blueMax: b.readUInt16BE(8),
+    redShift: b[10],
+    greenShift: b[11],
+    blueShift: b[12],
   };
 }
 
 /** One Raw rectangle covering the screen, in the viewer's pixel format. */
 function wholeScreen(f: Format): Buffer {
   const [r, g, b] = SCREEN.colour;
-  const value = (Math.round((r * f.redMax) / 255) << f.redShift) | (Math.round((g * f.greenMax) / 255) << f.greenShift) | (Math.round((b * f.blueMax) / 255) << f.blueShift);
+  const value =
+    (Math.round((r * f.redMax) / 255) << f.redShift) |
+    (Math.round((g * f.greenMax) / 255) << f.greenShift) |
+    (Math.round((b * f.blueMax) / 255) << f.blueShift);
   const bytes = f.bpp / 8;
   const pixel = Buffer.alloc(bytes);
   if (bytes === 4 && f.bigEndian) pixel.writeUInt32BE(value >>> 0);

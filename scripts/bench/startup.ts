@@ -24,7 +24,17 @@ function timeBatch(args: string[], batch: number, wall: number[]): number {
   return childrenCpuSeconds() - cpu;
 }
 
-export async function measureStartup({ cli, rounds, batch, proxyRounds }: { cli: string; rounds: number; batch: number; proxyRounds: number }): Promise<BenchResult[]> {
+export async function measureStartup({
+  cli,
+  rounds,
+  batch,
+  proxyRounds,
+}: {
+  cli: string;
+  rounds: number;
+  batch: number;
+  proxyRounds: number;
+}): Promise<BenchResult[]> {
   const bare: number[] = [];
   const version: number[] = [];
   const parsed: number[] = [];

@@ -43,18 +43,26 @@ export function vconsoleCommand(root: string, cli: string): { command: string; a
   const platform = process.platform === 'darwin' ? 'macos' : process.platform === 'win32' ? 'win' : process.platform;
   const name = `vconsole-${platform}-${process.arch}${process.platform === 'win32' ? '.exe' : ''}`;
   const sea = existsSync(join(bin, name)) ? name : undefined;
-  return sea ? { command: join(bin, sea), args: [], label: 'single executable' } : { command: process.execPath, args: [cli], label: 'npm CLI' };
+  return sea
+    ? { command: join(bin, sea), args: [], label: 'single executable' }
+    : { command: process.execPath, args: [cli], label: 'npm CLI' };
 }
 
 /** A kubeconfig for the bench upstream: its certificate is self-signed, so both tools skip verifying it. */
 function upstreamKubeconfig(dir: string, upstreamPort: number): string {
   const file = join(dir, 'bench-upstream-kubeconfig.yaml');
-  writeFileSync(file, [
-    'apiVersion: v1', 'kind: Config', 'current-context: bench',
-    `clusters: [{name: bench, cluster: {server: "https://127.0.0.1:${upstreamPort}", insecure-skip-tls-verify: true}}]`,
-    'users: [{name: bench, user: {token: bench-token}}]',
-    'contexts: [{name: bench, context: {cluster: bench, user: bench, namespace: bench}}]',
-  ].join('\n'), { mode: 0o600 });
+  writeFileSync(
+    file,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'current-context: bench',
+      `clusters: [{name: bench, cluster: {server: "https://127.0.0.1:${upstreamPort}", insecure-skip-tls-verify: true}}]`,
+      'users: [{name: bench, user: {token: bench-token}}]',
+      'contexts: [{name: bench, context: {cluster: bench, user: bench, namespace: bench}}]',
+    ].join('\n'),
+    { mode: 0o600 },
+  );
   return file;
 }
 
@@ -66,18 +74,45 @@ function withCpu(connect: Connect, pid: number, spent: number[]): Connect {
   return async () => {
     const conn = await connect();
     const before = cpuSeconds(pid);
-    return { ...conn, close: () => { spent.push(cpuSeconds(pid) - before); conn.close(); } };
+    return {
+      ...conn,
+      close: () => {
+        spent.push(cpuSeconds(pid) - before);
+        conn.close();
+      },
+    };
   };
 }
 
 /** `virtctl vnc VMI --proxy-only`: serves one client, then exits. */
 async function virtctlProxy(virtctl: string, kubeconfig: string, vmi: string) {
-  const proxy = await startProcess<{ port: number }>(virtctl, ['vnc', vmi, '--proxy-only', '--kubeconfig', kubeconfig], { parse: JSON.parse, timeoutMs: 30_000 });
+  const proxy = await startProcess<{ port: number }>(virtctl, ['vnc', vmi, '--proxy-only', '--kubeconfig', kubeconfig], {
+    parse: JSON.parse,
+    timeoutMs: 30_000,
+  });
   return { ...proxy, port: proxy.lines[0].port };
 }
 
-async function measureDataPathAgainstVirtctl({ cli, virtctl, kubeconfig, rounds, bulkBytes, roundTrips }: { cli: string; virtctl: string; kubeconfig: string; rounds: number; bulkBytes: number; roundTrips: number }): Promise<BenchResult[]> {
-  const proxy = await startProcess<{ port: number }>(process.execPath, [cli, 'proxy', 'bench/bulk', 'bench/echo', '--kubeconfig', kubeconfig], { lines: 2, parse: JSON.parse, timeoutMs: 60_000 });
+async function measureDataPathAgainstVirtctl({
+  cli,
+  virtctl,
+  kubeconfig,
+  rounds,
+  bulkBytes,
+  roundTrips,
+}: {
+  cli: string;
+  virtctl: string;
+  kubeconfig: string;
+  rounds: number;
+  bulkBytes: number;
+  roundTrips: number;
+}): Promise<BenchResult[]> {
+  const proxy = await startProcess<{ port: number }>(
+    process.execPath,
+    [cli, 'proxy', 'bench/bulk', 'bench/echo', '--kubeconfig', kubeconfig],
+    { lines: 2, parse: JSON.parse, timeoutMs: 60_000 },
+  );
   const [bulkPort, echoPort] = proxy.lines.map((l) => l.port);
   const rates: Record<System, number[]> = { vconsole: [], virtctl: [] };
   const cpu: Record<System, number[]> = { vconsole: [], virtctl: [] };
@@ -110,12 +145,24 @@ async function measureDataPathAgainstVirtctl({ cli, virtctl, kubeconfig, rounds,
     await stop(proxy.child);
   }
   const perGiB = (name: System) => median(cpu[name]) / (bulkBytes / GiB);
-  const vs = (name: string, table: Record<System, number[]>, digits: number, unit: string, scale = 1, better: 'lower' | 'higher' = 'lower') => {
+  const vs = (
+    name: string,
+    table: Record<System, number[]>,
+    digits: number,
+    unit: string,
+    scale = 1,
+    better: 'lower' | 'higher' = 'lower',
+  ) => {
     const v = median(table.vconsole) * scale;
     const k = median(table.virtctl) * scale;
     return result({
-      group: 'virtctl', name, value: v, unit, digits,
-      reference: `virtctl ${k.toFixed(digits)} ${unit}`, ratio: v / k,
+      group: 'virtctl',
+      name,
+      value: v,
+      unit,
+      digits,
+      reference: `virtctl ${k.toFixed(digits)} ${unit}`,
+      ratio: v / k,
       target: better === 'lower' ? '<= 1.00x' : '>= 1.10x',
       pass: better === 'lower' ? v / k <= 1 : v / k >= 1.1,
     });
@@ -123,8 +170,15 @@ async function measureDataPathAgainstVirtctl({ cli, virtctl, kubeconfig, rounds,
   return [
     vs('throughput, upstream -> viewer', rates, 0, 'MiB/s', 1 / MiB, 'higher'),
     result({
-      group: 'virtctl', name: 'proxy CPU per GiB moved', value: perGiB('vconsole'), unit: 's', digits: 2,
-      reference: `virtctl ${perGiB('virtctl').toFixed(2)} s`, ratio: perGiB('vconsole') / perGiB('virtctl'), target: '<= 1.00x', pass: perGiB('vconsole') <= perGiB('virtctl'),
+      group: 'virtctl',
+      name: 'proxy CPU per GiB moved',
+      value: perGiB('vconsole'),
+      unit: 's',
+      digits: 2,
+      reference: `virtctl ${perGiB('virtctl').toFixed(2)} s`,
+      ratio: perGiB('vconsole') / perGiB('virtctl'),
+      target: '<= 1.00x',
+      pass: perGiB('vconsole') <= perGiB('virtctl'),
     }),
     vs('8-byte echo round trip p50', p50, 3, 'ms'),
     vs('8-byte echo round trip p99', p99, 3, 'ms'),
@@ -132,9 +186,22 @@ async function measureDataPathAgainstVirtctl({ cli, virtctl, kubeconfig, rounds,
 }
 
 /** Wall time of `runs` runs of each command, alternating, and the median peak RSS (GNU time). */
-function measureStartupAgainstVirtctl({ root, cli, virtctl, runs }: { root: string; cli: string; virtctl: string; runs: number }): BenchResult[] {
+function measureStartupAgainstVirtctl({
+  root,
+  cli,
+  virtctl,
+  runs,
+}: {
+  root: string;
+  cli: string;
+  virtctl: string;
+  runs: number;
+}): BenchResult[] {
   const mine = vconsoleCommand(root, cli);
-  const commands: Record<System, [string, string[]]> = { vconsole: [mine.command, [...mine.args, '--version']], virtctl: [virtctl, ['version', '--client']] };
+  const commands: Record<System, [string, string[]]> = {
+    vconsole: [mine.command, [...mine.args, '--version']],
+    virtctl: [virtctl, ['version', '--client']],
+  };
   const wall: Record<System, number[]> = { vconsole: [], virtctl: [] };
   const rss: Record<System, number[]> = { vconsole: [], virtctl: [] };
   const hasTime = existsSync('/usr/bin/time');
@@ -143,7 +210,8 @@ function measureStartupAgainstVirtctl({ root, cli, virtctl, runs }: { root: stri
   // disk, as after an install, by dropping them from the page cache first (written out, then
   // GNU dd's nocache).
   spawnSync('sync', [], { stdio: 'ignore' });
-  for (const command of [mine.command, virtctl]) spawnSync('dd', [`if=${command}`, 'iflag=nocache', 'count=0', 'status=none'], { stdio: 'ignore' });
+  for (const command of [mine.command, virtctl])
+    spawnSync('dd', [`if=${command}`, 'iflag=nocache', 'count=0', 'status=none'], { stdio: 'ignore' });
   for (let i = 0; i < runs + 2; i++) {
     for (const [name, [command, args]] of Object.entries(commands) as Array<[System, [string, string[]]]>) {
       const start = performance.now();
@@ -159,17 +227,31 @@ function measureStartupAgainstVirtctl({ root, cli, virtctl, runs }: { root: stri
   }
   const rows = [
     result({
-      group: 'virtctl', name: `start-up: ${mine.label} --version (wall, ${runs} runs)`, value: median(wall.vconsole), unit: 'ms', digits: 0,
-      reference: `virtctl version --client ${median(wall.virtctl).toFixed(0)} ms`, ratio: median(wall.vconsole) / median(wall.virtctl),
-      target: '<= 1.20x', pass: median(wall.vconsole) / median(wall.virtctl) <= 1.2,
+      group: 'virtctl',
+      name: `start-up: ${mine.label} --version (wall, ${runs} runs)`,
+      value: median(wall.vconsole),
+      unit: 'ms',
+      digits: 0,
+      reference: `virtctl version --client ${median(wall.virtctl).toFixed(0)} ms`,
+      ratio: median(wall.vconsole) / median(wall.virtctl),
+      target: '<= 1.20x',
+      pass: median(wall.vconsole) / median(wall.virtctl) <= 1.2,
     }),
   ];
   if (hasTime) {
-    rows.push(result({
-      group: 'virtctl', name: `start-up: peak RSS of that`, value: median(rss.vconsole), unit: 'MiB', digits: 0,
-      reference: `virtctl ${median(rss.virtctl).toFixed(0)} MiB`, ratio: median(rss.vconsole) / median(rss.virtctl),
-      target: '<= 1.20x', pass: median(rss.vconsole) / median(rss.virtctl) <= 1.2,
-    }));
+    rows.push(
+      result({
+        group: 'virtctl',
+        name: `start-up: peak RSS of that`,
+        value: median(rss.vconsole),
+        unit: 'MiB',
+        digits: 0,
+        reference: `virtctl ${median(rss.virtctl).toFixed(0)} MiB`,
+        ratio: median(rss.vconsole) / median(rss.virtctl),
+        target: '<= 1.20x',
+        pass: median(rss.vconsole) / median(rss.virtctl) <= 1.2,
+      }),
+    );
   }
   return rows;
 }
@@ -184,7 +266,19 @@ const REMOTE_API_RTT_MS = 50;
  * loopback, once with it REMOTE_API_RTT_MS away (delayed-tcp.ts in front of it), as a user's
  * cluster is.
  */
-async function measureFirstPixelAgainstVirtctl({ root, cli, virtctl, dir, rounds }: { root: string; cli: string; virtctl: string; dir: string; rounds: number }): Promise<BenchResult[]> {
+async function measureFirstPixelAgainstVirtctl({
+  root,
+  cli,
+  virtctl,
+  dir,
+  rounds,
+}: {
+  root: string;
+  cli: string;
+  virtctl: string;
+  dir: string;
+  rounds: number;
+}): Promise<BenchResult[]> {
   const missing = ['Xvfb', 'remote-viewer', 'script'].filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0);
   if (missing.length) {
     process.stderr.write(`bench: time to first pixel skipped: ${missing.join(', ')} not found\n`);
@@ -204,15 +298,35 @@ async function measureFirstPixelAgainstVirtctl({ root, cli, virtctl, dir, rounds
       [api.kubeconfig, ''],
       [remoteKubeconfig, `, API server ${REMOTE_API_RTT_MS} ms away`],
     ]) {
-      const { v, k, failed } = await firstPixelRounds({ x, api, rounds, systems: {
-        virtctl: inTerminal([virtctl, 'vnc', api.vm, '--kubeconfig', kubeconfig], join(dir, 'first-pixel-virtctl.typescript')),
-        vconsole: inTerminal([mine.command, ...mine.args, 'open', `${api.namespace}/${api.vm}`, '--kubeconfig', kubeconfig, '--viewer', 'remote-viewer'], join(dir, 'first-pixel-vconsole.typescript')),
-      } });
-      const misses = Object.entries(failed).filter(([, n]) => n > 0).map(([name, n]) => `; ${name}: ${n} of ${rounds} runs without a picture`).join('');
-      rows.push(result({
-        group: 'virtctl', name: `time to first pixel, ${mine.label} open with its TUI (remote-viewer)${where}`, value: v, unit: 'ms', digits: 0,
-        reference: `virtctl vnc ${k.toFixed(0)} ms${misses}`, ratio: v / k, target: '<= 1.00x', pass: v / k <= 1 && failed.vconsole === 0,
-      }));
+      const { v, k, failed } = await firstPixelRounds({
+        x,
+        api,
+        rounds,
+        systems: {
+          virtctl: inTerminal([virtctl, 'vnc', api.vm, '--kubeconfig', kubeconfig], join(dir, 'first-pixel-virtctl.typescript')),
+          vconsole: inTerminal(
+            [mine.command, ...mine.args, 'open', `${api.namespace}/${api.vm}`, '--kubeconfig', kubeconfig, '--viewer', 'remote-viewer'],
+            join(dir, 'first-pixel-vconsole.typescript'),
+          ),
+        },
+      });
+      const misses = Object.entries(failed)
+        .filter(([, n]) => n > 0)
+        .map(([name, n]) => `; ${name}: ${n} of ${rounds} runs without a picture`)
+        .join('');
+      rows.push(
+        result({
+          group: 'virtctl',
+          name: `time to first pixel, ${mine.label} open with its TUI (remote-viewer)${where}`,
+          value: v,
+          unit: 'ms',
+          digits: 0,
+          reference: `virtctl vnc ${k.toFixed(0)} ms${misses}`,
+          ratio: v / k,
+          target: '<= 1.00x',
+          pass: v / k <= 1 && failed.vconsole === 0,
+        }),
+      );
     }
     return rows;
   } finally {
@@ -249,7 +363,17 @@ function terminalTail(transcript: string): string {
  * shows no picture is counted and said (with what its terminal showed last), not timed; the
  * rounds go on.
  */
-async function firstPixelRounds({ x, api, rounds, systems }: { x: XScreen; api: KubevirtApi; rounds: number; systems: Record<System, TerminalRun> }) {
+async function firstPixelRounds({
+  x,
+  api,
+  rounds,
+  systems,
+}: {
+  x: XScreen;
+  api: KubevirtApi;
+  rounds: number;
+  systems: Record<System, TerminalRun>;
+}) {
   const need = (api.width * api.height) / 2;
   const times: Record<System, number[]> = { virtctl: [], vconsole: [] };
   const failed: Record<System, number> = { virtctl: 0, vconsole: 0 };
@@ -258,7 +382,9 @@ async function firstPixelRounds({ x, api, rounds, systems }: { x: XScreen; api: 
       return await timeToFirstPixel({ x, ...system, colour: api.colour, need });
     } catch (err) {
       failed[name] += 1;
-      process.stderr.write(`bench: time to first pixel, ${name}: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}; its terminal ended with: ${terminalTail(system.transcript)}\n`);
+      process.stderr.write(
+        `bench: time to first pixel, ${name}: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}; its terminal ended with: ${terminalTail(system.transcript)}\n`,
+      );
       return undefined;
     }
   };
@@ -284,17 +410,38 @@ export interface VirtctlSettings {
   pixelRounds: number;
 }
 
-export async function measureVirtctl({ root, cli, upstreamPort, dir, settings }: { root: string; cli: string; upstreamPort: number; dir: string; settings: VirtctlSettings }): Promise<BenchResult[]> {
+export async function measureVirtctl({
+  root,
+  cli,
+  upstreamPort,
+  dir,
+  settings,
+}: {
+  root: string;
+  cli: string;
+  upstreamPort: number;
+  dir: string;
+  settings: VirtctlSettings;
+}): Promise<BenchResult[]> {
   const virtctl = findVirtctl();
   if (!virtctl) {
-    const why = process.env.VIRTCTL ? `VIRTCTL=${process.env.VIRTCTL} is not an executable file` : 'no virtctl on PATH (VIRTCTL=/path/to/virtctl names one)';
+    const why = process.env.VIRTCTL
+      ? `VIRTCTL=${process.env.VIRTCTL} is not an executable file`
+      : 'no virtctl on PATH (VIRTCTL=/path/to/virtctl names one)';
     process.stderr.write(`bench: virtctl rows skipped: ${why}\n`);
     return [];
   }
   const kubeconfig = upstreamKubeconfig(dir, upstreamPort);
   return [
     ...measureStartupAgainstVirtctl({ root, cli, virtctl, runs: settings.virtctlStartupRuns }),
-    ...(await measureDataPathAgainstVirtctl({ cli, virtctl, kubeconfig, rounds: settings.virtctlRounds, bulkBytes: settings.virtctlBulkBytes, roundTrips: settings.roundTrips })),
+    ...(await measureDataPathAgainstVirtctl({
+      cli,
+      virtctl,
+      kubeconfig,
+      rounds: settings.virtctlRounds,
+      bulkBytes: settings.virtctlBulkBytes,
+      roundTrips: settings.roundTrips,
+    })),
     ...(await measureFirstPixelAgainstVirtctl({ root, cli, virtctl, dir, rounds: settings.pixelRounds })),
   ];
 }

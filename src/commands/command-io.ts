@@ -40,6 +40,7 @@ export function addOnce(registry: SessionRegistry, targets: UpstreamSource[], no
  * errors, this edge puts it in. Exit code and hint stay.
  */
 export function namingTarget(name: string, err: unknown): VconsoleError {
-  if (err instanceof VconsoleError) return new VconsoleError(`${name}: ${err.message}`, { exitCode: err.exitCode, hint: err.hint, cause: err });
+  if (err instanceof VconsoleError)
+    return new VconsoleError(`${name}: ${err.message}`, { exitCode: err.exitCode, hint: err.hint, cause: err });
   return new VconsoleError(`${name}: ${describeError(err)}`, { cause: err });
 }

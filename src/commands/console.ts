@@ -53,7 +53,10 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
   const [target] = resolveTargets([input], options, config);
   refuseBrowserOnly([target], 'console');
   if (!LINE_TYPES.includes(target.consoleType)) {
-    throw new UsageError(`vconsole console attaches ${oneOf(LINE_TYPES.map(consoleLabel))} consoles, not the ${target.consoleType} console of ${target.name}`, 'drop the #TYPE suffix, or use vconsole open for a screen');
+    throw new UsageError(
+      `vconsole console attaches ${oneOf(LINE_TYPES.map(consoleLabel))} consoles, not the ${target.consoleType} console of ${target.name}`,
+      'drop the #TYPE suffix, or use vconsole open for a screen',
+    );
   }
   const interactive = Boolean(io.stdin.isTTY);
   const say = (line: string) => io.stderr.write(`${terminalSafe(line)}${interactive ? '\r\n' : '\n'}`);
@@ -61,7 +64,9 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
 
   // asciicast records the terminal's size: this one's when it is a terminal.
   const screen = io.stdout as Writable & { isTTY?: boolean; columns?: number; rows?: number };
-  const recording = await recordingFrom(flags, { terminal: screen.isTTY && screen.columns && screen.rows ? { width: screen.columns, height: screen.rows } : undefined });
+  const recording = await recordingFrom(flags, {
+    terminal: screen.isTTY && screen.columns && screen.rows ? { width: screen.columns, height: screen.rows } : undefined,
+  });
   const source = recording.wrap(target);
   const session = new SerialSession(source, { waitMs });
   session.on('log', (level, message) => {
@@ -93,7 +98,8 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
     restore();
     if (interactive && result.reason === 'escape') say(`vconsole: left ${session.name}'s serial console`);
     // The console going is always news, and a failure: the user learns how, and the exit code says so.
-    if (result.reason === 'console-closed' && !signalled) throw namingTarget(session.name, result.error ?? new VconsoleError('the console closed'));
+    if (result.reason === 'console-closed' && !signalled)
+      throw namingTarget(session.name, result.error ?? new VconsoleError('the console closed'));
     if (endedWhileDraining && !signalled) throw namingTarget(session.name, endedWhileDraining);
   } finally {
     for (const signal of END_SIGNALS) process.off(signal, onSignal);
@@ -136,6 +142,8 @@ async function openLog(file: string, say: (line: string) => void): Promise<Conso
   try {
     return await ConsoleLog.open(file, (err) => say(`vconsole: console log stopped: cannot write ${terminalSafe(describeFileError(err))}`));
   } catch (err) {
-    throw new VconsoleError(`cannot write the console log ${terminalSafe(describeFileError(err))}`, { hint: 'pass --log a writable file path' });
+    throw new VconsoleError(`cannot write the console log ${terminalSafe(describeFileError(err))}`, {
+      hint: 'pass --log a writable file path',
+    });
   }
 }

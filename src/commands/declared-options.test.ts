@@ -16,12 +16,16 @@ function parsed(args: string[]): Record<string, unknown> {
 describe('declared options on the command line', () => {
   it('fills the key each declaration names', () => {
     for (const declaration of PROVIDER_OPTIONS) expect(commanderOption(declaration).attributeName()).toBe(declaration.key);
-    expect(() => commanderOption(valueOption('region', { flags: '--os-region <name>', help: '', section: 'target' }))).toThrow(/declared as "region", commander calls it "osRegion"/);
+    expect(() => commanderOption(valueOption('region', { flags: '--os-region <name>', help: '', section: 'target' }))).toThrow(
+      /declared as "region", commander calls it "osRegion"/,
+    );
   });
 
   it('parses as the declarations say: repeats, kubectl forms, choices, selectors', () => {
     expect(parsed(['-n', 'a'])).toEqual({ namespace: 'a' });
-    expect(parsed(['-n=a', '-n', 'b', '--os-tag', 'x', '--os-tag', 'y', '-l', 'app == web', '--os-interface', 'internal', '--os-cloud', 'c'])).toEqual({
+    expect(
+      parsed(['-n=a', '-n', 'b', '--os-tag', 'x', '--os-tag', 'y', '-l', 'app == web', '--os-interface', 'internal', '--os-cloud', 'c']),
+    ).toEqual({
       namespace: ['a', 'b'],
       osTag: ['x', 'y'],
       selector: 'app=web',

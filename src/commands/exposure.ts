@@ -36,7 +36,11 @@ export function unprotectedConsoleError(consoleType: string, listen: string): Us
  * so a command can refuse before any port listens or is printed (ExposureGuard catches the
  * kinds a pre-flight settles later).
  */
-export function knownUnprotected<T extends { consoleType?: string }>(targets: readonly T[], listen: string, flags: ExposureFlags): { target: T; error: UsageError } | undefined {
+export function knownUnprotected<T extends { consoleType?: string }>(
+  targets: readonly T[],
+  listen: string,
+  flags: ExposureFlags,
+): { target: T; error: UsageError } | undefined {
   if (!refusesUnprotected(listen, flags)) return undefined;
   const target = targets.find((t) => t.consoleType !== undefined && !PROTECTABLE.has(t.consoleType));
   return target?.consoleType === undefined ? undefined : { target, error: unprotectedConsoleError(target.consoleType, listen) };

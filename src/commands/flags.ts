@@ -25,7 +25,8 @@ export function asArgParser<T>(parse: (text: string) => T): (text: string) => T 
  */
 export function commanderOption(declaration: OptionDeclaration): Option {
   const option = new Option(declaration.flags, declaration.help);
-  if (option.attributeName() !== declaration.key) throw new Error(`option ${declaration.flags} is declared as "${declaration.key}", commander calls it "${option.attributeName()}"`);
+  if (option.attributeName() !== declaration.key)
+    throw new Error(`option ${declaration.flags} is declared as "${declaration.key}", commander calls it "${option.attributeName()}"`);
   if (declaration.choices) option.choices(declaration.choices);
   if (declaration.hidden) option.hideHelp();
   if (declaration.arity === 'switch' || (!declaration.parse && !declaration.what && !declaration.kubectlShortForm)) return option;
@@ -34,13 +35,18 @@ export function commanderOption(declaration: OptionDeclaration): Option {
   const what = declaration.what;
   const filled = what ? (text: string) => checked(nonEmpty(what)(text)) : checked;
   const one = declaration.kubectlShortForm ? kubectlShortForm(filled) : filled;
-  if (declaration.arity === 'list') return option.argParser((text: string, previous: unknown[] | undefined) => [...(previous ?? []), one(text)]);
+  if (declaration.arity === 'list')
+    return option.argParser((text: string, previous: unknown[] | undefined) => [...(previous ?? []), one(text)]);
   if (declaration.arity === 'one-or-list') return option.argParser(repeatable(one));
   return option.argParser(one);
 }
 
 /** Adds the declared options of one --help section, in their order. */
-export function addDeclaredOptions(command: Command, declarations: readonly OptionDeclaration[], section: OptionDeclaration['section']): Command {
+export function addDeclaredOptions(
+  command: Command,
+  declarations: readonly OptionDeclaration[],
+  section: OptionDeclaration['section'],
+): Command {
   for (const declaration of declarations) if (declaration.section === section) command.addOption(commanderOption(declaration));
   return command;
 }

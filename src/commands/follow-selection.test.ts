@@ -81,7 +81,9 @@ describe('followSelection', () => {
     await waitFor(() => state.polls >= 1, 'the baseline');
     state.answer = ['a', 'b', 'c', 'd'].map(demo);
     await waitFor(() => notices.some((n) => n.includes('at once')), 'the notice');
-    expect(notices.filter((n) => n.includes('at once'))).toEqual(['3 VMs now match -l app=web at once, more than 2: none of them opened (a opens some; --max N or --yes allows more)']);
+    expect(notices.filter((n) => n.includes('at once'))).toEqual([
+      '3 VMs now match -l app=web at once, more than 2: none of them opened (a opens some; --max N or --yes allows more)',
+    ]);
     expect(registry.all().map((s) => s.name)).toEqual(['demo:a']);
     state.answer = ['a', 'b', 'c', 'd', 'e'].map(demo);
     await waitFor(() => registry.all().length === 2, 'e opened');

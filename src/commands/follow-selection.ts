@@ -44,7 +44,9 @@ function followInterval(): number {
  */
 export function followSelection(context: FollowContext): () => void {
   const { flags, options, config, registry } = context;
-  const shownAs = selectorSearches(flags).map((search) => search.shownAs).join(' ');
+  const shownAs = selectorSearches(flags)
+    .map((search) => search.shownAs)
+    .join(' ');
   const intervalMs = context.intervalMs ?? followInterval();
   const select = context.select ?? (async () => (await selectTargets([], flags, options, config, { allowEmpty: true })).selected);
   const sessions = new Map(context.sessions.map((session) => [session.id, session]));
@@ -90,7 +92,10 @@ export function followSelection(context: FollowContext): () => void {
       const fresh = [...now].filter(([key, target]) => !before?.has(key) && !sessionOf(target));
       // One relabel must not open hundreds of viewers: they count as matching, unopened, said once.
       const tooMany = context.maxAtOnce !== undefined && fresh.length > context.maxAtOnce;
-      if (tooMany) context.notice(`${fresh.length} VMs now match ${shownAs} at once, more than ${context.maxAtOnce}: none of them opened (a opens some; --max N or --yes allows more)`);
+      if (tooMany)
+        context.notice(
+          `${fresh.length} VMs now match ${shownAs} at once, more than ${context.maxAtOnce}: none of them opened (a opens some; --max N or --yes allows more)`,
+        );
       for (const [key, target] of now) {
         if (!before?.has(key) && !(tooMany && !sessionOf(target))) appeared(target, before === undefined);
       }
@@ -98,7 +103,9 @@ export function followSelection(context: FollowContext): () => void {
     } catch (err) {
       if (stopped || failing) return;
       failing = true;
-      context.notice(`--follow: cannot ask which VMs match ${shownAs} (${describeError(err)}); trying again every ${Math.round(intervalMs / 1000) || 1}s`);
+      context.notice(
+        `--follow: cannot ask which VMs match ${shownAs} (${describeError(err)}); trying again every ${Math.round(intervalMs / 1000) || 1}s`,
+      );
     }
   };
   const loop = async () => {

@@ -44,7 +44,14 @@ describe('vconsole list dispatch', () => {
 
   it('falls back to kubevirt when the config default cannot list', async () => {
     const kubevirt = registry.map((p) =>
-      p.id === 'kubevirt' ? { ...p, list: () => Promise.resolve([{ provider: 'kubevirt', target: 'default/vm-a', name: 'vm-a', state: 'Running', console: true }]) } : p.id === 'demo' ? { ...p, list: undefined } : p,
+      p.id === 'kubevirt'
+        ? {
+            ...p,
+            list: () => Promise.resolve([{ provider: 'kubevirt', target: 'default/vm-a', name: 'vm-a', state: 'Running', console: true }]),
+          }
+        : p.id === 'demo'
+          ? { ...p, list: undefined }
+          : p,
     );
     const list = listerFor({}, config('demo'), kubevirt);
     expect(await list({}, {})).toEqual([expect.objectContaining({ provider: 'kubevirt' })]);

@@ -20,11 +20,16 @@ export interface ListFlags extends TargetFlags, SelectionFlags {
  * The provider `list` asks: --provider, else the config's default when it can list, else the
  * default provider. Any provider with a `list` capability (src/targets) can be asked.
  */
-export function listerFor(flags: ListFlags, config: VconsoleConfig, providers: readonly ConsoleProvider[] = PROVIDERS): NonNullable<ConsoleProvider['list']> {
+export function listerFor(
+  flags: ListFlags,
+  config: VconsoleConfig,
+  providers: readonly ConsoleProvider[] = PROVIDERS,
+): NonNullable<ConsoleProvider['list']> {
   const configured = config.defaults.provider;
   const id = flags.provider ?? (configured && providerById(configured, providers)?.list ? configured : DEFAULT_PROVIDER);
   const provider = providerById(id, providers);
-  if (!provider?.list) throw new UsageError(`cannot list provider "${echoInput(id)}"`, `use --provider ${oneOf(listingProviderIds(providers))}`);
+  if (!provider?.list)
+    throw new UsageError(`cannot list provider "${echoInput(id)}"`, `use --provider ${oneOf(listingProviderIds(providers))}`);
   return provider.list.bind(provider);
 }
 
@@ -41,12 +46,20 @@ export async function runListCommand(
   const searches = selections.some((search) => search.reach === 'matching') ? selections : [];
   const other = searches.find((search) => flags.provider !== undefined && search.provider.id !== flags.provider);
   if (other) {
-    throw new UsageError(`${other.shownAs} selects ${other.provider.id} VMs, not ${echoInput(flags.provider ?? '')} ones`, `leave out --provider, or use --provider ${other.provider.id}`);
+    throw new UsageError(
+      `${other.shownAs} selects ${other.provider.id} VMs, not ${echoInput(flags.provider ?? '')} ones`,
+      `leave out --provider, or use --provider ${other.provider.id}`,
+    );
   }
   const namespaces = namespacesOf(flags);
-  const vms = searches.length > 0
-    ? await searchVms(searches, options)
-    : await listerFor(flags, config, providers)(options, { allNamespaces: flags.allNamespaces, namespaces: namespaces.length > 1 ? namespaces : undefined });
+  const vms =
+    searches.length > 0
+      ? await searchVms(searches, options)
+      : await listerFor(
+          flags,
+          config,
+          providers,
+        )(options, { allNamespaces: flags.allNamespaces, namespaces: namespaces.length > 1 ? namespaces : undefined });
   const sorted = vms.slice().sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
   io.stdout.write(flags.json ? `${JSON.stringify(sorted, null, 2)}\n` : formatVmTable(sorted));
   return 0;

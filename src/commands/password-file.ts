@@ -17,7 +17,10 @@ export function readPasswordFile(file: string, flag: string): string {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new UsageError(`${flag} ${echoInput(file)}: cannot read it (${describeError(err)})`, 'give a file whose first line is the password');
+    throw new UsageError(
+      `${flag} ${echoInput(file)}: cannot read it (${describeError(err)})`,
+      'give a file whose first line is the password',
+    );
   }
   const password = (text.split(/\r?\n/, 1)[0] ?? '').trim();
   if (!password) throw new UsageError(`${flag} ${echoInput(file)}: the first line is empty`, 'put the password on the first line');
@@ -32,7 +35,10 @@ export function readPasswordFile(file: string, flag: string): string {
 export function checkViewerPassword(password: string, flag: string, file: string): string {
   const where = `${flag} ${echoInput(file)}`;
   if (password.length < VNC_PASSWORD_MIN_CHARS) {
-    throw new UsageError(`${where}: the password has ${password.length} characters, fewer than ${VNC_PASSWORD_MIN_CHARS}`, `use ${VNC_PASSWORD_MIN_CHARS} to ${VNC_PASSWORD_CHARS} characters`);
+    throw new UsageError(
+      `${where}: the password has ${password.length} characters, fewer than ${VNC_PASSWORD_MIN_CHARS}`,
+      `use ${VNC_PASSWORD_MIN_CHARS} to ${VNC_PASSWORD_CHARS} characters`,
+    );
   }
   if (password.length > VNC_PASSWORD_CHARS) {
     throw new UsageError(
@@ -41,7 +47,10 @@ export function checkViewerPassword(password: string, flag: string, file: string
     );
   }
   if (/[^\x20-\x7e\xa0-\xff]/.test(password)) {
-    throw new UsageError(`${where}: the password has characters VNC authentication cannot carry`, 'use printable ASCII or Latin-1 characters');
+    throw new UsageError(
+      `${where}: the password has characters VNC authentication cannot carry`,
+      'use printable ASCII or Latin-1 characters',
+    );
   }
   return password;
 }

@@ -18,7 +18,11 @@ function picture(width: number, height: number): Framebuffer {
 }
 
 describe('encodePngInTurns', () => {
-  it.each([[1, 1], [333, 211], [1000, 1200]])('writes a %ix%i screen that pngjs reads back pixel for pixel, opaque', async (width, height) => {
+  it.each([
+    [1, 1],
+    [333, 211],
+    [1000, 1200],
+  ])('writes a %ix%i screen that pngjs reads back pixel for pixel, opaque', async (width, height) => {
     const fb = picture(width, height);
     const png = PNG.sync.read(await encodePngInTurns(fb));
     expect([png.width, png.height]).toEqual([width, height]);

@@ -80,14 +80,18 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   // ready, so that a slow or silent one holds no other back.
   const early = sessions.some((s) => sharing.hubOf(s) !== undefined);
   const printed = new Set<ConsoleSession>();
-  const started = await Promise.allSettled(sessions.map((s) => s.start({ host: listen, port: portOf.get(s.id) ?? 0 }).then((bound) => {
-    if (early) {
-      notices();
-      io.stdout.write(`${portLine(s.name, bound.address, bound.port, s.source.consoleType)}\n`);
-      printed.add(s);
-    }
-    return bound;
-  })));
+  const started = await Promise.allSettled(
+    sessions.map((s) =>
+      s.start({ host: listen, port: portOf.get(s.id) ?? 0 }).then((bound) => {
+        if (early) {
+          notices();
+          io.stdout.write(`${portLine(s.name, bound.address, bound.port, s.source.consoleType)}\n`);
+          printed.add(s);
+        }
+        return bound;
+      }),
+    ),
+  );
   const failures: VconsoleError[] = [];
   /** Consoles that failed on their own (a shared console's bad handshake): the others still serve. */
   const consoleFailures: { session: ConsoleSession; reason: unknown }[] = [];
@@ -102,7 +106,8 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
     else if (selectedSessions.has(sessions[i])) skipped.push({ session: sessions[i], reason: result.reason });
     else failures.push(namingTarget(sessions[i].name, result.reason));
   });
-  for (const { session, reason } of skipped) io.stderr.write(`${skippedLine(session.name, reason, { following: Boolean(flags.follow), othersServed: listening.length > 0 })}\n`);
+  for (const { session, reason } of skipped)
+    io.stderr.write(`${skippedLine(session.name, reason, { following: Boolean(flags.follow), othersServed: listening.length > 0 })}\n`);
   // With nothing else to serve, a console's own failure (a bad handshake, or silence) is the command's.
   if (listening.length === 0) failures.unshift(...consoleFailures.map(({ session, reason }) => namingTarget(session.name, reason)));
   // Following, nothing served yet is a wait, not a failure.
@@ -110,7 +115,10 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
     shutdown.dispose();
     await registry.closeAll();
     for (const failure of failures.slice(0, -1)) io.stderr.write(`${errorLine(failure)}\n`);
-    throw failures[failures.length - 1] ?? new VconsoleError(`none of the ${skipped.length} VMs selected could be served`, { hint: 'see the lines above' });
+    throw (
+      failures[failures.length - 1] ??
+      new VconsoleError(`none of the ${skipped.length} VMs selected could be served`, { hint: 'see the lines above' })
+    );
   }
   // A selected VM that cannot be served holds no session; --follow serves it anew once it runs.
   await Promise.all(skipped.map(({ session }) => registry.remove(session.id)));
@@ -129,11 +137,15 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
       const at = await session.start({ host: listen, port: portOf.get(session.id) ?? 0 });
       io.stdout.write(`${portLine(session.name, at.address, at.port, session.source.consoleType)}\n`);
     } catch (err) {
-      if (!(err instanceof SessionClosedError)) io.stderr.write(`${skippedLine(session.name, err, { following: true, othersServed: false })}\n`);
+      if (!(err instanceof SessionClosedError))
+        io.stderr.write(`${skippedLine(session.name, err, { following: true, othersServed: false })}\n`);
     }
   };
   following.stop = followSelection({
-    flags, options, config, registry,
+    flags,
+    options,
+    config,
+    registry,
     sessions: sessions.filter((session) => registry.get(session.id)),
     select: async () => (await selectTargets([], flags, options, config, { allowEmpty: true, withConsoleOnly: true })).selected,
     open: (target) => {
@@ -153,7 +165,11 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
  * The one line for a selected VM left out: why (its error, hint included), that the rest is
  * served, and what picks it up once it runs.
  */
-export function skippedLine(name: string, err: unknown, { following, othersServed }: { following: boolean; othersServed: boolean }): string {
+export function skippedLine(
+  name: string,
+  err: unknown,
+  { following, othersServed }: { following: boolean; othersServed: boolean },
+): string {
   const later = following ? 'served once it runs' : 'with --follow it is served once it runs';
   return `vconsole: skipped ${name}: ${describeError(err)} (${othersServed ? 'the other VMs selected are served; ' : ''}${later})`;
 }

@@ -22,8 +22,16 @@ export interface RecordFlags {
 
 export function addRecordOptions(command: Command): Command {
   return command
-    .option('--record <dir>', 'record every console into DIR, one file per session (VNC: .vncrec, serial: asciicast .cast; created 0600)', nonEmpty('a directory'))
-    .option('--record-max-size <size>', 'disk all recordings of this run may use, e.g. 500M or 2G (default: 1G); recording stops there', asArgParser(parseSize));
+    .option(
+      '--record <dir>',
+      'record every console into DIR, one file per session (VNC: .vncrec, serial: asciicast .cast; created 0600)',
+      nonEmpty('a directory'),
+    )
+    .option(
+      '--record-max-size <size>',
+      'disk all recordings of this run may use, e.g. 500M or 2G (default: 1G); recording stops there',
+      asArgParser(parseSize),
+    );
 }
 
 const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
@@ -32,7 +40,8 @@ const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, m: 1024 ** 2,
 export function parseSize(text: string): number {
   const match = /^(\d+(?:\.\d+)?)\s*([bkmgt]?)(?:i?b)?$/i.exec(text.trim());
   const bytes = match ? Math.floor(Number(match[1]) * SIZE_UNITS[match[2].toLowerCase()]) : NaN;
-  if (!Number.isFinite(bytes) || bytes <= 0) throw new UsageError(`invalid size "${echoInput(text)}"`, 'use a number with k, M or G, e.g. 500M or 2G');
+  if (!Number.isFinite(bytes) || bytes <= 0)
+    throw new UsageError(`invalid size "${echoInput(text)}"`, 'use a number with k, M or G, e.g. 500M or 2G');
   return bytes;
 }
 
@@ -43,7 +52,11 @@ export function parseSize(text: string): number {
  */
 export function withRecordSharing<F extends ShareFlags & RecordFlags>(flags: F): F {
   if (flags.record === undefined) return flags;
-  if (flags.share === false) throw new UsageError('--record and --no-share do not go together', 'VNC consoles are recorded through the shared console session; drop --no-share');
+  if (flags.share === false)
+    throw new UsageError(
+      '--record and --no-share do not go together',
+      'VNC consoles are recorded through the shared console session; drop --no-share',
+    );
   return { ...flags, share: true };
 }
 
@@ -61,16 +74,25 @@ const NOT_RECORDED: Recording = { wrap: (target) => target, recorderOf: () => un
  * Reads the recording flags: the directory must exist or be creatable and be writable, checked
  * before anything listens (exit 1 with the reason otherwise).
  */
-export async function recordingFrom(flags: RecordFlags, options: { version?: string; terminal?: { width: number; height: number } } = {}): Promise<Recording> {
+export async function recordingFrom(
+  flags: RecordFlags,
+  options: { version?: string; terminal?: { width: number; height: number } } = {},
+): Promise<Recording> {
   if (flags.record === undefined) return NOT_RECORDED;
   const dir = flags.record;
   try {
     ensureDirectory(dir);
     fs.accessSync(dir, fs.constants.W_OK);
   } catch (err) {
-    throw new VconsoleError(`--record ${echoInput(dir)}: cannot write recordings there (${fileErrorCause(err instanceof FileWriteError ? err.cause : err)})`, { hint: 'give a directory you can write to' });
+    throw new VconsoleError(
+      `--record ${echoInput(dir)}: cannot write recordings there (${fileErrorCause(err instanceof FileWriteError ? err.cause : err)})`,
+      { hint: 'give a directory you can write to' },
+    );
   }
-  const [{ RecordingSource }, { RecordingBudget }] = await Promise.all([import('../recording/recording-source.js'), import('../recording/recording-file.js')]);
+  const [{ RecordingSource }, { RecordingBudget }] = await Promise.all([
+    import('../recording/recording-source.js'),
+    import('../recording/recording-file.js'),
+  ]);
   const budget = new RecordingBudget(flags.recordMaxSize ?? RECORDING_DEFAULT_MAX_BYTES);
   return {
     wrap: (target) => new RecordingSource(target, { dir, budget, writer: options.version, terminal: options.terminal }),

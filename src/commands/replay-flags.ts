@@ -10,8 +10,16 @@ export function addReplayCommand(program: Command, io: CommandIo): void {
       .command('replay')
       .description('Play a recording made with --record: a VNC one served on a local port for any viewer, a serial one on this terminal.')
       .argument('<file>', 'a .vncrec or .cast file written by --record')
-      .option('--speed <factor>', 'how many times real time (default: 1)', asArgParser((text: string) => parseSpeedLazy(text)))
-      .option('--png-every <duration>', 'VNC: write the screen every DURATION of the recording as PNG files instead of serving it (e.g. 10s)', nonEmpty('a duration'))
+      .option(
+        '--speed <factor>',
+        'how many times real time (default: 1)',
+        asArgParser((text: string) => parseSpeedLazy(text)),
+      )
+      .option(
+        '--png-every <duration>',
+        'VNC: write the screen every DURATION of the recording as PNG files instead of serving it (e.g. 10s)',
+        nonEmpty('a duration'),
+      )
       .option('-o, --output <dir>', 'with --png-every: the directory the frames go to', nonEmpty('a directory'))
       .option(
         '--password-file <file>',

@@ -35,7 +35,8 @@ export async function runReplayCommand(file: string, flags: ReplayFlags, io: Com
   const speed = flags.speed ?? 1;
   if (isRfbRecording(data)) {
     const recording = parseOrExplain(file, () => parseRfbRecording(data));
-    if (recording.truncated) io.stderr.write(`vconsole: ${echoInput(file)} ends inside a record (vconsole stopped while recording): replaying what is whole\n`);
+    if (recording.truncated)
+      io.stderr.write(`vconsole: ${echoInput(file)} ends inside a record (vconsole stopped while recording): replaying what is whole\n`);
     if (flags.pngEvery !== undefined) {
       await writeFrames(recording, file, flags, io);
       return;
@@ -44,7 +45,8 @@ export async function runReplayCommand(file: string, flags: ReplayFlags, io: Com
     return;
   }
   if (isAsciicast(data)) {
-    if (flags.pngEvery !== undefined) throw new UsageError('--png-every is for VNC recordings', `${echoInput(file)} is a serial (asciicast) recording`);
+    if (flags.pngEvery !== undefined)
+      throw new UsageError('--png-every is for VNC recordings', `${echoInput(file)} is a serial (asciicast) recording`);
     const cast = parseOrExplain(file, () => parseAsciicast(data.toString('utf8')));
     await playToStream(cast.events, speed, io.stdout);
     return;
@@ -69,7 +71,12 @@ function parseOrExplain<T>(file: string, parse: () => T): T {
   }
 }
 
-async function writeFrames(recording: ReturnType<typeof parseRfbRecording>, file: string, flags: ReplayFlags, io: CommandIo): Promise<void> {
+async function writeFrames(
+  recording: ReturnType<typeof parseRfbRecording>,
+  file: string,
+  flags: ReplayFlags,
+  io: CommandIo,
+): Promise<void> {
   const everyMs = parseDuration(flags.pngEvery ?? '');
   if (everyMs <= 0) throw new UsageError('--png-every must be above 0', 'e.g. --png-every 10s');
   const output = flags.output;
@@ -77,7 +84,10 @@ async function writeFrames(recording: ReturnType<typeof parseRfbRecording>, file
   // The frames are as many as the recording's span holds: a stamp far ahead must not ask for millions.
   const frames = Math.floor(recording.durationMs / everyMs) + 1;
   if (frames > REPLAY_MAX_FRAMES) {
-    throw new UsageError(`--png-every ${flags.pngEvery ?? ''} would write ${frames} frames over the ${formatSpan(recording.durationMs)} the recording spans, more than ${REPLAY_MAX_FRAMES}`, `choose a longer interval, e.g. --png-every ${Math.ceil(recording.durationMs / (REPLAY_MAX_FRAMES - 1) / 1000)}s`);
+    throw new UsageError(
+      `--png-every ${flags.pngEvery ?? ''} would write ${frames} frames over the ${formatSpan(recording.durationMs)} the recording spans, more than ${REPLAY_MAX_FRAMES}`,
+      `choose a longer interval, e.g. --png-every ${Math.ceil(recording.durationMs / (REPLAY_MAX_FRAMES - 1) / 1000)}s`,
+    );
   }
   fs.mkdirSync(output, { recursive: true });
   const stem = path.basename(file).replace(/\.vncrec$/, '');
@@ -93,8 +103,15 @@ async function writeFrames(recording: ReturnType<typeof parseRfbRecording>, file
 /** A span as hours, minutes and seconds: `49h 42m 57s`. */
 function formatSpan(ms: number): string {
   const seconds = Math.round(ms / 1000);
-  const parts = [[Math.floor(seconds / 3600), 'h'], [Math.floor(seconds / 60) % 60, 'm'], [seconds % 60, 's']] as const;
-  return parts.filter(([value], i) => value > 0 || i === 2).map(([value, unit]) => `${value}${unit}`).join(' ');
+  const parts = [
+    [Math.floor(seconds / 3600), 'h'],
+    [Math.floor(seconds / 60) % 60, 'm'],
+    [seconds % 60, 's'],
+  ] as const;
+  return parts
+    .filter(([value], i) => value > 0 || i === 2)
+    .map(([value, unit]) => `${value}${unit}`)
+    .join(' ');
 }
 
 /** `000010.000s`: frame names sort by time. */
@@ -107,25 +124,43 @@ function frameTime(ms: number): string {
  * and read on the console, so its viewers give a password (--password-file, else a generated
  * one shown once), with the same back-off, and the exposure is said on stderr.
  */
-async function serveRecording(recording: ReturnType<typeof parseRfbRecording>, speed: number, flags: ReplayFlags, io: CommandIo): Promise<void> {
+async function serveRecording(
+  recording: ReturnType<typeof parseRfbRecording>,
+  speed: number,
+  flags: ReplayFlags,
+  io: CommandIo,
+): Promise<void> {
   const listen = flags.listen ?? '127.0.0.1';
-  const filed = flags.passwordFile === undefined ? undefined : checkViewerPassword(readPasswordFile(flags.passwordFile, '--password-file'), '--password-file', flags.passwordFile);
+  const filed =
+    flags.passwordFile === undefined
+      ? undefined
+      : checkViewerPassword(readPasswordFile(flags.passwordFile, '--password-file'), '--password-file', flags.passwordFile);
   const generated = filed === undefined && !isLoopback(listen) ? generateVncPassword() : undefined;
   const password = filed ?? generated;
-  const [{ ReplaySource }, { AuthBackoff }] = await Promise.all([import('../recording/replay-source.js'), import('../rfb/server/auth-backoff.js')]);
+  const [{ ReplaySource }, { AuthBackoff }] = await Promise.all([
+    import('../recording/replay-source.js'),
+    import('../rfb/server/auth-backoff.js'),
+  ]);
   const session = new ConsoleSession(new ReplaySource(recording, speed, { password, authBackoff: new AuthBackoff() }));
   session.on('log', sessionLogPrinter(io.stderr, Boolean(flags.verbose)));
   handleShutdownSignals({ close: () => session.close(), exit: io.exit });
   const bound = await session.start({ host: listen, port: flags.port ?? 0 });
   if (!isLoopback(listen)) {
-    io.stderr.write(`${password ? `warning: listening on ${listen}: the replay is reachable from the network; viewers must give the VNC password` : exposureWarning(listen)}\n`);
+    io.stderr.write(
+      `${password ? `warning: listening on ${listen}: the replay is reachable from the network; viewers must give the VNC password` : exposureWarning(listen)}\n`,
+    );
   }
-  if (generated) io.stderr.write(`VNC password for viewers of this listener: ${generated} (shown once; give your own with --password-file)\n`);
+  if (generated)
+    io.stderr.write(`VNC password for viewers of this listener: ${generated} (shown once; give your own with --password-file)\n`);
   io.stdout.write(`${portLine(`replay:${session.name}`, bound.address, bound.port, 'vnc')}\n`);
 }
 
 /** Writes the output events at their times (divided by `speed`). */
-async function playToStream(events: { seconds: number; kind: string; text: string }[], speed: number, out: NodeJS.WritableStream): Promise<void> {
+async function playToStream(
+  events: { seconds: number; kind: string; text: string }[],
+  speed: number,
+  out: NodeJS.WritableStream,
+): Promise<void> {
   const started = Date.now();
   for (const event of events) {
     if (event.kind !== 'o') continue;

@@ -38,7 +38,12 @@ export const SCREENSHOT_TIMEOUT_MS = 30_000;
  * is one line on stderr, the written paths are said on stderr too (stdout carries the PNG
  * with `-o -`). Resolves with the exit code: 0 all written, 1 any failed; usage errors throw.
  */
-export async function runScreenshotCommand(inputs: string[], flags: ScreenshotFlags, config: VconsoleConfig, io: CommandIo): Promise<number> {
+export async function runScreenshotCommand(
+  inputs: string[],
+  flags: ScreenshotFlags,
+  config: VconsoleConfig,
+  io: CommandIo,
+): Promise<number> {
   const password = flags.vncPasswordFile === undefined ? undefined : readPasswordFile(flags.vncPasswordFile, '--vnc-password-file');
   // A picture is not worth kicking someone off KubeVirt's one VNC session: refuse unless asked.
   const options = { ...targetOptionsFrom(flags, config), consoleType: PICTURE_TYPES[0], preserveSession: !flags.takeOver };
@@ -125,7 +130,9 @@ function readsPicture(target: ConsoleTarget): boolean {
 function notAScreen(target: ConsoleTarget): VconsoleError {
   // vconsole reads screens over RFB only; a SPICE screen is left to remote-viewer.
   const kind = consoleKind(target.consoleType);
-  const what = kind?.screen ? `it is a ${kind.label} console, which screenshot cannot read` : `it is a ${target.consoleType} console, not a screen`;
+  const what = kind?.screen
+    ? `it is a ${kind.label} console, which screenshot cannot read`
+    : `it is a ${target.consoleType} console, not a screen`;
   return new VconsoleError(what, { hint: PICTURE_HINT });
 }
 
@@ -139,7 +146,9 @@ async function save(png: Buffer, target: ConsoleTarget, destination: Destination
   try {
     await writePrivateFile(file, png);
   } catch (err) {
-    throw new VconsoleError(`cannot write ${echoInput(file)}: ${fileErrorCause(err instanceof FileWriteError ? err.cause : err)}`, { hint: 'give a writable file or directory with -o' });
+    throw new VconsoleError(`cannot write ${echoInput(file)}: ${fileErrorCause(err instanceof FileWriteError ? err.cause : err)}`, {
+      hint: 'give a writable file or directory with -o',
+    });
   }
   return file;
 }

@@ -20,7 +20,11 @@ export function addShareOptions(command: Command, options: { viewerPassword: boo
     .option('--share', 'VNC: one console session shared by every viewer (nobody is kicked; viewers stay through console drops)')
     .option('--no-share', 'do not share, whatever defaults.share in the config file says')
     .option('--view-only', 'viewers only watch: their keys and pointer are dropped (implies --share)')
-    .option('--vnc-password-file <file>', 'tcp/unix VNC servers that ask for a password: its first line (implies --share)', nonEmpty('a password file'));
+    .option(
+      '--vnc-password-file <file>',
+      'tcp/unix VNC servers that ask for a password: its first line (implies --share)',
+      nonEmpty('a password file'),
+    );
   if (options.viewerPassword) {
     command.option(
       '--password-file <file>',

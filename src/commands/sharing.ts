@@ -33,10 +33,17 @@ export interface Sharing {
  * A listener beyond loopback in hub mode always asks viewers for a password. The RFB hub's
  * code loads only when something is shared: a plain proxy starts without it.
  */
-export async function sharingFrom(flags: ShareFlags, listen: string, options: { viewerPasswords: boolean } = { viewerPasswords: true }): Promise<Sharing> {
+export async function sharingFrom(
+  flags: ShareFlags,
+  listen: string,
+  options: { viewerPasswords: boolean } = { viewerPasswords: true },
+): Promise<Sharing> {
   const share = Boolean(flags.share || flags.viewOnly || flags.vncPasswordFile || flags.passwordFile);
   const upstreamPassword = flags.vncPasswordFile === undefined ? undefined : readPasswordFile(flags.vncPasswordFile, '--vnc-password-file');
-  let viewerPassword = flags.passwordFile === undefined ? undefined : checkViewerPassword(readPasswordFile(flags.passwordFile, '--password-file'), '--password-file', flags.passwordFile);
+  let viewerPassword =
+    flags.passwordFile === undefined
+      ? undefined
+      : checkViewerPassword(readPasswordFile(flags.passwordFile, '--password-file'), '--password-file', flags.passwordFile);
   // `open` launches its own viewers, which could not know a made-up password.
   const generated = options.viewerPasswords && share && viewerPassword === undefined && !isLoopback(listen);
   if (generated) viewerPassword = generateVncPassword();
@@ -53,7 +60,8 @@ export async function sharingFrom(flags: ShareFlags, listen: string, options: { 
     viewerPassword,
     generated,
     insecureExposure: !isLoopback(listen) && Boolean(flags.insecureExposeUnauthenticated),
-    wrap: (target) => (Hub ? new Hub(guard(target), { upstreamPassword, viewerPassword, viewOnly: flags.viewOnly, authBackoff }) : guard(target)),
+    wrap: (target) =>
+      Hub ? new Hub(guard(target), { upstreamPassword, viewerPassword, viewOnly: flags.viewOnly, authBackoff }) : guard(target),
     follow: (session) => {
       hubOf(session)?.on('log', (level, message) => session.log(level, message));
       if (hubOf(session)) noteUnshared(session);
@@ -63,7 +71,9 @@ export async function sharingFrom(flags: ShareFlags, listen: string, options: { 
 }
 
 /** What the hub shares, for the line about a console it does not. */
-const HUB_SHARES = consoleTypesWhere((kind) => kind.sharing === 'rfb-hub').map(consoleLabel).join(', ');
+const HUB_SHARES = consoleTypesWhere((kind) => kind.sharing === 'rfb-hub')
+  .map(consoleLabel)
+  .join(', ');
 
 /**
  * The hub shares RFB only: a console of a kind nothing shares (SPICE, known once the
@@ -74,7 +84,8 @@ function noteUnshared(session: ConsoleSession): void {
     if (snapshot.state !== 'listening') return;
     session.off('change', onChange);
     const kind = consoleKind(snapshot.consoleType);
-    if (kind?.sharing === 'none') session.log('warn', `not shared: --share shares ${HUB_SHARES} consoles; each ${kind.label} viewer opens its own console session`);
+    if (kind?.sharing === 'none')
+      session.log('warn', `not shared: --share shares ${HUB_SHARES} consoles; each ${kind.label} viewer opens its own console session`);
   };
   session.on('change', onChange);
 }
@@ -91,9 +102,7 @@ export function passwordNotice(sharing: Sharing): string | undefined {
  */
 export function exposureNotice(listen: string, sharing: Sharing): string | undefined {
   if (isLoopback(listen)) return undefined;
-  const others = sharing.insecureExposure
-    ? `; serial and SPICE consoles on it have no password at all (${INSECURE_EXPOSE_FLAG})`
-    : '';
+  const others = sharing.insecureExposure ? `; serial and SPICE consoles on it have no password at all (${INSECURE_EXPOSE_FLAG})` : '';
   if (!sharing.viewerPassword) return `${exposureWarning(listen)}${others}`;
   return `warning: listening on ${listen}: the VM console is reachable from the network; VNC viewers must give the VNC password${others}`;
 }

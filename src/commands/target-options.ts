@@ -16,7 +16,11 @@ const TARGET_OPTION_DECLARATIONS = [...PROVIDER_OPTIONS, CONSOLE_TYPE_OPTION];
  * Flags (a workspace's under them) win over the environment, which wins over the config file's
  * defaults; each option's declaration says which of them it has (src/targets/option-groups.ts).
  */
-export function targetOptionsFrom(flags: TargetFlags, config: VconsoleConfig = EMPTY_CONFIG, env: NodeJS.ProcessEnv = process.env): TargetOptions {
+export function targetOptionsFrom(
+  flags: TargetFlags,
+  config: VconsoleConfig = EMPTY_CONFIG,
+  env: NodeJS.ProcessEnv = process.env,
+): TargetOptions {
   return mergeTargetOptions(TARGET_OPTION_DECLARATIONS, flags, { env, defaults: config.defaults });
 }
 

@@ -29,7 +29,11 @@ export class NothingMatchedError extends VconsoleError {}
  * -A or several -n when no target is named (beside names they only say where the names are);
  * OpenStack with --os-filter or --os-tag. None when the flags select nothing.
  */
-export function selectorSearches(flags: SelectionFlags, providers: readonly ConsoleProvider[] = PROVIDERS, { withNames = false } = {}): SelectorSearch[] {
+export function selectorSearches(
+  flags: SelectionFlags,
+  providers: readonly ConsoleProvider[] = PROVIDERS,
+  { withNames = false } = {},
+): SelectorSearch[] {
   return flagSelections(flags, { withNames }).flatMap(({ group, scope, shownAs, reach }) => {
     const provider = providerById(group.provider, providers);
     return provider?.list ? [{ provider, scope, shownAs, reach }] : [];
@@ -46,14 +50,20 @@ export function listedTargetText(vm: ListedVm, provider: ConsoleProvider): strin
  * The VMs each search finds, sorted by target and once each. A search that finds nothing is
  * a NothingMatchedError saying what it searched, unless `allowEmpty` (open --follow waits).
  */
-export async function searchVms(searches: readonly SelectorSearch[], options: TargetOptions, { allowEmpty = false } = {}): Promise<ListedVm[]> {
+export async function searchVms(
+  searches: readonly SelectorSearch[],
+  options: TargetOptions,
+  { allowEmpty = false } = {},
+): Promise<ListedVm[]> {
   const found = await Promise.all(
     searches.map(async (search) => {
       const list = search.provider.list;
       const vms = list ? await list.call(search.provider, options, search.scope) : [];
       if (vms.length === 0 && !allowEmpty) {
         const searched = search.provider.describeSearch ? await search.provider.describeSearch(options, search.scope) : search.shownAs;
-        throw new NothingMatchedError(`no VM matches ${search.shownAs}: searched ${searched}`, { hint: 'vconsole list shows what there is' });
+        throw new NothingMatchedError(`no VM matches ${search.shownAs}: searched ${searched}`, {
+          hint: 'vconsole list shows what there is',
+        });
       }
       return vms;
     }),
@@ -110,7 +120,13 @@ export async function selectTargets(
  * `kubevirt:NS/NAME` of the one namespace holding it. None holding it is the error a missing
  * VMI is (exit 1); two holding it is a UsageError naming both, since either could be meant.
  */
-async function locateNamed(inputs: string[], flags: SelectionFlags, options: TargetOptions, config: VconsoleConfig | undefined, providers: readonly ConsoleProvider[]): Promise<ConsoleTarget[]> {
+async function locateNamed(
+  inputs: string[],
+  flags: SelectionFlags,
+  options: TargetOptions,
+  config: VconsoleConfig | undefined,
+  providers: readonly ConsoleProvider[],
+): Promise<ConsoleTarget[]> {
   const named = resolveTargets(inputs, options, config);
   return Promise.all(
     named.map(async (target, i) => {
@@ -125,11 +141,16 @@ async function locateNamed(inputs: string[], flags: SelectionFlags, options: Tar
       const found = (await list(options, nameScope)).filter((vm) => vm.name === name);
       if (found.length === 0) {
         const searched = provider.describeSearch ? await provider.describeSearch(options, nameScope) : `VMs named "${name}"`;
-        throw new VconsoleError(`${name}: no VM of that name: searched ${searched}`, { hint: `vconsole list ${group?.selection?.(flags)?.shownAs ?? ''} shows what there is` });
+        throw new VconsoleError(`${name}: no VM of that name: searched ${searched}`, {
+          hint: `vconsole list ${group?.selection?.(flags)?.shownAs ?? ''} shows what there is`,
+        });
       }
       if (found.length > 1) {
         const where = found.map((vm) => vm.target).sort();
-        throw new UsageError(`${name} is in more than one namespace: ${where.join(', ')}`, `name the one you mean as NS/NAME, e.g. ${where[0]}`);
+        throw new UsageError(
+          `${name} is in more than one namespace: ${where.join(', ')}`,
+          `name the one you mean as NS/NAME, e.g. ${where[0]}`,
+        );
       }
       const located = `${listedTargetText(found[0], provider)}${consoleType ? `#${consoleType}` : ''}`;
       return resolveTarget(located, options, config?.defaults.provider, providers);

@@ -3,7 +3,12 @@ import { alignColumns } from './text-table.js';
 
 describe('alignColumns', () => {
   it('pads every column but the last, two spaces apart', () => {
-    expect(alignColumns([['TARGET', 'STATE'], ['default/vm-a', 'Running']])).toEqual(['TARGET        STATE', 'default/vm-a  Running']);
+    expect(
+      alignColumns([
+        ['TARGET', 'STATE'],
+        ['default/vm-a', 'Running'],
+      ]),
+    ).toEqual(['TARGET        STATE', 'default/vm-a  Running']);
   });
 
   it('shows control characters in cells as escapes and aligns on what is printed', () => {

@@ -7,6 +7,16 @@ describe('--viewer help', () => {
   it('lists every name the catalog accepts, in its order', () => {
     const help = addViewerOptions(new Command('open')).helpInformation().replace(/\s+/g, ' ');
     expect(help).toContain(`viewer to use: ${VIEWER_CHOICES.join(', ')}, or the path of an executable`);
-    expect(VIEWER_CHOICES).toEqual(['tigervnc', 'remote-viewer', 'realvnc', 'tightvnc', 'chicken', 'screen-sharing', 'remmina', 'browser', 'none']);
+    expect(VIEWER_CHOICES).toEqual([
+      'tigervnc',
+      'remote-viewer',
+      'realvnc',
+      'tightvnc',
+      'chicken',
+      'screen-sharing',
+      'remmina',
+      'browser',
+      'none',
+    ]);
   });
 });

@@ -9,7 +9,10 @@ export function addViewerOptions(command: Command): Command {
       `viewer to use: ${VIEWER_CHOICES.join(', ')}, or the path of an executable (given HOST::PORT, the form most ` +
         'vncviewer clones accept); default: $VCONSOLE_VIEWER, else the first found',
     )
-    .option('--viewer-arg <arg>', 'extra argument for the viewer, before the address (repeatable)', (v: string, prev: string[] = []) => [...prev, v]);
+    .option('--viewer-arg <arg>', 'extra argument for the viewer, before the address (repeatable)', (v: string, prev: string[] = []) => [
+      ...prev,
+      v,
+    ]);
 }
 
 export interface ViewerFlags {

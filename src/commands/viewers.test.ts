@@ -12,10 +12,14 @@ function capture() {
 }
 
 const linuxWithViewers = () =>
-  fakeViewerEnvironment('linux', { PATH: '/usr/bin' }, {
-    '/usr/bin/remote-viewer': { version: BANNERS.remoteViewer },
-    '/usr/bin/vncviewer': { help: BANNERS.tigervnc },
-  });
+  fakeViewerEnvironment(
+    'linux',
+    { PATH: '/usr/bin' },
+    {
+      '/usr/bin/remote-viewer': { version: BANNERS.remoteViewer },
+      '/usr/bin/vncviewer': { help: BANNERS.tigervnc },
+    },
+  );
 
 describe('vconsole viewers', () => {
   it('lists what it found and the command open would run for 127.0.0.1:5900 titled VM', async () => {
@@ -37,11 +41,22 @@ describe('vconsole viewers', () => {
     expect(report).toEqual({
       os: 'linux',
       viewers: [
-        { id: 'remote-viewer', name: 'remote-viewer (virt-viewer)', path: '/usr/bin/remote-viewer', version: '11.0', consoleTypes: ['vnc', 'spice'] },
+        {
+          id: 'remote-viewer',
+          name: 'remote-viewer (virt-viewer)',
+          path: '/usr/bin/remote-viewer',
+          version: '11.0',
+          consoleTypes: ['vnc', 'spice'],
+        },
         { id: 'tigervnc', name: 'TigerVNC', path: '/usr/bin/vncviewer', version: '1.12.0', consoleTypes: ['vnc'] },
       ],
       browser: { consoleTypes: ['vnc', 'serial'] },
-      selected: { id: 'tigervnc', name: 'TigerVNC', path: '/usr/bin/vncviewer', command: ['/usr/bin/vncviewer', '-FullScreen', '127.0.0.1::5900'] },
+      selected: {
+        id: 'tigervnc',
+        name: 'TigerVNC',
+        path: '/usr/bin/vncviewer',
+        command: ['/usr/bin/vncviewer', '-FullScreen', '127.0.0.1::5900'],
+      },
       lookedFor: expect.arrayContaining(['remote-viewer on PATH']),
       install: expect.stringContaining('apt install tigervnc-viewer'),
     });
@@ -56,7 +71,12 @@ describe('vconsole viewers', () => {
 
     const json = capture();
     await runViewersCommand({ json: true }, json.io, fakeViewerEnvironment('win32', { Path: '' }, {}));
-    expect(JSON.parse(json.text())).toMatchObject({ os: 'win32', viewers: [], selected: null, install: expect.stringContaining('winget install TigerVNC.TigerVNC') });
+    expect(JSON.parse(json.text())).toMatchObject({
+      os: 'win32',
+      viewers: [],
+      selected: null,
+      install: expect.stringContaining('winget install TigerVNC.TigerVNC'),
+    });
   });
 
   it('shows that --viewer none launches nothing', async () => {

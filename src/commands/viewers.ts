@@ -1,6 +1,14 @@
 // `vconsole viewers`: the viewers found here, which one `open` would launch and its command line,
 // all derived from the viewer descriptors (src/viewers/descriptors).
-import { BROWSER_CONSOLE_TYPES, PLATFORM_NAMES, PREFERENCE_ORDER, VIEWER_CHOICES, VIEWER_CONSOLE_TYPES, installHint, lookedFor } from '../viewers/catalog.js';
+import {
+  BROWSER_CONSOLE_TYPES,
+  PLATFORM_NAMES,
+  PREFERENCE_ORDER,
+  VIEWER_CHOICES,
+  VIEWER_CONSOLE_TYPES,
+  installHint,
+  lookedFor,
+} from '../viewers/catalog.js';
 import { chooseViewer, viewerArgsNotice, type ViewerChoice } from '../viewers/choose.js';
 import { buildViewerCommand, formatCommandLine } from '../viewers/command.js';
 import { detectViewers } from '../viewers/detect.js';
@@ -57,7 +65,13 @@ function buildReport(platform: HostPlatform, detected: ViewerCandidate[], choice
   }
   return {
     os: platform,
-    viewers: detected.map((v) => ({ id: v.id, name: v.name, path: v.path, version: v.version ?? null, consoleTypes: [...VIEWER_CONSOLE_TYPES[v.id]] })),
+    viewers: detected.map((v) => ({
+      id: v.id,
+      name: v.name,
+      path: v.path,
+      version: v.version ?? null,
+      consoleTypes: [...VIEWER_CONSOLE_TYPES[v.id]],
+    })),
     browser: { consoleTypes: [...BROWSER_CONSOLE_TYPES] },
     selected,
     lookedFor: lookedFor(platform),
@@ -72,7 +86,9 @@ function exampleCommand(choice: Extract<ViewerChoice, { kind: 'viewer' }>): View
 
 /** `only remote-viewer shows SPICE`: the viewers a name can pick that show SPICE, from the catalogue. */
 function spiceViewersSentence(): string {
-  const ids = VIEWER_CHOICES.filter((id): id is ViewerId => id in VIEWER_CONSOLE_TYPES && VIEWER_CONSOLE_TYPES[id as ViewerId].includes('spice'));
+  const ids = VIEWER_CHOICES.filter(
+    (id): id is ViewerId => id in VIEWER_CONSOLE_TYPES && VIEWER_CONSOLE_TYPES[id as ViewerId].includes('spice'),
+  );
   return `only ${ids.join(' and ')} ${ids.length === 1 ? 'shows' : 'show'} SPICE`;
 }
 
@@ -80,13 +96,19 @@ function renderText(report: ViewersReport, choice: ViewerChoice, platform: HostP
   const lines = [`OS: ${PLATFORM_NAMES[platform]} (${platform})`];
   if (report.viewers.length > 0) {
     lines.push('Viewers found, in the order `open` prefers them (with the consoles each shows):');
-    lines.push(...alignColumns(report.viewers.map((v) => [v.id, v.name, v.version ?? '-', v.consoleTypes.join(','), v.path])).map((line) => `  ${line}`.trimEnd()));
+    lines.push(
+      ...alignColumns(report.viewers.map((v) => [v.id, v.name, v.version ?? '-', v.consoleTypes.join(','), v.path])).map((line) =>
+        `  ${line}`.trimEnd(),
+      ),
+    );
   } else {
     lines.push('No VNC viewer found.');
     lines.push('Looked for:', ...report.lookedFor.map((what) => `  ${what}`));
     lines.push(`To fix: ${report.install}.`);
   }
-  lines.push(`The browser viewer (--viewer browser) shows ${report.browser.consoleTypes.join(' and ')} consoles; ${spiceViewersSentence()}.`);
+  lines.push(
+    `The browser viewer (--viewer browser) shows ${report.browser.consoleTypes.join(' and ')} consoles; ${spiceViewersSentence()}.`,
+  );
   lines.push('');
   switch (choice.kind) {
     case 'viewer': {
@@ -103,10 +125,14 @@ function renderText(report: ViewersReport, choice: ViewerChoice, platform: HostP
       break;
     }
     case 'none':
-      lines.push(`open would launch no viewer (${choice.source === 'flag' ? '--viewer' : 'VCONSOLE_VIEWER'} none); connect one to the local port it prints.`);
+      lines.push(
+        `open would launch no viewer (${choice.source === 'flag' ? '--viewer' : 'VCONSOLE_VIEWER'} none); connect one to the local port it prints.`,
+      );
       break;
     case 'browser':
-      lines.push(`open would show screens and serial consoles in a browser tab (${choice.source === 'flag' ? '--viewer' : 'VCONSOLE_VIEWER'} browser).`);
+      lines.push(
+        `open would show screens and serial consoles in a browser tab (${choice.source === 'flag' ? '--viewer' : 'VCONSOLE_VIEWER'} browser).`,
+      );
       break;
     case 'not-found':
       lines.push('open would find no viewer to launch and show screens in a browser tab; install one, or name one with --viewer PATH.');

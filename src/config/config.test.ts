@@ -9,7 +9,10 @@ import type { ConsoleProvider } from '../targets/types.js';
 
 describe('config file', () => {
   it('reads defaults and aliases', async () => {
-    const config = await parseConfig('defaults:\n  provider: openstack\n  cloud: prod\n  listen: 127.0.0.1\naliases:\n  web: openstack:web-01\n', 'c.yaml');
+    const config = await parseConfig(
+      'defaults:\n  provider: openstack\n  cloud: prod\n  listen: 127.0.0.1\naliases:\n  web: openstack:web-01\n',
+      'c.yaml',
+    );
     expect(config.defaults).toEqual({ provider: 'openstack', cloud: 'prod', listen: '127.0.0.1' });
     expect(expandAlias('web', config)).toBe('openstack:web-01');
     expect(expandAlias('db', config)).toBe('db');
@@ -55,7 +58,14 @@ describe('config file', () => {
   });
 
   it('accepts as defaults.provider exactly the registry providers that may own bare names', async () => {
-    const lab: ConsoleProvider = { id: 'lab', schemes: ['lab'], syntax: [], consoleTypes: ['vnc'], bareNames: true, resolve: () => expect.unreachable() };
+    const lab: ConsoleProvider = {
+      id: 'lab',
+      schemes: ['lab'],
+      syntax: [],
+      consoleTypes: ['vnc'],
+      bareNames: true,
+      resolve: () => expect.unreachable(),
+    };
     const config = await parseConfig('defaults:\n  provider: lab\n', 'c.yaml', [...PROVIDERS, lab]);
     expect(config.defaults.provider).toBe('lab');
     await expect(parseConfig('defaults:\n  provider: lab\n', 'c.yaml')).rejects.toThrow(/bad value "lab"/);
@@ -80,8 +90,13 @@ describe('config file', () => {
     it('reads VCONSOLE_CONFIG, and names it when the file is missing or a directory', async () => {
       fs.writeFileSync(path.join(dir, 'env.yaml'), 'aliases:\n  e: demo:e\n');
       expect((await loadConfig(undefined, { VCONSOLE_CONFIG: path.join(dir, 'env.yaml') })).aliases).toEqual({ e: 'demo:e' });
-      await expect(loadConfig(undefined, { VCONSOLE_CONFIG: path.join(dir, 'nope.yaml') })).rejects.toMatchObject({ hint: 'check VCONSOLE_CONFIG' });
-      await expect(loadConfig(undefined, { VCONSOLE_CONFIG: dir })).rejects.toMatchObject({ hint: 'VCONSOLE_CONFIG must name a YAML file', exitCode: 2 });
+      await expect(loadConfig(undefined, { VCONSOLE_CONFIG: path.join(dir, 'nope.yaml') })).rejects.toMatchObject({
+        hint: 'check VCONSOLE_CONFIG',
+      });
+      await expect(loadConfig(undefined, { VCONSOLE_CONFIG: dir })).rejects.toMatchObject({
+        hint: 'VCONSOLE_CONFIG must name a YAML file',
+        exitCode: 2,
+      });
     });
 
     it('refuses a config file over 1 MiB, naming it and the cap, without parsing it', async () => {

@@ -44,7 +44,11 @@ export interface VconsoleConfig {
 function defaultKeys(providers: readonly ConsoleProvider[]): Map<string, FileKey> {
   const bareNameProviders = bareNameProviderIds(providers);
   const keys: FileKey[] = [
-    { key: 'provider', read: (v) => (typeof v === 'string' && bareNameProviders.includes(v) ? v : undefined), allowed: oneOf(bareNameProviders) },
+    {
+      key: 'provider',
+      read: (v) => (typeof v === 'string' && bareNameProviders.includes(v) ? v : undefined),
+      allowed: oneOf(bareNameProviders),
+    },
     ...PROVIDER_OPTIONS.flatMap((option) => (option.config ? [option.config] : [])),
     stringKey('viewer'),
     stringKey('listen'),
@@ -80,7 +84,8 @@ export async function parseConfig(text: string, file: string, providers: readonl
   if (doc === null || doc === undefined) return { file, defaults: {}, aliases: {} };
   if (!isRecord(doc)) throw new UsageError(`config ${file}: expected a mapping with "defaults" and "aliases"`);
   for (const key of Object.keys(doc)) {
-    if (!TOP_KEYS.includes(key)) throw new UsageError(`config ${file}: unknown key "${echoInput(key)}"`, `known keys: ${TOP_KEYS.join(', ')}`);
+    if (!TOP_KEYS.includes(key))
+      throw new UsageError(`config ${file}: unknown key "${echoInput(key)}"`, `known keys: ${TOP_KEYS.join(', ')}`);
   }
   const defaults: ConfigDefaults = {};
   const rawDefaults = doc.defaults ?? {};
@@ -92,7 +97,10 @@ export async function parseConfig(text: string, file: string, providers: readonl
       throw new UsageError(`config ${file}: unknown key "defaults.${echoInput(key)}"`, `known keys: ${[...keys.keys()].join(', ')}`);
     }
     if (rule.read(value) === undefined) {
-      throw new UsageError(`config ${file}: bad value ${echoInput(JSON.stringify(value) ?? String(value))} for "defaults.${key}"`, `use ${rule.allowed}`);
+      throw new UsageError(
+        `config ${file}: bad value ${echoInput(JSON.stringify(value) ?? String(value))} for "defaults.${key}"`,
+        `use ${rule.allowed}`,
+      );
     }
     (defaults as Record<string, unknown>)[key] = value;
   }
@@ -123,7 +131,10 @@ export async function loadConfig(explicit?: string, env: NodeJS.ProcessEnv = pro
     if (absent && !namedBy) return { defaults: {}, aliases: {} };
     if (absent) throw new UsageError(`config file ${file} does not exist`, `check ${namedBy}`);
     if (code === 'EISDIR') {
-      throw new UsageError(`config file ${file} is a directory`, namedBy ? `${namedBy} must name a YAML file` : 'it must be a YAML file (or pass --config FILE)');
+      throw new UsageError(
+        `config file ${file} is a directory`,
+        namedBy ? `${namedBy} must name a YAML file` : 'it must be a YAML file (or pass --config FILE)',
+      );
     }
     throw new VconsoleError(`cannot read config file ${file}: ${fileErrorCause(err)}`);
   }
@@ -140,12 +151,21 @@ function readConfigText(file: string): string {
   try {
     const stat = fs.fstatSync(fd);
     if (stat.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
-    if (!stat.isFile()) throw new UsageError(`config file ${file} is not a regular file (${fileKind(stat)})`, 'point --config or VCONSOLE_CONFIG at a YAML file');
-    const tooBig = () => new UsageError(`config file ${file} is larger than ${CONFIG_FILE_MAX_BYTES / 1024 / 1024} MiB`, 'a config file holds defaults, aliases and workspaces: check it is the right file');
+    if (!stat.isFile())
+      throw new UsageError(
+        `config file ${file} is not a regular file (${fileKind(stat)})`,
+        'point --config or VCONSOLE_CONFIG at a YAML file',
+      );
+    const tooBig = () =>
+      new UsageError(
+        `config file ${file} is larger than ${CONFIG_FILE_MAX_BYTES / 1024 / 1024} MiB`,
+        'a config file holds defaults, aliases and workspaces: check it is the right file',
+      );
     if (stat.size > CONFIG_FILE_MAX_BYTES) throw tooBig();
     const buffer = Buffer.alloc(CONFIG_FILE_MAX_BYTES + 1);
     let length = 0;
-    for (let read = -1; read !== 0 && length < buffer.length; length += read) read = fs.readSync(fd, buffer, length, buffer.length - length, null);
+    for (let read = -1; read !== 0 && length < buffer.length; length += read)
+      read = fs.readSync(fd, buffer, length, buffer.length - length, null);
     if (length > CONFIG_FILE_MAX_BYTES) throw tooBig();
     return buffer.toString('utf8', 0, length);
   } finally {

@@ -26,10 +26,15 @@ export async function saveWorkspace(configFile: string, name: string, workspace:
     textBefore = fs.readFileSync(file, 'utf8');
     mode = fs.statSync(file).mode & 0o7777;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new UsageError(`cannot read config file ${configFile}: ${describeError(err)}`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new UsageError(`cannot read config file ${configFile}: ${describeError(err)}`);
   }
   const doc: Document = parseDocument(textBefore);
-  if (doc.errors.length > 0) throw new UsageError(`config ${configFile}: not valid YAML (${doc.errors[0].message.split('\n')[0]}); the workspace was not saved`, 'fix the file first');
+  if (doc.errors.length > 0)
+    throw new UsageError(
+      `config ${configFile}: not valid YAML (${doc.errors[0].message.split('\n')[0]}); the workspace was not saved`,
+      'fix the file first',
+    );
   if (doc.contents === null || doc.contents === undefined) doc.contents = doc.createNode({});
   if (!isMap(doc.contents)) throw new UsageError(`config ${configFile}: expected a mapping at the top; the workspace was not saved`);
   const existing = doc.get('workspaces');

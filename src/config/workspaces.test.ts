@@ -39,7 +39,14 @@ describe('workspaces in the config file', () => {
       '/etc/vc.yaml',
     );
     expect(config.workspaces).toEqual({
-      'prod-web': { selector: 'app=web,tier!=db', namespaces: ['prod'], targets: ['os:web-01'], type: 'vnc', viewer: 'tigervnc', context: 'lab' },
+      'prod-web': {
+        selector: 'app=web,tier!=db',
+        namespaces: ['prod'],
+        targets: ['os:web-01'],
+        type: 'vnc',
+        viewer: 'tigervnc',
+        context: 'lab',
+      },
       tagged: { osTags: ['web'], osFilter: '^web-', cloud: 'mycloud', follow: true },
     });
   });
@@ -49,12 +56,23 @@ describe('workspaces in the config file', () => {
       message: 'config /etc/vc.yaml: unknown key "workspaces.w.selectr"',
       hint: expect.stringMatching(/^known keys: targets, selector, namespace, namespaces/),
     });
-    expect(await refusal('workspaces:\n  w:\n    type: rfb\n')).toEqual({ message: 'config /etc/vc.yaml: bad value "rfb" for "workspaces.w.type"', hint: 'use vnc, serial, spice, rdp, mks or auto' });
-    expect((await refusal('workspaces:\n  w:\n    selector: "app in web"\n')).message).toBe('config /etc/vc.yaml: bad value "app in web" for "workspaces.w.selector"');
-    expect((await refusal('workspaces:\n  w:\n    targets: vm-a\n')).message).toBe('config /etc/vc.yaml: bad value "vm-a" for "workspaces.w.targets"');
-    expect((await refusal('workspaces:\n  w:\n    namespaces: [Prod]\n')).message).toBe('config /etc/vc.yaml: bad value ["Prod"] for "workspaces.w.namespaces"');
+    expect(await refusal('workspaces:\n  w:\n    type: rfb\n')).toEqual({
+      message: 'config /etc/vc.yaml: bad value "rfb" for "workspaces.w.type"',
+      hint: 'use vnc, serial, spice, rdp, mks or auto',
+    });
+    expect((await refusal('workspaces:\n  w:\n    selector: "app in web"\n')).message).toBe(
+      'config /etc/vc.yaml: bad value "app in web" for "workspaces.w.selector"',
+    );
+    expect((await refusal('workspaces:\n  w:\n    targets: vm-a\n')).message).toBe(
+      'config /etc/vc.yaml: bad value "vm-a" for "workspaces.w.targets"',
+    );
+    expect((await refusal('workspaces:\n  w:\n    namespaces: [Prod]\n')).message).toBe(
+      'config /etc/vc.yaml: bad value ["Prod"] for "workspaces.w.namespaces"',
+    );
     expect((await refusal('workspaces:\n  w:\n    viewer: tigervnc\n')).message).toBe('config /etc/vc.yaml: "workspaces.w" opens nothing');
-    expect((await refusal('workspaces:\n  w:\n    allNamespaces: true\n    namespace: a\n')).message).toMatch(/sets both allNamespaces and namespace/);
+    expect((await refusal('workspaces:\n  w:\n    allNamespaces: true\n    namespace: a\n')).message).toMatch(
+      /sets both allNamespaces and namespace/,
+    );
     expect((await refusal('workspaces: [a]\n')).message).toBe('config /etc/vc.yaml: "workspaces" must be a mapping of name: workspace');
     expect((await refusal('workspaces:\n  "@x":\n    targets: [a]\n')).message).toBe('config /etc/vc.yaml: bad workspace name "@x"');
   });
@@ -88,8 +106,12 @@ describe('@NAME', () => {
   });
 
   it('refuses an unknown workspace listing the known ones, and two at once', () => {
-    expect(() => expandWorkspace(['@nope'], {}, config)).toThrow(expect.objectContaining({ message: 'unknown workspace "@nope"', hint: 'known workspaces: @web, @one' }));
-    expect(() => expandWorkspace(['@nope'], {}, { file: '/x.yaml' })).toThrow(expect.objectContaining({ hint: 'add it under "workspaces:" in /x.yaml (or press S in open\'s TUI)' }));
+    expect(() => expandWorkspace(['@nope'], {}, config)).toThrow(
+      expect.objectContaining({ message: 'unknown workspace "@nope"', hint: 'known workspaces: @web, @one' }),
+    );
+    expect(() => expandWorkspace(['@nope'], {}, { file: '/x.yaml' })).toThrow(
+      expect.objectContaining({ hint: 'add it under "workspaces:" in /x.yaml (or press S in open\'s TUI)' }),
+    );
     expect(() => expandWorkspace(['@web', '@one'], {}, config)).toThrow(/@web and @one: one workspace at a time/);
   });
 });
@@ -150,7 +172,9 @@ describe('saveWorkspace', () => {
   it('refuses a bad name, nothing to open, or a file it cannot parse, leaving the file as it was', async () => {
     const file = path.join(dir, 'config.yaml');
     await expect(saveWorkspace(file, 'a b', { targets: ['demo:a'] })).rejects.toThrow(/bad workspace name "a b"/);
-    await expect(saveWorkspace(file, 'empty', { targets: [] })).rejects.toThrow(/"workspaces.empty" opens nothing|bad value \[\] for "workspaces.empty.targets"/);
+    await expect(saveWorkspace(file, 'empty', { targets: [] })).rejects.toThrow(
+      /"workspaces.empty" opens nothing|bad value \[\] for "workspaces.empty.targets"/,
+    );
     expect(fs.existsSync(file)).toBe(false);
     fs.writeFileSync(file, 'defaults: [unclosed\n');
     await expect(saveWorkspace(file, 'w', { targets: ['demo:a'] })).rejects.toThrow(/not valid YAML .*the workspace was not saved/);
@@ -159,7 +183,7 @@ describe('saveWorkspace', () => {
 });
 
 describe('a workspace type', () => {
-  it('takes every console type --type takes: type: spice opens each target\'s SPICE console', async () => {
+  it("takes every console type --type takes: type: spice opens each target's SPICE console", async () => {
     const config = await parseConfig('workspaces:\n  desk:\n    targets: [tcp://127.0.0.1:5930]\n    type: spice\n', '/etc/vc.yaml');
     const { inputs, flags } = expandWorkspace(['@desk'], {}, config);
     const [target] = resolveTargets(inputs, targetOptionsFrom(flags, config), config);

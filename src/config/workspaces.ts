@@ -3,7 +3,15 @@
 import { UsageError } from '../errors.js';
 import { isRecord } from './records.js';
 import { listKey, switchKey, textKey, type FileKey, type OptionDeclaration } from '../targets/option-group.js';
-import { CONSOLE_TYPE_OPTION, OPTION_GROUPS, PROVIDER_OPTIONS, flagSelections, type ConsoleTypeFlags, type DeclaredWorkspaceKeys, type ProviderFlags } from '../targets/option-groups.js';
+import {
+  CONSOLE_TYPE_OPTION,
+  OPTION_GROUPS,
+  PROVIDER_OPTIONS,
+  flagSelections,
+  type ConsoleTypeFlags,
+  type DeclaredWorkspaceKeys,
+  type ProviderFlags,
+} from '../targets/option-groups.js';
 import { echoInput } from '../text/terminal-text.js';
 
 /**
@@ -44,9 +52,14 @@ const OWN_KEYS = [textKey('viewer', 'a viewer name or path'), switchKey('follow'
  */
 function workspaceKeys(): Map<string, { rule: FileKey; into: string }> {
   const selecting = new Set(OPTION_GROUPS.flatMap((group) => group.selectingFlags ?? []));
-  const ofOption = (option: OptionDeclaration): FileKey[] => (option.workspace ? [...(option.workspace.single ? [option.workspace.single] : []), option.workspace] : []);
+  const ofOption = (option: OptionDeclaration): FileKey[] =>
+    option.workspace ? [...(option.workspace.single ? [option.workspace.single] : []), option.workspace] : [];
   const chosen = (pick: (option: OptionDeclaration) => boolean) => WORKSPACE_OPTIONS.filter(pick);
-  const bySelection = OPTION_GROUPS.flatMap((group) => (group.selectingFlags ?? []).flatMap((key) => (group.options as readonly OptionDeclaration[]).filter((o) => o.key === key && o.workspace)));
+  const bySelection = OPTION_GROUPS.flatMap((group) =>
+    (group.selectingFlags ?? []).flatMap((key) =>
+      (group.options as readonly OptionDeclaration[]).filter((o) => o.key === key && o.workspace),
+    ),
+  );
   const ordered = [
     TARGETS_KEY,
     ...bySelection.flatMap(ofOption),
@@ -54,7 +67,9 @@ function workspaceKeys(): Map<string, { rule: FileKey; into: string }> {
     ...OWN_KEYS,
     ...chosen((option) => !selecting.has(option.key) && option !== CONSOLE_TYPE_OPTION).flatMap(ofOption),
   ];
-  const listOf = new Map(WORKSPACE_OPTIONS.flatMap((option) => (option.workspace?.single ? [[option.workspace.single.key, option.workspace.key] as const] : [])));
+  const listOf = new Map(
+    WORKSPACE_OPTIONS.flatMap((option) => (option.workspace?.single ? [[option.workspace.single.key, option.workspace.key] as const] : [])),
+  );
   return new Map(ordered.map((rule) => [rule.key, { rule, into: listOf.get(rule.key) ?? rule.key }]));
 }
 const RULES = workspaceKeys();
@@ -72,24 +87,34 @@ export function parseWorkspaces(raw: unknown, file: string): Record<string, Work
 
 export function parseWorkspace(name: string, body: unknown, file: string): Workspace {
   const where = `workspaces.${echoInput(name)}`;
-  if (!NAME.test(name)) throw new UsageError(`config ${file}: bad workspace name "${echoInput(name)}"`, 'use letters, digits, "-", "_" and "."');
+  if (!NAME.test(name))
+    throw new UsageError(`config ${file}: bad workspace name "${echoInput(name)}"`, 'use letters, digits, "-", "_" and "."');
   if (!isRecord(body)) throw new UsageError(`config ${file}: "${where}" must be a mapping (targets, selector, type, ...)`);
   const workspace: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) {
     const known = RULES.get(key);
-    if (!known) throw new UsageError(`config ${file}: unknown key "${where}.${echoInput(key)}"`, `known keys: ${[...RULES.keys()].join(', ')}`);
+    if (!known)
+      throw new UsageError(`config ${file}: unknown key "${where}.${echoInput(key)}"`, `known keys: ${[...RULES.keys()].join(', ')}`);
     const read = known.rule.read(value);
     if (read === undefined) {
-      throw new UsageError(`config ${file}: bad value ${echoInput(JSON.stringify(value) ?? String(value))} for "${where}.${key}"`, `use ${known.rule.allowed}`);
+      throw new UsageError(
+        `config ${file}: bad value ${echoInput(JSON.stringify(value) ?? String(value))} for "${where}.${key}"`,
+        `use ${known.rule.allowed}`,
+      );
     }
     // A list key and its one-value spelling add up (`namespace: a` and `namespaces: [b]`).
-    if (known.into !== key || Array.isArray(workspace[known.into])) workspace[known.into] = [...((workspace[known.into] as unknown[] | undefined) ?? []), ...[read].flat()];
+    if (known.into !== key || Array.isArray(workspace[known.into]))
+      workspace[known.into] = [...((workspace[known.into] as unknown[] | undefined) ?? []), ...[read].flat()];
     else workspace[key] = read;
   }
   const ws = workspace as Workspace;
-  if (ws.allNamespaces && ws.namespaces?.length) throw new UsageError(`config ${file}: "${where}" sets both allNamespaces and namespace(s)`, 'keep one');
+  if (ws.allNamespaces && ws.namespaces?.length)
+    throw new UsageError(`config ${file}: "${where}" sets both allNamespaces and namespace(s)`, 'keep one');
   if (!ws.targets?.length && flagSelections(workspaceFlags(ws, {})).length === 0) {
-    throw new UsageError(`config ${file}: "${where}" opens nothing`, 'give it targets, a selector, allNamespaces, namespaces, osFilter or osTags');
+    throw new UsageError(
+      `config ${file}: "${where}" opens nothing`,
+      'give it targets, a selector, allNamespaces, namespaces, osFilter or osTags',
+    );
   }
   return ws;
 }
@@ -105,17 +130,19 @@ export type WorkspaceFlags = ProviderFlags & ConsoleTypeFlags & { viewer?: strin
 function workspaceFlags<F extends WorkspaceFlags>(ws: Workspace, flags: F): F {
   const stored = ws as Readonly<Record<string, unknown>>;
   const given = flags as Readonly<Record<string, unknown>>;
-  const replaced = new Set(OPTION_GROUPS.flatMap((group) => {
-    const together: readonly string[] = group.replacedTogether ?? [];
-    return together.some((key) => given[key] !== undefined) ? together : [];
-  }));
+  const replaced = new Set(
+    OPTION_GROUPS.flatMap((group) => {
+      const together: readonly string[] = group.replacedTogether ?? [];
+      return together.some((key) => given[key] !== undefined) ? together : [];
+    }),
+  );
   const merged: Record<string, unknown> = { ...flags };
   for (const option of WORKSPACE_OPTIONS) {
     const workspace = option.workspace;
     if (!workspace) continue;
     const value = stored[workspace.key];
     const fromWorkspace = value === undefined ? undefined : workspace.toFlag ? workspace.toFlag(value) : value;
-    merged[option.key] = replaced.has(option.key) ? given[option.key] : given[option.key] ?? fromWorkspace;
+    merged[option.key] = replaced.has(option.key) ? given[option.key] : (given[option.key] ?? fromWorkspace);
   }
   merged.viewer = flags.viewer ?? ws.viewer;
   merged.follow = flags.follow ?? ws.follow;
@@ -134,18 +161,21 @@ export function expandWorkspace<F extends WorkspaceFlags>(
 ): { inputs: string[]; flags: F } {
   const named = inputs.filter((input) => input.startsWith('@'));
   if (named.length === 0) return { inputs: [...inputs], flags };
-  if (named.length > 1) throw new UsageError(`${named.map(echoInput).join(' and ')}: one workspace at a time`, 'open the others with their own vconsole open');
+  if (named.length > 1)
+    throw new UsageError(`${named.map(echoInput).join(' and ')}: one workspace at a time`, 'open the others with their own vconsole open');
   const name = named[0].slice(1);
   const known = config.workspaces ?? {};
   if (!Object.hasOwn(known, name)) {
     const names = Object.keys(known);
     throw new UsageError(
       `unknown workspace "@${echoInput(name)}"`,
-      names.length ? `known workspaces: ${names.map((n) => `@${n}`).join(', ')}` : `add it under "workspaces:" in ${config.file ?? 'the config file'} (or press S in open's TUI)`,
+      names.length
+        ? `known workspaces: ${names.map((n) => `@${n}`).join(', ')}`
+        : `add it under "workspaces:" in ${config.file ?? 'the config file'} (or press S in open's TUI)`,
     );
   }
   const ws = known[name];
   const merged = workspaceFlags(ws, flags);
-  const expanded = inputs.flatMap((input) => (input === named[0] ? ws.targets ?? [] : [input]));
+  const expanded = inputs.flatMap((input) => (input === named[0] ? (ws.targets ?? []) : [input]));
   return { inputs: expanded, flags: merged };
 }

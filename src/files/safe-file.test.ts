@@ -22,7 +22,9 @@ describe('directoryWarning', () => {
     const dir = tempDir();
     expect(directoryWarning(dir)).toBeUndefined();
     fs.chmodSync(dir, 0o777);
-    expect(directoryWarning(dir)).toBe(`${dir} is writable by other users (mode 777), who can replace the files vconsole writes there; use a private directory (chmod go-w)`);
+    expect(directoryWarning(dir)).toBe(
+      `${dir} is writable by other users (mode 777), who can replace the files vconsole writes there; use a private directory (chmod go-w)`,
+    );
     fs.chmodSync(dir, 0o775);
     expect(directoryWarning(dir)).toMatch(/writable by other users \(mode 775\)/);
     // /tmp's way: others write, but only the owner of a file may remove or rename it.
@@ -50,7 +52,9 @@ describe('writing private files', () => {
     const victim = path.join(dir, 'victim');
     fs.writeFileSync(victim, 'kept');
     fs.symlinkSync(victim, path.join(dir, 'link.png'));
-    await expect(writePrivateFile(path.join(dir, 'link.png'), Buffer.from('x'))).rejects.toThrow(/it is a symbolic link, which vconsole does not follow/);
+    await expect(writePrivateFile(path.join(dir, 'link.png'), Buffer.from('x'))).rejects.toThrow(
+      /it is a symbolic link, which vconsole does not follow/,
+    );
     expect(() => writePrivateFileSync(path.join(dir, 'link.png'), Buffer.from('x'))).toThrow(/symbolic link/);
     await expect(writePrivateNewFile(path.join(dir, 'link.png'), Buffer.from('x'))).rejects.toMatchObject({ code: 'EEXIST' });
     expect(fs.readFileSync(victim, 'utf8')).toBe('kept');
@@ -60,12 +64,15 @@ describe('writing private files', () => {
     await expect(writePrivateFile(fifo, Buffer.from('x'))).rejects.toThrow(`${fifo}: it is not a regular file`);
   });
 
-  it.skipIf(tinyFilesystemSkip)(`says "read-only file system" where Node's recursive mkdir says "no such file"${tinyFilesystemSkip ? ` (skipped: ${tinyFilesystemSkip})` : ''}`, () => {
-    const disk = mountTinyFilesystem({ readOnly: true });
-    try {
-      expect(() => ensureDirectory(path.join(disk.dir, 'a', 'b'))).toThrow(`${path.join(disk.dir, 'a', 'b')}: read-only file system`);
-    } finally {
-      disk.unmount();
-    }
-  });
+  it.skipIf(tinyFilesystemSkip)(
+    `says "read-only file system" where Node's recursive mkdir says "no such file"${tinyFilesystemSkip ? ` (skipped: ${tinyFilesystemSkip})` : ''}`,
+    () => {
+      const disk = mountTinyFilesystem({ readOnly: true });
+      try {
+        expect(() => ensureDirectory(path.join(disk.dir, 'a', 'b'))).toThrow(`${path.join(disk.dir, 'a', 'b')}: read-only file system`);
+      } finally {
+        disk.unmount();
+      }
+    },
+  );
 });

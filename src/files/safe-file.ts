@@ -111,7 +111,8 @@ function refuseLinkWithoutNofollow(file: string): void {
 function refuseOpened(stat: fs.Stats): void {
   if (!stat.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENXIO' });
   const uid = process.getuid?.();
-  if (uid !== undefined && stat.uid !== uid) throw Object.assign(new Error(`it belongs to another user (uid ${stat.uid})`), { code: 'EFOREIGN' });
+  if (uid !== undefined && stat.uid !== uid)
+    throw Object.assign(new Error(`it belongs to another user (uid ${stat.uid})`), { code: 'EFOREIGN' });
 }
 
 /** A new file (it must not exist: EEXIST otherwise), 0600, for writing; a file descriptor. Throws the system error. */

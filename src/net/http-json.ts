@@ -45,7 +45,11 @@ export function requestJson(url: string | URL, request: HttpJsonRequest): Promis
   const limit = request.maxBodyBytes ?? HTTP_BODY_LIMIT_BYTES;
   const timeoutMs = request.timeoutMs ?? HTTP_REQUEST_TIMEOUT_MS;
   const payload = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body));
-  const headers: Record<string, string> = { ...(request.transport?.headers as Record<string, string> | undefined), Accept: 'application/json', ...request.headers };
+  const headers: Record<string, string> = {
+    ...(request.transport?.headers as Record<string, string> | undefined),
+    Accept: 'application/json',
+    ...request.headers,
+  };
   if (payload) {
     headers['Content-Type'] = 'application/json';
     headers['Content-Length'] = String(payload.length);

@@ -90,7 +90,7 @@ describe('ConsoleSession listening before its pre-flight', () => {
 });
 
 describe('ConsoleSession.dialAhead', () => {
-  it("gives the first client the upstream opened before it came, with what the console said meanwhile", async () => {
+  it('gives the first client the upstream opened before it came, with what the console said meanwhile', async () => {
     const { vm, source, session } = await greeterSession();
     const { port } = await session.start({ host: '127.0.0.1', port: 0 });
     session.dialAhead();

@@ -92,12 +92,18 @@ describe('ConsoleSession', () => {
     const { port } = await session.start(LOOPBACK);
     const a = await viewer(port);
     const b = await viewer(port);
-    expect(logs).toContainEqual(expect.objectContaining({ level: 'warn', message: expect.stringMatching(/^client 2 replaces the console session of client 1: /) }));
+    expect(logs).toContainEqual(
+      expect.objectContaining({ level: 'warn', message: expect.stringMatching(/^client 2 replaces the console session of client 1: /) }),
+    );
     // The VM drops the session it no longer serves, as KubeVirt does.
     const [first] = vm.sockets;
     first.destroy();
     await once(a, 'close');
-    await waitFor(() => logs.some((l) => l.message === "client 1 disconnected: the console closed the connection: client 2 took over the VM's console session"));
+    await waitFor(() =>
+      logs.some(
+        (l) => l.message === "client 1 disconnected: the console closed the connection: client 2 took over the VM's console session",
+      ),
+    );
     b.destroy();
   });
 
@@ -122,7 +128,10 @@ describe('ConsoleSession', () => {
     const b = await viewer(port);
     await aClosed;
     expect(logs.map((l) => l.message)).toEqual(
-      expect.arrayContaining(['client 1 disconnected: the console closed the connection', expect.stringMatching(/^client 2 replaces the console session of client 1: /)]),
+      expect.arrayContaining([
+        'client 1 disconnected: the console closed the connection',
+        expect.stringMatching(/^client 2 replaces the console session of client 1: /),
+      ]),
     );
     b.destroy();
   });
@@ -175,10 +184,16 @@ describe('ConsoleSession', () => {
     const a = await viewer(port);
     for (const s of vm.sockets) s.end();
     await once(a, 'close');
-    await waitFor(() => logs.some((l) => l.message === 'client 1 disconnected: the console closed the connection'), 'the console-side close line');
+    await waitFor(
+      () => logs.some((l) => l.message === 'client 1 disconnected: the console closed the connection'),
+      'the console-side close line',
+    );
     const b = await viewer(port);
     b.destroy();
-    await waitFor(() => logs.some((l) => l.message === 'client 2 disconnected: the viewer closed the connection'), 'the viewer-side close line');
+    await waitFor(
+      () => logs.some((l) => l.message === 'client 2 disconnected: the viewer closed the connection'),
+      'the viewer-side close line',
+    );
     expect(logs.filter((l) => l.message === 'client 1 disconnected' || l.message === 'client 2 disconnected')).toEqual([]);
   });
 });

@@ -209,7 +209,11 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     const signal = AbortSignal.any([connection.abort.signal, timeout]);
     let opened: ClientUpstream | undefined;
     try {
-      opened = await this.upstreams.open({ signal, log: (level, message) => this.log(level, message), peer: formatHostPort(socket.remoteAddress ?? '?', socket.remotePort ?? 0) });
+      opened = await this.upstreams.open({
+        signal,
+        log: (level, message) => this.log(level, message),
+        peer: formatHostPort(socket.remoteAddress ?? '?', socket.remotePort ?? 0),
+      });
       if (!opened) {
         // It waited for a pre-flight that failed: the session's error says why.
         socket.destroy();
@@ -265,14 +269,18 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     if (!this.source.exclusive) return;
     const replaced = takeOverRivals(connection);
     if (replaced.length === 0) return;
-    this.log('warn', `client ${connection.id} replaces the console session of client ${replaced.join(', ')}: the console keeps one session at a time`);
+    this.log(
+      'warn',
+      `client ${connection.id} replaces the console session of client ${replaced.join(', ')}: the console keeps one session at a time`,
+    );
   }
 
   private finish(connection: Connection, farewellLine?: Farewell): void {
     if (connection.state === 'closed') return;
     connection.state = 'closed';
     this.connections.delete(connection.id);
-    if (farewellLine && !connection.quiet && this.state !== 'closed') this.log(farewellLine.level, `client ${connection.id} ${farewellLine.message}`);
+    if (farewellLine && !connection.quiet && this.state !== 'closed')
+      this.log(farewellLine.level, `client ${connection.id} ${farewellLine.message}`);
     this.emitChange();
   }
 

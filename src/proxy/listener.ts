@@ -7,7 +7,10 @@ import type { BoundAddress, ListenOptions } from './types.js';
  * clients arrive paused, with Nagle off and the viewer-side write buffer the relay expects.
  * Resolves once it listens; a failure to bind (port in use, address not here) rejects.
  */
-export function bindListener(listen: ListenOptions, onSocket: (socket: net.Socket) => void): Promise<{ server: net.Server; bound: BoundAddress }> {
+export function bindListener(
+  listen: ListenOptions,
+  onSocket: (socket: net.Socket) => void,
+): Promise<{ server: net.Server; bound: BoundAddress }> {
   const server = net.createServer({ pauseOnConnect: true, noDelay: true, highWaterMark: VIEWER_WRITE_BUFFER_BYTES }, onSocket);
   return new Promise((resolve, reject) => {
     server.once('error', reject);

@@ -213,5 +213,3 @@ class FastSource extends Duplex {
     cb();
   }
 }
-
-

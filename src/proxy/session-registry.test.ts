@@ -36,7 +36,9 @@ describe('SessionRegistry', () => {
     const registry = new SessionRegistry();
     registry.add(sourceFor(1, { provider: 'demo', name: 'demo:a' }));
     expect(() => registry.add(sourceFor(1, { provider: 'demo', name: 'demo:a' }))).toThrow(DuplicateConsoleError);
-    expect(() => registry.add(sourceFor(1, { provider: 'demo', name: 'demo:a' }))).toThrow('demo:a is named more than once: one session serves it');
+    expect(() => registry.add(sourceFor(1, { provider: 'demo', name: 'demo:a' }))).toThrow(
+      'demo:a is named more than once: one session serves it',
+    );
     // Same name, another console: a websocket URL with another token.
     registry.add(sourceFor(1, { provider: 'websocket', name: 'ws://h/', identity: 'ws://h/?token=a' }));
     registry.add(sourceFor(1, { provider: 'websocket', name: 'ws://h/', identity: 'ws://h/?token=b' }));
@@ -57,7 +59,10 @@ describe('SessionRegistry', () => {
     };
     const exact = registry.add(sourceFor(vm.port, { provider: 'kubevirt', name: 'default/testvm' }));
     const bare = registry.add(bareSource);
-    const [kept, refused] = await Promise.allSettled([exact.start({ host: '127.0.0.1', port: 0 }), bare.start({ host: '127.0.0.1', port: 0 })]);
+    const [kept, refused] = await Promise.allSettled([
+      exact.start({ host: '127.0.0.1', port: 0 }),
+      bare.start({ host: '127.0.0.1', port: 0 }),
+    ]);
     expect(kept.status).toBe('fulfilled');
     expect(refused).toMatchObject({ status: 'rejected', reason: expect.any(DuplicateConsoleError) });
     expect(bare.snapshot()).toMatchObject({ state: 'closed', port: undefined });

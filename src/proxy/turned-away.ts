@@ -36,7 +36,9 @@ export class TurnedAwayTally {
     const named = entries.slice(0, NAMED_ADDRESSES).map(([address, n]) => `${n} from ${address}`);
     const others = entries.length - named.length;
     const from = others > 0 ? `${named.join(', ')} and the rest from ${others} other address${others === 1 ? '' : 'es'}` : named.join(', ');
-    this.say(`turned away ${total} connection${total === 1 ? '' : 's'} unserved, held back after wrong passwords (${from}); they are not logged one by one`);
+    this.say(
+      `turned away ${total} connection${total === 1 ? '' : 's'} unserved, held back after wrong passwords (${from}); they are not logged one by one`,
+    );
   }
 
   /** Stops without saying anything more (the session is closing). */

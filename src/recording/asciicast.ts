@@ -66,7 +66,8 @@ export function parseAsciicast(text: string): { header: AsciicastHeader; events:
   } catch {
     throw new AsciicastFormatError('the first line is not an asciicast header');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new AsciicastFormatError('the first line is not an asciicast header (not a JSON object)');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new AsciicastFormatError('the first line is not an asciicast header (not a JSON object)');
   const header = parsed as AsciicastHeader;
   if (header.version !== 2) throw new AsciicastFormatError(`asciicast version ${String(header.version)} is not supported (only 2)`);
   const events: AsciicastEvent[] = [];
@@ -86,7 +87,13 @@ export function parseAsciicast(text: string): { header: AsciicastHeader; events:
       throw new AsciicastFormatError(`line ${i + 1} is not an asciicast event`);
     }
     // A time that is not a finite count of seconds from the start would make the player wait forever.
-    if (!Array.isArray(event) || typeof event[0] !== 'number' || !Number.isFinite(event[0]) || event[0] < 0 || typeof event[2] !== 'string') {
+    if (
+      !Array.isArray(event) ||
+      typeof event[0] !== 'number' ||
+      !Number.isFinite(event[0]) ||
+      event[0] < 0 ||
+      typeof event[2] !== 'string'
+    ) {
       throw new AsciicastFormatError(`line ${i + 1} is not an asciicast event`);
     }
     const kind: unknown = event[1];

@@ -35,22 +35,25 @@ describe('ConsoleLog', () => {
     expect((await stat(created)).mode & 0o777).toBe(0o600);
   });
 
-  it.skipIf(tinyFilesystemSkip)(`says a failed write once, as "disk full" naming the file, and still closes (a full disk)${tinyFilesystemSkip ? ` (skipped: ${tinyFilesystemSkip})` : ''}`, async () => {
-    const disk = mountTinyFilesystem();
-    try {
-      const file = join(disk.dir, 'vm.log');
-      const failures: string[] = [];
-      const log = await ConsoleLog.open(file, (err) => failures.push(err.message));
-      disk.fill();
-      for (let i = 0; i < 4; i++) log.write(Buffer.alloc(8192, 0x41));
-      await log.close();
-      expect(failures).toEqual([`${file}: disk full`]);
-      log.write(Buffer.from('after close'));
-      await log.close();
-    } finally {
-      disk.unmount();
-    }
-  });
+  it.skipIf(tinyFilesystemSkip)(
+    `says a failed write once, as "disk full" naming the file, and still closes (a full disk)${tinyFilesystemSkip ? ` (skipped: ${tinyFilesystemSkip})` : ''}`,
+    async () => {
+      const disk = mountTinyFilesystem();
+      try {
+        const file = join(disk.dir, 'vm.log');
+        const failures: string[] = [];
+        const log = await ConsoleLog.open(file, (err) => failures.push(err.message));
+        disk.fill();
+        for (let i = 0; i < 4; i++) log.write(Buffer.alloc(8192, 0x41));
+        await log.close();
+        expect(failures).toEqual([`${file}: disk full`]);
+        log.write(Buffer.from('after close'));
+        await log.close();
+      } finally {
+        disk.unmount();
+      }
+    },
+  );
 
   it('refuses a device, a FIFO and a planted symbolic link, leaving what the link points to untouched', async () => {
     await expect(ConsoleLog.open('/dev/full')).rejects.toThrow('/dev/full: it is not a regular file');

@@ -108,7 +108,7 @@ export class RecordingFile {
     const data = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.pendingBytes);
     this.pending = [];
     this.pendingBytes = 0;
-    for (let offset = 0; offset < data.length; ) offset += fs.writeSync(this.fd, data, offset);
+    for (let offset = 0; offset < data.length;) offset += fs.writeSync(this.fd, data, offset);
     this.written += data.length;
   }
 

@@ -38,7 +38,10 @@ describe('RFB recording format', () => {
     expect(parsed.head).toEqual(head);
     expect(parsed.truncated).toBe(false);
     expect(parsed.durationMs).toBe(1501);
-    expect(parsed.connections.map((c) => c.records.map((r) => `${r.kind}@${r.ms}:${r.data.length}`))).toEqual([['S@1:12', 'C@2:12'], ['S@1501:3']]);
+    expect(parsed.connections.map((c) => c.records.map((r) => `${r.kind}@${r.ms}:${r.data.length}`))).toEqual([
+      ['S@1:12', 'C@2:12'],
+      ['S@1501:3'],
+    ]);
   });
 
   it('keeps what is whole of a file cut inside a record (a crash while writing)', () => {
@@ -58,20 +61,29 @@ describe('RFB recording format', () => {
   });
 
   it('refuses a head that is not an object with a name, in words', () => {
-    for (const [text, why] of [['null', 'its head is not a JSON object'], ['[1]', 'its head is not a JSON object'], ['{"started":"x"}', 'its head has no console name'], ['{', 'its head is not JSON']]) {
-      expect(() => parseRfbRecording(Buffer.from(`VCONSOLE-RFB-RECORDING 1\n${text}\n`))).toThrow(new RecordingFormatError(`not a vconsole recording: ${why}`));
+    for (const [text, why] of [
+      ['null', 'its head is not a JSON object'],
+      ['[1]', 'its head is not a JSON object'],
+      ['{"started":"x"}', 'its head has no console name'],
+      ['{', 'its head is not JSON'],
+    ]) {
+      expect(() => parseRfbRecording(Buffer.from(`VCONSOLE-RFB-RECORDING 1\n${text}\n`))).toThrow(
+        new RecordingFormatError(`not a vconsole recording: ${why}`),
+      );
     }
   });
 
   it('keeps times from going back, and empty connections from piling up', () => {
     const empties = Array.from({ length: 1000 }, () => Buffer.concat([encodeRfbRecord('N', 9), encodeRfbRecord('E', 9)]));
-    const parsed = parseRfbRecording(Buffer.concat([
-      encodeRfbRecordingHead(head),
-      ...empties,
-      encodeRfbRecord('N', 10),
-      encodeRfbRecord('S', 20, Buffer.from([1])),
-      encodeRfbRecord('S', 5, Buffer.from([2])),
-    ]));
+    const parsed = parseRfbRecording(
+      Buffer.concat([
+        encodeRfbRecordingHead(head),
+        ...empties,
+        encodeRfbRecord('N', 10),
+        encodeRfbRecord('S', 20, Buffer.from([1])),
+        encodeRfbRecord('S', 5, Buffer.from([2])),
+      ]),
+    );
     expect(parsed.connections).toHaveLength(1);
     expect(parsed.connections[0].records.map((r) => r.ms)).toEqual([20, 20]);
     expect(parsed.durationMs).toBe(20);
@@ -132,25 +144,30 @@ describe('RecordingFile', () => {
     expect(fs.readFileSync(path.join(dir, 'b'), 'utf8')).toBe('01234');
   });
 
-  it.skipIf(tinyFilesystemSkip)(`stops, saying "disk full" once and naming the file, when the disk fills; never throws${tinyFilesystemSkip ? ` (skipped: ${tinyFilesystemSkip})` : ''}`, async () => {
-    const disk = mountTinyFilesystem();
-    try {
-      const file = path.join(disk.dir, 'a.vncrec');
-      const failures: string[] = [];
-      const recording = new RecordingFile(file, Buffer.from('head\n'), new RecordingBudget(1 << 30), undefined, (err) => failures.push(err.message));
-      disk.fill();
-      // 64 KiB and more are written at once; smaller appends by the flush timer.
-      expect(() => recording.append(Buffer.alloc(70_000))).not.toThrow();
-      recording.append(Buffer.alloc(10));
-      await waitFor(() => failures.length > 0, 'the failed write');
-      expect(failures).toEqual([`${file}: disk full`]);
-      expect([recording.recording, recording.append(Buffer.alloc(100_000))]).toEqual([false, false]);
-      expect(() => recording.close()).not.toThrow();
-      expect(failures).toHaveLength(1);
-    } finally {
-      disk.unmount();
-    }
-  });
+  it.skipIf(tinyFilesystemSkip)(
+    `stops, saying "disk full" once and naming the file, when the disk fills; never throws${tinyFilesystemSkip ? ` (skipped: ${tinyFilesystemSkip})` : ''}`,
+    async () => {
+      const disk = mountTinyFilesystem();
+      try {
+        const file = path.join(disk.dir, 'a.vncrec');
+        const failures: string[] = [];
+        const recording = new RecordingFile(file, Buffer.from('head\n'), new RecordingBudget(1 << 30), undefined, (err) =>
+          failures.push(err.message),
+        );
+        disk.fill();
+        // 64 KiB and more are written at once; smaller appends by the flush timer.
+        expect(() => recording.append(Buffer.alloc(70_000))).not.toThrow();
+        recording.append(Buffer.alloc(10));
+        await waitFor(() => failures.length > 0, 'the failed write');
+        expect(failures).toEqual([`${file}: disk full`]);
+        expect([recording.recording, recording.append(Buffer.alloc(100_000))]).toEqual([false, false]);
+        expect(() => recording.close()).not.toThrow();
+        expect(failures).toHaveLength(1);
+      } finally {
+        disk.unmount();
+      }
+    },
+  );
 });
 
 describe('tapDuplex', () => {

@@ -52,7 +52,13 @@ const rfbFormat: RecordingFormat = {
 const asciicastFormat: RecordingFormat = {
   extension: ASCIICAST_EXTENSION,
   head: ({ name, started, terminal }) =>
-    encodeAsciicastHeader({ version: 2, width: terminal?.width ?? 80, height: terminal?.height ?? 24, timestamp: Math.floor(started.getTime() / 1000), title: name }),
+    encodeAsciicastHeader({
+      version: 2,
+      width: terminal?.width ?? 80,
+      height: terminal?.height ?? 24,
+      timestamp: Math.floor(started.getTime() / 1000),
+      title: name,
+    }),
   connection(write, ms) {
     const output = new AsciicastEventEncoder('o');
     const input = new AsciicastEventEncoder('i');

@@ -15,7 +15,11 @@ export interface RecordedFrame {
  * `everyMs` of recording time (at everyMs, 2 x everyMs, ... to its end), and once at the end. The
  * framebuffer is lent for the call: copy or encode it before returning.
  */
-export async function recordedFrames(recording: ParsedRfbRecording, everyMs: number, onFrame: (frame: RecordedFrame) => Promise<void> | void): Promise<number> {
+export async function recordedFrames(
+  recording: ParsedRfbRecording,
+  everyMs: number,
+  onFrame: (frame: RecordedFrame) => Promise<void> | void,
+): Promise<number> {
   const framebuffer = new Framebuffer(0, 0);
   let nextAt = everyMs;
   let lastMs = 0;
@@ -29,7 +33,10 @@ export async function recordedFrames(recording: ParsedRfbRecording, everyMs: num
     const feed = steppedConnection();
     const connecting = RfbUpstream.connect(feed.stream, framebuffer, { password: 'replay', shared: true });
     let client: RfbUpstream | undefined;
-    connecting.then((c) => (client = c), () => undefined);
+    connecting.then(
+      (c) => (client = c),
+      () => undefined,
+    );
     for (const record of connection.records) {
       if (record.kind !== 'S') continue;
       while (record.ms >= nextAt) {

@@ -51,10 +51,13 @@ export function playConnection(connection: RfbConnection, options: PlayOptions):
       const wait = dueAt - Date.now();
       if (wait > 0) {
         // A timer longer than 2^31-1 ms fires at once (Node clamps it): wait in steps.
-        timer = setTimeout(() => {
-          timer = undefined;
-          schedule();
-        }, Math.min(wait, MAX_TIMER_MS));
+        timer = setTimeout(
+          () => {
+            timer = undefined;
+            schedule();
+          },
+          Math.min(wait, MAX_TIMER_MS),
+        );
         return;
       }
       const more = stream.push(records[next++].data);

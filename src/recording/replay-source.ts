@@ -117,7 +117,10 @@ class ScreenPool {
     const before = this.held.get(owner) ?? 0;
     const pixels = width * height;
     if (this.total - before + pixels > this.limit) {
-      throw new ScreenRefused(`the recording's ${width}x${height} screen does not fit beside the ${this.held.size - (before > 0 ? 1 : 0)} other viewers of this replay`, { hint: 'close another viewer of it first' });
+      throw new ScreenRefused(
+        `the recording's ${width}x${height} screen does not fit beside the ${this.held.size - (before > 0 ? 1 : 0)} other viewers of this replay`,
+        { hint: 'close another viewer of it first' },
+      );
     }
     this.total += pixels - before;
     this.held.set(owner, pixels);
@@ -201,10 +204,15 @@ class Playback {
       if (!last && !connection.records.some((r) => r.kind === 'S')) continue;
       const { stream, played } = playConnection(connection, { speed: this.speed, holdAtEnd: last });
       // A handshake cut short by the end of the recording never completes: give up once all is played.
-      const cutShort = played.then(() => new Promise<never>((_resolve, reject) => setImmediate(() => reject(new VconsoleError('handshake cut short')))));
+      const cutShort = played.then(
+        () => new Promise<never>((_resolve, reject) => setImmediate(() => reject(new VconsoleError('handshake cut short')))),
+      );
       try {
         const admitScreen = (width: number, height: number) => this.screens.take(this, width, height);
-        const client = await Promise.race([RfbUpstream.connect(stream, this.framebuffer, { password: ANY_PASSWORD, shared: true, admitScreen }), cutShort]);
+        const client = await Promise.race([
+          RfbUpstream.connect(stream, this.framebuffer, { password: ANY_PASSWORD, shared: true, admitScreen }),
+          cutShort,
+        ]);
         this.current = { stream, played, client, last };
         return true;
       } catch (err) {

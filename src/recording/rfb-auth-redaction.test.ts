@@ -14,8 +14,18 @@ function handshake(version: '3.3' | '3.8', type = 2) {
   const response = randomBytes(16);
   const turns: ['S' | 'C', Buffer][] =
     version === '3.3'
-      ? [['S', Buffer.from('RFB 003.003\n')], ['C', Buffer.from('RFB 003.003\n')], ['S', Buffer.concat([u32(type), type === 2 ? challenge : Buffer.alloc(0)])]]
-      : [['S', Buffer.from('RFB 003.008\n')], ['C', Buffer.from('RFB 003.008\n')], ['S', Buffer.from([2, 1, 2])], ['C', Buffer.from([type])], ...(type === 2 ? ([['S', challenge]] as ['S', Buffer][]) : [])];
+      ? [
+          ['S', Buffer.from('RFB 003.003\n')],
+          ['C', Buffer.from('RFB 003.003\n')],
+          ['S', Buffer.concat([u32(type), type === 2 ? challenge : Buffer.alloc(0)])],
+        ]
+      : [
+          ['S', Buffer.from('RFB 003.008\n')],
+          ['C', Buffer.from('RFB 003.008\n')],
+          ['S', Buffer.from([2, 1, 2])],
+          ['C', Buffer.from([type])],
+          ...(type === 2 ? ([['S', challenge]] as ['S', Buffer][]) : []),
+        ];
   if (type === 2) turns.push(['C', response]);
   turns.push(['S', u32(0)], ['C', Buffer.from([1])], ['S', Buffer.from('server init and pictures')]);
   return { turns, challenge, response };
@@ -31,7 +41,14 @@ function record(turns: ['S' | 'C', Buffer][], piece: number) {
       out[who].push(who === 'S' ? redaction.fromServer(chunk) : redaction.fromClient(chunk));
     }
   }
-  return { S: Buffer.concat(out.S), C: Buffer.concat(out.C), sent: { S: Buffer.concat(turns.filter(([w]) => w === 'S').map(([, b]) => b)), C: Buffer.concat(turns.filter(([w]) => w === 'C').map(([, b]) => b)) } };
+  return {
+    S: Buffer.concat(out.S),
+    C: Buffer.concat(out.C),
+    sent: {
+      S: Buffer.concat(turns.filter(([w]) => w === 'S').map(([, b]) => b)),
+      C: Buffer.concat(turns.filter(([w]) => w === 'C').map(([, b]) => b)),
+    },
+  };
 }
 
 describe('RfbAuthRedaction', () => {

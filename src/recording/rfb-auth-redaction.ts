@@ -45,7 +45,8 @@ export class RfbAuthRedaction {
 
   private redact(chunk: Buffer, start: number, at: number | undefined): Buffer {
     const out = at === undefined ? chunk : blanked(chunk, start, at);
-    if (this.ranges && this.serverSeen >= this.ranges.challenge + AUTH_BYTES && this.clientSeen >= this.ranges.response + AUTH_BYTES) this.settle();
+    if (this.ranges && this.serverSeen >= this.ranges.challenge + AUTH_BYTES && this.clientSeen >= this.ranges.response + AUTH_BYTES)
+      this.settle();
     else if (this.serverSeen + this.clientSeen > HANDSHAKE_LIMIT_BYTES) this.settle();
     return out;
   }

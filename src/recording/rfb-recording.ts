@@ -104,7 +104,8 @@ export function parseRfbRecording(file: Buffer): ParsedRfbRecording {
       const last = connections[connections.length - 1];
       if (last && last.records.length === 0) current = last;
       else {
-        if (connections.length >= REPLAY_MAX_CONNECTIONS) throw new RecordingFormatError(`the recording holds more than ${REPLAY_MAX_CONNECTIONS} connections, more than replay reads`);
+        if (connections.length >= REPLAY_MAX_CONNECTIONS)
+          throw new RecordingFormatError(`the recording holds more than ${REPLAY_MAX_CONNECTIONS} connections, more than replay reads`);
         current = { records: [] };
         connections.push(current);
       }
@@ -114,7 +115,8 @@ export function parseRfbRecording(file: Buffer): ParsedRfbRecording {
       current = undefined;
       continue;
     }
-    if (++recordCount > REPLAY_MAX_RECORDS) throw new RecordingFormatError(`the recording holds more than ${REPLAY_MAX_RECORDS} records, more than replay reads`);
+    if (++recordCount > REPLAY_MAX_RECORDS)
+      throw new RecordingFormatError(`the recording holds more than ${REPLAY_MAX_RECORDS} records, more than replay reads`);
     current.records.push({ kind: kind as RfbRecordKind, ms, data });
   }
   return { head, connections, durationMs, truncated };
@@ -128,7 +130,8 @@ function parseHead(text: string): RfbRecordingHead {
   } catch {
     throw new RecordingFormatError('not a vconsole recording: its head is not JSON');
   }
-  if (typeof head !== 'object' || head === null || Array.isArray(head)) throw new RecordingFormatError('not a vconsole recording: its head is not a JSON object');
+  if (typeof head !== 'object' || head === null || Array.isArray(head))
+    throw new RecordingFormatError('not a vconsole recording: its head is not a JSON object');
   const { name, started, writer } = head as Record<string, unknown>;
   if (typeof name !== 'string') throw new RecordingFormatError('not a vconsole recording: its head has no console name');
   return { name, started: typeof started === 'string' ? started : '', ...(typeof writer === 'string' ? { writer } : {}) };

@@ -188,7 +188,8 @@ export class SerialSession extends EventEmitter<SerialSessionEvents> {
  */
 function howItEnded(failure: Error | undefined): VconsoleError {
   const hint = 'another client may have taken it over, or the VM stopped; --wait reconnects';
-  if (failure instanceof ConsoleEndedError) return new VconsoleError(failure.message, { hint: failure.hint ?? '--wait reconnects', cause: failure });
+  if (failure instanceof ConsoleEndedError)
+    return new VconsoleError(failure.message, { hint: failure.hint ?? '--wait reconnects', cause: failure });
   const why = failure ? `: ${describeError(failure)}` : '';
   return new VconsoleError(`the console closed${why}`, { hint, cause: failure });
 }

@@ -109,7 +109,7 @@ describe('SharedSerialSource', () => {
 });
 
 describe('SharedSerialSource pre-flight', () => {
-  it('runs the console\'s pre-flight once when it opens the line, not again for the first dial', async () => {
+  it("runs the console's pre-flight once when it opens the line, not again for the first dial", async () => {
     const port = await serialPort();
     cleanups.push(port.close);
     let checks = 0;
@@ -123,7 +123,15 @@ describe('SharedSerialSource pre-flight', () => {
   it('a release while the line is still being dialled stops it for good', async () => {
     let dials = 0;
     const shared = new SharedSerialSource(
-      { name: 'vm-a', provider: 'test', consoleType: 'serial', dial: async () => { dials++; throw new Error('not yet'); } },
+      {
+        name: 'vm-a',
+        provider: 'test',
+        consoleType: 'serial',
+        dial: async () => {
+          dials++;
+          throw new Error('not yet');
+        },
+      },
       { waitMs: 60_000 },
     );
     const opening = shared.check(new AbortController().signal).catch((err: unknown) => err);

@@ -35,6 +35,10 @@ export function fixedConsoleType(options: TargetOptions, offered: readonly Conso
   const asked = options.consoleType ?? 'auto';
   if (asked !== 'auto') return asked;
   const [first] = autoOrder(offered);
-  if (first === undefined) throw new UsageError(`--type auto picks none of ${oneOf(offered)}`, `name the console type (${oneOf(offered.map((type) => `#${type}`))})`);
+  if (first === undefined)
+    throw new UsageError(
+      `--type auto picks none of ${oneOf(offered)}`,
+      `name the console type (${oneOf(offered.map((type) => `#${type}`))})`,
+    );
   return first;
 }

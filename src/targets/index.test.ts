@@ -12,7 +12,13 @@ const lab: ConsoleProvider = {
   syntax: [{ usage: 'lab:RACK/SLOT', console: 'a lab KVM switch' }],
   consoleTypes: ['vnc', 'serial'],
   bareNames: true,
-  resolve: (spec) => ({ input: spec.raw, name: `lab:${spec.rest}`, provider: 'lab', consoleType: 'vnc', dial: () => Promise.reject(new Error('not dialled in tests')) }),
+  resolve: (spec) => ({
+    input: spec.raw,
+    name: `lab:${spec.rest}`,
+    provider: 'lab',
+    consoleType: 'vnc',
+    dial: () => Promise.reject(new Error('not dialled in tests')),
+  }),
   list: () => Promise.resolve([]),
 };
 const registry = [...PROVIDERS, lab];
@@ -57,7 +63,9 @@ describe('provider registry', () => {
     const err = usageError(() => resolveTarget('kvm:rack1/slot2', { consoleType: 'serial' }, undefined, [screenOnly]));
     expect(err.message).toMatch(/^kvm targets have no serial console/);
     expect(err.hint).toBe('they offer vnc');
-    expect(usageError(() => resolveTarget('kvm:rack1/slot2#serial', {}, undefined, [screenOnly])).message).toMatch(/^kvm targets have no serial console/);
+    expect(usageError(() => resolveTarget('kvm:rack1/slot2#serial', {}, undefined, [screenOnly])).message).toMatch(
+      /^kvm targets have no serial console/,
+    );
   });
 
   it('takes the console type from a #TYPE suffix, over --type, and passes auto on to the provider', () => {
@@ -101,7 +109,13 @@ describe('provider registry', () => {
     const usages = table
       .split('\n')
       .slice(2)
-      .map((row) => row.split(/(?<!\\)\|/)[1].trim().replace(/`/g, '').replace(/\\\|/g, '|'));
+      .map((row) =>
+        row
+          .split(/(?<!\\)\|/)[1]
+          .trim()
+          .replace(/`/g, '')
+          .replace(/\\\|/g, '|'),
+      );
     expect(usages).toEqual(PROVIDERS.flatMap((p) => p.syntax.map((line) => line.usage)));
   });
 });

@@ -73,13 +73,22 @@ export function resolveTarget(
   const scheme = spec.scheme;
   const provider = scheme ? providers.find((p) => p.schemes.includes(scheme)) : providerById(defaultProvider, providers);
   if (!provider) {
-    if (!scheme) throw new UsageError(`no provider "${echoTarget(defaultProvider)}" for bare names`, `set defaults.provider to ${oneOf(bareNameProviderIds(providers))}`);
+    if (!scheme)
+      throw new UsageError(
+        `no provider "${echoTarget(defaultProvider)}" for bare names`,
+        `set defaults.provider to ${oneOf(bareNameProviderIds(providers))}`,
+      );
     const known = providers.flatMap((p) => p.schemes.map((s) => `${s}:`));
-    throw new UsageError(`unknown target scheme "${echoTarget(scheme)}:" in "${echoTarget(text)}"`, `use one of ${known.join(', ')} (see vconsole --help)`);
+    throw new UsageError(
+      `unknown target scheme "${echoTarget(scheme)}:" in "${echoTarget(text)}"`,
+      `use one of ${known.join(', ')} (see vconsole --help)`,
+    );
   }
   const consoleType = typed ?? options.consoleType ?? 'auto';
   if (consoleType !== 'auto' && !provider.consoleTypes.includes(consoleType)) {
-    const offered = provider.label ? `${provider.label} offers ${oneOf(provider.consoleTypes)} consoles` : `they offer ${oneOf(provider.consoleTypes)}`;
+    const offered = provider.label
+      ? `${provider.label} offers ${oneOf(provider.consoleTypes)} consoles`
+      : `they offer ${oneOf(provider.consoleTypes)}`;
     throw new UsageError(`${provider.id} targets have no ${consoleType} console ("${echoTarget(text)}")`, offered);
   }
   return provider.resolve(spec, { ...options, consoleType });

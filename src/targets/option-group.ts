@@ -91,17 +91,26 @@ export function switchOption<K extends string, D extends Declared<K>>(key: K, de
 }
 
 /** A flag with one value; `T` is what its parser returns. */
-export function valueOption<K extends string, T = string, D extends Declared<K> = Declared<K>>(key: K, declared: D & { parse?(text: string): T }): OptionDeclaration<K, T> & Keeping<D> {
+export function valueOption<K extends string, T = string, D extends Declared<K> = Declared<K>>(
+  key: K,
+  declared: D & { parse?(text: string): T },
+): OptionDeclaration<K, T> & Keeping<D> {
   return { key, arity: 'value', ...declared };
 }
 
 /** A repeatable flag: its values in order. */
-export function listOption<K extends string, T = string, D extends Declared<K> = Declared<K>>(key: K, declared: D & { parse?(text: string): T }): OptionDeclaration<K, T[]> & Keeping<D> {
+export function listOption<K extends string, T = string, D extends Declared<K> = Declared<K>>(
+  key: K,
+  declared: D & { parse?(text: string): T },
+): OptionDeclaration<K, T[]> & Keeping<D> {
   return { key, arity: 'list', ...declared };
 }
 
 /** A repeatable flag whose one value stays a string (as before it repeated), more becoming a list. */
-export function oneOrListOption<K extends string, D extends Declared<K>>(key: K, declared: D): OptionDeclaration<K, string | string[]> & Keeping<D> {
+export function oneOrListOption<K extends string, D extends Declared<K>>(
+  key: K,
+  declared: D,
+): OptionDeclaration<K, string | string[]> & Keeping<D> {
   return { key, arity: 'one-or-list', ...declared };
 }
 
@@ -112,7 +121,9 @@ export type ConfigKeysOf<D extends readonly OptionDeclaration[]> = {
 
 /** The workspace keys the declarations give (a one-value spelling is read into its list key). */
 export type WorkspaceKeysOf<D extends readonly OptionDeclaration[]> = {
-  [O in D[number] as O extends { workspace: WorkspaceKey<infer W> } ? W : never]?: O extends { workspace: WorkspaceKey<string, infer V> } ? V : never;
+  [O in D[number] as O extends { workspace: WorkspaceKey<infer W> } ? W : never]?: O extends { workspace: WorkspaceKey<string, infer V> }
+    ? V
+    : never;
 };
 
 /** What a provider's flags select: the scope its `list` is asked with, and how to say it again. */

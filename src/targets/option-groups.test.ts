@@ -25,14 +25,19 @@ describe('the merge into TargetOptions', () => {
   });
 
   it('gives bare names the first of several -n, and fills the renamed fields', () => {
-    const merged = mergeTargetOptions(ALL, { namespace: ['a', 'b'], osRegion: 'r1', osInterface: 'internal', type: 'serial' }, { env: {}, defaults: { namespace: 'prod' } });
+    const merged = mergeTargetOptions(
+      ALL,
+      { namespace: ['a', 'b'], osRegion: 'r1', osInterface: 'internal', type: 'serial' },
+      { env: {}, defaults: { namespace: 'prod' } },
+    );
     expect(merged).toMatchObject({ namespace: 'a', region: 'r1', interface: 'internal', consoleType: 'serial' });
   });
 });
 
 describe('do the flags select VMs?', () => {
   it('says how far each selection reaches: by label or tag, several places, or everything', () => {
-    const reach = (flags: Record<string, unknown>, withNames = false) => flagSelections(flags, { withNames }).map((s) => `${s.group.provider}:${s.reach}:${s.shownAs}`);
+    const reach = (flags: Record<string, unknown>, withNames = false) =>
+      flagSelections(flags, { withNames }).map((s) => `${s.group.provider}:${s.reach}:${s.shownAs}`);
     expect(reach({})).toEqual([]);
     expect(reach({ namespace: 'prod' })).toEqual([]);
     expect(reach({ selector: 'app=web', namespace: 'prod' })).toEqual(['kubevirt:matching:-l app=web -n prod']);
@@ -43,7 +48,7 @@ describe('do the flags select VMs?', () => {
     expect(() => reach({ allNamespaces: true, namespace: 'a' })).toThrow(/-A\/--all-namespaces and --namespace contradict each other/);
   });
 
-  it('asks a new provider\'s group as it asks the built-in ones', () => {
+  it("asks a new provider's group as it asks the built-in ones", () => {
     const proxmox: OptionGroup = {
       provider: 'proxmox',
       options: [switchOption('pveAll', { flags: '--pve-all', help: 'Proxmox VE: every VM', section: 'selector' })],

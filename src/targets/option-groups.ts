@@ -6,7 +6,15 @@ import { tlsOptions } from './dial/options.js';
 import { kubevirtOptions } from './kubevirt/options.js';
 import { openstackOptions } from './openstack/options.js';
 import { oneOf, parseConsoleType } from './console-type.js';
-import { valueOption, type ConfigKeysOf, type WorkspaceKeysOf, type FlagSelection, type FlagsOf, type OptionDeclaration, type OptionGroup } from './option-group.js';
+import {
+  valueOption,
+  type ConfigKeysOf,
+  type WorkspaceKeysOf,
+  type FlagSelection,
+  type FlagsOf,
+  type OptionDeclaration,
+  type OptionGroup,
+} from './option-group.js';
 import { CONSOLE_TYPES, type ConsoleTypeChoice, type TargetOptions } from './types.js';
 
 /** What `--type` and a workspace's `type` take: every kind the console-kinds registry knows, or auto. */
@@ -19,7 +27,11 @@ export const CONSOLE_TYPE_OPTION = valueOption('type', {
   section: 'target',
   parse: (text) => parseConsoleType(text),
   into: 'consoleType',
-  workspace: { key: 'type' as const, read: (v): ConsoleTypeChoice | undefined => (typeof v === 'string' && TYPE_CHOICES.includes(v) ? (v as ConsoleTypeChoice) : undefined), allowed: oneOf(TYPE_CHOICES) },
+  workspace: {
+    key: 'type' as const,
+    read: (v): ConsoleTypeChoice | undefined => (typeof v === 'string' && TYPE_CHOICES.includes(v) ? (v as ConsoleTypeChoice) : undefined),
+    allowed: oneOf(TYPE_CHOICES),
+  },
 });
 
 /** Every declaration that fills TargetOptions, as a type: what the file types below derive from. */
@@ -71,7 +83,11 @@ export interface OptionSources {
  * of the flags filling it that was given wins; an env var the provider reads itself stops the
  * config default from applying.
  */
-export function mergeTargetOptions(declarations: readonly OptionDeclaration[], flags: Readonly<Record<string, unknown>>, sources: OptionSources): Partial<TargetOptions> {
+export function mergeTargetOptions(
+  declarations: readonly OptionDeclaration[],
+  flags: Readonly<Record<string, unknown>>,
+  sources: OptionSources,
+): Partial<TargetOptions> {
   const merged: Record<string, unknown> = {};
   const fields = [...new Set(declarations.flatMap((d) => (d.into ? [d.into] : [])))];
   for (const field of fields) {
@@ -81,7 +97,11 @@ export function mergeTargetOptions(declarations: readonly OptionDeclaration[], f
   return merged;
 }
 
-function mergedValue(filling: readonly OptionDeclaration[], flags: Readonly<Record<string, unknown>>, { env, defaults }: OptionSources): unknown {
+function mergedValue(
+  filling: readonly OptionDeclaration[],
+  flags: Readonly<Record<string, unknown>>,
+  { env, defaults }: OptionSources,
+): unknown {
   for (const declaration of filling) {
     const given = flags[declaration.key];
     if (given !== undefined) return declaration.toOption ? declaration.toOption(given) : given;
@@ -105,7 +125,10 @@ export interface GroupSelection extends FlagSelection {
  * With names given (`withNames`), only what picks VMs by what they are counts: -A or several
  * -n beside a name only say where the name is.
  */
-export function flagSelections(flags: Readonly<Record<string, unknown>>, { withNames = false, groups = OPTION_GROUPS }: { withNames?: boolean; groups?: readonly OptionGroup[] } = {}): GroupSelection[] {
+export function flagSelections(
+  flags: Readonly<Record<string, unknown>>,
+  { withNames = false, groups = OPTION_GROUPS }: { withNames?: boolean; groups?: readonly OptionGroup[] } = {},
+): GroupSelection[] {
   return groups.flatMap((group) => {
     const selection = group.selection?.(flags);
     if (!selection || (withNames && selection.reach !== 'matching')) return [];

@@ -10,8 +10,12 @@ describe('terminalSafe', () => {
   });
   it('shows bidi embeddings, overrides and isolates, zero-width and other format characters as escapes', () => {
     expect(terminalSafe('vm-\u202Eatad')).toBe('vm-\\u202eatad');
-    expect(terminalSafe('\u202A\u202B\u202C\u202D\u2066\u2067\u2068\u2069')).toBe('\\u202a\\u202b\\u202c\\u202d\\u2066\\u2067\\u2068\\u2069');
-    expect(terminalSafe('a\u200Bb\u200Cc\u200Dd\u2060e\uFEFFf\u00ADg\u{E0041}h\u2028i')).toBe('a\\u200bb\\u200cc\\u200dd\\u2060e\\ufefff\\u00adg\\u{e0041}h\\u2028i');
+    expect(terminalSafe('\u202A\u202B\u202C\u202D\u2066\u2067\u2068\u2069')).toBe(
+      '\\u202a\\u202b\\u202c\\u202d\\u2066\\u2067\\u2068\\u2069',
+    );
+    expect(terminalSafe('a\u200Bb\u200Cc\u200Dd\u2060e\uFEFFf\u00ADg\u{E0041}h\u2028i')).toBe(
+      'a\\u200bb\\u200cc\\u200dd\\u2060e\\ufefff\\u00adg\\u{e0041}h\\u2028i',
+    );
     expect(terminalSafe('漢字 café 🖥')).toBe('漢字 café 🖥');
   });
   it('makes newlines and C1 controls visible, so one message stays one line', () => {

@@ -7,7 +7,9 @@ const TOKEN = 'a3F9c0ffee12b7D4e5f60718293a4b5c6d7e8f90';
 describe('URLs shown to the user', () => {
   it('masks a token in the path, keeping scheme, host, port and the readable segments', () => {
     expect(safeUrlText(new URL(`ws://127.0.0.1:6080/websockify/${TOKEN}?token=x#y`))).toBe('ws://127.0.0.1:6080/websockify/***');
-    expect(safeUrlText(new URL('wss://u:pw@[::1]:443/api/v1/ticket/3fa85f64-5717-4562-b3fc-2c963f66afa6'))).toBe('wss://[::1]/api/v1/ticket/***');
+    expect(safeUrlText(new URL('wss://u:pw@[::1]:443/api/v1/ticket/3fa85f64-5717-4562-b3fc-2c963f66afa6'))).toBe(
+      'wss://[::1]/api/v1/ticket/***',
+    );
   });
 
   it('leaves Kubernetes and noVNC paths readable', () => {
@@ -17,7 +19,9 @@ describe('URLs shown to the user', () => {
   });
 
   it('masks path tokens in free text, and in what the user typed', () => {
-    expect(redactSecrets(`cannot open wss://proxy.example/console/${TOKEN}: refused`)).toBe('cannot open wss://proxy.example/console/***: refused');
+    expect(redactSecrets(`cannot open wss://proxy.example/console/${TOKEN}: refused`)).toBe(
+      'cannot open wss://proxy.example/console/***: refused',
+    );
     expect(safeTargetText(`ws://127.0.0.1:1/websockify/${TOKEN}`)).toBe('ws://127.0.0.1:1/websockify/***');
   });
 });

@@ -15,7 +15,11 @@ export const VIEWER_NAMES: Readonly<Record<ViewerId, string>> = byId((d) => d.na
  * id but `custom`, then `browser` (vconsole's own page in a browser tab) and `none`. The
  * `--viewer` help is made from this list.
  */
-export const VIEWER_CHOICES: readonly string[] = [...VIEWER_DESCRIPTORS.filter((d) => d.byName !== false).map((d) => d.id), 'browser', 'none'];
+export const VIEWER_CHOICES: readonly string[] = [
+  ...VIEWER_DESCRIPTORS.filter((d) => d.byName !== false).map((d) => d.id),
+  'browser',
+  'none',
+];
 
 /**
  * Which consoles each viewer shows. A custom executable is handed `HOST::PORT` as a VNC viewer

@@ -26,7 +26,10 @@ describe('chooseViewer', () => {
     const system = linux({ VCONSOLE_VIEWER: 'TigerVNC' });
     const detected = await detectViewers(system);
     expect(await chooseViewer(detected, {}, system)).toMatchObject({ kind: 'viewer', source: 'environment', viewer: { id: 'tigervnc' } });
-    expect(await chooseViewer(detected, { viewer: 'remote-viewer' }, system)).toMatchObject({ source: 'flag', viewer: { id: 'remote-viewer' } });
+    expect(await chooseViewer(detected, { viewer: 'remote-viewer' }, system)).toMatchObject({
+      source: 'flag',
+      viewer: { id: 'remote-viewer' },
+    });
     expect(await chooseViewer(detected, { viewer: 'none' }, system)).toEqual({ kind: 'none', source: 'flag' });
   });
 
@@ -67,7 +70,9 @@ describe('chooseViewer', () => {
     await expect(attempt).rejects.toBeInstanceOf(UsageError);
     await expect(attempt).rejects.toMatchObject({
       message: '--viewer vinagre: unknown viewer',
-      hint: expect.stringContaining('tigervnc, remote-viewer, realvnc, tightvnc, chicken, screen-sharing, remmina, browser, none, or the path of an executable'),
+      hint: expect.stringContaining(
+        'tigervnc, remote-viewer, realvnc, tightvnc, chicken, screen-sharing, remmina, browser, none, or the path of an executable',
+      ),
     });
     await expect(chooseViewer([], {}, linux({ VCONSOLE_VIEWER: 'bogus' }))).rejects.toThrow('VCONSOLE_VIEWER bogus: unknown viewer');
   });
@@ -76,7 +81,11 @@ describe('chooseViewer', () => {
     const system = linux();
     const attempt = chooseViewer(await detectViewers(system), { viewer: 'realvnc' }, system);
     await expect(attempt).rejects.toBeInstanceOf(VconsoleError);
-    await expect(attempt).rejects.toMatchObject({ exitCode: 1, message: expect.stringContaining('RealVNC Viewer was not found'), hint: expect.stringContaining('apt install') });
+    await expect(attempt).rejects.toMatchObject({
+      exitCode: 1,
+      message: expect.stringContaining('RealVNC Viewer was not found'),
+      hint: expect.stringContaining('apt install'),
+    });
   });
 
   it('accepts the path of any executable, relative to the working directory or ~', async () => {
@@ -86,14 +95,18 @@ describe('chooseViewer', () => {
       viewer: { id: 'custom', name: 'my-viewer', path: '/opt/viewers/my-viewer' },
     });
     const relative = { ...system, cwd: '/opt' };
-    expect(await chooseViewer([], { viewer: './viewers/my-viewer' }, relative)).toMatchObject({ viewer: { path: '/opt/viewers/my-viewer' } });
+    expect(await chooseViewer([], { viewer: './viewers/my-viewer' }, relative)).toMatchObject({
+      viewer: { path: '/opt/viewers/my-viewer' },
+    });
     const home = fakeViewerEnvironment('linux', { HOME: '/home/me' }, { '/home/me/bin/v': {} });
     expect(await chooseViewer([], { viewer: '~/bin/v' }, home)).toMatchObject({ viewer: { path: '/home/me/bin/v' } });
   });
 
   it('rejects a path that is missing or not executable', async () => {
     const system = linux();
-    await expect(chooseViewer([], { viewer: '/opt/viewers/readme.txt' }, system)).rejects.toThrow('--viewer /opt/viewers/readme.txt: not an executable file');
+    await expect(chooseViewer([], { viewer: '/opt/viewers/readme.txt' }, system)).rejects.toThrow(
+      '--viewer /opt/viewers/readme.txt: not an executable file',
+    );
     await expect(chooseViewer([], { viewer: '/opt/nothing' }, system)).rejects.toThrow('--viewer /opt/nothing: no such file');
     await expect(chooseViewer([], { viewer: '/opt/nothing' }, system)).rejects.toBeInstanceOf(UsageError);
   });
@@ -125,7 +138,10 @@ describe('selectViewer', () => {
     const auto = await selectViewer({}, system);
     expect(system.probes).toEqual(['/usr/bin/vncviewer -help']);
     // The vncviewer's version comes with the answer that says what it is.
-    expect(auto.detected?.map((v) => [v.id, v.version])).toEqual([['remote-viewer', undefined], ['tigervnc', '1.12.0']]);
+    expect(auto.detected?.map((v) => [v.id, v.version])).toEqual([
+      ['remote-viewer', undefined],
+      ['tigervnc', '1.12.0'],
+    ]);
   });
 
   it('looks for a named viewer alone, and for a SPICE viewer beside one that shows no SPICE', async () => {
@@ -142,7 +158,13 @@ describe('selectViewer', () => {
   });
 
   it('still says a named viewer is missing the same way', async () => {
-    const system = fakeViewerEnvironment('linux', { PATH: '/usr/bin', HOME: '/home/me' }, { '/usr/bin/remote-viewer': { version: BANNERS.remoteViewer } });
-    await expect(selectViewer({ viewer: 'tigervnc' }, system)).rejects.toThrow(/--viewer tigervnc: TigerVNC was not found on this Linux machine/);
+    const system = fakeViewerEnvironment(
+      'linux',
+      { PATH: '/usr/bin', HOME: '/home/me' },
+      { '/usr/bin/remote-viewer': { version: BANNERS.remoteViewer } },
+    );
+    await expect(selectViewer({ viewer: 'tigervnc' }, system)).rejects.toThrow(
+      /--viewer tigervnc: TigerVNC was not found on this Linux machine/,
+    );
   });
 });

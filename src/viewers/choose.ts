@@ -106,7 +106,8 @@ async function choose(
       const file = resolveViewerPath(system, parsed.path);
       const asked = `${SOURCE_LABEL[parsed.source]} ${echoInput(parsed.path)}`;
       if (!system.fileExists(file)) throw new UsageError(`${asked}: no such file`, 'give the path of a VNC viewer executable');
-      if (!isRunnable(system, file)) throw new UsageError(`${asked}: not an executable file`, 'make it executable (chmod +x) or name another viewer');
+      if (!isRunnable(system, file))
+        throw new UsageError(`${asked}: not an executable file`, 'make it executable (chmod +x) or name another viewer');
       return { kind: 'viewer', viewer: await identifyExecutable(system, file), source: parsed.source, extraArgs };
     }
   }
@@ -123,9 +124,15 @@ export async function selectViewer(
 ): Promise<{ detected: ViewerCandidate[] | undefined; choice: ViewerChoice }> {
   const parsed = parseViewerRequest(request, system);
   const spiceViewers = (Object.keys(VIEWER_CONSOLE_TYPES) as ViewerId[]).filter((id) => VIEWER_CONSOLE_TYPES[id].includes('spice'));
-  const only = parsed.kind === 'named' ? new Set<ViewerId>(VIEWER_CONSOLE_TYPES[parsed.id].includes('spice') ? [parsed.id] : [parsed.id, ...spiceViewers]) : undefined;
+  const only =
+    parsed.kind === 'named'
+      ? new Set<ViewerId>(VIEWER_CONSOLE_TYPES[parsed.id].includes('spice') ? [parsed.id] : [parsed.id, ...spiceViewers])
+      : undefined;
   // The browser shows no SPICE: remote-viewer is looked for to show those.
-  const detected = parsed.kind === 'auto' || parsed.kind === 'named' || parsed.kind === 'browser' ? await detectViewers(system, { versions: false, only }) : undefined;
+  const detected =
+    parsed.kind === 'auto' || parsed.kind === 'named' || parsed.kind === 'browser'
+      ? await detectViewers(system, { versions: false, only })
+      : undefined;
   return { detected, choice: await choose(parsed, detected ?? [], request.viewerArgs ?? [], system) };
 }
 

@@ -39,17 +39,27 @@ describe('buildViewerCommand gives each viewer the address form it parses', () =
 
   it('remote-viewer: a spice:// URL for a SPICE console, title kept', () => {
     expect(buildViewerCommand(viewer('remote-viewer'), { ...target, consoleType: 'spice', extraArgs: ['--full-screen'] }).args).toEqual([
-      '--title', 'ns/vm-a', '--full-screen', 'spice://127.0.0.1:41234',
+      '--title',
+      'ns/vm-a',
+      '--full-screen',
+      'spice://127.0.0.1:41234',
     ]);
-    expect(buildViewerCommand(viewer('remote-viewer'), { host: '::1', port: 5930, consoleType: 'spice' }).args).toEqual(['spice://[::1]:5930']);
-    expect(buildViewerCommand(viewer('custom', '/opt/spicy'), { ...target, consoleType: 'spice' }).args).toEqual(['spice://127.0.0.1:41234']);
+    expect(buildViewerCommand(viewer('remote-viewer'), { host: '::1', port: 5930, consoleType: 'spice' }).args).toEqual([
+      'spice://[::1]:5930',
+    ]);
+    expect(buildViewerCommand(viewer('custom', '/opt/spicy'), { ...target, consoleType: 'spice' }).args).toEqual([
+      'spice://127.0.0.1:41234',
+    ]);
   });
 
-  it.each(['tigervnc', 'tightvnc', 'realvnc', 'chicken', 'screen-sharing'] as const)('%s cannot show a SPICE console: one clear error', (id) => {
-    const build = () => buildViewerCommand({ id, name: `Viewer ${id}`, path: `/bin/${id}` }, { ...target, consoleType: 'spice' });
-    expect(build).toThrow(VconsoleError);
-    expect(build).toThrow(`Viewer ${id} cannot show SPICE consoles`);
-  });
+  it.each(['tigervnc', 'tightvnc', 'realvnc', 'chicken', 'screen-sharing'] as const)(
+    '%s cannot show a SPICE console: one clear error',
+    (id) => {
+      const build = () => buildViewerCommand({ id, name: `Viewer ${id}`, path: `/bin/${id}` }, { ...target, consoleType: 'spice' });
+      expect(build).toThrow(VconsoleError);
+      expect(build).toThrow(`Viewer ${id} cannot show SPICE consoles`);
+    },
+  );
 
   it('a custom executable gets the TigerVNC form host::port', () => {
     expect(buildViewerCommand(viewer('custom', '/opt/my-viewer'), target).args).toEqual(['127.0.0.1::41234']);
@@ -58,8 +68,17 @@ describe('buildViewerCommand gives each viewer the address form it parses', () =
   it('puts --viewer-arg values before the address (after it for RealVNC, as virtctl does)', () => {
     const extraArgs = ['-FullScreen'];
     expect(buildViewerCommand(viewer('tigervnc'), { ...target, extraArgs }).args).toEqual(['-FullScreen', '127.0.0.1::41234']);
-    expect(buildViewerCommand(viewer('remote-viewer'), { ...target, extraArgs: ['-f'] }).args).toEqual(['--title', 'ns/vm-a', '-f', 'vnc://127.0.0.1:41234']);
-    expect(buildViewerCommand(viewer('realvnc'), { ...target, extraArgs }).args).toEqual(['127.0.0.1:41234', '-WarnUnencrypted=0', '-FullScreen']);
+    expect(buildViewerCommand(viewer('remote-viewer'), { ...target, extraArgs: ['-f'] }).args).toEqual([
+      '--title',
+      'ns/vm-a',
+      '-f',
+      'vnc://127.0.0.1:41234',
+    ]);
+    expect(buildViewerCommand(viewer('realvnc'), { ...target, extraArgs }).args).toEqual([
+      '127.0.0.1:41234',
+      '-WarnUnencrypted=0',
+      '-FullScreen',
+    ]);
   });
 
   it('brackets an IPv6 listen address in every form', () => {
@@ -78,7 +97,9 @@ describe('buildViewerCommand gives each viewer the address form it parses', () =
 describe('formatCommandLine', () => {
   it('quotes arguments with spaces the way each shell needs', () => {
     const command = { command: '/Applications/TigerVNC Viewer 1.14.1.app/Contents/MacOS/TigerVNC Viewer', args: ['127.0.0.1::5900'] };
-    expect(formatCommandLine(command, 'darwin')).toBe("'/Applications/TigerVNC Viewer 1.14.1.app/Contents/MacOS/TigerVNC Viewer' 127.0.0.1::5900");
+    expect(formatCommandLine(command, 'darwin')).toBe(
+      "'/Applications/TigerVNC Viewer 1.14.1.app/Contents/MacOS/TigerVNC Viewer' 127.0.0.1::5900",
+    );
     const win = { command: 'C:\\Program Files\\TigerVNC\\vncviewer.exe', args: ['127.0.0.1::5900'] };
     expect(formatCommandLine(win, 'win32')).toBe('"C:\\Program Files\\TigerVNC\\vncviewer.exe" 127.0.0.1::5900');
     expect(formatCommandLine({ command: 'remote-viewer', args: ['--title', "Bob's VM", 'vnc://[::1]:5900'] }, 'linux')).toBe(

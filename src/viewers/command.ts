@@ -17,7 +17,10 @@ export function buildViewerCommand(viewer: ViewerCandidate, target: ViewerTarget
   const command = kind ? viewerDescriptor(viewer.id).command(viewer.path, { ...target, kind }) : undefined;
   if (command) return command;
   const able = VIEWER_DESCRIPTORS.find((d) => d.byName !== false && d.shows.includes(type));
-  throw new VconsoleError(`${viewer.name} cannot show ${kind?.label ?? type} consoles`, able ? { hint: `use ${able.name}: --viewer ${able.id}` } : {});
+  throw new VconsoleError(
+    `${viewer.name} cannot show ${kind?.label ?? type} consoles`,
+    able ? { hint: `use ${able.name}: --viewer ${able.id}` } : {},
+  );
 }
 
 /** One argument as a user would type it in this OS's shell. */

@@ -71,7 +71,9 @@ describe('detectViewers on Linux', () => {
       '/usr/local/bin/vncviewer': { help: 'TurboVNC Viewer (64-bit) v3.0' },
       '/usr/bin/vncviewer': { help: BANNERS.tigervnc },
     });
-    expect(await detectViewers(system)).toEqual([{ id: 'tigervnc', name: 'vncviewer (TigerVNC-compatible)', path: '/usr/local/bin/vncviewer' }]);
+    expect(await detectViewers(system)).toEqual([
+      { id: 'tigervnc', name: 'vncviewer (TigerVNC-compatible)', path: '/usr/local/bin/vncviewer' },
+    ]);
   });
 
   it('finds nothing on an empty PATH', async () => {
@@ -80,7 +82,7 @@ describe('detectViewers on Linux', () => {
 });
 
 describe('detectViewers on macOS', () => {
-  it("prefers TigerVNC, then Chicken, RealVNC and remote-viewer as virtctl does, Screen Sharing last, without running app bundles", async () => {
+  it('prefers TigerVNC, then Chicken, RealVNC and remote-viewer as virtctl does, Screen Sharing last, without running app bundles', async () => {
     const system = fakeViewerEnvironment('darwin', MAC_ENV, {
       '/Applications/TigerVNC Viewer 1.9.0.app/Contents/MacOS/TigerVNC Viewer': {},
       '/Applications/TigerVNC Viewer 1.14.1.app/Contents/MacOS/TigerVNC Viewer': {},
@@ -122,7 +124,12 @@ describe('detectViewers on Windows', () => {
       'C:\\Program Files (x86)\\TightVNC\\tvnviewer.exe': {},
     });
     expect(await detectViewers(system)).toEqual([
-      { id: 'remote-viewer', name: 'remote-viewer (virt-viewer)', path: 'C:\\Program Files\\VirtViewer v11.0-256\\bin\\remote-viewer.exe', version: '11.0-256' },
+      {
+        id: 'remote-viewer',
+        name: 'remote-viewer (virt-viewer)',
+        path: 'C:\\Program Files\\VirtViewer v11.0-256\\bin\\remote-viewer.exe',
+        version: '11.0-256',
+      },
       { id: 'tigervnc', name: 'TigerVNC', path: 'C:\\Program Files\\TigerVNC\\vncviewer.exe' },
       { id: 'realvnc', name: 'RealVNC Viewer', path: 'C:\\Program Files\\RealVNC\\VNC Viewer\\vncviewer.exe' },
       { id: 'tightvnc', name: 'TightVNC Viewer', path: 'C:\\Program Files (x86)\\TightVNC\\tvnviewer.exe' },
@@ -131,10 +138,16 @@ describe('detectViewers on Windows', () => {
   });
 
   it('searches the Path variable (any case, quoted entries) with PATHEXT, and tells a RealVNC vncviewer.exe by its directory', async () => {
-    const system = fakeViewerEnvironment('win32', { ...WIN_ENV, Path: 'C:\\Windows;"C:\\Program Files\\RealVNC\\VNC Viewer"' }, {
-      'C:\\Program Files\\RealVNC\\VNC Viewer\\vncviewer.exe': {},
-    });
-    expect(await detectViewers(system)).toEqual([{ id: 'realvnc', name: 'RealVNC Viewer', path: 'C:\\Program Files\\RealVNC\\VNC Viewer\\vncviewer.exe' }]);
+    const system = fakeViewerEnvironment(
+      'win32',
+      { ...WIN_ENV, Path: 'C:\\Windows;"C:\\Program Files\\RealVNC\\VNC Viewer"' },
+      {
+        'C:\\Program Files\\RealVNC\\VNC Viewer\\vncviewer.exe': {},
+      },
+    );
+    expect(await detectViewers(system)).toEqual([
+      { id: 'realvnc', name: 'RealVNC Viewer', path: 'C:\\Program Files\\RealVNC\\VNC Viewer\\vncviewer.exe' },
+    ]);
   });
 
   it('falls back to C:\\Program Files when ProgramFiles is not set', async () => {

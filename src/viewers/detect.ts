@@ -50,9 +50,9 @@ export async function detectViewers(system: ViewerEnvironment, options: DetectOp
   const { only } = options;
   const wanted = (loc: Location) => !only || loc.claimants.some((d) => only.has(d.id));
   const locations = locationsFor(system).filter((loc) => wanted(loc) && isRunnable(system, loc.path));
-  const resolved = (await Promise.all(locations.map((loc) => resolveLocation(system, loc, 'compatible', options.versions !== false)))).filter(
-    (c) => !only || only.has(c.id),
-  );
+  const resolved = (
+    await Promise.all(locations.map((loc) => resolveLocation(system, loc, 'compatible', options.versions !== false)))
+  ).filter((c) => !only || only.has(c.id));
   const byId = new Map<ViewerId, ViewerCandidate>();
   for (const candidate of resolved) {
     if (!byId.has(candidate.id)) byId.set(candidate.id, candidate);
@@ -68,7 +68,9 @@ export async function detectViewers(system: ViewerEnvironment, options: DetectOp
  * sure of the path wins over those to which it is one of several possibilities.
  */
 export async function identifyExecutable(system: ViewerEnvironment, file: string): Promise<ViewerCandidate> {
-  const base = pathFor(system.platform).basename(file).replace(/\.exe$/i, '');
+  const base = pathFor(system.platform)
+    .basename(file)
+    .replace(/\.exe$/i, '');
   const name = base.toLowerCase();
   const claims = (VIEWER_DESCRIPTORS as readonly Descriptor[]).flatMap((d) => {
     const facts = d.recognise?.(name, file, system.platform);
@@ -90,7 +92,12 @@ export async function identifyExecutable(system: ViewerEnvironment, file: string
  * (TurboVNC and most clones take TigerVNC's `host::port`); for a path the user named it stays
  * their custom program.
  */
-async function resolveLocation(system: ViewerEnvironment, loc: Location, unrecognised: 'compatible' | 'custom', versions = true): Promise<ViewerCandidate> {
+async function resolveLocation(
+  system: ViewerEnvironment,
+  loc: Location,
+  unrecognised: 'compatible' | 'custom',
+  versions = true,
+): Promise<ViewerCandidate> {
   const canProbe = loc.probe !== undefined && system.platform !== 'win32' && system.runVersion !== undefined;
   const [first] = loc.claimants;
   let id: ViewerId | undefined = loc.probe === 'identity' ? undefined : first.id;

@@ -21,7 +21,10 @@ function readOutput(output: string, among: readonly ViewerDescriptor<ViewerId>[]
  * Asks a program each argument list of `among`'s probes in turn (each list once) until one
  * answer names one of them. Undefined when none does.
  */
-export async function identifyOutput(run: (args: readonly string[]) => Promise<string>, among: readonly ViewerDescriptor<ViewerId>[]): Promise<ViewerIdentity | undefined> {
+export async function identifyOutput(
+  run: (args: readonly string[]) => Promise<string>,
+  among: readonly ViewerDescriptor<ViewerId>[],
+): Promise<ViewerIdentity | undefined> {
   const asked = new Set<string>();
   for (const descriptor of among) {
     for (const args of descriptor.probe?.args ?? []) {

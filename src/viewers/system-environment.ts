@@ -29,7 +29,14 @@ export function runProbe(file: string, args: string[], env: Record<string, strin
     const child = execFile(
       file,
       args,
-      { timeout: VIEWER_PROBE_TIMEOUT_MS, killSignal: 'SIGKILL', windowsHide: true, maxBuffer: 256 * 1024, env: probeEnvironment(env), encoding: 'utf8' },
+      {
+        timeout: VIEWER_PROBE_TIMEOUT_MS,
+        killSignal: 'SIGKILL',
+        windowsHide: true,
+        maxBuffer: 256 * 1024,
+        env: probeEnvironment(env),
+        encoding: 'utf8',
+      },
       (_error, stdout, stderr) => {
         clearTimeout(backstop);
         resolve(`${stdout ?? ''}${stderr ?? ''}`);
@@ -42,7 +49,9 @@ export function runProbe(file: string, args: string[], env: Record<string, strin
 }
 
 /** The real machine as detection sees it. `env` and `platform` may be overridden (tests, `--viewer` checks). */
-export function systemViewerEnvironment(overrides: { env?: Record<string, string | undefined>; platform?: HostPlatform; cwd?: string } = {}): ViewerEnvironment {
+export function systemViewerEnvironment(
+  overrides: { env?: Record<string, string | undefined>; platform?: HostPlatform; cwd?: string } = {},
+): ViewerEnvironment {
   const env = overrides.env ?? process.env;
   const platform = overrides.platform ?? hostPlatform();
   return {

@@ -33,7 +33,11 @@ describe('planViewers', () => {
 
   it('the browser shows screens and serial lines; with nothing installed it stands in for the VNC viewer', () => {
     const asked = planViewers({ kind: 'browser', source: 'flag' }, [remoteViewer]);
-    expect(asked.routes).toEqual({ vnc: { kind: 'browser' }, serial: { kind: 'browser' }, spice: { kind: 'native', viewer: remoteViewer, extraArgs: [] } });
+    expect(asked.routes).toEqual({
+      vnc: { kind: 'browser' },
+      serial: { kind: 'browser' },
+      spice: { kind: 'native', viewer: remoteViewer, extraArgs: [] },
+    });
     const fallback = planViewers({ kind: 'not-found' }, []);
     expect(fallback.routes).toEqual({ vnc: { kind: 'browser' } });
     expect(fallback.notices.vnc).toBe('no VNC viewer found: screens open in the browser instead (--viewer browser)');
@@ -54,12 +58,23 @@ describe('planViewers', () => {
   it('routes a new kind from its data alone: a screen no viewer shows is said, a page-only console gets no route', () => {
     const kinds: ConsoleKind[] = [
       { ...vncKind },
-      { ...vncKind, id: 'x-screen', label: 'Frame', urlScheme: undefined, sharing: 'none', recording: 'none', reads: undefined, autoRank: 3 },
+      {
+        ...vncKind,
+        id: 'x-screen',
+        label: 'Frame',
+        urlScheme: undefined,
+        sharing: 'none',
+        recording: 'none',
+        reads: undefined,
+        autoRank: 3,
+      },
       { ...vncKind, id: 'x-page', label: 'X-Page', carriage: 'browser', autoRank: undefined },
     ];
     const plan = planViewers({ kind: 'viewer', viewer: remoteViewer, source: 'flag', extraArgs: [] }, [remoteViewer, tigervnc], kinds);
     expect(Object.keys(plan.routes)).toEqual(['vnc']);
-    expect(plan.notices).toEqual({ 'x-screen': 'no Frame viewer found (vconsole knows none that shows Frame): point a Frame client at the ports shown' });
+    expect(plan.notices).toEqual({
+      'x-screen': 'no Frame viewer found (vconsole knows none that shows Frame): point a Frame client at the ports shown',
+    });
   });
 });
 
@@ -95,14 +110,17 @@ describe('ViewerRouter', () => {
 
   it('launches each console in the viewer of its kind, makes each launcher once and says a notice once', async () => {
     const made: RecordingLauncher[] = [];
-    const router = new ViewerRouter(planViewers({ kind: 'viewer', viewer: tigervnc, source: 'flag', extraArgs: [] }, [remoteViewer, tigervnc]), {
-      native: (viewer) => {
-        const launcher = new RecordingLauncher(viewer.id);
-        made.push(launcher);
-        return launcher;
+    const router = new ViewerRouter(
+      planViewers({ kind: 'viewer', viewer: tigervnc, source: 'flag', extraArgs: [] }, [remoteViewer, tigervnc]),
+      {
+        native: (viewer) => {
+          const launcher = new RecordingLauncher(viewer.id);
+          made.push(launcher);
+          return launcher;
+        },
+        browser: () => Promise.reject(new Error('not expected')),
       },
-      browser: () => Promise.reject(new Error('not expected')),
-    });
+    );
     const notices: string[] = [];
     const statuses: string[] = [];
     router.on('notice', (text) => notices.push(text));
@@ -131,7 +149,9 @@ describe('ViewerRouter', () => {
       native: () => tiger,
       browser: () => Promise.reject(new Error('not expected')),
     });
-    await expect(router.launch(1, { host: '127.0.0.1', port: 5900, consoleType: 'bogus' as 'vnc' })).rejects.toThrow('unknown console type "bogus"');
+    await expect(router.launch(1, { host: '127.0.0.1', port: 5900, consoleType: 'bogus' as 'vnc' })).rejects.toThrow(
+      'unknown console type "bogus"',
+    );
     expect(tiger.calls).toEqual([]);
   });
 

@@ -37,7 +37,11 @@ function chosenViewer(choice: ViewerChoice): Chosen | undefined {
     case 'none':
       return undefined;
     case 'viewer':
-      return { shows: VIEWER_CONSOLE_TYPES[choice.viewer.id], route: { kind: 'native', viewer: choice.viewer, extraArgs: choice.extraArgs }, name: choice.viewer.name };
+      return {
+        shows: VIEWER_CONSOLE_TYPES[choice.viewer.id],
+        route: { kind: 'native', viewer: choice.viewer, extraArgs: choice.extraArgs },
+        name: choice.viewer.name,
+      };
     case 'browser':
       return { shows: BROWSER_CONSOLE_TYPES, route: { kind: 'browser' }, name: 'the browser viewer' };
     case 'not-found':
@@ -61,7 +65,11 @@ function chosenViewer(choice: ViewerChoice): Chosen | undefined {
  * - a line (serial) it cannot show is attached in the terminal (no route)
  * A kind only the cloud's own page carries (carriage `browser`) has no port and no route here.
  */
-export function planViewers(choice: ViewerChoice, detected: readonly ViewerCandidate[], kinds: readonly ConsoleKind[] = CONSOLE_KINDS): ViewerPlan {
+export function planViewers(
+  choice: ViewerChoice,
+  detected: readonly ViewerCandidate[],
+  kinds: readonly ConsoleKind[] = CONSOLE_KINDS,
+): ViewerPlan {
   const plan: ViewerPlan = { routes: {}, notices: {} };
   const chosen = chosenViewer(choice);
   if (!chosen) return plan;
@@ -87,7 +95,9 @@ export function planViewers(choice: ViewerChoice, detected: readonly ViewerCandi
 
 /** `no SPICE viewer found (only remote-viewer shows SPICE): install virt-viewer, ...`, from the viewers' list. */
 function noViewerNotice(kind: ConsoleKind): string {
-  const known = (Object.keys(VIEWER_CONSOLE_TYPES) as ViewerId[]).filter((id) => id !== 'custom' && VIEWER_CONSOLE_TYPES[id].includes(kind.id as ViewerConsoleType));
+  const known = (Object.keys(VIEWER_CONSOLE_TYPES) as ViewerId[]).filter(
+    (id) => id !== 'custom' && VIEWER_CONSOLE_TYPES[id].includes(kind.id as ViewerConsoleType),
+  );
   const point = `point a ${kind.label} client at the ports shown`;
   if (known.length === 0) return `no ${kind.label} viewer found (vconsole knows none that shows ${kind.label}): ${point}`;
   const names = known.map((id) => programAndPackage(VIEWER_NAMES[id]));

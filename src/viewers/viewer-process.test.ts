@@ -3,7 +3,8 @@ import { describeViewerExit, launchViewer, type ViewerExit } from './viewer-proc
 
 describe('ViewerProcess', () => {
   it('keeps only the last 4 KB of output, the part that says why a viewer died', async () => {
-    const script = 'process.stderr.write("x".repeat(10000) + "\\nlast words: no route to host\\n"); process.stdout.write("y".repeat(5000)); process.exit(3)';
+    const script =
+      'process.stderr.write("x".repeat(10000) + "\\nlast words: no route to host\\n"); process.stdout.write("y".repeat(5000)); process.exit(3)';
     const exit = await launchViewer({ command: process.execPath, args: ['-e', script] }).exited;
     expect(exit).toMatchObject({ outcome: 'failed', code: 3 });
     expect(Buffer.byteLength(exit.stderrTail)).toBeLessThanOrEqual(4096);
@@ -28,8 +29,12 @@ describe('describeViewerExit', () => {
   it('says what happened in one line', () => {
     expect(describeViewerExit(base, 'TigerVNC')).toBe('TigerVNC was closed');
     expect(describeViewerExit({ ...base, code: 1 }, 'TigerVNC')).toBe('TigerVNC exited with code 1');
-    expect(describeViewerExit({ ...base, outcome: 'failed', code: null, signal: 'SIGSEGV', stderrTail: 'boom\n' }, 'X')).toBe('X was killed by SIGSEGV: boom');
-    expect(describeViewerExit({ ...base, outcome: 'failed', code: null, spawnError: 'EACCES' }, 'X')).toBe('X could not be started: permission denied');
+    expect(describeViewerExit({ ...base, outcome: 'failed', code: null, signal: 'SIGSEGV', stderrTail: 'boom\n' }, 'X')).toBe(
+      'X was killed by SIGSEGV: boom',
+    );
+    expect(describeViewerExit({ ...base, outcome: 'failed', code: null, spawnError: 'EACCES' }, 'X')).toBe(
+      'X could not be started: permission denied',
+    );
     expect(describeViewerExit({ ...base, outcome: 'detached' }, 'Screen Sharing')).toBe('Screen Sharing was opened');
   });
 
@@ -37,12 +42,15 @@ describe('describeViewerExit', () => {
     const failed: ViewerExit = { ...base, outcome: 'failed', code: 1, ranMs: 40 };
     // remote-viewer 11 and TigerVNC 1.12 run with DISPLAY unset.
     const gtk = '\n(remote-viewer:28418): Gtk-WARNING **: 20:24:22.777: cannot open display: \n';
-    expect(describeViewerExit({ ...failed, stderrTail: gtk }, 'remote-viewer')).toBe('remote-viewer exited at once with code 1: cannot open display');
-    const fltk = '\nTigerVNC Viewer 64-bit v1.12.0\nBuilt on: 2023-01-06 16:01\nSee https://www.tigervnc.org for information on TigerVNC.\nCan\'t open display: \n';
+    expect(describeViewerExit({ ...failed, stderrTail: gtk }, 'remote-viewer')).toBe(
+      'remote-viewer exited at once with code 1: cannot open display',
+    );
+    const fltk =
+      "\nTigerVNC Viewer 64-bit v1.12.0\nBuilt on: 2023-01-06 16:01\nSee https://www.tigervnc.org for information on TigerVNC.\nCan't open display: \n";
     expect(describeViewerExit({ ...failed, stderrTail: fltk }, 'TigerVNC')).toBe("TigerVNC exited at once with code 1: Can't open display");
   });
 
-  it('shows control characters in a viewer\'s output instead of sending them to the terminal', () => {
+  it("shows control characters in a viewer's output instead of sending them to the terminal", () => {
     const exit: ViewerExit = { ...base, outcome: 'failed', code: 1, stderrTail: 'bad \u001b[2J thing\n' };
     expect(describeViewerExit(exit, 'X')).toBe('X exited at once with code 1: bad \\e[2J thing');
   });

@@ -99,7 +99,10 @@ export class ViewerProcess extends EventEmitter<{ exit: [ViewerExit] }> {
   private stopRequested = false;
   private result: ViewerExit | undefined;
 
-  constructor(command: ViewerCommand, private readonly options: LaunchOptions = {}) {
+  constructor(
+    command: ViewerCommand,
+    private readonly options: LaunchOptions = {},
+  ) {
     super();
     this.command = command;
     const limit = options.tailBytes ?? 4096;
@@ -187,7 +190,9 @@ export class ViewerProcess extends EventEmitter<{ exit: [ViewerExit] }> {
   /** Lets the last output arrive (streams close) but never waits on a grandchild holding them. */
   private async afterExit(code: number | null, signal: NodeJS.Signals | null): Promise<void> {
     const drained = (stream: Readable | null) =>
-      stream && !stream.readableEnded && !stream.destroyed ? new Promise<void>((resolve) => stream.once('close', () => resolve())) : Promise.resolve();
+      stream && !stream.readableEnded && !stream.destroyed
+        ? new Promise<void>((resolve) => stream.once('close', () => resolve()))
+        : Promise.resolve();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.all([drained(this.child.stdout), drained(this.child.stderr)]),

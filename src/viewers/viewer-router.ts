@@ -94,7 +94,9 @@ export class ViewerRouter extends EventEmitter<{ status: [ViewerStatusEvent]; no
     const id = route.kind === 'browser' ? 'browser' : `native:${route.viewer.path}`;
     let launcher = this.launchers.get(id);
     if (!launcher) {
-      launcher = (route.kind === 'browser' ? this.factory.browser() : Promise.resolve(this.factory.native(route.viewer, route.extraArgs))).then((made) => {
+      launcher = (
+        route.kind === 'browser' ? this.factory.browser() : Promise.resolve(this.factory.native(route.viewer, route.extraArgs))
+      ).then((made) => {
         made.on('status', (event) => this.emit('status', event));
         this.ready.add(made);
         return made;

@@ -1,5 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { installStubbornViewer, isRunning, killLeftovers, processesWithMarker, startedPids, uniqueMarker, type StubbornViewerInstall } from '../../test/fixtures/viewer-processes.js';
+import {
+  installStubbornViewer,
+  isRunning,
+  killLeftovers,
+  processesWithMarker,
+  startedPids,
+  uniqueMarker,
+  type StubbornViewerInstall,
+} from '../../test/fixtures/viewer-processes.js';
 import { waitFor } from '../../test/support/wait.js';
 import { ViewerSupervisor, type ViewerStatusEvent } from './viewer-supervisor.js';
 
@@ -94,6 +102,11 @@ describe('ViewerSupervisor', () => {
     ]);
     const failed = new Promise<ViewerStatusEvent>((resolve) => supervisor.on('status', (e) => e.state === 'failed' && resolve(e)));
     await supervisor.launch(1, TARGET);
-    expect(await failed).toMatchObject({ key: 1, state: 'failed', exitCode: 1, message: 'stand-in exited at once with code 1: cannot open display' });
+    expect(await failed).toMatchObject({
+      key: 1,
+      state: 'failed',
+      exitCode: 1,
+      message: 'stand-in exited at once with code 1: cannot open display',
+    });
   });
 });

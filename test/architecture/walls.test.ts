@@ -39,21 +39,31 @@ describe('the walls in the lint gate', () => {
   });
 
   it('refuses a provider another provider or the registry, not the dial helpers they share', async () => {
-    const messages = await wallMessages('src/targets/openstack/new-file.ts', "import '../websocket/provider.js';\nimport '../index.js';\nimport '../dial/socket.js';\nimport '../types.js';\n");
+    const messages = await wallMessages(
+      'src/targets/openstack/new-file.ts',
+      "import '../websocket/provider.js';\nimport '../index.js';\nimport '../dial/socket.js';\nimport '../types.js';\n",
+    );
     expect(messages).toHaveLength(2);
     for (const message of messages) expect(message).toContain('a provider imports no other provider');
   });
 
   it("holds a folder's wall in its subfolders", async () => {
-    expect(await wallMessages('src/rfb/client/decoders/new-file.ts', "import '../../server/rfb-server.js';\nimport '../../wire/byte-queue.js';\n")).toEqual([
-      expect.stringContaining('the RFB client (src/rfb/client) knows no server'),
-    ]);
+    expect(
+      await wallMessages(
+        'src/rfb/client/decoders/new-file.ts',
+        "import '../../server/rfb-server.js';\nimport '../../wire/byte-queue.js';\n",
+      ),
+    ).toEqual([expect.stringContaining('the RFB client (src/rfb/client) knows no server')]);
   });
 
   it('lets through the crossings the table allows, and nothing next to them', async () => {
     expect(await wallMessages('src/tui/state/new-file.ts', "export type { SessionSnapshot } from '../../proxy/types.js';\n")).toEqual([]);
-    expect(await wallMessages('src/targets/demo/new-file.ts', "export const load = () => import('../../rfb/demo/server.js');\n")).toEqual([]);
-    expect(await wallMessages('src/targets/demo/new-file.ts', "export const load = () => import('../../rfb/demo/screen.js');\n")).toHaveLength(1);
+    expect(await wallMessages('src/targets/demo/new-file.ts', "export const load = () => import('../../rfb/demo/server.js');\n")).toEqual(
+      [],
+    );
+    expect(
+      await wallMessages('src/targets/demo/new-file.ts', "export const load = () => import('../../rfb/demo/screen.js');\n"),
+    ).toHaveLength(1);
   });
 
   it('keeps src/commands to the command line: only cli.ts and the commands import it', async () => {
@@ -63,6 +73,8 @@ describe('the walls in the lint gate', () => {
   });
 
   it('keeps src/console-kinds a leaf', async () => {
-    expect(await wallMessages('src/console-kinds/new-file.ts', "import '../errors.js';\nimport './types.js';\n")).toEqual([expect.stringContaining('is a leaf')]);
+    expect(await wallMessages('src/console-kinds/new-file.ts', "import '../errors.js';\nimport './types.js';\n")).toEqual([
+      expect.stringContaining('is a leaf'),
+    ]);
   });
 });

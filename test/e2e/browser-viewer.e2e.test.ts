@@ -48,10 +48,16 @@ function browserViewerHarness(lab: ProcessLab) {
       return state.viewers!;
     },
     /** Launches the browser viewer for `key` and opens, in Chromium, the URL it handed the browser. */
-    async launchAndOpen(key: number, target: Parameters<BrowserViewers['launch']>[1]): Promise<{ page: Page; url: string; pageUrl: string }> {
+    async launchAndOpen(
+      key: number,
+      target: Parameters<BrowserViewers['launch']>[1],
+    ): Promise<{ page: Page; url: string; pageUrl: string }> {
       const before = state.urls!().length;
       await state.viewers!.launch(key, target);
-      const url = await pollFor(() => state.urls!()[before], { what: 'the browser viewer to hand a URL to the browser', timeoutMs: 15_000 });
+      const url = await pollFor(() => state.urls!()[before], {
+        what: 'the browser viewer to hand a URL to the browser',
+        timeoutMs: 15_000,
+      });
       // The browser's command line holds a one-time address, which the page's first load spends.
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/open\/[A-Za-z0-9_-]{22}$/);
       const page = await state.chromium!.newPage();
@@ -77,180 +83,247 @@ describe.skipIf(demoGate.skip)(gatedTitle('browser viewer: the demo consoles in 
   const harness = browserViewerHarness(lab);
   afterAll(() => lab.cleanup(), 60_000);
 
-  it('shows the demo VNC console on a page titled with the VM name, scaled, with its toolbar', async () => {
-    const proxy = await startProxy(lab, ['demo:vm-a']);
-    const { page } = await harness.launchAndOpen(1, { host: '127.0.0.1', port: proxy.ports[0].port, title: 'vm-a', consoleType: 'vnc' });
-    await waitForPageState(page, 'connected');
-    expect(await page.title()).toBe('vm-a');
-    const picture = await pollFor(async () => {
-      const image = await canvasImage(page);
-      return countLit(image) > 500 ? image : undefined;
-    }, { what: 'the demo desktop on the canvas', timeoutMs: 30_000 });
-    expect({ width: picture.width, height: picture.height }).toEqual({ width: 800, height: 600 });
-    // Scaled to the window: the canvas is drawn smaller than the window's console area.
-    const shown = await page.$eval('#console canvas', (canvas) => canvas.getBoundingClientRect().height);
-    expect(shown).toBeLessThan(700);
-    const buttons = await page.$$eval('#toolbar button', (all) => all.map((b) => b.textContent));
-    expect(buttons).toEqual(['Ctrl+Alt+Del', 'Clipboard', 'Fullscreen']);
-    await harness.viewers.stop(1);
-    await proxy.interrupt();
-  }, E2E_TEST_TIMEOUT_MS);
-
-  it('asks for the VNC password when the console wants one, and connects with it', async () => {
-    const passwordFile = `${await lab.tempDir('browser-pw')}/password`;
-    writeFileSync(passwordFile, 'pa55word\n', { mode: 0o600 });
-    const proxy = await startProxy(lab, ['demo:vm-p'], ['--password-file', passwordFile]);
-    const { page } = await harness.launchAndOpen(6, { host: '127.0.0.1', port: proxy.ports[0].port, title: 'vm-p', consoleType: 'vnc' });
-    await page.waitForSelector('#password.shown input[type=password]', { timeout: 60_000 });
-    await page.type('#password input[type=password]', 'pa55word');
-    await page.keyboard.press('Enter');
-    await waitForPageState(page, 'connected');
-    await pollFor(async () => (countLit(await canvasImage(page)) > 500 ? true : undefined), { what: 'the demo desktop after the password', timeoutMs: 30_000 });
-    await harness.viewers.stop(6);
-    await proxy.interrupt();
-  }, E2E_TEST_TIMEOUT_MS);
-
-  it("shares clipboard text both ways and sends Ctrl+Alt+Del to the console's RFB server", async () => {
-    // vconsole's own RFB server (the hub's), in process, to see what the page sends.
-    const { Framebuffer } = await import('../../src/rfb/wire/framebuffer.js');
-    const { serveViewer } = await import('../../src/rfb/server/rfb-server.js');
-    type Session = ReturnType<typeof serveViewer>;
-    const pasted: string[] = [];
-    const keysDown: number[] = [];
-    const sessions: Session[] = [];
-    const rfbServer = net.createServer((socket) => {
-      sessions.push(serveViewer(socket, {
-        framebuffer: new Framebuffer(320, 200, 'clip'),
-        input: { key: (down, keysym) => (down ? keysDown.push(keysym) : undefined), pointer: () => undefined, clipboard: (text) => pasted.push(text) },
-      }));
-    });
-    rfbServer.listen(0, '127.0.0.1');
-    await once(rfbServer, 'listening');
-    try {
-      const { page } = await harness.launchAndOpen(7, { host: '127.0.0.1', port: (rfbServer.address() as AddressInfo).port, title: 'clip', consoleType: 'vnc' });
+  it(
+    'shows the demo VNC console on a page titled with the VM name, scaled, with its toolbar',
+    async () => {
+      const proxy = await startProxy(lab, ['demo:vm-a']);
+      const { page } = await harness.launchAndOpen(1, { host: '127.0.0.1', port: proxy.ports[0].port, title: 'vm-a', consoleType: 'vnc' });
       await waitForPageState(page, 'connected');
-      await page.click('#toolbar button:nth-of-type(2)'); // Clipboard
-      sessions[0].clipboard('copied in the VM');
-      await page.waitForFunction(() => document.querySelector('textarea')?.value === 'copied in the VM', { timeout: 30_000 });
-      await page.$eval('textarea', (area) => (area.value = ''));
-      await page.type('#clipboard textarea', 'typed in the browser');
-      await page.click('#clipboard button');
-      await pollFor(() => (pasted.includes('typed in the browser') ? true : undefined), { what: 'the pasted text at the RFB server', timeoutMs: 30_000 });
-      await page.click('#toolbar button:nth-of-type(1)'); // Ctrl+Alt+Del
-      await pollFor(() => (keysDown.includes(0xffff) ? true : undefined), { what: 'Delete at the RFB server', timeoutMs: 30_000 });
-      expect(keysDown.slice(-3)).toEqual([0xffe3, 0xffe9, 0xffff]);
-      await harness.viewers.stop(7);
-    } finally {
-      rfbServer.close();
-      for (const session of sessions) session.close();
-    }
-  }, E2E_TEST_TIMEOUT_MS);
+      expect(await page.title()).toBe('vm-a');
+      const picture = await pollFor(
+        async () => {
+          const image = await canvasImage(page);
+          return countLit(image) > 500 ? image : undefined;
+        },
+        { what: 'the demo desktop on the canvas', timeoutMs: 30_000 },
+      );
+      expect({ width: picture.width, height: picture.height }).toEqual({ width: 800, height: 600 });
+      // Scaled to the window: the canvas is drawn smaller than the window's console area.
+      const shown = await page.$eval('#console canvas', (canvas) => canvas.getBoundingClientRect().height);
+      expect(shown).toBeLessThan(700);
+      const buttons = await page.$$eval('#toolbar button', (all) => all.map((b) => b.textContent));
+      expect(buttons).toEqual(['Ctrl+Alt+Del', 'Clipboard', 'Fullscreen']);
+      await harness.viewers.stop(1);
+      await proxy.interrupt();
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 
-  it('types into the demo serial shell through xterm.js and shows its answer', async () => {
-    const proxy = await startProxy(lab, ['demo:vm-b#serial']);
-    const { page } = await harness.launchAndOpen(2, { host: '127.0.0.1', port: proxy.ports[0].port, title: 'vm-b', consoleType: 'serial' });
-    await waitForPageState(page, 'connected');
-    expect(await page.title()).toBe('vm-b');
-    await page.keyboard.type('hostname');
-    await page.keyboard.press('Enter');
-    const text = await waitForTerminalText(page, /hostname\s+vm-b/);
-    expect(text).toContain('vm-b');
-    await harness.viewers.stop(2);
-    await proxy.interrupt();
-  }, E2E_TEST_TIMEOUT_MS);
+  it(
+    'asks for the VNC password when the console wants one, and connects with it',
+    async () => {
+      const passwordFile = `${await lab.tempDir('browser-pw')}/password`;
+      writeFileSync(passwordFile, 'pa55word\n', { mode: 0o600 });
+      const proxy = await startProxy(lab, ['demo:vm-p'], ['--password-file', passwordFile]);
+      const { page } = await harness.launchAndOpen(6, { host: '127.0.0.1', port: proxy.ports[0].port, title: 'vm-p', consoleType: 'vnc' });
+      await page.waitForSelector('#password.shown input[type=password]', { timeout: 60_000 });
+      await page.type('#password input[type=password]', 'pa55word');
+      await page.keyboard.press('Enter');
+      await waitForPageState(page, 'connected');
+      await pollFor(async () => (countLit(await canvasImage(page)) > 500 ? true : undefined), {
+        what: 'the demo desktop after the password',
+        timeoutMs: 30_000,
+      });
+      await harness.viewers.stop(6);
+      await proxy.interrupt();
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 
-  it('reconnects when the console drops and comes back, then says "session closed" on stop and stays closed', async () => {
-    const first = await startProxy(lab, ['demo:vm-c']);
-    const port = first.ports[0].port;
-    const { page, url } = await harness.launchAndOpen(3, { host: '127.0.0.1', port, title: 'vm-c', consoleType: 'vnc' });
-    await waitForPageState(page, 'connected');
-    await first.process.stop();
-    await waitForPageState(page, 'reconnecting');
-    const second = await startProxy(lab, ['demo:vm-c'], ['--port', String(port)]);
-    await waitForPageState(page, 'connected');
+  it(
+    "shares clipboard text both ways and sends Ctrl+Alt+Del to the console's RFB server",
+    async () => {
+      // vconsole's own RFB server (the hub's), in process, to see what the page sends.
+      const { Framebuffer } = await import('../../src/rfb/wire/framebuffer.js');
+      const { serveViewer } = await import('../../src/rfb/server/rfb-server.js');
+      type Session = ReturnType<typeof serveViewer>;
+      const pasted: string[] = [];
+      const keysDown: number[] = [];
+      const sessions: Session[] = [];
+      const rfbServer = net.createServer((socket) => {
+        sessions.push(
+          serveViewer(socket, {
+            framebuffer: new Framebuffer(320, 200, 'clip'),
+            input: {
+              key: (down, keysym) => (down ? keysDown.push(keysym) : undefined),
+              pointer: () => undefined,
+              clipboard: (text) => pasted.push(text),
+            },
+          }),
+        );
+      });
+      rfbServer.listen(0, '127.0.0.1');
+      await once(rfbServer, 'listening');
+      try {
+        const { page } = await harness.launchAndOpen(7, {
+          host: '127.0.0.1',
+          port: (rfbServer.address() as AddressInfo).port,
+          title: 'clip',
+          consoleType: 'vnc',
+        });
+        await waitForPageState(page, 'connected');
+        await page.click('#toolbar button:nth-of-type(2)'); // Clipboard
+        sessions[0].clipboard('copied in the VM');
+        await page.waitForFunction(() => document.querySelector('textarea')?.value === 'copied in the VM', { timeout: 30_000 });
+        await page.$eval('textarea', (area) => (area.value = ''));
+        await page.type('#clipboard textarea', 'typed in the browser');
+        await page.click('#clipboard button');
+        await pollFor(() => (pasted.includes('typed in the browser') ? true : undefined), {
+          what: 'the pasted text at the RFB server',
+          timeoutMs: 30_000,
+        });
+        await page.click('#toolbar button:nth-of-type(1)'); // Ctrl+Alt+Del
+        await pollFor(() => (keysDown.includes(0xffff) ? true : undefined), { what: 'Delete at the RFB server', timeoutMs: 30_000 });
+        expect(keysDown.slice(-3)).toEqual([0xffe3, 0xffe9, 0xffff]);
+        await harness.viewers.stop(7);
+      } finally {
+        rfbServer.close();
+        for (const session of sessions) session.close();
+      }
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 
-    await harness.viewers.stop(3);
-    await waitForPageState(page, 'closed');
-    expect(await page.$eval('#state', (label) => label.textContent)).toBe('session closed');
-    expect(await page.$eval('#closed-banner', (banner) => getComputedStyle(banner).display)).toBe('flex');
-    // The session is withdrawn: the page's own address now answers 403, in the tab that had it too.
-    const again = await harness.newPage();
-    expect((await again.goto(url))?.status()).toBe(403);
-    expect((await page.reload())?.status()).toBe(403);
-    await second.interrupt();
-  }, E2E_TEST_TIMEOUT_MS);
+  it(
+    'types into the demo serial shell through xterm.js and shows its answer',
+    async () => {
+      const proxy = await startProxy(lab, ['demo:vm-b#serial']);
+      const { page } = await harness.launchAndOpen(2, {
+        host: '127.0.0.1',
+        port: proxy.ports[0].port,
+        title: 'vm-b',
+        consoleType: 'serial',
+      });
+      await waitForPageState(page, 'connected');
+      expect(await page.title()).toBe('vm-b');
+      await page.keyboard.type('hostname');
+      await page.keyboard.press('Enter');
+      const text = await waitForTerminalText(page, /hostname\s+vm-b/);
+      expect(text).toContain('vm-b');
+      await harness.viewers.stop(2);
+      await proxy.interrupt();
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 
-  it('says "session closed" when stopped while its console is down and the page is between reconnects', async () => {
-    const proxy = await startProxy(lab, ['demo:vm-e']);
-    const { page } = await harness.launchAndOpen(5, { host: '127.0.0.1', port: proxy.ports[0].port, title: 'vm-e', consoleType: 'vnc' });
-    await waitForPageState(page, 'connected');
-    await proxy.process.stop();
-    await waitForPageState(page, 'reconnecting');
-    await harness.viewers.stop(5);
-    await waitForPageState(page, 'closed');
-    expect(await page.$eval('#state', (label) => label.textContent)).toBe('session closed');
-  }, E2E_TEST_TIMEOUT_MS);
+  it(
+    'reconnects when the console drops and comes back, then says "session closed" on stop and stays closed',
+    async () => {
+      const first = await startProxy(lab, ['demo:vm-c']);
+      const port = first.ports[0].port;
+      const { page, url } = await harness.launchAndOpen(3, { host: '127.0.0.1', port, title: 'vm-c', consoleType: 'vnc' });
+      await waitForPageState(page, 'connected');
+      await first.process.stop();
+      await waitForPageState(page, 'reconnecting');
+      const second = await startProxy(lab, ['demo:vm-c'], ['--port', String(port)]);
+      await waitForPageState(page, 'connected');
 
-  it("keeps working in its tab (a reload too), is refused in a browser without the session, and closes when its one-time address is replayed", async () => {
-    const proxy = await startProxy(lab, ['demo:vm-f']);
-    const { page, url, pageUrl } = await harness.launchAndOpen(8, { host: '127.0.0.1', port: proxy.ports[0].port, title: 'vm-f', consoleType: 'vnc' });
-    await waitForPageState(page, 'connected');
-    expect((await page.reload())?.status()).toBe(200);
-    await waitForPageState(page, 'connected');
-    // A browser without the session's cookie (another profile, another user's) gets neither page nor websocket.
-    const context = await harness.newIncognitoContext();
-    const stranger = await context.newPage();
-    expect((await stranger.goto(pageUrl))?.status()).toBe(403);
-    const outcome = await stranger.evaluate(
-      (address: string) =>
-        new Promise<string>((resolve) => {
-          const socket = new WebSocket(address);
-          socket.onopen = () => resolve('open');
-          socket.onclose = (event) => resolve(`closed ${event.code}`);
-        }),
-      `${pageUrl.replace(/^http/, 'ws')}ws`,
-    );
-    expect(outcome).toBe('closed 1006');
-    // Whoever else read the URL from the browser's command line gets nothing, and the tab says why it closed.
-    expect((await stranger.goto(url))?.status()).toBe(403);
-    await waitForPageState(page, 'closed');
-    expect(await page.$eval('#state', (label) => label.textContent)).toMatch(/one-time address was used twice/);
-    await context.close();
-    await proxy.interrupt();
-  }, E2E_TEST_TIMEOUT_MS);
+      await harness.viewers.stop(3);
+      await waitForPageState(page, 'closed');
+      expect(await page.$eval('#state', (label) => label.textContent)).toBe('session closed');
+      expect(await page.$eval('#closed-banner', (banner) => getComputedStyle(banner).display)).toBe('flex');
+      // The session is withdrawn: the page's own address now answers 403, in the tab that had it too.
+      const again = await harness.newPage();
+      expect((await again.goto(url))?.status()).toBe(403);
+      expect((await page.reload())?.status()).toBe(403);
+      await second.interrupt();
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 
-  it('refuses the websocket to a page of another origin and a page whose secret is wrong', async () => {
-    const proxy = await startProxy(lab, ['demo:vm-d']);
-    const { page, pageUrl } = await harness.launchAndOpen(4, { host: '127.0.0.1', port: proxy.ports[0].port, title: 'vm-d', consoleType: 'vnc' });
-    await waitForPageState(page, 'connected');
-    const wsUrl = `${pageUrl.replace(/^http/, 'ws')}ws`;
+  it(
+    'says "session closed" when stopped while its console is down and the page is between reconnects',
+    async () => {
+      const proxy = await startProxy(lab, ['demo:vm-e']);
+      const { page } = await harness.launchAndOpen(5, { host: '127.0.0.1', port: proxy.ports[0].port, title: 'vm-e', consoleType: 'vnc' });
+      await waitForPageState(page, 'connected');
+      await proxy.process.stop();
+      await waitForPageState(page, 'reconnecting');
+      await harness.viewers.stop(5);
+      await waitForPageState(page, 'closed');
+      expect(await page.$eval('#state', (label) => label.textContent)).toBe('session closed');
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 
-    // Another site open in the same browser, on another local port, that learnt the URL.
-    const foreign = http.createServer((_req, res) => res.end('<!doctype html><title>elsewhere</title>'));
-    foreign.listen(0, '127.0.0.1');
-    await once(foreign, 'listening');
-    try {
-      const other = await harness.newPage();
-      await other.goto(`http://127.0.0.1:${(foreign.address() as AddressInfo).port}/`);
-      const outcome = await other.evaluate(
+  it(
+    'keeps working in its tab (a reload too), is refused in a browser without the session, and closes when its one-time address is replayed',
+    async () => {
+      const proxy = await startProxy(lab, ['demo:vm-f']);
+      const { page, url, pageUrl } = await harness.launchAndOpen(8, {
+        host: '127.0.0.1',
+        port: proxy.ports[0].port,
+        title: 'vm-f',
+        consoleType: 'vnc',
+      });
+      await waitForPageState(page, 'connected');
+      expect((await page.reload())?.status()).toBe(200);
+      await waitForPageState(page, 'connected');
+      // A browser without the session's cookie (another profile, another user's) gets neither page nor websocket.
+      const context = await harness.newIncognitoContext();
+      const stranger = await context.newPage();
+      expect((await stranger.goto(pageUrl))?.status()).toBe(403);
+      const outcome = await stranger.evaluate(
         (address: string) =>
           new Promise<string>((resolve) => {
             const socket = new WebSocket(address);
             socket.onopen = () => resolve('open');
             socket.onclose = (event) => resolve(`closed ${event.code}`);
           }),
-        wsUrl,
+        `${pageUrl.replace(/^http/, 'ws')}ws`,
       );
       expect(outcome).toBe('closed 1006');
-    } finally {
-      foreign.close();
-    }
-    const wrong = await harness.newPage();
-    const wrongUrl = pageUrl.replace(/\/s\/[^/]+\//, `/s/${'x'.repeat(22)}/`);
-    expect((await wrong.goto(wrongUrl))?.status()).toBe(403);
-    await harness.viewers.stop(4);
-    await proxy.interrupt();
-  }, E2E_TEST_TIMEOUT_MS);
+      // Whoever else read the URL from the browser's command line gets nothing, and the tab says why it closed.
+      expect((await stranger.goto(url))?.status()).toBe(403);
+      await waitForPageState(page, 'closed');
+      expect(await page.$eval('#state', (label) => label.textContent)).toMatch(/one-time address was used twice/);
+      await context.close();
+      await proxy.interrupt();
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'refuses the websocket to a page of another origin and a page whose secret is wrong',
+    async () => {
+      const proxy = await startProxy(lab, ['demo:vm-d']);
+      const { page, pageUrl } = await harness.launchAndOpen(4, {
+        host: '127.0.0.1',
+        port: proxy.ports[0].port,
+        title: 'vm-d',
+        consoleType: 'vnc',
+      });
+      await waitForPageState(page, 'connected');
+      const wsUrl = `${pageUrl.replace(/^http/, 'ws')}ws`;
+
+      // Another site open in the same browser, on another local port, that learnt the URL.
+      const foreign = http.createServer((_req, res) => res.end('<!doctype html><title>elsewhere</title>'));
+      foreign.listen(0, '127.0.0.1');
+      await once(foreign, 'listening');
+      try {
+        const other = await harness.newPage();
+        await other.goto(`http://127.0.0.1:${(foreign.address() as AddressInfo).port}/`);
+        const outcome = await other.evaluate(
+          (address: string) =>
+            new Promise<string>((resolve) => {
+              const socket = new WebSocket(address);
+              socket.onopen = () => resolve('open');
+              socket.onclose = (event) => resolve(`closed ${event.code}`);
+            }),
+          wsUrl,
+        );
+        expect(outcome).toBe('closed 1006');
+      } finally {
+        foreign.close();
+      }
+      const wrong = await harness.newPage();
+      const wrongUrl = pageUrl.replace(/\/s\/[^/]+\//, `/s/${'x'.repeat(22)}/`);
+      expect((await wrong.goto(wrongUrl))?.status()).toBe(403);
+      await harness.viewers.stop(4);
+      await proxy.interrupt();
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 });
 
 describe.skipIf(qemuGate.skip)(gatedTitle("browser viewer: QEMU's SeaBIOS in headless Chromium through real proxies", qemuGate), () => {
@@ -269,64 +342,97 @@ describe.skipIf(qemuGate.skip)(gatedTitle("browser viewer: QEMU's SeaBIOS in hea
   async function expectBiosOnCanvas(page: Page, label: string): Promise<void> {
     let last: ReturnType<typeof locateFramebuffer>;
     try {
-      await pollFor(async () => {
-        const image = await canvasImage(page);
-        if (image.width !== vm.reference.width || image.height !== vm.reference.height) return undefined;
-        last = locateFramebuffer(image, vm.reference.image, { x: 0, y: 0, width: image.width, height: image.height });
-        return showsFramebuffer(last) ? true : undefined;
-      }, { what: `${vm.name}'s BIOS screen on the page's canvas`, timeoutMs: 60_000, intervalMs: 500 });
+      await pollFor(
+        async () => {
+          const image = await canvasImage(page);
+          if (image.width !== vm.reference.width || image.height !== vm.reference.height) return undefined;
+          last = locateFramebuffer(image, vm.reference.image, { x: 0, y: 0, width: image.width, height: image.height });
+          return showsFramebuffer(last) ? true : undefined;
+        },
+        { what: `${vm.name}'s BIOS screen on the page's canvas`, timeoutMs: 60_000, intervalMs: 500 },
+      );
     } catch (err) {
       const file = `${dir}/${label}.png`;
       await page.screenshot({ path: file }).catch(() => undefined);
-      throw new Error(`${(err as Error).message}; best match ${JSON.stringify(last)}; screenshot kept at ${await keepForInspection(file, label)}`, { cause: err });
+      throw new Error(
+        `${(err as Error).message}; best match ${JSON.stringify(last)}; screenshot kept at ${await keepForInspection(file, label)}`,
+        { cause: err },
+      );
     }
   }
 
-  it('KubeVirt fixture: the page shows the VM BIOS screen through `vconsole proxy vm-a`', async () => {
-    const cluster = await kubevirtForVm(vm.socketPath);
-    try {
-      const proxy = await startProxy(lab, ['vm-a'], ['--kubeconfig', cluster.kubeconfig]);
-      const { page } = await harness.launchAndOpen(10, { host: '127.0.0.1', port: proxy.ports[0].port, title: 'default/vm-a', consoleType: 'vnc' });
-      await waitForPageState(page, 'connected');
-      expect(await page.title()).toBe('default/vm-a');
-      await expectBiosOnCanvas(page, 'kubevirt');
-      // And what the window shows, read back as a user would: SeaBIOS's own words.
-      const screenshot = `${dir}/kubevirt-window.png` as const;
-      await page.screenshot({ path: screenshot });
-      const read = await runProgram('tesseract', [screenshot, 'stdout'], { timeoutMs: 60_000 });
-      expect(read.stdout, `tesseract read: ${read.stdout}`).toMatch(/SeaBIOS/);
-      await harness.viewers.stop(10);
-      await waitForPageState(page, 'closed');
-      await proxy.interrupt();
-    } finally {
-      await cluster.fixture.close();
-    }
-  }, E2E_TEST_TIMEOUT_MS);
+  it(
+    'KubeVirt fixture: the page shows the VM BIOS screen through `vconsole proxy vm-a`',
+    async () => {
+      const cluster = await kubevirtForVm(vm.socketPath);
+      try {
+        const proxy = await startProxy(lab, ['vm-a'], ['--kubeconfig', cluster.kubeconfig]);
+        const { page } = await harness.launchAndOpen(10, {
+          host: '127.0.0.1',
+          port: proxy.ports[0].port,
+          title: 'default/vm-a',
+          consoleType: 'vnc',
+        });
+        await waitForPageState(page, 'connected');
+        expect(await page.title()).toBe('default/vm-a');
+        await expectBiosOnCanvas(page, 'kubevirt');
+        // And what the window shows, read back as a user would: SeaBIOS's own words.
+        const screenshot = `${dir}/kubevirt-window.png` as const;
+        await page.screenshot({ path: screenshot });
+        const read = await runProgram('tesseract', [screenshot, 'stdout'], { timeoutMs: 60_000 });
+        expect(read.stdout, `tesseract read: ${read.stdout}`).toMatch(/SeaBIOS/);
+        await harness.viewers.stop(10);
+        await waitForPageState(page, 'closed');
+        await proxy.interrupt();
+      } finally {
+        await cluster.fixture.close();
+      }
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 
-  it('OpenStack (fake Nova + real websockify): the page shows the VM BIOS screen through `vconsole proxy os:web-1`', async () => {
-    const websockify = await startWebsockify(lab, dir, {});
-    const cloud = await startOpenstackWithWebsockify(dir, websockify, vm.tcpPort, 'vnc_lite');
-    try {
-      const proxy = await startProxy(lab, ['os:web-1'], cloud.args, cloud.env);
-      const { page } = await harness.launchAndOpen(11, { host: '127.0.0.1', port: proxy.ports[0].port, title: 'web-1', consoleType: 'vnc' });
-      await waitForPageState(page, 'connected');
-      await expectBiosOnCanvas(page, 'openstack');
-      await harness.viewers.stop(11);
-      await proxy.interrupt();
-    } finally {
-      await cloud.close();
-    }
-  }, E2E_TEST_TIMEOUT_MS);
+  it(
+    'OpenStack (fake Nova + real websockify): the page shows the VM BIOS screen through `vconsole proxy os:web-1`',
+    async () => {
+      const websockify = await startWebsockify(lab, dir, {});
+      const cloud = await startOpenstackWithWebsockify(dir, websockify, vm.tcpPort, 'vnc_lite');
+      try {
+        const proxy = await startProxy(lab, ['os:web-1'], cloud.args, cloud.env);
+        const { page } = await harness.launchAndOpen(11, {
+          host: '127.0.0.1',
+          port: proxy.ports[0].port,
+          title: 'web-1',
+          consoleType: 'vnc',
+        });
+        await waitForPageState(page, 'connected');
+        await expectBiosOnCanvas(page, 'openstack');
+        await harness.viewers.stop(11);
+        await proxy.interrupt();
+      } finally {
+        await cloud.close();
+      }
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 
-  it("serial: ESC typed in the page's terminal reaches SeaBIOS on a QEMU serial line and its boot menu shows", async () => {
-    const serialVm = await startQemuSerialVm(lab, 'vm-serial', dir);
-    const bridge = await serveSerialOverTcp(lab, serialVm.serialPath);
-    const proxy = await startProxy(lab, [`tcp://127.0.0.1:${bridge.port}#serial`]);
-    const { page } = await harness.launchAndOpen(12, { host: '127.0.0.1', port: proxy.ports[0].port, title: 'vm-serial', consoleType: 'serial' });
-    await waitForPageState(page, 'connected');
-    // What SeaBIOS printed before the page connected is gone: ESC again until its menu comes.
-    await waitForTerminalText(page, BOOT_MENU, () => page.keyboard.press('Escape'));
-    await harness.viewers.stop(12);
-    await proxy.interrupt();
-  }, E2E_TEST_TIMEOUT_MS);
+  it(
+    "serial: ESC typed in the page's terminal reaches SeaBIOS on a QEMU serial line and its boot menu shows",
+    async () => {
+      const serialVm = await startQemuSerialVm(lab, 'vm-serial', dir);
+      const bridge = await serveSerialOverTcp(lab, serialVm.serialPath);
+      const proxy = await startProxy(lab, [`tcp://127.0.0.1:${bridge.port}#serial`]);
+      const { page } = await harness.launchAndOpen(12, {
+        host: '127.0.0.1',
+        port: proxy.ports[0].port,
+        title: 'vm-serial',
+        consoleType: 'serial',
+      });
+      await waitForPageState(page, 'connected');
+      // What SeaBIOS printed before the page connected is gone: ESC again until its menu comes.
+      await waitForTerminalText(page, BOOT_MENU, () => page.keyboard.press('Escape'));
+      await harness.viewers.stop(12);
+      await proxy.interrupt();
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 });

@@ -18,15 +18,25 @@ const gate = requireTools(['qemu-system-x86_64', 'websockify', 'tmux', 'ss']);
 async function startTcpSerialVm(lab: ProcessLab, name: string): Promise<{ port: number; process: RunningProcess }> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = await freeLoopbackPort();
-    const qemu = lab.start(`qemu ${name} (tcp serial)`, 'qemu-system-x86_64', [
-      '-name', name,
-      '-machine', 'accel=tcg',
-      '-m', '64',
-      '-nographic',
-      '-nodefaults',
-      '-serial', `tcp:127.0.0.1:${port},server=on,wait=off`,
-      '-boot', 'menu=on,splash-time=30000',
-    ], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const qemu = lab.start(
+      `qemu ${name} (tcp serial)`,
+      'qemu-system-x86_64',
+      [
+        '-name',
+        name,
+        '-machine',
+        'accel=tcg',
+        '-m',
+        '64',
+        '-nographic',
+        '-nodefaults',
+        '-serial',
+        `tcp:127.0.0.1:${port},server=on,wait=off`,
+        '-boot',
+        'menu=on,splash-time=30000',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const listening = await pollFor(
       async () => {
         if (qemu.hasExited()) throw new GiveUp('exited');
@@ -58,49 +68,76 @@ describe.skipIf(gate.skip)(gatedTitle('a serial console that ends under vconsole
     return { vm: vm.process, websockify, url: websockify.url(name) };
   }
 
-  it('piped: the VM killed mid-session ends vconsole at once with one line and exit 1, stdin still open', async () => {
-    const { vm, url } = await vmBehindWebsockify();
-    const run = lab.start('vconsole console', process.execPath, [VCONSOLE_BIN, 'console', url], { cwd: REPO_ROOT, env: vconsoleEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
-    await pollFor(
-      () => {
-        if (run.hasExited()) throw new GiveUp(`vconsole console exited early:\n${run.describe()}`);
-        if (BOOT_MENU.test(run.stdout())) return true;
-        run.child.stdin?.write(ESC);
-        return undefined;
-      },
-      { what: 'the boot menu through websockify', timeoutMs: 60_000, intervalMs: 300, detail: () => run.describe() },
-    );
-    await vm.signalAndWait('SIGKILL', 10_000);
-    // stdin stays open: vconsole must not wait for it.
-    const status = await run.exited;
-    expect(status.code, run.describe()).toBe(1);
-    const lines = run.stderr().trim().split('\n');
-    expect(lines).toEqual([expect.stringMatching(/the console closed: Target closed \(the VM stopped\?\)/)]);
-    expect(run.stderr()).not.toMatch(/readyState|token=/);
-  }, E2E_TEST_TIMEOUT_MS);
+  it(
+    'piped: the VM killed mid-session ends vconsole at once with one line and exit 1, stdin still open',
+    async () => {
+      const { vm, url } = await vmBehindWebsockify();
+      const run = lab.start('vconsole console', process.execPath, [VCONSOLE_BIN, 'console', url], {
+        cwd: REPO_ROOT,
+        env: vconsoleEnv(),
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      await pollFor(
+        () => {
+          if (run.hasExited()) throw new GiveUp(`vconsole console exited early:\n${run.describe()}`);
+          if (BOOT_MENU.test(run.stdout())) return true;
+          run.child.stdin?.write(ESC);
+          return undefined;
+        },
+        { what: 'the boot menu through websockify', timeoutMs: 60_000, intervalMs: 300, detail: () => run.describe() },
+      );
+      await vm.signalAndWait('SIGKILL', 10_000);
+      // stdin stays open: vconsole must not wait for it.
+      const status = await run.exited;
+      expect(status.code, run.describe()).toBe(1);
+      const lines = run.stderr().trim().split('\n');
+      expect(lines).toEqual([expect.stringMatching(/the console closed: Target closed \(the VM stopped\?\)/)]);
+      expect(run.stderr()).not.toMatch(/readyState|token=/);
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 
-  it('on a terminal: the VM killed mid-session is said at once, without a key press, and vconsole exits 1', async () => {
-    const { vm, url } = await vmBehindWebsockify();
-    terminal = await startTmux(lab, await lab.tempDir('endings-tmux'), [process.execPath, VCONSOLE_BIN, 'console', url], { columns: 120, rows: 30, env: vconsoleEnv(), cwd: REPO_ROOT });
-    const term = terminal;
-    await term.awaitScreen('the banner saying how to leave', (s) => /press ?\^\] ?to ?leave/.test(unwrapped(s)));
-    await term.awaitScreen('the boot menu after ESC', (s) => {
-      if (BOOT_MENU.test(s)) return true;
-      void term.sendKeys([ESC], true);
-      return false;
-    });
-    await vm.signalAndWait('SIGKILL', 10_000);
-    const screen = await term.awaitScreen('the line saying the console closed', (s) => /the console closed: Target closed \(the VM stopped\?\)/.test(unwrapped(s)));
-    expect(unwrapped(screen)).not.toMatch(/readyState/);
-    expect(await term.awaitExit()).toBe('exit 1');
-  }, E2E_TEST_TIMEOUT_MS);
+  it(
+    'on a terminal: the VM killed mid-session is said at once, without a key press, and vconsole exits 1',
+    async () => {
+      const { vm, url } = await vmBehindWebsockify();
+      terminal = await startTmux(lab, await lab.tempDir('endings-tmux'), [process.execPath, VCONSOLE_BIN, 'console', url], {
+        columns: 120,
+        rows: 30,
+        env: vconsoleEnv(),
+        cwd: REPO_ROOT,
+      });
+      const term = terminal;
+      await term.awaitScreen('the banner saying how to leave', (s) => /press ?\^\] ?to ?leave/.test(unwrapped(s)));
+      await term.awaitScreen('the boot menu after ESC', (s) => {
+        if (BOOT_MENU.test(s)) return true;
+        void term.sendKeys([ESC], true);
+        return false;
+      });
+      await vm.signalAndWait('SIGKILL', 10_000);
+      const screen = await term.awaitScreen('the line saying the console closed', (s) =>
+        /the console closed: Target closed \(the VM stopped\?\)/.test(unwrapped(s)),
+      );
+      expect(unwrapped(screen)).not.toMatch(/readyState/);
+      expect(await term.awaitExit()).toBe('exit 1');
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 
-  it('a token websockify does not know: one line saying the token was rejected, exit 1, no "connected"', async () => {
-    const { websockify } = await vmBehindWebsockify();
-    const run = lab.start('vconsole console', process.execPath, [VCONSOLE_BIN, 'console', websockify.url('no-such-token')], { cwd: REPO_ROOT, env: vconsoleEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
-    const status = await run.exited;
-    expect(status.code, run.describe()).toBe(1);
-    expect(run.stderr().trim().split('\n')).toEqual([expect.stringMatching(/console token rejected/)]);
-    expect(run.stderr()).not.toMatch(/connected|no-such-token/);
-  }, E2E_TEST_TIMEOUT_MS);
+  it(
+    'a token websockify does not know: one line saying the token was rejected, exit 1, no "connected"',
+    async () => {
+      const { websockify } = await vmBehindWebsockify();
+      const run = lab.start('vconsole console', process.execPath, [VCONSOLE_BIN, 'console', websockify.url('no-such-token')], {
+        cwd: REPO_ROOT,
+        env: vconsoleEnv(),
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      const status = await run.exited;
+      expect(status.code, run.describe()).toBe(1);
+      expect(run.stderr().trim().split('\n')).toEqual([expect.stringMatching(/console token rejected/)]);
+      expect(run.stderr()).not.toMatch(/connected|no-such-token/);
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 });

@@ -88,12 +88,29 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open --grid in tmux', gate), () 
     vncPath = join(dir, 'vm.vnc.sock');
     const qmpPath = join(dir, 'vm.qmp.sock');
     const qemu = lab.start('qemu grid', 'qemu-system-x86_64', [
-      '-name', 'grid', '-machine', 'accel=tcg', '-m', '64', '-nodefaults', '-vga', 'std', '-display', 'none',
-      '-vnc', `unix:${vncPath}`, '-qmp', `unix:${qmpPath},server=on,wait=off`,
+      '-name',
+      'grid',
+      '-machine',
+      'accel=tcg',
+      '-m',
+      '64',
+      '-nodefaults',
+      '-vga',
+      'std',
+      '-display',
+      'none',
+      '-vnc',
+      `unix:${vncPath}`,
+      '-qmp',
+      `unix:${qmpPath},server=on,wait=off`,
     ]);
     await awaitSocketFile(vncPath, "QEMU's VNC socket", 60_000, () => qemu.describe());
     qmp = await Qmp.connect(qmpPath);
-    await pollFor(async () => (countLit(await qmp.screendump(dir)) >= 1_500 ? true : undefined), { what: 'the BIOS text', timeoutMs: 90_000, intervalMs: 250 });
+    await pollFor(async () => (countLit(await qmp.screendump(dir)) >= 1_500 ? true : undefined), {
+      what: 'the BIOS text',
+      timeoutMs: 90_000,
+      intervalMs: 250,
+    });
   }, E2E_SETUP_TIMEOUT_MS);
   afterEach(async () => {
     await terminal?.destroy();
@@ -104,47 +121,59 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open --grid in tmux', gate), () 
     await lab.cleanup();
   }, 60_000);
 
-  it("shows QEMU's screen in its tile, cell for cell the colours of a scaled screendump, next to a demo console", async () => {
-    const command = [process.execPath, VCONSOLE_BIN, 'open', `unix://${vncPath}`, 'demo:vm-a', '--grid', '--viewer', 'none'];
-    terminal = await startTmux(lab, await lab.tempDir('grid-tmux'), command, { columns: 120, rows: 40, cwd: REPO_ROOT, env: vconsoleEnv({ COLORTERM: 'truecolor' }) });
-    const term = terminal;
-    const title = 'unix://';
-    await term.awaitScreen('both tiles listening', (screen) => screen.includes('demo:vm-a') && screen.includes(title) && (screen.match(/listening/g) ?? []).length >= 2);
+  it(
+    "shows QEMU's screen in its tile, cell for cell the colours of a scaled screendump, next to a demo console",
+    async () => {
+      const command = [process.execPath, VCONSOLE_BIN, 'open', `unix://${vncPath}`, 'demo:vm-a', '--grid', '--viewer', 'none'];
+      terminal = await startTmux(lab, await lab.tempDir('grid-tmux'), command, {
+        columns: 120,
+        rows: 40,
+        cwd: REPO_ROOT,
+        env: vconsoleEnv({ COLORTERM: 'truecolor' }),
+      });
+      const term = terminal;
+      const title = 'unix://';
+      await term.awaitScreen(
+        'both tiles listening',
+        (screen) => screen.includes('demo:vm-a') && screen.includes(title) && (screen.match(/listening/g) ?? []).length >= 2,
+      );
 
-    // Capture, screendump, capture: when both captures agree, the screendump is of the moment shown.
-    let last = '';
-    const outcome = await pollFor(
-      async () => {
-        const before = await term.captureColours();
-        const image = await qmp.screendump(dir);
-        const after = await term.captureColours();
-        const picture = tilePicture(await term.capture(), after, title);
-        if (before !== after || !picture) return undefined;
-        const expected = scaledScreendump(image, picture.columns, picture.rows.length * 2);
-        const differing = differingCells(picture, expected);
-        last = `${picture.columns}x${picture.rows.length} cells, ${differing.length} differ: ${differing.slice(0, 20).join(' ')}`;
-        return differing.length <= BLINK_CELLS ? { picture, image, differing } : undefined;
-      },
-      { what: "the QEMU tile to show QEMU's screen", timeoutMs: 60_000, intervalMs: 300, detail: () => last },
-    );
-    // A real picture: the BIOS text makes some cells lighter than the black around them.
-    const tops = outcome.picture.rows.flat().map((cell) => cell.top ?? [0, 0, 0]);
-    expect(tops.some((c) => c[0] > 20)).toBe(true);
-    expect(tops.some((c) => c[0] < 5)).toBe(true);
-    expect(outcome.picture.columns).toBeGreaterThan(20);
-    expect([outcome.image.width, outcome.image.height]).toEqual([720, 400]);
+      // Capture, screendump, capture: when both captures agree, the screendump is of the moment shown.
+      let last = '';
+      const outcome = await pollFor(
+        async () => {
+          const before = await term.captureColours();
+          const image = await qmp.screendump(dir);
+          const after = await term.captureColours();
+          const picture = tilePicture(await term.capture(), after, title);
+          if (before !== after || !picture) return undefined;
+          const expected = scaledScreendump(image, picture.columns, picture.rows.length * 2);
+          const differing = differingCells(picture, expected);
+          last = `${picture.columns}x${picture.rows.length} cells, ${differing.length} differ: ${differing.slice(0, 20).join(' ')}`;
+          return differing.length <= BLINK_CELLS ? { picture, image, differing } : undefined;
+        },
+        { what: "the QEMU tile to show QEMU's screen", timeoutMs: 60_000, intervalMs: 300, detail: () => last },
+      );
+      // A real picture: the BIOS text makes some cells lighter than the black around them.
+      const tops = outcome.picture.rows.flat().map((cell) => cell.top ?? [0, 0, 0]);
+      expect(tops.some((c) => c[0] > 20)).toBe(true);
+      expect(tops.some((c) => c[0] < 5)).toBe(true);
+      expect(outcome.picture.columns).toBeGreaterThan(20);
+      expect([outcome.image.width, outcome.image.height]).toEqual([720, 400]);
 
-    // The demo console's tile has a picture too: more than one colour in it.
-    const demo = await pollFor(
-      async () => {
-        const picture = tilePicture(await term.capture(), await term.captureColours(), 'demo:vm-a');
-        return picture && new Set(picture.rows.flat().map((cell) => String(cell.top))).size > 1 ? picture : undefined;
-      },
-      { what: "the demo console's picture", timeoutMs: 30_000, intervalMs: 200, detail: () => '' },
-    );
-    expect(demo.rows.length).toBeGreaterThan(3);
+      // The demo console's tile has a picture too: more than one colour in it.
+      const demo = await pollFor(
+        async () => {
+          const picture = tilePicture(await term.capture(), await term.captureColours(), 'demo:vm-a');
+          return picture && new Set(picture.rows.flat().map((cell) => String(cell.top))).size > 1 ? picture : undefined;
+        },
+        { what: "the demo console's picture", timeoutMs: 30_000, intervalMs: 200, detail: () => '' },
+      );
+      expect(demo.rows.length).toBeGreaterThan(3);
 
-    await term.sendKeys(['q']);
-    expect(await term.awaitExit()).toBe('exit 0');
-  }, E2E_TEST_TIMEOUT_MS);
+      await term.sendKeys(['q']);
+      expect(await term.awaitExit()).toBe('exit 0');
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 });

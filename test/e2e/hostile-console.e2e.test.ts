@@ -24,7 +24,21 @@ describe.skipIf(gate.skip)(gatedTitle('proxy --share: real QEMU beside a hostile
   beforeAll(async () => {
     const dir = await lab.tempDir('hostile');
     vncPath = join(dir, 'bios.vnc.sock');
-    const qemu = lab.start('qemu bios', 'qemu-system-x86_64', ['-name', 'bios', '-machine', 'accel=tcg', '-m', '64', '-nodefaults', '-vga', 'std', '-display', 'none', '-vnc', `unix:${vncPath}`]);
+    const qemu = lab.start('qemu bios', 'qemu-system-x86_64', [
+      '-name',
+      'bios',
+      '-machine',
+      'accel=tcg',
+      '-m',
+      '64',
+      '-nodefaults',
+      '-vga',
+      'std',
+      '-display',
+      'none',
+      '-vnc',
+      `unix:${vncPath}`,
+    ]);
     await awaitSocketFile(vncPath, "QEMU's VNC socket", 60_000, () => qemu.describe());
   }, E2E_SETUP_TIMEOUT_MS);
   afterAll(async () => {
@@ -33,34 +47,38 @@ describe.skipIf(gate.skip)(gatedTitle('proxy --share: real QEMU beside a hostile
     await lab.cleanup();
   }, 60_000);
 
-  it('serves QEMU within 1.5 s, stays under 1 GiB and ends on SIGINT within 2 s while the other console floods', async () => {
-    let sent = 0;
-    const hostile = await startScriptedServer(async (peer: RfbPeer) => {
-      await serveHandshake(peer, SIDE, SIDE);
-      peer.write(update([{ rect: { x: 0, y: 0, w: SIDE, h: SIDE }, encoding: 7, body: Buffer.from([0x80, 1, 2, 3]) }]));
-      while (!peer.socket.destroyed) {
-        await peer.read(10);
-        peer.write(tightFillFlood(SIDE, SIDE, 2000));
-        sent++;
+  it(
+    'serves QEMU within 1.5 s, stays under 1 GiB and ends on SIGINT within 2 s while the other console floods',
+    async () => {
+      let sent = 0;
+      const hostile = await startScriptedServer(async (peer: RfbPeer) => {
+        await serveHandshake(peer, SIDE, SIDE);
+        peer.write(update([{ rect: { x: 0, y: 0, w: SIDE, h: SIDE }, encoding: 7, body: Buffer.from([0x80, 1, 2, 3]) }]));
+        while (!peer.socket.destroyed) {
+          await peer.read(10);
+          peer.write(tightFillFlood(SIDE, SIDE, 2000));
+          sent++;
+        }
+      });
+      closeHostile = () => hostile.close();
+      proxy = startVconsole(['proxy', '--share', `unix://${vncPath}`, `tcp://127.0.0.1:${hostile.port}`]);
+      const lines = await proxy.jsonLines(2, 60_000);
+      const qemuPort = lines.find((l) => String(l.target).startsWith('unix:'))?.port as number;
+      await waitFor(() => sent >= 1, 'the flood under way', 30_000);
+      for (let round = 0; round < 3; round++) {
+        const asked = performance.now();
+        const viewer = await discardingViewer(qemuPort);
+        await viewer.firstUpdate;
+        viewer.socket.destroy();
+        expect(viewer.width, "QEMU's screen").toBeLessThan(1024);
+        expect(performance.now() - asked, "QEMU's picture arrived within").toBeLessThan(1500);
       }
-    });
-    closeHostile = () => hostile.close();
-    proxy = startVconsole(['proxy', '--share', `unix://${vncPath}`, `tcp://127.0.0.1:${hostile.port}`]);
-    const lines = await proxy.jsonLines(2, 60_000);
-    const qemuPort = lines.find((l) => String(l.target).startsWith('unix:'))?.port as number;
-    await waitFor(() => sent >= 1, 'the flood under way', 30_000);
-    for (let round = 0; round < 3; round++) {
-      const asked = performance.now();
-      const viewer = await discardingViewer(qemuPort);
-      await viewer.firstUpdate;
-      viewer.socket.destroy();
-      expect(viewer.width, "QEMU's screen").toBeLessThan(1024);
-      expect(performance.now() - asked, "QEMU's picture arrived within").toBeLessThan(1500);
-    }
-    expect(peakMemoryMiB(proxy.process.pid ?? 0), 'VmHWM (MiB)').toBeLessThan(1024);
-    const interrupted = performance.now();
-    proxy.process.kill('SIGINT');
-    await proxy.exit();
-    expect(performance.now() - interrupted, 'SIGINT ended the process within').toBeLessThan(2000);
-  }, E2E_TEST_TIMEOUT_MS);
+      expect(peakMemoryMiB(proxy.process.pid ?? 0), 'VmHWM (MiB)').toBeLessThan(1024);
+      const interrupted = performance.now();
+      proxy.process.kill('SIGINT');
+      await proxy.exit();
+      expect(performance.now() - interrupted, 'SIGINT ended the process within').toBeLessThan(2000);
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 });

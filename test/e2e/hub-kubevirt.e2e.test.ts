@@ -26,7 +26,12 @@ function differingPixels(png: PNG, image: RgbImage): number {
   if (png.width !== image.width || png.height !== image.height) return -1;
   let differing = 0;
   for (let i = 0; i < png.width * png.height; i++) {
-    if (png.data[i * 4] !== image.pixels[i * 3] || png.data[i * 4 + 1] !== image.pixels[i * 3 + 1] || png.data[i * 4 + 2] !== image.pixels[i * 3 + 2]) differing++;
+    if (
+      png.data[i * 4] !== image.pixels[i * 3] ||
+      png.data[i * 4 + 1] !== image.pixels[i * 3 + 1] ||
+      png.data[i * 4 + 2] !== image.pixels[i * 3 + 2]
+    )
+      differing++;
   }
   return differing;
 }
@@ -44,12 +49,29 @@ describe.skipIf(gate.skip)(gatedTitle('RFB hub through the KubeVirt fixture to Q
     const vncPath = join(dir, 'vm-a.vnc.sock');
     const qmpPath = join(dir, 'vm-a.qmp.sock');
     const qemu = lab.start('qemu vm-a', 'qemu-system-x86_64', [
-      '-name', 'vm-a', '-machine', 'accel=tcg', '-m', '64', '-nodefaults', '-vga', 'std', '-display', 'none',
-      '-vnc', `unix:${vncPath}`, '-qmp', `unix:${qmpPath},server=on,wait=off`,
+      '-name',
+      'vm-a',
+      '-machine',
+      'accel=tcg',
+      '-m',
+      '64',
+      '-nodefaults',
+      '-vga',
+      'std',
+      '-display',
+      'none',
+      '-vnc',
+      `unix:${vncPath}`,
+      '-qmp',
+      `unix:${qmpPath},server=on,wait=off`,
     ]);
     await awaitSocketFile(vncPath, "QEMU vm-a's VNC socket", 60_000, () => qemu.describe());
     qmp = await Qmp.connect(qmpPath);
-    await pollFor(async () => (countLit(await qmp.screendump(dir)) >= 1_500 ? true : undefined), { what: 'the BIOS text', timeoutMs: 90_000, intervalMs: 250 });
+    await pollFor(async () => (countLit(await qmp.screendump(dir)) >= 1_500 ? true : undefined), {
+      what: 'the BIOS text',
+      timeoutMs: 90_000,
+      intervalMs: 250,
+    });
     ({ fixture, kubeconfig, closed } = await kubevirtForVm(vncPath));
   }, E2E_SETUP_TIMEOUT_MS);
   afterAll(async () => {
@@ -60,77 +82,107 @@ describe.skipIf(gate.skip)(gatedTitle('RFB hub through the KubeVirt fixture to Q
 
   const vncUpgrades = () => fixture.requests.filter((r) => r.upgrade && r.path.endsWith('/vnc') && r.status === 101).length;
 
-  it('two vncsnapshots at once on one `proxy --share` port: both see the VM, one VNC session, nobody kicked', async () => {
-    const before = vncUpgrades();
-    const proxy = await startProxy(lab, ['vm-a'], ['--share', '--kubeconfig', kubeconfig]);
-    const port = proxy.ports[0].port;
-    const [a, b] = await Promise.all([takeVncSnapshot(port, dir), takeVncSnapshot(port, dir)]);
-    for (const snapshot of [a, b]) {
-      expect([snapshot.width, snapshot.height]).toEqual([720, 400]);
-      expect(countLit(snapshot.image)).toBeGreaterThan(1_500);
-    }
-    expect(vncUpgrades() - before).toBe(1);
-    expect(closed.filter((e) => e.reason === 'kicked')).toEqual([]);
-    expect(fixture.activeSessions('default', 'vm-a')).toBe(1);
+  it(
+    'two vncsnapshots at once on one `proxy --share` port: both see the VM, one VNC session, nobody kicked',
+    async () => {
+      const before = vncUpgrades();
+      const proxy = await startProxy(lab, ['vm-a'], ['--share', '--kubeconfig', kubeconfig]);
+      const port = proxy.ports[0].port;
+      const [a, b] = await Promise.all([takeVncSnapshot(port, dir), takeVncSnapshot(port, dir)]);
+      for (const snapshot of [a, b]) {
+        expect([snapshot.width, snapshot.height]).toEqual([720, 400]);
+        expect(countLit(snapshot.image)).toBeGreaterThan(1_500);
+      }
+      expect(vncUpgrades() - before).toBe(1);
+      expect(closed.filter((e) => e.reason === 'kicked')).toEqual([]);
+      expect(fixture.activeSessions('default', 'vm-a')).toBe(1);
 
-    // A screenshot straight to KubeVirt while the hub holds the session: refused, nobody kicked.
-    const direct = await runProgram(process.execPath, [VCONSOLE_BIN, 'screenshot', 'vm-a', '--kubeconfig', kubeconfig, '-o', join(dir, 'direct.png')], {
-      env: vconsoleEnv({ KUBECONFIG: kubeconfig }),
-      timeoutMs: 60_000,
-    });
-    expect(direct.code).toBe(1);
-    expect(direct.stderr).toMatch(/^vconsole: default\/vm-a: .*Active VNC connection/);
-    // Through the shared port it works, still on the one session.
-    const shared = await runProgram(process.execPath, [VCONSOLE_BIN, 'screenshot', `tcp://127.0.0.1:${port}`, '-o', join(dir, 'shared.png')], { env: vconsoleEnv(), timeoutMs: 60_000 });
-    expect(shared.code, shared.stderr).toBe(0);
-    expect(PNG.sync.read(await readFile(join(dir, 'shared.png'))).width).toBe(720);
-    expect(closed.filter((e) => e.reason === 'kicked')).toEqual([]);
-    expect(vncUpgrades() - before).toBe(1);
-    await proxy.interrupt();
-  }, E2E_TEST_TIMEOUT_MS);
-
-  it("`vconsole screenshot` through KubeVirt equals QEMU's screendump pixel for pixel", async () => {
-    const file = join(dir, 'shot.png');
-    let last = '';
-    await pollFor(
-      async () => {
-        const result = await runProgram(process.execPath, [VCONSOLE_BIN, 'screenshot', 'vm-a', '--kubeconfig', kubeconfig, '-o', file], {
+      // A screenshot straight to KubeVirt while the hub holds the session: refused, nobody kicked.
+      const direct = await runProgram(
+        process.execPath,
+        [VCONSOLE_BIN, 'screenshot', 'vm-a', '--kubeconfig', kubeconfig, '-o', join(dir, 'direct.png')],
+        {
           env: vconsoleEnv({ KUBECONFIG: kubeconfig }),
           timeoutMs: 60_000,
-        });
-        if (result.code !== 0) throw new Error(`screenshot failed (${result.code}): ${result.stderr}`);
-        const png = PNG.sync.read(await readFile(file));
-        const differing = differingPixels(png, await qmp.screendump(dir));
-        // The text cursor blinks: a picture taken between two blinks is the one to compare.
-        last = `${png.width}x${png.height}, ${differing} pixels differ`;
-        return differing === 0 ? true : undefined;
-      },
-      { what: 'a screenshot equal to the screendump', timeoutMs: 90_000, intervalMs: 100, detail: () => last },
-    );
-  }, E2E_TEST_TIMEOUT_MS);
-
-  it('a viewer of `proxy --share` stays connected through a VM restart: banner, then the VM again', async () => {
-    const proxy = await startProxy(lab, ['vm-a'], ['--share', '--kubeconfig', kubeconfig]);
-    const socket = net.connect({ host: '127.0.0.1', port: proxy.ports[0].port });
-    const framebuffer = new Framebuffer(0, 0);
-    const client = await RfbUpstream.connect(socket, framebuffer, { shared: false });
-    let closedBy: Error | undefined | 'open' = 'open';
-    client.on('close', (err) => (closedBy = err));
-    const pixel = () => (framebuffer.width > 2 ? framebuffer.pixels.readUInt32LE((20 * framebuffer.width + 2) * 4) & 0xffffff : -1);
-    try {
-      await pollFor(() => (framebuffer.width === 720 && countLitFb(framebuffer) > 1_500 ? true : undefined), { what: 'the BIOS screen', timeoutMs: 30_000 });
-      const before = vncUpgrades();
-      fixture.setPhase('default', 'vm-a', 'Pending');
-      await pollFor(() => (pixel() === BANNER_BACKGROUND ? true : undefined), { what: 'the reconnecting banner', timeoutMs: 30_000, detail: () => `pixel ${pixel().toString(16)}` });
-      fixture.setPhase('default', 'vm-a', 'Running');
-      await pollFor(() => (pixel() !== BANNER_BACKGROUND && vncUpgrades() > before ? true : undefined), { what: 'the VM screen again', timeoutMs: 60_000 });
-      expect(closedBy).toBe('open');
-      expect(proxy.process.stderr()).toMatch(/reconnecting/);
-    } finally {
-      client.close();
+        },
+      );
+      expect(direct.code).toBe(1);
+      expect(direct.stderr).toMatch(/^vconsole: default\/vm-a: .*Active VNC connection/);
+      // Through the shared port it works, still on the one session.
+      const shared = await runProgram(
+        process.execPath,
+        [VCONSOLE_BIN, 'screenshot', `tcp://127.0.0.1:${port}`, '-o', join(dir, 'shared.png')],
+        { env: vconsoleEnv(), timeoutMs: 60_000 },
+      );
+      expect(shared.code, shared.stderr).toBe(0);
+      expect(PNG.sync.read(await readFile(join(dir, 'shared.png'))).width).toBe(720);
+      expect(closed.filter((e) => e.reason === 'kicked')).toEqual([]);
+      expect(vncUpgrades() - before).toBe(1);
       await proxy.interrupt();
-    }
-  }, E2E_TEST_TIMEOUT_MS);
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "`vconsole screenshot` through KubeVirt equals QEMU's screendump pixel for pixel",
+    async () => {
+      const file = join(dir, 'shot.png');
+      let last = '';
+      await pollFor(
+        async () => {
+          const result = await runProgram(process.execPath, [VCONSOLE_BIN, 'screenshot', 'vm-a', '--kubeconfig', kubeconfig, '-o', file], {
+            env: vconsoleEnv({ KUBECONFIG: kubeconfig }),
+            timeoutMs: 60_000,
+          });
+          if (result.code !== 0) throw new Error(`screenshot failed (${result.code}): ${result.stderr}`);
+          const png = PNG.sync.read(await readFile(file));
+          const differing = differingPixels(png, await qmp.screendump(dir));
+          // The text cursor blinks: a picture taken between two blinks is the one to compare.
+          last = `${png.width}x${png.height}, ${differing} pixels differ`;
+          return differing === 0 ? true : undefined;
+        },
+        { what: 'a screenshot equal to the screendump', timeoutMs: 90_000, intervalMs: 100, detail: () => last },
+      );
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'a viewer of `proxy --share` stays connected through a VM restart: banner, then the VM again',
+    async () => {
+      const proxy = await startProxy(lab, ['vm-a'], ['--share', '--kubeconfig', kubeconfig]);
+      const socket = net.connect({ host: '127.0.0.1', port: proxy.ports[0].port });
+      const framebuffer = new Framebuffer(0, 0);
+      const client = await RfbUpstream.connect(socket, framebuffer, { shared: false });
+      let closedBy: Error | undefined | 'open' = 'open';
+      client.on('close', (err) => (closedBy = err));
+      const pixel = () => (framebuffer.width > 2 ? framebuffer.pixels.readUInt32LE((20 * framebuffer.width + 2) * 4) & 0xffffff : -1);
+      try {
+        await pollFor(() => (framebuffer.width === 720 && countLitFb(framebuffer) > 1_500 ? true : undefined), {
+          what: 'the BIOS screen',
+          timeoutMs: 30_000,
+        });
+        const before = vncUpgrades();
+        fixture.setPhase('default', 'vm-a', 'Pending');
+        await pollFor(() => (pixel() === BANNER_BACKGROUND ? true : undefined), {
+          what: 'the reconnecting banner',
+          timeoutMs: 30_000,
+          detail: () => `pixel ${pixel().toString(16)}`,
+        });
+        fixture.setPhase('default', 'vm-a', 'Running');
+        await pollFor(() => (pixel() !== BANNER_BACKGROUND && vncUpgrades() > before ? true : undefined), {
+          what: 'the VM screen again',
+          timeoutMs: 60_000,
+        });
+        expect(closedBy).toBe('open');
+        expect(proxy.process.stderr()).toMatch(/reconnecting/);
+      } finally {
+        client.close();
+        await proxy.interrupt();
+      }
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 });
 
 describe.skipIf(gate.skip)(gatedTitle('--vnc-password-file against a password-protected QEMU', gate), () => {
@@ -143,8 +195,21 @@ describe.skipIf(gate.skip)(gatedTitle('--vnc-password-file against a password-pr
     vncPath = join(dir, 'locked.vnc.sock');
     const qmpPath = join(dir, 'locked.qmp.sock');
     const qemu = lab.start('qemu locked', 'qemu-system-x86_64', [
-      '-name', 'locked', '-machine', 'accel=tcg', '-m', '64', '-nodefaults', '-vga', 'std', '-display', 'none',
-      '-vnc', `unix:${vncPath},password=on`, '-qmp', `unix:${qmpPath},server=on,wait=off`,
+      '-name',
+      'locked',
+      '-machine',
+      'accel=tcg',
+      '-m',
+      '64',
+      '-nodefaults',
+      '-vga',
+      'std',
+      '-display',
+      'none',
+      '-vnc',
+      `unix:${vncPath},password=on`,
+      '-qmp',
+      `unix:${qmpPath},server=on,wait=off`,
     ]);
     await awaitSocketFile(vncPath, "QEMU locked's VNC socket", 60_000, () => qemu.describe());
     const qmp = await Qmp.connect(qmpPath);
@@ -154,25 +219,33 @@ describe.skipIf(gate.skip)(gatedTitle('--vnc-password-file against a password-pr
   afterAll(() => lab.cleanup(), 60_000);
 
   const screenshot = (passwordFile: string) =>
-    runProgram(process.execPath, [VCONSOLE_BIN, 'screenshot', `unix://${vncPath}`, '--vnc-password-file', passwordFile, '-o', join(dir, 'locked.png')], {
-      env: vconsoleEnv(),
-      timeoutMs: 60_000,
-    });
+    runProgram(
+      process.execPath,
+      [VCONSOLE_BIN, 'screenshot', `unix://${vncPath}`, '--vnc-password-file', passwordFile, '-o', join(dir, 'locked.png')],
+      {
+        env: vconsoleEnv(),
+        timeoutMs: 60_000,
+      },
+    );
 
-  it('the right password gets the picture, a wrong one one clear line; neither is printed', async () => {
-    const right = join(dir, 'right');
-    const wrong = join(dir, 'wrong');
-    await writeFile(right, 'opensesame\n');
-    await writeFile(wrong, 'letmein\n');
-    const good = await screenshot(right);
-    expect(good.code, good.stderr).toBe(0);
-    expect(PNG.sync.read(await readFile(join(dir, 'locked.png'))).width).toBe(720);
-    const bad = await screenshot(wrong);
-    expect(bad.code).toBe(1);
-    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
-    expect(bad.stderr).toMatch(/^vconsole: unix:/);
-    for (const output of [good.stdout, good.stderr, bad.stdout, bad.stderr]) expect(output).not.toMatch(/opensesame|letmein/);
-  }, E2E_TEST_TIMEOUT_MS);
+  it(
+    'the right password gets the picture, a wrong one one clear line; neither is printed',
+    async () => {
+      const right = join(dir, 'right');
+      const wrong = join(dir, 'wrong');
+      await writeFile(right, 'opensesame\n');
+      await writeFile(wrong, 'letmein\n');
+      const good = await screenshot(right);
+      expect(good.code, good.stderr).toBe(0);
+      expect(PNG.sync.read(await readFile(join(dir, 'locked.png'))).width).toBe(720);
+      const bad = await screenshot(wrong);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+      expect(bad.stderr).toMatch(/^vconsole: unix:/);
+      for (const output of [good.stdout, good.stderr, bad.stdout, bad.stderr]) expect(output).not.toMatch(/opensesame|letmein/);
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 });
 
 /** Pixels brighter than the BIOS background, in a B G R X framebuffer. */

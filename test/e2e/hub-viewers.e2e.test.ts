@@ -18,7 +18,18 @@ import { kubevirtForVm } from './support/kubevirt-vm.js';
 // The hub's main promise, against the real things: one KubeVirt VMI (the fixture keeps one VNC
 // session per VMI, as virt-handler does, so a second websocket kicks the first), one
 // `proxy --share` port, and TigerVNC, remote-viewer and vncsnapshot on it at the same time.
-const gate = requireTools(['qemu-system-x86_64', 'vncsnapshot', 'convert', 'import', 'Xvfb', 'xwininfo', 'xdotool', 'vncviewer', 'remote-viewer', 'pgrep']);
+const gate = requireTools([
+  'qemu-system-x86_64',
+  'vncsnapshot',
+  'convert',
+  'import',
+  'Xvfb',
+  'xwininfo',
+  'xdotool',
+  'vncviewer',
+  'remote-viewer',
+  'pgrep',
+]);
 
 /** The blinking text cursor (an underline) is at most this many pixels. */
 const CURSOR_PIXELS = 64;
@@ -26,7 +37,8 @@ const CURSOR_PIXELS = 64;
 /** The text rows (16 pixels high on a VGA text screen) that hold more than the cursor. */
 function textRows(image: RgbImage): number[] {
   const rows: number[] = [];
-  for (let row = 0; row * 16 < image.height; row++) if (countLit(image, { x: 0, y: row * 16, width: image.width, height: 16 }) > CURSOR_PIXELS) rows.push(row);
+  for (let row = 0; row * 16 < image.height; row++)
+    if (countLit(image, { x: 0, y: row * 16, width: image.width, height: 16 }) > CURSOR_PIXELS) rows.push(row);
   return rows;
 }
 /** "Press ESC for boot menu." on row 2 and nothing after it yet. */
@@ -45,15 +57,31 @@ const showsBootMenu = (rows: number[]) => rows.includes(4) && !rows.includes(5) 
  */
 function bootMenuQemuArgs(vncPath: string, qmpPath: string): string[] {
   return [
-    '-name', 'vm-a', '-machine', 'accel=tcg', '-m', '64', '-nodefaults', '-vga', 'std', '-display', 'none',
-    '-vnc', `unix:${vncPath}`, '-qmp', `unix:${qmpPath},server=on,wait=off`, '-boot', 'menu=on,splash-time=65535',
+    '-name',
+    'vm-a',
+    '-machine',
+    'accel=tcg',
+    '-m',
+    '64',
+    '-nodefaults',
+    '-vga',
+    'std',
+    '-display',
+    'none',
+    '-vnc',
+    `unix:${vncPath}`,
+    '-qmp',
+    `unix:${qmpPath},server=on,wait=off`,
+    '-boot',
+    'menu=on,splash-time=65535',
   ];
 }
 
 /** Pixels whose lit/dark state differs between `image` at (left, top) and `reference`. */
 function litMismatches(image: RgbImage, reference: RgbImage, left = 0, top = 0): number {
   let differing = 0;
-  for (let y = 0; y < reference.height; y++) for (let x = 0; x < reference.width; x++) if (isLit(image, left + x, top + y) !== isLit(reference, x, y)) differing++;
+  for (let y = 0; y < reference.height; y++)
+    for (let x = 0; x < reference.width; x++) if (isLit(image, left + x, top + y) !== isLit(reference, x, y)) differing++;
   return differing;
 }
 
@@ -62,7 +90,12 @@ function differingPixels(png: PNG, image: RgbImage): number {
   if (png.width !== image.width || png.height !== image.height) return -1;
   let differing = 0;
   for (let i = 0; i < png.width * png.height; i++) {
-    if (png.data[i * 4] !== image.pixels[i * 3] || png.data[i * 4 + 1] !== image.pixels[i * 3 + 1] || png.data[i * 4 + 2] !== image.pixels[i * 3 + 2]) differing++;
+    if (
+      png.data[i * 4] !== image.pixels[i * 3] ||
+      png.data[i * 4 + 1] !== image.pixels[i * 3 + 1] ||
+      png.data[i * 4 + 2] !== image.pixels[i * 3 + 2]
+    )
+      differing++;
   }
   return differing;
 }
@@ -107,7 +140,14 @@ const REMOTE_VIEWER: ViewerKind = { viewer: 'remote-viewer', className: 'Remote-
  * exits (a kicked TigerVNC does) ends the wait at once. On timeout the last screenshot is kept
  * and named in the error.
  */
-async function awaitWindowsShowing(x: XServer, dir: string, kinds: readonly ViewerKind[], reference: RgbImage, what: string, viewers: readonly RunningProcess[]): Promise<XWindow[]> {
+async function awaitWindowsShowing(
+  x: XServer,
+  dir: string,
+  kinds: readonly ViewerKind[],
+  reference: RgbImage,
+  what: string,
+  viewers: readonly RunningProcess[],
+): Promise<XWindow[]> {
   let last = { file: '', report: 'no check yet' };
   try {
     return await pollFor(
@@ -119,7 +159,12 @@ async function awaitWindowsShowing(x: XServer, dir: string, kinds: readonly View
         for (const kind of kinds) {
           let window = windows.find((w) => w.className === kind.className && w.width >= reference.width && w.height >= reference.height);
           if (!window || !(await isViewable(x, window.id))) {
-            last.report = `no ${kind.viewer} window yet; windows: ${windows.filter((w) => w.width > 1).map((w) => `"${w.title}" (${w.className}) ${w.width}x${w.height}`).join(', ') || 'none'}`;
+            last.report = `no ${kind.viewer} window yet; windows: ${
+              windows
+                .filter((w) => w.width > 1)
+                .map((w) => `"${w.title}" (${w.className}) ${w.width}x${w.height}`)
+                .join(', ') || 'none'
+            }`;
             return undefined;
           }
           if (window.x !== kind.left || window.y !== 0) window = await moveWindow(x, window, kind.left, 0);
@@ -130,7 +175,15 @@ async function awaitWindowsShowing(x: XServer, dir: string, kinds: readonly View
           const match = locateFramebuffer(shot.image, reference, window);
           return { window, match, mismatched: match ? litMismatches(shot.image, reference, match.x, match.y) : Infinity };
         });
-        last = { file: shot.file, report: checks.map((c, i) => `${kinds[i].viewer} "${c.window.title}" ${c.window.width}x${c.window.height}+${c.window.x}: ${c.mismatched} pixels differ`).join('; ') };
+        last = {
+          file: shot.file,
+          report: checks
+            .map(
+              (c, i) =>
+                `${kinds[i].viewer} "${c.window.title}" ${c.window.width}x${c.window.height}+${c.window.x}: ${c.mismatched} pixels differ`,
+            )
+            .join('; '),
+        };
         return checks.every((c) => showsFramebuffer(c.match) && c.mismatched <= CURSOR_PIXELS) ? placed : undefined;
       },
       { what, timeoutMs: 90_000, intervalMs: 500 },
@@ -199,7 +252,9 @@ describe.skipIf(gate.skip)(gatedTitle('one KubeVirt VNC session shared by TigerV
       const proxy = await startProxy(lab, ['vm-a'], ['--share', '--kubeconfig', kubeconfig]);
       const port = proxy.ports[0].port;
       const tigervnc = lab.start('vncviewer', 'vncviewer', [`127.0.0.1::${port}`], { env: x.env });
-      const remoteViewer = lab.start('remote-viewer', 'remote-viewer', ['--title', 'vm-a (remote-viewer)', `vnc://127.0.0.1:${port}`], { env: x.env });
+      const remoteViewer = lab.start('remote-viewer', 'remote-viewer', ['--title', 'vm-a (remote-viewer)', `vnc://127.0.0.1:${port}`], {
+        env: x.env,
+      });
       const session = { proxy, port, tigervnc, remoteViewer };
       await bothShow(session, beforeEsc, "TigerVNC's and remote-viewer's windows showing vm-a's boot screen").catch((err: Error) => {
         throw new Error(`${err.message}\n${proxy.process.describe()}`, { cause: err });
@@ -207,41 +262,55 @@ describe.skipIf(gate.skip)(gatedTitle('one KubeVirt VNC session shared by TigerV
       return session;
     })());
 
-  it('TigerVNC and remote-viewer under Xvfb plus vncsnapshot on one `proxy --share` port: all show the VM, one VNC session, nobody kicked', async () => {
-    const session = await sharedSession();
-    const { port, tigervnc, remoteViewer } = session;
-    expectSnapshotOf(await takeVncSnapshot(port, dir), beforeEsc);
-    // A kicked viewer loses its picture and exits: both windows still show the VM afterwards.
-    await bothShow(session, beforeEsc, 'both windows still showing vm-a after vncsnapshot');
-    expect(tigervnc.hasExited(), tigervnc.describe()).toBe(false);
-    expect(remoteViewer.hasExited(), remoteViewer.describe()).toBe(false);
-    expectOneSessionNobodyKicked();
-  }, E2E_TEST_TIMEOUT_MS);
+  it(
+    'TigerVNC and remote-viewer under Xvfb plus vncsnapshot on one `proxy --share` port: all show the VM, one VNC session, nobody kicked',
+    async () => {
+      const session = await sharedSession();
+      const { port, tigervnc, remoteViewer } = session;
+      expectSnapshotOf(await takeVncSnapshot(port, dir), beforeEsc);
+      // A kicked viewer loses its picture and exits: both windows still show the VM afterwards.
+      await bothShow(session, beforeEsc, 'both windows still showing vm-a after vncsnapshot');
+      expect(tigervnc.hasExited(), tigervnc.describe()).toBe(false);
+      expect(remoteViewer.hasExited(), remoteViewer.describe()).toBe(false);
+      expectOneSessionNobodyKicked();
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 
-  it('ESC typed in TigerVNC opens the boot menu in remote-viewer and in every screenshot too', async () => {
-    const session = await sharedSession();
-    const { port, tigervnc, remoteViewer } = session;
-    const [tigervncWindow] = await bothShow(session, beforeEsc, 'both windows showing the boot screen');
-    await qmp.execute('cont');
-    // A real key press (XTEST) into the focused TigerVNC window, as a keyboard would make it.
-    const typed = await runProgram('xdotool', ['windowfocus', '--sync', tigervncWindow.id, 'key', 'Escape'], { env: x.env, timeoutMs: 15_000 });
-    expect(typed.code, typed.stderr).toBe(0);
-    const afterEsc = await freezeOnceSettled(qmp, dir, showsBootMenu, 'SeaBIOS to list the boot devices after ESC');
-    // The menu is a visible change: two more lines of text.
-    expect(litMismatches(afterEsc, beforeEsc)).toBeGreaterThan(500);
+  it(
+    'ESC typed in TigerVNC opens the boot menu in remote-viewer and in every screenshot too',
+    async () => {
+      const session = await sharedSession();
+      const { port, tigervnc, remoteViewer } = session;
+      const [tigervncWindow] = await bothShow(session, beforeEsc, 'both windows showing the boot screen');
+      await qmp.execute('cont');
+      // A real key press (XTEST) into the focused TigerVNC window, as a keyboard would make it.
+      const typed = await runProgram('xdotool', ['windowfocus', '--sync', tigervncWindow.id, 'key', 'Escape'], {
+        env: x.env,
+        timeoutMs: 15_000,
+      });
+      expect(typed.code, typed.stderr).toBe(0);
+      const afterEsc = await freezeOnceSettled(qmp, dir, showsBootMenu, 'SeaBIOS to list the boot devices after ESC');
+      // The menu is a visible change: two more lines of text.
+      expect(litMismatches(afterEsc, beforeEsc)).toBeGreaterThan(500);
 
-    await bothShow(session, afterEsc, 'both windows showing the boot menu');
-    const snapshot = await takeVncSnapshot(port, dir);
-    expectSnapshotOf(snapshot, afterEsc);
-    expect(litMismatches(snapshot.image, beforeEsc)).toBeGreaterThan(500);
-    // The hub's own picture is lossless: equal to QEMU's screendump in every pixel.
-    const file = join(dir, 'menu.png');
-    const shot = await runProgram(process.execPath, [VCONSOLE_BIN, 'screenshot', `tcp://127.0.0.1:${port}`, '-o', file], { env: vconsoleEnv(), timeoutMs: 60_000 });
-    expect(shot.code, shot.stderr).toBe(0);
-    expect(differingPixels(PNG.sync.read(await readFile(file)), afterEsc)).toBe(0);
+      await bothShow(session, afterEsc, 'both windows showing the boot menu');
+      const snapshot = await takeVncSnapshot(port, dir);
+      expectSnapshotOf(snapshot, afterEsc);
+      expect(litMismatches(snapshot.image, beforeEsc)).toBeGreaterThan(500);
+      // The hub's own picture is lossless: equal to QEMU's screendump in every pixel.
+      const file = join(dir, 'menu.png');
+      const shot = await runProgram(process.execPath, [VCONSOLE_BIN, 'screenshot', `tcp://127.0.0.1:${port}`, '-o', file], {
+        env: vconsoleEnv(),
+        timeoutMs: 60_000,
+      });
+      expect(shot.code, shot.stderr).toBe(0);
+      expect(differingPixels(PNG.sync.read(await readFile(file)), afterEsc)).toBe(0);
 
-    expect(tigervnc.hasExited(), tigervnc.describe()).toBe(false);
-    expect(remoteViewer.hasExited(), remoteViewer.describe()).toBe(false);
-    expectOneSessionNobodyKicked();
-  }, E2E_TEST_TIMEOUT_MS);
+      expect(tigervnc.hasExited(), tigervnc.describe()).toBe(false);
+      expect(remoteViewer.hasExited(), remoteViewer.describe()).toBe(false);
+      expectOneSessionNobodyKicked();
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 });

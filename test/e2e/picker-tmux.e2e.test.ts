@@ -29,7 +29,9 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open: the picker in tmux', gate)
    * Runs `vconsole ARGS` in tmux with an empty home (no kubeconfig, no clouds.yaml, no config),
    * between two `stty -g` that record the terminal's modes before and after.
    */
-  async function inTmux(args: string[]): Promise<{ term: TmuxTerminal; modes: () => Promise<[string, string]>; stderr: () => Promise<string> }> {
+  async function inTmux(
+    args: string[],
+  ): Promise<{ term: TmuxTerminal; modes: () => Promise<[string, string]>; stderr: () => Promise<string> }> {
     const dir = await lab.tempDir('tmux');
     const [before, after, stderr] = [join(dir, 'stty-before'), join(dir, 'stty-after'), join(dir, 'stderr')];
     // stderr to a file: a program that exits at once may be gone before tmux draws its last line.
@@ -45,77 +47,99 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open: the picker in tmux', gate)
   /** A row of the session table once its console listens. */
   const listening = (screen: string, target: string) => screen.split('\n').some((l) => l.includes(target) && /listening/.test(l));
 
-  it('filter, mark two, Enter: both open in the TUI; then a, filter, Enter adds a third', async () => {
-    const { term } = await inTmux(['open', '--viewer', 'none']);
-    const picker = await term.awaitScreen('the picker with the demo VMs and why the others list nothing', (s) =>
-      ['Open which consoles?', 'demo:shell#serial', 'kubevirt: ', 'openstack: '].every((text) => s.includes(text)),
-    );
-    expect(unwrapped(picker)).toMatch(/kubevirt: .*Kubernetes/);
-    expect(picker).not.toContain('loading');
-    expect(line(picker, 'demo:vm-b')).toMatch(/demo\s+Running/);
+  it(
+    'filter, mark two, Enter: both open in the TUI; then a, filter, Enter adds a third',
+    async () => {
+      const { term } = await inTmux(['open', '--viewer', 'none']);
+      const picker = await term.awaitScreen('the picker with the demo VMs and why the others list nothing', (s) =>
+        ['Open which consoles?', 'demo:shell#serial', 'kubevirt: ', 'openstack: '].every((text) => s.includes(text)),
+      );
+      expect(unwrapped(picker)).toMatch(/kubevirt: .*Kubernetes/);
+      expect(picker).not.toContain('loading');
+      expect(line(picker, 'demo:vm-b')).toMatch(/demo\s+Running/);
 
-    await term.sendKeys(['vm-'], true);
-    const filtered = await term.awaitScreen('the filter applied', (s) => s.includes('filter: vm-') && !s.includes('demo:shell'));
-    expect(line(filtered, 'demo:vm-a')).toMatch(/^›/);
-    await term.sendKeys(['Space', 'Space']);
-    const marked = await term.awaitScreen('two rows marked', (s) => s.includes('open 2 marked'));
-    expect(line(marked, 'demo:vm-a')).toContain('[x]');
-    expect(line(marked, 'demo:vm-b')).toContain('[x]');
-    expect(line(marked, 'demo:vm-c')).toContain('[ ]');
-    await term.sendKeys(['Enter']);
-    const table = await term.awaitScreen('both rows listening', (s) => listening(s, 'demo:vm-a') && listening(s, 'demo:vm-b'));
-    expect(table).not.toContain('demo:vm-c');
-    expect(table).not.toContain('Open which consoles?');
+      await term.sendKeys(['vm-'], true);
+      const filtered = await term.awaitScreen('the filter applied', (s) => s.includes('filter: vm-') && !s.includes('demo:shell'));
+      expect(line(filtered, 'demo:vm-a')).toMatch(/^›/);
+      await term.sendKeys(['Space', 'Space']);
+      const marked = await term.awaitScreen('two rows marked', (s) => s.includes('open 2 marked'));
+      expect(line(marked, 'demo:vm-a')).toContain('[x]');
+      expect(line(marked, 'demo:vm-b')).toContain('[x]');
+      expect(line(marked, 'demo:vm-c')).toContain('[ ]');
+      await term.sendKeys(['Enter']);
+      const table = await term.awaitScreen('both rows listening', (s) => listening(s, 'demo:vm-a') && listening(s, 'demo:vm-b'));
+      expect(table).not.toContain('demo:vm-c');
+      expect(table).not.toContain('Open which consoles?');
 
-    await term.sendKeys(['a']);
-    const adding = await term.awaitScreen('the picker over the table', (s) => s.includes('Add which consoles?') && s.includes('demo:vm-c'));
-    expect(line(adding, 'demo:vm-a')).toMatch(/\[=\].*open already/);
-    await term.sendKeys(['vmc'], true);
-    await term.awaitScreen('vm-c highlighted', (s) => line(s, 'demo:vm-c').startsWith('›'));
-    await term.sendKeys(['Enter']);
-    await term.awaitScreen('three rows listening', (s) => ['demo:vm-a', 'demo:vm-b', 'demo:vm-c'].every((t) => listening(s, t)));
-    await term.sendKeys(['q']);
-    expect(await term.awaitExit()).toBe('exit 0');
-  }, E2E_TEST_TIMEOUT_MS);
+      await term.sendKeys(['a']);
+      const adding = await term.awaitScreen(
+        'the picker over the table',
+        (s) => s.includes('Add which consoles?') && s.includes('demo:vm-c'),
+      );
+      expect(line(adding, 'demo:vm-a')).toMatch(/\[=\].*open already/);
+      await term.sendKeys(['vmc'], true);
+      await term.awaitScreen('vm-c highlighted', (s) => line(s, 'demo:vm-c').startsWith('›'));
+      await term.sendKeys(['Enter']);
+      await term.awaitScreen('three rows listening', (s) => ['demo:vm-a', 'demo:vm-b', 'demo:vm-c'].every((t) => listening(s, t)));
+      await term.sendKeys(['q']);
+      expect(await term.awaitExit()).toBe('exit 0');
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 
-  it('Esc opens nothing, exits 0 and leaves the terminal as it was', async () => {
-    const { term, modes } = await inTmux(['open', '--viewer', 'none']);
-    await term.awaitScreen('the picker', (s) => s.includes('demo:vm-a'));
-    await term.sendKeys(['Space']);
-    await term.awaitScreen('a row marked', (s) => s.includes('[x]'));
-    await term.sendKeys(['Escape']);
-    expect(await term.awaitExit()).toBe('exit 0');
-    const [before, after] = await modes();
-    expect(after).toBe(before);
-    const screen = await term.capture();
-    expect(screen).not.toContain('Open which consoles?');
-    expect(screen).not.toContain('listening');
-  }, E2E_TEST_TIMEOUT_MS);
+  it(
+    'Esc opens nothing, exits 0 and leaves the terminal as it was',
+    async () => {
+      const { term, modes } = await inTmux(['open', '--viewer', 'none']);
+      await term.awaitScreen('the picker', (s) => s.includes('demo:vm-a'));
+      await term.sendKeys(['Space']);
+      await term.awaitScreen('a row marked', (s) => s.includes('[x]'));
+      await term.sendKeys(['Escape']);
+      expect(await term.awaitExit()).toBe('exit 0');
+      const [before, after] = await modes();
+      expect(after).toBe(before);
+      const screen = await term.capture();
+      expect(screen).not.toContain('Open which consoles?');
+      expect(screen).not.toContain('listening');
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 
-  it('S saves what is open as a workspace, and open @NAME opens it again', async () => {
-    const { term } = await inTmux(['open', 'demo:vm-a', 'demo:vm-b#serial', '--viewer', 'none']);
-    await term.awaitScreen('both rows listening', (s) => listening(s, 'demo:vm-a') && listening(s, 'demo:vm-b'));
-    await term.sendKeys(['S']);
-    await term.awaitScreen('the workspace name prompt', (s) => s.includes('save workspace as:'));
-    await term.sendKeys(['pair'], true);
-    await term.sendKeys(['Enter']);
-    await term.awaitScreen('the workspace saved', (s) => s.includes('saved workspace pair'));
-    const config = await readFile(join(home, '.config', 'vconsole', 'config.yaml'), 'utf8');
-    expect(config).toMatch(/pair:/);
-    expect(config).toContain('demo:vm-b#serial');
-    await term.sendKeys(['q']);
-    expect(await term.awaitExit()).toBe('exit 0');
+  it(
+    'S saves what is open as a workspace, and open @NAME opens it again',
+    async () => {
+      const { term } = await inTmux(['open', 'demo:vm-a', 'demo:vm-b#serial', '--viewer', 'none']);
+      await term.awaitScreen('both rows listening', (s) => listening(s, 'demo:vm-a') && listening(s, 'demo:vm-b'));
+      await term.sendKeys(['S']);
+      await term.awaitScreen('the workspace name prompt', (s) => s.includes('save workspace as:'));
+      await term.sendKeys(['pair'], true);
+      await term.sendKeys(['Enter']);
+      await term.awaitScreen('the workspace saved', (s) => s.includes('saved workspace pair'));
+      const config = await readFile(join(home, '.config', 'vconsole', 'config.yaml'), 'utf8');
+      expect(config).toMatch(/pair:/);
+      expect(config).toContain('demo:vm-b#serial');
+      await term.sendKeys(['q']);
+      expect(await term.awaitExit()).toBe('exit 0');
 
-    const again = await inTmux(['open', '@pair', '--viewer', 'none']);
-    const reopened = await again.term.awaitScreen('the workspace open again', (s) => listening(s, 'demo:vm-a') && listening(s, 'demo:vm-b'));
-    expect(line(reopened, 'demo:vm-b')).toMatch(/serial/);
-    await again.term.sendKeys(['q']);
-    expect(await again.term.awaitExit()).toBe('exit 0');
-  }, E2E_TEST_TIMEOUT_MS);
+      const again = await inTmux(['open', '@pair', '--viewer', 'none']);
+      const reopened = await again.term.awaitScreen(
+        'the workspace open again',
+        (s) => listening(s, 'demo:vm-a') && listening(s, 'demo:vm-b'),
+      );
+      expect(line(reopened, 'demo:vm-b')).toMatch(/serial/);
+      await again.term.sendKeys(['q']);
+      expect(await again.term.awaitExit()).toBe('exit 0');
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 
-  it('--no-tui on a terminal has no picker: no target is a usage error', async () => {
-    const { term, stderr } = await inTmux(['open', '--no-tui']);
-    expect(await term.awaitExit()).toBe('exit 2');
-    expect(await stderr()).toMatch(/^vconsole: missing required argument 'target'; [^\n]*\n$/);
-  }, E2E_TEST_TIMEOUT_MS);
+  it(
+    '--no-tui on a terminal has no picker: no target is a usage error',
+    async () => {
+      const { term, stderr } = await inTmux(['open', '--no-tui']);
+      expect(await term.awaitExit()).toBe('exit 2');
+      expect(await stderr()).toMatch(/^vconsole: missing required argument 'target'; [^\n]*\n$/);
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 });

@@ -64,79 +64,125 @@ describe.skipIf(gate.skip)(gatedTitle('recording and replay against QEMU', gate)
     await lab.cleanup();
   }, 60_000);
 
-  it('a VNC session a viewer typed in replays to the pictures QEMU showed', async () => {
-    const vncPath = join(dir, 'vm.vnc.sock');
-    const qmpPath = join(dir, 'vm.qmp.sock');
-    const qemu = lab.start('qemu vm', 'qemu-system-x86_64', [
-      '-name', 'recorded', '-machine', 'accel=tcg', '-m', '64', '-nodefaults', '-vga', 'std', '-display', 'none',
-      '-vnc', `unix:${vncPath}`, '-qmp', `unix:${qmpPath},server=on,wait=off`, '-boot', 'menu=on,splash-time=60000',
-    ]);
-    await awaitSocketFile(vncPath, "QEMU's VNC socket", 60_000, () => qemu.describe());
-    const qmp = await Qmp.connect(qmpPath);
-    cleanup.push(() => qmp.close());
-    const recordings = join(dir, 'vnc-recordings');
-    const proxy = lab.start('vconsole proxy --record', process.execPath, [VCONSOLE_BIN, 'proxy', `unix://${vncPath}`, '--record', recordings], {
-      cwd: REPO_ROOT,
-      env: vconsoleEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const port = await pollFor(() => /"port":(\d+)/.exec(proxy.stdout())?.[1], { what: 'the proxy port line', timeoutMs: 60_000, detail: () => proxy.describe() });
-    const viewer = await liveScreen(net.connect(Number(port), '127.0.0.1'), {}, cleanup);
-
-    /** QEMU's picture once the viewer shows exactly it and `accept` holds. */
-    const settled = (what: string, accept: (image: RgbImage) => boolean) =>
-      pollFor(
-        async () => {
-          const image = await qmp.screendump(dir);
-          return differing(fromFramebuffer(viewer.framebuffer), image) === 0 && accept(image) ? image : undefined;
+  it(
+    'a VNC session a viewer typed in replays to the pictures QEMU showed',
+    async () => {
+      const vncPath = join(dir, 'vm.vnc.sock');
+      const qmpPath = join(dir, 'vm.qmp.sock');
+      const qemu = lab.start('qemu vm', 'qemu-system-x86_64', [
+        '-name',
+        'recorded',
+        '-machine',
+        'accel=tcg',
+        '-m',
+        '64',
+        '-nodefaults',
+        '-vga',
+        'std',
+        '-display',
+        'none',
+        '-vnc',
+        `unix:${vncPath}`,
+        '-qmp',
+        `unix:${qmpPath},server=on,wait=off`,
+        '-boot',
+        'menu=on,splash-time=60000',
+      ]);
+      await awaitSocketFile(vncPath, "QEMU's VNC socket", 60_000, () => qemu.describe());
+      const qmp = await Qmp.connect(qmpPath);
+      cleanup.push(() => qmp.close());
+      const recordings = join(dir, 'vnc-recordings');
+      const proxy = lab.start(
+        'vconsole proxy --record',
+        process.execPath,
+        [VCONSOLE_BIN, 'proxy', `unix://${vncPath}`, '--record', recordings],
+        {
+          cwd: REPO_ROOT,
+          env: vconsoleEnv(),
+          stdio: ['ignore', 'pipe', 'pipe'],
         },
-        { what, timeoutMs: 90_000, intervalMs: 200 },
       );
-    const prompt = await settled('the BIOS prompt in the viewer', (image) => countLit(image) > 500);
-    // ESC through the recorded session: SeaBIOS answers with its boot menu.
-    const menu = await pollFor(
-      async () => {
-        viewer.client.key(true, 0xff1b);
-        viewer.client.key(false, 0xff1b);
-        const image = await settled('a settled screen', () => true);
-        return differing(image, prompt) > 500 ? image : undefined;
-      },
-      { what: 'the boot menu in the viewer', timeoutMs: 90_000, intervalMs: 500 },
-    );
-    await settled('the boot menu, settled', (image) => differing(image, menu) <= CURSOR_PIXELS);
-    proxy.child.kill('SIGINT');
-    await proxy.exited;
+      const port = await pollFor(() => /"port":(\d+)/.exec(proxy.stdout())?.[1], {
+        what: 'the proxy port line',
+        timeoutMs: 60_000,
+        detail: () => proxy.describe(),
+      });
+      const viewer = await liveScreen(net.connect(Number(port), '127.0.0.1'), {}, cleanup);
 
-    const file = join(recordings, (await readdir(recordings)).find((f) => f.endsWith('.vncrec')) ?? 'missing');
-    const frames = join(dir, 'frames');
-    const replay = await runProgram(process.execPath, [VCONSOLE_BIN, 'replay', file, '--png-every', '250ms', '-o', frames], { env: vconsoleEnv(), timeoutMs: 120_000 });
-    expect(replay.code, replay.stderr).toBe(0);
-    const written = replay.stdout.trim().split('\n');
-    const pictures = await Promise.all(written.map(readPng));
-    // Some frame shows the prompt as QEMU did, and the last one the menu.
-    expect(Math.min(...pictures.map((p) => differing(p, prompt)).filter((d) => d >= 0))).toBeLessThanOrEqual(CURSOR_PIXELS);
-    expect(differing(pictures[pictures.length - 1], menu)).toBeLessThanOrEqual(CURSOR_PIXELS);
-    expect(differing(pictures[0], menu)).toBeGreaterThan(500);
+      /** QEMU's picture once the viewer shows exactly it and `accept` holds. */
+      const settled = (what: string, accept: (image: RgbImage) => boolean) =>
+        pollFor(
+          async () => {
+            const image = await qmp.screendump(dir);
+            return differing(fromFramebuffer(viewer.framebuffer), image) === 0 && accept(image) ? image : undefined;
+          },
+          { what, timeoutMs: 90_000, intervalMs: 200 },
+        );
+      const prompt = await settled('the BIOS prompt in the viewer', (image) => countLit(image) > 500);
+      // ESC through the recorded session: SeaBIOS answers with its boot menu.
+      const menu = await pollFor(
+        async () => {
+          viewer.client.key(true, 0xff1b);
+          viewer.client.key(false, 0xff1b);
+          const image = await settled('a settled screen', () => true);
+          return differing(image, prompt) > 500 ? image : undefined;
+        },
+        { what: 'the boot menu in the viewer', timeoutMs: 90_000, intervalMs: 500 },
+      );
+      await settled('the boot menu, settled', (image) => differing(image, menu) <= CURSOR_PIXELS);
+      proxy.child.kill('SIGINT');
+      await proxy.exited;
 
-    // Any VNC viewer watches the replay: vncsnapshot (TightVNC's RFB code) sees the BIOS screen.
-    const served = lab.start('vconsole replay', process.execPath, [VCONSOLE_BIN, 'replay', file], { cwd: REPO_ROOT, env: vconsoleEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    const replayPort = await pollFor(() => /"port":(\d+)/.exec(served.stdout())?.[1], { what: 'the replay port line', timeoutMs: 60_000, detail: () => served.describe() });
-    const snapshot = await takeVncSnapshot(Number(replayPort), dir);
-    expect([snapshot.width, snapshot.height]).toEqual([prompt.width, prompt.height]);
-    expect(countLit(snapshot.image)).toBeGreaterThan(500);
-  }, E2E_TEST_TIMEOUT_MS);
+      const file = join(recordings, (await readdir(recordings)).find((f) => f.endsWith('.vncrec')) ?? 'missing');
+      const frames = join(dir, 'frames');
+      const replay = await runProgram(process.execPath, [VCONSOLE_BIN, 'replay', file, '--png-every', '250ms', '-o', frames], {
+        env: vconsoleEnv(),
+        timeoutMs: 120_000,
+      });
+      expect(replay.code, replay.stderr).toBe(0);
+      const written = replay.stdout.trim().split('\n');
+      const pictures = await Promise.all(written.map(readPng));
+      // Some frame shows the prompt as QEMU did, and the last one the menu.
+      expect(Math.min(...pictures.map((p) => differing(p, prompt)).filter((d) => d >= 0))).toBeLessThanOrEqual(CURSOR_PIXELS);
+      expect(differing(pictures[pictures.length - 1], menu)).toBeLessThanOrEqual(CURSOR_PIXELS);
+      expect(differing(pictures[0], menu)).toBeGreaterThan(500);
 
-  it('a serial session plays in asciinema with the boot menu it showed', async () => {
-    const vm = await startQemuSerialVm(lab, 'recorded-serial', dir);
-    const recordings = join(dir, 'serial-recordings');
-    const run = await askForBootMenu(lab, [`unix://${vm.serialPath}`, '--record', recordings]);
-    expect(run.code, run.stderr).toBe(0);
-    const file = join(recordings, (await readdir(recordings)).find((f) => f.endsWith('.cast')) ?? 'missing');
-    // asciinema 2.2 opens /dev/tty even to cat: `script` gives it a terminal.
-    const played = await runProgram('script', ['-qec', `asciinema cat '${file}'`, '/dev/null'], { timeoutMs: 60_000 });
-    expect(played.code, played.stderr).toBe(0);
-    expect(played.stdout).toMatch(BOOT_MENU);
-    const replayed = await runProgram(process.execPath, [VCONSOLE_BIN, 'replay', file, '--speed', '50'], { env: vconsoleEnv(), timeoutMs: 60_000 });
-    expect(replayed.stdout).toMatch(BOOT_MENU);
-  }, E2E_TEST_TIMEOUT_MS);
+      // Any VNC viewer watches the replay: vncsnapshot (TightVNC's RFB code) sees the BIOS screen.
+      const served = lab.start('vconsole replay', process.execPath, [VCONSOLE_BIN, 'replay', file], {
+        cwd: REPO_ROOT,
+        env: vconsoleEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const replayPort = await pollFor(() => /"port":(\d+)/.exec(served.stdout())?.[1], {
+        what: 'the replay port line',
+        timeoutMs: 60_000,
+        detail: () => served.describe(),
+      });
+      const snapshot = await takeVncSnapshot(Number(replayPort), dir);
+      expect([snapshot.width, snapshot.height]).toEqual([prompt.width, prompt.height]);
+      expect(countLit(snapshot.image)).toBeGreaterThan(500);
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'a serial session plays in asciinema with the boot menu it showed',
+    async () => {
+      const vm = await startQemuSerialVm(lab, 'recorded-serial', dir);
+      const recordings = join(dir, 'serial-recordings');
+      const run = await askForBootMenu(lab, [`unix://${vm.serialPath}`, '--record', recordings]);
+      expect(run.code, run.stderr).toBe(0);
+      const file = join(recordings, (await readdir(recordings)).find((f) => f.endsWith('.cast')) ?? 'missing');
+      // asciinema 2.2 opens /dev/tty even to cat: `script` gives it a terminal.
+      const played = await runProgram('script', ['-qec', `asciinema cat '${file}'`, '/dev/null'], { timeoutMs: 60_000 });
+      expect(played.code, played.stderr).toBe(0);
+      expect(played.stdout).toMatch(BOOT_MENU);
+      const replayed = await runProgram(process.execPath, [VCONSOLE_BIN, 'replay', file, '--speed', '50'], {
+        env: vconsoleEnv(),
+        timeoutMs: 60_000,
+      });
+      expect(replayed.stdout).toMatch(BOOT_MENU);
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 });

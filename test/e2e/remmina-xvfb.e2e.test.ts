@@ -61,47 +61,64 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open with Remmina under Xvfb', g
     await lab.cleanup();
   }, 60_000);
 
-  it('vconsole open demo:vm-a --viewer remmina: Remmina connects with -c vnc://HOST:PORT and shows the demo screen; SIGINT closes it', async () => {
-    const open = await startPortCommand(lab, 'open', ['demo:vm-a'], ['--viewer', 'remmina', '--no-tui'], env);
-    try {
-      const [{ address, port }] = open.ports;
-      const pids = await pollFor(
-        async () => {
-          const children = await descendantPids(open.process.pid);
-          const lines = await Promise.all(children.map(async (pid) => ({ pid, line: (await commandLine(pid)) ?? '' })));
-          const remminas = lines.filter((c) => c.line.includes('remmina'));
-          return remminas.length > 0 ? remminas : undefined;
-        },
-        { what: 'vconsole to start remmina', timeoutMs: 30_000, detail: () => open.process.describe() },
-      );
-      expect(pids.map((p) => p.line)).toEqual([expect.stringMatching(new RegExp(`remmina -c vnc://${address.replace(/\./g, '\\.')}:${port}$`))]);
-
-      // Remmina titles its window HOST:PORT (it takes no title flag).
-      const window = await awaitWindow(x, 'a Remmina window for the demo console', (w) => w.className === 'org.remmina.Remmina' && w.title === `${address}:${port}`, { width: 400, height: 300 }, () => open.process.describe());
-      let last = '';
-      let shot = '';
+  it(
+    'vconsole open demo:vm-a --viewer remmina: Remmina connects with -c vnc://HOST:PORT and shows the demo screen; SIGINT closes it',
+    async () => {
+      const open = await startPortCommand(lab, 'open', ['demo:vm-a'], ['--viewer', 'remmina', '--no-tui'], env);
       try {
-        await pollFor(
+        const [{ address, port }] = open.ports;
+        const pids = await pollFor(
           async () => {
-            const screen = await grabScreen(x, dir, 'remmina');
-            shot = screen.file;
-            const background = countColour(screen.image, window, DEMO_BACKGROUND);
-            const clock = countColour(screen.image, window, DEMO_CLOCK);
-            last = `${background} background and ${clock} clock pixels in ${window.width}x${window.height}`;
-            return background > (window.width * window.height) / 3 && clock > 100 ? true : undefined;
+            const children = await descendantPids(open.process.pid);
+            const lines = await Promise.all(children.map(async (pid) => ({ pid, line: (await commandLine(pid)) ?? '' })));
+            const remminas = lines.filter((c) => c.line.includes('remmina'));
+            return remminas.length > 0 ? remminas : undefined;
           },
-          { what: 'Remmina to draw the demo screen', timeoutMs: 60_000, intervalMs: 500, detail: () => last },
+          { what: 'vconsole to start remmina', timeoutMs: 30_000, detail: () => open.process.describe() },
         );
-      } catch (err) {
-        throw new Error(`${(err as Error).message}\nscreenshot: ${shot ? await keepForInspection(shot, 'remmina') : 'none taken'}`, { cause: err });
-      }
+        expect(pids.map((p) => p.line)).toEqual([
+          expect.stringMatching(new RegExp(`remmina -c vnc://${address.replace(/\./g, '\\.')}:${port}$`)),
+        ]);
 
-      await open.interrupt();
-      await awaitProcessesGone(pids.map((p) => p.pid), 'remmina to exit after SIGINT');
-      await awaitWindowsGone(x, [window.id], 'the Remmina window to close after SIGINT');
-      expect(await canConnect(port), `port ${port} still open after SIGINT`).toBe(false);
-    } finally {
-      await open.process.stop();
-    }
-  }, E2E_TEST_TIMEOUT_MS);
+        // Remmina titles its window HOST:PORT (it takes no title flag).
+        const window = await awaitWindow(
+          x,
+          'a Remmina window for the demo console',
+          (w) => w.className === 'org.remmina.Remmina' && w.title === `${address}:${port}`,
+          { width: 400, height: 300 },
+          () => open.process.describe(),
+        );
+        let last = '';
+        let shot = '';
+        try {
+          await pollFor(
+            async () => {
+              const screen = await grabScreen(x, dir, 'remmina');
+              shot = screen.file;
+              const background = countColour(screen.image, window, DEMO_BACKGROUND);
+              const clock = countColour(screen.image, window, DEMO_CLOCK);
+              last = `${background} background and ${clock} clock pixels in ${window.width}x${window.height}`;
+              return background > (window.width * window.height) / 3 && clock > 100 ? true : undefined;
+            },
+            { what: 'Remmina to draw the demo screen', timeoutMs: 60_000, intervalMs: 500, detail: () => last },
+          );
+        } catch (err) {
+          throw new Error(`${(err as Error).message}\nscreenshot: ${shot ? await keepForInspection(shot, 'remmina') : 'none taken'}`, {
+            cause: err,
+          });
+        }
+
+        await open.interrupt();
+        await awaitProcessesGone(
+          pids.map((p) => p.pid),
+          'remmina to exit after SIGINT',
+        );
+        await awaitWindowsGone(x, [window.id], 'the Remmina window to close after SIGINT');
+        expect(await canConnect(port), `port ${port} still open after SIGINT`).toBe(false);
+      } finally {
+        await open.process.stop();
+      }
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 });

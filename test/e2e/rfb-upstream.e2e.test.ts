@@ -49,8 +49,22 @@ describe.skipIf(gate.skip)(gatedTitle('RFB upstream client against QEMU', gate),
     const vncPath = join(dir, `${name}.vnc.sock`);
     const qmpPath = join(dir, `${name}.qmp.sock`);
     const args = [
-      '-name', name, '-machine', 'accel=tcg', '-m', '64', '-nodefaults', '-vga', 'std', '-display', 'none',
-      '-vnc', `unix:${vncPath}${vncOptions}`, '-qmp', `unix:${qmpPath},server=on,wait=off`, ...extraArgs,
+      '-name',
+      name,
+      '-machine',
+      'accel=tcg',
+      '-m',
+      '64',
+      '-nodefaults',
+      '-vga',
+      'std',
+      '-display',
+      'none',
+      '-vnc',
+      `unix:${vncPath}${vncOptions}`,
+      '-qmp',
+      `unix:${qmpPath},server=on,wait=off`,
+      ...extraArgs,
     ];
     const qemu = lab.start(`qemu ${name}`, 'qemu-system-x86_64', args);
     await awaitSocketFile(vncPath, `QEMU ${name}'s VNC socket`, 60_000, () => qemu.describe());
@@ -64,12 +78,20 @@ describe.skipIf(gate.skip)(gatedTitle('RFB upstream client against QEMU', gate),
   /** Waits until the decoded picture equals QEMU's screendump (the text cursor blinks meanwhile). */
   async function expectScreendump(vm: Vm, fb: Framebuffer, minLit: number, about = () => ''): Promise<RgbImage> {
     let last = '';
-    return pollFor(async () => {
-      const image = await vm.qmp.screendump(dir);
-      const differing = differingPixels(fb, image);
-      last = `decoded ${fb.width}x${fb.height}, QEMU ${image.width}x${image.height}, ${differing} pixels differ, ${countLit(image)} lit`;
-      return differing === 0 && countLit(image) >= minLit ? image : undefined;
-    }, { what: 'the decoded framebuffer to equal QEMU\'s screendump', timeoutMs: 60_000, intervalMs: 200, detail: () => `${last} ${about()}` });
+    return pollFor(
+      async () => {
+        const image = await vm.qmp.screendump(dir);
+        const differing = differingPixels(fb, image);
+        last = `decoded ${fb.width}x${fb.height}, QEMU ${image.width}x${image.height}, ${differing} pixels differ, ${countLit(image)} lit`;
+        return differing === 0 && countLit(image) >= minLit ? image : undefined;
+      },
+      {
+        what: "the decoded framebuffer to equal QEMU's screendump",
+        timeoutMs: 60_000,
+        intervalMs: 200,
+        detail: () => `${last} ${about()}`,
+      },
+    );
   }
 
   let bios: Vm;
@@ -79,10 +101,13 @@ describe.skipIf(gate.skip)(gatedTitle('RFB upstream client against QEMU', gate),
     dir = await lab.tempDir('rfbup');
     bios = await startVm('bios');
     // QEMU starts at 640x480; SeaBIOS then switches to 720x400 text and prints its messages.
-    await pollFor(async () => {
-      const image = await bios.qmp.screendump(dir);
-      return image.width === 720 && countLit(image) >= 1_500 ? true : undefined;
-    }, { what: 'the SeaBIOS text screen', timeoutMs: 90_000, intervalMs: 250 });
+    await pollFor(
+      async () => {
+        const image = await bios.qmp.screendump(dir);
+        return image.width === 720 && countLit(image) >= 1_500 ? true : undefined;
+      },
+      { what: 'the SeaBIOS text screen', timeoutMs: 90_000, intervalMs: 250 },
+    );
   }, E2E_SETUP_TIMEOUT_MS);
   afterAll(async () => {
     process.stderr.write(`encodings QEMU sent for each preference: ${JSON.stringify(seen)}\n`);
@@ -98,91 +123,126 @@ describe.skipIf(gate.skip)(gatedTitle('RFB upstream client against QEMU', gate),
     { name: 'the default order', expect: 'zrle' },
   ];
   for (const preference of preferences) {
-    it(`${preference.name}: the decoded BIOS screen (720x400) equals QEMU's screendump pixel for pixel`, async () => {
-      const fb = new Framebuffer(1, 1);
-      const client = await RfbUpstream.connect(dial(bios), fb, { encodings: preference.encodings });
-      let closed: Error | undefined;
-      client.on('close', (err) => (closed = err ?? new Error('closed')));
-      try {
-        expect(fb.width, 'ServerInit size').toBe(720);
-        expect(fb.height).toBe(400);
-        expect(fb.name).toBe('QEMU (bios)');
-        // The first update after connect is the whole picture (what a screenshot takes).
-        await client.nextUpdate();
-        expect(litPixels(fb)).toBeGreaterThan(1_500);
-        await expectScreendump(bios, fb, 1_500);
-        // The blinking text cursor keeps updates coming: later rectangles continue the zlib
-        // streams of the first ones, and must still decode to QEMU's picture.
-        for (let i = 0; i < 4; i++) await client.nextUpdate();
-        await expectScreendump(bios, fb, 1_500);
-        expect(closed).toBeUndefined();
-        seen[preference.name] = [...client.encodingsSeen].sort();
-        expect([...client.encodingsSeen]).toContain(preference.expect);
-        expect(client.supportsQemuKeys).toBe(true);
-      } finally {
-        client.close();
-      }
-    }, E2E_TEST_TIMEOUT_MS);
+    it(
+      `${preference.name}: the decoded BIOS screen (720x400) equals QEMU's screendump pixel for pixel`,
+      async () => {
+        const fb = new Framebuffer(1, 1);
+        const client = await RfbUpstream.connect(dial(bios), fb, { encodings: preference.encodings });
+        let closed: Error | undefined;
+        client.on('close', (err) => (closed = err ?? new Error('closed')));
+        try {
+          expect(fb.width, 'ServerInit size').toBe(720);
+          expect(fb.height).toBe(400);
+          expect(fb.name).toBe('QEMU (bios)');
+          // The first update after connect is the whole picture (what a screenshot takes).
+          await client.nextUpdate();
+          expect(litPixels(fb)).toBeGreaterThan(1_500);
+          await expectScreendump(bios, fb, 1_500);
+          // The blinking text cursor keeps updates coming: later rectangles continue the zlib
+          // streams of the first ones, and must still decode to QEMU's picture.
+          for (let i = 0; i < 4; i++) await client.nextUpdate();
+          await expectScreendump(bios, fb, 1_500);
+          expect(closed).toBeUndefined();
+          seen[preference.name] = [...client.encodingsSeen].sort();
+          expect([...client.encodingsSeen]).toContain(preference.expect);
+          expect(client.supportsQemuKeys).toBe(true);
+        } finally {
+          client.close();
+        }
+      },
+      E2E_TEST_TIMEOUT_MS,
+    );
   }
 
-  it('follows QEMU through two mode changes (640x480, BIOS 720x400, a boot sector\'s VGA mode 13h at 640x400) in every encoding', async () => {
-    // A boot disk whose first sector switches to VGA mode 13h and paints all 256 palette colours.
-    const code = [
-      0xb8, 0x13, 0x00, 0xcd, 0x10, // mov ax,0x13; int 0x10
-      0x68, 0x00, 0xa0, 0x07, 0x31, 0xff, // push 0xa000; pop es; xor di,di
-      0xb9, 0x00, 0xfa, 0x89, 0xf8, 0xaa, 0xe2, 0xfb, // mov cx,64000; l: mov ax,di; stosb; loop l
-      0xf4, 0xeb, 0xfd, // hlt; jmp hlt
-    ];
-    const disk = Buffer.alloc(1024 * 1024);
-    Buffer.from(code).copy(disk);
-    disk.writeUInt16LE(0xaa55, 510);
-    const diskPath = join(dir, 'mode13h.img');
-    await writeFile(diskPath, disk);
-    // Paused (-S) until every client is connected, so each one sees both mode changes.
-    const vm = await startVm('modes', '', ['-S', '-drive', `file=${diskPath},format=raw,if=ide`]);
-    const encodings: EncodingName[] = ['raw', 'hextile', 'zrle', 'zlib', 'tight'];
-    // One at a time: QEMU listens on its VNC socket with a backlog of one.
-    const sessions = [];
-    for (const encoding of encodings) {
-      const fb = new Framebuffer(1, 1);
-      const client = await RfbUpstream.connect(dial(vm), fb, { encodings: [encoding, 'raw'] });
-      const sizes = [`${fb.width}x${fb.height}`];
-      fb.on('resize', (w, h) => sizes.push(`${w}x${h}`));
-      client.on('close', (err) => sizes.push(`closed: ${err?.message}`));
-      sessions.push({ encoding, fb, client, sizes });
-    }
-    await vm.qmp.execute('cont');
-    try {
-      for (const { encoding, fb, client, sizes } of sessions) {
-        await expectScreendump(vm, fb, 10_000, () => `${encoding}: sizes ${sizes.join(', ')}, seen ${[...client.encodingsSeen].join(', ')}`);
-        expect(fb.width, encoding).toBe(640);
-        expect(fb.height).toBe(400);
-        expect(sizes.length, `${encoding}: sizes seen ${sizes.join(', ')}`).toBeGreaterThan(1);
-        expect([...client.encodingsSeen].some((name) => name.endsWith('desktop-size'))).toBe(true);
-        expect([...client.encodingsSeen]).toContain(encoding);
+  it(
+    "follows QEMU through two mode changes (640x480, BIOS 720x400, a boot sector's VGA mode 13h at 640x400) in every encoding",
+    async () => {
+      // A boot disk whose first sector switches to VGA mode 13h and paints all 256 palette colours.
+      const code = [
+        0xb8,
+        0x13,
+        0x00,
+        0xcd,
+        0x10, // mov ax,0x13; int 0x10
+        0x68,
+        0x00,
+        0xa0,
+        0x07,
+        0x31,
+        0xff, // push 0xa000; pop es; xor di,di
+        0xb9,
+        0x00,
+        0xfa,
+        0x89,
+        0xf8,
+        0xaa,
+        0xe2,
+        0xfb, // mov cx,64000; l: mov ax,di; stosb; loop l
+        0xf4,
+        0xeb,
+        0xfd, // hlt; jmp hlt
+      ];
+      const disk = Buffer.alloc(1024 * 1024);
+      Buffer.from(code).copy(disk);
+      disk.writeUInt16LE(0xaa55, 510);
+      const diskPath = join(dir, 'mode13h.img');
+      await writeFile(diskPath, disk);
+      // Paused (-S) until every client is connected, so each one sees both mode changes.
+      const vm = await startVm('modes', '', ['-S', '-drive', `file=${diskPath},format=raw,if=ide`]);
+      const encodings: EncodingName[] = ['raw', 'hextile', 'zrle', 'zlib', 'tight'];
+      // One at a time: QEMU listens on its VNC socket with a backlog of one.
+      const sessions = [];
+      for (const encoding of encodings) {
+        const fb = new Framebuffer(1, 1);
+        const client = await RfbUpstream.connect(dial(vm), fb, { encodings: [encoding, 'raw'] });
+        const sizes = [`${fb.width}x${fb.height}`];
+        fb.on('resize', (w, h) => sizes.push(`${w}x${h}`));
+        client.on('close', (err) => sizes.push(`closed: ${err?.message}`));
+        sessions.push({ encoding, fb, client, sizes });
       }
-    } finally {
-      for (const { client } of sessions) client.close();
-      await vm.process.stop();
-    }
-  }, E2E_TEST_TIMEOUT_MS);
+      await vm.qmp.execute('cont');
+      try {
+        for (const { encoding, fb, client, sizes } of sessions) {
+          await expectScreendump(
+            vm,
+            fb,
+            10_000,
+            () => `${encoding}: sizes ${sizes.join(', ')}, seen ${[...client.encodingsSeen].join(', ')}`,
+          );
+          expect(fb.width, encoding).toBe(640);
+          expect(fb.height).toBe(400);
+          expect(sizes.length, `${encoding}: sizes seen ${sizes.join(', ')}`).toBeGreaterThan(1);
+          expect([...client.encodingsSeen].some((name) => name.endsWith('desktop-size'))).toBe(true);
+          expect([...client.encodingsSeen]).toContain(encoding);
+        }
+      } finally {
+        for (const { client } of sessions) client.close();
+        await vm.process.stop();
+      }
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 
-  it('VNC authentication: the right password connects, a wrong one or none is refused with one clear line', async () => {
-    const vm = await startVm('locked', ',password=on');
-    try {
-      await vm.qmp.execute('change-vnc-password', { password: 'secret1' });
-      const fb = new Framebuffer(1, 1);
-      const client = await RfbUpstream.connect(dial(vm), fb, { password: 'secret1' });
-      await client.nextUpdate();
-      expect(fb.width).toBeGreaterThan(0);
-      client.close();
-      const wrong = await failure(RfbUpstream.connect(dial(vm), new Framebuffer(1, 1), { password: 'secret2' }));
-      expect(wrong.message).toBe('VNC authentication failed: wrong password');
-      const none = await failure(RfbUpstream.connect(dial(vm), new Framebuffer(1, 1)));
-      expect(none.message).toBe('RFB server asks for a VNC password and none was given');
-      expect(`${wrong.message} ${none.message}`).not.toContain('secret');
-    } finally {
-      await vm.process.stop();
-    }
-  }, E2E_TEST_TIMEOUT_MS);
+  it(
+    'VNC authentication: the right password connects, a wrong one or none is refused with one clear line',
+    async () => {
+      const vm = await startVm('locked', ',password=on');
+      try {
+        await vm.qmp.execute('change-vnc-password', { password: 'secret1' });
+        const fb = new Framebuffer(1, 1);
+        const client = await RfbUpstream.connect(dial(vm), fb, { password: 'secret1' });
+        await client.nextUpdate();
+        expect(fb.width).toBeGreaterThan(0);
+        client.close();
+        const wrong = await failure(RfbUpstream.connect(dial(vm), new Framebuffer(1, 1), { password: 'secret2' }));
+        expect(wrong.message).toBe('VNC authentication failed: wrong password');
+        const none = await failure(RfbUpstream.connect(dial(vm), new Framebuffer(1, 1)));
+        expect(none.message).toBe('RFB server asks for a VNC password and none was given');
+        expect(`${wrong.message} ${none.message}`).not.toContain('secret');
+      } finally {
+        await vm.process.stop();
+      }
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 });

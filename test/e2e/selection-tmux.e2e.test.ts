@@ -47,51 +47,69 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open: what is picked or selected
   const line = (screen: string, text: string) => screen.split('\n').find((l) => l.includes(text)) ?? '';
   const listening = (screen: string, target: string) => screen.split('\n').some((l) => l.includes(target) && /listening/.test(l));
   /** The VMIs vconsole read for a pre-flight so far (each console it opens reads its VMI first). */
-  const preflights = () => kubevirt.requests.filter((r) => r.method === 'GET' && /\/virtualmachineinstances\/[^/]+$/.test(r.path)).map((r) => r.path.split('/').slice(-3).join('/'));
+  const preflights = () =>
+    kubevirt.requests
+      .filter((r) => r.method === 'GET' && /\/virtualmachineinstances\/[^/]+$/.test(r.path))
+      .map((r) => r.path.split('/').slice(-3).join('/'));
 
-  it('open -A, Enter on one row: that one VM opens, no other', async () => {
-    const before = preflights().length;
-    const term = await inTmux(['open', '-A', '--viewer', 'none']);
-    await term.awaitScreen('the picker with every namespace', (s) => s.includes('Open which consoles?') && WEB.every((t) => s.includes(t)));
-    await term.sendKeys(['web-3'], true);
-    await term.awaitScreen('prod/web-3 highlighted', (s) => line(s, 'prod/web-3').startsWith('›'));
-    await term.sendKeys(['Enter']);
-    const table = await term.awaitScreen('its row listening', (s) => listening(s, 'prod/web-3'));
-    for (const other of [...WEB, ...FARM].filter((t) => t !== 'prod/web-3')) expect(table).not.toContain(other);
-    await term.sendKeys(['q']);
-    expect(await term.awaitExit()).toBe('exit 0');
-    // One console: the only VMI read for a pre-flight is the one picked.
-    expect(new Set(preflights().slice(before))).toEqual(new Set(['prod/virtualmachineinstances/web-3']));
-  }, E2E_TEST_TIMEOUT_MS);
+  it(
+    'open -A, Enter on one row: that one VM opens, no other',
+    async () => {
+      const before = preflights().length;
+      const term = await inTmux(['open', '-A', '--viewer', 'none']);
+      await term.awaitScreen(
+        'the picker with every namespace',
+        (s) => s.includes('Open which consoles?') && WEB.every((t) => s.includes(t)),
+      );
+      await term.sendKeys(['web-3'], true);
+      await term.awaitScreen('prod/web-3 highlighted', (s) => line(s, 'prod/web-3').startsWith('›'));
+      await term.sendKeys(['Enter']);
+      const table = await term.awaitScreen('its row listening', (s) => listening(s, 'prod/web-3'));
+      for (const other of [...WEB, ...FARM].filter((t) => t !== 'prod/web-3')) expect(table).not.toContain(other);
+      await term.sendKeys(['q']);
+      expect(await term.awaitExit()).toBe('exit 0');
+      // One console: the only VMI read for a pre-flight is the one picked.
+      expect(new Set(preflights().slice(before))).toEqual(new Set(['prod/virtualmachineinstances/web-3']));
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 
-  it('open -A, two rows marked: those two open', async () => {
-    const term = await inTmux(['open', '-A', '--viewer', 'none']);
-    await term.awaitScreen('the picker', (s) => WEB.every((t) => s.includes(t)));
-    await term.sendKeys(['qa/web'], true);
-    await term.awaitScreen('the qa rows', (s) => s.includes('filter: qa/web') && !s.includes('prod/web-2'));
-    await term.sendKeys(['Space', 'Space']);
-    await term.awaitScreen('two rows marked', (s) => s.includes('open 2 marked'));
-    await term.sendKeys(['Enter']);
-    const table = await term.awaitScreen('both rows listening', (s) => listening(s, 'qa/web-7') && listening(s, 'qa/web-8'));
-    for (const other of WEB.filter((t) => !t.startsWith('qa/'))) expect(table).not.toContain(other);
-    await term.sendKeys(['q']);
-    expect(await term.awaitExit()).toBe('exit 0');
-  }, E2E_TEST_TIMEOUT_MS);
+  it(
+    'open -A, two rows marked: those two open',
+    async () => {
+      const term = await inTmux(['open', '-A', '--viewer', 'none']);
+      await term.awaitScreen('the picker', (s) => WEB.every((t) => s.includes(t)));
+      await term.sendKeys(['qa/web'], true);
+      await term.awaitScreen('the qa rows', (s) => s.includes('filter: qa/web') && !s.includes('prod/web-2'));
+      await term.sendKeys(['Space', 'Space']);
+      await term.awaitScreen('two rows marked', (s) => s.includes('open 2 marked'));
+      await term.sendKeys(['Enter']);
+      const table = await term.awaitScreen('both rows listening', (s) => listening(s, 'qa/web-7') && listening(s, 'qa/web-8'));
+      for (const other of WEB.filter((t) => !t.startsWith('qa/'))) expect(table).not.toContain(other);
+      await term.sendKeys(['q']);
+      expect(await term.awaitExit()).toBe('exit 0');
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 
-  it('13 consoles selected: asks y/N saying how many; N opens nothing and exits 0, y opens them', async () => {
-    const before = preflights().length;
-    const declined = await inTmux(['open', '-l', 'app=farm', '-A', '--viewer', 'none'], { stderrOnTerminal: true });
-    await declined.awaitScreen('the question', (s) => s.includes('Open 13 consoles at once? [y/N]'));
-    await declined.sendKeys(['n', 'Enter']);
-    expect(await declined.awaitExit()).toBe('exit 0');
-    expect(preflights().length).toBe(before);
-    await declined.destroy();
+  it(
+    '13 consoles selected: asks y/N saying how many; N opens nothing and exits 0, y opens them',
+    async () => {
+      const before = preflights().length;
+      const declined = await inTmux(['open', '-l', 'app=farm', '-A', '--viewer', 'none'], { stderrOnTerminal: true });
+      await declined.awaitScreen('the question', (s) => s.includes('Open 13 consoles at once? [y/N]'));
+      await declined.sendKeys(['n', 'Enter']);
+      expect(await declined.awaitExit()).toBe('exit 0');
+      expect(preflights().length).toBe(before);
+      await declined.destroy();
 
-    const accepted = await inTmux(['open', '-l', 'app=farm', '-A', '--viewer', 'none'], { stderrOnTerminal: true });
-    await accepted.awaitScreen('the question', (s) => s.includes('Open 13 consoles at once? [y/N]'));
-    await accepted.sendKeys(['y', 'Enter']);
-    await accepted.awaitScreen('the rows listening', (s) => listening(s, FARM[0]) && listening(s, FARM[12]), 60_000);
-    await accepted.sendKeys(['q']);
-    expect(await accepted.awaitExit()).toBe('exit 0');
-  }, E2E_TEST_TIMEOUT_MS);
+      const accepted = await inTmux(['open', '-l', 'app=farm', '-A', '--viewer', 'none'], { stderrOnTerminal: true });
+      await accepted.awaitScreen('the question', (s) => s.includes('Open 13 consoles at once? [y/N]'));
+      await accepted.sendKeys(['y', 'Enter']);
+      await accepted.awaitScreen('the rows listening', (s) => listening(s, FARM[0]) && listening(s, FARM[12]), 60_000);
+      await accepted.sendKeys(['q']);
+      expect(await accepted.awaitExit()).toBe('exit 0');
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 });

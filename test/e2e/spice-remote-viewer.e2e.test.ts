@@ -17,7 +17,19 @@ import { awaitWindow, grabScreen, startXvfb, type XServer, type XWindow } from '
 // remote-viewer speaks first and opens several connections at once (main, display, inputs,
 // cursor), each its own websocket: the window must show SeaBIOS's text, read by tesseract, and
 // ESC typed into it must open SeaBIOS's boot menu, read from QEMU's own screendump.
-const gate = requireTools(['qemu-system-x86_64', 'websockify', 'remote-viewer', 'Xvfb', 'xwininfo', 'xdotool', 'import', 'convert', 'tesseract', 'ss', 'pgrep']);
+const gate = requireTools([
+  'qemu-system-x86_64',
+  'websockify',
+  'remote-viewer',
+  'Xvfb',
+  'xwininfo',
+  'xdotool',
+  'import',
+  'convert',
+  'tesseract',
+  'ss',
+  'pgrep',
+]);
 
 const BIOS_PROMPT = /Press ESC for boot menu/;
 const BOOT_MENU = /Select boot device/;
@@ -107,53 +119,67 @@ describe.skipIf(gate.skip)(gatedTitle('SPICE consoles through vconsole proxy int
 
   /** The remote-viewer window titled `title`, big enough to hold the 720x400 BIOS screen. */
   function viewerWindow(title: string, detail: () => string): Promise<XWindow> {
-    return awaitWindow(x, `remote-viewer window "${title}"`, (w) => w.className === 'Remote-viewer' && w.title.includes(title), { width: 720, height: 400 }, detail);
+    return awaitWindow(
+      x,
+      `remote-viewer window "${title}"`,
+      (w) => w.className === 'Remote-viewer' && w.title.includes(title),
+      { width: 720, height: 400 },
+      detail,
+    );
   }
 
   /** The client connections vconsole accepted, from its log lines. */
   const clientsOf = (proxy: RunningProxy) => (proxy.process.stderr().match(/client \d+ connected/g) ?? []).length;
 
-  it('ws:// --type spice: remote-viewer shows the BIOS text and its keys reach the VM', async () => {
-    const vm = await freshVm();
-    const token = `spice-token-${vmCount}`;
-    await appendFile(websockify.tokenFile, tokenFileText({ [token]: `127.0.0.1:${vm.spicePort}` }));
-    const proxy = await startPortCommand(lab, 'proxy', [websockify.url(token)], ['--type', 'spice']);
-    const viewer = remoteViewer(proxy.ports[0].port, 'spice-ws');
-    const detail = () => `${proxy.process.describe()}\n${viewer.describe()}`;
-    try {
-      const window = await viewerWindow('spice-ws', detail);
-      await awaitBiosText(window, detail);
-      await typeEscIntoVm(vm, window, detail);
-      // One SPICE session, several channels, each its own connection and websocket.
-      expect(clientsOf(proxy)).toBeGreaterThanOrEqual(3);
-      expect(proxy.process.stderr()).not.toMatch(/replaces the console session|token rejected/);
-      expect(proxy.process.stdout() + proxy.process.stderr()).not.toContain(token);
-    } finally {
-      await viewer.stop();
-      await proxy.interrupt();
-    }
-  }, E2E_TEST_TIMEOUT_MS);
+  it(
+    'ws:// --type spice: remote-viewer shows the BIOS text and its keys reach the VM',
+    async () => {
+      const vm = await freshVm();
+      const token = `spice-token-${vmCount}`;
+      await appendFile(websockify.tokenFile, tokenFileText({ [token]: `127.0.0.1:${vm.spicePort}` }));
+      const proxy = await startPortCommand(lab, 'proxy', [websockify.url(token)], ['--type', 'spice']);
+      const viewer = remoteViewer(proxy.ports[0].port, 'spice-ws');
+      const detail = () => `${proxy.process.describe()}\n${viewer.describe()}`;
+      try {
+        const window = await viewerWindow('spice-ws', detail);
+        await awaitBiosText(window, detail);
+        await typeEscIntoVm(vm, window, detail);
+        // One SPICE session, several channels, each its own connection and websocket.
+        expect(clientsOf(proxy)).toBeGreaterThanOrEqual(3);
+        expect(proxy.process.stderr()).not.toMatch(/replaces the console session|token rejected/);
+        expect(proxy.process.stdout() + proxy.process.stderr()).not.toContain(token);
+      } finally {
+        await viewer.stop();
+        await proxy.interrupt();
+      }
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 
-  it('openstack: --type spice (spice-html5 from Nova, websockify as nova-spicehtml5proxy): the same, with one console URL for the whole channel burst', async () => {
-    const vm = await freshVm();
-    const cloud = await startOpenstackWithWebsockify(dir, websockify, undefined, 'vnc_auto', undefined, vm.spicePort);
-    const proxy = await startPortCommand(lab, 'proxy', ['openstack:web-1'], ['--type', 'spice', ...cloud.args], cloud.env);
-    const viewer = remoteViewer(proxy.ports[0].port, 'spice-nova');
-    const detail = () => `${proxy.process.describe()}\n${viewer.describe()}`;
-    try {
-      const window = await viewerWindow('spice-nova', detail);
-      await awaitBiosText(window, detail);
-      await typeEscIntoVm(vm, window, detail);
-      expect(clientsOf(proxy)).toBeGreaterThanOrEqual(3);
-      // One console URL served every channel of remote-viewer's burst: the pre-flight's, or,
-      // when the viewer came more than a few seconds later (its token may be gone), one fresh one.
-      expect(cloud.fixture.count('nova', '/remote-consoles', 200)).toBeLessThanOrEqual(2);
-      const output = proxy.process.stdout() + proxy.process.stderr();
-      for (const secret of cloud.secrets()) expect(output).not.toContain(secret);
-    } finally {
-      await viewer.stop();
-      await proxy.interrupt();
-      await cloud.close();
-    }
-  }, E2E_TEST_TIMEOUT_MS);
+  it(
+    'openstack: --type spice (spice-html5 from Nova, websockify as nova-spicehtml5proxy): the same, with one console URL for the whole channel burst',
+    async () => {
+      const vm = await freshVm();
+      const cloud = await startOpenstackWithWebsockify(dir, websockify, undefined, 'vnc_auto', undefined, vm.spicePort);
+      const proxy = await startPortCommand(lab, 'proxy', ['openstack:web-1'], ['--type', 'spice', ...cloud.args], cloud.env);
+      const viewer = remoteViewer(proxy.ports[0].port, 'spice-nova');
+      const detail = () => `${proxy.process.describe()}\n${viewer.describe()}`;
+      try {
+        const window = await viewerWindow('spice-nova', detail);
+        await awaitBiosText(window, detail);
+        await typeEscIntoVm(vm, window, detail);
+        expect(clientsOf(proxy)).toBeGreaterThanOrEqual(3);
+        // One console URL served every channel of remote-viewer's burst: the pre-flight's, or,
+        // when the viewer came more than a few seconds later (its token may be gone), one fresh one.
+        expect(cloud.fixture.count('nova', '/remote-consoles', 200)).toBeLessThanOrEqual(2);
+        const output = proxy.process.stdout() + proxy.process.stderr();
+        for (const secret of cloud.secrets()) expect(output).not.toContain(secret);
+      } finally {
+        await viewer.stop();
+        await proxy.interrupt();
+        await cloud.close();
+      }
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 });

@@ -70,9 +70,27 @@ describe('reading the tools', () => {
       '     0x200005 "QEMU (vm-b) - TigerVNC": ("TigerVNC Viewer" "TigerVNC Viewer")  720x400+1+20  +1+20',
     ].join('\n');
     expect(parseWindowTree(text)).toEqual([
-      { id: '0x400007', title: 'QEMU (vm-a) (1)', instance: 'remote-viewer', className: 'Remote-viewer', width: 730, height: 456, x: 1000, y: 0 },
+      {
+        id: '0x400007',
+        title: 'QEMU (vm-a) (1)',
+        instance: 'remote-viewer',
+        className: 'Remote-viewer',
+        width: 730,
+        height: 456,
+        x: 1000,
+        y: 0,
+      },
       { id: '0x400008', title: '', instance: '', className: '', width: 1, height: 1, x: 999, y: -1 },
-      { id: '0x200005', title: 'QEMU (vm-b) - TigerVNC', instance: 'TigerVNC Viewer', className: 'TigerVNC Viewer', width: 720, height: 400, x: 1, y: 20 },
+      {
+        id: '0x200005',
+        title: 'QEMU (vm-b) - TigerVNC',
+        instance: 'TigerVNC Viewer',
+        className: 'TigerVNC Viewer',
+        width: 720,
+        height: 400,
+        x: 1,
+        y: 20,
+      },
     ]);
   });
 
@@ -89,7 +107,8 @@ describe('reading the tools', () => {
   });
 
   it("parses vncsnapshot -verbose's report", () => {
-    const log = 'Desktop name "QEMU (vm-a)"\nConnected to VNC server\nImage saved from (local host) 720x400 screen to a.jpg using 720x400+0+0 rectangle\n';
+    const log =
+      'Desktop name "QEMU (vm-a)"\nConnected to VNC server\nImage saved from (local host) 720x400 screen to a.jpg using 720x400+0+0 rectangle\n';
     expect(parseVncSnapshotLog(log)).toEqual({ desktopName: 'QEMU (vm-a)', width: 720, height: 400 });
   });
 
@@ -106,7 +125,9 @@ describe('reading the tools', () => {
 describe('requireTools', () => {
   it('names each missing program with its Debian package, and the build', () => {
     const reason = missingToolsReason(['qemu-system-x86_64', 'vncviewer', 'tmux'], (tool) => tool === 'tmux', 'linux', false);
-    expect(reason).toBe('missing qemu-system-x86_64, vncviewer (Debian: qemu-system-x86 tigervnc-viewer; run scripts/e2e-deps.sh); vconsole is not built (run npm run build)');
+    expect(reason).toBe(
+      'missing qemu-system-x86_64, vncviewer (Debian: qemu-system-x86 tigervnc-viewer; run scripts/e2e-deps.sh); vconsole is not built (run npm run build)',
+    );
   });
 
   it('has nothing to say when everything is there', () => {

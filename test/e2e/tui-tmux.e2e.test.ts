@@ -11,7 +11,20 @@ import { awaitWindowsGone, startXvfb, type XServer } from './support/xvfb.js';
 
 // The TUI in a real terminal (tmux), driving real viewer windows on Xvfb, with real QEMU VMs
 // behind the KubeVirt fixture: what a user of `vconsole open` on a workstation sees and types.
-const gate = requireTools(['tmux', 'qemu-system-x86_64', 'vncsnapshot', 'convert', 'import', 'Xvfb', 'xwininfo', 'xdotool', 'vncviewer', 'remote-viewer', 'ss', 'pgrep']);
+const gate = requireTools([
+  'tmux',
+  'qemu-system-x86_64',
+  'vncsnapshot',
+  'convert',
+  'import',
+  'Xvfb',
+  'xwininfo',
+  'xdotool',
+  'vncviewer',
+  'remote-viewer',
+  'ss',
+  'pgrep',
+]);
 
 const TIGERVNC: ViewerWindowKind = { viewer: 'TigerVNC', className: 'TigerVNC Viewer' };
 const REMOTE_VIEWER: ViewerWindowKind = { viewer: 'remote-viewer', className: 'Remote-viewer' };
@@ -19,7 +32,12 @@ const REMOTE_VIEWER: ViewerWindowKind = { viewer: 'remote-viewer', className: 'R
 /** The table row of `target` once its viewer is open: `default/vm-a  kubevirt  127.0.0.1:40123  viewer open ...`. */
 function rowWithOpenViewer(screen: string, target: string): RegExpMatchArray | null {
   const row = new RegExp(`${target.replace('/', '\\/')}\\s.*127\\.0\\.0\\.1:(\\d+)\\s+(?:vnc\\s+)?viewer open`);
-  return screen.split('\n').map((line) => row.exec(line)).find((m) => m) ?? null;
+  return (
+    screen
+      .split('\n')
+      .map((line) => row.exec(line))
+      .find((m) => m) ?? null
+  );
 }
 
 /** What vconsole has running at one moment: its child processes, its listening ports, its viewers' windows. */
@@ -63,7 +81,11 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open TUI in tmux', gate), () => 
 
   /** After quitting: vconsole exited 0, and nothing it started is left (see expectAllGone). */
   async function expectCleanExit(term: TmuxTerminal, running: Running, how: string): Promise<void> {
-    const status = await pollFor(() => term.exitStatus(), { what: `vconsole to exit after ${how}`, timeoutMs: 15_000, detail: () => term.capture() });
+    const status = await pollFor(() => term.exitStatus(), {
+      what: `vconsole to exit after ${how}`,
+      timeoutMs: 15_000,
+      detail: () => term.capture(),
+    });
     expect(status, await term.capture()).toBe('exit 0');
     await expectAllGone(term, running, how);
   }
@@ -84,87 +106,121 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open TUI in tmux', gate), () => 
     }
   }
 
-  it('tmux + tigervnc + qemu: the table shows the VM, `a` adds a second one with its own window, Ctrl+C leaves nothing behind', async () => {
-    const term = await openInTmux(['default/vm-a'], 'ctrl-c');
-    const first = await term.awaitScreen('a row for default/vm-a with its viewer open', (s) => rowWithOpenViewer(s, 'default/vm-a') !== null);
-    await awaitVmWindows(x, dir, TIGERVNC, [cluster.vmA], () => '');
+  it(
+    'tmux + tigervnc + qemu: the table shows the VM, `a` adds a second one with its own window, Ctrl+C leaves nothing behind',
+    async () => {
+      const term = await openInTmux(['default/vm-a'], 'ctrl-c');
+      const first = await term.awaitScreen(
+        'a row for default/vm-a with its viewer open',
+        (s) => rowWithOpenViewer(s, 'default/vm-a') !== null,
+      );
+      await awaitVmWindows(x, dir, TIGERVNC, [cluster.vmA], () => '');
 
-    await term.sendKeys(['a']);
-    await term.awaitScreen('the add picker', (s) => s.includes('Add which consoles? filter:'));
-    await term.sendKeys(['default/vm-b'], true);
-    // Like a person: look at what was typed, then press Enter.
-    await term.awaitScreen('the typed target in the picker', (s) => s.includes('filter: default/vm-b'));
-    await term.sendKeys(['Enter']);
-    const both = await term.awaitScreen('a row for default/vm-b with its viewer open', (s) => rowWithOpenViewer(s, 'default/vm-b') !== null);
-    const windows = await awaitVmWindows(x, dir, TIGERVNC, [cluster.vmA, cluster.vmB], () => '');
+      await term.sendKeys(['a']);
+      await term.awaitScreen('the add picker', (s) => s.includes('Add which consoles? filter:'));
+      await term.sendKeys(['default/vm-b'], true);
+      // Like a person: look at what was typed, then press Enter.
+      await term.awaitScreen('the typed target in the picker', (s) => s.includes('filter: default/vm-b'));
+      await term.sendKeys(['Enter']);
+      const both = await term.awaitScreen(
+        'a row for default/vm-b with its viewer open',
+        (s) => rowWithOpenViewer(s, 'default/vm-b') !== null,
+      );
+      const windows = await awaitVmWindows(x, dir, TIGERVNC, [cluster.vmA, cluster.vmB], () => '');
 
-    const running = await whatVconsoleRuns(term, windows);
-    const shownPorts = [rowWithOpenViewer(first, 'default/vm-a')![1], rowWithOpenViewer(both, 'default/vm-b')![1]].map(Number);
-    expect(running.ports.sort()).toEqual(shownPorts.sort());
-    const viewers = (await Promise.all(running.pids.map(commandLine))).filter((line) => line?.includes('vncviewer'));
-    expect(viewers).toHaveLength(2);
+      const running = await whatVconsoleRuns(term, windows);
+      const shownPorts = [rowWithOpenViewer(first, 'default/vm-a')![1], rowWithOpenViewer(both, 'default/vm-b')![1]].map(Number);
+      expect(running.ports.sort()).toEqual(shownPorts.sort());
+      const viewers = (await Promise.all(running.pids.map(commandLine))).filter((line) => line?.includes('vncviewer'));
+      expect(viewers).toHaveLength(2);
 
-    await term.sendKeys(['C-c']);
-    await expectCleanExit(term, running, 'Ctrl+C');
-  }, E2E_TEST_TIMEOUT_MS);
+      await term.sendKeys(['C-c']);
+      await expectCleanExit(term, running, 'Ctrl+C');
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 
-  it('tmux + tigervnc + qemu: q quits, closing the viewer and the port', async () => {
-    const term = await openInTmux(['default/vm-b'], 'quit');
-    await term.awaitScreen('a row for default/vm-b with its viewer open', (s) => rowWithOpenViewer(s, 'default/vm-b') !== null);
-    const running = await whatVconsoleRuns(term, await awaitVmWindows(x, dir, TIGERVNC, [cluster.vmB], () => ''));
-    expect(running.ports).toHaveLength(1);
+  it(
+    'tmux + tigervnc + qemu: q quits, closing the viewer and the port',
+    async () => {
+      const term = await openInTmux(['default/vm-b'], 'quit');
+      await term.awaitScreen('a row for default/vm-b with its viewer open', (s) => rowWithOpenViewer(s, 'default/vm-b') !== null);
+      const running = await whatVconsoleRuns(term, await awaitVmWindows(x, dir, TIGERVNC, [cluster.vmB], () => ''));
+      expect(running.ports).toHaveLength(1);
 
-    await term.sendKeys(['q']);
-    await expectCleanExit(term, running, 'q');
-  }, E2E_TEST_TIMEOUT_MS);
+      await term.sendKeys(['q']);
+      await expectCleanExit(term, running, 'q');
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 
-  it('tmux + remote-viewer + qemu: --no-tui in a terminal prints the ports, and Ctrl+C (SIGINT to the whole foreground group) leaves nothing behind', async () => {
-    const term = await openInTmux(['default/vm-a', 'default/vm-b'], 'no-tui', ['--viewer', 'remote-viewer', '--no-tui']);
-    const screen = await term.awaitScreen('both port lines', (s) => s.includes('"target":"default/vm-a"') && s.includes('"target":"default/vm-b"'));
-    const running = await whatVconsoleRuns(term, await awaitVmWindows(x, dir, REMOTE_VIEWER, [cluster.vmA, cluster.vmB], () => ''));
-    const printed = [...screen.matchAll(/"port":(\d+)/g)].map((m) => Number(m[1]));
-    expect(running.ports.sort()).toEqual(printed.sort());
+  it(
+    'tmux + remote-viewer + qemu: --no-tui in a terminal prints the ports, and Ctrl+C (SIGINT to the whole foreground group) leaves nothing behind',
+    async () => {
+      const term = await openInTmux(['default/vm-a', 'default/vm-b'], 'no-tui', ['--viewer', 'remote-viewer', '--no-tui']);
+      const screen = await term.awaitScreen(
+        'both port lines',
+        (s) => s.includes('"target":"default/vm-a"') && s.includes('"target":"default/vm-b"'),
+      );
+      const running = await whatVconsoleRuns(term, await awaitVmWindows(x, dir, REMOTE_VIEWER, [cluster.vmA, cluster.vmB], () => ''));
+      const printed = [...screen.matchAll(/"port":(\d+)/g)].map((m) => Number(m[1]));
+      expect(running.ports.sort()).toEqual(printed.sort());
 
-    await term.sendKeys(['C-c']);
-    await expectCleanExit(term, running, 'Ctrl+C');
-  }, E2E_TEST_TIMEOUT_MS);
+      await term.sendKeys(['C-c']);
+      await expectCleanExit(term, running, 'Ctrl+C');
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 
-  it('tmux + tigervnc + qemu: closing the terminal (SIGHUP) leaves no vconsole, viewer or port behind', async () => {
-    const term = await openInTmux(['default/vm-a'], 'hangup');
-    await term.awaitScreen('a row for default/vm-a with its viewer open', (s) => rowWithOpenViewer(s, 'default/vm-a') !== null);
-    const running = await whatVconsoleRuns(term, await awaitVmWindows(x, dir, TIGERVNC, [cluster.vmA], () => ''));
-    expect(running.ports).toHaveLength(1);
+  it(
+    'tmux + tigervnc + qemu: closing the terminal (SIGHUP) leaves no vconsole, viewer or port behind',
+    async () => {
+      const term = await openInTmux(['default/vm-a'], 'hangup');
+      await term.awaitScreen('a row for default/vm-a with its viewer open', (s) => rowWithOpenViewer(s, 'default/vm-a') !== null);
+      const running = await whatVconsoleRuns(term, await awaitVmWindows(x, dir, TIGERVNC, [cluster.vmA], () => ''));
+      expect(running.ports).toHaveLength(1);
 
-    await term.kill();
-    await expectAllGone(term, running, 'the terminal closed');
-  }, E2E_TEST_TIMEOUT_MS);
+      await term.kill();
+      await expectAllGone(term, running, 'the terminal closed');
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 
-  it('tmux + tigervnc + qemu: a viewer the user closes leaves its port listening, and o opens it again', async () => {
-    const term = await openInTmux(['default/vm-a'], 'reopen');
-    const screen = await term.awaitScreen('a row for default/vm-a with its viewer open', (s) => rowWithOpenViewer(s, 'default/vm-a') !== null);
-    const port = Number(rowWithOpenViewer(screen, 'default/vm-a')![1]);
-    await awaitVmWindows(x, dir, TIGERVNC, [cluster.vmA], () => '');
-    const viewerPid = async () => {
-      for (const pid of await descendantPids(term.pid)) if ((await commandLine(pid))?.includes('vncviewer')) return pid;
-      return undefined;
-    };
-    const first = await pollFor(viewerPid, { what: 'the TigerVNC process', timeoutMs: 15_000 });
+  it(
+    'tmux + tigervnc + qemu: a viewer the user closes leaves its port listening, and o opens it again',
+    async () => {
+      const term = await openInTmux(['default/vm-a'], 'reopen');
+      const screen = await term.awaitScreen(
+        'a row for default/vm-a with its viewer open',
+        (s) => rowWithOpenViewer(s, 'default/vm-a') !== null,
+      );
+      const port = Number(rowWithOpenViewer(screen, 'default/vm-a')![1]);
+      await awaitVmWindows(x, dir, TIGERVNC, [cluster.vmA], () => '');
+      const viewerPid = async () => {
+        for (const pid of await descendantPids(term.pid)) if ((await commandLine(pid))?.includes('vncviewer')) return pid;
+        return undefined;
+      };
+      const first = await pollFor(viewerPid, { what: 'the TigerVNC process', timeoutMs: 15_000 });
 
-    // The user closes the window: TigerVNC exits (SIGTERM is what a window manager's close leads to).
-    process.kill(first, 'SIGTERM');
-    await term.awaitScreen('the row to say the viewer closed', (s) => new RegExp(`default/vm-a\\s.*127\\.0\\.0\\.1:${port}\\s+vnc\\s+viewer closed`).test(s));
-    expect(await canConnect(port)).toBe(true);
+      // The user closes the window: TigerVNC exits (SIGTERM is what a window manager's close leads to).
+      process.kill(first, 'SIGTERM');
+      await term.awaitScreen('the row to say the viewer closed', (s) =>
+        new RegExp(`default/vm-a\\s.*127\\.0\\.0\\.1:${port}\\s+vnc\\s+viewer closed`).test(s),
+      );
+      expect(await canConnect(port)).toBe(true);
 
-    await term.sendKeys(['o']);
-    await term.awaitScreen('the viewer open again', (s) => rowWithOpenViewer(s, 'default/vm-a') !== null);
-    const second = await pollFor(viewerPid, { what: 'a new TigerVNC process', timeoutMs: 15_000 });
-    expect(second).not.toBe(first);
-    const windows = await awaitVmWindows(x, dir, TIGERVNC, [cluster.vmA], () => '');
+      await term.sendKeys(['o']);
+      await term.awaitScreen('the viewer open again', (s) => rowWithOpenViewer(s, 'default/vm-a') !== null);
+      const second = await pollFor(viewerPid, { what: 'a new TigerVNC process', timeoutMs: 15_000 });
+      expect(second).not.toBe(first);
+      const windows = await awaitVmWindows(x, dir, TIGERVNC, [cluster.vmA], () => '');
 
-    const running = await whatVconsoleRuns(term, windows);
-    await term.sendKeys(['q']);
-    await expectCleanExit(term, running, 'q');
-  }, E2E_TEST_TIMEOUT_MS);
+      const running = await whatVconsoleRuns(term, windows);
+      await term.sendKeys(['q']);
+      await expectCleanExit(term, running, 'q');
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 });
 
 // Keys as a terminal delivers them in bursts: demo targets only, so only tmux is needed.
@@ -198,27 +254,37 @@ describe.skipIf(keysGate.skip)(gatedTitle('vconsole open TUI in tmux, keys in on
     return terminal;
   }
 
-  it('tmux: `jj` in one write moves two rows, and `kx` closes the row above', async () => {
-    const term = await openDemo(['demo:vm-a', 'demo:vm-b', 'demo:vm-c'], 'chunk');
-    await term.awaitScreen('three listening rows', (s) => ['a', 'b', 'c'].every((vm) => new RegExp(`demo:vm-${vm}\\s.*127\\.0\\.0\\.1:\\d+`).test(s)));
-    // One write to the terminal, as fast typing over a laggy ssh link arrives.
-    await term.sendKeys(['jj'], true);
-    await term.awaitScreen('the selection on demo:vm-c', (s) => selectedRow(s).includes('demo:vm-c'));
-    await term.sendKeys(['kx'], true);
-    await term.awaitScreen('demo:vm-b closed', (s) => tableTargets(s).join(' ') === 'demo:vm-a demo:vm-c');
-    await term.sendKeys(['q']);
-    expect(await pollFor(() => term.exitStatus(), { what: 'vconsole to exit after q', timeoutMs: 15_000 })).toBe('exit 0');
-  }, E2E_TEST_TIMEOUT_MS);
+  it(
+    'tmux: `jj` in one write moves two rows, and `kx` closes the row above',
+    async () => {
+      const term = await openDemo(['demo:vm-a', 'demo:vm-b', 'demo:vm-c'], 'chunk');
+      await term.awaitScreen('three listening rows', (s) =>
+        ['a', 'b', 'c'].every((vm) => new RegExp(`demo:vm-${vm}\\s.*127\\.0\\.0\\.1:\\d+`).test(s)),
+      );
+      // One write to the terminal, as fast typing over a laggy ssh link arrives.
+      await term.sendKeys(['jj'], true);
+      await term.awaitScreen('the selection on demo:vm-c', (s) => selectedRow(s).includes('demo:vm-c'));
+      await term.sendKeys(['kx'], true);
+      await term.awaitScreen('demo:vm-b closed', (s) => tableTargets(s).join(' ') === 'demo:vm-a demo:vm-c');
+      await term.sendKeys(['q']);
+      expect(await pollFor(() => term.exitStatus(), { what: 'vconsole to exit after q', timeoutMs: 15_000 })).toBe('exit 0');
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 
-  it('tmux: a target pasted into the add prompt together with its Enter is added', async () => {
-    const term = await openDemo(['demo:vm-a'], 'paste');
-    await term.awaitScreen('a row for demo:vm-a', (s) => /demo:vm-a\s.*127\.0\.0\.1:\d+/.test(s));
-    await term.sendKeys(['a']);
-    await term.awaitScreen('the add picker', (s) => s.includes('Add which consoles? filter:'));
-    // One write to the terminal, as a paste of a copied line (or fast typing over ssh) arrives.
-    await term.sendKeys(['demo:vm-b\r'], true);
-    await term.awaitScreen('a row for demo:vm-b', (s) => /demo:vm-b\s.*127\.0\.0\.1:\d+/.test(s), 15_000);
-    await term.sendKeys(['q']);
-    expect(await pollFor(() => term.exitStatus(), { what: 'vconsole to exit after q', timeoutMs: 15_000 })).toBe('exit 0');
-  }, E2E_TEST_TIMEOUT_MS);
+  it(
+    'tmux: a target pasted into the add prompt together with its Enter is added',
+    async () => {
+      const term = await openDemo(['demo:vm-a'], 'paste');
+      await term.awaitScreen('a row for demo:vm-a', (s) => /demo:vm-a\s.*127\.0\.0\.1:\d+/.test(s));
+      await term.sendKeys(['a']);
+      await term.awaitScreen('the add picker', (s) => s.includes('Add which consoles? filter:'));
+      // One write to the terminal, as a paste of a copied line (or fast typing over ssh) arrives.
+      await term.sendKeys(['demo:vm-b\r'], true);
+      await term.awaitScreen('a row for demo:vm-b', (s) => /demo:vm-b\s.*127\.0\.0\.1:\d+/.test(s), 15_000);
+      await term.sendKeys(['q']);
+      expect(await pollFor(() => term.exitStatus(), { what: 'vconsole to exit after q', timeoutMs: 15_000 })).toBe('exit 0');
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 });

@@ -17,8 +17,10 @@ import { awaitWindow, grabScreen, startXvfb, type XServer } from './support/xvfb
 const gate = requireTools(['vncsnapshot', 'vncviewer', 'vncpasswd', 'Xvfb', 'xwininfo', 'xdotool', 'import', 'convert']);
 
 const QUADRANTS: Array<{ x: number; y: number; rgb: number }> = [
-  { x: 0, y: 0, rgb: 0xd02020 }, { x: 160, y: 0, rgb: 0x20c040 },
-  { x: 0, y: 120, rgb: 0x2040e0 }, { x: 160, y: 120, rgb: 0xf0e0a0 },
+  { x: 0, y: 0, rgb: 0xd02020 },
+  { x: 160, y: 0, rgb: 0x20c040 },
+  { x: 0, y: 120, rgb: 0x2040e0 },
+  { x: 160, y: 120, rgb: 0xf0e0a0 },
 ];
 
 function paintQuadrants(fb: Framebuffer): void {
@@ -37,7 +39,10 @@ function expectQuadrants(image: RgbImage, left = 0, top = 0): void {
   for (const q of QUADRANTS) {
     const [x, y] = [left + q.x + 80, top + q.y + 60];
     const at = (y * image.width + x) * 3;
-    expect(near(image, x, y, q.rgb), `pixel at ${x},${y} is ${[...image.pixels.subarray(at, at + 3)].join(',')}, expected ${q.rgb.toString(16)}`).toBe(true);
+    expect(
+      near(image, x, y, q.rgb),
+      `pixel at ${x},${y} is ${[...image.pixels.subarray(at, at + 3)].join(',')}, expected ${q.rgb.toString(16)}`,
+    ).toBe(true);
   }
 }
 
@@ -53,7 +58,11 @@ describe.skipIf(gate.skip)(gatedTitle('real viewers against the hub viewer serve
     const server = net.createServer((socket) => {
       serveViewer(socket, {
         framebuffer: fb,
-        input: { key: (down, keysym) => events.push(`key ${keysym}`), pointer: (buttons, x, y) => events.push(`pointer ${buttons} ${x},${y}`), clipboard: () => undefined },
+        input: {
+          key: (down, keysym) => events.push(`key ${keysym}`),
+          pointer: (buttons, x, y) => events.push(`pointer ${buttons} ${x},${y}`),
+          clipboard: () => undefined,
+        },
         onAuthFailure: () => (failures += 1),
         ...options,
       });
@@ -78,44 +87,82 @@ describe.skipIf(gate.skip)(gatedTitle('real viewers against the hub viewer serve
     return file;
   }
 
-  it('vncsnapshot gets the right colours in its own pixel format', async () => {
-    const port = await listen({});
-    const snapshot = await takeVncSnapshot(port, dir);
-    expect([snapshot.width, snapshot.height, snapshot.desktopName]).toEqual([320, 240, 'vm-hub']);
-    expectQuadrants(snapshot.image);
-  }, E2E_TEST_TIMEOUT_MS);
+  it(
+    'vncsnapshot gets the right colours in its own pixel format',
+    async () => {
+      const port = await listen({});
+      const snapshot = await takeVncSnapshot(port, dir);
+      expect([snapshot.width, snapshot.height, snapshot.desktopName]).toEqual([320, 240, 'vm-hub']);
+      expectQuadrants(snapshot.image);
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 
   // vncsnapshot's own list puts Raw before ZRLE and Hextile: ask for each explicitly.
   for (const encoding of ['hextile', 'zrle']) {
-    it(`vncsnapshot with ${encoding} only and the right -passwd file`, async () => {
-      const port = await listen({ password: 'hub-pass' });
-      const file = join(dir, `${encoding}.jpg`);
-      const ok = await runProgram('vncsnapshot', ['-quiet', '-encodings', encoding, '-passwd', passwordFile('right', 'hub-pass'), `127.0.0.1::${port}`, file], { timeoutMs: 60_000 });
-      expect(ok.code, ok.stderr).toBe(0);
-      expectQuadrants(await readImage(file));
-    }, E2E_TEST_TIMEOUT_MS);
+    it(
+      `vncsnapshot with ${encoding} only and the right -passwd file`,
+      async () => {
+        const port = await listen({ password: 'hub-pass' });
+        const file = join(dir, `${encoding}.jpg`);
+        const ok = await runProgram(
+          'vncsnapshot',
+          ['-quiet', '-encodings', encoding, '-passwd', passwordFile('right', 'hub-pass'), `127.0.0.1::${port}`, file],
+          { timeoutMs: 60_000 },
+        );
+        expect(ok.code, ok.stderr).toBe(0);
+        expectQuadrants(await readImage(file));
+      },
+      E2E_TEST_TIMEOUT_MS,
+    );
   }
 
-  it('vncsnapshot with a wrong -passwd file is refused', async () => {
-    const port = await listen({ password: 'hub-pass' });
-    const wrong = await runProgram('vncsnapshot', ['-quiet', '-passwd', passwordFile('wrong', 'not-it'), `127.0.0.1::${port}`, join(dir, 'no.jpg')], { timeoutMs: 60_000 });
-    expect(wrong.code).not.toBe(0);
-    expect(failures).toBe(1);
-  }, E2E_TEST_TIMEOUT_MS);
+  it(
+    'vncsnapshot with a wrong -passwd file is refused',
+    async () => {
+      const port = await listen({ password: 'hub-pass' });
+      const wrong = await runProgram(
+        'vncsnapshot',
+        ['-quiet', '-passwd', passwordFile('wrong', 'not-it'), `127.0.0.1::${port}`, join(dir, 'no.jpg')],
+        { timeoutMs: 60_000 },
+      );
+      expect(wrong.code).not.toBe(0);
+      expect(failures).toBe(1);
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 
-  it('TigerVNC vncviewer with a -passwd file shows the picture, follows changes and forwards the pointer', async () => {
-    const port = await listen({ password: 'hub-pass' });
-    const x: XServer = await startXvfb(lab);
-    const viewer = lab.start('vncviewer', 'vncviewer', ['-passwd', passwordFile('tiger', 'hub-pass'), `127.0.0.1::${port}`], { env: x.env });
-    const window = await awaitWindow(x, 'the TigerVNC window', (w) => w.title.includes('vm-hub'), { width: 320, height: 240 }, () => viewer.describe());
-    expectQuadrants((await grabScreen(x, dir, 'tiger')).image, window.x, window.y);
-    // Repaint: the viewer's incremental updates follow.
-    fb.fill({ x: 0, y: 0, w: 160, h: 120 }, 0x20c040);
-    fb.damage({ x: 0, y: 0, w: 160, h: 120 });
-    await pollFor(async () => near((await grabScreen(x, dir, 'tiger2')).image, window.x + 80, window.y + 60, 0x20c040) || undefined, { what: 'the repainted quadrant', timeoutMs: 30_000 });
-    paintQuadrants(fb);
-    await runProgram('xdotool', ['mousemove', String(window.x + 50), String(window.y + 40), 'click', '1'], { env: x.env, timeoutMs: 15_000 });
-    await pollFor(() => events.find((e) => e.startsWith('pointer 1 ')), { what: 'a pointer press from vncviewer', timeoutMs: 30_000 });
-    expect(viewer.hasExited()).toBe(false);
-  }, E2E_TEST_TIMEOUT_MS);
+  it(
+    'TigerVNC vncviewer with a -passwd file shows the picture, follows changes and forwards the pointer',
+    async () => {
+      const port = await listen({ password: 'hub-pass' });
+      const x: XServer = await startXvfb(lab);
+      const viewer = lab.start('vncviewer', 'vncviewer', ['-passwd', passwordFile('tiger', 'hub-pass'), `127.0.0.1::${port}`], {
+        env: x.env,
+      });
+      const window = await awaitWindow(
+        x,
+        'the TigerVNC window',
+        (w) => w.title.includes('vm-hub'),
+        { width: 320, height: 240 },
+        () => viewer.describe(),
+      );
+      expectQuadrants((await grabScreen(x, dir, 'tiger')).image, window.x, window.y);
+      // Repaint: the viewer's incremental updates follow.
+      fb.fill({ x: 0, y: 0, w: 160, h: 120 }, 0x20c040);
+      fb.damage({ x: 0, y: 0, w: 160, h: 120 });
+      await pollFor(async () => near((await grabScreen(x, dir, 'tiger2')).image, window.x + 80, window.y + 60, 0x20c040) || undefined, {
+        what: 'the repainted quadrant',
+        timeoutMs: 30_000,
+      });
+      paintQuadrants(fb);
+      await runProgram('xdotool', ['mousemove', String(window.x + 50), String(window.y + 40), 'click', '1'], {
+        env: x.env,
+        timeoutMs: 15_000,
+      });
+      await pollFor(() => events.find((e) => e.startsWith('pointer 1 ')), { what: 'a pointer press from vncviewer', timeoutMs: 30_000 });
+      expect(viewer.hasExited()).toBe(false);
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 });

@@ -18,7 +18,8 @@ export const REGRESSIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.
 /** The saved inputs of suite `name`, by file name. */
 export function regressionInputs(name: string): Array<[string, Buffer]> {
   if (!fs.existsSync(REGRESSIONS_DIR)) return [];
-  return fs.readdirSync(REGRESSIONS_DIR)
+  return fs
+    .readdirSync(REGRESSIONS_DIR)
     .filter((file) => file.startsWith(`${name}-`) && file.endsWith('.bin'))
     .sort()
     .map((file) => [file, fs.readFileSync(path.join(REGRESSIONS_DIR, file))]);
@@ -28,7 +29,12 @@ export function regressionInputs(name: string): Array<[string, Buffer]> {
  * Checks `check` on every saved input of `name`, then on `runs` generated ones. `check` throws
  * (or rejects) when the input breaks a rule.
  */
-export async function fuzz(name: string, input: fc.Arbitrary<Buffer>, check: (input: Buffer) => Promise<void>, runs: number): Promise<void> {
+export async function fuzz(
+  name: string,
+  input: fc.Arbitrary<Buffer>,
+  check: (input: Buffer) => Promise<void>,
+  runs: number,
+): Promise<void> {
   for (const [file, bytes] of regressionInputs(name)) {
     try {
       await check(bytes);
@@ -40,7 +46,8 @@ export async function fuzz(name: string, input: fc.Arbitrary<Buffer>, check: (in
   if (!details.failed) {
     // Memory stays bounded across the whole run: no case may leave what it was made to hold.
     const rssMiB = process.memoryUsage().rss / 1024 / 1024;
-    if (rssMiB > FUZZ_MAX_RSS_MIB) throw new Error(`fuzz ${name} (seed ${FUZZ_SEED}) ended holding ${Math.round(rssMiB)} MiB, over ${FUZZ_MAX_RSS_MIB}`);
+    if (rssMiB > FUZZ_MAX_RSS_MIB)
+      throw new Error(`fuzz ${name} (seed ${FUZZ_SEED}) ended holding ${Math.round(rssMiB)} MiB, over ${FUZZ_MAX_RSS_MIB}`);
     return;
   }
   const example = details.counterexample?.[0];
@@ -52,7 +59,9 @@ export async function fuzz(name: string, input: fc.Arbitrary<Buffer>, check: (in
     saved = `saved as test/fuzz/regressions/${file}`;
   }
   const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-  throw new Error(`fuzz ${name} failed with seed ${details.seed} (path ${details.counterexamplePath ?? '?'}): ${cause}; the input is ${saved}`);
+  throw new Error(
+    `fuzz ${name} failed with seed ${details.seed} (path ${details.counterexamplePath ?? '?'}): ${cause}; the input is ${saved}`,
+  );
 }
 
 /** Rejects after `ms` with `what`: a case that takes longer broke the time bound. */

@@ -42,7 +42,9 @@ const zlibBody = fc.oneof(
   }),
 );
 const tightBody = fc.oneof(
-  fc.tuple(fc.integer({ min: 0, max: 255 }), bytes(3)).map(([control, pixel]) => Buffer.concat([Buffer.from([0x80 | (control & 0x0f)]), pixel, Buffer.alloc(3 - pixel.length)])),
+  fc
+    .tuple(fc.integer({ min: 0, max: 255 }), bytes(3))
+    .map(([control, pixel]) => Buffer.concat([Buffer.from([0x80 | (control & 0x0f)]), pixel, Buffer.alloc(3 - pixel.length)])),
   fc.tuple(fc.integer({ min: 0, max: 255 }), bytes(200)).map(([control, rest]) => Buffer.concat([Buffer.from([control]), rest])),
   fc.tuple(fc.integer({ min: 0, max: 0x7f }), bytes(300)).map(([control, data]) => {
     const out = deflated(data);
@@ -52,33 +54,69 @@ const tightBody = fc.oneof(
 const bodies: Record<number, fc.Arbitrary<Buffer>> = {
   0: bytes(2000),
   1: bytes(4),
-  5: fc.oneof(bytes(600), fc.array(fc.constantFrom(0, 2, 8, 1), { maxLength: 400 }).map((masks) => Buffer.from(masks))),
+  5: fc.oneof(
+    bytes(600),
+    fc.array(fc.constantFrom(0, 2, 8, 1), { maxLength: 400 }).map((masks) => Buffer.from(masks)),
+  ),
   6: zlibBody,
   7: tightBody,
   16: zlibBody,
   [-239]: bytes(600),
-  [-308]: fc.tuple(fc.integer({ min: 0, max: 255 }), bytes(64)).map(([count, rest]) => Buffer.concat([Buffer.from([count, 0, 0, 0]), rest])),
+  [-308]: fc
+    .tuple(fc.integer({ min: 0, max: 255 }), bytes(64))
+    .map(([count, rest]) => Buffer.concat([Buffer.from([count, 0, 0, 0]), rest])),
 };
 const encoding = fc.oneof(
   { weight: 10, arbitrary: fc.constantFrom(0, 1, 5, 6, 7, 16, -239, -223, -224, -258, -308) },
   { weight: 1, arbitrary: fc.integer({ min: -0x80000000, max: 0x7fffffff }) },
 );
-const rect = fc.record({ x: position, y: position, w: side, h: side, encoding }).chain((r) =>
-  (bodies[r.encoding] ?? fc.constant(Buffer.alloc(0))).map((body) => ({ rect: { x: r.x, y: r.y, w: r.w, h: r.h }, encoding: r.encoding, body })));
+const rect = fc
+  .record({ x: position, y: position, w: side, h: side, encoding })
+  .chain((r) =>
+    (bodies[r.encoding] ?? fc.constant(Buffer.alloc(0))).map((body) => ({
+      rect: { x: r.x, y: r.y, w: r.w, h: r.h },
+      encoding: r.encoding,
+      body,
+    })),
+  );
 const message = fc.oneof(
-  { weight: 8, arbitrary: fc.tuple(fc.array(rect, { maxLength: 6 }), fc.option(u16, { nil: undefined })).map(([rects, count]) => update(rects, count ?? rects.length)) },
+  {
+    weight: 8,
+    arbitrary: fc
+      .tuple(fc.array(rect, { maxLength: 6 }), fc.option(u16, { nil: undefined }))
+      .map(([rects, count]) => update(rects, count ?? rects.length)),
+  },
   { weight: 1, arbitrary: fc.constant(Buffer.from([2])) },
-  { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 0, max: 0xffffffff }), bytes(40)).map(([length, text]) => Buffer.concat([Buffer.from([3, 0, 0, 0]), u32(length), text])) },
-  { weight: 1, arbitrary: fc.tuple(u16, bytes(30)).map(([count, rest]) => Buffer.concat([Buffer.from([1, 0, 0, 0, count >> 8, count & 0xff]), rest])) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.integer({ min: 0, max: 0xffffffff }), bytes(40))
+      .map(([length, text]) => Buffer.concat([Buffer.from([3, 0, 0, 0]), u32(length), text])),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(u16, bytes(30)).map(([count, rest]) => Buffer.concat([Buffer.from([1, 0, 0, 0, count >> 8, count & 0xff]), rest])),
+  },
   { weight: 1, arbitrary: bytes(20) },
 );
 const handshake = fc.oneof(
-  { weight: 10, arbitrary: fc.tuple(fc.integer({ min: 0, max: 64 }), fc.integer({ min: 0, max: 64 }), fc.string({ maxLength: 10 })).map(([w, h, name]) => Buffer.concat([Buffer.from('RFB 003.008\n'), Buffer.from([1, 1]), u32(0), encodeServerInit(w, h, name)])) },
-  { weight: 1, arbitrary: fc.tuple(u16, u16).map(([w, h]) => Buffer.concat([Buffer.from('RFB 003.008\n'), Buffer.from([1, 1]), u32(0), encodeServerInit(w, h, 'big')])) },
+  {
+    weight: 10,
+    arbitrary: fc
+      .tuple(fc.integer({ min: 0, max: 64 }), fc.integer({ min: 0, max: 64 }), fc.string({ maxLength: 10 }))
+      .map(([w, h, name]) => Buffer.concat([Buffer.from('RFB 003.008\n'), Buffer.from([1, 1]), u32(0), encodeServerInit(w, h, name)])),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(u16, u16)
+      .map(([w, h]) => Buffer.concat([Buffer.from('RFB 003.008\n'), Buffer.from([1, 1]), u32(0), encodeServerInit(w, h, 'big')])),
+  },
   { weight: 1, arbitrary: bytes(40) },
 );
 /** First byte: the chunk size the stream arrives in (0: all at once); then the server's bytes. */
-const serverStream = fc.tuple(fc.integer({ min: 0, max: 255 }), handshake, fc.array(message, { maxLength: 6 }))
+const serverStream = fc
+  .tuple(fc.integer({ min: 0, max: 255 }), handshake, fc.array(message, { maxLength: 6 }))
   .map(([chunk, hello, messages]) => Buffer.concat([Buffer.from([chunk]), hello, ...messages]));
 
 /** Plays `input` as a server stream into RfbUpstream; throws what breaks the rules. */
@@ -103,12 +141,16 @@ async function decodeStream(input: Buffer): Promise<void> {
     },
   );
   const started = performance.now();
-  await within((async () => {
-    for (let at = 0; at < stream.length; at += chunk) await feed.push(stream.subarray(at, at + chunk));
-    await client?.idle();
-    feed.end();
-    await connecting;
-  })(), 5000, 'decoding one stream');
+  await within(
+    (async () => {
+      for (let at = 0; at < stream.length; at += chunk) await feed.push(stream.subarray(at, at + chunk));
+      await client?.idle();
+      feed.end();
+      await connecting;
+    })(),
+    5000,
+    'decoding one stream',
+  );
   client?.close();
   feed.stream.destroy();
   if (failure) throw failure instanceof Error ? failure : new Error(String(failure));

@@ -34,7 +34,14 @@ const version = fc.oneof(
  * or now and then another), the answer to the challenge behind a password (random: wrong), and
  * ClientInit's shared flag. `password` says whether the server asks for one.
  */
-const hello = fc.tuple(version, fc.oneof({ weight: 1, arbitrary: fc.constant(true) }, { weight: 3, arbitrary: fc.constant(false) }), fc.oneof({ weight: 7, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: u8 }), fc.uint8Array({ minLength: 16, maxLength: 16 }), u8)
+const hello = fc
+  .tuple(
+    version,
+    fc.oneof({ weight: 1, arbitrary: fc.constant(true) }, { weight: 3, arbitrary: fc.constant(false) }),
+    fc.oneof({ weight: 7, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: u8 }),
+    fc.uint8Array({ minLength: 16, maxLength: 16 }),
+    u8,
+  )
   .map(([v, password, otherType, answer, shared]) => {
     const parts = [Buffer.from(v, 'latin1')];
     if (v !== 'RFB 003.003\n') parts.push(Buffer.from([otherType ?? (password ? 2 : 1)]));
@@ -44,27 +51,51 @@ const hello = fc.tuple(version, fc.oneof({ weight: 1, arbitrary: fc.constant(tru
   });
 
 /** A pixel format: mostly one a viewer may ask for (odd maxima and shifts included), now and then any bytes. */
-const pixelFormat = fc.tuple(
-  fc.oneof({ weight: 4, arbitrary: fc.constantFrom(8, 16, 32) }, { weight: 1, arbitrary: u8 }),
-  u8, fc.integer({ min: 0, max: 1 }), fc.oneof({ weight: 4, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: u8 }),
-  fc.oneof(fc.constantFrom(1, 3, 7, 31, 63, 255), u16), fc.oneof(fc.constantFrom(1, 3, 7, 31, 63, 255), u16), fc.oneof(fc.constantFrom(1, 3, 7, 31, 63, 255), u16),
-  fc.integer({ min: 0, max: 31 }), fc.integer({ min: 0, max: 31 }), fc.oneof(fc.integer({ min: 0, max: 31 }), u8),
-)
-  .map(([bpp, depth, big, trueColour, rMax, gMax, bMax, rs, gs, bs]) => Buffer.concat([
-    Buffer.from([0, 0, 0, 0, bpp, depth, big, trueColour]), be16(rMax), be16(gMax), be16(bMax), Buffer.from([rs, gs, bs, 0, 0, 0]),
-  ]));
+const pixelFormat = fc
+  .tuple(
+    fc.oneof({ weight: 4, arbitrary: fc.constantFrom(8, 16, 32) }, { weight: 1, arbitrary: u8 }),
+    u8,
+    fc.integer({ min: 0, max: 1 }),
+    fc.oneof({ weight: 4, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: u8 }),
+    fc.oneof(fc.constantFrom(1, 3, 7, 31, 63, 255), u16),
+    fc.oneof(fc.constantFrom(1, 3, 7, 31, 63, 255), u16),
+    fc.oneof(fc.constantFrom(1, 3, 7, 31, 63, 255), u16),
+    fc.integer({ min: 0, max: 31 }),
+    fc.integer({ min: 0, max: 31 }),
+    fc.oneof(fc.integer({ min: 0, max: 31 }), u8),
+  )
+  .map(([bpp, depth, big, trueColour, rMax, gMax, bMax, rs, gs, bs]) =>
+    Buffer.concat([
+      Buffer.from([0, 0, 0, 0, bpp, depth, big, trueColour]),
+      be16(rMax),
+      be16(gMax),
+      be16(bMax),
+      Buffer.from([rs, gs, bs, 0, 0, 0]),
+    ]),
+  );
 
-const encodings = fc.tuple(u16, fc.array(fc.oneof(fc.constantFrom(0, 1, 2, 5, 6, 7, 16, -239, -223, -258, -261), fc.integer({ min: -2147483648, max: 2147483647 })), { maxLength: 12 }))
+const encodings = fc
+  .tuple(
+    u16,
+    fc.array(fc.oneof(fc.constantFrom(0, 1, 2, 5, 6, 7, 16, -239, -223, -258, -261), fc.integer({ min: -2147483648, max: 2147483647 })), {
+      maxLength: 12,
+    }),
+  )
   .map(([claimed, list]) => Buffer.concat([Buffer.from([2, 0]), be16(claimed), ...list.map((e) => be32(e))]));
 
 /** Rectangles mostly on and around the 64x48 screen, now and then anywhere. */
 const near = fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 0, max: 100 }) }, { weight: 1, arbitrary: u16 });
-const updateRequest = fc.tuple(fc.integer({ min: 0, max: 1 }), near, near, near, near).map(([inc, x, y, w, h]) => Buffer.concat([Buffer.from([3, inc]), be16(x), be16(y), be16(w), be16(h)]));
+const updateRequest = fc
+  .tuple(fc.integer({ min: 0, max: 1 }), near, near, near, near)
+  .map(([inc, x, y, w, h]) => Buffer.concat([Buffer.from([3, inc]), be16(x), be16(y), be16(w), be16(h)]));
 const key = fc.tuple(u8, u32).map(([down, sym]) => Buffer.concat([Buffer.from([4, down, 0, 0]), be32(sym)]));
 const pointer = fc.tuple(u8, u16, u16).map(([buttons, x, y]) => Buffer.concat([Buffer.from([5, buttons]), be16(x), be16(y)]));
-const cutText = fc.tuple(fc.oneof(fc.integer({ min: 0, max: 64 }), u32), fc.uint8Array({ maxLength: 64 }))
+const cutText = fc
+  .tuple(fc.oneof(fc.integer({ min: 0, max: 64 }), u32), fc.uint8Array({ maxLength: 64 }))
   .map(([length, text]) => Buffer.concat([Buffer.from([6, 0, 0, 0]), be32(length), Buffer.from(text)]));
-const qemuKey = fc.tuple(u8, u16, u32, u32).map(([sub, down, sym, code]) => Buffer.concat([Buffer.from([255, sub]), be16(down), be32(sym), be32(code)]));
+const qemuKey = fc
+  .tuple(u8, u16, u32, u32)
+  .map(([sub, down, sym, code]) => Buffer.concat([Buffer.from([255, sub]), be16(down), be32(sym), be32(code)]));
 const garbage = fc.uint8Array({ minLength: 1, maxLength: 32 }).map((b) => Buffer.from(b));
 
 const message = fc.oneof(
@@ -79,7 +110,8 @@ const message = fc.oneof(
 );
 
 /** First byte: the chunk size the stream arrives in (0: all at once); second: 1 when the server asks a password; then the viewer's bytes. */
-const viewerStream = fc.tuple(u8, hello, fc.array(message, { maxLength: 10 }))
+const viewerStream = fc
+  .tuple(u8, hello, fc.array(message, { maxLength: 10 }))
   .map(([chunk, h, messages]) => Buffer.concat([Buffer.from([chunk, h.password ? 1 : 0]), h.bytes, ...messages]));
 
 /** A small painted screen, the same for every case. */
@@ -106,20 +138,32 @@ async function serveStream(input: Buffer): Promise<void> {
     pointer: () => (passedOn += 6),
     clipboard: (text: string) => (passedOn += 8 + text.length),
   };
-  const session = serveViewer(serverEnd, { framebuffer: screen(), input: input_, password, preauthTimeoutMs: 2000, passwordAnswerTimeoutMs: 2000, stallTimeoutMs: 2000 });
+  const session = serveViewer(serverEnd, {
+    framebuffer: screen(),
+    input: input_,
+    password,
+    preauthTimeoutMs: 2000,
+    passwordAnswerTimeoutMs: 2000,
+    stallTimeoutMs: 2000,
+  });
   const closed = new Promise<Error | undefined>((resolve) => session.once('close', resolve));
   const started = performance.now();
-  await within((async () => {
-    for (let at = 0; at < stream.length && !viewerEnd.destroyed; at += chunk) {
-      viewerEnd.write(stream.subarray(at, at + chunk));
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    // What the viewer asked for goes out before it hangs up (an update may take a few turns).
-    for (let quiet = 0, last = -1; quiet < 3; quiet = output === last ? quiet + 1 : 0, last = output) await new Promise((resolve) => setImmediate(resolve));
-    viewerEnd.end();
-    const err = await closed;
-    if (err && !(err instanceof RfbProtocolError) && !(err instanceof ViewerDroppedError)) throw err;
-  })(), 5000, 'serving one viewer stream');
+  await within(
+    (async () => {
+      for (let at = 0; at < stream.length && !viewerEnd.destroyed; at += chunk) {
+        viewerEnd.write(stream.subarray(at, at + chunk));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      // What the viewer asked for goes out before it hangs up (an update may take a few turns).
+      for (let quiet = 0, last = -1; quiet < 3; quiet = output === last ? quiet + 1 : 0, last = output)
+        await new Promise((resolve) => setImmediate(resolve));
+      viewerEnd.end();
+      const err = await closed;
+      if (err && !(err instanceof RfbProtocolError) && !(err instanceof ViewerDroppedError)) throw err;
+    })(),
+    5000,
+    'serving one viewer stream',
+  );
   viewerEnd.destroy();
   const elapsed = performance.now() - started;
   if (elapsed > 3000) throw new Error(`one viewer stream took ${Math.round(elapsed)} ms`);

@@ -67,7 +67,12 @@ describe('vconsole proxy openstack:NAME', () => {
   it.each([
     ['bad credentials', ['openstack:web-1', '--cloud', 'wrong'], /requires authentication/, 1],
     ['server not found', ['openstack:nope', '--cloud', 'fixture'], /server "nope" not found/, 1],
-    ['several matches', ['openstack:twin', '--cloud', 'fixture'], /aaaaaaaa-0000-4000-8000-000000000001.*aaaaaaaa-0000-4000-8000-000000000002/, 1],
+    [
+      'several matches',
+      ['openstack:twin', '--cloud', 'fixture'],
+      /aaaaaaaa-0000-4000-8000-000000000001.*aaaaaaaa-0000-4000-8000-000000000002/,
+      1,
+    ],
     ['server not running', ['openstack:stopped-vm', '--cloud', 'fixture'], /SHUTOFF/, 1],
     ['a cloud clouds.yaml does not name (usage)', ['openstack:web-1', '--cloud', 'nope'], /cloud "nope"/, 2],
   ])('%s: one line, its exit code, no secret even with --verbose', async (_name, args, message, code) => {

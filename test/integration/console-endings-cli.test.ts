@@ -67,24 +67,29 @@ const said: Record<Exclude<Ending, 'refused'>, RegExp> = {
 };
 
 describe('console, piped, when the console ends', () => {
-  it.each(['target-closed', 'reset', 'silent'] as const)('%s: one line on stderr, exit 1, stdin left open and not awaited', async (ending) => {
-    const run = start(['console', url(ending)], { VCONSOLE_KEEPALIVE_MS: '300' });
-    await waitFor(() => run.stdout().includes('login: '), 'the console\'s first words on stdout', 20_000);
-    await endConsole(ending);
-    // stdin stays open: vconsole must not wait for it once the console is gone.
-    const { code } = await run.exit();
-    expect(code).toBe(1);
-    const lines = run.stderr().trim().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(said[ending]);
-    expect(lines[0]).not.toMatch(/readyState|token=/);
-  });
+  it.each(['target-closed', 'reset', 'silent'] as const)(
+    '%s: one line on stderr, exit 1, stdin left open and not awaited',
+    async (ending) => {
+      const run = start(['console', url(ending)], { VCONSOLE_KEEPALIVE_MS: '300' });
+      await waitFor(() => run.stdout().includes('login: '), "the console's first words on stdout", 20_000);
+      await endConsole(ending);
+      // stdin stays open: vconsole must not wait for it once the console is gone.
+      const { code } = await run.exit();
+      expect(code).toBe(1);
+      const lines = run.stderr().trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(said[ending]);
+      expect(lines[0]).not.toMatch(/readyState|token=/);
+    },
+  );
 
   it('a console refused right after the upgrade (101, then a close without a frame) is a refusal, not a session', async () => {
     const run = start(['console', url('refused')]);
     const { code } = await run.exit();
     expect(code).toBe(1);
-    expect(run.stderr().trim().split('\n')).toEqual([expect.stringMatching(/the console was refused right after the upgrade: the token is wrong or expired/)]);
+    expect(run.stderr().trim().split('\n')).toEqual([
+      expect.stringMatching(/the console was refused right after the upgrade: the token is wrong or expired/),
+    ]);
     expect(run.stderr()).not.toMatch(/connected|token=refused/);
   });
 });
@@ -134,7 +139,10 @@ afterEach(() => {
 /** `vconsole console URL` on a pseudo-terminal; `script -e` exits with vconsole's status. */
 function attached(ending: Ending): Terminal {
   const command = [process.execPath, VCONSOLE_BIN, 'console', url(ending)].map((a) => `'${a}'`).join(' ');
-  const child = spawn('script', ['-qefc', command, '/dev/null'], { env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('script', ['-qefc', command, '/dev/null'], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   terminals.push(child);
   let screen = '';
   child.stdout.on('data', (d: Buffer) => (screen += d.toString()));
@@ -142,20 +150,23 @@ function attached(ending: Ending): Terminal {
   return { screen: () => screen, exit: () => exited };
 }
 
-describe.skipIf(!hasScript)(`console on a terminal, when the console ends${hasScript ? '' : ' (skipped: no util-linux script for a pseudo-terminal)'}`, () => {
-  it('a close frame mid-session: the line at once, exit 1, no key press needed', async () => {
-    const run = attached('target-closed');
-    await waitFor(() => /connected to .*press \^\] to leave/.test(run.screen()), 'the connected banner', 20_000);
-    await endConsole('target-closed');
-    expect(await run.exit()).toBe(1);
-    expect(run.screen()).toMatch(said['target-closed']);
-    expect(run.screen()).not.toMatch(/readyState/);
-  });
+describe.skipIf(!hasScript)(
+  `console on a terminal, when the console ends${hasScript ? '' : ' (skipped: no util-linux script for a pseudo-terminal)'}`,
+  () => {
+    it('a close frame mid-session: the line at once, exit 1, no key press needed', async () => {
+      const run = attached('target-closed');
+      await waitFor(() => /connected to .*press \^\] to leave/.test(run.screen()), 'the connected banner', 20_000);
+      await endConsole('target-closed');
+      expect(await run.exit()).toBe(1);
+      expect(run.screen()).toMatch(said['target-closed']);
+      expect(run.screen()).not.toMatch(/readyState/);
+    });
 
-  it('refused right after the upgrade: never says connected', async () => {
-    const run = attached('refused');
-    expect(await run.exit()).toBe(1);
-    expect(run.screen()).toMatch(/the console was refused right after the upgrade/);
-    expect(run.screen()).not.toMatch(/connected to/);
-  });
-});
+    it('refused right after the upgrade: never says connected', async () => {
+      const run = attached('refused');
+      expect(await run.exit()).toBe(1);
+      expect(run.screen()).toMatch(/the console was refused right after the upgrade/);
+      expect(run.screen()).not.toMatch(/connected to/);
+    });
+  },
+);

@@ -82,7 +82,9 @@ describe('an exposed listener and the consoles no password protects', () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr.trim().split('\n')).toEqual([
-      expect.stringMatching(/^vconsole: demo:shell: a serial console on --listen 0\.0\.0\.0 would be open to anyone who reaches the port: .*; listen on 127\.0\.0\.1 and reach it with ssh -L .*, or pass --insecure-expose-unauthenticated to serve it anyway$/),
+      expect.stringMatching(
+        /^vconsole: demo:shell: a serial console on --listen 0\.0\.0\.0 would be open to anyone who reaches the port: .*; listen on 127\.0\.0\.1 and reach it with ssh -L .*, or pass --insecure-expose-unauthenticated to serve it anyway$/,
+      ),
     ]);
   });
 
@@ -91,7 +93,9 @@ describe('an exposed listener and the consoles no password protects', () => {
     const result = await runVconsole(['proxy', 'demo:vm-a', `tcp://127.0.0.1:${port}#spice`, '--share', '--listen', '0.0.0.0']);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^vconsole: tcp:\/\/127\.0\.0\.1:\d+: a SPICE console on --listen 0\.0\.0\.0 would be open to anyone .*--insecure-expose-unauthenticated/m);
+    expect(result.stderr).toMatch(
+      /^vconsole: tcp:\/\/127\.0\.0\.1:\d+: a SPICE console on --listen 0\.0\.0\.0 would be open to anyone .*--insecure-expose-unauthenticated/m,
+    );
   });
 
   it('serves them only when asked to with --insecure-expose-unauthenticated, and says they are open', async () => {
@@ -111,7 +115,10 @@ describe('an exposed listener and the consoles no password protects', () => {
 describe('viewer passwords', () => {
   it.each([
     ['abcde\n', /^vconsole: --password-file \S+: the password has 5 characters, fewer than 6; use 6 to 8 characters$/],
-    ['abcdefghij\n', /^vconsole: --password-file \S+: the password has 10 characters; VNC authentication uses only the first 8; use 6 to 8 characters \(a longer one is refused, not cut\)$/],
+    [
+      'abcdefghij\n',
+      /^vconsole: --password-file \S+: the password has 10 characters; VNC authentication uses only the first 8; use 6 to 8 characters \(a longer one is refused, not cut\)$/,
+    ],
   ])('refuses a password file of %j with one line, exit 2', async (text, line) => {
     const result = await runVconsole(['proxy', 'demo:vm-a', '--share', '--listen', '0.0.0.0', '--password-file', passwordFile(text)]);
     expect(result.code).toBe(2);
@@ -172,7 +179,9 @@ describe('guessing the viewer password', () => {
     const checked = answers.filter((a) => a.outcome === 'authentication failed' || a.outcome === 'ok');
     // Whichever arrived first was checked; if that was a wrong one, everything after it (the right one too) was refused.
     expect(checked.length).toBeLessThanOrEqual(2);
-    expect(outcomes.filter((o) => /^too many wrong passwords from this address: try again in \d+ s$/.test(o)).length).toBeGreaterThanOrEqual(10);
+    expect(
+      outcomes.filter((o) => /^too many wrong passwords from this address: try again in \d+ s$/.test(o)).length,
+    ).toBeGreaterThanOrEqual(10);
     const failed = answers.find((a) => a.outcome === 'authentication failed');
     if (failed) expect(failed.ms).toBeGreaterThanOrEqual(800);
     await proxy.waitForStderr(/wrong VNC password from 127\.0\.0\.4/);
@@ -180,7 +189,9 @@ describe('guessing the viewer password', () => {
   });
 
   it('a burst of connections turned away while the address is held back is one log line, not two per connection', async () => {
-    const proxy = start(['proxy', 'demo:vm-b', '--share', '--listen', '0.0.0.0', '--password-file', passwordFile('r1ght-pw\n')], { VCONSOLE_TURNED_AWAY_SUMMARY_MS: '1000' });
+    const proxy = start(['proxy', 'demo:vm-b', '--share', '--listen', '0.0.0.0', '--password-file', passwordFile('r1ght-pw\n')], {
+      VCONSOLE_TURNED_AWAY_SUMMARY_MS: '1000',
+    });
     const [{ port }] = await proxy.jsonLines(1);
     const held = (await challenged(port as number, '127.0.0.6')).answer('wrong-pw');
     await proxy.waitForStderr(/wrong VNC password from 127\.0\.0\.6/);
@@ -196,7 +207,11 @@ describe('guessing the viewer password', () => {
 
   it('a real viewer with the right password from a clean address gets the screen', async () => {
     const { port } = await guarded();
-    const screen = await liveScreen(net.connect({ host: '127.0.0.1', port, localAddress: '127.0.0.5' }), { password: 'r1ght-pw', shared: true }, cleanup);
+    const screen = await liveScreen(
+      net.connect({ host: '127.0.0.1', port, localAddress: '127.0.0.5' }),
+      { password: 'r1ght-pw', shared: true },
+      cleanup,
+    );
     await waitFor(() => screen.framebuffer.width === 800, 'the screen');
   });
 });

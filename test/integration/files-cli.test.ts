@@ -110,31 +110,37 @@ describe('files vconsole writes', () => {
     60_000,
   );
 
-  it.skipIf(tinyFilesystemSkip)(`--record into a read-only file system says "read-only", not "no such file"${tinyFilesystemSkip ? ` (skipped: ${tinyFilesystemSkip})` : ''}`, async () => {
-    const disk = mountTinyFilesystem({ readOnly: true });
-    cleanup.push(() => disk.unmount());
-    const result = await runVconsole(['proxy', 'demo:vm-a', '--record', path.join(disk.dir, 'recordings')]);
-    expect(result.code).toBe(1);
-    expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(result.stderr).toMatch(/cannot write recordings there \(read-only file system\)/);
-  });
+  it.skipIf(tinyFilesystemSkip)(
+    `--record into a read-only file system says "read-only", not "no such file"${tinyFilesystemSkip ? ` (skipped: ${tinyFilesystemSkip})` : ''}`,
+    async () => {
+      const disk = mountTinyFilesystem({ readOnly: true });
+      cleanup.push(() => disk.unmount());
+      const result = await runVconsole(['proxy', 'demo:vm-a', '--record', path.join(disk.dir, 'recordings')]);
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toMatch(/cannot write recordings there \(read-only file system\)/);
+    },
+  );
 
-  it.each(['SIGINT', 'SIGTERM'] as const)('a clean stop (%s) ends the recording with the closing record of its connection', async (signal) => {
-    const dir = tempDir();
-    const child = start(['proxy', 'demo:vm-a', '--record', dir]);
-    const [line] = await child.jsonLines(1);
-    const viewer = await liveScreen(net.connect(line.port as number, '127.0.0.1'), {}, cleanup);
-    await waitFor(() => viewer.framebuffer.width > 0, 'the demo picture');
-    await child.waitForStderr(/recording to .*\.vncrec/);
-    child.process.kill(signal);
-    expect(await child.exit()).toMatchObject({ signal: null });
-    const [file] = fs.readdirSync(dir).filter((name) => name.endsWith('.vncrec'));
-    const bytes = fs.readFileSync(path.join(dir, file));
-    expect(parseRfbRecording(bytes).truncated).toBe(false);
-    const kinds = recordKinds(bytes);
-    expect(kinds[0]).toBe('N');
-    expect(kinds.at(-1)).toBe('E');
-  });
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    'a clean stop (%s) ends the recording with the closing record of its connection',
+    async (signal) => {
+      const dir = tempDir();
+      const child = start(['proxy', 'demo:vm-a', '--record', dir]);
+      const [line] = await child.jsonLines(1);
+      const viewer = await liveScreen(net.connect(line.port as number, '127.0.0.1'), {}, cleanup);
+      await waitFor(() => viewer.framebuffer.width > 0, 'the demo picture');
+      await child.waitForStderr(/recording to .*\.vncrec/);
+      child.process.kill(signal);
+      expect(await child.exit()).toMatchObject({ signal: null });
+      const [file] = fs.readdirSync(dir).filter((name) => name.endsWith('.vncrec'));
+      const bytes = fs.readFileSync(path.join(dir, file));
+      expect(parseRfbRecording(bytes).truncated).toBe(false);
+      const kinds = recordKinds(bytes);
+      expect(kinds[0]).toBe('N');
+      expect(kinds.at(-1)).toBe('E');
+    },
+  );
 
   it('replay --png-every writes its frames 0600, like the recording they come from', async () => {
     const dir = tempDir();
@@ -174,38 +180,51 @@ describe('files vconsole writes', () => {
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
   });
 
-  it.skipIf(process.platform === 'win32')('open --log-dir does not follow a NAME.log symlink planted there: the file it points to stays as it was, and a line says why', async () => {
-    const dir = tempDir();
-    const logDir = path.join(dir, 'logs');
-    fs.mkdirSync(logDir, { mode: 0o700 });
-    const victim = path.join(dir, 'victim');
-    fs.writeFileSync(victim, 'precious\n');
-    fs.symlinkSync(victim, path.join(logDir, 'demo_vm-l.log'));
-    const open = start(['open', 'demo:vm-l#serial', '--no-tui', '--viewer', 'none', '--log-dir', logDir]);
-    await open.jsonLines(1);
-    await open.waitForStderr(/cannot write its serial log/);
-    expect(linesMatching(open.stderr(), /cannot write its serial log/)).toEqual([
-      expect.stringContaining(`${path.join(logDir, 'demo_vm-l.log')}: it is a symbolic link, which vconsole does not follow`),
-    ]);
-    await open.stop();
-    expect(fs.readFileSync(victim, 'utf8')).toBe('precious\n');
-  });
+  it.skipIf(process.platform === 'win32')(
+    'open --log-dir does not follow a NAME.log symlink planted there: the file it points to stays as it was, and a line says why',
+    async () => {
+      const dir = tempDir();
+      const logDir = path.join(dir, 'logs');
+      fs.mkdirSync(logDir, { mode: 0o700 });
+      const victim = path.join(dir, 'victim');
+      fs.writeFileSync(victim, 'precious\n');
+      fs.symlinkSync(victim, path.join(logDir, 'demo_vm-l.log'));
+      const open = start(['open', 'demo:vm-l#serial', '--no-tui', '--viewer', 'none', '--log-dir', logDir]);
+      await open.jsonLines(1);
+      await open.waitForStderr(/cannot write its serial log/);
+      expect(linesMatching(open.stderr(), /cannot write its serial log/)).toEqual([
+        expect.stringContaining(`${path.join(logDir, 'demo_vm-l.log')}: it is a symbolic link, which vconsole does not follow`),
+      ]);
+      await open.stop();
+      expect(fs.readFileSync(victim, 'utf8')).toBe('precious\n');
+    },
+  );
 });
 
 describe('the config file vconsole reads', () => {
-  it.skipIf(process.platform === 'win32')('--config /dev/zero is refused at once with one line (not read until memory runs out)', async () => {
-    const result = await runVconsole(['list', '--config', '/dev/zero'], {}, 15_000);
-    expect(result.signal).toBeNull();
-    expect(result.code).toBe(2);
-    expect(result.stderr.trim().split('\n')).toEqual(['vconsole: config file /dev/zero is not a regular file (a device); point --config or VCONSOLE_CONFIG at a YAML file']);
-  });
+  it.skipIf(process.platform === 'win32')(
+    '--config /dev/zero is refused at once with one line (not read until memory runs out)',
+    async () => {
+      const result = await runVconsole(['list', '--config', '/dev/zero'], {}, 15_000);
+      expect(result.signal).toBeNull();
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim().split('\n')).toEqual([
+        'vconsole: config file /dev/zero is not a regular file (a device); point --config or VCONSOLE_CONFIG at a YAML file',
+      ]);
+    },
+  );
 
-  it.skipIf(process.platform === 'win32')('--config naming a FIFO is refused at once with one line (no read that waits for a writer)', async () => {
-    const fifo = path.join(tempDir(), 'config.yaml');
-    execFileSync('mkfifo', [fifo]);
-    const result = await runVconsole(['list', '--config', fifo], {}, 15_000);
-    expect(result.signal).toBeNull();
-    expect(result.code).toBe(2);
-    expect(result.stderr.trim().split('\n')).toEqual([`vconsole: config file ${fifo} is not a regular file (a FIFO); point --config or VCONSOLE_CONFIG at a YAML file`]);
-  });
+  it.skipIf(process.platform === 'win32')(
+    '--config naming a FIFO is refused at once with one line (no read that waits for a writer)',
+    async () => {
+      const fifo = path.join(tempDir(), 'config.yaml');
+      execFileSync('mkfifo', [fifo]);
+      const result = await runVconsole(['list', '--config', fifo], {}, 15_000);
+      expect(result.signal).toBeNull();
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim().split('\n')).toEqual([
+        `vconsole: config file ${fifo} is not a regular file (a FIFO); point --config or VCONSOLE_CONFIG at a YAML file`,
+      ]);
+    },
+  );
 });

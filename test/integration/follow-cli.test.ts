@@ -48,7 +48,12 @@ describe('open --follow', () => {
     kubevirt.setLabels('default', 'web-1', { app: 'web' });
     await p.waitForStderr(/default\/web-1 matches -l app=web again/);
     // Each console is served once: the relabelled VM kept its session.
-    expect(p.stdout().split('\n').filter((l) => l.includes('"default/web-1"'))).toHaveLength(1);
+    expect(
+      p
+        .stdout()
+        .split('\n')
+        .filter((l) => l.includes('"default/web-1"')),
+    ).toHaveLength(1);
     kubevirt.setLabels('default', 'other', {});
   });
 
@@ -65,6 +70,8 @@ describe('open --follow', () => {
   it('without a selector is a usage error', async () => {
     const result = await runVconsole(['open', 'demo:a', '--follow', '--no-tui'], env);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('vconsole: --follow follows a selector, and none was given; add -l SELECTOR, -A, --os-filter REGEX or --os-tag TAG\n');
+    expect(result.stderr).toBe(
+      'vconsole: --follow follows a selector, and none was given; add -l SELECTOR, -A, --os-filter REGEX or --os-tag TAG\n',
+    );
   });
 });

@@ -107,7 +107,12 @@ describe.each([...HOSTILE, PICTURE_THEN_GARBAGE])('a shared console that $what, 
     await expectPicture(line.port as number);
     expect(child.process.exitCode).toBe(null);
     // Only the healthy console got a port.
-    expect(child.stdout().split('\n').filter((l) => l.startsWith('{'))).toHaveLength(1);
+    expect(
+      child
+        .stdout()
+        .split('\n')
+        .filter((l) => l.startsWith('{')),
+    ).toHaveLength(1);
   });
 });
 
@@ -147,7 +152,9 @@ describe('a shared console that breaks the protocol once live', () => {
     const bad = `tcp://127.0.0.1:${server.port}`;
     const child = start(['proxy', '--share', bad, 'demo:vm-a']);
     const lines = await child.jsonLines(2);
-    await child.waitForStderr(new RegExp(`\\[${escaped(bad)}\\] warning: console dropped: .*unknown server message type 254; reconnecting`));
+    await child.waitForStderr(
+      new RegExp(`\\[${escaped(bad)}\\] warning: console dropped: .*unknown server message type 254; reconnecting`),
+    );
     await expectPicture(lines.find((l) => l.target === 'demo:vm-a')?.port as number);
     await waitFor(() => connections >= 2, 'the hub to dial the console again');
     expect(child.process.exitCode).toBe(null);

@@ -41,10 +41,16 @@ const floods: Array<[string, (i: number) => Buffer]> = [
   ['2000 Tight fills of the whole screen a message (32 KB)', fills],
   ['one-byte Hextile tiles over the whole screen', () => hextileOneByteTiles(SIDE, SIDE)],
   ['a ZRLE bomb (62 KB inflating to 61 MiB), then fills', (i) => (i === 0 ? zrleBomb(4608, 4608) : fills())],
-  ['the screen flapping its size, filled each time', () => Buffer.concat([
-    desktopSizeFlaps({ w: 8000, h: 8000 }, { w: 8000, h: 8000 }, 1), tightFillFlood(8000, 8000, 1),
-    desktopSizeFlaps({ w: SIDE, h: SIDE }, { w: SIDE, h: SIDE }, 1), tightFillFlood(SIDE, SIDE, 1),
-  ])],
+  [
+    'the screen flapping its size, filled each time',
+    () =>
+      Buffer.concat([
+        desktopSizeFlaps({ w: 8000, h: 8000 }, { w: 8000, h: 8000 }, 1),
+        tightFillFlood(8000, 8000, 1),
+        desktopSizeFlaps({ w: SIDE, h: SIDE }, { w: SIDE, h: SIDE }, 1),
+        tightFillFlood(SIDE, SIDE, 1),
+      ]),
+  ],
 ];
 
 describe('proxy --share beside a hostile console', () => {

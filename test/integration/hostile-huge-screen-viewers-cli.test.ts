@@ -59,7 +59,10 @@ describe('proxy --share with viewers of a hostile 8192x8192 console', () => {
       slowest = Math.max(slowest, performance.now() - asked);
     }
     expect(slowest, 'the healthy console answered every new viewer within (ms)').toBeLessThan(1500);
-    expect(viewers.every((v) => v.socket.readyState === 'open'), 'the hostile console\'s viewers are still served').toBe(true);
+    expect(
+      viewers.every((v) => v.socket.readyState === 'open'),
+      "the hostile console's viewers are still served",
+    ).toBe(true);
     expect(peakMemoryMiB(proxy.process.pid ?? 0), 'VmHWM (MiB)').toBeLessThan(1024);
     const interrupted = performance.now();
     proxy.process.kill('SIGINT');

@@ -18,7 +18,9 @@ afterEach(async () => {
 const MiB = 1024 * 1024;
 
 function peakRss(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmHWM:'));
   return Number(/(\d+)/.exec(line ?? '')?.[1] ?? 0) * 1024;
 }
 
@@ -51,7 +53,9 @@ async function burstingConsole() {
 }
 
 async function openSerial(port: number): Promise<{ open: RunningVconsole; port: number }> {
-  const open = startVconsole(['open', `tcp://127.0.0.1:${port}#serial`, '--no-tui', '--viewer', 'none'], { VCONSOLE_SERIAL_CLIENT_STALL_MS: '1500' });
+  const open = startVconsole(['open', `tcp://127.0.0.1:${port}#serial`, '--no-tui', '--viewer', 'none'], {
+    VCONSOLE_SERIAL_CLIENT_STALL_MS: '1500',
+  });
   cleanup.push(() => open.kill());
   const [line] = await open.jsonLines(1);
   return { open, port: line.port as number };

@@ -29,7 +29,9 @@ function start(args: string[], env: NodeJS.ProcessEnv = {}): RunningVconsole {
 
 /** The peak resident memory of a process, in bytes. */
 function peakRss(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmHWM:'));
   return Number(/(\d+)/.exec(line ?? '')?.[1] ?? 0) * 1024;
 }
 
@@ -48,7 +50,8 @@ async function send(peer: RfbPeer, data: Buffer): Promise<void> {
   }
 }
 
-const screenIn = (rgb: number) => update([{ rect: { x: 0, y: 0, w: WIDTH, h: HEIGHT }, encoding: 0, body: picture(WIDTH, HEIGHT, () => rgb) }]);
+const screenIn = (rgb: number) =>
+  update([{ rect: { x: 0, y: 0, w: WIDTH, h: HEIGHT }, encoding: 0, body: picture(WIDTH, HEIGHT, () => rgb) }]);
 
 /** A console whose script, after the handshake and a first grey picture, is `flood`. */
 async function hostileConsole(flood: (peer: RfbPeer) => Promise<void>) {
@@ -114,7 +117,10 @@ describe('proxy --share with hostile peers', () => {
     await waitFor(() => pixelAt(good.framebuffer, 1, 1) === 0x00ff00, 'the last picture of the flood on the good viewer', 60_000);
     expect(peakRss(proxy.process.pid!) - before).toBeLessThan(150 * MiB);
     await proxy.waitForStderr(/viewer from 127\.0\.0\.1:\d+ disconnected: it read nothing for 1500 ms while its screen changed/, 15_000);
-    await waitFor(() => hostile.destroyed || hostile.readableEnded || proxy.stderr().includes('client 2 disconnected'), 'the hostile viewer gone');
+    await waitFor(
+      () => hostile.destroyed || hostile.readableEnded || proxy.stderr().includes('client 2 disconnected'),
+      'the hostile viewer gone',
+    );
     expect(good.closed()).toBe(false);
   }, 120_000);
 
@@ -156,7 +162,10 @@ describe('proxy --share with hostile peers', () => {
     for (let i = 0; i < (KEYS * 8) / keys.length; i++) flooder.write(keys);
     // The flood gets a few seconds to do harm: without backpressure vconsole's memory passes 150 MiB well within them.
     const floodStart = Date.now();
-    await waitFor(() => peakRss(proxy.process.pid!) - before > 150 * MiB || Date.now() - floodStart > 3000, 'the flood to have had its chance');
+    await waitFor(
+      () => peakRss(proxy.process.pid!) - before > 150 * MiB || Date.now() - floodStart > 3000,
+      'the flood to have had its chance',
+    );
     expect(peakRss(proxy.process.pid!) - before).toBeLessThan(100 * MiB);
     expect(keysIn).toBe(0);
     peer.socket.resume();
@@ -184,7 +193,12 @@ describe('proxy --share with hostile peers', () => {
     expect(proxy.stderr()).toContain(`[${target}] error: timed out: the console sent no whole picture within 8 s`);
     expect(proxy.stderr()).toMatch(/not served, the other consoles are/);
     expect(proxy.process.exitCode).toBeNull();
-    expect(proxy.stdout().split('\n').filter((l) => l.startsWith('{'))).toHaveLength(1);
+    expect(
+      proxy
+        .stdout()
+        .split('\n')
+        .filter((l) => l.startsWith('{')),
+    ).toHaveLength(1);
   }, 60_000);
 
   it('open --share: a console that never sends a picture says it timed out, the demo beside it opens', async () => {
@@ -194,7 +208,9 @@ describe('proxy --share with hostile peers', () => {
     });
     cleanup.push(() => silent.close());
     const target = `tcp://127.0.0.1:${silent.port}`;
-    const open = start(['open', target, 'demo:vm-a', '--share', '--no-tui', '--viewer', 'none'], { VCONSOLE_FIRST_PICTURE_TIMEOUT_MS: '1500' });
+    const open = start(['open', target, 'demo:vm-a', '--share', '--no-tui', '--viewer', 'none'], {
+      VCONSOLE_FIRST_PICTURE_TIMEOUT_MS: '1500',
+    });
     const [line] = await open.jsonLines(1, 30_000);
     expect(line.target).toBe('demo:vm-a');
     await open.waitForStderr(/timed out: the console sent no whole picture within 1500 ms/);

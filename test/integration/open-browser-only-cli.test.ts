@@ -76,7 +76,10 @@ describe('vconsole open of a browser-only console', () => {
   it('when no browser can be opened, prints Nova\'s page once on stdout as {"target","url"}', async () => {
     const result = await runVconsole(['open', 'os:web-1#rdp', '--cloud', 'fixture', '--no-tui'], osEnv({ VCONSOLE_BROWSER: '/bin/false' }));
     expect(result.code, result.stderr).toBe(0);
-    const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as unknown);
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as unknown);
     expect(lines).toEqual([{ target: 'openstack:web-1 (cloud fixture)', url: openstack.consoleUrls.at(-1) }]);
     expect(result.stderr).toMatch(/viewer failed: no browser could be opened \(false exited with code 1\)/);
     expect(result.stderr).not.toContain(new URL(openstack.consoleUrls.at(-1)!).searchParams.get('token'));
@@ -119,7 +122,7 @@ describe('vconsole open of a browser-only console', () => {
       'mks',
       /^vconsole: openstack:web-1 \(cloud fixture\): cannot get a WebMKS console for server "web-1": Version 2\.8 is not supported by the API\. Minimum is 2\.1 and maximum is 2\.6; WebMKS consoles need compute API microversion 2\.8, which this cloud does not serve$/,
     ],
-  ])('%s: Nova\'s refusal is one line, exit 1, no browser', async (_name, arrange, type, line) => {
+  ])("%s: Nova's refusal is one line, exit 1, no browser", async (_name, arrange, type, line) => {
     arrange();
     const result = await runVconsole(['open', `os:web-1#${type}`, '--cloud', 'fixture', '--no-tui'], osEnv());
     expect(result.code, result.stderr).toBe(1);

@@ -50,7 +50,14 @@ function openWith(args: string[], extraEnv: Record<string, string> = {}) {
   const child = startVconsole(['open', ...args], { PATH: binDir, FAKE_VIEWER_LOG: log, ...extraEnv });
   running.push(child);
   const entries = (): ViewerLogEntry[] =>
-    fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as ViewerLogEntry) : [];
+    fs.existsSync(log)
+      ? fs
+          .readFileSync(log, 'utf8')
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as ViewerLogEntry)
+      : [];
   return { child, entries };
 }
 
@@ -109,7 +116,9 @@ describe('vconsole open (stand-in viewer on PATH, no terminal)', () => {
 
   it('says which viewer gets --viewer-arg when --viewer does not name one', async () => {
     const { child } = openWith(['demo:vm-a', '--viewer-arg', '-X']);
-    await child.waitForStderr(/--viewer-arg -X goes to remote-viewer \(virt-viewer\) \(.*remote-viewer\), the first viewer found here; name the viewer it is meant for with --viewer/);
+    await child.waitForStderr(
+      /--viewer-arg -X goes to remote-viewer \(virt-viewer\) \(.*remote-viewer\), the first viewer found here; name the viewer it is meant for with --viewer/,
+    );
   });
 
   it('with no viewer installed still serves every target and says how to get one', async () => {
@@ -131,7 +140,9 @@ describe('vconsole open (stand-in viewer on PATH, no terminal)', () => {
   });
 
   it('without a terminal, exits 1 when no target can be opened, each error on its own line', async () => {
-    const result = await runVconsole(['open', 'vm-x', 'vm-y', '--viewer', 'none', '--kubeconfig', path.join(binDir, 'missing.yaml')], { PATH: binDir });
+    const result = await runVconsole(['open', 'vm-x', 'vm-y', '--viewer', 'none', '--kubeconfig', path.join(binDir, 'missing.yaml')], {
+      PATH: binDir,
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/\[vm-x\] error: kubeconfig .*missing.yaml does not exist/);
     expect(result.stderr).toMatch(/\[vm-y\] error: kubeconfig .*missing.yaml does not exist/);
@@ -156,7 +167,12 @@ describe('vconsole open (stand-in viewer on PATH, no terminal)', () => {
     await child.waitForStderr(/demo:vm-a is named more than once: one session serves it/);
     child.process.kill('SIGINT');
     await child.exit();
-    expect(child.stdout().split('\n').filter((l) => l.startsWith('{'))).toHaveLength(1);
+    expect(
+      child
+        .stdout()
+        .split('\n')
+        .filter((l) => l.startsWith('{')),
+    ).toHaveLength(1);
   });
 
   it('opens a bare KubeVirt name and NS/NAME of the same VMI once', async () => {
@@ -168,7 +184,12 @@ describe('vconsole open (stand-in viewer on PATH, no terminal)', () => {
       await child.waitForStderr(/default\/testvm is named more than once: one session serves it/);
       child.process.kill('SIGINT');
       await child.exit();
-      expect(child.stdout().split('\n').filter((l) => l.startsWith('{'))).toHaveLength(1);
+      expect(
+        child
+          .stdout()
+          .split('\n')
+          .filter((l) => l.startsWith('{')),
+      ).toHaveLength(1);
       expect(child.stderr()).not.toMatch(/error/);
     } finally {
       await kubevirt.close();
@@ -179,7 +200,9 @@ describe('vconsole open (stand-in viewer on PATH, no terminal)', () => {
     const kubevirt = await startKubevirtFixture({ vmis: [{ namespace: 'default', name: 'testvm' }] });
     try {
       // A screen for certain (--type vnc): with auto the viewer waits for the pre-flight.
-      const { child, entries } = openWith(['nosuchvm', 'testvm', '--viewer', 'tigervnc', '--type', 'vnc'], { KUBECONFIG: kubevirt.kubeconfigPath() });
+      const { child, entries } = openWith(['nosuchvm', 'testvm', '--viewer', 'tigervnc', '--type', 'vnc'], {
+        KUBECONFIG: kubevirt.kubeconfigPath(),
+      });
       await child.waitForStderr(/\[default\/nosuchvm\] viewer: TigerVNC closed: the console did not open/);
       // Its error line and the viewer's may come in either order: both are said.
       await child.waitForStderr(/\[default\/nosuchvm\] error: virtualmachineinstances.kubevirt.io "nosuchvm" not found/);
@@ -220,7 +243,10 @@ describe('vconsole open (stand-in viewer on PATH, no terminal)', () => {
     const { child } = openWith(['tcp://127.0.0.1:1#serial', 'demo:vm-a', '--viewer', 'none']);
     const [line] = await child.jsonLines(1);
     expect(line.target).toBe('demo:vm-a');
-    await child.waitForStderr(/\[tcp:\/\/127\.0\.0\.1:1\] warning: cannot connect: connection refused.*; trying again for up to \d+ s/, 15_000);
+    await child.waitForStderr(
+      /\[tcp:\/\/127\.0\.0\.1:1\] warning: cannot connect: connection refused.*; trying again for up to \d+ s/,
+      15_000,
+    );
     expect(child.process.exitCode).toBe(null);
   });
 
@@ -230,7 +256,11 @@ describe('vconsole open (stand-in viewer on PATH, no terminal)', () => {
     const client = net.connect(line.port as number, '127.0.0.1');
     client.on('error', () => undefined);
     await child.waitForStderr(/\[tcp:\/\/127\.0\.0\.1:1\] error: client 1: cannot connect: connection refused/);
-    const errorLine = child.stderr().split('\n').find((l) => l.includes('error: client 1')) ?? '';
+    const errorLine =
+      child
+        .stderr()
+        .split('\n')
+        .find((l) => l.includes('error: client 1')) ?? '';
     expect(errorLine.split('tcp://127.0.0.1:1')).toHaveLength(2);
     client.destroy();
   });
@@ -239,7 +269,9 @@ describe('vconsole open (stand-in viewer on PATH, no terminal)', () => {
     const { child, entries } = openWith(['demo:vm-a', 'demo:vm-b']);
     const lines = await child.jsonLines(2);
     await waitFor(() => entries().filter((e) => e.event === 'connected').length === 2, 'both viewers to connect');
-    const pids = entries().filter((e) => e.event === 'connected').map((e) => e.pid);
+    const pids = entries()
+      .filter((e) => e.event === 'connected')
+      .map((e) => e.pid);
     expect(pids.every(isAlive)).toBe(true);
     child.process.kill('SIGINT');
     const { code } = await child.exit();

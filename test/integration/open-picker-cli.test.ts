@@ -8,6 +8,8 @@ describe('vconsole open with no target and no terminal', () => {
     const result = await runVconsole(args);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe("vconsole: missing required argument 'target'; name a target (see vconsole open --help), or run it on a terminal to pick from a list\n");
+    expect(result.stderr).toBe(
+      "vconsole: missing required argument 'target'; name a target (see vconsole open --help), or run it on a terminal to pick from a list\n",
+    );
   });
 });

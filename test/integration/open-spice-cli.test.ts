@@ -44,12 +44,23 @@ describe('vconsole open with a SPICE console', () => {
   it('launches remote-viewer with spice:// even when --viewer chose TigerVNC for screens, and says why', async () => {
     const spice = await spiceStandIn();
     const log = path.join(binDir, 'viewers.jsonl');
-    const child = startVconsole(['open', `tcp://127.0.0.1:${spice.port}#spice`, 'demo:vm-a', '--viewer', 'tigervnc', '--no-tui'], { PATH: binDir, FAKE_VIEWER_LOG: log });
+    const child = startVconsole(['open', `tcp://127.0.0.1:${spice.port}#spice`, 'demo:vm-a', '--viewer', 'tigervnc', '--no-tui'], {
+      PATH: binDir,
+      FAKE_VIEWER_LOG: log,
+    });
     running.push(child);
     const lines = await child.jsonLines(2);
     const spiceLine = lines.find((l) => l.type === 'spice');
     expect(spiceLine).toBeDefined();
-    const entries = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { name: string; argv: string[]; event?: string }) : []);
+    const entries = () =>
+      fs.existsSync(log)
+        ? fs
+            .readFileSync(log, 'utf8')
+            .trim()
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as { name: string; argv: string[]; event?: string })
+        : [];
     await waitFor(() => entries().filter((e) => e.event === 'connected').length === 2, 'both viewers connected');
     const remote = entries().find((e) => e.name === 'remote-viewer' && e.event === 'connected');
     expect(remote?.argv.at(-1)).toBe(`spice://127.0.0.1:${spiceLine!.port}`);
@@ -82,10 +93,22 @@ describe('vconsole open with a SPICE console', () => {
       const lines = await child.jsonLines(2);
       const settled = lines.find((l) => String(l.target).startsWith('openstack:'));
       expect(settled?.type).toBe(type);
-      const entries = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { name: string; argv: string[]; event?: string; port?: number }) : []);
+      const entries = () =>
+        fs.existsSync(log)
+          ? fs
+              .readFileSync(log, 'utf8')
+              .trim()
+              .split('\n')
+              .filter(Boolean)
+              .map((l) => JSON.parse(l) as { name: string; argv: string[]; event?: string; port?: number })
+          : [];
       // demo:vm-a's viewer connects after the OpenStack console settled (both started together).
       await waitFor(() => entries().some((e) => e.name === 'vncviewer' && e.event === 'connected'), 'the viewer of demo:vm-a');
-      if (type === 'spice') await waitFor(() => entries().some((e) => e.name === 'remote-viewer' && e.event === 'connected'), 'remote-viewer at the SPICE console');
+      if (type === 'spice')
+        await waitFor(
+          () => entries().some((e) => e.name === 'remote-viewer' && e.event === 'connected'),
+          'remote-viewer at the SPICE console',
+        );
       expect(child.stderr()).not.toMatch(/\[openstack:web-1[^\]]*\] viewer: TigerVNC/);
       expect(entries().filter((e) => e.name === 'vncviewer' && e.port === settled?.port)).toEqual([]);
     } finally {

@@ -31,7 +31,6 @@ function openstackTarget(fixture: OpenStackFixture, server: string) {
   return createOpenStackProvider(sources, sessions).resolve(splitTarget(`openstack:${server}`), {});
 }
 
-
 describe('OpenStack console through the fixture proxy', () => {
   let fixture: OpenStackFixture;
   beforeAll(async () => {
@@ -49,7 +48,10 @@ describe('OpenStack console through the fixture proxy', () => {
     await target.check!(AbortSignal.timeout(20_000));
     const [a, b] = await Promise.all([target.dial(context()), target.dial(context())]);
     const results = await Promise.all([probeRfb(a, { readFrame: true }), probeRfb(b)]);
-    expect(results.map((r) => [r.version, r.name])).toEqual([['3.8', 'fixture-vm'], ['3.8', 'fixture-vm']]);
+    expect(results.map((r) => [r.version, r.name])).toEqual([
+      ['3.8', 'fixture-vm'],
+      ['3.8', 'fixture-vm'],
+    ]);
     expect(results[0].frame?.length).toBe(results[0].width * results[0].height * 4);
     expect(fixture.count('nova', '/remote-consoles', 200) - before).toBe(2);
   });
@@ -109,7 +111,9 @@ describe.skipIf(!hasWebsockify)(`real websockify (${hasWebsockify ? WEBSOCKIFY :
     rfb = await startDemoRfbServer({ name: 'websockify-vm', host: '127.0.0.1', port: 0 });
     await writeFile(tokenFile, `good-token: 127.0.0.1:${rfb.port}\n`);
     port = await freePort();
-    proxy = spawn(WEBSOCKIFY, ['--token-plugin', 'TokenFile', '--token-source', tokenFile, `127.0.0.1:${port}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+    proxy = spawn(WEBSOCKIFY, ['--token-plugin', 'TokenFile', '--token-source', tokenFile, `127.0.0.1:${port}`], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     proxy.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     await waitForPort(port, proxy, () => stderr);
     fixture = await startOpenStackFixture({

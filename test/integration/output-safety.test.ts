@@ -94,7 +94,9 @@ describe('names from a cloud API in list', () => {
   let openstack: OpenStackFixture;
   let dir: string;
   beforeAll(async () => {
-    openstack = await startOpenStackFixture({ servers: [{ id: 'c0ffee00-0000-4000-8000-000000000001', name: `evil${ESC}]0;pwned${BEL}`, status: 'ACTIVE' }] });
+    openstack = await startOpenStackFixture({
+      servers: [{ id: 'c0ffee00-0000-4000-8000-000000000001', name: `evil${ESC}]0;pwned${BEL}`, status: 'ACTIVE' }],
+    });
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-safety-os-'));
     const auth = `auth_url: ${openstack.authUrl}\n      username: ${FIXTURE_USER.name}\n      password: "${FIXTURE_USER.password}"\n      project_name: demo\n      user_domain_name: Default\n      project_domain_name: Default`;
     fs.writeFileSync(path.join(dir, 'clouds.yaml'), `clouds:\n  fixture:\n    auth:\n      ${auth}\n`);

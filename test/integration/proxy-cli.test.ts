@@ -80,7 +80,11 @@ function occurrences(text: string, name: string): number {
 async function portLinesAtExit(proxy: RunningVconsole): Promise<Record<string, unknown>[]> {
   proxy.process.kill('SIGINT');
   await proxy.exit();
-  return proxy.stdout().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  return proxy
+    .stdout()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 describe('vconsole proxy: one session per console, named once in errors', () => {
@@ -119,7 +123,10 @@ describe('vconsole proxy: one session per console, named once in errors', () => 
     const client = net.connect(line.port as number, '127.0.0.1');
     client.on('error', () => undefined);
     await proxy.waitForStderr(/\[tcp:\/\/127\.0\.0\.1:1\] error: client 1: cannot connect: connection refused/);
-    const errorLine = proxy.stderr().split('\n').find((l) => l.includes('error: client 1'));
+    const errorLine = proxy
+      .stderr()
+      .split('\n')
+      .find((l) => l.includes('error: client 1'));
     expect(occurrences(errorLine ?? '', 'tcp://127.0.0.1:1')).toBe(1);
     client.destroy();
   });
@@ -178,15 +185,20 @@ async function freePortPair(): Promise<number> {
 }
 
 describe('vconsole --help and --version', () => {
-  it.each([[[]], [['proxy']], [['open']], [['viewers']], [['list']], [['version']]])('%j --help shows examples and exits 0', async (command) => {
-    const result = await runVconsole([...command, '--help']);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/Usage: vconsole/);
-    expect(result.stdout).toMatch(/Examples:\n {2}vconsole /);
-  });
+  it.each([[[]], [['proxy']], [['open']], [['viewers']], [['list']], [['version']]])(
+    '%j --help shows examples and exits 0',
+    async (command) => {
+      const result = await runVconsole([...command, '--help']);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/Usage: vconsole/);
+      expect(result.stdout).toMatch(/Examples:\n {2}vconsole /);
+    },
+  );
 
   it('proxy and open describe -p/--port and --listen in the same words', async () => {
-    const helps = await Promise.all([['proxy'], ['open']].map(async (command) => (await runVconsole([...command, '--help'])).stdout.replace(/\s+/g, ' ')));
+    const helps = await Promise.all(
+      [['proxy'], ['open']].map(async (command) => (await runVconsole([...command, '--help'])).stdout.replace(/\s+/g, ' ')),
+    );
     for (const help of helps) {
       expect(help).toContain('-p, --port <port> first local port; targets get PORT, PORT+1, ... (default: free ports)');
       expect(help).toContain(

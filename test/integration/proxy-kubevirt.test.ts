@@ -46,7 +46,9 @@ describe('vconsole proxy against the KubeVirt API', () => {
     const upgrade = fixture.requests.find((r) => r.upgrade && r.path.endsWith('/default/virtualmachineinstances/vm-a/vnc'));
     expect(upgrade?.protocols).toContain('plain.kubevirt.io');
     expect(upgrade?.path.startsWith('/apis/subresources.kubevirt.io/v1/')).toBe(true);
-    expect(fixture.requests.some((r) => r.method === 'GET' && r.path === '/apis/kubevirt.io/v1/namespaces/default/virtualmachineinstances/vm-a')).toBe(true);
+    expect(
+      fixture.requests.some((r) => r.method === 'GET' && r.path === '/apis/kubevirt.io/v1/namespaces/default/virtualmachineinstances/vm-a'),
+    ).toBe(true);
   });
 
   it('takes the namespace from NS/NAME, -n, and the kubeconfig context', async () => {
@@ -141,11 +143,26 @@ describe('vconsole proxy KubeVirt errors: one line, exit 1', () => {
     ['VMI not found', () => ['nope'], () => ({}), /virtualmachineinstances.kubevirt.io "nope" not found; check the VM name and namespace/],
     ['VMI not running', () => ['stopped'], () => ({}), /VMI is not running/],
     ['no graphics device (VNC asked for)', () => ['headless#vnc'], () => ({}), /No graphics devices are present/],
-    ['401 Unauthorized', () => ['vm-a'], () => ({ KUBECONFIG: fixture.kubeconfigPath({ token: 'wrong-token', fileName: 'bad.yaml' }) }), /Unauthorized/],
-    ['403 Forbidden on vnc', () => ['vm-a'], () => ({ KUBECONFIG: fixture.kubeconfigPath({ token: fixture.forbiddenToken, fileName: 'viewer.yaml' }) }), /forbidden.*virtualmachineinstances\/vnc/],
+    [
+      '401 Unauthorized',
+      () => ['vm-a'],
+      () => ({ KUBECONFIG: fixture.kubeconfigPath({ token: 'wrong-token', fileName: 'bad.yaml' }) }),
+      /Unauthorized/,
+    ],
+    [
+      '403 Forbidden on vnc',
+      () => ['vm-a'],
+      () => ({ KUBECONFIG: fixture.kubeconfigPath({ token: fixture.forbiddenToken, fileName: 'viewer.yaml' }) }),
+      /forbidden.*virtualmachineinstances\/vnc/,
+    ],
     ['TLS failure', () => ['vm-a'], () => ({ KUBECONFIG: kubeconfigWithoutCa() }), /TLS certificate verification failed/],
     ['connection refused', () => ['vm-a'], () => ({ KUBECONFIG: kubeconfigFor('https://127.0.0.1:1') }), /connection refused/],
-    ['DNS failure', () => ['vm-a'], () => ({ KUBECONFIG: kubeconfigFor('https://no-such-host.invalid:6443') }), /cannot resolve host no-such-host.invalid/],
+    [
+      'DNS failure',
+      () => ['vm-a'],
+      () => ({ KUBECONFIG: kubeconfigFor('https://no-such-host.invalid:6443') }),
+      /cannot resolve host no-such-host.invalid/,
+    ],
     ['unknown context', () => ['vm-a', '--context', 'nope'], () => ({}), /context "nope" not found/],
   ];
   it.each(cases)('%s', async (_name, args, env, message) => {

@@ -109,7 +109,9 @@ describe('recordings and VNC authentication', () => {
     const [line] = await replay.jsonLines(1);
     expect(line.address).toBe('0.0.0.0');
     await replay.waitForStderr(/VNC password for viewers of this listener: (\S+) \(shown once/);
-    expect(replay.stderr()).toMatch(/^warning: listening on 0\.0\.0\.0: the replay is reachable from the network; viewers must give the VNC password$/m);
+    expect(replay.stderr()).toMatch(
+      /^warning: listening on 0\.0\.0\.0: the replay is reachable from the network; viewers must give the VNC password$/m,
+    );
     const password = /VNC password for viewers of this listener: (\S+) \(shown once/.exec(replay.stderr())![1];
     const port = line.port as number;
     await expect(liveScreen(net.connect(port, '127.0.0.1'), {}, cleanup)).rejects.toThrow(/password/);

@@ -164,7 +164,10 @@ describe('vconsole --record and replay (VNC)', () => {
   it('a recording cut by kill -9 still replays', async () => {
     const { file, child } = await recordKeyPress();
     // Whatever is older than the flush interval is on disk: wait for the key's answer to be.
-    await waitFor(() => parseRfbRecording(fs.readFileSync(file)).connections[0]?.records.filter((r) => r.kind === 'S').length >= 3, 'the recording on disk');
+    await waitFor(
+      () => parseRfbRecording(fs.readFileSync(file)).connections[0]?.records.filter((r) => r.kind === 'S').length >= 3,
+      'the recording on disk',
+    );
     child.kill();
     await child.exit();
     const frames = path.join(path.dirname(file), 'frames');
@@ -198,7 +201,11 @@ describe('vconsole --record (serial)', () => {
     const child = startVconsole(['console', 'demo:vm-c#serial', '--record', dir]);
     running.push(child);
     child.process.stdin.write('echo hello-record\n');
-    await waitFor(() => fs.readdirSync(dir).some((f) => f.endsWith('.cast')) && fs.readFileSync(onlyFile(dir, '.cast'), 'utf8').includes('hello-record'), 'the echo recorded');
+    await waitFor(
+      () =>
+        fs.readdirSync(dir).some((f) => f.endsWith('.cast')) && fs.readFileSync(onlyFile(dir, '.cast'), 'utf8').includes('hello-record'),
+      'the echo recorded',
+    );
     child.process.stdin.end();
     await child.exit();
     const file = onlyFile(dir, '.cast');

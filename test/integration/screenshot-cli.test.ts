@@ -31,7 +31,10 @@ function matchesDemo(png: PNG, screen: DemoScreen, rect: Rect): boolean {
 
 /** Runs vconsole keeping stdout as bytes (a PNG). */
 async function runForBytes(args: string[]): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
-  const child = spawn(process.execPath, [VCONSOLE_BIN, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [VCONSOLE_BIN, ...args], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const out: Buffer[] = [];
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => out.push(chunk));

@@ -20,7 +20,11 @@ let kubeEnv: NodeJS.ProcessEnv;
 let osEnv: NodeJS.ProcessEnv;
 const running: RunningVconsole[] = [];
 
-const FARM = Array.from({ length: 13 }, (_, i) => ({ namespace: 'farm', name: `node-${String(i + 1).padStart(2, '0')}`, labels: { app: 'farm' } }));
+const FARM = Array.from({ length: 13 }, (_, i) => ({
+  namespace: 'farm',
+  name: `node-${String(i + 1).padStart(2, '0')}`,
+  labels: { app: 'farm' },
+}));
 
 beforeAll(async () => {
   kubevirt = await startKubevirtFixture({
@@ -44,7 +48,10 @@ beforeAll(async () => {
   });
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-selection-'));
   const clouds = path.join(dir, 'clouds.yaml');
-  fs.writeFileSync(clouds, `clouds:\n  fixture:\n    auth:\n      auth_url: ${openstack.authUrl}\n      username: alice\n      password: "${FIXTURE_USER.password}"\n      project_name: demo\n      user_domain_name: Default\n      project_domain_name: Default\n`);
+  fs.writeFileSync(
+    clouds,
+    `clouds:\n  fixture:\n    auth:\n      auth_url: ${openstack.authUrl}\n      username: alice\n      password: "${FIXTURE_USER.password}"\n      project_name: demo\n      user_domain_name: Default\n      project_domain_name: Default\n`,
+  );
   kubeEnv = { KUBECONFIG: kubevirt.kubeconfigPath(), HOME: dir };
   osEnv = { OS_CLIENT_CONFIG_FILE: clouds, OS_CLOUD: 'fixture', HOME: dir };
 });
@@ -82,7 +89,9 @@ describe('a named target is exactly that VM', () => {
     const result = await runVconsole(['proxy', 'web-2', '-A'], kubeEnv);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe('vconsole: web-2 is in more than one namespace: default/web-2, staging/web-2; name the one you mean as NS/NAME, e.g. default/web-2\n');
+    expect(result.stderr).toBe(
+      'vconsole: web-2 is in more than one namespace: default/web-2, staging/web-2; name the one you mean as NS/NAME, e.g. default/web-2\n',
+    );
   });
 
   it('beside several -n, a bare name is looked for in those namespaces only', async () => {
@@ -125,14 +134,18 @@ describe('named targets are all-or-nothing, selections best-effort', () => {
     const result = await runVconsole(['proxy', 'prod/web-1', 'prod/web-5'], kubeEnv);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(errorLines(result.stderr)).toEqual(['vconsole: prod/web-5: the VM is stopped (its VirtualMachine exists, it has no VMI); start it (virtctl start web-5) and retry']);
+    expect(errorLines(result.stderr)).toEqual([
+      'vconsole: prod/web-5: the VM is stopped (its VirtualMachine exists, it has no VMI); start it (virtctl start web-5) and retry',
+    ]);
   });
 
   it('a stopped VM named beside -A is found and fails as stopped, exit 1', async () => {
     const result = await runVconsole(['proxy', 'web-5', '-A'], kubeEnv);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(errorLines(result.stderr)).toEqual(['vconsole: prod/web-5: the VM is stopped (its VirtualMachine exists, it has no VMI); start it (virtctl start web-5) and retry']);
+    expect(errorLines(result.stderr)).toEqual([
+      'vconsole: prod/web-5: the VM is stopped (its VirtualMachine exists, it has no VMI); start it (virtctl start web-5) and retry',
+    ]);
   });
 
   it('proxy -A serves every VM that can be served, one line for each that cannot, and keeps running', async () => {
@@ -152,7 +165,9 @@ describe('named targets are all-or-nothing, selections best-effort', () => {
     const lines = errorLines(result.stderr);
     expect(lines).toHaveLength(3);
     // Nothing else is served: the lines do not say that anything is.
-    expect(lines[0]).toBe('vconsole: skipped prod/web-5: the VM is stopped (its VirtualMachine exists, it has no VMI); start it (virtctl start web-5) and retry (with --follow it is served once it runs)');
+    expect(lines[0]).toBe(
+      'vconsole: skipped prod/web-5: the VM is stopped (its VirtualMachine exists, it has no VMI); start it (virtctl start web-5) and retry (with --follow it is served once it runs)',
+    );
     expect(lines[1]).toMatch(/^vconsole: skipped staging\/web-4: /);
     expect(lines[2]).toBe('vconsole: none of the 2 VMs selected could be served; see the lines above');
   });
@@ -169,9 +184,14 @@ describe('named targets are all-or-nothing, selections best-effort', () => {
   });
 
   it('proxy --follow serves a skipped VM once it runs, and a VM labelled later, a JSON line each', async () => {
-    const p = start(['proxy', '-l', 'app=web', '-n', 'prod', '-n', 'default', '--follow'], { ...kubeEnv, VCONSOLE_FOLLOW_INTERVAL_MS: '150' });
+    const p = start(['proxy', '-l', 'app=web', '-n', 'prod', '-n', 'default', '--follow'], {
+      ...kubeEnv,
+      VCONSOLE_FOLLOW_INTERVAL_MS: '150',
+    });
     expect(await served(p, 2)).toEqual(['default/web-2', 'prod/web-1']);
-    await p.waitForStderr(/^vconsole: skipped prod\/web-5: the VM is stopped .*\(the other VMs selected are served; served once it runs\)$/m);
+    await p.waitForStderr(
+      /^vconsole: skipped prod\/web-5: the VM is stopped .*\(the other VMs selected are served; served once it runs\)$/m,
+    );
     kubevirt.startVm('prod', 'web-5');
     expect((await p.jsonLines(3))[2]).toMatchObject({ target: 'prod/web-5', address: '127.0.0.1' });
     kubevirt.setLabels('prod', 'db-1', { app: 'web' });
@@ -184,7 +204,9 @@ describe('named targets are all-or-nothing, selections best-effort', () => {
   it('OpenStack: proxy --os-tag serves the active server and skips the stopped one', async () => {
     const p = start(['proxy', '--os-tag', 'web'], osEnv);
     expect(await served(p, 1)).toEqual(['openstack:web-01 (cloud fixture)']);
-    expect(p.stderr()).toMatch(/^vconsole: skipped openstack:web-02 \(cloud fixture\): server "web-02" is SHUTOFF.*\(the other VMs selected are served; /m);
+    expect(p.stderr()).toMatch(
+      /^vconsole: skipped openstack:web-02 \(cloud fixture\): server "web-02" is SHUTOFF.*\(the other VMs selected are served; /m,
+    );
   });
 });
 
@@ -194,10 +216,14 @@ describe('more than 12 consoles at once', () => {
     const result = await runVconsole(['open', '-l', 'app=farm', '-A', '--no-tui', '--viewer', 'none'], kubeEnv);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe('vconsole: this opens 13 consoles at once, more than 12 without asking, and there is no terminal to ask on; add --max 13 (or --yes) to open them all, or select fewer\n');
+    expect(result.stderr).toBe(
+      'vconsole: this opens 13 consoles at once, more than 12 without asking, and there is no terminal to ask on; add --max 13 (or --yes) to open them all, or select fewer\n',
+    );
     const below = await runVconsole(['open', '-l', 'app=farm', '-A', '--max', '5', '--no-tui', '--viewer', 'none'], kubeEnv);
     expect(below.code).toBe(2);
-    expect(below.stderr).toBe('vconsole: this opens 13 consoles at once, more than --max 5; give --max 13 (or --yes) to open them all, or select fewer\n');
+    expect(below.stderr).toBe(
+      'vconsole: this opens 13 consoles at once, more than --max 5; give --max 13 (or --yes) to open them all, or select fewer\n',
+    );
     expect(kubevirt.requests.filter((r) => r.upgrade).length).toBe(sessionsBefore);
   });
 
@@ -209,6 +235,8 @@ describe('more than 12 consoles at once', () => {
   it('a bad --max is a usage error', async () => {
     const result = await runVconsole(['open', 'demo:a', '--max', 'lots', '--no-tui'], kubeEnv);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^vconsole: option '--max <n>' argument 'lots' is invalid\. invalid --max "lots"; give how many consoles open may open at once/);
+    expect(result.stderr).toMatch(
+      /^vconsole: option '--max <n>' argument 'lots' is invalid\. invalid --max "lots"; give how many consoles open may open at once/,
+    );
   });
 });

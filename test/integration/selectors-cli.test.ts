@@ -36,7 +36,10 @@ beforeAll(async () => {
   });
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-selectors-'));
   const clouds = path.join(dir, 'clouds.yaml');
-  fs.writeFileSync(clouds, `clouds:\n  fixture:\n    auth:\n      auth_url: ${openstack.authUrl}\n      username: alice\n      password: "${FIXTURE_USER.password}"\n      project_name: demo\n      user_domain_name: Default\n      project_domain_name: Default\n`);
+  fs.writeFileSync(
+    clouds,
+    `clouds:\n  fixture:\n    auth:\n      auth_url: ${openstack.authUrl}\n      username: alice\n      password: "${FIXTURE_USER.password}"\n      project_name: demo\n      user_domain_name: Default\n      project_domain_name: Default\n`,
+  );
   kubeEnv = { KUBECONFIG: kubevirt.kubeconfigPath(), HOME: dir };
   osEnv = { OS_CLIENT_CONFIG_FILE: clouds, OS_CLOUD: 'fixture', HOME: dir };
 });
@@ -62,14 +65,18 @@ async function listed(args: string[], env: NodeJS.ProcessEnv): Promise<string[]>
 }
 
 /** The label selectors the fixture was asked for, sorted (VMIs and their VMs are asked at once). */
-const askedSelectors = () => kubevirt.requests.filter((r) => r.query.labelSelector !== undefined).map((r) => `${r.path} ${r.query.labelSelector}`);
+const askedSelectors = () =>
+  kubevirt.requests.filter((r) => r.query.labelSelector !== undefined).map((r) => `${r.path} ${r.query.labelSelector}`);
 const askedSince = (before: number) => askedSelectors().slice(before).sort();
 
 describe('KubeVirt label selectors', () => {
   it('list -l asks the API server to match, in the current namespace, sorted', async () => {
     const before = askedSelectors().length;
     expect(await listed(['-l', 'app=web'], kubeEnv)).toEqual(['default/web-1', 'default/web-2']);
-    expect(askedSince(before)).toEqual(['/apis/kubevirt.io/v1/namespaces/default/virtualmachineinstances app=web', '/apis/kubevirt.io/v1/namespaces/default/virtualmachines app=web']);
+    expect(askedSince(before)).toEqual([
+      '/apis/kubevirt.io/v1/namespaces/default/virtualmachineinstances app=web',
+      '/apis/kubevirt.io/v1/namespaces/default/virtualmachines app=web',
+    ]);
     expect(await listed(['-l', 'tier!=db'], kubeEnv)).toEqual(['default/plain', 'default/web-1', 'default/web-2']);
     expect(await listed(['-l', 'tier in (db, front),app!=web'], kubeEnv)).toEqual(['default/db-1']);
     expect(await listed(['-l', '!tier'], kubeEnv)).toEqual(['default/plain']);
@@ -78,7 +85,10 @@ describe('KubeVirt label selectors', () => {
   it('-A searches the cluster-wide list, repeated --namespace each namespace named', async () => {
     const before = askedSelectors().length;
     expect(await listed(['-l', 'app=web', '-A'], kubeEnv)).toEqual(['default/web-1', 'default/web-2', 'prod/web-3', 'staging/web-4']);
-    expect(askedSince(before)).toEqual(['/apis/kubevirt.io/v1/virtualmachineinstances app=web', '/apis/kubevirt.io/v1/virtualmachines app=web']);
+    expect(askedSince(before)).toEqual([
+      '/apis/kubevirt.io/v1/virtualmachineinstances app=web',
+      '/apis/kubevirt.io/v1/virtualmachines app=web',
+    ]);
     expect(await listed(['-l', 'app=web', '-n', 'staging', '--namespace', 'prod'], kubeEnv)).toEqual(['prod/web-3', 'staging/web-4']);
     // Without -l, several -n list each of them.
     expect(await listed(['-n', 'staging', '-n', 'prod'], kubeEnv)).toEqual(['prod/web-3', 'staging/web-4']);
@@ -114,7 +124,9 @@ describe('KubeVirt label selectors', () => {
     for (const command of ['open', 'proxy', 'list']) {
       const result = await runVconsole([command, '-l', 'app=web,tier in db'], kubeEnv);
       expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(/^vconsole: option '-l, --selector <selector>' argument 'app=web,tier in db' is invalid\. bad label selector "app=web,tier in db": expected "\(" after "tier in", found "db"/);
+      expect(result.stderr).toMatch(
+        /^vconsole: option '-l, --selector <selector>' argument 'app=web,tier in db' is invalid\. bad label selector "app=web,tier in db": expected "\(" after "tier in", found "db"/,
+      );
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
     }
     expect(kubevirt.requests.length).toBe(before);
@@ -147,14 +159,22 @@ describe('OpenStack --os-filter and --os-tag', () => {
   it('--os-filter asks Nova by name regex and lists the matches', async () => {
     const before = novaLists().length;
     expect(await listed(['--os-filter', '^web-'], osEnv)).toEqual(['openstack:web-01', 'openstack:web-02']);
-    expect(novaLists().slice(before).map((r) => r.path)).toEqual([`/compute/v2.1/servers/detail?name=${encodeURIComponent('^web-')}`]);
+    expect(
+      novaLists()
+        .slice(before)
+        .map((r) => r.path),
+    ).toEqual([`/compute/v2.1/servers/detail?name=${encodeURIComponent('^web-')}`]);
   });
 
   it('--os-tag asks Nova at microversion 2.26 and needs every tag', async () => {
     const before = novaLists().length;
     expect(await listed(['--os-tag', 'prod'], osEnv)).toEqual(['openstack:db-01', 'openstack:web-01']);
     expect(await listed(['--os-tag', 'prod', '--os-tag', 'web'], osEnv)).toEqual(['openstack:web-01']);
-    expect(novaLists().slice(before).map((r) => r.microversion)).toEqual(['2.26', '2.26']);
+    expect(
+      novaLists()
+        .slice(before)
+        .map((r) => r.microversion),
+    ).toEqual(['2.26', '2.26']);
   });
 
   it('filters again itself when Nova drops the filters', async () => {
@@ -174,7 +194,9 @@ describe('OpenStack --os-filter and --os-tag', () => {
   it('a filter that matches nothing is exit 1 naming the cloud and filter; a bad regex is exit 2', async () => {
     const none = await runVconsole(['open', '--os-filter', '^zzz', '--os-tag', 'web', '--no-tui', '--viewer', 'none'], osEnv);
     expect(none.code).toBe(1);
-    expect(none.stderr).toBe('vconsole: no VM matches --os-filter ^zzz --os-tag web: searched servers with names matching /^zzz/ and tag "web" in cloud "fixture"; vconsole list shows what there is\n');
+    expect(none.stderr).toBe(
+      'vconsole: no VM matches --os-filter ^zzz --os-tag web: searched servers with names matching /^zzz/ and tag "web" in cloud "fixture"; vconsole list shows what there is\n',
+    );
     const bad = await runVconsole(['list', '--os-filter', 'web-(', '--json'], osEnv);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/bad --os-filter "web-\(": .*; give a regular expression over server names/);

@@ -125,15 +125,27 @@ describe('serial consoles through the CLI', () => {
   });
 
   it.each([
-    [['console', 'no-serial'], 1, /^vconsole: default\/no-serial: No serial consoles are present; the VM was defined without a serial console/],
+    [
+      ['console', 'no-serial'],
+      1,
+      /^vconsole: default\/no-serial: No serial consoles are present; the VM was defined without a serial console/,
+    ],
     [['console', 'pending'], 1, /^vconsole: default\/pending: VMI is not running \(phase Pending\); start it/],
     [['console', 'demo:vm-a#vnc'], 2, /^vconsole: vconsole console attaches serial consoles, not the vnc console of demo:vm-a/],
     [['console', 'demo:vm-a', '--escape', 'q'], 2, /^vconsole: invalid escape key "q"; use a control key/],
     [['console', 'demo:vm-a', '--wait', 'soon'], 2, /^vconsole: invalid duration "soon"/],
     [['proxy', 'demo:vm-a#rfb'], 2, /^vconsole: unknown console type "#rfb"; use vnc, serial, spice, rdp, mks or auto/],
-    [['proxy', 'demo:vm-a#rdp'], 2, /^vconsole: demo targets have no rdp console \("demo:vm-a"\); the demo offers vnc or serial consoles$/m],
+    [
+      ['proxy', 'demo:vm-a#rdp'],
+      2,
+      /^vconsole: demo targets have no rdp console \("demo:vm-a"\); the demo offers vnc or serial consoles$/m,
+    ],
     [['proxy', 'vm-a#spice'], 2, /^vconsole: kubevirt targets have no spice console \("vm-a"\); KubeVirt offers vnc or serial consoles$/m],
-    [['proxy', 'demo:vm-a', '--type', 'spice'], 2, /^vconsole: demo targets have no spice console \("demo:vm-a"\); the demo offers vnc or serial consoles$/m],
+    [
+      ['proxy', 'demo:vm-a', '--type', 'spice'],
+      2,
+      /^vconsole: demo targets have no spice console \("demo:vm-a"\); the demo offers vnc or serial consoles$/m,
+    ],
     [['proxy', 'demo:vm-a', '--type', 'rfb'], 2, /unknown console type "rfb"/],
   ])('bad input: vconsole %j exits %i with one line', async (args, code, pattern) => {
     const result = await runVconsole(args, { KUBECONFIG: kubeconfig });

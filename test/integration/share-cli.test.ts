@@ -43,7 +43,10 @@ describe('vconsole proxy --share', () => {
     const [{ port }] = await proxy.jsonLines(1);
     const one = await viewer(port as number);
     const two = await viewer(port as number);
-    await waitFor(() => [one, two].every((v) => v.framebuffer.width === 800 && pixel(v.framebuffer, 5, 599) === livePixel('vm-s', 5, 599)), 'both screens');
+    await waitFor(
+      () => [one, two].every((v) => v.framebuffer.width === 800 && pixel(v.framebuffer, 5, 599) === livePixel('vm-s', 5, 599)),
+      'both screens',
+    );
     expect(server.clients).toBe(1);
     expect(one.closed() || two.closed()).toBe(false);
   });

@@ -28,7 +28,8 @@ function start(args: string[]): RunningVconsole {
   return child;
 }
 
-const upgrades = (status: number) => fixture.requests.filter((r) => r.upgrade && r.path.endsWith('/vm-a/vnc') && r.status === status).length;
+const upgrades = (status: number) =>
+  fixture.requests.filter((r) => r.upgrade && r.path.endsWith('/vm-a/vnc') && r.status === status).length;
 
 describe('proxy --share against the KubeVirt API', () => {
   it('does not kick back a client that took the VM session: it waits, then takes it once free', async () => {
@@ -42,7 +43,10 @@ describe('proxy --share against the KubeVirt API', () => {
 
     // Someone else (virtctl vnc, another tool) takes the VM's one VNC session.
     const refusedBefore = upgrades(500) + upgrades(503);
-    const other = new WebSocket(fixture.consoleUrl('default', 'vm-a'), ['plain.kubevirt.io'], { ca: fixture.caPem, headers: { Authorization: `Bearer ${fixture.token}` } });
+    const other = new WebSocket(fixture.consoleUrl('default', 'vm-a'), ['plain.kubevirt.io'], {
+      ca: fixture.caPem,
+      headers: { Authorization: `Bearer ${fixture.token}` },
+    });
     cleanup.push(() => other.terminate());
     await new Promise((resolve, reject) => other.once('message', resolve).once('error', reject));
     await waitFor(() => kicked.length === 1, 'the hub kicked once');

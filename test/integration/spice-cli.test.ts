@@ -103,7 +103,9 @@ describe('vconsole proxy with SPICE consoles', () => {
     const result = await runVconsole(['proxy', 'openstack:web-1', '--cloud', 'fixture', '--share', '--listen', '0.0.0.0'], osEnv());
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^vconsole: openstack:web-1 \(cloud fixture\): a SPICE console on --listen 0\.0\.0\.0 would be open to anyone who reaches the port/m);
+    expect(result.stderr).toMatch(
+      /^vconsole: openstack:web-1 \(cloud fixture\): a SPICE console on --listen 0\.0\.0\.0 would be open to anyone who reaches the port/m,
+    );
   });
 
   it('a ws:// console URL with #spice does not wait for the server to speak', async () => {
@@ -125,9 +127,21 @@ describe('vconsole proxy with SPICE consoles', () => {
   });
 
   it.each([
-    [['proxy', 'openstack:web-1#spice', '--cloud', 'fixture'], 1, /^vconsole: openstack:web-1 \(cloud fixture\): cannot get a SPICE console for server "web-1": Unavailable console type spice-html5; this cloud offers no SPICE console \(nova\.conf \[spice\] enabled, html5proxy_base_url\)$/m],
-    [['proxy', 'kubevirt:default/vm-a', '--type', 'spice'], 2, /^vconsole: kubevirt targets have no spice console \("kubevirt:default\/vm-a"\); KubeVirt offers vnc or serial consoles$/m],
-    [['screenshot', 'tcp://127.0.0.1:5930#spice'], 2, /^vconsole: tcp:\/\/127\.0\.0\.1:5930: it is a SPICE console, which screenshot cannot read; screenshot takes VNC consoles \(drop #spice\)$/m],
+    [
+      ['proxy', 'openstack:web-1#spice', '--cloud', 'fixture'],
+      1,
+      /^vconsole: openstack:web-1 \(cloud fixture\): cannot get a SPICE console for server "web-1": Unavailable console type spice-html5; this cloud offers no SPICE console \(nova\.conf \[spice\] enabled, html5proxy_base_url\)$/m,
+    ],
+    [
+      ['proxy', 'kubevirt:default/vm-a', '--type', 'spice'],
+      2,
+      /^vconsole: kubevirt targets have no spice console \("kubevirt:default\/vm-a"\); KubeVirt offers vnc or serial consoles$/m,
+    ],
+    [
+      ['screenshot', 'tcp://127.0.0.1:5930#spice'],
+      2,
+      /^vconsole: tcp:\/\/127\.0\.0\.1:5930: it is a SPICE console, which screenshot cannot read; screenshot takes VNC consoles \(drop #spice\)$/m,
+    ],
   ])('bad input: vconsole %j exits %i with one line', async (args, code, pattern) => {
     openstack.settings.consoleTypes = ['novnc', 'serial'];
     const result = await runVconsole(args, osEnv());

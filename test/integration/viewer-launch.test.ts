@@ -13,7 +13,14 @@ import { systemViewerEnvironment } from '../../src/viewers/system-environment.js
 import { describeViewerExit, launchViewer, type ViewerProcess } from '../../src/viewers/viewer-process.js';
 import { REPO_ROOT, runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
-import { installStubbornViewer, isRunning, killLeftovers, processesWithMarker, startedPids, uniqueMarker } from '../fixtures/viewer-processes.js';
+import {
+  installStubbornViewer,
+  isRunning,
+  killLeftovers,
+  processesWithMarker,
+  startedPids,
+  uniqueMarker,
+} from '../fixtures/viewer-processes.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/fake-viewer.mjs', import.meta.url));
 
@@ -39,7 +46,8 @@ beforeAll(() => {
   const script = path.join(binDir, 'fake-viewer.mjs');
   fs.copyFileSync(FIXTURE, script);
   fs.chmodSync(script, 0o755);
-  for (const name of ['vncviewer', 'remote-viewer', 'xtightvncviewer', 'open', 'my-viewer']) fs.symlinkSync(script, path.join(binDir, name));
+  for (const name of ['vncviewer', 'remote-viewer', 'xtightvncviewer', 'open', 'my-viewer'])
+    fs.symlinkSync(script, path.join(binDir, name));
   fs.symlinkSync(process.execPath, path.join(binDir, 'node'));
 });
 
@@ -58,7 +66,12 @@ function environment(extra: Record<string, string> = {}) {
 
 function logEntries(): LogEntry[] {
   if (!fs.existsSync(logFile)) return [];
-  return fs.readFileSync(logFile, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as LogEntry);
+  return fs
+    .readFileSync(logFile, 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as LogEntry);
 }
 
 async function connectedEntry(): Promise<LogEntry> {
@@ -110,7 +123,11 @@ describe('launching detected viewers against a real port', () => {
   const kinds: { request: string; flavor: Record<string, string>; expectArgs: (port: number) => string[] }[] = [
     { request: 'tigervnc', flavor: {}, expectArgs: (port: number) => [`127.0.0.1::${port}`] },
     { request: 'remote-viewer', flavor: {}, expectArgs: (port: number) => ['--title', 'ns/vm-a', `vnc://127.0.0.1:${port}`] },
-    { request: 'realvnc', flavor: { FAKE_VIEWER_FLAVOR: 'realvnc' }, expectArgs: (port: number) => [`127.0.0.1:${port}`, '-WarnUnencrypted=0'] },
+    {
+      request: 'realvnc',
+      flavor: { FAKE_VIEWER_FLAVOR: 'realvnc' },
+      expectArgs: (port: number) => [`127.0.0.1:${port}`, '-WarnUnencrypted=0'],
+    },
     { request: 'tightvnc', flavor: {}, expectArgs: (port: number) => [`127.0.0.1::${port}`] },
   ];
   for (const kind of kinds) {
@@ -153,7 +170,10 @@ describe('launching detected viewers against a real port', () => {
     const server = await startRfbGreeter();
     try {
       const env = environment();
-      const { choice } = await selectViewer({ viewer: path.join(binDir, 'my-viewer') }, systemViewerEnvironment({ env, platform: 'linux' }));
+      const { choice } = await selectViewer(
+        { viewer: path.join(binDir, 'my-viewer') },
+        systemViewerEnvironment({ env, platform: 'linux' }),
+      );
       if (choice.kind !== 'viewer') throw new Error('no viewer chosen');
       expect(choice.viewer.id).toBe('custom');
       launch(buildViewerCommand(choice.viewer, { host: '127.0.0.1', port: server.port }), env);
@@ -167,7 +187,10 @@ describe('launching detected viewers against a real port', () => {
     const server = await startRfbGreeter();
     try {
       const env = environment();
-      const command = buildViewerCommand({ id: 'screen-sharing', name: 'Screen Sharing', path: path.join(binDir, 'open') }, { host: '127.0.0.1', port: server.port });
+      const command = buildViewerCommand(
+        { id: 'screen-sharing', name: 'Screen Sharing', path: path.join(binDir, 'open') },
+        { host: '127.0.0.1', port: server.port },
+      );
       const exit = await launch(command, env).exited;
       expect(exit).toMatchObject({ outcome: 'detached', code: 0 });
       expect(logEntries()).toContainEqual(expect.objectContaining({ event: 'connected', port: server.port }));
@@ -181,7 +204,9 @@ describe('vconsole viewers --viewer-arg', () => {
   it('names the viewer that would get the argument when --viewer does not', async () => {
     const result = await runVconsole(['viewers', '--viewer-arg', '-FullScreen'], environment());
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`--viewer-arg -FullScreen goes to remote-viewer (virt-viewer) (${path.join(binDir, 'remote-viewer')}), the first viewer found here`);
+    expect(result.stdout).toContain(
+      `--viewer-arg -FullScreen goes to remote-viewer (virt-viewer) (${path.join(binDir, 'remote-viewer')}), the first viewer found here`,
+    );
   });
 });
 
@@ -192,7 +217,9 @@ describe('viewer supervision', () => {
     expect(exit).toMatchObject({ outcome: 'failed', code: 1, signal: null });
     expect(exit.stderrTail).toContain('unable to connect to socket: Connection refused');
     expect(exit.ranMs).toBeLessThan(3000);
-    expect(describeViewerExit(exit, 'TigerVNC')).toBe('TigerVNC exited at once with code 1: fake-viewer: unable to connect to socket: Connection refused (111)');
+    expect(describeViewerExit(exit, 'TigerVNC')).toBe(
+      'TigerVNC exited at once with code 1: fake-viewer: unable to connect to socket: Connection refused (111)',
+    );
   });
 
   it('reports a viewer that rejects its arguments as failed, with its output', async () => {
@@ -303,7 +330,10 @@ describe('vconsole open leaves no viewer process behind', () => {
     const { child, log, pids, marker } = await openWithStubbornViewer();
     child.process.kill('SIGINT');
     // The second one lands while the viewer sits out its SIGTERM grace.
-    await waitFor(() => stubborn.entries(log).some((e) => e.role === 'viewer' && e.event === 'sigterm-ignored'), 'the first Ctrl+C to reach the viewer');
+    await waitFor(
+      () => stubborn.entries(log).some((e) => e.role === 'viewer' && e.event === 'sigterm-ignored'),
+      'the first Ctrl+C to reach the viewer',
+    );
     child.process.kill('SIGINT');
     expect((await child.exit()).code).toBe(130);
     await waitFor(() => !pids.some(isRunning), 'the viewer and its child to be gone', 5000);

@@ -40,7 +40,14 @@ describe('vconsole open follows the VM', () => {
   it('shows the VMI stopped then running again, and launches the viewer that exited again', async () => {
     const log = path.join(binDir, 'viewers.jsonl');
     const entries = (): ViewerEntry[] =>
-      fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as ViewerEntry) : [];
+      fs.existsSync(log)
+        ? fs
+            .readFileSync(log, 'utf8')
+            .trim()
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as ViewerEntry)
+        : [];
     const count = (event: ViewerEntry['event']) => entries().filter((e) => e.event === event).length;
     const child = startVconsole(['open', 'testvm', '--no-tui', '--viewer', 'tigervnc'], {
       PATH: binDir,
@@ -64,7 +71,10 @@ describe('vconsole open follows the VM', () => {
       const [first, second] = entries().filter((e) => e.event === 'connected');
       expect(second.pid).not.toBe(first.pid);
 
-      const stateLines = child.stderr().split('\n').filter((l) => / VM [A-Z]/.test(l));
+      const stateLines = child
+        .stderr()
+        .split('\n')
+        .filter((l) => / VM [A-Z]/.test(l));
       expect(stateLines).toEqual([
         '[default/testvm] VM Running',
         '[default/testvm] warning: VM Stopped (Succeeded)',
@@ -81,9 +91,20 @@ describe('vconsole open follows the VM', () => {
   it('with --share, the hub keeps the viewer through a stop and start: nothing to reopen', async () => {
     const log = path.join(binDir, 'shared-viewers.jsonl');
     const entries = (): ViewerEntry[] =>
-      fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as ViewerEntry) : [];
+      fs.existsSync(log)
+        ? fs
+            .readFileSync(log, 'utf8')
+            .trim()
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as ViewerEntry)
+        : [];
     const child = startVconsole(['open', 'sharedvm', '--share', '--no-tui', '--viewer', 'tigervnc'], {
-      PATH: binDir, HOME: binDir, KUBECONFIG: kubevirt.kubeconfigPath(), FAKE_VIEWER_LOG: log, FAKE_VIEWER_EXIT_ON_CLOSE: '1',
+      PATH: binDir,
+      HOME: binDir,
+      KUBECONFIG: kubevirt.kubeconfigPath(),
+      FAKE_VIEWER_LOG: log,
+      FAKE_VIEWER_EXIT_ON_CLOSE: '1',
     });
     try {
       await waitFor(() => entries().some((e) => e.event === 'connected'), 'the viewer to reach the hub');
@@ -92,7 +113,14 @@ describe('vconsole open follows the VM', () => {
       kubevirt.setPhase('default', 'sharedvm', 'Succeeded');
       await child.waitForStderr(/\[default\/sharedvm\] warning: VM Stopped/);
       kubevirt.setPhase('default', 'sharedvm', 'Running');
-      await waitFor(() => child.stderr().split('\n').filter((l) => l === '[default/sharedvm] VM Running').length === 2, 'Running again');
+      await waitFor(
+        () =>
+          child
+            .stderr()
+            .split('\n')
+            .filter((l) => l === '[default/sharedvm] VM Running').length === 2,
+        'Running again',
+      );
       expect(child.stderr()).not.toMatch(/VM runs again/);
       expect(entries().map((e) => e.event)).toEqual(['connected']);
     } finally {
@@ -103,7 +131,9 @@ describe('vconsole open follows the VM', () => {
 
   it('starts a console whose VM was not running at open once the VM runs', async () => {
     const child = startVconsole(['open', 'demo:vm-a', 'latevm', '--no-tui', '--viewer', 'none'], {
-      PATH: binDir, HOME: binDir, KUBECONFIG: kubevirt.kubeconfigPath(),
+      PATH: binDir,
+      HOME: binDir,
+      KUBECONFIG: kubevirt.kubeconfigPath(),
     });
     try {
       await child.waitForStderr(/\[default\/latevm\] error: VMI is not running/);

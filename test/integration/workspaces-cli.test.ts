@@ -26,7 +26,18 @@ beforeAll(async () => {
   config = path.join(dir, 'config.yaml');
   fs.writeFileSync(
     config,
-    ['# team consoles', 'workspaces:', '  web:', '    selector: app=web', '    allNamespaces: true', '    targets: [demo:extra]', '  db:', '    targets: [db-1]', '    namespace: prod', ''].join('\n'),
+    [
+      '# team consoles',
+      'workspaces:',
+      '  web:',
+      '    selector: app=web',
+      '    allNamespaces: true',
+      '    targets: [demo:extra]',
+      '  db:',
+      '    targets: [db-1]',
+      '    namespace: prod',
+      '',
+    ].join('\n'),
   );
   env = { KUBECONFIG: kubevirt.kubeconfigPath(), HOME: dir };
 });
@@ -66,7 +77,9 @@ describe('workspaces', () => {
     fs.writeFileSync(bad, 'workspaces:\n  web:\n    selector: "app=(web"\n');
     const result = await runVconsole(['--config', bad, 'proxy', 'demo:a'], env);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`vconsole: config ${bad}: bad value "app=(web" for "workspaces.web.selector"; use a label selector in kubectl's syntax, e.g. app=web,tier!=db\n`);
+    expect(result.stderr).toBe(
+      `vconsole: config ${bad}: bad value "app=(web" for "workspaces.web.selector"; use a label selector in kubectl's syntax, e.g. app=web,tier!=db\n`,
+    );
   });
 
   it('a saved workspace opens again, the rest of the file kept', async () => {
@@ -74,6 +87,9 @@ describe('workspaces', () => {
     expect(fs.readFileSync(config, 'utf8')).toMatch(/^# team consoles\nworkspaces:\n {2}web:\n/);
     const p = start(['proxy', '@saved']);
     const lines = await p.jsonLines(2);
-    expect(lines.map((l) => [l.target, l.type])).toEqual([['prod/web-2', 'vnc'], ['demo:box', 'vnc']]);
+    expect(lines.map((l) => [l.target, l.type])).toEqual([
+      ['prod/web-2', 'vnc'],
+      ['demo:box', 'vnc'],
+    ]);
   });
 });

@@ -46,7 +46,10 @@ function nodelessEnv(): NodeJS.ProcessEnv {
 function firstLine(child: ChildProcess, stream: 'stdout' | 'stderr', timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
     let text = '';
-    const timer = setTimeout(() => reject(new Error(`no line on ${stream} within ${timeoutMs} ms; got ${JSON.stringify(text)}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`no line on ${stream} within ${timeoutMs} ms; got ${JSON.stringify(text)}`)),
+      timeoutMs,
+    );
     child[stream]!.on('data', (chunk: Buffer) => {
       text += chunk.toString('utf8');
       const end = text.indexOf('\n');
@@ -63,7 +66,10 @@ function firstLine(child: ChildProcess, stream: 'stdout' | 'stderr', timeoutMs: 
 function stdoutLines(child: ChildProcess, count: number, timeoutMs: number): Promise<string[]> {
   return new Promise((resolve, reject) => {
     let text = '';
-    const timer = setTimeout(() => reject(new Error(`fewer than ${count} lines on stdout within ${timeoutMs} ms; got ${JSON.stringify(text)}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`fewer than ${count} lines on stdout within ${timeoutMs} ms; got ${JSON.stringify(text)}`)),
+      timeoutMs,
+    );
     child.stdout!.on('data', (chunk: Buffer) => {
       text += chunk.toString('utf8');
       const lines = text.split('\n');
@@ -159,7 +165,10 @@ describe.skipIf(!onLinuxX64 || (!binaryPresent && !seaRequired))('single executa
         if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no port lines; stderr: ${stderr}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      const lines = stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { target: string; port: number });
+      const lines = stdout
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { target: string; port: number });
       expect(lines[0].target).toBe('default/vm-a');
       for (const line of lines) expect(await readGreeting(line.port, 12)).toBe('RFB 003.008\n');
     } finally {
@@ -173,7 +182,13 @@ describe.skipIf(!onLinuxX64 || (!binaryPresent && !seaRequired))('single executa
     const dir = scratchDir();
     const copy = path.join(dir, 'vconsole');
     copyFileSync(BINARY, copy);
-    const run = spawnSync(copy, ['console', 'demo:sea'], { cwd: dir, env: nodelessEnv(), input: 'hostname\r', encoding: 'utf8', timeout: 60_000 });
+    const run = spawnSync(copy, ['console', 'demo:sea'], {
+      cwd: dir,
+      env: nodelessEnv(),
+      input: 'hostname\r',
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toContain('hostname\r\nsea\r\n');
   });
@@ -188,7 +203,9 @@ describe.skipIf(!onLinuxX64 || (!binaryPresent && !seaRequired))('single executa
     expect((JSON.parse(viewers.stdout) as { os: string }).os).toBe('linux');
     const list = spawnSync(copy, ['list'], { cwd: dir, env, encoding: 'utf8', timeout: 60_000 });
     expect(list.status).toBe(1);
-    expect(list.stderr.trim()).toBe('vconsole: no Kubernetes configuration found; set KUBECONFIG, pass --kubeconfig FILE, or create ~/.kube/config');
+    expect(list.stderr.trim()).toBe(
+      'vconsole: no Kubernetes configuration found; set KUBECONFIG, pass --kubeconfig FILE, or create ~/.kube/config',
+    );
   });
 
   it('draws the open TUI in a terminal (tmux) and quits on q', async () => {
@@ -230,7 +247,11 @@ describe.skipIf(!onLinuxX64 || (!binaryPresent && !seaRequired))('single executa
     const opened = path.join(dir, 'opened-url');
     writeFileSync(recorder, `#!/bin/sh\nprintf '%s' "$1" > '${opened}.tmp' && mv '${opened}.tmp' '${opened}'\n`, { mode: 0o755 });
     const env = { ...nodelessEnv(), PATH: `${dir}:/bin:/usr/bin`, VCONSOLE_BROWSER: recorder };
-    const child = spawn(copy, ['open', 'demo:sea-browser', '--viewer', 'browser', '--no-tui'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(copy, ['open', 'demo:sea-browser', '--viewer', 'browser', '--no-tui'], {
+      cwd: dir,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     try {
@@ -319,13 +340,18 @@ describe('the bundle inside the executable', () => {
     try {
       const [statusLine, urlLine] = await stdoutLines(child, 2, 60_000);
       const status = JSON.parse(statusLine) as { status: { state: string; message: string } };
-      expect(status.status).toMatchObject({ state: 'failed', message: "no browser could be opened (xdg-open not found); open the console page's address by hand" });
+      expect(status.status).toMatchObject({
+        state: 'failed',
+        message: "no browser could be opened (xdg-open not found); open the console page's address by hand",
+      });
       const { url } = JSON.parse(urlLine) as { url: string };
       const page = await browse(url);
       expect(page.text).toContain('<title>vm-sea</title>');
       // Generated by the build; cast so that a fresh checkout type-checks before it.
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- the cast above, which the rule cannot see the point of
-      const { PAGE_ASSETS } = (await import('../../src/viewers/browser/page-assets.generated.js' as string)) as { PAGE_ASSETS: Record<string, string> };
+      const { PAGE_ASSETS } = (await import('../../src/viewers/browser/page-assets.generated.js' as string)) as {
+        PAGE_ASSETS: Record<string, string>;
+      };
       expect(await (await page.get('vnc.js')).text()).toBe(PAGE_ASSETS['vnc.js']);
       expect(await (await page.get('vnc.css')).text()).toBe(PAGE_ASSETS['vnc.css']);
     } finally {

@@ -45,7 +45,10 @@ describe.skipIf(!runnable)('single executable start-up (linux-x64)', () => {
     // Preloaded through NODE_OPTIONS (the executable honours it): lists the built-ins loaded by the end.
     const hook = path.join(scratch, 'loaded-builtins.cjs');
     writeFileSync(hook, "process.on('exit', () => process.stderr.write('loaded: ' + JSON.stringify(process.moduleLoadList) + '\\n'));\n");
-    const child = spawn(copy, ['proxy', 'demo:x'], { env: { PATH: scratch, HOME: process.env.HOME, NODE_OPTIONS: `--require=${hook}` }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(copy, ['proxy', 'demo:x'], {
+      env: { PATH: scratch, HOME: process.env.HOME, NODE_OPTIONS: `--require=${hook}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
@@ -89,7 +92,11 @@ describe('the bundle inside the executable', () => {
       ].join('\n'),
     );
     const outfile = path.join(scratch, 'frames.cjs');
-    const built = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'bundle.mjs'), '--entry', entry, '--outfile', outfile], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+    const built = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'bundle.mjs'), '--entry', entry, '--outfile', outfile], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(built.status, built.stderr).toBe(0);
     const ran = spawnSync(process.execPath, [outfile], { env: { ...process.env, FORCE_COLOR: '1' }, encoding: 'utf8', timeout: 60_000 });
     expect(ran.status, ran.stderr).toBe(0);
@@ -98,15 +105,22 @@ describe('the bundle inside the executable', () => {
     const lit = [0, 1, 2, 0, 1, 2, 0];
     for (const [n, frame] of frames.slice(0, 7).entries()) {
       const lines = frame.trimEnd().split('\n');
-      expect(lines.map((line) => line.replace(/\x1b\[[0-9;]*m/g, ''))).toEqual([0, 1, 2].map((i) => `row ${i} ${i === lit[n] ? 'lit' : 'dim'}`));
+      expect(lines.map((line) => line.replace(/\x1b\[[0-9;]*m/g, ''))).toEqual(
+        [0, 1, 2].map((i) => `row ${i} ${i === lit[n] ? 'lit' : 'dim'}`),
+      );
       // Only the lit row carries green and bold: no styled characters leak from earlier frames.
-      for (const [i, line] of lines.entries()) expect(/\x1b\[(32|1)m/.test(line), `frame ${n} row ${i}: ${JSON.stringify(line)}`).toBe(i === lit[n]);
+      for (const [i, line] of lines.entries())
+        expect(/\x1b\[(32|1)m/.test(line), `frame ${n} row ${i}: ${JSON.stringify(line)}`).toBe(i === lit[n]);
     }
   });
 
   it("is ASCII only, without React development builds, with Ink's lines kept across frames, and under 3 MiB", () => {
     const outfile = path.join(scratch, 'vconsole.cjs');
-    const built = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'bundle.mjs'), '--outfile', outfile], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+    const built = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'bundle.mjs'), '--outfile', outfile], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(built.status, built.stderr).toBe(0);
     const text = readFileSync(outfile, 'latin1');
     // One non-ASCII character makes V8 keep the whole script as two-byte text: twice the heap.

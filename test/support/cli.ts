@@ -66,7 +66,9 @@ export function startVconsole(args: string[], env: NodeJS.ProcessEnv = {}): Runn
     async jsonLines(count, timeoutMs = 20_000) {
       const lines = () => out.split('\n').filter((l) => l.startsWith('{'));
       await waitUntil(() => lines().length >= count, `${count} JSON line(s)`, timeoutMs);
-      return lines().slice(0, count).map((l) => JSON.parse(l) as Record<string, unknown>);
+      return lines()
+        .slice(0, count)
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
     },
     async waitForStderr(pattern, timeoutMs = 20_000) {
       await waitUntil(() => pattern.test(err), `stderr matching ${pattern}`, timeoutMs);

@@ -25,7 +25,13 @@ export async function closeDecodingSessions(): Promise<void> {
 }
 
 /** Serves a `width`x`height` screen and, after the handshake, `updates` one per update request. */
-export async function decodingSession(budget: DecodeBudgetOptions | undefined, width: number, height: number, updates: Buffer[], options: { slowly?: boolean } = {}) {
+export async function decodingSession(
+  budget: DecodeBudgetOptions | undefined,
+  width: number,
+  height: number,
+  updates: Buffer[],
+  options: { slowly?: boolean } = {},
+) {
   const requests: Buffer[] = [];
   const server = await startScriptedServer(async (peer: RfbPeer) => {
     await serveHandshake(peer, width, height);
@@ -61,11 +67,17 @@ export function px(rgb: number): Buffer {
 /** A picture with rectangles painted into it, as the expected result. */
 export class Canvas {
   readonly pixels: Buffer;
-  constructor(readonly w: number, readonly h: number, background = 0) {
+  constructor(
+    readonly w: number,
+    readonly h: number,
+    background = 0,
+  ) {
     this.pixels = picture(w, h, () => background);
   }
   paint(r: Rect, rgb: number | ((x: number, y: number) => number)): this {
-    for (let y = r.y; y < r.y + r.h; y++) for (let x = r.x; x < r.x + r.w; x++) this.pixels.writeUInt32LE((typeof rgb === 'number' ? rgb : rgb(x - r.x, y - r.y)) & 0xffffff, (y * this.w + x) * 4);
+    for (let y = r.y; y < r.y + r.h; y++)
+      for (let x = r.x; x < r.x + r.w; x++)
+        this.pixels.writeUInt32LE((typeof rgb === 'number' ? rgb : rgb(x - r.x, y - r.y)) & 0xffffff, (y * this.w + x) * 4);
     return this;
   }
 }

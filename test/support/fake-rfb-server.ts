@@ -12,7 +12,9 @@ export interface RfbPeer {
 }
 
 /** A TCP server on 127.0.0.1 that runs `script` for each connection; tests speak RFB byte by byte. */
-export async function startScriptedServer(script: (peer: RfbPeer) => Promise<void>): Promise<{ port: number; dial(): net.Socket; close(): Promise<void>; failures: unknown[] }> {
+export async function startScriptedServer(
+  script: (peer: RfbPeer) => Promise<void>,
+): Promise<{ port: number; dial(): net.Socket; close(): Promise<void>; failures: unknown[] }> {
   const sockets = new Set<net.Socket>();
   const failures: unknown[] = [];
   const server = net.createServer((socket) => {

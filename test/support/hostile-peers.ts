@@ -20,7 +20,9 @@ export function peakMemoryMiB(pid: number): number {
  * whatever comes. Resolves with the socket once ServerInit arrived, with the screen's size and
  * a promise of the first bytes of the picture.
  */
-export async function discardingViewer(port: number): Promise<{ socket: net.Socket; width: number; height: number; firstUpdate: Promise<void> }> {
+export async function discardingViewer(
+  port: number,
+): Promise<{ socket: net.Socket; width: number; height: number; firstUpdate: Promise<void> }> {
   const socket = net.connect(port, '127.0.0.1');
   socket.on('error', () => undefined);
   const reader = new ByteReader(socket);

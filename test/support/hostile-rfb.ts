@@ -8,7 +8,13 @@ import { update } from './fake-rfb-server.js';
 
 /** `count` Tight fill rectangles over the whole `width`x`height` screen: 16 bytes each. */
 export function tightFillFlood(width: number, height: number, count: number): Buffer {
-  return update(Array.from({ length: count }, (_, i) => ({ rect: { x: 0, y: 0, w: width, h: height }, encoding: 7, body: Buffer.from([0x80, i & 0xff, 0x40, 0x80]) })));
+  return update(
+    Array.from({ length: count }, (_, i) => ({
+      rect: { x: 0, y: 0, w: width, h: height },
+      encoding: 7,
+      body: Buffer.from([0x80, i & 0xff, 0x40, 0x80]),
+    })),
+  );
 }
 
 /** Hextile over the whole screen: a background, then every other 16x16 tile a single 0 byte. */

@@ -60,11 +60,13 @@ export class ByteReader {
         this.waiter = undefined;
         reject(new VconsoleError(`RFB: timed out after ${timeoutMs} ms waiting for ${what}`));
       }, timeoutMs);
-      const settle = <T>(fn: (value: T) => void) => (value: T) => {
-        clearTimeout(timer);
-        this.waiter = undefined;
-        fn(value);
-      };
+      const settle =
+        <T>(fn: (value: T) => void) =>
+        (value: T) => {
+          clearTimeout(timer);
+          this.waiter = undefined;
+          fn(value);
+        };
       this.waiter = { size, resolve: settle(resolve), reject: settle(reject) };
       this.serve();
     });
@@ -174,7 +176,8 @@ export class RfbClient {
       type = types.includes(1) && options.password === undefined ? 1 : types.includes(2) ? 2 : types[0];
       stream.write(Buffer.from([type]));
     }
-    if (type !== 1 && type !== 2) throw new VconsoleError(`RFB: the server requires security type ${type}; only None (1) and VNC Authentication (2) are spoken here`);
+    if (type !== 1 && type !== 2)
+      throw new VconsoleError(`RFB: the server requires security type ${type}; only None (1) and VNC Authentication (2) are spoken here`);
     if (type === 2) stream.write(expectedVncResponse(options.password ?? '', await read(16, 'the VNC authentication challenge')));
     if (type === 2 || minor === 8) {
       const result = (await read(4, 'the SecurityResult')).readUInt32BE(0);
@@ -256,7 +259,13 @@ export class RfbClient {
     const rects: ReceivedRect[] = [];
     for (let i = 0; i < count; i += 1) {
       const head = await this.read(12);
-      const r = { x: head.readUInt16BE(0), y: head.readUInt16BE(2), w: head.readUInt16BE(4), h: head.readUInt16BE(6), encoding: head.readInt32BE(8) };
+      const r = {
+        x: head.readUInt16BE(0),
+        y: head.readUInt16BE(2),
+        w: head.readUInt16BE(4),
+        h: head.readUInt16BE(6),
+        encoding: head.readInt32BE(8),
+      };
       rects.push(r);
       if (r.encoding === -223) {
         this.width = r.w;
@@ -274,8 +283,10 @@ export class RfbClient {
         this.cursor = { ...r, pixels, mask };
         continue;
       }
-      if (!this.encodings.includes(r.encoding)) throw new VconsoleError(`RFB: unexpected encoding ${r.encoding} (asked for ${this.encodings.join(', ')})`);
-      if (r.x + r.w > this.width || r.y + r.h > this.height) throw new Error(`rectangle ${JSON.stringify(r)} outside ${this.width}x${this.height}`);
+      if (!this.encodings.includes(r.encoding))
+        throw new VconsoleError(`RFB: unexpected encoding ${r.encoding} (asked for ${this.encodings.join(', ')})`);
+      if (r.x + r.w > this.width || r.y + r.h > this.height)
+        throw new Error(`rectangle ${JSON.stringify(r)} outside ${this.width}x${this.height}`);
       if (r.encoding === 0) await this.decodeRaw(r);
       else if (r.encoding === 5) await this.decodeHextile(r);
       else if (r.encoding === 16) await this.decodeZrle(r);
@@ -340,9 +351,12 @@ export class RfbClient {
 
   private async decodeZrle(r: Rect): Promise<void> {
     const f = this.format;
-    const compact = f.trueColour && f.bitsPerPixel === 32 && f.depth <= 24
-      && (Math.max(f.redMax * 2 ** f.redShift, f.greenMax * 2 ** f.greenShift, f.blueMax * 2 ** f.blueShift) < 2 ** 24
-        || Math.min(f.redShift, f.greenShift, f.blueShift) >= 8);
+    const compact =
+      f.trueColour &&
+      f.bitsPerPixel === 32 &&
+      f.depth <= 24 &&
+      (Math.max(f.redMax * 2 ** f.redShift, f.greenMax * 2 ** f.greenShift, f.blueMax * 2 ** f.blueShift) < 2 ** 24 ||
+        Math.min(f.redShift, f.greenShift, f.blueShift) >= 8);
     const cp = compact ? 3 : this.bytesPerPixel;
     const data = await this.inflateSync(await this.read((await this.read(4)).readUInt32BE(0)));
     let at = 0;

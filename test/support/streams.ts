@@ -19,7 +19,10 @@ export function readBytes(stream: Duplex, n: number): Promise<Buffer> {
 
 /** The error a promise rejects with; fails the test if it resolves. */
 export async function failure(promise: Promise<unknown>): Promise<Error> {
-  const result = await promise.then(() => undefined, (err: unknown) => err as Error);
+  const result = await promise.then(
+    () => undefined,
+    (err: unknown) => err as Error,
+  );
   if (!result) throw new Error('expected a failure');
   return result;
 }

@@ -42,8 +42,15 @@ export class OpenActions {
   /** Enter on a serial row: this terminal joined to the console until the escape key. */
   async attach(id: number): Promise<void> {
     await this.withSession(id, (session) => {
-      const terminal = { stdin: process.stdin, stdout: process.stdout, suspend: () => this.run.view?.suspend() ?? Promise.resolve(), resume: () => this.run.view?.resume() };
-      return attachSerial(session, terminal, this.run.settings.escapeKey).catch((err: unknown) => this.run.view?.show({ type: 'notice', text: describeError(err) }));
+      const terminal = {
+        stdin: process.stdin,
+        stdout: process.stdout,
+        suspend: () => this.run.view?.suspend() ?? Promise.resolve(),
+        resume: () => this.run.view?.resume(),
+      };
+      return attachSerial(session, terminal, this.run.settings.escapeKey).catch((err: unknown) =>
+        this.run.view?.show({ type: 'notice', text: describeError(err) }),
+      );
     });
   }
 
@@ -58,7 +65,10 @@ export class OpenActions {
     if (!session) throw new VconsoleError('that session is gone');
     // The PNG encoder loads on the first screenshot, not before the first viewer starts.
     const { saveSessionScreenshot } = await import('./screenshot.js');
-    const file = await saveSessionScreenshot(session.snapshot(), { password: this.run.settings.sharing.viewerPassword, exclusive: session.source.exclusive });
+    const file = await saveSessionScreenshot(session.snapshot(), {
+      password: this.run.settings.sharing.viewerPassword,
+      exclusive: session.source.exclusive,
+    });
     return `${session.name}: screenshot saved to ${file}`;
   }
 

@@ -10,8 +10,18 @@ import { openBrowserPage, openBrowserPages, pageOutput, type PageOutput } from '
 // that exits as told, and what the user is shown.
 const PAGE = 'https://nova.example:6083/?token=5ecret-t0ken';
 
-function pageTarget(url: () => Promise<string> = () => Promise.resolve(PAGE), consoleType: ConsoleTarget['consoleType'] = 'rdp'): ConsoleTarget {
-  return { provider: 'openstack', name: 'openstack:win-1', input: 'os:win-1', consoleType, dial: () => Promise.reject(new Error('no port')), browserUrl: url };
+function pageTarget(
+  url: () => Promise<string> = () => Promise.resolve(PAGE),
+  consoleType: ConsoleTarget['consoleType'] = 'rdp',
+): ConsoleTarget {
+  return {
+    provider: 'openstack',
+    name: 'openstack:win-1',
+    input: 'os:win-1',
+    consoleType,
+    dial: () => Promise.reject(new Error('no port')),
+    browserUrl: url,
+  };
 }
 
 /** An opener whose process exits with `code` (undefined: still running). */
@@ -25,7 +35,13 @@ function opener(code: number | undefined): (url: string) => Promise<BrowserLaunc
 function recorded(): PageOutput & { lines: string[]; addresses: string[] } {
   const lines: string[] = [];
   const addresses: string[] = [];
-  return { lines, addresses, say: (text) => lines.push(text), error: (err) => lines.push(`error: ${describeError(err)}`), address: (_name, url) => addresses.push(url) };
+  return {
+    lines,
+    addresses,
+    say: (text) => lines.push(text),
+    error: (err) => lines.push(`error: ${describeError(err)}`),
+    address: (_name, url) => addresses.push(url),
+  };
 }
 
 describe('openBrowserPage', () => {
@@ -43,7 +59,9 @@ describe('openBrowserPage', () => {
     const out = recorded();
     expect(await openBrowserPage(pageTarget(), out, { env: {}, startBrowser: opener(3) })).toBe(true);
     expect(out.addresses).toEqual([PAGE]);
-    expect(out.lines).toEqual(["[openstack:win-1] viewer failed: no browser could be opened (xdg-open exited with code 3); open the RDP console page's address by hand"]);
+    expect(out.lines).toEqual([
+      "[openstack:win-1] viewer failed: no browser could be opened (xdg-open exited with code 3); open the RDP console page's address by hand",
+    ]);
   });
 
   it('an opener that cannot start: its error is said without the URL it was given', async () => {
@@ -57,7 +75,9 @@ describe('openBrowserPage', () => {
   it('every target a page and none could be had: one error to end open with', async () => {
     const out = recorded();
     const failing = pageTarget(() => Promise.reject(new VconsoleError('Unavailable console type rdp.')));
-    await expect(openBrowserPages({ named: [failing], selected: [] }, out, { env: {}, startBrowser: opener(0) })).rejects.toThrow('the target could not be opened');
+    await expect(openBrowserPages({ named: [failing], selected: [] }, out, { env: {}, startBrowser: opener(0) })).rejects.toThrow(
+      'the target could not be opened',
+    );
     expect(out.lines).toEqual(['error: openstack:win-1: Unavailable console type rdp.']);
   });
 
@@ -71,7 +91,11 @@ describe('openBrowserPage', () => {
 describe('pageOutput', () => {
   it('shows the address in the TUI once it shows, else as a JSON line on stdout, never on stderr', () => {
     const written = { stdout: '', stderr: '' };
-    const io = { stdout: { write: (t: string) => (written.stdout += t) }, stderr: { write: (t: string) => (written.stderr += t) }, exit: () => undefined } as never;
+    const io = {
+      stdout: { write: (t: string) => (written.stdout += t) },
+      stderr: { write: (t: string) => (written.stderr += t) },
+      exit: () => undefined,
+    } as never;
     const notices: string[] = [];
     const shown: { view?: { notice(text: string): void } } = {};
     const output = pageOutput(io, false, () => shown.view);

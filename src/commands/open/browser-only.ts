@@ -31,7 +31,11 @@ export interface PageOutput {
  * address on stdout, a JSON line `{"target","url"}` without a terminal or with --no-tui (as the
  * browser viewer's), never in a log line.
  */
-export function pageOutput(io: CommandIo, tui: boolean | undefined, view: () => { notice(text: string): void } | undefined = () => undefined): PageOutput {
+export function pageOutput(
+  io: CommandIo,
+  tui: boolean | undefined,
+  view: () => { notice(text: string): void } | undefined = () => undefined,
+): PageOutput {
   return {
     say: (text) => {
       const shown = view();
@@ -68,7 +72,11 @@ export interface BrowserPagesResult {
  * Opens the page of every browser-only target and returns the others, for sessions. Rejects
  * only when every target was a page and none could be had (each error said through `output`).
  */
-export async function openBrowserPages(found: { named: ConsoleTarget[]; selected: ConsoleTarget[] }, output: PageOutput, options: BrowserPagesOptions = {}): Promise<BrowserPagesResult> {
+export async function openBrowserPages(
+  found: { named: ConsoleTarget[]; selected: ConsoleTarget[] },
+  output: PageOutput,
+  options: BrowserPagesOptions = {},
+): Promise<BrowserPagesResult> {
   const pages = [...found.named, ...found.selected].filter(isBrowserOnly);
   if (pages.length === 0) return { ...found, onlyPages: false };
   const named = found.named.filter((target) => !isBrowserOnly(target));
@@ -76,7 +84,9 @@ export async function openBrowserPages(found: { named: ConsoleTarget[]; selected
   const results = await Promise.all(pages.map((target) => openBrowserPage(target, output, options)));
   const onlyPages = named.length === 0 && selected.length === 0;
   if (onlyPages && !results.some(Boolean)) {
-    throw new VconsoleError(pages.length === 1 ? 'the target could not be opened' : 'no target could be opened', { hint: 'see the error above' });
+    throw new VconsoleError(pages.length === 1 ? 'the target could not be opened' : 'no target could be opened', {
+      hint: 'see the error above',
+    });
   }
   return { named, selected, onlyPages };
 }
@@ -105,7 +115,11 @@ export async function openBrowserPage(target: ConsoleTarget, output: PageOutput,
 }
 
 /** Why no browser shows `url`, or undefined once one does (as far as the opener can tell). */
-async function browserFailure(url: string, env: Record<string, string | undefined>, start: NonNullable<BrowserPagesOptions['startBrowser']>): Promise<string | undefined> {
+async function browserFailure(
+  url: string,
+  env: Record<string, string | undefined>,
+  start: NonNullable<BrowserPagesOptions['startBrowser']>,
+): Promise<string | undefined> {
   let launch: BrowserLaunch;
   try {
     launch = await start(url, env);

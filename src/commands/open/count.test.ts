@@ -23,7 +23,13 @@ describe('confirmOpenCount', () => {
   });
 
   it('asks above 12 saying how many: y opens, Enter or the end of input does not', async () => {
-    for (const [typed, answer] of [['y\n', true], ['YES\n', true], ['\n', false], ['n\n', false], ['', false]] as const) {
+    for (const [typed, answer] of [
+      ['y\n', true],
+      ['YES\n', true],
+      ['\n', false],
+      ['n\n', false],
+      ['', false],
+    ] as const) {
       const t = terminal(typed);
       expect(await confirmOpenCount(13, {}, t)).toBe(answer);
       expect(t.screen()).toBe('Open 13 consoles at once? [y/N] ');
@@ -32,7 +38,9 @@ describe('confirmOpenCount', () => {
 
   it('without a terminal, or above an explicit --max, is a usage error naming the flag', async () => {
     await expect(confirmOpenCount(13, {}, terminal(undefined, false))).rejects.toThrow(UsageError);
-    await expect(confirmOpenCount(13, {}, terminal(undefined, false))).rejects.toMatchObject({ hint: 'add --max 13 (or --yes) to open them all, or select fewer' });
+    await expect(confirmOpenCount(13, {}, terminal(undefined, false))).rejects.toMatchObject({
+      hint: 'add --max 13 (or --yes) to open them all, or select fewer',
+    });
     await expect(confirmOpenCount(30, { max: 20 }, terminal('y\n'))).rejects.toThrow('this opens 30 consoles at once, more than --max 20');
   });
 

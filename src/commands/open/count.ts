@@ -23,7 +23,8 @@ export interface PromptTerminal {
 /** `--max N`: a whole number from 1 up. */
 export function parseMaxCount(text: string): number {
   const count = /^\d+$/.test(text) ? Number(text) : NaN;
-  if (!Number.isSafeInteger(count) || count < 1) throw new UsageError(`invalid --max "${echoInput(text)}"`, 'give how many consoles open may open at once, e.g. --max 20');
+  if (!Number.isSafeInteger(count) || count < 1)
+    throw new UsageError(`invalid --max "${echoInput(text)}"`, 'give how many consoles open may open at once, e.g. --max 20');
   return count;
 }
 
@@ -36,10 +37,16 @@ export async function confirmOpenCount(count: number, flags: CountFlags, termina
   const limit = flags.max ?? OPEN_WITHOUT_ASKING_MAX;
   if (flags.yes || count <= limit) return true;
   if (flags.max !== undefined) {
-    throw new UsageError(`this opens ${count} consoles at once, more than --max ${flags.max}`, `give --max ${count} (or --yes) to open them all, or select fewer`);
+    throw new UsageError(
+      `this opens ${count} consoles at once, more than --max ${flags.max}`,
+      `give --max ${count} (or --yes) to open them all, or select fewer`,
+    );
   }
   if (!terminal.stdin.isTTY || !terminal.stderr.isTTY) {
-    throw new UsageError(`this opens ${count} consoles at once, more than ${limit} without asking, and there is no terminal to ask on`, `add --max ${count} (or --yes) to open them all, or select fewer`);
+    throw new UsageError(
+      `this opens ${count} consoles at once, more than ${limit} without asking, and there is no terminal to ask on`,
+      `add --max ${count} (or --yes) to open them all, or select fewer`,
+    );
   }
   return askYesNo(`Open ${count} consoles at once? [y/N] `, terminal);
 }

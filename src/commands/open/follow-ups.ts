@@ -45,8 +45,14 @@ export class SessionFollowUps {
     registry: SessionRegistry,
     viewers: ViewerRouter,
   ) {
-    this.thumbnails = host.pictures ? new ThumbnailSampler((id, thumbnail) => host.view()?.show({ type: 'thumbnail', sessionId: id, thumbnail })) : undefined;
-    this.vmStates = new VmStateFollowers({ show: (id, state) => host.view()?.show({ type: 'vm-state', sessionId: id, phase: state.phase }), runsAgain: host.runsAgain }, registry, viewers);
+    this.thumbnails = host.pictures
+      ? new ThumbnailSampler((id, thumbnail) => host.view()?.show({ type: 'thumbnail', sessionId: id, thumbnail }))
+      : undefined;
+    this.vmStates = new VmStateFollowers(
+      { show: (id, state) => host.view()?.show({ type: 'vm-state', sessionId: id, phase: state.phase }), runsAgain: host.runsAgain },
+      registry,
+      viewers,
+    );
   }
 
   /** From the session's creation on: a shared console's drop shows on its row, the hub's log lines in the event log. */
@@ -54,7 +60,11 @@ export class SessionFollowUps {
     const { sharing, recording } = this.host;
     sharing.follow(session);
     reportSerialLine(session, () => this.host.view());
-    sharing.hubOf(session)?.on('state', (state) => this.host.view()?.show({ type: 'upstream', sessionId: session.id, status: { reconnecting: state === 'reconnecting' } }));
+    sharing
+      .hubOf(session)
+      ?.on('state', (state) =>
+        this.host.view()?.show({ type: 'upstream', sessionId: session.id, status: { reconnecting: state === 'reconnecting' } }),
+      );
     recording.recorderOf(session)?.on('bytes', (bytes) => this.host.view()?.show({ type: 'recording', sessionId: session.id, bytes }));
     this.thumbnails?.track(session, sharing.hubOf(session));
   }

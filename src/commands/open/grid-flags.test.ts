@@ -26,6 +26,8 @@ describe('--grid and --thumbnails', () => {
     expect(detectThumbnailMode({ TERM: 'xterm-256color', COLORTERM: '24bit' })).toBe('truecolor');
     expect(detectThumbnailMode({ TERM: 'xterm-256color' })).toBe('256');
     // Inside tmux image escapes do not reach the terminal: colours it is.
-    expect(detectThumbnailMode({ TERM: 'tmux-256color', TMUX: '/tmp/s,1,0', KITTY_WINDOW_ID: '1', COLORTERM: 'truecolor' })).toBe('truecolor');
+    expect(detectThumbnailMode({ TERM: 'tmux-256color', TMUX: '/tmp/s,1,0', KITTY_WINDOW_ID: '1', COLORTERM: 'truecolor' })).toBe(
+      'truecolor',
+    );
   });
 });

@@ -12,7 +12,10 @@ export interface GridFlags {
 
 export function addGridOptions(command: Command): Command {
   return command
-    .option('--grid', 'start in the grid of live screens (g switches); shares VNC consoles, as --share, so pictures take no session of their own')
+    .option(
+      '--grid',
+      'start in the grid of live screens (g switches); shares VNC consoles, as --share, so pictures take no session of their own',
+    )
     .option(
       '--thumbnails <mode>',
       `how the grid draws screens: ${THUMBNAIL_MODES.join('|')} (default: from the terminal; VCONSOLE_THUMBNAILS)`,

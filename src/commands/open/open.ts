@@ -41,7 +41,9 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   if (onlyPages && !flags.follow) return io.exit(0);
   const ports = consecutivePorts(flags.port, targets.length);
   const listen = listenAddressFrom(flags.listen, config);
-  const sharing = await sharingFrom(withRecordSharing(withShareDefault(withGridSharing(flags), config.defaults.share)), listen, { viewerPasswords: false });
+  const sharing = await sharingFrom(withRecordSharing(withShareDefault(withGridSharing(flags), config.defaults.share)), listen, {
+    viewerPasswords: false,
+  });
   const recording = await recordingFrom(flags);
   const system = systemViewerEnvironment();
   const viewerEnv = { ...process.env };
@@ -49,6 +51,9 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const { choice, detected } = await selectViewer({ viewer: viewerFlag, viewerArgs: flags.viewerArg }, system);
   const useTui = flags.tui !== false && Boolean(process.stdout.isTTY && process.stdin.isTTY);
   const viewer = { choice, detected, platform: system.platform };
-  const run = new OpenRun({ flags, config, options, listen, ports, sharing, recording, escapeKey, thumbnailMode, useTui, viewer, viewerEnv }, io);
+  const run = new OpenRun(
+    { flags, config, options, listen, ports, sharing, recording, escapeKey, thumbnailMode, useTui, viewer, viewerEnv },
+    io,
+  );
   await run.open(named, selected);
 }

@@ -10,7 +10,10 @@ import { selectorSearches } from '../target-selection.js';
 
 /** What `open` says when it has no target and no terminal to pick one on. */
 function noTargetError(): UsageError {
-  return new UsageError("missing required argument 'target'", 'name a target (see vconsole open --help), or run it on a terminal to pick from a list');
+  return new UsageError(
+    "missing required argument 'target'",
+    'name a target (see vconsole open --help), or run it on a terminal to pick from a list',
+  );
 }
 
 /** What `open` goes on with: the targets, and the flags to read them with. */
@@ -50,7 +53,9 @@ async function pickOnTerminal(
   terminal: { stdin: NodeJS.ReadStream; stdout: NodeJS.WriteStream },
 ): Promise<PickerOutcome> {
   process.env.NODE_ENV ??= 'production';
-  const [{ render }, { createElement }, { Picker }] = await importWithoutCiFlags(() => Promise.all([import('ink'), import('react'), import('../../tui/components/picker.js')]));
+  const [{ render }, { createElement }, { Picker }] = await importWithoutCiFlags(() =>
+    Promise.all([import('ink'), import('react'), import('../../tui/components/picker.js')]),
+  );
   let done!: (outcome: PickerOutcome) => void;
   const picked = new Promise<PickerOutcome>((resolve) => (done = resolve));
   const instance = render(createElement(Picker, { sources, onDone: (outcome: PickerOutcome) => done(outcome) }), {

@@ -51,10 +51,16 @@ describe('OpenRun', () => {
     const exits: number[] = [];
     const run = new OpenRun(
       {
-        flags, config: CONFIG, options, listen: '127.0.0.1', ports: [],
+        flags,
+        config: CONFIG,
+        options,
+        listen: '127.0.0.1',
+        ports: [],
         sharing: await sharingFrom({}, '127.0.0.1', { viewerPasswords: false }),
         recording: await recordingFrom({}),
-        escapeKey: DEFAULT_ESCAPE, thumbnailMode: 'none', useTui: false,
+        escapeKey: DEFAULT_ESCAPE,
+        thumbnailMode: 'none',
+        useTui: false,
         viewer: { choice: { kind: 'none', source: 'flag' }, detected: undefined, platform: hostPlatform() },
         viewerEnv: {},
       },

@@ -101,7 +101,8 @@ export class OpenRun implements ActionHost {
     this.registry.on('change', (snapshot) => {
       if (snapshot.clients > 0) this.viewers.noteConsoleClient(snapshot.id);
     });
-    if (viewer.choice.kind === 'not-found') view.show({ type: 'no-viewer', notice: { lookedFor: lookedFor(viewer.platform), install: installHint(viewer.platform) } });
+    if (viewer.choice.kind === 'not-found')
+      view.show({ type: 'no-viewer', notice: { lookedFor: lookedFor(viewer.platform), install: installHint(viewer.platform) } });
     const warning = exposureWarning(this.settings.listen);
     if (warning) view.show({ type: 'notice', text: warning });
     const argsNotice = viewerArgsNotice(viewer.choice, flags.viewerArg);
@@ -117,7 +118,8 @@ export class OpenRun implements ActionHost {
     });
     if (flags.port !== undefined) this.nextPort = flags.port + sessions.length;
     await Promise.all(sessions.map((session) => this.startThenFollowVm(session)));
-    const launchedViewer = (s: ConsoleSession) => s.snapshot().state === 'listening' && viewer.choice.kind !== 'none' && this.viewers.shows(viewerConsoleType(s.source.consoleType));
+    const launchedViewer = (s: ConsoleSession) =>
+      s.snapshot().state === 'listening' && viewer.choice.kind !== 'none' && this.viewers.shows(viewerConsoleType(s.source.consoleType));
     void Promise.all(sessions.filter(launchedViewer).map((s) => firstClientSettled(s, TUI_LOAD_SETTLE_MS))).then(this.firstViewersShown);
     const kept = sessions.filter((s) => this.registry.get(s.id));
     if (!useTui && kept.length > 0 && kept.every((s) => s.snapshot().state === 'error')) {
@@ -125,9 +127,12 @@ export class OpenRun implements ActionHost {
       this.followUps.stop();
       await this.registry.closeAll();
       // Each target's error is on stderr already, one line each.
-      throw new VconsoleError(sessions.length === 1 ? 'the target could not be opened' : 'no target could be opened', { hint: 'see the error above' });
+      throw new VconsoleError(sessions.length === 1 ? 'the target could not be opened' : 'no target could be opened', {
+        hint: 'see the error above',
+      });
     }
-    if (viewer.choice.kind === 'none') view.show({ type: 'notice', text: 'no viewer launched (--viewer none): point any VNC viewer at the addresses shown' });
+    if (viewer.choice.kind === 'none')
+      view.show({ type: 'notice', text: 'no viewer launched (--viewer none): point any VNC viewer at the addresses shown' });
     if (flags.follow) this.followSelection(sessions);
   }
 
@@ -143,7 +148,11 @@ export class OpenRun implements ActionHost {
   addTarget(text: string): void {
     try {
       const [target] = resolveTargets([text], this.settings.options, this.settings.config);
-      if (isBrowserOnly(target)) return void openBrowserPage(target, pageOutput(this.io, this.settings.flags.tui, () => this.noticeBoard()));
+      if (isBrowserOnly(target))
+        return void openBrowserPage(
+          target,
+          pageOutput(this.io, this.settings.flags.tui, () => this.noticeBoard()),
+        );
       for (const session of this.admit([target])) {
         this.followUps.track(session);
         if (this.nextPort !== undefined) this.assignedPort.set(session.id, this.nextPort++);
@@ -168,7 +177,11 @@ export class OpenRun implements ActionHost {
    */
   private admit(targets: readonly ConsoleTarget[]): ConsoleSession[] {
     const { sharing, recording } = this.settings;
-    return addOnce(this.registry, targets.map((target) => shareSerial(sharing.wrap(recording.wrap(target)))), (text) => this.view?.show({ type: 'notice', text }));
+    return addOnce(
+      this.registry,
+      targets.map((target) => shareSerial(sharing.wrap(recording.wrap(target)))),
+      (text) => this.view?.show({ type: 'notice', text }),
+    );
   }
 
   /** Starts the session; once the first viewers show their consoles, its VM state is followed. */
@@ -219,7 +232,13 @@ export class OpenRun implements ActionHost {
       if (err instanceof DuplicateConsoleError) this.view?.show({ type: 'notice', text: describeError(err) });
       // The session is in `error` with its message: the view shows it and `r` retries.
       // A selected VM that cannot open now leaves the others open; its row opens once it runs.
-      else session.log('error', this.selectedIds.has(session.id) ? `${describeError(err)} (its row opens once it runs; the others stay open)` : describeError(err));
+      else
+        session.log(
+          'error',
+          this.selectedIds.has(session.id)
+            ? `${describeError(err)} (its row opens once it runs; the others stay open)`
+            : describeError(err),
+        );
     }
   }
 
@@ -233,25 +252,35 @@ export class OpenRun implements ActionHost {
   }
 
   private launchViewer(session: ConsoleSession, at: BoundAddress): Promise<void> {
-    return this.viewers.launch(session.id, { host: localAddressOf(at.address), port: at.port, title: session.name, consoleType: viewerConsoleType(session.source.consoleType) });
+    return this.viewers.launch(session.id, {
+      host: localAddressOf(at.address),
+      port: at.port,
+      title: session.name,
+      consoleType: viewerConsoleType(session.source.consoleType),
+    });
   }
 
   private async stopEarlyViewer(id: number): Promise<void> {
     await this.viewers.stop(id);
     const viewerName = this.viewerNames.get(id);
     // A console refused as a duplicate is gone from the view: its notice says it.
-    if (viewerName && this.registry.get(id)) this.view?.show(viewerEvent({ key: id, state: 'closed', viewerName, message: `${viewerName} closed: the console did not open` }));
+    if (viewerName && this.registry.get(id))
+      this.view?.show(viewerEvent({ key: id, state: 'closed', viewerName, message: `${viewerName} closed: the console did not open` }));
   }
 
   /** --follow: VMs that start matching are opened as if typed at `a`; rows of those that stop are marked. */
   private followSelection(sessions: ConsoleSession[]): void {
     const { flags, options, config } = this.settings;
     this.followUps.followSelection({
-      flags, options, config, registry: this.registry, sessions,
+      flags,
+      options,
+      config,
+      registry: this.registry,
+      sessions,
       open: (target) => this.addTarget(target.input),
       mark: (id, matching) => this.view?.show({ type: 'match', sessionId: id, matching }),
       notice: (text) => this.view?.show({ type: 'notice', text }),
-      maxAtOnce: flags.yes ? undefined : flags.max ?? OPEN_WITHOUT_ASKING_MAX,
+      maxAtOnce: flags.yes ? undefined : (flags.max ?? OPEN_WITHOUT_ASKING_MAX),
     });
   }
 
@@ -259,14 +288,20 @@ export class OpenRun implements ActionHost {
   private pageUnopened(key: number, url: string): void {
     const name = this.registry.get(key)?.name ?? `session ${key}`;
     // stdout carries JSON lines without the TUI.
-    if (this.settings.useTui) this.view?.show({ type: 'notice', text: `${name}: no browser could be opened; open ${url} in a browser on this machine` });
+    if (this.settings.useTui)
+      this.view?.show({ type: 'notice', text: `${name}: no browser could be opened; open ${url} in a browser on this machine` });
     else this.io.stdout.write(`${JSON.stringify({ target: name, url })}\n`);
   }
 
   private async mountView(): Promise<OpenView> {
     const { flags, escapeKey, thumbnailMode, useTui } = this.settings;
     if (!useTui) return plainView(this.registry, this.io, Boolean(flags.verbose));
-    return mountTui(this.registry, tuiActions(this), { detachKey: escapeKey.label, grid: Boolean(flags.grid), thumbnails: thumbnailMode }, this.afterFirstViewers);
+    return mountTui(
+      this.registry,
+      tuiActions(this),
+      { detachKey: escapeKey.label, grid: Boolean(flags.grid), thumbnails: thumbnailMode },
+      this.afterFirstViewers,
+    );
   }
 
   /** Everything the run started, closed in one place: q, Ctrl+C, SIGTERM and SIGHUP end here. */

@@ -76,9 +76,9 @@ describe('saveSessionScreenshot (s in open)', () => {
   });
 
   it('refuses, instead of kicking, on an unshared console that keeps one session and has a viewer', async () => {
-    await expect(saveSessionScreenshot({ name: 'default/vm-a', address: '127.0.0.1', port: 1, clients: 1 }, { dir: tempDir(), exclusive: true })).rejects.toThrow(
-      /would take default\/vm-a's only VNC session from its viewer/,
-    );
+    await expect(
+      saveSessionScreenshot({ name: 'default/vm-a', address: '127.0.0.1', port: 1, clients: 1 }, { dir: tempDir(), exclusive: true }),
+    ).rejects.toThrow(/would take default\/vm-a's only VNC session from its viewer/);
   });
 
   it('says so when the session does not listen, or nothing answers on its port', async () => {
@@ -87,14 +87,20 @@ describe('saveSessionScreenshot (s in open)', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as net.AddressInfo;
     await new Promise((resolve) => server.close(resolve));
-    await expect(saveSessionScreenshot({ name: 'vm-c', address: '127.0.0.1', port }, { dir: tempDir() })).rejects.toThrow(/no screenshot of vm-c: /);
+    await expect(saveSessionScreenshot({ name: 'vm-c', address: '127.0.0.1', port }, { dir: tempDir() })).rejects.toThrow(
+      /no screenshot of vm-c: /,
+    );
   });
 
   it("keeps the loop free while it writes a huge console's picture (the TUI draws and hears keys meanwhile)", async () => {
     const side = 4096;
     const server = await startScriptedServer(async (peer: RfbPeer) => {
       await serveHandshake(peer, side, side);
-      const stripes = Array.from({ length: 64 }, (_, i) => ({ rect: { x: 0, y: i * 64, w: side, h: 32 }, encoding: 7, body: Buffer.from([0x80, i * 4, 0x40, 0x80]) }));
+      const stripes = Array.from({ length: 64 }, (_, i) => ({
+        rect: { x: 0, y: i * 64, w: side, h: 32 },
+        encoding: 7,
+        body: Buffer.from([0x80, i * 4, 0x40, 0x80]),
+      }));
       peer.write(update([{ rect: { x: 0, y: 0, w: side, h: side }, encoding: 7, body: Buffer.from([0x80, 1, 2, 3]) }, ...stripes]));
     });
     cleanup.push(() => server.close());

@@ -51,7 +51,10 @@ export async function saveSessionScreenshot(session: ListeningSession, options: 
   const timeoutMs = options.timeoutMs ?? SCREENSHOT_TIMEOUT_MS;
   const framebuffer = new Framebuffer(0, 0);
   const socket = net.connect({ host, port: session.port });
-  const timer = setTimeout(() => socket.destroy(new VconsoleError(`no picture of ${session.name} within ${timeoutMs / 1000} s`)), timeoutMs);
+  const timer = setTimeout(
+    () => socket.destroy(new VconsoleError(`no picture of ${session.name} within ${timeoutMs / 1000} s`)),
+    timeoutMs,
+  );
   let upstream: RfbUpstream | undefined;
   try {
     upstream = await RfbUpstream.connect(socket, framebuffer, { password: options.password, shared: true });
@@ -63,7 +66,11 @@ export async function saveSessionScreenshot(session: ListeningSession, options: 
     upstream?.close();
     socket.destroy();
   }
-  return writeNew(options.dir ?? '.', timestampedScreenshotName(session.name, options.at ?? new Date()), await encodePngInTurns(framebuffer));
+  return writeNew(
+    options.dir ?? '.',
+    timestampedScreenshotName(session.name, options.at ?? new Date()),
+    await encodePngInTurns(framebuffer),
+  );
 }
 
 /** Writes `png` as `name` in `dir` (0600, never through a link), or `name` with -2, -3... when a picture of that second exists. */

@@ -31,7 +31,9 @@ describe('a serial console open cannot reach yet', () => {
     await waitFor(() => /connection refused.*trying again for up to \d+ s/.test(rowProblem(row()) ?? ''), 'the reason on the row');
     expect(row().session.state).toBe('connecting');
     expect(logged.some((line) => /^warn: cannot connect: connection refused/.test(line))).toBe(true);
-    const pressed = reduceInput({ ...INITIAL_UI, selectedId: session.id }, { rows: [row()], canCopy: false }, '', { return: true } as never);
+    const pressed = reduceInput({ ...INITIAL_UI, selectedId: session.id }, { rows: [row()], canCopy: false }, '', {
+      return: true,
+    } as never);
     expect(pressed.ui.notice).toBe('tcp://127.0.0.1:1 is not listening yet');
     expect(pressed.actions).toEqual([]);
   });
@@ -41,7 +43,11 @@ describe('a serial console open cannot reach yet', () => {
     const store = new ConsoleStore(registry);
     cleanup.push(() => store.dispose());
     const session = registry.add(shareSerial(resolveTarget('demo:shell#serial', {})));
-    store.apply({ type: 'serial', sessionId: session.id, status: { unseenBytes: 0, waiting: 'cannot connect; trying again for up to 300 s' } });
+    store.apply({
+      type: 'serial',
+      sessionId: session.id,
+      status: { unseenBytes: 0, waiting: 'cannot connect; trying again for up to 300 s' },
+    });
     expect(store.getState().rows[0].serial?.waiting).toMatch(/trying again/);
     store.apply({ type: 'serial', sessionId: session.id, status: { unseenBytes: 0 } });
     expect(store.getState().rows[0].serial?.waiting).toBeUndefined();

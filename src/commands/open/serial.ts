@@ -59,7 +59,8 @@ export function followSerial(session: ConsoleSession, view: SerialView, logDir: 
   const onUnseen = (bytes: number) => view.show({ type: 'serial', sessionId: session.id, status: { unseenBytes: bytes } });
   source.on('unseen', onUnseen);
   let log: Promise<ConsoleLog | undefined> | undefined;
-  const cannotWrite = (err: unknown) => session.log('error', `cannot write its serial log ${describeFileError(err)}; the console goes on without it`);
+  const cannotWrite = (err: unknown) =>
+    session.log('error', `cannot write its serial log ${describeFileError(err)}; the console goes on without it`);
   const onOutput = (chunk: Buffer) => {
     log ??= openSerialLog(logDir as string, session.name, cannotWrite, (line) => session.log('warn', line)).catch((err: unknown) => {
       cannotWrite(err);
@@ -107,15 +108,23 @@ export interface TerminalForAttach {
  */
 export async function attachSerial(session: ConsoleSession, terminal: TerminalForAttach, escape: EscapeKey): Promise<void> {
   const s = session.snapshot();
-  if (s.state !== 'listening' || s.port === undefined) throw new VconsoleError(`${s.name} is not listening`, { hint: 'wait for it, or r to retry' });
+  if (s.state !== 'listening' || s.port === undefined)
+    throw new VconsoleError(`${s.name} is not listening`, { hint: 'wait for it, or r to retry' });
   const socket = await connect(localAddressOf(s.address), s.port);
   await terminal.suspend();
   const restore = enterRawMode(terminal.stdin);
   // Ink lets go of stdin (unref) when it steps aside: hold it while the console is attached.
   terminal.stdin.ref?.();
   try {
-    terminal.stdout.write(`\x1b[2J\x1b[H${terminalSafe(`vconsole: attached to ${s.name}'s serial console; press ${escape.label} to return to the table`)}\r\n`);
-    const attachment = attachTerminal({ input: terminal.stdin as unknown as NodeJS.ReadStream, output: terminal.stdout as unknown as NodeJS.WriteStream, session: streamLine(socket), escape });
+    terminal.stdout.write(
+      `\x1b[2J\x1b[H${terminalSafe(`vconsole: attached to ${s.name}'s serial console; press ${escape.label} to return to the table`)}\r\n`,
+    );
+    const attachment = attachTerminal({
+      input: terminal.stdin as unknown as NodeJS.ReadStream,
+      output: terminal.stdout as unknown as NodeJS.WriteStream,
+      session: streamLine(socket),
+      escape,
+    });
     await attachment.done;
   } finally {
     socket.destroy();

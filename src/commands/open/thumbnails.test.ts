@@ -114,7 +114,10 @@ describe('ThumbnailSampler', () => {
     thumbnails.track(plain, undefined);
     thumbnails.setView({ sessionIds: [serial.id, plain.id], columns: 40, rows: 5, pixelWidth: 40, pixelHeight: 10 });
     await Promise.all([serial.start({ host: '127.0.0.1', port: 0 }), plain.start({ host: '127.0.0.1', port: 0 })]);
-    await waitFor(() => of(serial.id).some((s) => s.thumbnail?.type === 'lines' && s.thumbnail.lines.some((l) => l.includes('vm-c login'))), 'the login line');
+    await waitFor(
+      () => of(serial.id).some((s) => s.thumbnail?.type === 'lines' && s.thumbnail.lines.some((l) => l.includes('vm-c login'))),
+      'the login line',
+    );
     await waitFor(() => of(plain.id).some((s) => s.thumbnail?.type === 'none'), 'the reason');
     expect(of(plain.id).at(-1)?.thumbnail).toEqual({ type: 'none', reason: NOT_SHARED_REASON });
   });

@@ -71,7 +71,8 @@ export class ThumbnailSampler {
     const onOutput = (chunk: Buffer) => {
       entry.tail.push(chunk);
       entry.tailBytes += chunk.length;
-      while (entry.tail.length > 1 && entry.tailBytes - entry.tail[0].length >= SERIAL_TAIL_BYTES) entry.tailBytes -= entry.tail.shift()?.length ?? 0;
+      while (entry.tail.length > 1 && entry.tailBytes - entry.tail[0].length >= SERIAL_TAIL_BYTES)
+        entry.tailBytes -= entry.tail.shift()?.length ?? 0;
       changed();
     };
     // State and type changes decide what a tile shows (waiting, a reason, a picture).
@@ -102,7 +103,13 @@ export class ThumbnailSampler {
   setView(view: ThumbnailView | undefined): void {
     const before = this.view;
     this.view = view;
-    const resized = !before || !view || before.columns !== view.columns || before.rows !== view.rows || before.pixelWidth !== view.pixelWidth || before.pixelHeight !== view.pixelHeight;
+    const resized =
+      !before ||
+      !view ||
+      before.columns !== view.columns ||
+      before.rows !== view.rows ||
+      before.pixelWidth !== view.pixelWidth ||
+      before.pixelHeight !== view.pixelHeight;
     for (const entry of this.tracked.values()) {
       if (!this.visible(entry)) {
         clearTimeout(entry.timer);
@@ -174,7 +181,12 @@ export class ThumbnailSampler {
         const { framebuffer } = entry.hub;
         if (framebuffer.width === 0 || framebuffer.height === 0) return undefined;
         const { pixelWidth: width, pixelHeight: height } = view;
-        return { type: 'pixels', width, height, rgb: scaleBgrxToRgb(framebuffer.pixels, framebuffer.width, framebuffer.height, width, height) };
+        return {
+          type: 'pixels',
+          width,
+          height,
+          rgb: scaleBgrxToRgb(framebuffer.pixels, framebuffer.width, framebuffer.height, width, height),
+        };
       }
       default:
         return undefined;
@@ -184,7 +196,8 @@ export class ThumbnailSampler {
 
 function sameThumbnail(a: Thumbnail | undefined, b: Thumbnail | undefined): boolean {
   if (!a || !b) return a === b;
-  if (a.type === 'pixels' && b.type === 'pixels') return a.width === b.width && a.height === b.height && Buffer.from(a.rgb).equals(Buffer.from(b.rgb));
+  if (a.type === 'pixels' && b.type === 'pixels')
+    return a.width === b.width && a.height === b.height && Buffer.from(a.rgb).equals(Buffer.from(b.rgb));
   if (a.type === 'lines' && b.type === 'lines') return a.lines.length === b.lines.length && a.lines.every((line, i) => line === b.lines[i]);
   if (a.type === 'none' && b.type === 'none') return a.reason === b.reason;
   return false;

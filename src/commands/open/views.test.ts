@@ -18,7 +18,14 @@ describe('the plain view', () => {
     const { io, lines } = collect();
     const view = plainView(registry, io, false);
     view.show(viewerEvent({ key: session.id, state: 'open', viewerName: 'TigerVNC' }));
-    view.show(viewerEvent({ key: session.id, state: 'failed', viewerName: 'TigerVNC', message: "TigerVNC exited at once with code 1: Can't open display" }));
+    view.show(
+      viewerEvent({
+        key: session.id,
+        state: 'failed',
+        viewerName: 'TigerVNC',
+        message: "TigerVNC exited at once with code 1: Can't open display",
+      }),
+    );
     view.show({ type: 'notice', text: 'a notice \u001b]52;c;x\u0007' });
     view.show({ type: 'no-viewer', notice: { lookedFor: ['TigerVNC'], install: 'sudo apt install tigervnc-viewer' } });
     view.show({ type: 'recording', sessionId: session.id, bytes: 1024 });

@@ -25,7 +25,11 @@ export interface OpenView {
 
 /** A viewer's news as the TUI's event: its row's viewer status. */
 export function viewerEvent(event: ViewerStatusEvent): ConsoleEventOf<'viewer'> {
-  return { type: 'viewer', sessionId: event.key, status: { state: event.state, name: event.viewerName, exitCode: event.exitCode, message: event.message } };
+  return {
+    type: 'viewer',
+    sessionId: event.key,
+    status: { state: event.state, name: event.viewerName, exitCode: event.exitCode, message: event.message },
+  };
 }
 
 /** Plain lines on stderr, for pipes, CI and --no-tui. */
@@ -38,14 +42,17 @@ export function plainView(registry: SessionRegistry, io: CommandIo, verbose: boo
       switch (event.type) {
         case 'viewer': {
           const { state, name: viewerName, message } = event.status;
-          const text = state === 'open' ? `${viewerName} opened` : message ?? `${viewerName} ${state}`;
+          const text = state === 'open' ? `${viewerName} opened` : (message ?? `${viewerName} ${state}`);
           return printLine(io.stderr, `[${name(event.sessionId)}] ${state === 'failed' ? 'viewer failed' : 'viewer'}: ${text}`);
         }
         case 'no-viewer':
           if (!event.notice) return;
           printLine(io.stderr, `no VNC viewer found (looked for ${event.notice.lookedFor.join('; ')}).`);
           printLine(io.stderr, event.notice.install);
-          return printLine(io.stderr, 'Screens open in the browser meanwhile; any VNC viewer can connect to the addresses printed on stdout.');
+          return printLine(
+            io.stderr,
+            'Screens open in the browser meanwhile; any VNC viewer can connect to the addresses printed on stdout.',
+          );
         case 'notice':
         case 'log': {
           const text = event.type === 'notice' ? event.text : event.message;
@@ -89,14 +96,22 @@ export async function mountTui(
   const app = {
     suspend: async () => (await loading)?.suspend(),
     resume: () => void loading.then((a) => a?.resume()),
-    unmount: () => void loading.then((a) => a?.unmount(), () => undefined),
+    unmount: () =>
+      void loading.then(
+        (a) => a?.unmount(),
+        () => undefined,
+      ),
   };
   return {
     show: (event) => {
       store.apply(event);
       // What a viewer said of its end goes to the event log too, under its console's name.
       if (event.type === 'viewer' && event.status.message) {
-        store.apply({ type: 'log', level: event.status.state === 'failed' ? 'error' : 'info', message: `${registry.get(event.sessionId)?.name ?? ''}: ${event.status.message}` });
+        store.apply({
+          type: 'log',
+          level: event.status.state === 'failed' ? 'error' : 'info',
+          message: `${registry.get(event.sessionId)?.name ?? ''}: ${event.status.message}`,
+        });
       }
     },
     suspend: () => app.suspend(),

@@ -9,7 +9,14 @@ import { resolveTargets } from '../target-options.js';
 import { listingSources, qualifiedTarget } from './vm-listing.js';
 
 const config = (provider?: string): VconsoleConfig => ({ defaults: provider ? { provider } : {}, aliases: {} });
-const kubevirtVm: ListedVm = { provider: 'kubevirt', target: 'prod/web-1', name: 'web-1', namespace: 'prod', state: 'Running', console: true };
+const kubevirtVm: ListedVm = {
+  provider: 'kubevirt',
+  target: 'prod/web-1',
+  name: 'web-1',
+  namespace: 'prod',
+  state: 'Running',
+  console: true,
+};
 
 describe('qualifiedTarget', () => {
   it('keeps a bare name when bare names mean its provider, and gives it its scheme otherwise', () => {

@@ -12,12 +12,21 @@ import { VmStateFollowers, followableTarget } from './vm-state.js';
 
 let fixture: KubevirtFixture;
 beforeAll(async () => {
-  fixture = await startKubevirtFixture({ vmis: [{ namespace: 'default', name: 'vm-a' }, { namespace: 'default', name: 'vm-b' }] });
+  fixture = await startKubevirtFixture({
+    vmis: [
+      { namespace: 'default', name: 'vm-a' },
+      { namespace: 'default', name: 'vm-b' },
+    ],
+  });
 });
 afterAll(() => fixture?.close());
 
 function kubevirtTarget(name: string) {
-  const env = { env: { KUBECONFIG: fixture.kubeconfigPath() }, homeDir: join(fixture.dir, 'no-home'), serviceAccountDir: join(fixture.dir, 'no-sa') };
+  const env = {
+    env: { KUBECONFIG: fixture.kubeconfigPath() },
+    homeDir: join(fixture.dir, 'no-home'),
+    serviceAccountDir: join(fixture.dir, 'no-sa'),
+  };
   return createKubevirtProvider(() => env).resolve(splitTarget(name), {});
 }
 
@@ -30,14 +39,20 @@ describe('VM state followers', () => {
   it("show each session's phase, and end the watch when the session is removed and at stopAll", async () => {
     const registry = new SessionRegistry();
     const shown: [number, VmState['phase']][] = [];
-    const followers = new VmStateFollowers({ show: (id, state) => shown.push([id, state.phase]), runsAgain: () => Promise.resolve() }, registry);
+    const followers = new VmStateFollowers(
+      { show: (id, state) => shown.push([id, state.phase]), runsAgain: () => Promise.resolve() },
+      registry,
+    );
     const a = registry.add(kubevirtTarget('vm-a'));
     const b = registry.add(kubevirtTarget('vm-b'));
     const demo = registry.add(demoProvider.resolve(splitTarget('demo:vm-z'), {}));
     [a, b, demo].forEach((s) => followers.follow(s));
     followers.follow(a);
     await waitFor(() => fixture.openWatches() === 2, 'one watch per VM');
-    expect(shown.sort()).toEqual([[a.id, 'Running'], [b.id, 'Running']]);
+    expect(shown.sort()).toEqual([
+      [a.id, 'Running'],
+      [b.id, 'Running'],
+    ]);
     await registry.remove(a.id);
     await waitFor(() => fixture.openWatches() === 1, "the removed session's watch to end");
     followers.stopAll();

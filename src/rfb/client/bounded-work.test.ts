@@ -64,18 +64,26 @@ describe('a hostile console cannot hold the event loop', () => {
   });
 
   it('spreads a screen that flaps its size, filled each time, across turns', async () => {
-    const sizes = [{ w: SIDE, h: SIDE }, { w: 8000, h: 8000 }, { w: SIDE, h: SIDE }];
+    const sizes = [
+      { w: SIDE, h: SIDE },
+      { w: 8000, h: 8000 },
+      { w: SIDE, h: SIDE },
+    ];
     const flaps = Buffer.concat(sizes.map((size) => Buffer.concat([desktopSizeFlaps(size, size, 1), tightFillFlood(size.w, size.h, 1)])));
     const stalls = loopStalls();
     const { fb, client } = await console_(16, 16, [flaps]);
-    await expect.poll(() => fb.width === SIDE && fb.read({ x: SIDE - 1, y: SIDE - 1, w: 1, h: 1 })[0] === 0x80, { timeout: 20_000 }).toBe(true);
+    await expect
+      .poll(() => fb.width === SIDE && fb.read({ x: SIDE - 1, y: SIDE - 1, w: 1, h: 1 })[0] === 0x80, { timeout: 20_000 })
+      .toBe(true);
     expect(stalls.stop()).toBeLessThan(STALL_BOUND_MS);
     expect(client.isClosed).toBe(false);
   });
 
   it('keeps a healthy console answering beside a console that floods without end', async () => {
     const flooding = await console_(SIDE, SIDE, [tightFillFlood(SIDE, SIDE, 2000)]);
-    const healthy = await console_(64, 64, [update([{ rect: { x: 0, y: 0, w: 64, h: 64 }, encoding: 7, body: Buffer.from([0x80, 9, 9, 9]) }])]);
+    const healthy = await console_(64, 64, [
+      update([{ rect: { x: 0, y: 0, w: 64, h: 64 }, encoding: 7, body: Buffer.from([0x80, 9, 9, 9]) }]),
+    ]);
     // The flood is under way: its screen changes.
     await expect.poll(() => flooding.fb.read({ x: 0, y: 0, w: 1, h: 1 })[0], { timeout: 10_000 }).toBe(0x80);
     for (let i = 0; i < 5; i++) {
@@ -90,7 +98,9 @@ describe('what a hostile console can make the client hold', () => {
   it('refuses a compressed rectangle longer than any 64 MiB inflation takes, before buffering it', async () => {
     const length = Buffer.alloc(4);
     length.writeUInt32BE(200 * 1024 * 1024);
-    const { client } = await console_(SIDE, SIDE, [Buffer.concat([update([{ rect: { x: 0, y: 0, w: SIDE, h: SIDE }, encoding: 16 }]), length])]);
+    const { client } = await console_(SIDE, SIDE, [
+      Buffer.concat([update([{ rect: { x: 0, y: 0, w: SIDE, h: SIDE }, encoding: 16 }]), length]),
+    ]);
     const closed = new Promise<Error | undefined>((resolve) => client.once('close', resolve));
     expect((await closed)?.message).toMatch(/ZRLE rectangle announces 209715200 bytes of data, more than its size allows/);
   });

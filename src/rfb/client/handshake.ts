@@ -33,7 +33,10 @@ async function readText(read: HandshakeRead, what: string): Promise<string> {
 /** The version to speak to a server that announced `banner`; throws for anything but RFB 3.x. */
 function chooseVersion(banner: Buffer): '3.3' | '3.7' | '3.8' {
   const match = /^RFB (\d{3})\.(\d{3})\n$/.exec(banner.toString('latin1'));
-  if (!match) throw new VconsoleError(`the server does not speak RFB (it sent "${serverText(banner)}")`, { hint: 'check that the address is a VNC server' });
+  if (!match)
+    throw new VconsoleError(`the server does not speak RFB (it sent "${serverText(banner)}")`, {
+      hint: 'check that the address is a VNC server',
+    });
   const major = Number(match[1]);
   const minor = Number(match[2]);
   if (major !== 3) throw new VconsoleError(`RFB server speaks version ${major}.${minor}; vconsole speaks 3.3 to 3.8`);
@@ -42,7 +45,9 @@ function chooseVersion(banner: Buffer): '3.3' | '3.7' | '3.8' {
 }
 
 function unsupportedSecurity(types: number[]): VconsoleError {
-  return new VconsoleError(`RFB server offers security type${types.length > 1 ? 's' : ''} ${types.join(', ')}; vconsole supports None (1) and VNC Authentication (2)`);
+  return new VconsoleError(
+    `RFB server offers security type${types.length > 1 ? 's' : ''} ${types.join(', ')}; vconsole supports None (1) and VNC Authentication (2)`,
+  );
 }
 
 function passwordMissing(): VconsoleError {
@@ -53,7 +58,11 @@ function passwordMissing(): VconsoleError {
  * The client side of the RFB handshake up to ServerInit (RFC 6143 7.1-7.3): version, security
  * (None or VNC Authentication), ClientInit. The password is never part of any message.
  */
-export async function clientHandshake(read: HandshakeRead, write: (data: Buffer) => void, options: { password?: string; shared: boolean }): Promise<ServerInit> {
+export async function clientHandshake(
+  read: HandshakeRead,
+  write: (data: Buffer) => void,
+  options: { password?: string; shared: boolean },
+): Promise<ServerInit> {
   const version = chooseVersion(await read(12, 'the ProtocolVersion'));
   write(Buffer.from(`RFB 003.00${version.slice(2)}\n`, 'latin1'));
 
@@ -89,7 +98,10 @@ export async function clientHandshake(read: HandshakeRead, write: (data: Buffer)
   const init = await read(24, 'the ServerInit');
   const width = init.readUInt16BE(0);
   const height = init.readUInt16BE(2);
-  if (width > MAX_SCREEN_SIDE || height > MAX_SCREEN_SIDE) throw new VconsoleError(`RFB server's screen of ${width}x${height} is larger than vconsole supports (${MAX_SCREEN_SIDE} pixels a side)`);
+  if (width > MAX_SCREEN_SIDE || height > MAX_SCREEN_SIDE)
+    throw new VconsoleError(
+      `RFB server's screen of ${width}x${height} is larger than vconsole supports (${MAX_SCREEN_SIDE} pixels a side)`,
+    );
   const nameLength = init.readUInt32BE(20);
   if (nameLength > MAX_TEXT_BYTES) throw new VconsoleError(`RFB server sent a desktop name of ${nameLength} bytes, which is not plausible`);
   const name = (await read(nameLength, 'the desktop name')).toString('utf8');

@@ -6,13 +6,16 @@ import { DECODING_BUDGETS, closeDecodingSessions, decodingSession, ramp } from '
 afterEach(closeDecodingSessions);
 
 describe.each(DECODING_BUDGETS)('decoding %s', (_name, budget) => {
-  const session = (width: number, height: number, updates: Buffer[], options?: { slowly?: boolean }) => decodingSession(budget, width, height, updates, options);
+  const session = (width: number, height: number, updates: Buffer[], options?: { slowly?: boolean }) =>
+    decodingSession(budget, width, height, updates, options);
 
   describe('pseudo-encodings', () => {
     it('Cursor sets the pointer shape with its hot spot and mask', async () => {
       const pixels = picture(3, 2, ramp);
       const mask = Buffer.from([0xa0, 0x40]);
-      const { fb, client } = await session(8, 8, [update([{ rect: { x: 2, y: 1, w: 3, h: 2 }, encoding: -239, body: Buffer.concat([pixels, mask]) }])]);
+      const { fb, client } = await session(8, 8, [
+        update([{ rect: { x: 2, y: 1, w: 3, h: 2 }, encoding: -239, body: Buffer.concat([pixels, mask]) }]),
+      ]);
       await expect.poll(() => fb.cursor).toBeDefined();
       expect(client.encodingsSeen.has('cursor')).toBe(true);
       expect(fb.cursor).toEqual({ width: 3, height: 2, hotX: 2, hotY: 1, pixels, mask });
@@ -44,10 +47,15 @@ describe.each(DECODING_BUDGETS)('decoding %s', (_name, budget) => {
 
     it('LastRect ends an update announced with 65535 rectangles', async () => {
       const raw = picture(2, 2, ramp);
-      const { fb, client } = await session(8, 8, [update([
-        { rect: { x: 1, y: 1, w: 2, h: 2 }, encoding: 0, body: raw },
-        { rect: { x: 0, y: 0, w: 0, h: 0 }, encoding: -224 },
-      ], 0xffff)]);
+      const { fb, client } = await session(8, 8, [
+        update(
+          [
+            { rect: { x: 1, y: 1, w: 2, h: 2 }, encoding: 0, body: raw },
+            { rect: { x: 0, y: 0, w: 0, h: 0 }, encoding: -224 },
+          ],
+          0xffff,
+        ),
+      ]);
       await client.nextUpdate();
       expect(fb.read({ x: 1, y: 1, w: 2, h: 2 })).toEqual(raw);
       expect(client.encodingsSeen.has('last-rect')).toBe(true);

@@ -35,7 +35,12 @@ async function connect(script: (peer: RfbPeer) => Promise<void>, options?: RfbUp
 /** What OpenSSL (its legacy provider, where DES lives) answers for a VNC challenge: an independent check of des.js. */
 function opensslVncResponse(challenge: Buffer, key: Buffer): Buffer {
   const script = `const c=require('crypto').createCipheriv('des-ecb',Buffer.from(process.argv[1],'hex'),null);c.setAutoPadding(false);process.stdout.write(Buffer.concat([c.update(Buffer.from(process.argv[2],'hex')),c.final()]).toString('hex'))`;
-  return Buffer.from(execFileSync(process.execPath, ['--openssl-legacy-provider', '-e', script, key.toString('hex'), challenge.toString('hex')], { encoding: 'utf8' }), 'hex');
+  return Buffer.from(
+    execFileSync(process.execPath, ['--openssl-legacy-provider', '-e', script, key.toString('hex'), challenge.toString('hex')], {
+      encoding: 'utf8',
+    }),
+    'hex',
+  );
 }
 
 describe('RfbUpstream against the demo RFB server', () => {
@@ -116,9 +121,13 @@ describe('RfbUpstream handshake', () => {
 
   it('rejects what is not RFB 3.x with one clear line', async () => {
     const garbled = await serve(async (peer) => peer.write('SSH-2.0-Open\n'));
-    expect((await failure(RfbUpstream.connect(garbled.dial(), new Framebuffer(1, 1)))).message).toBe('the server does not speak RFB (it sent "SSH-2.0-Open")');
+    expect((await failure(RfbUpstream.connect(garbled.dial(), new Framebuffer(1, 1)))).message).toBe(
+      'the server does not speak RFB (it sent "SSH-2.0-Open")',
+    );
     const newer = await serve(async (peer) => peer.write('RFB 004.001\n'));
-    expect((await failure(RfbUpstream.connect(newer.dial(), new Framebuffer(1, 1)))).message).toBe('RFB server speaks version 4.1; vconsole speaks 3.3 to 3.8');
+    expect((await failure(RfbUpstream.connect(newer.dial(), new Framebuffer(1, 1)))).message).toBe(
+      'RFB server speaks version 4.1; vconsole speaks 3.3 to 3.8',
+    );
   });
 
   it('reports a refusal, unknown security types, and a server that hangs up', async () => {
@@ -127,14 +136,17 @@ describe('RfbUpstream handshake', () => {
       await peer.read(12);
       peer.write(Buffer.concat([Buffer.from([0]), u32(9), Buffer.from('too many\x1b')]));
     });
-    expect((await failure(RfbUpstream.connect(refusing.dial(), new Framebuffer(1, 1)))).message).toBe('RFB server refused the connection: too many\\e');
+    expect((await failure(RfbUpstream.connect(refusing.dial(), new Framebuffer(1, 1)))).message).toBe(
+      'RFB server refused the connection: too many\\e',
+    );
     const exotic = await serve(async (peer) => {
       peer.write('RFB 003.008\n');
       await peer.read(12);
       peer.write([2, 16, 19]);
     });
-    expect((await failure(RfbUpstream.connect(exotic.dial(), new Framebuffer(1, 1)))).message)
-      .toBe('RFB server offers security types 16, 19; vconsole supports None (1) and VNC Authentication (2)');
+    expect((await failure(RfbUpstream.connect(exotic.dial(), new Framebuffer(1, 1)))).message).toBe(
+      'RFB server offers security types 16, 19; vconsole supports None (1) and VNC Authentication (2)',
+    );
     const hangingUp = await serve(async (peer) => {
       peer.write('RFB 003.008\n');
       await peer.read(12);
@@ -178,7 +190,9 @@ describe('VNC authentication', () => {
   it('answers the challenge as OpenSSL DES does with the bit-reversed password', () => {
     const challenge = Buffer.from('00112233445566778899aabbccddeeff', 'hex');
     // 'secret1' -> bytes with their bits reversed; longer passwords count 8 bytes only.
-    const key = Buffer.from(Buffer.from('secret1\0', 'latin1').map((b) => parseInt(b.toString(2).padStart(8, '0').split('').reverse().join(''), 2)));
+    const key = Buffer.from(
+      Buffer.from('secret1\0', 'latin1').map((b) => parseInt(b.toString(2).padStart(8, '0').split('').reverse().join(''), 2)),
+    );
     expect(vncAuthResponse(challenge, 'secret1')).toEqual(opensslVncResponse(challenge, key));
     expect(vncAuthResponse(challenge, 'longpassword')).toEqual(vncAuthResponse(challenge, 'longpass'));
   });
@@ -242,22 +256,41 @@ describe('RfbUpstream server messages and input', () => {
     client.pointer(5, 300, 2);
     client.clipboard('hé€');
     await expect.poll(() => sent).toBeDefined();
-    expect(sent?.toString('hex')).toBe([
-      '040100000000ff0d', 'ff00000100000061' + '0000001e', '040000000000ff0d', 'ff00000000000061' + '0000001e',
-      '0505012c0002', '06000000' + '00000003', '68e93f',
-    ].join(''));
+    expect(sent?.toString('hex')).toBe(
+      [
+        '040100000000ff0d',
+        'ff00000100000061' + '0000001e',
+        '040000000000ff0d',
+        'ff00000000000061' + '0000001e',
+        '0505012c0002',
+        '06000000' + '00000003',
+        '68e93f',
+      ].join(''),
+    );
   });
 
   it.each([
-    ['a rectangle beyond the screen', update([{ rect: { x: 4, y: 0, w: 8, h: 8 }, encoding: 0, body: Buffer.alloc(256) }]),
-      'RFB server broke the protocol: 8x8 rectangle at 4,0 lies outside the 8x8 screen'],
+    [
+      'a rectangle beyond the screen',
+      update([{ rect: { x: 4, y: 0, w: 8, h: 8 }, encoding: 0, body: Buffer.alloc(256) }]),
+      'RFB server broke the protocol: 8x8 rectangle at 4,0 lies outside the 8x8 screen',
+    ],
     ['an unknown message type', Buffer.from([77]), 'RFB server broke the protocol: unknown server message type 77'],
-    ['an encoding it did not ask for', update([{ rect: { x: 0, y: 0, w: 8, h: 8 }, encoding: 21 }]),
-      'RFB server broke the protocol: rectangle in encoding 21, which vconsole did not ask for'],
-    ['a huge Zlib length', update([{ rect: { x: 0, y: 0, w: 8, h: 8 }, encoding: 6, body: u32(0xffffffff) }]),
-      'RFB server broke the protocol: Zlib rectangle announces 4294967295 bytes of data, more than its size allows (1285)'],
-    ['a garbled zlib stream', update([{ rect: { x: 0, y: 0, w: 8, h: 8 }, encoding: 16, body: Buffer.concat([u32(4), Buffer.from('junk')]) }]),
-      'RFB server broke the protocol: compressed data does not start with a zlib header'],
+    [
+      'an encoding it did not ask for',
+      update([{ rect: { x: 0, y: 0, w: 8, h: 8 }, encoding: 21 }]),
+      'RFB server broke the protocol: rectangle in encoding 21, which vconsole did not ask for',
+    ],
+    [
+      'a huge Zlib length',
+      update([{ rect: { x: 0, y: 0, w: 8, h: 8 }, encoding: 6, body: u32(0xffffffff) }]),
+      'RFB server broke the protocol: Zlib rectangle announces 4294967295 bytes of data, more than its size allows (1285)',
+    ],
+    [
+      'a garbled zlib stream',
+      update([{ rect: { x: 0, y: 0, w: 8, h: 8 }, encoding: 16, body: Buffer.concat([u32(4), Buffer.from('junk')]) }]),
+      'RFB server broke the protocol: compressed data does not start with a zlib header',
+    ],
   ])('closes with one clear line on %s, and rejects waiting updates', async (_, bad, message) => {
     const { client, closed } = await connect(async (peer) => {
       await serveHandshake(peer, 8, 8);

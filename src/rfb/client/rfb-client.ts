@@ -59,7 +59,9 @@ interface RfbUpstreamEvents {
 export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
   private readonly queue = new ByteQueue();
   /** This connection's decoder of each pixel encoding, by RFB number: each keeps its own state (zlib streams). */
-  private readonly decoders = new Map<number, { name: PixelEncodingName; decoder: Decoder }>(DECODERS.map((kind) => [kind.encoding, { name: kind.name, decoder: kind.create() }]));
+  private readonly decoders = new Map<number, { name: PixelEncodingName; decoder: Decoder }>(
+    DECODERS.map((kind) => [kind.encoding, { name: kind.name, decoder: kind.create() }]),
+  );
   private readonly seen = new Set<string>();
   private handshaking = true;
   private wake: (() => void) | undefined;
@@ -83,7 +85,13 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
     private readonly options: RfbUpstreamOptions,
   ) {
     super();
-    this.loop = new ParseLoop(stream, this.queue, () => this.step(), (err) => this.broke(err), options.budget);
+    this.loop = new ParseLoop(
+      stream,
+      this.queue,
+      () => this.step(),
+      (err) => this.broke(err),
+      options.budget,
+    );
     stream.on('data', (chunk: Buffer) => {
       this.queue.push(chunk);
       if (this.handshaking) this.wake?.();
@@ -93,13 +101,21 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
     // reason): that account is waited for, and told as it is.
     stream.on('end', () => setImmediate(() => this.finish(new VconsoleError('RFB server closed the connection'))));
     stream.on('close', () => this.finish(new VconsoleError('RFB connection closed')));
-    stream.on('error', (err) => this.finish(err instanceof ConsoleEndedError ? err : new VconsoleError(`RFB connection failed: ${describeError(err)}`, { cause: err })));
+    stream.on('error', (err) =>
+      this.finish(
+        err instanceof ConsoleEndedError ? err : new VconsoleError(`RFB connection failed: ${describeError(err)}`, { cause: err }),
+      ),
+    );
   }
 
   static async connect(stream: Duplex, framebuffer: Framebuffer, options: RfbUpstreamOptions = {}): Promise<RfbUpstream> {
     const client = new RfbUpstream(stream, framebuffer, options);
     try {
-      const init = await clientHandshake((size) => client.read(size), (data) => stream.write(data), { password: options.password, shared: options.shared ?? true });
+      const init = await clientHandshake(
+        (size) => client.read(size),
+        (data) => stream.write(data),
+        { password: options.password, shared: options.shared ?? true },
+      );
       options.admitScreen?.(init.width, init.height);
       framebuffer.resize(init.width, init.height);
       framebuffer.setName(init.name);
@@ -110,7 +126,13 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
     client.handshaking = false;
     const pixelEncodings = options.encodings ?? DEFAULT_ENCODINGS;
     const encodings = [...pixelEncodings, ...PSEUDO_ENCODING_NAMES.filter((name) => !pixelEncodings.includes(name))];
-    stream.write(Buffer.concat([Buffer.from([0, 0, 0, 0]), encodePixelFormat(NATIVE_FORMAT), setEncodingsMessage(encodings.map((name) => ENCODINGS[name]))]));
+    stream.write(
+      Buffer.concat([
+        Buffer.from([0, 0, 0, 0]),
+        encodePixelFormat(NATIVE_FORMAT),
+        setEncodingsMessage(encodings.map((name) => ENCODINGS[name])),
+      ]),
+    );
     client.requestUpdate(false);
     // Bytes that came with ServerInit are parsed once the caller holds the client.
     client.loop.start();
@@ -308,7 +330,8 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
   }
 
   private resize(width: number, height: number): void {
-    if (width > MAX_SCREEN_SIDE || height > MAX_SCREEN_SIDE) throw new RfbProtocolError(`new screen size ${width}x${height} is larger than vconsole supports`);
+    if (width > MAX_SCREEN_SIDE || height > MAX_SCREEN_SIDE)
+      throw new RfbProtocolError(`new screen size ${width}x${height} is larger than vconsole supports`);
     // Only a real change asks for the whole screen again: QEMU answers every full request with
     // an ExtendedDesktopSize of the same size, which must not start a loop of full updates.
     if (width === this.fb.width && height === this.fb.height) return;

@@ -45,11 +45,14 @@ export class DemoDesktop {
 
   /** Fires just after each wall-clock second so the clock flips when the viewer's own clock does. */
   private scheduleTick(): void {
-    this.timer = setTimeout(() => {
-      this.change((screen) => screen.setClock(new Date()));
-      if (this.listeners.size > 0) this.scheduleTick();
-      else this.timer = undefined;
-    }, 1000 - (Date.now() % 1000) + 5);
+    this.timer = setTimeout(
+      () => {
+        this.change((screen) => screen.setClock(new Date()));
+        if (this.listeners.size > 0) this.scheduleTick();
+        else this.timer = undefined;
+      },
+      1000 - (Date.now() % 1000) + 5,
+    );
     this.timer.unref();
   }
 }

@@ -70,7 +70,15 @@ describe('demo screen', () => {
   });
 
   it('names keysyms, buttons and times as a user reads them', () => {
-    expect([0x61, 0x20, 0xff1b, 0xffbe, 0xffc9, 0x10020ac, 0xe9].map(keysymName)).toEqual(['a', 'space', 'Escape', 'F1', 'F12', 'U+20AC', '0x00e9']);
+    expect([0x61, 0x20, 0xff1b, 0xffbe, 0xffc9, 0x10020ac, 0xe9].map(keysymName)).toEqual([
+      'a',
+      'space',
+      'Escape',
+      'F1',
+      'F12',
+      'U+20AC',
+      '0x00e9',
+    ]);
     expect(buttonNames(0)).toBe('none');
     expect(buttonNames(0b101)).toBe('left right');
     expect(formatClock(at(23, 0, 9))).toBe('23:00:09');

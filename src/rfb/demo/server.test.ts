@@ -84,7 +84,9 @@ describe('demo RFB server', () => {
       const frame = result.frame as Buffer;
       expect(frame.length).toBe(800 * 600 * 4);
       expect(foregroundPixels(band(frame, 800, lineBand('title')))).toBeGreaterThan(500);
-      expect(band(frame, 800, lineBand('title')).equals(band(new DemoScreen('vm-alpha', 800, 600).pixels, 800, lineBand('title')))).toBe(true);
+      expect(band(frame, 800, lineBand('title')).equals(band(new DemoScreen('vm-alpha', 800, 600).pixels, 800, lineBand('title')))).toBe(
+        true,
+      );
       expect(foregroundPixels(band(frame, 800, { x: 0, y: lineBand('title').y - 10, w: 800, h: 5 }))).toBe(0);
     } finally {
       await Promise.all(servers.splice(0).map((server) => server.close()));

@@ -129,10 +129,13 @@ export async function startDemoRfbServer(options: DemoRfbServerOptions): Promise
         },
         async close() {
           const closed = new Promise<void>((done) => server.close(() => done()));
-          const sessionsEnded = [...sockets].map((socket) => new Promise<void>((done) => {
-            socket.once('close', () => done());
-            socket.destroy();
-          }));
+          const sessionsEnded = [...sockets].map(
+            (socket) =>
+              new Promise<void>((done) => {
+                socket.once('close', () => done());
+                socket.destroy();
+              }),
+          );
           await Promise.all([closed, ...sessionsEnded]);
         },
       });

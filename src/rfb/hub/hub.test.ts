@@ -50,7 +50,11 @@ function hubFor(source: UpstreamSource, options: ConstructorParameters<typeof Rf
 }
 
 const logs: [LogLevel, string][] = [];
-const context = (peer?: string): DialContext => ({ signal: new AbortController().signal, log: (level, message) => logs.push([level, message]), peer });
+const context = (peer?: string): DialContext => ({
+  signal: new AbortController().signal,
+  log: (level, message) => logs.push([level, message]),
+  peer,
+});
 
 /** A viewer on the hub: an RFB client that keeps asking for updates in the background. */
 async function viewer(hub: RfbHub, password?: string) {
@@ -120,7 +124,10 @@ describe('RfbHub', () => {
     await waitFor(() => good.framebuffer.width === 800, 'the screen after the right password');
     logs.length = 0;
     await failure(viewer(hub, 'wrong'));
-    await waitFor(() => logs.some(([, line]) => /wrong VNC password from 10\.1\.2\.3: viewer refused/.test(line)), 'the refusal in the log');
+    await waitFor(
+      () => logs.some(([, line]) => /wrong VNC password from 10\.1\.2\.3: viewer refused/.test(line)),
+      'the refusal in the log',
+    );
     expect(JSON.stringify(logs)).not.toContain('hunter2');
   });
 
@@ -148,7 +155,12 @@ describe('RfbHub', () => {
     const consoles: ViewerSession[] = [];
     const picture = new Framebuffer(64, 48);
     const server = net.createServer((socket) => {
-      consoles.push(serveViewer(socket, { framebuffer: picture, input: { key: () => undefined, pointer: () => undefined, clipboard: (text) => received.push(text) } }));
+      consoles.push(
+        serveViewer(socket, {
+          framebuffer: picture,
+          input: { key: () => undefined, pointer: () => undefined, clipboard: (text) => received.push(text) },
+        }),
+      );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     cleanup.push(() => new Promise((resolve) => server.close(resolve)));
@@ -167,7 +179,10 @@ describe('RfbHub', () => {
     expect(consoles).toHaveLength(1);
     consoles[0].clipboard('from the vm');
     consoles[0].bell();
-    await waitFor(() => heard.every((h) => h.clipboard.includes('from the vm') && h.bells === 1), 'the VM clipboard and bell at every viewer');
+    await waitFor(
+      () => heard.every((h) => h.clipboard.includes('from the vm') && h.bells === 1),
+      'the VM clipboard and bell at every viewer',
+    );
   });
 
   it("fails its pre-flight as the console's own failure (not its target's) when the console breaks the protocol", async () => {

@@ -133,7 +133,8 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     this.viewers.add(viewer);
     viewer.on('close', (err) => {
       this.viewers.delete(viewer);
-      if (err instanceof ViewerDroppedError) context.log('warn', `viewer${context.peer ? ` from ${context.peer}` : ''} disconnected: ${err.message}`);
+      if (err instanceof ViewerDroppedError)
+        context.log('warn', `viewer${context.peer ? ` from ${context.peer}` : ''} disconnected: ${err.message}`);
     });
     return relayEnd;
   }
@@ -186,7 +187,8 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     try {
       stream = await this.inner.dial({ signal: AbortSignal.any([both, dialTimeout]), log, preserveSession: redial || undefined });
     } catch (err) {
-      if (dialTimeout.aborted && !both.aborted) throw new SilentConsoleError(`timed out opening the console (${durationText(DIAL_TIMEOUT_MS)})`);
+      if (dialTimeout.aborted && !both.aborted)
+        throw new SilentConsoleError(`timed out opening the console (${durationText(DIAL_TIMEOUT_MS)})`);
       throw err;
     }
     // A console that answers the handshake and never draws fails here rather than hold its start forever.

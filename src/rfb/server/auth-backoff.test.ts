@@ -40,7 +40,9 @@ describe('AuthBackoff', () => {
     const lines: string[] = [];
     const gate = backoff.gate('[::ffff:127.0.0.2]:5000', (line) => lines.push(line));
     for (let i = 0; i < 5; i++) advance(gate.failed());
-    expect(lines).toEqual([expect.stringMatching(/^wrong VNC password from 127\.0\.0\.2: viewer refused; .*waits 1 s, doubling up to 30 s/)]);
+    expect(lines).toEqual([
+      expect.stringMatching(/^wrong VNC password from 127\.0\.0\.2: viewer refused; .*waits 1 s, doubling up to 30 s/),
+    ]);
     advance(60_000);
     gate.failed();
     expect(lines).toHaveLength(2);

@@ -26,7 +26,10 @@ export class ViewerDamage {
   qemuKeyAckDue = false;
 
   /** `width` x `height`: the size the viewer was last told. */
-  constructor(private width: number, private height: number) {}
+  constructor(
+    private width: number,
+    private height: number,
+  ) {}
 
   /** The viewer was told this size (ServerInit). */
   told(width: number, height: number): void {
@@ -113,7 +116,10 @@ export class ViewerDamage {
 function splitRows(r: Rect, pixels: number): [Rect, Rect | undefined] {
   const rows = Math.min(r.h, Math.max(1, Math.floor(pixels / r.w)));
   if (rows === r.h) return [r, undefined];
-  return [{ ...r, h: rows }, { x: r.x, y: r.y + rows, w: r.w, h: r.h - rows }];
+  return [
+    { ...r, h: rows },
+    { x: r.x, y: r.y + rows, w: r.w, h: r.h - rows },
+  ];
 }
 
 function contains(outer: Rect, inner: Rect): boolean {

@@ -14,7 +14,17 @@ afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
-const RGB565: PixelFormat = { ...NATIVE_FORMAT, bitsPerPixel: 16, depth: 16, redMax: 31, greenMax: 63, blueMax: 31, redShift: 11, greenShift: 5, blueShift: 0 };
+const RGB565: PixelFormat = {
+  ...NATIVE_FORMAT,
+  bitsPerPixel: 16,
+  depth: 16,
+  redMax: 31,
+  greenMax: 63,
+  blueMax: 31,
+  redShift: 11,
+  greenShift: 5,
+  blueShift: 0,
+};
 
 interface Recorded extends ViewerInput {
   events: string[];
@@ -37,7 +47,8 @@ function painted(width = 150, height = 100): Framebuffer {
   fb.fill({ x: 0, y: 0, w: width, h: height }, 0x1b2838);
   for (let x = 0; x < 40; x += 4) fb.fill({ x, y: 10, w: 2, h: 30 }, 0xffc857);
   const gradient = Buffer.alloc(100 * 40 * 4);
-  for (let i = 0; i < 100 * 40; i += 1) gradient.writeUInt32LE(((i * 37) & 0xff) | ((i * 13) & 0xff) << 8 | ((i * 7) & 0xff) << 16, i * 4);
+  for (let i = 0; i < 100 * 40; i += 1)
+    gradient.writeUInt32LE(((i * 37) & 0xff) | (((i * 13) & 0xff) << 8) | (((i * 7) & 0xff) << 16), i * 4);
   fb.putPixels({ x: 45, y: 50, w: 100, h: 40 }, gradient);
   fb.fill({ x: 30, y: 15, w: 3, h: 3 }, 0x7ee081);
   const stripes = [0xf2f4f8, 0x9fb3c8, 0x6c7f93];
@@ -62,7 +73,11 @@ function expected(fb: Framebuffer, format: PixelFormat): number[] {
   for (let i = 0; i < fb.width * fb.height; i += 1) {
     const [b, g, r] = [px[i * 4], px[i * 4 + 1], px[i * 4 + 2]];
     const scale = (v: number, max: number) => Math.round((v * max) / 255);
-    out.push((scale(r, format.redMax) * 2 ** format.redShift) + (scale(g, format.greenMax) * 2 ** format.greenShift) + (scale(b, format.blueMax) * 2 ** format.blueShift));
+    out.push(
+      scale(r, format.redMax) * 2 ** format.redShift +
+        scale(g, format.greenMax) * 2 ** format.greenShift +
+        scale(b, format.blueMax) * 2 ** format.blueShift,
+    );
   }
   return out;
 }
@@ -78,10 +93,12 @@ async function connectViewer(options: ViewerServerOptions): Promise<Served & { c
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as net.AddressInfo).port;
-  const accepted = new Promise<Served>((resolve) => server.once('connection', (socket) => {
-    const session = serveViewer(socket, options);
-    resolve({ session, socket, closed: new Promise((done) => session.once('close', done)) });
-  }));
+  const accepted = new Promise<Served>((resolve) =>
+    server.once('connection', (socket) => {
+      const session = serveViewer(socket, options);
+      resolve({ session, socket, closed: new Promise((done) => session.once('close', done)) });
+    }),
+  );
   const client = net.connect(port, '127.0.0.1');
   cleanups.push(() => {
     client.destroy();
@@ -115,7 +132,10 @@ describe('serveViewer handshake and security', () => {
 
     it(`accepts the right VNC password at RFB ${version}`, async () => {
       const fb = painted();
-      const { viewer: client } = await viewer({ framebuffer: fb, input: recorder(), password: 'sesame-long-pw' }, { version, password: 'sesame-l' });
+      const { viewer: client } = await viewer(
+        { framebuffer: fb, input: recorder(), password: 'sesame-long-pw' },
+        { version, password: 'sesame-l' },
+      );
       await fullUpdate(client);
       expect([...client.values]).toEqual(expected(fb, NATIVE_FORMAT));
     });
@@ -123,7 +143,12 @@ describe('serveViewer handshake and security', () => {
 
   it('refuses a wrong VNC password with a reason at 3.8 and reports it', async () => {
     let failures = 0;
-    const served = await connectViewer({ framebuffer: painted(), input: recorder(), password: 'sesame', onAuthFailure: () => (failures += 1) });
+    const served = await connectViewer({
+      framebuffer: painted(),
+      input: recorder(),
+      password: 'sesame',
+      onAuthFailure: () => (failures += 1),
+    });
     const err = await failure(RfbClient.connect(served.client, { password: 'sesamE' }));
     expect(err.message).toBe('security failed: authentication failed');
     expect(failures).toBe(1);
@@ -143,7 +168,7 @@ describe('serveViewer handshake and security', () => {
     expect((await served.closed)?.message).toBe('RFB viewer: security type 1 is not offered (only 2); the viewer was disconnected');
   });
 
-  it('holds a wrong password\'s answer for the back-off, and refuses the address at once meanwhile, unchecked', async () => {
+  it("holds a wrong password's answer for the back-off, and refuses the address at once meanwhile, unchecked", async () => {
     const backoff = new AuthBackoff({ firstMs: 800 });
     const options = () => ({ framebuffer: painted(), input: recorder(), password: 'sesame', authGate: backoff.gate('10.0.0.9:1000') });
     const wrong = await connectViewer(options());
@@ -177,7 +202,7 @@ describe('serveViewer pixels and encodings', () => {
     expect([...client.values]).toEqual(expected(fb, RGB565));
   });
 
-  it('sends a viewer in the framebuffer\'s own format its bytes as Raw, unchanged', async () => {
+  it("sends a viewer in the framebuffer's own format its bytes as Raw, unchanged", async () => {
     const fb = painted();
     const { viewer: client } = await viewer({ framebuffer: fb, input: recorder() }, { format: NATIVE_FORMAT, encodings: [0] });
     await fullUpdate(client);
@@ -200,14 +225,27 @@ describe('serveViewer pixels and encodings', () => {
     const colourMap: PixelFormat = { ...NATIVE_FORMAT, bitsPerPixel: 8, depth: 8, trueColour: false };
     const { viewer: client } = await viewer({ framebuffer: fb, input: recorder() }, { format: colourMap, encodings: [5] });
     await fullUpdate(client);
-    const palette: PixelFormat = { ...colourMap, trueColour: true, redMax: 7, greenMax: 7, blueMax: 3, redShift: 0, greenShift: 3, blueShift: 6 };
+    const palette: PixelFormat = {
+      ...colourMap,
+      trueColour: true,
+      redMax: 7,
+      greenMax: 7,
+      blueMax: 3,
+      redShift: 0,
+      greenShift: 3,
+      blueShift: 6,
+    };
     expect(client.colourMaps).toBe(1);
     expect([...client.values]).toEqual(expected(fb, palette));
   });
 
   const cases: Array<[string, number, PixelFormat]> = [
-    ['Hextile', 5, NATIVE_FORMAT], ['Hextile', 5, RGB565], ['ZRLE', 16, NATIVE_FORMAT], ['ZRLE', 16, RGB565],
-    ['ZRLE', 16, { ...NATIVE_FORMAT, bigEndian: true }], ['Raw', 0, { ...RGB565, bigEndian: true }],
+    ['Hextile', 5, NATIVE_FORMAT],
+    ['Hextile', 5, RGB565],
+    ['ZRLE', 16, NATIVE_FORMAT],
+    ['ZRLE', 16, RGB565],
+    ['ZRLE', 16, { ...NATIVE_FORMAT, bigEndian: true }],
+    ['Raw', 0, { ...RGB565, bigEndian: true }],
   ];
   for (const [name, encoding, format] of cases) {
     it(`${name} at ${format.bitsPerPixel}bpp${format.bigEndian ? ' big-endian' : ''} decodes back to the framebuffer, update after update`, async () => {
@@ -226,7 +264,11 @@ describe('serveViewer pixels and encodings', () => {
     });
   }
 
-  for (const [encoding, format] of [[16, NATIVE_FORMAT], [16, RGB565], [5, NATIVE_FORMAT]] as const) {
+  for (const [encoding, format] of [
+    [16, NATIVE_FORMAT],
+    [16, RGB565],
+    [5, NATIVE_FORMAT],
+  ] as const) {
     it(`encoding ${encoding} at ${format.bitsPerPixel}bpp decodes palette tiles`, async () => {
       const fb = paletteTiles();
       const { viewer: client } = await viewer({ framebuffer: fb, input: recorder() }, { format, encodings: [encoding] });
@@ -235,7 +277,7 @@ describe('serveViewer pixels and encodings', () => {
     });
   }
 
-  it('ZRLE decodes tiles at the palette\'s limits: 16, 17, 127 and 128 colours in runs', async () => {
+  it("ZRLE decodes tiles at the palette's limits: 16, 17, 127 and 128 colours in runs", async () => {
     const fb = new Framebuffer(256, 64, 'limits');
     [16, 17, 127, 128].forEach((colours, tile) => {
       for (let i = 0; i < 64 * 64; i += 1) {
@@ -258,7 +300,10 @@ describe('serveViewer pixels and encodings', () => {
     fb.damage({ x: 100, y: 10, w: 4, h: 4 });
     client.requestUpdate(true);
     const rects = await client.readUpdate();
-    expect(rects.map(({ x, y, w, h }) => ({ x, y, w, h })).sort((a, b) => a.x - b.x)).toEqual([{ x: 10, y: 60, w: 8, h: 8 }, { x: 100, y: 10, w: 4, h: 4 }]);
+    expect(rects.map(({ x, y, w, h }) => ({ x, y, w, h })).sort((a, b) => a.x - b.x)).toEqual([
+      { x: 10, y: 60, w: 8, h: 8 },
+      { x: 100, y: 10, w: 4, h: 4 },
+    ]);
     expect([...client.values]).toEqual(expected(fb, NATIVE_FORMAT));
   });
 
@@ -281,7 +326,10 @@ describe('serveViewer on a huge screen', () => {
     const fb = new Framebuffer(width, height, 'huge');
     for (let y = 0; y < height; y += 50) fb.fill({ x: 0, y, w: width, h: 50 }, (y * 2654435761) & 0xffffff);
     for (let x = 0; x < width; x += 333) fb.fill({ x, y: 0, w: 7, h: height }, 0xffffff - x);
-    const { viewer: client } = await viewer({ framebuffer: fb, input: recorder() }, { format: NATIVE_FORMAT, encodings: [16], timeoutMs: 30_000 });
+    const { viewer: client } = await viewer(
+      { framebuffer: fb, input: recorder() },
+      { format: NATIVE_FORMAT, encodings: [16], timeoutMs: 30_000 },
+    );
     const area = (rects: Array<{ w: number; h: number }>) => rects.reduce((sum, r) => sum + r.w * r.h, 0);
     let sent = area(await fullUpdate(client));
     expect(sent, 'pixels in the first update').toBeLessThanOrEqual(VIEWER_UPDATE_MAX_PIXELS);
@@ -417,8 +465,14 @@ describe('serveViewer input and sessions', () => {
     expect(error?.message).toBe('it finished no VNC handshake within 200 ms');
   });
 
-  it('gives a viewer that was sent the challenge the password answer\'s longer wait: a person typing is not cut off', async () => {
-    const served = await connectViewer({ framebuffer: painted(), input: recorder(), password: 'sesame', preauthTimeoutMs: 200, passwordAnswerTimeoutMs: 60_000 });
+  it("gives a viewer that was sent the challenge the password answer's longer wait: a person typing is not cut off", async () => {
+    const served = await connectViewer({
+      framebuffer: painted(),
+      input: recorder(),
+      password: 'sesame',
+      preauthTimeoutMs: 200,
+      passwordAnswerTimeoutMs: 60_000,
+    });
     const reader = new ByteReader(served.client);
     await reader.read(12, 5000, 'the version');
     served.client.write('RFB 003.008\n');
@@ -434,8 +488,14 @@ describe('serveViewer input and sessions', () => {
     expect((await reader.read(4, 5000, 'the result')).readUInt32BE(0)).toBe(0);
   });
 
-  it('still drops a viewer that never answers the challenge, once the password answer\'s wait is over', async () => {
-    const served = await connectViewer({ framebuffer: painted(), input: recorder(), password: 'sesame', preauthTimeoutMs: 60_000, passwordAnswerTimeoutMs: 300 });
+  it("still drops a viewer that never answers the challenge, once the password answer's wait is over", async () => {
+    const served = await connectViewer({
+      framebuffer: painted(),
+      input: recorder(),
+      password: 'sesame',
+      preauthTimeoutMs: 60_000,
+      passwordAnswerTimeoutMs: 300,
+    });
     const reader = new ByteReader(served.client);
     await reader.read(12, 5000, 'the version');
     served.client.write('RFB 003.008\n');
@@ -477,7 +537,8 @@ describe('serveViewer input and sessions', () => {
     let full = false;
     let room: (() => void) | undefined;
     const served = await viewer({
-      framebuffer: painted(), input: { ...input, roomForInput: () => (full ? new Promise<void>((resolve) => (room = resolve)) : undefined) },
+      framebuffer: painted(),
+      input: { ...input, roomForInput: () => (full ? new Promise<void>((resolve) => (room = resolve)) : undefined) },
     });
     await fullUpdate(served.viewer); // the viewer's set-up messages are read
     full = true;

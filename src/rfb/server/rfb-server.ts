@@ -6,8 +6,14 @@ import type { Framebuffer } from '../wire/framebuffer.js';
 import { PASSWORD_ANSWER_TIMEOUT_MS, PREAUTH_TIMEOUT_MS, VIEWER_STALL_TIMEOUT_MS } from '../../limits.js';
 import { PixelPacker } from '../wire/pixel-values.js';
 import {
-  NATIVE_FORMAT, RfbProtocolError, colourMapEntries, encodeServerInit, negotiateVersion, parseClientMessage,
-  serverSideFormat, type ClientMessage,
+  NATIVE_FORMAT,
+  RfbProtocolError,
+  colourMapEntries,
+  encodeServerInit,
+  negotiateVersion,
+  parseClientMessage,
+  serverSideFormat,
+  type ClientMessage,
 } from '../wire/rfb-wire.js';
 import type { AuthGate } from './auth-backoff.js';
 import { checkVncAuth, newVncChallenge } from '../wire/vnc-auth.js';
@@ -116,7 +122,10 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     this.sendUpdateIfDue();
   };
 
-  constructor(private readonly stream: Duplex, private readonly options: ViewerServerOptions) {
+  constructor(
+    private readonly stream: Duplex,
+    private readonly options: ViewerServerOptions,
+  ) {
     super();
     this.securityType = options.password === undefined ? SECURITY_NONE : SECURITY_VNC_AUTH;
     this.pending = new ViewerDamage(options.framebuffer.width, options.framebuffer.height);
@@ -412,21 +421,24 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     if (!plan) return;
     this.busy = true;
     const cancelled = () => this.closed;
-    encodeUpdate(plan, this.options.framebuffer, this.packer, this.encoding, this.zlib, { cancelled }).then((parts) => {
-      if (this.closed) return;
-      // Corked, the parts leave in one writev; the last write's answer covers all that is buffered.
-      this.stream.cork();
-      let drained = true;
-      for (const part of parts) drained = this.output.write(part);
-      this.stream.uncork();
-      const resume = () => {
-        this.busy = false;
-        this.output.release();
-        this.sendUpdateIfDue();
-      };
-      if (drained) resume();
-      else this.stream.once('drain', resume);
-    }, (err: Error) => this.finish(err));
+    encodeUpdate(plan, this.options.framebuffer, this.packer, this.encoding, this.zlib, { cancelled }).then(
+      (parts) => {
+        if (this.closed) return;
+        // Corked, the parts leave in one writev; the last write's answer covers all that is buffered.
+        this.stream.cork();
+        let drained = true;
+        for (const part of parts) drained = this.output.write(part);
+        this.stream.uncork();
+        const resume = () => {
+          this.busy = false;
+          this.output.release();
+          this.sendUpdateIfDue();
+        };
+        if (drained) resume();
+        else this.stream.once('drain', resume);
+      },
+      (err: Error) => this.finish(err),
+    );
   }
 }
 

@@ -62,29 +62,46 @@ describe('encodeUpdate', () => {
   it.each([
     ['ZRLE', ENCODING.zrle, 8192, 4096],
     ['Hextile', ENCODING.hextile, 4096, 2048],
-  ])('encodes a huge %s update across turns of the loop, never holding it long', async (_name, encoding, width, height) => {
-    const fb = noisy(width, height, 8);
-    const zlib = new ZrleCompressor();
-    cleanups.push(() => zlib.close());
-    const stalls = loopStalls();
-    const parts = await encodeUpdate({ rects: [{ x: 0, y: 0, w: width, h: height }] }, fb, new PixelPacker(NATIVE_FORMAT), encoding, zlib);
-    expect(stalls.stop(), 'the longest the loop waited (ms)').toBeLessThan(STALL_BOUND_MS);
-    expect(parts[0].readUInt16BE(2), 'rectangles in the update').toBe(1);
-  }, 60_000);
+  ])(
+    'encodes a huge %s update across turns of the loop, never holding it long',
+    async (_name, encoding, width, height) => {
+      const fb = noisy(width, height, 8);
+      const zlib = new ZrleCompressor();
+      cleanups.push(() => zlib.close());
+      const stalls = loopStalls();
+      const parts = await encodeUpdate(
+        { rects: [{ x: 0, y: 0, w: width, h: height }] },
+        fb,
+        new PixelPacker(NATIVE_FORMAT),
+        encoding,
+        zlib,
+      );
+      expect(stalls.stop(), 'the longest the loop waited (ms)').toBeLessThan(STALL_BOUND_MS);
+      expect(parts[0].readUInt16BE(2), 'rectangles in the update').toBe(1);
+    },
+    60_000,
+  );
 
-  it.each(['zrle', 'hextile', 'raw'] as const)('sends, band by band over many turns, a %s update vconsole\'s own client draws exactly', async (name) => {
-    const fb = noisy(500, 300);
-    fb.fill({ x: 10, y: 20, w: 200, h: 100 }, 0x336699);
-    const rects = [{ x: 3, y: 5, w: 301, h: 250 }, { x: 400, y: 0, w: 77, h: 300 }, { x: 0, y: 290, w: 500, h: 10 }];
-    const zlib = new ZrleCompressor();
-    cleanups.push(() => zlib.close());
-    // A budget this small cuts each rectangle into bands of one tile row, each in its own turn.
-    const turns = new EncodeTurns(4000);
-    const parts = await encodeUpdate({ rects }, fb, new PixelPacker(NATIVE_FORMAT), ENCODING[name], zlib, { turns });
-    expect(parts[0].readUInt16BE(2), 'rectangles in the update').toBe(3);
-    const drawn = await decoded(fb, Buffer.concat(parts), name);
-    for (const r of rects) expect(rgbOf(drawn, r).equals(rgbOf(fb, r)), `pixels of ${JSON.stringify(r)}`).toBe(true);
-  });
+  it.each(['zrle', 'hextile', 'raw'] as const)(
+    "sends, band by band over many turns, a %s update vconsole's own client draws exactly",
+    async (name) => {
+      const fb = noisy(500, 300);
+      fb.fill({ x: 10, y: 20, w: 200, h: 100 }, 0x336699);
+      const rects = [
+        { x: 3, y: 5, w: 301, h: 250 },
+        { x: 400, y: 0, w: 77, h: 300 },
+        { x: 0, y: 290, w: 500, h: 10 },
+      ];
+      const zlib = new ZrleCompressor();
+      cleanups.push(() => zlib.close());
+      // A budget this small cuts each rectangle into bands of one tile row, each in its own turn.
+      const turns = new EncodeTurns(4000);
+      const parts = await encodeUpdate({ rects }, fb, new PixelPacker(NATIVE_FORMAT), ENCODING[name], zlib, { turns });
+      expect(parts[0].readUInt16BE(2), 'rectangles in the update').toBe(3);
+      const drawn = await decoded(fb, Buffer.concat(parts), name);
+      for (const r of rects) expect(rgbOf(drawn, r).equals(rgbOf(fb, r)), `pixels of ${JSON.stringify(r)}`).toBe(true);
+    },
+  );
 
   it('cuts the update short, still valid, at the band a resize reached', async () => {
     const fb = noisy(300, 400);
@@ -93,7 +110,9 @@ describe('encodeUpdate', () => {
     const zlib = new ZrleCompressor();
     cleanups.push(() => zlib.close());
     const turns = new EncodeTurns(4000);
-    const encoding = encodeUpdate({ rects: [{ x: 0, y: 0, w: 300, h: 400 }] }, fb, new PixelPacker(NATIVE_FORMAT), ENCODING.zrle, zlib, { turns });
+    const encoding = encodeUpdate({ rects: [{ x: 0, y: 0, w: 300, h: 400 }] }, fb, new PixelPacker(NATIVE_FORMAT), ENCODING.zrle, zlib, {
+      turns,
+    });
     setImmediate(() => fb.resize(200, 200));
     const parts = await encoding;
     const rows = parts[1].readUInt16BE(6);
@@ -124,7 +143,7 @@ describe('ViewerDamage', () => {
 });
 
 describe('EncodeTurns', () => {
-  it('serves those waiting in the order they asked, a turn\'s budget at a time', async () => {
+  it("serves those waiting in the order they asked, a turn's budget at a time", async () => {
     const turns = new EncodeTurns(100);
     const order: string[] = [];
     expect(turns.take(100)).toBeUndefined();

@@ -62,7 +62,11 @@ const TILE_ROWS: Record<number, number> = { [ENCODING.zrle]: 64, [ENCODING.hexti
  * the band it reached (the rectangle is cut to the rows sent): the new size's picture follows.
  */
 export async function encodeUpdate(
-  plan: UpdatePlan, framebuffer: Framebuffer, packer: PixelPacker, encoding: number, zlib: ZrleCompressor,
+  plan: UpdatePlan,
+  framebuffer: Framebuffer,
+  packer: PixelPacker,
+  encoding: number,
+  zlib: ZrleCompressor,
   options: EncodeOptions = {},
 ): Promise<Buffer[]> {
   const parts: Buffer[] = [];

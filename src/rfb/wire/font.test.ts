@@ -14,7 +14,14 @@ describe('bitmap font', () => {
   });
 
   it('draws distinct glyphs for characters a user could confuse', () => {
-    const pairs = [['0', 'O'], ['1', 'l'], ['5', 'S'], ['8', 'B'], [':', ';'], ['-', '_']];
+    const pairs = [
+      ['0', 'O'],
+      ['1', 'l'],
+      ['5', 'S'],
+      ['8', 'B'],
+      [':', ';'],
+      ['-', '_'],
+    ];
     for (const [a, b] of pairs) expect(glyphRows(a)).not.toEqual(glyphRows(b));
   });
 

@@ -31,7 +31,10 @@ describe('Framebuffer', () => {
     fb.damage({ x: 2, y: 2, w: 5, h: 5 });
     fb.resize(8, 2);
     fb.resize(8, 2);
-    expect(events).toEqual([['damage', { x: 2, y: 2, w: 2, h: 2 }], ['resize', 8, 2]]);
+    expect(events).toEqual([
+      ['damage', { x: 2, y: 2, w: 2, h: 2 }],
+      ['resize', 8, 2],
+    ]);
     expect(fb.pixels.length).toBe(8 * 2 * 4);
   });
 });

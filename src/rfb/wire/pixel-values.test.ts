@@ -14,15 +14,15 @@ describe('PixelPacker', () => {
   it('reads native values and Raw bytes the same from unaligned memory, padding cleared', () => {
     const packer = new PixelPacker(NATIVE_FORMAT);
     const rect = { x: 1, y: 0, w: 2, h: 2 };
-    const colours = [1, 2, 4, 5].map((i) => (i * 30) * 65536 + (i * 20) * 256 + i * 10);
+    const colours = [1, 2, 4, 5].map((i) => i * 30 * 65536 + i * 20 * 256 + i * 10);
     expect([...packer.rectValues(picture(), 3, rect)]).toEqual(colours);
     const raw = packer.rawBytes(picture(), 3, rect);
     expect([0, 1, 2, 3].map((i) => raw.readUInt32LE(i * 4))).toEqual(colours);
   });
 
-  it('converts through the tables when the viewer\'s format is not the native one', () => {
+  it("converts through the tables when the viewer's format is not the native one", () => {
     const bgr: typeof NATIVE_FORMAT = { ...NATIVE_FORMAT, redShift: 0, blueShift: 16 };
     const raw = new PixelPacker(bgr).rawBytes(picture(), 3, { x: 0, y: 1, w: 1, h: 1 });
-    expect(raw.readUInt32LE(0)).toBe((3 * 10) * 65536 + (3 * 20) * 256 + 3 * 30);
+    expect(raw.readUInt32LE(0)).toBe(3 * 10 * 65536 + 3 * 20 * 256 + 3 * 30);
   });
 });

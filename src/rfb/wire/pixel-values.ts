@@ -12,8 +12,16 @@ const RGB_BITS = 0x00ffffff;
  * shifts 16, 8 and 0. Depth and byte order do not change the values (byte order changes bytes).
  */
 function sameValues(f: PixelFormat): boolean {
-  return f.trueColour && f.bitsPerPixel === 32 && f.redMax === 255 && f.greenMax === 255 && f.blueMax === 255
-    && f.redShift === 16 && f.greenShift === 8 && f.blueShift === 0;
+  return (
+    f.trueColour &&
+    f.bitsPerPixel === 32 &&
+    f.redMax === 255 &&
+    f.greenMax === 255 &&
+    f.blueMax === 255 &&
+    f.redShift === 16 &&
+    f.greenShift === 8 &&
+    f.blueShift === 0
+  );
 }
 
 /** `bgrx` as 32-bit numbers without a copy, when it lies on a 4-byte boundary of a little-endian machine. */
@@ -126,7 +134,12 @@ export class PixelPacker {
  * and bottom edges), row by row: what Hextile (16) and ZRLE (64) encode one at a time. Every
  * tile is the same scratch array, overwritten by the next: use it before asking for the next.
  */
-export function* tilesOf(values: Uint32Array, w: number, h: number, size: number): Generator<{ tile: Uint32Array; tw: number; th: number }> {
+export function* tilesOf(
+  values: Uint32Array,
+  w: number,
+  h: number,
+  size: number,
+): Generator<{ tile: Uint32Array; tw: number; th: number }> {
   const scratch = new Uint32Array(size * size);
   for (let ty = 0; ty < h; ty += size) {
     for (let tx = 0; tx < w; tx += size) {

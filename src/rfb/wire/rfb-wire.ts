@@ -36,7 +36,17 @@ export const NATIVE_FORMAT: PixelFormat = {
 };
 
 /** The true-colour layout used for 8bpp colour-map clients, matching `colourMapEntries`. */
-const PALETTE_FORMAT: PixelFormat = { ...NATIVE_FORMAT, bitsPerPixel: 8, depth: 8, redMax: 7, greenMax: 7, blueMax: 3, redShift: 0, greenShift: 3, blueShift: 6 };
+const PALETTE_FORMAT: PixelFormat = {
+  ...NATIVE_FORMAT,
+  bitsPerPixel: 8,
+  depth: 8,
+  redMax: 7,
+  greenMax: 7,
+  blueMax: 3,
+  redShift: 0,
+  greenShift: 3,
+  blueShift: 6,
+};
 
 export function encodePixelFormat(f: PixelFormat): Buffer {
   const out = Buffer.alloc(16);
@@ -79,7 +89,11 @@ export function serverSideFormat(asked: PixelFormat): PixelFormat {
     if (asked.bitsPerPixel !== 8) throw new RfbProtocolError('colour-map pixel formats are only supported at 8 bits per pixel');
     return PALETTE_FORMAT;
   }
-  const channels: Array<[number, number]> = [[asked.redMax, asked.redShift], [asked.greenMax, asked.greenShift], [asked.blueMax, asked.blueShift]];
+  const channels: Array<[number, number]> = [
+    [asked.redMax, asked.redShift],
+    [asked.greenMax, asked.greenShift],
+    [asked.blueMax, asked.blueShift],
+  ];
   for (const [max, shift] of channels) {
     if (max === 0 || shift >= asked.bitsPerPixel || max > 2 ** (asked.bitsPerPixel - shift) - 1) {
       throw new RfbProtocolError('true-colour channel does not fit the pixel size');
@@ -153,8 +167,15 @@ type PixelWriter = (out: Buffer, at: number, red: number, green: number, blue: n
 /** A writer of one pixel in `format`, or undefined when the format is native (rows copy as-is). */
 function pixelConverter(format: PixelFormat): PixelWriter | undefined {
   const f = format;
-  const native = f.bitsPerPixel === 32 && !f.bigEndian && f.redMax === 255 && f.greenMax === 255 && f.blueMax === 255
-    && f.redShift === 16 && f.greenShift === 8 && f.blueShift === 0;
+  const native =
+    f.bitsPerPixel === 32 &&
+    !f.bigEndian &&
+    f.redMax === 255 &&
+    f.greenMax === 255 &&
+    f.blueMax === 255 &&
+    f.redShift === 16 &&
+    f.greenShift === 8 &&
+    f.blueShift === 0;
   if (native) return undefined;
   const scale = (value: number, max: number) => Math.round((value * max) / 255);
   const value = (r: number, g: number, b: number) =>
@@ -165,7 +186,9 @@ function pixelConverter(format: PixelFormat): PixelWriter | undefined {
       ? (out, at, r, g, b) => out.writeUInt16BE(value(r, g, b) & 0xffff, at)
       : (out, at, r, g, b) => out.writeUInt16LE(value(r, g, b) & 0xffff, at);
   }
-  return f.bigEndian ? (out, at, r, g, b) => out.writeUInt32BE(value(r, g, b), at) : (out, at, r, g, b) => out.writeUInt32LE(value(r, g, b), at);
+  return f.bigEndian
+    ? (out, at, r, g, b) => out.writeUInt32BE(value(r, g, b), at)
+    : (out, at, r, g, b) => out.writeUInt32LE(value(r, g, b), at);
 }
 
 export type ClientMessage =
@@ -199,7 +222,12 @@ export function parseClientMessage(buf: Buffer, offset: number): { message: Clie
     }
     case 3: {
       if (available < 10) return undefined;
-      const rect = { x: buf.readUInt16BE(offset + 2), y: buf.readUInt16BE(offset + 4), w: buf.readUInt16BE(offset + 6), h: buf.readUInt16BE(offset + 8) };
+      const rect = {
+        x: buf.readUInt16BE(offset + 2),
+        y: buf.readUInt16BE(offset + 4),
+        w: buf.readUInt16BE(offset + 6),
+        h: buf.readUInt16BE(offset + 8),
+      };
       return { message: { type: 'updateRequest', incremental: buf.readUInt8(offset + 1) !== 0, rect }, size: 10 };
     }
     case 4:
@@ -207,7 +235,10 @@ export function parseClientMessage(buf: Buffer, offset: number): { message: Clie
       return { message: { type: 'key', down: buf.readUInt8(offset + 1) !== 0, keysym: buf.readUInt32BE(offset + 4) }, size: 8 };
     case 5:
       if (available < 6) return undefined;
-      return { message: { type: 'pointer', buttons: buf.readUInt8(offset + 1), x: buf.readUInt16BE(offset + 2), y: buf.readUInt16BE(offset + 4) }, size: 6 };
+      return {
+        message: { type: 'pointer', buttons: buf.readUInt8(offset + 1), x: buf.readUInt16BE(offset + 2), y: buf.readUInt16BE(offset + 4) },
+        size: 6,
+      };
     case 6: {
       if (available < 8) return undefined;
       // A negative length announces the extended clipboard format; its payload is |length| bytes.

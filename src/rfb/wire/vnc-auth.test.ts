@@ -17,7 +17,7 @@ describe('VNC authentication', () => {
     expect(checkVncAuth({ challenge, response: vncAuthResponse(challenge, '12345678'), password: '12345678-ignored' })).toBe(true);
   });
 
-  it('the client\'s answer to a fresh challenge is what the server checks for, and only with the same password', () => {
+  it("the client's answer to a fresh challenge is what the server checks for, and only with the same password", () => {
     for (const password of ['', 'a', 'sesame', 'exactly8', 'longer than eight', 'ü-latin1']) {
       const fresh = newVncChallenge();
       expect(fresh).toHaveLength(16);

@@ -61,13 +61,21 @@ export class ZlibStream {
       input = data.subarray(2);
       this.started = true;
     }
-    return { input, options: { finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength, ...(this.window.length > 0 ? { dictionary: this.window } : {}) } };
+    return {
+      input,
+      options: {
+        finishFlush: zlib.constants.Z_SYNC_FLUSH,
+        maxOutputLength,
+        ...(this.window.length > 0 ? { dictionary: this.window } : {}),
+      },
+    };
   }
 
   private produced(output: Buffer): Buffer {
-    this.window = output.length >= WINDOW
-      ? Buffer.from(output.subarray(output.length - WINDOW))
-      : Buffer.concat([this.window, output]).subarray(-WINDOW);
+    this.window =
+      output.length >= WINDOW
+        ? Buffer.from(output.subarray(output.length - WINDOW))
+        : Buffer.concat([this.window, output]).subarray(-WINDOW);
     return output;
   }
 

@@ -33,7 +33,9 @@ describe('demo target names', () => {
   });
 
   it('names the character that is not allowed, shown safely', () => {
-    expect(demoError('demo:vm\u001b[31mRED\u0007')).toBe(`bad demo target "demo:vm\\e[31mRED\\x07": character "\\e" is not allowed in the name; ${RULE}`);
+    expect(demoError('demo:vm\u001b[31mRED\u0007')).toBe(
+      `bad demo target "demo:vm\\e[31mRED\\x07": character "\\e" is not allowed in the name; ${RULE}`,
+    );
     expect(demoError('demo:vm a')).toContain('character " " is not allowed');
   });
 
@@ -62,7 +64,7 @@ afterEach(async () => {
 });
 
 describe('demo provider', () => {
-  it('stops the demo VM\'s server when its session is removed (x in the TUI)', async () => {
+  it("stops the demo VM's server when its session is removed (x in the TUI)", async () => {
     const registry = new SessionRegistry();
     registries.push(registry);
     const target = resolve('demo:release-a');
@@ -77,7 +79,7 @@ describe('demo provider', () => {
     expect(await portIsClosed(serverPort)).toBe(true);
   });
 
-  it('keeps a demo VM\'s server while another session of it is open, and starts a fresh one when needed again', async () => {
+  it("keeps a demo VM's server while another session of it is open, and starts a fresh one when needed again", async () => {
     const first = resolve('demo:release-b');
     const second = resolve('demo:release-b');
     const serverPort = await demoServerPort(first);

@@ -26,7 +26,9 @@ const servers = new Map<string, SharedServer>();
 function acquireServer(name: string): SharedServer {
   let shared = servers.get(name);
   if (!shared) {
-    const server = import('../../rfb/demo/server.js').then(({ startDemoRfbServer }) => startDemoRfbServer({ name, host: '127.0.0.1', port: 0 }));
+    const server = import('../../rfb/demo/server.js').then(({ startDemoRfbServer }) =>
+      startDemoRfbServer({ name, host: '127.0.0.1', port: 0 }),
+    );
     shared = { server, users: 0 };
     servers.set(name, shared);
   }
@@ -124,7 +126,9 @@ export const demoProvider: ConsoleProvider = {
     const name = spec.rest;
     const problem = demoNameProblem(name);
     if (problem) throw new UsageError(`bad demo target "${echoInput(spec.raw)}": ${problem}`, NAME_RULE);
-    return fixedConsoleType(options, demoProvider.consoleTypes) === 'serial' ? demoSerialTarget(spec.raw, name) : demoTarget(spec.raw, name);
+    return fixedConsoleType(options, demoProvider.consoleTypes) === 'serial'
+      ? demoSerialTarget(spec.raw, name)
+      : demoTarget(spec.raw, name);
   },
   list() {
     return Promise.resolve(LISTED_DEMO_VMS.map((vm) => ({ ...vm })));

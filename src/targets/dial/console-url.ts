@@ -24,9 +24,10 @@ export function consoleWebSocketUrl(consoleUrl: string, base?: string): URL {
   url.searchParams.forEach((value, key) => params.set(key, value));
 
   const noVncPath = params.get('path');
-  const target = noVncPath !== null
-    ? new URL(`${scheme}//${url.host}/${noVncPath.replace(/^\/+/, '')}`)
-    : new URL(`${scheme}//${url.host}${url.pathname.replace(/[^/]*\.html?$/i, '')}`);
+  const target =
+    noVncPath !== null
+      ? new URL(`${scheme}//${url.host}/${noVncPath.replace(/^\/+/, '')}`)
+      : new URL(`${scheme}//${url.host}${url.pathname.replace(/[^/]*\.html?$/i, '')}`);
   const token = target.searchParams.get('token') ?? params.get('token');
   if (!token) throw new VconsoleError('Nova returned a console URL without a token');
   target.search = new URLSearchParams({ token }).toString();

@@ -51,13 +51,17 @@ describe('a console proxy reached with the wrong scheme', () => {
   it('ws:// to a TLS-only proxy is named a TLS mismatch, not a refused token', async () => {
     const { port } = tlsOnly.address() as AddressInfo;
     const error = await failure(dial(`ws://127.0.0.1:${port}/?token=t1`));
-    expect(describeError(error)).toBe(`the console proxy at 127.0.0.1:${port} speaks TLS only, but the console URL says ws://; use wss:// (https:// for a noVNC page)`);
+    expect(describeError(error)).toBe(
+      `the console proxy at 127.0.0.1:${port} speaks TLS only, but the console URL says ws://; use wss:// (https:// for a noVNC page)`,
+    );
   });
 
   it('wss:// to a plain proxy says the proxy speaks plain HTTP', async () => {
     const { port } = plain.address() as AddressInfo;
     const error = await failure(dial(`wss://127.0.0.1:${port}/?token=t1`));
-    expect(describeError(error)).toBe(`the console proxy at 127.0.0.1:${port} speaks plain HTTP, not TLS, but the console URL says wss://; use ws:// (http:// for a noVNC page)`);
+    expect(describeError(error)).toBe(
+      `the console proxy at 127.0.0.1:${port} speaks plain HTTP, not TLS, but the console URL says wss://; use ws:// (http:// for a noVNC page)`,
+    );
   });
 
   it('a proxy that speaks neither is still a refused token, with a hint true to Nova', async () => {

@@ -13,7 +13,11 @@ import { SCHEME_PROBE_TIMEOUT_MS } from '../../limits.js';
 export type ProxyScheme = 'tls' | 'plain';
 
 /** What the proxy at `url` speaks instead of the URL's scheme, when the dial failed as a mismatch would. */
-export async function schemeMismatch(url: string, dialError: unknown, hint: (speaks: ProxyScheme) => string): Promise<VconsoleError | undefined> {
+export async function schemeMismatch(
+  url: string,
+  dialError: unknown,
+  hint: (speaks: ProxyScheme) => string,
+): Promise<VconsoleError | undefined> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -29,7 +33,9 @@ export async function schemeMismatch(url: string, dialError: unknown, hint: (spe
   }
   const tlsFailed = code === 'ECONNRESET' || code === 'EPROTO' || /^ERR_SSL_(?!.*CERT)/.test(code ?? '') || isHangUp(dialError);
   if (parsed.protocol === 'wss:' && tlsFailed && (await speaksPlainHttp(host, port))) {
-    return new VconsoleError(`the console proxy at ${where} speaks plain HTTP, not TLS, but the console URL says wss://`, { hint: hint('plain') });
+    return new VconsoleError(`the console proxy at ${where} speaks plain HTTP, not TLS, but the console URL says wss://`, {
+      hint: hint('plain'),
+    });
   }
   return undefined;
 }

@@ -85,7 +85,7 @@ describe('WebSocketStream', () => {
     expect((await refusedError)[0].message).toBe('the console was refused right after the upgrade');
   });
 
-  it('fails a write after the console closed with its own words, not ws\'s readyState', async () => {
+  it("fails a write after the console closed with its own words, not ws's readyState", async () => {
     const { stream, client } = await connected();
     // Nobody reads: the stream has not ended yet when the key press comes.
     client.terminate();

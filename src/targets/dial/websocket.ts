@@ -71,7 +71,7 @@ export async function dialWebSocket(options: WebSocketDialOptions): Promise<Dupl
       }, fail);
     });
     ws.once('error', (err) => {
-      const hint = isTlsError(err) ? 'pass --ca FILE with the server\'s CA, or --insecure' : undefined;
+      const hint = isTlsError(err) ? "pass --ca FILE with the server's CA, or --insecure" : undefined;
       fail(new VconsoleError(`cannot open the console: ${describeError(err)}`, { cause: err, hint }));
     });
     ws.once('open', () => {
@@ -97,7 +97,10 @@ function keepAlive(ws: WebSocket, stream: Duplex): void {
       clearInterval(timer);
       const silentS = Math.max(1, Math.round((missed * intervalMs) / 1000));
       stream.destroy(
-        new ConsoleEndedError(`the console stopped answering: no answer to ${missed} keep-alive pings in ${silentS} s`, 'the console proxy or the network is down'),
+        new ConsoleEndedError(
+          `the console stopped answering: no answer to ${missed} keep-alive pings in ${silentS} s`,
+          'the console proxy or the network is down',
+        ),
       );
       ws.terminate();
       return;

@@ -56,7 +56,10 @@ export interface WebsockifyDialOptions {
  */
 export async function dialWebsockify(options: WebsockifyDialOptions): Promise<Duplex> {
   const rejected = (cause?: unknown) =>
-    new ConsoleTokenRejectedError(TOKEN_REJECTED, { hint: options.rejectedHint, cause: cause === undefined ? undefined : scrubbedCause(cause) });
+    new ConsoleTokenRejectedError(TOKEN_REJECTED, {
+      hint: options.rejectedHint,
+      cause: cause === undefined ? undefined : scrubbedCause(cause),
+    });
   let stream: Duplex;
   try {
     stream = await dialWebSocket({
@@ -82,7 +85,10 @@ export async function dialWebsockify(options: WebsockifyDialOptions): Promise<Du
   if (options.serverSpeaksFirst) return firstChunk(stream, options.signal, rejected);
   if (!options.settleFirst) return stream;
   const refused = (cause?: unknown) =>
-    new ConsoleTokenRejectedError(REFUSED_AFTER_UPGRADE, { hint: options.rejectedHint, cause: cause === undefined ? undefined : scrubbedCause(cause) });
+    new ConsoleTokenRejectedError(REFUSED_AFTER_UPGRADE, {
+      hint: options.rejectedHint,
+      cause: cause === undefined ? undefined : scrubbedCause(cause),
+    });
   return firstChunk(stream, options.signal, refused, CONSOLE_SETTLE_MS);
 }
 
@@ -92,12 +98,15 @@ export async function dialWebsockify(options: WebsockifyDialOptions): Promise<Du
  */
 export function firstChunk(stream: Duplex, signal: AbortSignal, silent: (cause?: unknown) => Error, quietMs?: number): Promise<Duplex> {
   return new Promise((resolve, reject) => {
-    const quiet = quietMs === undefined ? undefined : setTimeout(() => {
-      // An end already seen is being failed: the console did not last.
-      if (stream.readableEnded || stream.destroyed) return;
-      cleanup();
-      resolve(stream);
-    }, quietMs);
+    const quiet =
+      quietMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            // An end already seen is being failed: the console did not last.
+            if (stream.readableEnded || stream.destroyed) return;
+            cleanup();
+            resolve(stream);
+          }, quietMs);
     const cleanup = () => {
       clearTimeout(quiet);
       stream.off('readable', onReadable);

@@ -23,14 +23,20 @@ writeFileSync(join(dir, 'pki', 'client.key'), KEY);
 let counter = 0;
 function kubeconfig(cluster: Record<string, unknown>, user: Record<string, unknown>, context: Record<string, unknown> = {}): string {
   const file = join(dir, `config-${++counter}.yaml`);
-  writeFileSync(file, stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'c', cluster: { server: 'https://10.0.0.1:6443', ...cluster } }],
-    users: [{ name: 'u', user }],
-    contexts: [{ name: 'ctx', context: { cluster: 'c', user: 'u', ...context } }, { name: 'other', context: { cluster: 'c', user: 'u', namespace: 'other-ns' } }],
-    'current-context': 'ctx',
-  }));
+  writeFileSync(
+    file,
+    stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'c', cluster: { server: 'https://10.0.0.1:6443', ...cluster } }],
+      users: [{ name: 'u', user }],
+      contexts: [
+        { name: 'ctx', context: { cluster: 'c', user: 'u', ...context } },
+        { name: 'other', context: { cluster: 'c', user: 'u', namespace: 'other-ns' } },
+      ],
+      'current-context': 'ctx',
+    }),
+  );
   return file;
 }
 
@@ -47,15 +53,26 @@ async function bothOptions(file: string, context?: string) {
   await plain!.credentials.applyToHTTPSOptions(got);
   const agentOptions = (o: https.RequestOptions) => (o.agent as https.Agent & { options: https.AgentOptions }).options;
   const tlsOf = (o: https.RequestOptions) => ({
-    ca: o.ca, cert: o.cert, key: o.key, rejectUnauthorized: o.rejectUnauthorized, headers: o.headers,
-    agent: { ca: agentOptions(o).ca, cert: agentOptions(o).cert, key: agentOptions(o).key, rejectUnauthorized: agentOptions(o).rejectUnauthorized },
+    ca: o.ca,
+    cert: o.cert,
+    key: o.key,
+    rejectUnauthorized: o.rejectUnauthorized,
+    headers: o.headers,
+    agent: {
+      ca: agentOptions(o).ca,
+      cert: agentOptions(o).cert,
+      key: agentOptions(o).key,
+      rejectUnauthorized: agentOptions(o).rejectUnauthorized,
+    },
   });
   return { expected: tlsOf(expected), got: tlsOf(got), plain: plain!, reference };
 }
 
 describe('kubeconfigs read without client-node', () => {
   it('a token and inline CA: the same TLS settings and Authorization header as client-node', async () => {
-    const { expected, got, plain } = await bothOptions(kubeconfig({ 'certificate-authority-data': b64(CA) }, { token: 'abc.def' }, { namespace: 'lab' }));
+    const { expected, got, plain } = await bothOptions(
+      kubeconfig({ 'certificate-authority-data': b64(CA) }, { token: 'abc.def' }, { namespace: 'lab' }),
+    );
     expect(got).toEqual(expected);
     expect(got.headers).toEqual({ Authorization: 'Bearer abc.def' });
     expect(plain.namespace).toBe('lab');
@@ -64,7 +81,9 @@ describe('kubeconfigs read without client-node', () => {
   });
 
   it('a client certificate in files named relative to the kubeconfig, CA file, as client-node reads them', async () => {
-    const { expected, got } = await bothOptions(kubeconfig({ 'certificate-authority': 'pki/ca.crt' }, { 'client-certificate': 'pki/client.crt', 'client-key': 'pki/client.key' }));
+    const { expected, got } = await bothOptions(
+      kubeconfig({ 'certificate-authority': 'pki/ca.crt' }, { 'client-certificate': 'pki/client.crt', 'client-key': 'pki/client.key' }),
+    );
     expect(got).toEqual(expected);
     expect(String(got.cert)).toBe(CERT);
   });
@@ -109,7 +128,10 @@ describe('loadKubeAccess', () => {
     const plain = await loadKubeAccess({ kubeconfig: kubeconfig({ 'certificate-authority-data': b64(CA) }, { token: 't' }) }, env({}));
     expect(plain.config).not.toBeInstanceOf(KubeConfig);
     expect(plain.namespace).toBe('default');
-    const exec = await loadKubeAccess({ kubeconfig: kubeconfig({}, { exec: { apiVersion: 'client.authentication.k8s.io/v1beta1', command: 'true' } }) }, env({}));
+    const exec = await loadKubeAccess(
+      { kubeconfig: kubeconfig({}, { exec: { apiVersion: 'client.authentication.k8s.io/v1beta1', command: 'true' } }) },
+      env({}),
+    );
     expect(exec.config).toBeInstanceOf(KubeConfig);
   });
 
@@ -121,7 +143,10 @@ describe('loadKubeAccess', () => {
   });
 
   it('-n wins over the context namespace on the plain path', async () => {
-    const access = await loadKubeAccess({ kubeconfig: kubeconfig({}, { token: 't' }, { namespace: 'ctx-ns' }), namespace: 'flag-ns' }, env({}));
+    const access = await loadKubeAccess(
+      { kubeconfig: kubeconfig({}, { token: 't' }, { namespace: 'ctx-ns' }), namespace: 'flag-ns' },
+      env({}),
+    );
     expect(access.namespace).toBe('flag-ns');
     expect(access.config).not.toBeInstanceOf(KubeConfig);
   });

@@ -42,7 +42,8 @@ export async function readPlainKubeconfig(file: string, contextName?: string): P
     const current = contextName ?? doc['current-context'];
     if (typeof current !== 'string' || !current) return undefined;
     const context = named(doc.contexts, current, 'context', CONTEXT_KEYS);
-    if (!context || typeof context.cluster !== 'string' || (context.user !== undefined && typeof context.user !== 'string')) return undefined;
+    if (!context || typeof context.cluster !== 'string' || (context.user !== undefined && typeof context.user !== 'string'))
+      return undefined;
     if (context.namespace !== undefined && typeof context.namespace !== 'string') return undefined;
     const cluster = named(doc.clusters, context.cluster, 'cluster', CLUSTER_KEYS);
     // client-node sends no credentials at all without a user; leave that case to it.

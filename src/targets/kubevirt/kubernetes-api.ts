@@ -50,7 +50,15 @@ const cache = new Map<string, Promise<KubeAccess>>();
  */
 export function loadKubeAccess(options: KubeAccessOptions, environment: KubeEnvironment = processKubeEnvironment()): Promise<KubeAccess> {
   const { env, homeDir, serviceAccountDir } = environment;
-  const key = JSON.stringify([options.kubeconfig, options.context, options.namespace, env.KUBECONFIG, homeDir, serviceAccountDir, env.KUBERNETES_SERVICE_HOST]);
+  const key = JSON.stringify([
+    options.kubeconfig,
+    options.context,
+    options.namespace,
+    env.KUBECONFIG,
+    homeDir,
+    serviceAccountDir,
+    env.KUBERNETES_SERVICE_HOST,
+  ]);
   let access = cache.get(key);
   if (!access) {
     access = load(options, environment);
@@ -117,7 +125,11 @@ async function loadPlain(options: KubeAccessOptions, environment: KubeEnvironmen
   if (files.length !== 1 || !fs.existsSync(files[0])) return undefined;
   const plain = await readPlainKubeconfig(files[0], options.context);
   if (!plain) return undefined;
-  return { config: plain.credentials, server: plain.server.replace(/\/+$/, ''), namespace: options.namespace || plain.namespace || 'default' };
+  return {
+    config: plain.credentials,
+    server: plain.server.replace(/\/+$/, ''),
+    namespace: options.namespace || plain.namespace || 'default',
+  };
 }
 
 /** $KUBECONFIG's files that exist (kubectl skips missing ones), else ~/.kube/config if it exists. */
@@ -157,7 +169,14 @@ function loadInCluster(config: KubeConfig, { env, serviceAccountDir }: KubeEnvir
   const namespaceFile = path.join(serviceAccountDir, 'namespace');
   const namespace = fs.existsSync(namespaceFile) ? fs.readFileSync(namespaceFile, 'utf8').trim() : undefined;
   config.loadFromOptions({
-    clusters: [{ name: 'in-cluster', server: `${scheme}://${formatHostPort(env.KUBERNETES_SERVICE_HOST ?? '', port)}`, caFile: path.join(serviceAccountDir, 'ca.crt'), skipTLSVerify: false }],
+    clusters: [
+      {
+        name: 'in-cluster',
+        server: `${scheme}://${formatHostPort(env.KUBERNETES_SERVICE_HOST ?? '', port)}`,
+        caFile: path.join(serviceAccountDir, 'ca.crt'),
+        skipTLSVerify: false,
+      },
+    ],
     users: [{ name: 'in-cluster', authProvider: { name: 'tokenFile', config: { tokenFile: path.join(serviceAccountDir, 'token') } } }],
     contexts: [{ name: 'in-cluster', cluster: 'in-cluster', user: 'in-cluster', namespace }],
     currentContext: 'in-cluster',
@@ -204,7 +223,13 @@ export function getJson<T>(access: KubeAccess, apiPath: string, signal?: AbortSi
 }
 
 /** One JSON request to the API server through the shared client; non-2xx answers reject with the Status message. */
-export async function requestKubeJson<T>(access: KubeAccess, method: 'GET' | 'POST', apiPath: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+export async function requestKubeJson<T>(
+  access: KubeAccess,
+  method: 'GET' | 'POST',
+  apiPath: string,
+  body?: unknown,
+  signal?: AbortSignal,
+): Promise<T> {
   const url = new URL(access.server + apiPath);
   const res = await requestJson(url, {
     method,

@@ -52,6 +52,8 @@ describe('label selectors', () => {
   });
 
   it('gives the syntax in the hint', () => {
-    expect(() => parseLabelSelector('(')).toThrow(expect.objectContaining({ hint: expect.stringMatching(/key=value, key!=value, key in \(a,b\)/) }));
+    expect(() => parseLabelSelector('(')).toThrow(
+      expect.objectContaining({ hint: expect.stringMatching(/key=value, key!=value, key in \(a,b\)/) }),
+    );
   });
 });

@@ -17,7 +17,7 @@ export interface LabelRequirement {
   values: string[];
 }
 
-const HINT = 'use kubectl\'s syntax: key=value, key!=value, key in (a,b), key notin (a,b), key, !key, joined by commas';
+const HINT = "use kubectl's syntax: key=value, key!=value, key in (a,b), key notin (a,b), key, !key, joined by commas";
 /** A label name, and a value when not empty: at most 63 characters. */
 const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -33,7 +33,11 @@ function tokenize(text: string): Token[] {
   for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
     const part = match[0];
     if (/^\s/.test(part)) continue;
-    tokens.push(/^(==|!=|[!=<>(),])$/.test(part) ? { kind: 'op', text: part as Extract<Token, { kind: 'op' }>['text'] } : { kind: 'word', text: part });
+    tokens.push(
+      /^(==|!=|[!=<>(),])$/.test(part)
+        ? { kind: 'op', text: part as Extract<Token, { kind: 'op' }>['text'] }
+        : { kind: 'word', text: part },
+    );
   }
   return tokens;
 }
@@ -88,7 +92,8 @@ export function parseLabelSelector(text: string): LabelRequirement[] {
     }
     const end = peek();
     if (!end) return requirements;
-    if (end.text !== ',') fail(`expected a comma after "${echoInput(describe(requirements[requirements.length - 1]))}", found ${shown(end)}`);
+    if (end.text !== ',')
+      fail(`expected a comma after "${echoInput(describe(requirements[requirements.length - 1]))}", found ${shown(end)}`);
     at++;
   }
 
@@ -120,14 +125,18 @@ function checkKey(key: string, fail: (problem: string) => never): string {
     fail(`"${echoInput(key)}" has a bad prefix (a DNS subdomain such as example.com/ is expected)`);
   }
   if (name.length > MAX_NAME_CHARS || !LABEL_NAME.test(name)) {
-    fail(`"${echoInput(key)}" is not a label key (at most ${MAX_NAME_CHARS} letters, digits, "-", "_" and ".", starting and ending with a letter or digit)`);
+    fail(
+      `"${echoInput(key)}" is not a label key (at most ${MAX_NAME_CHARS} letters, digits, "-", "_" and ".", starting and ending with a letter or digit)`,
+    );
   }
   return key;
 }
 
 function checkValue(value: string, fail: (problem: string) => never): string {
   if (value !== '' && (value.length > MAX_NAME_CHARS || !LABEL_NAME.test(value))) {
-    fail(`"${echoInput(value)}" is not a label value (at most ${MAX_NAME_CHARS} letters, digits, "-", "_" and ".", starting and ending with a letter or digit)`);
+    fail(
+      `"${echoInput(value)}" is not a label value (at most ${MAX_NAME_CHARS} letters, digits, "-", "_" and ".", starting and ending with a letter or digit)`,
+    );
   }
   return value;
 }

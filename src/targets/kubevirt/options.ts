@@ -3,7 +3,20 @@
 import net from 'node:net';
 import { UsageError } from '../../errors.js';
 import { echoInput } from '../../text/terminal-text.js';
-import { listKey, stringKey, oneOrListOption, parsedKey, switchKey, switchOption, textKey, valueOption, valuesOf, type FileKey, type FlagSelection, type OptionGroup } from '../option-group.js';
+import {
+  listKey,
+  stringKey,
+  oneOrListOption,
+  parsedKey,
+  switchKey,
+  switchOption,
+  textKey,
+  valueOption,
+  valuesOf,
+  type FileKey,
+  type FlagSelection,
+  type OptionGroup,
+} from '../option-group.js';
 import type { ListScope } from '../types.js';
 import { normalizeLabelSelector } from './label-selector.js';
 
@@ -24,7 +37,10 @@ const NAMESPACE_KEY: FileKey<'namespace', string> = { key: 'namespace', read: na
 /** `-l`'s parser. `-l` was --listen's short form before: an address gets a pointer to --listen. */
 export function parseSelectorFlag(text: string): string {
   if (net.isIP(text.replace(/^\[(.*)\]$/, '$1')) || text === 'localhost') {
-    throw new UsageError(`-l ${echoInput(text)} looks like a listen address, but -l is --selector (a label selector, as in kubectl)`, `use --listen ${echoInput(text)}`);
+    throw new UsageError(
+      `-l ${echoInput(text)} looks like a listen address, but -l is --selector (a label selector, as in kubectl)`,
+      `use --listen ${echoInput(text)}`,
+    );
   }
   return normalizeLabelSelector(text);
 }
@@ -91,7 +107,10 @@ export const KUBEVIRT_OPTIONS = [
 function placeOf(flags: Readonly<Record<string, unknown>>): { all: boolean; namespaces: string[] } {
   const namespaces = valuesOf(flags.namespace);
   if (flags.allNamespaces && namespaces.length > 0) {
-    throw new UsageError('-A/--all-namespaces and --namespace contradict each other', 'give -A for every namespace, or -n NS (repeatable) for some');
+    throw new UsageError(
+      '-A/--all-namespaces and --namespace contradict each other',
+      'give -A for every namespace, or -n NS (repeatable) for some',
+    );
   }
   return { all: Boolean(flags.allNamespaces), namespaces };
 }
@@ -102,7 +121,10 @@ function kubevirtSelection(flags: Readonly<Record<string, unknown>>): FlagSelect
   const selector = flags.selector as string | undefined;
   const widens = all || namespaces.length > 1;
   if (selector === undefined && !widens) return undefined;
-  const shown = [selector !== undefined ? `-l ${selector}` : undefined, all ? '-A' : namespaces.map((ns) => `-n ${ns}`).join(' ') || undefined];
+  const shown = [
+    selector !== undefined ? `-l ${selector}` : undefined,
+    all ? '-A' : namespaces.map((ns) => `-n ${ns}`).join(' ') || undefined,
+  ];
   return {
     scope: { labelSelector: selector, allNamespaces: all || undefined, namespaces: namespaces.length ? namespaces : undefined },
     shownAs: shown.filter(Boolean).join(' '),

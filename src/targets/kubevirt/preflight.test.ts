@@ -35,7 +35,8 @@ beforeAll(async () => {
       let body = '';
       req.on('data', (d: Buffer) => (body += d.toString()));
       req.on('end', () => {
-        const subresource = (JSON.parse(body) as { spec: { resourceAttributes: { subresource: string } } }).spec.resourceAttributes.subresource;
+        const subresource = (JSON.parse(body) as { spec: { resourceAttributes: { subresource: string } } }).spec.resourceAttributes
+          .subresource;
         reviews.push(subresource);
         reviewed();
         res.statusCode = 201;
@@ -56,12 +57,17 @@ beforeAll(async () => {
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   kubeconfig = join(dir, 'config.yaml');
-  writeFileSync(kubeconfig, [
-    'apiVersion: v1', 'kind: Config', 'current-context: c',
-    `clusters: [{name: c, cluster: {server: "http://127.0.0.1:${port}"}}]`,
-    'users: [{name: u, user: {token: t}}]',
-    'contexts: [{name: c, context: {cluster: c, user: u, namespace: ns}}]',
-  ].join('\n'));
+  writeFileSync(
+    kubeconfig,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'current-context: c',
+      `clusters: [{name: c, cluster: {server: "http://127.0.0.1:${port}"}}]`,
+      'users: [{name: u, user: {token: t}}]',
+      'contexts: [{name: c, context: {cluster: c, user: u, namespace: ns}}]',
+    ].join('\n'),
+  );
 });
 afterEach(() => {
   reviews = [];
@@ -76,7 +82,11 @@ function setAnswers(next: Answers): void {
   reviewSeen = new Promise((resolve) => (reviewed = resolve));
 }
 
-const running = (devices: object = {}) => ({ metadata: { name: 'vm', namespace: 'ns' }, spec: { domain: { devices } }, status: { phase: 'Running' } });
+const running = (devices: object = {}) => ({
+  metadata: { name: 'vm', namespace: 'ns' },
+  spec: { domain: { devices } },
+  status: { phase: 'Running' },
+});
 
 function check(consoleType: 'auto' | 'vnc' | 'serial' = 'auto') {
   const env = { env: { KUBECONFIG: kubeconfig }, homeDir: join(dir, 'home'), serviceAccountDir: join(dir, 'sa') };

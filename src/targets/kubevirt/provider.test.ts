@@ -79,7 +79,10 @@ describe('where the kubeconfig comes from', () => {
     writeFileSync(join(account, 'ca.crt'), fixture.caPem);
     writeFileSync(join(account, 'namespace'), 'prod\n');
     const port = new URL(fixture.url).port;
-    const t = target('db-1', environment({ KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: port }, { serviceAccountDir: account }));
+    const t = target(
+      'db-1',
+      environment({ KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: port }, { serviceAccountDir: account }),
+    );
     await t.check!(signal());
     expect(t.name).toBe('prod/db-1');
   });
@@ -117,7 +120,7 @@ describe('check', () => {
     expect(error.hint).toMatch(/serial console \(headless#serial\)/);
   });
 
-  it('reports a VMI without a serial console, and a failed VMI, in virt-api\'s words', async () => {
+  it("reports a VMI without a serial console, and a failed VMI, in virt-api's words", async () => {
     const noSerial = await checkFailure(target('no-serial', undefined, { consoleType: 'serial' }));
     expect(noSerial.message).toBe('No serial consoles are present.');
     expect(noSerial.hint).toMatch(/no-serial#vnc/);
@@ -137,7 +140,9 @@ describe('check', () => {
     const greeting = await new Promise<string>((resolve) => serial.once('data', (chunk: Buffer) => resolve(chunk.toString())));
     expect(greeting).toContain('login: ');
     serial.destroy();
-    expect(fixture.requests.at(-1)?.path).toBe('/apis/subresources.kubevirt.io/v1/namespaces/default/virtualmachineinstances/headless/console');
+    expect(fixture.requests.at(-1)?.path).toBe(
+      '/apis/subresources.kubevirt.io/v1/namespaces/default/virtualmachineinstances/headless/console',
+    );
   });
 
   it('asks a SelfSubjectAccessReview and reports the missing RBAC rule before anything dials', async () => {
@@ -163,7 +168,9 @@ describe('check', () => {
     const file = join(fixture.dir, 'unit-refused.yaml');
     writeFileSync(file, text);
     const error = await checkFailure(target('vm-a', environment({ KUBECONFIG: file })));
-    expect(describeError(error)).toBe('cannot reach the Kubernetes API at 127.0.0.1:1: connection refused by 127.0.0.1:1; check that the API server 127.0.0.1:1 is reachable');
+    expect(describeError(error)).toBe(
+      'cannot reach the Kubernetes API at 127.0.0.1:1: connection refused by 127.0.0.1:1; check that the API server 127.0.0.1:1 is reachable',
+    );
   });
 });
 

@@ -1,7 +1,15 @@
 import { UsageError, VconsoleError, echoTarget } from '../../errors.js';
 import {
-  KubeApiError, getJson, hintForStatus, loadKubeAccess, processKubeEnvironment, requestKubeJson, requestOptions, statusMessage,
-  type KubeAccess, type KubeEnvironment,
+  KubeApiError,
+  getJson,
+  hintForStatus,
+  loadKubeAccess,
+  processKubeEnvironment,
+  requestKubeJson,
+  requestOptions,
+  statusMessage,
+  type KubeAccess,
+  type KubeEnvironment,
 } from './kubernetes-api.js';
 import type { ConsoleProvider, ConsoleTarget, ConsoleType, ListScope, ListedVm, TargetOptions, VmStateContext } from '../types.js';
 import { dialWebSocket } from '../dial/websocket.js';
@@ -37,10 +45,16 @@ export function vmiConsoleProblem(vmi: VirtualMachineInstance, type: ConsoleType
   const devices = vmi.spec?.domain?.devices;
   const name = vmi.metadata?.name ?? 'VM';
   if (type === 'vnc' && devices?.autoattachGraphicsDevice === false) {
-    return { message: 'No graphics devices are present.', hint: `the VM was defined without a display; use its serial console (${name}#serial)` };
+    return {
+      message: 'No graphics devices are present.',
+      hint: `the VM was defined without a display; use its serial console (${name}#serial)`,
+    };
   }
   if (type === 'serial' && devices?.autoattachSerialConsole === false) {
-    return { message: 'No serial consoles are present.', hint: `the VM was defined without a serial console (autoattachSerialConsole: false); use its VNC console (${name}#vnc)` };
+    return {
+      message: 'No serial consoles are present.',
+      hint: `the VM was defined without a serial console (autoattachSerialConsole: false); use its VNC console (${name}#vnc)`,
+    };
   }
   const phase = vmi.status?.phase ?? 'Unknown';
   if (phase === 'Failed') return { message: 'VMI is in failed status', hint: `restart it (virtctl restart ${name})` };
@@ -130,7 +144,10 @@ class KubevirtTarget implements ConsoleTarget {
     } catch (err) {
       if (err instanceof KubeApiError && err.status === 404) {
         if (await vmExists(location.access, location.namespace, this.vmName, signal)) {
-          throw new VconsoleError('the VM is stopped (its VirtualMachine exists, it has no VMI)', { hint: `start it (virtctl start ${this.vmName}) and retry`, cause: err });
+          throw new VconsoleError('the VM is stopped (its VirtualMachine exists, it has no VMI)', {
+            hint: `start it (virtctl start ${this.vmName}) and retry`,
+            cause: err,
+          });
         }
         throw new VconsoleError(err.message, { hint: 'check the VM name and namespace (-n)', exitCode: err.exitCode, cause: err });
       }
@@ -158,16 +175,33 @@ class KubevirtTarget implements ConsoleTarget {
    * review are not held against the user (undefined): the dial reports the refusal instead.
    * Never rejects.
    */
-  private async mayOpen({ access, namespace }: VmiLocation, subresource: 'vnc' | 'console', signal: AbortSignal): Promise<boolean | undefined> {
+  private async mayOpen(
+    { access, namespace }: VmiLocation,
+    subresource: 'vnc' | 'console',
+    signal: AbortSignal,
+  ): Promise<boolean | undefined> {
     const review = {
       apiVersion: 'authorization.k8s.io/v1',
       kind: 'SelfSubjectAccessReview',
       spec: {
-        resourceAttributes: { namespace, verb: 'get', group: 'subresources.kubevirt.io', resource: 'virtualmachineinstances', subresource, name: this.vmName },
+        resourceAttributes: {
+          namespace,
+          verb: 'get',
+          group: 'subresources.kubevirt.io',
+          resource: 'virtualmachineinstances',
+          subresource,
+          name: this.vmName,
+        },
       },
     };
     try {
-      const answer = await requestKubeJson<{ status?: { allowed?: boolean } }>(access, 'POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', review, signal);
+      const answer = await requestKubeJson<{ status?: { allowed?: boolean } }>(
+        access,
+        'POST',
+        '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+        review,
+        signal,
+      );
       return answer.status?.allowed;
     } catch {
       return undefined;
@@ -191,11 +225,11 @@ class KubevirtTarget implements ConsoleTarget {
         const message = statusMessage(body, status);
         // virt-api reports virt-handler's refusal as a 500 whose message carries the reason
         // (KubeVirt >= 1.8) or only "bad handshake" (older releases).
-        const inUse = /Active VNC connection/.test(message) || (this.options.preserveSession === true && status === 500 && /bad handshake/.test(message));
+        const inUse =
+          /Active VNC connection/.test(message) ||
+          (this.options.preserveSession === true && status === 500 && /bad handshake/.test(message));
         // Neutral: the flag that takes a session over differs by command (screenshot --take-over).
-        const hint = inUse
-          ? "another client holds the VM's VNC session; close that client first"
-          : hintForStatus(status);
+        const hint = inUse ? "another client holds the VM's VNC session; close that client first" : hintForStatus(status);
         return new VconsoleError(message, { hint });
       },
     });
@@ -231,11 +265,21 @@ export function createKubevirtProvider(environment: () => KubeEnvironment = proc
     async list(options, scope) {
       const access = await loadKubeAccess(options, environment());
       // A stopped VM has no VMI: its VirtualMachine says it is there, to be started. Asked at once.
-      const [vmis, vms] = await Promise.all([listVmis(options, scope, environment()), listVms(access, listPaths(scope, access, 'virtualmachines'))]);
+      const [vmis, vms] = await Promise.all([
+        listVmis(options, scope, environment()),
+        listVms(access, listPaths(scope, access, 'virtualmachines')),
+      ]);
       const running = vmis.map((vmi): ListedVm => {
         const namespace = vmi.metadata?.namespace ?? '';
         const name = vmi.metadata?.name ?? '';
-        return { provider: 'kubevirt', target: `${namespace}/${name}`, name, namespace, state: vmi.status?.phase ?? 'Unknown', console: !vmiConsoleProblem(vmi, autoConsoleType(vmi)) };
+        return {
+          provider: 'kubevirt',
+          target: `${namespace}/${name}`,
+          name,
+          namespace,
+          state: vmi.status?.phase ?? 'Unknown',
+          console: !vmiConsoleProblem(vmi, autoConsoleType(vmi)),
+        };
       });
       return [...running, ...stoppedVms(vms, new Set(running.map((vm) => vm.target)))];
     },
@@ -260,7 +304,9 @@ export async function listVmis(
   environment: KubeEnvironment = processKubeEnvironment(),
 ): Promise<VirtualMachineInstance[]> {
   const access = await loadKubeAccess(options, environment);
-  const lists = await Promise.all(listPaths(scope, access, 'virtualmachineinstances').map((path) => getJson<VirtualMachineInstanceList>(access, path)));
+  const lists = await Promise.all(
+    listPaths(scope, access, 'virtualmachineinstances').map((path) => getJson<VirtualMachineInstanceList>(access, path)),
+  );
   return lists.flatMap((list) => list.items ?? []);
 }
 

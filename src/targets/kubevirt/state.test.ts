@@ -27,7 +27,11 @@ interface Following {
 }
 
 function follow(name: string, pollMs?: number): Following {
-  const env = { env: { KUBECONFIG: fixture.kubeconfigPath() }, homeDir: join(fixture.dir, 'no-home'), serviceAccountDir: join(fixture.dir, 'no-sa') };
+  const env = {
+    env: { KUBECONFIG: fixture.kubeconfigPath() },
+    homeDir: join(fixture.dir, 'no-home'),
+    serviceAccountDir: join(fixture.dir, 'no-sa'),
+  };
   const target = createKubevirtProvider(() => env).resolve(splitTarget(`${NS}/${name}`), {});
   const controller = new AbortController();
   const following: Following = {
@@ -42,12 +46,19 @@ function follow(name: string, pollMs?: number): Following {
   const onState = (state: VmState) => {
     if (following.phases.at(-1) !== state.phase) following.phases.push(state.phase);
   };
-  following.done = target.followState!({ signal: controller.signal, onState, log: (level, message) => following.logs.push({ level, message }), pollMs });
+  following.done = target.followState!({
+    signal: controller.signal,
+    onState,
+    log: (level, message) => following.logs.push({ level, message }),
+    pollMs,
+  });
   return following;
 }
 
-const watchRequests = (name: string) => fixture.requests.filter((r) => r.query.watch === 'true' && r.query.fieldSelector === `metadata.name=${name}`);
-const listRequests = (name: string) => fixture.requests.filter((r) => r.query.watch === undefined && r.query.fieldSelector === `metadata.name=${name}`);
+const watchRequests = (name: string) =>
+  fixture.requests.filter((r) => r.query.watch === 'true' && r.query.fieldSelector === `metadata.name=${name}`);
+const listRequests = (name: string) =>
+  fixture.requests.filter((r) => r.query.watch === undefined && r.query.fieldSelector === `metadata.name=${name}`);
 
 describe('following a KubeVirt VMI', () => {
   it('maps phase, Paused condition and migration state to the phases the table shows', () => {
@@ -62,7 +73,10 @@ describe('following a KubeVirt VMI', () => {
 
   it('sees every change of its VMI in order through one watch, and none of other VMIs', async () => {
     const f = follow('vm-order');
-    await waitFor(() => f.phases.length === 1 && watchRequests('vm-order').length === 1 && fixture.openWatches() >= 1, 'the first state and the watch');
+    await waitFor(
+      () => f.phases.length === 1 && watchRequests('vm-order').length === 1 && fixture.openWatches() >= 1,
+      'the first state and the watch',
+    );
     fixture.setPaused(NS, 'vm-order', true);
     await waitFor(() => f.phases.at(-1) === 'Paused', 'Paused');
     fixture.setPaused(NS, 'vm-order', false);
@@ -77,7 +91,10 @@ describe('following a KubeVirt VMI', () => {
     await waitFor(() => f.phases.length === 9, 'nine phases');
     expect(f.phases).toEqual(['Running', 'Paused', 'Running', 'Migrating', 'Running', 'Stopped', 'gone', 'Starting', 'Running']);
     expect(listRequests('vm-order')).toHaveLength(1);
-    expect(watchRequests('vm-order')[0].query).toMatchObject({ allowWatchBookmarks: 'true', resourceVersion: expect.stringMatching(/^\d+$/) });
+    expect(watchRequests('vm-order')[0].query).toMatchObject({
+      allowWatchBookmarks: 'true',
+      resourceVersion: expect.stringMatching(/^\d+$/),
+    });
     await f.stop();
     fixture.setPhase(NS, 'other', 'Running');
   });
@@ -161,7 +178,11 @@ describe('following a KubeVirt VMI', () => {
 
   it('watches an API server reached over plain HTTP (kubectl proxy), as kubectl does', async () => {
     const plain = await startKubevirtFixture({ vmis: [{ namespace: NS, name: 'vm-http' }], plainHttp: true });
-    const env = { env: { KUBECONFIG: plain.kubeconfigPath() }, homeDir: join(plain.dir, 'no-home'), serviceAccountDir: join(plain.dir, 'no-sa') };
+    const env = {
+      env: { KUBECONFIG: plain.kubeconfigPath() },
+      homeDir: join(plain.dir, 'no-home'),
+      serviceAccountDir: join(plain.dir, 'no-sa'),
+    };
     const target = createKubevirtProvider(() => env).resolve(splitTarget(`${NS}/vm-http`), {});
     const controller = new AbortController();
     const phases: string[] = [];

@@ -11,7 +11,13 @@ import http from 'node:http';
 import https from 'node:https';
 import { describeError, VconsoleError } from '../../errors.js';
 import {
-  HTTP_REQUEST_TIMEOUT_MS, REJECTION_BODY_LIMIT_BYTES, VMI_WATCH_GRACE_MS, VMI_WATCH_TIMEOUT_S, VM_STATE_FIRST_RETRY_MS, VM_STATE_MAX_RETRY_MS, VM_STATE_POLL_MS,
+  HTTP_REQUEST_TIMEOUT_MS,
+  REJECTION_BODY_LIMIT_BYTES,
+  VMI_WATCH_GRACE_MS,
+  VMI_WATCH_TIMEOUT_S,
+  VM_STATE_FIRST_RETRY_MS,
+  VM_STATE_MAX_RETRY_MS,
+  VM_STATE_POLL_MS,
 } from '../../limits.js';
 import { KubeApiError, getJson, requestOptions, statusMessage, type KubeAccess } from './kubernetes-api.js';
 import type { VirtualMachineInstance } from './vms.js';
@@ -101,7 +107,10 @@ export async function followVmi(access: KubeAccess, namespace: string, name: str
       if (signal.aborted) return;
       if (err instanceof KubeApiError && err.status === 403) {
         context.log('debug', `VM state: ${err.message}`);
-        context.log('warn', `VM state: RBAC forbids watching this VM; polling its state every ${formatSeconds(context.pollMs ?? VM_STATE_POLL_MS)} instead`);
+        context.log(
+          'warn',
+          `VM state: RBAC forbids watching this VM; polling its state every ${formatSeconds(context.pollMs ?? VM_STATE_POLL_MS)} instead`,
+        );
         return pollVmi(access, namespace, name, context);
       }
       context.log('debug', `VM state: ${describeError(err)}; trying again in ${retryMs / 1000} s`);
@@ -206,7 +215,10 @@ function watchOnce(
           res.on('error', () => finish(() => resolve('ended')));
         });
         req.on('error', (err) => finish(() => reject(new VconsoleError(`cannot watch the VM: ${describeError(err)}`))));
-        const connectTimer = setTimeout(() => finish(() => reject(new VconsoleError('the Kubernetes API did not answer the watch'))), HTTP_REQUEST_TIMEOUT_MS);
+        const connectTimer = setTimeout(
+          () => finish(() => reject(new VconsoleError('the Kubernetes API did not answer the watch'))),
+          HTTP_REQUEST_TIMEOUT_MS,
+        );
         // The server ends the watch after timeoutSeconds; one that has not by far after is dead.
         const lifeTimer = setTimeout(() => finish(() => resolve('ended')), VMI_WATCH_TIMEOUT_S * 1000 + VMI_WATCH_GRACE_MS);
         const onAbort = () => finish(() => resolve('ended'));

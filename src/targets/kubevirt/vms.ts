@@ -42,7 +42,14 @@ export function stoppedVms(vms: readonly VirtualMachine[], withVmi: ReadonlySet<
     .map((vm): ListedVm => {
       const namespace = vm.metadata?.namespace ?? '';
       const name = vm.metadata?.name ?? '';
-      return { provider: 'kubevirt', target: `${namespace}/${name}`, name, namespace, state: vm.status?.printableStatus ?? 'Stopped', console: false };
+      return {
+        provider: 'kubevirt',
+        target: `${namespace}/${name}`,
+        name,
+        namespace,
+        state: vm.status?.printableStatus ?? 'Stopped',
+        console: false,
+      };
     })
     .filter((vm) => !withVmi.has(vm.target));
 }
@@ -50,7 +57,11 @@ export function stoppedVms(vms: readonly VirtualMachine[], withVmi: ReadonlySet<
 /** Whether a VMI that is not found belongs to a VM that exists (stopped), for the error that says so. */
 export async function vmExists(access: KubeAccess, namespace: string, name: string, signal?: AbortSignal): Promise<boolean> {
   try {
-    await getJson<VirtualMachine>(access, `/apis/kubevirt.io/v1/namespaces/${encodeURIComponent(namespace)}/virtualmachines/${encodeURIComponent(name)}`, signal);
+    await getJson<VirtualMachine>(
+      access,
+      `/apis/kubevirt.io/v1/namespaces/${encodeURIComponent(namespace)}/virtualmachines/${encodeURIComponent(name)}`,
+      signal,
+    );
     return true;
   } catch {
     return false;

@@ -20,11 +20,22 @@ beforeAll(async () => {
 afterAll(() => fixture.close());
 beforeEach(() => {
   sessions = new KeystoneSessions();
-  Object.assign(fixture.settings, { novaMode: 'modern', consoleTypes: ['rdp-html5', 'webmks'], driverLacks: [], rdpRemoved: false, maxMicroversion: undefined });
+  Object.assign(fixture.settings, {
+    novaMode: 'modern',
+    consoleTypes: ['rdp-html5', 'webmks'],
+    driverLacks: [],
+    rdpRemoved: false,
+    maxMicroversion: undefined,
+  });
 });
 
 function target(text: string, options: TargetOptions = {}): ConsoleTarget {
-  const sources = (): ConfigSources => ({ env: fixtureOpenrc(fixture), readFile: () => undefined, homeDir: '/nonexistent-home', cwd: '/nonexistent-cwd' });
+  const sources = (): ConfigSources => ({
+    env: fixtureOpenrc(fixture),
+    readFile: () => undefined,
+    homeDir: '/nonexistent-home',
+    cwd: '/nonexistent-cwd',
+  });
   return createOpenStackProvider(sources, sessions).resolve(splitTarget(text), options);
 }
 
@@ -48,7 +59,15 @@ describe('browser-only consoles from Nova', () => {
       'Nova serves no VNC, SPICE or serial console for server "web-1"; --type auto never opens a browser-only console: for Hyper-V\'s RDP or VMware\'s WebMKS name it, e.g. vconsole open openstack:web-1#rdp (or #mks)',
     );
     // VNC, SPICE and serial were asked for, each refused; no RDP or WebMKS console was made.
-    expect(consoleRequests().slice(before).map((r) => [r.status, r.microversion])).toEqual([[400, '2.6'], [400, '2.6'], [400, '2.6']]);
+    expect(
+      consoleRequests()
+        .slice(before)
+        .map((r) => [r.status, r.microversion]),
+    ).toEqual([
+      [400, '2.6'],
+      [400, '2.6'],
+      [400, '2.6'],
+    ]);
     expect(auto.consoleType).not.toMatch(/rdp|mks/);
   });
 
@@ -57,12 +76,14 @@ describe('browser-only consoles from Nova', () => {
     expect(describeError(error)).toMatch(/^server "stopped-vm" is SHUTOFF; start it first: openstack server start /);
   });
 
-  it('Nova\'s 409 for a server not ready says it must run', async () => {
+  it("Nova's 409 for a server not ready says it must run", async () => {
     const server = fixture.settings.servers.find((s) => s.name === 'web-1')!;
     fixture.setServerStatus(server.id, 'BUILD');
     try {
       const error = await failure(target('openstack:web-1', { consoleType: 'mks' }).browserUrl!(AbortSignal.timeout(20_000)));
-      expect(describeError(error)).toBe(`cannot get a WebMKS console for server "web-1": Instance ${server.id} is not ready; the server must be running: openstack server start …`);
+      expect(describeError(error)).toBe(
+        `cannot get a WebMKS console for server "web-1": Instance ${server.id} is not ready; the server must be running: openstack server start …`,
+      );
     } finally {
       fixture.setServerStatus(server.id, 'ACTIVE');
     }
@@ -76,8 +97,12 @@ describe('browser-only consoles from Nova', () => {
   });
 
   it('is never dialled: no local port can carry it', async () => {
-    const error = await failure(target('os:web-1', { consoleType: 'rdp' }).dial({ signal: AbortSignal.timeout(5_000), log: () => undefined }));
+    const error = await failure(
+      target('os:web-1', { consoleType: 'rdp' }).dial({ signal: AbortSignal.timeout(5_000), log: () => undefined }),
+    );
     expect(error).toBeInstanceOf(UsageError);
-    expect(describeError(error)).toBe('its RDP console is a web page Nova serves, which no local port can carry; open it in the browser: vconsole open os:web-1#rdp');
+    expect(describeError(error)).toBe(
+      'its RDP console is a web page Nova serves, which no local port can carry; open it in the browser: vconsole open os:web-1#rdp',
+    );
   });
 });

@@ -63,7 +63,10 @@ describe('config search path', () => {
   it('$OS_CLIENT_CONFIG_FILE beats every directory', () => {
     const cloud = (url: string) => `clouds:\n  c:\n    auth: {auth_url: ${url}, username: u, password: p, project_name: x}\n`;
     const config = loadCloudConfig(
-      sources({ [`${CWD}/clouds.yaml`]: cloud('http://here'), '/opt/c.yaml': cloud('http://override') }, { OS_CLIENT_CONFIG_FILE: '/opt/c.yaml' }),
+      sources(
+        { [`${CWD}/clouds.yaml`]: cloud('http://here'), '/opt/c.yaml': cloud('http://override') },
+        { OS_CLIENT_CONFIG_FILE: '/opt/c.yaml' },
+      ),
     );
     expect(config.auth.authUrl).toBe('http://override');
   });
@@ -82,7 +85,13 @@ describe('clouds.yaml and secure.yaml', () => {
       cacert: '/etc/ssl/prod-ca.pem',
       insecure: false,
     });
-    expect(config.auth).toMatchObject({ username: 'ada', password: 'prod-secret', userDomainName: 'Corp', projectName: 'ops', projectDomainName: 'Corp' });
+    expect(config.auth).toMatchObject({
+      username: 'ada',
+      password: 'prod-secret',
+      userDomainName: 'Corp',
+      projectName: 'ops',
+      projectDomainName: 'Corp',
+    });
     expect(config.files).toEqual([`${HOME}/.config/openstack/clouds.yaml`, '/etc/openstack/secure.yaml']);
   });
 
@@ -146,8 +155,21 @@ describe('OS_* variables', () => {
 
   it('make a cloud named envvars when no clouds.yaml exists', () => {
     const config = loadCloudConfig(sources({}, openrc));
-    expect(config).toMatchObject({ name: 'envvars', method: 'password', regionName: 'RegionOne', interface: 'internal', cacert: '/etc/ca.pem' });
-    expect(config.auth).toMatchObject({ authUrl: 'https://keystone.example/v3', username: 'bob', password: 'env-secret', projectName: 'web', userDomainName: 'Default', projectDomainId: 'default' });
+    expect(config).toMatchObject({
+      name: 'envvars',
+      method: 'password',
+      regionName: 'RegionOne',
+      interface: 'internal',
+      cacert: '/etc/ca.pem',
+    });
+    expect(config.auth).toMatchObject({
+      authUrl: 'https://keystone.example/v3',
+      username: 'bob',
+      password: 'env-secret',
+      projectName: 'web',
+      userDomainName: 'Default',
+      projectDomainId: 'default',
+    });
   });
 
   it('beat clouds.yaml when there are config files too, unless a cloud is named', () => {
@@ -165,14 +187,19 @@ describe('OS_* variables', () => {
   });
 
   it('read user and project IDs, application credentials and OS_INSECURE', () => {
-    const config = loadCloudConfig(sources({}, {
-      OS_AUTH_URL: 'http://k:5000',
-      OS_AUTH_TYPE: 'v3applicationcredential',
-      OS_APPLICATION_CREDENTIAL_NAME: 'ci',
-      OS_APPLICATION_CREDENTIAL_SECRET: 's3',
-      OS_USER_ID: 'u-1',
-      OS_INSECURE: 'true',
-    }));
+    const config = loadCloudConfig(
+      sources(
+        {},
+        {
+          OS_AUTH_URL: 'http://k:5000',
+          OS_AUTH_TYPE: 'v3applicationcredential',
+          OS_APPLICATION_CREDENTIAL_NAME: 'ci',
+          OS_APPLICATION_CREDENTIAL_SECRET: 's3',
+          OS_USER_ID: 'u-1',
+          OS_INSECURE: 'true',
+        },
+      ),
+    );
     expect(config.method).toBe('application_credential');
     expect(config.auth).toMatchObject({ applicationCredentialName: 'ci', userId: 'u-1', applicationCredentialSecret: 's3' });
     expect(config.insecure).toBe(true);
@@ -201,7 +228,10 @@ describe('missing pieces', () => {
     [{ OS_AUTH_URL: 'http://k', OS_USERNAME: 'u', OS_PROJECT_NAME: 'x' }, /has no password/],
     [{ OS_AUTH_URL: 'http://k', OS_USERNAME: 'u', OS_PASSWORD: 'p' }, /names no project/],
     [{ OS_AUTH_URL: 'http://k', OS_AUTH_TYPE: 'v3oidcpassword', OS_USERNAME: 'u' }, /auth_type "v3oidcpassword".*not support/],
-    [{ OS_AUTH_URL: 'http://k', OS_APPLICATION_CREDENTIAL_SECRET: 's', OS_AUTH_TYPE: 'v3applicationcredential' }, /no application_credential_id/],
+    [
+      { OS_AUTH_URL: 'http://k', OS_APPLICATION_CREDENTIAL_SECRET: 's', OS_AUTH_TYPE: 'v3applicationcredential' },
+      /no application_credential_id/,
+    ],
   ])('are UsageErrors that say what to set (%#)', (env, message) => {
     expect(() => loadCloudConfig(sources({}, env as Record<string, string>))).toThrow(message);
   });

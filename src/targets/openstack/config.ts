@@ -213,7 +213,10 @@ function checkCredentials(a: CloudAuth, method: AuthMethod, where: string): void
     return;
   }
   if (!a.applicationCredentialSecret) {
-    throw new UsageError(`${where} has no application_credential_secret`, 'set it in secure.yaml/clouds.yaml or OS_APPLICATION_CREDENTIAL_SECRET');
+    throw new UsageError(
+      `${where} has no application_credential_secret`,
+      'set it in secure.yaml/clouds.yaml or OS_APPLICATION_CREDENTIAL_SECRET',
+    );
   }
   if (!a.applicationCredentialId && !(a.applicationCredentialName && (a.userId || a.username))) {
     throw new UsageError(
@@ -274,7 +277,10 @@ function cloudsOf(found: { data: Dict } | undefined): Dict {
 function cloudNotFound(name: string, all: Dict, files: string[]): UsageError {
   const known = Object.keys(all);
   const where = files.length ? ` in ${files[0]}` : ' (no clouds.yaml found)';
-  return new UsageError(`cloud "${echoInput(name)}" not found${where}`, known.length ? `known clouds: ${known.join(', ')}` : 'check --cloud and $OS_CLOUD');
+  return new UsageError(
+    `cloud "${echoInput(name)}" not found${where}`,
+    known.length ? `known clouds: ${known.join(', ')}` : 'check --cloud and $OS_CLOUD',
+  );
 }
 
 /** secure.yaml's values win; nested mappings (auth) merge key by key. */

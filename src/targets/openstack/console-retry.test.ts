@@ -51,7 +51,11 @@ describe('retryIfRefused', () => {
     const [only] = consoles(1);
     let clock = 0;
     let redials = 0;
-    const stream = retryIfRefused(only.near, { redial: async () => (redials++, only.near), refused: () => new Error('refused'), now: () => clock });
+    const stream = retryIfRefused(only.near, {
+      redial: async () => (redials++, only.near),
+      refused: () => new Error('refused'),
+      now: () => clock,
+    });
     clock = 60_000;
     only.far.end();
     expect(await readToEnd(stream)).toBe('');

@@ -55,7 +55,10 @@ function lenientJson(text: string): unknown {
  */
 export function apiErrorMessage(body: unknown): string | undefined {
   if (typeof body === 'string') {
-    const line = body.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+    const line = body
+      .replace(/<[^>]*>/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
     return line ? line.slice(0, 200) : undefined;
   }
   if (typeof body !== 'object' || body === null) return undefined;

@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURE_APP_CREDENTIAL, FIXTURE_USER, startOpenStackFixture, type OpenStackFixture } from '../../../test/fixtures/openstack-api.js';
+import {
+  FIXTURE_APP_CREDENTIAL,
+  FIXTURE_USER,
+  startOpenStackFixture,
+  type OpenStackFixture,
+} from '../../../test/fixtures/openstack-api.js';
 import { describeError } from '../../errors.js';
 import type { CloudConfig } from './config.js';
 import { KeystoneSession, authRequestBody, computeEndpoint, renewTime, tokensUrl, type CatalogService } from './keystone.js';
@@ -29,15 +34,24 @@ describe('Keystone requests', () => {
   it('scopes a password login to the project', () => {
     expect(authRequestBody(passwordCloud('http://k'))).toEqual({
       auth: {
-        identity: { methods: ['password'], password: { user: { name: 'alice', domain: { name: 'Default' }, password: FIXTURE_USER.password } } },
+        identity: {
+          methods: ['password'],
+          password: { user: { name: 'alice', domain: { name: 'Default' }, password: FIXTURE_USER.password } },
+        },
         scope: { project: { name: 'demo', domain: { id: 'default' } } },
       },
     });
   });
 
   it('sends an application credential by ID without a scope', () => {
-    const cloud: CloudConfig = { ...passwordCloud('http://k'), method: 'application_credential', auth: { authUrl: 'http://k', applicationCredentialId: 'ac', applicationCredentialSecret: 's' } };
-    expect(authRequestBody(cloud)).toEqual({ auth: { identity: { methods: ['application_credential'], application_credential: { id: 'ac', secret: 's' } } } });
+    const cloud: CloudConfig = {
+      ...passwordCloud('http://k'),
+      method: 'application_credential',
+      auth: { authUrl: 'http://k', applicationCredentialId: 'ac', applicationCredentialSecret: 's' },
+    };
+    expect(authRequestBody(cloud)).toEqual({
+      auth: { identity: { methods: ['application_credential'], application_credential: { id: 'ac', secret: 's' } } },
+    });
   });
 });
 
@@ -115,7 +129,7 @@ describe('KeystoneSession against the fixture', () => {
     expect((await session.token(signal())).value).not.toBe(first.value);
   });
 
-  it('reports bad credentials with Keystone\'s message and no password', async () => {
+  it("reports bad credentials with Keystone's message and no password", async () => {
     const session = new KeystoneSession(passwordCloud(fixture.authUrl, 'wrong-password-123'), NO_TLS);
     const error = await session.token(signal()).catch((err: unknown) => err);
     const text = describeError(error);
@@ -127,7 +141,11 @@ describe('KeystoneSession against the fixture', () => {
     const cloud: CloudConfig = {
       ...passwordCloud(fixture.authUrl),
       method: 'application_credential',
-      auth: { authUrl: `${fixture.authUrl}/v3`, applicationCredentialId: FIXTURE_APP_CREDENTIAL.id, applicationCredentialSecret: FIXTURE_APP_CREDENTIAL.secret },
+      auth: {
+        authUrl: `${fixture.authUrl}/v3`,
+        applicationCredentialId: FIXTURE_APP_CREDENTIAL.id,
+        applicationCredentialSecret: FIXTURE_APP_CREDENTIAL.secret,
+      },
     };
     const token = await new KeystoneSession(cloud, NO_TLS).token(signal());
     expect(computeEndpoint(token.catalog, 'public', undefined, 'fx')).toBe(fixture.computeUrl);

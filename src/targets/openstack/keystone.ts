@@ -42,9 +42,7 @@ export function authRequestBody(cloud: CloudConfig): object {
     // An application credential carries its own project: a scope would be refused.
     return { auth: { identity: { methods: ['application_credential'], application_credential: credential } } };
   }
-  const project = a.projectId
-    ? { id: a.projectId }
-    : { name: a.projectName, domain: domain(a.projectDomainId, a.projectDomainName) };
+  const project = a.projectId ? { id: a.projectId } : { name: a.projectName, domain: domain(a.projectDomainId, a.projectDomainName) };
   return {
     auth: {
       identity: { methods: ['password'], password: { user: { ...user, password: a.password } } },
@@ -57,7 +55,12 @@ export function authRequestBody(cloud: CloudConfig): object {
  * The compute endpoint for the interface and region, with the API version in the path (an
  * unversioned endpoint gets `/v2.1`). Throws a VconsoleError listing what the catalog has.
  */
-export function computeEndpoint(catalog: CatalogService[], iface: EndpointInterface, region: string | undefined, cloudName: string): string {
+export function computeEndpoint(
+  catalog: CatalogService[],
+  iface: EndpointInterface,
+  region: string | undefined,
+  cloudName: string,
+): string {
   if (catalog.length === 0) {
     throw new VconsoleError(`the Keystone token of cloud "${cloudName}" has no service catalog`, {
       hint: 'scope it to a project (project_name or OS_PROJECT_NAME)',
@@ -69,7 +72,11 @@ export function computeEndpoint(catalog: CatalogService[], iface: EndpointInterf
     const seen = endpoints.map((e) => `${e.interface}@${e.region_id ?? e.region ?? '?'}`);
     throw new VconsoleError(
       `no compute endpoint (interface ${iface}${region ? `, region ${region}` : ''}) in the service catalog of cloud "${cloudName}"`,
-      { hint: seen.length ? `the catalog has ${seen.join(', ')}: set region_name/interface (OS_REGION_NAME, OS_INTERFACE)` : 'this cloud offers no Nova' },
+      {
+        hint: seen.length
+          ? `the catalog has ${seen.join(', ')}: set region_name/interface (OS_REGION_NAME, OS_INTERFACE)`
+          : 'this cloud offers no Nova',
+      },
     );
   }
   const url = match.url.replace(/\/+$/, '');
@@ -83,7 +90,8 @@ export function computeEndpoint(catalog: CatalogService[], iface: EndpointInterf
 export function renewTime(issuedAt: string | undefined, expiresAt: string | undefined, receivedAt: number): number {
   const issued = Date.parse(issuedAt ?? '');
   const expires = Date.parse(expiresAt ?? '');
-  const lifetime = Number.isFinite(issued) && Number.isFinite(expires) ? expires - issued : Number.isFinite(expires) ? expires - receivedAt : 600_000;
+  const lifetime =
+    Number.isFinite(issued) && Number.isFinite(expires) ? expires - issued : Number.isFinite(expires) ? expires - receivedAt : 600_000;
   return receivedAt + lifetime - Math.min(60_000, Math.max(0, lifetime) / 10);
 }
 
@@ -186,7 +194,9 @@ export class KeystoneSessions {
 
   session(cloud: CloudConfig, tls: TlsSettings): KeystoneSession {
     const a = cloud.auth;
-    const secret = createHash('sha256').update(`${a.password ?? ''}\0${a.applicationCredentialSecret ?? ''}`).digest('hex');
+    const secret = createHash('sha256')
+      .update(`${a.password ?? ''}\0${a.applicationCredentialSecret ?? ''}`)
+      .digest('hex');
     const identity = { ...a, password: undefined, applicationCredentialSecret: undefined, secret, method: cloud.method, tls };
     const key = JSON.stringify(identity);
     let session = this.byIdentity.get(key);

@@ -6,9 +6,17 @@ const T = '2f6b1e4c-9a8d-4c3b-b2a1-0f9e8d7c6b5a';
 
 describe('console URL shapes', () => {
   it.each([
-    ['noVNC vnc_lite with the token in an encoded path', `http://nova.example:6080/vnc_lite.html?path=%3Ftoken%3D${T}`, `ws://nova.example:6080/?token=${T}`],
+    [
+      'noVNC vnc_lite with the token in an encoded path',
+      `http://nova.example:6080/vnc_lite.html?path=%3Ftoken%3D${T}`,
+      `ws://nova.example:6080/?token=${T}`,
+    ],
     ['https becomes wss', `https://nova.example:6080/vnc_lite.html?path=%3Ftoken%3D${T}`, `wss://nova.example:6080/?token=${T}`],
-    ['a path prefix inside path=', `https://cloud.example/vnc_lite.html?path=novnc%2Fwebsockify%3Ftoken%3D${T}`, `wss://cloud.example/novnc/websockify?token=${T}`],
+    [
+      'a path prefix inside path=',
+      `https://cloud.example/vnc_lite.html?path=novnc%2Fwebsockify%3Ftoken%3D${T}`,
+      `wss://cloud.example/novnc/websockify?token=${T}`,
+    ],
     ['path= and token= side by side', `http://h:6080/vnc_lite.html?path=websockify&token=${T}`, `ws://h:6080/websockify?token=${T}`],
     ['vnc_auto.html with token=', `http://nova.example:6080/vnc_auto.html?token=${T}`, `ws://nova.example:6080/?token=${T}`],
     ['vnc.html behind a reverse-proxy prefix', `https://cloud.example/novnc/vnc.html?token=${T}`, `wss://cloud.example/novnc/?token=${T}`],
@@ -24,7 +32,9 @@ describe('console URL shapes', () => {
   });
 
   it('resolves a URL without host against the compute endpoint', () => {
-    expect(consoleWebSocketUrl(`/vnc_auto.html?token=${T}`, 'https://api.example:8774/v2.1').href).toBe(`wss://api.example:8774/?token=${T}`);
+    expect(consoleWebSocketUrl(`/vnc_auto.html?token=${T}`, 'https://api.example:8774/v2.1').href).toBe(
+      `wss://api.example:8774/?token=${T}`,
+    );
   });
 
   it('refuses a URL without a token, and never echoes the URL', () => {
@@ -46,7 +56,7 @@ describe('server names and IDs', () => {
     expect(isServerId(`${T}x`)).toBe(false);
   });
 
-  it('anchors and escapes the name for Nova\'s regex filter', () => {
+  it("anchors and escapes the name for Nova's regex filter", () => {
     expect(serverNameFilter('web-1')).toBe('^web-1$');
     const filter = serverNameFilter('db.1 (old)+[x]*?^$|{2}\\');
     expect(new RegExp(filter).test('db.1 (old)+[x]*?^$|{2}\\')).toBe(true);
@@ -69,7 +79,7 @@ describe('server state', () => {
 });
 
 describe('browser-only console pages (rdp-html5, webmks)', () => {
-  it('keeps Nova\'s URL as it is, resolves a relative one against the compute endpoint, and remembers the token', () => {
+  it("keeps Nova's URL as it is, resolves a relative one against the compute endpoint, and remembers the token", () => {
     const tokens: string[] = [];
     const remember = (token: string) => tokens.push(token);
     const given = `http://example.com:6090/mks.html?token=${T}&x=%2F`;
@@ -80,7 +90,9 @@ describe('browser-only console pages (rdp-html5, webmks)', () => {
 
   it('refuses a page that is no web page, its token still remembered for scrubbing', () => {
     const tokens: string[] = [];
-    expect(() => consolePageUrl(`ws://h:6083/?token=${T}`, undefined, (token) => tokens.push(token))).toThrow('Nova returned a console page URL with scheme ws: (expected http or https)');
+    expect(() => consolePageUrl(`ws://h:6083/?token=${T}`, undefined, (token) => tokens.push(token))).toThrow(
+      'Nova returned a console page URL with scheme ws: (expected http or https)',
+    );
     expect(tokens).toEqual([T]);
   });
 });

@@ -22,16 +22,49 @@ interface NovaConsoleSpec {
   setting: string;
 }
 const NOVA_CONSOLES: Record<NovaConsoleKind, NovaConsoleSpec> = {
-  vnc: { protocol: 'vnc', type: 'novnc', action: 'os-getVNCConsole', shownAs: 'VNC', offered: 'noVNC', setting: 'nova.conf [vnc] enabled, novncproxy_base_url' },
-  serial: { protocol: 'serial', type: 'serial', action: 'os-getSerialConsole', shownAs: 'serial', offered: 'serial', setting: 'nova.conf [serial_console] enabled' },
-  spice: { protocol: 'spice', type: 'spice-html5', action: 'os-getSPICEConsole', shownAs: 'SPICE', offered: 'SPICE', setting: 'nova.conf [spice] enabled, html5proxy_base_url' },
+  vnc: {
+    protocol: 'vnc',
+    type: 'novnc',
+    action: 'os-getVNCConsole',
+    shownAs: 'VNC',
+    offered: 'noVNC',
+    setting: 'nova.conf [vnc] enabled, novncproxy_base_url',
+  },
+  serial: {
+    protocol: 'serial',
+    type: 'serial',
+    action: 'os-getSerialConsole',
+    shownAs: 'serial',
+    offered: 'serial',
+    setting: 'nova.conf [serial_console] enabled',
+  },
+  spice: {
+    protocol: 'spice',
+    type: 'spice-html5',
+    action: 'os-getSPICEConsole',
+    shownAs: 'SPICE',
+    offered: 'SPICE',
+    setting: 'nova.conf [spice] enabled, html5proxy_base_url',
+  },
   // Hyper-V only (FreeRDP-WebConnect's wsgate serves the page); Nova 29.0.0 (Caracal) removed it.
   rdp: {
-    protocol: 'rdp', type: 'rdp-html5', action: 'os-getRDPConsole', shownAs: 'RDP', article: 'an', offered: 'RDP (rdp-html5)',
+    protocol: 'rdp',
+    type: 'rdp-html5',
+    action: 'os-getRDPConsole',
+    shownAs: 'RDP',
+    article: 'an',
+    offered: 'RDP (rdp-html5)',
     setting: 'Hyper-V compute hosts with nova.conf [rdp] enabled, html5_proxy_base_url; Nova 29.0.0 (Caracal) and later have none',
   },
   // VMware vSphere only; remote-consoles accepts protocol mks from microversion 2.8, no server action has it.
-  mks: { protocol: 'mks', type: 'webmks', microversion: '2.8', shownAs: 'WebMKS', offered: 'WebMKS', setting: 'VMware compute hosts with nova.conf [mks] enabled, mksproxy_base_url' },
+  mks: {
+    protocol: 'mks',
+    type: 'webmks',
+    microversion: '2.8',
+    shownAs: 'WebMKS',
+    offered: 'WebMKS',
+    setting: 'VMware compute hosts with nova.conf [mks] enabled, mksproxy_base_url',
+  },
 };
 
 export interface ServerSummary {
@@ -74,7 +107,6 @@ export function serverNameFilter(name: string): string {
   return `^${name.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}$`;
 }
 
-
 /**
  * The page Nova's URL names, as an absolute http(s) URL (a relative one is the compute
  * endpoint's); its token, when it has one, goes to `remember` so that errors are scrubbed of it.
@@ -88,7 +120,8 @@ export function consolePageUrl(consoleUrl: string, base: string | undefined, rem
   }
   const token = url.searchParams.get('token');
   if (token) remember(token);
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new VconsoleError(`Nova returned a console page URL with scheme ${url.protocol} (expected http or https)`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new VconsoleError(`Nova returned a console page URL with scheme ${url.protocol} (expected http or https)`);
   // Nova's own text when it is whole: the browser gets exactly what Nova said.
   return /^[a-z][a-z0-9+.-]*:/i.test(consoleUrl) ? consoleUrl : url.href;
 }
@@ -108,7 +141,12 @@ export class ComputeClient {
   /** The compute endpoint the last token's catalog named (for relative console URLs). */
   endpoint?: string;
 
-  async call(method: 'GET' | 'POST', path: string, signal: AbortSignal, options: { body?: unknown; microversion?: string } = {}): Promise<OpenStackResponse> {
+  async call(
+    method: 'GET' | 'POST',
+    path: string,
+    signal: AbortSignal,
+    options: { body?: unknown; microversion?: string } = {},
+  ): Promise<OpenStackResponse> {
     for (let attempt = 0; ; attempt++) {
       const token = await this.session.token(signal);
       const cloud = this.session.cloud;
@@ -118,7 +156,14 @@ export class ComputeClient {
         headers['OpenStack-API-Version'] = `compute ${options.microversion}`;
         headers['X-OpenStack-Nova-API-Version'] = options.microversion;
       }
-      const res = await callOpenStack(`${this.endpoint}${path}`, { method, headers, body: options.body, tls: this.tls, signal, service: 'Nova' });
+      const res = await callOpenStack(`${this.endpoint}${path}`, {
+        method,
+        headers,
+        body: options.body,
+        tls: this.tls,
+        signal,
+        service: 'Nova',
+      });
       if (res.status !== 401) return res;
       this.session.invalidate(token);
       if (attempt >= 1) {
@@ -163,7 +208,8 @@ export class ComputeClient {
       const search = pageQuery.toString();
       const res = await this.call('GET', `/servers/detail${search ? `?${search}` : ''}`, signal, { microversion });
       if (res.status !== 200) throw this.failure(res, 'cannot list servers');
-      const body = res.body as { servers?: (ServerSummary & { tags?: string[] })[]; servers_links?: { rel?: string; href?: string }[] } | undefined;
+      const body = res.body as
+        { servers?: (ServerSummary & { tags?: string[] })[]; servers_links?: { rel?: string; href?: string }[] } | undefined;
       all.push(
         ...(body?.servers ?? [])
           .filter((s) => matchesFilters(s, filters))
@@ -207,9 +253,12 @@ export class ComputeClient {
       res = await this.call('POST', `${path}/action`, signal, { body: { [spec.action]: { type: spec.type } } });
       url = (res.body as { console?: { url?: string } })?.console?.url;
     } else if (res.status === 405 || res.status === 406) {
-      throw new ConsoleTypeUnavailableError(`cannot get ${spec.article ?? 'a'} ${spec.shownAs} console for server "${shownAs}": ${this.said(res)}`, {
-        hint: `${spec.shownAs} consoles need compute API microversion ${microversion}, which this cloud does not serve`,
-      });
+      throw new ConsoleTypeUnavailableError(
+        `cannot get ${spec.article ?? 'a'} ${spec.shownAs} console for server "${shownAs}": ${this.said(res)}`,
+        {
+          hint: `${spec.shownAs} consoles need compute API microversion ${microversion}, which this cloud does not serve`,
+        },
+      );
     }
     if (res.status === 404) throw notFound(shownAs);
     if (res.status !== 200) throw this.consoleFailure(res, shownAs, kind);
@@ -222,14 +271,18 @@ export class ComputeClient {
     const what = `cannot get ${spec.article ?? 'a'} ${spec.shownAs} console for server "${shownAs}"`;
     // 400: the type is off (`Unavailable console type ...`); 501: the hypervisor's driver has none.
     if (res.status === 400 || res.status === 501) {
-      return new ConsoleTypeUnavailableError(`${what}: ${this.said(res)}`, { hint: `this cloud offers no ${spec.offered} console (${spec.setting})` });
+      return new ConsoleTypeUnavailableError(`${what}: ${this.said(res)}`, {
+        hint: `this cloud offers no ${spec.offered} console (${spec.setting})`,
+      });
     }
     if (res.status === 409) return this.failure(res, what, 'the server must be running: openstack server start …');
     return this.failure(res, what);
   }
 
   private failure(res: OpenStackResponse, what: string, hint?: string): VconsoleError {
-    return new VconsoleError(`${what}: ${this.said(res)}`, { hint: hint ?? (res.status === 403 ? 'the policy of this cloud forbids it for your role' : undefined) });
+    return new VconsoleError(`${what}: ${this.said(res)}`, {
+      hint: hint ?? (res.status === 403 ? 'the policy of this cloud forbids it for your role' : undefined),
+    });
   }
 
   private said(res: OpenStackResponse): string {

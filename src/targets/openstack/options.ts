@@ -20,7 +20,10 @@ export function parseNameRegex(text: string): string {
   try {
     new RegExp(text);
   } catch (err) {
-    throw new UsageError(`bad --os-filter "${echoInput(text)}": ${(err as Error).message.replace(/^Invalid regular expression: /, '')}`, 'give a regular expression over server names, e.g. ^web-');
+    throw new UsageError(
+      `bad --os-filter "${echoInput(text)}": ${(err as Error).message.replace(/^Invalid regular expression: /, '')}`,
+      'give a regular expression over server names, e.g. ^web-',
+    );
   }
   return text;
 }
@@ -28,7 +31,10 @@ export function parseNameRegex(text: string): string {
 /** `--os-tag`: Nova tags hold no comma or slash. */
 export function parseServerTag(text: string): string {
   if (!text || /[,/]/.test(text) || text.length > 60) {
-    throw new UsageError(`bad --os-tag "${echoInput(text)}"`, 'a Nova tag is 1 to 60 characters without "," or "/"; repeat --os-tag for several');
+    throw new UsageError(
+      `bad --os-tag "${echoInput(text)}"`,
+      'a Nova tag is 1 to 60 characters without "," or "/"; repeat --os-tag for several',
+    );
   }
   return text;
 }
@@ -74,14 +80,22 @@ export const OPENSTACK_OPTIONS = [
     help: 'OpenStack: the servers whose name matches this regular expression',
     section: 'selector',
     parse: parseNameRegex,
-    workspace: { key: 'osFilter' as const, read: (v) => (typeof v === 'string' && tryRegExp(v) ? v : undefined), allowed: 'a regular expression over server names' },
+    workspace: {
+      key: 'osFilter' as const,
+      read: (v) => (typeof v === 'string' && tryRegExp(v) ? v : undefined),
+      allowed: 'a regular expression over server names',
+    },
   }),
   listOption('osTag', {
     flags: '--os-tag <tag>',
     help: 'OpenStack: the servers with this tag (repeat: with all of them)',
     section: 'selector',
     parse: parseServerTag,
-    workspace: listKey('osTags', (v) => (typeof v === 'string' && v && !/[,/]/.test(v) ? v : undefined), 'a list of Nova tags (no "," or "/")'),
+    workspace: listKey(
+      'osTags',
+      (v) => (typeof v === 'string' && v && !/[,/]/.test(v) ? v : undefined),
+      'a list of Nova tags (no "," or "/")',
+    ),
   }),
 ] as const;
 
@@ -100,7 +114,11 @@ function openstackSelection(flags: Readonly<Record<string, unknown>>): FlagSelec
   const tags = valuesOf(flags.osTag);
   if (filter === undefined && tags.length === 0) return undefined;
   const shown = [filter !== undefined ? `--os-filter ${filter}` : undefined, ...tags.map((t) => `--os-tag ${t}`)];
-  return { scope: { nameRegex: filter, tags: tags.length ? tags : undefined }, shownAs: shown.filter(Boolean).join(' '), reach: 'matching' };
+  return {
+    scope: { nameRegex: filter, tags: tags.length ? tags : undefined },
+    shownAs: shown.filter(Boolean).join(' '),
+    reach: 'matching',
+  };
 }
 
 export const openstackOptions: OptionGroup<typeof OPENSTACK_OPTIONS> = {

@@ -1,5 +1,10 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FIXTURE_APP_CREDENTIAL, fixtureOpenrc, startOpenStackFixture, type OpenStackFixture } from '../../../test/fixtures/openstack-api.js';
+import {
+  FIXTURE_APP_CREDENTIAL,
+  fixtureOpenrc,
+  startOpenStackFixture,
+  type OpenStackFixture,
+} from '../../../test/fixtures/openstack-api.js';
 import { UsageError, describeError } from '../../errors.js';
 import type { LogLevel } from '../../proxy/types.js';
 import { splitTarget } from '../index.js';
@@ -28,14 +33,27 @@ afterAll(() => fixture.close());
 beforeEach(() => {
   sessions = new KeystoneSessions();
   logs.length = 0;
-  Object.assign(fixture.settings, { novaMode: 'modern', consoleUrlStyle: 'vnc_lite', proxyRejection: 'close-after-upgrade', catalogHasCompute: true, nameFilterIgnored: false, consoleTokenTtlSeconds: 600, consoleTypes: ['novnc'] });
+  Object.assign(fixture.settings, {
+    novaMode: 'modern',
+    consoleUrlStyle: 'vnc_lite',
+    proxyRejection: 'close-after-upgrade',
+    catalogHasCompute: true,
+    nameFilterIgnored: false,
+    consoleTokenTtlSeconds: 600,
+    consoleTypes: ['novnc'],
+  });
 });
 
 function openrc(extra: Record<string, string> = {}): Record<string, string> {
   return { ...fixtureOpenrc(fixture), ...extra };
 }
 
-function target(text: string, env: Record<string, string> = openrc(), options: TargetOptions = {}, files: Record<string, string> = {}): ConsoleTarget {
+function target(
+  text: string,
+  env: Record<string, string> = openrc(),
+  options: TargetOptions = {},
+  files: Record<string, string> = {},
+): ConsoleTarget {
   const sources = (): ConfigSources => ({ env, readFile: (f) => files[f], homeDir: '/nonexistent-home', cwd: '/nonexistent-cwd' });
   return createOpenStackProvider(sources, sessions).resolve(splitTarget(text), options);
 }
@@ -44,8 +62,6 @@ const context = () => ({
   signal: AbortSignal.timeout(20_000),
   log: (level: LogLevel, message: string) => logs.push(`${level} ${message}`),
 });
-
-
 
 /** Asserts no token, password or console URL made it into the text. */
 function expectNoSecrets(text: string): void {
@@ -106,7 +122,7 @@ describe('check', () => {
     expect(describeError(error)).toContain('server "stopped-vm" is SHUTOFF; start it first: openstack server start 7a9d6b2e');
   });
 
-  it('reports bad credentials with Keystone\'s message and never the password', async () => {
+  it("reports bad credentials with Keystone's message and never the password", async () => {
     const error = await failure(target('openstack:web-1', openrc({ OS_PASSWORD: 'not-the-password' })).check!(AbortSignal.timeout(20_000)));
     const text = describeError(error);
     expect(text).toContain('The request you have made requires authentication');
@@ -141,9 +157,20 @@ describe('listOpenstackServers', () => {
   it('lists every server with its status, across pages', async () => {
     fixture.settings.pageSize = 2;
     const env = openrc();
-    const servers = await listOpenstackServers({}, AbortSignal.timeout(20_000), () => ({ env, readFile: () => undefined, homeDir: '/x', cwd: '/x' }), sessions);
+    const servers = await listOpenstackServers(
+      {},
+      AbortSignal.timeout(20_000),
+      () => ({ env, readFile: () => undefined, homeDir: '/x', cwd: '/x' }),
+      sessions,
+    );
     fixture.settings.pageSize = 1000;
-    expect(servers.map((s) => `${s.name} ${s.status}`)).toEqual(['web-1 ACTIVE', 'stopped-vm SHUTOFF', 'twin ACTIVE', 'twin ACTIVE', 'db.1 (old) ACTIVE']);
+    expect(servers.map((s) => `${s.name} ${s.status}`)).toEqual([
+      'web-1 ACTIVE',
+      'stopped-vm SHUTOFF',
+      'twin ACTIVE',
+      'twin ACTIVE',
+      'db.1 (old) ACTIVE',
+    ]);
     expect(fixture.count('nova', '/servers/detail')).toBeGreaterThanOrEqual(3);
   });
 });
@@ -173,7 +200,9 @@ describe('serial consoles', () => {
 
   it('says so when the cloud serves no serial console', async () => {
     const error = await failure(target('openstack:web-1', openrc(), { consoleType: 'serial' }).dial(context()));
-    expect(describeError(error)).toBe('cannot get a serial console for server "web-1": Unavailable console type serial; this cloud offers no serial console (nova.conf [serial_console] enabled)');
+    expect(describeError(error)).toBe(
+      'cannot get a serial console for server "web-1": Unavailable console type serial; this cloud offers no serial console (nova.conf [serial_console] enabled)',
+    );
   });
 
   it('falls back to os-getSerialConsole before microversion 2.6', async () => {
@@ -199,7 +228,10 @@ describe('dial', () => {
     const consoleCalls = fixture.requests.filter((r) => r.path.endsWith('/remote-consoles'));
     expect(consoleCalls.every((r) => r.microversion === '2.6')).toBe(true);
     const proxied = fixture.requests.filter((r) => r.service === 'proxy').slice(-2);
-    expect(proxied.map((r) => [r.origin, r.protocols])).toEqual([[undefined, 'binary'], [undefined, 'binary']]);
+    expect(proxied.map((r) => [r.origin, r.protocols])).toEqual([
+      [undefined, 'binary'],
+      [undefined, 'binary'],
+    ]);
   });
 
   it('reuses one Keystone token for every console of the cloud', async () => {
@@ -253,10 +285,12 @@ describe('dial', () => {
     expect(logs.some((l) => l.includes('os-getVNCConsole'))).toBe(true);
   });
 
-  it('passes on Nova\'s message when the cloud has no noVNC', async () => {
+  it("passes on Nova's message when the cloud has no noVNC", async () => {
     fixture.settings.novaMode = 'console-unavailable';
     const error = await failure(target('openstack:web-1').dial(context()));
-    expect(describeError(error)).toMatch(/^cannot get a VNC console for server "web-1": Unavailable console type novnc; this cloud offers no noVNC/);
+    expect(describeError(error)).toMatch(
+      /^cannot get a VNC console for server "web-1": Unavailable console type novnc; this cloud offers no noVNC/,
+    );
   });
 
   it.each(['close-after-upgrade', 'drop-before-upgrade'] as const)('reports a token the proxy rejects (%s)', async (style) => {
@@ -273,7 +307,9 @@ describe('dial', () => {
     fixture.settings.novaMode = 'fault-echoing-secrets';
     const error = await failure(t.dial(context()));
     const text = describeError(error);
-    expect(text).toMatch(/^cannot get a VNC console for server "web-1": Unexpected API Error with token \*\*\* after http:\/\/127\.0\.0\.1:\d+\/vnc_lite\.html\?path=%3Ftoken%3D\*\*\*/);
+    expect(text).toMatch(
+      /^cannot get a VNC console for server "web-1": Unexpected API Error with token \*\*\* after http:\/\/127\.0\.0\.1:\d+\/vnc_lite\.html\?path=%3Ftoken%3D\*\*\*/,
+    );
     expect(logs.some((l) => l.includes('opening ws://127.0.0.1'))).toBe(true);
     expectNoSecrets(`${text} ${String((error.cause as Error | undefined)?.message)} ${logs.join('\n')}`);
   });
@@ -300,7 +336,12 @@ describe('SPICE consoles', () => {
     const asked = fixture.requests.filter((r) => r.path.endsWith('/remote-consoles')).at(-1);
     expect(asked).toMatchObject({ status: 200, microversion: '2.6' });
     // spice_auto.html?token=T: the websocket is the page's directory with the token kept.
-    expect(fixture.requests.filter((r) => r.service === 'proxy').at(-1)).toMatchObject({ status: 101, path: '/?token=***', protocols: 'binary', origin: undefined });
+    expect(fixture.requests.filter((r) => r.service === 'proxy').at(-1)).toMatchObject({
+      status: 101,
+      path: '/?token=***',
+      protocols: 'binary',
+      origin: undefined,
+    });
   });
 
   it('serves a burst of channels with one console URL from Nova', async () => {
@@ -372,7 +413,7 @@ describe('console tokens used within their life', () => {
     vi.useRealTimers();
   });
 
-  it('hands the auto pre-flight\'s console URL to a client only while it is certainly fresh (seconds, not 30 s)', async () => {
+  it("hands the auto pre-flight's console URL to a client only while it is certainly fresh (seconds, not 30 s)", async () => {
     const young = target('openstack:web-1', openrc(), { consoleType: 'auto' });
     await young.check!(AbortSignal.timeout(20_000));
     let before = consoles();
@@ -437,13 +478,15 @@ describe('console tokens used within their life', () => {
     const before = consoles();
     // A serial console's refusal is seen while it is dialled (it settles first): never "connected".
     const error = await failure(target('openstack:web-1', openrc(), { consoleType: 'serial' }).dial(context()));
-    expect(describeError(error)).toMatch(/^the console was refused right after the upgrade: the token is wrong or expired; Nova had just issued that console: /);
+    expect(describeError(error)).toMatch(
+      /^the console was refused right after the upgrade: the token is wrong or expired; Nova had just issued that console: /,
+    );
     expect(consoles() - before).toBe(2);
     expectNoSecrets(`${describeError(vnc)} ${describeError(error)} ${logs.join('\n')}`);
   });
 });
 
-describe('a console proxy that speaks another scheme than Nova\'s URL says', () => {
+describe("a console proxy that speaks another scheme than Nova's URL says", () => {
   it('names the TLS mismatch and the nova.conf setting, instead of blaming the token', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'vconsole-os-tls-'));
     const pki = await createTestPki({ dir });

@@ -6,7 +6,16 @@ import type { DialContext } from '../../proxy/types.js';
 import type { CloudConfig, ConfigSources } from './config.js';
 import { scrubSecrets, type TlsSettings } from './http.js';
 import { KeystoneSessions, type KeystoneSession } from './keystone.js';
-import { ComputeClient, ConsoleTypeUnavailableError, ServerNotFoundError, checkConsoleState, consolePageUrl, type Log, type ServerFilters, type ServerSummary } from './nova.js';
+import {
+  ComputeClient,
+  ConsoleTypeUnavailableError,
+  ServerNotFoundError,
+  checkConsoleState,
+  consolePageUrl,
+  type Log,
+  type ServerFilters,
+  type ServerSummary,
+} from './nova.js';
 import { DIAL_TIMEOUT_MS, LIST_TIMEOUT_MS, NOVA_CONSOLE_URL_SHARE_MS, NOVA_PROBED_URL_MAX_AGE_MS } from '../../limits.js';
 import { safeUrlText } from '../../text/url-text.js';
 import { autoOrder, consoleKind, kindOf } from '../../console-kinds/index.js';
@@ -107,7 +116,11 @@ class OpenStackTarget implements ConsoleTarget {
         this.consoleTypeTentative = false;
       }
       // A cloud without SPICE says so before anything listens; the URL serves the first burst.
-      else if (kindOf(this.consoleType).manyConnections) this.probed = { url: await compute.createConsole(server.id, this.server, this.consoleType, signal, () => undefined), at: Date.now() };
+      else if (kindOf(this.consoleType).manyConnections)
+        this.probed = {
+          url: await compute.createConsole(server.id, this.server, this.consoleType, signal, () => undefined),
+          at: Date.now(),
+        };
       if (kindOf(this.consoleType).manyConnections && this.probed) {
         this.spiceUrl.offer(this.probed.url, this.probed.at);
         this.probed = undefined;
@@ -142,7 +155,8 @@ class OpenStackTarget implements ConsoleTarget {
    */
   async browserUrl(signal: AbortSignal): Promise<string> {
     return this.guard(async () => {
-      if (consoleKind(this.consoleType)?.carriage !== 'browser') throw new VconsoleError(`a ${this.consoleType} console has no page of its own: open it through a local port`);
+      if (consoleKind(this.consoleType)?.carriage !== 'browser')
+        throw new VconsoleError(`a ${this.consoleType} console has no page of its own: open it through a local port`);
       const { compute } = await this.connect();
       const server = await compute.findServer(this.server, signal);
       checkConsoleState(server, this.server);
@@ -160,11 +174,16 @@ class OpenStackTarget implements ConsoleTarget {
     return this.guard(async () => {
       // Nova serves RDP and WebMKS as web pages: there is no websocket of theirs to carry.
       if (consoleKind(this.consoleType)?.carriage === 'browser') {
-        throw new UsageError(`its ${consoleKind(this.consoleType)?.label} console is a web page Nova serves, which no local port can carry`, `open it in the browser: vconsole open ${this.input}#${this.consoleType}`);
+        throw new UsageError(
+          `its ${consoleKind(this.consoleType)?.label} console is a web page Nova serves, which no local port can carry`,
+          `open it in the browser: vconsole open ${this.input}#${this.consoleType}`,
+        );
       }
       const { compute, tls } = await this.connect();
       const id = await this.lookUp(compute, signal);
-      const urls = kindOf(this.consoleType).manyConnections ? this.spiceUrls(compute, id, signal, log) : this.ownUrls(compute, id, signal, log);
+      const urls = kindOf(this.consoleType).manyConnections
+        ? this.spiceUrls(compute, id, signal, log)
+        : this.ownUrls(compute, id, signal, log);
       let retried = false;
       let stream: Duplex;
       try {
@@ -181,7 +200,9 @@ class OpenStackTarget implements ConsoleTarget {
         alreadyRetried: retried,
         redial: () => {
           log('debug', 'the console closed right after the upgrade without a byte; asking Nova for a fresh console');
-          return this.guard(async () => this.openConsole(await urls.fresh(), compute, tls, AbortSignal.timeout(DIAL_TIMEOUT_MS), log, true));
+          return this.guard(async () =>
+            this.openConsole(await urls.fresh(), compute, tls, AbortSignal.timeout(DIAL_TIMEOUT_MS), log, true),
+          );
         },
         refused: () => this.scrubbed(new ConsoleTokenRejectedError(CLOSED_AT_ONCE, { hint: FRESH_REFUSED_HINT })),
       });
@@ -225,7 +246,14 @@ class OpenStackTarget implements ConsoleTarget {
     });
   }
 
-  private openConsole(consoleUrl: string, compute: ComputeClient, tls: TlsSettings, signal: AbortSignal, log: Log, fresh: boolean): Promise<Duplex> {
+  private openConsole(
+    consoleUrl: string,
+    compute: ComputeClient,
+    tls: TlsSettings,
+    signal: AbortSignal,
+    log: Log,
+    fresh: boolean,
+  ): Promise<Duplex> {
     const socketUrl = consoleWebSocketUrl(consoleUrl, compute.endpoint);
     const token = socketUrl.searchParams.get('token');
     if (token) this.rememberConsoleToken(token);
@@ -327,7 +355,10 @@ class OpenStackTarget implements ConsoleTarget {
  * from clouds.yaml / secure.yaml / OS_* as the openstack CLI reads them. `sources` and
  * `sessions` (the Keystone token cache) are injectable for tests.
  */
-export function createOpenStackProvider(sources: () => ConfigSources = processConfigSources, sessions: KeystoneSessions = processSessions): ConsoleProvider {
+export function createOpenStackProvider(
+  sources: () => ConfigSources = processConfigSources,
+  sessions: KeystoneSessions = processSessions,
+): ConsoleProvider {
   return {
     id: 'openstack',
     schemes: ['openstack', 'os'],
@@ -341,7 +372,13 @@ export function createOpenStackProvider(sources: () => ConfigSources = processCo
       for (const s of servers) named.set(s.name, (named.get(s.name) ?? 0) + 1);
       // A name several servers share cannot be opened by name: those are listed by ID.
       const targetOf = (s: Required<ServerSummary>) => `openstack:${named.get(s.name) === 1 && s.name.trim() ? s.name : s.id}`;
-      return servers.map((s) => ({ provider: 'openstack', target: targetOf(s), name: s.name, state: s.status, console: s.status === 'ACTIVE' }));
+      return servers.map((s) => ({
+        provider: 'openstack',
+        target: targetOf(s),
+        name: s.name,
+        state: s.status,
+        console: s.status === 'ACTIVE',
+      }));
     },
     async describeSearch(options, scope) {
       const { cloud } = await connectCloud(sources(), options, sessions);
@@ -354,7 +391,10 @@ export function createOpenStackProvider(sources: () => ConfigSources = processCo
     resolve(spec, options): ConsoleTarget {
       const server = spec.rest.trim();
       if (!server || /[\u0000-\u001f\u007f]/.test(server)) {
-        throw new UsageError(`bad OpenStack target "${echoTarget(spec.raw)}"`, 'name a server by name or ID, e.g. openstack:web-1 or os:UUID');
+        throw new UsageError(
+          `bad OpenStack target "${echoTarget(spec.raw)}"`,
+          'name a server by name or ID, e.g. openstack:web-1 or os:UUID',
+        );
       }
       const cloudLabel = options.cloud || sources().env.OS_CLOUD || undefined;
       return new OpenStackTarget(spec.raw, server, options, sources, sessions, cloudLabel);

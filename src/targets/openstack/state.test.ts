@@ -36,7 +36,14 @@ function follow(text: string, pollMs: number) {
 describe('following a Nova server', () => {
   it('maps Nova statuses to the phases the table shows', () => {
     expect(['ACTIVE', 'SHUTOFF', 'PAUSED', 'SUSPENDED', 'MIGRATING', 'RESIZE', 'BUILD', 'ERROR'].map((s) => novaState(s).phase)).toEqual([
-      'Running', 'Stopped', 'Paused', 'Paused', 'Migrating', 'Migrating', 'Starting', 'Failed',
+      'Running',
+      'Stopped',
+      'Paused',
+      'Paused',
+      'Migrating',
+      'Migrating',
+      'Starting',
+      'Failed',
     ]);
     expect(novaState(undefined)).toEqual({ phase: 'gone' });
     expect(novaState('RESCUE')).toEqual({ phase: 'Unknown', detail: 'RESCUE' });
@@ -46,7 +53,13 @@ describe('following a Nova server', () => {
     const f = follow('os:follow-me', 30);
     try {
       await waitFor(() => f.phases.length === 1, 'the first state');
-      for (const [status, phase] of [['SHUTOFF', 'Stopped'], ['ACTIVE', 'Running'], ['PAUSED', 'Paused'], ['MIGRATING', 'Migrating'], ['ACTIVE', 'Running']]) {
+      for (const [status, phase] of [
+        ['SHUTOFF', 'Stopped'],
+        ['ACTIVE', 'Running'],
+        ['PAUSED', 'Paused'],
+        ['MIGRATING', 'Migrating'],
+        ['ACTIVE', 'Running'],
+      ]) {
         fixture.setServerStatus(SERVER.id, status);
         await waitFor(() => f.phases.at(-1) === phase, phase);
       }

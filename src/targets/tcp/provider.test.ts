@@ -47,7 +47,9 @@ describe('parseTcpTarget', () => {
   });
 
   it('says what is wrong and what to type', () => {
-    expect(describeError(thrownBy(() => resolve('tcp://127.0.0.1')))).toBe('bad tcp target "tcp://127.0.0.1": missing port; use tcp://HOST:PORT, e.g. tcp://127.0.0.1:5900 or tcp://[::1]:5900');
+    expect(describeError(thrownBy(() => resolve('tcp://127.0.0.1')))).toBe(
+      'bad tcp target "tcp://127.0.0.1": missing port; use tcp://HOST:PORT, e.g. tcp://127.0.0.1:5900 or tcp://[::1]:5900',
+    );
   });
 });
 
@@ -82,6 +84,8 @@ describe('tcp provider', () => {
     await new Promise<void>((done) => closed.listen(0, '127.0.0.1', done));
     const freePort = (closed.address() as AddressInfo).port;
     await new Promise((done) => closed.close(done));
-    await expect(resolve(`tcp://127.0.0.1:${freePort}`).dial(context())).rejects.toThrow(`cannot connect: connection refused by 127.0.0.1:${freePort}`);
+    await expect(resolve(`tcp://127.0.0.1:${freePort}`).dial(context())).rejects.toThrow(
+      `cannot connect: connection refused by 127.0.0.1:${freePort}`,
+    );
   });
 });

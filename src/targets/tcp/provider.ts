@@ -17,7 +17,8 @@ export interface TcpAddress {
  * (`virsh domdisplay`: display N is port 5900 + N). Throws UsageError on anything else.
  */
 export function parseTcpTarget(raw: string, scheme: 'tcp' | 'vnc'): TcpAddress {
-  const example = scheme === 'tcp' ? 'tcp://HOST:PORT, e.g. tcp://127.0.0.1:5900 or tcp://[::1]:5900' : 'vnc://HOST:DISPLAY, e.g. vnc://127.0.0.1:0';
+  const example =
+    scheme === 'tcp' ? 'tcp://HOST:PORT, e.g. tcp://127.0.0.1:5900 or tcp://[::1]:5900' : 'vnc://HOST:DISPLAY, e.g. vnc://127.0.0.1:0';
   const bad = (what: string) => new UsageError(`bad ${scheme} target "${echoTarget(raw)}": ${what}`, `use ${example}`);
   const match = /^[a-z]+:\/\/(\[[0-9a-fA-F:.%a-zA-Z]+\]|[^/:[\]@?#\s]+)(?::(\d*))?\/?$/i.exec(raw);
   if (!match) throw bad('expected HOST:PORT and nothing else');
@@ -39,7 +40,9 @@ export function parseTcpTarget(raw: string, scheme: 'tcp' | 'vnc'): TcpAddress {
 export const tcpProvider: ConsoleProvider = {
   id: 'tcp',
   schemes: ['tcp', 'vnc'],
-  syntax: [{ usage: 'tcp://HOST:PORT, vnc://HOST:DISPLAY', console: "plain VNC server (e.g. a hypervisor's 5900+N); SPICE with --type spice" }],
+  syntax: [
+    { usage: 'tcp://HOST:PORT, vnc://HOST:DISPLAY', console: "plain VNC server (e.g. a hypervisor's 5900+N); SPICE with --type spice" },
+  ],
   consoleTypes: ['vnc', 'serial', 'spice'],
   resolve(spec, options): ConsoleTarget {
     const address = parseTcpTarget(spec.raw.trim(), spec.scheme === 'vnc' ? 'vnc' : 'tcp');

@@ -17,9 +17,12 @@ describe('parseUnixTarget', () => {
     expect(parseUnixTarget('unix:/run/vm/../vm/vnc.sock')).toBe('/run/vm/vnc.sock');
   });
 
-  it.each(['unix://relative/vnc.sock', 'unix:vnc.sock', 'unix:', 'unix://', 'unix://host/run/x.sock'])('refuses %s as a UsageError', (raw) => {
-    expect(() => resolve(raw)).toThrow(UsageError);
-  });
+  it.each(['unix://relative/vnc.sock', 'unix:vnc.sock', 'unix:', 'unix://', 'unix://host/run/x.sock'])(
+    'refuses %s as a UsageError',
+    (raw) => {
+      expect(() => resolve(raw)).toThrow(UsageError);
+    },
+  );
 });
 
 describe('unix provider', () => {

@@ -13,7 +13,10 @@ export function parseUnixTarget(raw: string): string {
   const rest = raw.replace(/^unix:/i, '');
   const socketPath = rest.startsWith('///') ? rest.slice(2) : rest.startsWith('//') ? undefined : rest;
   if (!socketPath || !path.isAbsolute(socketPath) || socketPath.includes('\0')) {
-    throw new UsageError(`bad unix target "${echoTarget(raw)}": expected an absolute socket path`, 'use unix:///PATH, e.g. unix:///run/vm/vnc.sock');
+    throw new UsageError(
+      `bad unix target "${echoTarget(raw)}": expected an absolute socket path`,
+      'use unix:///PATH, e.g. unix:///run/vm/vnc.sock',
+    );
   }
   return path.normalize(socketPath);
 }
@@ -32,7 +35,9 @@ export async function checkUnixSocket(socketPath: string): Promise<void> {
     if (code === 'ENOENT' || code === 'ENOTDIR') {
       throw new VconsoleError('no such socket', { hint: 'check the path: is the VM running with its VNC on this socket?' });
     }
-    throw new VconsoleError(`cannot use the socket: ${describeError(err)}`, { hint: 'check the permissions of the socket and its directories' });
+    throw new VconsoleError(`cannot use the socket: ${describeError(err)}`, {
+      hint: 'check the permissions of the socket and its directories',
+    });
   }
   if (!isSocket) throw new VconsoleError('not a socket', { hint: 'name the VNC unix socket, e.g. unix:///run/vm/vnc.sock' });
 }

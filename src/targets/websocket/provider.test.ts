@@ -19,8 +19,6 @@ import { thrownBy } from '../../../test/support/thrown.js';
 const resolve = (text: string, options: TargetOptions = {}) => websocketProvider.resolve(splitTarget(text), options);
 const context = () => ({ signal: AbortSignal.timeout(20_000), log: () => undefined });
 
-
-
 describe('resolve', () => {
   it('shows host, port and path but never the token', () => {
     const t = resolve('wss://user:pw@proxy.example:6080/websockify?token=s3cr3t-tok#frag');
@@ -39,7 +37,11 @@ describe('resolve', () => {
 describe('pasted noVNC console URLs', () => {
   const T = 'c0ns0le-t0ken';
   it.each([
-    ['vnc_lite.html with the token in path=', `http://nova.example:6080/vnc_lite.html?path=%3Ftoken%3D${T}`, `ws://nova.example:6080/?token=${T}`],
+    [
+      'vnc_lite.html with the token in path=',
+      `http://nova.example:6080/vnc_lite.html?path=%3Ftoken%3D${T}`,
+      `ws://nova.example:6080/?token=${T}`,
+    ],
     ['vnc_auto.html with token=', `https://nova.example:6080/vnc_auto.html?token=${T}`, `wss://nova.example:6080/?token=${T}`],
     ['spice_auto.html with token=', `http://nova.example:6082/spice_auto.html?token=${T}`, `ws://nova.example:6082/?token=${T}`],
     ['a ws:// URL as typed', `ws://h:6080/websockify?token=${T}`, `ws://h:6080/websockify?token=${T}`],
@@ -215,7 +217,9 @@ describe('a console proxy that ends the console right after the upgrade', () => 
 
   it('a close frame says its own reason, not that the token was rejected', async () => {
     const error = await failure(resolve(`ws://127.0.0.1:${port}/?token=downstream`).dial(context()));
-    expect(describeError(error)).toBe("the console proxy could not reach the VM's console: Failed to connect to downstream server; is the VM running?");
+    expect(describeError(error)).toBe(
+      "the console proxy could not reach the VM's console: Failed to connect to downstream server; is the VM running?",
+    );
   });
 
   it('a serial console closed without a frame right after the upgrade is a refusal, before it counts as open', async () => {

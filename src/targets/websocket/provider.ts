@@ -20,11 +20,17 @@ export function consoleUrlToWebSocket(raw: string): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new UsageError(`bad console URL "${echoTarget(raw)}"`, 'use ws://HOST:PORT/PATH?token=TOKEN, wss://..., or a noVNC http(s):// URL');
+    throw new UsageError(
+      `bad console URL "${echoTarget(raw)}"`,
+      'use ws://HOST:PORT/PATH?token=TOKEN, wss://..., or a noVNC http(s):// URL',
+    );
   }
   if (!url.hostname) throw new UsageError(`console URL "${echoTarget(raw)}" has no host`, 'use ws://HOST:PORT/...');
   if (url.hostname.length > MAX_HOST_NAME_CHARS) {
-    throw new UsageError(`console URL "${echoTarget(raw)}": the host is longer than ${MAX_HOST_NAME_CHARS} characters`, 'use ws://HOST:PORT/...');
+    throw new UsageError(
+      `console URL "${echoTarget(raw)}": the host is longer than ${MAX_HOST_NAME_CHARS} characters`,
+      'use ws://HOST:PORT/...',
+    );
   }
   if (url.protocol === 'ws:' || url.protocol === 'wss:') return url;
   try {
@@ -53,7 +59,8 @@ export const websocketProvider: ConsoleProvider = {
   consoleTypes: ['vnc', 'serial', 'spice'],
   resolve(spec, options: TargetOptions): ConsoleTarget {
     // A pasted SPICE page (nova-spicehtml5proxy's spice_auto.html) says what it carries.
-    const asked = (options.consoleType ?? 'auto') === 'auto' && isSpicePage(spec.raw) ? { ...options, consoleType: 'spice' as const } : options;
+    const asked =
+      (options.consoleType ?? 'auto') === 'auto' && isSpicePage(spec.raw) ? { ...options, consoleType: 'spice' as const } : options;
     const consoleType = fixedConsoleType(asked, websocketProvider.consoleTypes);
     const url = consoleUrlToWebSocket(spec.raw);
     // Without credentials, query, fragment or a token in the path: safe to show.
@@ -74,7 +81,8 @@ export const websocketProvider: ConsoleProvider = {
           tls,
           signal,
           // Nova's tokens serve any number of connections, until they expire.
-          rejectedHint: 'a Nova console token expires [consoleauth] token_ttl after it is issued (600 s by default): get a fresh console URL (openstack console url show)',
+          rejectedHint:
+            'a Nova console token expires [consoleauth] token_ttl after it is issued (600 s by default): get a fresh console URL (openstack console url show)',
           // Only RFB servers speak first: a serial line is silent until someone types, and a
           // SPICE client sends its link message before the server says a word.
           serverSpeaksFirst: kindOf(consoleType).serverSpeaksFirst,

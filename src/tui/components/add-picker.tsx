@@ -17,5 +17,7 @@ export interface AddPickerProps {
 export function AddPicker({ listVms, rows, onDone, height, initialFilter }: AddPickerProps) {
   const [sources] = useState(listVms);
   const isOpen = useMemo(() => isOpenAmong(rows.map((row) => row.session)), [rows]);
-  return <Picker sources={sources} isOpen={isOpen} onDone={onDone} title="Add which consoles?" height={height} initialFilter={initialFilter} />;
+  return (
+    <Picker sources={sources} isOpen={isOpen} onDone={onDone} title="Add which consoles?" height={height} initialFilter={initialFilter} />
+  );
 }

@@ -19,8 +19,6 @@ const ESC = '\u001B';
 const PAGE_DOWN = '\u001B[6~';
 const HOME = '\u001B[H';
 
-
-
 /** Mounts and waits until the first frame is drawn and the store subscription is live. */
 async function mountApp(element: ReactElement) {
   const app = mount(element);
@@ -34,15 +32,16 @@ const frameHas = (app: { lastFrame(): string | undefined }, text: string | RegEx
   return typeof text === 'string' ? frame.includes(text) : text.test(frame);
 };
 
-const selectedLine = (app: { lastFrame(): string | undefined }) =>
-  (app.lastFrame() ?? '').split('\n').find((l) => l.startsWith('›')) ?? '';
+const selectedLine = (app: { lastFrame(): string | undefined }) => (app.lastFrame() ?? '').split('\n').find((l) => l.startsWith('›')) ?? '';
 
 /** A store fed by hand-made events: session 1 listening, 2 failed, 3 listening. */
 function eventStore() {
   const source = new EventEmitter<SessionSourceEvents>();
   const store = new ConsoleStore(source);
   source.emit('added', { snapshot: () => snapshot(1) });
-  source.emit('added', { snapshot: () => snapshot(2, { state: 'error', address: undefined, port: undefined, lastError: 'VM vm-2 is not running' }) });
+  source.emit('added', {
+    snapshot: () => snapshot(2, { state: 'error', address: undefined, port: undefined, lastError: 'VM vm-2 is not running' }),
+  });
   source.emit('added', { snapshot: () => snapshot(3) });
   return { source, store };
 }
@@ -75,7 +74,10 @@ describe('App rendering', () => {
     const session = registry.add({ name: 'demo:vm-a', provider: 'demo', dial: () => Promise.reject(new Error('no')) });
     const { port } = await session.start({ host: '127.0.0.1', port: 0 });
     await until(frameHas(app, `point any VNC viewer at 127.0.0.1:${port}`), 'the address');
-    const line = app.lastFrame()!.split('\n').find((l) => l.includes('demo:vm-a') && l.includes(`127.0.0.1:${port}`));
+    const line = app
+      .lastFrame()!
+      .split('\n')
+      .find((l) => l.includes('demo:vm-a') && l.includes(`127.0.0.1:${port}`));
     expect(line).toContain('listening');
     await registry.closeAll();
     store.dispose();
@@ -89,7 +91,10 @@ describe('App rendering', () => {
     source.emit('traffic', snapshot(1, { bytesIn: 1.2 * 1024 * 1024, bytesOut: 2048, clients: 1 }));
     vi.advanceTimersByTime(100);
     await until(frameHas(app, '1 client '), 'the traffic frame');
-    const line = app.lastFrame()!.split('\n').find((l) => l.includes('demo:vm-1'));
+    const line = app
+      .lastFrame()!
+      .split('\n')
+      .find((l) => l.includes('demo:vm-1'));
     expect(line).toMatch(/1\.2 MB 4\.8 MB\/s/);
     expect(line).toMatch(/2\.0 KB 8\.0 KB\/s/);
     expect(app.lastFrame()).toMatch(/1 client .*in 4\.8 MB\/s/);
@@ -98,7 +103,10 @@ describe('App rendering', () => {
   it('shows a failed session error in its row and in full in the detail', async () => {
     const { store } = eventStore();
     const app = await mountApp(<App store={store} actions={fakeActions()} />);
-    const row = app.lastFrame()!.split('\n').find((l) => l.includes('demo:vm-2'));
+    const row = app
+      .lastFrame()!
+      .split('\n')
+      .find((l) => l.includes('demo:vm-2'));
     expect(row).toMatch(/error .*VM vm-2 is not running/);
     app.stdin.write(DOWN);
     await until(frameHas(app, 'last error: VM vm-2 is not running'), 'the detail of the failed row');
@@ -120,13 +128,18 @@ describe('App rendering', () => {
     store.apply({ type: 'recording', sessionId: 3, bytes: 1024 * 1024 });
     const app = await mountApp(<App store={store} actions={fakeActions()} />);
     expect(app.lastFrame()!.split('\n')[0]).toContain('· rec 4.0 MB');
-    await until(frameHas(app, 'demo:vm-1 (demo) · recording 3.0 MB · '), 'the selected console\'s recording size');
+    await until(frameHas(app, 'demo:vm-1 (demo) · recording 3.0 MB · '), "the selected console's recording size");
     store.apply({ type: 'recording', sessionId: 1, bytes: 5 * 1024 * 1024 });
     await until(frameHas(app, '· rec 6.0 MB'), 'the total growing');
   });
 
   it('windows a long table around the selection when the terminal is short', async () => {
-    const rows = Array.from({ length: 50 }, (_, i) => ({ session: snapshot(i + 1), viewer: { state: 'none' as const }, rateIn: 0, rateOut: 0 }));
+    const rows = Array.from({ length: 50 }, (_, i) => ({
+      session: snapshot(i + 1),
+      viewer: { state: 'none' as const },
+      rateIn: 0,
+      rateOut: 0,
+    }));
     const app = mount(<SessionTable rows={rows} selectedIndex={30} width={100} height={10} now={Date.now()} />);
     await until(() => app.frames.length > 0, 'the table');
     const lines = app.lastFrame()!.split('\n');
@@ -294,15 +307,23 @@ describe('App notices of a failed action', () => {
   it("are vconsole's sentence: what to do included, a system error in words", async () => {
     const { VconsoleError } = await import('../../errors.js');
     const { store } = eventStore();
-    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5901'), { code: 'ECONNREFUSED', address: '127.0.0.1', port: 5901 });
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5901'), {
+      code: 'ECONNREFUSED',
+      address: '127.0.0.1',
+      port: 5901,
+    });
     const actions = {
       ...fakeActions(),
-      onScreenshot: vi.fn(() => Promise.reject(new VconsoleError("a screenshot would take demo:vm-1's only VNC session from its viewer", { hint: 'start open with --share' }))),
+      onScreenshot: vi.fn(() =>
+        Promise.reject(
+          new VconsoleError("a screenshot would take demo:vm-1's only VNC session from its viewer", { hint: 'start open with --share' }),
+        ),
+      ),
       onOpenViewer: vi.fn(() => Promise.reject(refused)),
     };
     const app = await mountApp(<App store={store} actions={actions} />);
     app.stdin.write('s');
-    await until(frameHas(app, "only VNC session from its viewer; start open with --share"), 'the notice with what to do');
+    await until(frameHas(app, 'only VNC session from its viewer; start open with --share'), 'the notice with what to do');
     app.stdin.write('o');
     await until(frameHas(app, 'connection refused by 127.0.0.1:5901'), 'the system error in words');
     expect(app.lastFrame()).not.toContain('ECONNREFUSED');
@@ -392,7 +413,12 @@ describe('App redraws', () => {
     const started = performance.now();
     const app = await mountApp(<App store={store} actions={fakeActions()} frameMs={0} />);
     const firstFrame = performance.now() - started;
-    expect(app.lastFrame()!.split('\n').filter((l) => l.includes('demo:vm-')).length).toBeGreaterThanOrEqual(200);
+    expect(
+      app
+        .lastFrame()!
+        .split('\n')
+        .filter((l) => l.includes('demo:vm-')).length,
+    ).toBeGreaterThanOrEqual(200);
     source.emit('traffic', snapshot(150, { bytesIn: 9 * 1024 * 1024 }));
     await until(frameHas(app, '9.0 MB'), 'the updated row');
     // Generous bound for a busy 2-core machine; a typical first frame takes tens of ms.

@@ -47,7 +47,6 @@ export interface ConsoleActions {
   onThumbnailView?(view: ThumbnailView | undefined): void;
 }
 
-
 export interface AppProps {
   store: ConsoleStore;
   actions: ConsoleActions;
@@ -114,10 +113,7 @@ export function App({
     setUi(next);
     actionsRef.current.onUiChange?.(next);
   }, []);
-  const setNotice = useCallback(
-    (notice: string) => commitUi({ ...uiRef.current, notice: terminalSafe(notice) }),
-    [commitUi],
-  );
+  const setNotice = useCallback((notice: string) => commitUi({ ...uiRef.current, notice: terminalSafe(notice) }), [commitUi]);
 
   const onKey = useCallback(
     (input: string, key: Key) => {
@@ -158,19 +154,26 @@ export function App({
   // Lines besides the table rows: header, table title, detail line and up to DETAIL_ERROR_LINES
   // of error, notice, no-viewer box, log, footer, three margins; plus one because Ink clears the
   // whole screen on every frame once its output is as tall as the terminal.
-  const chrome =
-    1 + 1 + 1 + DETAIL_ERROR_LINES + (notice ? 1 : 0) + (state.noViewer ? 5 : 0) + logLines + 1 + 3 + 1;
+  const chrome = 1 + 1 + 1 + DETAIL_ERROR_LINES + (notice ? 1 : 0) + (state.noViewer ? 5 : 0) + logLines + 1 + 3 + 1;
   const tableHeight = size.rows === undefined ? undefined : Math.max(3, size.rows - chrome);
   // The grid takes the log's lines too; besides tiles: header, detail and error lines, notice,
   // no-viewer box, the page line, footer, two margins, and Ink's one.
   const gridChrome = 1 + 1 + DETAIL_ERROR_LINES + (notice ? 1 : 0) + (state.noViewer ? 5 : 0) + 1 + 1 + 2 + 1;
-  const grid = ui.view === 'grid' ? gridLayout(rows.length, width, size.rows === undefined ? undefined : Math.max(6, size.rows - gridChrome)) : undefined;
-  const drawing: TileDrawing = thumbnails === 'none' ? 'none' : thumbnails === '256' ? '256' : isImageMode(thumbnails) && onImages ? 'image' : 'truecolor';
+  const grid =
+    ui.view === 'grid'
+      ? gridLayout(rows.length, width, size.rows === undefined ? undefined : Math.max(6, size.rows - gridChrome))
+      : undefined;
+  const drawing: TileDrawing =
+    thumbnails === 'none' ? 'none' : thumbnails === '256' ? '256' : isImageMode(thumbnails) && onImages ? 'image' : 'truecolor';
   useLayoutEffect(() => {
     gridRef.current = grid && { columns: grid.columns, perPage: grid.perPage };
   });
   const tileIds = grid && drawing !== 'none' ? visibleTiles(rows, index, grid).shown.map((row) => row.session.id) : undefined;
-  const pixels = grid && (drawing === 'image' && isImageMode(thumbnails) ? imagePixels(thumbnails, grid.pictureColumns, grid.pictureRows) : { width: grid.pictureColumns, height: grid.pictureRows * 2 });
+  const pixels =
+    grid &&
+    (drawing === 'image' && isImageMode(thumbnails)
+      ? imagePixels(thumbnails, grid.pictureColumns, grid.pictureRows)
+      : { width: grid.pictureColumns, height: grid.pictureRows * 2 });
   const tiles: ThumbnailView | undefined =
     grid && tileIds && pixels
       ? { sessionIds: tileIds, columns: grid.pictureColumns, rows: grid.pictureRows, pixelWidth: pixels.width, pixelHeight: pixels.height }
@@ -183,7 +186,13 @@ export function App({
       <Box flexDirection="column" width={width}>
         <Header rows={rows} />
         <Box marginTop={1}>
-          <AddPicker listVms={actions.listVms} rows={rows} onDone={onPicked} height={size.rows === undefined ? undefined : size.rows - 3} initialFilter={ui.draft} />
+          <AddPicker
+            listVms={actions.listVms}
+            rows={rows}
+            onDone={onPicked}
+            height={size.rows === undefined ? undefined : size.rows - 3}
+            initialFilter={ui.draft}
+          />
         </Box>
       </Box>
     );
@@ -194,7 +203,13 @@ export function App({
       <NoViewer notice={state.noViewer} />
       <Box marginTop={1}>
         {grid ? (
-          <SessionGrid rows={rows} selectedIndex={index} layout={grid} drawing={drawing} onImages={drawing === 'image' ? onImages : undefined} />
+          <SessionGrid
+            rows={rows}
+            selectedIndex={index}
+            layout={grid}
+            drawing={drawing}
+            onImages={drawing === 'image' ? onImages : undefined}
+          />
         ) : (
           <SessionTable rows={rows} selectedIndex={index} width={width} height={tableHeight} now={now} />
         )}

@@ -58,13 +58,14 @@ export function Detail({ row, width, now, detachKey }: DetailProps) {
   const serial = isSerialRow(row);
   const address = rowAddress(session);
   // A serial row says "listening" only when Enter can attach: Enter and this line agree.
-  const where = address && !(serial && session.state !== 'listening')
-    ? serial
-      ? `listening on ${address}`
-      : `point any VNC viewer at ${address}`
-    : session.state === 'error'
-      ? 'not listening'
-      : 'no local address yet';
+  const where =
+    address && !(serial && session.state !== 'listening')
+      ? serial
+        ? `listening on ${address}`
+        : `point any VNC viewer at ${address}`
+      : session.state === 'error'
+        ? 'not listening'
+        : 'no local address yet';
   const problem = rowProblem(row);
   const uptime = uptimeText(row, now);
   const reconnecting = session.state === 'listening' && row.upstream?.reconnecting === true;

@@ -93,7 +93,11 @@ export function useTerminalSize(): TerminalSize {
  * Tells the caller which tiles are on screen, and their picture size, each time that changes
  * (`key` says what it is), and that nothing is shown when the grid goes away or unmounts.
  */
-export function useThumbnailView(key: string, view: ThumbnailView | undefined, onView: ((view: ThumbnailView | undefined) => void) | undefined): void {
+export function useThumbnailView(
+  key: string,
+  view: ThumbnailView | undefined,
+  onView: ((view: ThumbnailView | undefined) => void) | undefined,
+): void {
   const latest = useRef({ view, onView });
   useLayoutEffect(() => {
     latest.current = { view, onView };

@@ -15,7 +15,12 @@ const BACKSPACE = '\u007F';
 
 const vm = (provider: string, target: string, state = 'Running', hasConsole = true): PickerVm => ({ provider, target, state, hasConsole });
 
-const KUBEVIRT = [vm('kubevirt', 'default/vm-a'), vm('kubevirt', 'prod/web-1'), vm('kubevirt', 'prod/web-2'), vm('kubevirt', 'prod/db-1', 'Scheduling', false)];
+const KUBEVIRT = [
+  vm('kubevirt', 'default/vm-a'),
+  vm('kubevirt', 'prod/web-1'),
+  vm('kubevirt', 'prod/web-2'),
+  vm('kubevirt', 'prod/db-1', 'Scheduling', false),
+];
 const DEMO = [vm('demo', 'demo:vm-a'), vm('demo', 'demo:shell#serial')];
 
 /** A source whose listing the test settles when it likes. */
@@ -39,7 +44,10 @@ function mountPicker(sources: VmListingSource[], props: { isOpen?: (vm: PickerVm
   const app = render(<Picker sources={sources} onDone={onDone} {...props} />);
   mounted.push(app);
   const frame = () => app.lastFrame() ?? '';
-  const highlighted = () => frame().split('\n').find((l) => l.startsWith('›')) ?? '';
+  const highlighted = () =>
+    frame()
+      .split('\n')
+      .find((l) => l.startsWith('›')) ?? '';
   /** Types keys one by one, each after the previous one was drawn, as a person does. */
   const press = async (...keys: string[]) => {
     for (const key of keys) {
@@ -59,7 +67,10 @@ describe('Picker', () => {
     const { frame } = mountPicker(listed({ kubevirt: [vm('kubevirt', 'default/漢字の名前'), vm('kubevirt', 'default/vm-a')] }));
     await until(() => frame().includes('default/vm-a'), 'the rows');
     const providerColumn = (target: string) => {
-      const line = frame().split('\n').find((l) => l.includes(target)) ?? '';
+      const line =
+        frame()
+          .split('\n')
+          .find((l) => l.includes(target)) ?? '';
       return stringWidth(line.slice(0, line.indexOf('kubevirt')));
     };
     expect(providerColumn('漢字の名前')).toBe(providerColumn('default/vm-a'));
@@ -101,7 +112,9 @@ describe('Picker', () => {
     expect(highlighted()).toContain('prod/web-2');
     expect(frame()).not.toContain('prod/web-1');
     await press(BACKSPACE, BACKSPACE, BACKSPACE, BACKSPACE, 'v', 'm', 'a');
-    const rows = frame().split('\n').filter((l) => /\[[ x=]\]/.test(l));
+    const rows = frame()
+      .split('\n')
+      .filter((l) => /\[[ x=]\]/.test(l));
     expect(rows.map((l) => /(\S+\/vm-a|demo:vm-a)/.exec(l)?.[1]).sort()).toEqual(['default/vm-a', 'demo:vm-a']);
   });
 
@@ -109,7 +122,11 @@ describe('Picker', () => {
     const { frame, onDone, press } = mountPicker(listed({ kubevirt: KUBEVIRT, demo: DEMO }));
     await until(() => frame().includes('demo:vm-a'), 'the rows');
     await press('w', 'e', 'b', ' ', ' ');
-    expect(frame().split('\n').filter((l) => l.includes('[x]'))).toHaveLength(2);
+    expect(
+      frame()
+        .split('\n')
+        .filter((l) => l.includes('[x]')),
+    ).toHaveLength(2);
     expect(frame()).toContain('⏎ open 2 marked');
     // Marks stay while the filter changes: a third from another search.
     await press(BACKSPACE, BACKSPACE, BACKSPACE, 'd', 'e', 'm', 'o', ':', 'v', DOWN, UP, ' ');

@@ -115,16 +115,31 @@ export function Picker({ sources, onDone, isOpen, title = 'Open which consoles?'
       </Text>
       <Text dimColor wrap="truncate-end">{`     ${'TARGET'.padEnd(targetWidth)}  ${'PROVIDER'.padEnd(providerWidth)}  STATE`}</Text>
       {shown.map((row, i) => (
-        <VmLine key={row.entry.vm.target} row={row} highlighted={first + i === index} marked={state.marked.includes(row.entry.vm.target)} targetWidth={targetWidth} providerWidth={providerWidth} />
+        <VmLine
+          key={row.entry.vm.target}
+          row={row}
+          highlighted={first + i === index}
+          marked={state.marked.includes(row.entry.vm.target)}
+          targetWidth={targetWidth}
+          providerWidth={providerWidth}
+        />
       ))}
-      {rows.length === 0 && loading.length === 0 ? <Text dimColor>{state.filter.trim() ? '  no VM matches' : '  no VMs listed'}</Text> : null}
+      {rows.length === 0 && loading.length === 0 ? (
+        <Text dimColor>{state.filter.trim() ? '  no VM matches' : '  no VMs listed'}</Text>
+      ) : null}
       {problems.map((p) => (
         <Text key={p.provider} dimColor wrap="truncate-end">{`  ${p.provider}: ${terminalSafe(p.state === 'failed' ? p.error : '')}`}</Text>
       ))}
       {loading.length > 0 ? <Text dimColor wrap="truncate-end">{`  loading... (${loading.join(', ')})`}</Text> : null}
-      {state.message ? <Text color="yellow" wrap="truncate-end">{terminalSafe(state.message)}</Text> : null}
+      {state.message ? (
+        <Text color="yellow" wrap="truncate-end">
+          {terminalSafe(state.message)}
+        </Text>
+      ) : null}
       <Box marginTop={1}>
-        <Text dimColor wrap="truncate-end">{hintLine(rows, state)}</Text>
+        <Text dimColor wrap="truncate-end">
+          {hintLine(rows, state)}
+        </Text>
       </Box>
     </Box>
   );
@@ -145,7 +160,19 @@ function hintLine(rows: readonly PickerRow[], state: PickerState): string {
 }
 
 /** One VM: mark, target (matched characters bold), provider, state; greyed when open already. */
-function VmLine({ row, highlighted, marked, targetWidth, providerWidth }: { row: PickerRow; highlighted: boolean; marked: boolean; targetWidth: number; providerWidth: number }) {
+function VmLine({
+  row,
+  highlighted,
+  marked,
+  targetWidth,
+  providerWidth,
+}: {
+  row: PickerRow;
+  highlighted: boolean;
+  marked: boolean;
+  targetWidth: number;
+  providerWidth: number;
+}) {
   const { vm, open } = row.entry;
   const box = open ? '[=]' : marked ? '[x]' : '[ ]';
   const state = `${terminalSafe(vm.state)}${open ? '  open already' : vm.hasConsole ? '' : '  (no console now)'}`;
@@ -177,7 +204,15 @@ function Highlighted({ text, positions, width }: { text: string; positions: read
   });
   return (
     <>
-      {parts.map((part, i) => (part.bold ? <Text key={i} bold color="cyan">{part.text}</Text> : <Text key={i}>{part.text}</Text>))}
+      {parts.map((part, i) =>
+        part.bold ? (
+          <Text key={i} bold color="cyan">
+            {part.text}
+          </Text>
+        ) : (
+          <Text key={i}>{part.text}</Text>
+        ),
+      )}
       {padding}
     </>
   );

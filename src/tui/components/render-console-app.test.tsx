@@ -5,8 +5,6 @@ import { ConsoleStore, type SessionSourceEvents } from '../state/console-store.j
 import { sessionSnapshot } from '../../../test/support/snapshots.js';
 import { fakeActions, until } from '../../../test/support/tui.js';
 
-
-
 describe('renderConsoleApp', () => {
   /** Just enough of a terminal for Ink: a writable with a size, and a raw-mode-capable input. */
   class FakeTerminalOutput extends EventEmitter {
@@ -51,7 +49,15 @@ describe('renderConsoleApp', () => {
     const source = new EventEmitter<SessionSourceEvents>();
     const store = new ConsoleStore(source);
     source.emit('added', { snapshot: () => sessionSnapshot(1) });
-    const actions = { onOpenViewer: vi.fn(), onAttach: vi.fn(), onRetry: vi.fn(), onClose: vi.fn(), onAdd: vi.fn(), onQuit: vi.fn(), onScreenshot: vi.fn() };
+    const actions = {
+      onOpenViewer: vi.fn(),
+      onAttach: vi.fn(),
+      onRetry: vi.fn(),
+      onClose: vi.fn(),
+      onAdd: vi.fn(),
+      onQuit: vi.fn(),
+      onScreenshot: vi.fn(),
+    };
     const stdout = new FakeTerminalOutput();
     const stdin = new FakeTerminalInput();
     const handle = renderConsoleApp(store, actions, {
@@ -80,11 +86,23 @@ describe('renderConsoleApp', () => {
     const store = new ConsoleStore(source);
     source.emit('added', { snapshot: () => sessionSnapshot(2) });
     const stdout = new FakeTerminalOutput();
-    const handle = renderConsoleApp(store, { onOpenViewer: vi.fn(), onAttach: vi.fn(), onRetry: vi.fn(), onClose: vi.fn(), onAdd: vi.fn(), onQuit: vi.fn(), onScreenshot: vi.fn() }, {
-      stdout: stdout as unknown as NodeJS.WriteStream,
-      stdin: new FakeTerminalInput(false) as unknown as NodeJS.ReadStream,
-      patchConsole: false,
-    });
+    const handle = renderConsoleApp(
+      store,
+      {
+        onOpenViewer: vi.fn(),
+        onAttach: vi.fn(),
+        onRetry: vi.fn(),
+        onClose: vi.fn(),
+        onAdd: vi.fn(),
+        onQuit: vi.fn(),
+        onScreenshot: vi.fn(),
+      },
+      {
+        stdout: stdout as unknown as NodeJS.WriteStream,
+        stdin: new FakeTerminalInput(false) as unknown as NodeJS.ReadStream,
+        patchConsole: false,
+      },
+    );
     const exit = handle.waitUntilExit();
     for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
     handle.unmount();

@@ -43,14 +43,13 @@ export interface ConsoleAppHandle {
  * and then calls `unmount()`. Suspending unmounts Ink and resuming renders it anew: the UI
  * state lives here, between the two.
  */
-export function renderConsoleApp(
-  store: ConsoleStore,
-  actions: ConsoleActions,
-  options: RenderConsoleOptions = {},
-): ConsoleAppHandle {
+export function renderConsoleApp(store: ConsoleStore, actions: ConsoleActions, options: RenderConsoleOptions = {}): ConsoleAppHandle {
   const terminal = options.stdout ?? process.stdout;
   // Image protocols are written over Ink's frames: Ink writes through a hook that tells the overlay.
-  const overlay = options.thumbnails && isImageMode(options.thumbnails) && terminal.isTTY ? new ImageOverlay(options.thumbnails, (text) => void terminal.write(text)) : undefined;
+  const overlay =
+    options.thumbnails && isImageMode(options.thumbnails) && terminal.isTTY
+      ? new ImageOverlay(options.thumbnails, (text) => void terminal.write(text))
+      : undefined;
   const stdout = overlay ? withFrameHook(terminal, (height) => overlay.afterFrame(height)) : terminal;
   const onImages = overlay ? (placements: ImagePlacement[]) => overlay.update(placements) : undefined;
   const copyToClipboard = stdout.isTTY ? (text: string) => void stdout.write(osc52(text)) : undefined;

@@ -14,8 +14,6 @@ import { fakeActions, settle, until } from '../../../test/support/tui.js';
 const ENTER = '\r';
 const DOWN = '\u001B[B';
 
-
-
 const serial = (id: number, overrides: Partial<SessionSnapshot> = {}) =>
   sessionSnapshot(id, { name: `demo:serial-${id}`, consoleType: 'serial', ...overrides });
 
@@ -42,7 +40,11 @@ describe('a serial row in the table', () => {
   it('keeps the unread marker at 80 columns and no line wider than the terminal', () => {
     const busy = { bytesIn: 1023 * 1024, bytesOut: 1023 * 1024 };
     const rows = [
-      { ...row(serial(1, { name: 'openstack:some-long-server-name', ...busy }), 1023 * 1024 - 1), rateIn: 1023 * 1024, rateOut: 1023 * 1024 },
+      {
+        ...row(serial(1, { name: 'openstack:some-long-server-name', ...busy }), 1023 * 1024 - 1),
+        rateIn: 1023 * 1024,
+        rateOut: 1023 * 1024,
+      },
       row(sessionSnapshot(2, { consoleType: 'vnc', lastError: 'x'.repeat(200) })),
     ];
     for (const width of [80, 100, 140]) {
@@ -152,7 +154,10 @@ describe('App with a serial console', () => {
     await settle();
 
     app.stdin.write(DOWN);
-    await until(() => (app.lastFrame() ?? '').includes('serial console · nothing unread · Enter attaches · Ctrl+A d detaches'), 'the detail');
+    await until(
+      () => (app.lastFrame() ?? '').includes('serial console · nothing unread · Enter attaches · Ctrl+A d detaches'),
+      'the detail',
+    );
     store.apply({ type: 'serial', sessionId: 2, status: { unseenBytes: 1229 } });
     await until(() => (app.lastFrame() ?? '').includes('● 1.2 KB new'), 'the unread marker');
     expect(app.lastFrame()).toContain('serial console · 1.2 KB unread');

@@ -32,7 +32,12 @@ async function mountGrid(store: ConsoleStore, options: { view?: 'table' | 'grid'
   const actions = fakeActions();
   const views: (ThumbnailView | undefined)[] = [];
   const app = render(
-    <App store={store} actions={{ ...actions, onThumbnailView: (view) => views.push(view) }} frameMs={1} initialUi={{ ...INITIAL_UI, view: options.view ?? 'grid' }} />,
+    <App
+      store={store}
+      actions={{ ...actions, onThumbnailView: (view) => views.push(view) }}
+      frameMs={1}
+      initialUi={{ ...INITIAL_UI, view: options.view ?? 'grid' }}
+    />,
   );
   mounted.push(app);
   await until(() => app.frames.length > 0, 'the first frame');
@@ -93,7 +98,10 @@ describe('the grid view', () => {
     for (let p = 0; p < width * height; p++) rgb.set(p < (width * height) / 2 ? [250, 10, 10] : [10, 10, 250], p * 3);
     store.apply({ type: 'thumbnail', sessionId: 1, thumbnail: { type: 'pixels', width, height, rgb } });
     await until(() => frame(app).includes('38;2;250;10;10'), 'the red half');
-    const pictureLines = frame(app).split('\n').map(halfBlockCells).filter((cells) => cells.length > 0);
+    const pictureLines = frame(app)
+      .split('\n')
+      .map(halfBlockCells)
+      .filter((cells) => cells.length > 0);
     expect(pictureLines).toHaveLength(view.rows);
     for (const [i, cells] of pictureLines.entries()) {
       expect(cells).toHaveLength(width);
@@ -107,11 +115,23 @@ describe('the grid view', () => {
     const { store } = storeOf(1);
     const actions = fakeActions();
     const views: (ThumbnailView | undefined)[] = [];
-    const app = render(<App store={store} actions={{ ...actions, onThumbnailView: (v) => views.push(v) }} frameMs={1} thumbnails="256" initialUi={{ ...INITIAL_UI, view: 'grid' }} />);
+    const app = render(
+      <App
+        store={store}
+        actions={{ ...actions, onThumbnailView: (v) => views.push(v) }}
+        frameMs={1}
+        thumbnails="256"
+        initialUi={{ ...INITIAL_UI, view: 'grid' }}
+      />,
+    );
     mounted.push(app);
     await until(() => views.length > 0, 'the tiles on screen');
     const { columns, rows } = views.at(-1)!;
-    store.apply({ type: 'thumbnail', sessionId: 1, thumbnail: { type: 'pixels', width: columns, height: rows * 2, rgb: new Uint8Array(columns * rows * 6).fill(255) } });
+    store.apply({
+      type: 'thumbnail',
+      sessionId: 1,
+      thumbnail: { type: 'pixels', width: columns, height: rows * 2, rgb: new Uint8Array(columns * rows * 6).fill(255) },
+    });
     await until(() => frame(app).includes('38;5;231'), 'white from the palette');
     expect(frame(app)).not.toContain('38;2;');
   });
@@ -119,7 +139,15 @@ describe('the grid view', () => {
   it('--thumbnails none: every tile says pictures are off, and nothing is asked to sample', async () => {
     const { store } = storeOf(2, { 2: { consoleType: 'serial' } });
     const views: (ThumbnailView | undefined)[] = [];
-    const app = render(<App store={store} actions={{ ...fakeActions(), onThumbnailView: (v) => views.push(v) }} frameMs={1} thumbnails="none" initialUi={{ ...INITIAL_UI, view: 'grid' }} />);
+    const app = render(
+      <App
+        store={store}
+        actions={{ ...fakeActions(), onThumbnailView: (v) => views.push(v) }}
+        frameMs={1}
+        thumbnails="none"
+        initialUi={{ ...INITIAL_UI, view: 'grid' }}
+      />,
+    );
     mounted.push(app);
     await until(() => (plain(app).match(/pictures off \(--thumbnails none\)/g) ?? []).length === 2, 'both tiles without pictures');
     await settle();
@@ -128,7 +156,11 @@ describe('the grid view', () => {
 
   it("shows a serial console's last lines, and why a tile has no picture", async () => {
     const { store } = storeOf(3, { 2: { consoleType: 'serial' }, 3: { consoleType: 'spice' } });
-    store.apply({ type: 'thumbnail', sessionId: 1, thumbnail: { type: 'none', reason: 'no picture: this VNC console is not shared (start open with --share or --grid)' } });
+    store.apply({
+      type: 'thumbnail',
+      sessionId: 1,
+      thumbnail: { type: 'none', reason: 'no picture: this VNC console is not shared (start open with --share or --grid)' },
+    });
     store.apply({ type: 'thumbnail', sessionId: 2, thumbnail: { type: 'lines', lines: ['Booting...', 'vm-2 login: \u001B[31m'] } });
     store.apply({ type: 'thumbnail', sessionId: 3, thumbnail: { type: 'none', reason: 'SPICE: no picture here' } });
     const { app } = await mountGrid(store);

@@ -104,7 +104,12 @@ function stateLine(row: ConsoleRow): { state: string; vm?: string; rest: string 
 function GridTile({ row, selected, layout, drawing, pictureRef }: TileProps) {
   const { state, vm, rest } = stateLine(row);
   return (
-    <Box flexDirection="column" width={layout.tileWidth} borderStyle={selected ? 'double' : 'round'} borderColor={selected ? 'cyan' : 'gray'}>
+    <Box
+      flexDirection="column"
+      width={layout.tileWidth}
+      borderStyle={selected ? 'double' : 'round'}
+      borderColor={selected ? 'cyan' : 'gray'}
+    >
       <Text bold={selected} inverse={selected} dimColor={vmIsDown(row)} wrap="truncate-end">
         {truncate(`${selected ? '›' : ' '}${row.session.name}`, layout.pictureColumns)}
       </Text>
@@ -145,7 +150,11 @@ interface SessionGridProps {
 }
 
 /** The rows on the selection's page. */
-export function visibleTiles(rows: readonly ConsoleRow[], selectedIndex: number, layout: GridLayout): { start: number; shown: readonly ConsoleRow[] } {
+export function visibleTiles(
+  rows: readonly ConsoleRow[],
+  selectedIndex: number,
+  layout: GridLayout,
+): { start: number; shown: readonly ConsoleRow[] } {
   const start = pageStart(Math.max(0, selectedIndex), layout);
   return { start, shown: rows.slice(start, start + layout.perPage) };
 }
@@ -192,7 +201,9 @@ export function SessionGrid({ rows, selectedIndex, layout, drawing, onImages }: 
         </Box>
       ))}
       {pages > 1 ? (
-        <Text dimColor>{`  tiles ${start + 1}-${start + shown.length} of ${rows.length} · page ${Math.floor(start / layout.perPage) + 1}/${pages} (PgUp/PgDn)`}</Text>
+        <Text
+          dimColor
+        >{`  tiles ${start + 1}-${start + shown.length} of ${rows.length} · page ${Math.floor(start / layout.perPage) + 1}/${pages} (PgUp/PgDn)`}</Text>
       ) : null}
     </Box>
   );

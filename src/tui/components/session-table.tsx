@@ -95,11 +95,7 @@ export function SessionTable({ rows, selectedIndex, width, height, now }: Sessio
           uptime={uptimeText(row, now)}
         />
       ))}
-      {windowed ? (
-        <Text dimColor>
-          {`  rows ${start + 1}-${start + shown.length} of ${rows.length} (↑/↓, PgUp/PgDn)`}
-        </Text>
-      ) : null}
+      {windowed ? <Text dimColor>{`  rows ${start + 1}-${start + shown.length} of ${rows.length} (↑/↓, PgUp/PgDn)`}</Text> : null}
     </Box>
   );
 }

@@ -32,7 +32,6 @@ export function safeSnapshot(snapshot: SessionSnapshot): SessionSnapshot {
   };
 }
 
-
 /** Code points that take no column of their own: combining marks, format characters, Hangul vowel and final jamo. */
 const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}\u1160-\u11ff\ud7b0-\ud7ff]$/u;
 /** A grapheme a terminal draws as a two-column emoji: emoji presentation, or text presentation turned by U+FE0F. */

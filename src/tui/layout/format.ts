@@ -257,4 +257,3 @@ export function formatLogLine(entry: LogLine): string {
   const level = entry.level === 'warn' ? 'warning: ' : entry.level === 'error' ? 'error: ' : '';
   return terminalSafe(oneLine(redactSecrets(`${prefix}${level}${entry.message}`)));
 }
-

@@ -14,7 +14,8 @@ import {
 import { VM_COLUMN_WIDTH, vmCell } from './vm-column.js';
 import { displayColumns } from './display-safe.js';
 
-export type ColumnKey = 'target' | 'provider' | 'address' | 'type' | 'state' | 'vm' | 'viewer' | 'clients' | 'in' | 'out' | 'uptime' | 'error';
+export type ColumnKey =
+  'target' | 'provider' | 'address' | 'type' | 'state' | 'vm' | 'viewer' | 'clients' | 'in' | 'out' | 'uptime' | 'error';
 
 export interface Column {
   key: ColumnKey;
@@ -49,17 +50,65 @@ function widest(rows: readonly ConsoleRow[], text: (row: ConsoleRow) => string):
 /** Columns that fit `width`: optional ones dropped for narrow terminals, the last error gets the rest. */
 export function tableColumns(rows: readonly ConsoleRow[], width: number): Column[] {
   let columns: Column[] = [
-    { key: 'target', title: 'TARGET', width: clamp(widest(rows, (r) => r.session.name), 6, 28) },
-    { key: 'provider', title: 'PROVIDER', width: clamp(widest(rows, (r) => r.session.provider), 8, 10) },
-    { key: 'address', title: 'ADDRESS', width: clamp(widest(rows, (r) => rowAddress(r.session) ?? '-'), 7, 22) },
-    { key: 'type', title: 'TYPE', width: clamp(widest(rows, (r) => consoleTypeCell(r.session)), 4, 6) },
+    {
+      key: 'target',
+      title: 'TARGET',
+      width: clamp(
+        widest(rows, (r) => r.session.name),
+        6,
+        28,
+      ),
+    },
+    {
+      key: 'provider',
+      title: 'PROVIDER',
+      width: clamp(
+        widest(rows, (r) => r.session.provider),
+        8,
+        10,
+      ),
+    },
+    {
+      key: 'address',
+      title: 'ADDRESS',
+      width: clamp(
+        widest(rows, (r) => rowAddress(r.session) ?? '-'),
+        7,
+        22,
+      ),
+    },
+    {
+      key: 'type',
+      title: 'TYPE',
+      width: clamp(
+        widest(rows, (r) => consoleTypeCell(r.session)),
+        4,
+        6,
+      ),
+    },
     { key: 'state', title: 'STATE', width: 'viewer closed'.length },
     // Right after STATE (rowSegments relies on it), and only while some VM tells its phase.
     ...(rows.some((r) => r.vm !== undefined) ? [{ key: 'vm' as const, title: 'VM', width: VM_COLUMN_WIDTH }] : []),
     { key: 'viewer', title: 'VIEWER', width: clamp(widest(rows, rowViewerCell), 6, 13) },
     { key: 'clients', title: 'CONN', width: 4 },
-    { key: 'in', title: 'IN', width: clamp(widest(rows, (r) => cellText(r, 'in', '')), 9, TRAFFIC_WIDTH) },
-    { key: 'out', title: 'OUT', width: clamp(widest(rows, (r) => cellText(r, 'out', '')), 9, TRAFFIC_WIDTH) },
+    {
+      key: 'in',
+      title: 'IN',
+      width: clamp(
+        widest(rows, (r) => cellText(r, 'in', '')),
+        9,
+        TRAFFIC_WIDTH,
+      ),
+    },
+    {
+      key: 'out',
+      title: 'OUT',
+      width: clamp(
+        widest(rows, (r) => cellText(r, 'out', '')),
+        9,
+        TRAFFIC_WIDTH,
+      ),
+    },
     { key: 'uptime', title: 'UPTIME', width: 6 },
   ];
   const used = (): number => columns.reduce((sum, c) => sum + c.width + GAP, MARKER_WIDTH);
@@ -146,13 +195,7 @@ export interface RowSegments {
  * The text of a row, cut to the columns. A session that failed to start moves no bytes, so its
  * error takes the traffic cells too and shows even on a narrow terminal.
  */
-export function rowSegments(
-  row: ConsoleRow,
-  columns: readonly Column[],
-  selected: boolean,
-  uptime: string,
-  width: number,
-): RowSegments {
+export function rowSegments(row: ConsoleRow, columns: readonly Column[], selected: boolean, uptime: string, width: number): RowSegments {
   const segments: RowSegments = { lead: selected ? '› ' : '  ', state: '', vm: '', middle: '', problem: '' };
   const failed = row.session.state === 'error';
   let remaining = width - MARKER_WIDTH;

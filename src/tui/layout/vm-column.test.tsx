@@ -18,7 +18,8 @@ const plain = (text: string) => text.replace(/\u001B\[[0-9;]*m/g, '');
 function storeWith(count: number) {
   const source = new EventEmitter<SessionSourceEvents>();
   const store = new ConsoleStore(source);
-  for (let id = 1; id <= count; id++) source.emit('added', { snapshot: () => snapshot(id, { name: `default/vm-${id}`, provider: 'kubevirt' }) });
+  for (let id = 1; id <= count; id++)
+    source.emit('added', { snapshot: () => snapshot(id, { name: `default/vm-${id}`, provider: 'kubevirt' }) });
   return { source, store };
 }
 

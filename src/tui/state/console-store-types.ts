@@ -38,4 +38,3 @@ export interface SessionEventSource {
   off(event: 'change' | 'traffic', listener: SourceListener<'change'>): unknown;
   off(event: 'log', listener: SourceListener<'log'>): unknown;
 }
-

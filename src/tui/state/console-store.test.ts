@@ -49,7 +49,6 @@ function tcpSource(name: string, port: number): UpstreamSource {
   };
 }
 
-
 /** Sessions of a stand-in provider whose start time is the fake clock's zero. */
 const snapshot = (id: number, overrides: Partial<SessionSnapshot> = {}) =>
   sessionSnapshot(id, { name: `vm-${id}`, provider: 'test', startedAt: 0, ...overrides });

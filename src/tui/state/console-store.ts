@@ -225,10 +225,13 @@ export class ConsoleStore {
       due = Math.min(due, (sample?.time ?? 0) + RATE_DECAY_MS);
     }
     if (due === Infinity) return;
-    this.decayTimer = setTimeout(() => {
-      this.decayTimer = undefined;
-      this.decay();
-    }, Math.max(0, due - this.now()));
+    this.decayTimer = setTimeout(
+      () => {
+        this.decayTimer = undefined;
+        this.decay();
+      },
+      Math.max(0, due - this.now()),
+    );
     this.decayTimer.unref?.();
   }
 

@@ -17,7 +17,9 @@ export interface KeyHelp {
 
 /** Every key row with help text, as the help lists it: most used first (the footer is cut at the terminal's width). */
 export const KEY_HELP: readonly KeyHelp[] = KEY_TABLE.flatMap((row) =>
-  row.does === undefined ? [] : [{ keys: row.keys.map((binding) => binding.key), does: row.does, ...(row.footer ? { footer: row.footer } : {}) }],
+  row.does === undefined
+    ? []
+    : [{ keys: row.keys.map((binding) => binding.key), does: row.does, ...(row.footer ? { footer: row.footer } : {}) }],
 );
 
 /** The footer line while browsing: `↑↓/jk select · ⏎/o open/attach · ...`. */

@@ -55,7 +55,13 @@ const entries: PickerEntry[] = Array.from({ length: 30 }, (_, i) => ({
 }));
 // A filter typed and the highlight moved to the middle of what it keeps.
 const filtered = visibleRows(entries, 'vm');
-const picking: PickerState = { ...INITIAL_PICKER, filter: 'vm', highlighted: filtered[14].entry.vm.target, highlightIndex: 14, moved: true };
+const picking: PickerState = {
+  ...INITIAL_PICKER,
+  filter: 'vm',
+  highlighted: filtered[14].entry.vm.target,
+  highlightIndex: 14,
+  moved: true,
+};
 
 describe('the key table', () => {
   for (const row of KEY_TABLE) {
@@ -79,7 +85,9 @@ describe('the key table', () => {
 
   it('names each key once per scope: no key does two things in one place', () => {
     for (const scope of ['table', 'grid', 'prompt', 'picker'] as const) {
-      const keys = KEY_TABLE.flatMap((row) => row.keys).filter((binding) => binding.on[scope] !== undefined).map((binding) => binding.key);
+      const keys = KEY_TABLE.flatMap((row) => row.keys)
+        .filter((binding) => binding.on[scope] !== undefined)
+        .map((binding) => binding.key);
       expect(new Set(keys).size, scope).toBe(keys.length);
     }
   });
@@ -95,7 +103,11 @@ describe('the key table', () => {
         if (bound.some((binding) => isKey(binding.key, input, key))) continue;
         const before = UI_IN[scope];
         const result = reduceInput(before, context, input, key);
-        expect({ key: name, ui: result.ui, actions: result.actions }, `${name} in the ${scope}`).toEqual({ key: name, ui: before, actions: [] });
+        expect({ key: name, ui: result.ui, actions: result.actions }, `${name} in the ${scope}`).toEqual({
+          key: name,
+          ui: before,
+          actions: [],
+        });
       }
     }
   });

@@ -37,7 +37,8 @@ export type BrowseAction =
 export type PromptAction = 'submit' | 'cancel' | 'delete-char' | 'clear-line' | 'quit';
 
 /** What a key does in the picker; picker-model.ts handles each. */
-export type PickerAction = 'open' | 'cancel' | 'interrupt' | 'up' | 'down' | 'page-up' | 'page-down' | 'first' | 'last' | 'mark' | 'delete-char' | 'clear-line';
+export type PickerAction =
+  'open' | 'cancel' | 'interrupt' | 'up' | 'down' | 'page-up' | 'page-down' | 'first' | 'last' | 'mark' | 'delete-char' | 'clear-line';
 
 /** One key's action in each scope it applies in; a scope left out: the key does nothing there (or is typed). */
 export interface KeyActions {
@@ -76,7 +77,12 @@ function bind(key: string, on: KeyActions): KeyBinding {
 /** Every key the TUI takes, most used first (the footer is cut at the terminal's width). */
 export const KEY_TABLE: readonly KeyRow[] = [
   {
-    keys: [bind('Up', { ...browse('up'), picker: 'up' }), bind('Down', { ...browse('down'), picker: 'down' }), bind('k', browse('up')), bind('j', browse('down'))],
+    keys: [
+      bind('Up', { ...browse('up'), picker: 'up' }),
+      bind('Down', { ...browse('down'), picker: 'down' }),
+      bind('k', browse('up')),
+      bind('j', browse('down')),
+    ],
     does: 'select a VM (in the grid: the tile above / below)',
     footer: '↑↓/jk select',
   },
@@ -108,7 +114,11 @@ export const KEY_TABLE: readonly KeyRow[] = [
     does: 'quit, closing every port, client connection and viewer (a second Ctrl+C exits at once)',
     footer: 'q quit',
   },
-  { keys: [bind('g', browse('toggle-grid'))], does: 'switch between the table and the grid of live screens (open --grid starts in the grid)', footer: 'g grid' },
+  {
+    keys: [bind('g', browse('toggle-grid'))],
+    does: 'switch between the table and the grid of live screens (open --grid starts in the grid)',
+    footer: 'g grid',
+  },
   {
     keys: [bind('Left', browse('left')), bind('Right', browse('right')), bind('h', browse('left')), bind('l', browse('right'))],
     does: 'select the previous / the next VM (in the grid: the tile to the left / right)',
@@ -119,13 +129,23 @@ export const KEY_TABLE: readonly KeyRow[] = [
     footer: 'PgUp/PgDn page',
   },
   {
-    keys: [bind('Home', { ...browse('first'), picker: 'first' }), bind('End', { ...browse('last'), picker: 'last' }), bind('G', browse('last'))],
+    keys: [
+      bind('Home', { ...browse('first'), picker: 'first' }),
+      bind('End', { ...browse('last'), picker: 'last' }),
+      bind('G', browse('last')),
+    ],
     does: 'select the first / the last VM',
     footer: 'G last',
   },
-  { keys: [bind('Esc', { ...browse('clear-notice'), prompt: 'cancel', picker: 'cancel' })], does: 'clear the notice line; in the picker or a prompt, cancel' },
   {
-    keys: [bind('Backspace', { prompt: 'delete-char', picker: 'delete-char' }), bind('Ctrl+U', { prompt: 'clear-line', picker: 'clear-line' })],
+    keys: [bind('Esc', { ...browse('clear-notice'), prompt: 'cancel', picker: 'cancel' })],
+    does: 'clear the notice line; in the picker or a prompt, cancel',
+  },
+  {
+    keys: [
+      bind('Backspace', { prompt: 'delete-char', picker: 'delete-char' }),
+      bind('Ctrl+U', { prompt: 'clear-line', picker: 'clear-line' }),
+    ],
     does: 'in the add prompt: delete a character / the whole line',
   },
   // The `a` row says what Space does in the picker.

@@ -94,12 +94,7 @@ function charKey(ch: string): [string, Key] {
 }
 
 /** Every key of one input event in order: the last UI state and the actions asked for. Pure. */
-export function reduceInput(
-  ui: UiState,
-  context: KeyContext,
-  input: string,
-  key: Key,
-): { ui: UiState; actions: ConsoleAction[] } {
+export function reduceInput(ui: UiState, context: KeyContext, input: string, key: Key): { ui: UiState; actions: ConsoleAction[] } {
   const actions: ConsoleAction[] = [];
   let next = ui;
   for (const [oneInput, oneKey] of splitKeys(input, key)) {
@@ -111,12 +106,7 @@ export function reduceInput(
 }
 
 /** The next UI state for one key press, and the action it asks for. Pure. */
-export function reduceKey(
-  ui: UiState,
-  context: KeyContext,
-  input: string,
-  key: Key,
-): KeyResult {
+export function reduceKey(ui: UiState, context: KeyContext, input: string, key: Key): KeyResult {
   if (ui.mode !== 'browse') {
     const action = keyAction('prompt', input, key);
     return action ? PROMPT_ACTIONS[action](ui) : typeInPrompt(ui, input, key);

@@ -173,7 +173,9 @@ const PICKER_ACTIONS: Record<PickerAction, (state: PickerState, rows: readonly P
     const marked = state.marked.includes(vm.target) ? state.marked.filter((t) => t !== vm.target) : [...state.marked, vm.target];
     // Marking moves on, so Space Space marks two rows in a row.
     const after = Math.min(index + 1, rows.length - 1);
-    return { state: { ...state, marked, highlighted: rows[after].entry.vm.target, highlightIndex: after, moved: true, message: undefined } };
+    return {
+      state: { ...state, marked, highlighted: rows[after].entry.vm.target, highlightIndex: after, moved: true, message: undefined },
+    };
   },
   'delete-char': (state) => refilter(state, state.filter.slice(0, -1)),
   'clear-line': (state) => refilter(state, ''),

@@ -30,8 +30,15 @@ export function rowFact(event: SessionEvent): RowFact {
       // Nothing unread to some, or the size as printed (`1.2 KB`), or why the line waits.
       const bytes = event.status.unseenBytes;
       const waiting = event.status.waiting;
-      const serial: SerialStatus = { unseenBytes: Number.isFinite(bytes) && bytes > 0 ? Math.floor(bytes) : 0, ...(waiting ? { waiting: safeText(waiting) } : {}) };
-      return { key: 'serial', value: serial, unchanged: (row) => unseenText(row.serial) === unseenText(serial) && row.serial?.waiting === serial.waiting };
+      const serial: SerialStatus = {
+        unseenBytes: Number.isFinite(bytes) && bytes > 0 ? Math.floor(bytes) : 0,
+        ...(waiting ? { waiting: safeText(waiting) } : {}),
+      };
+      return {
+        key: 'serial',
+        value: serial,
+        unchanged: (row) => unseenText(row.serial) === unseenText(serial) && row.serial?.waiting === serial.waiting,
+      };
     }
     case 'upstream': {
       const reconnecting = event.status.reconnecting;
@@ -39,7 +46,11 @@ export function rowFact(event: SessionEvent): RowFact {
     }
     case 'recording': {
       const { bytes } = event;
-      return { key: 'recordedBytes', value: bytes, unchanged: (row) => row.recordedBytes !== undefined && formatBytes(row.recordedBytes) === formatBytes(bytes) };
+      return {
+        key: 'recordedBytes',
+        value: bytes,
+        unchanged: (row) => row.recordedBytes !== undefined && formatBytes(row.recordedBytes) === formatBytes(bytes),
+      };
     }
     case 'vm-state': {
       const vm = terminalSafe(event.phase);

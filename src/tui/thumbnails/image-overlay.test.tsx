@@ -17,7 +17,11 @@ describe('ImageOverlay', () => {
   it('kitty: sends a picture once, then only places it after each frame, and deletes it when it goes', () => {
     const written: string[] = [];
     const deferred: (() => void)[] = [];
-    const overlay = new ImageOverlay('kitty', (text) => written.push(text), (draw) => deferred.push(draw));
+    const overlay = new ImageOverlay(
+      'kitty',
+      (text) => written.push(text),
+      (draw) => deferred.push(draw),
+    );
     overlay.update([placement]);
     overlay.afterFrame(20);
     const png = rgbToPng(picture.rgb, 1, 2);
@@ -36,7 +40,11 @@ describe('ImageOverlay', () => {
   it('iTerm2: writes the picture after every frame (Ink rewrote its cells), and draws a changed picture without a frame', () => {
     const written: string[] = [];
     const deferred: (() => void)[] = [];
-    const overlay = new ImageOverlay('iterm2', (text) => written.push(text), (draw) => deferred.push(draw));
+    const overlay = new ImageOverlay(
+      'iterm2',
+      (text) => written.push(text),
+      (draw) => deferred.push(draw),
+    );
     overlay.update([placement]);
     overlay.afterFrame(10);
     overlay.afterFrame(10);
@@ -71,12 +79,16 @@ describe('the grid with --thumbnails kitty', () => {
     source.emit('added', { snapshot: () => sessionSnapshot(1, { consoleType: 'vnc' }) });
     const stdout = new FakeTerminalOutput();
     const views: (ThumbnailView | undefined)[] = [];
-    handle = renderConsoleApp(store, { ...fakeActions(), onThumbnailView: (view) => views.push(view) }, {
-      stdout: stdout as unknown as NodeJS.WriteStream,
-      patchConsole: false,
-      grid: true,
-      thumbnails: 'kitty',
-    });
+    handle = renderConsoleApp(
+      store,
+      { ...fakeActions(), onThumbnailView: (view) => views.push(view) },
+      {
+        stdout: stdout as unknown as NodeJS.WriteStream,
+        patchConsole: false,
+        grid: true,
+        thumbnails: 'kitty',
+      },
+    );
     await until(() => views.length > 0, 'the tiles on screen');
     const view = views.at(-1)!;
     // Image modes sample finer than half blocks: four pixels across a cell, eight down.
@@ -86,7 +98,10 @@ describe('the grid with --thumbnails kitty', () => {
     await until(() => stdout.writes.some((w) => w.includes(`${ESC}_Ga=T,f=100`)), 'the kitty picture');
     const at = stdout.writes.findIndex((w) => w.includes(`${ESC}_Ga=T,f=100`));
     // The last frame Ink wrote before it: its lines, and where the tile's picture area is in them.
-    const frame = stdout.writes.slice(0, at).reverse().find((w) => w.includes('\n'))!;
+    const frame = stdout.writes
+      .slice(0, at)
+      .reverse()
+      .find((w) => w.includes('\n'))!;
     const lines = frame.replace(/\u001B\[[0-9;]*[A-Za-z]/g, '').split('\n');
     const stateLine = lines.findIndex((line) => line.includes('listening') && line.includes('║'));
     const pictureTop = stateLine + 1;

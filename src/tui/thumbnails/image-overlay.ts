@@ -90,7 +90,11 @@ export class ImageOverlay {
     if (this.mode === 'sixel') return sixelImage(picture.rgb, picture.width, picture.height);
     if (this.sent.get(id) === picture) return kittyPlace(id, { ...cells, placementId: 1 });
     this.sent.set(id, picture);
-    return kittyImage(rgbToPng(picture.rgb, picture.width, picture.height), picture.width, picture.height, 100, { ...cells, imageId: id, placementId: 1 });
+    return kittyImage(rgbToPng(picture.rgb, picture.width, picture.height), picture.width, picture.height, 100, {
+      ...cells,
+      imageId: id,
+      placementId: 1,
+    });
   }
 }
 

@@ -26,7 +26,9 @@ describe('kittyImage', () => {
   });
 
   it('leaves the size to a PNG (f=100) and RGBA says f=32', () => {
-    expect(kittyImage(Uint8Array.from([1, 2, 3, 4]), 1, 1, 32, { columns: 1, rows: 1 })).toBe(`${ESC}_Ga=T,f=32,s=1,v=1,c=1,r=1,q=2,C=1;AQIDBA==${ESC}\\`);
+    expect(kittyImage(Uint8Array.from([1, 2, 3, 4]), 1, 1, 32, { columns: 1, rows: 1 })).toBe(
+      `${ESC}_Ga=T,f=32,s=1,v=1,c=1,r=1,q=2,C=1;AQIDBA==${ESC}\\`,
+    );
     expect(kittyImage(Uint8Array.from([1]), 1, 1, 100, { columns: 1, rows: 1 })).toBe(`${ESC}_Ga=T,f=100,c=1,r=1,q=2,C=1;AQ==${ESC}\\`);
   });
 

@@ -25,7 +25,13 @@ export type KittyFormat = 24 | 32 | 100;
  * answering (an answer would arrive on stdin as keys); `C=1` leaves the cursor where it was.
  */
 export function kittyImage(data: Uint8Array, width: number, height: number, format: KittyFormat, placement: KittyPlacement): string {
-  const keys = [`a=T`, `f=${format}`, ...(format === 100 ? [] : [`s=${width}`, `v=${height}`]), `c=${placement.columns}`, `r=${placement.rows}`];
+  const keys = [
+    `a=T`,
+    `f=${format}`,
+    ...(format === 100 ? [] : [`s=${width}`, `v=${height}`]),
+    `c=${placement.columns}`,
+    `r=${placement.rows}`,
+  ];
   if (placement.imageId !== undefined) keys.push(`i=${placement.imageId}`);
   if (placement.placementId !== undefined) keys.push(`p=${placement.placementId}`);
   keys.push('q=2', 'C=1');

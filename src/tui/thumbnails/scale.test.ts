@@ -32,7 +32,13 @@ function exactMean(source: Uint8Array, width: number, height: number, tw: number
 
 describe('scaleBgrxToRgb (box filter)', () => {
   it('turns B G R X into R G B and keeps a uniform picture exactly', () => {
-    const out = scaleBgrxToRgb(picture(7, 5, () => [200, 100, 30]), 7, 5, 3, 2);
+    const out = scaleBgrxToRgb(
+      picture(7, 5, () => [200, 100, 30]),
+      7,
+      5,
+      3,
+      2,
+    );
     expect([...out]).toEqual([200, 100, 30, 200, 100, 30, 200, 100, 30, 200, 100, 30, 200, 100, 30, 200, 100, 30]);
   });
 
@@ -44,7 +50,16 @@ describe('scaleBgrxToRgb (box filter)', () => {
 
   it('weighs source pixels cut by an edge by the part inside', () => {
     // 3 columns -> 2: the middle column is split half to each side.
-    const source = picture(3, 1, (x) => [[0, 0, 0], [90, 90, 90], [255, 255, 255]][x] as [number, number, number]);
+    const source = picture(
+      3,
+      1,
+      (x) =>
+        [
+          [0, 0, 0],
+          [90, 90, 90],
+          [255, 255, 255],
+        ][x] as [number, number, number],
+    );
     // Left: (1 * 0 + 0.5 * 90) / 1.5 = 30; right: (0.5 * 90 + 1 * 255) / 1.5 = 200.
     expect([...scaleBgrxToRgb(source, 3, 1, 2, 1)]).toEqual([30, 30, 30, 200, 200, 200]);
   });

@@ -28,7 +28,7 @@ function registerDefinition(n: number): string {
 
 function runLength(chars: string[]): string {
   let out = '';
-  for (let i = 0; i < chars.length; ) {
+  for (let i = 0; i < chars.length;) {
     let j = i + 1;
     while (j < chars.length && chars[j] === chars[i]) j++;
     const count = j - i;

@@ -77,7 +77,8 @@ describe('BrowserViewers', () => {
       key: 8,
       state: 'failed',
       viewerName: 'browser',
-      message: 'the console page was closed: its one-time address was used twice, so another program on this machine had it too; open the console again',
+      message:
+        'the console page was closed: its one-time address was used twice, so another program on this machine had it too; open the console again',
     });
     expect(browsers.urlOf(8)).toBeUndefined();
   });
@@ -97,7 +98,13 @@ describe('BrowserViewers', () => {
     const { viewers: browsers, statuses } = viewers({ VCONSOLE_BROWSER: '/nonexistent/firefox' });
     await browsers.launch(1, TARGET);
     expect(statuses).toEqual([
-      { key: 1, state: 'failed', viewerName: 'browser', exitCode: undefined, message: "no browser could be opened (firefox not found); open the console page's address by hand" },
+      {
+        key: 1,
+        state: 'failed',
+        viewerName: 'browser',
+        exitCode: undefined,
+        message: "no browser could be opened (firefox not found); open the console page's address by hand",
+      },
     ]);
     const url = browsers.urlOf(1);
     expect(url).toBeDefined();
@@ -111,7 +118,13 @@ describe('BrowserViewers', () => {
     await waitFor(() => statuses.find((s) => s.state === 'failed'));
     expect(statuses).toEqual([
       { key: 2, state: 'open', viewerName: 'browser' },
-      { key: 2, state: 'failed', viewerName: 'browser', exitCode: 3, message: "no browser could be opened (browser exited with code 3); open the console page's address by hand" },
+      {
+        key: 2,
+        state: 'failed',
+        viewerName: 'browser',
+        exitCode: 3,
+        message: "no browser could be opened (browser exited with code 3); open the console page's address by hand",
+      },
     ]);
     expect(JSON.stringify(statuses)).not.toMatch(/\/open\/|\/s\//);
   });
@@ -124,7 +137,9 @@ describe('BrowserViewers', () => {
       const { viewers: browsers, statuses } = viewers({});
       await browsers.launch(3, TARGET);
       const failed = await waitFor(() => statuses.find((s) => s.state === 'failed'));
-      expect(failed.message).toMatch(/^no browser could be opened \((xdg-open|open|PowerShell Start-Process) (not found|exited with code [1-9]\d*)\)/);
+      expect(failed.message).toMatch(
+        /^no browser could be opened \((xdg-open|open|PowerShell Start-Process) (not found|exited with code [1-9]\d*)\)/,
+      );
     } finally {
       process.env.PATH = savedPath;
     }

@@ -59,7 +59,10 @@ export class BrowserViewers extends EventEmitter<{ status: [ViewerStatusEvent] }
   constructor(private readonly options: BrowserViewersOptions = {}) {
     super();
     if (options.host !== undefined && WILDCARD_HOSTS.has(options.host)) {
-      throw new UsageError(`the browser viewer cannot serve its pages on ${options.host}`, 'give it one address, such as 127.0.0.1 (the default)');
+      throw new UsageError(
+        `the browser viewer cannot serve its pages on ${options.host}`,
+        'give it one address, such as 127.0.0.1 (the default)',
+      );
     }
     this.env = options.env ?? process.env;
     this.start = options.startBrowser ?? startBrowser;
@@ -75,7 +78,12 @@ export class BrowserViewers extends EventEmitter<{ status: [ViewerStatusEvent] }
     const server = await this.pageServer();
     if (this.closed) return;
     this.withdraw(key, OPENED_ELSEWHERE);
-    const { url, page } = server.publish({ title: target.title ?? `${target.host}:${target.port}`, consoleType: target.consoleType, host: target.host, port: target.port });
+    const { url, page } = server.publish({
+      title: target.title ?? `${target.host}:${target.port}`,
+      consoleType: target.consoleType,
+      host: target.host,
+      port: target.port,
+    });
     const entry: KeyPage = { page, server, reached: false };
     this.keys.set(key, entry);
     let launch: BrowserLaunch;
@@ -133,7 +141,12 @@ export class BrowserViewers extends EventEmitter<{ status: [ViewerStatusEvent] }
   private pageServer(): Promise<BrowserPageServer> {
     if (!this.server) {
       const started = loadPageAssets().then((assets) =>
-        BrowserPageServer.start({ host: this.options.host ?? '127.0.0.1', port: this.options.port ?? 0, assets, onAddressReused: (page) => this.addressReused(page) }),
+        BrowserPageServer.start({
+          host: this.options.host ?? '127.0.0.1',
+          port: this.options.port ?? 0,
+          assets,
+          onAddressReused: (page) => this.addressReused(page),
+        }),
       );
       // A failed start is retried by the next launch.
       started.catch(() => {
@@ -148,7 +161,10 @@ export class BrowserViewers extends EventEmitter<{ status: [ViewerStatusEvent] }
     const entry = this.keys.get(key);
     if (!entry) return;
     this.keys.delete(key);
-    void this.server?.then((server) => server.withdraw(entry.page, close), () => undefined);
+    void this.server?.then(
+      (server) => server.withdraw(entry.page, close),
+      () => undefined,
+    );
   }
 
   /** The server closed a page whose one-time address was used twice: its key has no page now. */
@@ -160,7 +176,8 @@ export class BrowserViewers extends EventEmitter<{ status: [ViewerStatusEvent] }
         key,
         state: 'failed',
         viewerName: BROWSER_VIEWER_NAME,
-        message: "the console page was closed: its one-time address was used twice, so another program on this machine had it too; open the console again",
+        message:
+          'the console page was closed: its one-time address was used twice, so another program on this machine had it too; open the console again',
       });
     }
   }

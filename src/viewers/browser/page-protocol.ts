@@ -8,7 +8,10 @@
 export const SESSION_CLOSED = { code: 4001, reason: 'session closed' } as const;
 export const OPENED_ELSEWHERE = { code: 4002, reason: 'session closed: opened again in another tab' } as const;
 /** The page's one-time address was used twice: another program on this machine had it too. */
-export const ADDRESS_REUSED = { code: 4003, reason: "session closed: this page's one-time address was used twice, so another program had it too" } as const;
+export const ADDRESS_REUSED = {
+  code: 4003,
+  reason: "session closed: this page's one-time address was used twice, so another program had it too",
+} as const;
 
 /** Close of a page whose console connection ended (the console dropped): the page reconnects. */
 export const CONSOLE_ENDED = { code: 1001, reason: 'console connection ended' } as const;

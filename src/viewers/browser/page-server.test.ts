@@ -57,8 +57,15 @@ function fetchWith(session: PageSession | undefined, url: string, init: RequestI
 }
 
 /** Opens the page's websocket; resolves with it open, or with the HTTP status it was refused with. */
-function dial(url: string, origin: string | undefined, session?: PageSession): Promise<{ socket: WebSocket; received: () => string } | { status: number }> {
-  const socket = new WebSocket(url, { ...(origin === undefined ? {} : { origin }), ...(session ? { headers: { cookie: session.cookie } } : {}) });
+function dial(
+  url: string,
+  origin: string | undefined,
+  session?: PageSession,
+): Promise<{ socket: WebSocket; received: () => string } | { status: number }> {
+  const socket = new WebSocket(url, {
+    ...(origin === undefined ? {} : { origin }),
+    ...(session ? { headers: { cookie: session.cookie } } : {}),
+  });
   // What the console sends at once may arrive with the handshake: keep it from the start.
   const chunks: Buffer[] = [];
   socket.on('message', (data: Buffer) => chunks.push(data));
@@ -92,7 +99,9 @@ describe('BrowserPageServer', () => {
     const answer = await fetch(url, { redirect: 'manual' });
     expect(answer.status).toBe(303);
     expect(answer.headers.get('location')).toBe(`/s/${page.id}/`);
-    expect(answer.headers.get('set-cookie')).toMatch(new RegExp(`^vconsole_page=[A-Za-z0-9_-]{22}; Path=/s/${page.id}/; HttpOnly; SameSite=Lax$`));
+    expect(answer.headers.get('set-cookie')).toMatch(
+      new RegExp(`^vconsole_page=[A-Za-z0-9_-]{22}; Path=/s/${page.id}/; HttpOnly; SameSite=Lax$`),
+    );
     // The address on the browser's command line is spent: whoever reads it from /proc is too late.
     expect((await fetch(url, { redirect: 'manual' })).status).toBe(403);
     expect(maskedPageUrl(url)).toBe(`${server.origin}/open/***`);
@@ -101,7 +110,12 @@ describe('BrowserPageServer', () => {
   it('closes the page for everyone when its one-time address is used twice (another local user raced the browser)', async () => {
     const tcp = await tcpConsole();
     const reused: string[] = [];
-    const server = await BrowserPageServer.start({ host: '127.0.0.1', port: 0, assets: ASSETS, onAddressReused: (page) => reused.push(page.title) });
+    const server = await BrowserPageServer.start({
+      host: '127.0.0.1',
+      port: 0,
+      assets: ASSETS,
+      onAddressReused: (page) => reused.push(page.title),
+    });
     cleanups.push(() => server.close(SESSION_CLOSED));
     const { url } = server.publish({ title: 'vm-a', consoleType: 'vnc', host: '127.0.0.1', port: tcp.port });
     const first = await openPage(url);
@@ -110,7 +124,10 @@ describe('BrowserPageServer', () => {
     const closed = once(dialled.socket, 'close');
     expect((await fetch(url, { redirect: 'manual' })).status).toBe(403);
     const [code, reason] = (await closed) as [number, Buffer];
-    expect({ code, reason: reason.toString() }).toEqual({ code: 4003, reason: "session closed: this page's one-time address was used twice, so another program had it too" });
+    expect({ code, reason: reason.toString() }).toEqual({
+      code: 4003,
+      reason: "session closed: this page's one-time address was used twice, so another program had it too",
+    });
     expect(reused).toEqual(['vm-a']);
     expect((await fetchWith(first, first.pageUrl)).status).toBe(403);
   });
@@ -152,7 +169,8 @@ describe('BrowserPageServer', () => {
     expect((await fetchWith({ ...session, cookie: `vconsole_page=${'A'.repeat(22)}` }, url)).status).toBe(403);
     expect((await fetchWith(session, `${server.origin}/s/${'A'.repeat(22)}/`)).status).toBe(403);
     expect((await fetch(`${server.origin}/open/${'A'.repeat(22)}`)).status).toBe(403);
-    for (const path of ['/', '/s/', '/open/', '/favicon.ico', '/vnc.js', '/ws']) expect((await fetch(`${server.origin}${path}`)).status, path).toBe(404);
+    for (const path of ['/', '/s/', '/open/', '/favicon.ico', '/vnc.js', '/ws'])
+      expect((await fetch(`${server.origin}${path}`)).status, path).toBe(404);
     expect((await fetchWith(session, `${url}serial.js`)).status).toBe(404);
     expect((await fetchWith(session, `${url}../../vnc.js`)).status).toBe(404);
     expect((await fetchWith(session, `${url}nothing`)).status).toBe(404);
@@ -172,7 +190,9 @@ describe('BrowserPageServer', () => {
     expect(await dial(wsUrl(url), undefined, session)).toEqual({ status: 403 });
     const rebound = await new Promise<number>((resolve, reject) => {
       const req = net.connect(Number(new URL(url).port), '127.0.0.1', () => {
-        req.write(`GET ${new URL(url).pathname} HTTP/1.1\r\nHost: attacker.example:${new URL(url).port}\r\nCookie: ${session.cookie}\r\nConnection: close\r\n\r\n`);
+        req.write(
+          `GET ${new URL(url).pathname} HTTP/1.1\r\nHost: attacker.example:${new URL(url).port}\r\nCookie: ${session.cookie}\r\nConnection: close\r\n\r\n`,
+        );
       });
       let text = '';
       req.on('data', (chunk) => (text += chunk.toString()));

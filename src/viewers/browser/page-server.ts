@@ -73,7 +73,10 @@ function codeKey(code: string): string {
 export class BrowserPageServer {
   private readonly pages = new Set<PublishedPage>();
   private readonly codes = new Map<string, OneTimeCode>();
-  private readonly websockets = new WebSocketServer({ noServer: true, handleProtocols: (offered) => (offered.has('binary') ? 'binary' : false) });
+  private readonly websockets = new WebSocketServer({
+    noServer: true,
+    handleProtocols: (offered) => (offered.has('binary') ? 'binary' : false),
+  });
   /** `http://127.0.0.1:PORT`: what a page's Origin must be, and its Host. */
   readonly origin: string;
   private readonly hostHeader: string;
@@ -113,7 +116,13 @@ export class BrowserPageServer {
    * the browser's command line.
    */
   publish(target: PublishedConsole): { url: string; page: PublishedPage } {
-    const page: PublishedPage = { ...target, id: randomBytes(SECRET_BYTES).toString('base64url'), secret: randomBytes(SECRET_BYTES), sockets: new Set(), reached: false };
+    const page: PublishedPage = {
+      ...target,
+      id: randomBytes(SECRET_BYTES).toString('base64url'),
+      secret: randomBytes(SECRET_BYTES),
+      sockets: new Set(),
+      reached: false,
+    };
     this.pages.add(page);
     return { url: this.oneTimeUrl(page), page };
   }
@@ -216,7 +225,11 @@ export class BrowserPageServer {
       // Only a browser's GET spends the code; a HEAD (a link preview, say) learns nothing.
       if (req.method !== 'GET') return reply(405, 'method not allowed\n');
       const opened = this.redeem(route.code);
-      if (!opened) return reply(403, 'forbidden: this console address works once and only for a few seconds; it was used already or has expired, and a page whose address was used twice is closed\n');
+      if (!opened)
+        return reply(
+          403,
+          'forbidden: this console address works once and only for a few seconds; it was used already or has expired, and a page whose address was used twice is closed\n',
+        );
       // Lax, not Strict: a browser that opens the address from another page (a file://, say) must still get its page.
       const cookie = `${SESSION_COOKIE}=${opened.secret.toString('base64url')}; Path=/s/${opened.id}/; HttpOnly; SameSite=Lax`;
       return reply(303, 'see the console page\n', 'text/plain; charset=utf-8', { location: `/s/${opened.id}/`, 'set-cookie': cookie });

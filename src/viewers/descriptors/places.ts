@@ -8,7 +8,12 @@ import type { ViewerPlace } from './types.js';
 export const HOMEBREW_BIN = ['/opt/homebrew/bin', '/usr/local/bin'];
 
 /** `name` found on PATH (then in `extraDirs`), as a place with these facts; none when absent. */
-export function onPath(system: ViewerEnvironment, name: string, facts: Omit<ViewerPlace, 'path'> = {}, extraDirs: string[] = []): ViewerPlace[] {
+export function onPath(
+  system: ViewerEnvironment,
+  name: string,
+  facts: Omit<ViewerPlace, 'path'> = {},
+  extraDirs: string[] = [],
+): ViewerPlace[] {
   const found = findOnPath(system, name, extraDirs);
   return found ? [{ path: found, ...facts }] : [];
 }
@@ -57,13 +62,22 @@ export function windowsVncviewerIs(file: string): 'tigervnc' | 'realvnc' | 'tigh
 }
 
 /** A `vncviewer` on PATH that is viewer `id`: on Windows by its directory, elsewhere to be asked. */
-export function vncviewerOnPath(system: ViewerEnvironment, id: 'tigervnc' | 'realvnc' | 'tightvnc', extraDirs: string[] = []): ViewerPlace[] {
+export function vncviewerOnPath(
+  system: ViewerEnvironment,
+  id: 'tigervnc' | 'realvnc' | 'tightvnc',
+  extraDirs: string[] = [],
+): ViewerPlace[] {
   if (system.platform !== 'win32') return onPath(system, 'vncviewer', { probe: 'identity' }, extraDirs);
   return onPath(system, 'vncviewer').filter((place) => windowsVncviewerIs(place.path) === id);
 }
 
 /** What a `--viewer` path called `vncviewer` says about being viewer `id`, by the same rules. */
-export function recogniseVncviewer(name: string, file: string, platform: HostPlatform, id: 'tigervnc' | 'realvnc' | 'tightvnc'): Omit<ViewerPlace, 'path'> | undefined {
+export function recogniseVncviewer(
+  name: string,
+  file: string,
+  platform: HostPlatform,
+  id: 'tigervnc' | 'realvnc' | 'tightvnc',
+): Omit<ViewerPlace, 'path'> | undefined {
   if (name !== 'vncviewer') return undefined;
   if (platform === 'win32') return windowsVncviewerIs(file) === id ? {} : undefined;
   return { probe: 'identity' };

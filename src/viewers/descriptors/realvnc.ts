@@ -23,7 +23,10 @@ export const realvnc = defineViewer({
       case 'darwin':
         return [...vncviewerOnPath(system, 'realvnc', HOMEBREW_BIN), ...appBundlePlaces(system, 'VNC Viewer.app', 'vncviewer')];
       case 'win32':
-        return [...vncviewerOnPath(system, 'realvnc'), ...programFilesDirectories(system).map((pf) => ({ path: pathFor('win32').join(pf, 'RealVNC', 'VNC Viewer', 'vncviewer.exe') }))];
+        return [
+          ...vncviewerOnPath(system, 'realvnc'),
+          ...programFilesDirectories(system).map((pf) => ({ path: pathFor('win32').join(pf, 'RealVNC', 'VNC Viewer', 'vncviewer.exe') })),
+        ];
     }
   },
   recognise: (name, file, platform) => (/\/VNC Viewer\.app\//.test(file) ? {} : recogniseVncviewer(name, file, platform, 'realvnc')),

@@ -24,7 +24,9 @@ describe('Remmina', () => {
   });
 
   it('is found as the Flathub app in the system or the user installation, and in /snap/bin', async () => {
-    const flatpak = fakeViewerEnvironment('linux', LINUX_ENV, { '/home/me/.local/share/flatpak/exports/bin/org.remmina.Remmina': { version: BANNERS.remmina } });
+    const flatpak = fakeViewerEnvironment('linux', LINUX_ENV, {
+      '/home/me/.local/share/flatpak/exports/bin/org.remmina.Remmina': { version: BANNERS.remmina },
+    });
     expect(await detectViewers(flatpak)).toEqual([
       { id: 'remmina', name: 'Remmina', path: '/home/me/.local/share/flatpak/exports/bin/org.remmina.Remmina', version: '1.4.29' },
     ]);
@@ -36,13 +38,20 @@ describe('Remmina', () => {
   it('is looked for on Linux only: on macOS `--viewer remmina` says it was not found and what was looked for', async () => {
     const mac = fakeViewerEnvironment('darwin', { PATH: '/usr/bin:/opt/homebrew/bin' }, { '/opt/homebrew/bin/remmina': {} });
     expect(await detectViewers(mac)).toEqual([]);
-    await expect(chooseViewer([], { viewer: 'Remmina' }, mac)).rejects.toThrow(/--viewer Remmina: Remmina was not found on this macOS machine/);
+    await expect(chooseViewer([], { viewer: 'Remmina' }, mac)).rejects.toThrow(
+      /--viewer Remmina: Remmina was not found on this macOS machine/,
+    );
   });
 
   it('is a --viewer name, and a --viewer path named remmina is Remmina', async () => {
     const system = fakeViewerEnvironment('linux', LINUX_ENV, { '/opt/remmina/bin/remmina': { version: BANNERS.remmina } });
     expect(parseViewerRequest({ viewer: 'remmina' }, system)).toMatchObject({ kind: 'named', id: 'remmina' });
-    expect(await identifyExecutable(system, '/opt/remmina/bin/remmina')).toEqual({ id: 'remmina', name: 'Remmina', path: '/opt/remmina/bin/remmina', version: '1.4.29' });
+    expect(await identifyExecutable(system, '/opt/remmina/bin/remmina')).toEqual({
+      id: 'remmina',
+      name: 'Remmina',
+      path: '/opt/remmina/bin/remmina',
+      version: '1.4.29',
+    });
   });
 
   it('connects with `-c vnc://HOST:PORT`, --viewer-arg values first, and its exit 0 means launched', () => {

@@ -23,8 +23,14 @@ export const remmina = defineViewer({
   places(system) {
     if (system.platform !== 'linux') return [];
     const home = homeDirectory(system);
-    const flatpakBins = ['/var/lib/flatpak/exports/bin', ...(home ? [pathFor('linux').join(home, '.local/share/flatpak/exports/bin')] : [])];
-    return [...onPath(system, 'remmina', { probe: 'version' }, ['/snap/bin']), ...onPath(system, APP_ID, { probe: 'version' }, flatpakBins)];
+    const flatpakBins = [
+      '/var/lib/flatpak/exports/bin',
+      ...(home ? [pathFor('linux').join(home, '.local/share/flatpak/exports/bin')] : []),
+    ];
+    return [
+      ...onPath(system, 'remmina', { probe: 'version' }, ['/snap/bin']),
+      ...onPath(system, APP_ID, { probe: 'version' }, flatpakBins),
+    ];
   },
   recognise: (name) => (name === 'remmina' || name === APP_ID.toLowerCase() ? { probe: 'version' } : undefined),
   probe: {

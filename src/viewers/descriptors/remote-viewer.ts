@@ -16,7 +16,8 @@ function windowsPlaces(system: Parameters<typeof findOnPath>[0]): ViewerPlace[] 
   const onPathExe = findOnPath(system, 'remote-viewer');
   if (onPathExe) places.push({ path: onPathExe, version: versionFromVirtViewerDir(p.basename(p.dirname(p.dirname(onPathExe)))) });
   for (const pf of programFilesDirectories(system)) {
-    for (const dir of versionedEntries(system, pf, /^VirtViewer\b/i)) places.push({ path: p.join(pf, dir, 'bin', 'remote-viewer.exe'), version: versionFromVirtViewerDir(dir) });
+    for (const dir of versionedEntries(system, pf, /^VirtViewer\b/i))
+      places.push({ path: p.join(pf, dir, 'bin', 'remote-viewer.exe'), version: versionFromVirtViewerDir(dir) });
   }
   return places;
 }

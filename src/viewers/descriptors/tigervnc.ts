@@ -37,7 +37,10 @@ export const tigervnc = defineViewer({
         return [...places, ...vncviewerOnPath(system, 'tigervnc', HOMEBREW_BIN)];
       }
       case 'win32':
-        return [...vncviewerOnPath(system, 'tigervnc'), ...programFilesDirectories(system).map((pf) => ({ path: pathFor('win32').join(pf, 'TigerVNC', 'vncviewer.exe') }))];
+        return [
+          ...vncviewerOnPath(system, 'tigervnc'),
+          ...programFilesDirectories(system).map((pf) => ({ path: pathFor('win32').join(pf, 'TigerVNC', 'vncviewer.exe') })),
+        ];
     }
   },
   recognise(name, file, platform) {

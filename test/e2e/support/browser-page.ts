@@ -34,7 +34,9 @@ export async function waitForPageState(page: Page, state: string, timeoutMs = 60
   try {
     await page.waitForFunction((wanted: string) => document.body?.dataset.state === wanted, { timeout: timeoutMs, polling: 100 }, state);
   } catch (err) {
-    const shown = await page.evaluate(() => `${document.body?.dataset.state}: ${document.getElementById('state')?.textContent}`).catch(() => '?');
+    const shown = await page
+      .evaluate(() => `${document.body?.dataset.state}: ${document.getElementById('state')?.textContent}`)
+      .catch(() => '?');
     throw new Error(`the page did not reach "${state}" within ${timeoutMs} ms (it shows ${shown})`, { cause: err });
   }
 }
@@ -56,7 +58,9 @@ export async function canvasImage(page: Page): Promise<RgbImage> {
 /** The text xterm.js shows (its DOM rows, one line each), spaces normalised. */
 export function terminalText(page: Page): Promise<string> {
   return page.evaluate(() =>
-    Array.from(document.querySelector('.xterm-rows')?.children ?? [], (row) => (row.textContent ?? '').replace(/\u00a0/g, ' ').trimEnd()).join('\n'),
+    Array.from(document.querySelector('.xterm-rows')?.children ?? [], (row) =>
+      (row.textContent ?? '').replace(/\u00a0/g, ' ').trimEnd(),
+    ).join('\n'),
   );
 }
 

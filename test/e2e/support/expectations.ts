@@ -30,8 +30,14 @@ export async function expectVmScreen(snapshot: VncSnapshot, vm: QemuVm): Promise
   if (snapshot.width !== vm.reference.width || snapshot.height !== vm.reference.height) {
     problems.push(`size ${snapshot.width}x${snapshot.height}, QEMU's is ${vm.reference.width}x${vm.reference.height}`);
   }
-  if (snapshot.desktopName !== vm.reference.desktopName) problems.push(`desktop name "${snapshot.desktopName}", QEMU's is "${vm.reference.desktopName}"`);
-  const match = locateFramebuffer(snapshot.image, vm.reference.image, { x: 0, y: 0, width: snapshot.image.width, height: snapshot.image.height });
+  if (snapshot.desktopName !== vm.reference.desktopName)
+    problems.push(`desktop name "${snapshot.desktopName}", QEMU's is "${vm.reference.desktopName}"`);
+  const match = locateFramebuffer(snapshot.image, vm.reference.image, {
+    x: 0,
+    y: 0,
+    width: snapshot.image.width,
+    height: snapshot.image.height,
+  });
   if (!showsFramebuffer(match)) problems.push(`picture is not ${vm.name}'s BIOS screen (${describeMatch(match)})`);
   if (problems.length > 0) {
     const kept = await keepForInspection(snapshot.file, vm.name);

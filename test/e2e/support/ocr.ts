@@ -17,7 +17,11 @@ export async function readText(file: string, area?: Rect): Promise<string> {
 }
 
 /** What the VM's own display shows now, as text: QEMU's screendump through QMP, read by tesseract. */
-export async function vmScreenText(qmp: { execute(command: string, args?: Record<string, unknown>): Promise<unknown> }, dir: string, label: string): Promise<string> {
+export async function vmScreenText(
+  qmp: { execute(command: string, args?: Record<string, unknown>): Promise<unknown> },
+  dir: string,
+  label: string,
+): Promise<string> {
   const file = join(dir, `screendump-${label}-${Date.now()}.ppm`);
   await qmp.execute('screendump', { filename: file });
   return readText(file);

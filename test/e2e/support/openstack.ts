@@ -47,8 +47,8 @@ export async function startOpenstackWithWebsockify(
         : type === 'spice-html5'
           ? `http://127.0.0.1:${websockify.port}/spice_auto.html?token=${token}`
           : urlStyle === 'vnc_auto'
-          ? `http://127.0.0.1:${websockify.port}/vnc_auto.html?token=${token}`
-          : `http://127.0.0.1:${websockify.port}/vnc_lite.html?path=${encodeURIComponent(`?token=${token}`)}`,
+            ? `http://127.0.0.1:${websockify.port}/vnc_auto.html?token=${token}`
+            : `http://127.0.0.1:${websockify.port}/vnc_lite.html?path=${encodeURIComponent(`?token=${token}`)}`,
   });
   const cloudsFile = await writeFixtureClouds(dir, fixture);
   return {

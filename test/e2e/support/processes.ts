@@ -165,23 +165,41 @@ export interface RunResult {
 }
 
 /** Runs a program to completion (with a deadline) and returns its output; never rejects on a non-zero exit. */
-export function runProgram(command: string, args: readonly string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; encoding?: 'utf8' } = {}): Promise<RunResult> {
+export function runProgram(
+  command: string,
+  args: readonly string[],
+  options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; encoding?: 'utf8' } = {},
+): Promise<RunResult> {
   return new Promise((resolve) => {
-    execFile(command, args, { timeout: options.timeoutMs ?? 30_000, env: options.env, maxBuffer: 64 * 1024 * 1024, killSignal: 'SIGKILL' }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      const note = error && typeof error.code !== 'number' ? `\n${error.message}` : '';
-      resolve({ stdout: String(stdout), stderr: String(stderr) + note, code });
-    });
+    execFile(
+      command,
+      args,
+      { timeout: options.timeoutMs ?? 30_000, env: options.env, maxBuffer: 64 * 1024 * 1024, killSignal: 'SIGKILL' },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        const note = error && typeof error.code !== 'number' ? `\n${error.message}` : '';
+        resolve({ stdout: String(stdout), stderr: String(stderr) + note, code });
+      },
+    );
   });
 }
 
 /** Runs a program and returns its stdout as bytes; rejects with its stderr on failure. */
-export function runProgramBinary(command: string, args: readonly string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<Buffer> {
+export function runProgramBinary(
+  command: string,
+  args: readonly string[],
+  options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { timeout: options.timeoutMs ?? 30_000, env: options.env, maxBuffer: 256 * 1024 * 1024, encoding: 'buffer', killSignal: 'SIGKILL' }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${command} ${args.join(' ')} failed: ${error.message}\n${stderr.toString('utf8')}`));
-      else resolve(stdout);
-    });
+    execFile(
+      command,
+      args,
+      { timeout: options.timeoutMs ?? 30_000, env: options.env, maxBuffer: 256 * 1024 * 1024, encoding: 'buffer', killSignal: 'SIGKILL' },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`${command} ${args.join(' ')} failed: ${error.message}\n${stderr.toString('utf8')}`));
+        else resolve(stdout);
+      },
+    );
   });
 }
 

@@ -31,14 +31,21 @@ const CURSOR_PIXELS = 64;
  */
 export function qemuArgs(name: string, socketPath: string, display: number): string[] {
   return [
-    '-name', name,
-    '-machine', 'accel=tcg',
-    '-m', '64',
+    '-name',
+    name,
+    '-machine',
+    'accel=tcg',
+    '-m',
+    '64',
     '-nodefaults',
-    '-vga', 'std',
-    '-display', 'none',
-    '-vnc', `unix:${socketPath}`,
-    '-vnc', `127.0.0.1:${display},id=tcp`,
+    '-vga',
+    'std',
+    '-display',
+    'none',
+    '-vnc',
+    `unix:${socketPath}`,
+    '-vnc',
+    `127.0.0.1:${display},id=tcp`,
   ];
 }
 
@@ -53,7 +60,9 @@ export async function startQemuVm(lab: ProcessLab, name: string, dir: string): P
   for (let attempt = 0; attempt < 5; attempt++) {
     const tcpPort = await freeLoopbackPort();
     if (tcpPort <= 5900) continue;
-    const qemu = lab.start(`qemu ${name}`, 'qemu-system-x86_64', qemuArgs(name, socketPath, tcpPort - 5900), { stdio: ['ignore', 'pipe', 'pipe'] });
+    const qemu = lab.start(`qemu ${name}`, 'qemu-system-x86_64', qemuArgs(name, socketPath, tcpPort - 5900), {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const listening = await pollFor(
       async () => {
         if (qemu.hasExited()) return false;
@@ -104,20 +113,27 @@ export interface QemuSerialVm {
  */
 export function qemuSerialArgs(name: string, serialPath: string): string[] {
   return [
-    '-name', name,
-    '-machine', 'accel=tcg',
-    '-m', '64',
+    '-name',
+    name,
+    '-machine',
+    'accel=tcg',
+    '-m',
+    '64',
     '-nographic',
     '-nodefaults',
-    '-serial', `unix:${serialPath},server=on,wait=off`,
-    '-boot', 'menu=on,splash-time=30000',
+    '-serial',
+    `unix:${serialPath},server=on,wait=off`,
+    '-boot',
+    'menu=on,splash-time=30000',
   ];
 }
 
 /** Starts a serial-only QEMU VM in `dir`; resolves once its serial socket exists. */
 export async function startQemuSerialVm(lab: ProcessLab, name: string, dir: string): Promise<QemuSerialVm> {
   const serialPath = join(dir, `${name}.serial.sock`);
-  const qemu = lab.start(`qemu ${name} (serial)`, 'qemu-system-x86_64', qemuSerialArgs(name, serialPath), { stdio: ['ignore', 'pipe', 'pipe'] });
+  const qemu = lab.start(`qemu ${name} (serial)`, 'qemu-system-x86_64', qemuSerialArgs(name, serialPath), {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   await awaitSocketFile(serialPath, `QEMU ${name}'s serial socket ${serialPath}`, 30_000, () => qemu.describe());
   return { name, serialPath, process: qemu };
 }

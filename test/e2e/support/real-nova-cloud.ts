@@ -26,18 +26,31 @@ export async function startNovaQemu(lab: ProcessLab, name: string): Promise<Nova
   for (let attempt = 0; attempt < 5; attempt++) {
     const [vnc, serial, spice] = [await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort()];
     if (vnc <= 5900) continue;
-    const qemu = lab.start(`qemu ${name}`, 'qemu-system-x86_64', [
-      '-name', name,
-      '-machine', 'accel=tcg',
-      '-m', '64',
-      '-nographic',
-      '-nodefaults',
-      '-vga', 'qxl',
-      '-vnc', `127.0.0.1:${vnc - 5900}`,
-      '-spice', `port=${spice},addr=127.0.0.1,disable-ticketing=on`,
-      '-serial', `tcp:127.0.0.1:${serial},server=on,wait=off`,
-      '-boot', 'menu=on,splash-time=65535',
-    ], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const qemu = lab.start(
+      `qemu ${name}`,
+      'qemu-system-x86_64',
+      [
+        '-name',
+        name,
+        '-machine',
+        'accel=tcg',
+        '-m',
+        '64',
+        '-nographic',
+        '-nodefaults',
+        '-vga',
+        'qxl',
+        '-vnc',
+        `127.0.0.1:${vnc - 5900}`,
+        '-spice',
+        `port=${spice},addr=127.0.0.1,disable-ticketing=on`,
+        '-serial',
+        `tcp:127.0.0.1:${serial},server=on,wait=off`,
+        '-boot',
+        'menu=on,splash-time=65535',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const up = await pollFor(
       async () => {
         if (qemu.hasExited()) return false;

@@ -99,15 +99,31 @@ export async function startRealNova(lab: ProcessLab, dir: string, options: RealN
     );
     if (options.tls) {
       await writeFile(join(dir, 'nova-tls.conf'), conf(true));
-      proxies.push(lab.start('nova-novncproxy --ssl_only', 'nova-novncproxy', [...configArgs('nova-tls.conf'), '--ssl_only', '--cert', options.tls.certFile, '--key', options.tls.keyFile]));
+      proxies.push(
+        lab.start('nova-novncproxy --ssl_only', 'nova-novncproxy', [
+          ...configArgs('nova-tls.conf'),
+          '--ssl_only',
+          '--cert',
+          options.tls.certFile,
+          '--key',
+          options.tls.keyFile,
+        ]),
+      );
     }
     const describe = () => [standInProcess, ...proxies].map((p) => p.describe()).join('\n');
 
     // Ready means a token got as far as the RPC to the compute host, on every proxy.
     const sink = await startSink();
     try {
-      const probe = await ask<{ uuid: string }>('/instances', { name: 'readiness-probe', ports: { novnc: sink.port, serial: sink.port, 'spice-html5': sink.port } });
-      const checks: [NovaConsoleType, number, boolean][] = [['novnc', ports.novnc, false], ['serial', ports.serial, false], ['spice-html5', ports['spice-html5'], false]];
+      const probe = await ask<{ uuid: string }>('/instances', {
+        name: 'readiness-probe',
+        ports: { novnc: sink.port, serial: sink.port, 'spice-html5': sink.port },
+      });
+      const checks: [NovaConsoleType, number, boolean][] = [
+        ['novnc', ports.novnc, false],
+        ['serial', ports.serial, false],
+        ['spice-html5', ports['spice-html5'], false],
+      ];
       if (ports.novncTls) checks.push(['novnc', ports.novncTls, true]);
       await Promise.all(
         checks.map(async ([type, port, secure]) => {
@@ -135,7 +151,11 @@ export async function startRealNova(lab: ProcessLab, dir: string, options: RealN
         return (await ask<{ uuid: string }>('/instances', { name, ports: consolePorts })).uuid;
       },
       async createConsole(instance, type, consoleOptions = {}) {
-        const answer = await ask<{ url: string; token: string }>('/consoles', { uuid: instance, type, ...(consoleOptions.ttlSeconds === undefined ? {} : { ttl: consoleOptions.ttlSeconds }) });
+        const answer = await ask<{ url: string; token: string }>('/consoles', {
+          uuid: instance,
+          type,
+          ...(consoleOptions.ttlSeconds === undefined ? {} : { ttl: consoleOptions.ttlSeconds }),
+        });
         minted.push(answer.token);
         if (!consoleOptions.tls || !ports.novncTls) return answer.url;
         return answer.url.replace(`http://127.0.0.1:${ports.novnc}/`, `https://127.0.0.1:${ports.novncTls}/`);

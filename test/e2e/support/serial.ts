@@ -15,7 +15,10 @@ export const ESC = '\x1b';
 export async function serveSerialOverTcp(lab: ProcessLab, socketPath: string): Promise<{ port: number; process: RunningProcess }> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = await freeLoopbackPort();
-    const socat = lab.start('socat serial bridge', 'socat', [`TCP-LISTEN:${port},bind=127.0.0.1,reuseaddr,fork`, `UNIX-CONNECT:${socketPath}`]);
+    const socat = lab.start('socat serial bridge', 'socat', [
+      `TCP-LISTEN:${port},bind=127.0.0.1,reuseaddr,fork`,
+      `UNIX-CONNECT:${socketPath}`,
+    ]);
     const listening = await pollFor(
       async () => {
         if (socat.hasExited()) throw new GiveUp('exited');
@@ -52,7 +55,7 @@ export async function askForBootMenu(
       stdin?.write(ESC);
       return undefined;
     },
-    { what: 'the boot menu on vconsole console\'s stdout', timeoutMs: 60_000, intervalMs: 300, detail: () => proc.describe() },
+    { what: "the boot menu on vconsole console's stdout", timeoutMs: 60_000, intervalMs: 300, detail: () => proc.describe() },
   );
   stdin?.end();
   const status = await proc.exited;

@@ -23,15 +23,23 @@ export const BOOT_PROMPT_MS = 65_535;
  */
 export function qemuSpiceArgs(name: string, spicePort: number, qmpPath: string): string[] {
   return [
-    '-name', name,
-    '-machine', 'accel=tcg',
-    '-m', '64',
+    '-name',
+    name,
+    '-machine',
+    'accel=tcg',
+    '-m',
+    '64',
     '-nodefaults',
-    '-vga', 'qxl',
-    '-display', 'none',
-    '-spice', `port=${spicePort},addr=127.0.0.1,disable-ticketing=on`,
-    '-qmp', `unix:${qmpPath},server=on,wait=off`,
-    '-boot', `menu=on,splash-time=${BOOT_PROMPT_MS}`,
+    '-vga',
+    'qxl',
+    '-display',
+    'none',
+    '-spice',
+    `port=${spicePort},addr=127.0.0.1,disable-ticketing=on`,
+    '-qmp',
+    `unix:${qmpPath},server=on,wait=off`,
+    '-boot',
+    `menu=on,splash-time=${BOOT_PROMPT_MS}`,
   ];
 }
 
@@ -45,7 +53,9 @@ export async function startQemuSpiceVm(lab: ProcessLab, name: string, dir: strin
   for (let attempt = 0; attempt < 5; attempt++) {
     const spicePort = await freeLoopbackPort();
     const qmpPath = join(dir, `${name}-${attempt}.qmp.sock`);
-    const qemu = lab.start(`qemu ${name} (spice)`, 'qemu-system-x86_64', qemuSpiceArgs(name, spicePort, qmpPath), { stdio: ['ignore', 'pipe', 'pipe'] });
+    const qemu = lab.start(`qemu ${name} (spice)`, 'qemu-system-x86_64', qemuSpiceArgs(name, spicePort, qmpPath), {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const listening = await pollFor(
       async () => {
         if (qemu.hasExited()) return false;

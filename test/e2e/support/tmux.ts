@@ -43,7 +43,12 @@ export function paneScript(cwd: string, command: readonly string[], statusFile: 
  * (its own socket in `dir`, no user config), so nothing touches a developer's tmux. The pane
  * stays after the program exits (remain-on-exit) so its last screen can be read.
  */
-export async function startTmux(lab: ProcessLab, dir: string, command: readonly string[], options: { columns: number; rows: number; env: NodeJS.ProcessEnv; cwd: string }): Promise<TmuxTerminal> {
+export async function startTmux(
+  lab: ProcessLab,
+  dir: string,
+  command: readonly string[],
+  options: { columns: number; rows: number; env: NodeJS.ProcessEnv; cwd: string },
+): Promise<TmuxTerminal> {
   const socket = join(dir, 'tmux.sock');
   const statusFile = join(dir, 'exit-status');
   const tmux = async (args: readonly string[]) => {
@@ -53,12 +58,33 @@ export async function startTmux(lab: ProcessLab, dir: string, command: readonly 
   };
   const session = 'vconsole-e2e';
   const script = paneScript(options.cwd, command, statusFile);
-  await tmux(['new-session', '-d', '-s', session, '-x', String(options.columns), '-y', String(options.rows), 'sh', '-c', script, ';', 'set-option', '-t', session, 'remain-on-exit', 'on']);
+  await tmux([
+    'new-session',
+    '-d',
+    '-s',
+    session,
+    '-x',
+    String(options.columns),
+    '-y',
+    String(options.rows),
+    'sh',
+    '-c',
+    script,
+    ';',
+    'set-option',
+    '-t',
+    session,
+    'remain-on-exit',
+    'on',
+  ]);
   // The tmux server daemonizes; it is stopped with kill-server, and through the lab as a backstop.
   const serverPid = Number((await tmux(['display-message', '-p', '-t', session, '#{pid}'])).trim());
   lab.adopt(serverPid, socket);
   const panePid = Number((await tmux(['display-message', '-p', '-t', session, '#{pane_pid}'])).trim());
-  const pid = await pollFor(async () => (await descendantPids(panePid))[0], { what: 'the program to start in the tmux pane', timeoutMs: 15_000 });
+  const pid = await pollFor(async () => (await descendantPids(panePid))[0], {
+    what: 'the program to start in the tmux pane',
+    timeoutMs: 15_000,
+  });
 
   const terminal: TmuxTerminal = {
     pid,

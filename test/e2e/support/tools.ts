@@ -67,7 +67,12 @@ export function findExecutable(name: string, path = process.env.PATH ?? ''): str
 }
 
 /** What is missing for a suite that runs `tools`, as one line; undefined when nothing is. */
-export function missingToolsReason(tools: readonly string[], found: (tool: string) => boolean, platform: string, built: boolean): string | undefined {
+export function missingToolsReason(
+  tools: readonly string[],
+  found: (tool: string) => boolean,
+  platform: string,
+  built: boolean,
+): string | undefined {
   if (platform !== 'linux') return `end-to-end tests need Linux (Xvfb, QEMU, Debian packages); this is ${platform}`;
   const missing = tools.filter((tool) => !found(tool));
   const problems: string[] = [];

@@ -53,7 +53,10 @@ export async function startPortCommand(
   args: readonly string[] = [],
   env: NodeJS.ProcessEnv = {},
 ): Promise<RunningProxy> {
-  const proc = lab.start(`vconsole ${command}`, process.execPath, [VCONSOLE_BIN, command, ...targets, ...args], { cwd: REPO_ROOT, env: vconsoleEnv(env) });
+  const proc = lab.start(`vconsole ${command}`, process.execPath, [VCONSOLE_BIN, command, ...targets, ...args], {
+    cwd: REPO_ROOT,
+    env: vconsoleEnv(env),
+  });
   const ports = await pollFor(
     () => {
       const lines = parsePortLines(proc.stdout());
@@ -69,12 +72,18 @@ export async function startPortCommand(
     async interrupt() {
       const status = await proc.signalAndWait('SIGINT', 15_000);
       if (!status) throw new Error(`vconsole ${command} did not exit within 15 s of SIGINT:\n${proc.describe()}`);
-      if (status.code !== 0) throw new Error(`vconsole ${command} exited with ${status.code ?? status.signal} after SIGINT:\n${proc.describe()}`);
+      if (status.code !== 0)
+        throw new Error(`vconsole ${command} exited with ${status.code ?? status.signal} after SIGINT:\n${proc.describe()}`);
     },
   };
 }
 
 /** `vconsole proxy TARGETS... ARGS...`, once every target listens. */
-export function startProxy(lab: ProcessLab, targets: readonly string[], args: readonly string[] = [], env: NodeJS.ProcessEnv = {}): Promise<RunningProxy> {
+export function startProxy(
+  lab: ProcessLab,
+  targets: readonly string[],
+  args: readonly string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<RunningProxy> {
   return startPortCommand(lab, 'proxy', targets, args, env);
 }

@@ -34,7 +34,14 @@ function windowFor(windows: XWindow[], kind: ViewerWindowKind, vm: QemuVm): XWin
  * viewer draws the VM's screen only after its window appears (and remote-viewer resizes its
  * window once connected). On timeout the last screenshot is kept and named in the error.
  */
-export async function awaitVmWindows(x: XServer, dir: string, kind: ViewerWindowKind, vms: readonly QemuVm[], detail: () => string, timeoutMs = 120_000): Promise<VmWindow[]> {
+export async function awaitVmWindows(
+  x: XServer,
+  dir: string,
+  kind: ViewerWindowKind,
+  vms: readonly QemuVm[],
+  detail: () => string,
+  timeoutMs = 120_000,
+): Promise<VmWindow[]> {
   let last: { file: string; report: string } | undefined;
   try {
     return await pollFor(
@@ -44,7 +51,15 @@ export async function awaitVmWindows(x: XServer, dir: string, kind: ViewerWindow
         for (const [i, vm] of vms.entries()) {
           let window = windowFor(windows, kind, vm);
           if (!window || !(await isViewable(x, window.id))) {
-            last = { file: last?.file ?? '', report: `no ${kind.viewer} window for ${vm.name} yet; windows: ${windows.filter((w) => w.width > 1).map((w) => `"${w.title}" (${w.className}) ${w.width}x${w.height}`).join(', ') || 'none'}` };
+            last = {
+              file: last?.file ?? '',
+              report: `no ${kind.viewer} window for ${vm.name} yet; windows: ${
+                windows
+                  .filter((w) => w.width > 1)
+                  .map((w) => `"${w.title}" (${w.className}) ${w.width}x${w.height}`)
+                  .join(', ') || 'none'
+              }`,
+            };
             return undefined;
           }
           if (window.x !== i * COLUMN_WIDTH || window.y !== 0) window = await moveWindow(x, window, i * COLUMN_WIDTH, 0);
@@ -55,7 +70,10 @@ export async function awaitVmWindows(x: XServer, dir: string, kind: ViewerWindow
         last = {
           file: shot.file,
           report: found
-            .map(({ vm, window, match }) => `${vm.name} in "${window.title}" ${window.width}x${window.height}+${window.x}+${window.y}: ${match ? `${(match.textMatch * 100).toFixed(1)}% text, ${(match.backgroundMatch * 100).toFixed(1)}% background at (${match.x},${match.y})` : 'window smaller than the VM screen'}`)
+            .map(
+              ({ vm, window, match }) =>
+                `${vm.name} in "${window.title}" ${window.width}x${window.height}+${window.x}+${window.y}: ${match ? `${(match.textMatch * 100).toFixed(1)}% text, ${(match.backgroundMatch * 100).toFixed(1)}% background at (${match.x},${match.y})` : 'window smaller than the VM screen'}`,
+            )
             .join('; '),
         };
         if (!found.every((f) => showsFramebuffer(f.match))) return undefined;

@@ -14,7 +14,9 @@ export interface Websockify {
 
 /** The TokenFile plugin's format: one `TOKEN: host:port` line per console. */
 export function tokenFileText(tokens: Readonly<Record<string, string>>): string {
-  return Object.entries(tokens).map(([token, target]) => `${token}: ${target}\n`).join('');
+  return Object.entries(tokens)
+    .map(([token, target]) => `${token}: ${target}\n`)
+    .join('');
 }
 
 /**

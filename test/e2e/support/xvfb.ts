@@ -28,9 +28,14 @@ export const SCREEN_HEIGHT = 1200;
  * pipe once it accepts clients), so parallel runs and a developer's own X server never clash.
  */
 export async function startXvfb(lab: ProcessLab): Promise<XServer> {
-  const xvfb = lab.start('Xvfb', 'Xvfb', ['-displayfd', '3', '-screen', '0', `${SCREEN_WIDTH}x${SCREEN_HEIGHT}x24`, '-nolisten', 'tcp', '-noreset'], {
-    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
-  });
+  const xvfb = lab.start(
+    'Xvfb',
+    'Xvfb',
+    ['-displayfd', '3', '-screen', '0', `${SCREEN_WIDTH}x${SCREEN_HEIGHT}x24`, '-nolisten', 'tcp', '-noreset'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    },
+  );
   const pipe = xvfb.child.stdio[3] as Readable;
   let announced = '';
   pipe.on('data', (chunk: Buffer) => (announced += chunk.toString('utf8')));
@@ -49,7 +54,8 @@ export async function startXvfb(lab: ProcessLab): Promise<XServer> {
   return { display, process: xvfb, env };
 }
 
-const WINDOW_LINE = /^\s*(0x[0-9a-f]+) (?:"(.*)"|\(has no name\)): \((?:"([^"]*)" "([^"]*)")?\)\s+(\d+)x(\d+)\+-?\d+\+-?\d+\s+\+(-?\d+)\+(-?\d+)/;
+const WINDOW_LINE =
+  /^\s*(0x[0-9a-f]+) (?:"(.*)"|\(has no name\)): \((?:"([^"]*)" "([^"]*)")?\)\s+(\d+)x(\d+)\+-?\d+\+-?\d+\s+\+(-?\d+)\+(-?\d+)/;
 
 /** Parses `xwininfo -root -tree`: every window with its title, WM_CLASS and absolute rectangle. */
 export function parseWindowTree(text: string): XWindow[] {
@@ -88,7 +94,14 @@ export async function isViewable(x: XServer, id: string): Promise<boolean> {
  * Waits for a viewable window that `matches` and is at least `minWidth` x `minHeight` (a VM
  * screen, not a splash or a 1x1 helper window).
  */
-export async function awaitWindow(x: XServer, what: string, matches: (w: XWindow) => boolean, minSize: { width: number; height: number }, detail?: () => string, timeoutMs = 90_000): Promise<XWindow> {
+export async function awaitWindow(
+  x: XServer,
+  what: string,
+  matches: (w: XWindow) => boolean,
+  minSize: { width: number; height: number },
+  detail?: () => string,
+  timeoutMs = 90_000,
+): Promise<XWindow> {
   return pollFor(
     async () => {
       for (const w of (await listWindows(x)).filter(matches)) {
@@ -101,7 +114,9 @@ export async function awaitWindow(x: XServer, what: string, matches: (w: XWindow
       timeoutMs,
       intervalMs: 250,
       detail: async () => {
-        const windows = (await listWindows(x).catch(() => [])).map((w) => `"${w.title}" (${w.className}) ${w.width}x${w.height}+${w.x}+${w.y}`);
+        const windows = (await listWindows(x).catch(() => [])).map(
+          (w) => `"${w.title}" (${w.className}) ${w.width}x${w.height}+${w.x}+${w.y}`,
+        );
         return `windows now: ${windows.join(', ') || 'none'}\n${detail?.() ?? ''}`;
       },
     },

@@ -17,7 +17,9 @@ function copyRectDecoder(fb: Framebuffer, rect: Rect): RectDecoder {
       if (!body) return false;
       source = { x: body.readUInt16BE(0), y: body.readUInt16BE(2) };
       if (source.x + rect.w > fb.width || source.y + rect.h > fb.height) {
-        throw new RfbProtocolError(`CopyRect source ${rect.w}x${rect.h} at ${source.x},${source.y} lies outside the ${fb.width}x${fb.height} screen`);
+        throw new RfbProtocolError(
+          `CopyRect source ${rect.w}x${rect.h} at ${source.x},${source.y} lies outside the ${fb.width}x${fb.height} screen`,
+        );
       }
     }
     while (done < rect.h) {

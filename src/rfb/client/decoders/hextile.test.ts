@@ -1,12 +1,24 @@
 // Hextile tiles laid out by hand as RFC 6143 describes them, decoded by RfbUpstream.
 import { afterEach, describe, expect, it } from 'vitest';
 import { picture, update } from '../../../../test/support/fake-rfb-server.js';
-import { DECODING_BUDGETS, closeDecodingSessions, decodingSession, px, Canvas, RED, GREEN, BLUE, WHITE, ramp } from '../../../../test/support/decoding-session.js';
+import {
+  DECODING_BUDGETS,
+  closeDecodingSessions,
+  decodingSession,
+  px,
+  Canvas,
+  RED,
+  GREEN,
+  BLUE,
+  WHITE,
+  ramp,
+} from '../../../../test/support/decoding-session.js';
 
 afterEach(closeDecodingSessions);
 
 describe.each(DECODING_BUDGETS)('decoding %s', (_name, budget) => {
-  const session = (width: number, height: number, updates: Buffer[], options?: { slowly?: boolean }) => decodingSession(budget, width, height, updates, options);
+  const session = (width: number, height: number, updates: Buffer[], options?: { slowly?: boolean }) =>
+    decodingSession(budget, width, height, updates, options);
 
   describe('Hextile', () => {
     it('decodes background, foreground, coloured and raw tiles, carrying the background over', async () => {
@@ -14,9 +26,13 @@ describe.each(DECODING_BUDGETS)('decoding %s', (_name, budget) => {
       const rawTile = picture(4, 16, ramp);
       const body = Buffer.concat([
         // tile (0,0) 16x16: background red, foreground green, two sub-rectangles
-        Buffer.from([2 | 4 | 8]), px(RED), px(GREEN), Buffer.from([2, 0x12, 0x23, 0xaa, 0x55]),
+        Buffer.from([2 | 4 | 8]),
+        px(RED),
+        px(GREEN),
+        Buffer.from([2, 0x12, 0x23, 0xaa, 0x55]),
         // tile (16,0) 4x16: raw
-        Buffer.from([1]), rawTile,
+        Buffer.from([1]),
+        rawTile,
         // tile (0,16) 16x2: background blue, one coloured sub-rectangle (white 2x1 at 3,1)
         Buffer.from([2 | 8 | 16, ...px(BLUE), 1, ...px(WHITE), 0x31, 0x10]),
         // tile (16,16) 4x2: nothing new: the last background (blue)

@@ -4,7 +4,13 @@ import type { ByteQueue } from '../../wire/byte-queue.js';
 import type { Rect } from '../../wire/geometry.js';
 import type { Framebuffer } from '../../wire/framebuffer.js';
 import { stateless, type DecoderKind, type RectDecoder } from './decoder.js';
-import { HEXTILE_ANY_SUBRECTS, HEXTILE_BACKGROUND, HEXTILE_FOREGROUND, HEXTILE_RAW, HEXTILE_SUBRECTS_COLOURED } from '../../wire/rfb-wire.js';
+import {
+  HEXTILE_ANY_SUBRECTS,
+  HEXTILE_BACKGROUND,
+  HEXTILE_FOREGROUND,
+  HEXTILE_RAW,
+  HEXTILE_SUBRECTS_COLOURED,
+} from '../../wire/rfb-wire.js';
 
 const TILE = 16;
 

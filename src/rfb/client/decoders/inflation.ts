@@ -36,7 +36,8 @@ export function lengthPrefixed(queue: ByteQueue, limit: number, what: string): B
   const head = queue.peek(4);
   if (!head) return undefined;
   const length = head.readUInt32BE(0);
-  if (length > limit) throw new RfbProtocolError(`${what} rectangle announces ${length} bytes of data, more than its size allows (${limit})`);
+  if (length > limit)
+    throw new RfbProtocolError(`${what} rectangle announces ${length} bytes of data, more than its size allows (${limit})`);
   const all = queue.peek(4 + length);
   if (!all) return undefined;
   const payload = Buffer.from(all.subarray(4));
@@ -68,7 +69,10 @@ export function inflation(stream: ZlibStream, payload: Buffer, limit: number, bu
     return () => data;
   }
   let result: { data: Buffer } | { error: unknown } | undefined;
-  const work = stream.inflateAsync(payload, limit).then((data) => (result = { data }), (error: unknown) => (result = { error }));
+  const work = stream.inflateAsync(payload, limit).then(
+    (data) => (result = { data }),
+    (error: unknown) => (result = { error }),
+  );
   budget.waitFor(work);
   return () => {
     if (result && 'error' in result) throw result.error;

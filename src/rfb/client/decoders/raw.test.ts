@@ -6,16 +6,22 @@ import { DECODING_BUDGETS, closeDecodingSessions, decodingSession, ramp } from '
 afterEach(closeDecodingSessions);
 
 describe.each(DECODING_BUDGETS)('decoding %s', (_name, budget) => {
-  const session = (width: number, height: number, updates: Buffer[], options?: { slowly?: boolean }) => decodingSession(budget, width, height, updates, options);
+  const session = (width: number, height: number, updates: Buffer[], options?: { slowly?: boolean }) =>
+    decodingSession(budget, width, height, updates, options);
 
   describe('Raw and CopyRect', () => {
     it('draws Raw rows arriving a few bytes at a time, then moves them with CopyRect', async () => {
       const raw = picture(7, 5, ramp);
       const copy = Buffer.from([0, 1, 0, 0]); // from (1, 0)
-      const { fb, client } = await session(16, 8, [
-        update([{ rect: { x: 1, y: 0, w: 7, h: 5 }, encoding: 0, body: raw }]),
-        update([{ rect: { x: 8, y: 3, w: 7, h: 5 }, encoding: 1, body: copy }]),
-      ], { slowly: true });
+      const { fb, client } = await session(
+        16,
+        8,
+        [
+          update([{ rect: { x: 1, y: 0, w: 7, h: 5 }, encoding: 0, body: raw }]),
+          update([{ rect: { x: 8, y: 3, w: 7, h: 5 }, encoding: 1, body: copy }]),
+        ],
+        { slowly: true },
+      );
       await client.nextUpdate();
       expect(fb.read({ x: 1, y: 0, w: 7, h: 5 })).toEqual(raw);
       await client.nextUpdate();

@@ -1,7 +1,17 @@
 // Tight rectangles (no JPEG) laid out by hand as the Tight spec describes them, decoded by RfbUpstream.
 import { afterEach, describe, expect, it } from 'vitest';
 import { deflateParts, update } from '../../../../test/support/fake-rfb-server.js';
-import { DECODING_BUDGETS, closeDecodingSessions, decodingSession, Canvas, RED, GREEN, BLUE, WHITE, ramp } from '../../../../test/support/decoding-session.js';
+import {
+  DECODING_BUDGETS,
+  closeDecodingSessions,
+  decodingSession,
+  Canvas,
+  RED,
+  GREEN,
+  BLUE,
+  WHITE,
+  ramp,
+} from '../../../../test/support/decoding-session.js';
 
 afterEach(closeDecodingSessions);
 
@@ -11,7 +21,8 @@ function tpixel(rgb: number): Buffer {
 }
 
 describe.each(DECODING_BUDGETS)('decoding %s', (_name, budget) => {
-  const session = (width: number, height: number, updates: Buffer[], options?: { slowly?: boolean }) => decodingSession(budget, width, height, updates, options);
+  const session = (width: number, height: number, updates: Buffer[], options?: { slowly?: boolean }) =>
+    decodingSession(budget, width, height, updates, options);
 
   /** Tight's compact length: 7 bits a byte, low first. */
   function compact(length: number): Buffer {
@@ -45,21 +56,55 @@ describe.each(DECODING_BUDGETS)('decoding %s', (_name, budget) => {
       const [fresh0] = await deflateParts([copyPixels(8, 4, ramp)]);
       const [palette4] = await deflateParts([Buffer.from(Array.from({ length: 64 }, (_, i) => i % 4))]);
       const [gradient] = await deflateParts([gradientErrors(6, 5, smooth)]);
-      const { fb, client, error } = await session(64, 64, [
-        update([
-          { rect: { x: 0, y: 0, w: 10, h: 10 }, encoding: 7, body: Buffer.concat([Buffer.from([0x80]), tpixel(0x123456)]) },
-          { rect: { x: 10, y: 0, w: 8, h: 4 }, encoding: 7, body: Buffer.concat([Buffer.from([0x00]), compact(copy0.length), copy0]) },
-          // 9x3 at 1 bit a pixel: 6 bytes, sent uncompressed (under 12 bytes)
-          { rect: { x: 20, y: 0, w: 9, h: 3 }, encoding: 7, body: Buffer.concat([Buffer.from([0x50, 1, 1]), tpixel(RED), tpixel(BLUE), Buffer.from([0xaa, 0x80, 0x55, 0x00, 0xff, 0x80])]) },
-          { rect: { x: 30, y: 0, w: 8, h: 8 }, encoding: 7, body: Buffer.concat([Buffer.from([0x60, 1, 3]), tpixel(RED), tpixel(GREEN), tpixel(BLUE), tpixel(WHITE), compact(palette4.length), palette4]) },
-          { rect: { x: 40, y: 0, w: 6, h: 5 }, encoding: 7, body: Buffer.concat([Buffer.from([0x70, 2]), compact(gradient.length), gradient]) },
-        ]),
-        update([
-          { rect: { x: 10, y: 10, w: 8, h: 4 }, encoding: 7, body: Buffer.concat([Buffer.from([0x00]), compact(copy0Again.length), copy0Again]) },
-          // reset stream 0 (bit 0) and start it again
-          { rect: { x: 10, y: 20, w: 8, h: 4 }, encoding: 7, body: Buffer.concat([Buffer.from([0x01]), compact(fresh0.length), fresh0]) },
-        ]),
-      ], { slowly: true });
+      const { fb, client, error } = await session(
+        64,
+        64,
+        [
+          update([
+            { rect: { x: 0, y: 0, w: 10, h: 10 }, encoding: 7, body: Buffer.concat([Buffer.from([0x80]), tpixel(0x123456)]) },
+            { rect: { x: 10, y: 0, w: 8, h: 4 }, encoding: 7, body: Buffer.concat([Buffer.from([0x00]), compact(copy0.length), copy0]) },
+            // 9x3 at 1 bit a pixel: 6 bytes, sent uncompressed (under 12 bytes)
+            {
+              rect: { x: 20, y: 0, w: 9, h: 3 },
+              encoding: 7,
+              body: Buffer.concat([
+                Buffer.from([0x50, 1, 1]),
+                tpixel(RED),
+                tpixel(BLUE),
+                Buffer.from([0xaa, 0x80, 0x55, 0x00, 0xff, 0x80]),
+              ]),
+            },
+            {
+              rect: { x: 30, y: 0, w: 8, h: 8 },
+              encoding: 7,
+              body: Buffer.concat([
+                Buffer.from([0x60, 1, 3]),
+                tpixel(RED),
+                tpixel(GREEN),
+                tpixel(BLUE),
+                tpixel(WHITE),
+                compact(palette4.length),
+                palette4,
+              ]),
+            },
+            {
+              rect: { x: 40, y: 0, w: 6, h: 5 },
+              encoding: 7,
+              body: Buffer.concat([Buffer.from([0x70, 2]), compact(gradient.length), gradient]),
+            },
+          ]),
+          update([
+            {
+              rect: { x: 10, y: 10, w: 8, h: 4 },
+              encoding: 7,
+              body: Buffer.concat([Buffer.from([0x00]), compact(copy0Again.length), copy0Again]),
+            },
+            // reset stream 0 (bit 0) and start it again
+            { rect: { x: 10, y: 20, w: 8, h: 4 }, encoding: 7, body: Buffer.concat([Buffer.from([0x01]), compact(fresh0.length), fresh0]) },
+          ]),
+        ],
+        { slowly: true },
+      );
       await client.nextUpdate();
       const bits = [0xaa, 0x80, 0x55, 0x00, 0xff, 0x80];
       const expected = new Canvas(64, 64)
@@ -76,8 +121,12 @@ describe.each(DECODING_BUDGETS)('decoding %s', (_name, budget) => {
     });
 
     it('refuses a JPEG rectangle it never asked for with one clear line', async () => {
-      const { client } = await session(8, 8, [update([{ rect: { x: 0, y: 0, w: 8, h: 8 }, encoding: 7, body: Buffer.from([0x90, 4, 1, 2, 3, 4]) }])]);
-      await expect(client.nextUpdate()).rejects.toThrow('RFB server broke the protocol: the server sent a JPEG Tight rectangle, which vconsole does not ask for');
+      const { client } = await session(8, 8, [
+        update([{ rect: { x: 0, y: 0, w: 8, h: 8 }, encoding: 7, body: Buffer.from([0x90, 4, 1, 2, 3, 4]) }]),
+      ]);
+      await expect(client.nextUpdate()).rejects.toThrow(
+        'RFB server broke the protocol: the server sent a JPEG Tight rectangle, which vconsole does not ask for',
+      );
     });
   });
 });

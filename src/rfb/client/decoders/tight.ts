@@ -165,7 +165,8 @@ function tightDecoder(fb: Framebuffer, rect: Rect, streams: readonly ZlibStream[
     if (inflating) {
       const data = inflating.data();
       if (!data) return false;
-      if (data.length !== inflating.header.rawSize) throw new RfbProtocolError(`Tight rectangle data is ${data.length} bytes, not ${inflating.header.rawSize}`);
+      if (data.length !== inflating.header.rawSize)
+        throw new RfbProtocolError(`Tight rectangle data is ${data.length} bytes, not ${inflating.header.rawSize}`);
       budget.spend(data.length / 4);
       body = { header: inflating.header, data };
       inflating = undefined;

@@ -6,7 +6,8 @@ import { DECODING_BUDGETS, closeDecodingSessions, decodingSession, ramp } from '
 afterEach(closeDecodingSessions);
 
 describe.each(DECODING_BUDGETS)('decoding %s', (_name, budget) => {
-  const session = (width: number, height: number, updates: Buffer[], options?: { slowly?: boolean }) => decodingSession(budget, width, height, updates, options);
+  const session = (width: number, height: number, updates: Buffer[], options?: { slowly?: boolean }) =>
+    decodingSession(budget, width, height, updates, options);
 
   describe('Zlib', () => {
     it('inflates Raw pixels from one zlib stream that continues across updates', async () => {

@@ -21,7 +21,8 @@ function zlibDecoder(fb: Framebuffer, rect: Rect, stream: ZlibStream): RectDecod
       }
       pixels = inflated();
       if (!pixels) return false;
-      if (pixels.length !== size) throw new RfbProtocolError(`Zlib rectangle ${rect.w}x${rect.h} inflated to ${pixels.length} bytes, not ${size}`);
+      if (pixels.length !== size)
+        throw new RfbProtocolError(`Zlib rectangle ${rect.w}x${rect.h} inflated to ${pixels.length} bytes, not ${size}`);
       budget.spend(size / 4);
     }
     return put(pixels, budget);

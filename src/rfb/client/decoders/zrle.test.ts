@@ -1,7 +1,18 @@
 // ZRLE tiles laid out by hand as RFC 6143 describes them, decoded by RfbUpstream.
 import { afterEach, describe, expect, it } from 'vitest';
 import { deflateParts, u32, update } from '../../../../test/support/fake-rfb-server.js';
-import { DECODING_BUDGETS, closeDecodingSessions, decodingSession, px, Canvas, RED, GREEN, BLUE, WHITE, ramp } from '../../../../test/support/decoding-session.js';
+import {
+  DECODING_BUDGETS,
+  closeDecodingSessions,
+  decodingSession,
+  px,
+  Canvas,
+  RED,
+  GREEN,
+  BLUE,
+  WHITE,
+  ramp,
+} from '../../../../test/support/decoding-session.js';
 
 afterEach(closeDecodingSessions);
 
@@ -11,7 +22,8 @@ function cpixel(rgb: number): Buffer {
 }
 
 describe.each(DECODING_BUDGETS)('decoding %s', (_name, budget) => {
-  const session = (width: number, height: number, updates: Buffer[], options?: { slowly?: boolean }) => decodingSession(budget, width, height, updates, options);
+  const session = (width: number, height: number, updates: Buffer[], options?: { slowly?: boolean }) =>
+    decodingSession(budget, width, height, updates, options);
 
   /** The run length of ZRLE: (length - 1) as 255s and a last byte below 255. */
   function runLength(length: number): Buffer {
@@ -27,17 +39,33 @@ describe.each(DECODING_BUDGETS)('decoding %s', (_name, budget) => {
       // One 70x66 rectangle: tiles 64x64, 6x64, 64x2, 6x2.
       const tiles = Buffer.concat([
         // palette RLE with red and green: red x1000, one green, green x3095
-        Buffer.from([130]), cpixel(RED), cpixel(GREEN), Buffer.from([0x80]), runLength(1000), Buffer.from([1, 0x81]), runLength(3095),
+        Buffer.from([130]),
+        cpixel(RED),
+        cpixel(GREEN),
+        Buffer.from([0x80]),
+        runLength(1000),
+        Buffer.from([1, 0x81]),
+        runLength(3095),
         // packed palette of 3 colours (2 bits an index), index (x + y) % 3, rows padded to bytes
-        Buffer.from([3]), cpixel(RED), cpixel(GREEN), cpixel(BLUE),
-        Buffer.from(Array.from({ length: 64 }, (_, y) => {
-          const index = (x: number) => (x + y) % 3;
-          return [(index(0) << 6) | (index(1) << 4) | (index(2) << 2) | index(3), (index(4) << 6) | (index(5) << 4)];
-        }).flat()),
+        Buffer.from([3]),
+        cpixel(RED),
+        cpixel(GREEN),
+        cpixel(BLUE),
+        Buffer.from(
+          Array.from({ length: 64 }, (_, y) => {
+            const index = (x: number) => (x + y) % 3;
+            return [(index(0) << 6) | (index(1) << 4) | (index(2) << 2) | index(3), (index(4) << 6) | (index(5) << 4)];
+          }).flat(),
+        ),
         // plain RLE: blue x100, white x28
-        Buffer.from([128]), cpixel(BLUE), runLength(100), cpixel(WHITE), runLength(28),
+        Buffer.from([128]),
+        cpixel(BLUE),
+        runLength(100),
+        cpixel(WHITE),
+        runLength(28),
         // raw
-        Buffer.from([0]), ...Array.from({ length: 12 }, (_, i) => cpixel(ramp(i % 6, Math.floor(i / 6)))),
+        Buffer.from([0]),
+        ...Array.from({ length: 12 }, (_, i) => cpixel(ramp(i % 6, Math.floor(i / 6)))),
       ]);
       const solid = Buffer.concat([Buffer.from([1]), cpixel(0xff00ff)]);
       // 1 bit an index: alternating white and black columns

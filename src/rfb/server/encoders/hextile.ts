@@ -1,6 +1,11 @@
 import { tilesOf, type PixelPacker } from '../../wire/pixel-values.js';
-import { HEXTILE_ANY_SUBRECTS, HEXTILE_BACKGROUND, HEXTILE_FOREGROUND, HEXTILE_RAW, HEXTILE_SUBRECTS_COLOURED } from '../../wire/rfb-wire.js';
-
+import {
+  HEXTILE_ANY_SUBRECTS,
+  HEXTILE_BACKGROUND,
+  HEXTILE_FOREGROUND,
+  HEXTILE_RAW,
+  HEXTILE_SUBRECTS_COLOURED,
+} from '../../wire/rfb-wire.js';
 
 interface Subrect {
   value: number;

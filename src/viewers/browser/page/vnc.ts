@@ -11,7 +11,10 @@ const clipboardPanel = document.createElement('div');
 clipboardPanel.id = 'clipboard';
 const clipboardText = document.createElement('textarea');
 clipboardText.placeholder = 'Text copied in the VM shows here; type or paste here and send it to the VM.';
-clipboardPanel.append(clipboardText, button('Send to VM', () => rfb?.clipboardPasteFrom(clipboardText.value)));
+clipboardPanel.append(
+  clipboardText,
+  button('Send to VM', () => rfb?.clipboardPasteFrom(clipboardText.value)),
+);
 document.body.insertBefore(clipboardPanel, screen);
 
 toolbar().append(
