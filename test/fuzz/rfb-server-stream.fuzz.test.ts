@@ -70,15 +70,13 @@ const encoding = fc.oneof(
   { weight: 10, arbitrary: fc.constantFrom(0, 1, 5, 6, 7, 16, -239, -223, -224, -258, -308) },
   { weight: 1, arbitrary: fc.integer({ min: -0x80000000, max: 0x7fffffff }) },
 );
-const rect = fc
-  .record({ x: position, y: position, w: side, h: side, encoding })
-  .chain((r) =>
-    (bodies[r.encoding] ?? fc.constant(Buffer.alloc(0))).map((body) => ({
-      rect: { x: r.x, y: r.y, w: r.w, h: r.h },
-      encoding: r.encoding,
-      body,
-    })),
-  );
+const rect = fc.record({ x: position, y: position, w: side, h: side, encoding }).chain((r) =>
+  (bodies[r.encoding] ?? fc.constant(Buffer.alloc(0))).map((body) => ({
+    rect: { x: r.x, y: r.y, w: r.w, h: r.h },
+    encoding: r.encoding,
+    body,
+  })),
+);
 const message = fc.oneof(
   {
     weight: 8,
