@@ -62,6 +62,8 @@ const WALLS = [
     forbids: ['rfb/client', 'rfb/hub', 'rfb/demo'],
     why: 'the RFB server (src/rfb/server) knows no client, hub or demo',
   },
+  { folder: 'rfb/hub', forbids: ['rfb/demo'], why: 'the hub shares any console: it knows no demo' },
+  { folder: 'rfb/demo', forbids: ['rfb/client', 'rfb/hub'], why: 'the demo is an RFB server: it knows no client or hub' },
   {
     folder: 'serial',
     forbids: ['targets', 'viewers', 'tui', 'rfb'],

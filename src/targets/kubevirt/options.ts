@@ -28,6 +28,17 @@ declare module '../types.js' {
     namespace?: string;
     preserveSession?: boolean;
   }
+  /** How far KubeVirt's listing looks. */
+  interface ListScope {
+    /** Every namespace, not only the current one. */
+    allNamespaces?: boolean;
+    /** These namespaces (default: the current one). */
+    namespaces?: string[];
+    /** A label selector in kubectl's syntax, already checked (label-selector.ts); the API server matches it. */
+    labelSelector?: string;
+    /** The VMIs of this name only (a bare name beside -A: which namespace holds it). */
+    name?: string;
+  }
 }
 
 const K8S_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

@@ -13,6 +13,13 @@ declare module '../types.js' {
     /** OpenStack endpoint interface (default: public). */
     interface?: 'public' | 'internal' | 'admin';
   }
+  /** How far OpenStack's listing looks. */
+  interface ListScope {
+    /** Servers whose name matches this regular expression (Nova's `name` filter). */
+    nameRegex?: string;
+    /** Servers carrying every one of these tags (Nova's `tags` filter). */
+    tags?: string[];
+  }
 }
 
 /** `--os-filter`: a regular expression both Nova and vconsole can read. */
