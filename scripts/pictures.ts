@@ -180,7 +180,7 @@ export async function makePictures(outDir: string): Promise<string[]> {
 
     const table = await terminal.awaitScreen('the table with every console open in the browser', (screen) => {
       const rows = screen.split('\n').filter((line) => /^[› ] demo:vm-/.test(line));
-      return rows.length >= TARGETS.length && rows.every((line) => /viewer open/.test(line)) && /· 3 clients/.test(screen);
+      return rows.length >= TARGETS.length && rows.every((line) => /viewer open/.test(line)) && /\b3 clients\b/.test(screen);
     });
     await photographScreen(browser, table, picture('table.png'));
 
