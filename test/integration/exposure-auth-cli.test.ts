@@ -8,7 +8,7 @@ import { runVconsole, startVconsole, type RunningVconsole } from '../support/cli
 import { waitFor } from '../support/wait.js';
 import { liveScreen } from '../support/live-screen.js';
 
-// What a listener beyond loopback protects (README, Security): every console kind is either
+// What a listener beyond loopback protects (docs/COMMANDS.md, Security): every console kind is either
 // behind the viewer password or refused, and the password resists guessing per address.
 
 const cleanup: (() => unknown)[] = [];

@@ -7,7 +7,7 @@ import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt
 import { runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
 
 /**
- * The selection rules of the README ("Selecting VMs") through the real CLI, against a cluster
+ * The selection rules of docs/COMMANDS.md ("Selecting VMs") through the real CLI, against a cluster
  * with several namespaces, a stopped VM (VirtualMachine, no VMI) and a VMI that is not running:
  * a named target is exactly that VM; only a selector, -A or several -n without a name yield
  * many; names are all-or-nothing, selections best-effort; more than 12 at once needs asking.
