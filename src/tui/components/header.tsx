@@ -38,11 +38,12 @@ export function Header({ rows, view }: { rows: readonly ConsoleRow[]; view?: str
         <Text bold color="cyan">
           vconsole
         </Text>
+        {/* Right after the name: a narrow terminal cuts the line's end, and this changes what the rows are. */}
+        {view !== undefined ? <Text bold>{`  [${view}]`}</Text> : null}
         {`  ${plural(totals.sessions, 'console')} · ${totals.listening} listening`}
         {totals.failed > 0 ? <Text color="red">{` · ${totals.failed} failed`}</Text> : null}
         {` · ${plural(totals.clients, 'client')} · in ${formatRate(totals.rateIn)} · out ${formatRate(totals.rateOut)}`}
         {totals.recorded !== undefined ? <Text color="red">{` · rec ${formatBytes(totals.recorded)}`}</Text> : null}
-        {view !== undefined ? <Text bold>{` · ${view}`}</Text> : null}
       </Text>
     </Box>
   );
