@@ -10,7 +10,7 @@ import { Header } from './header.js';
 import { FRAME_MS, useConsoleState, useSecondsTick, useTerminalSize, useThumbnailView } from './hooks.js';
 import { activeFilter, INITIAL_UI, reduceInput, selectedIndex, type ConsoleAction, type UiState } from '../state/keys.js';
 import { viewRows, viewSummary } from '../state/row-view.js';
-import { HELP_LINE_COUNT, KeyHelpOverlay } from './key-help-overlay.js';
+import { helpScreenLines, KeyHelpOverlay } from './key-help-overlay.js';
 import { NoticeLine, NoViewer } from './notice.js';
 import { AddPicker } from './add-picker.js';
 import type { PickerOutcome, VmListingSource } from '../state/picker-model.js';
@@ -177,7 +177,8 @@ export function App({
   const helpHeight = size.rows === undefined ? undefined : Math.max(1, size.rows - 6);
   useLayoutEffect(() => {
     gridRef.current = grid && { columns: grid.columns, perPage: grid.perPage };
-    helpRef.current = { lines: HELP_LINE_COUNT, perPage: helpHeight ?? HELP_LINE_COUNT };
+    const helpLines = ui.mode === 'help' ? helpScreenLines(width).length : 0;
+    helpRef.current = { lines: helpLines, perPage: helpHeight ?? helpLines };
   });
   const view = viewSummary(filter, ui.sort, rows.length, allRows.length);
   // Rows there are, none of which the filter keeps: say so, and how to see them again.

@@ -41,7 +41,7 @@ export type BrowseAction =
 export type PromptAction = 'submit' | 'cancel' | 'delete-char' | 'clear-line' | 'quit';
 
 /** What a key does while the help is open; keys.ts handles each. */
-export type HelpAction = 'close' | 'quit' | 'up' | 'down' | 'page-up' | 'page-down';
+export type HelpAction = 'close' | 'quit' | 'up' | 'down' | 'page-up' | 'page-down' | 'first' | 'last';
 
 /** What a key does in the picker; picker-model.ts handles each. */
 export type PickerAction =
@@ -160,9 +160,9 @@ export const KEY_TABLE: readonly KeyRow[] = [
   },
   {
     keys: [
-      bind('Home', { ...browse('first'), picker: 'first' }),
-      bind('End', { ...browse('last'), picker: 'last' }),
-      bind('G', browse('last')),
+      bind('Home', { ...browse('first'), picker: 'first', help: 'first' }),
+      bind('End', { ...browse('last'), picker: 'last', help: 'last' }),
+      bind('G', { ...browse('last'), help: 'last' }),
     ],
     does: 'select the first / the last VM',
     footer: 'G last',

@@ -174,6 +174,8 @@ const HELP_ACTIONS: Record<HelpAction, (ui: UiState, context: KeyContext) => Key
   down: scrollHelp((top) => top + 1),
   'page-up': scrollHelp((top, page) => top - page),
   'page-down': scrollHelp((top, page) => top + page),
+  first: scrollHelp(() => 0),
+  last: scrollHelp(() => Infinity),
 };
 
 /**
