@@ -1,5 +1,5 @@
 import { Box, useInput, useStdin, type Key } from 'ink';
-import { useCallback, useLayoutEffect, useRef, useState } from 'react';
+import { useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { describeError } from '../../errors.js';
 import { terminalSafe } from '../../text/terminal-text.js';
 import type { ConsoleStore } from '../state/console-store.js';
@@ -8,7 +8,9 @@ import { EventLog } from './event-log.js';
 import { Footer } from './footer.js';
 import { Header } from './header.js';
 import { FRAME_MS, useConsoleState, useSecondsTick, useTerminalSize, useThumbnailView } from './hooks.js';
-import { INITIAL_UI, reduceInput, selectedIndex, type ConsoleAction, type UiState } from '../state/keys.js';
+import { activeFilter, INITIAL_UI, reduceInput, selectedIndex, type ConsoleAction, type UiState } from '../state/keys.js';
+import { viewRows, viewSummary } from '../state/row-view.js';
+import { helpScreenLines, KeyHelpOverlay } from './key-help-overlay.js';
 import { NoticeLine, NoViewer } from './notice.js';
 import { AddPicker } from './add-picker.js';
 import type { PickerOutcome, VmListingSource } from '../state/picker-model.js';
@@ -93,15 +95,20 @@ export function App({
   onImages,
 }: AppProps) {
   const state = useConsoleState(store, frameMs);
-  const { rows } = state;
+  const { rows: allRows } = state;
   const size = useTerminalSize();
   const [ui, setUi] = useState<UiState>(initialUi);
+  // What the table and the grid show: the rows through the `/` filter, in the `<` `>` order;
+  // the keys act on these. The header counts every row, the picker marks every open target.
+  const filter = activeFilter(ui);
+  const rows = useMemo(() => viewRows(allRows, filter, ui.sort), [allRows, filter, ui.sort]);
   // Keys may arrive faster than React re-renders: they read and write these, never a stale
   // closure. The committed props reach them in a layout effect, which runs in the same commit,
   // before any further input is read.
   const uiRef = useRef(ui);
   const rowsRef = useRef(rows);
   const gridRef = useRef<{ columns: number; perPage: number } | undefined>(undefined);
+  const helpRef = useRef<{ lines: number; perPage: number } | undefined>(undefined);
   const actionsRef = useRef({ actions, copyToClipboard, onUiChange });
   useLayoutEffect(() => {
     rowsRef.current = rows;
@@ -118,7 +125,8 @@ export function App({
   const onKey = useCallback(
     (input: string, key: Key) => {
       const { actions: current, copyToClipboard: copy } = actionsRef.current;
-      const result = reduceInput(uiRef.current, { rows: rowsRef.current, canCopy: copy !== undefined, grid: gridRef.current }, input, key);
+      const context = { rows: rowsRef.current, canCopy: copy !== undefined, grid: gridRef.current, help: helpRef.current };
+      const result = reduceInput(uiRef.current, context, input, key);
       if (result.ui !== uiRef.current) commitUi(result.ui);
       for (const action of result.actions) runAction(action, current, copy, setNotice);
     },
@@ -165,9 +173,16 @@ export function App({
       : undefined;
   const drawing: TileDrawing =
     thumbnails === 'none' ? 'none' : thumbnails === '256' ? '256' : isImageMode(thumbnails) && onImages ? 'image' : 'truecolor';
+  // The help's lines besides header, title, scroll line, footer, one margin and Ink's one.
+  const helpHeight = size.rows === undefined ? undefined : Math.max(1, size.rows - 6);
   useLayoutEffect(() => {
     gridRef.current = grid && { columns: grid.columns, perPage: grid.perPage };
+    const helpLines = ui.mode === 'help' ? helpScreenLines(width).length : 0;
+    helpRef.current = { lines: helpLines, perPage: helpHeight ?? helpLines };
   });
+  const view = viewSummary(filter, ui.sort, rows.length, allRows.length);
+  // Rows there are, none of which the filter keeps: say so, and how to see them again.
+  const empty = allRows.length > 0 && rows.length === 0 ? `No console matches "${filter.trim()}": Esc clears the filter.` : undefined;
   const tileIds = grid && drawing !== 'none' ? visibleTiles(rows, index, grid).shown.map((row) => row.session.id) : undefined;
   const pixels =
     grid &&
@@ -184,11 +199,11 @@ export function App({
   if (picking && actions.listVms) {
     return (
       <Box flexDirection="column" width={width}>
-        <Header rows={rows} />
+        <Header rows={allRows} view={view} />
         <Box marginTop={1}>
           <AddPicker
             listVms={actions.listVms}
-            rows={rows}
+            rows={allRows}
             onDone={onPicked}
             height={size.rows === undefined ? undefined : size.rows - 3}
             initialFilter={ui.draft}
@@ -197,9 +212,20 @@ export function App({
       </Box>
     );
   }
+  if (ui.mode === 'help') {
+    return (
+      <Box flexDirection="column" width={width}>
+        <Header rows={allRows} view={view} />
+        <Box marginTop={1}>
+          <KeyHelpOverlay width={width} height={helpHeight} top={ui.helpTop} />
+        </Box>
+        <Footer mode={ui.mode} draft={ui.draft} />
+      </Box>
+    );
+  }
   return (
     <Box flexDirection="column" width={width}>
-      <Header rows={rows} />
+      <Header rows={allRows} view={view} />
       <NoViewer notice={state.noViewer} />
       <Box marginTop={1}>
         {grid ? (
@@ -209,9 +235,10 @@ export function App({
             layout={grid}
             drawing={drawing}
             onImages={drawing === 'image' ? onImages : undefined}
+            empty={empty}
           />
         ) : (
-          <SessionTable rows={rows} selectedIndex={index} width={width} height={tableHeight} now={now} />
+          <SessionTable rows={rows} selectedIndex={index} width={width} height={tableHeight} now={now} empty={empty} />
         )}
       </Box>
       <Box marginTop={1} flexDirection="column">
@@ -223,7 +250,7 @@ export function App({
           <EventLog log={state.log} lines={logLines} width={width} />
         </Box>
       )}
-      <Footer mode={ui.mode} draft={ui.draft} />
+      <Footer mode={ui.mode} draft={ui.draft} matching={ui.mode === 'filter' ? { shown: rows.length, total: allRows.length } : undefined} />
     </Box>
   );
 }

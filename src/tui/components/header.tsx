@@ -26,8 +26,11 @@ function headerTotals(rows: readonly ConsoleRow[]): HeaderTotals {
   return totals;
 }
 
-/** The top line: what vconsole is, how many consoles and clients, traffic now. */
-export function Header({ rows }: { rows: readonly ConsoleRow[] }) {
+/**
+ * The top line: what vconsole is, how many consoles and clients, traffic now, and `view`:
+ * the filter and the order the rows are shown in, when not all rows show as opened.
+ */
+export function Header({ rows, view }: { rows: readonly ConsoleRow[]; view?: string }) {
   const totals = headerTotals(rows);
   return (
     <Box>
@@ -35,6 +38,8 @@ export function Header({ rows }: { rows: readonly ConsoleRow[] }) {
         <Text bold color="cyan">
           vconsole
         </Text>
+        {/* Right after the name: a narrow terminal cuts the line's end, and this changes what the rows are. */}
+        {view !== undefined ? <Text bold>{`  [${view}]`}</Text> : null}
         {`  ${plural(totals.sessions, 'console')} · ${totals.listening} listening`}
         {totals.failed > 0 ? <Text color="red">{` · ${totals.failed} failed`}</Text> : null}
         {` · ${plural(totals.clients, 'client')} · in ${formatRate(totals.rateIn)} · out ${formatRate(totals.rateOut)}`}

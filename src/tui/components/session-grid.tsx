@@ -147,6 +147,8 @@ interface SessionGridProps {
   drawing: TileDrawing;
   /** Image drawing: told where each tile's picture goes, after every layout. */
   onImages?: (placements: ImagePlacement[]) => void;
+  /** What to say when there are no rows to show; default: how to add a target. */
+  empty?: string;
 }
 
 /** The rows on the selection's page. */
@@ -160,7 +162,7 @@ export function visibleTiles(
 }
 
 /** The grid view: the page of tiles holding the selection, and which page it is. */
-export function SessionGrid({ rows, selectedIndex, layout, drawing, onImages }: SessionGridProps) {
+export function SessionGrid({ rows, selectedIndex, layout, drawing, onImages, empty }: SessionGridProps) {
   const { start, shown } = visibleTiles(rows, selectedIndex, layout);
   const pictures = useRef(new Map<number, DOMElement>());
   const pictureRef = useCallback((id: number, element: DOMElement | null) => {
@@ -180,7 +182,7 @@ export function SessionGrid({ rows, selectedIndex, layout, drawing, onImages }: 
     if (changed) onImages(placements);
   });
   useLayoutEffect(() => () => onImages?.([]), [onImages]);
-  if (rows.length === 0) return <Text dimColor>No consoles yet: press a to add a target.</Text>;
+  if (rows.length === 0) return <Text dimColor>{empty ?? 'No consoles yet: press a to add a target.'}</Text>;
   const lines: ConsoleRow[][] = [];
   for (let i = 0; i < shown.length; i += layout.columns) lines.push(shown.slice(i, i + layout.columns));
   const pages = Math.ceil(rows.length / layout.perPage);

@@ -60,6 +60,8 @@ interface SessionTableProps {
   /** Table lines available for rows; undefined shows every row. */
   height?: number;
   now: number;
+  /** What to say when there are no rows to show; default: how to add a target. */
+  empty?: string;
 }
 
 /** First visible row: keeps the selection in view, centred when it can be. */
@@ -69,11 +71,11 @@ function windowStart(count: number, selected: number, height: number): number {
 }
 
 /** The session table: a title line, one line per VM, and a count of rows scrolled out of view. */
-export function SessionTable({ rows, selectedIndex, width, height, now }: SessionTableProps) {
+export function SessionTable({ rows, selectedIndex, width, height, now, empty }: SessionTableProps) {
   const columns = tableColumns(rows, width);
   const layout = layoutKey(columns);
   if (rows.length === 0) {
-    return <Text dimColor>No consoles yet: press a to add a target.</Text>;
+    return <Text dimColor>{empty ?? 'No consoles yet: press a to add a target.'}</Text>;
   }
   const windowed = height !== undefined && rows.length > height;
   const visible = windowed ? Math.max(1, height - 1) : rows.length;

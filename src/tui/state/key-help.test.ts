@@ -68,7 +68,7 @@ describe('every key in the table does something', () => {
       it(`${name}: ${entry.does}`, () => {
         const [input, flags] = KEY_INPUT[name] ?? [name, {}];
         const key = { ...flags } as Key;
-        const inPrompt = entry.does.startsWith('in the add prompt');
+        const inPrompt = entry.does.startsWith('while typing');
         const before = inPrompt ? typing : browsing;
         const result = reduceInput(before, { rows, canCopy: true }, input, key);
         expect(result.ui !== before || result.actions.length > 0, `${name} changed nothing`).toBe(true);

@@ -40,13 +40,15 @@ const rows: ConsoleRow[] = Array.from({ length: 30 }, (_, i) => ({
   rateIn: 0,
   rateOut: 0,
 }));
-const context: KeyContext = { rows, canCopy: true, grid: { columns: 3, perPage: 9 } };
+const context: KeyContext = { rows, canCopy: true, grid: { columns: 3, perPage: 9 }, help: { lines: 40, perPage: 8 } };
 // The middle row of many, with a notice up: every move, every action and Esc have an effect.
 const browsing: UiState = { ...INITIAL_UI, selectedId: 15, selectedIndex: 14, notice: 'hello' };
 const UI_IN: Record<Exclude<KeyScope, 'picker'>, UiState> = {
   table: browsing,
   grid: { ...browsing, view: 'grid' },
   prompt: { ...INITIAL_UI, mode: 'add', draft: 'demo:vm' },
+  // The help scrolled to its middle: every scroll moves it.
+  help: { ...INITIAL_UI, mode: 'help', helpTop: 10 },
 };
 
 const entries: PickerEntry[] = Array.from({ length: 30 }, (_, i) => ({

@@ -9,8 +9,8 @@ import type { Key } from 'ink';
  * one. Only a type comes from ink: `--help` reads this without loading ink or react.
  */
 
-/** Where a key is pressed: the session table, the grid, a typed prompt (`a`, `S`), the picker. */
-export type KeyScope = 'table' | 'grid' | 'prompt' | 'picker';
+/** Where a key is pressed: the session table, the grid, a typed prompt (`a`, `S`, `/`), the picker, the help (`?`). */
+export type KeyScope = 'table' | 'grid' | 'prompt' | 'picker' | 'help';
 
 /** What a key does over the sessions (the table and the grid); keys.ts handles each. */
 export type BrowseAction =
@@ -31,10 +31,17 @@ export type BrowseAction =
   | 'save'
   | 'quit'
   | 'toggle-grid'
+  | 'help'
+  | 'filter'
+  | 'sort-next'
+  | 'sort-previous'
   | 'clear-notice';
 
 /** What a key does while a target or a workspace name is typed; keys.ts handles each. */
 export type PromptAction = 'submit' | 'cancel' | 'delete-char' | 'clear-line' | 'quit';
+
+/** What a key does while the help is open; keys.ts handles each. */
+export type HelpAction = 'close' | 'quit' | 'up' | 'down' | 'page-up' | 'page-down' | 'first' | 'last';
 
 /** What a key does in the picker; picker-model.ts handles each. */
 export type PickerAction =
@@ -46,6 +53,7 @@ export interface KeyActions {
   grid?: BrowseAction;
   prompt?: PromptAction;
   picker?: PickerAction;
+  help?: HelpAction;
 }
 
 export interface KeyBinding {
@@ -78,10 +86,10 @@ function bind(key: string, on: KeyActions): KeyBinding {
 export const KEY_TABLE: readonly KeyRow[] = [
   {
     keys: [
-      bind('Up', { ...browse('up'), picker: 'up' }),
-      bind('Down', { ...browse('down'), picker: 'down' }),
-      bind('k', browse('up')),
-      bind('j', browse('down')),
+      bind('Up', { ...browse('up'), picker: 'up', help: 'up' }),
+      bind('Down', { ...browse('down'), picker: 'down', help: 'down' }),
+      bind('k', { ...browse('up'), help: 'up' }),
+      bind('j', { ...browse('down'), help: 'down' }),
     ],
     does: 'select a VM (in the grid: the tile above / below)',
     footer: '↑↓/jk select',
@@ -110,7 +118,10 @@ export const KEY_TABLE: readonly KeyRow[] = [
     footer: 'S save',
   },
   {
-    keys: [bind('q', browse('quit')), bind('Ctrl+C', { ...browse('quit'), prompt: 'quit', picker: 'interrupt' })],
+    keys: [
+      bind('q', { ...browse('quit'), help: 'close' }),
+      bind('Ctrl+C', { ...browse('quit'), prompt: 'quit', picker: 'interrupt', help: 'quit' }),
+    ],
     does: 'quit, closing every port, client connection and viewer (a second Ctrl+C exits at once)',
     footer: 'q quit',
   },
@@ -120,33 +131,52 @@ export const KEY_TABLE: readonly KeyRow[] = [
     footer: 'g grid',
   },
   {
+    keys: [bind('?', { ...browse('help'), help: 'close' })],
+    does: 'show every key and what it does, by where it applies (Esc, ? or q closes it)',
+    footer: '? help',
+  },
+  {
+    keys: [bind('/', browse('filter'))],
+    does: 'filter the rows: type part of a target (matched as in the picker), Enter keeps the filter, Esc clears it',
+    footer: '/ filter',
+  },
+  // htop's keys for its sort column; S (k9s's Shift+letter for status) saves a workspace here.
+  {
+    keys: [bind('>', browse('sort-next')), bind('<', browse('sort-previous'))],
+    does: 'sort the rows by the next / the previous order: as opened, name, state, VM phase, traffic (the header says which)',
+    footer: '<> sort',
+  },
+  {
     keys: [bind('Left', browse('left')), bind('Right', browse('right')), bind('h', browse('left')), bind('l', browse('right'))],
     does: 'select the previous / the next VM (in the grid: the tile to the left / right)',
   },
   {
-    keys: [bind('PgUp', { ...browse('page-up'), picker: 'page-up' }), bind('PgDn', { ...browse('page-down'), picker: 'page-down' })],
+    keys: [
+      bind('PgUp', { ...browse('page-up'), picker: 'page-up', help: 'page-up' }),
+      bind('PgDn', { ...browse('page-down'), picker: 'page-down', help: 'page-down' }),
+    ],
     does: 'move the selection ten rows (in the grid: a page of tiles)',
     footer: 'PgUp/PgDn page',
   },
   {
     keys: [
-      bind('Home', { ...browse('first'), picker: 'first' }),
-      bind('End', { ...browse('last'), picker: 'last' }),
-      bind('G', browse('last')),
+      bind('Home', { ...browse('first'), picker: 'first', help: 'first' }),
+      bind('End', { ...browse('last'), picker: 'last', help: 'last' }),
+      bind('G', { ...browse('last'), help: 'last' }),
     ],
     does: 'select the first / the last VM',
     footer: 'G last',
   },
   {
-    keys: [bind('Esc', { ...browse('clear-notice'), prompt: 'cancel', picker: 'cancel' })],
-    does: 'clear the notice line; in the picker or a prompt, cancel',
+    keys: [bind('Esc', { ...browse('clear-notice'), prompt: 'cancel', picker: 'cancel', help: 'close' })],
+    does: 'clear the notice line and the filter; in the picker or a prompt, cancel; in the help, close it',
   },
   {
     keys: [
       bind('Backspace', { prompt: 'delete-char', picker: 'delete-char' }),
       bind('Ctrl+U', { prompt: 'clear-line', picker: 'clear-line' }),
     ],
-    does: 'in the add prompt: delete a character / the whole line',
+    does: 'while typing a target, a name or a filter: delete a character / the whole line',
   },
   // The `a` row says what Space does in the picker.
   { keys: [bind('Space', { picker: 'mark' })] },

@@ -1,6 +1,7 @@
 import type { Key } from 'ink';
 import { isSerialRow, rowAddress, rowDisplayState, type ConsoleRow } from '../layout/format.js';
-import { keyAction, type BrowseAction, type PromptAction } from './key-table.js';
+import { keyAction, type BrowseAction, type HelpAction, type PromptAction } from './key-table.js';
+import { cycleSort, type SortOrder } from './row-view.js';
 
 /** What a key asks the caller to do; the TUI itself never touches sessions or processes. */
 export type ConsoleAction =
@@ -10,30 +11,47 @@ export type ConsoleAction =
   | { type: 'save-workspace'; name: string }
   | { type: 'quit' };
 
-/** The TUI's own state: selection (by session id, so it survives rows moving), prompt, notice. */
+/** The TUI's own state: selection (by session id, so it survives rows moving), prompt, notice, filter, order. */
 export interface UiState {
   selectedId?: number;
   /** Where the selection was, used when its session goes away. */
   selectedIndex: number;
-  /** `add`: typing a target after `a`; `save`: typing a workspace name after `S`. */
-  mode: 'browse' | 'add' | 'save';
-  /** The target (or workspace name) being typed. */
+  /**
+   * `add`: typing a target after `a`; `save`: typing a workspace name after `S`; `filter`:
+   * typing the filter after `/`; `help`: the key help `?` opened.
+   */
+  mode: 'browse' | 'add' | 'save' | 'filter' | 'help';
+  /** The target (workspace name, filter) being typed. */
   draft: string;
+  /** The filter kept with Enter after `/`; empty: every row shows. */
+  filter: string;
+  /** The rows' order, which `>` and `<` cycle. */
+  sort: SortOrder;
+  /** The first line of the help shown, while it is scrolled. */
+  helpTop: number;
   /** A line answering the last key, e.g. the address after `c`. */
   notice?: string;
   /** The session table, or the grid of thumbnails (`g` switches). */
   view: 'table' | 'grid';
 }
 
-export const INITIAL_UI: UiState = { selectedIndex: 0, mode: 'browse', draft: '', view: 'table' };
+export const INITIAL_UI: UiState = { selectedIndex: 0, mode: 'browse', draft: '', filter: '', sort: 'opened', helpTop: 0, view: 'table' };
+
+/** The filter the rows are shown through now: the one being typed, or the one kept. */
+export function activeFilter(ui: UiState): string {
+  return ui.mode === 'filter' ? ui.draft : ui.filter;
+}
 
 /** What keys act on besides the UI state: the rows on screen, and whether `c` can copy. */
 export interface KeyContext {
+  /** The rows as shown: filtered and in the UI's order (row-view.ts). */
   rows: readonly ConsoleRow[];
   /** True when the terminal can be asked to copy (OSC 52); `c` shows the address either way. */
   canCopy: boolean;
   /** In the grid: tiles across and tiles a page, for moving up, down and by pages. */
   grid?: { columns: number; perPage: number };
+  /** While the help is open: its lines, and how many show at once, for scrolling it. */
+  help?: { lines: number; perPage: number };
 }
 
 const PAGE = 10;
@@ -107,6 +125,10 @@ export function reduceInput(ui: UiState, context: KeyContext, input: string, key
 
 /** The next UI state for one key press, and the action it asks for. Pure. */
 export function reduceKey(ui: UiState, context: KeyContext, input: string, key: Key): KeyResult {
+  if (ui.mode === 'help') {
+    const action = keyAction('help', input, key);
+    return action ? HELP_ACTIONS[action](ui, context) : { ui };
+  }
   if (ui.mode !== 'browse') {
     const action = keyAction('prompt', input, key);
     return action ? PROMPT_ACTIONS[action](ui) : typeInPrompt(ui, input, key);
@@ -120,10 +142,12 @@ type KeyResult = { ui: UiState; action?: ConsoleAction };
 /** What each prompt action of the key table does (key-table.ts binds the keys). */
 const PROMPT_ACTIONS: Record<PromptAction, (ui: UiState) => KeyResult> = {
   quit: (ui) => ({ ui, action: { type: 'quit' } }),
-  cancel: (ui) => ({ ui: { ...ui, mode: 'browse', draft: '', notice: undefined } }),
+  // Esc on the filter prompt clears the filter, the one kept before too.
+  cancel: (ui) => ({ ui: { ...ui, mode: 'browse', draft: '', notice: undefined, filter: ui.mode === 'filter' ? '' : ui.filter } }),
   submit: (ui) => {
     const text = ui.draft.trim();
     const next: UiState = { ...ui, mode: 'browse', draft: '' };
+    if (ui.mode === 'filter') return { ui: { ...next, filter: text } };
     if (!text) return { ui: { ...next, notice: undefined } };
     if (ui.mode === 'save') return { ui: { ...next, notice: `saving workspace ${text}` }, action: { type: 'save-workspace', name: text } };
     return { ui: { ...next, notice: `adding ${text}` }, action: { type: 'add', text } };
@@ -131,6 +155,37 @@ const PROMPT_ACTIONS: Record<PromptAction, (ui: UiState) => KeyResult> = {
   'delete-char': (ui) => ({ ui: { ...ui, draft: ui.draft.slice(0, -1) } }),
   'clear-line': (ui) => ({ ui: { ...ui, draft: '' } }),
 };
+
+/** Scrolls the help to the line `to` says, within what shows at once. */
+function scrollHelp(to: (top: number, page: number) => number) {
+  return (ui: UiState, { help }: KeyContext): KeyResult => {
+    const page = help?.perPage ?? 1;
+    const last = Math.max(0, (help?.lines ?? 0) - page);
+    const top = Math.min(Math.max(to(ui.helpTop, page), 0), last);
+    return top === ui.helpTop ? { ui } : { ui: { ...ui, helpTop: top } };
+  };
+}
+
+/** What each help action of the key table does (key-table.ts binds the keys). */
+const HELP_ACTIONS: Record<HelpAction, (ui: UiState, context: KeyContext) => KeyResult> = {
+  close: (ui) => ({ ui: { ...ui, mode: 'browse', helpTop: 0 } }),
+  quit: (ui) => ({ ui, action: { type: 'quit' } }),
+  up: scrollHelp((top) => top - 1),
+  down: scrollHelp((top) => top + 1),
+  'page-up': scrollHelp((top, page) => top - page),
+  'page-down': scrollHelp((top, page) => top + page),
+  first: scrollHelp(() => 0),
+  last: scrollHelp(() => Infinity),
+};
+
+/**
+ * The UI with the selection pinned to the row selected now (by its id), so it stays on that
+ * row when the rows are filtered or sorted anew.
+ */
+function pinSelection(ui: UiState, rows: readonly ConsoleRow[]): UiState {
+  const index = selectedIndex(rows, ui);
+  return index < 0 ? ui : { ...ui, selectedId: rows[index].session.id, selectedIndex: index };
+}
 
 /** A key the table binds to nothing in a prompt: typed text, or nothing for a control key. */
 function typeInPrompt(ui: UiState, input: string, key: Key): KeyResult {
@@ -182,7 +237,12 @@ const BROWSE_ACTIONS: Record<BrowseAction, (ui: UiState, context: KeyContext) =>
   quit: (ui) => ({ ui, action: { type: 'quit' } }),
   add: (ui) => ({ ui: { ...ui, mode: 'add', draft: '', notice: undefined } }),
   save: (ui) => ({ ui: { ...ui, mode: 'save', draft: '', notice: undefined } }),
-  'clear-notice': (ui) => ({ ui: { ...ui, notice: undefined } }),
+  'clear-notice': (ui) => ({ ui: { ...ui, notice: undefined, filter: '' } }),
+  help: (ui) => ({ ui: { ...ui, mode: 'help', helpTop: 0 } }),
+  // The filter kept so far is the draft: `/` again edits it.
+  filter: (ui, { rows }) => ({ ui: { ...pinSelection(ui, rows), mode: 'filter', draft: ui.filter, notice: undefined } }),
+  'sort-next': (ui, { rows }) => ({ ui: { ...pinSelection(ui, rows), sort: cycleSort(ui.sort, 1) } }),
+  'sort-previous': (ui, { rows }) => ({ ui: { ...pinSelection(ui, rows), sort: cycleSort(ui.sort, -1) } }),
   'toggle-grid': (ui) => ({ ui: { ...ui, view: ui.view === 'grid' ? 'table' : 'grid' } }),
   up: moveSelection((index, _, { line }) => index - line),
   down: moveSelection((index, _, { line }) => index + line),
