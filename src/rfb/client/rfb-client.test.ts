@@ -52,7 +52,7 @@ describe('RfbUpstream against the demo RFB server', () => {
     cleanups.push(() => client.close());
     expect([fb.width, fb.height, fb.name]).toEqual([320, 200, 'vm-demo']);
     await client.nextUpdate();
-    // The demo serves through the hub's viewer server, which speaks ZRLE, the client's first choice.
+    // The demo serves through the hub's RFB server, which speaks ZRLE, the client's first choice.
     expect([...client.encodingsSeen]).toEqual(['zrle']);
     const probe = await RfbClient.connect(net.connect(demo.port, '127.0.0.1'));
     cleanups.push(() => probe.close());
