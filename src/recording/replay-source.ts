@@ -5,7 +5,7 @@ import type { DialContext, UpstreamSource } from '../proxy/types.js';
 import type { AuthBackoff } from '../rfb/server/auth-backoff.js';
 import { duplexPair } from '../streams/duplex-pair.js';
 import { Framebuffer } from '../rfb/wire/framebuffer.js';
-import { RfbUpstream } from '../rfb/client/rfb-client.js';
+import { RfbConsoleClient } from '../rfb/client/rfb-client.js';
 import { serveClient } from '../rfb/server/rfb-server.js';
 import { wholePicture } from '../rfb/client/whole-picture.js';
 import { playConnection } from './replay-player.js';
@@ -136,7 +136,7 @@ class ScreenPool {
 interface Playing {
   stream: Duplex;
   played: Promise<void>;
-  client: RfbUpstream;
+  client: RfbConsoleClient;
   last: boolean;
 }
 
@@ -210,7 +210,7 @@ class Playback {
       try {
         const admitScreen = (width: number, height: number) => this.screens.take(this, width, height);
         const client = await Promise.race([
-          RfbUpstream.connect(stream, this.framebuffer, { password: ANY_PASSWORD, shared: true, admitScreen }),
+          RfbConsoleClient.connect(stream, this.framebuffer, { password: ANY_PASSWORD, shared: true, admitScreen }),
           cutShort,
         ]);
         this.current = { stream, played, client, last };

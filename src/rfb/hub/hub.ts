@@ -9,7 +9,7 @@ import { AuthBackoff } from '../server/auth-backoff.js';
 import { drawBanner } from './banner.js';
 import { duplexPair } from '../../streams/duplex-pair.js';
 import { Framebuffer } from '../wire/framebuffer.js';
-import { RfbUpstream } from '../client/rfb-client.js';
+import { RfbConsoleClient } from '../client/rfb-client.js';
 import { durationText } from '../server/output.js';
 import { ClientDroppedError, serveClient, type ServedClient } from '../server/rfb-server.js';
 import { wholePicture } from '../client/whole-picture.js';
@@ -55,10 +55,10 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
   }
 
   readonly framebuffer = new Framebuffer(0, 0);
-  private upstream?: RfbUpstream;
+  private upstream?: RfbConsoleClient;
   /** The shared connection's own stream: its write buffer says whether the console takes input. */
   private upstreamStream?: Duplex;
-  private opening?: Promise<RfbUpstream>;
+  private opening?: Promise<RfbConsoleClient>;
   private readonly clients = new Set<ServedClient>();
   private readonly closing = new AbortController();
   private retryTimer?: NodeJS.Timeout;
@@ -167,7 +167,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     await this.inner.release?.();
   }
 
-  private open(signal: AbortSignal, redial = false): Promise<RfbUpstream> {
+  private open(signal: AbortSignal, redial = false): Promise<RfbConsoleClient> {
     if (this.upstream) return Promise.resolve(this.upstream);
     this.opening ??= this.connect(signal, redial).finally(() => {
       this.opening = undefined;
@@ -179,7 +179,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
    * A redial never takes the console from another client: on KubeVirt the drop may have been
    * someone else taking the VM's one VNC session, and kicking them back would start a tug of war.
    */
-  private async connect(signal: AbortSignal, redial: boolean): Promise<RfbUpstream> {
+  private async connect(signal: AbortSignal, redial: boolean): Promise<RfbConsoleClient> {
     const both = AbortSignal.any([signal, this.closing.signal]);
     const log = (level: LogLevel, message: string) => this.emit('log', level, message);
     const dialTimeout = AbortSignal.timeout(DIAL_TIMEOUT_MS);
@@ -193,19 +193,21 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     }
     // A console that answers the handshake and never draws fails here rather than hold its start forever.
     const pictureTimeout = AbortSignal.timeout(FIRST_PICTURE_TIMEOUT_MS);
-    let upstream: RfbUpstream;
+    let upstream: RfbConsoleClient;
     /** A close that came with the first picture (bytes after it broke the protocol). */
     let dropped: { error?: Error } | undefined;
     try {
       // The first whole picture is in before clients are served: none starts from a blank screen.
       upstream = await abortable(
-        RfbUpstream.connect(stream, this.framebuffer, { password: this.options.upstreamPassword, shared: true }).then(async (client) => {
-          // Heard from the start: the close listener below comes a few turns later, too late
-          // for one in the same read as the picture, which would leave a dead console shared.
-          client.once('close', (error) => (dropped ??= { error }));
-          await wholePicture(client, this.framebuffer);
-          return client;
-        }),
+        RfbConsoleClient.connect(stream, this.framebuffer, { password: this.options.upstreamPassword, shared: true }).then(
+          async (client) => {
+            // Heard from the start: the close listener below comes a few turns later, too late
+            // for one in the same read as the picture, which would leave a dead console shared.
+            client.once('close', (error) => (dropped ??= { error }));
+            await wholePicture(client, this.framebuffer);
+            return client;
+          },
+        ),
         AbortSignal.any([both, pictureTimeout]),
         () => stream.destroy(),
       );
@@ -237,7 +239,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     return upstream;
   }
 
-  private lost(upstream: RfbUpstream, err: Error | undefined): void {
+  private lost(upstream: RfbConsoleClient, err: Error | undefined): void {
     if (this.upstream !== upstream) return;
     this.upstream = undefined;
     this.upstreamStream = undefined;

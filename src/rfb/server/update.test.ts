@@ -6,7 +6,7 @@ import { EncodeTurns } from './encoders/turns.js';
 import { Framebuffer } from '../wire/framebuffer.js';
 import { PixelPacker } from '../wire/pixel-values.js';
 import { NATIVE_FORMAT } from '../wire/rfb-wire.js';
-import { RfbUpstream } from '../client/rfb-client.js';
+import { RfbConsoleClient } from '../client/rfb-client.js';
 import { ClientDamage } from './damage.js';
 import { ENCODING, encodeUpdate } from './update.js';
 import { loopStalls } from '../../../test/support/loop-stalls.js';
@@ -42,7 +42,7 @@ async function decoded(source: Framebuffer, update: Buffer, encoding: 'zrle' | '
   });
   cleanups.push(() => server.close());
   const fb = new Framebuffer(1, 1);
-  const client = await RfbUpstream.connect(server.dial(), fb, { encodings: [encoding] });
+  const client = await RfbConsoleClient.connect(server.dial(), fb, { encodings: [encoding] });
   cleanups.push(() => client.close());
   await client.nextUpdate();
   return fb;
