@@ -117,7 +117,7 @@ Examples:
           ),
         ),
       ),
-      { viewerPassword: true },
+      { clientPassword: true },
     ),
   )
     .addHelpText(
@@ -175,7 +175,7 @@ Examples:
       ),
     ),
   );
-  addGridOptions(addRecordOptions(addShareOptions(openCommand, { viewerPassword: false })));
+  addGridOptions(addRecordOptions(addShareOptions(openCommand, { clientPassword: false })));
   openCommand
     .addHelpText(
       'after',

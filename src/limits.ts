@@ -223,11 +223,11 @@ export const ENCODE_PIXELS_PER_TURN = 2 * 1024 * 1024;
 /** What a Hextile pixel counts against ENCODE_PIXELS_PER_TURN (its tiles cost ~5 times a ZRLE pixel's). */
 export const ENCODE_HEXTILE_PIXEL_COST = 4;
 /**
- * The pixels one FramebufferUpdate to a viewer carries at most: a 4K screen in one update, an
- * 8192x8192 one in eight (the rest goes out as the viewer asks again; its damage is kept).
- * Bounds what an update being encoded holds per viewer (32 MiB of Raw at 32 bpp).
+ * The pixels one FramebufferUpdate to a client carries at most: a 4K screen in one update, an
+ * 8192x8192 one in eight (the rest goes out as the client asks again; its damage is kept).
+ * Bounds what an update being encoded holds per client (32 MiB of Raw at 32 bpp).
  */
-export const VIEWER_UPDATE_MAX_PIXELS = 3840 * 2160;
+export const CLIENT_UPDATE_MAX_PIXELS = 3840 * 2160;
 
 /** Pixels of a screenshot's rows a PNG encoder filters in one turn of the event loop (~5 ms). */
 export const PNG_ROWS_PIXELS_PER_TURN = 256 * 1024;

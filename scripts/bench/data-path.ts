@@ -163,10 +163,10 @@ export async function measureDataPath({
 }
 
 /**
- * A viewer reading 1 MiB/s from a console that could send hundreds: the proxy's peak RSS
+ * A client reading 1 MiB/s from a console that could send hundreds: the proxy's peak RSS
  * (VmHWM) against its RSS once idle after one short connection (code loaded, TLS warmed).
  */
-export async function measureSlowViewer({ cli, upstreamPort, seconds }: { cli: string; upstreamPort: number; seconds: number }) {
+export async function measureSlowClient({ cli, upstreamPort, seconds }: { cli: string; upstreamPort: number; seconds: number }) {
   const proxy = await startProxy(cli, upstreamPort, ['/bulk']);
   try {
     const port = proxy.ports[0];

@@ -1,9 +1,9 @@
 // The RFB hub (`vconsole proxy --share`) against the byte relay (`vconsole proxy`) on the same
 // 1920x1080 VNC console (scripts/bench/rfb-console.ts): pixels delivered and the proxy's CPU per
 // MiB of framebuffer, a key press's round trip to the screen, memory per shared console, and
-// ten viewers on one console. Systems alternate round by round; figures are medians over rounds.
+// ten clients on one console. Systems alternate round by round; figures are medians over rounds.
 import { fileURLToPath } from 'node:url';
-import { ENCODING, connectViewer, type BenchViewer } from './rfb-viewer.js';
+import { ENCODING, connectClient, type BenchClient } from './rfb-client.js';
 import { cpuSeconds, memory, sleep, startProcess, stop, tsxArgs } from './processes.js';
 import { MiB, median, quantile, result, type BenchResult } from './report.js';
 
@@ -34,7 +34,7 @@ async function until(condition: () => boolean, what: string, timeoutMs = 30_000)
 }
 
 /**
- * `viewers` viewers through a fresh proxy on the busy console: after a warm-up second, the
+ * `clientCount` clients through a fresh proxy on the busy console: after a warm-up second, the
  * pixels they got and the proxy's CPU over `seconds`, and its peak RSS.
  */
 interface Streamed {
@@ -49,21 +49,21 @@ async function stream({
   target,
   system,
   encoding,
-  viewers,
+  clientCount,
   seconds,
 }: {
   cli: string;
   target: string;
   system: System;
   encoding: number;
-  viewers: number;
+  clientCount: number;
   seconds: number;
 }): Promise<Streamed> {
   const proxy = await startProxy(cli, target, system);
-  const clients: BenchViewer[] = [];
+  const clients: BenchClient[] = [];
   try {
-    for (let i = 0; i < viewers; i++) clients.push(await connectViewer(proxy.port, { encoding }));
-    await until(() => clients.every((c) => c.updates >= 2), 'the viewers to get pictures');
+    for (let i = 0; i < clientCount; i++) clients.push(await connectClient(proxy.port, { encoding }));
+    await until(() => clients.every((c) => c.updates >= 2), 'the clients to get pictures');
     await sleep(1000);
     const pixels = () => clients.reduce((sum, c) => sum + c.pixels, 0);
     const start = { cpu: cpuSeconds(proxy.pid), pixels: pixels(), time: performance.now() };
@@ -86,9 +86,9 @@ async function stream({
 /** Key presses one at a time, each timed until the update with the console's answer is in. */
 async function keyRoundTrips(port: number, count: number): Promise<number[]> {
   let waiter: (() => void) | undefined;
-  const viewer = await connectViewer(port, { onUpdate: () => waiter?.() });
+  const client = await connectClient(port, { onUpdate: () => waiter?.() });
   try {
-    await until(() => viewer.updates >= 1, 'the first picture');
+    await until(() => client.updates >= 1, 'the first picture');
     const times: number[] = [];
     for (let i = 0; i < count; i++) {
       const arrived = new Promise<void>((resolve, reject) => {
@@ -99,23 +99,23 @@ async function keyRoundTrips(port: number, count: number): Promise<number[]> {
         };
       });
       const sent = performance.now();
-      viewer.key(0x61 + (i % 26));
+      client.key(0x61 + (i % 26));
       await arrived;
       times.push(performance.now() - sent);
     }
     return times;
   } finally {
-    viewer.close();
+    client.close();
   }
 }
 
-/** RSS of a proxy serving the quiet console after one viewer came, got the screen, and left. */
+/** RSS of a proxy serving the quiet console after one client came, got the screen, and left. */
 async function idleRss(cli: string, target: string, system: System): Promise<number> {
   const proxy = await startProxy(cli, target, system);
   try {
-    const viewer = await connectViewer(proxy.port);
-    await until(() => viewer.updates >= 1, 'the first picture');
-    viewer.close();
+    const client = await connectClient(proxy.port);
+    await until(() => client.updates >= 1, 'the first picture');
+    client.close();
     await sleep(1500);
     return memory(proxy.pid).rss;
   } finally {
@@ -141,14 +141,15 @@ export async function measureHub({
   const quiet = await startConsole('quiet');
   const results: BenchResult[] = [];
   try {
-    // One viewer on the busy console, relay and hub alternating, fresh proxy every round.
+    // One client on the busy console, relay and hub alternating, fresh proxy every round.
     for (const [label, encoding] of [
       ['Raw', ENCODING.raw],
       ['ZRLE', ENCODING.zrle],
     ] as const) {
       const runs: Record<System, Streamed[]> = { relay: [], hub: [] };
       for (let round = 0; round < rounds; round++) {
-        for (const system of SYSTEMS) runs[system].push(await stream({ cli, target: busy.target, system, encoding, viewers: 1, seconds }));
+        for (const system of SYSTEMS)
+          runs[system].push(await stream({ cli, target: busy.target, system, encoding, clientCount: 1, seconds }));
       }
       const rate = (s: System) => median(runs[s].map((r) => r.pixelsPerSecond));
       const cost = (s: System) => median(runs[s].map((r) => r.cpuMsPerMib));
@@ -237,10 +238,10 @@ export async function measureHub({
       }),
     );
 
-    // Ten viewers on the busy console: one shared session (hub) against ten console sessions (relay).
+    // Ten clients on the busy console: one shared session (hub) against ten console sessions (relay).
     const ten = {} as Record<System, Streamed>;
     for (const system of SYSTEMS)
-      ten[system] = await stream({ cli, target: busy.target, system, encoding: ENCODING.raw, viewers: 10, seconds });
+      ten[system] = await stream({ cli, target: busy.target, system, encoding: ENCODING.raw, clientCount: 10, seconds });
     for (const system of SYSTEMS) {
       const sessions = system === 'hub' ? 'one console session' : 'ten console sessions';
       results.push(

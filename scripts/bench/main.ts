@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { measureDataPath, measureSlowViewer } from './data-path.js';
+import { measureDataPath, measureSlowClient } from './data-path.js';
 import { measureHub } from './hub.js';
 import { killAllNow, startProcess, stopAll, tsxArgs } from './processes.js';
 import { machineDescription, MiB, terminalTable, updateDoc, type BenchResult } from './report.js';
@@ -139,7 +139,7 @@ async function main() {
     }
     if (wanted('slow')) {
       step('slow viewer');
-      results.push(...(await measureSlowViewer({ ...common, seconds: settings.slowSeconds })));
+      results.push(...(await measureSlowClient({ ...common, seconds: settings.slowSeconds })));
     }
     if (wanted('scale')) {
       step(`${settings.sessions} sessions in one proxy`);

@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { VconsoleConfig } from '../config/config.js';
 import { consoleLabel, consoleTypesWhere } from '../console-kinds/index.js';
 import { UsageError, VconsoleError } from '../errors.js';
-import { SerialSession } from '../serial/serial-session.js';
+import { SerialLine } from '../serial/serial-line.js';
 import { ConsoleLog } from '../recording/console-log.js';
 import { describeFileError } from '../files/safe-file.js';
 import { attachTerminal } from '../terminal/attach.js';
@@ -59,7 +59,7 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
     );
   }
   const interactive = Boolean(io.stdin.isTTY);
-  const say = (line: string) => io.stderr.write(`${terminalSafe(line)}${interactive ? '\r\n' : '\n'}`);
+  const say = (text: string) => io.stderr.write(`${terminalSafe(text)}${interactive ? '\r\n' : '\n'}`);
   const log = flags.log ? await openLog(flags.log, say) : undefined;
 
   // asciicast records the terminal's size: this one's when it is a terminal.
@@ -68,12 +68,12 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
     terminal: screen.isTTY && screen.columns && screen.rows ? { width: screen.columns, height: screen.rows } : undefined,
   });
   const source = recording.wrap(target);
-  const session = new SerialSession(source, { waitMs });
-  session.on('log', (level, message) => {
-    if (level !== 'debug' || flags.verbose) say(`vconsole: ${session.name}: ${message}`);
+  const line = new SerialLine(source, { waitMs });
+  line.on('log', (level, message) => {
+    if (level !== 'debug' || flags.verbose) say(`vconsole: ${line.name}: ${message}`);
   });
-  if (log) session.on('output', (chunk) => log.write(chunk));
-  if (waitMs > 0) say(`vconsole: waiting up to ${formatDuration(waitMs)} for ${session.name}'s serial console`);
+  if (log) line.on('output', (chunk) => log.write(chunk));
+  if (waitMs > 0) say(`vconsole: waiting up to ${formatDuration(waitMs)} for ${line.name}'s serial console`);
 
   let restore = () => undefined as void;
   let detach = () => undefined as void;
@@ -81,29 +81,29 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
   const onSignal = () => {
     signalled = true;
     detach();
-    session.close();
+    line.close();
   };
   for (const signal of END_SIGNALS) process.on(signal, onSignal);
   try {
-    await session.start().catch((err: unknown) => {
-      throw namingTarget(session.name, err);
+    await line.start().catch((err: unknown) => {
+      throw namingTarget(line.name, err);
     });
     restore = enterRawMode(io.stdin);
-    if (interactive) say(`vconsole: connected to ${session.name}'s serial console; press ${escapeKey.label} to leave`);
-    const attachment = attachTerminal({ input: io.stdin, output: io.stdout, session, escape: interactive ? escapeKey : undefined });
+    if (interactive) say(`vconsole: connected to ${line.name}'s serial console; press ${escapeKey.label} to leave`);
+    const attachment = attachTerminal({ input: io.stdin, output: io.stdout, line, escape: interactive ? escapeKey : undefined });
     detach = attachment.detach;
     const result = await attachment.done;
     // The console may end while its answer drains: that is said too.
-    const endedWhileDraining = result.reason === 'input-ended' ? await drain(session, io.stdout) : undefined;
+    const endedWhileDraining = result.reason === 'input-ended' ? await drain(line, io.stdout) : undefined;
     restore();
-    if (interactive && result.reason === 'escape') say(`vconsole: left ${session.name}'s serial console`);
+    if (interactive && result.reason === 'escape') say(`vconsole: left ${line.name}'s serial console`);
     // The console going is always news, and a failure: the user learns how, and the exit code says so.
     if (result.reason === 'console-closed' && !signalled)
-      throw namingTarget(session.name, result.error ?? new VconsoleError('the console closed'));
-    if (endedWhileDraining && !signalled) throw namingTarget(session.name, endedWhileDraining);
+      throw namingTarget(line.name, result.error ?? new VconsoleError('the console closed'));
+    if (endedWhileDraining && !signalled) throw namingTarget(line.name, endedWhileDraining);
   } finally {
     for (const signal of END_SIGNALS) process.off(signal, onSignal);
-    session.close();
+    line.close();
     restore();
     await log?.close();
     // The recording is written out and closed (the source holds nothing else for a serial line).
@@ -115,7 +115,7 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
  * Copies the VM's answer to what was piped in: until it has been quiet a moment, or it ends.
  * Resolves with why the console ended, when it ended (not closed by us) meanwhile.
  */
-function drain(session: SerialSession, output: Writable): Promise<Error | undefined> {
+function drain(line: SerialLine, output: Writable): Promise<Error | undefined> {
   return new Promise((resolve) => {
     const finished = () => done();
     let quiet = setTimeout(finished, PIPE_QUIET_MS);
@@ -128,12 +128,12 @@ function drain(session: SerialSession, output: Writable): Promise<Error | undefi
     function done(error?: Error) {
       clearTimeout(quiet);
       clearTimeout(cap);
-      session.off('output', onOutput);
-      session.off('end', done);
+      line.off('output', onOutput);
+      line.off('end', done);
       resolve(error);
     }
-    session.on('output', onOutput);
-    session.on('end', done);
+    line.on('output', onOutput);
+    line.on('end', done);
   });
 }
 

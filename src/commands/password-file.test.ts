@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
 import { thrownBy } from '../../test/support/thrown.js';
-import { VNC_PASSWORD_CHARS, checkViewerPassword, generateVncPassword, readPasswordFile } from './password-file.js';
+import { VNC_PASSWORD_CHARS, checkClientPassword, generateVncPassword, readPasswordFile } from './password-file.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'vconsole-pass-'));
 const file = (name: string, text: string) => {
@@ -38,18 +38,18 @@ describe('generateVncPassword', () => {
   });
 });
 
-describe('checkViewerPassword', () => {
+describe('checkClientPassword', () => {
   it('takes 6 to 8 characters, refuses shorter and longer ones (not cut) without echoing them', () => {
-    expect(checkViewerPassword('abc123', '--password-file', 'p')).toBe('abc123');
-    expect(checkViewerPassword('abc12345', '--password-file', 'p')).toBe('abc12345');
-    const short = thrownBy(() => checkViewerPassword('abcde', '--password-file', 'p'));
+    expect(checkClientPassword('abc123', '--password-file', 'p')).toBe('abc123');
+    expect(checkClientPassword('abc12345', '--password-file', 'p')).toBe('abc12345');
+    const short = thrownBy(() => checkClientPassword('abcde', '--password-file', 'p'));
     expect(short).toBeInstanceOf(UsageError);
     expect((short as Error).message).toBe('--password-file p: the password has 5 characters, fewer than 6');
-    const long = thrownBy(() => checkViewerPassword('abcdefghi', '--password-file', 'p'));
+    const long = thrownBy(() => checkClientPassword('abcdefghi', '--password-file', 'p'));
     expect(long).toBeInstanceOf(UsageError);
     expect((long as Error).message).toMatch(/has 9 characters; VNC authentication uses only the first 8/);
     expect((long as Error).message).not.toContain('abcdefghi');
-    expect(thrownBy(() => checkViewerPassword('pässwörd\u20ac', '--password-file', 'p'))).toBeInstanceOf(UsageError);
+    expect(thrownBy(() => checkClientPassword('pässwörd\u20ac', '--password-file', 'p'))).toBeInstanceOf(UsageError);
   });
 });
 

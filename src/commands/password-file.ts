@@ -32,7 +32,7 @@ export function readPasswordFile(file: string, flag: string): string {
  * characters of Latin-1. A longer one is refused rather than cut, so the user never believes
  * in characters no viewer sends; the password itself is never echoed.
  */
-export function checkViewerPassword(password: string, flag: string, file: string): string {
+export function checkClientPassword(password: string, flag: string, file: string): string {
   const where = `${flag} ${echoInput(file)}`;
   if (password.length < VNC_PASSWORD_MIN_CHARS) {
     throw new UsageError(

@@ -10,7 +10,7 @@ import { echoInput } from '../text/terminal-text.js';
 import { parseDuration } from './duration.js';
 import { exposureWarning, isLoopback, type ListenFlags } from './flags.js';
 import { sessionLogPrinter } from './log-lines.js';
-import { checkViewerPassword, generateVncPassword, readPasswordFile } from './password-file.js';
+import { checkClientPassword, generateVncPassword, readPasswordFile } from './password-file.js';
 import { portLine, type CommandIo } from './command-io.js';
 import { encodePng } from './screenshot-file.js';
 import { writePrivateFileSync } from '../files/safe-file.js';
@@ -134,7 +134,7 @@ async function serveRecording(
   const filed =
     flags.passwordFile === undefined
       ? undefined
-      : checkViewerPassword(readPasswordFile(flags.passwordFile, '--password-file'), '--password-file', flags.passwordFile);
+      : checkClientPassword(readPasswordFile(flags.passwordFile, '--password-file'), '--password-file', flags.passwordFile);
   const generated = filed === undefined && !isLoopback(listen) ? generateVncPassword() : undefined;
   const password = filed ?? generated;
   const [{ ReplaySource }, { AuthBackoff }] = await Promise.all([

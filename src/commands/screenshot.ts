@@ -4,7 +4,7 @@ import type { VconsoleConfig } from '../config/config.js';
 import { consoleKind, consoleLabel, consoleTypesWhere } from '../console-kinds/index.js';
 import { UsageError, VconsoleError, errorLine } from '../errors.js';
 import { Framebuffer } from '../rfb/wire/framebuffer.js';
-import { RfbUpstream } from '../rfb/client/rfb-client.js';
+import { RfbConsoleClient } from '../rfb/client/rfb-client.js';
 import { wholePicture } from '../rfb/client/whole-picture.js';
 import { oneOf } from '../targets/console-type.js';
 import type { ConsoleTarget } from '../targets/types.js';
@@ -105,11 +105,11 @@ async function capture(target: ConsoleTarget, password: string | undefined): Pro
   if (!readsPicture(target)) throw notAScreen(target);
   const stream = await target.dial({ signal, log: () => undefined });
   const framebuffer = new Framebuffer(0, 0);
-  let upstream: RfbUpstream | undefined;
+  let upstream: RfbConsoleClient | undefined;
   const onAbort = () => stream.destroy();
   signal.addEventListener('abort', onAbort, { once: true });
   try {
-    upstream = await RfbUpstream.connect(stream, framebuffer, { password, shared: true });
+    upstream = await RfbConsoleClient.connect(stream, framebuffer, { password, shared: true });
     await wholePicture(upstream, framebuffer);
   } catch (err) {
     if (signal.aborted) throw new VconsoleError(`no picture within ${SCREENSHOT_TIMEOUT_MS / 1000} s`, { cause: err });

@@ -15,7 +15,7 @@ export interface ShareFlags extends ExposureFlags {
   passwordFile?: string;
 }
 
-export function addShareOptions(command: Command, options: { viewerPassword: boolean }): Command {
+export function addShareOptions(command: Command, options: { clientPassword: boolean }): Command {
   command
     .option('--share', 'VNC: one console session shared by every viewer (nobody is kicked; viewers stay through console drops)')
     .option('--no-share', 'do not share, whatever defaults.share in the config file says')
@@ -25,7 +25,7 @@ export function addShareOptions(command: Command, options: { viewerPassword: boo
       'tcp/unix VNC servers that ask for a password: its first line (implies --share)',
       nonEmpty('a password file'),
     );
-  if (options.viewerPassword) {
+  if (options.clientPassword) {
     command.option(
       '--password-file <file>',
       'the password viewers must give, first line, 6 to 8 characters (implies --share; default on a non-loopback --listen: a generated one, printed once)',

@@ -6,7 +6,7 @@ import { AuthBackoff } from '../rfb/server/auth-backoff.js';
 import type { RfbHub } from '../rfb/hub/hub.js';
 import { ExposureGuard, INSECURE_EXPOSE_FLAG, refusesUnprotected } from './exposure.js';
 import { exposureWarning, isLoopback } from './flags.js';
-import { checkViewerPassword, generateVncPassword, readPasswordFile } from './password-file.js';
+import { checkClientPassword, generateVncPassword, readPasswordFile } from './password-file.js';
 import type { ShareFlags } from './share-flags.js';
 
 /** How the consoles of one command are shared, settled from its flags before anything listens. */
@@ -21,7 +21,7 @@ export interface Sharing {
   /** The hub that shares `session`'s console, if it is shared (under a serial wrapper or not). */
   hubOf(session: ConsoleSession): RfbHub | undefined;
   /** The password viewers must give; told to the user once, never logged. */
-  viewerPassword?: string;
+  clientPassword?: string;
   /** True when the password was made up here and must be shown once. */
   generated: boolean;
   /** True when serial and SPICE consoles are served beyond loopback without a password (opted in). */
@@ -36,17 +36,17 @@ export interface Sharing {
 export async function sharingFrom(
   flags: ShareFlags,
   listen: string,
-  options: { viewerPasswords: boolean } = { viewerPasswords: true },
+  options: { clientPasswords: boolean } = { clientPasswords: true },
 ): Promise<Sharing> {
   const share = Boolean(flags.share || flags.viewOnly || flags.vncPasswordFile || flags.passwordFile);
   const upstreamPassword = flags.vncPasswordFile === undefined ? undefined : readPasswordFile(flags.vncPasswordFile, '--vnc-password-file');
-  let viewerPassword =
+  let clientPassword =
     flags.passwordFile === undefined
       ? undefined
-      : checkViewerPassword(readPasswordFile(flags.passwordFile, '--password-file'), '--password-file', flags.passwordFile);
+      : checkClientPassword(readPasswordFile(flags.passwordFile, '--password-file'), '--password-file', flags.passwordFile);
   // `open` launches its own viewers, which could not know a made-up password.
-  const generated = options.viewerPasswords && share && viewerPassword === undefined && !isLoopback(listen);
-  if (generated) viewerPassword = generateVncPassword();
+  const generated = options.clientPasswords && share && clientPassword === undefined && !isLoopback(listen);
+  if (generated) clientPassword = generateVncPassword();
   const Hub = share ? (await import('../rfb/hub/hub.js')).RfbHub : undefined;
   // One back-off for every console of the command: guessing across its ports gains nothing.
   const authBackoff = new AuthBackoff();
@@ -57,11 +57,11 @@ export async function sharingFrom(
     return Hub && source instanceof Hub ? source : undefined;
   };
   return {
-    viewerPassword,
+    clientPassword,
     generated,
     insecureExposure: !isLoopback(listen) && Boolean(flags.insecureExposeUnauthenticated),
     wrap: (target) =>
-      Hub ? new Hub(guard(target), { upstreamPassword, viewerPassword, viewOnly: flags.viewOnly, authBackoff }) : guard(target),
+      Hub ? new Hub(guard(target), { upstreamPassword, clientPassword, viewOnly: flags.viewOnly, authBackoff }) : guard(target),
     follow: (session) => {
       hubOf(session)?.on('log', (level, message) => session.log(level, message));
       if (hubOf(session)) noteUnshared(session);
@@ -92,8 +92,8 @@ function noteUnshared(session: ConsoleSession): void {
 
 /** The one line that tells the user a generated viewer password (stderr, never a log). */
 export function passwordNotice(sharing: Sharing): string | undefined {
-  if (!sharing.generated || !sharing.viewerPassword) return undefined;
-  return `VNC password for viewers of this listener: ${sharing.viewerPassword} (shown once; give your own with --password-file)`;
+  if (!sharing.generated || !sharing.clientPassword) return undefined;
+  return `VNC password for viewers of this listener: ${sharing.clientPassword} (shown once; give your own with --password-file)`;
 }
 
 /**
@@ -103,6 +103,6 @@ export function passwordNotice(sharing: Sharing): string | undefined {
 export function exposureNotice(listen: string, sharing: Sharing): string | undefined {
   if (isLoopback(listen)) return undefined;
   const others = sharing.insecureExposure ? `; serial and SPICE consoles on it have no password at all (${INSECURE_EXPOSE_FLAG})` : '';
-  if (!sharing.viewerPassword) return `${exposureWarning(listen)}${others}`;
+  if (!sharing.clientPassword) return `${exposureWarning(listen)}${others}`;
   return `warning: listening on ${listen}: the VM console is reachable from the network; VNC viewers must give the VNC password${others}`;
 }

@@ -1,5 +1,5 @@
 import { Framebuffer } from '../rfb/wire/framebuffer.js';
-import { RfbUpstream } from '../rfb/client/rfb-client.js';
+import { RfbConsoleClient } from '../rfb/client/rfb-client.js';
 import { steppedConnection } from './replay-player.js';
 import type { ParsedRfbRecording } from './rfb-recording.js';
 
@@ -31,8 +31,8 @@ export async function recordedFrames(
   };
   for (const connection of recording.connections) {
     const feed = steppedConnection();
-    const connecting = RfbUpstream.connect(feed.stream, framebuffer, { password: 'replay', shared: true });
-    let client: RfbUpstream | undefined;
+    const connecting = RfbConsoleClient.connect(feed.stream, framebuffer, { password: 'replay', shared: true });
+    let client: RfbConsoleClient | undefined;
     connecting.then(
       (c) => (client = c),
       () => undefined,

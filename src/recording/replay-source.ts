@@ -5,8 +5,8 @@ import type { DialContext, UpstreamSource } from '../proxy/types.js';
 import type { AuthBackoff } from '../rfb/server/auth-backoff.js';
 import { duplexPair } from '../streams/duplex-pair.js';
 import { Framebuffer } from '../rfb/wire/framebuffer.js';
-import { RfbUpstream } from '../rfb/client/rfb-client.js';
-import { serveViewer } from '../rfb/server/rfb-server.js';
+import { RfbConsoleClient } from '../rfb/client/rfb-client.js';
+import { serveClient } from '../rfb/server/rfb-server.js';
 import { wholePicture } from '../rfb/client/whole-picture.js';
 import { playConnection } from './replay-player.js';
 import type { ParsedRfbRecording } from './rfb-recording.js';
@@ -17,15 +17,15 @@ import type { ParsedRfbRecording } from './rfb-recording.js';
  */
 const ANY_PASSWORD = 'replay';
 
-export interface ReplayViewerOptions {
-  /** Viewers must answer VNC authentication with this password (a replay on an exposed listener). */
+export interface ReplayClientOptions {
+  /** Clients must answer VNC authentication with this password (a replay on an exposed listener). */
   password?: string;
   /** Wrong passwords slowed per address. */
   authBackoff?: AuthBackoff;
 }
 
 /**
- * A VNC recording served as a console: every viewer that connects watches it from the start, at
+ * A VNC recording served as a console: every client that connects watches it from the start, at
  * `speed`, through vconsole's own RFB server (so any viewer works, whatever encodings it
  * speaks). The recording is decoded by the same RFB client that recorded it; a connection the
  * console dropped is followed by the next one, as the hub lived it; after the last one the
@@ -39,7 +39,7 @@ export class ReplaySource implements UpstreamSource {
   constructor(
     private readonly recording: ParsedRfbRecording,
     private readonly speed: number,
-    private readonly viewers: ReplayViewerOptions = {},
+    private readonly clients: ReplayClientOptions = {},
   ) {
     if (!recording.connections.some((c) => c.records.some((r) => r.kind === 'S'))) {
       throw new VconsoleError('the recording holds nothing the console sent', { hint: 'it was stopped before the console answered' });
@@ -50,14 +50,14 @@ export class ReplaySource implements UpstreamSource {
     return this.recording.head.name;
   }
 
-  /** Viewers from an address held back after wrong passwords are refused before any challenge. */
+  /** Clients from an address held back after wrong passwords are refused before any challenge. */
   turnsAway(peer: string): boolean {
-    return this.viewers.password !== undefined && this.viewers.authBackoff?.heldBack(peer) === true;
+    return this.clients.password !== undefined && this.clients.authBackoff?.heldBack(peer) === true;
   }
 
   async dial(context: DialContext): Promise<Duplex> {
     const framebuffer = new Framebuffer(0, 0);
-    const [viewerEnd, relayEnd] = duplexPair();
+    const [clientEnd, relayEnd] = duplexPair();
     let playback: Playback | undefined;
     const play = async () => {
       const started = new Playback(this.recording, this.speed, framebuffer, this.screens);
@@ -75,8 +75,8 @@ export class ReplaySource implements UpstreamSource {
     };
     relayEnd.once('close', () => playback?.stop());
     // Behind a password a stranger's connection costs no decoding and no screen: the recording
-    // plays once the viewer authenticated. Without one it plays before the viewer is served.
-    const authenticateFirst = this.viewers.password !== undefined;
+    // plays once the client authenticated. Without one it plays before the client is served.
+    const authenticateFirst = this.clients.password !== undefined;
     if (!authenticateFirst) await play();
     const afterAuthentication = async () => {
       try {
@@ -86,15 +86,15 @@ export class ReplaySource implements UpstreamSource {
         throw err;
       }
     };
-    const viewer = serveViewer(viewerEnd, {
+    const client = serveClient(clientEnd, {
       framebuffer,
       viewOnly: true,
       input: { key() {}, qemuKey() {}, pointer() {}, clipboard() {} },
-      password: this.viewers.password,
-      authGate: this.viewers.authBackoff?.gate(context.peer, (message) => context.log('warn', message)),
+      password: this.clients.password,
+      authGate: this.clients.authBackoff?.gate(context.peer, (message) => context.log('warn', message)),
       beforeServerInit: authenticateFirst ? afterAuthentication : undefined,
     });
-    viewer.once('close', () => playback?.stop());
+    client.once('close', () => playback?.stop());
     return relayEnd;
   }
 }
@@ -136,7 +136,7 @@ class ScreenPool {
 interface Playing {
   stream: Duplex;
   played: Promise<void>;
-  client: RfbUpstream;
+  client: RfbConsoleClient;
   last: boolean;
 }
 
@@ -210,7 +210,7 @@ class Playback {
       try {
         const admitScreen = (width: number, height: number) => this.screens.take(this, width, height);
         const client = await Promise.race([
-          RfbUpstream.connect(stream, this.framebuffer, { password: ANY_PASSWORD, shared: true, admitScreen }),
+          RfbConsoleClient.connect(stream, this.framebuffer, { password: ANY_PASSWORD, shared: true, admitScreen }),
           cutShort,
         ]);
         this.current = { stream, played, client, last };

@@ -1,4 +1,4 @@
-/** What a serial session keeps of its console's output while nobody looks: the last 1 MiB. */
+/** What a serial line keeps of its console's output while nobody looks: the last 1 MiB. */
 export const SCROLLBACK_BYTES = 1024 * 1024;
 
 /**

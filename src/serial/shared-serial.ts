@@ -2,7 +2,7 @@ import { Duplex } from 'node:stream';
 import { consoleKind } from '../console-kinds/index.js';
 import { describeError } from '../errors.js';
 import { SERIAL_CLIENT_BACKLOG_BYTES, SERIAL_CLIENT_BEHIND_BYTES, SERIAL_CLIENT_STALL_MS } from '../limits.js';
-import { SerialSession, type SerialSessionOptions } from './serial-session.js';
+import { SerialLine, type SerialLineOptions } from './serial-line.js';
 import { SharedSource } from '../proxy/shared-source.js';
 import type { DialContext, LogLevel, UpstreamSource } from '../proxy/types.js';
 
@@ -29,15 +29,15 @@ export class SharedSerialSource extends SharedSource<SharedSerialEvents> {
     return consoleKind(consoleType)?.sharing === 'serial-line';
   }
 
-  private line?: SerialSession;
-  private starting?: Promise<SerialSession>;
+  private line?: SerialLine;
+  private starting?: Promise<SerialLine>;
   private readonly clients = new Set<Duplex>();
   /** Clients whose unread output passed SERIAL_CLIENT_BEHIND_BYTES: the line is not read while there are any. */
   private readonly behind = new Set<Duplex>();
 
   constructor(
     inner: UpstreamSource,
-    private readonly options: SerialSessionOptions = {},
+    private readonly options: SerialLineOptions = {},
   ) {
     super(inner);
   }
@@ -129,7 +129,7 @@ export class SharedSerialSource extends SharedSource<SharedSerialEvents> {
   }
 
   /** The open line, or one being opened; `checked`: the pre-flight has just run. */
-  private open(checked = false): Promise<SerialSession> {
+  private open(checked = false): Promise<SerialLine> {
     if (this.starting) return this.starting;
     if (this.line && this.line.currentState !== 'closed') return Promise.resolve(this.line);
     this.starting = this.start(checked).finally(() => {
@@ -138,8 +138,8 @@ export class SharedSerialSource extends SharedSource<SharedSerialEvents> {
     return this.starting;
   }
 
-  private async start(checked: boolean): Promise<SerialSession> {
-    const line = new SerialSession(this.inner, this.options);
+  private async start(checked: boolean): Promise<SerialLine> {
+    const line = new SerialLine(this.inner, this.options);
     // Known at once, so that a cancel or release while it is still dialling closes it.
     this.line = line;
     line.on('log', (level, message) => this.emit('log', level, message));

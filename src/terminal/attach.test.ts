@@ -1,17 +1,17 @@
 import net from 'node:net';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SerialSession } from '../serial/serial-session.js';
+import { SerialLine } from '../serial/serial-line.js';
 import { attachTerminal } from './attach.js';
 import { DEFAULT_ESCAPE } from './escape-key.js';
 
-/** A serial session over a real socket: `vm()` is the VM's end of the line once dialled. */
-async function serialOverSocket(): Promise<{ session: SerialSession; vm: () => Promise<net.Socket>; close(): void }> {
+/** A serial line over a real socket: `vm()` is the VM's end of the line once dialled. */
+async function serialOverSocket(): Promise<{ line: SerialLine; vm: () => Promise<net.Socket>; close(): void }> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
   const vm = new Promise<net.Socket>((resolve) => server.once('connection', resolve));
-  const session = new SerialSession({
+  const line = new SerialLine({
     name: 'vm-a',
     provider: 'test',
     dial: () =>
@@ -20,12 +20,12 @@ async function serialOverSocket(): Promise<{ session: SerialSession; vm: () => P
         socket.once('error', reject);
       }),
   });
-  await session.start();
+  await line.start();
   return {
-    session,
+    line,
     vm: () => vm,
     close: () => {
-      session.close();
+      line.close();
       server.close();
       void vm.then((s) => s.destroy());
     },
@@ -51,14 +51,14 @@ afterEach(() => {
 
 describe('attachTerminal', () => {
   it('carries bytes both ways, Ctrl+C included, and detaches on the escape without sending it', async () => {
-    const line = await serialOverSocket();
-    cleanups.push(line.close);
-    const vm = await line.vm();
+    const serial = await serialOverSocket();
+    cleanups.push(serial.close);
+    const vm = await serial.vm();
     const input = new PassThrough();
     const output = new PassThrough();
     const screen = collect(output);
     const vmReceived = collect(vm);
-    const attachment = attachTerminal({ input, output, session: line.session, escape: DEFAULT_ESCAPE });
+    const attachment = attachTerminal({ input, output, line: serial.line, escape: DEFAULT_ESCAPE });
 
     vm.write('login: ');
     await until(() => screen() === 'login: ');
@@ -68,38 +68,38 @@ describe('attachTerminal', () => {
     expect(await attachment.done).toEqual({ reason: 'escape' });
     await until(() => vmReceived().endsWith('ls'));
     expect(vmReceived()).toBe('root\r\x03ls');
-    expect(line.session.currentState).toBe('open');
+    expect(serial.line.currentState).toBe('open');
   });
 
   it('replays what the VM printed while detached, then goes on live', async () => {
-    const line = await serialOverSocket();
-    cleanups.push(line.close);
-    const vm = await line.vm();
+    const serial = await serialOverSocket();
+    cleanups.push(serial.close);
+    const vm = await serial.vm();
     vm.write('kernel panic\r\n');
-    await until(() => line.session.scrollback.length === 14);
+    await until(() => serial.line.scrollback.length === 14);
     const output = new PassThrough();
     const screen = collect(output);
-    attachTerminal({ input: new PassThrough(), output, session: line.session, replay: line.session.scrollback.contents() });
+    attachTerminal({ input: new PassThrough(), output, line: serial.line, replay: serial.line.scrollback.contents() });
     vm.write('login: ');
     await until(() => screen() === 'kernel panic\r\nlogin: ');
   });
 
   it('ends when the console closes', async () => {
-    const line = await serialOverSocket();
-    cleanups.push(line.close);
-    const attachment = attachTerminal({ input: new PassThrough(), output: new PassThrough(), session: line.session });
-    (await line.vm()).end('bye\r\n');
+    const serial = await serialOverSocket();
+    cleanups.push(serial.close);
+    const attachment = attachTerminal({ input: new PassThrough(), output: new PassThrough(), line: serial.line });
+    (await serial.vm()).end('bye\r\n');
     const result = await attachment.done;
     expect(result.reason).toBe('console-closed');
     expect(result.error?.message).toMatch(/the console closed/);
   });
 
   it('has no escape when none is given: every byte goes to the VM, the end of input ends it', async () => {
-    const line = await serialOverSocket();
-    cleanups.push(line.close);
-    const vmReceived = collect(await line.vm());
+    const serial = await serialOverSocket();
+    cleanups.push(serial.close);
+    const vmReceived = collect(await serial.vm());
     const input = new PassThrough();
-    const attachment = attachTerminal({ input, output: new PassThrough(), session: line.session });
+    const attachment = attachTerminal({ input, output: new PassThrough(), line: serial.line });
     input.end(Buffer.from([0x1d, 0x41]));
     expect((await attachment.done).reason).toBe('input-ended');
     await until(() => vmReceived().length === 2);

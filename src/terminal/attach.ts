@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Duplex, Readable, Writable } from 'node:stream';
 import type { EscapeKey } from './escape-key.js';
 
-/** What a terminal attaches to: a serial line (SerialSession) or a stream made to look like one. */
+/** What a terminal attaches to: a serial line (SerialLine) or a stream made to look like one. */
 export interface AttachableLine {
   write(bytes: Buffer): unknown;
   on(event: 'output', listener: (chunk: Buffer) => void): unknown;
@@ -32,7 +32,7 @@ export interface AttachOptions {
   /** Where the console's output goes. */
   output: Writable;
   /** The serial console, open. */
-  session: AttachableLine;
+  line: AttachableLine;
   /** Typing it detaches; undefined: no escape (input from a pipe). */
   escape?: EscapeKey;
   /** Written to `output` first: what the VM printed while nobody was attached. */
@@ -49,10 +49,10 @@ export interface Attachment {
 /**
  * Joins a terminal (or a pipe) to a serial console: what is typed goes to the VM, byte for
  * byte (Ctrl+C included), until the escape key; what the VM prints goes to `output`. Leaves
- * the session open on detach: the caller decides whether it lives on (TUI) or closes.
+ * the line open on detach: the caller decides whether it lives on (TUI) or closes.
  */
 export function attachTerminal(options: AttachOptions): Attachment {
-  const { input, output, session, escape: escapeKey } = options;
+  const { input, output, line, escape: escapeKey } = options;
   let finish!: (result: { reason: DetachReason; error?: Error }) => void;
   const done = new Promise<{ reason: DetachReason; error?: Error }>((resolve) => {
     finish = resolve;
@@ -63,10 +63,10 @@ export function attachTerminal(options: AttachOptions): Attachment {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     const at = escapeKey ? bytes.indexOf(escapeKey.byte) : -1;
     if (at === -1) {
-      session.write(bytes);
+      line.write(bytes);
       return;
     }
-    if (at > 0) session.write(bytes.subarray(0, at));
+    if (at > 0) line.write(bytes.subarray(0, at));
     end({ reason: 'escape' });
   };
   const onOutput = (chunk: Buffer) => {
@@ -80,15 +80,15 @@ export function attachTerminal(options: AttachOptions): Attachment {
     ended = true;
     input.off('data', onInput);
     input.off('end', onInputEnd);
-    session.off('output', onOutput);
-    session.off('end', onEnd);
+    line.off('output', onOutput);
+    line.off('end', onEnd);
     input.pause();
     finish(result);
   }
 
   if (options.replay && options.replay.length > 0) output.write(options.replay);
-  session.on('output', onOutput);
-  session.on('end', onEnd);
+  line.on('output', onOutput);
+  line.on('end', onEnd);
   input.on('data', onInput);
   input.on('end', onInputEnd);
   input.resume();

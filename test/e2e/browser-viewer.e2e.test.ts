@@ -135,14 +135,14 @@ describe.skipIf(demoGate.skip)(gatedTitle('browser viewer: the demo consoles in 
     async () => {
       // vconsole's own RFB server (the hub's), in process, to see what the page sends.
       const { Framebuffer } = await import('../../src/rfb/wire/framebuffer.js');
-      const { serveViewer } = await import('../../src/rfb/server/rfb-server.js');
-      type Session = ReturnType<typeof serveViewer>;
+      const { serveClient } = await import('../../src/rfb/server/rfb-server.js');
+      type Served = ReturnType<typeof serveClient>;
       const pasted: string[] = [];
       const keysDown: number[] = [];
-      const sessions: Session[] = [];
+      const served: Served[] = [];
       const rfbServer = net.createServer((socket) => {
-        sessions.push(
-          serveViewer(socket, {
+        served.push(
+          serveClient(socket, {
             framebuffer: new Framebuffer(320, 200, 'clip'),
             input: {
               key: (down, keysym) => (down ? keysDown.push(keysym) : undefined),
@@ -163,7 +163,7 @@ describe.skipIf(demoGate.skip)(gatedTitle('browser viewer: the demo consoles in 
         });
         await waitForPageState(page, 'connected');
         await page.click('#toolbar button:nth-of-type(2)'); // Clipboard
-        sessions[0].clipboard('copied in the VM');
+        served[0].clipboard('copied in the VM');
         await page.waitForFunction(() => document.querySelector('textarea')?.value === 'copied in the VM', { timeout: 30_000 });
         await page.$eval('textarea', (area) => (area.value = ''));
         await page.type('#clipboard textarea', 'typed in the browser');
@@ -178,7 +178,7 @@ describe.skipIf(demoGate.skip)(gatedTitle('browser viewer: the demo consoles in 
         await harness.viewers.stop(7);
       } finally {
         rfbServer.close();
-        for (const session of sessions) session.close();
+        for (const client of served) client.close();
       }
     },
     E2E_TEST_TIMEOUT_MS,

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVconsole, type RunningVconsole } from '../support/cli.js';
 import { serveHandshake, startScriptedServer, update, type RfbPeer } from '../support/fake-rfb-server.js';
-import { discardingViewer, peakMemoryMiB } from '../support/hostile-peers.js';
+import { discardingClient, peakMemoryMiB } from '../support/hostile-peers.js';
 import { tightFillFlood } from '../support/hostile-rfb.js';
 import { waitFor } from '../support/wait.js';
 import { awaitSocketFile } from './support/net.js';
@@ -67,7 +67,7 @@ describe.skipIf(gate.skip)(gatedTitle('proxy --share: real QEMU beside a hostile
       await waitFor(() => sent >= 1, 'the flood under way', 30_000);
       for (let round = 0; round < 3; round++) {
         const asked = performance.now();
-        const viewer = await discardingViewer(qemuPort);
+        const viewer = await discardingClient(qemuPort);
         await viewer.firstUpdate;
         viewer.socket.destroy();
         expect(viewer.width, "QEMU's screen").toBeLessThan(1024);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubevirtFixture, SessionEvent } from '../fixtures/kubevirt-api.js';
 import { BANNER_BACKGROUND } from '../../src/rfb/hub/banner.js';
 import { Framebuffer } from '../../src/rfb/wire/framebuffer.js';
-import { RfbUpstream } from '../../src/rfb/client/rfb-client.js';
+import { RfbConsoleClient } from '../../src/rfb/client/rfb-client.js';
 import { countLit, type RgbImage } from './support/images.js';
 import { awaitSocketFile } from './support/net.js';
 import { pollFor } from './support/poll.js';
@@ -153,7 +153,7 @@ describe.skipIf(gate.skip)(gatedTitle('RFB hub through the KubeVirt fixture to Q
       const proxy = await startProxy(lab, ['vm-a'], ['--share', '--kubeconfig', kubeconfig]);
       const socket = net.connect({ host: '127.0.0.1', port: proxy.ports[0].port });
       const framebuffer = new Framebuffer(0, 0);
-      const client = await RfbUpstream.connect(socket, framebuffer, { shared: false });
+      const client = await RfbConsoleClient.connect(socket, framebuffer, { shared: false });
       let closedBy: Error | undefined | 'open' = 'open';
       client.on('close', (err) => (closedBy = err));
       const pixel = () => (framebuffer.width > 2 ? framebuffer.pixels.readUInt32LE((20 * framebuffer.width + 2) * 4) & 0xffffff : -1);

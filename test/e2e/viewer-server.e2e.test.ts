@@ -4,7 +4,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Framebuffer } from '../../src/rfb/wire/framebuffer.js';
-import { serveViewer, type ViewerServerOptions } from '../../src/rfb/server/rfb-server.js';
+import { serveClient, type RfbServerOptions } from '../../src/rfb/server/rfb-server.js';
 import { readImage, type RgbImage } from './support/images.js';
 import { pollFor } from './support/poll.js';
 import { ProcessLab, runProgram } from './support/processes.js';
@@ -13,7 +13,7 @@ import { takeVncSnapshot } from './support/vncsnapshot.js';
 import { awaitWindow, grabScreen, startXvfb, type XServer } from './support/xvfb.js';
 
 // Real viewers (vncsnapshot: TightVNC's code, its own pixel format; TigerVNC's vncviewer) read
-// a Framebuffer painted here through serveViewer: the hub's local server, without any upstream.
+// a Framebuffer painted here through serveClient: the hub's local server, without any upstream.
 const gate = requireTools(['vncsnapshot', 'vncviewer', 'vncpasswd', 'Xvfb', 'xwininfo', 'xdotool', 'import', 'convert']);
 
 const QUADRANTS: Array<{ x: number; y: number; rgb: number }> = [
@@ -46,7 +46,7 @@ function expectQuadrants(image: RgbImage, left = 0, top = 0): void {
   }
 }
 
-describe.skipIf(gate.skip)(gatedTitle('real viewers against the hub viewer server', gate), () => {
+describe.skipIf(gate.skip)(gatedTitle("real viewers against the hub's RFB server", gate), () => {
   const lab = new ProcessLab();
   let dir: string;
   const events: string[] = [];
@@ -54,9 +54,9 @@ describe.skipIf(gate.skip)(gatedTitle('real viewers against the hub viewer serve
   const fb = new Framebuffer(320, 240, 'vm-hub');
   paintQuadrants(fb);
 
-  async function listen(options: Partial<ViewerServerOptions>): Promise<number> {
+  async function listen(options: Partial<RfbServerOptions>): Promise<number> {
     const server = net.createServer((socket) => {
-      serveViewer(socket, {
+      serveClient(socket, {
         framebuffer: fb,
         input: {
           key: (down, keysym) => events.push(`key ${keysym}`),

@@ -5,7 +5,7 @@ import { VconsoleError } from '../../src/errors.js';
 import { steppedConnection } from '../../src/recording/replay-player.js';
 import { Framebuffer } from '../../src/rfb/wire/framebuffer.js';
 import { encodeServerInit } from '../../src/rfb/wire/rfb-wire.js';
-import { RfbUpstream } from '../../src/rfb/client/rfb-client.js';
+import { RfbConsoleClient } from '../../src/rfb/client/rfb-client.js';
 import { MAX_SCREEN_SIDE } from '../../src/rfb/client/handshake.js';
 import { update } from '../support/fake-rfb-server.js';
 import { fuzz, within } from './fuzz-harness.js';
@@ -13,7 +13,7 @@ import { fuzz, within } from './fuzz-harness.js';
 // Hostile RFB servers, generated: a handshake, then framebuffer updates in every encoding
 // vconsole decodes (and some it does not) with hostile parameters: rectangles off the screen or
 // larger than it, lengths that lie, corrupt zlib, palettes and runs past their ends, resizes.
-// Whatever comes, RfbUpstream must end in its own error values (never a throw out of the
+// Whatever comes, RfbConsoleClient must end in its own error values (never a throw out of the
 // parser), within a bounded time, holding a bounded screen.
 
 const u16 = fc.integer({ min: 0, max: 0xffff });
@@ -117,17 +117,17 @@ const serverStream = fc
   .tuple(fc.integer({ min: 0, max: 255 }), handshake, fc.array(message, { maxLength: 6 }))
   .map(([chunk, hello, messages]) => Buffer.concat([Buffer.from([chunk]), hello, ...messages]));
 
-/** Plays `input` as a server stream into RfbUpstream; throws what breaks the rules. */
+/** Plays `input` as a server stream into RfbConsoleClient; throws what breaks the rules. */
 async function decodeStream(input: Buffer): Promise<void> {
   const chunk = input[0] || input.length;
   const stream = input.subarray(1);
   const feed = steppedConnection();
   const fb = new Framebuffer(0, 0);
-  let client: RfbUpstream | undefined;
+  let client: RfbConsoleClient | undefined;
   let failure: unknown;
   // The per-second budget is lifted: a case's time then measures the work the decoder does,
   // not how long the budget makes a flood wait.
-  const connecting = RfbUpstream.connect(feed.stream, fb, { password: 'x', budget: { perSecond: Number.MAX_SAFE_INTEGER } }).then(
+  const connecting = RfbConsoleClient.connect(feed.stream, fb, { password: 'x', budget: { perSecond: Number.MAX_SAFE_INTEGER } }).then(
     (c) => {
       client = c;
       c.on('close', (err) => {
@@ -157,7 +157,7 @@ async function decodeStream(input: Buffer): Promise<void> {
   if (elapsed > 3000) throw new Error(`one stream took ${Math.round(elapsed)} ms`);
 }
 
-describe('fuzz: RFB server streams into RfbUpstream', () => {
+describe('fuzz: RFB server streams into RfbConsoleClient', () => {
   it('ends every generated stream in an error value or a picture, in bounded time and screen', async () => {
     await fuzz('rfb-server', serverStream, decodeStream, 1500);
   }, 60_000);

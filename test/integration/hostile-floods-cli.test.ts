@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startVconsole, type RunningVconsole } from '../support/cli.js';
 import { serveHandshake, startScriptedServer, update, type RfbPeer } from '../support/fake-rfb-server.js';
-import { discardingViewer, peakMemoryMiB } from '../support/hostile-peers.js';
+import { discardingClient, peakMemoryMiB } from '../support/hostile-peers.js';
 import { desktopSizeFlaps, hextileOneByteTiles, tightFillFlood, zrleBomb } from '../support/hostile-rfb.js';
 import { waitFor } from '../support/wait.js';
 
@@ -65,7 +65,7 @@ describe('proxy --share beside a hostile console', () => {
     await waitFor(() => hostile.sent() >= 1, 'the flood under way', 20_000);
     for (let round = 0; round < 3; round++) {
       const asked = performance.now();
-      const viewer = await discardingViewer(healthyPort);
+      const viewer = await discardingClient(healthyPort);
       viewer.socket.destroy();
       expect(performance.now() - asked, 'the healthy console answered within').toBeLessThan(1500);
     }

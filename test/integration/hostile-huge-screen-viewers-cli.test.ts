@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startVconsole, type RunningVconsole } from '../support/cli.js';
 import { serveHandshake, startScriptedServer, update, type RfbPeer } from '../support/fake-rfb-server.js';
-import { churningViewer, discardingViewer, peakMemoryMiB } from '../support/hostile-peers.js';
+import { churningClient, discardingClient, peakMemoryMiB } from '../support/hostile-peers.js';
 import { waitFor } from '../support/wait.js';
 
 // The viewer side of the hub under a hostile console: an 8192x8192 screen filled anew on every
@@ -43,8 +43,8 @@ describe('proxy --share with viewers of a hostile 8192x8192 console', () => {
     const lines = await proxy.jsonLines(2, 30_000);
     const healthyPort = lines.find((l) => l.target === 'demo:vm-a')?.port as number;
     const sharedPort = lines.find((l) => l.target !== 'demo:vm-a')?.port as number;
-    const viewers: Array<Awaited<ReturnType<typeof churningViewer>>> = [];
-    for (let i = 0; i < 4; i++) viewers.push(await churningViewer(sharedPort));
+    const viewers: Array<Awaited<ReturnType<typeof churningClient>>> = [];
+    for (let i = 0; i < 4; i++) viewers.push(await churningClient(sharedPort));
     cleanup.push(() => viewers.forEach((v) => v.socket.destroy()));
     // Under way: each viewer was sent more than one whole screen of the churning console.
     await waitFor(() => viewers.every((v) => v.pixels() > SIDE * SIDE), 'the viewers following the churn', 60_000);
@@ -54,7 +54,7 @@ describe('proxy --share with viewers of a hostile 8192x8192 console', () => {
     let slowest = 0;
     while (performance.now() - probing < 6000) {
       const asked = performance.now();
-      const viewer = await discardingViewer(healthyPort);
+      const viewer = await discardingClient(healthyPort);
       viewer.socket.destroy();
       slowest = Math.max(slowest, performance.now() - asked);
     }

@@ -69,7 +69,7 @@ async function hostileConsole(flood: (peer: RfbPeer) => Promise<void>) {
  * A viewer that completes the handshake (security None) and never reads a byte; it keeps
  * asking for updates, as a hostile one would.
  */
-function nonReadingViewer(port: number): net.Socket {
+function nonReadingClient(port: number): net.Socket {
   const socket = net.connect(port, '127.0.0.1');
   cleanup.push(() => socket.destroy());
   socket.pause();
@@ -90,7 +90,7 @@ async function sharedProxy(port: number, env: NodeJS.ProcessEnv = {}) {
   return { proxy, port: line.port as number };
 }
 
-async function goodViewer(port: number) {
+async function goodClient(port: number) {
   return liveScreen(net.connect(port, '127.0.0.1'), { shared: true }, cleanup);
 }
 
@@ -108,9 +108,9 @@ describe('proxy --share with hostile peers', () => {
       await send(peer, screenIn(0x00ff00));
     });
     const { proxy, port } = await sharedProxy(console_.port, { VCONSOLE_VIEWER_STALL_MS: '1500' });
-    const good = await goodViewer(port);
+    const good = await goodClient(port);
     await waitFor(() => pixelAt(good.framebuffer, 1, 1) === 0x808080, 'the first picture');
-    const hostile = nonReadingViewer(port);
+    const hostile = nonReadingClient(port);
     await proxy.waitForStderr(/client 2 connected/);
     const before = peakRss(proxy.process.pid!);
     go();
@@ -147,7 +147,7 @@ describe('proxy --share with hostile peers', () => {
       await new Promise<void>((resolve) => peer.socket.once('close', () => resolve()));
     });
     const { proxy, port } = await sharedProxy(console_.port);
-    const good = await goodViewer(port);
+    const good = await goodClient(port);
     await waitFor(() => pixelAt(good.framebuffer, 1, 1) === 0x808080, 'the first picture');
     const peer = await stalledPeer;
     const flooder = net.connect(port, '127.0.0.1');
@@ -187,7 +187,7 @@ describe('proxy --share with hostile peers', () => {
     expect(line.target).toBe('demo:vm-a');
     // Printed as soon as the demo was ready, not after the silent one gave up.
     expect(proxy.stderr()).not.toContain('timed out');
-    const good = await goodViewer(line.port as number);
+    const good = await goodClient(line.port as number);
     await waitFor(() => good.framebuffer.width > 0 && pixelAt(good.framebuffer, 1, 1) !== -1, 'the demo picture');
     await proxy.waitForStderr(/timed out: the console sent no whole picture within 8 s/, 30_000);
     expect(proxy.stderr()).toContain(`[${target}] error: timed out: the console sent no whole picture within 8 s`);
@@ -220,7 +220,7 @@ describe('proxy --share with hostile peers', () => {
   it('serves 11 viewers without a MaxListenersExceededWarning', async () => {
     const proxy = start(['proxy', 'demo:vm-a', '--share']);
     const port = (await proxy.jsonLines(1))[0].port as number;
-    const views = await Promise.all(Array.from({ length: 11 }, () => goodViewer(port)));
+    const views = await Promise.all(Array.from({ length: 11 }, () => goodClient(port)));
     await waitFor(() => views.every((v) => v.framebuffer.width > 0 && pixelAt(v.framebuffer, 1, 1) !== -1), 'eleven pictures');
     // A line logged after all eleven are served: a warning about them would have come before it.
     views[0].client.close();
@@ -243,7 +243,7 @@ describe('proxy --share with hostile peers', () => {
     for (const socket of silent) socket.once('close', () => closed++);
     await waitFor(() => closed === silent.length, 'every silent connection closed', 30_000);
     expect(proxy.stderr()).toMatch(/viewer from 127\.0\.0\.1:\d+ disconnected: it finished no VNC handshake within 1 s/);
-    const good = await goodViewer(port);
+    const good = await goodClient(port);
     await waitFor(() => good.framebuffer.width > 0 && pixelAt(good.framebuffer, 1, 1) !== -1, 'a picture for a viewer that does speak');
   }, 60_000);
 });

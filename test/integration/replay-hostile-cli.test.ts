@@ -8,7 +8,7 @@ import { encodeServerInit } from '../../src/rfb/wire/rfb-wire.js';
 import { runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
 import { picture, update } from '../support/fake-rfb-server.js';
 import { tightFillFlood } from '../support/hostile-rfb.js';
-import { discardingViewer, peakMemoryMiB } from '../support/hostile-peers.js';
+import { discardingClient, peakMemoryMiB } from '../support/hostile-peers.js';
 import { liveScreen, pixelAt } from '../support/live-screen.js';
 import { waitFor } from '../support/wait.js';
 import { ByteReader, expectedVncResponse } from '../support/rfb-client.js';
@@ -112,7 +112,7 @@ describe('replay of a hostile recording', () => {
     const replay = startVconsole(['replay', file]);
     running.push(replay);
     const [line] = await replay.jsonLines(1);
-    const viewers = await Promise.allSettled(Array.from({ length: 6 }, () => discardingViewer(line.port as number)));
+    const viewers = await Promise.allSettled(Array.from({ length: 6 }, () => discardingClient(line.port as number)));
     for (const viewer of viewers) if (viewer.status === 'fulfilled') cleanup.push(() => viewer.value.socket.destroy());
     await replay.waitForStderr(/does not fit beside the 1 other viewers of this replay/, 30_000);
     expect(peakMemoryMiB(replay.process.pid ?? 0)).toBeLessThan(1200);

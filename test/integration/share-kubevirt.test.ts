@@ -2,7 +2,7 @@ import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { Framebuffer } from '../../src/rfb/wire/framebuffer.js';
-import { RfbUpstream } from '../../src/rfb/client/rfb-client.js';
+import { RfbConsoleClient } from '../../src/rfb/client/rfb-client.js';
 import { startKubevirtFixture, type KubevirtFixture, type SessionEvent } from '../fixtures/kubevirt-api.js';
 import { startVconsole, type RunningVconsole } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
@@ -37,7 +37,7 @@ describe('proxy --share against the KubeVirt API', () => {
     const [{ port }] = await proxy.jsonLines(1);
     const socket = net.connect({ host: '127.0.0.1', port: port as number });
     const framebuffer = new Framebuffer(0, 0);
-    const viewer = await RfbUpstream.connect(socket, framebuffer);
+    const viewer = await RfbConsoleClient.connect(socket, framebuffer);
     cleanup.push(() => viewer.close());
     await waitFor(() => framebuffer.width === 800, 'the shared screen');
 

@@ -1,13 +1,13 @@
 /**
  * What the decoder tests (src/rfb/client/decoders/*.test.ts) share: a scripted server that
  * sends encodings laid out by hand as RFC 6143 (and the Tight/ZRLE specs) describe them, to an
- * RfbUpstream decoding into a Framebuffer, under each of two decoding budgets (all at once, and
+ * RfbConsoleClient decoding into a Framebuffer, under each of two decoding budgets (all at once, and
  * one row or tile a turn: a rectangle cut across many turns, as a flood is, draws the same
  * picture); and the pixels and pictures to compare with.
  */
 import { picture, serveHandshake, startScriptedServer, type RfbPeer } from './fake-rfb-server.js';
 import type { DecodeBudgetOptions } from '../../src/rfb/client/decode-budget.js';
-import { RfbUpstream } from '../../src/rfb/client/rfb-client.js';
+import { RfbConsoleClient } from '../../src/rfb/client/rfb-client.js';
 import { Framebuffer } from '../../src/rfb/wire/framebuffer.js';
 import type { Rect } from '../../src/rfb/wire/geometry.js';
 
@@ -50,7 +50,7 @@ export async function decodingSession(
   });
   cleanups.push(() => server.close());
   const fb = new Framebuffer(1, 1);
-  const client = await RfbUpstream.connect(server.dial(), fb, { budget });
+  const client = await RfbConsoleClient.connect(server.dial(), fb, { budget });
   cleanups.push(() => client.close());
   let error: Error | undefined;
   client.on('close', (err) => (error = err));

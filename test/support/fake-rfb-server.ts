@@ -51,7 +51,7 @@ export function u32(value: number): Buffer {
 }
 
 /**
- * The server side of a 3.8 handshake with security None, then reads what RfbUpstream sends
+ * The server side of a 3.8 handshake with security None, then reads what RfbConsoleClient sends
  * at once (SetPixelFormat, SetEncodings, the first update request); returns the encodings.
  */
 export async function serveHandshake(peer: RfbPeer, width: number, height: number, name = 'fake'): Promise<number[]> {

@@ -1,6 +1,6 @@
 /**
  * What the hostile-peer CLI tests measure from outside a vconsole process: its peak memory
- * (VmHWM, the high-water mark of its resident set) and a minimal VNC viewer that costs the test
+ * (VmHWM, the high-water mark of its resident set) and a minimal VNC client that costs the test
  * process nothing (it asks for ZRLE and throws the bytes away).
  */
 import fs from 'node:fs';
@@ -16,18 +16,18 @@ export function peakMemoryMiB(pid: number): number {
 }
 
 /**
- * Connects as a VNC viewer (security None), asks for ZRLE and a whole picture, and discards
+ * Connects as a VNC client (security None), asks for ZRLE and a whole picture, and discards
  * whatever comes. Resolves with the socket once ServerInit arrived, with the screen's size and
  * a promise of the first bytes of the picture.
  */
-export async function discardingViewer(
+export async function discardingClient(
   port: number,
 ): Promise<{ socket: net.Socket; width: number; height: number; firstUpdate: Promise<void> }> {
   const socket = net.connect(port, '127.0.0.1');
   socket.on('error', () => undefined);
   const reader = new ByteReader(socket);
   const read = (size: number) => reader.read(size, 20_000, 'vconsole');
-  const init = await handshakeAsViewer(socket, read);
+  const init = await handshakeAsClient(socket, read);
   const encodings = Buffer.from([2, 0, 0, 1, 0, 0, 0, 16]);
   const request = Buffer.from([3, 0, 0, 0, 0, 0, init[0], init[1], init[2], init[3]]);
   socket.write(Buffer.concat([encodings, request]));
@@ -39,17 +39,17 @@ export async function discardingViewer(
 }
 
 /**
- * A viewer that keeps the hub encoding: it asks for ZRLE and the whole screen, and after each
+ * A client that keeps the hub encoding: it asks for ZRLE and the whole screen, and after each
  * FramebufferUpdate asks again, reading only the framing (a ZRLE rectangle's data is skipped by
  * its length, so following a huge screen costs the test process next to nothing). Counts the
  * updates and the pixels they carried.
  */
-export async function churningViewer(port: number): Promise<{ socket: net.Socket; updates: () => number; pixels: () => number }> {
+export async function churningClient(port: number): Promise<{ socket: net.Socket; updates: () => number; pixels: () => number }> {
   const socket = net.connect(port, '127.0.0.1');
   socket.on('error', () => undefined);
   const reader = new ByteReader(socket);
   const read = (size: number) => reader.read(size, 60_000, 'vconsole');
-  const init = await handshakeAsViewer(socket, read);
+  const init = await handshakeAsClient(socket, read);
   const request = (incremental: number) => Buffer.from([3, incremental, 0, 0, 0, 0, init[0], init[1], init[2], init[3]]);
   socket.write(Buffer.concat([Buffer.from([2, 0, 0, 1, 0, 0, 0, 16]), request(0)]));
   let updates = 0;
@@ -72,7 +72,7 @@ export async function churningViewer(port: number): Promise<{ socket: net.Socket
 }
 
 /** RFB 3.8 with security None, shared: returns ServerInit's first 24 bytes (the name is read and dropped). */
-async function handshakeAsViewer(socket: net.Socket, read: (size: number) => Promise<Buffer>): Promise<Buffer> {
+async function handshakeAsClient(socket: net.Socket, read: (size: number) => Promise<Buffer>): Promise<Buffer> {
   await read(12);
   socket.write('RFB 003.008\n');
   const types = await read((await read(1))[0]);

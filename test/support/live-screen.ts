@@ -1,15 +1,15 @@
 import type { Duplex } from 'node:stream';
 import { Framebuffer } from '../../src/rfb/wire/framebuffer.js';
-import { RfbUpstream, type RfbUpstreamOptions } from '../../src/rfb/client/rfb-client.js';
+import { RfbConsoleClient, type RfbConsoleClientOptions } from '../../src/rfb/client/rfb-client.js';
 
 /**
  * A VNC client that keeps its picture current, as a viewer does: connects over `stream` and
  * asks for update after update until it is closed (added to `cleanup`).
  */
-export async function liveScreen(stream: Duplex, options: RfbUpstreamOptions, cleanup: (() => unknown)[]) {
+export async function liveScreen(stream: Duplex, options: RfbConsoleClientOptions, cleanup: (() => unknown)[]) {
   cleanup.push(() => stream.destroy());
   const framebuffer = new Framebuffer(0, 0);
-  const client = await RfbUpstream.connect(stream, framebuffer, options);
+  const client = await RfbConsoleClient.connect(stream, framebuffer, options);
   let closed = false;
   client.on('close', () => (closed = true));
   cleanup.push(() => client.close());

@@ -66,7 +66,7 @@ export class OpenActions {
     // The PNG encoder loads on the first screenshot, not before the first viewer starts.
     const { saveSessionScreenshot } = await import('./screenshot.js');
     const file = await saveSessionScreenshot(session.snapshot(), {
-      password: this.run.settings.sharing.viewerPassword,
+      password: this.run.settings.sharing.clientPassword,
       exclusive: session.source.exclusive,
     });
     return `${session.name}: screenshot saved to ${file}`;

@@ -42,7 +42,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const ports = consecutivePorts(flags.port, targets.length);
   const listen = listenAddressFrom(flags.listen, config);
   const sharing = await sharingFrom(withRecordSharing(withShareDefault(withGridSharing(flags), config.defaults.share)), listen, {
-    viewerPasswords: false,
+    clientPasswords: false,
   });
   const recording = await recordingFrom(flags);
   const system = systemViewerEnvironment();

@@ -56,7 +56,7 @@ describe('OpenRun', () => {
         options,
         listen: '127.0.0.1',
         ports: [],
-        sharing: await sharingFrom({}, '127.0.0.1', { viewerPasswords: false }),
+        sharing: await sharingFrom({}, '127.0.0.1', { clientPasswords: false }),
         recording: await recordingFrom({}),
         escapeKey: DEFAULT_ESCAPE,
         thumbnailMode: 'none',

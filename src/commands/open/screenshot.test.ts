@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SessionRegistry } from '../../proxy/session-registry.js';
 import { Framebuffer } from '../../rfb/wire/framebuffer.js';
 import { RfbHub } from '../../rfb/hub/hub.js';
-import { RfbUpstream } from '../../rfb/client/rfb-client.js';
+import { RfbConsoleClient } from '../../rfb/client/rfb-client.js';
 import { demoProvider } from '../../targets/demo/provider.js';
 import { splitTarget } from '../../targets/index.js';
 import { saveSessionScreenshot } from './screenshot.js';
@@ -63,7 +63,7 @@ describe('saveSessionScreenshot (s in open)', () => {
     const port = session.snapshot().port as number;
     const socket = net.connect({ host: '127.0.0.1', port });
     cleanup.push(() => socket.destroy());
-    const viewer = await RfbUpstream.connect(socket, new Framebuffer(0, 0), { shared: false });
+    const viewer = await RfbConsoleClient.connect(socket, new Framebuffer(0, 0), { shared: false });
     cleanup.push(() => viewer.close());
     let closed = false;
     viewer.on('close', () => (closed = true));

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { localAddressOf } from '../../net/host-port.js';
 import { VconsoleError, describeError } from '../../errors.js';
 import { Framebuffer } from '../../rfb/wire/framebuffer.js';
-import { RfbUpstream } from '../../rfb/client/rfb-client.js';
+import { RfbConsoleClient } from '../../rfb/client/rfb-client.js';
 import { wholePicture } from '../../rfb/client/whole-picture.js';
 import { echoInput } from '../../text/terminal-text.js';
 import { fileErrorCause, writePrivateNewFile } from '../../files/safe-file.js';
@@ -55,9 +55,9 @@ export async function saveSessionScreenshot(session: ListeningSession, options: 
     () => socket.destroy(new VconsoleError(`no picture of ${session.name} within ${timeoutMs / 1000} s`)),
     timeoutMs,
   );
-  let upstream: RfbUpstream | undefined;
+  let upstream: RfbConsoleClient | undefined;
   try {
-    upstream = await RfbUpstream.connect(socket, framebuffer, { password: options.password, shared: true });
+    upstream = await RfbConsoleClient.connect(socket, framebuffer, { password: options.password, shared: true });
     await wholePicture(upstream, framebuffer);
   } catch (err) {
     throw new VconsoleError(`no screenshot of ${session.name}: ${describeError(err)}`, { cause: err });

@@ -122,7 +122,7 @@ export async function attachSerial(session: ConsoleSession, terminal: TerminalFo
     const attachment = attachTerminal({
       input: terminal.stdin as unknown as NodeJS.ReadStream,
       output: terminal.stdout as unknown as NodeJS.WriteStream,
-      session: streamLine(socket),
+      line: streamLine(socket),
       escape,
     });
     await attachment.done;

@@ -3,7 +3,7 @@ import { serveHandshake, startScriptedServer, update, type RfbPeer } from '../..
 import { desktopSizeFlaps, hextileOneByteTiles, tightFillFlood, zrleBomb } from '../../../test/support/hostile-rfb.js';
 import { DecodeBudget } from './decode-budget.js';
 import { Framebuffer } from '../wire/framebuffer.js';
-import { RfbUpstream } from './rfb-client.js';
+import { RfbConsoleClient } from './rfb-client.js';
 import { loopStalls } from '../../../test/support/loop-stalls.js';
 
 // The audit's floods: a few KB from a hostile console that cost seconds of work each. The
@@ -26,7 +26,7 @@ async function console_(width: number, height: number, messages: Buffer[]) {
   });
   cleanups.push(() => server.close());
   const fb = new Framebuffer(1, 1);
-  const client = await RfbUpstream.connect(server.dial(), fb);
+  const client = await RfbConsoleClient.connect(server.dial(), fb);
   cleanups.push(() => client.close());
   return { fb, client };
 }

@@ -1,4 +1,4 @@
-/** The client-to-server messages RfbUpstream sends (RFC 6143 7.5, and QEMU's extension). */
+/** The client-to-server messages RfbConsoleClient sends (RFC 6143 7.5, and QEMU's extension). */
 
 export function setEncodingsMessage(encodings: readonly number[]): Buffer {
   const out = Buffer.alloc(4 + encodings.length * 4);

@@ -1,5 +1,5 @@
 /**
- * When RfbUpstream's parser runs: as bytes arrive, a DecodeBudget's worth a turn of the event
+ * When RfbConsoleClient's parser runs: as bytes arrive, a DecodeBudget's worth a turn of the event
  * loop, the rest in a later turn (after the second's end past the per-second budget, after a
  * background inflate it waits for). Meanwhile the console is not read once
  * DECODE_QUEUE_HIGH_BYTES are queued, so a flood waits in the kernel, not in memory.

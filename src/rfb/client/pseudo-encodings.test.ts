@@ -1,4 +1,4 @@
-// The pseudo-encodings (Cursor, DesktopSize, ExtendedDesktopSize, LastRect) as RfbUpstream handles them.
+// The pseudo-encodings (Cursor, DesktopSize, ExtendedDesktopSize, LastRect) as RfbConsoleClient handles them.
 import { afterEach, describe, expect, it } from 'vitest';
 import { picture, update } from '../../../test/support/fake-rfb-server.js';
 import { DECODING_BUDGETS, closeDecodingSessions, decodingSession, ramp } from '../../../test/support/decoding-session.js';

@@ -1,5 +1,5 @@
 /**
- * The pseudo-encodings RfbUpstream always asks for: rectangles that carry no screen pixels but
+ * The pseudo-encodings RfbConsoleClient always asks for: rectangles that carry no screen pixels but
  * news about the screen (its size, the pointer's shape, the end of an update, QEMU's key
  * events). The client handles them itself, as they change its own state.
  */

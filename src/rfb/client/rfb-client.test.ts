@@ -9,7 +9,7 @@ import { failure } from '../../../test/support/streams.js';
 import { startDemoRfbServer } from '../demo/server.js';
 import { Framebuffer } from '../wire/framebuffer.js';
 import { encodeServerInit } from '../wire/rfb-wire.js';
-import { ENCODINGS, MAX_CUT_TEXT_BYTES, RfbUpstream, type RfbUpstreamOptions } from './rfb-client.js';
+import { ENCODINGS, MAX_CUT_TEXT_BYTES, RfbConsoleClient, type RfbConsoleClientOptions } from './rfb-client.js';
 import { vncAuthResponse } from '../wire/vnc-auth.js';
 
 const cleanups: Array<() => unknown> = [];
@@ -23,10 +23,10 @@ async function serve(script: (peer: RfbPeer) => Promise<void>) {
   return server;
 }
 
-async function connect(script: (peer: RfbPeer) => Promise<void>, options?: RfbUpstreamOptions) {
+async function connect(script: (peer: RfbPeer) => Promise<void>, options?: RfbConsoleClientOptions) {
   const server = await serve(script);
   const fb = new Framebuffer(1, 1);
-  const client = await RfbUpstream.connect(server.dial(), fb, options);
+  const client = await RfbConsoleClient.connect(server.dial(), fb, options);
   cleanups.push(() => client.close());
   const closed = new Promise<Error | undefined>((resolve) => client.once('close', resolve));
   return { client, fb, server, closed };
@@ -43,16 +43,16 @@ function opensslVncResponse(challenge: Buffer, key: Buffer): Buffer {
   );
 }
 
-describe('RfbUpstream against the demo RFB server', () => {
+describe('RfbConsoleClient against the demo RFB server', () => {
   it('draws the same picture a plain Raw client reads, and key events reach the server', async () => {
     const demo = await startDemoRfbServer({ name: 'vm-demo', width: 320, height: 200 });
     cleanups.push(() => demo.close());
     const fb = new Framebuffer(1, 1);
-    const client = await RfbUpstream.connect(net.connect(demo.port, '127.0.0.1'), fb);
+    const client = await RfbConsoleClient.connect(net.connect(demo.port, '127.0.0.1'), fb);
     cleanups.push(() => client.close());
     expect([fb.width, fb.height, fb.name]).toEqual([320, 200, 'vm-demo']);
     await client.nextUpdate();
-    // The demo serves through the hub's viewer server, which speaks ZRLE, the client's first choice.
+    // The demo serves through the hub's RFB server, which speaks ZRLE, the client's first choice.
     expect([...client.encodingsSeen]).toEqual(['zrle']);
     const probe = await RfbClient.connect(net.connect(demo.port, '127.0.0.1'));
     cleanups.push(() => probe.close());
@@ -68,7 +68,7 @@ describe('RfbUpstream against the demo RFB server', () => {
   });
 });
 
-describe('RfbUpstream handshake', () => {
+describe('RfbConsoleClient handshake', () => {
   it('asks for 32bpp B G R X, then the encodings in order with the pseudo-encodings, and a full update', async () => {
     let encodings: number[] = [];
     let format: Buffer | undefined;
@@ -87,7 +87,7 @@ describe('RfbUpstream handshake', () => {
       encodings = Array.from({ length: count }, (_, i) => list.readInt32BE(i * 4));
       request = await peer.read(10);
     });
-    const client = await RfbUpstream.connect(server.dial(), new Framebuffer(1, 1), { encodings: ['hextile', 'raw'] });
+    const client = await RfbConsoleClient.connect(server.dial(), new Framebuffer(1, 1), { encodings: ['hextile', 'raw'] });
     cleanups.push(() => client.close());
     await expect.poll(() => request).toBeDefined();
     expect(format?.toString('hex')).toBe('00000000' + '2018000100ff00ff00ff100800000000');
@@ -121,11 +121,11 @@ describe('RfbUpstream handshake', () => {
 
   it('rejects what is not RFB 3.x with one clear line', async () => {
     const garbled = await serve(async (peer) => peer.write('SSH-2.0-Open\n'));
-    expect((await failure(RfbUpstream.connect(garbled.dial(), new Framebuffer(1, 1)))).message).toBe(
+    expect((await failure(RfbConsoleClient.connect(garbled.dial(), new Framebuffer(1, 1)))).message).toBe(
       'the server does not speak RFB (it sent "SSH-2.0-Open")',
     );
     const newer = await serve(async (peer) => peer.write('RFB 004.001\n'));
-    expect((await failure(RfbUpstream.connect(newer.dial(), new Framebuffer(1, 1)))).message).toBe(
+    expect((await failure(RfbConsoleClient.connect(newer.dial(), new Framebuffer(1, 1)))).message).toBe(
       'RFB server speaks version 4.1; vconsole speaks 3.3 to 3.8',
     );
   });
@@ -136,7 +136,7 @@ describe('RfbUpstream handshake', () => {
       await peer.read(12);
       peer.write(Buffer.concat([Buffer.from([0]), u32(9), Buffer.from('too many\x1b')]));
     });
-    expect((await failure(RfbUpstream.connect(refusing.dial(), new Framebuffer(1, 1)))).message).toBe(
+    expect((await failure(RfbConsoleClient.connect(refusing.dial(), new Framebuffer(1, 1)))).message).toBe(
       'RFB server refused the connection: too many\\e',
     );
     const exotic = await serve(async (peer) => {
@@ -144,7 +144,7 @@ describe('RfbUpstream handshake', () => {
       await peer.read(12);
       peer.write([2, 16, 19]);
     });
-    expect((await failure(RfbUpstream.connect(exotic.dial(), new Framebuffer(1, 1)))).message).toBe(
+    expect((await failure(RfbConsoleClient.connect(exotic.dial(), new Framebuffer(1, 1)))).message).toBe(
       'RFB server offers security types 16, 19; vconsole supports None (1) and VNC Authentication (2)',
     );
     const hangingUp = await serve(async (peer) => {
@@ -152,7 +152,9 @@ describe('RfbUpstream handshake', () => {
       await peer.read(12);
       peer.socket.end();
     });
-    expect((await failure(RfbUpstream.connect(hangingUp.dial(), new Framebuffer(1, 1)))).message).toBe('RFB server closed the connection');
+    expect((await failure(RfbConsoleClient.connect(hangingUp.dial(), new Framebuffer(1, 1)))).message).toBe(
+      'RFB server closed the connection',
+    );
   });
 });
 
@@ -179,7 +181,7 @@ describe('a console that says how it ended', () => {
       stream.once('end', () => stream.destroy(new ConsoleEndedError('the console closed: Target closed (the VM stopped?)')));
       stream.push(null);
     });
-    const client = await RfbUpstream.connect(stream, new Framebuffer(1, 1));
+    const client = await RfbConsoleClient.connect(stream, new Framebuffer(1, 1));
     cleanups.push(() => client.close());
     const closed = await new Promise<Error | undefined>((resolve) => client.once('close', resolve));
     expect(closed?.message).toBe('the console closed: Target closed (the VM stopped?)');
@@ -221,18 +223,18 @@ describe('VNC authentication', () => {
   it('connects with the right password; refuses a wrong or missing one with a clear line that holds no secret', async () => {
     const server = await serve(lockedServer('hunter22'));
     const fb = new Framebuffer(1, 1);
-    const client = await RfbUpstream.connect(server.dial(), fb, { password: 'hunter22' });
+    const client = await RfbConsoleClient.connect(server.dial(), fb, { password: 'hunter22' });
     cleanups.push(() => client.close());
     expect(fb.name).toBe('locked');
-    const wrong = await failure(RfbUpstream.connect(server.dial(), new Framebuffer(1, 1), { password: 'hunter2' }));
+    const wrong = await failure(RfbConsoleClient.connect(server.dial(), new Framebuffer(1, 1), { password: 'hunter2' }));
     expect(wrong.message).toBe('VNC authentication failed: wrong password');
-    const none = await failure(RfbUpstream.connect(server.dial(), new Framebuffer(1, 1)));
+    const none = await failure(RfbConsoleClient.connect(server.dial(), new Framebuffer(1, 1)));
     expect(none.message).toBe('RFB server asks for a VNC password and none was given');
     expect(JSON.stringify([wrong, none, wrong.stack, none.stack])).not.toContain('hunter');
   });
 });
 
-describe('RfbUpstream server messages and input', () => {
+describe('RfbConsoleClient server messages and input', () => {
   it('emits bell and Latin-1 clipboard text, and sends key, QEMU key, pointer and clipboard messages', async () => {
     let sent: Buffer | undefined;
     const { client } = await connect(async (peer) => {

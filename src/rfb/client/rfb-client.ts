@@ -27,7 +27,7 @@ export const DEFAULT_ENCODINGS: readonly EncodingName[] = DECODERS.map((kind) =>
 const PSEUDO_ENCODING_NAMES = Object.keys(PSEUDO_ENCODINGS) as PseudoEncodingName[];
 const PSEUDO_NAMES = new Map<number, PseudoEncodingName>(PSEUDO_ENCODING_NAMES.map((name) => [PSEUDO_ENCODINGS[name], name]));
 
-export interface RfbUpstreamOptions {
+export interface RfbConsoleClientOptions {
   password?: string;
   /** ClientInit shared flag, default true. */
   shared?: boolean;
@@ -42,7 +42,7 @@ export interface RfbUpstreamOptions {
 /** Largest ServerCutText passed on; a longer one is dropped as it arrives, the session kept. */
 export const MAX_CUT_TEXT_BYTES = 1024 * 1024;
 
-interface RfbUpstreamEvents {
+interface RfbConsoleClientEvents {
   bell: [];
   clipboard: [string];
   close: [Error | undefined];
@@ -56,7 +56,7 @@ interface RfbUpstreamEvents {
  * console's budget for the second, for the second's end), the console unread meanwhile once
  * DECODE_QUEUE_HIGH_BYTES are queued (ParseLoop).
  */
-export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
+export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
   private readonly queue = new ByteQueue();
   /** This connection's decoder of each pixel encoding, by RFB number: each keeps its own state (zlib streams). */
   private readonly decoders = new Map<number, { name: PixelEncodingName; decoder: Decoder }>(
@@ -82,7 +82,7 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
   private constructor(
     private readonly stream: Duplex,
     private readonly fb: Framebuffer,
-    private readonly options: RfbUpstreamOptions,
+    private readonly options: RfbConsoleClientOptions,
   ) {
     super();
     this.loop = new ParseLoop(
@@ -108,8 +108,8 @@ export class RfbUpstream extends EventEmitter<RfbUpstreamEvents> {
     );
   }
 
-  static async connect(stream: Duplex, framebuffer: Framebuffer, options: RfbUpstreamOptions = {}): Promise<RfbUpstream> {
-    const client = new RfbUpstream(stream, framebuffer, options);
+  static async connect(stream: Duplex, framebuffer: Framebuffer, options: RfbConsoleClientOptions = {}): Promise<RfbConsoleClient> {
+    const client = new RfbConsoleClient(stream, framebuffer, options);
     try {
       const init = await clientHandshake(
         (size) => client.read(size),

@@ -1,6 +1,6 @@
 import type { Framebuffer } from '../wire/framebuffer.js';
 import type { Rect } from '../wire/geometry.js';
-import type { RfbUpstream } from './rfb-client.js';
+import type { RfbConsoleClient } from './rfb-client.js';
 
 /**
  * Resolves once every pixel of the screen has been drawn since the call (a new size starts
@@ -10,7 +10,7 @@ import type { RfbUpstream } from './rfb-client.js';
  * counted across all of them, per row as the drawn spans (work per damaged row, not per pixel:
  * a hostile console's 8192x8192 fills must not hold the event loop here).
  */
-export async function wholePicture(upstream: Pick<RfbUpstream, 'nextUpdate'>, framebuffer: Framebuffer): Promise<void> {
+export async function wholePicture(client: Pick<RfbConsoleClient, 'nextUpdate'>, framebuffer: Framebuffer): Promise<void> {
   let rows: RowCoverage[] = [];
   let rowsMissing = 0;
   const reset = () => {
@@ -31,7 +31,7 @@ export async function wholePicture(upstream: Pick<RfbUpstream, 'nextUpdate'>, fr
   framebuffer.on('damage', onDamage);
   framebuffer.on('resize', reset);
   try {
-    while (rowsMissing > 0 || framebuffer.width === 0) await upstream.nextUpdate();
+    while (rowsMissing > 0 || framebuffer.width === 0) await client.nextUpdate();
   } finally {
     framebuffer.off('damage', onDamage);
     framebuffer.off('resize', reset);

@@ -5,7 +5,7 @@ import type { Rect } from '../wire/geometry.js';
 export type ScreenListener = (changed: Rect[]) => void;
 
 /**
- * One screen shared by every session of a VM, like a real console: input from one viewer shows
+ * One screen shared by every session of a VM, like a real console: input from one client shows
  * in all. The clock timer runs only while a session is attached and never keeps Node alive.
  */
 export class DemoDesktop {

@@ -4,7 +4,7 @@ import { VconsoleError, describeError } from '../../errors.js';
 import { DemoDesktop, type ScreenListener } from './desktop.js';
 import { clip, type Rect } from '../wire/geometry.js';
 import { Framebuffer } from '../wire/framebuffer.js';
-import { serveViewer } from '../server/rfb-server.js';
+import { serveClient } from '../server/rfb-server.js';
 
 export interface DemoRfbServerOptions {
   name: string;
@@ -30,12 +30,12 @@ export interface DemoRfbServer {
 }
 
 /**
- * The demo desktop as the Framebuffer the hub's viewer server reads. While any viewer is
+ * The demo desktop as the Framebuffer the hub's RFB server reads. While any client is
  * connected the desktop runs (its clock ticks) and every repainted area is copied over.
  */
 class DemoFramebuffer {
   readonly framebuffer: Framebuffer;
-  private viewers = 0;
+  private clients = 0;
   private readonly onChange: ScreenListener = (changed) => {
     for (const rect of changed) {
       this.copy(rect);
@@ -57,14 +57,14 @@ class DemoFramebuffer {
     }
   }
 
-  /** One viewer on `stream`; its keys and clicks change the screen every viewer sees. */
+  /** One client on `stream`; its keys and clicks change the screen every client sees. */
   serve(stream: Duplex): void {
-    if (this.viewers++ === 0) {
+    if (this.clients++ === 0) {
       this.desktop.attach(this.onChange);
       const { width, height } = this.desktop.screen;
       this.copy({ x: 0, y: 0, w: width, h: height });
     }
-    const session = serveViewer(stream, {
+    const session = serveClient(stream, {
       framebuffer: this.framebuffer,
       input: {
         key: (down, keysym) => this.desktop.change((screen) => screen.keyEvent(down, keysym)),
@@ -73,7 +73,7 @@ class DemoFramebuffer {
       },
     });
     session.once('close', () => {
-      if (--this.viewers === 0) this.desktop.detach(this.onChange);
+      if (--this.clients === 0) this.desktop.detach(this.onChange);
     });
   }
 }

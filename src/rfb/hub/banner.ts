@@ -9,7 +9,7 @@ const PADDING = 8;
 /**
  * Draws a one-line notice across the top of the screen (white on dark red, the demo console's
  * font at twice its size, centred; clipped on a narrow screen) and reports the area as damaged,
- * so every viewer gets it with its next update. Returns the area drawn.
+ * so every client gets it with its next update. Returns the area drawn.
  */
 export function drawBanner(framebuffer: Framebuffer, text: string): Rect {
   const scale = framebuffer.width >= 400 ? 2 : 1;

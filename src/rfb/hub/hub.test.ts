@@ -10,7 +10,7 @@ import { DemoScreen } from '../demo/screen.js';
 import type { Rect } from '../wire/geometry.js';
 import { Framebuffer } from '../wire/framebuffer.js';
 import { RfbHub } from './hub.js';
-import { serveViewer, type ViewerSession } from '../server/rfb-server.js';
+import { serveClient, type ServedClient } from '../server/rfb-server.js';
 import { liveScreen, pixelAt } from '../../../test/support/live-screen.js';
 import { serveHandshake, startScriptedServer, update } from '../../../test/support/fake-rfb-server.js';
 import { ConsoleFailure } from '../../proxy/console-failure.js';
@@ -56,8 +56,8 @@ const context = (peer?: string): DialContext => ({
   peer,
 });
 
-/** A viewer on the hub: an RFB client that keeps asking for updates in the background. */
-async function viewer(hub: RfbHub, password?: string) {
+/** A client on the hub: an RFB client that keeps asking for updates in the background. */
+async function connectClient(hub: RfbHub, password?: string) {
   return liveScreen(await hub.dial(context('10.1.2.3:4444')), { password, shared: true }, cleanup);
 }
 
@@ -70,17 +70,17 @@ const area = (fb: Framebuffer, rect: Rect) => {
 };
 
 describe('RfbHub', () => {
-  it('serves two viewers over one console connection; typing in one changes what both see', async () => {
+  it('serves two clients over one console connection; typing in one changes what both see', async () => {
     const server = await demoServer('vm-a');
     const source = tcpSource(server.port);
     const hub = hubFor(source);
     await hub.check(new AbortController().signal);
-    const one = await viewer(hub);
-    const two = await viewer(hub);
+    const one = await connectClient(hub);
+    const two = await connectClient(hub);
     const expected = new DemoScreen('vm-a', 800, 600);
     const title = expected.lineBand('title');
     for (const { framebuffer } of [one, two]) {
-      await waitFor(() => framebuffer.width === 800 && area(framebuffer, title) === areaOf(expected, title), 'the title on both viewers');
+      await waitFor(() => framebuffer.width === 800 && area(framebuffer, title) === areaOf(expected, title), 'the title on both clients');
     }
     expect(source.dials).toBe(1);
     expect(server.clients).toBe(1);
@@ -89,17 +89,17 @@ describe('RfbHub', () => {
     const keyBand = expected.lineBand('key');
     const before = area(two.framebuffer, keyBand);
     one.client.key(true, 0x61);
-    await waitFor(() => area(two.framebuffer, keyBand) !== before, 'the key typed in one viewer on the other');
+    await waitFor(() => area(two.framebuffer, keyBand) !== before, 'the key typed in one client on the other');
   });
 
-  it('keeps viewers connected through a console restart: banner, then the live screen again', async () => {
+  it('keeps clients connected through a console restart: banner, then the live screen again', async () => {
     const first = await demoServer('vm-b');
     const port = first.port;
     const hub = hubFor(tcpSource(port));
     const states: string[] = [];
     hub.on('state', (state) => states.push(state));
     await hub.check(new AbortController().signal);
-    const watcher = await viewer(hub);
+    const watcher = await connectClient(hub);
     const live = new DemoScreen('vm-b', 800, 600);
     const spot = { x: 2, y: 30 };
     const livePixel = live.pixels.readUInt32LE((spot.y * 800 + spot.x) * 4) & 0xffffff;
@@ -116,14 +116,14 @@ describe('RfbHub', () => {
     expect(watcher.closed()).toBe(false);
   });
 
-  it('asks viewers for the password when it has one; a wrong one is refused and logged with the peer', async () => {
+  it('asks clients for the password when it has one; a wrong one is refused and logged with the peer', async () => {
     const server = await demoServer('vm-c');
-    const hub = hubFor(tcpSource(server.port), { viewerPassword: 'hunter2' });
+    const hub = hubFor(tcpSource(server.port), { clientPassword: 'hunter2' });
     await hub.check(new AbortController().signal);
-    const good = await viewer(hub, 'hunter2');
+    const good = await connectClient(hub, 'hunter2');
     await waitFor(() => good.framebuffer.width === 800, 'the screen after the right password');
     logs.length = 0;
-    await failure(viewer(hub, 'wrong'));
+    await failure(connectClient(hub, 'wrong'));
     await waitFor(
       () => logs.some(([, line]) => /wrong VNC password from 10\.1\.2\.3: viewer refused/.test(line)),
       'the refusal in the log',
@@ -131,11 +131,11 @@ describe('RfbHub', () => {
     expect(JSON.stringify(logs)).not.toContain('hunter2');
   });
 
-  it('drops the keys of view-only viewers while they keep watching', async () => {
+  it('drops the keys of view-only clients while they keep watching', async () => {
     const server = await demoServer('vm-v');
     const hub = hubFor(tcpSource(server.port), { viewOnly: true });
     await hub.check(new AbortController().signal);
-    const watcher = await viewer(hub);
+    const watcher = await connectClient(hub);
     const expected = new DemoScreen('vm-v', 800, 600);
     const keyBand = expected.lineBand('key');
     const clockBand = expected.lineBand('clock');
@@ -149,14 +149,14 @@ describe('RfbHub', () => {
     expect(area(watcher.framebuffer, keyBand)).toBe(areaOf(expected, keyBand));
   });
 
-  it('carries clipboard text both ways and the bell to every viewer', async () => {
+  it('carries clipboard text both ways and the bell to every client', async () => {
     // The console: vconsole's own RFB server over a small picture, recording what reaches it.
     const received: string[] = [];
-    const consoles: ViewerSession[] = [];
+    const consoles: ServedClient[] = [];
     const picture = new Framebuffer(64, 48);
     const server = net.createServer((socket) => {
       consoles.push(
-        serveViewer(socket, {
+        serveClient(socket, {
           framebuffer: picture,
           input: { key: () => undefined, pointer: () => undefined, clipboard: (text) => received.push(text) },
         }),
@@ -167,21 +167,21 @@ describe('RfbHub', () => {
     cleanup.push(() => consoles.forEach((c) => c.close()));
     const hub = hubFor(tcpSource((server.address() as net.AddressInfo).port));
     await hub.check(new AbortController().signal);
-    const viewers = [await viewer(hub), await viewer(hub)];
-    const heard = viewers.map(() => ({ clipboard: [] as string[], bells: 0 }));
-    viewers.forEach(({ client }, i) => {
+    const clients = [await connectClient(hub), await connectClient(hub)];
+    const heard = clients.map(() => ({ clipboard: [] as string[], bells: 0 }));
+    clients.forEach(({ client }, i) => {
       client.on('clipboard', (text) => heard[i].clipboard.push(text));
       client.on('bell', () => heard[i].bells++);
     });
 
-    viewers[0].client.clipboard('from a viewer');
+    clients[0].client.clipboard('from a viewer');
     await waitFor(() => received.includes('from a viewer'), 'the viewer clipboard at the console');
     expect(consoles).toHaveLength(1);
     consoles[0].clipboard('from the vm');
     consoles[0].bell();
     await waitFor(
       () => heard.every((h) => h.clipboard.includes('from the vm') && h.bells === 1),
-      'the VM clipboard and bell at every viewer',
+      'the VM clipboard and bell at every client',
     );
   });
 
@@ -218,11 +218,11 @@ describe('RfbHub', () => {
     expect(source.dials).toBe(1);
   });
 
-  it('closes the console connection and every viewer on release', async () => {
+  it('closes the console connection and every client on release', async () => {
     const server = await demoServer('vm-d');
     const hub = new RfbHub(tcpSource(server.port));
     await hub.check(new AbortController().signal);
-    const watcher = await viewer(hub);
+    const watcher = await connectClient(hub);
     await hub.release();
     await waitFor(() => server.clients === 0 && watcher.closed(), 'everything closed');
   });

@@ -9,9 +9,9 @@ import { AuthBackoff } from '../server/auth-backoff.js';
 import { drawBanner } from './banner.js';
 import { duplexPair } from '../../streams/duplex-pair.js';
 import { Framebuffer } from '../wire/framebuffer.js';
-import { RfbUpstream } from '../client/rfb-client.js';
+import { RfbConsoleClient } from '../client/rfb-client.js';
 import { durationText } from '../server/output.js';
-import { ViewerDroppedError, serveViewer, type ViewerSession } from '../server/rfb-server.js';
+import { ClientDroppedError, serveClient, type ServedClient } from '../server/rfb-server.js';
 import { wholePicture } from '../client/whole-picture.js';
 
 export type HubState = 'live' | 'reconnecting';
@@ -26,11 +26,11 @@ export interface RfbHubEvents {
 export interface RfbHubOptions {
   /** VNC authentication towards a plain tcp:// or unix:// VNC server that asks for it. */
   upstreamPassword?: string;
-  /** Local viewers must answer VNC authentication with this password (exposed listeners). */
-  viewerPassword?: string;
-  /** Viewers only watch: their keys, pointer and clipboard are dropped. */
+  /** Local clients must answer VNC authentication with this password (exposed listeners). */
+  clientPassword?: string;
+  /** Clients only watch: their keys, pointer and clipboard are dropped. */
   viewOnly?: boolean;
-  /** Wrong viewer passwords slowed per address; one for every console of a command (else this hub's own). */
+  /** Wrong client passwords slowed per address; one for every console of a command (else this hub's own). */
   authBackoff?: AuthBackoff;
   /** First redial delay after the upstream dropped; doubles up to `maxRetryMs`. */
   firstRetryMs?: number;
@@ -41,11 +41,11 @@ const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 10_000;
 
 /**
- * One VNC console shared by every local viewer, as an UpstreamSource wrapping another: the
+ * One VNC console shared by every local client, as an UpstreamSource wrapping another: the
  * pre-flight dials the console once and decodes it into one Framebuffer; each client's dial
  * gets its own in-memory RFB server stream over that picture, so the relay stays a byte relay.
- * KubeVirt keeps one VNC session per VM: here it is opened once, so viewers never kick each
- * other. When the console drops, viewers stay connected and see the last screen with a
+ * KubeVirt keeps one VNC session per VM: here it is opened once, so clients never kick each
+ * other. When the console drops, clients stay connected and see the last screen with a
  * "reconnecting" banner while the hub redials with back-off. A console that is not VNC (a
  * serial line) passes through untouched.
  */
@@ -55,11 +55,11 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
   }
 
   readonly framebuffer = new Framebuffer(0, 0);
-  private upstream?: RfbUpstream;
+  private upstream?: RfbConsoleClient;
   /** The shared connection's own stream: its write buffer says whether the console takes input. */
   private upstreamStream?: Duplex;
-  private opening?: Promise<RfbUpstream>;
-  private readonly viewers = new Set<ViewerSession>();
+  private opening?: Promise<RfbConsoleClient>;
+  private readonly clients = new Set<ServedClient>();
   private readonly closing = new AbortController();
   private retryTimer?: NodeJS.Timeout;
   private retryMs: number;
@@ -73,7 +73,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     super(inner);
     this.retryMs = options.firstRetryMs ?? FIRST_RETRY_MS;
     this.authBackoff = options.authBackoff ?? new AuthBackoff();
-    // Each viewer listens to the picture (damage, resize, cursor): any number of viewers is normal here.
+    // Each client listens to the picture (damage, resize, cursor): any number of clients is normal here.
     this.framebuffer.setMaxListeners(0);
   }
 
@@ -81,9 +81,9 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     return this.currentState;
   }
 
-  /** Viewers connected now. */
-  get viewerCount(): number {
-    return this.viewers.size;
+  /** Clients connected now. */
+  get clientCount(): number {
+    return this.clients.size;
   }
 
   /**
@@ -101,21 +101,21 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     }
   }
 
-  /** Viewers from an address held back after wrong passwords are refused before any challenge. */
+  /** Clients from an address held back after wrong passwords are refused before any challenge. */
   turnsAway(peer: string): boolean {
-    return this.shares && this.options.viewerPassword !== undefined && this.authBackoff.heldBack(peer);
+    return this.shares && this.options.clientPassword !== undefined && this.authBackoff.heldBack(peer);
   }
 
-  /** A viewer's own RFB server over the shared picture; the console is opened if it is not yet. */
+  /** A client's own RFB server over the shared picture; the console is opened if it is not yet. */
   async dial(context: DialContext): Promise<Duplex> {
     if (!this.shares) return this.inner.dial(context);
     if (this.closing.signal.aborted) throw new VconsoleError('the shared console was closed');
-    // While reconnecting the viewer gets the last screen and the banner, not an error.
+    // While reconnecting the client gets the last screen and the banner, not an error.
     if (!this.upstream && !this.retryTimer) await this.open(context.signal);
-    const [viewerEnd, relayEnd] = duplexPair();
-    const viewer = serveViewer(viewerEnd, {
+    const [clientEnd, relayEnd] = duplexPair();
+    const client = serveClient(clientEnd, {
       framebuffer: this.framebuffer,
-      password: this.options.viewerPassword,
+      password: this.options.clientPassword,
       viewOnly: this.options.viewOnly,
       input: {
         key: (down, keysym) => this.upstream?.key(down, keysym),
@@ -130,10 +130,10 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
       // The first wrong password of a burst is logged, not every guess.
       authGate: this.authBackoff.gate(context.peer, (message) => context.log('warn', message)),
     });
-    this.viewers.add(viewer);
-    viewer.on('close', (err) => {
-      this.viewers.delete(viewer);
-      if (err instanceof ViewerDroppedError)
+    this.clients.add(client);
+    client.on('close', (err) => {
+      this.clients.delete(client);
+      if (err instanceof ClientDroppedError)
         context.log('warn', `viewer${context.peer ? ` from ${context.peer}` : ''} disconnected: ${err.message}`);
     });
     return relayEnd;
@@ -162,12 +162,12 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     this.upstream = undefined;
     this.upstreamStream = undefined;
     upstream?.close();
-    for (const viewer of this.viewers) viewer.close();
-    this.viewers.clear();
+    for (const client of this.clients) client.close();
+    this.clients.clear();
     await this.inner.release?.();
   }
 
-  private open(signal: AbortSignal, redial = false): Promise<RfbUpstream> {
+  private open(signal: AbortSignal, redial = false): Promise<RfbConsoleClient> {
     if (this.upstream) return Promise.resolve(this.upstream);
     this.opening ??= this.connect(signal, redial).finally(() => {
       this.opening = undefined;
@@ -179,7 +179,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
    * A redial never takes the console from another client: on KubeVirt the drop may have been
    * someone else taking the VM's one VNC session, and kicking them back would start a tug of war.
    */
-  private async connect(signal: AbortSignal, redial: boolean): Promise<RfbUpstream> {
+  private async connect(signal: AbortSignal, redial: boolean): Promise<RfbConsoleClient> {
     const both = AbortSignal.any([signal, this.closing.signal]);
     const log = (level: LogLevel, message: string) => this.emit('log', level, message);
     const dialTimeout = AbortSignal.timeout(DIAL_TIMEOUT_MS);
@@ -193,19 +193,21 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     }
     // A console that answers the handshake and never draws fails here rather than hold its start forever.
     const pictureTimeout = AbortSignal.timeout(FIRST_PICTURE_TIMEOUT_MS);
-    let upstream: RfbUpstream;
+    let upstream: RfbConsoleClient;
     /** A close that came with the first picture (bytes after it broke the protocol). */
     let dropped: { error?: Error } | undefined;
     try {
-      // The first whole picture is in before viewers are served: none starts from a blank screen.
+      // The first whole picture is in before clients are served: none starts from a blank screen.
       upstream = await abortable(
-        RfbUpstream.connect(stream, this.framebuffer, { password: this.options.upstreamPassword, shared: true }).then(async (client) => {
-          // Heard from the start: the close listener below comes a few turns later, too late
-          // for one in the same read as the picture, which would leave a dead console shared.
-          client.once('close', (error) => (dropped ??= { error }));
-          await wholePicture(client, this.framebuffer);
-          return client;
-        }),
+        RfbConsoleClient.connect(stream, this.framebuffer, { password: this.options.upstreamPassword, shared: true }).then(
+          async (client) => {
+            // Heard from the start: the close listener below comes a few turns later, too late
+            // for one in the same read as the picture, which would leave a dead console shared.
+            client.once('close', (error) => (dropped ??= { error }));
+            await wholePicture(client, this.framebuffer);
+            return client;
+          },
+        ),
         AbortSignal.any([both, pictureTimeout]),
         () => stream.destroy(),
       );
@@ -227,17 +229,17 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     this.upstream = upstream;
     this.upstreamStream = stream;
     upstream.on('bell', () => {
-      for (const viewer of this.viewers) viewer.bell();
+      for (const client of this.clients) client.bell();
     });
     upstream.on('clipboard', (text) => {
-      for (const viewer of this.viewers) viewer.clipboard(text);
+      for (const client of this.clients) client.clipboard(text);
     });
-    // The client asks for the next update as each one is drawn: the picture stays live by itself.
+    // The console client asks for the next update as each one is drawn: the picture stays live by itself.
     upstream.once('close', (err) => this.lost(upstream, err));
     return upstream;
   }
 
-  private lost(upstream: RfbUpstream, err: Error | undefined): void {
+  private lost(upstream: RfbConsoleClient, err: Error | undefined): void {
     if (this.upstream !== upstream) return;
     this.upstream = undefined;
     this.upstreamStream = undefined;

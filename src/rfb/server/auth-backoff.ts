@@ -1,7 +1,7 @@
 import { AUTH_BACKOFF_FIRST_MS, AUTH_BACKOFF_FORGET_MS, AUTH_BACKOFF_MAX_ADDRESSES, AUTH_BACKOFF_MAX_MS } from '../../limits.js';
 
 /**
- * Online guessing of a viewer password, slowed per source address: VNC authentication gives
+ * Online guessing of a client password, slowed per source address: VNC authentication gives
  * an answer per 16-byte guess, so without this a listener answers hundreds of guesses a second.
  * After a wrong password the address is held back (1 s, doubling to 30 s): the wrong answer
  * itself waits that long, and whatever that address tries meanwhile, on any connection to any
@@ -26,7 +26,7 @@ interface AddressRecord {
   lastFailure: number;
 }
 
-/** What one viewer connection asks of the back-off, for the address it comes from. */
+/** What one client connection asks of the back-off, for the address it comes from. */
 export interface AuthGate {
   /** Milliseconds this address must still wait before an answer of its is checked; 0: now. */
   wait(): number;

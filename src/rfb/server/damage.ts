@@ -1,23 +1,23 @@
 import { clip, intersect, union, type Rect } from '../wire/geometry.js';
 import type { Framebuffer } from '../wire/framebuffer.js';
 import type { UpdatePlan } from './update.js';
-import { VIEWER_UPDATE_MAX_PIXELS } from '../../limits.js';
+import { CLIENT_UPDATE_MAX_PIXELS } from '../../limits.js';
 
-/** Beyond this many separate damaged areas a viewer's damage collapses into their union. */
+/** Beyond this many separate damaged areas a client's damage collapses into their union. */
 const MAX_DIRTY_RECTS = 16;
 
-/** The pseudo-encodings a viewer asked for. */
-export interface ViewerWants {
+/** The pseudo-encodings a client asked for. */
+export interface ClientWants {
   cursor: boolean;
   desktopSize: boolean;
 }
 
 /**
- * What one viewer has not been sent yet: damaged areas (a bounded list), its pending update
+ * What one client has not been sent yet: damaged areas (a bounded list), its pending update
  * request, a new size or cursor, and the QEMU key acknowledgement. `plan` turns it into the
  * next FramebufferUpdate when the request covers something.
  */
-export class ViewerDamage {
+export class ClientDamage {
   private dirty: Rect[] = [];
   /** The union of the areas of update requests not answered yet. */
   private requested: Rect | undefined;
@@ -25,13 +25,13 @@ export class ViewerDamage {
   cursorChanged = false;
   qemuKeyAckDue = false;
 
-  /** `width` x `height`: the size the viewer was last told. */
+  /** `width` x `height`: the size the client was last told. */
   constructor(
     private width: number,
     private height: number,
   ) {}
 
-  /** The viewer was told this size (ServerInit). */
+  /** The client was told this size (ServerInit). */
   told(width: number, height: number): void {
     this.width = width;
     this.height = height;
@@ -53,7 +53,7 @@ export class ViewerDamage {
     this.dirty = [{ x: 0, y: 0, w: width, h: height }];
   }
 
-  /** A FramebufferUpdateRequest, in the viewer's coordinates; a non-incremental one wants its area whole. */
+  /** A FramebufferUpdateRequest, in the client's coordinates; a non-incremental one wants its area whole. */
   request(rect: Rect, incremental: boolean): void {
     const area = clip(rect, this.width, this.height);
     if (area.w === 0 || area.h === 0) return;
@@ -64,9 +64,9 @@ export class ViewerDamage {
   /**
    * What the pending request should get now, or undefined when nothing it covers changed. At
    * most `maxPixels` of picture go into one update: the rows past it stay damaged and go out
-   * when the viewer asks again.
+   * when the client asks again.
    */
-  plan(fb: Framebuffer, wants: ViewerWants, maxPixels = VIEWER_UPDATE_MAX_PIXELS): UpdatePlan | undefined {
+  plan(fb: Framebuffer, wants: ClientWants, maxPixels = CLIENT_UPDATE_MAX_PIXELS): UpdatePlan | undefined {
     const area = this.requested;
     if (!area) return undefined;
     const plan: UpdatePlan = { rects: [] };
@@ -81,7 +81,7 @@ export class ViewerDamage {
         if (rest) this.dirty = [rest];
       }
     } else {
-      // Without DesktopSize the viewer keeps its old size: it gets the part of the new picture that fits.
+      // Without DesktopSize the client keeps its old size: it gets the part of the new picture that fits.
       const visible = clip(area, Math.min(fb.width, this.width), Math.min(fb.height, this.height));
       let room = maxPixels;
       const kept: Rect[] = [];

@@ -2,15 +2,15 @@ import type { Duplex } from 'node:stream';
 import { VIEWER_MESSAGE_BACKLOG_BYTES } from '../../limits.js';
 
 /*
- * What goes out to one viewer of a shared console, bounded whatever the console sends and
- * however slowly the viewer reads: framebuffer updates are coalesced by the caller (one in
+ * What goes out to one client of a shared console, bounded whatever the console sends and
+ * however slowly the client reads: framebuffer updates are coalesced by the caller (one in
  * flight), messages held behind an update are one of each kind, bells and clipboards are
- * dropped behind a backlog, and a viewer that takes nothing for a while is given up on.
+ * dropped behind a backlog, and a client that takes nothing for a while is given up on.
  */
 
 export type OutboxKind = 'bell' | 'clipboard' | 'colourMap';
 
-export class ViewerOutput {
+export class ClientOutput {
   /** Messages held while an update is in flight: a newer clipboard or colour map replaces the older. */
   private readonly outbox = new Map<OutboxKind, Buffer>();
   /** Armed while the connection holds output it does not take. */

@@ -4,10 +4,10 @@ import { failure } from '../../../test/support/streams.js';
 import { ByteReader, RfbClient, expectedVncResponse, type RfbClientOptions } from '../../../test/support/rfb-client.js';
 import { waitFor } from '../../../test/support/wait.js';
 import { AuthBackoff } from './auth-backoff.js';
-import { VIEWER_UPDATE_MAX_PIXELS } from '../../limits.js';
+import { CLIENT_UPDATE_MAX_PIXELS } from '../../limits.js';
 import { Framebuffer } from '../wire/framebuffer.js';
 import { NATIVE_FORMAT, encodePixelFormat, type PixelFormat } from '../wire/rfb-wire.js';
-import { ViewerDroppedError, serveViewer, type ViewerInput, type ViewerServerOptions, type ViewerSession } from './rfb-server.js';
+import { ClientDroppedError, serveClient, type ClientInput, type RfbServerOptions, type ServedClient } from './rfb-server.js';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -26,7 +26,7 @@ const RGB565: PixelFormat = {
   blueShift: 0,
 };
 
-interface Recorded extends ViewerInput {
+interface Recorded extends ClientInput {
   events: string[];
 }
 
@@ -83,20 +83,20 @@ function expected(fb: Framebuffer, format: PixelFormat): number[] {
 }
 
 interface Served {
-  session: ViewerSession;
+  connection: ServedClient;
   socket: net.Socket;
   closed: Promise<Error | undefined>;
 }
 
-/** A real TCP connection whose server end is served by serveViewer. */
-async function connectViewer(options: ViewerServerOptions): Promise<Served & { client: net.Socket }> {
+/** A real TCP connection whose server end is served by serveClient. */
+async function connectClient(options: RfbServerOptions): Promise<Served & { client: net.Socket }> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as net.AddressInfo).port;
   const accepted = new Promise<Served>((resolve) =>
     server.once('connection', (socket) => {
-      const session = serveViewer(socket, options);
-      resolve({ session, socket, closed: new Promise((done) => session.once('close', done)) });
+      const connection = serveClient(socket, options);
+      resolve({ connection, socket, closed: new Promise((done) => connection.once('close', done)) });
     }),
   );
   const client = net.connect(port, '127.0.0.1');
@@ -105,14 +105,14 @@ async function connectViewer(options: ViewerServerOptions): Promise<Served & { c
     server.close();
   });
   const served = await accepted;
-  cleanups.push(() => served.session.close());
+  cleanups.push(() => served.connection.close());
   return { ...served, client };
 }
 
-async function viewer(options: ViewerServerOptions, clientOptions: RfbClientOptions = {}) {
-  const served = await connectViewer(options);
+async function handshaken(options: RfbServerOptions, clientOptions: RfbClientOptions = {}) {
+  const served = await connectClient(options);
   const client = await RfbClient.connect(served.client, clientOptions);
-  return { ...served, viewer: client };
+  return { ...served, peer: client };
 }
 
 async function fullUpdate(client: RfbClient) {
@@ -120,11 +120,11 @@ async function fullUpdate(client: RfbClient) {
   return client.readUpdate();
 }
 
-describe('serveViewer handshake and security', () => {
+describe('serveClient handshake and security', () => {
   for (const version of ['3.3', '3.7', '3.8'] as const) {
-    it(`serves an RFB ${version} viewer with security None`, async () => {
+    it(`serves an RFB ${version} client with security None`, async () => {
       const fb = painted();
-      const { viewer: client } = await viewer({ framebuffer: fb, input: recorder() }, { version });
+      const { peer: client } = await handshaken({ framebuffer: fb, input: recorder() }, { version });
       expect([client.width, client.height, client.name]).toEqual([150, 100, 'vm-hub']);
       await fullUpdate(client);
       expect([...client.values]).toEqual(expected(fb, NATIVE_FORMAT));
@@ -132,7 +132,7 @@ describe('serveViewer handshake and security', () => {
 
     it(`accepts the right VNC password at RFB ${version}`, async () => {
       const fb = painted();
-      const { viewer: client } = await viewer(
+      const { peer: client } = await handshaken(
         { framebuffer: fb, input: recorder(), password: 'sesame-long-pw' },
         { version, password: 'sesame-l' },
       );
@@ -143,7 +143,7 @@ describe('serveViewer handshake and security', () => {
 
   it('refuses a wrong VNC password with a reason at 3.8 and reports it', async () => {
     let failures = 0;
-    const served = await connectViewer({
+    const served = await connectClient({
       framebuffer: painted(),
       input: recorder(),
       password: 'sesame',
@@ -155,8 +155,8 @@ describe('serveViewer handshake and security', () => {
     expect((await served.closed)?.message).toMatch(/wrong VNC password/);
   });
 
-  it('refuses a viewer that picks a security type it was not offered, with the reason', async () => {
-    const served = await connectViewer({ framebuffer: painted(), input: recorder(), password: 'sesame' });
+  it('refuses a client that picks a security type it was not offered, with the reason', async () => {
+    const served = await connectClient({ framebuffer: painted(), input: recorder(), password: 'sesame' });
     const reader = new ByteReader(served.client);
     await reader.read(12, 5000, 'the banner');
     served.client.write('RFB 003.008\n');
@@ -171,40 +171,40 @@ describe('serveViewer handshake and security', () => {
   it("holds a wrong password's answer for the back-off, and refuses the address at once meanwhile, unchecked", async () => {
     const backoff = new AuthBackoff({ firstMs: 800 });
     const options = () => ({ framebuffer: painted(), input: recorder(), password: 'sesame', authGate: backoff.gate('10.0.0.9:1000') });
-    const wrong = await connectViewer(options());
+    const wrong = await connectClient(options());
     const sentAt = Date.now();
     const answered = failure(RfbClient.connect(wrong.client, { password: 'sesamE' })).then((err) => ({ err, ms: Date.now() - sentAt }));
     await waitFor(() => backoff.gate('10.0.0.9:1').wait() > 0, 'the address held back');
     // Meanwhile the right password from the same address is refused fast, before any challenge.
-    const held = await connectViewer(options());
+    const held = await connectClient(options());
     const heldErr = await failure(RfbClient.connect(held.client, { password: 'sesame' }));
     expect(heldErr.message).toMatch(/too many wrong passwords from this address: try again in 1 s/);
     const { err, ms } = await answered;
     expect(err.message).toBe('security failed: authentication failed');
     expect(ms).toBeGreaterThanOrEqual(700);
     await waitFor(() => backoff.gate('10.0.0.9:1').wait() === 0, 'the hold over');
-    const { viewer: good } = await viewer(options(), { password: 'sesame' });
+    const { peer: good } = await handshaken(options(), { password: 'sesame' });
     await fullUpdate(good);
   });
 
   it('refuses a wrong VNC password at 3.7 without a reason string', async () => {
-    const served = await connectViewer({ framebuffer: painted(), input: recorder(), password: 'sesame' });
+    const served = await connectClient({ framebuffer: painted(), input: recorder(), password: 'sesame' });
     const err = await failure(RfbClient.connect(served.client, { version: '3.7', password: 'other' }));
     expect(err.message).toBe('security failed: no reason');
   });
 });
 
-describe('serveViewer pixels and encodings', () => {
-  it('converts to a 16bpp viewer format', async () => {
+describe('serveClient pixels and encodings', () => {
+  it('converts to a 16bpp client format', async () => {
     const fb = painted();
-    const { viewer: client } = await viewer({ framebuffer: fb, input: recorder() }, { format: RGB565 });
+    const { peer: client } = await handshaken({ framebuffer: fb, input: recorder() }, { format: RGB565 });
     await fullUpdate(client);
     expect([...client.values]).toEqual(expected(fb, RGB565));
   });
 
-  it("sends a viewer in the framebuffer's own format its bytes as Raw, unchanged", async () => {
+  it("sends a client in the framebuffer's own format its bytes as Raw, unchanged", async () => {
     const fb = painted();
-    const { viewer: client } = await viewer({ framebuffer: fb, input: recorder() }, { format: NATIVE_FORMAT, encodings: [0] });
+    const { peer: client } = await handshaken({ framebuffer: fb, input: recorder() }, { format: NATIVE_FORMAT, encodings: [0] });
     await fullUpdate(client);
     expect(Buffer.from(client.values.buffer).equals(fb.pixels)).toBe(true);
   });
@@ -214,16 +214,16 @@ describe('serveViewer pixels and encodings', () => {
     for (let at = 3; at < fb.pixels.length; at += 8) fb.pixels[at] = 0xff;
     const colours = expected(fb, NATIVE_FORMAT);
     for (const encoding of [0, 16]) {
-      const { viewer: client } = await viewer({ framebuffer: fb, input: recorder() }, { format: NATIVE_FORMAT, encodings: [encoding] });
+      const { peer: client } = await handshaken({ framebuffer: fb, input: recorder() }, { format: NATIVE_FORMAT, encodings: [encoding] });
       await fullUpdate(client);
       expect([...client.values]).toEqual(colours);
     }
   });
 
-  it('serves an 8bpp colour-map viewer from the 3-3-2 palette it sends', async () => {
+  it('serves an 8bpp colour-map client from the 3-3-2 palette it sends', async () => {
     const fb = painted();
     const colourMap: PixelFormat = { ...NATIVE_FORMAT, bitsPerPixel: 8, depth: 8, trueColour: false };
-    const { viewer: client } = await viewer({ framebuffer: fb, input: recorder() }, { format: colourMap, encodings: [5] });
+    const { peer: client } = await handshaken({ framebuffer: fb, input: recorder() }, { format: colourMap, encodings: [5] });
     await fullUpdate(client);
     const palette: PixelFormat = {
       ...colourMap,
@@ -250,7 +250,7 @@ describe('serveViewer pixels and encodings', () => {
   for (const [name, encoding, format] of cases) {
     it(`${name} at ${format.bitsPerPixel}bpp${format.bigEndian ? ' big-endian' : ''} decodes back to the framebuffer, update after update`, async () => {
       const fb = painted();
-      const { viewer: client } = await viewer({ framebuffer: fb, input: recorder() }, { format, encodings: [encoding, 0] });
+      const { peer: client } = await handshaken({ framebuffer: fb, input: recorder() }, { format, encodings: [encoding, 0] });
       const rects = await fullUpdate(client);
       expect(rects.map((r) => r.encoding)).toEqual([encoding]);
       expect([...client.values]).toEqual(expected(fb, format));
@@ -271,7 +271,7 @@ describe('serveViewer pixels and encodings', () => {
   ] as const) {
     it(`encoding ${encoding} at ${format.bitsPerPixel}bpp decodes palette tiles`, async () => {
       const fb = paletteTiles();
-      const { viewer: client } = await viewer({ framebuffer: fb, input: recorder() }, { format, encodings: [encoding] });
+      const { peer: client } = await handshaken({ framebuffer: fb, input: recorder() }, { format, encodings: [encoding] });
       await fullUpdate(client);
       expect([...client.values]).toEqual(expected(fb, format));
     });
@@ -285,14 +285,14 @@ describe('serveViewer pixels and encodings', () => {
         fb.fill({ x: tile * 64 + (i % 64), y: Math.floor(i / 64), w: 1, h: 1 }, (colour * 0x2a0b05) & 0xffffff);
       }
     });
-    const { viewer: client } = await viewer({ framebuffer: fb, input: recorder() }, { format: NATIVE_FORMAT, encodings: [16] });
+    const { peer: client } = await handshaken({ framebuffer: fb, input: recorder() }, { format: NATIVE_FORMAT, encodings: [16] });
     await fullUpdate(client);
     expect([...client.values]).toEqual(expected(fb, NATIVE_FORMAT));
   });
 
   it('answers incremental requests with the damaged areas only', async () => {
     const fb = painted();
-    const { viewer: client } = await viewer({ framebuffer: fb, input: recorder() });
+    const { peer: client } = await handshaken({ framebuffer: fb, input: recorder() });
     await fullUpdate(client);
     fb.fill({ x: 10, y: 60, w: 8, h: 8 }, 0xff0000);
     fb.damage({ x: 10, y: 60, w: 8, h: 8 });
@@ -307,9 +307,9 @@ describe('serveViewer pixels and encodings', () => {
     expect([...client.values]).toEqual(expected(fb, NATIVE_FORMAT));
   });
 
-  it('sends the cursor shape to viewers that asked for it', async () => {
+  it('sends the cursor shape to clients that asked for it', async () => {
     const fb = painted();
-    const { viewer: client } = await viewer({ framebuffer: fb, input: recorder() }, { encodings: [0, -239] });
+    const { peer: client } = await handshaken({ framebuffer: fb, input: recorder() }, { encodings: [0, -239] });
     await fullUpdate(client);
     const pixels = Buffer.alloc(2 * 2 * 4, 0xff);
     fb.setCursor({ width: 2, height: 2, hotX: 1, hotY: 0, pixels, mask: Buffer.from([0x80, 0x40]) });
@@ -320,19 +320,19 @@ describe('serveViewer pixels and encodings', () => {
   });
 });
 
-describe('serveViewer on a huge screen', () => {
-  it('sends a screen above the per-update cap over several updates as the viewer asks, whole in the end', async () => {
+describe('serveClient on a huge screen', () => {
+  it('sends a screen above the per-update cap over several updates as the client asks, whole in the end', async () => {
     const [width, height] = [4000, 2500];
     const fb = new Framebuffer(width, height, 'huge');
     for (let y = 0; y < height; y += 50) fb.fill({ x: 0, y, w: width, h: 50 }, (y * 2654435761) & 0xffffff);
     for (let x = 0; x < width; x += 333) fb.fill({ x, y: 0, w: 7, h: height }, 0xffffff - x);
-    const { viewer: client } = await viewer(
+    const { peer: client } = await handshaken(
       { framebuffer: fb, input: recorder() },
       { format: NATIVE_FORMAT, encodings: [16], timeoutMs: 30_000 },
     );
     const area = (rects: Array<{ w: number; h: number }>) => rects.reduce((sum, r) => sum + r.w * r.h, 0);
     let sent = area(await fullUpdate(client));
-    expect(sent, 'pixels in the first update').toBeLessThanOrEqual(VIEWER_UPDATE_MAX_PIXELS);
+    expect(sent, 'pixels in the first update').toBeLessThanOrEqual(CLIENT_UPDATE_MAX_PIXELS);
     while (sent < width * height) {
       client.requestUpdate(true);
       sent += area(await client.readUpdate());
@@ -343,10 +343,10 @@ describe('serveViewer on a huge screen', () => {
   }, 60_000);
 });
 
-describe('serveViewer resize', () => {
-  it('tells DesktopSize viewers the new size and sends the whole new picture', async () => {
+describe('serveClient resize', () => {
+  it('tells DesktopSize clients the new size and sends the whole new picture', async () => {
     const fb = painted();
-    const { viewer: client } = await viewer({ framebuffer: fb, input: recorder() }, { encodings: [16, -223] });
+    const { peer: client } = await handshaken({ framebuffer: fb, input: recorder() }, { encodings: [16, -223] });
     await fullUpdate(client);
     client.requestUpdate(true);
     fb.resize(70, 40);
@@ -358,9 +358,9 @@ describe('serveViewer resize', () => {
     expect([...client.values]).toEqual(expected(fb, NATIVE_FORMAT));
   });
 
-  it('gives viewers without DesktopSize a full update of what fits their old size', async () => {
+  it('gives clients without DesktopSize a full update of what fits their old size', async () => {
     const fb = painted();
-    const { viewer: client } = await viewer({ framebuffer: fb, input: recorder() });
+    const { peer: client } = await handshaken({ framebuffer: fb, input: recorder() });
     await fullUpdate(client);
     fb.resize(200, 60);
     fb.fill({ x: 0, y: 0, w: 200, h: 60 }, 0x654321);
@@ -371,10 +371,10 @@ describe('serveViewer resize', () => {
   });
 });
 
-describe('serveViewer input and sessions', () => {
+describe('serveClient input and connections', () => {
   it('forwards keys, pointer, clipboard and QEMU extended keys', async () => {
     const input = recorder();
-    const { viewer: client } = await viewer({ framebuffer: painted(), input }, { encodings: [0, -258] });
+    const { peer: client } = await handshaken({ framebuffer: painted(), input }, { encodings: [0, -258] });
     await fullUpdate(client);
     expect(client.qemuKeyAcked).toBe(true);
     client.sendKey(0x61, true);
@@ -387,16 +387,16 @@ describe('serveViewer input and sessions', () => {
 
   it('drops clipboard text over 1 MiB and goes on', async () => {
     const input = recorder();
-    const { viewer: client } = await viewer({ framebuffer: painted(), input });
+    const { peer: client } = await handshaken({ framebuffer: painted(), input });
     client.sendCutText(Buffer.alloc((1 << 20) + 1, 0x41));
     client.sendKey(0x20, true);
     await waitFor(() => input.events.length === 1, 'the key after the cut text');
     expect(input.events).toEqual(['key down 20']);
   });
 
-  it('drops all input from a view-only viewer but still updates it', async () => {
+  it('drops all input from a view-only client but still updates it', async () => {
     const input = recorder();
-    const { viewer: client } = await viewer({ framebuffer: painted(), input, viewOnly: true }, { encodings: [0, -258] });
+    const { peer: client } = await handshaken({ framebuffer: painted(), input, viewOnly: true }, { encodings: [0, -258] });
     client.sendKey(0x61, true);
     client.sendPointer(1, 12, 34);
     client.sendCutText('hello');
@@ -405,11 +405,11 @@ describe('serveViewer input and sessions', () => {
     expect(input.events).toEqual([]);
   });
 
-  it('updates two viewers of one framebuffer, each in its own format', async () => {
+  it('updates two clients of one framebuffer, each in its own format', async () => {
     const fb = painted();
     const options = { framebuffer: fb, input: recorder() };
-    const a = (await viewer(options, { encodings: [16] })).viewer;
-    const b = (await viewer(options, { format: RGB565, encodings: [5] })).viewer;
+    const a = (await handshaken(options, { encodings: [16] })).peer;
+    const b = (await handshaken(options, { format: RGB565, encodings: [5] })).peer;
     await Promise.all([fullUpdate(a), fullUpdate(b)]);
     a.requestUpdate(true);
     b.requestUpdate(true);
@@ -420,28 +420,28 @@ describe('serveViewer input and sessions', () => {
     expect([...b.values]).toEqual(expected(fb, RGB565));
   });
 
-  it('closes a viewer that sends a garbled message with one clear error, and only that viewer', async () => {
+  it('closes a client that sends a garbled message with one clear error, and only that client', async () => {
     const fb = painted();
-    const good = await viewer({ framebuffer: fb, input: recorder() });
-    const bad = await viewer({ framebuffer: fb, input: recorder() });
-    bad.viewer.write(Buffer.from([99, 0, 0, 0]));
+    const good = await handshaken({ framebuffer: fb, input: recorder() });
+    const bad = await handshaken({ framebuffer: fb, input: recorder() });
+    bad.peer.write(Buffer.from([99, 0, 0, 0]));
     expect((await bad.closed)?.message).toBe('RFB viewer: unknown client message type 99; the viewer was disconnected');
-    await fullUpdate(good.viewer);
-    expect([...good.viewer.values]).toEqual(expected(fb, NATIVE_FORMAT));
+    await fullUpdate(good.peer);
+    expect([...good.peer.values]).toEqual(expected(fb, NATIVE_FORMAT));
   });
 
-  it('keeps at most one update queued for a viewer that stops reading', async () => {
+  it('keeps at most one update queued for a client that stops reading', async () => {
     const fb = new Framebuffer(800, 600, 'big');
-    const served = await viewer({ framebuffer: fb, input: recorder() });
-    await fullUpdate(served.viewer);
+    const served = await handshaken({ framebuffer: fb, input: recorder() });
+    await fullUpdate(served.peer);
     const frameBytes = 800 * 600 * 4;
     served.client.pause();
     const before = served.socket.bytesRead;
-    // A viewer that asks ahead of reading: each request, once read, may be answered at once.
+    // A client that asks ahead of reading: each request, once read, may be answered at once.
     for (let i = 1; i <= 20; i += 1) {
       fb.fill({ x: 0, y: 0, w: 800, h: 600 }, i * 0x050505);
       fb.damage({ x: 0, y: 0, w: 800, h: 600 });
-      served.viewer.requestUpdate(true);
+      served.peer.requestUpdate(true);
       await waitFor(() => served.socket.bytesRead === before + 10 * i, 'the server to read the request');
       await new Promise((resolve) => setImmediate(resolve));
     }
@@ -450,23 +450,23 @@ describe('serveViewer input and sessions', () => {
   });
 
   it('sends bell and clipboard text from the VM', async () => {
-    const { viewer: client, session } = await viewer({ framebuffer: painted(), input: recorder() });
-    session.bell();
-    session.clipboard('from the VM');
+    const { peer: client, connection } = await handshaken({ framebuffer: painted(), input: recorder() });
+    connection.bell();
+    connection.clipboard('from the VM');
     await fullUpdate(client);
     expect([client.bells, client.cutTexts]).toEqual([1, ['from the VM']]);
   });
 
   it('closes a connection that does not finish the handshake in time, with the reason', async () => {
-    const served = await connectViewer({ framebuffer: painted(), input: recorder(), preauthTimeoutMs: 200 });
+    const served = await connectClient({ framebuffer: painted(), input: recorder(), preauthTimeoutMs: 200 });
     served.client.write('RFB 003.008\n'); // then nothing: no security type
     const error = await served.closed;
-    expect(error).toBeInstanceOf(ViewerDroppedError);
+    expect(error).toBeInstanceOf(ClientDroppedError);
     expect(error?.message).toBe('it finished no VNC handshake within 200 ms');
   });
 
-  it("gives a viewer that was sent the challenge the password answer's longer wait: a person typing is not cut off", async () => {
-    const served = await connectViewer({
+  it("gives a client that was sent the challenge the password answer's longer wait: a person typing is not cut off", async () => {
+    const served = await connectClient({
       framebuffer: painted(),
       input: recorder(),
       password: 'sesame',
@@ -488,8 +488,8 @@ describe('serveViewer input and sessions', () => {
     expect((await reader.read(4, 5000, 'the result')).readUInt32BE(0)).toBe(0);
   });
 
-  it("still drops a viewer that never answers the challenge, once the password answer's wait is over", async () => {
-    const served = await connectViewer({
+  it("still drops a client that never answers the challenge, once the password answer's wait is over", async () => {
+    const served = await connectClient({
       framebuffer: painted(),
       input: recorder(),
       password: 'sesame',
@@ -503,12 +503,12 @@ describe('serveViewer input and sessions', () => {
     served.client.write(Buffer.from([2]));
     await reader.read(16, 5000, 'the challenge');
     const error = await served.closed;
-    expect(error).toBeInstanceOf(ViewerDroppedError);
+    expect(error).toBeInstanceOf(ClientDroppedError);
     expect(error?.message).toBe('it answered no VNC password within 300 ms');
   });
 
-  it('keeps a served viewer past the handshake deadline', async () => {
-    const { viewer: client, closed } = await viewer({ framebuffer: painted(), input: recorder(), preauthTimeoutMs: 100 });
+  it('keeps a served client past the handshake deadline', async () => {
+    const { peer: client, closed } = await handshaken({ framebuffer: painted(), input: recorder(), preauthTimeoutMs: 100 });
     let ended = false;
     void closed.then(() => (ended = true));
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -516,14 +516,14 @@ describe('serveViewer input and sessions', () => {
     expect(ended).toBe(false);
   });
 
-  it('bounds what waits for a viewer that stops reading: bells and clipboards are dropped, then the viewer is', async () => {
-    const served = await viewer({ framebuffer: painted(), input: recorder(), stallTimeoutMs: 500 });
-    await fullUpdate(served.viewer);
+  it('bounds what waits for a client that stops reading: bells and clipboards are dropped, then the client is', async () => {
+    const served = await handshaken({ framebuffer: painted(), input: recorder(), stallTimeoutMs: 500 });
+    await fullUpdate(served.peer);
     served.client.pause();
     const text = 'x'.repeat(256 * 1024);
     for (let i = 0; i < 400; i += 1) {
-      served.session.clipboard(text);
-      for (let b = 0; b < 1000; b += 1) served.session.bell();
+      served.connection.clipboard(text);
+      for (let b = 0; b < 1000; b += 1) served.connection.bell();
       await new Promise((resolve) => setImmediate(resolve));
     }
     // One clipboard past the 64 KiB backlog at most, never 100 MiB of them.
@@ -532,20 +532,20 @@ describe('serveViewer input and sessions', () => {
     expect(error?.message).toBe('it read nothing for 500 ms while its screen changed');
   });
 
-  it('stops reading a viewer while the console takes no input, and reads it again after', async () => {
+  it('stops reading a client while the console takes no input, and reads it again after', async () => {
     const input = recorder();
     let full = false;
     let room: (() => void) | undefined;
-    const served = await viewer({
+    const served = await handshaken({
       framebuffer: painted(),
       input: { ...input, roomForInput: () => (full ? new Promise<void>((resolve) => (room = resolve)) : undefined) },
     });
-    await fullUpdate(served.viewer); // the viewer's set-up messages are read
+    await fullUpdate(served.peer); // the client's set-up messages are read
     full = true;
-    served.viewer.sendKey(0x61, true);
-    await waitFor(() => input.events.length === 1 && served.socket.isPaused(), 'the key, then the viewer held');
+    served.peer.sendKey(0x61, true);
+    await waitFor(() => input.events.length === 1 && served.socket.isPaused(), 'the key, then the client held');
     full = false;
-    served.viewer.sendKey(0x62, true);
+    served.peer.sendKey(0x62, true);
     // Held: the second key waits in the socket until the console has room.
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(input.events).toEqual(['key down 61']);
@@ -554,15 +554,15 @@ describe('serveViewer input and sessions', () => {
     expect(input.events).toEqual(['key down 61', 'key down 62']);
   });
 
-  it('stops reading a viewer that asks for answers it does not read (colour maps for SetPixelFormat)', async () => {
-    const served = await viewer({ framebuffer: painted(), input: recorder() });
-    await fullUpdate(served.viewer);
+  it('stops reading a client that asks for answers it does not read (colour maps for SetPixelFormat)', async () => {
+    const served = await handshaken({ framebuffer: painted(), input: recorder() });
+    await fullUpdate(served.peer);
     served.client.pause();
     const colourMapped = Buffer.alloc(20);
     encodePixelFormat({ ...NATIVE_FORMAT, bitsPerPixel: 8, depth: 8, trueColour: false }).copy(colourMapped, 4);
     // 20,000 requests of 20 bytes, each answered with a 1.5 KB colour map: 30 MB if all were answered.
     served.client.write(Buffer.concat(Array.from({ length: 20_000 }, () => colourMapped)));
-    await waitFor(() => served.socket.isPaused(), 'the server to stop reading the viewer');
+    await waitFor(() => served.socket.isPaused(), 'the server to stop reading the client');
     expect(served.socket.writableLength).toBeLessThan(2 * 1024 * 1024);
   });
 });

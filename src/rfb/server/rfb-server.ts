@@ -17,33 +17,33 @@ import {
 } from '../wire/rfb-wire.js';
 import type { AuthGate } from './auth-backoff.js';
 import { checkVncAuth, newVncChallenge } from '../wire/vnc-auth.js';
-import { ViewerDamage } from './damage.js';
-import { ViewerOutput, durationText, type OutboxKind } from './output.js';
+import { ClientDamage } from './damage.js';
+import { ClientOutput, durationText, type OutboxKind } from './output.js';
 import { ENCODING, PIXEL_ENCODINGS, encodeUpdate } from './update.js';
 
-export interface ViewerInput {
+export interface ClientInput {
   key(down: boolean, keysym: number): void;
   qemuKey?(down: boolean, keysym: number, keycode: number): void;
   pointer(buttons: number, x: number, y: number): void;
   clipboard(text: string): void;
   /**
    * Undefined while the console takes input; else resolves once it does again (its write buffer
-   * drained, or it went away). Meanwhile this viewer's connection is not read: the backpressure
-   * reaches the viewer instead of a queue growing here.
+   * drained, or it went away). Meanwhile this client's connection is not read: the backpressure
+   * reaches the client instead of a queue growing here.
    */
   roomForInput?(): Promise<void> | undefined;
 }
 
-export interface ViewerServerOptions {
+export interface RfbServerOptions {
   framebuffer: Framebuffer;
   /** Offer VNC Authentication with this password instead of None. */
   password?: string;
-  /** Input from this viewer is dropped. */
+  /** Input from this client is dropped. */
   viewOnly?: boolean;
-  input: ViewerInput;
-  /** A viewer gave a wrong password (the caller logs it with the peer address). */
+  input: ClientInput;
+  /** A client gave a wrong password (the caller logs it with the peer address). */
   onAuthFailure?(): void;
-  /** Back-off for this viewer's address: wrong answers wait, held-back addresses are refused unchecked. */
+  /** Back-off for this client's address: wrong answers wait, held-back addresses are refused unchecked. */
   authGate?: AuthGate;
   /**
    * Handshake deadline (default PREAUTH_TIMEOUT_MS), the password answer's once the challenge
@@ -52,37 +52,37 @@ export interface ViewerServerOptions {
   preauthTimeoutMs?: number;
   passwordAnswerTimeoutMs?: number;
   /**
-   * Runs once the viewer is through authentication, and its ServerInit waits for it (the
-   * framebuffer's size is read after): a replay decodes its recording only for a viewer that
-   * gave the password. Rejecting drops the viewer.
+   * Runs once the client is through authentication, and its ServerInit waits for it (the
+   * framebuffer's size is read after): a replay decodes its recording only for a client that
+   * gave the password. Rejecting drops the client.
    */
   beforeServerInit?(): Promise<void>;
   stallTimeoutMs?: number;
 }
 
-/** Why this side ended a viewer's session, as the end of `viewer from ADDRESS disconnected: ...`. */
-export class ViewerDroppedError extends Error {
+/** Why this side ended a client's connection, as the end of `viewer from ADDRESS disconnected: ...`. */
+export class ClientDroppedError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = 'ViewerDroppedError';
+    this.name = 'ClientDroppedError';
   }
 }
 
-export interface ViewerSession extends EventEmitter<{ close: [Error | undefined] }> {
-  /** Sends ServerCutText to this viewer (clipboard from the VM). */
+export interface ServedClient extends EventEmitter<{ close: [Error | undefined] }> {
+  /** Sends ServerCutText to this client (clipboard from the VM). */
   clipboard(text: string): void;
   bell(): void;
   close(): void;
 }
 
-/** Clipboard text from a viewer above this size is dropped, not buffered. */
+/** Clipboard text from a client above this size is dropped, not buffered. */
 export const MAX_CLIENT_CUT_TEXT = 1 << 20;
 
 const SECURITY_NONE = 1;
 const SECURITY_VNC_AUTH = 2;
 
-/** One viewer's RFB session on a shared Framebuffer: handshake, then messages parsed as they arrive. */
-class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> implements ViewerSession {
+/** One client's RFB connection on a shared Framebuffer: handshake, then messages parsed as they arrive. */
+class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> implements ServedClient {
   private buffer: Buffer = Buffer.alloc(0);
   private phase: 'version' | 'security' | 'auth' | 'held' | 'clientInit' | 'preparing' | 'normal' = 'version';
   /** beforeServerInit has resolved (or there is none): ServerInit may go out. */
@@ -97,11 +97,11 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
   private wants = { cursor: false, desktopSize: false, qemuKey: false };
   /** ClientCutText payload still to drop (too big, or extended clipboard). */
   private skipping = 0;
-  private readonly pending: ViewerDamage;
+  private readonly pending: ClientDamage;
   /** An update is being encoded or waits for the stream to drain; damage meanwhile is coalesced. */
   private busy = false;
-  /** Messages written while busy go out after the update (see ViewerOutput). */
-  private readonly output: ViewerOutput;
+  /** Messages written while busy go out after the update (see ClientOutput). */
+  private readonly output: ClientOutput;
   private handshakeTimer: NodeJS.Timeout | undefined;
   /** A bell went out in this turn of the event loop. */
   private rang = false;
@@ -124,27 +124,27 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
 
   constructor(
     private readonly stream: Duplex,
-    private readonly options: ViewerServerOptions,
+    private readonly options: RfbServerOptions,
   ) {
     super();
     this.securityType = options.password === undefined ? SECURITY_NONE : SECURITY_VNC_AUTH;
-    this.pending = new ViewerDamage(options.framebuffer.width, options.framebuffer.height);
+    this.pending = new ClientDamage(options.framebuffer.width, options.framebuffer.height);
     stream.on('data', (chunk: Buffer) => this.receive(chunk));
     stream.on('error', (err) => this.finish(err));
     stream.on('end', () => stream.end());
     stream.on('close', () => this.finish(undefined));
     const stallMs = options.stallTimeoutMs ?? VIEWER_STALL_TIMEOUT_MS;
-    this.output = new ViewerOutput(stream, stallMs, () => {
-      this.finish(new ViewerDroppedError(`it read nothing for ${durationText(stallMs)} while its screen changed`));
+    this.output = new ClientOutput(stream, stallMs, () => {
+      this.finish(new ClientDroppedError(`it read nothing for ${durationText(stallMs)} while its screen changed`));
     });
     this.handshakeDeadline(options.preauthTimeoutMs ?? PREAUTH_TIMEOUT_MS, 'it finished no VNC handshake');
     stream.write('RFB 003.008\n');
   }
 
-  /** From now on the handshake must end within `ms`, else the viewer is dropped with `what` and the wait. */
+  /** From now on the handshake must end within `ms`, else the client is dropped with `what` and the wait. */
   private handshakeDeadline(ms: number, what: string): void {
     clearTimeout(this.handshakeTimer);
-    this.handshakeTimer = setTimeout(() => this.finish(new ViewerDroppedError(`${what} within ${durationText(ms)}`)), ms);
+    this.handshakeTimer = setTimeout(() => this.finish(new ClientDroppedError(`${what} within ${durationText(ms)}`)), ms);
   }
 
   clipboard(text: string): void {
@@ -179,7 +179,7 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     clearTimeout(this.handshakeTimer);
     this.output.close();
     this.zlib.close();
-    // A refusal must reach the viewer: end gracefully, then let go of the socket.
+    // A refusal must reach the client: end gracefully, then let go of the socket.
     if (this.farewell && !this.stream.destroyed) this.stream.end(this.farewell, () => this.stream.destroy());
     else this.stream.destroy();
     this.emit('close', err);
@@ -202,15 +202,15 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
       this.buffer = this.buffer.subarray(offset);
       this.holdWhileConsoleIsFull();
     } catch (err) {
-      // A viewer that breaks the protocol loses its own connection, nobody else's.
+      // A client that breaks the protocol loses its own connection, nobody else's.
       const reason = err instanceof Error ? err.message : String(err);
       this.finish(new RfbProtocolError(`RFB viewer: ${reason}; the viewer was disconnected`));
     }
   }
 
   /**
-   * Stops reading this viewer while the console does not take its input (keys of a stalled
-   * console), or while the viewer does not take what its own messages asked for (a viewer that
+   * Stops reading this client while the console does not take its input (keys of a stalled
+   * console), or while the client does not take what its own messages asked for (a client that
    * sends requests and never reads would otherwise queue answers without end).
    */
   private holdWhileConsoleIsFull(): void {
@@ -275,7 +275,7 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
         return 16;
       }
       case 'held':
-        return available; // nothing more is read from a viewer whose wrong answer is being held
+        return available; // nothing more is read from a client whose wrong answer is being held
       case 'preparing':
         return 0; // its ClientInit waits for beforeServerInit
       case 'clientInit': {
@@ -284,7 +284,7 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
           this.phase = 'preparing';
           return 0;
         }
-        // The shared flag asks us to drop other viewers; every viewer of the hub shares instead.
+        // The shared flag asks us to drop other clients; every client of the hub shares instead.
         const fb = this.options.framebuffer;
         this.stream.write(encodeServerInit(fb.width, fb.height, fb.name));
         this.pending.told(fb.width, fb.height);
@@ -301,7 +301,7 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
   }
 
   /**
-   * Refuses at once, with the wait in the reason, when this viewer's address is held back
+   * Refuses at once, with the wait in the reason, when this client's address is held back
    * after wrong passwords: before the security types (no challenge is spent) or after its
    * answer (which is then not checked).
    */
@@ -320,7 +320,7 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
       this.challenge = newVncChallenge();
       this.stream.write(this.challenge);
       this.phase = 'auth';
-      // The viewer now asks its user for the password: a person's typing gets longer than a silent socket.
+      // The client now asks its user for the password: a person's typing gets longer than a silent socket.
       this.handshakeDeadline(this.options.passwordAnswerTimeoutMs ?? PASSWORD_ANSWER_TIMEOUT_MS, 'it answered no VNC password');
       return;
     }
@@ -412,7 +412,7 @@ class ViewerConnection extends EventEmitter<{ close: [Error | undefined] }> impl
 
   /**
    * Answers the pending request when something it covers changed. One update at a time, and
-   * none while the stream's buffer is full: a viewer that stops reading costs one update of
+   * none while the stream's buffer is full: a client that stops reading costs one update of
    * memory plus its (bounded) damage list.
    */
   private sendUpdateIfDue(): void {
@@ -455,7 +455,7 @@ function lengthPrefixed(text: string): Buffer {
   return Buffer.concat([u32(bytes.length), bytes]);
 }
 
-/** Serves one viewer on `stream` from `options.framebuffer`; every viewer of a framebuffer shares it. */
-export function serveViewer(stream: Duplex, options: ViewerServerOptions): ViewerSession {
-  return new ViewerConnection(stream, options);
+/** Serves one client on `stream` from `options.framebuffer`; every client of a framebuffer shares it. */
+export function serveClient(stream: Duplex, options: RfbServerOptions): ServedClient {
+  return new ClientConnection(stream, options);
 }

@@ -6,13 +6,13 @@ import { EncodeTurns } from './encoders/turns.js';
 import { Framebuffer } from '../wire/framebuffer.js';
 import { PixelPacker } from '../wire/pixel-values.js';
 import { NATIVE_FORMAT } from '../wire/rfb-wire.js';
-import { RfbUpstream } from '../client/rfb-client.js';
-import { ViewerDamage } from './damage.js';
+import { RfbConsoleClient } from '../client/rfb-client.js';
+import { ClientDamage } from './damage.js';
 import { ENCODING, encodeUpdate } from './update.js';
 import { loopStalls } from '../../../test/support/loop-stalls.js';
 
-// The hub's viewer server encodes what a console draws for every viewer. A hostile console's
-// 8192x8192 screen, redrawn, must not be encoded in one go (a second of the loop per viewer),
+// The hub's RFB server encodes what a console draws for every client. A hostile console's
+// 8192x8192 screen, redrawn, must not be encoded in one go (a second of the loop per client),
 // and what goes out in bands across turns must still be one valid update with the right pixels.
 
 const cleanups: Array<() => unknown> = [];
@@ -42,7 +42,7 @@ async function decoded(source: Framebuffer, update: Buffer, encoding: 'zrle' | '
   });
   cleanups.push(() => server.close());
   const fb = new Framebuffer(1, 1);
-  const client = await RfbUpstream.connect(server.dial(), fb, { encodings: [encoding] });
+  const client = await RfbConsoleClient.connect(server.dial(), fb, { encodings: [encoding] });
   cleanups.push(() => client.close());
   await client.nextUpdate();
   return fb;
@@ -124,10 +124,10 @@ describe('encodeUpdate', () => {
   });
 });
 
-describe('ViewerDamage', () => {
-  it('puts at most the pixels an update may carry in it, the rest in the next ones as the viewer asks', () => {
+describe('ClientDamage', () => {
+  it('puts at most the pixels an update may carry in it, the rest in the next ones as the client asks', () => {
     const fb = new Framebuffer(1000, 1000);
-    const damage = new ViewerDamage(1000, 1000);
+    const damage = new ClientDamage(1000, 1000);
     const wants = { cursor: false, desktopSize: false };
     let sent = 0;
     for (let update = 0; update < 10; update++) {

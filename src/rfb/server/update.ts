@@ -15,14 +15,14 @@ export const ENCODING = {
   qemuExtendedKey: -258,
 } as const;
 
-/** The pixel encodings this server writes, for picking the viewer's first choice. */
+/** The pixel encodings this server writes, for picking the client's first choice. */
 export const PIXEL_ENCODINGS: readonly number[] = [ENCODING.raw, ENCODING.hextile, ENCODING.zrle];
 
 /** What goes into one FramebufferUpdate. */
 export interface UpdatePlan {
   /** DesktopSize rectangle with the framebuffer's new size. */
   size?: { w: number; h: number };
-  /** Acknowledges QEMU Extended Key Events so the viewer starts sending keycodes. */
+  /** Acknowledges QEMU Extended Key Events so the client starts sending keycodes. */
   qemuKeyAck?: boolean;
   cursor?: CursorShape;
   rects: Rect[];
@@ -44,9 +44,9 @@ function cursorRect(cursor: CursorShape, packer: PixelPacker): Buffer[] {
 }
 
 export interface EncodeOptions {
-  /** The turns' budget the bands take from (default: the process's, shared by all viewers). */
+  /** The turns' budget the bands take from (default: the process's, shared by all clients). */
   turns?: EncodeTurns;
-  /** True once nobody wants the update (its viewer left): no further band is encoded. */
+  /** True once nobody wants the update (its client left): no further band is encoded. */
   cancelled?(): boolean;
 }
 
@@ -54,7 +54,7 @@ export interface EncodeOptions {
 const TILE_ROWS: Record<number, number> = { [ENCODING.zrle]: 64, [ENCODING.hextile]: 16 };
 
 /**
- * One FramebufferUpdate in the viewer's format and encoding, as the buffers to write in order
+ * One FramebufferUpdate in the client's format and encoding, as the buffers to write in order
  * (no copy into one). Each rectangle is encoded in bands of whole tile rows, each band taking
  * its turn (see EncodeTurns), so a huge screen never holds the loop. A band reads the pixels
  * when its turn comes: drawing meanwhile may show in this update, and is sent again in the
@@ -113,7 +113,7 @@ async function encodeRows(r: Rect, job: RowsJob, body: Buffer[]): Promise<number
   const { framebuffer, packer, encoding, zlib } = job;
   const tileRows = TILE_ROWS[encoding] ?? 1;
   const pixelCost = encoding === ENCODING.hextile ? ENCODE_HEXTILE_PIXEL_COST : 1;
-  // A band costs about a quarter of a turn: several viewers' bands share each turn.
+  // A band costs about a quarter of a turn: several clients' bands share each turn.
   const bandRows = Math.max(tileRows, Math.floor(job.turns.perTurn / 4 / (r.w * pixelCost * tileRows)) * tileRows);
   let done = 0;
   while (done < r.h) {

@@ -24,8 +24,8 @@ export interface FramebufferEvents {
 }
 
 /**
- * The one picture of a console's screen that the RFB hub keeps: what the upstream client
- * decodes into, what every local viewer, screenshot and thumbnail reads from. 32 bits a pixel,
+ * The one picture of a console's screen that the RFB hub keeps: what the console client
+ * decodes into, what every local client, screenshot and thumbnail reads from. 32 bits a pixel,
  * bytes B, G, R, X (the project's NATIVE_FORMAT), rows top to bottom. Writers say which area
  * they changed; readers follow `damage` and `resize`.
  */

@@ -20,7 +20,7 @@ describe('PixelPacker', () => {
     expect([0, 1, 2, 3].map((i) => raw.readUInt32LE(i * 4))).toEqual(colours);
   });
 
-  it("converts through the tables when the viewer's format is not the native one", () => {
+  it("converts through the tables when the client's format is not the native one", () => {
     const bgr: typeof NATIVE_FORMAT = { ...NATIVE_FORMAT, redShift: 0, blueShift: 16 };
     const raw = new PixelPacker(bgr).rawBytes(picture(), 3, { x: 0, y: 1, w: 1, h: 1 });
     expect(raw.readUInt32LE(0)).toBe(3 * 10 * 65536 + 3 * 20 * 256 + 3 * 30);

@@ -8,7 +8,7 @@ const BIG_ENDIAN_HOST = endianness() === 'BE';
 const RGB_BITS = 0x00ffffff;
 
 /**
- * Whether a viewer's pixel values are the framebuffer's own (0xRRGGBB): 8 bits a channel at
+ * Whether a client's pixel values are the framebuffer's own (0xRRGGBB): 8 bits a channel at
  * shifts 16, 8 and 0. Depth and byte order do not change the values (byte order changes bytes).
  */
 function sameValues(f: PixelFormat): boolean {
@@ -31,14 +31,14 @@ function wordsOf(bgrx: Buffer): Uint32Array | undefined {
 }
 
 /**
- * A viewer's pixels as numbers: encoders compare and count colours on these, then write them
- * in the viewer's byte order. Channel scaling uses one 256-entry table per channel.
+ * A client's pixels as numbers: encoders compare and count colours on these, then write them
+ * in the client's byte order. Channel scaling uses one 256-entry table per channel.
  */
 export class PixelPacker {
   readonly bytesPerPixel: number;
-  /** The viewer's values are the framebuffer's colour bits: no table needed. */
+  /** The client's values are the framebuffer's colour bits: no table needed. */
   private readonly nativeValues: boolean;
-  /** The viewer's bytes are the framebuffer's with X cleared: Raw is a copy. */
+  /** The client's bytes are the framebuffer's with X cleared: Raw is a copy. */
   private readonly nativeBytes: boolean;
   private readonly red: Uint32Array;
   private readonly green: Uint32Array;
@@ -80,7 +80,7 @@ export class PixelPacker {
 
   /**
    * Raw encoding's payload for `rect` (clipped) of a B G R X picture `width` pixels wide. For a
-   * viewer in the framebuffer's own format that is its rows copied whole, X cleared as the
+   * client in the framebuffer's own format that is its rows copied whole, X cleared as the
    * conversion would (an upstream may leave anything there).
    */
   rawBytes(bgrx: Buffer, width: number, rect: Rect): Buffer {
@@ -115,9 +115,9 @@ export class PixelPacker {
     }
   }
 
-  /** `values` as the viewer's pixel bytes (Raw encoding's payload). */
+  /** `values` as the client's pixel bytes (Raw encoding's payload). */
   bytes(values: Uint32Array): Buffer {
-    // Typed arrays hold numbers in the machine's byte order: when that is the viewer's, copy whole.
+    // Typed arrays hold numbers in the machine's byte order: when that is the client's, copy whole.
     if (this.format.bigEndian === BIG_ENDIAN_HOST) {
       if (this.bytesPerPixel === 4) return Buffer.from(values.buffer.slice(values.byteOffset, values.byteOffset + values.byteLength));
       if (this.bytesPerPixel === 2) return Buffer.from(Uint16Array.from(values).buffer);

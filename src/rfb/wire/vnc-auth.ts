@@ -1,6 +1,6 @@
 /**
  * VNC Authentication (RFC 6143 7.2.2), the one implementation both sides use: the client
- * answers a server's 16-byte challenge, the server checks a viewer's answer. The answer is the
+ * answers a server's 16-byte challenge, the server checks a client's answer. The answer is the
  * challenge DES-encrypted with the password as key (at most 8 bytes, zero-padded, each byte's
  * bits reversed, as the original VNC did). des.js because Node's OpenSSL 3 keeps DES in its
  * legacy provider only.

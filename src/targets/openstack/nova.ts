@@ -132,7 +132,7 @@ export type Log = (level: LogLevel, message: string) => void;
  * Nova calls for one cloud: the Keystone token and compute endpoint come from the session,
  * and a 401 (token revoked or expired early) renews the token once and retries.
  */
-export class ComputeClient {
+export class NovaCompute {
   constructor(
     private readonly session: KeystoneSession,
     private readonly tls: TlsSettings,

@@ -7,7 +7,7 @@ import type { CloudConfig, ConfigSources } from './config.js';
 import { scrubSecrets, type TlsSettings } from './http.js';
 import { KeystoneSessions, type KeystoneSession } from './keystone.js';
 import {
-  ComputeClient,
+  NovaCompute,
   ConsoleTypeUnavailableError,
   ServerNotFoundError,
   checkConsoleState,
@@ -40,7 +40,7 @@ interface CloudConnection {
   cloud: CloudConfig;
   tls: TlsSettings;
   session: KeystoneSession;
-  compute: ComputeClient;
+  compute: NovaCompute;
 }
 
 /** The real environment: process.env, the home and working directories, files on disk. */
@@ -65,7 +65,7 @@ async function connectCloud(sources: ConfigSources, options: TargetOptions, sess
   const cloud = loadCloudConfig(sources, options);
   const tls = await tlsFromOptions(cloud.insecure, cloud.cacert);
   const session = sessions.session(cloud, tls);
-  return { cloud, tls, session, compute: new ComputeClient(session, tls) };
+  return { cloud, tls, session, compute: new NovaCompute(session, tls) };
 }
 
 /**
@@ -134,7 +134,7 @@ class OpenStackTarget implements ConsoleTarget {
    * kept for the first client, so `auto` costs Nova no extra console. A browser-only console
    * (RDP, WebMKS) is never asked for: with none of the three, the error says how to open one.
    */
-  private async firstOffered(compute: ComputeClient, id: string, signal: AbortSignal): Promise<ConsoleType> {
+  private async firstOffered(compute: NovaCompute, id: string, signal: AbortSignal): Promise<ConsoleType> {
     const order = autoOrder(OPENSTACK_CONSOLE_TYPES);
     for (const type of order) {
       try {
@@ -210,7 +210,7 @@ class OpenStackTarget implements ConsoleTarget {
   }
 
   /** VNC and serial: the pre-flight's URL while it is certainly fresh, else a console of this dial's own. */
-  private ownUrls(compute: ComputeClient, id: string, signal: AbortSignal, log: Log): ConsoleUrls {
+  private ownUrls(compute: NovaCompute, id: string, signal: AbortSignal, log: Log): ConsoleUrls {
     const probed = this.probed;
     this.probed = undefined;
     const young = probed && Date.now() - probed.at < NOVA_PROBED_URL_MAX_AGE_MS ? probed.url : undefined;
@@ -226,7 +226,7 @@ class OpenStackTarget implements ConsoleTarget {
    * connections until they expire. The channels of a burst that find it refused share the
    * fresh one that replaces it.
    */
-  private spiceUrls(compute: ComputeClient, id: string, signal: AbortSignal, log: Log): ConsoleUrls {
+  private spiceUrls(compute: NovaCompute, id: string, signal: AbortSignal, log: Log): ConsoleUrls {
     const ask = () => this.newConsoleUrl(compute, id, AbortSignal.timeout(DIAL_TIMEOUT_MS), log);
     const first = this.spiceUrl.get(ask);
     return {
@@ -238,7 +238,7 @@ class OpenStackTarget implements ConsoleTarget {
     };
   }
 
-  private newConsoleUrl(compute: ComputeClient, id: string, signal: AbortSignal, log: Log): Promise<string> {
+  private newConsoleUrl(compute: NovaCompute, id: string, signal: AbortSignal, log: Log): Promise<string> {
     return compute.createConsole(id, this.server, this.consoleType, signal, log).catch((err: unknown) => {
       // Deleted, perhaps recreated under the same name: look the name up again next time.
       if (err instanceof ServerNotFoundError) this.serverId = undefined;
@@ -248,7 +248,7 @@ class OpenStackTarget implements ConsoleTarget {
 
   private openConsole(
     consoleUrl: string,
-    compute: ComputeClient,
+    compute: NovaCompute,
     tls: TlsSettings,
     signal: AbortSignal,
     log: Log,
@@ -316,7 +316,7 @@ class OpenStackTarget implements ConsoleTarget {
   }
 
   /** Name -> ID once per target; IDs do not change while a server lives. */
-  private lookUp(compute: ComputeClient, signal: AbortSignal): Promise<string> {
+  private lookUp(compute: NovaCompute, signal: AbortSignal): Promise<string> {
     this.serverId ??= compute.findServer(this.server, signal).then(
       (s) => s.id,
       (err: unknown) => {

@@ -1,4 +1,4 @@
-// Hextile tiles laid out by hand as RFC 6143 describes them, decoded by RfbUpstream.
+// Hextile tiles laid out by hand as RFC 6143 describes them, decoded by RfbConsoleClient.
 import { afterEach, describe, expect, it } from 'vitest';
 import { picture, update } from '../../../../test/support/fake-rfb-server.js';
 import {

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveHandshake, startScriptedServer } from '../../../../test/support/fake-rfb-server.js';
 import { Framebuffer } from '../../wire/framebuffer.js';
-import { DEFAULT_ENCODINGS, RfbUpstream } from '../rfb-client.js';
+import { DEFAULT_ENCODINGS, RfbConsoleClient } from '../rfb-client.js';
 import { DECODERS } from './index.js';
 
 const cleanups: Array<() => unknown> = [];
@@ -23,7 +23,7 @@ describe('the decoder registry', () => {
       asked = await serveHandshake(peer, 8, 8);
     });
     cleanups.push(() => server.close());
-    const client = await RfbUpstream.connect(server.dial(), new Framebuffer(1, 1));
+    const client = await RfbConsoleClient.connect(server.dial(), new Framebuffer(1, 1));
     cleanups.push(() => client.close());
     await expect.poll(() => asked).toBeDefined();
     expect(DEFAULT_ENCODINGS).toEqual(['zrle', 'hextile', 'tight', 'zlib', 'copyrect', 'raw']);

@@ -1,4 +1,4 @@
-// Raw rectangles (and CopyRect moving them), decoded by RfbUpstream from a scripted server.
+// Raw rectangles (and CopyRect moving them), decoded by RfbConsoleClient from a scripted server.
 import { afterEach, describe, expect, it } from 'vitest';
 import { picture, update } from '../../../../test/support/fake-rfb-server.js';
 import { DECODING_BUDGETS, closeDecodingSessions, decodingSession, ramp } from '../../../../test/support/decoding-session.js';

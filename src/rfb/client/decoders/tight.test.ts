@@ -1,4 +1,4 @@
-// Tight rectangles (no JPEG) laid out by hand as the Tight spec describes them, decoded by RfbUpstream.
+// Tight rectangles (no JPEG) laid out by hand as the Tight spec describes them, decoded by RfbConsoleClient.
 import { afterEach, describe, expect, it } from 'vitest';
 import { deflateParts, update } from '../../../../test/support/fake-rfb-server.js';
 import {

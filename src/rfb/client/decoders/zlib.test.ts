@@ -1,4 +1,4 @@
-// Zlib rectangles through one deflate stream, decoded by RfbUpstream.
+// Zlib rectangles through one deflate stream, decoded by RfbConsoleClient.
 import { afterEach, describe, expect, it } from 'vitest';
 import { deflateParts, picture, u32, update } from '../../../../test/support/fake-rfb-server.js';
 import { DECODING_BUDGETS, closeDecodingSessions, decodingSession, ramp } from '../../../../test/support/decoding-session.js';

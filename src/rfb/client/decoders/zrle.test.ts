@@ -1,4 +1,4 @@
-// ZRLE tiles laid out by hand as RFC 6143 describes them, decoded by RfbUpstream.
+// ZRLE tiles laid out by hand as RFC 6143 describes them, decoded by RfbConsoleClient.
 import { afterEach, describe, expect, it } from 'vitest';
 import { deflateParts, u32, update } from '../../../../test/support/fake-rfb-server.js';
 import {

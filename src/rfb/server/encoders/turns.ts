@@ -1,11 +1,11 @@
 import { ENCODE_PIXELS_PER_TURN } from '../../../limits.js';
 
 /*
- * The encoding every viewer server of the process may do in one turn of the event loop. A
+ * The encoding every RFB server connection of the process may do in one turn of the event loop. A
  * hostile console can declare 8192x8192 and redraw it whole: encoded in one go that is a
- * second of ZRLE per viewer with nothing else served meanwhile. Updates are encoded in bands
+ * second of ZRLE per client with nothing else served meanwhile. Updates are encoded in bands
  * of rows, each band first taking its cost from this budget; past it the band waits for the
- * next turn, behind the viewers that asked before it, so one viewer's huge screen takes its
+ * next turn, behind the clients that asked before it, so one client's huge screen takes its
  * share of turns and no more, and signals, keys and other consoles are served in between.
  */
 
@@ -55,5 +55,5 @@ export class EncodeTurns {
   }
 }
 
-/** Shared by every viewer of every console of the process: the loop is one. */
+/** Shared by every client of every console of the process: the loop is one. */
 export const encodeTurns = new EncodeTurns();

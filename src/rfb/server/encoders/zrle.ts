@@ -92,7 +92,7 @@ class TilePalette {
   }
 }
 
-/** Encoding is synchronous, so one palette serves every tile of every viewer in turn. */
+/** Encoding is synchronous, so one palette serves every tile of every client in turn. */
 const palette = new TilePalette();
 
 function encodeTile(tile: Uint32Array, tw: number, th: number, cpixel: CompactPixel): Buffer {
@@ -188,7 +188,7 @@ function encodeTile(tile: Uint32Array, tw: number, th: number, cpixel: CompactPi
   return out;
 }
 
-/** One zlib stream for the life of a viewer's connection, as ZRLE requires; each call ends on a sync flush. */
+/** One zlib stream for the life of a client's connection, as ZRLE requires; each call ends on a sync flush. */
 export class ZrleCompressor {
   private readonly deflate: Deflate = createDeflate({ level: 6 });
   private chunks: Buffer[] = [];

@@ -3,16 +3,16 @@ import { describe, it } from 'vitest';
 import { duplexPair } from '../../src/streams/duplex-pair.js';
 import { Framebuffer } from '../../src/rfb/wire/framebuffer.js';
 import { RfbProtocolError } from '../../src/rfb/wire/rfb-wire.js';
-import { ViewerDroppedError, serveViewer } from '../../src/rfb/server/rfb-server.js';
+import { ClientDroppedError, serveClient } from '../../src/rfb/server/rfb-server.js';
 import { fuzz, within } from './fuzz-harness.js';
 
-// Hostile viewers, generated: every viewer of a shared console or a replay speaks to vconsole's
+// Hostile clients, generated: every client of a shared console or a replay speaks to vconsole's
 // own RFB server. A version line (right, wrong or garbage), a security choice, an answer to the
 // challenge, then client messages with hostile fields: pixel formats nobody uses, encoding lists
 // that lie about their length, update requests off the screen, cut text claiming 4 GiB or a
-// negative length, unknown message types. Whatever comes, the viewer's session must end in its
+// negative length, unknown message types. Whatever comes, the client's connection must end in its
 // own error value (never a throw out of the parser), in bounded time, with bounded output and
-// input passed on no larger than what the viewer sent.
+// input passed on no larger than what the client sent.
 
 const u8 = fc.integer({ min: 0, max: 0xff });
 const u16 = fc.integer({ min: 0, max: 0xffff });
@@ -30,7 +30,7 @@ const version = fc.oneof(
 );
 
 /**
- * The handshake a viewer sends: its version, its security type (3.7 and 3.8: the one offered,
+ * The handshake a client sends: its version, its security type (3.7 and 3.8: the one offered,
  * or now and then another), the answer to the challenge behind a password (random: wrong), and
  * ClientInit's shared flag. `password` says whether the server asks for one.
  */
@@ -50,7 +50,7 @@ const hello = fc
     return { password, bytes: Buffer.concat(parts) };
   });
 
-/** A pixel format: mostly one a viewer may ask for (odd maxima and shifts included), now and then any bytes. */
+/** A pixel format: mostly one a client may ask for (odd maxima and shifts included), now and then any bytes. */
 const pixelFormat = fc
   .tuple(
     fc.oneof({ weight: 4, arbitrary: fc.constantFrom(8, 16, 32) }, { weight: 1, arbitrary: u8 }),
@@ -109,8 +109,8 @@ const message = fc.oneof(
   { weight: 1, arbitrary: garbage },
 );
 
-/** First byte: the chunk size the stream arrives in (0: all at once); second: 1 when the server asks a password; then the viewer's bytes. */
-const viewerStream = fc
+/** First byte: the chunk size the stream arrives in (0: all at once); second: 1 when the server asks a password; then the client's bytes. */
+const clientStream = fc
   .tuple(u8, hello, fc.array(message, { maxLength: 10 }))
   .map(([chunk, h, messages]) => Buffer.concat([Buffer.from([chunk, h.password ? 1 : 0]), h.bytes, ...messages]));
 
@@ -122,15 +122,15 @@ function screen(): Framebuffer {
   return fb;
 }
 
-/** Plays `input` as a viewer into serveViewer; throws what breaks the rules. */
+/** Plays `input` as a client into serveClient; throws what breaks the rules. */
 async function serveStream(input: Buffer): Promise<void> {
   const chunk = input[0] || input.length;
   const password = input[1] === 1 ? 'fuzz-pw' : undefined;
   const stream = input.subarray(2);
-  const [viewerEnd, serverEnd] = duplexPair();
+  const [clientEnd, serverEnd] = duplexPair();
   let output = 0;
-  viewerEnd.on('data', (data: Buffer) => (output += data.length));
-  viewerEnd.on('error', () => undefined);
+  clientEnd.on('data', (data: Buffer) => (output += data.length));
+  clientEnd.on('error', () => undefined);
   let passedOn = 0;
   const input_ = {
     key: () => (passedOn += 8),
@@ -138,7 +138,7 @@ async function serveStream(input: Buffer): Promise<void> {
     pointer: () => (passedOn += 6),
     clipboard: (text: string) => (passedOn += 8 + text.length),
   };
-  const session = serveViewer(serverEnd, {
+  const served = serveClient(serverEnd, {
     framebuffer: screen(),
     input: input_,
     password,
@@ -146,34 +146,34 @@ async function serveStream(input: Buffer): Promise<void> {
     passwordAnswerTimeoutMs: 2000,
     stallTimeoutMs: 2000,
   });
-  const closed = new Promise<Error | undefined>((resolve) => session.once('close', resolve));
+  const closed = new Promise<Error | undefined>((resolve) => served.once('close', resolve));
   const started = performance.now();
   await within(
     (async () => {
-      for (let at = 0; at < stream.length && !viewerEnd.destroyed; at += chunk) {
-        viewerEnd.write(stream.subarray(at, at + chunk));
+      for (let at = 0; at < stream.length && !clientEnd.destroyed; at += chunk) {
+        clientEnd.write(stream.subarray(at, at + chunk));
         await new Promise((resolve) => setImmediate(resolve));
       }
-      // What the viewer asked for goes out before it hangs up (an update may take a few turns).
+      // What the client asked for goes out before it hangs up (an update may take a few turns).
       for (let quiet = 0, last = -1; quiet < 3; quiet = output === last ? quiet + 1 : 0, last = output)
         await new Promise((resolve) => setImmediate(resolve));
-      viewerEnd.end();
+      clientEnd.end();
       const err = await closed;
-      if (err && !(err instanceof RfbProtocolError) && !(err instanceof ViewerDroppedError)) throw err;
+      if (err && !(err instanceof RfbProtocolError) && !(err instanceof ClientDroppedError)) throw err;
     })(),
     5000,
-    'serving one viewer stream',
+    'serving one client stream',
   );
-  viewerEnd.destroy();
+  clientEnd.destroy();
   const elapsed = performance.now() - started;
-  if (elapsed > 3000) throw new Error(`one viewer stream took ${Math.round(elapsed)} ms`);
+  if (elapsed > 3000) throw new Error(`one client stream took ${Math.round(elapsed)} ms`);
   if (passedOn > stream.length) throw new Error(`${passedOn} bytes of input passed on from ${stream.length} sent`);
   // Each update request may cost one whole 64x48 screen at 4 bytes a pixel, plus headers.
   if (output > 64 * 1024 + stream.length * 64 * 48 * 4) throw new Error(`${output} bytes written for ${stream.length} received`);
 }
 
-describe('fuzz: hostile viewer streams into the RFB server', () => {
-  it('ends every generated viewer in an error value or a served session, in bounded time and output', async () => {
-    await fuzz('rfb-viewer', viewerStream, serveStream, 1000);
+describe('fuzz: hostile client streams into the RFB server', () => {
+  it('ends every generated client in an error value or a served connection, in bounded time and output', async () => {
+    await fuzz('rfb-client', clientStream, serveStream, 1000);
   }, 60_000);
 });

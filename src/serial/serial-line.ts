@@ -12,7 +12,7 @@ const DIAL_TIMEOUT_MS = 30_000;
 
 export type SerialState = 'connecting' | 'open' | 'reconnecting' | 'closed';
 
-export interface SerialSessionOptions {
+export interface SerialLineOptions {
   /**
    * How long to keep trying, at start and after the console drops (VM rebooted, migrated,
    * replaced by another client): 0 fails at once. Counted from the first failure of each run.
@@ -21,11 +21,11 @@ export interface SerialSessionOptions {
   scrollbackBytes?: number;
 }
 
-export interface SerialSessionEvents {
+export interface SerialLineEvents {
   /** Bytes the VM printed, as they came. */
   output: [Buffer];
   state: [SerialState];
-  /** The session gave up (or was closed): no more output. `error` says why, unless closed by us. */
+  /** The line gave up (or was closed): no more output. `error` says why, unless closed by us. */
   end: [Error | undefined];
   log: [LogLevel, string];
 }
@@ -36,7 +36,7 @@ export interface SerialSessionEvents {
  * console drops it dials again with back-off while `waitMs` allows. A serial line is silent
  * until someone types, so nothing here waits for a first byte.
  */
-export class SerialSession extends EventEmitter<SerialSessionEvents> {
+export class SerialLine extends EventEmitter<SerialLineEvents> {
   readonly scrollback: Scrollback;
   private upstream?: Duplex;
   private state: SerialState = 'connecting';
@@ -47,7 +47,7 @@ export class SerialSession extends EventEmitter<SerialSessionEvents> {
 
   constructor(
     readonly source: UpstreamSource,
-    options: SerialSessionOptions = {},
+    options: SerialLineOptions = {},
   ) {
     super();
     this.waitMs = options.waitMs ?? 0;

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UsageError, VconsoleError } from '../errors.js';
-import { SerialSession } from './serial-session.js';
+import { SerialLine } from './serial-line.js';
 import type { UpstreamSource } from '../proxy/types.js';
 
 /** A VM serial port on 127.0.0.1 that can go away and come back on the same port. */
@@ -48,64 +48,64 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-describe('SerialSession', () => {
+describe('SerialLine', () => {
   it('keeps reading while nobody is attached, into the scrollback', async () => {
     const port = new FakeSerialPort();
     await port.up();
     cleanups.push(() => port.down());
-    const session = new SerialSession(port.source());
-    cleanups.push(() => session.close());
-    await session.start();
-    await until(() => session.scrollback.contents().toString() === 'hello 1\r\n');
-    expect(session.scrollback.unseenBytes).toBe(9);
+    const line = new SerialLine(port.source());
+    cleanups.push(() => line.close());
+    await line.start();
+    await until(() => line.scrollback.contents().toString() === 'hello 1\r\n');
+    expect(line.scrollback.unseenBytes).toBe(9);
   });
 
-  it('without --wait, a dropped console ends the session with the reason', async () => {
+  it('without --wait, a dropped console ends the line with the reason', async () => {
     const port = new FakeSerialPort();
     await port.up();
     cleanups.push(() => port.down());
-    const session = new SerialSession(port.source());
-    await session.start();
-    const ended = new Promise<Error | undefined>((resolve) => session.once('end', resolve));
+    const line = new SerialLine(port.source());
+    await line.start();
+    const ended = new Promise<Error | undefined>((resolve) => line.once('end', resolve));
     await until(() => port.connections.length === 1);
     port.connections[0].destroy();
     expect((await ended)?.message).toMatch(/the console closed/);
-    expect(session.currentState).toBe('closed');
+    expect(line.currentState).toBe('closed');
   });
 
   it('with --wait, reconnects when the console comes back and carries on', async () => {
     const port = new FakeSerialPort();
     await port.up();
     cleanups.push(() => port.down());
-    const session = new SerialSession(port.source(), { waitMs: 60_000 });
-    cleanups.push(() => session.close());
+    const line = new SerialLine(port.source(), { waitMs: 60_000 });
+    cleanups.push(() => line.close());
     const logs: string[] = [];
-    session.on('log', (_level, message) => logs.push(message));
-    await session.start();
+    line.on('log', (_level, message) => logs.push(message));
+    await line.start();
     await port.down();
-    await until(() => session.currentState === 'reconnecting');
+    await until(() => line.currentState === 'reconnecting');
     await port.up();
-    await until(() => session.currentState === 'open');
-    await until(() => session.scrollback.contents().toString().includes('hello 1\r\n'));
+    await until(() => line.currentState === 'open');
+    await until(() => line.scrollback.contents().toString().includes('hello 1\r\n'));
     expect(logs.some((l) => /the console closed; reconnecting/.test(l))).toBe(true);
     expect(logs).toContain('reconnected');
-    expect(session.write(Buffer.from('x'))).toBe(true);
+    expect(line.write(Buffer.from('x'))).toBe(true);
   });
 
   it('waits for a console that is not there yet, and gives up when the wait runs out', async () => {
     const port = new FakeSerialPort();
     await port.up();
     await port.down(); // a port nobody listens on now
-    const session = new SerialSession(port.source(), { waitMs: 1_200 });
+    const line = new SerialLine(port.source(), { waitMs: 1_200 });
     const logs: string[] = [];
-    session.on('log', (_level, message) => logs.push(message));
-    await expect(session.start()).rejects.toThrow(/cannot connect/);
+    line.on('log', (_level, message) => logs.push(message));
+    await expect(line.start()).rejects.toThrow(/cannot connect/);
     expect(logs.filter((l) => /trying again/.test(l))).toHaveLength(1);
   });
 
   it('never retries a usage error', async () => {
     let dials = 0;
-    const session = new SerialSession(
+    const line = new SerialLine(
       {
         name: 'vm-a',
         provider: 'test',
@@ -116,7 +116,7 @@ describe('SerialSession', () => {
       },
       { waitMs: 60_000 },
     );
-    await expect(session.start()).rejects.toThrow(/no serial console/);
+    await expect(line.start()).rejects.toThrow(/no serial console/);
     expect(dials).toBe(1);
   });
 });

@@ -3,7 +3,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Framebuffer } from '../../src/rfb/wire/framebuffer.js';
-import { RfbUpstream, type EncodingName } from '../../src/rfb/client/rfb-client.js';
+import { RfbConsoleClient, type EncodingName } from '../../src/rfb/client/rfb-client.js';
 import { failure } from '../support/streams.js';
 import { countLit, type RgbImage } from './support/images.js';
 import { awaitSocketFile } from './support/net.js';
@@ -127,7 +127,7 @@ describe.skipIf(gate.skip)(gatedTitle('RFB upstream client against QEMU', gate),
       `${preference.name}: the decoded BIOS screen (720x400) equals QEMU's screendump pixel for pixel`,
       async () => {
         const fb = new Framebuffer(1, 1);
-        const client = await RfbUpstream.connect(dial(bios), fb, { encodings: preference.encodings });
+        const client = await RfbConsoleClient.connect(dial(bios), fb, { encodings: preference.encodings });
         let closed: Error | undefined;
         client.on('close', (err) => (closed = err ?? new Error('closed')));
         try {
@@ -194,7 +194,7 @@ describe.skipIf(gate.skip)(gatedTitle('RFB upstream client against QEMU', gate),
       const sessions = [];
       for (const encoding of encodings) {
         const fb = new Framebuffer(1, 1);
-        const client = await RfbUpstream.connect(dial(vm), fb, { encodings: [encoding, 'raw'] });
+        const client = await RfbConsoleClient.connect(dial(vm), fb, { encodings: [encoding, 'raw'] });
         const sizes = [`${fb.width}x${fb.height}`];
         fb.on('resize', (w, h) => sizes.push(`${w}x${h}`));
         client.on('close', (err) => sizes.push(`closed: ${err?.message}`));
@@ -230,13 +230,13 @@ describe.skipIf(gate.skip)(gatedTitle('RFB upstream client against QEMU', gate),
       try {
         await vm.qmp.execute('change-vnc-password', { password: 'secret1' });
         const fb = new Framebuffer(1, 1);
-        const client = await RfbUpstream.connect(dial(vm), fb, { password: 'secret1' });
+        const client = await RfbConsoleClient.connect(dial(vm), fb, { password: 'secret1' });
         await client.nextUpdate();
         expect(fb.width).toBeGreaterThan(0);
         client.close();
-        const wrong = await failure(RfbUpstream.connect(dial(vm), new Framebuffer(1, 1), { password: 'secret2' }));
+        const wrong = await failure(RfbConsoleClient.connect(dial(vm), new Framebuffer(1, 1), { password: 'secret2' }));
         expect(wrong.message).toBe('VNC authentication failed: wrong password');
-        const none = await failure(RfbUpstream.connect(dial(vm), new Framebuffer(1, 1)));
+        const none = await failure(RfbConsoleClient.connect(dial(vm), new Framebuffer(1, 1)));
         expect(none.message).toBe('RFB server asks for a VNC password and none was given');
         expect(`${wrong.message} ${none.message}`).not.toContain('secret');
       } finally {

@@ -1,4 +1,4 @@
-// The benchmark's VNC viewer: RFB 3.8, security None, the console's own 32 bpp format, Raw or
+// The benchmark's RFB client (a stand-in for a VNC viewer): RFB 3.8, security None, the console's own 32 bpp format, Raw or
 // ZRLE. It keeps one incremental update request outstanding (as a real viewer does: the next
 // request goes out as an update is in) and counts what it gets; pixels are not decoded.
 import net from 'node:net';
@@ -17,7 +17,7 @@ const PIXEL_FORMAT = Buffer.from([0, 0, 0, 0, 32, 24, 0, 1, 0, 255, 0, 255, 0, 2
  * for every FramebufferUpdate once all of it is in. Resolves with
  * `{ width, height, bytes, pixels, updates, key(keysym), close() }` after ServerInit.
  */
-export interface BenchViewer {
+export interface BenchClient {
   width: number;
   height: number;
   bytes: number;
@@ -29,17 +29,17 @@ export interface BenchViewer {
 
 type Then = (head: Buffer) => void;
 
-export async function connectViewer(
+export async function connectClient(
   port: number,
   {
     encoding = ENCODING.raw,
     onUpdate = () => undefined,
   }: { encoding?: number; onUpdate?: (update: { pixels: number; bytes: number }) => void } = {},
-): Promise<BenchViewer> {
+): Promise<BenchClient> {
   const socket = net.connect({ port, host: '127.0.0.1', noDelay: true });
   await once(socket, 'connect');
   socket.on('error', () => undefined);
-  const viewer: BenchViewer = { width: 0, height: 0, bytes: 0, pixels: 0, updates: 0, key: () => undefined, close: () => undefined };
+  const client: BenchClient = { width: 0, height: 0, bytes: 0, pixels: 0, updates: 0, key: () => undefined, close: () => undefined };
   // A small state machine: `need` bytes are collected into `head` for `then`, or `skip` bytes are
   // passed over (pixel data, never copied).
   let need = 12;
@@ -62,9 +62,9 @@ export async function connectViewer(
   };
   const nextMessage = () => expect(1, message);
   const updateDone = () => {
-    viewer.updates += 1;
-    viewer.pixels += updatePixels;
-    socket.write(updateRequest(true, viewer.width, viewer.height));
+    client.updates += 1;
+    client.pixels += updatePixels;
+    socket.write(updateRequest(true, client.width, client.height));
     onUpdate({ pixels: updatePixels, bytes: updateBytes });
     nextMessage();
   };
@@ -91,12 +91,12 @@ export async function connectViewer(
     } else if (enc === PSEUDO.cursor) {
       skipThen(w * hgt * 4 + Math.ceil(w / 8) * hgt, nextRect);
     } else if (enc === PSEUDO.desktopSize || enc === PSEUDO.qemuKey) {
-      if (enc === PSEUDO.desktopSize) Object.assign(viewer, { width: w, height: hgt });
+      if (enc === PSEUDO.desktopSize) Object.assign(client, { width: w, height: hgt });
       nextRect();
     } else if (enc === PSEUDO.extendedDesktopSize) {
       expect(4, (n) => skipThen(n[0] * 16, nextRect));
     } else {
-      throw new Error(`bench viewer: unexpected encoding ${enc}`);
+      throw new Error(`bench client: unexpected encoding ${enc}`);
     }
   }
   function message(type: Buffer): void {
@@ -119,7 +119,7 @@ export async function connectViewer(
         expect(7, (h) => skipThen(h.readUInt32BE(3), nextMessage));
         break;
       default:
-        throw new Error(`bench viewer: unexpected server message ${type[0]}`);
+        throw new Error(`bench client: unexpected server message ${type[0]}`);
     }
   }
   then = () => {
@@ -130,14 +130,14 @@ export async function connectViewer(
         expect(4, () => {
           socket.write(Buffer.from([1])); // ClientInit: shared
           expect(24, (init) => {
-            viewer.width = init.readUInt16BE(0);
-            viewer.height = init.readUInt16BE(2);
+            client.width = init.readUInt16BE(0);
+            client.height = init.readUInt16BE(2);
             expect(init.readUInt32BE(20), () => {
               socket.write(
                 Buffer.concat([
                   PIXEL_FORMAT,
                   setEncodingsMessage([encoding, PSEUDO.desktopSize]),
-                  updateRequest(false, viewer.width, viewer.height),
+                  updateRequest(false, client.width, client.height),
                 ]),
               );
               nextMessage();
@@ -149,7 +149,7 @@ export async function connectViewer(
     );
   };
   socket.on('data', (chunk: Buffer) => {
-    viewer.bytes += chunk.length;
+    client.bytes += chunk.length;
     updateBytes += chunk.length;
     let at = 0;
     while (at < chunk.length || (need === 0 && skip === 0)) {
@@ -167,7 +167,7 @@ export async function connectViewer(
     }
   });
   await initialised;
-  viewer.key = (keysym) => void socket.write(keyEvent(true, keysym));
-  viewer.close = () => socket.destroy();
-  return viewer;
+  client.key = (keysym) => void socket.write(keyEvent(true, keysym));
+  client.close = () => socket.destroy();
+  return client;
 }
