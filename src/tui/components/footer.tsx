@@ -1,10 +1,11 @@
 import { Text } from 'ink';
-import { footerKeyLine } from '../state/key-help.js';
+import { footerLine } from '../layout/footer-line.js';
+import { KEY_HELP } from '../state/key-help.js';
+import { useTerminalSize } from './hooks.js';
 
-const KEYS = footerKeyLine();
-
-/** The keys, or the add-target (or save-workspace) prompt while one is typed. */
+/** The keys that fit the terminal's width, or the add-target (or save-workspace) prompt while one is typed. */
 export function Footer({ mode, draft }: { mode: 'browse' | 'add' | 'save'; draft: string }) {
+  const { columns } = useTerminalSize();
   if (mode !== 'browse') {
     return (
       <Text wrap="truncate-start">
@@ -17,7 +18,7 @@ export function Footer({ mode, draft }: { mode: 'browse' | 'add' | 'save'; draft
   }
   return (
     <Text dimColor wrap="truncate-end">
-      {KEYS}
+      {footerLine(KEY_HELP, columns)}
     </Text>
   );
 }

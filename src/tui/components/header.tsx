@@ -1,4 +1,5 @@
 import { Box, Text } from 'ink';
+import { tone } from '../../terminal/colour.js';
 import { formatBytes, formatRate, plural, type ConsoleRow } from '../layout/format.js';
 
 interface HeaderTotals {
@@ -32,13 +33,13 @@ export function Header({ rows }: { rows: readonly ConsoleRow[] }) {
   return (
     <Box>
       <Text wrap="truncate-end">
-        <Text bold color="cyan">
+        <Text bold color={tone('cyan')}>
           vconsole
         </Text>
         {`  ${plural(totals.sessions, 'console')} · ${totals.listening} listening`}
-        {totals.failed > 0 ? <Text color="red">{` · ${totals.failed} failed`}</Text> : null}
+        {totals.failed > 0 ? <Text color={tone('red')}>{` · ${totals.failed} failed`}</Text> : null}
         {` · ${plural(totals.clients, 'client')} · in ${formatRate(totals.rateIn)} · out ${formatRate(totals.rateOut)}`}
-        {totals.recorded !== undefined ? <Text color="red">{` · rec ${formatBytes(totals.recorded)}`}</Text> : null}
+        {totals.recorded !== undefined ? <Text color={tone('red')}>{` · rec ${formatBytes(totals.recorded)}`}</Text> : null}
       </Text>
     </Box>
   );
