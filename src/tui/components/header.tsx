@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import { tone } from '../../terminal/colour.js';
 import { formatBytes, formatRate, plural, type ConsoleRow } from '../layout/format.js';
+import type { ProviderPlace } from '../state/console-store-types.js';
 
 interface HeaderTotals {
   sessions: number;
@@ -27,11 +28,39 @@ function headerTotals(rows: readonly ConsoleRow[]): HeaderTotals {
   return totals;
 }
 
-/** The top line: what vconsole is, how many consoles and clients, traffic now. */
-export function Header({ rows }: { rows: readonly ConsoleRow[] }) {
+/** Lines the header takes: the totals, and where the providers point once that is known. */
+export function headerHeight(places: readonly ProviderPlace[]): number {
+  return places.length > 0 ? 2 : 1;
+}
+
+/** `kubevirt context lab · namespace web   openstack cloud devstack · region RegionOne`, as k9s names its context. */
+function PlacesLine({ places }: { places: readonly ProviderPlace[] }) {
+  return (
+    <Text wrap="truncate-end">
+      {places.map(({ provider, facts }, i) => (
+        <Text key={provider}>
+          {i > 0 ? '   ' : ''}
+          <Text bold>{provider}</Text>
+          {facts.map(({ label, value }, j) => (
+            <Text key={label}>
+              {`${j > 0 ? ' ·' : ''} ${label} `}
+              <Text color={tone('cyan')}>{value}</Text>
+            </Text>
+          ))}
+        </Text>
+      ))}
+    </Text>
+  );
+}
+
+/**
+ * The top lines: what vconsole is, how many consoles and clients, traffic now; under it, where
+ * the providers in use point (kube context and namespace, cloud and region).
+ */
+export function Header({ rows, places = [] }: { rows: readonly ConsoleRow[]; places?: readonly ProviderPlace[] }) {
   const totals = headerTotals(rows);
   return (
-    <Box>
+    <Box flexDirection="column">
       <Text wrap="truncate-end">
         <Text bold color={tone('cyan')}>
           vconsole
@@ -41,6 +70,7 @@ export function Header({ rows }: { rows: readonly ConsoleRow[] }) {
         {` · ${plural(totals.clients, 'client')} · in ${formatRate(totals.rateIn)} · out ${formatRate(totals.rateOut)}`}
         {totals.recorded !== undefined ? <Text color={tone('red')}>{` · rec ${formatBytes(totals.recorded)}`}</Text> : null}
       </Text>
+      {places.length > 0 ? <PlacesLine places={places} /> : null}
     </Box>
   );
 }
