@@ -122,6 +122,17 @@ describe('table layout', () => {
     expect(wide).toEqual(['target', 'provider', 'address', 'type', 'state', 'viewer', 'clients', 'in', 'out', 'uptime', 'error']);
   });
 
+  it('widens the name and viewer columns to their texts on a wide terminal', () => {
+    const long = row({ name: `kubevirt:${'n'.repeat(50)}` }, { state: 'open', name: 'remote-viewer (SPICE)' });
+    const columns = tableColumns([long], 300);
+    const lead = rowSegments(long, columns, false, '', 300);
+    expect(lead.lead).toContain(`kubevirt:${'n'.repeat(50)} `);
+    expect(lead.middle).toContain(' remote-viewer (SPICE) ');
+    // Narrow, the viewer's name is cut before the target's is.
+    const narrow = tableColumns([long], 90);
+    expect(rowSegments(long, narrow, false, '', 90).lead).toContain(`kubevirt:${'n'.repeat(50)} `);
+  });
+
   it('never makes a line wider than the terminal', () => {
     const busy = { bytesIn: 1023 * 1024, bytesOut: 1023 * 1024 };
     const rows = [{ ...row({ name: 'x'.repeat(60), lastError: 'y'.repeat(300), ...busy }), rateIn: 1023 * 1024, rateOut: 1023 * 1024 }];

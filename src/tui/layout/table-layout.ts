@@ -135,9 +135,13 @@ export function tableColumns(rows: readonly ConsoleRow[], width: number): Column
     const overflow = used() - width;
     if (column && overflow > 0) column.width = Math.max(min, column.width - overflow);
   };
-  // A serial row's unread marker is kept while it can be: the name gives way before it does.
+  // The viewer's name gives way before the target's (STATE says whether a viewer is open); a
+  // serial row's unread marker is kept while it can be: the name gives way before it does.
+  if (!serial) {
+    shrink('viewer', 6);
+    if (used() > width) columns = columns.filter((c) => c.key !== 'viewer');
+  }
   shrink('target', 6);
-  if (used() > width && !serial) columns = columns.filter((c) => c.key !== 'viewer');
   shrink('viewer', 6);
   const rest = width - used();
   if (rest >= MIN_ERROR_WIDTH) columns.push({ key: 'error', title: 'LAST ERROR', width: rest });
