@@ -63,11 +63,15 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open at 80x24 in tmux: columns a
   );
 
   it(
-    'draws no colour at all under NO_COLOR',
+    'draws no colour at all under NO_COLOR, nor under FORCE_COLOR=0',
     async () => {
-      const { coloured } = await open('no-color', { NO_COLOR: '1' });
-      expect(coloured).toContain('demo:db-primary');
-      expect(colourCodes(coloured)).toEqual([]);
+      for (const env of [{ NO_COLOR: '1' }, { FORCE_COLOR: '0' }]) {
+        const { coloured } = await open(Object.keys(env)[0].toLowerCase(), env);
+        expect(coloured).toContain('demo:db-primary');
+        expect(colourCodes(coloured)).toEqual([]);
+        await terminal?.destroy();
+        terminal = undefined;
+      }
     },
     E2E_TEST_TIMEOUT_MS,
   );
