@@ -147,4 +147,15 @@ export interface ConsoleProvider {
    * `label selector "app=web" in namespace "prod" of cluster https://… (context lab)`.
    */
   describeSearch?(options: TargetOptions, scope: ListScope): Promise<string>;
+  /**
+   * Where the options point, as the TUI's header names it (k9s's context line): KubeVirt's
+   * context and namespace, OpenStack's cloud and region. Reads configuration, asks no server.
+   */
+  describePlace?(options: TargetOptions): Promise<readonly PlaceFact[]>;
+}
+
+/** One fact of where a provider points: `context` `kind-lab`, `region` `RegionOne`. */
+export interface PlaceFact {
+  label: string;
+  value: string;
 }

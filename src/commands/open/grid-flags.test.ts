@@ -30,4 +30,14 @@ describe('--grid and --thumbnails', () => {
       'truecolor',
     );
   });
+
+  it('draws no half blocks under NO_COLOR (they are colour codes), unless told to', () => {
+    expect(detectThumbnailMode({ TERM: 'xterm-256color', COLORTERM: 'truecolor', NO_COLOR: '1' })).toBe('none');
+    expect(detectThumbnailMode({ TERM: 'xterm-256color', NO_COLOR: '1' })).toBe('none');
+    // An empty NO_COLOR is no request (no-color.org); an image protocol draws pictures, not colour codes.
+    expect(detectThumbnailMode({ TERM: 'xterm-256color', NO_COLOR: '' })).toBe('256');
+    expect(detectThumbnailMode({ TERM: 'xterm-kitty', KITTY_WINDOW_ID: '1', NO_COLOR: '1' })).toBe('kitty');
+    expect(thumbnailModeFrom({ thumbnails: 'truecolor' }, { NO_COLOR: '1' })).toBe('truecolor');
+    expect(thumbnailModeFrom({}, { VCONSOLE_THUMBNAILS: '256', NO_COLOR: '1' })).toBe('256');
+  });
 });

@@ -24,6 +24,7 @@ import { resolveTargets } from '../target-options.js';
 import { tuiActions, type ActionHost } from './actions.js';
 import { openBrowserPage, pageOutput } from './browser-only.js';
 import { firstClientSettled, settledOrAfter } from './first-viewers.js';
+import { PlaceTeller } from './places.js';
 import { SessionFollowUps } from './follow-ups.js';
 import { shareSerial } from './serial.js';
 import type { OpenSettings } from './settings.js';
@@ -52,6 +53,8 @@ export class OpenRun implements ActionHost {
    */
   private readonly afterFirstViewers: Promise<void>;
   private firstViewersShown: () => void = () => undefined;
+  /** Where the providers in use point, for the TUI's header. */
+  private readonly places: PlaceTeller;
 
   constructor(
     readonly settings: OpenSettings,
@@ -74,6 +77,7 @@ export class OpenRun implements ActionHost {
       this.registry,
       this.viewers,
     );
+    this.places = new PlaceTeller(settings.options, (places) => this.view?.show({ type: 'places', places }));
     this.shutdown = handleShutdownSignals({ close: () => this.close(), exit: (code) => this.exitNow(code) });
     this.afterFirstViewers = settledOrAfter(new Promise<void>((resolve) => (this.firstViewersShown = resolve)), TUI_LOAD_DEFER_MAX_MS);
   }
@@ -108,6 +112,7 @@ export class OpenRun implements ActionHost {
     const argsNotice = viewerArgsNotice(viewer.choice, flags.viewerArg);
     if (argsNotice) view.show({ type: 'notice', text: argsNotice });
 
+    if (useTui) this.places.note([...named, ...selected].map((target) => target.provider));
     const namedSessions = this.admit(named);
     const selectedSessions = this.admit(selected);
     selectedSessions.forEach((session) => this.selectedIds.add(session.id));
@@ -153,6 +158,7 @@ export class OpenRun implements ActionHost {
           target,
           pageOutput(this.io, this.settings.flags.tui, () => this.noticeBoard()),
         );
+      if (this.settings.useTui) this.places.note([target.provider]);
       for (const session of this.admit([target])) {
         this.followUps.track(session);
         if (this.nextPort !== undefined) this.assignedPort.set(session.id, this.nextPort++);

@@ -287,6 +287,13 @@ export function createKubevirtProvider(environment: () => KubeEnvironment = proc
       const access = await loadKubeAccess(options, environment());
       return describeVmiSearch(scope, access);
     },
+    async describePlace(options) {
+      const access = await loadKubeAccess(options, environment());
+      return [
+        { label: 'context', value: access.config.getCurrentContext() },
+        { label: 'namespace', value: access.namespace },
+      ];
+    },
   };
 }
 

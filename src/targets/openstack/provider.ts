@@ -388,6 +388,11 @@ export function createOpenStackProvider(
       ].filter(Boolean);
       return `servers with ${what.length ? what.join(' and ') : 'any name'} in cloud "${cloud.name}"${cloud.regionName ? ` (region ${cloud.regionName})` : ''}`;
     },
+    async describePlace(options) {
+      const { loadCloudConfig } = await import('./config.js');
+      const cloud = loadCloudConfig(sources(), options);
+      return [{ label: 'cloud', value: cloud.name }, ...(cloud.regionName ? [{ label: 'region', value: cloud.regionName }] : [])];
+    },
     resolve(spec, options): ConsoleTarget {
       const server = spec.rest.trim();
       if (!server || /[\u0000-\u001f\u007f]/.test(server)) {

@@ -6,7 +6,7 @@ import type { ConsoleStore } from '../state/console-store.js';
 import { Detail, DETAIL_ERROR_LINES } from './detail.js';
 import { EventLog } from './event-log.js';
 import { Footer } from './footer.js';
-import { Header } from './header.js';
+import { Header, headerHeight } from './header.js';
 import { FRAME_MS, useConsoleState, useSecondsTick, useTerminalSize, useThumbnailView } from './hooks.js';
 import { activeFilter, INITIAL_UI, reduceInput, selectedIndex, type ConsoleAction, type UiState } from '../state/keys.js';
 import { viewRows, viewSummary } from '../state/row-view.js';
@@ -162,11 +162,12 @@ export function App({
   // Lines besides the table rows: header, table title, detail line and up to DETAIL_ERROR_LINES
   // of error, notice, no-viewer box, log, footer, three margins; plus one because Ink clears the
   // whole screen on every frame once its output is as tall as the terminal.
-  const chrome = 1 + 1 + 1 + DETAIL_ERROR_LINES + (notice ? 1 : 0) + (state.noViewer ? 5 : 0) + logLines + 1 + 3 + 1;
+  const chrome =
+    headerHeight(state.places) + 1 + 1 + DETAIL_ERROR_LINES + (notice ? 1 : 0) + (state.noViewer ? 5 : 0) + logLines + 1 + 3 + 1;
   const tableHeight = size.rows === undefined ? undefined : Math.max(3, size.rows - chrome);
   // The grid takes the log's lines too; besides tiles: header, detail and error lines, notice,
   // no-viewer box, the page line, footer, two margins, and Ink's one.
-  const gridChrome = 1 + 1 + DETAIL_ERROR_LINES + (notice ? 1 : 0) + (state.noViewer ? 5 : 0) + 1 + 1 + 2 + 1;
+  const gridChrome = headerHeight(state.places) + 1 + DETAIL_ERROR_LINES + (notice ? 1 : 0) + (state.noViewer ? 5 : 0) + 1 + 1 + 2 + 1;
   const grid =
     ui.view === 'grid'
       ? gridLayout(rows.length, width, size.rows === undefined ? undefined : Math.max(6, size.rows - gridChrome))
@@ -174,7 +175,7 @@ export function App({
   const drawing: TileDrawing =
     thumbnails === 'none' ? 'none' : thumbnails === '256' ? '256' : isImageMode(thumbnails) && onImages ? 'image' : 'truecolor';
   // The help's lines besides header, title, scroll line, footer, one margin and Ink's one.
-  const helpHeight = size.rows === undefined ? undefined : Math.max(1, size.rows - 6);
+  const helpHeight = size.rows === undefined ? undefined : Math.max(1, size.rows - 5 - headerHeight(state.places));
   useLayoutEffect(() => {
     gridRef.current = grid && { columns: grid.columns, perPage: grid.perPage };
     const helpLines = ui.mode === 'help' ? helpScreenLines(width).length : 0;
@@ -199,7 +200,7 @@ export function App({
   if (picking && actions.listVms) {
     return (
       <Box flexDirection="column" width={width}>
-        <Header rows={allRows} view={view} />
+        <Header rows={allRows} view={view} places={state.places} />
         <Box marginTop={1}>
           <AddPicker
             listVms={actions.listVms}
@@ -215,7 +216,7 @@ export function App({
   if (ui.mode === 'help') {
     return (
       <Box flexDirection="column" width={width}>
-        <Header rows={allRows} view={view} />
+        <Header rows={allRows} view={view} places={state.places} />
         <Box marginTop={1}>
           <KeyHelpOverlay width={width} height={helpHeight} top={ui.helpTop} />
         </Box>
@@ -225,7 +226,7 @@ export function App({
   }
   return (
     <Box flexDirection="column" width={width}>
-      <Header rows={allRows} view={view} />
+      <Header rows={allRows} view={view} places={state.places} />
       <NoViewer notice={state.noViewer} />
       <Box marginTop={1}>
         {grid ? (

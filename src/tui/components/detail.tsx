@@ -11,6 +11,7 @@ import {
   type ConsoleRow,
   type ViewerStatus,
 } from '../layout/format.js';
+import { tone } from '../../terminal/colour.js';
 
 /** The last error wraps onto at most this many lines. */
 export const DETAIL_ERROR_LINES = 2;
@@ -74,19 +75,19 @@ export function Detail({ row, width, now, detachKey }: DetailProps) {
       <Text wrap="truncate-end">
         <Text bold>{session.name}</Text>
         {` (${session.provider}) · `}
-        {row.recordedBytes !== undefined ? <Text color="red">{`recording ${formatBytes(row.recordedBytes)} · `}</Text> : null}
-        {serial ? <Text color="cyan">{`${describeSerial(row, detachKey)} · `}</Text> : null}
-        <Text color={address ? 'green' : undefined}>{where}</Text>
+        {row.recordedBytes !== undefined ? <Text color={tone('red')}>{`recording ${formatBytes(row.recordedBytes)} · `}</Text> : null}
+        {serial ? <Text color={tone('cyan')}>{`${describeSerial(row, detachKey)} · `}</Text> : null}
+        <Text color={tone(address ? 'green' : undefined)}>{where}</Text>
         {`${serial ? '' : ` · ${describeViewer(row.viewer)}`}${uptime ? ` · up ${uptime}` : ''} · ${session.clients}/${session.totalClients} clients now/so far`}
       </Text>
       {reconnecting ? (
-        <Text color="yellow" wrap="truncate-end">
+        <Text color={tone('yellow')} wrap="truncate-end">
           the console dropped; vconsole is reconnecting, viewers stay open
         </Text>
       ) : null}
       {problem
         ? wrapLines(`last error: ${problem}`, width, DETAIL_ERROR_LINES).map((line, i) => (
-            <Text key={i} color="red">
+            <Text key={i} color={tone('red')}>
               {line}
             </Text>
           ))

@@ -1,8 +1,8 @@
 import { Text } from 'ink';
-import { footerKeyLine } from '../state/key-help.js';
+import { footerLine } from '../layout/footer-line.js';
+import { KEY_HELP } from '../state/key-help.js';
 import type { UiState } from '../state/keys.js';
-
-const KEYS = footerKeyLine();
+import { useTerminalSize } from './hooks.js';
 
 const PROMPT: Record<'add' | 'save' | 'filter', { label: string; keys: string }> = {
   add: { label: 'add target: ', keys: '  ⏎ add · esc cancel' },
@@ -19,6 +19,7 @@ interface FooterProps {
 
 /** The keys, or the prompt being typed (a target, a workspace name, a filter), or how to leave the help. */
 export function Footer({ mode, draft, matching }: FooterProps) {
+  const { columns } = useTerminalSize();
   if (mode === 'help') {
     return (
       <Text dimColor wrap="truncate-end">
@@ -42,7 +43,7 @@ export function Footer({ mode, draft, matching }: FooterProps) {
   }
   return (
     <Text dimColor wrap="truncate-end">
-      {KEYS}
+      {footerLine(KEY_HELP, columns)}
     </Text>
   );
 }

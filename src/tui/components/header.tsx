@@ -1,5 +1,7 @@
 import { Box, Text } from 'ink';
+import { tone } from '../../terminal/colour.js';
 import { formatBytes, formatRate, plural, type ConsoleRow } from '../layout/format.js';
+import type { ProviderPlace } from '../state/console-store-types.js';
 
 interface HeaderTotals {
   sessions: number;
@@ -26,25 +28,52 @@ function headerTotals(rows: readonly ConsoleRow[]): HeaderTotals {
   return totals;
 }
 
+/** Lines the header takes: the totals, and where the providers point once that is known. */
+export function headerHeight(places: readonly ProviderPlace[]): number {
+  return places.length > 0 ? 2 : 1;
+}
+
+/** `kubevirt context lab · namespace web   openstack cloud devstack · region RegionOne`, as k9s names its context. */
+function PlacesLine({ places }: { places: readonly ProviderPlace[] }) {
+  return (
+    <Text wrap="truncate-end">
+      {places.map(({ provider, facts }, i) => (
+        <Text key={provider}>
+          {i > 0 ? '   ' : ''}
+          <Text bold>{provider}</Text>
+          {facts.map(({ label, value }, j) => (
+            <Text key={label}>
+              {`${j > 0 ? ' ·' : ''} ${label} `}
+              <Text color={tone('cyan')}>{value}</Text>
+            </Text>
+          ))}
+        </Text>
+      ))}
+    </Text>
+  );
+}
+
 /**
- * The top line: what vconsole is, how many consoles and clients, traffic now, and `view`:
- * the filter and the order the rows are shown in, when not all rows show as opened.
+ * The top lines: what vconsole is, how many consoles and clients, traffic now, and `view`: the
+ * filter and the order the rows are shown in, when not all rows show as opened; under it, where
+ * the providers in use point (kube context and namespace, cloud and region).
  */
-export function Header({ rows, view }: { rows: readonly ConsoleRow[]; view?: string }) {
+export function Header({ rows, view, places = [] }: { rows: readonly ConsoleRow[]; view?: string; places?: readonly ProviderPlace[] }) {
   const totals = headerTotals(rows);
   return (
-    <Box>
+    <Box flexDirection="column">
       <Text wrap="truncate-end">
-        <Text bold color="cyan">
+        <Text bold color={tone('cyan')}>
           vconsole
         </Text>
         {/* Right after the name: a narrow terminal cuts the line's end, and this changes what the rows are. */}
         {view !== undefined ? <Text bold>{`  [${view}]`}</Text> : null}
         {`  ${plural(totals.sessions, 'console')} · ${totals.listening} listening`}
-        {totals.failed > 0 ? <Text color="red">{` · ${totals.failed} failed`}</Text> : null}
+        {totals.failed > 0 ? <Text color={tone('red')}>{` · ${totals.failed} failed`}</Text> : null}
         {` · ${plural(totals.clients, 'client')} · in ${formatRate(totals.rateIn)} · out ${formatRate(totals.rateOut)}`}
-        {totals.recorded !== undefined ? <Text color="red">{` · rec ${formatBytes(totals.recorded)}`}</Text> : null}
+        {totals.recorded !== undefined ? <Text color={tone('red')}>{` · rec ${formatBytes(totals.recorded)}`}</Text> : null}
       </Text>
+      {places.length > 0 ? <PlacesLine places={places} /> : null}
     </Box>
   );
 }

@@ -1,6 +1,7 @@
 import { Box, Text, useInput, useStdin, type Key } from 'ink';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { describeError } from '../../errors.js';
+import { tone } from '../../terminal/colour.js';
 import { clip, terminalSafe } from '../../text/terminal-text.js';
 import { useTerminalSize } from './hooks.js';
 import { clipColumns, displayColumns } from '../layout/display-safe.js';
@@ -109,7 +110,7 @@ export function Picker({ sources, onDone, isOpen, title = 'Open which consoles?'
     <Box flexDirection="column" width={width}>
       <Text wrap="truncate-start">
         <Text bold>{`${title} `}</Text>
-        <Text color="cyan">{'filter: '}</Text>
+        <Text color={tone('cyan')}>{'filter: '}</Text>
         {terminalSafe(state.filter)}
         <Text inverse> </Text>
       </Text>
@@ -132,7 +133,7 @@ export function Picker({ sources, onDone, isOpen, title = 'Open which consoles?'
       ))}
       {loading.length > 0 ? <Text dimColor wrap="truncate-end">{`  loading... (${loading.join(', ')})`}</Text> : null}
       {state.message ? (
-        <Text color="yellow" wrap="truncate-end">
+        <Text color={tone('yellow')} wrap="truncate-end">
           {terminalSafe(state.message)}
         </Text>
       ) : null}
@@ -206,7 +207,7 @@ function Highlighted({ text, positions, width }: { text: string; positions: read
     <>
       {parts.map((part, i) =>
         part.bold ? (
-          <Text key={i} bold color="cyan">
+          <Text key={i} bold color={tone('cyan')}>
             {part.text}
           </Text>
         ) : (

@@ -8,7 +8,7 @@ import { Detail } from './detail.js';
 import { ConsoleStore, type SessionSourceEvents } from '../state/console-store.js';
 import { rowViewerCell, type ConsoleRow } from '../layout/format.js';
 import { INITIAL_UI, reduceInput } from '../state/keys.js';
-import { rowSegments, tableColumns } from '../layout/table-layout.js';
+import { rowSegments, tableColumns, type Column } from '../layout/table-layout.js';
 import { fakeActions, settle, until } from '../../../test/support/tui.js';
 
 const ENTER = '\r';
@@ -56,9 +56,14 @@ describe('a serial row in the table', () => {
       }
       expect(rowSegments(rows[0], columns, false, '', width).middle).toContain('● 1023 KB new');
     }
-    // Where a rate does not fit its cell, the cell shows the byte count whole, not cut.
-    const narrow = rowSegments(rows[0], tableColumns(rows, 80), false, '', 80).middle;
-    expect(narrow).toMatch(/ 1023 KB +1023 KB$/);
+    // Where a rate does not fit its cell, the cell shows the byte count whole, not cut; at 80
+    // columns the traffic columns are dropped whole, the name and the marker kept.
+    const columns = tableColumns(rows, 80).map((c) => c.key);
+    expect(columns).not.toContain('in');
+    expect(rowSegments(rows[0], tableColumns(rows, 80), false, '', 80).lead).toContain('openstack:some-long-server-name ');
+    const cell = (c: Column): Column => (c.key === 'in' || c.key === 'out' ? { ...c, width: 12 } : c);
+    const squeezed = tableColumns(rows, 170).map(cell);
+    expect(rowSegments(rows[0], squeezed, false, '', 170).middle).toMatch(/ 1023 KB +1023 KB/);
   });
 });
 

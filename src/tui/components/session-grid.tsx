@@ -7,6 +7,7 @@ import { STATE_COLOR } from './session-table.js';
 import type { Thumbnail } from '../thumbnails/thumbnail.js';
 import { halfBlockLines, type HalfBlockColours } from '../thumbnails/halfblock.js';
 import { vmColor, vmIsDown } from '../layout/vm-column.js';
+import { tone, type Colour } from '../../terminal/colour.js';
 
 /**
  * How tiles draw pictures: half blocks in these colours, a terminal image protocol (the tile
@@ -24,11 +25,11 @@ interface TileProps {
 }
 
 /** What a tile says instead of a picture while there is none. */
-function placeholder(row: ConsoleRow, drawing: TileDrawing): { text: string; color?: string } {
+function placeholder(row: ConsoleRow, drawing: TileDrawing): { text: string; color?: Colour } {
   const { session } = row;
   if (session.state === 'error') return { text: rowProblem(row) ?? 'failed; r retries', color: 'red' };
   if (session.state !== 'listening') return { text: session.state === 'closed' ? 'closed' : 'connecting…' };
-  if (drawing === 'none') return { text: 'pictures off (--thumbnails none)' };
+  if (drawing === 'none') return { text: 'pictures off (--thumbnails none, or NO_COLOR)' };
   if (row.thumbnail?.type === 'none') return { text: row.thumbnail.reason };
   return { text: isSerialRow(row) ? 'nothing printed yet' : 'waiting for the first picture…' };
 }
@@ -84,7 +85,7 @@ function TextPicture({ row, layout, drawing }: Omit<TileProps, 'selected' | 'pic
   return (
     <Box flexDirection="column" height={height}>
       {wrapLines(text, width, height).map((line, i) => (
-        <Text key={i} dimColor={!color} color={color}>
+        <Text key={i} dimColor={!color} color={tone(color)}>
           {line}
         </Text>
       ))}
@@ -108,17 +109,18 @@ function GridTile({ row, selected, layout, drawing, pictureRef }: TileProps) {
       flexDirection="column"
       width={layout.tileWidth}
       borderStyle={selected ? 'double' : 'round'}
-      borderColor={selected ? 'cyan' : 'gray'}
+      borderColor={tone(selected ? 'cyan' : undefined)}
+      borderDimColor={!selected}
     >
       <Text bold={selected} inverse={selected} dimColor={vmIsDown(row)} wrap="truncate-end">
         {truncate(`${selected ? '›' : ' '}${row.session.name}`, layout.pictureColumns)}
       </Text>
       <Text wrap="truncate-end">
-        <Text color={STATE_COLOR[rowDisplayState(row)]}>{state}</Text>
+        <Text color={tone(STATE_COLOR[rowDisplayState(row)])}>{state}</Text>
         {vm ? (
           <>
             {' · vm '}
-            <Text color={vmColor(row)}>{vm}</Text>
+            <Text color={tone(vmColor(row))}>{vm}</Text>
           </>
         ) : null}
         {rest}

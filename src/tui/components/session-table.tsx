@@ -3,15 +3,20 @@ import { memo } from 'react';
 import { rowDisplayState, uptimeText, type ConsoleRow, type RowDisplayState } from '../layout/format.js';
 import { headerLine, layoutKey, rowSegments, tableColumns, type Column } from '../layout/table-layout.js';
 import { vmColor, vmIsDown } from '../layout/vm-column.js';
+import { tone, type Colour } from '../../terminal/colour.js';
 
-export const STATE_COLOR: Record<RowDisplayState, string> = {
+/**
+ * Each state's colour; `viewer closed` and `closed` keep the terminal's own foreground (blue
+ * and grey, which they were, do not read on dark or on light backgrounds).
+ */
+export const STATE_COLOR: Record<RowDisplayState, Colour | undefined> = {
   connecting: 'yellow',
   listening: 'cyan',
   reconnecting: 'yellow',
   'viewer open': 'green',
-  'viewer closed': 'blue',
+  'viewer closed': undefined,
   error: 'red',
-  closed: 'gray',
+  closed: undefined,
 };
 
 interface SessionRowProps {
@@ -24,16 +29,18 @@ interface SessionRowProps {
   uptime: string;
 }
 
-/** One table line. */
+/** One table line: a row whose VM is down is dimmed, but never its error, which says why. */
 function TableLine({ row, columns, width, selected, uptime }: SessionRowProps) {
   const segments = rowSegments(row, columns, selected, uptime, width);
   return (
-    <Text inverse={selected} dimColor={vmIsDown(row)} wrap="truncate-end">
-      {segments.lead}
-      <Text color={STATE_COLOR[rowDisplayState(row)]}>{segments.state}</Text>
-      {segments.vm ? <Text color={vmColor(row)}>{segments.vm}</Text> : null}
-      {segments.middle}
-      {segments.problem ? <Text color="red">{segments.problem}</Text> : null}
+    <Text inverse={selected} wrap="truncate-end">
+      <Text dimColor={vmIsDown(row)}>
+        {segments.lead}
+        <Text color={tone(STATE_COLOR[rowDisplayState(row)])}>{segments.state}</Text>
+        {segments.vm ? <Text color={tone(vmColor(row))}>{segments.vm}</Text> : null}
+        {segments.middle}
+      </Text>
+      {segments.problem ? <Text color={tone('red')}>{segments.problem}</Text> : null}
     </Text>
   );
 }

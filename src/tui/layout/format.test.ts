@@ -115,11 +115,22 @@ describe('row state', () => {
 describe('table layout', () => {
   it('drops optional columns on a narrow terminal but keeps the essentials', () => {
     const rows = [row({})];
-    const narrow = tableColumns(rows, 100).map((c) => c.key);
+    const narrow = tableColumns(rows, 90).map((c) => c.key);
     expect(narrow).toEqual(expect.arrayContaining(['target', 'address', 'state', 'clients', 'in', 'out']));
     expect(narrow).not.toContain('uptime');
     const wide = tableColumns(rows, 160).map((c) => c.key);
     expect(wide).toEqual(['target', 'provider', 'address', 'type', 'state', 'viewer', 'clients', 'in', 'out', 'uptime', 'error']);
+  });
+
+  it('widens the name and viewer columns to their texts on a wide terminal', () => {
+    const long = row({ name: `kubevirt:${'n'.repeat(50)}` }, { state: 'open', name: 'remote-viewer (SPICE)' });
+    const columns = tableColumns([long], 300);
+    const lead = rowSegments(long, columns, false, '', 300);
+    expect(lead.lead).toContain(`kubevirt:${'n'.repeat(50)} `);
+    expect(lead.middle).toContain(' remote-viewer (SPICE) ');
+    // Narrow, the viewer's name is cut before the target's is.
+    const narrow = tableColumns([long], 90);
+    expect(rowSegments(long, narrow, false, '', 90).lead).toContain(`kubevirt:${'n'.repeat(50)} `);
   });
 
   it('never makes a line wider than the terminal', () => {
@@ -134,9 +145,14 @@ describe('table layout', () => {
 
   it('shows a failed session error in the traffic cells even when the error column does not fit', () => {
     const failed = row({ state: 'error', address: undefined, lastError: 'VM is stopped' });
-    const columns = tableColumns([failed], 60);
+    const columns = tableColumns([failed], 90);
     expect(columns.map((c) => c.key)).not.toContain('error');
-    expect(rowSegments(failed, columns, false, '', 60).problem).toBe('VM is stopped');
+    expect(rowSegments(failed, columns, false, '', 90).problem).toBe('VM is stopped');
+    // Narrower, the traffic columns are gone: the error takes what is left after the others.
+    const narrow = tableColumns([failed], 56);
+    expect(narrow.map((c) => c.key)).not.toContain('in');
+    expect(narrow.map((c) => c.key)).not.toContain('error');
+    expect(rowSegments(failed, narrow, false, '', 56).problem).toBe('VM i…');
   });
 
   it('shows - as the address of a failed session, whose port was given up', () => {

@@ -26,16 +26,24 @@ export interface Column {
 /** Width of the selection marker in front of every row. */
 const MARKER_WIDTH = 2;
 const GAP = 1;
-/** The last-error column is worth dropping less useful columns for up to this width. */
+/** While a listening row has a problem, the last-error column is worth dropping less useful columns for up to this width. */
 const WANTED_ERROR_WIDTH = 16;
 const MIN_ERROR_WIDTH = 8;
 /**
- * Dropped in this order when the terminal is narrow (the detail line still has them all). A
- * serial row's VIEWER cell is where unread output shows, so it stays while there is one.
+ * Dropped whole, in this order, while the terminal is too narrow (the detail line still has
+ * them all): the target's name survives longest, and a column is dropped rather than cut to
+ * `defau…`; IN and OUT go together. The state, the VM's phase and the viewer (a serial row's
+ * unread output) stay.
  */
-const DROPPABLE: ColumnKey[] = ['uptime', 'provider', 'type', 'viewer'];
+const DROPPABLE: readonly (readonly ColumnKey[])[] = [['uptime'], ['provider'], ['in', 'out'], ['address'], ['type'], ['clients']];
 /** `1023 KB 1023 KB/s`: the widest byte count with its rate (idle rows need far less). */
 const TRAFFIC_WIDTH = 17;
+/**
+ * The widest the name and viewer columns grow to, when their texts are that long and the
+ * terminal that wide: a name past this is cut, on any terminal, so the others keep a place.
+ */
+const TARGET_MAX_WIDTH = 64;
+const VIEWER_MAX_WIDTH = 24;
 
 function clamp(value: number, min: number, max: number): number {
   return Math.min(Math.max(value, min), max);
@@ -47,16 +55,25 @@ function widest(rows: readonly ConsoleRow[], text: (row: ConsoleRow) => string):
   return width;
 }
 
-/** Columns that fit `width`: optional ones dropped for narrow terminals, the last error gets the rest. */
-export function tableColumns(rows: readonly ConsoleRow[], width: number): Column[] {
-  let columns: Column[] = [
+/** Every column at the width its widest cell wants, in the order they are shown. */
+function naturalColumns(rows: readonly ConsoleRow[]): Column[] {
+  const traffic = (key: 'in' | 'out', title: string): Column => ({
+    key,
+    title,
+    width: clamp(
+      widest(rows, (r) => cellText(r, key, '')),
+      9,
+      TRAFFIC_WIDTH,
+    ),
+  });
+  return [
     {
       key: 'target',
       title: 'TARGET',
       width: clamp(
         widest(rows, (r) => r.session.name),
         6,
-        28,
+        TARGET_MAX_WIDTH,
       ),
     },
     {
@@ -89,47 +106,43 @@ export function tableColumns(rows: readonly ConsoleRow[], width: number): Column
     { key: 'state', title: 'STATE', width: 'viewer closed'.length },
     // Right after STATE (rowSegments relies on it), and only while some VM tells its phase.
     ...(rows.some((r) => r.vm !== undefined) ? [{ key: 'vm' as const, title: 'VM', width: VM_COLUMN_WIDTH }] : []),
-    { key: 'viewer', title: 'VIEWER', width: clamp(widest(rows, rowViewerCell), 6, 13) },
+    { key: 'viewer', title: 'VIEWER', width: clamp(widest(rows, rowViewerCell), 6, VIEWER_MAX_WIDTH) },
     { key: 'clients', title: 'CONN', width: 4 },
-    {
-      key: 'in',
-      title: 'IN',
-      width: clamp(
-        widest(rows, (r) => cellText(r, 'in', '')),
-        9,
-        TRAFFIC_WIDTH,
-      ),
-    },
-    {
-      key: 'out',
-      title: 'OUT',
-      width: clamp(
-        widest(rows, (r) => cellText(r, 'out', '')),
-        9,
-        TRAFFIC_WIDTH,
-      ),
-    },
+    traffic('in', 'IN'),
+    traffic('out', 'OUT'),
     { key: 'uptime', title: 'UPTIME', width: 6 },
   ];
+}
+
+/**
+ * Columns that fit `width`, by priority: the least useful dropped whole while the terminal is
+ * narrow (DROPPABLE), the target's name cut only when nothing else is left to drop; the last
+ * error gets the rest. On a wide terminal the name and viewer columns are as wide as their
+ * texts (up to TARGET_MAX_WIDTH and VIEWER_MAX_WIDTH).
+ */
+export function tableColumns(rows: readonly ConsoleRow[], width: number): Column[] {
+  let columns = naturalColumns(rows);
   const used = (): number => columns.reduce((sum, c) => sum + c.width + GAP, MARKER_WIDTH);
   const serial = rows.some(isSerialRow);
-  for (const key of DROPPABLE) {
-    if (width - used() >= WANTED_ERROR_WIDTH) break;
-    if (key === 'viewer' && serial) continue;
-    columns = columns.filter((c) => c.key !== key);
+  // A failed session's error takes its traffic cells: the column is wanted for the others' problems.
+  const wantedError = rows.some((r) => r.session.state !== 'error' && rowProblem(r) !== undefined) ? WANTED_ERROR_WIDTH : 0;
+  for (const keys of DROPPABLE) {
+    if (width - used() >= wantedError) break;
+    columns = columns.filter((c) => !keys.includes(c.key));
   }
-  // Kept for a serial row's unread marker: traffic cells give way (their rates go) before the
-  // target's name does, and the marker goes only when even that is not enough.
-  const shrink = (keys: readonly ColumnKey[], min: number): void => {
-    for (const column of columns) {
-      const overflow = used() - width;
-      if (overflow <= 0) return;
-      if (keys.includes(column.key)) column.width = Math.max(min, column.width - overflow);
-    }
+  const shrink = (key: ColumnKey, min: number): void => {
+    const column = columns.find((c) => c.key === key);
+    const overflow = used() - width;
+    if (column && overflow > 0) column.width = Math.max(min, column.width - overflow);
   };
-  if (serial) shrink(['in', 'out'], 9);
-  shrink(['target'], 6);
-  if (used() > width) columns = columns.filter((c) => c.key !== 'viewer');
+  // The viewer's name gives way before the target's (STATE says whether a viewer is open); a
+  // serial row's unread marker is kept while it can be: the name gives way before it does.
+  if (!serial) {
+    shrink('viewer', 6);
+    if (used() > width) columns = columns.filter((c) => c.key !== 'viewer');
+  }
+  shrink('target', 6);
+  shrink('viewer', 6);
   const rest = width - used();
   if (rest >= MIN_ERROR_WIDTH) columns.push({ key: 'error', title: 'LAST ERROR', width: rest });
   return columns;
@@ -191,6 +204,9 @@ export interface RowSegments {
   problem: string;
 }
 
+/** A session that failed moves no bytes: its error starts at the first of these columns. */
+const FAILED_PROBLEM_FROM: ReadonlySet<ColumnKey> = new Set(['in', 'out', 'uptime', 'error']);
+
 /**
  * The text of a row, cut to the columns. A session that failed to start moves no bytes, so its
  * error takes the traffic cells too and shows even on a narrow terminal.
@@ -201,10 +217,7 @@ export function rowSegments(row: ConsoleRow, columns: readonly Column[], selecte
   let remaining = width - MARKER_WIDTH;
   let part: 'lead' | 'middle' = 'lead';
   for (const column of columns) {
-    if (failed && (column.key === 'in' || column.key === 'out' || column.key === 'uptime' || column.key === 'error')) {
-      segments.problem = truncate(rowProblem(row) ?? '', remaining);
-      break;
-    }
+    if (failed && FAILED_PROBLEM_FROM.has(column.key)) break;
     const text = fit(cellText(row, column.key, uptime, column.width), column.width);
     remaining -= column.width + GAP;
     if (column.key === 'state') {
@@ -221,6 +234,8 @@ export function rowSegments(row: ConsoleRow, columns: readonly Column[], selecte
       segments[part] += `${text} `;
     }
   }
+  // What failed takes the cells from the traffic on, or what is left after the last column.
+  if (failed) segments.problem = truncate(rowProblem(row) ?? '', remaining);
   // Trailing blanks cost Ink time per character and show nothing.
   if (!segments.problem) segments.middle = segments.middle.trimEnd();
   return segments;

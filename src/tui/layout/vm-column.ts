@@ -3,6 +3,7 @@
  * Starting, Failed, gone), as its provider reports it. Rows of consoles that are no VM (demo,
  * websocket, tcp, unix) have none, and the column shows only while some row has one.
  */
+import type { Colour } from '../../terminal/colour.js';
 import type { ConsoleRow } from './format.js';
 
 /** `Migrating`, the longest phase. */
@@ -22,11 +23,11 @@ export function vmIsDown(row: ConsoleRow): boolean {
   return row.vm !== undefined && DOWN.has(row.vm);
 }
 
-/** The colour of the VM cell. */
-export function vmColor(row: ConsoleRow): string | undefined {
+/** The colour of the VM cell; a phase vconsole does not know (`Unknown`) keeps the terminal's foreground. */
+export function vmColor(row: ConsoleRow): Colour | undefined {
   if (row.vm === undefined) return undefined;
   if (row.vm === 'Running') return 'green';
   if (DOWN.has(row.vm)) return 'red';
   if (BUSY.has(row.vm)) return 'yellow';
-  return 'gray';
+  return undefined;
 }

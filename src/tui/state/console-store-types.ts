@@ -8,12 +8,20 @@ export interface NoViewerNotice {
   install: string;
 }
 
+/** Where one provider in use points, for the header (as k9s names its context): `kubevirt`, context `lab`, namespace `web`. */
+export interface ProviderPlace {
+  provider: string;
+  facts: readonly { label: string; value: string }[];
+}
+
 /** Everything the TUI renders. A new object after every change; unchanged parts keep their identity. */
 export interface ConsoleState {
   rows: readonly ConsoleRow[];
   log: readonly LogLine[];
   notice?: string;
   noViewer?: NoViewerNotice;
+  /** Where the providers in use point, in the order told; empty until the caller says. */
+  places: readonly ProviderPlace[];
 }
 
 /** The events the store reads; a SessionRegistry has them all. */

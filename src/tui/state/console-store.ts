@@ -1,7 +1,7 @@
 import { TRAFFIC_REPORT_MS } from '../../limits.js';
 import type { LogLevel, SessionSnapshot } from '../../proxy/types.js';
 import { terminalSafe } from '../../text/terminal-text.js';
-import type { ConsoleState, NoViewerNotice, SessionEventSource, SourceListener } from './console-store-types.js';
+import type { ConsoleState, NoViewerNotice, ProviderPlace, SessionEventSource, SourceListener } from './console-store-types.js';
 import type { ConsoleEvent } from './events.js';
 import { rowFact, type RowExtras, type RowFact } from './row-facts.js';
 import { safeSnapshot, safeText } from '../layout/display-safe.js';
@@ -46,6 +46,7 @@ export class ConsoleStore {
   private logLines: LogLine[] = [];
   private notice?: string;
   private noViewer?: NoViewerNotice;
+  private places: readonly ProviderPlace[] = [];
   private state?: ConsoleState;
   private readonly samples = new Map<number, RateSample>();
   /**
@@ -103,7 +104,7 @@ export class ConsoleStore {
   }
 
   getState(): ConsoleState {
-    this.state ??= { rows: this.rows, log: this.logLines, notice: this.notice, noViewer: this.noViewer };
+    this.state ??= { rows: this.rows, log: this.logLines, notice: this.notice, noViewer: this.noViewer, places: this.places };
     return this.state;
   }
 
@@ -118,6 +119,8 @@ export class ConsoleStore {
         return this.setNotice(event.text);
       case 'no-viewer':
         return this.setNoViewer(event.notice);
+      case 'places':
+        return this.setPlaces(event.places);
       case 'log':
         return this.append({ time: this.now(), level: event.level, message: event.message });
       default:
@@ -134,6 +137,15 @@ export class ConsoleStore {
 
   private setNoViewer(noViewer: NoViewerNotice | undefined): void {
     this.noViewer = noViewer && { lookedFor: noViewer.lookedFor.map(terminalSafe), install: terminalSafe(noViewer.install) };
+    this.changed();
+  }
+
+  /** A context or cloud name is the user's file's text: shown, never obeyed. */
+  private setPlaces(places: readonly ProviderPlace[]): void {
+    this.places = places.map(({ provider, facts }) => ({
+      provider: terminalSafe(provider),
+      facts: facts.map(({ label, value }) => ({ label: terminalSafe(label), value: terminalSafe(value) })),
+    }));
     this.changed();
   }
 

@@ -1,7 +1,7 @@
 import type { LogLevel } from '../../proxy/types.js';
 import type { UpstreamStatus, ViewerStatus } from '../layout/format.js';
 import type { Thumbnail } from '../thumbnails/thumbnail.js';
-import type { NoViewerNotice } from './console-store-types.js';
+import type { NoViewerNotice, ProviderPlace } from './console-store-types.js';
 
 /**
  * What the caller tells the TUI about `open`, one event at a time: the only way facts other
@@ -32,6 +32,8 @@ export type ConsoleEvent =
   | { type: 'notice'; text: string | undefined }
   /** No viewer was found: what was looked for and how to get one; undefined clears it. */
   | { type: 'no-viewer'; notice: NoViewerNotice | undefined }
+  /** Where the providers in use point (kube context and namespace, cloud and region), for the header. */
+  | { type: 'places'; places: readonly ProviderPlace[] }
   /** A line of vconsole itself in the event log. */
   | { type: 'log'; level: LogLevel; message: string };
 

@@ -5,6 +5,7 @@
  * cli.ts reads the flag through here.
  */
 import { UsageError } from '../../errors.js';
+import { noColour } from '../../terminal/colour.js';
 import { echoInput } from '../../text/terminal-text.js';
 
 export type Thumbnail =
@@ -43,7 +44,9 @@ export function parseThumbnailMode(text: string, source = '--thumbnails'): Thumb
  * protocol (kitty, or a terminal announcing it), iTerm2's inline images (iTerm2, WezTerm),
  * sixel (TERMs that have it: foot, mlterm, *-sixel), else half blocks, 24-bit with
  * COLORTERM=truecolor|24bit, 256 colours otherwise. Inside tmux or screen image escapes do
- * not reach the terminal, so there it is half blocks. VCONSOLE_THUMBNAILS overrides it all.
+ * not reach the terminal, so there it is half blocks. Half blocks are colour codes, so under
+ * NO_COLOR there are no pictures but an image protocol's. VCONSOLE_THUMBNAILS (and
+ * --thumbnails) override it all, NO_COLOR too, as no-color.org has it.
  */
 export function detectThumbnailMode(env: NodeJS.ProcessEnv): ThumbnailMode {
   if (env.VCONSOLE_THUMBNAILS) return parseThumbnailMode(env.VCONSOLE_THUMBNAILS, 'VCONSOLE_THUMBNAILS');
@@ -55,6 +58,7 @@ export function detectThumbnailMode(env: NodeJS.ProcessEnv): ThumbnailMode {
     if (program === 'iTerm.app' || program === 'WezTerm' || env.LC_TERMINAL === 'iTerm2') return 'iterm2';
     if (/sixel|^foot|^mlterm|^yaft/.test(term)) return 'sixel';
   }
+  if (noColour(env)) return 'none';
   return /^(truecolor|24bit)$/i.test(env.COLORTERM ?? '') ? 'truecolor' : '256';
 }
 
