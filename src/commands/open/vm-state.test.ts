@@ -59,4 +59,23 @@ describe('VM state followers', () => {
     await waitFor(() => fixture.openWatches() === 0, 'every watch to end');
     await registry.closeAll();
   });
+
+  it('start no watch once stopped: open giving up must be able to exit', async () => {
+    const registry = new SessionRegistry();
+    const shown: number[] = [];
+    const stopped = new VmStateFollowers({ show: (id) => shown.push(id), runsAgain: () => Promise.resolve() }, registry);
+    const running = new VmStateFollowers({ show: (id) => shown.push(id), runsAgain: () => Promise.resolve() }, registry);
+    stopped.stopAll();
+    const late = registry.add(kubevirtTarget('vm-a'));
+    const live = registry.add(kubevirtTarget('vm-b'));
+    stopped.follow(late);
+    running.follow(live);
+    // By the time the live follow has its first state, a late one would have had its watch too.
+    await waitFor(() => shown.includes(live.id), 'the live follow to see its VM');
+    expect(fixture.openWatches()).toBe(1);
+    expect(shown).toEqual([live.id]);
+    running.stopAll();
+    await waitFor(() => fixture.openWatches() === 0, 'every watch to end');
+    await registry.closeAll();
+  });
 });
