@@ -253,7 +253,10 @@ Examples:
         .command('screenshot')
         .description("Save a PNG of each VNC console's screen, without kicking anyone off a shared console.")
         .argument('<target...>', 'consoles to picture (see Targets)')
-        .option('-o, --output <path>', 'FILE (one target), DIR (NAME.png each), or - for stdout (default: NAME.png here)')
+        .option(
+          '-o, --output <path>',
+          'FILE (one target), DIR (NAME.png each; a trailing / or several targets mean a directory, created when absent), or - for stdout (default: NAME.png here)',
+        )
         .option('--vnc-password-file <file>', 'tcp/unix VNC servers that ask for a password: its first line')
         .option('--take-over', "KubeVirt: take the VM's VNC session even when a viewer holds it (default: refuse, kicking nobody)"),
     ),
