@@ -125,7 +125,7 @@ Examples:
       `${targetHelp}
 
 Prints one JSON line per console once all listen (a console named twice is served once), e.g.
-  {"target":"default/vm-a","address":"127.0.0.1","port":5901}
+  {"target":"default/vm-a","address":"127.0.0.1","port":5901,"type":"vnc"}
 Every client connection gets a fresh console session; Ctrl+C closes everything. With --share
 every viewer shares one console session instead (KubeVirt keeps one per VM: nobody is kicked),
 and viewers stay connected while the console drops and comes back. On a non-loopback --listen,
@@ -186,8 +186,9 @@ ${keyHelpText()}
 
 Serial consoles (TARGET#serial, --type serial, or a VM without a display) get no viewer:
 Enter attaches this terminal (what the VM printed meanwhile comes first), the escape key
-(default ^]) brings the table back. Without a terminal (or with --no-tui) it prints JSON port
-lines on stdout and logs on stderr.
+(default ^]) brings the table back. Without a terminal (or with --no-tui) it prints a JSON
+line on stdout as each console listens, and logs on stderr, e.g.
+  {"target":"default/vm-a","address":"127.0.0.1","port":5901,"type":"vnc"}
 
 Examples:
   vconsole open                               pick from what every provider lists (type to filter)
