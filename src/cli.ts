@@ -65,12 +65,6 @@ async function providerHelp(argv: string[]): Promise<ProviderHelp | undefined> {
 }
 
 /** A command's flags with the global --verbose added, and the config file that --config (or the default) names. */
-/** Hides a shared flag from a command's --help where it does nothing. */
-function hideOption(command: Command, flag: string): Command {
-  command.options.find((option) => option.long === flag)?.hideHelp();
-  return command;
-}
-
 async function withGlobalOptions<F>(flags: F, command: Command) {
   const globals = command.optsWithGlobals<{ verbose?: boolean; config?: string }>();
   const { loadConfig } = await import('./config/config.js');
@@ -247,21 +241,18 @@ Examples:
       await runConsoleCommand(target, run.flags, run.config, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
     });
 
-  // screenshot preserves a KubeVirt session unless --take-over: --preserve-session means nothing there.
-  hideOption(
-    addTargetOptions(
-      program
-        .command('screenshot')
-        .description("Save a PNG of each VNC console's screen, without kicking anyone off a shared console.")
-        .argument('<target...>', 'consoles to picture (see Targets)')
-        .option(
-          '-o, --output <path>',
-          'FILE (one target), DIR (NAME.png each; a trailing / or several targets mean a directory, created when absent), or - for stdout (default: NAME.png here)',
-        )
-        .option('--vnc-password-file <file>', 'tcp/unix VNC servers that ask for a password: its first line')
-        .option('--take-over', "KubeVirt: take the VM's VNC session even when a viewer holds it (default: refuse, kicking nobody)"),
-    ),
-    '--preserve-session',
+  // --preserve-session is not offered: screenshot preserves a KubeVirt session unless --take-over.
+  addTargetOptions(
+    program
+      .command('screenshot')
+      .description("Save a PNG of each VNC console's screen, without kicking anyone off a shared console.")
+      .argument('<target...>', 'consoles to picture (see Targets)')
+      .option(
+        '-o, --output <path>',
+        'FILE (one target), DIR (NAME.png each; a trailing / or several targets mean a directory, created when absent), or - for stdout (default: NAME.png here)',
+      )
+      .option('--vnc-password-file <file>', 'tcp/unix VNC servers that ask for a password: its first line')
+      .option('--take-over', "KubeVirt: take the VM's VNC session even when a viewer holds it (default: refuse, kicking nobody)"),
   )
     .addHelpText(
       'after',
