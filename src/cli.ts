@@ -301,6 +301,9 @@ Examples:
     .addHelpText(
       'after',
       `
+Finding nothing is an answer, not an error (exit 0): stderr says where it looked, e.g.
+  no VMs found: searched VMIs in namespace "prod" of cluster https://10.0.0.1:6443 (context lab)
+
 Examples:
   vconsole list
   vconsole list -n prod
