@@ -92,8 +92,14 @@ function destinationFor(output: string | undefined, count: number, io: CommandIo
   if (isDirectory(output)) return withWarning(output, io);
   const namesDirectory = output.endsWith('/') || output.endsWith(path.sep);
   if (!namesDirectory && count === 1) return { kind: 'file', file: output };
-  if (!namesDirectory && existsSync(output))
-    throw new UsageError(`-o ${echoInput(output)} is not a directory`, 'with several targets give a directory (it is created when absent)');
+  // Something else is there already (a file, with or without the slash).
+  if (existsSync(output.replace(/[\\/]+$/, '') || output))
+    throw new UsageError(
+      `-o ${echoInput(output)} is not a directory`,
+      namesDirectory
+        ? 'give a directory, or the file without the trailing /'
+        : 'with several targets give a directory (it is created when absent)',
+    );
   try {
     ensureDirectory(output);
   } catch (err) {

@@ -94,6 +94,11 @@ describe('vconsole screenshot', () => {
     const onFile = await runVconsole(['screenshot', 'demo:vm-a', 'demo:vm-b', '-o', file]);
     expect(onFile.code).toBe(2);
     expect(onFile.stderr).toMatch(/^vconsole: -o .*a-file\.png is not a directory/);
+    const slashedFile = await runVconsole(['screenshot', 'demo:vm-a', '-o', `${file}/`]);
+    expect(slashedFile.code).toBe(2);
+    expect(slashedFile.stderr).toMatch(
+      /^vconsole: -o .*a-file\.png\/ is not a directory; give a directory, or the file without the trailing \//,
+    );
   });
 
   it('refuses a serial console, an unknown scheme and several targets on stdout as usage errors', async () => {
