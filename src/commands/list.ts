@@ -62,9 +62,10 @@ export async function runListCommand(
   const vms = sortedOnce(results.flatMap((result) => result.vms));
   if (flags.json) io.stdout.write(`${JSON.stringify(vms, null, 2)}\n`);
   else if (vms.length > 0) io.stdout.write(formatVmTable(vms));
-  // Each search that found nothing says where it looked; the table (or JSON) on stdout stays clean.
-  for (const { search } of results.filter((result) => result.vms.length === 0)) {
-    if (flags.json) continue;
+  // Each search that found nothing says where it looked, on stderr: stdout stays the table. JSON
+  // says it with [] (as kubectl -o json says nothing more).
+  const empty = flags.json ? [] : results.filter((result) => result.vms.length === 0);
+  for (const { search } of empty) {
     const where = await searchedWhere(search.provider, options, search.scope, search.shownAs || search.provider.id);
     io.stderr.write(`${terminalSafe(`no VMs found: searched ${where}`)}\n`);
   }
