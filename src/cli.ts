@@ -65,12 +65,6 @@ async function providerHelp(argv: string[]): Promise<ProviderHelp | undefined> {
 }
 
 /** A command's flags with the global --verbose added, and the config file that --config (or the default) names. */
-/** Hides a shared flag from a command's --help where it does nothing. */
-function hideOption(command: Command, flag: string): Command {
-  command.options.find((option) => option.long === flag)?.hideHelp();
-  return command;
-}
-
 async function withGlobalOptions<F>(flags: F, command: Command) {
   const globals = command.optsWithGlobals<{ verbose?: boolean; config?: string }>();
   const { loadConfig } = await import('./config/config.js');
@@ -125,7 +119,7 @@ Examples:
       `${targetHelp}
 
 Prints one JSON line per console once all listen (a console named twice is served once), e.g.
-  {"target":"default/vm-a","address":"127.0.0.1","port":5901}
+  {"target":"default/vm-a","address":"127.0.0.1","port":5901,"type":"vnc"}
 Every client connection gets a fresh console session; Ctrl+C closes everything. With --share
 every viewer shares one console session instead (KubeVirt keeps one per VM: nobody is kicked),
 and viewers stay connected while the console drops and comes back. On a non-loopback --listen,
@@ -186,8 +180,9 @@ ${keyHelpText()}
 
 Serial consoles (TARGET#serial, --type serial, or a VM without a display) get no viewer:
 Enter attaches this terminal (what the VM printed meanwhile comes first), the escape key
-(default ^]) brings the table back. Without a terminal (or with --no-tui) it prints JSON port
-lines on stdout and logs on stderr.
+(default ^]) brings the table back. Without a terminal (or with --no-tui) it prints a JSON
+line on stdout as each console listens, and logs on stderr, e.g.
+  {"target":"default/vm-a","address":"127.0.0.1","port":5901,"type":"vnc"}
 
 Examples:
   vconsole open                               pick from what every provider lists (type to filter)
@@ -246,18 +241,18 @@ Examples:
       await runConsoleCommand(target, run.flags, run.config, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
     });
 
-  // screenshot preserves a KubeVirt session unless --take-over: --preserve-session means nothing there.
-  hideOption(
-    addTargetOptions(
-      program
-        .command('screenshot')
-        .description("Save a PNG of each VNC console's screen, without kicking anyone off a shared console.")
-        .argument('<target...>', 'consoles to picture (see Targets)')
-        .option('-o, --output <path>', 'FILE (one target), DIR (NAME.png each), or - for stdout (default: NAME.png here)')
-        .option('--vnc-password-file <file>', 'tcp/unix VNC servers that ask for a password: its first line')
-        .option('--take-over', "KubeVirt: take the VM's VNC session even when a viewer holds it (default: refuse, kicking nobody)"),
-    ),
-    '--preserve-session',
+  // --preserve-session is not offered: screenshot preserves a KubeVirt session unless --take-over.
+  addTargetOptions(
+    program
+      .command('screenshot')
+      .description("Save a PNG of each VNC console's screen, without kicking anyone off a shared console.")
+      .argument('<target...>', 'consoles to picture (see Targets)')
+      .option(
+        '-o, --output <path>',
+        'FILE (one target), DIR (NAME.png each; a trailing / or several targets mean a directory, created when absent), or - for stdout (default: NAME.png here)',
+      )
+      .option('--vnc-password-file <file>', 'tcp/unix VNC servers that ask for a password: its first line')
+      .option('--take-over', "KubeVirt: take the VM's VNC session even when a viewer holds it (default: refuse, kicking nobody)"),
   )
     .addHelpText(
       'after',
@@ -306,6 +301,9 @@ Examples:
     .addHelpText(
       'after',
       `
+Finding nothing is an answer, not an error (exit 0): stderr says where it looked, e.g.
+  no VMs found: searched VMIs in namespace "prod" of cluster https://10.0.0.1:6443 (context lab)
+
 Examples:
   vconsole list
   vconsole list -n prod

@@ -41,17 +41,23 @@ export function commanderOption(declaration: OptionDeclaration): Option {
   return option.argParser(one);
 }
 
-/** Adds the declared options of one --help section, in their order. */
+/** Whether the declared option acts in `command` (its `commands`, else every command given the provider options). */
+export function actsIn(declaration: OptionDeclaration, command: string): boolean {
+  return !declaration.commands || declaration.commands.includes(command);
+}
+
+/** Adds the declared options of one --help section that act in the command, in their order. */
 export function addDeclaredOptions(
   command: Command,
   declarations: readonly OptionDeclaration[],
   section: OptionDeclaration['section'],
 ): Command {
-  for (const declaration of declarations) if (declaration.section === section) command.addOption(commanderOption(declaration));
+  for (const declaration of declarations)
+    if (declaration.section === section && actsIn(declaration, command.name())) command.addOption(commanderOption(declaration));
   return command;
 }
 
-/** Flags shared by every command that opens consoles (proxy, open, list): each provider group's, declared in src/targets/*\/options.ts. */
+/** The provider options (src/targets/*\/options.ts) of the commands that name targets (proxy, open, console, screenshot, list), where each acts. */
 export function addTargetOptions(command: Command): Command {
   return addDeclaredOptions(command, PROVIDER_OPTIONS, 'target');
 }

@@ -4,7 +4,7 @@ import type { VconsoleConfig } from '../config/config.js';
 import { UsageError } from '../errors.js';
 import { PROVIDERS } from '../targets/index.js';
 import type { ConsoleProvider, ListScope } from '../targets/types.js';
-import { listerFor, runListCommand } from './list.js';
+import { listingProvider, runListCommand } from './list.js';
 
 const scopes: ListScope[] = [];
 /** A provider only this test's registry knows: `list` must find it through the registry alone. */
@@ -23,13 +23,32 @@ const lab: ConsoleProvider = {
 const registry = [...PROVIDERS, lab];
 const config = (provider?: string): VconsoleConfig => ({ defaults: provider ? { provider } : {}, aliases: {} });
 
-async function listed(flags: Parameters<typeof runListCommand>[0], from: VconsoleConfig): Promise<string> {
-  const stdout = new PassThrough();
-  let text = '';
-  stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
-  expect(await runListCommand(flags, from, { stdout }, registry)).toBe(0);
+async function listedWith(
+  flags: Parameters<typeof runListCommand>[0],
+  from: VconsoleConfig,
+  providers: readonly ConsoleProvider[] = registry,
+): Promise<{ stdout: string; stderr: string }> {
+  const [stdout, stderr] = [new PassThrough(), new PassThrough()];
+  const text = { stdout: '', stderr: '' };
+  stdout.on('data', (chunk: Buffer) => (text.stdout += chunk.toString()));
+  stderr.on('data', (chunk: Buffer) => (text.stderr += chunk.toString()));
+  expect(await runListCommand(flags, from, { stdout, stderr }, providers)).toBe(0);
   return text;
 }
+
+async function listed(flags: Parameters<typeof runListCommand>[0], from: VconsoleConfig): Promise<string> {
+  const { stdout, stderr } = await listedWith(flags, from);
+  expect(stderr).toBe('');
+  return stdout;
+}
+
+/** A provider with nothing to list, that says where it looked. */
+const emptyLab: ConsoleProvider = {
+  ...lab,
+  id: 'empty',
+  list: () => Promise.resolve([]),
+  describeSearch: (_options, scope) => Promise.resolve(`racks ${scope.namespaces?.join(', ') ?? 'of the current room'} of lab "x"`),
+};
 
 describe('vconsole list dispatch', () => {
   it('asks the provider --provider names, with the scope, and prints its table', async () => {
@@ -53,17 +72,29 @@ describe('vconsole list dispatch', () => {
           ? { ...p, list: undefined }
           : p,
     );
-    const list = listerFor({}, config('demo'), kubevirt);
-    expect(await list({}, {})).toEqual([expect.objectContaining({ provider: 'kubevirt' })]);
+    expect(listingProvider({}, config('demo'), kubevirt).id).toBe('kubevirt');
   });
 
   it('names the providers that can list when asked for one that cannot', () => {
     try {
-      listerFor({ provider: 'tcp' }, config(), registry);
+      listingProvider({ provider: 'tcp' }, config(), registry);
       expect.unreachable();
     } catch (err) {
       expect((err as UsageError).message).toBe('cannot list provider "tcp"');
       expect((err as UsageError).hint).toBe('use --provider kubevirt, openstack, demo or lab');
     }
+  });
+
+  it('finding nothing is exit 0, saying on stderr where it looked; stdout stays empty (or [] with --json)', async () => {
+    const providers = [...registry, emptyLab];
+    expect(await listedWith({ provider: 'empty' }, config(), providers)).toEqual({
+      stdout: '',
+      stderr: 'no VMs found: searched racks of the current room of lab "x"\n',
+    });
+    expect(await listedWith({ provider: 'empty', namespace: ['r1', 'r2'] }, config(), providers)).toEqual({
+      stdout: '',
+      stderr: 'no VMs found: searched racks r1, r2 of lab "x"\n',
+    });
+    expect(await listedWith({ provider: 'empty', json: true }, config(), providers)).toEqual({ stdout: '[]\n', stderr: '' });
   });
 });

@@ -1,11 +1,13 @@
+// `vconsole list`: what each provider (or the selectors) finds, as a table or JSON; nothing found
+// says where it looked.
 import type { VconsoleConfig } from '../config/config.js';
 import { UsageError } from '../errors.js';
-import { echoInput } from '../text/terminal-text.js';
+import { echoInput, terminalSafe } from '../text/terminal-text.js';
 import { DEFAULT_PROVIDER, PROVIDERS, listingProviderIds, oneOf, providerById } from '../targets/index.js';
 import type { ConsoleProvider, ListedVm } from '../targets/types.js';
 import type { TargetFlags } from './flags.js';
 import { namespacesOf, type SelectionFlags } from './selector-flags.js';
-import { searchVms, selectorSearches } from './target-selection.js';
+import { runSearches, searchedWhere, selectorSearches, sortedOnce, type SelectorSearch } from './target-selection.js';
 import { targetOptionsFrom } from './target-options.js';
 import { alignColumns } from './text-table.js';
 
@@ -20,54 +22,66 @@ export interface ListFlags extends TargetFlags, SelectionFlags {
  * The provider `list` asks: --provider, else the config's default when it can list, else the
  * default provider. Any provider with a `list` capability (src/targets) can be asked.
  */
-export function listerFor(
+export function listingProvider(
   flags: ListFlags,
   config: VconsoleConfig,
   providers: readonly ConsoleProvider[] = PROVIDERS,
-): NonNullable<ConsoleProvider['list']> {
+): ConsoleProvider {
   const configured = config.defaults.provider;
   const id = flags.provider ?? (configured && providerById(configured, providers)?.list ? configured : DEFAULT_PROVIDER);
   const provider = providerById(id, providers);
   if (!provider?.list)
     throw new UsageError(`cannot list provider "${echoInput(id)}"`, `use --provider ${oneOf(listingProviderIds(providers))}`);
-  return provider.list.bind(provider);
+  return provider;
 }
 
-/** `vconsole list`: the VMs vconsole can open, with their state. Returns the exit code. */
+/**
+ * `vconsole list`: the VMs vconsole can open, with their state. Finding nothing is an answer
+ * (exit 0, as kubectl's "No resources found in NS namespace."): stderr says where it looked,
+ * a bad namespace included. Returns the exit code.
+ */
 export async function runListCommand(
   flags: ListFlags,
   config: VconsoleConfig,
-  io: { stdout: NodeJS.WritableStream },
+  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
   providers: readonly ConsoleProvider[] = PROVIDERS,
 ): Promise<number> {
   const options = targetOptionsFrom(flags, config);
   // -A and -n alone only say where to look (the listing's scope); beside a selector that picks VMs, every selection is searched.
   const selections = selectorSearches(flags, providers);
-  const searches = selections.some((search) => search.reach === 'matching') ? selections : [];
-  const other = searches.find((search) => flags.provider !== undefined && search.provider.id !== flags.provider);
+  const matching = selections.some((search) => search.reach === 'matching') ? selections : [];
+  const other = matching.find((search) => flags.provider !== undefined && search.provider.id !== flags.provider);
   if (other) {
     throw new UsageError(
       `${other.shownAs} selects ${other.provider.id} VMs, not ${echoInput(flags.provider ?? '')} ones`,
       `leave out --provider, or use --provider ${other.provider.id}`,
     );
   }
-  const namespaces = namespacesOf(flags);
-  const vms =
-    searches.length > 0
-      ? await searchVms(searches, options)
-      : await listerFor(
-          flags,
-          config,
-          providers,
-        )(options, { allNamespaces: flags.allNamespaces, namespaces: namespaces.length > 1 ? namespaces : undefined });
-  const sorted = vms.slice().sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
-  io.stdout.write(flags.json ? `${JSON.stringify(sorted, null, 2)}\n` : formatVmTable(sorted));
+  const searches = matching.length > 0 ? matching : [wholeListing(flags, config, providers)];
+  const results = await runSearches(searches, options);
+  const vms = sortedOnce(results.flatMap((result) => result.vms));
+  if (flags.json) io.stdout.write(`${JSON.stringify(vms, null, 2)}\n`);
+  else if (vms.length > 0) io.stdout.write(formatVmTable(vms));
+  // Each search that found nothing says where it looked, on stderr: stdout stays the table. JSON
+  // says it with [] (as kubectl -o json says nothing more).
+  const empty = flags.json ? [] : results.filter((result) => result.vms.length === 0);
+  for (const { search } of empty) {
+    const where = await searchedWhere(search.provider, options, search.scope, search.shownAs || search.provider.id);
+    io.stderr.write(`${terminalSafe(`no VMs found: searched ${where}`)}\n`);
+  }
   return 0;
 }
 
-/** A plain aligned table; an empty list says so. */
+/** No selector: the listing provider's VMs where -A or -n say (default: its current place). */
+function wholeListing(flags: ListFlags, config: VconsoleConfig, providers: readonly ConsoleProvider[]): SelectorSearch {
+  const namespaces = namespacesOf(flags);
+  const provider = listingProvider(flags, config, providers);
+  const scope = { allNamespaces: flags.allNamespaces, namespaces: namespaces.length > 1 ? namespaces : undefined };
+  return { provider, scope, shownAs: '', reach: 'everywhere' };
+}
+
+/** A plain aligned table. */
 function formatVmTable(vms: ListedVm[]): string {
-  if (vms.length === 0) return 'no VMs found\n';
   const rows = [['TARGET', 'STATE', 'CONSOLE'], ...vms.map((vm) => [vm.target, vm.state, vm.console ? 'yes' : 'no'])];
   return `${alignColumns(rows).join('\n')}\n`;
 }

@@ -1,4 +1,5 @@
-import { statSync } from 'node:fs';
+// `vconsole screenshot`: one PNG per VNC console, into a file, a directory or stdout.
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { VconsoleConfig } from '../config/config.js';
 import { consoleKind, consoleLabel, consoleTypesWhere } from '../console-kinds/index.js';
@@ -13,7 +14,7 @@ import type { TargetFlags } from './flags.js';
 import { readPasswordFile } from './password-file.js';
 import { encodePngInTurns } from './png-in-turns.js';
 import { screenshotFileName } from './screenshot-file.js';
-import { FileWriteError, fileErrorCause, writePrivateFile } from '../files/safe-file.js';
+import { FileWriteError, directoryWarning, ensureDirectory, fileErrorCause, writePrivateFile } from '../files/safe-file.js';
 import { namingTarget, type CommandIo } from './command-io.js';
 import { resolveTargets, targetOptionsFrom } from './target-options.js';
 import { refuseBrowserOnly } from './browser-only.js';
@@ -51,7 +52,7 @@ export async function runScreenshotCommand(
   refuseBrowserOnly(targets, 'screenshot');
   const other = targets.find((target) => !readsPicture(target));
   if (other) throw new UsageError(`${other.name}: ${notAScreen(other).message}`, `${PICTURE_HINT} (drop #${other.consoleType})`);
-  const destination = destinationFor(flags.output, targets.length);
+  const destination = destinationFor(flags.output, targets.length, io);
   const results = await Promise.allSettled(
     targets.map(async (target) => {
       try {
@@ -76,17 +77,47 @@ export async function runScreenshotCommand(
 
 type Destination = { kind: 'stdout' } | { kind: 'file'; file: string } | { kind: 'dir'; dir: string };
 
-/** Where the pictures go, settled before any console is dialled so a typo costs nothing. */
-function destinationFor(output: string | undefined, count: number): Destination {
+/**
+ * Where the pictures go, settled before any console is dialled so a typo costs nothing. `-o`
+ * names a directory when it is one, ends in a slash, or several targets share it; one that is
+ * not there yet is created (0700, parents too), as recordings and console logs are.
+ */
+function destinationFor(output: string | undefined, count: number, io: CommandIo): Destination {
   if (output === undefined) return { kind: 'dir', dir: '.' };
   if (output === '') throw new UsageError('-o is empty', 'give a file, a directory, or - for stdout');
   if (output === '-') {
     if (count > 1) throw new UsageError('-o - takes one target: several PNGs cannot share stdout', 'give a directory with -o DIR');
     return { kind: 'stdout' };
   }
-  if (isDirectory(output)) return { kind: 'dir', dir: output };
-  if (count > 1) throw new UsageError(`-o ${echoInput(output)} is not a directory`, 'with several targets give an existing directory');
-  return { kind: 'file', file: output };
+  if (isDirectory(output)) return withWarning(output, io);
+  const namesDirectory = output.endsWith('/') || output.endsWith(path.sep);
+  if (!namesDirectory && count === 1) return { kind: 'file', file: output };
+  // Something else is there already (a file, with or without the slash).
+  if (existsSync(output.replace(/[\\/]+$/, '') || output))
+    throw new UsageError(
+      `-o ${echoInput(output)} is not a directory`,
+      namesDirectory
+        ? 'give a directory, or the file without the trailing /'
+        : 'with several targets give a directory (it is created when absent)',
+    );
+  try {
+    ensureDirectory(output);
+  } catch (err) {
+    throw new VconsoleError(
+      `cannot create directory ${echoInput(output)}: ${fileErrorCause(err instanceof FileWriteError ? err.cause : err)}`,
+      {
+        hint: 'give a writable directory with -o',
+      },
+    );
+  }
+  return { kind: 'dir', dir: output };
+}
+
+/** A directory others could swap files in is said, once (the pictures still go there). */
+function withWarning(dir: string, io: CommandIo): Destination {
+  const warning = directoryWarning(dir);
+  if (warning) io.stderr.write(`${terminalSafe(`warning: ${warning}`)}\n`);
+  return { kind: 'dir', dir };
 }
 
 function isDirectory(file: string): boolean {

@@ -47,29 +47,61 @@ export function listedTargetText(vm: ListedVm, provider: ConsoleProvider): strin
 }
 
 /**
+ * Where a search looked, in words (`label selector "app=web" in namespace "prod" of cluster
+ * https://… (context lab)`): the provider's own description, else the flags as given.
+ */
+export async function searchedWhere(
+  provider: ConsoleProvider,
+  options: TargetOptions,
+  scope: ListScope,
+  fallback: string,
+): Promise<string> {
+  if (!provider.describeSearch) return fallback;
+  return provider.describeSearch(options, scope).catch(() => fallback);
+}
+
+/** The VMs one search finds. */
+export interface SearchResult {
+  search: SelectorSearch;
+  vms: ListedVm[];
+}
+
+/** Each search asked of its provider, at once; an empty answer is an answer (list says where it looked). */
+export function runSearches(searches: readonly SelectorSearch[], options: TargetOptions): Promise<SearchResult[]> {
+  return Promise.all(
+    searches.map(async (search) => {
+      const list = search.provider.list;
+      return { search, vms: list ? await list.call(search.provider, options, search.scope) : [] };
+    }),
+  );
+}
+
+/** The VMs found, once each, sorted by target. */
+export function sortedOnce(vms: readonly ListedVm[]): ListedVm[] {
+  const byTarget = new Map(vms.map((vm) => [`${vm.provider}:${vm.target}`, vm]));
+  return [...byTarget.values()].sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
+}
+
+/**
  * The VMs each search finds, sorted by target and once each. A search that finds nothing is
- * a NothingMatchedError saying what it searched, unless `allowEmpty` (open --follow waits).
+ * a NothingMatchedError saying where it looked (exit 1: open and proxy would open nothing of
+ * it), unless `allowEmpty` (open --follow waits).
  */
 export async function searchVms(
   searches: readonly SelectorSearch[],
   options: TargetOptions,
   { allowEmpty = false } = {},
 ): Promise<ListedVm[]> {
-  const found = await Promise.all(
-    searches.map(async (search) => {
-      const list = search.provider.list;
-      const vms = list ? await list.call(search.provider, options, search.scope) : [];
-      if (vms.length === 0 && !allowEmpty) {
-        const searched = search.provider.describeSearch ? await search.provider.describeSearch(options, search.scope) : search.shownAs;
-        throw new NothingMatchedError(`no VM matches ${search.shownAs}: searched ${searched}`, {
-          hint: 'vconsole list shows what there is',
-        });
-      }
-      return vms;
-    }),
-  );
-  const byTarget = new Map(found.flat().map((vm) => [`${vm.provider}:${vm.target}`, vm]));
-  return [...byTarget.values()].sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
+  const results = await runSearches(searches, options);
+  const empty = allowEmpty ? undefined : results.find((result) => result.vms.length === 0);
+  if (empty) {
+    const { search } = empty;
+    const searched = await searchedWhere(search.provider, options, search.scope, search.shownAs);
+    throw new NothingMatchedError(`no VM matches ${search.shownAs}: searched ${searched}`, {
+      hint: 'vconsole list shows what there is',
+    });
+  }
+  return sortedOnce(results.flatMap((result) => result.vms));
 }
 
 /** What `open`/`proxy` serve, by where it came from: names are all-or-nothing, selections best-effort. */
@@ -140,7 +172,7 @@ async function locateNamed(
       const nameScope = { ...scope, name };
       const found = (await list(options, nameScope)).filter((vm) => vm.name === name);
       if (found.length === 0) {
-        const searched = provider.describeSearch ? await provider.describeSearch(options, nameScope) : `VMs named "${name}"`;
+        const searched = await searchedWhere(provider, options, nameScope, `VMs named "${name}"`);
         throw new VconsoleError(`${name}: no VM of that name: searched ${searched}`, {
           hint: `vconsole list ${group?.selection?.(flags)?.shownAs ?? ''} shows what there is`,
         });

@@ -33,8 +33,8 @@ export type Workspace = DeclaredWorkspaceKeys & {
   follow?: boolean;
 };
 
-/** What `saveWorkspace` writes: what is open now, and how. */
-export type SavedWorkspace = Workspace & { targets: string[] };
+/** What `saveWorkspace` writes: what is open now (its targets, the selectors that found it, or both), and how. */
+export type SavedWorkspace = Workspace;
 
 const NAME = /^[A-Za-z0-9][-A-Za-z0-9_.]*$/;
 

@@ -59,6 +59,11 @@ export interface OptionDeclaration<K extends string = string, V = unknown> {
   readonly choices?: readonly string[];
   /** Kept out of --help (another spelling of an option there). */
   readonly hidden?: boolean;
+  /**
+   * The commands where it acts (`open`, `proxy`, ...); absent: every command that takes the
+   * provider options. A command where it would mean nothing neither offers nor accepts it.
+   */
+  readonly commands?: readonly string[];
   /** The TargetOptions field it fills; several flags may fill one (the first given wins). */
   readonly into?: keyof TargetOptions;
   /** The TargetOptions value from the flag's (default: the same). */

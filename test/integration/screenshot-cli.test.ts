@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PNG } from 'pngjs';
@@ -76,6 +76,29 @@ describe('vconsole screenshot', () => {
       expect(PNG.sync.read(readFileSync(path.join(out, name))).width).toBe(800);
       expect(result.stderr).toContain(path.join(out, name));
     }
+  });
+
+  it('creates the directory -o names with a trailing slash, or that several targets share, private', async () => {
+    const slashed = path.join(dir, 'new-shots', 'nested') + '/';
+    const one = await runVconsole(['screenshot', 'demo:vm-a', '-o', slashed]);
+    expect(one.code, one.stderr).toBe(0);
+    expect(PNG.sync.read(readFileSync(path.join(slashed, 'demo_vm-a.png'))).width).toBe(800);
+    expect(statSync(slashed).mode & 0o777).toBe(0o700);
+    const shared = path.join(dir, 'several');
+    const many = await runVconsole(['screenshot', 'demo:vm-a', 'demo:vm-b', '-o', shared]);
+    expect(many.code, many.stderr).toBe(0);
+    expect(readdirSync(shared).sort()).toEqual(['demo_vm-a.png', 'demo_vm-b.png']);
+    // Several targets and an existing file: a usage error, nothing dialled.
+    const file = path.join(dir, 'a-file.png');
+    writeFileSync(file, '');
+    const onFile = await runVconsole(['screenshot', 'demo:vm-a', 'demo:vm-b', '-o', file]);
+    expect(onFile.code).toBe(2);
+    expect(onFile.stderr).toMatch(/^vconsole: -o .*a-file\.png is not a directory/);
+    const slashedFile = await runVconsole(['screenshot', 'demo:vm-a', '-o', `${file}/`]);
+    expect(slashedFile.code).toBe(2);
+    expect(slashedFile.stderr).toMatch(
+      /^vconsole: -o .*a-file\.png\/ is not a directory; give a directory, or the file without the trailing \//,
+    );
   });
 
   it('refuses a serial console, an unknown scheme and several targets on stdout as usage errors', async () => {

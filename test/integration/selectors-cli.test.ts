@@ -114,9 +114,34 @@ describe('KubeVirt label selectors', () => {
     expect(result.stderr).toBe(
       `vconsole: no VM matches -l app=nothing -n default -n prod: searched label selector "app=nothing" in namespaces "default", "prod" of cluster ${kubevirt.url} (context fixture); vconsole list shows what there is\n`,
     );
+    const open = await runVconsole(['open', '-l', 'app=nothing', '-A', '--no-tui', '--viewer', 'none'], kubeEnv);
+    expect(open.code).toBe(1);
+    expect(open.stderr).toContain(`searched label selector "app=nothing" in all namespaces of cluster ${kubevirt.url}`);
+  });
+
+  it('list finding nothing is exit 0, saying where it looked, for a selector and a namespace that does not exist alike', async () => {
     const all = await runVconsole(['list', '-l', 'app=nothing', '-A'], kubeEnv);
-    expect(all.code).toBe(1);
-    expect(all.stderr).toContain(`searched label selector "app=nothing" in all namespaces of cluster ${kubevirt.url}`);
+    expect(all).toMatchObject({ code: 0, stdout: '' });
+    expect(all.stderr).toBe(
+      `no VMs found: searched label selector "app=nothing" in all namespaces of cluster ${kubevirt.url} (context fixture)\n`,
+    );
+    const nowhere = await runVconsole(['list', '-n', 'nosuch'], kubeEnv);
+    expect(nowhere).toMatchObject({ code: 0, stdout: '' });
+    expect(nowhere.stderr).toBe(`no VMs found: searched VMIs in namespace "nosuch" of cluster ${kubevirt.url} (context fixture)\n`);
+    const json = await runVconsole(['list', '-n', 'nosuch', '--json'], kubeEnv);
+    expect(json).toMatchObject({ code: 0, stdout: '[]\n', stderr: '' });
+    // open and proxy would open nothing there: exit 1, one line saying where.
+    for (const command of [['proxy'], ['open', '--no-tui', '--viewer', 'none']]) {
+      const none = await runVconsole([...command, '-n', 'nosuch', '-n', 'gone'], kubeEnv);
+      expect(none.code).toBe(1);
+      expect(none.stderr).toBe(
+        `vconsole: no VM matches -n nosuch -n gone: searched VMIs in namespaces "nosuch", "gone" of cluster ${kubevirt.url} (context fixture); vconsole list shows what there is\n`,
+      );
+    }
+    // A name in a namespace that does not exist: open gives up, exit 1 (it used to stay running, following the VM).
+    const named = await runVconsole(['open', '-n', 'nosuch', 'web-1', '--no-tui', '--viewer', 'none'], kubeEnv);
+    expect(named.code).toBe(1);
+    expect(named.stderr).toContain('[nosuch/web-1] error: virtualmachineinstances.kubevirt.io "web-1" not found');
   });
 
   it('bad selector syntax is one usage line naming the part, before any API call', async () => {

@@ -24,6 +24,8 @@ export interface ActionHost {
   readonly viewers: Pick<ViewerRouter, 'stop'>;
   readonly followUps: Pick<SessionFollowUps, 'untrack' | 'showPictures'>;
   readonly view: OpenView | undefined;
+  /** The sessions the selectors found: `S` saves them as the selectors. */
+  readonly selectedIds: ReadonlySet<number>;
   startSession(session: ConsoleSession): Promise<void>;
   openViewer(session: ConsoleSession): Promise<void>;
   addTarget(text: string): void;
@@ -86,7 +88,7 @@ export class OpenActions {
 
   /** `S`: what is open now saved as a workspace; resolves with what to tell the user. */
   saveWorkspace(name: string): Promise<string> {
-    return saveOpenAsWorkspace(name, this.run.registry.all(), this.run.settings.flags, this.run.settings.config);
+    return saveOpenAsWorkspace(name, this.run.registry.all(), this.run.settings.flags, this.run.settings.config, this.run.selectedIds);
   }
 
   /** The grid's tiles on screen changed. */

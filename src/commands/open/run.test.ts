@@ -1,15 +1,19 @@
 // OpenRun in one process, with demo consoles and no viewer: what a run opened, at the start or
 // added later as with the TUI's `a`, q closes, every port of it, before open exits 0.
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { VconsoleConfig } from '../../config/config.js';
+import { loadConfig, type VconsoleConfig } from '../../config/config.js';
 import { DEFAULT_ESCAPE } from '../../terminal/escape-key.js';
 import { hostPlatform } from '../../viewers/system-environment.js';
 import { waitFor } from '../../../test/support/wait.js';
 import { recordingFrom } from '../record-flags.js';
 import { sharingFrom } from '../sharing.js';
 import { resolveTargets, targetOptionsFrom } from '../target-options.js';
+import { OpenActions } from './actions.js';
 import { OpenRun } from './run.js';
 import type { OpenFlags } from './settings.js';
 
@@ -43,16 +47,15 @@ describe('OpenRun', () => {
   const runs: OpenRun[] = [];
   afterEach(() => runs.splice(0).forEach((run) => run.shutdown.dispose()));
 
-  async function demoRun() {
-    const flags: OpenFlags = { viewer: 'none', tui: false };
-    const options = targetOptionsFrom(flags, CONFIG);
+  async function demoRun(flags: OpenFlags = { viewer: 'none', tui: false }, config = CONFIG) {
+    const options = targetOptionsFrom(flags, config);
     const stdout: string[] = [];
     const stderr: string[] = [];
     const exits: number[] = [];
     const run = new OpenRun(
       {
         flags,
-        config: CONFIG,
+        config,
         options,
         listen: '127.0.0.1',
         ports: [],
@@ -95,5 +98,28 @@ describe('OpenRun', () => {
     expect(run.registry.all().map((s) => s.name)).toEqual(['demo:vm-a']);
     run.quit();
     await waitFor(() => exits.length > 0, 'the exit');
+  });
+
+  it('S saves the selector for what it found (and --follow added), and the targets named or added at a', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-run-save-'));
+    const file = path.join(dir, 'config.yaml');
+    try {
+      const flags: OpenFlags = { viewer: 'none', tui: false, selector: 'app=web' };
+      const { run, options, stdout, exits } = await demoRun(flags, { ...CONFIG, file });
+      await run.open(resolveTargets(['demo:vm-a'], options, CONFIG), resolveTargets(['demo:vm-b'], options, CONFIG));
+      run.addTarget('demo:vm-c');
+      run.addTarget('demo:vm-d', { selected: true });
+      await waitFor(() => lines(stdout).length === 4, 'four port lines');
+      expect(await new OpenActions(run).saveWorkspace('web')).toMatch(/the VMs -l app=web selects \(2 open now\) and 2 consoles/);
+      expect((await loadConfig(file)).workspaces?.web).toEqual({
+        selector: 'app=web',
+        targets: ['demo:vm-a', 'demo:vm-c'],
+        viewer: 'none',
+      });
+      run.quit();
+      await waitFor(() => exits.length > 0, 'the exit');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -37,7 +37,8 @@ export class OpenRun implements ActionHost {
   readonly followUps: SessionFollowUps;
   readonly shutdown: ReturnType<typeof handleShutdownSignals>;
   /** The sessions a selector found (not named): best-effort, a failure says the others are open. */
-  private readonly selectedIds = new Set<number>();
+  /** The sessions the selectors found (at the start and by --follow): `S` saves them as the selectors. */
+  readonly selectedIds = new Set<number>();
   /** The port --port gave each session; one without gets any free port. */
   private readonly assignedPort = new Map<number, number>();
   /** The port of the next target added from the TUI or by --follow, with --port. */
@@ -150,7 +151,7 @@ export class OpenRun implements ActionHost {
    * One more target, typed at the TUI's `a` or found by --follow: its session starts like the
    * first ones (the next --port port, if any). A target that cannot be read is a notice.
    */
-  addTarget(text: string): void {
+  addTarget(text: string, { selected = false } = {}): void {
     try {
       const [target] = resolveTargets([text], this.settings.options, this.settings.config);
       if (isBrowserOnly(target))
@@ -160,6 +161,7 @@ export class OpenRun implements ActionHost {
         );
       if (this.settings.useTui) this.places.note([target.provider]);
       for (const session of this.admit([target])) {
+        if (selected) this.selectedIds.add(session.id);
         this.followUps.track(session);
         if (this.nextPort !== undefined) this.assignedPort.set(session.id, this.nextPort++);
         void this.startThenFollowVm(session);
@@ -283,7 +285,7 @@ export class OpenRun implements ActionHost {
       config,
       registry: this.registry,
       sessions,
-      open: (target) => this.addTarget(target.input),
+      open: (target) => this.addTarget(target.input, { selected: true }),
       mark: (id, matching) => this.view?.show({ type: 'match', sessionId: id, matching }),
       notice: (text) => this.view?.show({ type: 'notice', text }),
       maxAtOnce: flags.yes ? undefined : (flags.max ?? OPEN_WITHOUT_ASKING_MAX),

@@ -7,7 +7,7 @@ import { SessionRegistry } from '../../proxy/session-registry.js';
 import { demoProvider } from '../../targets/demo/provider.js';
 import { splitTarget } from '../../targets/index.js';
 import { createKubevirtProvider } from '../../targets/kubevirt/provider.js';
-import type { VmState } from '../../targets/types.js';
+import type { ConsoleTarget, VmState } from '../../targets/types.js';
 import { VmStateFollowers, followableTarget } from './vm-state.js';
 
 let fixture: KubevirtFixture;
@@ -57,6 +57,28 @@ describe('VM state followers', () => {
     await waitFor(() => fixture.openWatches() === 1, "the removed session's watch to end");
     followers.stopAll();
     await waitFor(() => fixture.openWatches() === 0, 'every watch to end');
+    await registry.closeAll();
+  });
+
+  it('start no watch once stopped: open giving up must be able to exit', async () => {
+    const registry = new SessionRegistry();
+    const followers = new VmStateFollowers({ show: () => undefined, runsAgain: () => Promise.resolve() }, registry);
+    const asked: string[] = [];
+    const vm = (name: string): ConsoleTarget => ({
+      input: name,
+      name,
+      provider: 'lab',
+      consoleType: 'vnc',
+      dial: () => Promise.reject(new Error('not dialled here')),
+      followState: ({ signal }) => {
+        asked.push(name);
+        return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      },
+    });
+    followers.follow(registry.add(vm('before')));
+    followers.stopAll();
+    followers.follow(registry.add(vm('after')));
+    expect(asked).toEqual(['before']);
     await registry.closeAll();
   });
 });

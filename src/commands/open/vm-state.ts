@@ -58,6 +58,8 @@ export class VmStateFollowers {
   private readonly following = new Map<number, AbortController>();
   /** Sessions whose viewer exited (closed or failed) and was not launched again since. */
   private readonly viewerGone = new Set<number>();
+  /** After stopAll(): a follow asked for late (a session that failed as open gave up) would keep the process alive. */
+  private stopped = false;
   private readonly onRemoved = (session: ConsoleSession) => this.unfollow(session.id);
   private readonly onViewer = (event: ViewerStatusEvent) => {
     if (event.state === 'open') this.viewerGone.delete(event.key);
@@ -76,7 +78,7 @@ export class VmStateFollowers {
   /** Starts following the session's VM, when its provider can; once per session. */
   follow(session: ConsoleSession): void {
     const target = followableTarget(session.source);
-    if (!target || this.following.has(session.id)) return;
+    if (!target || this.stopped || this.following.has(session.id)) return;
     const controller = new AbortController();
     this.following.set(session.id, controller);
     let last: VmState | undefined;
@@ -111,6 +113,7 @@ export class VmStateFollowers {
 
   /** Ends every follow (their sockets and timers) and stops listening. */
   stopAll(): void {
+    this.stopped = true;
     for (const id of [...this.following.keys()]) this.unfollow(id);
     this.sessions.off('removed', this.onRemoved);
     this.viewers?.off('status', this.onViewer);

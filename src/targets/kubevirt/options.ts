@@ -96,6 +96,9 @@ export const KUBEVIRT_OPTIONS = [
     flags: '--preserve-session',
     help: 'KubeVirt: refuse to take over a VNC session another client holds',
     section: 'target',
+    // Only where a VNC session is held open: screenshot never takes one over unless --take-over,
+    // a serial console (console) has no such session, list holds none.
+    commands: ['open', 'proxy'],
     into: 'preserveSession',
     fallback: false,
   }),
