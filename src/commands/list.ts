@@ -8,12 +8,12 @@ import { namespacesOf, type SelectionFlags } from './selector-flags.js';
 import { searchVms, selectorSearches } from './target-selection.js';
 import { targetOptionsFrom } from './target-options.js';
 import { alignColumns } from './text-table.js';
+import { documentText, outputFormat, type OutputFlags, type OutputFormat } from './output-format.js';
 
 export type { ListedVm } from '../targets/types.js';
 
-export interface ListFlags extends TargetFlags, SelectionFlags {
+export interface ListFlags extends TargetFlags, SelectionFlags, OutputFlags {
   provider?: string;
-  json?: boolean;
 }
 
 /**
@@ -40,6 +40,7 @@ export async function runListCommand(
   io: { stdout: NodeJS.WritableStream },
   providers: readonly ConsoleProvider[] = PROVIDERS,
 ): Promise<number> {
+  const format = outputFormat(flags);
   const options = targetOptionsFrom(flags, config);
   // -A and -n alone only say where to look (the listing's scope); beside a selector that picks VMs, every selection is searched.
   const selections = selectorSearches(flags, providers);
@@ -61,8 +62,33 @@ export async function runListCommand(
           providers,
         )(options, { allNamespaces: flags.allNamespaces, namespaces: namespaces.length > 1 ? namespaces : undefined });
   const sorted = vms.slice().sort((a, b) => (a.target < b.target ? -1 : a.target > b.target ? 1 : 0));
-  io.stdout.write(flags.json ? `${JSON.stringify(sorted, null, 2)}\n` : formatVmTable(sorted));
+  io.stdout.write(await formatListed(sorted, format));
   return 0;
+}
+
+/** The listing in the format -o asks for: a document, names only (what `open` takes, as kubectl's -o name), or a table. */
+async function formatListed(vms: ListedVm[], format: OutputFormat): Promise<string> {
+  switch (format) {
+    case 'json':
+    case 'yaml':
+      return documentText(vms, format);
+    case 'name':
+      return vms.map((vm) => `${vm.target}\n`).join('');
+    case 'wide':
+      return formatWideVmTable(vms);
+    case 'table':
+      return formatVmTable(vms);
+  }
+}
+
+/** -o wide: the table with where each VM is (provider, namespace) beside it. */
+function formatWideVmTable(vms: ListedVm[]): string {
+  if (vms.length === 0) return 'no VMs found\n';
+  const rows = [
+    ['TARGET', 'STATE', 'CONSOLE', 'PROVIDER', 'NAMESPACE', 'NAME'],
+    ...vms.map((vm) => [vm.target, vm.state, vm.console ? 'yes' : 'no', vm.provider, vm.namespace ?? '-', vm.name]),
+  ];
+  return `${alignColumns(rows).join('\n')}\n`;
 }
 
 /** A plain aligned table; an empty list says so. */

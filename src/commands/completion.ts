@@ -1,0 +1,85 @@
+// `vconsole completion bash|zsh|fish|powershell` prints a script that makes the shell ask
+// `vconsole complete -- WORDS` at each Tab; both go through @bomb.sh/tab, which reads the
+// commander program for commands, flags and choices. Targets complete as kubectl completes
+// resource names: the listing providers are asked at that moment, with a short deadline.
+import { Argument, type Command } from 'commander';
+import type { RootCommand } from '@bomb.sh/tab';
+import type { VconsoleConfig } from '../config/config.js';
+
+/** How long a Tab waits for the providers' listings: what has not come by then is left out. */
+export const COMPLETION_LISTING_MS = 1500;
+
+const SHELLS = ['bash', 'zsh', 'fish', 'powershell'];
+
+/**
+ * Adds `completion SHELL` and the hidden `complete -- WORDS` the scripts call. `program` makes a
+ * fresh program to describe: the library adds its own commands to the program it reads.
+ */
+export function addCompletionCommands(
+  program: Command,
+  freshProgram: () => Command,
+  loadConfig: () => Promise<VconsoleConfig>,
+  write: (text: string) => void,
+): void {
+  program
+    .command('completion')
+    .description('Print a shell completion script for commands, flags and VM names (bash, zsh, fish, powershell).')
+    .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
+    .addHelpText(
+      'after',
+      `
+VM names complete from every provider that lists (KubeVirt, OpenStack, the demo), asked at each
+Tab for up to ${COMPLETION_LISTING_MS / 1000}s, and from the config file's aliases and workspaces.
+The bash script needs the bash-completion package (as kubectl's does).
+
+Examples:
+  source <(vconsole completion bash)                      in ~/.bashrc
+  source <(vconsole completion zsh)                       in ~/.zshrc
+  vconsole completion fish > ~/.config/fish/completions/vconsole.fish`,
+    )
+    .action(async (shell: string) => {
+      (await describe(freshProgram(), [])).setup('vconsole', 'vconsole', shell);
+    });
+  program
+    .command('complete', { hidden: true })
+    .description('what a completion script asks: the completions of WORDS, one a line')
+    .argument('[words...]')
+    .action(async (words: string[]) => {
+      const described = freshProgram();
+      const targets = completesTarget(described, words) ? await targetsToComplete(await loadConfig().catch(() => undefined)) : [];
+      const root = await describe(described, targets);
+      // The library prints with console.log; the shell reads stdout.
+      const log = console.log;
+      console.log = (...parts: unknown[]) => write(`${parts.join(' ')}\n`);
+      try {
+        root.parse(words);
+      } finally {
+        console.log = log;
+      }
+    });
+}
+
+/** The library's model of `program`, with each `target` argument completing to `targets` and `--viewer` to its names. */
+async function describe(program: Command, targets: readonly string[]): Promise<RootCommand> {
+  const [{ default: tab }, { VIEWER_CHOICES }] = await Promise.all([import('@bomb.sh/tab/commander'), import('../viewers/catalog.js')]);
+  const root = tab(program, { completionCommandName: 'completion' });
+  for (const command of root.commands.values()) {
+    const target = command.arguments.get('target');
+    if (target) target.handler = (complete) => targets.forEach((name) => complete(name, ''));
+    const viewer = command.options.get('viewer');
+    if (viewer) viewer.handler = (complete) => VIEWER_CHOICES.forEach((name) => complete(name, ''));
+  }
+  return root;
+}
+
+/** Whether the word being completed may be a target: no flag is being typed, after a command that takes targets. */
+function completesTarget(program: Command, words: string[]): boolean {
+  if ((words.at(-1) ?? '').startsWith('-')) return false;
+  const takesTargets = program.commands.filter((c) => c.registeredArguments.some((a) => a.name() === 'target')).map((c) => c.name());
+  return words.slice(0, -1).some((word) => takesTargets.includes(word));
+}
+
+async function targetsToComplete(config: VconsoleConfig | undefined): Promise<string[]> {
+  const { completionTargets } = await import('./completion-targets.js');
+  return completionTargets(config ?? { defaults: {}, aliases: {} }, COMPLETION_LISTING_MS);
+}
