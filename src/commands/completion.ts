@@ -59,24 +59,39 @@ Examples:
     });
 }
 
-/** The library's model of `program`, with each `target` argument completing to `targets` and `--viewer` to its names. */
+/** The library's model of `program`, with each `target` argument completing to `targets`, `--viewer` and `--type` to their names. */
 async function describe(program: Command, targets: readonly string[]): Promise<RootCommand> {
-  const [{ default: tab }, { VIEWER_CHOICES }] = await Promise.all([import('@bomb.sh/tab/commander'), import('../viewers/catalog.js')]);
+  const [{ default: tab }, { VIEWER_CHOICES }, { CONSOLE_TYPES }] = await Promise.all([
+    import('@bomb.sh/tab/commander'),
+    import('../viewers/catalog.js'),
+    import('../console-kinds/index.js'),
+  ]);
+  const values: Record<string, readonly string[]> = { viewer: VIEWER_CHOICES, type: [...CONSOLE_TYPES, 'auto'] };
+  const offer = (names: readonly string[]) => (complete: (value: string, description: string) => void) =>
+    names.forEach((name) => complete(name, ''));
   const root = tab(program, { completionCommandName: 'completion' });
   for (const command of root.commands.values()) {
     const target = command.arguments.get('target');
-    if (target) target.handler = (complete) => targets.forEach((name) => complete(name, ''));
-    const viewer = command.options.get('viewer');
-    if (viewer) viewer.handler = (complete) => VIEWER_CHOICES.forEach((name) => complete(name, ''));
+    if (target) target.handler = offer(targets);
+    for (const [flag, names] of Object.entries(values)) {
+      const option = command.options.get(flag);
+      if (option) option.handler = offer(names);
+    }
   }
   return root;
 }
 
-/** Whether the word being completed may be a target: no flag is being typed, after a command that takes targets. */
+/**
+ * Whether the word being completed may be a target: after a command that takes targets, with no
+ * flag being typed and no flag before it waiting for its value.
+ */
 function completesTarget(program: Command, words: string[]): boolean {
   if ((words.at(-1) ?? '').startsWith('-')) return false;
-  const takesTargets = program.commands.filter((c) => c.registeredArguments.some((a) => a.name() === 'target')).map((c) => c.name());
-  return words.slice(0, -1).some((word) => takesTargets.includes(word));
+  const command = program.commands.find((c) => words.slice(0, -1).includes(c.name()));
+  if (!command?.registeredArguments.some((a) => a.name() === 'target')) return false;
+  const previous = words.at(-2) ?? '';
+  const flag = [...command.options, ...program.options].find((o) => o.long === previous || o.short === previous);
+  return !(flag && (flag.required || flag.optional));
 }
 
 async function targetsToComplete(config: VconsoleConfig | undefined): Promise<string[]> {

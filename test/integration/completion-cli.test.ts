@@ -1,0 +1,85 @@
+// Shell completion as a shell runs it: bash sources `vconsole completion bash`, fills
+// COMP_WORDS as at a Tab and calls the completion function, which asks the built CLI. Commands,
+// flags, VM names the providers list (the demo's) and the config file's aliases complete.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VCONSOLE_BIN, runVconsole } from '../support/cli.js';
+
+const run = promisify(execFile);
+
+/** bash-completion's word splitter when the package is installed, else the few lines of it the script uses. */
+const BASH_COMPLETION = '/usr/share/bash-completion/bash_completion';
+const WORDS_BY_REF = fs.existsSync(BASH_COMPLETION)
+  ? `source ${BASH_COMPLETION}`
+  : '_get_comp_words_by_ref() { cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}; words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD; }';
+
+let dir: string;
+
+beforeAll(() => {
+  // `vconsole` on PATH, as the script calls it by name; a config file with an alias and a workspace.
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-completion-'));
+  fs.mkdirSync(path.join(dir, 'bin'));
+  fs.writeFileSync(path.join(dir, 'bin', 'vconsole'), `#!/bin/sh\nexec "${process.execPath}" "${VCONSOLE_BIN}" "$@"\n`, { mode: 0o755 });
+  fs.mkdirSync(path.join(dir, '.config', 'vconsole'), { recursive: true });
+  fs.writeFileSync(
+    path.join(dir, '.config', 'vconsole', 'config.yaml'),
+    'aliases:\n  web: demo:web-1\nworkspaces:\n  lab:\n    targets: [demo:vm-a]\n',
+  );
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** What bash offers at a Tab after `words` (the last one being typed). */
+async function complete(...words: string[]): Promise<string[]> {
+  const script = [
+    WORDS_BY_REF,
+    'source <(vconsole completion bash)',
+    `COMP_WORDS=(vconsole ${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length}`,
+    '__vconsole_complete 2>/dev/null',
+    'printf "%s\\n" "${COMPREPLY[@]}"',
+  ].join('\n');
+  const { stdout } = await run('bash', ['-c', script], {
+    env: {
+      PATH: `${path.join(dir, 'bin')}${path.delimiter}${process.env.PATH ?? ''}`,
+      HOME: dir,
+      XDG_CONFIG_HOME: path.join(dir, '.config'),
+    },
+  });
+  return stdout.split('\n').filter(Boolean);
+}
+
+describe('vconsole completion bash', () => {
+  it('completes a command', async () => {
+    expect(await complete('op')).toEqual(['open']);
+    expect(await complete('comp')).toEqual(['completion']);
+  });
+
+  it("completes a command's flags and the values a flag takes", async () => {
+    expect(await complete('open', '--sh')).toEqual(['--share']);
+    expect(await complete('list', '-o', '')).toEqual(['json', 'yaml', 'wide', 'name']);
+    expect(await complete('open', '--viewer', 'tige')).toEqual(['tigervnc']);
+    expect(await complete('open', '--type', '')).toEqual(expect.arrayContaining(['vnc', 'serial']));
+  });
+
+  it('completes VM names from the listing providers, and the config file aliases and workspaces', async () => {
+    const names = await complete('open', '');
+    expect(names).toEqual(expect.arrayContaining(['demo:vm-a', 'demo:vm-b', 'demo:vm-c', 'web', '@lab']));
+    expect(await complete('vnc', 'demo:vm-')).toEqual(['demo:vm-a', 'demo:vm-b', 'demo:vm-c']);
+  });
+
+  it('prints a script for zsh and fish too, and refuses another shell in one line', async () => {
+    for (const shell of ['zsh', 'fish']) {
+      const result = await runVconsole(['completion', shell]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('vconsole complete --');
+    }
+    const tcsh = await runVconsole(['completion', 'tcsh']);
+    expect(tcsh.code).toBe(2);
+    expect(tcsh.stderr).toMatch(
+      /^vconsole: command-argument value 'tcsh' is invalid for argument 'shell'\. Allowed choices are bash, zsh, fish, powershell\.\n$/,
+    );
+  });
+});
