@@ -16,6 +16,7 @@ import { keyHelpText } from './tui/state/key-help.js';
 import { isVerbose, parseVerbosityLevel, rewriteKubectlVerbosity } from './commands/habits/kubectl-verbosity.js';
 import { addVirtctlConsoleOptions, addVncCommand, consoleWaitFromTimeout } from './commands/habits/virtctl.js';
 import { withForeignFlagHint } from './commands/habits/foreign-flags.js';
+import { HABITS_HELP } from './commands/habits/help.js';
 import { addOutputOptions } from './commands/output-format.js';
 import { addCompletionCommands } from './commands/completion.js';
 // Types only (erased): each command's flags object, whose declared options type it (src/targets/option-groups.ts).
@@ -121,7 +122,8 @@ Examples:
   vconsole open vm-a prod/db-1               KubeVirt VMIs, one viewer each, in a terminal UI
   vconsole proxy vm-a --port 5901            a local port only, for a viewer elsewhere
   vconsole viewers                           which viewer open would launch here
-  vconsole list -A                           the VMs there are to open`,
+  vconsole list -A                           the VMs there are to open
+${HABITS_HELP}`,
     );
 
   addRecordOptions(

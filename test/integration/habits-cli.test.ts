@@ -62,6 +62,16 @@ function viewerEnvironment(): NodeJS.ProcessEnv & { FAKE_VIEWER_LOG: string } {
   return { PATH: binDir, HOME: binDir, DISPLAY: ':0', FAKE_VIEWER_LOG: path.join(binDir, `log-${running.length}-${Date.now()}.jsonl`) };
 }
 
+describe('--help', () => {
+  it('lists every virtctl and kubectl spelling it takes, and the vnc and completion commands', async () => {
+    const help = (await runVconsole(['--help'])).stdout;
+    expect(help).toMatch(/\n {2}vnc \[options\] \[target\.\.\.\] +virtctl's vnc/);
+    expect(help).toMatch(/\n {2}completion <shell> +Print a shell completion script/);
+    for (const alias of ['vconsole vnc VM --proxy-only', '--timeout 5', '-v N, --v=N', 'list -o json|yaml|wide|name', '--viewer vncviewer'])
+      expect(help).toContain(alias);
+  });
+});
+
 describe("kubectl's -v N", () => {
   it('-v 4 is a log level (stack traces shown), not a target named 4; -v 2 shows the error line alone', async () => {
     const debug = await runVconsole(['proxy', '-v', '4', 'nosuch'], kube());
