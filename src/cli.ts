@@ -373,7 +373,7 @@ Examples:
       program,
       () => buildProgram(providers, false),
       async () => (await import('./config/config.js')).loadConfig(program.opts<GlobalFlags>().config),
-      (text) => io.stdout.write(text),
+      { write: (text) => io.stdout.write(text), exit: () => io.exit(0) },
     );
   }
 

@@ -19,7 +19,7 @@ export function addCompletionCommands(
   program: Command,
   freshProgram: () => Command,
   loadConfig: () => Promise<VconsoleConfig>,
-  write: (text: string) => void,
+  io: { write(text: string): void; exit(): void },
 ): void {
   program
     .command('completion')
@@ -50,12 +50,14 @@ Examples:
       const root = await describe(described, targets);
       // The library prints with console.log; the shell reads stdout.
       const log = console.log;
-      console.log = (...parts: unknown[]) => write(`${parts.join(' ')}\n`);
+      console.log = (...parts: unknown[]) => io.write(`${parts.join(' ')}\n`);
       try {
         root.parse(words);
       } finally {
         console.log = log;
       }
+      // A listing still waiting on a silent cluster would keep the shell waiting: the answer is out, so end here.
+      io.exit();
     });
 }
 

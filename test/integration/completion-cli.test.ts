@@ -3,6 +3,7 @@
 // flags, VM names the providers list (the demo's) and the config file's aliases complete.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -34,6 +35,10 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /** What bash offers at a Tab after `words` (the last one being typed). */
 async function complete(...words: string[]): Promise<string[]> {
+  return completeWith({}, ...words);
+}
+
+async function completeWith(env: NodeJS.ProcessEnv, ...words: string[]): Promise<string[]> {
   const script = [
     WORDS_BY_REF,
     'source <(vconsole completion bash)',
@@ -46,6 +51,7 @@ async function complete(...words: string[]): Promise<string[]> {
       PATH: `${path.join(dir, 'bin')}${path.delimiter}${process.env.PATH ?? ''}`,
       HOME: dir,
       XDG_CONFIG_HOME: path.join(dir, '.config'),
+      ...env,
     },
   });
   return stdout.split('\n').filter(Boolean);
@@ -68,6 +74,26 @@ describe('vconsole completion bash', () => {
     const names = await complete('open', '');
     expect(names).toEqual(expect.arrayContaining(['demo:vm-a', 'demo:vm-b', 'demo:vm-c', 'web', '@lab']));
     expect(await complete('vnc', 'demo:vm-')).toEqual(['demo:vm-a', 'demo:vm-b', 'demo:vm-c']);
+  });
+
+  it('answers in a moment when a cluster never does: its VMs are left out, the others offered', async () => {
+    // A Kubernetes API that accepts connections and never says a word.
+    const silent = net.createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as net.AddressInfo;
+    const kubeconfig = path.join(dir, 'silent.kubeconfig');
+    fs.writeFileSync(
+      kubeconfig,
+      `apiVersion: v1\nkind: Config\nclusters:\n- name: s\n  cluster:\n    server: https://127.0.0.1:${port}\n    insecure-skip-tls-verify: true\n` +
+        'users:\n- name: u\n  user:\n    token: t\ncontexts:\n- name: c\n  context:\n    cluster: s\n    user: u\ncurrent-context: c\n',
+    );
+    try {
+      const started = Date.now();
+      expect(await completeWith({ KUBECONFIG: kubeconfig }, 'open', 'demo:vm-')).toEqual(['demo:vm-a', 'demo:vm-b', 'demo:vm-c']);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      silent.close();
+    }
   });
 
   it('prints a script for zsh and fish too, and refuses another shell in one line', async () => {
