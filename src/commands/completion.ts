@@ -46,7 +46,9 @@ Examples:
     .argument('[words...]')
     .action(async (words: string[]) => {
       const described = freshProgram();
-      const targets = completesTarget(described, words) ? await targetsToComplete(await loadConfig().catch(() => undefined)) : [];
+      const targets = completesTarget(described, words)
+        ? await targetsToComplete(await loadConfig().catch(() => undefined), lineFlags(described, words.slice(0, -1)))
+        : [];
       const root = await describe(described, targets);
       // The library prints with console.log; the shell reads stdout.
       const log = console.log;
@@ -96,7 +98,24 @@ function completesTarget(program: Command, words: string[]): boolean {
   return !(flag && (flag.required || flag.optional));
 }
 
-async function targetsToComplete(config: VconsoleConfig | undefined): Promise<string[]> {
+/**
+ * The flags typed so far on the line (`-n prod`, `--context c`, `-A`), as the command reads
+ * them, so names come from where the command will look, as kubectl's completion honours -n.
+ * A line commander cannot read yet (half a flag) gives none.
+ */
+function lineFlags(program: Command, words: string[]): Record<string, unknown> {
+  const at = words.findIndex((word) => program.commands.some((c) => c.name() === word));
+  const command = program.commands.find((c) => c.name() === words[at]);
+  if (!command) return {};
+  try {
+    command.parseOptions(words.slice(at + 1));
+    return command.opts();
+  } catch {
+    return {};
+  }
+}
+
+async function targetsToComplete(config: VconsoleConfig | undefined, flags: Record<string, unknown>): Promise<string[]> {
   const { completionTargets } = await import('./completion-targets.js');
-  return completionTargets(config ?? { defaults: {}, aliases: {} }, COMPLETION_LISTING_MS);
+  return completionTargets(config ?? { defaults: {}, aliases: {} }, flags, COMPLETION_LISTING_MS);
 }

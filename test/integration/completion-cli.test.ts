@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt-api.js';
 import { VCONSOLE_BIN, runVconsole } from '../support/cli.js';
 
 const run = promisify(execFile);
@@ -19,8 +20,15 @@ const WORDS_BY_REF = fs.existsSync(BASH_COMPLETION)
   : '_get_comp_words_by_ref() { cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}; words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD; }';
 
 let dir: string;
+let fixture: KubevirtFixture;
 
-beforeAll(() => {
+beforeAll(async () => {
+  fixture = await startKubevirtFixture({
+    vmis: [
+      { namespace: 'default', name: 'vm-a' },
+      { namespace: 'prod', name: 'db-1' },
+    ],
+  });
   // `vconsole` on PATH, as the script calls it by name; a config file with an alias and a workspace.
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-completion-'));
   fs.mkdirSync(path.join(dir, 'bin'));
@@ -31,7 +39,10 @@ beforeAll(() => {
     'aliases:\n  web: demo:web-1\nworkspaces:\n  lab:\n    targets: [demo:vm-a]\n',
   );
 });
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  await fixture?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
 
 /** What bash offers at a Tab after `words` (the last one being typed). */
 async function complete(...words: string[]): Promise<string[]> {
@@ -74,6 +85,17 @@ describe('vconsole completion bash', () => {
     const names = await complete('open', '');
     expect(names).toEqual(expect.arrayContaining(['demo:vm-a', 'demo:vm-b', 'demo:vm-c', 'web', '@lab']));
     expect(await complete('vnc', 'demo:vm-')).toEqual(['demo:vm-a', 'demo:vm-b', 'demo:vm-c']);
+  });
+
+  it("completes KubeVirt VMs from where the line's -n and -A say, as kubectl completes with -n", async () => {
+    const kube = { KUBECONFIG: fixture.kubeconfigPath() };
+    const here = await completeWith(kube, 'console', '');
+    expect(here).toContain('default/vm-a');
+    expect(here).not.toContain('prod/db-1');
+    const prod = await completeWith(kube, 'open', '-n', 'prod', '');
+    expect(prod).toContain('prod/db-1');
+    expect(prod).not.toContain('default/vm-a');
+    expect(await completeWith(kube, 'proxy', '-A', '')).toEqual(expect.arrayContaining(['default/vm-a', 'prod/db-1']));
   });
 
   it('answers in a moment when a cluster never does: its VMs are left out, the others offered', async () => {
