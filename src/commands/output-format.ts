@@ -18,10 +18,9 @@ export interface OutputFlags {
 export function addOutputOptions(command: Command, name: string): Command {
   return command
     .addOption(
-      new Option(
-        '-o, --output <format>',
-        `output format, as kubectl: json, yaml, wide (more columns) or name (one ${name} per line)`,
-      ).choices(OUTPUT_FORMATS),
+      new Option('-o, --output <format>', `output format, as kubectl's: wide adds columns, name prints one ${name} per line`).choices(
+        OUTPUT_FORMATS,
+      ),
     )
     .option('--json', 'print one JSON document (the same as -o json)');
 }
