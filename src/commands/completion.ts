@@ -38,7 +38,9 @@ Examples:
   vconsole completion fish > ~/.config/fish/completions/vconsole.fish`,
     )
     .action(async (shell: string) => {
-      (await describe(freshProgram(), [])).setup('vconsole', 'vconsole', shell);
+      const root = await describe(freshProgram(), []);
+      printing(io, () => root.setup('vconsole', 'vconsole', shell));
+      if (shell === 'bash') io.write(BASH_COLON_TARGETS);
     });
   program
     .command('complete', { hidden: true })
@@ -50,17 +52,37 @@ Examples:
         ? await targetsToComplete(await loadConfig().catch(() => undefined), lineFlags(described, words.slice(0, -1)))
         : [];
       const root = await describe(described, targets);
-      // The library prints with console.log; the shell reads stdout.
-      const log = console.log;
-      console.log = (...parts: unknown[]) => io.write(`${parts.join(' ')}\n`);
-      try {
-        root.parse(words);
-      } finally {
-        console.log = log;
-      }
+      printing(io, () => root.parse(words));
       // A listing still waiting on a silent cluster would keep the shell waiting: the answer is out, so end here.
       io.exit();
     });
+}
+
+/**
+ * bash splits a word at `:` (COMP_WORDBREAKS), so `demo:vm-<Tab>` would become
+ * `demo:demo:vm-a`: the library's function is wrapped to drop what bash keeps before the last
+ * colon, with bash-completion's helper for it (the script needs that package anyway).
+ */
+const BASH_COLON_TARGETS = `
+# demo:NAME, openstack:NAME: bash keeps the text before a colon, offer only what follows it.
+__vconsole_complete_targets() {
+    __vconsole_complete
+    local cur
+    _get_comp_words_by_ref -n "=:" cur
+    __ltrim_colon_completions "$cur"
+}
+complete -F __vconsole_complete_targets vconsole
+`;
+
+/** The library prints with console.log; here that goes where the command writes (stdout, which the shell reads). */
+function printing(io: { write(text: string): void }, print: () => void): void {
+  const log = console.log;
+  console.log = (...parts: unknown[]) => io.write(`${parts.join(' ')}\n`);
+  try {
+    print();
+  } finally {
+    console.log = log;
+  }
 }
 
 /** The library's model of `program`, with each `target` argument completing to `targets`, `--viewer` and `--type` to their names. */
