@@ -14,10 +14,10 @@ import { selectorFlagNames } from './targets/option-groups.js';
 import { keyHelpText } from './tui/state/key-help.js';
 // kubectl's and virtctl's habits: -v N, -o FORMAT, `vnc`, `console --timeout`, shell completion.
 import { isVerbose, parseVerbosityLevel, rewriteKubectlVerbosity } from './commands/habits/kubectl-verbosity.js';
-import { addVirtctlConsoleOptions, addVncCommand, consoleWaitFromTimeout } from './commands/habits/virtctl.js';
+import { addVncCommand, consoleWaitFromTimeout, virtctlTimeoutOption } from './commands/habits/virtctl.js';
 import { withForeignFlagHint } from './commands/habits/foreign-flags.js';
 import { HABITS_HELP } from './commands/habits/help.js';
-import { addOutputOptions } from './commands/output-format.js';
+import { JSON_HELP, outputOption } from './commands/output-format.js';
 import { addCompletionCommands } from './commands/completion.js';
 // Types only (erased): each command's flags object, whose declared options type it (src/targets/option-groups.ts).
 import type { ConsoleFlags } from './commands/console.js';
@@ -244,18 +244,17 @@ Examples:
 
   addRecordOptions(
     addTargetOptions(
-      addVirtctlConsoleOptions(
-        program
-          .command('console')
-          .description("Attach this terminal to a VM's serial console (or pipe stdin/stdout through it).")
-          .argument('<target>', 'the console to attach (see Targets)')
-          .option('--escape <key>', 'the key that leaves the console (default: ^], as virtctl)')
-          .option('--log <file>', 'append everything the VM prints to FILE (created 0600)')
-          .option(
-            '--wait <duration>',
-            'keep trying this long (e.g. 5m) for the VM to run, and reconnect when the console drops (default: 0, fail at once)',
-          ),
-      ),
+      program
+        .command('console')
+        .description("Attach this terminal to a VM's serial console (or pipe stdin/stdout through it).")
+        .argument('<target>', 'the console to attach (see Targets)')
+        .option('--escape <key>', 'the key that leaves the console (default: ^], as virtctl)')
+        .option('--log <file>', 'append everything the VM prints to FILE (created 0600)')
+        .option(
+          '--wait <duration>',
+          'keep trying this long (e.g. 5m) for the VM to run, and reconnect when the console drops (default: 0, fail at once)',
+        )
+        .addOption(virtctlTimeoutOption()),
     ),
   )
     .addHelpText(
@@ -314,13 +313,10 @@ Examples:
     });
 
   addViewerOptions(
-    addOutputOptions(
-      program
-        .command('viewers')
-        .description('List the VNC viewers found on this machine and the command line `open` would run for each VM.'),
-      'viewer id',
-    ),
+    program.command('viewers').description('List the VNC viewers found on this machine and the command line `open` would run for each VM.'),
   )
+    .addOption(outputOption('viewer id'))
+    .option('--json', JSON_HELP)
     .addHelpText(
       'after',
       `
@@ -335,16 +331,15 @@ Examples:
       await runViewersCommand(flags, { stdout: io.stdout });
     });
 
-  addOutputOptions(
-    addSelectorOptions(
-      addTargetOptions(
-        program
-          .command('list')
-          .description('List the VMs vconsole can open, with their state.')
-          .option('--provider <name>', providers?.listProviders ?? 'the provider to ask'),
-      ),
+  addSelectorOptions(
+    addTargetOptions(
+      program
+        .command('list')
+        .description('List the VMs vconsole can open, with their state.')
+        .option('--provider <name>', providers?.listProviders ?? 'the provider to ask')
+        .addOption(outputOption('target'))
+        .option('--json', JSON_HELP),
     ),
-    'target',
   )
     .addHelpText(
       'after',

@@ -1,6 +1,6 @@
 // kubectl's `-o json|yaml|wide|name` for the commands that print a listing (list, viewers), beside
 // their older `--json`: one option, one way to read it, one way to print a document.
-import { Option, type Command } from 'commander';
+import { Option } from 'commander';
 import { UsageError } from '../errors.js';
 
 /** What `-o` takes, in kubectl's words: a document (json, yaml), more columns (wide), or names only. */
@@ -14,16 +14,15 @@ export interface OutputFlags {
   output?: (typeof OUTPUT_FORMATS)[number];
 }
 
-/** `-o, --output FORMAT` and `--json` (which stays: it is `-o json`). */
-export function addOutputOptions(command: Command, name: string): Command {
-  return command
-    .addOption(
-      new Option('-o, --output <format>', `output format, as kubectl's: wide adds columns, name prints one ${name} per line`).choices(
-        OUTPUT_FORMATS,
-      ),
-    )
-    .option('--json', 'print one JSON document (the same as -o json)');
+/** `-o, --output FORMAT`, for a listing of `name`s; `--json` (JSON_HELP) stays beside it. */
+export function outputOption(name: string): Option {
+  return new Option('-o, --output <format>', `output format, as kubectl's: wide adds columns, name prints one ${name} per line`).choices(
+    OUTPUT_FORMATS,
+  );
 }
+
+/** What `--json` says, wherever -o is. */
+export const JSON_HELP = 'print one JSON document (the same as -o json)';
 
 /** The format the flags ask for; `--json` beside another `-o` is a contradiction, said before any work is done. */
 export function outputFormat(flags: OutputFlags): OutputFormat {

@@ -3,7 +3,7 @@
 // `--address` is `--listen`, `--vnc-type`/`--vnc-path` are `--viewer`; `console --timeout N`
 // (minutes) is `console --wait Nm`. Each alias is rewritten to the command it stands for and run
 // as that command, so it behaves as that command does, flags, defaults and errors alike.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { echoInput } from '../../text/terminal-text.js';
 import { asArgParser, parseListenAddress, parsePort } from '../flags.js';
@@ -65,10 +65,8 @@ export function vncAsVconsole(words: readonly string[], flags: VirtctlVncFlags):
 }
 
 /** `console --timeout N`: virtctl's minutes to wait for the VM to run, beside vconsole's `--wait`. */
-export function addVirtctlConsoleOptions(command: Command): Command {
-  return command.option(
-    '--timeout <minutes>',
-    "virtctl's --timeout: minutes to wait for the VM to run (as --wait Nm)",
+export function virtctlTimeoutOption(): Option {
+  return new Option('--timeout <minutes>', "virtctl's --timeout: minutes to wait for the VM to run (as --wait Nm)").argParser(
     asArgParser(parseMinutes),
   );
 }
