@@ -1,4 +1,4 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { createRequire } from 'node:module';
 import { UsageError, VconsoleError, errorLine, errorStackLines } from './errors.js';
 import { addConsoleTypeOption, addListenOptions, addTargetOptions, asArgParser } from './commands/flags.js';
@@ -12,6 +12,13 @@ import { addReplayCommand } from './commands/replay-flags.js';
 import { addSelectorOptions } from './commands/selector-flags.js';
 import { selectorFlagNames } from './targets/option-groups.js';
 import { keyHelpText } from './tui/state/key-help.js';
+// kubectl's and virtctl's habits: -v N, -o FORMAT, `vnc`, `console --timeout`, shell completion.
+import { isVerbose, parseVerbosityLevel, rewriteKubectlVerbosity } from './commands/habits/kubectl-verbosity.js';
+import { addVncCommand, consoleWaitFromTimeout, virtctlTimeoutOption } from './commands/habits/virtctl.js';
+import { withForeignFlagHint } from './commands/habits/foreign-flags.js';
+import { HABITS_HELP } from './commands/habits/help.js';
+import { JSON_HELP, outputOption } from './commands/output-format.js';
+import { addCompletionCommands } from './commands/completion.js';
 // Types only (erased): each command's flags object, whose declared options type it (src/targets/option-groups.ts).
 import type { ConsoleFlags } from './commands/console.js';
 import type { ListFlags } from './commands/list.js';
@@ -49,7 +56,7 @@ interface ProviderHelp {
 }
 
 /** The commands whose help names providers; running them loads every provider anyway. */
-const PROVIDER_COMMANDS = ['proxy', 'open', 'console', 'list', 'screenshot'];
+const PROVIDER_COMMANDS = ['proxy', 'open', 'console', 'list', 'screenshot', 'vnc'];
 
 /**
  * Loads the provider registry (src/targets/index.ts) only when the command line names a
@@ -64,19 +71,40 @@ async function providerHelp(argv: string[]): Promise<ProviderHelp | undefined> {
   };
 }
 
-/** A command's flags with the global --verbose added, and the config file that --config (or the default) names. */
-async function withGlobalOptions<F>(flags: F, command: Command) {
-  const globals = command.optsWithGlobals<{ verbose?: boolean; config?: string }>();
-  const { loadConfig } = await import('./config/config.js');
-  return { flags: { ...flags, verbose: globals.verbose }, config: await loadConfig(globals.config) };
+/** The global flags: --verbose, kubectl's --v=N (the CLI edge rewrites -v N to it), --config. */
+interface GlobalFlags {
+  verbose?: boolean;
+  v?: number;
+  config?: string;
 }
 
-function buildProgram(providers?: ProviderHelp): Command {
+/** A command's flags with the global --verbose added, and the config file that --config (or the default) names. */
+async function withGlobalOptions<F>(flags: F, command: Command) {
+  const globals = command.optsWithGlobals<GlobalFlags>();
+  const { loadConfig } = await import('./config/config.js');
+  return { flags: { ...flags, verbose: isVerbose(globals) }, config: await loadConfig(globals.config) };
+}
+
+/** The global flags as a command line, for an alias that runs the command it stands for. */
+function globalArgs(globals: GlobalFlags): string[] {
+  return [
+    ...(globals.verbose ? ['--verbose'] : []),
+    ...(globals.v === undefined ? [] : [`--v=${globals.v}`]),
+    ...(globals.config === undefined ? [] : ['--config', globals.config]),
+  ];
+}
+
+function buildProgram(providers?: ProviderHelp, withCompletion = true): Command {
   const targetHelp = providers?.targets ?? '';
   const program = new Command('vconsole')
     .description('Open VM consoles (KubeVirt, OpenStack, VNC) as local VNC ports and viewers, many at once.')
     .version(VERSION, '-V, --version', 'print the version')
     .option('-v, --verbose', 'log more, and show stack traces of errors')
+    .addOption(
+      new Option('--v <level>', "kubectl's log level, also as -v N: 0-9, 4 and up is --verbose").argParser(
+        asArgParser(parseVerbosityLevel),
+      ),
+    )
     .option('--config <file>', 'config file (default: $XDG_CONFIG_HOME/vconsole/config.yaml or ~/.config/vconsole/config.yaml)')
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(commanderErrorLine(text)) })
@@ -88,7 +116,8 @@ Examples:
   vconsole open vm-a prod/db-1               KubeVirt VMIs, one viewer each, in a terminal UI
   vconsole proxy vm-a --port 5901            a local port only, for a viewer elsewhere
   vconsole viewers                           which viewer open would launch here
-  vconsole list -A                           the VMs there are to open`,
+  vconsole list -A                           the VMs there are to open
+${HABITS_HELP}`,
     );
 
   addRecordOptions(
@@ -219,7 +248,8 @@ Examples:
         .option(
           '--wait <duration>',
           'keep trying this long (e.g. 5m) for the VM to run, and reconnect when the console drops (default: 0, fail at once)',
-        ),
+        )
+        .addOption(virtctlTimeoutOption()),
     ),
   )
     .addHelpText(
@@ -234,11 +264,16 @@ Examples:
   vconsole console vm-a
   vconsole console prod/db-1 --escape ^b --log db-1.log
   vconsole console vm-a --wait 5m
+  vconsole console vm-a --timeout 5              virtctl's spelling: wait up to 5 minutes
   printf 'root\\n' | vconsole console vm-a > out.txt`,
     )
     .action(async (target: string, flags: ConsoleFlags, command: Command) => {
       const [{ runConsoleCommand }, run] = await Promise.all([import('./commands/console.js'), withGlobalOptions(flags, command)]);
-      await runConsoleCommand(target, run.flags, run.config, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
+      await runConsoleCommand(target, consoleWaitFromTimeout(run.flags), run.config, {
+        stdin: process.stdin,
+        stdout: process.stdout,
+        stderr: process.stderr,
+      });
     });
 
   // --preserve-session is not offered: screenshot preserves a KubeVirt session unless --take-over.
@@ -275,13 +310,15 @@ Examples:
   addViewerOptions(
     program.command('viewers').description('List the VNC viewers found on this machine and the command line `open` would run for each VM.'),
   )
-    .option('--json', 'print one JSON document')
+    .addOption(outputOption('viewer id'))
+    .option('--json', JSON_HELP)
     .addHelpText(
       'after',
       `
 Examples:
   vconsole viewers
   vconsole viewers --json
+  vconsole viewers -o name                   the ids --viewer takes, of the viewers found
   vconsole viewers --viewer tigervnc --viewer-arg -FullScreen`,
     )
     .action(async (flags: ViewersCommandOptions) => {
@@ -295,7 +332,8 @@ Examples:
         .command('list')
         .description('List the VMs vconsole can open, with their state.')
         .option('--provider <name>', providers?.listProviders ?? 'the provider to ask')
-        .option('--json', 'print one JSON document'),
+        .addOption(outputOption('target'))
+        .option('--json', JSON_HELP),
     ),
   )
     .addHelpText(
@@ -309,7 +347,9 @@ Examples:
   vconsole list -n prod
   vconsole list -l app=web -A
   vconsole list --os-filter '^web-' --os-tag prod
-  vconsole list --provider openstack --cloud mycloud --json`,
+  vconsole list --provider openstack --cloud mycloud --json
+  vconsole list -A -o wide                   with provider and namespace columns
+  vconsole list -o name                      one target a line, for scripts and completion`,
     )
     .action(async (flags: ListFlags, command: Command) => {
       const [{ runListCommand }, run] = await Promise.all([import('./commands/list.js'), withGlobalOptions(flags, command)]);
@@ -318,13 +358,25 @@ Examples:
 
   addReplayCommand(program, io);
 
+  addVncCommand(program, async (args) => {
+    await buildProgram(providers, false).parseAsync([...globalArgs(program.opts<GlobalFlags>()), ...args], { from: 'user' });
+  });
+  if (withCompletion) {
+    addCompletionCommands(
+      program,
+      () => buildProgram(providers, false),
+      async () => (await import('./config/config.js')).loadConfig(program.opts<GlobalFlags>().config),
+      { write: (text) => io.stdout.write(text), exit: () => io.exit(0) },
+    );
+  }
+
   program
     .command('version')
     .description('Print the version; with --verbose also the Node.js runtime and platform.')
     .addHelpText('after', '\nExamples:\n  vconsole version\n  vconsole version --verbose')
     .action((_flags, command: Command) => {
       io.stdout.write(`${VERSION}\n`);
-      if (command.optsWithGlobals().verbose) {
+      if (isVerbose(command.optsWithGlobals<GlobalFlags>())) {
         const runtime = isSingleExecutable() ? 'embedded Node.js' : 'Node.js';
         io.stdout.write(`${runtime} ${process.version}\nplatform ${process.platform}-${process.arch}\n`);
       }
@@ -349,11 +401,13 @@ export async function main(argv: string[]): Promise<void> {
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code !== 'EPIPE') throw err;
   });
-  const program = buildProgram(await providerHelp(argv));
-  const verbose = argv.includes('--verbose') || argv.includes('-v');
+  const args = [...argv.slice(0, 2), ...rewriteKubectlVerbosity(argv.slice(2))];
+  const program = buildProgram(await providerHelp(args));
   try {
-    await program.parseAsync(argv);
+    await program.parseAsync(args);
   } catch (err) {
+    // What commander had read of the global flags when it failed, else what the line says.
+    const verbose = isVerbose(program.opts<GlobalFlags>()) || args.includes('--verbose') || args.includes('-v');
     process.exitCode = reportError(err, verbose);
   }
 }
@@ -364,7 +418,7 @@ function commanderErrorLine(text: string): string {
     .trim()
     .replace(/^error: /, '')
     .replace(/\s*\n\s*/g, ' ');
-  return `${errorLine(new UsageError(message))}\n`;
+  return `${errorLine(new UsageError(withForeignFlagHint(message)))}\n`;
 }
 
 function reportError(err: unknown, verbose: boolean): number {

@@ -1,4 +1,5 @@
 import { PassThrough } from 'node:stream';
+import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import type { VconsoleConfig } from '../config/config.js';
 import { UsageError } from '../errors.js';
@@ -73,6 +74,23 @@ describe('vconsole list dispatch', () => {
           : p,
     );
     expect(listingProvider({}, config('demo'), kubevirt).id).toBe('kubevirt');
+  });
+
+  it("prints kubectl's -o name (one target a line), -o wide (where each VM is) and -o yaml (the --json document)", async () => {
+    expect(await listed({ provider: 'lab', output: 'name' }, config())).toBe('lab:rack1/slot2\n');
+    expect(await listed({ provider: 'lab', output: 'wide' }, config())).toMatch(
+      /^TARGET +STATE +CONSOLE +PROVIDER +NAMESPACE +NAME\nlab:rack1\/slot2 +POWERED +yes +lab +- +slot2\n$/,
+    );
+    const json: unknown = JSON.parse(await listed({ provider: 'lab', json: true }, config()));
+    expect(parseYaml(await listed({ provider: 'lab', output: 'yaml' }, config()))).toEqual(json);
+    await expect(
+      runListCommand(
+        { provider: 'lab', json: true, output: 'wide' },
+        config(),
+        { stdout: new PassThrough(), stderr: new PassThrough() },
+        registry,
+      ),
+    ).rejects.toThrow('--json and -o wide ask for two formats');
   });
 
   it('names the providers that can list when asked for one that cannot', () => {

@@ -10,12 +10,12 @@ import { namespacesOf, type SelectionFlags } from './selector-flags.js';
 import { runSearches, searchedWhere, selectorSearches, sortedOnce, type SelectorSearch } from './target-selection.js';
 import { targetOptionsFrom } from './target-options.js';
 import { alignColumns } from './text-table.js';
+import { documentText, outputFormat, type OutputFlags, type OutputFormat } from './output-format.js';
 
 export type { ListedVm } from '../targets/types.js';
 
-export interface ListFlags extends TargetFlags, SelectionFlags {
+export interface ListFlags extends TargetFlags, SelectionFlags, OutputFlags {
   provider?: string;
-  json?: boolean;
 }
 
 /**
@@ -46,6 +46,7 @@ export async function runListCommand(
   io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
   providers: readonly ConsoleProvider[] = PROVIDERS,
 ): Promise<number> {
+  const format = outputFormat(flags);
   const options = targetOptionsFrom(flags, config);
   // -A and -n alone only say where to look (the listing's scope); beside a selector that picks VMs, every selection is searched.
   const selections = selectorSearches(flags, providers);
@@ -60,11 +61,11 @@ export async function runListCommand(
   const searches = matching.length > 0 ? matching : [wholeListing(flags, config, providers)];
   const results = await runSearches(searches, options);
   const vms = sortedOnce(results.flatMap((result) => result.vms));
-  if (flags.json) io.stdout.write(`${JSON.stringify(vms, null, 2)}\n`);
-  else if (vms.length > 0) io.stdout.write(formatVmTable(vms));
-  // Each search that found nothing says where it looked, on stderr: stdout stays the table. JSON
-  // says it with [] (as kubectl -o json says nothing more).
-  const empty = flags.json ? [] : results.filter((result) => result.vms.length === 0);
+  const document = format === 'json' || format === 'yaml';
+  if (document || vms.length > 0) io.stdout.write(await formatListed(vms, format));
+  // Each search that found nothing says where it looked, on stderr: stdout stays the listing. A
+  // document says it with [] (as kubectl -o json says nothing more).
+  const empty = document ? [] : results.filter((result) => result.vms.length === 0);
   for (const { search } of empty) {
     const where = await searchedWhere(search.provider, options, search.scope, search.shownAs || search.provider.id);
     io.stderr.write(`${terminalSafe(`no VMs found: searched ${where}`)}\n`);
@@ -78,6 +79,30 @@ function wholeListing(flags: ListFlags, config: VconsoleConfig, providers: reado
   const provider = listingProvider(flags, config, providers);
   const scope = { allNamespaces: flags.allNamespaces, namespaces: namespaces.length > 1 ? namespaces : undefined };
   return { provider, scope, shownAs: '', reach: 'everywhere' };
+}
+
+/** The listing in the format -o asks for: a document, names only (what `open` takes, as kubectl's -o name), or a table. */
+async function formatListed(vms: ListedVm[], format: OutputFormat): Promise<string> {
+  switch (format) {
+    case 'json':
+    case 'yaml':
+      return documentText(vms, format);
+    case 'name':
+      return vms.map((vm) => `${vm.target}\n`).join('');
+    case 'wide':
+      return formatWideVmTable(vms);
+    case 'table':
+      return formatVmTable(vms);
+  }
+}
+
+/** -o wide: the table with where each VM is (provider, namespace) beside it. */
+function formatWideVmTable(vms: ListedVm[]): string {
+  const rows = [
+    ['TARGET', 'STATE', 'CONSOLE', 'PROVIDER', 'NAMESPACE', 'NAME'],
+    ...vms.map((vm) => [vm.target, vm.state, vm.console ? 'yes' : 'no', vm.provider, vm.namespace ?? '-', vm.name]),
+  ];
+  return `${alignColumns(rows).join('\n')}\n`;
 }
 
 /** A plain aligned table. */

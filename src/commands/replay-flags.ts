@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { addListenOptions, asArgParser, nonEmpty } from './flags.js';
 import type { CommandIo } from './command-io.js';
 import type { ReplayFlags } from './replay.js';
+import { isVerbose } from './habits/kubectl-verbosity.js';
 
 /** `vconsole replay FILE`, registered on the program. Cheap to import: the player loads on use. */
 export function addReplayCommand(program: Command, io: CommandIo): void {
@@ -43,7 +44,7 @@ Examples:
     )
     .action(async (file: string, flags: ReplayFlags, command: Command) => {
       const { runReplayCommand } = await import('./replay.js');
-      await runReplayCommand(file, { ...flags, verbose: command.optsWithGlobals().verbose as boolean | undefined }, io);
+      await runReplayCommand(file, { ...flags, verbose: isVerbose(command.optsWithGlobals()) }, io);
     });
 }
 

@@ -1,12 +1,14 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { VIEWER_CHOICES } from '../viewers/catalog.js';
+import { VIEWER_ALIASES, VIEWER_CHOICES } from '../viewers/catalog.js';
 import { addViewerOptions } from './viewer-flags.js';
 
 describe('--viewer help', () => {
   it('lists every name the catalog accepts, in its order', () => {
     const help = addViewerOptions(new Command('open')).helpInformation().replace(/\s+/g, ' ');
-    expect(help).toContain(`viewer to use: ${VIEWER_CHOICES.join(', ')}, or the path of an executable`);
+    expect(help).toContain(
+      `viewer to use: ${VIEWER_CHOICES.join(', ')} (also as ${[...VIEWER_ALIASES.keys()].join(', ')}), or the path of an executable`,
+    );
     expect(VIEWER_CHOICES).toEqual([
       'tigervnc',
       'remote-viewer',
@@ -18,5 +20,18 @@ describe('--viewer help', () => {
       'browser',
       'none',
     ]);
+  });
+
+  it('names the programs and virtctl words --viewer takes, each once', () => {
+    expect([...VIEWER_ALIASES.keys()]).toEqual([
+      'vncviewer',
+      'xtigervncviewer',
+      'tiger',
+      'virt-viewer',
+      'real',
+      'xtightvncviewer',
+      'tvnviewer',
+    ]);
+    expect(VIEWER_ALIASES.get('vncviewer')).toEqual(['tigervnc', 'realvnc', 'tightvnc']);
   });
 });

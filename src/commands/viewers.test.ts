@@ -1,5 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { BANNERS, fakeViewerEnvironment } from '../../test/fixtures/fake-viewer-environment.js';
 import { UsageError } from '../errors.js';
 import { runViewersCommand } from './viewers.js';
@@ -32,6 +33,18 @@ describe('vconsole viewers', () => {
     expect(text).toContain('The browser viewer (--viewer browser) shows vnc and serial consoles; only remote-viewer shows SPICE.');
     expect(text).toContain('open would use: remote-viewer (virt-viewer)');
     expect(text).toContain('  /usr/bin/remote-viewer --title VM vnc://127.0.0.1:5900\n');
+  });
+
+  it("prints kubectl's -o yaml as the --json document, -o name as the ids --viewer takes", async () => {
+    const json = capture();
+    await runViewersCommand({ json: true }, json.io, linuxWithViewers());
+    const yaml = capture();
+    await runViewersCommand({ output: 'yaml' }, yaml.io, linuxWithViewers());
+    expect(parseYaml(yaml.text())).toEqual(JSON.parse(json.text()));
+    const names = capture();
+    await runViewersCommand({ output: 'name', viewer: 'vncviewer' }, names.io, linuxWithViewers());
+    expect(names.text()).toBe('remote-viewer\ntigervnc\n');
+    await expect(runViewersCommand({ json: true, output: 'name' }, capture().io, linuxWithViewers())).rejects.toBeInstanceOf(UsageError);
   });
 
   it('prints exactly one JSON document with --json', async () => {

@@ -16,9 +16,9 @@ import { systemViewerEnvironment } from '../viewers/system-environment.js';
 import type { HostPlatform, ViewerCandidate, ViewerCommand, ViewerEnvironment, ViewerId } from '../viewers/types.js';
 import { terminalSafe } from '../text/terminal-text.js';
 import { alignColumns } from './text-table.js';
+import { documentText, outputFormat, type OutputFlags } from './output-format.js';
 
-export interface ViewersCommandOptions {
-  json?: boolean;
+export interface ViewersCommandOptions extends OutputFlags {
   viewer?: string;
   viewerArg?: string[];
 }
@@ -49,11 +49,23 @@ export async function runViewersCommand(
   io: { stdout: NodeJS.WritableStream },
   system: ViewerEnvironment = systemViewerEnvironment(),
 ): Promise<void> {
+  const format = outputFormat(options);
   const detected = await detectViewers(system);
   const choice = await chooseViewer(detected, { viewer: options.viewer, viewerArgs: options.viewerArg }, system);
   const report = buildReport(system.platform, detected, choice);
   const argsNotice = viewerArgsNotice(choice, options.viewerArg);
-  io.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : renderText(report, choice, system.platform, argsNotice));
+  switch (format) {
+    case 'json':
+    case 'yaml':
+      return void io.stdout.write(await documentText(report, format));
+    case 'name':
+      // The ids `--viewer` takes, one per viewer found (none found: nothing, as kubectl's -o name).
+      return void io.stdout.write([...new Set(report.viewers.map((v) => v.id))].map((id) => `${id}\n`).join(''));
+    case 'wide':
+    case 'table':
+      // The text shows every column there is already: wide is the same.
+      return void io.stdout.write(renderText(report, choice, system.platform, argsNotice));
+  }
 }
 
 function buildReport(platform: HostPlatform, detected: ViewerCandidate[], choice: ViewerChoice): ViewersReport {

@@ -22,6 +22,16 @@ export const VIEWER_CHOICES: readonly string[] = [
 ];
 
 /**
+ * The other words `--viewer` takes (executable names, virtctl's `--vnc-type` words), each with
+ * the viewers it may mean, from the descriptors' `aliases`.
+ */
+export const VIEWER_ALIASES: ReadonlyMap<string, readonly ViewerId[]> = (() => {
+  const aliases = new Map<string, ViewerId[]>();
+  for (const d of VIEWER_DESCRIPTORS) for (const word of d.aliases ?? []) aliases.set(word, [...(aliases.get(word) ?? []), d.id]);
+  return aliases;
+})();
+
+/**
  * Which consoles each viewer shows. A custom executable is handed `HOST::PORT` as a VNC viewer
  * is. No native viewer shows a serial line: those are attached in the terminal, or shown by the
  * browser page.

@@ -116,6 +116,24 @@ describe('chooseViewer', () => {
     expect(await chooseViewer(await detectViewers(empty), {}, empty)).toEqual({ kind: 'not-found' });
   });
 
+  it("takes a viewer's program name and virtctl's --vnc-type word for the viewer", async () => {
+    const system = linux();
+    const detected = await detectViewers(system);
+    expect(await chooseViewer(detected, { viewer: 'virt-viewer' }, system)).toMatchObject({ viewer: { id: 'remote-viewer' } });
+    expect(await chooseViewer(detected, { viewer: 'tiger' }, system)).toMatchObject({ viewer: { id: 'tigervnc' } });
+    expect(parseViewerRequest({ viewer: 'xtigervncviewer' }, system)).toMatchObject({ kind: 'named', id: 'tigervnc' });
+    // vncviewer is whichever viewer installed it here, told by its banner.
+    expect(await chooseViewer(detected, { viewer: 'vncviewer' }, system)).toMatchObject({
+      viewer: { id: 'tigervnc', path: '/usr/bin/vncviewer' },
+    });
+    const real = fakeViewerEnvironment('linux', { PATH: '/usr/bin' }, { '/usr/bin/vncviewer': { help: BANNERS.realvnc } });
+    expect(await chooseViewer(await detectViewers(real), { viewer: 'VNCViewer' }, real)).toMatchObject({ viewer: { id: 'realvnc' } });
+    const none = fakeViewerEnvironment('linux', { PATH: '/usr/bin' }, {});
+    await expect(selectViewer({ viewer: 'vncviewer' }, none)).rejects.toThrow(
+      /--viewer vncviewer: TigerVNC or RealVNC Viewer or TightVNC Viewer was not found/,
+    );
+  });
+
   it('reads Windows paths with backslashes', () => {
     const win = fakeViewerEnvironment('win32', {}, {});
     expect(parseViewerRequest({ viewer: 'C:\\VNC\\viewer.exe' }, win)).toMatchObject({ kind: 'path', path: 'C:\\VNC\\viewer.exe' });

@@ -2,7 +2,7 @@
 // descriptor's id, `browser`, `none` or a path), else the first found in the OS's preference order.
 import { UsageError, VconsoleError } from '../errors.js';
 import { echoInput } from '../text/terminal-text.js';
-import { PLATFORM_NAMES, VIEWER_CHOICES, VIEWER_CONSOLE_TYPES, VIEWER_NAMES, installHint, lookedFor } from './catalog.js';
+import { PLATFORM_NAMES, VIEWER_ALIASES, VIEWER_CHOICES, VIEWER_CONSOLE_TYPES, VIEWER_NAMES, installHint, lookedFor } from './catalog.js';
 import { detectViewers, identifyExecutable } from './detect.js';
 import { homeDirectory, isRunnable, pathFor } from './locate.js';
 import type { ViewerCandidate, ViewerEnvironment, ViewerId } from './types.js';
@@ -32,12 +32,14 @@ export type ParsedViewerRequest =
   | { kind: 'none'; source: 'flag' | 'environment' }
   | { kind: 'browser'; source: 'flag' | 'environment' }
   | { kind: 'named'; id: Exclude<ViewerId, 'custom'>; source: 'flag' | 'environment'; raw: string }
+  /** An executable name several viewers install (`vncviewer`): whichever of them is found. */
+  | { kind: 'any-of'; ids: readonly ViewerId[]; source: 'flag' | 'environment'; raw: string }
   | { kind: 'path'; path: string; source: 'flag' | 'environment' };
 
 const SOURCE_LABEL = { flag: '--viewer', environment: 'VCONSOLE_VIEWER' } as const;
 
 /**
- * Reads `--viewer` (which wins) or VCONSOLE_VIEWER: a viewer name (any case), `none`, or
+ * Reads `--viewer` (which wins) or VCONSOLE_VIEWER: a viewer name or alias (any case), `none`, or
  * a path (anything holding a path separator or starting with `.` or `~`). Throws
  * UsageError for any other word, listing the valid names.
  */
@@ -53,6 +55,9 @@ export function parseViewerRequest(request: ViewerRequest, system: ViewerEnviron
   if (VIEWER_CHOICES.includes(word)) {
     return { kind: 'named', id: word as Exclude<ViewerId, 'custom'>, source, raw };
   }
+  const meant = VIEWER_ALIASES.get(word);
+  if (meant?.length === 1) return { kind: 'named', id: meant[0] as Exclude<ViewerId, 'custom'>, source, raw };
+  if (meant) return { kind: 'any-of', ids: meant, source, raw };
   const separators = system.platform === 'win32' ? /[\\/]/ : /\//;
   if (separators.test(raw) || raw.startsWith('.') || raw.startsWith('~')) return { kind: 'path', path: raw, source };
   throw new UsageError(
@@ -94,11 +99,14 @@ async function choose(
       const first = detected[0];
       return first ? { kind: 'viewer', viewer: first, source: 'preference', extraArgs } : { kind: 'not-found' };
     }
-    case 'named': {
-      const found = detected.find((v) => v.id === parsed.id);
+    case 'named':
+    case 'any-of': {
+      const ids: readonly ViewerId[] = parsed.kind === 'named' ? [parsed.id] : parsed.ids;
+      const found = detected.find((v) => ids.includes(v.id));
       if (found) return { kind: 'viewer', viewer: found, source: parsed.source, extraArgs };
+      const names = ids.map((id) => VIEWER_NAMES[id]).join(' or ');
       throw new VconsoleError(
-        `${SOURCE_LABEL[parsed.source]} ${echoInput(parsed.raw)}: ${VIEWER_NAMES[parsed.id]} was not found on this ${PLATFORM_NAMES[system.platform]} machine (looked for ${lookedFor(system.platform).join('; ')})`,
+        `${SOURCE_LABEL[parsed.source]} ${echoInput(parsed.raw)}: ${names} was not found on this ${PLATFORM_NAMES[system.platform]} machine (looked for ${lookedFor(system.platform).join('; ')})`,
         { hint: installHint(system.platform) },
       );
     }
@@ -124,15 +132,13 @@ export async function selectViewer(
 ): Promise<{ detected: ViewerCandidate[] | undefined; choice: ViewerChoice }> {
   const parsed = parseViewerRequest(request, system);
   const spiceViewers = (Object.keys(VIEWER_CONSOLE_TYPES) as ViewerId[]).filter((id) => VIEWER_CONSOLE_TYPES[id].includes('spice'));
-  const only =
-    parsed.kind === 'named'
-      ? new Set<ViewerId>(VIEWER_CONSOLE_TYPES[parsed.id].includes('spice') ? [parsed.id] : [parsed.id, ...spiceViewers])
-      : undefined;
+  const named: readonly ViewerId[] | undefined = parsed.kind === 'named' ? [parsed.id] : parsed.kind === 'any-of' ? parsed.ids : undefined;
+  const only = named
+    ? new Set<ViewerId>(named.some((id) => VIEWER_CONSOLE_TYPES[id].includes('spice')) ? named : [...named, ...spiceViewers])
+    : undefined;
   // The browser shows no SPICE: remote-viewer is looked for to show those.
   const detected =
-    parsed.kind === 'auto' || parsed.kind === 'named' || parsed.kind === 'browser'
-      ? await detectViewers(system, { versions: false, only })
-      : undefined;
+    parsed.kind === 'auto' || named || parsed.kind === 'browser' ? await detectViewers(system, { versions: false, only }) : undefined;
   return { detected, choice: await choose(parsed, detected ?? [], request.viewerArgs ?? [], system) };
 }
 

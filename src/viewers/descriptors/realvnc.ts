@@ -10,6 +10,7 @@ export const realvnc = defineViewer({
   id: 'realvnc',
   name: 'RealVNC Viewer',
   shows: ['vnc'],
+  aliases: ['vncviewer', 'real'],
   preference: { linux: 30, win32: 30, darwin: 30 },
   lookedFor: {
     linux: 'RealVNC Viewer (vncviewer on PATH)',

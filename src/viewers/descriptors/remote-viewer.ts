@@ -26,6 +26,8 @@ export const remoteViewer = defineViewer({
   id: 'remote-viewer',
   name: 'remote-viewer (virt-viewer)',
   shows: ['vnc', 'spice'],
+  // virt-viewer is the package (and a program that wants a libvirt domain): its viewer for a URL is remote-viewer.
+  aliases: ['virt-viewer'],
   // virtctl's order: remote-viewer first on Linux and Windows, after the VNC viewers on macOS.
   preference: { linux: 10, win32: 10, darwin: 40 },
   lookedFor: {

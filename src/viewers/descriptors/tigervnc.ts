@@ -15,6 +15,7 @@ export const tigervnc = defineViewer({
   id: 'tigervnc',
   name: 'TigerVNC',
   shows: ['vnc'],
+  aliases: ['vncviewer', 'xtigervncviewer', 'tiger'],
   preference: { linux: 20, win32: 20, darwin: 10 },
   lookedFor: {
     linux: 'TigerVNC (vncviewer, xtigervncviewer on PATH)',

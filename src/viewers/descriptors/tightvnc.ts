@@ -9,6 +9,7 @@ export const tightvnc = defineViewer({
   id: 'tightvnc',
   name: 'TightVNC Viewer',
   shows: ['vnc'],
+  aliases: ['vncviewer', 'xtightvncviewer', 'tvnviewer'],
   preference: { linux: 40, win32: 40 },
   lookedFor: {
     linux: 'TightVNC (xtightvncviewer, vncviewer on PATH)',

@@ -37,6 +37,12 @@ export interface ViewerDescriptor<Id extends string = string> {
   readonly name: string;
   /** The console kinds `open` routes to it. */
   readonly shows: readonly ConsoleType[];
+  /**
+   * Other words `--viewer` takes for it: the names of its executables (`vncviewer`,
+   * `xtigervncviewer`) and virtctl's `--vnc-type` word (`tiger`). A word several viewers list
+   * (`vncviewer`) picks whichever of them is found here, in the preference order.
+   */
+  readonly aliases?: readonly string[];
   /** False for `custom`: what a `--viewer PATH` names when no descriptor recognises it, never a name. */
   readonly byName?: false;
   /** Its rank in `open`'s preference on each OS, lower first; on an OS without one it comes after those with one. */
