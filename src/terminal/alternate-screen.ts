@@ -24,8 +24,13 @@ export interface ScreenOutput {
   write(text: string): unknown;
 }
 
+type ExitEvent = 'exit' | 'uncaughtExceptionMonitor';
+
 /** The process events the restore listens to (tests pass an EventEmitter). */
-export type ExitEvents = Pick<NodeJS.Process, 'on' | 'off'>;
+export interface ExitEvents {
+  on(event: ExitEvent, listener: () => void): unknown;
+  off(event: ExitEvent, listener: () => void): unknown;
+}
 
 export interface FullScreen {
   /**
