@@ -48,8 +48,12 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open full screen in tmux', gate)
    * The shell prints BEFORE, runs `open`, then says how vconsole exited and whether the terminal
    * is still raw, and stays (a dead pane is marked so, its cursor hidden, by tmux).
    */
-  async function openInTmux(size: { columns: number; rows: number }, env: NodeJS.ProcessEnv = {}): Promise<TmuxTerminal> {
-    const node = [process.execPath, `--import=${preload}`, VCONSOLE_BIN, 'open', ...TARGETS, '--viewer', 'none'];
+  async function openInTmux(
+    size: { columns: number; rows: number },
+    env: NodeJS.ProcessEnv = {},
+    flags: string[] = [],
+  ): Promise<TmuxTerminal> {
+    const node = [process.execPath, `--import=${preload}`, VCONSOLE_BIN, 'open', ...TARGETS, '--viewer', 'none', ...flags];
     const script = [
       `printf '%s\\n' ${BEFORE.map(shellQuote).join(' ')}`,
       node.map(shellQuote).join(' '),
@@ -152,6 +156,45 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open full screen in tmux', gate)
 
       await term.sendKeys(['q']);
       expect(linesOf(await afterExit(term)).slice(0, BEFORE.length)).toEqual(BEFORE);
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'an attached serial console gets a cursor on the alternate screen, ^] brings the table back, q the shell',
+    async () => {
+      const term = await openInTmux({ columns: 120, rows: 30 });
+      await awaitTable(term);
+      await term.sendKeys(['Down', 'Enter']);
+      await term.awaitScreen('the demo shell prompt', (s) => s.includes('root@shell:~#'));
+      expect(await term.display('#{alternate_on} #{cursor_flag}')).toBe('1 1');
+      await term.sendKeys(['C-]']);
+      await term.awaitScreen('the table again', (s) => bothListening(s) && !s.includes('root@shell:~#'));
+      expect(await term.display('#{alternate_on} #{cursor_flag}')).toBe('1 0');
+      await term.sendKeys(['q']);
+      const screen = await afterExit(term);
+      // What the console printed stayed on the alternate screen, off the shell's.
+      expect(linesOf(screen), screen).toEqual([...BEFORE, 'vconsole exited 0', 'terminal cooked']);
+      expect(await term.display('#{alternate_on} #{cursor_flag}')).toBe('0 1');
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "--no-tui stays line output, on the shell's screen",
+    async () => {
+      const term = await openInTmux({ columns: 120, rows: 30 }, {}, ['--no-tui']);
+      const screen = await term.awaitScreen(
+        'the port lines',
+        (s) => s.includes('"target":"demo:screen"') && s.includes('"target":"demo:shell'),
+      );
+      expect(linesOf(screen).slice(0, BEFORE.length)).toEqual(BEFORE);
+      expect(await term.display('#{alternate_on}')).toBe('0');
+      process.kill(await vconsolePid(term), 'SIGTERM');
+      const after = await afterExit(term);
+      // The lines stay where they were printed, between the shell's and what came after.
+      expect(linesOf(after).slice(0, linesOf(screen).length), after).toEqual(linesOf(screen));
+      expect(linesOf(after).slice(-2), after).toEqual(['vconsole exited 0', 'terminal cooked']);
     },
     E2E_TEST_TIMEOUT_MS,
   );
