@@ -26,7 +26,7 @@ function fakeTerminal(isTTY = true) {
   return { output, input, events: new EventEmitter() };
 }
 
-const RESTORE = LINE_WRAP + SHOW_CURSOR + LEAVE_ALTERNATE_SCREEN;
+const RESTORE = CLEAR_SCREEN + LINE_WRAP + SHOW_CURSOR + LEAVE_ALTERNATE_SCREEN;
 
 describe('enterFullScreen', () => {
   it('draws on the alternate screen with the cursor hidden, and gives the screen back once', () => {

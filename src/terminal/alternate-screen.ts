@@ -78,7 +78,9 @@ export function enterFullScreen(output: ScreenOutput, options: FullScreenOptions
     left = true;
     events.off('exit', leave);
     events.off('uncaughtExceptionMonitor', onCrash);
-    write(LINE_WRAP + SHOW_CURSOR + LEAVE_ALTERNATE_SCREEN);
+    // Cleared first: tmux (3.3a) brings rows of an alternate screen resized to larger than it
+    // started onto the normal one as it leaves, and blank rows are no stale frame.
+    write(CLEAR_SCREEN + LINE_WRAP + SHOW_CURSOR + LEAVE_ALTERNATE_SCREEN);
   };
   const onCrash = (): void => {
     const input = options.input;

@@ -52,8 +52,9 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open full screen in tmux', gate)
     size: { columns: number; rows: number },
     env: NodeJS.ProcessEnv = {},
     flags: string[] = [],
+    targets: string[] = TARGETS,
   ): Promise<TmuxTerminal> {
-    const node = [process.execPath, `--import=${preload}`, VCONSOLE_BIN, 'open', ...TARGETS, '--viewer', 'none', ...flags];
+    const node = [process.execPath, `--import=${preload}`, VCONSOLE_BIN, 'open', ...targets, '--viewer', 'none', ...flags];
     const script = [
       `printf '%s\\n' ${BEFORE.map(shellQuote).join(' ')}`,
       node.map(shellQuote).join(' '),
@@ -156,6 +157,22 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open full screen in tmux', gate)
 
       await term.sendKeys(['q']);
       expect(linesOf(await afterExit(term)).slice(0, BEFORE.length)).toEqual(BEFORE);
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "a table as tall as an 80x24 terminal, grown to 120x40 and quit: no row of it on the shell's screen",
+    async () => {
+      const many = Array.from({ length: 30 }, (_, i) => `demo:vm-${String(i + 1).padStart(2, '0')}`);
+      const term = await openInTmux({ columns: 80, rows: 24 }, {}, ['--yes'], many);
+      await term.awaitScreen('a full table', (s) => rowsOf(s, 'demo:vm-01').some((row) => row.includes('listening')));
+      await term.resize(120, 40);
+      // 40 rows show more of the table than 24 did.
+      await term.awaitScreen('the table at 120x40', (s) => /^[› ] demo:vm-15\s/m.test(s));
+      await term.sendKeys(['q']);
+      const screen = await afterExit(term);
+      expect(linesOf(screen), screen).toEqual([...BEFORE, 'vconsole exited 0', 'terminal cooked']);
     },
     E2E_TEST_TIMEOUT_MS,
   );
