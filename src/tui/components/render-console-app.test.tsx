@@ -111,6 +111,34 @@ describe('renderConsoleApp', () => {
     expect(stdout.written).not.toContain('Raw mode');
   });
 
+  it('runs on the alternate screen and gives the screen back on unmount, and to an attached console with a cursor', async () => {
+    const source = new EventEmitter<SessionSourceEvents>();
+    const store = new ConsoleStore(source);
+    source.emit('added', { snapshot: () => sessionSnapshot(1) });
+    const stdout = new FakeTerminalOutput();
+    const stdin = new FakeTerminalInput();
+    const handle = renderConsoleApp(store, fakeActions(), {
+      stdout: stdout as unknown as NodeJS.WriteStream,
+      stdin: stdin as unknown as NodeJS.ReadStream,
+      patchConsole: false,
+    });
+    const exit = handle.waitUntilExit();
+    await until(() => stdout.written.includes('demo:vm-1'), 'the first frame');
+    expect(stdout.written.indexOf('\u001B[?1049h')).toBeLessThan(stdout.written.indexOf('demo:vm-1'));
+    await handle.suspend();
+    // The serial console draws like a plain terminal: cursor shown, lines wrap, still off the user's screen.
+    expect(stdout.written).toMatch(/\u001B\[\?7h\u001B\[\?25h\u001B\[2J\u001B\[H$/);
+    expect(stdout.written).not.toContain('\u001B[?1049l');
+    handle.resume();
+    await until(() => stdout.written.lastIndexOf('demo:vm-1') > stdout.written.lastIndexOf('\u001B[?1049h'), 'the TUI drawn again');
+    handle.unmount();
+    await exit;
+    expect(stdout.written.endsWith('\u001B[?1049l')).toBe(true);
+    expect(stdout.written.match(/\u001B\[\?1049l/g)).toHaveLength(1);
+    // Once left, Ink's last words do not land on the user's screen.
+    expect(stdout.written.lastIndexOf('demo:vm-1')).toBeLessThan(stdout.written.lastIndexOf('\u001B[?1049l'));
+  });
+
   describe('suspend and resume', () => {
     afterEach(() => {
       vi.useRealTimers();

@@ -4,6 +4,8 @@ import type { ConsoleStore } from '../state/console-store.js';
 import { ImageOverlay, withFrameHook, type ImagePlacement } from '../thumbnails/image-overlay.js';
 import { INITIAL_UI, type UiState } from '../state/keys.js';
 import { isImageMode, type ThumbnailMode } from '../thumbnails/thumbnail.js';
+import { enterFullScreen } from '../../terminal/alternate-screen.js';
+import { fullScreenOutput } from './full-screen-output.js';
 
 /** The OSC 52 sequence that asks the terminal to put `text` on the system clipboard. */
 export function osc52(text: string): string {
@@ -31,7 +33,9 @@ export interface ConsoleAppHandle {
   waitUntilExit(): Promise<void>;
   /**
    * Gives the terminal away: Ink stops drawing and reading stdin and leaves raw mode, and the
-   * screen is cleared. Store changes draw nothing until `resume()`. Resolves once done.
+   * screen is cleared, with a cursor and wrapping lines (still the alternate screen, so what
+   * the console prints never lands in the user's scrollback). Store changes draw nothing until
+   * `resume()`. Resolves once done.
    */
   suspend(): Promise<void>;
   /** Draws the TUI again from the same store, with the selection and notice it had. */
@@ -39,18 +43,26 @@ export interface ConsoleAppHandle {
 }
 
 /**
- * Mounts the TUI. Ctrl+C is a key like `q` (calls `onQuit`), so the caller controls shutdown
- * and then calls `unmount()`. Suspending unmounts Ink and resuming renders it anew: the UI
- * state lives here, between the two.
+ * Mounts the TUI, full screen on a terminal (its alternate screen, left on unmount, on exit and
+ * on a crash: terminal/alternate-screen.ts). Ctrl+C is a key like `q` (calls `onQuit`), so the
+ * caller controls shutdown and then calls `unmount()`. Suspending unmounts Ink and resuming
+ * renders it anew: the UI state lives here, between the two.
  */
 export function renderConsoleApp(store: ConsoleStore, actions: ConsoleActions, options: RenderConsoleOptions = {}): ConsoleAppHandle {
   const terminal = options.stdout ?? process.stdout;
+  const screen = enterFullScreen(terminal, { input: options.stdin ?? process.stdin });
+  const frames = terminal.isTTY ? fullScreenOutput(terminal, screen) : undefined;
+  const leaveScreen = (): void => {
+    frames?.dispose();
+    screen.leave();
+  };
   // Image protocols are written over Ink's frames: Ink writes through a hook that tells the overlay.
   const overlay =
     options.thumbnails && isImageMode(options.thumbnails) && terminal.isTTY
       ? new ImageOverlay(options.thumbnails, (text) => void terminal.write(text))
       : undefined;
-  const stdout = overlay ? withFrameHook(terminal, (height) => overlay.afterFrame(height)) : terminal;
+  const screenOutput = frames?.stdout ?? terminal;
+  const stdout = overlay ? withFrameHook(screenOutput, (height) => overlay.afterFrame(height)) : screenOutput;
   const onImages = overlay ? (placements: ImagePlacement[]) => overlay.update(placements) : undefined;
   const copyToClipboard = stdout.isTTY ? (text: string) => void stdout.write(osc52(text)) : undefined;
   let ui: UiState = options.grid ? { ...INITIAL_UI, view: 'grid' } : INITIAL_UI;
@@ -67,9 +79,6 @@ export function renderConsoleApp(store: ConsoleStore, actions: ConsoleActions, o
   // Only the app shown last ends the handle: one unmounted by `suspend()` does not.
   let instance: Instance | undefined;
   let suspending: Promise<void> | undefined;
-  const clearScreen = (): void => {
-    if (stdout.isTTY) stdout.write('\u001B[2J\u001B[H');
-  };
 
   const mount = (): void => {
     const mounted = render(
@@ -98,10 +107,13 @@ export function renderConsoleApp(store: ConsoleStore, actions: ConsoleActions, o
         if (instance !== mounted) return;
         instance = undefined;
         ended = true;
+        leaveScreen();
         resolveExit();
       },
       (err: unknown) => {
-        if (instance === mounted) rejectExit(err);
+        if (instance !== mounted) return;
+        leaveScreen();
+        rejectExit(err);
       },
     );
   };
@@ -110,8 +122,10 @@ export function renderConsoleApp(store: ConsoleStore, actions: ConsoleActions, o
   return {
     unmount: () => {
       ended = true;
+      // Ink writes its last frame as it unmounts: on the alternate screen, left right after.
       if (instance) instance.unmount();
       else resolveExit();
+      leaveScreen();
     },
     waitUntilExit: () => exited,
     suspend: () => {
@@ -124,7 +138,10 @@ export function renderConsoleApp(store: ConsoleStore, actions: ConsoleActions, o
         () => {
           // Ink leaves its last frame on screen: the console gets a clean one, unless the
           // caller has already resumed (then the new frame is on screen).
-          if (suspending === done) clearScreen();
+          if (suspending === done) {
+            frames?.forget();
+            screen.lend();
+          }
         },
         () => undefined,
       );
@@ -135,7 +152,8 @@ export function renderConsoleApp(store: ConsoleStore, actions: ConsoleActions, o
       if (!suspending || ended) return;
       suspending = undefined;
       // What the console printed goes away; the TUI is drawn from the top, as it was.
-      clearScreen();
+      frames?.forget();
+      screen.reclaim();
       mount();
     },
   };

@@ -20,6 +20,8 @@ export interface TmuxTerminal {
   awaitExit(timeoutMs?: number): Promise<string>;
   /** Resizes the window, as a user dragging the terminal's edge (the program gets SIGWINCH). */
   resize(columns: number, rows: number): Promise<void>;
+  /** `tmux display -p FORMAT` for the pane: its modes, e.g. `#{alternate_on}`, `#{cursor_flag}`. */
+  display(format: string): Promise<string>;
   /** Closes the terminal (kill-server): the program gets SIGHUP, as when a terminal window closes. */
   kill(): Promise<void>;
   /** Cleanup after a test, passed or not: closes the terminal, then SIGKILLs whatever the program left. */
@@ -109,6 +111,9 @@ export async function startTmux(
     },
     async resize(columns, rows) {
       await tmux(['resize-window', '-t', session, '-x', String(columns), '-y', String(rows)]);
+    },
+    async display(format) {
+      return (await tmux(['display-message', '-p', '-t', session, format])).trim();
     },
     awaitExit(timeoutMs = 30_000) {
       return pollFor(() => terminal.exitStatus(), { what: 'the program in the terminal to exit', timeoutMs, intervalMs: 100 });
