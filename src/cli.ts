@@ -175,7 +175,7 @@ Examples:
       ),
     ),
   );
-  addGridOptions(addRecordOptions(addShareOptions(openCommand, { viewerPassword: false })));
+  addGridOptions(addRecordOptions(addShareOptions(openCommand, { viewerPassword: false, sharedByDefault: true })));
   openCommand
     .addHelpText(
       'after',

@@ -19,7 +19,7 @@ import { ViewerSupervisor } from '../../viewers/viewer-supervisor.js';
 import { localAddressOf } from '../../net/host-port.js';
 import { isBrowserOnly } from '../browser-only.js';
 import { addOnce, portLine, type CommandIo } from '../command-io.js';
-import { exposureWarning } from '../flags.js';
+import { openExposureNotice } from '../sharing.js';
 import { resolveTargets } from '../target-options.js';
 import { tuiActions, type ActionHost } from './actions.js';
 import { openBrowserPage, pageOutput } from './browser-only.js';
@@ -66,6 +66,7 @@ export class OpenRun implements ActionHost {
       {
         view: () => this.view,
         sharing: settings.sharing,
+        shareHint: settings.shareHint,
         recording: settings.recording,
         logDir: settings.flags.logDir,
         pictures: settings.useTui && settings.thumbnailMode !== 'none',
@@ -103,7 +104,7 @@ export class OpenRun implements ActionHost {
     });
     if (viewer.choice.kind === 'not-found')
       view.show({ type: 'no-viewer', notice: { lookedFor: lookedFor(viewer.platform), install: installHint(viewer.platform) } });
-    const warning = exposureWarning(this.settings.listen);
+    const warning = openExposureNotice(this.settings.listen);
     if (warning) view.show({ type: 'notice', text: warning });
     const argsNotice = viewerArgsNotice(viewer.choice, flags.viewerArg);
     if (argsNotice) view.show({ type: 'notice', text: argsNotice });

@@ -36,6 +36,8 @@ export interface OpenSettings {
   /** With --port: the port of each target opened at the start, in order. */
   ports: number[];
   sharing: Sharing;
+  /** When VNC consoles are not shared: what would share them (`drop --no-share`), for `s` and the grid. */
+  shareHint?: string;
   recording: Recording;
   escapeKey: EscapeKey;
   thumbnailMode: ThumbnailMode;
