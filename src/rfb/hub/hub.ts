@@ -91,9 +91,11 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
    * that connection is its own trouble (ConsoleFailure), not its target's: the other consoles
    * of the command are served, as they are when a client's own dial fails without a hub.
    */
-  async check(signal: AbortSignal): Promise<void> {
+  async check(signal: AbortSignal, admit?: () => void): Promise<void> {
     await this.inner.check?.(signal);
     if (!this.shares) return;
+    // A duplicate of a session already open is refused before it dials that session's console.
+    admit?.();
     try {
       await this.open(signal);
     } catch (err) {
