@@ -51,7 +51,8 @@ export function addShareOptions(command: Command, options: { viewerPassword: boo
  * The flags with --share settled: the flag when given, else the config file's defaults.share,
  * else the command's own default (`open`: shared; `proxy`: not).
  */
-export function withShareDefault<F extends ShareFlags>(flags: F, configShare: boolean | undefined, commandDefault = false): F {
+export function withShareDefault<F extends ShareFlags>(flags: F, configShare: boolean | undefined, commandDefault?: true): F {
+  // Unsettled stays undefined for proxy: --record may still share (false would refuse it).
   return flags.share === undefined ? { ...flags, share: configShare ?? commandDefault } : flags;
 }
 
