@@ -4,6 +4,7 @@ import type { VconsoleConfig } from '../../config/config.js';
 import { expandWorkspace } from '../../config/workspaces.js';
 import { DEFAULT_ESCAPE, parseEscapeKey } from '../../terminal/escape-key.js';
 import { selectViewer } from '../../viewers/choose.js';
+import { displayHere } from '../../viewers/display.js';
 import { systemViewerEnvironment } from '../../viewers/system-environment.js';
 import type { CommandIo } from '../command-io.js';
 import { consecutivePorts } from '../flags.js';
@@ -54,8 +55,10 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const { choice, detected } = await selectViewer({ viewer: viewerFlag, viewerArgs: flags.viewerArg }, system);
   const useTui = flags.tui !== false && Boolean(process.stdout.isTTY && process.stdin.isTTY);
   const viewer = { choice, detected, platform: system.platform };
+  // Asked before any viewer starts: over ssh without X forwarding none could show a window.
+  const display = displayHere(system);
   const run = new OpenRun(
-    { flags, config, options, listen, ports, sharing, shareHint, recording, escapeKey, thumbnailMode, useTui, viewer, viewerEnv },
+    { flags, config, options, listen, ports, sharing, shareHint, recording, escapeKey, thumbnailMode, useTui, viewer, display, viewerEnv },
     io,
   );
   await run.open(named, selected);

@@ -25,6 +25,7 @@ import { tuiActions, type ActionHost } from './actions.js';
 import { openBrowserPage, pageOutput } from './browser-only.js';
 import { firstClientSettled, settledOrAfter } from './first-viewers.js';
 import { SessionFollowUps } from './follow-ups.js';
+import { NoDisplayReport, NoDisplayViewers } from './no-display.js';
 import { shareSerial } from './serial.js';
 import type { OpenSettings } from './settings.js';
 import { loadBrowserViewers } from './viewers.js';
@@ -43,6 +44,8 @@ export class OpenRun implements ActionHost {
   private nextPort: number | undefined;
   /** The viewers launched early by name, to say so when one of them is stopped again. */
   private readonly viewerNames = new Map<number, string>();
+  /** What is said instead of starting viewers where no window can show; undefined where one can. */
+  private readonly noDisplay: NoDisplayReport | undefined;
   /** The TUI or plain lines: mounted only after the shutdown handler that closes it (the TUI's q triggers it). */
   private mounted: OpenView | undefined;
   /**
@@ -58,9 +61,27 @@ export class OpenRun implements ActionHost {
     private readonly io: CommandIo,
   ) {
     const { choice, detected } = settings.viewer;
+    const { display } = settings;
+    // No window can show here: viewers are stood in for by the ssh -L line of each console.
+    const noDisplay = display.shows
+      ? undefined
+      : new NoDisplayReport(display, {
+          view: () => this.view,
+          useTui: settings.useTui,
+          stdout: io.stdout,
+          nameOf: (key) => this.registry.get(key)?.name ?? `session ${key}`,
+        });
+    this.noDisplay = noDisplay;
     this.viewers = new ViewerRouter(planViewers(choice, detected ?? []), {
-      native: (viewer, extraArgs) => new ViewerSupervisor(viewer, extraArgs, { env: settings.viewerEnv }),
-      browser: () => loadBrowserViewers((key, url) => this.pageUnopened(key, url)),
+      native: (viewer, extraArgs) =>
+        noDisplay
+          ? new NoDisplayViewers(viewer.name, (key, target) => noDisplay.console(key, target))
+          : new ViewerSupervisor(viewer, extraArgs, { env: settings.viewerEnv }),
+      browser: () =>
+        loadBrowserViewers((key, url) => this.pageUnopened(key, url), {
+          display: display.shows,
+          unshown: (key, url) => noDisplay?.page(key, url),
+        }),
     });
     this.followUps = new SessionFollowUps(
       {
@@ -102,7 +123,9 @@ export class OpenRun implements ActionHost {
     this.registry.on('change', (snapshot) => {
       if (snapshot.clients > 0) this.viewers.noteConsoleClient(snapshot.id);
     });
-    if (viewer.choice.kind === 'not-found')
+    // Where no window shows, installing a viewer here would not help: the ssh -L lines do.
+    if (this.noDisplay && viewer.choice.kind !== 'none') view.show({ type: 'notice', text: this.noDisplay.notice() });
+    else if (viewer.choice.kind === 'not-found')
       view.show({ type: 'no-viewer', notice: { lookedFor: lookedFor(viewer.platform), install: installHint(viewer.platform) } });
     const warning = openExposureNotice(this.settings.listen);
     if (warning) view.show({ type: 'notice', text: warning });
@@ -120,7 +143,10 @@ export class OpenRun implements ActionHost {
     if (flags.port !== undefined) this.nextPort = flags.port + sessions.length;
     await Promise.all(sessions.map((session) => this.startThenFollowVm(session)));
     const launchedViewer = (s: ConsoleSession) =>
-      s.snapshot().state === 'listening' && viewer.choice.kind !== 'none' && this.viewers.shows(viewerConsoleType(s.source.consoleType));
+      s.snapshot().state === 'listening' &&
+      viewer.choice.kind !== 'none' &&
+      this.settings.display.shows &&
+      this.viewers.shows(viewerConsoleType(s.source.consoleType));
     void Promise.all(sessions.filter(launchedViewer).map((s) => firstClientSettled(s, TUI_LOAD_SETTLE_MS))).then(this.firstViewersShown);
     const kept = sessions.filter((s) => this.registry.get(s.id));
     if (!useTui && kept.length > 0 && kept.every((s) => s.snapshot().state === 'error')) {
@@ -212,8 +238,8 @@ export class OpenRun implements ActionHost {
         : async (at: BoundAddress) => {
             early = this.launchViewer(session, at);
             await early;
-            // Its console is dialled while both the viewer and the pre-flight run.
-            session.dialAhead();
+            // Its console is dialled while both the viewer and the pre-flight run (no viewer comes without a display).
+            if (!this.noDisplay) session.dialAhead();
           };
     try {
       const bound = await session.start({ host: this.settings.listen, port: this.assignedPort.get(session.id) ?? 0, onBound });
@@ -249,7 +275,7 @@ export class OpenRun implements ActionHost {
     if (s.state !== 'listening' || s.port === undefined) return;
     await this.launchViewer(session, { address: s.address ?? this.settings.listen, port: s.port });
     // The first viewer's console opens while the viewer starts, not after it connects.
-    session.dialAhead();
+    if (!this.noDisplay) session.dialAhead();
   }
 
   private launchViewer(session: ConsoleSession, at: BoundAddress): Promise<void> {
