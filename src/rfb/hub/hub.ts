@@ -216,7 +216,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
       if (pictureTimeout.aborted && !both.aborted) {
         throw new SilentConsoleError(
           `timed out: the console sent no whole picture within ${durationText(FIRST_PICTURE_TIMEOUT_MS)}`,
-          'check that the VM shows a screen; without --share each viewer waits for the console itself',
+          'check that the VM shows a screen; unshared (open --no-share, proxy without --share) each viewer waits for the console itself',
         );
       }
       throw err;
