@@ -6,6 +6,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { consoleKind } from '../../console-kinds/index.js';
+import { BROWSER_MANUAL_CODE_TTL_MS } from '../../limits.js';
 import { bracketHost, localAddressOf } from '../../net/host-port.js';
 import type { DisplayVerdict, SshLogin } from '../../viewers/display.js';
 import type { ViewerTarget } from '../../viewers/types.js';
@@ -95,15 +96,20 @@ export class NoDisplayReport {
     const name = this.out.nameOf(key);
     const port = Number(new URL(url).port);
     const line = `${name}: on your own machine run ${sshForwardCommand(this.verdict.login, '127.0.0.1', port)}, then open the browser viewer's page there`;
-    if (this.out.useTui) return void this.out.view()?.show({ type: 'notice', text: `${line}: ${url} (works once, for 10 minutes)` });
+    if (this.out.useTui)
+      return void this.out
+        .view()
+        ?.show({ type: 'notice', text: `${line}: ${url} (works once, for ${BROWSER_MANUAL_CODE_TTL_MS / 60_000} minutes)` });
     this.say(key, line);
     this.out.stdout.write(`${JSON.stringify({ target: name, url })}\n`);
   }
 
+  /** The line in the event log (stderr without the TUI) once per console; asked again (Enter), the TUI's notice. */
   private say(key: number, line: string): void {
     const view = this.out.view();
-    if (this.told.has(key)) return void (this.out.useTui ? view?.show({ type: 'notice', text: line }) : undefined);
-    this.told.add(key);
-    view?.show({ type: 'log', level: 'info', message: line });
+    if (!this.told.has(key)) {
+      this.told.add(key);
+      view?.show({ type: 'log', level: 'info', message: line });
+    } else if (this.out.useTui) view?.show({ type: 'notice', text: line });
   }
 }
