@@ -198,7 +198,7 @@ Examples:
       ),
     ),
   );
-  addGridOptions(addRecordOptions(addShareOptions(openCommand, { clientPassword: false })));
+  addGridOptions(addRecordOptions(addShareOptions(openCommand, { clientPassword: false, sharedByDefault: true })));
   openCommand
     .addHelpText(
       'after',

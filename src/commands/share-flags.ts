@@ -4,6 +4,8 @@ import { nonEmpty } from './flags.js';
 
 /**
  * `--share` and what comes with it, for the commands that serve consoles (proxy, open).
+ * `open` shares by default (the grid's pictures, `s` on a watched console and viewers that
+ * survive a console's drop all need the hub); `proxy` stays a byte relay unless asked.
  * Cheap to import: cli.ts loads it for every command; the hub itself lives in sharing.ts.
  */
 export interface ShareFlags extends ExposureFlags {
@@ -15,10 +17,16 @@ export interface ShareFlags extends ExposureFlags {
   passwordFile?: string;
 }
 
-export function addShareOptions(command: Command, options: { clientPassword: boolean }): Command {
+export function addShareOptions(command: Command, options: { clientPassword: boolean; sharedByDefault?: boolean }): Command {
+  const shared = 'VNC: one console session shared by every viewer (nobody is kicked; viewers stay through console drops)';
   command
-    .option('--share', 'VNC: one console session shared by every viewer (nobody is kicked; viewers stay through console drops)')
-    .option('--no-share', 'do not share, whatever defaults.share in the config file says')
+    .option('--share', options.sharedByDefault ? `${shared}; the default here` : shared)
+    .option(
+      '--no-share',
+      options.sharedByDefault
+        ? 'each viewer dials the console itself (no grid pictures; s only on consoles nobody watches); also defaults.share: false'
+        : 'do not share, whatever defaults.share in the config file says',
+    )
     .option('--view-only', 'viewers only watch: their keys and pointer are dropped (implies --share)')
     .option(
       '--vnc-password-file <file>',
@@ -39,7 +47,21 @@ export function addShareOptions(command: Command, options: { clientPassword: boo
   return command;
 }
 
-/** The flags with --share settled: the flag when given, else the config file's defaults.share. */
-export function withShareDefault<F extends ShareFlags>(flags: F, configShare: boolean | undefined): F {
-  return flags.share === undefined ? { ...flags, share: configShare } : flags;
+/**
+ * The flags with --share settled: the flag when given, else the config file's defaults.share,
+ * else the command's own default (`open`: shared; `proxy`: not).
+ */
+export function withShareDefault<F extends ShareFlags>(flags: F, configShare: boolean | undefined, commandDefault?: true): F {
+  // Unsettled stays undefined for proxy: --record may still share (false would refuse it).
+  return flags.share === undefined ? { ...flags, share: configShare ?? commandDefault } : flags;
+}
+
+/**
+ * What turned sharing off, as the change that would turn it on, for the notices of `s` and the
+ * grid; undefined when the consoles are shared. `flags` as given, before withShareDefault.
+ */
+export function unsharedBecause(flags: Pick<ShareFlags, 'share'>, configShare: boolean | undefined): string | undefined {
+  if (flags.share === false) return 'drop --no-share';
+  if (flags.share === undefined && configShare === false) return 'pass --share, or drop defaults.share: false from the config file';
+  return undefined;
 }

@@ -26,6 +26,8 @@ export interface Sharing {
   generated: boolean;
   /** True when serial and SPICE consoles are served beyond loopback without a password (opted in). */
   insecureExposure: boolean;
+  /** True when VNC consoles get the hub. */
+  shares: boolean;
 }
 
 /**
@@ -36,7 +38,7 @@ export interface Sharing {
 export async function sharingFrom(
   flags: ShareFlags,
   listen: string,
-  options: { clientPasswords: boolean } = { clientPasswords: true },
+  options: { clientPasswords: boolean; notesUnshared?: boolean } = { clientPasswords: true },
 ): Promise<Sharing> {
   const share = Boolean(flags.share || flags.viewOnly || flags.vncPasswordFile || flags.passwordFile);
   const upstreamPassword = flags.vncPasswordFile === undefined ? undefined : readPasswordFile(flags.vncPasswordFile, '--vnc-password-file');
@@ -59,12 +61,14 @@ export async function sharingFrom(
   return {
     clientPassword,
     generated,
+    shares: share,
     insecureExposure: !isLoopback(listen) && Boolean(flags.insecureExposeUnauthenticated),
     wrap: (target) =>
       Hub ? new Hub(guard(target), { upstreamPassword, clientPassword, viewOnly: flags.viewOnly, authBackoff }) : guard(target),
     follow: (session) => {
       hubOf(session)?.on('log', (level, message) => session.log(level, message));
-      if (hubOf(session)) noteUnshared(session);
+      // Shared only because the command shares by default (open), a SPICE console unshared is no news.
+      if (hubOf(session) && options.notesUnshared !== false) noteUnshared(session);
     },
     hubOf,
   };
@@ -105,4 +109,15 @@ export function exposureNotice(listen: string, sharing: Sharing): string | undef
   const others = sharing.insecureExposure ? `; serial and SPICE consoles on it have no password at all (${INSECURE_EXPOSE_FLAG})` : '';
   if (!sharing.clientPassword) return `${exposureWarning(listen)}${others}`;
   return `warning: listening on ${listen}: the VM console is reachable from the network; VNC viewers must give the VNC password${others}`;
+}
+
+/**
+ * `open` on a listener beyond loopback: its VNC consoles have no viewer password (the viewers it
+ * launches could not be told one), serial and SPICE are refused unless opted in. Says so, and
+ * what protects them: proxy asks viewers for a password, ssh -L needs no exposed port at all.
+ */
+export function openExposureNotice(listen: string): string | undefined {
+  const warning = exposureWarning(listen);
+  if (!warning) return undefined;
+  return `${warning}; for a VNC password serve it with vconsole proxy --listen ${listen} instead, or listen on 127.0.0.1 and reach it with ssh -L`;
 }

@@ -23,7 +23,7 @@ export type ConfigDefaults = DeclaredDefaults & {
   provider?: string;
   viewer?: string;
   listen?: string;
-  /** VNC consoles of `open` and `proxy` shared as with --share (--no-share turns it off). */
+  /** VNC consoles shared as with --share: `open` shares unless false, `proxy` only when true; the flags win. */
   share?: boolean;
 };
 

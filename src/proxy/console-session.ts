@@ -16,9 +16,10 @@ export type { BoundAddress, ListenOptions } from './types.js';
 
 export interface ConsoleSessionOptions {
   /**
-   * Asked once the pre-flight has passed, just before listening (when the console's name is
-   * as exact as it gets). Throwing refuses the session: it closes, and start() rejects with
-   * what was thrown.
+   * Asked once the console's name is as exact as it gets: by a sharing wrapper between its
+   * console's own pre-flight and its shared connection (see UpstreamSource.check), else once
+   * the pre-flight has passed, just before listening. Throwing refuses the session: it closes,
+   * and start() rejects with what was thrown.
    */
   admit?(session: ConsoleSession): void;
 }
@@ -65,6 +66,8 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
   private trafficTimer?: NodeJS.Timeout;
   private checkAbort?: AbortController;
   private starting?: Promise<BoundAddress>;
+  /** Past admit(): a second session of its console is refused, not this one. */
+  private admitted = false;
   private readonly upstreams: ClientUpstreams;
   private closing?: Promise<void>;
   private readonly turnedAway = new TurnedAwayTally(TURNED_AWAY_SUMMARY_MS, (line) => this.log('warn', line));
@@ -105,12 +108,7 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     const checking = this.check();
     if (early) this.upstreams.holdUntil(checking);
     await checking;
-    try {
-      this.options.admit?.(this);
-    } catch (refusal) {
-      await this.close();
-      throw refusal;
-    }
+    await this.admitOrClose();
     try {
       const bound = early ?? (await this.listen(listen));
       this.address = bound.address;
@@ -129,10 +127,15 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     try {
       if (this.source.check) {
         this.checkAbort = new AbortController();
-        await this.source.check(this.checkAbort.signal);
+        // A sharing wrapper admits before it opens its shared connection (a duplicate must not take the console).
+        await this.source.check(this.checkAbort.signal, () => this.admitOnce());
       }
       if (this.state === 'closed') throw new SessionClosedError();
     } catch (err) {
+      if (err === this.refusal) {
+        await this.close();
+        throw err;
+      }
       throw this.failure(err);
     } finally {
       this.checkAbort = undefined;
@@ -167,6 +170,29 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
   }
 
   /** What start() rejects with: a cancel once the session is closed, else the error, recorded. */
+  /** What admit() threw, while the pre-flight unwinds. */
+  private refusal?: unknown;
+
+  private admitOnce(): void {
+    if (this.admitted) return;
+    try {
+      this.options.admit?.(this);
+    } catch (refusal) {
+      this.refusal = refusal;
+      throw refusal;
+    }
+    this.admitted = true;
+  }
+
+  private async admitOrClose(): Promise<void> {
+    try {
+      this.admitOnce();
+    } catch (refusal) {
+      await this.close();
+      throw refusal;
+    }
+  }
+
   private failure(err: unknown): unknown {
     if (this.state === 'closed') return err instanceof SessionClosedError ? err : new SessionClosedError();
     this.lastError = describeError(err);

@@ -70,4 +70,30 @@ describe('SessionRegistry', () => {
     await waitFor(() => removed.includes(bare.id), 'the refused session to be removed');
     expect(registry.get(exact.id)?.snapshot().state).toBe('listening');
   });
+
+  it('refuses a duplicate before a sharing wrapper dials its console: the session it duplicates keeps it', async () => {
+    const vm = await startGreeter();
+    toClose.push(vm.close);
+    const registry = new SessionRegistry();
+    toClose.push(() => registry.closeAll());
+    // A hub's pre-flight: the console's own check (the bare name learns its namespace), admit, then the shared dial.
+    const dialled: string[] = [];
+    const sharing = (name: string, exactName: string) => {
+      const source = sourceFor(vm.port, { provider: 'kubevirt', name });
+      source.check = async (_signal, admit) => {
+        (source as { name: string }).name = exactName;
+        admit?.();
+        dialled.push(name);
+      };
+      return source;
+    };
+    const exact = registry.add(sharing('default/testvm', 'default/testvm'));
+    await exact.start({ host: '127.0.0.1', port: 0 });
+    const bare = registry.add(sharing('testvm', 'default/testvm'));
+    await expect(bare.start({ host: '127.0.0.1', port: 0 })).rejects.toBeInstanceOf(DuplicateConsoleError);
+    expect(dialled).toEqual(['default/testvm']);
+    expect(bare.snapshot()).toMatchObject({ state: 'closed', port: undefined });
+    expect(bare.snapshot().lastError).toBeUndefined();
+    expect(exact.snapshot().state).toBe('listening');
+  });
 });

@@ -35,8 +35,12 @@ export interface UpstreamSource {
    * Pre-flight run before the session listens (the VM exists, runs, has a display). It may
    * complete the name (a bare KubeVirt name gets the kubeconfig context's namespace).
    * Errors say what is wrong with the console, without its name: the session's owner adds it.
+   * A wrapper that opens a shared connection in its pre-flight calls `admit` (the session's
+   * one-console-one-session check; it throws the refusal) once its inner pre-flight made the
+   * name exact and before it dials: a duplicate refused then never took the console from the
+   * session it duplicates (KubeVirt keeps one VNC session per VM). Wrappers pass it on.
    */
-  check?(signal: AbortSignal): Promise<void>;
+  check?(signal: AbortSignal, admit?: () => void): Promise<void>;
   /**
    * True when a connection from `peer` (`host:port`) is turned away unserved right now (its
    * address is held back after wrong viewer passwords): the session counts such connections

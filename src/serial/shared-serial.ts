@@ -52,9 +52,11 @@ export class SharedSerialSource extends SharedSource<SharedSerialEvents> {
     return this.line?.scrollback.contents() ?? Buffer.alloc(0);
   }
 
-  async check(signal: AbortSignal): Promise<void> {
-    await this.inner.check?.(signal);
+  async check(signal: AbortSignal, admit?: () => void): Promise<void> {
+    // Under it, the RFB hub admits before its own dial (a screen after an `auto` pre-flight).
+    await this.inner.check?.(signal, admit);
     if (!this.shares) return;
+    admit?.();
     const closeOnAbort = () => this.line?.close();
     signal.addEventListener('abort', closeOnAbort, { once: true });
     try {

@@ -3,7 +3,8 @@ import { buildViewerCommand } from './command.js';
 import { describeViewerExit, launchViewer, type LaunchOptions, type ViewerProcess } from './viewer-process.js';
 import type { ViewerCandidate, ViewerTarget } from './types.js';
 
-export type ViewerLifecycle = 'open' | 'closed' | 'failed';
+/** `no-display`: no window can show here (displayHere), so none was started; the console is served. */
+export type ViewerLifecycle = 'open' | 'closed' | 'failed' | 'no-display';
 
 export interface ViewerStatusEvent {
   /** The caller's key for the viewer (a session id). */

@@ -124,10 +124,16 @@ describe('vconsole open (stand-in viewer on PATH, no terminal)', () => {
   it('with no viewer installed still serves every target and says how to get one', async () => {
     const child = startVconsole(['open', 'demo:vm-a', 'demo:vm-b'], { PATH: '/nonexistent' });
     running.push(child);
-    const lines = await child.jsonLines(2);
     await child.waitForStderr(/no VNC viewer found \(looked for .*remote-viewer/);
     await child.waitForStderr(/apt install tigervnc-viewer/);
-    for (const line of lines) expect(await portIsClosed(line.port as number)).toBe(false);
+    // Besides each port's line, stdout has the browser pages' URLs no browser could open.
+    const portLines = () =>
+      child
+        .stdout()
+        .split('\n')
+        .filter((l) => l.startsWith('{') && l.includes('"port"'));
+    await waitFor(() => portLines().length === 2, 'both ports');
+    for (const line of portLines()) expect(await portIsClosed((JSON.parse(line) as { port: number }).port)).toBe(false);
   });
 
   it('vconsole viewers --json on a host with none: one JSON document, exit 0', async () => {
@@ -250,8 +256,22 @@ describe('vconsole open (stand-in viewer on PATH, no terminal)', () => {
     expect(child.process.exitCode).toBe(null);
   });
 
-  it('names a console that refuses the dial once in its error line', async () => {
+  it('shared (the default): a VNC console that refuses the dial fails before it listens, its line naming it once, exit 1', async () => {
     const { child } = openWith(['tcp://127.0.0.1:1', '--viewer', 'none']);
+    const { code } = await child.exit();
+    expect(code).toBe(1);
+    expect(child.stdout()).toBe('');
+    const errorLine =
+      child
+        .stderr()
+        .split('\n')
+        .find((l) => l.includes('error: cannot connect: connection refused')) ?? '';
+    expect(errorLine).toMatch(/^\[tcp:\/\/127\.0\.0\.1:1\] error: cannot connect: connection refused/);
+    expect(errorLine.split('tcp://127.0.0.1:1')).toHaveLength(2);
+  });
+
+  it('--no-share: names a console that refuses the dial once in its error line', async () => {
+    const { child } = openWith(['tcp://127.0.0.1:1', '--viewer', 'none', '--no-share']);
     const [line] = await child.jsonLines(1);
     const client = net.connect(line.port as number, '127.0.0.1');
     client.on('error', () => undefined);

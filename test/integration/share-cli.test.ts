@@ -76,6 +76,45 @@ describe('vconsole proxy --share', () => {
     await waitFor(() => server.clients === 2, 'a console connection of its own');
   });
 
+  it('open shares without --share; --no-share and defaults.share: false give each viewer its own console connection; proxy does not', async () => {
+    const server = await demoServer('vm-d');
+    const target = `tcp://127.0.0.1:${server.port}`;
+    const shared = start(['open', target, '--no-tui', '--viewer', 'none']);
+    const [{ port }] = await shared.jsonLines(1);
+    const views = [await viewer(port as number), await viewer(port as number)];
+    await waitFor(() => views.every((v) => pixel(v.framebuffer, 5, 599) === livePixel('vm-d', 5, 599)), 'both screens');
+    expect(server.clients).toBe(1);
+
+    const config = path.join(mkdtempSync(path.join(os.tmpdir(), 'vconsole-share-config-')), 'config.yaml');
+    writeFileSync(config, 'defaults:\n  share: false\n');
+    for (const args of [
+      ['open', target, '--no-tui', '--viewer', 'none', '--no-share'],
+      ['--config', config, 'open', target, '--no-tui', '--viewer', 'none'],
+      ['proxy', target],
+    ]) {
+      const unshared = start(args);
+      const [{ port: plainPort }] = await unshared.jsonLines(1);
+      // Each viewer dials the console itself: two more connections (shared, the hub's one would be all).
+      await viewer(plainPort as number);
+      await viewer(plainPort as number);
+      await waitFor(() => server.clients >= 3, `a console connection per viewer (${args.join(' ')})`);
+      await unshared.stop();
+      await waitFor(() => server.clients === 1, 'only the shared open connected again');
+    }
+  });
+
+  it('open --listen 0.0.0.0, shared by default: VNC served with a warning that says what protects it, serial refused', async () => {
+    const open = start(['open', 'demo:vm-e', 'demo:shell#serial', '--listen', '0.0.0.0', '--no-tui', '--viewer', 'none']);
+    const [line] = await open.jsonLines(1);
+    expect(line).toMatchObject({ target: 'demo:vm-e', address: '0.0.0.0' });
+    await open.waitForStderr(
+      /^warning: listening on 0\.0\.0\.0: .*without authentication; for a VNC password serve it with vconsole proxy --listen 0\.0\.0\.0 instead, or listen on 127\.0\.0\.1 and reach it with ssh -L$/m,
+    );
+    await open.waitForStderr(
+      /^\[demo:shell\] error: a serial console on --listen 0\.0\.0\.0 would be open to anyone who reaches the port/m,
+    );
+  });
+
   it('shares a demo console the same way', async () => {
     const proxy = start(['proxy', 'demo:vm-x', '--share']);
     const [{ port }] = await proxy.jsonLines(1);

@@ -246,7 +246,8 @@ describe.skipIf(!onLinuxX64 || (!binaryPresent && !seaRequired))('single executa
     const recorder = path.join(dir, 'record-url');
     const opened = path.join(dir, 'opened-url');
     writeFileSync(recorder, `#!/bin/sh\nprintf '%s' "$1" > '${opened}.tmp' && mv '${opened}.tmp' '${opened}'\n`, { mode: 0o755 });
-    const env = { ...nodelessEnv(), PATH: `${dir}:/bin:/usr/bin`, VCONSOLE_BROWSER: recorder };
+    // open starts a viewer only where a window can show: a display by name (no X server needed by the recorder).
+    const env = { ...nodelessEnv(), DISPLAY: 'vconsole-test-no-x-server:0', PATH: `${dir}:/bin:/usr/bin`, VCONSOLE_BROWSER: recorder };
     const child = spawn(copy, ['open', 'demo:sea-browser', '--viewer', 'browser', '--no-tui'], {
       cwd: dir,
       env,

@@ -38,10 +38,18 @@ export interface RunningVconsole {
   stop(graceMs?: number): Promise<void>;
 }
 
+/**
+ * What the spawned CLI takes for its display: `open` starts viewers only where a window can
+ * show (DISPLAY set), and the stand-in viewers of the tests need none. No X server answers to
+ * this name, so a real viewer fails as it would without one. `DISPLAY: undefined` in `env`
+ * takes it away (a jump host without X forwarding).
+ */
+export const TEST_DISPLAY = 'vconsole-test-no-x-server:0';
+
 /** Starts `vconsole ARGS` as a user would, from bin/, with a clean environment plus `env`. */
 export function startVconsole(args: string[], env: NodeJS.ProcessEnv = {}): RunningVconsole {
   const child = spawn(process.execPath, [VCONSOLE_BIN, ...args], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, DISPLAY: TEST_DISPLAY, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';

@@ -3,6 +3,7 @@
  * a method, acting through the run that owns the sessions, the viewers and the follow-ups. It
  * holds no state of its own. tuiActions() binds them to the TUI's ConsoleActions, in one place.
  */
+import { consoleKind } from '../../console-kinds/index.js';
 import { VconsoleError, describeError } from '../../errors.js';
 import type { ConsoleSession } from '../../proxy/console-session.js';
 import type { SessionRegistry } from '../../proxy/session-registry.js';
@@ -65,11 +66,18 @@ export class OpenActions {
   async screenshot(id: number): Promise<string> {
     const session = this.run.registry.get(id);
     if (!session) throw new VconsoleError('that session is gone');
+    const kind = consoleKind(session.source.consoleType);
+    // vconsole reads RFB only: a SPICE screen is shown by its viewer, never decoded here.
+    if (kind && kind.reads !== 'rfb')
+      throw new VconsoleError(`${session.name}: s pictures VNC screens; a ${kind.label} console is not one`, {
+        hint: 'take the picture in its viewer (Enter opens it)',
+      });
     // The PNG encoder loads on the first screenshot, not before the first viewer starts.
     const { saveSessionScreenshot } = await import('./screenshot.js');
     const file = await saveSessionScreenshot(session.snapshot(), {
       password: this.run.settings.sharing.clientPassword,
       exclusive: session.source.exclusive,
+      shareHint: this.run.settings.shareHint,
     });
     return `${session.name}: screenshot saved to ${file}`;
   }

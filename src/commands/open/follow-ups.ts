@@ -21,6 +21,8 @@ export interface FollowUpsHost {
   /** The view news go to; undefined until it is mounted. */
   view(): OpenView | undefined;
   sharing: Sharing;
+  /** What would share VNC consoles when they are not (`drop --no-share`). */
+  shareHint?: string;
   recording: Recording;
   /** --log-dir: a log file per serial console there. */
   logDir: string | undefined;
@@ -46,7 +48,9 @@ export class SessionFollowUps {
     viewers: ViewerRouter,
   ) {
     this.thumbnails = host.pictures
-      ? new ThumbnailSampler((id, thumbnail) => host.view()?.show({ type: 'thumbnail', sessionId: id, thumbnail }))
+      ? new ThumbnailSampler((id, thumbnail) => host.view()?.show({ type: 'thumbnail', sessionId: id, thumbnail }), {
+          shareHint: host.shareHint,
+        })
       : undefined;
     this.vmStates = new VmStateFollowers(
       { show: (id, state) => host.view()?.show({ type: 'vm-state', sessionId: id, phase: state.phase }), runsAgain: host.runsAgain },

@@ -14,7 +14,7 @@ export function addGridOptions(command: Command): Command {
   return command
     .option(
       '--grid',
-      'start in the grid of live screens (g switches); shares VNC consoles, as --share, so pictures take no session of their own',
+      'start in the grid of live screens (g switches); its pictures come from the shared VNC consoles (shared even with defaults.share: false)',
     )
     .option(
       '--thumbnails <mode>',
@@ -24,8 +24,9 @@ export function addGridOptions(command: Command): Command {
 }
 
 /**
- * The grid's pictures come from the RFB hub's framebuffer: `--grid` shares VNC consoles unless
- * --no-share says otherwise (then their tiles say why they have no picture).
+ * The grid's pictures come from the RFB hub's framebuffer: `open` shares by default, and
+ * `--grid` shares even over defaults.share: false, unless --no-share says otherwise (then
+ * their tiles say why they have no picture).
  */
 export function withGridSharing<F extends ShareFlags & GridFlags>(flags: F): F {
   return flags.grid && flags.share === undefined ? { ...flags, share: true } : flags;

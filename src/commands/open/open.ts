@@ -4,11 +4,12 @@ import type { VconsoleConfig } from '../../config/config.js';
 import { expandWorkspace } from '../../config/workspaces.js';
 import { DEFAULT_ESCAPE, parseEscapeKey } from '../../terminal/escape-key.js';
 import { selectViewer } from '../../viewers/choose.js';
+import { displayHere } from '../../viewers/display.js';
 import { systemViewerEnvironment } from '../../viewers/system-environment.js';
 import type { CommandIo } from '../command-io.js';
 import { consecutivePorts } from '../flags.js';
 import { recordingFrom, withRecordSharing } from '../record-flags.js';
-import { withShareDefault } from '../share-flags.js';
+import { unsharedBecause, withShareDefault } from '../share-flags.js';
 import { sharingFrom } from '../sharing.js';
 import { listenAddressFrom, targetOptionsFrom } from '../target-options.js';
 import { selectTargets } from '../target-selection.js';
@@ -41,9 +42,12 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   if (onlyPages && !flags.follow) return io.exit(0);
   const ports = consecutivePorts(flags.port, targets.length);
   const listen = listenAddressFrom(flags.listen, config);
-  const sharing = await sharingFrom(withRecordSharing(withShareDefault(withGridSharing(flags), config.defaults.share)), listen, {
+  // open shares VNC consoles by default: --no-share or defaults.share: false opt out.
+  const sharing = await sharingFrom(withRecordSharing(withShareDefault(withGridSharing(flags), config.defaults.share, true)), listen, {
     clientPasswords: false,
+    notesUnshared: flags.share === true,
   });
+  const shareHint = sharing.shares ? undefined : unsharedBecause(flags, config.defaults.share);
   const recording = await recordingFrom(flags);
   const system = systemViewerEnvironment();
   const viewerEnv = { ...process.env };
@@ -51,8 +55,10 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const { choice, detected } = await selectViewer({ viewer: viewerFlag, viewerArgs: flags.viewerArg }, system);
   const useTui = flags.tui !== false && Boolean(process.stdout.isTTY && process.stdin.isTTY);
   const viewer = { choice, detected, platform: system.platform };
+  // Asked before any viewer starts: over ssh without X forwarding none could show a window.
+  const display = displayHere(system);
   const run = new OpenRun(
-    { flags, config, options, listen, ports, sharing, recording, escapeKey, thumbnailMode, useTui, viewer, viewerEnv },
+    { flags, config, options, listen, ports, sharing, shareHint, recording, escapeKey, thumbnailMode, useTui, viewer, display, viewerEnv },
     io,
   );
   await run.open(named, selected);

@@ -65,6 +65,7 @@ describe('OpenRun', () => {
         thumbnailMode: 'none',
         useTui: false,
         viewer: { choice: { kind: 'none', source: 'flag' }, detected: undefined, platform: hostPlatform() },
+        display: { shows: true },
         viewerEnv: {},
       },
       { stdout: sink(stdout), stderr: sink(stderr), exit: (code) => exits.push(code) },

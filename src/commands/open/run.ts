@@ -19,13 +19,14 @@ import { ViewerSupervisor } from '../../viewers/viewer-supervisor.js';
 import { localAddressOf } from '../../net/host-port.js';
 import { isBrowserOnly } from '../browser-only.js';
 import { addOnce, portLine, type CommandIo } from '../command-io.js';
-import { exposureWarning } from '../flags.js';
+import { openExposureNotice } from '../sharing.js';
 import { resolveTargets } from '../target-options.js';
 import { tuiActions, type ActionHost } from './actions.js';
 import { openBrowserPage, pageOutput } from './browser-only.js';
 import { firstClientSettled, settledOrAfter } from './first-viewers.js';
 import { PlaceTeller } from './places.js';
 import { SessionFollowUps } from './follow-ups.js';
+import { NoDisplayReport, NoDisplayViewers } from './no-display.js';
 import { shareSerial } from './serial.js';
 import type { OpenSettings } from './settings.js';
 import { loadBrowserViewers } from './viewers.js';
@@ -45,6 +46,8 @@ export class OpenRun implements ActionHost {
   private nextPort: number | undefined;
   /** The viewers launched early by name, to say so when one of them is stopped again. */
   private readonly viewerNames = new Map<number, string>();
+  /** What is said instead of starting viewers where no window can show; undefined where one can. */
+  private readonly noDisplay: NoDisplayReport | undefined;
   /** The TUI or plain lines: mounted only after the shutdown handler that closes it (the TUI's q triggers it). */
   private mounted: OpenView | undefined;
   /**
@@ -62,14 +65,33 @@ export class OpenRun implements ActionHost {
     private readonly io: CommandIo,
   ) {
     const { choice, detected } = settings.viewer;
+    const { display } = settings;
+    // No window can show here: viewers are stood in for by the ssh -L line of each console.
+    const noDisplay = display.shows
+      ? undefined
+      : new NoDisplayReport(display, {
+          view: () => this.view,
+          useTui: settings.useTui,
+          stdout: io.stdout,
+          nameOf: (key) => this.registry.get(key)?.name ?? `session ${key}`,
+        });
+    this.noDisplay = noDisplay;
     this.viewers = new ViewerRouter(planViewers(choice, detected ?? []), {
-      native: (viewer, extraArgs) => new ViewerSupervisor(viewer, extraArgs, { env: settings.viewerEnv }),
-      browser: () => loadBrowserViewers((key, url) => this.pageUnopened(key, url)),
+      native: (viewer, extraArgs) =>
+        noDisplay
+          ? new NoDisplayViewers(viewer.name, (key, target) => noDisplay.console(key, target))
+          : new ViewerSupervisor(viewer, extraArgs, { env: settings.viewerEnv }),
+      browser: () =>
+        loadBrowserViewers((key, url) => this.pageUnopened(key, url), {
+          display: display.shows,
+          unshown: (key, url) => noDisplay?.page(key, url),
+        }),
     });
     this.followUps = new SessionFollowUps(
       {
         view: () => this.view,
         sharing: settings.sharing,
+        shareHint: settings.shareHint,
         recording: settings.recording,
         logDir: settings.flags.logDir,
         pictures: settings.useTui && settings.thumbnailMode !== 'none',
@@ -106,9 +128,11 @@ export class OpenRun implements ActionHost {
     this.registry.on('change', (snapshot) => {
       if (snapshot.clients > 0) this.viewers.noteConsoleClient(snapshot.id);
     });
-    if (viewer.choice.kind === 'not-found')
+    // Where no window shows, installing a viewer here would not help: the ssh -L lines do.
+    if (this.noDisplay && viewer.choice.kind !== 'none') view.show({ type: 'notice', text: this.noDisplay.notice() });
+    else if (viewer.choice.kind === 'not-found')
       view.show({ type: 'no-viewer', notice: { lookedFor: lookedFor(viewer.platform), install: installHint(viewer.platform) } });
-    const warning = exposureWarning(this.settings.listen);
+    const warning = openExposureNotice(this.settings.listen);
     if (warning) view.show({ type: 'notice', text: warning });
     const argsNotice = viewerArgsNotice(viewer.choice, flags.viewerArg);
     if (argsNotice) view.show({ type: 'notice', text: argsNotice });
@@ -125,7 +149,10 @@ export class OpenRun implements ActionHost {
     if (flags.port !== undefined) this.nextPort = flags.port + sessions.length;
     await Promise.all(sessions.map((session) => this.startThenFollowVm(session)));
     const launchedViewer = (s: ConsoleSession) =>
-      s.snapshot().state === 'listening' && viewer.choice.kind !== 'none' && this.viewers.shows(viewerConsoleType(s.source.consoleType));
+      s.snapshot().state === 'listening' &&
+      viewer.choice.kind !== 'none' &&
+      this.settings.display.shows &&
+      this.viewers.shows(viewerConsoleType(s.source.consoleType));
     void Promise.all(sessions.filter(launchedViewer).map((s) => firstClientSettled(s, TUI_LOAD_SETTLE_MS))).then(this.firstViewersShown);
     const kept = sessions.filter((s) => this.registry.get(s.id));
     if (!useTui && kept.length > 0 && kept.every((s) => s.snapshot().state === 'error')) {
@@ -219,8 +246,8 @@ export class OpenRun implements ActionHost {
         : async (at: BoundAddress) => {
             early = this.launchViewer(session, at);
             await early;
-            // Its console is dialled while both the viewer and the pre-flight run.
-            session.dialAhead();
+            // Its console is dialled while both the viewer and the pre-flight run (no viewer comes without a display).
+            if (!this.noDisplay) session.dialAhead();
           };
     try {
       const bound = await session.start({ host: this.settings.listen, port: this.assignedPort.get(session.id) ?? 0, onBound });
@@ -256,7 +283,7 @@ export class OpenRun implements ActionHost {
     if (s.state !== 'listening' || s.port === undefined) return;
     await this.launchViewer(session, { address: s.address ?? this.settings.listen, port: s.port });
     // The first viewer's console opens while the viewer starts, not after it connects.
-    session.dialAhead();
+    if (!this.noDisplay) session.dialAhead();
   }
 
   private launchViewer(session: ConsoleSession, at: BoundAddress): Promise<void> {

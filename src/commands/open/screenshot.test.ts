@@ -79,6 +79,13 @@ describe('saveSessionScreenshot (s in open)', () => {
     await expect(
       saveSessionScreenshot({ name: 'default/vm-a', address: '127.0.0.1', port: 1, clients: 1 }, { dir: tempDir(), exclusive: true }),
     ).rejects.toThrow(/would take default\/vm-a's only VNC session from its viewer/);
+    // And says what would let it: the console shared again.
+    await expect(
+      saveSessionScreenshot(
+        { name: 'default/vm-a', address: '127.0.0.1', port: 1, clients: 1 },
+        { dir: tempDir(), exclusive: true, shareHint: 'drop --no-share' },
+      ),
+    ).rejects.toMatchObject({ hint: 's needs a shared console to picture one being watched: drop --no-share' });
   });
 
   it('says so when the session does not listen, or nothing answers on its port', async () => {

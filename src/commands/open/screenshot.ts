@@ -32,6 +32,8 @@ export interface SessionScreenshotOptions {
    * picture is one more client and would take the screen from a viewer showing it.
    */
   exclusive?: boolean;
+  /** What would share the console (`drop --no-share`), said when `exclusive` refuses. */
+  shareHint?: string;
   timeoutMs?: number;
 }
 
@@ -44,7 +46,7 @@ export async function saveSessionScreenshot(session: ListeningSession, options: 
   if (session.port === undefined) throw new VconsoleError(`${session.name} is not listening`);
   if (options.exclusive && (session.clients ?? 0) > 0) {
     throw new VconsoleError(`a screenshot would take ${session.name}'s only VNC session from its viewer`, {
-      hint: 'start open with --share (or defaults.share) to picture consoles being watched',
+      hint: `s needs a shared console to picture one being watched: ${options.shareHint ?? 'drop --no-share'}`,
     });
   }
   const host = localAddressOf(session.address);

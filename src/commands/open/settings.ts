@@ -6,6 +6,7 @@ import type { TargetOptions } from '../../targets/types.js';
 import type { EscapeKey } from '../../terminal/escape-key.js';
 import type { ThumbnailMode } from '../../tui/thumbnails/thumbnail.js';
 import type { ViewerChoice } from '../../viewers/choose.js';
+import type { DisplayVerdict } from '../../viewers/display.js';
 import type { HostPlatform, ViewerCandidate } from '../../viewers/types.js';
 import type { ListenFlags, TargetFlags } from '../flags.js';
 import type { RecordFlags, Recording } from '../record-flags.js';
@@ -36,12 +37,16 @@ export interface OpenSettings {
   /** With --port: the port of each target opened at the start, in order. */
   ports: number[];
   sharing: Sharing;
+  /** When VNC consoles are not shared: what would share them (`drop --no-share`), for `s` and the grid. */
+  shareHint?: string;
   recording: Recording;
   escapeKey: EscapeKey;
   thumbnailMode: ThumbnailMode;
   /** The TUI on a terminal, plain lines otherwise. */
   useTui: boolean;
   viewer: { choice: ViewerChoice; detected: ViewerCandidate[] | undefined; platform: HostPlatform };
+  /** Whether a viewer's window can show here; without, no viewer starts and ssh -L lines are printed. */
+  display: DisplayVerdict;
   /** The environment as it was before the TUI loaded (which lifts CI for a moment): viewers start in it. */
   viewerEnv: NodeJS.ProcessEnv;
 }

@@ -6,7 +6,7 @@ import type { Thumbnail } from '../../tui/thumbnails/thumbnail.js';
 import { scaleBgrxToRgb } from '../../tui/thumbnails/scale.js';
 import { waitFor } from '../../../test/support/wait.js';
 import { shareSerial } from './serial.js';
-import { NOT_SHARED_REASON, ThumbnailSampler } from './thumbnails.js';
+import { ThumbnailSampler } from './thumbnails.js';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -119,6 +119,9 @@ describe('ThumbnailSampler', () => {
       'the login line',
     );
     await waitFor(() => of(plain.id).some((s) => s.thumbnail?.type === 'none'), 'the reason');
-    expect(of(plain.id).at(-1)?.thumbnail).toEqual({ type: 'none', reason: NOT_SHARED_REASON });
+    expect(of(plain.id).at(-1)?.thumbnail).toEqual({
+      type: 'none',
+      reason: 'no picture: this VNC console is not shared (drop --no-share)',
+    });
   });
 });

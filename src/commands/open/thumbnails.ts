@@ -21,7 +21,10 @@ import { lastLines } from '../../tui/thumbnails/text.js';
 /** What is kept of a serial console's output for its tile. */
 export const SERIAL_TAIL_BYTES = 16 * 1024;
 
-export const NOT_SHARED_REASON = 'no picture: this VNC console is not shared (start open with --share or --grid)';
+/** Why an unshared VNC console has no picture, with what would share it (`drop --no-share`). */
+export function notSharedReason(hint = 'drop --no-share'): string {
+  return `no picture: this VNC console is not shared (${hint})`;
+}
 /** Why a console of a kind vconsole cannot read (SPICE) has no thumbnail. */
 export function noPictureReason(label: string): string {
   return `${label}: no picture here (only VNC screens are shared); Enter opens a viewer`;
@@ -44,6 +47,8 @@ interface Tracked {
 }
 
 export interface ThumbnailSamplerOptions {
+  /** What would share an unshared VNC console, for its tile's reason. */
+  shareHint?: string;
   intervalMs?: number;
   now?: () => number;
 }
@@ -53,6 +58,7 @@ export class ThumbnailSampler {
   private view?: ThumbnailView;
   private readonly intervalMs: number;
   private readonly now: () => number;
+  private readonly notShared: string;
 
   constructor(
     private readonly show: (sessionId: number, thumbnail: Thumbnail | undefined) => void,
@@ -60,6 +66,7 @@ export class ThumbnailSampler {
   ) {
     this.intervalMs = options.intervalMs ?? THUMBNAIL_MIN_INTERVAL_MS;
     this.now = options.now ?? Date.now;
+    this.notShared = notSharedReason(options.shareHint);
   }
 
   /** Follows `session`'s screen (through `hub`, when it is shared) or its serial output. */
@@ -177,7 +184,7 @@ export class ThumbnailSampler {
       case undefined:
         return { type: 'none', reason: noPictureReason(kind.label) };
       case 'rfb': {
-        if (!entry.hub) return { type: 'none', reason: NOT_SHARED_REASON };
+        if (!entry.hub) return { type: 'none', reason: this.notShared };
         const { framebuffer } = entry.hub;
         if (framebuffer.width === 0 || framebuffer.height === 0) return undefined;
         const { pixelWidth: width, pixelHeight: height } = view;

@@ -42,6 +42,8 @@ export function plainView(registry: SessionRegistry, io: CommandIo, verbose: boo
       switch (event.type) {
         case 'viewer': {
           const { state, name: viewerName, message } = event.status;
+          // Its console's ssh -L line says it, once.
+          if (state === 'no-display') return;
           const text = state === 'open' ? `${viewerName} opened` : (message ?? `${viewerName} ${state}`);
           return printLine(io.stderr, `[${name(event.sessionId)}] ${state === 'failed' ? 'viewer failed' : 'viewer'}: ${text}`);
         }

@@ -51,7 +51,9 @@ function unsupportedSecurity(types: number[]): VconsoleError {
 }
 
 function passwordMissing(): VconsoleError {
-  return new VconsoleError('RFB server asks for a VNC password and none was given', { hint: 'pass one with --vnc-password-file' });
+  return new VconsoleError('RFB server asks for a VNC password and none was given', {
+    hint: 'pass one with --vnc-password-file (or, for open, --no-share: each viewer then asks for it)',
+  });
 }
 
 /**

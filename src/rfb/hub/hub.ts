@@ -91,9 +91,11 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
    * that connection is its own trouble (ConsoleFailure), not its target's: the other consoles
    * of the command are served, as they are when a client's own dial fails without a hub.
    */
-  async check(signal: AbortSignal): Promise<void> {
+  async check(signal: AbortSignal, admit?: () => void): Promise<void> {
     await this.inner.check?.(signal);
     if (!this.shares) return;
+    // A duplicate of a session already open is refused before it dials that session's console.
+    admit?.();
     try {
       await this.open(signal);
     } catch (err) {
@@ -216,7 +218,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
       if (pictureTimeout.aborted && !both.aborted) {
         throw new SilentConsoleError(
           `timed out: the console sent no whole picture within ${durationText(FIRST_PICTURE_TIMEOUT_MS)}`,
-          'check that the VM shows a screen; without --share each viewer waits for the console itself',
+          'check that the VM shows a screen; unshared (open --no-share, proxy without --share) each viewer waits for the console itself',
         );
       }
       throw err;

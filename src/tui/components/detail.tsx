@@ -30,6 +30,8 @@ function describeViewer(viewer: ViewerStatus): string {
       return viewer.exitCode ? `${name} closed (exit code ${viewer.exitCode})` : `${name} closed`;
     case 'failed':
       return `${name} failed (r starts it again)`;
+    case 'no-display':
+      return `no display here for ${name}: reach the port through ssh -L (the event log has the line)`;
   }
 }
 

@@ -110,6 +110,14 @@ describe('row state', () => {
     const named = row({}, { state: 'failed', name: 'TigerVNC', message: 'TigerVNC exited at once with code 1: cannot open display' });
     expect(rowProblem(named)).toBe('TigerVNC exited at once with code 1: cannot open display');
   });
+
+  it('says no display for a viewer that cannot show here: the console listening, no failure to retry', () => {
+    const noDisplay = row({}, { state: 'no-display', name: 'TigerVNC' });
+    expect(rowDisplayState(noDisplay)).toBe('listening');
+    expect(rowProblem(noDisplay)).toBeUndefined();
+    const s = rowSegments(noDisplay, tableColumns([noDisplay], 160), false, '3s', 160);
+    expect(s.middle).toMatch(/^ no display\s/);
+  });
 });
 
 describe('table layout', () => {

@@ -6,7 +6,8 @@ import { terminalSafe } from '../../text/terminal-text.js';
 import type { Thumbnail } from '../thumbnails/thumbnail.js';
 import { clipColumns, displayColumns } from './display-safe.js';
 
-export type ViewerState = 'none' | 'starting' | 'open' | 'closed' | 'failed';
+/** `no-display`: no viewer can show a window on this machine; the row's port is for a tunnel. */
+export type ViewerState = 'none' | 'starting' | 'open' | 'closed' | 'failed' | 'no-display';
 
 /** What the viewer launched for a session is doing, as told by the caller (src/viewers). */
 export interface ViewerStatus {
@@ -192,8 +193,9 @@ export function viewerLabel(viewer: ViewerStatus): string {
   return viewer.name ?? 'viewer';
 }
 
-/** The VIEWER cell of a row: the viewer's name, or `failed` (the last error says why). */
+/** The VIEWER cell of a row: the viewer's name, `failed` (the last error says why), or `no display`. */
 export function viewerCell(viewer: ViewerStatus): string {
+  if (viewer.state === 'no-display') return 'no display';
   return viewer.state === 'failed' ? 'failed' : viewerLabel(viewer);
 }
 

@@ -18,6 +18,11 @@ export interface BrowserViewersOptions {
   port?: number;
   /** Environment read for VCONSOLE_BROWSER; process.env by default. */
   env?: Record<string, string | undefined>;
+  /**
+   * False when no window can show here (displayHere): pages are published, no browser is
+   * started, and the status says `no-display`; urlOf gives the address to open by hand.
+   */
+  display?: boolean;
   /** Starts the browser for a URL; the system's way (startBrowser) by default. */
   startBrowser?: (url: string, env: Record<string, string | undefined>) => Promise<BrowserLaunch>;
 }
@@ -86,6 +91,7 @@ export class BrowserViewers extends EventEmitter<{ status: [ViewerStatusEvent] }
     });
     const entry: KeyPage = { page, server, reached: false };
     this.keys.set(key, entry);
+    if (this.options.display === false) return void this.emit('status', { key, state: 'no-display', viewerName: BROWSER_VIEWER_NAME });
     let launch: BrowserLaunch;
     try {
       launch = await this.start(url, this.env);
