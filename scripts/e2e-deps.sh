@@ -28,6 +28,9 @@ packages=(
   asciinema         # plays serial recordings (asciicast v2)
   chromium          # headless, driven by puppeteer-core: the browser viewer's pages
   tesseract-ocr     # reads SeaBIOS's words back from a screenshot of the browser viewer
+  bash-completion   # the real helpers `vconsole completion bash` calls (test/integration/completion-cli)
+  zsh               # checks that `vconsole completion zsh` parses
+  fish              # checks that `vconsole completion fish` parses
   # Fonts: Xvfb needs its "fixed" font, TigerVNC (FLTK/Xft) and remote-viewer (GTK) need a
   # scalable one; without them the viewers start with empty titles or fail to open windows.
   xfonts-base

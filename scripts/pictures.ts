@@ -157,6 +157,9 @@ export async function makePictures(outDir: string): Promise<string[]> {
     COLORTERM: 'truecolor',
     LANG: 'C.UTF-8',
     VCONSOLE_BROWSER: recorder,
+    // The "browser" above draws nothing, but open starts viewers only where a display is: say
+    // there is one (no X server has this name, and nothing here opens a window).
+    DISPLAY: 'vconsole-pictures-no-x-server:0',
   };
   const terminal = new Terminal(join(work, 'tmux.sock'), env);
   const browser = await launchChromium();

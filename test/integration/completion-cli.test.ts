@@ -1,7 +1,7 @@
 // Shell completion as a shell runs it: bash sources `vconsole completion bash`, fills
 // COMP_WORDS as at a Tab and calls the completion function, which asks the built CLI. Commands,
 // flags, VM names the providers list (the demo's) and the config file's aliases complete.
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -134,6 +134,15 @@ describe('vconsole completion bash', () => {
       const result = await runVconsole(['completion', shell]);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('vconsole complete --');
+      // Where the shell is installed (scripts/e2e-deps.sh installs both), the script must parse.
+      const installed = spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
+      if (installed) {
+        const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-completion-')), `vconsole.${shell}`);
+        fs.writeFileSync(script, result.stdout);
+        const parsed = spawnSync(shell, ['-n', script], { encoding: 'utf8' });
+        fs.rmSync(path.dirname(script), { recursive: true, force: true });
+        expect(parsed.status, `${shell} -n: ${parsed.stderr}`).toBe(0);
+      }
     }
     const tcsh = await runVconsole(['completion', 'tcsh']);
     expect(tcsh.code).toBe(2);
