@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { BANNERS, fakeViewerEnvironment } from '../../test/fixtures/fake-viewer-environment.js';
 import { UsageError, VconsoleError } from '../errors.js';
-import { chooseViewer, parseViewerRequest, selectViewer, viewerArgsNotice } from './choose.js';
+import { CONSOLE_KINDS, type ConsoleKind } from '../console-kinds/index.js';
+import { chooseViewer, companionViewers, parseViewerRequest, selectViewer, viewerArgsNotice } from './choose.js';
 import { detectViewers } from './detect.js';
 
 const LINUX_FILES = {
@@ -173,6 +174,19 @@ describe('selectViewer', () => {
     expect(tiger.probes).toEqual(['/usr/bin/vncviewer -help']);
     expect(chosen.choice).toMatchObject({ kind: 'viewer', viewer: { id: 'tigervnc' } });
     expect(chosen.detected?.map((v) => v.id)).toEqual(['remote-viewer', 'tigervnc']);
+  });
+
+  it('looks beside a named viewer for the viewers of every screen it does not show, from the kinds, not for SPICE alone', () => {
+    // A kind added with a viewer that shows it: naming a VNC viewer must still find that one.
+    const rdpPort: ConsoleKind = { ...CONSOLE_KINDS[0], id: 'rdp-port', label: 'RDP', urlScheme: 'rdp' };
+    const kinds = [...CONSOLE_KINDS, rdpPort];
+    const shows = { tigervnc: ['vnc'], 'remote-viewer': ['vnc', 'spice'], remmina: ['vnc', 'rdp-port'], custom: ['vnc'] };
+    expect(companionViewers(['tigervnc'], kinds, shows)).toEqual(['remote-viewer', 'remmina']);
+    expect(companionViewers(['remote-viewer'], kinds, shows)).toEqual(['remmina']);
+    expect(companionViewers(['remmina'], kinds, shows)).toEqual(['remote-viewer']);
+    // Lines and browser-only pages need no viewer beside it; with today's lists, SPICE's only.
+    expect(companionViewers(['tigervnc'])).toEqual(['remote-viewer']);
+    expect(companionViewers(['remote-viewer'])).toEqual([]);
   });
 
   it('still says a named viewer is missing the same way', async () => {

@@ -1,5 +1,6 @@
 // Which viewer `open` and `vconsole viewers` use: what `--viewer` / VCONSOLE_VIEWER named (a
 // descriptor's id, `browser`, `none` or a path), else the first found in the OS's preference order.
+import { CONSOLE_KINDS, type ConsoleKind } from '../console-kinds/index.js';
 import { UsageError, VconsoleError } from '../errors.js';
 import { echoInput } from '../text/terminal-text.js';
 import { PLATFORM_NAMES, VIEWER_ALIASES, VIEWER_CHOICES, VIEWER_CONSOLE_TYPES, VIEWER_NAMES, installHint, lookedFor } from './catalog.js';
@@ -122,20 +123,32 @@ async function choose(
 }
 
 /**
+ * The viewers worth looking for beside `named`: those that show a screen a local port carries
+ * and none of `named` shows (remote-viewer beside TigerVNC, for SPICE), since the plan sends
+ * such a screen to the first installed viewer that can (viewer-plan.ts). From the kinds and the
+ * viewers' lists, so a new kind with a viewer that shows it needs no edit here.
+ */
+export function companionViewers(
+  named: readonly ViewerId[],
+  kinds: readonly ConsoleKind[] = CONSOLE_KINDS,
+  shows: Readonly<Partial<Record<ViewerId, readonly string[]>>> = VIEWER_CONSOLE_TYPES,
+): ViewerId[] {
+  const unshown = kinds.filter((kind) => kind.carriage === 'port' && kind.screen && !named.some((id) => shows[id]?.includes(kind.id)));
+  return (Object.keys(shows) as ViewerId[]).filter((id) => !named.includes(id) && unshown.some((kind) => shows[id]?.includes(kind.id)));
+}
+
+/**
  * Detection and choice in one step, for `open`. Skips detection when the request does not
  * need it (`none`, or a path), so naming a viewer costs no probes; asks no versions (`open`
- * shows none); a named viewer is looked for alone, with a SPICE viewer when it shows no SPICE.
+ * shows none); a named viewer is looked for with the viewers of the screens it does not show.
  */
 export async function selectViewer(
   request: ViewerRequest,
   system: ViewerEnvironment,
 ): Promise<{ detected: ViewerCandidate[] | undefined; choice: ViewerChoice }> {
   const parsed = parseViewerRequest(request, system);
-  const spiceViewers = (Object.keys(VIEWER_CONSOLE_TYPES) as ViewerId[]).filter((id) => VIEWER_CONSOLE_TYPES[id].includes('spice'));
   const named: readonly ViewerId[] | undefined = parsed.kind === 'named' ? [parsed.id] : parsed.kind === 'any-of' ? parsed.ids : undefined;
-  const only = named
-    ? new Set<ViewerId>(named.some((id) => VIEWER_CONSOLE_TYPES[id].includes('spice')) ? named : [...named, ...spiceViewers])
-    : undefined;
+  const only = named ? new Set<ViewerId>([...named, ...companionViewers(named)]) : undefined;
   // The browser shows no SPICE: remote-viewer is looked for to show those.
   const detected =
     parsed.kind === 'auto' || named || parsed.kind === 'browser' ? await detectViewers(system, { versions: false, only }) : undefined;
