@@ -30,9 +30,29 @@ describe('vconsole viewers', () => {
     expect(text).toContain('OS: Linux (linux)');
     expect(text).toMatch(/remote-viewer\s+remote-viewer \(virt-viewer\)\s+11\.0\s+vnc,spice\s+\/usr\/bin\/remote-viewer/);
     expect(text).toMatch(/tigervnc\s+TigerVNC\s+1\.12\.0\s+vnc\s+\/usr\/bin\/vncviewer/);
-    expect(text).toContain('The browser viewer (--viewer browser) shows vnc and serial consoles; only remote-viewer shows SPICE.');
+    expect(text).toContain(
+      'The browser viewer (--viewer browser) shows vnc and serial consoles; only remote-viewer shows SPICE (and remmina with its SPICE plugin).',
+    );
     expect(text).toContain('open would use: remote-viewer (virt-viewer)');
     expect(text).toContain('  /usr/bin/remote-viewer --title VM vnc://127.0.0.1:5900\n');
+  });
+
+  it('lists the consoles each found copy shows: Remmina shows SPICE only where its SPICE plugin is installed', async () => {
+    const remmina = (plugin: boolean) =>
+      fakeViewerEnvironment(
+        'linux',
+        { PATH: '/usr/bin' },
+        {
+          '/usr/bin/remmina': { version: BANNERS.remmina },
+          ...(plugin ? { '/usr/lib/x86_64-linux-gnu/remmina/plugins/remmina-plugin-spice.so': {} } : {}),
+        },
+      );
+    const without = capture();
+    await runViewersCommand({}, without.io, remmina(false));
+    expect(without.text()).toMatch(/remmina\s+Remmina\s+1\.4\.29\s+vnc\s+\/usr\/bin\/remmina/);
+    const withPlugin = capture();
+    await runViewersCommand({ json: true }, withPlugin.io, remmina(true));
+    expect((JSON.parse(withPlugin.text()) as { viewers: { consoleTypes: string[] }[] }).viewers[0].consoleTypes).toEqual(['vnc', 'spice']);
   });
 
   it("prints kubectl's -o yaml as the --json document, -o name as the ids --viewer takes", async () => {

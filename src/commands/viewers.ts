@@ -6,6 +6,8 @@ import {
   PREFERENCE_ORDER,
   VIEWER_CHOICES,
   VIEWER_CONSOLE_TYPES,
+  VIEWER_OPTIONAL_TYPES,
+  candidateShows,
   installHint,
   lookedFor,
 } from '../viewers/catalog.js';
@@ -82,7 +84,8 @@ function buildReport(platform: HostPlatform, detected: ViewerCandidate[], choice
       name: v.name,
       path: v.path,
       version: v.version ?? null,
-      consoleTypes: [...VIEWER_CONSOLE_TYPES[v.id]],
+      // What this copy shows (Remmina's SPICE depends on its plugin), not what the viewer may.
+      consoleTypes: [...candidateShows(v)],
     })),
     browser: { consoleTypes: [...BROWSER_CONSOLE_TYPES] },
     selected,
@@ -96,12 +99,18 @@ function exampleCommand(choice: Extract<ViewerChoice, { kind: 'viewer' }>): View
   return buildViewerCommand(choice.viewer, { ...EXAMPLE_TARGET, extraArgs: choice.extraArgs });
 }
 
-/** `only remote-viewer shows SPICE`: the viewers a name can pick that show SPICE, from the catalogue. */
+/**
+ * `only remote-viewer shows SPICE (and remmina with its SPICE plugin)`: the viewers a name can
+ * pick that show SPICE, from the catalogue, then those that show it with something added.
+ */
 function spiceViewersSentence(): string {
-  const ids = VIEWER_CHOICES.filter(
-    (id): id is ViewerId => id in VIEWER_CONSOLE_TYPES && VIEWER_CONSOLE_TYPES[id as ViewerId].includes('spice'),
-  );
-  return `only ${ids.join(' and ')} ${ids.length === 1 ? 'shows' : 'show'} SPICE`;
+  const named = VIEWER_CHOICES.filter((id): id is ViewerId => id in VIEWER_CONSOLE_TYPES);
+  const ids = named.filter((id) => VIEWER_CONSOLE_TYPES[id].includes('spice'));
+  const added = named.flatMap((id) => {
+    const what = VIEWER_CONSOLE_TYPES[id].includes('spice') ? undefined : VIEWER_OPTIONAL_TYPES[id].spice;
+    return what ? [`${id} with ${what.needs}`] : [];
+  });
+  return `only ${ids.join(' and ')} ${ids.length === 1 ? 'shows' : 'show'} SPICE${added.length ? ` (and ${added.join(' and ')})` : ''}`;
 }
 
 function renderText(report: ViewersReport, choice: ViewerChoice, platform: HostPlatform, argsNotice: string | undefined): string {

@@ -2,6 +2,7 @@
 // what `--viewer` accepts, the consoles each shows, each OS's preference order and what detection
 // looks for there; plus the OS-level words (names of the OSes, one install hint per OS).
 import { VIEWER_DESCRIPTORS, type ViewerId } from './descriptors/index.js';
+import type { ViewerCandidate } from './types.js';
 import type { HostPlatform, ViewerConsoleType } from './viewer-io.js';
 
 const byId = <T>(value: (d: (typeof VIEWER_DESCRIPTORS)[number]) => T) =>
@@ -37,6 +38,15 @@ export const VIEWER_ALIASES: ReadonlyMap<string, readonly ViewerId[]> = (() => {
  * browser page.
  */
 export const VIEWER_CONSOLE_TYPES: Readonly<Record<ViewerId, readonly ViewerConsoleType[]>> = byId((d) => d.shows);
+
+/** The kinds only some copies of each viewer show (Remmina's SPICE, with its plugin), with what a copy needs for each. */
+export const VIEWER_OPTIONAL_TYPES: Readonly<Record<ViewerId, Partial<Record<ViewerConsoleType, { needs: string; install: string }>>>> =
+  byId((d) => d.showsWith ?? {});
+
+/** The kinds a found viewer shows: what detection found this copy shows, else what its descriptor lists. */
+export function candidateShows(viewer: ViewerCandidate): readonly ViewerConsoleType[] {
+  return viewer.shows ?? VIEWER_CONSOLE_TYPES[viewer.id];
+}
 
 /** What the browser viewer shows: noVNC for screens, xterm.js for serial lines. */
 export const BROWSER_CONSOLE_TYPES: readonly ViewerConsoleType[] = ['vnc', 'serial'];

@@ -184,9 +184,12 @@ describe('selectViewer', () => {
     expect(companionViewers(['tigervnc'], kinds, shows)).toEqual(['remote-viewer', 'remmina']);
     expect(companionViewers(['remote-viewer'], kinds, shows)).toEqual(['remmina']);
     expect(companionViewers(['remmina'], kinds, shows)).toEqual(['remote-viewer']);
-    // Lines and browser-only pages need no viewer beside it; with today's lists, SPICE's only.
-    expect(companionViewers(['tigervnc'])).toEqual(['remote-viewer']);
+    // Lines and browser-only pages need no viewer beside it; with today's lists, SPICE's only:
+    // remote-viewer, and Remmina, which shows it where its SPICE plugin is installed.
+    expect(companionViewers(['tigervnc'])).toEqual(['remote-viewer', 'remmina']);
     expect(companionViewers(['remote-viewer'])).toEqual([]);
+    // A copy of Remmina may lack the plugin: remote-viewer is looked for beside it.
+    expect(companionViewers(['remmina'])).toEqual(['remote-viewer']);
   });
 
   it('still says a named viewer is missing the same way', async () => {

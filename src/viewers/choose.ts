@@ -3,7 +3,16 @@
 import { CONSOLE_KINDS, type ConsoleKind } from '../console-kinds/index.js';
 import { UsageError, VconsoleError } from '../errors.js';
 import { echoInput } from '../text/terminal-text.js';
-import { PLATFORM_NAMES, VIEWER_ALIASES, VIEWER_CHOICES, VIEWER_CONSOLE_TYPES, VIEWER_NAMES, installHint, lookedFor } from './catalog.js';
+import {
+  PLATFORM_NAMES,
+  VIEWER_ALIASES,
+  VIEWER_CHOICES,
+  VIEWER_CONSOLE_TYPES,
+  VIEWER_NAMES,
+  VIEWER_OPTIONAL_TYPES,
+  installHint,
+  lookedFor,
+} from './catalog.js';
 import { detectViewers, identifyExecutable } from './detect.js';
 import { homeDirectory, isRunnable, pathFor } from './locate.js';
 import type { ViewerCandidate, ViewerEnvironment, ViewerId } from './types.js';
@@ -124,17 +133,21 @@ async function choose(
 
 /**
  * The viewers worth looking for beside `named`: those that show a screen a local port carries
- * and none of `named` shows (remote-viewer beside TigerVNC, for SPICE), since the plan sends
- * such a screen to the first installed viewer that can (viewer-plan.ts). From the kinds and the
- * viewers' lists, so a new kind with a viewer that shows it needs no edit here.
+ * and none of `named` shows in every copy (remote-viewer beside TigerVNC, for SPICE), since the
+ * plan sends such a screen to the first installed viewer that can (viewer-plan.ts). A viewer
+ * that shows it in some copies (Remmina, with its SPICE plugin) is looked for too, and one of
+ * those named does not stop the search: detection says which copy is found (`optional`). From
+ * the kinds and the viewers' lists, so a new kind with a viewer that shows it needs no edit here.
  */
 export function companionViewers(
   named: readonly ViewerId[],
   kinds: readonly ConsoleKind[] = CONSOLE_KINDS,
   shows: Readonly<Partial<Record<ViewerId, readonly string[]>>> = VIEWER_CONSOLE_TYPES,
+  optional: Readonly<Partial<Record<ViewerId, Readonly<Partial<Record<string, unknown>>>>>> = VIEWER_OPTIONAL_TYPES,
 ): ViewerId[] {
+  const mayShow = (id: ViewerId, kind: ConsoleKind) => shows[id]?.includes(kind.id) || optional[id]?.[kind.id] !== undefined;
   const unshown = kinds.filter((kind) => kind.carriage === 'port' && kind.screen && !named.some((id) => shows[id]?.includes(kind.id)));
-  return (Object.keys(shows) as ViewerId[]).filter((id) => !named.includes(id) && unshown.some((kind) => shows[id]?.includes(kind.id)));
+  return (Object.keys(shows) as ViewerId[]).filter((id) => !named.includes(id) && unshown.some((kind) => mayShow(id, kind)));
 }
 
 /**

@@ -14,13 +14,18 @@ import type { HostPlatform, ViewerCandidate, ViewerCommand, ViewerTarget } from 
 export function buildViewerCommand(viewer: ViewerCandidate, target: ViewerTarget): ViewerCommand {
   const type: ConsoleType = target.consoleType ?? 'vnc';
   const kind = consoleKind(type);
-  const command = kind ? viewerDescriptor(viewer.id).command(viewer.path, { ...target, kind }) : undefined;
+  const descriptor = viewerDescriptor(viewer.id);
+  // A copy detection found without what the kind needs (Remmina without its SPICE plugin) cannot show it.
+  const shown = !viewer.shows || viewer.shows.includes(type);
+  const command = kind && shown ? descriptor.command(viewer.path, { ...target, kind }) : undefined;
   if (command) return command;
   const able = VIEWER_DESCRIPTORS.find((d) => d.byName !== false && d.shows.includes(type));
-  throw new VconsoleError(
-    `${viewer.name} cannot show ${kind?.label ?? type} consoles`,
-    able ? { hint: `use ${able.name}: --viewer ${able.id}` } : {},
-  );
+  const added = descriptor.showsWith?.[type];
+  const use = able ? `use ${able.name}: --viewer ${able.id}` : undefined;
+  const hint = added
+    ? `install ${added.install} (${viewer.name} shows ${kind?.label ?? type} with ${added.needs})${use ? `, or ${use}` : ''}`
+    : use;
+  throw new VconsoleError(`${viewer.name} cannot show ${kind?.label ?? type} consoles`, hint ? { hint } : {});
 }
 
 /** One argument as a user would type it in this OS's shell. */

@@ -111,6 +111,9 @@ async function resolveLocation(
   const name = id === undefined ? `${pathFor(system.platform).basename(loc.path)} (${first.name}-compatible)` : VIEWER_NAMES[id];
   const candidate: ViewerCandidate = { id: id ?? first.id, name, path: loc.path };
   if (version) candidate.version = version;
+  // What this copy shows, where copies differ (a plugin installed beside it or bundled).
+  const shows = loc.claimants.find((d) => d.id === candidate.id)?.showsHere?.(system, loc.path);
+  if (shows) candidate.shows = [...shows];
   return candidate;
 }
 

@@ -1,7 +1,7 @@
 import { CONSOLE_KINDS, DEFAULT_CONSOLE_TYPE, consoleKind, type ConsoleKind } from '../console-kinds/index.js';
 import { VconsoleError } from '../errors.js';
 import { echoInput } from '../text/terminal-text.js';
-import { BROWSER_CONSOLE_TYPES, VIEWER_CONSOLE_TYPES, VIEWER_NAMES } from './catalog.js';
+import { BROWSER_CONSOLE_TYPES, VIEWER_CONSOLE_TYPES, VIEWER_NAMES, VIEWER_OPTIONAL_TYPES, candidateShows } from './catalog.js';
 import type { ViewerChoice } from './choose.js';
 import type { ViewerCandidate, ViewerConsoleType, ViewerId } from './types.js';
 
@@ -18,9 +18,9 @@ export interface ViewerPlan {
   notices: Partial<Record<ViewerConsoleType, string>>;
 }
 
-/** Whether `viewer` shows consoles of `type`. */
+/** Whether `viewer` (this copy of it: a plugin may be missing) shows consoles of `type`. */
 export function showsConsole(viewer: ViewerCandidate, type: ViewerConsoleType): boolean {
-  return VIEWER_CONSOLE_TYPES[viewer.id].includes(type);
+  return candidateShows(viewer).includes(type);
 }
 
 /** The viewer a choice names: what it shows, how it is reached, what messages call it. */
@@ -38,7 +38,7 @@ function chosenViewer(choice: ViewerChoice): Chosen | undefined {
       return undefined;
     case 'viewer':
       return {
-        shows: VIEWER_CONSOLE_TYPES[choice.viewer.id],
+        shows: candidateShows(choice.viewer),
         route: { kind: 'native', viewer: choice.viewer, extraArgs: choice.extraArgs },
         name: choice.viewer.name,
       };
@@ -93,14 +93,23 @@ export function planViewers(
   return plan;
 }
 
-/** `no SPICE viewer found (only remote-viewer shows SPICE): install virt-viewer, ...`, from the viewers' list. */
+/**
+ * `no SPICE viewer found (only remote-viewer and Remmina with its SPICE plugin show SPICE): install
+ * virt-viewer or remmina-plugin-spice, ...`, from the viewers' lists: those every copy of which
+ * shows the kind, then those that show it with something added (`showsWith`).
+ */
 function noViewerNotice(kind: ConsoleKind): string {
-  const known = (Object.keys(VIEWER_CONSOLE_TYPES) as ViewerId[]).filter(
-    (id) => id !== 'custom' && VIEWER_CONSOLE_TYPES[id].includes(kind.id as ViewerConsoleType),
-  );
+  const type = kind.id as ViewerConsoleType;
+  const ids = (Object.keys(VIEWER_CONSOLE_TYPES) as ViewerId[]).filter((id) => id !== 'custom');
+  const names = [
+    ...ids.filter((id) => VIEWER_CONSOLE_TYPES[id].includes(type)).map((id) => programAndPackage(VIEWER_NAMES[id])),
+    ...ids.flatMap((id) => {
+      const added = VIEWER_CONSOLE_TYPES[id].includes(type) ? undefined : VIEWER_OPTIONAL_TYPES[id][type];
+      return added ? [{ program: `${programAndPackage(VIEWER_NAMES[id]).program} with ${added.needs}`, install: added.install }] : [];
+    }),
+  ];
   const point = `point a ${kind.label} client at the ports shown`;
-  if (known.length === 0) return `no ${kind.label} viewer found (vconsole knows none that shows ${kind.label}): ${point}`;
-  const names = known.map((id) => programAndPackage(VIEWER_NAMES[id]));
+  if (names.length === 0) return `no ${kind.label} viewer found (vconsole knows none that shows ${kind.label}): ${point}`;
   const programs = names.map((n) => n.program);
   const only = `only ${programs.join(' and ')} show${programs.length === 1 ? 's' : ''} ${kind.label}`;
   return `no ${kind.label} viewer found (${only}): install ${names.map((n) => n.install).join(' or ')}, or ${point}`;

@@ -35,8 +35,19 @@ export interface ViewerDescriptor<Id extends string = string> {
   readonly id: Id;
   /** What messages call it: `TigerVNC`. */
   readonly name: string;
-  /** The console kinds `open` routes to it. */
+  /** The console kinds `open` routes to every copy of it. */
   readonly shows: readonly ConsoleType[];
+  /**
+   * Kinds only some copies show, each with what a copy needs for it (`its SPICE plugin`) and
+   * the package that adds it; `showsHere` says which a found copy has. The notices naming the
+   * viewers of a kind ("only remote-viewer shows SPICE") are made from `shows` and this.
+   */
+  readonly showsWith?: Partial<Record<ConsoleType, { needs: string; install: string }>>;
+  /**
+   * The kinds the copy at `path` shows (`shows` and those of `showsWith` it has), asked while
+   * locating it, from `system` alone; absent, every copy shows `shows`.
+   */
+  showsHere?(system: ViewerEnvironment, path: string): readonly ConsoleType[];
   /**
    * Other words `--viewer` takes for it: the names of its executables (`vncviewer`,
    * `xtigervncviewer`) and virtctl's `--vnc-type` word (`tiger`). A word several viewers list
