@@ -10,6 +10,7 @@ const FOREIGN_FLAGS: Readonly<Record<string, string>> = {
   '--vnc-path': '--viewer PATH',
   '--timeout': 'vconsole console --timeout (or --wait)',
   '--output': '-o on vconsole list and viewers',
+  '-o': '-o on vconsole list and viewers',
   '--request-timeout': 'vconsole console --wait',
   '--cluster': '--context',
   '--user': '--context',
@@ -46,7 +47,12 @@ export function withForeignFlagHint(message: string, offers?: (flag: string) => 
   if (!parsed) return message;
   const [, unknown, flag, guess] = parsed;
   if (guess && !FOREIGN_FLAGS[flag]) return message;
-  const known = FOREIGN_FLAGS[flag] ? flag : Object.keys(FOREIGN_FLAGS).find((foreign) => typoDistance(flag, foreign) <= 2);
+  // A near miss of a long flag only: every short flag is two edits from -o.
+  const nearMiss = () =>
+    flag.startsWith('--')
+      ? Object.keys(FOREIGN_FLAGS).find((foreign) => foreign.startsWith('--') && typoDistance(flag, foreign) <= 2)
+      : undefined;
+  const known = FOREIGN_FLAGS[flag] ? flag : nearMiss();
   if (!known) return message;
   const suggested = /^--[a-z-]+/.exec(FOREIGN_FLAGS[known])?.[0];
   if (suggested && offers && !offers(suggested)) return unknown;

@@ -82,6 +82,9 @@ describe('unknown virtctl and kubectl flags', () => {
     expect(withForeignFlagHint("unknown option '--proxy-only'", list)).toBe(
       "unknown option '--proxy-only' (Did you mean vconsole vnc --proxy-only, or vconsole proxy?)",
     );
+    // kubectl's -o where it is not (open, proxy); another short flag is no near miss of it.
+    expect(withForeignFlagHint("unknown option '-o'", open)).toBe("unknown option '-o' (Did you mean -o on vconsole list and viewers?)");
+    expect(withForeignFlagHint("unknown option '-w'", open)).toBe("unknown option '-w'");
     // commander guesses --listen for kubectl's --cluster by its letters; it means --context.
     expect(withForeignFlagHint("unknown option '--cluster' (Did you mean --listen?)", open)).toBe(
       "unknown option '--cluster' (Did you mean --context?)",
