@@ -81,9 +81,13 @@ export class NoDisplayReport {
     return noDisplayNotice(this.verdict);
   }
 
-  /** A console a viewer here would have shown: the ssh -L line for its port. */
+  /**
+   * A console a viewer here would have shown: the ssh -L line for its port, the command first
+   * (an 80-column TUI cuts the end of a log line) and the rest a shell comment, so the whole
+   * line can be pasted as it is.
+   */
   console(key: number, target: Omit<ViewerTarget, 'extraArgs'>): void {
-    const line = `${this.out.nameOf(key)}: on your own machine run ${sshForwardCommand(this.verdict.login, target.host, target.port)}, then ${pointAt(target.consoleType, target.port)}`;
+    const line = `${sshForwardCommand(this.verdict.login, target.host, target.port)}  # ${this.out.nameOf(key)}: run on your own machine, then ${pointAt(target.consoleType, target.port)}`;
     this.say(key, line);
   }
 
@@ -95,7 +99,7 @@ export class NoDisplayReport {
   page(key: number, url: string): void {
     const name = this.out.nameOf(key);
     const port = Number(new URL(url).port);
-    const line = `${name}: on your own machine run ${sshForwardCommand(this.verdict.login, '127.0.0.1', port)}, then open the browser viewer's page there`;
+    const line = `${sshForwardCommand(this.verdict.login, '127.0.0.1', port)}  # ${name}: run on your own machine, then open the browser viewer's page there`;
     if (this.out.useTui)
       return void this.out
         .view()

@@ -153,7 +153,7 @@ describe('App keys', () => {
   it("Enter on a row with no display shows the command's answer (the ssh -L line), not 'opening a viewer'", async () => {
     const { store, actions, app } = await mountEventApp();
     store.apply({ type: 'viewer', sessionId: 1, status: { state: 'no-display', name: 'TigerVNC' } });
-    const line = 'demo:vm-1: on your own machine run ssh -L 5901:127.0.0.1:5901 jump, then point a VNC viewer at 127.0.0.1:5901';
+    const line = 'ssh -L 5901:127.0.0.1:5901 jump  # demo:vm-1: run on your own machine, then point a VNC viewer at 127.0.0.1:5901';
     actions.onOpenViewer.mockImplementation(() => store.apply({ type: 'notice', text: line }));
     await until(frameHas(app, 'no display'), 'the row saying no display');
     app.stdin.write(ENTER);
