@@ -100,11 +100,14 @@ export class NoDisplayReport {
     const name = this.out.nameOf(key);
     const port = Number(new URL(url).port);
     const line = `${sshForwardCommand(this.verdict.login, '127.0.0.1', port)}  # ${name}: run on your own machine, then open the browser viewer's page there`;
-    if (this.out.useTui)
-      return void this.out
-        .view()
-        ?.show({ type: 'notice', text: `${line}: ${url} (works once, for ${BROWSER_MANUAL_CODE_TTL_MS / 60_000} minutes)` });
     this.say(key, line);
+    // The TUI: the ssh -L line in the log (as for any console), the address alone in the
+    // notice, first, so an 80-column line still shows it whole.
+    if (this.out.useTui)
+      return void this.out.view()?.show({
+        type: 'notice',
+        text: `${url}  # ${name}'s page, once the ssh -L line in the log runs; works once, for ${BROWSER_MANUAL_CODE_TTL_MS / 60_000} minutes`,
+      });
     this.out.stdout.write(`${JSON.stringify({ target: name, url })}\n`);
   }
 
