@@ -382,6 +382,12 @@ Examples:
       }
     });
 
+  // Each command's usage errors know its flags, so a virtctl flag's hint names one it has.
+  const withErrorLines = (command: Command): void => {
+    command.configureOutput({ outputError: (text, write) => write(commanderErrorLine(text, command)) });
+    command.commands.forEach(withErrorLines);
+  };
+  withErrorLines(program);
   return program;
 }
 
@@ -413,12 +419,13 @@ export async function main(argv: string[]): Promise<void> {
 }
 
 /** commander's own usage errors (unknown option, missing argument) as vconsole's error line. */
-function commanderErrorLine(text: string): string {
+function commanderErrorLine(text: string, command?: Command): string {
   const message = text
     .trim()
     .replace(/^error: /, '')
     .replace(/\s*\n\s*/g, ' ');
-  return `${errorLine(new UsageError(withForeignFlagHint(message)))}\n`;
+  const offers = command && ((flag: string) => command.options.some((option) => option.long === flag));
+  return `${errorLine(new UsageError(withForeignFlagHint(message, offers)))}\n`;
 }
 
 function reportError(err: unknown, verbose: boolean): number {

@@ -21,17 +21,30 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open without a display (tmux)', 
   it(
     'the row says no display, r has nothing to retry, the ssh -L line names the port',
     async () => {
-      const command = [process.execPath, VCONSOLE_BIN, 'open', 'demo:vm-a', '--viewer', 'tigervnc', '--port', '5977'];
+      const command = [
+        process.execPath,
+        VCONSOLE_BIN,
+        'open',
+        'demo:vm-a',
+        'demo:windows-server-2022-prod',
+        '--viewer',
+        'tigervnc',
+        '--port',
+        '5977',
+      ];
       const env = vconsoleEnv({
         DISPLAY: undefined,
         WAYLAND_DISPLAY: undefined,
         SSH_CONNECTION: '203.0.113.7 51234 198.51.100.2 22',
-        USER: 'ada',
+        USER: 'administrator',
       });
-      terminal = await startTmux(lab, await lab.tempDir('no-display'), command, { columns: 160, rows: 40, cwd: REPO_ROOT, env });
+      // 80x24, a laptop's: the log cuts a line's end, so each ssh -L line must come whole first.
+      terminal = await startTmux(lab, await lab.tempDir('no-display'), command, { columns: 80, rows: 24, cwd: REPO_ROOT, env });
       const term = terminal;
       await term.awaitScreen('the row saying no display', (screen) => /demo:vm-a.*no display/.test(screen));
-      await term.awaitScreen('the ssh -L line', (screen) => screen.includes('ssh -L 5977:127.0.0.1:5977 ada@198.51.100.2'));
+      await term.awaitScreen('both ssh -L lines whole', (screen) =>
+        ['5977', '5978'].every((port) => screen.includes(`ssh -L ${port}:127.0.0.1:${port} administrator@198.51.100.2`)),
+      );
       await term.sendKeys(['r']);
       const screen = await term.awaitScreen('the retry answer', (s) => s.includes('nothing to retry'));
       expect(screen).toMatch(/demo:vm-a .*listening +no display /);

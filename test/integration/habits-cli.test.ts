@@ -154,6 +154,10 @@ describe("virtctl's console --timeout", () => {
 describe('virtctl and kubectl flags vconsole spells otherwise', () => {
   it.each([
     [['open', 'demo:vm-a', '--address', '0.0.0.0'], "vconsole: unknown option '--address' (Did you mean --listen?)\n"],
+    // list has no --listen to point at; kubectl's --cluster is --context, whatever its letters are near.
+    [['list', '--address', '0.0.0.0'], "vconsole: unknown option '--address'\n"],
+    [['open', 'demo:vm-a', '--cluster', 'prod'], "vconsole: unknown option '--cluster' (Did you mean --context?)\n"],
+    [['proxy', 'demo:vm-a', '-o', 'json'], "vconsole: unknown option '-o' (Did you mean -o on vconsole list and viewers?)\n"],
     [
       ['proxy', 'demo:vm-a', '--proxy-only'],
       "vconsole: unknown option '--proxy-only' (Did you mean vconsole vnc --proxy-only, or vconsole proxy?)\n",

@@ -51,7 +51,7 @@ describe('vconsole open without a display', () => {
     for (const { target, port } of portLines(child)) {
       await child.waitForStderr(
         new RegExp(
-          `^${target}: on your own machine run ssh -L ${port}:127\\.0\\.0\\.1:${port} ada@198\\.51\\.100\\.2, then point a VNC viewer at 127\\.0\\.0\\.1:${port}$`,
+          `^ssh -L ${port}:127\\.0\\.0\\.1:${port} ada@198\\.51\\.100\\.2  # ${target}: run on your own machine, then point a VNC viewer at 127\\.0\\.0\\.1:${port}$`,
           'm',
         ),
       );
@@ -92,7 +92,7 @@ describe('vconsole open without a display', () => {
     const pagePort = new URL(page.url).port;
     await child.waitForStderr(
       new RegExp(
-        `^demo:vm-a: on your own machine run ssh -L ${pagePort}:127\\.0\\.0\\.1:${pagePort} ada@198\\.51\\.100\\.2, then open`,
+        `^ssh -L ${pagePort}:127\\.0\\.0\\.1:${pagePort} ada@198\\.51\\.100\\.2  # demo:vm-a: run on your own machine, then open`,
         'm',
       ),
     );

@@ -10,6 +10,7 @@ const FOREIGN_FLAGS: Readonly<Record<string, string>> = {
   '--vnc-path': '--viewer PATH',
   '--timeout': 'vconsole console --timeout (or --wait)',
   '--output': '-o on vconsole list and viewers',
+  '-o': '-o on vconsole list and viewers',
   '--request-timeout': 'vconsole console --wait',
   '--cluster': '--context',
   '--user': '--context',
@@ -35,14 +36,27 @@ function typoDistance(a: string, b: string): number {
 
 /**
  * commander's message for an unknown option, with the vconsole spelling when the flag is a
- * virtctl or kubectl one (or two typos from one) and commander had nothing to suggest.
+ * virtctl or kubectl one (or two typos from one) and commander had nothing to suggest. A
+ * spelling that is a flag (`--listen`) is suggested only where `offers` says the command has
+ * it: `list --address` is no place for --listen. Spellings that name a command are kept.
  */
-export function withForeignFlagHint(message: string): string {
-  const flag = /^unknown option '([^'=]+)(?:=[^']*)?'$/.exec(message)?.[1];
-  if (!flag) return message;
-  const known = FOREIGN_FLAGS[flag] ? flag : Object.keys(FOREIGN_FLAGS).find((foreign) => typoDistance(flag, foreign) <= 2);
+export function withForeignFlagHint(message: string, offers?: (flag: string) => boolean): string {
+  // commander's own guess, by spelling alone (`--cluster`: "Did you mean --listen?"), gives way
+  // to what the virtctl or kubectl flag means; a near miss keeps it (`--sahre`: --share).
+  const parsed = /^(unknown option '([^'=]+)(?:=[^']*)?')( \(Did you mean [^)]*\?\))?$/.exec(message);
+  if (!parsed) return message;
+  const [, unknown, flag, guess] = parsed;
+  if (guess && !FOREIGN_FLAGS[flag]) return message;
+  // A near miss of a long flag only: every short flag is two edits from -o.
+  const nearMiss = () =>
+    flag.startsWith('--')
+      ? Object.keys(FOREIGN_FLAGS).find((foreign) => foreign.startsWith('--') && typoDistance(flag, foreign) <= 2)
+      : undefined;
+  const known = FOREIGN_FLAGS[flag] ? flag : nearMiss();
   if (!known) return message;
+  const suggested = /^--[a-z-]+/.exec(FOREIGN_FLAGS[known])?.[0];
+  if (suggested && offers && !offers(suggested)) return unknown;
   return known === flag
-    ? `${message} (Did you mean ${FOREIGN_FLAGS[known]}?)`
-    : `${message} (Did you mean ${known}? here that is ${FOREIGN_FLAGS[known]})`;
+    ? `${unknown} (Did you mean ${FOREIGN_FLAGS[known]}?)`
+    : `${unknown} (Did you mean ${known}? here that is ${FOREIGN_FLAGS[known]})`;
 }

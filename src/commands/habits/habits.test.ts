@@ -71,4 +71,23 @@ describe('unknown virtctl and kubectl flags', () => {
       "unknown option '--sahre' (Did you mean --share?)",
     );
   });
+
+  it("name a flag only where the command has it, and win over commander's guess by spelling", () => {
+    const open = (flag: string) => ['--listen', '--viewer', '--context'].includes(flag);
+    const list = (flag: string) => flag === '--context';
+    expect(withForeignFlagHint("unknown option '--address'", open)).toBe("unknown option '--address' (Did you mean --listen?)");
+    // list has no --listen: no hint rather than a flag list refuses too.
+    expect(withForeignFlagHint("unknown option '--address'", list)).toBe("unknown option '--address'");
+    // A hint that names a command stays wherever it is typed.
+    expect(withForeignFlagHint("unknown option '--proxy-only'", list)).toBe(
+      "unknown option '--proxy-only' (Did you mean vconsole vnc --proxy-only, or vconsole proxy?)",
+    );
+    // kubectl's -o where it is not (open, proxy); another short flag is no near miss of it.
+    expect(withForeignFlagHint("unknown option '-o'", open)).toBe("unknown option '-o' (Did you mean -o on vconsole list and viewers?)");
+    expect(withForeignFlagHint("unknown option '-w'", open)).toBe("unknown option '-w'");
+    // commander guesses --listen for kubectl's --cluster by its letters; it means --context.
+    expect(withForeignFlagHint("unknown option '--cluster' (Did you mean --listen?)", open)).toBe(
+      "unknown option '--cluster' (Did you mean --context?)",
+    );
+  });
 });

@@ -81,9 +81,13 @@ export class NoDisplayReport {
     return noDisplayNotice(this.verdict);
   }
 
-  /** A console a viewer here would have shown: the ssh -L line for its port. */
+  /**
+   * A console a viewer here would have shown: the ssh -L line for its port, the command first
+   * (an 80-column TUI cuts the end of a log line) and the rest a shell comment, so the whole
+   * line can be pasted as it is.
+   */
   console(key: number, target: Omit<ViewerTarget, 'extraArgs'>): void {
-    const line = `${this.out.nameOf(key)}: on your own machine run ${sshForwardCommand(this.verdict.login, target.host, target.port)}, then ${pointAt(target.consoleType, target.port)}`;
+    const line = `${sshForwardCommand(this.verdict.login, target.host, target.port)}  # ${this.out.nameOf(key)}: run on your own machine, then ${pointAt(target.consoleType, target.port)}`;
     this.say(key, line);
   }
 
@@ -95,12 +99,15 @@ export class NoDisplayReport {
   page(key: number, url: string): void {
     const name = this.out.nameOf(key);
     const port = Number(new URL(url).port);
-    const line = `${name}: on your own machine run ${sshForwardCommand(this.verdict.login, '127.0.0.1', port)}, then open the browser viewer's page there`;
-    if (this.out.useTui)
-      return void this.out
-        .view()
-        ?.show({ type: 'notice', text: `${line}: ${url} (works once, for ${BROWSER_MANUAL_CODE_TTL_MS / 60_000} minutes)` });
+    const line = `${sshForwardCommand(this.verdict.login, '127.0.0.1', port)}  # ${name}: run on your own machine, then open the browser viewer's page there`;
     this.say(key, line);
+    // The TUI: the ssh -L line in the log (as for any console), the address alone in the
+    // notice, first, so an 80-column line still shows it whole.
+    if (this.out.useTui)
+      return void this.out.view()?.show({
+        type: 'notice',
+        text: `${url}  # ${name}'s page, once the ssh -L line in the log runs; works once, for ${BROWSER_MANUAL_CODE_TTL_MS / 60_000} minutes`,
+      });
     this.out.stdout.write(`${JSON.stringify({ target: name, url })}\n`);
   }
 

@@ -150,6 +150,18 @@ describe('App rendering', () => {
 });
 
 describe('App keys', () => {
+  it("Enter on a row with no display shows the command's answer (the ssh -L line), not 'opening a viewer'", async () => {
+    const { store, actions, app } = await mountEventApp();
+    store.apply({ type: 'viewer', sessionId: 1, status: { state: 'no-display', name: 'TigerVNC' } });
+    const line = 'ssh -L 5901:127.0.0.1:5901 jump  # demo:vm-1: run on your own machine, then point a VNC viewer at 127.0.0.1:5901';
+    actions.onOpenViewer.mockImplementation(() => store.apply({ type: 'notice', text: line }));
+    await until(frameHas(app, 'no display'), 'the row saying no display');
+    app.stdin.write(ENTER);
+    expect(actions.onOpenViewer).toHaveBeenLastCalledWith(1);
+    await until(frameHas(app, 'ssh -L 5901:127.0.0.1:5901 jump'), 'the ssh -L line as the notice');
+    expect(app.lastFrame()).not.toContain('opening a viewer');
+  });
+
   it('selects with arrows and j/k and runs the action on the selected session', async () => {
     const { actions, app } = await mountEventApp();
     app.stdin.write(ENTER);

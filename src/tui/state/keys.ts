@@ -258,6 +258,9 @@ const BROWSE_ACTIONS: Record<BrowseAction, (ui: UiState, context: KeyContext) =>
     if (row.session.state !== 'listening') return say(`${name} is not listening yet`);
     // The terminal goes to the console and comes back to this screen as it was: no notice.
     if (isSerialRow(row)) return { ui: { ...pinned, notice: undefined }, action: { type: 'attach', sessionId: id } };
+    // No window can show here: no viewer opens, the command's notice (the console's ssh -L
+    // line) answers instead, and a notice of ours would hide it.
+    if (row.viewer.state === 'no-display') return { ui: { ...pinned, notice: undefined }, action: { type: 'open', sessionId: id } };
     return say(`opening a viewer for ${name}`, { type: 'open', sessionId: id });
   }),
   address: onSelectedRow(({ row, say, canCopy }) => {

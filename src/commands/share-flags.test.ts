@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { unsharedBecause, withShareDefault, type ShareFlags } from './share-flags.js';
+
+const none: ShareFlags = {};
+
+// Issue 26: open shares by default, --no-share and defaults.share: false opt out, proxy stays a
+// byte relay unless --share; when s or the grid cannot work, the notice says what would.
+
+describe('whether a command shares, and what would make it', () => {
+  it('open shares unless --no-share or defaults.share: false; the flag wins over the config file', () => {
+    expect(withShareDefault(none, undefined, true).share).toBe(true);
+    expect(withShareDefault({ share: false }, undefined, true).share).toBe(false);
+    expect(withShareDefault(none, false, true).share).toBe(false);
+    expect(withShareDefault({ share: true }, false, true).share).toBe(true);
+  });
+
+  it('proxy shares only when asked (--share or defaults.share: true)', () => {
+    expect(withShareDefault(none, undefined).share).toBeUndefined();
+    expect(withShareDefault(none, true).share).toBe(true);
+    expect(withShareDefault({ share: false }, true).share).toBe(false);
+  });
+
+  it('names the change that would share: drop --no-share, or --share over the config file', () => {
+    expect(unsharedBecause({ share: false }, undefined)).toBe('drop --no-share');
+    expect(unsharedBecause({ share: false }, true)).toBe('drop --no-share');
+    expect(unsharedBecause({}, false)).toBe('pass --share, or drop defaults.share: false from the config file');
+    expect(unsharedBecause({}, undefined)).toBeUndefined();
+    expect(unsharedBecause({ share: true }, false)).toBeUndefined();
+  });
+});
