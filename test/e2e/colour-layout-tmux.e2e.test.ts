@@ -37,12 +37,16 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open at 80x24 in tmux: columns a
   }, 60_000);
   afterAll(() => lab.cleanup(), 60_000);
 
-  async function open(name: string, env: NodeJS.ProcessEnv): Promise<{ screen: string; coloured: string }> {
+  async function open(
+    name: string,
+    env: NodeJS.ProcessEnv,
+    size = { columns: 80, rows: 24 },
+  ): Promise<{ screen: string; coloured: string }> {
     const command = [process.execPath, VCONSOLE_BIN, 'open', ...TARGETS, '--viewer', 'none'];
     const base = vconsoleEnv();
     delete base.NO_COLOR;
     delete base.FORCE_COLOR;
-    terminal = await startTmux(lab, await lab.tempDir(name), command, { columns: 80, rows: 24, cwd: REPO_ROOT, env: { ...base, ...env } });
+    terminal = await startTmux(lab, await lab.tempDir(name), command, { ...size, cwd: REPO_ROOT, env: { ...base, ...env } });
     const listening = (s: string) =>
       TARGETS.every((t) => s.split('\n').some((line) => line.includes(`${t} `) && / listening +-/.test(line)));
     const screen = await terminal.awaitScreen('every row listening', listening);
@@ -58,6 +62,24 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open at 80x24 in tmux: columns a
       for (const dropped of ['PROVIDER', 'UPTIME', ' IN ', ' OUT']) expect(title).not.toContain(dropped);
       const footer = screen.trimEnd().split('\n').at(-1) ?? '';
       for (const key of ['↑↓/jk select', '⏎/o open/attach', 'a add', 'q quit', 'g grid']) expect(footer).toContain(key);
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'gives the columns back as the terminal widens: 120x40 shows traffic, 300x50 every column',
+    async () => {
+      const titleAt = async (columns: number, rows: number) => {
+        const { screen } = await open(`layout-${columns}`, {}, { columns, rows });
+        await terminal?.destroy();
+        terminal = undefined;
+        for (const target of TARGETS) expect(screen).toContain(`${target} `);
+        return screen.split('\n').find((line) => line.includes('TARGET')) ?? '';
+      };
+      const medium = await titleAt(120, 40);
+      for (const shown of [' IN', ' OUT', 'ADDRESS']) expect(medium).toContain(shown);
+      const wide = await titleAt(300, 50);
+      for (const shown of ['PROVIDER', 'ADDRESS', 'TYPE', 'CONN', ' IN', ' OUT', 'UPTIME']) expect(wide).toContain(shown);
     },
     E2E_TEST_TIMEOUT_MS,
   );
