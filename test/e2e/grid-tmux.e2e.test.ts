@@ -10,6 +10,7 @@ import { Qmp } from './support/qmp.js';
 import { startTmux, type TmuxTerminal } from './support/tmux.js';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TEST_TIMEOUT_MS, REPO_ROOT, VCONSOLE_BIN, gatedTitle, requireTools } from './support/tools.js';
 import { vconsoleEnv } from './support/vconsole.js';
+import { qemuPcArgs } from './support/qemu.js';
 
 // The grid in a real terminal: `vconsole open --grid` in tmux shows a QEMU VM's BIOS screen and
 // a demo console as half-block thumbnails; the colours tmux holds for the QEMU tile's cells are
@@ -88,17 +89,7 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open --grid in tmux', gate), () 
     vncPath = join(dir, 'vm.vnc.sock');
     const qmpPath = join(dir, 'vm.qmp.sock');
     const qemu = lab.start('qemu grid', 'qemu-system-x86_64', [
-      '-name',
-      'grid',
-      '-machine',
-      'accel=tcg',
-      '-m',
-      '64',
-      '-nodefaults',
-      '-vga',
-      'std',
-      '-display',
-      'none',
+      ...qemuPcArgs('grid'),
       '-vnc',
       `unix:${vncPath}`,
       '-qmp',

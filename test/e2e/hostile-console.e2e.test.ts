@@ -8,6 +8,7 @@ import { waitFor } from '../support/wait.js';
 import { awaitSocketFile } from './support/net.js';
 import { ProcessLab } from './support/processes.js';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TEST_TIMEOUT_MS, gatedTitle, requireTools } from './support/tools.js';
+import { qemuPcArgs } from './support/qemu.js';
 
 // The audit's worst finding with a real console beside it: a hostile VNC server floods Tight
 // fills over an 8192x8192 screen while real QEMU is shared by the same `proxy --share`. QEMU's
@@ -24,21 +25,7 @@ describe.skipIf(gate.skip)(gatedTitle('proxy --share: real QEMU beside a hostile
   beforeAll(async () => {
     const dir = await lab.tempDir('hostile');
     vncPath = join(dir, 'bios.vnc.sock');
-    const qemu = lab.start('qemu bios', 'qemu-system-x86_64', [
-      '-name',
-      'bios',
-      '-machine',
-      'accel=tcg',
-      '-m',
-      '64',
-      '-nodefaults',
-      '-vga',
-      'std',
-      '-display',
-      'none',
-      '-vnc',
-      `unix:${vncPath}`,
-    ]);
+    const qemu = lab.start('qemu bios', 'qemu-system-x86_64', [...qemuPcArgs('bios'), '-vnc', `unix:${vncPath}`]);
     await awaitSocketFile(vncPath, "QEMU's VNC socket", 60_000, () => qemu.describe());
   }, E2E_SETUP_TIMEOUT_MS);
   afterAll(async () => {

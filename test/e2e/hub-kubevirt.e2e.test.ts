@@ -16,6 +16,7 @@ import { E2E_SETUP_TIMEOUT_MS, E2E_TEST_TIMEOUT_MS, VCONSOLE_BIN, gatedTitle, re
 import { startProxy, vconsoleEnv } from './support/vconsole.js';
 import { takeVncSnapshot } from './support/vncsnapshot.js';
 import { kubevirtForVm } from './support/kubevirt-vm.js';
+import { qemuPcArgs } from './support/qemu.js';
 
 // The hub against the real thing: QEMU's VNC server behind the KubeVirt fixture, which keeps
 // one VNC session per VMI as virt-handler does (a second websocket kicks the first).
@@ -49,17 +50,7 @@ describe.skipIf(gate.skip)(gatedTitle('RFB hub through the KubeVirt fixture to Q
     const vncPath = join(dir, 'vm-a.vnc.sock');
     const qmpPath = join(dir, 'vm-a.qmp.sock');
     const qemu = lab.start('qemu vm-a', 'qemu-system-x86_64', [
-      '-name',
-      'vm-a',
-      '-machine',
-      'accel=tcg',
-      '-m',
-      '64',
-      '-nodefaults',
-      '-vga',
-      'std',
-      '-display',
-      'none',
+      ...qemuPcArgs('vm-a'),
       '-vnc',
       `unix:${vncPath}`,
       '-qmp',
@@ -195,17 +186,7 @@ describe.skipIf(gate.skip)(gatedTitle('--vnc-password-file against a password-pr
     vncPath = join(dir, 'locked.vnc.sock');
     const qmpPath = join(dir, 'locked.qmp.sock');
     const qemu = lab.start('qemu locked', 'qemu-system-x86_64', [
-      '-name',
-      'locked',
-      '-machine',
-      'accel=tcg',
-      '-m',
-      '64',
-      '-nodefaults',
-      '-vga',
-      'std',
-      '-display',
-      'none',
+      ...qemuPcArgs('locked'),
       '-vnc',
       `unix:${vncPath},password=on`,
       '-qmp',

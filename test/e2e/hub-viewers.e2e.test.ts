@@ -14,6 +14,7 @@ import { startProxy, vconsoleEnv, type RunningProxy } from './support/vconsole.j
 import { takeVncSnapshot, type VncSnapshot } from './support/vncsnapshot.js';
 import { grabScreen, isViewable, listWindows, moveWindow, startXvfb, type XServer, type XWindow } from './support/xvfb.js';
 import { kubevirtForVm } from './support/kubevirt-vm.js';
+import { qemuPcArgs } from './support/qemu.js';
 
 // The hub's main promise, against the real things: one KubeVirt VMI (the fixture keeps one VNC
 // session per VMI, as virt-handler does, so a second websocket kicks the first), one
@@ -57,17 +58,7 @@ const showsBootMenu = (rows: number[]) => rows.includes(4) && !rows.includes(5) 
  */
 function bootMenuQemuArgs(vncPath: string, qmpPath: string): string[] {
   return [
-    '-name',
-    'vm-a',
-    '-machine',
-    'accel=tcg',
-    '-m',
-    '64',
-    '-nodefaults',
-    '-vga',
-    'std',
-    '-display',
-    'none',
+    ...qemuPcArgs('vm-a'),
     '-vnc',
     `unix:${vncPath}`,
     '-qmp',

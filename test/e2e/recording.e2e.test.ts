@@ -11,7 +11,7 @@ import { pollFor } from './support/poll.js';
 import { ProcessLab, runProgram } from './support/processes.js';
 import { Qmp } from './support/qmp.js';
 import { takeVncSnapshot } from './support/vncsnapshot.js';
-import { startQemuSerialVm } from './support/qemu.js';
+import { startQemuSerialVm, qemuPcArgs } from './support/qemu.js';
 import { BOOT_MENU, askForBootMenu } from './support/serial.js';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TEST_TIMEOUT_MS, REPO_ROOT, VCONSOLE_BIN, gatedTitle, requireTools } from './support/tools.js';
 import { vconsoleEnv } from './support/vconsole.js';
@@ -70,17 +70,7 @@ describe.skipIf(gate.skip)(gatedTitle('recording and replay against QEMU', gate)
       const vncPath = join(dir, 'vm.vnc.sock');
       const qmpPath = join(dir, 'vm.qmp.sock');
       const qemu = lab.start('qemu vm', 'qemu-system-x86_64', [
-        '-name',
-        'recorded',
-        '-machine',
-        'accel=tcg',
-        '-m',
-        '64',
-        '-nodefaults',
-        '-vga',
-        'std',
-        '-display',
-        'none',
+        ...qemuPcArgs('recorded'),
         '-vnc',
         `unix:${vncPath}`,
         '-qmp',

@@ -11,6 +11,7 @@ import { pollFor } from './support/poll.js';
 import { ProcessLab, type RunningProcess } from './support/processes.js';
 import { Qmp } from './support/qmp.js';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TEST_TIMEOUT_MS, gatedTitle, requireTools } from './support/tools.js';
+import { qemuPcArgs } from './support/qemu.js';
 
 // vconsole's own RFB client (the hub's upstream side) against QEMU's VNC server: what it
 // decodes must be QEMU's framebuffer exactly, in every encoding QEMU offers.
@@ -48,24 +49,7 @@ describe.skipIf(gate.skip)(gatedTitle('RFB upstream client against QEMU', gate),
   async function startVm(name: string, vncOptions = '', extraArgs: string[] = []): Promise<Vm> {
     const vncPath = join(dir, `${name}.vnc.sock`);
     const qmpPath = join(dir, `${name}.qmp.sock`);
-    const args = [
-      '-name',
-      name,
-      '-machine',
-      'accel=tcg',
-      '-m',
-      '64',
-      '-nodefaults',
-      '-vga',
-      'std',
-      '-display',
-      'none',
-      '-vnc',
-      `unix:${vncPath}${vncOptions}`,
-      '-qmp',
-      `unix:${qmpPath},server=on,wait=off`,
-      ...extraArgs,
-    ];
+    const args = [...qemuPcArgs(name), '-vnc', `unix:${vncPath}${vncOptions}`, '-qmp', `unix:${qmpPath},server=on,wait=off`, ...extraArgs];
     const qemu = lab.start(`qemu ${name}`, 'qemu-system-x86_64', args);
     await awaitSocketFile(vncPath, `QEMU ${name}'s VNC socket`, 60_000, () => qemu.describe());
     return { vncPath, qmp: await Qmp.connect(qmpPath), process: qemu };

@@ -8,6 +8,7 @@ import { ProcessLab, runProgram, runProgramBinary } from './support/processes.js
 import { Qmp } from './support/qmp.js';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TEST_TIMEOUT_MS, gatedTitle, requireTools } from './support/tools.js';
 import { startProxy } from './support/vconsole.js';
+import { qemuPcArgs } from './support/qemu.js';
 
 // VNC authentication with real peers: QEMU as a console that demands a password (its challenge
 // must not reach the recording) and vncsnapshot (TightVNC's RFB 3.3 client) as a viewer that
@@ -25,17 +26,7 @@ describe.skipIf(gate.skip)(gatedTitle('VNC authentication against QEMU and vncsn
     vncPath = join(dir, 'locked.vnc.sock');
     const qmpPath = join(dir, 'locked.qmp.sock');
     const qemu = lab.start('qemu locked', 'qemu-system-x86_64', [
-      '-name',
-      'locked',
-      '-machine',
-      'accel=tcg',
-      '-m',
-      '64',
-      '-nodefaults',
-      '-vga',
-      'std',
-      '-display',
-      'none',
+      ...qemuPcArgs('locked'),
       '-vnc',
       `unix:${vncPath},password=on`,
       '-qmp',

@@ -5,6 +5,7 @@ import { sessionSnapshot } from '../../../test/support/snapshots.js';
 import { footerKeyLine, KEY_HELP, keyHelpText } from './key-help.js';
 import { INITIAL_UI, reduceInput, type UiState } from './keys.js';
 import type { ConsoleRow } from '../layout/format.js';
+import { KEY_INPUT } from '../../../test/support/ink-keys.js';
 
 const README = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
 
@@ -34,23 +35,6 @@ describe('the key table', () => {
     expect(footerKeyLine()).toMatch(/^↑↓\/jk select · ⏎\/o open\/attach · c address · .* · q quit/);
   });
 });
-
-/** Each key name of the table as Ink hands it to `useInput`. */
-const KEY_INPUT: Record<string, [string, Partial<Key>]> = {
-  Up: ['', { upArrow: true }],
-  Down: ['', { downArrow: true }],
-  Left: ['', { leftArrow: true }],
-  Right: ['', { rightArrow: true }],
-  PgUp: ['', { pageUp: true }],
-  PgDn: ['', { pageDown: true }],
-  Home: ['', { home: true }],
-  End: ['', { end: true }],
-  Enter: ['\r', { return: true }],
-  Esc: ['', { escape: true, meta: true }],
-  Backspace: ['', { backspace: true }],
-  'Ctrl+C': ['c', { ctrl: true }],
-  'Ctrl+U': ['u', { ctrl: true }],
-};
 
 describe('every key in the table does something', () => {
   const rows: ConsoleRow[] = Array.from({ length: 30 }, (_, i) => ({

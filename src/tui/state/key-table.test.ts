@@ -5,29 +5,12 @@ import type { ConsoleRow } from '../layout/format.js';
 import { KEY_TABLE, isKey, type KeyScope } from './key-table.js';
 import { INITIAL_UI, reduceInput, type KeyContext, type UiState } from './keys.js';
 import { INITIAL_PICKER, reducePickerInput, visibleRows, type PickerEntry, type PickerState } from './picker-model.js';
+import { KEY_INPUT } from '../../../test/support/ink-keys.js';
 
 /*
  * The key table is what the reducers dispatch from: every key it binds acts where it says, and
  * over the sessions a key it does not bind does nothing (no reducer handles a key of its own).
  */
-
-/** Each key name of the table as Ink hands it to `useInput`. */
-const KEY_INPUT: Record<string, [string, Partial<Key>]> = {
-  Up: ['', { upArrow: true }],
-  Down: ['', { downArrow: true }],
-  Left: ['', { leftArrow: true }],
-  Right: ['', { rightArrow: true }],
-  PgUp: ['', { pageUp: true }],
-  PgDn: ['', { pageDown: true }],
-  Home: ['', { home: true }],
-  End: ['', { end: true }],
-  Enter: ['\r', { return: true }],
-  Esc: ['', { escape: true, meta: true }],
-  Backspace: ['', { backspace: true }],
-  Space: [' ', {}],
-  'Ctrl+C': ['c', { ctrl: true }],
-  'Ctrl+U': ['u', { ctrl: true }],
-};
 
 function press(name: string): [string, Key] {
   const [input, flags] = KEY_INPUT[name] ?? [name, {}];

@@ -22,6 +22,14 @@ const MIN_BIOS_TEXT_PIXELS = 1_500;
 const CURSOR_PIXELS = 64;
 
 /**
+ * The PC every QEMU of the e2e tests is: no accelerator (runs anywhere), 64 MiB, no default
+ * devices but a standard VGA, no window. Each test adds how its console is reached.
+ */
+export function qemuPcArgs(name: string): string[] {
+  return ['-name', name, '-machine', 'accel=tcg', '-m', '64', '-nodefaults', '-vga', 'std', '-display', 'none'];
+}
+
+/**
  * The QEMU command line: a disk-less PC whose SeaBIOS prints "Booting from Hard Disk...",
  * "No bootable device." on a 720x400 VGA text screen. VNC is served twice: on a unix socket
  * (`-vnc unix:PATH`, how virt-launcher runs QEMU, the socket virt-handler dials) and on
@@ -30,23 +38,7 @@ const CURSOR_PIXELS = 64;
  * to stdio, which a test neither needs nor may block on.
  */
 export function qemuArgs(name: string, socketPath: string, display: number): string[] {
-  return [
-    '-name',
-    name,
-    '-machine',
-    'accel=tcg',
-    '-m',
-    '64',
-    '-nodefaults',
-    '-vga',
-    'std',
-    '-display',
-    'none',
-    '-vnc',
-    `unix:${socketPath}`,
-    '-vnc',
-    `127.0.0.1:${display},id=tcp`,
-  ];
+  return [...qemuPcArgs(name), '-vnc', `unix:${socketPath}`, '-vnc', `127.0.0.1:${display},id=tcp`];
 }
 
 /**
