@@ -1,3 +1,4 @@
+import type { ConsoleType } from '../console-kinds/index.js';
 import type { LogLevel, UpstreamSource } from '../proxy/types.js';
 
 /** A console the user named, resolved by its provider; the data path dials it per client. */
@@ -81,7 +82,6 @@ export interface TargetOptions {
  * (who speaks first, how many connections, sharing, recording) is the kind's data.
  */
 export type { ConsoleType } from '../console-kinds/index.js';
-import type { ConsoleType } from '../console-kinds/index.js';
 
 /** What the user asks for: one console type, or `auto`. */
 export type ConsoleTypeChoice = ConsoleType | 'auto';
