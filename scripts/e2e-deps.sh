@@ -31,6 +31,8 @@ packages=(
   bash-completion   # the real helpers `vconsole completion bash` calls (test/integration/completion-cli)
   zsh               # checks that `vconsole completion zsh` parses
   fish              # checks that `vconsole completion fish` parses
+  openssh-server    # a real sshd the tests start on a loopback port (test/e2e/support/sshd.ts)
+  openssh-client    # the user's own ssh that --via and libvirt+ssh:// run
   # Fonts: Xvfb needs its "fixed" font, TigerVNC (FLTK/Xft) and remote-viewer (GTK) need a
   # scalable one; without them the viewers start with empty titles or fail to open windows.
   xfonts-base
