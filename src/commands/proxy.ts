@@ -12,7 +12,7 @@ import { consecutivePorts, type ListenFlags, type TargetFlags } from './flags.js
 import { withShareDefault, type ShareFlags } from './share-flags.js';
 import { recordingFrom, withRecordSharing, type RecordFlags } from './record-flags.js';
 import { knownUnprotected } from './exposure.js';
-import { exposureNotice, passwordNotice, sharingFrom } from './sharing.js';
+import { certificateNotice, exposureNotice, passwordNotice, sharingFrom } from './sharing.js';
 import { listenAddressFrom, targetOptionsFrom } from './target-options.js';
 import type { SelectionFlags } from './selector-flags.js';
 import { selectTargets } from './target-selection.js';
@@ -75,6 +75,8 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
     if (warning) io.stderr.write(`${warning}\n`);
     const password = passwordNotice(sharing);
     if (password) io.stderr.write(`${password}\n`);
+    const certificate = certificateNotice(sharing);
+    if (certificate) io.stderr.write(`${certificate}\n`);
   };
   // A shared console waits for its first picture: each port is printed once its console is
   // ready, so that a slow or silent one holds no other back.

@@ -1,5 +1,8 @@
 import type { Command } from 'commander';
 import type { ExposureFlags } from './exposure.js';
+
+/** The flag that lets VNC viewers of an exposed listener authenticate without TLS. */
+export const INSECURE_VNC_AUTH_FLAG = '--insecure-vnc-auth';
 import { nonEmpty } from './flags.js';
 
 /**
@@ -15,6 +18,11 @@ export interface ShareFlags extends ExposureFlags {
   vncPasswordFile?: string;
   /** proxy only: the password viewers of an exposed listener must give. */
   passwordFile?: string;
+  /** proxy only: the certificate and key an exposed listener speaks TLS with (else one made on first use). */
+  tlsCert?: string;
+  tlsKey?: string;
+  /** proxy only: offer plain VNC authentication (no TLS) beside VeNCrypt on an exposed listener. */
+  insecureVncAuth?: boolean;
 }
 
 export function addShareOptions(command: Command, options: { clientPassword: boolean; sharedByDefault?: boolean }): Command {
@@ -39,6 +47,17 @@ export function addShareOptions(command: Command, options: { clientPassword: boo
       'the password viewers must give, first line, 6 to 8 characters (implies --share; default on a non-loopback --listen: a generated one, printed once)',
       nonEmpty('a password file'),
     );
+    command
+      .option(
+        '--tls-cert <file>',
+        'on a non-loopback --listen: the PEM certificate viewers check (default: one made on first use, kept in the config directory)',
+        nonEmpty('a certificate file'),
+      )
+      .option('--tls-key <file>', "the PEM private key of --tls-cert's certificate", nonEmpty('a key file'))
+      .option(
+        INSECURE_VNC_AUTH_FLAG,
+        'on a non-loopback --listen, also offer plain VNC authentication without TLS (for viewers without VeNCrypt; password and screen then cross the network in clear)',
+      );
   }
   command.option(
     '--insecure-expose-unauthenticated',

@@ -11,7 +11,7 @@ import { duplexPair } from '../../streams/duplex-pair.js';
 import { Framebuffer } from '../wire/framebuffer.js';
 import { RfbConsoleClient } from '../client/rfb-client.js';
 import { durationText } from '../server/output.js';
-import { ClientDroppedError, serveClient, type ServedClient } from '../server/rfb-server.js';
+import { ClientDroppedError, serveClient, type RfbServerOptions, type ServedClient } from '../server/rfb-server.js';
 import { wholePicture } from '../client/whole-picture.js';
 
 export type HubState = 'live' | 'reconnecting';
@@ -28,6 +28,8 @@ export interface RfbHubOptions {
   upstreamPassword?: string;
   /** Local clients must answer VNC authentication with this password (exposed listeners). */
   clientPassword?: string;
+  /** Clients speak VeNCrypt X509Vnc: TLS with this certificate, then the password inside it. */
+  clientTls?: RfbServerOptions['tls'];
   /** Clients only watch: their keys, pointer and clipboard are dropped. */
   viewOnly?: boolean;
   /** Wrong client passwords slowed per address; one for every console of a command (else this hub's own). */
@@ -118,6 +120,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     const client = serveClient(clientEnd, {
       framebuffer: this.framebuffer,
       password: this.options.clientPassword,
+      tls: this.options.clientTls,
       viewOnly: this.options.viewOnly,
       input: {
         key: (down, keysym) => this.upstream?.key(down, keysym),
