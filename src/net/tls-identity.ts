@@ -135,8 +135,9 @@ export async function selfSigned(names: string[]): Promise<{ cert: string; key: 
       signingAlgorithm: algorithm,
       keys,
       extensions: [
-        new x509.BasicConstraintsExtension(false, undefined, true),
-        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+        // Its own issuer, as `openssl req -x509` makes one: viewers take the file as their CA file.
+        new x509.BasicConstraintsExtension(true, undefined, true),
+        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyCertSign, true),
         new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
         new x509.SubjectAlternativeNameExtension(names.map((value) => ({ type: isIp(value) ? ('ip' as const) : ('dns' as const), value }))),
       ],
