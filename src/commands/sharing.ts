@@ -74,9 +74,7 @@ export async function sharingFrom(
     shares: share,
     insecureExposure: !isLoopback(listen) && Boolean(flags.insecureExposeUnauthenticated),
     wrap: (target) =>
-      Hub
-        ? new Hub(guard(target), { upstreamPassword, clientPassword, clientTls, viewOnly: flags.viewOnly, authBackoff })
-        : guard(target),
+      Hub ? new Hub(guard(target), { upstreamPassword, clientPassword, clientTls, viewOnly: flags.viewOnly, authBackoff }) : guard(target),
     follow: (session) => {
       hubOf(session)?.on('log', (level, message) => session.log(level, message));
       // Shared only because the command shares by default (open), a SPICE console unshared is no news.
@@ -141,7 +139,9 @@ export function exposureNotice(listen: string, sharing: Sharing): string | undef
   if (isLoopback(listen)) return undefined;
   const others = sharing.insecureExposure ? `; serial and SPICE consoles on it have no password at all (${INSECURE_EXPOSE_FLAG})` : '';
   if (!sharing.clientPassword) return `${exposureWarning(listen)}${others}`;
-  const tls = sharing.tls ? 'VNC viewers must speak TLS (VeNCrypt X509Vnc) with the certificate below and give the VNC password' : 'VNC viewers must give the VNC password';
+  const tls = sharing.tls
+    ? 'VNC viewers must speak TLS (VeNCrypt X509Vnc) with the certificate below and give the VNC password'
+    : 'VNC viewers must give the VNC password';
   const plain = sharing.plainVncAuth
     ? `; ${INSECURE_VNC_AUTH_FLAG}: viewers may also give it without TLS, and then the password's challenge and the screen cross the network in clear`
     : '';

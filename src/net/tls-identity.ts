@@ -36,7 +36,12 @@ const VALIDITY_DAYS = 3650;
  * a new certificate beside this machine's name and addresses, so viewers that check the host
  * (gtk-vnc does, TigerVNC asks) accept it whichever of them they dial.
  */
-export async function listenerIdentity(options: { dir: string; certFile?: string; keyFile?: string; names?: string[] }): Promise<TlsIdentity> {
+export async function listenerIdentity(options: {
+  dir: string;
+  certFile?: string;
+  keyFile?: string;
+  names?: string[];
+}): Promise<TlsIdentity> {
   if ((options.certFile === undefined) !== (options.keyFile === undefined)) {
     throw new UsageError('--tls-cert and --tls-key go together', 'give both files, or neither for the certificate vconsole makes');
   }
@@ -125,7 +130,7 @@ export async function selfSigned(names: string[]): Promise<{ cert: string; key: 
   const x509 = await import('@peculiar/x509');
   const subtle = webcrypto.subtle;
   const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
-  const keys = (await subtle.generateKey(algorithm, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const keys = await subtle.generateKey(algorithm, true, ['sign', 'verify']);
   const now = Date.now();
   const cert = await x509.X509CertificateGenerator.createSelfSigned(
     {

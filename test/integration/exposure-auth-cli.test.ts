@@ -16,8 +16,11 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
+/** A config directory of its own: an exposed listener makes its TLS certificate there. */
+const CONFIG_HOME = mkdtempSync(path.join(os.tmpdir(), 'vconsole-auth-config-'));
+
 function start(args: string[], env: NodeJS.ProcessEnv = {}): RunningVconsole {
-  const child = startVconsole(args, env);
+  const child = startVconsole(args, { XDG_CONFIG_HOME: CONFIG_HOME, ...env });
   cleanup.push(() => child.kill());
   return child;
 }
@@ -53,7 +56,8 @@ async function vncAttempt(port: number, from: string) {
   const count = (await read(1))[0];
   if (count === 0) return { refused: await reason() };
   const types = [...(await read(count))];
-  expect(types).toEqual([2]);
+  // VeNCrypt first; plain VNC authentication beside it because the test asks for it by name.
+  expect(types).toEqual([19, 2]);
   socket.write(Buffer.from([2]));
   const challenge = await read(16);
   return {
@@ -72,6 +76,43 @@ async function challenged(port: number, from: string) {
   if (!attempt.answer) throw new Error(`refused before the challenge: ${attempt.refused}`);
   return { answer: attempt.answer };
 }
+
+describe('an exposed listener speaks TLS', () => {
+  it('offers VeNCrypt only, names its certificate with the fingerprint, and offers plain VNC authentication only by name, with a warning', async () => {
+    const configHome = mkdtempSync(path.join(os.tmpdir(), 'vconsole-tls-config-'));
+    const proxy = start(['proxy', 'demo:vm-t', '--share', '--listen', '0.0.0.0', '--password-file', passwordFile('r1ght-pw\n')], {
+      XDG_CONFIG_HOME: configHome,
+    });
+    const port = (await proxy.jsonLines(1))[0].port as number;
+    await proxy.waitForStderr(
+      /TLS certificate of this listener \(made now, give it to viewers as their CA file\): \S+ sha256 Fingerprint=[0-9A-F:]{95}\n/,
+    );
+    expect(proxy.stderr()).toContain(path.join(configHome, 'vconsole', 'tls', 'listener-cert.pem'));
+    expect(proxy.stderr()).not.toContain('--insecure-vnc-auth');
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.on('error', () => undefined);
+    cleanup.push(() => socket.destroy());
+    const reader = new ByteReader(socket);
+    await reader.read(12, 10_000, 'the banner');
+    socket.write('RFB 003.008\n');
+    expect([...(await reader.read(2, 10_000, 'the security types'))]).toEqual([1, 19]);
+    // A viewer that picks plain VNC authentication anyway is refused: no challenge goes out in clear.
+    socket.write(Buffer.from([2]));
+    expect((await reader.read(4, 10_000, 'the SecurityResult')).readUInt32BE(0)).toBe(1);
+
+    const plain = start(
+      ['proxy', 'demo:vm-u', '--share', '--listen', '0.0.0.0', '--insecure-vnc-auth', '--password-file', passwordFile('r1ght-pw\n')],
+      {
+        XDG_CONFIG_HOME: configHome,
+      },
+    );
+    await plain.jsonLines(1);
+    await plain.waitForStderr(/TLS certificate of this listener \(give it/);
+    expect(plain.stderr()).toMatch(
+      /--insecure-vnc-auth: viewers may also give it without TLS, and then the password's challenge and the screen cross the network in clear/,
+    );
+  });
+});
 
 describe('an exposed listener and the consoles no password protects', () => {
   it.each([
@@ -130,7 +171,7 @@ describe('viewer passwords', () => {
   it('generates 8 printable characters, not only letters, digits, - and _', async () => {
     const seen = new Set<string>();
     for (let i = 0; i < 4; i++) {
-      const proxy = start(['proxy', 'demo:vm-g', '--share', '--listen', '0.0.0.0']);
+      const proxy = start(['proxy', 'demo:vm-g', '--share', '--listen', '0.0.0.0', '--insecure-vnc-auth']);
       await proxy.waitForStderr(/VNC password for viewers of this listener: (\S+)/);
       const password = /VNC password for viewers of this listener: (\S+) \(shown once/.exec(proxy.stderr())![1];
       expect(password).toMatch(/^[\x21-\x7e]{8}$/);
@@ -144,7 +185,16 @@ describe('viewer passwords', () => {
 
 describe('guessing the viewer password', () => {
   async function guarded() {
-    const proxy = start(['proxy', 'demo:vm-b', '--share', '--listen', '0.0.0.0', '--password-file', passwordFile('r1ght-pw\n')]);
+    const proxy = start([
+      'proxy',
+      'demo:vm-b',
+      '--share',
+      '--listen',
+      '0.0.0.0',
+      '--insecure-vnc-auth',
+      '--password-file',
+      passwordFile('r1ght-pw\n'),
+    ]);
     const [{ port }] = await proxy.jsonLines(1);
     return { proxy, port: port as number };
   }
@@ -189,9 +239,12 @@ describe('guessing the viewer password', () => {
   });
 
   it('a burst of connections turned away while the address is held back is one log line, not two per connection', async () => {
-    const proxy = start(['proxy', 'demo:vm-b', '--share', '--listen', '0.0.0.0', '--password-file', passwordFile('r1ght-pw\n')], {
-      VCONSOLE_TURNED_AWAY_SUMMARY_MS: '1000',
-    });
+    const proxy = start(
+      ['proxy', 'demo:vm-b', '--share', '--listen', '0.0.0.0', '--insecure-vnc-auth', '--password-file', passwordFile('r1ght-pw\n')],
+      {
+        VCONSOLE_TURNED_AWAY_SUMMARY_MS: '1000',
+      },
+    );
     const [{ port }] = await proxy.jsonLines(1);
     const held = (await challenged(port as number, '127.0.0.6')).answer('wrong-pw');
     await proxy.waitForStderr(/wrong VNC password from 127\.0\.0\.6/);
