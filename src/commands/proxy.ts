@@ -11,8 +11,8 @@ import { sessionLogPrinter } from './log-lines.js';
 import { consecutivePorts, type ListenFlags, type TargetFlags } from './flags.js';
 import { withShareDefault, type ShareFlags } from './share-flags.js';
 import { recordingFrom, withRecordSharing, type RecordFlags } from './record-flags.js';
-import { knownUnprotected } from './exposure.js';
-import { certificateNotice, exposureNotice, passwordNotice, sharingFrom } from './sharing.js';
+import { knownUnprotected, protectedKinds } from './exposure.js';
+import { certificateNotice, exposureNotice, passwordNotice, protectsWithTls, sharingFrom } from './sharing.js';
 import { listenAddressFrom, targetOptionsFrom } from './target-options.js';
 import type { SelectionFlags } from './selector-flags.js';
 import { selectTargets } from './target-selection.js';
@@ -43,9 +43,10 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   const { named, selected } = await selectTargets(inputs, flags, options, config, { follow: flags.follow });
   refuseBrowserOnly([...named, ...selected], 'proxy');
   const listen = listenAddressFrom(flags.listen, config);
-  const unprotected = knownUnprotected([...named, ...selected], listen, flags);
+  const settled = withRecordSharing(withShareDefault(flags, config.defaults.share));
+  const unprotected = knownUnprotected([...named, ...selected], listen, flags, protectedKinds(protectsWithTls(settled, listen)));
   if (unprotected) throw namingTarget(unprotected.target.name, unprotected.error);
-  const sharing = await sharingFrom(withRecordSharing(withShareDefault(flags, config.defaults.share)), listen);
+  const sharing = await sharingFrom(settled, listen);
   const recording = await recordingFrom(flags);
   const warning = exposureNotice(listen, sharing);
 

@@ -4,7 +4,8 @@ import { SharedSerialSource } from '../serial/shared-serial.js';
 import type { SessionSnapshot, UpstreamSource } from '../proxy/types.js';
 import { AuthBackoff } from '../rfb/server/auth-backoff.js';
 import type { RfbHub } from '../rfb/hub/hub.js';
-import { ExposureGuard, INSECURE_EXPOSE_FLAG, refusesUnprotected } from './exposure.js';
+import { ExposureGuard, INSECURE_EXPOSE_FLAG, protectedKinds, refusesUnprotected } from './exposure.js';
+import { SerialTlsGate } from './exposed-serial.js';
 import { exposureWarning, isLoopback } from './flags.js';
 import { checkClientPassword, generateVncPassword, readPasswordFile } from './password-file.js';
 import { INSECURE_VNC_AUTH_FLAG, type ShareFlags } from './share-flags.js';
@@ -61,9 +62,16 @@ export async function sharingFrom(
   // One back-off for every console of the command: guessing across its ports gains nothing.
   const authBackoff = new AuthBackoff();
   const guarded = refusesUnprotected(listen, flags);
-  const guard = (target: UpstreamSource) => (guarded ? new ExposureGuard(target, listen) : target);
+  const protects = protectedKinds(tlsIdentity !== undefined);
+  const guard = (target: UpstreamSource) => (guarded ? new ExposureGuard(target, listen, protects) : target);
+  // Outermost: a serial client speaks TLS and gives the password before its console is dialled.
+  const gate = (source: UpstreamSource) =>
+    tlsIdentity && clientPassword !== undefined
+      ? new SerialTlsGate(source, { context: tlsIdentity.context, password: clientPassword, authBackoff })
+      : source;
   const hubOf = (session: ConsoleSession): RfbHub | undefined => {
-    const source = session.source instanceof SharedSerialSource ? session.source.inner : session.source;
+    const outer = session.source instanceof SerialTlsGate ? session.source.inner : session.source;
+    const source = outer instanceof SharedSerialSource ? outer.inner : outer;
     return Hub && source instanceof Hub ? source : undefined;
   };
   return {
@@ -74,7 +82,11 @@ export async function sharingFrom(
     shares: share,
     insecureExposure: !isLoopback(listen) && Boolean(flags.insecureExposeUnauthenticated),
     wrap: (target) =>
-      Hub ? new Hub(guard(target), { upstreamPassword, clientPassword, clientTls, viewOnly: flags.viewOnly, authBackoff }) : guard(target),
+      gate(
+        Hub
+          ? new Hub(guard(target), { upstreamPassword, clientPassword, clientTls, viewOnly: flags.viewOnly, authBackoff })
+          : guard(target),
+      ),
     follow: (session) => {
       hubOf(session)?.on('log', (level, message) => session.log(level, message));
       // Shared only because the command shares by default (open), a SPICE console unshared is no news.
@@ -82,6 +94,14 @@ export async function sharingFrom(
     },
     hubOf,
   };
+}
+
+/**
+ * Whether a command's exposed listener gets a password and TLS, from its settled flags (before
+ * sharingFrom, so that a console it cannot protect is refused before anything is made).
+ */
+export function protectsWithTls(flags: ShareFlags, listen: string, clientPasswords = true): boolean {
+  return clientPasswords && !isLoopback(listen) && Boolean(flags.share || flags.viewOnly || flags.vncPasswordFile || flags.passwordFile);
 }
 
 /**

@@ -1,5 +1,6 @@
 import net from 'node:net';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import tls from 'node:tls';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -78,6 +79,23 @@ async function challenged(port: number, from: string) {
 }
 
 describe('an exposed listener speaks TLS', () => {
+  it('serves a serial console with --share over TLS, behind the password line, and dials it only after the password', async () => {
+    const configHome = mkdtempSync(path.join(os.tmpdir(), 'vconsole-tls-config-'));
+    const proxy = start(['proxy', 'demo:shell#serial', '--share', '--listen', '0.0.0.0', '--password-file', passwordFile('r1ght-pw\n')], {
+      XDG_CONFIG_HOME: configHome,
+    });
+    const port = (await proxy.jsonLines(1))[0].port as number;
+    const ca = readFileSync(path.join(configHome, 'vconsole', 'tls', 'listener-cert.pem'));
+    const socket = tls.connect({ host: '127.0.0.1', port, ca, servername: 'localhost' });
+    cleanup.push(() => socket.destroy());
+    let heard = '';
+    socket.on('data', (chunk: Buffer) => (heard += chunk.toString()));
+    await waitFor(() => heard.endsWith('vconsole password: '), 'the password prompt');
+    socket.write('r1ght-pw\r');
+    await waitFor(() => heard.includes('Welcome to shell'), "the demo shell's welcome");
+    expect(proxy.stderr()).not.toContain('r1ght-pw');
+  });
+
   it('offers VeNCrypt only, names its certificate with the fingerprint, and offers plain VNC authentication only by name, with a warning', async () => {
     const configHome = mkdtempSync(path.join(os.tmpdir(), 'vconsole-tls-config-'));
     const proxy = start(['proxy', 'demo:vm-t', '--share', '--listen', '0.0.0.0', '--password-file', passwordFile('r1ght-pw\n')], {
@@ -115,19 +133,19 @@ describe('an exposed listener speaks TLS', () => {
 });
 
 describe('an exposed listener and the consoles no password protects', () => {
-  it.each([
-    [['proxy', '--share', '--listen', '0.0.0.0', 'demo:shell#serial']],
-    [['proxy', '--listen', '0.0.0.0', 'demo:shell', '--type', 'serial']],
-  ])('refuses a serial console beyond loopback with one line: %j', async (args) => {
-    const result = await runVconsole(args);
-    expect(result.code).toBe(2);
-    expect(result.stdout).toBe('');
-    expect(result.stderr.trim().split('\n')).toEqual([
-      expect.stringMatching(
-        /^vconsole: demo:shell: a serial console on --listen 0\.0\.0\.0 would be open to anyone who reaches the port: .*; listen on 127\.0\.0\.1 and reach it with ssh -L .*, or pass --insecure-expose-unauthenticated to serve it anyway$/,
-      ),
-    ]);
-  });
+  it.each([[['proxy', '--listen', '0.0.0.0', 'demo:shell', '--type', 'serial']]])(
+    'refuses a serial console beyond loopback without --share (no password, no TLS) with one line: %j',
+    async (args) => {
+      const result = await runVconsole(args);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(
+          /^vconsole: demo:shell: a serial console on --listen 0\.0\.0\.0 would be open to anyone who reaches the port: .*; listen on 127\.0\.0\.1 and reach it with ssh -L .*, or pass --insecure-expose-unauthenticated to serve it anyway$/,
+        ),
+      ]);
+    },
+  );
 
   it('refuses a SPICE console beyond loopback, and the VNC console beside it is closed too', async () => {
     const port = await silentServer();
