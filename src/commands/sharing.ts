@@ -8,7 +8,7 @@ import { ExposureGuard, INSECURE_EXPOSE_FLAG, protectedKinds, refusesUnprotected
 import { SerialTlsGate } from './exposed-serial.js';
 import { exposureWarning, isLoopback } from './flags.js';
 import { checkClientPassword, generateVncPassword, readPasswordFile } from './password-file.js';
-import { INSECURE_VNC_AUTH_FLAG, type ShareFlags } from './share-flags.js';
+import { INSECURE_VNC_AUTH_FLAG, type ShareFlags, type TlsFlags } from './share-flags.js';
 import type { TlsIdentity } from '../net/tls-identity.js';
 
 /** How the consoles of one command are shared, settled from its flags before anything listens. */
@@ -108,7 +108,7 @@ export function protectsWithTls(flags: ShareFlags, listen: string, clientPasswor
  * The certificate of a listener beyond loopback: --tls-cert/--tls-key, else the one kept in the
  * config directory (made now when there is none). The code that makes one loads only here.
  */
-async function exposedIdentity(flags: ShareFlags, listen: string): Promise<TlsIdentity> {
+export async function exposedIdentity(flags: TlsFlags, listen: string): Promise<TlsIdentity> {
   const { identityDirectory, listenerIdentity } = await import('../net/tls-identity.js');
   const names = listen === '0.0.0.0' || listen === '::' ? [] : [listen];
   return listenerIdentity({ dir: identityDirectory(), certFile: flags.tlsCert, keyFile: flags.tlsKey, names });
@@ -118,7 +118,7 @@ async function exposedIdentity(flags: ShareFlags, listen: string): Promise<TlsId
  * The line that names the certificate viewers must trust, with its SHA-256 fingerprint as
  * `openssl x509 -noout -fingerprint -sha256 -in FILE` prints it, so users can compare or pin it.
  */
-export function certificateNotice(sharing: Sharing): string | undefined {
+export function certificateNotice(sharing: Pick<Sharing, 'tls'>): string | undefined {
   const identity = sharing.tls;
   if (!identity) return undefined;
   const made = identity.generated ? 'made now, ' : '';
