@@ -132,6 +132,66 @@ describe('an exposed listener speaks TLS', () => {
   });
 });
 
+/**
+ * A viewer's VeNCrypt X509Vnc handshake from `from`, up to the challenge inside TLS (trusting
+ * `ca`): `answer` sends the response for `password` and resolves with the SecurityResult.
+ */
+async function tlsChallenged(port: number, from: string, ca: Buffer) {
+  const socket = net.connect({ host: '127.0.0.1', port, localAddress: from });
+  socket.on('error', () => undefined);
+  cleanup.push(() => socket.destroy());
+  const reader = new ByteReader(socket);
+  const read = (n: number) => reader.read(n, 60_000, 'the VeNCrypt handshake');
+  await read(12);
+  socket.write('RFB 003.008\n');
+  // Still held back (the previous wrong answer's hold may end a moment after its refusal): no types.
+  if ((await read(1))[0] === 0) return undefined;
+  expect([...(await read(1))]).toEqual([19]);
+  socket.write(Buffer.from([19]));
+  await read(2);
+  socket.write(Buffer.from([0, 2]));
+  expect([...(await read(6))]).toEqual([0, 1, 0, 0, 1, 5]);
+  socket.write(Buffer.from([0, 0, 1, 5]));
+  expect((await read(1))[0]).toBe(1);
+  socket.removeAllListeners('data');
+  const secure = await new Promise<tls.TLSSocket>((resolve, reject) => {
+    const client = tls.connect({ socket, ca, servername: 'localhost' });
+    client.once('secureConnect', () => resolve(client));
+    client.once('error', reject);
+  });
+  const inside = new ByteReader(secure);
+  const challenge = await inside.read(16, 60_000, 'the challenge');
+  return {
+    async answer(password: string): Promise<number> {
+      secure.write(expectedVncResponse(password, challenge));
+      return (await inside.read(4, 60_000, 'the SecurityResult')).readUInt32BE(0);
+    },
+  };
+}
+
+describe('guessing the password inside TLS', () => {
+  it('is answered ever more slowly: an address on its second wrong password is refused after a fresh one on its first', async () => {
+    const configHome = mkdtempSync(path.join(os.tmpdir(), 'vconsole-tls-config-'));
+    const proxy = start(['proxy', 'demo:vm-w', '--share', '--listen', '0.0.0.0', '--password-file', passwordFile('r1ght-pw\n')], {
+      XDG_CONFIG_HOME: configHome,
+    });
+    const port = (await proxy.jsonLines(1))[0].port as number;
+    const ca = readFileSync(path.join(configHome, 'vconsole', 'tls', 'listener-cert.pem'));
+    expect(await (await tlsChallenged(port, '127.0.0.4', ca))?.answer('wrong-1')).toBe(1);
+    // 127.0.0.4 failed once: its next wrong answer waits twice as long as 127.0.0.5's first.
+    let again: Awaited<ReturnType<typeof tlsChallenged>>;
+    await waitFor(async () => (again = await tlsChallenged(port, '127.0.0.4', ca)) !== undefined, 'the hold over', 10_000);
+    const fresh = await tlsChallenged(port, '127.0.0.5', ca);
+    const order: string[] = [];
+    await Promise.all([
+      again!.answer('wrong-2').then((result) => order.push(`second failure: ${result}`)),
+      fresh!.answer('wrong-1').then((result) => order.push(`first failure: ${result}`)),
+    ]);
+    expect(order).toEqual(['first failure: 1', 'second failure: 1']);
+    expect(proxy.stderr().match(/wrong VNC password from 127\.0\.0\.4/g)).toHaveLength(1);
+  });
+});
+
 describe('an exposed listener and the consoles no password protects', () => {
   it.each([[['proxy', '--listen', '0.0.0.0', 'demo:shell', '--type', 'serial']]])(
     'refuses a serial console beyond loopback without --share (no password, no TLS) with one line: %j',
