@@ -160,7 +160,7 @@ export function exposureNotice(listen: string, sharing: Sharing): string | undef
   const others = sharing.insecureExposure ? `; serial and SPICE consoles on it have no password at all (${INSECURE_EXPOSE_FLAG})` : '';
   if (!sharing.clientPassword) return `${exposureWarning(listen)}${others}`;
   const tls = sharing.tls
-    ? 'VNC viewers must speak TLS (VeNCrypt X509Vnc) with the certificate below and give the VNC password'
+    ? 'viewers must speak TLS with the certificate below and give the password (VNC: VeNCrypt X509Vnc; serial: a password line inside TLS)'
     : 'VNC viewers must give the VNC password';
   const plain = sharing.plainVncAuth
     ? `; ${INSECURE_VNC_AUTH_FLAG}: viewers may also give it without TLS, and then the password's challenge and the screen cross the network in clear`
