@@ -69,6 +69,11 @@ export interface DialContext {
    * console redialling after someone else took it over waits instead of kicking them back.
    */
   preserveSession?: boolean;
+  /**
+   * The client is another vconsole of this user, joined through the user-only socket of a
+   * console held here (src/holding): a wrapper that asks clients for a password lets it in.
+   */
+  joined?: boolean;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
