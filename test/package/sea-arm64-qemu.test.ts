@@ -55,7 +55,8 @@ const skipReason = !existsSync(BINARY)
       : !loaderPresent
         ? `no aarch64 loader at ${path.join(ldPrefix, 'lib', 'ld-linux-aarch64.so.1')} (dpkg --add-architecture arm64; apt-get install libc6:arm64 libstdc++6:arm64)`
         : undefined;
-if (skipReason !== undefined && !required) console.warn(`sea-arm64-qemu: skipping: ${skipReason} (VCONSOLE_SEA_ARM64=required fails instead)`);
+if (skipReason !== undefined && !required)
+  console.warn(`sea-arm64-qemu: skipping: ${skipReason} (VCONSOLE_SEA_ARM64=required fails instead)`);
 
 const scratchDirs: string[] = [];
 function scratchDir(): string {
