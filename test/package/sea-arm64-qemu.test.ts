@@ -13,13 +13,14 @@
 // 2 s for a screenshot, measured on this machine), so the waits are generous.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PNG } from 'pngjs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startDemoRfbServer } from '../../src/rfb/demo/server.js';
 import { probeRfb } from '../support/rfb-client.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -181,4 +182,67 @@ describe.skipIf(skipReason !== undefined && !required)(`linux-arm64 executable $
     const png = PNG.sync.read(readFileSync(out));
     expect({ width: png.width, height: png.height }).toEqual({ width: 800, height: 600 });
   });
+
+  it('proxies a tcp:// console (an RFB server on the host) to a real RFB client', async () => {
+    const server = await startDemoRfbServer({ name: 'arm64-tcp', host: '127.0.0.1', port: 0 });
+    const { dir, copy } = freshCopy();
+    const target = `tcp://127.0.0.1:${server.port}`;
+    const [file, argv] = command(copy, ['proxy', target]);
+    const child = spawn(file, argv, { cwd: dir, env: nodelessEnv(dir), stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const listening = JSON.parse(await firstLine(child, 60_000)) as { target: string; port: number };
+      const result = await probeRfb(net.connect(listening.port, '127.0.0.1'), { timeoutMs: 30_000, readFrame: true });
+      expect(result.name).toBe('arm64-tcp');
+      expect(result.frame).toHaveLength(result.width * result.height * 4);
+      const exited = once(child, 'exit');
+      child.kill('SIGINT');
+      expect(((await exited) as [number | null])[0]).toBe(0);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await server.close();
+    }
+  });
+
+  it('starts a viewer given by path for `open --no-tui`, and SIGINT ends the viewer and itself (exit 0)', async () => {
+    const { dir, copy } = freshCopy();
+    // A host (x86-64) shell script: qemu-user runs a host executable the arm64 program spawns as it is.
+    const record = path.join(dir, 'viewer.args');
+    const viewer = path.join(dir, 'fake-viewer');
+    writeFileSync(viewer, `#!/bin/sh\necho "$$ $*" > '${record}.tmp' && mv '${record}.tmp' '${record}'\nexec sleep 600\n`, { mode: 0o755 });
+    const env = { ...nodelessEnv(dir), PATH: `${dir}:/bin:/usr/bin`, DISPLAY: 'vconsole-test-no-x-server:0' };
+    const [file, argv] = command(copy, ['open', 'demo:vm-a', '--viewer', viewer, '--no-tui']);
+    const child = spawn(file, argv, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    try {
+      const listening = JSON.parse(await firstLine(child, 60_000)) as { port: number };
+      const deadline = Date.now() + 60_000;
+      while (!existsSync(record)) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the viewer was not started; stderr: ${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const [pid, address] = readFileSync(record, 'utf8').trim().split(' ');
+      expect(address).toBe(`127.0.0.1::${listening.port}`);
+      expect(() => process.kill(Number(pid), 0)).not.toThrow();
+
+      const exited = once(child, 'exit');
+      child.kill('SIGINT');
+      const [code] = (await exited) as [number | null];
+      expect({ code, stderr }).toMatchObject({ code: 0 });
+      const gone = Date.now() + 10_000;
+      while (isAlive(Number(pid)) && Date.now() < gone) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(isAlive(Number(pid)), 'the viewer outlived vconsole').toBe(false);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
 });
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
