@@ -236,6 +236,35 @@ describe.skipIf(skipReason !== undefined && !required)(`linux-arm64 executable $
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
   });
+
+  it('draws the open TUI in a terminal (tmux) and quits on q', async () => {
+    const tmux = spawnSync('tmux', ['-V'], { encoding: 'utf8' });
+    expect(tmux.status, 'tmux is needed to give the executable a terminal').toBe(0);
+    const { dir, copy } = freshCopy();
+    const socket = path.join(dir, 'tmux.sock');
+    const tmuxRun = (...args: string[]) => spawnSync('tmux', ['-S', socket, ...args], { encoding: 'utf8' });
+    const done = path.join(dir, 'exit-code');
+    const [file, argv] = command(copy, ['open', 'demo:tui', '--viewer', 'none']);
+    const line = [file, ...argv].map((word) => `'${word}'`).join(' ');
+    expect(tmuxRun('new-session', '-d', '-x', '160', '-y', '30', `env PATH=${dir} CI=true ${line}; echo $? > ${done}`).status).toBe(0);
+    try {
+      const deadline = Date.now() + 60_000;
+      let screen = '';
+      while (!/demo:tui\s+demo\s+127\.0\.0\.1:\d+\s+(?:vnc\s+)?listening/.test(screen)) {
+        if (Date.now() > deadline) throw new Error(`no TUI row; screen:\n${screen}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        screen = tmuxRun('capture-pane', '-p').stdout;
+      }
+      tmuxRun('send-keys', 'q');
+      while (!existsSync(done) || readFileSync(done, 'utf8').trim() === '') {
+        if (Date.now() > deadline) throw new Error('vconsole did not exit on q');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(readFileSync(done, 'utf8').trim()).toBe('0');
+    } finally {
+      tmuxRun('kill-server');
+    }
+  });
 });
 
 function isAlive(pid: number): boolean {
