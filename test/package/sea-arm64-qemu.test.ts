@@ -21,6 +21,8 @@ import { fileURLToPath } from 'node:url';
 import { PNG } from 'pngjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startDemoRfbServer } from '../../src/rfb/demo/server.js';
+import { startKubevirtFixture } from '../fixtures/kubevirt-api.js';
+import { FIXTURE_USER, startOpenStackFixture } from '../fixtures/openstack-api.js';
 import { probeRfb } from '../support/rfb-client.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -263,6 +265,49 @@ describe.skipIf(skipReason !== undefined && !required)(`linux-arm64 executable $
       expect(readFileSync(done, 'utf8').trim()).toBe('0');
     } finally {
       tmuxRun('kill-server');
+    }
+  });
+
+  it('serves KubeVirt, OpenStack and ws targets from the host fixtures, and `list` says when no cluster is configured', async () => {
+    const kubevirt = await startKubevirtFixture({ vmis: [{ namespace: 'default', name: 'vm-a' }] });
+    const openstack = await startOpenStackFixture();
+    const { dir, copy } = freshCopy();
+    const noCluster = run(copy, dir, ['list']);
+    expect(noCluster.status).toBe(1);
+    expect(noCluster.stderr).toContain('vconsole: no Kubernetes configuration found');
+    const clouds = path.join(dir, 'clouds.yaml');
+    writeFileSync(
+      clouds,
+      `clouds:\n  fixture:\n    auth:\n      auth_url: ${openstack.authUrl}\n      username: alice\n      password: "${FIXTURE_USER.password}"\n` +
+        '      project_name: demo\n      user_domain_name: Default\n      project_domain_name: Default\n',
+    );
+    const { url } = openstack.issueConsoleToken();
+    const [file, argv] = command(copy, ['proxy', 'vm-a', 'os:web-1', url, '--cloud', 'fixture']);
+    const env = { ...nodelessEnv(dir), KUBECONFIG: kubevirt.kubeconfigPath(), OS_CLIENT_CONFIG_FILE: clouds };
+    const child = spawn(file, argv, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    try {
+      const deadline = Date.now() + 90_000;
+      while (stdout.split('\n').filter((l) => l.startsWith('{')).length < 3) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no port lines; stderr: ${stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const lines = stdout
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { target: string; port: number });
+      expect(lines[0].target).toBe('default/vm-a');
+      for (const line of lines) {
+        const result = await probeRfb(net.connect(line.port, '127.0.0.1'), { timeoutMs: 30_000 });
+        expect(result.version).toBe('3.8');
+      }
+    } finally {
+      child.kill('SIGKILL');
+      await kubevirt.close();
+      await openstack.close();
     }
   });
 });
