@@ -44,6 +44,19 @@ packages_without_recommends=(
   python3-nova      # nova-manage (the sqlite schema) and the library the nova-compute stand-in uses
   rabbitmq-server   # the message bus the proxies ask the compute host over (validate_console_port)
 )
+# Issue 30 (WIP, branch wip-30-arm64): the linux-arm64 executable under qemu-user
+# (test/package/sea-arm64-qemu.test.ts). Not enabled yet: the arm64 libraries need the arm64
+# architecture added before `apt-get update`, which the install step below does not do. To enable:
+#   1. before `apt-get update`: `"${as_root[@]}" dpkg --add-architecture arm64` (when
+#      `dpkg --print-foreign-architectures` lacks it), and
+#   2. uncomment these in packages_without_recommends (about 66 MB download, 415 MB installed;
+#      qemu-user-static is 62.6 MB of it; gcc-12-base:arm64 and libgcc-s1:arm64 come as dependencies):
+# packages_arm64_without_recommends=(
+#   qemu-user-static  # qemu-aarch64-static: runs dist/bin/vconsole-linux-arm64 (no binfmt_misc needed)
+#   libc6:arm64       # /lib/ld-linux-aarch64.so.1 and libc, the loader the arm64 Node.js asks for
+#   libstdc++6:arm64  # Node.js is C++
+# )
+# `installed` above works for them as written (dpkg-query -W libc6:arm64).
 
 installed() {
   dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
