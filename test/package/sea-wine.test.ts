@@ -32,7 +32,13 @@ const EXE = path.join(ROOT, 'dist', 'bin', 'vconsole-win-x64.exe');
 
 function findWine(): string | undefined {
   if (process.env.VCONSOLE_WINE) return process.env.VCONSOLE_WINE;
-  const candidates = ['/usr/lib/wine/wine64', ...(process.env.PATH ?? '').split(':').filter(Boolean).map((dir) => path.join(dir, 'wine64'))];
+  const candidates = [
+    '/usr/lib/wine/wine64',
+    ...(process.env.PATH ?? '')
+      .split(':')
+      .filter(Boolean)
+      .map((dir) => path.join(dir, 'wine64')),
+  ];
   return candidates.find((file) => existsSync(file));
 }
 const WINE = findWine();
@@ -75,10 +81,18 @@ function stdioFiles(input?: string): { stdio: StdioOptions; out: string; err: st
 }
 
 /** Runs the executable to its end; stdout and stderr as text. */
-function runExe(args: string[], options: { input?: string; timeoutMs?: number } = {}): { status: number | null; stdout: string; stderr: string } {
+function runExe(
+  args: string[],
+  options: { input?: string; timeoutMs?: number } = {},
+): { status: number | null; stdout: string; stderr: string } {
   const files = stdioFiles(options.input);
   try {
-    const run = spawnSync(WINE!, [EXE, ...args], { cwd: scratch, env: wineEnv(), stdio: files.stdio, timeout: options.timeoutMs ?? 90_000 });
+    const run = spawnSync(WINE!, [EXE, ...args], {
+      cwd: scratch,
+      env: wineEnv(),
+      stdio: files.stdio,
+      timeout: options.timeoutMs ?? 90_000,
+    });
     return { status: run.status, stdout: readFileSync(files.out, 'utf8'), stderr: readFileSync(files.err, 'utf8') };
   } finally {
     files.close();
@@ -101,9 +115,12 @@ function startExe(args: string[]): { child: ChildProcess; lines(count: number, t
           .filter((line) => line.startsWith('{'));
         if (found.length >= count) return found.slice(0, count);
         if (child.exitCode !== null || child.signalCode !== null) {
-          throw new Error(`exited (${child.exitCode ?? child.signalCode}) before ${count} lines; stderr: ${readFileSync(files.err, 'utf8')}`);
+          throw new Error(
+            `exited (${child.exitCode ?? child.signalCode}) before ${count} lines; stderr: ${readFileSync(files.err, 'utf8')}`,
+          );
         }
-        if (Date.now() > deadline) throw new Error(`fewer than ${count} lines within ${timeoutMs} ms; stderr: ${readFileSync(files.err, 'utf8')}`);
+        if (Date.now() > deadline)
+          throw new Error(`fewer than ${count} lines within ${timeoutMs} ms; stderr: ${readFileSync(files.err, 'utf8')}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     },
@@ -166,7 +183,11 @@ describe.skipIf(!runnable && !required)('Windows executable under wine (win-x64)
   it('finds TigerVNC, RealVNC, virt-viewer and TightVNC where their Windows installers put them', () => {
     const run = runExe(['viewers', '--json']);
     expect(run.status, run.stderr).toBe(0);
-    const report = JSON.parse(run.stdout) as { os: string; viewers: Array<{ id: string; path: string; version: string | null }>; selected: { id: string } | null };
+    const report = JSON.parse(run.stdout) as {
+      os: string;
+      viewers: Array<{ id: string; path: string; version: string | null }>;
+      selected: { id: string } | null;
+    };
     expect(report.os).toBe('win32');
     expect(report.viewers.map((v) => [v.id, v.path])).toEqual([
       ['remote-viewer', 'C:\\Program Files\\VirtViewer v11.0-256\\bin\\remote-viewer.exe'],
@@ -232,7 +253,11 @@ describe.skipIf(!runnable && !required)('Windows executable under wine (win-x64)
 
     const windows = runExe(['screenshot', 'demo:vm-a', '-o', 'C:\\users\\vm-a.png']);
     expect(windows.status, windows.stderr).toBe(0);
-    expect(readFileSync(path.join(prefix, 'drive_c', 'users', 'vm-a.png')).subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect(
+      readFileSync(path.join(prefix, 'drive_c', 'users', 'vm-a.png'))
+        .subarray(1, 4)
+        .toString('latin1'),
+    ).toBe('PNG');
   });
 
   // Known failure under wine 8 (not a vconsole bug as far as measured): Node's stdio over a Unix
