@@ -16,9 +16,20 @@
 //   ends what wine started there (wineserver, winedevice.exe).
 import { spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,6 +40,33 @@ import { probeRfb } from '../support/rfb-client.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const EXE = path.join(ROOT, 'dist', 'bin', 'vconsole-win-x64.exe');
+/** The pinned Node.js for Windows that `npm run package` keeps (scripts/package.mjs). */
+const WINDOWS_NODE = path.join(
+  process.env.PKG_CACHE_PATH ?? path.join(homedir(), '.pkg-cache'),
+  'sea',
+  'node-v22.23.3-win-x64',
+  'bin',
+  'node.exe',
+);
+
+/** A Unix path as wine's Z: drive names it. */
+function toWindowsPath(file: string): string {
+  return `Z:${file.replaceAll('/', '\\')}`;
+}
+
+/** Linux PIDs of wine processes whose command line is the fake viewer's for `port`. */
+function viewerProcesses(port: number): string[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'latin1');
+        return cmdline.includes('vncviewer.exe') && cmdline.includes(`127.0.0.1::${port}`);
+      } catch {
+        return false;
+      }
+    });
+}
 
 function findWine(): string | undefined {
   if (process.env.VCONSOLE_WINE) return process.env.VCONSOLE_WINE;
@@ -100,9 +138,12 @@ function runExe(
 }
 
 /** Starts the executable; `lines(n)` waits for n JSON lines on its stdout (a file, polled). */
-function startExe(args: string[]): { child: ChildProcess; lines(count: number, timeoutMs?: number): Promise<string[]>; stderr(): string } {
+function startExe(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): { child: ChildProcess; lines(count: number, timeoutMs?: number): Promise<string[]>; stderr(): string } {
   const files = stdioFiles();
-  const child = spawn(WINE!, [EXE, ...args], { cwd: scratch, env: wineEnv(), stdio: files.stdio });
+  const child = spawn(WINE!, [EXE, ...args], { cwd: scratch, env: { ...wineEnv(), ...env }, stdio: files.stdio });
   files.close(); // the child holds its own copies
   return {
     child,
@@ -258,6 +299,47 @@ describe.skipIf(!runnable && !required)('Windows executable under wine (win-x64)
         .subarray(1, 4)
         .toString('latin1'),
     ).toBe('PNG');
+  });
+
+  // The viewer is the pinned Node.js for Windows (from `npm run package`'s cache) renamed to
+  // TigerVNC's vncviewer.exe; a preload through NODE_OPTIONS (which vconsole passes on) keeps it
+  // running like a viewer window until it is ended.
+  it.skipIf(!existsSync(WINDOWS_NODE))('ends the viewer it started when `open --no-tui` gets Ctrl+C (SIGINT)', async () => {
+    const viewer = path.join(prefix, 'drive_c', 'Program Files', 'TigerVNC', 'vncviewer.exe');
+    copyFileSync(WINDOWS_NODE, viewer);
+    const started = path.join(scratch, 'viewer-started');
+    const preload = path.join(scratch, 'fake-viewer.cjs');
+    writeFileSync(
+      preload,
+      [
+        'if (/vncviewer\\.exe$/i.test(process.execPath)) {',
+        `  require('fs').writeFileSync(${JSON.stringify(toWindowsPath(started))}, process.argv.slice(1).join(' '));`,
+        '  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);',
+        '}',
+      ].join('\n'),
+    );
+    const open = startExe(['open', 'demo:vm-a', '--viewer', 'tigervnc', '--no-tui'], {
+      NODE_OPTIONS: `--require ${toWindowsPath(preload)}`,
+    });
+    try {
+      const [line] = await open.lines(1);
+      const { port } = JSON.parse(line) as { port: number };
+      const deadline = Date.now() + 60_000;
+      while (!existsSync(started) || readFileSync(started, 'utf8') === '') {
+        if (Date.now() > deadline) throw new Error(`the viewer did not start; stderr: ${open.stderr()}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      // Node.js resolves its first argument as a script path: the viewer's argument is its end.
+      expect(readFileSync(started, 'utf8').endsWith(`\\127.0.0.1::${port}`)).toBe(true);
+      expect(viewerProcesses(port).length).toBe(1);
+      expect(await interruptAndWait(open.child)).toEqual({ code: 0, signal: null });
+      while (viewerProcesses(port).length > 0) {
+        if (Date.now() > deadline) throw new Error('the viewer outlived vconsole');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    } finally {
+      open.child.kill('SIGKILL');
+    }
   });
 
   // Known failure under wine 8 (not a vconsole bug as far as measured): Node's stdio over a Unix
