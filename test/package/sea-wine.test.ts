@@ -34,6 +34,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeServerInit } from '../../src/rfb/wire/rfb-wire.js';
+import { startKubevirtFixture } from '../fixtures/kubevirt-api.js';
+import { FIXTURE_USER, startOpenStackFixture } from '../fixtures/openstack-api.js';
 import { startScriptedServer, u32 } from '../support/fake-rfb-server.js';
 import { probeRfb } from '../support/rfb-client.js';
 
@@ -168,6 +170,21 @@ function startExe(
   };
 }
 
+/** Reads from a TCP port until `size` bytes arrived. */
+async function readGreeting(port: number, size: number): Promise<string> {
+  const socket = net.connect(port, '127.0.0.1');
+  try {
+    let received = Buffer.alloc(0);
+    for await (const chunk of socket) {
+      received = Buffer.concat([received, chunk as Buffer]);
+      if (received.length >= size) return received.subarray(0, size).toString('latin1');
+    }
+    throw new Error(`connection closed after ${received.length} bytes`);
+  } finally {
+    socket.destroy();
+  }
+}
+
 async function interruptAndWait(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   const exited = once(child, 'exit');
   child.kill('SIGINT');
@@ -277,6 +294,31 @@ describe.skipIf(!runnable && !required)('Windows executable under wine (win-x64)
     } finally {
       proxy.child.kill('SIGKILL');
       await upstream.close();
+    }
+  });
+
+  it('proxies KubeVirt and OpenStack targets (the fixtures) to RFB clients', async () => {
+    const kubevirt = await startKubevirtFixture({ vmis: [{ namespace: 'default', name: 'vm-a' }] });
+    const openstack = await startOpenStackFixture();
+    const clouds = path.join(scratch, 'clouds.yaml');
+    writeFileSync(
+      clouds,
+      `clouds:\n  fixture:\n    auth:\n      auth_url: ${openstack.authUrl}\n      username: alice\n      password: "${FIXTURE_USER.password}"\n` +
+        '      project_name: demo\n      user_domain_name: Default\n      project_domain_name: Default\n',
+    );
+    const proxy = startExe(['proxy', 'vm-a', 'os:web-1', '--cloud', 'fixture'], {
+      KUBECONFIG: kubevirt.kubeconfigPath(),
+      OS_CLIENT_CONFIG_FILE: clouds,
+    });
+    try {
+      const lines = (await proxy.lines(2)).map((line) => JSON.parse(line) as { target: string; port: number });
+      expect(lines.map((line) => line.target).sort()).toEqual(['default/vm-a', 'openstack:web-1 (cloud fixture)']);
+      for (const line of lines) expect(await readGreeting(line.port, 12)).toBe('RFB 003.008\n');
+      expect(await interruptAndWait(proxy.child)).toEqual({ code: 0, signal: null });
+    } finally {
+      proxy.child.kill('SIGKILL');
+      await kubevirt.close();
+      await openstack.close();
     }
   });
 
