@@ -43,6 +43,11 @@ packages_without_recommends=(
   nova-consoleproxy # nova-novncproxy, nova-serialproxy, nova-spicehtml5proxy
   python3-nova      # nova-manage (the sqlite schema) and the library the nova-compute stand-in uses
   rabbitmq-server   # the message bus the proxies ask the compute host over (validate_console_port)
+  # Issue 30 (branch wip-30-windows): runs dist/bin/vconsole-win-x64.exe for
+  # test/package/sea-wine.test.ts. Debian's wine 8.0, 64-bit only: 8 packages, 101 MB to fetch, 691 MB installed. It puts
+  # wine64 in /usr/lib/wine/ (not on PATH; the `wine` package adds /usr/bin/wine and the 32-bit
+  # half, neither needed). Without recommends: they pull in fonts, GStreamer, X and 32-bit wine.
+  wine64
 )
 # Issue 30 (WIP, branch wip-30-arm64): the linux-arm64 executable under qemu-user
 # (test/package/sea-arm64-qemu.test.ts). Not enabled yet: the arm64 libraries need the arm64
