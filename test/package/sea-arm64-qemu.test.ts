@@ -1,4 +1,4 @@
-// Issue 30, item 2: the linux-arm64 executable (`npm run package`) run under qemu-user on an
+// The linux-arm64 executable (`npm run package`) run under qemu-user on an
 // x86-64 machine, through the issue's smoke set: --version, viewers, proxy with a real RFB client
 // through the port, console piped, screenshot, and ending (SIGINT / stdin closing).
 //
@@ -24,6 +24,7 @@ import { startDemoRfbServer } from '../../src/rfb/demo/server.js';
 import { startKubevirtFixture } from '../fixtures/kubevirt-api.js';
 import { FIXTURE_USER, startOpenStackFixture } from '../fixtures/openstack-api.js';
 import { probeRfb } from '../support/rfb-client.js';
+import { GiveUp, pollFor } from '../e2e/support/poll.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -218,11 +219,13 @@ describe.skipIf(skipReason !== undefined && !required)(`linux-arm64 executable $
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     try {
       const listening = JSON.parse(await firstLine(child, 60_000)) as { port: number };
-      const deadline = Date.now() + 60_000;
-      while (!existsSync(record)) {
-        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the viewer was not started; stderr: ${stderr}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await pollFor(
+        () => {
+          if (child.exitCode !== null) throw new GiveUp(`vconsole exited; stderr: ${stderr}`);
+          return existsSync(record) ? true : undefined;
+        },
+        { what: 'the viewer to start', timeoutMs: 60_000, detail: () => stderr },
+      );
       const [pid, address] = readFileSync(record, 'utf8').trim().split(' ');
       expect(address).toBe(`127.0.0.1::${listening.port}`);
       expect(() => process.kill(Number(pid), 0)).not.toThrow();
@@ -231,9 +234,7 @@ describe.skipIf(skipReason !== undefined && !required)(`linux-arm64 executable $
       child.kill('SIGINT');
       const [code] = (await exited) as [number | null];
       expect({ code, stderr }).toMatchObject({ code: 0 });
-      const gone = Date.now() + 10_000;
-      while (isAlive(Number(pid)) && Date.now() < gone) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(isAlive(Number(pid)), 'the viewer outlived vconsole').toBe(false);
+      await pollFor(() => (isAlive(Number(pid)) ? undefined : true), { what: 'the viewer to end with vconsole' });
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
@@ -250,18 +251,17 @@ describe.skipIf(skipReason !== undefined && !required)(`linux-arm64 executable $
     const line = [file, ...argv].map((word) => `'${word}'`).join(' ');
     expect(tmuxRun('new-session', '-d', '-x', '160', '-y', '30', `env PATH=${dir} CI=true ${line}; echo $? > ${done}`).status).toBe(0);
     try {
-      const deadline = Date.now() + 60_000;
-      let screen = '';
-      while (!/demo:tui\s+demo\s+127\.0\.0\.1:\d+\s+(?:vnc\s+)?listening/.test(screen)) {
-        if (Date.now() > deadline) throw new Error(`no TUI row; screen:\n${screen}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        screen = tmuxRun('capture-pane', '-p').stdout;
-      }
+      const screen = () => tmuxRun('capture-pane', '-p').stdout;
+      await pollFor(() => (/demo:tui\s+demo\s+127\.0\.0\.1:\d+\s+(?:vnc\s+)?listening/.test(screen()) ? true : undefined), {
+        what: 'the TUI row',
+        timeoutMs: 60_000,
+        detail: screen,
+      });
       tmuxRun('send-keys', 'q');
-      while (!existsSync(done) || readFileSync(done, 'utf8').trim() === '') {
-        if (Date.now() > deadline) throw new Error('vconsole did not exit on q');
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await pollFor(() => (existsSync(done) && readFileSync(done, 'utf8').trim() !== '' ? true : undefined), {
+        what: 'vconsole to exit on q',
+        timeoutMs: 60_000,
+      });
       expect(readFileSync(done, 'utf8').trim()).toBe('0');
     } finally {
       tmuxRun('kill-server');
@@ -290,11 +290,13 @@ describe.skipIf(skipReason !== undefined && !required)(`linux-arm64 executable $
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     try {
-      const deadline = Date.now() + 90_000;
-      while (stdout.split('\n').filter((l) => l.startsWith('{')).length < 3) {
-        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no port lines; stderr: ${stderr}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await pollFor(
+        () => {
+          if (child.exitCode !== null) throw new GiveUp(`vconsole exited; stderr: ${stderr}`);
+          return stdout.split('\n').filter((l) => l.startsWith('{')).length >= 3 ? true : undefined;
+        },
+        { what: 'three port lines', timeoutMs: 90_000, detail: () => stderr },
+      );
       const lines = stdout
         .split('\n')
         .filter((l) => l.startsWith('{'))
