@@ -4,8 +4,8 @@
 # tools that find and photograph windows, and headless Chromium with tesseract for the browser
 # viewer's pages, and Debian's real Nova console proxies (nova-consoleproxy, with python3-nova
 # and rabbitmq-server: test/e2e/support/real-nova.ts), and what runs the Windows and linux-arm64
-# executables here (wine64; qemu-user-static with arm64 libraries). Idempotent and quiet: does nothing when every package is installed already
-# (set E2E_DEPS_FORCE=1 to run apt-get anyway). Runs as root without a TTY (CI); otherwise
+# executables here (wine64; qemu-user-static with arm64 libraries). Idempotent and quiet: does
+# nothing when every package is installed already (set E2E_DEPS_FORCE=1 to run apt-get anyway). Runs as root without a TTY (CI); otherwise
 # through sudo.
 set -euo pipefail
 
