@@ -35,6 +35,9 @@ export const TOOL_PACKAGES: Readonly<Record<string, string>> = {
   'nova-manage': 'python3-nova',
   'rabbitmq-server': 'rabbitmq-server',
   epmd: 'rabbitmq-server',
+  sshd: 'openssh-server',
+  ssh: 'openssh-client',
+  'ssh-keygen': 'openssh-client',
 };
 
 /** Per-test deadline, passed explicitly so it holds under `npm test`'s shorter default too. */
