@@ -73,6 +73,19 @@ describe('vconsole proxy --share', () => {
     await proxy.waitForStderr(/joined the console vconsole open \(pid \d+\) holds/);
   });
 
+  it('open in a second terminal joins the console the first holds: one console connection for both', async () => {
+    const server = await demoServer('vm-k');
+    const target = `tcp://127.0.0.1:${server.port}`;
+    const first = start(['open', target, '--no-tui', '--viewer', 'none']);
+    await first.jsonLines(1);
+    const second = start(['open', target, '--no-tui', '--viewer', 'none']);
+    const [{ port }] = await second.jsonLines(1);
+    const view = await viewer(port as number);
+    await waitFor(() => pixel(view.framebuffer, 5, 599) === livePixel('vm-k', 5, 599), 'the screen through the second open');
+    expect(server.clients).toBe(1);
+    await first.waitForStderr(/another vconsole of yours joined/);
+  });
+
   it('shares with defaults.share: true in the config file, and --no-share wins over it', async () => {
     const server = await demoServer('vm-c');
     const config = path.join(mkdtempSync(path.join(os.tmpdir(), 'vconsole-share-config-')), 'config.yaml');
