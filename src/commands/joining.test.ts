@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,6 +35,16 @@ describe.skipIf(process.platform === 'win32')('joiningFrom', () => {
     expect(below).toBeInstanceOf(JoinSource);
     expect((below as JoinSource).inner).toBe(target);
     expect(notices).toEqual([]);
+  });
+
+  it('removes what killed vconsoles left before it holds anything', () => {
+    const dir = path.join(xdg, 'vconsole');
+    fs.mkdirSync(dir, { mode: 0o700 });
+    const deadPid = spawnSync(process.execPath, ['-e', '']).pid;
+    fs.writeFileSync(path.join(dir, 'gone.json'), JSON.stringify({ pid: deadPid, command: 'open', target: 'x', kind: 'vnc' }));
+    fs.writeFileSync(path.join(dir, 'gone.sock'), '');
+    joiningFrom({}, 'proxy', () => undefined);
+    expect(fs.readdirSync(dir)).toEqual([]);
   });
 
   it('--no-join leaves the chain as it was', () => {

@@ -1,4 +1,5 @@
 import { describeError } from '../errors.js';
+import { heldConsoles } from '../holding/held-consoles.js';
 import { JoinSource } from '../holding/join-source.js';
 import { RuntimeDirError, ensureRuntimeDir } from '../holding/runtime-dir.js';
 import type { UpstreamSource } from '../proxy/types.js';
@@ -38,6 +39,8 @@ export function joiningFrom(flags: JoinFlags, command: string, notice: (text: st
     );
     return NOT_JOINING;
   }
+  // What killed vconsoles left (their records and sockets) goes before anything is held anew.
+  heldConsoles(dir);
   return {
     wrap(target, share) {
       const join = new JoinSource(target, dir, command);

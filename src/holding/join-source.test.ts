@@ -167,6 +167,16 @@ describe.skipIf(process.platform === 'win32')('JoinSource', () => {
     expect(fs.readdirSync(dir).sort()).toEqual(['live.json', 'live.sock']);
   });
 
+  it('never holds a console that lives in this process (a demo VM): no other vconsole could reach it', async () => {
+    const vm = await serialVm();
+    const dir = runtimeDir();
+    const { top, join } = holder({ ...vm.target, inProcess: true }, dir);
+    await top.check(new AbortController().signal);
+    expect(join.holding).toBe(false);
+    expect(vm.connections).toHaveLength(1);
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
   it('holds nothing when nothing above shares the console: each dial is its own', async () => {
     const vm = await serialVm();
     const dir = runtimeDir();

@@ -60,7 +60,7 @@ export class JoinSource extends WrappedSource<JoinSourceEvents> {
   }
 
   async dial(context: DialContext): Promise<Duplex> {
-    if (this.hold) return this.inner.dial(context);
+    if (this.hold || this.inner.inProcess) return this.inner.dial(context);
     const name = heldConsoleName(this);
     for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
       const joined = await this.join(name, context);

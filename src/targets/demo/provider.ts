@@ -50,7 +50,7 @@ function demoSerialTarget(input: string, name: string): ConsoleTarget {
     input,
     name: `demo:${name}`,
     provider: 'demo',
-    identity: `demo:${process.pid}:${name}`,
+    inProcess: true,
     consoleType: 'serial',
     async dial() {
       const { DemoSerialLine } = await import('./serial-shell.js');
@@ -69,7 +69,7 @@ function demoTarget(input: string, name: string): ConsoleTarget {
     name: label,
     provider: 'demo',
     // A demo VM lives in its process: another vconsole's demo:NAME is another VM.
-    identity: `demo:${process.pid}:${name}`,
+    inProcess: true,
     consoleType: 'vnc',
     async dial({ signal }) {
       if (released) throw new VconsoleError('the demo console was closed');
