@@ -65,6 +65,11 @@ const WALLS = [
   { folder: 'rfb/hub', forbids: ['rfb/demo'], why: 'the hub shares any console: it knows no demo' },
   { folder: 'rfb/demo', forbids: ['rfb/client', 'rfb/hub'], why: 'the demo is an RFB server: it knows no client or hub' },
   {
+    folder: 'holding',
+    forbids: ['targets', 'viewers', 'tui', 'rfb', 'serial', 'recording', 'config', 'console-kinds'],
+    why: 'src/holding joins and holds consoles between vconsoles of one user: it knows no provider, viewer, kind, screen or TUI',
+  },
+  {
     folder: 'serial',
     forbids: ['targets', 'viewers', 'tui', 'rfb'],
     why: 'serial sharing (src/serial) knows no provider, viewer, TUI or RFB',

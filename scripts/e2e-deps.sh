@@ -26,6 +26,7 @@ packages=(
   xauth
   iproute2          # ss: which ports a process listens on
   procps            # pgrep
+  util-linux        # setpriv: connects as another uid to a held console's socket (refused: EACCES)
   asciinema         # plays serial recordings (asciicast v2)
   chromium          # headless, driven by puppeteer-core: the browser viewer's pages
   tesseract-ocr     # reads SeaBIOS's words back from a screenshot of the browser viewer

@@ -19,11 +19,13 @@ import { withForeignFlagHint } from './commands/habits/foreign-flags.js';
 import { HABITS_HELP } from './commands/habits/help.js';
 import { JSON_HELP, outputOption } from './commands/output-format.js';
 import { addCompletionCommands } from './commands/completion.js';
+import { JOINING_COMMANDS, addJoinOption } from './commands/join-flags.js';
 // Types only (erased): each command's flags object, whose declared options type it (src/targets/option-groups.ts).
 import type { ConsoleFlags } from './commands/console.js';
 import type { ListFlags } from './commands/list.js';
 import type { OpenFlags } from './commands/open/open.js';
 import type { ProxyFlags } from './commands/proxy.js';
+import type { PsFlags } from './commands/ps.js';
 import type { ScreenshotFlags } from './commands/screenshot.js';
 import type { ViewersCommandOptions } from './commands/viewers.js';
 
@@ -357,6 +359,30 @@ Examples:
     .action(async (flags: ListFlags, command: Command) => {
       const [{ runListCommand }, run] = await Promise.all([import('./commands/list.js'), withGlobalOptions(flags, command)]);
       process.exitCode = await runListCommand(run.flags, run.config, io);
+    });
+
+  for (const command of program.commands.filter((c) => JOINING_COMMANDS.includes(c.name()))) addJoinOption(command);
+
+  program
+    .command('ps')
+    .description('List the consoles your vconsoles hold on this machine: your other vconsole commands join them instead of dialling again.')
+    .addOption(outputOption('TARGET#KIND'))
+    .option('--json', JSON_HELP)
+    .addHelpText(
+      'after',
+      `
+The first vconsole that holds a console (open, proxy --share) shares it with your later vconsole
+commands on this machine (open, proxy, console, screenshot): they join it through a socket only
+you may use, so KubeVirt's one VNC and one serial session per VM kicks nobody. --no-join on
+those commands dials the console itself instead.
+
+Examples:
+  vconsole ps
+  vconsole ps -o json`,
+    )
+    .action(async (flags: PsFlags) => {
+      const { runPsCommand } = await import('./commands/ps.js');
+      process.exitCode = await runPsCommand(flags, io);
     });
 
   addReplayCommand(program, io);

@@ -16,8 +16,9 @@ import type { TargetFlags } from './flags.js';
 import { resolveTargets, targetOptionsFrom } from './target-options.js';
 import { recordingFrom, type RecordFlags } from './record-flags.js';
 import { refuseBrowserOnly } from './browser-only.js';
+import { joiningFrom, type JoinFlags } from './joining.js';
 
-export interface ConsoleFlags extends TargetFlags, RecordFlags {
+export interface ConsoleFlags extends TargetFlags, RecordFlags, JoinFlags {
   escape?: string;
   log?: string;
   wait?: string;
@@ -67,7 +68,9 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
   const recording = await recordingFrom(flags, {
     terminal: screen.isTTY && screen.columns && screen.rows ? { width: screen.columns, height: screen.rows } : undefined,
   });
-  const source = recording.wrap(target);
+  // Joined to the line another vconsole of this user holds, when one does: nobody is kicked.
+  const joined = joiningFrom(flags, 'console', say).wrap(target);
+  const source = recording.wrap(joined);
   const line = new SerialLine(source, { waitMs });
   line.on('log', (level, message) => {
     if (level !== 'debug' || flags.verbose) say(`vconsole: ${line.name}: ${message}`);
@@ -107,7 +110,7 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
     restore();
     await log?.close();
     // The recording is written out and closed (the source holds nothing else for a serial line).
-    if (source !== target) await source.release?.();
+    await source.release?.();
   }
 }
 

@@ -20,8 +20,9 @@ import { followSelection } from './follow-selection.js';
 import type { ConsoleTarget } from '../targets/types.js';
 import { expandWorkspace } from '../config/workspaces.js';
 import { refuseBrowserOnly } from './browser-only.js';
+import { joiningFrom, type JoinFlags } from './joining.js';
 
-export interface ProxyFlags extends TargetFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags {
+export interface ProxyFlags extends TargetFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags, JoinFlags {
   /** With selectors: serve VMs that start matching, or running, while proxy runs. */
   follow?: boolean;
 }
@@ -61,7 +62,8 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   });
 
   const notice = (text: string) => io.stderr.write(`${text}\n`);
-  const wrap = (target: ConsoleTarget) => sharing.wrap(recording.wrap(target));
+  const joining = joiningFrom(flags, 'proxy', notice);
+  const wrap = (target: ConsoleTarget) => joining.wrap(target, (joined) => sharing.wrap(recording.wrap(joined)));
   const namedSessions = addOnce(registry, named.map(wrap), notice);
   const selectedSessions = new Set(addOnce(registry, selected.map(wrap), notice));
   const sessions = [...namedSessions, ...selectedSessions];

@@ -18,8 +18,10 @@ import { FileWriteError, directoryWarning, ensureDirectory, fileErrorCause, writ
 import { namingTarget, type CommandIo } from './command-io.js';
 import { resolveTargets, targetOptionsFrom } from './target-options.js';
 import { refuseBrowserOnly } from './browser-only.js';
+import { joiningFrom, type JoinFlags } from './joining.js';
+import type { UpstreamSource } from '../proxy/types.js';
 
-export interface ScreenshotFlags extends TargetFlags {
+export interface ScreenshotFlags extends TargetFlags, JoinFlags {
   /** `-o`: a file (one target), a directory, or `-` for stdout (one target). */
   output?: string;
   vncPasswordFile?: string;
@@ -53,13 +55,16 @@ export async function runScreenshotCommand(
   const other = targets.find((target) => !readsPicture(target));
   if (other) throw new UsageError(`${other.name}: ${notAScreen(other).message}`, `${PICTURE_HINT} (drop #${other.consoleType})`);
   const destination = destinationFor(flags.output, targets.length, io);
+  // A screen another vconsole of this user holds is pictured through it: nobody's session is taken.
+  const joining = joiningFrom(flags, 'screenshot', (text) => io.stderr.write(`${terminalSafe(text)}\n`));
   const results = await Promise.allSettled(
     targets.map(async (target) => {
+      const source = joining.wrap(target);
       try {
-        const png = await capture(target, password);
+        const png = await capture(target, source, password);
         return await save(png, target, destination, io);
       } finally {
-        await target.release?.().catch(() => undefined);
+        await source.release?.().catch(() => undefined);
       }
     }),
   );
@@ -128,13 +133,13 @@ function isDirectory(file: string): boolean {
   }
 }
 
-/** One whole picture of the console, as PNG bytes. */
-async function capture(target: ConsoleTarget, password: string | undefined): Promise<Buffer> {
+/** One whole picture of the console (dialled through `source`, which wraps `target`), as PNG bytes. */
+async function capture(target: ConsoleTarget, source: UpstreamSource, password: string | undefined): Promise<Buffer> {
   const signal = AbortSignal.timeout(SCREENSHOT_TIMEOUT_MS);
   if (!readsPicture(target)) throw notAScreen(target);
-  await target.check?.(signal);
+  await source.check?.(signal);
   if (!readsPicture(target)) throw notAScreen(target);
-  const stream = await target.dial({ signal, log: () => undefined });
+  const stream = await source.dial({ signal, log: () => undefined });
   const framebuffer = new Framebuffer(0, 0);
   let upstream: RfbConsoleClient | undefined;
   const onAbort = () => stream.destroy();

@@ -10,6 +10,7 @@ import type { CommandIo } from '../command-io.js';
 import { consecutivePorts } from '../flags.js';
 import { recordingFrom, withRecordSharing } from '../record-flags.js';
 import { unsharedBecause, withShareDefault } from '../share-flags.js';
+import { joiningFrom } from '../joining.js';
 import { sharingFrom } from '../sharing.js';
 import { listenAddressFrom, targetOptionsFrom } from '../target-options.js';
 import { selectTargets } from '../target-selection.js';
@@ -49,6 +50,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   });
   const shareHint = sharing.shares ? undefined : unsharedBecause(flags, config.defaults.share);
   const recording = await recordingFrom(flags);
+  const joining = joiningFrom(flags, 'open', (text) => io.stderr.write(`${text}\n`));
   const system = systemViewerEnvironment();
   const viewerEnv = { ...process.env };
   const viewerFlag = flags.viewer ?? (system.env.VCONSOLE_VIEWER ? undefined : config.defaults.viewer);
@@ -58,7 +60,23 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   // Asked before any viewer starts: over ssh without X forwarding none could show a window.
   const display = displayHere(system);
   const run = new OpenRun(
-    { flags, config, options, listen, ports, sharing, shareHint, recording, escapeKey, thumbnailMode, useTui, viewer, display, viewerEnv },
+    {
+      flags,
+      config,
+      options,
+      listen,
+      ports,
+      sharing,
+      joining,
+      shareHint,
+      recording,
+      escapeKey,
+      thumbnailMode,
+      useTui,
+      viewer,
+      display,
+      viewerEnv,
+    },
     io,
   );
   await run.open(named, selected);
