@@ -16,8 +16,12 @@ import type { Sharing } from '../sharing.js';
 import type { ViewerFlags } from '../viewer-flags.js';
 import type { CountFlags } from './count.js';
 import type { GridFlags } from './grid-flags.js';
+import type { ViaFlags } from '../via.js';
 
-export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags, GridFlags, CountFlags {
+export interface OpenFlags
+  extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags, GridFlags, CountFlags, ViaFlags {
+  /** With --via: how long a dropped ssh connection is tried again. */
+  wait?: string;
   /** With selectors: open VMs that start matching while open runs, mark those that stop. */
   follow?: boolean;
   /** false with --no-tui. */
