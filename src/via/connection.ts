@@ -117,6 +117,8 @@ export class ViaConnection extends EventEmitter implements StreamCarrier {
     if (this.endedWith) return Promise.reject(this.endedWith);
     const id = this.nextId++;
     const stream = new MuxStream(id, this);
+    // Whoever takes the stream listens for its errors; until then an error (the connection lost) is the open's.
+    stream.on('error', () => undefined);
     this.streams.set(id, stream);
     return new Promise((resolve, reject) => {
       this.opens.set(id, { stream, resolve, reject, log });
@@ -278,6 +280,8 @@ export class ViaConnection extends EventEmitter implements StreamCarrier {
   private accept(id: number, body: Record<string, unknown>, far: FarHandlers): void {
     if (this.streams.has(id)) throw new ViaProtocolError(`stream ${id} opened twice`);
     const stream = new MuxStream(id, this);
+    // A failed dial or a lost connection ends the stream with an error the close frame carries: it is no crash here.
+    stream.on('error', () => undefined);
     this.streams.set(id, stream);
     const log = (level: LogLevel, message: string) => {
       if (this.streams.has(id)) this.send(encodeJsonFrame(FrameType.log, id, { level, message }));
