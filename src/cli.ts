@@ -347,6 +347,26 @@ Examples:
   addReplayCommand(program, io);
   addViaOptions(program);
 
+  program
+    .command('install')
+    .description("Copy this vconsole's single executable for a host's OS and architecture into ~/.local/bin there, for --via")
+    .requiredOption('--via <[user@]host[:port]>', 'the host (through your own ssh, or $VCONSOLE_SSH_COMMAND)')
+    .addHelpText(
+      'after',
+      `
+Asks the host's OS and architecture (uname -sm), says what it copies, then copies the matching
+single executable (dist/bin/vconsole-OS-ARCH as npm run package makes them, $VCONSOLE_EXECUTABLES,
+or this executable itself) through ssh, checks its sha256 there and moves it into place.
+
+Examples:
+  vconsole install --via jump.example.com
+  vconsole install --via alice@10.0.0.5:2222`,
+    )
+    .action(async (flags: { via: string }) => {
+      const { runInstallCommand } = await import('./commands/install.js');
+      await runInstallCommand(flags.via, io);
+    });
+
   // The far end of --via, run over ssh by the near vconsole: not for users, so not in --help.
   program
     .command('agent', { hidden: true })

@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -184,6 +184,33 @@ describe.skipIf(gate.skip)(gatedTitle('--via through a real sshd', gate), () => 
       expect(listed.stderr).toMatch(
         /vconsole-bastion runs vconsole 0\.0\.1 \(via protocol 99\), this is vconsole .* \(via protocol 1\).*vconsole install --via vconsole-bastion/,
       );
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'install --via copies the executable for the bastion (uname -sm) into ~/.local/bin there, and --via then finds it with no VCONSOLE_VIA_COMMAND',
+    async () => {
+      const executables = join(dir, 'executables');
+      await mkdir(executables, { recursive: true });
+      // What npm run package would have built for linux-x64: here a wrapper that runs this checkout.
+      const built = join(executables, `vconsole-linux-${process.arch === 'arm64' ? 'arm64' : 'x64'}`);
+      await writeFile(built, `#!/bin/sh\nexec ${process.execPath} ${VCONSOLE_BIN} "$@"\n`);
+      await chmod(built, 0o755);
+      const none = await vconsole(['install', '--via', sshd.hostAlias], { VCONSOLE_EXECUTABLES: join(dir, 'no-such-dir') });
+      expect(none.code).toBe(1);
+      expect(none.stderr).toMatch(/^vconsole: no vconsole-linux-\w+ here for vconsole-bastion \(Linux \w+\): looked in /);
+
+      const installed = await vconsole(['install', '--via', sshd.hostAlias], { VCONSOLE_EXECUTABLES: executables });
+      expect(installed.code, installed.stderr).toBe(0);
+      expect(installed.stderr).toMatch(/vconsole-bastion runs Linux \w+: copying .* to ~\/.local\/bin\/vconsole there/);
+      const far = join(farHome, '.local', 'bin', 'vconsole');
+      expect(await readFile(far)).toEqual(await readFile(built));
+      expect((await stat(far)).mode & 0o777).toBe(0o755);
+
+      const listed = await vconsole(['list', '--via', sshd.hostAlias, '--provider', 'demo', '-o', 'name'], { VCONSOLE_VIA_COMMAND: '' });
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(listed.stdout.split('\n')).toContain('demo:vm-b');
     },
     E2E_TEST_TIMEOUT_MS,
   );
