@@ -61,7 +61,9 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   const shutdown = handleShutdownSignals({
     close: () => {
       following.stop?.();
-      return registry.closeAll().finally(() => via?.close());
+      // The link first: its consoles then end as closed here, not as a connection lost.
+      via?.close();
+      return registry.closeAll();
     },
     exit: io.exit,
   });
