@@ -163,4 +163,10 @@ describe('ViaConnection', () => {
     await closed;
     expect((await failed).message).toBe('connection to bastion lost');
   });
+
+  it('answers a request whose reply would be over the frame limit with an error saying so', async () => {
+    const { near } = connected({ ...echo, request: () => Promise.resolve('x'.repeat(2 * 1024 * 1024)) });
+    await expect(near.request('list')).rejects.toThrow(/the answer to "list" is over 1024 KiB/);
+    await expect(near.request('list')).rejects.toThrow(/over/);
+  });
 });

@@ -5,7 +5,16 @@ import { EventEmitter } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import { VconsoleError } from '../errors.js';
 import type { LogLevel } from '../proxy/types.js';
-import { FrameReader, FrameType, ViaProtocolError, encodeFrame, encodeJsonFrame, jsonBody, type Frame } from './frames.js';
+import {
+  FrameReader,
+  FrameType,
+  MAX_CONTROL_BYTES,
+  ViaProtocolError,
+  encodeFrame,
+  encodeJsonFrame,
+  jsonBody,
+  type Frame,
+} from './frames.js';
 import { MuxStream, type StreamCarrier } from './mux-stream.js';
 
 /** What each side says first. */
@@ -271,9 +280,19 @@ export class ViaConnection extends EventEmitter implements StreamCarrier {
 
   private answer(id: number, body: Record<string, unknown>, far: FarHandlers): void {
     const op = typeof body.op === 'string' ? body.op : '';
+    const reply = (answer: unknown) => {
+      try {
+        this.send(encodeJsonFrame(FrameType.reply, id, answer));
+      } catch (err) {
+        // A reply over the frame limit (a listing of very many VMs) is said, not sent.
+        if (!(err instanceof ViaProtocolError)) throw err;
+        const error = { message: `the answer to "${op}" is over ${MAX_CONTROL_BYTES / 1024} KiB`, hint: 'narrow it down (-n, -l)' };
+        this.send(encodeJsonFrame(FrameType.reply, id, { ok: false, error }));
+      }
+    };
     far.request(op, body).then(
-      (result) => this.send(encodeJsonFrame(FrameType.reply, id, { ok: true, result })),
-      (err: unknown) => this.send(encodeJsonFrame(FrameType.reply, id, { ok: false, error: toWireError(err) })),
+      (result) => reply({ ok: true, result }),
+      (err: unknown) => reply({ ok: false, error: toWireError(err) }),
     );
   }
 
