@@ -93,7 +93,10 @@ function buildProgram(providers?: ProviderHelp, withCompletion = true): Command 
         asArgParser(parseVerbosityLevel),
       ),
     )
-    .option('--config <file>', 'config file (default: $XDG_CONFIG_HOME/vconsole/config.yaml or ~/.config/vconsole/config.yaml)')
+    .option(
+      '--config <file>',
+      'config file (default: $XDG_CONFIG_HOME/vconsole/config.yaml, else ~/.config/vconsole/config.yaml; on Windows %APPDATA%\\vconsole\\config.yaml)',
+    )
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(commanderErrorLine(text)) })
     .addHelpText(
