@@ -2,7 +2,7 @@
 // version checked, and, after a drop, a new one (with --wait) or the honest ending.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough } from 'node:stream';
-import { VconsoleError } from '../errors.js';
+import { ConsoleRefusedError, VconsoleError } from '../errors.js';
 import { terminalSafe } from '../text/terminal-text.js';
 import { VERSION } from '../version.js';
 import { sshArgs, type ViaAddress } from './address.js';
@@ -54,10 +54,15 @@ export class ViaLink {
     return this.generationCount;
   }
 
+  /**
+   * How every console ends when the connection goes. Without --wait it is final: a console that
+   * would dial again (a serial line) gets the same answer, so it is a ConsoleRefusedError and the
+   * line gives up at once instead of retrying.
+   */
   lostError(): VconsoleError {
-    return new VconsoleError(`connection to ${this.host} lost`, {
-      hint: this.settings.waitMs > 0 ? undefined : 'with --wait vconsole connects again',
-    });
+    const message = `connection to ${this.host} lost`;
+    if (this.settings.waitMs > 0) return new VconsoleError(message);
+    return new ConsoleRefusedError(message, { hint: 'with --wait vconsole connects again' });
   }
 
   /** The live connection: the current one, the first, or (after a drop, within waitMs) a new one. */

@@ -104,13 +104,31 @@ describe.skipIf(gate.skip)(gatedTitle('--via through a real sshd', gate), () => 
   );
 
   it(
-    'open --via (no terminal) serves the demo consoles of the bastion on ports here',
+    'open --via (no terminal) serves the demo consoles of the bastion on ports here, and says a dropped connection for each',
     async () => {
-      const open = await startPortCommand(lab, 'open', ['demo:vm-a', 'demo:vm-b'], ['--via', sshd.hostAlias, '--viewer', 'none'], viaEnv());
+      const open = await startPortCommand(
+        lab,
+        'open',
+        ['demo:vm-a', 'demo:vm-b', 'demo:vm-c#serial'],
+        ['--via', sshd.hostAlias, '--viewer', 'none'],
+        viaEnv(),
+      );
       const shot = join(dir, 'open-via.png');
       const taken = await vconsole(['screenshot', `tcp://127.0.0.1:${open.ports[1].port}`, '-o', shot]);
       expect(taken.code, taken.stderr).toBe(0);
       expect(PNG.sync.read(await readFile(shot)).width).toBe(800);
+      await dropSshSessions();
+      // The shared screens say why they dropped; the serial line, which would dial again, ends with it.
+      await pollFor(
+        () => {
+          const said = open.process.stderr();
+          return said.includes('[demo:vm-a] warning: console dropped: RFB connection failed: connection to vconsole-bastion lost') &&
+            /\[demo:vm-c\] warning: connection to vconsole-bastion lost; with --wait vconsole connects again/.test(said)
+            ? true
+            : undefined;
+        },
+        { what: 'each console to say the connection was lost', detail: () => open.process.describe() },
+      );
       await open.interrupt();
     },
     E2E_TEST_TIMEOUT_MS,
