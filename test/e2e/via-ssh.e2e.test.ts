@@ -207,6 +207,25 @@ describe.skipIf(gate.skip)(gatedTitle('--via through a real sshd', gate), () => 
   );
 
   it(
+    'says in one line when there is no vconsole on the bastion, and when ssh itself fails',
+    async () => {
+      const missing = await vconsole(['list', '--via', sshd.hostAlias, '--provider', 'demo'], {
+        VCONSOLE_VIA_COMMAND: join(dir, 'no-such-vconsole'),
+      });
+      expect(missing.code).toBe(1);
+      expect(missing.stderr.trim().split('\n')).toHaveLength(1);
+      expect(missing.stderr).toMatch(
+        /^vconsole: no vconsole on vconsole-bastion: .*vconsole install --via vconsole-bastion puts one there/,
+      );
+      const unreachable = await vconsole(['list', '--via', 'nobody@no-such-host.invalid', '--provider', 'demo']);
+      expect(unreachable.code).toBe(1);
+      expect(unreachable.stderr.trim().split('\n')).toHaveLength(1);
+      expect(unreachable.stderr).toMatch(/^vconsole: ssh to nobody@no-such-host\.invalid failed: .*check that ssh HOST works/);
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+
+  it(
     'install --via copies the executable for the bastion (uname -sm) into ~/.local/bin there, and --via then finds it with no VCONSOLE_VIA_COMMAND',
     async () => {
       const executables = join(dir, 'executables');
