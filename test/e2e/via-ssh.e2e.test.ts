@@ -180,6 +180,33 @@ describe.skipIf(gate.skip)(gatedTitle('--via through a real sshd', gate), () => 
   );
 
   it(
+    'open --via --wait connects again after the drop, and the shared screen comes back on the same port',
+    async () => {
+      const open = await startPortCommand(
+        lab,
+        'open',
+        ['demo:vm-a'],
+        ['--via', sshd.hostAlias, '--viewer', 'none', '--wait', '2m'],
+        viaEnv(),
+      );
+      const first = await vconsole(['screenshot', `tcp://127.0.0.1:${open.ports[0].port}`, '-o', join(dir, 'before.png')]);
+      expect(first.code, first.stderr).toBe(0);
+      await dropSshSessions();
+      await pollFor(
+        () => {
+          const said = open.process.stderr();
+          return said.includes('connected to vconsole-bastion again') && said.includes('[demo:vm-a] console back') ? true : undefined;
+        },
+        { what: 'the link and the screen to come back', timeoutMs: 90_000, detail: () => open.process.describe() },
+      );
+      const after = await vconsole(['screenshot', `tcp://127.0.0.1:${open.ports[0].port}`, '-o', join(dir, 'after.png')]);
+      expect(after.code, after.stderr).toBe(0);
+      await open.interrupt();
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+
+  it(
     'refuses a far vconsole of another protocol version, saying how to fix it',
     async () => {
       // A far "vconsole" that says hello with protocol 99: the preamble, then one hello frame.
