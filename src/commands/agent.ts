@@ -18,6 +18,9 @@ import { selectTargets } from './target-selection.js';
 import type { SelectionFlags } from './selector-flags.js';
 import type { TargetFlags } from './flags.js';
 
+/** A pre-flight the near side asked for gives up after this long (the near side may be gone by then). */
+const FAR_CHECK_TIMEOUT_MS = 120_000;
+
 interface Held {
   target: ConsoleTarget;
   checked: boolean;
@@ -65,7 +68,7 @@ export async function runAgentCommand(io: AgentIo, config?: VconsoleConfig): Pro
         }
         case 'check': {
           const entry = heldTarget(body);
-          await entry.target.check?.(AbortSignal.timeout(120_000));
+          await entry.target.check?.(AbortSignal.timeout(FAR_CHECK_TIMEOUT_MS));
           entry.checked = true;
           return describe(Number(body.handle), entry.target);
         }

@@ -169,4 +169,18 @@ describe('ViaConnection', () => {
     await expect(near.request('list')).rejects.toThrow(/the answer to "list" is over 1024 KiB/);
     await expect(near.request('list')).rejects.toThrow(/over/);
   });
+
+  it("caps a far side's log line, so a peer cannot hand the screen a document", async () => {
+    const { near } = connected({
+      ...echo,
+      open: (_body, _stream, log) => {
+        log('warn', 'y'.repeat(100_000));
+        return Promise.resolve();
+      },
+    });
+    const lines: string[] = [];
+    await near.open({}, (_level, message) => lines.push(message));
+    expect(lines).toHaveLength(1);
+    expect(lines[0].length).toBe(500);
+  });
 });

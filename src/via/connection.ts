@@ -55,6 +55,9 @@ export interface ConnectionOptions {
   lost: () => Error;
 }
 
+/** A far log line at most this long. */
+const MAX_LOG_CHARS = 500;
+
 interface PendingOpen {
   stream: MuxStream;
   resolve: (stream: MuxStream) => void;
@@ -271,8 +274,12 @@ export class ViaConnection extends EventEmitter implements StreamCarrier {
       case FrameType.log: {
         const body = jsonBody(frame);
         const level = (['debug', 'info', 'warn', 'error'] as const).find((l) => l === body.level) ?? 'info';
-        if (typeof body.message === 'string') this.opens.get(frame.stream)?.log(level, body.message);
-        this.streams.get(frame.stream)?.emit('far-log', level, body.message);
+        if (typeof body.message !== 'string') return;
+        // A line, not a document: what a far side says is capped before anything shows it.
+        const message = body.message.slice(0, MAX_LOG_CHARS);
+        const open = this.opens.get(frame.stream);
+        if (open) open.log(level, message);
+        else this.streams.get(frame.stream)?.emit('far-log', level, message);
         return;
       }
     }
