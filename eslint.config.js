@@ -18,7 +18,7 @@ const WALLS = [
   { folder: '.', forbids: ['commands'], why: 'only src/cli.ts and src/commands import src/commands: a command is the top of the stack' },
   {
     folder: 'proxy',
-    forbids: ['targets', 'viewers', 'tui', 'rfb', 'serial', 'recording', 'config', 'console-kinds'],
+    forbids: ['targets', 'viewers', 'tui', 'rfb', 'serial', 'recording', 'config', 'console-kinds', 'via'],
     why: 'src/proxy is the data path: it moves bytes and knows no provider, viewer, console kind, screen or command',
   },
   {
@@ -68,6 +68,11 @@ const WALLS = [
     folder: 'holding',
     forbids: ['targets', 'viewers', 'tui', 'rfb', 'serial', 'recording', 'config', 'console-kinds'],
     why: 'src/holding joins and holds consoles between vconsoles of one user: it knows no provider, viewer, kind, screen or TUI',
+  },
+  {
+    folder: 'via',
+    forbids: ['viewers', 'tui', 'rfb', 'serial', 'recording', 'config'],
+    why: 'src/via carries consoles over ssh to a far vconsole: it knows no viewer, TUI, hub or screen',
   },
   {
     folder: 'serial',

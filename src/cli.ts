@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { createRequire } from 'node:module';
+import { VERSION } from './version.js';
 import { UsageError, VconsoleError, errorLine, errorStackLines } from './errors.js';
 import { addConsoleTypeOption, addListenOptions, addTargetOptions, asArgParser } from './commands/flags.js';
 import { parseMaxCount } from './commands/open/count.js';
@@ -10,6 +11,7 @@ import { addRecordOptions } from './commands/record-flags.js';
 import { addGridOptions } from './commands/open/grid-flags.js';
 import { addReplayCommand } from './commands/replay-flags.js';
 import { addSelectorOptions } from './commands/selector-flags.js';
+import { addViaOptions } from './commands/via-flags.js';
 import { selectorFlagNames } from './targets/option-groups.js';
 import { keyHelpText } from './tui/state/key-help.js';
 // kubectl's and virtctl's habits: -v N, -o FORMAT, `vnc`, `console --timeout`, shell completion.
@@ -28,20 +30,6 @@ import type { ProxyFlags } from './commands/proxy.js';
 import type { PsFlags } from './commands/ps.js';
 import type { ScreenshotFlags } from './commands/screenshot.js';
 import type { ViewersCommandOptions } from './commands/viewers.js';
-
-declare const __VCONSOLE_VERSION__: string | undefined;
-
-/** The single executable has its version compiled in (scripts/bundle.mjs); the npm package reads package.json. */
-const VERSION: string =
-  typeof __VCONSOLE_VERSION__ === 'string'
-    ? __VCONSOLE_VERSION__
-    : (() => {
-        try {
-          return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
-        } catch {
-          return process.env.VCONSOLE_VERSION ?? '0.0.0';
-        }
-      })();
 
 const io = {
   stdout: process.stdout,
@@ -386,6 +374,37 @@ Examples:
     });
 
   addReplayCommand(program, io);
+  addViaOptions(program);
+
+  program
+    .command('install')
+    .description("Copy this vconsole's single executable for a host's OS and architecture into ~/.local/bin there, for --via")
+    .requiredOption('--via <[user@]host[:port]>', 'the host (through your own ssh, or $VCONSOLE_SSH_COMMAND)')
+    .addHelpText(
+      'after',
+      `
+Asks the host's OS and architecture (uname -sm), says what it copies, then copies the matching
+single executable (dist/bin/vconsole-OS-ARCH as npm run package makes them, $VCONSOLE_EXECUTABLES,
+or this executable itself) through ssh, checks its sha256 there and moves it into place.
+
+Examples:
+  vconsole install --via jump.example.com
+  vconsole install --via alice@10.0.0.5:2222`,
+    )
+    .action(async (flags: { via: string }) => {
+      const { runInstallCommand } = await import('./commands/install.js');
+      await runInstallCommand(flags.via, io);
+    });
+
+  // The far end of --via, run over ssh by the near vconsole: not for users, so not in --help.
+  program
+    .command('agent', { hidden: true })
+    .description('the far end of --via: serve one near vconsole on stdin/stdout')
+    .option('--stdio', 'speak the via protocol on stdin and stdout')
+    .action(async () => {
+      const { runAgentCommand } = await import('./commands/agent.js');
+      await runAgentCommand({ stdin: process.stdin, stdout: process.stdout, exit: io.exit });
+    });
 
   addVncCommand(program, async (args) => {
     await buildProgram(providers, false).parseAsync([...globalArgs(program.opts<GlobalFlags>()), ...args], { from: 'user' });

@@ -17,8 +17,10 @@ import { resolveTargets, targetOptionsFrom } from './target-options.js';
 import { recordingFrom, type RecordFlags } from './record-flags.js';
 import { refuseBrowserOnly } from './browser-only.js';
 import { joiningFrom, type JoinFlags } from './joining.js';
+import { resolveViaTargets, viaLinkFrom, type ViaFlags } from './via.js';
+import type { ViaLink } from '../via/ssh-link.js';
 
-export interface ConsoleFlags extends TargetFlags, RecordFlags, JoinFlags {
+export interface ConsoleFlags extends TargetFlags, RecordFlags, JoinFlags, ViaFlags {
   escape?: string;
   log?: string;
   wait?: string;
@@ -51,7 +53,35 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
   const escapeKey = flags.escape === undefined ? DEFAULT_ESCAPE : parseEscapeKey(flags.escape);
   const waitMs = flags.wait === undefined ? 0 : parseDuration(flags.wait);
   const options = { ...targetOptionsFrom(flags, config), consoleType: LINE_TYPES[0] };
-  const [target] = resolveTargets([input], options, config);
+  const interactive = Boolean(io.stdin.isTTY);
+  const say = (text: string) => io.stderr.write(`${terminalSafe(text)}${interactive ? '\r\n' : '\n'}`);
+  const via = viaLinkFrom(flags, config, say);
+  try {
+    await attach(input, flags, config, io, { escapeKey, waitMs, options, via, interactive, say });
+  } finally {
+    via?.close();
+  }
+}
+
+interface Attaching {
+  escapeKey: ReturnType<typeof parseEscapeKey>;
+  waitMs: number;
+  options: ReturnType<typeof targetOptionsFrom>;
+  via: ViaLink | undefined;
+  interactive: boolean;
+  say(text: string): void;
+}
+
+async function attach(
+  input: string,
+  flags: ConsoleFlags,
+  config: VconsoleConfig,
+  io: ConsoleIo,
+  { escapeKey, waitMs, options, via, interactive, say }: Attaching,
+): Promise<void> {
+  const [target] = via
+    ? await resolveViaTargets(via, [input], { ...flags, type: LINE_TYPES[0] })
+    : resolveTargets([input], options, config);
   refuseBrowserOnly([target], 'console');
   if (!LINE_TYPES.includes(target.consoleType)) {
     throw new UsageError(
@@ -59,8 +89,6 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
       'drop the #TYPE suffix, or use vconsole open for a screen',
     );
   }
-  const interactive = Boolean(io.stdin.isTTY);
-  const say = (text: string) => io.stderr.write(`${terminalSafe(text)}${interactive ? '\r\n' : '\n'}`);
   const log = flags.log ? await openLog(flags.log, say) : undefined;
 
   // asciicast records the terminal's size: this one's when it is a terminal.

@@ -20,8 +20,9 @@ import { resolveTargets, targetOptionsFrom } from './target-options.js';
 import { refuseBrowserOnly } from './browser-only.js';
 import { joiningFrom, type JoinFlags } from './joining.js';
 import type { UpstreamSource } from '../proxy/types.js';
+import { resolveViaTargets, viaLinkFrom, type ViaFlags } from './via.js';
 
-export interface ScreenshotFlags extends TargetFlags, JoinFlags {
+export interface ScreenshotFlags extends TargetFlags, JoinFlags, ViaFlags {
   /** `-o`: a file (one target), a directory, or `-` for stdout (one target). */
   output?: string;
   vncPasswordFile?: string;
@@ -50,7 +51,19 @@ export async function runScreenshotCommand(
   const password = flags.vncPasswordFile === undefined ? undefined : readPasswordFile(flags.vncPasswordFile, '--vnc-password-file');
   // A picture is not worth kicking someone off KubeVirt's one VNC session: refuse unless asked.
   const options = { ...targetOptionsFrom(flags, config), consoleType: PICTURE_TYPES[0], preserveSession: !flags.takeOver };
-  const targets = resolveTargets(inputs, options, config);
+  const via = viaLinkFrom(flags, config, (line) => io.stderr.write(`${line}\n`));
+  try {
+    const targets = via
+      ? await resolveViaTargets(via, inputs, { ...flags, type: PICTURE_TYPES[0] }, { preserveSession: !flags.takeOver })
+      : resolveTargets(inputs, options, config);
+    return await picture(targets, flags, password, io);
+  } finally {
+    via?.close();
+  }
+}
+
+/** Each target's picture saved where -o says; the exit code. */
+async function picture(targets: ConsoleTarget[], flags: ScreenshotFlags, password: string | undefined, io: CommandIo): Promise<number> {
   refuseBrowserOnly(targets, 'screenshot');
   const other = targets.find((target) => !readsPicture(target));
   if (other) throw new UsageError(`${other.name}: ${notAScreen(other).message}`, `${PICTURE_HINT} (drop #${other.consoleType})`);

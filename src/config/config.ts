@@ -25,6 +25,8 @@ export type ConfigDefaults = DeclaredDefaults & {
   listen?: string;
   /** VNC consoles shared as with --share: `open` shares unless false, `proxy` only when true; the flags win. */
   share?: boolean;
+  /** `--via`'s bastion, `[user@]host[:port]`: every command resolves and dials there unless --via says otherwise. */
+  via?: string;
 };
 
 export interface VconsoleConfig {
@@ -53,6 +55,7 @@ function defaultKeys(providers: readonly ConsoleProvider[]): Map<string, FileKey
     stringKey('viewer'),
     stringKey('listen'),
     switchKey('share'),
+    stringKey('via'),
   ];
   return new Map(keys.map((key) => [key.key, key]));
 }

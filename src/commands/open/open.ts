@@ -14,6 +14,7 @@ import { joiningFrom } from '../joining.js';
 import { sharingFrom } from '../sharing.js';
 import { listenAddressFrom, targetOptionsFrom } from '../target-options.js';
 import { selectTargets } from '../target-selection.js';
+import { selectViaTargets, viaLinkFrom } from '../via.js';
 import { openBrowserPages, pageOutput } from './browser-only.js';
 import { confirmOpenCount } from './count.js';
 import { thumbnailModeFrom, withGridSharing } from './grid-flags.js';
@@ -34,7 +35,12 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const escapeKey = flags.escape === undefined ? DEFAULT_ESCAPE : parseEscapeKey(flags.escape);
   const thumbnailMode = thumbnailModeFrom(flags, process.env);
   const options = targetOptionsFrom(flags, config);
-  const found = await selectTargets(inputs, flags, options, config, { follow: flags.follow });
+  // The link's lines (connection lost, back again) go to the TUI's notice line once it shows.
+  let sayVia = (line: string) => void io.stderr.write(`${line}\n`);
+  const via = viaLinkFrom(flags, config, (line) => sayVia(line));
+  const found = via
+    ? await selectViaTargets(via, inputs, flags, { follow: flags.follow })
+    : await selectTargets(inputs, flags, options, config, { follow: flags.follow });
   const targets = [...found.named, ...found.selected];
   // Declined at the terminal: nothing was opened, nothing is left to close.
   if (!(await confirmOpenCount(targets.length, flags, { stdin: process.stdin, stderr: process.stderr }))) return io.exit(0);
@@ -79,5 +85,9 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
     },
     io,
   );
+  sayVia = (line) => {
+    if (run.view) run.view.show({ type: 'notice', text: line.replace(/^vconsole: /, '') });
+    else io.stderr.write(`${line}\n`);
+  };
   await run.open(named, selected);
 }

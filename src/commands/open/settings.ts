@@ -17,9 +17,12 @@ import type { Sharing } from '../sharing.js';
 import type { ViewerFlags } from '../viewer-flags.js';
 import type { CountFlags } from './count.js';
 import type { GridFlags } from './grid-flags.js';
+import type { ViaFlags } from '../via.js';
 
 export interface OpenFlags
-  extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags, GridFlags, CountFlags, JoinFlags {
+  extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags, GridFlags, CountFlags, JoinFlags, ViaFlags {
+  /** With --via: how long a dropped ssh connection is tried again. */
+  wait?: string;
   /** With selectors: open VMs that start matching while open runs, mark those that stop. */
   follow?: boolean;
   /** false with --no-tui. */
