@@ -137,6 +137,12 @@ describe('SerialTlsGate', () => {
     expect(state.dials).toBe(0);
   });
 
+  it('passes a joined client (another vconsole of this user, through its own socket) through untouched', async () => {
+    const { source, state } = serialConsole();
+    await gate(source).dial({ ...context_(), joined: true });
+    expect(state.dials).toBe(1);
+  });
+
   it('passes a console of another kind through untouched', async () => {
     const { source, state } = serialConsole('vnc');
     await gate(source).dial(context_());

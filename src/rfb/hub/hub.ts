@@ -119,8 +119,9 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     const [clientEnd, relayEnd] = duplexPair();
     const client = serveClient(clientEnd, {
       framebuffer: this.framebuffer,
-      password: this.options.clientPassword,
-      tls: this.options.clientTls,
+      // Another vconsole of this user, through the user-only socket: its own password is not asked, nor TLS.
+      password: context.joined ? undefined : this.options.clientPassword,
+      tls: context.joined ? undefined : this.options.clientTls,
       viewOnly: this.options.viewOnly,
       input: {
         key: (down, keysym) => this.upstream?.key(down, keysym),
