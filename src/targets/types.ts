@@ -24,6 +24,12 @@ export interface ConsoleTarget extends UpstreamSource {
    * provider has no such console.
    */
   browserUrl?(signal: AbortSignal): Promise<string>;
+  /**
+   * True when its VNC server asks for a password the provider learns anew at each dial
+   * (Proxmox VE's one-time ticket), carried on the dialled stream (src/streams/console-password.ts):
+   * only vconsole's own RFB client can answer it, so such a VNC console is always served through the hub.
+   */
+  readonly consolePasswordPerDial?: boolean;
 }
 
 /**

@@ -76,10 +76,10 @@ describe.skipIf(gate.skip)(gatedTitle('Proxmox VE provider through the PVE fixtu
   );
 
   it(
-    '`proxy pve:100 --share` and `open pve:100`: any viewer on the port sees the VM, no ticket to type',
+    '`proxy pve:100` and `open pve:100`: shared by themselves, any viewer on the port sees the VM, no ticket to type',
     async () => {
       for (const [command, args] of [
-        ['proxy', ['--share']],
+        ['proxy', []],
         ['open', ['--viewer', 'none', '--no-tui']],
       ] as const) {
         const running = await startPortCommand(lab, command, ['pve:100'], [...args, ...pve.args]);

@@ -9,7 +9,7 @@ import { systemViewerEnvironment } from '../../viewers/system-environment.js';
 import type { CommandIo } from '../command-io.js';
 import { consecutivePorts } from '../flags.js';
 import { recordingFrom, withRecordSharing } from '../record-flags.js';
-import { unsharedBecause, withShareDefault } from '../share-flags.js';
+import { unsharedBecause, withPasswordPerDialSharing, withShareDefault } from '../share-flags.js';
 import { sharingFrom } from '../sharing.js';
 import { listenAddressFrom, targetOptionsFrom } from '../target-options.js';
 import { selectTargets } from '../target-selection.js';
@@ -43,10 +43,14 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const ports = consecutivePorts(flags.port, targets.length);
   const listen = listenAddressFrom(flags.listen, config);
   // open shares VNC consoles by default: --no-share or defaults.share: false opt out.
-  const sharing = await sharingFrom(withRecordSharing(withShareDefault(withGridSharing(flags), config.defaults.share, true)), listen, {
-    clientPasswords: false,
-    notesUnshared: flags.share === true,
-  });
+  const sharing = await sharingFrom(
+    withPasswordPerDialSharing(withRecordSharing(withShareDefault(withGridSharing(flags), config.defaults.share, true)), targets),
+    listen,
+    {
+      clientPasswords: false,
+      notesUnshared: flags.share === true,
+    },
+  );
   const shareHint = sharing.shares ? undefined : unsharedBecause(flags, config.defaults.share);
   const recording = await recordingFrom(flags);
   const system = systemViewerEnvironment();

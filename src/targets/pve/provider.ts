@@ -57,6 +57,8 @@ async function apiFor(options: TargetOptions): Promise<PveApi> {
  */
 class PveTarget implements ConsoleTarget {
   readonly provider = 'pve';
+  /** vncproxy's VNC password changes with every dial: the hub's client answers it. */
+  readonly consolePasswordPerDial = true;
   readonly name: string;
   consoleType: ConsoleType;
   consoleTypeTentative: boolean;
