@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -129,6 +129,51 @@ describe.skipIf(gate.skip)(gatedTitle('Proxmox VE provider through the PVE fixtu
       expect(stopped.code).toBe(1);
       expect(stopped.stderr.trim().split('\n')).toHaveLength(1);
       expect(stopped.stderr).toMatch(/VM 102 is stopped, not running.*qm start 102/);
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    '`open pve:web-1#spice`: remote-viewer is handed a private connection file with what spiceproxy gave',
+    async () => {
+      // A remote-viewer that answers --version and keeps a copy of the file it was given (and its mode).
+      const bin = await lab.tempDir('pve-viewer');
+      const viewer = join(bin, 'remote-viewer');
+      const copy = join(dir, 'given.vv');
+      await writeFile(
+        viewer,
+        `#!/bin/sh\nif [ "$1" = --version ]; then echo 'remote-viewer version 11.0'; exit 0; fi\nstat -c %a "$1" > ${copy}.mode; cp "$1" ${copy}\n`,
+      );
+      await chmod(viewer, 0o755);
+      const run = await runProgram(
+        process.execPath,
+        [VCONSOLE_BIN, 'open', 'pve:web-1#spice', '--viewer', viewer, '--no-tui', ...pve.args],
+        {
+          env: vconsoleEnv(),
+          timeoutMs: 60_000,
+        },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect((await readFile(`${copy}.mode`, 'utf8')).trim()).toBe('600');
+      const text = await readFile(copy, 'utf8');
+      const lines = text.trim().split('\n');
+      expect(lines[0]).toBe('[virt-viewer]');
+      const settings = Object.fromEntries(
+        lines.slice(1).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+      );
+      expect(settings).toMatchObject({
+        type: 'spice',
+        proxy: 'http://127.0.0.1:3128',
+        'tls-port': '61000',
+        'delete-this-file': '1',
+        'host-subject': 'OU=PVE Cluster Node,O=Proxmox Virtual Environment,CN=pve1.example',
+      });
+      expect(settings.host).toMatch(/^pvespiceproxy:/);
+      expect(settings.password).toMatch(/^[0-9a-f]{32}$/);
+      // The CA on one line, its newlines as \n, as virt-viewer reads it.
+      expect(settings.ca).toMatch(/^-----BEGIN CERTIFICATE-----\\n.*\\n-----END CERTIFICATE-----\\n$/);
+      expect(pve.fixture.spiceProxies).toEqual(['127.0.0.1']);
+      expect(run.stderr + run.stdout).not.toContain(settings.password);
     },
     E2E_TEST_TIMEOUT_MS,
   );

@@ -14,6 +14,7 @@ import { sharingFrom } from '../sharing.js';
 import { listenAddressFrom, targetOptionsFrom } from '../target-options.js';
 import { selectTargets } from '../target-selection.js';
 import { openBrowserPages, pageOutput } from './browser-only.js';
+import { openConnectionFiles } from './connection-files.js';
 import { confirmOpenCount } from './count.js';
 import { thumbnailModeFrom, withGridSharing } from './grid-flags.js';
 import { OpenRun } from './run.js';
@@ -59,11 +60,17 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const { choice, detected } = await selectViewer({ viewer: viewerFlag, viewerArgs: flags.viewerArg }, system);
   const useTui = flags.tui !== false && Boolean(process.stdout.isTTY && process.stdin.isTTY);
   const viewer = { choice, detected, platform: system.platform };
+  // Consoles their viewer reaches by itself (Proxmox VE's SPICE) open from a connection file, without a port.
+  const direct = await openConnectionFiles({ named, selected }, viewer, pageOutput(io, flags.tui), viewerEnv);
+  if (direct.onlyFiles && !flags.follow) {
+    await Promise.all(direct.viewers.map((started) => started.exited));
+    return io.exit(0);
+  }
   // Asked before any viewer starts: over ssh without X forwarding none could show a window.
   const display = displayHere(system);
   const run = new OpenRun(
     { flags, config, options, listen, ports, sharing, shareHint, recording, escapeKey, thumbnailMode, useTui, viewer, display, viewerEnv },
     io,
   );
-  await run.open(named, selected);
+  await run.open(direct.named, direct.selected);
 }

@@ -61,6 +61,7 @@ export function pveError(status: number, reason: string, path: string, cluster: 
 /** One cluster's API, logged in on first call. */
 export class PveApi {
   private ticket?: Promise<Ticket>;
+  private readonly consoleSecrets: string[] = [];
 
   constructor(readonly cluster: PveCluster) {}
 
@@ -80,11 +81,19 @@ export class PveApi {
     return this.authHeaders('GET', signal);
   }
 
-  /** What must never appear in a message: the token, the password, the ticket. */
+  /** A console's one-time password to keep out of messages too (the last few). */
+  remember(secret: string): void {
+    this.consoleSecrets.push(secret);
+    if (this.consoleSecrets.length > 16) this.consoleSecrets.shift();
+  }
+
+  /** What must never appear in a message: the token, the password, the ticket, console passwords. */
   async secrets(): Promise<string[]> {
     const c = this.cluster.credentials;
     const ticket = await this.ticket?.catch(() => undefined);
-    return [c.kind === 'token' ? c.token : c.password, ticket?.ticket, ticket?.csrf].filter((s): s is string => Boolean(s));
+    return [c.kind === 'token' ? c.token : c.password, ticket?.ticket, ticket?.csrf, ...this.consoleSecrets].filter((s): s is string =>
+      Boolean(s),
+    );
   }
 
   private async call<T>(method: 'GET' | 'POST', path: string, body: Record<string, unknown> | undefined, signal: AbortSignal): Promise<T> {

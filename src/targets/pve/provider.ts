@@ -4,12 +4,23 @@ import { LIST_TIMEOUT_MS } from '../../limits.js';
 import type { DialContext } from '../../proxy/types.js';
 import { withConsolePassword } from '../../streams/console-password.js';
 import { scrubSecretsFrom } from './secrets.js';
-import type { ConsoleProvider, ConsoleTarget, ConsoleType, ListScope, TargetOptions, VmStateContext } from '../types.js';
+import type {
+  ConnectionFileSettings,
+  ConsoleProvider,
+  ConsoleTarget,
+  ConsoleType,
+  ListScope,
+  TargetOptions,
+  VmStateContext,
+} from '../types.js';
 import type { PveApi } from './api.js';
 import type { GuestRef, PveGuest } from './guests.js';
 
-/** The consoles Proxmox VE serves that vconsole carries: noVNC's VNC and xterm.js's terminal. */
-const PVE_CONSOLE_TYPES: readonly ConsoleType[] = ['vnc', 'serial'];
+/**
+ * The consoles Proxmox VE serves: noVNC's VNC and xterm.js's terminal, carried through a local
+ * port, and SPICE, which remote-viewer reaches through Proxmox's own SPICE proxy.
+ */
+const PVE_CONSOLE_TYPES: readonly ConsoleType[] = ['vnc', 'serial', 'spice'];
 
 /** vncproxy's answer (websocket=1): the port pveproxy bridges to, the ticket, and (PVE 8.3+) the VNC password. */
 interface VncProxy {
@@ -73,6 +84,38 @@ class PveTarget implements ConsoleTarget {
     const asked = options.consoleType ?? 'auto';
     this.consoleType = asked === 'auto' ? 'vnc' : asked;
     this.consoleTypeTentative = asked === 'auto';
+    if (this.consoleType === 'spice') this.connectionFile = (signal) => this.spiceSettings(signal);
+  }
+
+  /** SPICE: its viewer reaches the VM through the cluster's SPICE proxy, by a connection file. */
+  connectionFile?: (signal: AbortSignal) => Promise<ConnectionFileSettings>;
+
+  /**
+   * POST .../spiceproxy, with the API's host as the proxy (as the web UI does: the node's own
+   * name may not resolve here); the answer is remote-viewer's connection file, key for key.
+   */
+  private spiceSettings(signal: AbortSignal): Promise<ConnectionFileSettings> {
+    return this.guard(async () => {
+      const guest = await this.guest(signal);
+      if (guest.type !== 'qemu')
+        throw new UsageError(
+          `${this.name} is a container: Proxmox VE gives containers no SPICE console`,
+          'open its terminal: #serial (or #vnc)',
+        );
+      const api = await this.connect();
+      const settings = await api.post<Record<string, unknown>>(
+        `/nodes/${encodeURIComponent(guest.node)}/qemu/${guest.vmid}/spiceproxy`,
+        { proxy: new URL(api.cluster.url).hostname },
+        signal,
+      );
+      const kept = Object.entries(settings ?? {}).filter((e): e is [string, string | number] => ['string', 'number'].includes(typeof e[1]));
+      if (!kept.some(([key]) => key === 'password'))
+        throw new VconsoleError('Proxmox VE answered spiceproxy without a SPICE ticket', {
+          hint: 'check that the VM has a SPICE display (vga: qxl)',
+        });
+      api.remember(String(settings.password));
+      return Object.fromEntries(kept);
+    });
   }
 
   /** The guest exists and runs; `auto` settles on VNC for a VM, the terminal for a container. */
@@ -92,17 +135,24 @@ class PveTarget implements ConsoleTarget {
 
   dial({ signal, log }: DialContext): Promise<Duplex> {
     return this.guard(async () => {
+      if (this.consoleType === 'spice')
+        throw new UsageError(
+          `Proxmox VE serves SPICE through its own SPICE proxy, which no local port carries`,
+          `open it in remote-viewer: vconsole open ${this.input}#spice`,
+        );
       const guest = await this.guest(signal);
       const api = await this.connect();
       const base = `/nodes/${encodeURIComponent(guest.node)}/${guest.type}/${guest.vmid}`;
       if (this.consoleType === 'serial') {
         const proxy = await api.post<TermProxy>(`${base}/termproxy`, {}, signal);
+        api.remember(proxy.ticket);
         log('debug', `termproxy on node ${guest.node}, port ${proxy.port}`);
         const socket = await this.openWebSocket(api, base, proxy, signal);
         const { openTermproxy } = await import('./termproxy-stream.js');
         return openTermproxy(socket, proxy.user, proxy.ticket, signal);
       }
       const proxy = await api.post<VncProxy>(`${base}/vncproxy`, { websocket: 1 }, signal);
+      api.remember(proxy.ticket);
       log('debug', `vncproxy on node ${guest.node}, port ${proxy.port}`);
       const socket = await this.openWebSocket(api, base, proxy, signal);
       // The VNC server asks for the password vncproxy made (older versions: the ticket, whose
