@@ -10,6 +10,8 @@ import { consolePasswordOf } from '../../streams/console-password.js';
 import { splitTarget } from '../index.js';
 import type { ConsoleTarget, TargetOptions } from '../types.js';
 import { pveProvider } from './provider.js';
+import type { VmState } from '../types.js';
+import { parseConfig } from '../../config/config.js';
 
 const TOKEN_ID = 'vconsole@pve!console';
 const TOKEN_SECRET = '5a1d7c2e-0c4b-4f8e-9d7a-31c1f0e2b6aa';
@@ -193,5 +195,47 @@ describe('pve: what goes wrong, in one line', () => {
     expect(err).toBeInstanceOf(UsageError);
     expect(err.message).toMatch(/others may read it \(mode 644\)/);
     expect(fixture.requests).toEqual([]);
+  });
+});
+
+describe('pve: state, config and workspaces', () => {
+  it('follows the guest through /cluster/resources: running, then stopped once it stops', async () => {
+    const t = target('pve:web-1', byToken());
+    const states: VmState[] = [];
+    const stop = new AbortController();
+    const following = t.followState!({
+      signal: stop.signal,
+      pollMs: 10,
+      log: () => undefined,
+      onState: (state) => {
+        states.push(state);
+        if (states.length === 1) guests[0].status = 'stopped';
+        if (state.phase === 'Stopped') stop.abort();
+      },
+    });
+    await following;
+    expect(states[0]).toEqual({ phase: 'Running', detail: 'running' });
+    expect(states.at(-1)).toEqual({ phase: 'Stopped', detail: 'stopped' });
+  });
+
+  it('reads the cluster from the config file and a workspace', async () => {
+    const config = await parseConfig(
+      [
+        'defaults:',
+        '  pveUrl: https://pve1.example:8006',
+        '  pveTokenFile: /etc/vconsole/pve-token',
+        'workspaces:',
+        '  web:',
+        '    targets: [pve:web-1]',
+        '    pveTags: [web]',
+        '    pveNode: pve1',
+      ].join('\n'),
+      'config.yaml',
+    );
+    expect(config.defaults).toMatchObject({ pveUrl: 'https://pve1.example:8006', pveTokenFile: '/etc/vconsole/pve-token' });
+    expect(config.workspaces?.web).toMatchObject({ pveTags: ['web'], pveNode: 'pve1' });
+    await expect(parseConfig('workspaces:\n  w:\n    targets: [pve:1]\n    pveNode: "no such/node"\n', 'c.yaml')).rejects.toThrow(
+      /pveNode/,
+    );
   });
 });
