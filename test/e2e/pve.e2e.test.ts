@@ -1,4 +1,4 @@
-import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { chmod, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,6 +89,20 @@ describe.skipIf(gate.skip)(gatedTitle('Proxmox VE provider through the PVE fixtu
         expect(upgrades() - before).toBeLessThanOrEqual(1);
         await running.interrupt();
       }
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    '`proxy pve:100 --record DIR`: the recording tap keeps the console password with the stream; the recording has the screen',
+    async () => {
+      const recordings = await lab.tempDir('pve-rec');
+      const running = await startPortCommand(lab, 'proxy', ['pve:100'], ['--record', recordings, ...pve.args]);
+      await screenshotEqualsScreendump(`tcp://127.0.0.1:${running.ports[0].port}`, []);
+      await running.interrupt();
+      const files = await readdir(recordings);
+      expect(files).toHaveLength(1);
+      expect((await stat(join(recordings, files[0]))).size).toBeGreaterThan(1_000);
     },
     E2E_TEST_TIMEOUT_MS,
   );

@@ -19,6 +19,8 @@ describe('Proxmox VE options', () => {
       shownAs: '--pve-pool prod --pve-tag web --pve-tag db',
       reach: 'matching',
     });
+    // Beside a name (pve:db --pve-node pve1) the node only says which "db": it selects nothing more.
+    expect(pveSelection({ pveNode: 'pve1' })?.reach).toBe('places');
   });
 
   it('a token file holds USER@REALM!TOKENID=SECRET (PVEAPIToken= allowed), refused without echoing it', () => {

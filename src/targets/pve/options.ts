@@ -128,7 +128,7 @@ export const PVE_OPTIONS = [
   }),
 ] as const;
 
-/** --pve-pool, --pve-node and --pve-tag select guests; nothing else selects. */
+/** --pve-pool, --pve-node and --pve-tag select guests (the node alone only without names); nothing else selects. */
 export function pveSelection(flags: Readonly<Record<string, unknown>>): FlagSelection | undefined {
   const pool = flags.pvePool as string | undefined;
   const node = flags.pveNode as string | undefined;
@@ -142,7 +142,8 @@ export function pveSelection(flags: Readonly<Record<string, unknown>>): FlagSele
   return {
     scope: { pvePool: pool, pveNode: node, pveTags: tags.length ? tags : undefined },
     shownAs: shown.filter(Boolean).join(' '),
-    reach: 'matching',
+    // --pve-node alone says where to look: beside a name it picks among guests of that name.
+    reach: pool === undefined && tags.length === 0 ? 'places' : 'matching',
   };
 }
 
