@@ -2,6 +2,8 @@
 // 0600 file, or a user and a password file (a ticket from /access/ticket). Read on first use,
 // never at resolve.
 import { readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { UsageError, describeError } from '../../errors.js';
 import { echoInput } from '../../text/terminal-text.js';
 import { tlsFromOptions, type TlsSettings } from '../dial/websockify.js';
@@ -27,7 +29,9 @@ const NO_CLUSTER_HINT =
 const TOKEN = /^([^\s@!=:]+@[^\s@!=:]+)!([A-Za-z][A-Za-z0-9._-]*)=(\S+)$/;
 
 /** The secret's first line of a private file: refused (a usage error naming the flag) when others may read it. */
-export function readPrivateLine(file: string, flag: string): string {
+export function readPrivateLine(given: string, flag: string): string {
+  // A config file's `~/...` means the home directory, as a shell would read it.
+  const file = given.startsWith('~/') ? join(homedir(), given.slice(2)) : given;
   let text: string;
   try {
     const mode = statSync(file).mode;
