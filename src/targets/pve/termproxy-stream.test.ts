@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { duplexPair } from '../../streams/duplex-pair.js';
 import { failure, readBytes } from '../../../test/support/streams.js';
-import { dataFrame, openTermproxy, resizeFrame } from './termproxy-stream.js';
+import { TERMPROXY_FRAME_DATA_BYTES, dataFrame, openTermproxy, resizeFrame } from './termproxy-stream.js';
 
 describe('termproxy framing', () => {
   it('counts LENGTH in bytes, as termproxy reads it', () => {
@@ -19,6 +19,12 @@ describe('termproxy framing', () => {
     expect((await readBytes(stream, 7)).toString()).toBe('login: ');
     stream.write('ls\r');
     expect((await readBytes(theirs, 7)).toString()).toBe('0:3:ls\r');
+    // A paste bigger than a frame may be (pveproxy: 128 KiB) goes as several frames.
+    const frames: string[] = [];
+    theirs.on('data', (chunk: Buffer) => frames.push(chunk.subarray(0, 8).toString('latin1')));
+    stream.write(Buffer.alloc(TERMPROXY_FRAME_DATA_BYTES * 2 + 1, 0x61));
+    await expect.poll(() => frames.length).toBe(3);
+    expect(frames.map((f) => f.split(':').slice(0, 2).join(':'))).toEqual(['0:32768', '0:32768', '0:1']);
     stream.destroy();
   });
 

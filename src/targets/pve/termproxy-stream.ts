@@ -8,6 +8,12 @@ import { ConsoleRefusedError, VconsoleError } from '../../errors.js';
 /** pve-xtermjs pings every 30 s, which keeps pveproxy's idle timeout away. */
 export const TERMPROXY_PING_MS = 30_000;
 
+/**
+ * The most input one frame carries: pveproxy ends a connection on a websocket frame over
+ * 128 KiB, so a big paste goes as several frames.
+ */
+export const TERMPROXY_FRAME_DATA_BYTES = 32 * 1024;
+
 /** `0:LENGTH:DATA`: the frame of one input chunk. */
 export function dataFrame(chunk: Buffer): Buffer {
   return Buffer.concat([Buffer.from(`0:${chunk.length}:`), chunk]);
@@ -50,7 +56,10 @@ export class TermproxyStream extends Duplex {
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
-    if (this.inner.write(dataFrame(chunk))) callback();
+    let flowing = true;
+    for (let at = 0; at < chunk.length; at += TERMPROXY_FRAME_DATA_BYTES)
+      flowing = this.inner.write(dataFrame(chunk.subarray(at, at + TERMPROXY_FRAME_DATA_BYTES))) && flowing;
+    if (flowing) callback();
     else this.inner.once('drain', () => callback());
   }
 
