@@ -177,6 +177,11 @@ describe('pve: what goes wrong, in one line', () => {
   });
 
   it('403 without VM.Console names the privilege; 401 says what to check and never echoes the token', async () => {
+    // Said by the pre-flight already, before anything listens (GET /access/permissions)...
+    const early = await failure(target('pve:101', byPassword()).check!(AbortSignal.timeout(10_000)));
+    expect(early.message).toBe('Proxmox VE refused: Permission check failed (/vms/101, VM.Console) (403)');
+    expect(fixture.requests).not.toContain('POST /api2/json/nodes/pve1/qemu/101/vncproxy');
+    // ...and by the console call itself.
     const denied = await failure(dialOf(target('pve:101', byPassword())));
     expect(denied.message).toBe('Proxmox VE refused: Permission check failed (/vms/101, VM.Console) (403)');
     expect((denied as UsageError).hint).toMatch(/VM\.Console on \/vms\/101/);

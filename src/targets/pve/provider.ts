@@ -130,7 +130,30 @@ class PveTarget implements ConsoleTarget {
         this.consoleType = guest.type === 'lxc' ? 'serial' : 'vnc';
         this.consoleTypeTentative = false;
       }
+      await this.checkConsolePrivilege(guest.vmid, signal);
     });
+  }
+
+  /**
+   * Asked before anything listens, so a missing privilege is one line, not a viewer that closes:
+   * GET /access/permissions?path=/vms/VMID gives the caller's own (a token's, with privilege
+   * separation) privileges there.
+   */
+  private async checkConsolePrivilege(vmid: number, signal: AbortSignal): Promise<void> {
+    const api = await this.connect();
+    const path = `/vms/${vmid}`;
+    const { PveApiError, pveError } = await import('./api.js');
+    let held: Record<string, Record<string, number> | undefined> | undefined;
+    try {
+      held = await api.get('/access/permissions', { path }, signal);
+    } catch (err) {
+      // A cluster that will not say (an older one) is asked no more: the console call will tell.
+      if (err instanceof PveApiError && err.status !== 401) return;
+      throw err;
+    }
+    const privileges = held?.[path];
+    if (!privileges || privileges['VM.Console'] !== undefined) return;
+    throw pveError(403, `Permission check failed (${path}, VM.Console)`, `/nodes/-/qemu/${vmid}/vncproxy`, api.cluster);
   }
 
   dial({ signal, log }: DialContext): Promise<Duplex> {
