@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import type { Rect } from '../wire/geometry.js';
-import { ZrleCompressor } from './encoders/zrle.js';
+import { ClientEncoders } from './encoders/index.js';
 import type { Framebuffer } from '../wire/framebuffer.js';
 import { PASSWORD_ANSWER_TIMEOUT_MS, PREAUTH_TIMEOUT_MS, VIEWER_STALL_TIMEOUT_MS } from '../../limits.js';
 import { PixelPacker } from '../wire/pixel-values.js';
@@ -19,7 +19,7 @@ import type { AuthGate } from './auth-backoff.js';
 import { checkVncAuth, newVncChallenge } from '../wire/vnc-auth.js';
 import { ClientDamage } from './damage.js';
 import { ClientOutput, durationText, type OutboxKind } from './output.js';
-import { ENCODING, PIXEL_ENCODINGS, encodeUpdate } from './update.js';
+import { ENCODING, encodeUpdate } from './update.js';
 
 export interface ClientInput {
   key(down: boolean, keysym: number): void;
@@ -93,7 +93,6 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
   private readonly securityType: number;
   private challenge: Buffer | undefined;
   private packer = new PixelPacker(NATIVE_FORMAT);
-  private encoding: number = ENCODING.raw;
   private wants = { cursor: false, desktopSize: false, qemuKey: false };
   /** ClientCutText payload still to drop (too big, or extended clipboard). */
   private skipping = 0;
@@ -105,7 +104,8 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
   private handshakeTimer: NodeJS.Timeout | undefined;
   /** A bell went out in this turn of the event loop. */
   private rang = false;
-  private readonly zlib = new ZrleCompressor();
+  /** The encoding its SetEncodings chose, and each encoder's state (zlib streams) for this connection. */
+  private readonly encoders = new ClientEncoders();
   private closed = false;
   /** The refusal a failing handshake sends before the connection closes. */
   private farewell: Buffer | undefined;
@@ -178,7 +178,7 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     fb.off('cursor', this.onCursor);
     clearTimeout(this.handshakeTimer);
     this.output.close();
-    this.zlib.close();
+    this.encoders.close();
     // A refusal must reach the client: end gracefully, then let go of the socket.
     if (this.farewell && !this.stream.destroyed) this.stream.end(this.farewell, () => this.stream.destroy());
     else this.stream.destroy();
@@ -388,7 +388,7 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
         break;
       case 'setEncodings': {
         const list = message.encodings;
-        this.encoding = list.find((e) => PIXEL_ENCODINGS.includes(e)) ?? ENCODING.raw;
+        this.encoders.choose(list);
         const qemuKey = list.includes(ENCODING.qemuExtendedKey) && this.options.input.qemuKey !== undefined;
         this.pending.qemuKeyAckDue = qemuKey && !this.wants.qemuKey;
         this.wants = { cursor: list.includes(ENCODING.cursor), desktopSize: list.includes(ENCODING.desktopSize), qemuKey };
@@ -421,7 +421,7 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     if (!plan) return;
     this.busy = true;
     const cancelled = () => this.closed;
-    encodeUpdate(plan, this.options.framebuffer, this.packer, this.encoding, this.zlib, { cancelled }).then(
+    encodeUpdate(plan, this.options.framebuffer, this.packer, this.encoders, { cancelled }).then(
       (parts) => {
         if (this.closed) return;
         // Corked, the parts leave in one writev; the last write's answer covers all that is buffered.

@@ -6,6 +6,8 @@ import {
   HEXTILE_RAW,
   HEXTILE_SUBRECTS_COLOURED,
 } from '../../wire/rfb-wire.js';
+import { ENCODE_HEXTILE_PIXEL_COST } from '../../../limits.js';
+import type { EncoderKind } from './encoder.js';
 
 interface Subrect {
   value: number;
@@ -85,3 +87,15 @@ function findSubrects(tile: Uint32Array, tw: number, th: number, background: num
   }
   return out;
 }
+
+/** Hextile (encoding 5): each band's 16x16 tiles; it keeps nothing between rectangles. */
+export const hextile: EncoderKind<'hextile'> = {
+  name: 'hextile',
+  encoding: 5,
+  create: () => ({
+    tileRows: 16,
+    pixelCost: ENCODE_HEXTILE_PIXEL_COST,
+    band: ({ pixels, width, rect, packer }) => ({ parts: [encodeHextile(packer.rectValues(pixels, width, rect), rect.w, rect.h, packer)] }),
+    close: () => undefined,
+  }),
+};
