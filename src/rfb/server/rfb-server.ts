@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import type { Rect } from '../wire/geometry.js';
 import { ClientEncoders } from './encoders/index.js';
-import type { Framebuffer } from '../wire/framebuffer.js';
+import type { CopySource, Framebuffer } from '../wire/framebuffer.js';
 import { PASSWORD_ANSWER_TIMEOUT_MS, PREAUTH_TIMEOUT_MS, VIEWER_STALL_TIMEOUT_MS } from '../../limits.js';
 import { PixelPacker } from '../wire/pixel-values.js';
 import {
@@ -109,8 +109,10 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
   private closed = false;
   /** The refusal a failing handshake sends before the connection closes. */
   private farewell: Buffer | undefined;
-  private readonly onDamage = (rect: Rect) => {
-    this.pending.damage(rect);
+  private readonly onDamage = (rect: Rect, from?: CopySource) => {
+    // A copy while an update is encoded may already show in bands read after it: pixels then.
+    if (from && !this.busy) this.pending.copied(rect, from);
+    else this.pending.damage(rect);
     this.sendUpdateIfDue();
   };
   private readonly onResize = (width: number, height: number) => {
@@ -417,7 +419,7 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
    */
   private sendUpdateIfDue(): void {
     if (this.busy || this.closed || this.phase !== 'normal') return;
-    const plan = this.pending.plan(this.options.framebuffer, this.wants);
+    const plan = this.pending.plan(this.options.framebuffer, { ...this.wants, copyRect: this.encoders.copyRect });
     if (!plan) return;
     this.busy = true;
     const cancelled = () => this.closed;
