@@ -58,6 +58,8 @@ export interface RfbServerOptions {
    */
   beforeServerInit?(): Promise<void>;
   stallTimeoutMs?: number;
+  /** The client's SetEncodings chose how its pictures go out (`tight (JPEG quality 8, compress level 2), CopyRect`), for the log. */
+  onEncodings?(choice: string): void;
 }
 
 /** Why this side ended a client's connection, as the end of `viewer from ADDRESS disconnected: ...`. */
@@ -391,6 +393,7 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
       case 'setEncodings': {
         const list = message.encodings;
         this.encoders.choose(list);
+        this.options.onEncodings?.(this.encoders.description);
         const qemuKey = list.includes(ENCODING.qemuExtendedKey) && this.options.input.qemuKey !== undefined;
         this.pending.qemuKeyAckDue = qemuKey && !this.wants.qemuKey;
         this.wants = { cursor: list.includes(ENCODING.cursor), desktopSize: list.includes(ENCODING.desktopSize), qemuKey };

@@ -31,6 +31,8 @@ describe('ClientEncoders', () => {
     expect(settingsOf([7, 16])).toEqual({ jpegQuality: undefined, compressLevel: undefined });
     expect(chosen([7, 1]).copyRect).toBe(true);
     expect(chosen([7]).copyRect).toBe(false);
+    expect(chosen([7, 1, -254, -24]).description).toBe('tight (JPEG quality 8, compress level 2), CopyRect');
+    expect(chosen([16, -24]).description).toBe('zrle');
   });
 
   it("keeps a connection's encoder (and its zlib streams) when the client sends SetEncodings again", () => {

@@ -49,6 +49,16 @@ export class ClientEncoders {
     return this.chosen.name;
   }
 
+  /** What the client's pictures go out in, as a log line says it. */
+  get description(): string {
+    const { jpegQuality, compressLevel } = this.settings;
+    const settings = [
+      this.chosen === tight && jpegQuality !== undefined ? `JPEG quality ${jpegQuality}` : undefined,
+      this.chosen === tight && compressLevel !== undefined ? `compress level ${compressLevel}` : undefined,
+    ].filter((part) => part !== undefined);
+    return `${this.chosen.name}${settings.length ? ` (${settings.join(', ')})` : ''}${this.copyRect ? ', CopyRect' : ''}`;
+  }
+
   get encoding(): number {
     return this.chosen.encoding;
   }
