@@ -2,10 +2,11 @@
  * Tight (encoding 7), as TigerVNC, libvncclient and noVNC decode it: each band is cut into
  * rectangles of at most 2048 pixels' width and 64 Ki pixels (what every Tight decoder accepts),
  * and each is sent as a fill (one colour), a palette of 2..16 colours (a 1-bit bitmap for two),
- * JPEG (many colours, when the client asked for a quality and its pixels are true colour of 16
- * bits or more), or its pixels; palette indexes and pixels go through the connection's zlib
+ * JPEG (many colours that deflate poorly, when JPEG is smaller, the client asked for a quality
+ * and its pixels are true colour of 16 bits or more), or its pixels; palette indexes and pixels go through the connection's zlib
  * streams (1 for bitmaps, 2 for indexes, 0 for pixels), at the client's compress level.
  */
+import { deflateRawSync } from 'node:zlib';
 import jpeg from 'jpeg-js';
 import type { Rect } from '../../wire/geometry.js';
 import type { PixelPacker } from '../../wire/pixel-values.js';
@@ -24,6 +25,8 @@ const MAX_PIXELS = 65536;
 const MAX_PALETTE = 16;
 /** Below this a rectangle's pixels go through zlib: a JPEG's own tables are about 600 bytes. */
 const MIN_JPEG_PIXELS = 2048;
+/** Pixels that deflate (at level 1) to this or less a pixel are sent through zlib without trying JPEG. */
+const DEFLATES_WELL_BYTES_PER_PIXEL = 0.5;
 const STREAM_PIXELS = 0;
 const STREAM_BITMAP = 1;
 const STREAM_INDEXES = 2;
@@ -181,15 +184,27 @@ class TightEncoder implements Encoder {
       colours.forEach((colour, i) => tpixel.write(head, 3 + i * tpixel.size, colour));
       return [head, ...(await this.compressed(stream, indexes(values, r.w, r.h, colours)))];
     }
-    const f = packer.format;
-    if (this.quality !== undefined && f.trueColour && f.bitsPerPixel >= 16 && r.w * r.h >= MIN_JPEG_PIXELS) {
-      const picture = jpeg.encode({ data: rgbaOf(pixels, width, r), width: r.w, height: r.h }, JPEG_QUALITY[this.quality]).data;
-      return [Buffer.from([JPEG | this.takeResets()]), compactLength(picture.length), picture];
-    }
     const data = Buffer.alloc(values.length * tpixel.size);
     for (let i = 0, at = 0; i < values.length; i++) at = tpixel.write(data, at, values[i]);
+    const picture = this.jpegIfSmaller(pixels, width, r, packer, data);
+    if (picture) return [Buffer.from([JPEG | this.takeResets()]), compactLength(picture.length), picture];
     const control = Buffer.from([(STREAM_PIXELS << 4) | this.takeResets()]);
     return [control, ...(await this.compressed(STREAM_PIXELS, data))];
+  }
+
+  /**
+   * The rectangle as JPEG when the client asked for a quality, its pixels allow it and JPEG is
+   * the smaller: many colours are not a photograph (a screen's gradients and patterns deflate to
+   * far less than JPEG makes of them), so a quick deflate of `data` is the measure, and JPEG
+   * (costly in JavaScript) is made only where that deflates poorly.
+   */
+  private jpegIfSmaller(pixels: Buffer, width: number, r: Rect, packer: PixelPacker, data: Buffer): Buffer | undefined {
+    const f = packer.format;
+    if (this.quality === undefined || !f.trueColour || f.bitsPerPixel < 16 || r.w * r.h < MIN_JPEG_PIXELS) return undefined;
+    const deflated = deflateRawSync(data, { level: 1 }).length;
+    if (deflated <= r.w * r.h * DEFLATES_WELL_BYTES_PER_PIXEL) return undefined;
+    const picture = jpeg.encode({ data: rgbaOf(pixels, width, r), width: r.w, height: r.h }, JPEG_QUALITY[this.quality]).data;
+    return picture.length < deflated ? picture : undefined;
   }
 
   private takeResets(): number {
