@@ -392,8 +392,7 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
         break;
       case 'setEncodings': {
         const list = message.encodings;
-        this.encoders.choose(list);
-        this.options.onEncodings?.(this.encoders.description);
+        if (this.encoders.choose(list)) this.options.onEncodings?.(this.encoders.description);
         const qemuKey = list.includes(ENCODING.qemuExtendedKey) && this.options.input.qemuKey !== undefined;
         this.pending.qemuKeyAckDue = qemuKey && !this.wants.qemuKey;
         this.wants = { cursor: list.includes(ENCODING.cursor), desktopSize: list.includes(ENCODING.desktopSize), qemuKey };

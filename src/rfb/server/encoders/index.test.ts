@@ -33,6 +33,9 @@ describe('ClientEncoders', () => {
     expect(chosen([7]).copyRect).toBe(false);
     expect(chosen([7, 1, -254, -24]).description).toBe('tight (JPEG quality 8, compress level 2), CopyRect');
     expect(chosen([16, -24]).description).toBe('zrle');
+    const again = chosen([7, -24]);
+    expect(again.choose([7, -24]), 'the same list again').toBe(false);
+    expect(again.choose([7, -25]), 'another quality').toBe(true);
   });
 
   it("keeps a connection's encoder (and its zlib streams) when the client sends SetEncodings again", () => {

@@ -36,12 +36,18 @@ export class ClientEncoders {
   /** The client accepts CopyRect. */
   copyRect = false;
 
-  /** SetEncodings: the first pixel encoding listed that the server has (Raw else), and the settings. */
-  choose(encodings: readonly number[]): void {
+  /**
+   * SetEncodings: the first pixel encoding listed that the server has (Raw else), and the
+   * settings. True when that changed what the client is sent (a client repeating its
+   * SetEncodings is logged once).
+   */
+  choose(encodings: readonly number[]): boolean {
+    const before = this.description;
     this.chosen = encodings.map((e) => ENCODERS.find((kind) => kind.encoding === e && kind.create)).find((kind) => kind) ?? raw;
     this.copyRect = encodings.includes(copyRect.encoding);
     this.settings = settingsOf(encodings);
     for (const encoder of this.made.values()) encoder.configure?.(this.settings);
+    return this.description !== before;
   }
 
   /** The chosen encoding's name (as logs and counters say it). */
