@@ -22,6 +22,11 @@ const FILTER_PALETTE = 1;
 const MIN_TO_COMPRESS = 12;
 const MAX_WIDTH = 2048;
 const MAX_PIXELS = 65536;
+/**
+ * With JPEG asked for, rectangles are smaller: jpeg-js takes ~3 us a pixel plus tens of
+ * milliseconds a picture, and one JPEG is what holds the event loop at a time.
+ */
+const MAX_JPEG_PIXELS = 16384;
 const MAX_PALETTE = 16;
 /** Below this a rectangle's pixels go through zlib: a JPEG's own tables are about 600 bytes. */
 const MIN_JPEG_PIXELS = 2048;
@@ -62,11 +67,11 @@ export function compactLength(length: number): Buffer {
   return Buffer.from([(length & 0x7f) | 0x80, ((length >> 7) & 0x7f) | 0x80, length >> 14]);
 }
 
-/** The rectangles a band is cut into. */
-function* pieces(r: Rect): Generator<Rect> {
+/** The rectangles a band is cut into, of at most `maxPixels`. */
+function* pieces(r: Rect, maxPixels: number): Generator<Rect> {
   for (let x = r.x; x < r.x + r.w; x += MAX_WIDTH) {
     const w = Math.min(MAX_WIDTH, r.x + r.w - x);
-    const rows = Math.max(1, Math.floor(MAX_PIXELS / w));
+    const rows = Math.max(1, Math.floor(maxPixels / w));
     for (let y = r.y; y < r.y + r.h; y += rows) yield { x, y, w, h: Math.min(rows, r.y + r.h - y) };
   }
 }
@@ -126,8 +131,6 @@ function rgbaOf(pixels: Buffer, width: number, r: Rect): Buffer {
 
 class TightEncoder implements Encoder {
   readonly tileRows = 1;
-  /** JPEG in pure JavaScript costs a few times what ZRLE does; fills and palettes less. */
-  readonly pixelCost = 3;
   private readonly streams: Array<DeflateStream | undefined> = [undefined, undefined, undefined, undefined];
   /** Streams the client must start afresh (their level changed): bits of the next control byte. */
   private resets = 0;
@@ -136,6 +139,15 @@ class TightEncoder implements Encoder {
 
   constructor(settings: EncodeSettings) {
     this.configure(settings);
+  }
+
+  /**
+   * Against a ZRLE pixel's 1. JPEG in JavaScript (jpeg-js) costs far more, and much of it per
+   * picture (its tables are made again for each): with a quality asked for, a band is about one
+   * rectangle of 16 Ki pixels, and the loop is let go after each JPEG (see band).
+   */
+  get pixelCost(): number {
+    return this.quality === undefined ? 2 : 32;
   }
 
   configure(settings: EncodeSettings): void {
@@ -154,9 +166,12 @@ class TightEncoder implements Encoder {
   async band({ pixels, width, rect, packer }: Band): Promise<{ parts: Buffer[]; rects: number }> {
     const parts: Buffer[] = [];
     let rects = 0;
-    for (const piece of pieces(rect)) {
-      parts.push(rectHeader(piece, TIGHT), ...(await this.piece(pixels, width, piece, packer)));
+    for (const piece of pieces(rect, this.quality === undefined ? MAX_PIXELS : MAX_JPEG_PIXELS)) {
+      const encoded = await this.piece(pixels, width, piece, packer);
+      parts.push(rectHeader(piece, TIGHT), ...encoded);
       rects += 1;
+      // A JPEG holds the loop tens of milliseconds: the next one waits for another turn.
+      if ((encoded[0][0] & 0xf0) === JPEG) await new Promise((resolve) => setImmediate(resolve));
     }
     return { parts, rects };
   }
