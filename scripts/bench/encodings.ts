@@ -1,4 +1,4 @@
-// Bytes and CPU per frame in each encoding from the hub (`proxy --share`) against QEMU's own
+// Bytes and CPU per frame (a whole screen's worth of updated pixels) in each encoding from the hub (`proxy --share`) against QEMU's own
 // VNC server, the same client (scripts/bench/wire-frames.ts) asking each for the same encoding,
 // on two real QEMU consoles: SeaBIOS's text screen (720x400, full frames asked for again and
 // again) and a churning one (a boot sector this file writes redraws all of VGA mode 13h's
@@ -90,6 +90,7 @@ async function serve(
     await client.frame(false);
     const cpu = () => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
     const bytes0 = client.bytes;
+    const pixels0 = client.pixels;
     const cpu0 = cpu();
     const start = performance.now();
     let frames = 0;
@@ -99,7 +100,9 @@ async function serve(
     }
     const elapsed = (performance.now() - start) / 1000;
     const marginal = Math.max(0, cpu() - cpu0 - idleCpuPerSecond * elapsed);
-    return { bytesPerFrame: (client.bytes - bytes0) / frames, cpuMsPerFrame: (marginal * 1000) / frames, frames };
+    // Frames are counted as whole screens: a server that sends part of the screen in a frame is not thereby smaller.
+    const screens = (client.pixels - pixels0) / (client.width * client.height);
+    return { bytesPerFrame: (client.bytes - bytes0) / screens, cpuMsPerFrame: (marginal * 1000) / screens, frames };
   } finally {
     client.close();
   }

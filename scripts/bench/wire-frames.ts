@@ -37,6 +37,8 @@ export interface WireClient {
   height: number;
   /** Bytes received since connecting. */
   readonly bytes: number;
+  /** Pixels of the screen the updates covered (pixel rectangles and copies), since connecting. */
+  readonly pixels: number;
   /** Asks for a frame and resolves when it has arrived whole. */
   frame(incremental: boolean): Promise<void>;
   close(): void;
@@ -108,9 +110,11 @@ export async function connectWire(port: number, encodings: readonly number[]): P
       }
     }
   };
+  let pixels = 0;
   const rect = async () => {
     const head = await reader.read(12);
     const [w, h, encoding] = [head.readUInt16BE(4), head.readUInt16BE(6), head.readInt32BE(8)];
+    if (encoding >= 0) pixels += w * h;
     if (encoding === WIRE_ENCODING.raw) await reader.read(w * h * BPP);
     else if (encoding === WIRE_ENCODING.copyRect) await reader.read(4);
     else if (encoding === WIRE_ENCODING.hextile) await hextile(w, h);
@@ -132,6 +136,9 @@ export async function connectWire(port: number, encodings: readonly number[]): P
     height,
     get bytes() {
       return reader.bytes;
+    },
+    get pixels() {
+      return pixels;
     },
     async frame(incremental) {
       request(incremental);

@@ -23,8 +23,8 @@ const MIN_TO_COMPRESS = 12;
 const MAX_WIDTH = 2048;
 const MAX_PIXELS = 65536;
 /**
- * With JPEG asked for, rectangles are smaller: jpeg-js takes ~3 us a pixel plus tens of
- * milliseconds a picture, and one JPEG is what holds the event loop at a time.
+ * A rectangle that goes out as JPEG is cut smaller: jpeg-js takes microseconds a pixel plus
+ * tens of milliseconds a picture, and one JPEG is what holds the event loop at a time.
  */
 const MAX_JPEG_PIXELS = 16384;
 const MAX_PALETTE = 16;
@@ -144,10 +144,10 @@ class TightEncoder implements Encoder {
   /**
    * Against a ZRLE pixel's 1. JPEG in JavaScript (jpeg-js) costs far more, and much of it per
    * picture (its tables are made again for each): with a quality asked for, a band is about one
-   * rectangle of 16 Ki pixels, and the loop is let go after each JPEG (see band).
+   * rectangle of 64 Ki pixels, and the loop is let go after each JPEG (see band).
    */
   get pixelCost(): number {
-    return this.quality === undefined ? 2 : 32;
+    return this.quality === undefined ? 2 : 8;
   }
 
   configure(settings: EncodeSettings): void {
@@ -166,12 +166,15 @@ class TightEncoder implements Encoder {
   async band({ pixels, width, rect, packer }: Band): Promise<{ parts: Buffer[]; rects: number }> {
     const parts: Buffer[] = [];
     let rects = 0;
-    for (const piece of pieces(rect, this.quality === undefined ? MAX_PIXELS : MAX_JPEG_PIXELS)) {
-      const encoded = await this.piece(pixels, width, piece, packer);
-      parts.push(rectHeader(piece, TIGHT), ...encoded);
-      rects += 1;
-      // A JPEG holds the loop tens of milliseconds: the next one waits for another turn.
-      if ((encoded[0][0] & 0xf0) === JPEG) await new Promise((resolve) => setImmediate(resolve));
+    for (const piece of pieces(rect, MAX_PIXELS)) {
+      const jpegLikely = this.deflatesPoorly(pixels, width, piece, packer);
+      for (const part of jpegLikely ? pieces(piece, MAX_JPEG_PIXELS) : [piece]) {
+        const encoded = await this.piece(pixels, width, part, packer, jpegLikely);
+        parts.push(rectHeader(part, TIGHT), ...encoded);
+        rects += 1;
+        // A JPEG holds the loop tens of milliseconds: the next one waits for another turn.
+        if ((encoded[0][0] & 0xf0) === JPEG) await new Promise((resolve) => setImmediate(resolve));
+      }
     }
     return { parts, rects };
   }
@@ -180,7 +183,7 @@ class TightEncoder implements Encoder {
     for (const stream of this.streams) stream?.close();
   }
 
-  private async piece(pixels: Buffer, width: number, r: Rect, packer: PixelPacker): Promise<Buffer[]> {
+  private async piece(pixels: Buffer, width: number, r: Rect, packer: PixelPacker, tryJpeg: boolean): Promise<Buffer[]> {
     const values = packer.rectValues(pixels, width, r);
     const tpixel = tightPixelWriter(packer);
     const colours = paletteOf(values, MAX_PALETTE);
@@ -201,23 +204,30 @@ class TightEncoder implements Encoder {
     }
     const data = Buffer.alloc(values.length * tpixel.size);
     for (let i = 0, at = 0; i < values.length; i++) at = tpixel.write(data, at, values[i]);
-    const picture = this.jpegIfSmaller(pixels, width, r, packer, data);
+    const picture = tryJpeg ? this.jpegIfSmaller(pixels, width, r, data) : undefined;
     if (picture) return [Buffer.from([JPEG | this.takeResets()]), compactLength(picture.length), picture];
     const control = Buffer.from([(STREAM_PIXELS << 4) | this.takeResets()]);
     return [control, ...(await this.compressed(STREAM_PIXELS, data))];
   }
 
   /**
-   * The rectangle as JPEG when the client asked for a quality, its pixels allow it and JPEG is
-   * the smaller: many colours are not a photograph (a screen's gradients and patterns deflate to
-   * far less than JPEG makes of them), so a quick deflate of `data` is the measure, and JPEG
-   * (costly in JavaScript) is made only where that deflates poorly.
+   * Whether JPEG may pay for this rectangle: the client asked for a quality, its pixels allow
+   * it, and they are many colours that deflate poorly. Many colours are not a photograph (a
+   * screen's gradients and patterns deflate to far less than JPEG makes of them): a quick
+   * deflate is the measure, and JPEG (costly in JavaScript) is tried only past it.
    */
-  private jpegIfSmaller(pixels: Buffer, width: number, r: Rect, packer: PixelPacker, data: Buffer): Buffer | undefined {
+  private deflatesPoorly(pixels: Buffer, width: number, r: Rect, packer: PixelPacker): boolean {
     const f = packer.format;
-    if (this.quality === undefined || !f.trueColour || f.bitsPerPixel < 16 || r.w * r.h < MIN_JPEG_PIXELS) return undefined;
+    if (this.quality === undefined || !f.trueColour || f.bitsPerPixel < 16 || r.w * r.h < MIN_JPEG_PIXELS) return false;
+    const values = packer.rectValues(pixels, width, r);
+    if (paletteOf(values, MAX_PALETTE)) return false;
+    return deflateRawSync(rgbaOf(pixels, width, r), { level: 1 }).length > r.w * r.h * DEFLATES_WELL_BYTES_PER_PIXEL;
+  }
+
+  /** The rectangle as JPEG when that is smaller than its pixels `data` deflate to (quickly). */
+  private jpegIfSmaller(pixels: Buffer, width: number, r: Rect, data: Buffer): Buffer | undefined {
+    if (this.quality === undefined) return undefined;
     const deflated = deflateRawSync(data, { level: 1 }).length;
-    if (deflated <= r.w * r.h * DEFLATES_WELL_BYTES_PER_PIXEL) return undefined;
     const picture = jpeg.encode({ data: rgbaOf(pixels, width, r), width: r.w, height: r.h }, JPEG_QUALITY[this.quality]).data;
     return picture.length < deflated ? picture : undefined;
   }
