@@ -90,7 +90,7 @@ describe('encodeUpdate', () => {
   );
 
   it('encodes a big many-coloured Tight update as JPEG across turns of the loop, never holding it long', async () => {
-    const fb = noisy(1024, 1024);
+    const fb = noisy(1024, 256);
     const chosen = encoderOf(ENCODING.tight, { jpegQuality: 5 });
     const stalls = loopStalls();
     const parts = await encodeUpdate({ rects: [{ x: 0, y: 0, w: 1024, h: 256 }] }, fb, new PixelPacker(NATIVE_FORMAT), chosen);
