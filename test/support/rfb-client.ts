@@ -290,9 +290,19 @@ export class RfbClient {
       if (r.encoding === 0) await this.decodeRaw(r);
       else if (r.encoding === 5) await this.decodeHextile(r);
       else if (r.encoding === 16) await this.decodeZrle(r);
+      else if (r.encoding === 1) await this.decodeCopyRect(r);
       else throw new Error(`unexpected encoding ${r.encoding}`);
     }
     return rects;
+  }
+
+  /** CopyRect: the values at the source move to the rectangle (read whole first: areas may overlap). */
+  private async decodeCopyRect(r: Rect): Promise<void> {
+    const source = await this.read(4);
+    const [sx, sy] = [source.readUInt16BE(0), source.readUInt16BE(2)];
+    const before = Uint32Array.from(this.values);
+    for (let y = 0; y < r.h; y += 1)
+      this.values.set(before.subarray((sy + y) * this.width + sx, (sy + y) * this.width + sx + r.w), (r.y + y) * this.width + r.x);
   }
 
   private async decodeRaw(r: Rect): Promise<void> {

@@ -136,6 +136,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
       },
       // The first wrong password of a burst is logged, not every guess.
       authGate: this.authBackoff.gate(context.peer, (message) => context.log('warn', message)),
+      onEncodings: (choice) => context.log('debug', `viewer${context.peer ? ` from ${context.peer}` : ''} is sent ${choice}`),
     });
     this.clients.add(client);
     client.on('close', (err) => {

@@ -2,8 +2,8 @@ import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import type tls from 'node:tls';
 import type { Rect } from '../wire/geometry.js';
-import { ZrleCompressor } from './encoders/zrle.js';
-import type { Framebuffer } from '../wire/framebuffer.js';
+import { ClientEncoders } from './encoders/index.js';
+import type { CopySource, Framebuffer } from '../wire/framebuffer.js';
 import { PASSWORD_ANSWER_TIMEOUT_MS, PREAUTH_TIMEOUT_MS, VIEWER_STALL_TIMEOUT_MS } from '../../limits.js';
 import { PixelPacker } from '../wire/pixel-values.js';
 import {
@@ -20,7 +20,7 @@ import type { AuthGate } from './auth-backoff.js';
 import { checkVncAuth, newVncChallenge } from '../wire/vnc-auth.js';
 import { ClientDamage } from './damage.js';
 import { ClientOutput, durationText, type OutboxKind } from './output.js';
-import { ENCODING, PIXEL_ENCODINGS, encodeUpdate } from './update.js';
+import { ENCODING, encodeUpdate } from './update.js';
 import { SECURITY_VENCRYPT, VENCRYPT_SERVER_VERSION, answerVencryptSubtype, answerVencryptVersion, startServerTls } from './vencrypt.js';
 
 export interface ClientInput {
@@ -66,6 +66,8 @@ export interface RfbServerOptions {
    */
   beforeServerInit?(): Promise<void>;
   stallTimeoutMs?: number;
+  /** The client's SetEncodings chose how its pictures go out (`tight (JPEG quality 8, compress level 2), CopyRect`), for the log. */
+  onEncodings?(choice: string): void;
 }
 
 /** Why this side ended a client's connection, as the end of `viewer from ADDRESS disconnected: ...`. */
@@ -106,7 +108,6 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
   private readonly securityTypes: number[];
   private challenge: Buffer | undefined;
   private packer = new PixelPacker(NATIVE_FORMAT);
-  private encoding: number = ENCODING.raw;
   private wants = { cursor: false, desktopSize: false, qemuKey: false };
   /** ClientCutText payload still to drop (too big, or extended clipboard). */
   private skipping = 0;
@@ -118,12 +119,15 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
   private handshakeTimer: NodeJS.Timeout | undefined;
   /** A bell went out in this turn of the event loop. */
   private rang = false;
-  private readonly zlib = new ZrleCompressor();
+  /** The encoding its SetEncodings chose, and each encoder's state (zlib streams) for this connection. */
+  private readonly encoders = new ClientEncoders();
   private closed = false;
   /** The refusal a failing handshake sends before the connection closes. */
   private farewell: Buffer | undefined;
-  private readonly onDamage = (rect: Rect) => {
-    this.pending.damage(rect);
+  private readonly onDamage = (rect: Rect, from?: CopySource) => {
+    // A copy while an update is encoded may already show in bands read after it: pixels then.
+    if (from && !this.busy) this.pending.copied(rect, from);
+    else this.pending.damage(rect);
     this.sendUpdateIfDue();
   };
   private readonly onResize = (width: number, height: number) => {
@@ -215,7 +219,7 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     fb.off('cursor', this.onCursor);
     clearTimeout(this.handshakeTimer);
     this.output.close();
-    this.zlib.close();
+    this.encoders.close();
     // A refusal must reach the client: end gracefully, then let go of the socket.
     const destroy = () => {
       this.stream.destroy();
@@ -465,7 +469,7 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
         break;
       case 'setEncodings': {
         const list = message.encodings;
-        this.encoding = list.find((e) => PIXEL_ENCODINGS.includes(e)) ?? ENCODING.raw;
+        if (this.encoders.choose(list)) this.options.onEncodings?.(this.encoders.description);
         const qemuKey = list.includes(ENCODING.qemuExtendedKey) && this.options.input.qemuKey !== undefined;
         this.pending.qemuKeyAckDue = qemuKey && !this.wants.qemuKey;
         this.wants = { cursor: list.includes(ENCODING.cursor), desktopSize: list.includes(ENCODING.desktopSize), qemuKey };
@@ -494,11 +498,11 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
    */
   private sendUpdateIfDue(): void {
     if (this.busy || this.closed || this.phase !== 'normal') return;
-    const plan = this.pending.plan(this.options.framebuffer, this.wants);
+    const plan = this.pending.plan(this.options.framebuffer, { ...this.wants, copyRect: this.encoders.copyRect });
     if (!plan) return;
     this.busy = true;
     const cancelled = () => this.closed;
-    encodeUpdate(plan, this.options.framebuffer, this.packer, this.encoding, this.zlib, { cancelled }).then(
+    encodeUpdate(plan, this.options.framebuffer, this.packer, this.encoders, { cancelled }).then(
       (parts) => {
         if (this.closed) return;
         // Corked, the parts leave in one writev; the last write's answer covers all that is buffered.
