@@ -1,6 +1,7 @@
 import { UsageError, echoTarget } from '../errors.js';
 import { demoProvider } from './demo/provider.js';
 import { kubevirtProvider } from './kubevirt/provider.js';
+import { libvirtProvider } from './libvirt/provider.js';
 import { openstackProvider } from './openstack/provider.js';
 import { tcpProvider } from './tcp/provider.js';
 import { unixProvider } from './unix/provider.js';
@@ -15,6 +16,7 @@ import type { ConsoleProvider, ConsoleTarget, TargetOptions, TargetSpec } from '
 export const PROVIDERS: readonly ConsoleProvider[] = [
   kubevirtProvider,
   openstackProvider,
+  libvirtProvider,
   websocketProvider,
   tcpProvider,
   unixProvider,
