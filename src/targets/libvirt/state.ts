@@ -47,22 +47,43 @@ export async function readDomainState(connection: LibvirtConnection, domain: str
   }
 }
 
+/** libvirt's lifecycle event types (virsh event's words) and what the domain is after each. */
+const EVENT_PHASES: Record<string, VmState['phase']> = {
+  started: 'Running',
+  resumed: 'Running',
+  suspended: 'Paused',
+  pmsuspended: 'Paused',
+  stopped: 'Stopped',
+  crashed: 'Failed',
+  undefined: 'gone',
+};
+
 /**
- * Reports the domain's state, then again after each lifecycle event (`virsh event --domain D
- * --loop --event lifecycle`), until the signal aborts. When events cannot be had (an old virsh,
- * a domain not defined yet) it says so once and polls domstate instead.
+ * `event 'lifecycle' for domain 'NAME': Suspended Paused` as a state: from the event itself, so
+ * a quick pause and resume are both seen, in order. Undefined for events that change no state
+ * (Defined, Shutdown) and for lines that are no event.
+ */
+export function lifecycleEventState(line: string): VmState | undefined {
+  const match = /^event 'lifecycle' for domain '.*': (\S+)(?: (\S+))?\s*$/.exec(line);
+  if (!match) return undefined;
+  const phase = EVENT_PHASES[match[1].toLowerCase()];
+  if (!phase) return undefined;
+  return { phase, detail: [match[1], match[2]].filter(Boolean).join(' ').toLowerCase() };
+}
+
+/**
+ * Reports the domain's state (`domstate`), then each lifecycle event's (`virsh event --domain D
+ * --loop --event lifecycle`), until the signal aborts. After the domain stops, or when the event
+ * stream ends, it reads domstate again and starts over; when events cannot be had at all (a
+ * transient domain that is gone, an old virsh) it says so and polls domstate instead.
  */
 export async function followDomain(connection: LibvirtConnection, domain: string, context: VmStateContext): Promise<void> {
   const { signal } = context;
-  const report = async () => {
-    const state = await readDomainState(connection, domain, signal);
-    if (!signal.aborted) context.onState(state);
-    return state;
-  };
   while (!signal.aborted) {
     let first: VmState;
     try {
-      first = await report();
+      first = await readDomainState(connection, domain, signal);
+      if (!signal.aborted) context.onState(first);
     } catch (err) {
       if (signal.aborted) return;
       context.log('debug', `cannot read the domain's state: ${describeError(err)}`);
@@ -70,32 +91,34 @@ export async function followDomain(connection: LibvirtConnection, domain: string
       continue;
     }
     // A transient domain that is gone has no events to wait for: polling notices it come back.
-    const followed = first.phase === 'gone' ? 'gone' : await watchEvents(connection, domain, signal, report);
+    const followed = first.phase === 'gone' ? 'refused' : await watchEvents(connection, domain, signal, context.onState);
     if (signal.aborted) return;
-    if (followed !== 'ended') {
-      context.log('debug', 'libvirt lifecycle events are not available for this domain; polling its state');
+    if (followed === 'refused') {
+      context.log('debug', 'no libvirt lifecycle events for this domain; polling its state');
       await pollVmState(async (s) => readDomainState(connection, domain, s), context);
       return;
     }
-    await pause(EVENT_RESTART_MS, signal);
+    if (followed === 'ended') await pause(EVENT_RESTART_MS, signal);
   }
 }
 
 /**
- * Runs `virsh event --loop` until it ends or the signal aborts, reporting on each event line.
- * Resolves `ended` when it ran and stopped (a lost connection), `refused` when it failed at once.
+ * Runs `virsh event --loop`, reporting each lifecycle event's state, until the domain stops
+ * (`stopped`: it may be gone, or come back as a new domain), the stream ends (`ended`: a lost
+ * connection) or fails at once (`refused`), or the signal aborts.
  */
 function watchEvents(
   connection: LibvirtConnection,
   domain: string,
   signal: AbortSignal,
-  report: () => Promise<unknown>,
-): Promise<'ended' | 'refused'> {
+  onState: (state: VmState) => void,
+): Promise<'stopped' | 'ended' | 'refused'> {
   const invocation = virshInvocation(connection, ['event', '--domain', domain, '--loop', '--event', 'lifecycle']);
   return new Promise((resolve) => {
     const child = spawnInvocation(invocation);
     child.stdin?.end();
     let sawEvent = false;
+    let stopped = false;
     const onAbort = () => child.kill('SIGTERM');
     signal.addEventListener('abort', onAbort, { once: true });
     child.stderr?.resume();
@@ -104,14 +127,21 @@ function watchEvents(
       const lines = (pending + chunk.toString('utf8')).split('\n');
       // What follows the last newline waits for the rest of its line, within the bound.
       pending = (lines.pop() ?? '').slice(0, EVENT_LINE_LIMIT);
-      if (!lines.some((line) => line.startsWith('event '))) return;
-      sawEvent = true;
-      report().catch(() => undefined);
+      for (const line of lines) {
+        const state = lifecycleEventState(line);
+        if (!state || stopped || signal.aborted) continue;
+        sawEvent = true;
+        onState(state);
+        if (state.phase === 'Stopped' || state.phase === 'gone') {
+          stopped = true;
+          child.kill('SIGTERM');
+        }
+      }
     });
     child.once('error', () => undefined);
     child.once('close', (code) => {
       signal.removeEventListener('abort', onAbort);
-      resolve(sawEvent || code === 0 ? 'ended' : 'refused');
+      resolve(stopped ? 'stopped' : sawEvent || code === 0 ? 'ended' : 'refused');
     });
   });
 }
