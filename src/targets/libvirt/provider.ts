@@ -175,10 +175,14 @@ export const libvirtProvider: ConsoleProvider = {
   label: 'libvirt',
   schemes: ['libvirt', 'libvirt+ssh'],
   syntax: [
-    { usage: 'libvirt:DOMAIN', console: 'a libvirt domain (--connect / $LIBVIRT_DEFAULT_URI as virsh reads them, else qemu:///system)' },
-    { usage: 'libvirt+ssh://[USER@]HOST[:PORT]/DOMAIN', console: 'a domain on another host, through your own ssh (qemu+ssh:// semantics)' },
+    {
+      usage: 'libvirt:DOMAIN, libvirt+ssh://[USER@]HOST[:PORT]/DOMAIN',
+      console:
+        'a libvirt domain (--connect / $LIBVIRT_DEFAULT_URI as virsh reads them, else qemu:///system), or one on another host through your own ssh',
+    },
   ],
   consoleTypes: LIBVIRT_CONSOLE_TYPES,
+  bareNames: true,
   resolve(spec, options): ConsoleTarget {
     const asked = options.consoleType ?? 'auto';
     if (spec.scheme === 'libvirt+ssh') {
