@@ -176,9 +176,8 @@ export const libvirtProvider: ConsoleProvider = {
   schemes: ['libvirt', 'libvirt+ssh'],
   syntax: [
     {
-      usage: 'libvirt:DOMAIN, libvirt+ssh://[USER@]HOST[:PORT]/DOMAIN',
-      console:
-        'a libvirt domain (--connect / $LIBVIRT_DEFAULT_URI as virsh reads them, else qemu:///system), or one on another host through your own ssh',
+      usage: 'libvirt:DOMAIN, libvirt+ssh://[USER@]HOST/DOMAIN',
+      console: 'libvirt domain (--connect, $LIBVIRT_DEFAULT_URI, else qemu:///system; another host through your ssh)',
     },
   ],
   consoleTypes: LIBVIRT_CONSOLE_TYPES,
