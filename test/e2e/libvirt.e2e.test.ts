@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { followDomain } from '../../src/targets/libvirt/state.js';
 import type { VmState } from '../../src/targets/types.js';
-import { readImage, type RgbImage } from './support/images.js';
+import { countLit, readImage, type RgbImage } from './support/images.js';
 import { listeningSockets } from './support/net.js';
 import { GiveUp, pollFor } from './support/poll.js';
 import { ProcessLab, commandLine, runProgram } from './support/processes.js';
@@ -19,8 +19,13 @@ import { startProxy, vconsoleEnv } from './support/vconsole.js';
 const gate = requireTools(['virsh', 'libvirtd', 'virtlogd', 'qemu-system-x86_64', 'sshd', 'ssh', 'ssh-keygen', 'socat', 'ss', 'convert']);
 const URI = 'qemu:///system';
 const DOMAIN = `vce2e-${process.pid}`;
+/** A second domain: VNC on a TCP autoport with a password, nothing else. */
+const LOCKED = `vce2e-${process.pid}-pw`;
+const VNC_PASSWORD = `pw${process.pid}`;
 /** The blinking text cursor is all that may differ between two pictures of a settled BIOS screen. */
 const CURSOR_PIXELS = 64;
+/** SeaBIOS's first lines, at least, in lit pixels: two black pictures prove nothing. */
+const MIN_TEXT_PIXELS = 500;
 
 const lab = new ProcessLab();
 let dir: string;
@@ -61,11 +66,26 @@ function domainXml(): string {
 </domain>`;
 }
 
+function lockedXml(): string {
+  return `<domain type='qemu'>
+  <name>${LOCKED}</name>
+  <memory unit='MiB'>64</memory>
+  <vcpu>1</vcpu>
+  <os><type arch='x86_64' machine='pc'>hvm</type></os>
+  <devices>
+    <emulator>/usr/bin/qemu-system-x86_64</emulator>
+    <graphics type='vnc' autoport='yes' listen='127.0.0.1' passwd='${VNC_PASSWORD}'/>
+    <video><model type='vga'/></video>
+    <memballoon model='none'/>
+  </devices>
+</domain>`;
+}
+
 /** QEMU's own picture of the screen (QMP screendump through libvirt), written where QEMU's user may write. */
-async function screendump(name: string): Promise<RgbImage> {
+async function screendump(domain: string, name: string): Promise<RgbImage> {
   const file = join(dir, `${name}.ppm`);
   const command = JSON.stringify({ execute: 'screendump', arguments: { filename: file } });
-  const run = await virsh('qemu-monitor-command', DOMAIN, command);
+  const run = await virsh('qemu-monitor-command', domain, command);
   if (run.code !== 0) throw new Error(`screendump failed: ${run.stderr}`);
   return readImage(file);
 }
@@ -80,21 +100,21 @@ function differingPixels(a: RgbImage, b: RgbImage): number {
 }
 
 /** `vconsole screenshot TARGET` matches QEMU's screendump taken right after it (polled: the cursor blinks). */
-async function expectScreenshotMatches(target: string, env: NodeJS.ProcessEnv = {}): Promise<void> {
+async function expectScreenshotMatches(target: string, env: NodeJS.ProcessEnv = {}, domain = DOMAIN, args: string[] = []): Promise<void> {
   let last = '';
   await pollFor(
     async () => {
       const file = join(dir, `shot-${Date.now()}.png`);
-      const run = await runProgram(process.execPath, [VCONSOLE_BIN, 'screenshot', target, '-o', file], {
+      const run = await runProgram(process.execPath, [VCONSOLE_BIN, 'screenshot', target, '-o', file, ...args], {
         env: vconsoleEnv(env),
         timeoutMs: 60_000,
       });
       if (run.code !== 0) throw new GiveUp(`vconsole screenshot failed: ${run.stderr}`);
       const shot = await readImage(file);
-      const reference = await screendump(`ref-${Date.now()}`);
+      const reference = await screendump(domain, `ref-${Date.now()}`);
       const differ = differingPixels(shot, reference);
       last = `${shot.width}x${shot.height} vs ${reference.width}x${reference.height}: ${differ} pixels differ`;
-      return differ <= CURSOR_PIXELS ? true : undefined;
+      return differ <= CURSOR_PIXELS && countLit(reference) >= MIN_TEXT_PIXELS ? true : undefined;
     },
     { what: `a screenshot of ${target} equal to QEMU's screendump`, timeoutMs: 90_000, intervalMs: 500, detail: () => last },
   );
@@ -172,14 +192,17 @@ describe.skipIf(gate.skip)(gatedTitle('libvirt: a real libvirtd, here and throug
     await chmod(dir, 0o777);
     const xmlFile = join(dir, 'domain.xml');
     await writeFile(xmlFile, domainXml());
-    const created = await virsh('create', xmlFile);
-    if (created.code !== 0) throw new Error(`virsh create failed: ${created.stderr}`);
+    await writeFile(join(dir, 'locked.xml'), lockedXml());
+    for (const file of [xmlFile, join(dir, 'locked.xml')]) {
+      const created = await virsh('create', file);
+      if (created.code !== 0) throw new Error(`virsh create failed: ${created.stderr}`);
+    }
     sshd = await startSshd(lab);
     sshEnv = { VCONSOLE_SSH_COMMAND: sshd.sshCommand };
   }, E2E_SETUP_TIMEOUT_MS);
 
   afterAll(async () => {
-    await virsh('destroy', DOMAIN).catch(() => undefined);
+    for (const domain of [DOMAIN, LOCKED]) await virsh('destroy', domain).catch(() => undefined);
     await lab.cleanup();
   });
 
@@ -247,6 +270,23 @@ describe.skipIf(gate.skip)(gatedTitle('libvirt: a real libvirtd, here and throug
       await expectScreenshotMatches(`libvirt+ssh://${sshd.hostAlias}/${DOMAIN}`, sshEnv);
     },
     E2E_TEST_TIMEOUT_MS * 2,
+  );
+
+  it(
+    "a VNC autoport with passwd=: without --vnc-password-file one line says to give it; with it, QEMU's own screen",
+    async () => {
+      const refused = await runProgram(process.execPath, [VCONSOLE_BIN, 'screenshot', `libvirt:${LOCKED}`, '-o', join(dir, 'no.png')], {
+        env: vconsoleEnv(),
+        timeoutMs: 60_000,
+      });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/asks for a VNC password.*--vnc-password-file/);
+      expect(refused.stderr).not.toContain(VNC_PASSWORD);
+      const passwordFile = join(dir, 'vnc-password');
+      await writeFile(passwordFile, `${VNC_PASSWORD}\n`, { mode: 0o600 });
+      await expectScreenshotMatches(`libvirt:${LOCKED}`, {}, LOCKED, ['--vnc-password-file', passwordFile]);
+    },
+    E2E_TEST_TIMEOUT_MS,
   );
 
   it(
