@@ -12,7 +12,7 @@ describe('running virsh where the domain is', () => {
     });
     expect(virshInvocation(kvm1, ['dumpxml', '--', "it's"])).toEqual({
       command: 'ssh',
-      args: ['-p', '2222', '-l', 'root', '--', 'kvm1', `LC_ALL=C virsh -c qemu:///system dumpxml -- 'it'\\''s'`],
+      args: ['-o', 'BatchMode=yes', '-p', '2222', '-l', 'root', '--', 'kvm1', `LC_ALL=C virsh -c qemu:///system dumpxml -- 'it'\\''s'`],
     });
   });
 
@@ -20,16 +20,18 @@ describe('running virsh where the domain is', () => {
     const env = { VCONSOLE_SSH_COMMAND: 'ssh -F /lab/ssh_config' };
     expect(sshInvocation({ host: 'lab' }, ['-W', 'h:1'], undefined, env, 'linux')).toEqual({
       command: 'sh',
-      args: ['-c', 'ssh -F /lab/ssh_config "$@"', 'ssh', '-W', 'h:1', '--', 'lab'],
+      args: ['-c', 'ssh -F /lab/ssh_config "$@"', 'ssh', '-o', 'BatchMode=yes', '-W', 'h:1', '--', 'lab'],
     });
     expect(sshInvocation({ host: 'lab' }, [], 'true', env, 'win32')).toEqual({
       command: 'ssh',
-      args: ['-F', '/lab/ssh_config', '--', 'lab', 'true'],
+      args: ['-F', '/lab/ssh_config', '-o', 'BatchMode=yes', '--', 'lab', 'true'],
     });
   });
 
   it('carries a TCP port with ssh -W and a socket or pty with socat (else nc -U) on the host, never a forwarded port', () => {
     expect(channelInvocation(kvm1, { kind: 'tcp', host: '127.0.0.1', port: 5901 }).args).toEqual([
+      '-o',
+      'BatchMode=yes',
       '-p',
       '2222',
       '-l',

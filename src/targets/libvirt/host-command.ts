@@ -28,7 +28,7 @@ export function shellQuote(word: string): string {
 }
 
 /**
- * The user's ssh with `options` (before the host, e.g. `-W h:p`), to `ssh`, running
+ * The user's ssh, in batch mode, with `options` (before the host, e.g. `-W h:p`), to `ssh`, running
  * `remoteCommand` there when given. VCONSOLE_SSH_COMMAND is run by the shell with the arguments
  * after it, as git runs GIT_SSH_COMMAND.
  */
@@ -39,7 +39,10 @@ export function sshInvocation(
   env: NodeJS.ProcessEnv = process.env,
   platform: NodeJS.Platform = process.platform,
 ): Invocation {
+  // No prompts: a password or host-key question would land in the TUI's terminal, or wait unseen.
   const args = [
+    '-o',
+    'BatchMode=yes',
     ...(ssh.port ? ['-p', String(ssh.port)] : []),
     ...(ssh.user ? ['-l', ssh.user] : []),
     ...options,
