@@ -1,7 +1,7 @@
 // The libvirt provider against a real libvirtd: one transient TCG domain with VNC on a unix socket,
 // SPICE on a loopback port and a pty serial console (SeaBIOS's boot menu on it), reached here and
 // through a real sshd (libvirt+ssh://), where virsh and the consoles go through ssh.
-import { chmod, writeFile } from 'node:fs/promises';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,11 +36,17 @@ function virsh(...args: string[]) {
   return runProgram('virsh', ['-c', URI, ...args], { timeoutMs: 60_000 });
 }
 
-/** libvirtd and virtlogd as root without systemd, when they are not running yet. */
+/**
+ * libvirtd and virtlogd as root without systemd, when they are not running yet; the lab ends
+ * the ones it started (by the pid files they write), and leaves running ones alone.
+ */
 async function ensureLibvirtd(): Promise<void> {
   if ((await virsh('version')).code === 0) return;
-  await runProgram('virtlogd', ['-d'], { timeoutMs: 30_000 });
-  await runProgram('libvirtd', ['-d'], { timeoutMs: 30_000 });
+  for (const daemon of ['virtlogd', 'libvirtd']) {
+    await runProgram(daemon, ['-d'], { timeoutMs: 30_000 });
+    const pid = Number((await readFile(`/run/${daemon}.pid`, 'utf8').catch(() => '')).trim());
+    lab.adopt(pid, daemon);
+  }
   await pollFor(async () => ((await virsh('version')).code === 0 ? true : undefined), { what: 'libvirtd to answer', timeoutMs: 60_000 });
 }
 
