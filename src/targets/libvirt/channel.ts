@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import { Duplex } from 'node:stream';
 import tty from 'node:tty';
 import { VconsoleError, describeError } from '../../errors.js';
+import { DIAL_TIMEOUT_MS } from '../../limits.js';
 import { dialSocket } from '../dial/socket.js';
 import type { ConsoleAddress } from './domain-xml.js';
 import type { LibvirtConnection } from './connection.js';
@@ -110,6 +111,7 @@ function openSshChannel(invocation: Invocation, signal: AbortSignal, waitForFirs
     const settle = (err?: Error) => {
       if (settled) return;
       settled = true;
+      clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
       if (err) {
         stream.destroy();
@@ -118,6 +120,11 @@ function openSshChannel(invocation: Invocation, signal: AbortSignal, waitForFirs
     };
     const onAbort = () => settle(new VconsoleError('cancelled'));
     signal.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(
+      () => settle(new VconsoleError(`no answer through ssh within ${DIAL_TIMEOUT_MS / 1000} s: ${ended()}`)),
+      DIAL_TIMEOUT_MS,
+    );
+    if (signal.aborted) onAbort();
     child.once('error', (err) => {
       settle(new VconsoleError(`cannot run ${invocation.command}: ${describeError(err)}`, { cause: err }));
       stream.destroy();
