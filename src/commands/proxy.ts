@@ -20,10 +20,14 @@ import { followSelection } from './follow-selection.js';
 import type { ConsoleTarget } from '../targets/types.js';
 import { expandWorkspace } from '../config/workspaces.js';
 import { refuseBrowserOnly } from './browser-only.js';
+import { joiningFrom, type JoinFlags } from './joining.js';
+import { selectViaTargets, viaLinkFrom, type ViaFlags } from './via.js';
 
-export interface ProxyFlags extends TargetFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags {
+export interface ProxyFlags extends TargetFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags, JoinFlags, ViaFlags {
   /** With selectors: serve VMs that start matching, or running, while proxy runs. */
   follow?: boolean;
+  /** With --via: how long a dropped ssh connection is tried again. */
+  wait?: string;
 }
 
 /**
@@ -40,7 +44,10 @@ export interface ProxyFlags extends TargetFlags, ListenFlags, ShareFlags, Record
 export async function runProxyCommand(inputs: string[], flags: ProxyFlags, config: VconsoleConfig, io: CommandIo): Promise<void> {
   ({ inputs, flags } = expandWorkspace(inputs, flags, config));
   const options = targetOptionsFrom(flags, config);
-  const { named, selected } = await selectTargets(inputs, flags, options, config, { follow: flags.follow });
+  const via = viaLinkFrom(flags, config, (line) => io.stderr.write(`${line}\n`));
+  const { named, selected } = via
+    ? await selectViaTargets(via, inputs, flags, { follow: flags.follow })
+    : await selectTargets(inputs, flags, options, config, { follow: flags.follow });
   refuseBrowserOnly([...named, ...selected], 'proxy');
   const listen = listenAddressFrom(flags.listen, config);
   const unprotected = knownUnprotected([...named, ...selected], listen, flags);
@@ -55,13 +62,16 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   const shutdown = handleShutdownSignals({
     close: () => {
       following.stop?.();
+      // The link first: its consoles then end as closed here, not as a connection lost.
+      via?.close();
       return registry.closeAll();
     },
     exit: io.exit,
   });
 
   const notice = (text: string) => io.stderr.write(`${text}\n`);
-  const wrap = (target: ConsoleTarget) => sharing.wrap(recording.wrap(target));
+  const joining = joiningFrom(flags, 'proxy', notice);
+  const wrap = (target: ConsoleTarget) => joining.wrap(target, (joined) => sharing.wrap(recording.wrap(joined)));
   const namedSessions = addOnce(registry, named.map(wrap), notice);
   const selectedSessions = new Set(addOnce(registry, selected.map(wrap), notice));
   const sessions = [...namedSessions, ...selectedSessions];

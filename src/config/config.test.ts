@@ -44,6 +44,16 @@ describe('config file', () => {
     expect(defaultConfigPath({}, '/home/u')).toBe('/home/u/.config/vconsole/config.yaml');
   });
 
+  it('is under %APPDATA% on Windows, else the roaming profile under the home directory', () => {
+    const appData = 'C:\\Users\\u\\AppData\\Roaming';
+    expect(defaultConfigPath({ APPDATA: appData }, 'C:\\Users\\u', 'win32')).toBe(`${appData}\\vconsole\\config.yaml`);
+    expect(defaultConfigPath({}, 'C:\\Users\\u', 'win32')).toBe(`${appData}\\vconsole\\config.yaml`);
+    expect(defaultConfigPath({ XDG_CONFIG_HOME: 'D:\\cfg', APPDATA: appData }, 'C:\\Users\\u', 'win32')).toBe(
+      'D:\\cfg\\vconsole\\config.yaml',
+    );
+    expect(defaultConfigPath({ APPDATA: appData }, '/home/u', 'linux')).toBe('/home/u/.config/vconsole/config.yaml');
+  });
+
   it('is optional by default but required when named', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-config-'));
     try {

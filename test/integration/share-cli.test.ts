@@ -60,6 +60,32 @@ describe('vconsole proxy --share', () => {
     expect(server.clients).toBe(1);
   });
 
+  it('a later proxy of a console a shared open holds joins it: its viewers add no console connection', async () => {
+    const server = await demoServer('vm-j');
+    const target = `tcp://127.0.0.1:${server.port}`;
+    const open = start(['open', target, '--no-tui', '--viewer', 'none']);
+    await open.jsonLines(1);
+    const proxy = start(['proxy', target]);
+    const [{ port }] = await proxy.jsonLines(1);
+    const views = [await viewer(port as number), await viewer(port as number)];
+    await waitFor(() => views.every((v) => pixel(v.framebuffer, 5, 599) === livePixel('vm-j', 5, 599)), 'both screens');
+    expect(server.clients).toBe(1);
+    await proxy.waitForStderr(/joined the console vconsole open \(pid \d+\) holds/);
+  });
+
+  it('open in a second terminal joins the console the first holds: one console connection for both', async () => {
+    const server = await demoServer('vm-k');
+    const target = `tcp://127.0.0.1:${server.port}`;
+    const first = start(['open', target, '--no-tui', '--viewer', 'none']);
+    await first.jsonLines(1);
+    const second = start(['open', target, '--no-tui', '--viewer', 'none']);
+    const [{ port }] = await second.jsonLines(1);
+    const view = await viewer(port as number);
+    await waitFor(() => pixel(view.framebuffer, 5, 599) === livePixel('vm-k', 5, 599), 'the screen through the second open');
+    expect(server.clients).toBe(1);
+    await first.waitForStderr(/another vconsole of yours joined/);
+  });
+
   it('shares with defaults.share: true in the config file, and --no-share wins over it', async () => {
     const server = await demoServer('vm-c');
     const config = path.join(mkdtempSync(path.join(os.tmpdir(), 'vconsole-share-config-')), 'config.yaml');
@@ -70,7 +96,8 @@ describe('vconsole proxy --share', () => {
     await waitFor(() => views.every((v) => pixel(v.framebuffer, 5, 599) === livePixel('vm-c', 5, 599)), 'both screens');
     expect(server.clients).toBe(1);
 
-    const unshared = start(['--config', config, 'proxy', `tcp://127.0.0.1:${server.port}`, '--no-share']);
+    // --no-join: else it would join the console the shared proxy holds instead of dialling its own.
+    const unshared = start(['--config', config, 'proxy', `tcp://127.0.0.1:${server.port}`, '--no-share', '--no-join']);
     const [{ port: plainPort }] = await unshared.jsonLines(1);
     await viewer(plainPort as number);
     await waitFor(() => server.clients === 2, 'a console connection of its own');
@@ -92,7 +119,8 @@ describe('vconsole proxy --share', () => {
       ['--config', config, 'open', target, '--no-tui', '--viewer', 'none'],
       ['proxy', target],
     ]) {
-      const unshared = start(args);
+      // --no-join: else each would join the console the shared open holds instead of dialling its own.
+      const unshared = start([...args, '--no-join']);
       const [{ port: plainPort }] = await unshared.jsonLines(1);
       // Each viewer dials the console itself: two more connections (shared, the hub's one would be all).
       await viewer(plainPort as number);

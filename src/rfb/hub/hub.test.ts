@@ -10,6 +10,7 @@ import { DemoScreen } from '../demo/screen.js';
 import type { Rect } from '../wire/geometry.js';
 import { Framebuffer } from '../wire/framebuffer.js';
 import { RfbHub } from './hub.js';
+import { RfbConsoleClient } from '../client/rfb-client.js';
 import { serveClient, type ServedClient } from '../server/rfb-server.js';
 import { liveScreen, pixelAt } from '../../../test/support/live-screen.js';
 import { serveHandshake, startScriptedServer, update } from '../../../test/support/fake-rfb-server.js';
@@ -129,6 +130,17 @@ describe('RfbHub', () => {
       'the refusal in the log',
     );
     expect(JSON.stringify(logs)).not.toContain('hunter2');
+  });
+
+  it('asks no password of another vconsole of the user, joined through its user-only socket', async () => {
+    const server = await demoServer('vm-c');
+    const hub = hubFor(tcpSource(server.port), { clientPassword: 'hunter2' });
+    await hub.check(new AbortController().signal);
+    const stream = await hub.dial({ ...context(), joined: true });
+    const framebuffer = new Framebuffer(0, 0);
+    const joined = await RfbConsoleClient.connect(stream, framebuffer);
+    cleanup.push(() => joined.close());
+    await waitFor(() => framebuffer.width === 800, 'the screen without a password');
   });
 
   it('drops the keys of view-only clients while they keep watching', async () => {

@@ -117,7 +117,8 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     const [clientEnd, relayEnd] = duplexPair();
     const client = serveClient(clientEnd, {
       framebuffer: this.framebuffer,
-      password: this.options.clientPassword,
+      // Another vconsole of this user, through the user-only socket: its own password is not asked.
+      password: context.joined ? undefined : this.options.clientPassword,
       viewOnly: this.options.viewOnly,
       input: {
         key: (down, keysym) => this.upstream?.key(down, keysym),

@@ -25,6 +25,7 @@ export const TOOL_PACKAGES: Readonly<Record<string, string>> = {
   tesseract: 'tesseract-ocr',
   ss: 'iproute2',
   pgrep: 'procps',
+  setpriv: 'util-linux',
   asciinema: 'asciinema',
   script: 'bsdutils',
   chromium: 'chromium',
