@@ -20,6 +20,7 @@ packages=(
   xvfb              # the X server the viewers draw on
   vncsnapshot       # a headless RFB client that saves the framebuffer as JPEG
   socat
+  openssl           # the throwaway CAs of the API fixtures (test/fixtures/tls.ts: KubeVirt, Proxmox VE)
   tmux              # the real terminal the TUI runs in
   imagemagick       # import (screenshots), convert (decoding pictures)
   x11-utils         # xwininfo

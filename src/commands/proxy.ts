@@ -9,7 +9,7 @@ import { handleShutdownSignals } from '../proxy/shutdown.js';
 import type { VconsoleConfig } from '../config/config.js';
 import { sessionLogPrinter } from './log-lines.js';
 import { consecutivePorts, type ListenFlags, type TargetFlags } from './flags.js';
-import { withShareDefault, type ShareFlags } from './share-flags.js';
+import { withPasswordPerDialSharing, withShareDefault, type ShareFlags } from './share-flags.js';
 import { recordingFrom, withRecordSharing, type RecordFlags } from './record-flags.js';
 import { knownUnprotected } from './exposure.js';
 import { exposureNotice, passwordNotice, sharingFrom } from './sharing.js';
@@ -52,7 +52,10 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   const listen = listenAddressFrom(flags.listen, config);
   const unprotected = knownUnprotected([...named, ...selected], listen, flags);
   if (unprotected) throw namingTarget(unprotected.target.name, unprotected.error);
-  const sharing = await sharingFrom(withRecordSharing(withShareDefault(flags, config.defaults.share)), listen);
+  const sharing = await sharingFrom(
+    withPasswordPerDialSharing(withRecordSharing(withShareDefault(flags, config.defaults.share)), [...named, ...selected]),
+    listen,
+  );
   const recording = await recordingFrom(flags);
   const warning = exposureNotice(listen, sharing);
 

@@ -13,6 +13,7 @@ import { echoInput, terminalSafe } from '../text/terminal-text.js';
 import type { TargetFlags } from './flags.js';
 import { readPasswordFile } from './password-file.js';
 import { encodePngInTurns } from './png-in-turns.js';
+import { consolePasswordOf } from '../streams/console-password.js';
 import { screenshotFileName } from './screenshot-file.js';
 import { FileWriteError, directoryWarning, ensureDirectory, fileErrorCause, writePrivateFile } from '../files/safe-file.js';
 import { namingTarget, type CommandIo } from './command-io.js';
@@ -158,7 +159,7 @@ async function capture(target: ConsoleTarget, source: UpstreamSource, password: 
   const onAbort = () => stream.destroy();
   signal.addEventListener('abort', onAbort, { once: true });
   try {
-    upstream = await RfbConsoleClient.connect(stream, framebuffer, { password, shared: true });
+    upstream = await RfbConsoleClient.connect(stream, framebuffer, { password: consolePasswordOf(stream) ?? password, shared: true });
     await wholePicture(upstream, framebuffer);
   } catch (err) {
     if (signal.aborted) throw new VconsoleError(`no picture within ${SCREENSHOT_TIMEOUT_MS / 1000} s`, { cause: err });

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { ExposureFlags } from './exposure.js';
 import { nonEmpty } from './flags.js';
+import { UsageError } from '../errors.js';
 
 /**
  * `--share` and what comes with it, for the commands that serve consoles (proxy, open).
@@ -64,4 +65,27 @@ export function unsharedBecause(flags: Pick<ShareFlags, 'share'>, configShare: b
   if (flags.share === false) return 'drop --no-share';
   if (flags.share === undefined && configShare === false) return 'pass --share, or drop defaults.share: false from the config file';
   return undefined;
+}
+
+/** What withPasswordPerDialSharing reads of a target. */
+interface PerDialPasswordTarget {
+  readonly name: string;
+  readonly consoleType: string;
+  readonly consolePasswordPerDial?: boolean;
+}
+
+/**
+ * A VNC console whose password is a one-time ticket (`consolePasswordPerDial`: Proxmox VE) is
+ * served through the hub, whose RFB client answers it: any such target turns sharing on, and
+ * sharing turned off is refused naming it, since no viewer could be told the ticket.
+ */
+export function withPasswordPerDialSharing<F extends ShareFlags>(flags: F, targets: readonly PerDialPasswordTarget[]): F {
+  const ticketed = targets.find((t) => t.consolePasswordPerDial && t.consoleType === 'vnc');
+  if (!ticketed) return flags;
+  if (flags.share === false)
+    throw new UsageError(
+      `${ticketed.name}: its VNC server asks for a one-time ticket only vconsole's own client can answer, so its screen is always shared`,
+      'drop --no-share (or defaults.share: false), or open its serial console (#serial)',
+    );
+  return { ...flags, share: true };
 }

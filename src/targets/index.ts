@@ -3,6 +3,7 @@ import { demoProvider } from './demo/provider.js';
 import { kubevirtProvider } from './kubevirt/provider.js';
 import { libvirtProvider } from './libvirt/provider.js';
 import { openstackProvider } from './openstack/provider.js';
+import { pveProvider } from './pve/provider.js';
 import { tcpProvider } from './tcp/provider.js';
 import { unixProvider } from './unix/provider.js';
 import { websocketProvider } from './websocket/provider.js';
@@ -16,6 +17,7 @@ import type { ConsoleProvider, ConsoleTarget, TargetOptions, TargetSpec } from '
 export const PROVIDERS: readonly ConsoleProvider[] = [
   kubevirtProvider,
   openstackProvider,
+  pveProvider,
   libvirtProvider,
   websocketProvider,
   tcpProvider,

@@ -9,13 +9,14 @@ import { systemViewerEnvironment } from '../../viewers/system-environment.js';
 import type { CommandIo } from '../command-io.js';
 import { consecutivePorts } from '../flags.js';
 import { recordingFrom, withRecordSharing } from '../record-flags.js';
-import { unsharedBecause, withShareDefault } from '../share-flags.js';
+import { unsharedBecause, withPasswordPerDialSharing, withShareDefault } from '../share-flags.js';
 import { joiningFrom } from '../joining.js';
 import { sharingFrom } from '../sharing.js';
 import { listenAddressFrom, targetOptionsFrom } from '../target-options.js';
 import { selectTargets } from '../target-selection.js';
 import { selectViaTargets, viaLinkFrom } from '../via.js';
 import { openBrowserPages, pageOutput } from './browser-only.js';
+import { openConnectionFiles } from './connection-files.js';
 import { confirmOpenCount } from './count.js';
 import { thumbnailModeFrom, withGridSharing } from './grid-flags.js';
 import { OpenRun } from './run.js';
@@ -50,10 +51,14 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const ports = consecutivePorts(flags.port, targets.length);
   const listen = listenAddressFrom(flags.listen, config);
   // open shares VNC consoles by default: --no-share or defaults.share: false opt out.
-  const sharing = await sharingFrom(withRecordSharing(withShareDefault(withGridSharing(flags), config.defaults.share, true)), listen, {
-    clientPasswords: false,
-    notesUnshared: flags.share === true,
-  });
+  const sharing = await sharingFrom(
+    withPasswordPerDialSharing(withRecordSharing(withShareDefault(withGridSharing(flags), config.defaults.share, true)), targets),
+    listen,
+    {
+      clientPasswords: false,
+      notesUnshared: flags.share === true,
+    },
+  );
   const shareHint = sharing.shares ? undefined : unsharedBecause(flags, config.defaults.share);
   const recording = await recordingFrom(flags);
   const joining = joiningFrom(flags, 'open', (text) => io.stderr.write(`${text}\n`));
@@ -63,6 +68,12 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const { choice, detected } = await selectViewer({ viewer: viewerFlag, viewerArgs: flags.viewerArg }, system);
   const useTui = flags.tui !== false && Boolean(process.stdout.isTTY && process.stdin.isTTY);
   const viewer = { choice, detected, platform: system.platform };
+  // Consoles their viewer reaches by itself (Proxmox VE's SPICE) open from a connection file, without a port.
+  const direct = await openConnectionFiles({ named, selected }, viewer, pageOutput(io, flags.tui), viewerEnv);
+  if (direct.onlyFiles && !flags.follow) {
+    await Promise.all(direct.viewers.map((started) => started.exited));
+    return io.exit(0);
+  }
   // Asked before any viewer starts: over ssh without X forwarding none could show a window.
   const display = displayHere(system);
   const run = new OpenRun(
@@ -89,5 +100,5 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
     if (run.view) run.view.show({ type: 'notice', text: line.replace(/^vconsole: /, '') });
     else io.stderr.write(`${line}\n`);
   };
-  await run.open(named, selected);
+  await run.open(direct.named, direct.selected);
 }

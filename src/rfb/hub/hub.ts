@@ -13,6 +13,7 @@ import { RfbConsoleClient } from '../client/rfb-client.js';
 import { durationText } from '../server/output.js';
 import { ClientDroppedError, serveClient, type ServedClient } from '../server/rfb-server.js';
 import { wholePicture } from '../client/whole-picture.js';
+import { consolePasswordOf } from '../../streams/console-password.js';
 
 export type HubState = 'live' | 'reconnecting';
 
@@ -202,15 +203,16 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     try {
       // The first whole picture is in before clients are served: none starts from a blank screen.
       upstream = await abortable(
-        RfbConsoleClient.connect(stream, this.framebuffer, { password: this.options.upstreamPassword, shared: true }).then(
-          async (client) => {
-            // Heard from the start: the close listener below comes a few turns later, too late
-            // for one in the same read as the picture, which would leave a dead console shared.
-            client.once('close', (error) => (dropped ??= { error }));
-            await wholePicture(client, this.framebuffer);
-            return client;
-          },
-        ),
+        RfbConsoleClient.connect(stream, this.framebuffer, {
+          password: consolePasswordOf(stream) ?? this.options.upstreamPassword,
+          shared: true,
+        }).then(async (client) => {
+          // Heard from the start: the close listener below comes a few turns later, too late
+          // for one in the same read as the picture, which would leave a dead console shared.
+          client.once('close', (error) => (dropped ??= { error }));
+          await wholePicture(client, this.framebuffer);
+          return client;
+        }),
         AbortSignal.any([both, pictureTimeout]),
         () => stream.destroy(),
       );
