@@ -37,6 +37,8 @@ packages=(
   fish              # checks that `vconsole completion fish` parses
   openssh-server    # a real sshd the tests start on a loopback port (test/e2e/support/sshd.ts)
   openssh-client    # the user's own ssh that --via and libvirt+ssh:// run
+  libnss-wrapper    # a passwd entry with a test home for remote-viewer: gtk-vnc finds its CA in the home getpwuid names, not $HOME (test/e2e/tls-viewers)
+  openssl           # a second certificate the viewers must refuse, and the fingerprint to compare (test/e2e/tls-viewers)
   # Fonts: Xvfb needs its "fixed" font, TigerVNC (FLTK/Xft) and remote-viewer (GTK) need a
   # scalable one; without them the viewers start with empty titles or fail to open windows.
   xfonts-base

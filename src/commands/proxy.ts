@@ -11,8 +11,8 @@ import { sessionLogPrinter } from './log-lines.js';
 import { consecutivePorts, type ListenFlags, type TargetFlags } from './flags.js';
 import { withPasswordPerDialSharing, withShareDefault, type ShareFlags } from './share-flags.js';
 import { recordingFrom, withRecordSharing, type RecordFlags } from './record-flags.js';
-import { knownUnprotected } from './exposure.js';
-import { exposureNotice, passwordNotice, sharingFrom } from './sharing.js';
+import { knownUnprotected, protectedKinds } from './exposure.js';
+import { certificateNotice, exposureNotice, passwordNotice, protectsWithTls, sharingFrom } from './sharing.js';
 import { listenAddressFrom, targetOptionsFrom } from './target-options.js';
 import type { SelectionFlags } from './selector-flags.js';
 import { selectTargets } from './target-selection.js';
@@ -50,12 +50,10 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
     : await selectTargets(inputs, flags, options, config, { follow: flags.follow });
   refuseBrowserOnly([...named, ...selected], 'proxy');
   const listen = listenAddressFrom(flags.listen, config);
-  const unprotected = knownUnprotected([...named, ...selected], listen, flags);
+  const settled = withPasswordPerDialSharing(withRecordSharing(withShareDefault(flags, config.defaults.share)), [...named, ...selected]);
+  const unprotected = knownUnprotected([...named, ...selected], listen, flags, protectedKinds(protectsWithTls(settled, listen)));
   if (unprotected) throw namingTarget(unprotected.target.name, unprotected.error);
-  const sharing = await sharingFrom(
-    withPasswordPerDialSharing(withRecordSharing(withShareDefault(flags, config.defaults.share)), [...named, ...selected]),
-    listen,
-  );
+  const sharing = await sharingFrom(settled, listen);
   const recording = await recordingFrom(flags);
   const warning = exposureNotice(listen, sharing);
 
@@ -88,6 +86,8 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
     if (warning) io.stderr.write(`${warning}\n`);
     const password = passwordNotice(sharing);
     if (password) io.stderr.write(`${password}\n`);
+    const certificate = certificateNotice(sharing);
+    if (certificate) io.stderr.write(`${certificate}\n`);
   };
   // A shared console waits for its first picture: each port is printed once its console is
   // ready, so that a slow or silent one holds no other back.

@@ -1,5 +1,8 @@
 import type { Command } from 'commander';
 import type { ExposureFlags } from './exposure.js';
+
+/** The flag that lets VNC viewers of an exposed listener authenticate without TLS. */
+export const INSECURE_VNC_AUTH_FLAG = '--insecure-vnc-auth';
 import { nonEmpty } from './flags.js';
 import { UsageError } from '../errors.js';
 
@@ -9,7 +12,7 @@ import { UsageError } from '../errors.js';
  * survive a console's drop all need the hub); `proxy` stays a byte relay unless asked.
  * Cheap to import: cli.ts loads it for every command; the hub itself lives in sharing.ts.
  */
-export interface ShareFlags extends ExposureFlags {
+export interface ShareFlags extends ExposureFlags, TlsFlags {
   /** true with --share, false with --no-share, undefined: the config's defaults.share. */
   share?: boolean;
   viewOnly?: boolean;
@@ -40,12 +43,36 @@ export function addShareOptions(command: Command, options: { clientPassword: boo
       'the password viewers must give, first line, 6 to 8 characters (implies --share; default on a non-loopback --listen: a generated one, printed once)',
       nonEmpty('a password file'),
     );
+    addTlsOptions(command);
   }
   command.option(
     '--insecure-expose-unauthenticated',
     'serve serial and SPICE consoles on a non-loopback --listen although no password protects them (refused otherwise)',
   );
   return command;
+}
+
+/** The flags of a listener that speaks TLS beyond loopback (proxy --share, replay). */
+export interface TlsFlags {
+  /** The certificate and key an exposed listener speaks TLS with (else one made on first use). */
+  tlsCert?: string;
+  tlsKey?: string;
+  /** Offer plain VNC authentication (no TLS) beside VeNCrypt on an exposed listener. */
+  insecureVncAuth?: boolean;
+}
+
+export function addTlsOptions(command: Command): Command {
+  return command
+    .option(
+      '--tls-cert <file>',
+      'on a non-loopback --listen: the PEM certificate viewers check (default: one made on first use, kept in the config directory)',
+      nonEmpty('a certificate file'),
+    )
+    .option('--tls-key <file>', "the PEM private key of --tls-cert's certificate", nonEmpty('a key file'))
+    .option(
+      INSECURE_VNC_AUTH_FLAG,
+      'on a non-loopback --listen, also offer plain VNC authentication without TLS (for viewers without VeNCrypt; password and screen then cross the network in clear)',
+    );
 }
 
 /**

@@ -16,8 +16,11 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
+/** A config directory of its own: an exposed listener makes its TLS certificate there. */
+const CONFIG_HOME = mkdtempSync(path.join(os.tmpdir(), 'vconsole-share-config-'));
+
 function start(args: string[]): RunningVconsole {
-  const child = startVconsole(args);
+  const child = startVconsole(args, { XDG_CONFIG_HOME: CONFIG_HOME });
   cleanup.push(() => child.kill());
   return child;
 }
@@ -167,7 +170,7 @@ describe('vconsole proxy --share', () => {
   });
 
   it('asks viewers of an exposed listener for a generated password shown once; a wrong one is refused and logged', async () => {
-    const proxy = start(['proxy', 'demo:vm-p', '--share', '--listen', '0.0.0.0']);
+    const proxy = start(['proxy', 'demo:vm-p', '--share', '--listen', '0.0.0.0', '--insecure-vnc-auth']);
     const [{ port }] = await proxy.jsonLines(1);
     await proxy.waitForStderr(/VNC password for viewers of this listener: (\S+)/);
     const password = /VNC password for viewers of this listener: (\S+)/.exec(proxy.stderr())![1];
@@ -184,7 +187,7 @@ describe('vconsole proxy --share', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'vconsole-share-'));
     const file = path.join(dir, 'pass');
     writeFileSync(file, 's3cret\n');
-    const proxy = start(['proxy', 'demo:vm-q', '--share', '--listen', '0.0.0.0', '--password-file', file]);
+    const proxy = start(['proxy', 'demo:vm-q', '--share', '--listen', '0.0.0.0', '--insecure-vnc-auth', '--password-file', file]);
     const [{ port }] = await proxy.jsonLines(1);
     const good = await viewer(port as number, 's3cret');
     await waitFor(() => good.framebuffer.width === 800, 'the screen with the file password');

@@ -11,7 +11,7 @@ import { duplexPair } from '../../streams/duplex-pair.js';
 import { Framebuffer } from '../wire/framebuffer.js';
 import { RfbConsoleClient } from '../client/rfb-client.js';
 import { durationText } from '../server/output.js';
-import { ClientDroppedError, serveClient, type ServedClient } from '../server/rfb-server.js';
+import { ClientDroppedError, serveClient, type RfbServerOptions, type ServedClient } from '../server/rfb-server.js';
 import { wholePicture } from '../client/whole-picture.js';
 import { consolePasswordOf } from '../../streams/console-password.js';
 
@@ -29,6 +29,8 @@ export interface RfbHubOptions {
   upstreamPassword?: string;
   /** Local clients must answer VNC authentication with this password (exposed listeners). */
   clientPassword?: string;
+  /** Clients speak VeNCrypt X509Vnc: TLS with this certificate, then the password inside it. */
+  clientTls?: RfbServerOptions['tls'];
   /** Clients only watch: their keys, pointer and clipboard are dropped. */
   viewOnly?: boolean;
   /** Wrong client passwords slowed per address; one for every console of a command (else this hub's own). */
@@ -118,8 +120,9 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     const [clientEnd, relayEnd] = duplexPair();
     const client = serveClient(clientEnd, {
       framebuffer: this.framebuffer,
-      // Another vconsole of this user, through the user-only socket: its own password is not asked.
+      // Another vconsole of this user, through the user-only socket: its own password is not asked, nor TLS.
       password: context.joined ? undefined : this.options.clientPassword,
+      tls: context.joined ? undefined : this.options.clientTls,
       viewOnly: this.options.viewOnly,
       input: {
         key: (down, keysym) => this.upstream?.key(down, keysym),

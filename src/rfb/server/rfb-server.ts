@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
+import type tls from 'node:tls';
 import type { Rect } from '../wire/geometry.js';
 import { ZrleCompressor } from './encoders/zrle.js';
 import type { Framebuffer } from '../wire/framebuffer.js';
@@ -20,6 +21,7 @@ import { checkVncAuth, newVncChallenge } from '../wire/vnc-auth.js';
 import { ClientDamage } from './damage.js';
 import { ClientOutput, durationText, type OutboxKind } from './output.js';
 import { ENCODING, PIXEL_ENCODINGS, encodeUpdate } from './update.js';
+import { SECURITY_VENCRYPT, VENCRYPT_SERVER_VERSION, answerVencryptSubtype, answerVencryptVersion, startServerTls } from './vencrypt.js';
 
 export interface ClientInput {
   key(down: boolean, keysym: number): void;
@@ -38,6 +40,12 @@ export interface RfbServerOptions {
   framebuffer: Framebuffer;
   /** Offer VNC Authentication with this password instead of None. */
   password?: string;
+  /**
+   * Offer VeNCrypt X509Vnc instead: TLS with this context's certificate, then the VNC
+   * authentication with `password` (required) inside it. Plain VNC authentication is offered
+   * beside it only with `alsoPlainVncAuth`.
+   */
+  tls?: { context: tls.SecureContext; alsoPlainVncAuth?: boolean };
   /** Input from this client is dropped. */
   viewOnly?: boolean;
   input: ClientInput;
@@ -84,13 +92,18 @@ const SECURITY_VNC_AUTH = 2;
 /** One client's RFB connection on a shared Framebuffer: handshake, then messages parsed as they arrive. */
 class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> implements ServedClient {
   private buffer: Buffer = Buffer.alloc(0);
-  private phase: 'version' | 'security' | 'auth' | 'held' | 'clientInit' | 'preparing' | 'normal' = 'version';
+  private phase:
+    'version' | 'security' | 'vencryptVersion' | 'vencryptSubtype' | 'tls' | 'auth' | 'held' | 'clientInit' | 'preparing' | 'normal' =
+    'version';
+  /** The client's connection; after a VeNCrypt handshake, the TLS socket over `raw`. */
+  private stream: Duplex;
   /** beforeServerInit has resolved (or there is none): ServerInit may go out. */
   private prepared = false;
   /** Holds a wrong password's answer back (see AuthBackoff). */
   private holdTimer: NodeJS.Timeout | undefined;
   private version: '3.3' | '3.7' | '3.8' = '3.8';
-  private readonly securityType: number;
+  /** The security types offered, in the server's order of preference. */
+  private readonly securityTypes: number[];
   private challenge: Buffer | undefined;
   private packer = new PixelPacker(NATIVE_FORMAT);
   private encoding: number = ENCODING.raw;
@@ -101,7 +114,7 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
   /** An update is being encoded or waits for the stream to drain; damage meanwhile is coalesced. */
   private busy = false;
   /** Messages written while busy go out after the update (see ClientOutput). */
-  private readonly output: ClientOutput;
+  private output: ClientOutput;
   private handshakeTimer: NodeJS.Timeout | undefined;
   /** A bell went out in this turn of the event loop. */
   private rang = false;
@@ -123,22 +136,46 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
   };
 
   constructor(
-    private readonly stream: Duplex,
+    private readonly raw: Duplex,
     private readonly options: RfbServerOptions,
   ) {
     super();
-    this.securityType = options.password === undefined ? SECURITY_NONE : SECURITY_VNC_AUTH;
+    if (options.tls && options.password === undefined) throw new Error('VeNCrypt X509Vnc needs a password');
+    this.securityTypes = options.tls
+      ? [SECURITY_VENCRYPT, ...(options.tls.alsoPlainVncAuth ? [SECURITY_VNC_AUTH] : [])]
+      : [options.password === undefined ? SECURITY_NONE : SECURITY_VNC_AUTH];
     this.pending = new ClientDamage(options.framebuffer.width, options.framebuffer.height);
+    this.stream = raw;
+    this.output = this.listen(raw);
+    this.handshakeDeadline(options.preauthTimeoutMs ?? PREAUTH_TIMEOUT_MS, 'it finished no VNC handshake');
+    raw.write('RFB 003.008\n');
+  }
+
+  /** Reads `stream` from now on (the raw connection, then its TLS socket) and writes updates to it. */
+  private listen(stream: Duplex): ClientOutput {
     stream.on('data', (chunk: Buffer) => this.receive(chunk));
     stream.on('error', (err) => this.finish(err));
     stream.on('end', () => stream.end());
     stream.on('close', () => this.finish(undefined));
-    const stallMs = options.stallTimeoutMs ?? VIEWER_STALL_TIMEOUT_MS;
-    this.output = new ClientOutput(stream, stallMs, () => {
+    const stallMs = this.options.stallTimeoutMs ?? VIEWER_STALL_TIMEOUT_MS;
+    return new ClientOutput(stream, stallMs, () => {
       this.finish(new ClientDroppedError(`it read nothing for ${durationText(stallMs)} while its screen changed`));
     });
-    this.handshakeDeadline(options.preauthTimeoutMs ?? PREAUTH_TIMEOUT_MS, 'it finished no VNC handshake');
-    stream.write('RFB 003.008\n');
+  }
+
+  /** The sub-type was accepted: TLS over the connection, then VNC authentication inside it. */
+  private startTls(early: Buffer, context: tls.SecureContext): void {
+    this.phase = 'tls';
+    this.raw.removeAllListeners('end');
+    const secure = startServerTls(this.raw, early, context);
+    secure.on('error', (err: Error) => this.finish(new RfbProtocolError(`TLS: ${err.message}`)));
+    secure.once('secure', () => {
+      if (this.closed) return;
+      this.stream = secure;
+      this.output = this.listen(secure);
+      this.afterSecurityType(SECURITY_VNC_AUTH);
+    });
+    this.stream = secure;
   }
 
   /** From now on the handshake must end within `ms`, else the client is dropped with `what` and the wait. */
@@ -180,8 +217,12 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     this.output.close();
     this.zlib.close();
     // A refusal must reach the client: end gracefully, then let go of the socket.
-    if (this.farewell && !this.stream.destroyed) this.stream.end(this.farewell, () => this.stream.destroy());
-    else this.stream.destroy();
+    const destroy = () => {
+      this.stream.destroy();
+      this.raw.destroy();
+    };
+    if (this.farewell && !this.stream.destroyed) this.stream.end(this.farewell, destroy);
+    else destroy();
     this.emit('close', err);
   }
 
@@ -239,22 +280,58 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
         this.version = negotiateVersion(at.subarray(0, 12));
         this.refuseWhileHeld('before');
         if (this.version === '3.3') {
-          this.stream.write(u32(this.securityType));
-          this.afterSecurityType();
+          // RFB 3.3 has the server pick the type, and VeNCrypt is not one a 3.3 client knows.
+          const legacy = this.securityTypes.find((type) => type !== SECURITY_VENCRYPT);
+          if (legacy === undefined) {
+            const reason = 'this listener speaks VeNCrypt (TLS), which an RFB 3.3 viewer does not';
+            this.farewell = Buffer.concat([u32(0), lengthPrefixed(reason)]);
+            throw new RfbProtocolError(reason);
+          }
+          this.stream.write(u32(legacy));
+          this.afterSecurityType(legacy);
         } else {
-          this.stream.write(Buffer.from([1, this.securityType]));
+          this.stream.write(Buffer.from([this.securityTypes.length, ...this.securityTypes]));
           this.phase = 'security';
         }
         return 12;
-      case 'security':
+      case 'security': {
         if (available < 1) return 0;
-        if (at[0] !== this.securityType) {
-          const reason = `security type ${at[0]} is not offered (only ${this.securityType})`;
+        const chosen = at[0];
+        if (!this.securityTypes.includes(chosen)) {
+          const reason = `security type ${chosen} is not offered (only ${this.securityTypes.join(', ')})`;
           this.farewell = this.version === '3.8' ? Buffer.concat([u32(1), lengthPrefixed(reason)]) : undefined;
           throw new RfbProtocolError(reason);
         }
-        this.afterSecurityType();
+        if (chosen === SECURITY_VENCRYPT) {
+          this.stream.write(VENCRYPT_SERVER_VERSION);
+          this.phase = 'vencryptVersion';
+        } else this.afterSecurityType(chosen);
         return 1;
+      }
+      case 'vencryptVersion': {
+        if (available < 2) return 0;
+        const { reply, refusal } = answerVencryptVersion(at);
+        if (refusal !== undefined) {
+          this.farewell = reply;
+          throw new RfbProtocolError(refusal);
+        }
+        this.stream.write(reply);
+        this.phase = 'vencryptSubtype';
+        return 2;
+      }
+      case 'vencryptSubtype': {
+        if (available < 4) return 0;
+        const { reply, refusal } = answerVencryptSubtype(at);
+        if (refusal !== undefined || !this.options.tls) {
+          this.farewell = reply;
+          throw new RfbProtocolError(refusal ?? 'no TLS');
+        }
+        this.stream.write(reply);
+        this.startTls(Buffer.from(at.subarray(4)), this.options.tls.context);
+        return available;
+      }
+      case 'tls':
+        return 0; // the TLS socket reads the connection now
       case 'auth': {
         if (available < 16) return 0;
         const challenge = this.challenge ?? Buffer.alloc(16);
@@ -306,7 +383,7 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
    * answer (which is then not checked).
    */
   private refuseWhileHeld(when: 'before' | 'after'): void {
-    if (this.securityType !== SECURITY_VNC_AUTH) return;
+    if (this.options.password === undefined) return;
     const waitMs = this.options.authGate?.wait() ?? 0;
     if (waitMs <= 0) return;
     const reason = `too many wrong passwords from this address: try again in ${Math.ceil(waitMs / 1000)} s`;
@@ -315,8 +392,8 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     throw new RfbProtocolError(reason);
   }
 
-  private afterSecurityType(): void {
-    if (this.securityType === SECURITY_VNC_AUTH) {
+  private afterSecurityType(type: number): void {
+    if (type === SECURITY_VNC_AUTH) {
       this.challenge = newVncChallenge();
       this.stream.write(this.challenge);
       this.phase = 'auth';
