@@ -46,3 +46,17 @@ describe('the libvirt provider', () => {
     expect(lifecycleEventState('events received: 2')).toBeUndefined();
   });
 });
+
+describe("libvirt's selectors", () => {
+  it('--libvirt-filter picks domains by name pattern, --libvirt-all every domain; a bad pattern is a usage error', async () => {
+    const { libvirtOptions, parseDomainRegex } = await import('./options.js');
+    expect(libvirtOptions.selection?.({ libvirtFilter: '^web-' })).toEqual({
+      scope: { domainRegex: '^web-' },
+      shownAs: '--libvirt-filter ^web-',
+      reach: 'matching',
+    });
+    expect(libvirtOptions.selection?.({ libvirtAll: true })).toMatchObject({ reach: 'everywhere' });
+    expect(libvirtOptions.selection?.({})).toBeUndefined();
+    expect(() => parseDomainRegex('(')).toThrow(UsageError);
+  });
+});
