@@ -3,9 +3,10 @@
 # websockify, TigerVNC, remote-viewer and Remmina under Xvfb, vncsnapshot, tmux, the X/ImageMagick
 # tools that find and photograph windows, and headless Chromium with tesseract for the browser
 # viewer's pages, and Debian's real Nova console proxies (nova-consoleproxy, with python3-nova
-# and rabbitmq-server: test/e2e/support/real-nova.ts), and what runs the Windows and linux-arm64
-# executables here (wine64; qemu-user-static with arm64 libraries). Idempotent and quiet: does
-# nothing when every package is installed already (set E2E_DEPS_FORCE=1 to run apt-get anyway). Runs as root without a TTY (CI); otherwise
+# and rabbitmq-server: test/e2e/support/real-nova.ts), libvirt with virsh, and what runs the
+# Windows and linux-arm64 executables here (wine64; qemu-user-static with arm64 libraries).
+# Idempotent and quiet: does nothing when every package is installed already (set
+# E2E_DEPS_FORCE=1 to run apt-get anyway). Runs as root without a TTY (CI); otherwise
 # through sudo.
 set -euo pipefail
 
@@ -50,6 +51,11 @@ packages_without_recommends=(
   nova-consoleproxy # nova-novncproxy, nova-serialproxy, nova-spicehtml5proxy
   python3-nova      # nova-manage (the sqlite schema) and the library the nova-compute stand-in uses
   rabbitmq-server   # the message bus the proxies ask the compute host over (validate_console_port)
+  # libvirt (test/e2e/libvirt.e2e.test.ts): the test starts virtlogd -d and libvirtd -d itself;
+  # recommends would add services (dnsmasq, polkit) it does not use.
+  libvirt-daemon-system      # libvirtd, virtlogd and their config for qemu:///system
+  libvirt-daemon-driver-qemu # the QEMU driver: TCG domains made with virsh create
+  libvirt-clients            # virsh, which the libvirt provider runs (here and on the ssh host)
   # Runs dist/bin/vconsole-win-x64.exe for test/package/sea-wine.test.ts: Debian's wine 8.0,
   # 64-bit only (8 packages, ~100 MB to fetch). It puts wine64 in /usr/lib/wine/, not on PATH.
   # Without recommends: they pull in fonts, GStreamer, X and the 32-bit half of wine.

@@ -29,7 +29,7 @@ describe('config file', () => {
       expect.unreachable();
     } catch (err) {
       expect((err as Error).message).toMatch(/bad value "vmware" for "defaults.provider"/);
-      expect((err as { hint?: string }).hint).toMatch(/kubevirt, openstack or demo/);
+      expect((err as { hint?: string }).hint).toMatch(/kubevirt, openstack, libvirt or demo/);
       expect((err as { exitCode?: number }).exitCode).toBe(2);
     }
   });
@@ -80,7 +80,7 @@ describe('config file', () => {
     expect(config.defaults.provider).toBe('lab');
     await expect(parseConfig('defaults:\n  provider: lab\n', 'c.yaml')).rejects.toThrow(/bad value "lab"/);
     const err = await parseConfig('defaults:\n  provider: tcp\n', 'c.yaml', [...PROVIDERS, lab]).catch((e: unknown) => e);
-    expect((err as UsageError).hint).toBe('use kubevirt, openstack, demo or lab');
+    expect((err as UsageError).hint).toBe('use kubevirt, openstack, libvirt, demo or lab');
   });
 
   describe('a named config that is not a file', () => {

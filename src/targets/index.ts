@@ -1,6 +1,7 @@
 import { UsageError, echoTarget } from '../errors.js';
 import { demoProvider } from './demo/provider.js';
 import { kubevirtProvider } from './kubevirt/provider.js';
+import { libvirtProvider } from './libvirt/provider.js';
 import { openstackProvider } from './openstack/provider.js';
 import { pveProvider } from './pve/provider.js';
 import { tcpProvider } from './tcp/provider.js';
@@ -17,6 +18,7 @@ export const PROVIDERS: readonly ConsoleProvider[] = [
   kubevirtProvider,
   openstackProvider,
   pveProvider,
+  libvirtProvider,
   websocketProvider,
   tcpProvider,
   unixProvider,
