@@ -10,7 +10,6 @@ import { NATIVE_FORMAT } from '../wire/rfb-wire.js';
 import { RfbConsoleClient } from '../client/rfb-client.js';
 import { ClientDamage } from './damage.js';
 import { ENCODING, encodeUpdate, type ChosenEncoder } from './update.js';
-import { loopStalls } from '../../../test/support/loop-stalls.js';
 
 // The hub's RFB server encodes what a console draws for every client. A hostile console's
 // 8192x8192 screen, redrawn, must not be encoded in one go (a second of the loop per client),
@@ -65,8 +64,41 @@ function encoderOf(encoding: number, settings: EncodeSettings = {}): ChosenEncod
   return { encoding, encoder };
 }
 
-/** Generous for a busy 2-core machine; encoded in one go these updates hold the loop ~0.5 s. */
-const STALL_BOUND_MS = 250;
+/** A small budget per turn, so that the tests see many turns without huge pictures. */
+const PIXELS_PER_TURN = 256 * 1024;
+
+/**
+ * A budget of turns that records which turn of the event loop each band was encoded in (a
+ * setImmediate chain counts the turns), and whether other work ran in between: how "never holds
+ * the loop" is measured as work, not time, so a busy machine cannot make it fail or pass.
+ */
+function countedTurns(perTurn = PIXELS_PER_TURN): { turns: EncodeTurns; stop(): { turnsUsed: number; othersRan: number } } {
+  const turns = new EncodeTurns(perTurn);
+  let turn = 0;
+  let running = true;
+  const tick = () => {
+    turn++;
+    if (running) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const used = new Set<number>();
+  const take = turns.take.bind(turns);
+  turns.take = (cost: number) => {
+    const waited = take(cost);
+    if (!waited) {
+      used.add(turn);
+      return undefined;
+    }
+    return waited.then(() => void used.add(turn));
+  };
+  return {
+    turns,
+    stop() {
+      running = false;
+      return { turnsUsed: used.size, othersRan: turn };
+    },
+  };
+}
 
 describe('encodeUpdate', () => {
   it.each([
@@ -78,9 +110,14 @@ describe('encodeUpdate', () => {
     async (_name, encoding, width, height) => {
       const fb = noisy(width, height, 8);
       const chosen = encoderOf(encoding);
-      const stalls = loopStalls();
-      const parts = await encodeUpdate({ rects: [{ x: 0, y: 0, w: width, h: height }] }, fb, new PixelPacker(NATIVE_FORMAT), chosen);
-      expect(stalls.stop(), 'the longest the loop waited (ms)').toBeLessThan(STALL_BOUND_MS);
+      const counted = countedTurns();
+      const parts = await encodeUpdate({ rects: [{ x: 0, y: 0, w: width, h: height }] }, fb, new PixelPacker(NATIVE_FORMAT), chosen, {
+        turns: counted.turns,
+      });
+      const { turnsUsed, othersRan } = counted.stop();
+      // Encoded in one go it would be one turn; in bands of the budget it is at least pixels / (2 x budget).
+      expect(turnsUsed, 'turns of the loop the update was encoded in').toBeGreaterThanOrEqual((width * height) / (2 * PIXELS_PER_TURN));
+      expect(othersRan, 'turns other work had meanwhile').toBeGreaterThanOrEqual(turnsUsed - 1);
       // Tight cuts each band into rectangles of at most 2048 pixels' width and 64 Ki pixels.
       if (encoding === ENCODING.tight)
         expect(parts[0].readUInt16BE(2), 'rectangles in the update').toBeGreaterThanOrEqual((width * height) / 65536);
@@ -92,9 +129,13 @@ describe('encodeUpdate', () => {
   it('encodes a big many-coloured Tight update as JPEG across turns of the loop, never holding it long', async () => {
     const fb = noisy(1024, 256);
     const chosen = encoderOf(ENCODING.tight, { jpegQuality: 5 });
-    const stalls = loopStalls();
-    const parts = await encodeUpdate({ rects: [{ x: 0, y: 0, w: 1024, h: 256 }] }, fb, new PixelPacker(NATIVE_FORMAT), chosen);
-    expect(stalls.stop(), 'the longest the loop waited (ms)').toBeLessThan(STALL_BOUND_MS);
+    const counted = countedTurns(64 * 1024);
+    const parts = await encodeUpdate({ rects: [{ x: 0, y: 0, w: 1024, h: 256 }] }, fb, new PixelPacker(NATIVE_FORMAT), chosen, {
+      turns: counted.turns,
+    });
+    const { turnsUsed, othersRan } = counted.stop();
+    expect(turnsUsed, 'turns of the loop the update was encoded in').toBeGreaterThanOrEqual(2);
+    expect(othersRan, 'turns other work had meanwhile').toBeGreaterThanOrEqual(turnsUsed - 1);
     // Noise deflates poorly: every rectangle is JPEG (control byte 0x90 after its 12-byte header).
     expect(parts[2][0] >> 4, "the first rectangle's compression type").toBe(9);
   }, 60_000);
