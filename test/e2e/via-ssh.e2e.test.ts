@@ -129,6 +129,20 @@ describe.skipIf(gate.skip)(gatedTitle('--via through a real sshd', gate), () => 
         },
         { what: 'each console to say the connection was lost', detail: () => open.process.describe() },
       );
+      // Without --wait the shared screens end too, instead of "reconnecting" for ever.
+      await pollFor(
+        () => {
+          const said = open.process.stderr();
+          return ['demo:vm-a', 'demo:vm-b'].every((name) =>
+            said.includes(`[${name}] error: console ended: connection to vconsole-bastion lost; with --wait vconsole connects again`),
+          )
+            ? true
+            : undefined;
+        },
+        { what: 'each shared screen to end', detail: () => open.process.describe() },
+      );
+      const late = await vconsole(['screenshot', `tcp://127.0.0.1:${open.ports[1].port}`, '-o', join(dir, 'open-via-late.png')]);
+      expect(late.code, late.stderr).not.toBe(0);
       await open.interrupt();
     },
     E2E_TEST_TIMEOUT_MS,
