@@ -1,5 +1,5 @@
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectVmScreen } from './support/expectations.js';
@@ -279,9 +279,21 @@ describe.skipIf(gate.skip)(gatedTitle('--via through a real sshd', gate), () => 
       expect(none.code).toBe(1);
       expect(none.stderr).toMatch(/^vconsole: no vconsole-linux-\w+ here for vconsole-bastion \(Linux \w+\): looked in /);
 
+      // An executable of another release is installed, and said to be another version.
+      const olderDir = join(dir, 'older-executables');
+      await mkdir(olderDir, { recursive: true });
+      await writeFile(join(olderDir, basename(built)), '#!/bin/sh\necho 0.0.1\n');
+      await chmod(join(olderDir, basename(built)), 0o755);
+      const older = await vconsole(['install', '--via', sshd.hostAlias], { VCONSOLE_EXECUTABLES: olderDir });
+      expect(older.code, older.stderr).toBe(0);
+      expect(older.stderr).toMatch(
+        /installed vconsole 0\.0\.1 on vconsole-bastion.*\nvconsole: warning: that is not this vconsole's version \(/,
+      );
+
       const installed = await vconsole(['install', '--via', sshd.hostAlias], { VCONSOLE_EXECUTABLES: executables });
       expect(installed.code, installed.stderr).toBe(0);
       expect(installed.stderr).toMatch(/vconsole-bastion runs Linux \w+: copying .* to ~\/.local\/bin\/vconsole there/);
+      expect(installed.stderr).not.toContain('warning');
       const far = join(farHome, '.local', 'bin', 'vconsole');
       expect(await readFile(far)).toEqual(await readFile(built));
       expect((await stat(far)).mode & 0o777).toBe(0o755);
