@@ -109,12 +109,17 @@ describe.skipIf(gate.skip)(gatedTitle('--via through a real sshd', gate), () => 
       const open = await startPortCommand(
         lab,
         'open',
-        ['demo:vm-a', 'demo:vm-b', 'demo:vm-c#serial'],
+        ['demo:vm-a', 'demo:vm-b', 'demo:vm-c#serial', `tcp://127.0.0.1:${vm.tcpPort}`],
         ['--via', sshd.hostAlias, '--viewer', 'none'],
         viaEnv(),
       );
+      // The QEMU screen dialled on the bastion, through open's shared screen here: pixel for pixel.
+      const qemu = open.ports.find((line) => line.target.startsWith('tcp://'));
+      expect(qemu, JSON.stringify(open.ports)).toBeDefined();
+      await expectVmScreen(await takeVncSnapshot(qemu?.port ?? 0, dir), vm);
+      const vmB = open.ports.find((line) => line.target === 'demo:vm-b')?.port;
       const shot = join(dir, 'open-via.png');
-      const taken = await vconsole(['screenshot', `tcp://127.0.0.1:${open.ports[1].port}`, '-o', shot]);
+      const taken = await vconsole(['screenshot', `tcp://127.0.0.1:${vmB}`, '-o', shot]);
       expect(taken.code, taken.stderr).toBe(0);
       expect(PNG.sync.read(await readFile(shot)).width).toBe(800);
       await dropSshSessions();
@@ -141,7 +146,7 @@ describe.skipIf(gate.skip)(gatedTitle('--via through a real sshd', gate), () => 
         },
         { what: 'each shared screen to end', detail: () => open.process.describe() },
       );
-      const late = await vconsole(['screenshot', `tcp://127.0.0.1:${open.ports[1].port}`, '-o', join(dir, 'open-via-late.png')]);
+      const late = await vconsole(['screenshot', `tcp://127.0.0.1:${vmB}`, '-o', join(dir, 'open-via-late.png')]);
       expect(late.code, late.stderr).not.toBe(0);
       await open.interrupt();
     },
