@@ -221,6 +221,8 @@ describe.skipIf(gate.skip)(gatedTitle('--via through a real sshd', gate), () => 
       const after = await vconsole(['screenshot', `tcp://127.0.0.1:${open.ports[0].port}`, '-o', join(dir, 'after.png')]);
       expect(after.code, after.stderr).toBe(0);
       await open.interrupt();
+      // Ctrl+C of open ends everything there too (the far agent of the connection made again).
+      await pollFor(async () => ((await farAgents()).length === 0 ? true : undefined), { what: 'the far agent to exit' });
     },
     E2E_TEST_TIMEOUT_MS,
   );
