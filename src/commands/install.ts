@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import { VconsoleError } from '../errors.js';
 import { terminalSafe } from '../text/terminal-text.js';
+import { VERSION } from '../version.js';
 import { parseViaAddress, sshArgs, type ViaAddress } from '../via/address.js';
 import { findExecutable, hostKindFromUname, executableName } from '../via/executables.js';
 import { sshCommandFrom } from '../via/protocol.js';
@@ -47,9 +48,17 @@ export async function runInstallCommand(viaText: string, io: InstallIo, env: Nod
   if (copied.code !== 0) throw copyFailure(address, copied);
   const check = await runSsh(ssh, address, `"${FAR_DIR}/vconsole" version`);
   if (check.code !== 0) throw sshFailure(address, check, 'the copied vconsole does not run there');
+  const installed = terminalSafe(check.stdout.trim().split('\n')[0] ?? '').trim();
   io.stderr.write(
-    `vconsole: installed vconsole ${terminalSafe(check.stdout.trim())} on ${address.text} as ~/.local/bin/vconsole; --via ${address.text} finds it there\n`,
+    `vconsole: installed vconsole ${installed} on ${address.text} as ~/.local/bin/vconsole; --via ${address.text} finds it there\n`,
   );
+  io.stderr.write(versionMismatch(installed, address.text) ?? '');
+}
+
+/** The line that says the executable copied is another release than this vconsole, if it is. */
+function versionMismatch(installed: string, host: string): string | undefined {
+  if (installed === VERSION) return undefined;
+  return `vconsole: warning: that is not this vconsole's version (${VERSION}): --via ${host} says so each time it connects, and refuses it if their via protocols differ; build this version's executable (npm run package) and install it again\n`;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream';
 import { consoleKind } from '../../console-kinds/index.js';
-import { VconsoleError, describeError } from '../../errors.js';
+import { ConsoleRefusedError, VconsoleError, describeError } from '../../errors.js';
 import { DIAL_TIMEOUT_MS, FIRST_PICTURE_TIMEOUT_MS } from '../../limits.js';
 import { ConsoleFailure } from '../../proxy/console-failure.js';
 import { SharedSource, SilentConsoleError } from '../../proxy/shared-source.js';
@@ -15,11 +15,13 @@ import { ClientDroppedError, serveClient, type RfbServerOptions, type ServedClie
 import { wholePicture } from '../client/whole-picture.js';
 import { consolePasswordOf } from '../../streams/console-password.js';
 
-export type HubState = 'live' | 'reconnecting';
+export type HubState = 'live' | 'reconnecting' | 'ended';
 
 export interface RfbHubEvents {
-  /** The shared console came back, or dropped and is being dialled again. */
+  /** The shared console came back, or dropped and is being dialled again, or ended for good. */
   state: [HubState];
+  /** Its redial was refused (a ConsoleRefusedError: asking again gets the same answer): its clients were closed. */
+  ended: [Error];
   /** The hub's own news (never a secret). */
   log: [LogLevel, string];
 }
@@ -68,6 +70,8 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
   private retryMs: number;
   private currentState: HubState = 'live';
   private readonly authBackoff: AuthBackoff;
+  /** Why the console ended for good, once it did (see `endRefused`). */
+  private endedBy?: Error;
 
   constructor(
     inner: UpstreamSource,
@@ -115,6 +119,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
   async dial(context: DialContext): Promise<Duplex> {
     if (!this.shares) return this.inner.dial(context);
     if (this.closing.signal.aborted) throw new VconsoleError('the shared console was closed');
+    if (this.endedBy) throw this.endedBy;
     // While reconnecting the client gets the last screen and the banner, not an error.
     if (!this.upstream && !this.retryTimer) await this.open(context.signal);
     const [clientEnd, relayEnd] = duplexPair();
@@ -276,12 +281,27 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
         },
         (err: unknown) => {
           if (this.closing.signal.aborted) return;
+          if (err instanceof ConsoleRefusedError) return this.endRefused(err);
           this.emit('log', 'debug', `reconnect failed: ${describeError(err)}; next try in ${this.retryMs} ms`);
           this.showBanner();
           this.scheduleRedial();
         },
       );
     }, delay);
+  }
+
+  /**
+   * A redial that would get the same answer forever (the via connection lost without --wait, a
+   * refused token) ends the console instead of retrying: said, its clients closed, `ended` told.
+   */
+  private endRefused(err: ConsoleRefusedError): void {
+    this.retryTimer = undefined;
+    this.endedBy = err;
+    this.emit('log', 'error', `console ended: ${describeError(err)}`);
+    for (const client of this.clients) client.close();
+    this.clients.clear();
+    this.setState('ended');
+    this.emit('ended', err);
   }
 
   private setState(state: HubState): void {
