@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import path from 'node:path';
 
 /**
  * A viewer is often a wrapper (a shell script, `flatpak run`, a launcher) whose children hold
@@ -19,7 +20,8 @@ export function runsInOwnGroup(platform: NodeJS.Platform): boolean {
  */
 export function signalTree(pid: number, platform: NodeJS.Platform, force: boolean): void {
   if (platform === 'win32') {
-    const taskkill = spawn('taskkill', ['/F', '/T', '/PID', String(pid)], { stdio: 'ignore', windowsHide: true });
+    const [program, args] = taskkillCommand(pid);
+    const taskkill = spawn(program, args, { stdio: 'ignore', windowsHide: true });
     taskkill.once('error', () => undefined);
     return;
   }
@@ -32,10 +34,21 @@ export function signalTree(pid: number, platform: NodeJS.Platform, force: boolea
  */
 export function killTreeNow(pid: number, platform: NodeJS.Platform): void {
   if (platform === 'win32') {
-    spawnSync('taskkill', ['/F', '/T', '/PID', String(pid)], { stdio: 'ignore', windowsHide: true, timeout: 2000 });
+    const [program, args] = taskkillCommand(pid);
+    spawnSync(program, args, { stdio: 'ignore', windowsHide: true, timeout: 2000 });
     return;
   }
   signalGroup(pid, 'SIGKILL');
+}
+
+/**
+ * `taskkill /F /T /PID pid`, with taskkill.exe by its full path under %SystemRoot%: Windows looks
+ * for a bare program name in the current directory first, so a `taskkill.exe` in the directory
+ * vconsole was started from (a Downloads folder) would be run instead, and the viewers left.
+ */
+export function taskkillCommand(pid: number, env: Record<string, string | undefined> = process.env): [string, string[]] {
+  const program = path.win32.join(env.SystemRoot ?? env.SYSTEMROOT ?? 'C:\\Windows', 'System32', 'taskkill.exe');
+  return [program, ['/F', '/T', '/PID', String(pid)]];
 }
 
 function signalGroup(leader: number, signal: NodeJS.Signals): void {
