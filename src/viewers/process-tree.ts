@@ -16,13 +16,24 @@ export function runsInOwnGroup(platform: NodeJS.Platform): boolean {
 /**
  * Asks the tree of `pid` to end: SIGTERM (or SIGKILL when `force`) to its process group on
  * POSIX. Windows has no SIGTERM a GUI program honours, so there it is `taskkill /T /F` either
- * way (terminates at once). A tree that is gone already is not an error.
+ * way (terminates at once), and `onTaskkillFailed` is called when taskkill could not run or
+ * exited non-zero (wine's refuses /T; a stripped-down Windows may lack it), so the caller can
+ * at least end the process it started. A tree that is gone already is not an error.
  */
-export function signalTree(pid: number, platform: NodeJS.Platform, force: boolean): void {
+export function signalTree(pid: number, platform: NodeJS.Platform, force: boolean, onTaskkillFailed?: () => void): void {
   if (platform === 'win32') {
     const [program, args] = taskkillCommand(pid);
     const taskkill = spawn(program, args, { stdio: 'ignore', windowsHide: true });
-    taskkill.once('error', () => undefined);
+    let failed = false;
+    const fail = () => {
+      if (failed) return;
+      failed = true;
+      onTaskkillFailed?.();
+    };
+    taskkill.once('error', fail);
+    taskkill.once('exit', (code) => {
+      if (code !== 0) fail();
+    });
     return;
   }
   signalGroup(pid, force ? 'SIGKILL' : 'SIGTERM');
@@ -30,15 +41,25 @@ export function signalTree(pid: number, platform: NodeJS.Platform, force: boolea
 
 /**
  * Kills the tree of `pid` before returning, for an exit that cannot wait (a second Ctrl+C,
- * process `exit`): SIGKILL to the group on POSIX, `taskkill /T /F` run to completion on Windows.
+ * process `exit`): SIGKILL to the group on POSIX, `taskkill /T /F` run to completion on Windows,
+ * and when that fails, `pid` itself terminated.
  */
 export function killTreeNow(pid: number, platform: NodeJS.Platform): void {
   if (platform === 'win32') {
     const [program, args] = taskkillCommand(pid);
-    spawnSync(program, args, { stdio: 'ignore', windowsHide: true, timeout: 2000 });
+    const taskkill = spawnSync(program, args, { stdio: 'ignore', windowsHide: true, timeout: 2000 });
+    if (taskkill.status !== 0) killProcess(pid);
     return;
   }
   signalGroup(pid, 'SIGKILL');
+}
+
+function killProcess(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // ESRCH: gone already.
+  }
 }
 
 /**

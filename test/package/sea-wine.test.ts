@@ -264,9 +264,10 @@ describe.skipIf(!runnable && !required)('Windows executable under wine (win-x64)
     }
   });
 
-  // Wine 8's taskkill ignores /T ("argument T not supported"): the viewer's child ends here
-  // because libuv keeps every child in a kill-on-close job object, so what this proves of the
-  // tree is the job; /T itself is checked in src/viewers/process-tree.test.ts.
+  // Wine 8's taskkill refuses /T ("argument T not supported", exit 1, nothing ended): vconsole
+  // then terminates the viewer itself, and the viewer's child ends because libuv keeps every
+  // child in a kill-on-close job object. So what this proves of the tree is the job; the /T
+  // command line is checked in src/viewers/process-tree.test.ts.
   it("ends the viewer it started, and the viewer's own child, when `open --no-tui` gets Ctrl+C, with the system's taskkill, not one in the current directory", async () => {
     copyFileSync(WINDOWS_NODE, wine.driveC('Program Files/TigerVNC/vncviewer.exe'));
     // A taskkill.exe where vconsole runs (its current directory, which Windows searches first
