@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import { VconsoleError } from '../errors.js';
+import { sshCommandLine } from '../net/ssh-command.js';
 import { terminalSafe } from '../text/terminal-text.js';
 import { VERSION } from '../version.js';
 import { parseViaAddress, sshArgs, type ViaAddress } from '../via/address.js';
@@ -88,7 +89,8 @@ interface SshRun {
 /** ssh ARGS REMOTE, `input` (a file) on its stdin; never rejects. */
 function runSsh(ssh: string, address: ViaAddress, remote: string, input?: string): Promise<SshRun> {
   return new Promise((resolve) => {
-    const child = spawn('/bin/sh', ['-c', `${ssh} "$@"`, 'ssh', ...sshArgs(address), remote], {
+    const line = sshCommandLine(ssh, [...sshArgs(address), remote]);
+    const child = spawn(line.command, line.args, {
       stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
