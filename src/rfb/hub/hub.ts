@@ -13,6 +13,8 @@ import { RfbConsoleClient } from '../client/rfb-client.js';
 import { durationText } from '../server/output.js';
 import { ClientDroppedError, serveClient, type ServedClient } from '../server/rfb-server.js';
 import { wholePicture } from '../client/whole-picture.js';
+import { RESIZE_STATUS } from '../wire/extensions.js';
+import { PointerRelay } from './pointer-relay.js';
 
 export type HubState = 'live' | 'reconnecting';
 
@@ -115,6 +117,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     // While reconnecting the client gets the last screen and the banner, not an error.
     if (!this.upstream && !this.retryTimer) await this.open(context.signal);
     const [clientEnd, relayEnd] = duplexPair();
+    const pointer = new PointerRelay();
     const client = serveClient(clientEnd, {
       framebuffer: this.framebuffer,
       password: this.options.clientPassword,
@@ -125,10 +128,15 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
           if (this.upstream?.supportsQemuKeys) this.upstream.qemuKey(down, keysym, keycode);
           else this.upstream?.key(down, keysym);
         },
-        pointer: (buttons, x, y) => this.upstream?.pointer(buttons, x, y),
+        pointer: (buttons, x, y, deltas) => {
+          if (this.upstream) pointer.send(this.upstream, buttons, x, y, deltas ?? false);
+        },
         clipboard: (text) => this.upstream?.clipboard(text),
+        // Forwarded to the console, whose answer (QEMU: 4, passed to the guest) the client gets.
+        setDesktopSize: (request) => this.upstream?.setDesktopSize(request) ?? Promise.resolve(RESIZE_STATUS.prohibited),
         roomForInput: () => this.roomForInput(),
       },
+      indicators: () => this.upstream?.indicators ?? {},
       // The first wrong password of a burst is logged, not every guess.
       authGate: this.authBackoff.gate(context.peer, (message) => context.log('warn', message)),
     });
@@ -201,15 +209,17 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     try {
       // The first whole picture is in before clients are served: none starts from a blank screen.
       upstream = await abortable(
-        RfbConsoleClient.connect(stream, this.framebuffer, { password: this.options.upstreamPassword, shared: true }).then(
-          async (client) => {
-            // Heard from the start: the close listener below comes a few turns later, too late
-            // for one in the same read as the picture, which would leave a dead console shared.
-            client.once('close', (error) => (dropped ??= { error }));
-            await wholePicture(client, this.framebuffer);
-            return client;
-          },
-        ),
+        RfbConsoleClient.connect(stream, this.framebuffer, {
+          password: this.options.upstreamPassword,
+          shared: true,
+          relayExtensions: true,
+        }).then(async (client) => {
+          // Heard from the start: the close listener below comes a few turns later, too late
+          // for one in the same read as the picture, which would leave a dead console shared.
+          client.once('close', (error) => (dropped ??= { error }));
+          await wholePicture(client, this.framebuffer);
+          return client;
+        }),
         AbortSignal.any([both, pictureTimeout]),
         () => stream.destroy(),
       );
@@ -235,6 +245,12 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     });
     upstream.on('clipboard', (text) => {
       for (const client of this.clients) client.clipboard(text);
+    });
+    upstream.on('ledState', (state) => {
+      for (const client of this.clients) client.ledState(state);
+    });
+    upstream.on('pointerMode', (absolute) => {
+      for (const client of this.clients) client.pointerMode(absolute);
     });
     // The console client asks for the next update as each one is drawn: the picture stays live by itself.
     upstream.once('close', (err) => this.lost(upstream, err));

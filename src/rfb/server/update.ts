@@ -5,6 +5,7 @@ import type { CursorShape, Framebuffer } from '../wire/framebuffer.js';
 import type { PixelPacker } from '../wire/pixel-values.js';
 import { EncodeTurns, encodeTurns } from './encoders/turns.js';
 import { ENCODE_HEXTILE_PIXEL_COST } from '../../limits.js';
+import { RESIZE_REASON, RESIZE_STATUS, extendedDesktopSizeRect } from '../wire/extensions.js';
 
 export const ENCODING = {
   raw: 0,
@@ -20,8 +21,8 @@ export const PIXEL_ENCODINGS: readonly number[] = [ENCODING.raw, ENCODING.hextil
 
 /** What goes into one FramebufferUpdate. */
 export interface UpdatePlan {
-  /** DesktopSize rectangle with the framebuffer's new size. */
-  size?: { w: number; h: number };
+  /** DesktopSize rectangle with the framebuffer's new size (ExtendedDesktopSize when `extended`). */
+  size?: { w: number; h: number; extended?: boolean };
   /** Acknowledges QEMU Extended Key Events so the client starts sending keycodes. */
   qemuKeyAck?: boolean;
   cursor?: CursorShape;
@@ -72,7 +73,12 @@ export async function encodeUpdate(
   const parts: Buffer[] = [];
   let count = 0;
   if (plan.size) {
-    parts.push(rectHeader({ x: 0, y: 0, ...plan.size }, ENCODING.desktopSize));
+    const { w, h, extended } = plan.size;
+    parts.push(
+      extended
+        ? extendedDesktopSizeRect(RESIZE_REASON.server, RESIZE_STATUS.ok, w, h)
+        : rectHeader({ x: 0, y: 0, w, h }, ENCODING.desktopSize),
+    );
     count += 1;
   }
   if (plan.qemuKeyAck) {
