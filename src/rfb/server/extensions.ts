@@ -41,6 +41,8 @@ export interface ExtensionHost {
   writeAfterUpdate(message: Buffer): void;
   /** The screen's size now. */
   size(): { width: number; height: number };
+  /** Continuous updates began: what changed meanwhile goes out now. */
+  updateDue(): void;
   /** Resolves with the ExtendedDesktopSize status for the client's SetDesktopSize; none: refused. */
   setDesktopSize?(request: DesktopSizeRequest): Promise<number>;
   /** Clipboard text the client provided in the extended format (already within the limit). */
@@ -202,6 +204,7 @@ export class ClientExtensions {
     const { width, height } = this.host.size();
     const whole = area.x === 0 && area.y === 0 && area.w >= width && area.h >= height;
     this.continuous = whole ? 'screen' : area;
+    this.host.updateDue();
   }
 
   private setDesktopSize(request: DesktopSizeRequest): void {

@@ -150,6 +150,7 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
       write: (message) => this.writeMessage(message),
       writeAfterUpdate: (message) => this.writeAfterUpdate(message),
       size: () => ({ width: options.framebuffer.width, height: options.framebuffer.height }),
+      updateDue: () => this.sendUpdateIfDue(),
       setDesktopSize: options.input.setDesktopSize?.bind(options.input),
       clipboard: (text) => options.input.clipboard(text),
       indicators: options.indicators,

@@ -28,18 +28,18 @@ export type ClipboardMessage =
 /**
  * Reads the payload of a cut-text message with a negative length (the flags word first).
  * `maxText` bounds the inflated data: a provide past it reads as no text. Undefined for a
- * message vconsole does not take (no or several actions, a payload too short for its caps).
+ * message vconsole does not take (no action, or several beside caps; a payload too short for its caps).
  */
 export function parseClipboardMessage(payload: Buffer, maxText: number): ClipboardMessage | undefined {
   if (payload.length < 4) return undefined;
   const flags = payload.readUInt32BE(0);
-  const action = flags & ACTION_BITS;
   const text = (flags & CLIPBOARD_TEXT) !== 0;
-  switch (action) {
-    case CLIPBOARD_CAPS: {
-      if (!text) return { action: 'caps', flags, maxText: 0 };
-      return payload.length >= 8 ? { action: 'caps', flags, maxText: payload.readUInt32BE(4) } : undefined;
-    }
+  // Caps list the actions the peer takes beside its own bit.
+  if (flags & CLIPBOARD_CAPS) {
+    if (!text) return { action: 'caps', flags, maxText: 0 };
+    return payload.length >= 8 ? { action: 'caps', flags, maxText: payload.readUInt32BE(4) } : undefined;
+  }
+  switch (flags & ACTION_BITS) {
     case CLIPBOARD_REQUEST:
       return { action: 'request', text };
     case CLIPBOARD_PEEK:
