@@ -14,6 +14,7 @@ import { RfbHub } from './hub.js';
 // LED state and pointer mode, ExtendedClipboard text both ways. The console is vconsole's own
 // RFB server on a TCP port (its side of each extension is tested in server/extensions.test.ts).
 const EXTENDED_SIZE = -308;
+const DESKTOP_SIZE = -223;
 const LED = -261;
 const POINTER_CHANGE = -257;
 const EXTENDED_CLIPBOARD = 0xc0a1e5ce | 0;
@@ -87,7 +88,7 @@ async function hubClient(port: number, encodings: number[]): Promise<RfbClient> 
 }
 
 async function readUntil(client: RfbClient, done: () => boolean): Promise<void> {
-  while (!done()) await client.readMessage();
+  while (!done()) if (await client.readMessage()) client.requestUpdate(true);
 }
 
 function payload(flags: number, rest: Buffer = Buffer.alloc(0)): Buffer {
@@ -125,6 +126,20 @@ describe('RfbHub passes the extensions on', () => {
     onDemo.setDesktopSize(1024, 768);
     await readUntil(onDemo, () => onDemo.extendedSizes.some((size) => size.reason === 1));
     expect(onDemo.extendedSizes.find((size) => size.reason === 1)).toMatchObject({ status: 1 });
+  });
+
+  it('passes a resolution change on to every client that asked for DesktopSize or ExtendedDesktopSize', async () => {
+    const vm = await startConsole();
+    const extended = await hubClient(vm.port, [EXTENDED_SIZE]);
+    const plain = await hubClient(vm.port, [DESKTOP_SIZE]);
+    vm.fb.resize(80, 40);
+    vm.fb.fill({ x: 0, y: 0, w: 80, h: 40 }, 0x993366);
+    vm.fb.damage({ x: 0, y: 0, w: 80, h: 40 });
+    for (const client of [extended, plain]) {
+      client.requestUpdate(true);
+      await readUntil(client, () => client.width === 80 && client.height === 40);
+    }
+    expect(extended.extendedSizes.at(-1)).toMatchObject({ reason: 0, status: 0, w: 80, h: 40 });
   });
 
   it("passes the console's LED state and pointer mode on, and turns a plain client's positions into motion for a relative console", async () => {

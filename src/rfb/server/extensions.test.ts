@@ -244,6 +244,28 @@ describe('ExtendedClipboard (0xC0A1E5CE)', () => {
   });
 });
 
+describe('hostile clients', () => {
+  it('drops an extended clipboard past 1 MiB as it arrives, and answers SetDesktopSize floods with "out of resources", keeping the client', async () => {
+    const pending: Array<(status: number) => void> = [];
+    const { client, events, closed } = await serve(
+      [EXTENDED_CLIPBOARD, FENCE, EXTENDED_SIZE],
+      {},
+      {
+        setDesktopSize: () => new Promise((resolve) => pending.push(resolve)),
+      },
+    );
+    client.sendExtendedCutText(Buffer.alloc((1 << 20) + 1, 0x61));
+    for (let i = 0; i < 6; i += 1) client.setDesktopSize(100 + i, 100);
+    client.sendFence(REQUEST, Buffer.from('still here'));
+    await readUntil(client, () => client.fences.length === 2);
+    // Four wait for the console; the fifth and sixth are answered at once.
+    expect(pending).toHaveLength(4);
+    expect(client.extendedSizes.filter((size) => size.reason === 1).map((size) => size.status)).toEqual([2, 2]);
+    expect(events).toEqual([]);
+    expect(closed()).toBe('open');
+  });
+});
+
 describe("QEMU's LED state (-261) and pointer motion change (-257)", () => {
   it("tells a client that asks the console's current state, then each change; a relative client's pointer is marked as deltas", async () => {
     const indicators = { ledState: 4, absolutePointer: false };
