@@ -75,16 +75,24 @@ function tcpSource(port: number): UpstreamSource {
   };
 }
 
-async function hubClient(port: number, encodings: number[]): Promise<RfbClient> {
+async function shareConsole(port: number): Promise<RfbHub> {
   const hub = new RfbHub(tcpSource(port));
   cleanup.push(() => hub.release());
   await hub.check(new AbortController().signal);
+  return hub;
+}
+
+async function connect(hub: RfbHub, encodings: number[]): Promise<RfbClient> {
   const client = await RfbClient.connect(await hub.dial({ signal: new AbortController().signal, log: () => undefined }), {
     encodings: [0, ...encodings],
     timeoutMs: 5_000,
   });
   cleanup.push(() => client.close());
   return client;
+}
+
+async function hubClient(port: number, encodings: number[]): Promise<RfbClient> {
+  return connect(await shareConsole(port), encodings);
 }
 
 async function readUntil(client: RfbClient, done: () => boolean): Promise<void> {
@@ -130,8 +138,9 @@ describe('RfbHub passes the extensions on', () => {
 
   it('passes a resolution change on to every client that asked for DesktopSize or ExtendedDesktopSize', async () => {
     const vm = await startConsole();
-    const extended = await hubClient(vm.port, [EXTENDED_SIZE]);
-    const plain = await hubClient(vm.port, [DESKTOP_SIZE]);
+    const hub = await shareConsole(vm.port);
+    const extended = await connect(hub, [EXTENDED_SIZE]);
+    const plain = await connect(hub, [DESKTOP_SIZE]);
     vm.fb.resize(80, 40);
     vm.fb.fill({ x: 0, y: 0, w: 80, h: 40 }, 0x993366);
     vm.fb.damage({ x: 0, y: 0, w: 80, h: 40 });
@@ -144,14 +153,16 @@ describe('RfbHub passes the extensions on', () => {
 
   it("passes the console's LED state and pointer mode on, and turns a plain client's positions into motion for a relative console", async () => {
     const vm = await startConsole();
-    const client = await hubClient(vm.port, [LED, POINTER_CHANGE]);
-    const plain = await hubClient(vm.port, []);
+    const hub = await shareConsole(vm.port);
+    const client = await connect(hub, [LED, POINTER_CHANGE]);
+    const plain = await connect(hub, []);
     vm.served.forEach((s) => s.ledState(4));
     vm.served.forEach((s) => s.pointerMode(false));
     await readUntil(client, () => client.pointerModes.length === 1);
     expect([client.ledStates, client.pointerModes]).toEqual([[4], [false]]);
     // The hub's clients with and without the extension: one sends motion itself, the other positions.
     client.sendPointer(0, 0x7fff + 5, 0x7fff - 2);
+    await waitFor(() => vm.events.length === 1);
     plain.sendPointer(0, 100, 100);
     await waitFor(() => vm.events.length === 2);
     plain.sendPointer(0, 110, 95);

@@ -280,6 +280,7 @@ describe("QEMU's LED state (-261) and pointer motion change (-257)", () => {
       [false, true],
     ]);
     client.sendPointer(0, 10, 10);
+    await waitFor(() => events.length === 1);
     served.pointerMode(false);
     await readUntil(client, () => client.pointerModes.length === 3);
     client.sendPointer(0, 0x7fff + 3, 0x7fff);
