@@ -127,7 +127,7 @@ export class RfbClient {
   endsOfContinuousUpdates = 0;
   /** ExtendedDesktopSize rectangles: x the reason, y the status. */
   extendedSizes: Array<{ reason: number; status: number; w: number; h: number; screens: number }> = [];
-  /** QEMU LED state bytes and pointer motion change modes (true: absolute), as sent. */
+  /** LED states (QEMU's byte, VMware's word) and QEMU pointer motion change modes (true: absolute), as sent. */
   ledStates: number[] = [];
   pointerModes: boolean[] = [];
   qemuKeyAcked = false;
@@ -323,6 +323,10 @@ export class RfbClient {
       }
       if (r.encoding === -261) {
         this.ledStates.push((await this.read(1))[0]);
+        continue;
+      }
+      if (r.encoding === -262) {
+        this.ledStates.push((await this.read(4)).readUInt32BE(0));
         continue;
       }
       if (r.encoding === -257) {

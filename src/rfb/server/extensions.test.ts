@@ -288,6 +288,14 @@ describe("QEMU's LED state (-261) and pointer motion change (-257)", () => {
     expect(events).toEqual(['pointer 0 10,10', `pointer 0 ${0x7fff + 3},${0x7fff} deltas`]);
   });
 
+  it("tells a client that asked only for VMware's LED state (-262) in that form", async () => {
+    const { client, served } = await serve([-262], { indicators: () => ({ ledState: 2 }) });
+    await readUntil(client, () => client.ledStates.length === 1);
+    served.ledState(6);
+    await readUntil(client, () => client.ledStates.length === 2);
+    expect(client.ledStates).toEqual([2, 6]);
+  });
+
   it('sends neither to a client that did not ask', async () => {
     const { client, served } = await serve([FENCE], { indicators: () => ({ ledState: 1, absolutePointer: true }) });
     served.ledState(2);

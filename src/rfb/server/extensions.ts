@@ -24,6 +24,7 @@ import {
   parseSetDesktopSize,
   pointerMotionRect,
   pseudoUpdate,
+  vmwareLedStateRect,
   type DesktopSizeRequest,
   type Fence,
 } from '../wire/extensions.js';
@@ -115,7 +116,8 @@ export class ClientExtensions {
     }
     if (first(PSEUDO.extendedClipboard)) this.clipboardExchange.announce();
     const indicators = this.host.indicators?.() ?? {};
-    if (first(PSEUDO.qemuLedState) && indicators.ledState !== undefined) this.ledState(indicators.ledState);
+    const firstLed = first(PSEUDO.qemuLedState) || (first(PSEUDO.vmwareLedState) && !this.asked.has(PSEUDO.qemuLedState));
+    if (firstLed && indicators.ledState !== undefined) this.ledState(indicators.ledState);
     if (first(PSEUDO.qemuPointerMotionChange) && indicators.absolutePointer !== undefined) this.pointerMode(indicators.absolutePointer);
     if (!this.asked.has(PSEUDO.qemuPointerMotionChange)) this.toldAbsolute = undefined;
   }
@@ -167,8 +169,10 @@ export class ClientExtensions {
     return this.asked.has(PSEUDO.extendedClipboard) && this.clipboardExchange.offer(text);
   }
 
+  /** QEMU's LED state, in QEMU's pseudo-encoding or, to a client that asked only for that, VMware's (same bits). */
   ledState(state: number): void {
     if (this.asked.has(PSEUDO.qemuLedState)) this.host.write(pseudoUpdate([ledStateRect(state)]));
+    else if (this.asked.has(PSEUDO.vmwareLedState)) this.host.write(pseudoUpdate([vmwareLedStateRect(state)]));
   }
 
   pointerMode(absolute: boolean): void {

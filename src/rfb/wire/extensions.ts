@@ -13,6 +13,7 @@ export const PSEUDO = {
   continuousUpdates: -313,
   qemuPointerMotionChange: -257,
   qemuLedState: -261,
+  vmwareLedState: -262,
   /** 0xC0A1E5CE as the signed 32-bit number SetEncodings carries. */
   extendedClipboard: 0xc0a1e5ce | 0,
 } as const;
@@ -157,6 +158,13 @@ export function pseudoUpdate(rects: readonly Buffer[]): Buffer {
 /** QEMU's LED state rectangle: one byte of bits (scroll 1, num 2, caps 4). */
 export function ledStateRect(state: number): Buffer {
   return Buffer.concat([rectHeader(0, 0, 0, 0, PSEUDO.qemuLedState), Buffer.from([state & 0xff])]);
+}
+
+/** VMware's LED state rectangle: the same bits as QEMU's, in four bytes. */
+export function vmwareLedStateRect(state: number): Buffer {
+  const body = Buffer.alloc(4);
+  body.writeUInt32BE(state & 0xff);
+  return Buffer.concat([rectHeader(0, 0, 0, 0, PSEUDO.vmwareLedState), body]);
 }
 
 /** QEMU's pointer motion change rectangle: x is 1 for absolute positions, 0 for relative motion. */
