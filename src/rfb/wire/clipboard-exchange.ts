@@ -30,6 +30,8 @@ export class ClipboardExchange {
   private peerFlags: number | undefined;
   /** What this side offers: the last text it was given to pass on. */
   private offered: string | undefined;
+  /** Its provide message, compressed once however often the peer asks. */
+  private provideMessage: Buffer | undefined;
 
   constructor(private readonly options: ClipboardExchangeOptions) {}
 
@@ -47,11 +49,17 @@ export class ClipboardExchange {
   offer(text: string): boolean {
     const flags = this.peerFlags;
     if (flags === undefined) return false;
+    if (!peerTakes(flags, CLIPBOARD_NOTIFY) && !peerTakes(flags, CLIPBOARD_PROVIDE)) return false;
     this.offered = text;
+    this.provideMessage = undefined;
     if (peerTakes(flags, CLIPBOARD_NOTIFY)) this.options.write(clipboardAction(this.options.messageType, 'notify', true));
-    else if (peerTakes(flags, CLIPBOARD_PROVIDE)) this.options.write(clipboardProvide(this.options.messageType, text));
-    else return false;
+    else this.options.write(this.provide());
     return true;
+  }
+
+  private provide(): Buffer {
+    this.provideMessage ??= clipboardProvide(this.options.messageType, this.offered ?? '');
+    return this.provideMessage;
   }
 
   /** Handles the payload of a cut-text message with a negative length. */
@@ -68,7 +76,7 @@ export class ClipboardExchange {
         break;
       }
       case 'request':
-        if (message.text && this.offered !== undefined) this.options.write(clipboardProvide(type, this.offered));
+        if (message.text && this.offered !== undefined) this.options.write(this.provide());
         break;
       case 'peek':
         this.options.write(clipboardAction(type, 'notify', this.offered !== undefined));
