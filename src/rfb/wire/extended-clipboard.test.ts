@@ -1,4 +1,4 @@
-import { deflateSync } from 'node:zlib';
+import { constants, deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import {
   CLIPBOARD_CAPS,
@@ -31,6 +31,15 @@ describe('parseClipboardMessage', () => {
   it('reads provided text as UTF-8, CRLF as LF, without its NUL', () => {
     const text = Buffer.from('a\r\nb ✓\0', 'utf8');
     expect(parseClipboardMessage(provide(Buffer.concat([words(text.length), text])), 100)).toEqual({ action: 'provide', text: 'a\nb ✓' });
+  });
+
+  it('reads a provide whose zlib stream is flushed but not ended, as noVNC sends it', () => {
+    const text = Buffer.from('from noVNC\0', 'utf8');
+    const stream = deflateSync(Buffer.concat([words(text.length), text]), { finishFlush: constants.Z_SYNC_FLUSH });
+    expect(parseClipboardMessage(Buffer.concat([words(CLIPBOARD_PROVIDE | CLIPBOARD_TEXT), stream]), 100)).toEqual({
+      action: 'provide',
+      text: 'from noVNC',
+    });
   });
 
   it('takes nothing from hostile payloads: too short, no action, two actions, a size past the data or the limit, no zlib', () => {

@@ -4,7 +4,7 @@
  * ones) and the action's data. vconsole speaks the text format only, UTF-8 with CRLF line ends
  * and a terminating NUL on the wire, as TigerVNC and QEMU write it.
  */
-import { inflateSync, deflateSync } from 'node:zlib';
+import { constants, deflateSync, inflateSync } from 'node:zlib';
 
 export const CLIPBOARD_TEXT = 1 << 0;
 export const CLIPBOARD_CAPS = 1 << 24;
@@ -57,7 +57,8 @@ export function parseClipboardMessage(payload: Buffer, maxText: number): Clipboa
 function providedText(compressed: Buffer, maxText: number): string | undefined {
   let data: Buffer;
   try {
-    data = inflateSync(compressed, { maxOutputLength: maxText + 4 });
+    // noVNC flushes its deflate stream without ending it: an unfinished stream is read as far as it goes.
+    data = inflateSync(compressed, { maxOutputLength: maxText + 4, finishFlush: constants.Z_SYNC_FLUSH });
   } catch {
     return undefined; // not zlib, or more than the limit: dropped like oversized text
   }
