@@ -314,7 +314,8 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
     const encoding = header.readInt32BE(8);
     const pseudo = PSEUDO_NAMES.get(encoding);
     const pixels = this.decoders.get(encoding);
-    const relayed = this.options.relayExtensions ? this.relayed.rect(encoding, rect) : undefined;
+    // Read whether asked for or not: a recording of a hub's connection holds them, and its replay asks for nothing.
+    const relayed = this.relayed.rect(encoding, rect);
     let decoder: RectDecoder | undefined;
     if (relayed) {
       decoder = relayed === 'done' ? undefined : relayed;
