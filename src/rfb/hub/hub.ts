@@ -14,6 +14,8 @@ import { durationText } from '../server/output.js';
 import { ClientDroppedError, serveClient, type RfbServerOptions, type ServedClient } from '../server/rfb-server.js';
 import { wholePicture } from '../client/whole-picture.js';
 import { consolePasswordOf } from '../../streams/console-password.js';
+import { RESIZE_STATUS } from '../wire/extensions.js';
+import { PointerRelay } from './pointer-relay.js';
 
 export type HubState = 'live' | 'reconnecting' | 'ended';
 
@@ -123,6 +125,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     // While reconnecting the client gets the last screen and the banner, not an error.
     if (!this.upstream && !this.retryTimer) await this.open(context.signal);
     const [clientEnd, relayEnd] = duplexPair();
+    const pointer = new PointerRelay();
     const client = serveClient(clientEnd, {
       framebuffer: this.framebuffer,
       // Another vconsole of this user, through the user-only socket: its own password is not asked, nor TLS.
@@ -135,10 +138,15 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
           if (this.upstream?.supportsQemuKeys) this.upstream.qemuKey(down, keysym, keycode);
           else this.upstream?.key(down, keysym);
         },
-        pointer: (buttons, x, y) => this.upstream?.pointer(buttons, x, y),
+        pointer: (buttons, x, y, deltas) => {
+          if (this.upstream) pointer.send(this.upstream, buttons, x, y, deltas ?? false);
+        },
         clipboard: (text) => this.upstream?.clipboard(text),
+        // Forwarded to the console, whose answer (QEMU: 4, passed to the guest) the client gets.
+        setDesktopSize: (request) => this.upstream?.setDesktopSize(request) ?? Promise.resolve(RESIZE_STATUS.prohibited),
         roomForInput: () => this.roomForInput(),
       },
+      indicators: () => this.upstream?.indicators ?? {},
       // The first wrong password of a burst is logged, not every guess.
       authGate: this.authBackoff.gate(context.peer, (message) => context.log('warn', message)),
       onEncodings: (choice) => context.log('debug', `viewer${context.peer ? ` from ${context.peer}` : ''} is sent ${choice}`),
@@ -215,6 +223,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
         RfbConsoleClient.connect(stream, this.framebuffer, {
           password: consolePasswordOf(stream) ?? this.options.upstreamPassword,
           shared: true,
+          relayExtensions: true,
         }).then(async (client) => {
           // Heard from the start: the close listener below comes a few turns later, too late
           // for one in the same read as the picture, which would leave a dead console shared.
@@ -247,6 +256,12 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     });
     upstream.on('clipboard', (text) => {
       for (const client of this.clients) client.clipboard(text);
+    });
+    upstream.on('ledState', (state) => {
+      for (const client of this.clients) client.ledState(state);
+    });
+    upstream.on('pointerMode', (absolute) => {
+      for (const client of this.clients) client.pointerMode(absolute);
     });
     // The console client asks for the next update as each one is drawn: the picture stays live by itself.
     upstream.once('close', (err) => this.lost(upstream, err));
