@@ -7,7 +7,7 @@ import type { KubevirtFixture, SessionEvent } from '../fixtures/kubevirt-api.js'
 import { BANNER_BACKGROUND } from '../../src/rfb/hub/banner.js';
 import { Framebuffer } from '../../src/rfb/wire/framebuffer.js';
 import { RfbConsoleClient } from '../../src/rfb/client/rfb-client.js';
-import { countLit, type RgbImage } from './support/images.js';
+import { countLit, pngPixelsDiffering as differingPixels } from './support/images.js';
 import { awaitSocketFile } from './support/net.js';
 import { pollFor } from './support/poll.js';
 import { ProcessLab, runProgram } from './support/processes.js';
@@ -21,21 +21,6 @@ import { qemuPcArgs } from './support/qemu.js';
 // The hub against the real thing: QEMU's VNC server behind the KubeVirt fixture, which keeps
 // one VNC session per VMI as virt-handler does (a second websocket kicks the first).
 const gate = requireTools(['qemu-system-x86_64', 'vncsnapshot', 'convert']);
-
-/** Pixels where the PNG differs from QEMU's own picture, or -1 for another size. */
-function differingPixels(png: PNG, image: RgbImage): number {
-  if (png.width !== image.width || png.height !== image.height) return -1;
-  let differing = 0;
-  for (let i = 0; i < png.width * png.height; i++) {
-    if (
-      png.data[i * 4] !== image.pixels[i * 3] ||
-      png.data[i * 4 + 1] !== image.pixels[i * 3 + 1] ||
-      png.data[i * 4 + 2] !== image.pixels[i * 3 + 2]
-    )
-      differing++;
-  }
-  return differing;
-}
 
 describe.skipIf(gate.skip)(gatedTitle('RFB hub through the KubeVirt fixture to QEMU', gate), () => {
   const lab = new ProcessLab();

@@ -4,7 +4,14 @@ import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubevirtFixture, SessionEvent } from '../fixtures/kubevirt-api.js';
 import { keepForInspection } from './support/expectations.js';
-import { countLit, isLit, locateFramebuffer, showsFramebuffer, type RgbImage } from './support/images.js';
+import {
+  countLit,
+  isLit,
+  locateFramebuffer,
+  showsFramebuffer,
+  type RgbImage,
+  pngPixelsDiffering as differingPixels,
+} from './support/images.js';
 import { awaitSocketFile } from './support/net.js';
 import { GiveUp, pollFor } from './support/poll.js';
 import { ProcessLab, runProgram, type RunningProcess } from './support/processes.js';
@@ -73,21 +80,6 @@ function litMismatches(image: RgbImage, reference: RgbImage, left = 0, top = 0):
   let differing = 0;
   for (let y = 0; y < reference.height; y++)
     for (let x = 0; x < reference.width; x++) if (isLit(image, left + x, top + y) !== isLit(reference, x, y)) differing++;
-  return differing;
-}
-
-/** Pixels where the PNG's colour is not QEMU's own, or -1 for another size. */
-function differingPixels(png: PNG, image: RgbImage): number {
-  if (png.width !== image.width || png.height !== image.height) return -1;
-  let differing = 0;
-  for (let i = 0; i < png.width * png.height; i++) {
-    if (
-      png.data[i * 4] !== image.pixels[i * 3] ||
-      png.data[i * 4 + 1] !== image.pixels[i * 3 + 1] ||
-      png.data[i * 4 + 2] !== image.pixels[i * 3 + 2]
-    )
-      differing++;
-  }
   return differing;
 }
 

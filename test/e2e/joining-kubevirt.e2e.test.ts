@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubevirtFixture, SessionEvent } from '../fixtures/kubevirt-api.js';
-import { countLit, type RgbImage } from './support/images.js';
+import { countLit, pngPixelsDiffering as differingPixels } from './support/images.js';
 import { awaitSocketFile } from './support/net.js';
 import { pollFor } from './support/poll.js';
 import { ProcessLab, runProgram } from './support/processes.js';
@@ -26,21 +26,6 @@ interface PsEntry {
   target: string;
   kind: string;
   joiners: number;
-}
-
-/** Pixels where the PNG differs from QEMU's own picture, or -1 for another size. */
-function differingPixels(png: PNG, image: RgbImage): number {
-  if (png.width !== image.width || png.height !== image.height) return -1;
-  let differing = 0;
-  for (let i = 0; i < png.width * png.height; i++) {
-    if (
-      png.data[i * 4] !== image.pixels[i * 3] ||
-      png.data[i * 4 + 1] !== image.pixels[i * 3 + 1] ||
-      png.data[i * 4 + 2] !== image.pixels[i * 3 + 2]
-    )
-      differing++;
-  }
-  return differing;
 }
 
 describe.skipIf(gate.skip)(gatedTitle('vconsole commands of one user join the consoles another holds', gate), () => {

@@ -2,7 +2,7 @@ import { chmod, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RgbImage } from './support/images.js';
+import { pngPixelsDiffering as differingPixels } from './support/images.js';
 import { pollFor } from './support/poll.js';
 import { ProcessLab, runProgram } from './support/processes.js';
 import { startPveLab, type PveLab } from './support/pve.js';
@@ -14,21 +14,6 @@ import { startPortCommand, vconsoleEnv } from './support/vconsole.js';
 // bridging to real QEMUs: VM 100's VNC server asks for the ticket's VNC password, VM 101's
 // serial line carries SeaBIOS's boot menu through termproxy's framing.
 const gate = requireTools(['qemu-system-x86_64']);
-
-/** Pixels where the PNG differs from QEMU's own picture, or -1 for another size. */
-function differingPixels(png: PNG, image: RgbImage): number {
-  if (png.width !== image.width || png.height !== image.height) return -1;
-  let differing = 0;
-  for (let i = 0; i < png.width * png.height; i++) {
-    if (
-      png.data[i * 4] !== image.pixels[i * 3] ||
-      png.data[i * 4 + 1] !== image.pixels[i * 3 + 1] ||
-      png.data[i * 4 + 2] !== image.pixels[i * 3 + 2]
-    )
-      differing++;
-  }
-  return differing;
-}
 
 describe.skipIf(gate.skip)(gatedTitle('Proxmox VE provider through the PVE fixture to QEMU', gate), () => {
   const lab = new ProcessLab();

@@ -129,3 +129,18 @@ export function locateFramebuffer(screen: RgbImage, reference: RgbImage, area: R
 export function showsFramebuffer(match: FramebufferMatch | undefined): boolean {
   return match !== undefined && match.textMatch >= 0.9 && match.backgroundMatch >= 0.97;
 }
+
+/** Pixels where a PNG (RGBA, as vconsole's screenshots are) is not `image`'s colour, or -1 for another size. */
+export function pngPixelsDiffering(png: { width: number; height: number; data: Buffer }, image: RgbImage): number {
+  if (png.width !== image.width || png.height !== image.height) return -1;
+  let differing = 0;
+  for (let i = 0; i < png.width * png.height; i++) {
+    if (
+      png.data[i * 4] !== image.pixels[i * 3] ||
+      png.data[i * 4 + 1] !== image.pixels[i * 3 + 1] ||
+      png.data[i * 4 + 2] !== image.pixels[i * 3 + 2]
+    )
+      differing++;
+  }
+  return differing;
+}
