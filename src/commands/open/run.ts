@@ -19,7 +19,7 @@ import { ViewerSupervisor } from '../../viewers/viewer-supervisor.js';
 import { localAddressOf } from '../../net/host-port.js';
 import { isBrowserOnly } from '../browser-only.js';
 import { addOnce, portLine, type CommandIo } from '../command-io.js';
-import { openExposureNotice } from '../sharing.js';
+import { certificateNotice, exposureNotice, passwordNotice } from '../sharing.js';
 import { resolveTargets } from '../target-options.js';
 import { tuiActions, type ActionHost } from './actions.js';
 import { openBrowserPage, pageOutput } from './browser-only.js';
@@ -132,8 +132,11 @@ export class OpenRun implements ActionHost {
     if (this.noDisplay && viewer.choice.kind !== 'none') view.show({ type: 'notice', text: this.noDisplay.notice() });
     else if (viewer.choice.kind === 'not-found')
       view.show({ type: 'no-viewer', notice: { lookedFor: lookedFor(viewer.platform), install: installHint(viewer.platform) } });
-    const warning = openExposureNotice(this.settings.listen);
-    if (warning) view.show({ type: 'notice', text: warning });
+    // Beyond loopback: what protects the port, its password (shown once) and its certificate.
+    const { listen, sharing } = this.settings;
+    const exposure = [exposureNotice(listen, sharing), passwordNotice(sharing), certificateNotice(sharing)].filter((line) => line);
+    if (exposure.length > 0 && useTui) view.show({ type: 'notice', text: exposure.join('; ') });
+    else for (const text of exposure) view.show({ type: 'notice', text });
     const argsNotice = viewerArgsNotice(viewer.choice, flags.viewerArg);
     if (argsNotice) view.show({ type: 'notice', text: argsNotice });
 
