@@ -55,6 +55,6 @@ describe('a listener beyond loopback (issue 28: every exposed VNC port offers Ve
     );
     expect(withExposureSharing({ share: false, insecureExposeUnauthenticated: true }, '0.0.0.0').share).toBe(false);
     // The flag alone serves serial and SPICE consoles; VNC stays shared.
-    expect(withExposureSharing({ insecureExposeUnauthenticated: true }, '0.0.0.0').share).toBe(true);
+    expect(withExposureSharing<ShareFlags>({ insecureExposeUnauthenticated: true }, '0.0.0.0').share).toBe(true);
   });
 });

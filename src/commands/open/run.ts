@@ -118,6 +118,11 @@ export class OpenRun implements ActionHost {
    */
   async open(named: ConsoleTarget[], selected: ConsoleTarget[]): Promise<void> {
     const { flags, ports, useTui, viewer } = this.settings;
+    // Beyond loopback: what protects the port, its password (shown once) and its certificate,
+    // on stderr (before the TUI: its screen comes back once the TUI ends).
+    const { listen, sharing } = this.settings;
+    for (const line of [exposureNotice(listen, sharing), passwordNotice(sharing), certificateNotice(sharing)])
+      if (line) this.io.stderr.write(`${line}\n`);
     const view = await this.mountView();
     this.mounted = view;
     this.viewers.on('status', (event) => {
@@ -132,11 +137,6 @@ export class OpenRun implements ActionHost {
     if (this.noDisplay && viewer.choice.kind !== 'none') view.show({ type: 'notice', text: this.noDisplay.notice() });
     else if (viewer.choice.kind === 'not-found')
       view.show({ type: 'no-viewer', notice: { lookedFor: lookedFor(viewer.platform), install: installHint(viewer.platform) } });
-    // Beyond loopback: what protects the port, its password (shown once) and its certificate.
-    const { listen, sharing } = this.settings;
-    const exposure = [exposureNotice(listen, sharing), passwordNotice(sharing), certificateNotice(sharing)].filter((line) => line);
-    if (exposure.length > 0 && useTui) view.show({ type: 'notice', text: exposure.join('; ') });
-    else for (const text of exposure) view.show({ type: 'notice', text });
     const argsNotice = viewerArgsNotice(viewer.choice, flags.viewerArg);
     if (argsNotice) view.show({ type: 'notice', text: argsNotice });
 
@@ -169,6 +169,9 @@ export class OpenRun implements ActionHost {
     }
     if (viewer.choice.kind === 'none')
       view.show({ type: 'notice', text: 'no viewer launched (--viewer none): point any VNC viewer at the addresses shown' });
+    // ...and in the TUI's notice line, last, so that no notice of the start takes it.
+    const exposed = [passwordNotice(sharing), certificateNotice(sharing)].filter((line) => line);
+    if (useTui && exposed.length > 0) view.show({ type: 'notice', text: exposed.join('; ') });
     if (flags.follow) this.followSelection(sessions);
   }
 
