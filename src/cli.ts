@@ -133,7 +133,6 @@ ${HABITS_HELP}`,
           ),
         ),
       ),
-      { clientPassword: true },
     ),
   )
     .addHelpText(
@@ -144,10 +143,11 @@ Prints one JSON line per console once all listen (a console named twice is serve
   {"target":"default/vm-a","address":"127.0.0.1","port":5901,"type":"vnc"}
 Every client connection gets a fresh console session; Ctrl+C closes everything. With --share
 every viewer shares one console session instead (KubeVirt keeps one per VM: nobody is kicked),
-and viewers stay connected while the console drops and comes back. On a non-loopback --listen,
---share asks viewers for a VNC password (--password-file, else a generated one printed once);
-serial and SPICE consoles, which no password protects, are refused there, with or without
---share, unless --insecure-expose-unauthenticated (keep them on loopback and use ssh -L).
+and viewers stay connected while the console drops and comes back. A non-loopback --listen
+implies --share: viewers speak TLS with the listener's certificate (VNC: VeNCrypt X509Vnc;
+serial: a password line inside TLS) and give a password (--password-file, else a generated one
+printed once); --no-share there, and SPICE consoles, which no password protects, are refused
+unless --insecure-expose-unauthenticated (keep them on loopback and use ssh -L).
 
 Examples:
   vconsole proxy demo:vm-a
@@ -191,7 +191,7 @@ Examples:
       ),
     ),
   );
-  addGridOptions(addRecordOptions(addShareOptions(openCommand, { clientPassword: false, sharedByDefault: true })));
+  addGridOptions(addRecordOptions(addShareOptions(openCommand, { sharedByDefault: true })));
   openCommand
     .addHelpText(
       'after',
@@ -205,6 +205,9 @@ Enter attaches this terminal (what the VM printed meanwhile comes first), the es
 (default ^]) brings the table back. Without a terminal (or with --no-tui) it prints a JSON
 line on stdout as each console listens, and logs on stderr, e.g.
   {"target":"default/vm-a","address":"127.0.0.1","port":5901,"type":"vnc"}
+A non-loopback --listen shares every VNC console behind TLS (VeNCrypt X509Vnc) and a password
+(--password-file, else a generated one shown once), the viewers launched here included;
+--no-share there is refused unless --insecure-expose-unauthenticated.
 
 Examples:
   vconsole open                               pick from what every provider lists (type to filter)

@@ -10,8 +10,9 @@ import { isLoopback } from './flags.js';
  * authentication, which only the RFB hub speaks: a serial line is raw bytes (a root shell for
  * whoever connects) and SPICE passes through untouched, so neither can be protected here. On
  * such a listener they are refused, before anything listens, unless the user opts in with
- * INSECURE_EXPOSE_FLAG; the safe way is loopback plus an SSH tunnel. `proxy --share` puts TLS
- * and its password in front of serial lines too (SerialTlsGate); SPICE stays refused.
+ * INSECURE_EXPOSE_FLAG; the safe way is loopback plus an SSH tunnel. `proxy` beyond loopback
+ * (shared there, withExposureSharing) puts TLS and its password in front of serial lines too
+ * (SerialTlsGate); SPICE stays refused, and so do `open`'s serial lines (its TUI holds them).
  */
 export const INSECURE_EXPOSE_FLAG = '--insecure-expose-unauthenticated';
 
@@ -37,7 +38,7 @@ export function unprotectedConsoleError(consoleType: string, listen: string, pro
   return new UsageError(
     `a ${consoleLabel(consoleType)} console on --listen ${listen} would be open to anyone who reaches the port: vconsole's viewer password covers ${covered} only`,
     `listen on 127.0.0.1 and reach it with ssh -L PORT:127.0.0.1:PORT${
-      SERIAL.has(consoleType) ? ', serve it with vconsole proxy --share (TLS and a password)' : ''
+      SERIAL.has(consoleType) ? ', serve it with vconsole proxy (TLS and a password)' : ''
     }, or pass ${INSECURE_EXPOSE_FLAG} to serve it anyway`,
   );
 }

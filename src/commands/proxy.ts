@@ -9,7 +9,7 @@ import { handleShutdownSignals } from '../proxy/shutdown.js';
 import type { VconsoleConfig } from '../config/config.js';
 import { sessionLogPrinter } from './log-lines.js';
 import { consecutivePorts, type ListenFlags, type TargetFlags } from './flags.js';
-import { withPasswordPerDialSharing, withShareDefault, type ShareFlags } from './share-flags.js';
+import { withExposureSharing, withPasswordPerDialSharing, withShareDefault, type ShareFlags } from './share-flags.js';
 import { recordingFrom, withRecordSharing, type RecordFlags } from './record-flags.js';
 import { knownUnprotected, protectedKinds } from './exposure.js';
 import { certificateNotice, exposureNotice, passwordNotice, protectsWithTls, sharingFrom } from './sharing.js';
@@ -50,7 +50,11 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
     : await selectTargets(inputs, flags, options, config, { follow: flags.follow });
   refuseBrowserOnly([...named, ...selected], 'proxy');
   const listen = listenAddressFrom(flags.listen, config);
-  const settled = withPasswordPerDialSharing(withRecordSharing(withShareDefault(flags, config.defaults.share)), [...named, ...selected]);
+  // Beyond loopback VNC is always served by the hub (VeNCrypt and a password), --share or not.
+  const settled = withPasswordPerDialSharing(
+    withRecordSharing(withShareDefault(withExposureSharing(flags, listen), config.defaults.share)),
+    [...named, ...selected],
+  );
   const unprotected = knownUnprotected([...named, ...selected], listen, flags, protectedKinds(protectsWithTls(settled, listen)));
   if (unprotected) throw namingTarget(unprotected.target.name, unprotected.error);
   const sharing = await sharingFrom(settled, listen);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { unsharedBecause, withPasswordPerDialSharing, withShareDefault, type ShareFlags } from './share-flags.js';
+import { unsharedBecause, withExposureSharing, withPasswordPerDialSharing, withShareDefault, type ShareFlags } from './share-flags.js';
 
 const none: ShareFlags = {};
 
@@ -38,5 +38,23 @@ describe('withPasswordPerDialSharing', () => {
   });
   it('refuses --no-share for it, naming it', () => {
     expect(() => withPasswordPerDialSharing({ share: false }, [ticketed])).toThrow(/pve:100: its VNC server asks for a one-time ticket/);
+  });
+});
+
+describe('a listener beyond loopback (issue 28: every exposed VNC port offers VeNCrypt)', () => {
+  it('shares, over defaults.share: false too; on loopback the flags are left as they are', () => {
+    expect(withShareDefault(withExposureSharing(none, '0.0.0.0'), false).share).toBe(true);
+    expect(withShareDefault(withExposureSharing(none, '10.0.0.5'), false, true).share).toBe(true);
+    expect(withExposureSharing(none, '127.0.0.1')).toBe(none);
+    expect(withShareDefault(withExposureSharing(none, '::1'), false).share).toBe(false);
+  });
+
+  it('refuses --no-share, unless --insecure-expose-unauthenticated asks for the unshared relay by name', () => {
+    expect(() => withExposureSharing({ share: false }, '0.0.0.0')).toThrow(
+      /^--no-share on --listen 0\.0\.0\.0 would relay VNC consoles unencrypted/,
+    );
+    expect(withExposureSharing({ share: false, insecureExposeUnauthenticated: true }, '0.0.0.0').share).toBe(false);
+    // The flag alone serves serial and SPICE consoles; VNC stays shared.
+    expect(withExposureSharing<ShareFlags>({ insecureExposeUnauthenticated: true }, '0.0.0.0').share).toBe(true);
   });
 });

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import type { ExposureFlags } from './exposure.js';
+import { INSECURE_EXPOSE_FLAG, type ExposureFlags } from './exposure.js';
 
 /** The flag that lets VNC viewers of an exposed listener authenticate without TLS. */
 export const INSECURE_VNC_AUTH_FLAG = '--insecure-vnc-auth';
-import { nonEmpty } from './flags.js';
+import { isLoopback, nonEmpty } from './flags.js';
 import { UsageError } from '../errors.js';
 
 /**
@@ -17,11 +17,11 @@ export interface ShareFlags extends ExposureFlags, TlsFlags {
   share?: boolean;
   viewOnly?: boolean;
   vncPasswordFile?: string;
-  /** proxy only: the password viewers of an exposed listener must give. */
+  /** The password viewers must give (on a listener beyond loopback, else one is generated). */
   passwordFile?: string;
 }
 
-export function addShareOptions(command: Command, options: { clientPassword: boolean; sharedByDefault?: boolean }): Command {
+export function addShareOptions(command: Command, options: { sharedByDefault?: boolean } = {}): Command {
   const shared = 'VNC: one console session shared by every viewer (nobody is kicked; viewers stay through console drops)';
   command
     .option('--share', options.sharedByDefault ? `${shared}; the default here` : shared)
@@ -37,22 +37,20 @@ export function addShareOptions(command: Command, options: { clientPassword: boo
       'tcp/unix VNC servers that ask for a password: its first line (implies --share)',
       nonEmpty('a password file'),
     );
-  if (options.clientPassword) {
-    command.option(
-      '--password-file <file>',
-      'the password viewers must give, first line, 6 to 8 characters (implies --share; default on a non-loopback --listen: a generated one, printed once)',
-      nonEmpty('a password file'),
-    );
-    addTlsOptions(command);
-  }
+  command.option(
+    '--password-file <file>',
+    'the password viewers must give, first line, 6 to 8 characters (implies --share; default on a non-loopback --listen: a generated one, printed once)',
+    nonEmpty('a password file'),
+  );
+  addTlsOptions(command);
   command.option(
     '--insecure-expose-unauthenticated',
-    'serve serial and SPICE consoles on a non-loopback --listen although no password protects them (refused otherwise)',
+    'on a non-loopback --listen, serve what no password protects (serial, SPICE; VNC relayed unencrypted with --no-share) instead of refusing it',
   );
   return command;
 }
 
-/** The flags of a listener that speaks TLS beyond loopback (proxy --share, replay). */
+/** The flags of a listener that speaks TLS beyond loopback (proxy, open, replay). */
 export interface TlsFlags {
   /** The certificate and key an exposed listener speaks TLS with (else one made on first use). */
   tlsCert?: string;
@@ -82,6 +80,27 @@ export function addTlsOptions(command: Command): Command {
 export function withShareDefault<F extends ShareFlags>(flags: F, configShare: boolean | undefined, commandDefault?: true): F {
   // Unsettled stays undefined for proxy: --record may still share (false would refuse it).
   return flags.share === undefined ? { ...flags, share: configShare ?? commandDefault } : flags;
+}
+
+/**
+ * Beyond loopback every VNC console is served by vconsole's own RFB server (the hub), which
+ * speaks VeNCrypt with the viewer password: unshared, it would be the console's own server
+ * relayed byte for byte (QEMU's, KubeVirt's: no TLS, no password but its own). So a listener
+ * beyond loopback implies --share, over the config's defaults.share: false too; --no-share
+ * there is refused unless INSECURE_EXPOSE_FLAG asks for the raw relay by name (that flag alone
+ * serves serial and SPICE consoles and leaves VNC shared). `flags` as
+ * given, before withShareDefault.
+ */
+export function withExposureSharing<F extends ShareFlags>(flags: F, listen: string): F {
+  if (isLoopback(listen)) return flags;
+  if (flags.share === false) {
+    if (flags.insecureExposeUnauthenticated) return flags;
+    throw new UsageError(
+      `--no-share on --listen ${listen} would relay VNC consoles unencrypted, with no password but the console's own: beyond loopback vconsole serves VNC itself, with TLS and a password`,
+      `drop --no-share, listen on 127.0.0.1 and reach it with ssh -L PORT:127.0.0.1:PORT, or pass ${INSECURE_EXPOSE_FLAG} to relay it anyway`,
+    );
+  }
+  return { ...flags, share: true };
 }
 
 /**

@@ -34,6 +34,8 @@ export interface Sharing {
   tls?: TlsIdentity;
   /** True when plain VNC authentication is offered beside VeNCrypt (INSECURE_VNC_AUTH_FLAG). */
   plainVncAuth: boolean;
+  /** True when serial lines too are served behind TLS and the password (SerialTlsGate: proxy). */
+  serialOverTls: boolean;
 }
 
 /**
@@ -44,7 +46,7 @@ export interface Sharing {
 export async function sharingFrom(
   flags: ShareFlags,
   listen: string,
-  options: { clientPasswords: boolean; notesUnshared?: boolean } = { clientPasswords: true },
+  options: { serialOverTls?: boolean; notesUnshared?: boolean } = {},
 ): Promise<Sharing> {
   const share = Boolean(flags.share || flags.viewOnly || flags.vncPasswordFile || flags.passwordFile);
   const upstreamPassword = flags.vncPasswordFile === undefined ? undefined : readPasswordFile(flags.vncPasswordFile, '--vnc-password-file');
@@ -52,8 +54,7 @@ export async function sharingFrom(
     flags.passwordFile === undefined
       ? undefined
       : checkClientPassword(readPasswordFile(flags.passwordFile, '--password-file'), '--password-file', flags.passwordFile);
-  // `open` launches its own viewers, which could not know a made-up password.
-  const generated = options.clientPasswords && share && clientPassword === undefined && !isLoopback(listen);
+  const generated = share && clientPassword === undefined && !isLoopback(listen);
   if (generated) clientPassword = generateVncPassword();
   const Hub = share ? (await import('../rfb/hub/hub.js')).RfbHub : undefined;
   const tlsIdentity = clientPassword !== undefined && !isLoopback(listen) ? await exposedIdentity(flags, listen) : undefined;
@@ -62,11 +63,13 @@ export async function sharingFrom(
   // One back-off for every console of the command: guessing across its ports gains nothing.
   const authBackoff = new AuthBackoff();
   const guarded = refusesUnprotected(listen, flags);
-  const protects = protectedKinds(tlsIdentity !== undefined);
+  // `open`'s TUI holds its serial lines itself: they are not put behind a TLS gate, so refused there.
+  const serialGate = tlsIdentity !== undefined && options.serialOverTls !== false;
+  const protects = protectedKinds(serialGate);
   const guard = (target: UpstreamSource) => (guarded ? new ExposureGuard(target, listen, protects) : target);
   // Outermost: a serial client speaks TLS and gives the password before its console is dialled.
   const gate = (source: UpstreamSource) =>
-    tlsIdentity && clientPassword !== undefined
+    serialGate && tlsIdentity && clientPassword !== undefined
       ? new SerialTlsGate(source, { context: tlsIdentity.context, password: clientPassword, authBackoff })
       : source;
   const hubOf = (session: ConsoleSession): RfbHub | undefined => {
@@ -79,6 +82,7 @@ export async function sharingFrom(
     generated,
     tls: tlsIdentity,
     plainVncAuth,
+    serialOverTls: serialGate,
     shares: share,
     insecureExposure: !isLoopback(listen) && Boolean(flags.insecureExposeUnauthenticated),
     wrap: (target) =>
@@ -100,8 +104,8 @@ export async function sharingFrom(
  * Whether a command's exposed listener gets a password and TLS, from its settled flags (before
  * sharingFrom, so that a console it cannot protect is refused before anything is made).
  */
-export function protectsWithTls(flags: ShareFlags, listen: string, clientPasswords = true): boolean {
-  return clientPasswords && !isLoopback(listen) && Boolean(flags.share || flags.viewOnly || flags.vncPasswordFile || flags.passwordFile);
+export function protectsWithTls(flags: ShareFlags, listen: string): boolean {
+  return !isLoopback(listen) && Boolean(flags.share || flags.viewOnly || flags.vncPasswordFile || flags.passwordFile);
 }
 
 /**
@@ -159,22 +163,12 @@ export function exposureNotice(listen: string, sharing: Sharing): string | undef
   if (isLoopback(listen)) return undefined;
   const others = sharing.insecureExposure ? `; serial and SPICE consoles on it have no password at all (${INSECURE_EXPOSE_FLAG})` : '';
   if (!sharing.clientPassword) return `${exposureWarning(listen)}${others}`;
+  const serial = sharing.serialOverTls ? '; serial: a password line inside TLS' : '';
   const tls = sharing.tls
-    ? 'viewers must speak TLS with the certificate below and give the password (VNC: VeNCrypt X509Vnc; serial: a password line inside TLS)'
+    ? `viewers must speak TLS with the certificate below and give the password (VNC: VeNCrypt X509Vnc${serial})`
     : 'VNC viewers must give the VNC password';
   const plain = sharing.plainVncAuth
     ? `; ${INSECURE_VNC_AUTH_FLAG}: viewers may also give it without TLS, and then the password's challenge and the screen cross the network in clear`
     : '';
   return `warning: listening on ${listen}: the VM console is reachable from the network; ${tls}${plain}${others}`;
-}
-
-/**
- * `open` on a listener beyond loopback: its VNC consoles have no viewer password (the viewers it
- * launches could not be told one), serial and SPICE are refused unless opted in. Says so, and
- * what protects them: proxy asks viewers for a password, ssh -L needs no exposed port at all.
- */
-export function openExposureNotice(listen: string): string | undefined {
-  const warning = exposureWarning(listen);
-  if (!warning) return undefined;
-  return `${warning}; for a VNC password serve it with vconsole proxy --listen ${listen} instead, or listen on 127.0.0.1 and reach it with ssh -L`;
 }

@@ -79,21 +79,21 @@ async function challenged(port: number, from: string) {
 }
 
 describe('an exposed listener speaks TLS', () => {
-  it('serves a serial console with --share over TLS, behind the password line, and dials it only after the password', async () => {
+  it('serves a serial console over TLS without --share, behind the password line, and dials it only after the password', async () => {
     const configHome = mkdtempSync(path.join(os.tmpdir(), 'vconsole-tls-config-'));
-    const proxy = start(['proxy', 'demo:shell#serial', '--share', '--listen', '0.0.0.0', '--password-file', passwordFile('r1ght-pw\n')], {
-      XDG_CONFIG_HOME: configHome,
-    });
+    // Neither --share nor --password-file (which implies it): the listener beyond loopback shares.
+    const proxy = start(['proxy', 'demo:shell#serial', '--listen', '0.0.0.0'], { XDG_CONFIG_HOME: configHome });
     const port = (await proxy.jsonLines(1))[0].port as number;
+    await proxy.waitForStderr(/VNC password for viewers of this listener: (\S+) \(shown once/);
+    const password = /VNC password for viewers of this listener: (\S+) \(shown once/.exec(proxy.stderr())![1];
     const ca = readFileSync(path.join(configHome, 'vconsole', 'tls', 'listener-cert.pem'));
     const socket = tls.connect({ host: '127.0.0.1', port, ca, servername: 'localhost' });
     cleanup.push(() => socket.destroy());
     let heard = '';
     socket.on('data', (chunk: Buffer) => (heard += chunk.toString()));
     await waitFor(() => heard.endsWith('vconsole password: '), 'the password prompt');
-    socket.write('r1ght-pw\r');
+    socket.write(`${password}\r`);
     await waitFor(() => heard.includes('Welcome to shell'), "the demo shell's welcome");
-    expect(proxy.stderr()).not.toContain('r1ght-pw');
   });
 
   it('offers VeNCrypt only, names its certificate with the fingerprint, and offers plain VNC authentication only by name, with a warning', async () => {
@@ -192,21 +192,64 @@ describe('guessing the password inside TLS', () => {
   });
 });
 
-describe('an exposed listener and the consoles no password protects', () => {
-  it.each([[['proxy', '--listen', '0.0.0.0', 'demo:shell', '--type', 'serial']]])(
-    'refuses a serial console beyond loopback without --share (no password, no TLS) with one line: %j',
+describe('beyond loopback every VNC console is served by vconsole, behind TLS and a password', () => {
+  /** The security types a viewer is offered on `port`. */
+  async function offeredTypes(port: number): Promise<number[]> {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.on('error', () => undefined);
+    cleanup.push(() => socket.destroy());
+    const reader = new ByteReader(socket);
+    await reader.read(12, 10_000, 'the banner');
+    socket.write('RFB 003.008\n');
+    const count = (await reader.read(1, 10_000, 'the count of security types'))[0];
+    return [...(await reader.read(count, 10_000, 'the security types'))];
+  }
+
+  it.each([
+    ['proxy without --share', ['proxy', 'demo:vm-p', '--listen', '0.0.0.0']],
+    // open's serial line is its TUI's own: no TLS gate, so it is refused there, naming it.
+    ['open, its own viewers too', ['open', 'demo:vm-o', 'demo:shell#serial', '--no-tui', '--viewer', 'none', '--listen', '0.0.0.0']],
+  ])('%s offers VeNCrypt only, and the generated password, shown once, opens it', async (_, args) => {
+    const configHome = mkdtempSync(path.join(os.tmpdir(), 'vconsole-tls-config-'));
+    const run = start(args, { XDG_CONFIG_HOME: configHome });
+    const port = (await run.jsonLines(1))[0].port as number;
+    await run.waitForStderr(/VNC password for viewers of this listener: (\S+) \(shown once/);
+    const password = /VNC password for viewers of this listener: (\S+) \(shown once/.exec(run.stderr())![1];
+    await run.waitForStderr(/TLS certificate of this listener \(made now, give it to viewers as their CA file\)/);
+    expect(await offeredTypes(port)).toEqual([19]);
+    const ca = readFileSync(path.join(configHome, 'vconsole', 'tls', 'listener-cert.pem'));
+    expect(await (await tlsChallenged(port, '127.0.0.7', ca))?.answer(password)).toBe(0);
+    if (args[0] === 'open')
+      await run.waitForStderr(
+        /\[demo:shell\] error: a serial console on --listen 0\.0\.0\.0 would be open to anyone who reaches the port: .*--insecure-expose-unauthenticated to serve it anyway\n/,
+      );
+  });
+
+  it.each([
+    [['proxy', 'demo:vm-a', '--no-share', '--listen', '0.0.0.0']],
+    [['open', 'demo:vm-a', '--no-share', '--no-tui', '--viewer', 'none', '--listen', '0.0.0.0']],
+  ])(
+    'refuses --no-share beyond loopback with one line saying why and what to do, and relays unshared only when asked by name: %j',
     async (args) => {
       const result = await runVconsole(args);
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('');
       expect(result.stderr.trim().split('\n')).toEqual([
         expect.stringMatching(
-          /^vconsole: demo:shell: a serial console on --listen 0\.0\.0\.0 would be open to anyone who reaches the port: .*; listen on 127\.0\.0\.1 and reach it with ssh -L .*, or pass --insecure-expose-unauthenticated to serve it anyway$/,
+          /^vconsole: --no-share on --listen 0\.0\.0\.0 would relay VNC consoles unencrypted, with no password but the console's own: .*; drop --no-share, listen on 127\.0\.0\.1 and reach it with ssh -L .*, or pass --insecure-expose-unauthenticated to relay it anyway$/,
         ),
       ]);
+      if (args[0] !== 'proxy') return;
+      // Asked for by name, the unshared relay is served, and said to have no authentication.
+      const proxy = start([...args, '--insecure-expose-unauthenticated']);
+      await proxy.jsonLines(1);
+      await proxy.waitForStderr(/the VM console is now reachable from the network, without authentication/);
+      expect(proxy.stderr()).not.toContain('VNC password for viewers');
     },
   );
+});
 
+describe('an exposed listener and the consoles no password protects', () => {
   it('refuses a SPICE console beyond loopback, and the VNC console beside it is closed too', async () => {
     const port = await silentServer();
     const result = await runVconsole(['proxy', 'demo:vm-a', `tcp://127.0.0.1:${port}#spice`, '--share', '--listen', '0.0.0.0']);

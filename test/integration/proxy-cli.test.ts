@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { once } from 'node:events';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt-api.js';
@@ -50,11 +52,14 @@ describe('vconsole proxy (demo provider)', () => {
     for (const { port } of lines) expect((await readGreeting(port as number)).text).toBe('RFB 003.008\n');
   });
 
-  it('warns on stderr when listening beyond loopback', async () => {
-    const proxy = start(['proxy', 'demo:vm-a', '--listen', '0.0.0.0']);
+  it('warns on stderr when listening beyond loopback, saying what protects the port', async () => {
+    // Its certificate is made in a config directory of its own.
+    const proxy = start(['proxy', 'demo:vm-a', '--listen', '0.0.0.0'], {
+      XDG_CONFIG_HOME: fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-proxy-config-')),
+    });
     const [line] = await proxy.jsonLines(1);
     expect(line.address).toBe('0.0.0.0');
-    await proxy.waitForStderr(/reachable from the network/);
+    await proxy.waitForStderr(/reachable from the network; viewers must speak TLS with the certificate below and give the password/);
     expect(proxy.stdout()).not.toMatch(/warning/);
   });
 

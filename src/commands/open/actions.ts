@@ -74,8 +74,11 @@ export class OpenActions {
       });
     // The PNG encoder loads on the first screenshot, not before the first viewer starts.
     const { saveSessionScreenshot } = await import('./screenshot.js');
+    const { sharing } = this.run.settings;
     const file = await saveSessionScreenshot(session.snapshot(), {
-      password: this.run.settings.sharing.clientPassword,
+      password: sharing.clientPassword,
+      // Beyond loopback the port speaks TLS: the picture is the hub's own.
+      shared: sharing.tls ? sharing.hubOf(session)?.framebuffer : undefined,
       exclusive: session.source.exclusive,
       shareHint: this.run.settings.shareHint,
     });

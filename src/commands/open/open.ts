@@ -9,7 +9,7 @@ import { systemViewerEnvironment } from '../../viewers/system-environment.js';
 import type { CommandIo } from '../command-io.js';
 import { consecutivePorts } from '../flags.js';
 import { recordingFrom, withRecordSharing } from '../record-flags.js';
-import { unsharedBecause, withPasswordPerDialSharing, withShareDefault } from '../share-flags.js';
+import { unsharedBecause, withExposureSharing, withPasswordPerDialSharing, withShareDefault } from '../share-flags.js';
 import { joiningFrom } from '../joining.js';
 import { sharingFrom } from '../sharing.js';
 import { listenAddressFrom, targetOptionsFrom } from '../target-options.js';
@@ -50,14 +50,14 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   if (onlyPages && !flags.follow) return io.exit(0);
   const ports = consecutivePorts(flags.port, targets.length);
   const listen = listenAddressFrom(flags.listen, config);
-  // open shares VNC consoles by default: --no-share or defaults.share: false opt out.
+  // open shares VNC consoles by default: --no-share or defaults.share: false opt out, on loopback only.
   const sharing = await sharingFrom(
-    withPasswordPerDialSharing(withRecordSharing(withShareDefault(withGridSharing(flags), config.defaults.share, true)), targets),
+    withPasswordPerDialSharing(
+      withRecordSharing(withShareDefault(withExposureSharing(withGridSharing(flags), listen), config.defaults.share, true)),
+      targets,
+    ),
     listen,
-    {
-      clientPasswords: false,
-      notesUnshared: flags.share === true,
-    },
+    { serialOverTls: false, notesUnshared: flags.share === true },
   );
   const shareHint = sharing.shares ? undefined : unsharedBecause(flags, config.defaults.share);
   const recording = await recordingFrom(flags);

@@ -60,7 +60,7 @@ describe('OpenRun', () => {
         options,
         listen: '127.0.0.1',
         ports: [],
-        sharing: await sharingFrom({}, '127.0.0.1', { clientPasswords: false }),
+        sharing: await sharingFrom({}, '127.0.0.1'),
         recording: await recordingFrom({}),
         joining: joiningFrom({ join: false }, 'open', () => undefined),
         escapeKey: DEFAULT_ESCAPE,

@@ -19,7 +19,7 @@ import { ViewerSupervisor } from '../../viewers/viewer-supervisor.js';
 import { localAddressOf } from '../../net/host-port.js';
 import { isBrowserOnly } from '../browser-only.js';
 import { addOnce, portLine, type CommandIo } from '../command-io.js';
-import { openExposureNotice } from '../sharing.js';
+import { certificateNotice, exposureNotice, passwordNotice } from '../sharing.js';
 import { resolveTargets } from '../target-options.js';
 import { tuiActions, type ActionHost } from './actions.js';
 import { openBrowserPage, pageOutput } from './browser-only.js';
@@ -118,6 +118,11 @@ export class OpenRun implements ActionHost {
    */
   async open(named: ConsoleTarget[], selected: ConsoleTarget[]): Promise<void> {
     const { flags, ports, useTui, viewer } = this.settings;
+    // Beyond loopback: what protects the port, its password (shown once) and its certificate,
+    // on stderr (before the TUI: its screen comes back once the TUI ends).
+    const { listen, sharing } = this.settings;
+    for (const line of [exposureNotice(listen, sharing), passwordNotice(sharing), certificateNotice(sharing)])
+      if (line) this.io.stderr.write(`${line}\n`);
     const view = await this.mountView();
     this.mounted = view;
     this.viewers.on('status', (event) => {
@@ -132,8 +137,6 @@ export class OpenRun implements ActionHost {
     if (this.noDisplay && viewer.choice.kind !== 'none') view.show({ type: 'notice', text: this.noDisplay.notice() });
     else if (viewer.choice.kind === 'not-found')
       view.show({ type: 'no-viewer', notice: { lookedFor: lookedFor(viewer.platform), install: installHint(viewer.platform) } });
-    const warning = openExposureNotice(this.settings.listen);
-    if (warning) view.show({ type: 'notice', text: warning });
     const argsNotice = viewerArgsNotice(viewer.choice, flags.viewerArg);
     if (argsNotice) view.show({ type: 'notice', text: argsNotice });
 
@@ -166,6 +169,9 @@ export class OpenRun implements ActionHost {
     }
     if (viewer.choice.kind === 'none')
       view.show({ type: 'notice', text: 'no viewer launched (--viewer none): point any VNC viewer at the addresses shown' });
+    // ...and in the TUI's notice line, last, so that no notice of the start takes it.
+    const exposed = [passwordNotice(sharing), certificateNotice(sharing)].filter((line) => line);
+    if (useTui && exposed.length > 0) view.show({ type: 'notice', text: exposed.join('; ') });
     if (flags.follow) this.followSelection(sessions);
   }
 

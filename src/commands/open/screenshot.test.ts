@@ -45,6 +45,16 @@ describe('saveSessionScreenshot (s in open)', () => {
     expect(readdirSync(dir)).toHaveLength(2);
   });
 
+  it("pictures a shared console's own framebuffer, never its port (beyond loopback the port speaks VeNCrypt)", async () => {
+    const shared = new Framebuffer(4, 2);
+    shared.fill({ x: 0, y: 0, w: 4, h: 2 }, 0x3366cc);
+    // Nothing listens on the port the snapshot names: a connection would fail the picture.
+    const file = await saveSessionScreenshot({ name: 'vm-s', address: '127.0.0.1', port: 1 }, { dir: tempDir(), shared });
+    const png = PNG.sync.read(readFileSync(file));
+    expect([png.width, png.height]).toEqual([4, 2]);
+    expect([...png.data.subarray(0, 3)]).toEqual([0x33, 0x66, 0xcc]);
+  });
+
   it('writes the picture 0600 (a screen may show secrets), and never through a link planted under the next name', async () => {
     const session = await listeningDemo('vm-m', { shared: false });
     const dir = tempDir();

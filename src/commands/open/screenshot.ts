@@ -34,6 +34,11 @@ export interface SessionScreenshotOptions {
   exclusive?: boolean;
   /** What would share the console (`drop --no-share`), said when `exclusive` refuses. */
   shareHint?: string;
+  /**
+   * The shared console's picture (its hub's), pictured instead of connecting to the port: a
+   * port beyond loopback speaks VeNCrypt, which vconsole's own RFB client does not.
+   */
+  shared?: Framebuffer;
   timeoutMs?: number;
 }
 
@@ -49,6 +54,8 @@ export async function saveSessionScreenshot(session: ListeningSession, options: 
       hint: `s needs a shared console to picture one being watched: ${options.shareHint ?? 'drop --no-share'}`,
     });
   }
+  if (options.shared)
+    return writeNew(options.dir ?? '.', timestampedScreenshotName(session.name, options.at ?? new Date()), await pngOf(options.shared));
   const host = localAddressOf(session.address);
   const timeoutMs = options.timeoutMs ?? SCREENSHOT_TIMEOUT_MS;
   const framebuffer = new Framebuffer(0, 0);
@@ -73,6 +80,14 @@ export async function saveSessionScreenshot(session: ListeningSession, options: 
     timestampedScreenshotName(session.name, options.at ?? new Date()),
     await encodePngInTurns(framebuffer),
   );
+}
+
+/** A PNG of a copy of `shared` as it is now: the hub keeps drawing on its own while the bands are encoded. */
+function pngOf(shared: Framebuffer): Promise<Buffer> {
+  const { width, height } = shared;
+  const copy = new Framebuffer(width, height);
+  copy.putPixels({ x: 0, y: 0, w: width, h: height }, shared.read({ x: 0, y: 0, w: width, h: height }));
+  return encodePngInTurns(copy);
 }
 
 /** Writes `png` as `name` in `dir` (0600, never through a link), or `name` with -2, -3... when a picture of that second exists. */
