@@ -17,6 +17,7 @@ export class RemoteTarget implements ConsoleTarget {
   consoleType: ConsoleType;
   consoleTypeTentative?: boolean;
   readonly exclusive?: boolean;
+  readonly consolePasswordPerDial?: boolean;
   readonly identity?: string;
   private handle: number;
   private generation: number;
@@ -33,6 +34,7 @@ export class RemoteTarget implements ConsoleTarget {
     this.consoleType = far.consoleType as ConsoleType;
     this.consoleTypeTentative = far.consoleTypeTentative;
     this.exclusive = far.exclusive;
+    this.consolePasswordPerDial = far.consolePasswordPerDial;
     this.identity = far.identity === undefined ? undefined : `via:${link.host}:${far.identity}`;
     this.handle = far.handle;
     this.generation = link.generation;
