@@ -227,7 +227,7 @@ describe.skipIf(gate.skip)(gatedTitle('--via through a real sshd', gate), () => 
       expect(listed.stdout).toBe('');
       expect(listed.stderr.trim().split('\n')).toHaveLength(1);
       expect(listed.stderr).toMatch(
-        /vconsole-bastion runs vconsole 0\.0\.1 \(via protocol 99\), this is vconsole .* \(via protocol 1\).*vconsole install --via vconsole-bastion/,
+        /vconsole-bastion runs vconsole 0\.0\.1 \(via protocol 99\), this is vconsole .* \(via protocol 2\).*vconsole install --via vconsole-bastion/,
       );
     },
     E2E_TEST_TIMEOUT_MS,
