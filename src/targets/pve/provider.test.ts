@@ -197,19 +197,22 @@ describe('pve: what goes wrong, in one line', () => {
     await target('pve:db', { ...byToken(), pveNode: 'pve1' }).check!(AbortSignal.timeout(10_000));
   });
 
-  it('an unknown VMID, a stopped VM, and a VM stopped between check and dial (500 "VM N not running")', async () => {
+  it('an unknown VMID, a stopped VM, and a VM stopped between check and dial (vncproxy and termproxy would answer it)', async () => {
     expect((await failure(target('pve:999', byToken()).check!(AbortSignal.timeout(10_000)))).message).toBe(
       'no VM or container 999 in the cluster',
     );
     expect((await failure(target('pve:102', byToken()).check!(AbortSignal.timeout(10_000)))).message).toBe(
       'VM 102 is stopped, not running',
     );
-    const t = target('pve:100', byToken());
-    await t.check!(AbortSignal.timeout(10_000));
-    guests[0].status = 'stopped';
-    const err = await failure(dialOf(t));
-    expect(err.message).toBe('VM 100 not running');
-    expect((err as UsageError).hint).toMatch(/qm start/);
+    for (const consoleType of ['vnc', 'serial'] as const) {
+      guests[0].status = 'running';
+      const t = target('pve:100', { ...byToken(), consoleType });
+      await t.check!(AbortSignal.timeout(10_000));
+      guests[0].status = 'stopped';
+      const err = await failure(dialOf(t));
+      expect(err.message).toBe('VM 100 is stopped, not running');
+      expect((err as UsageError).hint).toMatch(/qm start 100/);
+    }
   });
 
   it('403 without VM.Console names the privilege; 401 says what to check and never echoes the token', async () => {
