@@ -73,6 +73,11 @@ export async function runAgentCommand(io: AgentIo, config?: VconsoleConfig): Pro
           entry.checked = true;
           return describe(Number(body.handle), entry.target);
         }
+        case 'connection-file': {
+          const entry = heldTarget(body);
+          if (!entry.target.connectionFile) throw new UsageError(`${entry.target.name} has no connection file`);
+          return entry.target.connectionFile(AbortSignal.timeout(FAR_CHECK_TIMEOUT_MS));
+        }
         case 'release': {
           const entry = held.get(Number(body.handle));
           held.delete(Number(body.handle));
@@ -139,6 +144,7 @@ function describe(handle: number, target: ConsoleTarget): FarTarget {
     consoleTypeTentative: target.consoleTypeTentative,
     exclusive: target.exclusive,
     consolePasswordPerDial: target.consolePasswordPerDial,
+    connectionFile: target.connectionFile !== undefined,
     identity: target.identity === undefined ? undefined : createHash('sha256').update(target.identity).digest('hex'),
   };
 }

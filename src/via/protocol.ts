@@ -40,6 +40,8 @@ export interface FarTarget {
   exclusive?: boolean;
   /** Its console's password is learnt at each dial and comes with the opened stream (`ConsoleTarget.consolePasswordPerDial`). */
   consolePasswordPerDial?: boolean;
+  /** Its viewer opens a connection file the far side makes (`ConsoleTarget.connectionFile`), asked for with `connection-file`. */
+  connectionFile?: boolean;
   /** A digest of the far target's identity, when it has one (never the identity itself: it may hold a token). */
   identity?: string;
 }

@@ -14,7 +14,7 @@ import type { VmState } from '../types.js';
 import { parseConfig } from '../../config/config.js';
 import { runAgentCommand } from '../../commands/agent.js';
 import { ViaConnection } from '../../via/connection.js';
-import { AGENT_PREAMBLE } from '../../via/protocol.js';
+import { AGENT_PREAMBLE, type FarTarget } from '../../via/protocol.js';
 import { RemoteTarget } from '../../via/remote-target.js';
 import { withPasswordPerDialSharing } from '../../commands/share-flags.js';
 
@@ -144,6 +144,13 @@ describe('pve: consoles', () => {
     expect(lastVncPassword).toBeDefined();
     expect(consolePasswordOf(stream)).toBe(lastVncPassword);
     stream.destroy();
+    // SPICE: the far side asks spiceproxy, the near target hands its viewer the file's settings.
+    const [spice] = (await near.request('resolve', { inputs: ['pve:web-1#spice'], flags })) as FarTarget[];
+    const remoteSpice = new RemoteTarget({ host: 'bastion', generation: 0, connection: async () => near } as never, spice, flags);
+    expect(remoteSpice.connectionFile).toBeDefined();
+    const settings = await remoteSpice.connectionFile!(AbortSignal.timeout(10_000));
+    expect(settings).toMatchObject({ type: 'spice', 'tls-port': 61000, proxy: `http://127.0.0.1:3128` });
+    expect(String(settings.password)).toMatch(/^[0-9a-f]{32}$/);
     toFar.end();
     await agent;
     expect(exited).toBe(true);
