@@ -15,6 +15,7 @@ packages=(
   websockify        # the proxy core of nova-novncproxy, in front of QEMU for ws:// and openstack:
   tigervnc-viewer   # vncviewer
   virt-viewer       # remote-viewer
+  gvncviewer        # gtk-vnc's viewer: follows resolution changes through the hub (test/e2e/hub-extensions)
   remmina           # Remmina (test/e2e/remmina-xvfb.e2e.test.ts)
   remmina-plugin-vnc # its VNC plugin: without it `remmina -c vnc://` has no protocol to open
   xvfb              # the X server the viewers draw on

@@ -5,7 +5,9 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import { VconsoleError } from '../errors.js';
+import { sshCommandLine } from '../net/ssh-command.js';
 import { terminalSafe } from '../text/terminal-text.js';
+import { VERSION } from '../version.js';
 import { parseViaAddress, sshArgs, type ViaAddress } from '../via/address.js';
 import { findExecutable, hostKindFromUname, executableName } from '../via/executables.js';
 import { sshCommandFrom } from '../via/protocol.js';
@@ -47,9 +49,17 @@ export async function runInstallCommand(viaText: string, io: InstallIo, env: Nod
   if (copied.code !== 0) throw copyFailure(address, copied);
   const check = await runSsh(ssh, address, `"${FAR_DIR}/vconsole" version`);
   if (check.code !== 0) throw sshFailure(address, check, 'the copied vconsole does not run there');
+  const installed = terminalSafe(check.stdout.trim().split('\n')[0] ?? '').trim();
   io.stderr.write(
-    `vconsole: installed vconsole ${terminalSafe(check.stdout.trim())} on ${address.text} as ~/.local/bin/vconsole; --via ${address.text} finds it there\n`,
+    `vconsole: installed vconsole ${installed} on ${address.text} as ~/.local/bin/vconsole; --via ${address.text} finds it there\n`,
   );
+  io.stderr.write(versionMismatch(installed, address.text) ?? '');
+}
+
+/** The line that says the executable copied is another release than this vconsole, if it is. */
+function versionMismatch(installed: string, host: string): string | undefined {
+  if (installed === VERSION) return undefined;
+  return `vconsole: warning: that is not this vconsole's version (${VERSION}): --via ${host} says so each time it connects, and refuses it if their via protocols differ; build this version's executable (npm run package) and install it again\n`;
 }
 
 /**
@@ -79,7 +89,8 @@ interface SshRun {
 /** ssh ARGS REMOTE, `input` (a file) on its stdin; never rejects. */
 function runSsh(ssh: string, address: ViaAddress, remote: string, input?: string): Promise<SshRun> {
   return new Promise((resolve) => {
-    const child = spawn('/bin/sh', ['-c', `${ssh} "$@"`, 'ssh', ...sshArgs(address), remote], {
+    const line = sshCommandLine(ssh, [...sshArgs(address), remote]);
+    const child = spawn(line.command, line.args, {
       stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

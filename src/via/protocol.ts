@@ -19,9 +19,7 @@ export const PREAMBLE_SEARCH_BYTES = 64 * 1024;
 export const DEFAULT_FAR_COMMAND = `sh -c 'PATH="$HOME/.local/bin:$PATH"; exec vconsole "$@"' vconsole`;
 
 /** The ssh command: ssh, or $VCONSOLE_SSH_COMMAND (shell words, as GIT_SSH_COMMAND). */
-export function sshCommandFrom(env: NodeJS.ProcessEnv): string {
-  return env.VCONSOLE_SSH_COMMAND?.trim() || 'ssh';
-}
+export { sshCommandFrom } from '../net/ssh-command.js';
 
 /** The far vconsole: $VCONSOLE_VIA_COMMAND (shell words the bastion's shell reads), else the default. */
 export function farCommandFrom(env: NodeJS.ProcessEnv): string {

@@ -20,7 +20,8 @@ export class RemoteTarget implements ConsoleTarget {
   readonly consolePasswordPerDial?: boolean;
   /** The far side makes the connection file (Proxmox VE's spiceproxy answer); the viewer here opens it. */
   readonly connectionFile?: (signal: AbortSignal) => Promise<ConnectionFileSettings>;
-  readonly identity?: string;
+  /** The far side's digest of the console's identity, when its target has one. */
+  private readonly farIdentity?: string;
   private handle: number;
   private generation: number;
 
@@ -38,9 +39,18 @@ export class RemoteTarget implements ConsoleTarget {
     this.exclusive = far.exclusive;
     this.consolePasswordPerDial = far.consolePasswordPerDial;
     if (far.connectionFile) this.connectionFile = (signal) => this.farConnectionFile(signal);
-    this.identity = far.identity === undefined ? undefined : `via:${link.host}:${far.identity}`;
+    this.farIdentity = far.identity;
     this.handle = far.handle;
     this.generation = link.generation;
+  }
+
+  /**
+   * Always the bastion's: a far console with no identity of its own (tcp://127.0.0.1:5900, an
+   * OpenStack server) is not the console of the same name here, which another vconsole would
+   * otherwise join (src/holding). The name is read when compared, as the data path's default is.
+   */
+  get identity(): string {
+    return `via:${this.link.host}:${this.farIdentity ?? `${this.provider}:${this.name}`}`;
   }
 
   async check(signal: AbortSignal, admit?: () => void): Promise<void> {

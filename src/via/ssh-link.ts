@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { ConsoleRefusedError, VconsoleError } from '../errors.js';
+import { sshCommandLine } from '../net/ssh-command.js';
 import { terminalSafe } from '../text/terminal-text.js';
 import { VERSION } from '../version.js';
 import { sshArgs, type ViaAddress } from './address.js';
@@ -107,9 +108,9 @@ export class ViaLink {
   private async connect(): Promise<ViaConnection> {
     const { sshCommand, farCommand, address } = this.settings;
     const remote = `${farCommand} agent --stdio`;
-    // The ssh command is shell words (as GIT_SSH_COMMAND); the address and the remote command are
-    // arguments after it, never parsed by this shell.
-    const child = spawn('/bin/sh', ['-c', `${sshCommand} "$@"`, 'ssh', ...sshArgs(address), remote], {
+    // The address and the remote command are arguments after the user's ssh command, never parsed by a shell here.
+    const ssh = sshCommandLine(sshCommand, [...sshArgs(address), remote]);
+    const child = spawn(ssh.command, ssh.args, {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.children.add(child);

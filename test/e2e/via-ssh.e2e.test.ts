@@ -1,5 +1,5 @@
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectVmScreen } from './support/expectations.js';
@@ -109,12 +109,17 @@ describe.skipIf(gate.skip)(gatedTitle('--via through a real sshd', gate), () => 
       const open = await startPortCommand(
         lab,
         'open',
-        ['demo:vm-a', 'demo:vm-b', 'demo:vm-c#serial'],
+        ['demo:vm-a', 'demo:vm-b', 'demo:vm-c#serial', `tcp://127.0.0.1:${vm.tcpPort}`],
         ['--via', sshd.hostAlias, '--viewer', 'none'],
         viaEnv(),
       );
+      // The QEMU screen dialled on the bastion, through open's shared screen here: pixel for pixel.
+      const qemu = open.ports.find((line) => line.target.startsWith('tcp://'));
+      expect(qemu, JSON.stringify(open.ports)).toBeDefined();
+      await expectVmScreen(await takeVncSnapshot(qemu?.port ?? 0, dir), vm);
+      const vmB = open.ports.find((line) => line.target === 'demo:vm-b')?.port;
       const shot = join(dir, 'open-via.png');
-      const taken = await vconsole(['screenshot', `tcp://127.0.0.1:${open.ports[1].port}`, '-o', shot]);
+      const taken = await vconsole(['screenshot', `tcp://127.0.0.1:${vmB}`, '-o', shot]);
       expect(taken.code, taken.stderr).toBe(0);
       expect(PNG.sync.read(await readFile(shot)).width).toBe(800);
       await dropSshSessions();
@@ -129,6 +134,20 @@ describe.skipIf(gate.skip)(gatedTitle('--via through a real sshd', gate), () => 
         },
         { what: 'each console to say the connection was lost', detail: () => open.process.describe() },
       );
+      // Without --wait the shared screens end too, instead of "reconnecting" for ever.
+      await pollFor(
+        () => {
+          const said = open.process.stderr();
+          return ['demo:vm-a', 'demo:vm-b'].every((name) =>
+            said.includes(`[${name}] error: console ended: connection to vconsole-bastion lost; with --wait vconsole connects again`),
+          )
+            ? true
+            : undefined;
+        },
+        { what: 'each shared screen to end', detail: () => open.process.describe() },
+      );
+      const late = await vconsole(['screenshot', `tcp://127.0.0.1:${vmB}`, '-o', join(dir, 'open-via-late.png')]);
+      expect(late.code, late.stderr).not.toBe(0);
       await open.interrupt();
     },
     E2E_TEST_TIMEOUT_MS,
@@ -202,12 +221,14 @@ describe.skipIf(gate.skip)(gatedTitle('--via through a real sshd', gate), () => 
       const after = await vconsole(['screenshot', `tcp://127.0.0.1:${open.ports[0].port}`, '-o', join(dir, 'after.png')]);
       expect(after.code, after.stderr).toBe(0);
       await open.interrupt();
+      // Ctrl+C of open ends everything there too (the far agent of the connection made again).
+      await pollFor(async () => ((await farAgents()).length === 0 ? true : undefined), { what: 'the far agent to exit' });
     },
     E2E_TEST_TIMEOUT_MS,
   );
 
   it(
-    'refuses a far vconsole of another protocol version, saying how to fix it',
+    'refuses a far vconsole of another protocol version, saying how to fix it; another release of the same protocol is said and used',
     async () => {
       // A far "vconsole" that says hello with protocol 99: the preamble, then one hello frame.
       const fake = join(dir, 'old-vconsole.mjs');
@@ -228,6 +249,20 @@ describe.skipIf(gate.skip)(gatedTitle('--via through a real sshd', gate), () => 
       expect(listed.stderr.trim().split('\n')).toHaveLength(1);
       expect(listed.stderr).toMatch(
         /vconsole-bastion runs vconsole 0\.0\.1 \(via protocol 99\), this is vconsole .* \(via protocol 2\).*vconsole install --via vconsole-bastion/,
+      );
+      // The same protocol in another release is used, and said: here one that leaves after its hello.
+      const other = join(dir, 'other-release-vconsole.mjs');
+      await writeFile(
+        other,
+        (await readFile(fake, 'utf8'))
+          .replace('protocol: 99', 'protocol: 2')
+          .replace('process.stdin.resume();', 'setTimeout(() => process.exit(0), 300);'),
+      );
+      const used = await vconsole(['list', '--via', sshd.hostAlias, '--provider', 'demo'], {
+        VCONSOLE_VIA_COMMAND: `${process.execPath} ${other}`,
+      });
+      expect(used.stderr).toMatch(
+        /vconsole: note: vconsole-bastion runs vconsole 0\.0\.1, this is .* \(the same via protocol 2\); vconsole install --via vconsole-bastion makes them the same/,
       );
     },
     E2E_TEST_TIMEOUT_MS,
@@ -265,9 +300,21 @@ describe.skipIf(gate.skip)(gatedTitle('--via through a real sshd', gate), () => 
       expect(none.code).toBe(1);
       expect(none.stderr).toMatch(/^vconsole: no vconsole-linux-\w+ here for vconsole-bastion \(Linux \w+\): looked in /);
 
+      // An executable of another release is installed, and said to be another version.
+      const olderDir = join(dir, 'older-executables');
+      await mkdir(olderDir, { recursive: true });
+      await writeFile(join(olderDir, basename(built)), '#!/bin/sh\necho 0.0.1\n');
+      await chmod(join(olderDir, basename(built)), 0o755);
+      const older = await vconsole(['install', '--via', sshd.hostAlias], { VCONSOLE_EXECUTABLES: olderDir });
+      expect(older.code, older.stderr).toBe(0);
+      expect(older.stderr).toMatch(
+        /installed vconsole 0\.0\.1 on vconsole-bastion.*\nvconsole: warning: that is not this vconsole's version \(/,
+      );
+
       const installed = await vconsole(['install', '--via', sshd.hostAlias], { VCONSOLE_EXECUTABLES: executables });
       expect(installed.code, installed.stderr).toBe(0);
       expect(installed.stderr).toMatch(/vconsole-bastion runs Linux \w+: copying .* to ~\/.local\/bin\/vconsole there/);
+      expect(installed.stderr).not.toContain('warning');
       const far = join(farHome, '.local', 'bin', 'vconsole');
       expect(await readFile(far)).toEqual(await readFile(built));
       expect((await stat(far)).mode & 0o777).toBe(0o755);

@@ -206,39 +206,47 @@ describe.skipIf(skipReason !== undefined && !required)(`linux-arm64 executable $
     }
   });
 
-  it('starts a viewer given by path for `open --no-tui`, and SIGINT ends the viewer and itself (exit 0)', async () => {
-    const { dir, copy } = freshCopy();
-    // A host (x86-64) shell script: qemu-user runs a host executable the arm64 program spawns as it is.
-    const record = path.join(dir, 'viewer.args');
-    const viewer = path.join(dir, 'fake-viewer');
-    writeFileSync(viewer, `#!/bin/sh\necho "$$ $*" > '${record}.tmp' && mv '${record}.tmp' '${record}'\nexec sleep 600\n`, { mode: 0o755 });
-    const env = { ...nodelessEnv(dir), PATH: `${dir}:/bin:/usr/bin`, DISPLAY: 'vconsole-test-no-x-server:0' };
-    const [file, argv] = command(copy, ['open', 'demo:vm-a', '--viewer', viewer, '--no-tui']);
-    const child = spawn(file, argv, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    try {
-      const listening = JSON.parse(await firstLine(child, 60_000)) as { port: number };
-      await pollFor(
-        () => {
-          if (child.exitCode !== null) throw new GiveUp(`vconsole exited; stderr: ${stderr}`);
-          return existsSync(record) ? true : undefined;
-        },
-        { what: 'the viewer to start', timeoutMs: 60_000, detail: () => stderr },
-      );
-      const [pid, address] = readFileSync(record, 'utf8').trim().split(' ');
-      expect(address).toBe(`127.0.0.1::${listening.port}`);
-      expect(() => process.kill(Number(pid), 0)).not.toThrow();
+  it.each([
+    ['SIGINT', 'Ctrl+C'],
+    ['SIGHUP', 'its terminal closed'],
+  ] as const)(
+    'starts a viewer given by path for `open --no-tui`, and %s (%s) ends the viewer and itself (exit 0)',
+    async (signal, _why) => {
+      const { dir, copy } = freshCopy();
+      // A host (x86-64) shell script: qemu-user runs a host executable the arm64 program spawns as it is.
+      const record = path.join(dir, 'viewer.args');
+      const viewer = path.join(dir, 'fake-viewer');
+      writeFileSync(viewer, `#!/bin/sh\necho "$$ $*" > '${record}.tmp' && mv '${record}.tmp' '${record}'\nexec sleep 600\n`, {
+        mode: 0o755,
+      });
+      const env = { ...nodelessEnv(dir), PATH: `${dir}:/bin:/usr/bin`, DISPLAY: 'vconsole-test-no-x-server:0' };
+      const [file, argv] = command(copy, ['open', 'demo:vm-a', '--viewer', viewer, '--no-tui']);
+      const child = spawn(file, argv, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      try {
+        const listening = JSON.parse(await firstLine(child, 60_000)) as { port: number };
+        await pollFor(
+          () => {
+            if (child.exitCode !== null) throw new GiveUp(`vconsole exited; stderr: ${stderr}`);
+            return existsSync(record) ? true : undefined;
+          },
+          { what: 'the viewer to start', timeoutMs: 60_000, detail: () => stderr },
+        );
+        const [pid, address] = readFileSync(record, 'utf8').trim().split(' ');
+        expect(address).toBe(`127.0.0.1::${listening.port}`);
+        expect(() => process.kill(Number(pid), 0)).not.toThrow();
 
-      const exited = once(child, 'exit');
-      child.kill('SIGINT');
-      const [code] = (await exited) as [number | null];
-      expect({ code, stderr }).toMatchObject({ code: 0 });
-      await pollFor(() => (isAlive(Number(pid)) ? undefined : true), { what: 'the viewer to end with vconsole' });
-    } finally {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    }
-  });
+        const exited = once(child, 'exit');
+        child.kill(signal);
+        const [code] = (await exited) as [number | null];
+        expect({ code, stderr }).toMatchObject({ code: 0 });
+        await pollFor(() => (isAlive(Number(pid)) ? undefined : true), { what: 'the viewer to end with vconsole' });
+      } finally {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      }
+    },
+  );
 
   it('draws the open TUI in a terminal (tmux) and quits on q', async () => {
     const tmux = spawnSync('tmux', ['-V'], { encoding: 'utf8' });

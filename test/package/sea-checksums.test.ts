@@ -2,12 +2,14 @@
 // README's install section has users check: `sha256sum -c` (Linux), `shasum -a 256 -c` (macOS).
 // Needs the package output; skips without it unless VCONSOLE_SEA=required (CI).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/bin');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const BIN = path.join(ROOT, 'dist/bin');
 const SUMS = path.join(BIN, 'SHA256SUMS');
 const required = process.env.VCONSOLE_SEA === 'required';
 const present = existsSync(SUMS);
@@ -29,5 +31,36 @@ describe.skipIf(!present && !required)('SHA256SUMS of the executables', () => {
     const check = spawnSync('sha256sum', ['-c', '--strict', 'SHA256SUMS'], { cwd: BIN, encoding: 'utf8', timeout: 120_000 });
     expect(check.status, check.stderr).toBe(0);
     expect(check.stdout).toContain('vconsole-linux-x64: OK');
+  });
+
+  // What a user has: SHA256SUMS and the one executable they downloaded, in their own directory.
+  it("accepts the README's commands in a directory with SHA256SUMS and one executable, and refuses a changed one", () => {
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const block = /Check a\s+copied file against `SHA256SUMS`[^`]*```sh\n([^`]*)```/.exec(readme);
+    expect(block, "README's install section: the sh block after 'Check a copied file against `SHA256SUMS`'").not.toBeNull();
+    const commands = block![1]
+      .split('\n')
+      .map((line) => line.replace(/#.*/, '').trim())
+      .filter(Boolean);
+    expect(commands.map((command) => command.split(' ')[0])).toEqual(['sha256sum', 'shasum']);
+    const downloads = mkdtempSync(path.join(tmpdir(), 'vconsole downloads '));
+    try {
+      symlinkSync(SUMS, path.join(downloads, 'SHA256SUMS'));
+      symlinkSync(path.join(BIN, 'vconsole-linux-x64'), path.join(downloads, 'vconsole-linux-x64'));
+      for (const command of commands) {
+        const check = spawnSync('sh', ['-c', command], { cwd: downloads, encoding: 'utf8', timeout: 120_000 });
+        expect(check.status, `${command}: ${check.stderr}`).toBe(0);
+        expect(check.stdout.trim(), command).toBe('vconsole-linux-x64: OK');
+      }
+      rmSync(path.join(downloads, 'vconsole-linux-x64'));
+      writeFileSync(path.join(downloads, 'vconsole-linux-x64'), 'not the executable');
+      for (const command of commands) {
+        const check = spawnSync('sh', ['-c', command], { cwd: downloads, encoding: 'utf8', timeout: 120_000 });
+        expect(check.status, command).not.toBe(0);
+        expect(check.stdout, command).toContain('vconsole-linux-x64: FAILED');
+      }
+    } finally {
+      rmSync(downloads, { recursive: true, force: true });
+    }
   });
 });

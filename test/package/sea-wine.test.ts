@@ -7,7 +7,7 @@
 // is missing, unless VCONSOLE_SEA_WINE=required (CI), where it fails instead. How wine is driven
 // (one prefix, stdio as files) is in ./support/wine.ts.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
@@ -65,8 +65,12 @@ child.on('exit', (code) => require('fs').writeSync(1, JSON.stringify({ code, out
  * Node.js copied over vncviewer.exe behave like a viewer: it starts a child of its own, records
  * its address argument, and stays running like a window until it is ended.
  */
-function fakeViewerPreload(startedFile: string): string {
+function fakeViewerPreload(startedFile: string, plantedFile: string): string {
   return [
+    'if (/taskkill\\.exe$/i.test(process.execPath)) {',
+    `  require('fs').writeFileSync(${JSON.stringify(toWindowsPath(plantedFile))}, process.argv.slice(1).join(' '));`,
+    '  process.exit(0);',
+    '}',
     'if (/vncviewer\\.exe$/i.test(process.execPath)) {',
     "  const address = process.argv[process.argv.length - 1].split('\\\\').pop();",
     "  require('child_process').spawn(process.execPath, ['-e', 'Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0)', address + '-child'],",
@@ -260,11 +264,19 @@ describe.skipIf(!runnable && !required)('Windows executable under wine (win-x64)
     }
   });
 
-  it("ends the viewer it started, and the viewer's own child, when `open --no-tui` gets Ctrl+C", async () => {
+  // Wine 8's taskkill refuses /T ("argument T not supported", exit 1, nothing ended): vconsole
+  // then terminates the viewer itself, and the viewer's child ends because libuv keeps every
+  // child in a kill-on-close job object. So what this proves of the tree is the job; the /T
+  // command line is checked in src/viewers/process-tree.test.ts.
+  it("ends the viewer it started, and the viewer's own child, when `open --no-tui` gets Ctrl+C, with the system's taskkill, not one in the current directory", async () => {
     copyFileSync(WINDOWS_NODE, wine.driveC('Program Files/TigerVNC/vncviewer.exe'));
+    // A taskkill.exe where vconsole runs (its current directory, which Windows searches first
+    // for a bare name): a Node.js for Windows that only says it was run.
+    copyFileSync(WINDOWS_NODE, path.join(wine.scratch, 'taskkill.exe'));
+    const planted = path.join(wine.scratch, 'planted-taskkill-ran');
     const started = path.join(wine.scratch, 'viewer-started');
     const preload = path.join(wine.scratch, 'fake-viewer.cjs');
-    writeFileSync(preload, fakeViewerPreload(started));
+    writeFileSync(preload, fakeViewerPreload(started, planted));
     const open = wine.start(EXE, ['open', 'demo:vm-a', '--viewer', 'tigervnc', '--no-tui'], {
       NODE_OPTIONS: `--require ${toWindowsPath(preload)}`,
     });
@@ -284,8 +296,10 @@ describe.skipIf(!runnable && !required)('Windows executable under wine (win-x64)
         what: 'the viewer and its child to end',
         timeoutMs: 60_000,
       });
+      expect(existsSync(planted) ? `the planted taskkill.exe ran: ${readFileSync(planted, 'utf8')}` : 'not run').toBe('not run');
     } finally {
       open.child.kill('SIGKILL');
+      rmSync(path.join(wine.scratch, 'taskkill.exe'), { force: true });
     }
   });
 });

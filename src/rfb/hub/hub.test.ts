@@ -15,6 +15,7 @@ import { serveClient, type ServedClient } from '../server/rfb-server.js';
 import { liveScreen, pixelAt } from '../../../test/support/live-screen.js';
 import { serveHandshake, startScriptedServer, update } from '../../../test/support/fake-rfb-server.js';
 import { ConsoleFailure } from '../../proxy/console-failure.js';
+import { ConsoleRefusedError } from '../../errors.js';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -115,6 +116,44 @@ describe('RfbHub', () => {
     await waitFor(() => pixel(watcher.framebuffer, spot.x, spot.y) === livePixel, 'the live screen after the restart', 20_000);
     expect(states).toEqual(['reconnecting', 'live']);
     expect(watcher.closed()).toBe(false);
+  });
+
+  it('ends the console when its redial is refused for good (a via connection lost without --wait): clients closed, ended told, no more dials', async () => {
+    const server = await demoServer('vm-r');
+    const lost = new ConsoleRefusedError('connection to bastion lost', { hint: 'with --wait vconsole connects again' });
+    const inner = tcpSource(server.port);
+    let refusing = false;
+    const source = {
+      ...inner,
+      dial: (dialContext: DialContext) => {
+        source.dials++;
+        return refusing ? Promise.reject(lost) : inner.dial(dialContext);
+      },
+      dials: 0,
+    };
+    const hub = hubFor(source);
+    const states: string[] = [];
+    const ended: Error[] = [];
+    const hubLog: string[] = [];
+    hub.on('state', (state) => states.push(state));
+    hub.on('ended', (err) => ended.push(err));
+    hub.on('log', (level, message) => hubLog.push(`${level}: ${message}`));
+    await hub.check(new AbortController().signal);
+    const watcher = await connectClient(hub);
+    await waitFor(() => watcher.framebuffer.width === 800, 'the screen');
+
+    refusing = true;
+    await server.close();
+    await waitFor(() => watcher.closed(), 'the client closed once the redial was refused');
+    expect(states).toEqual(['reconnecting', 'ended']);
+    expect(ended).toEqual([lost]);
+    expect(hubLog).toContain('error: console ended: connection to bastion lost; with --wait vconsole connects again');
+    const dials = source.dials;
+    expect(dials).toBe(2);
+    // A later client is told why, and nothing is dialled again.
+    expect(await failure(hub.dial(context()))).toBe(lost);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(source.dials).toBe(dials);
   });
 
   it('asks clients for the password when it has one; a wrong one is refused and logged with the peer', async () => {

@@ -22,12 +22,17 @@ import { ClientDamage } from './damage.js';
 import { ClientOutput, durationText, type OutboxKind } from './output.js';
 import { ENCODING, encodeUpdate } from './update.js';
 import { SECURITY_VENCRYPT, VENCRYPT_SERVER_VERSION, answerVencryptSubtype, answerVencryptVersion, startServerTls } from './vencrypt.js';
+import { ClientExtensions, type ConsoleIndicators } from './extensions.js';
+import { MESSAGE, PSEUDO, type DesktopSizeRequest } from '../wire/extensions.js';
 
 export interface ClientInput {
   key(down: boolean, keysym: number): void;
   qemuKey?(down: boolean, keysym: number, keycode: number): void;
-  pointer(buttons: number, x: number, y: number): void;
+  /** `deltas`: the client sends relative motion around 0x7FFF (it was told the console is relative). */
+  pointer(buttons: number, x: number, y: number, deltas?: boolean): void;
   clipboard(text: string): void;
+  /** Resolves with the ExtendedDesktopSize status; absent, every SetDesktopSize is refused ("prohibited"). */
+  setDesktopSize?(request: DesktopSizeRequest): Promise<number>;
   /**
    * Undefined while the console takes input; else resolves once it does again (its write buffer
    * drained, or it went away). Meanwhile this client's connection is not read: the backpressure
@@ -68,6 +73,8 @@ export interface RfbServerOptions {
   stallTimeoutMs?: number;
   /** The client's SetEncodings chose how its pictures go out (`tight (JPEG quality 8, compress level 2), CopyRect`), for the log. */
   onEncodings?(choice: string): void;
+  /** The console's LED state and pointer mode, told to a client that asks for them. */
+  indicators?(): ConsoleIndicators;
 }
 
 /** Why this side ended a client's connection, as the end of `viewer from ADDRESS disconnected: ...`. */
@@ -82,8 +89,15 @@ export interface ServedClient extends EventEmitter<{ close: [Error | undefined] 
   /** Sends ServerCutText to this client (clipboard from the VM). */
   clipboard(text: string): void;
   bell(): void;
+  /** QEMU's LED state, for a client that asked for it. */
+  ledState(state: number): void;
+  /** The console's pointer mode, for a client that asked for QEMU's pointer motion change. */
+  pointerMode(absolute: boolean): void;
   close(): void;
 }
+
+/** Answers held behind an update one client may have before it is dropped (a client that never reads). */
+const MAX_HELD_ANSWERS = 64;
 
 /** Clipboard text from a client above this size is dropped, not buffered. */
 export const MAX_CLIENT_CUT_TEXT = 1 << 20;
@@ -121,6 +135,9 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
   private rang = false;
   /** The encoding its SetEncodings chose, and each encoder's state (zlib streams) for this connection. */
   private readonly encoders = new ClientEncoders();
+  private readonly extensions: ClientExtensions;
+  /** Fence answers and the like that go out behind the update being encoded. */
+  private afterUpdate: Buffer[] = [];
   private closed = false;
   /** The refusal a failing handshake sends before the connection closes. */
   private farewell: Buffer | undefined;
@@ -149,6 +166,17 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
       ? [SECURITY_VENCRYPT, ...(options.tls.alsoPlainVncAuth ? [SECURITY_VNC_AUTH] : [])]
       : [options.password === undefined ? SECURITY_NONE : SECURITY_VNC_AUTH];
     this.pending = new ClientDamage(options.framebuffer.width, options.framebuffer.height);
+    this.extensions = new ClientExtensions({
+      write: (message) => this.writeMessage(message),
+      writeAfterUpdate: (message) => this.writeAfterUpdate(message),
+      size: () => ({ width: options.framebuffer.width, height: options.framebuffer.height }),
+      updateDue: () => this.sendUpdateIfDue(),
+      setDesktopSize: options.input.setDesktopSize?.bind(options.input),
+      clipboard: (text) => options.input.clipboard(text),
+      indicators: options.indicators,
+      viewOnly: options.viewOnly ?? false,
+      maxClipboardText: MAX_CLIENT_CUT_TEXT,
+    });
     this.stream = raw;
     this.output = this.listen(raw);
     this.handshakeDeadline(options.preauthTimeoutMs ?? PREAUTH_TIMEOUT_MS, 'it finished no VNC handshake');
@@ -189,7 +217,8 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
   }
 
   clipboard(text: string): void {
-    if (this.output.behind) return;
+    if (this.output.behind || this.phase !== 'normal') return;
+    if (this.extensions.offerClipboard(text)) return;
     const bytes = Buffer.from(text, 'latin1');
     const head = Buffer.alloc(8);
     head.writeUInt8(3, 0);
@@ -205,8 +234,28 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     this.send(BELL, 'bell');
   }
 
+  ledState(state: number): void {
+    if (this.phase === 'normal' && !this.closed) this.extensions.ledState(state);
+  }
+
+  pointerMode(absolute: boolean): void {
+    if (this.phase === 'normal' && !this.closed) this.extensions.pointerMode(absolute);
+  }
+
   close(): void {
     this.finish(undefined);
+  }
+
+  /** A message that may go out at any point between updates (an unasked pseudo-update, an extension's answer). */
+  private writeMessage(message: Buffer): void {
+    if (!this.closed && this.phase === 'normal') this.output.write(message);
+  }
+
+  private writeAfterUpdate(message: Buffer): void {
+    if (!this.busy) return this.writeMessage(message);
+    if (this.afterUpdate.length >= MAX_HELD_ANSWERS)
+      throw new RfbProtocolError(`more than ${MAX_HELD_ANSWERS} answers held behind one update`);
+    this.afterUpdate.push(message);
   }
 
   private finish(err: Error | undefined): void {
@@ -220,6 +269,8 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     clearTimeout(this.handshakeTimer);
     this.output.close();
     this.encoders.close();
+    this.extensions.close();
+    this.afterUpdate = [];
     // A refusal must reach the client: end gracefully, then let go of the socket.
     const destroy = () => {
       this.stream.destroy();
@@ -428,7 +479,14 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     );
   }
 
+  /** One message of the normal phase: the bytes used, 0 while it is incomplete. */
   private normalMessage(at: Buffer): number {
+    const used = this.extensions.message(at) ?? this.coreMessage(at);
+    if (used > 0 && at[0] !== MESSAGE.fence) this.extensions.handled();
+    return used;
+  }
+
+  private coreMessage(at: Buffer): number {
     if (at.length >= 1 && at[0] === 255) {
       // QEMU client message: only subtype 0, the Extended Key Event, is understood.
       if (at.length < 2) return 0;
@@ -450,13 +508,15 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
       return parsed.size;
     }
     const length = parsed.message.length;
-    // A negative length is the extended clipboard format, not offered here: dropped like oversized text.
-    if (at.readInt32BE(4) < 0 || length > MAX_CLIENT_CUT_TEXT) {
+    // Text past the limit is dropped as it arrives, in either format; the client stays.
+    if (length > MAX_CLIENT_CUT_TEXT) {
       this.skipping = length;
       return parsed.size;
     }
     if (at.length < parsed.size + length) return 0;
-    if (!this.options.viewOnly) this.options.input.clipboard(at.subarray(8, 8 + length).toString('latin1'));
+    // A negative length is the extended clipboard format.
+    if (at.readInt32BE(4) < 0) this.extensions.clipboardMessage(at.subarray(8, 8 + length));
+    else if (!this.options.viewOnly) this.options.input.clipboard(at.subarray(8, 8 + length).toString('latin1'));
     return parsed.size + length;
   }
 
@@ -472,8 +532,10 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
         if (this.encoders.choose(list)) this.options.onEncodings?.(this.encoders.description);
         const qemuKey = list.includes(ENCODING.qemuExtendedKey) && this.options.input.qemuKey !== undefined;
         this.pending.qemuKeyAckDue = qemuKey && !this.wants.qemuKey;
-        this.wants = { cursor: list.includes(ENCODING.cursor), desktopSize: list.includes(ENCODING.desktopSize), qemuKey };
+        const desktopSize = list.includes(ENCODING.desktopSize) || list.includes(PSEUDO.extendedDesktopSize);
+        this.wants = { cursor: list.includes(ENCODING.cursor), desktopSize, qemuKey };
         this.pending.cursorChanged = this.wants.cursor && this.options.framebuffer.cursor !== undefined;
+        this.extensions.setEncodings(list);
         break;
       }
       case 'updateRequest':
@@ -484,7 +546,7 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
         input?.key(message.down, message.keysym);
         break;
       case 'pointer':
-        input?.pointer(message.buttons, message.x, message.y);
+        input?.pointer(message.buttons, message.x, message.y, this.extensions.sendsPointerDeltas);
         break;
       case 'cutText':
         break; // handled in normalMessage, which has the payload
@@ -498,8 +560,12 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
    */
   private sendUpdateIfDue(): void {
     if (this.busy || this.closed || this.phase !== 'normal') return;
+    // Continuous updates: the area stands requested all the time.
+    const continuous = this.extensions.continuousArea();
+    if (continuous) this.pending.request(continuous, true);
     const plan = this.pending.plan(this.options.framebuffer, { ...this.wants, copyRect: this.encoders.copyRect });
     if (!plan) return;
+    if (plan.size && this.extensions.extendedDesktopSize) plan.size.extended = true;
     this.busy = true;
     const cancelled = () => this.closed;
     encodeUpdate(plan, this.options.framebuffer, this.packer, this.encoders, { cancelled }).then(
@@ -513,6 +579,7 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
         const resume = () => {
           this.busy = false;
           this.output.release();
+          for (const message of this.afterUpdate.splice(0)) this.writeMessage(message);
           this.sendUpdateIfDue();
         };
         if (drained) resume();

@@ -4,6 +4,7 @@ import type { PixelPacker } from '../wire/pixel-values.js';
 import { copyRectMessage, type PictureCopy } from './encoders/copyrect.js';
 import { rectHeader, type Encoder } from './encoders/encoder.js';
 import { EncodeTurns, encodeTurns } from './encoders/turns.js';
+import { RESIZE_REASON, RESIZE_STATUS, extendedDesktopSizeRect } from '../wire/extensions.js';
 
 export const ENCODING = {
   raw: 0,
@@ -18,8 +19,8 @@ export const ENCODING = {
 
 /** What goes into one FramebufferUpdate. */
 export interface UpdatePlan {
-  /** DesktopSize rectangle with the framebuffer's new size. */
-  size?: { w: number; h: number };
+  /** DesktopSize rectangle with the framebuffer's new size (ExtendedDesktopSize when `extended`). */
+  size?: { w: number; h: number; extended?: boolean };
   /** Acknowledges QEMU Extended Key Events so the client starts sending keycodes. */
   qemuKeyAck?: boolean;
   cursor?: CursorShape;
@@ -64,7 +65,12 @@ export async function encodeUpdate(
   const parts: Buffer[] = [];
   let count = 0;
   if (plan.size) {
-    parts.push(rectHeader({ x: 0, y: 0, ...plan.size }, ENCODING.desktopSize));
+    const { w, h, extended } = plan.size;
+    parts.push(
+      extended
+        ? extendedDesktopSizeRect(RESIZE_REASON.server, RESIZE_STATUS.ok, w, h)
+        : rectHeader({ x: 0, y: 0, w, h }, ENCODING.desktopSize),
+    );
     count += 1;
   }
   if (plan.qemuKeyAck) {

@@ -19,7 +19,7 @@ describe('running virsh where the domain is', () => {
   it('runs VCONSOLE_SSH_COMMAND through the shell with the arguments after it, as git runs GIT_SSH_COMMAND', () => {
     const env = { VCONSOLE_SSH_COMMAND: 'ssh -F /lab/ssh_config' };
     expect(sshInvocation({ host: 'lab' }, ['-W', 'h:1'], undefined, env, 'linux')).toEqual({
-      command: 'sh',
+      command: '/bin/sh',
       args: ['-c', 'ssh -F /lab/ssh_config "$@"', 'ssh', '-o', 'BatchMode=yes', '-W', 'h:1', '--', 'lab'],
     });
     expect(sshInvocation({ host: 'lab' }, [], 'true', env, 'win32')).toEqual({

@@ -3,12 +3,12 @@
 // has a deadline and a bound on what it may print; nothing secret is ever in an argv.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { VconsoleError, describeError } from '../../errors.js';
+import { sshCommandFrom, sshCommandLine } from '../../net/ssh-command.js';
 import { terminalSafe } from '../../text/terminal-text.js';
 import type { LibvirtConnection, SshHost } from './connection.js';
 import { describeConnection, sshAuthority } from './connection.js';
 
-/** The variable that replaces `ssh` (as GIT_SSH_COMMAND does for git): `ssh -F ~/lab/ssh_config`. */
-export const SSH_COMMAND_ENV = 'VCONSOLE_SSH_COMMAND';
+export { SSH_COMMAND_ENV } from '../../net/ssh-command.js';
 /** A virsh answer longer than this is no domain XML or listing (a hostile or broken host). */
 export const VIRSH_OUTPUT_LIMIT_BYTES = 4 * 1024 * 1024;
 /** How long one virsh command may take, ssh's connection included. */
@@ -50,13 +50,7 @@ export function sshInvocation(
     ssh.host,
     ...(remoteCommand === undefined ? [] : [remoteCommand]),
   ];
-  const custom = env[SSH_COMMAND_ENV]?.trim();
-  if (!custom) return { command: 'ssh', args };
-  if (platform === 'win32') {
-    const [command, ...words] = custom.split(/\s+/);
-    return { command, args: [...words, ...args] };
-  }
-  return { command: 'sh', args: ['-c', `${custom} "$@"`, 'ssh', ...args] };
+  return sshCommandLine(sshCommandFrom(env), args, platform);
 }
 
 /** virsh as run on the connection's host: `virsh -c URI ARGS`, in the C locale (its words are parsed). */

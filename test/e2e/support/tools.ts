@@ -14,6 +14,7 @@ export const TOOL_PACKAGES: Readonly<Record<string, string>> = {
   websockify: 'websockify',
   vncviewer: 'tigervnc-viewer',
   'remote-viewer': 'virt-viewer',
+  gvncviewer: 'gvncviewer',
   Xvfb: 'xvfb',
   vncsnapshot: 'vncsnapshot',
   socat: 'socat',
