@@ -13,6 +13,7 @@ import type { MuxStream } from '../via/mux-stream.js';
 import { AGENT_PREAMBLE, VIA_PROTOCOL, type FarTarget } from '../via/protocol.js';
 import type { LogLevel } from '../proxy/types.js';
 import { runListCommand } from './list.js';
+import { consolePasswordOf } from '../streams/console-password.js';
 import { resolveTargets, targetOptionsFrom } from './target-options.js';
 import { selectTargets } from './target-selection.js';
 import type { SelectionFlags } from './selector-flags.js';
@@ -72,6 +73,11 @@ export async function runAgentCommand(io: AgentIo, config?: VconsoleConfig): Pro
           entry.checked = true;
           return describe(Number(body.handle), entry.target);
         }
+        case 'connection-file': {
+          const entry = heldTarget(body);
+          if (!entry.target.connectionFile) throw new UsageError(`${entry.target.name} has no connection file`);
+          return entry.target.connectionFile(AbortSignal.timeout(FAR_CHECK_TIMEOUT_MS));
+        }
         case 'release': {
           const entry = held.get(Number(body.handle));
           held.delete(Number(body.handle));
@@ -103,6 +109,9 @@ export async function runAgentCommand(io: AgentIo, config?: VconsoleConfig): Pro
         return;
       }
       carry(upstream, stream, log);
+      // A password of this dial's own (Proxmox VE's one-time VNC password) goes with the stream, to the near hub's client.
+      const consolePassword = consolePasswordOf(upstream);
+      return consolePassword === undefined ? undefined : { consolePassword };
     },
   };
   const connection = new ViaConnection(io.stdin as never, io.stdout as never, { far: handlers, lost: () => new Error('stdin ended') });
@@ -134,6 +143,8 @@ function describe(handle: number, target: ConsoleTarget): FarTarget {
     consoleType: target.consoleType,
     consoleTypeTentative: target.consoleTypeTentative,
     exclusive: target.exclusive,
+    consolePasswordPerDial: target.consolePasswordPerDial,
+    connectionFile: target.connectionFile !== undefined,
     identity: target.identity === undefined ? undefined : createHash('sha256').update(target.identity).digest('hex'),
   };
 }

@@ -69,7 +69,12 @@ describe('workspaces in the config file', () => {
     expect((await refusal('workspaces:\n  w:\n    namespaces: [Prod]\n')).message).toBe(
       'config /etc/vc.yaml: bad value ["Prod"] for "workspaces.w.namespaces"',
     );
-    expect((await refusal('workspaces:\n  w:\n    viewer: tigervnc\n')).message).toBe('config /etc/vc.yaml: "workspaces.w" opens nothing');
+    const empty = await refusal('workspaces:\n  w:\n    viewer: tigervnc\n');
+    expect(empty.message).toBe('config /etc/vc.yaml: "workspaces.w" opens nothing');
+    // Every provider's selecting keys, Proxmox VE's and libvirt's included.
+    expect((empty as UsageError).hint).toBe(
+      'give it targets, selector, namespaces, allNamespaces, osFilter, osTags, pvePool, pveNode, pveTags, libvirtFilter or libvirtAll',
+    );
     expect((await refusal('workspaces:\n  w:\n    allNamespaces: true\n    namespace: a\n')).message).toMatch(
       /sets both allNamespaces and namespace/,
     );

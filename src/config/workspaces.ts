@@ -74,6 +74,16 @@ function workspaceKeys(): Map<string, { rule: FileKey; into: string }> {
 }
 const RULES = workspaceKeys();
 
+/** The keys that select consoles, every provider's (`selector`, ..., `pveTags`, `libvirtFilter`), as a hint names them. */
+function selectingKeys(): string {
+  const keys = OPTION_GROUPS.flatMap((group) =>
+    (group.selectingFlags ?? []).flatMap((key) =>
+      (group.options as readonly OptionDeclaration[]).flatMap((o) => (o.key === key && o.workspace ? [o.workspace.key] : [])),
+    ),
+  );
+  return `${keys.slice(0, -1).join(', ')} or ${keys.at(-1)}`;
+}
+
 /** Checks the config file's `workspaces` mapping; anything wrong is one UsageError naming file and key. */
 export function parseWorkspaces(raw: unknown, file: string): Record<string, Workspace> {
   if (raw === undefined || raw === null) return {};
@@ -111,10 +121,7 @@ export function parseWorkspace(name: string, body: unknown, file: string): Works
   if (ws.allNamespaces && ws.namespaces?.length)
     throw new UsageError(`config ${file}: "${where}" sets both allNamespaces and namespace(s)`, 'keep one');
   if (!ws.targets?.length && flagSelections(workspaceFlags(ws, {})).length === 0) {
-    throw new UsageError(
-      `config ${file}: "${where}" opens nothing`,
-      'give it targets, a selector, allNamespaces, namespaces, osFilter or osTags',
-    );
+    throw new UsageError(`config ${file}: "${where}" opens nothing`, `give it targets, ${selectingKeys()}`);
   }
   return ws;
 }

@@ -5,6 +5,7 @@ import { EventEmitter } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import { VconsoleError } from '../errors.js';
 import type { LogLevel } from '../proxy/types.js';
+import { withConsolePassword } from '../streams/console-password.js';
 import {
   FrameReader,
   FrameType,
@@ -44,8 +45,17 @@ export function fromWireError(wire: unknown): VconsoleError {
 /** What the far side does with what the near side asks. */
 export interface FarHandlers {
   request(op: string, body: Record<string, unknown>): Promise<unknown>;
-  /** Dials the console `body` names for `stream`; its log lines go to `log`. Rejects when it cannot. */
-  open(body: Record<string, unknown>, stream: MuxStream, log: (level: LogLevel, message: string) => void): Promise<void>;
+  /**
+   * Dials the console `body` names for `stream`; its log lines go to `log`. Rejects when it
+   * cannot. Resolves with the password the console asks of this dial (Proxmox VE's one-time VNC
+   * password), which the near stream then carries as the far one did.
+   */
+  open(body: Record<string, unknown>, stream: MuxStream, log: (level: LogLevel, message: string) => void): Promise<OpenedConsole | void>;
+}
+
+/** What the far side tells of a stream it dialled. */
+export interface OpenedConsole {
+  consolePassword?: string;
 }
 
 export interface ConnectionOptions {
@@ -242,6 +252,8 @@ export class ViaConnection extends EventEmitter implements StreamCarrier {
         const open = this.opens.get(frame.stream);
         if (!open) return;
         this.opens.delete(frame.stream);
+        const body = frame.payload.length > 0 ? jsonBody(frame) : {};
+        if (typeof body.consolePassword === 'string') withConsolePassword(open.stream, body.consolePassword);
         open.resolve(open.stream);
         return;
       }
@@ -313,8 +325,12 @@ export class ViaConnection extends EventEmitter implements StreamCarrier {
       if (this.streams.has(id)) this.send(encodeJsonFrame(FrameType.log, id, { level, message }));
     };
     far.open(body, stream, log).then(
-      () => {
-        if (this.streams.has(id)) this.send(encodeFrame(FrameType.opened, id));
+      (opened) => {
+        if (!this.streams.has(id)) return;
+        const password = opened ? opened.consolePassword : undefined;
+        this.send(
+          password === undefined ? encodeFrame(FrameType.opened, id) : encodeJsonFrame(FrameType.opened, id, { consolePassword: password }),
+        );
       },
       (err: unknown) => stream.destroy(err instanceof Error ? err : new Error(String(err))),
     );

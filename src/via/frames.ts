@@ -12,7 +12,7 @@ export const FrameType = {
   reply: 3,
   /** Near to far: open stream N to a console, `{ handle, preserveSession }`. */
   open: 4,
-  /** Far to near: stream N is dialled. */
+  /** Far to near: stream N is dialled; `{ consolePassword }` when the console wants one of this dial's own (else no body). */
   opened: 5,
   /** Either way: bytes of stream N, at most MAX_DATA_BYTES, never beyond the window granted. */
   data: 6,

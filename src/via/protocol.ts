@@ -4,7 +4,7 @@
  * The via protocol's version: both ends must say the same, or nothing is exchanged. Bump it
  * with any change of frames, requests or their bodies.
  */
-export const VIA_PROTOCOL = 1;
+export const VIA_PROTOCOL = 2;
 
 /**
  * The far agent's first bytes on stdout, before any frame: what a login shell's rc files print
@@ -36,6 +36,10 @@ export interface FarTarget {
   consoleType: string;
   consoleTypeTentative?: boolean;
   exclusive?: boolean;
+  /** Its console's password is learnt at each dial and comes with the opened stream (`ConsoleTarget.consolePasswordPerDial`). */
+  consolePasswordPerDial?: boolean;
+  /** Its viewer opens a connection file the far side makes (`ConsoleTarget.connectionFile`), asked for with `connection-file`. */
+  connectionFile?: boolean;
   /** A digest of the far target's identity, when it has one (never the identity itself: it may hold a token). */
   identity?: string;
 }

@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import { VconsoleError } from '../errors.js';
 import type { ConsoleType } from '../console-kinds/index.js';
 import type { DialContext } from '../proxy/types.js';
-import type { ConsoleTarget } from '../targets/types.js';
+import type { ConnectionFileSettings, ConsoleTarget } from '../targets/types.js';
 import type { ViaConnection } from './connection.js';
 import { isFarTarget, type FarTarget } from './protocol.js';
 import type { ViaLink } from './ssh-link.js';
@@ -17,6 +17,9 @@ export class RemoteTarget implements ConsoleTarget {
   consoleType: ConsoleType;
   consoleTypeTentative?: boolean;
   readonly exclusive?: boolean;
+  readonly consolePasswordPerDial?: boolean;
+  /** The far side makes the connection file (Proxmox VE's spiceproxy answer); the viewer here opens it. */
+  readonly connectionFile?: (signal: AbortSignal) => Promise<ConnectionFileSettings>;
   /** The far side's digest of the console's identity, when its target has one. */
   private readonly farIdentity?: string;
   private handle: number;
@@ -34,6 +37,8 @@ export class RemoteTarget implements ConsoleTarget {
     this.consoleType = far.consoleType as ConsoleType;
     this.consoleTypeTentative = far.consoleTypeTentative;
     this.exclusive = far.exclusive;
+    this.consolePasswordPerDial = far.consolePasswordPerDial;
+    if (far.connectionFile) this.connectionFile = (signal) => this.farConnectionFile(signal);
     this.farIdentity = far.identity;
     this.handle = far.handle;
     this.generation = link.generation;
@@ -70,6 +75,16 @@ export class RemoteTarget implements ConsoleTarget {
     }
     stream.on('far-log', (level: 'debug' | 'info' | 'warn' | 'error', message: string) => context.log(level, message));
     return stream;
+  }
+
+  private async farConnectionFile(signal: AbortSignal): Promise<ConnectionFileSettings> {
+    const connection = await this.attached();
+    const settings = await aborting(connection.request('connection-file', { handle: this.handle }), signal);
+    if (!settings || typeof settings !== 'object' || Array.isArray(settings))
+      throw new VconsoleError(`${this.link.host} answered no connection file for ${this.name}`);
+    return Object.fromEntries(
+      Object.entries(settings).filter((e): e is [string, string | number] => typeof e[1] === 'string' || typeof e[1] === 'number'),
+    );
   }
 
   async release(): Promise<void> {

@@ -1,7 +1,7 @@
 // The libvirt provider against a real libvirtd: one transient TCG domain with VNC on a unix socket,
 // SPICE on a loopback port and a pty serial console (SeaBIOS's boot menu on it), reached here and
 // through a real sshd (libvirt+ssh://), where virsh and the consoles go through ssh.
-import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { chmod, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,10 +11,10 @@ import { countLit, readImage, type RgbImage } from './support/images.js';
 import { listeningSockets } from './support/net.js';
 import { GiveUp, pollFor } from './support/poll.js';
 import { ProcessLab, commandLine, runProgram } from './support/processes.js';
-import { BOOT_MENU, ESC } from './support/serial.js';
+import { BOOT_MENU, ESC, askForBootMenu } from './support/serial.js';
 import { startSshd, type SshServer } from './support/sshd.js';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TEST_TIMEOUT_MS, VCONSOLE_BIN, gatedTitle, requireTools } from './support/tools.js';
-import { startProxy, vconsoleEnv } from './support/vconsole.js';
+import { startPortCommand, startProxy, vconsoleEnv } from './support/vconsole.js';
 
 const gate = requireTools(['virsh', 'libvirtd', 'virtlogd', 'qemu-system-x86_64', 'sshd', 'ssh', 'ssh-keygen', 'socat', 'ss', 'convert']);
 const URI = 'qemu:///system';
@@ -303,6 +303,42 @@ describe.skipIf(gate.skip)(gatedTitle('libvirt: a real libvirtd, here and throug
       await proxy.interrupt();
     },
     E2E_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    '`open @WORKSPACE --record DIR` with a --libvirt-filter workspace of the config file, and `console libvirt:DOMAIN`',
+    async () => {
+      const config = join(dir, 'config.yaml');
+      // The filter's `$` leaves the password domain (DOMAIN-pw) out: one console, the selector's.
+      await writeFile(config, `workspaces:\n  lv:\n    connect: ${URI}\n    libvirtFilter: ^${DOMAIN}$\n    type: vnc\n`);
+      const recordings = await lab.tempDir('libvirt-rec');
+      const opened = await startPortCommand(
+        lab,
+        'open',
+        ['@lv'],
+        ['--viewer', 'none', '--no-tui', '--record', recordings, '--config', config],
+      );
+      expect(opened.ports).toHaveLength(1);
+      const shot = join(dir, 'open-shot.png');
+      const run = await runProgram(process.execPath, [VCONSOLE_BIN, 'screenshot', `tcp://127.0.0.1:${opened.ports[0].port}`, '-o', shot], {
+        env: vconsoleEnv(),
+        timeoutMs: 60_000,
+      });
+      expect(run.code, run.stderr).toBe(0);
+      await opened.interrupt();
+      const files = await readdir(recordings);
+      expect(files).toHaveLength(1);
+      expect((await stat(join(recordings, files[0]))).size).toBeGreaterThan(1_000);
+
+      // `vconsole console`: the boot menu on its stdout after a reset, ESC typed on its stdin.
+      const asking = askForBootMenu(lab, [`libvirt:${DOMAIN}#serial`]);
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      expect((await virsh('reset', DOMAIN)).code).toBe(0);
+      const asked = await asking;
+      expect(asked.code, asked.stderr).toBe(0);
+      expect(asked.stdout).toMatch(BOOT_MENU);
+    },
+    E2E_TEST_TIMEOUT_MS * 2,
   );
 
   it(

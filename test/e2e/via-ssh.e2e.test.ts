@@ -248,21 +248,21 @@ describe.skipIf(gate.skip)(gatedTitle('--via through a real sshd', gate), () => 
       expect(listed.stdout).toBe('');
       expect(listed.stderr.trim().split('\n')).toHaveLength(1);
       expect(listed.stderr).toMatch(
-        /vconsole-bastion runs vconsole 0\.0\.1 \(via protocol 99\), this is vconsole .* \(via protocol 1\).*vconsole install --via vconsole-bastion/,
+        /vconsole-bastion runs vconsole 0\.0\.1 \(via protocol 99\), this is vconsole .* \(via protocol 2\).*vconsole install --via vconsole-bastion/,
       );
       // The same protocol in another release is used, and said: here one that leaves after its hello.
       const other = join(dir, 'other-release-vconsole.mjs');
       await writeFile(
         other,
         (await readFile(fake, 'utf8'))
-          .replace('protocol: 99', 'protocol: 1')
+          .replace('protocol: 99', 'protocol: 2')
           .replace('process.stdin.resume();', 'setTimeout(() => process.exit(0), 300);'),
       );
       const used = await vconsole(['list', '--via', sshd.hostAlias, '--provider', 'demo'], {
         VCONSOLE_VIA_COMMAND: `${process.execPath} ${other}`,
       });
       expect(used.stderr).toMatch(
-        /vconsole: note: vconsole-bastion runs vconsole 0\.0\.1, this is .* \(the same via protocol 1\); vconsole install --via vconsole-bastion makes them the same/,
+        /vconsole: note: vconsole-bastion runs vconsole 0\.0\.1, this is .* \(the same via protocol 2\); vconsole install --via vconsole-bastion makes them the same/,
       );
     },
     E2E_TEST_TIMEOUT_MS,

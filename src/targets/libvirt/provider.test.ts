@@ -60,3 +60,34 @@ describe("libvirt's selectors", () => {
     expect(() => parseDomainRegex('(')).toThrow(UsageError);
   });
 });
+
+describe("libvirt's --type auto", () => {
+  it('takes the first graphics of the definition, else its serial console (a virsh on PATH that prints the XML)', async () => {
+    const { mkdtemp, rm, writeFile } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = await mkdtemp(join(tmpdir(), 'vconsole-virsh-'));
+    const serialOnly = `<domain id='3'><name>s</name><devices><serial type='pty'><source path='/dev/pts/9'/><target port='0'/></serial></devices></domain>`;
+    const both = `<domain id='4'><name>g</name><devices><serial type='pty'><source path='/dev/pts/9'/></serial><graphics type='spice' port='5901' listen='127.0.0.1'/><graphics type='vnc' port='5900' listen='127.0.0.1'/></devices></domain>`;
+    // virsh -c URI dumpxml [--security-info] -- DOMAIN: the XML of the domain named last.
+    await writeFile(
+      join(dir, 'virsh'),
+      `#!/bin/sh\nfor last; do :; done\nif [ "$last" = s ]; then echo "${serialOnly}"; else echo "${both}"; fi\n`,
+      { mode: 0o755 },
+    );
+    const path = process.env.PATH;
+    process.env.PATH = `${dir}:${path}`;
+    try {
+      const serial = resolveTarget('libvirt:s', {});
+      await serial.check!(AbortSignal.timeout(10_000));
+      expect(serial.consoleType).toBe('serial');
+      const graphics = resolveTarget('libvirt:g', {});
+      await graphics.check!(AbortSignal.timeout(10_000));
+      expect(graphics.consoleType).toBe('spice');
+      expect(graphics.consoleTypeTentative).toBe(false);
+    } finally {
+      process.env.PATH = path;
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

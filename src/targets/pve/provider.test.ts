@@ -12,6 +12,11 @@ import type { ConsoleTarget, TargetOptions } from '../types.js';
 import { pveProvider } from './provider.js';
 import type { VmState } from '../types.js';
 import { parseConfig } from '../../config/config.js';
+import { runAgentCommand } from '../../commands/agent.js';
+import { ViaConnection } from '../../via/connection.js';
+import { AGENT_PREAMBLE, type FarTarget } from '../../via/protocol.js';
+import { RemoteTarget } from '../../via/remote-target.js';
+import { withPasswordPerDialSharing } from '../../commands/share-flags.js';
 
 const TOKEN_ID = 'vconsole@pve!console';
 const TOKEN_SECRET = '5a1d7c2e-0c4b-4f8e-9d7a-31c1f0e2b6aa';
@@ -113,6 +118,44 @@ describe('pve: list', () => {
 });
 
 describe('pve: consoles', () => {
+  it('through --via: the far agent hands the one-time VNC password to the near stream, and says the target has one per dial', async () => {
+    const [toFar, toNear] = [new PassThrough(), new PassThrough()];
+    let exited = false;
+    const agent = runAgentCommand({ stdin: toFar, stdout: toNear, exit: () => (exited = true) }, { defaults: {}, aliases: {} });
+    await new Promise((resolve) => toNear.once('readable', resolve));
+    expect(String(toNear.read(AGENT_PREAMBLE.length))).toBe(AGENT_PREAMBLE);
+    const near = new ViaConnection(toNear, toFar, { lost: () => new Error('lost') });
+    const flags = { pveUrl: fixture.url, pveTokenFile: tokenFile, ca: fixture.caFile };
+    const [far] = (await near.request('resolve', { inputs: ['pve:web-1'], flags })) as {
+      handle: number;
+      consolePasswordPerDial?: boolean;
+    }[];
+    expect(far.consolePasswordPerDial).toBe(true);
+    // Near, the target keeps it: its screen is always shared, as a target dialled here is.
+    const remote = new RemoteTarget(
+      { host: 'bastion', generation: 0 } as never,
+      { ...far, input: 'pve:web-1', name: 'pve:web-1', provider: 'pve', consoleType: 'vnc' },
+      {},
+    );
+    expect(withPasswordPerDialSharing({}, [remote])).toEqual({ share: true });
+    expect(() => withPasswordPerDialSharing({ share: false }, [remote])).toThrow(/one-time ticket/);
+    const stream = await near.open({ handle: far.handle });
+    expect((await readBytes(stream, 12)).toString()).toBe('RFB 003.008\n');
+    expect(lastVncPassword).toBeDefined();
+    expect(consolePasswordOf(stream)).toBe(lastVncPassword);
+    stream.destroy();
+    // SPICE: the far side asks spiceproxy, the near target hands its viewer the file's settings.
+    const [spice] = (await near.request('resolve', { inputs: ['pve:web-1#spice'], flags })) as FarTarget[];
+    const remoteSpice = new RemoteTarget({ host: 'bastion', generation: 0, connection: async () => near } as never, spice, flags);
+    expect(remoteSpice.connectionFile).toBeDefined();
+    const settings = await remoteSpice.connectionFile!(AbortSignal.timeout(10_000));
+    expect(settings).toMatchObject({ type: 'spice', 'tls-port': 61000, proxy: `http://127.0.0.1:3128` });
+    expect(String(settings.password)).toMatch(/^[0-9a-f]{32}$/);
+    toFar.end();
+    await agent;
+    expect(exited).toBe(true);
+  });
+
   it('VNC: vncproxy (websocket=1), then vncwebsocket; the stream carries the VNC password QEMU was given', async () => {
     const t = target('pve:web-1', byToken());
     await t.check!(AbortSignal.timeout(10_000));
@@ -161,19 +204,22 @@ describe('pve: what goes wrong, in one line', () => {
     await target('pve:db', { ...byToken(), pveNode: 'pve1' }).check!(AbortSignal.timeout(10_000));
   });
 
-  it('an unknown VMID, a stopped VM, and a VM stopped between check and dial (500 "VM N not running")', async () => {
+  it('an unknown VMID, a stopped VM, and a VM stopped between check and dial (vncproxy and termproxy would answer it)', async () => {
     expect((await failure(target('pve:999', byToken()).check!(AbortSignal.timeout(10_000)))).message).toBe(
       'no VM or container 999 in the cluster',
     );
     expect((await failure(target('pve:102', byToken()).check!(AbortSignal.timeout(10_000)))).message).toBe(
       'VM 102 is stopped, not running',
     );
-    const t = target('pve:100', byToken());
-    await t.check!(AbortSignal.timeout(10_000));
-    guests[0].status = 'stopped';
-    const err = await failure(dialOf(t));
-    expect(err.message).toBe('VM 100 not running');
-    expect((err as UsageError).hint).toMatch(/qm start/);
+    for (const consoleType of ['vnc', 'serial'] as const) {
+      guests[0].status = 'running';
+      const t = target('pve:100', { ...byToken(), consoleType });
+      await t.check!(AbortSignal.timeout(10_000));
+      guests[0].status = 'stopped';
+      const err = await failure(dialOf(t));
+      expect(err.message).toBe('VM 100 is stopped, not running');
+      expect((err as UsageError).hint).toMatch(/qm start 100/);
+    }
   });
 
   it('403 without VM.Console names the privilege; 401 says what to check and never echoes the token', async () => {

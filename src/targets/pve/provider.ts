@@ -121,11 +121,7 @@ class PveTarget implements ConsoleTarget {
   /** The guest exists and runs; `auto` settles on VNC for a VM, the terminal for a container. */
   async check(signal: AbortSignal): Promise<void> {
     await this.guard(async () => {
-      const guest = await this.guest(signal);
-      if (guest.status !== 'running')
-        throw new VconsoleError(`${guest.type === 'qemu' ? 'VM' : 'container'} ${guest.vmid} is ${guest.status}, not running`, {
-          hint: `start it (${guest.type === 'qemu' ? 'qm' : 'pct'} start ${guest.vmid}, or the web UI)`,
-        });
+      const guest = await this.runningGuest(signal);
       if (this.consoleTypeTentative) {
         this.consoleType = guest.type === 'lxc' ? 'serial' : 'vnc';
         this.consoleTypeTentative = false;
@@ -163,7 +159,9 @@ class PveTarget implements ConsoleTarget {
           `Proxmox VE serves SPICE through its own SPICE proxy, which no local port carries`,
           `open it in remote-viewer: vconsole open ${this.input}#spice`,
         );
-      const guest = await this.guest(signal);
+      // vncproxy and termproxy answer a stopped guest as a running one (their task fails once the
+      // websocket connects, which then closes unsaid): its state is read first, at every dial.
+      const guest = await this.runningGuest(signal);
       const api = await this.connect();
       const base = `/nodes/${encodeURIComponent(guest.node)}/${guest.type}/${guest.vmid}`;
       if (this.consoleType === 'serial') {
@@ -209,6 +207,16 @@ class PveTarget implements ConsoleTarget {
       const guests = await this.guard(async () => listGuests(await this.connect(), signal));
       return guestState(guests.find((g) => ('vmid' in this.ref ? g.vmid === this.ref.vmid : g.name === this.ref.name)));
     }, context);
+  }
+
+  /** The guest, refused in one line unless it runs. */
+  private async runningGuest(signal: AbortSignal): Promise<PveGuest> {
+    const guest = await this.guest(signal);
+    if (guest.status !== 'running')
+      throw new VconsoleError(`${guest.type === 'qemu' ? 'VM' : 'container'} ${guest.vmid} is ${guest.status}, not running`, {
+        hint: `start it (${guest.type === 'qemu' ? 'qm' : 'pct'} start ${guest.vmid}, or the web UI)`,
+      });
+    return guest;
   }
 
   private async guest(signal: AbortSignal): Promise<PveGuest> {
