@@ -384,6 +384,28 @@ describe('the bundle inside the executable', () => {
     }
   });
 
+  it("encodes Tight's JPEG sub-encoding with jpeg-js in CommonJS (the JPEG encoder made it into the bundle)", () => {
+    const bundle = probeBundle(
+      [
+        "import { tight } from './src/rfb/server/encoders/tight.ts';",
+        "import { PixelPacker } from './src/rfb/wire/pixel-values.ts';",
+        "import { NATIVE_FORMAT } from './src/rfb/wire/rfb-wire.ts';",
+        'const width = 128;',
+        'const pixels = Buffer.alloc(width * width * 4);',
+        '// A smooth picture of many colours, which deflates poorly: JPEG pays for it.',
+        'for (let y = 0; y < width; y++) for (let x = 0; x < width; x++) pixels.set([(x + y + 7) & 0x7f, y * 2, x * 2], (y * width + x) * 4);',
+        'const encoder = tight.create({ jpegQuality: 8 });',
+        'void encoder.band({ pixels, width, rect: { x: 0, y: 0, w: width, h: width }, packer: new PixelPacker(NATIVE_FORMAT) }).then(({ parts }) => {',
+        '  encoder.close();',
+        "  process.stdout.write(JSON.stringify({ control: parts[1][0], magic: parts[3].subarray(0, 2).toString('hex') }) + '\\n');",
+        '});',
+      ].join('\n'),
+    );
+    const run = spawnSync(process.execPath, [bundle], { encoding: 'utf8', timeout: 60_000 });
+    expect(run.status, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ control: 0x90, magic: 'ffd8' });
+  });
+
   it('draws Ink output in CommonJS (yoga-layout instantiated synchronously)', () => {
     const bundle = probeBundle(
       [

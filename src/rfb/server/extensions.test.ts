@@ -226,6 +226,27 @@ describe('ExtendedClipboard (0xC0A1E5CE)', () => {
     expect(client.cutTexts).toEqual([]);
   });
 
+  it("provides the console's text unasked to a client that takes no notify only within the size its caps gave", async () => {
+    const { client, served } = await serve([EXTENDED_CLIPBOARD]);
+    await readUntil(client, () => client.extendedCutTexts.length === 1);
+    const maxText = Buffer.alloc(4);
+    maxText.writeUInt32BE(16); // 15 bytes of text and its NUL
+    client.sendExtendedCutText(extendedPayload(CAPS | PROVIDE | TEXT, maxText));
+    client.sendFence(REQUEST);
+    await readUntil(client, () => client.fences.length === 1);
+    served.clipboard('x'.repeat(16));
+    served.clipboard('fifteen bytes..');
+    await readUntil(client, () => client.extendedCutTexts.length === 2);
+    client.sendFence(REQUEST, Buffer.from('after'));
+    await readUntil(client, () => client.fences.length === 2);
+    const provides = client.extendedCutTexts.slice(1).map((payload) => {
+      const data = inflateSync(payload.subarray(4));
+      return data.subarray(4, 4 + data.readUInt32BE(0)).toString('utf8');
+    });
+    expect(provides).toEqual(['fifteen bytes..\0']);
+    expect(client.cutTexts).toEqual([]);
+  });
+
   it('drops a provide that inflates past 1 MiB or is no zlib, and a view-only client’s text, keeping the client', async () => {
     for (const viewOnly of [false, true]) {
       const { client, events, closed } = await serve([EXTENDED_CLIPBOARD, FENCE], { viewOnly });

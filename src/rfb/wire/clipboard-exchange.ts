@@ -3,7 +3,8 @@
  * viewer) and its client (towards a console): it remembers what the peer can do (its caps) and
  * the text this side last offered, and answers the peer's requests, peeks and notifications.
  * Text for the peer goes as notify then provide on request when the peer takes notify, as a
- * provide when it takes only that, and through `legacy` (plain Latin-1 cut text) otherwise.
+ * provide when it takes only that (within the size its caps gave), and through `legacy` (plain
+ * Latin-1 cut text) otherwise.
  */
 import {
   CLIPBOARD_NOTIFY,
@@ -11,6 +12,7 @@ import {
   clipboardAction,
   clipboardCaps,
   clipboardProvide,
+  clipboardTextBytes,
   parseClipboardMessage,
   peerTakes,
 } from './extended-clipboard.js';
@@ -28,6 +30,8 @@ export interface ClipboardExchangeOptions {
 export class ClipboardExchange {
   /** The peer's caps flags, once it sent them. */
   private peerFlags: number | undefined;
+  /** The largest text its caps take unasked (a provide without its request). */
+  private peerMaxText = 0;
   /** What this side offers: the last text it was given to pass on. */
   private offered: string | undefined;
   /** Its provide message, compressed once however often the peer asks. */
@@ -53,7 +57,8 @@ export class ClipboardExchange {
     this.offered = text;
     this.provideMessage = undefined;
     if (peerTakes(flags, CLIPBOARD_NOTIFY)) this.options.write(clipboardAction(this.options.messageType, 'notify', true));
-    else this.options.write(this.provide());
+    // Unasked, a provide stays within the size the peer's caps gave (as TigerVNC's server does): larger text is not sent.
+    else if (clipboardTextBytes(text).length <= this.peerMaxText) this.options.write(this.provide());
     return true;
   }
 
@@ -71,6 +76,7 @@ export class ClipboardExchange {
       case 'caps': {
         const first = this.peerFlags === undefined;
         this.peerFlags = message.flags;
+        this.peerMaxText = message.maxText;
         // A client answers the server's caps with its own; a server's answer was its first word.
         if (first && type === 6) this.announce();
         break;

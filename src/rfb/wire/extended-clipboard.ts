@@ -18,7 +18,7 @@ const ACTION_BITS = CLIPBOARD_CAPS | CLIPBOARD_REQUEST | CLIPBOARD_PEEK | CLIPBO
 export const OWN_CLIPBOARD_FLAGS = CLIPBOARD_TEXT | ACTION_BITS;
 
 export type ClipboardMessage =
-  /** The peer's formats and actions, and its largest text (0: no limit given). */
+  /** The peer's formats and actions, and the largest text it takes unasked (0: none). */
   | { action: 'caps'; flags: number; maxText: number }
   | { action: 'request' | 'peek'; text: boolean }
   | { action: 'notify'; text: boolean }
@@ -102,9 +102,14 @@ export function clipboardAction(type: 3 | 6, action: 'request' | 'peek' | 'notif
   return extendedCutText(type, flagsOnly(bit | (text ? CLIPBOARD_TEXT : 0)));
 }
 
+/** `text` as a provide carries it: UTF-8 with CRLF line ends and a NUL (its length is what a peer's caps limit). */
+export function clipboardTextBytes(text: string): Buffer {
+  return Buffer.from(`${text.replace(/\r?\n/g, '\r\n')}\0`, 'utf8');
+}
+
 /** Provide: `text` as UTF-8 with CRLF line ends and a NUL, zlib-compressed after its size. */
 export function clipboardProvide(type: 3 | 6, text: string): Buffer {
-  const bytes = Buffer.from(`${text.replace(/\r?\n/g, '\r\n')}\0`, 'utf8');
+  const bytes = clipboardTextBytes(text);
   const size = Buffer.alloc(4);
   size.writeUInt32BE(bytes.length);
   return extendedCutText(type, Buffer.concat([flagsOnly(CLIPBOARD_PROVIDE | CLIPBOARD_TEXT), deflateSync(Buffer.concat([size, bytes]))]));
