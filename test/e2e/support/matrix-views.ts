@@ -114,11 +114,13 @@ function windowView(client: WindowClient, proc: RunningProcess, context: ViewCon
   const { className, windowSize } = client;
   const { x, dir } = context;
   const left = context.left ?? 0;
+  const resized = new Set<string>();
   const vmWindow = async () => {
     const windows = (await listWindows(x)).filter((w) => w.className === className && w.width >= 300 && w.height >= 200);
     for (const window of windows.sort((a, b) => b.width * b.height - a.width * a.height)) {
       if (!(await isViewable(x, window.id))) continue;
-      if (windowSize && (window.width !== windowSize.width || window.height !== windowSize.height)) {
+      if (windowSize && !resized.has(window.id)) {
+        resized.add(window.id);
         await runProgram('xdotool', ['windowsize', '--sync', window.id, String(windowSize.width), String(windowSize.height)], {
           env: x.env,
           timeoutMs: 15_000,
