@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -397,6 +397,9 @@ describe.skipIf(gate.skip)(gatedTitle('the client matrix: every RFB client again
   }, 360_000);
 });
 
+const TABLE_BEGIN = '<!-- table: written by test/e2e/client-matrix.e2e.test.ts -->';
+const TABLE_END = '<!-- end of table -->';
+
 function cell(row: ClientRow, check: Check): string {
   const mark = (o: Outcome | undefined) => (o === 'pass' ? '✓' : o === 'fail' ? '✗' : o === 'n/a' ? '–' : ' ');
   return `${mark(row.outcomes.QEMU[check])} / ${mark(row.outcomes.hub[check])}`;
@@ -417,12 +420,17 @@ async function writeTable(rows: readonly ClientRow[]): Promise<void> {
     }),
   ];
   const table = lines.join('\n') + '\n';
-  const target =
-    process.env.VCONSOLE_MATRIX_DOC === 'write'
-      ? join(REPO_ROOT, 'docs', 'client-matrix-table.md')
-      : join(REPO_ROOT, 'test-results', 'client-matrix-table.md');
-  const { mkdir } = await import('node:fs/promises');
-  await mkdir(join(target, '..'), { recursive: true });
-  await writeFile(target, table);
-  console.log(`client matrix written to ${target}\n${table}`);
+  const results = join(REPO_ROOT, 'test-results');
+  await mkdir(results, { recursive: true });
+  await writeFile(join(results, 'client-matrix-table.md'), table);
+  if (process.env.VCONSOLE_MATRIX_DOC === 'write') {
+    // The doc's table sits between two markers; the prose around it stays as written.
+    const doc = join(REPO_ROOT, 'docs', 'CLIENT-MATRIX.md');
+    const text = await readFile(doc, 'utf8');
+    const begin = text.indexOf(TABLE_BEGIN);
+    const end = text.indexOf(TABLE_END);
+    if (begin < 0 || end < begin) throw new Error(`${doc} has no ${TABLE_BEGIN} ... ${TABLE_END}`);
+    await writeFile(doc, `${text.slice(0, begin + TABLE_BEGIN.length)}\n${table}${text.slice(end)}`);
+  }
+  console.log(`client matrix:\n${table}`);
 }
