@@ -18,7 +18,7 @@ const WALLS = [
   { folder: '.', forbids: ['commands'], why: 'only src/cli.ts and src/commands import src/commands: a command is the top of the stack' },
   {
     folder: 'proxy',
-    forbids: ['targets', 'viewers', 'tui', 'rfb', 'serial', 'recording', 'config', 'console-kinds'],
+    forbids: ['targets', 'viewers', 'tui', 'rfb', 'serial', 'recording', 'config', 'console-kinds', 'via'],
     why: 'src/proxy is the data path: it moves bytes and knows no provider, viewer, console kind, screen or command',
   },
   {
@@ -64,6 +64,16 @@ const WALLS = [
   },
   { folder: 'rfb/hub', forbids: ['rfb/demo'], why: 'the hub shares any console: it knows no demo' },
   { folder: 'rfb/demo', forbids: ['rfb/client', 'rfb/hub'], why: 'the demo is an RFB server: it knows no client or hub' },
+  {
+    folder: 'holding',
+    forbids: ['targets', 'viewers', 'tui', 'rfb', 'serial', 'recording', 'config', 'console-kinds'],
+    why: 'src/holding joins and holds consoles between vconsoles of one user: it knows no provider, viewer, kind, screen or TUI',
+  },
+  {
+    folder: 'via',
+    forbids: ['viewers', 'tui', 'rfb', 'serial', 'recording', 'config'],
+    why: 'src/via carries consoles over ssh to a far vconsole: it knows no viewer, TUI, hub or screen',
+  },
   {
     folder: 'serial',
     forbids: ['targets', 'viewers', 'tui', 'rfb'],

@@ -11,7 +11,20 @@
 // Usage: node scripts/package.mjs [--targets linux-x64,linux-arm64,win-x64,macos-x64]
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, dirname, join, relative } from 'node:path';
@@ -185,6 +198,34 @@ async function packageAll(argv) {
     if (printed !== pkg.version) throw new Error(`package: ${relative(projectRoot, host.output)} --version printed "${printed}"`);
     log(`${relative(projectRoot, host.output)} --version: ${printed}`);
   }
+  writeChecksums();
+}
+
+/**
+ * dist/bin/SHA256SUMS: one `HEX  NAME` line per executable in dist/bin (the format
+ * `sha256sum -c` and `shasum -a 256 -c` check), so a downloaded file can be verified.
+ */
+export function writeChecksums(dir = binDir) {
+  const names = readdirSync(dir)
+    .filter((name) => /^vconsole-[a-z0-9]+-[a-z0-9]+(\.exe)?$/.test(name))
+    .sort();
+  const lines = names.map((name) => `${sha256File(join(dir, name))}  ${name}\n`);
+  writeFileSync(join(dir, CHECKSUMS_FILE), lines.join(''));
+  log(`wrote ${relative(projectRoot, join(dir, CHECKSUMS_FILE))} (${names.length} files)`);
+}
+
+export const CHECKSUMS_FILE = 'SHA256SUMS';
+
+function sha256File(file) {
+  const hash = createHash('sha256');
+  const chunk = Buffer.alloc(1 << 20);
+  const fd = openSync(file, 'r');
+  try {
+    for (let read; (read = readSync(fd, chunk, 0, chunk.length, null)) > 0;) hash.update(chunk.subarray(0, read));
+  } finally {
+    closeSync(fd);
+  }
+  return hash.digest('hex');
 }
 
 /** Runs under the pinned Node 22: one pkg SEA call per target, each with its own Node binary. */

@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { createRequire } from 'node:module';
+import { VERSION } from './version.js';
 import { UsageError, VconsoleError, errorLine, errorStackLines } from './errors.js';
 import { addConsoleTypeOption, addListenOptions, addTargetOptions, asArgParser } from './commands/flags.js';
 import { parseMaxCount } from './commands/open/count.js';
@@ -10,6 +11,7 @@ import { addRecordOptions } from './commands/record-flags.js';
 import { addGridOptions } from './commands/open/grid-flags.js';
 import { addReplayCommand } from './commands/replay-flags.js';
 import { addSelectorOptions } from './commands/selector-flags.js';
+import { addViaOptions } from './commands/via-flags.js';
 import { selectorFlagNames } from './targets/option-groups.js';
 import { keyHelpText } from './tui/state/key-help.js';
 // kubectl's and virtctl's habits: -v N, -o FORMAT, `vnc`, `console --timeout`, shell completion.
@@ -19,27 +21,15 @@ import { withForeignFlagHint } from './commands/habits/foreign-flags.js';
 import { HABITS_HELP } from './commands/habits/help.js';
 import { JSON_HELP, outputOption } from './commands/output-format.js';
 import { addCompletionCommands } from './commands/completion.js';
+import { JOINING_COMMANDS, addJoinOption } from './commands/join-flags.js';
 // Types only (erased): each command's flags object, whose declared options type it (src/targets/option-groups.ts).
 import type { ConsoleFlags } from './commands/console.js';
 import type { ListFlags } from './commands/list.js';
 import type { OpenFlags } from './commands/open/open.js';
 import type { ProxyFlags } from './commands/proxy.js';
+import type { PsFlags } from './commands/ps.js';
 import type { ScreenshotFlags } from './commands/screenshot.js';
 import type { ViewersCommandOptions } from './commands/viewers.js';
-
-declare const __VCONSOLE_VERSION__: string | undefined;
-
-/** The single executable has its version compiled in (scripts/bundle.mjs); the npm package reads package.json. */
-const VERSION: string =
-  typeof __VCONSOLE_VERSION__ === 'string'
-    ? __VCONSOLE_VERSION__
-    : (() => {
-        try {
-          return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
-        } catch {
-          return process.env.VCONSOLE_VERSION ?? '0.0.0';
-        }
-      })();
 
 const io = {
   stdout: process.stdout,
@@ -105,7 +95,10 @@ function buildProgram(providers?: ProviderHelp, withCompletion = true): Command 
         asArgParser(parseVerbosityLevel),
       ),
     )
-    .option('--config <file>', 'config file (default: $XDG_CONFIG_HOME/vconsole/config.yaml or ~/.config/vconsole/config.yaml)')
+    .option(
+      '--config <file>',
+      'config file (default: $XDG_CONFIG_HOME/vconsole/config.yaml, else ~/.config/vconsole/config.yaml; on Windows %APPDATA%\\vconsole\\config.yaml)',
+    )
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(commanderErrorLine(text)) })
     .addHelpText(
@@ -356,7 +349,62 @@ Examples:
       process.exitCode = await runListCommand(run.flags, run.config, io);
     });
 
+  for (const command of program.commands.filter((c) => JOINING_COMMANDS.includes(c.name()))) addJoinOption(command);
+
+  program
+    .command('ps')
+    .description('List the consoles your vconsoles hold on this machine: your other vconsole commands join them instead of dialling again.')
+    .addOption(outputOption('TARGET#KIND'))
+    .option('--json', JSON_HELP)
+    .addHelpText(
+      'after',
+      `
+The first vconsole that holds a console (open, proxy --share) shares it with your later vconsole
+commands on this machine (open, proxy, console, screenshot): they join it through a socket only
+you may use, so KubeVirt's one VNC and one serial session per VM kicks nobody. --no-join on
+those commands dials the console itself instead.
+
+Examples:
+  vconsole ps
+  vconsole ps -o json`,
+    )
+    .action(async (flags: PsFlags) => {
+      const { runPsCommand } = await import('./commands/ps.js');
+      process.exitCode = await runPsCommand(flags, io);
+    });
+
   addReplayCommand(program, io);
+  addViaOptions(program);
+
+  program
+    .command('install')
+    .description("Copy this vconsole's single executable for a host's OS and architecture into ~/.local/bin there, for --via")
+    .requiredOption('--via <[user@]host[:port]>', 'the host (through your own ssh, or $VCONSOLE_SSH_COMMAND)')
+    .addHelpText(
+      'after',
+      `
+Asks the host's OS and architecture (uname -sm), says what it copies, then copies the matching
+single executable (dist/bin/vconsole-OS-ARCH as npm run package makes them, $VCONSOLE_EXECUTABLES,
+or this executable itself) through ssh, checks its sha256 there and moves it into place.
+
+Examples:
+  vconsole install --via jump.example.com
+  vconsole install --via alice@10.0.0.5:2222`,
+    )
+    .action(async (flags: { via: string }) => {
+      const { runInstallCommand } = await import('./commands/install.js');
+      await runInstallCommand(flags.via, io);
+    });
+
+  // The far end of --via, run over ssh by the near vconsole: not for users, so not in --help.
+  program
+    .command('agent', { hidden: true })
+    .description('the far end of --via: serve one near vconsole on stdin/stdout')
+    .option('--stdio', 'speak the via protocol on stdin and stdout')
+    .action(async () => {
+      const { runAgentCommand } = await import('./commands/agent.js');
+      await runAgentCommand({ stdin: process.stdin, stdout: process.stdout, exit: io.exit });
+    });
 
   addVncCommand(program, async (args) => {
     await buildProgram(providers, false).parseAsync([...globalArgs(program.opts<GlobalFlags>()), ...args], { from: 'user' });

@@ -105,6 +105,8 @@ export const SELECTOR_FOLLOW_INTERVAL_MS = 5_000;
  * can match hundreds, each a viewer window): more asks y/N on a terminal, needs --max N or --yes without one.
  */
 export const OPEN_WITHOUT_ASKING_MAX = 12;
+/** Other vconsoles of the user one held console serves at once (src/holding); more are turned away. */
+export const JOINERS_MAX = 32;
 /** How often, at most, a session reports traffic while bytes flow (the TUI's rates are computed per report). No bytes, no timer. */
 export const TRAFFIC_REPORT_MS = 250;
 /** A grid tile's picture is taken again at most this often (and only when its screen changed). */

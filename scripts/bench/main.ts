@@ -6,7 +6,8 @@
 //   npm run build && tsx scripts/bench/main.ts [--quick] [--only=GROUP[,GROUP]] [--update-doc]
 //
 // --quick        fewer rounds (a smoke run, figures are rough)
-// --only=...     some of: throughput (throughput and latency), slow, scale, hub, tui, startup,
+// --only=...     some of: throughput (throughput and latency), slow, scale, hub, encodings
+//                (bytes and CPU per frame in each encoding, hub against QEMU's server), tui, startup,
 //                virtctl (vconsole against `virtctl vnc`, when VIRTCTL or PATH has a virtctl)
 // --update-doc   write the table into docs/BENCHMARKS.md
 // Method and targets: docs/BENCHMARKS.md.
@@ -16,6 +17,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measureDataPath, measureSlowClient } from './data-path.js';
+import { measureEncodings } from './encodings.js';
 import { measureHub } from './hub.js';
 import { killAllNow, startProcess, stopAll, tsxArgs } from './processes.js';
 import { machineDescription, MiB, terminalTable, updateDoc, type BenchResult } from './report.js';
@@ -49,6 +51,7 @@ const settings = quick
       hubRounds: 2,
       hubSeconds: 2,
       hubKeys: 200,
+      encodingSeconds: 1,
       virtctlRounds: 2,
       virtctlBulkBytes: 64 * MiB,
       virtctlStartupRuns: 10,
@@ -69,6 +72,7 @@ const settings = quick
       hubRounds: 4,
       hubSeconds: 3,
       hubKeys: 1000,
+      encodingSeconds: 3,
       virtctlRounds: 5,
       virtctlBulkBytes: 256 * MiB,
       virtctlStartupRuns: 20,
@@ -155,6 +159,10 @@ async function main() {
     if (wanted('hub')) {
       step('RFB hub against the byte relay, one 1920x1080 console');
       results.push(...(await measureHub({ cli, rounds: settings.hubRounds, seconds: settings.hubSeconds, keys: settings.hubKeys })));
+    }
+    if (wanted('encodings')) {
+      step('encodings: bytes and CPU per frame, the hub against QEMU, a text and a churning console');
+      results.push(...(await measureEncodings({ cli, seconds: settings.encodingSeconds })));
     }
     if (wanted('tui')) {
       step(`TUI frames with ${settings.sessions} rows`);

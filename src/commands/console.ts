@@ -16,8 +16,11 @@ import type { TargetFlags } from './flags.js';
 import { resolveTargets, targetOptionsFrom } from './target-options.js';
 import { recordingFrom, type RecordFlags } from './record-flags.js';
 import { refuseBrowserOnly } from './browser-only.js';
+import { joiningFrom, type JoinFlags } from './joining.js';
+import { resolveViaTargets, viaLinkFrom, type ViaFlags } from './via.js';
+import type { ViaLink } from '../via/ssh-link.js';
 
-export interface ConsoleFlags extends TargetFlags, RecordFlags {
+export interface ConsoleFlags extends TargetFlags, RecordFlags, JoinFlags, ViaFlags {
   escape?: string;
   log?: string;
   wait?: string;
@@ -50,7 +53,35 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
   const escapeKey = flags.escape === undefined ? DEFAULT_ESCAPE : parseEscapeKey(flags.escape);
   const waitMs = flags.wait === undefined ? 0 : parseDuration(flags.wait);
   const options = { ...targetOptionsFrom(flags, config), consoleType: LINE_TYPES[0] };
-  const [target] = resolveTargets([input], options, config);
+  const interactive = Boolean(io.stdin.isTTY);
+  const say = (text: string) => io.stderr.write(`${terminalSafe(text)}${interactive ? '\r\n' : '\n'}`);
+  const via = viaLinkFrom(flags, config, say);
+  try {
+    await attach(input, flags, config, io, { escapeKey, waitMs, options, via, interactive, say });
+  } finally {
+    via?.close();
+  }
+}
+
+interface Attaching {
+  escapeKey: ReturnType<typeof parseEscapeKey>;
+  waitMs: number;
+  options: ReturnType<typeof targetOptionsFrom>;
+  via: ViaLink | undefined;
+  interactive: boolean;
+  say(text: string): void;
+}
+
+async function attach(
+  input: string,
+  flags: ConsoleFlags,
+  config: VconsoleConfig,
+  io: ConsoleIo,
+  { escapeKey, waitMs, options, via, interactive, say }: Attaching,
+): Promise<void> {
+  const [target] = via
+    ? await resolveViaTargets(via, [input], { ...flags, type: LINE_TYPES[0] })
+    : resolveTargets([input], options, config);
   refuseBrowserOnly([target], 'console');
   if (!LINE_TYPES.includes(target.consoleType)) {
     throw new UsageError(
@@ -58,8 +89,6 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
       'drop the #TYPE suffix, or use vconsole open for a screen',
     );
   }
-  const interactive = Boolean(io.stdin.isTTY);
-  const say = (text: string) => io.stderr.write(`${terminalSafe(text)}${interactive ? '\r\n' : '\n'}`);
   const log = flags.log ? await openLog(flags.log, say) : undefined;
 
   // asciicast records the terminal's size: this one's when it is a terminal.
@@ -67,7 +96,9 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
   const recording = await recordingFrom(flags, {
     terminal: screen.isTTY && screen.columns && screen.rows ? { width: screen.columns, height: screen.rows } : undefined,
   });
-  const source = recording.wrap(target);
+  // Joined to the line another vconsole of this user holds, when one does: nobody is kicked.
+  const joined = joiningFrom(flags, 'console', say).wrap(target);
+  const source = recording.wrap(joined);
   const line = new SerialLine(source, { waitMs });
   line.on('log', (level, message) => {
     if (level !== 'debug' || flags.verbose) say(`vconsole: ${line.name}: ${message}`);
@@ -107,7 +138,7 @@ export async function runConsoleCommand(input: string, flags: ConsoleFlags, conf
     restore();
     await log?.close();
     // The recording is written out and closed (the source holds nothing else for a serial line).
-    if (source !== target) await source.release?.();
+    await source.release?.();
   }
 }
 

@@ -10,7 +10,8 @@ import { isLoopback } from './flags.js';
  * authentication, which only the RFB hub speaks: a serial line is raw bytes (a root shell for
  * whoever connects) and SPICE passes through untouched, so neither can be protected here. On
  * such a listener they are refused, before anything listens, unless the user opts in with
- * INSECURE_EXPOSE_FLAG; the safe way is loopback plus an SSH tunnel (or TLS, later).
+ * INSECURE_EXPOSE_FLAG; the safe way is loopback plus an SSH tunnel. `proxy --share` puts TLS
+ * and its password in front of serial lines too (SerialTlsGate); SPICE stays refused.
  */
 export const INSECURE_EXPOSE_FLAG = '--insecure-expose-unauthenticated';
 
@@ -21,13 +22,23 @@ export interface ExposureFlags {
 
 /** Console types vconsole can put a password in front of: those the RFB hub shares. */
 const PROTECTABLE: ReadonlySet<string> = new Set(consoleTypesWhere((kind) => kind.sharing === 'rfb-hub'));
+const SERIAL: ReadonlySet<string> = new Set(consoleTypesWhere((kind) => kind.sharing === 'serial-line'));
+/** ...and, on a listener with TLS and a password, serial lines (SerialTlsGate). */
+const PROTECTABLE_WITH_TLS: ReadonlySet<string> = new Set([...PROTECTABLE, ...SERIAL]);
+
+/** The kinds a listener protects: with `serialOverTls` (proxy --share beyond loopback), serial lines too. */
+export function protectedKinds(serialOverTls: boolean): ReadonlySet<string> {
+  return serialOverTls ? PROTECTABLE_WITH_TLS : PROTECTABLE;
+}
 
 /** The usage error for a console that cannot be protected on `listen`. */
-export function unprotectedConsoleError(consoleType: string, listen: string): UsageError {
-  const covered = [...PROTECTABLE].map(consoleLabel).join(', ');
+export function unprotectedConsoleError(consoleType: string, listen: string, protects: ReadonlySet<string> = PROTECTABLE): UsageError {
+  const covered = [...protects].map(consoleLabel).join(', ');
   return new UsageError(
     `a ${consoleLabel(consoleType)} console on --listen ${listen} would be open to anyone who reaches the port: vconsole's viewer password covers ${covered} only`,
-    `listen on 127.0.0.1 and reach it with ssh -L PORT:127.0.0.1:PORT, or pass ${INSECURE_EXPOSE_FLAG} to serve it anyway`,
+    `listen on 127.0.0.1 and reach it with ssh -L PORT:127.0.0.1:PORT${
+      SERIAL.has(consoleType) ? ', serve it with vconsole proxy --share (TLS and a password)' : ''
+    }, or pass ${INSECURE_EXPOSE_FLAG} to serve it anyway`,
   );
 }
 
@@ -40,10 +51,11 @@ export function knownUnprotected<T extends { consoleType?: string }>(
   targets: readonly T[],
   listen: string,
   flags: ExposureFlags,
+  protects: ReadonlySet<string> = PROTECTABLE,
 ): { target: T; error: UsageError } | undefined {
   if (!refusesUnprotected(listen, flags)) return undefined;
-  const target = targets.find((t) => t.consoleType !== undefined && !PROTECTABLE.has(t.consoleType));
-  return target?.consoleType === undefined ? undefined : { target, error: unprotectedConsoleError(target.consoleType, listen) };
+  const target = targets.find((t) => t.consoleType !== undefined && !protects.has(t.consoleType));
+  return target?.consoleType === undefined ? undefined : { target, error: unprotectedConsoleError(target.consoleType, listen, protects) };
 }
 
 /** True when `listen` is beyond loopback and serial/SPICE consoles are refused there. */
@@ -60,6 +72,7 @@ export class ExposureGuard extends WrappedSource<Record<never, never>> {
   constructor(
     inner: UpstreamSource,
     private readonly listen: string,
+    private readonly protects: ReadonlySet<string> = PROTECTABLE,
   ) {
     super(inner);
   }
@@ -81,6 +94,6 @@ export class ExposureGuard extends WrappedSource<Record<never, never>> {
 
   private refuseUnprotected(): void {
     const type = this.inner.consoleType;
-    if (type !== undefined && !PROTECTABLE.has(type)) throw unprotectedConsoleError(type, this.listen);
+    if (type !== undefined && !this.protects.has(type)) throw unprotectedConsoleError(type, this.listen, this.protects);
   }
 }

@@ -99,7 +99,7 @@ describe('vconsole list dispatch', () => {
       expect.unreachable();
     } catch (err) {
       expect((err as UsageError).message).toBe('cannot list provider "tcp"');
-      expect((err as UsageError).hint).toBe('use --provider kubevirt, openstack, demo or lab');
+      expect((err as UsageError).hint).toBe('use --provider kubevirt, openstack, pve, libvirt, demo or lab');
     }
   });
 

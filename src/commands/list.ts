@@ -10,11 +10,12 @@ import { namespacesOf, type SelectionFlags } from './selector-flags.js';
 import { runSearches, searchedWhere, selectorSearches, sortedOnce, type SelectorSearch } from './target-selection.js';
 import { targetOptionsFrom } from './target-options.js';
 import { alignColumns } from './text-table.js';
+import { listVia, viaLinkFrom, type ViaFlags } from './via.js';
 import { documentText, outputFormat, type OutputFlags, type OutputFormat } from './output-format.js';
 
 export type { ListedVm } from '../targets/types.js';
 
-export interface ListFlags extends TargetFlags, SelectionFlags, OutputFlags {
+export interface ListFlags extends TargetFlags, SelectionFlags, OutputFlags, ViaFlags {
   provider?: string;
 }
 
@@ -47,6 +48,14 @@ export async function runListCommand(
   providers: readonly ConsoleProvider[] = PROVIDERS,
 ): Promise<number> {
   const format = outputFormat(flags);
+  const via = viaLinkFrom(flags, config, (line) => io.stderr.write(`${line}\n`));
+  if (via) {
+    try {
+      return await listVia(via, flags, io);
+    } finally {
+      via.close();
+    }
+  }
   const options = targetOptionsFrom(flags, config);
   // -A and -n alone only say where to look (the listing's scope); beside a selector that picks VMs, every selection is searched.
   const selections = selectorSearches(flags, providers);

@@ -9,10 +9,10 @@ import { handleShutdownSignals } from '../proxy/shutdown.js';
 import type { VconsoleConfig } from '../config/config.js';
 import { sessionLogPrinter } from './log-lines.js';
 import { consecutivePorts, type ListenFlags, type TargetFlags } from './flags.js';
-import { withShareDefault, type ShareFlags } from './share-flags.js';
+import { withPasswordPerDialSharing, withShareDefault, type ShareFlags } from './share-flags.js';
 import { recordingFrom, withRecordSharing, type RecordFlags } from './record-flags.js';
-import { knownUnprotected } from './exposure.js';
-import { exposureNotice, passwordNotice, sharingFrom } from './sharing.js';
+import { knownUnprotected, protectedKinds } from './exposure.js';
+import { certificateNotice, exposureNotice, passwordNotice, protectsWithTls, sharingFrom } from './sharing.js';
 import { listenAddressFrom, targetOptionsFrom } from './target-options.js';
 import type { SelectionFlags } from './selector-flags.js';
 import { selectTargets } from './target-selection.js';
@@ -20,10 +20,14 @@ import { followSelection } from './follow-selection.js';
 import type { ConsoleTarget } from '../targets/types.js';
 import { expandWorkspace } from '../config/workspaces.js';
 import { refuseBrowserOnly } from './browser-only.js';
+import { joiningFrom, type JoinFlags } from './joining.js';
+import { selectViaTargets, viaLinkFrom, type ViaFlags } from './via.js';
 
-export interface ProxyFlags extends TargetFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags {
+export interface ProxyFlags extends TargetFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags, JoinFlags, ViaFlags {
   /** With selectors: serve VMs that start matching, or running, while proxy runs. */
   follow?: boolean;
+  /** With --via: how long a dropped ssh connection is tried again. */
+  wait?: string;
 }
 
 /**
@@ -40,12 +44,16 @@ export interface ProxyFlags extends TargetFlags, ListenFlags, ShareFlags, Record
 export async function runProxyCommand(inputs: string[], flags: ProxyFlags, config: VconsoleConfig, io: CommandIo): Promise<void> {
   ({ inputs, flags } = expandWorkspace(inputs, flags, config));
   const options = targetOptionsFrom(flags, config);
-  const { named, selected } = await selectTargets(inputs, flags, options, config, { follow: flags.follow });
+  const via = viaLinkFrom(flags, config, (line) => io.stderr.write(`${line}\n`));
+  const { named, selected } = via
+    ? await selectViaTargets(via, inputs, flags, { follow: flags.follow })
+    : await selectTargets(inputs, flags, options, config, { follow: flags.follow });
   refuseBrowserOnly([...named, ...selected], 'proxy');
   const listen = listenAddressFrom(flags.listen, config);
-  const unprotected = knownUnprotected([...named, ...selected], listen, flags);
+  const settled = withPasswordPerDialSharing(withRecordSharing(withShareDefault(flags, config.defaults.share)), [...named, ...selected]);
+  const unprotected = knownUnprotected([...named, ...selected], listen, flags, protectedKinds(protectsWithTls(settled, listen)));
   if (unprotected) throw namingTarget(unprotected.target.name, unprotected.error);
-  const sharing = await sharingFrom(withRecordSharing(withShareDefault(flags, config.defaults.share)), listen);
+  const sharing = await sharingFrom(settled, listen);
   const recording = await recordingFrom(flags);
   const warning = exposureNotice(listen, sharing);
 
@@ -55,13 +63,16 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   const shutdown = handleShutdownSignals({
     close: () => {
       following.stop?.();
+      // The link first: its consoles then end as closed here, not as a connection lost.
+      via?.close();
       return registry.closeAll();
     },
     exit: io.exit,
   });
 
   const notice = (text: string) => io.stderr.write(`${text}\n`);
-  const wrap = (target: ConsoleTarget) => sharing.wrap(recording.wrap(target));
+  const joining = joiningFrom(flags, 'proxy', notice);
+  const wrap = (target: ConsoleTarget) => joining.wrap(target, (joined) => sharing.wrap(recording.wrap(joined)));
   const namedSessions = addOnce(registry, named.map(wrap), notice);
   const selectedSessions = new Set(addOnce(registry, selected.map(wrap), notice));
   const sessions = [...namedSessions, ...selectedSessions];
@@ -75,6 +86,8 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
     if (warning) io.stderr.write(`${warning}\n`);
     const password = passwordNotice(sharing);
     if (password) io.stderr.write(`${password}\n`);
+    const certificate = certificateNotice(sharing);
+    if (certificate) io.stderr.write(`${certificate}\n`);
   };
   // A shared console waits for its first picture: each port is printed once its console is
   // ready, so that a slow or silent one holds no other back.

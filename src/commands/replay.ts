@@ -1,3 +1,5 @@
+import { certificateNotice, exposedIdentity } from './sharing.js';
+import { INSECURE_VNC_AUTH_FLAG, type TlsFlags } from './share-flags.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError, VconsoleError, describeError } from '../errors.js';
@@ -15,7 +17,7 @@ import { portLine, type CommandIo } from './command-io.js';
 import { encodePng } from './screenshot-file.js';
 import { writePrivateFileSync } from '../files/safe-file.js';
 
-export interface ReplayFlags extends ListenFlags {
+export interface ReplayFlags extends ListenFlags, TlsFlags {
   speed?: number;
   /** `--png-every 10s`: write frames instead of serving. */
   pngEvery?: string;
@@ -141,14 +143,18 @@ async function serveRecording(
     import('../recording/replay-source.js'),
     import('../rfb/server/auth-backoff.js'),
   ]);
-  const session = new ConsoleSession(new ReplaySource(recording, speed, { password, authBackoff: new AuthBackoff() }));
+  const identity = isLoopback(listen) ? undefined : await exposedIdentity(flags, listen);
+  const tls = identity && { context: identity.context, alsoPlainVncAuth: Boolean(flags.insecureVncAuth) };
+  const session = new ConsoleSession(new ReplaySource(recording, speed, { password, tls, authBackoff: new AuthBackoff() }));
   session.on('log', sessionLogPrinter(io.stderr, Boolean(flags.verbose)));
   handleShutdownSignals({ close: () => session.close(), exit: io.exit });
   const bound = await session.start({ host: listen, port: flags.port ?? 0 });
   if (!isLoopback(listen)) {
     io.stderr.write(
-      `${password ? `warning: listening on ${listen}: the replay is reachable from the network; viewers must give the VNC password` : exposureWarning(listen)}\n`,
+      `${password ? `warning: listening on ${listen}: the replay is reachable from the network; viewers must speak TLS (VeNCrypt X509Vnc) with the certificate below and give the VNC password${tls?.alsoPlainVncAuth ? `; ${INSECURE_VNC_AUTH_FLAG}: viewers may also give it without TLS, in clear` : ''}` : exposureWarning(listen)}\n`,
     );
+    const certificate = certificateNotice({ tls: identity });
+    if (certificate) io.stderr.write(`${certificate}\n`);
   }
   if (generated)
     io.stderr.write(`VNC password for viewers of this listener: ${generated} (shown once; give your own with --password-file)\n`);

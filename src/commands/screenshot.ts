@@ -13,13 +13,17 @@ import { echoInput, terminalSafe } from '../text/terminal-text.js';
 import type { TargetFlags } from './flags.js';
 import { readPasswordFile } from './password-file.js';
 import { encodePngInTurns } from './png-in-turns.js';
+import { consolePasswordOf } from '../streams/console-password.js';
 import { screenshotFileName } from './screenshot-file.js';
 import { FileWriteError, directoryWarning, ensureDirectory, fileErrorCause, writePrivateFile } from '../files/safe-file.js';
 import { namingTarget, type CommandIo } from './command-io.js';
 import { resolveTargets, targetOptionsFrom } from './target-options.js';
 import { refuseBrowserOnly } from './browser-only.js';
+import { joiningFrom, type JoinFlags } from './joining.js';
+import type { UpstreamSource } from '../proxy/types.js';
+import { resolveViaTargets, viaLinkFrom, type ViaFlags } from './via.js';
 
-export interface ScreenshotFlags extends TargetFlags {
+export interface ScreenshotFlags extends TargetFlags, JoinFlags, ViaFlags {
   /** `-o`: a file (one target), a directory, or `-` for stdout (one target). */
   output?: string;
   vncPasswordFile?: string;
@@ -48,18 +52,33 @@ export async function runScreenshotCommand(
   const password = flags.vncPasswordFile === undefined ? undefined : readPasswordFile(flags.vncPasswordFile, '--vnc-password-file');
   // A picture is not worth kicking someone off KubeVirt's one VNC session: refuse unless asked.
   const options = { ...targetOptionsFrom(flags, config), consoleType: PICTURE_TYPES[0], preserveSession: !flags.takeOver };
-  const targets = resolveTargets(inputs, options, config);
+  const via = viaLinkFrom(flags, config, (line) => io.stderr.write(`${line}\n`));
+  try {
+    const targets = via
+      ? await resolveViaTargets(via, inputs, { ...flags, type: PICTURE_TYPES[0] }, { preserveSession: !flags.takeOver })
+      : resolveTargets(inputs, options, config);
+    return await picture(targets, flags, password, io);
+  } finally {
+    via?.close();
+  }
+}
+
+/** Each target's picture saved where -o says; the exit code. */
+async function picture(targets: ConsoleTarget[], flags: ScreenshotFlags, password: string | undefined, io: CommandIo): Promise<number> {
   refuseBrowserOnly(targets, 'screenshot');
   const other = targets.find((target) => !readsPicture(target));
   if (other) throw new UsageError(`${other.name}: ${notAScreen(other).message}`, `${PICTURE_HINT} (drop #${other.consoleType})`);
   const destination = destinationFor(flags.output, targets.length, io);
+  // A screen another vconsole of this user holds is pictured through it: nobody's session is taken.
+  const joining = joiningFrom(flags, 'screenshot', (text) => io.stderr.write(`${terminalSafe(text)}\n`));
   const results = await Promise.allSettled(
     targets.map(async (target) => {
+      const source = joining.wrap(target);
       try {
-        const png = await capture(target, password);
+        const png = await capture(target, source, password);
         return await save(png, target, destination, io);
       } finally {
-        await target.release?.().catch(() => undefined);
+        await source.release?.().catch(() => undefined);
       }
     }),
   );
@@ -128,19 +147,19 @@ function isDirectory(file: string): boolean {
   }
 }
 
-/** One whole picture of the console, as PNG bytes. */
-async function capture(target: ConsoleTarget, password: string | undefined): Promise<Buffer> {
+/** One whole picture of the console (dialled through `source`, which wraps `target`), as PNG bytes. */
+async function capture(target: ConsoleTarget, source: UpstreamSource, password: string | undefined): Promise<Buffer> {
   const signal = AbortSignal.timeout(SCREENSHOT_TIMEOUT_MS);
   if (!readsPicture(target)) throw notAScreen(target);
-  await target.check?.(signal);
+  await source.check?.(signal);
   if (!readsPicture(target)) throw notAScreen(target);
-  const stream = await target.dial({ signal, log: () => undefined });
+  const stream = await source.dial({ signal, log: () => undefined });
   const framebuffer = new Framebuffer(0, 0);
   let upstream: RfbConsoleClient | undefined;
   const onAbort = () => stream.destroy();
   signal.addEventListener('abort', onAbort, { once: true });
   try {
-    upstream = await RfbConsoleClient.connect(stream, framebuffer, { password, shared: true });
+    upstream = await RfbConsoleClient.connect(stream, framebuffer, { password: consolePasswordOf(stream) ?? password, shared: true });
     await wholePicture(upstream, framebuffer);
   } catch (err) {
     if (signal.aborted) throw new VconsoleError(`no picture within ${SCREENSHOT_TIMEOUT_MS / 1000} s`, { cause: err });

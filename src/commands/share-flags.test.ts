@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { unsharedBecause, withShareDefault, type ShareFlags } from './share-flags.js';
+import { unsharedBecause, withPasswordPerDialSharing, withShareDefault, type ShareFlags } from './share-flags.js';
 
 const none: ShareFlags = {};
 
@@ -26,5 +26,17 @@ describe('whether a command shares, and what would make it', () => {
     expect(unsharedBecause({}, false)).toBe('pass --share, or drop defaults.share: false from the config file');
     expect(unsharedBecause({}, undefined)).toBeUndefined();
     expect(unsharedBecause({ share: true }, false)).toBeUndefined();
+  });
+});
+
+describe('withPasswordPerDialSharing', () => {
+  const ticketed = { name: 'pve:100', consoleType: 'vnc', consolePasswordPerDial: true };
+  it("shares a VNC console whose password is a one-time ticket (only the hub's client can answer it)", () => {
+    expect(withPasswordPerDialSharing(none, [ticketed]).share).toBe(true);
+    expect(withPasswordPerDialSharing(none, [{ ...ticketed, consoleType: 'serial' }]).share).toBeUndefined();
+    expect(withPasswordPerDialSharing(none, [{ name: 'tcp://h:5900', consoleType: 'vnc' }]).share).toBeUndefined();
+  });
+  it('refuses --no-share for it, naming it', () => {
+    expect(() => withPasswordPerDialSharing({ share: false }, [ticketed])).toThrow(/pve:100: its VNC server asks for a one-time ticket/);
   });
 });

@@ -1,6 +1,10 @@
 import type { Command } from 'commander';
 import type { ExposureFlags } from './exposure.js';
+
+/** The flag that lets VNC viewers of an exposed listener authenticate without TLS. */
+export const INSECURE_VNC_AUTH_FLAG = '--insecure-vnc-auth';
 import { nonEmpty } from './flags.js';
+import { UsageError } from '../errors.js';
 
 /**
  * `--share` and what comes with it, for the commands that serve consoles (proxy, open).
@@ -8,7 +12,7 @@ import { nonEmpty } from './flags.js';
  * survive a console's drop all need the hub); `proxy` stays a byte relay unless asked.
  * Cheap to import: cli.ts loads it for every command; the hub itself lives in sharing.ts.
  */
-export interface ShareFlags extends ExposureFlags {
+export interface ShareFlags extends ExposureFlags, TlsFlags {
   /** true with --share, false with --no-share, undefined: the config's defaults.share. */
   share?: boolean;
   viewOnly?: boolean;
@@ -39,12 +43,36 @@ export function addShareOptions(command: Command, options: { clientPassword: boo
       'the password viewers must give, first line, 6 to 8 characters (implies --share; default on a non-loopback --listen: a generated one, printed once)',
       nonEmpty('a password file'),
     );
+    addTlsOptions(command);
   }
   command.option(
     '--insecure-expose-unauthenticated',
     'serve serial and SPICE consoles on a non-loopback --listen although no password protects them (refused otherwise)',
   );
   return command;
+}
+
+/** The flags of a listener that speaks TLS beyond loopback (proxy --share, replay). */
+export interface TlsFlags {
+  /** The certificate and key an exposed listener speaks TLS with (else one made on first use). */
+  tlsCert?: string;
+  tlsKey?: string;
+  /** Offer plain VNC authentication (no TLS) beside VeNCrypt on an exposed listener. */
+  insecureVncAuth?: boolean;
+}
+
+export function addTlsOptions(command: Command): Command {
+  return command
+    .option(
+      '--tls-cert <file>',
+      'on a non-loopback --listen: the PEM certificate viewers check (default: one made on first use, kept in the config directory)',
+      nonEmpty('a certificate file'),
+    )
+    .option('--tls-key <file>', "the PEM private key of --tls-cert's certificate", nonEmpty('a key file'))
+    .option(
+      INSECURE_VNC_AUTH_FLAG,
+      'on a non-loopback --listen, also offer plain VNC authentication without TLS (for viewers without VeNCrypt; password and screen then cross the network in clear)',
+    );
 }
 
 /**
@@ -64,4 +92,27 @@ export function unsharedBecause(flags: Pick<ShareFlags, 'share'>, configShare: b
   if (flags.share === false) return 'drop --no-share';
   if (flags.share === undefined && configShare === false) return 'pass --share, or drop defaults.share: false from the config file';
   return undefined;
+}
+
+/** What withPasswordPerDialSharing reads of a target. */
+interface PerDialPasswordTarget {
+  readonly name: string;
+  readonly consoleType: string;
+  readonly consolePasswordPerDial?: boolean;
+}
+
+/**
+ * A VNC console whose password is a one-time ticket (`consolePasswordPerDial`: Proxmox VE) is
+ * served through the hub, whose RFB client answers it: any such target turns sharing on, and
+ * sharing turned off is refused naming it, since no viewer could be told the ticket.
+ */
+export function withPasswordPerDialSharing<F extends ShareFlags>(flags: F, targets: readonly PerDialPasswordTarget[]): F {
+  const ticketed = targets.find((t) => t.consolePasswordPerDial && t.consoleType === 'vnc');
+  if (!ticketed) return flags;
+  if (flags.share === false)
+    throw new UsageError(
+      `${ticketed.name}: its VNC server asks for a one-time ticket only vconsole's own client can answer, so its screen is always shared`,
+      'drop --no-share (or defaults.share: false), or open its serial console (#serial)',
+    );
+  return { ...flags, share: true };
 }

@@ -4,10 +4,12 @@ import { SharedSerialSource } from '../serial/shared-serial.js';
 import type { SessionSnapshot, UpstreamSource } from '../proxy/types.js';
 import { AuthBackoff } from '../rfb/server/auth-backoff.js';
 import type { RfbHub } from '../rfb/hub/hub.js';
-import { ExposureGuard, INSECURE_EXPOSE_FLAG, refusesUnprotected } from './exposure.js';
+import { ExposureGuard, INSECURE_EXPOSE_FLAG, protectedKinds, refusesUnprotected } from './exposure.js';
+import { SerialTlsGate } from './exposed-serial.js';
 import { exposureWarning, isLoopback } from './flags.js';
 import { checkClientPassword, generateVncPassword, readPasswordFile } from './password-file.js';
-import type { ShareFlags } from './share-flags.js';
+import { INSECURE_VNC_AUTH_FLAG, type ShareFlags, type TlsFlags } from './share-flags.js';
+import type { TlsIdentity } from '../net/tls-identity.js';
 
 /** How the consoles of one command are shared, settled from its flags before anything listens. */
 export interface Sharing {
@@ -28,6 +30,10 @@ export interface Sharing {
   insecureExposure: boolean;
   /** True when VNC consoles get the hub. */
   shares: boolean;
+  /** The certificate an exposed listener's viewers check (VeNCrypt): only beyond loopback, with a password. */
+  tls?: TlsIdentity;
+  /** True when plain VNC authentication is offered beside VeNCrypt (INSECURE_VNC_AUTH_FLAG). */
+  plainVncAuth: boolean;
 }
 
 /**
@@ -50,21 +56,37 @@ export async function sharingFrom(
   const generated = options.clientPasswords && share && clientPassword === undefined && !isLoopback(listen);
   if (generated) clientPassword = generateVncPassword();
   const Hub = share ? (await import('../rfb/hub/hub.js')).RfbHub : undefined;
+  const tlsIdentity = clientPassword !== undefined && !isLoopback(listen) ? await exposedIdentity(flags, listen) : undefined;
+  const plainVncAuth = tlsIdentity !== undefined && Boolean(flags.insecureVncAuth);
+  const clientTls = tlsIdentity && { context: tlsIdentity.context, alsoPlainVncAuth: plainVncAuth };
   // One back-off for every console of the command: guessing across its ports gains nothing.
   const authBackoff = new AuthBackoff();
   const guarded = refusesUnprotected(listen, flags);
-  const guard = (target: UpstreamSource) => (guarded ? new ExposureGuard(target, listen) : target);
+  const protects = protectedKinds(tlsIdentity !== undefined);
+  const guard = (target: UpstreamSource) => (guarded ? new ExposureGuard(target, listen, protects) : target);
+  // Outermost: a serial client speaks TLS and gives the password before its console is dialled.
+  const gate = (source: UpstreamSource) =>
+    tlsIdentity && clientPassword !== undefined
+      ? new SerialTlsGate(source, { context: tlsIdentity.context, password: clientPassword, authBackoff })
+      : source;
   const hubOf = (session: ConsoleSession): RfbHub | undefined => {
-    const source = session.source instanceof SharedSerialSource ? session.source.inner : session.source;
+    const outer = session.source instanceof SerialTlsGate ? session.source.inner : session.source;
+    const source = outer instanceof SharedSerialSource ? outer.inner : outer;
     return Hub && source instanceof Hub ? source : undefined;
   };
   return {
     clientPassword,
     generated,
+    tls: tlsIdentity,
+    plainVncAuth,
     shares: share,
     insecureExposure: !isLoopback(listen) && Boolean(flags.insecureExposeUnauthenticated),
     wrap: (target) =>
-      Hub ? new Hub(guard(target), { upstreamPassword, clientPassword, viewOnly: flags.viewOnly, authBackoff }) : guard(target),
+      gate(
+        Hub
+          ? new Hub(guard(target), { upstreamPassword, clientPassword, clientTls, viewOnly: flags.viewOnly, authBackoff })
+          : guard(target),
+      ),
     follow: (session) => {
       hubOf(session)?.on('log', (level, message) => session.log(level, message));
       // Shared only because the command shares by default (open), a SPICE console unshared is no news.
@@ -72,6 +94,35 @@ export async function sharingFrom(
     },
     hubOf,
   };
+}
+
+/**
+ * Whether a command's exposed listener gets a password and TLS, from its settled flags (before
+ * sharingFrom, so that a console it cannot protect is refused before anything is made).
+ */
+export function protectsWithTls(flags: ShareFlags, listen: string, clientPasswords = true): boolean {
+  return clientPasswords && !isLoopback(listen) && Boolean(flags.share || flags.viewOnly || flags.vncPasswordFile || flags.passwordFile);
+}
+
+/**
+ * The certificate of a listener beyond loopback: --tls-cert/--tls-key, else the one kept in the
+ * config directory (made now when there is none). The code that makes one loads only here.
+ */
+export async function exposedIdentity(flags: TlsFlags, listen: string): Promise<TlsIdentity> {
+  const { identityDirectory, listenerIdentity } = await import('../net/tls-identity.js');
+  const names = listen === '0.0.0.0' || listen === '::' ? [] : [listen];
+  return listenerIdentity({ dir: identityDirectory(), certFile: flags.tlsCert, keyFile: flags.tlsKey, names });
+}
+
+/**
+ * The line that names the certificate viewers must trust, with its SHA-256 fingerprint as
+ * `openssl x509 -noout -fingerprint -sha256 -in FILE` prints it, so users can compare or pin it.
+ */
+export function certificateNotice(sharing: Pick<Sharing, 'tls'>): string | undefined {
+  const identity = sharing.tls;
+  if (!identity) return undefined;
+  const made = identity.generated ? 'made now, ' : '';
+  return `TLS certificate of this listener (${made}give it to viewers as their CA file): ${identity.certFile} sha256 Fingerprint=${identity.fingerprint}`;
 }
 
 /** What the hub shares, for the line about a console it does not. */
@@ -108,7 +159,13 @@ export function exposureNotice(listen: string, sharing: Sharing): string | undef
   if (isLoopback(listen)) return undefined;
   const others = sharing.insecureExposure ? `; serial and SPICE consoles on it have no password at all (${INSECURE_EXPOSE_FLAG})` : '';
   if (!sharing.clientPassword) return `${exposureWarning(listen)}${others}`;
-  return `warning: listening on ${listen}: the VM console is reachable from the network; VNC viewers must give the VNC password${others}`;
+  const tls = sharing.tls
+    ? 'viewers must speak TLS with the certificate below and give the password (VNC: VeNCrypt X509Vnc; serial: a password line inside TLS)'
+    : 'VNC viewers must give the VNC password';
+  const plain = sharing.plainVncAuth
+    ? `; ${INSECURE_VNC_AUTH_FLAG}: viewers may also give it without TLS, and then the password's challenge and the screen cross the network in clear`
+    : '';
+  return `warning: listening on ${listen}: the VM console is reachable from the network; ${tls}${plain}${others}`;
 }
 
 /**

@@ -29,7 +29,7 @@ describe('config file', () => {
       expect.unreachable();
     } catch (err) {
       expect((err as Error).message).toMatch(/bad value "vmware" for "defaults.provider"/);
-      expect((err as { hint?: string }).hint).toMatch(/kubevirt, openstack or demo/);
+      expect((err as { hint?: string }).hint).toMatch(/kubevirt, openstack, libvirt or demo/);
       expect((err as { exitCode?: number }).exitCode).toBe(2);
     }
   });
@@ -42,6 +42,16 @@ describe('config file', () => {
   it('looks in $XDG_CONFIG_HOME, else ~/.config', () => {
     expect(defaultConfigPath({ XDG_CONFIG_HOME: '/x' }, '/home/u')).toBe('/x/vconsole/config.yaml');
     expect(defaultConfigPath({}, '/home/u')).toBe('/home/u/.config/vconsole/config.yaml');
+  });
+
+  it('is under %APPDATA% on Windows, else the roaming profile under the home directory', () => {
+    const appData = 'C:\\Users\\u\\AppData\\Roaming';
+    expect(defaultConfigPath({ APPDATA: appData }, 'C:\\Users\\u', 'win32')).toBe(`${appData}\\vconsole\\config.yaml`);
+    expect(defaultConfigPath({}, 'C:\\Users\\u', 'win32')).toBe(`${appData}\\vconsole\\config.yaml`);
+    expect(defaultConfigPath({ XDG_CONFIG_HOME: 'D:\\cfg', APPDATA: appData }, 'C:\\Users\\u', 'win32')).toBe(
+      'D:\\cfg\\vconsole\\config.yaml',
+    );
+    expect(defaultConfigPath({ APPDATA: appData }, '/home/u', 'linux')).toBe('/home/u/.config/vconsole/config.yaml');
   });
 
   it('is optional by default but required when named', async () => {
@@ -70,7 +80,7 @@ describe('config file', () => {
     expect(config.defaults.provider).toBe('lab');
     await expect(parseConfig('defaults:\n  provider: lab\n', 'c.yaml')).rejects.toThrow(/bad value "lab"/);
     const err = await parseConfig('defaults:\n  provider: tcp\n', 'c.yaml', [...PROVIDERS, lab]).catch((e: unknown) => e);
-    expect((err as UsageError).hint).toBe('use kubevirt, openstack, demo or lab');
+    expect((err as UsageError).hint).toBe('use kubevirt, openstack, libvirt, demo or lab');
   });
 
   describe('a named config that is not a file', () => {

@@ -25,6 +25,8 @@ export type ConfigDefaults = DeclaredDefaults & {
   listen?: string;
   /** VNC consoles shared as with --share: `open` shares unless false, `proxy` only when true; the flags win. */
   share?: boolean;
+  /** `--via`'s bastion, `[user@]host[:port]`: every command resolves and dials there unless --via says otherwise. */
+  via?: string;
 };
 
 export interface VconsoleConfig {
@@ -53,6 +55,7 @@ function defaultKeys(providers: readonly ConsoleProvider[]): Map<string, FileKey
     stringKey('viewer'),
     stringKey('listen'),
     switchKey('share'),
+    stringKey('via'),
   ];
   return new Map(keys.map((key) => [key.key, key]));
 }
@@ -62,10 +65,22 @@ function isText(v: unknown): boolean {
   return typeof v === 'string' && v.length > 0;
 }
 
-/** Where the config file is looked for: $XDG_CONFIG_HOME/vconsole/config.yaml, else ~/.config/vconsole/. */
-export function defaultConfigPath(env: NodeJS.ProcessEnv = process.env, home = os.homedir()): string {
-  const base = env.XDG_CONFIG_HOME || path.join(home, '.config');
-  return path.join(base, 'vconsole', 'config.yaml');
+/**
+ * Where the config file is looked for: $XDG_CONFIG_HOME/vconsole/config.yaml when set, else
+ * %APPDATA%\vconsole\config.yaml on Windows (the roaming profile, where Windows programs keep
+ * settings) and ~/.config/vconsole/config.yaml elsewhere.
+ */
+export function defaultConfigPath(
+  env: NodeJS.ProcessEnv = process.env,
+  home = os.homedir(),
+  platform: NodeJS.Platform = process.platform,
+): string {
+  if (platform === 'win32') {
+    const base = env.XDG_CONFIG_HOME || env.APPDATA || path.win32.join(home, 'AppData', 'Roaming');
+    return path.win32.join(base, 'vconsole', 'config.yaml');
+  }
+  const base = env.XDG_CONFIG_HOME || path.posix.join(home, '.config');
+  return path.posix.join(base, 'vconsole', 'config.yaml');
 }
 
 /**

@@ -25,6 +25,8 @@ export interface HttpJsonRequest {
 
 export interface HttpJsonResponse {
   status: number;
+  /** The status line's reason phrase, where an API says what went wrong (Proxmox VE does). */
+  statusText: string;
   headers: IncomingHttpHeaders;
   /** The body as text, for error messages. */
   text: string;
@@ -80,7 +82,15 @@ export function requestJson(url: string | URL, request: HttpJsonRequest): Promis
       });
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        settle(() => resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => parseJson(text, where) }));
+        settle(() =>
+          resolve({
+            status: res.statusCode ?? 0,
+            statusText: res.statusMessage ?? '',
+            headers: res.headers,
+            text,
+            json: () => parseJson(text, where),
+          }),
+        );
       });
       res.on('error', (err) => fail(networkError(err, where, request)));
       res.on('close', () => {

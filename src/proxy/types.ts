@@ -26,6 +26,11 @@ export interface UpstreamSource {
    */
   readonly exclusive?: boolean;
   /**
+   * True when the console lives in this process (the demo's VMs): no other vconsole can reach
+   * it, so it is neither held for them nor joined (src/holding).
+   */
+  readonly inProcess?: boolean;
+  /**
    * What makes two sources the same console, compared and never printed (it may hold a
    * token). Without it: the provider, the name and the console type, read when compared, so
    * a name that becomes exact during the pre-flight (a KubeVirt namespace) is compared exact.
@@ -69,6 +74,11 @@ export interface DialContext {
    * console redialling after someone else took it over waits instead of kicking them back.
    */
   preserveSession?: boolean;
+  /**
+   * The client is another vconsole of this user, joined through the user-only socket of a
+   * console held here (src/holding): a wrapper that asks clients for a password lets it in.
+   */
+  joined?: boolean;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';

@@ -8,6 +8,7 @@ import { RECORDING_FORMATS, type RecordingFormat } from './recording-formats.js'
 import { tapDuplex, type StreamTap } from './tap.js';
 import { describeFileError, directoryWarningOnce, ensureDirectory, type FileWriteError } from '../files/safe-file.js';
 import { timestampedStem } from '../files/console-file-name.js';
+import { consolePasswordOf, withConsolePassword } from '../streams/console-password.js';
 
 export interface RecordingOptions {
   /** Where recordings go (created 0700 when missing). */
@@ -61,7 +62,11 @@ export class RecordingSource extends WrappedSource<{ bytes: [number] }> {
   async dial(context: DialContext): Promise<Duplex> {
     const stream = await this.inner.dial(context);
     const tap = this.tapFor(context.log);
-    return tap ? tapDuplex(stream, tap) : stream;
+    if (!tap) return stream;
+    // The console's own password (a Proxmox VE ticket) stays with the stream the hub reads.
+    const password = consolePasswordOf(stream);
+    const tapped = tapDuplex(stream, tap);
+    return password === undefined ? tapped : withConsolePassword(tapped, password);
   }
 
   async release(): Promise<void> {

@@ -6,7 +6,7 @@ import type { AuthBackoff } from '../rfb/server/auth-backoff.js';
 import { duplexPair } from '../streams/duplex-pair.js';
 import { Framebuffer } from '../rfb/wire/framebuffer.js';
 import { RfbConsoleClient } from '../rfb/client/rfb-client.js';
-import { serveClient } from '../rfb/server/rfb-server.js';
+import { serveClient, type RfbServerOptions } from '../rfb/server/rfb-server.js';
 import { wholePicture } from '../rfb/client/whole-picture.js';
 import { playConnection } from './replay-player.js';
 import type { ParsedRfbRecording } from './rfb-recording.js';
@@ -22,6 +22,8 @@ export interface ReplayClientOptions {
   password?: string;
   /** Wrong passwords slowed per address. */
   authBackoff?: AuthBackoff;
+  /** VeNCrypt X509Vnc on an exposed listener: TLS, then the password inside it. */
+  tls?: RfbServerOptions['tls'];
 }
 
 /**
@@ -91,6 +93,7 @@ export class ReplaySource implements UpstreamSource {
       viewOnly: true,
       input: { key() {}, qemuKey() {}, pointer() {}, clipboard() {} },
       password: this.clients.password,
+      tls: this.clients.tls,
       authGate: this.clients.authBackoff?.gate(context.peer, (message) => context.log('warn', message)),
       beforeServerInit: authenticateFirst ? afterAuthentication : undefined,
     });

@@ -90,10 +90,10 @@ describe('provider registry', () => {
   });
 
   it('derives which providers may own bare names and which can list', () => {
-    expect(bareNameProviderIds()).toEqual(['kubevirt', 'openstack', 'demo']);
-    expect(bareNameProviderIds(registry)).toEqual(['kubevirt', 'openstack', 'demo', 'lab']);
-    expect(listingProviderIds()).toEqual(['kubevirt', 'openstack', 'demo']);
-    expect(listingProviderIds(registry)).toEqual(['kubevirt', 'openstack', 'demo', 'lab']);
+    expect(bareNameProviderIds()).toEqual(['kubevirt', 'openstack', 'libvirt', 'demo']);
+    expect(bareNameProviderIds(registry)).toEqual(['kubevirt', 'openstack', 'libvirt', 'demo', 'lab']);
+    expect(listingProviderIds()).toEqual(['kubevirt', 'openstack', 'pve', 'libvirt', 'demo']);
+    expect(listingProviderIds(registry)).toEqual(['kubevirt', 'openstack', 'pve', 'libvirt', 'demo', 'lab']);
   });
 
   it('every provider declares its syntax and at least the vnc console', () => {

@@ -1,7 +1,9 @@
 import { UsageError, echoTarget } from '../errors.js';
 import { demoProvider } from './demo/provider.js';
 import { kubevirtProvider } from './kubevirt/provider.js';
+import { libvirtProvider } from './libvirt/provider.js';
 import { openstackProvider } from './openstack/provider.js';
+import { pveProvider } from './pve/provider.js';
 import { tcpProvider } from './tcp/provider.js';
 import { unixProvider } from './unix/provider.js';
 import { websocketProvider } from './websocket/provider.js';
@@ -15,6 +17,8 @@ import type { ConsoleProvider, ConsoleTarget, TargetOptions, TargetSpec } from '
 export const PROVIDERS: readonly ConsoleProvider[] = [
   kubevirtProvider,
   openstackProvider,
+  pveProvider,
+  libvirtProvider,
   websocketProvider,
   tcpProvider,
   unixProvider,

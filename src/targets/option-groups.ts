@@ -4,7 +4,9 @@
 // src/commands/flags.ts (commander), src/config (config and workspace keys).
 import { tlsOptions } from './dial/options.js';
 import { kubevirtOptions } from './kubevirt/options.js';
+import { libvirtOptions } from './libvirt/options.js';
 import { openstackOptions } from './openstack/options.js';
+import { pveOptions } from './pve/options.js';
 import { oneOf, parseConsoleType } from './console-type.js';
 import {
   valueOption,
@@ -47,7 +49,7 @@ export type DeclaredWorkspaceKeys = WorkspaceKeysOf<TargetOptionDeclarations>;
 export type ConsoleTypeFlags = FlagsOf<readonly [typeof CONSOLE_TYPE_OPTION]>;
 
 /** In the order --help lists their options. */
-export const OPTION_GROUPS = [kubevirtOptions, openstackOptions, tlsOptions] as const;
+export const OPTION_GROUPS = [kubevirtOptions, openstackOptions, pveOptions, libvirtOptions, tlsOptions] as const;
 
 /** Every provider option, in --help order within each section. */
 export const PROVIDER_OPTIONS: readonly OptionDeclaration[] = (OPTION_GROUPS as readonly OptionGroup[]).flatMap((group) => group.options);

@@ -24,7 +24,24 @@ export interface ConsoleTarget extends UpstreamSource {
    * provider has no such console.
    */
   browserUrl?(signal: AbortSignal): Promise<string>;
+  /**
+   * True when its VNC server asks for a password the provider learns anew at each dial
+   * (Proxmox VE's one-time ticket), carried on the dialled stream (src/streams/console-password.ts):
+   * only vconsole's own RFB client can answer it, so such a VNC console is always served through the hub.
+   */
+  readonly consolePasswordPerDial?: boolean;
+  /**
+   * A console its viewer reaches by itself, through the platform's own proxy (Proxmox VE's
+   * SPICE proxy): the settings of a connection file (the `[virt-viewer]` keys remote-viewer
+   * reads: type, host, proxy, tls-port, password, ca, host-subject, ...), asked for anew on
+   * each call. They hold a one-time password: written only to a private file, never logged.
+   * Absent where a console goes through a local port.
+   */
+  connectionFile?(signal: AbortSignal): Promise<ConnectionFileSettings>;
 }
+
+/** A connection file's settings, key to value, as remote-viewer's `[virt-viewer]` section holds them. */
+export type ConnectionFileSettings = Readonly<Record<string, string | number>>;
 
 /**
  * What a VM is doing, in words common to every provider: `Starting` covers KubeVirt's

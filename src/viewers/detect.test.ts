@@ -106,6 +106,21 @@ describe('detectViewers on macOS', () => {
     expect(system.probes).toEqual(['/opt/homebrew/bin/remote-viewer --version']);
   });
 
+  it('finds a TigerVNC.app whose executable is "TigerVNC Viewer", its version from Info.plist, and Intel Homebrew\'s remote-viewer', async () => {
+    const system = fakeViewerEnvironment('darwin', MAC_ENV, {
+      '/Applications/TigerVNC.app/Contents/MacOS/TigerVNC Viewer': {},
+      '/Applications/TigerVNC.app/Contents/Info.plist': {
+        executable: false,
+        text: '<plist><dict><key>CFBundleShortVersionString</key>\n<string>1.16.0</string></dict></plist>',
+      },
+      '/usr/local/bin/remote-viewer': { version: BANNERS.remoteViewer },
+    });
+    expect((await detectViewers(system)).map((v) => [v.id, v.path, v.version])).toEqual([
+      ['tigervnc', '/Applications/TigerVNC.app/Contents/MacOS/TigerVNC Viewer', '1.16.0'],
+      ['remote-viewer', '/usr/local/bin/remote-viewer', '11.0'],
+    ]);
+  });
+
   it('finds TigerVNC.app in ~/Applications', async () => {
     const system = fakeViewerEnvironment('darwin', MAC_ENV, { '/Users/me/Applications/TigerVNC.app/Contents/MacOS/vncviewer': {} });
     expect(await detectViewers(system)).toEqual([

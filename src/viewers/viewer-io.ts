@@ -56,4 +56,9 @@ export interface ViewerTarget {
   extraArgs?: string[];
   /** What the port serves (default `vnc`): a SPICE console needs a viewer that speaks SPICE. */
   consoleType?: ViewerConsoleType;
+  /**
+   * A connection file to open instead of the port (remote-viewer's `.vv`, for a console the
+   * viewer reaches through the platform's own proxy): private, and deleted by the viewer.
+   */
+  connectionFile?: string;
 }

@@ -18,6 +18,23 @@ describe('ViewerProcess', () => {
     expect(exit.stderrTail).not.toContain('SECRET123');
   });
 
+  // Here (not Windows) %SystemRoot%\\System32\\taskkill.exe cannot be run, as where wine's
+  // taskkill refuses /T or a Windows lacks it: the viewer must end all the same.
+  it('ends a Windows viewer itself when taskkill fails, on stop() and on killNow()', async () => {
+    const forever = { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] };
+    const stopped = launchViewer(forever, { platform: 'win32' });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await Promise.race([stopped.stop(), new Promise((resolve) => setTimeout(() => resolve('still running'), 5000))])).toMatchObject({
+      outcome: 'stopped',
+    });
+    const killed = launchViewer(forever, { platform: 'win32' });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    killed.killNow();
+    expect(await Promise.race([killed.exited, new Promise((resolve) => setTimeout(() => resolve('still running'), 5000))])).toMatchObject({
+      outcome: 'stopped',
+    });
+  });
+
   it('counts a viewer that ran longer than the early-exit window as closed, even with a non-zero code', async () => {
     const exit = await launchViewer({ command: process.execPath, args: ['-e', 'process.exit(1)'] }, { earlyExitMs: 0 }).exited;
     expect(exit.outcome).toBe('closed');

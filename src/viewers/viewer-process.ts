@@ -156,7 +156,10 @@ export class ViewerProcess extends EventEmitter<{ exit: [ViewerExit] }> {
     if (this.result || pid === undefined || this.stopRequested) return this.exited;
     this.stopRequested = true;
     if (this.platform === 'win32') {
-      signalTree(pid, this.platform, true);
+      // Where taskkill fails, the viewer itself at least (TerminateProcess).
+      signalTree(pid, this.platform, true, () => {
+        if (!this.leaderExited) this.child.kill('SIGKILL');
+      });
       return this.exited;
     }
     const killGroup = () => signalTree(pid, this.platform, true);

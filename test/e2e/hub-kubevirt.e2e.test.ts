@@ -88,10 +88,11 @@ describe.skipIf(gate.skip)(gatedTitle('RFB hub through the KubeVirt fixture to Q
       expect(closed.filter((e) => e.reason === 'kicked')).toEqual([]);
       expect(fixture.activeSessions('default', 'vm-a')).toBe(1);
 
-      // A screenshot straight to KubeVirt while the hub holds the session: refused, nobody kicked.
+      // A screenshot straight to KubeVirt (--no-join: not through the hub this user's proxy holds)
+      // while the hub holds the session: refused, nobody kicked.
       const direct = await runProgram(
         process.execPath,
-        [VCONSOLE_BIN, 'screenshot', 'vm-a', '--kubeconfig', kubeconfig, '-o', join(dir, 'direct.png')],
+        [VCONSOLE_BIN, 'screenshot', 'vm-a', '--no-join', '--kubeconfig', kubeconfig, '-o', join(dir, 'direct.png')],
         {
           env: vconsoleEnv({ KUBECONFIG: kubeconfig }),
           timeoutMs: 60_000,

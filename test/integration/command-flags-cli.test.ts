@@ -8,8 +8,32 @@ import { runVconsole } from '../support/cli.js';
 /** The long spelling of every provider option --help lists (the hidden aliases are not listed). */
 const DECLARED = PROVIDER_OPTIONS.filter((option) => !option.hidden).map((option) => /--[a-z-]+/.exec(option.flags)![0]);
 
-const TARGET = ['--kubeconfig', '--context', '--namespace', '--cloud', '--os-region', '--os-interface', '--insecure', '--ca'];
-const SELECTORS = ['--selector', '--all-namespaces', '--os-filter', '--os-tag'];
+const TARGET = [
+  '--kubeconfig',
+  '--context',
+  '--namespace',
+  '--cloud',
+  '--os-region',
+  '--os-interface',
+  '--pve-url',
+  '--pve-token-file',
+  '--pve-user',
+  '--pve-password-file',
+  '--connect',
+  '--insecure',
+  '--ca',
+];
+const SELECTORS = [
+  '--selector',
+  '--all-namespaces',
+  '--os-filter',
+  '--os-tag',
+  '--pve-node',
+  '--pve-pool',
+  '--pve-tag',
+  '--libvirt-filter',
+  '--libvirt-all',
+];
 
 /** Per command, the provider options it offers; --preserve-session only where a KubeVirt VNC session is held. */
 const OFFERED: Record<string, string[]> = {

@@ -1,5 +1,6 @@
 import net from 'node:net';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import tls from 'node:tls';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -16,8 +17,11 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
+/** A config directory of its own: an exposed listener makes its TLS certificate there. */
+const CONFIG_HOME = mkdtempSync(path.join(os.tmpdir(), 'vconsole-auth-config-'));
+
 function start(args: string[], env: NodeJS.ProcessEnv = {}): RunningVconsole {
-  const child = startVconsole(args, env);
+  const child = startVconsole(args, { XDG_CONFIG_HOME: CONFIG_HOME, ...env });
   cleanup.push(() => child.kill());
   return child;
 }
@@ -53,7 +57,8 @@ async function vncAttempt(port: number, from: string) {
   const count = (await read(1))[0];
   if (count === 0) return { refused: await reason() };
   const types = [...(await read(count))];
-  expect(types).toEqual([2]);
+  // VeNCrypt first; plain VNC authentication beside it because the test asks for it by name.
+  expect(types).toEqual([19, 2]);
   socket.write(Buffer.from([2]));
   const challenge = await read(16);
   return {
@@ -73,20 +78,134 @@ async function challenged(port: number, from: string) {
   return { answer: attempt.answer };
 }
 
-describe('an exposed listener and the consoles no password protects', () => {
-  it.each([
-    [['proxy', '--share', '--listen', '0.0.0.0', 'demo:shell#serial']],
-    [['proxy', '--listen', '0.0.0.0', 'demo:shell', '--type', 'serial']],
-  ])('refuses a serial console beyond loopback with one line: %j', async (args) => {
-    const result = await runVconsole(args);
-    expect(result.code).toBe(2);
-    expect(result.stdout).toBe('');
-    expect(result.stderr.trim().split('\n')).toEqual([
-      expect.stringMatching(
-        /^vconsole: demo:shell: a serial console on --listen 0\.0\.0\.0 would be open to anyone who reaches the port: .*; listen on 127\.0\.0\.1 and reach it with ssh -L .*, or pass --insecure-expose-unauthenticated to serve it anyway$/,
-      ),
-    ]);
+describe('an exposed listener speaks TLS', () => {
+  it('serves a serial console with --share over TLS, behind the password line, and dials it only after the password', async () => {
+    const configHome = mkdtempSync(path.join(os.tmpdir(), 'vconsole-tls-config-'));
+    const proxy = start(['proxy', 'demo:shell#serial', '--share', '--listen', '0.0.0.0', '--password-file', passwordFile('r1ght-pw\n')], {
+      XDG_CONFIG_HOME: configHome,
+    });
+    const port = (await proxy.jsonLines(1))[0].port as number;
+    const ca = readFileSync(path.join(configHome, 'vconsole', 'tls', 'listener-cert.pem'));
+    const socket = tls.connect({ host: '127.0.0.1', port, ca, servername: 'localhost' });
+    cleanup.push(() => socket.destroy());
+    let heard = '';
+    socket.on('data', (chunk: Buffer) => (heard += chunk.toString()));
+    await waitFor(() => heard.endsWith('vconsole password: '), 'the password prompt');
+    socket.write('r1ght-pw\r');
+    await waitFor(() => heard.includes('Welcome to shell'), "the demo shell's welcome");
+    expect(proxy.stderr()).not.toContain('r1ght-pw');
   });
+
+  it('offers VeNCrypt only, names its certificate with the fingerprint, and offers plain VNC authentication only by name, with a warning', async () => {
+    const configHome = mkdtempSync(path.join(os.tmpdir(), 'vconsole-tls-config-'));
+    const proxy = start(['proxy', 'demo:vm-t', '--share', '--listen', '0.0.0.0', '--password-file', passwordFile('r1ght-pw\n')], {
+      XDG_CONFIG_HOME: configHome,
+    });
+    const port = (await proxy.jsonLines(1))[0].port as number;
+    await proxy.waitForStderr(
+      /TLS certificate of this listener \(made now, give it to viewers as their CA file\): \S+ sha256 Fingerprint=[0-9A-F:]{95}\n/,
+    );
+    expect(proxy.stderr()).toContain(path.join(configHome, 'vconsole', 'tls', 'listener-cert.pem'));
+    expect(proxy.stderr()).not.toContain('--insecure-vnc-auth');
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.on('error', () => undefined);
+    cleanup.push(() => socket.destroy());
+    const reader = new ByteReader(socket);
+    await reader.read(12, 10_000, 'the banner');
+    socket.write('RFB 003.008\n');
+    expect([...(await reader.read(2, 10_000, 'the security types'))]).toEqual([1, 19]);
+    // A viewer that picks plain VNC authentication anyway is refused: no challenge goes out in clear.
+    socket.write(Buffer.from([2]));
+    expect((await reader.read(4, 10_000, 'the SecurityResult')).readUInt32BE(0)).toBe(1);
+
+    const plain = start(
+      ['proxy', 'demo:vm-u', '--share', '--listen', '0.0.0.0', '--insecure-vnc-auth', '--password-file', passwordFile('r1ght-pw\n')],
+      {
+        XDG_CONFIG_HOME: configHome,
+      },
+    );
+    await plain.jsonLines(1);
+    await plain.waitForStderr(/TLS certificate of this listener \(give it/);
+    expect(plain.stderr()).toMatch(
+      /--insecure-vnc-auth: viewers may also give it without TLS, and then the password's challenge and the screen cross the network in clear/,
+    );
+  });
+});
+
+/**
+ * A viewer's VeNCrypt X509Vnc handshake from `from`, up to the challenge inside TLS (trusting
+ * `ca`): `answer` sends the response for `password` and resolves with the SecurityResult.
+ */
+async function tlsChallenged(port: number, from: string, ca: Buffer) {
+  const socket = net.connect({ host: '127.0.0.1', port, localAddress: from });
+  socket.on('error', () => undefined);
+  cleanup.push(() => socket.destroy());
+  const reader = new ByteReader(socket);
+  const read = (n: number) => reader.read(n, 60_000, 'the VeNCrypt handshake');
+  await read(12);
+  socket.write('RFB 003.008\n');
+  // Still held back (the previous wrong answer's hold may end a moment after its refusal): no types.
+  if ((await read(1))[0] === 0) return undefined;
+  expect([...(await read(1))]).toEqual([19]);
+  socket.write(Buffer.from([19]));
+  await read(2);
+  socket.write(Buffer.from([0, 2]));
+  expect([...(await read(6))]).toEqual([0, 1, 0, 0, 1, 5]);
+  socket.write(Buffer.from([0, 0, 1, 5]));
+  expect((await read(1))[0]).toBe(1);
+  socket.removeAllListeners('data');
+  const secure = await new Promise<tls.TLSSocket>((resolve, reject) => {
+    const client = tls.connect({ socket, ca, servername: 'localhost' });
+    client.once('secureConnect', () => resolve(client));
+    client.once('error', reject);
+  });
+  const inside = new ByteReader(secure);
+  const challenge = await inside.read(16, 60_000, 'the challenge');
+  return {
+    async answer(password: string): Promise<number> {
+      secure.write(expectedVncResponse(password, challenge));
+      return (await inside.read(4, 60_000, 'the SecurityResult')).readUInt32BE(0);
+    },
+  };
+}
+
+describe('guessing the password inside TLS', () => {
+  it('is answered ever more slowly: an address on its second wrong password is refused after a fresh one on its first', async () => {
+    const configHome = mkdtempSync(path.join(os.tmpdir(), 'vconsole-tls-config-'));
+    const proxy = start(['proxy', 'demo:vm-w', '--share', '--listen', '0.0.0.0', '--password-file', passwordFile('r1ght-pw\n')], {
+      XDG_CONFIG_HOME: configHome,
+    });
+    const port = (await proxy.jsonLines(1))[0].port as number;
+    const ca = readFileSync(path.join(configHome, 'vconsole', 'tls', 'listener-cert.pem'));
+    expect(await (await tlsChallenged(port, '127.0.0.4', ca))?.answer('wrong-1')).toBe(1);
+    // 127.0.0.4 failed once: its next wrong answer waits twice as long as 127.0.0.5's first.
+    let again: Awaited<ReturnType<typeof tlsChallenged>>;
+    await waitFor(async () => (again = await tlsChallenged(port, '127.0.0.4', ca)) !== undefined, 'the hold over', 10_000);
+    const fresh = await tlsChallenged(port, '127.0.0.5', ca);
+    const order: string[] = [];
+    await Promise.all([
+      again!.answer('wrong-2').then((result) => order.push(`second failure: ${result}`)),
+      fresh!.answer('wrong-1').then((result) => order.push(`first failure: ${result}`)),
+    ]);
+    expect(order).toEqual(['first failure: 1', 'second failure: 1']);
+    expect(proxy.stderr().match(/wrong VNC password from 127\.0\.0\.4/g)).toHaveLength(1);
+  });
+});
+
+describe('an exposed listener and the consoles no password protects', () => {
+  it.each([[['proxy', '--listen', '0.0.0.0', 'demo:shell', '--type', 'serial']]])(
+    'refuses a serial console beyond loopback without --share (no password, no TLS) with one line: %j',
+    async (args) => {
+      const result = await runVconsole(args);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(
+          /^vconsole: demo:shell: a serial console on --listen 0\.0\.0\.0 would be open to anyone who reaches the port: .*; listen on 127\.0\.0\.1 and reach it with ssh -L .*, or pass --insecure-expose-unauthenticated to serve it anyway$/,
+        ),
+      ]);
+    },
+  );
 
   it('refuses a SPICE console beyond loopback, and the VNC console beside it is closed too', async () => {
     const port = await silentServer();
@@ -130,7 +249,7 @@ describe('viewer passwords', () => {
   it('generates 8 printable characters, not only letters, digits, - and _', async () => {
     const seen = new Set<string>();
     for (let i = 0; i < 4; i++) {
-      const proxy = start(['proxy', 'demo:vm-g', '--share', '--listen', '0.0.0.0']);
+      const proxy = start(['proxy', 'demo:vm-g', '--share', '--listen', '0.0.0.0', '--insecure-vnc-auth']);
       await proxy.waitForStderr(/VNC password for viewers of this listener: (\S+)/);
       const password = /VNC password for viewers of this listener: (\S+) \(shown once/.exec(proxy.stderr())![1];
       expect(password).toMatch(/^[\x21-\x7e]{8}$/);
@@ -144,7 +263,16 @@ describe('viewer passwords', () => {
 
 describe('guessing the viewer password', () => {
   async function guarded() {
-    const proxy = start(['proxy', 'demo:vm-b', '--share', '--listen', '0.0.0.0', '--password-file', passwordFile('r1ght-pw\n')]);
+    const proxy = start([
+      'proxy',
+      'demo:vm-b',
+      '--share',
+      '--listen',
+      '0.0.0.0',
+      '--insecure-vnc-auth',
+      '--password-file',
+      passwordFile('r1ght-pw\n'),
+    ]);
     const [{ port }] = await proxy.jsonLines(1);
     return { proxy, port: port as number };
   }
@@ -189,9 +317,12 @@ describe('guessing the viewer password', () => {
   });
 
   it('a burst of connections turned away while the address is held back is one log line, not two per connection', async () => {
-    const proxy = start(['proxy', 'demo:vm-b', '--share', '--listen', '0.0.0.0', '--password-file', passwordFile('r1ght-pw\n')], {
-      VCONSOLE_TURNED_AWAY_SUMMARY_MS: '1000',
-    });
+    const proxy = start(
+      ['proxy', 'demo:vm-b', '--share', '--listen', '0.0.0.0', '--insecure-vnc-auth', '--password-file', passwordFile('r1ght-pw\n')],
+      {
+        VCONSOLE_TURNED_AWAY_SUMMARY_MS: '1000',
+      },
+    );
     const [{ port }] = await proxy.jsonLines(1);
     const held = (await challenged(port as number, '127.0.0.6')).answer('wrong-pw');
     await proxy.waitForStderr(/wrong VNC password from 127\.0\.0\.6/);

@@ -71,7 +71,7 @@ describe('open --follow', () => {
     const result = await runVconsole(['open', 'demo:a', '--follow', '--no-tui'], env);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
-      'vconsole: --follow follows a selector, and none was given; add -l SELECTOR, -A, --os-filter REGEX or --os-tag TAG\n',
+      'vconsole: --follow follows a selector, and none was given; add -l SELECTOR, -A, --os-filter REGEX, --os-tag TAG, --pve-node NODE, --pve-pool POOL, --pve-tag TAG, --libvirt-filter REGEX or --libvirt-all\n',
     );
   });
 });

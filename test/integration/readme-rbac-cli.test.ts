@@ -5,11 +5,11 @@ import { startKubevirtFixture, type KubevirtFixture, type RecordedRequest } from
 import { readGreeting, runVconsole, startVconsole } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
 
-// The README gives the Role a KubeVirt user needs. This runs what the README's KubeVirt section
-// runs (list, open, a serial console, a stopped VM) against the fixture API server, turns each
-// request into the RBAC attributes kube-apiserver would check, and holds the README's Role to
-// them both ways: every request allowed, every rule used. A call vconsole starts making, or a
-// rule it stops needing, fails here until the README says so.
+// docs/COMMANDS.md gives the Role a KubeVirt user needs (the README names its rules and links
+// it). This runs what the README's KubeVirt section runs (list, open, a serial console, a stopped
+// VM) against the fixture API server, turns each request into the RBAC attributes kube-apiserver
+// would check, and holds that Role to them both ways: every request allowed, every rule used. A
+// call vconsole starts making, or a rule it stops needing, fails here until the docs say so.
 
 interface Rule {
   apiGroups: string[];
@@ -17,14 +17,14 @@ interface Rule {
   verbs: string[];
 }
 
-/** The rules of the `kind: Role` in the README's yaml blocks. */
+/** The rules of the `kind: Role` in docs/COMMANDS.md's yaml blocks. */
 function readmeRoleRules(): Rule[] {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const readme = readFileSync(new URL('../../docs/COMMANDS.md', import.meta.url), 'utf8');
   const blocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1]);
   const role = blocks
     .flatMap((block) => parseAllDocuments(block).map((doc) => doc.toJS() as { kind?: string; rules?: Rule[] }))
     .find((doc) => doc.kind === 'Role');
-  expect(role, 'README.md has a yaml block with a kind: Role').toBeDefined();
+  expect(role, 'docs/COMMANDS.md has a yaml block with a kind: Role').toBeDefined();
   return role?.rules ?? [];
 }
 
@@ -64,7 +64,7 @@ beforeAll(async () => {
 });
 afterAll(() => fixture?.close());
 
-describe("the README's KubeVirt Role", () => {
+describe('the KubeVirt Role the docs give', () => {
   it('allows every request of list, open, a serial console and a stopped VM, and has no rule they do not use', async () => {
     const rules = readmeRoleRules();
     expect((await runVconsole(['list', '-n', 'prod'], env)).code).toBe(0);

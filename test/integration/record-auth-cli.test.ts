@@ -103,14 +103,38 @@ describe('recordings and VNC authentication', () => {
     await waitFor(() => pixelAt(viewer.framebuffer, 1, 1) === GREEN, 'the replayed picture');
   });
 
+  it('replay --listen 0.0.0.0 speaks VeNCrypt only, with the certificate it names', async () => {
+    const { file } = await recordLockedConsole();
+    const configHome = fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-replay-config-'));
+    const replay = startVconsole(['replay', file, '--listen', '0.0.0.0'], { XDG_CONFIG_HOME: configHome });
+    cleanup.push(() => replay.kill());
+    const [line] = await replay.jsonLines(1);
+    await replay.waitForStderr(
+      /TLS certificate of this listener \(made now, give it to viewers as their CA file\): \S+ sha256 Fingerprint=/,
+    );
+    expect(fs.statSync(path.join(configHome, 'vconsole', 'tls', 'listener-key.pem')).mode & 0o777).toBe(0o600);
+    const socket = net.connect(line.port as number, '127.0.0.1');
+    cleanup.push(() => socket.destroy());
+    const heard: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => heard.push(chunk));
+    await waitFor(() => Buffer.concat(heard).length >= 12, 'the banner');
+    socket.write('RFB 003.008\n');
+    await waitFor(() => Buffer.concat(heard).length >= 14, 'the security types');
+    expect([...Buffer.concat(heard).subarray(12)]).toEqual([1, 19]);
+  });
+
   it('replay --listen 0.0.0.0 warns and asks viewers for a generated password, shown once', async () => {
     const { file } = await recordLockedConsole();
-    const replay = start(['replay', file, '--listen', '0.0.0.0']);
+    // liveScreen speaks plain VNC authentication, asked for by name beside VeNCrypt.
+    const replay = startVconsole(['replay', file, '--listen', '0.0.0.0', '--insecure-vnc-auth'], {
+      XDG_CONFIG_HOME: fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-replay-config-')),
+    });
+    cleanup.push(() => replay.kill());
     const [line] = await replay.jsonLines(1);
     expect(line.address).toBe('0.0.0.0');
     await replay.waitForStderr(/VNC password for viewers of this listener: (\S+) \(shown once/);
     expect(replay.stderr()).toMatch(
-      /^warning: listening on 0\.0\.0\.0: the replay is reachable from the network; viewers must give the VNC password$/m,
+      /^warning: listening on 0\.0\.0\.0: the replay is reachable from the network; viewers must speak TLS \(VeNCrypt X509Vnc\) with the certificate below and give the VNC password; --insecure-vnc-auth: viewers may also give it without TLS, in clear$/m,
     );
     const password = /VNC password for viewers of this listener: (\S+) \(shown once/.exec(replay.stderr())![1];
     const port = line.port as number;

@@ -16,8 +16,11 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
+/** A config directory of its own: an exposed listener makes its TLS certificate there. */
+const CONFIG_HOME = mkdtempSync(path.join(os.tmpdir(), 'vconsole-share-config-'));
+
 function start(args: string[]): RunningVconsole {
-  const child = startVconsole(args);
+  const child = startVconsole(args, { XDG_CONFIG_HOME: CONFIG_HOME });
   cleanup.push(() => child.kill());
   return child;
 }
@@ -60,6 +63,32 @@ describe('vconsole proxy --share', () => {
     expect(server.clients).toBe(1);
   });
 
+  it('a later proxy of a console a shared open holds joins it: its viewers add no console connection', async () => {
+    const server = await demoServer('vm-j');
+    const target = `tcp://127.0.0.1:${server.port}`;
+    const open = start(['open', target, '--no-tui', '--viewer', 'none']);
+    await open.jsonLines(1);
+    const proxy = start(['proxy', target]);
+    const [{ port }] = await proxy.jsonLines(1);
+    const views = [await viewer(port as number), await viewer(port as number)];
+    await waitFor(() => views.every((v) => pixel(v.framebuffer, 5, 599) === livePixel('vm-j', 5, 599)), 'both screens');
+    expect(server.clients).toBe(1);
+    await proxy.waitForStderr(/joined the console vconsole open \(pid \d+\) holds/);
+  });
+
+  it('open in a second terminal joins the console the first holds: one console connection for both', async () => {
+    const server = await demoServer('vm-k');
+    const target = `tcp://127.0.0.1:${server.port}`;
+    const first = start(['open', target, '--no-tui', '--viewer', 'none']);
+    await first.jsonLines(1);
+    const second = start(['open', target, '--no-tui', '--viewer', 'none']);
+    const [{ port }] = await second.jsonLines(1);
+    const view = await viewer(port as number);
+    await waitFor(() => pixel(view.framebuffer, 5, 599) === livePixel('vm-k', 5, 599), 'the screen through the second open');
+    expect(server.clients).toBe(1);
+    await first.waitForStderr(/another vconsole of yours joined/);
+  });
+
   it('shares with defaults.share: true in the config file, and --no-share wins over it', async () => {
     const server = await demoServer('vm-c');
     const config = path.join(mkdtempSync(path.join(os.tmpdir(), 'vconsole-share-config-')), 'config.yaml');
@@ -70,7 +99,8 @@ describe('vconsole proxy --share', () => {
     await waitFor(() => views.every((v) => pixel(v.framebuffer, 5, 599) === livePixel('vm-c', 5, 599)), 'both screens');
     expect(server.clients).toBe(1);
 
-    const unshared = start(['--config', config, 'proxy', `tcp://127.0.0.1:${server.port}`, '--no-share']);
+    // --no-join: else it would join the console the shared proxy holds instead of dialling its own.
+    const unshared = start(['--config', config, 'proxy', `tcp://127.0.0.1:${server.port}`, '--no-share', '--no-join']);
     const [{ port: plainPort }] = await unshared.jsonLines(1);
     await viewer(plainPort as number);
     await waitFor(() => server.clients === 2, 'a console connection of its own');
@@ -92,7 +122,8 @@ describe('vconsole proxy --share', () => {
       ['--config', config, 'open', target, '--no-tui', '--viewer', 'none'],
       ['proxy', target],
     ]) {
-      const unshared = start(args);
+      // --no-join: else each would join the console the shared open holds instead of dialling its own.
+      const unshared = start([...args, '--no-join']);
       const [{ port: plainPort }] = await unshared.jsonLines(1);
       // Each viewer dials the console itself: two more connections (shared, the hub's one would be all).
       await viewer(plainPort as number);
@@ -139,7 +170,7 @@ describe('vconsole proxy --share', () => {
   });
 
   it('asks viewers of an exposed listener for a generated password shown once; a wrong one is refused and logged', async () => {
-    const proxy = start(['proxy', 'demo:vm-p', '--share', '--listen', '0.0.0.0']);
+    const proxy = start(['proxy', 'demo:vm-p', '--share', '--listen', '0.0.0.0', '--insecure-vnc-auth']);
     const [{ port }] = await proxy.jsonLines(1);
     await proxy.waitForStderr(/VNC password for viewers of this listener: (\S+)/);
     const password = /VNC password for viewers of this listener: (\S+)/.exec(proxy.stderr())![1];
@@ -156,7 +187,7 @@ describe('vconsole proxy --share', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'vconsole-share-'));
     const file = path.join(dir, 'pass');
     writeFileSync(file, 's3cret\n');
-    const proxy = start(['proxy', 'demo:vm-q', '--share', '--listen', '0.0.0.0', '--password-file', file]);
+    const proxy = start(['proxy', 'demo:vm-q', '--share', '--listen', '0.0.0.0', '--insecure-vnc-auth', '--password-file', file]);
     const [{ port }] = await proxy.jsonLines(1);
     const good = await viewer(port as number, 's3cret');
     await waitFor(() => good.framebuffer.width === 800, 'the screen with the file password');

@@ -139,6 +139,30 @@ describe.skipIf(!onLinuxX64 || (!binaryPresent && !seaRequired))('single executa
     }
   });
 
+  it('makes the TLS certificate of an exposed listener (@peculiar/x509 and its Reflect polyfill made it into the bundle)', async () => {
+    const dir = scratchDir();
+    const copy = path.join(dir, 'vconsole');
+    copyFileSync(BINARY, copy);
+    writeFileSync(path.join(dir, 'password'), 'sea-pw-1\n');
+    const env = { ...nodelessEnv(), XDG_CONFIG_HOME: path.join(dir, 'config') };
+    const args = ['proxy', 'demo:smoke', '--share', '--listen', '0.0.0.0', '--password-file', path.join(dir, 'password')];
+    const child = spawn(copy, args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    try {
+      await firstLine(child, 'stdout', 60_000);
+      // stderr is another pipe: its line may arrive a moment after stdout's.
+      for (let i = 0; i < 300 && !stderr.includes('Fingerprint='); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      const certFile = path.join(dir, 'config', 'vconsole', 'tls', 'listener-cert.pem');
+      expect(stderr).toContain(
+        `TLS certificate of this listener (made now, give it to viewers as their CA file): ${certFile} sha256 Fingerprint=`,
+      );
+      expect(readFileSync(certFile, 'utf8')).toMatch(/^-----BEGIN CERTIFICATE-----/);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
   it('serves KubeVirt, OpenStack, tcp and ws targets: the providers made it into the bundle', async () => {
     const kubevirt = await startKubevirtFixture({ vmis: [{ namespace: 'default', name: 'vm-a' }] });
     const openstack = await startOpenStackFixture();

@@ -108,7 +108,8 @@ export interface ReceivedRect extends Rect {
  * The one RFB client of the tests: it handshakes with any RFB 3.3 to 3.8 server (security None
  * or VNC Authentication), asks for the pixel format and encodings it is told (32bpp B G R X and
  * Raw by default), and decodes Raw, Hextile and ZRLE in any true-colour format, Cursor,
- * DesktopSize and the QEMU key acknowledgement. Written from RFC 6143 independently of
+ * DesktopSize and the QEMU key acknowledgement; it records Fence, EndOfContinuousUpdates,
+ * ExtendedDesktopSize, QEMU LED state and pointer motion change, and ExtendedClipboard payloads. Written from RFC 6143 independently of
  * vconsole's own client and encoders, so a mistake shared with them cannot hide.
  */
 export class RfbClient {
@@ -118,6 +119,17 @@ export class RfbClient {
   bells = 0;
   colourMaps = 0;
   cutTexts: string[] = [];
+  /** ServerCutText payloads with a negative length (ExtendedClipboard), flags word first. */
+  extendedCutTexts: Buffer[] = [];
+  /** Fences the server sent (248). */
+  fences: Array<{ flags: number; payload: Buffer }> = [];
+  /** EndOfContinuousUpdates messages (150) seen. */
+  endsOfContinuousUpdates = 0;
+  /** ExtendedDesktopSize rectangles: x the reason, y the status. */
+  extendedSizes: Array<{ reason: number; status: number; w: number; h: number; screens: number }> = [];
+  /** LED states (QEMU's byte, VMware's word) and QEMU pointer motion change modes (true: absolute), as sent. */
+  ledStates: number[] = [];
+  pointerModes: boolean[] = [];
   qemuKeyAcked = false;
   /** ZRLE's zlib stream, made on the first ZRLE rectangle. */
   private inflate: Inflate | undefined;
@@ -246,15 +258,36 @@ export class RfbClient {
    */
   async readUpdate(timeoutMs = this.timeoutMs): Promise<ReceivedRect[]> {
     for (;;) {
-      const type = (await this.read(1, timeoutMs))[0];
-      if (type === 0) break;
-      if (type === 1) {
-        await this.read((await this.read(5)).readUInt16BE(3) * 6);
-        this.colourMaps += 1;
-      } else if (type === 2) this.bells += 1;
-      else if (type === 3) this.cutTexts.push((await this.read((await this.read(7)).readUInt32BE(3))).toString('latin1'));
-      else throw new Error(`unexpected server message type ${type}`);
+      const rects = await this.readMessage(timeoutMs);
+      if (rects) return rects;
     }
+  }
+
+  /**
+   * Reads the next server message of any type: a FramebufferUpdate is decoded and its
+   * rectangles returned; any other message is recorded (bells, cut texts, fences...) and
+   * undefined returned. `timeoutMs` bounds the wait for it to begin.
+   */
+  async readMessage(timeoutMs = this.timeoutMs): Promise<ReceivedRect[] | undefined> {
+    const type = (await this.read(1, timeoutMs))[0];
+    if (type === 0) return this.readUpdateBody();
+    if (type === 1) {
+      await this.read((await this.read(5)).readUInt16BE(3) * 6);
+      this.colourMaps += 1;
+    } else if (type === 2) this.bells += 1;
+    else if (type === 3) {
+      const length = (await this.read(7)).readInt32BE(3);
+      if (length < 0) this.extendedCutTexts.push(await this.read(-length));
+      else this.cutTexts.push((await this.read(length)).toString('latin1'));
+    } else if (type === 150) this.endsOfContinuousUpdates += 1;
+    else if (type === 248) {
+      const head = await this.read(8);
+      this.fences.push({ flags: head.readUInt32BE(3), payload: await this.read(head[7]) });
+    } else throw new Error(`unexpected server message type ${type}`);
+    return undefined;
+  }
+
+  private async readUpdateBody(): Promise<ReceivedRect[]> {
     const count = (await this.read(3)).readUInt16BE(1);
     const rects: ReceivedRect[] = [];
     for (let i = 0; i < count; i += 1) {
@@ -277,6 +310,29 @@ export class RfbClient {
         this.qemuKeyAcked = true;
         continue;
       }
+      if (r.encoding === -308) {
+        const screens = (await this.read(4))[0];
+        await this.read(screens * 16);
+        this.extendedSizes.push({ reason: r.x, status: r.y, w: r.w, h: r.h, screens });
+        if (r.y === 0 && (r.w !== this.width || r.h !== this.height)) {
+          this.width = r.w;
+          this.height = r.h;
+          this.values = new Uint32Array(r.w * r.h);
+        }
+        continue;
+      }
+      if (r.encoding === -261) {
+        this.ledStates.push((await this.read(1))[0]);
+        continue;
+      }
+      if (r.encoding === -262) {
+        this.ledStates.push((await this.read(4)).readUInt32BE(0));
+        continue;
+      }
+      if (r.encoding === -257) {
+        this.pointerModes.push(r.x !== 0);
+        continue;
+      }
       if (r.encoding === -239) {
         const pixels = await this.read(r.w * r.h * this.bytesPerPixel);
         const mask = await this.read(Math.ceil(r.w / 8) * r.h);
@@ -290,9 +346,19 @@ export class RfbClient {
       if (r.encoding === 0) await this.decodeRaw(r);
       else if (r.encoding === 5) await this.decodeHextile(r);
       else if (r.encoding === 16) await this.decodeZrle(r);
+      else if (r.encoding === 1) await this.decodeCopyRect(r);
       else throw new Error(`unexpected encoding ${r.encoding}`);
     }
     return rects;
+  }
+
+  /** CopyRect: the values at the source move to the rectangle (read whole first: areas may overlap). */
+  private async decodeCopyRect(r: Rect): Promise<void> {
+    const source = await this.read(4);
+    const [sx, sy] = [source.readUInt16BE(0), source.readUInt16BE(2)];
+    const before = Uint32Array.from(this.values);
+    for (let y = 0; y < r.h; y += 1)
+      this.values.set(before.subarray((sy + y) * this.width + sx, (sy + y) * this.width + sx + r.w), (r.y + y) * this.width + r.x);
   }
 
   private async decodeRaw(r: Rect): Promise<void> {
@@ -443,6 +509,47 @@ export class RfbClient {
     head.writeUInt8(6, 0);
     head.writeUInt32BE(bytes.length, 4);
     this.stream.write(Buffer.concat([head, bytes]));
+  }
+
+  /** Fence (248): flags, then at most 64 bytes of payload (more is the tests' hostile case). */
+  sendFence(flags: number, payload: Buffer = Buffer.alloc(0)): void {
+    const out = Buffer.alloc(9);
+    out.writeUInt8(248, 0);
+    out.writeUInt32BE(flags >>> 0, 4);
+    out.writeUInt8(payload.length & 0xff, 8);
+    this.stream.write(Buffer.concat([out, payload]));
+  }
+
+  /** EnableContinuousUpdates (150). */
+  enableContinuousUpdates(enable: boolean, rect: Rect = { x: 0, y: 0, w: this.width, h: this.height }): void {
+    const out = Buffer.alloc(10);
+    out.writeUInt8(150, 0);
+    out.writeUInt8(enable ? 1 : 0, 1);
+    out.writeUInt16BE(rect.x, 2);
+    out.writeUInt16BE(rect.y, 4);
+    out.writeUInt16BE(rect.w, 6);
+    out.writeUInt16BE(rect.h, 8);
+    this.stream.write(out);
+  }
+
+  /** SetDesktopSize (251) with one screen of the whole size. */
+  setDesktopSize(width: number, height: number): void {
+    const out = Buffer.alloc(24);
+    out.writeUInt8(251, 0);
+    out.writeUInt16BE(width, 2);
+    out.writeUInt16BE(height, 4);
+    out.writeUInt8(1, 6);
+    out.writeUInt16BE(width, 16);
+    out.writeUInt16BE(height, 18);
+    this.stream.write(out);
+  }
+
+  /** ClientCutText with a negative length: an ExtendedClipboard payload (flags word first). */
+  sendExtendedCutText(payload: Buffer): void {
+    const head = Buffer.alloc(8);
+    head.writeUInt8(6, 0);
+    head.writeInt32BE(-payload.length, 4);
+    this.stream.write(Buffer.concat([head, payload]));
   }
 
   close(): void {

@@ -11,7 +11,7 @@ import { namingTarget, type CommandIo } from '../command-io.js';
 
 /**
  * How long the opener may take to say whether it found a browser: xdg-open, macOS open and
- * PowerShell exit once the browser has the URL (xdg-open 3 when it found none); a browser run
+ * rundll32 exit once the browser has the URL (xdg-open 3 when it found none); a browser run
  * as VCONSOLE_BROWSER keeps running, and counts as opened after this long.
  */
 const OPENER_VERDICT_MS = 10_000;

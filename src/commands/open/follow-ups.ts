@@ -4,6 +4,7 @@
  * --follow the selection. One OpenRun owns one of these: it starts each follow-up as its
  * session gets there, and stops them all through stop() and closeSerialLogs() when it shuts down.
  */
+import { describeError } from '../../errors.js';
 import type { ConsoleSession } from '../../proxy/console-session.js';
 import type { SessionRegistry } from '../../proxy/session-registry.js';
 import type { ViewerRouter } from '../../viewers/viewer-router.js';
@@ -64,11 +65,14 @@ export class SessionFollowUps {
     const { sharing, recording } = this.host;
     sharing.follow(session);
     reportSerialLine(session, () => this.host.view());
-    sharing
-      .hubOf(session)
-      ?.on('state', (state) =>
-        this.host.view()?.show({ type: 'upstream', sessionId: session.id, status: { reconnecting: state === 'reconnecting' } }),
-      );
+    const hub = sharing.hubOf(session);
+    hub?.on('state', (state) => {
+      if (state !== 'ended')
+        this.host.view()?.show({ type: 'upstream', sessionId: session.id, status: { reconnecting: state === 'reconnecting' } });
+    });
+    hub?.on('ended', (err) =>
+      this.host.view()?.show({ type: 'upstream', sessionId: session.id, status: { reconnecting: false, ended: describeError(err) } }),
+    );
     recording.recorderOf(session)?.on('bytes', (bytes) => this.host.view()?.show({ type: 'recording', sessionId: session.id, bytes }));
     this.thumbnails?.track(session, sharing.hubOf(session));
   }

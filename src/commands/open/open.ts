@@ -9,11 +9,14 @@ import { systemViewerEnvironment } from '../../viewers/system-environment.js';
 import type { CommandIo } from '../command-io.js';
 import { consecutivePorts } from '../flags.js';
 import { recordingFrom, withRecordSharing } from '../record-flags.js';
-import { unsharedBecause, withShareDefault } from '../share-flags.js';
+import { unsharedBecause, withPasswordPerDialSharing, withShareDefault } from '../share-flags.js';
+import { joiningFrom } from '../joining.js';
 import { sharingFrom } from '../sharing.js';
 import { listenAddressFrom, targetOptionsFrom } from '../target-options.js';
 import { selectTargets } from '../target-selection.js';
+import { selectViaTargets, viaLinkFrom } from '../via.js';
 import { openBrowserPages, pageOutput } from './browser-only.js';
+import { openConnectionFiles } from './connection-files.js';
 import { confirmOpenCount } from './count.js';
 import { thumbnailModeFrom, withGridSharing } from './grid-flags.js';
 import { OpenRun } from './run.js';
@@ -33,7 +36,12 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const escapeKey = flags.escape === undefined ? DEFAULT_ESCAPE : parseEscapeKey(flags.escape);
   const thumbnailMode = thumbnailModeFrom(flags, process.env);
   const options = targetOptionsFrom(flags, config);
-  const found = await selectTargets(inputs, flags, options, config, { follow: flags.follow });
+  // The link's lines (connection lost, back again) go to the TUI's notice line once it shows.
+  let sayVia = (line: string) => void io.stderr.write(`${line}\n`);
+  const via = viaLinkFrom(flags, config, (line) => sayVia(line));
+  const found = via
+    ? await selectViaTargets(via, inputs, flags, { follow: flags.follow })
+    : await selectTargets(inputs, flags, options, config, { follow: flags.follow });
   const targets = [...found.named, ...found.selected];
   // Declined at the terminal: nothing was opened, nothing is left to close.
   if (!(await confirmOpenCount(targets.length, flags, { stdin: process.stdin, stderr: process.stderr }))) return io.exit(0);
@@ -43,23 +51,54 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const ports = consecutivePorts(flags.port, targets.length);
   const listen = listenAddressFrom(flags.listen, config);
   // open shares VNC consoles by default: --no-share or defaults.share: false opt out.
-  const sharing = await sharingFrom(withRecordSharing(withShareDefault(withGridSharing(flags), config.defaults.share, true)), listen, {
-    clientPasswords: false,
-    notesUnshared: flags.share === true,
-  });
+  const sharing = await sharingFrom(
+    withPasswordPerDialSharing(withRecordSharing(withShareDefault(withGridSharing(flags), config.defaults.share, true)), targets),
+    listen,
+    {
+      clientPasswords: false,
+      notesUnshared: flags.share === true,
+    },
+  );
   const shareHint = sharing.shares ? undefined : unsharedBecause(flags, config.defaults.share);
   const recording = await recordingFrom(flags);
+  const joining = joiningFrom(flags, 'open', (text) => io.stderr.write(`${text}\n`));
   const system = systemViewerEnvironment();
   const viewerEnv = { ...process.env };
   const viewerFlag = flags.viewer ?? (system.env.VCONSOLE_VIEWER ? undefined : config.defaults.viewer);
   const { choice, detected } = await selectViewer({ viewer: viewerFlag, viewerArgs: flags.viewerArg }, system);
   const useTui = flags.tui !== false && Boolean(process.stdout.isTTY && process.stdin.isTTY);
   const viewer = { choice, detected, platform: system.platform };
+  // Consoles their viewer reaches by itself (Proxmox VE's SPICE) open from a connection file, without a port.
+  const direct = await openConnectionFiles({ named, selected }, viewer, pageOutput(io, flags.tui), viewerEnv);
+  if (direct.onlyFiles && !flags.follow) {
+    await Promise.all(direct.viewers.map((started) => started.exited));
+    return io.exit(0);
+  }
   // Asked before any viewer starts: over ssh without X forwarding none could show a window.
   const display = displayHere(system);
   const run = new OpenRun(
-    { flags, config, options, listen, ports, sharing, shareHint, recording, escapeKey, thumbnailMode, useTui, viewer, display, viewerEnv },
+    {
+      flags,
+      config,
+      options,
+      listen,
+      ports,
+      sharing,
+      joining,
+      shareHint,
+      recording,
+      escapeKey,
+      thumbnailMode,
+      useTui,
+      viewer,
+      display,
+      viewerEnv,
+    },
     io,
   );
-  await run.open(named, selected);
+  sayVia = (line) => {
+    if (run.view) run.view.show({ type: 'notice', text: line.replace(/^vconsole: /, '') });
+    else io.stderr.write(`${line}\n`);
+  };
+  await run.open(direct.named, direct.selected);
 }

@@ -35,6 +35,8 @@ export async function targetsToOpen<F extends OpenFlags & { allNamespaces?: bool
   terminal: { stdin: NodeJS.ReadStream; stdout: NodeJS.WriteStream } = { stdin: process.stdin, stdout: process.stdout },
 ): Promise<TargetsToOpen<F> | undefined> {
   if (inputs.length > 0) return { targets: inputs, flags };
+  // The picker lists what this machine reaches; with --via the consoles are named or selected there.
+  if (flags.via || config.defaults.via) return { targets: inputs, flags };
   // Selectors choose the VMs themselves; -A alone widens the picker (or, with no terminal, selects).
   const selects = selectorSearches(flags).some((search) => search.reach !== 'everywhere');
   if (selects) return { targets: inputs, flags };

@@ -11,6 +11,7 @@ import { DEFAULT_ESCAPE } from '../../terminal/escape-key.js';
 import { hostPlatform } from '../../viewers/system-environment.js';
 import { waitFor } from '../../../test/support/wait.js';
 import { recordingFrom } from '../record-flags.js';
+import { joiningFrom } from '../joining.js';
 import { sharingFrom } from '../sharing.js';
 import { resolveTargets, targetOptionsFrom } from '../target-options.js';
 import { OpenActions } from './actions.js';
@@ -61,6 +62,7 @@ describe('OpenRun', () => {
         ports: [],
         sharing: await sharingFrom({}, '127.0.0.1', { clientPasswords: false }),
         recording: await recordingFrom({}),
+        joining: joiningFrom({ join: false }, 'open', () => undefined),
         escapeKey: DEFAULT_ESCAPE,
         thumbnailMode: 'none',
         useTui: false,

@@ -211,10 +211,10 @@ export class OpenRun implements ActionHost {
    * hand those to the browser (browser-only.ts) first.
    */
   private admit(targets: readonly ConsoleTarget[]): ConsoleSession[] {
-    const { sharing, recording } = this.settings;
+    const { sharing, recording, joining } = this.settings;
     return addOnce(
       this.registry,
-      targets.map((target) => shareSerial(sharing.wrap(recording.wrap(target)))),
+      targets.map((target) => joining.wrap(target, (joined) => shareSerial(sharing.wrap(recording.wrap(joined))))),
       (text) => this.view?.show({ type: 'notice', text }),
     );
   }

@@ -12,12 +12,17 @@ import type { ListenFlags, TargetFlags } from '../flags.js';
 import type { RecordFlags, Recording } from '../record-flags.js';
 import type { SelectionFlags } from '../selector-flags.js';
 import type { ShareFlags } from '../share-flags.js';
+import type { Joining, JoinFlags } from '../joining.js';
 import type { Sharing } from '../sharing.js';
 import type { ViewerFlags } from '../viewer-flags.js';
 import type { CountFlags } from './count.js';
 import type { GridFlags } from './grid-flags.js';
+import type { ViaFlags } from '../via.js';
 
-export interface OpenFlags extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags, GridFlags, CountFlags {
+export interface OpenFlags
+  extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags, GridFlags, CountFlags, JoinFlags, ViaFlags {
+  /** With --via: how long a dropped ssh connection is tried again. */
+  wait?: string;
   /** With selectors: open VMs that start matching while open runs, mark those that stop. */
   follow?: boolean;
   /** false with --no-tui. */
@@ -37,6 +42,8 @@ export interface OpenSettings {
   /** With --port: the port of each target opened at the start, in order. */
   ports: number[];
   sharing: Sharing;
+  /** Whether its consoles join, or are held for, the user's other vconsoles. */
+  joining: Joining;
   /** When VNC consoles are not shared: what would share them (`drop --no-share`), for `s` and the grid. */
   shareHint?: string;
   recording: Recording;

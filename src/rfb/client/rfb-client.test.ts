@@ -52,8 +52,9 @@ describe('RfbConsoleClient against the demo RFB server', () => {
     cleanups.push(() => client.close());
     expect([fb.width, fb.height, fb.name]).toEqual([320, 200, 'vm-demo']);
     await client.nextUpdate();
-    // The demo serves through the hub's RFB server, which speaks ZRLE, the client's first choice.
-    expect([...client.encodingsSeen]).toEqual(['zrle']);
+    // The demo serves through the hub's RFB server, which speaks ZRLE, the client's first choice
+    // (and announces ExtendedDesktopSize, as QEMU does).
+    expect([...client.encodingsSeen].sort()).toEqual(['extended-desktop-size', 'zrle']);
     const probe = await RfbClient.connect(net.connect(demo.port, '127.0.0.1'));
     cleanups.push(() => probe.close());
     probe.requestUpdate(false);
@@ -331,5 +332,25 @@ describe('RfbConsoleClient server messages and input', () => {
     });
     client.close();
     expect(await closed).toBeUndefined();
+  });
+});
+
+describe('the pseudo-encodings a hub relays', () => {
+  it('reads LED state and pointer motion change rectangles even unasked, as the replay of a hub-recorded session meets them', async () => {
+    const { client, fb } = await connect(async (peer) => {
+      await serveHandshake(peer, 2, 1);
+      peer.write(
+        update([
+          { rect: { x: 0, y: 0, w: 0, h: 0 }, encoding: -261, body: Buffer.from([4]) },
+          { rect: { x: 0, y: 0, w: 0, h: 0 }, encoding: -257 },
+          { rect: { x: 0, y: 0, w: 2, h: 1 }, encoding: 0, body: Buffer.from([1, 2, 3, 0, 4, 5, 6, 0]) },
+        ]),
+      );
+    });
+    const modes: boolean[] = [];
+    client.on('pointerMode', (absolute) => modes.push(absolute));
+    await client.nextUpdate();
+    expect([client.isClosed, client.indicators, modes]).toEqual([false, { ledState: 4, absolutePointer: false }, [false]]);
+    expect([...fb.pixels]).toEqual([1, 2, 3, 0, 4, 5, 6, 0]);
   });
 });

@@ -13,6 +13,8 @@ import { NATIVE_FORMAT, RfbProtocolError, encodePixelFormat } from '../wire/rfb-
 import { MAX_SCREEN_SIDE, clientHandshake } from './handshake.js';
 import { clientCutText, keyEvent, pointerEvent, qemuKeyEvent, setEncodingsMessage, updateRequest } from './messages.js';
 import { PSEUDO_ENCODINGS, cursorDecoder, type PseudoEncodingName } from './pseudo-encodings.js';
+import { RELAYED_ENCODINGS, RelayedExtensions } from './relayed-extensions.js';
+import type { DesktopSizeRequest } from '../wire/extensions.js';
 
 export type EncodingName = PixelEncodingName | PseudoEncodingName;
 
@@ -37,6 +39,12 @@ export interface RfbConsoleClientOptions {
   budget?: DecodeBudgetOptions;
   /** Asked before the framebuffer takes a new size; throws (a VconsoleError) to refuse it. */
   admitScreen?: (width: number, height: number) => void;
+  /**
+   * Also ask for what a hub passes on to its own clients: QEMU's LED state and pointer motion
+   * change, ExtendedClipboard. (Pointer motion change makes a relative console take deltas
+   * around 0x7FFF from this connection: only for a caller that sends them so.)
+   */
+  relayExtensions?: boolean;
 }
 
 /** Largest ServerCutText passed on; a longer one is dropped as it arrives, the session kept. */
@@ -45,6 +53,10 @@ export const MAX_CUT_TEXT_BYTES = 1024 * 1024;
 interface RfbConsoleClientEvents {
   bell: [];
   clipboard: [string];
+  /** QEMU's LED state (scroll lock 1, num lock 2, caps lock 4), with relayExtensions. */
+  ledState: [number];
+  /** The console takes absolute pointer positions (true) or relative motion (false), with relayExtensions. */
+  pointerMode: [boolean];
   close: [Error | undefined];
 }
 
@@ -78,6 +90,13 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
   /** Bytes of an oversized ServerCutText still to drop as they arrive. */
   private cutTextToSkip = 0;
   private readonly loop: ParseLoop;
+  private readonly relayed = new RelayedExtensions({
+    write: (message) => this.send(message),
+    ledState: (state) => this.emit('ledState', state),
+    pointerMode: (absolute) => this.emit('pointerMode', absolute),
+    clipboard: (text) => this.emit('clipboard', text),
+    maxClipboardText: MAX_CUT_TEXT_BYTES,
+  });
 
   private constructor(
     private readonly stream: Duplex,
@@ -126,11 +145,12 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
     client.handshaking = false;
     const pixelEncodings = options.encodings ?? DEFAULT_ENCODINGS;
     const encodings = [...pixelEncodings, ...PSEUDO_ENCODING_NAMES.filter((name) => !pixelEncodings.includes(name))];
+    const relayed = options.relayExtensions ? RELAYED_ENCODINGS : [];
     stream.write(
       Buffer.concat([
         Buffer.from([0, 0, 0, 0]),
         encodePixelFormat(NATIVE_FORMAT),
-        setEncodingsMessage(encodings.map((name) => ENCODINGS[name])),
+        setEncodingsMessage([...encodings.map((name) => ENCODINGS[name]), ...relayed]),
       ]),
     );
     client.requestUpdate(false);
@@ -160,6 +180,16 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
     return this.qemuKeys;
   }
 
+  /** The console's LED state and pointer mode as it last told them (with relayExtensions). */
+  get indicators(): { ledState?: number; absolutePointer?: boolean } {
+    return { ledState: this.relayed.ledState, absolutePointer: this.relayed.absolutePointer };
+  }
+
+  /** SetDesktopSize; resolves with the console's status, "prohibited" (1) from a console that offered no ExtendedDesktopSize. */
+  setDesktopSize(request: DesktopSizeRequest): Promise<number> {
+    return this.relayed.setDesktopSize(request);
+  }
+
   nextUpdate(): Promise<void> {
     if (this.closed) return Promise.reject(this.closed.error ?? new VconsoleError('RFB connection closed'));
     return new Promise((resolve, reject) => this.updateWaiters.push({ resolve, reject }));
@@ -178,9 +208,12 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
     this.send(pointerEvent(buttons, x, y));
   }
 
-  /** ClientCutText: RFB clipboard text is Latin-1; other characters become '?'. */
+  /**
+   * Clipboard text for the console: UTF-8 in the ExtendedClipboard format when the console
+   * speaks it, else plain ClientCutText, which is Latin-1 (other characters become '?').
+   */
   clipboard(text: string): void {
-    this.send(clientCutText(text));
+    if (!this.relayed.offerClipboard(text)) this.send(clientCutText(text));
   }
 
   close(): void {
@@ -253,7 +286,9 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
       case 3: {
         const cut = this.queue.peek(8);
         if (!cut) return false;
-        const length = cut.readUInt32BE(4);
+        // A negative length is the ExtendedClipboard format, |length| bytes long.
+        const signed = cut.readInt32BE(4);
+        const length = Math.abs(signed);
         if (length > MAX_CUT_TEXT_BYTES) {
           // A clipboard too big to pass on is not worth the console: it is dropped, not buffered.
           this.queue.skip(8);
@@ -262,7 +297,8 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
         }
         const text = this.queue.take(8 + length);
         if (!text) return false;
-        this.emit('clipboard', text.toString('latin1', 8));
+        if (signed < 0) this.relayed.cutText(text.subarray(8));
+        else this.emit('clipboard', text.toString('latin1', 8));
         return true;
       }
       default:
@@ -278,8 +314,12 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
     const encoding = header.readInt32BE(8);
     const pseudo = PSEUDO_NAMES.get(encoding);
     const pixels = this.decoders.get(encoding);
+    // Read whether asked for or not: a recording of a hub's connection holds them, and its replay asks for nothing.
+    const relayed = this.relayed.rect(encoding, rect);
     let decoder: RectDecoder | undefined;
-    if (pseudo) {
+    if (relayed) {
+      decoder = relayed === 'done' ? undefined : relayed;
+    } else if (pseudo) {
       this.seen.add(pseudo);
       decoder = this.pseudoDecoder(pseudo, rect);
     } else if (pixels) {
@@ -304,7 +344,8 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
           const head = queue.peek(4);
           if (!head) return false;
           if (!queue.take(4 + head[0] * 16)) return false;
-          // y is the status: non-zero answers a resize request of ours with a refusal.
+          // x is the reason (1: our SetDesktopSize), y the status: non-zero answers it with a refusal.
+          this.relayed.desktopSize(rect.x, rect.y);
           if (rect.y === 0) this.resize(rect.w, rect.h);
           return true;
         };
@@ -367,6 +408,7 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
     this.loop.stop();
     this.wake?.();
     this.stream.destroy();
+    this.relayed.close();
     for (const { decoder } of this.decoders.values()) decoder.close();
     const waiters = this.updateWaiters.splice(0);
     for (const waiter of waiters) waiter.reject(error ?? new VconsoleError('RFB connection closed'));

@@ -10,10 +10,12 @@ import { DemoScreen } from '../demo/screen.js';
 import type { Rect } from '../wire/geometry.js';
 import { Framebuffer } from '../wire/framebuffer.js';
 import { RfbHub } from './hub.js';
+import { RfbConsoleClient } from '../client/rfb-client.js';
 import { serveClient, type ServedClient } from '../server/rfb-server.js';
 import { liveScreen, pixelAt } from '../../../test/support/live-screen.js';
 import { serveHandshake, startScriptedServer, update } from '../../../test/support/fake-rfb-server.js';
 import { ConsoleFailure } from '../../proxy/console-failure.js';
+import { ConsoleRefusedError } from '../../errors.js';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -116,6 +118,44 @@ describe('RfbHub', () => {
     expect(watcher.closed()).toBe(false);
   });
 
+  it('ends the console when its redial is refused for good (a via connection lost without --wait): clients closed, ended told, no more dials', async () => {
+    const server = await demoServer('vm-r');
+    const lost = new ConsoleRefusedError('connection to bastion lost', { hint: 'with --wait vconsole connects again' });
+    const inner = tcpSource(server.port);
+    let refusing = false;
+    const source = {
+      ...inner,
+      dial: (dialContext: DialContext) => {
+        source.dials++;
+        return refusing ? Promise.reject(lost) : inner.dial(dialContext);
+      },
+      dials: 0,
+    };
+    const hub = hubFor(source);
+    const states: string[] = [];
+    const ended: Error[] = [];
+    const hubLog: string[] = [];
+    hub.on('state', (state) => states.push(state));
+    hub.on('ended', (err) => ended.push(err));
+    hub.on('log', (level, message) => hubLog.push(`${level}: ${message}`));
+    await hub.check(new AbortController().signal);
+    const watcher = await connectClient(hub);
+    await waitFor(() => watcher.framebuffer.width === 800, 'the screen');
+
+    refusing = true;
+    await server.close();
+    await waitFor(() => watcher.closed(), 'the client closed once the redial was refused');
+    expect(states).toEqual(['reconnecting', 'ended']);
+    expect(ended).toEqual([lost]);
+    expect(hubLog).toContain('error: console ended: connection to bastion lost; with --wait vconsole connects again');
+    const dials = source.dials;
+    expect(dials).toBe(2);
+    // A later client is told why, and nothing is dialled again.
+    expect(await failure(hub.dial(context()))).toBe(lost);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(source.dials).toBe(dials);
+  });
+
   it('asks clients for the password when it has one; a wrong one is refused and logged with the peer', async () => {
     const server = await demoServer('vm-c');
     const hub = hubFor(tcpSource(server.port), { clientPassword: 'hunter2' });
@@ -129,6 +169,17 @@ describe('RfbHub', () => {
       'the refusal in the log',
     );
     expect(JSON.stringify(logs)).not.toContain('hunter2');
+  });
+
+  it('asks no password of another vconsole of the user, joined through its user-only socket', async () => {
+    const server = await demoServer('vm-c');
+    const hub = hubFor(tcpSource(server.port), { clientPassword: 'hunter2' });
+    await hub.check(new AbortController().signal);
+    const stream = await hub.dial({ ...context(), joined: true });
+    const framebuffer = new Framebuffer(0, 0);
+    const joined = await RfbConsoleClient.connect(stream, framebuffer);
+    cleanup.push(() => joined.close());
+    await waitFor(() => framebuffer.width === 800, 'the screen without a password');
   });
 
   it('drops the keys of view-only clients while they keep watching', async () => {

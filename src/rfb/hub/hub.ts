@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream';
 import { consoleKind } from '../../console-kinds/index.js';
-import { VconsoleError, describeError } from '../../errors.js';
+import { ConsoleRefusedError, VconsoleError, describeError } from '../../errors.js';
 import { DIAL_TIMEOUT_MS, FIRST_PICTURE_TIMEOUT_MS } from '../../limits.js';
 import { ConsoleFailure } from '../../proxy/console-failure.js';
 import { SharedSource, SilentConsoleError } from '../../proxy/shared-source.js';
@@ -11,14 +11,19 @@ import { duplexPair } from '../../streams/duplex-pair.js';
 import { Framebuffer } from '../wire/framebuffer.js';
 import { RfbConsoleClient } from '../client/rfb-client.js';
 import { durationText } from '../server/output.js';
-import { ClientDroppedError, serveClient, type ServedClient } from '../server/rfb-server.js';
+import { ClientDroppedError, serveClient, type RfbServerOptions, type ServedClient } from '../server/rfb-server.js';
 import { wholePicture } from '../client/whole-picture.js';
+import { consolePasswordOf } from '../../streams/console-password.js';
+import { RESIZE_STATUS } from '../wire/extensions.js';
+import { PointerRelay } from './pointer-relay.js';
 
-export type HubState = 'live' | 'reconnecting';
+export type HubState = 'live' | 'reconnecting' | 'ended';
 
 export interface RfbHubEvents {
-  /** The shared console came back, or dropped and is being dialled again. */
+  /** The shared console came back, or dropped and is being dialled again, or ended for good. */
   state: [HubState];
+  /** Its redial was refused (a ConsoleRefusedError: asking again gets the same answer): its clients were closed. */
+  ended: [Error];
   /** The hub's own news (never a secret). */
   log: [LogLevel, string];
 }
@@ -28,6 +33,8 @@ export interface RfbHubOptions {
   upstreamPassword?: string;
   /** Local clients must answer VNC authentication with this password (exposed listeners). */
   clientPassword?: string;
+  /** Clients speak VeNCrypt X509Vnc: TLS with this certificate, then the password inside it. */
+  clientTls?: RfbServerOptions['tls'];
   /** Clients only watch: their keys, pointer and clipboard are dropped. */
   viewOnly?: boolean;
   /** Wrong client passwords slowed per address; one for every console of a command (else this hub's own). */
@@ -65,6 +72,8 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
   private retryMs: number;
   private currentState: HubState = 'live';
   private readonly authBackoff: AuthBackoff;
+  /** Why the console ended for good, once it did (see `endRefused`). */
+  private endedBy?: Error;
 
   constructor(
     inner: UpstreamSource,
@@ -112,12 +121,16 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
   async dial(context: DialContext): Promise<Duplex> {
     if (!this.shares) return this.inner.dial(context);
     if (this.closing.signal.aborted) throw new VconsoleError('the shared console was closed');
+    if (this.endedBy) throw this.endedBy;
     // While reconnecting the client gets the last screen and the banner, not an error.
     if (!this.upstream && !this.retryTimer) await this.open(context.signal);
     const [clientEnd, relayEnd] = duplexPair();
+    const pointer = new PointerRelay();
     const client = serveClient(clientEnd, {
       framebuffer: this.framebuffer,
-      password: this.options.clientPassword,
+      // Another vconsole of this user, through the user-only socket: its own password is not asked, nor TLS.
+      password: context.joined ? undefined : this.options.clientPassword,
+      tls: context.joined ? undefined : this.options.clientTls,
       viewOnly: this.options.viewOnly,
       input: {
         key: (down, keysym) => this.upstream?.key(down, keysym),
@@ -125,12 +138,18 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
           if (this.upstream?.supportsQemuKeys) this.upstream.qemuKey(down, keysym, keycode);
           else this.upstream?.key(down, keysym);
         },
-        pointer: (buttons, x, y) => this.upstream?.pointer(buttons, x, y),
+        pointer: (buttons, x, y, deltas) => {
+          if (this.upstream) pointer.send(this.upstream, buttons, x, y, deltas ?? false);
+        },
         clipboard: (text) => this.upstream?.clipboard(text),
+        // Forwarded to the console, whose answer (QEMU: 4, passed to the guest) the client gets.
+        setDesktopSize: (request) => this.upstream?.setDesktopSize(request) ?? Promise.resolve(RESIZE_STATUS.prohibited),
         roomForInput: () => this.roomForInput(),
       },
+      indicators: () => this.upstream?.indicators ?? {},
       // The first wrong password of a burst is logged, not every guess.
       authGate: this.authBackoff.gate(context.peer, (message) => context.log('warn', message)),
+      onEncodings: (choice) => context.log('debug', `viewer${context.peer ? ` from ${context.peer}` : ''} is sent ${choice}`),
     });
     this.clients.add(client);
     client.on('close', (err) => {
@@ -201,15 +220,17 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     try {
       // The first whole picture is in before clients are served: none starts from a blank screen.
       upstream = await abortable(
-        RfbConsoleClient.connect(stream, this.framebuffer, { password: this.options.upstreamPassword, shared: true }).then(
-          async (client) => {
-            // Heard from the start: the close listener below comes a few turns later, too late
-            // for one in the same read as the picture, which would leave a dead console shared.
-            client.once('close', (error) => (dropped ??= { error }));
-            await wholePicture(client, this.framebuffer);
-            return client;
-          },
-        ),
+        RfbConsoleClient.connect(stream, this.framebuffer, {
+          password: consolePasswordOf(stream) ?? this.options.upstreamPassword,
+          shared: true,
+          relayExtensions: true,
+        }).then(async (client) => {
+          // Heard from the start: the close listener below comes a few turns later, too late
+          // for one in the same read as the picture, which would leave a dead console shared.
+          client.once('close', (error) => (dropped ??= { error }));
+          await wholePicture(client, this.framebuffer);
+          return client;
+        }),
         AbortSignal.any([both, pictureTimeout]),
         () => stream.destroy(),
       );
@@ -235,6 +256,12 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     });
     upstream.on('clipboard', (text) => {
       for (const client of this.clients) client.clipboard(text);
+    });
+    upstream.on('ledState', (state) => {
+      for (const client of this.clients) client.ledState(state);
+    });
+    upstream.on('pointerMode', (absolute) => {
+      for (const client of this.clients) client.pointerMode(absolute);
     });
     // The console client asks for the next update as each one is drawn: the picture stays live by itself.
     upstream.once('close', (err) => this.lost(upstream, err));
@@ -269,12 +296,27 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
         },
         (err: unknown) => {
           if (this.closing.signal.aborted) return;
+          if (err instanceof ConsoleRefusedError) return this.endRefused(err);
           this.emit('log', 'debug', `reconnect failed: ${describeError(err)}; next try in ${this.retryMs} ms`);
           this.showBanner();
           this.scheduleRedial();
         },
       );
     }, delay);
+  }
+
+  /**
+   * A redial that would get the same answer forever (the via connection lost without --wait, a
+   * refused token) ends the console instead of retrying: said, its clients closed, `ended` told.
+   */
+  private endRefused(err: ConsoleRefusedError): void {
+    this.retryTimer = undefined;
+    this.endedBy = err;
+    this.emit('log', 'error', `console ended: ${describeError(err)}`);
+    for (const client of this.clients) client.close();
+    this.clients.clear();
+    this.setState('ended');
+    this.emit('ended', err);
   }
 
   private setState(state: HubState): void {

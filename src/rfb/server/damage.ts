@@ -1,24 +1,35 @@
 import { clip, intersect, union, type Rect } from '../wire/geometry.js';
 import type { Framebuffer } from '../wire/framebuffer.js';
 import type { UpdatePlan } from './update.js';
+import type { PictureCopy } from './encoders/copyrect.js';
 import { CLIENT_UPDATE_MAX_PIXELS } from '../../limits.js';
 
 /** Beyond this many separate damaged areas a client's damage collapses into their union. */
 const MAX_DIRTY_RECTS = 16;
+/** Copies beyond this many before the client asks again are sent as pixels. */
+const MAX_COPIES = 16;
 
 /** The pseudo-encodings a client asked for. */
 export interface ClientWants {
   cursor: boolean;
   desktopSize: boolean;
+  /** CopyRect: copies recorded (see ClientDamage.copied) go out as copies, else as pixels. */
+  copyRect?: boolean;
 }
 
 /**
- * What one client has not been sent yet: damaged areas (a bounded list), its pending update
- * request, a new size or cursor, and the QEMU key acknowledgement. `plan` turns it into the
- * next FramebufferUpdate when the request covers something.
+ * What one client has not been sent yet: damaged areas (a bounded list), copies within the
+ * picture (CopyRects, in order), its pending update request, a new size or cursor, and the QEMU
+ * key acknowledgement. `plan` turns it into the next FramebufferUpdate when the request covers
+ * something.
+ *
+ * The client replays the copies on the picture it has, before the update's pixels: so a copy
+ * whose source holds damage not yet sent carries that damage to where it lands, and damage
+ * where it lands is replaced by it (see copied).
  */
 export class ClientDamage {
   private dirty: Rect[] = [];
+  private copies: PictureCopy[] = [];
   /** The union of the areas of update requests not answered yet. */
   private requested: Rect | undefined;
   private sizeChanged = false;
@@ -48,8 +59,41 @@ export class ClientDamage {
     this.dirty = kept.length > MAX_DIRTY_RECTS ? [kept.reduce(union)] : kept;
   }
 
+  /**
+   * `to` now holds a copy of the pixels that were at `from` (the framebuffer copied them).
+   * Recorded as a copy to replay; as damage once too many are waiting. The caller records it as
+   * damage instead while an update is being encoded: bands read after the copy already show it.
+   */
+  copied(to: Rect, from: { x: number; y: number }): void {
+    if (this.sizeChanged || this.copies.length >= MAX_COPIES) {
+      this.damage(to);
+      return;
+    }
+    const dx = to.x - from.x;
+    const dy = to.y - from.y;
+    const source = { x: from.x, y: from.y, w: to.w, h: to.h };
+    const carried: Rect[] = [];
+    const kept: Rect[] = [];
+    for (const r of this.dirty) {
+      const stale = intersect(r, source);
+      if (stale) carried.push({ x: stale.x + dx, y: stale.y + dy, w: stale.w, h: stale.h });
+      kept.push(...subtract(r, to));
+    }
+    this.dirty = [];
+    for (const r of [...kept, ...carried]) this.damage(r);
+    this.copies.push({ to, from: { ...from } });
+  }
+
+  /** The copies waiting become damage where they land (all of them: a later copy may read an earlier's). */
+  private copiesAsDamage(): void {
+    const copies = this.copies;
+    this.copies = [];
+    for (const copy of copies) this.damage(copy.to);
+  }
+
   resized(width: number, height: number): void {
     this.sizeChanged = true;
+    this.copies = [];
     this.dirty = [{ x: 0, y: 0, w: width, h: height }];
   }
 
@@ -71,6 +115,7 @@ export class ClientDamage {
     if (!area) return undefined;
     const plan: UpdatePlan = { rects: [] };
     if (this.sizeChanged && wants.desktopSize) {
+      this.copies = [];
       this.told(fb.width, fb.height);
       plan.size = { w: fb.width, h: fb.height };
       const whole = { x: 0, y: 0, w: fb.width, h: fb.height };
@@ -83,6 +128,12 @@ export class ClientDamage {
     } else {
       // Without DesktopSize the client keeps its old size: it gets the part of the new picture that fits.
       const visible = clip(area, Math.min(fb.width, this.width), Math.min(fb.height, this.height));
+      const replayable = (copy: PictureCopy) =>
+        contains(visible, copy.to) && contains(visible, { ...copy.from, w: copy.to.w, h: copy.to.h });
+      if (wants.copyRect && this.copies.every(replayable)) {
+        if (this.copies.length > 0) plan.copies = this.copies;
+        this.copies = [];
+      } else this.copiesAsDamage();
       let room = maxPixels;
       const kept: Rect[] = [];
       for (const r of this.dirty) {
@@ -104,7 +155,7 @@ export class ClientDamage {
     if (this.qemuKeyAckDue) plan.qemuKeyAck = true;
     const cursor = this.cursorChanged && wants.cursor ? fb.cursor : undefined;
     if (cursor) plan.cursor = cursor;
-    if (!plan.size && !plan.qemuKeyAck && !plan.cursor && plan.rects.length === 0) return undefined;
+    if (!plan.size && !plan.qemuKeyAck && !plan.cursor && !plan.copies && plan.rects.length === 0) return undefined;
     this.qemuKeyAckDue = false;
     this.cursorChanged = false;
     this.requested = undefined;
@@ -124,4 +175,18 @@ function splitRows(r: Rect, pixels: number): [Rect, Rect | undefined] {
 
 function contains(outer: Rect, inner: Rect): boolean {
   return inner.x >= outer.x && inner.y >= outer.y && inner.x + inner.w <= outer.x + outer.w && inner.y + inner.h <= outer.y + outer.h;
+}
+
+/** The parts of `r` outside `cut`: up to four rectangles (above, below, left, right). */
+function subtract(r: Rect, cut: Rect): Rect[] {
+  const overlap = intersect(r, cut);
+  if (!overlap) return [r];
+  const parts: Rect[] = [];
+  if (overlap.y > r.y) parts.push({ x: r.x, y: r.y, w: r.w, h: overlap.y - r.y });
+  const bottom = overlap.y + overlap.h;
+  if (bottom < r.y + r.h) parts.push({ x: r.x, y: bottom, w: r.w, h: r.y + r.h - bottom });
+  if (overlap.x > r.x) parts.push({ x: r.x, y: overlap.y, w: overlap.x - r.x, h: overlap.h });
+  const right = overlap.x + overlap.w;
+  if (right < r.x + r.w) parts.push({ x: right, y: overlap.y, w: r.x + r.w - right, h: overlap.h });
+  return parts;
 }

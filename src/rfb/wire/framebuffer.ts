@@ -13,9 +13,18 @@ export interface CursorShape {
   mask: Buffer;
 }
 
+/** Where the pixels of a copied area came from: its top left corner before the copy. */
+export interface CopySource {
+  x: number;
+  y: number;
+}
+
 export interface FramebufferEvents {
-  /** These areas now hold new pixels. */
-  damage: [Rect];
+  /**
+   * These areas now hold new pixels; with `from` when they are a copy of the area there (a
+   * CopyRect), which a server can pass on as a copy instead of the pixels.
+   */
+  damage: [Rect, CopySource?];
   /** The screen has a new size; every pixel is new (all black until drawn). */
   resize: [number, number];
   cursor: [CursorShape];
@@ -103,7 +112,10 @@ export class Framebuffer extends EventEmitter<FramebufferEvents> {
     }
   }
 
-  /** CopyRect: the pixels at (srcX, srcY) moved to `rect`, overlapping areas handled. */
+  /**
+   * CopyRect: the pixels at (srcX, srcY) moved to `rect`, overlapping areas handled; the area
+   * written is damaged, with where it came from.
+   */
   copyWithin(rect: Rect, srcX: number, srcY: number): void {
     const src = clip({ x: srcX, y: srcY, w: rect.w, h: rect.h }, this.w, this.h);
     const dst = clip(rect, this.w, this.h);
@@ -117,6 +129,7 @@ export class Framebuffer extends EventEmitter<FramebufferEvents> {
       const from = ((src.y + row) * this.w + src.x) * 4;
       this.data.copy(this.data, ((dst.y + row) * this.w + dst.x) * 4, from, from + w * 4);
     }
+    this.emit('damage', { x: dst.x, y: dst.y, w, h }, { x: src.x, y: src.y });
   }
 
   /** Tells readers that `rect` changed (after one or more writes into it). */

@@ -50,6 +50,7 @@ function demoSerialTarget(input: string, name: string): ConsoleTarget {
     input,
     name: `demo:${name}`,
     provider: 'demo',
+    inProcess: true,
     consoleType: 'serial',
     async dial() {
       const { DemoSerialLine } = await import('./serial-shell.js');
@@ -67,6 +68,8 @@ function demoTarget(input: string, name: string): ConsoleTarget {
     input,
     name: label,
     provider: 'demo',
+    // A demo VM lives in its process: another vconsole's demo:NAME is another VM.
+    inProcess: true,
     consoleType: 'vnc',
     async dial({ signal }) {
       if (released) throw new VconsoleError('the demo console was closed');

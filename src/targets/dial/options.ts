@@ -5,14 +5,14 @@ import { switchOption, valueOption, type OptionGroup } from '../option-group.js'
 export const TLS_OPTIONS = [
   switchOption('insecure', {
     flags: '--insecure',
-    help: 'ws(s)/OpenStack: do not verify TLS certificates',
+    help: 'ws(s)/OpenStack/Proxmox VE: do not verify TLS certificates',
     section: 'target',
     into: 'insecure',
     fallback: false,
   }),
   valueOption('ca', {
     flags: '--ca <file>',
-    help: 'ws(s)/OpenStack: CA certificate file to verify TLS with',
+    help: 'ws(s)/OpenStack/Proxmox VE: CA certificate file to verify TLS with',
     section: 'target',
     what: 'a CA file',
     into: 'ca',

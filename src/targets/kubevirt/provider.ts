@@ -97,6 +97,8 @@ class KubevirtTarget implements ConsoleTarget {
   /** KubeVirt keeps one VNC and one serial connection per VMI: a new one replaces the old. */
   readonly exclusive = true;
   private namespace?: string;
+  /** The API server, once the kubeconfig is read: part of which VM this is. */
+  private server?: string;
   consoleType: KubevirtConsoleType;
   /** `auto` reads the VMI's devices in the pre-flight: until then the type is VNC by guess. */
   consoleTypeTentative: boolean;
@@ -118,10 +120,19 @@ class KubevirtTarget implements ConsoleTarget {
     return this.namespace ? `${this.namespace}/${this.vmName}` : this.vmName;
   }
 
+  /**
+   * Which VM this is, once the kubeconfig is read: the cluster's API server, the namespace and
+   * the name (the same name in another cluster is another VM); before that, the name alone.
+   */
+  get identity(): string | undefined {
+    return this.server && this.namespace ? `kubevirt:${this.server}|${this.namespace}/${this.vmName}` : undefined;
+  }
+
   private async locate(): Promise<VmiLocation> {
     const access = await loadKubeAccess(this.options, this.environment());
     const namespace = this.namespace ?? access.namespace;
     this.namespace = namespace;
+    this.server = access.server;
     return { access, namespace };
   }
 

@@ -30,6 +30,8 @@ export interface SerialStatus {
 export interface UpstreamStatus {
   /** The console dropped and the hub redials it; its viewers stay connected meanwhile. */
   reconnecting: boolean;
+  /** The console ended for good (a redial was refused): why. Its viewers were closed. */
+  ended?: string;
 }
 
 /** One VM's line of the console table. Rows are immutable: a change makes a new row object. */
@@ -175,6 +177,7 @@ export function rowDisplayState(row: ConsoleRow): RowDisplayState {
     case 'listening':
       break;
   }
+  if (row.upstream?.ended) return 'error';
   // Viewers stay open through a shared console's drop: the console's state is the news.
   if (row.upstream?.reconnecting) return 'reconnecting';
   switch (row.viewer.state) {
@@ -237,11 +240,18 @@ function viewerProblem(viewer: ViewerStatus): string | undefined {
 
 /**
  * The row's last error: the session's, else why its serial line is not open yet (while it
- * connects), else a viewer failure, else (open --follow) that its VM left the selection.
+ * connects), else why its shared console ended, else a viewer failure, else (open --follow)
+ * that its VM left the selection.
  */
 export function rowProblem(row: ConsoleRow): string | undefined {
   const waiting = row.session.state === 'connecting' ? row.serial?.waiting : undefined;
-  return row.session.lastError ?? waiting ?? viewerProblem(row.viewer) ?? (row.unmatched ? 'no longer matches the selector' : undefined);
+  return (
+    row.session.lastError ??
+    waiting ??
+    row.upstream?.ended ??
+    viewerProblem(row.viewer) ??
+    (row.unmatched ? 'no longer matches the selector' : undefined)
+  );
 }
 
 /** `2 clients`, `1 client`. */

@@ -208,6 +208,18 @@ describe('ConsoleStore from events', () => {
     expect(rowDisplayState(store.getState().rows[0])).toBe('error');
   });
 
+  it('shows a shared console that ended for good (its redial refused) as an error with the reason, made safe', () => {
+    const { source, store } = setup();
+    source.emit('added', { snapshot: () => snapshot(3) });
+    store.apply({ type: 'viewer', sessionId: 3, status: { state: 'open', name: 'TigerVNC' } });
+    store.apply({ type: 'upstream', sessionId: 3, status: { reconnecting: true } });
+    store.apply({ type: 'upstream', sessionId: 3, status: { reconnecting: false, ended: 'connection to bastion\x1b[2J lost' } });
+    const row = store.getState().rows[0];
+    expect(rowDisplayState(row)).toBe('error');
+    expect(rowProblem(row)).toMatch(/^connection to bastion.*lost$/);
+    expect(rowProblem(row)).not.toContain('\x1b');
+  });
+
   it('keeps the last log lines and drops debug lines unless asked', () => {
     const { source, store } = setup();
     source.emit('log', { time: 1, sessionId: 1, name: 'vm-1', level: 'debug', message: 'noise' });

@@ -42,7 +42,12 @@ export function rowFact(event: SessionEvent): RowFact {
     }
     case 'upstream': {
       const reconnecting = event.status.reconnecting;
-      return { key: 'upstream', value: { reconnecting }, unchanged: (row) => (row.upstream?.reconnecting ?? false) === reconnecting };
+      const ended = safeText(event.status.ended);
+      return {
+        key: 'upstream',
+        value: { reconnecting, ...(ended ? { ended } : {}) },
+        unchanged: (row) => (row.upstream?.reconnecting ?? false) === reconnecting && row.upstream?.ended === ended,
+      };
     }
     case 'recording': {
       const { bytes } = event;

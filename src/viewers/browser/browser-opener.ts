@@ -11,27 +11,49 @@ export interface BrowserLaunch {
 
 /**
  * Starts the program that shows `url` in a browser: `VCONSOLE_BROWSER` when set (a program run
- * with the URL as its one argument, no shell), else the `open` package's way for this OS
- * (xdg-open, macOS open, PowerShell; inside the single executable the system's xdg-open).
+ * with the URL as its one argument, no shell); on Windows the shell's URL handler through
+ * `rundll32 url.dll,FileProtocolHandler` (no cmd.exe to mangle `&` in the URL, no PowerShell,
+ * which wine and locked-down machines lack); else the `open` package's way for this OS
+ * (xdg-open, macOS open; inside the single executable the system's xdg-open).
  * Resolves once the program runs; rejects when it cannot start (not installed). Its exit code
  * tells the rest: xdg-open exits 3 when it found no browser.
  */
-export async function startBrowser(url: string, env: Record<string, string | undefined> = process.env): Promise<BrowserLaunch> {
+export async function startBrowser(
+  url: string,
+  env: Record<string, string | undefined> = process.env,
+  platform: NodeJS.Platform = process.platform,
+): Promise<BrowserLaunch> {
   const chosen = env.VCONSOLE_BROWSER;
-  if (chosen) {
-    const child = spawn(chosen, [url], { stdio: 'ignore', detached: process.platform !== 'win32' });
-    await Promise.race([once(child, 'spawn'), once(child, 'error').then(([err]) => Promise.reject(err as Error))]);
-    child.unref();
-    return { name: path.basename(chosen), process: child };
+  if (chosen) return { name: path.basename(chosen), process: await spawnOpener(chosen, [url], platform) };
+  if (platform === 'win32') {
+    return {
+      name: openerName(platform),
+      process: await spawnOpener(windowsUrlHandler(env), ['url.dll,FileProtocolHandler', url], platform),
+    };
   }
   const { default: open } = await import('open');
   const child = await open(url);
-  return { name: openerName(), process: child };
+  return { name: openerName(platform), process: child };
 }
 
-function openerName(): string {
-  if (process.platform === 'darwin') return 'open';
-  if (process.platform === 'win32') return 'PowerShell Start-Process';
+/**
+ * rundll32.exe by its full path under %SystemRoot%: a bare name would be looked for in the
+ * current directory first.
+ */
+export function windowsUrlHandler(env: Record<string, string | undefined>): string {
+  return path.win32.join(env.SystemRoot ?? env.SYSTEMROOT ?? 'C:\\Windows', 'System32', 'rundll32.exe');
+}
+
+async function spawnOpener(program: string, args: string[], platform: NodeJS.Platform): Promise<ChildProcess> {
+  const child = spawn(program, args, { stdio: 'ignore', detached: platform !== 'win32', windowsHide: true });
+  await Promise.race([once(child, 'spawn'), once(child, 'error').then(([err]) => Promise.reject(err as Error))]);
+  child.unref();
+  return child;
+}
+
+function openerName(platform: NodeJS.Platform = process.platform): string {
+  if (platform === 'darwin') return 'open';
+  if (platform === 'win32') return 'rundll32 url.dll';
   return 'xdg-open';
 }
 

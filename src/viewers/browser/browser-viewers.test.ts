@@ -138,7 +138,7 @@ describe('BrowserViewers', () => {
       await browsers.launch(3, TARGET);
       const failed = await waitFor(() => statuses.find((s) => s.state === 'failed'));
       expect(failed.message).toMatch(
-        /^no browser could be opened \((xdg-open|open|PowerShell Start-Process) (not found|exited with code [1-9]\d*)\)/,
+        /^no browser could be opened \((xdg-open|open|rundll32 url.dll) (not found|exited with code [1-9]\d*)\)/,
       );
     } finally {
       process.env.PATH = savedPath;

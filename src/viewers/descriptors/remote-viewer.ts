@@ -1,5 +1,5 @@
 // remote-viewer (virt-viewer): the one viewer that shows SPICE as well as VNC. Takes a
-// `vnc://` or `spice://` URL and `--title`; on Windows its version is in its install directory.
+// `vnc://` or `spice://` URL and `--title`, or a connection file (`.vv`); on Windows its version is in its install directory.
 import { findOnPath, pathFor, programFilesDirectories, versionedEntries } from '../locate.js';
 import { consoleUrl } from './addresses.js';
 import { HOMEBREW_BIN, onPath } from './places.js';
@@ -55,6 +55,8 @@ export const remoteViewer = defineViewer({
     },
   },
   command(path, address) {
+    // A connection file names the console itself (host, proxy, TLS, password, title).
+    if (address.connectionFile) return { command: path, args: [...(address.extraArgs ?? []), address.connectionFile] };
     const url = consoleUrl(address);
     if (!url || !['vnc', 'spice'].includes(address.kind.id)) return undefined;
     return { command: path, args: [...(address.title ? ['--title', address.title] : []), ...(address.extraArgs ?? []), url] };

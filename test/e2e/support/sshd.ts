@@ -31,8 +31,13 @@ export interface SshServer {
  * authorized key for the current user, and writes a client config that reaches it without
  * touching ~/.ssh: ssh reads ~/.ssh from the passwd entry, not $HOME, so tests pass `-F`.
  * StrictModes is off because the key lives in a temp dir under a world-writable /tmp.
+ * `configLines` adds lines to sshd_config (e.g. `SetEnv HOME=DIR`: sessions in a temp home).
  */
-export async function startSshd(lab: ProcessLab, hostAlias = 'vconsole-test-host'): Promise<SshServer> {
+export async function startSshd(
+  lab: ProcessLab,
+  hostAlias = 'vconsole-test-host',
+  { configLines = [] }: { configLines?: readonly string[] } = {},
+): Promise<SshServer> {
   const dir = await lab.tempDir('sshd');
   const hostKey = join(dir, 'host_ed25519');
   const identityFile = join(dir, 'client_ed25519');
@@ -67,6 +72,7 @@ export async function startSshd(lab: ProcessLab, hostAlias = 'vconsole-test-host
         'AllowTcpForwarding yes',
         'AllowStreamLocalForwarding yes',
         'LogLevel VERBOSE',
+        ...configLines,
         '',
       ].join('\n'),
     );

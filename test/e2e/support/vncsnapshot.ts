@@ -25,11 +25,16 @@ export function parseVncSnapshotLog(text: string): { desktopName?: string; width
 /**
  * Takes one picture of a VNC server with vncsnapshot, a real RFB client (TightVNC's code):
  * `vncsnapshot -verbose -allowblank -quality 100 127.0.0.1::PORT out.jpg` (`::` = a port, not
- * a display number). Rejects with vncsnapshot's output when it fails.
+ * a display number), with `options` before the address. Rejects with vncsnapshot's output when it fails.
  */
-export async function takeVncSnapshot(port: number, dir: string, host = '127.0.0.1'): Promise<VncSnapshot> {
+export async function takeVncSnapshot(
+  port: number,
+  dir: string,
+  host = '127.0.0.1',
+  options: readonly string[] = [],
+): Promise<VncSnapshot> {
   const file = join(dir, `snapshot-${port}-${++counter}.jpg`);
-  const args = ['-verbose', '-allowblank', '-quality', '100', `${host}::${port}`, file];
+  const args = ['-verbose', '-allowblank', '-quality', '100', ...options, `${host}::${port}`, file];
   const result = await runProgram('vncsnapshot', args, { timeoutMs: 60_000 });
   const log = `${result.stdout}\n${result.stderr}`;
   if (result.code !== 0) throw new Error(`vncsnapshot ${args.join(' ')} exited with ${result.code}:\n${log.trim()}`);

@@ -7,6 +7,7 @@ import { stateless, type DecoderKind, type RectDecoder } from './decoder.js';
 /**
  * CopyRect: the source position; the pixels move within the framebuffer, as many rows a call
  * as the budget allows (bottom-up when moving down, so no source row is overwritten first).
+ * Each move damages the rows it wrote, saying where from (Framebuffer.copyWithin).
  */
 function copyRectDecoder(fb: Framebuffer, rect: Rect): RectDecoder {
   let source: { x: number; y: number } | undefined;
@@ -30,7 +31,6 @@ function copyRectDecoder(fb: Framebuffer, rect: Rect): RectDecoder {
       budget.spend(rows * rect.w);
       done += rows;
     }
-    fb.damage(rect);
     return true;
   };
 }

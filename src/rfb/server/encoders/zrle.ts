@@ -1,4 +1,5 @@
-import { constants, createDeflate, type Deflate } from 'node:zlib';
+import { DeflateStream } from './deflate-stream.js';
+import type { EncoderKind } from './encoder.js';
 import { tilesOf, type PixelPacker } from '../../wire/pixel-values.js';
 
 /** How ZRLE writes a pixel: 3 bytes for 32bpp true colour whose channels fit in 3 bytes, else as the pixel. */
@@ -188,43 +189,36 @@ function encodeTile(tile: Uint32Array, tw: number, th: number, cpixel: CompactPi
   return out;
 }
 
-/** One zlib stream for the life of a client's connection, as ZRLE requires; each call ends on a sync flush. */
-export class ZrleCompressor {
-  private readonly deflate: Deflate = createDeflate({ level: 6 });
-  private chunks: Buffer[] = [];
+/**
+ * The zlib level without a compress level from the client: 9 took 15-30% fewer bytes than 6 on
+ * QEMU's consoles (docs/BENCHMARKS.md, encodings), and deflate runs off the event loop.
+ */
+const DEFAULT_LEVEL = 9;
 
-  constructor() {
-    this.deflate.on('data', (chunk: Buffer) => this.chunks.push(chunk));
-    this.deflate.on('error', () => undefined);
-  }
-
-  /** `data` compressed on this stream: what goes after the 4-byte length of a ZRLE rectangle. */
-  compress(data: Buffer): Promise<Buffer> {
-    this.write(data);
-    return this.flush();
-  }
-
-  /** Feeds part of a rectangle's data (compressed meanwhile off the loop); flush() ends the rectangle. */
-  write(data: Buffer): void {
-    this.deflate.write(data);
-  }
-
-  /** Everything written since the last flush, compressed. */
-  flush(): Promise<Buffer> {
-    return new Promise((resolve, reject) => {
-      this.deflate.flush(constants.Z_SYNC_FLUSH, () => {
-        if (this.deflate.destroyed) {
-          reject(new Error('ZRLE compressor closed'));
-          return;
-        }
-        const out = Buffer.concat(this.chunks);
-        this.chunks = [];
-        resolve(out);
-      });
-    });
-  }
-
-  close(): void {
-    this.deflate.destroy();
-  }
-}
+/**
+ * ZRLE (encoding 16): the bands' tiles through the connection's one zlib stream, one rectangle a
+ * flush, at the compress level the client asked for when the stream was made (the client cannot
+ * be told to start it afresh).
+ */
+export const zrle: EncoderKind<'zrle'> = {
+  name: 'zrle',
+  encoding: 16,
+  create(settings) {
+    const stream = new DeflateStream(settings.compressLevel ?? DEFAULT_LEVEL);
+    return {
+      tileRows: 64,
+      pixelCost: 1,
+      band: ({ pixels, width, rect, packer }) => {
+        stream.write(zrleTiles(packer.rectValues(pixels, width, rect), rect.w, rect.h, packer));
+        return { parts: [] };
+      },
+      async end() {
+        const compressed = await stream.flush();
+        const length = Buffer.alloc(4);
+        length.writeUInt32BE(compressed.length);
+        return [length, compressed];
+      },
+      close: () => stream.close(),
+    };
+  },
+};

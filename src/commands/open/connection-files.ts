@@ -1,0 +1,82 @@
+// `open` for consoles their viewer reaches by itself through the platform's own proxy (Proxmox
+// VE's SPICE proxy): no session, no local port; the provider gives a connection file's settings,
+// a private file is written and the viewer (one that shows the kind) opens it.
+import { consoleKind } from '../../console-kinds/index.js';
+import { VconsoleError } from '../../errors.js';
+import { DIAL_TIMEOUT_MS } from '../../limits.js';
+import type { ConsoleTarget } from '../../targets/types.js';
+import { terminalSafe } from '../../text/terminal-text.js';
+import { candidateShows } from '../../viewers/catalog.js';
+import type { ViewerChoice } from '../../viewers/choose.js';
+import { buildViewerCommand } from '../../viewers/command.js';
+import { writeConnectionFile } from '../../viewers/connection-file.js';
+import { describeViewerExit, launchViewer, type ViewerProcess } from '../../viewers/viewer-process.js';
+import type { ViewerCandidate } from '../../viewers/types.js';
+import { namingTarget } from '../command-io.js';
+import type { PageOutput } from './browser-only.js';
+
+export interface ConnectionFilesResult {
+  named: ConsoleTarget[];
+  selected: ConsoleTarget[];
+  /** The viewers started for connection files: `open` with nothing else waits for them. */
+  viewers: ViewerProcess[];
+  /** Every target was such a console: `open` has no session to run. */
+  onlyFiles: boolean;
+}
+
+/** Which viewer opens a console of `type`: the one chosen when it shows it, else the first found that does. */
+function viewerFor(type: string, choice: ViewerChoice, detected: readonly ViewerCandidate[] = []): ViewerCandidate | undefined {
+  const shows = (candidate: ViewerCandidate) => (candidateShows(candidate) as readonly string[]).includes(type);
+  if (choice.kind === 'viewer' && shows(choice.viewer)) return choice.viewer;
+  return detected.find(shows);
+}
+
+/** Opens a viewer on the connection file of every target that has one, and returns the others, for sessions. */
+export async function openConnectionFiles(
+  found: { named: ConsoleTarget[]; selected: ConsoleTarget[] },
+  viewer: { choice: ViewerChoice; detected: readonly ViewerCandidate[] | undefined },
+  output: PageOutput,
+  env: NodeJS.ProcessEnv,
+): Promise<ConnectionFilesResult> {
+  const direct = (target: ConsoleTarget) => target.connectionFile !== undefined;
+  const files = [...found.named, ...found.selected].filter(direct);
+  const named = found.named.filter((target) => !direct(target));
+  const selected = found.selected.filter((target) => !direct(target));
+  const viewers: ViewerProcess[] = [];
+  for (const target of files) {
+    const started = await openOne(target, viewer, output, env).catch((err: unknown) => {
+      output.error(namingTarget(target.name, err));
+      return undefined;
+    });
+    if (started) viewers.push(started);
+  }
+  const onlyFiles = files.length > 0 && named.length === 0 && selected.length === 0;
+  if (onlyFiles && viewers.length === 0) throw new VconsoleError('no console could be opened', { hint: 'see the error above' });
+  return { named, selected, viewers, onlyFiles };
+}
+
+async function openOne(
+  target: ConsoleTarget,
+  viewer: { choice: ViewerChoice; detected: readonly ViewerCandidate[] | undefined },
+  output: PageOutput,
+  env: NodeJS.ProcessEnv,
+): Promise<ViewerProcess | undefined> {
+  const label = consoleKind(target.consoleType)?.label ?? target.consoleType;
+  if (viewer.choice.kind === 'none') {
+    output.say(`[${terminalSafe(target.name)}] no viewer launched (--viewer none): its ${label} console has no local port to point one at`);
+    return undefined;
+  }
+  const candidate = viewerFor(target.consoleType, viewer.choice, viewer.detected);
+  if (!candidate) throw new VconsoleError(`no viewer here shows ${label} consoles`, { hint: 'install remote-viewer (virt-viewer)' });
+  if (!target.connectionFile) return undefined;
+  const settings = await target.connectionFile(AbortSignal.timeout(DIAL_TIMEOUT_MS));
+  const file = await writeConnectionFile(settings, target.name);
+  const extraArgs = viewer.choice.kind === 'viewer' && viewer.choice.viewer === candidate ? viewer.choice.extraArgs : [];
+  const command = buildViewerCommand(candidate, { host: '', port: 0, consoleType: target.consoleType, connectionFile: file, extraArgs });
+  const launched = launchViewer(command, { env });
+  launched.once('exit', (exit) => {
+    if (exit.outcome === 'failed') output.error(namingTarget(target.name, new VconsoleError(describeViewerExit(exit, candidate.name))));
+  });
+  output.say(`[${terminalSafe(target.name)}] viewer: ${candidate.name} opened its ${label} connection file`);
+  return launched;
+}

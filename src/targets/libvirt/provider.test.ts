@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../errors.js';
+import { resolveTarget } from '../index.js';
+import { parseDomainList } from './provider.js';
+import { libvirtState, lifecycleEventState } from './state.js';
+
+describe('the libvirt provider', () => {
+  it('resolves libvirt:DOMAIN on the default connection and libvirt+ssh:// on its host, without I/O', () => {
+    const local = resolveTarget('libvirt:web-1', {});
+    expect(local.name).toBe('libvirt:web-1');
+    expect(local.consoleType).toBe('vnc');
+    expect(local.consoleTypeTentative).toBe(true);
+    expect(resolveTarget('libvirt:web-1', { connect: 'qemu:///session' }).name).toBe('libvirt:web-1 (qemu:///session)');
+    expect(resolveTarget('libvirt:web-1', { connect: 'qemu+ssh://root@kvm1/system' }).name).toBe('libvirt+ssh://root@kvm1/web-1');
+    const remote = resolveTarget('libvirt+ssh://root@kvm1/db-1#serial', {});
+    expect(remote.name).toBe('libvirt+ssh://root@kvm1/db-1');
+    expect(remote.consoleType).toBe('serial');
+    expect(remote.consoleTypeTentative).toBe(false);
+  });
+
+  it('refuses bad domain names, remote non-ssh connections and console types libvirt has not', () => {
+    expect(() => resolveTarget('libvirt:', {})).toThrow(UsageError);
+    expect(() => resolveTarget('libvirt:a/b', {})).toThrow(/expected a domain name/);
+    expect(() => resolveTarget('libvirt:a', { connect: 'qemu+tls://kvm1/system' })).toThrow(/over ssh only/);
+    expect(() => resolveTarget('libvirt:a#rdp', {})).toThrow(/libvirt targets have no rdp console/);
+  });
+
+  it('reads virsh list --all, names with spaces and states of two words included', () => {
+    const text = ' Id   Name       State\n-----------------------------\n 2    vct-a      running\n -    my vm 2    shut off\n\n';
+    expect(parseDomainList(text)).toEqual([
+      { name: 'vct-a', state: 'running' },
+      { name: 'my vm 2', state: 'shut off' },
+    ]);
+  });
+
+  it('says states and lifecycle events in common words', () => {
+    expect(libvirtState('running\n\n')).toEqual({ phase: 'Running', detail: 'running' });
+    expect(libvirtState('shut off')).toEqual({ phase: 'Stopped', detail: 'shut off' });
+    expect(libvirtState(undefined)).toEqual({ phase: 'gone' });
+    expect(lifecycleEventState("event 'lifecycle' for domain 'vct-a': Suspended Paused")).toEqual({
+      phase: 'Paused',
+      detail: 'suspended paused',
+    });
+    expect(lifecycleEventState("event 'lifecycle' for domain 'x': Stopped Destroyed")).toMatchObject({ phase: 'Stopped' });
+    expect(lifecycleEventState("event 'lifecycle' for domain 'x': Defined Added")).toBeUndefined();
+    expect(lifecycleEventState('events received: 2')).toBeUndefined();
+  });
+});
+
+describe("libvirt's selectors", () => {
+  it('--libvirt-filter picks domains by name pattern, --libvirt-all every domain; a bad pattern is a usage error', async () => {
+    const { libvirtOptions, parseDomainRegex } = await import('./options.js');
+    expect(libvirtOptions.selection?.({ libvirtFilter: '^web-' })).toEqual({
+      scope: { domainRegex: '^web-' },
+      shownAs: '--libvirt-filter ^web-',
+      reach: 'matching',
+    });
+    expect(libvirtOptions.selection?.({ libvirtAll: true })).toMatchObject({ reach: 'everywhere' });
+    expect(libvirtOptions.selection?.({})).toBeUndefined();
+    expect(() => parseDomainRegex('(')).toThrow(UsageError);
+  });
+});

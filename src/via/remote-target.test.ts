@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { heldConsoleName } from '../holding/held-console-name.js';
+import type { FarTarget } from './protocol.js';
+import { RemoteTarget } from './remote-target.js';
+import type { ViaLink } from './ssh-link.js';
+
+const linkTo = (host: string) => ({ host, generation: 1 }) as unknown as ViaLink;
+const far = (extra: Partial<FarTarget> = {}): FarTarget => ({
+  handle: 1,
+  input: 'tcp://127.0.0.1:5900',
+  name: 'tcp://127.0.0.1:5900',
+  provider: 'tcp',
+  consoleType: 'vnc',
+  ...extra,
+});
+
+describe('RemoteTarget', () => {
+  it("is never the console of the same name here, nor another bastion's: a far console without an identity gets the bastion's", () => {
+    const local = { provider: 'tcp', name: 'tcp://127.0.0.1:5900', consoleType: 'vnc' };
+    const viaJump = new RemoteTarget(linkTo('jump'), far(), {});
+    const viaOther = new RemoteTarget(linkTo('other'), far(), {});
+    expect(heldConsoleName(viaJump)).not.toBe(heldConsoleName(local));
+    expect(heldConsoleName(viaJump)).not.toBe(heldConsoleName(viaOther));
+    // The same far console through the same bastion is the same console: a second --via command joins it.
+    expect(heldConsoleName(new RemoteTarget(linkTo('jump'), far({ handle: 7 }), {}))).toBe(heldConsoleName(viaJump));
+  });
+
+  it("keeps the far identity's digest, under the bastion's name", () => {
+    const one = new RemoteTarget(linkTo('jump'), far({ provider: 'kubevirt', identity: 'abc' }), {});
+    const two = new RemoteTarget(linkTo('jump'), far({ provider: 'kubevirt', identity: 'def' }), {});
+    expect(one.identity).toBe('via:jump:abc');
+    expect(heldConsoleName(one)).not.toBe(heldConsoleName(two));
+  });
+});
