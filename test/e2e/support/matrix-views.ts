@@ -121,7 +121,7 @@ function windowView(client: WindowClient, proc: RunningProcess, context: ViewCon
       if (!(await isViewable(x, window.id))) continue;
       if (windowSize && !resized.has(window.id)) {
         resized.add(window.id);
-        await runProgram('xdotool', ['windowsize', '--sync', window.id, String(windowSize.width), String(windowSize.height)], {
+        await runProgram('xdotool', ['windowsize', window.id, String(windowSize.width), String(windowSize.height)], {
           env: x.env,
           timeoutMs: 15_000,
         });
@@ -153,13 +153,10 @@ function windowView(client: WindowClient, proc: RunningProcess, context: ViewCon
     async escape() {
       const window = await vmWindow();
       if (!window) return false;
-      // Pointer in, a click for focus (there is no window manager to give it), then the key: Xt
-      // viewers (TightVNC's, ssvnc's) take keys only so.
       const middle = [String(Math.floor(window.width / 2)), String(Math.floor(window.height / 2))];
-      const typed = await runProgram('xdotool', ['mousemove', '--window', window.id, ...middle, 'click', '1', 'key', 'Escape'], {
-        env: x.env,
-        timeoutMs: 15_000,
-      });
+      const before =
+        client.keysAfter === 'click' ? ['mousemove', '--window', window.id, ...middle, 'click', '1'] : ['windowfocus', '--sync', window.id];
+      const typed = await runProgram('xdotool', [...before, 'key', 'Escape'], { env: x.env, timeoutMs: 15_000 });
       return typed.code === 0;
     },
     ended: () => (proc.hasExited() ? proc.describe() : undefined),

@@ -43,6 +43,12 @@ export interface WindowClient extends ClientBase {
   className: string;
   /** A size to give its window first, for a viewer whose window opens smaller than the VM's screen. */
   windowSize?: { width: number; height: number };
+  /**
+   * How a key reaches it without a window manager: `focus` (xdotool windowfocus, then the key;
+   * a click would reach TigerVNC's VM first) or `click` (pointer in and a click first: Xt
+   * viewers such as TightVNC's and ssvnc's take keys only so).
+   */
+  keysAfter: 'focus' | 'click';
   start(lab: ProcessLab, port: number, options: ClientOptions): Promise<RunningProcess>;
 }
 
@@ -110,6 +116,7 @@ const tigervnc: WindowClient = {
   password: true,
   shape: 'window',
   className: 'TigerVNC Viewer',
+  keysAfter: 'focus',
   async start(lab, port, options) {
     const auth = options.password ? ['-passwd', await obfuscatedPasswordFile(options.dir, options.password)] : [];
     return spawnWindow(lab, 'TigerVNC', 'xtigervncviewer', [...auth, '-Shared', '-AlertOnFatalError=0', `127.0.0.1::${port}`], options.env);
@@ -123,6 +130,7 @@ const remoteViewer: WindowClient = {
   password: false,
   shape: 'window',
   className: 'Remote-viewer',
+  keysAfter: 'click',
   start: (lab, port, options) =>
     Promise.resolve(spawnWindow(lab, 'remote-viewer', 'remote-viewer', [`vnc://127.0.0.1:${port}`], options.env)),
 };
@@ -134,6 +142,7 @@ const gvncviewer: WindowClient = {
   password: false,
   shape: 'window',
   className: 'Gvncviewer',
+  keysAfter: 'click',
   // It follows a screen-size change inside its window but keeps the window's size (640 wide after
   // the splash, cropping the 720-wide menu): its resize row fails against QEMU's server too.
   // gtk-vnc's tools take HOST:DISPLAY only, the port being 5900 + DISPLAY.
@@ -147,6 +156,7 @@ const vinagre: WindowClient = {
   password: false,
   shape: 'window',
   className: 'Vinagre',
+  keysAfter: 'click',
   // It opens at 650x500 and crops the screen to that; larger, it shows it whole at 1:1, centred.
   windowSize: { width: 1100, height: 800 },
   start: (lab, port, options) => Promise.resolve(spawnWindow(lab, 'vinagre', 'vinagre', [`vnc://127.0.0.1::${port}`], options.env)),
@@ -159,6 +169,7 @@ const remmina: WindowClient = {
   password: false,
   shape: 'window',
   className: 'org.remmina.Remmina',
+  keysAfter: 'click',
   windowSize: { width: 1100, height: 800 },
   start(lab, port, options) {
     // A profile of its own in a temp HOME, so no earlier run's settings (scaling, quality) count.
@@ -174,6 +185,7 @@ const xtightvncviewer: WindowClient = {
   password: true,
   shape: 'window',
   className: 'Vncviewer',
+  keysAfter: 'click',
   async start(lab, port, options) {
     const auth = options.password ? ['-passwd', await obfuscatedPasswordFile(options.dir, options.password)] : [];
     return spawnWindow(lab, 'xtightvncviewer', 'xtightvncviewer', [...auth, '-shared', `127.0.0.1::${port}`], options.env);
@@ -187,6 +199,7 @@ const ssvnc: WindowClient = {
   password: true,
   shape: 'window',
   className: 'Ssvnc',
+  keysAfter: 'click',
   async start(lab, port, options) {
     const auth = options.password ? ['-passwd', await obfuscatedPasswordFile(options.dir, options.password)] : [];
     // -nobell/-noraiseonbeep: no dialogs; its "chat" window (class Ssvnc too) is smaller than the screen.
