@@ -247,11 +247,6 @@ async function injectAll(jobs) {
       // only valid for the Node.js build that made it, i.e. the host's own target.
       seaConfig: {
         useCodeCache: false,
-        // A 2 MiB young generation (V8's default grows it to 16 MiB): a relay allocates little
-        // JavaScript but a TLS read buffer per 16 KiB record, and with the default those piled
-        // up past V8's 64 MiB external-memory trigger between minor GCs, so every ~64 MiB relayed
-        // cost a full GC; see docs/PERF-DATAPATH.md.
-        execArgv: ['--max-semi-space-size=2'],
         assets: { ...job.dataAssets, 'cli.js': cliAssetPath, ...(job.useCodeCache ? { 'cli.cache': cliCachePath } : {}) },
       },
     });
