@@ -57,6 +57,15 @@ describe('WebSocketStream', () => {
     expect((await pong)[0].toString()).toBe('are you there');
   });
 
+  it("leaves reading to ws when ws's receiver is inside a frame (its half-read frame must not be cut)", () => {
+    const write = () => true;
+    const receiver = { write, on: () => undefined, _state: 4, _bufferedBytes: 3, _fragmented: 0 };
+    const ws = { _receiver: receiver, on: () => undefined, once: () => undefined };
+    const stream = new WebSocketStream(ws as unknown as WebSocket);
+    expect(stream.receivesPayloadDirectly).toBe(false);
+    expect(receiver.write).toBe(write);
+  });
+
   it('ends after the last message when the server closes', async () => {
     const { stream, server } = await connected();
     server.send('last words');
