@@ -44,6 +44,28 @@ describe('WebSocketStream', () => {
     expect(isBinary).toBe(true);
   });
 
+  it('takes the payload of data frames from the socket itself, while ws still answers pings', async () => {
+    const { stream, server } = await connected();
+    expect(stream.receivesPayloadDirectly).toBe(true);
+    const messages = [Buffer.alloc(100_000, 1), Buffer.alloc(70_000, 2), Buffer.from('end')];
+    const pong = once(server, 'pong') as Promise<[Buffer]>;
+    server.send(messages[0]);
+    server.ping(Buffer.from('are you there'));
+    server.send(messages[1]);
+    server.send(messages[2]);
+    expect(await readBytes(stream, 170_003)).toEqual(Buffer.concat(messages));
+    expect((await pong)[0].toString()).toBe('are you there');
+  });
+
+  it("leaves reading to ws when ws's receiver is inside a frame (its half-read frame must not be cut)", () => {
+    const write = () => true;
+    const receiver = { write, on: () => undefined, _state: 4, _bufferedBytes: 3, _fragmented: 0 };
+    const ws = { _receiver: receiver, on: () => undefined, once: () => undefined };
+    const stream = new WebSocketStream(ws as unknown as WebSocket);
+    expect(stream.receivesPayloadDirectly).toBe(false);
+    expect(receiver.write).toBe(write);
+  });
+
   it('ends after the last message when the server closes', async () => {
     const { stream, server } = await connected();
     server.send('last words');

@@ -2,6 +2,7 @@ import { Duplex } from 'node:stream';
 import type WebSocket from 'ws';
 import { ConsoleEndedError, describeWebSocketEnding } from '../../errors.js';
 import { REFUSED_AT_UPGRADE_MS } from '../../limits.js';
+import { ServerFrameSplitter } from './websocket-frames.js';
 
 /**
  * How many bytes of messages wait in the readable buffer before the websocket's socket is
@@ -27,6 +28,9 @@ const BINARY = { binary: true } as const;
  * - failure: a websocket error destroys the stream with it; destroying the stream
  *   terminates the websocket at once.
  * A text message is relayed as its bytes: a console has no use for the distinction.
+ * Data frames are read by a ServerFrameSplitter in front of ws's receiver: their payloads are
+ * pushed as slices of the socket's chunks, with no buffer gathered per message (a full GC per
+ * ~64 MiB relayed, before: docs/PERF-DATAPATH.md); control frames stay ws's.
  */
 export class WebSocketStream extends Duplex {
   private readonly ws: WebSocket;
@@ -35,6 +39,8 @@ export class WebSocketStream extends Duplex {
   /** Our side started the close (end or destroy): the close that follows is no news. */
   private closing = false;
   private socketErrorCode?: string;
+  /** Data frames' payloads come straight from the socket's chunks, not through ws's messages. */
+  readonly receivesPayloadDirectly: boolean;
 
   /** `socket`: the connection under the websocket, watched for how it failed (a reset). */
   constructor(ws: WebSocket, socket?: { once(event: 'error', listener: (err: Error & { code?: string }) => void): unknown }) {
@@ -43,12 +49,15 @@ export class WebSocketStream extends Duplex {
     socket?.once('error', (err) => {
       this.socketErrorCode = err.code;
     });
-    ws.on('message', (data: Buffer) => {
-      this.receivedBytes += data.length;
-      if (!this.push(data)) ws.pause();
-    });
+    ws.on('message', (data: Buffer) => this.received(data));
+    this.receivesPayloadDirectly = splitReceivedFrames(ws, (data) => this.received(data));
     ws.once('close', (code: number, reason: Buffer) => this.closedByWebSocket(code, reason.toString('utf8')));
     ws.on('error', (err) => this.destroy(err));
+  }
+
+  private received(data: Buffer): void {
+    this.receivedBytes += data.length;
+    if (!this.push(data)) this.ws.pause();
   }
 
   private closedByWebSocket(code: number, reason: string): void {
@@ -92,4 +101,43 @@ export class WebSocketStream extends Duplex {
     ws.once('close', () => callback(error));
     ws.terminate();
   }
+}
+
+/** What of ws's receiver (private to ws) the splitter relies on; checked before it is used. */
+interface WsReceiver {
+  write(chunk: Buffer): boolean;
+  on(event: 'drain', listener: () => void): unknown;
+  _state?: unknown;
+  _bufferedBytes?: unknown;
+  _fragmented?: unknown;
+}
+
+/**
+ * Puts a ServerFrameSplitter in front of ws's receiver: the payload of data frames goes to
+ * `payload` as slices of the socket's chunks, every other frame (close, ping, pong, anything
+ * faulty) to ws's receiver as before. Only when ws's receiver is between frames with nothing
+ * buffered (else its half-read frame would be cut) and looks as this was written against;
+ * otherwise ws reads every frame as it always did. Returns whether the splitter is in place.
+ */
+function splitReceivedFrames(ws: WebSocket, payload: (data: Buffer) => void): boolean {
+  const receiver = (ws as unknown as { _receiver?: WsReceiver })._receiver;
+  if (!receiver || typeof receiver.write !== 'function') return false;
+  if (receiver._state !== 0 || receiver._bufferedBytes !== 0 || receiver._fragmented !== 0) return false;
+  const write = receiver.write.bind(receiver);
+  // ws pauses the socket when write returns false and resumes it on the receiver's 'drain'.
+  let receiverTakesMore = true;
+  const splitter = new ServerFrameSplitter({
+    payload,
+    other: (bytes) => {
+      receiverTakesMore = write(bytes);
+    },
+  });
+  receiver.on('drain', () => {
+    receiverTakesMore = true;
+  });
+  receiver.write = (chunk: Buffer) => {
+    splitter.write(chunk);
+    return receiverTakesMore;
+  };
+  return true;
 }
