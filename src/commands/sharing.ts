@@ -46,7 +46,7 @@ export interface Sharing {
 export async function sharingFrom(
   flags: ShareFlags,
   listen: string,
-  options: { serialOverTls?: boolean; notesUnshared?: boolean } = {},
+  options: { serialOverTls?: boolean; notesUnshared?: boolean; plainVncAuthFromThisMachine?: boolean } = {},
 ): Promise<Sharing> {
   const share = Boolean(flags.share || flags.viewOnly || flags.vncPasswordFile || flags.passwordFile);
   const upstreamPassword = flags.vncPasswordFile === undefined ? undefined : readPasswordFile(flags.vncPasswordFile, '--vnc-password-file');
@@ -88,7 +88,15 @@ export async function sharingFrom(
     wrap: (target) =>
       gate(
         Hub
-          ? new Hub(guard(target), { upstreamPassword, clientPassword, clientTls, viewOnly: flags.viewOnly, authBackoff })
+          ? new Hub(guard(target), {
+              upstreamPassword,
+              clientPassword,
+              clientTls,
+              // open's browser viewer page bridges to its port over loopback with noVNC, which speaks no X509 VeNCrypt.
+              plainVncAuthFromThisMachine: options.plainVncAuthFromThisMachine,
+              viewOnly: flags.viewOnly,
+              authBackoff,
+            })
           : guard(target),
       ),
     follow: (session) => {
