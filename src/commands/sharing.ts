@@ -121,9 +121,16 @@ export function protectsWithTls(flags: ShareFlags, listen: string): boolean {
  * config directory (made now when there is none). The code that makes one loads only here.
  */
 export async function exposedIdentity(flags: TlsFlags, listen: string): Promise<TlsIdentity> {
-  const { identityDirectory, listenerIdentity } = await import('../net/tls-identity.js');
+  const { certificateNames, identityDirectory, listenerIdentity } = await import('../net/tls-identity.js');
   const names = listen === '0.0.0.0' || listen === '::' ? [] : [listen];
-  return listenerIdentity({ dir: identityDirectory(), certFile: flags.tlsCert, keyFile: flags.tlsKey, names });
+  const identity = await listenerIdentity({ dir: identityDirectory(), certFile: flags.tlsCert, keyFile: flags.tlsKey, names });
+  // One kept from an earlier --listen (or the user's own) may not name this address: viewers that check the host refuse it.
+  if (names.length === 0 || certificateNames(identity.cert, listen)) return identity;
+  const fix = flags.tlsCert === undefined ? `delete ${identityDirectory()} for a new one that does` : 'dial a name it holds';
+  return {
+    ...identity,
+    unnamedListen: `it does not name ${listen}, so viewers that check the host (remote-viewer) refuse it there: ${fix}`,
+  };
 }
 
 /**
@@ -134,7 +141,8 @@ export function certificateNotice(sharing: Pick<Sharing, 'tls'>): string | undef
   const identity = sharing.tls;
   if (!identity) return undefined;
   const made = identity.generated ? 'made now, ' : '';
-  return `TLS certificate of this listener (${made}give it to viewers as their CA file): ${identity.certFile} sha256 Fingerprint=${identity.fingerprint}`;
+  const line = `TLS certificate of this listener (${made}give it to viewers as their CA file): ${identity.certFile} sha256 Fingerprint=${identity.fingerprint}`;
+  return identity.unnamedListen === undefined ? line : `${line}; ${identity.unnamedListen}`;
 }
 
 /** What the hub shares, for the line about a console it does not. */
