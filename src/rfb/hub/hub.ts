@@ -36,7 +36,7 @@ export interface RfbHubOptions {
   clientPassword?: string;
   /** Clients speak VeNCrypt X509Vnc: TLS with this certificate, then the password inside it. */
   clientTls?: RfbServerOptions['tls'];
-  /** Clients on this machine may also give the password without TLS (open's browser viewer; tlsForPeer). */
+  /** Clients on this machine give the password without TLS (open's browser viewer, noVNC; tlsForPeer). */
   plainVncAuthFromThisMachine?: boolean;
   /** Clients only watch: their keys, pointer and clipboard are dropped. */
   viewOnly?: boolean;

@@ -291,18 +291,18 @@ describe('plain VNC authentication from this machine (open: its browser viewer p
   });
 
   it('is offered to a peer on this machine only when asked for, and never to the network', () => {
-    expect(tlsForPeer(offered, '127.0.0.1:5000', true, own)).toEqual({ ...offered, alsoPlainVncAuth: true });
-    expect(tlsForPeer(offered, '192.0.2.10:5000', true, own)?.alsoPlainVncAuth).toBe(true);
+    expect(tlsForPeer(offered, '127.0.0.1:5000', true, own)).toBeUndefined();
+    expect(tlsForPeer(offered, '192.0.2.10:5000', true, own)).toBeUndefined();
     expect(tlsForPeer(offered, '192.0.2.11:5000', true, own)).toBe(offered);
+    expect(tlsForPeer(offered, undefined, true, own)).toBe(offered);
     expect(tlsForPeer(offered, '127.0.0.1:5000', false, own)).toBe(offered);
-    expect(tlsForPeer(undefined, '127.0.0.1:5000', true, own)).toBeUndefined();
   });
 
-  it('on a server that offers it, a loopback client picks plain VNC authentication and the password opens it', async () => {
+  it('on such a server, a loopback client is offered plain VNC authentication alone (noVNC takes the first it knows), and the password opens it', async () => {
     const { client, reader, closed } = serve({ tls: tlsForPeer({ context }, '127.0.0.1:1', true, own) });
     await reader.read(12, T, 'the version');
     client.write('RFB 003.008\n');
-    expect([...(await reader.read(3, T, 'the security types'))]).toEqual([2, 19, 2]);
+    expect([...(await reader.read(2, T, 'the security types'))]).toEqual([1, 2]);
     client.write(Buffer.from([2]));
     client.write(expectedVncResponse(PASSWORD, await reader.read(16, T, 'the challenge')));
     expect((await reader.read(4, T, 'the SecurityResult')).readUInt32BE(0)).toBe(0);

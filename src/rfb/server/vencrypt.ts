@@ -81,9 +81,10 @@ export interface ClientTls {
 
 /**
  * What a client from `peer` is offered. With `plainFromThisMachine` (open: its browser viewer's
- * page reaches the console over loopback through noVNC, which speaks no X509 VeNCrypt), a client
- * on this machine may also give the password by plain VNC authentication: the challenge never
- * leaves the machine, and `open`'s loopback ports have no password at all. Other peers keep TLS.
+ * page reaches the console over loopback through noVNC, which speaks no X509 VeNCrypt and picks
+ * the first type it knows of those offered, VeNCrypt's 19 among them), a client on this machine
+ * gets plain VNC authentication alone, the password still asked: the challenge never leaves the
+ * machine, and `open`'s loopback ports have no password at all. Other peers keep TLS.
  */
 export function tlsForPeer(
   tlsOptions: ClientTls | undefined,
@@ -91,6 +92,5 @@ export function tlsForPeer(
   plainFromThisMachine: boolean,
   ownAddresses?: () => string[],
 ): ClientTls | undefined {
-  if (!tlsOptions || !plainFromThisMachine || tlsOptions.alsoPlainVncAuth || !isThisMachinePeer(peer, ownAddresses)) return tlsOptions;
-  return { ...tlsOptions, alsoPlainVncAuth: true };
+  return tlsOptions && plainFromThisMachine && isThisMachinePeer(peer, ownAddresses) ? undefined : tlsOptions;
 }
