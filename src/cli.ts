@@ -206,8 +206,8 @@ Enter attaches this terminal (what the VM printed meanwhile comes first), the es
 line on stdout as each console listens, and logs on stderr, e.g.
   {"target":"default/vm-a","address":"127.0.0.1","port":5901,"type":"vnc"}
 A non-loopback --listen shares every VNC console behind TLS (VeNCrypt X509Vnc) and a password
-(--password-file, else a generated one shown once), the viewers launched here included;
---no-share there is refused unless --insecure-expose-unauthenticated.
+(--password-file, else a generated one shown once); viewers on this machine give the password
+without TLS; --no-share there is refused unless --insecure-expose-unauthenticated.
 
 Examples:
   vconsole open                               pick from what every provider lists (type to filter)

@@ -46,7 +46,7 @@ export interface Sharing {
 export async function sharingFrom(
   flags: ShareFlags,
   listen: string,
-  options: { serialOverTls?: boolean; notesUnshared?: boolean } = {},
+  options: { serialOverTls?: boolean; notesUnshared?: boolean; plainVncAuthFromThisMachine?: boolean } = {},
 ): Promise<Sharing> {
   const share = Boolean(flags.share || flags.viewOnly || flags.vncPasswordFile || flags.passwordFile);
   const upstreamPassword = flags.vncPasswordFile === undefined ? undefined : readPasswordFile(flags.vncPasswordFile, '--vnc-password-file');
@@ -88,7 +88,15 @@ export async function sharingFrom(
     wrap: (target) =>
       gate(
         Hub
-          ? new Hub(guard(target), { upstreamPassword, clientPassword, clientTls, viewOnly: flags.viewOnly, authBackoff })
+          ? new Hub(guard(target), {
+              upstreamPassword,
+              clientPassword,
+              clientTls,
+              // open's browser viewer page bridges to its port over loopback with noVNC, which speaks no X509 VeNCrypt.
+              plainVncAuthFromThisMachine: options.plainVncAuthFromThisMachine,
+              viewOnly: flags.viewOnly,
+              authBackoff,
+            })
           : guard(target),
       ),
     follow: (session) => {
@@ -113,9 +121,16 @@ export function protectsWithTls(flags: ShareFlags, listen: string): boolean {
  * config directory (made now when there is none). The code that makes one loads only here.
  */
 export async function exposedIdentity(flags: TlsFlags, listen: string): Promise<TlsIdentity> {
-  const { identityDirectory, listenerIdentity } = await import('../net/tls-identity.js');
+  const { certificateNames, identityDirectory, listenerIdentity } = await import('../net/tls-identity.js');
   const names = listen === '0.0.0.0' || listen === '::' ? [] : [listen];
-  return listenerIdentity({ dir: identityDirectory(), certFile: flags.tlsCert, keyFile: flags.tlsKey, names });
+  const identity = await listenerIdentity({ dir: identityDirectory(), certFile: flags.tlsCert, keyFile: flags.tlsKey, names });
+  // One kept from an earlier --listen (or the user's own) may not name this address: viewers that check the host refuse it.
+  if (names.length === 0 || certificateNames(identity.cert, listen)) return identity;
+  const fix = flags.tlsCert === undefined ? `delete ${identityDirectory()} for a new one that does` : 'dial a name it holds';
+  return {
+    ...identity,
+    unnamedListen: `it does not name ${listen}, so viewers that check the host (remote-viewer) refuse it there: ${fix}`,
+  };
 }
 
 /**
@@ -126,7 +141,8 @@ export function certificateNotice(sharing: Pick<Sharing, 'tls'>): string | undef
   const identity = sharing.tls;
   if (!identity) return undefined;
   const made = identity.generated ? 'made now, ' : '';
-  return `TLS certificate of this listener (${made}give it to viewers as their CA file): ${identity.certFile} sha256 Fingerprint=${identity.fingerprint}`;
+  const line = `TLS certificate of this listener (${made}give it to viewers as their CA file): ${identity.certFile} sha256 Fingerprint=${identity.fingerprint}`;
+  return identity.unnamedListen === undefined ? line : `${line}; ${identity.unnamedListen}`;
 }
 
 /** What the hub shares, for the line about a console it does not. */

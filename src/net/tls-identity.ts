@@ -23,6 +23,8 @@ export interface TlsIdentity {
   /** True when it was made just now. */
   generated: boolean;
   context: tls.SecureContext;
+  /** Said when the certificate does not name the listen address (made for an earlier one, or the user's own). */
+  unnamedListen?: string;
 }
 
 export const CERT_FILE_NAME = 'listener-cert.pem';
@@ -156,4 +158,9 @@ export async function selfSigned(names: string[]): Promise<{ cert: string; key: 
 
 function isIp(value: string): boolean {
   return /^\d+\.\d+\.\d+\.\d+$/.test(value) || value.includes(':');
+}
+
+/** True when the PEM certificate `cert` names the IP address `address` (subjectAltName). */
+export function certificateNames(cert: string, address: string): boolean {
+  return new X509Certificate(cert).checkIP(address) !== undefined;
 }

@@ -16,6 +16,7 @@ import { startQemuSerialVm, startQemuVm, type QemuVm } from './support/qemu.js';
 import { BOOT_MENU, serveSerialOverTcp } from './support/serial.js';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TEST_TIMEOUT_MS, gatedTitle, requireTools } from './support/tools.js';
 import { startProxy } from './support/vconsole.js';
+import { startVconsole } from '../support/cli.js';
 import { startWebsockify } from './support/websockify.js';
 
 // The browser viewer as a user meets it: vconsole's page server hands a URL to "the browser"
@@ -126,6 +127,34 @@ describe.skipIf(demoGate.skip)(gatedTitle('browser viewer: the demo consoles in 
       });
       await harness.viewers.stop(6);
       await proxy.interrupt();
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "reaches an exposed open's port (VeNCrypt to the network) over loopback: asked the generated password, shows the console",
+    async () => {
+      const configHome = await lab.tempDir('browser-exposed-config');
+      const open = startVconsole(['open', 'demo:vm-x', '--viewer', 'none', '--no-tui', '--listen', '0.0.0.0'], {
+        XDG_CONFIG_HOME: configHome,
+      });
+      try {
+        const port = (await open.jsonLines(1))[0].port as number;
+        await open.waitForStderr(/VNC password for viewers of this listener: (\S+) \(shown once/);
+        const password = /VNC password for viewers of this listener: (\S+) \(shown once/.exec(open.stderr())![1];
+        const { page } = await harness.launchAndOpen(8, { host: '127.0.0.1', port, title: 'vm-x', consoleType: 'vnc' });
+        await page.waitForSelector('#password.shown input[type=password]', { timeout: 60_000 });
+        await page.type('#password input[type=password]', password);
+        await page.keyboard.press('Enter');
+        await waitForPageState(page, 'connected');
+        await pollFor(async () => (countLit(await canvasImage(page)) > 500 ? true : undefined), {
+          what: 'the demo desktop after the password',
+          timeoutMs: 30_000,
+        });
+        await harness.viewers.stop(8);
+      } finally {
+        await open.stop();
+      }
     },
     E2E_TEST_TIMEOUT_MS,
   );

@@ -13,7 +13,8 @@ import { listWindows, startXvfb, type XServer } from './support/xvfb.js';
 // An exposed `proxy --share` port speaks VeNCrypt X509Vnc with the certificate vconsole made on
 // first use: TigerVNC (-X509CA) and remote-viewer (gtk-vnc reads $HOME/.pki/CA/cacert.pem)
 // show QEMU's BIOS screen through it, pixel-checked against QEMU's own framebuffer, and neither
-// gets a picture with another certificate as its CA.
+// gets a picture with another certificate as its CA; TigerVNC's wrong password is answered after
+// 1 s, then 2 s (the per-address back-off, seen by a real viewer inside TLS).
 const gate = requireTools([
   'qemu-system-x86_64',
   'vncsnapshot',
@@ -111,11 +112,11 @@ describe.skipIf(gate.skip)(gatedTitle('VeNCrypt X509Vnc on an exposed listener, 
     return lab.start('remote-viewer', 'remote-viewer', [vv], { env });
   }
 
-  function tigervnc(ca: string): RunningProcess {
+  function tigervnc(ca: string, passwords = passwordFile): RunningProcess {
     return lab.start(
       'vncviewer',
       'vncviewer',
-      ['-SecurityTypes', 'X509Vnc', '-X509CA', ca, '-PasswordFile', passwordFile, `127.0.0.1::${port}`],
+      ['-SecurityTypes', 'X509Vnc', '-X509CA', ca, '-PasswordFile', passwords, `127.0.0.1::${port}`],
       {
         env: { ...x.env, HOME: join(dir, 'tigervnc-home') },
       },
@@ -138,6 +139,39 @@ describe.skipIf(gate.skip)(gatedTitle('VeNCrypt X509Vnc on an exposed listener, 
       );
       expect(question.title).toMatch(/certificate|issuer/i);
       await refused.stop();
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'TigerVNC with a wrong password, inside TLS, is answered ever more slowly: 1 s, then 2 s',
+    async () => {
+      const wrong = join(dir, 'wrong.vnc');
+      await writeFile(wrong, await runProgramBinary('sh', ['-c', "printf '%s\\n' 'wrong-pw' | vncpasswd -f"]));
+      /** How long the proxy held TigerVNC's connection open before it was turned away. */
+      const heldFor = async (): Promise<number> => {
+        const before = proxy.process.stderr().length;
+        const viewer = tigervnc(certFile, wrong);
+        const since = () => proxy.process.stderr().slice(before);
+        let connected = 0;
+        let ended = 0;
+        const deadline = Date.now() + 60_000;
+        while (!ended && Date.now() < deadline) {
+          if (!connected && /client \d+ connected/.test(since())) connected = Date.now();
+          if (connected && /client \d+ disconnected/.test(since())) ended = Date.now();
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        await viewer.stop();
+        expect(ended, `${viewer.describe()}\n${proxy.process.describe()}`).toBeGreaterThan(0);
+        return ended - connected;
+      };
+      const first = await heldFor();
+      const second = await heldFor();
+      expect(first).toBeGreaterThanOrEqual(900);
+      expect(second).toBeGreaterThanOrEqual(1900);
+      expect(second).toBeGreaterThan(first + 700);
+      expect(proxy.process.stderr()).toMatch(/wrong VNC password from 127\.0\.0\.1: viewer refused/);
+      expect(proxy.process.stderr()).not.toContain(PASSWORD);
     },
     E2E_TEST_TIMEOUT_MS,
   );

@@ -8,6 +8,7 @@ import { ByteReader, expectedVncResponse } from '../support/rfb-client.js';
 import { runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
 import { liveScreen } from '../support/live-screen.js';
+import { WebSocket } from 'ws';
 
 // What a listener beyond loopback protects (docs/COMMANDS.md, Security): every console kind is either
 // behind the viewer password or refused, and the password resists guessing per address.
@@ -145,8 +146,10 @@ async function tlsChallenged(port: number, from: string, ca: Buffer) {
   await read(12);
   socket.write('RFB 003.008\n');
   // Still held back (the previous wrong answer's hold may end a moment after its refusal): no types.
-  if ((await read(1))[0] === 0) return undefined;
-  expect([...(await read(1))]).toEqual([19]);
+  const count = (await read(1))[0];
+  if (count === 0) return undefined;
+  // VeNCrypt first (open offers plain VNC authentication beside it to this machine).
+  expect((await read(count))[0]).toBe(19);
   socket.write(Buffer.from([19]));
   await read(2);
   socket.write(Buffer.from([0, 2]));
@@ -205,20 +208,40 @@ describe('beyond loopback every VNC console is served by vconsole, behind TLS an
     return [...(await reader.read(count, 10_000, 'the security types'))];
   }
 
+  /** The SecurityResult of plain VNC authentication with `password` (the only type offered). */
+  async function plainVncResult(port: number, password: string): Promise<number> {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.on('error', () => undefined);
+    cleanup.push(() => socket.destroy());
+    const reader = new ByteReader(socket);
+    await reader.read(12, 10_000, 'the banner');
+    socket.write('RFB 003.008\n');
+    expect([...(await reader.read(2, 10_000, 'the security types'))]).toEqual([1, 2]);
+    socket.write(Buffer.from([2]));
+    socket.write(expectedVncResponse(password, await reader.read(16, 10_000, 'the challenge')));
+    return (await reader.read(4, 10_000, 'the SecurityResult')).readUInt32BE(0);
+  }
+
   it.each([
     ['proxy without --share', ['proxy', 'demo:vm-p', '--listen', '0.0.0.0']],
     // open's serial line is its TUI's own: no TLS gate, so it is refused there, naming it.
     ['open, its own viewers too', ['open', 'demo:vm-o', 'demo:shell#serial', '--no-tui', '--viewer', 'none', '--listen', '0.0.0.0']],
-  ])('%s offers VeNCrypt only, and the generated password, shown once, opens it', async (_, args) => {
+  ])('%s offers VeNCrypt only to the network, and the generated password, shown once, opens it', async (_, args) => {
     const configHome = mkdtempSync(path.join(os.tmpdir(), 'vconsole-tls-config-'));
     const run = start(args, { XDG_CONFIG_HOME: configHome });
     const port = (await run.jsonLines(1))[0].port as number;
     await run.waitForStderr(/VNC password for viewers of this listener: (\S+) \(shown once/);
     const password = /VNC password for viewers of this listener: (\S+) \(shown once/.exec(run.stderr())![1];
     await run.waitForStderr(/TLS certificate of this listener \(made now, give it to viewers as their CA file\)/);
-    expect(await offeredTypes(port)).toEqual([19]);
-    const ca = readFileSync(path.join(configHome, 'vconsole', 'tls', 'listener-cert.pem'));
-    expect(await (await tlsChallenged(port, '127.0.0.7', ca))?.answer(password)).toBe(0);
+    if (args[0] === 'open') {
+      // From this machine open asks the password without TLS: its browser viewer's page (noVNC) speaks no X509 VeNCrypt.
+      expect(await offeredTypes(port)).toEqual([2]);
+      expect(await plainVncResult(port, password)).toBe(0);
+    } else {
+      expect(await offeredTypes(port)).toEqual([19]);
+      const ca = readFileSync(path.join(configHome, 'vconsole', 'tls', 'listener-cert.pem'));
+      expect(await (await tlsChallenged(port, '127.0.0.7', ca))?.answer(password)).toBe(0);
+    }
     if (args[0] === 'open')
       await run.waitForStderr(
         /\[demo:shell\] error: a serial console on --listen 0\.0\.0\.0 would be open to anyone who reaches the port: .*--insecure-expose-unauthenticated to serve it anyway\n/,
@@ -247,6 +270,43 @@ describe('beyond loopback every VNC console is served by vconsole, behind TLS an
       expect(proxy.stderr()).not.toContain('VNC password for viewers');
     },
   );
+});
+
+describe("open's browser viewer on an exposed listener", () => {
+  it('its page (127.0.0.1 only, noVNC) is asked the password without TLS over loopback, and the password opens the screen', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'vconsole-tls-browser-'));
+    const urls = path.join(dir, 'urls');
+    const recorder = path.join(dir, 'record-url');
+    writeFileSync(recorder, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${urls}'\n`, { mode: 0o755 });
+    const run = start(['open', 'demo:vm-b', '--viewer', 'browser', '--no-tui', '--listen', '0.0.0.0'], { VCONSOLE_BROWSER: recorder });
+    await run.waitForStderr(/VNC password for viewers of this listener: (\S+) \(shown once/);
+    const password = /VNC password for viewers of this listener: (\S+) \(shown once/.exec(run.stderr())![1];
+    await waitFor(() => (readFileSync(urls, { flag: 'a+' }).toString().trim() ? true : false), 'the page opened');
+    const url = readFileSync(urls, 'utf8').trim().split('\n')[0];
+    expect(new URL(url).hostname).toBe('127.0.0.1');
+    // The page's websocket, as the tab opens it: cookie, its own Origin, the binary protocol.
+    const first = await fetch(url, { redirect: 'manual' });
+    const pageUrl = new URL(first.headers.get('location') ?? '', url).href;
+    const cookie = (first.headers.get('set-cookie') ?? '').split(';')[0];
+    const ws = new WebSocket(`${pageUrl.replace(/^http/, 'ws')}ws`, 'binary', { origin: new URL(url).origin, headers: { cookie } });
+    cleanup.push(() => ws.terminate());
+    let received = Buffer.alloc(0);
+    ws.on('message', (data: Buffer) => (received = Buffer.concat([received, data])));
+    const take = async (n: number) => {
+      await waitFor(() => received.length >= n, `${n} bytes from the page's websocket`);
+      const head = received.subarray(0, n);
+      received = received.subarray(n);
+      return head;
+    };
+    expect((await take(12)).toString()).toBe('RFB 003.008\n');
+    ws.send(Buffer.from('RFB 003.008\n'));
+    const count = (await take(1))[0];
+    expect([...(await take(count))]).toEqual([2]);
+    ws.send(Buffer.from([2]));
+    ws.send(expectedVncResponse(password, await take(16)));
+    expect((await take(4)).readUInt32BE(0)).toBe(0);
+    expect(run.stderr()).not.toContain(new URL(pageUrl).pathname);
+  });
 });
 
 describe('an exposed listener and the consoles no password protects', () => {

@@ -57,7 +57,8 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
       targets,
     ),
     listen,
-    { serialOverTls: false, notesUnshared: flags.share === true },
+    // Its browser viewer's page (noVNC, over loopback) gives the password without TLS: from this machine only.
+    { serialOverTls: false, notesUnshared: flags.share === true, plainVncAuthFromThisMachine: true },
   );
   const shareHint = sharing.shares ? undefined : unsharedBecause(flags, config.defaults.share);
   const recording = await recordingFrom(flags);

@@ -253,7 +253,7 @@ export class OpenRun implements ActionHost {
             early = this.launchViewer(session, at);
             await early;
             // Its console is dialled while both the viewer and the pre-flight run (no viewer comes without a display).
-            if (!this.noDisplay) session.dialAhead();
+            if (this.dialsAhead) session.dialAhead();
           };
     try {
       const bound = await session.start({ host: this.settings.listen, port: this.assignedPort.get(session.id) ?? 0, onBound });
@@ -289,7 +289,16 @@ export class OpenRun implements ActionHost {
     if (s.state !== 'listening' || s.port === undefined) return;
     await this.launchViewer(session, { address: s.address ?? this.settings.listen, port: s.port });
     // The first viewer's console opens while the viewer starts, not after it connects.
-    if (!this.noDisplay) session.dialAhead();
+    if (this.dialsAhead) session.dialAhead();
+  }
+
+  /**
+   * Whether a viewer's console is dialled before it connects. Not with a viewer password: the hub
+   * serves each client by its address (the back-off, plain VNC authentication from this machine
+   * only), which a stream dialled ahead does not know; and the hub holds the console open anyway.
+   */
+  private get dialsAhead(): boolean {
+    return !this.noDisplay && this.settings.sharing.clientPassword === undefined;
   }
 
   private launchViewer(session: ConsoleSession, at: BoundAddress): Promise<void> {

@@ -13,6 +13,7 @@ import { RfbConsoleClient } from '../client/rfb-client.js';
 import { durationText } from '../server/output.js';
 import { ClientDroppedError, serveClient, type RfbServerOptions, type ServedClient } from '../server/rfb-server.js';
 import { wholePicture } from '../client/whole-picture.js';
+import { tlsForPeer } from '../server/vencrypt.js';
 import { consolePasswordOf } from '../../streams/console-password.js';
 import { RESIZE_STATUS } from '../wire/extensions.js';
 import { PointerRelay } from './pointer-relay.js';
@@ -35,6 +36,8 @@ export interface RfbHubOptions {
   clientPassword?: string;
   /** Clients speak VeNCrypt X509Vnc: TLS with this certificate, then the password inside it. */
   clientTls?: RfbServerOptions['tls'];
+  /** Clients on this machine give the password without TLS (open's browser viewer, noVNC; tlsForPeer). */
+  plainVncAuthFromThisMachine?: boolean;
   /** Clients only watch: their keys, pointer and clipboard are dropped. */
   viewOnly?: boolean;
   /** Wrong client passwords slowed per address; one for every console of a command (else this hub's own). */
@@ -130,7 +133,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
       framebuffer: this.framebuffer,
       // Another vconsole of this user, through the user-only socket: its own password is not asked, nor TLS.
       password: context.joined ? undefined : this.options.clientPassword,
-      tls: context.joined ? undefined : this.options.clientTls,
+      tls: context.joined ? undefined : tlsForPeer(this.options.clientTls, context.peer, Boolean(this.options.plainVncAuthFromThisMachine)),
       viewOnly: this.options.viewOnly,
       input: {
         key: (down, keysym) => this.upstream?.key(down, keysym),

@@ -11,6 +11,7 @@ import { duplexPair } from '../../streams/duplex-pair.js';
 import { Framebuffer } from '../wire/framebuffer.js';
 import { AuthBackoff } from './auth-backoff.js';
 import { serveClient, type RfbServerOptions } from './rfb-server.js';
+import { isThisMachinePeer, tlsForPeer } from './vencrypt.js';
 
 // VeNCrypt X509Vnc as TigerVNC and gtk-vnc speak it, byte by byte, against the server over an
 // in-memory connection (how the hub serves each client), and the hostile cases.
@@ -275,5 +276,37 @@ describe('VeNCrypt X509Vnc', () => {
     await attempt();
     // Each wrong answer inside TLS is held back, the second twice as long as the first.
     expect(holds).toEqual([20, 40]);
+  });
+});
+
+describe('plain VNC authentication from this machine (open: its browser viewer page speaks noVNC over loopback)', () => {
+  const own = () => ['192.0.2.10', '2001:db8::10'];
+  const offered = { context: tls.createSecureContext({}) };
+
+  it('knows loopback and its own addresses from others, whatever form the peer has', () => {
+    for (const peer of ['127.0.0.1:5000', '127.0.0.7:1', '[::1]:5000', '::ffff:127.0.0.1:9', '192.0.2.10:4000', '[2001:db8::10]:4000'])
+      expect(isThisMachinePeer(peer, own), peer).toBe(true);
+    for (const peer of ['192.0.2.11:4000', '[2001:db8::11]:4000', '10.127.0.1:80', undefined, ''])
+      expect(isThisMachinePeer(peer, own), String(peer)).toBe(false);
+  });
+
+  it('is offered to a peer on this machine only when asked for, and never to the network', () => {
+    expect(tlsForPeer(offered, '127.0.0.1:5000', true, own)).toBeUndefined();
+    expect(tlsForPeer(offered, '192.0.2.10:5000', true, own)).toBeUndefined();
+    expect(tlsForPeer(offered, '192.0.2.11:5000', true, own)).toBe(offered);
+    expect(tlsForPeer(offered, undefined, true, own)).toBe(offered);
+    expect(tlsForPeer(offered, '127.0.0.1:5000', false, own)).toBe(offered);
+  });
+
+  it('on such a server, a loopback client is offered plain VNC authentication alone (noVNC takes the first it knows), and the password opens it', async () => {
+    const { client, reader, closed } = serve({ tls: tlsForPeer({ context }, '127.0.0.1:1', true, own) });
+    await reader.read(12, T, 'the version');
+    client.write('RFB 003.008\n');
+    expect([...(await reader.read(2, T, 'the security types'))]).toEqual([1, 2]);
+    client.write(Buffer.from([2]));
+    client.write(expectedVncResponse(PASSWORD, await reader.read(16, T, 'the challenge')));
+    expect((await reader.read(4, T, 'the SecurityResult')).readUInt32BE(0)).toBe(0);
+    client.destroy();
+    await closed;
   });
 });

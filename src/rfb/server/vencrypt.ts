@@ -1,3 +1,4 @@
+import os from 'node:os';
 import tls from 'node:tls';
 import type { Duplex } from 'node:stream';
 
@@ -53,4 +54,43 @@ export function startServerTls(raw: Duplex, early: Buffer, secureContext: tls.Se
   raw.removeAllListeners('data');
   if (early.length > 0) raw.unshift(early);
   return new tls.TLSSocket(raw, { isServer: true, secureContext, requestCert: false });
+}
+
+/**
+ * True when `peer` (`host:port`, `[v6]:port`, as sessions name clients) is this machine: a
+ * loopback address or one of its own interfaces' (a listener on a LAN address is reached from
+ * here by that address). Such a connection never crosses the network.
+ */
+export function isThisMachinePeer(peer: string | undefined, ownAddresses: () => string[] = interfaceAddresses): boolean {
+  if (!peer) return false;
+  const bracketed = /^\[(.*)\]:\d+$/.exec(peer);
+  const host = (bracketed ? bracketed[1] : peer.replace(/:\d+$/, '')).replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i, '$1').replace(/%.*$/, '');
+  if (host === '::1' || /^127\./.test(host)) return true;
+  return ownAddresses().includes(host);
+}
+
+function interfaceAddresses(): string[] {
+  return Object.values(os.networkInterfaces()).flatMap((infos) => (infos ?? []).map((info) => info.address));
+}
+
+/** The TLS options a client is served with (the RFB server's `tls`). */
+export interface ClientTls {
+  context: tls.SecureContext;
+  alsoPlainVncAuth?: boolean;
+}
+
+/**
+ * What a client from `peer` is offered. With `plainFromThisMachine` (open: its browser viewer's
+ * page reaches the console over loopback through noVNC, which speaks no X509 VeNCrypt and picks
+ * the first type it knows of those offered, VeNCrypt's 19 among them), a client on this machine
+ * gets plain VNC authentication alone, the password still asked: the challenge never leaves the
+ * machine, and `open`'s loopback ports have no password at all. Other peers keep TLS.
+ */
+export function tlsForPeer(
+  tlsOptions: ClientTls | undefined,
+  peer: string | undefined,
+  plainFromThisMachine: boolean,
+  ownAddresses?: () => string[],
+): ClientTls | undefined {
+  return tlsOptions && plainFromThisMachine && isThisMachinePeer(peer, ownAddresses) ? undefined : tlsOptions;
 }
