@@ -99,7 +99,8 @@ export class ScrollDetectingFramebuffer extends Framebuffer {
 
   /**
    * The longest run of `area`'s rows that hold its old rows moved by one dy (source inside the
-   * area), when it covers at least half of them: the shift most rows vote for, checked byte for byte.
+   * area), when it covers at least half of them: the shift most distinct rows vote for, checked
+   * byte for byte.
    */
   private findScroll(area: Rect): { to: Rect; dy: number } | undefined {
     const rowsWithHash = new Map<string, number[]>();
@@ -120,7 +121,8 @@ export class ScrollDetectingFramebuffer extends Framebuffer {
     for (const [shift, count] of votes) {
       if (count > best) [dy, best] = [shift, count];
     }
-    if (best * 2 < area.h) return undefined;
+    // Rows alike (blank ones) cast no vote: the run found below, not the votes, says whether it is a scroll.
+    if (best === 0) return undefined;
     // The longest run of rows i whose new bytes are the old bytes of row i - dy.
     let runStart = 0;
     let runLength = 0;
