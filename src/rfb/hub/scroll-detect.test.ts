@@ -47,14 +47,20 @@ const rect = fc
 const colour = fc.integer({ min: 0, max: 7 });
 const draw = fc.record({ op: fc.constant('draw' as const), rect, colour });
 /** The console sends `rect` again as pixels: its rows moved by dy, new rows and some other drawing. */
+/** Large enough to look for a scroll in. */
+const band = fc
+  .record({ x: fc.nat(W - 16), y: fc.nat(H - 8), w: fc.integer({ min: 16, max: W }), h: fc.integer({ min: 8, max: H }) })
+  .map((r) => ({ ...r, w: Math.min(r.w, W - r.x), h: Math.min(r.h, H - r.y) }));
 const scroll = fc.record({
   op: fc.constant('scroll' as const),
-  rect,
+  rect: fc.oneof(rect, band, band),
   dy: fc.integer({ min: -6, max: 6 }),
   fresh: fc.array(colour, { minLength: W * H, maxLength: W * H }),
   scribbles: fc.array(fc.record({ at: fc.nat(W * H - 1), colour }), { maxLength: 3 }),
   /** Written in two parts (tiles) before the area is reported, as decoders do. */
   split: fc.boolean(),
+  /** Sent as rectangles side by side instead. */
+  tiles: fc.boolean(),
 });
 /** A CopyRect the console sent. */
 const copy = fc.record({
@@ -65,7 +71,7 @@ const copy = fc.record({
 });
 const update = fc.record({
   op: fc.constant('update' as const),
-  meanwhile: fc.array(fc.oneof(draw, scroll, copy), { maxLength: 2 }),
+  meanwhile: fc.array(fc.oneof(draw, scroll, copy), { maxLength: 3 }),
 });
 
 describe('ScrollDetectingFramebuffer', () => {
@@ -74,7 +80,7 @@ describe('ScrollDetectingFramebuffer', () => {
     fc.assert(
       fc.property(
         fc.array(colour, { minLength: W * H, maxLength: W * H }),
-        fc.array(fc.oneof(draw, scroll, scroll, copy, update), { maxLength: 20 }),
+        fc.array(fc.oneof(draw, scroll, scroll, copy, update), { maxLength: 24 }),
         (screen, ops) => {
           const fb = new ScrollDetectingFramebuffer(W, H);
           const damage = new ClientDamage(W, H);
@@ -97,6 +103,20 @@ describe('ScrollDetectingFramebuffer', () => {
                 return row >= 0 && row < r.h ? old[row * r.w + (i % r.w)] : op.fresh[i];
               });
               for (const { at, colour: c } of op.scribbles) if (at < reds.length) reds[at] = c;
+              if (op.tiles) {
+                // As QEMU sends it: each column half its own rectangle, damaged on its own.
+                const left = Math.ceil(r.w / 2);
+                for (const [x, w] of [
+                  [0, left],
+                  [left, r.w - left],
+                ]) {
+                  if (w === 0) continue;
+                  const part = reds.filter((_, i) => i % r.w >= x && i % r.w < x + w);
+                  fb.putPixels({ ...r, x: r.x + x, w }, bgrx(part));
+                  fb.damage({ ...r, x: r.x + x, w });
+                }
+                return;
+              }
               const top = op.split ? Math.floor(r.h / 2) : r.h;
               fb.putPixels({ ...r, h: top }, bgrx(reds.slice(0, top * r.w)));
               if (top < r.h) fb.putPixels({ ...r, y: r.y + top, h: r.h - top }, bgrx(reds.slice(top * r.w)));
