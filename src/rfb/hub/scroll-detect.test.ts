@@ -176,6 +176,23 @@ describe('ScrollDetectingFramebuffer', () => {
       [{ x: 0, y: H - 4, w: W, h: 4 }],
     ]);
   });
+
+  it('finds no scroll in rows whose drawing outlived a turn (a viewer may have read them half drawn)', async () => {
+    const fb = new ScrollDetectingFramebuffer(W, H);
+    const line = (y: number) => Array.from({ length: W }, (_, x) => ((Math.floor(y / 4) * 7 + x * 3) % 11) + 1);
+    const screen = (firstRow: number) =>
+      Array.from({ length: H }, (_, y) => (y + firstRow < H ? line(y + firstRow) : Array(W).fill(9))).flat();
+    fb.putPixels({ x: 0, y: 0, w: W, h: H }, bgrx(screen(0)));
+    fb.damage({ x: 0, y: 0, w: W, h: H });
+    const events: Array<[Rect, CopySource?]> = [];
+    fb.on('damage', (r: Rect, from?: CopySource) => events.push(from ? [r, from] : [r]));
+    const next = bgrx(screen(4));
+    fb.putPixels({ x: 0, y: 0, w: W, h: H / 2 }, next.subarray(0, (W * H * 4) / 2));
+    await Promise.resolve();
+    fb.putPixels({ x: 0, y: H / 2, w: W, h: H / 2 }, next.subarray((W * H * 4) / 2));
+    fb.damage({ x: 0, y: 0, w: W, h: H });
+    expect(events).toEqual([[{ x: 0, y: 0, w: W, h: H }]]);
+  });
 });
 
 describe('RfbHub and a console that scrolls with pixels', () => {

@@ -22,9 +22,16 @@ const MAX_SAME_ROWS = 4;
 export class ScrollDetectingFramebuffer extends Framebuffer {
   /** The reported pixels of rows written since: row -> the whole row as readers last knew it. */
   private readonly reported = new Map<number, Buffer>();
+  /**
+   * Saved rows whose writes outlived a turn (a decoder waiting for the rest of a rectangle): a
+   * viewer's update may have read them half drawn, so they are no copy's source nor target.
+   */
+  private readonly readEarly = new Set<number>();
+  private turnEndQueued = false;
 
   override resize(width: number, height: number): void {
     this.reported.clear();
+    this.readEarly.clear();
     super.resize(width, height);
   }
 
@@ -46,7 +53,7 @@ export class ScrollDetectingFramebuffer extends Framebuffer {
   override damage(rect: Rect): void {
     const area = clip(rect, this.width, this.height);
     if (area.w <= 0 || area.h <= 0) return;
-    const scroll = area.w >= MIN_COLUMNS && area.h >= MIN_ROWS ? this.findScroll(area) : undefined;
+    const scroll = area.w >= MIN_COLUMNS && area.h >= MIN_ROWS && !this.anyReadEarly(area) ? this.findScroll(area) : undefined;
     this.reportedNow(area);
     if (!scroll) {
       super.damage(area);
@@ -63,6 +70,13 @@ export class ScrollDetectingFramebuffer extends Framebuffer {
   private save(rect: Rect): void {
     const area = clip(rect, this.width, this.height);
     if (area.w <= 0) return;
+    if (!this.turnEndQueued) {
+      this.turnEndQueued = true;
+      queueMicrotask(() => {
+        this.turnEndQueued = false;
+        for (const y of this.reported.keys()) this.readEarly.add(y);
+      });
+    }
     const rowBytes = this.width * 4;
     for (let y = area.y; y < area.y + area.h; y++) {
       if (!this.reported.has(y)) this.reported.set(y, Buffer.from(this.pixels.subarray(y * rowBytes, (y + 1) * rowBytes)));
@@ -77,12 +91,17 @@ export class ScrollDetectingFramebuffer extends Framebuffer {
       const saved = this.reported.get(y);
       if (!saved) continue;
       const row = this.pixels.subarray(y * rowBytes, (y + 1) * rowBytes);
-      if (area.w === this.width) this.reported.delete(y);
-      else {
-        row.copy(saved, area.x * 4, area.x * 4, (area.x + area.w) * 4);
-        if (saved.equals(row)) this.reported.delete(y);
+      row.copy(saved, area.x * 4, area.x * 4, (area.x + area.w) * 4);
+      if (area.w === this.width || saved.equals(row)) {
+        this.reported.delete(y);
+        this.readEarly.delete(y);
       }
     }
+  }
+
+  private anyReadEarly(area: Rect): boolean {
+    for (const y of this.readEarly) if (y >= area.y && y < area.y + area.h) return true;
+    return false;
   }
 
   /** The span of row `y` in `area`'s columns as readers were last told it. */
