@@ -8,7 +8,7 @@ import type { DialContext, LogLevel, UpstreamSource } from '../../proxy/types.js
 import { AuthBackoff } from '../server/auth-backoff.js';
 import { drawBanner } from './banner.js';
 import { duplexPair } from '../../streams/duplex-pair.js';
-import { Framebuffer } from '../wire/framebuffer.js';
+import type { Framebuffer } from '../wire/framebuffer.js';
 import { RfbConsoleClient } from '../client/rfb-client.js';
 import { durationText } from '../server/output.js';
 import { ClientDroppedError, serveClient, type RfbServerOptions, type ServedClient } from '../server/rfb-server.js';
@@ -17,6 +17,7 @@ import { tlsForPeer } from '../server/vencrypt.js';
 import { consolePasswordOf } from '../../streams/console-password.js';
 import { RESIZE_STATUS } from '../wire/extensions.js';
 import { PointerRelay } from './pointer-relay.js';
+import { ScrollDetectingFramebuffer } from './scroll-detect.js';
 
 export type HubState = 'live' | 'reconnecting' | 'ended';
 
@@ -64,7 +65,8 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     return consoleKind(consoleType)?.sharing === 'rfb-hub';
   }
 
-  readonly framebuffer = new Framebuffer(0, 0);
+  /** Scrolls the console sent as pixels go to viewers as CopyRects, as the console's own copies do. */
+  readonly framebuffer: Framebuffer = new ScrollDetectingFramebuffer(0, 0);
   private upstream?: RfbConsoleClient;
   /** The shared connection's own stream: its write buffer says whether the console takes input. */
   private upstreamStream?: Duplex;
