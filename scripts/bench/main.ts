@@ -25,7 +25,7 @@ import { measureHub } from './hub.js';
 import { startBusyLoop } from './busy-loop.js';
 import { thisMachine, machineLine } from './machine.js';
 import { killAllNow, startProcess, stop, stopAll, tsxArgs } from './processes.js';
-import { MiB, terminalConditionTable, terminalTable, updateDoc, type BenchResult } from './report.js';
+import { MiB, result, terminalConditionTable, terminalTable, updateDoc, type BenchResult } from './report.js';
 import { measureSharedConsoles } from './shared-consoles.js';
 import { measureScale, measureTui } from './scale.js';
 import { measureStartup } from './startup.js';
@@ -117,6 +117,20 @@ function makeCertificate(dir: string): { cert: string; key: string } {
   return { cert, key };
 }
 
+/**
+ * `measure` of one group; when it fails (a timeout on a loaded machine, say), one MISS row that
+ * says why, and the run goes on: the other groups' figures are kept.
+ */
+async function guarded(group: string, measure: () => Promise<BenchResult[]>): Promise<BenchResult[]> {
+  try {
+    return await measure();
+  } catch (err) {
+    const why = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+    process.stderr.write(`bench: ${group} failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    return [result({ group, name: `failed: ${why}`, value: NaN, unit: '', pass: false })];
+  }
+}
+
 /** The groups asked for, in order, under one condition (quiet, or with the busy loop running). */
 async function runGroups(dir: string, step: (text: string) => void): Promise<BenchResult[]> {
   const results: BenchResult[] = [];
@@ -146,7 +160,7 @@ async function runGroups(dir: string, step: (text: string) => void): Promise<Ben
     }
     if (wanted('virtctl')) {
       step('vconsole against virtctl: start-up, data path, time to first pixel, alternating');
-      results.push(...(await measureVirtctl({ root, cli, upstreamPort, dir, settings })));
+      results.push(...(await guarded('virtctl', () => measureVirtctl({ root, cli, upstreamPort, dir, settings }))));
     }
     if (wanted('slow')) {
       step('slow viewer');
@@ -168,11 +182,15 @@ async function runGroups(dir: string, step: (text: string) => void): Promise<Ben
   }
   if (wanted('hub')) {
     step('RFB hub against the byte relay, one 1920x1080 console');
-    results.push(...(await measureHub({ cli, rounds: settings.hubRounds, seconds: settings.hubSeconds, keys: settings.hubKeys })));
+    results.push(
+      ...(await guarded('hub', () =>
+        measureHub({ cli, rounds: settings.hubRounds, seconds: settings.hubSeconds, keys: settings.hubKeys }),
+      )),
+    );
   }
   if (wanted('shared')) {
     step(`${settings.sharedConsoles} idle shared 1920x1080 consoles in one proxy`);
-    results.push(...(await measureSharedConsoles({ cli, consoles: settings.sharedConsoles })));
+    results.push(...(await guarded('shared', () => measureSharedConsoles({ cli, consoles: settings.sharedConsoles }))));
   }
   if (wanted('encodings')) {
     step('encodings: bytes and CPU per frame, the hub against QEMU, a text and a churning console');
