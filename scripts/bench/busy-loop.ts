@@ -14,10 +14,13 @@ export function busyLoopProgram(maxSeconds: number): string {
   return [
     `const parent = process.ppid;`,
     `const end = Date.now() + ${Math.round(maxSeconds * 1000)};`,
+    // process.ppid is read once at start-up (it does not follow a reparenting): ask the kernel
+    // whether the parent still exists instead.
+    `const alive = () => { try { process.kill(parent, 0); return true; } catch { return false; } };`,
     `let x = 0;`,
     `for (;;) {`,
     `  for (let i = 0; i < 65536; i++) x = (x * 1103515245 + 12345) | 0;`,
-    `  if (Date.now() > end || process.ppid !== parent) process.exit(x === 0.5 ? 1 : 0);`,
+    `  if (Date.now() > end || !alive()) process.exit(x === 0.5 ? 1 : 0);`,
     `}`,
   ].join('\n');
 }
