@@ -3,12 +3,15 @@
 // (bin/vconsole.js, compiled dist/) against a local TLS websocket console; loopback only. The
 // bench itself is TypeScript importing src/ where it uses vconsole's code, run with tsx:
 //
-//   npm run build && tsx scripts/bench/main.ts [--quick] [--only=GROUP[,GROUP]] [--update-doc]
+//   npm run build && tsx scripts/bench/main.ts [--quick] [--only=GROUP[,GROUP]] [--busy | --quiet-and-busy] [--update-doc]
 //
 // --quick        fewer rounds (a smoke run, figures are rough)
 // --only=...     some of: throughput (throughput and latency), slow, scale, hub, encodings
 //                (bytes and CPU per frame in each encoding, hub against QEMU's server), tui, startup,
-//                virtctl (vconsole against `virtctl vnc`, when VIRTCTL or PATH has a virtctl)
+//                virtctl (vconsole against `virtctl vnc`, when VIRTCTL or PATH has a virtctl),
+//                shared (many idle shared 1920x1080 consoles in one proxy: memory per console)
+// --busy         the same groups while one core spins (a busy loop the bench starts and stops)
+// --quiet-and-busy  every group quiet, then busy; one report with both runs' rows and ratios
 // --update-doc   write the table into docs/BENCHMARKS.md
 // Method and targets: docs/BENCHMARKS.md.
 import { execFileSync } from 'node:child_process';
@@ -19,8 +22,11 @@ import { fileURLToPath } from 'node:url';
 import { measureDataPath, measureSlowClient } from './data-path.js';
 import { measureEncodings } from './encodings.js';
 import { measureHub } from './hub.js';
-import { killAllNow, startProcess, stopAll, tsxArgs } from './processes.js';
-import { machineDescription, MiB, terminalTable, updateDoc, type BenchResult } from './report.js';
+import { startBusyLoop } from './busy-loop.js';
+import { thisMachine, machineLine } from './machine.js';
+import { killAllNow, startProcess, stop, stopAll, tsxArgs } from './processes.js';
+import { MiB, result, terminalConditionTable, terminalTable, updateDoc, type BenchResult } from './report.js';
+import { measureSharedConsoles } from './shared-consoles.js';
 import { measureScale, measureTui } from './scale.js';
 import { measureStartup } from './startup.js';
 import { measureVirtctl } from './virtctl.js';
@@ -56,6 +62,7 @@ const settings = quick
       virtctlBulkBytes: 64 * MiB,
       virtctlStartupRuns: 10,
       pixelRounds: 3,
+      sharedConsoles: 50,
     }
   : {
       rounds: 9,
@@ -77,6 +84,7 @@ const settings = quick
       virtctlBulkBytes: 256 * MiB,
       virtctlStartupRuns: 20,
       pixelRounds: 15,
+      sharedConsoles: 200,
     };
 
 /** A throwaway self-signed certificate for 127.0.0.1 (clients are told not to verify it). */
@@ -109,26 +117,39 @@ function makeCertificate(dir: string): { cert: string; key: string } {
   return { cert, key };
 }
 
-async function main() {
-  const started = performance.now();
-  const load = loadavg();
-  const dir = mkdtempSync(join(tmpdir(), 'vconsole-bench-'));
-  const results: BenchResult[] = [];
-  const step = (text: string) => process.stderr.write(`bench: ${text} (${((performance.now() - started) / 1000).toFixed(0)} s)\n`);
+/**
+ * `measure` of one group; when it fails (a timeout on a loaded machine, say), one MISS row that
+ * says why, and the run goes on: the other groups' figures are kept.
+ */
+async function guarded(group: string, measure: () => Promise<BenchResult[]>): Promise<BenchResult[]> {
   try {
-    // Start-up first: it times whole processes, which anything still settling would disturb.
-    if (wanted('startup')) {
-      step('start-up');
-      results.push(
-        ...(await measureStartup({ cli, rounds: settings.startupRounds, batch: settings.startupBatch, proxyRounds: settings.proxyRounds })),
-      );
-    }
-    const { cert, key } = makeCertificate(dir);
-    const upstream = await startProcess<{ port: number }>(
-      process.execPath,
-      tsxArgs(join(root, 'scripts', 'bench', 'upstream.ts'), cert, key),
-      { parse: JSON.parse },
+    return await measure();
+  } catch (err) {
+    const why = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+    process.stderr.write(`bench: ${group} failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    return [result({ group, name: `failed: ${why}`, value: NaN, unit: '', pass: false })];
+  }
+}
+
+/** The groups asked for, in order, under one condition (quiet, or with the busy loop running). */
+async function runGroups(dir: string, step: (text: string) => void): Promise<BenchResult[]> {
+  const results: BenchResult[] = [];
+  // Start-up first: it times whole processes, which anything still settling would disturb.
+  if (wanted('startup')) {
+    step('start-up');
+    results.push(
+      ...(await measureStartup({ cli, rounds: settings.startupRounds, batch: settings.startupBatch, proxyRounds: settings.proxyRounds })),
     );
+  }
+  const { cert, key } = makeCertificate(dir);
+  const upstream = await startProcess<{ port: number }>(
+    process.execPath,
+    tsxArgs(join(root, 'scripts', 'bench', 'upstream.ts'), cert, key),
+    {
+      parse: JSON.parse,
+    },
+  );
+  try {
     const upstreamPort = upstream.lines[0].port;
     const common = { cli, upstreamPort };
     if (wanted('throughput')) {
@@ -139,7 +160,7 @@ async function main() {
     }
     if (wanted('virtctl')) {
       step('vconsole against virtctl: start-up, data path, time to first pixel, alternating');
-      results.push(...(await measureVirtctl({ root, cli, upstreamPort, dir, settings })));
+      results.push(...(await guarded('virtctl', () => measureVirtctl({ root, cli, upstreamPort, dir, settings }))));
     }
     if (wanted('slow')) {
       step('slow viewer');
@@ -156,30 +177,72 @@ async function main() {
         })),
       );
     }
-    if (wanted('hub')) {
-      step('RFB hub against the byte relay, one 1920x1080 console');
-      results.push(...(await measureHub({ cli, rounds: settings.hubRounds, seconds: settings.hubSeconds, keys: settings.hubKeys })));
-    }
-    if (wanted('encodings')) {
-      step('encodings: bytes and CPU per frame, the hub against QEMU, a text and a churning console');
-      results.push(...(await measureEncodings({ cli, seconds: settings.encodingSeconds })));
-    }
-    if (wanted('tui')) {
-      step(`TUI frames with ${settings.sessions} rows`);
-      results.push(...(await measureTui({ sessions: settings.sessions, rounds: settings.tuiRounds })));
+  } finally {
+    await stop(upstream.child);
+  }
+  if (wanted('hub')) {
+    step('RFB hub against the byte relay, one 1920x1080 console');
+    results.push(
+      ...(await guarded('hub', () =>
+        measureHub({ cli, rounds: settings.hubRounds, seconds: settings.hubSeconds, keys: settings.hubKeys }),
+      )),
+    );
+  }
+  if (wanted('shared')) {
+    step(`${settings.sharedConsoles} idle shared 1920x1080 consoles in one proxy`);
+    results.push(...(await guarded('shared', () => measureSharedConsoles({ cli, consoles: settings.sharedConsoles }))));
+  }
+  if (wanted('encodings')) {
+    step('encodings: bytes and CPU per frame, the hub against QEMU, a text and a churning console');
+    results.push(...(await measureEncodings({ cli, seconds: settings.encodingSeconds })));
+  }
+  if (wanted('tui')) {
+    step(`TUI frames with ${settings.sessions} rows`);
+    results.push(...(await measureTui({ sessions: settings.sessions, rounds: settings.tuiRounds })));
+  }
+  return results;
+}
+
+/** quiet: only the load others put on the machine; busy: and one core spinning (busy-loop.ts). */
+type Condition = 'quiet' | 'busy';
+const conditions: Condition[] = args.includes('--quiet-and-busy') ? ['quiet', 'busy'] : args.includes('--busy') ? ['busy'] : ['quiet'];
+
+async function main() {
+  const started = performance.now();
+  const dir = mkdtempSync(join(tmpdir(), 'vconsole-bench-'));
+  const machine = thisMachine();
+  const results: BenchResult[] = [];
+  const runs: string[] = [];
+  try {
+    for (const condition of conditions) {
+      const step = (text: string) =>
+        process.stderr.write(`bench: ${condition}: ${text} (${((performance.now() - started) / 1000).toFixed(0)} s)\n`);
+      const loadAtStart = loadavg();
+      // Bounded by its own clock too: the whole bench never takes two hours.
+      const busy = condition === 'busy' ? startBusyLoop(2 * 3600) : undefined;
+      if (busy) step(`one core spinning (busy loop, pid ${busy.pid})`);
+      try {
+        const rows = await runGroups(dir, step);
+        const tag = conditions.length > 1 || condition === 'busy';
+        results.push(...rows.map((r) => (tag ? { ...r, group: `${r.group}, ${condition}` } : r)));
+      } finally {
+        await busy?.stop();
+      }
+      runs.push(`${condition}${condition === 'busy' ? ' (one core spinning)' : ''}: ${machineLine(machine, loadAtStart)}`);
     }
   } finally {
     await stopAll();
     rmSync(dir, { recursive: true, force: true });
   }
-  const machine = machineDescription(load);
-  process.stdout.write(`\n${machine}${quick ? ' (--quick: rough figures)' : ''}\n\n${terminalTable(results)}\n`);
+  const header = runs.join('\n');
+  process.stdout.write(`\n${header}${quick ? ' (--quick: rough figures)' : ''}\n\n${terminalTable(results)}\n`);
+  if (conditions.length > 1) process.stdout.write(`\n${terminalConditionTable(results, conditions)}\n`);
   const misses = results.filter((r) => r.pass === false).length;
   process.stdout.write(
     `\n${misses === 0 ? 'every target met' : `${misses} target(s) missed`}; ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
   );
   if (args.includes('--update-doc')) {
-    updateDoc(join(root, 'docs', 'BENCHMARKS.md'), results, machine, new Date().toISOString().slice(0, 16).replace('T', ' '));
+    updateDoc(join(root, 'docs', 'BENCHMARKS.md'), results, header, new Date().toISOString().slice(0, 16).replace('T', ' '), conditions);
     process.stdout.write('docs/BENCHMARKS.md updated\n');
   }
 }

@@ -2,8 +2,10 @@
 // a 1920x1080 screen, in its own process. It sends ZRLE to a client that lists ZRLE before Raw
 // (as vconsole's hub does, and as QEMU answers it), else Raw. Its ZRLE tiles are raw tiles in
 // stored (uncompressed) deflate blocks: a valid zlib stream that costs this process nothing.
-// `node --import tsx rfb-console.ts busy|quiet [raw]` prints {"port":N} once it listens; `raw`: Raw only,
-// whatever the client lists (a whole screen then arrives as one Raw rectangle, in TCP-sized parts).
+// `node --import tsx rfb-console.ts busy|quiet [raw] [listen=N]` prints {"port":N} once it listens; `raw`: Raw only,
+// whatever the client lists (a whole screen then arrives as one Raw rectangle, in TCP-sized parts);
+// `listen=N`: the same console on N ports ({"port":FIRST,"ports":[...]}), N consoles for a proxy
+// that serves each distinct target once.
 //
 //   busy   the whole screen changes between any two update requests: every request is answered
 //          at once with a full 1920x1080 Raw frame (one of FRAMES precomputed pictures, a band
@@ -20,7 +22,8 @@ const HEIGHT = 1080;
 const SQUARE = 16;
 const FRAMES = 8;
 const mode = process.argv[2] ?? 'busy';
-const rawOnly = process.argv[3] === 'raw';
+const rawOnly = process.argv.slice(3).includes('raw');
+const listeners = Number(process.argv.find((a) => a.startsWith('listen='))?.slice('listen='.length) ?? 1);
 
 /** 32 bpp, depth 24, little-endian, true colour, red at bit 16: what QEMU offers. */
 function serverInit() {
@@ -217,8 +220,15 @@ function serve(socket: net.Socket): void {
   });
 }
 
-const server = net.createServer(serve);
-server.listen(0, '127.0.0.1', () => {
-  process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
+const ports = Array.from(
+  { length: listeners },
+  () =>
+    new Promise<number>((resolve) => {
+      const server = net.createServer(serve);
+      server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+    }),
+);
+void Promise.all(ports).then((list) => {
+  process.stdout.write(`${JSON.stringify(listeners === 1 ? { port: list[0] } : { port: list[0], ports: list })}\n`);
 });
 process.on('SIGTERM', () => process.exit(0));
