@@ -14,9 +14,12 @@ export function busyLoopProgram(maxSeconds: number): string {
   return [
     `const parent = process.ppid;`,
     `const end = Date.now() + ${Math.round(maxSeconds * 1000)};`,
-    // process.ppid is read once at start-up (it does not follow a reparenting): ask the kernel
-    // whether the parent still exists instead.
-    `const alive = () => { try { process.kill(parent, 0); return true; } catch { return false; } };`,
+    // process.ppid is read once at start-up (it does not follow a reparenting), and a killed parent
+    // its own parent has not reaped yet still answers kill(pid, 0). Linux's /proc/self/stat says
+    // who the parent is now (field 4, after the name in parentheses); elsewhere, kill(pid, 0).
+    `const fs = require('node:fs');`,
+    `const parentNow = () => { try { return Number(fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ')[1]); } catch { return undefined; } };`,
+    `const alive = () => { const now = parentNow(); if (now !== undefined) return now === parent; try { process.kill(parent, 0); return true; } catch { return false; } };`,
     `let x = 0;`,
     `for (;;) {`,
     `  for (let i = 0; i < 65536; i++) x = (x * 1103515245 + 12345) | 0;`,

@@ -71,10 +71,7 @@ describe.skipIf(process.platform !== 'linux')('the busy loop of --busy', () => {
     expect(gone(pid)).toBe(true);
   });
 
-  // Left open: on this machine the loop still spins after its parent's SIGKILL (process.ppid is
-  // cached; kill(parent, 0) did not end it either within the session). The bench's own stop by pid
-  // and the loop's time bound hold; this case is not yet proven.
-  it.skip('stops by itself when the bench that started it is killed (no orphan spinning)', async () => {
+  it('stops by itself when the bench that started it is killed (no orphan spinning)', async () => {
     // A stand-in bench: starts the loop as the bench does, says its pid, then is SIGKILLed.
     const bench = spawn(
       process.execPath,
