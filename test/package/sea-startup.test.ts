@@ -130,7 +130,9 @@ describe('the bundle inside the executable', () => {
     expect(text.includes('Cannot update a component'), "react-reconciler's development build is in the bundle").toBe(false);
     // Ink's lines kept across frames (scripts/bundle.mjs inkLinesAcrossFrames; keepNames keeps the name).
     expect(text.includes('styledCharsAcrossFrames'), "Ink's output is not patched").toBe(true);
-    // 5.4 MiB with all of @kubernetes/client-node's generated APIs; 2.4 MiB without.
-    expect(statSync(outfile).size).toBeLessThan(3 * 1024 * 1024);
+    // 5.4 MiB with all of @kubernetes/client-node's generated APIs; 2.4 MiB without them in wave 2,
+    // 3.1 MiB once libvirt (fast-xml-parser), Proxmox VE, --via, TLS (@peculiar/x509) and Tight's
+    // JPEG (jpeg-js) came in: the bound catches the generated APIs coming back, not growth by features.
+    expect(statSync(outfile).size).toBeLessThan(4 * 1024 * 1024);
   });
 });
