@@ -37,7 +37,7 @@ describe.skipIf(!present && !required)('SHA256SUMS of the executables', () => {
   it('accepts the documented commands in a directory with SHA256SUMS and one executable, and refuses a changed one', () => {
     // docs/SINGLE-EXECUTABLE.md's "Checking a copy" holds the commands; the README's install section gives the first.
     const doc = readFileSync(path.join(ROOT, 'docs', 'SINGLE-EXECUTABLE.md'), 'utf8');
-    const block = /## Checking a copy[^`]*```sh\n([^`]*)```/.exec(doc);
+    const block = /## Checking a copy[\s\S]*?```sh\n([\s\S]*?)```/.exec(doc);
     expect(block, "docs/SINGLE-EXECUTABLE.md: the sh block of 'Checking a copy'").not.toBeNull();
     const commands = block![1]
       .split('\n')
