@@ -307,7 +307,9 @@ const vncRfbClient: LibraryClient = {
   name: 'vnc-rfb-client',
   source: { npm: 'vnc-rfb-client' },
   tools: [],
-  password: true,
+  // Its VNC authentication calls DES through node:crypto, which OpenSSL 3 no longer offers: the
+  // library then throws outside any callback (an unhandled rejection), so it is given no password.
+  password: false,
   shape: 'library',
   connect(port, options) {
     const VncClient = requireCjs('vnc-rfb-client') as {
