@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readImage, type RgbImage } from './images.js';
@@ -290,65 +293,54 @@ rfb.addEventListener('securityfailure', () => { document.body.dataset.state = 'r
 window.rfb = rfb;
 </script></body></html>`;
 
-interface VncRfbClientLike {
-  connect(options: { host: string; port: number; password?: string }): void;
-  on(event: string, listener: (...args: unknown[]) => void): void;
-  sendKeyEvent(keysym: number, down: boolean): void;
-  disconnect(): void;
-  fb: Buffer;
-  clientWidth: number;
-  clientHeight: number;
-}
-
 const requireCjs = createRequire(import.meta.url);
 
-/** vnc-rfb-client (npm): RGBA framebuffer `fb` in the client's 32-bit format. */
+/**
+ * vnc-rfb-client (npm), run in a process of its own (vnc-rfb-client-host.mjs): its decoders throw
+ * where no caller can catch it when a rectangle overruns its framebuffer, which in this process
+ * would be an unhandled rejection failing the whole run. The host sends its picture as it changes.
+ */
 const vncRfbClient: LibraryClient = {
   name: 'vnc-rfb-client',
   source: { npm: 'vnc-rfb-client' },
   tools: [],
-  // Its VNC authentication calls DES through node:crypto, which OpenSSL 3 no longer offers: the
-  // library then throws outside any callback (an unhandled rejection), so it is given no password.
+  // Its VNC authentication calls DES through node:crypto, which OpenSSL 3 no longer offers (it
+  // throws there, unhandled), so it is given no password.
   password: false,
   shape: 'library',
   connect(port, options) {
-    const VncClient = requireCjs('vnc-rfb-client') as {
-      new (options: Record<string, unknown>): VncRfbClientLike;
-      consts: { encodings: Record<string, number> };
-    };
-    const e = VncClient.consts.encodings;
-    const client = new VncClient({
-      encodings: [e.copyRect, e.zrle, e.hextile, e.raw, e.pseudoDesktopSize],
-      debug: false,
-      fps: 10,
+    const host = spawn(process.execPath, [fileURLToPath(new URL('./vnc-rfb-client-host.mjs', import.meta.url)), String(port)], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...(options.password ? { VNC_PASSWORD: options.password } : {}) },
+      stdio: ['pipe', 'pipe', 'inherit'],
     });
     let failure: string | undefined;
-    let ready = false;
-    client.on('connectTimeout', () => (failure = 'connect timeout'));
-    client.on('authError', () => (failure = 'authentication failed'));
-    client.on('connectError', (err) => (failure = `connect error: ${String(err)}`));
-    client.on('firstFrameUpdate', () => (ready = true));
-    client.connect({ host: '127.0.0.1', port, ...(options.password ? { password: options.password } : {}) });
+    let latest: RgbImage | undefined;
+    host.on('error', (error) => (failure ??= `vnc-rfb-client host: ${error.message}`));
+    host.on('close', (code, signal) => (failure ??= `vnc-rfb-client host exited (${signal ?? code})`));
+    host.stdin.on('error', () => undefined);
+    createInterface({ input: host.stdout }).on('line', (line) => {
+      let message: { frame?: { width: number; height: number; rgb: string }; failed?: string };
+      try {
+        message = JSON.parse(line) as typeof message;
+      } catch {
+        failure ??= `vnc-rfb-client host printed something else: ${line.slice(0, 80)}`;
+        return;
+      }
+      if (message.frame)
+        latest = { width: message.frame.width, height: message.frame.height, pixels: Buffer.from(message.frame.rgb, 'base64') };
+      if (message.failed) failure ??= message.failed;
+    });
     return {
-      picture() {
-        if (!ready || !client.fb) return undefined;
-        const width = client.clientWidth;
-        const height = client.clientHeight;
-        const pixels = Buffer.alloc(width * height * 3);
-        for (let i = 0; i < width * height; i++) {
-          // Its framebuffer is BGRA.
-          pixels[i * 3] = client.fb[i * 4 + 2];
-          pixels[i * 3 + 1] = client.fb[i * 4 + 1];
-          pixels[i * 3 + 2] = client.fb[i * 4];
-        }
-        return { width, height, pixels };
-      },
+      picture: () => latest,
       key(keysym) {
-        client.sendKeyEvent(keysym, true);
-        client.sendKeyEvent(keysym, false);
+        host.stdin.write(`${JSON.stringify({ key: keysym })}\n`);
       },
       failed: () => failure,
-      close: () => client.disconnect(),
+      close() {
+        host.stdin.end();
+        if (host.exitCode === null) setTimeout(() => host.kill('SIGKILL'), 2000).unref();
+      },
     };
   },
 };
