@@ -40,6 +40,12 @@ export interface Encoder {
   readonly tileRows: number;
   /** What one pixel costs against the turn's budget (a ZRLE pixel is 1). */
   readonly pixelCost: number;
+  /**
+   * Set when `band` keeps no state: what it makes depends on the band's pixels, the client's
+   * pixel format and this key alone, so its bytes are made once and sent to every client of a
+   * framebuffer whose encoder has the same key (see SharedBands). A zlib stream's encoder has none.
+   */
+  readonly shareKey?: string;
   band(band: Band): EncodedBand | Promise<EncodedBand>;
   /** Bytes that close a rectangle whose bands joined (ZRLE's compressed data and its length). */
   end?(): Promise<Buffer[]>;
