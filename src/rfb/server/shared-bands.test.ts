@@ -1,4 +1,5 @@
 import net from 'node:net';
+import jpeg from 'jpeg-js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RfbClient, type RfbClientOptions } from '../../../test/support/rfb-client.js';
 import { waitFor } from '../../../test/support/wait.js';
@@ -177,6 +178,31 @@ describe('SharedBands', () => {
     expect(again).toEqual(native);
     expect(rgb565.length).toBe(4 + 12 + 32 * 3 * 2);
     expect(other.readUInt32LE(4 + 12)).toBe(0x445566);
+  });
+
+  it("makes Tight's JPEG pictures once for the clients of one quality and format", async () => {
+    const fb = new Framebuffer(128, 32);
+    // A smooth many-coloured picture: what Tight sends as JPEG when a quality is asked for.
+    for (let y = 0; y < 64; y += 1)
+      for (let x = 0; x < 256; x += 1) fb.fill({ x, y, w: 1, h: 1 }, (x << 16) | ((y * 4) << 8) | ((x + y) & 0x7f));
+    sharedBy2(fb);
+    const tight = () => {
+      const encoder = ENCODERS.find((kind) => kind.name === 'tight')?.create?.({ jpegQuality: 8 });
+      if (!encoder) throw new Error('no Tight encoder');
+      cleanups.push(() => encoder.close());
+      return { encoding: ENCODING.tight, encoder };
+    };
+    const whole = { rects: [{ x: 0, y: 0, w: 128, h: 32 }] };
+    const pictures = vi.spyOn(jpeg, 'encode');
+    const first = Buffer.concat(await encodeUpdate(whole, fb, new PixelPacker(NATIVE_FORMAT), tight()));
+    const made = pictures.mock.calls.length;
+    expect(made).toBeGreaterThan(0);
+    const second = Buffer.concat(await encodeUpdate(whole, fb, new PixelPacker(NATIVE_FORMAT), tight()));
+    expect(pictures).toHaveBeenCalledTimes(made);
+    expect(second).toEqual(first);
+    // A client in another format gets pictures of its own.
+    await encodeUpdate(whole, fb, new PixelPacker(RGB565), tight());
+    expect(pictures.mock.calls.length).toBeGreaterThan(made);
   });
 
   it("holds a picture's bytes at most, nothing once fewer than two clients share it, and lets go of what nobody takes", async () => {

@@ -6,7 +6,8 @@
  * framebuffer's write counts), a framebuffer's entries hold one picture's worth of bytes at most
  * and are dropped once nobody takes them, or once fewer than two clients are left to share
  * them. Zlib encodings (ZRLE, Tight) keep a stream per client, whose bytes no other client can
- * inflate: they are encoded for each.
+ * inflate: they are encoded for each, and Tight reuses its JPEG pictures and their trial
+ * compressions (`Band.reuse`), which no stream goes into.
  */
 import type { Framebuffer } from '../wire/framebuffer.js';
 import type { Rect } from '../wire/geometry.js';
@@ -25,7 +26,8 @@ interface Entry {
   rect: Rect;
   /** The framebuffer's write count before the band was read. */
   writeCount: number;
-  encoded: EncodedBand;
+  /** What the band (or part of it) became. */
+  value: unknown;
   bytes: number;
   /** Taken (or made) since the last sweep. */
   used: boolean;
@@ -35,6 +37,11 @@ interface Entry {
 function formatKey(f: PixelFormat): string {
   return `${f.bitsPerPixel}.${f.depth}.${f.bigEndian ? 1 : 0}.${f.trueColour ? 1 : 0}.${f.redMax}.${f.greenMax}.${f.blueMax}.${f.redShift}.${f.greenShift}.${f.blueShift}`;
 }
+
+const entryKey = (part: string, r: Rect) => `${part} ${r.x},${r.y},${r.w},${r.h}`;
+
+/** What a reused part holds on to: its bytes, when it is bytes. */
+const sizeOf = (value: unknown) => (Buffer.isBuffer(value) ? value.length : 0);
 
 export class SharedBands {
   private readonly entries = new Map<string, Entry>();
@@ -59,35 +66,61 @@ export class SharedBands {
     return this.entries.size;
   }
 
-  /** `band` as `encoder` makes it: from an entry another client's encode left, when one holds. */
+  /**
+   * `band` as `encoder` makes it: from an entry another client's encode left, when one holds.
+   * An encoder with a state of its own (Tight) is given `reuse` for the parts of it that have none.
+   */
   band(encoder: Encoder, band: Band): EncodedBand | Promise<EncodedBand> {
     const fb = this.framebuffer;
-    if (encoder.shareKey === undefined || this.clients < 2 || band.pixels !== fb.pixels) return encoder.band(band);
-    const { x, y, w, h } = band.rect;
-    const key = `${encoder.shareKey} ${formatKey(band.packer.format)} ${x},${y},${w},${h}`;
-    const found = this.entries.get(key);
-    if (found && !fb.writtenSince(found.rect, found.writeCount)) {
-      found.used = true;
-      return found.encoded;
+    if (this.clients < 2 || band.pixels !== fb.pixels) return encoder.band(band);
+    const format = formatKey(band.packer.format);
+    if (encoder.shareKey === undefined) {
+      return encoder.band({ ...band, reuse: (part, area, make) => this.reuse(`${part} ${format}`, area, make, sizeOf) });
     }
-    if (found) this.drop(key, found);
+    const key = `${encoder.shareKey} ${format}`;
+    const found = this.found(key, band.rect);
+    if (found) return found.value as EncodedBand;
     const writeCount = fb.writeCount;
     const encoded = encoder.band(band);
+    const bytes = (e: EncodedBand) => e.parts.reduce((sum, part) => sum + part.length, 0);
     if (!(encoded instanceof Promise)) {
-      this.keep(key, { ...band.rect }, writeCount, encoded);
+      this.keep(key, band.rect, writeCount, encoded, bytes(encoded));
       return encoded;
     }
     return encoded.then((result) => {
-      this.keep(key, { ...band.rect }, writeCount, result);
+      this.keep(key, band.rect, writeCount, result, bytes(result));
       return result;
     });
   }
 
-  private keep(key: string, rect: Rect, writeCount: number, encoded: EncodedBand): void {
+  /** What `make` gives for `area`: from an entry of `part` for it, when one holds. */
+  private reuse<T>(part: string, area: Rect, make: () => T, size: (value: T) => number): T {
+    const found = this.found(part, area);
+    if (found) return found.value as T;
+    const writeCount = this.framebuffer.writeCount;
+    const value = make();
+    this.keep(part, area, writeCount, value, size(value));
+    return value;
+  }
+
+  /** The entry of `part` for `rect`, when no row of it was written since it was made. */
+  private found(part: string, rect: Rect): Entry | undefined {
+    const key = entryKey(part, rect);
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (this.framebuffer.writtenSince(entry.rect, entry.writeCount)) {
+      this.drop(key, entry);
+      return undefined;
+    }
+    entry.used = true;
+    return entry;
+  }
+
+  private keep(part: string, area: Rect, writeCount: number, value: unknown, bytes: number): void {
     if (this.clients < 2) return;
-    const bytes = encoded.parts.reduce((sum, part) => sum + part.length, 0);
     const budget = this.framebuffer.width * this.framebuffer.height * 4;
     if (bytes > budget) return;
+    const key = entryKey(part, area);
     const old = this.entries.get(key);
     if (old) this.drop(key, old);
     // The oldest go first: clients are sent a picture's bands in order.
@@ -95,7 +128,7 @@ export class SharedBands {
       if (this.bytes + bytes <= budget && this.entries.size < MAX_ENTRIES) break;
       this.drop(oldest, entry);
     }
-    this.entries.set(key, { rect, writeCount, encoded, bytes, used: true });
+    this.entries.set(key, { rect: { ...area }, writeCount, value, bytes, used: true });
     this.bytes += bytes;
     this.sweepSoon();
   }

@@ -22,6 +22,13 @@ export interface Band {
   width: number;
   rect: Rect;
   packer: PixelPacker;
+  /**
+   * Given when other clients of the framebuffer are sent the same picture: what `make` gives
+   * for `area` (its value must depend on the area's pixels, the client's pixel format and `part`
+   * alone), made once for all of them while no row of the area is written. An encoder with a
+   * state of its own uses it for the parts that have none (Tight's JPEG pictures).
+   */
+  reuse?<T>(part: string, area: Rect, make: () => T): T;
 }
 
 /** What one band became. */
