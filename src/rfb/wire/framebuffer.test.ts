@@ -56,5 +56,8 @@ describe('Framebuffer', () => {
       write();
       expect([name, fb.writtenSince(top, since), fb.writtenSince(bottom, since)]).toEqual([name, topWritten, bottomWritten]);
     }
+    // Rows past the picture's edge (it is 9 rows now) are never vouched for.
+    expect(fb.writtenSince({ x: 0, y: 8, w: 4, h: 2 }, fb.writeCount)).toBe(true);
+    expect(fb.writtenSince({ x: 0, y: 7, w: 4, h: 2 }, fb.writeCount)).toBe(false);
   });
 });

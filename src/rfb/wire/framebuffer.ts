@@ -64,11 +64,13 @@ export class Framebuffer extends EventEmitter<FramebufferEvents> {
     return this.writes;
   }
 
-  /** Whether a row of `rect` was written (or the picture resized) after `writeCount` read `since`. */
+  /**
+   * Whether a row of `rect` was written (or the picture resized) after `writeCount` read
+   * `since`; true for rows the picture no longer has, which nothing can vouch for.
+   */
   writtenSince(rect: Rect, since: number): boolean {
-    const top = Math.max(0, rect.y);
-    const bottom = Math.min(this.h, rect.y + rect.h);
-    for (let row = top; row < bottom; row++) if (this.rowWrites[row] > since) return true;
+    if (rect.y < 0 || rect.y + rect.h > this.h) return true;
+    for (let row = rect.y; row < rect.y + rect.h; row++) if (this.rowWrites[row] > since) return true;
     return false;
   }
 
