@@ -141,8 +141,6 @@ type Reuse = NonNullable<Band['reuse']>;
 class TightEncoder implements Encoder {
   readonly tileRows = 1;
   private readonly streams: Array<DeflateStream | undefined> = [undefined, undefined, undefined, undefined];
-  /** Streams the client must start afresh (their level changed): bits of the next control byte. */
-  private resets = 0;
   private level = DEFAULT_LEVEL;
   private quality: number | undefined;
 
@@ -164,12 +162,11 @@ class TightEncoder implements Encoder {
     const level = settings.compressLevel ?? DEFAULT_LEVEL;
     if (level === this.level) return;
     this.level = level;
-    this.streams.forEach((stream, i) => {
-      if (!stream) return;
-      stream.close();
-      this.streams[i] = undefined;
-      this.resets |= 1 << i;
-    });
+    // The streams go on at the new level rather than start afresh (the control byte's reset
+    // bits): noVNC's inflater (pako) keeps no window after a reset, so a later rectangle that
+    // refers back across rectangles fails to inflate there (docs/WIRE-FACTS.md). TigerVNC's
+    // and libvncserver's servers change the level in place too.
+    for (const stream of this.streams) stream?.setLevel(level);
   }
 
   async band({ pixels, width, rect, packer, reuse }: Band): Promise<{ parts: Buffer[]; rects: number }> {
@@ -200,14 +197,14 @@ class TightEncoder implements Encoder {
     const colours = paletteOf(values, MAX_PALETTE);
     if (colours?.length === 1) {
       const out = Buffer.alloc(1 + tpixel.size);
-      out[0] = FILL | this.takeResets();
+      out[0] = FILL;
       tpixel.write(out, 1, colours[0]);
       return [out];
     }
     if (colours) {
       const head = Buffer.alloc(3 + colours.length * tpixel.size);
       const stream = colours.length === 2 ? STREAM_BITMAP : STREAM_INDEXES;
-      head[0] = EXPLICIT_FILTER | (stream << 4) | this.takeResets();
+      head[0] = EXPLICIT_FILTER | (stream << 4);
       head[1] = FILTER_PALETTE;
       head[2] = colours.length - 1;
       colours.forEach((colour, i) => tpixel.write(head, 3 + i * tpixel.size, colour));
@@ -218,8 +215,8 @@ class TightEncoder implements Encoder {
     const quality = this.quality;
     const picture =
       tryJpeg && quality !== undefined ? once(`tight jpeg ${quality}`, r, () => jpegIfSmaller(pixels, width, r, data, quality)) : undefined;
-    if (picture) return [Buffer.from([JPEG | this.takeResets()]), compactLength(picture.length), picture];
-    const control = Buffer.from([(STREAM_PIXELS << 4) | this.takeResets()]);
+    if (picture) return [Buffer.from([JPEG]), compactLength(picture.length), picture];
+    const control = Buffer.from([STREAM_PIXELS << 4]);
     return [control, ...(await this.compressed(STREAM_PIXELS, data))];
   }
 
@@ -236,12 +233,6 @@ class TightEncoder implements Encoder {
       if (paletteOf(packer.rectValues(pixels, width, r), MAX_PALETTE)) return false;
       return deflateRawSync(rgbaOf(pixels, width, r), { level: 1 }).length > r.w * r.h * DEFLATES_WELL_BYTES_PER_PIXEL;
     });
-  }
-
-  private takeResets(): number {
-    const bits = this.resets;
-    this.resets = 0;
-    return bits;
   }
 
   /** `data` as it follows a basic rectangle's header: as it is when short, else its compact length and zlib bytes. */
