@@ -7,6 +7,8 @@ import { failure } from '../../../test/support/streams.js';
 import { waitFor } from '../../../test/support/wait.js';
 import { picture, serveHandshake, startScriptedServer, update } from '../../../test/support/fake-rfb-server.js';
 import type { UpstreamSource } from '../../proxy/types.js';
+import { FIRST_PICTURE_TIMEOUT_MS } from '../../limits.js';
+import { encodeServerInit } from '../wire/rfb-wire.js';
 import { Countdown } from './countdown.js';
 import { FirstPictureTurns } from './first-pictures.js';
 import { RfbHub } from './hub.js';
@@ -28,6 +30,11 @@ function tcpSource(port: number): UpstreamSource {
       return socket;
     },
   };
+}
+
+/** Polls without timers (setTimeout may be faked here). */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
 }
 
 const WHOLE = update([{ rect: { x: 0, y: 0, w: 8, h: 4 }, encoding: 0, body: picture(8, 4, () => 0x203040) }]);
@@ -140,5 +147,54 @@ describe('RfbHub first pictures in turns', () => {
     expect((await failed).message).toMatch(/closed/);
     expect(turns.held).toBe(0);
     expect(turns.mostAtOnce).toBe(1);
+  });
+
+  it('does not count the wait for a turn against the whole-picture timeout: a console that waited past it comes up', async () => {
+    const turns = new FirstPictureTurns(1);
+    const held = await turns.take(new AbortController().signal);
+    // Everything at once, reading nothing: the handshake, then the picture, which the hub's
+    // client reads only once its turn came.
+    const server = net.createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.on('data', () => undefined);
+      socket.write(Buffer.concat([Buffer.from('RFB 003.008\n'), Buffer.from([1, 1, 0, 0, 0, 0]), encodeServerInit(8, 4, 'late'), WHOLE]));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanup.push(() => new Promise((resolve) => server.close(resolve)));
+    const hub = new RfbHub(tcpSource((server.address() as net.AddressInfo).port), { firstPictureTurns: turns });
+    cleanup.push(() => hub.release());
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let outcome: string | undefined;
+    const started = hub.check(new AbortController().signal).then(
+      () => (outcome = 'live'),
+      (err: Error) => (outcome = err.message),
+    );
+    await until(() => turns.queued === 1);
+    vi.advanceTimersByTime(FIRST_PICTURE_TIMEOUT_MS * 3);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(outcome).toBeUndefined();
+    held();
+    await started;
+    expect(outcome).toBe('live');
+    expect(hub.framebuffer.width).toBe(8);
+  });
+
+  it('still times out a console that has its turn and sends no picture, and gives the turn back', async () => {
+    const turns = new FirstPictureTurns(1);
+    const server = net.createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.on('data', () => undefined);
+      socket.write(Buffer.concat([Buffer.from('RFB 003.008\n'), Buffer.from([1, 1, 0, 0, 0, 0]), encodeServerInit(8, 4, 'silent')]));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanup.push(() => new Promise((resolve) => server.close(resolve)));
+    const hub = new RfbHub(tcpSource((server.address() as net.AddressInfo).port), { firstPictureTurns: turns });
+    cleanup.push(() => hub.release());
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const failed = failure(hub.check(new AbortController().signal));
+    await until(() => turns.held === 1);
+    vi.advanceTimersByTime(FIRST_PICTURE_TIMEOUT_MS);
+    expect((await failed).message).toMatch(/timed out: the console sent no whole picture/);
+    expect(turns.held).toBe(0);
   });
 });
