@@ -159,8 +159,9 @@ export const PASSWORD_ANSWER_TIMEOUT_MS = msFromEnv('VCONSOLE_PASSWORD_ANSWER_TI
  */
 export const TURNED_AWAY_SUMMARY_MS = msFromEnv('VCONSOLE_TURNED_AWAY_SUMMARY_MS', 10_000);
 /**
- * A shared console (the RFB hub) must have sent a whole picture this long after its handshake,
- * at start and at each redial; one that never does fails its start instead of holding it forever.
+ * A shared console (the RFB hub) must finish its handshake within this long, and have sent a
+ * whole picture this long after its turn to draw one came (FIRST_PICTURES_AT_ONCE), at start and
+ * at each redial; one that never does fails its start instead of holding it forever.
  * VCONSOLE_FIRST_PICTURE_TIMEOUT_MS overrides it.
  */
 export const FIRST_PICTURE_TIMEOUT_MS = msFromEnv('VCONSOLE_FIRST_PICTURE_TIMEOUT_MS', 20_000);
