@@ -12,7 +12,9 @@ import { spawnTracked, stop } from './processes.js';
  */
 export function busyLoopProgram(maxSeconds: number): string {
   return [
-    `const parent = process.ppid;`,
+    // The parent is named by the spawner (BUSY_LOOP_PARENT): a bench killed before this program's
+    // first line runs has already left it to init, and process.ppid would then name init.
+    `const parent = Number(process.env.BUSY_LOOP_PARENT) || process.ppid;`,
     `const end = Date.now() + ${Math.round(maxSeconds * 1000)};`,
     // process.ppid is read once at start-up (it does not follow a reparenting), and a killed parent
     // its own parent has not reaped yet still answers kill(pid, 0). Linux's /proc/self/stat says
@@ -37,7 +39,10 @@ export interface BusyLoop {
 
 /** Starts one spinning process; it runs until stop(), its parent's end or `maxSeconds`. */
 export function startBusyLoop(maxSeconds = 3600, execPath = process.execPath): BusyLoop {
-  const child = spawnTracked(execPath, ['-e', busyLoopProgram(maxSeconds)], { stdio: 'ignore' });
+  const child = spawnTracked(execPath, ['-e', busyLoopProgram(maxSeconds)], {
+    stdio: 'ignore',
+    env: { ...process.env, BUSY_LOOP_PARENT: String(process.pid) },
+  });
   if (child.pid === undefined) throw new Error('bench: the busy loop did not start');
   return { pid: child.pid, child, stop: () => stop(child) };
 }

@@ -72,12 +72,13 @@ describe.skipIf(process.platform !== 'linux')('the busy loop of --busy', () => {
   });
 
   it('stops by itself when the bench that started it is killed (no orphan spinning)', async () => {
-    // A stand-in bench: starts the loop as the bench does, says its pid, then is SIGKILLed.
+    // A stand-in bench: starts the loop as the bench does, says its pid, then is SIGKILLed (on a
+    // loaded machine often before the loop's first line has run).
     const bench = spawn(
       process.execPath,
       [
         '-e',
-        `const c = require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(busyLoopProgram(120))}], { stdio: 'ignore' });` +
+        `const c = require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(busyLoopProgram(120))}], { stdio: 'ignore', env: { ...process.env, BUSY_LOOP_PARENT: String(process.pid) } });` +
           `console.log(c.pid); setInterval(() => {}, 1000);`,
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },

@@ -19,6 +19,7 @@ import { ClientExtensions } from './extensions.js';
 import { ServerHandshake } from './handshake.js';
 import { ClientMessages, MAX_CLIENT_CUT_TEXT, type ClientWants } from './client-messages.js';
 import { UpdateSender } from './update-sender.js';
+import { sharedBandsOf } from './shared-bands.js';
 import { ClientDroppedError, type RfbServerOptions, type ServedClient } from './served-client.js';
 
 export { ClientDroppedError, type ClientInput, type RfbServerOptions, type ServedClient } from './served-client.js';
@@ -38,6 +39,8 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
   readonly encoders = new ClientEncoders();
   readonly extensions: ClientExtensions;
   closed = false;
+  /** ServerInit went out: the client is sent the framebuffer's updates (and shares their bands). */
+  private begun = false;
   private readonly handshake: ServerHandshake;
   private readonly messages: ClientMessages;
   private readonly updates: UpdateSender;
@@ -128,6 +131,8 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
   begin(): void {
     const fb = this.options.framebuffer;
     this.pending.told(fb.width, fb.height);
+    this.begun = true;
+    sharedBandsOf(fb).joined();
     fb.on('damage', this.onDamage);
     fb.on('resize', this.onResize);
     fb.on('cursor', this.onCursor);
@@ -180,6 +185,7 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     fb.off('damage', this.onDamage);
     fb.off('resize', this.onResize);
     fb.off('cursor', this.onCursor);
+    if (this.begun) sharedBandsOf(fb).left();
     this.output.close();
     this.encoders.close();
     this.extensions.close();

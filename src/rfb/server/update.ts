@@ -4,6 +4,7 @@ import type { PixelPacker } from '../wire/pixel-values.js';
 import { copyRectMessage, type PictureCopy } from './encoders/copyrect.js';
 import { rectHeader, type Encoder } from './encoders/encoder.js';
 import { EncodeTurns, encodeTurns } from './encoders/turns.js';
+import { sharedBandsOf, type SharedBands } from './shared-bands.js';
 import { RESIZE_REASON, RESIZE_STATUS, extendedDesktopSizeRect } from '../wire/extensions.js';
 
 export const ENCODING = {
@@ -91,7 +92,7 @@ export async function encodeUpdate(
   const unchanged = () => !options.cancelled?.() && framebuffer.width === size.width && framebuffer.height === size.height;
   for (const r of plan.rects) {
     const body: Buffer[] = [];
-    const job = { framebuffer, packer, encoder, turns: options.turns ?? encodeTurns, unchanged };
+    const job = { framebuffer, packer, encoder, turns: options.turns ?? encodeTurns, unchanged, shared: sharedBandsOf(framebuffer) };
     const { rows, rects } = await encodeRows(r, job, body);
     if (rows === 0) break;
     if (rects === undefined) {
@@ -113,6 +114,8 @@ interface RowsJob {
   packer: PixelPacker;
   encoder: Encoder;
   turns: EncodeTurns;
+  /** Bands other clients of the framebuffer were sent, for a stateless encoder to reuse. */
+  shared: SharedBands;
   /** False once the bands should stop (see encodeUpdate). */
   unchanged(): boolean;
 }
@@ -134,7 +137,7 @@ async function encodeRows(r: Rect, job: RowsJob, body: Buffer[]): Promise<{ rows
     if (wait) await wait;
     if (!job.unchanged()) break;
     const band = { x: r.x, y: r.y + done, w: r.w, h: rows };
-    const encoded = await encoder.band({ pixels: framebuffer.pixels, width: framebuffer.width, rect: band, packer });
+    const encoded = await job.shared.band(encoder, { pixels: framebuffer.pixels, width: framebuffer.width, rect: band, packer });
     body.push(...encoded.parts);
     if (encoded.rects !== undefined) rects = (rects ?? 0) + encoded.rects;
     done += rows;

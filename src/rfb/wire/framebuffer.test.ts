@@ -37,4 +37,27 @@ describe('Framebuffer', () => {
     ]);
     expect(fb.pixels.length).toBe(8 * 2 * 4);
   });
+
+  it('says which rows were written since a write count was read, by any write or damage, and all of them after a resize', () => {
+    const fb = new Framebuffer(4, 8);
+    const top = { x: 0, y: 0, w: 4, h: 2 };
+    const bottom = { x: 0, y: 6, w: 4, h: 2 };
+    const writes: Array<[string, () => void, boolean, boolean]> = [
+      ['fill', () => fb.fill({ x: 3, y: 1, w: 1, h: 1 }, 1), true, false],
+      ['putPixels', () => fb.putPixels({ x: 0, y: 7, w: 1, h: 1 }, Buffer.alloc(4, 9)), false, true],
+      ['copyWithin', () => fb.copyWithin({ x: 0, y: 6, w: 1, h: 1 }, 0, 0), false, true],
+      // A writer into `pixels` itself reports its area as damage.
+      ['damage', () => fb.damage({ x: 1, y: 0, w: 1, h: 1 }), true, false],
+      ['resize', () => fb.resize(4, 9), true, true],
+    ];
+    for (const [name, write, topWritten, bottomWritten] of writes) {
+      const since = fb.writeCount;
+      expect([name, fb.writtenSince(top, since), fb.writtenSince(bottom, since)]).toEqual([name, false, false]);
+      write();
+      expect([name, fb.writtenSince(top, since), fb.writtenSince(bottom, since)]).toEqual([name, topWritten, bottomWritten]);
+    }
+    // Rows past the picture's edge (it is 9 rows now) are never vouched for.
+    expect(fb.writtenSince({ x: 0, y: 8, w: 4, h: 2 }, fb.writeCount)).toBe(true);
+    expect(fb.writtenSince({ x: 0, y: 7, w: 4, h: 2 }, fb.writeCount)).toBe(false);
+  });
 });

@@ -41,6 +41,9 @@ export interface FramebufferEvents {
 export class Framebuffer extends EventEmitter<FramebufferEvents> {
   private data: Buffer;
   cursor?: CursorShape;
+  /** Writes so far: what `writeCount` reads; each row holds the count of the last write into it. */
+  private writes = 0;
+  private rowWrites: Float64Array;
 
   constructor(
     private w: number,
@@ -49,6 +52,31 @@ export class Framebuffer extends EventEmitter<FramebufferEvents> {
   ) {
     super();
     this.data = Buffer.alloc(w * h * 4);
+    this.rowWrites = new Float64Array(h);
+  }
+
+  /**
+   * Grows with every write into the picture (and every damage, which writers report after
+   * writing into `pixels` themselves): read it before reading pixels, and `writtenSince` tells
+   * whether what was read may have changed since.
+   */
+  get writeCount(): number {
+    return this.writes;
+  }
+
+  /**
+   * Whether a row of `rect` was written (or the picture resized) after `writeCount` read
+   * `since`; true for rows the picture no longer has, which nothing can vouch for.
+   */
+  writtenSince(rect: Rect, since: number): boolean {
+    if (rect.y < 0 || rect.y + rect.h > this.h) return true;
+    for (let row = rect.y; row < rect.y + rect.h; row++) if (this.rowWrites[row] > since) return true;
+    return false;
+  }
+
+  private wrote(y: number, rows: number): void {
+    this.writes += 1;
+    this.rowWrites.fill(this.writes, y, y + rows);
   }
 
   get width(): number {
@@ -80,6 +108,8 @@ export class Framebuffer extends EventEmitter<FramebufferEvents> {
     this.w = width;
     this.h = height;
     this.data = Buffer.alloc(width * height * 4);
+    this.rowWrites = new Float64Array(height);
+    this.wrote(0, height);
     this.emit('resize', width, height);
   }
 
@@ -87,6 +117,7 @@ export class Framebuffer extends EventEmitter<FramebufferEvents> {
   putPixels(rect: Rect, source: Buffer): void {
     const area = clip(rect, this.w, this.h);
     if (area.w <= 0 || area.h <= 0) return;
+    this.wrote(area.y, area.h);
     for (let row = 0; row < area.h; row++) {
       const from = ((area.y - rect.y + row) * rect.w + (area.x - rect.x)) * 4;
       source.copy(this.data, ((area.y + row) * this.w + area.x) * 4, from, from + area.w * 4);
@@ -100,6 +131,7 @@ export class Framebuffer extends EventEmitter<FramebufferEvents> {
   fill(rect: Rect, rgb: number): void {
     const area = clip(rect, this.w, this.h);
     if (area.w <= 0 || area.h <= 0) return;
+    this.wrote(area.y, area.h);
     const pixel = Buffer.from([rgb & 0xff, (rgb >> 8) & 0xff, (rgb >> 16) & 0xff, 0]);
     const start = (area.y * this.w + area.x) * 4;
     if (area.w === this.w) {
@@ -122,6 +154,7 @@ export class Framebuffer extends EventEmitter<FramebufferEvents> {
     const w = Math.min(src.w, dst.w);
     const h = Math.min(src.h, dst.h);
     if (w <= 0 || h <= 0) return;
+    this.wrote(dst.y, h);
     // Copying downwards walks rows bottom-up so a source row is read before it is overwritten.
     const upwards = dst.y > src.y;
     for (let i = 0; i < h; i++) {
@@ -135,7 +168,9 @@ export class Framebuffer extends EventEmitter<FramebufferEvents> {
   /** Tells readers that `rect` changed (after one or more writes into it). */
   damage(rect: Rect): void {
     const area = clip(rect, this.w, this.h);
-    if (area.w > 0 && area.h > 0) this.emit('damage', area);
+    if (area.w <= 0 || area.h <= 0) return;
+    this.wrote(area.y, area.h);
+    this.emit('damage', area);
   }
 
   setCursor(shape: CursorShape): void {

@@ -22,6 +22,13 @@ export interface Band {
   width: number;
   rect: Rect;
   packer: PixelPacker;
+  /**
+   * Given when other clients of the framebuffer are sent the same picture: what `make` gives
+   * for `area` (its value must depend on the area's pixels, the client's pixel format and `part`
+   * alone), made once for all of them while no row of the area is written. An encoder with a
+   * state of its own uses it for the parts that have none (Tight's JPEG pictures).
+   */
+  reuse?<T>(part: string, area: Rect, make: () => T): T;
 }
 
 /** What one band became. */
@@ -40,6 +47,12 @@ export interface Encoder {
   readonly tileRows: number;
   /** What one pixel costs against the turn's budget (a ZRLE pixel is 1). */
   readonly pixelCost: number;
+  /**
+   * Set when `band` keeps no state: what it makes depends on the band's pixels, the client's
+   * pixel format and this key alone, so its bytes are made once and sent to every client of a
+   * framebuffer whose encoder has the same key (see SharedBands). A zlib stream's encoder has none.
+   */
+  readonly shareKey?: string;
   band(band: Band): EncodedBand | Promise<EncodedBand>;
   /** Bytes that close a rectangle whose bands joined (ZRLE's compressed data and its length). */
   end?(): Promise<Buffer[]>;

@@ -117,6 +117,7 @@ export const hextile: EncoderKind<'hextile'> = {
   create: () => ({
     tileRows: 16,
     pixelCost: ENCODE_HEXTILE_PIXEL_COST,
+    shareKey: 'hextile',
     band: ({ pixels, width, rect, packer }) => ({ parts: [encodeHextile(packer.rectValues(pixels, width, rect), rect.w, rect.h, packer)] }),
     close: () => undefined,
   }),

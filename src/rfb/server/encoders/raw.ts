@@ -7,6 +7,7 @@ export const raw: EncoderKind<'raw'> = {
   create: () => ({
     tileRows: 1,
     pixelCost: 1,
+    shareKey: 'raw',
     band: ({ pixels, width, rect, packer }) => ({ parts: [packer.rawBytes(pixels, width, rect)] }),
     close: () => undefined,
   }),

@@ -129,6 +129,15 @@ function rgbaOf(pixels: Buffer, width: number, r: Rect): Buffer {
   return out;
 }
 
+/** The rectangle as JPEG when that is smaller than its pixels `data` deflate to (quickly). */
+function jpegIfSmaller(pixels: Buffer, width: number, r: Rect, data: Buffer, quality: number): Buffer | undefined {
+  const deflated = deflateRawSync(data, { level: 1 }).length;
+  const picture = jpeg.encode({ data: rgbaOf(pixels, width, r), width: r.w, height: r.h }, JPEG_QUALITY[quality]).data;
+  return picture.length < deflated ? picture : undefined;
+}
+
+type Reuse = NonNullable<Band['reuse']>;
+
 class TightEncoder implements Encoder {
   readonly tileRows = 1;
   private readonly streams: Array<DeflateStream | undefined> = [undefined, undefined, undefined, undefined];
@@ -163,13 +172,15 @@ class TightEncoder implements Encoder {
     });
   }
 
-  async band({ pixels, width, rect, packer }: Band): Promise<{ parts: Buffer[]; rects: number }> {
+  async band({ pixels, width, rect, packer, reuse }: Band): Promise<{ parts: Buffer[]; rects: number }> {
     const parts: Buffer[] = [];
     let rects = 0;
+    // JPEG and the trial deflates keep no state: other clients of the picture in this format reuse them.
+    const once: Reuse = (part, area, make) => (reuse ? reuse(part, area, make) : make());
     for (const piece of pieces(rect, MAX_PIXELS)) {
-      const jpegLikely = this.deflatesPoorly(pixels, width, piece, packer);
+      const jpegLikely = this.deflatesPoorly(pixels, width, piece, packer, once);
       for (const part of jpegLikely ? pieces(piece, MAX_JPEG_PIXELS) : [piece]) {
-        const encoded = await this.piece(pixels, width, part, packer, jpegLikely);
+        const encoded = await this.piece(pixels, width, part, packer, jpegLikely, once);
         parts.push(rectHeader(part, TIGHT), ...encoded);
         rects += 1;
         // A JPEG holds the loop tens of milliseconds: the next one waits for another turn.
@@ -183,7 +194,7 @@ class TightEncoder implements Encoder {
     for (const stream of this.streams) stream?.close();
   }
 
-  private async piece(pixels: Buffer, width: number, r: Rect, packer: PixelPacker, tryJpeg: boolean): Promise<Buffer[]> {
+  private async piece(pixels: Buffer, width: number, r: Rect, packer: PixelPacker, tryJpeg: boolean, once: Reuse): Promise<Buffer[]> {
     const values = packer.rectValues(pixels, width, r);
     const tpixel = tightPixelWriter(packer);
     const colours = paletteOf(values, MAX_PALETTE);
@@ -204,7 +215,9 @@ class TightEncoder implements Encoder {
     }
     const data = Buffer.alloc(values.length * tpixel.size);
     for (let i = 0, at = 0; i < values.length; i++) at = tpixel.write(data, at, values[i]);
-    const picture = tryJpeg ? this.jpegIfSmaller(pixels, width, r, data) : undefined;
+    const quality = this.quality;
+    const picture =
+      tryJpeg && quality !== undefined ? once(`tight jpeg ${quality}`, r, () => jpegIfSmaller(pixels, width, r, data, quality)) : undefined;
     if (picture) return [Buffer.from([JPEG | this.takeResets()]), compactLength(picture.length), picture];
     const control = Buffer.from([(STREAM_PIXELS << 4) | this.takeResets()]);
     return [control, ...(await this.compressed(STREAM_PIXELS, data))];
@@ -216,20 +229,13 @@ class TightEncoder implements Encoder {
    * screen's gradients and patterns deflate to far less than JPEG makes of them): a quick
    * deflate is the measure, and JPEG (costly in JavaScript) is tried only past it.
    */
-  private deflatesPoorly(pixels: Buffer, width: number, r: Rect, packer: PixelPacker): boolean {
+  private deflatesPoorly(pixels: Buffer, width: number, r: Rect, packer: PixelPacker, once: Reuse): boolean {
     const f = packer.format;
     if (this.quality === undefined || !f.trueColour || f.bitsPerPixel < 16 || r.w * r.h < MIN_JPEG_PIXELS) return false;
-    const values = packer.rectValues(pixels, width, r);
-    if (paletteOf(values, MAX_PALETTE)) return false;
-    return deflateRawSync(rgbaOf(pixels, width, r), { level: 1 }).length > r.w * r.h * DEFLATES_WELL_BYTES_PER_PIXEL;
-  }
-
-  /** The rectangle as JPEG when that is smaller than its pixels `data` deflate to (quickly). */
-  private jpegIfSmaller(pixels: Buffer, width: number, r: Rect, data: Buffer): Buffer | undefined {
-    if (this.quality === undefined) return undefined;
-    const deflated = deflateRawSync(data, { level: 1 }).length;
-    const picture = jpeg.encode({ data: rgbaOf(pixels, width, r), width: r.w, height: r.h }, JPEG_QUALITY[this.quality]).data;
-    return picture.length < deflated ? picture : undefined;
+    return once('tight deflates poorly', r, () => {
+      if (paletteOf(packer.rectValues(pixels, width, r), MAX_PALETTE)) return false;
+      return deflateRawSync(rgbaOf(pixels, width, r), { level: 1 }).length > r.w * r.h * DEFLATES_WELL_BYTES_PER_PIXEL;
+    });
   }
 
   private takeResets(): number {
