@@ -159,11 +159,19 @@ export const PASSWORD_ANSWER_TIMEOUT_MS = msFromEnv('VCONSOLE_PASSWORD_ANSWER_TI
  */
 export const TURNED_AWAY_SUMMARY_MS = msFromEnv('VCONSOLE_TURNED_AWAY_SUMMARY_MS', 10_000);
 /**
- * A shared console (the RFB hub) must have sent a whole picture this long after its handshake,
- * at start and at each redial; one that never does fails its start instead of holding it forever.
+ * A shared console (the RFB hub) must finish its handshake within this long, and have sent a
+ * whole picture this long after its turn to draw one came (FIRST_PICTURES_AT_ONCE), at start and
+ * at each redial; one that never does fails its start instead of holding it forever.
  * VCONSOLE_FIRST_PICTURE_TIMEOUT_MS overrides it.
  */
 export const FIRST_PICTURE_TIMEOUT_MS = msFromEnv('VCONSOLE_FIRST_PICTURE_TIMEOUT_MS', 20_000);
+/**
+ * Shared consoles of one process asked for their first whole picture at the same time (at start,
+ * and at redials): the others wait their turn, their timeout not counting meanwhile. Each costs
+ * a burst of a few copies of its screen while it arrives (a 1080p one ~40 MB), so this bounds the
+ * peak; 4 keep both cores of a small machine busy (docs/BENCHMARKS.md, shared consoles).
+ */
+export const FIRST_PICTURES_AT_ONCE = 4;
 /**
  * A viewer of a shared console whose connection took nothing for this long while output waited
  * is disconnected: it holds one coalesced update, never a backlog, but must not hold it forever.

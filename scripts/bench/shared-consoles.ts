@@ -2,12 +2,16 @@
 // default): the memory each costs, against a documented budget, beside the byte relay's. Each
 // console gets one viewer that takes the first picture and then stays, idle (nothing changes on
 // the quiet console until a key arrives), as a user's open consoles are.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connectClient, type BenchClient } from './rfb-client.js';
 import { cpuSeconds, memory, sleep, startProcess, stop, tsxArgs } from './processes.js';
 import { MiB, result, type BenchResult } from './report.js';
 
 const consoleScript = fileURLToPath(new URL('./rfb-console.ts', import.meta.url));
+const memoryProbe = new URL('./memory-probe.mjs', import.meta.url).href;
 /** 1920 x 1080 at 4 bytes a pixel: what the hub keeps of every console to greet a new viewer at once. */
 const FRAMEBUFFER_MIB = (1920 * 1080 * 4) / MiB;
 /**
@@ -24,13 +28,36 @@ async function until(condition: () => boolean, what: string, timeoutMs = 60_000)
   }
 }
 
-/** RSS of one proxy serving `targets`: listening, then with a viewer on each (after its picture), and its CPU at rest. */
+/** What process.memoryUsage() says of a proxy after a garbage collection (memory-probe.mjs), in bytes. */
+interface MemoryUsage {
+  rss: number;
+  heapTotal: number;
+  arrayBuffers: number;
+}
+
+/** Asks a proxy started with memory-probe.mjs for its memory use, and waits for the answer. */
+async function probeMemory(pid: number, file: string): Promise<MemoryUsage> {
+  rmSync(file, { force: true });
+  process.kill(pid, 'SIGUSR2');
+  await until(() => existsSync(file) && readFileSync(file, 'utf8').endsWith('}'), 'the proxy to say its memory use');
+  return JSON.parse(readFileSync(file, 'utf8')) as MemoryUsage;
+}
+
+/**
+ * RSS of one proxy serving `targets`: listening, then with a viewer on each (after its picture),
+ * and its CPU at rest; how long it took until every port listened (each shared console's first
+ * picture in), and where its memory is then.
+ */
 async function measureProxy(cli: string, targets: string[], share: boolean) {
-  const proxy = await startProcess<{ port: number }>(process.execPath, [cli, 'proxy', ...targets, ...(share ? ['--share'] : [])], {
-    lines: targets.length,
-    parse: JSON.parse,
-    timeoutMs: 120_000,
-  });
+  const dir = mkdtempSync(join(tmpdir(), 'vconsole-bench-memory-'));
+  const probeFile = join(dir, 'memory.json');
+  const began = performance.now();
+  const proxy = await startProcess<{ port: number }>(
+    process.execPath,
+    ['--expose-gc', '--import', memoryProbe, cli, 'proxy', ...targets, ...(share ? ['--share'] : [])],
+    { lines: targets.length, parse: JSON.parse, timeoutMs: 120_000, env: { VCONSOLE_BENCH_MEMORY_OUT: probeFile } },
+  );
+  const startSeconds = (performance.now() - began) / 1000;
   const viewers: BenchClient[] = [];
   try {
     await sleep(1000);
@@ -46,10 +73,12 @@ async function measureProxy(cli: string, targets: string[], share: boolean) {
     await sleep(3000);
     const idleCpu = (cpuSeconds(proxy.pid) - idleStart) / 3;
     const { rss, hwm } = memory(proxy.pid);
-    return { listening, rss, hwm, idleCpu };
+    const usage = await probeMemory(proxy.pid, probeFile);
+    return { listening, rss, hwm, idleCpu, startSeconds, usage };
   } finally {
     for (const v of viewers) v.close();
     await stop(proxy.child);
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -66,7 +95,26 @@ export async function measureSharedConsoles({ cli, consoles }: { cli: string; co
     const hubOne = await measureProxy(cli, targets.slice(0, 1), true);
     const perConsole = (many: typeof hub, one: typeof hub) => (many.rss - one.rss) / (consoles - 1) / MiB;
     const what = `${consoles} idle shared 1920x1080 consoles, a viewer each`;
+    /** Beyond the first console, per console: the part of `figure` N consoles add to one. */
+    const added = (figure: (usage: MemoryUsage) => number) => (figure(hub.usage) - figure(hubOne.usage)) / (consoles - 1) / MiB;
+    const rest = (usage: MemoryUsage) => usage.rss - usage.heapTotal - usage.arrayBuffers;
     return [
+      result({
+        group: 'shared',
+        name: `proxy start until every port listens, ${consoles} shared 1920x1080 consoles dialled at once, hub`,
+        value: hub.startSeconds,
+        unit: 's',
+        digits: 1,
+        reference: `each console's first whole picture in; relay ${relay.startSeconds.toFixed(1)} s`,
+      }),
+      result({
+        group: 'shared',
+        name: `proxy memory per console beyond the first, by kind, ${what}, hub`,
+        value: added((usage) => usage.arrayBuffers),
+        unit: 'MiB array buffers',
+        digits: 2,
+        reference: `JS heap ${added((usage) => usage.heapTotal).toFixed(2)} MiB; the rest (native) ${added(rest).toFixed(2)} MiB; after a collection`,
+      }),
       result({
         group: 'shared',
         name: `proxy RSS, ${what}, hub`,

@@ -45,6 +45,11 @@ export interface RfbConsoleClientOptions {
    * around 0x7FFF from this connection: only for a caller that sends them so.)
    */
   relayExtensions?: boolean;
+  /**
+   * Awaited after the handshake, before the first update is asked for (the hub's turns for
+   * first pictures): meanwhile the console is not read. Rejecting closes the connection.
+   */
+  beforeFirstUpdate?: () => Promise<void>;
 }
 
 /** Largest ServerCutText passed on; a longer one is dropped as it arrives, the session kept. */
@@ -138,6 +143,12 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
       options.admitScreen?.(init.width, init.height);
       framebuffer.resize(init.width, init.height);
       framebuffer.setName(init.name);
+      if (options.beforeFirstUpdate) {
+        stream.pause();
+        await options.beforeFirstUpdate();
+        if (client.closed) throw client.closed.error ?? new VconsoleError('RFB connection closed');
+        stream.resume();
+      }
     } catch (err) {
       client.finish(undefined);
       throw err;

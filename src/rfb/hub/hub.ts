@@ -18,6 +18,8 @@ import { consolePasswordOf } from '../../streams/console-password.js';
 import { RESIZE_STATUS } from '../wire/extensions.js';
 import { PointerRelay } from './pointer-relay.js';
 import { ScrollDetectingFramebuffer } from './scroll-detect.js';
+import { FirstPictureTurns, firstPictureTurns } from './first-pictures.js';
+import { Countdown } from './countdown.js';
 
 export type HubState = 'live' | 'reconnecting' | 'ended';
 
@@ -46,6 +48,8 @@ export interface RfbHubOptions {
   /** First redial delay after the upstream dropped; doubles up to `maxRetryMs`. */
   firstRetryMs?: number;
   maxRetryMs?: number;
+  /** Whose turns its first pictures wait for (default: the process's, shared by every hub). */
+  firstPictureTurns?: FirstPictureTurns;
 }
 
 const FIRST_RETRY_MS = 500;
@@ -217,8 +221,10 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
         throw new SilentConsoleError(`timed out opening the console (${durationText(DIAL_TIMEOUT_MS)})`);
       throw err;
     }
-    // A console that answers the handshake and never draws fails here rather than hold its start forever.
-    const pictureTimeout = AbortSignal.timeout(FIRST_PICTURE_TIMEOUT_MS);
+    // A console that answers the handshake and never draws fails here rather than hold its start
+    // forever: FIRST_PICTURE_TIMEOUT_MS for the handshake, and again once its turn came to draw.
+    const pictureTimeout = new Countdown(FIRST_PICTURE_TIMEOUT_MS);
+    let giveTurnBack: (() => void) | undefined;
     let upstream: RfbConsoleClient;
     /** A close that came with the first picture (bytes after it broke the protocol). */
     let dropped: { error?: Error } | undefined;
@@ -229,6 +235,11 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
           password: consolePasswordOf(stream) ?? this.options.upstreamPassword,
           shared: true,
           relayExtensions: true,
+          beforeFirstUpdate: async () => {
+            pictureTimeout.stop();
+            giveTurnBack = await (this.options.firstPictureTurns ?? firstPictureTurns).take(both);
+            pictureTimeout.start();
+          },
         }).then(async (client) => {
           // Heard from the start: the close listener below comes a few turns later, too late
           // for one in the same read as the picture, which would leave a dead console shared.
@@ -236,18 +247,21 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
           await wholePicture(client, this.framebuffer);
           return client;
         }),
-        AbortSignal.any([both, pictureTimeout]),
+        AbortSignal.any([both, pictureTimeout.signal]),
         () => stream.destroy(),
       );
     } catch (err) {
       stream.destroy();
-      if (pictureTimeout.aborted && !both.aborted) {
+      if (pictureTimeout.signal.aborted && !both.aborted) {
         throw new SilentConsoleError(
           `timed out: the console sent no whole picture within ${durationText(FIRST_PICTURE_TIMEOUT_MS)}`,
           'check that the VM shows a screen; unshared (open --no-share, proxy without --share) each viewer waits for the console itself',
         );
       }
       throw err;
+    } finally {
+      pictureTimeout.stop();
+      giveTurnBack?.();
     }
     if (this.closing.signal.aborted) {
       upstream.close();

@@ -193,6 +193,23 @@ describe('ScrollDetectingFramebuffer', () => {
     fb.damage({ x: 0, y: 0, w: W, h: H });
     expect(events).toEqual([[{ x: 0, y: 0, w: W, h: H }]]);
   });
+
+  it('keeps no copy of the blank screen a first picture is drawn over, but the old rows of later ones', () => {
+    const [width, height] = [256, 64];
+    const fb = new ScrollDetectingFramebuffer(width, height);
+    const tile = Buffer.alloc(64 * 64 * 4, 0x41);
+    const drawTiles = () => {
+      for (let x = 0; x < width; x += 64) fb.putPixels({ x, y: 0, w: 64, h: 64 }, tile);
+    };
+    drawTiles();
+    // One shared zero row stands for every blank row, however many were drawn over.
+    expect(fb.savedBytes).toBe(width * 4);
+    fb.damage({ x: 0, y: 0, w: width, h: height });
+    expect(fb.savedBytes).toBe(0);
+    tile.fill(0x42);
+    drawTiles();
+    expect(fb.savedBytes).toBe(width * height * 4);
+  });
 });
 
 describe('RfbHub and a console that scrolls with pixels', () => {

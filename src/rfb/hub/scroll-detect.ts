@@ -28,10 +28,28 @@ export class ScrollDetectingFramebuffer extends Framebuffer {
    */
   private readonly readEarly = new Set<number>();
   private turnEndQueued = false;
+  /**
+   * Rows written since the last resize (1): the others are still the new screen's zeros, saved
+   * as the one shared `blank` row. A first picture thus costs no copy of the old screen, nor a
+   * hash of it: a screen of blank rows holds no scroll.
+   */
+  private drawn = new Uint8Array(this.height);
+  private blank: Buffer | undefined;
+
+  /** Bytes of old rows held now (the shared blank row counted once): what tests count. */
+  get savedBytes(): number {
+    const kept = new Set(this.reported.values());
+    let bytes = 0;
+    for (const row of kept) bytes += row.length;
+    return bytes;
+  }
 
   override resize(width: number, height: number): void {
+    if (width === this.width && height === this.height) return;
     this.reported.clear();
     this.readEarly.clear();
+    this.drawn = new Uint8Array(height);
+    this.blank = undefined;
     super.resize(width, height);
   }
 
@@ -46,6 +64,8 @@ export class ScrollDetectingFramebuffer extends Framebuffer {
   }
 
   override copyWithin(rect: Rect, srcX: number, srcY: number): void {
+    const area = clip(rect, this.width, this.height);
+    if (area.w > 0) this.drawn.fill(1, area.y, area.y + area.h);
     super.copyWithin(rect, srcX, srcY);
     this.reportedNow(clip(rect, this.width, this.height));
   }
@@ -53,7 +73,8 @@ export class ScrollDetectingFramebuffer extends Framebuffer {
   override damage(rect: Rect): void {
     const area = clip(rect, this.width, this.height);
     if (area.w <= 0 || area.h <= 0) return;
-    const scroll = area.w >= MIN_COLUMNS && area.h >= MIN_ROWS && !this.anyReadEarly(area) ? this.findScroll(area) : undefined;
+    const scroll =
+      area.w >= MIN_COLUMNS && area.h >= MIN_ROWS && !this.anyReadEarly(area) && !this.wasBlank(area) ? this.findScroll(area) : undefined;
     this.reportedNow(area);
     if (!scroll) {
       super.damage(area);
@@ -79,8 +100,18 @@ export class ScrollDetectingFramebuffer extends Framebuffer {
     }
     const rowBytes = this.width * 4;
     for (let y = area.y; y < area.y + area.h; y++) {
-      if (!this.reported.has(y)) this.reported.set(y, Buffer.from(this.pixels.subarray(y * rowBytes, (y + 1) * rowBytes)));
+      if (this.reported.has(y)) continue;
+      if (!this.drawn[y]) this.reported.set(y, (this.blank ??= Buffer.alloc(rowBytes)));
+      else this.reported.set(y, Buffer.from(this.pixels.subarray(y * rowBytes, (y + 1) * rowBytes)));
     }
+    this.drawn.fill(1, area.y, area.y + area.h);
+  }
+
+  /** Every row of `area` was blank before these writes (nothing to have scrolled). */
+  private wasBlank(area: Rect): boolean {
+    if (!this.blank) return false;
+    for (let y = area.y; y < area.y + area.h; y++) if (this.reported.get(y) !== this.blank) return false;
+    return true;
   }
 
   /** `area` was reported: its saved rows take its pixels, and rows saved that match now are dropped. */
@@ -88,11 +119,18 @@ export class ScrollDetectingFramebuffer extends Framebuffer {
     if (area.w <= 0 || area.h <= 0) return;
     const rowBytes = this.width * 4;
     for (let y = area.y; y < area.y + area.h; y++) {
-      const saved = this.reported.get(y);
+      let saved = this.reported.get(y);
       if (!saved) continue;
+      if (area.w === this.width) {
+        this.reported.delete(y);
+        this.readEarly.delete(y);
+        continue;
+      }
+      // The shared blank row is never written: this row gets its own copy first.
+      if (saved === this.blank) this.reported.set(y, (saved = Buffer.from(saved)));
       const row = this.pixels.subarray(y * rowBytes, (y + 1) * rowBytes);
       row.copy(saved, area.x * 4, area.x * 4, (area.x + area.w) * 4);
-      if (area.w === this.width || saved.equals(row)) {
+      if (saved.equals(row)) {
         this.reported.delete(y);
         this.readEarly.delete(y);
       }

@@ -40,10 +40,15 @@ export function lengthPrefixed(queue: ByteQueue, limit: number, what: string): B
     throw new RfbProtocolError(`${what} rectangle announces ${length} bytes of data, more than its size allows (${limit})`);
   const all = queue.peek(4 + length);
   if (!all) return undefined;
-  const payload = Buffer.from(all.subarray(4));
+  // A big payload is its own buffer already (the chunks it came in, joined): it is not copied
+  // again. A small one is, so it keeps no received chunk alive while it is inflated.
+  const payload = length >= OWN_BUFFER_BYTES ? all.subarray(4) : Buffer.from(all.subarray(4));
   queue.skip(4 + length);
   return payload;
 }
+
+/** Payloads at least this long are taken from the queue without a copy (see lengthPrefixed). */
+const OWN_BUFFER_BYTES = 64 * 1024;
 
 /**
  * Most bytes deflate may take for `raw` bytes of input (stored blocks), with room for headers.
