@@ -21,7 +21,6 @@ packages=(
   xvfb              # the X server the viewers draw on
   vncsnapshot       # a headless RFB client that saves the framebuffer as JPEG
   socat
-  openssl           # the throwaway CAs of the API fixtures (test/fixtures/tls.ts: KubeVirt, Proxmox VE)
   tmux              # the real terminal the TUI runs in
   imagemagick       # import (screenshots), convert (decoding pictures)
   x11-utils         # xwininfo
@@ -39,7 +38,7 @@ packages=(
   openssh-server    # a real sshd the tests start on a loopback port (test/e2e/support/sshd.ts)
   openssh-client    # the user's own ssh that --via and libvirt+ssh:// run
   libnss-wrapper    # a passwd entry with a test home for remote-viewer: gtk-vnc finds its CA in the home getpwuid names, not $HOME (test/e2e/tls-viewers)
-  openssl           # a second certificate the viewers must refuse, and the fingerprint to compare (test/e2e/tls-viewers)
+  openssl           # what vconsole's certificate fingerprint is checked against (test/e2e/tls-viewers, src/net/tls-identity.test.ts)
   # Fonts: Xvfb needs its "fixed" font, TigerVNC (FLTK/Xft) and remote-viewer (GTK) need a
   # scalable one; without them the viewers start with empty titles or fail to open windows.
   xfonts-base

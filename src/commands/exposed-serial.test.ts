@@ -1,34 +1,19 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { selfSignedCertificate } from '../../test/fixtures/tls.js';
 import type { DialContext, UpstreamSource } from '../proxy/types.js';
 import { AuthBackoff } from '../rfb/server/auth-backoff.js';
 import { duplexPair } from '../streams/duplex-pair.js';
 import { PASSWORD_PROMPT, SerialTlsGate } from './exposed-serial.js';
 
-let dir: string;
 let cert: string;
 let context: tls.SecureContext;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'serial-tls-'));
-  execFileSync(
-    'openssl',
-    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2', '-subj', '/CN=t'].concat([
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-    ]),
-    { stdio: 'ignore' },
-  );
-  cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
-  context = tls.createSecureContext({ cert, key: readFileSync(join(dir, 'key.pem')) });
+beforeAll(async () => {
+  const made = await selfSignedCertificate('t');
+  cert = made.certPem;
+  context = tls.createSecureContext({ cert, key: made.keyPem });
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A serial console that answers each line with `echo: LINE`, counting its dials. */
 function serialConsole(type = 'serial') {

@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { selfSignedCertificate, writeCertificate } from '../../test/fixtures/tls.js';
 import { identityDirectory, listenerIdentity } from '../net/tls-identity.js';
 import { certificateNotice, exposedIdentity } from './sharing.js';
 
@@ -31,29 +31,10 @@ describe('the certificate line and the --listen address', () => {
   });
 
   it("says so for the user's own certificate too, whose fix is to dial a name it holds", async () => {
-    const [cert, key] = [join(dir, 'own-cert.pem'), join(dir, 'own-key.pem')];
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-nodes',
-        '-days',
-        '2',
-        '-subj',
-        '/CN=bastion',
-        '-addext',
-        'subjectAltName=DNS:bastion.example,IP:198.51.100.7',
-        '-keyout',
-        key,
-        '-out',
-        cert,
-      ],
-      { stdio: 'ignore' },
+    const { certFile: cert, keyFile: key } = await writeCertificate(
+      dir,
+      'own',
+      await selfSignedCertificate('bastion', ['bastion.example', '198.51.100.7']),
     );
     expect(certificateNotice({ tls: await exposedIdentity({ tlsCert: cert, tlsKey: key }, '198.51.100.7') })).not.toMatch(/does not name/);
     expect(certificateNotice({ tls: await exposedIdentity({ tlsCert: cert, tlsKey: key }, '198.51.100.8') })).toMatch(

@@ -4,6 +4,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { selfSignedCertificate, writeCertificate } from '../../test/fixtures/tls.js';
 import { CERT_FILE_NAME, KEY_FILE_NAME, listenerIdentity } from './tls-identity.js';
 
 const dirs: string[] = [];
@@ -49,34 +50,14 @@ describe('listenerIdentity', () => {
 
   it("takes the user's own certificate and key, which go together and must match", async () => {
     const dir = tempDir();
-    const [cert, key, otherKey] = [join(dir, 'c.pem'), join(dir, 'k.pem'), join(dir, 'o.pem')];
-    const req = (keyOut: string, certOut?: string) =>
-      execFileSync(
-        'openssl',
-        [
-          'req',
-          '-x509',
-          '-newkey',
-          'ec',
-          '-pkeyopt',
-          'ec_paramgen_curve:P-256',
-          '-nodes',
-          '-days',
-          '2',
-          '-subj',
-          '/CN=own',
-          '-keyout',
-          keyOut,
-          ...(certOut ? ['-out', certOut] : []),
-        ],
-        { stdio: 'pipe' },
-      );
-    req(key, cert);
-    req(otherKey);
+    const { certFile: cert, keyFile: key } = await writeCertificate(dir, 'own', await selfSignedCertificate('own'));
+    const { keyFile: otherKey } = await writeCertificate(dir, 'other', await selfSignedCertificate('other'));
     const own = await listenerIdentity({ dir: join(dir, 'unused'), certFile: cert, keyFile: key });
     expect([own.generated, own.certFile, own.fingerprint]).toEqual([false, cert, new X509Certificate(readFileSync(cert)).fingerprint256]);
     await expect(listenerIdentity({ dir, certFile: cert })).rejects.toThrow(/--tls-cert and --tls-key go together/);
-    await expect(listenerIdentity({ dir, certFile: cert, keyFile: otherKey })).rejects.toThrow(/c\.pem: not a usable certificate and key/);
+    await expect(listenerIdentity({ dir, certFile: cert, keyFile: otherKey })).rejects.toThrow(
+      /own-cert\.pem: not a usable certificate and key/,
+    );
     writeFileSync(join(dir, 'junk.pem'), 'junk');
     await expect(listenerIdentity({ dir, certFile: join(dir, 'junk.pem'), keyFile: key })).rejects.toThrow(/not a usable certificate/);
     await expect(listenerIdentity({ dir, certFile: join(dir, 'none.pem'), keyFile: key })).rejects.toThrow(

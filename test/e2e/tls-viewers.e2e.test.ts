@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { selfSignedCertificate, writeCertificate } from '../fixtures/tls.js';
 import { pollFor } from './support/poll.js';
 import { ProcessLab, runProgram, runProgramBinary, type RunningProcess } from './support/processes.js';
 import { startQemuVm, type QemuVm } from './support/qemu.js';
@@ -53,26 +54,7 @@ describe.skipIf(gate.skip)(gatedTitle('VeNCrypt X509Vnc on an exposed listener, 
     await writeFile(plain, `${PASSWORD}\n`, { mode: 0o600 });
     passwordFile = join(dir, 'password.vnc');
     await writeFile(passwordFile, await runProgramBinary('sh', ['-c', `printf '%s\\n' '${PASSWORD}' | vncpasswd -f`]));
-    otherCert = join(dir, 'other-cert.pem');
-    await runProgram('openssl', [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=someone else',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      join(dir, 'other-key.pem'),
-      '-out',
-      otherCert,
-    ]);
+    ({ certFile: otherCert } = await writeCertificate(dir, 'other', await selfSignedCertificate('someone else', ['127.0.0.1'])));
     proxy = await startProxy(lab, [`unix://${vm.socketPath}`], ['--share', '--listen', '0.0.0.0', '--password-file', plain], {
       XDG_CONFIG_HOME: join(dir, 'config'),
     });

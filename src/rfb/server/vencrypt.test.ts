@@ -1,11 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { selfSignedCertificate } from '../../../test/fixtures/tls.js';
 import { ByteReader, expectedVncResponse } from '../../../test/support/rfb-client.js';
 import { duplexPair } from '../../streams/duplex-pair.js';
 import { Framebuffer } from '../wire/framebuffer.js';
@@ -16,40 +13,13 @@ import { isThisMachinePeer, tlsForPeer } from './vencrypt.js';
 // VeNCrypt X509Vnc as TigerVNC and gtk-vnc speak it, byte by byte, against the server over an
 // in-memory connection (how the hub serves each client), and the hostile cases.
 
-let dir: string;
 let certPem: string;
-let keyPem: string;
 let context: tls.SecureContext;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'vencrypt-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=vconsole-test',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-    ],
-    { stdio: 'ignore' },
-  );
-  certPem = readFileSync(join(dir, 'cert.pem'), 'utf8');
-  keyPem = readFileSync(join(dir, 'key.pem'), 'utf8');
-  context = tls.createSecureContext({ cert: certPem, key: keyPem });
+beforeAll(async () => {
+  const made = await selfSignedCertificate('vconsole-test', ['127.0.0.1']);
+  certPem = made.certPem;
+  context = tls.createSecureContext({ cert: made.certPem, key: made.keyPem });
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const PASSWORD = 'sesame-1';
 const T = 5000;
@@ -225,25 +195,7 @@ describe('VeNCrypt X509Vnc', () => {
   });
 
   it('refuses a viewer that does not trust the certificate, and one that sends no TLS at all', async () => {
-    const other = execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-nodes',
-        '-days',
-        '2',
-        '-subj',
-        '/CN=other',
-        '-keyout',
-        join(dir, 'other-key.pem'),
-      ],
-      { encoding: 'utf8' },
-    );
+    const other = (await selfSignedCertificate('other')).certPem;
     const wrongCa = serve();
     await negotiate(wrongCa.client, wrongCa.reader);
     await expect(startTls(wrongCa.client, other)).rejects.toThrow(/self[- ]signed|unable to verify|certificate/i);

@@ -1,22 +1,7 @@
 import net from 'node:net';
+import { Bytes, CLIENT_MESSAGES, PSEUDO_RECTS, SERVER_MESSAGES, stepMessage, type SniffedSession } from './rfb-messages.js';
 
-/** What one RFB session through the sniffer showed: what the client asked for and what the server sent. */
-export interface SniffedSession {
-  /** The client's last SetEncodings list, in its order of preference. */
-  asked: number[];
-  /** Bits per pixel and true-colour flag of the client's last SetPixelFormat (none: the server's own). */
-  pixelFormat?: { bitsPerPixel: number; trueColour: boolean };
-  /** The encoding of the first rectangle of pixels (not a pseudo-encoding) the server sent. */
-  firstPixelEncoding?: number;
-  /** Pseudo-encodings the server sent before or with that rectangle. */
-  pseudoSent: number[];
-  /** The security type the session used (1 none, 2 VNC authentication, ...). */
-  securityType?: number;
-  /** The server's SecurityResult: true accepted, false refused; undefined before (or without) one. */
-  authenticated?: boolean;
-  /** KeyEvents the client sent. */
-  keyEvents: number;
-}
+export type { SniffedSession } from './rfb-messages.js';
 
 /** Encodings by number, for the matrix's table. */
 export const ENCODING_NAMES: Readonly<Record<number, string>> = {
@@ -58,25 +43,6 @@ export function encodingName(encoding: number): string {
   if (encoding >= -512 && encoding <= -412) return `jpeg-fine-${encoding + 512}`;
   if (encoding >= -768 && encoding <= -763) return `jpeg-subsample-${encoding + 768}`;
   return ENCODING_NAMES[encoding] ?? String(encoding);
-}
-
-/** Reads bytes as they arrive; `need(n)` says whether n are there, `take(n)` removes them. */
-class Bytes {
-  private buffer: Buffer = Buffer.alloc(0);
-  push(chunk: Buffer): void {
-    this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : chunk;
-  }
-  has(n: number): boolean {
-    return this.buffer.length >= n;
-  }
-  peek(n: number): Buffer {
-    return this.buffer.subarray(0, n);
-  }
-  take(n: number): Buffer {
-    const out = this.buffer.subarray(0, n);
-    this.buffer = this.buffer.subarray(n);
-    return out;
-  }
 }
 
 /**
@@ -142,62 +108,9 @@ class SessionParser {
   }
 
   private clientMessage(): boolean {
-    const b = this.fromClient;
-    if (!b.has(1)) return false;
-    const type = b.peek(1)[0];
-    const fixed: Record<number, number> = { 3: 10, 4: 8, 5: 6, 150: 10 };
-    if (type === 0) {
-      if (!b.has(20)) return false;
-      const m = b.take(20);
-      this.session.pixelFormat = { bitsPerPixel: m[4], trueColour: m[7] !== 0 };
-      return true;
-    }
-    if (type === 2) {
-      if (!b.has(4)) return false;
-      const count = b.peek(4).readUInt16BE(2);
-      if (!b.has(4 + 4 * count)) return false;
-      const m = b.take(4 + 4 * count);
-      this.session.asked = Array.from({ length: count }, (_, i) => m.readInt32BE(4 + 4 * i));
-      return true;
-    }
-    if (fixed[type] !== undefined) {
-      if (!b.has(fixed[type])) return false;
-      if (type === 4 && b.peek(2)[1] === 1) this.session.keyEvents++;
-      b.take(fixed[type]);
-      return true;
-    }
-    if (type === 6) {
-      if (!b.has(8)) return false;
-      const length = Math.abs(b.peek(8).readInt32BE(4));
-      if (!b.has(8 + length)) return false;
-      b.take(8 + length);
-      return true;
-    }
-    if (type === 248) {
-      if (!b.has(9)) return false;
-      const length = b.peek(9)[8];
-      if (!b.has(9 + length)) return false;
-      b.take(9 + length);
-      return true;
-    }
-    if (type === 251) {
-      if (!b.has(8)) return false;
-      const screens = b.peek(8)[6];
-      if (!b.has(8 + 16 * screens)) return false;
-      b.take(8 + 16 * screens);
-      return true;
-    }
-    if (type === 255) {
-      // QEMU's messages: extended key event (subtype 0) is 12 bytes; audio (1) 4 or 10.
-      if (!b.has(4)) return false;
-      const sub = b.peek(2)[1];
-      const length = sub === 0 ? 12 : b.peek(4).readUInt16BE(2) === 2 ? 10 : 4;
-      if (!b.has(length)) return false;
-      b.take(length);
-      return true;
-    }
-    this.clientStage = 'lost';
-    return false;
+    const step = stepMessage(this.fromClient, CLIENT_MESSAGES, this.session);
+    if (step === 'unknown') this.clientStage = 'lost';
+    return step === 'taken';
   }
 
   private serverStep(): boolean {
@@ -261,39 +174,11 @@ class SessionParser {
   private serverMessage(): boolean {
     const b = this.fromServer;
     if (!b.has(1)) return false;
-    const type = b.peek(1)[0];
-    if (type === 0) return this.update();
-    if (type === 2) {
-      b.take(1);
-      return true;
-    }
-    if (type === 1) {
-      if (!b.has(6)) return false;
-      const count = b.peek(6).readUInt16BE(4);
-      if (!b.has(6 + 6 * count)) return false;
-      b.take(6 + 6 * count);
-      return true;
-    }
-    if (type === 3) {
-      if (!b.has(8)) return false;
-      const length = Math.abs(b.peek(8).readInt32BE(4));
-      if (!b.has(8 + length)) return false;
-      b.take(8 + length);
-      return true;
-    }
-    if (type === 150) {
-      b.take(1);
-      return true;
-    }
-    if (type === 248) {
-      if (!b.has(9)) return false;
-      const length = b.peek(9)[8];
-      if (!b.has(9 + length)) return false;
-      b.take(9 + length);
-      return true;
-    }
-    this.serverStage = 'done';
-    return false;
+    // Inside an update the next bytes are a rectangle's header, whatever its first byte.
+    if (this.pendingRects > 0 || b.peek(1)[0] === 0) return this.update();
+    const step = stepMessage(b, SERVER_MESSAGES, this.session);
+    if (step === 'unknown') this.serverStage = 'done';
+    return step === 'taken';
   }
 
   /** FramebufferUpdate: pseudo-rectangles are skipped by their known sizes until a rectangle of pixels. */
@@ -315,26 +200,14 @@ class SessionParser {
       this.serverStage = 'done';
       return false;
     }
-    const bpp = (this.session.pixelFormat?.bitsPerPixel ?? this.serverBpp) / 8;
-    let payload: number | undefined;
-    if (encoding === -223 || encoding === -224 || encoding === -232 || encoding === -257 || encoding === -258 || encoding === -259)
-      payload = 0;
-    else if (encoding === -239) payload = width * height * bpp + Math.ceil(width / 8) * height;
-    else if (encoding === -314) payload = 4 + width * height * 4;
-    else if (encoding === -261) payload = 1;
-    else if (encoding === -308) {
-      if (!b.has(13)) return false;
-      payload = 4 + 16 * b.peek(13)[12];
-    } else if (encoding === -307) {
-      if (!b.has(16)) return false;
-      payload = 4 + b.peek(16).readUInt32BE(12);
-    }
-    if (payload === undefined) {
+    const rectLength = PSEUDO_RECTS[encoding];
+    if (rectLength === undefined) {
       this.serverStage = 'done';
       return false;
     }
-    if (!b.has(12 + payload)) return false;
-    b.take(12 + payload);
+    const length = rectLength(b, { width, height, bytesPerPixel: (this.session.pixelFormat?.bitsPerPixel ?? this.serverBpp) / 8 });
+    if (length === undefined || !b.has(length)) return false;
+    b.take(length);
     this.session.pseudoSent.push(encoding);
     this.pendingRects--;
     if (encoding === -224) this.pendingRects = 0;
