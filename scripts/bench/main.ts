@@ -10,6 +10,7 @@
 //                (bytes and CPU per frame in each encoding, hub against QEMU's server), tui, startup,
 //                virtctl (vconsole against `virtctl vnc`, when VIRTCTL or PATH has a virtctl),
 //                shared (many idle shared 1920x1080 consoles in one proxy: memory per console)
+// --virtctl-rows=...  with virtctl, only some of its rows: startup, data, pixel (all by default)
 // --busy         the same groups while one core spins (a busy loop the bench starts and stops)
 // --quiet-and-busy  every group quiet, then busy; one report with both runs' rows and ratios
 // --update-doc   write the table into docs/BENCHMARKS.md
@@ -40,6 +41,10 @@ const only = args
   ?.slice('--only='.length)
   .split(',');
 const wanted = (group: string) => !only || only.includes(group);
+const virtctlRows = args
+  .find((a) => a.startsWith('--virtctl-rows='))
+  ?.slice('--virtctl-rows='.length)
+  .split(',');
 
 const settings = quick
   ? {
@@ -160,7 +165,7 @@ async function runGroups(dir: string, step: (text: string) => void): Promise<Ben
     }
     if (wanted('virtctl')) {
       step('vconsole against virtctl: start-up, data path, time to first pixel, alternating');
-      results.push(...(await guarded('virtctl', () => measureVirtctl({ root, cli, upstreamPort, dir, settings }))));
+      results.push(...(await guarded('virtctl', () => measureVirtctl({ root, cli, upstreamPort, dir, settings, rows: virtctlRows }))));
     }
     if (wanted('slow')) {
       step('slow viewer');

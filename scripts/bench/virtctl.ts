@@ -426,12 +426,15 @@ export async function measureVirtctl({
   upstreamPort,
   dir,
   settings,
+  rows = ['startup', 'data', 'pixel'],
 }: {
   root: string;
   cli: string;
   upstreamPort: number;
   dir: string;
   settings: VirtctlSettings;
+  /** Which of them: start-up, data path, time to first pixel. */
+  rows?: string[];
 }): Promise<BenchResult[]> {
   const virtctl = findVirtctl();
   if (!virtctl) {
@@ -442,16 +445,20 @@ export async function measureVirtctl({
     return [];
   }
   const kubeconfig = upstreamKubeconfig(dir, upstreamPort);
+  const unknown = rows.filter((row) => !['startup', 'data', 'pixel'].includes(row));
+  if (unknown.length) throw new Error(`bench: --virtctl-rows: unknown ${unknown.join(', ')} (known: startup, data, pixel)`);
   return [
-    ...measureStartupAgainstVirtctl({ root, cli, virtctl, runs: settings.virtctlStartupRuns }),
-    ...(await measureDataPathAgainstVirtctl({
-      cli,
-      virtctl,
-      kubeconfig,
-      rounds: settings.virtctlRounds,
-      bulkBytes: settings.virtctlBulkBytes,
-      roundTrips: settings.roundTrips,
-    })),
-    ...(await measureFirstPixelAgainstVirtctl({ root, cli, virtctl, dir, rounds: settings.pixelRounds })),
+    ...(rows.includes('startup') ? measureStartupAgainstVirtctl({ root, cli, virtctl, runs: settings.virtctlStartupRuns }) : []),
+    ...(!rows.includes('data')
+      ? []
+      : await measureDataPathAgainstVirtctl({
+          cli,
+          virtctl,
+          kubeconfig,
+          rounds: settings.virtctlRounds,
+          bulkBytes: settings.virtctlBulkBytes,
+          roundTrips: settings.roundTrips,
+        })),
+    ...(rows.includes('pixel') ? await measureFirstPixelAgainstVirtctl({ root, cli, virtctl, dir, rounds: settings.pixelRounds }) : []),
   ];
 }

@@ -38,11 +38,19 @@ export class ClientUpstreams {
 
   /**
    * The upstream for a client that just connected: the one dialled ahead when it opened, else
-   * a fresh dial (which rejects as the source's dial does). Undefined when the pre-flight it
-   * waited for failed: the session's error says why.
+   * a fresh dial (which rejects as the source's dial does). Why it gets none instead: the
+   * pre-flight it waited for failed (the session's error says why), or settled another console
+   * type than the one the session had when the client came (a viewer launched for a guess, a
+   * VNC viewer at what the pre-flight found to be a serial console, gets no serial bytes).
    */
-  async open(context: DialContext): Promise<ClientUpstream | undefined> {
-    if (this.checked && !(await this.checked)) return undefined;
+  async open(context: DialContext): Promise<ClientUpstream | { refused: string }> {
+    if (this.checked) {
+      const cameFor = this.source.consoleType;
+      if (!(await this.checked)) return { refused: 'the console did not open' };
+      if (this.source.consoleType !== cameFor) {
+        return { refused: `it came for a ${cameFor ?? 'console'} console; the pre-flight found ${this.source.consoleType ?? 'another'}` };
+      }
+    }
     // Dialled for a console type the pre-flight then changed (auto): of no use.
     if (this.preparedType !== this.source.consoleType) this.discard();
     const prepared = this.prepared;

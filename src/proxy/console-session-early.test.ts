@@ -182,6 +182,30 @@ describe('ConsoleSession.dialAhead while the pre-flight runs', () => {
     client.destroy();
   });
 
+  it('closes a client that came while the pre-flight ran once the pre-flight settles another console type', async () => {
+    const held = heldCheck();
+    const { source, session } = await greeterSession({
+      consoleType: 'vnc',
+      check: async () => {
+        await held.check();
+        (source as { consoleType: string }).consoleType = 'serial';
+      },
+    });
+    const { starting, bound } = await startEarly(session);
+    // A viewer launched for the type guessed before the pre-flight (a VNC viewer).
+    const early = net.connect(bound.port, '127.0.0.1');
+    await once(early, 'connect');
+    await waitFor(() => held.started.value && session.snapshot().clients === 1);
+    held.pass();
+    await starting;
+    await once(early, 'close');
+    expect(source.dials).toBe(0);
+    // A client that comes for the type now settled gets the console.
+    const later = net.connect(bound.port, '127.0.0.1');
+    expect(await readLine(later)).toBe('hello 1');
+    later.destroy();
+  });
+
   it('closes the upstream dialled ahead when the pre-flight fails', async () => {
     const held = heldCheck();
     const { vm, session } = await greeterSession({ check: held.check });

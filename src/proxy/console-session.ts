@@ -233,17 +233,17 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     const { socket } = connection;
     const timeout = AbortSignal.timeout(DIAL_TIMEOUT_MS);
     const signal = AbortSignal.any([connection.abort.signal, timeout]);
-    let opened: ClientUpstream | undefined;
+    let opened: ClientUpstream | { refused: string };
     try {
       opened = await this.upstreams.open({
         signal,
         log: (level, message) => this.log(level, message),
         peer: formatHostPort(socket.remoteAddress ?? '?', socket.remotePort ?? 0),
       });
-      if (!opened) {
-        // It waited for a pre-flight that failed: the session's error says why.
+      if ('refused' in opened) {
+        // It waited for a pre-flight that failed (the session's error says why) or changed the type.
         socket.destroy();
-        this.finish(connection, { level: 'info', message: 'closed: the console did not open' });
+        this.finish(connection, { level: 'info', message: `closed: ${opened.refused}` });
         return;
       }
     } catch (err) {

@@ -21,6 +21,13 @@ export interface UpstreamSource {
    */
   readonly consoleTypeTentative?: boolean;
   /**
+   * True when that guess is what nearly every VM of the provider has (KubeVirt's VNC display:
+   * a VMI has one unless it turns its graphics off), so a viewer for it is worth launching
+   * while the pre-flight runs. A client that came for the guess is closed if the pre-flight
+   * settles another type (ClientUpstreams.open), and `open` then stops that viewer.
+   */
+  readonly consoleTypeGuessHolds?: boolean;
+  /**
    * True when the far end keeps one console session per VM (KubeVirt's): a new client
    * replaces the session of an older one, which is worth telling the user.
    */

@@ -33,6 +33,10 @@ export abstract class WrappedSource<Events extends Record<keyof Events, unknown[
     return this.inner.consoleTypeTentative;
   }
 
+  get consoleTypeGuessHolds(): boolean | undefined {
+    return this.inner.consoleTypeGuessHolds;
+  }
+
   get exclusive(): boolean | undefined {
     return this.inner.exclusive;
   }

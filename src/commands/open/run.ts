@@ -242,12 +242,14 @@ export class OpenRun implements ActionHost {
   async startSession(session: ConsoleSession): Promise<void> {
     // A screen's viewer launches as soon as the port is bound and starts while the pre-flight
     // runs (a viewer takes longer to start than the pre-flight); a serial console's is attached
-    // once it runs. A type the pre-flight has yet to settle (auto) is no screen yet: a VNC
-    // viewer at a serial port would wait for a display that never comes, so its viewer waits.
+    // once it runs. A type the pre-flight has yet to settle (auto) is no screen yet, unless the
+    // provider's guess holds for nearly every VM (KubeVirt's VNC): a viewer launched for a guess
+    // the pre-flight then changes gets no console (the session closes it) and is stopped below.
     const earlyType = session.source.consoleType;
     let early: Promise<void> | undefined;
+    const { consoleTypeTentative, consoleTypeGuessHolds } = session.source;
     const onBound =
-      consoleKind(earlyType)?.screen === false || session.source.consoleTypeTentative
+      consoleKind(earlyType)?.screen === false || (consoleTypeTentative && !consoleTypeGuessHolds)
         ? undefined
         : async (at: BoundAddress) => {
             early = this.launchViewer(session, at);
@@ -262,7 +264,7 @@ export class OpenRun implements ActionHost {
       if (early && session.source.consoleType === earlyType) {
         await early;
       } else {
-        if (early) await this.stopEarlyViewer(session.id);
+        if (early) await this.stopEarlyViewer(session.id, `the pre-flight found a ${session.source.consoleType ?? 'different'} console`);
         await this.openViewer(session);
       }
     } catch (err) {
@@ -310,12 +312,12 @@ export class OpenRun implements ActionHost {
     });
   }
 
-  private async stopEarlyViewer(id: number): Promise<void> {
+  private async stopEarlyViewer(id: number, why = 'the console did not open'): Promise<void> {
     await this.viewers.stop(id);
     const viewerName = this.viewerNames.get(id);
     // A console refused as a duplicate is gone from the view: its notice says it.
     if (viewerName && this.registry.get(id))
-      this.view?.show(viewerEvent({ key: id, state: 'closed', viewerName, message: `${viewerName} closed: the console did not open` }));
+      this.view?.show(viewerEvent({ key: id, state: 'closed', viewerName, message: `${viewerName} closed: ${why}` }));
   }
 
   /** --follow: VMs that start matching are opened as if typed at `a`; rows of those that stop are marked. */

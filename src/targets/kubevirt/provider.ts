@@ -102,6 +102,8 @@ class KubevirtTarget implements ConsoleTarget {
   consoleType: KubevirtConsoleType;
   /** `auto` reads the VMI's devices in the pre-flight: until then the type is VNC by guess. */
   consoleTypeTentative: boolean;
+  /** VMIs have a VNC display unless they set autoattachGraphicsDevice: false (KubeVirt's default is true). */
+  readonly consoleTypeGuessHolds = true;
 
   constructor(
     readonly input: string,
