@@ -1,5 +1,6 @@
 import type { Duplex } from 'node:stream';
 import { RELAY_END_GRACE_MS } from '../limits.js';
+import { relayedBufferScavenger } from './relayed-buffer-scavenger.js';
 
 export interface RelayCounters {
   /** Called with the size of every chunk going upstream -> client. */
@@ -68,7 +69,8 @@ export function relay(client: Duplex, upstream: Duplex, counters: RelayCounters)
  * Copies `from` into `to`. The first chunk of a turn of the event loop is written at once (a
  * key press or its echo waits for nothing); the chunks that follow it in the same turn (a
  * console streaming: one TLS read brings several frames) are corked and go out together when
- * the turn ends, in one writev instead of a system call each.
+ * the turn ends, in one writev instead of a system call each. Every chunk counts towards the
+ * process's scavenger, which frees relayed buffers before they set off a full collection.
  */
 function pump(from: Duplex, to: Duplex, count: (bytes: number) => void): void {
   let wroteThisTurn = false;
@@ -78,6 +80,7 @@ function pump(from: Duplex, to: Duplex, count: (bytes: number) => void): void {
   };
   from.on('data', (chunk: Buffer) => {
     count(chunk.length);
+    relayedBufferScavenger.relayed(chunk.length);
     if (!to.writable) return;
     if (!wroteThisTurn) {
       wroteThisTurn = true;
