@@ -3,7 +3,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { waitFor } from '../../test/support/wait.js';
 import { duplexPair } from '../streams/duplex-pair.js';
 import { relay } from './relay.js';
-import { RelayedBufferScavenger, relayedBufferScavenger, youngGenerationCollector } from './relayed-buffer-scavenger.js';
+import { RelayedBufferScavenger, relayedBufferScavenger, scavengesOn, youngGenerationCollector } from './relayed-buffer-scavenger.js';
+
+const scavenges = scavengesOn(process.versions.node);
 
 /** Garbage collections of this process by kind, as perf_hooks reports them. */
 function watchCollections() {
@@ -44,7 +46,12 @@ describe('RelayedBufferScavenger', () => {
     expect(makeCollect).toHaveBeenCalledTimes(1);
   });
 
-  it("gets V8's collector at run time and it collects the young generation only", async () => {
+  it('runs on Node.js 20, where it measured a win, and leaves Node.js 22 (the single executable) to V8', () => {
+    expect(scavengesOn('20.20.2')).toBe(true);
+    expect(scavengesOn('22.23.3')).toBe(false);
+  });
+
+  it.skipIf(!scavenges)("gets V8's collector at run time and it collects the young generation only", async () => {
     const collect = youngGenerationCollector();
     expect(collect).toBeTypeOf('function');
     const watch = watchCollections();
@@ -66,7 +73,7 @@ describe('RelayedBufferScavenger', () => {
     close();
   });
 
-  it('keeps a relay of many fresh buffers (as TLS reads make them) from setting off a full collection', async () => {
+  it.skipIf(!scavenges)('keeps a relay of many fresh buffers (as TLS reads make them) from setting off a full collection', async () => {
     const { viewer, vm, close } = relayedPair();
     let received = 0;
     viewer.on('data', (chunk: Buffer) => (received += chunk.length));

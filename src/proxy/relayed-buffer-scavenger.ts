@@ -47,12 +47,23 @@ export class RelayedBufferScavenger {
 }
 
 /**
+ * Whether the scavenger runs on this Node.js: measured a win on Node.js 20 (the npm CLI's); on
+ * Node.js 22 (the single executable's) it was not one (CPU per GiB 1.01-1.26x in three of four
+ * runs, docs/PERF-DATAPATH.md, "Busy"; its V8 has far fewer full collections to save), so there
+ * it is left to V8.
+ */
+export function scavengesOn(nodeVersion: string): boolean {
+  return Number(nodeVersion.split('.')[0]) < 22;
+}
+
+/**
  * V8's own `gc` function, asked for a minor (young-generation) collection. It is not on the
  * global object without `--expose-gc`, and that flag at start-up would cost every command (a
  * code cache made under other flags is rejected): set at run time, it puts `gc` into contexts
  * made after it, such as this one.
  */
 export function youngGenerationCollector(): Collect | undefined {
+  if (!scavengesOn(process.versions.node)) return undefined;
   try {
     v8.setFlagsFromString('--expose-gc');
     const gc: unknown = vm.runInNewContext('typeof gc === "function" ? gc : undefined');
