@@ -9,7 +9,7 @@ export class DeflateStream {
   private readonly deflate: Deflate;
   private chunks: Buffer[] = [];
 
-  constructor(private level = 6) {
+  constructor(readonly level = 6) {
     this.deflate = createDeflate({ level });
     this.deflate.on('data', (chunk: Buffer) => this.chunks.push(chunk));
     this.deflate.on('error', () => undefined);
@@ -39,17 +39,6 @@ export class DeflateStream {
         resolve(out);
       });
     });
-  }
-
-  /**
-   * Compresses what is written from now on at `level`, on the same stream: the client keeps
-   * inflating as before (the level is no part of the format). Anything zlib flushes to change
-   * level goes out with the next compress(), ahead of its data.
-   */
-  setLevel(level: number): void {
-    if (level === this.level) return;
-    this.level = level;
-    this.deflate.params(level, constants.Z_DEFAULT_STRATEGY, () => undefined);
   }
 
   close(): void {

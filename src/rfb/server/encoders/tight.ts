@@ -160,13 +160,13 @@ class TightEncoder implements Encoder {
   configure(settings: EncodeSettings): void {
     this.quality = settings.jpegQuality;
     const level = settings.compressLevel ?? DEFAULT_LEVEL;
-    if (level === this.level) return;
     this.level = level;
-    // The streams go on at the new level rather than start afresh (the control byte's reset
-    // bits): noVNC's inflater (pako) keeps no window after a reset, so a later rectangle that
-    // refers back across rectangles fails to inflate there (docs/WIRE-FACTS.md). TigerVNC's
-    // and libvncserver's servers change the level in place too.
-    for (const stream of this.streams) stream?.setLevel(level);
+    // Streams made from now on take the new level; those in use go on at theirs, never started
+    // afresh (the control byte's reset bits): noVNC's inflater (pako) keeps no window after a
+    // reset, so a later rectangle that refers back across rectangles fails to inflate there
+    // (docs/WIRE-FACTS.md). Node's deflate.params() would change it in place, but it asserts
+    // (an uncaught exception) when the stream is closed before its flush is done: a client that
+    // changes its level and leaves at once would take the process down.
   }
 
   async band({ pixels, width, rect, packer, reuse }: Band): Promise<{ parts: Buffer[]; rects: number }> {
