@@ -206,6 +206,33 @@ describe('ConsoleSession.dialAhead while the pre-flight runs', () => {
     later.destroy();
   });
 
+  it('holds a client that came while the viewer was being launched, before the pre-flight began, for the pre-flight too', async () => {
+    const held = heldCheck();
+    const { source, session } = await greeterSession({
+      consoleType: 'vnc',
+      check: async () => {
+        await held.check();
+        (source as { consoleType: string }).consoleType = 'serial';
+      },
+    });
+    let early: net.Socket | undefined;
+    // What is launched at the address (a viewer) is still starting when a client comes.
+    const starting = session.start({
+      host: '127.0.0.1',
+      port: 0,
+      onBound: async (at) => {
+        early = net.connect(at.port, '127.0.0.1');
+        await waitFor(() => session.snapshot().clients === 1);
+      },
+    });
+    starting.catch(() => undefined);
+    await waitFor(() => held.started.value);
+    held.pass();
+    await starting;
+    await once(early as net.Socket, 'close');
+    expect(source.dials).toBe(0);
+  });
+
   it('closes the upstream dialled ahead when the pre-flight fails', async () => {
     const held = heldCheck();
     const { vm, session } = await greeterSession({ check: held.check });

@@ -104,9 +104,19 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
   private async startOnce(listen: ListenOptions): Promise<BoundAddress> {
     this.lastError = undefined;
     this.setState('connecting');
-    const early = listen.onBound ? await this.listenEarly(listen, listen.onBound) : undefined;
+    // Clients of an early listener wait for the pre-flight from the moment it binds: one that
+    // comes while onBound runs (the viewer launching), before the pre-flight began, too.
+    let gate: ((checking: Promise<void>) => void) | undefined;
+    if (listen.onBound) this.upstreams.holdUntil(new Promise<void>((resolve, reject) => (gate = (c) => void c.then(resolve, reject))));
+    let early: BoundAddress | undefined;
+    try {
+      early = listen.onBound ? await this.listenEarly(listen, listen.onBound) : undefined;
+    } catch (err) {
+      gate?.(Promise.reject(err instanceof Error ? err : new Error(String(err))));
+      throw err;
+    }
     const checking = this.check();
-    if (early) this.upstreams.holdUntil(checking);
+    gate?.(checking);
     await checking;
     await this.admitOrClose();
     try {

@@ -88,6 +88,8 @@ describe('vconsole open --type auto on KubeVirt', () => {
       await child.waitForStderr(/\[default\/serialvm\] client 1 connected/);
       viewerCame();
       await child.waitForStderr(/client 1 closed: it came for a vnc console; the pre-flight found serial/);
+      // The viewer launched for the guess is stopped, not left running with nothing to show.
+      await child.waitForStderr(/viewer: TigerVNC closed: the pre-flight found a serial console/);
       expect(entries().filter((e) => e.event === 'connected')).toEqual([]);
     } finally {
       await child.stop();
