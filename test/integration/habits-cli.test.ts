@@ -2,16 +2,13 @@
 // --proxy-only), `console --timeout`, viewer program names, and the one-line "did you mean"
 // for their flags. Shell completion has its own file (completion-cli.test.ts).
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt-api.js';
 import { readGreeting, runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
-
-const FAKE_VIEWER = fileURLToPath(new URL('../fixtures/fake-viewer.mjs', import.meta.url));
+import { fakeViewerBinDir } from '../fixtures/fake-viewer-bin.js';
 
 let fixture: KubevirtFixture;
 let binDir: string;
@@ -25,11 +22,7 @@ beforeAll(async () => {
     ],
   });
   // A PATH holding node and a TigerVNC stand-in named vncviewer, as TigerVNC installs it.
-  binDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-habits-'));
-  fs.copyFileSync(FAKE_VIEWER, path.join(binDir, 'fake-viewer.mjs'));
-  fs.chmodSync(path.join(binDir, 'fake-viewer.mjs'), 0o755);
-  fs.symlinkSync(path.join(binDir, 'fake-viewer.mjs'), path.join(binDir, 'vncviewer'));
-  fs.symlinkSync(process.execPath, path.join(binDir, 'node'));
+  binDir = fakeViewerBinDir('vconsole-habits-');
 });
 afterAll(async () => {
   await fixture?.close();

@@ -4,15 +4,12 @@
 // the pre-flight never comes and these tests fail. A VMI without a display: the viewer launched
 // for the guess gets no serial bytes, its connection is closed.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt-api.js';
 import { startVconsole } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
-
-const FAKE_VIEWER = fileURLToPath(new URL('../fixtures/fake-viewer.mjs', import.meta.url));
+import { fakeViewerBinDir } from '../fixtures/fake-viewer-bin.js';
 
 let binDir: string;
 let kubevirt: KubevirtFixture;
@@ -21,11 +18,7 @@ let viewerCame: () => void = () => undefined;
 let viewerConnected = new Promise<void>((resolve) => (viewerCame = resolve));
 
 beforeAll(async () => {
-  binDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-early-viewer-'));
-  fs.copyFileSync(FAKE_VIEWER, path.join(binDir, 'fake-viewer.mjs'));
-  fs.chmodSync(path.join(binDir, 'fake-viewer.mjs'), 0o755);
-  fs.symlinkSync(path.join(binDir, 'fake-viewer.mjs'), path.join(binDir, 'vncviewer'));
-  fs.symlinkSync(process.execPath, path.join(binDir, 'node'));
+  binDir = fakeViewerBinDir('vconsole-early-viewer-');
   kubevirt = await startKubevirtFixture({
     vmis: [
       { namespace: 'default', name: 'screenvm' },

@@ -8,23 +8,12 @@ import { CLIENT_UPDATE_MAX_PIXELS } from '../../limits.js';
 import { Framebuffer } from '../wire/framebuffer.js';
 import { NATIVE_FORMAT, encodePixelFormat, type PixelFormat } from '../wire/rfb-wire.js';
 import { ClientDroppedError, serveClient, type ClientInput, type RfbServerOptions, type ServedClient } from './rfb-server.js';
+import { RGB565 } from '../../../test/support/pixel-formats.js';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
-
-const RGB565: PixelFormat = {
-  ...NATIVE_FORMAT,
-  bitsPerPixel: 16,
-  depth: 16,
-  redMax: 31,
-  greenMax: 63,
-  blueMax: 31,
-  redShift: 11,
-  greenShift: 5,
-  blueShift: 0,
-};
 
 interface Recorded extends ClientInput {
   events: string[];

@@ -6,11 +6,12 @@ import { waitFor } from '../../../test/support/wait.js';
 import { Framebuffer } from '../wire/framebuffer.js';
 import type { Rect } from '../wire/geometry.js';
 import { PixelPacker } from '../wire/pixel-values.js';
-import { NATIVE_FORMAT, type PixelFormat } from '../wire/rfb-wire.js';
+import { NATIVE_FORMAT } from '../wire/rfb-wire.js';
 import { ENCODERS } from './encoders/index.js';
 import { serveClient, type RfbServerOptions } from './rfb-server.js';
 import { sharedBandsOf } from './shared-bands.js';
 import { ENCODING, encodeUpdate, type ChosenEncoder } from './update.js';
+import { RGB565 } from '../../../test/support/pixel-formats.js';
 
 // Ten viewers of one console should cost little more than one: a band of the picture that
 // several clients are sent in one pixel format and a stateless encoding is encoded once, and
@@ -21,18 +22,6 @@ afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
   vi.restoreAllMocks();
 });
-
-const RGB565: PixelFormat = {
-  ...NATIVE_FORMAT,
-  bitsPerPixel: 16,
-  depth: 16,
-  redMax: 31,
-  greenMax: 63,
-  blueMax: 31,
-  redShift: 11,
-  greenShift: 5,
-  blueShift: 0,
-};
 
 /** A picture of many colours, so that no encoding makes it small by accident. */
 function gradient(width: number, height: number): Framebuffer {

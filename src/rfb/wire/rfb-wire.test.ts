@@ -10,6 +10,7 @@ import {
   parseClientMessage,
   serverSideFormat,
 } from './rfb-wire.js';
+import { RGB565 } from '../../../test/support/pixel-formats.js';
 
 /** A 2x1 native framebuffer: pure red, then pure blue. */
 const redBlue = Buffer.from([0, 0, 255, 0, 255, 0, 0, 0]);
@@ -69,18 +70,7 @@ describe('RFB wire format', () => {
     const native = encodeFramebufferUpdate([rect], redBlue, 2, NATIVE_FORMAT);
     expect([...native.subarray(0, 4)]).toEqual([0, 0, 0, 1]);
     expect(native.subarray(16)).toEqual(redBlue);
-    const rgb565 = {
-      ...NATIVE_FORMAT,
-      bitsPerPixel: 16,
-      depth: 16,
-      redMax: 31,
-      greenMax: 63,
-      blueMax: 31,
-      redShift: 11,
-      greenShift: 5,
-      blueShift: 0,
-    };
-    const wide = encodeFramebufferUpdate([rect], redBlue, 2, rgb565);
+    const wide = encodeFramebufferUpdate([rect], redBlue, 2, RGB565);
     expect([wide.readUInt16LE(16), wide.readUInt16LE(18)]).toEqual([0xf800, 0x001f]);
     const bgr233 = {
       ...NATIVE_FORMAT,

@@ -10,6 +10,7 @@ import { NATIVE_FORMAT, type PixelFormat } from '../../wire/rfb-wire.js';
 import { encodeUpdate } from '../update.js';
 import type { EncodeSettings, Encoder } from './encoder.js';
 import { compactLength, tight, tightPixelWriter } from './tight.js';
+import { RGB565 } from '../../../../test/support/pixel-formats.js';
 
 const open: Array<{ close(): void }> = [];
 afterEach(() => {
@@ -199,24 +200,13 @@ describe('Tight encoder', () => {
   });
 
   it('writes TPIXELs as R G B for 32-bit depth-24 clients and as the client pixel otherwise, and compact lengths', () => {
-    const rgb565: PixelFormat = {
-      ...NATIVE_FORMAT,
-      bitsPerPixel: 16,
-      depth: 16,
-      redMax: 31,
-      greenMax: 63,
-      blueMax: 31,
-      redShift: 11,
-      greenShift: 5,
-      blueShift: 0,
-    };
     const out = Buffer.alloc(3);
     expect(tightPixelWriter(new PixelPacker(NATIVE_FORMAT)).write(out, 0, 0x123456)).toBe(3);
     expect([...out]).toEqual([0x12, 0x34, 0x56]);
     const bgr: PixelFormat = { ...NATIVE_FORMAT, redShift: 0, blueShift: 16 };
     tightPixelWriter(new PixelPacker(bgr)).write(out, 0, 0x563412);
     expect([...out]).toEqual([0x12, 0x34, 0x56]);
-    const short = tightPixelWriter(new PixelPacker(rgb565));
+    const short = tightPixelWriter(new PixelPacker(RGB565));
     expect(short.size).toBe(2);
     expect(tightPixelWriter(new PixelPacker({ ...NATIVE_FORMAT, depth: 32 })).size).toBe(4);
     expect([...compactLength(127)]).toEqual([127]);
