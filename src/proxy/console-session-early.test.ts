@@ -182,7 +182,8 @@ describe('ConsoleSession.dialAhead while the pre-flight runs', () => {
     client.destroy();
   });
 
-  it('closes a client that came while the pre-flight ran once the pre-flight settles another console type', async () => {
+  /** A console guessed VNC whose pre-flight, held until `held.pass()`, settles serial. */
+  async function vncGuessSettlingSerial() {
     const held = heldCheck();
     const { source, session } = await greeterSession({
       consoleType: 'vnc',
@@ -191,6 +192,11 @@ describe('ConsoleSession.dialAhead while the pre-flight runs', () => {
         (source as { consoleType: string }).consoleType = 'serial';
       },
     });
+    return { held, source, session };
+  }
+
+  it('closes a client that came while the pre-flight ran once the pre-flight settles another console type', async () => {
+    const { held, source, session } = await vncGuessSettlingSerial();
     const { starting, bound } = await startEarly(session);
     // A viewer launched for the type guessed before the pre-flight (a VNC viewer).
     const early = net.connect(bound.port, '127.0.0.1');
@@ -207,14 +213,7 @@ describe('ConsoleSession.dialAhead while the pre-flight runs', () => {
   });
 
   it('holds a client that came while the viewer was being launched, before the pre-flight began, for the pre-flight too', async () => {
-    const held = heldCheck();
-    const { source, session } = await greeterSession({
-      consoleType: 'vnc',
-      check: async () => {
-        await held.check();
-        (source as { consoleType: string }).consoleType = 'serial';
-      },
-    });
+    const { held, source, session } = await vncGuessSettlingSerial();
     let early: net.Socket | undefined;
     // What is launched at the address (a viewer) is still starting when a client comes.
     const starting = session.start({
