@@ -181,6 +181,8 @@ async function carriageListeners(): Promise<string[]> {
   for (const socket of await listeningSockets()) {
     if (socket.port === sshd.port) continue;
     const command = (await commandLine(socket.pid)) ?? '';
+    // An sshd's own listening daemon (another test file's, running beside this one) is no carriage.
+    if (/^sshd: .*\[listener\]/.test(command)) continue;
     if (/^(\S*\/)?(ssh|sshd|socat|nc)\b/.test(command)) found.push(`${socket.address}:${socket.port} (${command})`);
   }
   return found;
