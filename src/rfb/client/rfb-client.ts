@@ -9,7 +9,7 @@ import { ParseLoop } from './parse-loop.js';
 import { NATIVE_FORMAT, RfbProtocolError, encodePixelFormat } from '../wire/rfb-wire.js';
 import { clientHandshake } from './handshake.js';
 import { clientCutText, keyEvent, pointerEvent, qemuKeyEvent, setEncodingsMessage, updateRequest } from './messages.js';
-import { PSEUDO_ENCODINGS, type PseudoEncodingName } from './pseudo-encodings.js';
+import { PSEUDO_ENCODINGS, PSEUDO_ENCODING_NAMES, type PseudoEncodingName } from './pseudo-encodings.js';
 import { RELAYED_ENCODINGS, RelayedExtensions } from './relayed-extensions.js';
 import { MAX_CUT_TEXT_BYTES, ServerMessages } from './server-messages.js';
 import type { DesktopSizeRequest } from '../wire/extensions.js';
@@ -24,7 +24,6 @@ export const ENCODINGS = {
 
 /** The pixel encodings asked for unless told otherwise: every decoder, in the registry's order of preference. */
 export const DEFAULT_ENCODINGS: readonly EncodingName[] = DECODERS.map((kind) => kind.name);
-const PSEUDO_ENCODING_NAMES = Object.keys(PSEUDO_ENCODINGS) as PseudoEncodingName[];
 
 export interface RfbConsoleClientOptions {
   password?: string;
@@ -57,6 +56,11 @@ interface RfbConsoleClientEvents {
   /** The console takes absolute pointer positions (true) or relative motion (false), with relayExtensions. */
   pointerMode: [boolean];
   close: [Error | undefined];
+}
+
+/** Why what waits on a connection gives up: how it ended, or that it closed (`close()`, or no reason given). */
+function connectionOver(error: Error | undefined): Error {
+  return error ?? new VconsoleError('RFB connection closed');
 }
 
 /**
@@ -136,7 +140,7 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
       if (options.beforeFirstUpdate) {
         stream.pause();
         await options.beforeFirstUpdate();
-        if (client.closed) throw client.closed.error ?? new VconsoleError('RFB connection closed');
+        if (client.closed) throw connectionOver(client.closed.error);
         stream.resume();
       }
     } catch (err) {
@@ -192,7 +196,7 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
   }
 
   nextUpdate(): Promise<void> {
-    if (this.closed) return Promise.reject(this.closed.error ?? new VconsoleError('RFB connection closed'));
+    if (this.closed) return Promise.reject(connectionOver(this.closed.error));
     return new Promise((resolve, reject) => this.updateWaiters.push({ resolve, reject }));
   }
 
@@ -227,7 +231,7 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
 
   private async read(size: number): Promise<Buffer> {
     for (;;) {
-      if (this.closed) throw this.closed.error ?? new VconsoleError('RFB connection closed');
+      if (this.closed) throw connectionOver(this.closed.error);
       const bytes = this.queue.take(size);
       if (bytes) return bytes;
       await new Promise<void>((resolve) => (this.wake = resolve));
@@ -253,8 +257,7 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
     this.stream.destroy();
     this.relayed.close();
     this.messages.close();
-    const waiters = this.updateWaiters.splice(0);
-    for (const waiter of waiters) waiter.reject(error ?? new VconsoleError('RFB connection closed'));
+    for (const waiter of this.updateWaiters.splice(0)) waiter.reject(connectionOver(error));
     if (!this.handshaking) this.emit('close', error);
   }
 }

@@ -14,15 +14,13 @@ import type { DecodeBudget } from './decode-budget.js';
 import type { Decoder, RectDecoder } from './decoders/decoder.js';
 import { DECODERS, type PixelEncodingName } from './decoders/index.js';
 import { MAX_SCREEN_SIDE } from './handshake.js';
-import { PSEUDO_ENCODINGS, cursorDecoder, type PseudoEncodingName } from './pseudo-encodings.js';
+import { PSEUDO_ENCODINGS, PSEUDO_ENCODING_NAMES, cursorDecoder, type PseudoEncodingName } from './pseudo-encodings.js';
 import type { RelayedExtensions } from './relayed-extensions.js';
 
 /** Largest ServerCutText passed on; a longer one is dropped as it arrives, the session kept. */
 export const MAX_CUT_TEXT_BYTES = 1024 * 1024;
 
-const PSEUDO_NAMES = new Map<number, PseudoEncodingName>(
-  (Object.keys(PSEUDO_ENCODINGS) as PseudoEncodingName[]).map((name) => [PSEUDO_ENCODINGS[name], name]),
-);
+const PSEUDO_NAMES = new Map<number, PseudoEncodingName>(PSEUDO_ENCODING_NAMES.map((name) => [PSEUDO_ENCODINGS[name], name]));
 
 /** What parsing a console's messages needs of its connection. */
 export interface ServerMessagesHost {
