@@ -201,11 +201,9 @@ export class OpenRun implements ActionHost {
     const onBound =
       consoleKind(earlyType)?.screen === false || (consoleTypeTentative && !consoleTypeGuessHolds)
         ? undefined
-        : async (at: BoundAddress) => {
+        : (at: BoundAddress) => {
             early = this.viewers.launch(session, at);
-            await early;
-            // Its console is dialled while both the viewer and the pre-flight run (no viewer comes without a display).
-            if (this.viewers.dialsAhead) session.dialAhead();
+            return early;
           };
     try {
       const bound = await session.start({ host: this.settings.listen, port: this.assignedPort.get(session.id) ?? 0, onBound });

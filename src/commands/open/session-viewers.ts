@@ -91,8 +91,6 @@ export class SessionViewers {
     const s = session.snapshot();
     if (s.state !== 'listening' || s.port === undefined) return;
     await this.launch(session, { address: s.address ?? this.settings.listen, port: s.port });
-    // The first viewer's console opens while the viewer starts, not after it connects.
-    if (this.dialsAhead) session.dialAhead();
   }
 
   /**
@@ -100,17 +98,23 @@ export class SessionViewers {
    * serves each client by its address (the back-off, plain VNC authentication from this machine
    * only), which a stream dialled ahead does not know; and the hub holds the console open anyway.
    */
-  get dialsAhead(): boolean {
+  private get dialsAhead(): boolean {
     return !this.noDisplay && this.settings.sharing.clientPassword === undefined;
   }
 
-  launch(session: ConsoleSession, at: BoundAddress): Promise<void> {
-    return this.router.launch(session.id, {
+  /**
+   * Launches the session's viewer at `at`; its console is then dialled while the viewer starts
+   * (and while the pre-flight runs, for one launched as soon as the port is bound), not after it
+   * connects.
+   */
+  async launch(session: ConsoleSession, at: BoundAddress): Promise<void> {
+    await this.router.launch(session.id, {
       host: localAddressOf(at.address),
       port: at.port,
       title: session.name,
       consoleType: viewerConsoleType(session.source.consoleType),
     });
+    if (this.dialsAhead) session.dialAhead();
   }
 
   /** Stops a viewer launched before its console opened, and says why on its row. */
