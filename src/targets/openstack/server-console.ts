@@ -6,7 +6,15 @@ import type { DialContext } from '../../proxy/types.js';
 import type { ConfigSources } from './config.js';
 import type { TlsSettings } from './http.js';
 import type { KeystoneSessions } from './keystone.js';
-import { NovaCompute, ConsoleTypeUnavailableError, ServerNotFoundError, checkConsoleState, consolePageUrl, type Log } from './nova.js';
+import {
+  NovaCompute,
+  ConsoleTypeUnavailableError,
+  ServerNotFoundError,
+  checkConsoleState,
+  consolePageUrl,
+  type Log,
+  type ServerSummary,
+} from './nova.js';
 import { DIAL_TIMEOUT_MS, NOVA_CONSOLE_URL_SHARE_MS, NOVA_PROBED_URL_MAX_AGE_MS } from '../../limits.js';
 import { safeUrlText } from '../../text/url-text.js';
 import { autoOrder, consoleKind, kindOf } from '../../console-kinds/index.js';
@@ -43,6 +51,8 @@ export class OpenStackTarget implements ConsoleTarget {
   private readonly spiceUrl = new SharedConsoleUrl(NOVA_CONSOLE_URL_SHARE_MS);
   private connection?: Promise<CloudConnection>;
   private serverId?: Promise<string>;
+  /** `--type auto` (or none): the pre-flight asks Nova which console it serves. */
+  private readonly auto: boolean;
   /** What is scrubbed from every message: the cloud's secrets, the console tokens received. */
   private readonly secrets = new TargetSecrets();
 
@@ -56,16 +66,16 @@ export class OpenStackTarget implements ConsoleTarget {
   ) {
     this.name = `openstack:${server}${cloudLabel ? ` (cloud ${cloudLabel})` : ''}`;
     this.consoleType = fixedConsoleType(options, OPENSTACK_CONSOLE_TYPES);
-    this.consoleTypeTentative = (options.consoleType ?? 'auto') === 'auto';
+    this.auto = (options.consoleType ?? 'auto') === 'auto';
+    this.consoleTypeTentative = this.auto;
   }
 
   async check(signal: AbortSignal): Promise<void> {
     await this.guard(async () => {
       const { compute } = await this.connect();
-      const server = await compute.findServer(this.server, signal);
-      checkConsoleState(server, this.server);
+      const server = await this.runningServer(compute, signal);
       this.serverId = Promise.resolve(server.id);
-      if ((this.options.consoleType ?? 'auto') === 'auto') {
+      if (this.auto) {
         this.consoleType = await this.firstOffered(compute, server.id, signal);
         this.consoleTypeTentative = false;
       }
@@ -112,8 +122,7 @@ export class OpenStackTarget implements ConsoleTarget {
       if (consoleKind(this.consoleType)?.carriage !== 'browser')
         throw new VconsoleError(`a ${this.consoleType} console has no page of its own: open it through a local port`);
       const { compute } = await this.connect();
-      const server = await compute.findServer(this.server, signal);
-      checkConsoleState(server, this.server);
+      const server = await this.runningServer(compute, signal);
       const url = await compute.createConsole(server.id, this.server, this.consoleType, signal, () => undefined);
       return consolePageUrl(url, compute.endpoint, (token) => this.secrets.rememberConsoleToken(token));
     });
@@ -260,6 +269,13 @@ export class OpenStackTarget implements ConsoleTarget {
     const connection = await connectCloud(this.sources(), this.options, this.sessions);
     this.secrets.connected(connection);
     return connection;
+  }
+
+  /** The server, found by name or ID, in a state whose console opens (else the error says why). */
+  private async runningServer(compute: NovaCompute, signal: AbortSignal): Promise<ServerSummary> {
+    const server = await compute.findServer(this.server, signal);
+    checkConsoleState(server, this.server);
+    return server;
   }
 
   /** Name -> ID once per target; IDs do not change while a server lives. */
