@@ -76,7 +76,7 @@ export class ViaConnection extends EventEmitter implements StreamCarrier {
 
   constructor(
     private readonly input: Readable,
-    private readonly output: Writable,
+    output: Writable,
     private readonly options: ConnectionOptions,
   ) {
     super();
@@ -120,10 +120,7 @@ export class ViaConnection extends EventEmitter implements StreamCarrier {
   open(body: Record<string, unknown>, log: (level: LogLevel, message: string) => void = () => undefined): Promise<MuxStream> {
     if (this.endedWith) return Promise.reject(this.endedWith);
     const id = this.nextId++;
-    const stream = new MuxStream(id, this);
-    // Whoever takes the stream listens for its errors; until then an error (the connection lost) is the open's.
-    stream.on('error', () => undefined);
-    this.streams.set(id, stream);
+    const stream = this.addStream(id);
     return new Promise((resolve, reject) => {
       this.opens.set(id, { stream, resolve, reject, log });
       this.send(encodeJsonFrame(FrameType.open, id, body));
@@ -253,6 +250,18 @@ export class ViaConnection extends EventEmitter implements StreamCarrier {
     }
   }
 
+  /**
+   * A stream of this connection, opened here or by the peer. Whoever takes it listens for its
+   * errors; until then an error (the connection lost, a failed dial) is the open's, or what the
+   * close frame carries: no crash here.
+   */
+  private addStream(id: number): MuxStream {
+    const stream = new MuxStream(id, this);
+    stream.on('error', () => undefined);
+    this.streams.set(id, stream);
+    return stream;
+  }
+
   private answer(id: number, body: Record<string, unknown>, far: FarHandlers): void {
     const op = typeof body.op === 'string' ? body.op : '';
     const reply = (answer: unknown) => {
@@ -273,10 +282,7 @@ export class ViaConnection extends EventEmitter implements StreamCarrier {
 
   private accept(id: number, body: Record<string, unknown>, far: FarHandlers): void {
     if (this.streams.has(id)) throw new ViaProtocolError(`stream ${id} opened twice`);
-    const stream = new MuxStream(id, this);
-    // A failed dial or a lost connection ends the stream with an error the close frame carries: it is no crash here.
-    stream.on('error', () => undefined);
-    this.streams.set(id, stream);
+    const stream = this.addStream(id);
     const log = (level: LogLevel, message: string) => {
       if (this.streams.has(id)) this.send(encodeJsonFrame(FrameType.log, id, { level, message }));
     };
