@@ -1,18 +1,20 @@
 // The command line: the commander program, its global flags and each command's, derived from the
 // registries, with its help and an action that loads the command's module only when it runs. The
 // commands defined beside their modules: open (open/open-command.ts), replay, version, install
-// and agent (via-flags.ts), vnc (habits/virtctl.ts) and the completion ones.
-import { Command } from 'commander';
+// and agent (via-commands.ts), vnc (habits/virtctl.ts) and the completion ones.
+import { Command, CommanderError } from 'commander';
 import { VERSION } from './version.js';
+import { VconsoleError, errorLine, errorStackLines } from './errors.js';
 import { addConsoleTypeOption, addListenOptions, addTargetOptions } from './commands/flags.js';
-import { commanderErrorLine, reportError, withErrorLines } from './commands/error-report.js';
+import { commanderErrorLine, withErrorLines } from './commands/commander-errors.js';
 import { addGlobalOptions, globalArgs, withGlobalOptions, type GlobalFlags } from './commands/global-flags.js';
 import { addViewerOptions } from './commands/viewer-flags.js';
 import { addShareOptions } from './commands/share-flags.js';
 import { addRecordOptions } from './commands/record-flags.js';
 import { addReplayCommand } from './commands/replay-flags.js';
 import { addSelectorOptions } from './commands/selector-flags.js';
-import { addViaCommands, addViaOptions } from './commands/via-flags.js';
+import { addViaOptions } from './commands/via-flags.js';
+import { addViaCommands } from './commands/via-commands.js';
 import { addVersionCommand } from './commands/version.js';
 import { addOpenCommand } from './commands/open/open-command.js';
 import { providerHelp, type ProviderHelp } from './commands/provider-help.js';
@@ -293,4 +295,15 @@ export async function main(argv: string[]): Promise<void> {
     const verbose = isVerbose(program.opts<GlobalFlags>()) || args.includes('--verbose') || args.includes('-v');
     process.exitCode = reportError(err, verbose);
   }
+}
+
+function reportError(err: unknown, verbose: boolean): number {
+  if (err instanceof CommanderError) {
+    // commander already printed its message (help and --version exit 0)
+    return err.exitCode === 0 ? 0 : 2;
+  }
+  const lines = [errorLine(err), ...(verbose ? errorStackLines(err) : [])];
+  process.stderr.write(`${lines.join('\n')}\n`);
+  // A UsageError is a VconsoleError with exit code 2.
+  return err instanceof VconsoleError ? err.exitCode : 1;
 }
