@@ -6,7 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { VERSION } from './version.js';
 import { VconsoleError, errorLine, errorStackLines } from './errors.js';
 import { addConsoleTypeOption, addListenOptions, addTargetOptions } from './commands/flags.js';
-import { commanderErrorLine, withErrorLines } from './commands/commander-errors.js';
+import { withErrorLines } from './commands/commander-errors.js';
 import { addGlobalOptions, globalArgs, withGlobalOptions, type GlobalFlags } from './commands/global-flags.js';
 import { addViewerOptions } from './commands/viewer-flags.js';
 import { addShareOptions } from './commands/share-flags.js';
@@ -47,7 +47,6 @@ function buildProgram(providers?: ProviderHelp, withCompletion = true): Command 
     .version(VERSION, '-V, --version', 'print the version');
   addGlobalOptions(program)
     .exitOverride()
-    .configureOutput({ outputError: (text, write) => write(commanderErrorLine(text)) })
     .addHelpText(
       'after',
       `
