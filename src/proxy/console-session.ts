@@ -102,6 +102,15 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
   }
 
   private async startOnce(listen: ListenOptions): Promise<BoundAddress> {
+    try {
+      return await this.startHeld(listen);
+    } finally {
+      this.upstreams.endHold();
+    }
+  }
+
+  /** start()'s steps; an early listener's clients are held (ClientUpstreams) until it ends. */
+  private async startHeld(listen: ListenOptions): Promise<BoundAddress> {
     this.lastError = undefined;
     this.setState('connecting');
     // Clients of an early listener wait for the pre-flight from the moment it binds: one that
@@ -115,10 +124,12 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
       gate?.(Promise.reject(err instanceof Error ? err : new Error(String(err))));
       throw err;
     }
+    const boundFor = this.source.consoleType;
     const checking = this.check();
     gate?.(checking);
     await checking;
     await this.admitOrClose();
+    if (early && this.source.consoleType !== boundFor) await this.typeChanged(listen);
     try {
       const bound = early ?? (await this.listen(listen));
       this.address = bound.address;
@@ -150,6 +161,13 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     } finally {
       this.checkAbort = undefined;
     }
+  }
+
+  /** The pre-flight settled another type than the early listener's: what was started there for the old one goes first. */
+  private async typeChanged(listen: ListenOptions): Promise<void> {
+    // What the caller stops there reports its own failures.
+    await Promise.resolve(listen.onTypeChanged?.(this.source.consoleType)).catch(() => undefined);
+    if (this.state === 'closed') throw new SessionClosedError();
   }
 
   private async listenEarly(listen: ListenOptions, onBound: NonNullable<ListenOptions['onBound']>): Promise<BoundAddress> {

@@ -135,6 +135,14 @@ export interface ListenOptions {
    * ready to use (`proxy`).
    */
   onBound?(bound: BoundAddress): Promise<void> | void;
+  /**
+   * With onBound: called before start() resolves when the pre-flight settled another console
+   * type than the session had when it bound (`auto`), with the new one: what was started at
+   * the address for the old type (the viewer) is stopped here. Until the returned promise
+   * settles, every client is closed unserved: one that came for the old type must not get
+   * the new one (KubeVirt's serial console keeps one session, a new client takes it).
+   */
+  onTypeChanged?(consoleType: string | undefined): Promise<void> | void;
 }
 
 export interface BoundAddress {
