@@ -8,6 +8,15 @@ interface Hold {
   cameFor?: string;
   /** Whether the pre-flight passed. */
   checked: Promise<boolean>;
+  /** Settles when the hold ends. */
+  over: Promise<void>;
+  end(): void;
+}
+
+/** Why a client gets no upstream; with `closeAfter`, its connection is kept open until that settles. */
+export interface Refusal {
+  refused: string;
+  closeAfter?: Promise<void>;
 }
 
 /**
@@ -28,17 +37,19 @@ export class ClientUpstreams {
    * console type is no longer the one it is now, until endHold().
    */
   holdUntil(checking: Promise<void>): void {
-    this.hold = {
-      cameFor: this.source.consoleType,
-      checked: checking.then(
-        () => true,
-        () => false,
-      ),
-    };
+    this.endHold();
+    let end = () => undefined as void;
+    const over = new Promise<void>((resolve) => (end = resolve));
+    const checked = checking.then(
+      () => true,
+      () => false,
+    );
+    this.hold = { cameFor: this.source.consoleType, checked, over, end };
   }
 
-  /** Clients are served as any again: the session has started (or failed to). */
+  /** Clients are served as any again: the session has started (or failed to, or closed). */
   endHold(): void {
+    this.hold?.end();
     this.hold = undefined;
   }
 
@@ -57,16 +68,17 @@ export class ClientUpstreams {
    * type than the one the session had when the hold began (a viewer launched for a guess, a
    * VNC viewer at what the pre-flight found to be a serial console, gets no serial bytes; nor
    * does a client that comes before that viewer is stopped: it would take a console that may
-   * keep one session at a time).
+   * keep one session at a time). A client refused for its type is closed only once the hold
+   * ends, after the session's caller stopped that viewer: a viewer that saw its connection
+   * closed first would show its error for that moment.
    */
-  async open(context: DialContext): Promise<ClientUpstream | { refused: string }> {
+  async open(context: DialContext): Promise<ClientUpstream | Refusal> {
     const hold = this.hold;
     if (hold) {
       if (!(await hold.checked)) return { refused: 'the console did not open' };
       if (this.source.consoleType !== hold.cameFor) {
-        return {
-          refused: `it came for a ${hold.cameFor ?? 'console'} console; the pre-flight found ${this.source.consoleType ?? 'another'}`,
-        };
+        const refused = `it came for a ${hold.cameFor ?? 'console'} console; the pre-flight found ${this.source.consoleType ?? 'another'}`;
+        return { refused, closeAfter: hold.over };
       }
     }
     // Dialled for a console type the pre-flight then changed (auto): of no use.

@@ -267,6 +267,33 @@ describe('ConsoleSession.dialAhead while the pre-flight runs', () => {
     later.destroy();
   });
 
+  it('keeps the connection of a client refused for its type open until what was started for the old type is stopped', async () => {
+    const { held, session } = await vncGuessSettlingSerial();
+    const seen: string[] = [];
+    let early: net.Socket | undefined;
+    const starting = session.start({
+      host: '127.0.0.1',
+      port: 0,
+      onBound: (at) => {
+        early = net.connect(at.port, '127.0.0.1');
+        early.once('close', () => seen.push('connection closed'));
+      },
+      onTypeChanged: async () => {
+        // Stopping the viewer takes a while: long enough for a connection closed meanwhile to be seen closed.
+        const another = net.connect((early as net.Socket).remotePort ?? 0, '127.0.0.1');
+        another.on('error', () => undefined);
+        toClose.push(() => another.destroy());
+        await waitFor(() => session.snapshot().totalClients === 2);
+        seen.push('viewer stopped');
+      },
+    });
+    await waitFor(() => held.started.value && session.snapshot().clients === 1);
+    held.pass();
+    await starting;
+    await waitFor(() => seen.length === 2);
+    expect(seen).toEqual(['viewer stopped', 'connection closed']);
+  });
+
   it('holds a client that came while the viewer was being launched, before the pre-flight began, for the pre-flight too', async () => {
     const { held, source, session } = await vncGuessSettlingSerial();
     let early: net.Socket | undefined;

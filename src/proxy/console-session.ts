@@ -3,7 +3,7 @@ import type net from 'node:net';
 import { VconsoleError, describeError } from '../errors.js';
 import { formatHostPort } from '../net/host-port.js';
 import { DIAL_TIMEOUT_MS, TRAFFIC_REPORT_MS, TURNED_AWAY_SUMMARY_MS } from '../limits.js';
-import { ClientUpstreams } from './client-upstreams.js';
+import { ClientUpstreams, type Refusal } from './client-upstreams.js';
 import { bindListener } from './listener.js';
 import type { ClientUpstream } from './prepared-upstream.js';
 import { relay } from './relay.js';
@@ -261,7 +261,7 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     const { socket } = connection;
     const timeout = AbortSignal.timeout(DIAL_TIMEOUT_MS);
     const signal = AbortSignal.any([connection.abort.signal, timeout]);
-    let opened: ClientUpstream | { refused: string };
+    let opened: ClientUpstream | Refusal;
     try {
       opened = await this.upstreams.open({
         signal,
@@ -269,7 +269,9 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
         peer: formatHostPort(socket.remoteAddress ?? '?', socket.remotePort ?? 0),
       });
       if ('refused' in opened) {
-        // It waited for a pre-flight that failed (the session's error says why) or changed the type.
+        // It waited for a pre-flight that failed (the session's error says why) or changed the type;
+        // then it is closed once what came for the old type has been stopped (or the session closed).
+        if (opened.closeAfter) await opened.closeAfter;
         socket.destroy();
         this.finish(connection, { level: 'info', message: `closed: ${opened.refused}` });
         return;
@@ -360,6 +362,7 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
   private async closeOnce(): Promise<void> {
     this.setState('closed');
     this.checkAbort?.abort();
+    this.upstreams.endHold();
     clearTimeout(this.trafficTimer);
     this.turnedAway.stop();
     const server = this.server;
