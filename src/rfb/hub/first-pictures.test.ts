@@ -1,5 +1,6 @@
 // Shared consoles are asked for their first whole picture a few at a time (the others wait their
 // turn, their timeout not counting): counted here, never timed.
+import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -73,6 +74,29 @@ describe('FirstPictureTurns', () => {
     (await staying)();
     expect(turns.queued).toBe(0);
     expect(turns.held).toBe(0);
+  });
+
+  it('gives the turn of a console that sent nothing for its idle time to the next in line; bytes keep it', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const turns = new FirstPictureTurns(1, 1000);
+    const drawing = new EventEmitter();
+    const signal = new AbortController().signal;
+    const back = await turns.take(signal, drawing);
+    let next: (() => void) | undefined;
+    void turns.take(signal).then((given) => (next = given));
+    vi.advanceTimersByTime(900);
+    drawing.emit('data', Buffer.alloc(1));
+    vi.advanceTimersByTime(900);
+    await until(() => turns.queued === 1);
+    expect(next).toBeUndefined();
+    vi.advanceTimersByTime(100);
+    await until(() => next !== undefined);
+    expect(turns.held).toBe(1);
+    back(); // given back already: the next one's turn stays
+    expect(turns.held).toBe(1);
+    next?.();
+    expect(turns.held).toBe(0);
+    expect(drawing.listenerCount('data')).toBe(0);
   });
 });
 
@@ -177,6 +201,47 @@ describe('RfbHub first pictures in turns', () => {
     await started;
     expect(outcome).toBe('live');
     expect(hub.framebuffer.width).toBe(8);
+  });
+
+  it('gives the turn of a console that sends nothing to the next one long before its whole-picture timeout', async () => {
+    const turns = new FirstPictureTurns(1, 1000);
+    const silent = await startScriptedServer(async (peer) => {
+      await serveHandshake(peer, 8, 4);
+      peer.socket.on('data', () => undefined);
+    });
+    const drawing = await startScriptedServer(async (peer) => {
+      await serveHandshake(peer, 8, 4);
+      peer.write(WHOLE);
+      peer.socket.on('data', () => undefined);
+    });
+    cleanup.push(
+      () => silent.close(),
+      () => drawing.close(),
+    );
+    const [stuck, next] = [silent, drawing].map((server) => new RfbHub(tcpSource(server.port), { firstPictureTurns: turns }));
+    cleanup.push(
+      () => stuck.release(),
+      () => next.release(),
+    );
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const outcome: Record<string, string> = {};
+    const settle = (name: string, hub: RfbHub) =>
+      hub.check(new AbortController().signal).then(
+        () => (outcome[name] = 'live'),
+        (err: Error) => (outcome[name] = err.message),
+      );
+    const stuckStarted = settle('stuck', stuck);
+    await until(() => turns.held === 1);
+    void settle('next', next);
+    await until(() => turns.queued === 1);
+    vi.advanceTimersByTime(1000);
+    await until(() => outcome.next !== undefined);
+    expect(outcome).toEqual({ next: 'live' });
+    // The silent one still fails by its own timeout.
+    vi.advanceTimersByTime(FIRST_PICTURE_TIMEOUT_MS);
+    await stuckStarted;
+    expect(outcome.stuck).toMatch(/timed out: the console sent no whole picture/);
+    expect(turns.held).toBe(0);
   });
 
   it('still times out a console that has its turn and sends no picture, and gives the turn back', async () => {
