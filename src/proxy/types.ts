@@ -23,8 +23,9 @@ export interface UpstreamSource {
   /**
    * True when that guess is what nearly every VM of the provider has (KubeVirt's VNC display:
    * a VMI has one unless it turns its graphics off), so a viewer for it is worth launching
-   * while the pre-flight runs. A client that came for the guess is closed if the pre-flight
-   * settles another type (ClientUpstreams.open), and `open` then stops that viewer.
+   * while the pre-flight runs. If the pre-flight settles another type, `open` stops that viewer
+   * (ListenOptions.onTypeChanged) and then the session closes the client that came for the
+   * guess (ClientUpstreams.open).
    */
   readonly consoleTypeGuessHolds?: boolean;
   /**
