@@ -2,13 +2,15 @@
 // turn, their timeout not counting): counted here, never timed.
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
+import { WebSocketServer, createWebSocketStream } from 'ws';
 import type { Duplex } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { failure } from '../../../test/support/streams.js';
 import { waitFor } from '../../../test/support/wait.js';
 import { picture, serveHandshake, startScriptedServer, update } from '../../../test/support/fake-rfb-server.js';
 import type { UpstreamSource } from '../../proxy/types.js';
-import { FIRST_PICTURE_TIMEOUT_MS } from '../../limits.js';
+import { FIRST_PICTURE_TIMEOUT_MS, MISSED_PONGS_ALLOWED } from '../../limits.js';
+import { dialWebSocket } from '../../targets/dial/websocket.js';
 import { encodeServerInit } from '../wire/rfb-wire.js';
 import { Countdown } from './countdown.js';
 import { FirstPictureTurns } from './first-pictures.js';
@@ -242,6 +244,59 @@ describe('RfbHub first pictures in turns', () => {
     await stuckStarted;
     expect(outcome.stuck).toMatch(/timed out: the console sent no whole picture/);
     expect(turns.held).toBe(0);
+  });
+
+  it('keeps a console that waits for its turn over a websocket: the keep-alive pongs are read while it waits', async () => {
+    // KubeVirt's VNC (virt-api's raw streamer), Nova's websockify and Proxmox VE's vncwebsocket
+    // send no pings of their own; ours are answered, and the answers read, while the hub waits.
+    const turns = new FirstPictureTurns(1);
+    const held = await turns.take(new AbortController().signal);
+    const vncServer = await startScriptedServer(async (peer) => {
+      await serveHandshake(peer, 8, 4);
+      peer.write(WHOLE);
+      peer.socket.on('data', () => undefined);
+    });
+    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
+    await new Promise((resolve) => wss.once('listening', resolve));
+    let pings = 0;
+    let dropped = false;
+    wss.on('connection', (ws) => {
+      ws.on('ping', () => pings++);
+      ws.on('close', () => (dropped = true));
+      const bytes = createWebSocketStream(ws);
+      const vnc = vncServer.dial();
+      bytes.pipe(vnc).pipe(bytes);
+      bytes.on('error', () => vnc.destroy());
+      vnc.on('error', () => bytes.destroy());
+    });
+    cleanup.push(
+      () => vncServer.close(),
+      () => new Promise((resolve) => wss.close(resolve)),
+      () => wss.clients.forEach((ws) => ws.terminate()),
+    );
+    const url = `ws://127.0.0.1:${(wss.address() as net.AddressInfo).port}/`;
+    const source: UpstreamSource = {
+      name: 'test/vm',
+      provider: 'test',
+      consoleType: 'vnc',
+      dial: ({ signal }) => dialWebSocket({ url, protocols: ['binary'], signal }),
+    };
+    const keepalive = process.env.VCONSOLE_KEEPALIVE_MS;
+    process.env.VCONSOLE_KEEPALIVE_MS = '20';
+    cleanup.push(() => {
+      if (keepalive === undefined) delete process.env.VCONSOLE_KEEPALIVE_MS;
+      else process.env.VCONSOLE_KEEPALIVE_MS = keepalive;
+    });
+    const hub = new RfbHub(source, { firstPictureTurns: turns });
+    cleanup.push(() => hub.release());
+    const started = hub.check(new AbortController().signal);
+    started.catch(() => undefined);
+    await until(() => turns.queued === 1);
+    await waitFor(() => pings > MISSED_PONGS_ALLOWED * 3 || dropped, 'keep-alive pings while the console waits');
+    expect(dropped, 'the console dropped while it waited').toBe(false);
+    held();
+    await started;
+    expect(hub.state).toBe('live');
   });
 
   it('still times out a console that has its turn and sends no picture, and gives the turn back', async () => {
