@@ -194,29 +194,32 @@ export class OpenRun implements ActionHost {
     // runs (a viewer takes longer to start than the pre-flight); a serial console's is attached
     // once it runs. A type the pre-flight has yet to settle (auto) is no screen yet, unless the
     // provider's guess holds for nearly every VM (KubeVirt's VNC): a viewer launched for a guess
-    // the pre-flight then changes gets no console (the session closes it) and is stopped below.
-    const earlyType = session.source.consoleType;
+    // the pre-flight then changes gets no console (the session closes it) and is stopped before
+    // the session serves the type found.
     let early: Promise<void> | undefined;
+    let earlyStopped = false;
     const { consoleTypeTentative, consoleTypeGuessHolds } = session.source;
     const onBound =
-      consoleKind(earlyType)?.screen === false || (consoleTypeTentative && !consoleTypeGuessHolds)
+      consoleKind(session.source.consoleType)?.screen === false || (consoleTypeTentative && !consoleTypeGuessHolds)
         ? undefined
         : (at: BoundAddress) => {
             early = this.viewers.launch(session, at);
             return early;
           };
+    const onTypeChanged = async (found: string | undefined) => {
+      if (!early) return;
+      earlyStopped = true;
+      await this.viewers.stopEarly(session.id, `the pre-flight found a ${found ?? 'different'} console`);
+    };
     try {
-      const bound = await session.start({ host: this.settings.listen, port: this.assignedPort.get(session.id) ?? 0, onBound });
+      const listen = { host: this.settings.listen, port: this.assignedPort.get(session.id) ?? 0, onBound, onTypeChanged };
+      const bound = await session.start(listen);
       if (!this.settings.useTui) this.io.stdout.write(`${portLine(session.name, bound.address, bound.port, session.source.consoleType)}\n`);
       this.followUps.listening(session);
-      if (early && session.source.consoleType === earlyType) {
-        await early;
-      } else {
-        if (early) await this.viewers.stopEarly(session.id, `the pre-flight found a ${session.source.consoleType ?? 'different'} console`);
-        await this.openViewer(session);
-      }
+      if (early && !earlyStopped) await early;
+      else await this.openViewer(session);
     } catch (err) {
-      if (early) await this.viewers.stopEarly(session.id);
+      if (early && !earlyStopped) await this.viewers.stopEarly(session.id);
       // Closed while it started (x, q): a cancel, nothing to report.
       if (err instanceof SessionClosedError) return;
       // The same console as a session already open: the registry dropped this one.
