@@ -1,23 +1,27 @@
-import { Command, CommanderError, Option } from 'commander';
-import { createRequire } from 'node:module';
+// The command line: the commander program, its global flags and each command's, derived from the
+// registries, with its help and an action that loads the command's module only when it runs. The
+// commands defined beside their modules: open (open/open-command.ts), replay, version, install
+// and agent (via-commands.ts), vnc (habits/virtctl.ts) and the completion ones.
+import { Command, CommanderError } from 'commander';
 import { VERSION } from './version.js';
-import { UsageError, VconsoleError, errorLine, errorStackLines } from './errors.js';
-import { addConsoleTypeOption, addListenOptions, addTargetOptions, asArgParser } from './commands/flags.js';
-import { parseMaxCount } from './commands/open/count.js';
-import { OPEN_WITHOUT_ASKING_MAX } from './limits.js';
+import { VconsoleError, errorLine, errorStackLines } from './errors.js';
+import { addConsoleTypeOption, addListenOptions, addTargetOptions } from './commands/flags.js';
+import { withErrorLines } from './commands/commander-errors.js';
+import { addGlobalOptions, globalArgs, withGlobalOptions, type GlobalFlags } from './commands/global-flags.js';
 import { addViewerOptions } from './commands/viewer-flags.js';
 import { addShareOptions } from './commands/share-flags.js';
 import { addRecordOptions } from './commands/record-flags.js';
-import { addGridOptions } from './commands/open/grid-flags.js';
 import { addReplayCommand } from './commands/replay-flags.js';
 import { addSelectorOptions } from './commands/selector-flags.js';
 import { addViaOptions } from './commands/via-flags.js';
+import { addViaCommands } from './commands/via-commands.js';
+import { addVersionCommand } from './commands/version.js';
+import { addOpenCommand } from './commands/open/open-command.js';
+import { providerHelp, type ProviderHelp } from './commands/provider-help.js';
 import { selectorFlagNames } from './targets/option-groups.js';
-import { keyHelpText } from './tui/state/key-help.js';
 // kubectl's and virtctl's habits: -v N, -o FORMAT, `vnc`, `console --timeout`, shell completion.
-import { isVerbose, parseVerbosityLevel, rewriteKubectlVerbosity } from './commands/habits/kubectl-verbosity.js';
+import { isVerbose, rewriteKubectlVerbosity } from './commands/habits/kubectl-verbosity.js';
 import { addVncCommand, consoleWaitFromTimeout, virtctlTimeoutOption } from './commands/habits/virtctl.js';
-import { withForeignFlagHint } from './commands/habits/foreign-flags.js';
 import { HABITS_HELP } from './commands/habits/help.js';
 import { JSON_HELP, outputOption } from './commands/output-format.js';
 import { addCompletionCommands } from './commands/completion.js';
@@ -25,7 +29,6 @@ import { JOINING_COMMANDS, addJoinOption } from './commands/join-flags.js';
 // Types only (erased): each command's flags object, whose declared options type it (src/targets/option-groups.ts).
 import type { ConsoleFlags } from './commands/console.js';
 import type { ListFlags } from './commands/list.js';
-import type { OpenFlags } from './commands/open/open.js';
 import type { ProxyFlags } from './commands/proxy.js';
 import type { PsFlags } from './commands/ps.js';
 import type { ScreenshotFlags } from './commands/screenshot.js';
@@ -37,70 +40,13 @@ const io = {
   exit: (code: number) => process.exit(code),
 };
 
-/** What the help of proxy, open and list says about providers; all of it comes from the registry. */
-interface ProviderHelp {
-  /** The `Targets:` block: every provider's syntax. */
-  targets: string;
-  /** What `list --provider` takes. */
-  listProviders: string;
-}
-
-/** The commands whose help names providers; running them loads every provider anyway. */
-const PROVIDER_COMMANDS = ['proxy', 'open', 'console', 'list', 'screenshot', 'vnc'];
-
-/**
- * Loads the provider registry (src/targets/index.ts) only when the command line names a
- * command that needs it, so `vconsole --help`, `viewers` and `version` load no provider.
- */
-async function providerHelp(argv: string[]): Promise<ProviderHelp | undefined> {
-  if (!argv.slice(2).some((arg) => PROVIDER_COMMANDS.includes(arg))) return undefined;
-  const { DEFAULT_PROVIDER, listingProviderIds, oneOf, targetHelp } = await import('./targets/index.js');
-  return {
-    targets: `\n${targetHelp()}`,
-    listProviders: `${oneOf(listingProviderIds())} (default: the config default, else ${DEFAULT_PROVIDER})`,
-  };
-}
-
-/** The global flags: --verbose, kubectl's --v=N (the CLI edge rewrites -v N to it), --config. */
-interface GlobalFlags {
-  verbose?: boolean;
-  v?: number;
-  config?: string;
-}
-
-/** A command's flags with the global --verbose added, and the config file that --config (or the default) names. */
-async function withGlobalOptions<F>(flags: F, command: Command) {
-  const globals = command.optsWithGlobals<GlobalFlags>();
-  const { loadConfig } = await import('./config/config.js');
-  return { flags: { ...flags, verbose: isVerbose(globals) }, config: await loadConfig(globals.config) };
-}
-
-/** The global flags as a command line, for an alias that runs the command it stands for. */
-function globalArgs(globals: GlobalFlags): string[] {
-  return [
-    ...(globals.verbose ? ['--verbose'] : []),
-    ...(globals.v === undefined ? [] : [`--v=${globals.v}`]),
-    ...(globals.config === undefined ? [] : ['--config', globals.config]),
-  ];
-}
-
 function buildProgram(providers?: ProviderHelp, withCompletion = true): Command {
   const targetHelp = providers?.targets ?? '';
   const program = new Command('vconsole')
     .description('Open VM consoles (KubeVirt, OpenStack, VNC) as local VNC ports and viewers, many at once.')
-    .version(VERSION, '-V, --version', 'print the version')
-    .option('-v, --verbose', 'log more, and show stack traces of errors')
-    .addOption(
-      new Option('--v <level>', "kubectl's log level, also as -v N: 0-9, 4 and up is --verbose").argParser(
-        asArgParser(parseVerbosityLevel),
-      ),
-    )
-    .option(
-      '--config <file>',
-      'config file (default: $XDG_CONFIG_HOME/vconsole/config.yaml, else ~/.config/vconsole/config.yaml; on Windows %APPDATA%\\vconsole\\config.yaml)',
-    )
+    .version(VERSION, '-V, --version', 'print the version');
+  addGlobalOptions(program)
     .exitOverride()
-    .configureOutput({ outputError: (text, write) => write(commanderErrorLine(text)) })
     .addHelpText(
       'after',
       `
@@ -164,74 +110,7 @@ Examples:
       await runProxyCommand(targets, run.flags, run.config, io);
     });
 
-  const openCommand = addViewerOptions(
-    addSelectorOptions(
-      addTargetOptions(
-        addConsoleTypeOption(
-          addListenOptions(
-            program
-              .command('open')
-              .description('Open each target on a local port with a viewer (VNC) or for attaching (serial), all live in a terminal UI.')
-              .argument(
-                '[target...]',
-                'consoles to open (see Targets), @WORKSPACE from the config file; none on a terminal: pick them from a list',
-              ),
-          ),
-        )
-          .option('--no-tui', 'plain log lines on stderr and JSON port lines on stdout instead of the terminal UI')
-          .option('--escape <key>', 'the key that leaves an attached serial console for the table (default: ^])')
-          .option('--log-dir <dir>', "append each serial console's output to DIR/NAME.log (created 0600)")
-          .option('--follow', `with ${selectorFlagNames().join('/')}: keep asking, open VMs that start matching, mark those that stop`)
-          .option(
-            '--max <n>',
-            `open up to N consoles at once without asking (default: ${OPEN_WITHOUT_ASKING_MAX}; more asks y/N on a terminal, and is refused without one)`,
-            asArgParser(parseMaxCount),
-          )
-          .option('--yes', 'open any number of consoles at once without asking'),
-      ),
-    ),
-  );
-  addGridOptions(addRecordOptions(addShareOptions(openCommand, { sharedByDefault: true })));
-  openCommand
-    .addHelpText(
-      'after',
-      `${targetHelp}
-
-Keys:
-${keyHelpText()}
-
-Serial consoles (TARGET#serial, --type serial, or a VM without a display) get no viewer:
-Enter attaches this terminal (what the VM printed meanwhile comes first), the escape key
-(default ^]) brings the table back. Without a terminal (or with --no-tui) it prints a JSON
-line on stdout as each console listens, and logs on stderr, e.g.
-  {"target":"default/vm-a","address":"127.0.0.1","port":5901,"type":"vnc"}
-A non-loopback --listen shares every VNC console behind TLS (VeNCrypt X509Vnc) and a password
-(--password-file, else a generated one shown once); viewers on this machine give the password
-without TLS; --no-share there is refused unless --insecure-expose-unauthenticated.
-
-Examples:
-  vconsole open                               pick from what every provider lists (type to filter)
-  vconsole open demo:vm-a demo:vm-b
-  vconsole open demo:vm-a demo:vm-b#serial
-  vconsole open vm-a prod/db-1 --viewer tigervnc
-  vconsole open os:web-01 --cloud mycloud --viewer none
-  vconsole open vm-a --share                  a second viewer (or a screenshot) kicks nobody
-  vconsole open -l app=web --grid             every VM's screen live in one grid
-  vconsole open -l app=web,tier!=db --follow  the web VMIs, and those labelled later
-  vconsole open --os-tag web --cloud mycloud  every OpenStack server tagged web
-  vconsole open @prod-web                     the workspace prod-web of the config file`,
-    )
-    .action(async (targets: string[], flags: OpenFlags, command: Command) => {
-      const [{ runOpenCommand }, { targetsToOpen }, run] = await Promise.all([
-        import('./commands/open/open.js'),
-        import('./commands/open/picker.js'),
-        withGlobalOptions(flags, command),
-      ]);
-      const chosen = await targetsToOpen(targets, run.flags, run.config);
-      // Esc in the picker: nothing to open, and listings still under way need not finish.
-      if (!chosen) return io.exit(0);
-      await runOpenCommand(chosen.targets, chosen.flags, run.config, io);
-    });
+  addOpenCommand(program, targetHelp, io);
 
   addRecordOptions(
     addTargetOptions(
@@ -379,35 +258,7 @@ Examples:
   addReplayCommand(program, io);
   addViaOptions(program);
 
-  program
-    .command('install')
-    .description("Copy this vconsole's single executable for a host's OS and architecture into ~/.local/bin there, for --via")
-    .requiredOption('--via <[user@]host[:port]>', 'the host (through your own ssh, or $VCONSOLE_SSH_COMMAND)')
-    .addHelpText(
-      'after',
-      `
-Asks the host's OS and architecture (uname -sm), says what it copies, then copies the matching
-single executable (dist/bin/vconsole-OS-ARCH as npm run package makes them, $VCONSOLE_EXECUTABLES,
-or this executable itself) through ssh, checks its sha256 there and moves it into place.
-
-Examples:
-  vconsole install --via jump.example.com
-  vconsole install --via alice@10.0.0.5:2222`,
-    )
-    .action(async (flags: { via: string }) => {
-      const { runInstallCommand } = await import('./commands/install.js');
-      await runInstallCommand(flags.via, io);
-    });
-
-  // The far end of --via, run over ssh by the near vconsole: not for users, so not in --help.
-  program
-    .command('agent', { hidden: true })
-    .description('the far end of --via: serve one near vconsole on stdin/stdout')
-    .option('--stdio', 'speak the via protocol on stdin and stdout')
-    .action(async () => {
-      const { runAgentCommand } = await import('./commands/agent.js');
-      await runAgentCommand({ stdin: process.stdin, stdout: process.stdout, exit: io.exit });
-    });
+  addViaCommands(program, io);
 
   addVncCommand(program, async (args) => {
     await buildProgram(providers, false).parseAsync([...globalArgs(program.opts<GlobalFlags>()), ...args], { from: 'user' });
@@ -421,34 +272,10 @@ Examples:
     );
   }
 
-  program
-    .command('version')
-    .description('Print the version; with --verbose also the Node.js runtime and platform.')
-    .addHelpText('after', '\nExamples:\n  vconsole version\n  vconsole version --verbose')
-    .action((_flags, command: Command) => {
-      io.stdout.write(`${VERSION}\n`);
-      if (isVerbose(command.optsWithGlobals<GlobalFlags>())) {
-        const runtime = isSingleExecutable() ? 'embedded Node.js' : 'Node.js';
-        io.stdout.write(`${runtime} ${process.version}\nplatform ${process.platform}-${process.arch}\n`);
-      }
-    });
+  addVersionCommand(program, io);
 
-  // Each command's usage errors know its flags, so a virtctl flag's hint names one it has.
-  const withErrorLines = (command: Command): void => {
-    command.configureOutput({ outputError: (text, write) => write(commanderErrorLine(text, command)) });
-    command.commands.forEach(withErrorLines);
-  };
   withErrorLines(program);
   return program;
-}
-
-/** True inside the single executable (Node SEA). */
-function isSingleExecutable(): boolean {
-  try {
-    return Boolean((createRequire(import.meta.url)('node:sea') as { isSea(): boolean }).isSea());
-  } catch {
-    return false;
-  }
 }
 
 /** Runs the CLI; every error becomes one line on stderr and exit code 1 (runtime) or 2 (usage). */
@@ -467,16 +294,6 @@ export async function main(argv: string[]): Promise<void> {
     const verbose = isVerbose(program.opts<GlobalFlags>()) || args.includes('--verbose') || args.includes('-v');
     process.exitCode = reportError(err, verbose);
   }
-}
-
-/** commander's own usage errors (unknown option, missing argument) as vconsole's error line. */
-function commanderErrorLine(text: string, command?: Command): string {
-  const message = text
-    .trim()
-    .replace(/^error: /, '')
-    .replace(/\s*\n\s*/g, ' ');
-  const offers = command && ((flag: string) => command.options.some((option) => option.long === flag));
-  return `${errorLine(new UsageError(withForeignFlagHint(message, offers)))}\n`;
 }
 
 function reportError(err: unknown, verbose: boolean): number {

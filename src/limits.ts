@@ -173,6 +173,13 @@ export const FIRST_PICTURE_TIMEOUT_MS = msFromEnv('VCONSOLE_FIRST_PICTURE_TIMEOU
  */
 export const FIRST_PICTURES_AT_ONCE = 4;
 /**
+ * A console that has its turn for a first picture (FIRST_PICTURES_AT_ONCE) and sends no byte
+ * for this long gives the turn back to the next in line, so a console that never draws holds
+ * no other back for its whole FIRST_PICTURE_TIMEOUT_MS; its own timeout still runs, and it may
+ * finish its picture without a turn. VCONSOLE_FIRST_PICTURE_TURN_IDLE_MS overrides it.
+ */
+export const FIRST_PICTURE_TURN_IDLE_MS = msFromEnv('VCONSOLE_FIRST_PICTURE_TURN_IDLE_MS', 2_000);
+/**
  * A viewer of a shared console whose connection took nothing for this long while output waited
  * is disconnected: it holds one coalesced update, never a backlog, but must not hold it forever.
  * VCONSOLE_VIEWER_STALL_MS overrides it.

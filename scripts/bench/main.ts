@@ -15,7 +15,6 @@
 // --quiet-and-busy  every group quiet, then busy; one report with both runs' rows and ratios
 // --update-doc   write the table into docs/BENCHMARKS.md
 // Method and targets: docs/BENCHMARKS.md.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +30,7 @@ import { measureSharedConsoles } from './shared-consoles.js';
 import { measureScale, measureTui } from './scale.js';
 import { measureStartup } from './startup.js';
 import { measureVirtctl } from './virtctl.js';
+import { selfSignedCertificate, writeCertificate } from '../../test/fixtures/tls.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = join(root, 'bin', 'vconsole.js');
@@ -92,34 +92,14 @@ const settings = quick
       sharedConsoles: 200,
     };
 
-/** A throwaway self-signed certificate for 127.0.0.1 (clients are told not to verify it). */
-function makeCertificate(dir: string): { cert: string; key: string } {
-  const cert = join(dir, 'cert.pem');
-  const key = join(dir, 'key.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-    ],
-    { stdio: 'ignore' },
-  );
-  return { cert, key };
+/**
+ * A throwaway self-signed certificate for 127.0.0.1 (clients are told not to verify it), made
+ * in-process like the tests' (no openssl binary), written to `dir` for the upstream process.
+ */
+async function makeCertificate(dir: string): Promise<{ cert: string; key: string }> {
+  const made = await selfSignedCertificate('127.0.0.1', ['127.0.0.1']);
+  const { certFile, keyFile } = await writeCertificate(dir, 'upstream', made);
+  return { cert: certFile, key: keyFile };
 }
 
 /**
@@ -146,7 +126,7 @@ async function runGroups(dir: string, step: (text: string) => void): Promise<Ben
       ...(await measureStartup({ cli, rounds: settings.startupRounds, batch: settings.startupBatch, proxyRounds: settings.proxyRounds })),
     );
   }
-  const { cert, key } = makeCertificate(dir);
+  const { cert, key } = await makeCertificate(dir);
   const upstream = await startProcess<{ port: number }>(
     process.execPath,
     tsxArgs(join(root, 'scripts', 'bench', 'upstream.ts'), cert, key),

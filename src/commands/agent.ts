@@ -142,6 +142,7 @@ function describe(handle: number, target: ConsoleTarget): FarTarget {
     provider: target.provider,
     consoleType: target.consoleType,
     consoleTypeTentative: target.consoleTypeTentative,
+    consoleTypeGuessHolds: target.consoleTypeGuessHolds,
     exclusive: target.exclusive,
     consolePasswordPerDial: target.consolePasswordPerDial,
     connectionFile: target.connectionFile !== undefined,

@@ -212,6 +212,88 @@ describe('ConsoleSession.dialAhead while the pre-flight runs', () => {
     later.destroy();
   });
 
+  it('closes a client that came while the pre-flight ran, after it had settled another type but before it ended', async () => {
+    const held = heldCheck();
+    const { source, session } = await greeterSession({
+      consoleType: 'vnc',
+      check: async () => {
+        // KubeVirt's pre-flight sets the type, then still asks whether the console may be opened.
+        (source as { consoleType: string }).consoleType = 'serial';
+        await held.check();
+      },
+    });
+    const { starting, bound } = await startEarly(session);
+    const early = net.connect(bound.port, '127.0.0.1');
+    const outcome = new Promise((resolve) => {
+      early.once('data', () => resolve('got console bytes'));
+      early.once('close', () => resolve('closed'));
+    });
+    await waitFor(() => held.started.value && session.snapshot().clients === 1);
+    held.pass();
+    await starting;
+    expect(await outcome).toBe('closed');
+    expect(source.dials).toBe(0);
+  });
+
+  it('closes a client that comes after the pre-flight settled another type until what was started for the old one is stopped', async () => {
+    const { held, source, session } = await vncGuessSettlingSerial();
+    let bound: BoundAddress | undefined;
+    let stopped = () => undefined as void;
+    const stopping = new Promise<void>((resolve) => (stopped = resolve));
+    let changedTo: string | undefined;
+    const starting = session.start({
+      host: '127.0.0.1',
+      port: 0,
+      onBound: (at) => void (bound = at),
+      onTypeChanged: (type) => {
+        changedTo = type;
+        return stopping;
+      },
+    });
+    await waitFor(() => held.started.value);
+    held.pass();
+    await waitFor(() => changedTo !== undefined, 'the session to tell the type changed');
+    expect(changedTo).toBe('serial');
+    // The viewer launched for VNC, reconnecting before it is stopped, or anyone else meanwhile.
+    const meanwhile = net.connect((bound as BoundAddress).port, '127.0.0.1');
+    const meanwhileClosed = once(meanwhile, 'close');
+    await waitFor(() => session.snapshot().totalClients === 1);
+    stopped();
+    await starting;
+    await meanwhileClosed;
+    expect(source.dials).toBe(0);
+    const later = net.connect((bound as BoundAddress).port, '127.0.0.1');
+    expect(await readLine(later)).toBe('hello 1');
+    later.destroy();
+  });
+
+  it('keeps the connection of a client refused for its type open until what was started for the old type is stopped', async () => {
+    const { held, session } = await vncGuessSettlingSerial();
+    const seen: string[] = [];
+    let early: net.Socket | undefined;
+    const starting = session.start({
+      host: '127.0.0.1',
+      port: 0,
+      onBound: (at) => {
+        early = net.connect(at.port, '127.0.0.1');
+        early.once('close', () => seen.push('connection closed'));
+      },
+      onTypeChanged: async () => {
+        // Stopping the viewer takes a while: long enough for a connection closed meanwhile to be seen closed.
+        const another = net.connect((early as net.Socket).remotePort ?? 0, '127.0.0.1');
+        another.on('error', () => undefined);
+        toClose.push(() => another.destroy());
+        await waitFor(() => session.snapshot().totalClients === 2);
+        seen.push('viewer stopped');
+      },
+    });
+    await waitFor(() => held.started.value && session.snapshot().clients === 1);
+    held.pass();
+    await starting;
+    await waitFor(() => seen.length === 2);
+    expect(seen).toEqual(['viewer stopped', 'connection closed']);
+  });
+
   it('holds a client that came while the viewer was being launched, before the pre-flight began, for the pre-flight too', async () => {
     const { held, source, session } = await vncGuessSettlingSerial();
     let early: net.Socket | undefined;

@@ -3,7 +3,7 @@ import type net from 'node:net';
 import { VconsoleError, describeError } from '../errors.js';
 import { formatHostPort } from '../net/host-port.js';
 import { DIAL_TIMEOUT_MS, TRAFFIC_REPORT_MS, TURNED_AWAY_SUMMARY_MS } from '../limits.js';
-import { ClientUpstreams } from './client-upstreams.js';
+import { ClientUpstreams, type Refusal } from './client-upstreams.js';
 import { bindListener } from './listener.js';
 import type { ClientUpstream } from './prepared-upstream.js';
 import { relay } from './relay.js';
@@ -102,6 +102,15 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
   }
 
   private async startOnce(listen: ListenOptions): Promise<BoundAddress> {
+    try {
+      return await this.startHeld(listen);
+    } finally {
+      this.upstreams.endHold();
+    }
+  }
+
+  /** start()'s steps; an early listener's clients are held (ClientUpstreams) until it ends. */
+  private async startHeld(listen: ListenOptions): Promise<BoundAddress> {
     this.lastError = undefined;
     this.setState('connecting');
     // Clients of an early listener wait for the pre-flight from the moment it binds: one that
@@ -115,10 +124,12 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
       gate?.(Promise.reject(err instanceof Error ? err : new Error(String(err))));
       throw err;
     }
+    const boundFor = this.source.consoleType;
     const checking = this.check();
     gate?.(checking);
     await checking;
     await this.admitOrClose();
+    if (early && this.source.consoleType !== boundFor) await this.typeChanged(listen);
     try {
       const bound = early ?? (await this.listen(listen));
       this.address = bound.address;
@@ -150,6 +161,13 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     } finally {
       this.checkAbort = undefined;
     }
+  }
+
+  /** The pre-flight settled another type than the early listener's: what was started there for the old one goes first. */
+  private async typeChanged(listen: ListenOptions): Promise<void> {
+    // What the caller stops there reports its own failures.
+    await Promise.resolve(listen.onTypeChanged?.(this.source.consoleType)).catch(() => undefined);
+    if (this.state === 'closed') throw new SessionClosedError();
   }
 
   private async listenEarly(listen: ListenOptions, onBound: NonNullable<ListenOptions['onBound']>): Promise<BoundAddress> {
@@ -243,7 +261,7 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     const { socket } = connection;
     const timeout = AbortSignal.timeout(DIAL_TIMEOUT_MS);
     const signal = AbortSignal.any([connection.abort.signal, timeout]);
-    let opened: ClientUpstream | { refused: string };
+    let opened: ClientUpstream | Refusal;
     try {
       opened = await this.upstreams.open({
         signal,
@@ -251,7 +269,9 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
         peer: formatHostPort(socket.remoteAddress ?? '?', socket.remotePort ?? 0),
       });
       if ('refused' in opened) {
-        // It waited for a pre-flight that failed (the session's error says why) or changed the type.
+        // It waited for a pre-flight that failed (the session's error says why) or changed the type;
+        // then it is closed once what came for the old type has been stopped (or the session closed).
+        if (opened.closeAfter) await opened.closeAfter;
         socket.destroy();
         this.finish(connection, { level: 'info', message: `closed: ${opened.refused}` });
         return;
@@ -342,6 +362,7 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
   private async closeOnce(): Promise<void> {
     this.setState('closed');
     this.checkAbort?.abort();
+    this.upstreams.endHold();
     clearTimeout(this.trafficTimer);
     this.turnedAway.stop();
     const server = this.server;

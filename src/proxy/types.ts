@@ -23,8 +23,9 @@ export interface UpstreamSource {
   /**
    * True when that guess is what nearly every VM of the provider has (KubeVirt's VNC display:
    * a VMI has one unless it turns its graphics off), so a viewer for it is worth launching
-   * while the pre-flight runs. A client that came for the guess is closed if the pre-flight
-   * settles another type (ClientUpstreams.open), and `open` then stops that viewer.
+   * while the pre-flight runs. If the pre-flight settles another type, `open` stops that viewer
+   * (ListenOptions.onTypeChanged) and then the session closes the client that came for the
+   * guess (ClientUpstreams.open).
    */
   readonly consoleTypeGuessHolds?: boolean;
   /**
@@ -135,6 +136,14 @@ export interface ListenOptions {
    * ready to use (`proxy`).
    */
   onBound?(bound: BoundAddress): Promise<void> | void;
+  /**
+   * With onBound: called before start() resolves when the pre-flight settled another console
+   * type than the session had when it bound (`auto`), with the new one: what was started at
+   * the address for the old type (the viewer) is stopped here. Until the returned promise
+   * settles, every client is closed unserved: one that came for the old type must not get
+   * the new one (KubeVirt's serial console keeps one session, a new client takes it).
+   */
+  onTypeChanged?(consoleType: string | undefined): Promise<void> | void;
 }
 
 export interface BoundAddress {

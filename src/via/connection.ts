@@ -1,6 +1,6 @@
-// Both ends of the via connection: frames in from one byte stream, out to another; requests and
-// their replies, console streams with their windows, and the data of every stream taking turns
-// on the one pipe, so one busy console cannot hold the others back nor make anything grow.
+// Both ends of the via connection: frames in from one byte stream, out to another (taking turns
+// there, frame-output.ts); requests and their replies, console streams with their windows, the
+// far side's log lines, and errors as they cross (wire-error.ts).
 import { EventEmitter } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import { VconsoleError } from '../errors.js';
@@ -16,30 +16,14 @@ import {
   jsonBody,
   type Frame,
 } from './frames.js';
+import { FrameOutput } from './frame-output.js';
 import { MuxStream, type StreamCarrier } from './mux-stream.js';
+import { fromWireError, toWireError } from './wire-error.js';
 
 /** What each side says first. */
 export interface ViaHello {
   protocol: number;
   version: string;
-}
-
-/** An error as it crosses the connection: the line the user reads and what to do. */
-export interface WireError {
-  message: string;
-  hint?: string;
-  exitCode?: 1 | 2;
-}
-
-export function toWireError(err: unknown): WireError {
-  if (err instanceof VconsoleError) return { message: err.message, hint: err.hint, exitCode: err.exitCode };
-  return { message: err instanceof Error ? err.message : String(err) };
-}
-
-export function fromWireError(wire: unknown): VconsoleError {
-  const body = (wire && typeof wire === 'object' ? wire : {}) as Partial<WireError>;
-  const message = typeof body.message === 'string' ? body.message : 'the far side failed without saying why';
-  return new VconsoleError(message, { hint: typeof body.hint === 'string' ? body.hint : undefined, exitCode: body.exitCode === 2 ? 2 : 1 });
 }
 
 /** What the far side does with what the near side asks. */
@@ -84,10 +68,7 @@ export class ViaConnection extends EventEmitter implements StreamCarrier {
   private readonly streams = new Map<number, MuxStream>();
   private readonly requests = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   private readonly opens = new Map<number, PendingOpen>();
-  /** Streams with something to send, in turn. */
-  private readonly ready: MuxStream[] = [];
-  private blocked = false;
-  private pumping = false;
+  private readonly out: FrameOutput;
   private nextId = 1;
   private endedWith: Error | undefined;
   private peerHello: ViaHello | undefined;
@@ -95,10 +76,11 @@ export class ViaConnection extends EventEmitter implements StreamCarrier {
 
   constructor(
     private readonly input: Readable,
-    private readonly output: Writable,
+    output: Writable,
     private readonly options: ConnectionOptions,
   ) {
     super();
+    this.out = new FrameOutput(output);
     input.on('data', (bytes: Buffer) => this.onBytes(bytes));
     input.on('end', () => this.close(options.lost()));
     input.on('error', () => this.close(options.lost()));
@@ -138,10 +120,7 @@ export class ViaConnection extends EventEmitter implements StreamCarrier {
   open(body: Record<string, unknown>, log: (level: LogLevel, message: string) => void = () => undefined): Promise<MuxStream> {
     if (this.endedWith) return Promise.reject(this.endedWith);
     const id = this.nextId++;
-    const stream = new MuxStream(id, this);
-    // Whoever takes the stream listens for its errors; until then an error (the connection lost) is the open's.
-    stream.on('error', () => undefined);
-    this.streams.set(id, stream);
+    const stream = this.addStream(id);
     return new Promise((resolve, reject) => {
       this.opens.set(id, { stream, resolve, reject, log });
       this.send(encodeJsonFrame(FrameType.open, id, body));
@@ -152,13 +131,13 @@ export class ViaConnection extends EventEmitter implements StreamCarrier {
   close(error: Error = this.options.lost()): void {
     if (this.endedWith) return;
     this.endedWith = error;
+    this.out.stop();
     for (const [, request] of this.requests) request.reject(error);
     this.requests.clear();
     for (const [, open] of this.opens) open.reject(error);
     this.opens.clear();
     for (const stream of [...this.streams.values()]) stream.destroy(error);
     this.streams.clear();
-    this.ready.length = 0;
     this.input.removeAllListeners('data');
     this.input.pause();
     this.emit('closed', error);
@@ -166,8 +145,7 @@ export class ViaConnection extends EventEmitter implements StreamCarrier {
 
   // StreamCarrier: what the streams ask of the connection.
   wantsToSend(stream: MuxStream): void {
-    if (!this.ready.includes(stream)) this.ready.push(stream);
-    this.pump();
+    this.out.wantsToSend(stream);
   }
 
   credit(stream: MuxStream, bytes: number): void {
@@ -178,37 +156,12 @@ export class ViaConnection extends EventEmitter implements StreamCarrier {
 
   ended(stream: MuxStream, error?: Error): void {
     this.streams.delete(stream.id);
-    const at = this.ready.indexOf(stream);
-    if (at >= 0) this.ready.splice(at, 1);
+    this.out.drop(stream);
     if (!this.endedWith) this.send(encodeJsonFrame(FrameType.close, stream.id, error ? { error: toWireError(error) } : {}));
   }
 
-  /** Sends data of the ready streams, one frame each in turn, while the pipe takes it. */
-  private pump(): void {
-    if (this.pumping) return;
-    this.pumping = true;
-    try {
-      while (!this.blocked && !this.endedWith && this.ready.length > 0) {
-        const stream = this.ready.shift() as MuxStream;
-        const piece = stream.takeChunk();
-        if (piece) this.send(encodeFrame(FrameType.data, stream.id, piece));
-        if (stream.canSend && !this.ready.includes(stream)) this.ready.push(stream);
-      }
-    } finally {
-      this.pumping = false;
-    }
-  }
-
   private send(frame: Buffer): void {
-    if (this.endedWith) return;
-    if (this.output.write(frame) || this.blocked) {
-      return;
-    }
-    this.blocked = true;
-    this.output.once('drain', () => {
-      this.blocked = false;
-      this.pump();
-    });
+    this.out.send(frame);
   }
 
   private onBytes(bytes: Buffer): void {
@@ -297,6 +250,18 @@ export class ViaConnection extends EventEmitter implements StreamCarrier {
     }
   }
 
+  /**
+   * A stream of this connection, opened here or by the peer. Whoever takes it listens for its
+   * errors; until then an error (the connection lost, a failed dial) is the open's, or what the
+   * close frame carries: no crash here.
+   */
+  private addStream(id: number): MuxStream {
+    const stream = new MuxStream(id, this);
+    stream.on('error', () => undefined);
+    this.streams.set(id, stream);
+    return stream;
+  }
+
   private answer(id: number, body: Record<string, unknown>, far: FarHandlers): void {
     const op = typeof body.op === 'string' ? body.op : '';
     const reply = (answer: unknown) => {
@@ -317,10 +282,7 @@ export class ViaConnection extends EventEmitter implements StreamCarrier {
 
   private accept(id: number, body: Record<string, unknown>, far: FarHandlers): void {
     if (this.streams.has(id)) throw new ViaProtocolError(`stream ${id} opened twice`);
-    const stream = new MuxStream(id, this);
-    // A failed dial or a lost connection ends the stream with an error the close frame carries: it is no crash here.
-    stream.on('error', () => undefined);
-    this.streams.set(id, stream);
+    const stream = this.addStream(id);
     const log = (level: LogLevel, message: string) => {
       if (this.streams.has(id)) this.send(encodeJsonFrame(FrameType.log, id, { level, message }));
     };

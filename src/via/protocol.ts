@@ -35,6 +35,8 @@ export interface FarTarget {
   provider: string;
   consoleType: string;
   consoleTypeTentative?: boolean;
+  /** The tentative type is what nearly every VM of its provider has (`UpstreamSource.consoleTypeGuessHolds`). */
+  consoleTypeGuessHolds?: boolean;
   exclusive?: boolean;
   /** Its console's password is learnt at each dial and comes with the opened stream (`ConsoleTarget.consolePasswordPerDial`). */
   consolePasswordPerDial?: boolean;

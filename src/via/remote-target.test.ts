@@ -1,6 +1,9 @@
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { runAgentCommand } from '../commands/agent.js';
 import { heldConsoleName } from '../holding/held-console-name.js';
-import type { FarTarget } from './protocol.js';
+import { ViaConnection } from './connection.js';
+import { AGENT_PREAMBLE, type FarTarget } from './protocol.js';
 import { RemoteTarget } from './remote-target.js';
 import type { ViaLink } from './ssh-link.js';
 
@@ -30,5 +33,22 @@ describe('RemoteTarget', () => {
     const two = new RemoteTarget(linkTo('jump'), far({ provider: 'kubevirt', identity: 'def' }), {});
     expect(one.identity).toBe('via:jump:abc');
     expect(heldConsoleName(one)).not.toBe(heldConsoleName(two));
+  });
+
+  it("says, as the far target does, whether its console type's guess holds (KubeVirt's VNC: open launches the viewer early)", async () => {
+    const [toFar, toNear] = [new PassThrough(), new PassThrough()];
+    const agent = runAgentCommand({ stdin: toFar, stdout: toNear, exit: () => undefined }, { defaults: {}, aliases: {} });
+    await new Promise((resolve) => toNear.once('readable', resolve));
+    expect(String(toNear.read(AGENT_PREAMBLE.length))).toBe(AGENT_PREAMBLE);
+    const near = new ViaConnection(toNear, toFar, { lost: () => new Error('lost') });
+    const resolved = (await near.request('resolve', {
+      inputs: ['kubevirt:default/vm-a', 'tcp://127.0.0.1:5900'],
+      flags: {},
+    })) as FarTarget[];
+    const [kubevirt, tcp] = resolved.map((described) => new RemoteTarget(linkTo('jump'), described, {}));
+    expect(kubevirt).toMatchObject({ consoleType: 'vnc', consoleTypeTentative: true, consoleTypeGuessHolds: true });
+    expect(tcp.consoleTypeGuessHolds).toBeFalsy();
+    toFar.end();
+    await agent;
   });
 });

@@ -16,6 +16,8 @@ export class RemoteTarget implements ConsoleTarget {
   readonly provider: string;
   consoleType: ConsoleType;
   consoleTypeTentative?: boolean;
+  /** As the far target's: `open --via` launches a viewer for KubeVirt's VNC guess while the far pre-flight runs. */
+  readonly consoleTypeGuessHolds?: boolean;
   readonly exclusive?: boolean;
   readonly consolePasswordPerDial?: boolean;
   /** The far side makes the connection file (Proxmox VE's spiceproxy answer); the viewer here opens it. */
@@ -36,6 +38,7 @@ export class RemoteTarget implements ConsoleTarget {
     this.provider = far.provider;
     this.consoleType = far.consoleType as ConsoleType;
     this.consoleTypeTentative = far.consoleTypeTentative;
+    this.consoleTypeGuessHolds = far.consoleTypeGuessHolds;
     this.exclusive = far.exclusive;
     this.consolePasswordPerDial = far.consolePasswordPerDial;
     if (far.connectionFile) this.connectionFile = (signal) => this.farConnectionFile(signal);

@@ -76,7 +76,7 @@ describe('ViewerSupervisor', () => {
     await waitFor(() => startedPids(stubborn.entries(log)).length === 2, 'the viewer and its child to start');
     const pids = startedPids(stubborn.entries(log));
     await supervisor.stop(1);
-    await waitFor(() => !pids.some(isRunning), 'the viewer and its child to be gone', 5000);
+    await waitFor(() => !pids.some(isRunning), 'the viewer and its child to be gone');
     expect(processesWithMarker(marker)).toEqual([]);
   });
 
@@ -89,7 +89,7 @@ describe('ViewerSupervisor', () => {
     const stopping = supervisor.stop(1, 60_000);
     supervisor.killAllNow();
     // SIGKILL is delivered before kill() returns; only the reaping is left.
-    await waitFor(() => !pids.some(isRunning), 'every viewer process to be gone', 5000);
+    await waitFor(() => !pids.some(isRunning), 'every viewer process to be gone');
     await stopping;
     await supervisor.launch(3, TARGET);
     expect(processesWithMarker(marker)).toEqual([]);

@@ -67,7 +67,9 @@ describe('vnc-rfb-client in the client matrix', () => {
     if (client?.shape !== 'library') throw new Error('vnc-rfb-client is not in the matrix');
     const session = client.connect(server.port, { dir: tmpdir(), env: process.env });
     try {
-      await expect.poll(() => session.failed(), { timeout: 10_000 }).toMatch(/vnc-rfb-client crashed: .*out of range/);
+      // The client's own Node.js process has to start, load its library and connect first: on a
+      // busy CI machine that alone can take seconds, so the e2e suite's usual 30 s.
+      await expect.poll(() => session.failed(), { timeout: 30_000 }).toMatch(/vnc-rfb-client crashed: .*out of range/);
     } finally {
       session.close();
     }

@@ -1,7 +1,7 @@
 // The libvirt provider against a real libvirtd: one transient TCG domain with VNC on a unix socket,
 // SPICE on a loopback port and a pty serial console (SeaBIOS's boot menu on it), reached here and
 // through a real sshd (libvirt+ssh://), where virsh and the consoles go through ssh.
-import { chmod, readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { chmod, readFile, readdir, readlink, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import type { VmState } from '../../src/targets/types.js';
 import { countLit, readImage, type RgbImage } from './support/images.js';
 import { listeningSockets } from './support/net.js';
 import { GiveUp, pollFor } from './support/poll.js';
-import { ProcessLab, commandLine, runProgram } from './support/processes.js';
+import { ProcessLab, commandLine, descendantPids, runProgram } from './support/processes.js';
 import { BOOT_MENU, ESC, askForBootMenu } from './support/serial.js';
 import { startSshd, type SshServer } from './support/sshd.js';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TEST_TIMEOUT_MS, VCONSOLE_BIN, gatedTitle, requireTools } from './support/tools.js';
@@ -124,6 +124,16 @@ async function expectScreenshotMatches(target: string, env: NodeJS.ProcessEnv = 
     },
     { what: `a screenshot of ${target} equal to QEMU's screendump`, timeoutMs: 90_000, intervalMs: 500, detail: () => last },
   );
+}
+
+/** Whether process `pid` (or one of its descendants) has `file` open. */
+async function holdsFile(pid: number, file: string): Promise<boolean> {
+  for (const holder of [pid, ...(await descendantPids(pid))]) {
+    const fds = await readdir(`/proc/${holder}/fd`).catch(() => [] as string[]);
+    const targets = await Promise.all(fds.map((fd) => readlink(`/proc/${holder}/fd/${fd}`).catch(() => '')));
+    if (targets.includes(file)) return true;
+  }
+  return false;
 }
 
 /** Resets the domain, then sends ESC through the console at `port` until SeaBIOS's boot menu comes back. */
@@ -333,10 +343,20 @@ describe.skipIf(gate.skip)(gatedTitle('libvirt: a real libvirtd, here and throug
       expect((await stat(join(recordings, files[0]))).size).toBeGreaterThan(1_000);
 
       // `vconsole console`: the boot menu on its stdout after a reset, ESC typed on its stdin.
-      const asking = askForBootMenu(lab, [`libvirt:${DOMAIN}#serial`]);
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
-      expect((await virsh('reset', DOMAIN)).code).toBe(0);
-      const asked = await asking;
+      // The reset once vconsole holds the domain's pty, however long it took to start: a reset
+      // before that, SeaBIOS's prompt may be over by the time ESC can reach it.
+      const pty = (await virsh('ttyconsole', DOMAIN)).stdout.trim();
+      expect(pty).toMatch(/^\/dev\/pts\/\d+$/);
+      const asked = await askForBootMenu(lab, [`libvirt:${DOMAIN}#serial`], {}, async (consoleProcess) => {
+        await pollFor(
+          async () => {
+            if (consoleProcess.hasExited()) throw new GiveUp(`vconsole console exited early:\n${consoleProcess.describe()}`);
+            return (await holdsFile(consoleProcess.pid, pty)) ? true : undefined;
+          },
+          { what: `vconsole console holding ${pty}`, detail: () => consoleProcess.describe() },
+        );
+        expect((await virsh('reset', DOMAIN)).code).toBe(0);
+      });
       expect(asked.code, asked.stderr).toBe(0);
       expect(asked.stdout).toMatch(BOOT_MENU);
     },

@@ -149,9 +149,11 @@ describe.skipIf(gate.skip)(gatedTitle('VeNCrypt X509Vnc on an exposed listener, 
       };
       const first = await heldFor();
       const second = await heldFor();
+      // Lower bounds only: a loaded machine lengthens either hold (TLS handshakes, TigerVNC's
+      // start) by its own amount, so comparing the two could fail with the waits right. The
+      // schedule itself (1 s, 2 s, 4 s, ...) is auth-backoff.test.ts's.
       expect(first).toBeGreaterThanOrEqual(900);
       expect(second).toBeGreaterThanOrEqual(1900);
-      expect(second).toBeGreaterThan(first + 700);
       expect(proxy.process.stderr()).toMatch(/wrong VNC password from 127\.0\.0\.1: viewer refused/);
       expect(proxy.process.stderr()).not.toContain(PASSWORD);
     },

@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 interface ViewerEntry {
-  event: 'connected' | 'closed' | 'error';
+  event: 'connected' | 'closed' | 'stopped' | 'error';
   rfb?: string;
 }
 
@@ -56,6 +56,7 @@ function openVm(vm: string, log: string) {
     HOME: binDir,
     KUBECONFIG: kubevirt.kubeconfigPath(),
     FAKE_VIEWER_LOG: path.join(binDir, log),
+    FAKE_VIEWER_LOG_ENDS: '1',
   });
 }
 
@@ -74,16 +75,19 @@ describe('vconsole open --type auto on KubeVirt', () => {
     }
   });
 
-  it('closes the connection of the viewer launched for VNC when the VMI has no display', async () => {
+  it('stops the viewer launched for VNC when the VMI has no display, then closes its connection', async () => {
     const entries = viewerLog('serial.jsonl');
     const child = openVm('serialvm', 'serial.jsonl');
     try {
       await child.waitForStderr(/\[default\/serialvm\] client 1 connected/);
       viewerCame();
       await child.waitForStderr(/client 1 closed: it came for a vnc console; the pre-flight found serial/);
-      // The viewer launched for the guess is stopped, not left running with nothing to show.
+      // The viewer launched for the guess is stopped, not left running with nothing to show, and
+      // before its connection is closed: a real viewer would show its error dialog meanwhile.
       await child.waitForStderr(/viewer: TigerVNC closed: the pre-flight found a serial console/);
       expect(entries().filter((e) => e.event === 'connected')).toEqual([]);
+      await waitFor(() => entries().some((e) => e.event === 'stopped'), 'the viewer to be stopped');
+      expect(entries().map((e) => e.event)).toEqual(['stopped']);
     } finally {
       await child.stop();
     }

@@ -300,7 +300,7 @@ describe('vconsole open leaves no viewer process behind', () => {
     const { child, pids, marker } = await openWithStubbornViewer();
     child.process.kill('SIGINT');
     expect((await child.exit()).code).toBe(0);
-    await waitFor(() => !pids.some(isRunning), 'the viewer and its child to be gone', 5000);
+    await waitFor(() => !pids.some(isRunning), 'the viewer and its child to be gone');
     expect(processesWithMarker(marker)).toEqual([]);
   });
 
@@ -323,7 +323,7 @@ describe('vconsole open leaves no viewer process behind', () => {
     host.stdin.write('crash\n');
     const [code] = (await once(host, 'exit')) as [number | null];
     expect(code).toBe(1);
-    await waitFor(() => !pids.some(isRunning), 'the viewer and its child to be gone', 5000);
+    await waitFor(() => !pids.some(isRunning), 'the viewer and its child to be gone');
   });
 
   it('a second Ctrl+C during shutdown exits 130 at once and still takes the viewer and its child along', async () => {
@@ -336,7 +336,7 @@ describe('vconsole open leaves no viewer process behind', () => {
     );
     child.process.kill('SIGINT');
     expect((await child.exit()).code).toBe(130);
-    await waitFor(() => !pids.some(isRunning), 'the viewer and its child to be gone', 5000);
+    await waitFor(() => !pids.some(isRunning), 'the viewer and its child to be gone');
     expect(processesWithMarker(marker)).toEqual([]);
   });
 });

@@ -22,7 +22,7 @@ import { saveOpenAsWorkspace } from './workspace.js';
 export interface ActionHost {
   readonly settings: OpenSettings;
   readonly registry: SessionRegistry;
-  readonly viewers: Pick<ViewerRouter, 'stop'>;
+  readonly viewers: { readonly router: Pick<ViewerRouter, 'stop'> };
   readonly followUps: Pick<SessionFollowUps, 'untrack' | 'showPictures'>;
   readonly view: OpenView | undefined;
   /** The sessions the selectors found: `S` saves them as the selectors. */
@@ -88,7 +88,7 @@ export class OpenActions {
   /** `x`: the session, its viewer and its follow-ups end; the others go on. */
   async close(id: number): Promise<void> {
     this.run.followUps.untrack(id);
-    await this.run.viewers.stop(id);
+    await this.run.viewers.router.stop(id);
     await this.run.registry.remove(id);
   }
 

@@ -1,8 +1,8 @@
 /**
  * One `vconsole open`, from its first session to its shutdown: the one object that owns the
- * session registry, the viewers, the ports and the follow-ups (follow-ups.ts), and does what the
- * TUI's keys ask (actions.ts). Its state is its fields; q, Ctrl+C and SIGTERM all end in close(),
- * which closes everything the run started.
+ * session registry, the viewers (session-viewers.ts), the ports and the follow-ups
+ * (follow-ups.ts), and does what the TUI's keys ask (actions.ts). Its state is its fields; q,
+ * Ctrl+C and SIGTERM all end in close(), which closes everything the run started.
  */
 import { consoleKind } from '../../console-kinds/index.js';
 import { VconsoleError, describeError } from '../../errors.js';
@@ -11,12 +11,6 @@ import { SessionClosedError, type BoundAddress, type ConsoleSession } from '../.
 import { DuplicateConsoleError, SessionRegistry } from '../../proxy/session-registry.js';
 import { handleShutdownSignals } from '../../proxy/shutdown.js';
 import type { ConsoleTarget } from '../../targets/types.js';
-import { installHint, lookedFor } from '../../viewers/catalog.js';
-import { viewerArgsNotice } from '../../viewers/choose.js';
-import { planViewers, viewerConsoleType } from '../../viewers/viewer-plan.js';
-import { ViewerRouter } from '../../viewers/viewer-router.js';
-import { ViewerSupervisor } from '../../viewers/viewer-supervisor.js';
-import { localAddressOf } from '../../net/host-port.js';
 import { isBrowserOnly } from '../browser-only.js';
 import { addOnce, portLine, type CommandIo } from '../command-io.js';
 import { certificateNotice, exposureNotice, passwordNotice } from '../sharing.js';
@@ -26,28 +20,22 @@ import { openBrowserPage, pageOutput } from './browser-only.js';
 import { firstClientSettled, settledOrAfter } from './first-viewers.js';
 import { PlaceTeller } from './places.js';
 import { SessionFollowUps } from './follow-ups.js';
-import { NoDisplayReport, NoDisplayViewers } from './no-display.js';
+import { SessionViewers } from './session-viewers.js';
 import { shareSerial } from './serial.js';
 import type { OpenSettings } from './settings.js';
-import { loadBrowserViewers } from './viewers.js';
-import { mountTui, plainView, viewerEvent, type OpenView } from './views.js';
+import { mountTui, plainView, type OpenView } from './views.js';
 
 export class OpenRun implements ActionHost {
   readonly registry = new SessionRegistry();
-  readonly viewers: ViewerRouter;
+  readonly viewers: SessionViewers;
   readonly followUps: SessionFollowUps;
   readonly shutdown: ReturnType<typeof handleShutdownSignals>;
-  /** The sessions a selector found (not named): best-effort, a failure says the others are open. */
   /** The sessions the selectors found (at the start and by --follow): `S` saves them as the selectors. */
   readonly selectedIds = new Set<number>();
   /** The port --port gave each session; one without gets any free port. */
   private readonly assignedPort = new Map<number, number>();
   /** The port of the next target added from the TUI or by --follow, with --port. */
   private nextPort: number | undefined;
-  /** The viewers launched early by name, to say so when one of them is stopped again. */
-  private readonly viewerNames = new Map<number, string>();
-  /** What is said instead of starting viewers where no window can show; undefined where one can. */
-  private readonly noDisplay: NoDisplayReport | undefined;
   /** The TUI or plain lines: mounted only after the shutdown handler that closes it (the TUI's q triggers it). */
   private mounted: OpenView | undefined;
   /**
@@ -64,29 +52,7 @@ export class OpenRun implements ActionHost {
     readonly settings: OpenSettings,
     private readonly io: CommandIo,
   ) {
-    const { choice, detected } = settings.viewer;
-    const { display } = settings;
-    // No window can show here: viewers are stood in for by the ssh -L line of each console.
-    const noDisplay = display.shows
-      ? undefined
-      : new NoDisplayReport(display, {
-          view: () => this.view,
-          useTui: settings.useTui,
-          stdout: io.stdout,
-          nameOf: (key) => this.registry.get(key)?.name ?? `session ${key}`,
-        });
-    this.noDisplay = noDisplay;
-    this.viewers = new ViewerRouter(planViewers(choice, detected ?? []), {
-      native: (viewer, extraArgs) =>
-        noDisplay
-          ? new NoDisplayViewers(viewer.name, (key, target) => noDisplay.console(key, target))
-          : new ViewerSupervisor(viewer, extraArgs, { env: settings.viewerEnv }),
-      browser: () =>
-        loadBrowserViewers((key, url) => this.pageUnopened(key, url), {
-          display: display.shows,
-          unshown: (key, url) => noDisplay?.page(key, url),
-        }),
-    });
+    this.viewers = new SessionViewers(settings, io, this.registry, () => this.view);
     this.followUps = new SessionFollowUps(
       {
         view: () => this.view,
@@ -98,7 +64,7 @@ export class OpenRun implements ActionHost {
         runsAgain: (session, action) => (action === 'start' ? this.startSession(session) : this.openViewer(session)),
       },
       this.registry,
-      this.viewers,
+      this.viewers.router,
     );
     this.places = new PlaceTeller(settings.options, (places) => this.view?.show({ type: 'places', places }));
     this.shutdown = handleShutdownSignals({ close: () => this.close(), exit: (code) => this.exitNow(code) });
@@ -125,20 +91,7 @@ export class OpenRun implements ActionHost {
       if (line) this.io.stderr.write(`${line}\n`);
     const view = await this.mountView();
     this.mounted = view;
-    this.viewers.on('status', (event) => {
-      this.viewerNames.set(event.key, event.viewerName);
-      view.show(viewerEvent(event));
-    });
-    this.viewers.on('notice', (text) => view.show({ type: 'notice', text }));
-    this.registry.on('change', (snapshot) => {
-      if (snapshot.clients > 0) this.viewers.noteConsoleClient(snapshot.id);
-    });
-    // Where no window shows, installing a viewer here would not help: the ssh -L lines do.
-    if (this.noDisplay && viewer.choice.kind !== 'none') view.show({ type: 'notice', text: this.noDisplay.notice() });
-    else if (viewer.choice.kind === 'not-found')
-      view.show({ type: 'no-viewer', notice: { lookedFor: lookedFor(viewer.platform), install: installHint(viewer.platform) } });
-    const argsNotice = viewerArgsNotice(viewer.choice, flags.viewerArg);
-    if (argsNotice) view.show({ type: 'notice', text: argsNotice });
+    this.viewers.showIn(view);
 
     if (useTui) this.places.note([...named, ...selected].map((target) => target.provider));
     const namedSessions = this.admit(named);
@@ -151,12 +104,9 @@ export class OpenRun implements ActionHost {
     });
     if (flags.port !== undefined) this.nextPort = flags.port + sessions.length;
     await Promise.all(sessions.map((session) => this.startThenFollowVm(session)));
-    const launchedViewer = (s: ConsoleSession) =>
-      s.snapshot().state === 'listening' &&
-      viewer.choice.kind !== 'none' &&
-      this.settings.display.shows &&
-      this.viewers.shows(viewerConsoleType(s.source.consoleType));
-    void Promise.all(sessions.filter(launchedViewer).map((s) => firstClientSettled(s, TUI_LOAD_SETTLE_MS))).then(this.firstViewersShown);
+    void Promise.all(sessions.filter((s) => this.viewers.launched(s)).map((s) => firstClientSettled(s, TUI_LOAD_SETTLE_MS))).then(
+      this.firstViewersShown,
+    );
     const kept = sessions.filter((s) => this.registry.get(s.id));
     if (!useTui && kept.length > 0 && kept.every((s) => s.snapshot().state === 'error')) {
       this.shutdown.dispose();
@@ -244,31 +194,32 @@ export class OpenRun implements ActionHost {
     // runs (a viewer takes longer to start than the pre-flight); a serial console's is attached
     // once it runs. A type the pre-flight has yet to settle (auto) is no screen yet, unless the
     // provider's guess holds for nearly every VM (KubeVirt's VNC): a viewer launched for a guess
-    // the pre-flight then changes gets no console (the session closes it) and is stopped below.
-    const earlyType = session.source.consoleType;
+    // the pre-flight then changes gets no console (the session closes it) and is stopped before
+    // the session serves the type found.
     let early: Promise<void> | undefined;
+    let earlyStopped = false;
     const { consoleTypeTentative, consoleTypeGuessHolds } = session.source;
     const onBound =
-      consoleKind(earlyType)?.screen === false || (consoleTypeTentative && !consoleTypeGuessHolds)
+      consoleKind(session.source.consoleType)?.screen === false || (consoleTypeTentative && !consoleTypeGuessHolds)
         ? undefined
-        : async (at: BoundAddress) => {
-            early = this.launchViewer(session, at);
-            await early;
-            // Its console is dialled while both the viewer and the pre-flight run (no viewer comes without a display).
-            if (this.dialsAhead) session.dialAhead();
+        : (at: BoundAddress) => {
+            early = this.viewers.launch(session, at);
+            return early;
           };
+    const onTypeChanged = async (found: string | undefined) => {
+      if (!early) return;
+      earlyStopped = true;
+      await this.viewers.stopEarly(session.id, `the pre-flight found a ${found ?? 'different'} console`);
+    };
     try {
-      const bound = await session.start({ host: this.settings.listen, port: this.assignedPort.get(session.id) ?? 0, onBound });
+      const listen = { host: this.settings.listen, port: this.assignedPort.get(session.id) ?? 0, onBound, onTypeChanged };
+      const bound = await session.start(listen);
       if (!this.settings.useTui) this.io.stdout.write(`${portLine(session.name, bound.address, bound.port, session.source.consoleType)}\n`);
       this.followUps.listening(session);
-      if (early && session.source.consoleType === earlyType) {
-        await early;
-      } else {
-        if (early) await this.stopEarlyViewer(session.id, `the pre-flight found a ${session.source.consoleType ?? 'different'} console`);
-        await this.openViewer(session);
-      }
+      if (early && !earlyStopped) await early;
+      else await this.openViewer(session);
     } catch (err) {
-      if (early) await this.stopEarlyViewer(session.id);
+      if (early && !earlyStopped) await this.viewers.stopEarly(session.id);
       // Closed while it started (x, q): a cancel, nothing to report.
       if (err instanceof SessionClosedError) return;
       // The same console as a session already open: the registry dropped this one.
@@ -286,38 +237,8 @@ export class OpenRun implements ActionHost {
   }
 
   /** Launches the session's viewer at its port, if it listens (Enter, `o`, a VM back from a stop). */
-  async openViewer(session: ConsoleSession): Promise<void> {
-    const s = session.snapshot();
-    if (s.state !== 'listening' || s.port === undefined) return;
-    await this.launchViewer(session, { address: s.address ?? this.settings.listen, port: s.port });
-    // The first viewer's console opens while the viewer starts, not after it connects.
-    if (this.dialsAhead) session.dialAhead();
-  }
-
-  /**
-   * Whether a viewer's console is dialled before it connects. Not with a viewer password: the hub
-   * serves each client by its address (the back-off, plain VNC authentication from this machine
-   * only), which a stream dialled ahead does not know; and the hub holds the console open anyway.
-   */
-  private get dialsAhead(): boolean {
-    return !this.noDisplay && this.settings.sharing.clientPassword === undefined;
-  }
-
-  private launchViewer(session: ConsoleSession, at: BoundAddress): Promise<void> {
-    return this.viewers.launch(session.id, {
-      host: localAddressOf(at.address),
-      port: at.port,
-      title: session.name,
-      consoleType: viewerConsoleType(session.source.consoleType),
-    });
-  }
-
-  private async stopEarlyViewer(id: number, why = 'the console did not open'): Promise<void> {
-    await this.viewers.stop(id);
-    const viewerName = this.viewerNames.get(id);
-    // A console refused as a duplicate is gone from the view: its notice says it.
-    if (viewerName && this.registry.get(id))
-      this.view?.show(viewerEvent({ key: id, state: 'closed', viewerName, message: `${viewerName} closed: ${why}` }));
+  openViewer(session: ConsoleSession): Promise<void> {
+    return this.viewers.open(session);
   }
 
   /** --follow: VMs that start matching are opened as if typed at `a`; rows of those that stop are marked. */
@@ -336,15 +257,6 @@ export class OpenRun implements ActionHost {
     });
   }
 
-  /** The browser could not show a page: its URL holds the page's secret, for the user's eyes, never a log. */
-  private pageUnopened(key: number, url: string): void {
-    const name = this.registry.get(key)?.name ?? `session ${key}`;
-    // stdout carries JSON lines without the TUI.
-    if (this.settings.useTui)
-      this.view?.show({ type: 'notice', text: `${name}: no browser could be opened; open ${url} in a browser on this machine` });
-    else this.io.stdout.write(`${JSON.stringify({ target: name, url })}\n`);
-  }
-
   private async mountView(): Promise<OpenView> {
     const { flags, escapeKey, thumbnailMode, useTui } = this.settings;
     if (!useTui) return plainView(this.registry, this.io, Boolean(flags.verbose));
@@ -360,13 +272,13 @@ export class OpenRun implements ActionHost {
   private async close(): Promise<void> {
     this.followUps.stop();
     this.view?.close();
-    await Promise.all([this.registry.closeAll(), this.viewers.stopAll(VIEWER_SHUTDOWN_GRACE_MS), this.followUps.closeSerialLogs()]);
+    await Promise.all([this.registry.closeAll(), this.viewers.router.stopAll(VIEWER_SHUTDOWN_GRACE_MS), this.followUps.closeSerialLogs()]);
   }
 
   /** A second Ctrl+C exits at once: viewers still in their stop grace die with us, not after. */
   private exitNow(code: number): void {
     this.followUps.stopVmStates();
-    this.viewers.killAllNow();
+    this.viewers.router.killAllNow();
     this.view?.close();
     this.io.exit(code);
   }

@@ -1,13 +1,16 @@
 // Shared consoles are asked for their first whole picture a few at a time (the others wait their
 // turn, their timeout not counting): counted here, never timed.
+import { EventEmitter } from 'node:events';
 import net from 'node:net';
+import { WebSocketServer, createWebSocketStream } from 'ws';
 import type { Duplex } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { failure } from '../../../test/support/streams.js';
 import { waitFor } from '../../../test/support/wait.js';
 import { picture, serveHandshake, startScriptedServer, update } from '../../../test/support/fake-rfb-server.js';
 import type { UpstreamSource } from '../../proxy/types.js';
-import { FIRST_PICTURE_TIMEOUT_MS } from '../../limits.js';
+import { FIRST_PICTURE_TIMEOUT_MS, MISSED_PONGS_ALLOWED } from '../../limits.js';
+import { dialWebSocket } from '../../targets/dial/websocket.js';
 import { encodeServerInit } from '../wire/rfb-wire.js';
 import { Countdown } from './countdown.js';
 import { FirstPictureTurns } from './first-pictures.js';
@@ -73,6 +76,29 @@ describe('FirstPictureTurns', () => {
     (await staying)();
     expect(turns.queued).toBe(0);
     expect(turns.held).toBe(0);
+  });
+
+  it('gives the turn of a console that sent nothing for its idle time to the next in line; bytes keep it', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const turns = new FirstPictureTurns(1, 1000);
+    const drawing = new EventEmitter();
+    const signal = new AbortController().signal;
+    const back = await turns.take(signal, drawing);
+    let next: (() => void) | undefined;
+    void turns.take(signal).then((given) => (next = given));
+    vi.advanceTimersByTime(900);
+    drawing.emit('data', Buffer.alloc(1));
+    vi.advanceTimersByTime(900);
+    await until(() => turns.queued === 1);
+    expect(next).toBeUndefined();
+    vi.advanceTimersByTime(100);
+    await until(() => next !== undefined);
+    expect(turns.held).toBe(1);
+    back(); // given back already: the next one's turn stays
+    expect(turns.held).toBe(1);
+    next?.();
+    expect(turns.held).toBe(0);
+    expect(drawing.listenerCount('data')).toBe(0);
   });
 });
 
@@ -177,6 +203,100 @@ describe('RfbHub first pictures in turns', () => {
     await started;
     expect(outcome).toBe('live');
     expect(hub.framebuffer.width).toBe(8);
+  });
+
+  it('gives the turn of a console that sends nothing to the next one long before its whole-picture timeout', async () => {
+    const turns = new FirstPictureTurns(1, 1000);
+    const silent = await startScriptedServer(async (peer) => {
+      await serveHandshake(peer, 8, 4);
+      peer.socket.on('data', () => undefined);
+    });
+    const drawing = await startScriptedServer(async (peer) => {
+      await serveHandshake(peer, 8, 4);
+      peer.write(WHOLE);
+      peer.socket.on('data', () => undefined);
+    });
+    cleanup.push(
+      () => silent.close(),
+      () => drawing.close(),
+    );
+    const [stuck, next] = [silent, drawing].map((server) => new RfbHub(tcpSource(server.port), { firstPictureTurns: turns }));
+    cleanup.push(
+      () => stuck.release(),
+      () => next.release(),
+    );
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const outcome: Record<string, string> = {};
+    const settle = (name: string, hub: RfbHub) =>
+      hub.check(new AbortController().signal).then(
+        () => (outcome[name] = 'live'),
+        (err: Error) => (outcome[name] = err.message),
+      );
+    const stuckStarted = settle('stuck', stuck);
+    await until(() => turns.held === 1);
+    void settle('next', next);
+    await until(() => turns.queued === 1);
+    vi.advanceTimersByTime(1000);
+    await until(() => outcome.next !== undefined);
+    expect(outcome).toEqual({ next: 'live' });
+    // The silent one still fails by its own timeout.
+    vi.advanceTimersByTime(FIRST_PICTURE_TIMEOUT_MS);
+    await stuckStarted;
+    expect(outcome.stuck).toMatch(/timed out: the console sent no whole picture/);
+    expect(turns.held).toBe(0);
+  });
+
+  it('keeps a console that waits for its turn over a websocket: the keep-alive pongs are read while it waits', async () => {
+    // KubeVirt's VNC (virt-api's raw streamer), Nova's websockify and Proxmox VE's vncwebsocket
+    // send no pings of their own; ours are answered, and the answers read, while the hub waits.
+    const turns = new FirstPictureTurns(1);
+    const held = await turns.take(new AbortController().signal);
+    const vncServer = await startScriptedServer(async (peer) => {
+      await serveHandshake(peer, 8, 4);
+      peer.write(WHOLE);
+      peer.socket.on('data', () => undefined);
+    });
+    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
+    await new Promise((resolve) => wss.once('listening', resolve));
+    let pings = 0;
+    let dropped = false;
+    wss.on('connection', (ws) => {
+      ws.on('ping', () => pings++);
+      ws.on('close', () => (dropped = true));
+      const bytes = createWebSocketStream(ws);
+      const vnc = vncServer.dial();
+      bytes.pipe(vnc).pipe(bytes);
+      bytes.on('error', () => vnc.destroy());
+      vnc.on('error', () => bytes.destroy());
+    });
+    cleanup.push(
+      () => vncServer.close(),
+      () => new Promise((resolve) => wss.close(resolve)),
+      () => wss.clients.forEach((ws) => ws.terminate()),
+    );
+    const url = `ws://127.0.0.1:${(wss.address() as net.AddressInfo).port}/`;
+    const source: UpstreamSource = {
+      name: 'test/vm',
+      provider: 'test',
+      consoleType: 'vnc',
+      dial: ({ signal }) => dialWebSocket({ url, protocols: ['binary'], signal }),
+    };
+    const keepalive = process.env.VCONSOLE_KEEPALIVE_MS;
+    process.env.VCONSOLE_KEEPALIVE_MS = '20';
+    cleanup.push(() => {
+      if (keepalive === undefined) delete process.env.VCONSOLE_KEEPALIVE_MS;
+      else process.env.VCONSOLE_KEEPALIVE_MS = keepalive;
+    });
+    const hub = new RfbHub(source, { firstPictureTurns: turns });
+    cleanup.push(() => hub.release());
+    const started = hub.check(new AbortController().signal);
+    started.catch(() => undefined);
+    await until(() => turns.queued === 1);
+    await waitFor(() => pings > MISSED_PONGS_ALLOWED * 3 || dropped, 'keep-alive pings while the console waits');
+    expect(dropped, 'the console dropped while it waited').toBe(false);
+    held();
+    await started;
+    expect(hub.state).toBe('live');
   });
 
   it('still times out a console that has its turn and sends no picture, and gives the turn back', async () => {

@@ -1,5 +1,6 @@
+import type { EventEmitter } from 'node:events';
 import { VconsoleError } from '../../errors.js';
-import { FIRST_PICTURES_AT_ONCE } from '../../limits.js';
+import { FIRST_PICTURE_TURN_IDLE_MS, FIRST_PICTURES_AT_ONCE } from '../../limits.js';
 
 /**
  * Turns for the shared consoles' first whole pictures: at most `atOnce` consoles of the process
@@ -8,8 +9,10 @@ import { FIRST_PICTURES_AT_ONCE } from '../../limits.js';
  * started together would hold 200 such bursts at once (GiBs at the peak, and what malloc keeps
  * of them after), and on a busy machine every one of them drew so slowly that all missed their
  * FIRST_PICTURE_TIMEOUT_MS. In turns, each burst is over in a fraction of a second and the next
- * one reuses its memory. A console that has its turn and sends nothing still ends by its own
- * timeout, which counts from its turn.
+ * one reuses its memory. A console that has its turn and sends nothing for `idleMs` gives it
+ * back (it goes on drawing without one), so a console that never draws holds the
+ * others back for `idleMs`, not for its whole timeout; it still ends by its own timeout, which
+ * counts from its turn.
  */
 export class FirstPictureTurns {
   private active = 0;
@@ -17,7 +20,10 @@ export class FirstPictureTurns {
   /** The most turns held at once so far (what tests count). */
   mostAtOnce = 0;
 
-  constructor(readonly atOnce = FIRST_PICTURES_AT_ONCE) {}
+  constructor(
+    readonly atOnce = FIRST_PICTURES_AT_ONCE,
+    readonly idleMs = FIRST_PICTURE_TURN_IDLE_MS,
+  ) {}
 
   /** Turns held now. */
   get held(): number {
@@ -32,14 +38,16 @@ export class FirstPictureTurns {
   /**
    * Resolves with the function that gives the turn back (once; calling it again does nothing)
    * when this console's turn comes; rejects if `signal` aborts first (its place is given up).
+   * With `drawing` (the console's byte stream), the turn is also given back once no 'data'
+   * came from it for `idleMs`.
    */
-  take(signal: AbortSignal): Promise<() => void> {
+  take(signal: AbortSignal, drawing?: EventEmitter): Promise<() => void> {
     if (signal.aborted) return Promise.reject(new VconsoleError('cancelled'));
-    if (this.active < this.atOnce) return Promise.resolve(this.grant());
+    if (this.active < this.atOnce) return Promise.resolve(this.grant(drawing));
     return new Promise((resolve, reject) => {
       const ready = () => {
         signal.removeEventListener('abort', abort);
-        resolve(this.grant());
+        resolve(this.grant(drawing));
       };
       const abort = () => {
         const at = this.waiting.indexOf(ready);
@@ -51,16 +59,26 @@ export class FirstPictureTurns {
     });
   }
 
-  private grant(): () => void {
+  private grant(drawing?: EventEmitter): () => void {
     this.active++;
     this.mostAtOnce = Math.max(this.mostAtOnce, this.active);
     let given = false;
-    return () => {
+    let idle: NodeJS.Timeout | undefined;
+    const heard = () => idle?.refresh();
+    const giveBack = () => {
       if (given) return;
       given = true;
+      clearTimeout(idle);
+      drawing?.off('data', heard);
       this.active--;
       this.waiting.shift()?.();
     };
+    if (drawing) {
+      idle = setTimeout(giveBack, this.idleMs);
+      idle.unref();
+      drawing.on('data', heard);
+    }
+    return giveBack;
   }
 }
 

@@ -237,7 +237,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
           relayExtensions: true,
           beforeFirstUpdate: async () => {
             pictureTimeout.stop();
-            giveTurnBack = await (this.options.firstPictureTurns ?? firstPictureTurns).take(both);
+            giveTurnBack = await (this.options.firstPictureTurns ?? firstPictureTurns).take(both, stream);
             pictureTimeout.start();
           },
         }).then(async (client) => {

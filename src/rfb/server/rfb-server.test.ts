@@ -455,13 +455,14 @@ describe('serveClient input and connections', () => {
   });
 
   it("gives a client that was sent the challenge the password answer's longer wait: a person typing is not cut off", async () => {
-    const served = await connectClient({
+    const options = {
       framebuffer: painted(),
       input: recorder(),
       password: 'sesame',
-      preauthTimeoutMs: 200,
+      preauthTimeoutMs: 1000,
       passwordAnswerTimeoutMs: 60_000,
-    });
+    };
+    const served = await connectClient(options);
     const reader = new ByteReader(served.client);
     await reader.read(12, 5000, 'the version');
     served.client.write('RFB 003.008\n');
@@ -470,8 +471,11 @@ describe('serveClient input and connections', () => {
     const challenge = await reader.read(16, 5000, 'the challenge');
     let ended = false;
     void served.closed.then(() => (ended = true));
-    // Well past the 200 ms handshake deadline, the user is still typing.
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    // Past the handshake deadline (a client connected after this one has been dropped by its
+    // own, which ends later), the user is still typing.
+    await (
+      await connectClient(options)
+    ).closed;
     expect(ended).toBe(false);
     served.client.write(expectedVncResponse('sesame', challenge));
     expect((await reader.read(4, 5000, 'the result')).readUInt32BE(0)).toBe(0);
@@ -497,10 +501,14 @@ describe('serveClient input and connections', () => {
   });
 
   it('keeps a served client past the handshake deadline', async () => {
-    const { peer: client, closed } = await handshaken({ framebuffer: painted(), input: recorder(), preauthTimeoutMs: 100 });
+    const options = { framebuffer: painted(), input: recorder(), preauthTimeoutMs: 1000 };
+    const { peer: client, closed } = await handshaken(options);
     let ended = false;
     void closed.then(() => (ended = true));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Past its deadline: a client connected after it, saying nothing, has been dropped by its own.
+    await (
+      await connectClient(options)
+    ).closed;
     await fullUpdate(client);
     expect(ended).toBe(false);
   });

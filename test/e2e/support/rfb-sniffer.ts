@@ -51,7 +51,7 @@ export function encodingName(encoding: number): string {
  * the server's messages up to the first rectangle of pixels (whose payload length is not needed).
  * Anything it cannot follow simply stops the parsing; the bytes are relayed untouched either way.
  */
-class SessionParser {
+export class SessionParser {
   readonly session: SniffedSession = { asked: [], pseudoSent: [], keyEvents: 0 };
   private readonly fromClient = new Bytes();
   private readonly fromServer = new Bytes();

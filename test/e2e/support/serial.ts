@@ -35,18 +35,21 @@ export async function serveSerialOverTcp(lab: ProcessLab, socketPath: string): P
  * Runs `vconsole console ARGS` with stdin and stdout as pipes and proves both directions on a
  * SeaBIOS serial line: ESC goes in (again every few hundred ms, since what SeaBIOS printed before
  * vconsole connected is gone and ESC only counts while its prompt waits) until the boot menu
- * comes out; then stdin ends and vconsole must drain and exit by itself.
+ * comes out; then stdin ends and vconsole must drain and exit by itself. `started`, when given,
+ * is awaited first (say, to reset the VM once vconsole holds its line).
  */
 export async function askForBootMenu(
   lab: ProcessLab,
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
+  started?: (proc: RunningProcess) => Promise<void>,
 ): Promise<{ code: number | null; stdout: string; stderr: string; process: RunningProcess }> {
   const proc = lab.start('vconsole console', process.execPath, [VCONSOLE_BIN, 'console', ...args], {
     cwd: REPO_ROOT,
     env: vconsoleEnv(env),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  await started?.(proc);
   const stdin = proc.child.stdin;
   await pollFor(
     () => {

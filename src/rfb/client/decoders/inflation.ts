@@ -40,8 +40,10 @@ export function lengthPrefixed(queue: ByteQueue, limit: number, what: string): B
     throw new RfbProtocolError(`${what} rectangle announces ${length} bytes of data, more than its size allows (${limit})`);
   const all = queue.peek(4 + length);
   if (!all) return undefined;
-  // A big payload is its own buffer already (the chunks it came in, joined): it is not copied
-  // again. A small one is, so it keeps no received chunk alive while it is inflated.
+  // A big payload is taken as a view of the queue's buffer, not copied again: of the chunk it
+  // came in (and then it keeps that whole chunk alive while it is inflated, the bytes after it
+  // too), or of the chunks it came in, joined. A small one is copied, so it keeps no received
+  // chunk alive while it is inflated.
   const payload = length >= OWN_BUFFER_BYTES ? all.subarray(4) : Buffer.from(all.subarray(4));
   queue.skip(4 + length);
   return payload;

@@ -1,0 +1,43 @@
+// The flags every command takes (--verbose, kubectl's --v=N, --config), as commander options, and
+// what a command's action makes of them: its flags with --verbose, and the config file loaded.
+import { Option, type Command } from 'commander';
+import { asArgParser } from './flags.js';
+import { isVerbose, parseVerbosityLevel } from './habits/kubectl-verbosity.js';
+
+/** The global flags: --verbose, kubectl's --v=N (the CLI edge rewrites -v N to it), --config. */
+export interface GlobalFlags {
+  verbose?: boolean;
+  v?: number;
+  config?: string;
+}
+
+/** --verbose, --v and --config, on the program (commander gives them to every command). */
+export function addGlobalOptions(program: Command): Command {
+  return program
+    .option('-v, --verbose', 'log more, and show stack traces of errors')
+    .addOption(
+      new Option('--v <level>', "kubectl's log level, also as -v N: 0-9, 4 and up is --verbose").argParser(
+        asArgParser(parseVerbosityLevel),
+      ),
+    )
+    .option(
+      '--config <file>',
+      'config file (default: $XDG_CONFIG_HOME/vconsole/config.yaml, else ~/.config/vconsole/config.yaml; on Windows %APPDATA%\\vconsole\\config.yaml)',
+    );
+}
+
+/** A command's flags with the global --verbose added, and the config file that --config (or the default) names. */
+export async function withGlobalOptions<F>(flags: F, command: Command) {
+  const globals = command.optsWithGlobals<GlobalFlags>();
+  const { loadConfig } = await import('../config/config.js');
+  return { flags: { ...flags, verbose: isVerbose(globals) }, config: await loadConfig(globals.config) };
+}
+
+/** The global flags as a command line, for an alias that runs the command it stands for. */
+export function globalArgs(globals: GlobalFlags): string[] {
+  return [
+    ...(globals.verbose ? ['--verbose'] : []),
+    ...(globals.v === undefined ? [] : [`--v=${globals.v}`]),
+    ...(globals.config === undefined ? [] : ['--config', globals.config]),
+  ];
+}

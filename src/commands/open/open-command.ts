@@ -1,0 +1,89 @@
+// `vconsole open` as a command of the program: its argument, its flags (those of its own, with
+// the viewer, target, selector, listen, share, record and grid ones), its help and its action,
+// which loads open.ts (and the picker) only when it runs.
+import type { Command } from 'commander';
+import { OPEN_WITHOUT_ASKING_MAX } from '../../limits.js';
+import { selectorFlagNames } from '../../targets/option-groups.js';
+import { keyHelpText } from '../../tui/state/key-help.js';
+import type { CommandIo } from '../command-io.js';
+import { addConsoleTypeOption, addListenOptions, addTargetOptions, asArgParser } from '../flags.js';
+import { withGlobalOptions } from '../global-flags.js';
+import { addRecordOptions } from '../record-flags.js';
+import { addSelectorOptions } from '../selector-flags.js';
+import { addShareOptions } from '../share-flags.js';
+import { addViewerOptions } from '../viewer-flags.js';
+import { parseMaxCount } from './count.js';
+import { addGridOptions } from './grid-flags.js';
+import type { OpenFlags } from './settings.js';
+
+/** `vconsole open`, registered on the program; `targetHelp` is the providers' Targets block (empty when not loaded). */
+export function addOpenCommand(program: Command, targetHelp: string, io: CommandIo): void {
+  const openCommand = addViewerOptions(
+    addSelectorOptions(
+      addTargetOptions(
+        addConsoleTypeOption(
+          addListenOptions(
+            program
+              .command('open')
+              .description('Open each target on a local port with a viewer (VNC) or for attaching (serial), all live in a terminal UI.')
+              .argument(
+                '[target...]',
+                'consoles to open (see Targets), @WORKSPACE from the config file; none on a terminal: pick them from a list',
+              ),
+          ),
+        )
+          .option('--no-tui', 'plain log lines on stderr and JSON port lines on stdout instead of the terminal UI')
+          .option('--escape <key>', 'the key that leaves an attached serial console for the table (default: ^])')
+          .option('--log-dir <dir>', "append each serial console's output to DIR/NAME.log (created 0600)")
+          .option('--follow', `with ${selectorFlagNames().join('/')}: keep asking, open VMs that start matching, mark those that stop`)
+          .option(
+            '--max <n>',
+            `open up to N consoles at once without asking (default: ${OPEN_WITHOUT_ASKING_MAX}; more asks y/N on a terminal, and is refused without one)`,
+            asArgParser(parseMaxCount),
+          )
+          .option('--yes', 'open any number of consoles at once without asking'),
+      ),
+    ),
+  );
+  addGridOptions(addRecordOptions(addShareOptions(openCommand, { sharedByDefault: true })));
+  openCommand
+    .addHelpText(
+      'after',
+      `${targetHelp}
+
+Keys:
+${keyHelpText()}
+
+Serial consoles (TARGET#serial, --type serial, or a VM without a display) get no viewer:
+Enter attaches this terminal (what the VM printed meanwhile comes first), the escape key
+(default ^]) brings the table back. Without a terminal (or with --no-tui) it prints a JSON
+line on stdout as each console listens, and logs on stderr, e.g.
+  {"target":"default/vm-a","address":"127.0.0.1","port":5901,"type":"vnc"}
+A non-loopback --listen shares every VNC console behind TLS (VeNCrypt X509Vnc) and a password
+(--password-file, else a generated one shown once); viewers on this machine give the password
+without TLS; --no-share there is refused unless --insecure-expose-unauthenticated.
+
+Examples:
+  vconsole open                               pick from what every provider lists (type to filter)
+  vconsole open demo:vm-a demo:vm-b
+  vconsole open demo:vm-a demo:vm-b#serial
+  vconsole open vm-a prod/db-1 --viewer tigervnc
+  vconsole open os:web-01 --cloud mycloud --viewer none
+  vconsole open vm-a --share                  a second viewer (or a screenshot) kicks nobody
+  vconsole open -l app=web --grid             every VM's screen live in one grid
+  vconsole open -l app=web,tier!=db --follow  the web VMIs, and those labelled later
+  vconsole open --os-tag web --cloud mycloud  every OpenStack server tagged web
+  vconsole open @prod-web                     the workspace prod-web of the config file`,
+    )
+    .action(async (targets: string[], flags: OpenFlags, command: Command) => {
+      const [{ runOpenCommand }, { targetsToOpen }, run] = await Promise.all([
+        import('./open.js'),
+        import('./picker.js'),
+        withGlobalOptions(flags, command),
+      ]);
+      const chosen = await targetsToOpen(targets, run.flags, run.config);
+      // Esc in the picker: nothing to open, and listings still under way need not finish.
+      if (!chosen) return io.exit(0);
+      await runOpenCommand(chosen.targets, chosen.flags, run.config, io);
+    });
+}
