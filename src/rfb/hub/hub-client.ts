@@ -27,6 +27,11 @@ export interface HubClientOptions {
   viewOnly?: boolean;
 }
 
+/** How a client is named in the log: by its address when it has one. */
+export function viewerName(peer: string | undefined): string {
+  return `viewer${peer ? ` from ${peer}` : ''}`;
+}
+
 /**
  * Serves one client over `framebuffer`; `connection` is the hub's connection to the console now
  * (undefined while it redials). Returns the client and the stream its dial hands the relay.
@@ -49,11 +54,8 @@ export function serveHubClient(
     viewOnly: options.viewOnly,
     input: {
       key: (down, keysym) => upstream()?.key(down, keysym),
-      qemuKey: (down, keysym, keycode) => {
-        const to = upstream();
-        if (to?.supportsQemuKeys) to.qemuKey(down, keysym, keycode);
-        else to?.key(down, keysym);
-      },
+      // A plain key event to a console that announced no QEMU key events (RfbConsoleClient.qemuKey).
+      qemuKey: (down, keysym, keycode) => upstream()?.qemuKey(down, keysym, keycode),
       pointer: (buttons, x, y, deltas) => {
         const to = upstream();
         if (to) pointer.send(to, buttons, x, y, deltas ?? false);
@@ -66,7 +68,7 @@ export function serveHubClient(
     indicators: () => upstream()?.indicators ?? {},
     // The first wrong password of a burst is logged, not every guess.
     authGate: authBackoff.gate(context.peer, (message) => context.log('warn', message)),
-    onEncodings: (choice) => context.log('debug', `viewer${context.peer ? ` from ${context.peer}` : ''} is sent ${choice}`),
+    onEncodings: (choice) => context.log('debug', `${viewerName(context.peer)} is sent ${choice}`),
   });
   return { client, stream: relayEnd };
 }

@@ -11,7 +11,7 @@ import { ClientDroppedError, type ServedClient } from '../server/rfb-server.js';
 import { ScrollDetectingFramebuffer } from './scroll-detect.js';
 import { FirstPictureTurns, firstPictureTurns } from './first-pictures.js';
 import { openConsoleConnection, type ConsoleConnection } from './console-connection.js';
-import { serveHubClient, type HubClientOptions } from './hub-client.js';
+import { serveHubClient, viewerName, type HubClientOptions } from './hub-client.js';
 
 export type HubState = 'live' | 'reconnecting' | 'ended';
 
@@ -119,8 +119,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     this.clients.add(client);
     client.on('close', (err) => {
       this.clients.delete(client);
-      if (err instanceof ClientDroppedError)
-        context.log('warn', `viewer${context.peer ? ` from ${context.peer}` : ''} disconnected: ${err.message}`);
+      if (err instanceof ClientDroppedError) context.log('warn', `${viewerName(context.peer)} disconnected: ${err.message}`);
     });
     return stream;
   }
@@ -132,8 +131,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     const connection = this.connection;
     this.connection = undefined;
     connection?.client.close();
-    for (const client of this.clients) client.close();
-    this.clients.clear();
+    this.closeClients();
     await this.inner.release?.();
   }
 
@@ -158,18 +156,13 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     });
     const upstream = connection.client;
     this.connection = connection;
-    upstream.on('bell', () => {
-      for (const client of this.clients) client.bell();
-    });
-    upstream.on('clipboard', (text) => {
-      for (const client of this.clients) client.clipboard(text);
-    });
-    upstream.on('ledState', (state) => {
-      for (const client of this.clients) client.ledState(state);
-    });
-    upstream.on('pointerMode', (absolute) => {
-      for (const client of this.clients) client.pointerMode(absolute);
-    });
+    const tellClients = (tell: (client: ServedClient) => void) => {
+      for (const client of this.clients) tell(client);
+    };
+    upstream.on('bell', () => tellClients((client) => client.bell()));
+    upstream.on('clipboard', (text) => tellClients((client) => client.clipboard(text)));
+    upstream.on('ledState', (state) => tellClients((client) => client.ledState(state)));
+    upstream.on('pointerMode', (absolute) => tellClients((client) => client.pointerMode(absolute)));
     // The console client asks for the next update as each one is drawn: the picture stays live by itself.
     upstream.once('close', (err) => this.lost(connection, err));
     return connection;
@@ -219,10 +212,14 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     this.retryTimer = undefined;
     this.endedBy = err;
     this.emit('log', 'error', `console ended: ${describeError(err)}`);
-    for (const client of this.clients) client.close();
-    this.clients.clear();
+    this.closeClients();
     this.setState('ended');
     this.emit('ended', err);
+  }
+
+  private closeClients(): void {
+    for (const client of this.clients) client.close();
+    this.clients.clear();
   }
 
   private setState(state: HubState): void {
