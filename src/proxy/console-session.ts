@@ -127,8 +127,6 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     if (early && this.source.consoleType !== boundFor) await this.typeChanged(listen);
     try {
       const bound = early ?? (await this.listen(listen));
-      this.address = bound.address;
-      this.port = bound.port;
       this.startedAt = Date.now();
       this.setState('listening');
       this.log('info', `listening on ${formatHostPort(bound.address, bound.port)}`);
@@ -172,8 +170,6 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     } catch (err) {
       throw this.failure(err);
     }
-    this.address = bound.address;
-    this.port = bound.port;
     // What the caller started there reports its own failures.
     await Promise.resolve(onBound(bound)).catch(() => undefined);
     return bound;
@@ -192,7 +188,6 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     this.upstreams.dialAhead((level, message) => this.log(level, message));
   }
 
-  /** What start() rejects with: a cancel once the session is closed, else the error, recorded. */
   /** What admit() threw, while the pre-flight unwinds. */
   private refusal?: unknown;
 
@@ -216,6 +211,7 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     }
   }
 
+  /** What start() rejects with: a cancel once the session is closed, else the error, recorded. */
   private failure(err: unknown): unknown {
     if (this.state === 'closed') return err instanceof SessionClosedError ? err : new SessionClosedError();
     this.lastError = describeError(err);
@@ -223,6 +219,7 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     return err;
   }
 
+  /** Binds the listener; the session's address is its own from then on. */
   private async listen(listen: ListenOptions): Promise<BoundAddress> {
     const { server, bound } = await bindListener(listen, (socket) => this.clients.accept(socket));
     // Closed while binding: nothing may be left listening.
@@ -232,6 +229,8 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     }
     server.on('error', (err) => this.log('error', `listener failed: ${describeError(err)}`));
     this.server = server;
+    this.address = bound.address;
+    this.port = bound.port;
     return bound;
   }
 

@@ -16,6 +16,9 @@ import { TurnedAwayTally } from './turned-away.js';
 import type { LogLevel, UpstreamSource } from './types.js';
 import { sourceChain } from './wrapped-source.js';
 
+/** The line of a client that went while its upstream was being opened. */
+const GONE_BEFORE_OPEN: Farewell = { level: 'info', message: 'disconnected before the console opened' };
+
 /** What serving its clients needs of the session. */
 export interface SessionClientsHost {
   log(level: LogLevel, message: string): void;
@@ -68,15 +71,15 @@ export class SessionClients {
 
   accept(socket: net.Socket): void {
     const id = this.nextConnectionId++;
-    const remote = formatHostPort(socket.remoteAddress ?? '?', socket.remotePort ?? 0);
+    const peer = formatHostPort(socket.remoteAddress ?? '?', socket.remotePort ?? 0);
     const rivals = [...this.connections.values()].filter((c) => c.state === 'open');
     // A guessing burst's connections, refused unserved, are counted, not logged one by one.
-    const quiet = [...sourceChain(this.source)].some((source) => source.turnsAway?.(remote));
-    const connection: Connection = { id, socket, abort: new AbortController(), state: 'dialling', rivals, quiet };
+    const quiet = [...sourceChain(this.source)].some((source) => source.turnsAway?.(peer));
+    const connection: Connection = { id, socket, peer, abort: new AbortController(), state: 'dialling', rivals, quiet };
     this.connections.set(id, connection);
     this.totalClients++;
     if (quiet) this.turnedAway.add(socket.remoteAddress ?? '?');
-    else this.host.log('info', `client ${id} connected from ${remote}`);
+    else this.host.log('info', `client ${id} connected from ${peer}`);
     this.host.changed();
     socket.on('error', () => undefined); // reported through relay or close below
     socket.once('close', () => connection.abort.abort());
@@ -103,7 +106,7 @@ export class SessionClients {
       opened = await this.upstreams.open({
         signal,
         log: (level, message) => this.host.log(level, message),
-        peer: formatHostPort(socket.remoteAddress ?? '?', socket.remotePort ?? 0),
+        peer: connection.peer,
       });
       if ('refused' in opened) {
         // It waited for a pre-flight that failed (the session's error says why) or changed the type;
@@ -116,7 +119,7 @@ export class SessionClients {
     } catch (err) {
       socket.destroy();
       if (connection.abort.signal.aborted) {
-        this.finish(connection, { level: 'info', message: 'disconnected before the console opened' });
+        this.finish(connection, GONE_BEFORE_OPEN);
         return;
       }
       const message = timeout.aborted ? 'timed out opening the console' : describeError(err);
@@ -128,7 +131,7 @@ export class SessionClients {
     const { upstream, head } = opened;
     if (connection.abort.signal.aborted) {
       upstream.destroy();
-      this.finish(connection, { level: 'info', message: 'disconnected before the console opened' });
+      this.finish(connection, GONE_BEFORE_OPEN);
       return;
     }
     connection.upstream = upstream;
