@@ -2,14 +2,9 @@ import { EventEmitter } from 'node:events';
 import type net from 'node:net';
 import { VconsoleError, describeError } from '../errors.js';
 import { formatHostPort } from '../net/host-port.js';
-import { DIAL_TIMEOUT_MS, TRAFFIC_REPORT_MS, TURNED_AWAY_SUMMARY_MS } from '../limits.js';
-import { ClientUpstreams, type Refusal } from './client-upstreams.js';
+import { ClientUpstreams } from './client-upstreams.js';
 import { bindListener } from './listener.js';
-import type { ClientUpstream } from './prepared-upstream.js';
-import { relay } from './relay.js';
-import { TurnedAwayTally } from './turned-away.js';
-import { sourceChain } from './wrapped-source.js';
-import { farewell, takeOverRivals, type Connection, type Farewell } from './session-connection.js';
+import { SessionClients } from './session-clients.js';
 import type { BoundAddress, ListenOptions, LogLevel, SessionLogEntry, SessionSnapshot, SessionState, UpstreamSource } from './types.js';
 
 export type { BoundAddress, ListenOptions } from './types.js';
@@ -52,31 +47,31 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
   readonly source: UpstreamSource;
   private readonly options: ConsoleSessionOptions;
   private server?: net.Server;
-  /** Live clients only: finish() removes each one as it closes. */
-  private readonly connections = new Map<number, Connection>();
-  private nextConnectionId = 1;
   private state: SessionState = 'idle';
   private address?: string;
   private port?: number;
   private startedAt?: number;
   private lastError?: string;
-  private totalClients = 0;
-  private bytesIn = 0;
-  private bytesOut = 0;
-  private trafficTimer?: NodeJS.Timeout;
   private checkAbort?: AbortController;
   private starting?: Promise<BoundAddress>;
   /** Past admit(): a second session of its console is refused, not this one. */
   private admitted = false;
   private readonly upstreams: ClientUpstreams;
+  private readonly clients: SessionClients;
   private closing?: Promise<void>;
-  private readonly turnedAway = new TurnedAwayTally(TURNED_AWAY_SUMMARY_MS, (line) => this.log('warn', line));
 
   constructor(source: UpstreamSource, options: ConsoleSessionOptions = {}) {
     super();
     this.source = source;
     this.options = options;
     this.upstreams = new ClientUpstreams(source);
+    this.clients = new SessionClients(source, this.upstreams, {
+      log: (level, message) => this.log(level, message),
+      recordError: (message) => (this.lastError = message),
+      changed: () => this.emitChange(),
+      traffic: () => this.emit('traffic', this.snapshot()),
+      isClosed: () => this.state === 'closed',
+    });
   }
 
   get name(): string {
@@ -132,8 +127,6 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     if (early && this.source.consoleType !== boundFor) await this.typeChanged(listen);
     try {
       const bound = early ?? (await this.listen(listen));
-      this.address = bound.address;
-      this.port = bound.port;
       this.startedAt = Date.now();
       this.setState('listening');
       this.log('info', `listening on ${formatHostPort(bound.address, bound.port)}`);
@@ -177,8 +170,6 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     } catch (err) {
       throw this.failure(err);
     }
-    this.address = bound.address;
-    this.port = bound.port;
     // What the caller started there reports its own failures.
     await Promise.resolve(onBound(bound)).catch(() => undefined);
     return bound;
@@ -193,11 +184,10 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
   dialAhead(): void {
     // Listening, or listening early while the pre-flight runs: the dial then overlaps it too.
     const listening = this.state === 'listening' || (this.state === 'connecting' && this.server !== undefined);
-    if (!listening || this.connections.size > 0) return;
+    if (!listening || this.clients.count > 0) return;
     this.upstreams.dialAhead((level, message) => this.log(level, message));
   }
 
-  /** What start() rejects with: a cancel once the session is closed, else the error, recorded. */
   /** What admit() threw, while the pre-flight unwinds. */
   private refusal?: unknown;
 
@@ -221,6 +211,7 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     }
   }
 
+  /** What start() rejects with: a cancel once the session is closed, else the error, recorded. */
   private failure(err: unknown): unknown {
     if (this.state === 'closed') return err instanceof SessionClosedError ? err : new SessionClosedError();
     this.lastError = describeError(err);
@@ -228,8 +219,9 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     return err;
   }
 
+  /** Binds the listener; the session's address is its own from then on. */
   private async listen(listen: ListenOptions): Promise<BoundAddress> {
-    const { server, bound } = await bindListener(listen, (socket) => this.accept(socket));
+    const { server, bound } = await bindListener(listen, (socket) => this.clients.accept(socket));
     // Closed while binding: nothing may be left listening.
     if (this.state === 'closed') {
       server.close();
@@ -237,116 +229,9 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     }
     server.on('error', (err) => this.log('error', `listener failed: ${describeError(err)}`));
     this.server = server;
+    this.address = bound.address;
+    this.port = bound.port;
     return bound;
-  }
-
-  private accept(socket: net.Socket): void {
-    const id = this.nextConnectionId++;
-    const remote = formatHostPort(socket.remoteAddress ?? '?', socket.remotePort ?? 0);
-    const rivals = [...this.connections.values()].filter((c) => c.state === 'open');
-    // A guessing burst's connections, refused unserved, are counted, not logged one by one.
-    const quiet = [...sourceChain(this.source)].some((source) => source.turnsAway?.(remote));
-    const connection: Connection = { id, socket, abort: new AbortController(), state: 'dialling', rivals, quiet };
-    this.connections.set(id, connection);
-    this.totalClients++;
-    if (quiet) this.turnedAway.add(socket.remoteAddress ?? '?');
-    else this.log('info', `client ${id} connected from ${remote}`);
-    this.emitChange();
-    socket.on('error', () => undefined); // reported through relay or close below
-    socket.once('close', () => connection.abort.abort());
-    void this.connect(connection);
-  }
-
-  private async connect(connection: Connection): Promise<void> {
-    const { socket } = connection;
-    const timeout = AbortSignal.timeout(DIAL_TIMEOUT_MS);
-    const signal = AbortSignal.any([connection.abort.signal, timeout]);
-    let opened: ClientUpstream | Refusal;
-    try {
-      opened = await this.upstreams.open({
-        signal,
-        log: (level, message) => this.log(level, message),
-        peer: formatHostPort(socket.remoteAddress ?? '?', socket.remotePort ?? 0),
-      });
-      if ('refused' in opened) {
-        // It waited for a pre-flight that failed (the session's error says why) or changed the type;
-        // then it is closed once what came for the old type has been stopped (or the session closed).
-        if (opened.closeAfter) await opened.closeAfter;
-        socket.destroy();
-        this.finish(connection, { level: 'info', message: `closed: ${opened.refused}` });
-        return;
-      }
-    } catch (err) {
-      socket.destroy();
-      if (connection.abort.signal.aborted) {
-        this.finish(connection, { level: 'info', message: 'disconnected before the console opened' });
-        return;
-      }
-      const message = timeout.aborted ? 'timed out opening the console' : describeError(err);
-      this.lastError = message;
-      this.log('error', `client ${connection.id}: ${message}`);
-      this.finish(connection);
-      return;
-    }
-    const { upstream, head } = opened;
-    if (connection.abort.signal.aborted) {
-      upstream.destroy();
-      this.finish(connection, { level: 'info', message: 'disconnected before the console opened' });
-      return;
-    }
-    connection.upstream = upstream;
-    connection.state = 'open';
-    this.noteReplacement(connection);
-    this.emitChange();
-    for (const chunk of head) {
-      this.bytesIn += chunk.length;
-      socket.write(chunk);
-    }
-    const relaying = relay(socket, upstream, {
-      onDownstream: (n) => {
-        this.bytesIn += n;
-        this.noteTraffic();
-      },
-      onUpstream: (n) => {
-        this.bytesOut += n;
-        this.noteTraffic();
-      },
-    });
-    // An upstream opened ahead comes paused; its bytes flow once the relay holds it.
-    upstream.resume();
-    const result = await relaying;
-    connection.closedBy = result.closedBy;
-    if (result.closedBy === 'upstream' && result.error) this.lastError = describeError(result.error);
-    this.finish(connection, farewell(result, connection.replacedBy));
-  }
-
-  /** Says which clients a client whose upstream just opened took the VM's one session from. */
-  private noteReplacement(connection: Connection): void {
-    if (!this.source.exclusive) return;
-    const replaced = takeOverRivals(connection);
-    if (replaced.length === 0) return;
-    this.log(
-      'warn',
-      `client ${connection.id} replaces the console session of client ${replaced.join(', ')}: the console keeps one session at a time`,
-    );
-  }
-
-  private finish(connection: Connection, farewellLine?: Farewell): void {
-    if (connection.state === 'closed') return;
-    connection.state = 'closed';
-    this.connections.delete(connection.id);
-    if (farewellLine && !connection.quiet && this.state !== 'closed')
-      this.log(farewellLine.level, `client ${connection.id} ${farewellLine.message}`);
-    this.emitChange();
-  }
-
-  private noteTraffic(): void {
-    if (this.trafficTimer) return;
-    this.trafficTimer = setTimeout(() => {
-      this.trafficTimer = undefined;
-      this.emit('traffic', this.snapshot());
-    }, TRAFFIC_REPORT_MS);
-    this.trafficTimer.unref();
   }
 
   /**
@@ -363,16 +248,10 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     this.setState('closed');
     this.checkAbort?.abort();
     this.upstreams.endHold();
-    clearTimeout(this.trafficTimer);
-    this.turnedAway.stop();
     const server = this.server;
     this.server = undefined;
     const closing = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
-    for (const connection of this.connections.values()) {
-      connection.abort.abort();
-      connection.socket.destroy();
-      connection.upstream?.destroy();
-    }
+    this.clients.closeAll();
     await closing;
     // A source that cannot free its resources has nothing to tell a closed session's user.
     await this.source.release?.().catch(() => undefined);
@@ -386,10 +265,10 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
       state: this.state,
       address: this.address,
       port: this.port,
-      clients: this.connections.size,
-      totalClients: this.totalClients,
-      bytesIn: this.bytesIn,
-      bytesOut: this.bytesOut,
+      clients: this.clients.count,
+      totalClients: this.clients.total,
+      bytesIn: this.clients.bytesIn,
+      bytesOut: this.clients.bytesOut,
       startedAt: this.startedAt,
       lastError: this.lastError,
       consoleType: this.source.consoleType,

@@ -9,6 +9,8 @@ import type { LogLevel } from './types.js';
 export interface Connection {
   id: number;
   socket: net.Socket;
+  /** The client's address and port, as the log and the source are told it. */
+  peer: string;
   upstream?: Duplex;
   abort: AbortController;
   state: 'dialling' | 'open' | 'closed';

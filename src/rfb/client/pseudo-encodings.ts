@@ -18,6 +18,8 @@ export const PSEUDO_ENCODINGS = {
 
 export type PseudoEncodingName = keyof typeof PSEUDO_ENCODINGS;
 
+export const PSEUDO_ENCODING_NAMES = Object.keys(PSEUDO_ENCODINGS) as PseudoEncodingName[];
+
 /** The largest pointer shape accepted (Cursor pseudo-encoding); real ones are at most 256 pixels a side. */
 const MAX_CURSOR_SIDE = 1024;
 

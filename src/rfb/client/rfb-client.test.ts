@@ -9,7 +9,8 @@ import { failure } from '../../../test/support/streams.js';
 import { startDemoRfbServer } from '../demo/server.js';
 import { Framebuffer } from '../wire/framebuffer.js';
 import { encodeServerInit } from '../wire/rfb-wire.js';
-import { ENCODINGS, MAX_CUT_TEXT_BYTES, RfbConsoleClient, type RfbConsoleClientOptions } from './rfb-client.js';
+import { ENCODINGS, RfbConsoleClient, type RfbConsoleClientOptions } from './rfb-client.js';
+import { MAX_CUT_TEXT_BYTES } from './server-messages.js';
 import { vncAuthResponse } from '../wire/vnc-auth.js';
 
 const cleanups: Array<() => unknown> = [];

@@ -1,19 +1,17 @@
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import { ConsoleEndedError, VconsoleError, describeError } from '../../errors.js';
-import { DECODE_COST_PER_MESSAGE } from '../../limits.js';
 import { ByteQueue } from '../wire/byte-queue.js';
-import type { Decoder, RectDecoder } from './decoders/decoder.js';
 import { DECODERS, type PixelEncodingName } from './decoders/index.js';
 import type { DecodeBudgetOptions } from './decode-budget.js';
-import type { Rect } from '../wire/geometry.js';
 import type { Framebuffer } from '../wire/framebuffer.js';
 import { ParseLoop } from './parse-loop.js';
 import { NATIVE_FORMAT, RfbProtocolError, encodePixelFormat } from '../wire/rfb-wire.js';
-import { MAX_SCREEN_SIDE, clientHandshake } from './handshake.js';
+import { clientHandshake } from './handshake.js';
 import { clientCutText, keyEvent, pointerEvent, qemuKeyEvent, setEncodingsMessage, updateRequest } from './messages.js';
-import { PSEUDO_ENCODINGS, cursorDecoder, type PseudoEncodingName } from './pseudo-encodings.js';
+import { PSEUDO_ENCODINGS, PSEUDO_ENCODING_NAMES, type PseudoEncodingName } from './pseudo-encodings.js';
 import { RELAYED_ENCODINGS, RelayedExtensions } from './relayed-extensions.js';
+import { MAX_CUT_TEXT_BYTES, ServerMessages } from './server-messages.js';
 import type { DesktopSizeRequest } from '../wire/extensions.js';
 
 export type EncodingName = PixelEncodingName | PseudoEncodingName;
@@ -26,8 +24,6 @@ export const ENCODINGS = {
 
 /** The pixel encodings asked for unless told otherwise: every decoder, in the registry's order of preference. */
 export const DEFAULT_ENCODINGS: readonly EncodingName[] = DECODERS.map((kind) => kind.name);
-const PSEUDO_ENCODING_NAMES = Object.keys(PSEUDO_ENCODINGS) as PseudoEncodingName[];
-const PSEUDO_NAMES = new Map<number, PseudoEncodingName>(PSEUDO_ENCODING_NAMES.map((name) => [PSEUDO_ENCODINGS[name], name]));
 
 export interface RfbConsoleClientOptions {
   password?: string;
@@ -52,9 +48,6 @@ export interface RfbConsoleClientOptions {
   beforeFirstUpdate?: () => Promise<void>;
 }
 
-/** Largest ServerCutText passed on; a longer one is dropped as it arrives, the session kept. */
-export const MAX_CUT_TEXT_BYTES = 1024 * 1024;
-
 interface RfbConsoleClientEvents {
   bell: [];
   clipboard: [string];
@@ -65,36 +58,27 @@ interface RfbConsoleClientEvents {
   close: [Error | undefined];
 }
 
+/** Why what waits on a connection gives up: how it ended, or that it closed (`close()`, or no reason given). */
+function connectionOver(error: Error | undefined): Error {
+  return error ?? new VconsoleError('RFB connection closed');
+}
+
 /**
  * vconsole's RFB client towards a console (QEMU, KubeVirt, a VNC server): it keeps the
  * console's screen in a Framebuffer, asking for the next update as each one is drawn, and
- * forwards input. Server messages are parsed from a queue of received chunks as they arrive,
+ * forwards input. Server messages are parsed (ServerMessages) from a queue of received chunks as they arrive,
  * a budget's worth a turn of the event loop: the rest waits for the next turn (or, past the
  * console's budget for the second, for the second's end), the console unread meanwhile once
  * DECODE_QUEUE_HIGH_BYTES are queued (ParseLoop).
  */
 export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
   private readonly queue = new ByteQueue();
-  /** This connection's decoder of each pixel encoding, by RFB number: each keeps its own state (zlib streams). */
-  private readonly decoders = new Map<number, { name: PixelEncodingName; decoder: Decoder }>(
-    DECODERS.map((kind) => [kind.encoding, { name: kind.name, decoder: kind.create() }]),
-  );
-  private readonly seen = new Set<string>();
   private handshaking = true;
   private wake: (() => void) | undefined;
   private closed: { error: Error | undefined } | undefined;
-  /** Rectangles still due in the current FramebufferUpdate, and the one being decoded. */
-  private rectsLeft = 0;
-  private decoder: RectDecoder | undefined;
-  /** The next request asks for the whole screen (after a resize). */
-  private wantFullUpdate = false;
   private updateWaiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
-  /** The current FramebufferUpdate carried pixels (not only pseudo-encodings). */
-  private updateHadPixels = false;
-  private qemuKeys = false;
-  /** Bytes of an oversized ServerCutText still to drop as they arrive. */
-  private cutTextToSkip = 0;
   private readonly loop: ParseLoop;
+  private readonly messages: ServerMessages;
   private readonly relayed = new RelayedExtensions({
     write: (message) => this.send(message),
     ledState: (state) => this.emit('ledState', state),
@@ -112,10 +96,20 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
     this.loop = new ParseLoop(
       stream,
       this.queue,
-      () => this.step(),
+      () => this.messages.step(),
       (err) => this.broke(err),
       options.budget,
     );
+    this.messages = new ServerMessages(this.queue, fb, this.loop.budget, {
+      relayed: this.relayed,
+      bell: () => this.emit('bell'),
+      clipboard: (text) => this.emit('clipboard', text),
+      admitScreen: (width, height) => options.admitScreen?.(width, height),
+      requestUpdate: (incremental) => this.requestUpdate(incremental),
+      pictureDrawn: () => {
+        for (const waiter of this.updateWaiters.splice(0)) waiter.resolve();
+      },
+    });
     stream.on('data', (chunk: Buffer) => {
       this.queue.push(chunk);
       if (this.handshaking) this.wake?.();
@@ -146,7 +140,7 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
       if (options.beforeFirstUpdate) {
         stream.pause();
         await options.beforeFirstUpdate();
-        if (client.closed) throw client.closed.error ?? new VconsoleError('RFB connection closed');
+        if (client.closed) throw connectionOver(client.closed.error);
         stream.resume();
       }
     } catch (err) {
@@ -179,7 +173,7 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
   }
 
   get encodingsSeen(): ReadonlySet<string> {
-    return this.seen;
+    return this.messages.encodingsSeen;
   }
 
   /** True once the connection is over (its `close` was emitted). */
@@ -188,7 +182,7 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
   }
 
   get supportsQemuKeys(): boolean {
-    return this.qemuKeys;
+    return this.messages.supportsQemuKeys;
   }
 
   /** The console's LED state and pointer mode as it last told them (with relayExtensions). */
@@ -202,7 +196,7 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
   }
 
   nextUpdate(): Promise<void> {
-    if (this.closed) return Promise.reject(this.closed.error ?? new VconsoleError('RFB connection closed'));
+    if (this.closed) return Promise.reject(connectionOver(this.closed.error));
     return new Promise((resolve, reject) => this.updateWaiters.push({ resolve, reject }));
   }
 
@@ -212,7 +206,7 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
 
   /** QEMU's Extended Key Event (keycodes keep the guest's keyboard layout) when announced, else a key event. */
   qemuKey(down: boolean, keysym: number, keycode: number): void {
-    this.send(this.qemuKeys ? qemuKeyEvent(down, keysym, keycode) : keyEvent(down, keysym));
+    this.send(this.messages.supportsQemuKeys ? qemuKeyEvent(down, keysym, keycode) : keyEvent(down, keysym));
   }
 
   pointer(buttons: number, x: number, y: number): void {
@@ -237,7 +231,7 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
 
   private async read(size: number): Promise<Buffer> {
     for (;;) {
-      if (this.closed) throw this.closed.error ?? new VconsoleError('RFB connection closed');
+      if (this.closed) throw connectionOver(this.closed.error);
       const bytes = this.queue.take(size);
       if (bytes) return bytes;
       await new Promise<void>((resolve) => (this.wake = resolve));
@@ -255,164 +249,6 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
     this.finish(new VconsoleError(`RFB server broke the protocol: ${reason}`, { cause: err }));
   }
 
-  /** Handles the next piece of a message; false when more bytes must arrive first. */
-  private step(): boolean {
-    if (this.cutTextToSkip > 0) {
-      const dropped = Math.min(this.cutTextToSkip, this.queue.length);
-      this.queue.skip(dropped);
-      this.cutTextToSkip -= dropped;
-      return dropped > 0;
-    }
-    if (this.decoder) {
-      if (!this.decoder(this.queue, this.loop.budget)) return false;
-      this.decoder = undefined;
-      this.rectDone();
-      return true;
-    }
-    if (this.rectsLeft > 0) return this.startRect();
-    const head = this.queue.peek(1);
-    if (!head) return false;
-    this.loop.budget.spend(DECODE_COST_PER_MESSAGE);
-    switch (head[0]) {
-      case 0: {
-        const update = this.queue.take(4);
-        if (!update) return false;
-        this.rectsLeft = update.readUInt16BE(2);
-        if (this.rectsLeft === 0) this.updateDone();
-        return true;
-      }
-      case 1: {
-        // SetColourMapEntries: not expected in true colour; skipped whole.
-        const entries = this.queue.peek(6);
-        if (!entries) return false;
-        const size = 6 + entries.readUInt16BE(4) * 6;
-        if (this.queue.length < size) return false;
-        this.queue.skip(size);
-        return true;
-      }
-      case 2:
-        this.queue.skip(1);
-        this.emit('bell');
-        return true;
-      case 3: {
-        const cut = this.queue.peek(8);
-        if (!cut) return false;
-        // A negative length is the ExtendedClipboard format, |length| bytes long.
-        const signed = cut.readInt32BE(4);
-        const length = Math.abs(signed);
-        if (length > MAX_CUT_TEXT_BYTES) {
-          // A clipboard too big to pass on is not worth the console: it is dropped, not buffered.
-          this.queue.skip(8);
-          this.cutTextToSkip = length;
-          return true;
-        }
-        const text = this.queue.take(8 + length);
-        if (!text) return false;
-        if (signed < 0) this.relayed.cutText(text.subarray(8));
-        else this.emit('clipboard', text.toString('latin1', 8));
-        return true;
-      }
-      default:
-        throw new RfbProtocolError(`unknown server message type ${head[0]}`);
-    }
-  }
-
-  private startRect(): boolean {
-    const header = this.queue.take(12);
-    if (!header) return false;
-    this.loop.budget.spend(DECODE_COST_PER_MESSAGE);
-    const rect: Rect = { x: header.readUInt16BE(0), y: header.readUInt16BE(2), w: header.readUInt16BE(4), h: header.readUInt16BE(6) };
-    const encoding = header.readInt32BE(8);
-    const pseudo = PSEUDO_NAMES.get(encoding);
-    const pixels = this.decoders.get(encoding);
-    // Read whether asked for or not: a recording of a hub's connection holds them, and its replay asks for nothing.
-    const relayed = this.relayed.rect(encoding, rect);
-    let decoder: RectDecoder | undefined;
-    if (relayed) {
-      decoder = relayed === 'done' ? undefined : relayed;
-    } else if (pseudo) {
-      this.seen.add(pseudo);
-      decoder = this.pseudoDecoder(pseudo, rect);
-    } else if (pixels) {
-      this.seen.add(pixels.name);
-      decoder = this.pixelDecoder(pixels.decoder, rect);
-    } else {
-      throw new RfbProtocolError(`rectangle in encoding ${encoding}, which vconsole did not ask for`);
-    }
-    if (decoder) this.decoder = decoder;
-    else this.rectDone();
-    return true;
-  }
-
-  /** The decoder of a pseudo-encoding's body, or undefined when it has none (handled here). */
-  private pseudoDecoder(name: PseudoEncodingName, rect: Rect): RectDecoder | undefined {
-    switch (name) {
-      case 'desktop-size':
-        this.resize(rect.w, rect.h);
-        return undefined;
-      case 'extended-desktop-size':
-        return (queue) => {
-          const head = queue.peek(4);
-          if (!head) return false;
-          if (!queue.take(4 + head[0] * 16)) return false;
-          // x is the reason (1: our SetDesktopSize), y the status: non-zero answers it with a refusal.
-          this.relayed.desktopSize(rect.x, rect.y);
-          if (rect.y === 0) this.resize(rect.w, rect.h);
-          return true;
-        };
-      case 'last-rect':
-        this.rectsLeft = 1;
-        return undefined;
-      case 'qemu-extended-key':
-        this.qemuKeys = true;
-        return undefined;
-      case 'cursor':
-        return cursorDecoder(this.fb, rect);
-    }
-  }
-
-  /** The reader of a rectangle of screen pixels, which must lie inside the screen. */
-  private pixelDecoder(decoder: Decoder, rect: Rect): RectDecoder {
-    const fb = this.fb;
-    this.updateHadPixels = true;
-    if (rect.x + rect.w > fb.width || rect.y + rect.h > fb.height) {
-      throw new RfbProtocolError(`${rect.w}x${rect.h} rectangle at ${rect.x},${rect.y} lies outside the ${fb.width}x${fb.height} screen`);
-    }
-    return decoder.rect(fb, rect);
-  }
-
-  private resize(width: number, height: number): void {
-    if (width > MAX_SCREEN_SIDE || height > MAX_SCREEN_SIDE)
-      throw new RfbProtocolError(`new screen size ${width}x${height} is larger than vconsole supports`);
-    // Only a real change asks for the whole screen again: QEMU answers every full request with
-    // an ExtendedDesktopSize of the same size, which must not start a loop of full updates.
-    if (width === this.fb.width && height === this.fb.height) return;
-    // A new screen is written whole (zeroed): a console that flaps its size pays for it.
-    this.loop.budget.spend(width * height);
-    this.options.admitScreen?.(width, height);
-    this.fb.resize(width, height);
-    this.wantFullUpdate = true;
-  }
-
-  private rectDone(): void {
-    this.rectsLeft -= 1;
-    if (this.rectsLeft === 0) this.updateDone();
-  }
-
-  /**
-   * A FramebufferUpdate is drawn: ask for the next, and wake the waiters if it held pixels.
-   * QEMU answers SetEncodings with an update of nothing but ExtendedDesktopSize; a screenshot
-   * taken after that would be black.
-   */
-  private updateDone(): void {
-    this.requestUpdate(!this.wantFullUpdate);
-    this.wantFullUpdate = false;
-    if (!this.updateHadPixels) return;
-    this.updateHadPixels = false;
-    const waiters = this.updateWaiters.splice(0);
-    for (const waiter of waiters) waiter.resolve();
-  }
-
   private finish(error: Error | undefined): void {
     if (this.closed) return;
     this.closed = { error };
@@ -420,9 +256,8 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
     this.wake?.();
     this.stream.destroy();
     this.relayed.close();
-    for (const { decoder } of this.decoders.values()) decoder.close();
-    const waiters = this.updateWaiters.splice(0);
-    for (const waiter of waiters) waiter.reject(error ?? new VconsoleError('RFB connection closed'));
+    this.messages.close();
+    for (const waiter of this.updateWaiters.splice(0)) waiter.reject(connectionOver(error));
     if (!this.handshaking) this.emit('close', error);
   }
 }
