@@ -50,11 +50,12 @@ export class UsageError extends VconsoleError {
 
 /**
  * One line for the user: the message and, when there is one, what to do. Safe to print: the
- * line holds no control character (names in it come from users and cloud APIs) and its
- * message part is capped, so a huge name cannot flood the terminal.
+ * line holds no control character (names in it come from users and cloud APIs), nothing that
+ * looks like a secret (a console URL's token quoted by a library or an API: redactSecrets) and
+ * its message part is capped, so a huge name cannot flood the terminal.
  */
 export function describeError(err: unknown): string {
-  if (err instanceof VconsoleError) return withHint(err.message, err.hint);
+  if (err instanceof VconsoleError) return withHint(redactSecrets(err.message), err.hint ? redactSecrets(err.hint) : undefined);
   if (err instanceof Error) return printableMessage(describeSystemError(err));
   return printableMessage(String(err));
 }
