@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConsoleEndedError, ConsoleRefusedError, UsageError, VconsoleError, describeError } from './errors.js';
-import { SecretSet, scrubError, scrubText, scrubbedCause, urlSecrets } from './secrets.js';
+import { SecretSet, scrubError, scrubText, scrubbedCause, urlSecrets, withoutCredentialVariables } from './secrets.js';
 
 describe('scrubText', () => {
   it('replaces a known secret as it is, percent-encoded, form-encoded and inside a JSON string', () => {
@@ -79,5 +79,19 @@ describe('SecretSet', () => {
     expect(set.values()).toEqual(['second-2', 'third-3']);
     expect(set.scrubText('first-1 second-2 third-3')).toBe('first-1 *** ***');
     expect(set.scrubError(new VconsoleError('third-3')).message).toBe('***');
+  });
+});
+
+describe('withoutCredentialVariables', () => {
+  it("drops OpenStack's credential variables and keeps the rest, a desktop's activation token too", () => {
+    const env = {
+      OS_PASSWORD: 'a',
+      OS_APPLICATION_CREDENTIAL_SECRET: 'b',
+      OS_TOKEN: 'c',
+      OS_AUTH_URL: 'u',
+      PATH: '/bin',
+      XDG_ACTIVATION_TOKEN: 't',
+    };
+    expect(withoutCredentialVariables(env)).toEqual({ OS_AUTH_URL: 'u', PATH: '/bin', XDG_ACTIVATION_TOKEN: 't' });
   });
 });

@@ -84,6 +84,17 @@ function decoded(text: string): string {
 }
 
 /**
+ * The variables vconsole reads credentials from, OpenStack's openrc (OS_PASSWORD,
+ * OS_APPLICATION_CREDENTIAL_SECRET, OS_TOKEN): no viewer or browser needs them.
+ */
+const CREDENTIAL_VARIABLE = /^OS_(?:\w*_)?(?:PASSWORD|SECRET|TOKEN)$/i;
+
+/** `env` without the variables that hold vconsole's credentials: what a program vconsole starts is given. */
+export function withoutCredentialVariables(env: Readonly<Record<string, string | undefined>>): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !CREDENTIAL_VARIABLE.test(name)));
+}
+
+/**
  * The secrets a provider has learnt (a password read, a token bought, a console's ticket
  * received), the most recent ones kept: what its errors are scrubbed of.
  */
