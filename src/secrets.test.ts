@@ -59,8 +59,13 @@ describe('scrubError', () => {
 });
 
 describe('urlSecrets and scrubbedCause', () => {
-  it("names a URL's password and its query and fragment values", () => {
-    expect(urlSecrets('wss://me:p%40ss@h:6080/x?token=T0KEN&path=a#frag=F1')).toEqual(['p%40ss', 'p@ss', 'T0KEN', 'a', 'F1']);
+  it("names a URL's password and its query and fragment values long enough to be a token", () => {
+    expect(urlSecrets('wss://me:p%40ss@h:6080/x?token=T0KEN-long&port=5900&word=downstream#frag=F1-long-one')).toEqual([
+      'p%40ss',
+      'p@ss',
+      'T0KEN-long',
+      'F1-long-one',
+    ]);
     expect(urlSecrets('not a url')).toEqual([]);
   });
 

@@ -63,7 +63,17 @@ function codeOf(err: unknown): string | undefined {
   return typeof failure?.cause?.code === 'string' ? failure.cause.code : undefined;
 }
 
-/** What a URL carries that is secret: its userinfo's password, its query's and fragment's values (`?token=T`). */
+/**
+ * A query value taken for a secret: 8 characters or more, not all letters. A token is long and
+ * random (a UUID, a ticket); a `port=5900` beside it is not one, nor a word that the close
+ * reasons and messages scrubbed of it may also say.
+ */
+const QUERY_SECRET = /^(?=.*[^A-Za-z]).{8,}$/s;
+
+/**
+ * What a URL carries that is secret: its userinfo's password, and its query's and fragment's
+ * values that look like a token (QUERY_SECRET: `?token=T`, `vncticket=T`).
+ */
 export function urlSecrets(href: string): string[] {
   let url: URL;
   try {
@@ -71,7 +81,7 @@ export function urlSecrets(href: string): string[] {
   } catch {
     return [];
   }
-  const values = (query: string) => [...new URLSearchParams(query).values()];
+  const values = (query: string) => [...new URLSearchParams(query).values()].filter((value) => QUERY_SECRET.test(value));
   return [...new Set([url.password, decoded(url.password), ...values(url.search), ...values(url.hash.slice(1))])].filter(Boolean);
 }
 
