@@ -50,6 +50,10 @@ describe('describeError is safe to print', () => {
     const text = describeError(err);
     expect(text).toBe('cannot open wss://nova:6083/?token=***; try https://***@pve:8006/');
     expect(errorLine(new UsageError('bad URL ws://h/?password=pw-1234'))).toBe('vconsole: bad URL ws://h/?password=***');
+    // A path it names is the user's, and says what failed.
+    expect(describeError(new VconsoleError('unix:///tmp/vconsole-cli-Qts4mf7/x.sock: no such socket'))).toBe(
+      'unix:///tmp/vconsole-cli-Qts4mf7/x.sock: no such socket',
+    );
   });
 
   it('caps a huge message and still gives the hint', () => {
