@@ -31,7 +31,7 @@ describe("Proxmox VE's errors, one line each", () => {
 });
 
 describe('what its errors are scrubbed of', () => {
-  it("a token whole, and its secret when said alone", async () => {
+  it('a token whole, and its secret when said alone', async () => {
     const secret = '5c0a1b2d-3e4f-4a5b-8c6d-7e8f9a0b1c2d';
     const cluster = {
       url: 'https://pve:8006',
