@@ -45,6 +45,17 @@ describe('describeError is safe to print', () => {
     expect(describeError('plain\u001bstring')).toBe('plain\\estring');
   });
 
+  it("redacts a token or credentials that an error of vconsole's own quotes, in its message and its hint", () => {
+    const err = new VconsoleError('cannot open wss://nova:6083/?token=0c3f9e2a-77aa', { hint: 'try https://admin:hunter2@pve:8006/' });
+    const text = describeError(err);
+    expect(text).toBe('cannot open wss://nova:6083/?token=***; try https://***@pve:8006/');
+    expect(errorLine(new UsageError('bad URL ws://h/?password=pw-1234'))).toBe('vconsole: bad URL ws://h/?password=***');
+    // A path it names is the user's, and says what failed.
+    expect(describeError(new VconsoleError('unix:///tmp/vconsole-cli-Qts4mf7/x.sock: no such socket'))).toBe(
+      'unix:///tmp/vconsole-cli-Qts4mf7/x.sock: no such socket',
+    );
+  });
+
   it('caps a huge message and still gives the hint', () => {
     const text = describeError(new UsageError(`bad name ${'x'.repeat(10_000)}`, 'use a short name'));
     expect(text.length).toBeLessThan(MESSAGE_MAX_CHARS + 40);

@@ -50,11 +50,12 @@ export class UsageError extends VconsoleError {
 
 /**
  * One line for the user: the message and, when there is one, what to do. Safe to print: the
- * line holds no control character (names in it come from users and cloud APIs) and its
- * message part is capped, so a huge name cannot flood the terminal.
+ * line holds no control character (names in it come from users and cloud APIs), no query
+ * token, bearer token or URL credentials (quoted by a library or an API) and
+ * its message part is capped, so a huge name cannot flood the terminal.
  */
 export function describeError(err: unknown): string {
-  if (err instanceof VconsoleError) return withHint(err.message, err.hint);
+  if (err instanceof VconsoleError) return withHint(redactCredentials(err.message), err.hint ? redactCredentials(err.hint) : undefined);
   if (err instanceof Error) return printableMessage(describeSystemError(err));
   return printableMessage(String(err));
 }
@@ -178,7 +179,15 @@ const URL_CREDENTIALS = /(\/\/)[^/@\s:]+:[^/@\s]+@/g;
 
 /** Removes tokens (in queries and URL paths), passwords and URL credentials from text that may reach a log. */
 export function redactSecrets(text: string): string {
-  return maskUrlPaths(text.replace(TOKEN_QUERY, '$1***').replace(BEARER, '$1***').replace(URL_CREDENTIALS, '$1***@'));
+  return maskUrlPaths(redactCredentials(text));
+}
+
+/**
+ * Removes query tokens, bearer tokens and URL credentials, leaving URL paths as they are: for
+ * vconsole's own messages, whose paths (a socket's, a file's) are the user's and say what failed.
+ */
+function redactCredentials(text: string): string {
+  return text.replace(TOKEN_QUERY, '$1***').replace(BEARER, '$1***').replace(URL_CREDENTIALS, '$1***@');
 }
 
 /** What the user typed as a target, with query and fragment (console tokens) cut off, for messages. */

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { VIEWER_PROBE_TIMEOUT_MS } from '../limits.js';
+import { withoutCredentialVariables } from '../secrets.js';
 import type { HostPlatform, ViewerEnvironment } from './types.js';
 
 /** This machine's platform in the three families vconsole knows (BSDs behave like Linux). */
@@ -13,7 +14,7 @@ export function hostPlatform(platform: NodeJS.Platform = process.platform): Host
  * could not open a window; everything else as given (PATH, locale, FAKE_* test knobs).
  */
 function probeEnvironment(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
-  const copy: NodeJS.ProcessEnv = { ...env };
+  const copy = withoutCredentialVariables(env);
   delete copy.DISPLAY;
   delete copy.WAYLAND_DISPLAY;
   return copy;

@@ -18,6 +18,14 @@ describe('ViewerProcess', () => {
     expect(exit.stderrTail).not.toContain('SECRET123');
   });
 
+  it("gives a viewer none of vconsole's credential variables (an openrc's OS_PASSWORD), the rest of the environment kept", async () => {
+    const env = { ...process.env, OS_PASSWORD: 'hunter22-pw', OS_APPLICATION_CREDENTIAL_SECRET: 'app-cred-s3cret', OS_CLOUD: 'prod' };
+    const script =
+      'process.stdout.write(JSON.stringify([process.env.OS_PASSWORD, process.env.OS_APPLICATION_CREDENTIAL_SECRET, process.env.OS_CLOUD]))';
+    const exit = await launchViewer({ command: process.execPath, args: ['-e', script] }, { env }).exited;
+    expect(JSON.parse(exit.stdoutTail)).toEqual([null, null, 'prod']);
+  });
+
   // Here (not Windows) %SystemRoot%\\System32\\taskkill.exe cannot be run, as where wine's
   // taskkill refuses /T or a Windows lacks it: the viewer must end all the same.
   it('ends a Windows viewer itself when taskkill fails, on stop() and on killNow()', async () => {

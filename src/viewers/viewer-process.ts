@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { Readable } from 'node:stream';
 import { redactSecrets } from '../errors.js';
+import { withoutCredentialVariables } from '../secrets.js';
 import { clip, terminalSafe } from '../text/terminal-text.js';
 import { killTreeNow, runsInOwnGroup, signalTree } from './process-tree.js';
 import type { ViewerCommand } from './types.js';
@@ -116,7 +117,8 @@ export class ViewerProcess extends EventEmitter<{ exit: [ViewerExit] }> {
     this.child = spawn(command.command, command.args, {
       detached: runsInOwnGroup(process.platform),
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: options.env,
+      // A viewer is another program: it gets no credential of vconsole's (OS_PASSWORD ...).
+      env: withoutCredentialVariables(options.env ?? process.env),
       cwd: options.cwd,
       windowsHide: false,
     });

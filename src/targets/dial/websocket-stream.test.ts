@@ -5,6 +5,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readBytes, readToEnd } from '../../../test/support/streams.js';
 import { waitFor } from '../../../test/support/wait.js';
+import { dialWebSocket } from './websocket.js';
 import { WebSocketStream } from './websocket-stream.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -167,5 +168,21 @@ describe('WebSocketStream', () => {
     let read = 0;
     stream.on('data', (c: Buffer) => (read += c.length));
     await waitFor(() => read > heldAt, 'the reader to catch up');
+  });
+});
+
+describe("a console's close reason", () => {
+  it('never says the token of the URL the console was dialled with, though the proxy quotes it', async () => {
+    const token = 'c0ns0le-t0ken-4242';
+    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await once(wss, 'listening');
+    wss.on('connection', (ws, req) => ws.close(1008, `Token '${new URL(req.url ?? '/', 'ws://x').searchParams.get('token')}' not found`));
+    cleanups.push(() => new Promise<void>((r) => wss.close(() => r())));
+    const url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/websockify?token=${token}`;
+    const stream = await dialWebSocket({ url, protocols: ['binary'], tls: {}, signal: AbortSignal.timeout(10_000) });
+    const failed = once(stream, 'error') as Promise<[Error]>;
+    stream.resume();
+    const [err] = await failed;
+    expect(err.message).toBe("the console proxy refused the session: Token '***' not found");
   });
 });

@@ -1,6 +1,7 @@
 import { Duplex } from 'node:stream';
 import type WebSocket from 'ws';
 import { ConsoleEndedError, describeWebSocketEnding } from '../../errors.js';
+import { scrubText } from '../../secrets.js';
 import { REFUSED_AT_UPGRADE_MS } from '../../limits.js';
 import { ServerFrameSplitter } from './websocket-frames.js';
 
@@ -42,8 +43,15 @@ export class WebSocketStream extends Duplex {
   /** Data frames' payloads come straight from the socket's chunks, not through ws's messages. */
   readonly receivesPayloadDirectly: boolean;
 
-  /** `socket`: the connection under the websocket, watched for how it failed (a reset). */
-  constructor(ws: WebSocket, socket?: { once(event: 'error', listener: (err: Error & { code?: string }) => void): unknown }) {
+  /**
+   * `socket`: the connection under the websocket, watched for how it failed (a reset).
+   * `secrets`: what the close frame's reason may quote and must not say (the URL's token).
+   */
+  constructor(
+    ws: WebSocket,
+    socket?: { once(event: 'error', listener: (err: Error & { code?: string }) => void): unknown },
+    private readonly secrets: readonly string[] = [],
+  ) {
     super({ readableHighWaterMark: READ_BUFFER_BYTES, decodeStrings: true });
     this.ws = ws;
     socket?.once('error', (err) => {
@@ -66,7 +74,8 @@ export class WebSocketStream extends Duplex {
     if (this.closing) return;
     const ending = describeWebSocketEnding({
       code,
-      reason,
+      // A proxy may quote the token it refused ("Token '...' not found").
+      reason: scrubText(reason, this.secrets),
       socketErrorCode: this.socketErrorCode,
       soonAfterUpgrade: this.receivedBytes === 0 && Date.now() - this.openedAt < REFUSED_AT_UPGRADE_MS,
     });

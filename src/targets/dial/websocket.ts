@@ -5,6 +5,7 @@ import type { ClientOptions } from 'ws';
 import { ConsoleEndedError, VconsoleError, describeError, isTlsError } from '../../errors.js';
 import { WebSocketStream } from './websocket-stream.js';
 import { MISSED_PONGS_ALLOWED, REJECTION_BODY_LIMIT_BYTES, WEBSOCKET_HANDSHAKE_TIMEOUT_MS, keepaliveIntervalMs } from '../../limits.js';
+import { urlSecrets } from '../../secrets.js';
 
 export interface WebSocketDialOptions {
   url: string;
@@ -78,7 +79,7 @@ export async function dialWebSocket(options: WebSocketDialOptions): Promise<Dupl
       if (settled) return;
       settled = true;
       signal.removeEventListener('abort', onAbort);
-      const stream = new WebSocketStream(ws, upgraded);
+      const stream = new WebSocketStream(ws, upgraded, urlSecrets(options.url));
       keepAlive(ws, stream);
       resolve(stream);
     });

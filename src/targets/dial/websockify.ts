@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import type { Duplex } from 'node:stream';
 import { ConsoleEndedError, ConsoleRefusedError, VconsoleError, describeError } from '../../errors.js';
 import { CONSOLE_SETTLE_MS } from '../../limits.js';
+import { scrubbedCause, urlSecrets } from '../../secrets.js';
 import { dialWebSocket } from './websocket.js';
 import { isHangUp, pastedUrlSchemeHint, schemeMismatch, type ProxyScheme } from './websocket-scheme.js';
 
@@ -58,7 +59,7 @@ export async function dialWebsockify(options: WebsockifyDialOptions): Promise<Du
   const rejected = (cause?: unknown) =>
     new ConsoleTokenRejectedError(TOKEN_REJECTED, {
       hint: options.rejectedHint,
-      cause: cause === undefined ? undefined : scrubbedCause(cause),
+      cause: cause === undefined ? undefined : scrubbedCause(cause, urlSecrets(options.url)),
     });
   let stream: Duplex;
   try {
@@ -87,7 +88,7 @@ export async function dialWebsockify(options: WebsockifyDialOptions): Promise<Du
   const refused = (cause?: unknown) =>
     new ConsoleTokenRejectedError(REFUSED_AFTER_UPGRADE, {
       hint: options.rejectedHint,
-      cause: cause === undefined ? undefined : scrubbedCause(cause),
+      cause: cause === undefined ? undefined : scrubbedCause(cause, urlSecrets(options.url)),
     });
   return firstChunk(stream, options.signal, refused, CONSOLE_SETTLE_MS);
 }
@@ -143,12 +144,6 @@ export function firstChunk(stream: Duplex, signal: AbortSignal, silent: (cause?:
     stream.once('error', onError);
     signal.addEventListener('abort', onAbort, { once: true });
   });
-}
-
-/** The cause without anything that could hold the URL. */
-function scrubbedCause(err: unknown): Error {
-  const code = (err as { code?: string; cause?: { code?: string } }).code ?? (err as { cause?: { code?: string } }).cause?.code;
-  return Object.assign(new Error(describeError(err)), { code });
 }
 
 /** TLS settings from --insecure and --ca FILE (read here, at dial time, not at resolve). */

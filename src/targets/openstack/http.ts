@@ -1,5 +1,4 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { redactSecrets } from '../../errors.js';
 import { requestJson } from '../../net/http-json.js';
 import type { TlsSettings } from '../dial/websockify.js';
 
@@ -69,17 +68,4 @@ export function apiErrorMessage(body: unknown): string | undefined {
   }
   const message = (body as { message?: unknown }).message;
   return typeof message === 'string' && message ? message : undefined;
-}
-
-/**
- * Text safe for a message or a log line: query tokens and URL credentials redacted, and every
- * known secret (password, Keystone token, console token) replaced wherever it appears.
- */
-export function scrubSecrets(text: string, secrets: Iterable<string | undefined>): string {
-  let out = redactSecrets(text);
-  for (const secret of secrets) {
-    if (!secret || secret.length < 4) continue;
-    for (const form of new Set([secret, encodeURIComponent(secret)])) out = out.split(form).join('***');
-  }
-  return out;
 }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { VconsoleError } from '../../errors.js';
+import { scrubText } from '../../secrets.js';
 import type { CloudConfig, EndpointInterface } from './config.js';
-import { apiErrorMessage, callOpenStack, scrubSecrets, type TlsSettings } from './http.js';
+import { apiErrorMessage, callOpenStack, type TlsSettings } from './http.js';
 
 export interface CatalogEndpoint {
   interface: string;
@@ -162,7 +163,7 @@ export class KeystoneSession {
   }
 
   private failure(status: number, body: unknown): VconsoleError {
-    const said = scrubSecrets(apiErrorMessage(body) ?? `HTTP ${status}`, this.secrets());
+    const said = scrubText(apiErrorMessage(body) ?? `HTTP ${status}`, this.secrets());
     const name = this.cloud.name;
     if (status === 401) {
       return new VconsoleError(`Keystone refused the credentials of cloud "${name}": ${said}`, {

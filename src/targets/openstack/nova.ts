@@ -1,6 +1,7 @@
 import { VconsoleError } from '../../errors.js';
 import type { LogLevel } from '../../proxy/types.js';
-import { apiErrorMessage, callOpenStack, scrubSecrets, type OpenStackResponse, type TlsSettings } from './http.js';
+import { scrubText } from '../../secrets.js';
+import { apiErrorMessage, callOpenStack, type OpenStackResponse, type TlsSettings } from './http.js';
 import { computeEndpoint, type KeystoneSession } from './keystone.js';
 
 /** The first microversion with `POST /servers/{id}/remote-consoles`. */
@@ -286,7 +287,7 @@ export class NovaCompute {
   }
 
   private said(res: OpenStackResponse): string {
-    return scrubSecrets(apiErrorMessage(res.body) ?? `HTTP ${res.status}`, this.session.secrets());
+    return scrubText(apiErrorMessage(res.body) ?? `HTTP ${res.status}`, this.session.secrets());
   }
 }
 

@@ -5,7 +5,7 @@ import {
   startOpenStackFixture,
   type OpenStackFixture,
 } from '../../../test/fixtures/openstack-api.js';
-import { UsageError, describeError } from '../../errors.js';
+import { ConsoleRefusedError, UsageError, describeError } from '../../errors.js';
 import type { LogLevel } from '../../proxy/types.js';
 import { splitTarget } from '../index.js';
 import type { ConfigSources } from './config.js';
@@ -298,6 +298,8 @@ describe('dial', () => {
     fixture.settings.consoleTokenTtlSeconds = -1; // expired on arrival
     const error = await failure(target('openstack:web-1').dial(context()));
     expect(error.message).toBe('console token rejected (expired or invalid)');
+    // Scrubbed, it is still a refusal: the hub and a waiting serial line give up instead of redialling.
+    expect(error).toBeInstanceOf(ConsoleRefusedError);
     expectNoSecrets(`${describeError(error)} ${String((error.cause as Error | undefined)?.message)} ${logs.join('\n')}`);
   });
 
@@ -384,6 +386,7 @@ describe('SPICE consoles', () => {
     const error = await failure(spice().dial(context()));
     expect(error.message).toBe('console token rejected (expired or invalid)');
     expect(spiceRequests() - before).toBe(2);
+    expect(error).toBeInstanceOf(ConsoleRefusedError);
     expectNoSecrets(`${describeError(error)} ${logs.join('\n')}`);
   });
 

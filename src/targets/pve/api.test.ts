@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { pveError } from './api.js';
+import { scrubError } from '../../secrets.js';
+import { PveApi, pveError } from './api.js';
+import type { PveCluster } from './cluster.js';
 
 const token = { credentials: { kind: 'token', token: 'u@pve!t=s', user: 'u@pve!t' } } as const;
 const password = { credentials: { kind: 'password', user: 'alice@pve', password: 'pw' } } as const;
@@ -25,5 +27,19 @@ describe("Proxmox VE's errors, one line each", () => {
       "Proxmox VE answered 500 Configuration file 'nodes/n/qemu-server/7.conf' does not exist",
     );
     expect(pveError(502, '', '/x', token).message).toBe('Proxmox VE answered 502 HTTP 502');
+  });
+});
+
+describe('what its errors are scrubbed of', () => {
+  it('a token whole, and its secret when said alone', async () => {
+    const secret = '5c0a1b2d-3e4f-4a5b-8c6d-7e8f9a0b1c2d';
+    const cluster = {
+      url: 'https://pve:8006',
+      tls: { rejectUnauthorized: true },
+      credentials: { kind: 'token', token: `u@pve!t=${secret}`, user: 'u@pve!t' },
+    };
+    const api = new PveApi(cluster as PveCluster);
+    const err = scrubError(new Error(`token u@pve!t=${secret} refused; value ${secret} unknown`), await api.secrets());
+    expect(err.message).toBe('token *** refused; value *** unknown');
   });
 });

@@ -3,6 +3,7 @@
 // authenticated by an API token or by a ticket that is bought again once when it expires.
 import { VconsoleError } from '../../errors.js';
 import { requestJson, type HttpJsonResponse } from '../../net/http-json.js';
+import { SecretSet } from '../../secrets.js';
 import type { PveCluster } from './cluster.js';
 
 /** The ticket a password bought: a cookie, and the token every POST must echo. */
@@ -61,7 +62,8 @@ export function pveError(status: number, reason: string, path: string, cluster: 
 /** One cluster's API, logged in on first call. */
 export class PveApi {
   private ticket?: Promise<Ticket>;
-  private readonly consoleSecrets: string[] = [];
+  /** The last few console tickets and passwords: enough to scrub any error still in flight. */
+  private readonly consoleSecrets = new SecretSet(16);
 
   constructor(readonly cluster: PveCluster) {}
 
@@ -83,17 +85,16 @@ export class PveApi {
 
   /** A console's one-time password to keep out of messages too (the last few). */
   remember(secret: string): void {
-    this.consoleSecrets.push(secret);
-    if (this.consoleSecrets.length > 16) this.consoleSecrets.shift();
+    this.consoleSecrets.add(secret);
   }
 
   /** What must never appear in a message: the token, the password, the ticket, console passwords. */
   async secrets(): Promise<string[]> {
     const c = this.cluster.credentials;
     const ticket = await this.ticket?.catch(() => undefined);
-    return [c.kind === 'token' ? c.token : c.password, ticket?.ticket, ticket?.csrf, ...this.consoleSecrets].filter((s): s is string =>
-      Boolean(s),
-    );
+    // A token is USER@REALM!TOKENID=SECRET: its SECRET is scrubbed wherever it is said alone too.
+    const credential = c.kind === 'token' ? [c.token, c.token.slice(c.token.indexOf('=') + 1)] : [c.password];
+    return [...credential, ticket?.ticket, ticket?.csrf, ...this.consoleSecrets.values()].filter((s): s is string => Boolean(s));
   }
 
   private async call<T>(method: 'GET' | 'POST', path: string, body: Record<string, unknown> | undefined, signal: AbortSignal): Promise<T> {

@@ -1,9 +1,9 @@
 import type { Duplex } from 'node:stream';
 import { UsageError, VconsoleError, echoTarget } from '../../errors.js';
 import { LIST_TIMEOUT_MS } from '../../limits.js';
+import { scrubError } from '../../secrets.js';
 import type { DialContext } from '../../proxy/types.js';
 import { withConsolePassword } from '../../streams/console-password.js';
-import { scrubSecretsFrom } from './secrets.js';
 import type {
   ConnectionFileSettings,
   ConsoleProvider,
@@ -234,7 +234,7 @@ class PveTarget implements ConsoleTarget {
     try {
       return await work();
     } catch (err) {
-      throw scrubSecretsFrom(err, (await this.api?.secrets()) ?? []);
+      throw scrubError(err, (await this.api?.secrets()) ?? []);
     }
   }
 }

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
+import { withoutCredentialVariables } from '../../secrets.js';
 
 /** A program asked to show a URL in a browser: what it is called, and the process. */
 export interface BrowserLaunch {
@@ -45,7 +46,9 @@ export function windowsUrlHandler(env: Record<string, string | undefined>): stri
 }
 
 async function spawnOpener(program: string, args: string[], platform: NodeJS.Platform): Promise<ChildProcess> {
-  const child = spawn(program, args, { stdio: 'ignore', detached: platform !== 'win32', windowsHide: true });
+  // The browser is another program: it gets no credential of vconsole's (OS_PASSWORD ...).
+  const env = withoutCredentialVariables(process.env);
+  const child = spawn(program, args, { stdio: 'ignore', detached: platform !== 'win32', windowsHide: true, env });
   await Promise.race([once(child, 'spawn'), once(child, 'error').then(([err]) => Promise.reject(err as Error))]);
   child.unref();
   return child;
