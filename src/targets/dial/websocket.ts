@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { SecureContext } from 'node:tls';
 import type WebSocket from 'ws';
 import type { ClientOptions } from 'ws';
 import { ConsoleEndedError, VconsoleError, describeError, isTlsError } from '../../errors.js';
@@ -13,8 +12,8 @@ export interface WebSocketDialOptions {
   protocols: string[];
   /** Extra handshake headers (Authorization ...). */
   headers?: Record<string, string>;
-  /** TLS and agent options passed to `ws` (ca, cert, key, rejectUnauthorized, agent, a ready secureContext). */
-  tls?: Omit<ClientOptions, 'headers' | 'handshakeTimeout'> & { secureContext?: SecureContext };
+  /** TLS and agent options passed to `ws` (ca, cert, key, rejectUnauthorized, agent). */
+  tls?: Omit<ClientOptions, 'headers' | 'handshakeTimeout'>;
   signal: AbortSignal;
   /** Turns a refused upgrade (status and body) into the error the user sees. */
   describeRejection?(status: number, body: string): Error;

@@ -7,7 +7,6 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { VconsoleError, describeError } from '../../errors.js';
 import { formatHostPort } from '../../net/host-port.js';
 import { requestJson } from '../../net/http-json.js';
-import { withSharedSecureContext, type SharedContextOptions } from '../../net/shared-secure-context.js';
 import { readPlainKubeconfig, type KubeCredentials } from './kubeconfig-plain.js';
 
 export interface KubeAccess {
@@ -184,12 +183,8 @@ function loadInCluster(config: KubeConfig, { env, serviceAccountDir }: KubeEnvir
   });
 }
 
-/**
- * Request options with the kubeconfig's TLS, credentials (tokens, certs, exec plugins) and proxy
- * applied, and one TLS context for the cluster's CA and certificate shared by every request and
- * console dial (see withSharedSecureContext).
- */
-export async function requestOptions(access: KubeAccess, extra: https.RequestOptions = {}): Promise<SharedContextOptions> {
+/** Request options with the kubeconfig's TLS, credentials (tokens, certs, exec plugins) and proxy applied. */
+export async function requestOptions(access: KubeAccess, extra: https.RequestOptions = {}): Promise<https.RequestOptions> {
   const opts: https.RequestOptions = { ...extra, headers: { ...extra.headers } };
   try {
     await access.config.applyToHTTPSOptions(opts);
@@ -199,7 +194,7 @@ export async function requestOptions(access: KubeAccess, extra: https.RequestOpt
       hint: 'check the kubeconfig user (exec plugin, token or certificate)',
     });
   }
-  return withSharedSecureContext(opts);
+  return opts;
 }
 
 export interface KubeStatus {

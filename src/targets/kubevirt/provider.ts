@@ -226,13 +226,13 @@ class KubevirtTarget implements ConsoleTarget {
     const path = subresourcePath(namespace, this.vmName, this.kind(), this.options.preserveSession || preserveSession);
     const url = access.server.replace(/^http/, 'ws') + path;
     // The kubeconfig's credentials and TLS (client-node puts them on the agent and options).
-    const { headers, agent, ca, cert, key, pfx, passphrase, rejectUnauthorized, secureContext, auth } = await requestOptions(access);
+    const { headers, agent, ca, cert, key, pfx, passphrase, rejectUnauthorized, auth } = await requestOptions(access);
     const basic: Record<string, string> = auth ? { Authorization: `Basic ${Buffer.from(auth).toString('base64')}` } : {};
     return dialWebSocket({
       url,
       protocols: ['plain.kubevirt.io'],
       headers: { ...(headers as Record<string, string>), ...basic },
-      tls: { agent: typeof agent === 'object' ? agent : undefined, ca, cert, key, pfx, passphrase, rejectUnauthorized, secureContext },
+      tls: { agent: typeof agent === 'object' ? agent : undefined, ca, cert, key, pfx, passphrase, rejectUnauthorized },
       signal,
       describeRejection: (status, body) => {
         const message = statusMessage(body, status);
