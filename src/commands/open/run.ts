@@ -93,7 +93,9 @@ export class OpenRun implements ActionHost {
     this.mounted = view;
     this.viewers.showIn(view);
 
-    if (useTui) this.places.note([...named, ...selected].map((target) => target.provider));
+    // The header's place (kube context, cloud) reads the configuration the pre-flight reads too: after the first viewers launch, not before.
+    const providers = [...named, ...selected].map((target) => target.provider);
+    if (useTui) void this.afterFirstViewers.then(() => this.places.note(providers));
     const namedSessions = this.admit(named);
     const selectedSessions = this.admit(selected);
     selectedSessions.forEach((session) => this.selectedIds.add(session.id));

@@ -108,23 +108,30 @@ const GLYPHS: Record<string, string> = {
   '~': '.....|.....|.#...|#.#.#|...#.|.....|.....',
 };
 
-/** Row bitmaps per character, GLYPH_HEIGHT rows each: bit 4 is the leftmost column. */
-const ROWS = new Map<string, readonly number[]>(
-  Object.entries(GLYPHS).map(([char, art]) => {
-    const rows = art.split('|').map((row) => [...row].reduce((bits, cell) => (bits << 1) | (cell === '#' ? 1 : 0), 0));
-    while (rows.length < GLYPH_HEIGHT) rows.push(0);
-    return [char, rows];
-  }),
-);
+let rowsByChar: Map<string, readonly number[]> | undefined;
+
+/**
+ * Row bitmaps per character, GLYPH_HEIGHT rows each: bit 4 is the leftmost column. Made when
+ * the first text is drawn, not when the hub's code loads (before `open` launches its viewer).
+ */
+function rows(): Map<string, readonly number[]> {
+  return (rowsByChar ??= new Map(
+    Object.entries(GLYPHS).map(([char, art]) => {
+      const bitmap = art.split('|').map((row) => [...row].reduce((bits, cell) => (bits << 1) | (cell === '#' ? 1 : 0), 0));
+      while (bitmap.length < GLYPH_HEIGHT) bitmap.push(0);
+      return [char, bitmap];
+    }),
+  ));
+}
 
 /** The GLYPH_HEIGHT row bitmaps of `char`; characters outside the font draw as '?'. */
 export function glyphRows(char: string): readonly number[] {
-  return ROWS.get(char) ?? (ROWS.get('?') as readonly number[]);
+  return rows().get(char) ?? (rows().get('?') as readonly number[]);
 }
 
 /** Characters the font draws, for tests and callers that want to filter text. */
 export function fontCharacters(): string[] {
-  return [...ROWS.keys()];
+  return [...rows().keys()];
 }
 
 /** Width in pixels of `text` drawn at `scale`, without the trailing spacing column. */

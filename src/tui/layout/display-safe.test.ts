@@ -1,5 +1,5 @@
 import stringWidth from 'string-width';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { clipColumns, displayColumns, safeSnapshot } from './display-safe.js';
 import { truncate, wrapLines } from './format.js';
 import { lastLines } from '../thumbnails/text.js';
@@ -15,6 +15,30 @@ describe('displayColumns', () => {
     expect(displayColumns('e\u0301')).toBe(1);
     // string-width is what Ink lays out with: the two must agree, or a tile's border moves.
     for (const sample of SAMPLES) expect(displayColumns(sample), sample).toBe(stringWidth(sample));
+  });
+
+  it("measures printable ASCII names without ICU's grapheme rules, which load only for the first other text", async () => {
+    const original = Intl.Segmenter;
+    let made = 0;
+    const intl = Intl as { Segmenter: typeof Intl.Segmenter };
+    intl.Segmenter = class extends original {
+      constructor(...args: ConstructorParameters<typeof Intl.Segmenter>) {
+        super(...args);
+        made++;
+      }
+    };
+    try {
+      vi.resetModules();
+      const fresh = await import('./display-safe.js');
+      expect(fresh.displayColumns('default/vm-a')).toBe(12);
+      expect(fresh.clipColumns('default/vm-a', 7)).toBe('default');
+      expect(made).toBe(0);
+      expect(fresh.displayColumns(WIDE)).toBe(20);
+      expect(fresh.clipColumns(WIDE, 3)).toBe('漢');
+      expect(made).toBe(1);
+    } finally {
+      intl.Segmenter = original;
+    }
   });
 
   it('clips to a number of columns between whole characters', () => {

@@ -32,20 +32,39 @@ export function safeSnapshot(snapshot: SessionSnapshot): SessionSnapshot {
   };
 }
 
-/** Code points that take no column of their own: combining marks, format characters, Hangul vowel and final jamo. */
-const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}\u1160-\u11ff\ud7b0-\ud7ff]$/u;
-/** A grapheme a terminal draws as a two-column emoji: emoji presentation, or text presentation turned by U+FE0F. */
-const EMOJI = /\p{Emoji_Presentation}|\p{Extended_Pictographic}\ufe0f|\p{Regional_Indicator}{2}/u;
+/** One column a character, one character a grapheme. */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+interface UnicodeTables {
+  /** Code points that take no column of their own: combining marks, format characters, Hangul vowel and final jamo. */
+  zeroWidth: RegExp;
+  /** A grapheme a terminal draws as a two-column emoji: emoji presentation, or text presentation turned by U+FE0F. */
+  emoji: RegExp;
+  graphemes: Intl.Segmenter;
+}
+
+let tables: UnicodeTables | undefined;
+
+/**
+ * Made on the first text that is not printable ASCII: ICU's grapheme rules and property sets
+ * take milliseconds to load, which every `open` paid at start, before its viewer was launched.
+ */
+function unicodeTables(): UnicodeTables {
+  return (tables ??= {
+    zeroWidth: /^[\p{Mn}\p{Me}\p{Cf}\u1160-\u11ff\ud7b0-\ud7ff]$/u,
+    emoji: /\p{Emoji_Presentation}|\p{Extended_Pictographic}\ufe0f|\p{Regional_Indicator}{2}/u,
+    graphemes: new Intl.Segmenter(undefined, { granularity: 'grapheme' }),
+  });
+}
 
 /** The columns one grapheme takes: that of its first code point that takes any, 2 for an emoji. */
 function graphemeColumns(segment: string): number {
-  if (EMOJI.test(segment)) return 2;
+  const { emoji, zeroWidth } = unicodeTables();
+  if (emoji.test(segment)) return 2;
   for (const ch of segment) {
     const code = ch.codePointAt(0) ?? 0;
     if (code < 0x20 || (code >= 0x7f && code < 0xa0)) return 0;
-    if (!ZERO_WIDTH.test(ch)) return eastAsianWidth(code);
+    if (!zeroWidth.test(ch)) return eastAsianWidth(code);
   }
   return 0;
 }
@@ -53,18 +72,19 @@ function graphemeColumns(segment: string): number {
 /** The columns `text` takes on a terminal: 2 for a wide (East Asian) character or emoji, 0 for a combining mark. */
 export function displayColumns(text: string): number {
   // Printable ASCII takes one column a character: the common case, measured without the tables.
-  if (/^[\x20-\x7e]*$/.test(text)) return text.length;
+  if (PRINTABLE_ASCII.test(text)) return text.length;
   let columns = 0;
-  for (const { segment } of graphemes.segment(text)) columns += graphemeColumns(segment);
+  for (const { segment } of unicodeTables().graphemes.segment(text)) columns += graphemeColumns(segment);
   return columns;
 }
 
 /** The longest start of `text` that fits `width` columns, cut between whole characters (graphemes). */
 export function clipColumns(text: string, width: number): string {
   if (displayColumns(text) <= width) return text;
+  if (PRINTABLE_ASCII.test(text)) return text.slice(0, Math.max(0, width));
   let used = 0;
   let end = 0;
-  for (const { segment, index } of graphemes.segment(text)) {
+  for (const { segment, index } of unicodeTables().graphemes.segment(text)) {
     const columns = graphemeColumns(segment);
     if (used + columns > width) break;
     used += columns;
