@@ -243,26 +243,41 @@ export async function measureHub({
       }),
     );
 
-    // Ten clients on the busy console: one shared session (hub) against ten console sessions (relay).
-    const ten = {} as Record<System, Streamed>;
-    for (const system of SYSTEMS)
-      ten[system] = await stream({ cli, target: busy.target, system, encoding: ENCODING.raw, clientCount: 10, seconds });
+    // Ten clients on the busy console: one shared session (hub) against ten console sessions
+    // (relay), over as many rounds as the one-viewer rows, each round beside a one-viewer hub run
+    // of its own: the ratio is the median of per-round ratios, so both sides of one share the
+    // machine's load of that moment (one 3 s sample scattered 1.25-2.40x with the same build).
+    const tens: Record<System, Streamed[]> = { relay: [], hub: [] };
+    const ratios: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      const one = await stream({ cli, target: busy.target, system: 'hub', encoding: ENCODING.raw, clientCount: 1, seconds });
+      for (const system of SYSTEMS)
+        tens[system].push(await stream({ cli, target: busy.target, system, encoding: ENCODING.raw, clientCount: 10, seconds }));
+      ratios.push((tens.hub[round].cpuMsPerMib * 10) / one.cpuMsPerMib);
+    }
+    const ten = (s: System, pick: (r: Streamed) => number) => median(tens[s].map(pick));
     for (const system of SYSTEMS) {
       const sessions = system === 'hub' ? 'one console session' : 'ten console sessions';
       results.push(
         result({
           group: 'hub',
           name: `10 viewers, Raw, ${system}: pixels delivered in total`,
-          value: ten[system].pixelsPerSecond / 1e6,
+          value: ten(system, (r) => r.pixelsPerSecond) / 1e6,
           unit: 'Mpx/s',
-          reference: `${sessions}; proxy ${(ten[system].cpuShare * 100).toFixed(0)}% of a core, ${ten[system].cpuMsPerMib.toFixed(2)} ms CPU per MiB`,
+          reference: `${sessions}; proxy ${(ten(system, (r) => r.cpuShare) * 100).toFixed(0)}% of a core, ${ten(system, (r) => r.cpuMsPerMib).toFixed(2)} ms CPU per MiB`,
         }),
-        result({ group: 'hub', name: `10 viewers, Raw, ${system}: proxy peak RSS`, value: ten[system].peakRss / MiB, unit: 'MiB' }),
+        result({
+          group: 'hub',
+          name: `10 viewers, Raw, ${system}: proxy peak RSS`,
+          value: ten(system, (r) => r.peakRss) / MiB,
+          unit: 'MiB',
+        }),
       );
     }
     // CPU per MiB of one viewer's framebuffer updates (the console's picture, not the ten
     // copies): ten viewers of one shared console should cost little more than one.
-    const perConsoleMib = (s: System) => ten[s].cpuMsPerMib * 10;
+    const perConsoleMib = (s: System) => ten(s, (r) => r.cpuMsPerMib) * 10;
+    const ratio = median(ratios);
     results.push(
       result({
         group: 'hub',
@@ -278,10 +293,10 @@ export async function measureHub({
         value: perConsoleMib('hub'),
         unit: 'ms',
         digits: 2,
-        reference: `1 viewer ${oneViewerHubCost.toFixed(2)} ms; relay ${perConsoleMib('relay').toFixed(2)} ms`,
-        ratio: perConsoleMib('hub') / oneViewerHubCost,
+        reference: `1 viewer ${oneViewerHubCost.toFixed(2)} ms; relay ${perConsoleMib('relay').toFixed(2)} ms; ratio: median of ${rounds} rounds' own (${ratios.map((r) => r.toFixed(2)).join(', ')})`,
+        ratio,
         target: '<= 2.00x',
-        pass: perConsoleMib('hub') / oneViewerHubCost <= 2,
+        pass: ratio <= 2,
       }),
     );
   } finally {
