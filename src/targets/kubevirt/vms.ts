@@ -2,7 +2,7 @@
  * KubeVirt's VirtualMachines, read beside their VMIs: a stopped VM has no VMI, so a listing of
  * VMIs alone leaves it out and a selector would pass over it in silence. Read-only and
  * optional: a cluster that forbids listing VMs (RBAC) lists its VMIs as before. The VMI's shape
- * is here too, for the provider and the state follower (state.ts) alike.
+ * is here too, for the pre-flight, the listing and the state follower (state.ts) alike.
  */
 import { getJson, type KubeAccess } from './kubernetes-api.js';
 import type { ListedVm } from '../types.js';
