@@ -7,6 +7,7 @@ import type { ListScope, ListedVm, TargetOptions } from '../types.js';
 import { listVms, stoppedVms, type VirtualMachineInstance, type VirtualMachineInstanceList } from './vms.js';
 import { safeUrlText } from '../../text/url-text.js';
 import { autoConsoleType, vmiConsoleProblem } from './vmi-consoles.js';
+import { kubevirtPath, type KubevirtResource } from './api-paths.js';
 
 /** The VMs of a scope: its running VMIs, and the VMs without one (KubeVirt's printableStatus). */
 export async function listKubevirtVms(options: TargetOptions, scope: ListScope, environment: () => KubeEnvironment): Promise<ListedVm[]> {
@@ -49,15 +50,13 @@ export async function listVmis(
 }
 
 /** The list requests of a scope for `resource` (VMIs, or the VMs behind them), selectors in the query. */
-export function listPaths(scope: ListScope, access: KubeAccess, resource: 'virtualmachineinstances' | 'virtualmachines'): string[] {
+export function listPaths(scope: ListScope, access: KubeAccess, resource: KubevirtResource): string[] {
   const params = [
     scope.labelSelector ? `labelSelector=${encodeURIComponent(scope.labelSelector)}` : undefined,
     scope.name ? `fieldSelector=${encodeURIComponent(`metadata.name=${scope.name}`)}` : undefined,
   ].filter(Boolean);
   const query = params.length ? `?${params.join('&')}` : '';
-  const paths = scope.allNamespaces
-    ? [`/apis/kubevirt.io/v1/${resource}`]
-    : searchedNamespaces(scope, access).map((ns) => `/apis/kubevirt.io/v1/namespaces/${encodeURIComponent(ns)}/${resource}`);
+  const paths = scope.allNamespaces ? [kubevirtPath(resource)] : searchedNamespaces(scope, access).map((ns) => kubevirtPath(resource, ns));
   return paths.map((path) => path + query);
 }
 

@@ -8,8 +8,8 @@
 import { VconsoleError } from '../../errors.js';
 import { KubeApiError, getJson, requestKubeJson, type KubeAccess } from './kubernetes-api.js';
 import { vmExists, type VirtualMachineInstance } from './vms.js';
-import { CONSOLE_SUBRESOURCE, vmiConsoleProblem, type ConsoleSubresource, type KubevirtConsoleType } from './vmi-consoles.js';
-import { vmiPath } from './api-paths.js';
+import { CONSOLE_SUBRESOURCE, vmiConsoleProblem, type KubevirtConsoleType } from './vmi-consoles.js';
+import { kubevirtPath, type ConsoleSubresource } from './api-paths.js';
 
 /** The API server to talk to and the namespace the VMI lives in, once the kubeconfig is read. */
 export interface VmiLocation {
@@ -47,7 +47,7 @@ export async function preflight({ location, name, expected, choose, signal }: Pr
 /** The VMI; one that is not there is reported as a stopped VM when its VirtualMachine exists. */
 async function readVmi({ access, namespace }: VmiLocation, name: string, signal: AbortSignal): Promise<VirtualMachineInstance> {
   try {
-    return await getJson<VirtualMachineInstance>(access, vmiPath(namespace, name), signal);
+    return await getJson<VirtualMachineInstance>(access, kubevirtPath('virtualmachineinstances', namespace, name), signal);
   } catch (err) {
     if (err instanceof KubeApiError && err.status === 404) {
       if (await vmExists(access, namespace, name, signal)) {

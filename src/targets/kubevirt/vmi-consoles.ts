@@ -5,13 +5,11 @@
 import type { ConsoleType } from '../types.js';
 import { autoOrder } from '../../console-kinds/index.js';
 import type { VirtualMachineInstance } from './vms.js';
+import type { ConsoleSubresource } from './api-paths.js';
 
 /** What a VMI has: VNC and serial; no SPICE (virt-launcher gives QEMU no `-spice`). */
 export type KubevirtConsoleType = Extract<ConsoleType, 'vnc' | 'serial'>;
 export const KUBEVIRT_CONSOLE_TYPES: readonly KubevirtConsoleType[] = ['vnc', 'serial'];
-
-/** A VMI's websocket subresource: `vnc` or `console` (serial). */
-export type ConsoleSubresource = 'vnc' | 'console';
 
 /** The subresource behind each console type. */
 export const CONSOLE_SUBRESOURCE: Record<KubevirtConsoleType, ConsoleSubresource> = { vnc: 'vnc', serial: 'console' };

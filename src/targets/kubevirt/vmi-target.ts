@@ -7,15 +7,9 @@ import { hintForStatus, loadKubeAccess, requestOptions, statusMessage, type Kube
 import type { ConsoleTarget, TargetOptions, VmStateContext } from '../types.js';
 import { dialWebSocket } from '../dial/websocket.js';
 import { fixedConsoleType } from '../console-type.js';
-import {
-  CONSOLE_SUBRESOURCE,
-  KUBEVIRT_CONSOLE_TYPES,
-  autoConsoleType,
-  type ConsoleSubresource,
-  type KubevirtConsoleType,
-} from './vmi-consoles.js';
+import { CONSOLE_SUBRESOURCE, KUBEVIRT_CONSOLE_TYPES, autoConsoleType, type KubevirtConsoleType } from './vmi-consoles.js';
 import { preflight, type VmiLocation } from './preflight.js';
-import { subresourcePath } from './api-paths.js';
+import { subresourcePath, type ConsoleSubresource } from './api-paths.js';
 
 export class KubevirtTarget implements ConsoleTarget {
   readonly provider = 'kubevirt';

@@ -6,6 +6,7 @@
  */
 import { getJson, type KubeAccess } from './kubernetes-api.js';
 import type { ListedVm } from '../types.js';
+import { kubevirtPath } from './api-paths.js';
 
 export interface VirtualMachineInstance {
   metadata?: { name?: string; namespace?: string; uid?: string };
@@ -57,11 +58,7 @@ export function stoppedVms(vms: readonly VirtualMachine[], withVmi: ReadonlySet<
 /** Whether a VMI that is not found belongs to a VM that exists (stopped), for the error that says so. */
 export async function vmExists(access: KubeAccess, namespace: string, name: string, signal?: AbortSignal): Promise<boolean> {
   try {
-    await getJson<VirtualMachine>(
-      access,
-      `/apis/kubevirt.io/v1/namespaces/${encodeURIComponent(namespace)}/virtualmachines/${encodeURIComponent(name)}`,
-      signal,
-    );
+    await getJson<VirtualMachine>(access, kubevirtPath('virtualmachines', namespace, name), signal);
     return true;
   } catch {
     return false;
