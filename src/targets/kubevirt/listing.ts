@@ -2,7 +2,7 @@
  * What `list` finds on a cluster: the VMIs a scope selects, with the VirtualMachines that have
  * none (stopped), and the words that say where it searched.
  */
-import { getJson, loadKubeAccess, processKubeEnvironment, type KubeAccess, type KubeEnvironment } from './kubernetes-api.js';
+import { getJson, loadKubeAccess, type KubeAccess, type KubeEnvironment } from './kubernetes-api.js';
 import type { ListScope, ListedVm, TargetOptions } from '../types.js';
 import { listVms, stoppedVms, type VirtualMachineInstance, type VirtualMachineInstanceList } from './vms.js';
 import { safeUrlText } from '../../text/url-text.js';
@@ -13,10 +13,7 @@ import { kubevirtPath, type KubevirtResource } from './api-paths.js';
 export async function listKubevirtVms(options: TargetOptions, scope: ListScope, environment: () => KubeEnvironment): Promise<ListedVm[]> {
   const access = await loadKubeAccess(options, environment());
   // A stopped VM has no VMI: its VirtualMachine says it is there, to be started. Asked at once.
-  const [vmis, vms] = await Promise.all([
-    listVmis(options, scope, environment()),
-    listVms(access, listPaths(scope, access, 'virtualmachines')),
-  ]);
+  const [vmis, vms] = await Promise.all([listVmis(access, scope), listVms(access, listPaths(scope, access, 'virtualmachines'))]);
   const running = vmis.map((vmi): ListedVm => {
     const namespace = vmi.metadata?.namespace ?? '';
     const name = vmi.metadata?.name ?? '';
@@ -37,12 +34,7 @@ export async function listKubevirtVms(options: TargetOptions, scope: ListScope, 
  * `labelSelector`, those the API server finds matching it; with `name`, those of that name.
  * Several namespaces are one list each, merged.
  */
-export async function listVmis(
-  options: TargetOptions,
-  scope: ListScope,
-  environment: KubeEnvironment = processKubeEnvironment(),
-): Promise<VirtualMachineInstance[]> {
-  const access = await loadKubeAccess(options, environment);
+async function listVmis(access: KubeAccess, scope: ListScope): Promise<VirtualMachineInstance[]> {
   const lists = await Promise.all(
     listPaths(scope, access, 'virtualmachineinstances').map((path) => getJson<VirtualMachineInstanceList>(access, path)),
   );
@@ -50,7 +42,7 @@ export async function listVmis(
 }
 
 /** The list requests of a scope for `resource` (VMIs, or the VMs behind them), selectors in the query. */
-export function listPaths(scope: ListScope, access: KubeAccess, resource: KubevirtResource): string[] {
+function listPaths(scope: ListScope, access: KubeAccess, resource: KubevirtResource): string[] {
   const params = [
     scope.labelSelector ? `labelSelector=${encodeURIComponent(scope.labelSelector)}` : undefined,
     scope.name ? `fieldSelector=${encodeURIComponent(`metadata.name=${scope.name}`)}` : undefined,
