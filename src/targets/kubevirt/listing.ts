@@ -4,7 +4,7 @@
  */
 import { getJson, loadKubeAccess, type KubeAccess, type KubeEnvironment } from './kubernetes-api.js';
 import type { ListScope, ListedVm, TargetOptions } from '../types.js';
-import { listVms, stoppedVms, type VirtualMachineInstance, type VirtualMachineInstanceList } from './vms.js';
+import { listVms, listedVm, stoppedVms, type VirtualMachineInstance, type VirtualMachineInstanceList } from './vms.js';
 import { safeUrlText } from '../../text/url-text.js';
 import { autoConsoleType, vmiConsoleProblem } from './vmi-consoles.js';
 import { kubevirtPath, type KubevirtResource } from './api-paths.js';
@@ -14,18 +14,7 @@ export async function listKubevirtVms(options: TargetOptions, scope: ListScope, 
   const access = await loadKubeAccess(options, environment());
   // A stopped VM has no VMI: its VirtualMachine says it is there, to be started. Asked at once.
   const [vmis, vms] = await Promise.all([listVmis(access, scope), listVms(access, listPaths(scope, access, 'virtualmachines'))]);
-  const running = vmis.map((vmi): ListedVm => {
-    const namespace = vmi.metadata?.namespace ?? '';
-    const name = vmi.metadata?.name ?? '';
-    return {
-      provider: 'kubevirt',
-      target: `${namespace}/${name}`,
-      name,
-      namespace,
-      state: vmi.status?.phase ?? 'Unknown',
-      console: !vmiConsoleProblem(vmi, autoConsoleType(vmi)),
-    };
-  });
+  const running = vmis.map((vmi) => listedVm(vmi.metadata, vmi.status?.phase ?? 'Unknown', !vmiConsoleProblem(vmi, autoConsoleType(vmi))));
   return [...running, ...stoppedVms(vms, new Set(running.map((vm) => vm.target)))];
 }
 

@@ -39,20 +39,14 @@ export async function listVms(access: KubeAccess, paths: string[]): Promise<Virt
  * without a console; their state is KubeVirt's printableStatus (`Stopped`).
  */
 export function stoppedVms(vms: readonly VirtualMachine[], withVmi: ReadonlySet<string>): ListedVm[] {
-  return vms
-    .map((vm): ListedVm => {
-      const namespace = vm.metadata?.namespace ?? '';
-      const name = vm.metadata?.name ?? '';
-      return {
-        provider: 'kubevirt',
-        target: `${namespace}/${name}`,
-        name,
-        namespace,
-        state: vm.status?.printableStatus ?? 'Stopped',
-        console: false,
-      };
-    })
-    .filter((vm) => !withVmi.has(vm.target));
+  return vms.map((vm) => listedVm(vm.metadata, vm.status?.printableStatus ?? 'Stopped', false)).filter((vm) => !withVmi.has(vm.target));
+}
+
+/** A VMI or VM as `list` shows it: `NS/NAME` is its target. */
+export function listedVm(metadata: { name?: string; namespace?: string } | undefined, state: string, console: boolean): ListedVm {
+  const namespace = metadata?.namespace ?? '';
+  const name = metadata?.name ?? '';
+  return { provider: 'kubevirt', target: `${namespace}/${name}`, name, namespace, state, console };
 }
 
 /** Whether a VMI that is not found belongs to a VM that exists (stopped), for the error that says so. */
