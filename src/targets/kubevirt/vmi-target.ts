@@ -9,7 +9,7 @@ import { dialWebSocket } from '../dial/websocket.js';
 import { fixedConsoleType } from '../console-type.js';
 import { CONSOLE_SUBRESOURCE, KUBEVIRT_CONSOLE_TYPES, autoConsoleType, type KubevirtConsoleType } from './vmi-consoles.js';
 import { preflight, type VmiLocation } from './preflight.js';
-import { subresourcePath, type ConsoleSubresource } from './api-paths.js';
+import { subresourcePath } from './api-paths.js';
 
 export class KubevirtTarget implements ConsoleTarget {
   readonly provider = 'kubevirt';
@@ -23,6 +23,8 @@ export class KubevirtTarget implements ConsoleTarget {
   consoleTypeTentative: boolean;
   /** VMIs have a VNC display unless they set autoattachGraphicsDevice: false (KubeVirt's default is true). */
   readonly consoleTypeGuessHolds = true;
+  /** `--type auto` (or none): the pre-flight picks the console from the VMI's devices. */
+  private readonly auto: boolean;
 
   constructor(
     readonly input: string,
@@ -33,7 +35,8 @@ export class KubevirtTarget implements ConsoleTarget {
   ) {
     this.namespace = namespace ?? options.namespace;
     this.consoleType = fixedConsoleType(options, KUBEVIRT_CONSOLE_TYPES) as KubevirtConsoleType;
-    this.consoleTypeTentative = (options.consoleType ?? 'auto') === 'auto';
+    this.auto = (options.consoleType ?? 'auto') === 'auto';
+    this.consoleTypeTentative = this.auto;
   }
 
   /** `NS/NAME` once the namespace is known (after the kubeconfig is read). */
@@ -68,7 +71,7 @@ export class KubevirtTarget implements ConsoleTarget {
       expected: this.consoleType,
       signal,
       choose: (vmi) => {
-        if ((this.options.consoleType ?? 'auto') === 'auto') {
+        if (this.auto) {
           this.consoleType = autoConsoleType(vmi);
           this.consoleTypeTentative = false;
         }
@@ -79,7 +82,8 @@ export class KubevirtTarget implements ConsoleTarget {
 
   async dial({ signal, preserveSession }: { signal: AbortSignal; preserveSession?: boolean }) {
     const { access, namespace } = await this.locate();
-    const path = subresourcePath(namespace, this.vmName, this.kind(), this.options.preserveSession || preserveSession);
+    const subresource = CONSOLE_SUBRESOURCE[this.consoleType];
+    const path = subresourcePath(namespace, this.vmName, subresource, this.options.preserveSession || preserveSession);
     const url = access.server.replace(/^http/, 'ws') + path;
     // The kubeconfig's credentials and TLS (client-node puts them on the agent and options).
     const { headers, agent, ca, cert, key, pfx, passphrase, rejectUnauthorized, auth } = await requestOptions(access);
@@ -102,10 +106,6 @@ export class KubevirtTarget implements ConsoleTarget {
         return new VconsoleError(message, { hint });
       },
     });
-  }
-
-  private kind(): ConsoleSubresource {
-    return CONSOLE_SUBRESOURCE[this.consoleType];
   }
 
   /** A watch on the VMI (src/targets/kubevirt/state.ts), polling where RBAC forbids watching. */
