@@ -43,10 +43,10 @@ export function stoppedVms(vms: readonly VirtualMachine[], withVmi: ReadonlySet<
 }
 
 /** A VMI or VM as `list` shows it: `NS/NAME` is its target. */
-export function listedVm(metadata: { name?: string; namespace?: string } | undefined, state: string, console: boolean): ListedVm {
+export function listedVm(metadata: { name?: string; namespace?: string } | undefined, state: string, hasConsole: boolean): ListedVm {
   const namespace = metadata?.namespace ?? '';
   const name = metadata?.name ?? '';
-  return { provider: 'kubevirt', target: `${namespace}/${name}`, name, namespace, state, console };
+  return { provider: 'kubevirt', target: `${namespace}/${name}`, name, namespace, state, console: hasConsole };
 }
 
 /** Whether a VMI that is not found belongs to a VM that exists (stopped), for the error that says so. */
