@@ -23,6 +23,7 @@ import { KubeApiError, getJson, requestOptions, statusMessage, type KubeAccess }
 import type { VirtualMachineInstance } from './vms.js';
 import type { VmState, VmStateContext } from '../types.js';
 import { pause, pollVmState } from '../vm-state-poll.js';
+import { kubevirtPath } from './api-paths.js';
 
 /** A VMI as the state follower reads it: the conditions and migration state besides the phase. */
 export interface WatchedVmi extends VirtualMachineInstance {
@@ -60,10 +61,6 @@ interface WatchEvent {
 /** How one watch stream ended: cleanly (resume from the last version) or with 410 (list again). */
 type WatchEnd = 'ended' | 'expired';
 
-function listPath(namespace: string): string {
-  return `/apis/kubevirt.io/v1/namespaces/${encodeURIComponent(namespace)}/virtualmachineinstances`;
-}
-
 /**
  * Follows VMI `namespace/name` until `context.signal` aborts. Where RBAC forbids list or watch
  * on VMIs it says so once and polls a GET of the VMI instead.
@@ -78,7 +75,7 @@ export async function followVmi(access: KubeAccess, namespace: string, name: str
       if (!resourceVersion) {
         const list = await getJson<{ items?: WatchedVmi[]; metadata?: { resourceVersion?: string } }>(
           access,
-          `${listPath(namespace)}?fieldSelector=${encodeURIComponent(fieldSelector)}`,
+          `${kubevirtPath('virtualmachineinstances', namespace)}?fieldSelector=${encodeURIComponent(fieldSelector)}`,
           signal,
         );
         context.onState(vmiState(list.items?.find((v) => v.metadata?.name === name)));
@@ -130,7 +127,7 @@ function pollVmi(access: KubeAccess, namespace: string, name: string, context: V
   let forbiddenSaid = false;
   return pollVmState(async (signal) => {
     try {
-      return vmiState(await getJson<WatchedVmi>(access, `${listPath(namespace)}/${encodeURIComponent(name)}`, signal));
+      return vmiState(await getJson<WatchedVmi>(access, kubevirtPath('virtualmachineinstances', namespace, name), signal));
     } catch (err) {
       if (err instanceof KubeApiError && err.status === 404) return vmiState(undefined);
       if (err instanceof KubeApiError && err.status === 403 && !forbiddenSaid) {
@@ -162,7 +159,7 @@ function watchOnce(
     fieldSelector: query.fieldSelector,
     resourceVersion: query.resourceVersion,
   });
-  const url = new URL(`${access.server}${listPath(namespace)}?${params}`);
+  const url = new URL(`${access.server}${kubevirtPath('virtualmachineinstances', namespace)}?${params}`);
   return requestOptions(access).then(
     (transport) =>
       new Promise<WatchEnd>((resolve, reject) => {

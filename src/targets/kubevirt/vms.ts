@@ -2,10 +2,11 @@
  * KubeVirt's VirtualMachines, read beside their VMIs: a stopped VM has no VMI, so a listing of
  * VMIs alone leaves it out and a selector would pass over it in silence. Read-only and
  * optional: a cluster that forbids listing VMs (RBAC) lists its VMIs as before. The VMI's shape
- * is here too, for the provider and the state follower (state.ts) alike.
+ * is here too, for the pre-flight, the listing and the state follower (state.ts) alike.
  */
 import { getJson, type KubeAccess } from './kubernetes-api.js';
 import type { ListedVm } from '../types.js';
+import { kubevirtPath } from './api-paths.js';
 
 export interface VirtualMachineInstance {
   metadata?: { name?: string; namespace?: string; uid?: string };
@@ -38,30 +39,20 @@ export async function listVms(access: KubeAccess, paths: string[]): Promise<Virt
  * without a console; their state is KubeVirt's printableStatus (`Stopped`).
  */
 export function stoppedVms(vms: readonly VirtualMachine[], withVmi: ReadonlySet<string>): ListedVm[] {
-  return vms
-    .map((vm): ListedVm => {
-      const namespace = vm.metadata?.namespace ?? '';
-      const name = vm.metadata?.name ?? '';
-      return {
-        provider: 'kubevirt',
-        target: `${namespace}/${name}`,
-        name,
-        namespace,
-        state: vm.status?.printableStatus ?? 'Stopped',
-        console: false,
-      };
-    })
-    .filter((vm) => !withVmi.has(vm.target));
+  return vms.map((vm) => listedVm(vm.metadata, vm.status?.printableStatus ?? 'Stopped', false)).filter((vm) => !withVmi.has(vm.target));
+}
+
+/** A VMI or VM as `list` shows it: `NS/NAME` is its target. */
+export function listedVm(metadata: { name?: string; namespace?: string } | undefined, state: string, hasConsole: boolean): ListedVm {
+  const namespace = metadata?.namespace ?? '';
+  const name = metadata?.name ?? '';
+  return { provider: 'kubevirt', target: `${namespace}/${name}`, name, namespace, state, console: hasConsole };
 }
 
 /** Whether a VMI that is not found belongs to a VM that exists (stopped), for the error that says so. */
 export async function vmExists(access: KubeAccess, namespace: string, name: string, signal?: AbortSignal): Promise<boolean> {
   try {
-    await getJson<VirtualMachine>(
-      access,
-      `/apis/kubevirt.io/v1/namespaces/${encodeURIComponent(namespace)}/virtualmachines/${encodeURIComponent(name)}`,
-      signal,
-    );
+    await getJson<VirtualMachine>(access, kubevirtPath('virtualmachines', namespace, name), signal);
     return true;
   } catch {
     return false;

@@ -1,0 +1,104 @@
+/**
+ * The KubeVirt pre-flight: the VMI (does it run, which console has it) and the access review,
+ * asked at once rather than one after the other (on a remote cluster each is a round trip).
+ * The review asked is for the console expected before the VMI is read; when the VMI makes it
+ * another (`auto` on a VMI without a display), that one is asked again. Errors keep their
+ * order: the VMI's (missing, not running, no such console) before a refused review.
+ */
+import { VconsoleError } from '../../errors.js';
+import { KubeApiError, getJson, requestKubeJson, type KubeAccess } from './kubernetes-api.js';
+import { vmExists, type VirtualMachineInstance } from './vms.js';
+import { CONSOLE_SUBRESOURCE, vmiConsoleProblem, type KubevirtConsoleType } from './vmi-consoles.js';
+import { kubevirtPath, type ConsoleSubresource } from './api-paths.js';
+
+/** The API server to talk to and the namespace the VMI lives in, once the kubeconfig is read. */
+export interface VmiLocation {
+  access: KubeAccess;
+  namespace: string;
+}
+
+export interface PreflightRequest {
+  location: VmiLocation;
+  name: string;
+  /** The console expected before the VMI is read: its review is asked while the VMI is read. */
+  expected: KubevirtConsoleType;
+  /** The console to open, once the VMI is read (`auto`'s pick, else the one asked for). */
+  choose: (vmi: VirtualMachineInstance) => KubevirtConsoleType;
+  signal: AbortSignal;
+}
+
+/** Resolves when the VMI runs, has the chosen console and the user may open it. */
+export async function preflight({ location, name, expected, choose, signal }: PreflightRequest): Promise<void> {
+  const expectedSubresource = CONSOLE_SUBRESOURCE[expected];
+  const review = mayOpen(location, name, expectedSubresource, signal);
+  const vmi = await readVmi(location, name, signal);
+  const type = choose(vmi);
+  const problem = vmiConsoleProblem(vmi, type);
+  if (problem) throw new VconsoleError(problem.message, { hint: problem.hint });
+  const subresource = CONSOLE_SUBRESOURCE[type];
+  const allowed = subresource === expectedSubresource ? await review : await mayOpen(location, name, subresource, signal);
+  if (allowed === false) {
+    throw new VconsoleError(`forbidden: you may not get virtualmachineinstances/${subresource} in namespace "${location.namespace}"`, {
+      hint: `ask for RBAC "get" on virtualmachineinstances/${subresource} in API group subresources.kubevirt.io`,
+    });
+  }
+}
+
+/** The VMI; one that is not there is reported as a stopped VM when its VirtualMachine exists. */
+async function readVmi({ access, namespace }: VmiLocation, name: string, signal: AbortSignal): Promise<VirtualMachineInstance> {
+  try {
+    return await getJson<VirtualMachineInstance>(access, kubevirtPath('virtualmachineinstances', namespace, name), signal);
+  } catch (err) {
+    if (err instanceof KubeApiError && err.status === 404) {
+      if (await vmExists(access, namespace, name, signal)) {
+        throw new VconsoleError('the VM is stopped (its VirtualMachine exists, it has no VMI)', {
+          hint: `start it (virtctl start ${name}) and retry`,
+          cause: err,
+        });
+      }
+      throw new VconsoleError(err.message, { hint: 'check the VM name and namespace (-n)', exitCode: err.exitCode, cause: err });
+    }
+    throw err;
+  }
+}
+
+/**
+ * Asks the API server whether we may open the console (a SelfSubjectAccessReview), so a
+ * missing RBAC rule is reported before anything listens, without opening the websocket
+ * (which would take over the VM's current VNC session). Clusters that do not answer the
+ * review are not held against the user (undefined): the dial reports the refusal instead.
+ * Never rejects.
+ */
+async function mayOpen(
+  { access, namespace }: VmiLocation,
+  name: string,
+  subresource: ConsoleSubresource,
+  signal: AbortSignal,
+): Promise<boolean | undefined> {
+  const review = {
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SelfSubjectAccessReview',
+    spec: {
+      resourceAttributes: {
+        namespace,
+        verb: 'get',
+        group: 'subresources.kubevirt.io',
+        resource: 'virtualmachineinstances',
+        subresource,
+        name,
+      },
+    },
+  };
+  try {
+    const answer = await requestKubeJson<{ status?: { allowed?: boolean } }>(
+      access,
+      'POST',
+      '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+      review,
+      signal,
+    );
+    return answer.status?.allowed;
+  } catch {
+    return undefined;
+  }
+}

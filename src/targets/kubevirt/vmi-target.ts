@@ -1,0 +1,116 @@
+/**
+ * One KubeVirt VMI as a console target: where it is (the kubeconfig's server and namespace),
+ * its pre-flight (preflight.ts), the websocket dial of its console subresource, and its state.
+ */
+import { VconsoleError } from '../../errors.js';
+import { hintForStatus, loadKubeAccess, requestOptions, statusMessage, type KubeEnvironment } from './kubernetes-api.js';
+import type { ConsoleTarget, TargetOptions, VmStateContext } from '../types.js';
+import { dialWebSocket } from '../dial/websocket.js';
+import { fixedConsoleType } from '../console-type.js';
+import { CONSOLE_SUBRESOURCE, KUBEVIRT_CONSOLE_TYPES, autoConsoleType, type KubevirtConsoleType } from './vmi-consoles.js';
+import { preflight, type VmiLocation } from './preflight.js';
+import { subresourcePath } from './api-paths.js';
+
+export class KubevirtTarget implements ConsoleTarget {
+  readonly provider = 'kubevirt';
+  /** KubeVirt keeps one VNC and one serial connection per VMI: a new one replaces the old. */
+  readonly exclusive = true;
+  private namespace?: string;
+  /** The API server, once the kubeconfig is read: part of which VM this is. */
+  private server?: string;
+  consoleType: KubevirtConsoleType;
+  /** `auto` reads the VMI's devices in the pre-flight: until then the type is VNC by guess. */
+  consoleTypeTentative: boolean;
+  /** VMIs have a VNC display unless they set autoattachGraphicsDevice: false (KubeVirt's default is true). */
+  readonly consoleTypeGuessHolds = true;
+  /** `--type auto` (or none): the pre-flight picks the console from the VMI's devices. */
+  private readonly auto: boolean;
+
+  constructor(
+    readonly input: string,
+    private readonly vmName: string,
+    namespace: string | undefined,
+    private readonly options: TargetOptions,
+    private readonly environment: () => KubeEnvironment,
+  ) {
+    this.namespace = namespace ?? options.namespace;
+    this.consoleType = fixedConsoleType(options, KUBEVIRT_CONSOLE_TYPES) as KubevirtConsoleType;
+    this.auto = (options.consoleType ?? 'auto') === 'auto';
+    this.consoleTypeTentative = this.auto;
+  }
+
+  /** `NS/NAME` once the namespace is known (after the kubeconfig is read). */
+  get name(): string {
+    return this.namespace ? `${this.namespace}/${this.vmName}` : this.vmName;
+  }
+
+  /**
+   * Which VM this is, once the kubeconfig is read: the cluster's API server, the namespace and
+   * the name (the same name in another cluster is another VM); before that, the name alone.
+   */
+  get identity(): string | undefined {
+    return this.server && this.namespace ? `kubevirt:${this.server}|${this.namespace}/${this.vmName}` : undefined;
+  }
+
+  private async locate(): Promise<VmiLocation> {
+    const access = await loadKubeAccess(this.options, this.environment());
+    const namespace = this.namespace ?? access.namespace;
+    this.namespace = namespace;
+    this.server = access.server;
+    return { access, namespace };
+  }
+
+  /** The pre-flight (preflight.ts); `auto` settles on the console the VMI has once it is read. */
+  async check(signal: AbortSignal): Promise<void> {
+    const location = await this.locate();
+    // The dial's websocket code loads while the round trips are in flight, not after the viewer connects.
+    void import('ws').catch(() => undefined);
+    await preflight({
+      location,
+      name: this.vmName,
+      expected: this.consoleType,
+      signal,
+      choose: (vmi) => {
+        if (this.auto) {
+          this.consoleType = autoConsoleType(vmi);
+          this.consoleTypeTentative = false;
+        }
+        return this.consoleType;
+      },
+    });
+  }
+
+  async dial({ signal, preserveSession }: { signal: AbortSignal; preserveSession?: boolean }) {
+    const { access, namespace } = await this.locate();
+    const subresource = CONSOLE_SUBRESOURCE[this.consoleType];
+    const path = subresourcePath(namespace, this.vmName, subresource, this.options.preserveSession || preserveSession);
+    const url = access.server.replace(/^http/, 'ws') + path;
+    // The kubeconfig's credentials and TLS (client-node puts them on the agent and options).
+    const { headers, agent, ca, cert, key, pfx, passphrase, rejectUnauthorized, auth } = await requestOptions(access);
+    const basic: Record<string, string> = auth ? { Authorization: `Basic ${Buffer.from(auth).toString('base64')}` } : {};
+    return dialWebSocket({
+      url,
+      protocols: ['plain.kubevirt.io'],
+      headers: { ...(headers as Record<string, string>), ...basic },
+      tls: { agent: typeof agent === 'object' ? agent : undefined, ca, cert, key, pfx, passphrase, rejectUnauthorized },
+      signal,
+      describeRejection: (status, body) => {
+        const message = statusMessage(body, status);
+        // virt-api reports virt-handler's refusal as a 500 whose message carries the reason
+        // (KubeVirt >= 1.8) or only "bad handshake" (older releases).
+        const inUse =
+          /Active VNC connection/.test(message) ||
+          (this.options.preserveSession === true && status === 500 && /bad handshake/.test(message));
+        // Neutral: the flag that takes a session over differs by command (screenshot --take-over).
+        const hint = inUse ? "another client holds the VM's VNC session; close that client first" : hintForStatus(status);
+        return new VconsoleError(message, { hint });
+      },
+    });
+  }
+
+  /** A watch on the VMI (src/targets/kubevirt/state.ts), polling where RBAC forbids watching. */
+  async followState(context: VmStateContext): Promise<void> {
+    const [{ access, namespace }, { followVmi }] = await Promise.all([this.locate(), import('./state.js')]);
+    await followVmi(access, namespace, this.vmName, context);
+  }
+}
