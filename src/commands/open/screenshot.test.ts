@@ -13,6 +13,7 @@ import { splitTarget } from '../../targets/index.js';
 import { saveSessionScreenshot } from './screenshot.js';
 import { timestampedScreenshotName } from '../screenshot-file.js';
 import { serveHandshake, startScriptedServer, update, type RfbPeer } from '../../../test/support/fake-rfb-server.js';
+import { loopStalls } from '../../../test/support/loop-stalls.js';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -121,15 +122,9 @@ describe('saveSessionScreenshot (s in open)', () => {
       peer.write(update([{ rect: { x: 0, y: 0, w: side, h: side }, encoding: 7, body: Buffer.from([0x80, 1, 2, 3]) }, ...stripes]));
     });
     cleanup.push(() => server.close());
-    let last = performance.now();
-    let longest = 0;
-    const ticks = setInterval(() => {
-      longest = Math.max(longest, performance.now() - last);
-      last = performance.now();
-    }, 5);
-    cleanup.push(() => clearInterval(ticks));
+    const stalls = loopStalls();
     const file = await saveSessionScreenshot({ name: 'huge', address: '127.0.0.1', port: server.port }, { dir: tempDir() });
-    longest = Math.max(longest, performance.now() - last);
+    const longest = stalls.stop();
     const png = PNG.sync.read(readFileSync(file));
     expect([png.width, png.height]).toEqual([side, side]);
     expect([...png.data.subarray(0, 3)], 'the first stripe').toEqual([0, 0x40, 0x80]);
