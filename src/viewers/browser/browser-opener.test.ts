@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { release, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startBrowser, windowsUrlHandler } from './browser-opener.js';
@@ -12,27 +12,59 @@ describe('the Windows URL handler', () => {
   });
 });
 
+/** Runs `body` with `changes` in process.env, as it was after. */
+async function withEnv<T>(changes: Record<string, string>, body: () => Promise<T>): Promise<T> {
+  const before = Object.fromEntries(Object.keys(changes).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, changes);
+  try {
+    return await body();
+  } finally {
+    for (const [name, value] of Object.entries(before))
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+  }
+}
+
+/** A program that writes what it saw of OS_PASSWORD, OS_CLOUD and its argument to `seen`. */
+async function envReporter(dir: string, name: string, seen: string): Promise<string> {
+  const program = join(dir, name);
+  await writeFile(program, `#!/bin/sh\necho "[$OS_PASSWORD][$OS_CLOUD][$1]" > "${seen}"\n`);
+  await chmod(program, 0o700);
+  return program;
+}
+
 describe('the browser vconsole starts', () => {
   it.skipIf(process.platform === 'win32')("gets none of vconsole's credential variables (an openrc's OS_PASSWORD)", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'vconsole-browser-env-'));
     const seen = join(dir, 'seen');
-    const browser = join(dir, 'browser');
-    await writeFile(browser, `#!/bin/sh\necho "[$OS_PASSWORD][$OS_CLOUD]" > "${seen}"\n`);
-    await chmod(browser, 0o700);
-    const before = { password: process.env.OS_PASSWORD, cloud: process.env.OS_CLOUD };
-    Object.assign(process.env, { OS_PASSWORD: 'hunter22-pw', OS_CLOUD: 'prod' });
+    const browser = await envReporter(dir, 'browser', seen);
     try {
-      const launch = await startBrowser('http://127.0.0.1:1/open/x', { VCONSOLE_BROWSER: browser }, 'linux');
-      if (launch.process.exitCode === null) await once(launch.process, 'exit');
-      expect(await readFile(seen, 'utf8')).toBe('[][prod]\n');
+      await withEnv({ OS_PASSWORD: 'hunter22-pw', OS_CLOUD: 'prod' }, async () => {
+        const launch = await startBrowser('http://127.0.0.1:1/open/x', { VCONSOLE_BROWSER: browser }, 'linux');
+        if (launch.process.exitCode === null) await once(launch.process, 'exit');
+      });
+      expect(await readFile(seen, 'utf8')).toBe('[][prod][http://127.0.0.1:1/open/x]\n');
     } finally {
-      for (const [name, value] of [
-        ['OS_PASSWORD', before.password],
-        ['OS_CLOUD', before.cloud],
-      ] as const)
-        if (value === undefined) delete process.env[name];
-        else process.env[name] = value;
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it.skipIf(process.platform !== 'linux' || /microsoft/i.test(release()))(
+    "is the system's xdg-open when none is chosen, and it too gets none of vconsole's credential variables",
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'vconsole-xdg-open-env-'));
+      const seen = join(dir, 'seen');
+      await envReporter(dir, 'xdg-open', seen);
+      try {
+        const launch = await withEnv({ OS_PASSWORD: 'hunter22-pw', OS_CLOUD: 'prod', PATH: `${dir}:${process.env.PATH ?? ''}` }, () =>
+          startBrowser('http://127.0.0.1:1/open/y', {}, 'linux'),
+        );
+        expect(launch.name).toBe('xdg-open');
+        if (launch.process.exitCode === null) await once(launch.process, 'exit');
+        expect(await readFile(seen, 'utf8')).toBe('[][prod][http://127.0.0.1:1/open/y]\n');
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import os from 'node:os';
 import path from 'node:path';
 import { withoutCredentialVariables } from '../../secrets.js';
 
@@ -14,8 +15,9 @@ export interface BrowserLaunch {
  * Starts the program that shows `url` in a browser: `VCONSOLE_BROWSER` when set (a program run
  * with the URL as its one argument, no shell); on Windows the shell's URL handler through
  * `rundll32 url.dll,FileProtocolHandler` (no cmd.exe to mangle `&` in the URL, no PowerShell,
- * which wine and locked-down machines lack); else the `open` package's way for this OS
- * (xdg-open, macOS open; inside the single executable the system's xdg-open).
+ * which wine and locked-down machines lack); on macOS `open`; under WSL the `open` package's
+ * way (PowerShell's Start); else the system's xdg-open. Every program vconsole starts itself
+ * gets its environment without vconsole's credentials (the `open` package passes its own).
  * Resolves once the program runs; rejects when it cannot start (not installed). Its exit code
  * tells the rest: xdg-open exits 3 when it found no browser.
  */
@@ -32,9 +34,18 @@ export async function startBrowser(
       process: await spawnOpener(windowsUrlHandler(env), ['url.dll,FileProtocolHandler', url], platform),
     };
   }
-  const { default: open } = await import('open');
-  const child = await open(url);
-  return { name: openerName(platform), process: child };
+  if (platform === 'linux' && isWsl()) {
+    // WSL: the `open` package starts Windows' browser through PowerShell. A Windows program
+    // gets only the variables WSLENV names, so no credential of vconsole's crosses over.
+    const { default: open } = await import('open');
+    return { name: openerName(platform), process: await open(url) };
+  }
+  return { name: openerName(platform), process: await spawnOpener(openerName(platform), [url], platform) };
+}
+
+/** Linux under WSL, where a browser is a Windows program. */
+function isWsl(): boolean {
+  return /microsoft/i.test(os.release());
 }
 
 /**
