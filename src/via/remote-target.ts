@@ -9,6 +9,7 @@ import type { ConnectionFileSettings, ConsoleTarget } from '../targets/types.js'
 import type { ViaConnection } from './connection.js';
 import { isFarTarget, type FarTarget } from './protocol.js';
 import type { ViaLink } from './ssh-link.js';
+import { untilAborted } from '../abort-race.js';
 
 export class RemoteTarget implements ConsoleTarget {
   readonly input: string;
@@ -58,7 +59,7 @@ export class RemoteTarget implements ConsoleTarget {
 
   async check(signal: AbortSignal, admit?: () => void): Promise<void> {
     const connection = await this.attached();
-    const checked = await aborting(connection.request('check', { handle: this.handle }), signal);
+    const checked = await untilAborted(connection.request('check', { handle: this.handle }), signal, () => signal.reason as Error);
     this.update(checked);
     admit?.();
   }
@@ -71,7 +72,7 @@ export class RemoteTarget implements ConsoleTarget {
       (opened) => context.signal.aborted && opened.destroy(),
       () => undefined,
     );
-    const stream = await aborting(opening, context.signal);
+    const stream = await untilAborted(opening, context.signal, () => context.signal.reason as Error);
     if (context.signal.aborted) {
       stream.destroy();
       throw context.signal.reason;
@@ -82,7 +83,11 @@ export class RemoteTarget implements ConsoleTarget {
 
   private async farConnectionFile(signal: AbortSignal): Promise<ConnectionFileSettings> {
     const connection = await this.attached();
-    const settings = await aborting(connection.request('connection-file', { handle: this.handle }), signal);
+    const settings = await untilAborted(
+      connection.request('connection-file', { handle: this.handle }),
+      signal,
+      () => signal.reason as Error,
+    );
     if (!settings || typeof settings !== 'object' || Array.isArray(settings))
       throw new VconsoleError(`${this.link.host} answered no connection file for ${this.name}`);
     return Object.fromEntries(
@@ -115,23 +120,4 @@ export class RemoteTarget implements ConsoleTarget {
     this.consoleType = result.consoleType as ConsoleType;
     this.consoleTypeTentative = result.consoleTypeTentative;
   }
-}
-
-/** The promise, or the signal's reason once it aborts first. */
-function aborting<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err instanceof Error ? err : new Error(String(err)));
-      },
-    );
-  });
 }

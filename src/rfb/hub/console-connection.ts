@@ -16,6 +16,7 @@ import { durationText } from '../server/output.js';
 import type { Framebuffer } from '../wire/framebuffer.js';
 import { Countdown } from './countdown.js';
 import type { FirstPictureTurns } from './first-pictures.js';
+import { untilAborted } from '../../abort-race.js';
 
 export interface ConsoleConnection {
   readonly client: RfbConsoleClient;
@@ -65,7 +66,7 @@ export async function openConsoleConnection(inner: UpstreamSource, options: Cons
   /** A close that came with the first picture (bytes after it broke the protocol). */
   let dropped: { error?: Error } | undefined;
   try {
-    client = await abortable(
+    client = await untilAborted(
       RfbConsoleClient.connect(stream, framebuffer, {
         password: consolePasswordOf(stream) ?? options.password,
         shared: true,
@@ -83,6 +84,7 @@ export async function openConsoleConnection(inner: UpstreamSource, options: Cons
         return connected;
       }),
       AbortSignal.any([both, pictureTimeout.signal]),
+      () => new VconsoleError('cancelled'),
       () => stream.destroy(),
     );
   } catch (err) {
@@ -104,29 +106,4 @@ export async function openConsoleConnection(inner: UpstreamSource, options: Cons
   }
   if (dropped) throw dropped.error ?? new VconsoleError('the console closed the connection');
   return { client, stream };
-}
-
-/** `promise`, or a rejection as soon as `signal` aborts (after `onAbort` cleaned up). */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal, onAbort: () => void): Promise<T> {
-  if (signal.aborted) {
-    onAbort();
-    return Promise.reject(new VconsoleError('cancelled'));
-  }
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => {
-      onAbort();
-      reject(new VconsoleError('cancelled'));
-    };
-    signal.addEventListener('abort', abort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', abort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', abort);
-        reject(err instanceof Error ? err : new Error(String(err)));
-      },
-    );
-  });
 }

@@ -4,6 +4,7 @@ import { NOVA_REFUSAL_WINDOW_MS, NOVA_REPLAY_LIMIT_BYTES } from '../../limits.js
 import type { ConsoleUrlGrant } from './shared-console-url.js';
 import type { ConsoleType } from '../types.js';
 import type { ProxyScheme } from '../dial/websocket-scheme.js';
+import { untilAborted } from '../../abort-race.js';
 
 /**
  * Nova's console proxies accept the websocket first and check the token after: a refused
@@ -42,12 +43,7 @@ export function schemeHintFor(type: ConsoleType): (speaks: ProxyScheme) => strin
 
 /** The shared URL once Nova gave it, unless this connection's own signal gives up first. */
 export function whileWanted(grant: ConsoleUrlGrant, signal: AbortSignal): Promise<string> {
-  if (signal.aborted) return Promise.reject(new VconsoleError('cancelled'));
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(new VconsoleError('cancelled'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    grant.url.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
+  return untilAborted(grant.url, signal, () => new VconsoleError('cancelled'));
 }
 
 export interface RefusalRetryOptions {

@@ -3,6 +3,7 @@ import { VconsoleError } from '../../errors.js';
 import { scrubText } from '../../secrets.js';
 import type { CloudConfig, EndpointInterface } from './config.js';
 import { apiErrorMessage, callOpenStack, type TlsSettings } from './http.js';
+import { untilAborted } from '../../abort-race.js';
 
 export interface CatalogEndpoint {
   interface: string;
@@ -127,7 +128,7 @@ export class KeystoneSession {
         },
       );
     }
-    return abortable(this.pending, signal);
+    return untilAborted(this.pending, signal, () => new VconsoleError('Keystone: cancelled'));
   }
 
   /** Drops the token a service refused, unless a newer one replaced it already. */
@@ -175,15 +176,6 @@ export class KeystoneSession {
       hint: status === 404 || status === 300 ? 'check auth_url (the Keystone endpoint, e.g. https://keystone.example:5000/v3)' : undefined,
     });
   }
-}
-
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new VconsoleError('Keystone: cancelled'));
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(new VconsoleError('Keystone: cancelled'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 /**
