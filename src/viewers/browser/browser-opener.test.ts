@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { release, tmpdir } from 'node:os';
@@ -25,6 +26,12 @@ async function withEnv<T>(changes: Record<string, string>, body: () => Promise<T
   }
 }
 
+/** How `child` ended, once it has. */
+async function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
+  return { code: child.exitCode, signal: child.signalCode };
+}
+
 /** A program that writes what it saw of OS_PASSWORD, OS_CLOUD and its argument to `seen`. */
 async function envReporter(dir: string, name: string, seen: string): Promise<string> {
   const program = join(dir, name);
@@ -41,7 +48,7 @@ describe('the browser vconsole starts', () => {
     try {
       await withEnv({ OS_PASSWORD: 'hunter22-pw', OS_CLOUD: 'prod' }, async () => {
         const launch = await startBrowser('http://127.0.0.1:1/open/x', { VCONSOLE_BROWSER: browser }, 'linux');
-        if (launch.process.exitCode === null) await once(launch.process, 'exit');
+        expect(await exited(launch.process)).toEqual({ code: 0, signal: null });
       });
       expect(await readFile(seen, 'utf8')).toBe('[][prod][http://127.0.0.1:1/open/x]\n');
     } finally {
@@ -56,11 +63,12 @@ describe('the browser vconsole starts', () => {
       const seen = join(dir, 'seen');
       await envReporter(dir, 'xdg-open', seen);
       try {
-        const launch = await withEnv({ OS_PASSWORD: 'hunter22-pw', OS_CLOUD: 'prod', PATH: `${dir}:${process.env.PATH ?? ''}` }, () =>
+        // PATH is the fake's folder alone: a system xdg-open found instead would write nothing.
+        const launch = await withEnv({ OS_PASSWORD: 'hunter22-pw', OS_CLOUD: 'prod', PATH: dir }, () =>
           startBrowser('http://127.0.0.1:1/open/y', {}, 'linux'),
         );
         expect(launch.name).toBe('xdg-open');
-        if (launch.process.exitCode === null) await once(launch.process, 'exit');
+        expect(await exited(launch.process)).toEqual({ code: 0, signal: null });
         expect(await readFile(seen, 'utf8')).toBe('[][prod][http://127.0.0.1:1/open/y]\n');
       } finally {
         await rm(dir, { recursive: true, force: true });
