@@ -3,7 +3,7 @@
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import { WebSocketServer, createWebSocketStream } from 'ws';
-import type { Duplex } from 'node:stream';
+import { PassThrough, type Duplex } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { failure } from '../../../test/support/streams.js';
 import { waitFor } from '../../../test/support/wait.js';
@@ -99,6 +99,25 @@ describe('FirstPictureTurns', () => {
     next?.();
     expect(turns.held).toBe(0);
     expect(drawing.listenerCount('data')).toBe(0);
+  });
+  it('keeps the turn of a console whose stream the parser paused (bytes not drawn yet), and gives it back once it is silent unpaused', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const turns = new FirstPictureTurns(1, 1000);
+    const drawing = new PassThrough();
+    const signal = new AbortController().signal;
+    const back = await turns.take(signal, drawing);
+    let next: (() => void) | undefined;
+    void turns.take(signal).then((given) => (next = given));
+    drawing.pause();
+    vi.advanceTimersByTime(5000);
+    // A turn given back goes to the next in line at once (the timer's own turn).
+    expect(turns.queued).toBe(1);
+    drawing.resume();
+    vi.advanceTimersByTime(1000);
+    await until(() => next !== undefined);
+    back();
+    next?.();
+    expect(turns.held).toBe(0);
   });
 });
 

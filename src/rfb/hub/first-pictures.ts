@@ -39,7 +39,7 @@ export class FirstPictureTurns {
    * Resolves with the function that gives the turn back (once; calling it again does nothing)
    * when this console's turn comes; rejects if `signal` aborts first (its place is given up).
    * With `drawing` (the console's byte stream), the turn is also given back once no 'data'
-   * came from it for `idleMs`.
+   * came from it for `idleMs` while it was not paused.
    */
   take(signal: AbortSignal, drawing?: EventEmitter): Promise<() => void> {
     if (signal.aborted) return Promise.reject(new VconsoleError('cancelled'));
@@ -73,13 +73,22 @@ export class FirstPictureTurns {
       this.active--;
       this.waiting.shift()?.();
     };
+    // Paused, the stream is vconsole's own: its parser holds bytes it has not drawn yet (a big
+    // first picture on a busy machine), which is drawing, not silence.
+    const idleOut = () => (isPaused(drawing) ? idle?.refresh() : giveBack());
     if (drawing) {
-      idle = setTimeout(giveBack, this.idleMs);
+      idle = setTimeout(idleOut, this.idleMs);
       idle.unref();
       drawing.on('data', heard);
     }
     return giveBack;
   }
+}
+
+/** A readable stream that its reader paused (an emitter that is none is never paused). */
+function isPaused(drawing: EventEmitter | undefined): boolean {
+  const readable = drawing as { isPaused?: () => boolean } | undefined;
+  return typeof readable?.isPaused === 'function' && readable.isPaused();
 }
 
 /** The process's turns, shared by every hub of a command. */
