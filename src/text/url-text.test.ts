@@ -24,4 +24,14 @@ describe('URLs shown to the user', () => {
     );
     expect(safeTargetText(`ws://127.0.0.1:1/websockify/${TOKEN}`)).toBe('ws://127.0.0.1:1/websockify/***');
   });
+
+  it("takes linear time over an API answer's long dotted run (a hostile one held the loop for seconds)", () => {
+    const run = 'a.'.repeat(100_000);
+    const started = process.cpuUsage();
+    expect(maskUrlPaths(`said: ${run} see https://h/${TOKEN}`)).toBe(`said: ${run} see https://h/***`);
+    const spent = process.cpuUsage(started);
+    // CPU time, not wall time (a busy machine's scheduler is not the regex). Quadratic, this
+    // run costs some ten seconds; linear, a few milliseconds.
+    expect((spent.user + spent.system) / 1000, 'CPU ms').toBeLessThan(1000);
+  });
 });

@@ -4,8 +4,12 @@
  * in the path (`/websockify/TOKEN`); words such as `virtualmachineinstances` stay readable.
  */
 const OPAQUE_SEGMENT = /^(?=[^/]*\d)(?=[^/]*[A-Za-z])[A-Za-z0-9_~+=%-]{16,}$/;
-/** A URL inside free text: scheme and authority, then the path up to a query, fragment, quote or space. */
-const URL_IN_TEXT = /\b([a-z][a-z0-9+.-]*:\/\/[^/\s"'?#]*)(\/[^\s"'?#]*)/gi;
+/**
+ * A URL inside free text: scheme and authority, then the path up to a query, fragment, quote or
+ * space. The scheme is bounded: unbounded, it was tried from every word boundary of a run such
+ * as `a.a.a.…` to its end (100 KB of a hostile API's answer held the event loop for seconds).
+ */
+const URL_IN_TEXT = /\b([a-z][a-z0-9+.-]{0,31}:\/\/[^/\s"'?#]*)(\/[^\s"'?#]*)/gi;
 
 /** Punctuation that ends a sentence rather than a path segment (`…/TOKEN: refused`). */
 const TRAILING_PUNCTUATION = /[:,.;)\]]+$/;
