@@ -68,6 +68,15 @@ describe('errorLine and errorStackLines', () => {
     expect(errorLine(new UsageError('empty target', 'name a VM'))).toBe('vconsole: empty target; name a VM');
   });
 
+  it("keeps the placeholders of vconsole's own hints (?token=TOKEN, ?token=…) and the sentence around a token it redacts", () => {
+    const hint = 'use ws://HOST:PORT/PATH?token=TOKEN, wss://..., or a noVNC http(s):// URL';
+    expect(describeError(new UsageError('bad console URL "ws//x"', hint))).toBe(`bad console URL "ws//x"; ${hint}`);
+    expect(describeError(new VconsoleError('no console (…vnc_auto.html?token=…)'))).toBe('no console (…vnc_auto.html?token=…)');
+    expect(describeError(new VconsoleError('refused: ws://h/?token=0c3f9e2a-77aa, then ws://h/?token=T0KEN9)'))).toBe(
+      'refused: ws://h/?token=***, then ws://h/?token=***)',
+    );
+  });
+
   it('show the stack of the error and its cause safely, secrets redacted', () => {
     const cause = new Error('GET https://api/?token=s3cr3t failed\u0007');
     const err = new VconsoleError('vm\u001b[2J: cannot connect\nreally', { cause });

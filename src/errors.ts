@@ -173,7 +173,10 @@ export function isTlsError(err: unknown): boolean {
   return /CERT|SELF_SIGNED|TLS|SSL|UNABLE_TO_/.test(code);
 }
 
-const TOKEN_QUERY = /([?&](?:token|access_token|password|secret)=)[^&\s"']+/gi;
+/** A query's secret value, up to the next parameter, space, quote, or the `,` or `)` of a sentence. */
+const TOKEN_QUERY = /([?&](?:token|access_token|password|secret)=)([^&\s"',)]+)/gi;
+/** What vconsole's own hints write where a token goes (`?token=TOKEN`, `?token=…`): no secret to redact. */
+const TOKEN_PLACEHOLDER = /^(?:TOKEN|T|SECRET|PASSWORD|…)$/;
 const BEARER = /(bearer\s+)[A-Za-z0-9._~+/=-]+/gi;
 const URL_CREDENTIALS = /(\/\/)[^/@\s:]+:[^/@\s]+@/g;
 
@@ -187,7 +190,10 @@ export function redactSecrets(text: string): string {
  * vconsole's own messages, whose paths (a socket's, a file's) are the user's and say what failed.
  */
 function redactCredentials(text: string): string {
-  return text.replace(TOKEN_QUERY, '$1***').replace(BEARER, '$1***').replace(URL_CREDENTIALS, '$1***@');
+  return text
+    .replace(TOKEN_QUERY, (match: string, key: string, value: string) => (TOKEN_PLACEHOLDER.test(value) ? match : `${key}***`))
+    .replace(BEARER, '$1***')
+    .replace(URL_CREDENTIALS, '$1***@');
 }
 
 /** What the user typed as a target, with query and fragment (console tokens) cut off, for messages. */
