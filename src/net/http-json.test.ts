@@ -86,7 +86,7 @@ describe('requestJson', () => {
     const error = await failure(requestJson(`${base}/silent`, { ...request, timeoutMs: 300, unreachableHint: 'check the server' }));
     expect(describeError(error)).toMatch(/^the test API at 127\.0\.0\.1:\d+ did not answer within 0\.3 s; check the server$/);
     expect(Date.now() - started).toBeLessThan(10_000);
-    await expect.poll(() => clientGone.has('/silent')).toBe(true);
+    await expect.poll(() => clientGone.has('/silent'), { timeout: 10_000 }).toBe(true);
   });
 
   it('is cancelled by its signal', async () => {

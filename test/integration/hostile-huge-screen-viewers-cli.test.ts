@@ -51,14 +51,23 @@ describe('proxy --share with viewers of a hostile 8192x8192 console', () => {
     // New viewers of the healthy console, one after another for several seconds: whenever the
     // hostile screen is being encoded, each is answered promptly.
     const probing = performance.now();
-    let slowest = 0;
+    const waits: number[] = [];
     while (performance.now() - probing < 6000) {
       const asked = performance.now();
       const viewer = await discardingClient(healthyPort);
       viewer.socket.destroy();
-      slowest = Math.max(slowest, performance.now() - asked);
+      waits.push(performance.now() - asked);
     }
-    expect(slowest, 'the healthy console answered every new viewer within (ms)').toBeLessThan(1500);
+    // Wall-clock waits on a machine this test loads on purpose, so one of them may also meet a
+    // stall of the machine (~1 s): all but the slowest within 1.5 s, the slowest within 5 s.
+    // Measured on 2 cores with two busy loops beside: slowest 0.2-0.8 s. Without the banded
+    // encoding and the update's pixel cap, 2-3 waits of each run took 2.0-2.8 s, the others
+    // ~30 ms (so a 90th percentile would not see it; the second slowest does). Without the turn
+    // budget alone (the cap kept) the slowest took 0.5-1.2 s: no wall-clock bound here tells
+    // that from a busy machine; src/rfb/server/update.test.ts tests the budget itself.
+    waits.sort((a, b) => b - a);
+    expect(waits[0], 'the healthy console answered every new viewer within (ms)').toBeLessThan(5000);
+    expect(waits[1] ?? 0, 'the healthy console answered all new viewers but one within (ms)').toBeLessThan(1500);
     expect(
       viewers.every((v) => v.socket.readyState === 'open'),
       "the hostile console's viewers are still served",

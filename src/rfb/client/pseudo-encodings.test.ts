@@ -16,7 +16,7 @@ describe.each(DECODING_BUDGETS)('decoding %s', (_name, budget) => {
       const { fb, client } = await session(8, 8, [
         update([{ rect: { x: 2, y: 1, w: 3, h: 2 }, encoding: -239, body: Buffer.concat([pixels, mask]) }]),
       ]);
-      await expect.poll(() => fb.cursor).toBeDefined();
+      await expect.poll(() => fb.cursor, { timeout: 10_000 }).toBeDefined();
       expect(client.encodingsSeen.has('cursor')).toBe(true);
       expect(fb.cursor).toEqual({ width: 3, height: 2, hotX: 2, hotY: 1, pixels, mask });
     });
@@ -29,7 +29,7 @@ describe.each(DECODING_BUDGETS)('decoding %s', (_name, budget) => {
       ]);
       const sizes: string[] = [];
       fb.on('resize', (w, h) => sizes.push(`${w}x${h}`));
-      await expect.poll(() => requests.length).toBe(2);
+      await expect.poll(() => requests.length, { timeout: 10_000 }).toBe(2);
       expect(sizes).toEqual(['50x40', '30x20']);
       expect(requests.map((r) => r.toString('hex'))).toEqual(['03000000000000320028', '030000000000001e0014']);
       expect([...client.encodingsSeen].sort()).toEqual(['desktop-size', 'extended-desktop-size']);

@@ -91,7 +91,7 @@ describe('RfbConsoleClient handshake', () => {
     });
     const client = await RfbConsoleClient.connect(server.dial(), new Framebuffer(1, 1), { encodings: ['hextile', 'raw'] });
     cleanups.push(() => client.close());
-    await expect.poll(() => request).toBeDefined();
+    await expect.poll(() => request, { timeout: 10_000 }).toBeDefined();
     expect(format?.toString('hex')).toBe('00000000' + '2018000100ff00ff00ff100800000000');
     expect(encodings).toEqual([5, 0, -239, -223, -308, -224, -258]);
     expect(request?.toString('hex')).toBe('03000000000000400030');
@@ -249,7 +249,7 @@ describe('RfbConsoleClient server messages and input', () => {
     const bell = new Promise<void>((resolve) => client.once('bell', resolve));
     const text = new Promise<string>((resolve) => client.once('clipboard', resolve));
     expect(client.supportsQemuKeys).toBe(false);
-    await expect.poll(() => client.supportsQemuKeys).toBe(true);
+    await expect.poll(() => client.supportsQemuKeys, { timeout: 10_000 }).toBe(true);
     await bell;
     expect(await text).toBe('café');
     expect(client.supportsQemuKeys).toBe(true);
@@ -259,7 +259,7 @@ describe('RfbConsoleClient server messages and input', () => {
     client.qemuKey(false, 0x61, 0x1e);
     client.pointer(5, 300, 2);
     client.clipboard('hé€');
-    await expect.poll(() => sent).toBeDefined();
+    await expect.poll(() => sent, { timeout: 10_000 }).toBeDefined();
     expect(sent?.toString('hex')).toBe(
       [
         '040100000000ff0d',

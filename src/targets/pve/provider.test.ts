@@ -171,7 +171,7 @@ describe('pve: consoles', () => {
     const stream = await dialOf(target('pve:100', { ...byToken(), consoleType: 'serial' }));
     expect((await readBytes(stream, 7)).toString()).toBe('login: ');
     stream.write('root\r');
-    await expect.poll(() => Buffer.concat(received.get(100) ?? []).toString()).toBe('root\r');
+    await expect.poll(() => Buffer.concat(received.get(100) ?? []).toString(), { timeout: 10_000 }).toBe('root\r');
     expect(fixture.requests).toContain('POST /api2/json/nodes/pve1/qemu/100/termproxy');
     stream.destroy();
   });

@@ -23,7 +23,7 @@ describe('termproxy framing', () => {
     const frames: string[] = [];
     theirs.on('data', (chunk: Buffer) => frames.push(chunk.subarray(0, 8).toString('latin1')));
     stream.write(Buffer.alloc(TERMPROXY_FRAME_DATA_BYTES * 2 + 1, 0x61));
-    await expect.poll(() => frames.length).toBe(3);
+    await expect.poll(() => frames.length, { timeout: 10_000 }).toBe(3);
     expect(frames.map((f) => f.split(':').slice(0, 2).join(':'))).toEqual(['0:32768', '0:32768', '0:1']);
     stream.destroy();
   });

@@ -25,7 +25,7 @@ describe('the decoder registry', () => {
     cleanups.push(() => server.close());
     const client = await RfbConsoleClient.connect(server.dial(), new Framebuffer(1, 1));
     cleanups.push(() => client.close());
-    await expect.poll(() => asked).toBeDefined();
+    await expect.poll(() => asked, { timeout: 10_000 }).toBeDefined();
     expect(DEFAULT_ENCODINGS).toEqual(['zrle', 'hextile', 'tight', 'zlib', 'copyrect', 'raw']);
     expect(asked).toEqual([16, 5, 7, 6, 1, 0, -239, -223, -308, -224, -258]);
   });
