@@ -69,6 +69,13 @@ describe('urlSecrets and scrubbedCause', () => {
     expect(urlSecrets('not a url')).toEqual([]);
   });
 
+  it("names a token a person chose (websockify's token plugins), however it looks, and scrubs it from what the proxy said", () => {
+    const secrets = urlSecrets('ws://h:6080/websockify?token=workstation&vncticket=desk01&port=5900&mode=vm-web1');
+    expect(secrets).toEqual(['workstation', 'desk01']);
+    expect(scrubText("Token 'workstation' not found", secrets)).toBe("Token '***' not found");
+    expect(urlSecrets('ws://h/?token=abc')).toEqual([]); // too short to scrub without hiding the message
+  });
+
   it('keeps of a cause only its words, scrubbed, and its code', () => {
     const cause = scrubbedCause(Object.assign(new Error('proxy said ABCDEFGH bye'), { code: 'ECONNRESET', url: 'x' }), ['ABCDEFGH']);
     expect(cause.message).toBe('connection reset by peer');

@@ -64,15 +64,21 @@ function codeOf(err: unknown): string | undefined {
 }
 
 /**
- * A query value taken for a secret: 8 characters or more, not all letters. A token is long and
- * random (a UUID, a ticket); a `port=5900` beside it is not one, nor a word that the close
- * reasons and messages scrubbed of it may also say.
+ * A query value taken for a secret by its shape: 8 characters or more, not all letters. A token
+ * is long and random (a UUID, a ticket); a `port=5900` beside it is not one, nor a word that the
+ * close reasons and messages scrubbed of it may also say.
  */
 const QUERY_SECRET = /^(?=.*[^A-Za-z]).{8,}$/s;
+/**
+ * Query keys whose value is a secret whatever its shape: websockify's token plugins take names a
+ * person chose (`?token=workstation`), and that name is the key to the console.
+ */
+const SECRET_QUERY_KEY = /^(?:token|access_token|vncticket|ticket|password|secret)$/i;
 
 /**
- * What a URL carries that is secret: its userinfo's password, and its query's and fragment's
- * values that look like a token (QUERY_SECRET: `?token=T`, `vncticket=T`).
+ * What a URL carries that is secret: its userinfo's password, its query's and fragment's values
+ * under a secret's key (`?token=T`, `vncticket=T`, from SHORTEST_SECRET characters), and the
+ * other values that look like a token (QUERY_SECRET).
  */
 export function urlSecrets(href: string): string[] {
   let url: URL;
@@ -81,7 +87,10 @@ export function urlSecrets(href: string): string[] {
   } catch {
     return [];
   }
-  const values = (query: string) => [...new URLSearchParams(query).values()].filter((value) => QUERY_SECRET.test(value));
+  const values = (query: string) =>
+    [...new URLSearchParams(query)]
+      .filter(([key, value]) => (SECRET_QUERY_KEY.test(key) ? value.length >= SHORTEST_SECRET : QUERY_SECRET.test(value)))
+      .map(([, value]) => value);
   return [...new Set([url.password, decoded(url.password), ...values(url.search), ...values(url.hash.slice(1))])].filter(Boolean);
 }
 
