@@ -217,6 +217,8 @@ export interface WebSocketEnding {
   socketErrorCode?: string;
   /** Nothing came from the console between the upgrade and the close, and the close came at once. */
   soonAfterUpgrade: boolean;
+  /** The reason as it may be shown (a proxy may quote the token it refused); the ending is told from the reason as said. */
+  shownReason?: (reason: string) => string;
 }
 
 /** Console proxies (websockify, nova-*proxy) close with this reason when the VM's end of the console closes. */
@@ -231,7 +233,8 @@ const TARGET_CLOSED = /^target closed$/i;
  */
 export function describeWebSocketEnding(ending: WebSocketEnding): ConsoleEndedError {
   const reason = printableMessage(ending.reason.trim()).slice(0, 123);
-  const because = reason ? `: ${reason}` : '';
+  const shown = ending.shownReason ? ending.shownReason(reason) : reason;
+  const because = shown ? `: ${shown}` : '';
   if (ending.soonAfterUpgrade && (ending.code === 1006 || ending.code === 1005) && !ending.socketErrorCode) {
     return new ConsoleEndedError(
       'the console was refused right after the upgrade',

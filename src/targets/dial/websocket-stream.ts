@@ -1,7 +1,7 @@
 import { Duplex } from 'node:stream';
 import type WebSocket from 'ws';
 import { ConsoleEndedError, describeWebSocketEnding } from '../../errors.js';
-import { scrubError } from '../../secrets.js';
+import { scrubText } from '../../secrets.js';
 import { REFUSED_AT_UPGRADE_MS } from '../../limits.js';
 import { ServerFrameSplitter } from './websocket-frames.js';
 
@@ -72,17 +72,15 @@ export class WebSocketStream extends Duplex {
     if (this.destroyed) return;
     this.push(null);
     if (this.closing) return;
-    // Told from the reason as the proxy said it, then scrubbed: a proxy may quote the token it
-    // refused ("Token '...' not found"), and a token may be a word of the reason too.
-    const ending = scrubError(
-      describeWebSocketEnding({
-        code,
-        reason,
-        socketErrorCode: this.socketErrorCode,
-        soonAfterUpgrade: this.receivedBytes === 0 && Date.now() - this.openedAt < REFUSED_AT_UPGRADE_MS,
-      }),
-      this.secrets,
-    );
+    const ending = describeWebSocketEnding({
+      code,
+      reason,
+      // Told from the reason as the proxy said it, shown scrubbed: a proxy may quote the token it
+      // refused ("Token '...' not found"), and a token may be a word of the reason too.
+      shownReason: (said) => scrubText(said, this.secrets),
+      socketErrorCode: this.socketErrorCode,
+      soonAfterUpgrade: this.receivedBytes === 0 && Date.now() - this.openedAt < REFUSED_AT_UPGRADE_MS,
+    });
     // What the console sent before it closed is read first; then the stream fails with how it ended.
     if (this.readableEnded) this.destroy(ending);
     else this.once('end', () => this.destroy(ending));
