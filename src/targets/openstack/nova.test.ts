@@ -64,6 +64,14 @@ describe('server names and IDs', () => {
     expect(new RegExp(filter).test('dbX1 (old)+[x]*?^$|{2}\\')).toBe(false);
     expect(new RegExp(serverNameFilter('web')).test('web-2')).toBe(false);
   });
+
+  it('sends no `|`: a MySQL-backed Nova rewrites every `|` to `\\|` (db/utils.py), which turned an escaped one into an alternation', () => {
+    const mysql = (filter: string) => new RegExp(filter.replace(/\|/g, '\\|'));
+    expect(serverNameFilter('a|b')).toBe('^a.b$');
+    expect(mysql(serverNameFilter('a|b')).test('a|b')).toBe(true);
+    expect(mysql(serverNameFilter('a|b')).test('b')).toBe(false);
+    expect(mysql(serverNameFilter('a|b')).test('a\\')).toBe(false);
+  });
 });
 
 describe('server state', () => {

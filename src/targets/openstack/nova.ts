@@ -132,10 +132,12 @@ export function isServerId(text: string): boolean {
 /**
  * Nova's `name` filter is a regular expression (Python re, MySQL or PostgreSQL regex): anchor
  * it and escape only the characters special in all of them (an escaped ordinary character
- * is undefined in POSIX regex).
+ * is undefined in POSIX regex). A `|` becomes `.`: on MySQL Nova rewrites every `|` to `\|`
+ * (db/utils.py), which an escaped one turns into a backslash and an alternation; the exact-name
+ * filter after the answer drops what `.` lets in.
  */
 export function serverNameFilter(name: string): string {
-  return `^${name.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}$`;
+  return `^${name.replace(/[\\^$.*+?()[\]{}]/g, '\\$&').replace(/\|/g, '.')}$`;
 }
 
 /**
@@ -229,7 +231,9 @@ export class NovaCompute {
   async listServers(signal: AbortSignal, filters: ServerFilters = {}): Promise<Required<ServerSummary>[]> {
     const all: Required<ServerSummary>[] = [];
     const query = new URLSearchParams();
-    if (filters.nameRegex !== undefined) query.set('name', filters.nameRegex);
+    // A `|` means something else to a MySQL-backed Nova (it rewrites it to `\|`): such a
+    // regex is matched here only.
+    if (filters.nameRegex !== undefined && !filters.nameRegex.includes('|')) query.set('name', filters.nameRegex);
     if (filters.tags?.length) query.set('tags', filters.tags.join(','));
     const microversion = filters.tags?.length ? SERVER_TAGS_MICROVERSION : undefined;
     let marker: string | null = null;

@@ -173,6 +173,21 @@ describe('listOpenstackServers', () => {
     ]);
     expect(fixture.count('nova', '/servers/detail')).toBeGreaterThanOrEqual(3);
   });
+
+  it('matches a name regex with `|` here only: a MySQL-backed Nova would rewrite it to `\\|`', async () => {
+    const env = openrc();
+    const before = fixture.requests.length;
+    const servers = await listOpenstackServers(
+      {},
+      AbortSignal.timeout(20_000),
+      () => ({ env, readFile: () => undefined, homeDir: '/x', cwd: '/x' }),
+      sessions,
+      { nameRegex: '^(web-1|stopped)' },
+    );
+    expect(servers.map((s) => s.name)).toEqual(['web-1', 'stopped-vm']);
+    const asked = fixture.requests.slice(before).filter((r) => r.path.includes('/servers/detail'));
+    expect(asked.map((r) => r.path)).toEqual(['/compute/v2.1/servers/detail']);
+  });
 });
 
 describe('servers whose status stands in the way of their console', () => {
