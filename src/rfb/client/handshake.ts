@@ -90,9 +90,16 @@ export async function clientHandshake(
   if (security === SECURITY_VNC_AUTH || version === '3.8') {
     const result = (await read(4, 'the SecurityResult')).readUInt32BE(0);
     if (result !== 0) {
-      if (version === '3.8') await readText(read, 'failure reason').catch(() => undefined);
+      // The peer's own words (printable, capped by readText): a proxy in between (nova-novncproxy
+      // negotiating with the VM itself) says here why it could not go on.
+      const reason = version === '3.8' ? await readText(read, 'failure reason').catch(() => undefined) : undefined;
+      const said = reason ? `: the console's proxy or VNC server said: ${reason}` : '';
       if (security === SECURITY_VNC_AUTH) throw new VconsoleError('VNC authentication failed: wrong password');
-      throw new VconsoleError('RFB server refused the connection after the security handshake');
+      throw new VconsoleError(`RFB server refused the connection after the security handshake${said}`, {
+        hint: reason
+          ? "a console proxy that authenticates to the VM's VNC server itself (Nova's nova-novncproxy: nova.conf [vnc] auth_schemes, vencrypt_*) may be unable to"
+          : undefined,
+      });
     }
   }
 

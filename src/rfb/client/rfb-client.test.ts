@@ -160,6 +160,30 @@ describe('RfbConsoleClient handshake', () => {
   });
 });
 
+describe("a SecurityResult failure's reason", () => {
+  it("is kept, printable and capped, in the error: nova-novncproxy's own words when it cannot agree with the VM", async () => {
+    const refusing = (reason: string) =>
+      serve(async (peer) => {
+        peer.write('RFB 003.008\n');
+        await peer.read(12);
+        peer.write([1, 1]);
+        await peer.read(1);
+        peer.write(Buffer.concat([u32(1), u32(Buffer.byteLength(reason, 'latin1')), Buffer.from(reason, 'latin1')]));
+      });
+    const nova = await refusing('Unable to negotiate security with server');
+    const error = await failure(RfbConsoleClient.connect(nova.dial(), new Framebuffer(1, 1)));
+    expect(error.message).toBe(
+      "RFB server refused the connection after the security handshake: the console's proxy or VNC server said: Unable to negotiate security with server",
+    );
+    expect((error as { hint?: string }).hint).toMatch(/\[vnc\] auth_schemes/);
+    const hostile = await refusing(`\x1b]0;owned\x07${'x'.repeat(5000)}`);
+    const message = (await failure(RfbConsoleClient.connect(hostile.dial(), new Framebuffer(1, 1)))).message;
+    expect(message).not.toMatch(/[\x00-\x1f\x7f]/);
+    expect(message).toContain('said: \\e]0;owned');
+    expect(message.length).toBeLessThan(400);
+  });
+});
+
 describe('a console that says how it ended', () => {
   it('is closed with that account (a websocket close reason), not a bare "RFB server closed the connection"', async () => {
     const server = await serve(async (peer) => {

@@ -76,13 +76,13 @@ describe('browser-only consoles from Nova', () => {
     expect(describeError(error)).toMatch(/^server "stopped-vm" is SHUTOFF; start it first: openstack server start /);
   });
 
-  it("Nova's 409 for a server not ready says it must run", async () => {
+  it("Nova's 409 for a server not ready says what its status asks for, with its ID", async () => {
     const server = fixture.settings.servers.find((s) => s.name === 'web-1')!;
     fixture.setServerStatus(server.id, 'BUILD');
     try {
       const error = await failure(target('openstack:web-1', { consoleType: 'mks' }).browserUrl!(AbortSignal.timeout(20_000)));
       expect(describeError(error)).toBe(
-        `cannot get a WebMKS console for server "web-1": Instance ${server.id} is not ready; the server must be running: openstack server start …`,
+        `cannot get a WebMKS console for server "web-1" (status BUILD): Instance ${server.id} is not ready; it is still building: wait for ACTIVE (openstack server show ${server.id})`,
       );
     } finally {
       fixture.setServerStatus(server.id, 'ACTIVE');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { consoleWebSocketUrl } from '../dial/console-url.js';
-import { checkConsoleState, consolePageUrl, isServerId, serverNameFilter } from './nova.js';
+import { describeError } from '../../errors.js';
+import { checkConsoleState, consoleByStatus, consolePageUrl, isServerId, serverNameFilter } from './nova.js';
 
 const T = '2f6b1e4c-9a8d-4c3b-b2a1-0f9e8d7c6b5a';
 
@@ -63,6 +64,14 @@ describe('server names and IDs', () => {
     expect(new RegExp(filter).test('dbX1 (old)+[x]*?^$|{2}\\')).toBe(false);
     expect(new RegExp(serverNameFilter('web')).test('web-2')).toBe(false);
   });
+
+  it('sends no `|`: a MySQL-backed Nova rewrites every `|` to `\\|` (db/utils.py), which turned an escaped one into an alternation', () => {
+    const mysql = (filter: string) => new RegExp(filter.replace(/\|/g, '\\|'));
+    expect(serverNameFilter('a|b')).toBe('^a.b$');
+    expect(mysql(serverNameFilter('a|b')).test('a|b')).toBe(true);
+    expect(mysql(serverNameFilter('a|b')).test('b')).toBe(false);
+    expect(mysql(serverNameFilter('a|b')).test('a\\')).toBe(false);
+  });
 });
 
 describe('server state', () => {
@@ -72,8 +81,43 @@ describe('server state', () => {
   });
 
   it('accepts active, paused and unknown states', () => {
-    for (const status of ['ACTIVE', 'PAUSED', 'BUILD', undefined]) {
+    for (const status of ['ACTIVE', 'PAUSED', 'BUILD', 'ERROR', 'RESCUE', 'VERIFY_RESIZE', 'PASSWORD', undefined]) {
       expect(() => checkConsoleState({ id: T, name: 'vm', status }, 'vm')).not.toThrow();
+    }
+  });
+
+  it("refuses a live-migrating server (Nova's answer would be a 500 InstanceInvalidState), its ID in the hint", () => {
+    let error: unknown;
+    try {
+      checkConsoleState({ id: T, name: 'vm', status: 'MIGRATING' }, 'vm');
+    } catch (err) {
+      error = err;
+    }
+    expect(describeError(error)).toBe(
+      `server "vm" is MIGRATING; it is migrating: try again once it is ACTIVE (openstack server show ${T})`,
+    );
+  });
+
+  it('one rule for list and the pre-flight: Nova checks no vm_state, so a running QEMU has a console whatever the status', () => {
+    const rule = (statuses: (string | undefined)[]) => statuses.map((s) => consoleByStatus(s));
+    expect(rule(['ACTIVE', 'PAUSED', 'RESCUE', 'VERIFY_RESIZE', 'REVERT_RESIZE', 'REBOOT', 'HARD_REBOOT', 'PASSWORD', 'resize'])).toEqual(
+      Array(9).fill('yes'),
+    );
+    expect(rule(['SHUTOFF', 'SUSPENDED', 'SHELVED', 'SHELVED_OFFLOADED', 'DELETED', 'SOFT_DELETED', 'MIGRATING'])).toEqual(
+      Array(7).fill('no'),
+    );
+    expect(rule(['BUILD', 'ERROR', 'UNKNOWN', undefined])).toEqual(Array(4).fill('maybe'));
+    // The pre-flight refuses exactly the `no` ones.
+    for (const status of ['PAUSED', 'RESCUE', 'BUILD', 'ERROR', 'MIGRATING', 'SHUTOFF', 'SUSPENDED']) {
+      const refused = (() => {
+        try {
+          checkConsoleState({ id: T, name: 'vm', status }, 'vm');
+          return false;
+        } catch {
+          return true;
+        }
+      })();
+      expect(refused).toBe(consoleByStatus(status) === 'no');
     }
   });
 });

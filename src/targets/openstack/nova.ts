@@ -93,6 +93,36 @@ function matchesFilters(server: ServerSummary & { tags?: string[] }, filters: Se
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 /** States in which no hypervisor process runs, so no console exists. */
 const NO_CONSOLE_STATES = new Set(['SHUTOFF', 'SUSPENDED', 'SHELVED', 'SHELVED_OFFLOADED', 'DELETED', 'SOFT_DELETED']);
+/** Nova's router, for a path it has no route for (not an answer about a server). */
+const ROUTER_NOT_FOUND = 'The resource could not be found.';
+
+/**
+ * What a server's status says of its console, the one rule `list` and the pre-flight share.
+ * Nova checks no vm_state for a console (compute/api.py get_*_console): PAUSED, RESCUE,
+ * VERIFY_RESIZE, REBOOT, PASSWORD, ... run a QEMU and have one (`yes`). None without a
+ * hypervisor process, nor while live-migrating (Nova answers 500 InstanceInvalidState): `no`.
+ * BUILD, ERROR and an unknown status: only Nova can tell (a host and a VM, or not): `maybe`.
+ */
+export function consoleByStatus(status: string | undefined): 'yes' | 'no' | 'maybe' {
+  const word = status?.toUpperCase();
+  if (word && (NO_CONSOLE_STATES.has(word) || word === 'MIGRATING')) return 'no';
+  if (!word || word === 'UNKNOWN' || word === 'BUILD' || word === 'ERROR') return 'maybe';
+  return 'yes';
+}
+
+/** What to do about a server whose status stands in the way of its console, by that status. */
+function statusHint(status: string | undefined, id: string): string | undefined {
+  switch (status?.toUpperCase()) {
+    case 'BUILD':
+      return `it is still building: wait for ACTIVE (openstack server show ${id})`;
+    case 'ERROR':
+      return `see openstack server show ${id} (its fault); then openstack server rebuild ${id} or openstack server reboot --hard ${id}`;
+    case 'MIGRATING':
+      return `it is migrating: try again once it is ACTIVE (openstack server show ${id})`;
+    default:
+      return undefined;
+  }
+}
 
 /** Nova server IDs are UUIDs; anything else is a name. */
 export function isServerId(text: string): boolean {
@@ -102,10 +132,12 @@ export function isServerId(text: string): boolean {
 /**
  * Nova's `name` filter is a regular expression (Python re, MySQL or PostgreSQL regex): anchor
  * it and escape only the characters special in all of them (an escaped ordinary character
- * is undefined in POSIX regex).
+ * is undefined in POSIX regex). A `|` becomes `.`: on MySQL Nova rewrites every `|` to `\|`
+ * (db/utils.py), which an escaped one turns into a backslash and an alternation; the exact-name
+ * filter after the answer drops what `.` lets in.
  */
 export function serverNameFilter(name: string): string {
-  return `^${name.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}$`;
+  return `^${name.replace(/[\\^$.*+?()[\]{}]/g, '\\$&').replace(/\|/g, '.')}$`;
 }
 
 /**
@@ -199,7 +231,9 @@ export class NovaCompute {
   async listServers(signal: AbortSignal, filters: ServerFilters = {}): Promise<Required<ServerSummary>[]> {
     const all: Required<ServerSummary>[] = [];
     const query = new URLSearchParams();
-    if (filters.nameRegex !== undefined) query.set('name', filters.nameRegex);
+    // A `|` means something else to a MySQL-backed Nova (it rewrites it to `\|`): such a
+    // regex is matched here only.
+    if (filters.nameRegex !== undefined && !filters.nameRegex.includes('|')) query.set('name', filters.nameRegex);
     if (filters.tags?.length) query.set('tags', filters.tags.join(','));
     const microversion = filters.tags?.length ? SERVER_TAGS_MICROVERSION : undefined;
     let marker: string | null = null;
@@ -249,7 +283,7 @@ export class NovaCompute {
     });
     let url = (res.body as { remote_console?: { url?: string } })?.remote_console?.url;
     const tooOld = res.status === 404 || res.status === 405 || res.status === 406;
-    if (tooOld && spec.action) {
+    if (tooOld && spec.action && !(res.status === 404 && this.aboutServer(res))) {
       log('debug', `Nova has no remote-consoles API (HTTP ${res.status}); asking with ${spec.action}`);
       res = await this.call('POST', `${path}/action`, signal, { body: { [spec.action]: { type: spec.type } } });
       url = (res.body as { console?: { url?: string } })?.console?.url;
@@ -261,23 +295,55 @@ export class NovaCompute {
         },
       );
     }
-    if (res.status === 404) throw notFound(shownAs);
-    if (res.status !== 200) throw this.consoleFailure(res, shownAs, kind);
+    if (res.status === 404 && !this.aboutServer(res)) throw notFound(shownAs);
+    if (res.status !== 200) throw await this.consoleFailure(res, serverId, shownAs, kind, signal);
     if (typeof url !== 'string' || !url) throw new VconsoleError(`Nova gave no console URL for server "${shownAs}"`);
     return url;
   }
 
-  private consoleFailure(res: OpenStackResponse, shownAs: string, kind: NovaConsoleKind): VconsoleError {
+  /**
+   * A 404 to a console request that is Nova's answer about this server (its compute host has
+   * no VM for it: `Instance <uuid> could not be found.`), not a route this cloud lacks: a
+   * versioned answer (OpenStack-API-Version) that is not the router's words.
+   */
+  private aboutServer(res: OpenStackResponse): boolean {
+    const message = apiErrorMessage(res.body);
+    if (message === ROUTER_NOT_FOUND) return false;
+    return (
+      res.headers['openstack-api-version'] !== undefined || (message !== undefined && /^Instance \S+ could not be found\.?$/.test(message))
+    );
+  }
+
+  private async consoleFailure(
+    res: OpenStackResponse,
+    serverId: string,
+    shownAs: string,
+    kind: NovaConsoleKind,
+    signal: AbortSignal,
+  ): Promise<VconsoleError> {
     const spec = NOVA_CONSOLES[kind];
-    const what = `cannot get ${spec.article ?? 'a'} ${spec.shownAs} console for server "${shownAs}"`;
+    const about = `cannot get ${spec.article ?? 'a'} ${spec.shownAs} console for server "${shownAs}"`;
     // 400: the type is off (`Unavailable console type ...`); 501: the hypervisor's driver has none.
     if (res.status === 400 || res.status === 501) {
-      return new ConsoleTypeUnavailableError(`${what}: ${this.said(res)}`, {
+      return new ConsoleTypeUnavailableError(`${about}: ${this.said(res)}`, {
         hint: `this cloud offers no ${spec.offered} console (${spec.setting})`,
       });
     }
-    if (res.status === 409) return this.failure(res, what, 'the server must be running: openstack server start …');
-    return this.failure(res, what);
+    if (res.status !== 404 && res.status !== 409 && res.status < 500) return this.failure(res, about);
+    // The server as it is now says what stands in the way (and whether it still exists).
+    const now = await this.call('GET', `/servers/${encodeURIComponent(serverId)}`, signal).catch(() => undefined);
+    if (res.status === 404 && now?.status === 404) return notFound(shownAs);
+    const status = now?.status === 200 ? (now.body as { server?: ServerSummary })?.server?.status : undefined;
+    const what = status && status.toUpperCase() !== 'ACTIVE' ? `${about} (status ${status})` : about;
+    const byStatus = statusHint(status, serverId);
+    if (res.status === 404)
+      return this.failure(
+        res,
+        what,
+        `its compute host has no VM for it: see openstack server show ${serverId}; then openstack server rebuild ${serverId} or openstack server reboot --hard ${serverId}`,
+      );
+    if (res.status === 409) return this.failure(res, what, byStatus ?? `it has no compute host yet: see openstack server show ${serverId}`);
+    return this.failure(res, what, byStatus);
   }
 
   private failure(res: OpenStackResponse, what: string, hint?: string): VconsoleError {
@@ -294,6 +360,7 @@ export class NovaCompute {
 /** A server without a console: the status name is what the user sees in `openstack server list`. */
 export function checkConsoleState(server: ServerSummary, shownAs: string): void {
   const status = server.status?.toUpperCase();
+  if (status === 'MIGRATING') throw new VconsoleError(`server "${shownAs}" is ${status}`, { hint: statusHint(status, server.id) });
   if (status && NO_CONSOLE_STATES.has(status)) {
     const verb = status === 'SUSPENDED' ? 'resume' : status.startsWith('SHELVED') ? 'unshelve' : 'start';
     throw new VconsoleError(`server "${shownAs}" is ${status}`, { hint: `${verb} it first: openstack server ${verb} ${server.id}` });

@@ -173,6 +173,118 @@ describe('listOpenstackServers', () => {
     ]);
     expect(fixture.count('nova', '/servers/detail')).toBeGreaterThanOrEqual(3);
   });
+
+  it('matches a name regex with `|` here only: a MySQL-backed Nova would rewrite it to `\\|`', async () => {
+    const env = openrc();
+    const before = fixture.requests.length;
+    const servers = await listOpenstackServers(
+      {},
+      AbortSignal.timeout(20_000),
+      () => ({ env, readFile: () => undefined, homeDir: '/x', cwd: '/x' }),
+      sessions,
+      { nameRegex: '^(web-1|stopped)' },
+    );
+    expect(servers.map((s) => s.name)).toEqual(['web-1', 'stopped-vm']);
+    const asked = fixture.requests.slice(before).filter((r) => r.path.includes('/servers/detail'));
+    expect(asked.map((r) => r.path)).toEqual(['/compute/v2.1/servers/detail']);
+  });
+});
+
+describe('servers whose status stands in the way of their console', () => {
+  const ERRORED = { id: 'e0000000-0000-4000-8000-00000000e404', name: 'spawn-failed', status: 'ERROR', vmMissing: true };
+  const NO_HOST = { id: 'e0000000-0000-4000-8000-00000000e409', name: 'no-valid-host', status: 'ERROR', host: false };
+  const MOVING = { id: 'e0000000-0000-4000-8000-00000000e500', name: 'moving', status: 'MIGRATING' };
+  const PAUSED = { id: 'e0000000-0000-4000-8000-0000000000a0', name: 'paused', status: 'PAUSED' };
+  const RESCUED = { id: 'e0000000-0000-4000-8000-0000000000a1', name: 'rescued', status: 'RESCUE' };
+  const BUILDING = { id: 'e0000000-0000-4000-8000-0000000000a2', name: 'building', status: 'BUILD' };
+  let saved: typeof fixture.settings.servers;
+  beforeEach(() => {
+    saved = fixture.settings.servers;
+    fixture.settings.servers = [...saved, ERRORED, NO_HOST, MOVING, PAUSED, RESCUED, BUILDING].map((s) => ({ ...s }));
+  });
+  afterEach(() => {
+    fixture.settings.servers = saved;
+  });
+  const posts = () => fixture.requests.filter((r) => r.method === 'POST' && r.service === 'nova').map((r) => r.path.replace(/.*\//, ''));
+
+  it('an ERROR server whose compute host has no VM: Nova\'s 404 about it, no fallback to os-getVNCConsole, not "not found"', async () => {
+    const before = fixture.requests.length;
+    const t = target('openstack:spawn-failed');
+    const error = await failure(t.check!(AbortSignal.timeout(20_000)));
+    expect(describeError(error)).toBe(
+      `cannot get a VNC console for server "spawn-failed" (status ERROR): Instance ${ERRORED.id} could not be found; ` +
+        `its compute host has no VM for it: see openstack server show ${ERRORED.id}; then openstack server rebuild ${ERRORED.id} or openstack server reboot --hard ${ERRORED.id}`,
+    );
+    expect(error.constructor.name).not.toBe('ServerNotFoundError');
+    expect(fixture.requests.slice(before).filter((r) => r.path.endsWith('/action'))).toEqual([]);
+    expect(logs.filter((l) => l.includes('no remote-consoles'))).toEqual([]);
+    // A dial says the same (the ID kept: no second name lookup).
+    const dialled = await failure(target('openstack:spawn-failed', openrc(), { consoleType: 'vnc' }).dial(context()));
+    expect(dialled.message).toContain('(status ERROR): Instance');
+    expect(logs.filter((l) => l.includes('no remote-consoles'))).toEqual([]);
+  });
+
+  it("an ERROR server with no host: Nova's 409, with a hint by its status and its ID", async () => {
+    const error = await failure(target('openstack:no-valid-host').check!(AbortSignal.timeout(20_000)));
+    expect(describeError(error)).toBe(
+      `cannot get a VNC console for server "no-valid-host" (status ERROR): Instance ${NO_HOST.id} is not ready; ` +
+        `see openstack server show ${NO_HOST.id} (its fault); then openstack server rebuild ${NO_HOST.id} or openstack server reboot --hard ${NO_HOST.id}`,
+    );
+    expect(describeError(error)).not.toContain('…');
+  });
+
+  it('a BUILD server: still building, wait for ACTIVE', async () => {
+    const error = await failure(target('openstack:building').check!(AbortSignal.timeout(20_000)));
+    expect(describeError(error)).toBe(
+      `cannot get a VNC console for server "building" (status BUILD): Instance ${BUILDING.id} is not ready; it is still building: wait for ACTIVE (openstack server show ${BUILDING.id})`,
+    );
+  });
+
+  it('a MIGRATING server is refused before Nova is asked (its answer would be a bare 500)', async () => {
+    const before = fixture.requests.length;
+    const error = await failure(target('openstack:moving').check!(AbortSignal.timeout(20_000)));
+    expect(describeError(error)).toBe(
+      `server "moving" is MIGRATING; it is migrating: try again once it is ACTIVE (openstack server show ${MOVING.id})`,
+    );
+    expect(fixture.requests.slice(before).filter((r) => r.method === 'POST' && r.service === 'nova')).toEqual([]);
+  });
+
+  it('a 500 while migrating, seen by a dial, names the status and what to do', async () => {
+    const t = target('openstack:moving', openrc(), { consoleType: 'vnc' });
+    fixture.settings.servers.find((s) => s.id === MOVING.id)!.status = 'ACTIVE';
+    await t.check!(AbortSignal.timeout(20_000));
+    fixture.settings.servers.find((s) => s.id === MOVING.id)!.status = 'MIGRATING';
+    const error = await failure(t.dial(context()));
+    expect(describeError(error)).toMatch(
+      new RegExp(
+        `^cannot get a VNC console for server "moving" \\(status MIGRATING\\): Unexpected API Error.*InstanceInvalidState.*; it is migrating: try again once it is ACTIVE \\(openstack server show ${MOVING.id}\\)$`,
+        's',
+      ),
+    );
+  });
+
+  it('PAUSED and RESCUE servers open (Nova hands out their console), and list says they have one; BUILD and ERROR not', async () => {
+    for (const name of ['paused', 'rescued']) {
+      const stream = await target(`openstack:${name}`, openrc(), { consoleType: 'vnc' }).dial(context());
+      expect((await readBytes(stream, 12)).toString()).toBe('RFB 003.008\n');
+      stream.destroy();
+    }
+    const env = openrc();
+    const provider = createOpenStackProvider(() => ({ env, readFile: () => undefined, homeDir: '/x', cwd: '/x' }), sessions);
+    const listed = await provider.list!({}, {});
+    const consoleOf = Object.fromEntries(listed.map((vm) => [vm.name, vm.console]));
+    expect(consoleOf).toMatchObject({
+      'web-1': true,
+      'stopped-vm': false,
+      paused: true,
+      rescued: true,
+      building: false,
+      'spawn-failed': false,
+      'no-valid-host': false,
+      moving: false,
+    });
+    expect(posts().every((p) => p === 'remote-consoles')).toBe(true);
+  });
 });
 
 describe('serial consoles', () => {

@@ -6,7 +6,7 @@ import type { ConsoleProvider, ConsoleTarget, TargetOptions } from '../types.js'
 import { connectCloud, processConfigSources, processSessions } from './cloud-connection.js';
 import type { ConfigSources } from './config.js';
 import type { KeystoneSessions } from './keystone.js';
-import type { ServerFilters, ServerSummary } from './nova.js';
+import { consoleByStatus, type ServerFilters, type ServerSummary } from './nova.js';
 import { OPENSTACK_CONSOLE_TYPES, OpenStackTarget } from './server-console.js';
 
 /**
@@ -36,7 +36,8 @@ export function createOpenStackProvider(
         target: targetOf(s),
         name: s.name,
         state: s.status,
-        console: s.status === 'ACTIVE',
+        // The pre-flight's rule: a PAUSED or RESCUE server has a console; a BUILD or ERROR one may not.
+        console: consoleByStatus(s.status) === 'yes',
       }));
     },
     async describeSearch(options, scope) {

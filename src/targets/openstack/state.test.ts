@@ -46,7 +46,14 @@ describe('following a Nova server', () => {
       'Failed',
     ]);
     expect(novaState(undefined)).toEqual({ phase: 'gone' });
-    expect(novaState('RESCUE')).toEqual({ phase: 'Unknown', detail: 'RESCUE' });
+    // Statuses of a server whose QEMU runs (common.py's _STATE_MAP), no longer "Unknown".
+    expect(['RESCUE', 'VERIFY_RESIZE', 'PASSWORD', 'REVERT_RESIZE'].map((s) => novaState(s))).toEqual([
+      { phase: 'Running', detail: 'RESCUE' },
+      { phase: 'Running', detail: 'VERIFY_RESIZE' },
+      { phase: 'Running', detail: 'PASSWORD' },
+      { phase: 'Migrating', detail: 'REVERT_RESIZE' },
+    ]);
+    expect(novaState('SOMETHING_NEW')).toEqual({ phase: 'Unknown', detail: 'SOMETHING_NEW' });
   });
 
   it('polls GET /servers/{id} and sees each status change in order, a deleted server as gone', async () => {
