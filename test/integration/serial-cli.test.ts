@@ -4,6 +4,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt-api.js';
 import { runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
@@ -24,6 +25,7 @@ beforeAll(async () => {
       { namespace: 'default', name: 'no-serial', serialConsole: false },
       { namespace: 'default', name: 'booting', phase: 'Scheduling' },
       { namespace: 'default', name: 'pending', phase: 'Pending' },
+      { namespace: 'default', name: 'taken', graphics: false },
     ],
   });
   kubeconfig = fixture.kubeconfigPath();
@@ -41,6 +43,17 @@ function start(args: string[]): RunningVconsole {
   const child = startVconsole(args, { KUBECONFIG: kubeconfig });
   running.push(child);
   return child;
+}
+
+/** Another client of a VM's serial console (virtctl console): it takes the VM's one session. */
+async function otherSerialClient(name: string): Promise<WebSocket> {
+  const other = new WebSocket(fixture.consoleUrl('default', name, 'serial'), ['plain.kubevirt.io'], {
+    ca: fixture.caPem,
+    headers: { Authorization: `Bearer ${fixture.token}` },
+  });
+  other.on('error', () => undefined);
+  await once(other, 'open');
+  return other;
 }
 
 /** A TCP client of a serial port: what it has read so far, and a way to type. */
@@ -113,6 +126,21 @@ describe('serial consoles through the CLI', () => {
     expect((await child.exit()).code).toBe(0);
     expect(child.stdout()).toContain('Welcome to headless');
     expect(fixture.requests.some((r) => r.upgrade && r.path.endsWith('/headless/console'))).toBe(true);
+  });
+
+  it('console says in KubeVirt terms that another client took the console, never that a token was wrong', async () => {
+    const child = start(['console', 'taken']);
+    await waitFor(() => child.stdout().includes('Welcome to taken'), 'the greeting');
+    const other = await otherSerialClient('taken');
+    try {
+      expect((await child.exit()).code).toBe(1);
+      expect(child.stderr()).toMatch(
+        /^vconsole: default\/taken: the console closed: the VM stopped, or another client opened its console \(KubeVirt keeps one session per VM\)/m,
+      );
+      expect(child.stderr()).not.toMatch(/token|close frame|proxy/);
+    } finally {
+      other.terminate();
+    }
   });
 
   it('console --wait waits for a VM that is not running yet', async () => {

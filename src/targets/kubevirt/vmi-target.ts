@@ -10,6 +10,7 @@ import { fixedConsoleType } from '../console-type.js';
 import { CONSOLE_SUBRESOURCE, KUBEVIRT_CONSOLE_TYPES, autoConsoleType, type KubevirtConsoleType } from './vmi-consoles.js';
 import { preflight, type VmiLocation } from './preflight.js';
 import { subresourcePath } from './api-paths.js';
+import { describeKubevirtEnding } from './console-ending.js';
 
 export class KubevirtTarget implements ConsoleTarget {
   readonly provider = 'kubevirt';
@@ -90,6 +91,7 @@ export class KubevirtTarget implements ConsoleTarget {
     const basic: Record<string, string> = auth ? { Authorization: `Basic ${Buffer.from(auth).toString('base64')}` } : {};
     return dialWebSocket({
       url,
+      describeEnding: describeKubevirtEnding,
       protocols: ['plain.kubevirt.io'],
       headers: { ...(headers as Record<string, string>), ...basic },
       tls: { agent: typeof agent === 'object' ? agent : undefined, ca, cert, key, pfx, passphrase, rejectUnauthorized },
