@@ -26,6 +26,8 @@ beforeAll(async () => {
       { namespace: 'default', name: 'booting', phase: 'Scheduling' },
       { namespace: 'default', name: 'pending', phase: 'Pending' },
       { namespace: 'default', name: 'taken', graphics: false },
+      { namespace: 'default', name: 'taken-wait', graphics: false },
+      { namespace: 'default', name: 'restarted', graphics: false },
     ],
   });
   kubeconfig = fixture.kubeconfigPath();
@@ -55,6 +57,8 @@ async function otherSerialClient(name: string): Promise<WebSocket> {
   await once(other, 'open');
   return other;
 }
+
+const serialUpgrades = (name: string) => fixture.requests.filter((r) => r.upgrade && r.path.endsWith(`/${name}/console`)).length;
 
 /** A TCP client of a serial port: what it has read so far, and a way to type. */
 async function serialClient(port: number): Promise<{ text(): string; type(text: string): void; socket: net.Socket }> {
@@ -141,6 +145,35 @@ describe('serial consoles through the CLI', () => {
     } finally {
       other.terminate();
     }
+  });
+
+  it('console --wait leaves the serial console to another client that took it, and says so', async () => {
+    const child = start(['console', 'taken-wait', '--wait', '2m']);
+    await waitFor(() => child.stdout().includes('Welcome to taken-wait'), 'the greeting');
+    const other = await otherSerialClient('taken-wait');
+    try {
+      // Without the check it redials at once (the first retry waits for nothing) and kicks the other client.
+      expect((await child.exit()).code).toBe(1);
+      expect(child.stderr()).toMatch(
+        /^vconsole: default\/taken-wait: another client took the VM's serial console \(KubeVirt keeps one session per VM\); attach again to take it back$/m,
+      );
+      expect(serialUpgrades('taken-wait')).toBe(2);
+      expect(other.readyState).toBe(WebSocket.OPEN);
+      expect(fixture.sessions.list({ name: 'taken-wait', kind: 'serial' })).toHaveLength(1);
+    } finally {
+      other.terminate();
+    }
+  });
+
+  it('console --wait reconnects to a VM restarted under it (a new VMI)', async () => {
+    const child = start(['console', 'restarted', '--wait', '2m']);
+    await waitFor(() => child.stdout().includes('Welcome to restarted'), 'the greeting');
+    fixture.removeVmi('default', 'restarted');
+    fixture.addVmi({ namespace: 'default', name: 'restarted', graphics: false });
+    await child.waitForStderr(/reconnected/);
+    await waitFor(() => child.stdout().split('Welcome to restarted').length === 3, 'the new VMI greeting');
+    child.process.stdin.end();
+    expect((await child.exit()).code).toBe(0);
   });
 
   it('console --wait waits for a VM that is not running yet', async () => {

@@ -10,9 +10,16 @@ import { ConsoleEndedError, describeWebSocketEnding, type WebSocketEnding } from
 export const KUBEVIRT_CONSOLE_CLOSED =
   'the console closed: the VM stopped, or another client opened its console (KubeVirt keeps one session per VM)';
 
+/** virt-handler's close: the VMI stopped, or a newer connection to its console replaced this one. */
+export class KubevirtConsoleClosedError extends ConsoleEndedError {
+  constructor() {
+    super(KUBEVIRT_CONSOLE_CLOSED);
+  }
+}
+
 export function describeKubevirtEnding(ending: WebSocketEnding): ConsoleEndedError {
   // A reset is the network's (or a proxy's) doing, not virt-handler's close: said as such.
-  if ((ending.code === 1006 && !ending.socketErrorCode) || ending.code === 1005) return new ConsoleEndedError(KUBEVIRT_CONSOLE_CLOSED);
+  if ((ending.code === 1006 && !ending.socketErrorCode) || ending.code === 1005) return new KubevirtConsoleClosedError();
   // A quick close is no refused token on KubeVirt (it has none): the close code speaks alone.
   return describeWebSocketEnding({ ...ending, soonAfterUpgrade: false });
 }
