@@ -28,6 +28,7 @@ beforeAll(async () => {
       { namespace: 'default', name: 'taken', graphics: false },
       { namespace: 'default', name: 'taken-wait', graphics: false },
       { namespace: 'default', name: 'restarted', graphics: false },
+      { namespace: 'default', name: 'taken-open', graphics: false },
     ],
   });
   kubeconfig = fixture.kubeconfigPath();
@@ -161,6 +162,27 @@ describe('serial consoles through the CLI', () => {
       expect(other.readyState).toBe(WebSocket.OPEN);
       expect(fixture.sessions.list({ name: 'taken-wait', kind: 'serial' })).toHaveLength(1);
     } finally {
+      other.terminate();
+    }
+  });
+
+  it('open leaves a KubeVirt serial console to a client that took it, and takes it back when a client attaches again', async () => {
+    const open = start(['open', 'taken-open#serial', '--no-tui', '--viewer', 'none']);
+    const [line] = await open.jsonLines(1);
+    const first = await serialClient(line.port as number);
+    await waitFor(() => first.text().includes('Welcome to taken-open'), 'the greeting');
+    const other = await otherSerialClient('taken-open');
+    try {
+      await open.waitForStderr(/another client took the VM's serial console \(KubeVirt keeps one session per VM\)/);
+      expect(serialUpgrades('taken-open')).toBe(2);
+      expect(other.readyState).toBe(WebSocket.OPEN);
+      // The user attaching again is what takes the console back.
+      const again = await serialClient(line.port as number);
+      await waitFor(() => serialUpgrades('taken-open') === 3, 'the console dialled afresh');
+      await waitFor(() => other.readyState === WebSocket.CLOSED, 'the other client kicked');
+      again.socket.destroy();
+    } finally {
+      first.socket.destroy();
       other.terminate();
     }
   });
