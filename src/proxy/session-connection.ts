@@ -37,13 +37,15 @@ export function farewell(result: RelayResult, replacedBy: number | undefined): F
       ? { level: 'warn', message: `disconnected: the viewer's connection failed: ${describeError(result.error)}` }
       : { level: 'info', message: 'disconnected: the viewer closed the connection' };
   }
+  // Known to be a takeover: that says more than how the console's connection closed.
+  if (replacedBy !== undefined)
+    return {
+      level: 'warn',
+      message: `disconnected: the console closed the connection: client ${replacedBy} took over the VM's console session`,
+    };
   // The transport's own account (a websocket's close code and reason) already says who closed.
   if (result.error instanceof ConsoleEndedError) return { level: 'warn', message: `disconnected: ${describeError(result.error)}` };
-  const why = result.error
-    ? `: ${describeError(result.error)}`
-    : replacedBy !== undefined
-      ? `: client ${replacedBy} took over the VM's console session`
-      : '';
+  const why = result.error ? `: ${describeError(result.error)}` : '';
   return { level: 'warn', message: `disconnected: the console closed the connection${why}` };
 }
 

@@ -83,6 +83,14 @@ export interface DialContext {
    */
   preserveSession?: boolean;
   /**
+   * This dial takes back a console that dropped under a line following it (a serial line
+   * reconnecting on its own), not one a user just asked for. `ending`: how the console ended
+   * (the stream's error; none when it closed plainly). A console that keeps one session per VM
+   * may refuse it (ConsoleRefusedError) when another client took that session, rather than
+   * take it back from them.
+   */
+  reconnect?: { ending?: Error };
+  /**
    * The client is another vconsole of this user, joined through the user-only socket of a
    * console held here (src/holding): a wrapper that asks clients for a password lets it in.
    */

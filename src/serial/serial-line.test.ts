@@ -1,8 +1,9 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { UsageError, VconsoleError } from '../errors.js';
+import { PassThrough } from 'node:stream';
+import { ConsoleEndedError, ConsoleRefusedError, UsageError, VconsoleError } from '../errors.js';
 import { SerialLine } from './serial-line.js';
-import type { UpstreamSource } from '../proxy/types.js';
+import type { DialContext, UpstreamSource } from '../proxy/types.js';
 
 /** A VM serial port on 127.0.0.1 that can go away and come back on the same port. */
 class FakeSerialPort {
@@ -118,5 +119,30 @@ describe('SerialLine', () => {
     );
     await expect(line.start()).rejects.toThrow(/no serial console/);
     expect(dials).toBe(1);
+  });
+
+  it('tells the source a redial of its own is one, with how the console ended, and gives up when the source refuses it', async () => {
+    const contexts: DialContext[] = [];
+    const first = new PassThrough();
+    const line = new SerialLine(
+      {
+        name: 'vm-a',
+        provider: 'test',
+        dial: async (context) => {
+          contexts.push(context);
+          if (contexts.length === 1) return first;
+          throw new ConsoleRefusedError('another client took the console');
+        },
+      },
+      { waitMs: 60_000 },
+    );
+    const ended = new Promise<Error | undefined>((resolve) => line.once('end', resolve));
+    await line.start();
+    const ending = new ConsoleEndedError('the console closed');
+    first.destroy(ending);
+    expect((await ended)?.message).toBe('another client took the console');
+    expect(contexts).toHaveLength(2);
+    expect(contexts[0].reconnect).toBeUndefined();
+    expect(contexts[1].reconnect).toEqual({ ending });
   });
 });

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import { ConsoleEndedError, ConsoleRefusedError, VconsoleError, describeError } from '../errors.js';
 import { Scrollback } from './scrollback.js';
-import type { LogLevel, UpstreamSource } from '../proxy/types.js';
+import type { DialContext, LogLevel, UpstreamSource } from '../proxy/types.js';
 
 /** First pause between two tries to reach a serial console; doubled up to RETRY_MAX_MS. */
 export const RETRY_FIRST_MS = 500;
@@ -102,13 +102,14 @@ export class SerialLine extends EventEmitter<SerialLineEvents> {
     this.emit('end', undefined);
   }
 
-  private async connect(checked = false): Promise<void> {
+  /** `reconnect`: the console dropped under the line, which takes it back unasked (DialContext). */
+  private async connect(checked = false, reconnect?: DialContext['reconnect']): Promise<void> {
     const deadline = Date.now() + this.waitMs;
     let pause = RETRY_FIRST_MS;
     let lastMessage: string | undefined;
     for (;;) {
       try {
-        const upstream = await this.dialOnce(checked);
+        const upstream = await this.dialOnce(checked, reconnect);
         checked = false;
         this.adopt(upstream);
         return;
@@ -129,10 +130,10 @@ export class SerialLine extends EventEmitter<SerialLineEvents> {
     }
   }
 
-  private async dialOnce(checked: boolean): Promise<Duplex> {
+  private async dialOnce(checked: boolean, reconnect: DialContext['reconnect']): Promise<Duplex> {
     const signal = AbortSignal.any([this.stop.signal, AbortSignal.timeout(DIAL_TIMEOUT_MS)]);
     if (!checked) await this.source.check?.(signal);
-    return this.source.dial({ signal, log: (level, message) => this.emit('log', level, message) });
+    return this.source.dial({ signal, log: (level, message) => this.emit('log', level, message), reconnect });
   }
 
   private adopt(upstream: Duplex): void {
@@ -166,7 +167,7 @@ export class SerialLine extends EventEmitter<SerialLineEvents> {
     this.emit('log', 'warn', `${ending.message}; reconnecting`);
     this.setState('reconnecting');
     try {
-      await this.connect();
+      await this.connect(false, { ending: failure });
       this.emit('log', 'info', 'reconnected');
     } catch (err) {
       if (this.closed) return;

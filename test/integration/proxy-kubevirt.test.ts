@@ -99,6 +99,8 @@ describe('vconsole proxy against the KubeVirt API', () => {
     const second = await readGreeting(port as number);
     await firstClosed; // KubeVirt kicked the older session
     await p.waitForStderr(/client 2 replaces the console session of client 1/);
+    // Over the websocket the stream's own account of the close must not hide the takeover.
+    await p.waitForStderr(/client 1 disconnected: the console closed the connection: client 2 took over the VM's console session/);
     second.socket.destroy();
   });
 

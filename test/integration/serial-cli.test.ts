@@ -4,6 +4,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt-api.js';
 import { runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
@@ -24,6 +25,10 @@ beforeAll(async () => {
       { namespace: 'default', name: 'no-serial', serialConsole: false },
       { namespace: 'default', name: 'booting', phase: 'Scheduling' },
       { namespace: 'default', name: 'pending', phase: 'Pending' },
+      { namespace: 'default', name: 'taken', graphics: false },
+      { namespace: 'default', name: 'taken-wait', graphics: false },
+      { namespace: 'default', name: 'restarted', graphics: false },
+      { namespace: 'default', name: 'taken-open', graphics: false },
     ],
   });
   kubeconfig = fixture.kubeconfigPath();
@@ -42,6 +47,19 @@ function start(args: string[]): RunningVconsole {
   running.push(child);
   return child;
 }
+
+/** Another client of a VM's serial console (virtctl console): it takes the VM's one session. */
+async function otherSerialClient(name: string): Promise<WebSocket> {
+  const other = new WebSocket(fixture.consoleUrl('default', name, 'serial'), ['plain.kubevirt.io'], {
+    ca: fixture.caPem,
+    headers: { Authorization: `Bearer ${fixture.token}` },
+  });
+  other.on('error', () => undefined);
+  await once(other, 'open');
+  return other;
+}
+
+const serialUpgrades = (name: string) => fixture.requests.filter((r) => r.upgrade && r.path.endsWith(`/${name}/console`)).length;
 
 /** A TCP client of a serial port: what it has read so far, and a way to type. */
 async function serialClient(port: number): Promise<{ text(): string; type(text: string): void; socket: net.Socket }> {
@@ -113,6 +131,71 @@ describe('serial consoles through the CLI', () => {
     expect((await child.exit()).code).toBe(0);
     expect(child.stdout()).toContain('Welcome to headless');
     expect(fixture.requests.some((r) => r.upgrade && r.path.endsWith('/headless/console'))).toBe(true);
+  });
+
+  it('console says in KubeVirt terms that another client took the console, never that a token was wrong', async () => {
+    const child = start(['console', 'taken']);
+    await waitFor(() => child.stdout().includes('Welcome to taken'), 'the greeting');
+    const other = await otherSerialClient('taken');
+    try {
+      expect((await child.exit()).code).toBe(1);
+      expect(child.stderr()).toMatch(
+        /^vconsole: default\/taken: the console closed: the VM stopped, or another client opened its console \(KubeVirt keeps one session per VM\)/m,
+      );
+      expect(child.stderr()).not.toMatch(/token|close frame|proxy/);
+    } finally {
+      other.terminate();
+    }
+  });
+
+  it('console --wait leaves the serial console to another client that took it, and says so', async () => {
+    const child = start(['console', 'taken-wait', '--wait', '2m']);
+    await waitFor(() => child.stdout().includes('Welcome to taken-wait'), 'the greeting');
+    const other = await otherSerialClient('taken-wait');
+    try {
+      // Without the check it redials at once (the first retry waits for nothing) and kicks the other client.
+      expect((await child.exit()).code).toBe(1);
+      expect(child.stderr()).toMatch(
+        /^vconsole: default\/taken-wait: another client took the VM's serial console \(KubeVirt keeps one session per VM\); attach again to take it back$/m,
+      );
+      expect(serialUpgrades('taken-wait')).toBe(2);
+      expect(other.readyState).toBe(WebSocket.OPEN);
+      expect(fixture.sessions.list({ name: 'taken-wait', kind: 'serial' })).toHaveLength(1);
+    } finally {
+      other.terminate();
+    }
+  });
+
+  it('open leaves a KubeVirt serial console to a client that took it, and takes it back when a client attaches again', async () => {
+    const open = start(['open', 'taken-open#serial', '--no-tui', '--viewer', 'none']);
+    const [line] = await open.jsonLines(1);
+    const first = await serialClient(line.port as number);
+    await waitFor(() => first.text().includes('Welcome to taken-open'), 'the greeting');
+    const other = await otherSerialClient('taken-open');
+    try {
+      await open.waitForStderr(/another client took the VM's serial console \(KubeVirt keeps one session per VM\)/);
+      expect(serialUpgrades('taken-open')).toBe(2);
+      expect(other.readyState).toBe(WebSocket.OPEN);
+      // The user attaching again is what takes the console back.
+      const again = await serialClient(line.port as number);
+      await waitFor(() => serialUpgrades('taken-open') === 3, 'the console dialled afresh');
+      await waitFor(() => other.readyState === WebSocket.CLOSED, 'the other client kicked');
+      again.socket.destroy();
+    } finally {
+      first.socket.destroy();
+      other.terminate();
+    }
+  });
+
+  it('console --wait reconnects to a VM restarted under it (a new VMI)', async () => {
+    const child = start(['console', 'restarted', '--wait', '2m']);
+    await waitFor(() => child.stdout().includes('Welcome to restarted'), 'the greeting');
+    fixture.removeVmi('default', 'restarted');
+    fixture.addVmi({ namespace: 'default', name: 'restarted', graphics: false });
+    await child.waitForStderr(/reconnected/);
+    await waitFor(() => child.stdout().split('Welcome to restarted').length === 3, 'the new VMI greeting');
+    child.process.stdin.end();
+    expect((await child.exit()).code).toBe(0);
   });
 
   it('console --wait waits for a VM that is not running yet', async () => {

@@ -1,6 +1,6 @@
 import { Duplex } from 'node:stream';
 import type WebSocket from 'ws';
-import { ConsoleEndedError, describeWebSocketEnding } from '../../errors.js';
+import { ConsoleEndedError, describeWebSocketEnding, type WebSocketEnding } from '../../errors.js';
 import { scrubText } from '../../secrets.js';
 import { REFUSED_AT_UPGRADE_MS } from '../../limits.js';
 import { ServerFrameSplitter } from './websocket-frames.js';
@@ -46,11 +46,13 @@ export class WebSocketStream extends Duplex {
   /**
    * `socket`: the connection under the websocket, watched for how it failed (a reset).
    * `secrets`: what the close frame's reason may quote and must not say (the URL's token).
+   * `describeEnding`: the provider's words for how its console ends (default: a console proxy's).
    */
   constructor(
     ws: WebSocket,
     socket?: { once(event: 'error', listener: (err: Error & { code?: string }) => void): unknown },
     private readonly secrets: readonly string[] = [],
+    private readonly describeEnding: (ending: WebSocketEnding) => ConsoleEndedError = describeWebSocketEnding,
   ) {
     super({ readableHighWaterMark: READ_BUFFER_BYTES, decodeStrings: true });
     this.ws = ws;
@@ -72,7 +74,7 @@ export class WebSocketStream extends Duplex {
     if (this.destroyed) return;
     this.push(null);
     if (this.closing) return;
-    const ending = describeWebSocketEnding({
+    const ending = this.describeEnding({
       code,
       reason,
       // Told from the reason as the proxy said it, shown scrubbed: a proxy may quote the token it

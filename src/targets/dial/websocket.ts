@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type WebSocket from 'ws';
 import type { ClientOptions } from 'ws';
-import { ConsoleEndedError, VconsoleError, describeError, isTlsError } from '../../errors.js';
+import { ConsoleEndedError, VconsoleError, describeError, isTlsError, type WebSocketEnding } from '../../errors.js';
 import { WebSocketStream } from './websocket-stream.js';
 import { MISSED_PONGS_ALLOWED, REJECTION_BODY_LIMIT_BYTES, WEBSOCKET_HANDSHAKE_TIMEOUT_MS, keepaliveIntervalMs } from '../../limits.js';
 import { urlSecrets } from '../../secrets.js';
@@ -18,6 +18,8 @@ export interface WebSocketDialOptions {
   signal: AbortSignal;
   /** Turns a refused upgrade (status and body) into the error the user sees. */
   describeRejection?(status: number, body: string): Error;
+  /** Says how the open console ended, in the provider's words (default: describeWebSocketEnding's). */
+  describeEnding?(ending: WebSocketEnding): ConsoleEndedError;
 }
 
 /**
@@ -79,7 +81,7 @@ export async function dialWebSocket(options: WebSocketDialOptions): Promise<Dupl
       if (settled) return;
       settled = true;
       signal.removeEventListener('abort', onAbort);
-      const stream = new WebSocketStream(ws, upgraded, urlSecrets(options.url));
+      const stream = new WebSocketStream(ws, upgraded, urlSecrets(options.url), options.describeEnding);
       keepAlive(ws, stream);
       resolve(stream);
     });

@@ -10,6 +10,10 @@ import { fixedConsoleType } from '../console-type.js';
 import { CONSOLE_SUBRESOURCE, KUBEVIRT_CONSOLE_TYPES, autoConsoleType, type KubevirtConsoleType } from './vmi-consoles.js';
 import { preflight, type VmiLocation } from './preflight.js';
 import { subresourcePath } from './api-paths.js';
+import { KubevirtConsoleClosedError, describeKubevirtEnding } from './console-ending.js';
+import { currentVmi, serialTakenError, servedVmi, stillServing, type ServedVmi } from './serial-takeover.js';
+import type { VirtualMachineInstance } from './vms.js';
+import type { DialContext } from '../../proxy/types.js';
 
 export class KubevirtTarget implements ConsoleTarget {
   readonly provider = 'kubevirt';
@@ -25,6 +29,10 @@ export class KubevirtTarget implements ConsoleTarget {
   readonly consoleTypeGuessHolds = true;
   /** `--type auto` (or none): the pre-flight picks the console from the VMI's devices. */
   private readonly auto: boolean;
+  /** The VMI the last pre-flight read. */
+  private checkedVmi?: VirtualMachineInstance;
+  /** The VMI the last serial dial went to (serial-takeover.ts). */
+  private served?: ServedVmi;
 
   constructor(
     readonly input: string,
@@ -71,6 +79,7 @@ export class KubevirtTarget implements ConsoleTarget {
       expected: this.consoleType,
       signal,
       choose: (vmi) => {
+        this.checkedVmi = vmi;
         if (this.auto) {
           this.consoleType = autoConsoleType(vmi);
           this.consoleTypeTentative = false;
@@ -80,7 +89,16 @@ export class KubevirtTarget implements ConsoleTarget {
     });
   }
 
-  async dial({ signal, preserveSession }: { signal: AbortSignal; preserveSession?: boolean }) {
+  async dial({
+    signal,
+    preserveSession,
+    reconnect,
+  }: {
+    signal: AbortSignal;
+    preserveSession?: boolean;
+    reconnect?: DialContext['reconnect'];
+  }) {
+    await this.takeBackSerial(reconnect, signal);
     const { access, namespace } = await this.locate();
     const subresource = CONSOLE_SUBRESOURCE[this.consoleType];
     const path = subresourcePath(namespace, this.vmName, subresource, this.options.preserveSession || preserveSession);
@@ -90,6 +108,7 @@ export class KubevirtTarget implements ConsoleTarget {
     const basic: Record<string, string> = auth ? { Authorization: `Basic ${Buffer.from(auth).toString('base64')}` } : {};
     return dialWebSocket({
       url,
+      describeEnding: describeKubevirtEnding,
       protocols: ['plain.kubevirt.io'],
       headers: { ...(headers as Record<string, string>), ...basic },
       tls: { agent: typeof agent === 'object' ? agent : undefined, ca, cert, key, pfx, passphrase, rejectUnauthorized },
@@ -106,6 +125,22 @@ export class KubevirtTarget implements ConsoleTarget {
         return new VconsoleError(message, { hint });
       },
     });
+  }
+
+  /**
+   * A serial line's own redial after virt-handler closed its session (serial-takeover.ts): refused
+   * while the VMI it went to still runs on the same node, since another client took the console.
+   * Any other dial (the user's, or after the VMI changed) goes on, and notes the VMI it goes to.
+   */
+  private async takeBackSerial(reconnect: DialContext['reconnect'], signal: AbortSignal): Promise<void> {
+    if (this.consoleType !== 'serial') return;
+    let vmi = this.checkedVmi;
+    if (reconnect?.ending instanceof KubevirtConsoleClosedError && this.served) {
+      const { access, namespace } = await this.locate();
+      vmi = await currentVmi(access, namespace, this.vmName, signal);
+      if (stillServing(this.served, vmi)) throw serialTakenError();
+    }
+    this.served = servedVmi(vmi);
   }
 
   /** A watch on the VMI (src/targets/kubevirt/state.ts), polling where RBAC forbids watching. */
