@@ -196,12 +196,35 @@ describe('dial', () => {
       expect(upgrade?.query.preserveSession).toBe('true');
       expect(error).toBeInstanceOf(VconsoleError);
       expect(error.message).not.toMatch(/vm-shared:/);
-      expect(error.hint).toMatch(/another client holds the VM's VNC session/);
+      expect(describeError(error)).toBe(
+        "the VM's VNC session is held by another client (KubeVirt: Active VNC connection. Request denied.); close that client first",
+      );
       // screenshot refuses with preserveSession too, where dropping --preserve-session means nothing.
       expect(error.hint).not.toMatch(/preserve-session/);
       expect(error.exitCode).toBe(1);
     } finally {
       holder.destroy();
+    }
+  });
+
+  it('knows an older virt-api\'s "bad handshake" for a held session when the hub asks preserveSession per dial', async () => {
+    const older = await startKubevirtFixture({ vmis: [{ namespace: 'default', name: 'vm-old' }], virtApiRelease: 'pre-v1.8' });
+    try {
+      const env = environment({ KUBECONFIG: older.kubeconfigPath() });
+      const holder = await target('vm-old', env).dial(context());
+      await readBytes(holder, 12);
+      try {
+        // As the hub dials (console-connection.ts): the flag on the dial, none in the target's options.
+        const error = (await failure(target('vm-old', env).dial({ ...context(), preserveSession: true }))) as VconsoleError;
+        expect(older.requests.filter((r) => r.upgrade).at(-1)?.query.preserveSession).toBe('true');
+        expect(describeError(error)).toBe(
+          "the VM's VNC session is held by another client (KubeVirt: websocket: bad handshake); close that client first",
+        );
+      } finally {
+        holder.destroy();
+      }
+    } finally {
+      await older.close();
     }
   });
 

@@ -83,7 +83,9 @@ export class KubevirtTarget implements ConsoleTarget {
   async dial({ signal, preserveSession }: { signal: AbortSignal; preserveSession?: boolean }) {
     const { access, namespace } = await this.locate();
     const subresource = CONSOLE_SUBRESOURCE[this.consoleType];
-    const path = subresourcePath(namespace, this.vmName, subresource, this.options.preserveSession || preserveSession);
+    // The hub asks for preserveSession per dial (every redial), not through the target's options.
+    const preserve = this.options.preserveSession === true || preserveSession === true;
+    const path = subresourcePath(namespace, this.vmName, subresource, preserve);
     const url = access.server.replace(/^http/, 'ws') + path;
     // The kubeconfig's credentials and TLS (client-node puts them on the agent and options).
     const { headers, agent, ca, cert, key, pfx, passphrase, rejectUnauthorized, auth } = await requestOptions(access);
@@ -98,12 +100,14 @@ export class KubevirtTarget implements ConsoleTarget {
         const message = statusMessage(body, status);
         // virt-api reports virt-handler's refusal as a 500 whose message carries the reason
         // (KubeVirt >= 1.8) or only "bad handshake" (older releases).
-        const inUse =
-          /Active VNC connection/.test(message) ||
-          (this.options.preserveSession === true && status === 500 && /bad handshake/.test(message));
-        // Neutral: the flag that takes a session over differs by command (screenshot --take-over).
-        const hint = inUse ? "another client holds the VM's VNC session; close that client first" : hintForStatus(status);
-        return new VconsoleError(message, { hint });
+        const handler = /Active VNC connection[^"]*/.exec(message)?.[0].trim();
+        if (handler || (preserve && status === 500 && /bad handshake/.test(message))) {
+          // Neutral: the flag that takes a session over differs by command (screenshot --take-over).
+          return new VconsoleError(`the VM's VNC session is held by another client (KubeVirt: ${handler ?? 'websocket: bad handshake'})`, {
+            hint: 'close that client first',
+          });
+        }
+        return new VconsoleError(message, { hint: hintForStatus(status) });
       },
     });
   }
