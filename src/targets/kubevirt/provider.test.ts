@@ -23,6 +23,7 @@ beforeAll(async () => {
       { namespace: 'default', name: 'headless', graphics: false },
       { namespace: 'default', name: 'no-serial', serialConsole: false },
       { namespace: 'default', name: 'crashed', phase: 'Failed' },
+      { namespace: 'default', name: 'orphan', phase: 'Failed', ownedByVm: false },
     ],
   });
   kubeconfig = fixture.kubeconfigPath();
@@ -126,7 +127,15 @@ describe('check', () => {
     expect(noSerial.hint).toMatch(/no-serial#vnc/);
     const failed = await checkFailure(target('crashed', undefined, { consoleType: 'serial' }));
     expect(failed.message).toBe('VMI is in failed status');
+    expect(failed.hint).toBe('restart it (virtctl restart crashed)');
     expect(failed.exitCode).toBe(1);
+  });
+
+  it('words a failed VMI as /vnc does, and hints virtctl restart only where a VirtualMachine owns it', async () => {
+    const vnc = await checkFailure(target('crashed', undefined, { consoleType: 'vnc' }));
+    expect(describeError(vnc)).toBe('VMI is not running (phase Failed); restart it (virtctl restart crashed)');
+    const orphan = await checkFailure(target('orphan', undefined, { consoleType: 'serial' }));
+    expect(describeError(orphan)).toBe('VMI is in failed status; no VirtualMachine owns this VMI: delete and recreate it');
   });
 
   it('auto: the VNC console of a VMI with a display, the serial console of one without', async () => {

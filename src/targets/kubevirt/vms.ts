@@ -9,7 +9,8 @@ import type { ListedVm } from '../types.js';
 import { kubevirtPath } from './api-paths.js';
 
 export interface VirtualMachineInstance {
-  metadata?: { name?: string; namespace?: string; uid?: string };
+  /** A VMI a VirtualMachine started names it here (kind VirtualMachine); one created on its own has none. */
+  metadata?: { name?: string; namespace?: string; uid?: string; ownerReferences?: { kind?: string; name?: string }[] };
   spec?: { domain?: { devices?: { autoattachGraphicsDevice?: boolean; autoattachSerialConsole?: boolean } } };
   status?: { phase?: string; nodeName?: string };
 }
