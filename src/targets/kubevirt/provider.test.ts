@@ -241,6 +241,11 @@ describe('dial', () => {
     const viewer = fixture.kubeconfigPath({ token: fixture.forbiddenToken, fileName: 'unit-viewer-dial.yaml' });
     const error = (await failure(target('vm-a', environment({ KUBECONFIG: viewer })).dial(context()))) as VconsoleError;
     expect(error.message).toMatch(/^virtualmachineinstances.subresources.kubevirt.io "vm-a" is forbidden/);
-    expect(error.hint).toMatch(/RBAC/);
+    expect(error.hint).toBe('ask for RBAC "get" on virtualmachineinstances/vnc in API group subresources.kubevirt.io');
+    const serial = (await failure(
+      target('vm-a', environment({ KUBECONFIG: viewer }), { consoleType: 'serial' }).dial(context()),
+    )) as VconsoleError;
+    expect(serial.message).toMatch(/cannot get resource "virtualmachineinstances\/console"/);
+    expect(serial.hint).toBe('ask for RBAC "get" on virtualmachineinstances/console in API group subresources.kubevirt.io');
   });
 });

@@ -3,7 +3,14 @@
  * its pre-flight (preflight.ts), the websocket dial of its console subresource, and its state.
  */
 import { VconsoleError } from '../../errors.js';
-import { hintForStatus, loadKubeAccess, requestOptions, statusMessage, type KubeEnvironment } from './kubernetes-api.js';
+import {
+  hintForStatus,
+  isVirtApiAuthorizationRefusal,
+  loadKubeAccess,
+  requestOptions,
+  statusMessage,
+  type KubeEnvironment,
+} from './kubernetes-api.js';
 import type { ConsoleTarget, TargetOptions, VmStateContext } from '../types.js';
 import { dialWebSocket } from '../dial/websocket.js';
 import { fixedConsoleType } from '../console-type.js';
@@ -107,7 +114,16 @@ export class KubevirtTarget implements ConsoleTarget {
             hint: 'close that client first',
           });
         }
-        return new VconsoleError(message, { hint: hintForStatus(status) });
+        if (isVirtApiAuthorizationRefusal(status, body)) {
+          const reason = body.trim().split('\n')[0]?.slice(0, 200);
+          return new VconsoleError(
+            `virt-api refused authorization for virtualmachineinstances/${subresource}${reason ? ` (${reason})` : ''}`,
+            {
+              hint: hintForStatus(403, subresource),
+            },
+          );
+        }
+        return new VconsoleError(message, { hint: hintForStatus(status, subresource) });
       },
     });
   }
