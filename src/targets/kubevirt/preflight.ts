@@ -7,7 +7,7 @@
  */
 import { VconsoleError } from '../../errors.js';
 import { KubeApiError, getJson, requestKubeJson, type KubeAccess } from './kubernetes-api.js';
-import { vmExists, type VirtualMachineInstance } from './vms.js';
+import { readVm, vmIsStopped, type VirtualMachineInstance } from './vms.js';
 import { CONSOLE_SUBRESOURCE, vmiConsoleProblem, type KubevirtConsoleType } from './vmi-consoles.js';
 import { kubevirtPath, type ConsoleSubresource } from './api-paths.js';
 
@@ -44,15 +44,22 @@ export async function preflight({ location, name, expected, choose, signal }: Pr
   }
 }
 
-/** The VMI; one that is not there is reported as a stopped VM when its VirtualMachine exists. */
+/** The VMI; one that is not there is reported as a stopped VM, or one on its way to a VMI, when its VirtualMachine exists. */
 async function readVmi({ access, namespace }: VmiLocation, name: string, signal: AbortSignal): Promise<VirtualMachineInstance> {
   try {
     return await getJson<VirtualMachineInstance>(access, kubevirtPath('virtualmachineinstances', namespace, name), signal);
   } catch (err) {
     if (err instanceof KubeApiError && err.status === 404) {
-      if (await vmExists(access, namespace, name, signal)) {
+      const vm = await readVm(access, namespace, name, signal);
+      if (vm && vmIsStopped(vm)) {
         throw new VconsoleError('the VM is stopped (its VirtualMachine exists, it has no VMI)', {
           hint: `start it (virtctl start ${name}) and retry`,
+          cause: err,
+        });
+      }
+      if (vm) {
+        throw new VconsoleError(`the VM is ${vm.status?.printableStatus ?? 'starting'}; it has no VMI yet`, {
+          hint: 'retry in a moment, or wait for it (console --wait)',
           cause: err,
         });
       }

@@ -25,6 +25,10 @@ beforeAll(async () => {
       { namespace: 'default', name: 'crashed', phase: 'Failed' },
       { namespace: 'default', name: 'orphan', phase: 'Failed', ownedByVm: false },
     ],
+    stoppedVms: [
+      { namespace: 'default', name: 'halted' },
+      { namespace: 'default', name: 'pending', printableStatus: 'ErrorPvcNotFound' },
+    ],
   });
   kubeconfig = fixture.kubeconfigPath();
 });
@@ -107,6 +111,17 @@ describe('check', () => {
     expect(error.message).toBe('virtualmachineinstances.kubevirt.io "nope" not found');
     expect(error.hint).toBe('check the VM name and namespace (-n)');
     expect(error.exitCode).toBe(1);
+  });
+
+  it('calls a VM without a VMI stopped only when KubeVirt does; else says what it is waiting for', async () => {
+    const halted = await checkFailure(target('halted'));
+    expect(describeError(halted)).toBe(
+      'the VM is stopped (its VirtualMachine exists, it has no VMI); start it (virtctl start halted) and retry',
+    );
+    const pending = await checkFailure(target('pending'));
+    expect(describeError(pending)).toBe(
+      'the VM is ErrorPvcNotFound; it has no VMI yet; retry in a moment, or wait for it (console --wait)',
+    );
   });
 
   it('reports a VMI that is not running', async () => {
