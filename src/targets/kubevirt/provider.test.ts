@@ -180,6 +180,29 @@ describe('check', () => {
     expect(asked.some((r) => r.upgrade)).toBe(false);
   });
 
+  it('opens the console of a VMI RBAC forbids reading, as virtctl does: the review and virt-api decide', async () => {
+    const consoleOnly = await startKubevirtFixture({
+      vmis: [{ namespace: 'default', name: 'vm-a' }],
+      deniedVmiVerbs: ['get', 'list', 'watch'],
+    });
+    try {
+      const env = environment({ KUBECONFIG: consoleOnly.kubeconfigPath() });
+      const auto = target('vm-a', env, { consoleType: 'auto' });
+      await auto.check!(signal());
+      expect(consoleOnly.requests.some((r) => r.method === 'GET' && r.path.endsWith('/virtualmachineinstances/vm-a'))).toBe(true);
+      expect(auto.consoleType).toBe('vnc');
+      const stream = await auto.dial(context());
+      expect((await readBytes(stream, 12)).toString()).toBe('RFB 003.008\n');
+      stream.destroy();
+      // Where the console's own review refuses, that is still said before anything dials.
+      const viewer = consoleOnly.kubeconfigPath({ token: consoleOnly.forbiddenToken, fileName: 'unit-console-viewer.yaml' });
+      const refused = await checkFailure(target('vm-a', environment({ KUBECONFIG: viewer }), { consoleType: 'serial' }));
+      expect(refused.message).toBe('forbidden: you may not get virtualmachineinstances/console in namespace "default"');
+    } finally {
+      await consoleOnly.close();
+    }
+  });
+
   it('passes the 401 hint on when the credentials are refused', async () => {
     const wrong = fixture.kubeconfigPath({ token: 'wrong-token', fileName: 'unit-wrong.yaml' });
     const error = await checkFailure(target('vm-a', environment({ KUBECONFIG: wrong })));
