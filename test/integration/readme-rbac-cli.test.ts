@@ -108,3 +108,27 @@ describe('the KubeVirt Role the docs give', () => {
     ).toEqual([]);
   });
 });
+
+describe('a Role with only the console subresources, as virtctl needs', () => {
+  it('opens the serial console without reading the VMI (virt-api reads it with its own account)', async () => {
+    const consoleOnly = await startKubevirtFixture({
+      vmis: [{ namespace: 'prod', name: 'db-1' }],
+      deniedVmiVerbs: ['get', 'list', 'watch'],
+    });
+    try {
+      const onlyEnv = { KUBECONFIG: consoleOnly.kubeconfigPath({ namespace: 'prod', fileName: 'console-only.yaml' }) };
+      const serial = startVconsole(['proxy', 'prod/db-1#serial'], onlyEnv);
+      try {
+        const [line] = await serial.jsonLines(1);
+        const { socket } = await readGreeting(line.port as number, 0);
+        await waitFor(() => consoleOnly.requests.some((r) => r.upgrade && r.path.endsWith('/db-1/console')));
+        socket.destroy();
+      } finally {
+        serial.kill();
+      }
+      expect(consoleOnly.requests.some((r) => r.method === 'GET' && r.path.endsWith('/virtualmachineinstances/db-1'))).toBe(true);
+    } finally {
+      await consoleOnly.close();
+    }
+  });
+});

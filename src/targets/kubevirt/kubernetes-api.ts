@@ -8,6 +8,7 @@ import { VconsoleError, describeError } from '../../errors.js';
 import { formatHostPort } from '../../net/host-port.js';
 import { requestJson } from '../../net/http-json.js';
 import { readPlainKubeconfig, type KubeCredentials } from './kubeconfig-plain.js';
+import type { ConsoleSubresource } from './api-paths.js';
 
 export interface KubeAccess {
   /** client-node's KubeConfig, or the plain reader's equivalent (kubeconfig-plain.ts). */
@@ -254,8 +255,28 @@ export class KubeApiError extends VconsoleError {
   }
 }
 
-export function hintForStatus(status: number): string | undefined {
+/** What to do about a refusal; `subresource` names the console asked for (kube-apiserver's 403 names it too). */
+export function hintForStatus(status: number, subresource?: ConsoleSubresource): string | undefined {
   if (status === 401) return 'your credentials were rejected: log in again or check the kubeconfig user';
-  if (status === 403) return 'ask for RBAC "get" on virtualmachineinstances and virtualmachineinstances/vnc';
+  if (status === 403) {
+    return subresource
+      ? `ask for RBAC "get" on virtualmachineinstances/${subresource} in API group subresources.kubevirt.io`
+      : 'ask for RBAC "get" on virtualmachineinstances (API group kubevirt.io) and on the console subresource (subresources.kubevirt.io)';
+  }
   return undefined;
+}
+
+/**
+ * Whether a 401 came from virt-api's own authorizer rather than from kube-apiserver: virt-api
+ * answers text/plain with the access review's reason, often empty (pkg/virt-api/api.go,
+ * Compose); kube-apiserver, which checked the credentials on the way, answers a JSON Status.
+ * virt-api only sees requests kube-apiserver authenticated: its 401 is an authorization refusal.
+ */
+export function isVirtApiAuthorizationRefusal(status: number, body: string): boolean {
+  if (status !== 401) return false;
+  try {
+    return (JSON.parse(body) as KubeStatus | null)?.kind !== 'Status';
+  } catch {
+    return true;
+  }
 }

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { failure } from '../../../test/support/streams.js';
+import { describeError } from '../../errors.js';
 import { splitTarget } from '../index.js';
 import { createKubevirtProvider } from './provider.js';
 
@@ -18,6 +19,8 @@ interface Answers {
   vmi?: object;
   allowed: Record<string, boolean>;
   holdVmiUntilReview?: boolean;
+  /** The reason virt-api's authorizer gives when it refuses the console's upgrade (401). */
+  virtApiReason?: string;
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'vconsole-preflight-'));
@@ -42,6 +45,12 @@ beforeAll(async () => {
         res.statusCode = 201;
         res.end(JSON.stringify({ status: { allowed: answers.allowed[subresource] ?? true } }));
       });
+      return;
+    }
+    if (req.headers.upgrade) {
+      // virt-api's own authorizer (pkg/virt-api/api.go): 401, text/plain, the review's reason.
+      res.writeHead(401, { 'content-type': 'text/plain' });
+      res.end(answers.virtApiReason ?? '');
       return;
     }
     const reply = () => {
@@ -88,6 +97,11 @@ const running = (devices: object = {}) => ({
   status: { phase: 'Running' },
 });
 
+function resolveTarget(consoleType: 'auto' | 'vnc' | 'serial') {
+  const env = { env: { KUBECONFIG: kubeconfig }, homeDir: join(dir, 'home'), serviceAccountDir: join(dir, 'sa') };
+  return createKubevirtProvider(() => env).resolve(splitTarget('vm'), { consoleType });
+}
+
 function check(consoleType: 'auto' | 'vnc' | 'serial' = 'auto') {
   const env = { env: { KUBECONFIG: kubeconfig }, homeDir: join(dir, 'home'), serviceAccountDir: join(dir, 'sa') };
   const target = createKubevirtProvider(() => env).resolve(splitTarget('vm'), { consoleType });
@@ -119,5 +133,20 @@ describe('the KubeVirt pre-flight', () => {
     setAnswers({ vmi: running(), allowed: {} });
     await check('serial').done;
     expect(reviews).toEqual(['vnc', 'console', 'console']);
+  });
+
+  it("words virt-api's own 401 on the upgrade as an authorization refusal for that subresource, not as bad credentials", async () => {
+    setAnswers({ vmi: running(), allowed: {} });
+    const serial = resolveTarget('serial');
+    await serial.check!(AbortSignal.timeout(10_000));
+    expect(describeError(await failure(serial.dial({ signal: AbortSignal.timeout(10_000), log: () => undefined })))).toBe(
+      'virt-api refused authorization for virtualmachineinstances/console; ask for RBAC "get" on virtualmachineinstances/console in API group subresources.kubevirt.io',
+    );
+    setAnswers({ vmi: running(), allowed: {}, virtApiReason: 'no RBAC policy matched' });
+    const vnc = resolveTarget('vnc');
+    await vnc.check!(AbortSignal.timeout(10_000));
+    expect(describeError(await failure(vnc.dial({ signal: AbortSignal.timeout(10_000), log: () => undefined })))).toMatch(
+      /^virt-api refused authorization for virtualmachineinstances\/vnc \(no RBAC policy matched\); ask for RBAC "get" on virtualmachineinstances\/vnc /,
+    );
   });
 });

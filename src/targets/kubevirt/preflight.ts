@@ -7,7 +7,7 @@
  */
 import { VconsoleError } from '../../errors.js';
 import { KubeApiError, getJson, requestKubeJson, type KubeAccess } from './kubernetes-api.js';
-import { vmExists, type VirtualMachineInstance } from './vms.js';
+import { readVm, vmIsStopped, type VirtualMachineInstance } from './vms.js';
 import { CONSOLE_SUBRESOURCE, vmiConsoleProblem, type KubevirtConsoleType } from './vmi-consoles.js';
 import { kubevirtPath, type ConsoleSubresource } from './api-paths.js';
 
@@ -27,13 +27,15 @@ export interface PreflightRequest {
   signal: AbortSignal;
 }
 
-/** Resolves when the VMI runs, has the chosen console and the user may open it. */
+/** Resolves when the VMI runs, has the chosen console and the user may open it (the VMI's part only where it may be read). */
 export async function preflight({ location, name, expected, choose, signal }: PreflightRequest): Promise<void> {
   const expectedSubresource = CONSOLE_SUBRESOURCE[expected];
   const review = mayOpen(location, name, expectedSubresource, signal);
   const vmi = await readVmi(location, name, signal);
-  const type = choose(vmi);
-  const problem = vmiConsoleProblem(vmi, type);
+  // A VMI we may not read: virtctl never reads it either, and virt-api reads it with its own
+  // account, so the console's own review and virt-api's answer decide (`auto` keeps its guess).
+  const type = vmi ? choose(vmi) : expected;
+  const problem = vmi && vmiConsoleProblem(vmi, type);
   if (problem) throw new VconsoleError(problem.message, { hint: problem.hint });
   const subresource = CONSOLE_SUBRESOURCE[type];
   const allowed = subresource === expectedSubresource ? await review : await mayOpen(location, name, subresource, signal);
@@ -44,15 +46,27 @@ export async function preflight({ location, name, expected, choose, signal }: Pr
   }
 }
 
-/** The VMI; one that is not there is reported as a stopped VM when its VirtualMachine exists. */
-async function readVmi({ access, namespace }: VmiLocation, name: string, signal: AbortSignal): Promise<VirtualMachineInstance> {
+/**
+ * The VMI, undefined when RBAC forbids reading it (a role with only the console subresource);
+ * one that is not there is reported as a stopped VM, or one on its way to a VMI, when its
+ * VirtualMachine exists.
+ */
+async function readVmi({ access, namespace }: VmiLocation, name: string, signal: AbortSignal): Promise<VirtualMachineInstance | undefined> {
   try {
     return await getJson<VirtualMachineInstance>(access, kubevirtPath('virtualmachineinstances', namespace, name), signal);
   } catch (err) {
+    if (err instanceof KubeApiError && err.status === 403) return undefined;
     if (err instanceof KubeApiError && err.status === 404) {
-      if (await vmExists(access, namespace, name, signal)) {
+      const vm = await readVm(access, namespace, name, signal);
+      if (vm && vmIsStopped(vm)) {
         throw new VconsoleError('the VM is stopped (its VirtualMachine exists, it has no VMI)', {
           hint: `start it (virtctl start ${name}) and retry`,
+          cause: err,
+        });
+      }
+      if (vm) {
+        throw new VconsoleError(`the VM is ${vm.status?.printableStatus ?? 'starting'}; it has no VMI yet`, {
+          hint: 'retry in a moment, or wait for it (console --wait)',
           cause: err,
         });
       }

@@ -23,6 +23,11 @@ beforeAll(async () => {
       { namespace: 'default', name: 'headless', graphics: false },
       { namespace: 'default', name: 'no-serial', serialConsole: false },
       { namespace: 'default', name: 'crashed', phase: 'Failed' },
+      { namespace: 'default', name: 'orphan', phase: 'Failed', ownedByVm: false },
+    ],
+    stoppedVms: [
+      { namespace: 'default', name: 'halted' },
+      { namespace: 'default', name: 'pending', printableStatus: 'ErrorPvcNotFound' },
     ],
   });
   kubeconfig = fixture.kubeconfigPath();
@@ -108,6 +113,17 @@ describe('check', () => {
     expect(error.exitCode).toBe(1);
   });
 
+  it('calls a VM without a VMI stopped only when KubeVirt does; else says what it is waiting for', async () => {
+    const halted = await checkFailure(target('halted'));
+    expect(describeError(halted)).toBe(
+      'the VM is stopped (its VirtualMachine exists, it has no VMI); start it (virtctl start halted) and retry',
+    );
+    const pending = await checkFailure(target('pending'));
+    expect(describeError(pending)).toBe(
+      'the VM is ErrorPvcNotFound; it has no VMI yet; retry in a moment, or wait for it (console --wait)',
+    );
+  });
+
   it('reports a VMI that is not running', async () => {
     const error = await checkFailure(target('stopped'));
     expect(error.message).toBe('VMI is not running (phase Succeeded)');
@@ -126,7 +142,15 @@ describe('check', () => {
     expect(noSerial.hint).toMatch(/no-serial#vnc/);
     const failed = await checkFailure(target('crashed', undefined, { consoleType: 'serial' }));
     expect(failed.message).toBe('VMI is in failed status');
+    expect(failed.hint).toBe('restart it (virtctl restart crashed)');
     expect(failed.exitCode).toBe(1);
+  });
+
+  it('words a failed VMI as /vnc does, and hints virtctl restart only where a VirtualMachine owns it', async () => {
+    const vnc = await checkFailure(target('crashed', undefined, { consoleType: 'vnc' }));
+    expect(describeError(vnc)).toBe('VMI is not running (phase Failed); restart it (virtctl restart crashed)');
+    const orphan = await checkFailure(target('orphan', undefined, { consoleType: 'serial' }));
+    expect(describeError(orphan)).toBe('VMI is in failed status; no VirtualMachine owns this VMI: delete and recreate it');
   });
 
   it('auto: the VNC console of a VMI with a display, the serial console of one without', async () => {
@@ -154,6 +178,29 @@ describe('check', () => {
     const asked = fixture.requests.slice(before);
     expect(asked.some((r) => r.method === 'POST' && r.path === '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews')).toBe(true);
     expect(asked.some((r) => r.upgrade)).toBe(false);
+  });
+
+  it('opens the console of a VMI RBAC forbids reading, as virtctl does: the review and virt-api decide', async () => {
+    const consoleOnly = await startKubevirtFixture({
+      vmis: [{ namespace: 'default', name: 'vm-a' }],
+      deniedVmiVerbs: ['get', 'list', 'watch'],
+    });
+    try {
+      const env = environment({ KUBECONFIG: consoleOnly.kubeconfigPath() });
+      const auto = target('vm-a', env, { consoleType: 'auto' });
+      await auto.check!(signal());
+      expect(consoleOnly.requests.some((r) => r.method === 'GET' && r.path.endsWith('/virtualmachineinstances/vm-a'))).toBe(true);
+      expect(auto.consoleType).toBe('vnc');
+      const stream = await auto.dial(context());
+      expect((await readBytes(stream, 12)).toString()).toBe('RFB 003.008\n');
+      stream.destroy();
+      // Where the console's own review refuses, that is still said before anything dials.
+      const viewer = consoleOnly.kubeconfigPath({ token: consoleOnly.forbiddenToken, fileName: 'unit-console-viewer.yaml' });
+      const refused = await checkFailure(target('vm-a', environment({ KUBECONFIG: viewer }), { consoleType: 'serial' }));
+      expect(refused.message).toBe('forbidden: you may not get virtualmachineinstances/console in namespace "default"');
+    } finally {
+      await consoleOnly.close();
+    }
   });
 
   it('passes the 401 hint on when the credentials are refused', async () => {
@@ -196,7 +243,9 @@ describe('dial', () => {
       expect(upgrade?.query.preserveSession).toBe('true');
       expect(error).toBeInstanceOf(VconsoleError);
       expect(error.message).not.toMatch(/vm-shared:/);
-      expect(error.hint).toMatch(/another client holds the VM's VNC session/);
+      expect(describeError(error)).toBe(
+        "the VM's VNC session is held by another client (KubeVirt: Active VNC connection. Request denied.); close that client first",
+      );
       // screenshot refuses with preserveSession too, where dropping --preserve-session means nothing.
       expect(error.hint).not.toMatch(/preserve-session/);
       expect(error.exitCode).toBe(1);
@@ -205,10 +254,36 @@ describe('dial', () => {
     }
   });
 
+  it('knows an older virt-api\'s "bad handshake" for a held session when the hub asks preserveSession per dial', async () => {
+    const older = await startKubevirtFixture({ vmis: [{ namespace: 'default', name: 'vm-old' }], virtApiRelease: 'pre-v1.8' });
+    try {
+      const env = environment({ KUBECONFIG: older.kubeconfigPath() });
+      const holder = await target('vm-old', env).dial(context());
+      await readBytes(holder, 12);
+      try {
+        // As the hub dials (console-connection.ts): the flag on the dial, none in the target's options.
+        const error = (await failure(target('vm-old', env).dial({ ...context(), preserveSession: true }))) as VconsoleError;
+        expect(older.requests.filter((r) => r.upgrade).at(-1)?.query.preserveSession).toBe('true');
+        expect(describeError(error)).toBe(
+          "the VM's VNC session is held by another client (KubeVirt: websocket: bad handshake); close that client first",
+        );
+      } finally {
+        holder.destroy();
+      }
+    } finally {
+      await older.close();
+    }
+  });
+
   it('reports a refused upgrade with the Status message and the RBAC hint', async () => {
     const viewer = fixture.kubeconfigPath({ token: fixture.forbiddenToken, fileName: 'unit-viewer-dial.yaml' });
     const error = (await failure(target('vm-a', environment({ KUBECONFIG: viewer })).dial(context()))) as VconsoleError;
     expect(error.message).toMatch(/^virtualmachineinstances.subresources.kubevirt.io "vm-a" is forbidden/);
-    expect(error.hint).toMatch(/RBAC/);
+    expect(error.hint).toBe('ask for RBAC "get" on virtualmachineinstances/vnc in API group subresources.kubevirt.io');
+    const serial = (await failure(
+      target('vm-a', environment({ KUBECONFIG: viewer }), { consoleType: 'serial' }).dial(context()),
+    )) as VconsoleError;
+    expect(serial.message).toMatch(/cannot get resource "virtualmachineinstances\/console"/);
+    expect(serial.hint).toBe('ask for RBAC "get" on virtualmachineinstances/console in API group subresources.kubevirt.io');
   });
 });

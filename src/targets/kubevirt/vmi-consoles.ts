@@ -31,7 +31,13 @@ export function vmiConsoleProblem(vmi: VirtualMachineInstance, type: ConsoleType
     };
   }
   const phase = vmi.status?.phase ?? 'Unknown';
-  if (phase === 'Failed') return { message: 'VMI is in failed status', hint: `restart it (virtctl restart ${name})` };
+  if (phase === 'Failed') {
+    // virtctl restart needs a VirtualMachine: a VMI created on its own can only be made again.
+    const vm = vmi.metadata?.ownerReferences?.find((owner) => owner.kind === 'VirtualMachine')?.name;
+    const hint = vm ? `restart it (virtctl restart ${vm})` : 'no VirtualMachine owns this VMI: delete and recreate it';
+    // Only /console answers 409 "VMI is in failed status"; /vnc says "VMI is not running" (400).
+    return { message: type === 'serial' ? 'VMI is in failed status' : 'VMI is not running (phase Failed)', hint };
+  }
   if (phase !== 'Running') return { message: `VMI is not running (phase ${phase})`, hint: `start it (virtctl start ${name}) and retry` };
   return undefined;
 }

@@ -3,7 +3,14 @@
  * its pre-flight (preflight.ts), the websocket dial of its console subresource, and its state.
  */
 import { VconsoleError } from '../../errors.js';
-import { hintForStatus, loadKubeAccess, requestOptions, statusMessage, type KubeEnvironment } from './kubernetes-api.js';
+import {
+  hintForStatus,
+  isVirtApiAuthorizationRefusal,
+  loadKubeAccess,
+  requestOptions,
+  statusMessage,
+  type KubeEnvironment,
+} from './kubernetes-api.js';
 import type { ConsoleTarget, TargetOptions, VmStateContext } from '../types.js';
 import { dialWebSocket } from '../dial/websocket.js';
 import { fixedConsoleType } from '../console-type.js';
@@ -101,7 +108,9 @@ export class KubevirtTarget implements ConsoleTarget {
     await this.takeBackSerial(reconnect, signal);
     const { access, namespace } = await this.locate();
     const subresource = CONSOLE_SUBRESOURCE[this.consoleType];
-    const path = subresourcePath(namespace, this.vmName, subresource, this.options.preserveSession || preserveSession);
+    // The hub asks for preserveSession per dial (every redial), not through the target's options.
+    const preserve = this.options.preserveSession === true || preserveSession === true;
+    const path = subresourcePath(namespace, this.vmName, subresource, preserve);
     const url = access.server.replace(/^http/, 'ws') + path;
     // The kubeconfig's credentials and TLS (client-node puts them on the agent and options).
     const { headers, agent, ca, cert, key, pfx, passphrase, rejectUnauthorized, auth } = await requestOptions(access);
@@ -117,12 +126,23 @@ export class KubevirtTarget implements ConsoleTarget {
         const message = statusMessage(body, status);
         // virt-api reports virt-handler's refusal as a 500 whose message carries the reason
         // (KubeVirt >= 1.8) or only "bad handshake" (older releases).
-        const inUse =
-          /Active VNC connection/.test(message) ||
-          (this.options.preserveSession === true && status === 500 && /bad handshake/.test(message));
-        // Neutral: the flag that takes a session over differs by command (screenshot --take-over).
-        const hint = inUse ? "another client holds the VM's VNC session; close that client first" : hintForStatus(status);
-        return new VconsoleError(message, { hint });
+        const handler = /Active VNC connection[^"]*/.exec(message)?.[0].trim();
+        if (handler || (preserve && status === 500 && /bad handshake/.test(message))) {
+          // Neutral: the flag that takes a session over differs by command (screenshot --take-over).
+          return new VconsoleError(`the VM's VNC session is held by another client (KubeVirt: ${handler ?? 'websocket: bad handshake'})`, {
+            hint: 'close that client first',
+          });
+        }
+        if (isVirtApiAuthorizationRefusal(status, body)) {
+          const reason = body.trim().split('\n')[0]?.slice(0, 200);
+          return new VconsoleError(
+            `virt-api refused authorization for virtualmachineinstances/${subresource}${reason ? ` (${reason})` : ''}`,
+            {
+              hint: hintForStatus(403, subresource),
+            },
+          );
+        }
+        return new VconsoleError(message, { hint: hintForStatus(status, subresource) });
       },
     });
   }

@@ -9,7 +9,8 @@ import type { ListedVm } from '../types.js';
 import { kubevirtPath } from './api-paths.js';
 
 export interface VirtualMachineInstance {
-  metadata?: { name?: string; namespace?: string; uid?: string };
+  /** A VMI a VirtualMachine started names it here (kind VirtualMachine); one created on its own has none. */
+  metadata?: { name?: string; namespace?: string; uid?: string; ownerReferences?: { kind?: string; name?: string }[] };
   spec?: { domain?: { devices?: { autoattachGraphicsDevice?: boolean; autoattachSerialConsole?: boolean } } };
   status?: { phase?: string; nodeName?: string };
 }
@@ -20,6 +21,7 @@ export interface VirtualMachineInstanceList {
 
 export interface VirtualMachine {
   metadata?: { name?: string; namespace?: string };
+  spec?: { runStrategy?: string; running?: boolean };
   status?: { printableStatus?: string };
 }
 
@@ -49,12 +51,27 @@ export function listedVm(metadata: { name?: string; namespace?: string } | undef
   return { provider: 'kubevirt', target: `${namespace}/${name}`, name, namespace, state, console: hasConsole };
 }
 
-/** Whether a VMI that is not found belongs to a VM that exists (stopped), for the error that says so. */
-export async function vmExists(access: KubeAccess, namespace: string, name: string, signal?: AbortSignal): Promise<boolean> {
+/** The VM of a VMI that is not found, for the error that says why it has none; undefined when there is none (or it cannot be read). */
+export async function readVm(
+  access: KubeAccess,
+  namespace: string,
+  name: string,
+  signal?: AbortSignal,
+): Promise<VirtualMachine | undefined> {
   try {
-    await getJson<VirtualMachine>(access, kubevirtPath('virtualmachines', namespace, name), signal);
-    return true;
+    return await getJson<VirtualMachine>(access, kubevirtPath('virtualmachines', namespace, name), signal);
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/**
+ * Whether a VM without a VMI is stopped, rather than on its way to one: KubeVirt says Stopped
+ * when no start is expected (runStrategy Halted); a VM that is Starting, Provisioning,
+ * WaitingForVolumeBinding, ErrorPvcNotFound or in CrashLoopBackOff has no VMI either
+ * (virt-controller pkg/virt-controller/watch/vm/vm.go, printable status).
+ */
+export function vmIsStopped(vm: VirtualMachine): boolean {
+  const status = vm.status?.printableStatus;
+  return status === 'Stopped' || vm.spec?.runStrategy === 'Halted' || status === undefined;
 }
