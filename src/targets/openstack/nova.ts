@@ -3,6 +3,7 @@ import type { LogLevel } from '../../proxy/types.js';
 import { scrubText } from '../../secrets.js';
 import { apiErrorMessage, callOpenStack, type OpenStackResponse, type TlsSettings } from './http.js';
 import { computeEndpoint, type KeystoneSession } from './keystone.js';
+import { statusHint } from './server-status.js';
 
 /** The first microversion with `POST /servers/{id}/remote-consoles`. */
 const REMOTE_CONSOLES_MICROVERSION = '2.6';
@@ -91,38 +92,8 @@ function matchesFilters(server: ServerSummary & { tags?: string[] }, filters: Se
 }
 
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
-/** States in which no hypervisor process runs, so no console exists. */
-const NO_CONSOLE_STATES = new Set(['SHUTOFF', 'SUSPENDED', 'SHELVED', 'SHELVED_OFFLOADED', 'DELETED', 'SOFT_DELETED']);
 /** Nova's router, for a path it has no route for (not an answer about a server). */
 const ROUTER_NOT_FOUND = 'The resource could not be found.';
-
-/**
- * What a server's status says of its console, the one rule `list` and the pre-flight share.
- * Nova checks no vm_state for a console (compute/api.py get_*_console): PAUSED, RESCUE,
- * VERIFY_RESIZE, REBOOT, PASSWORD, ... run a QEMU and have one (`yes`). None without a
- * hypervisor process, nor while live-migrating (Nova answers 500 InstanceInvalidState): `no`.
- * BUILD, ERROR and an unknown status: only Nova can tell (a host and a VM, or not): `maybe`.
- */
-export function consoleByStatus(status: string | undefined): 'yes' | 'no' | 'maybe' {
-  const word = status?.toUpperCase();
-  if (word && (NO_CONSOLE_STATES.has(word) || word === 'MIGRATING')) return 'no';
-  if (!word || word === 'UNKNOWN' || word === 'BUILD' || word === 'ERROR') return 'maybe';
-  return 'yes';
-}
-
-/** What to do about a server whose status stands in the way of its console, by that status. */
-function statusHint(status: string | undefined, id: string): string | undefined {
-  switch (status?.toUpperCase()) {
-    case 'BUILD':
-      return `it is still building: wait for ACTIVE (openstack server show ${id})`;
-    case 'ERROR':
-      return `see openstack server show ${id} (its fault); then openstack server rebuild ${id} or openstack server reboot --hard ${id}`;
-    case 'MIGRATING':
-      return `it is migrating: try again once it is ACTIVE (openstack server show ${id})`;
-    default:
-      return undefined;
-  }
-}
 
 /** Nova server IDs are UUIDs; anything else is a name. */
 export function isServerId(text: string): boolean {
@@ -354,16 +325,6 @@ export class NovaCompute {
 
   private said(res: OpenStackResponse): string {
     return scrubText(apiErrorMessage(res.body) ?? `HTTP ${res.status}`, this.session.secrets());
-  }
-}
-
-/** A server without a console: the status name is what the user sees in `openstack server list`. */
-export function checkConsoleState(server: ServerSummary, shownAs: string): void {
-  const status = server.status?.toUpperCase();
-  if (status === 'MIGRATING') throw new VconsoleError(`server "${shownAs}" is ${status}`, { hint: statusHint(status, server.id) });
-  if (status && NO_CONSOLE_STATES.has(status)) {
-    const verb = status === 'SUSPENDED' ? 'resume' : status.startsWith('SHELVED') ? 'unshelve' : 'start';
-    throw new VconsoleError(`server "${shownAs}" is ${status}`, { hint: `${verb} it first: openstack server ${verb} ${server.id}` });
   }
 }
 

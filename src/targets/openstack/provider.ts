@@ -6,7 +6,8 @@ import type { ConsoleProvider, ConsoleTarget, TargetOptions } from '../types.js'
 import { connectCloud, processConfigSources, processSessions } from './cloud-connection.js';
 import type { ConfigSources } from './config.js';
 import type { KeystoneSessions } from './keystone.js';
-import { consoleByStatus, type ServerFilters, type ServerSummary } from './nova.js';
+import type { ServerFilters, ServerSummary } from './nova.js';
+import { consoleByStatus } from './server-status.js';
 import { OPENSTACK_CONSOLE_TYPES, OpenStackTarget } from './server-console.js';
 
 /**

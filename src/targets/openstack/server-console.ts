@@ -6,15 +6,8 @@ import type { DialContext } from '../../proxy/types.js';
 import type { ConfigSources } from './config.js';
 import type { TlsSettings } from './http.js';
 import type { KeystoneSessions } from './keystone.js';
-import {
-  NovaCompute,
-  ConsoleTypeUnavailableError,
-  ServerNotFoundError,
-  checkConsoleState,
-  consolePageUrl,
-  type Log,
-  type ServerSummary,
-} from './nova.js';
+import { NovaCompute, ConsoleTypeUnavailableError, ServerNotFoundError, consolePageUrl, type Log, type ServerSummary } from './nova.js';
+import { checkConsoleState } from './server-status.js';
 import { DIAL_TIMEOUT_MS, NOVA_CONSOLE_URL_SHARE_MS, NOVA_PROBED_URL_MAX_AGE_MS } from '../../limits.js';
 import { safeUrlText } from '../../text/url-text.js';
 import { autoOrder, consoleKind, kindOf } from '../../console-kinds/index.js';
