@@ -27,6 +27,7 @@ beforeAll(async () => {
       { namespace: 'default', name: 'pending', phase: 'Pending' },
       { namespace: 'default', name: 'taken', graphics: false },
       { namespace: 'default', name: 'taken-wait', graphics: false },
+      { namespace: 'default', name: 'taken-unread', graphics: false },
       { namespace: 'default', name: 'restarted', graphics: false },
       { namespace: 'default', name: 'taken-open', graphics: false },
     ],
@@ -163,6 +164,26 @@ describe('serial consoles through the CLI', () => {
       expect(fixture.sessions.list({ name: 'taken-wait', kind: 'serial' })).toHaveLength(1);
     } finally {
       other.terminate();
+    }
+  });
+
+  it('console --wait leaves the serial console to another client when RBAC forbids reading the VMI (the console alone granted)', async () => {
+    fixture.denyVmiVerb('get');
+    try {
+      const child = start(['console', 'taken-unread#serial', '--wait', '2m']);
+      await waitFor(() => child.stdout().includes('Welcome to taken-unread'), 'the greeting');
+      const other = await otherSerialClient('taken-unread');
+      try {
+        // Without the check it cannot read the VMI, redials at once and kicks the other client.
+        expect((await child.exit()).code).toBe(1);
+        expect(child.stderr()).toMatch(/^vconsole: default\/taken-unread: another client took the VM's serial console/m);
+        expect(serialUpgrades('taken-unread')).toBe(2);
+        expect(other.readyState).toBe(WebSocket.OPEN);
+      } finally {
+        other.terminate();
+      }
+    } finally {
+      fixture.denyVmiVerb('get', false);
     }
   });
 

@@ -4,6 +4,7 @@
  */
 import { VconsoleError } from '../../errors.js';
 import {
+  KubeApiError,
   hintForStatus,
   isVirtApiAuthorizationRefusal,
   loadKubeAccess,
@@ -155,10 +156,18 @@ export class KubevirtTarget implements ConsoleTarget {
   private async takeBackSerial(reconnect: DialContext['reconnect'], signal: AbortSignal): Promise<void> {
     if (this.consoleType !== 'serial') return;
     let vmi = this.checkedVmi;
-    if (reconnect?.ending instanceof KubevirtConsoleClosedError && this.served) {
+    if (reconnect?.ending instanceof KubevirtConsoleClosedError) {
       const { access, namespace } = await this.locate();
-      vmi = await currentVmi(access, namespace, this.vmName, signal);
-      if (stillServing(this.served, vmi)) throw serialTakenError();
+      try {
+        vmi = await currentVmi(access, namespace, this.vmName, signal);
+      } catch (err) {
+        // RBAC that grants the console but not the VMI (virtctl's least): whether the VMI is the
+        // same cannot be told, and redialling would fight whoever took it; virtctl leaves it too.
+        if (err instanceof KubeApiError && err.status === 403) throw serialTakenError();
+        throw err;
+      }
+      // Not known what the session was opened to (the VMI unread then): the same if it runs.
+      if (this.served ? stillServing(this.served, vmi) : vmi?.status?.phase === 'Running') throw serialTakenError();
     }
     this.served = servedVmi(vmi);
   }
