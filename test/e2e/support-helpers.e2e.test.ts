@@ -134,6 +134,12 @@ describe('requireTools', () => {
     expect(missingToolsReason(['tmux'], () => true, 'linux', true)).toBeUndefined();
   });
 
+  it('refuses a tool that scripts/e2e-packages.txt does not install, even when it is on this machine', () => {
+    expect(() => missingToolsReason(['tmux', 'hand-installed-viewer'], () => true, 'linux', true)).toThrow(
+      /hand-installed-viewer, which no line/,
+    );
+  });
+
   it('says the suite needs Linux elsewhere', () => {
     expect(missingToolsReason(['tmux'], () => true, 'darwin', true)).toMatch(/need Linux/);
   });

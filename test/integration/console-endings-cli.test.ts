@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { connect as netConnect, type Socket } from 'node:net';
@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { VCONSOLE_BIN, startVconsole, type RunningVconsole } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
+import { skipWithoutPrograms } from '../support/programs.js';
 
 // How a serial console's end reaches the user, for every way a websocket console proxy
 // (websockify, nova-serialproxy) can end one: a close frame, a TCP close without one right
@@ -128,7 +129,7 @@ describe('open --no-tui, when a serial console ends', () => {
 });
 
 /** util-linux `script` gives vconsole a pseudo-terminal: stdin is a TTY, as on a desk. */
-const hasScript = spawnSync('script', ['--version']).status === 0;
+const withoutScript = skipWithoutPrograms(['script']);
 
 interface Terminal {
   screen(): string;
@@ -153,8 +154,8 @@ function attached(ending: Ending): Terminal {
   return { screen: () => screen, exit: () => exited };
 }
 
-describe.skipIf(!hasScript)(
-  `console on a terminal, when the console ends${hasScript ? '' : ' (skipped: no util-linux script for a pseudo-terminal)'}`,
+describe.skipIf(withoutScript !== undefined)(
+  `console on a terminal, when the console ends${withoutScript ? ` [skipped: ${withoutScript}]` : ''}`,
   () => {
     it('a close frame mid-session: the line at once, exit 1, no key press needed', async () => {
       const run = attached('target-closed');

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PACKAGE_LIST, packageOf, parsePackageList } from '../support/programs.js';
 
 const SCRIPT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../scripts/e2e-deps.sh');
 
@@ -77,5 +78,46 @@ describe('scripts/e2e-deps.sh', () => {
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^e2e-deps: all \d+ packages are installed\n$/);
     expect(done.calls()).toEqual([]);
+  });
+
+  it('asks apt-get for exactly the packages of scripts/e2e-packages.txt, each the way its line says', () => {
+    const fresh = machine({ installed: 'none', arm64: false });
+    dirs.push(fresh.dir);
+    const run = fresh.run();
+    expect(run.status, run.stderr).toBe(0);
+    const installs = fresh.calls().filter((call) => call.startsWith('apt-get install'));
+    const asked = (flag: boolean) =>
+      installs
+        .filter((call) => call.includes('--no-install-recommends') === flag)
+        .flatMap((call) =>
+          call.split(' ').filter((word) => !word.startsWith('-') && !word.includes('::') && !['apt-get', 'install'].includes(word)),
+        );
+    const listed = parsePackageList(readFileSync(PACKAGE_LIST, 'utf8'));
+    expect(asked(false)).toEqual(listed.filter((pkg) => pkg.how === 'recommends').map((pkg) => pkg.name));
+    expect(asked(true)).toEqual(listed.filter((pkg) => pkg.how === 'bare').map((pkg) => pkg.name));
+  });
+
+  it('refuses a list line that says neither recommends nor bare, naming the package', () => {
+    const fresh = machine({ installed: 'none', arm64: false });
+    dirs.push(fresh.dir);
+    const list = path.join(fresh.dir, 'packages.txt');
+    writeFileSync(list, 'tmux recommends tmux\nzsh sometimes zsh\n');
+    const run = spawnSync('bash', [SCRIPT], {
+      env: { PATH: `${fresh.dir}:/usr/bin:/bin`, E2E_PACKAGES_FILE: list },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain("package zsh: install as 'recommends' or 'bare', not 'sometimes'");
+  });
+});
+
+describe('the programs tests require', () => {
+  it("come from a package the list installs, and a program it does not list is the test's error", () => {
+    expect(packageOf('qemu-system-x86_64')).toBe('qemu-system-x86');
+    expect(packageOf('vnccapture')).toBe('libnet-vnc-perl');
+    expect(() => packageOf('no-such-viewer')).toThrow(
+      /a test requires no-such-viewer, which no line of scripts\/e2e-packages.txt installs/,
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, existsSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -14,13 +14,14 @@ import { KeystoneSessions } from '../../src/targets/openstack/keystone.js';
 import { createOpenStackProvider } from '../../src/targets/openstack/provider.js';
 import { fixtureOpenrc, startOpenStackFixture, type OpenStackFixture } from '../fixtures/openstack-api.js';
 import { failure } from '../support/streams.js';
+import { findExecutable, skipWithoutPrograms } from '../support/programs.js';
 
 /**
  * The OpenStack, websocket, tcp and unix providers driven directly over real sockets: a fake
  * Keystone + Nova, its nova-novncproxy look-alike, Debian's real websockify, the demo RFB server.
  */
 
-const WEBSOCKIFY = '/usr/bin/websockify';
+const WEBSOCKIFY = findExecutable('websockify') ?? 'websockify';
 /** A fresh Keystone token cache per test. */
 let sessions = new KeystoneSessions();
 const context = () => ({ signal: AbortSignal.timeout(20_000), log: () => undefined });
@@ -94,9 +95,9 @@ describe('tcp and unix providers against the demo RFB server', () => {
   });
 });
 
-const hasWebsockify = existsSync(WEBSOCKIFY);
+const withoutWebsockify = skipWithoutPrograms(['websockify']);
 
-describe.skipIf(!hasWebsockify)(`real websockify (${hasWebsockify ? WEBSOCKIFY : 'not installed: apt-get install websockify'})`, () => {
+describe.skipIf(withoutWebsockify !== undefined)(`real websockify${withoutWebsockify ? ` [skipped: ${withoutWebsockify}]` : ''}`, () => {
   let dir: string;
   let tokenFile: string;
   let rfb: DemoRfbServer;
