@@ -1,13 +1,20 @@
 // The targets a Tab offers: what every listing provider lists now (each given a short deadline,
 // so an unreachable cluster costs a pause, not a hang), the config file's aliases and its
-// workspaces as `@NAME`.
+// workspaces as `@NAME`. A name that is not one line of plain text (a newline, a tab, an
+// escape, a bidi override: an OpenStack server name may hold anything) is left out: the scripts
+// read one candidate a line, and such a name could not be typed back anyway.
+import { isOneLineOfText } from '../text/terminal-text.js';
 import type { VconsoleConfig } from '../config/config.js';
 import type { TargetFlags } from './flags.js';
 import { listingSources } from './open/vm-listing.js';
 import { namespacesOf, type SelectionFlags } from './selector-flags.js';
 import { targetOptionsFrom } from './target-options.js';
 
-/** The names to offer, sorted, each once, from where `flags` (those on the line) say to look; a provider that fails or is late adds none. */
+/**
+ * The names to offer, sorted, each once, from where `flags` (those on the line) say to look; a
+ * provider that fails or is late adds none, and names holding control or format characters are
+ * left out.
+ */
 export async function completionTargets(
   config: VconsoleConfig,
   flags: TargetFlags & SelectionFlags,
@@ -25,5 +32,5 @@ export async function completionTargets(
     ...Object.keys(config.aliases),
     ...Object.keys(config.workspaces ?? {}).map((name) => `@${name}`),
   ];
-  return [...new Set(names)].sort();
+  return [...new Set(names.filter(isOneLineOfText))].sort();
 }

@@ -1,15 +1,15 @@
 // `vconsole completion bash|zsh|fish|powershell` prints a script that makes the shell ask
-// `vconsole complete -- WORDS` at each Tab; both go through @bomb.sh/tab, which reads the
-// commander program for commands, flags and choices. Targets complete as kubectl completes
-// resource names: the listing providers are asked at that moment, with a short deadline.
+// `vconsole complete -- WORDS` at each Tab (completion-scripts.ts: VM names are completed
+// literally, never expanded); the answer comes from @bomb.sh/tab, which reads the commander
+// program for commands, flags and choices. Targets complete as kubectl completes resource names:
+// the listing providers are asked at that moment, with a short deadline.
 import { Argument, type Command } from 'commander';
 import type { RootCommand } from '@bomb.sh/tab';
 import type { VconsoleConfig } from '../config/config.js';
+import { COMPLETION_SHELLS, completionScript } from './completion-scripts.js';
 
 /** How long a Tab waits for the providers' listings: what has not come by then is left out. */
 export const COMPLETION_LISTING_MS = 1500;
-
-const SHELLS = ['bash', 'zsh', 'fish', 'powershell'];
 
 /**
  * Adds `completion SHELL` and the hidden `complete -- WORDS` the scripts call. `program` makes a
@@ -24,12 +24,14 @@ export function addCompletionCommands(
   program
     .command('completion')
     .description('Print a shell completion script for commands, flags and VM names (bash, zsh, fish, powershell).')
-    .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
+    .addArgument(new Argument('<shell>', 'the shell').choices(COMPLETION_SHELLS))
     .addHelpText(
       'after',
       `
 VM names complete from every provider that lists (KubeVirt, OpenStack, the demo), asked at each
 Tab for up to ${COMPLETION_LISTING_MS / 1000}s, and from the config file's aliases and workspaces.
+Names complete literally, quoted for the line: nothing in a name is expanded or run. A name
+holding a newline or another control character is not offered.
 The bash script needs the bash-completion package (as kubectl's does).
 
 Examples:
@@ -37,11 +39,7 @@ Examples:
   source <(vconsole completion zsh)                       in ~/.zshrc
   vconsole completion fish > ~/.config/fish/completions/vconsole.fish`,
     )
-    .action(async (shell: string) => {
-      const root = await describe(freshProgram(), []);
-      printing(io, () => root.setup('vconsole', 'vconsole', shell));
-      if (shell === 'bash') io.write(BASH_COLON_TARGETS);
-    });
+    .action((shell: string) => io.write(completionScript(shell)));
   program
     .command('complete', { hidden: true })
     .description('what a completion script asks: the completions of WORDS, one a line')
@@ -57,22 +55,6 @@ Examples:
       io.exit();
     });
 }
-
-/**
- * bash splits a word at `:` (COMP_WORDBREAKS), so `demo:vm-<Tab>` would become
- * `demo:demo:vm-a`: the library's function is wrapped to drop what bash keeps before the last
- * colon, with bash-completion's helper for it (the script needs that package anyway).
- */
-const BASH_COLON_TARGETS = `
-# demo:NAME, openstack:NAME: bash keeps the text before a colon, offer only what follows it.
-__vconsole_complete_targets() {
-    __vconsole_complete
-    local cur
-    _get_comp_words_by_ref -n "=:" cur
-    __ltrim_colon_completions "$cur"
-}
-complete -F __vconsole_complete_targets vconsole
-`;
 
 /** The library prints with console.log; here that goes where the command writes (stdout, which the shell reads). */
 function printing(io: { write(text: string): void }, print: () => void): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clip, echoInput, terminalSafe } from './terminal-text.js';
+import { clip, echoInput, isOneLineOfText, terminalSafe } from './terminal-text.js';
 
 describe('terminalSafe', () => {
   it('shows an escape sequence and a bell instead of letting the terminal obey them', () => {
@@ -31,5 +31,18 @@ describe('echoInput', () => {
   });
   it('leaves short input whole', () => {
     expect(clip('vm-a', 80)).toBe('vm-a');
+  });
+});
+
+describe('isOneLineOfText', () => {
+  it('takes printable text, shell metacharacters and quotes included', () => {
+    for (const name of ['vm-a', 'openstack:db.1 (old)', '$(touch${IFS}FILE)', "it's", 'with space', 'données']) {
+      expect(isOneLineOfText(name)).toBe(true);
+    }
+  });
+  it('refuses a newline, a tab, an escape, a C1 control, a bidi override and a line separator', () => {
+    for (const name of ['a\nb', 'a\tb', 'a\u001b[2Jb', 'a\u009bb', 'vm-\u202eatad', 'a\u2028b', 'a\rb']) {
+      expect(isOneLineOfText(name)).toBe(false);
+    }
   });
 });

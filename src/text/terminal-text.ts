@@ -33,6 +33,15 @@ export function terminalSafe(text: string): string {
     });
 }
 
+/**
+ * Whether `text` is one line of plain text: no control character (a tab or a newline
+ * included), no format character, no line or paragraph separator. What a shell reads a line at
+ * a time (completion candidates) takes only such text.
+ */
+export function isOneLineOfText(text: string): boolean {
+  return !/[\u0000-\u001f\u007f-\u009f\p{Cf}\u2028\u2029]/u.test(text);
+}
+
 /** At most `max` characters of `text`, ending in `...` when cut. */
 export function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 3))}...`;
