@@ -22,7 +22,8 @@ import {
 import { KubeApiError, getJson, requestOptions, statusMessage, type KubeAccess } from './kubernetes-api.js';
 import type { VirtualMachineInstance } from './vms.js';
 import type { VmState, VmStateContext } from '../types.js';
-import { pause, pollVmState } from '../vm-state-poll.js';
+import { pollVmState } from '../vm-state-poll.js';
+import { pause } from '../../retry/backoff.js';
 import { kubevirtPath } from './api-paths.js';
 
 /** A VMI as the state follower reads it: the conditions and migration state besides the phase. */
