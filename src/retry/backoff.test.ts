@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Backoff, LONGEST_DELAY_MS, backoffDelay, pause, type BackoffPolicy } from './backoff.js';
+import { Backoff, LONGEST_DELAY_MS, backoffDelay, backoffPolicy, pause, type BackoffPolicy } from './backoff.js';
 
 /** Policies as the loops have them, and odd ones: a zero first delay, a first delay past the cap. */
 const policies: fc.Arbitrary<BackoffPolicy> = fc.record({
@@ -57,7 +57,9 @@ describe('backoffDelay', () => {
     }
   });
 
-  it('refuses a policy whose delays no timer holds', () => {
+  it('refuses a policy whose delays no timer holds, and takes any other as it is', () => {
+    const odd = { firstMs: 60_000, maxMs: 0 };
+    expect(backoffPolicy(odd)).toBe(odd);
     for (const policy of [
       { firstMs: -1, maxMs: 10 },
       { firstMs: Number.NaN, maxMs: 10 },
@@ -66,6 +68,7 @@ describe('backoffDelay', () => {
       { firstMs: 1, maxMs: Number.NaN },
       { firstMs: 1, maxMs: LONGEST_DELAY_MS + 1 },
     ]) {
+      expect(() => backoffPolicy(policy)).toThrow(RangeError);
       expect(() => backoffDelay(policy, 1)).toThrow(RangeError);
       expect(() => new Backoff(policy)).toThrow(RangeError);
     }

@@ -29,7 +29,7 @@ const MAX_DOUBLINGS = 1023;
  * many failures, never Infinity or NaN.
  */
 export function backoffDelay(policy: BackoffPolicy, failures: number): number {
-  checkPolicy(policy);
+  backoffPolicy(policy);
   if (!(failures >= 1)) return 0;
   const doublings = Math.min(Math.floor(failures) - 1, MAX_DOUBLINGS);
   return Math.min(policy.maxMs, policy.firstMs * 2 ** doublings);
@@ -50,8 +50,10 @@ export function backoffDelay(policy: BackoffPolicy, failures: number): number {
 export class Backoff {
   private failuresInARow = 0;
 
-  constructor(readonly policy: BackoffPolicy) {
-    checkPolicy(policy);
+  readonly policy: BackoffPolicy;
+
+  constructor(policy: BackoffPolicy) {
+    this.policy = backoffPolicy(policy);
   }
 
   /** Failures since the start or the last `reset()`. */
@@ -85,9 +87,15 @@ export function pause(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** A policy whose delays a timer can hold: the cap within LONGEST_DELAY_MS, neither negative nor NaN. */
-function checkPolicy({ firstMs, maxMs }: BackoffPolicy): void {
+/**
+ * `policy` itself once its delays are ones a timer holds (neither negative nor NaN, the cap within
+ * LONGEST_DELAY_MS); a RangeError otherwise. For a holder of a policy to refuse a wrong one when
+ * it is made rather than at the first failure (Backoff does).
+ */
+export function backoffPolicy(policy: BackoffPolicy): BackoffPolicy {
+  const { firstMs, maxMs } = policy;
   if (!(firstMs >= 0 && firstMs < Infinity)) throw new RangeError(`a back-off's firstMs must be a finite delay, not ${firstMs}`);
   if (!(maxMs >= 0 && maxMs <= LONGEST_DELAY_MS))
     throw new RangeError(`a back-off's maxMs must be 0 to ${LONGEST_DELAY_MS} ms, not ${maxMs}`);
+  return policy;
 }
