@@ -1,10 +1,11 @@
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import { ConsoleEndedError, ConsoleRefusedError, VconsoleError, describeError } from '../errors.js';
+import { Backoff, pause } from '../retry/backoff.js';
 import { Scrollback } from './scrollback.js';
 import type { DialContext, LogLevel, UpstreamSource } from '../proxy/types.js';
 
-/** First pause between two tries to reach a serial console; doubled up to RETRY_MAX_MS. */
+/** First pause between two tries to reach a serial console; doubled up to RETRY_MAX_MS (src/retry/backoff.ts). */
 export const RETRY_FIRST_MS = 500;
 export const RETRY_MAX_MS = 5_000;
 /** A dial that has produced nothing by then counts as failed (and is retried while waiting). */
@@ -105,7 +106,7 @@ export class SerialLine extends EventEmitter<SerialLineEvents> {
   /** `reconnect`: the console dropped under the line, which takes it back unasked (DialContext). */
   private async connect(checked = false, reconnect?: DialContext['reconnect']): Promise<void> {
     const deadline = Date.now() + this.waitMs;
-    let pause = RETRY_FIRST_MS;
+    const retries = new Backoff({ firstMs: RETRY_FIRST_MS, maxMs: RETRY_MAX_MS });
     let lastMessage: string | undefined;
     for (;;) {
       try {
@@ -124,8 +125,7 @@ export class SerialLine extends EventEmitter<SerialLineEvents> {
         const message = err instanceof VconsoleError ? err.message : describeError(err);
         if (message !== lastMessage) this.emit('log', 'warn', `${message}; trying again for up to ${Math.ceil(left / 1000)} s`);
         lastMessage = message;
-        await abortableDelay(Math.min(pause, left), this.stop.signal);
-        pause = Math.min(pause * 2, RETRY_MAX_MS);
+        await pause(Math.min(retries.next(), left), this.stop.signal);
       }
     }
   }
@@ -193,16 +193,4 @@ function howItEnded(failure: Error | undefined): VconsoleError {
     return new VconsoleError(failure.message, { hint: failure.hint ?? '--wait reconnects', cause: failure });
   const why = failure ? `: ${describeError(failure)}` : '';
   return new VconsoleError(`the console closed${why}`, { hint, cause: failure });
-}
-
-function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

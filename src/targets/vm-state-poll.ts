@@ -1,20 +1,7 @@
 import { describeError } from '../errors.js';
 import { VM_STATE_POLL_MS } from '../limits.js';
+import { pause } from '../retry/backoff.js';
 import type { VmState, VmStateContext } from './types.js';
-
-/** Waits `ms`, or less when `signal` aborts; never rejects, holds no timer after. */
-export function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 /**
  * Asks `read` for the VM's state every `context.pollMs` until the signal aborts. A failed read

@@ -72,6 +72,12 @@ describe('the walls in the lint gate', () => {
     expect(await wallMessages('src/commands/open/new-file.ts', "import '../flags.js';\n")).toEqual([]);
   });
 
+  it('keeps src/retry a leaf, so that the browser page can bundle the back-off', async () => {
+    expect(await wallMessages('src/retry/new-file.ts', "import '../limits.js';\nimport './backoff.js';\n")).toEqual([
+      expect.stringContaining('src/retry is the one back-off'),
+    ]);
+  });
+
   it('keeps src/console-kinds a leaf', async () => {
     expect(await wallMessages('src/console-kinds/new-file.ts', "import '../errors.js';\nimport './types.js';\n")).toEqual([
       expect.stringContaining('is a leaf'),

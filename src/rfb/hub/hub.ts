@@ -4,6 +4,7 @@ import { ConsoleRefusedError, VconsoleError, describeError } from '../../errors.
 import { ConsoleFailure } from '../../proxy/console-failure.js';
 import { SharedSource } from '../../proxy/shared-source.js';
 import type { DialContext, LogLevel, UpstreamSource } from '../../proxy/types.js';
+import { Backoff } from '../../retry/backoff.js';
 import { AuthBackoff } from '../server/auth-backoff.js';
 import { drawBanner } from './banner.js';
 import type { Framebuffer } from '../wire/framebuffer.js';
@@ -29,7 +30,7 @@ export interface RfbHubOptions extends HubClientOptions {
   upstreamPassword?: string;
   /** Wrong client passwords slowed per address; one for every console of a command (else this hub's own). */
   authBackoff?: AuthBackoff;
-  /** First redial delay after the upstream dropped; doubles up to `maxRetryMs`. */
+  /** First redial delay after the upstream dropped; doubles up to `maxRetryMs` (src/retry/backoff.ts). */
   firstRetryMs?: number;
   maxRetryMs?: number;
   /** Whose turns its first pictures wait for (default: the process's, shared by every hub). */
@@ -60,7 +61,8 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
   private readonly clients = new Set<ServedClient>();
   private readonly closing = new AbortController();
   private retryTimer?: NodeJS.Timeout;
-  private retryMs: number;
+  /** The redials' back-off, started over at each drop of the console. */
+  private readonly redials: Backoff;
   private currentState: HubState = 'live';
   private readonly authBackoff: AuthBackoff;
   /** Why the console ended for good, once it did (see `endRefused`). */
@@ -71,7 +73,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     private readonly options: RfbHubOptions = {},
   ) {
     super(inner);
-    this.retryMs = options.firstRetryMs ?? FIRST_RETRY_MS;
+    this.redials = new Backoff({ firstMs: options.firstRetryMs ?? FIRST_RETRY_MS, maxMs: options.maxRetryMs ?? MAX_RETRY_MS });
     this.authBackoff = options.authBackoff ?? new AuthBackoff();
     // Each client listens to the picture (damage, resize, cursor): any number of clients is normal here.
     this.framebuffer.setMaxListeners(0);
@@ -174,18 +176,16 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     if (this.closing.signal.aborted) return;
     this.emit('log', 'warn', `console dropped${err ? `: ${describeError(err)}` : ''}; reconnecting`);
     this.setState('reconnecting');
-    this.retryMs = this.options.firstRetryMs ?? FIRST_RETRY_MS;
+    this.redials.reset();
     this.showBanner();
-    this.scheduleRedial();
+    this.scheduleRedial(this.redials.next());
   }
 
   private showBanner(): void {
     if (this.framebuffer.width > 0 && this.framebuffer.height > 0) drawBanner(this.framebuffer, `reconnecting to ${this.name}...`);
   }
 
-  private scheduleRedial(): void {
-    const delay = this.retryMs;
-    this.retryMs = Math.min(this.retryMs * 2, this.options.maxRetryMs ?? MAX_RETRY_MS);
+  private scheduleRedial(delay: number): void {
     this.retryTimer = setTimeout(() => {
       void this.open(this.closing.signal, true).then(
         () => {
@@ -196,9 +196,10 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
         (err: unknown) => {
           if (this.closing.signal.aborted) return;
           if (err instanceof ConsoleRefusedError) return this.endRefused(err);
-          this.emit('log', 'debug', `reconnect failed: ${describeError(err)}; next try in ${this.retryMs} ms`);
+          const next = this.redials.next();
+          this.emit('log', 'debug', `reconnect failed: ${describeError(err)}; next try in ${next} ms`);
           this.showBanner();
-          this.scheduleRedial();
+          this.scheduleRedial(next);
         },
       );
     }, delay);

@@ -1,4 +1,5 @@
 import { AUTH_BACKOFF_FIRST_MS, AUTH_BACKOFF_FORGET_MS, AUTH_BACKOFF_MAX_ADDRESSES, AUTH_BACKOFF_MAX_MS } from '../../limits.js';
+import { backoffDelay, backoffPolicy, type BackoffPolicy } from '../../retry/backoff.js';
 
 /**
  * Online guessing of a client password, slowed per source address: VNC authentication gives
@@ -9,7 +10,7 @@ import { AUTH_BACKOFF_FIRST_MS, AUTH_BACKOFF_FORGET_MS, AUTH_BACKOFF_MAX_ADDRESS
  * gain nothing, and a right guess among them is not told apart). The first failure of a burst
  * is logged, the rest are not; an address is forgotten 10 minutes after its last failure, and
  * at most AUTH_BACKOFF_MAX_ADDRESSES are remembered (the oldest goes first). IPv6 sources count
- * per /64.
+ * per /64. The holds are the one back-off's (src/retry/backoff.ts), of each address's failure count.
  */
 export interface AuthBackoffOptions {
   firstMs?: number;
@@ -38,15 +39,13 @@ export interface AuthGate {
 
 export class AuthBackoff {
   private readonly addresses = new Map<string, AddressRecord>();
-  private readonly firstMs: number;
-  private readonly maxMs: number;
+  private readonly holds: BackoffPolicy;
   private readonly forgetMs: number;
   private readonly maxAddresses: number;
   private readonly now: () => number;
 
   constructor(options: AuthBackoffOptions = {}) {
-    this.firstMs = options.firstMs ?? AUTH_BACKOFF_FIRST_MS;
-    this.maxMs = options.maxMs ?? AUTH_BACKOFF_MAX_MS;
+    this.holds = backoffPolicy({ firstMs: options.firstMs ?? AUTH_BACKOFF_FIRST_MS, maxMs: options.maxMs ?? AUTH_BACKOFF_MAX_MS });
     this.forgetMs = options.forgetMs ?? AUTH_BACKOFF_FORGET_MS;
     this.maxAddresses = options.maxAddresses ?? AUTH_BACKOFF_MAX_ADDRESSES;
     this.now = options.now ?? Date.now;
@@ -100,13 +99,13 @@ export class AuthBackoff {
       this.addresses.set(address, record);
     }
     record.failures += 1;
-    const delay = Math.min(this.maxMs, this.firstMs * 2 ** Math.min(record.failures - 1, 30));
+    const delay = backoffDelay(this.holds, record.failures);
     record.heldUntil = now + delay;
     record.lastFailure = now;
     if (record.failures === 1) {
       log(
         `wrong VNC password from ${address}: viewer refused; from now on each wrong answer from ${address} waits ` +
-          `${seconds(this.firstMs)}, doubling up to ${seconds(this.maxMs)}, and further ones are not logged`,
+          `${seconds(this.holds.firstMs)}, doubling up to ${seconds(this.holds.maxMs)}, and further ones are not logged`,
       );
     }
     return delay;

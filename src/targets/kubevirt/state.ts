@@ -22,7 +22,8 @@ import {
 import { KubeApiError, getJson, requestOptions, statusMessage, type KubeAccess } from './kubernetes-api.js';
 import type { VirtualMachineInstance } from './vms.js';
 import type { VmState, VmStateContext } from '../types.js';
-import { pause, pollVmState } from '../vm-state-poll.js';
+import { pollVmState } from '../vm-state-poll.js';
+import { Backoff, pause } from '../../retry/backoff.js';
 import { kubevirtPath } from './api-paths.js';
 
 /** A VMI as the state follower reads it: the conditions and migration state besides the phase. */
@@ -69,7 +70,7 @@ export async function followVmi(access: KubeAccess, namespace: string, name: str
   const { signal } = context;
   const fieldSelector = `metadata.name=${name}`;
   let resourceVersion = '';
-  let retryMs = VM_STATE_FIRST_RETRY_MS;
+  const retries = new Backoff({ firstMs: VM_STATE_FIRST_RETRY_MS, maxMs: VM_STATE_MAX_RETRY_MS });
   while (!signal.aborted) {
     try {
       if (!resourceVersion) {
@@ -95,10 +96,9 @@ export async function followVmi(access: KubeAccess, namespace: string, name: str
         resourceVersion = '';
       } else if (events === 0 && Date.now() - startedAt < VM_STATE_FIRST_RETRY_MS) {
         // A server that ends watches at once must not be asked again in a tight loop.
-        await pause(retryMs, signal);
-        retryMs = Math.min(retryMs * 2, VM_STATE_MAX_RETRY_MS);
+        await pause(retries.next(), signal);
       } else {
-        retryMs = VM_STATE_FIRST_RETRY_MS;
+        retries.reset();
       }
     } catch (err) {
       if (signal.aborted) return;
@@ -110,10 +110,10 @@ export async function followVmi(access: KubeAccess, namespace: string, name: str
         );
         return pollVmi(access, namespace, name, context);
       }
-      context.log('debug', `VM state: ${describeError(err)}; trying again in ${retryMs / 1000} s`);
+      const delay = retries.next();
+      context.log('debug', `VM state: ${describeError(err)}; trying again in ${delay / 1000} s`);
       resourceVersion = '';
-      await pause(retryMs, signal);
-      retryMs = Math.min(retryMs * 2, VM_STATE_MAX_RETRY_MS);
+      await pause(delay, signal);
     }
   }
 }

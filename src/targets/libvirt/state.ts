@@ -2,7 +2,8 @@
 // `virsh event --loop` (each event is followed by one `domstate`), else polling `domstate`.
 import { describeError } from '../../errors.js';
 import type { VmState, VmStateContext } from '../types.js';
-import { pause, pollVmState } from '../vm-state-poll.js';
+import { pollVmState } from '../vm-state-poll.js';
+import { pause } from '../../retry/backoff.js';
 import type { LibvirtConnection } from './connection.js';
 import { VirshError, runVirsh, spawnInvocation, virshInvocation } from './host-command.js';
 

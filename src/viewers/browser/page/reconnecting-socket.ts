@@ -1,6 +1,8 @@
 // The websocket life of both console pages: connect to this page's own `ws` path, reconnect with
 // back-off when the console drops, and stop for good when vconsole says the session is closed.
 import './page.css';
+// The one back-off (a leaf, nothing of Node): esbuild bundles it into the page.
+import { Backoff } from '../../../retry/backoff.js';
 
 /** Close codes from vconsole that end the page for good; the close reason says why. Mirrors page-protocol.ts. */
 const FINAL_CLOSE_MIN = 4000;
@@ -30,12 +32,13 @@ export interface ConsoleLink {
 export function keepConnected(link: ConsoleLink): void {
   const url = new URL('ws', window.location.href);
   url.protocol = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
-  let failures = 0;
+  const retries = new Backoff({ firstMs: FIRST_RETRY_MS, maxMs: MAX_RETRY_MS });
   const connect = () => {
     const socket = new WebSocket(url);
     socket.binaryType = 'arraybuffer';
     let connectedAt: number | undefined;
-    showState(failures === 0 ? 'connecting' : 'reconnecting', failures === 0 ? 'connecting…' : 'reconnecting…');
+    const first = retries.failures === 0;
+    showState(first ? 'connecting' : 'reconnecting', first ? 'connecting…' : 'reconnecting…');
     socket.addEventListener('close', (event) => {
       if (event.code >= FINAL_CLOSE_MIN && event.code <= FINAL_CLOSE_MAX) {
         showState('closed', event.reason || 'session closed');
@@ -44,9 +47,8 @@ export function keepConnected(link: ConsoleLink): void {
       void pageStillServed().then((served) => {
         // Closed while this page was not connected: its address is refused now (403).
         if (served === false) return showState('closed', 'session closed');
-        if (connectedAt !== undefined && Date.now() - connectedAt >= STABLE_MS) failures = 0;
-        const delay = Math.min(FIRST_RETRY_MS * 2 ** failures, MAX_RETRY_MS);
-        failures += 1;
+        if (connectedAt !== undefined && Date.now() - connectedAt >= STABLE_MS) retries.reset();
+        const delay = retries.next();
         const why = served === undefined ? 'vconsole is not reachable' : 'console dropped';
         showState('reconnecting', `${why}; reconnecting in ${Math.ceil(delay / 1000)} s`);
         window.setTimeout(connect, delay);
