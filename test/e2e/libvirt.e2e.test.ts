@@ -38,12 +38,14 @@ function virsh(...args: string[]) {
 
 /**
  * libvirtd and virtlogd as root without systemd, when they are not running yet; the lab ends
- * the ones it started (by the pid files they write), and leaves running ones alone.
+ * the ones it started (by the pid files they write), and leaves running ones alone: a daemon
+ * that would not start (one runs already) is not adopted, its pid file being the other's.
  */
 async function ensureLibvirtd(): Promise<void> {
   if ((await virsh('version')).code === 0) return;
   for (const daemon of ['virtlogd', 'libvirtd']) {
-    await runProgram(daemon, ['-d'], { timeoutMs: 30_000 });
+    const started = await runProgram(daemon, ['-d'], { timeoutMs: 30_000 });
+    if (started.code !== 0) continue;
     const pid = Number((await readFile(`/run/${daemon}.pid`, 'utf8').catch(() => '')).trim());
     lab.adopt(pid, daemon);
   }
@@ -214,6 +216,11 @@ describe.skipIf(gate.skip)(gatedTitle('libvirt: a real libvirtd, here and throug
     for (const file of [xmlFile, join(dir, 'locked.xml')]) {
       const created = await virsh('create', file);
       if (created.code !== 0) throw new Error(`virsh create failed: ${created.stderr}`);
+    }
+    // libvirtd starts QEMU in an environment of its own making: the reaper knows it by its pid.
+    for (const domain of [DOMAIN, LOCKED]) {
+      const pid = Number((await readFile(`/run/libvirt/qemu/${domain}.pid`, 'utf8').catch(() => '')).trim());
+      lab.adopt(pid, domain);
     }
     sshd = await startSshd(lab);
     sshEnv = { VCONSOLE_SSH_COMMAND: sshd.sshCommand };

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import type { RgbImage } from './images.js';
 import { pollFor } from './poll.js';
+import { withRunMarker } from './reaper.js';
 
 /** Debian's Chromium, driven headless by puppeteer-core (which downloads no browser of its own). */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -12,6 +13,8 @@ export async function launchChromium(): Promise<Browser> {
   return puppeteer.launch({
     executablePath: CHROMIUM,
     headless: true,
+    // The run's marker: the reaper ends Chromium with the run if the test cannot (reaper.ts).
+    env: withRunMarker(),
     // Chromium's sandbox cannot start as root (CI containers run as root).
     args: [...(process.getuid?.() === 0 ? ['--no-sandbox'] : []), '--disable-gpu', '--window-size=1024,768'],
   });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { pollFor } from './poll.js';
+import { registerDir, registerProcess, unregisterDir, unregisterProcess, withRunMarker } from './reaper.js';
 
 const OUTPUT_LIMIT = 64 * 1024;
 
@@ -62,14 +63,18 @@ async function signalGroup(pgid: number, signal: NodeJS.Signals, leaderRunning: 
  * Owns every process and temp dir a suite starts, so `afterAll(() => lab.cleanup())` leaves
  * nothing behind even when a test failed half way. Each process runs in its own process group
  * (detached), so stopping it also stops what it spawned (a viewer, websockify's workers).
+ * When the run ends before cleanup() could (a timeout's SIGTERM, Ctrl+C, a crashed worker), the
+ * reaper (reaper.ts) ends them: each is recorded in the run dir and carries the run's marker.
  */
 export class ProcessLab {
   private readonly processes: RunningProcess[] = [];
   private readonly dirs: string[] = [];
-  private readonly adopted: { pid: number; commandPart: string }[] = [];
+  private readonly adopted: { pid: number; commandPart: string; record: string | undefined }[] = [];
 
   start(name: string, command: string, args: readonly string[], options: SpawnOptions = {}): RunningProcess {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options, detached: true });
+    const env = withRunMarker(options.env);
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options, env, detached: true });
+    const record = child.pid === undefined ? undefined : registerProcess(child.pid, name);
     const out = { text: '' };
     const err = { text: '' };
     child.stdout?.on('data', (chunk: Buffer) => keepTail(out, chunk));
@@ -105,6 +110,7 @@ export class ProcessLab {
         const done = await Promise.race([exited, afterMs(graceMs)]);
         await signalGroup(pid, 'SIGKILL', status === undefined);
         if (!done) await exited;
+        unregisterProcess(record);
       },
       describe() {
         const how = status ? `exited (code ${status.code}, signal ${status.signal})` : 'running';
@@ -120,13 +126,14 @@ export class ProcessLab {
    * ends it if it still runs with `commandPart` in its command line (its pid may be reused).
    */
   adopt(pid: number, commandPart: string): void {
-    if (Number.isInteger(pid) && pid > 0) this.adopted.push({ pid, commandPart });
+    if (Number.isInteger(pid) && pid > 0) this.adopted.push({ pid, commandPart, record: registerProcess(pid, commandPart) });
   }
 
-  /** A fresh directory under the OS temp dir, removed by cleanup(). Short, so unix socket paths fit. */
+  /** A fresh directory under the OS temp dir, removed by cleanup() (by the reaper if the run ends first). Short, so unix socket paths fit. */
   async tempDir(prefix: string): Promise<string> {
     const dir = await mkdtemp(join(tmpdir(), `vce2e-${prefix}-`));
     this.dirs.push(dir);
+    registerDir(dir);
     return dir;
   }
 
@@ -134,11 +141,17 @@ export class ProcessLab {
   async cleanup(): Promise<void> {
     const processes = this.processes.splice(0).reverse();
     for (const p of processes) await p.stop().catch(() => undefined);
-    for (const { pid, commandPart } of this.adopted.splice(0)) {
+    for (const { pid, commandPart, record } of this.adopted.splice(0)) {
       if ((await commandLine(pid))?.includes(commandPart)) await endProcess(pid);
+      unregisterProcess(record);
     }
     const dirs = this.dirs.splice(0);
-    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }).catch(() => undefined)));
+    await Promise.all(
+      dirs.map(async (dir) => {
+        await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+        unregisterDir(dir);
+      }),
+    );
   }
 }
 
@@ -174,7 +187,7 @@ export function runProgram(
     execFile(
       command,
       args,
-      { timeout: options.timeoutMs ?? 30_000, env: options.env, maxBuffer: 64 * 1024 * 1024, killSignal: 'SIGKILL' },
+      { timeout: options.timeoutMs ?? 30_000, env: withRunMarker(options.env), maxBuffer: 64 * 1024 * 1024, killSignal: 'SIGKILL' },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         const note = error && typeof error.code !== 'number' ? `\n${error.message}` : '';
@@ -194,7 +207,13 @@ export function runProgramBinary(
     execFile(
       command,
       args,
-      { timeout: options.timeoutMs ?? 30_000, env: options.env, maxBuffer: 256 * 1024 * 1024, encoding: 'buffer', killSignal: 'SIGKILL' },
+      {
+        timeout: options.timeoutMs ?? 30_000,
+        env: withRunMarker(options.env),
+        maxBuffer: 256 * 1024 * 1024,
+        encoding: 'buffer',
+        killSignal: 'SIGKILL',
+      },
       (error, stdout, stderr) => {
         if (error) reject(new Error(`${command} ${args.join(' ')} failed: ${error.message}\n${stderr.toString('utf8')}`));
         else resolve(stdout);

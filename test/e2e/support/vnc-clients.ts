@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readImage, type RgbImage } from './images.js';
 import { runProgram, type ProcessLab, type RunningProcess } from './processes.js';
+import { withRunMarker } from './reaper.js';
 import { REPO_ROOT } from './tools.js';
 
 /**
@@ -311,7 +312,7 @@ const vncRfbClient: LibraryClient = {
   connect(port, options) {
     const host = spawn(process.execPath, [fileURLToPath(new URL('./vnc-rfb-client-host.mjs', import.meta.url)), String(port)], {
       cwd: REPO_ROOT,
-      env: { ...process.env, ...(options.password ? { VNC_PASSWORD: options.password } : {}) },
+      env: withRunMarker({ ...process.env, ...(options.password ? { VNC_PASSWORD: options.password } : {}) }),
       stdio: ['pipe', 'pipe', 'inherit'],
     });
     let failure: string | undefined;
