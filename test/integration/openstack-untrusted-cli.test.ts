@@ -111,12 +111,17 @@ afterEach(() => {
   while (terminals.length) terminals.pop()!.kill('SIGKILL');
 });
 
-/** `vconsole list` on a pseudo-terminal in the planted directory; `script -e` exits with vconsole's status. */
-function onTerminal(): { screen(): string; answer(line: string): void; exit(): Promise<number | null> } {
-  const command = [process.execPath, VCONSOLE_BIN, 'list', '--provider', 'openstack', '--cloud', 'prod'].map((a) => `'${a}'`).join(' ');
+const LIST = ['list', '--provider', 'openstack', '--cloud', 'prod'];
+
+/** `vconsole ARGS` on a pseudo-terminal in the planted directory; `script -e` exits with vconsole's status. */
+function onTerminal(
+  args = LIST,
+  extra: NodeJS.ProcessEnv = {},
+): { screen(): string; answer(line: string): void; exit(): Promise<number | null> } {
+  const command = [process.execPath, VCONSOLE_BIN, ...args].map((a) => `'${a}'`).join(' ');
   const child = spawn('script', ['-qefc', command, '/dev/null'], {
     cwd: repo,
-    env: { PATH: process.env.PATH, HOME: home, TERM: 'xterm' },
+    env: { PATH: process.env.PATH, HOME: home, TERM: 'xterm', ...extra },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   terminals.push(child);
@@ -135,6 +140,14 @@ describe.skipIf(!hasScript)(`on a terminal${hasScript ? '' : ' (skipped: no util
     run.answer('n');
     expect(await run.exit()).toBe(2);
     expect(run.screen()).toMatch(/your password from .*secure\.yaml was not sent; if the file is yours, name it: OS_CLIENT_CONFIG_FILE=/);
+    expect(listener.requests.slice(before)).toEqual([]);
+  });
+
+  it('a Tab asks nothing even there (a question would wait in the middle of the line) and sends nothing', async () => {
+    const before = listener.requests.length;
+    const tab = onTerminal(['complete', '--', 'open', ''], { OS_CLOUD: 'prod' });
+    expect(await tab.exit()).toBe(0);
+    expect(tab.screen()).not.toMatch(/\[y\/N\]|found only in the current directory/);
     expect(listener.requests.slice(before)).toEqual([]);
   });
 
