@@ -24,7 +24,8 @@ export async function completionTargets(
   const late = new Promise<[]>((resolve) => (timer = setTimeout(() => resolve([]), deadlineMs)));
   const namespaces = namespacesOf(flags);
   const scope = { allNamespaces: flags.allNamespaces, namespaces: namespaces.length > 1 ? namespaces : undefined };
-  const sources = listingSources(targetOptionsFrom(flags, config), config, scope);
+  // Nobody watches a Tab: no question asked, no file read that is only in the current directory.
+  const sources = listingSources({ ...targetOptionsFrom(flags, config), questions: 'background' }, config, scope);
   const listed = await Promise.all(sources.map((source) => Promise.race([source.vms.catch(() => []), late])));
   clearTimeout(timer);
   const names = [

@@ -91,6 +91,14 @@ export interface TargetOptions {
    * a concrete type must be one its provider offers.
    */
   consoleType?: ConsoleTypeChoice;
+  /**
+   * Who can answer a provider's question (OpenStack asks before sending saved credentials to a
+   * cloud that only a file in the current directory names): `terminal` (the default) asks on
+   * stdin/stderr when both are terminals, and refuses otherwise; `none` refuses without asking,
+   * for while the TUI holds the terminal; `background` is a run nobody watches (a Tab's
+   * completion), which does not even read a file found only in the current directory.
+   */
+  questions?: 'terminal' | 'none' | 'background';
 }
 
 /**

@@ -15,8 +15,13 @@ export interface RunResult {
 }
 
 /** Runs `vconsole ARGS` to completion (for commands that exit by themselves). */
-export async function runVconsole(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000): Promise<RunResult> {
-  const child = startVconsole(args, env);
+export async function runVconsole(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  timeoutMs = 30_000,
+  where: StartOptions = {},
+): Promise<RunResult> {
+  const child = startVconsole(args, env, where);
   const timer = setTimeout(() => child.process.kill('SIGKILL'), timeoutMs);
   const [code, signal] = (await once(child.process, 'close')) as [number | null, NodeJS.Signals | null];
   clearTimeout(timer);
@@ -46,9 +51,15 @@ export interface RunningVconsole {
  */
 export const TEST_DISPLAY = 'vconsole-test-no-x-server:0';
 
+export interface StartOptions {
+  /** The working directory (default: the test runner's). */
+  cwd?: string;
+}
+
 /** Starts `vconsole ARGS` as a user would, from bin/, with a clean environment plus `env`. */
-export function startVconsole(args: string[], env: NodeJS.ProcessEnv = {}): RunningVconsole {
+export function startVconsole(args: string[], env: NodeJS.ProcessEnv = {}, where: StartOptions = {}): RunningVconsole {
   const child = spawn(process.execPath, [VCONSOLE_BIN, ...args], {
+    cwd: where.cwd,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, DISPLAY: TEST_DISPLAY, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });

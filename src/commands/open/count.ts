@@ -3,21 +3,16 @@
  * selector on a real cluster can mean hundreds of viewer windows, so more than a screenful
  * is asked for on a terminal and must be allowed by a flag without one.
  */
-import { createInterface } from 'node:readline';
 import { UsageError } from '../../errors.js';
 import { OPEN_WITHOUT_ASKING_MAX } from '../../limits.js';
 import { echoInput } from '../../text/terminal-text.js';
+import { askYesNo, canAsk, type PromptTerminal } from '../../terminal/yes-no.js';
 
 export interface CountFlags {
   /** `--max N`: open up to N consoles at once without asking. */
   max?: number;
   /** `--yes`: open any number without asking. */
   yes?: boolean;
-}
-
-export interface PromptTerminal {
-  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
-  stderr: NodeJS.WritableStream & { isTTY?: boolean };
 }
 
 /** `--max N`: a whole number from 1 up. */
@@ -42,26 +37,11 @@ export async function confirmOpenCount(count: number, flags: CountFlags, termina
       `give --max ${count} (or --yes) to open them all, or select fewer`,
     );
   }
-  if (!terminal.stdin.isTTY || !terminal.stderr.isTTY) {
+  if (!canAsk(terminal)) {
     throw new UsageError(
       `this opens ${count} consoles at once, more than ${limit} without asking, and there is no terminal to ask on`,
       `add --max ${count} (or --yes) to open them all, or select fewer`,
     );
   }
   return askYesNo(`Open ${count} consoles at once? [y/N] `, terminal);
-}
-
-/** One line read from the terminal: y or yes is yes, anything else (Enter, end of input) no. */
-async function askYesNo(question: string, terminal: PromptTerminal): Promise<boolean> {
-  const lines = createInterface({ input: terminal.stdin, terminal: false });
-  terminal.stderr.write(question);
-  try {
-    const answer = await new Promise<string>((resolve) => {
-      lines.once('line', resolve);
-      lines.once('close', () => resolve(''));
-    });
-    return /^\s*y(es)?\s*$/i.test(answer);
-  } finally {
-    lines.close();
-  }
 }

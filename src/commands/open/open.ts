@@ -35,7 +35,9 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   ({ inputs, flags } = expandWorkspace(inputs, flags, config));
   const escapeKey = flags.escape === undefined ? DEFAULT_ESCAPE : parseEscapeKey(flags.escape);
   const thumbnailMode = thumbnailModeFrom(flags, process.env);
-  const options = targetOptionsFrom(flags, config);
+  const useTui = flags.tui !== false && Boolean(process.stdout.isTTY && process.stdin.isTTY);
+  // The TUI will hold the terminal while targets are checked: a provider asks nothing then (it refuses, saying what to do).
+  const options = { ...targetOptionsFrom(flags, config), ...(useTui ? { questions: 'none' as const } : {}) };
   // The link's lines (connection lost, back again) go to the TUI's notice line once it shows.
   let sayVia = (line: string) => void io.stderr.write(`${line}\n`);
   const via = viaLinkFrom(flags, config, (line) => sayVia(line));
@@ -67,7 +69,6 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
   const viewerEnv = { ...process.env };
   const viewerFlag = flags.viewer ?? (system.env.VCONSOLE_VIEWER ? undefined : config.defaults.viewer);
   const { choice, detected } = await selectViewer({ viewer: viewerFlag, viewerArgs: flags.viewerArg }, system);
-  const useTui = flags.tui !== false && Boolean(process.stdout.isTTY && process.stdin.isTTY);
   const viewer = { choice, detected, platform: system.platform };
   // Consoles their viewer reaches by itself (Proxmox VE's SPICE) open from a connection file, without a port.
   const direct = await openConnectionFiles({ named, selected }, viewer, pageOutput(io, flags.tui), viewerEnv);

@@ -45,7 +45,9 @@ export async function targetsToOpen<F extends OpenFlags & { allNamespaces?: bool
     throw noTargetError();
   }
   const scope: ListScope = { allNamespaces: flags.allNamespaces };
-  const outcome = await pickOnTerminal(listingSources(targetOptionsFrom(flags, config), config, scope), terminal);
+  // The picker holds the terminal: a provider asks nothing (it refuses, saying what to do).
+  const options = { ...targetOptionsFrom(flags, config), questions: 'none' as const };
+  const outcome = await pickOnTerminal(listingSources(options, config, scope), terminal);
   return outcome.type === 'open' ? { targets: outcome.targets, flags: { ...flags, allNamespaces: undefined } } : undefined;
 }
 

@@ -9,6 +9,7 @@ import type { CloudConfig, ConfigSources } from './config.js';
 import type { TlsSettings } from './http.js';
 import { KeystoneSessions, type KeystoneSession } from './keystone.js';
 import { NovaCompute } from './nova.js';
+import { trustCloud } from './untrusted-cloud.js';
 
 /** Keystone tokens of this process, shared by `proxy`/`open` targets and `list`. */
 export const processSessions = new KeystoneSessions();
@@ -36,10 +37,15 @@ function readIfExists(file: string): string | undefined {
   }
 }
 
-/** The cloud the options pick (--cloud, --os-region, --insecure, --ca beat the files), its CA read, and its Keystone session. */
+/**
+ * The cloud the options pick (--cloud, --os-region, --insecure, --ca beat the files), its CA read,
+ * and its Keystone session; none while a file found only in the current directory would send
+ * the user's own secret somewhere without their yes (untrusted-cloud.ts).
+ */
 export async function connectCloud(sources: ConfigSources, options: TargetOptions, sessions: KeystoneSessions): Promise<CloudConnection> {
   const { loadCloudConfig } = await import('./config.js');
   const cloud = loadCloudConfig(sources, options);
+  await trustCloud(cloud, options.questions);
   const tls = await tlsFromOptions(cloud.insecure, cloud.cacert);
   const session = sessions.session(cloud, tls);
   return { cloud, tls, session, compute: new NovaCompute(session, tls) };

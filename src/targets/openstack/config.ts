@@ -1,8 +1,11 @@
-import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../../errors.js';
 import { echoInput } from '../../text/terminal-text.js';
 import { isRecord as isDict } from '../../config/records.js';
+import type { TargetOptions } from '../types.js';
+import { cloudsOf, readFirst, type ConfigSources, type Dict } from './config-files.js';
+import { borrowedSecret, cloudLayers, normalizeKeys, pickFrom, type Layer } from './config-layers.js';
+
+export { configFiles, type ConfigSources } from './config-files.js';
 
 /**
  * OpenStack cloud configuration read the way the `openstack` CLI (openstacksdk + osc-lib)
@@ -44,14 +47,20 @@ export interface CloudConfig {
   insecure: boolean;
   /** Config files that contributed, for messages. */
   files: string[];
+  /**
+   * Set when the cloud's address (auth_url, or its TLS settings) comes from a file found only in
+   * the current directory while its secret comes from the user's own files or OS_* variables:
+   * the secret goes there only with the user's yes (src/targets/openstack/untrusted-cloud.ts).
+   */
+  borrowed?: BorrowedSecret;
 }
 
-export interface ConfigSources {
-  env: Readonly<Record<string, string | undefined>>;
-  /** File contents, or undefined when the file does not exist. */
-  readFile(file: string): string | undefined;
-  homeDir: string;
-  cwd: string;
+/** A secret of the user's that a file found only in the current directory would send somewhere. */
+export interface BorrowedSecret {
+  /** The file found in the current directory. */
+  file: string;
+  /** What the secret is and where it comes from: `password from /home/u/.config/openstack/secure.yaml`. */
+  secret: string;
 }
 
 /** What the command line asks for; each beats the files and the environment. */
@@ -61,34 +70,20 @@ export interface CloudRequest {
   interface?: string;
   insecure?: boolean;
   ca?: string;
+  /** `background` (a Tab's completion): a file found only in the current directory is not read. */
+  questions?: TargetOptions['questions'];
 }
 
-const SUFFIXES = ['.yaml', '.yml', '.json'];
 /** OS_* variables that pick a cloud or a file rather than describe one. */
 const SELECTORS = new Set(['OS_CLOUD', 'OS_CLOUD_NAME', 'OS_CLIENT_CONFIG_FILE', 'OS_CLIENT_SECURE_FILE', 'OS_REGION_NAME']);
 const NOT_CONFIG = /^OS_(TEST|STD|LOG)/;
-type Dict = Record<string, unknown>;
-
-/** Directories searched for clouds.yaml and secure.yaml, first match wins (openstacksdk order). */
-function configDirectories(sources: ConfigSources): string[] {
-  const dirs = [sources.cwd];
-  const xdg = sources.env.XDG_CONFIG_HOME;
-  if (xdg) dirs.push(path.join(xdg, 'openstack'));
-  dirs.push(path.join(sources.homeDir, '.config', 'openstack'), '/etc/openstack');
-  return [...new Set(dirs)];
-}
-
-/** Candidate files for `clouds` or `secure`, the $OS_CLIENT_*_FILE override first. */
-export function configFiles(sources: ConfigSources, kind: 'clouds' | 'secure'): string[] {
-  const override = sources.env[kind === 'clouds' ? 'OS_CLIENT_CONFIG_FILE' : 'OS_CLIENT_SECURE_FILE'];
-  const files = configDirectories(sources).flatMap((dir) => SUFFIXES.map((s) => path.join(dir, `${kind}${s}`)));
-  return override ? [override, ...files] : files;
-}
 
 /** Picks and completes one cloud; throws UsageError naming what is missing. */
 export function loadCloudConfig(sources: ConfigSources, request: CloudRequest = {}): CloudConfig {
-  const clouds = readFirst(sources, 'clouds');
-  const secure = readFirst(sources, 'secure');
+  // A Tab's completion does not even read a file found only in the current directory.
+  const currentDirectory = request.questions !== 'background';
+  const clouds = readFirst(sources, 'clouds', currentDirectory);
+  const secure = readFirst(sources, 'secure', currentDirectory);
   const all = deepMerge(cloudsOf(clouds), cloudsOf(secure));
   const files = [clouds?.file, secure?.file].filter((f): f is string => !!f);
   const env = osEnvironment(sources.env);
@@ -120,22 +115,13 @@ export function loadCloudConfig(sources: ConfigSources, request: CloudRequest = 
     name = names[0];
     base = all[name] as Dict;
   }
-  return complete(name, normalizeKeys(base), env.all, request, files);
+  // A cloud only the OS_* variables describe takes nothing from the files.
+  const layers = isDict(all[name]) ? cloudLayers(name, env.all, clouds, secure) : cloudLayers(name, env.all, undefined, undefined);
+  return complete(name, layers, normalizeKeys(base).regions, request, files);
 }
 
-function complete(name: string, cloud: Dict, env: Dict, request: CloudRequest, files: string[]): CloudConfig {
-  const auth = isDict(cloud.auth) ? normalizeKeys(cloud.auth) : {};
-  // Like openstacksdk: a value outside `auth` (command line, environment) beats one inside.
-  const pick = (...keys: string[]): string | undefined => {
-    for (const source of [env, cloud, auth]) {
-      for (const key of keys) {
-        const value = source[key];
-        // A mapping or list where a string belongs is not a value (it was "[object Object]").
-        if (typeof value === 'string' ? value !== '' : typeof value === 'number' || typeof value === 'boolean') return String(value);
-      }
-    }
-    return undefined;
-  };
+function complete(name: string, layers: Layer[], regions: unknown, request: CloudRequest, files: string[]): CloudConfig {
+  const pick = (...keys: string[]): string | undefined => pickFrom(layers, keys)?.value;
   const a: CloudAuth = {
     authUrl: pick('auth_url') ?? '',
     username: pick('username', 'user_name'),
@@ -158,15 +144,22 @@ function complete(name: string, cloud: Dict, env: Dict, request: CloudRequest, f
   checkCredentials(a, method, where);
 
   const verify = pick('verify');
+  // Where the secret goes: Keystone's address, and the TLS settings that say who may answer there.
+  const aims = [['auth_url'], request.ca ? [] : ['cacert'], request.insecure ? [] : ['insecure', 'verify']];
+  const borrowed = borrowedSecret(
+    pickFrom(layers, [method === 'password' ? 'password' : 'application_credential_secret']),
+    aims.flat().map((key) => pickFrom(layers, [key])),
+  );
   return {
     name,
     method,
     auth: a,
-    regionName: request.region || pick('region_name') || firstRegion(cloud.regions),
+    regionName: request.region || pick('region_name') || firstRegion(regions),
     interface: endpointInterface(request.interface || pick('interface', 'endpoint_type') || 'public'),
     cacert: request.ca || pick('cacert'),
     insecure: request.insecure === true || isTrue(pick('insecure')) || (verify !== undefined && !isTrue(verify)),
     files,
+    ...(borrowed ? { borrowed } : {}),
   };
 }
 
@@ -253,27 +246,6 @@ function osEnvironment(env: ConfigSources['env']): { all: Dict; describing: Dict
   return { all, describing };
 }
 
-function readFirst(sources: ConfigSources, kind: 'clouds' | 'secure'): { file: string; data: Dict } | undefined {
-  for (const file of configFiles(sources, kind)) {
-    const text = sources.readFile(file);
-    if (text === undefined) continue;
-    let data: unknown;
-    try {
-      data = parseYaml(text);
-    } catch (err) {
-      throw new UsageError(`cannot parse ${file}: ${(err as Error).message.split('\n')[0]}`, 'fix the YAML syntax');
-    }
-    if (!isDict(data)) throw new UsageError(`${file} is empty or not a mapping`, 'it must hold a "clouds:" mapping');
-    return { file, data };
-  }
-  return undefined;
-}
-
-function cloudsOf(found: { data: Dict } | undefined): Dict {
-  const clouds = found?.data.clouds;
-  return isDict(clouds) ? clouds : {};
-}
-
 function cloudNotFound(name: string, all: Dict, files: string[]): UsageError {
   const known = Object.keys(all);
   const where = files.length ? ` in ${files[0]}` : ' (no clouds.yaml found)';
@@ -290,11 +262,6 @@ function deepMerge(a: Dict, b: Dict): Dict {
     out[key] = isDict(out[key]) && isDict(value) ? deepMerge(out[key], value) : value;
   }
   return out;
-}
-
-/** `user-domain-name` and `user_domain_name` mean the same. */
-function normalizeKeys(dict: Dict): Dict {
-  return Object.fromEntries(Object.entries(dict).map(([k, v]) => [k.replace(/-/g, '_'), v]));
 }
 
 function isTrue(value: string | undefined): boolean {

@@ -143,13 +143,29 @@ describe('check', () => {
 
   it('logs in with an application credential from clouds.yaml + secure.yaml', async () => {
     const files = {
-      '/nonexistent-cwd/clouds.yaml': `clouds:\n  fx:\n    auth_type: v3applicationcredential\n    auth:\n      auth_url: ${fixture.authUrl}/v3\n      application_credential_id: ${FIXTURE_APP_CREDENTIAL.id}\n`,
+      '/nonexistent-home/.config/openstack/clouds.yaml': `clouds:\n  fx:\n    auth_type: v3applicationcredential\n    auth:\n      auth_url: ${fixture.authUrl}/v3\n      application_credential_id: ${FIXTURE_APP_CREDENTIAL.id}\n`,
       '/etc/openstack/secure.yaml': `clouds:\n  fx:\n    auth:\n      application_credential_secret: ${FIXTURE_APP_CREDENTIAL.secret}\n`,
     };
     const t = target('openstack:web-1', {}, { cloud: 'fx' }, files);
     expect(t.name).toBe('openstack:web-1 (cloud fx)');
     await t.check!(AbortSignal.timeout(20_000));
     expect(fixture.requests.filter((r) => r.service === 'keystone').at(-1)?.authMethod).toBe('application_credential');
+  });
+
+  it("sends no secret of the user's where only a clouds.yaml in the current directory points", async () => {
+    const files = {
+      '/nonexistent-cwd/clouds.yaml': `clouds:\n  fx:\n    auth_type: v3applicationcredential\n    auth:\n      auth_url: ${fixture.authUrl}/v3\n      application_credential_id: ${FIXTURE_APP_CREDENTIAL.id}\n`,
+      '/nonexistent-home/.config/openstack/secure.yaml': `clouds:\n  fx:\n    auth:\n      application_credential_secret: ${FIXTURE_APP_CREDENTIAL.secret}\n`,
+    };
+    const before = fixture.requests.length;
+    const t = target('openstack:web-1', {}, { cloud: 'fx', questions: 'none' }, files);
+    const error = await failure(t.check!(AbortSignal.timeout(20_000)));
+    expect(error).toBeInstanceOf(UsageError);
+    expect(describeError(error)).toMatch(
+      /^\/nonexistent-cwd\/clouds\.yaml \(found only in the current directory\).*application credential secret from \/nonexistent-home\/\.config\/openstack\/secure\.yaml.*OS_CLIENT_CONFIG_FILE=\/nonexistent-cwd\/clouds\.yaml$/,
+    );
+    expect(describeError(error)).not.toContain(FIXTURE_APP_CREDENTIAL.secret);
+    expect(fixture.requests.length).toBe(before);
   });
 });
 
