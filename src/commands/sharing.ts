@@ -7,7 +7,8 @@ import type { RfbHub } from '../rfb/hub/hub.js';
 import { ExposureGuard, INSECURE_EXPOSE_FLAG, protectedKinds, refusesUnprotected } from './exposure.js';
 import { SerialTlsGate } from './exposed-serial.js';
 import { exposureWarning, isLoopback } from './flags.js';
-import { checkClientPassword, generateVncPassword, readPasswordFile } from './password-file.js';
+import { checkClientPassword, generateVncPassword } from './password-file.js';
+import { readSecretLine } from '../files/secret-line.js';
 import { INSECURE_VNC_AUTH_FLAG, type ShareFlags, type TlsFlags } from './share-flags.js';
 import type { TlsIdentity } from '../net/tls-identity.js';
 
@@ -49,11 +50,16 @@ export async function sharingFrom(
   options: { serialOverTls?: boolean; notesUnshared?: boolean; plainVncAuthFromThisMachine?: boolean } = {},
 ): Promise<Sharing> {
   const share = Boolean(flags.share || flags.viewOnly || flags.vncPasswordFile || flags.passwordFile);
-  const upstreamPassword = flags.vncPasswordFile === undefined ? undefined : readPasswordFile(flags.vncPasswordFile, '--vnc-password-file');
+  const upstreamPassword =
+    flags.vncPasswordFile === undefined ? undefined : readSecretLine(flags.vncPasswordFile, '--vnc-password-file', { what: 'password' });
   let clientPassword =
     flags.passwordFile === undefined
       ? undefined
-      : checkClientPassword(readPasswordFile(flags.passwordFile, '--password-file'), '--password-file', flags.passwordFile);
+      : checkClientPassword(
+          readSecretLine(flags.passwordFile, '--password-file', { what: 'password' }),
+          '--password-file',
+          flags.passwordFile,
+        );
   const generated = share && clientPassword === undefined && !isLoopback(listen);
   if (generated) clientPassword = generateVncPassword();
   const Hub = share ? (await import('../rfb/hub/hub.js')).RfbHub : undefined;
