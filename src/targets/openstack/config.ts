@@ -85,6 +85,16 @@ export function configFiles(sources: ConfigSources, kind: 'clouds' | 'secure'): 
   return override ? [override, ...files] : files;
 }
 
+/**
+ * Whether a cloud is named or described here (--cloud, $OS_CLOUD, OS_* variables such as
+ * OS_AUTH_URL, a clouds.yaml where openstacksdk looks), without checking that it is whole.
+ */
+export function hasCloudConfiguration(sources: ConfigSources, request: CloudRequest = {}): boolean {
+  if (request.cloud || sources.env.OS_CLOUD) return true;
+  if (Object.keys(osEnvironment(sources.env).describing).length > 0) return true;
+  return configFiles(sources, 'clouds').some((file) => sources.readFile(file) !== undefined);
+}
+
 /** Picks and completes one cloud; throws UsageError naming what is missing. */
 export function loadCloudConfig(sources: ConfigSources, request: CloudRequest = {}): CloudConfig {
   const clouds = readFirst(sources, 'clouds');
