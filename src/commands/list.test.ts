@@ -5,6 +5,7 @@ import type { VconsoleConfig } from '../config/config.js';
 import { UsageError } from '../errors.js';
 import { PROVIDERS } from '../targets/index.js';
 import type { ConsoleProvider, ListScope } from '../targets/types.js';
+import { failure } from '../../test/support/streams.js';
 import { listingProvider, runListCommand } from './list.js';
 
 const scopes: ListScope[] = [];
@@ -23,6 +24,9 @@ const lab: ConsoleProvider = {
 };
 const registry = [...PROVIDERS, lab];
 const config = (provider?: string): VconsoleConfig => ({ defaults: provider ? { provider } : {}, aliases: {} });
+/** The real registry, its providers that can tell configured here only when `ids` names them (no file or variable read). */
+const configuredHere = (ids: string[]): ConsoleProvider[] =>
+  PROVIDERS.map((p) => (p.configured ? { ...p, configured: () => Promise.resolve(ids.includes(p.id)) } : p));
 
 async function listedWith(
   flags: Parameters<typeof runListCommand>[0],
@@ -62,18 +66,33 @@ describe('vconsole list dispatch', () => {
     expect(JSON.parse(await listed({ json: true }, config('lab')))).toEqual([expect.objectContaining({ target: 'lab:rack1/slot2' })]);
   });
 
-  it('falls back to kubevirt when the config default cannot list', async () => {
-    const kubevirt = registry.map((p) =>
-      p.id === 'kubevirt'
-        ? {
-            ...p,
-            list: () => Promise.resolve([{ provider: 'kubevirt', target: 'default/vm-a', name: 'vm-a', state: 'Running', console: true }]),
-          }
-        : p.id === 'demo'
-          ? { ...p, list: undefined }
-          : p,
+  it('with no provider named, asks the one configured here (the config default that cannot list names none)', async () => {
+    const libvirtOnly = configuredHere(['libvirt']).map((p) => (p.id === 'demo' ? { ...p, list: undefined } : p));
+    expect((await listingProvider({}, config('demo'), {}, libvirtOnly)).id).toBe('libvirt');
+    expect((await listingProvider({}, config(), {}, configuredHere(['openstack']))).id).toBe('openstack');
+  });
+
+  it('with no provider named, takes the one whose own flags are given over what is configured', async () => {
+    const both = configuredHere(['kubevirt', 'libvirt']);
+    expect((await listingProvider({ namespace: 'prod' }, config(), {}, both)).id).toBe('kubevirt');
+    expect((await listingProvider({ cloud: 'lab' }, config(), {}, both)).id).toBe('openstack');
+    const flagged = await failure(listingProvider({ namespace: 'prod', cloud: 'lab' }, config(), {}, both));
+    expect(`${flagged.message}; ${(flagged as UsageError).hint}`).toBe(
+      'flags of several providers are given (kubevirt, openstack) and list asks one; pass --provider kubevirt or openstack',
     );
-    expect(listingProvider({}, config('demo'), kubevirt).id).toBe('kubevirt');
+  });
+
+  it('with no provider named, says in one line that none or several are configured, naming --provider and the choices', async () => {
+    const none = await failure(listingProvider({}, config(), {}, configuredHere([])));
+    expect(none).toBeInstanceOf(UsageError);
+    expect(`${none.message}; ${(none as UsageError).hint}`).toBe(
+      'no provider is configured here to list (no kubevirt, openstack, pve or libvirt configuration found); pass --provider kubevirt, openstack, pve, libvirt or demo',
+    );
+    const several = await failure(listingProvider({}, config(), {}, configuredHere(['kubevirt', 'pve', 'libvirt'])));
+    expect(several).toBeInstanceOf(UsageError);
+    expect(`${several.message}; ${(several as UsageError).hint}`).toBe(
+      'several providers are configured here (kubevirt, pve, libvirt) and list asks one; pass --provider kubevirt, pve or libvirt',
+    );
   });
 
   it("prints kubectl's -o name (one target a line), -o wide (where each VM is) and -o yaml (the --json document)", async () => {
@@ -93,14 +112,10 @@ describe('vconsole list dispatch', () => {
     ).rejects.toThrow('--json and -o wide ask for two formats');
   });
 
-  it('names the providers that can list when asked for one that cannot', () => {
-    try {
-      listingProvider({ provider: 'tcp' }, config(), registry);
-      expect.unreachable();
-    } catch (err) {
-      expect((err as UsageError).message).toBe('cannot list provider "tcp"');
-      expect((err as UsageError).hint).toBe('use --provider kubevirt, openstack, pve, libvirt, demo or lab');
-    }
+  it('names the providers that can list when asked for one that cannot', async () => {
+    const err = await failure(listingProvider({ provider: 'tcp' }, config(), {}, registry));
+    expect(err.message).toBe('cannot list provider "tcp"');
+    expect((err as UsageError).hint).toBe('use --provider kubevirt, openstack, pve, libvirt, demo or lab');
   });
 
   it('finding nothing is exit 0, saying on stderr where it looked; stdout stays empty (or [] with --json)', async () => {

@@ -3,8 +3,9 @@
 import type { VconsoleConfig } from '../config/config.js';
 import { UsageError } from '../errors.js';
 import { echoInput, terminalSafe } from '../text/terminal-text.js';
-import { DEFAULT_PROVIDER, PROVIDERS, listingProviderIds, oneOf, providerById } from '../targets/index.js';
-import type { ConsoleProvider, ListedVm } from '../targets/types.js';
+import { PROVIDERS, listingProviderIds, oneOf, providerById } from '../targets/index.js';
+import { flaggedProviders } from '../targets/option-groups.js';
+import type { ConsoleProvider, ListedVm, TargetOptions } from '../targets/types.js';
 import type { TargetFlags } from './flags.js';
 import { namespacesOf, type SelectionFlags } from './selector-flags.js';
 import { runSearches, searchedWhere, selectorSearches, sortedOnce, type SelectorSearch } from './target-selection.js';
@@ -21,19 +22,46 @@ export interface ListFlags extends TargetFlags, SelectionFlags, OutputFlags, Via
 
 /**
  * The provider `list` asks: --provider, else the config's default when it can list, else the
- * default provider. Any provider with a `list` capability (src/targets) can be asked.
+ * one provider named or configured here (unnamedProvider). Any provider with a `list`
+ * capability (src/targets) can be asked.
  */
-export function listingProvider(
+export async function listingProvider(
   flags: ListFlags,
   config: VconsoleConfig,
+  options: TargetOptions,
   providers: readonly ConsoleProvider[] = PROVIDERS,
-): ConsoleProvider {
+): Promise<ConsoleProvider> {
   const configured = config.defaults.provider;
-  const id = flags.provider ?? (configured && providerById(configured, providers)?.list ? configured : DEFAULT_PROVIDER);
+  const id = flags.provider ?? (configured && providerById(configured, providers)?.list ? configured : undefined);
+  if (id === undefined) return unnamedProvider(flags, options, providers);
   const provider = providerById(id, providers);
   if (!provider?.list)
     throw new UsageError(`cannot list provider "${echoInput(id)}"`, `use --provider ${oneOf(listingProviderIds(providers))}`);
   return provider;
+}
+
+/**
+ * With no provider named: the one whose own flags were given (-n, --cloud, --pve-url, --connect),
+ * else the one configured here (a kubeconfig, a cloud, a Proxmox VE URL, a libvirt connection).
+ * None or several is a usage error that names --provider and the choices.
+ */
+async function unnamedProvider(flags: ListFlags, options: TargetOptions, providers: readonly ConsoleProvider[]): Promise<ConsoleProvider> {
+  const listing = providers.filter((p) => p.list);
+  // ListFlags is an interface: the flags object commander fills, read here key by key.
+  const flagged = flaggedProviders(flags as Readonly<Record<string, unknown>>).flatMap((id) => listing.filter((p) => p.id === id));
+  const answers = flagged.length > 0 ? [] : await Promise.all(listing.map(async (p) => (await p.configured?.(options)) ?? false));
+  const candidates = flagged.length > 0 ? flagged : listing.filter((_, i) => answers[i]);
+  if (candidates.length === 1) return candidates[0];
+  if (candidates.length === 0) {
+    const looked = listing.filter((p) => p.configured).map((p) => p.id);
+    throw new UsageError(
+      `no provider is configured here to list (no ${oneOf(looked)} configuration found)`,
+      `pass --provider ${oneOf(listing.map((p) => p.id))}`,
+    );
+  }
+  const ids = candidates.map((p) => p.id);
+  const several = flagged.length > 0 ? 'flags of several providers are given' : 'several providers are configured here';
+  throw new UsageError(`${several} (${ids.join(', ')}) and list asks one`, `pass --provider ${oneOf(ids)}`);
 }
 
 /**
@@ -67,7 +95,7 @@ export async function runListCommand(
       `leave out --provider, or use --provider ${other.provider.id}`,
     );
   }
-  const searches = matching.length > 0 ? matching : [wholeListing(flags, config, providers)];
+  const searches = matching.length > 0 ? matching : [await wholeListing(flags, config, options, providers)];
   const results = await runSearches(searches, options);
   const vms = sortedOnce(results.flatMap((result) => result.vms));
   const document = format === 'json' || format === 'yaml';
@@ -83,9 +111,14 @@ export async function runListCommand(
 }
 
 /** No selector: the listing provider's VMs where -A or -n say (default: its current place). */
-function wholeListing(flags: ListFlags, config: VconsoleConfig, providers: readonly ConsoleProvider[]): SelectorSearch {
+async function wholeListing(
+  flags: ListFlags,
+  config: VconsoleConfig,
+  options: TargetOptions,
+  providers: readonly ConsoleProvider[],
+): Promise<SelectorSearch> {
   const namespaces = namespacesOf(flags);
-  const provider = listingProvider(flags, config, providers);
+  const provider = await listingProvider(flags, config, options, providers);
   const scope = { allNamespaces: flags.allNamespaces, namespaces: namespaces.length > 1 ? namespaces : undefined };
   return { provider, scope, shownAs: '', reach: 'everywhere' };
 }

@@ -15,9 +15,9 @@ const PROVIDER_COMMANDS = ['proxy', 'open', 'console', 'list', 'screenshot', 'vn
  */
 export async function providerHelp(argv: string[]): Promise<ProviderHelp | undefined> {
   if (!argv.slice(2).some((arg) => PROVIDER_COMMANDS.includes(arg))) return undefined;
-  const { DEFAULT_PROVIDER, listingProviderIds, oneOf, targetHelp } = await import('../targets/index.js');
+  const { listingProviderIds, oneOf, targetHelp } = await import('../targets/index.js');
   return {
     targets: `\n${targetHelp()}`,
-    listProviders: `${oneOf(listingProviderIds())} (default: the config default, else ${DEFAULT_PROVIDER})`,
+    listProviders: `${oneOf(listingProviderIds())} (default: the config default, else the one provider whose flags are given or that is configured here)`,
   };
 }

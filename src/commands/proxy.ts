@@ -57,7 +57,7 @@ export async function runProxyCommand(inputs: string[], flags: ProxyFlags, confi
   );
   const unprotected = knownUnprotected([...named, ...selected], listen, flags, protectedKinds(protectsWithTls(settled, listen)));
   if (unprotected) throw namingTarget(unprotected.target.name, unprotected.error);
-  const sharing = await sharingFrom(settled, listen);
+  const sharing = await sharingFrom(settled, listen, { holdsSerialLines: true });
   const recording = await recordingFrom(flags);
   const warning = exposureNotice(listen, sharing);
 

@@ -12,7 +12,8 @@ import { echoInput } from '../text/terminal-text.js';
 import { parseDuration } from './duration.js';
 import { exposureWarning, isLoopback, type ListenFlags } from './flags.js';
 import { sessionLogPrinter } from './log-lines.js';
-import { checkClientPassword, generateVncPassword, readPasswordFile } from './password-file.js';
+import { checkClientPassword, generateVncPassword } from './password-file.js';
+import { readSecretLine } from '../files/secret-line.js';
 import { portLine, type CommandIo } from './command-io.js';
 import { encodePng } from './screenshot-file.js';
 import { writePrivateFileSync } from '../files/safe-file.js';
@@ -136,7 +137,11 @@ async function serveRecording(
   const filed =
     flags.passwordFile === undefined
       ? undefined
-      : checkClientPassword(readPasswordFile(flags.passwordFile, '--password-file'), '--password-file', flags.passwordFile);
+      : checkClientPassword(
+          readSecretLine(flags.passwordFile, '--password-file', { what: 'password' }),
+          '--password-file',
+          flags.passwordFile,
+        );
   const generated = filed === undefined && !isLoopback(listen) ? generateVncPassword() : undefined;
   const password = filed ?? generated;
   const [{ ReplaySource }, { AuthBackoff }] = await Promise.all([

@@ -11,7 +11,7 @@ import { oneOf } from '../targets/console-type.js';
 import type { ConsoleTarget } from '../targets/types.js';
 import { echoInput, terminalSafe } from '../text/terminal-text.js';
 import type { TargetFlags } from './flags.js';
-import { readPasswordFile } from './password-file.js';
+import { readSecretLine } from '../files/secret-line.js';
 import { encodePngInTurns } from './png-in-turns.js';
 import { consolePasswordOf } from '../streams/console-password.js';
 import { screenshotFileName } from './screenshot-file.js';
@@ -49,7 +49,8 @@ export async function runScreenshotCommand(
   config: VconsoleConfig,
   io: CommandIo,
 ): Promise<number> {
-  const password = flags.vncPasswordFile === undefined ? undefined : readPasswordFile(flags.vncPasswordFile, '--vnc-password-file');
+  const password =
+    flags.vncPasswordFile === undefined ? undefined : readSecretLine(flags.vncPasswordFile, '--vnc-password-file', { what: 'password' });
   // A picture is not worth kicking someone off KubeVirt's one VNC session: refuse unless asked.
   const options = { ...targetOptionsFrom(flags, config), consoleType: PICTURE_TYPES[0], preserveSession: !flags.takeOver };
   const via = viaLinkFrom(flags, config, (line) => io.stderr.write(`${line}\n`));

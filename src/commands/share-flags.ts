@@ -23,8 +23,10 @@ export interface ShareFlags extends ExposureFlags, TlsFlags {
 
 export function addShareOptions(command: Command, options: { sharedByDefault?: boolean } = {}): Command {
   const shared = 'VNC: one console session shared by every viewer (nobody is kicked; viewers stay through console drops)';
+  // open holds every serial line anyway; proxy does with --share.
+  const lines = 'serial: one line held from the start, shared by every client and your vconsole console';
   command
-    .option('--share', options.sharedByDefault ? `${shared}; the default here` : shared)
+    .option('--share', options.sharedByDefault ? `${shared}; the default here` : `${shared}; ${lines}`)
     .option(
       '--no-share',
       options.sharedByDefault

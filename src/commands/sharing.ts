@@ -7,18 +7,31 @@ import type { RfbHub } from '../rfb/hub/hub.js';
 import { ExposureGuard, INSECURE_EXPOSE_FLAG, protectedKinds, refusesUnprotected } from './exposure.js';
 import { SerialTlsGate } from './exposed-serial.js';
 import { exposureWarning, isLoopback } from './flags.js';
-import { checkClientPassword, generateVncPassword, readPasswordFile } from './password-file.js';
+import { checkClientPassword, generateVncPassword } from './password-file.js';
+import { readSecretLine } from '../files/secret-line.js';
 import { INSECURE_VNC_AUTH_FLAG, type ShareFlags, type TlsFlags } from './share-flags.js';
 import type { TlsIdentity } from '../net/tls-identity.js';
+
+/** How long a held serial line keeps redialling a console that dropped (VM reboot, migration). */
+export const SERIAL_RECONNECT_MS = 5 * 60_000;
+
+/**
+ * Wraps a target so that, should it be a serial console, one line is held from the pre-flight on
+ * and shared by every client (open's TUI and ports; proxy's ports with --share).
+ */
+export function shareSerial(target: UpstreamSource): SharedSerialSource {
+  return new SharedSerialSource(target, { waitMs: SERIAL_RECONNECT_MS });
+}
 
 /** How the consoles of one command are shared, settled from its flags before anything listens. */
 export interface Sharing {
   /**
-   * Wraps a VNC console in a hub when sharing; other consoles and no sharing pass through.
-   * On a listener beyond loopback, a console no password protects is refused (ExposureGuard).
+   * Wraps a VNC console in a hub when sharing (and, with `holdsSerialLines`, a serial console in
+   * one held line); other consoles and no sharing pass through. On a listener beyond loopback, a
+   * console no password protects is refused (ExposureGuard).
    */
   wrap(target: UpstreamSource): UpstreamSource;
-  /** Sends the hub's news of `session`'s console to the session's log. */
+  /** Sends the hub's news (and a line held here: its own) of `session`'s console to the session's log. */
   follow(session: ConsoleSession): void;
   /** The hub that shares `session`'s console, if it is shared (under a serial wrapper or not). */
   hubOf(session: ConsoleSession): RfbHub | undefined;
@@ -46,14 +59,19 @@ export interface Sharing {
 export async function sharingFrom(
   flags: ShareFlags,
   listen: string,
-  options: { serialOverTls?: boolean; notesUnshared?: boolean; plainVncAuthFromThisMachine?: boolean } = {},
+  options: { serialOverTls?: boolean; notesUnshared?: boolean; plainVncAuthFromThisMachine?: boolean; holdsSerialLines?: boolean } = {},
 ): Promise<Sharing> {
   const share = Boolean(flags.share || flags.viewOnly || flags.vncPasswordFile || flags.passwordFile);
-  const upstreamPassword = flags.vncPasswordFile === undefined ? undefined : readPasswordFile(flags.vncPasswordFile, '--vnc-password-file');
+  const upstreamPassword =
+    flags.vncPasswordFile === undefined ? undefined : readSecretLine(flags.vncPasswordFile, '--vnc-password-file', { what: 'password' });
   let clientPassword =
     flags.passwordFile === undefined
       ? undefined
-      : checkClientPassword(readPasswordFile(flags.passwordFile, '--password-file'), '--password-file', flags.passwordFile);
+      : checkClientPassword(
+          readSecretLine(flags.passwordFile, '--password-file', { what: 'password' }),
+          '--password-file',
+          flags.passwordFile,
+        );
   const generated = share && clientPassword === undefined && !isLoopback(listen);
   if (generated) clientPassword = generateVncPassword();
   const Hub = share ? (await import('../rfb/hub/hub.js')).RfbHub : undefined;
@@ -72,9 +90,11 @@ export async function sharingFrom(
     serialGate && tlsIdentity && clientPassword !== undefined
       ? new SerialTlsGate(source, { context: tlsIdentity.context, password: clientPassword, authBackoff })
       : source;
+  // proxy --share holds each serial line as open does (open wraps its own, shared or not): under the TLS gate.
+  const holdLine = (source: UpstreamSource) => (share && options.holdsSerialLines ? shareSerial(source) : source);
   const hubOf = (session: ConsoleSession): RfbHub | undefined => {
     const outer = session.source instanceof SerialTlsGate ? session.source.inner : session.source;
-    const source = outer instanceof SharedSerialSource ? outer.inner : outer;
+    const source = lineOf(session)?.inner ?? outer;
     return Hub && source instanceof Hub ? source : undefined;
   };
   return {
@@ -87,25 +107,35 @@ export async function sharingFrom(
     insecureExposure: !isLoopback(listen) && Boolean(flags.insecureExposeUnauthenticated),
     wrap: (target) =>
       gate(
-        Hub
-          ? new Hub(guard(target), {
-              upstreamPassword,
-              clientPassword,
-              clientTls,
-              // open's browser viewer page bridges to its port over loopback with noVNC, which speaks no X509 VeNCrypt.
-              plainVncAuthFromThisMachine: options.plainVncAuthFromThisMachine,
-              viewOnly: flags.viewOnly,
-              authBackoff,
-            })
-          : guard(target),
+        holdLine(
+          Hub
+            ? new Hub(guard(target), {
+                upstreamPassword,
+                clientPassword,
+                clientTls,
+                // open's browser viewer page bridges to its port over loopback with noVNC, which speaks no X509 VeNCrypt.
+                plainVncAuthFromThisMachine: options.plainVncAuthFromThisMachine,
+                viewOnly: flags.viewOnly,
+                authBackoff,
+              })
+            : guard(target),
+        ),
       ),
     follow: (session) => {
+      // The held line's news (reconnecting, a client dropped, another client took it) to the session's log.
+      if (options.holdsSerialLines) lineOf(session)?.on('log', (level, message) => session.log(level, message));
       hubOf(session)?.on('log', (level, message) => session.log(level, message));
       // Shared only because the command shares by default (open), a SPICE console unshared is no news.
       if (hubOf(session) && options.notesUnshared !== false) noteUnshared(session);
     },
     hubOf,
   };
+}
+
+/** The serial line held under a session's TLS gate, if any. */
+function lineOf(session: ConsoleSession): SharedSerialSource | undefined {
+  const outer = session.source instanceof SerialTlsGate ? session.source.inner : session.source;
+  return outer instanceof SharedSerialSource ? outer : undefined;
 }
 
 /**

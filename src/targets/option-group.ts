@@ -3,6 +3,8 @@
 // the typed flags, config and workspace validation and the merge into TargetOptions are all
 // derived from these declarations (as kubectl's ConfigFlags: one struct, AddFlags, ToRESTConfig).
 // Pure data and small parsers: no commander, so providers stay free of the CLI.
+import { UsageError } from '../errors.js';
+import { echoInput } from '../text/terminal-text.js';
 import type { ListScope, TargetOptions } from './types.js';
 
 /** How an option takes values: none (a switch), one, a list, or one string that repeats into a list. */
@@ -208,4 +210,29 @@ export function parsedKey<K extends string, T>(key: K, parse: (text: string) => 
     },
     allowed,
   };
+}
+
+/**
+ * A flag taking a regular expression over names (`--os-filter`, `--libvirt-filter`) and its
+ * workspace key: the flag's parser refuses what JavaScript cannot read, naming the flag; the key
+ * holds a non-empty one. `names` says what it matches, e.g. `server names`.
+ */
+export function regexFilter<K extends string>(
+  flag: string,
+  key: K,
+  names: string,
+): { parse(text: string): string; workspace: FileKey<K, string> } {
+  const parse = (text: string): string => {
+    try {
+      new RegExp(text);
+    } catch (err) {
+      throw new UsageError(
+        `bad ${flag} "${echoInput(text)}": ${(err as Error).message.replace(/^Invalid regular expression: /, '')}`,
+        `give a regular expression over ${names}, e.g. ^web-`,
+      );
+    }
+    return text;
+  };
+  const stored = parsedKey(key, parse, `a regular expression over ${names}`);
+  return { parse, workspace: { ...stored, read: (v) => (v === '' ? undefined : stored.read(v)) } };
 }

@@ -2,7 +2,9 @@
 // when a flag, an environment variable and the config file all name a value.
 import { describe, expect, it } from 'vitest';
 import { CONSOLE_TYPE_OPTION, PROVIDER_OPTIONS, flagSelections, mergeTargetOptions } from './option-groups.js';
-import { switchOption, type OptionGroup } from './option-group.js';
+import { regexFilter, switchOption, type OptionGroup } from './option-group.js';
+import { UsageError } from '../errors.js';
+import { thrownBy } from '../../test/support/thrown.js';
 
 const ALL = [...PROVIDER_OPTIONS, CONSOLE_TYPE_OPTION];
 
@@ -55,5 +57,28 @@ describe('do the flags select VMs?', () => {
       selection: (flags) => (flags.pveAll ? { scope: {}, shownAs: '--pve-all', reach: 'everywhere' } : undefined),
     };
     expect(flagSelections({ pveAll: true }, { groups: [proxmox] }).map((s) => s.group.provider)).toEqual(['proxmox']);
+  });
+});
+
+describe('the regular-expression filters of libvirt and OpenStack', () => {
+  const filters = PROVIDER_OPTIONS.filter((option) => option.key === 'osFilter' || option.key === 'libvirtFilter');
+
+  it('are one declaration with two nouns: the flag and what it matches said in the refusal', () => {
+    expect(filters.map((option) => option.key).sort()).toEqual(['libvirtFilter', 'osFilter']);
+    const refusals = filters.map((option) => thrownBy(() => option.parse?.('web-(')));
+    for (const refusal of refusals) expect(refusal).toBeInstanceOf(UsageError);
+    expect(refusals.map((r) => `${(r as UsageError).message}; ${(r as UsageError).hint}`).sort()).toEqual([
+      'bad --libvirt-filter "web-(": /web-(/: Unterminated group; give a regular expression over domain names, e.g. ^web-',
+      'bad --os-filter "web-(": /web-(/: Unterminated group; give a regular expression over server names, e.g. ^web-',
+    ]);
+    for (const option of filters) expect(option.parse?.('^web-')).toBe('^web-');
+  });
+
+  it('take a non-empty regular expression from a workspace, and nothing else', () => {
+    const filter = regexFilter('--x-filter', 'xFilter', 'x names');
+    expect(filter.workspace).toMatchObject({ key: 'xFilter', allowed: 'a regular expression over x names' });
+    expect(filter.workspace.read('^web-')).toBe('^web-');
+    for (const bad of ['', 'web-(', 3, undefined]) expect(filter.workspace.read(bad)).toBeUndefined();
+    for (const option of filters) expect(option.workspace?.read('')).toBeUndefined();
   });
 });

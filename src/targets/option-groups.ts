@@ -72,6 +72,15 @@ export function selectorUsage(): string {
 /** The flags the provider options give, typed by their declarations. */
 export type ProviderFlags = FlagsOf<(typeof OPTION_GROUPS)[number]['options']>;
 
+/**
+ * The providers whose own flags were given (`-n`, `--cloud`, `--pve-url`, `--connect`, ...):
+ * on the command line (or in a workspace under it) each names its provider, in registry order.
+ */
+export function flaggedProviders(flags: Readonly<Record<string, unknown>>, groups: readonly OptionGroup[] = OPTION_GROUPS): string[] {
+  const given = (option: OptionDeclaration) => flags[option.key] !== undefined && flags[option.key] !== false;
+  return [...new Set(groups.filter((group) => group.options.some(given)).map((group) => group.provider))];
+}
+
 /** What the merge reads besides the flags. */
 export interface OptionSources {
   env: NodeJS.ProcessEnv;

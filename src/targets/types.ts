@@ -168,6 +168,12 @@ export interface ConsoleProvider {
   /** The VMs it can enumerate, for `vconsole list`; absent when it cannot. */
   list?(options: TargetOptions, scope: ListScope): Promise<ListedVm[]>;
   /**
+   * Whether the options and the environment point it somewhere to list (a kubeconfig, a cloud,
+   * a cluster URL, a connection), found without asking any server: `list` with no provider
+   * named lists the one provider that is. Absent: it is never listed unnamed.
+   */
+  configured?(options: TargetOptions): Promise<boolean>;
+  /**
    * What `list` with this scope searches, for the error when a selector matches nothing, e.g.
    * `label selector "app=web" in namespace "prod" of cluster https://… (context lab)`.
    */

@@ -30,6 +30,7 @@ beforeAll(async () => {
       { namespace: 'default', name: 'taken-unread', graphics: false },
       { namespace: 'default', name: 'restarted', graphics: false },
       { namespace: 'default', name: 'taken-open', graphics: false },
+      { namespace: 'default', name: 'proxy-shared', graphics: false },
     ],
   });
   kubeconfig = fixture.kubeconfigPath();
@@ -205,6 +206,27 @@ describe('serial consoles through the CLI', () => {
     } finally {
       first.socket.destroy();
       other.terminate();
+    }
+  });
+
+  it('proxy --share holds the serial line as open does: a console in another terminal joins it and kicks no client', async () => {
+    const proxy = start(['proxy', 'proxy-shared#serial', '--share']);
+    const [line] = await proxy.jsonLines(1);
+    // The line opened before any client came: the greeting is replayed to this one.
+    const client = await serialClient(line.port as number);
+    await waitFor(() => client.text().includes('Welcome to proxy-shared'), 'the replayed greeting');
+    const attached = start(['console', 'proxy-shared#serial']);
+    try {
+      await attached.waitForStderr(/joined the console vconsole proxy \(pid \d+\) holds/);
+      attached.process.stdin.write('echo joined\r');
+      await waitFor(() => client.text().includes('echo joined\r\n'), 'what the console typed, seen by the proxy client');
+      client.type('echo back\r');
+      await waitFor(() => attached.stdout().includes('echo back\r\n'), 'what the proxy client typed, seen by the console');
+      expect(serialUpgrades('proxy-shared')).toBe(1);
+      expect(proxy.stderr()).not.toMatch(/took/);
+      expect(client.socket.destroyed).toBe(false);
+    } finally {
+      client.socket.destroy();
     }
   });
 

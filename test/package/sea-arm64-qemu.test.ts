@@ -280,7 +280,10 @@ describe.skipIf(skipReason !== undefined && !required)(`linux-arm64 executable $
     const kubevirt = await startKubevirtFixture({ vmis: [{ namespace: 'default', name: 'vm-a' }] });
     const openstack = await startOpenStackFixture();
     const { dir, copy } = freshCopy();
-    const noCluster = run(copy, dir, ['list']);
+    const nothing = run(copy, dir, ['list']);
+    expect(nothing.status).toBe(2);
+    expect(nothing.stderr).toContain('vconsole: no provider is configured here to list');
+    const noCluster = run(copy, dir, ['list', '--provider', 'kubevirt']);
     expect(noCluster.status).toBe(1);
     expect(noCluster.stderr).toContain('vconsole: no Kubernetes configuration found');
     const clouds = path.join(dir, 'clouds.yaml');

@@ -226,8 +226,14 @@ describe.skipIf(!onLinuxX64 || (!binaryPresent && !seaRequired))('single executa
     expect(viewers.status, viewers.stderr).toBe(0);
     expect((JSON.parse(viewers.stdout) as { os: string }).os).toBe('linux');
     const list = spawnSync(copy, ['list'], { cwd: dir, env, encoding: 'utf8', timeout: 60_000 });
-    expect(list.status).toBe(1);
+    expect(list.status).toBe(2);
     expect(list.stderr.trim()).toBe(
+      'vconsole: no provider is configured here to list (no kubevirt, openstack, pve or libvirt configuration found); pass --provider kubevirt, openstack, pve, libvirt or demo',
+    );
+    // Asked by name, KubeVirt loads its client (a lazy import inside the executable) to say what is missing.
+    const kubevirt = spawnSync(copy, ['list', '--provider', 'kubevirt'], { cwd: dir, env, encoding: 'utf8', timeout: 60_000 });
+    expect(kubevirt.status).toBe(1);
+    expect(kubevirt.stderr.trim()).toBe(
       'vconsole: no Kubernetes configuration found; set KUBECONFIG, pass --kubeconfig FILE, or create ~/.kube/config',
     );
   });

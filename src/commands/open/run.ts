@@ -13,7 +13,7 @@ import { handleShutdownSignals } from '../../proxy/shutdown.js';
 import type { ConsoleTarget } from '../../targets/types.js';
 import { isBrowserOnly } from '../browser-only.js';
 import { addOnce, portLine, type CommandIo } from '../command-io.js';
-import { certificateNotice, exposureNotice, passwordNotice } from '../sharing.js';
+import { certificateNotice, exposureNotice, passwordNotice, shareSerial } from '../sharing.js';
 import { resolveTargets } from '../target-options.js';
 import { tuiActions, type ActionHost } from './actions.js';
 import { openBrowserPage, pageOutput } from './browser-only.js';
@@ -21,7 +21,6 @@ import { firstClientSettled, settledOrAfter } from './first-viewers.js';
 import { PlaceTeller } from './places.js';
 import { SessionFollowUps } from './follow-ups.js';
 import { SessionViewers } from './session-viewers.js';
-import { shareSerial } from './serial.js';
 import type { OpenSettings } from './settings.js';
 import { mountTui, plainView, type OpenView } from './views.js';
 

@@ -5,7 +5,8 @@ import { ConsoleStore } from '../../tui/state/console-store.js';
 import { rowProblem } from '../../tui/layout/format.js';
 import { INITIAL_UI, reduceInput } from '../../tui/state/keys.js';
 import { waitFor } from '../../../test/support/wait.js';
-import { reportSerialLine, shareSerial } from './serial.js';
+import { shareSerial } from '../sharing.js';
+import { reportSerialLine } from './serial.js';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {

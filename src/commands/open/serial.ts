@@ -4,7 +4,6 @@ import { localAddressOf } from '../../net/host-port.js';
 import { VconsoleError } from '../../errors.js';
 import type { ConsoleSession } from '../../proxy/console-session.js';
 import { SharedSerialSource } from '../../serial/shared-serial.js';
-import type { UpstreamSource } from '../../proxy/types.js';
 import { ConsoleLog } from '../../recording/console-log.js';
 import { describeFileError, directoryWarningOnce, ensureDirectory } from '../../files/safe-file.js';
 import { attachTerminal, streamLine } from '../../terminal/attach.js';
@@ -19,17 +18,9 @@ import type { ConsoleEventOf } from '../../tui/state/events.js';
  * log file with --log-dir, and Enter on its row attaches this terminal to it.
  */
 
-/** How long `open` keeps redialling a serial console that dropped (VM reboot, migration). */
-export const SERIAL_RECONNECT_MS = 5 * 60_000;
-
 /** What the serial wiring tells the view: serial events (`waiting` says why a line is not open yet). */
 export interface SerialView {
   show(event: ConsoleEventOf<'serial'>): void;
-}
-
-/** Wraps a target so that, should it be a serial console, one line is held and shared. */
-export function shareSerial(target: UpstreamSource): SharedSerialSource {
-  return new SharedSerialSource(target, { waitMs: SERIAL_RECONNECT_MS });
 }
 
 /**

@@ -5,7 +5,7 @@ import { resolveTarget } from '../../targets/index.js';
 import type { Thumbnail } from '../../tui/thumbnails/thumbnail.js';
 import { scaleBgrxToRgb } from '../../tui/thumbnails/scale.js';
 import { waitFor } from '../../../test/support/wait.js';
-import { shareSerial } from './serial.js';
+import { shareSerial } from '../sharing.js';
 import { ThumbnailSampler } from './thumbnails.js';
 
 const cleanup: (() => unknown)[] = [];

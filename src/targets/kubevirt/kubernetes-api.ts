@@ -133,6 +133,14 @@ async function loadPlain(options: KubeAccessOptions, environment: KubeEnvironmen
   };
 }
 
+/**
+ * Whether kubectl would find a configuration here (--kubeconfig, $KUBECONFIG's files or
+ * ~/.kube/config, the in-cluster service account), without reading it.
+ */
+export function hasKubeConfiguration(options: KubeAccessOptions, environment: KubeEnvironment = processKubeEnvironment()): boolean {
+  return Boolean(options.kubeconfig) || kubeconfigFiles(environment).length > 0 || inCluster(environment);
+}
+
 /** $KUBECONFIG's files that exist (kubectl skips missing ones), else ~/.kube/config if it exists. */
 function kubeconfigFiles({ env, homeDir }: KubeEnvironment): string[] {
   const fromEnv = env.KUBECONFIG?.split(path.delimiter).filter(Boolean) ?? [];

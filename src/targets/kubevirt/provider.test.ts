@@ -96,6 +96,17 @@ describe('where the kubeconfig comes from', () => {
     const error = await checkFailure(target('vm-a', environment()));
     expect(describeError(error)).toMatch(/^no Kubernetes configuration found; set KUBECONFIG/);
   });
+
+  it('is configured (for list with no provider named) by --kubeconfig, a $KUBECONFIG file that exists, or a service account', async () => {
+    const configured = (env: KubeEnvironment, options: TargetOptions = {}) => createKubevirtProvider(() => env).configured!(options);
+    expect(await configured(environment())).toBe(false);
+    expect(await configured(environment({ KUBECONFIG: join(fixture.dir, 'missing') }))).toBe(false);
+    expect(await configured(environment({ KUBECONFIG: kubeconfig }))).toBe(true);
+    expect(await configured(environment(), { kubeconfig: '/anywhere' })).toBe(true);
+    const account = mkdtempSync(join(fixture.dir, 'serviceaccount-'));
+    writeFileSync(join(account, 'token'), 'x');
+    expect(await configured(environment({ KUBERNETES_SERVICE_HOST: '10.0.0.1' }, { serviceAccountDir: account }))).toBe(true);
+  });
 });
 
 describe('check', () => {

@@ -1,5 +1,5 @@
 import { UsageError, echoTarget } from '../../errors.js';
-import { loadKubeAccess, processKubeEnvironment, type KubeEnvironment } from './kubernetes-api.js';
+import { hasKubeConfiguration, loadKubeAccess, processKubeEnvironment, type KubeEnvironment } from './kubernetes-api.js';
 import type { ConsoleProvider } from '../types.js';
 import { KUBEVIRT_CONSOLE_TYPES } from './vmi-consoles.js';
 import { KubevirtTarget } from './vmi-target.js';
@@ -39,6 +39,7 @@ export function createKubevirtProvider(environment: () => KubeEnvironment = proc
       return new KubevirtTarget(spec.raw, name, namespace, options, environment);
     },
     list: (options, scope) => listKubevirtVms(options, scope, environment),
+    configured: async (options) => hasKubeConfiguration(options, environment()),
     async describeSearch(options, scope) {
       const access = await loadKubeAccess(options, environment());
       return describeVmiSearch(scope, access);

@@ -1,8 +1,15 @@
 // libvirt's options, each declared once (flag, env var, config and workspace keys, help), and its
 // selection: --libvirt-filter picks domains by name pattern, --libvirt-all takes every domain.
-import { UsageError } from '../../errors.js';
-import { echoInput } from '../../text/terminal-text.js';
-import { stringKey, switchKey, switchOption, textKey, valueOption, type FlagSelection, type OptionGroup } from '../option-group.js';
+import {
+  regexFilter,
+  stringKey,
+  switchKey,
+  switchOption,
+  textKey,
+  valueOption,
+  type FlagSelection,
+  type OptionGroup,
+} from '../option-group.js';
 
 declare module '../types.js' {
   /** What libvirt reads of the options its flags fill. */
@@ -14,29 +21,6 @@ declare module '../types.js' {
   interface ListScope {
     /** Domains whose name matches this regular expression. */
     domainRegex?: string;
-  }
-}
-
-/** `--libvirt-filter`: a regular expression over domain names. */
-export function parseDomainRegex(text: string): string {
-  try {
-    new RegExp(text);
-  } catch (err) {
-    throw new UsageError(
-      `bad --libvirt-filter "${echoInput(text)}": ${(err as Error).message.replace(/^Invalid regular expression: /, '')}`,
-      'give a regular expression over domain names, e.g. ^web-',
-    );
-  }
-  return text;
-}
-
-function isRegExp(value: unknown): value is string {
-  if (typeof value !== 'string' || value === '') return false;
-  try {
-    new RegExp(value);
-    return true;
-  } catch {
-    return false;
   }
 }
 
@@ -55,12 +39,7 @@ export const LIBVIRT_OPTIONS = [
     flags: '--libvirt-filter <regex>',
     help: 'libvirt: the domains whose name matches this regular expression',
     section: 'selector',
-    parse: parseDomainRegex,
-    workspace: {
-      key: 'libvirtFilter' as const,
-      read: (v) => (isRegExp(v) ? v : undefined),
-      allowed: 'a regular expression over domain names',
-    },
+    ...regexFilter('--libvirt-filter', 'libvirtFilter', 'domain names'),
   }),
   switchOption('libvirtAll', {
     flags: '--libvirt-all',

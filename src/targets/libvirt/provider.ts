@@ -213,6 +213,8 @@ export const libvirtProvider: ConsoleProvider = {
         console: row.state === 'running' || row.state === 'paused' || row.state === 'idle',
       }));
   },
+  // Named by --connect, $LIBVIRT_DEFAULT_URI or the config file; qemu:///system alone is no configuration.
+  configured: async (options) => options.connect !== undefined,
   async describeSearch(options, scope) {
     const where = describeConnection(connectionOf(options));
     return `domains ${scope.domainRegex !== undefined ? `with names matching /${scope.domainRegex}/` : 'of any name'} on ${where}`;

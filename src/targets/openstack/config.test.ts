@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError, describeError } from '../../errors.js';
-import { configFiles, loadCloudConfig, type ConfigSources } from './config.js';
+import { configFiles, hasCloudConfiguration, loadCloudConfig, type ConfigSources } from './config.js';
 
 const HOME = '/home/ada';
 const CWD = '/work/here';
@@ -238,5 +238,16 @@ describe('missing pieces', () => {
 
   it('no config at all says where clouds.yaml goes', () => {
     expect(() => loadCloudConfig(sources({}))).toThrow(UsageError);
+  });
+});
+
+describe('hasCloudConfiguration (list with no provider named)', () => {
+  it('is true for --cloud, $OS_CLOUD, OS_* variables that describe a cloud, or a clouds.yaml where openstacksdk looks', () => {
+    expect(hasCloudConfiguration(sources({}))).toBe(false);
+    expect(hasCloudConfiguration(sources({}, { OS_REGION_NAME: 'r1' }))).toBe(false);
+    expect(hasCloudConfiguration(sources({}), { cloud: 'prod' })).toBe(true);
+    expect(hasCloudConfiguration(sources({}, { OS_CLOUD: 'prod' }))).toBe(true);
+    expect(hasCloudConfiguration(sources({}, { OS_AUTH_URL: 'https://keystone.example:5000/v3' }))).toBe(true);
+    expect(hasCloudConfiguration(sources({ [`${HOME}/.config/openstack/clouds.yaml`]: CLOUDS }))).toBe(true);
   });
 });

@@ -78,6 +78,16 @@ export interface CloudRequest {
 const SELECTORS = new Set(['OS_CLOUD', 'OS_CLOUD_NAME', 'OS_CLIENT_CONFIG_FILE', 'OS_CLIENT_SECURE_FILE', 'OS_REGION_NAME']);
 const NOT_CONFIG = /^OS_(TEST|STD|LOG)/;
 
+/**
+ * Whether a cloud is named or described here (--cloud, $OS_CLOUD, OS_* variables such as
+ * OS_AUTH_URL, a clouds.yaml where openstacksdk looks), without checking that it is whole.
+ */
+export function hasCloudConfiguration(sources: ConfigSources, request: CloudRequest = {}): boolean {
+  if (request.cloud || sources.env.OS_CLOUD) return true;
+  if (Object.keys(osEnvironment(sources.env).describing).length > 0) return true;
+  return configFiles(sources, 'clouds').some((file) => sources.readFile(file) !== undefined);
+}
+
 /** Picks and completes one cloud; throws UsageError naming what is missing. */
 export function loadCloudConfig(sources: ConfigSources, request: CloudRequest = {}): CloudConfig {
   // A Tab's completion does not even read a file found only in the current directory.

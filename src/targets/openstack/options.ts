@@ -2,7 +2,17 @@
 // its selection: --os-filter and --os-tag pick servers by name pattern and tags.
 import { UsageError } from '../../errors.js';
 import { echoInput } from '../../text/terminal-text.js';
-import { listKey, stringKey, listOption, textKey, valueOption, valuesOf, type FlagSelection, type OptionGroup } from '../option-group.js';
+import {
+  listKey,
+  stringKey,
+  listOption,
+  regexFilter,
+  textKey,
+  valueOption,
+  valuesOf,
+  type FlagSelection,
+  type OptionGroup,
+} from '../option-group.js';
 
 declare module '../types.js' {
   /** What OpenStack reads of the options its flags fill. */
@@ -20,19 +30,6 @@ declare module '../types.js' {
     /** Servers carrying every one of these tags (Nova's `tags` filter). */
     tags?: string[];
   }
-}
-
-/** `--os-filter`: a regular expression both Nova and vconsole can read. */
-export function parseNameRegex(text: string): string {
-  try {
-    new RegExp(text);
-  } catch (err) {
-    throw new UsageError(
-      `bad --os-filter "${echoInput(text)}": ${(err as Error).message.replace(/^Invalid regular expression: /, '')}`,
-      'give a regular expression over server names, e.g. ^web-',
-    );
-  }
-  return text;
 }
 
 /** `--os-tag`: Nova tags hold no comma or slash. */
@@ -86,12 +83,8 @@ export const OPENSTACK_OPTIONS = [
     flags: '--os-filter <regex>',
     help: 'OpenStack: the servers whose name matches this regular expression',
     section: 'selector',
-    parse: parseNameRegex,
-    workspace: {
-      key: 'osFilter' as const,
-      read: (v) => (typeof v === 'string' && tryRegExp(v) ? v : undefined),
-      allowed: 'a regular expression over server names',
-    },
+    // A regular expression both Nova and vconsole can read.
+    ...regexFilter('--os-filter', 'osFilter', 'server names'),
   }),
   listOption('osTag', {
     flags: '--os-tag <tag>',
@@ -105,15 +98,6 @@ export const OPENSTACK_OPTIONS = [
     ),
   }),
 ] as const;
-
-function tryRegExp(text: string): boolean {
-  try {
-    new RegExp(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** --os-filter and --os-tag select servers by name and tags; nothing else selects. */
 function openstackSelection(flags: Readonly<Record<string, unknown>>): FlagSelection | undefined {

@@ -41,6 +41,10 @@ export function createOpenStackProvider(
         console: consoleByStatus(s.status) === 'yes',
       }));
     },
+    async configured(options) {
+      const { hasCloudConfiguration } = await import('./config.js');
+      return hasCloudConfiguration(sources(), options);
+    },
     async describeSearch(options, scope) {
       const { cloud } = await connectCloud(sources(), options, sessions);
       const what = [

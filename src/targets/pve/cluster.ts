@@ -1,10 +1,8 @@
 // Which Proxmox VE cluster the options point at and how vconsole logs in: an API token from a
 // 0600 file, or a user and a password file (a ticket from /access/ticket). Read on first use,
 // never at resolve.
-import { readFileSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
-import { UsageError, describeError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
+import { readSecretLine } from '../../files/secret-line.js';
 import { echoInput } from '../../text/terminal-text.js';
 import { tlsFromOptions, type TlsSettings } from '../dial/websockify.js';
 import type { TargetOptions } from '../types.js';
@@ -25,33 +23,11 @@ export interface PveCluster {
 const NO_CLUSTER_HINT =
   'give --pve-url https://HOST:8006 with --pve-token-file FILE (or --pve-user USER@REALM --pve-password-file FILE), or set defaults.pveUrl and defaults.pveTokenFile in the config file';
 
+/** Its credential files are refused when others may read them. */
+const OWNER_ONLY = { what: 'secret', ownerOnly: true };
+
 /** An API token as its file holds it: `USER@REALM!TOKENID=SECRET` (a leading `PVEAPIToken=` is allowed). */
 const TOKEN = /^([^\s@!=:]+@[^\s@!=:]+)!([A-Za-z][A-Za-z0-9._-]*)=(\S+)$/;
-
-/** The secret's first line of a private file: refused (a usage error naming the flag) when others may read it. */
-export function readPrivateLine(given: string, flag: string): string {
-  // A config file's `~/...` means the home directory, as a shell would read it.
-  const file = given.startsWith('~/') ? join(homedir(), given.slice(2)) : given;
-  let text: string;
-  try {
-    const mode = statSync(file).mode;
-    if (mode & 0o077)
-      throw new UsageError(
-        `${flag} ${echoInput(file)}: others may read it (mode ${(mode & 0o777).toString(8)})`,
-        `chmod 600 ${echoInput(file)}: it holds a secret`,
-      );
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    throw new UsageError(
-      `${flag} ${echoInput(file)}: cannot read it (${describeError(err)})`,
-      'give a file whose first line is the secret',
-    );
-  }
-  const line = (text.split(/\r?\n/, 1)[0] ?? '').trim();
-  if (!line) throw new UsageError(`${flag} ${echoInput(file)}: the first line is empty`, 'put the secret on the first line');
-  return line;
-}
 
 /** The token file's line checked, without ever echoing it. */
 export function parseTokenLine(line: string, file: string): { token: string; user: string } {
@@ -70,11 +46,11 @@ export async function clusterFromOptions(options: TargetOptions): Promise<PveClu
   if (!options.pveUrl) throw new UsageError('no Proxmox VE cluster given', NO_CLUSTER_HINT);
   const tls = await tlsFromOptions(options.insecure, options.ca);
   if (options.pveTokenFile) {
-    const { token, user } = parseTokenLine(readPrivateLine(options.pveTokenFile, '--pve-token-file'), options.pveTokenFile);
+    const { token, user } = parseTokenLine(readSecretLine(options.pveTokenFile, '--pve-token-file', OWNER_ONLY), options.pveTokenFile);
     return { url: options.pveUrl, tls, credentials: { kind: 'token', token, user } };
   }
   if (options.pveUser && options.pvePasswordFile) {
-    const password = readPrivateLine(options.pvePasswordFile, '--pve-password-file');
+    const password = readSecretLine(options.pvePasswordFile, '--pve-password-file', OWNER_ONLY);
     return { url: options.pveUrl, tls, credentials: { kind: 'password', user: options.pveUser, password } };
   }
   if (options.pveUser || options.pvePasswordFile)

@@ -263,6 +263,7 @@ export const pveProvider: ConsoleProvider = {
       console: g.status === 'running',
     }));
   },
+  configured: async (options) => options.pveUrl !== undefined,
   async describeSearch(options, scope: ListScope) {
     const what = [
       scope.pvePool !== undefined ? `in pool "${scope.pvePool}"` : undefined,
