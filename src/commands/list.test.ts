@@ -88,11 +88,15 @@ describe('vconsole list dispatch', () => {
     expect(`${none.message}; ${(none as UsageError).hint}`).toBe(
       'no provider is configured here to list (no kubevirt, openstack, pve or libvirt configuration found); pass --provider kubevirt, openstack, pve, libvirt or demo',
     );
-    const several = await failure(listingProvider({}, config(), {}, configuredHere(['kubevirt', 'pve', 'libvirt'])));
+    const several = await failure(listingProvider({}, config(), {}, configuredHere(['pve', 'libvirt'])));
     expect(several).toBeInstanceOf(UsageError);
     expect(`${several.message}; ${(several as UsageError).hint}`).toBe(
-      'several providers are configured here (kubevirt, pve, libvirt) and list asks one; pass --provider kubevirt, pve or libvirt',
+      'several providers are configured here (pve, libvirt) and list asks one; pass --provider pve or libvirt',
     );
+  });
+
+  it('with no provider named and several configured, KubeVirt among them, asks KubeVirt as a bare name does', async () => {
+    expect((await listingProvider({}, config(), {}, configuredHere(['kubevirt', 'pve', 'libvirt']))).id).toBe('kubevirt');
   });
 
   it("prints kubectl's -o name (one target a line), -o wide (where each VM is) and -o yaml (the --json document)", async () => {

@@ -3,7 +3,7 @@
 import type { VconsoleConfig } from '../config/config.js';
 import { UsageError } from '../errors.js';
 import { echoInput, terminalSafe } from '../text/terminal-text.js';
-import { PROVIDERS, listingProviderIds, oneOf, providerById } from '../targets/index.js';
+import { DEFAULT_PROVIDER, PROVIDERS, listingProviderIds, oneOf, providerById } from '../targets/index.js';
 import { flaggedProviders } from '../targets/option-groups.js';
 import type { ConsoleProvider, ListedVm, TargetOptions } from '../targets/types.js';
 import type { TargetFlags } from './flags.js';
@@ -42,8 +42,9 @@ export async function listingProvider(
 
 /**
  * With no provider named: the one whose own flags were given (-n, --cloud, --pve-url, --connect),
- * else the one configured here (a kubeconfig, a cloud, a Proxmox VE URL, a libvirt connection).
- * None or several is a usage error that names --provider and the choices.
+ * else the one configured here (a kubeconfig, a cloud, a Proxmox VE URL, a libvirt connection),
+ * KubeVirt when it is one of several. None, or several without KubeVirt, is a usage error that
+ * names --provider and the choices.
  */
 async function unnamedProvider(flags: ListFlags, options: TargetOptions, providers: readonly ConsoleProvider[]): Promise<ConsoleProvider> {
   const listing = providers.filter((p) => p.list);
@@ -52,6 +53,10 @@ async function unnamedProvider(flags: ListFlags, options: TargetOptions, provide
   const answers = flagged.length > 0 ? [] : await Promise.all(listing.map(async (p) => (await p.configured?.(options)) ?? false));
   const candidates = flagged.length > 0 ? flagged : listing.filter((_, i) => answers[i]);
   if (candidates.length === 1) return candidates[0];
+  // Several configured, KubeVirt among them: KubeVirt, as for a bare name in open and proxy (what
+  // `list` always did there); flags of several providers stay ambiguous.
+  const bareNames = flagged.length === 0 ? candidates.find((p) => p.id === DEFAULT_PROVIDER) : undefined;
+  if (bareNames) return bareNames;
   if (candidates.length === 0) {
     const looked = listing.filter((p) => p.configured).map((p) => p.id);
     throw new UsageError(

@@ -46,15 +46,20 @@ describe.skipIf(process.platform === 'win32')('vconsole list with no provider na
   });
 
   it('says in one line that several are configured, naming --provider and those (exit 2)', async () => {
-    const result = await runVconsole(['list'], env({ LIBVIRT_DEFAULT_URI: 'test:///default', KUBECONFIG: kubeconfig }));
+    const result = await runVconsole(['list'], env({ LIBVIRT_DEFAULT_URI: 'test:///default', OS_CLOUD: 'lab' }));
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
-      'vconsole: several providers are configured here (kubevirt, libvirt) and list asks one; pass --provider kubevirt or libvirt\n',
+      'vconsole: several providers are configured here (openstack, libvirt) and list asks one; pass --provider openstack or libvirt\n',
     );
     const named = await runVconsole(
       ['list', '--provider', 'libvirt', '-o', 'name'],
-      env({ LIBVIRT_DEFAULT_URI: 'test:///default', KUBECONFIG: kubeconfig }),
+      env({ LIBVIRT_DEFAULT_URI: 'test:///default', OS_CLOUD: 'lab' }),
     );
     expect(named.stdout).toBe('libvirt:web-1\n');
+  });
+
+  it('asks KubeVirt when a kubeconfig is one of several, as for a bare name', async () => {
+    const result = await runVconsole(['list'], env({ LIBVIRT_DEFAULT_URI: 'test:///default', KUBECONFIG: kubeconfig }));
+    expect(result.stderr).toBe('vconsole: the kubeconfig names no cluster for the current context; pass --context NAME\n');
   });
 });

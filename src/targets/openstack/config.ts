@@ -2,7 +2,7 @@ import { UsageError } from '../../errors.js';
 import { echoInput } from '../../text/terminal-text.js';
 import { isRecord as isDict } from '../../config/records.js';
 import type { TargetOptions } from '../types.js';
-import { cloudsOf, readFirst, type ConfigSources, type Dict } from './config-files.js';
+import { cloudsOf, configFiles, readFirst, type ConfigSources, type Dict } from './config-files.js';
 import { borrowedSecret, cloudLayers, normalizeKeys, pickFrom, type Layer } from './config-layers.js';
 
 export { configFiles, type ConfigSources } from './config-files.js';
