@@ -11,8 +11,9 @@ import { waitFor } from '../support/wait.js';
 // healthy console still answers new viewers after little work and SIGINT still ends the process.
 
 const SIDE = 8192;
-/** Work (CPU ms) vconsole may do before an answer or its end. */
-const WORK_BOUND_MS = 1000;
+/** Work (CPU ms) vconsole may do before a new viewer is answered, and between SIGINT and its end. */
+const ANSWER_WORK_MS = 300;
+const END_WORK_MS = 1000;
 const running: RunningVconsole[] = [];
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -66,15 +67,16 @@ describe('proxy --share with viewers of a hostile 8192x8192 console', () => {
       works.push(work.stop());
     }
     probing.stop();
+    // CPU time does not grow with the machine's load, so the bound can be tight: measured on 2
+    // cores at load 13, the most an answer cost was 150 ms; with the encoding's turn budget
+    // lifted, 410-1020 ms (a wall-clock bound could not tell that from a busy machine).
+    expect(Math.max(...works), `the most CPU ms vconsole spent before the healthy console answered (of ${works.length})`).toBeLessThan(
+      ANSWER_WORK_MS,
+    );
     expect(
       viewers.every((v, i) => v.pixels() > encoded[i]),
       'the hostile screen was encoded for every viewer meanwhile',
     ).toBe(true);
-    // Without the banded encoding and the update's pixel cap, some waits cost seconds (an 8192x8192
-    // screen encoded in one go); without the turn budget alone, 0.5-1.2 s.
-    expect(Math.max(...works), `the most CPU ms vconsole spent before the healthy console answered (of ${works.length})`).toBeLessThan(
-      WORK_BOUND_MS,
-    );
     expect(
       viewers.every((v) => v.socket.readyState === 'open'),
       "the hostile console's viewers are still served",
@@ -83,6 +85,6 @@ describe('proxy --share with viewers of a hostile 8192x8192 console', () => {
     const work = childWorkMeter(proxy.process.pid);
     proxy.process.kill('SIGINT');
     await proxy.exit();
-    expect(work.stop(), 'the CPU ms vconsole spent between SIGINT and its end').toBeLessThan(WORK_BOUND_MS);
+    expect(work.stop(), 'the CPU ms vconsole spent between SIGINT and its end').toBeLessThan(END_WORK_MS);
   }, 240_000);
 });
