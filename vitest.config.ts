@@ -1,8 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
-// `npm test` runs two projects, one after the other: the unit and integration tests, two files
-// at a time; then the end-to-end files (test/e2e, vitest.e2e.config.ts) one at a time, since each
-// starts VMs and an X server and a 2-core machine has no room for them beside other files. Each
+// `npm test` runs three projects in two groups, one after the other: the unit tests (src/**) and
+// the integration tests (test/**, but for test/e2e and test/package), two files at a time; then
+// the end-to-end files (test/e2e, vitest.e2e.config.ts) one at a time, since each starts VMs and
+// an X server and a 2-core machine has no room for them beside other files. Each
 // end-to-end file skips with a one-line reason when a real program it needs is missing
 // (VCONSOLE_E2E=required makes that a failure instead). The single-executable smoke test runs
 // from vitest.sea.config.ts after `npm run package`.
@@ -12,8 +13,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['src/**/*.test.{ts,tsx}', 'test/**/*.test.{ts,tsx}'],
-          exclude: ['test/e2e/**/*.e2e.test.ts', 'test/package/**', 'node_modules/**'],
+          include: ['src/**/*.test.{ts,tsx}'],
           testTimeout: 30_000,
           hookTimeout: 30_000,
           // Integration tests spawn real processes and sockets; a 2-core CI machine runs
@@ -23,6 +23,18 @@ export default defineConfig({
           // Ink draws only a last frame when it believes it runs in CI (CI set when it loads); `open`
           // loads it without those variables so the TUI draws live on any terminal, and the TUI
           // tests render the same way.
+          env: { CI: 'false' },
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.{ts,tsx}'],
+          exclude: ['test/e2e/**/*.e2e.test.ts', 'test/package/**', 'node_modules/**'],
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
           env: { CI: 'false' },
         },
       },

@@ -82,10 +82,9 @@ describe('requestJson', () => {
   });
 
   it('gives up on a server that does not answer in time, and hangs up', async () => {
-    const started = Date.now();
+    // The server never answers: that the request failed at all is the timeout at work.
     const error = await failure(requestJson(`${base}/silent`, { ...request, timeoutMs: 300, unreachableHint: 'check the server' }));
     expect(describeError(error)).toMatch(/^the test API at 127\.0\.0\.1:\d+ did not answer within 0\.3 s; check the server$/);
-    expect(Date.now() - started).toBeLessThan(10_000);
     await expect.poll(() => clientGone.has('/silent'), { timeout: 10_000 }).toBe(true);
   });
 

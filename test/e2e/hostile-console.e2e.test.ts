@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVconsole, type RunningVconsole } from '../support/cli.js';
+import { childWorkMeter } from '../support/cpu-time.js';
 import { serveHandshake, startScriptedServer, update, type RfbPeer } from '../support/fake-rfb-server.js';
 import { discardingClient, peakMemoryMiB } from '../support/hostile-peers.js';
 import { tightFillFlood } from '../support/hostile-rfb.js';
@@ -12,7 +13,9 @@ import { qemuPcArgs } from './support/qemu.js';
 
 // The audit's worst finding with a real console beside it: a hostile VNC server floods Tight
 // fills over an 8192x8192 screen while real QEMU is shared by the same `proxy --share`. QEMU's
-// viewers are served within a second or two, memory stays bounded, SIGINT ends it at once.
+// viewers are served after little work of vconsole, memory stays bounded, SIGINT ends it at
+// once. Work is vconsole's CPU time, which a loaded machine does not stretch as it does the
+// wall clock; the flood decoded in one go would cost seconds of it.
 const gate = requireTools(['qemu-system-x86_64']);
 const SIDE = 8192;
 
@@ -35,7 +38,7 @@ describe.skipIf(gate.skip)(gatedTitle('proxy --share: real QEMU beside a hostile
   }, 60_000);
 
   it(
-    'serves QEMU within 1.5 s, stays under 1 GiB and ends on SIGINT within 2 s while the other console floods',
+    'serves QEMU and ends on SIGINT after under 1 s of work each, staying under 1 GiB, while the other console floods',
     async () => {
       let sent = 0;
       const hostile = await startScriptedServer(async (peer: RfbPeer) => {
@@ -53,18 +56,18 @@ describe.skipIf(gate.skip)(gatedTitle('proxy --share: real QEMU beside a hostile
       const qemuPort = lines.find((l) => String(l.target).startsWith('unix:'))?.port as number;
       await waitFor(() => sent >= 1, 'the flood under way', 30_000);
       for (let round = 0; round < 3; round++) {
-        const asked = performance.now();
+        const work = childWorkMeter(proxy.process.pid);
         const viewer = await discardingClient(qemuPort);
         await viewer.firstUpdate;
         viewer.socket.destroy();
         expect(viewer.width, "QEMU's screen").toBeLessThan(1024);
-        expect(performance.now() - asked, "QEMU's picture arrived within").toBeLessThan(1500);
+        expect(work.stop(), "CPU ms vconsole spent before QEMU's picture arrived").toBeLessThan(1000);
       }
       expect(peakMemoryMiB(proxy.process.pid ?? 0), 'VmHWM (MiB)').toBeLessThan(1024);
-      const interrupted = performance.now();
+      const work = childWorkMeter(proxy.process.pid);
       proxy.process.kill('SIGINT');
       await proxy.exit();
-      expect(performance.now() - interrupted, 'SIGINT ended the process within').toBeLessThan(2000);
+      expect(work.stop(), 'CPU ms vconsole spent between SIGINT and its end').toBeLessThan(1000);
     },
     E2E_TEST_TIMEOUT_MS,
   );

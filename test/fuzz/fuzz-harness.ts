@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
+import { ownCpuMs, workMeter } from '../support/cpu-time.js';
 
 export const FUZZ_SEED = Number(process.env.VCONSOLE_FUZZ_SEED ?? 20261201);
 /** What the test process may hold after a suite (the largest screen a case may declare is 256 MiB). */
@@ -64,11 +65,39 @@ export async function fuzz(
   );
 }
 
-/** Rejects after `ms` with `what`: a case that takes longer broke the time bound. */
-export function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+/** How many watchdog ticks in a row a case may wait with nothing to do before it counts as hung. */
+const IDLE_TICKS = 300;
+
+/**
+ * Settles as `promise` does, or rejects with `what` once the case has done over `workMs` of
+ * work (this process's CPU time, never more than the wall-clock time it lasted): a case that
+ * costs more broke the bound on work, whatever the machine's load. A case that waits for what
+ * never comes does no work; it is hung once the loop ran IDLE_TICKS watchdog ticks in a row
+ * with next to no CPU time spent between them (ticks run only when this process gets the CPU,
+ * so a busy machine makes them late, never idle).
+ */
+export function withinWork<T>(promise: Promise<T>, workMs: number, what: string): Promise<T> {
+  const work = workMeter();
   let timer: NodeJS.Timeout | undefined;
+  const stop = () => {
+    clearInterval(timer);
+    work.stop();
+  };
   return Promise.race([
-    promise.finally(() => clearTimeout(timer)),
-    new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms))),
+    promise.finally(stop),
+    new Promise<never>((_resolve, reject) => {
+      let idle = 0;
+      let lastCpu = ownCpuMs();
+      timer = setInterval(() => {
+        const cpu = ownCpuMs();
+        idle = cpu - lastCpu < 1 ? idle + 1 : 0;
+        lastCpu = cpu;
+        const done = work.ms();
+        if (done > workMs) reject(new Error(`${what} took over ${workMs} ms of CPU time (${Math.round(done)} ms)`));
+        else if (idle >= IDLE_TICKS) reject(new Error(`${what} hung: it waited ${IDLE_TICKS} watchdog ticks with nothing to do`));
+        else return;
+        stop();
+      }, 10);
+    }),
   ]);
 }

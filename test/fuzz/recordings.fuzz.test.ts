@@ -12,11 +12,11 @@ import {
 import { encodeServerInit } from '../../src/rfb/wire/rfb-wire.js';
 import { MAX_SCREEN_SIDE } from '../../src/rfb/client/handshake.js';
 import { update } from '../support/fake-rfb-server.js';
-import { fuzz, within } from './fuzz-harness.js';
+import { fuzz, withinWork } from './fuzz-harness.js';
 
 // Crafted recordings, generated: heads that are not objects, records of unknown kinds, lengths
 // that lie, timestamps anywhere in 32 bits, torn ends; and asciicast files with odd headers and
-// events. The readers answer with their format errors, never another throw, in bounded time;
+// events. The readers answer with their format errors, never another throw, in bounded work (CPU time);
 // a VNC recording that reads is then decoded to frames within bounds too.
 
 const bytes = (max: number) => fc.uint8Array({ maxLength: max }).map((a) => Buffer.from(a));
@@ -102,7 +102,7 @@ async function readRfbRecording(file: Buffer): Promise<void> {
   // Frames every so often, no more than 50 of them, whatever the timestamps say.
   const everyMs = Math.max(1000, Math.ceil(parsed.durationMs / 50));
   let frames = 0;
-  await within(
+  await withinWork(
     recordedFrames(parsed, everyMs, (frame) => {
       frames++;
       if (frame.framebuffer.width > MAX_SCREEN_SIDE || frame.framebuffer.height > MAX_SCREEN_SIDE)

@@ -109,7 +109,7 @@ describe('vconsole completion bash', () => {
     expect(await completeWith(kube, 'proxy', '-A', '')).toEqual(expect.arrayContaining(['default/vm-a', 'prod/db-1']));
   });
 
-  it('answers in a moment when a cluster never does: its VMs are left out, the others offered', async () => {
+  it('answers when a cluster never does: its VMs are left out, the others offered', async () => {
     // A Kubernetes API that accepts connections and never says a word.
     const silent = net.createServer(() => undefined);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
@@ -121,9 +121,9 @@ describe('vconsole completion bash', () => {
         'users:\n- name: u\n  user:\n    token: t\ncontexts:\n- name: c\n  context:\n    cluster: s\n    user: u\ncurrent-context: c\n',
     );
     try {
-      const started = Date.now();
+      // How soon is the listing deadline's business, tested on a fake clock (src/commands/completion-targets.test.ts):
+      // a wall-clock bound here failed on a loaded machine.
       expect(await completeWith({ KUBECONFIG: kubeconfig }, 'open', 'demo:vm-')).toEqual(['vm-a', 'vm-b', 'vm-c']);
-      expect(Date.now() - started).toBeLessThan(10_000);
     } finally {
       silent.close();
     }

@@ -99,8 +99,8 @@ async function startRfbGreeter(host = '127.0.0.1') {
   };
 }
 
-function launch(command: ReturnType<typeof buildViewerCommand>, env: Record<string, string>, graceMs?: number) {
-  const viewer = launchViewer(command, { env, graceMs });
+function launch(command: ReturnType<typeof buildViewerCommand>, env: Record<string, string>, graceMs?: number, earlyExitMs?: number) {
+  const viewer = launchViewer(command, { env, graceMs, earlyExitMs });
   running.add(viewer);
   return viewer;
 }
@@ -213,10 +213,11 @@ describe('vconsole viewers --viewer-arg', () => {
 describe('viewer supervision', () => {
   it('reports a viewer that exits at once as failed, with its stderr', async () => {
     const env = environment({ FAKE_VIEWER_EXIT_CODE: '1' });
-    const exit = await launch({ command: path.join(binDir, 'vncviewer'), args: ['127.0.0.1::1'] }, env).exited;
+    // "At once" is 3 s of wall clock by default, which starting Node takes on a loaded machine:
+    // the test allows a minute (src/viewers/viewer-process.test.ts tests the window itself).
+    const exit = await launch({ command: path.join(binDir, 'vncviewer'), args: ['127.0.0.1::1'] }, env, undefined, 60_000).exited;
     expect(exit).toMatchObject({ outcome: 'failed', code: 1, signal: null });
     expect(exit.stderrTail).toContain('unable to connect to socket: Connection refused');
-    expect(exit.ranMs).toBeLessThan(3000);
     expect(describeViewerExit(exit, 'TigerVNC')).toBe(
       'TigerVNC exited at once with code 1: fake-viewer: unable to connect to socket: Connection refused (111)',
     );

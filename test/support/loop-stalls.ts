@@ -6,10 +6,7 @@
 // work the code under test did without yielding. Work done in one go still counts whole (it
 // is CPU time), so a flood decoded in one turn shows as the seconds it takes.
 
-function cpuMs(): number {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-}
+import { ownCpuMs as cpuMs } from './cpu-time.js';
 
 /** The longest the event loop went without running a timer, from now until stop(), counting only this process's CPU time in each gap. */
 export function loopStalls(): { stop(): number } {
