@@ -8,6 +8,7 @@ import { terminalSafe } from '../text/terminal-text.js';
 import { VERSION } from '../version.js';
 import { sshArgs, type ViaAddress } from './address.js';
 import { ViaConnection } from './connection.js';
+import { FarError } from './wire-error.js';
 import { AGENT_PREAMBLE, PREAMBLE_SEARCH_BYTES, VIA_PROTOCOL } from './protocol.js';
 
 export interface ViaLinkSettings {
@@ -77,6 +78,19 @@ export class ViaLink {
     this.current = this.lostAt === undefined ? this.connect() : this.reconnect();
     this.current.catch(() => (this.current = undefined));
     return this.current;
+  }
+
+  /**
+   * Asks the far side for what a whole command needs (its consoles, a listing): what it refuses
+   * is the command's error as it would be there, said to come from the bastion.
+   */
+  async request(op: string, body: Record<string, unknown>): Promise<unknown> {
+    const connection = await this.connection();
+    try {
+      return await connection.request(op, body);
+    } catch (err) {
+      throw err instanceof FarError ? err.from(this.host) : err;
+    }
   }
 
   /** Ends the ssh process: the far agent sees its stdin end and closes every console there. */
