@@ -89,4 +89,44 @@ describe.skipIf(process.platform !== 'linux')('--via when the far side refuses o
     expect(via.stderr).toBe(local.stderr.replace(/^vconsole: (\S+): /, 'vconsole: $1: via bastion: '));
     await expectSshGone(via.sshPid);
   });
+
+  it('gives up on an ssh that says nothing (a stalled connection or login), naming the phase', async () => {
+    const run = await viaRun('silent', ['proxy', 'demo:vm-a'], { VCONSOLE_VIA_LOGIN_TIMEOUT_MS: '500' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      'vconsole: ssh to bastion gave nothing back within 500ms (connecting, logging in, starting vconsole there); check that ssh bastion works from this shell\n',
+    );
+    await expectSshGone(run.sshPid);
+  });
+
+  it('gives up on a bastion that prints without end and never the preamble, after a bounded amount of it', async () => {
+    const run = await viaRun('junk', ['list']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^vconsole: bastion printed \d+ KiB \("Welcome to the bastion"\) and no vconsole agent started; /);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    await expectSshGone(run.sshPid);
+  });
+
+  it('gives up on a bastion that prints a line and then nothing, quoting the line', async () => {
+    const run = await viaRun('junk-then-silent', ['open', '--viewer', 'none', 'demo:vm-a'], { VCONSOLE_VIA_HELLO_TIMEOUT_MS: '500' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /^vconsole: bastion printed 22 bytes \("Last login: yesterday"\) but no vconsole agent started within 500ms; check that vconsole runs there/,
+    );
+    await expectSshGone(run.sshPid);
+  });
+
+  it('gives up on an agent that says the preamble and never its hello', async () => {
+    const run = await viaRun('preamble-then-silent', ['console', 'demo:vm-c#serial'], { VCONSOLE_VIA_HELLO_TIMEOUT_MS: '500' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^vconsole: the vconsole agent on bastion did not say hello within 500ms; /);
+    await expectSshGone(run.sshPid);
+  });
+
+  it('waits for a far vconsole that starts slowly after the login said something: the login deadline is over then', async () => {
+    const run = await viaRun('slow', ['list', '--provider', 'demo', '-o', 'name'], { VCONSOLE_VIA_LOGIN_TIMEOUT_MS: '300' });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout.split('\n')).toContain('demo:vm-a');
+  });
 });
