@@ -161,6 +161,12 @@ export const VIA_LOGIN_TIMEOUT_MS = msFromEnv('VCONSOLE_VIA_LOGIN_TIMEOUT_MS', 3
  */
 export const VIA_HELLO_TIMEOUT_MS = msFromEnv('VCONSOLE_VIA_HELLO_TIMEOUT_MS', 20_000);
 /**
+ * `--via`: the far vconsole has this long to answer what a whole command asks of it (its
+ * consoles, a listing), longer than its own bounds there (LIST_TIMEOUT_MS), so an agent that
+ * hangs ends the command with a line. VCONSOLE_VIA_REQUEST_TIMEOUT_MS overrides it.
+ */
+export const VIA_REQUEST_TIMEOUT_MS = msFromEnv('VCONSOLE_VIA_REQUEST_TIMEOUT_MS', 90_000);
+/**
  * Once the challenge is sent, the viewer has this long to answer it: a person types the VNC
  * password into the viewer's prompt now, which 10 s would cut off. Still bounded, so a silent
  * socket is closed all the same. VCONSOLE_PASSWORD_ANSWER_TIMEOUT_MS overrides it.

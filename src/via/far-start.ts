@@ -150,6 +150,6 @@ export class FarStart {
 }
 
 /** 30000 -> `30s`, 250 -> `250ms`. */
-function duration(ms: number): string {
+export function duration(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }

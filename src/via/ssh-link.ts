@@ -9,9 +9,9 @@ import { sshArgs, type ViaAddress } from './address.js';
 import { ViaConnection } from './connection.js';
 import { FarError } from './wire-error.js';
 import { VIA_PROTOCOL } from './protocol.js';
-import { FarStart } from './far-start.js';
+import { FarStart, duration } from './far-start.js';
 import { ViaProtocolError } from './frames.js';
-import { VIA_HELLO_TIMEOUT_MS, VIA_LOGIN_TIMEOUT_MS } from '../limits.js';
+import { VIA_HELLO_TIMEOUT_MS, VIA_LOGIN_TIMEOUT_MS, VIA_REQUEST_TIMEOUT_MS } from '../limits.js';
 
 export interface ViaLinkSettings {
   address: ViaAddress;
@@ -92,10 +92,19 @@ export class ViaLink {
    */
   async request(op: string, body: Record<string, unknown>): Promise<unknown> {
     const connection = await this.connection();
+    let timer: NodeJS.Timeout | undefined;
+    const overdue = new Promise<never>((_, reject) => {
+      const error = new VconsoleError(`the vconsole on ${this.host} gave no answer to "${op}" within ${duration(VIA_REQUEST_TIMEOUT_MS)}`, {
+        hint: `run the same command on ${this.host} to see what it waits for`,
+      });
+      timer = setTimeout(() => reject(error), VIA_REQUEST_TIMEOUT_MS);
+    });
     try {
-      return await connection.request(op, body);
+      return await Promise.race([connection.request(op, body), overdue]);
     } catch (err) {
       throw err instanceof FarError ? err.from(this.host) : err;
+    } finally {
+      clearTimeout(timer);
     }
   }
 

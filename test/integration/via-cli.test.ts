@@ -2,8 +2,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VCONSOLE_BIN, runVconsole, type RunResult } from '../support/cli.js';
+import { REPO_ROOT, VCONSOLE_BIN, runVconsole, type RunResult } from '../support/cli.js';
 import { waitFor } from '../support/wait.js';
+import { AGENT_PREAMBLE, VIA_PROTOCOL } from '../../src/via/protocol.js';
 
 // --via as the far side fails it, with a stand-in "ssh" (VCONSOLE_SSH_COMMAND): a script that
 // notes its pid, then runs the real agent (as sshd would) or stalls, prints junk, or says the
@@ -14,6 +15,7 @@ import { waitFor } from '../support/wait.js';
 let dir: string;
 let home: string;
 let fakeSsh: string;
+let muteAgent: string;
 
 const FAKE_SSH = `#!/bin/sh
 echo $$ > "$FAKE_SSH_PIDFILE"
@@ -24,6 +26,7 @@ case "$FAKE_SSH_MODE" in
   junk) exec yes 'Welcome to the bastion' ;;
   junk-then-silent) echo 'Last login: yesterday'; exec sleep 600 ;;
   preamble-then-silent) printf 'vconsole-via-agent\\n'; exec sleep 600 ;;
+  mute-agent) exec "$FAKE_SSH_NODE" "$FAKE_SSH_MUTE_AGENT" ;;
   slow) echo 'Last login: yesterday'; sleep 1; eval "exec $1" ;;
   *) eval "exec $1" ;;
 esac
@@ -35,6 +38,18 @@ beforeAll(() => {
   home = path.join(dir, 'home');
   fakeSsh = path.join(dir, 'fake-ssh.sh');
   writeFileSync(fakeSsh, FAKE_SSH, { mode: 0o755 });
+  // An agent that says its hello, as this version's, and then answers nothing.
+  const { version } = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+  muteAgent = path.join(dir, 'mute-agent.mjs');
+  writeFileSync(
+    muteAgent,
+    [
+      `const body = Buffer.from(JSON.stringify({ protocol: ${VIA_PROTOCOL}, version: ${JSON.stringify(version)} }));`,
+      'const head = Buffer.alloc(9); head.writeUInt8(1, 0); head.writeUInt32BE(0, 1); head.writeUInt32BE(body.length, 5);',
+      `process.stdout.write(${JSON.stringify(AGENT_PREAMBLE)}); process.stdout.write(Buffer.concat([head, body]));`,
+      'process.stdin.resume();',
+    ].join('\n'),
+  );
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -49,6 +64,8 @@ async function viaRun(mode: string, args: string[], env: NodeJS.ProcessEnv = {})
     VCONSOLE_VIA_COMMAND: `${process.execPath} ${VCONSOLE_BIN}`,
     FAKE_SSH_MODE: mode,
     FAKE_SSH_PIDFILE: pidFile,
+    FAKE_SSH_NODE: process.execPath,
+    FAKE_SSH_MUTE_AGENT: muteAgent,
     ...env,
   });
   return { ...result, sshPid: Number(readFileSync(pidFile, 'utf8').trim()) };
@@ -120,6 +137,14 @@ describe.skipIf(process.platform !== 'linux')('--via when the far side refuses o
     const run = await viaRun('preamble-then-silent', ['console', 'demo:vm-c#serial'], { VCONSOLE_VIA_HELLO_TIMEOUT_MS: '500' });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^vconsole: the vconsole agent on bastion did not say hello within 500ms; /);
+    await expectSshGone(run.sshPid);
+  });
+
+  it('gives up on an agent that says hello and then answers nothing, naming what it asked', async () => {
+    const run = await viaRun('mute-agent', ['proxy', 'demo:vm-a'], { VCONSOLE_VIA_REQUEST_TIMEOUT_MS: '500' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^vconsole: the vconsole on bastion gave no answer to "select" within 500ms; /);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
     await expectSshGone(run.sshPid);
   });
 
