@@ -149,6 +149,24 @@ export const BROWSER_MANUAL_CODE_TTL_MS = 10 * 60_000;
  */
 export const PREAUTH_TIMEOUT_MS = msFromEnv('VCONSOLE_PREAUTH_TIMEOUT_MS', 10_000);
 /**
+ * `--via`: ssh has this long, from its start to its first byte on stdout, to connect and log in
+ * to the bastion (answering its prompts included); a stalled connection or login fails with a
+ * line that says so instead of waiting for ever. VCONSOLE_VIA_LOGIN_TIMEOUT_MS overrides it.
+ */
+export const VIA_LOGIN_TIMEOUT_MS = msFromEnv('VCONSOLE_VIA_LOGIN_TIMEOUT_MS', 30_000);
+/**
+ * `--via`: from the bastion's first byte on, the far vconsole has this long to start its agent
+ * and say hello (what the login prints before it included). VCONSOLE_VIA_HELLO_TIMEOUT_MS
+ * overrides it.
+ */
+export const VIA_HELLO_TIMEOUT_MS = msFromEnv('VCONSOLE_VIA_HELLO_TIMEOUT_MS', 20_000);
+/**
+ * `--via`: the far vconsole has this long to answer what a whole command asks of it (its
+ * consoles, a listing), longer than its own bounds there (LIST_TIMEOUT_MS), so an agent that
+ * hangs ends the command with a line. VCONSOLE_VIA_REQUEST_TIMEOUT_MS overrides it.
+ */
+export const VIA_REQUEST_TIMEOUT_MS = msFromEnv('VCONSOLE_VIA_REQUEST_TIMEOUT_MS', 90_000);
+/**
  * Once the challenge is sent, the viewer has this long to answer it: a person types the VNC
  * password into the viewer's prompt now, which 10 s would cut off. Still bounded, so a silent
  * socket is closed all the same. VCONSOLE_PASSWORD_ANSWER_TIMEOUT_MS overrides it.

@@ -21,7 +21,8 @@ import type { ConsoleTarget } from '../targets/types.js';
 import { expandWorkspace } from '../config/workspaces.js';
 import { refuseBrowserOnly } from './browser-only.js';
 import { joiningFrom, type JoinFlags } from './joining.js';
-import { selectViaTargets, viaLinkFrom, type ViaFlags } from './via.js';
+import { closingLinkOnFailure, selectViaTargets, viaLinkFrom, type ViaFlags } from './via.js';
+import type { ViaLink } from '../via/ssh-link.js';
 
 export interface ProxyFlags extends TargetFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags, JoinFlags, ViaFlags {
   /** With selectors: serve VMs that start matching, or running, while proxy runs. */
@@ -43,8 +44,19 @@ export interface ProxyFlags extends TargetFlags, ListenFlags, ShareFlags, Record
  */
 export async function runProxyCommand(inputs: string[], flags: ProxyFlags, config: VconsoleConfig, io: CommandIo): Promise<void> {
   ({ inputs, flags } = expandWorkspace(inputs, flags, config));
-  const options = targetOptionsFrom(flags, config);
   const via = viaLinkFrom(flags, config, (line) => io.stderr.write(`${line}\n`));
+  await closingLinkOnFailure(via, () => serveProxy(inputs, flags, config, io, via));
+}
+
+/** What runProxyCommand does once the workspace is expanded and the --via link (if any) made. */
+async function serveProxy(
+  inputs: string[],
+  flags: ProxyFlags,
+  config: VconsoleConfig,
+  io: CommandIo,
+  via: ViaLink | undefined,
+): Promise<void> {
+  const options = targetOptionsFrom(flags, config);
   const { named, selected } = via
     ? await selectViaTargets(via, inputs, flags, { follow: flags.follow })
     : await selectTargets(inputs, flags, options, config, { follow: flags.follow });

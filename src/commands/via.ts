@@ -33,6 +33,19 @@ export function viaLinkFrom(
   });
 }
 
+/**
+ * Runs what a command does with the link (if any). When that fails, the link ends with it: ssh
+ * and the far agent would otherwise keep the process running after its error line.
+ */
+export async function closingLinkOnFailure<T>(link: ViaLink | undefined, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    link?.close();
+    throw err;
+  }
+}
+
 /** The flags the far side reads (what selects and resolves consoles), without what is only for here. */
 function farFlags(flags: object): Record<string, unknown> {
   const sent = JSON.parse(JSON.stringify(flags)) as Record<string, unknown>;
@@ -45,8 +58,7 @@ function farFlags(flags: object): Record<string, unknown> {
 export async function selectViaTargets(link: ViaLink, inputs: string[], flags: object, { follow = false } = {}): Promise<TargetSelection> {
   if (follow) throw new UsageError('--follow does not work with --via yet', 'name the VMs, or run vconsole on the bastion');
   const sent = farFlags(flags);
-  const connection = await link.connection();
-  const result = (await connection.request('select', { inputs, flags: sent })) as { named?: unknown[]; selected?: unknown[] };
+  const result = (await link.request('select', { inputs, flags: sent })) as { named?: unknown[]; selected?: unknown[] };
   const targets = (list: unknown[] | undefined) => (list ?? []).filter(isFarTarget).map((far) => new RemoteTarget(link, far, sent));
   return { named: targets(result.named), selected: targets(result.selected) };
 }
@@ -59,8 +71,7 @@ export async function resolveViaTargets(
   { preserveSession }: { preserveSession?: boolean } = {},
 ): Promise<ConsoleTarget[]> {
   const sent = farFlags(flags);
-  const connection = await link.connection();
-  const result = await connection.request('resolve', { inputs, flags: sent, preserveSession });
+  const result = await link.request('resolve', { inputs, flags: sent, preserveSession });
   const targets = (Array.isArray(result) ? result : []).filter(isFarTarget).map((far) => new RemoteTarget(link, far, sent));
   if (targets.length !== inputs.length) throw new VconsoleError(`${link.host} resolved ${targets.length} of ${inputs.length} consoles`);
   return targets;
@@ -72,8 +83,7 @@ export async function listVia(
   flags: object,
   io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
 ): Promise<number> {
-  const connection = await link.connection();
-  const result = (await connection.request('list', { flags: farFlags(flags) })) as { stdout?: unknown; stderr?: unknown; code?: unknown };
+  const result = (await link.request('list', { flags: farFlags(flags) })) as { stdout?: unknown; stderr?: unknown; code?: unknown };
   if (typeof result.stdout === 'string') io.stdout.write(result.stdout);
   if (typeof result.stderr === 'string') io.stderr.write(result.stderr);
   return typeof result.code === 'number' ? result.code : 1;

@@ -13,8 +13,15 @@ describe('the user ssh command line', () => {
   it('runs $VCONSOLE_SSH_COMMAND through the shell with the arguments after it, as git runs GIT_SSH_COMMAND', () => {
     expect(sshCommandLine('ssh -F ~/lab/ssh_config', ['jump', 'a b'], 'linux')).toEqual({
       command: '/bin/sh',
-      args: ['-c', 'ssh -F ~/lab/ssh_config "$@"', 'ssh', 'jump', 'a b'],
+      args: ['-c', 'exec ssh -F ~/lab/ssh_config "$@"', 'ssh', 'jump', 'a b'],
     });
+  });
+
+  it('execs a plain command, so the process vconsole ends is ssh itself; what exec cannot start runs as written', () => {
+    expect(sshCommandLine('/lab/fake-ssh.sh', ['jump'], 'linux').args[1]).toBe('exec /lab/fake-ssh.sh "$@"');
+    expect(sshCommandLine('ssh -o ConnectTimeout=5', ['jump'], 'linux').args[1]).toBe('exec ssh -o ConnectTimeout=5 "$@"');
+    for (const command of ['SSH_AUTH_SOCK=/x ssh', 'cd /lab && ssh', 'ssh; true', 'ssh | tee log', '(ssh)', 'ssh\ntrue'])
+      expect(sshCommandLine(command, ['jump'], 'linux').args[1]).toBe(`${command} "$@"`);
   });
 
   it('splits it into words on Windows, which has no /bin/sh', () => {

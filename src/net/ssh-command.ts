@@ -20,7 +20,9 @@ export function sshCommandFrom(env: NodeJS.ProcessEnv = process.env): string {
 /**
  * What to spawn for `sshCommand ARGS...`. Plain `ssh` runs as it is (found on PATH: OpenSSH's
  * ssh.exe on Windows 10 and later). Anything else goes through /bin/sh with the arguments after
- * it, as git does; Windows has no /bin/sh, so there its words are split on white space.
+ * it, as git does; Windows has no /bin/sh, so there its words are split on white space. A plain
+ * command (`ssh -F FILE`, a script) is exec'd by that shell, so the process vconsole starts, and
+ * ends, is ssh itself: a shell in between would die alone and leave ssh running.
  */
 export function sshCommandLine(sshCommand: string, args: readonly string[], platform: NodeJS.Platform = process.platform): SshCommandLine {
   if (sshCommand === 'ssh') return { command: 'ssh', args: [...args] };
@@ -28,5 +30,9 @@ export function sshCommandLine(sshCommand: string, args: readonly string[], plat
     const [command, ...words] = sshCommand.split(/\s+/);
     return { command, args: [...words, ...args] };
   }
-  return { command: '/bin/sh', args: ['-c', `${sshCommand} "$@"`, 'ssh', ...args] };
+  const exec = PLAIN_COMMAND.test(sshCommand) ? 'exec ' : '';
+  return { command: '/bin/sh', args: ['-c', `${exec}${sshCommand} "$@"`, 'ssh', ...args] };
 }
+
+/** Words that `exec` can start as they are: no `VAR=value` first, no list or pipeline, no subshell. */
+const PLAIN_COMMAND = /^[^\s=;&|()`]+([ \t][^;&|()`\n]*)?$/;

@@ -10,6 +10,7 @@ import type { ViaConnection } from './connection.js';
 import { isFarTarget, type FarTarget } from './protocol.js';
 import type { ViaLink } from './ssh-link.js';
 import { untilAborted } from '../abort-race.js';
+import { FarError } from './wire-error.js';
 
 export class RemoteTarget implements ConsoleTarget {
   readonly input: string;
@@ -59,14 +60,18 @@ export class RemoteTarget implements ConsoleTarget {
 
   async check(signal: AbortSignal, admit?: () => void): Promise<void> {
     const connection = await this.attached();
-    const checked = await untilAborted(connection.request('check', { handle: this.handle }), signal, () => signal.reason as Error);
+    const checked = await untilAborted(
+      this.fromFar(connection.request('check', { handle: this.handle })),
+      signal,
+      () => signal.reason as Error,
+    );
     this.update(checked);
     admit?.();
   }
 
   async dial(context: DialContext): Promise<Duplex> {
     const connection = await this.attached();
-    const opening = connection.open({ handle: this.handle, preserveSession: context.preserveSession ?? false }, context.log);
+    const opening = this.fromFar(connection.open({ handle: this.handle, preserveSession: context.preserveSession ?? false }, context.log));
     // A stream that opens after its client went away is closed at once.
     opening.then(
       (opened) => context.signal.aborted && opened.destroy(),
@@ -84,7 +89,7 @@ export class RemoteTarget implements ConsoleTarget {
   private async farConnectionFile(signal: AbortSignal): Promise<ConnectionFileSettings> {
     const connection = await this.attached();
     const settings = await untilAborted(
-      connection.request('connection-file', { handle: this.handle }),
+      this.fromFar(connection.request('connection-file', { handle: this.handle })),
       signal,
       () => signal.reason as Error,
     );
@@ -112,6 +117,13 @@ export class RemoteTarget implements ConsoleTarget {
     this.handle = far.handle;
     this.generation = this.link.generation;
     return connection;
+  }
+
+  /** What the far side refused (a pre-flight, a dial), said to come from the bastion. */
+  private fromFar<T>(asked: Promise<T>): Promise<T> {
+    return asked.catch((err: unknown) => {
+      throw err instanceof FarError ? err.from(this.link.host) : err;
+    });
   }
 
   private update(result: unknown): void {

@@ -1,14 +1,17 @@
 // The near end of --via: the user's own ssh running the far vconsole's agent, its hello and
 // version checked, and, after a drop, a new one (with --wait) or the honest ending.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { PassThrough } from 'node:stream';
 import { ConsoleRefusedError, VconsoleError } from '../errors.js';
 import { sshCommandLine } from '../net/ssh-command.js';
 import { terminalSafe } from '../text/terminal-text.js';
 import { VERSION } from '../version.js';
 import { sshArgs, type ViaAddress } from './address.js';
 import { ViaConnection } from './connection.js';
-import { AGENT_PREAMBLE, PREAMBLE_SEARCH_BYTES, VIA_PROTOCOL } from './protocol.js';
+import { FarError } from './wire-error.js';
+import { VIA_PROTOCOL } from './protocol.js';
+import { FarStart, duration } from './far-start.js';
+import { ViaProtocolError } from './frames.js';
+import { VIA_HELLO_TIMEOUT_MS, VIA_LOGIN_TIMEOUT_MS, VIA_REQUEST_TIMEOUT_MS } from '../limits.js';
 
 export interface ViaLinkSettings {
   address: ViaAddress;
@@ -27,6 +30,10 @@ export interface ViaLinkSettings {
 const STDERR_KEPT_BYTES = 4096;
 const RETRY_FIRST_MS = 1000;
 const RETRY_MAX_MS = 15_000;
+/** An ssh whose output ended before the hello gets this long to exit and say why; then it is ended. */
+const EXIT_WAIT_MS = 2000;
+/** An ssh told to end (SIGTERM) is killed after this long. */
+const KILL_GRACE_MS = 2000;
 
 /** A version that cannot work with this one: trying again will not help. */
 export class ViaVersionError extends VconsoleError {}
@@ -79,13 +86,32 @@ export class ViaLink {
     return this.current;
   }
 
+  /**
+   * Asks the far side for what a whole command needs (its consoles, a listing): what it refuses
+   * is the command's error as it would be there, said to come from the bastion.
+   */
+  async request(op: string, body: Record<string, unknown>): Promise<unknown> {
+    const connection = await this.connection();
+    let timer: NodeJS.Timeout | undefined;
+    const overdue = new Promise<never>((_, reject) => {
+      const error = new VconsoleError(`the vconsole on ${this.host} gave no answer to "${op}" within ${duration(VIA_REQUEST_TIMEOUT_MS)}`, {
+        hint: `run the same command on ${this.host} to see what it waits for`,
+      });
+      timer = setTimeout(() => reject(error), VIA_REQUEST_TIMEOUT_MS);
+    });
+    try {
+      return await Promise.race([connection.request(op, body), overdue]);
+    } catch (err) {
+      throw err instanceof FarError ? err.from(this.host) : err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Ends the ssh process: the far agent sees its stdin end and closes every console there. */
   close(): void {
     this.closing = true;
-    for (const child of this.children) {
-      child.stdin?.end();
-      child.kill('SIGTERM');
-    }
+    for (const child of this.children) endChild(child);
   }
 
   private async reconnect(): Promise<ViaConnection> {
@@ -104,7 +130,7 @@ export class ViaLink {
     }
   }
 
-  /** Starts ssh and the far agent, and waits for its hello. */
+  /** Starts ssh and the far agent, and waits for its hello (each phase bounded, far-start.ts). */
   private async connect(): Promise<ViaConnection> {
     const { sshCommand, farCommand, address } = this.settings;
     const remote = `${farCommand} agent --stdio`;
@@ -121,9 +147,9 @@ export class ViaLink {
         for (const line of chunk.toString('utf8').split('\n').filter(Boolean))
           this.settings.say(`vconsole: ${this.host}: ${terminalSafe(line)}`);
     });
-    const input = new PassThrough();
-    const connection = new ViaConnection(input, child.stdin, { lost: () => this.lostError() });
-    skipToPreamble(child.stdout, input);
+    const lastSaid = () => terminalSafe(stderrTail.trim().split('\n').pop() ?? '').trim();
+    const start = new FarStart(child.stdout, { host: this.host, loginMs: VIA_LOGIN_TIMEOUT_MS, helloMs: VIA_HELLO_TIMEOUT_MS, lastSaid });
+    const connection = new ViaConnection(start.input, child.stdin, { lost: () => this.lostError() });
     const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
     child.once('error', () => connection.close());
     void exited.then(() => {
@@ -140,10 +166,12 @@ export class ViaLink {
     connection.sayHello({ protocol: VIA_PROTOCOL, version: VERSION });
     let hello;
     try {
-      hello = await connection.hello();
-    } catch {
-      const code = await exited;
-      throw this.startFailure(code, stderrTail);
+      hello = await start.until(connection.hello());
+    } catch (err) {
+      connection.close();
+      throw await this.startFailed(child, exited, start, err, lastSaid);
+    } finally {
+      start.stop();
     }
     if (hello.protocol !== VIA_PROTOCOL) {
       connection.close();
@@ -161,9 +189,32 @@ export class ViaLink {
     return connection;
   }
 
+  /**
+   * Why the far agent never said hello: a phase that ran out (far-start.ts) or a broken protocol,
+   * with ssh ended; else ssh's exit (waited for a little) and the last line it wrote.
+   */
+  private async startFailed(child: ChildProcess, exited: Promise<number | null>, start: FarStart, err: unknown, lastSaid: () => string) {
+    if (start.failure) {
+      endChild(child);
+      return start.failure;
+    }
+    const broken = err instanceof VconsoleError && err.cause instanceof ViaProtocolError ? err.cause : undefined;
+    if (broken) {
+      endChild(child);
+      return new VconsoleError(`the vconsole on ${this.host} broke the via protocol before its hello: ${broken.message}`, {
+        hint: `vconsole install --via ${this.host} puts this version there`,
+      });
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), EXIT_WAIT_MS)));
+    const code = await Promise.race([exited, late]);
+    clearTimeout(timer);
+    if (code === 'late') endChild(child);
+    return this.startFailure(code === 'late' ? null : code, lastSaid());
+  }
+
   /** Why the far agent never said hello, from ssh's exit code and the last line it wrote. */
-  private startFailure(code: number | null, stderr: string): VconsoleError {
-    const last = terminalSafe(stderr.trim().split('\n').pop() ?? '').trim();
+  private startFailure(code: number | null, last: string): VconsoleError {
     const said = last ? `: ${last}` : '';
     if (code === 127 || /command not found|not found|No such file/i.test(last))
       return new VconsoleError(`no vconsole on ${this.host}${said}`, { hint: `vconsole install --via ${this.host} puts one there` });
@@ -174,23 +225,14 @@ export class ViaLink {
   }
 }
 
-/** Copies `from` to `to` from just after the agent's preamble on; what comes before it is skipped (bounded). */
-function skipToPreamble(from: NodeJS.ReadableStream, to: PassThrough): void {
-  let seen = '';
-  let found = false;
-  from.on('data', (chunk: Buffer) => {
-    if (found) {
-      to.write(chunk);
-      return;
-    }
-    seen += chunk.toString('latin1');
-    const at = seen.indexOf(AGENT_PREAMBLE);
-    if (at >= 0) {
-      found = true;
-      to.write(Buffer.from(seen.slice(at + AGENT_PREAMBLE.length), 'latin1'));
-    } else if (seen.length > PREAMBLE_SEARCH_BYTES) {
-      to.end();
-    } else seen = seen.slice(-(AGENT_PREAMBLE.length + PREAMBLE_SEARCH_BYTES));
-  });
-  from.on('end', () => to.end());
+/** Ends an ssh process: its stdin first (the far agent ends with it), SIGTERM, SIGKILL if it lingers. */
+function endChild(child: ChildProcess): void {
+  child.stdin?.end();
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const kill = setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
+  child.once('exit', () => clearTimeout(kill));
+  // Whatever else holds its output (a process it started) holds this process no longer.
+  child.stdout?.destroy();
+  child.stderr?.destroy();
 }

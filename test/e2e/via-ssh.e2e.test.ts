@@ -14,6 +14,7 @@ import { takeVncSnapshot } from './support/vncsnapshot.js';
 // --via through a real OpenSSH server: the far vconsole is this checkout, run by sshd's session
 // in a temp home (sshd's SetEnv HOME), reached with `ssh -F CONFIG` as VCONSOLE_SSH_COMMAND.
 
+const sshGate = requireTools(['sshd', 'ssh', 'ssh-keygen']);
 const gate = requireTools(['sshd', 'ssh', 'ssh-keygen', 'qemu-system-x86_64', 'vncsnapshot']);
 const lab = new ProcessLab();
 let sshd: SshServer;
@@ -57,13 +58,36 @@ function startConsole(args: readonly string[]): RunningProcess {
 }
 
 beforeAll(async () => {
-  if (gate.skip) return;
+  if (sshGate.skip) return;
   dir = await lab.tempDir('via');
   farHome = join(dir, 'far-home');
   await mkdir(farHome, { recursive: true });
   sshd = await startSshd(lab, 'vconsole-bastion', { configLines: [`SetEnv HOME=${farHome}`] });
+  if (gate.skip) return;
   vm = await startQemuVm(lab, 'via-vm', dir);
 }, E2E_SETUP_TIMEOUT_MS);
+
+// The far side's refusal through a real sshd (no VM needed): the command ends as it would there,
+// and so do ssh and the far agent. The same with a stand-in ssh: test/integration/via-cli.test.ts.
+describe.skipIf(sshGate.skip)(gatedTitle('--via through a real sshd, refused there', sshGate), () => {
+  it(
+    "proxy and open --via end with the bastion's refusal of a bad target, its exit code, and no ssh session left",
+    async () => {
+      for (const args of [['proxy'], ['open', '--viewer', 'none']]) {
+        const refused = await vconsole([...args, '--via', sshd.hostAlias, 'nosuch:vm']);
+        expect(refused.code, refused.stderr).toBe(2);
+        expect(refused.stderr).toMatch(/^vconsole: via vconsole-bastion: unknown target scheme "nosuch:" in "nosuch:vm"; use one of /);
+        expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+      }
+      // A cloud the bastion has no credentials for: its pre-flight's line, marked as the bastion's.
+      const noCloud = await vconsole(['proxy', '--via', sshd.hostAlias, 'openstack:nosuchcloud/vm1']);
+      expect(noCloud.code, noCloud.stderr).toBe(2);
+      expect(noCloud.stderr).toMatch(/^vconsole: openstack:nosuchcloud\/vm1: via vconsole-bastion: no OpenStack credentials found/);
+      await pollFor(async () => ((await farAgents()).length === 0 ? true : undefined), { what: 'the far agents to exit' });
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+});
 afterAll(() => lab.cleanup(), E2E_SETUP_TIMEOUT_MS);
 
 describe.skipIf(gate.skip)(gatedTitle('--via through a real sshd', gate), () => {

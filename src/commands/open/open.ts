@@ -14,7 +14,8 @@ import { joiningFrom } from '../joining.js';
 import { sharingFrom } from '../sharing.js';
 import { listenAddressFrom, targetOptionsFrom } from '../target-options.js';
 import { selectTargets } from '../target-selection.js';
-import { selectViaTargets, viaLinkFrom } from '../via.js';
+import { closingLinkOnFailure, selectViaTargets, viaLinkFrom } from '../via.js';
+import type { ViaLink } from '../../via/ssh-link.js';
 import { openBrowserPages, pageOutput } from './browser-only.js';
 import { openConnectionFiles } from './connection-files.js';
 import { confirmOpenCount } from './count.js';
@@ -33,14 +34,25 @@ export type { OpenFlags } from './settings.js';
  */
 export async function runOpenCommand(inputs: string[], flags: OpenFlags, config: VconsoleConfig, io: CommandIo): Promise<void> {
   ({ inputs, flags } = expandWorkspace(inputs, flags, config));
+  // The link's lines (connection lost, back again) go to the TUI's notice line once it shows.
+  const sayVia = { to: (line: string) => void io.stderr.write(`${line}\n`) };
+  const via = viaLinkFrom(flags, config, (line) => sayVia.to(line));
+  await closingLinkOnFailure(via, () => openConsoles(inputs, flags, config, io, { via, sayVia }));
+}
+
+/** What runOpenCommand does once the workspace is expanded and the --via link (if any) made. */
+async function openConsoles(
+  inputs: string[],
+  flags: OpenFlags,
+  config: VconsoleConfig,
+  io: CommandIo,
+  { via, sayVia }: { via: ViaLink | undefined; sayVia: { to: (line: string) => void } },
+): Promise<void> {
   const escapeKey = flags.escape === undefined ? DEFAULT_ESCAPE : parseEscapeKey(flags.escape);
   const thumbnailMode = thumbnailModeFrom(flags, process.env);
   const useTui = flags.tui !== false && Boolean(process.stdout.isTTY && process.stdin.isTTY);
   // The TUI will hold the terminal while targets are checked: a provider asks nothing then (it refuses, saying what to do).
   const options = { ...targetOptionsFrom(flags, config), ...(useTui ? { questions: 'none' as const } : {}) };
-  // The link's lines (connection lost, back again) go to the TUI's notice line once it shows.
-  let sayVia = (line: string) => void io.stderr.write(`${line}\n`);
-  const via = viaLinkFrom(flags, config, (line) => sayVia(line));
   const found = via
     ? await selectViaTargets(via, inputs, flags, { follow: flags.follow })
     : await selectTargets(inputs, flags, options, config, { follow: flags.follow });
@@ -98,7 +110,7 @@ export async function runOpenCommand(inputs: string[], flags: OpenFlags, config:
     },
     io,
   );
-  sayVia = (line) => {
+  sayVia.to = (line) => {
     if (run.view) run.view.show({ type: 'notice', text: line.replace(/^vconsole: /, '') });
     else io.stderr.write(`${line}\n`);
   };

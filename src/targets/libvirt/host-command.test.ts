@@ -20,7 +20,7 @@ describe('running virsh where the domain is', () => {
     const env = { VCONSOLE_SSH_COMMAND: 'ssh -F /lab/ssh_config' };
     expect(sshInvocation({ host: 'lab' }, ['-W', 'h:1'], undefined, env, 'linux')).toEqual({
       command: '/bin/sh',
-      args: ['-c', 'ssh -F /lab/ssh_config "$@"', 'ssh', '-o', 'BatchMode=yes', '-W', 'h:1', '--', 'lab'],
+      args: ['-c', 'exec ssh -F /lab/ssh_config "$@"', 'ssh', '-o', 'BatchMode=yes', '-W', 'h:1', '--', 'lab'],
     });
     expect(sshInvocation({ host: 'lab' }, [], 'true', env, 'win32')).toEqual({
       command: 'ssh',
