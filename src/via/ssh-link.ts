@@ -11,6 +11,7 @@ import { FarError } from './wire-error.js';
 import { VIA_PROTOCOL } from './protocol.js';
 import { FarStart, duration } from './far-start.js';
 import { ViaProtocolError } from './frames.js';
+import { Backoff, pause } from '../retry/backoff.js';
 import { VIA_HELLO_TIMEOUT_MS, VIA_LOGIN_TIMEOUT_MS, VIA_REQUEST_TIMEOUT_MS } from '../limits.js';
 
 export interface ViaLinkSettings {
@@ -28,8 +29,7 @@ export interface ViaLinkSettings {
 
 /** The last this much of ssh's stderr is kept, for the line that says why it failed. */
 const STDERR_KEPT_BYTES = 4096;
-const RETRY_FIRST_MS = 1000;
-const RETRY_MAX_MS = 15_000;
+const RECONNECT_BACKOFF = { firstMs: 1000, maxMs: 15_000 };
 /** An ssh whose output ended before the hello gets this long to exit and say why; then it is ended. */
 const EXIT_WAIT_MS = 2000;
 /** An ssh told to end (SIGTERM) is killed after this long. */
@@ -116,16 +116,16 @@ export class ViaLink {
 
   private async reconnect(): Promise<ViaConnection> {
     const deadline = (this.lostAt ?? Date.now()) + this.settings.waitMs;
-    let delay = RETRY_FIRST_MS;
+    const retries = new Backoff(RECONNECT_BACKOFF);
     for (;;) {
       try {
         const connection = await this.connect();
         this.settings.say(`vconsole: connected to ${this.host} again`);
         return connection;
       } catch (err) {
+        const delay = retries.next();
         if (err instanceof ViaVersionError || this.closing || Date.now() + delay > deadline) throw err;
-        await new Promise((resolve) => setTimeout(resolve, delay));
-        delay = Math.min(delay * 2, RETRY_MAX_MS);
+        await pause(delay);
       }
     }
   }
