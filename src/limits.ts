@@ -154,6 +154,8 @@ export const PREAUTH_TIMEOUT_MS = msFromEnv('VCONSOLE_PREAUTH_TIMEOUT_MS', 10_00
  * line that says so instead of waiting for ever. VCONSOLE_VIA_LOGIN_TIMEOUT_MS overrides it.
  */
 export const VIA_LOGIN_TIMEOUT_MS = msFromEnv('VCONSOLE_VIA_LOGIN_TIMEOUT_MS', 30_000);
+/** The same wait where stdin is a terminal: ssh may be asking there for a password and a second factor. */
+export const VIA_LOGIN_AT_TERMINAL_TIMEOUT_MS = msFromEnv('VCONSOLE_VIA_LOGIN_TIMEOUT_MS', 120_000);
 /**
  * `--via`: from the bastion's first byte on, the far vconsole has this long to start its agent
  * and say hello (what the login prints before it included). VCONSOLE_VIA_HELLO_TIMEOUT_MS

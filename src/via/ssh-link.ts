@@ -12,7 +12,7 @@ import { VIA_PROTOCOL } from './protocol.js';
 import { FarStart, duration } from './far-start.js';
 import { ViaProtocolError } from './frames.js';
 import { Backoff, pause } from '../retry/backoff.js';
-import { VIA_HELLO_TIMEOUT_MS, VIA_LOGIN_TIMEOUT_MS, VIA_REQUEST_TIMEOUT_MS } from '../limits.js';
+import { VIA_HELLO_TIMEOUT_MS, VIA_LOGIN_AT_TERMINAL_TIMEOUT_MS, VIA_LOGIN_TIMEOUT_MS, VIA_REQUEST_TIMEOUT_MS } from '../limits.js';
 
 export interface ViaLinkSettings {
   address: ViaAddress;
@@ -148,7 +148,12 @@ export class ViaLink {
           this.settings.say(`vconsole: ${this.host}: ${terminalSafe(line)}`);
     });
     const lastSaid = () => terminalSafe(stderrTail.trim().split('\n').pop() ?? '').trim();
-    const start = new FarStart(child.stdout, { host: this.host, loginMs: VIA_LOGIN_TIMEOUT_MS, helloMs: VIA_HELLO_TIMEOUT_MS, lastSaid });
+    const start = new FarStart(child.stdout, {
+      host: this.host,
+      loginMs: process.stdin.isTTY ? VIA_LOGIN_AT_TERMINAL_TIMEOUT_MS : VIA_LOGIN_TIMEOUT_MS,
+      helloMs: VIA_HELLO_TIMEOUT_MS,
+      lastSaid,
+    });
     const connection = new ViaConnection(start.input, child.stdin, { lost: () => this.lostError() });
     const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
     child.once('error', () => connection.close());
