@@ -51,6 +51,11 @@ const WALLS = [
     forbids: ['.'] /* all of src/ outside it */,
     why: 'src/retry is the one back-off, a leaf anyone may import (the browser page bundles it): it imports nothing of vconsole',
   },
+  {
+    folder: 'state-machine',
+    forbids: ['.'] /* all of src/ outside it */,
+    why: 'src/state-machine is the one checked state holder, a leaf anyone may import: it imports nothing of vconsole',
+  },
   { folder: 'rfb', forbids: ['targets', 'viewers', 'tui'], why: 'src/rfb speaks RFB: it knows no provider, viewer or TUI' },
   {
     folder: 'rfb/wire',

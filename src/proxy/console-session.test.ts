@@ -5,7 +5,8 @@ import { VconsoleError } from '../errors.js';
 import { portIsClosed } from '../../test/support/cli.js';
 import { greeterSession as startGreeterSession, readLine, sourceFor, startGreeter } from '../../test/support/fake-console.js';
 import { waitFor } from '../../test/support/wait.js';
-import { ConsoleSession, SessionClosedError } from './console-session.js';
+import { ConsoleSession, SESSION_MOVES, SessionClosedError, type SessionPhase } from './console-session.js';
+import { IllegalTransitionError, StateMachine } from '../state-machine/state-machine.js';
 import type { SessionLogEntry, UpstreamSource } from './types.js';
 
 const LOOPBACK = { host: '127.0.0.1', port: 0 };
@@ -234,6 +235,31 @@ describe('ConsoleSession start and close', () => {
     await expect(session.start(LOOPBACK)).rejects.toBeInstanceOf(SessionClosedError);
     expect(session.snapshot()).toMatchObject({ state: 'closed', lastError: undefined, port: undefined });
     expect(logs.filter((l) => l.level === 'error')).toEqual([]);
+  });
+
+  it('moves only as its table says: a closed session never starts again, a listening one only closes', () => {
+    const closed = new StateMachine<SessionPhase>('ConsoleSession', SESSION_MOVES, { kind: 'closed', closing: Promise.resolve() });
+    expect(() => closed.to({ kind: 'connecting', starting: new Promise(() => undefined) })).toThrow(IllegalTransitionError);
+    const listening = new StateMachine<SessionPhase>('ConsoleSession', SESSION_MOVES, {
+      kind: 'listening',
+      listener: { server: net.createServer(), bound: { address: '127.0.0.1', port: 1 } },
+      startedAt: 0,
+    });
+    expect(['idle', 'connecting', 'error'].some((kind) => listening.can(kind as SessionPhase['kind']))).toBe(false);
+    expect(new StateMachine<SessionPhase>('ConsoleSession', SESSION_MOVES, { kind: 'error' }).can('connecting')).toBe(true);
+  });
+
+  it('shows an address only while it has a listener: not once its start failed, nor once closed', async () => {
+    const { session, heal } = await sessionFailingItsCheck();
+    let early: number | undefined;
+    await expect(session.start({ ...LOOPBACK, onBound: (bound) => void (early = bound.port) })).rejects.toThrow('VMI is not running');
+    expect(early).toBeGreaterThan(0);
+    expect(session.snapshot()).toMatchObject({ state: 'error', address: undefined, port: undefined, startedAt: undefined });
+    heal();
+    const { port } = await session.start(LOOPBACK);
+    expect(session.snapshot()).toMatchObject({ state: 'listening', port, startedAt: expect.any(Number) });
+    await session.close();
+    expect(session.snapshot()).toMatchObject({ state: 'closed', port: undefined, startedAt: undefined });
   });
 
   it('close() releases what the source started for the session, once', async () => {

@@ -2,10 +2,11 @@ import { EventEmitter } from 'node:events';
 import type net from 'node:net';
 import { VconsoleError, describeError } from '../errors.js';
 import { formatHostPort } from '../net/host-port.js';
+import { StateMachine, type Transitions } from '../state-machine/state-machine.js';
 import { ClientUpstreams } from './client-upstreams.js';
 import { bindListener } from './listener.js';
 import { SessionClients } from './session-clients.js';
-import type { BoundAddress, ListenOptions, LogLevel, SessionLogEntry, SessionSnapshot, SessionState, UpstreamSource } from './types.js';
+import type { BoundAddress, ListenOptions, LogLevel, SessionLogEntry, SessionSnapshot, UpstreamSource } from './types.js';
 
 export type { BoundAddress, ListenOptions } from './types.js';
 
@@ -37,6 +38,41 @@ export interface ConsoleSessionEvents {
 
 let nextSessionId = 1;
 
+/** A listener the session has bound, and where. */
+interface Listener {
+  readonly server: net.Server;
+  readonly bound: BoundAddress;
+}
+
+/** A session's state (its `kind` is the snapshot's), with what only that state has. */
+export type SessionPhase =
+  | { readonly kind: 'idle' }
+  /**
+   * Starting: the start every call meanwhile shares, the listener once bound (early, or at the
+   * end of the start), and the pre-flight's cancel while it runs.
+   */
+  | {
+      readonly kind: 'connecting';
+      readonly starting: Promise<BoundAddress>;
+      readonly listener?: Listener;
+      readonly checkAbort?: AbortController;
+    }
+  | { readonly kind: 'listening'; readonly listener: Listener; readonly startedAt: number }
+  /** The start failed (`lastError` says why); start() may try again. */
+  | { readonly kind: 'error' }
+  /** For good: the close every later call waits for. */
+  | { readonly kind: 'closed'; readonly closing: Promise<void> };
+
+/** The moves of a session; anything else is a bug, refused (exported for its test). */
+export const SESSION_MOVES: Transitions<SessionPhase> = {
+  idle: ['connecting', 'closed'],
+  // Staying: the listener bound, the pre-flight begun or done.
+  connecting: ['connecting', 'listening', 'error', 'closed'],
+  listening: ['closed'],
+  error: ['connecting', 'closed'],
+  closed: [],
+};
+
 /**
  * One console made local: a TCP listener whose every accepted client gets its own fresh
  * upstream, dialled at accept time (so reconnects work and expiring console tokens are
@@ -46,19 +82,13 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
   readonly id = nextSessionId++;
   readonly source: UpstreamSource;
   private readonly options: ConsoleSessionOptions;
-  private server?: net.Server;
-  private state: SessionState = 'idle';
-  private address?: string;
-  private port?: number;
-  private startedAt?: number;
+  private readonly phase = new StateMachine<SessionPhase>('ConsoleSession', SESSION_MOVES, { kind: 'idle' });
+  /** What went wrong last since the last start: the start's failure, or a client's. */
   private lastError?: string;
-  private checkAbort?: AbortController;
-  private starting?: Promise<BoundAddress>;
   /** Past admit(): a second session of its console is refused, not this one. */
   private admitted = false;
   private readonly upstreams: ClientUpstreams;
   private readonly clients: SessionClients;
-  private closing?: Promise<void>;
 
   constructor(source: UpstreamSource, options: ConsoleSessionOptions = {}) {
     super();
@@ -70,7 +100,7 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
       recordError: (message) => (this.lastError = message),
       changed: () => this.emitChange(),
       traffic: () => this.emit('traffic', this.snapshot()),
-      isClosed: () => this.state === 'closed',
+      isClosed: () => this.phase.kind === 'closed',
     });
   }
 
@@ -86,14 +116,17 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
    * it starts.
    */
   start(listen: ListenOptions): Promise<BoundAddress> {
-    if (this.state === 'closed') return Promise.reject(new SessionClosedError());
-    if (this.state === 'listening' && this.address !== undefined && this.port !== undefined) {
-      return Promise.resolve({ address: this.address, port: this.port });
-    }
-    this.starting ??= this.startOnce(listen).finally(() => {
-      this.starting = undefined;
-    });
-    return this.starting;
+    const phase = this.phase.current;
+    if (phase.kind === 'closed') return Promise.reject(new SessionClosedError());
+    if (phase.kind === 'listening') return Promise.resolve({ ...phase.listener.bound });
+    if (phase.kind === 'connecting') return phase.starting;
+    this.lastError = undefined;
+    // The connecting state holds its start from the moment it begins.
+    let begin!: (started: Promise<BoundAddress>) => void;
+    const starting = new Promise<BoundAddress>((resolve) => (begin = resolve));
+    this.moveTo({ kind: 'connecting', starting });
+    begin(this.startOnce(listen));
+    return starting;
   }
 
   private async startOnce(listen: ListenOptions): Promise<BoundAddress> {
@@ -106,8 +139,6 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
 
   /** start()'s steps; an early listener's clients are held (ClientUpstreams) until it ends. */
   private async startHeld(listen: ListenOptions): Promise<BoundAddress> {
-    this.lastError = undefined;
-    this.setState('connecting');
     // Clients of an early listener wait for the pre-flight from the moment it binds: one that
     // comes while onBound runs (the viewer launching), before the pre-flight began, too.
     let gate: ((checking: Promise<void>) => void) | undefined;
@@ -127,8 +158,10 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
     if (early && this.source.consoleType !== boundFor) await this.typeChanged(listen);
     try {
       const bound = early ?? (await this.listen(listen));
-      this.startedAt = Date.now();
-      this.setState('listening');
+      // Closed since it bound (the close closed the listener).
+      const listener = this.phase.when('connecting')?.listener;
+      if (!listener) throw new SessionClosedError();
+      this.moveTo({ kind: 'listening', listener, startedAt: Date.now() });
       this.log('info', `listening on ${formatHostPort(bound.address, bound.port)}`);
       return bound;
     } catch (err) {
@@ -138,21 +171,39 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
 
   /** The source's pre-flight; rejects with what start() rejects with. */
   private async check(): Promise<void> {
-    try {
-      if (this.source.check) {
-        this.checkAbort = new AbortController();
-        // A sharing wrapper admits before it opens its shared connection (a duplicate must not take the console).
-        await this.source.check(this.checkAbort.signal, () => this.admitOnce());
+    /** What admit() threw, while the pre-flight unwinds. */
+    let refused: { refusal: unknown } | undefined;
+    const admit = () => {
+      try {
+        this.admitOnce();
+      } catch (refusal) {
+        refused = { refusal };
+        throw refusal;
       }
-      if (this.state === 'closed') throw new SessionClosedError();
+    };
+    try {
+      // A sharing wrapper admits before it opens its shared connection (a duplicate must not take the console).
+      if (this.source.check) await this.checkCancellably(this.source.check.bind(this.source), admit);
+      if (this.phase.kind === 'closed') throw new SessionClosedError();
     } catch (err) {
-      if (err === this.refusal) {
+      if (refused && err === refused.refusal) {
         await this.close();
         throw err;
       }
       throw this.failure(err);
+    }
+  }
+
+  /** Runs the pre-flight with a cancel the connecting state holds while it runs (a close aborts it). */
+  private async checkCancellably(check: NonNullable<UpstreamSource['check']>, admit: () => void): Promise<void> {
+    const checkAbort = new AbortController();
+    const connecting = this.phase.when('connecting');
+    if (connecting) this.phase.to({ ...connecting, checkAbort });
+    try {
+      await check(checkAbort.signal, admit);
     } finally {
-      this.checkAbort = undefined;
+      const still = this.phase.when('connecting');
+      if (still?.checkAbort === checkAbort) this.phase.to({ ...still, checkAbort: undefined });
     }
   }
 
@@ -160,7 +211,7 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
   private async typeChanged(listen: ListenOptions): Promise<void> {
     // What the caller stops there reports its own failures.
     await Promise.resolve(listen.onTypeChanged?.(this.source.consoleType)).catch(() => undefined);
-    if (this.state === 'closed') throw new SessionClosedError();
+    if (this.phase.kind === 'closed') throw new SessionClosedError();
   }
 
   private async listenEarly(listen: ListenOptions, onBound: NonNullable<ListenOptions['onBound']>): Promise<BoundAddress> {
@@ -183,22 +234,15 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
    */
   dialAhead(): void {
     // Listening, or listening early while the pre-flight runs: the dial then overlaps it too.
-    const listening = this.state === 'listening' || (this.state === 'connecting' && this.server !== undefined);
+    const phase = this.phase.current;
+    const listening = phase.kind === 'listening' || (phase.kind === 'connecting' && phase.listener !== undefined);
     if (!listening || this.clients.count > 0) return;
     this.upstreams.dialAhead((level, message) => this.log(level, message));
   }
 
-  /** What admit() threw, while the pre-flight unwinds. */
-  private refusal?: unknown;
-
   private admitOnce(): void {
     if (this.admitted) return;
-    try {
-      this.options.admit?.(this);
-    } catch (refusal) {
-      this.refusal = refusal;
-      throw refusal;
-    }
+    this.options.admit?.(this);
     this.admitted = true;
   }
 
@@ -213,9 +257,9 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
 
   /** What start() rejects with: a cancel once the session is closed, else the error, recorded. */
   private failure(err: unknown): unknown {
-    if (this.state === 'closed') return err instanceof SessionClosedError ? err : new SessionClosedError();
+    if (this.phase.kind === 'closed') return err instanceof SessionClosedError ? err : new SessionClosedError();
     this.lastError = describeError(err);
-    this.setState('error');
+    this.moveTo({ kind: 'error' });
     return err;
   }
 
@@ -223,14 +267,13 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
   private async listen(listen: ListenOptions): Promise<BoundAddress> {
     const { server, bound } = await bindListener(listen, (socket) => this.clients.accept(socket));
     // Closed while binding: nothing may be left listening.
-    if (this.state === 'closed') {
+    const connecting = this.phase.when('connecting');
+    if (!connecting) {
       server.close();
       throw new SessionClosedError();
     }
     server.on('error', (err) => this.log('error', `listener failed: ${describeError(err)}`));
-    this.server = server;
-    this.address = bound.address;
-    this.port = bound.port;
+    this.phase.to({ ...connecting, listener: { server, bound } });
     return bound;
   }
 
@@ -240,50 +283,59 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
    * the first.
    */
   close(): Promise<void> {
-    this.closing ??= this.closeOnce();
-    return this.closing;
+    const closed = this.phase.when('closed');
+    if (closed) return closed.closing;
+    // The closed state holds its close from the moment it begins.
+    let begin!: (done: Promise<void>) => void;
+    const closing = new Promise<void>((resolve) => (begin = resolve));
+    const left = this.moveTo({ kind: 'closed', closing });
+    begin(this.closeOnce(left));
+    return closing;
   }
 
-  private async closeOnce(): Promise<void> {
-    this.setState('closed');
-    this.checkAbort?.abort();
+  /** What close() does after the move, which closed the listener: `left` is the state it closed. */
+  private async closeOnce(left: SessionPhase): Promise<void> {
+    if (left.kind === 'connecting') left.checkAbort?.abort();
     this.upstreams.endHold();
-    const server = this.server;
-    this.server = undefined;
-    const closing = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
     this.clients.closeAll();
-    await closing;
     // A source that cannot free its resources has nothing to tell a closed session's user.
     await this.source.release?.().catch(() => undefined);
   }
 
+  /** Its address while it has a listener; since when it listens while it does. */
   snapshot(): SessionSnapshot {
+    const phase = this.phase.current;
+    const bound = phase.kind === 'connecting' || phase.kind === 'listening' ? phase.listener?.bound : undefined;
     return {
       id: this.id,
       name: this.source.name,
       provider: this.source.provider,
-      state: this.state,
-      address: this.address,
-      port: this.port,
+      state: phase.kind,
+      address: bound?.address,
+      port: bound?.port,
       clients: this.clients.count,
       totalClients: this.clients.total,
       bytesIn: this.clients.bytesIn,
       bytesOut: this.clients.bytesOut,
-      startedAt: this.startedAt,
+      startedAt: phase.kind === 'listening' ? phase.startedAt : undefined,
       lastError: this.lastError,
       consoleType: this.source.consoleType,
     };
   }
 
-  private setState(state: SessionState): void {
-    if (this.state === state) return;
-    this.state = state;
-    if (state === 'closed' || state === 'error') {
-      this.server?.close();
-      this.server = undefined;
+  /**
+   * A move to another kind of state, told; one to `closed` or `error` closes the listener.
+   * Returns the state left. A move within `connecting` goes through `phase.to` alone and is not
+   * told: the listener bound early shows in the next snapshot.
+   */
+  private moveTo(next: SessionPhase): SessionPhase {
+    const left = this.phase.to(next);
+    if (next.kind === 'closed' || next.kind === 'error') {
+      if (left.kind === 'connecting' || left.kind === 'listening') left.listener?.server.close();
       this.upstreams.discard();
     }
     this.emitChange();
+    return left;
   }
 
   private emitChange(): void {

@@ -2,7 +2,8 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
 import { ConsoleEndedError, ConsoleRefusedError, UsageError, VconsoleError } from '../errors.js';
-import { SerialLine } from './serial-line.js';
+import { SERIAL_MOVES, SerialLine, type SerialPhase } from './serial-line.js';
+import { IllegalTransitionError, StateMachine } from '../state-machine/state-machine.js';
 import type { DialContext, UpstreamSource } from '../proxy/types.js';
 
 /** A VM serial port on 127.0.0.1 that can go away and come back on the same port. */
@@ -72,6 +73,30 @@ describe('SerialLine', () => {
     port.connections[0].destroy();
     expect((await ended)?.message).toMatch(/the console closed/);
     expect(line.currentState).toBe('closed');
+  });
+
+  it('moves only as its table says: a closed line never opens again, nor goes back to connecting', () => {
+    const closed = new StateMachine<SerialPhase>('SerialLine', SERIAL_MOVES, { kind: 'closed' });
+    expect(() => closed.to({ kind: 'open', upstream: new PassThrough() })).toThrow(IllegalTransitionError);
+    expect(closed.can('connecting')).toBe(false);
+    expect(new StateMachine<SerialPhase>('SerialLine', SERIAL_MOVES, { kind: 'connecting' }).can('reconnecting')).toBe(false);
+  });
+
+  it('refuses a second start of an open line loudly, closing what that start dialled', async () => {
+    const dialled: PassThrough[] = [];
+    const line = new SerialLine({
+      name: 'vm-a',
+      provider: 'test',
+      dial: () => Promise.resolve(dialled[dialled.push(new PassThrough()) - 1]),
+    });
+    cleanups.push(() => line.close());
+    await line.start();
+    await expect(line.start()).rejects.toThrow(IllegalTransitionError);
+    expect(dialled.map((stream) => stream.destroyed)).toEqual([false, true]);
+    expect(line.currentState).toBe('open');
+    expect(line.write(Buffer.from('x'))).toBe(true);
+    // The first stream echoes: what was typed comes back as output.
+    await until(() => line.scrollback.contents().toString() === 'x');
   });
 
   it('with --wait, reconnects when the console comes back and carries on', async () => {

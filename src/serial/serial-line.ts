@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import { ConsoleEndedError, ConsoleRefusedError, VconsoleError, describeError } from '../errors.js';
 import { Backoff, pause } from '../retry/backoff.js';
+import { IllegalTransitionError, StateMachine, type Transitions } from '../state-machine/state-machine.js';
 import { Scrollback } from './scrollback.js';
 import type { DialContext, LogLevel, UpstreamSource } from '../proxy/types.js';
 
@@ -12,6 +13,21 @@ export const RETRY_MAX_MS = 5_000;
 const DIAL_TIMEOUT_MS = 30_000;
 
 export type SerialState = 'connecting' | 'open' | 'reconnecting' | 'closed';
+
+/** A line's state; only an open line has a console to read and write. */
+export type SerialPhase =
+  | { readonly kind: 'connecting' }
+  | { readonly kind: 'open'; readonly upstream: Duplex }
+  | { readonly kind: 'reconnecting' }
+  | { readonly kind: 'closed' };
+
+/** The moves of a line; anything else is a bug, refused (exported for its test). A line starts once. */
+export const SERIAL_MOVES: Transitions<SerialPhase> = {
+  connecting: ['open', 'closed'],
+  open: ['reconnecting', 'closed'],
+  reconnecting: ['open', 'closed'],
+  closed: [],
+};
 
 export interface SerialLineOptions {
   /**
@@ -39,8 +55,7 @@ export interface SerialLineEvents {
  */
 export class SerialLine extends EventEmitter<SerialLineEvents> {
   readonly scrollback: Scrollback;
-  private upstream?: Duplex;
-  private state: SerialState = 'connecting';
+  private readonly phase = new StateMachine<SerialPhase>('SerialLine', SERIAL_MOVES, { kind: 'connecting' });
   private readonly stop = new AbortController();
   private readonly waitMs: number;
   /** Reading the console is held while a local client catches up (see SharedSerialSource). */
@@ -60,11 +75,11 @@ export class SerialLine extends EventEmitter<SerialLineEvents> {
   }
 
   get currentState(): SerialState {
-    return this.state;
+    return this.phase.kind;
   }
 
   private get closed(): boolean {
-    return this.state === 'closed';
+    return this.phase.kind === 'closed';
   }
 
   /**
@@ -77,8 +92,9 @@ export class SerialLine extends EventEmitter<SerialLineEvents> {
 
   /** Sends typed bytes to the VM; dropped (false) while the console is not open. */
   write(bytes: Buffer): boolean {
-    if (!this.upstream || this.state !== 'open') return false;
-    this.upstream.write(bytes);
+    const open = this.phase.when('open');
+    if (!open) return false;
+    open.upstream.write(bytes);
     return true;
   }
 
@@ -89,17 +105,17 @@ export class SerialLine extends EventEmitter<SerialLineEvents> {
   hold(on: boolean): void {
     if (this.held === on) return;
     this.held = on;
-    if (on) this.upstream?.pause();
-    else this.upstream?.resume();
+    const upstream = this.phase.when('open')?.upstream;
+    if (on) upstream?.pause();
+    else upstream?.resume();
   }
 
   /** Closes the console for good. Idempotent. */
   close(): void {
     if (this.closed) return;
-    this.setState('closed');
+    const left = this.moveTo({ kind: 'closed' });
     this.stop.abort();
-    this.upstream?.destroy();
-    this.upstream = undefined;
+    if (left.kind === 'open') left.upstream.destroy();
     this.emit('end', undefined);
   }
 
@@ -109,11 +125,9 @@ export class SerialLine extends EventEmitter<SerialLineEvents> {
     const retries = new Backoff({ firstMs: RETRY_FIRST_MS, maxMs: RETRY_MAX_MS });
     let lastMessage: string | undefined;
     for (;;) {
+      let upstream: Duplex;
       try {
-        const upstream = await this.dialOnce(checked, reconnect);
-        checked = false;
-        this.adopt(upstream);
-        return;
+        upstream = await this.dialOnce(checked, reconnect);
       } catch (err) {
         checked = false;
         if (this.closed) throw new VconsoleError('cancelled');
@@ -126,7 +140,11 @@ export class SerialLine extends EventEmitter<SerialLineEvents> {
         if (message !== lastMessage) this.emit('log', 'warn', `${message}; trying again for up to ${Math.ceil(left / 1000)} s`);
         lastMessage = message;
         await pause(Math.min(retries.next(), left), this.stop.signal);
+        continue;
       }
+      // Outside the try: a move the table refuses is a bug to hear of, not a failed dial to retry.
+      this.adopt(upstream);
+      return;
     }
   }
 
@@ -137,11 +155,12 @@ export class SerialLine extends EventEmitter<SerialLineEvents> {
   }
 
   private adopt(upstream: Duplex): void {
-    if (this.closed) {
+    if (!this.phase.can('open')) {
       upstream.destroy();
-      return;
+      // Closed while it dialled: a cancel. Open already: a second start, a bug.
+      if (this.closed) return;
+      throw new IllegalTransitionError(this.phase.name, this.phase.kind, 'open');
     }
-    this.upstream = upstream;
     let failure: Error | undefined;
     upstream.on('data', (chunk: Buffer) => {
       this.scrollback.write(chunk);
@@ -152,34 +171,34 @@ export class SerialLine extends EventEmitter<SerialLineEvents> {
     });
     upstream.once('close', () => void this.dropped(upstream, failure));
     if (this.held) upstream.pause();
-    this.setState('open');
+    this.moveTo({ kind: 'open', upstream });
   }
 
   private async dropped(upstream: Duplex, failure: Error | undefined): Promise<void> {
-    if (this.upstream !== upstream || this.closed) return;
-    this.upstream = undefined;
+    if (this.phase.when('open')?.upstream !== upstream) return;
     const ending = howItEnded(failure);
     if (this.waitMs <= 0) {
-      this.setState('closed');
+      this.moveTo({ kind: 'closed' });
       this.emit('end', ending);
       return;
     }
     this.emit('log', 'warn', `${ending.message}; reconnecting`);
-    this.setState('reconnecting');
+    this.moveTo({ kind: 'reconnecting' });
     try {
       await this.connect(false, { ending: failure });
       this.emit('log', 'info', 'reconnected');
     } catch (err) {
       if (this.closed) return;
-      this.setState('closed');
+      this.moveTo({ kind: 'closed' });
       this.emit('end', err instanceof Error ? err : new Error(String(err)));
     }
   }
 
-  private setState(state: SerialState): void {
-    if (this.state === state) return;
-    this.state = state;
-    this.emit('state', state);
+  /** Every change of state, told; returns the state left. */
+  private moveTo(next: SerialPhase): SerialPhase {
+    const left = this.phase.to(next);
+    this.emit('state', next.kind);
+    return left;
   }
 }
 

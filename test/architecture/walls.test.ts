@@ -72,6 +72,12 @@ describe('the walls in the lint gate', () => {
     expect(await wallMessages('src/commands/open/new-file.ts', "import '../flags.js';\n")).toEqual([]);
   });
 
+  it('keeps src/state-machine a leaf, so that any layer may hold its state with it', async () => {
+    expect(await wallMessages('src/state-machine/new-file.ts', "import '../errors.js';\nimport './state-machine.js';\n")).toEqual([
+      expect.stringContaining('src/state-machine is the one checked state holder'),
+    ]);
+  });
+
   it('keeps src/retry a leaf, so that the browser page can bundle the back-off', async () => {
     expect(await wallMessages('src/retry/new-file.ts', "import '../limits.js';\nimport './backoff.js';\n")).toEqual([
       expect.stringContaining('src/retry is the one back-off'),

@@ -9,7 +9,8 @@ import { startDemoRfbServer, type DemoRfbServer } from '../demo/server.js';
 import { DemoScreen } from '../demo/screen.js';
 import type { Rect } from '../wire/geometry.js';
 import { Framebuffer } from '../wire/framebuffer.js';
-import { RfbHub } from './hub.js';
+import { HUB_MOVES, RfbHub, type HubPhase } from './hub.js';
+import { IllegalTransitionError, StateMachine } from '../../state-machine/state-machine.js';
 import { RfbConsoleClient } from '../client/rfb-client.js';
 import { serveClient, type ServedClient } from '../server/rfb-server.js';
 import { liveScreen, pixelAt } from '../../../test/support/live-screen.js';
@@ -267,6 +268,30 @@ describe('RfbHub', () => {
     expect(hub.exclusive).toBe(true);
     await failure(hub.dial(context()));
     expect(source.dials).toBe(1);
+  });
+
+  it('moves only as its table says: a released hub never opens again, an ended one never comes back', () => {
+    const released = new StateMachine<HubPhase>('RfbHub', HUB_MOVES, { kind: 'released' });
+    expect(() => released.to({ kind: 'connecting', opening: new Promise(() => undefined) })).toThrow(IllegalTransitionError);
+    const ended = new StateMachine<HubPhase>('RfbHub', HUB_MOVES, { kind: 'ended', by: new ConsoleRefusedError('refused') });
+    expect(ended.can('live')).toBe(false);
+    expect(ended.can('reconnecting')).toBe(false);
+    expect(ended.can('released')).toBe(true);
+  });
+
+  it('closes what opens after its release and dials nothing for a later client', async () => {
+    const server = await demoServer('vm-e');
+    const source = tcpSource(server.port);
+    const hub = hubFor(source);
+    const checking = failure(hub.check(new AbortController().signal));
+    await hub.release();
+    await checking;
+    expect(hub.state).toBe('ended');
+    const dials = source.dials;
+    expect(await failure(hub.dial(context()))).toMatchObject({ message: 'the shared console was closed' });
+    expect(await failure(hub.check(new AbortController().signal))).toMatchObject({ message: 'the shared console was closed' });
+    expect(source.dials).toBe(dials);
+    await waitFor(() => server.clients === 0, 'the console closed');
   });
 
   it('closes the console connection and every client on release', async () => {

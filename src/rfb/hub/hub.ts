@@ -5,6 +5,7 @@ import { ConsoleFailure } from '../../proxy/console-failure.js';
 import { SharedSource } from '../../proxy/shared-source.js';
 import type { DialContext, LogLevel, UpstreamSource } from '../../proxy/types.js';
 import { Backoff } from '../../retry/backoff.js';
+import { StateMachine, type Transitions } from '../../state-machine/state-machine.js';
 import { AuthBackoff } from '../server/auth-backoff.js';
 import { drawBanner } from './banner.js';
 import type { Framebuffer } from '../wire/framebuffer.js';
@@ -15,6 +16,48 @@ import { openConsoleConnection, type ConsoleConnection } from './console-connect
 import { serveHubClient, viewerName, type HubClientOptions } from './hub-client.js';
 
 export type HubState = 'live' | 'reconnecting' | 'ended';
+
+/**
+ * Where the hub's one connection to its console is, each with what only it has. `idle`,
+ * `connecting` and `live` are `live` to the hub's users (a first opening is the start of the
+ * console's life, not its loss); `released` is the end of the hub itself.
+ */
+export type HubPhase =
+  /** Not opened yet, or its first opening failed: the next client or pre-flight opens it. */
+  | { readonly kind: 'idle' }
+  /** Opening for the first time; every client and pre-flight meanwhile waits for this opening. */
+  | { readonly kind: 'connecting'; readonly opening: Promise<ConsoleConnection> }
+  | { readonly kind: 'live'; readonly connection: ConsoleConnection }
+  /**
+   * Dropped, redialled with back-off (started over at each drop): the next redial's timer, or
+   * the opening under way. Clients meanwhile get the last picture and the banner.
+   */
+  | {
+      readonly kind: 'reconnecting';
+      readonly redials: Backoff;
+      readonly timer?: NodeJS.Timeout;
+      readonly opening?: Promise<ConsoleConnection>;
+    }
+  /** A redial was refused (see `endRefused`): what every later dial is told. */
+  | { readonly kind: 'ended'; readonly by: ConsoleRefusedError }
+  | { readonly kind: 'released' };
+
+/** The moves between phases; anything else is a bug, refused (exported for its test). */
+export const HUB_MOVES: Transitions<HubPhase> = {
+  idle: ['connecting', 'released'],
+  connecting: ['idle', 'live', 'released'],
+  live: ['reconnecting', 'released'],
+  // Staying: the next timer, or an opening begun or failed.
+  reconnecting: ['reconnecting', 'live', 'ended', 'released'],
+  ended: ['released'],
+  released: [],
+};
+
+/** What the hub's users see of a phase. */
+function hubState(phase: HubPhase['kind']): HubState {
+  if (phase === 'reconnecting') return 'reconnecting';
+  return phase === 'ended' || phase === 'released' ? 'ended' : 'live';
+}
 
 export interface RfbHubEvents {
   /** The shared console came back, or dropped and is being dialled again, or ended for good. */
@@ -56,31 +99,27 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
 
   /** Scrolls the console sent as pixels go to viewers as CopyRects, as the console's own copies do. */
   readonly framebuffer: Framebuffer = new ScrollDetectingFramebuffer(0, 0);
-  private connection?: ConsoleConnection;
-  private opening?: Promise<ConsoleConnection>;
+  private readonly phase = new StateMachine<HubPhase>('RfbHub', HUB_MOVES, { kind: 'idle' });
   private readonly clients = new Set<ServedClient>();
+  /** Aborted once released: what opens meanwhile is closed again. */
   private readonly closing = new AbortController();
-  private retryTimer?: NodeJS.Timeout;
-  /** The redials' back-off, started over at each drop of the console. */
-  private readonly redials: Backoff;
-  private currentState: HubState = 'live';
   private readonly authBackoff: AuthBackoff;
-  /** Why the console ended for good, once it did (see `endRefused`). */
-  private endedBy?: Error;
 
   constructor(
     inner: UpstreamSource,
     private readonly options: RfbHubOptions = {},
   ) {
     super(inner);
-    this.redials = new Backoff({ firstMs: options.firstRetryMs ?? FIRST_RETRY_MS, maxMs: options.maxRetryMs ?? MAX_RETRY_MS });
+    // Refused when the hub is made, not at its first drop.
+    this.redialsFresh();
     this.authBackoff = options.authBackoff ?? new AuthBackoff();
     // Each client listens to the picture (damage, resize, cursor): any number of clients is normal here.
     this.framebuffer.setMaxListeners(0);
   }
 
+  /** `ended` once released too. */
   get state(): HubState {
-    return this.currentState;
+    return hubState(this.phase.kind);
   }
 
   /** Clients connected now. */
@@ -113,11 +152,13 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
   /** A client's own RFB server over the shared picture; the console is opened if it is not yet. */
   async dial(context: DialContext): Promise<Duplex> {
     if (!this.shares) return this.inner.dial(context);
-    if (this.closing.signal.aborted) throw new VconsoleError('the shared console was closed');
-    if (this.endedBy) throw this.endedBy;
+    const phase = this.phase.current;
+    if (phase.kind === 'released') throw new VconsoleError('the shared console was closed');
+    if (phase.kind === 'ended') throw phase.by;
     // While reconnecting the client gets the last screen and the banner, not an error.
-    if (!this.connection && !this.retryTimer) await this.open(context.signal);
-    const { client, stream } = serveHubClient(this.framebuffer, () => this.connection, this.options, this.authBackoff, context);
+    if (phase.kind === 'idle' || phase.kind === 'connecting') await this.open(context.signal);
+    const connection = () => this.phase.when('live')?.connection;
+    const { client, stream } = serveHubClient(this.framebuffer, connection, this.options, this.authBackoff, context);
     this.clients.add(client);
     client.on('close', (err) => {
       this.clients.delete(client);
@@ -127,22 +168,41 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
   }
 
   async release(): Promise<void> {
+    const left = this.phase.kind === 'released' ? undefined : this.phase.to({ kind: 'released' });
     this.closing.abort();
-    clearTimeout(this.retryTimer);
-    this.retryTimer = undefined;
-    const connection = this.connection;
-    this.connection = undefined;
-    connection?.client.close();
+    if (left?.kind === 'reconnecting') clearTimeout(left.timer);
+    if (left?.kind === 'live') left.connection.client.close();
     this.closeClients();
     await this.inner.release?.();
   }
 
+  /** The live connection, or the opening under way, or a new opening (which a failure undoes). */
   private open(signal: AbortSignal, redial = false): Promise<ConsoleConnection> {
-    if (this.connection) return Promise.resolve(this.connection);
-    this.opening ??= this.connect(signal, redial).finally(() => {
-      this.opening = undefined;
+    const phase = this.phase.current;
+    switch (phase.kind) {
+      case 'live':
+        return Promise.resolve(phase.connection);
+      case 'connecting':
+        return phase.opening;
+      case 'ended':
+        return Promise.reject(phase.by);
+      case 'released':
+        return Promise.reject(new VconsoleError('the shared console was closed'));
+    }
+    if (phase.kind === 'reconnecting' && phase.opening) return phase.opening;
+    const opening: Promise<ConsoleConnection> = this.connect(signal, redial).catch((err: unknown) => {
+      const now = this.phase.current;
+      if (now.kind === 'connecting' && now.opening === opening) this.phase.to({ kind: 'idle' });
+      if (now.kind === 'reconnecting' && now.opening === opening) this.phase.to({ ...now, opening: undefined });
+      throw err;
     });
-    return this.opening;
+    this.phase.to(phase.kind === 'idle' ? { kind: 'connecting', opening } : { ...phase, opening });
+    return opening;
+  }
+
+  /** A fresh back-off for the redials after a drop. */
+  private redialsFresh(): Backoff {
+    return new Backoff({ firstMs: this.options.firstRetryMs ?? FIRST_RETRY_MS, maxMs: this.options.maxRetryMs ?? MAX_RETRY_MS });
   }
 
   /** The console's connection, opened; what it says is passed to every client, and its drop starts the redials. */
@@ -157,7 +217,7 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
       closing: this.closing.signal,
     });
     const upstream = connection.client;
-    this.connection = connection;
+    this.adopt(connection);
     const tellClients = (tell: (client: ServedClient) => void) => {
       for (const client of this.clients) tell(client);
     };
@@ -170,15 +230,28 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     return connection;
   }
 
+  /** The opened connection is the console's now; released meanwhile, it is closed again. */
+  private adopt(connection: ConsoleConnection): void {
+    const phase = this.phase.current;
+    if (phase.kind !== 'connecting' && phase.kind !== 'reconnecting') {
+      connection.client.close();
+      throw new VconsoleError('the shared console was closed');
+    }
+    if (phase.kind === 'reconnecting') {
+      clearTimeout(phase.timer);
+      this.emit('log', 'info', 'console back');
+    }
+    this.moveTo({ kind: 'live', connection });
+  }
+
   private lost(connection: ConsoleConnection, err: Error | undefined): void {
-    if (this.connection !== connection) return;
-    this.connection = undefined;
-    if (this.closing.signal.aborted) return;
+    // Released, the hub closed it itself.
+    if (this.phase.when('live')?.connection !== connection) return;
     this.emit('log', 'warn', `console dropped${err ? `: ${describeError(err)}` : ''}; reconnecting`);
-    this.setState('reconnecting');
-    this.redials.reset();
+    const redials = this.redialsFresh();
+    this.moveTo({ kind: 'reconnecting', redials });
     this.showBanner();
-    this.scheduleRedial(this.redials.next());
+    this.scheduleRedial(redials.next());
   }
 
   private showBanner(): void {
@@ -186,23 +259,26 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
   }
 
   private scheduleRedial(delay: number): void {
-    this.retryTimer = setTimeout(() => {
-      void this.open(this.closing.signal, true).then(
-        () => {
-          this.retryTimer = undefined;
-          this.emit('log', 'info', 'console back');
-          this.setState('live');
-        },
-        (err: unknown) => {
-          if (this.closing.signal.aborted) return;
-          if (err instanceof ConsoleRefusedError) return this.endRefused(err);
-          const next = this.redials.next();
-          this.emit('log', 'debug', `reconnect failed: ${describeError(err)}; next try in ${next} ms`);
-          this.showBanner();
-          this.scheduleRedial(next);
-        },
-      );
-    }, delay);
+    const phase = this.phase.when('reconnecting');
+    if (!phase) return;
+    const timer = setTimeout(() => void this.redial(), delay);
+    this.phase.to({ ...phase, timer });
+  }
+
+  /** One redial; back (`adopt` says so), or the next one scheduled, or the console ended. */
+  private async redial(): Promise<void> {
+    try {
+      await this.open(this.closing.signal, true);
+    } catch (err) {
+      // Released meanwhile, or back by another opening (a pre-flight's).
+      const phase = this.phase.when('reconnecting');
+      if (!phase) return;
+      if (err instanceof ConsoleRefusedError) return this.endRefused(err);
+      const next = phase.redials.next();
+      this.emit('log', 'debug', `reconnect failed: ${describeError(err)}; next try in ${next} ms`);
+      this.showBanner();
+      this.scheduleRedial(next);
+    }
   }
 
   /**
@@ -210,11 +286,9 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
    * refused token) ends the console instead of retrying: said, its clients closed, `ended` told.
    */
   private endRefused(err: ConsoleRefusedError): void {
-    this.retryTimer = undefined;
-    this.endedBy = err;
     this.emit('log', 'error', `console ended: ${describeError(err)}`);
     this.closeClients();
-    this.setState('ended');
+    this.moveTo({ kind: 'ended', by: err });
     this.emit('ended', err);
   }
 
@@ -223,9 +297,10 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     this.clients.clear();
   }
 
-  private setState(state: HubState): void {
-    if (state === this.currentState) return;
-    this.currentState = state;
-    this.emit('state', state);
+  /** Every move but release's: what the hub's users see of it is told when it changes. */
+  private moveTo(next: HubPhase): void {
+    const before = this.state;
+    this.phase.to(next);
+    if (this.state !== before) this.emit('state', this.state);
   }
 }
