@@ -12,8 +12,10 @@ export interface RecordedFrame {
 
 /**
  * Decodes a VNC recording as fast as it goes and hands `onFrame` the screen as it was every
- * `everyMs` of recording time (at everyMs, 2 x everyMs, ... to its end), and once at the end. The
- * framebuffer is lent for the call: copy or encode it before returning.
+ * `everyMs` of recording time (at everyMs, 2 x everyMs, ... to its end), and once at the end,
+ * from the console's first picture on: before it the screen holds nothing the console drew (how
+ * long that takes is the machine's, not the VM's). The framebuffer is lent for the call: copy or
+ * encode it before returning.
  */
 export async function recordedFrames(
   recording: ParsedRfbRecording,
@@ -24,8 +26,11 @@ export async function recordedFrames(
   let nextAt = everyMs;
   let lastMs = 0;
   let count = 0;
+  // The writes a resize makes (a new, blank picture): any beyond them is the console drawing.
+  let blankWrites = framebuffer.writeCount;
+  framebuffer.on('resize', () => (blankWrites = framebuffer.writeCount));
   const frame = async (ms: number) => {
-    if (framebuffer.width === 0 || framebuffer.height === 0) return;
+    if (framebuffer.width === 0 || framebuffer.height === 0 || framebuffer.writeCount === blankWrites) return;
     await onFrame({ ms, framebuffer });
     count++;
   };

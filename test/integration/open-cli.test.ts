@@ -74,7 +74,7 @@ describe('vconsole open (stand-in viewer on PATH, no terminal)', () => {
   it('launches the preferred viewer per target with the address form it understands', async () => {
     const { child, entries } = openWith(['demo:vm-a', 'demo:vm-b']);
     const lines = await child.jsonLines(2);
-    expect(lines.map((l) => l.target)).toEqual(['demo:vm-a', 'demo:vm-b']);
+    expect(lines.map((l) => l.target).sort()).toEqual(['demo:vm-a', 'demo:vm-b']);
     // remote-viewer comes first on Linux: it gets a vnc:// URL and a title naming the VM.
     await waitFor(() => entries().filter((e) => e.event === 'connected').length === 2, 'both viewers to read the RFB greeting');
     for (const line of lines) {

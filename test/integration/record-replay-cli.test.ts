@@ -109,6 +109,36 @@ describe('vconsole --record and replay (VNC)', () => {
     expect(pngPixel(written[written.length - 1], 0, 0)).toBe(BLUE);
   });
 
+  it('replay --png-every starts at the first picture: none of the blank screen before it', async () => {
+    // Made by hand: the screen's size at once, its first picture only 300 ms later, as a loaded
+    // machine may record it; at 100 ms a frame the screen would be black for two frames.
+    const file = path.join(tempDir(), 'late.vncrec');
+    fs.writeFileSync(
+      file,
+      Buffer.concat([
+        encodeRfbRecordingHead({ name: 'late', started: new Date().toISOString() }),
+        encodeRfbRecord('N', 0),
+        encodeRfbRecord('S', 0, Buffer.from('RFB 003.008\n')),
+        encodeRfbRecord('S', 1, Buffer.from([1, 1])),
+        encodeRfbRecord('S', 2, Buffer.from([0, 0, 0, 0])),
+        encodeRfbRecord('S', 3, encodeServerInit(W, H, 'late')),
+        encodeRfbRecord('S', 300, update([{ rect: { x: 0, y: 0, w: W, h: H }, encoding: 0, body: picture(W, H, () => BLUE) }])),
+        encodeRfbRecord('S', 650, update([{ rect: { x: 0, y: 0, w: 1, h: 1 }, encoding: 0, body: picture(1, 1, () => BLUE) }])),
+      ]),
+    );
+    const frames = path.join(path.dirname(file), 'frames');
+    const result = await runVconsole(['replay', file, '--png-every', '100ms', '-o', frames]);
+    expect(result.code, result.stderr).toBe(0);
+    const written = result.stdout.trim().split('\n');
+    expect(written.map((f) => path.basename(f))).toEqual([
+      'late-000000.400s.png',
+      'late-000000.500s.png',
+      'late-000000.600s.png',
+      'late-000000.650s.png',
+    ]);
+    expect(written.map((f) => pngPixel(f, 0, 0))).toEqual([BLUE, BLUE, BLUE, BLUE]);
+  });
+
   it('replay serves the recording to any viewer, from the start', async () => {
     // A recording made by hand: blue at once, the orange spot 2 s later, so a viewer that
     // connects sees the start before the change, however busy the machine.
