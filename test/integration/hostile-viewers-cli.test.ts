@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startVconsole, type RunningVconsole } from '../support/cli.js';
 import { picture, serveHandshake, startScriptedServer, update, type RfbPeer } from '../support/fake-rfb-server.js';
 import { liveScreen, pixelAt } from '../support/live-screen.js';
-import { waitFor } from '../support/wait.js';
+import { waitFor, waitForCount } from '../support/wait.js';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -172,11 +172,13 @@ describe('proxy --share with hostile peers', () => {
     expect(peakRss(proxy.process.pid!) - before).toBeLessThan(100 * MiB);
     expect(keysIn).toBe(0);
     peer.socket.resume();
-    await waitFor(() => keysIn === KEYS, `all ${KEYS} keys at the console (${keysIn} so far)`, 60_000);
+    // However slowly a loaded machine relays them, they keep coming until all are there.
+    await waitForCount(() => keysIn, KEYS, 'the keys at the console');
+    expect(keysIn).toBe(KEYS);
     expect(peakRss(proxy.process.pid!) - before).toBeLessThan(100 * MiB);
     await send(peer, screenIn(0x0000ff));
     await waitFor(() => pixelAt(good.framebuffer, 1, 1) === 0x0000ff, 'the picture after the stall on the other viewer');
-  }, 120_000);
+  }, 600_000);
 
   it('a console that handshakes and never sends a picture, beside demo:vm-a: the port of the demo is printed at once and serves, the silent one times out with a line', async () => {
     const silent = await startScriptedServer(async (peer) => {
