@@ -40,7 +40,7 @@ const io = {
   exit: (code: number) => process.exit(code),
 };
 
-function buildProgram(providers?: ProviderHelp, withCompletion = true): Command {
+export function buildProgram(providers?: ProviderHelp, withCompletion = true): Command {
   const targetHelp = providers?.targets ?? '';
   const program = new Command('vconsole')
     .description('Open VM consoles (KubeVirt, OpenStack, VNC) as local VNC ports and viewers, many at once.')
