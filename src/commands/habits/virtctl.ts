@@ -3,8 +3,9 @@
 // `--address` is `--listen`, `--vnc-type`/`--vnc-path` are `--viewer`; `console --timeout N`
 // (minutes) is `console --wait Nm`. Each alias is rewritten to the command it stands for and run
 // as that command, so it behaves as that command does, flags, defaults and errors alike.
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
+import { valueOption } from '../../targets/option-group.js';
 import { echoInput } from '../../text/terminal-text.js';
 import { asArgParser, parseListenAddress, parsePort } from '../flags.js';
 
@@ -65,11 +66,12 @@ export function vncAsVconsole(words: readonly string[], flags: VirtctlVncFlags):
 }
 
 /** `console --timeout N`: virtctl's minutes to wait for the VM to run, beside vconsole's `--wait`. */
-export function virtctlTimeoutOption(): Option {
-  return new Option('--timeout <minutes>', "virtctl's --timeout: minutes to wait for the VM to run (as --wait Nm)").argParser(
-    asArgParser(parseMinutes),
-  );
-}
+export const VIRTCTL_TIMEOUT_FLAG = valueOption('timeout', {
+  flags: '--timeout <minutes>',
+  help: "virtctl's --timeout: minutes to wait for the VM to run (as --wait Nm)",
+  section: 'own',
+  parse: parseMinutes,
+});
 
 /** `--timeout 5` is 5 minutes, as virtctl counts; `--timeout 90s` says its unit. */
 export function parseMinutes(text: string): string {
