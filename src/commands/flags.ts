@@ -34,6 +34,7 @@ export function commanderOption(declaration: OptionDeclaration, command?: string
     throw new Error(`option ${declaration.flags} is declared as "${declaration.key}", commander calls it "${option.attributeName()}"`);
   if (declaration.choices) option.choices(declaration.choices);
   if (declaration.hidden) option.hideHelp();
+  if (declaration.mandatory) option.makeOptionMandatory();
   const plain = !declaration.parse && !declaration.what && !declaration.kubectlShortForm;
   if (declaration.arity === 'switch' || (declaration.arity === 'value' && plain)) return option;
   const parse = declaration.parse?.bind(declaration);

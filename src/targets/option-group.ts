@@ -70,6 +70,8 @@ export interface OptionDeclaration<K extends string = string, V = unknown> {
   readonly choices?: readonly string[];
   /** Kept out of --help (another spelling of an option there). */
   readonly hidden?: boolean;
+  /** The command refuses to run without it (`install --via`). */
+  readonly mandatory?: boolean;
   /**
    * The commands where it acts (`open`, `proxy`, ...); absent: every command that takes the
    * provider options. A command where it would mean nothing neither offers nor accepts it.
