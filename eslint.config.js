@@ -42,6 +42,11 @@ const WALLS = [
     why: 'src/config reads the config file and its workspaces: it knows no session, viewer or TUI',
   },
   {
+    folder: 'flags',
+    forbids: ['proxy', 'tui', 'rfb', 'serial', 'recording', 'config', 'holding'],
+    why: 'src/flags declares the command flags as data below the commands and the config file: it knows no session, TUI or config file',
+  },
+  {
     folder: 'console-kinds',
     forbids: ['.'] /* all of src/ outside it */,
     why: 'src/console-kinds is a leaf anyone may import: it imports nothing of vconsole',

@@ -12,19 +12,16 @@ import { oneOf } from '../targets/console-type.js';
 import { terminalSafe } from '../text/terminal-text.js';
 import { formatDuration, parseDuration } from './duration.js';
 import { namingTarget } from './command-io.js';
-import type { TargetFlags } from './flags.js';
 import { resolveTargets, targetOptionsFrom } from './target-options.js';
-import { recordingFrom, type RecordFlags } from './record-flags.js';
+import { recordingFrom } from './record-flags.js';
 import { refuseBrowserOnly } from './browser-only.js';
-import { joiningFrom, type JoinFlags } from './joining.js';
-import { resolveViaTargets, viaLinkFrom, type ViaFlags } from './via.js';
+import { joiningFrom } from './joining.js';
+import { resolveViaTargets, viaLinkFrom } from './via.js';
 import type { ViaLink } from '../via/ssh-link.js';
 
-export interface ConsoleFlags extends TargetFlags, RecordFlags, JoinFlags, ViaFlags {
-  escape?: string;
-  log?: string;
-  wait?: string;
-}
+import type { ConsoleFlags } from './console-flags.js';
+
+export type { ConsoleFlags } from './console-flags.js';
 
 export interface ConsoleIo {
   stdin: Readable & { isTTY?: boolean; isRaw?: boolean; setRawMode?(mode: boolean): unknown };

@@ -4,11 +4,10 @@ import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { PROVIDER_OPTIONS } from '../targets/option-groups.js';
 import { valueOption } from '../targets/option-group.js';
-import { addTargetOptions, commanderOption } from './flags.js';
-import { addSelectorOptions } from './selector-flags.js';
+import { addFlags, commanderOption } from './flags.js';
 
 function parsed(args: string[]): Record<string, unknown> {
-  const command = addSelectorOptions(addTargetOptions(new Command('t').exitOverride().configureOutput({ writeErr: () => undefined })));
+  const command = addFlags(new Command('t').exitOverride().configureOutput({ writeErr: () => undefined }), ['target', 'selector']);
   command.parse(args, { from: 'user' });
   return command.opts();
 }

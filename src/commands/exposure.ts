@@ -1,6 +1,7 @@
 import type { Duplex } from 'node:stream';
 import { consoleLabel, consoleTypesWhere } from '../console-kinds/index.js';
 import { UsageError } from '../errors.js';
+import { INSECURE_EXPOSE_FLAG, type ShareFlags } from '../flags/command-flags.js';
 import type { DialContext, UpstreamSource } from '../proxy/types.js';
 import { WrappedSource } from '../proxy/wrapped-source.js';
 import { isLoopback } from './flags.js';
@@ -14,12 +15,10 @@ import { isLoopback } from './flags.js';
  * (shared there, withExposureSharing) puts TLS and its password in front of serial lines too
  * (SerialTlsGate); SPICE stays refused, and so do `open`'s serial lines (its TUI holds them).
  */
-export const INSECURE_EXPOSE_FLAG = '--insecure-expose-unauthenticated';
+export { INSECURE_EXPOSE_FLAG };
 
-export interface ExposureFlags {
-  /** Serve serial and SPICE consoles on a non-loopback --listen without authentication. */
-  insecureExposeUnauthenticated?: boolean;
-}
+/** Serve serial and SPICE consoles on a non-loopback --listen without authentication (declared in src/flags/command-flags.ts). */
+export type ExposureFlags = Pick<ShareFlags, 'insecureExposeUnauthenticated'>;
 
 /** Console types vconsole can put a password in front of: those the RFB hub shares. */
 const PROTECTABLE: ReadonlySet<string> = new Set(consoleTypesWhere((kind) => kind.sharing === 'rfb-hub'));

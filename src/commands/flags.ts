@@ -1,11 +1,14 @@
-// Declared options as commander options (one builder for every declaration), and the listen
-// and port flags the serving commands share.
-import net from 'node:net';
+// Declared options as commander options (one builder for every declaration: the providers', the
+// commands' shared ones of src/flags/command-flags.ts and each command's own), laid out per
+// command by addFlags; and what the serving commands make of --port and --listen.
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { UsageError, describeError } from '../errors.js';
-import type { OptionDeclaration } from '../targets/option-group.js';
+import { COMMAND_FLAGS } from '../flags/command-flags.js';
+import type { OptionDeclaration, OptionSection } from '../targets/option-group.js';
 import { CONSOLE_TYPE_OPTION, PROVIDER_OPTIONS, type ConsoleTypeFlags, type ProviderFlags } from '../targets/option-groups.js';
-import { echoInput } from '../text/terminal-text.js';
+
+export { parseListenAddress, parsePort } from '../flags/values.js';
+export type { ListenFlags } from '../flags/command-flags.js';
 
 /** commander's argument parsers must throw InvalidArgumentError to be reported as usage errors. */
 export function asArgParser<T>(parse: (text: string) => T): (text: string) => T {
@@ -19,17 +22,21 @@ export function asArgParser<T>(parse: (text: string) => T): (text: string) => T 
 }
 
 /**
- * One declared option (src/targets/option-group.ts) as commander's Option: its parser built from
- * what the declaration says (empty refused, kubectl's `-n=x`, repeats collected). Its key must be
- * commander's name for the flag, or the flags object would not hold what its type says.
+ * One declared option (src/targets/option-group.ts) as commander's Option, with its help in
+ * `command`: its parser built from what the declaration says (empty refused, kubectl's `-n=x`,
+ * repeats collected). Its key must be commander's name for the flag, or the flags object would
+ * not hold what its type says.
  */
-export function commanderOption(declaration: OptionDeclaration): Option {
-  const option = new Option(declaration.flags, declaration.help);
+export function commanderOption(declaration: OptionDeclaration, command?: string): Option {
+  const help = (command === undefined ? undefined : declaration.helpIn?.[command]) ?? declaration.help;
+  const option = new Option(declaration.flags, help);
   if (option.attributeName() !== declaration.key)
     throw new Error(`option ${declaration.flags} is declared as "${declaration.key}", commander calls it "${option.attributeName()}"`);
   if (declaration.choices) option.choices(declaration.choices);
   if (declaration.hidden) option.hideHelp();
-  if (declaration.arity === 'switch' || (!declaration.parse && !declaration.what && !declaration.kubectlShortForm)) return option;
+  if (declaration.mandatory) option.makeOptionMandatory();
+  const plain = !declaration.parse && !declaration.what && !declaration.kubectlShortForm;
+  if (declaration.arity === 'switch' || (declaration.arity === 'value' && plain)) return option;
   const parse = declaration.parse?.bind(declaration);
   const checked = parse ? asArgParser(parse) : (text: string): unknown => text;
   const what = declaration.what;
@@ -46,20 +53,23 @@ export function actsIn(declaration: OptionDeclaration, command: string): boolean
   return !declaration.commands || declaration.commands.includes(command);
 }
 
-/** Adds the declared options of one --help section that act in the command, in their order. */
-export function addDeclaredOptions(
-  command: Command,
-  declarations: readonly OptionDeclaration[],
-  section: OptionDeclaration['section'],
-): Command {
-  for (const declaration of declarations)
-    if (declaration.section === section && actsIn(declaration, command.name())) command.addOption(commanderOption(declaration));
-  return command;
-}
+/** Every declaration a command's layout may name by section: the providers' options, --type and the shared command flags. */
+const DECLARED: readonly OptionDeclaration[] = [...PROVIDER_OPTIONS, CONSOLE_TYPE_OPTION, ...COMMAND_FLAGS];
 
-/** The provider options (src/targets/*\/options.ts) of the commands that name targets (proxy, open, console, screenshot, list), where each acts. */
-export function addTargetOptions(command: Command): Command {
-  return addDeclaredOptions(command, PROVIDER_OPTIONS, 'target');
+/**
+ * A command's flags in --help order: a section adds the declarations of that section that act
+ * in the command (src/flags/command-flags.ts, the provider options), a list the command's own.
+ */
+export type FlagLayout = readonly (Exclude<OptionSection, 'own'> | readonly OptionDeclaration[])[];
+
+/** Adds a command's flags as its layout lists them. */
+export function addFlags(command: Command, layout: FlagLayout): Command {
+  const name = command.name();
+  for (const entry of layout) {
+    const declarations = typeof entry === 'string' ? DECLARED.filter((d) => d.section === entry && actsIn(d, name)) : entry;
+    for (const declaration of declarations) command.addOption(commanderOption(declaration, name));
+  }
+  return command;
 }
 
 /**
@@ -87,38 +97,8 @@ function repeatable(parse: (text: string) => unknown): (text: string, previous: 
   return (text, previous) => (previous === undefined ? parse(text) : [...[previous].flat(), parse(text)]);
 }
 
-/** `-p/--port` and `--listen`, for the commands that serve consoles on local ports (proxy, open). */
-export function addListenOptions(command: Command): Command {
-  return command
-    .option('-p, --port <port>', 'first local port; targets get PORT, PORT+1, ... (default: free ports)', asArgParser(parsePort))
-    .option(
-      '--listen <address>',
-      "address to listen on (default: the config file's listen, else 127.0.0.1); anything but loopback exposes the consoles to the network",
-      asArgParser(parseListenAddress),
-    );
-}
-
-export interface ListenFlags {
-  port?: number;
-  listen?: string;
-}
-
-/** `-t/--type`, for the commands that open consoles of any type (proxy, open). */
-export function addConsoleTypeOption(command: Command): Command {
-  return command.addOption(commanderOption(CONSOLE_TYPE_OPTION));
-}
-
 /** The flags of the target options and --type, typed by their declarations. */
 export type TargetFlags = ProviderFlags & ConsoleTypeFlags & { verbose?: boolean };
-
-/** `--port N`: a whole number from 1 to 65535. */
-export function parsePort(text: string): number {
-  const port = /^\d+$/.test(text) ? Number(text) : NaN;
-  if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new UsageError(`invalid port "${echoInput(text)}"`, 'use a number from 1 to 65535 (omit --port for free ports)');
-  }
-  return port;
-}
 
 /** The ports for `count` targets starting at `first` (N, N+1, ...), all within range; 0 = free port. */
 export function consecutivePorts(first: number | undefined, count: number): number[] {
@@ -127,16 +107,6 @@ export function consecutivePorts(first: number | undefined, count: number): numb
     throw new UsageError(`--port ${first} leaves no room for ${count} targets`, `use a port at most ${65536 - count}`);
   }
   return Array.from({ length: count }, (_, i) => first + i);
-}
-
-/** `--listen ADDR`: an IP address (or localhost). */
-export function parseListenAddress(text: string): string {
-  const host = text.replace(/^\[(.*)\]$/, '$1');
-  if (host === 'localhost') return '127.0.0.1';
-  if (!net.isIP(host)) {
-    throw new UsageError(`invalid listen address "${echoInput(text)}"`, 'use an IP address such as 127.0.0.1, 0.0.0.0 or ::1');
-  }
-  return host;
 }
 
 export function isLoopback(host: string): boolean {

@@ -4,9 +4,9 @@ import { JoinSource } from '../holding/join-source.js';
 import { RuntimeDirError, ensureRuntimeDir } from '../holding/runtime-dir.js';
 import type { UpstreamSource } from '../proxy/types.js';
 
-import type { JoinFlags } from './join-flags.js';
+import type { JoinFlags } from '../flags/command-flags.js';
 
-export type { JoinFlags } from './join-flags.js';
+export type { JoinFlags } from '../flags/command-flags.js';
 
 /**
  * One VM session per machine: how a command's consoles are joined to, or held for, the other

@@ -7,18 +7,18 @@ import { DEFAULT_PROVIDER, PROVIDERS, listingProviderIds, oneOf, providerById } 
 import { flaggedProviders } from '../targets/option-groups.js';
 import type { ConsoleProvider, ListedVm, TargetOptions } from '../targets/types.js';
 import type { TargetFlags } from './flags.js';
-import { namespacesOf, type SelectionFlags } from './selector-flags.js';
+import { namespacesOf } from './selector-flags.js';
 import { runSearches, searchedWhere, selectorSearches, sortedOnce, type SelectorSearch } from './target-selection.js';
 import { targetOptionsFrom } from './target-options.js';
 import { alignColumns } from './text-table.js';
-import { listVia, viaLinkFrom, type ViaFlags } from './via.js';
+import { listVia, viaLinkFrom } from './via.js';
 import { documentText, outputFormat, type OutputFlags, type OutputFormat } from './output-format.js';
+import type { CommandFlagsIn } from '../flags/command-flags.js';
 
 export type { ListedVm } from '../targets/types.js';
 
-export interface ListFlags extends TargetFlags, SelectionFlags, OutputFlags, ViaFlags {
-  provider?: string;
-}
+/** list's flags: the provider options, the shared ones that act in list (--via), -o/--json and --provider (list-command.ts). */
+export type ListFlags = TargetFlags & CommandFlagsIn<'list'> & OutputFlags & { provider?: string };
 
 /**
  * The provider `list` asks: --provider, else the config's default when it can list, else the

@@ -1,7 +1,7 @@
 // kubectl's `-o json|yaml|wide|name` for the commands that print a listing (list, viewers), beside
 // their older `--json`: one option, one way to read it, one way to print a document.
-import { Option } from 'commander';
 import { UsageError } from '../errors.js';
+import { switchOption, valueOption, type FlagsOf, type OptionDeclaration } from '../targets/option-group.js';
 
 /** What `-o` takes, in kubectl's words: a document (json, yaml), more columns (wide), or names only. */
 export const OUTPUT_FORMATS = ['json', 'yaml', 'wide', 'name'] as const;
@@ -9,20 +9,20 @@ export const OUTPUT_FORMATS = ['json', 'yaml', 'wide', 'name'] as const;
 /** `-o FORMAT`, else the plain table. */
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number] | 'table';
 
-export interface OutputFlags {
-  json?: boolean;
-  output?: (typeof OUTPUT_FORMATS)[number];
+/** `-o, --output FORMAT`, for a listing of `name`s, and `--json` beside it: the own flags of list, viewers and ps. */
+export function outputFlags(name: string) {
+  return [
+    valueOption<'output', (typeof OUTPUT_FORMATS)[number]>('output', {
+      flags: '-o, --output <format>',
+      help: `output format, as kubectl's: wide adds columns, name prints one ${name} per line`,
+      section: 'own',
+      choices: OUTPUT_FORMATS,
+    }),
+    switchOption('json', { flags: '--json', help: 'print one JSON document (the same as -o json)', section: 'own' }),
+  ] as const satisfies readonly OptionDeclaration[];
 }
 
-/** `-o, --output FORMAT`, for a listing of `name`s; `--json` (JSON_HELP) stays beside it. */
-export function outputOption(name: string): Option {
-  return new Option('-o, --output <format>', `output format, as kubectl's: wide adds columns, name prints one ${name} per line`).choices(
-    OUTPUT_FORMATS,
-  );
-}
-
-/** What `--json` says, wherever -o is. */
-export const JSON_HELP = 'print one JSON document (the same as -o json)';
+export type OutputFlags = FlagsOf<ReturnType<typeof outputFlags>>;
 
 /** The format the flags ask for; `--json` beside another `-o` is a contradiction, said before any work is done. */
 export function outputFormat(flags: OutputFlags): OutputFormat {

@@ -18,6 +18,6 @@ export async function providerHelp(argv: string[]): Promise<ProviderHelp | undef
   const { listingProviderIds, oneOf, targetHelp } = await import('../targets/index.js');
   return {
     targets: `\n${targetHelp()}`,
-    listProviders: `${oneOf(listingProviderIds())} (default: the config default, else the one provider whose flags are given or that is configured here)`,
+    listProviders: `${oneOf(listingProviderIds())} (default: the config default, else the one provider whose flags are given or that is configured here, KubeVirt among several)`,
   };
 }

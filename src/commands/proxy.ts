@@ -8,28 +8,24 @@ import { addOnce, namingTarget, portLine, type CommandIo } from './command-io.js
 import { handleShutdownSignals } from '../proxy/shutdown.js';
 import type { VconsoleConfig } from '../config/config.js';
 import { sessionLogPrinter } from './log-lines.js';
-import { consecutivePorts, type ListenFlags, type TargetFlags } from './flags.js';
-import { withExposureSharing, withPasswordPerDialSharing, withShareDefault, type ShareFlags } from './share-flags.js';
-import { recordingFrom, withRecordSharing, type RecordFlags } from './record-flags.js';
+import { consecutivePorts, type TargetFlags } from './flags.js';
+import { withExposureSharing, withPasswordPerDialSharing, withShareDefault } from './share-flags.js';
+import { recordingFrom, withRecordSharing } from './record-flags.js';
 import { knownUnprotected, protectedKinds } from './exposure.js';
 import { certificateNotice, exposureNotice, passwordNotice, protectsWithTls, sharingFrom } from './sharing.js';
 import { listenAddressFrom, targetOptionsFrom } from './target-options.js';
-import type { SelectionFlags } from './selector-flags.js';
 import { selectTargets } from './target-selection.js';
 import { followSelection } from './follow-selection.js';
 import type { ConsoleTarget } from '../targets/types.js';
 import { expandWorkspace } from '../config/workspaces.js';
 import { refuseBrowserOnly } from './browser-only.js';
-import { joiningFrom, type JoinFlags } from './joining.js';
-import { closingLinkOnFailure, selectViaTargets, viaLinkFrom, type ViaFlags } from './via.js';
+import { joiningFrom } from './joining.js';
+import { closingLinkOnFailure, selectViaTargets, viaLinkFrom } from './via.js';
 import type { ViaLink } from '../via/ssh-link.js';
+import type { CommandFlagsIn } from '../flags/command-flags.js';
 
-export interface ProxyFlags extends TargetFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags, JoinFlags, ViaFlags {
-  /** With selectors: serve VMs that start matching, or running, while proxy runs. */
-  follow?: boolean;
-  /** With --via: how long a dropped ssh connection is tried again. */
-  wait?: string;
-}
+/** proxy's flags: the provider options and the shared command flags that act in proxy (it has none of its own). */
+export type ProxyFlags = TargetFlags & CommandFlagsIn<'proxy'>;
 
 /**
  * `vconsole proxy`: one listener per console, no viewer. Every client gets a fresh upstream.

@@ -1,6 +1,8 @@
+// `--record DIR` and `--record-max-size SIZE` (declared in src/flags/command-flags.ts): what the
+// commands that open consoles make of them. Cheap to import: the recorder loads only when something is recorded.
 import fs from 'node:fs';
-import type { Command } from 'commander';
 import { UsageError, VconsoleError } from '../errors.js';
+import type { RecordFlags } from '../flags/command-flags.js';
 import { RECORDING_DEFAULT_MAX_BYTES } from '../limits.js';
 import type { ConsoleSession } from '../proxy/console-session.js';
 import type { UpstreamSource } from '../proxy/types.js';
@@ -8,42 +10,9 @@ import { sourceChain } from '../proxy/wrapped-source.js';
 import type { RecordingSource } from '../recording/recording-source.js';
 import { echoInput } from '../text/terminal-text.js';
 import { FileWriteError, ensureDirectory, fileErrorCause } from '../files/safe-file.js';
-import { asArgParser, nonEmpty } from './flags.js';
 import type { ShareFlags } from './share-flags.js';
 
-/**
- * `--record DIR` and `--record-max-size SIZE`, for the commands that open consoles (open, proxy,
- * console). Cheap to import: the recorder loads only when something is recorded.
- */
-export interface RecordFlags {
-  record?: string;
-  recordMaxSize?: number;
-}
-
-export function addRecordOptions(command: Command): Command {
-  return command
-    .option(
-      '--record <dir>',
-      'record every console into DIR, one file per session (VNC: .vncrec, serial: asciicast .cast; created 0600)',
-      nonEmpty('a directory'),
-    )
-    .option(
-      '--record-max-size <size>',
-      'disk all recordings of this run may use, e.g. 500M or 2G (default: 1G); recording stops there',
-      asArgParser(parseSize),
-    );
-}
-
-const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
-
-/** `500M`, `2G`, `64k`, `1048576`: bytes, binary units, case-insensitive (`MB`, `MiB` too). */
-export function parseSize(text: string): number {
-  const match = /^(\d+(?:\.\d+)?)\s*([bkmgt]?)(?:i?b)?$/i.exec(text.trim());
-  const bytes = match ? Math.floor(Number(match[1]) * SIZE_UNITS[match[2].toLowerCase()]) : NaN;
-  if (!Number.isFinite(bytes) || bytes <= 0)
-    throw new UsageError(`invalid size "${echoInput(text)}"`, 'use a number with k, M or G, e.g. 500M or 2G');
-  return bytes;
-}
+export type { RecordFlags } from '../flags/command-flags.js';
 
 /**
  * A VNC console is recorded through the RFB hub (one connection, spoken by vconsole's own

@@ -1,5 +1,6 @@
 import { certificateNotice, exposedIdentity } from './sharing.js';
-import { INSECURE_VNC_AUTH_FLAG, type TlsFlags } from './share-flags.js';
+import { INSECURE_VNC_AUTH_FLAG } from './share-flags.js';
+import type { ReplayFlags } from './replay-flags.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError, VconsoleError, describeError } from '../errors.js';
@@ -10,23 +11,13 @@ import { isAsciicast, parseAsciicast } from '../recording/asciicast.js';
 import { isRfbRecording, parseRfbRecording } from '../recording/rfb-recording.js';
 import { echoInput } from '../text/terminal-text.js';
 import { parseDuration } from './duration.js';
-import { exposureWarning, isLoopback, type ListenFlags } from './flags.js';
+import { exposureWarning, isLoopback } from './flags.js';
 import { sessionLogPrinter } from './log-lines.js';
 import { checkClientPassword, generateVncPassword } from './password-file.js';
 import { readSecretLine } from '../files/secret-line.js';
 import { portLine, type CommandIo } from './command-io.js';
 import { encodePng } from './screenshot-file.js';
 import { writePrivateFileSync } from '../files/safe-file.js';
-
-export interface ReplayFlags extends ListenFlags, TlsFlags {
-  speed?: number;
-  /** `--png-every 10s`: write frames instead of serving. */
-  pngEvery?: string;
-  output?: string;
-  /** The password viewers must give (default beyond loopback: a generated one, printed once). */
-  passwordFile?: string;
-  verbose?: boolean;
-}
 
 /**
  * `vconsole replay FILE`: a VNC recording is served on a local port as a console any viewer can

@@ -10,7 +10,6 @@ import { wholePicture } from '../rfb/client/whole-picture.js';
 import { oneOf } from '../targets/console-type.js';
 import type { ConsoleTarget } from '../targets/types.js';
 import { echoInput, terminalSafe } from '../text/terminal-text.js';
-import type { TargetFlags } from './flags.js';
 import { readSecretLine } from '../files/secret-line.js';
 import { encodePngInTurns } from './png-in-turns.js';
 import { consolePasswordOf } from '../streams/console-password.js';
@@ -19,17 +18,13 @@ import { FileWriteError, directoryWarning, ensureDirectory, fileErrorCause, writ
 import { namingTarget, type CommandIo } from './command-io.js';
 import { resolveTargets, targetOptionsFrom } from './target-options.js';
 import { refuseBrowserOnly } from './browser-only.js';
-import { joiningFrom, type JoinFlags } from './joining.js';
+import { joiningFrom } from './joining.js';
 import type { UpstreamSource } from '../proxy/types.js';
-import { resolveViaTargets, viaLinkFrom, type ViaFlags } from './via.js';
+import { resolveViaTargets, viaLinkFrom } from './via.js';
 
-export interface ScreenshotFlags extends TargetFlags, JoinFlags, ViaFlags {
-  /** `-o`: a file (one target), a directory, or `-` for stdout (one target). */
-  output?: string;
-  vncPasswordFile?: string;
-  /** KubeVirt: take the VM's VNC session even when another client holds it. */
-  takeOver?: boolean;
-}
+import type { ScreenshotFlags } from './screenshot-flags.js';
+
+export type { ScreenshotFlags } from './screenshot-flags.js';
 
 /** The kinds screenshot reads: screens vconsole's RFB client decodes (VNC); the first is what it asks for. */
 const PICTURE_TYPES = consoleTypesWhere((kind) => kind.reads === 'rfb');

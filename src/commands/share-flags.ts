@@ -1,79 +1,17 @@
-import type { Command } from 'commander';
-import { INSECURE_EXPOSE_FLAG, type ExposureFlags } from './exposure.js';
-
-/** The flag that lets VNC viewers of an exposed listener authenticate without TLS. */
-export const INSECURE_VNC_AUTH_FLAG = '--insecure-vnc-auth';
-import { isLoopback, nonEmpty } from './flags.js';
+// What the commands that serve consoles (proxy, open) make of `--share` and what comes with it
+// (declared in src/flags/command-flags.ts). `open` shares by default (the grid's pictures, `s` on
+// a watched console and viewers that survive a console's drop all need the hub); `proxy` stays a
+// byte relay unless asked. Cheap to import: the hub itself lives in sharing.ts.
+import type { ShareFlags } from '../flags/command-flags.js';
+import { INSECURE_EXPOSE_FLAG } from './exposure.js';
+import { isLoopback } from './flags.js';
 import { UsageError } from '../errors.js';
 
-/**
- * `--share` and what comes with it, for the commands that serve consoles (proxy, open).
- * `open` shares by default (the grid's pictures, `s` on a watched console and viewers that
- * survive a console's drop all need the hub); `proxy` stays a byte relay unless asked.
- * Cheap to import: cli.ts loads it for every command; the hub itself lives in sharing.ts.
- */
-export interface ShareFlags extends ExposureFlags, TlsFlags {
-  /** true with --share, false with --no-share, undefined: the config's defaults.share. */
-  share?: boolean;
-  viewOnly?: boolean;
-  vncPasswordFile?: string;
-  /** The password viewers must give (on a listener beyond loopback, else one is generated). */
-  passwordFile?: string;
-}
-
-export function addShareOptions(command: Command, options: { sharedByDefault?: boolean } = {}): Command {
-  const shared = 'VNC: one console session shared by every viewer (nobody is kicked; viewers stay through console drops)';
-  // open holds every serial line anyway; proxy does with --share.
-  const lines = 'serial: one line held from the start, shared by every client and your vconsole console';
-  command
-    .option('--share', options.sharedByDefault ? `${shared}; the default here` : `${shared}; ${lines}`)
-    .option(
-      '--no-share',
-      options.sharedByDefault
-        ? 'each viewer dials the console itself (no grid pictures; s only on consoles nobody watches); also defaults.share: false'
-        : 'do not share, whatever defaults.share in the config file says',
-    )
-    .option('--view-only', 'viewers only watch: their keys and pointer are dropped (implies --share)')
-    .option(
-      '--vnc-password-file <file>',
-      'tcp/unix VNC servers that ask for a password: its first line (implies --share)',
-      nonEmpty('a password file'),
-    );
-  command.option(
-    '--password-file <file>',
-    'the password viewers must give, first line, 6 to 8 characters (implies --share; default on a non-loopback --listen: a generated one, printed once)',
-    nonEmpty('a password file'),
-  );
-  addTlsOptions(command);
-  command.option(
-    '--insecure-expose-unauthenticated',
-    'on a non-loopback --listen, serve what no password protects (serial, SPICE; VNC relayed unencrypted with --no-share) instead of refusing it',
-  );
-  return command;
-}
+export { INSECURE_VNC_AUTH_FLAG } from '../flags/command-flags.js';
+export type { ShareFlags } from '../flags/command-flags.js';
 
 /** The flags of a listener that speaks TLS beyond loopback (proxy, open, replay). */
-export interface TlsFlags {
-  /** The certificate and key an exposed listener speaks TLS with (else one made on first use). */
-  tlsCert?: string;
-  tlsKey?: string;
-  /** Offer plain VNC authentication (no TLS) beside VeNCrypt on an exposed listener. */
-  insecureVncAuth?: boolean;
-}
-
-export function addTlsOptions(command: Command): Command {
-  return command
-    .option(
-      '--tls-cert <file>',
-      'on a non-loopback --listen: the PEM certificate viewers check (default: one made on first use, kept in the config directory)',
-      nonEmpty('a certificate file'),
-    )
-    .option('--tls-key <file>', "the PEM private key of --tls-cert's certificate", nonEmpty('a key file'))
-    .option(
-      INSECURE_VNC_AUTH_FLAG,
-      'on a non-loopback --listen, also offer plain VNC authentication without TLS (for viewers without VeNCrypt; password and screen then cross the network in clear)',
-    );
-}
+export type TlsFlags = Pick<ShareFlags, 'tlsCert' | 'tlsKey' | 'insecureVncAuth'>;
 
 /**
  * The flags with --share settled: the flag when given, else the config file's defaults.share,

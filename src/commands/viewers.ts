@@ -19,11 +19,9 @@ import type { HostPlatform, ViewerCandidate, ViewerCommand, ViewerEnvironment, V
 import { terminalSafe } from '../text/terminal-text.js';
 import { alignColumns } from './text-table.js';
 import { documentText, outputFormat, type OutputFlags } from './output-format.js';
+import type { CommandFlagsIn } from '../flags/command-flags.js';
 
-export interface ViewersCommandOptions extends OutputFlags {
-  viewer?: string;
-  viewerArg?: string[];
-}
+export type ViewersCommandOptions = OutputFlags & CommandFlagsIn<'viewers'>;
 
 /** The example `vconsole viewers` shows a command line for. */
 const EXAMPLE_TARGET = { host: '127.0.0.1', port: 5900, title: 'VM' } as const;

@@ -1,5 +1,5 @@
-// The config file: defaults (the provider options' keys come from their declarations), aliases
-// and workspaces, read safely and refused in one line when wrong.
+// The config file: defaults (the provider options' and command flags' keys come from their
+// declarations), aliases and workspaces, read safely and refused in one line when wrong.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,24 +10,21 @@ import { fileErrorCause } from '../files/safe-file.js';
 import { isRecord } from './records.js';
 import { PROVIDERS, bareNameProviderIds, oneOf } from '../targets/index.js';
 import type { ConsoleProvider } from '../targets/types.js';
-import { stringKey, switchKey, type FileKey } from '../targets/option-group.js';
+import { COMMAND_FLAGS } from '../flags/command-flags.js';
+import type { ConfigKeysOf, FileKey } from '../targets/option-group.js';
 import { PROVIDER_OPTIONS, type DeclaredDefaults } from '../targets/option-groups.js';
 import { parseWorkspaces, type Workspace } from './workspaces.js';
 
 /**
  * Defaults a config file may set; flags and environment variables win over them. The provider
- * options' keys (namespace, kubeconfig, context, cloud) come with their declarations.
+ * options' keys (namespace, kubeconfig, context, cloud) and the command flags' (viewer, listen,
+ * share, via) come with their declarations.
  */
-export type ConfigDefaults = DeclaredDefaults & {
-  /** The provider of bare names: one whose `bareNames` is set (src/targets/index.ts). */
-  provider?: string;
-  viewer?: string;
-  listen?: string;
-  /** VNC consoles shared as with --share: `open` shares unless false, `proxy` only when true; the flags win. */
-  share?: boolean;
-  /** `--via`'s bastion, `[user@]host[:port]`: every command resolves and dials there unless --via says otherwise. */
-  via?: string;
-};
+export type ConfigDefaults = DeclaredDefaults &
+  ConfigKeysOf<typeof COMMAND_FLAGS> & {
+    /** The provider of bare names: one whose `bareNames` is set (src/targets/index.ts). */
+    provider?: string;
+  };
 
 export interface VconsoleConfig {
   /** The file it came from, or undefined when none exists. */
@@ -41,7 +38,7 @@ export interface VconsoleConfig {
 
 /**
  * What each `defaults` key accepts, and how to say so: `provider` follows the registry, the
- * provider options' keys come from their declarations, then the commands' own defaults.
+ * provider options' keys come from their declarations, then the command flags'.
  */
 function defaultKeys(providers: readonly ConsoleProvider[]): Map<string, FileKey> {
   const bareNameProviders = bareNameProviderIds(providers);
@@ -51,11 +48,7 @@ function defaultKeys(providers: readonly ConsoleProvider[]): Map<string, FileKey
       read: (v) => (typeof v === 'string' && bareNameProviders.includes(v) ? v : undefined),
       allowed: oneOf(bareNameProviders),
     },
-    ...PROVIDER_OPTIONS.flatMap((option) => (option.config ? [option.config] : [])),
-    stringKey('viewer'),
-    stringKey('listen'),
-    switchKey('share'),
-    stringKey('via'),
+    ...[...PROVIDER_OPTIONS, ...COMMAND_FLAGS].flatMap((option) => (option.config ? [option.config] : [])),
   ];
   return new Map(keys.map((key) => [key.key, key]));
 }

@@ -1,8 +1,10 @@
-// Workspaces (`open @NAME`): their keys are the option declarations' workspace keys plus
-// targets, viewer and follow (save-workspace.ts writes one, for the TUI's S).
+// Workspaces (`open @NAME`): their keys are the option declarations' workspace keys (the
+// providers', --type's, and the command flags': viewer, follow) plus targets (save-workspace.ts
+// writes one, for the TUI's S).
 import { UsageError } from '../errors.js';
 import { isRecord } from './records.js';
-import { listKey, switchKey, textKey, type FileKey, type OptionDeclaration } from '../targets/option-group.js';
+import { COMMAND_FLAGS } from '../flags/command-flags.js';
+import { listKey, textKey, type FileKey, type FlagsOf, type OptionDeclaration, type WorkspaceKeysOf } from '../targets/option-group.js';
 import {
   CONSOLE_TYPE_OPTION,
   OPTION_GROUPS,
@@ -25,29 +27,31 @@ import { echoInput } from '../text/terminal-text.js';
  *       type: vnc
  *       viewer: tigervnc
  */
-export type Workspace = DeclaredWorkspaceKeys & {
-  /** Targets as `open` takes them (aliases too). */
-  targets?: string[];
-  viewer?: string;
-  /** `open --follow`. */
-  follow?: boolean;
-};
+export type Workspace = DeclaredWorkspaceKeys &
+  WorkspaceKeysOf<typeof COMMAND_FLAGS> & {
+    /** Targets as `open` takes them (aliases too). */
+    targets?: string[];
+  };
 
 /** What `saveWorkspace` writes: what is open now (its targets, the selectors that found it, or both), and how. */
 export type SavedWorkspace = Workspace;
 
 const NAME = /^[A-Za-z0-9][-A-Za-z0-9_.]*$/;
 
-/** The options a workspace may set: the providers' and --type, each with its declared workspace key. */
-const WORKSPACE_OPTIONS: readonly OptionDeclaration[] = [...PROVIDER_OPTIONS, CONSOLE_TYPE_OPTION].filter((option) => option.workspace);
+/** The command flags a workspace may set (viewer, follow), each with its declared workspace key. */
+const COMMAND_WORKSPACE_OPTIONS: readonly OptionDeclaration[] = COMMAND_FLAGS.filter((option) => 'workspace' in option);
 
-/** The keys of the commands' own settings a workspace may hold (besides the options'). */
+/** The options a workspace may set: the providers', --type and the command flags', each with its declared workspace key. */
+const WORKSPACE_OPTIONS: readonly OptionDeclaration[] = [...PROVIDER_OPTIONS, CONSOLE_TYPE_OPTION, ...COMMAND_WORKSPACE_OPTIONS].filter(
+  (option) => option.workspace,
+);
+
+/** The targets a workspace opens: no option's, the workspace's own key. */
 const TARGETS_KEY = listKey('targets', textKey('target', '').read, 'a list of targets, e.g. [vm-a, prod/db-1, os:web-01]');
-const OWN_KEYS = [textKey('viewer', 'a viewer name or path'), switchKey('follow')];
 
 /**
  * Each key a workspace may have, in the order hints list them: targets, what selects VMs, the
- * console type and the commands' own settings, then the rest. A `single` spelling (`namespace`)
+ * console type and the command flags' settings, then the rest. A `single` spelling (`namespace`)
  * is read into its list key (`namespaces`).
  */
 function workspaceKeys(): Map<string, { rule: FileKey; into: string }> {
@@ -64,8 +68,10 @@ function workspaceKeys(): Map<string, { rule: FileKey; into: string }> {
     TARGETS_KEY,
     ...bySelection.flatMap(ofOption),
     ...ofOption(CONSOLE_TYPE_OPTION),
-    ...OWN_KEYS,
-    ...chosen((option) => !selecting.has(option.key) && option !== CONSOLE_TYPE_OPTION).flatMap(ofOption),
+    ...COMMAND_WORKSPACE_OPTIONS.flatMap(ofOption),
+    ...chosen(
+      (option) => !selecting.has(option.key) && option !== CONSOLE_TYPE_OPTION && !COMMAND_WORKSPACE_OPTIONS.includes(option),
+    ).flatMap(ofOption),
   ];
   const listOf = new Map(
     WORKSPACE_OPTIONS.flatMap((option) => (option.workspace?.single ? [[option.workspace.single.key, option.workspace.key] as const] : [])),
@@ -126,8 +132,8 @@ export function parseWorkspace(name: string, body: unknown, file: string): Works
   return ws;
 }
 
-/** The flags a workspace fills in (the options with a workspace key, viewer, follow); the command line's own win. */
-export type WorkspaceFlags = ProviderFlags & ConsoleTypeFlags & { viewer?: string; follow?: boolean };
+/** The flags a workspace fills in (the options with a workspace key); the command line's own win. */
+export type WorkspaceFlags = ProviderFlags & ConsoleTypeFlags & FlagsOf<Extract<(typeof COMMAND_FLAGS)[number], { workspace: FileKey }>[]>;
 
 /**
  * The flags with a workspace's settings under them: a flag given wins, and where a group's
@@ -151,8 +157,6 @@ function workspaceFlags<F extends WorkspaceFlags>(ws: Workspace, flags: F): F {
     const fromWorkspace = value === undefined ? undefined : workspace.toFlag ? workspace.toFlag(value) : value;
     merged[option.key] = replaced.has(option.key) ? given[option.key] : (given[option.key] ?? fromWorkspace);
   }
-  merged.viewer = flags.viewer ?? ws.viewer;
-  merged.follow = flags.follow ?? ws.follow;
   return merged as F;
 }
 

@@ -1,14 +1,23 @@
-// The shape of an option group: each provider declares its options once here (flag, env var,
-// config key, workspace key, help, parser) and says which flags select VMs. The command line,
-// the typed flags, config and workspace validation and the merge into TargetOptions are all
-// derived from these declarations (as kubectl's ConfigFlags: one struct, AddFlags, ToRESTConfig).
-// Pure data and small parsers: no commander, so providers stay free of the CLI.
+// The shape of an option declaration and of an option group: each provider declares its options
+// once here (flag, env var, config key, workspace key, help, parser) and says which flags select
+// VMs; the commands' own flags (src/flags/command-flags.ts) are declared the same way, with the
+// commands that take them. The command line, the typed flags, config and workspace validation and
+// the merge into TargetOptions are all derived from these declarations (as kubectl's ConfigFlags:
+// one struct, AddFlags, ToRESTConfig). Pure data and small parsers: no commander, so providers
+// stay free of the CLI.
 import { UsageError } from '../errors.js';
 import { echoInput } from '../text/terminal-text.js';
 import type { ListScope, TargetOptions } from './types.js';
 
 /** How an option takes values: none (a switch), one, a list, or one string that repeats into a list. */
 export type OptionArity = 'switch' | 'value' | 'list' | 'one-or-list';
+
+/**
+ * Where a command's --help lists an option: each command lays its flags out as a list of these
+ * (src/commands/flags.ts, addFlags), adding the declarations of a section that act in it. `own`:
+ * a command's own flags, declared beside it and given to it directly.
+ */
+export type OptionSection = 'target' | 'selector' | 'type' | 'viewer' | 'listen' | 'follow' | 'share' | 'record' | 'join' | 'via' | 'own';
 
 /** A key the config file's `defaults` (or a workspace) may set: how it is checked and said. */
 export interface FileKey<K extends string = string, V = unknown> {
@@ -48,8 +57,10 @@ export interface OptionDeclaration<K extends string = string, V = unknown> {
   /** The flag spelling, e.g. `-n, --namespace <ns>`. */
   readonly flags: string;
   readonly help: string;
-  /** Where --help lists it: with the target options, or with the selectors after them. */
-  readonly section: 'target' | 'selector';
+  /** Its help in the commands where it says something else (`--share`'s "the default here" in open). */
+  readonly helpIn?: Readonly<Record<string, string>>;
+  /** Where --help lists it: with the target options, the selectors after them, or a command flags' section. */
+  readonly section: OptionSection;
   readonly arity: OptionArity;
   /** For a value: what to give, said when it is empty (`a kubeconfig file`); empty text is refused. */
   readonly what?: string;
@@ -61,6 +72,8 @@ export interface OptionDeclaration<K extends string = string, V = unknown> {
   readonly choices?: readonly string[];
   /** Kept out of --help (another spelling of an option there). */
   readonly hidden?: boolean;
+  /** The command refuses to run without it (`install --via`). */
+  readonly mandatory?: boolean;
   /**
    * The commands where it acts (`open`, `proxy`, ...); absent: every command that takes the
    * provider options. A command where it would mean nothing neither offers nor accepts it.
@@ -89,16 +102,31 @@ export type FlagsOf<D extends readonly OptionDeclaration[]> = {
 
 type Declared<K extends string> = Omit<OptionDeclaration<K>, 'key' | 'arity' | 'valueType'>;
 
-/** A declaration keeps its literal config and workspace keys, for the file types derived from them (ConfigKeysOf, WorkspaceKeysOf). */
-type Keeping<D> = Pick<D, Extract<keyof D, 'config' | 'workspace'>>;
+/**
+ * A declaration keeps its literal config and workspace keys and its commands, for the types
+ * derived from them (ConfigKeysOf, WorkspaceKeysOf, FlagsIn).
+ */
+type Keeping<D> = Pick<D, Extract<keyof D, 'config' | 'workspace' | 'commands' | 'section'>>;
+
+/** The declarations acting in command `C`: those naming it in `commands`, and those naming none. */
+type ActingIn<O, C extends string> = O extends { readonly commands: readonly (infer N)[] } ? (C extends N ? O : never) : O;
+
+/** The flags object of command `C` that the declarations give (FlagsOf of those acting in it). */
+export type FlagsIn<D extends readonly OptionDeclaration[], C extends string> = FlagsOf<ActingIn<D[number], C>[]>;
+
+/** The flags object one --help section of the declarations gives. */
+export type FlagsOfSection<D extends readonly OptionDeclaration[], S extends OptionSection> = FlagsOf<Extract<D[number], { section: S }>[]>;
 
 /** A flag without a value. */
-export function switchOption<K extends string, D extends Declared<K>>(key: K, declared: D): OptionDeclaration<K, boolean> & Keeping<D> {
+export function switchOption<K extends string, const D extends Declared<K>>(
+  key: K,
+  declared: D,
+): OptionDeclaration<K, boolean> & Keeping<D> {
   return { key, arity: 'switch', ...declared };
 }
 
 /** A flag with one value; `T` is what its parser returns. */
-export function valueOption<K extends string, T = string, D extends Declared<K> = Declared<K>>(
+export function valueOption<K extends string, T = string, const D extends Declared<K> = Declared<K>>(
   key: K,
   declared: D & { parse?(text: string): T },
 ): OptionDeclaration<K, T> & Keeping<D> {
@@ -106,7 +134,7 @@ export function valueOption<K extends string, T = string, D extends Declared<K> 
 }
 
 /** A repeatable flag: its values in order. */
-export function listOption<K extends string, T = string, D extends Declared<K> = Declared<K>>(
+export function listOption<K extends string, T = string, const D extends Declared<K> = Declared<K>>(
   key: K,
   declared: D & { parse?(text: string): T },
 ): OptionDeclaration<K, T[]> & Keeping<D> {
@@ -114,7 +142,7 @@ export function listOption<K extends string, T = string, D extends Declared<K> =
 }
 
 /** A repeatable flag whose one value stays a string (as before it repeated), more becoming a list. */
-export function oneOrListOption<K extends string, D extends Declared<K>>(
+export function oneOrListOption<K extends string, const D extends Declared<K>>(
   key: K,
   declared: D,
 ): OptionDeclaration<K, string | string[]> & Keeping<D> {

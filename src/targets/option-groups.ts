@@ -26,7 +26,8 @@ const TYPE_CHOICES: readonly string[] = [...CONSOLE_TYPES, 'auto'];
 export const CONSOLE_TYPE_OPTION = valueOption('type', {
   flags: '-t, --type <type>',
   help: `console type: ${oneOf(TYPE_CHOICES)} (default: auto, the screen when the VM has one, else its serial console); TARGET#TYPE sets it for one target`,
-  section: 'target',
+  section: 'type',
+  commands: ['proxy', 'open'],
   parse: (text) => parseConsoleType(text),
   into: 'consoleType',
   workspace: {

@@ -3,36 +3,49 @@
 // `--address` is `--listen`, `--vnc-type`/`--vnc-path` are `--viewer`; `console --timeout N`
 // (minutes) is `console --wait Nm`. Each alias is rewritten to the command it stands for and run
 // as that command, so it behaves as that command does, flags, defaults and errors alike.
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
+import { switchOption, valueOption, type FlagsOf } from '../../targets/option-group.js';
 import { echoInput } from '../../text/terminal-text.js';
-import { asArgParser, parseListenAddress, parsePort } from '../flags.js';
+import { addFlags, parseListenAddress, parsePort } from '../flags.js';
+
+/** virtctl's vnc flags, declared as every flag is (src/targets/option-group.ts). */
+const VNC_FLAGS = [
+  switchOption('proxyOnly', {
+    flags: '--proxy-only',
+    help: 'serve the local port and print it as JSON, launch no viewer (vconsole proxy)',
+    section: 'own',
+  }),
+  valueOption('port', { flags: '--port <port>', help: 'the local port (as -p/--port)', section: 'own', parse: parsePort }),
+  valueOption('address', {
+    flags: '--address <address>',
+    help: 'the address to listen on (as --listen)',
+    section: 'own',
+    parse: parseListenAddress,
+  }),
+  valueOption('vncType', {
+    flags: '--vnc-type <type>',
+    help: 'the viewer: tiger, chicken, real, remote-viewer (as --viewer)',
+    section: 'own',
+  }),
+  valueOption('vncPath', { flags: '--vnc-path <path>', help: "the viewer's executable (as --viewer PATH)", section: 'own' }),
+] as const;
 
 /** virtctl's vnc flags, as commander reads them. */
-export interface VirtctlVncFlags {
-  proxyOnly?: boolean;
-  port?: number;
-  address?: string;
-  vncType?: string;
-  vncPath?: string;
-}
+export type VirtctlVncFlags = FlagsOf<typeof VNC_FLAGS>;
 
 /**
  * `vconsole vnc`: virtctl's flags are its own; any other word (a target, `--context`, `-n`,
  * `--share`, ...) is handed to open, or proxy with --proxy-only, which checks it.
  */
 export function addVncCommand(program: Command, run: (args: string[]) => Promise<void>): void {
-  program
+  const vnc = program
     .command('vnc')
     .description(
       "virtctl's vnc: open each VM's VNC console in a viewer (open --type vnc); --proxy-only serves the port alone (proxy --type vnc).",
     )
-    .argument('[target...]', 'VMs whose VNC console to open (see vconsole open --help), with any flag of open (or proxy)')
-    .option('--proxy-only', 'serve the local port and print it as JSON, launch no viewer (vconsole proxy)')
-    .option('--port <port>', 'the local port (as -p/--port)', asArgParser(parsePort))
-    .option('--address <address>', 'the address to listen on (as --listen)', asArgParser(parseListenAddress))
-    .option('--vnc-type <type>', 'the viewer: tiger, chicken, real, remote-viewer (as --viewer)')
-    .option('--vnc-path <path>', "the viewer's executable (as --viewer PATH)")
+    .argument('[target...]', 'VMs whose VNC console to open (see vconsole open --help), with any flag of open (or proxy)');
+  addFlags(vnc, [VNC_FLAGS])
     .allowUnknownOption()
     .addHelpText(
       'after',
@@ -65,11 +78,12 @@ export function vncAsVconsole(words: readonly string[], flags: VirtctlVncFlags):
 }
 
 /** `console --timeout N`: virtctl's minutes to wait for the VM to run, beside vconsole's `--wait`. */
-export function virtctlTimeoutOption(): Option {
-  return new Option('--timeout <minutes>', "virtctl's --timeout: minutes to wait for the VM to run (as --wait Nm)").argParser(
-    asArgParser(parseMinutes),
-  );
-}
+export const VIRTCTL_TIMEOUT_FLAG = valueOption('timeout', {
+  flags: '--timeout <minutes>',
+  help: "virtctl's --timeout: minutes to wait for the VM to run (as --wait Nm)",
+  section: 'own',
+  parse: parseMinutes,
+});
 
 /** `--timeout 5` is 5 minutes, as virtctl counts; `--timeout 90s` says its unit. */
 export function parseMinutes(text: string): string {

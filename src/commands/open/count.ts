@@ -5,15 +5,22 @@
  */
 import { UsageError } from '../../errors.js';
 import { OPEN_WITHOUT_ASKING_MAX } from '../../limits.js';
+import { switchOption, valueOption, type FlagsOf } from '../../targets/option-group.js';
 import { echoInput } from '../../text/terminal-text.js';
 import { askYesNo, canAsk, type PromptTerminal } from '../../terminal/yes-no.js';
 
-export interface CountFlags {
-  /** `--max N`: open up to N consoles at once without asking. */
-  max?: number;
-  /** `--yes`: open any number without asking. */
-  yes?: boolean;
-}
+/** `--max N` and `--yes`, `open`'s own. */
+export const COUNT_FLAGS = [
+  valueOption('max', {
+    flags: '--max <n>',
+    help: `open up to N consoles at once without asking (default: ${OPEN_WITHOUT_ASKING_MAX}; more asks y/N on a terminal, and is refused without one)`,
+    section: 'own',
+    parse: (text) => parseMaxCount(text),
+  }),
+  switchOption('yes', { flags: '--yes', help: 'open any number of consoles at once without asking', section: 'own' }),
+] as const;
+
+export type CountFlags = FlagsOf<typeof COUNT_FLAGS>;
 
 /** `--max N`: a whole number from 1 up. */
 export function parseMaxCount(text: string): number {

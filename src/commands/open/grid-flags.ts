@@ -1,27 +1,24 @@
-import type { Command } from 'commander';
+import { switchOption, valueOption, type FlagsOf } from '../../targets/option-group.js';
 import { detectThumbnailMode, parseThumbnailMode, THUMBNAIL_MODES, type ThumbnailMode } from '../../tui/thumbnails/thumbnail.js';
-import { asArgParser } from '../flags.js';
 import type { ShareFlags } from '../share-flags.js';
 
-/** `--grid` and `--thumbnails`, for `open`. Cheap to import (cli.ts loads it for every command). */
-export interface GridFlags {
-  /** Start the TUI in the grid of live screens. */
-  grid?: boolean;
-  thumbnails?: ThumbnailMode;
-}
+/** `--grid` and `--thumbnails`, `open`'s own. Cheap to import (cli.ts loads it for every command). */
+export const GRID_FLAGS = [
+  // Start the TUI in the grid of live screens.
+  switchOption('grid', {
+    flags: '--grid',
+    help: 'start in the grid of live screens (g switches); its pictures come from the shared VNC consoles (shared even with defaults.share: false)',
+    section: 'own',
+  }),
+  valueOption('thumbnails', {
+    flags: '--thumbnails <mode>',
+    help: `how the grid draws screens: ${THUMBNAIL_MODES.join('|')} (default: from the terminal; VCONSOLE_THUMBNAILS)`,
+    section: 'own',
+    parse: (text): ThumbnailMode => parseThumbnailMode(text),
+  }),
+] as const;
 
-export function addGridOptions(command: Command): Command {
-  return command
-    .option(
-      '--grid',
-      'start in the grid of live screens (g switches); its pictures come from the shared VNC consoles (shared even with defaults.share: false)',
-    )
-    .option(
-      '--thumbnails <mode>',
-      `how the grid draws screens: ${THUMBNAIL_MODES.join('|')} (default: from the terminal; VCONSOLE_THUMBNAILS)`,
-      asArgParser((text) => parseThumbnailMode(text)),
-    );
-}
+export type GridFlags = FlagsOf<typeof GRID_FLAGS>;
 
 /**
  * The grid's pictures come from the RFB hub's framebuffer: `open` shares by default, and

@@ -1,51 +1,39 @@
-// `vconsole open` as a command of the program: its argument, its flags (those of its own, with
-// the viewer, target, selector, listen, share, record and grid ones), its help and its action,
+// `vconsole open` as a command of the program: its argument, its flags (its own, where they sit
+// among the shared ones and the provider options), its help and its action,
 // which loads open.ts (and the picker) only when it runs.
 import type { Command } from 'commander';
-import { OPEN_WITHOUT_ASKING_MAX } from '../../limits.js';
-import { selectorFlagNames } from '../../targets/option-groups.js';
 import { keyHelpText } from '../../tui/state/key-help.js';
 import type { CommandIo } from '../command-io.js';
-import { addConsoleTypeOption, addListenOptions, addTargetOptions, asArgParser } from '../flags.js';
+import { addFlags, type FlagLayout } from '../flags.js';
 import { withGlobalOptions } from '../global-flags.js';
-import { addRecordOptions } from '../record-flags.js';
-import { addSelectorOptions } from '../selector-flags.js';
-import { addShareOptions } from '../share-flags.js';
-import { addViewerOptions } from '../viewer-flags.js';
-import { parseMaxCount } from './count.js';
-import { addGridOptions } from './grid-flags.js';
-import type { OpenFlags } from './settings.js';
+import { COUNT_FLAGS } from './count.js';
+import { GRID_FLAGS } from './grid-flags.js';
+import { OPEN_FLAGS, type OpenFlags } from './settings.js';
+
+/** open's flags in --help order: the shared ones by section (src/flags/command-flags.ts), its own where they sit. */
+const OPEN_LAYOUT: FlagLayout = [
+  'listen',
+  'type',
+  OPEN_FLAGS,
+  'follow',
+  COUNT_FLAGS,
+  'target',
+  'selector',
+  'viewer',
+  'share',
+  'record',
+  GRID_FLAGS,
+  'join',
+  'via',
+];
 
 /** `vconsole open`, registered on the program; `targetHelp` is the providers' Targets block (empty when not loaded). */
 export function addOpenCommand(program: Command, targetHelp: string, io: CommandIo): void {
-  const openCommand = addViewerOptions(
-    addSelectorOptions(
-      addTargetOptions(
-        addConsoleTypeOption(
-          addListenOptions(
-            program
-              .command('open')
-              .description('Open each target on a local port with a viewer (VNC) or for attaching (serial), all live in a terminal UI.')
-              .argument(
-                '[target...]',
-                'consoles to open (see Targets), @WORKSPACE from the config file; none on a terminal: pick them from a list',
-              ),
-          ),
-        )
-          .option('--no-tui', 'plain log lines on stderr and JSON port lines on stdout instead of the terminal UI')
-          .option('--escape <key>', 'the key that leaves an attached serial console for the table (default: ^])')
-          .option('--log-dir <dir>', "append each serial console's output to DIR/NAME.log (created 0600)")
-          .option('--follow', `with ${selectorFlagNames().join('/')}: keep asking, open VMs that start matching, mark those that stop`)
-          .option(
-            '--max <n>',
-            `open up to N consoles at once without asking (default: ${OPEN_WITHOUT_ASKING_MAX}; more asks y/N on a terminal, and is refused without one)`,
-            asArgParser(parseMaxCount),
-          )
-          .option('--yes', 'open any number of consoles at once without asking'),
-      ),
-    ),
-  );
-  addGridOptions(addRecordOptions(addShareOptions(openCommand, { sharedByDefault: true })));
+  const openCommand = program
+    .command('open')
+    .description('Open each target on a local port with a viewer (VNC) or for attaching (serial), all live in a terminal UI.')
+    .argument('[target...]', 'consoles to open (see Targets), @WORKSPACE from the config file; none on a terminal: pick them from a list');
+  addFlags(openCommand, OPEN_LAYOUT);
   openCommand
     .addHelpText(
       'after',

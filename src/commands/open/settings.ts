@@ -8,30 +8,39 @@ import type { ThumbnailMode } from '../../tui/thumbnails/thumbnail.js';
 import type { ViewerChoice } from '../../viewers/choose.js';
 import type { DisplayVerdict } from '../../viewers/display.js';
 import type { HostPlatform, ViewerCandidate } from '../../viewers/types.js';
-import type { ListenFlags, TargetFlags } from '../flags.js';
-import type { RecordFlags, Recording } from '../record-flags.js';
-import type { SelectionFlags } from '../selector-flags.js';
-import type { ShareFlags } from '../share-flags.js';
-import type { Joining, JoinFlags } from '../joining.js';
+import type { CommandFlagsIn } from '../../flags/command-flags.js';
+import { switchOption, valueOption, type FlagsOf } from '../../targets/option-group.js';
+import type { TargetFlags } from '../flags.js';
+import type { Recording } from '../record-flags.js';
+import type { Joining } from '../joining.js';
 import type { Sharing } from '../sharing.js';
-import type { ViewerFlags } from '../viewer-flags.js';
 import type { CountFlags } from './count.js';
 import type { GridFlags } from './grid-flags.js';
-import type { ViaFlags } from '../via.js';
 
-export interface OpenFlags
-  extends TargetFlags, ViewerFlags, ListenFlags, ShareFlags, RecordFlags, SelectionFlags, GridFlags, CountFlags, JoinFlags, ViaFlags {
-  /** With --via: how long a dropped ssh connection is tried again. */
-  wait?: string;
-  /** With selectors: open VMs that start matching while open runs, mark those that stop. */
-  follow?: boolean;
-  /** false with --no-tui. */
-  tui?: boolean;
-  /** The key that brings the table back from an attached serial console. */
-  escape?: string;
-  /** A log file per serial console in this directory. */
-  logDir?: string;
-}
+/** `open`'s own flags before --follow in its --help; --max and --yes (count.ts) and the grid's (grid-flags.ts) come after. */
+export const OPEN_FLAGS = [
+  // false with --no-tui.
+  switchOption('tui', {
+    flags: '--no-tui',
+    help: 'plain log lines on stderr and JSON port lines on stdout instead of the terminal UI',
+    section: 'own',
+  }),
+  // The key that brings the table back from an attached serial console.
+  valueOption('escape', {
+    flags: '--escape <key>',
+    help: 'the key that leaves an attached serial console for the table (default: ^])',
+    section: 'own',
+  }),
+  // A log file per serial console in this directory.
+  valueOption('logDir', {
+    flags: '--log-dir <dir>',
+    help: "append each serial console's output to DIR/NAME.log (created 0600)",
+    section: 'own',
+  }),
+] as const;
+
+/** Everything `open` is given: the provider options, the shared command flags that act in open, and its own. */
+export type OpenFlags = TargetFlags & CommandFlagsIn<'open'> & FlagsOf<typeof OPEN_FLAGS> & GridFlags & CountFlags;
 
 /** What a run is told before it starts: the flags read, the sharing and the viewer settled. */
 export interface OpenSettings {

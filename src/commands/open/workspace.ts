@@ -27,8 +27,7 @@ export async function saveOpenAsWorkspace(
     import('../saved-target.js'),
   ]);
   // The selection was in effect when it opened something, or when --follow waits for a match.
-  const selection =
-    sessions.some((s) => fromSelection.has(s.id)) || flags.follow ? selectionToSave(flags as Readonly<Record<string, unknown>>) : undefined;
+  const selection = sessions.some((s) => fromSelection.has(s.id)) || flags.follow ? selectionToSave(flags) : undefined;
   const targets: string[] = [];
   let skipped = 0;
   for (const session of sessions) {

@@ -1,11 +1,11 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { VIEWER_ALIASES, VIEWER_CHOICES } from '../viewers/catalog.js';
-import { addViewerOptions } from './viewer-flags.js';
+import { addFlags } from './flags.js';
 
 describe('--viewer help', () => {
   it('lists every name the catalog accepts, in its order', () => {
-    const help = addViewerOptions(new Command('open')).helpInformation().replace(/\s+/g, ' ');
+    const help = addFlags(new Command('open'), ['viewer']).helpInformation().replace(/\s+/g, ' ');
     expect(help).toContain(
       `viewer to use: ${VIEWER_CHOICES.join(', ')} (also as ${[...VIEWER_ALIASES.keys()].join(', ')}), or the path of an executable`,
     );
