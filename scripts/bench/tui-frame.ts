@@ -10,7 +10,8 @@
 import { EventEmitter } from 'node:events';
 import { createElement, useEffect, useState } from 'react';
 import { Box, Text, render, type RenderOptions } from 'ink';
-import { App, type ConsoleActions } from '../../src/tui/components/app.js';
+import { App } from '../../src/tui/components/app.js';
+import type { ConsoleHandlers } from '../../src/tui/state/requests.js';
 import { ConsoleStore } from '../../src/tui/state/console-store.js';
 
 const sessions = Number(process.argv[2] ?? 200);
@@ -74,14 +75,24 @@ for (let id = 1; id <= sessions; id++) {
   const s = snapshot(id, 0);
   source.emit('added', { snapshot: () => s });
 }
-// The actions are never called: no key is pressed while frames are timed.
-const actions = { onOpenViewer() {}, onRetry() {}, onClose() {}, onAdd() {}, onQuit() {} } as unknown as ConsoleActions;
+// The handlers are never called: no key is pressed while frames are timed.
+const nothing = (): void => undefined;
+const handlers: ConsoleHandlers = {
+  open: nothing,
+  attach: nothing,
+  retry: nothing,
+  close: nothing,
+  screenshot: nothing,
+  add: nothing,
+  'save-workspace': nothing,
+  quit: nothing,
+};
 /** Ink's streams, as far as Ink uses them: the fakes stand in for a terminal. */
 type InkStreams = Required<Pick<RenderOptions, 'stdout' | 'stderr' | 'stdin'>>;
 const inkStreams = (stdout: FakeTerminal) => ({ stdout, stderr: new FakeTerminal(), stdin: new FakeStdin() }) as unknown as InkStreams;
 const stdout = new FakeTerminal();
 const first = stdout.nextFrame();
-const app = render(createElement(App, { store, actions, frameMs: 0 }), {
+const app = render(createElement(App, { store, handlers, frameMs: 0 }), {
   ...inkStreams(stdout),
   debug: true,
   patchConsole: false,

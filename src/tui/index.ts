@@ -3,7 +3,7 @@
  * `open` loads this lazily, so ink and react load only when a TUI is shown.
  */
 export { DEFAULT_DETACH_KEY } from './components/app.js';
-export type { ConsoleActions } from './components/app.js';
+export type { ConsoleHandlers, ConsoleRequest, ConsoleRequestName, ConsoleRequests } from './state/requests.js';
 export { renderConsoleApp } from './components/render-console-app.js';
 export type { ConsoleAppHandle, RenderConsoleOptions } from './components/render-console-app.js';
 export { ConsoleStore } from './state/console-store.js';

@@ -1,5 +1,5 @@
 import { vi } from 'vitest';
-import type { ConsoleActions } from '../../src/tui/components/app.js';
+import type { ConsoleHandlers } from '../../src/tui/state/requests.js';
 
 /**
  * Waits for a frame condition. React commits Ink's frames a few event-loop turns after a key
@@ -18,15 +18,16 @@ export async function settle(turns = 20): Promise<void> {
   for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
 }
 
-/** ConsoleActions whose every action is a spy. */
-export function fakeActions() {
+/** A handler for every request of the TUI, each a spy. */
+export function fakeHandlers() {
   return {
-    onOpenViewer: vi.fn(),
-    onAttach: vi.fn(),
-    onRetry: vi.fn(),
-    onClose: vi.fn(),
-    onScreenshot: vi.fn((sessionId: number) => Promise.resolve(`saved screenshot of session ${sessionId}`)),
-    onAdd: vi.fn(),
-    onQuit: vi.fn(),
-  } satisfies ConsoleActions;
+    open: vi.fn(),
+    attach: vi.fn(),
+    retry: vi.fn(),
+    close: vi.fn(),
+    screenshot: vi.fn(({ sessionId }: { sessionId: number }) => Promise.resolve(`saved screenshot of session ${sessionId}`)),
+    add: vi.fn(),
+    'save-workspace': vi.fn(({ name }: { name: string }) => Promise.resolve(`saved workspace ${name}`)),
+    quit: vi.fn(),
+  } satisfies ConsoleHandlers;
 }

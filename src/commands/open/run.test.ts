@@ -14,7 +14,7 @@ import { recordingFrom } from '../record-flags.js';
 import { joiningFrom } from '../joining.js';
 import { sharingFrom } from '../sharing.js';
 import { resolveTargets, targetOptionsFrom } from '../target-options.js';
-import { OpenActions } from './actions.js';
+import { openHandlers } from './actions.js';
 import { OpenRun } from './run.js';
 import type { OpenFlags } from './settings.js';
 
@@ -113,7 +113,9 @@ describe('OpenRun', () => {
       run.addTarget('demo:vm-c');
       run.addTarget('demo:vm-d', { selected: true });
       await waitFor(() => lines(stdout).length === 4, 'four port lines');
-      expect(await new OpenActions(run).saveWorkspace('web')).toMatch(/the VMs -l app=web selects \(2 open now\) and 2 consoles/);
+      expect(await openHandlers(run)['save-workspace']({ action: 'save-workspace', name: 'web' })).toMatch(
+        /the VMs -l app=web selects \(2 open now\) and 2 consoles/,
+      );
       expect((await loadConfig(file)).workspaces?.web).toEqual({
         selector: 'app=web',
         targets: ['demo:vm-a', 'demo:vm-c'],

@@ -1,7 +1,7 @@
 /**
  * One `vconsole open`, from its first session to its shutdown: the one object that owns the
  * session registry, the viewers (session-viewers.ts), the ports and the follow-ups
- * (follow-ups.ts), and does what the TUI's keys ask (actions.ts). Its state is its fields; q,
+ * (follow-ups.ts), and does what the TUI's keys request (actions.ts). Its state is its fields; q,
  * Ctrl+C and SIGTERM all end in close(), which closes everything the run started.
  */
 import { consoleKind } from '../../console-kinds/index.js';
@@ -15,7 +15,7 @@ import { isBrowserOnly } from '../browser-only.js';
 import { addOnce, portLine, type CommandIo } from '../command-io.js';
 import { certificateNotice, exposureNotice, passwordNotice, shareSerial } from '../sharing.js';
 import { resolveTargets } from '../target-options.js';
-import { tuiActions, type ActionHost } from './actions.js';
+import { openHandlers, tuiFeeds, type ActionHost } from './actions.js';
 import { openBrowserPage, pageOutput } from './browser-only.js';
 import { firstClientSettled, settledOrAfter } from './first-viewers.js';
 import { PlaceTeller } from './places.js';
@@ -263,8 +263,8 @@ export class OpenRun implements ActionHost {
     if (!useTui) return plainView(this.registry, this.io, Boolean(flags.verbose));
     return mountTui(
       this.registry,
-      tuiActions(this),
-      { detachKey: escapeKey.label, grid: Boolean(flags.grid), thumbnails: thumbnailMode },
+      openHandlers(this),
+      { detachKey: escapeKey.label, grid: Boolean(flags.grid), thumbnails: thumbnailMode, ...tuiFeeds(this) },
       this.afterFirstViewers,
     );
   }

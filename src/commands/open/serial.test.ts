@@ -36,7 +36,7 @@ describe('a serial console open cannot reach yet', () => {
       return: true,
     } as never);
     expect(pressed.ui.notice).toBe('tcp://127.0.0.1:1 is not listening yet');
-    expect(pressed.actions).toEqual([]);
+    expect(pressed.requests).toEqual([]);
   });
 
   it('drops the reason once the line is open', () => {

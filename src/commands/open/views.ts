@@ -1,6 +1,8 @@
 import { describeError } from '../../errors.js';
 import type { SessionRegistry } from '../../proxy/session-registry.js';
+import type { RenderConsoleOptions } from '../../tui/components/render-console-app.js';
 import type { ConsoleEvent, ConsoleEventOf } from '../../tui/state/events.js';
+import type { ConsoleHandlers } from '../../tui/state/requests.js';
 import type { ThumbnailMode } from '../../tui/thumbnails/thumbnail.js';
 import type { ViewerStatusEvent } from '../../viewers/viewer-supervisor.js';
 import { printLine, sessionLogPrinter } from '../log-lines.js';
@@ -78,8 +80,8 @@ export function plainView(registry: SessionRegistry, io: CommandIo, verbose: boo
  */
 export async function mountTui(
   registry: SessionRegistry,
-  actions: import('../../tui/components/app.js').ConsoleActions,
-  options: { detachKey: string; grid: boolean; thumbnails: ThumbnailMode },
+  handlers: ConsoleHandlers,
+  options: { detachKey: string; grid: boolean; thumbnails: ThumbnailMode } & Pick<RenderConsoleOptions, 'listVms' | 'onThumbnailView'>,
   /** Ink loads once this settles (when the first viewers show their consoles). */
   loadAfter: Promise<unknown> = Promise.resolve(),
 ): Promise<OpenView> {
@@ -90,10 +92,10 @@ export async function mountTui(
   let mounted = true;
   const loading = loadAfter
     .then(() => (mounted ? importWithoutCiFlags(() => import('../../tui/components/render-console-app.js')) : undefined))
-    .then((loaded) => (mounted && loaded ? loaded.renderConsoleApp(store, actions, options) : undefined));
+    .then((loaded) => (mounted && loaded ? loaded.renderConsoleApp(store, handlers, options) : undefined));
   loading.catch((err: unknown) => {
     process.stderr.write(`vconsole: the terminal UI could not start: ${describeError(err)}\n`);
-    void actions.onQuit();
+    void handlers.quit({ action: 'quit' });
   });
   const app = {
     suspend: async () => (await loading)?.suspend(),

@@ -6,7 +6,7 @@ import { KEY_HELP } from '../state/key-help.js';
 import { displayColumns } from '../layout/display-safe.js';
 import { sessionSnapshot as snapshot } from '../../../test/support/snapshots.js';
 import { renderSized } from '../../../test/support/sized-terminal.js';
-import { fakeActions, settle, until } from '../../../test/support/tui.js';
+import { fakeHandlers, settle, until } from '../../../test/support/tui.js';
 
 // The table at the sizes people use: a laptop's 80x24, a tiled 120x40, a wide 300x50.
 
@@ -33,7 +33,7 @@ const mounted: { unmount(): void }[] = [];
 afterEach(() => mounted.splice(0).forEach((app) => app.unmount()));
 
 async function screen(names: readonly string[], columns: number, rows: number) {
-  const app = renderSized(<App store={busyStore(names)} actions={fakeActions()} />, columns, rows);
+  const app = renderSized(<App store={busyStore(names)} handlers={fakeHandlers()} />, columns, rows);
   mounted.push(app);
   await until(() => plain(app.lastFrame()).includes(names[0]), 'the table');
   await settle();

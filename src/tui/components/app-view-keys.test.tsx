@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { render } from 'ink-testing-library';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sessionSnapshot as snapshot } from '../../../test/support/snapshots.js';
-import { fakeActions, until } from '../../../test/support/tui.js';
+import { fakeHandlers, until } from '../../../test/support/tui.js';
 import { ConsoleStore, type SessionSourceEvents } from '../state/console-store.js';
 import { KEY_HELP } from '../state/key-help.js';
 import { App } from './app.js';
@@ -32,8 +32,8 @@ afterEach(() => {
 
 async function mountThree() {
   const { store } = storeOfThree();
-  const actions = fakeActions();
-  const app = render(<App store={store} actions={actions} />);
+  const handlers = fakeHandlers();
+  const app = render(<App store={store} handlers={handlers} />);
   mounted.push(app);
   await until(() => (app.lastFrame() ?? '').includes('prod/web'), 'the first frame');
   const frame = () => app.lastFrame() ?? '';
@@ -47,12 +47,12 @@ async function mountThree() {
     frame()
       .split('\n')
       .find((line) => line.startsWith('›')) ?? '';
-  return { app, actions, frame, waitFor, order, selected };
+  return { app, handlers, frame, waitFor, order, selected };
 }
 
 describe('? in the TUI', () => {
   it('lists every key of the key table, and q, Esc and ? close it without quitting', async () => {
-    const { app, actions, frame, waitFor } = await mountThree();
+    const { app, handlers, frame, waitFor } = await mountThree();
     for (const close of ['q', ESC, '?']) {
       app.stdin.write('?');
       await waitFor('the help', (f) => f.includes('Keys  (Esc, ? or q closes'));
@@ -63,17 +63,17 @@ describe('? in the TUI', () => {
       app.stdin.write(close);
       await waitFor(`the table again after ${JSON.stringify(close)}`, (f) => f.includes('prod/web') && !f.includes('Keys  ('));
     }
-    expect(actions.onQuit).not.toHaveBeenCalled();
+    expect(handlers.quit).not.toHaveBeenCalled();
     app.stdin.write('?');
     await waitFor('the help', (f) => f.includes('Keys  ('));
     app.stdin.write(CTRL_C);
-    expect(actions.onQuit).toHaveBeenCalledTimes(1);
+    expect(handlers.quit).toHaveBeenCalledTimes(1);
   });
 });
 
 describe('/ in the TUI', () => {
   it('hides the rows the typed filter does not match, says how many match, keeps it on Enter and clears it on Esc', async () => {
-    const { app, actions, frame, waitFor, order, selected } = await mountThree();
+    const { app, handlers, frame, waitFor, order, selected } = await mountThree();
     app.stdin.write('/');
     await waitFor('the filter prompt', (f) => f.includes('filter: '));
     app.stdin.write('pw');
@@ -87,7 +87,7 @@ describe('/ in the TUI', () => {
     await waitFor('the filter kept', (f) => !f.includes('filter: ') && f.includes('filter "pw": 1 of 3'));
     expect(order()).toEqual(['prod/web']);
     app.stdin.write(ENTER);
-    expect(actions.onOpenViewer).toHaveBeenLastCalledWith(3);
+    expect(handlers.open).toHaveBeenLastCalledWith({ action: 'open', sessionId: 3 });
 
     app.stdin.write('/');
     await waitFor('the prompt with the kept filter', (f) => f.includes('filter: pw'));
@@ -109,7 +109,7 @@ describe('/ in the TUI', () => {
 
 describe('> and < in the TUI', () => {
   it('cycle the order through name, state, VM phase and traffic, the header saying which, the selection staying on its row', async () => {
-    const { app, actions, frame, waitFor, order, selected } = await mountThree();
+    const { app, handlers, frame, waitFor, order, selected } = await mountThree();
     expect(order()).toEqual(['stage/api', 'dev/db', 'prod/web']);
     expect(frame().split('\n')[0]).not.toContain('sorted by');
     app.stdin.write('>');
@@ -118,7 +118,7 @@ describe('> and < in the TUI', () => {
     // The selection was stage/api, the first row: it stays on stage/api, now the last.
     expect(selected()).toContain('stage/api');
     app.stdin.write('x');
-    expect(actions.onClose).toHaveBeenLastCalledWith(1);
+    expect(handlers.close).toHaveBeenLastCalledWith({ action: 'close', sessionId: 1 });
     app.stdin.write('>');
     await waitFor('sorted by state', (f) => f.split('\n')[0].includes('sorted by state'));
     expect(order()[0]).toBe('dev/db');

@@ -8,7 +8,7 @@ import { osc52 } from './render-console-app.js';
 import { ConsoleStore, type SessionSourceEvents } from '../state/console-store.js';
 import { SessionTable } from './session-table.js';
 import { sessionSnapshot as snapshot } from '../../../test/support/snapshots.js';
-import { fakeActions, settle, until } from '../../../test/support/tui.js';
+import { fakeHandlers, settle, until } from '../../../test/support/tui.js';
 import { workMeter } from '../../../test/support/cpu-time.js';
 
 const DOWN = '\u001B[B';
@@ -47,12 +47,12 @@ function eventStore() {
   return { source, store };
 }
 
-/** The App on `eventStore()`, with actions that record their calls. */
+/** The App on `eventStore()`, with handlers that record their calls. */
 async function mountEventApp() {
   const { source, store } = eventStore();
-  const actions = fakeActions();
-  const app = await mountApp(<App store={store} actions={actions} />);
-  return { source, store, actions, app };
+  const handlers = fakeHandlers();
+  const app = await mountApp(<App store={store} handlers={handlers} />);
+  return { source, store, handlers, app };
 }
 
 const mounted: { unmount(): void }[] = [];
@@ -71,7 +71,7 @@ describe('App rendering', () => {
   it('shows every session of a real registry with its state and local address', async () => {
     const registry = new SessionRegistry();
     const store = new ConsoleStore(registry);
-    const app = await mountApp(<App store={store} actions={fakeActions()} />);
+    const app = await mountApp(<App store={store} handlers={fakeHandlers()} />);
     const session = registry.add({ name: 'demo:vm-a', provider: 'demo', dial: () => Promise.reject(new Error('no')) });
     const { port } = await session.start({ host: '127.0.0.1', port: 0 });
     await until(frameHas(app, `point any VNC viewer at 127.0.0.1:${port}`), 'the address');
@@ -87,7 +87,7 @@ describe('App rendering', () => {
   it('updates bytes and the current rate on a traffic report', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const { source, store } = eventStore();
-    const app = await mountApp(<App store={store} actions={fakeActions()} />);
+    const app = await mountApp(<App store={store} handlers={fakeHandlers()} />);
     vi.advanceTimersByTime(250);
     source.emit('traffic', snapshot(1, { bytesIn: 1.2 * 1024 * 1024, bytesOut: 2048, clients: 1 }));
     vi.advanceTimersByTime(100);
@@ -103,7 +103,7 @@ describe('App rendering', () => {
 
   it('shows a failed session error in its row and in full in the detail', async () => {
     const { store } = eventStore();
-    const app = await mountApp(<App store={store} actions={fakeActions()} />);
+    const app = await mountApp(<App store={store} handlers={fakeHandlers()} />);
     const row = app
       .lastFrame()!
       .split('\n')
@@ -116,7 +116,7 @@ describe('App rendering', () => {
   it('says which viewers were looked for, how to install one, and that any viewer will do', async () => {
     const { store } = eventStore();
     store.apply({ type: 'no-viewer', notice: { lookedFor: ['TigerVNC', 'remote-viewer'], install: 'sudo apt install tigervnc-viewer' } });
-    const app = await mountApp(<App store={store} actions={fakeActions()} />);
+    const app = await mountApp(<App store={store} handlers={fakeHandlers()} />);
     const frame = app.lastFrame()!;
     expect(frame).toContain('No VNC viewer found (looked for TigerVNC, remote-viewer)');
     expect(frame).toContain('sudo apt install tigervnc-viewer');
@@ -127,7 +127,7 @@ describe('App rendering', () => {
     const { store } = eventStore();
     store.apply({ type: 'recording', sessionId: 1, bytes: 3 * 1024 * 1024 });
     store.apply({ type: 'recording', sessionId: 3, bytes: 1024 * 1024 });
-    const app = await mountApp(<App store={store} actions={fakeActions()} />);
+    const app = await mountApp(<App store={store} handlers={fakeHandlers()} />);
     expect(app.lastFrame()!.split('\n')[0]).toContain('· rec 4.0 MB');
     await until(frameHas(app, 'demo:vm-1 (demo) · recording 3.0 MB · '), "the selected console's recording size");
     store.apply({ type: 'recording', sessionId: 1, bytes: 5 * 1024 * 1024 });
@@ -152,47 +152,47 @@ describe('App rendering', () => {
 
 describe('App keys', () => {
   it("Enter on a row with no display shows the command's answer (the ssh -L line), not 'opening a viewer'", async () => {
-    const { store, actions, app } = await mountEventApp();
+    const { store, handlers, app } = await mountEventApp();
     store.apply({ type: 'viewer', sessionId: 1, status: { state: 'no-display', name: 'TigerVNC' } });
     const line = 'ssh -L 5901:127.0.0.1:5901 jump  # demo:vm-1: run on your own machine, then point a VNC viewer at 127.0.0.1:5901';
-    actions.onOpenViewer.mockImplementation(() => store.apply({ type: 'notice', text: line }));
+    handlers.open.mockImplementation(() => store.apply({ type: 'notice', text: line }));
     await until(frameHas(app, 'no display'), 'the row saying no display');
     app.stdin.write(ENTER);
-    expect(actions.onOpenViewer).toHaveBeenLastCalledWith(1);
+    expect(handlers.open).toHaveBeenLastCalledWith({ action: 'open', sessionId: 1 });
     await until(frameHas(app, 'ssh -L 5901:127.0.0.1:5901 jump'), 'the ssh -L line as the notice');
     expect(app.lastFrame()).not.toContain('opening a viewer');
   });
 
   it('selects with arrows and j/k and runs the action on the selected session', async () => {
-    const { actions, app } = await mountEventApp();
+    const { handlers, app } = await mountEventApp();
     app.stdin.write(ENTER);
-    expect(actions.onOpenViewer).toHaveBeenLastCalledWith(1);
+    expect(handlers.open).toHaveBeenLastCalledWith({ action: 'open', sessionId: 1 });
     app.stdin.write(DOWN);
     app.stdin.write(DOWN);
     app.stdin.write('o');
-    expect(actions.onOpenViewer).toHaveBeenLastCalledWith(3);
+    expect(handlers.open).toHaveBeenLastCalledWith({ action: 'open', sessionId: 3 });
     app.stdin.write('k');
     app.stdin.write('r');
-    expect(actions.onRetry).toHaveBeenCalledWith(2);
+    expect(handlers.retry).toHaveBeenCalledWith({ action: 'retry', sessionId: 2 });
     // A failed session has no listener to point a viewer at.
     app.stdin.write('o');
-    expect(actions.onOpenViewer).toHaveBeenCalledTimes(2);
+    expect(handlers.open).toHaveBeenCalledTimes(2);
     app.stdin.write(UP);
     app.stdin.write('r');
-    expect(actions.onRetry).toHaveBeenCalledTimes(1);
+    expect(handlers.retry).toHaveBeenCalledTimes(1);
     app.stdin.write('j');
     app.stdin.write('j');
     app.stdin.write('x');
-    expect(actions.onClose).toHaveBeenCalledWith(3);
+    expect(handlers.close).toHaveBeenCalledWith({ action: 'close', sessionId: 3 });
     await until(() => selectedLine(app).includes('demo:vm-3'), 'the selection on vm-3');
     expect(app.lastFrame()).toContain('closing demo:vm-3');
   });
 
   it('quits on q and on Ctrl+C through the callback, without exiting by itself', async () => {
-    const { store, actions, app } = await mountEventApp();
+    const { store, handlers, app } = await mountEventApp();
     app.stdin.write('q');
     app.stdin.write(CTRL_C);
-    expect(actions.onQuit).toHaveBeenCalledTimes(2);
+    expect(handlers.quit).toHaveBeenCalledTimes(2);
     store.apply({ type: 'log', level: 'info', message: 'still here' });
     await until(frameHas(app, 'still here'), 'a frame after quit');
   });
@@ -200,7 +200,7 @@ describe('App keys', () => {
   it('shows the selected address on c and asks the terminal to copy it, never claiming it did', async () => {
     const { store } = eventStore();
     const copy = vi.fn();
-    const app = await mountApp(<App store={store} actions={fakeActions()} copyToClipboard={copy} />);
+    const app = await mountApp(<App store={store} handlers={fakeHandlers()} copyToClipboard={copy} />);
     app.stdin.write('c');
     expect(copy).toHaveBeenCalledWith('127.0.0.1:5901');
     // tmux without set-clipboard and many terminals drop OSC 52 without a word.
@@ -211,7 +211,7 @@ describe('App keys', () => {
 
   it('shows the address on c where the terminal cannot be asked to copy', async () => {
     const { store } = eventStore();
-    const app = await mountApp(<App store={store} actions={fakeActions()} />);
+    const app = await mountApp(<App store={store} handlers={fakeHandlers()} />);
     app.stdin.write('jjc');
     await until(frameHas(app, 'demo:vm-3: point any VNC viewer at 127.0.0.1:5903'), 'the notice');
     expect(app.lastFrame()).not.toMatch(/copy|clipboard/);
@@ -220,12 +220,12 @@ describe('App keys', () => {
   it('takes a screenshot of the selected VNC row on s and says where it went, or why not', async () => {
     const { source, store } = eventStore();
     source.emit('added', { snapshot: () => snapshot(4, { consoleType: 'serial' }) });
-    const actions = fakeActions();
-    const app = await mountApp(<App store={store} actions={actions} />);
+    const handlers = fakeHandlers();
+    const app = await mountApp(<App store={store} handlers={handlers} />);
     app.stdin.write('s');
-    expect(actions.onScreenshot).toHaveBeenCalledWith(1);
+    expect(handlers.screenshot).toHaveBeenCalledWith({ action: 'screenshot', sessionId: 1 });
     await until(frameHas(app, 'saved screenshot of session 1'), 'where the picture went');
-    actions.onScreenshot.mockImplementationOnce(() => Promise.reject(new Error('no screenshot of demo:vm-1: connection refused')));
+    handlers.screenshot.mockImplementationOnce(() => Promise.reject(new Error('no screenshot of demo:vm-1: connection refused')));
     app.stdin.write('s');
     await until(frameHas(app, 'no screenshot of demo:vm-1: connection refused'), 'the error');
     // A failed session has no port to take it through; a serial console has no screen.
@@ -233,65 +233,65 @@ describe('App keys', () => {
     await until(frameHas(app, 'demo:vm-2 failed; press r to retry'), 'the failed row refused');
     app.stdin.write('Gs');
     await until(frameHas(app, 'demo:vm-4 is a serial console: screenshots are for screens'), 'the serial row refused');
-    expect(actions.onScreenshot).toHaveBeenCalledTimes(2);
+    expect(handlers.screenshot).toHaveBeenCalledTimes(2);
   });
 
   it('adds a target typed at the a prompt, with backspace editing and Esc cancelling', async () => {
-    const { actions, app } = await mountEventApp();
+    const { handlers, app } = await mountEventApp();
     app.stdin.write('a');
     for (const ch of 'demo:vm-cx') app.stdin.write(ch);
     app.stdin.write(BACKSPACE);
     await until(frameHas(app, /add target: demo:vm-c\s/), 'the typed target');
     // Keys that mean something while browsing are text while typing.
-    expect(actions.onQuit).not.toHaveBeenCalled();
-    expect(actions.onClose).not.toHaveBeenCalled();
+    expect(handlers.quit).not.toHaveBeenCalled();
+    expect(handlers.close).not.toHaveBeenCalled();
     app.stdin.write(ENTER);
-    expect(actions.onAdd).toHaveBeenCalledWith('demo:vm-c');
+    expect(handlers.add).toHaveBeenCalledWith({ action: 'add', text: 'demo:vm-c' });
 
     app.stdin.write('a');
     app.stdin.write('q');
     app.stdin.write(ESC);
     await until(() => !app.lastFrame()!.includes('add target:'), 'the prompt to close');
     app.stdin.write(ENTER);
-    expect(actions.onAdd).toHaveBeenCalledTimes(1);
-    expect(actions.onOpenViewer).toHaveBeenCalledWith(1);
+    expect(handlers.add).toHaveBeenCalledTimes(1);
+    expect(handlers.open).toHaveBeenCalledWith({ action: 'open', sessionId: 1 });
   });
 });
 
 describe('App keys arriving together in one read', () => {
   it('handles every key of a chunk in order: letters, arrows, PgDn and Home among them', async () => {
-    const { actions, app } = await mountEventApp();
+    const { handlers, app } = await mountEventApp();
     app.stdin.write('jj');
     await until(() => selectedLine(app).includes('demo:vm-3'), 'jj to move two rows');
     app.stdin.write(`k${UP}`);
     await until(() => selectedLine(app).includes('demo:vm-1'), 'k and Up to move back two rows');
     app.stdin.write(`${PAGE_DOWN}k${DOWN}x`);
-    expect(actions.onClose).toHaveBeenCalledWith(3);
+    expect(handlers.close).toHaveBeenCalledWith({ action: 'close', sessionId: 3 });
     app.stdin.write(`${HOME}jrr`);
-    expect(actions.onRetry).toHaveBeenCalledTimes(2);
-    expect(actions.onRetry).toHaveBeenLastCalledWith(2);
+    expect(handlers.retry).toHaveBeenCalledTimes(2);
+    expect(handlers.retry).toHaveBeenLastCalledWith({ action: 'retry', sessionId: 2 });
     app.stdin.write('Gko');
-    expect(actions.onOpenViewer).not.toHaveBeenCalled();
+    expect(handlers.open).not.toHaveBeenCalled();
     await until(() => selectedLine(app).includes('demo:vm-2'), 'G then k');
   });
 
   it('types the rest of a chunk into the add prompt and goes on after its Enter', async () => {
-    const { actions, app } = await mountEventApp();
+    const { handlers, app } = await mountEventApp();
     app.stdin.write('ademo:vm-cx\u007f\rj');
-    expect(actions.onAdd).toHaveBeenCalledWith('demo:vm-c');
+    expect(handlers.add).toHaveBeenCalledWith({ action: 'add', text: 'demo:vm-c' });
     await until(() => selectedLine(app).includes('demo:vm-2'), 'the j after the Enter');
-    expect(actions.onClose).not.toHaveBeenCalled();
+    expect(handlers.close).not.toHaveBeenCalled();
   });
 });
 
 describe('App add prompt, pasted', () => {
   it('adds a target pasted together with its Enter in one chunk', async () => {
-    const { actions, app } = await mountEventApp();
+    const { handlers, app } = await mountEventApp();
     app.stdin.write('a');
     await until(frameHas(app, 'add target:'), 'the prompt');
     app.stdin.write('demo:vm-b\r');
-    await until(() => (actions.onAdd as unknown as { mock: { calls: unknown[] } }).mock.calls.length === 1, 'the add');
-    expect(actions.onAdd).toHaveBeenCalledWith('demo:vm-b');
+    await until(() => (handlers.add as unknown as { mock: { calls: unknown[] } }).mock.calls.length === 1, 'the add');
+    expect(handlers.add).toHaveBeenCalledWith({ action: 'add', text: 'demo:vm-b' });
     await until(() => !app.lastFrame()!.includes('add target:'), 'the prompt to close');
   });
 });
@@ -300,10 +300,10 @@ describe('App text from outside', () => {
   it('renders a session name with escape sequences and a bell as visible text, not as control bytes', async () => {
     const source = new EventEmitter<SessionSourceEvents>();
     const store = new ConsoleStore(source);
-    const actions = { ...fakeActions(), onOpenViewer: vi.fn(() => Promise.reject(new Error('viewer for vm\u001b]0;pwned\u0007 failed'))) };
+    const handlers = { ...fakeHandlers(), open: vi.fn(() => Promise.reject(new Error('viewer for vm\u001b]0;pwned\u0007 failed'))) };
     source.emit('added', { snapshot: () => snapshot(1, { name: 'vm\u001b[31mRED\u0007' }) });
     source.emit('log', { time: 0, sessionId: 1, name: 'vm\u001b[31mRED\u0007', level: 'warn', message: 'slow\u001b[2J' });
-    const app = await mountApp(<App store={store} actions={actions} />);
+    const app = await mountApp(<App store={store} handlers={handlers} />);
     await until(frameHas(app, 'vm\\e[31mRED\\x07'), 'the name, made visible');
     app.stdin.write('o');
     await until(frameHas(app, 'viewer for vm\\e]0;pwned\\x07 failed'), 'the error notice, made visible');
@@ -325,16 +325,16 @@ describe('App notices of a failed action', () => {
       address: '127.0.0.1',
       port: 5901,
     });
-    const actions = {
-      ...fakeActions(),
-      onScreenshot: vi.fn(() =>
+    const handlers = {
+      ...fakeHandlers(),
+      screenshot: vi.fn(() =>
         Promise.reject(
           new VconsoleError("a screenshot would take demo:vm-1's only VNC session from its viewer", { hint: 'start open with --share' }),
         ),
       ),
-      onOpenViewer: vi.fn(() => Promise.reject(refused)),
+      open: vi.fn(() => Promise.reject(refused)),
     };
-    const app = await mountApp(<App store={store} actions={actions} />);
+    const app = await mountApp(<App store={store} handlers={handlers} />);
     app.stdin.write('s');
     await until(frameHas(app, 'only VNC session from its viewer; start open with --share'), 'the notice with what to do');
     app.stdin.write('o');
@@ -363,7 +363,7 @@ describe('App with a failed viewer', () => {
     source.emit('added', { snapshot: () => snapshot(1) });
     source.emit('added', { snapshot: () => snapshot(2) });
     store.apply({ type: 'viewer', sessionId: 1, status: { state: 'failed', name: 'TigerVNC', message: 'cannot open display' } });
-    const app = await mountApp(<App store={store} actions={fakeActions()} />);
+    const app = await mountApp(<App store={store} handlers={fakeHandlers()} />);
     const frame = app.lastFrame()!;
     const row = frame.split('\n').find((l) => l.includes('demo:vm-1'));
     // The row is cut at 100 columns here; the detail below has the reason in full.
@@ -382,7 +382,7 @@ describe('App redraws', () => {
     const source = new EventEmitter<SessionSourceEvents>();
     const store = new ConsoleStore(source);
     source.emit('added', { snapshot: () => snapshot(1, { state: 'connecting', startedAt: undefined }) });
-    const app = await mountApp(<App store={store} actions={fakeActions()} />);
+    const app = await mountApp(<App store={store} handlers={fakeHandlers()} />);
     const before = app.frames.length;
 
     for (let i = 0; i < 100; i++) store.apply({ type: 'log', level: 'info', message: `event ${i}` });
@@ -406,7 +406,7 @@ describe('App redraws', () => {
     const source = new EventEmitter<SessionSourceEvents>();
     const store = new ConsoleStore(source);
     source.emit('added', { snapshot: () => snapshot(1) });
-    const app = await mountApp(<App store={store} actions={fakeActions()} />);
+    const app = await mountApp(<App store={store} handlers={fakeHandlers()} />);
     expect(app.lastFrame()).toContain('up 0s');
     for (let second = 1; second <= 3; second++) {
       vi.advanceTimersByTime(1000);
@@ -424,7 +424,7 @@ describe('App redraws', () => {
     const store = new ConsoleStore(source);
     for (let i = 1; i <= 200; i++) source.emit('added', { snapshot: () => snapshot(i, { bytesIn: i * 1000 }) });
     const work = workMeter();
-    const app = await mountApp(<App store={store} actions={fakeActions()} frameMs={0} />);
+    const app = await mountApp(<App store={store} handlers={fakeHandlers()} frameMs={0} />);
     const firstFrame = work.stop();
     expect(
       app

@@ -8,7 +8,8 @@ import { EventLog } from './event-log.js';
 import { Footer } from './footer.js';
 import { Header, headerHeight } from './header.js';
 import { FRAME_MS, useConsoleState, useSecondsTick, useTerminalSize, useThumbnailView } from './hooks.js';
-import { activeFilter, INITIAL_UI, reduceInput, selectedIndex, type ConsoleAction, type UiState } from '../state/keys.js';
+import { activeFilter, INITIAL_UI, reduceInput, selectedIndex, type KeyRequest, type UiState } from '../state/keys.js';
+import { dispatch, type ConsoleHandlers } from '../state/requests.js';
 import { viewRows, viewSummary } from '../state/row-view.js';
 import { helpScreenLines, KeyHelpOverlay } from './key-help-overlay.js';
 import { NoticeLine, NoViewer } from './notice.js';
@@ -22,36 +23,18 @@ import { isImageMode, type ThumbnailMode, type ThumbnailView } from '../thumbnai
 
 export type { ThumbnailView } from '../thumbnails/thumbnail.js';
 
-/** What the keys ask for; the caller owns sessions, viewers and shutdown. */
-export interface ConsoleActions {
-  onOpenViewer(sessionId: number): void | Promise<void>;
-  /**
-   * Enter or `o` on a listening serial console: the caller suspends the TUI (`suspend()`),
-   * gives the terminal to the console, and `resume()`s when the user detaches.
-   */
-  onAttach(sessionId: number): void | Promise<void>;
-  onRetry(sessionId: number): void | Promise<void>;
-  onClose(sessionId: number): void | Promise<void>;
-  /** `s` on a listening VNC row: saves a PNG of its screen; resolves with what to tell the user. */
-  onScreenshot(sessionId: number): Promise<string>;
-  onAdd(target: string): void | Promise<void>;
+export interface AppProps {
+  store: ConsoleStore;
+  /** What the keys' requests do (requests.ts): the caller owns sessions, viewers and shutdown. */
+  handlers: ConsoleHandlers;
   /** `a` shows a picker over these listings (asked anew each time); without it `a` is a bare prompt. */
-  listVms?(): readonly VmListingSource[];
-  /** `S`: saves the targets open now as workspace `name`; resolves with what to tell the user. */
-  onSaveWorkspace?(name: string): Promise<string>;
-  /** `q` or Ctrl+C. The TUI does not exit by itself: the caller shuts down and unmounts. */
-  onQuit(): void | Promise<void>;
+  listVms?: () => readonly VmListingSource[];
   /**
    * The grid's tiles on screen and their picture size, told whenever they change; undefined
    * when no picture is shown (the table, or --thumbnails none). The caller feeds
    * thumbnail events (`ConsoleStore.apply`) for these sessions only.
    */
-  onThumbnailView?(view: ThumbnailView | undefined): void;
-}
-
-export interface AppProps {
-  store: ConsoleStore;
-  actions: ConsoleActions;
+  onThumbnailView?: (view: ThumbnailView | undefined) => void;
   /** Asks the terminal to copy text (OSC 52); without it `c` only shows the address. */
   copyToClipboard?: (text: string) => void;
   /** Minimum time between frames caused by store changes. */
@@ -79,13 +62,15 @@ const LOG_LINES = 6;
 
 /**
  * The `vconsole open` screen: header, session table, detail of the selected row, event log,
- * notices and the key line. Renders the store; keys only call `actions`.
+ * notices and the key line. Renders the store; keys only make requests of `handlers`.
  * Timers: a frame timer while store changes are pending, and a 1 s tick while some session
  * listens (uptimes move); nothing at all when idle.
  */
 export function App({
   store,
-  actions,
+  handlers,
+  listVms,
+  onThumbnailView,
   copyToClipboard,
   frameMs = FRAME_MS,
   initialUi = INITIAL_UI,
@@ -109,44 +94,53 @@ export function App({
   const rowsRef = useRef(rows);
   const gridRef = useRef<{ columns: number; perPage: number } | undefined>(undefined);
   const helpRef = useRef<{ lines: number; perPage: number } | undefined>(undefined);
-  const actionsRef = useRef({ actions, copyToClipboard, onUiChange });
+  const callerRef = useRef({ handlers, copyToClipboard, onUiChange });
   useLayoutEffect(() => {
     rowsRef.current = rows;
-    actionsRef.current = { actions, copyToClipboard, onUiChange };
-  }, [rows, actions, copyToClipboard, onUiChange]);
+    callerRef.current = { handlers, copyToClipboard, onUiChange };
+  }, [rows, handlers, copyToClipboard, onUiChange]);
 
   const commitUi = useCallback((next: UiState) => {
     uiRef.current = next;
     setUi(next);
-    actionsRef.current.onUiChange?.(next);
+    callerRef.current.onUiChange?.(next);
   }, []);
   const setNotice = useCallback((notice: string) => commitUi({ ...uiRef.current, notice: terminalSafe(notice) }), [commitUi]);
+  // What a handler answers is the notice line; so is its error, as vconsole's own sentence
+  // with what to do (a bare message would drop the hint, a system error its words).
+  const request = useCallback(
+    (made: KeyRequest) => {
+      const { handlers: current, copyToClipboard: copy } = callerRef.current;
+      if (made.action === 'copy') return copy?.(made.text);
+      dispatch(current, made, { notice: setNotice, error: (err) => setNotice(describeError(err)) });
+    },
+    [setNotice],
+  );
 
   const onKey = useCallback(
     (input: string, key: Key) => {
-      const { actions: current, copyToClipboard: copy } = actionsRef.current;
-      const context = { rows: rowsRef.current, canCopy: copy !== undefined, grid: gridRef.current, help: helpRef.current };
+      const canCopy = callerRef.current.copyToClipboard !== undefined;
+      const context = { rows: rowsRef.current, canCopy, grid: gridRef.current, help: helpRef.current };
       const result = reduceInput(uiRef.current, context, input, key);
       if (result.ui !== uiRef.current) commitUi(result.ui);
-      for (const action of result.actions) runAction(action, current, copy, setNotice);
+      for (const made of result.requests) request(made);
     },
-    [commitUi, setNotice],
+    [commitUi, request],
   );
   // After `a` the picker (when the caller can list) takes the keys until it is done.
-  const picking = ui.mode === 'add' && actions.listVms !== undefined;
+  const picking = ui.mode === 'add' && listVms !== undefined;
   const onPicked = useCallback(
     (outcome: PickerOutcome) => {
       const browse: UiState = { ...uiRef.current, mode: 'browse', draft: '', notice: undefined };
-      const { actions: current } = actionsRef.current;
       if (outcome.type !== 'open') {
         commitUi(browse);
-        if (outcome.type === 'interrupt') runAction({ type: 'quit' }, current, undefined, setNotice);
+        if (outcome.type === 'interrupt') request({ action: 'quit' });
         return;
       }
       commitUi({ ...browse, notice: `adding ${outcome.targets.join(', ')}` });
-      for (const text of outcome.targets) runAction({ type: 'add', text }, current, undefined, setNotice);
+      for (const text of outcome.targets) request({ action: 'add', text });
     },
-    [commitUi, setNotice],
+    [commitUi, request],
   );
   // Without a terminal on stdin there are no keys (Ink would throw enabling raw mode); the
   // caller still quits on SIGINT. Ink reports `undefined` for a piped stdin, hence `=== true`.
@@ -195,15 +189,15 @@ export function App({
       ? { sessionIds: tileIds, columns: grid.pictureColumns, rows: grid.pictureRows, pixelWidth: pixels.width, pixelHeight: pixels.height }
       : undefined;
   const tilesKey = tiles ? `${tiles.sessionIds.join(',')}@${tiles.columns}x${tiles.rows}/${tiles.pixelWidth}x${tiles.pixelHeight}` : '';
-  useThumbnailView(tilesKey, tiles, actions.onThumbnailView);
+  useThumbnailView(tilesKey, tiles, onThumbnailView);
 
-  if (picking && actions.listVms) {
+  if (picking && listVms) {
     return (
       <Box flexDirection="column" width={width}>
         <Header rows={allRows} view={view} places={state.places} />
         <Box marginTop={1}>
           <AddPicker
-            listVms={actions.listVms}
+            listVms={listVms}
             rows={allRows}
             onDone={onPicked}
             height={size.rows === undefined ? undefined : size.rows - 3}
@@ -254,49 +248,4 @@ export function App({
       <Footer mode={ui.mode} draft={ui.draft} matching={ui.mode === 'filter' ? { shown: rows.length, total: allRows.length } : undefined} />
     </Box>
   );
-}
-
-/**
- * Calls the caller's handler; whether it throws or rejects, the error becomes the notice line
- * (made terminal-safe by `setNotice`: an error may quote a name or a server's words).
- */
-function runAction(
-  action: ConsoleAction,
-  actions: ConsoleActions,
-  copy: ((text: string) => void) | undefined,
-  setNotice: (notice: string) => void,
-): void {
-  // vconsole's own sentence with what to do (a bare message would drop the hint, a system error its words).
-  const showError = (err: unknown): void => setNotice(describeError(err));
-  const report = (outcome: void | Promise<void>): void => {
-    if (outcome instanceof Promise) outcome.catch(showError);
-  };
-  try {
-    switch (action.type) {
-      case 'open':
-        return report(actions.onOpenViewer(action.sessionId));
-      case 'attach':
-        return report(actions.onAttach(action.sessionId));
-      case 'retry':
-        return report(actions.onRetry(action.sessionId));
-      case 'close':
-        return report(actions.onClose(action.sessionId));
-      case 'screenshot':
-        actions.onScreenshot(action.sessionId).then(setNotice, showError);
-        return;
-      case 'add':
-        return report(actions.onAdd(action.text));
-      case 'save-workspace':
-        if (!actions.onSaveWorkspace) return setNotice('saving a workspace is not available here');
-        actions.onSaveWorkspace(action.name).then(setNotice, showError);
-        return;
-      case 'quit':
-        return report(actions.onQuit());
-      case 'copy':
-        copy?.(action.text);
-        return;
-    }
-  } catch (err) {
-    showError(err);
-  }
 }

@@ -6,7 +6,7 @@ import { ConsoleStore, type SessionSourceEvents } from '../state/console-store.j
 import { INITIAL_UI } from '../state/keys.js';
 import { sessionSnapshot as snapshot } from '../../../test/support/snapshots.js';
 import { renderSized } from '../../../test/support/sized-terminal.js';
-import { fakeActions, settle, until } from '../../../test/support/tui.js';
+import { fakeHandlers, settle, until } from '../../../test/support/tui.js';
 
 // Colours on before Ink's chalk loads (the test's output is no terminal): these tests read the
 // colour codes in the bytes Ink writes.
@@ -103,7 +103,7 @@ afterEach(() => {
 /** Every frame's bytes, the table and (down to the selected row) the detail, the grid too. */
 async function frames(view: 'table' | 'grid'): Promise<string> {
   const store = everyState();
-  const app = renderSized(<App store={store} actions={fakeActions()} initialUi={{ ...INITIAL_UI, view }} thumbnails="none" />, 300, 60);
+  const app = renderSized(<App store={store} handlers={fakeHandlers()} initialUi={{ ...INITIAL_UI, view }} thumbnails="none" />, 300, 60);
   mounted.push(app);
   await until(() => app.lastFrame().includes('ns/recorded'), 'every row');
   await settle();

@@ -5,7 +5,7 @@ import { ConsoleStore, type SessionSourceEvents } from '../state/console-store.j
 import { displayColumns } from '../layout/display-safe.js';
 import { sessionSnapshot as snapshot } from '../../../test/support/snapshots.js';
 import { renderSized } from '../../../test/support/sized-terminal.js';
-import { fakeActions, settle, until } from '../../../test/support/tui.js';
+import { fakeHandlers, settle, until } from '../../../test/support/tui.js';
 
 const plain = (text: string) => text.replace(/\u001B\[[0-9;]*m/g, '');
 
@@ -25,7 +25,7 @@ function storeWithRows(count: number, lastError?: string) {
 describe('the header', () => {
   it('names where the providers point on its second line, as k9s names its context', async () => {
     const store = storeWithRows(2);
-    const app = renderSized(<App store={store} actions={fakeActions()} />, 120, 40);
+    const app = renderSized(<App store={store} handlers={fakeHandlers()} />, 120, 40);
     mounted.push(app);
     await until(() => plain(app.lastFrame()).includes('web/vm-2'), 'the rows');
     expect(plain(app.lastFrame()).split('\n')[1]).not.toMatch(/context/);
@@ -72,7 +72,7 @@ describe('the header', () => {
         },
       ],
     });
-    const app = renderSized(<App store={store} actions={fakeActions()} />, 80, 24);
+    const app = renderSized(<App store={store} handlers={fakeHandlers()} />, 80, 24);
     mounted.push(app);
     await until(() => plain(app.lastFrame()).includes('web/vm-1 '), 'the rows');
     await settle();

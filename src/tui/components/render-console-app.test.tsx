@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { osc52, renderConsoleApp } from './render-console-app.js';
 import { ConsoleStore, type SessionSourceEvents } from '../state/console-store.js';
 import { sessionSnapshot } from '../../../test/support/snapshots.js';
-import { fakeActions, until } from '../../../test/support/tui.js';
+import { fakeHandlers, until } from '../../../test/support/tui.js';
 
 describe('renderConsoleApp', () => {
   /** Just enough of a terminal for Ink: a writable with a size, and a raw-mode-capable input. */
@@ -49,18 +49,19 @@ describe('renderConsoleApp', () => {
     const source = new EventEmitter<SessionSourceEvents>();
     const store = new ConsoleStore(source);
     source.emit('added', { snapshot: () => sessionSnapshot(1) });
-    const actions = {
-      onOpenViewer: vi.fn(),
-      onAttach: vi.fn(),
-      onRetry: vi.fn(),
-      onClose: vi.fn(),
-      onAdd: vi.fn(),
-      onQuit: vi.fn(),
-      onScreenshot: vi.fn(),
+    const handlers = {
+      open: vi.fn(),
+      attach: vi.fn(),
+      retry: vi.fn(),
+      close: vi.fn(),
+      add: vi.fn(),
+      quit: vi.fn(),
+      screenshot: vi.fn(),
+      'save-workspace': vi.fn(),
     };
     const stdout = new FakeTerminalOutput();
     const stdin = new FakeTerminalInput();
-    const handle = renderConsoleApp(store, actions, {
+    const handle = renderConsoleApp(store, handlers, {
       stdout: stdout as unknown as NodeJS.WriteStream,
       stdin: stdin as unknown as NodeJS.ReadStream,
       patchConsole: false, // vitest owns the console
@@ -71,7 +72,7 @@ describe('renderConsoleApp', () => {
     });
     await until(() => stdin.listenerCount('readable') > 0, 'the app to read keys');
     stdin.type('\u0003');
-    expect(actions.onQuit).toHaveBeenCalledTimes(1);
+    expect(handlers.quit).toHaveBeenCalledTimes(1);
     stdin.type('c');
     expect(stdout.written).toContain(osc52('127.0.0.1:5901'));
     await new Promise((resolve) => setImmediate(resolve));
@@ -89,13 +90,14 @@ describe('renderConsoleApp', () => {
     const handle = renderConsoleApp(
       store,
       {
-        onOpenViewer: vi.fn(),
-        onAttach: vi.fn(),
-        onRetry: vi.fn(),
-        onClose: vi.fn(),
-        onAdd: vi.fn(),
-        onQuit: vi.fn(),
-        onScreenshot: vi.fn(),
+        open: vi.fn(),
+        attach: vi.fn(),
+        retry: vi.fn(),
+        close: vi.fn(),
+        add: vi.fn(),
+        quit: vi.fn(),
+        screenshot: vi.fn(),
+        'save-workspace': vi.fn(),
       },
       {
         stdout: stdout as unknown as NodeJS.WriteStream,
@@ -117,7 +119,7 @@ describe('renderConsoleApp', () => {
     source.emit('added', { snapshot: () => sessionSnapshot(1) });
     const stdout = new FakeTerminalOutput();
     const stdin = new FakeTerminalInput();
-    const handle = renderConsoleApp(store, fakeActions(), {
+    const handle = renderConsoleApp(store, fakeHandlers(), {
       stdout: stdout as unknown as NodeJS.WriteStream,
       stdin: stdin as unknown as NodeJS.ReadStream,
       patchConsole: false,
@@ -150,10 +152,10 @@ describe('renderConsoleApp', () => {
       source.emit('added', { snapshot: () => sessionSnapshot(1) });
       source.emit('added', { snapshot: () => sessionSnapshot(2, { consoleType: 'serial' }) });
       source.emit('added', { snapshot: () => sessionSnapshot(3) });
-      const actions = fakeActions();
+      const handlers = fakeHandlers();
       const stdout = new FakeTerminalOutput();
       const stdin = new FakeTerminalInput();
-      const handle = renderConsoleApp(store, actions, {
+      const handle = renderConsoleApp(store, handlers, {
         stdout: stdout as unknown as NodeJS.WriteStream,
         stdin: stdin as unknown as NodeJS.ReadStream,
         patchConsole: false,
@@ -163,14 +165,14 @@ describe('renderConsoleApp', () => {
         exited = true;
       });
       await until(() => stdin.listenerCount('readable') > 0 && stdin.rawMode, 'the app to read keys');
-      return { source, store, actions, stdout, stdin, handle, exit, isExited: () => exited };
+      return { source, store, handlers, stdout, stdin, handle, exit, isExited: () => exited };
     }
 
     it('gives the terminal away, draws nothing meanwhile, and comes back as it was', async () => {
-      const { store, actions, stdout, stdin, handle, exit, isExited } = await mounted();
+      const { store, handlers, stdout, stdin, handle, exit, isExited } = await mounted();
       stdin.type('\u001B[B'); // select the serial console
       stdin.type('\r');
-      expect(actions.onAttach).toHaveBeenCalledWith(2);
+      expect(handlers.attach).toHaveBeenCalledWith({ action: 'attach', sessionId: 2 });
       await until(() => stdout.written.includes('Enter attaches'), 'the serial detail line');
 
       await handle.suspend();
@@ -188,7 +190,7 @@ describe('renderConsoleApp', () => {
       vi.useRealTimers();
       expect(stdout.written.length).toBe(writtenAtSuspend);
       stdin.type('q');
-      expect(actions.onQuit).not.toHaveBeenCalled();
+      expect(handlers.quit).not.toHaveBeenCalled();
       expect(isExited()).toBe(false);
 
       handle.resume();
@@ -198,8 +200,8 @@ describe('renderConsoleApp', () => {
       expect(frame).toMatch(/› demo:vm-2 /);
       expect(frame).toContain('while attached');
       stdin.type('o');
-      expect(actions.onAttach).toHaveBeenLastCalledWith(2);
-      expect(actions.onAttach).toHaveBeenCalledTimes(2);
+      expect(handlers.attach).toHaveBeenLastCalledWith({ action: 'attach', sessionId: 2 });
+      expect(handlers.attach).toHaveBeenCalledTimes(2);
 
       handle.unmount();
       await exit;

@@ -1,9 +1,11 @@
 import { render, type Instance } from 'ink';
-import { App, type ConsoleActions } from './app.js';
+import { App } from './app.js';
 import type { ConsoleStore } from '../state/console-store.js';
 import { ImageOverlay, withFrameHook, type ImagePlacement } from '../thumbnails/image-overlay.js';
 import { INITIAL_UI, type UiState } from '../state/keys.js';
-import { isImageMode, type ThumbnailMode } from '../thumbnails/thumbnail.js';
+import type { ConsoleHandlers } from '../state/requests.js';
+import type { VmListingSource } from '../state/picker-model.js';
+import { isImageMode, type ThumbnailMode, type ThumbnailView } from '../thumbnails/thumbnail.js';
 import { enterFullScreen } from '../../terminal/alternate-screen.js';
 import { fullScreenOutput } from './full-screen-output.js';
 
@@ -24,6 +26,10 @@ export interface RenderConsoleOptions {
   grid?: boolean;
   /** How the grid draws pictures. */
   thumbnails?: ThumbnailMode;
+  /** The listings `a`'s picker shows (App's `listVms`); without it `a` is a bare prompt. */
+  listVms?: () => readonly VmListingSource[];
+  /** Told the grid's tiles on screen (App's `onThumbnailView`). */
+  onThumbnailView?: (view: ThumbnailView | undefined) => void;
 }
 
 export interface ConsoleAppHandle {
@@ -44,11 +50,11 @@ export interface ConsoleAppHandle {
 
 /**
  * Mounts the TUI, full screen on a terminal (its alternate screen, left on unmount, on exit and
- * on a crash: terminal/alternate-screen.ts). Ctrl+C is a key like `q` (calls `onQuit`), so the
+ * on a crash: terminal/alternate-screen.ts). Ctrl+C is a key like `q` (the `quit` request), so the
  * caller controls shutdown and then calls `unmount()`. Suspending unmounts Ink and resuming
  * renders it anew: the UI state lives here, between the two.
  */
-export function renderConsoleApp(store: ConsoleStore, actions: ConsoleActions, options: RenderConsoleOptions = {}): ConsoleAppHandle {
+export function renderConsoleApp(store: ConsoleStore, handlers: ConsoleHandlers, options: RenderConsoleOptions = {}): ConsoleAppHandle {
   const terminal = options.stdout ?? process.stdout;
   const screen = enterFullScreen(terminal, { input: options.stdin ?? process.stdin });
   const frames = terminal.isTTY ? fullScreenOutput(terminal, screen) : undefined;
@@ -84,7 +90,9 @@ export function renderConsoleApp(store: ConsoleStore, actions: ConsoleActions, o
     const mounted = render(
       <App
         store={store}
-        actions={actions}
+        handlers={handlers}
+        listVms={options.listVms}
+        onThumbnailView={options.onThumbnailView}
         copyToClipboard={copyToClipboard}
         initialUi={ui}
         onUiChange={onUiChange}

@@ -9,7 +9,7 @@ import { ConsoleStore, type SessionSourceEvents } from '../state/console-store.j
 import { rowViewerCell, type ConsoleRow } from '../layout/format.js';
 import { INITIAL_UI, reduceInput } from '../state/keys.js';
 import { rowSegments, tableColumns, type Column } from '../layout/table-layout.js';
-import { fakeActions, settle, until } from '../../../test/support/tui.js';
+import { fakeHandlers, settle, until } from '../../../test/support/tui.js';
 
 const ENTER = '\r';
 const DOWN = '\u001B[B';
@@ -109,11 +109,11 @@ describe('keys on a serial row', () => {
     reduceInput({ ...INITIAL_UI, selectedId, notice: 'old' }, context, input, key as never);
 
   it('attaches with Enter and o, and opens a viewer on a VNC row as before', () => {
-    expect(press(1, ENTER, { return: true }).actions).toEqual([{ type: 'attach', sessionId: 1 }]);
-    expect(press(1, 'o').actions).toEqual([{ type: 'attach', sessionId: 1 }]);
+    expect(press(1, ENTER, { return: true }).requests).toEqual([{ action: 'attach', sessionId: 1 }]);
+    expect(press(1, 'o').requests).toEqual([{ action: 'attach', sessionId: 1 }]);
     expect(press(1, 'o').ui.notice).toBeUndefined();
-    expect(press(2, 'o').actions).toEqual([{ type: 'open', sessionId: 2 }]);
-    expect(press(3, 'o')).toMatchObject({ actions: [], ui: { notice: 'demo:serial-3 is not listening yet' } });
+    expect(press(2, 'o').requests).toEqual([{ action: 'open', sessionId: 2 }]);
+    expect(press(3, 'o')).toMatchObject({ requests: [], ui: { notice: 'demo:serial-3 is not listening yet' } });
   });
 
   it('says on c that the address is a serial console, not one for a VNC viewer', () => {
@@ -152,8 +152,8 @@ describe('App with a serial console', () => {
     const store = new ConsoleStore(source);
     source.emit('added', { snapshot: () => sessionSnapshot(1, { consoleType: 'vnc' }) });
     source.emit('added', { snapshot: () => serial(2) });
-    const actions = fakeActions();
-    const app = render(<App store={store} actions={actions} detachKey="Ctrl+A d" frameMs={5} />);
+    const handlers = fakeHandlers();
+    const app = render(<App store={store} handlers={handlers} detachKey="Ctrl+A d" frameMs={5} />);
     apps.push(app);
     await until(() => (app.lastFrame() ?? '').includes('attach ⏎'), 'the serial row');
     await settle();
@@ -168,21 +168,21 @@ describe('App with a serial console', () => {
     expect(app.lastFrame()).toContain('serial console · 1.2 KB unread');
 
     app.stdin.write(ENTER);
-    expect(actions.onAttach).toHaveBeenCalledWith(2);
-    expect(actions.onOpenViewer).not.toHaveBeenCalled();
+    expect(handlers.attach).toHaveBeenCalledWith({ action: 'attach', sessionId: 2 });
+    expect(handlers.open).not.toHaveBeenCalled();
     app.stdin.write('\u001B[A');
     await until(() => (app.lastFrame() ?? '').includes('point any VNC viewer'), 'the VNC row selected');
     app.stdin.write(ENTER);
-    expect(actions.onOpenViewer).toHaveBeenCalledWith(1);
-    expect(actions.onAttach).toHaveBeenCalledTimes(1);
+    expect(handlers.open).toHaveBeenCalledWith({ action: 'open', sessionId: 1 });
+    expect(handlers.attach).toHaveBeenCalledTimes(1);
   });
 
   it('shows a failed attach as the notice', async () => {
     const source = new EventEmitter<SessionSourceEvents>();
     const store = new ConsoleStore(source);
     source.emit('added', { snapshot: () => serial(1) });
-    const actions = { ...fakeActions(), onAttach: vi.fn(() => Promise.reject(new Error('stdin is not a terminal'))) };
-    const app = render(<App store={store} actions={actions} />);
+    const handlers = { ...fakeHandlers(), attach: vi.fn(() => Promise.reject(new Error('stdin is not a terminal'))) };
+    const app = render(<App store={store} handlers={handlers} />);
     apps.push(app);
     await until(() => (app.lastFrame() ?? '').includes('attach ⏎'), 'the serial row');
     await settle();

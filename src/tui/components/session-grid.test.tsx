@@ -7,7 +7,7 @@ import { ConsoleStore, type SessionSourceEvents } from '../state/console-store.j
 import { gridLayout } from '../layout/grid-layout.js';
 import { INITIAL_UI } from '../state/keys.js';
 import { sessionSnapshot as snapshot } from '../../../test/support/snapshots.js';
-import { fakeActions, settle, until } from '../../../test/support/tui.js';
+import { fakeHandlers, settle, until } from '../../../test/support/tui.js';
 import { halfBlockCells } from '../../../test/support/half-blocks.js';
 
 const RIGHT = '\u001B[C';
@@ -29,12 +29,13 @@ function storeOf(count: number, overrides: Record<number, Parameters<typeof snap
 }
 
 async function mountGrid(store: ConsoleStore, options: { view?: 'table' | 'grid' } = {}) {
-  const actions = fakeActions();
+  const handlers = fakeHandlers();
   const views: (ThumbnailView | undefined)[] = [];
   const app = render(
     <App
       store={store}
-      actions={{ ...actions, onThumbnailView: (view) => views.push(view) }}
+      handlers={handlers}
+      onThumbnailView={(view) => views.push(view)}
       frameMs={1}
       initialUi={{ ...INITIAL_UI, view: options.view ?? 'grid' }}
     />,
@@ -42,7 +43,7 @@ async function mountGrid(store: ConsoleStore, options: { view?: 'table' | 'grid'
   mounted.push(app);
   await until(() => app.frames.length > 0, 'the first frame');
   await settle();
-  return { app, actions, views };
+  return { app, handlers, views };
 }
 
 const frame = (app: { lastFrame(): string | undefined }) => app.lastFrame() ?? '';
@@ -113,12 +114,13 @@ describe('the grid view', () => {
 
   it('draws 256 colours when the terminal has no truecolor', async () => {
     const { store } = storeOf(1);
-    const actions = fakeActions();
+    const handlers = fakeHandlers();
     const views: (ThumbnailView | undefined)[] = [];
     const app = render(
       <App
         store={store}
-        actions={{ ...actions, onThumbnailView: (v) => views.push(v) }}
+        handlers={handlers}
+        onThumbnailView={(v) => views.push(v)}
         frameMs={1}
         thumbnails="256"
         initialUi={{ ...INITIAL_UI, view: 'grid' }}
@@ -142,7 +144,8 @@ describe('the grid view', () => {
     const app = render(
       <App
         store={store}
-        actions={{ ...fakeActions(), onThumbnailView: (v) => views.push(v) }}
+        handlers={fakeHandlers()}
+        onThumbnailView={(v) => views.push(v)}
         frameMs={1}
         thumbnails="none"
         initialUi={{ ...INITIAL_UI, view: 'grid' }}
@@ -206,7 +209,7 @@ describe('the grid view', () => {
 
   it('arrows move between tiles, Enter opens the selected one, s screenshots it, x closes it', async () => {
     const { store } = storeOf(3);
-    const { app, actions } = await mountGrid(store);
+    const { app, handlers } = await mountGrid(store);
     expect(selectedTitle(app)).toBe('demo:vm-1');
     app.stdin.write(RIGHT);
     await until(() => selectedTitle(app) === 'demo:vm-2', 'the tile to the right');
@@ -216,14 +219,14 @@ describe('the grid view', () => {
     app.stdin.write(DOWN);
     await until(() => selectedTitle(app) === 'demo:vm-3', 'the tile below');
     app.stdin.write(ENTER);
-    await until(() => actions.onOpenViewer.mock.calls.length > 0, 'the viewer to open');
-    expect(actions.onOpenViewer).toHaveBeenCalledWith(3);
+    await until(() => handlers.open.mock.calls.length > 0, 'the viewer to open');
+    expect(handlers.open).toHaveBeenCalledWith({ action: 'open', sessionId: 3 });
     app.stdin.write('s');
-    await until(() => actions.onScreenshot.mock.calls.length > 0, 'the screenshot');
-    expect(actions.onScreenshot).toHaveBeenCalledWith(3);
+    await until(() => handlers.screenshot.mock.calls.length > 0, 'the screenshot');
+    expect(handlers.screenshot).toHaveBeenCalledWith({ action: 'screenshot', sessionId: 3 });
     app.stdin.write('x');
-    await until(() => actions.onClose.mock.calls.length > 0, 'the close');
-    expect(actions.onClose).toHaveBeenCalledWith(3);
+    await until(() => handlers.close.mock.calls.length > 0, 'the close');
+    expect(handlers.close).toHaveBeenCalledWith({ action: 'close', sessionId: 3 });
   });
 
   it('pages many consoles, and tells the caller only the tiles on screen', async () => {

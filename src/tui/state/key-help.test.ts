@@ -55,7 +55,7 @@ describe('every key in the table does something', () => {
         const inPrompt = entry.does.startsWith('while typing');
         const before = inPrompt ? typing : browsing;
         const result = reduceInput(before, { rows, canCopy: true }, input, key);
-        expect(result.ui !== before || result.actions.length > 0, `${name} changed nothing`).toBe(true);
+        expect(result.ui !== before || result.requests.length > 0, `${name} changed nothing`).toBe(true);
       });
     }
   }

@@ -62,7 +62,7 @@ describe('the key table', () => {
           }
           const before = UI_IN[scope];
           const result = reduceInput(before, context, input, key);
-          expect(result.ui !== before || result.actions.length > 0, `${binding.key} changed nothing in the ${scope}`).toBe(true);
+          expect(result.ui !== before || result.requests.length > 0, `${binding.key} changed nothing in the ${scope}`).toBe(true);
         });
       }
     }
@@ -88,10 +88,10 @@ describe('the key table', () => {
         if (bound.some((binding) => isKey(binding.key, input, key))) continue;
         const before = UI_IN[scope];
         const result = reduceInput(before, context, input, key);
-        expect({ key: name, ui: result.ui, actions: result.actions }, `${name} in the ${scope}`).toEqual({
+        expect({ key: name, ui: result.ui, requests: result.requests }, `${name} in the ${scope}`).toEqual({
           key: name,
           ui: before,
-          actions: [],
+          requests: [],
         });
       }
     }

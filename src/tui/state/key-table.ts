@@ -5,85 +5,60 @@ import type { Key } from 'ink';
  * place it applies, its help text and its footer text. The reducers dispatch from it (keys.ts
  * for the table, the grid and the prompts; picker-model.ts for the picker), and the footer,
  * `vconsole open --help` and the README's key table are written from it (key-help.ts). Adding
- * a key is one row here and one handler for its action; TypeScript refuses an action without
- * one. Only a type comes from ink: `--help` reads this without loading ink or react.
+ * a key is one row here and one handler for its action: the action types are read from the
+ * rows, and the handlers are Records over them, so TypeScript refuses an action without a
+ * handler, and a row without help. An action with an effect beyond the TUI returns a request
+ * (requests.ts). Only a type comes from ink: `--help` reads this without loading ink or react.
  */
 
 /** Where a key is pressed: the session table, the grid, a typed prompt (`a`, `S`, `/`), the picker, the help (`?`). */
 export type KeyScope = 'table' | 'grid' | 'prompt' | 'picker' | 'help';
 
-/** What a key does over the sessions (the table and the grid); keys.ts handles each. */
-export type BrowseAction =
-  | 'up'
-  | 'down'
-  | 'left'
-  | 'right'
-  | 'page-up'
-  | 'page-down'
-  | 'first'
-  | 'last'
-  | 'open'
-  | 'address'
-  | 'retry'
-  | 'screenshot'
-  | 'close'
-  | 'add'
-  | 'save'
-  | 'quit'
-  | 'toggle-grid'
-  | 'help'
-  | 'filter'
-  | 'sort-next'
-  | 'sort-previous'
-  | 'clear-notice';
+/** One key's action in each scope it applies in, by name; a scope left out: the key does nothing there (or is typed). */
+export type KeyActions = { readonly [S in KeyScope]?: string };
 
-/** What a key does while a target or a workspace name is typed; keys.ts handles each. */
-export type PromptAction = 'submit' | 'cancel' | 'delete-char' | 'clear-line' | 'quit';
-
-/** What a key does while the help is open; keys.ts handles each. */
-export type HelpAction = 'close' | 'quit' | 'up' | 'down' | 'page-up' | 'page-down' | 'first' | 'last';
-
-/** What a key does in the picker; picker-model.ts handles each. */
-export type PickerAction =
-  'open' | 'cancel' | 'interrupt' | 'up' | 'down' | 'page-up' | 'page-down' | 'first' | 'last' | 'mark' | 'delete-char' | 'clear-line';
-
-/** One key's action in each scope it applies in; a scope left out: the key does nothing there (or is typed). */
-export interface KeyActions {
-  table?: BrowseAction;
-  grid?: BrowseAction;
-  prompt?: PromptAction;
-  picker?: PickerAction;
-  help?: HelpAction;
-}
-
-export interface KeyBinding {
+export interface KeyBinding<On extends KeyActions = KeyActions, K extends string = string> {
   /**
    * The key as a person reads it and as the help prints it: `Up`, `PgUp`, `Enter`, `Esc`,
    * `Backspace`, `Space`, `Ctrl+C`, or one character (`k`, `G`).
    */
-  key: string;
-  on: KeyActions;
+  key: K;
+  on: On;
 }
 
-export interface KeyRow {
+/** Keys and their help: a row says what its keys do, or names the row whose text says it; a row with neither is a type error. */
+export type KeyRow = {
   keys: readonly KeyBinding[];
-  /** What the keys do, one sentence without a full stop; a row without it is left out of the help (another row's text says it). */
-  does?: string;
   /** The footer's short form (`↑↓/jk select`); rows without one are left out of the footer. */
   footer?: string;
-}
+} & (
+  | {
+      /** What the keys do, one sentence without a full stop: the help's line for them. */
+      does: string;
+    }
+  | {
+      does?: undefined;
+      /** A key of the row whose `does` says what these keys do: this row is left out of the help. */
+      toldBy: string;
+    }
+);
 
 /** The same action in the table and in the grid. */
-function browse(action: BrowseAction): { table: BrowseAction; grid: BrowseAction } {
+function browse<const A extends string>(action: A): { table: A; grid: A } {
   return { table: action, grid: action };
 }
 
-function bind(key: string, on: KeyActions): KeyBinding {
+/**
+ * A key and its actions, their names kept as written: the action types below are read from
+ * them. The key's own name is kept too, so that no binding's type is taken for another's (`k`
+ * for `Up`, which the picker binds besides) when the table's type is worked out.
+ */
+function bind<const K extends string, const On extends KeyActions>(key: K, on: On): KeyBinding<On, K> {
   return { key, on };
 }
 
 /** Every key the TUI takes, most used first (the footer is cut at the terminal's width). */
-export const KEY_TABLE: readonly KeyRow[] = [
+const TABLE = [
   {
     keys: [
       bind('Up', { ...browse('up'), picker: 'up', help: 'up' }),
@@ -178,9 +153,26 @@ export const KEY_TABLE: readonly KeyRow[] = [
     ],
     does: 'while typing a target, a name or a filter: delete a character / the whole line',
   },
-  // The `a` row says what Space does in the picker.
-  { keys: [bind('Space', { picker: 'mark' })] },
-];
+  { keys: [bind('Space', { picker: 'mark' })], toldBy: 'a' },
+] satisfies readonly KeyRow[];
+
+export const KEY_TABLE: readonly KeyRow[] = TABLE;
+
+/** The actions the table binds in scope S, read from its rows: a name is an action because a key is bound to it. */
+type ActionIn<S extends KeyScope> = ActionOf<(typeof TABLE)[number]['keys'][number]['on'], S>;
+type ActionOf<On, S extends KeyScope> = S extends KeyScope ? (On extends { readonly [K in S]: infer A extends string } ? A : never) : never;
+
+/** What a key does over the sessions (the table and the grid); keys.ts has a handler for each. */
+export type BrowseAction = ActionIn<'table' | 'grid'>;
+
+/** What a key does while a target, a workspace name or a filter is typed; keys.ts has a handler for each. */
+export type PromptAction = ActionIn<'prompt'>;
+
+/** What a key does while the help is open; keys.ts has a handler for each. */
+export type HelpAction = ActionIn<'help'>;
+
+/** What a key does in the picker; picker-model.ts has a handler for each. */
+export type PickerAction = ActionIn<'picker'>;
 
 /** Whether one key press (as Ink hands it to `useInput`) is the key a binding names. */
 export function isKey(name: string, input: string, key: Key): boolean {
@@ -220,10 +212,11 @@ export function isKey(name: string, input: string, key: Key): boolean {
  * Ctrl binding wins over the plain character (Ctrl+C quits, `c` shows the address); a plain
  * character matches with any modifier, as Ink reports it.
  */
-export function keyAction<S extends KeyScope>(scope: S, input: string, key: Key): KeyActions[S] | undefined {
+export function keyAction<S extends KeyScope>(scope: S, input: string, key: Key): ActionIn<S> | undefined {
   const { ctrl, plain } = (BOUND[scope] ??= boundIn(scope));
   const match = ctrl.find((b) => isKey(b.key, input, key)) ?? plain.find((b) => isKey(b.key, input, key));
-  return match?.on[scope];
+  // The names bound in `scope` are ActionIn<S> by construction: it is read from the same table.
+  return match?.on[scope] as ActionIn<S> | undefined;
 }
 
 /** Per scope, the bindings that act there, Ctrl ones apart: worked out once, on the first key. */

@@ -1,15 +1,14 @@
 import type { Key } from 'ink';
 import { isSerialRow, rowAddress, rowDisplayState, type ConsoleRow } from '../layout/format.js';
 import { keyAction, type BrowseAction, type HelpAction, type PromptAction } from './key-table.js';
+import type { ConsoleRequest } from './requests.js';
 import { cycleSort, type SortOrder } from './row-view.js';
 
-/** What a key asks the caller to do; the TUI itself never touches sessions or processes. */
-export type ConsoleAction =
-  | { type: 'open' | 'attach' | 'retry' | 'close' | 'screenshot'; sessionId: number }
-  | { type: 'copy'; text: string }
-  | { type: 'add'; text: string }
-  | { type: 'save-workspace'; name: string }
-  | { type: 'quit' };
+/**
+ * What a key asks for beyond the UI state: a request of the command's (requests.ts), or a copy
+ * the TUI asks of its own terminal (OSC 52). The TUI itself never touches sessions or processes.
+ */
+export type KeyRequest = ConsoleRequest | { action: 'copy'; text: string };
 
 /** The TUI's own state: selection (by session id, so it survives rows moving), prompt, notice, filter, order. */
 export interface UiState {
@@ -111,19 +110,19 @@ function charKey(ch: string): [string, Key] {
   return [ch, { ...PLAIN_KEY, shift: /^[A-Z]$/.test(ch) }];
 }
 
-/** Every key of one input event in order: the last UI state and the actions asked for. Pure. */
-export function reduceInput(ui: UiState, context: KeyContext, input: string, key: Key): { ui: UiState; actions: ConsoleAction[] } {
-  const actions: ConsoleAction[] = [];
+/** Every key of one input event in order: the last UI state and the requests made. Pure. */
+export function reduceInput(ui: UiState, context: KeyContext, input: string, key: Key): { ui: UiState; requests: KeyRequest[] } {
+  const requests: KeyRequest[] = [];
   let next = ui;
   for (const [oneInput, oneKey] of splitKeys(input, key)) {
     const result = reduceKey(next, context, oneInput, oneKey);
     next = result.ui;
-    if (result.action) actions.push(result.action);
+    if (result.request) requests.push(result.request);
   }
-  return { ui: next, actions };
+  return { ui: next, requests };
 }
 
-/** The next UI state for one key press, and the action it asks for. Pure. */
+/** The next UI state for one key press, and the request it makes. Pure. */
 export function reduceKey(ui: UiState, context: KeyContext, input: string, key: Key): KeyResult {
   if (ui.mode === 'help') {
     const action = keyAction('help', input, key);
@@ -137,11 +136,11 @@ export function reduceKey(ui: UiState, context: KeyContext, input: string, key: 
   return action ? BROWSE_ACTIONS[action](ui, context) : { ui };
 }
 
-type KeyResult = { ui: UiState; action?: ConsoleAction };
+type KeyResult = { ui: UiState; request?: KeyRequest };
 
 /** What each prompt action of the key table does (key-table.ts binds the keys). */
 const PROMPT_ACTIONS: Record<PromptAction, (ui: UiState) => KeyResult> = {
-  quit: (ui) => ({ ui, action: { type: 'quit' } }),
+  quit: (ui) => ({ ui, request: { action: 'quit' } }),
   // Esc on the filter prompt clears the filter, the one kept before too.
   cancel: (ui) => ({ ui: { ...ui, mode: 'browse', draft: '', notice: undefined, filter: ui.mode === 'filter' ? '' : ui.filter } }),
   submit: (ui) => {
@@ -149,8 +148,9 @@ const PROMPT_ACTIONS: Record<PromptAction, (ui: UiState) => KeyResult> = {
     const next: UiState = { ...ui, mode: 'browse', draft: '' };
     if (ui.mode === 'filter') return { ui: { ...next, filter: text } };
     if (!text) return { ui: { ...next, notice: undefined } };
-    if (ui.mode === 'save') return { ui: { ...next, notice: `saving workspace ${text}` }, action: { type: 'save-workspace', name: text } };
-    return { ui: { ...next, notice: `adding ${text}` }, action: { type: 'add', text } };
+    if (ui.mode === 'save')
+      return { ui: { ...next, notice: `saving workspace ${text}` }, request: { action: 'save-workspace', name: text } };
+    return { ui: { ...next, notice: `adding ${text}` }, request: { action: 'add', text } };
   },
   'delete-char': (ui) => ({ ui: { ...ui, draft: ui.draft.slice(0, -1) } }),
   'clear-line': (ui) => ({ ui: { ...ui, draft: '' } }),
@@ -169,7 +169,7 @@ function scrollHelp(to: (top: number, page: number) => number) {
 /** What each help action of the key table does (key-table.ts binds the keys). */
 const HELP_ACTIONS: Record<HelpAction, (ui: UiState, context: KeyContext) => KeyResult> = {
   close: (ui) => ({ ui: { ...ui, mode: 'browse', helpTop: 0 } }),
-  quit: (ui) => ({ ui, action: { type: 'quit' } }),
+  quit: (ui) => ({ ui, request: { action: 'quit' } }),
   up: scrollHelp((top) => top - 1),
   down: scrollHelp((top) => top + 1),
   'page-up': scrollHelp((top, page) => top - page),
@@ -217,7 +217,7 @@ function moveSelection(to: (index: number, rows: number, tiles: { line: number; 
 interface OnRow {
   row: ConsoleRow;
   pinned: UiState;
-  say(notice: string, action?: ConsoleAction): KeyResult;
+  say(notice: string, request?: KeyRequest): KeyResult;
   canCopy: boolean;
 }
 
@@ -228,13 +228,13 @@ function onSelectedRow(act: (on: OnRow) => KeyResult) {
     if (index < 0) return { ui };
     const row = rows[index];
     const pinned: UiState = { ...ui, selectedId: row.session.id, selectedIndex: index };
-    return act({ row, pinned, canCopy, say: (notice, action) => ({ ui: { ...pinned, notice }, action }) });
+    return act({ row, pinned, canCopy, say: (notice, request) => ({ ui: { ...pinned, notice }, request }) });
   };
 }
 
 /** What each table and grid action of the key table does (key-table.ts binds the keys). */
 const BROWSE_ACTIONS: Record<BrowseAction, (ui: UiState, context: KeyContext) => KeyResult> = {
-  quit: (ui) => ({ ui, action: { type: 'quit' } }),
+  quit: (ui) => ({ ui, request: { action: 'quit' } }),
   add: (ui) => ({ ui: { ...ui, mode: 'add', draft: '', notice: undefined } }),
   save: (ui) => ({ ui: { ...ui, mode: 'save', draft: '', notice: undefined } }),
   'clear-notice': (ui) => ({ ui: { ...ui, notice: undefined, filter: '' } }),
@@ -257,11 +257,11 @@ const BROWSE_ACTIONS: Record<BrowseAction, (ui: UiState, context: KeyContext) =>
     if (row.session.state === 'error') return say(`${name} failed; press r to retry`);
     if (row.session.state !== 'listening') return say(`${name} is not listening yet`);
     // The terminal goes to the console and comes back to this screen as it was: no notice.
-    if (isSerialRow(row)) return { ui: { ...pinned, notice: undefined }, action: { type: 'attach', sessionId: id } };
+    if (isSerialRow(row)) return { ui: { ...pinned, notice: undefined }, request: { action: 'attach', sessionId: id } };
     // No window can show here: no viewer opens, the command's notice (the console's ssh -L
     // line) answers instead, and a notice of ours would hide it.
-    if (row.viewer.state === 'no-display') return { ui: { ...pinned, notice: undefined }, action: { type: 'open', sessionId: id } };
-    return say(`opening a viewer for ${name}`, { type: 'open', sessionId: id });
+    if (row.viewer.state === 'no-display') return { ui: { ...pinned, notice: undefined }, request: { action: 'open', sessionId: id } };
+    return say(`opening a viewer for ${name}`, { action: 'open', sessionId: id });
   }),
   address: onSelectedRow(({ row, say, canCopy }) => {
     const { name } = row.session;
@@ -273,14 +273,14 @@ const BROWSE_ACTIONS: Record<BrowseAction, (ui: UiState, context: KeyContext) =>
     // OSC 52 is a request: tmux without set-clipboard and many terminals drop it silently,
     // so the notice never claims the clipboard holds the address, and always shows it.
     if (!canCopy) return say(where);
-    return say(`${where} (asked the terminal to copy it)`, { type: 'copy', text: address });
+    return say(`${where} (asked the terminal to copy it)`, { action: 'copy', text: address });
   }),
   retry: onSelectedRow(({ row, say }) => {
     const { id, name } = row.session;
-    if (row.session.state === 'error') return say(`retrying ${name}`, { type: 'retry', sessionId: id });
+    if (row.session.state === 'error') return say(`retrying ${name}`, { action: 'retry', sessionId: id });
     // A failed viewer on a healthy session: retrying means starting the viewer again.
     if (row.session.state === 'listening' && row.viewer.state === 'failed') {
-      return say(`reopening the viewer for ${name}`, { type: 'open', sessionId: id });
+      return say(`reopening the viewer for ${name}`, { action: 'open', sessionId: id });
     }
     return say(`${name} has not failed (${rowDisplayState(row)}); nothing to retry`);
   }),
@@ -289,7 +289,7 @@ const BROWSE_ACTIONS: Record<BrowseAction, (ui: UiState, context: KeyContext) =>
     if (isSerialRow(row)) return say(`${name} is a serial console: screenshots are for screens (VNC)`);
     if (row.session.state === 'error') return say(`${name} failed; press r to retry`);
     if (row.session.state !== 'listening') return say(`${name} is not listening yet`);
-    return say(`taking a screenshot of ${name}`, { type: 'screenshot', sessionId: id });
+    return say(`taking a screenshot of ${name}`, { action: 'screenshot', sessionId: id });
   }),
-  close: onSelectedRow(({ row, say }) => say(`closing ${row.session.name}`, { type: 'close', sessionId: row.session.id })),
+  close: onSelectedRow(({ row, say }) => say(`closing ${row.session.name}`, { action: 'close', sessionId: row.session.id })),
 };

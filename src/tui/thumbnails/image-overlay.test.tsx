@@ -7,7 +7,7 @@ import { ImageOverlay, type ImagePlacement } from './image-overlay.js';
 import { rgbToPng, iterm2Image } from './iterm2.js';
 import { kittyDelete, kittyImage, kittyPlace } from './kitty.js';
 import { sessionSnapshot } from '../../../test/support/snapshots.js';
-import { fakeActions, until } from '../../../test/support/tui.js';
+import { fakeHandlers, until } from '../../../test/support/tui.js';
 
 const ESC = '\u001B';
 const picture = { rgb: Uint8Array.from([255, 0, 0, 0, 0, 255]), width: 1, height: 2 };
@@ -79,16 +79,13 @@ describe('the grid with --thumbnails kitty', () => {
     source.emit('added', { snapshot: () => sessionSnapshot(1, { consoleType: 'vnc' }) });
     const stdout = new FakeTerminalOutput();
     const views: (ThumbnailView | undefined)[] = [];
-    handle = renderConsoleApp(
-      store,
-      { ...fakeActions(), onThumbnailView: (view) => views.push(view) },
-      {
-        stdout: stdout as unknown as NodeJS.WriteStream,
-        patchConsole: false,
-        grid: true,
-        thumbnails: 'kitty',
-      },
-    );
+    handle = renderConsoleApp(store, fakeHandlers(), {
+      onThumbnailView: (view) => views.push(view),
+      stdout: stdout as unknown as NodeJS.WriteStream,
+      patchConsole: false,
+      grid: true,
+      thumbnails: 'kitty',
+    });
     await until(() => views.length > 0, 'the tiles on screen');
     const view = views.at(-1)!;
     // Image modes sample finer than half blocks: four pixels across a cell, eight down.
