@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { execFile, spawn, type ChildProcess, type ExecFileException, type SpawnOptions } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -214,12 +214,27 @@ export function runProgramBinary(
         encoding: 'buffer',
         killSignal: 'SIGKILL',
       },
-      (error, stdout, stderr) => {
-        if (error) reject(new Error(`${command} ${args.join(' ')} failed: ${error.message}\n${stderr.toString('utf8')}`));
+      (error, stdout) => {
+        if (error) reject(new Error(`${command} ${args.join(' ')} failed: ${howItFailed(error, options.timeoutMs ?? 30_000)}`));
         else resolve(stdout);
       },
     );
   });
+}
+
+/**
+ * Why a program run failed, in words: its exit code or the signal that ended it (the deadline's
+ * SIGKILL says so), then what it wrote on stderr (execFile's message already holds that).
+ */
+function howItFailed(error: ExecFileException, timeoutMs: number): string {
+  const said = error.message.replace(/^Command failed: [^\n]*\n?/, '').trim();
+  const how =
+    typeof error.code === 'number'
+      ? `exit code ${error.code}`
+      : error.signal
+        ? `${error.killed ? `killed at its ${timeoutMs} ms deadline` : 'ended'} by ${error.signal}`
+        : String(error.code ?? error.message);
+  return `${how}${said ? `: ${said}` : ' (nothing on stderr)'}`;
 }
 
 /** True while a process with this pid runs; a zombie (exited, not yet reaped) counts as gone. */

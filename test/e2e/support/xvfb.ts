@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readImage, type Rect, type RgbImage } from './images.js';
 import { GiveUp, pollFor } from './poll.js';
@@ -139,12 +140,36 @@ export async function moveWindow(x: XServer, window: XWindow, left: number, top:
   );
 }
 
-/** A screenshot of the whole X screen (`import -window root`), saved in `dir` and decoded. */
+/** Tells captures apart: two in the same millisecond (views looked at together) never share a file. */
+let captures = 0;
+/** Captures whose picture could not be decoded are taken again this many times in all. */
+const CAPTURE_ROUNDS = 3;
+
+/**
+ * A screenshot of the whole X screen (`import -window root`), saved in `dir` and decoded. import
+ * writes a name of its own that becomes `file` only once it exited 0, so `file` is never a
+ * half-written picture; a capture that still cannot be decoded (a loaded machine) is taken again,
+ * a bounded number of times, and the error then holds what import and convert said each round.
+ */
 export async function grabScreen(x: XServer, dir: string, label: string): Promise<{ file: string; image: RgbImage }> {
-  const file = join(dir, `screen-${label}-${Date.now()}.png`);
-  const result = await runProgram('import', ['-window', 'root', file], { env: x.env, timeoutMs: 30_000 });
-  if (result.code !== 0) throw new Error(`import -window root failed: ${result.stderr}`);
-  return { file, image: await readImage(file) };
+  const failures: string[] = [];
+  for (let round = 1; round <= CAPTURE_ROUNDS; round++) {
+    const file = join(dir, `screen-${label}-${Date.now()}-${++captures}.png`);
+    const partial = `${file}.partial`;
+    const result = await runProgram('import', ['-window', 'root', `png:${partial}`], { env: x.env, timeoutMs: 30_000 });
+    if (result.code !== 0) {
+      failures.push(`import exited with ${result.code}: ${result.stderr.trim() || '(nothing on stderr)'}`);
+      continue;
+    }
+    await rename(partial, file);
+    try {
+      return { file, image: await readImage(file) };
+    } catch (err) {
+      const said = result.stderr.trim();
+      failures.push(`${(err as Error).message.trim()}${said ? `\nimport said: ${said}` : ''}`);
+    }
+  }
+  throw new Error(`no decodable screenshot of ${x.display} in ${CAPTURE_ROUNDS} captures:\n${failures.join('\n')}`);
 }
 
 /** Waits until none of the windows `ids` exists any more (their program closed them or exited). */
