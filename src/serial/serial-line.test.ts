@@ -146,6 +146,22 @@ describe('SerialLine', () => {
     expect(dials).toBe(1);
   });
 
+  it('a refusal seen after the console was handed over ends the line in its own words, even with --wait', async () => {
+    let dials = 0;
+    const first = new PassThrough();
+    const line = new SerialLine({ name: 'vm-a', provider: 'test', dial: async () => (dials++, first) }, { waitMs: 60_000 });
+    const logs: string[] = [];
+    line.on('log', (_level, message) => logs.push(message));
+    const ended = new Promise<Error | undefined>((resolve) => line.once('end', resolve));
+    await line.start();
+    const refusal = new ConsoleRefusedError('the console was refused right after the upgrade');
+    first.destroy(refusal);
+    expect(await ended).toBe(refusal);
+    expect(line.currentState).toBe('closed');
+    expect(dials).toBe(1);
+    expect(logs).toEqual([]);
+  });
+
   it('tells the source a redial of its own is one, with how the console ended, and gives up when the source refuses it', async () => {
     const contexts: DialContext[] = [];
     const first = new PassThrough();

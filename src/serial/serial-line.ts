@@ -177,7 +177,9 @@ export class SerialLine extends EventEmitter<SerialLineEvents> {
   private async dropped(upstream: Duplex, failure: Error | undefined): Promise<void> {
     if (this.phase.when('open')?.upstream !== upstream) return;
     const ending = howItEnded(failure);
-    if (this.waitMs <= 0) {
+    // A refusal seen only after the console was handed over (a proxy slower to hang up than the
+    // dial's settling wait) is still a refusal: told in its own words, and final like one at the dial.
+    if (this.waitMs <= 0 || failure instanceof ConsoleRefusedError) {
       this.moveTo({ kind: 'closed' });
       this.emit('end', ending);
       return;
@@ -203,10 +205,11 @@ export class SerialLine extends EventEmitter<SerialLineEvents> {
 }
 
 /**
- * The console's end in words: the transport's own account when it gave one (a websocket's close
- * code and reason, a ping timeout), else what the socket's failure says, else a plain close.
+ * The console's end in words: a refusal as it is, the transport's own account when it gave one
+ * (a websocket's close code and reason, a ping timeout), else what the socket's failure says, else a plain close.
  */
 function howItEnded(failure: Error | undefined): VconsoleError {
+  if (failure instanceof ConsoleRefusedError) return failure;
   const hint = 'another client may have taken it over, or the VM stopped; --wait reconnects';
   if (failure instanceof ConsoleEndedError)
     return new VconsoleError(failure.message, { hint: failure.hint ?? '--wait reconnects', cause: failure });

@@ -18,8 +18,11 @@ export interface TlsSettings {
 
 /** What a websockify-based proxy (nova-novncproxy, websockify) does with a bad token: it hangs up. */
 const TOKEN_REJECTED = 'console token rejected (expired or invalid)';
-/** What nova-serialproxy does with one: it answers 101, then closes the connection without a word. */
-const REFUSED_AFTER_UPGRADE = 'the console was refused right after the upgrade: the token is wrong or expired';
+/**
+ * What nova-serialproxy does with one: it answers 101, then closes the connection without a word.
+ * The same words whenever that close is seen, at the dial or after (a loaded proxy is slow to hang up).
+ */
+export const REFUSED_AFTER_UPGRADE = 'the console was refused right after the upgrade: the token is wrong or expired';
 
 /** The proxy refused the console token: a fresh console URL may succeed where this one failed. */
 export class ConsoleTokenRejectedError extends ConsoleRefusedError {}

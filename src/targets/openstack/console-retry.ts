@@ -21,9 +21,7 @@ export interface ConsoleUrls {
   fresh(): Promise<string>;
 }
 
-/** A fresh console's token refused, or its console closed before a byte: the words are true to Nova. */
-export const CLOSED_AT_ONCE =
-  'console token rejected (expired or invalid): the console proxy closed the connection right after the upgrade';
+/** A fresh console's token refused, or its console closed before a byte: the hint is true to Nova. */
 export const FRESH_REFUSED_HINT =
   "Nova had just issued that console: check that the console proxy reads the same database as nova-compute, that their clocks agree ([consoleauth] token_ttl), and that the VM's console port answers";
 

@@ -7,6 +7,7 @@ import {
 } from '../../../test/fixtures/openstack-api.js';
 import { ConsoleRefusedError, UsageError, describeError } from '../../errors.js';
 import type { LogLevel } from '../../proxy/types.js';
+import { CONSOLE_SETTLE_MS } from '../../limits.js';
 import { splitTarget } from '../index.js';
 import type { ConfigSources } from './config.js';
 import { KeystoneSessions } from './keystone.js';
@@ -37,6 +38,7 @@ beforeEach(() => {
     novaMode: 'modern',
     consoleUrlStyle: 'vnc_lite',
     proxyRejection: 'close-after-upgrade',
+    refusalDelayMs: 0,
     catalogHasCompute: true,
     nameFilterIgnored: false,
     consoleTokenTtlSeconds: 600,
@@ -614,6 +616,22 @@ describe('console tokens used within their life', () => {
     );
     expect(consoles() - before).toBe(2);
     expectNoSecrets(`${describeError(vnc)} ${describeError(error)} ${logs.join('\n')}`);
+  });
+
+  it('a serial console the proxy hangs up on only after the dial settled is told in the same words', async () => {
+    fixture.settings.consoleTypes = ['novnc', 'serial'];
+    fixture.settings.consoleTokenTtlSeconds = -1; // expired on arrival
+    // A loaded nova-serialproxy: it closes after the dial's settling wait, so the stream sees the refusal.
+    fixture.settings.refusalDelayMs = CONSOLE_SETTLE_MS + 500;
+    const before = consoles();
+    const stream = await target('openstack:web-1', openrc(), { consoleType: 'serial' }).dial(context());
+    const error = await new Promise<Error>((resolve) => stream.once('error', resolve));
+    expect(error).toBeInstanceOf(ConsoleRefusedError);
+    expect(describeError(error)).toMatch(
+      /^the console was refused right after the upgrade: the token is wrong or expired; Nova had just issued that console: /,
+    );
+    expect(consoles() - before).toBe(2);
+    expectNoSecrets(`${describeError(error)} ${logs.join('\n')}`);
   });
 });
 

@@ -15,8 +15,8 @@ import { fixedConsoleType } from '../console-type.js';
 import { SharedConsoleUrl } from './shared-console-url.js';
 import type { ConsoleTarget, ConsoleType, TargetOptions, VmStateContext } from '../types.js';
 import { consoleWebSocketUrl } from '../dial/console-url.js';
-import { ConsoleTokenRejectedError, dialWebsockify } from '../dial/websockify.js';
-import { CLOSED_AT_ONCE, FRESH_REFUSED_HINT, retryIfRefused, schemeHintFor, whileWanted, type ConsoleUrls } from './console-retry.js';
+import { ConsoleTokenRejectedError, REFUSED_AFTER_UPGRADE, dialWebsockify } from '../dial/websockify.js';
+import { FRESH_REFUSED_HINT, retryIfRefused, schemeHintFor, whileWanted, type ConsoleUrls } from './console-retry.js';
 import { connectCloud, type CloudConnection } from './cloud-connection.js';
 import { TargetSecrets } from './target-secrets.js';
 
@@ -160,7 +160,8 @@ export class OpenStackTarget implements ConsoleTarget {
             this.openConsole(await urls.fresh(), compute, tls, AbortSignal.timeout(DIAL_TIMEOUT_MS), log, true),
           );
         },
-        refused: () => this.secrets.scrubbed(new ConsoleTokenRejectedError(CLOSED_AT_ONCE, { hint: FRESH_REFUSED_HINT })),
+        // Told as a refusal at the dial is: which one saw the close depends only on how fast the proxy hung up.
+        refused: () => this.secrets.scrubbed(new ConsoleTokenRejectedError(REFUSED_AFTER_UPGRADE, { hint: FRESH_REFUSED_HINT })),
       });
     });
   }
