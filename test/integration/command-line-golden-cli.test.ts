@@ -2,7 +2,8 @@
 // ones too) byte for byte from the built CLI, and every option each command accepts (hidden ones
 // too) with what commander makes of it. Both are golden files under test/fixtures/command-line/:
 // a change to a flag, its help or its order fails here until the golden file is regenerated on
-// purpose (`npx vitest run -u test/integration/command-line-golden-cli.test.ts`) and reviewed.
+// purpose and reviewed: `npx vitest run test/integration/command-line-golden-cli.test.ts --update`
+// (a `-u` before the file takes the file as its value and runs every test).
 import type { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli.js';
