@@ -74,10 +74,11 @@ export function findExecutable(name: string, path = process.env.PATH ?? ''): str
 
 /** What is missing of `programs`, as one line naming their packages; undefined when nothing is. */
 export function missingProgramsReason(programs: readonly string[], found: (program: string) => boolean): string | undefined {
-  const packages = programs.map(packageOf);
+  // Every program is looked up, found or not: one the list does not name is the test's error.
+  programs.forEach(packageOf);
   const missing = programs.filter((program) => !found(program));
   if (missing.length === 0) return undefined;
-  const needed = [...new Set(missing.map((program) => packages[programs.indexOf(program)]))];
+  const needed = [...new Set(missing.map(packageOf))];
   return `missing ${missing.join(', ')} (Debian: ${needed.join(' ')}; run scripts/e2e-deps.sh)`;
 }
 

@@ -49,16 +49,7 @@ describe('renderConsoleApp', () => {
     const source = new EventEmitter<SessionSourceEvents>();
     const store = new ConsoleStore(source);
     source.emit('added', { snapshot: () => sessionSnapshot(1) });
-    const handlers = {
-      open: vi.fn(),
-      attach: vi.fn(),
-      retry: vi.fn(),
-      close: vi.fn(),
-      add: vi.fn(),
-      quit: vi.fn(),
-      screenshot: vi.fn(),
-      'save-workspace': vi.fn(),
-    };
+    const handlers = fakeHandlers();
     const stdout = new FakeTerminalOutput();
     const stdin = new FakeTerminalInput();
     const handle = renderConsoleApp(store, handlers, {
@@ -87,24 +78,11 @@ describe('renderConsoleApp', () => {
     const store = new ConsoleStore(source);
     source.emit('added', { snapshot: () => sessionSnapshot(2) });
     const stdout = new FakeTerminalOutput();
-    const handle = renderConsoleApp(
-      store,
-      {
-        open: vi.fn(),
-        attach: vi.fn(),
-        retry: vi.fn(),
-        close: vi.fn(),
-        add: vi.fn(),
-        quit: vi.fn(),
-        screenshot: vi.fn(),
-        'save-workspace': vi.fn(),
-      },
-      {
-        stdout: stdout as unknown as NodeJS.WriteStream,
-        stdin: new FakeTerminalInput(false) as unknown as NodeJS.ReadStream,
-        patchConsole: false,
-      },
-    );
+    const handle = renderConsoleApp(store, fakeHandlers(), {
+      stdout: stdout as unknown as NodeJS.WriteStream,
+      stdin: new FakeTerminalInput(false) as unknown as NodeJS.ReadStream,
+      patchConsole: false,
+    });
     const exit = handle.waitUntilExit();
     for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
     handle.unmount();
