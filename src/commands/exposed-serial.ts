@@ -93,7 +93,13 @@ export class SerialTlsGate extends WrappedSource<Record<never, never>> {
     return Promise.resolve(relayEnd);
   }
 
-  private answered(answer: Buffer, rest: Buffer, secure: tls.TLSSocket, login: { gate: AuthGate; slot: LoginSlot }, context: DialContext): void {
+  private answered(
+    answer: Buffer,
+    rest: Buffer,
+    secure: tls.TLSSocket,
+    login: { gate: AuthGate; slot: LoginSlot },
+    context: DialContext,
+  ): void {
     const { gate, slot } = login;
     if (!gate.spend()) {
       // A right guess from a held-back address (or beyond the guesses) must look like a wrong one: not checked.

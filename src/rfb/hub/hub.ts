@@ -162,7 +162,8 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     this.clients.add(client);
     client.on('close', (err) => {
       this.clients.delete(client);
-      if (err instanceof ClientDroppedError) context.log(err.routine ? 'debug' : 'warn', `${viewerName(context.peer)} disconnected: ${err.message}`);
+      if (err instanceof ClientDroppedError)
+        context.log(err.routine ? 'debug' : 'warn', `${viewerName(context.peer)} disconnected: ${err.message}`);
     });
     return stream;
   }
