@@ -59,6 +59,12 @@ export const SHUTDOWN_DEADLINE_MS = 1500;
  * (docs/BENCHMARKS.md); 200 slow viewers add at most 50 MiB.
  */
 export const VIEWER_WRITE_BUFFER_BYTES = 256 * 1024;
+/**
+ * A closing session's clients whose console ended them cleanly (the hub's TLS viewers get their
+ * close_notify) get this long for their relays to pass the end on and close, before the rest is
+ * cut: well inside SHUTDOWN_DEADLINE_MS.
+ */
+export const CLIENT_FAREWELL_GRACE_MS = 500;
 /** After one side of a relay ends, the other gets this long to flush its last bytes before it is destroyed. */
 export const RELAY_END_GRACE_MS = 1000;
 /** One viewer probe (`--version` and the like) during detection: a viewer that hangs on it must not stall `open`. */
@@ -132,6 +138,37 @@ export const AUTH_BACKOFF_MAX_MS = 30_000;
 export const AUTH_BACKOFF_FORGET_MS = 10 * 60_000;
 /** Addresses whose failures are remembered at once; past it the oldest is forgotten. */
 export const AUTH_BACKOFF_MAX_ADDRESSES = 4096;
+/**
+ * Guesses checked across a command's listeners, whatever address they come from (the per-address
+ * back-off above does nothing against a guesser that rotates its source address): a bucket of
+ * GUESS_BURST, refilled one guess each GUESS_REFILL_MS (2 a second). An answer that finds it
+ * empty is refused unchecked ("try again in 1 s"); an address that gave the right password in
+ * this run takes nothing from it. At 2 a second (63 million a year) the 8 random characters of a
+ * made password (94^8, 6e15) hold for 48 million years on average; a password a person chose
+ * holds only as long as it is not among the first guesses (docs: COMMANDS.md, Security).
+ * VCONSOLE_GUESS_REFILL_MS overrides the refill (tests stop it to count what a burst gets checked).
+ */
+export const GUESS_BURST = 10;
+export const GUESS_REFILL_MS = msFromEnv('VCONSOLE_GUESS_REFILL_MS', 500);
+/** Addresses remembered as having given the right password (they spend no guesses); past it the oldest goes. */
+export const KNOWN_ADDRESSES_MAX = 256;
+/**
+ * Connections that have not logged in yet (a password is asked of them), per source address and
+ * across a command's listeners. A connection beyond either is let in and an older one is closed
+ * instead: of its own address's, or, over the total, of the address holding the most; the one
+ * that got least far (said nothing, then spoke, then was asked the password) and the oldest of
+ * those goes first. So one address keeps at most 8 and cannot hold the rest, and a viewer that
+ * answers at once outlives the silent connections of its own address. 8: a person opening a few
+ * viewers at once, or a few people behind one NAT address; 64: many such, few descriptors.
+ */
+export const PRE_LOGIN_PER_ADDRESS = 8;
+export const PRE_LOGIN_MAX = 64;
+/**
+ * A connection that is asked a password and sends nothing at all this long after the server's
+ * first bytes is closed: a viewer answers RFB's version (a TLS client its ClientHello) at once,
+ * so only a socket held open for its own sake waits. VCONSOLE_PRE_LOGIN_SILENT_MS overrides it.
+ */
+export const PRE_LOGIN_SILENT_MS = msFromEnv('VCONSOLE_PRE_LOGIN_SILENT_MS', 3_000);
 /** The largest config file vconsole reads: far above any real one, small enough that /dev/zero cannot eat memory. */
 export const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
 /**

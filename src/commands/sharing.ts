@@ -7,7 +7,8 @@ import type { RfbHub } from '../rfb/hub/hub.js';
 import { ExposureGuard, INSECURE_EXPOSE_FLAG, protectedKinds, refusesUnprotected } from './exposure.js';
 import { SerialTlsGate } from './exposed-serial.js';
 import { exposureWarning, isLoopback } from './flags.js';
-import { checkClientPassword, generateVncPassword } from './password-file.js';
+import { VNC_PASSWORD_CHARS, checkClientPassword, generateVncPassword } from './password-file.js';
+import { GUESS_REFILL_MS } from '../limits.js';
 import { readSecretLine } from '../files/secret-line.js';
 import { INSECURE_VNC_AUTH_FLAG, type ShareFlags, type TlsFlags } from './share-flags.js';
 import type { TlsIdentity } from '../net/tls-identity.js';
@@ -39,6 +40,8 @@ export interface Sharing {
   clientPassword?: string;
   /** True when the password was made up here and must be shown once. */
   generated: boolean;
+  /** The warning for a password of --password-file too short for a listener beyond loopback. */
+  shortPassword?: string;
   /** True when serial and SPICE consoles are served beyond loopback without a password (opted in). */
   insecureExposure: boolean;
   /** True when VNC consoles get the hub. */
@@ -72,6 +75,10 @@ export async function sharingFrom(
           '--password-file',
           flags.passwordFile,
         );
+  const shortPassword =
+    clientPassword !== undefined && !isLoopback(listen) && clientPassword.length < VNC_PASSWORD_CHARS
+      ? shortPasswordWarning(clientPassword.length, listen)
+      : undefined;
   const generated = share && clientPassword === undefined && !isLoopback(listen);
   if (generated) clientPassword = generateVncPassword();
   const Hub = share ? (await import('../rfb/hub/hub.js')).RfbHub : undefined;
@@ -100,6 +107,7 @@ export async function sharingFrom(
   return {
     clientPassword,
     generated,
+    shortPassword,
     tls: tlsIdentity,
     plainVncAuth,
     serialOverTls: serialGate,
@@ -195,8 +203,24 @@ function noteUnshared(session: ConsoleSession): void {
   session.on('change', onChange);
 }
 
-/** The one line that tells the user a generated viewer password (stderr, never a log). */
+/**
+ * A chosen password shorter than VNC authentication carries, beyond loopback. The listener checks
+ * GUESS_BURST then one guess each GUESS_REFILL_MS from all addresses together: 8 random
+ * characters of 94 hold for millions of years at that rate; each character fewer divides it by 94,
+ * and a password a person chose is guessed among the first, whatever its length.
+ */
+function shortPasswordWarning(length: number, listen: string): string {
+  const perSecond = Math.round(1000 / GUESS_REFILL_MS);
+  return (
+    `warning: the viewer password of --password-file has ${length} characters on --listen ${listen}: ` +
+    `anyone who reaches the port may guess it (${perSecond} guesses a second at most, from all addresses together); ` +
+    `use ${VNC_PASSWORD_CHARS} random characters (the most VNC authentication carries), or drop --password-file for a made one`
+  );
+}
+
+/** The one line that tells the user a generated viewer password, or warns of a short chosen one (stderr, never a log). */
 export function passwordNotice(sharing: Sharing): string | undefined {
+  if (sharing.shortPassword !== undefined) return sharing.shortPassword;
   if (!sharing.generated || !sharing.clientPassword) return undefined;
   return `VNC password for viewers of this listener: ${sharing.clientPassword} (shown once; give your own with --password-file)`;
 }

@@ -30,6 +30,25 @@ export interface TlsIdentity {
 export const CERT_FILE_NAME = 'listener-cert.pem';
 export const KEY_FILE_NAME = 'listener-key.pem';
 
+/**
+ * What an exposed listener speaks: TLS 1.3 with OpenSSL's suites (all AEAD), and TLS 1.2 only
+ * with ECDHE and an AEAD cipher (AES-GCM, ChaCha20-Poly1305), for viewers whose TLS stops at 1.2.
+ * The CBC-SHA suites OpenSSL still offers for 1.2 (and the static-RSA ones, which have no forward
+ * secrecy) are left out: CBC with MAC-then-encrypt is what padding-oracle attacks (Lucky 13) feed
+ * on. Every viewer vconsole is tested with (GnuTLS: TigerVNC, gtk-vnc) speaks 1.3 or these.
+ */
+export const LISTENER_TLS: Pick<tls.SecureContextOptions, 'minVersion' | 'ciphers'> = {
+  minVersion: 'TLSv1.2',
+  ciphers: [
+    'ECDHE-ECDSA-AES128-GCM-SHA256',
+    'ECDHE-RSA-AES128-GCM-SHA256',
+    'ECDHE-ECDSA-AES256-GCM-SHA384',
+    'ECDHE-RSA-AES256-GCM-SHA384',
+    'ECDHE-ECDSA-CHACHA20-POLY1305',
+    'ECDHE-RSA-CHACHA20-POLY1305',
+  ].join(':'),
+};
+
 /** Ten years: a certificate pinned by its users is replaced by deleting it, not by expiry. */
 const VALIDITY_DAYS = 3650;
 
@@ -81,7 +100,7 @@ function identityFrom(cert: string, key: string, certFile: string, generated: bo
   let context: tls.SecureContext;
   try {
     fingerprint = new X509Certificate(cert).fingerprint256;
-    context = tls.createSecureContext({ cert, key });
+    context = tls.createSecureContext({ cert, key, ...LISTENER_TLS });
   } catch (err) {
     throw new VconsoleError(`${certFile}: not a usable certificate and key: ${err instanceof Error ? err.message : String(err)}`, {
       hint: 'give a PEM certificate (--tls-cert) and its PEM private key (--tls-key)',

@@ -1,10 +1,12 @@
 import { EventEmitter } from 'node:events';
 import type net from 'node:net';
 import { VconsoleError, describeError } from '../errors.js';
+import { CLIENT_FAREWELL_GRACE_MS } from '../limits.js';
 import { formatHostPort } from '../net/host-port.js';
 import { StateMachine, type Transitions } from '../state-machine/state-machine.js';
 import { ClientUpstreams } from './client-upstreams.js';
 import { bindListener } from './listener.js';
+import { sourceChain } from './wrapped-source.js';
 import { SessionClients } from './session-clients.js';
 import type { BoundAddress, ListenOptions, LogLevel, SessionLogEntry, SessionSnapshot, UpstreamSource } from './types.js';
 
@@ -297,7 +299,10 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
   private async closeOnce(left: SessionPhase): Promise<void> {
     if (left.kind === 'connecting') left.checkAbort?.abort();
     this.upstreams.endHold();
-    this.clients.closeAll();
+    // Ended the way their protocol ends (TLS: close_notify), not cut: a viewer then tells no broken connection.
+    const ending = [...sourceChain(this.source)].filter((source) => source.endClients !== undefined);
+    for (const source of ending) source.endClients?.();
+    await this.clients.closeAll(ending.length > 0 ? CLIENT_FAREWELL_GRACE_MS : 0);
     // A source that cannot free its resources has nothing to tell a closed session's user.
     await this.source.release?.().catch(() => undefined);
   }

@@ -86,10 +86,20 @@ export class SessionClients {
     void this.connect(connection);
   }
 
-  /** Closes every client and its upstream, and says no more. */
-  closeAll(): void {
+  /**
+   * Closes every client and its upstream, and says no more. With `graceMs`, the clients whose
+   * relays are passing on an end first get that long to close by themselves.
+   */
+  async closeAll(graceMs = 0): Promise<void> {
     clearTimeout(this.trafficTimer);
     this.turnedAway.stop();
+    const open = [...this.connections.values()].filter((connection) => !connection.socket.destroyed);
+    if (graceMs > 0 && open.length > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+      await Promise.race([Promise.all(open.map((connection) => socketClosed(connection.socket))), graceOver]);
+      clearTimeout(timer);
+    }
     for (const connection of this.connections.values()) {
       connection.abort.abort();
       connection.socket.destroy();
@@ -188,4 +198,8 @@ export class SessionClients {
     }, TRAFFIC_REPORT_MS);
     this.trafficTimer.unref();
   }
+}
+
+function socketClosed(socket: net.Socket): Promise<void> {
+  return socket.closed ? Promise.resolve() : new Promise((resolve) => socket.once('close', () => resolve()));
 }

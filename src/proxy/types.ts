@@ -61,6 +61,13 @@ export interface UpstreamSource {
    * asks every source of the chain.
    */
   turnsAway?(peer: string): boolean;
+  /**
+   * The session is closing: ends what this source serves each client as its protocol ends it (a
+   * TLS close_notify, then the end of the stream), so that the relays pass that end on and close
+   * the clients' connections cleanly; the session then gives them CLIENT_FAREWELL_GRACE_MS before
+   * it cuts what is left. A wrapper need not pass it on: the session asks every source of the chain.
+   */
+  endClients?(): void;
   /** Opens a fresh upstream byte stream for one client connection. Errors as for check. */
   dial(context: DialContext): Promise<Duplex>;
   /**

@@ -402,18 +402,19 @@ describe('guessing the viewer password', () => {
   });
 
   it('many connections at once: one answer is checked, the rest are refused unchecked, one log line', async () => {
-    // The 12 answers must all land inside the first one's hold: 5 s of it (not 1 s), so that a
+    // 8: as many as one address may have waiting to log in (more close its older ones).
+    // The 8 answers must all land inside the first one's hold: 5 s of it (not 1 s), so that a
     // busy machine's stall does not let one arrive after it; they come within milliseconds.
     const { proxy, port } = await guarded({ VCONSOLE_AUTH_BACKOFF_FIRST_MS: '5000' });
-    const attempts = await Promise.all(Array.from({ length: 12 }, () => challenged(port, '127.0.0.4')));
-    const answers = await Promise.all(attempts.map((attempt, i) => attempt.answer(i === 11 ? 'r1ght-pw' : `wrong-${i}`)));
+    const attempts = await Promise.all(Array.from({ length: 8 }, () => challenged(port, '127.0.0.4')));
+    const answers = await Promise.all(attempts.map((attempt, i) => attempt.answer(i === 7 ? 'r1ght-pw' : `wrong-${i}`)));
     const outcomes = answers.map((a) => a.outcome);
     const checked = answers.filter((a) => a.outcome === 'authentication failed' || a.outcome === 'ok');
     // Whichever arrived first was checked; if that was a wrong one, everything after it (the right one too) was refused.
     expect(checked.length).toBeLessThanOrEqual(2);
     expect(
       outcomes.filter((o) => /^too many wrong passwords from this address: try again in \d+ s$/.test(o)).length,
-    ).toBeGreaterThanOrEqual(10);
+    ).toBeGreaterThanOrEqual(6);
     const failed = answers.find((a) => a.outcome === 'authentication failed');
     if (failed) expect(failed.ms).toBeGreaterThanOrEqual(4800);
     await proxy.waitForStderr(/wrong VNC password from 127\.0\.0\.4/);
@@ -427,10 +428,15 @@ describe('guessing the viewer password', () => {
     const { proxy, port } = await guarded({ VCONSOLE_AUTH_BACKOFF_FIRST_MS: '6000', VCONSOLE_TURNED_AWAY_SUMMARY_MS: '5000' });
     const held = (await challenged(port, '127.0.0.6')).answer('wrong-pw');
     await proxy.waitForStderr(/wrong VNC password from 127\.0\.0\.6/);
-    const refusals = await Promise.all(Array.from({ length: 20 }, () => vncAttempt(port, '127.0.0.6')));
+    // In waves of 5: with the held one, fewer than the 8 connections an address may have waiting to log in.
+    const refusals: Awaited<ReturnType<typeof vncAttempt>>[] = [];
+    for (let wave = 0; wave < 4; wave++)
+      refusals.push(...(await Promise.all(Array.from({ length: 5 }, () => vncAttempt(port, '127.0.0.6')))));
     expect(refusals.every((r) => 'refused' in r)).toBe(true);
     await held;
-    await proxy.waitForStderr(/turned away 20 connections unserved, held back after wrong passwords \(20 from 127\.0\.0\.6\)/);
+    await proxy.waitForStderr(
+      /turned away 20 connections \(20 from 127\.0\.0\.6\), not logged one by one: held back after wrong passwords/,
+    );
     // The one connection whose answer was checked has its lines; the 20 turned away have none.
     await proxy.waitForStderr(/client \d+ disconnected/);
     expect(proxy.stderr().match(/connected from 127\.0\.0\.6/g)).toHaveLength(1);

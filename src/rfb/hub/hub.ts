@@ -162,9 +162,15 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     this.clients.add(client);
     client.on('close', (err) => {
       this.clients.delete(client);
-      if (err instanceof ClientDroppedError) context.log('warn', `${viewerName(context.peer)} disconnected: ${err.message}`);
+      if (err instanceof ClientDroppedError)
+        context.log(err.routine ? 'debug' : 'warn', `${viewerName(context.peer)} disconnected: ${err.message}`);
     });
     return stream;
+  }
+
+  /** The session is closing: each client's connection ends as RFB over TLS ends, with a close_notify. */
+  endClients(): void {
+    if (this.shares) this.closeClients();
   }
 
   async release(): Promise<void> {
