@@ -1,6 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveHandshake, startScriptedServer, update, type RfbPeer } from '../../../test/support/fake-rfb-server.js';
-import { desktopSizeFlaps, hextileOneByteTiles, tightFillFlood, zrleBomb } from '../../../test/support/hostile-rfb.js';
+import {
+  desktopSizeFlaps,
+  hextileOneByteTiles,
+  tightFillFlood,
+  unrequestedPixelUpdates,
+  zrleBomb,
+} from '../../../test/support/hostile-rfb.js';
 import { DecodeBudget } from './decode-budget.js';
 import { Framebuffer } from '../wire/framebuffer.js';
 import { RfbConsoleClient } from './rfb-client.js';
@@ -94,6 +100,30 @@ describe('a hostile console cannot hold the event loop', () => {
       await healthy.client.nextUpdate();
       expect(work.stop(), 'CPU ms before the healthy update').toBeLessThan(1000);
     }
+  });
+});
+
+describe('a console flooding unrequested updates', () => {
+  it('asks for the next update once a turn, however many updates the turn drew', async () => {
+    const count = 1000;
+    let requestBytes = 0;
+    const server = await startScriptedServer(async (peer: RfbPeer) => {
+      await serveHandshake(peer, 64, 64);
+      peer.socket.removeAllListeners('data');
+      peer.socket.on('data', (chunk: Buffer) => (requestBytes += chunk.length));
+      peer.write(unrequestedPixelUpdates(64, 64, count));
+    });
+    cleanups.push(() => server.close());
+    const fb = new Framebuffer(1, 1);
+    const client = await RfbConsoleClient.connect(server.dial(), fb);
+    cleanups.push(() => client.close());
+    let drawn = 0;
+    fb.on('damage', () => drawn++);
+    await expect.poll(() => drawn, { timeout: 10_000 }).toBe(count);
+    // The requests for the last turn's updates are out once it is over.
+    await expect.poll(() => requestBytes, { timeout: 10_000 }).toBeGreaterThan(0);
+    // One request an update was 1000 requests, 10 bytes each; a turn takes these 20 KB whole.
+    expect(requestBytes / 10).toBeLessThanOrEqual(10);
   });
 });
 
