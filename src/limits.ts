@@ -262,9 +262,11 @@ export const SERIAL_CLIENT_STALL_MS = msFromEnv('VCONSOLE_SERIAL_CLIENT_STALL_MS
 
 /**
  * The work the RFB client does for one console in one turn of the event loop, in pixels
- * written (a rectangle or message counts DECODE_COST_PER_MESSAGE besides): past it the rest
- * waits for the next turn, so a console's flood never holds up signals, keys or other consoles.
- * A million pixels is a few milliseconds of fills or row copies on a slow core.
+ * written (a rectangle counts its rows whole, at the screen's width: the hub keeps and compares
+ * a written row's old pixels whole; a rectangle or message counts DECODE_COST_PER_MESSAGE
+ * besides): past it the rest waits for the next turn, so a console's flood never holds up
+ * signals, keys or other consoles. A million pixels is a few milliseconds of fills or row
+ * copies on a slow core; counted by their pixels alone, a turn of 1x1 updates took 50-100 ms.
  */
 export const DECODE_PIXELS_PER_TURN = 1024 * 1024;
 /** What one rectangle or server message counts against the budgets, pixels aside. */
