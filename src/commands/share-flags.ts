@@ -71,7 +71,7 @@ export function withPasswordPerDialSharing<F extends ShareFlags>(flags: F, targe
   if (flags.share === false)
     throw new UsageError(
       `${ticketed.name}: its VNC server asks for a one-time ticket only vconsole's own client can answer, so its screen is always shared`,
-      'drop --no-share (or defaults.share: false), or open its serial console (#serial)',
+      'drop --no-share, or open its serial console (#serial)',
     );
   return { ...flags, share: true };
 }

@@ -90,13 +90,13 @@ async function screenshot(run: ActionHost, id: number): Promise<string> {
     });
   // The PNG encoder loads on the first screenshot, not before the first viewer starts.
   const { saveSessionScreenshot } = await import('./screenshot.js');
-  const { sharing } = run.settings;
+  const { sharing } = run.settings.plan;
   const file = await saveSessionScreenshot(session.snapshot(), {
     password: sharing.clientPassword,
     // Beyond loopback the port speaks TLS: the picture is the hub's own.
     shared: sharing.tls ? sharing.hubOf(session)?.framebuffer : undefined,
     exclusive: session.source.exclusive,
-    shareHint: run.settings.shareHint,
+    shareHint: run.settings.plan.shareHint,
   });
   return `${session.name}: screenshot saved to ${file}`;
 }
