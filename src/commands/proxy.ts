@@ -101,7 +101,7 @@ async function serveProxy(
       s.start({ host: listen, port: portOf.get(s.id) ?? 0 }).then((bound) => {
         if (early) {
           notices();
-          io.stdout.write(`${portLine(s.name, bound.address, bound.port, s.source.consoleType)}\n`);
+          io.stdout.write(`${portLine(s.name, bound.address, bound.port, s.source.facts.consoleType)}\n`);
           printed.add(s);
         }
         return bound;
@@ -142,7 +142,7 @@ async function serveProxy(
   for (const { session, reason } of consoleFailures) session.log('error', `${describeError(reason)}; not served, the other consoles are`);
   notices();
   for (const { session, address, port } of listening) {
-    if (!printed.has(session)) io.stdout.write(`${portLine(session.name, address, port, session.source.consoleType)}\n`);
+    if (!printed.has(session)) io.stdout.write(`${portLine(session.name, address, port, session.source.facts.consoleType)}\n`);
   }
   if (!flags.follow) return;
 
@@ -151,7 +151,7 @@ async function serveProxy(
   const serve = async (session: ConsoleSession) => {
     try {
       const at = await session.start({ host: listen, port: portOf.get(session.id) ?? 0 });
-      io.stdout.write(`${portLine(session.name, at.address, at.port, session.source.consoleType)}\n`);
+      io.stdout.write(`${portLine(session.name, at.address, at.port, session.source.facts.consoleType)}\n`);
     } catch (err) {
       if (!(err instanceof SessionClosedError))
         io.stderr.write(`${skippedLine(session.name, err, { following: true, othersServed: false })}\n`);

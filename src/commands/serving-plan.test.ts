@@ -18,7 +18,15 @@ const share = (flags: ServingFlags, ...args: Parameters<typeof context>) => sett
 /** The kinds of wrapper a served console gets, outermost first. */
 const chainOf = (source: ReturnType<Awaited<ReturnType<typeof servingPlan>>['wrap']>) =>
   [...sourceChain(source)].map((s) =>
-    s instanceof RfbHub ? 'hub' : s instanceof SharedSerialSource ? 'line' : s instanceof SerialTlsGate ? 'tls-gate' : 'inner' in s ? s.constructor.name : 'target',
+    s instanceof RfbHub
+      ? 'hub'
+      : s instanceof SharedSerialSource
+        ? 'line'
+        : s instanceof SerialTlsGate
+          ? 'tls-gate'
+          : 'inner' in s
+            ? s.constructor.name
+            : 'target',
   );
 
 const released: (() => Promise<unknown>)[] = [];
@@ -56,7 +64,8 @@ describe('whether consoles are shared: the rules in their order', () => {
   });
 
   it('a VNC console with a one-time ticket shares in both commands, and refuses --no-share naming it', () => {
-    const ticketed = { ...resolveTarget('tcp://127.0.0.1:5900', {}), name: 'pve:100', consolePasswordPerDial: true } as ConsoleTarget;
+    const tcp = resolveTarget('tcp://127.0.0.1:5900', {});
+    const ticketed: ConsoleTarget = { ...tcp, name: 'pve:100', facts: { ...tcp.facts, consolePasswordPerDial: true } };
     for (const profile of [OPEN_SERVING, PROXY_SERVING]) {
       expect(share({}, profile, { targets: [ticketed], configShare: false })).toBe(true);
       expect(() => share({ share: false }, profile, { targets: [ticketed] })).toThrow(/pve:100: its VNC server asks for a one-time ticket/);

@@ -198,9 +198,9 @@ export class OpenRun implements ActionHost {
     // the session serves the type found.
     let early: Promise<void> | undefined;
     let earlyStopped = false;
-    const { consoleTypeTentative, consoleTypeGuessHolds } = session.source;
+    const { consoleTypeTentative, consoleTypeGuessHolds } = session.source.facts;
     const onBound =
-      consoleKind(session.source.consoleType)?.screen === false || (consoleTypeTentative && !consoleTypeGuessHolds)
+      consoleKind(session.source.facts.consoleType)?.screen === false || (consoleTypeTentative && !consoleTypeGuessHolds)
         ? undefined
         : (at: BoundAddress) => {
             early = this.viewers.launch(session, at);
@@ -214,7 +214,8 @@ export class OpenRun implements ActionHost {
     try {
       const listen = { host: this.settings.plan.listen, port: this.assignedPort.get(session.id) ?? 0, onBound, onTypeChanged };
       const bound = await session.start(listen);
-      if (!this.settings.useTui) this.io.stdout.write(`${portLine(session.name, bound.address, bound.port, session.source.consoleType)}\n`);
+      if (!this.settings.useTui)
+        this.io.stdout.write(`${portLine(session.name, bound.address, bound.port, session.source.facts.consoleType)}\n`);
       this.followUps.listening(session);
       if (early && !earlyStopped) await early;
       else await this.openViewer(session);

@@ -82,7 +82,7 @@ export class SessionViewers {
       session.snapshot().state === 'listening' &&
       this.settings.viewer.choice.kind !== 'none' &&
       this.settings.display.shows &&
-      this.router.shows(viewerConsoleType(session.source.consoleType))
+      this.router.shows(viewerConsoleType(session.source.facts.consoleType))
     );
   }
 
@@ -112,7 +112,7 @@ export class SessionViewers {
       host: localAddressOf(at.address),
       port: at.port,
       title: session.name,
-      consoleType: viewerConsoleType(session.source.consoleType),
+      consoleType: viewerConsoleType(session.source.facts.consoleType),
     });
     if (this.dialsAhead) session.dialAhead();
   }
