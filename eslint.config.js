@@ -104,7 +104,7 @@ const WALLS = [
         .map((other) => `targets/${other}`),
       'targets/index.ts',
     ],
-    why: `a provider imports no other provider nor the registry: share code through src/targets/dial, vm-state-poll.ts, types.ts or console-type.ts`,
+    why: `a provider imports no other provider nor the registry: share code through src/targets/dial, vm-state-poll.ts, types.ts, capabilities.ts or console-type.ts`,
   })),
 ];
 

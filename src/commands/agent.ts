@@ -7,6 +7,7 @@ import { PassThrough, type Duplex } from 'node:stream';
 import { loadConfig, type VconsoleConfig } from '../config/config.js';
 import { UsageError } from '../errors.js';
 import type { ConsoleTarget } from '../targets/types.js';
+import { CAPABILITY_NAMES, offeredCapabilities, type CapabilityName } from '../targets/capabilities.js';
 import { VERSION } from '../version.js';
 import { ViaConnection, type FarHandlers } from '../via/connection.js';
 import type { MuxStream } from '../via/mux-stream.js';
@@ -73,10 +74,16 @@ export async function runAgentCommand(io: AgentIo, config?: VconsoleConfig): Pro
           entry.checked = true;
           return describe(Number(body.handle), entry.target);
         }
-        case 'connection-file': {
+        case 'capability': {
           const entry = heldTarget(body);
-          if (!entry.target.connectionFile) throw new UsageError(`${entry.target.name} has no connection file`);
-          return entry.target.connectionFile(AbortSignal.timeout(FAR_CHECK_TIMEOUT_MS));
+          const name = String(body.name) as CapabilityName;
+          const capability = CAPABILITY_NAMES.includes(name) ? entry.target.capabilities?.[name] : undefined;
+          if (!capability) throw new UsageError(`${entry.target.name} cannot do ${String(body.name)} here`);
+          const args = Array.isArray(body.args) ? (body.args as unknown[]) : [];
+          return (capability as (signal: AbortSignal, ...args: unknown[]) => Promise<unknown>)(
+            AbortSignal.timeout(FAR_CHECK_TIMEOUT_MS),
+            ...args,
+          );
         }
         case 'release': {
           const entry = held.get(Number(body.handle));
@@ -135,18 +142,14 @@ function carry(upstream: Duplex, stream: MuxStream, log: (level: LogLevel, messa
 }
 
 function describe(handle: number, target: ConsoleTarget): FarTarget {
+  const { identity, ...facts } = target.facts;
   return {
     handle,
     input: target.input,
     name: target.name,
     provider: target.provider,
-    consoleType: target.consoleType,
-    consoleTypeTentative: target.consoleTypeTentative,
-    consoleTypeGuessHolds: target.consoleTypeGuessHolds,
-    exclusive: target.exclusive,
-    consolePasswordPerDial: target.consolePasswordPerDial,
-    connectionFile: target.connectionFile !== undefined,
-    identity: target.identity === undefined ? undefined : createHash('sha256').update(target.identity).digest('hex'),
+    facts: { ...facts, ...(identity === undefined ? {} : { identity: createHash('sha256').update(identity).digest('hex') }) },
+    capabilities: offeredCapabilities(target.capabilities),
   };
 }
 

@@ -80,9 +80,9 @@ async function attach(
     ? await resolveViaTargets(via, [input], { ...flags, type: LINE_TYPES[0] })
     : resolveTargets([input], options, config);
   refuseBrowserOnly([target], 'console');
-  if (!LINE_TYPES.includes(target.consoleType)) {
+  if (!LINE_TYPES.includes(target.facts.consoleType)) {
     throw new UsageError(
-      `vconsole console attaches ${oneOf(LINE_TYPES.map(consoleLabel))} consoles, not the ${target.consoleType} console of ${target.name}`,
+      `vconsole console attaches ${oneOf(LINE_TYPES.map(consoleLabel))} consoles, not the ${target.facts.consoleType} console of ${target.name}`,
       'drop the #TYPE suffix, or use vconsole open for a screen',
     );
   }

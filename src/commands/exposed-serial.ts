@@ -46,7 +46,7 @@ export class SerialTlsGate extends WrappedSource<Record<never, never>> {
 
   dial(context: DialContext): Promise<Duplex> {
     // Another vconsole of this user, through the user-only socket, is no stranger on the network.
-    if (context.joined || consoleKind(this.inner.consoleType)?.sharing !== 'serial-line') return this.inner.dial(context);
+    if (context.joined || consoleKind(this.inner.facts.consoleType)?.sharing !== 'serial-line') return this.inner.dial(context);
     const [clientEnd, relayEnd] = duplexPair();
     const secure = new tls.TLSSocket(clientEnd, { isServer: true, secureContext: this.options.context });
     this.clients.add(secure);

@@ -47,15 +47,16 @@ export function unprotectedConsoleError(consoleType: string, listen: string, pro
  * so a command can refuse before any port listens or is printed (ExposureGuard catches the
  * kinds a pre-flight settles later).
  */
-export function knownUnprotected<T extends { consoleType?: string }>(
+export function knownUnprotected<T extends { facts: { consoleType?: string } }>(
   targets: readonly T[],
   listen: string,
   flags: ExposureFlags,
   protects: ReadonlySet<string> = PROTECTABLE,
 ): { target: T; error: UsageError } | undefined {
   if (!refusesUnprotected(listen, flags)) return undefined;
-  const target = targets.find((t) => t.consoleType !== undefined && !protects.has(t.consoleType));
-  return target?.consoleType === undefined ? undefined : { target, error: unprotectedConsoleError(target.consoleType, listen, protects) };
+  const target = targets.find((t) => t.facts.consoleType !== undefined && !protects.has(t.facts.consoleType));
+  const type = target?.facts.consoleType;
+  return target === undefined || type === undefined ? undefined : { target, error: unprotectedConsoleError(type, listen, protects) };
 }
 
 /** True when `listen` is beyond loopback and serial/SPICE consoles are refused there. */
@@ -93,7 +94,7 @@ export class ExposureGuard extends WrappedSource<Record<never, never>> {
   }
 
   private refuseUnprotected(): void {
-    const type = this.inner.consoleType;
+    const type = this.inner.facts.consoleType;
     if (type !== undefined && !this.protects.has(type)) throw unprotectedConsoleError(type, this.listen, this.protects);
   }
 }

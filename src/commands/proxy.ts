@@ -9,17 +9,13 @@ import { handleShutdownSignals } from '../proxy/shutdown.js';
 import type { VconsoleConfig } from '../config/config.js';
 import { sessionLogPrinter } from './log-lines.js';
 import { consecutivePorts, type TargetFlags } from './flags.js';
-import { withExposureSharing, withPasswordPerDialSharing, withShareDefault } from './share-flags.js';
-import { recordingFrom, withRecordSharing } from './record-flags.js';
-import { knownUnprotected, protectedKinds } from './exposure.js';
-import { certificateNotice, exposureNotice, passwordNotice, protectsWithTls, sharingFrom } from './sharing.js';
+import { certificateNotice, exposureNotice, passwordNotice } from './sharing.js';
+import { PROXY_SERVING, servingPlan } from './serving-plan.js';
 import { listenAddressFrom, targetOptionsFrom } from './target-options.js';
 import { selectTargets } from './target-selection.js';
 import { followSelection } from './follow-selection.js';
-import type { ConsoleTarget } from '../targets/types.js';
 import { expandWorkspace } from '../config/workspaces.js';
 import { refuseBrowserOnly } from './browser-only.js';
-import { joiningFrom } from './joining.js';
 import { closingLinkOnFailure, selectViaTargets, viaLinkFrom } from './via.js';
 import type { ViaLink } from '../via/ssh-link.js';
 import type { CommandFlagsIn } from '../flags/command-flags.js';
@@ -58,15 +54,13 @@ async function serveProxy(
     : await selectTargets(inputs, flags, options, config, { follow: flags.follow });
   refuseBrowserOnly([...named, ...selected], 'proxy');
   const listen = listenAddressFrom(flags.listen, config);
-  // Beyond loopback VNC is always served by the hub (VeNCrypt and a password), --share or not.
-  const settled = withPasswordPerDialSharing(
-    withRecordSharing(withShareDefault(withExposureSharing(flags, listen), config.defaults.share)),
-    [...named, ...selected],
+  const notice = (text: string) => io.stderr.write(`${text}\n`);
+  const plan = await servingPlan(
+    flags,
+    { profile: PROXY_SERVING, listen, configShare: config.defaults.share, targets: [...named, ...selected] },
+    notice,
   );
-  const unprotected = knownUnprotected([...named, ...selected], listen, flags, protectedKinds(protectsWithTls(settled, listen)));
-  if (unprotected) throw namingTarget(unprotected.target.name, unprotected.error);
-  const sharing = await sharingFrom(settled, listen, { holdsSerialLines: true });
-  const recording = await recordingFrom(flags);
+  const { sharing } = plan;
   const warning = exposureNotice(listen, sharing);
 
   const registry = new SessionRegistry();
@@ -82,11 +76,8 @@ async function serveProxy(
     exit: io.exit,
   });
 
-  const notice = (text: string) => io.stderr.write(`${text}\n`);
-  const joining = joiningFrom(flags, 'proxy', notice);
-  const wrap = (target: ConsoleTarget) => joining.wrap(target, (joined) => sharing.wrap(recording.wrap(joined)));
-  const namedSessions = addOnce(registry, named.map(wrap), notice);
-  const selectedSessions = new Set(addOnce(registry, selected.map(wrap), notice));
+  const namedSessions = addOnce(registry, named.map(plan.wrap), notice);
+  const selectedSessions = new Set(addOnce(registry, selected.map(plan.wrap), notice));
   const sessions = [...namedSessions, ...selectedSessions];
   sessions.forEach(sharing.follow);
   const ports = consecutivePorts(flags.port, sessions.length);
@@ -110,7 +101,7 @@ async function serveProxy(
       s.start({ host: listen, port: portOf.get(s.id) ?? 0 }).then((bound) => {
         if (early) {
           notices();
-          io.stdout.write(`${portLine(s.name, bound.address, bound.port, s.source.consoleType)}\n`);
+          io.stdout.write(`${portLine(s.name, bound.address, bound.port, s.source.facts.consoleType)}\n`);
           printed.add(s);
         }
         return bound;
@@ -151,7 +142,7 @@ async function serveProxy(
   for (const { session, reason } of consoleFailures) session.log('error', `${describeError(reason)}; not served, the other consoles are`);
   notices();
   for (const { session, address, port } of listening) {
-    if (!printed.has(session)) io.stdout.write(`${portLine(session.name, address, port, session.source.consoleType)}\n`);
+    if (!printed.has(session)) io.stdout.write(`${portLine(session.name, address, port, session.source.facts.consoleType)}\n`);
   }
   if (!flags.follow) return;
 
@@ -160,7 +151,7 @@ async function serveProxy(
   const serve = async (session: ConsoleSession) => {
     try {
       const at = await session.start({ host: listen, port: portOf.get(session.id) ?? 0 });
-      io.stdout.write(`${portLine(session.name, at.address, at.port, session.source.consoleType)}\n`);
+      io.stdout.write(`${portLine(session.name, at.address, at.port, session.source.facts.consoleType)}\n`);
     } catch (err) {
       if (!(err instanceof SessionClosedError))
         io.stderr.write(`${skippedLine(session.name, err, { following: true, othersServed: false })}\n`);
@@ -174,7 +165,7 @@ async function serveProxy(
     sessions: sessions.filter((session) => registry.get(session.id)),
     select: async () => (await selectTargets([], flags, options, config, { allowEmpty: true, withConsoleOnly: true })).selected,
     open: (target) => {
-      const [session] = addOnce(registry, [wrap(target)], notice);
+      const [session] = addOnce(registry, [plan.wrap(target)], notice);
       if (!session) return;
       sharing.follow(session);
       if (nextPort !== undefined) portOf.set(session.id, nextPort++);

@@ -62,7 +62,12 @@ export interface Sharing {
 export async function sharingFrom(
   flags: ShareFlags,
   listen: string,
-  options: { serialOverTls?: boolean; notesUnshared?: boolean; plainVncAuthFromThisMachine?: boolean; holdsSerialLines?: boolean } = {},
+  options: {
+    serialOverTls?: boolean;
+    notesUnshared?: boolean;
+    plainVncAuthFromThisMachine?: boolean;
+    holdsSerialLines?: 'always' | 'when-shared';
+  } = {},
 ): Promise<Sharing> {
   const share = Boolean(flags.share || flags.viewOnly || flags.vncPasswordFile || flags.passwordFile);
   const upstreamPassword =
@@ -97,8 +102,9 @@ export async function sharingFrom(
     serialGate && tlsIdentity && clientPassword !== undefined
       ? new SerialTlsGate(source, { context: tlsIdentity.context, password: clientPassword, authBackoff })
       : source;
-  // proxy --share holds each serial line as open does (open wraps its own, shared or not): under the TLS gate.
-  const holdLine = (source: UpstreamSource) => (share && options.holdsSerialLines ? shareSerial(source) : source);
+  // A serial console is held as one line (open: always, its TUI reads it; proxy: with --share), under the TLS gate.
+  const holdsLines = options.holdsSerialLines === 'always' || (share && options.holdsSerialLines === 'when-shared');
+  const holdLine = (source: UpstreamSource) => (holdsLines ? shareSerial(source) : source);
   const hubOf = (session: ConsoleSession): RfbHub | undefined => {
     const outer = session.source instanceof SerialTlsGate ? session.source.inner : session.source;
     const source = lineOf(session)?.inner ?? outer;
@@ -131,7 +137,7 @@ export async function sharingFrom(
       ),
     follow: (session) => {
       // The held line's news (reconnecting, a client dropped, another client took it) to the session's log.
-      if (options.holdsSerialLines) lineOf(session)?.on('log', (level, message) => session.log(level, message));
+      lineOf(session)?.on('log', (level, message) => session.log(level, message));
       hubOf(session)?.on('log', (level, message) => session.log(level, message));
       // Shared only because the command shares by default (open), a SPICE console unshared is no news.
       if (hubOf(session) && options.notesUnshared !== false) noteUnshared(session);

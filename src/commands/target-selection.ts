@@ -199,5 +199,5 @@ function expandedInput(input: string, config: VconsoleConfig | undefined): strin
 
 /** Two targets of the same provider and name are the same console. */
 export function consoleKey(target: ConsoleTarget): string {
-  return `${target.provider}:${target.name}#${target.consoleType}`;
+  return `${target.provider}:${target.name}#${target.facts.consoleType}`;
 }

@@ -7,10 +7,11 @@ import type { UpstreamSource } from '../proxy/types.js';
  * (provider, the resolved VM identity, kind), which may hold a token and is never written out.
  * Two vconsoles of one user reach the same console exactly when they compute the same name.
  */
-export function heldConsoleName(source: Pick<UpstreamSource, 'identity' | 'provider' | 'name' | 'consoleType'>): string {
-  const identity = `${source.identity ?? `${source.provider}:${source.name}`}#${source.consoleType ?? ''}`;
+export function heldConsoleName(source: Pick<UpstreamSource, 'facts' | 'provider' | 'name'>): string {
+  const { identity: own, consoleType } = source.facts;
+  const identity = `${own ?? `${source.provider}:${source.name}`}#${consoleType ?? ''}`;
   const digest = createHash('sha256').update(identity).digest('hex').slice(0, 32);
-  return `${fileSafe(source.provider)}-${fileSafe(source.consoleType ?? 'console')}-${digest}`;
+  return `${fileSafe(source.provider)}-${fileSafe(consoleType ?? 'console')}-${digest}`;
 }
 
 /** Letters, digits and dashes only, short: it is only there to be read. */

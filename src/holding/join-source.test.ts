@@ -29,8 +29,7 @@ async function serialVm(): Promise<{ target: UpstreamSource; connections: net.So
     target: {
       name: 'default/vm-a',
       provider: 'test',
-      identity: `test:127.0.0.1:${port}`,
-      consoleType: 'serial',
+      facts: { identity: `test:127.0.0.1:${port}`, consoleType: 'serial' },
       dial: () =>
         new Promise((resolve, reject) => {
           const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
@@ -170,7 +169,7 @@ describe.skipIf(process.platform === 'win32')('JoinSource', () => {
   it('never holds a console that lives in this process (a demo VM): no other vconsole could reach it', async () => {
     const vm = await serialVm();
     const dir = runtimeDir();
-    const { top, join } = holder({ ...vm.target, inProcess: true }, dir);
+    const { top, join } = holder({ ...vm.target, facts: { ...vm.target.facts, inProcess: true } }, dir);
     await top.check(new AbortController().signal);
     expect(join.holding).toBe(false);
     expect(vm.connections).toHaveLength(1);

@@ -60,7 +60,7 @@ export class JoinSource extends WrappedSource<JoinSourceEvents> {
   }
 
   async dial(context: DialContext): Promise<Duplex> {
-    if (this.hold || this.inner.inProcess) return this.inner.dial(context);
+    if (this.hold || this.inner.facts.inProcess) return this.inner.dial(context);
     const name = heldConsoleName(this);
     for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
       const joined = await this.join(name, context);
@@ -104,7 +104,7 @@ export class JoinSource extends WrappedSource<JoinSourceEvents> {
       const hold = await ConsoleHold.claim(
         this.dir,
         name,
-        { command: this.command, target: this.name, provider: this.provider, kind: this.consoleType ?? '' },
+        { command: this.command, target: this.name, provider: this.provider, kind: this.facts.consoleType ?? '' },
         (joiner) => top.dial(joiner),
         context.log,
       );

@@ -152,12 +152,12 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
       gate?.(Promise.reject(err instanceof Error ? err : new Error(String(err))));
       throw err;
     }
-    const boundFor = this.source.consoleType;
+    const boundFor = this.source.facts.consoleType;
     const checking = this.check();
     gate?.(checking);
     await checking;
     await this.admitOrClose();
-    if (early && this.source.consoleType !== boundFor) await this.typeChanged(listen);
+    if (early && this.source.facts.consoleType !== boundFor) await this.typeChanged(listen);
     try {
       const bound = early ?? (await this.listen(listen));
       // Closed since it bound (the close closed the listener).
@@ -212,7 +212,7 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
   /** The pre-flight settled another type than the early listener's: what was started there for the old one goes first. */
   private async typeChanged(listen: ListenOptions): Promise<void> {
     // What the caller stops there reports its own failures.
-    await Promise.resolve(listen.onTypeChanged?.(this.source.consoleType)).catch(() => undefined);
+    await Promise.resolve(listen.onTypeChanged?.(this.source.facts.consoleType)).catch(() => undefined);
     if (this.phase.kind === 'closed') throw new SessionClosedError();
   }
 
@@ -324,7 +324,7 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
       bytesOut: this.clients.bytesOut,
       startedAt: phase.kind === 'listening' ? phase.startedAt : undefined,
       lastError: this.lastError,
-      consoleType: this.source.consoleType,
+      consoleType: this.source.facts.consoleType,
     };
   }
 

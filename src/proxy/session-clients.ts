@@ -172,7 +172,7 @@ export class SessionClients {
 
   /** Says which clients a client whose upstream just opened took the VM's one session from. */
   private noteReplacement(connection: Connection): void {
-    if (!this.source.exclusive) return;
+    if (!this.source.facts.exclusive) return;
     const replaced = takeOverRivals(connection);
     if (replaced.length === 0) return;
     this.host.log(

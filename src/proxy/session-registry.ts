@@ -24,7 +24,7 @@ export class DuplicateConsoleError extends VconsoleError {
 
 /** Two sources with the same identity are the same console. */
 function identityOf(source: UpstreamSource): string {
-  return `${source.identity ?? `${source.provider}:${source.name}`}#${source.consoleType ?? ''}`;
+  return `${source.facts.identity ?? `${source.provider}:${source.name}`}#${source.facts.consoleType ?? ''}`;
 }
 
 /**

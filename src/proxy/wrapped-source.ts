@@ -1,11 +1,11 @@
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
-import type { DialContext, UpstreamSource } from './types.js';
+import type { ConsoleFacts, DialContext, UpstreamSource } from './types.js';
 
 /**
  * An UpstreamSource that wraps another (`inner`) and adds something on the way: sharing one
  * connection (src/rfb's hub, src/serial's shared line), recording it. What the user sees of the
- * console (name, provider, identity, type, whether it is exclusive) is the inner source's;
+ * console (its name, provider and facts: type, identity, whether it is exclusive, ...) is the inner source's;
  * wrappers stack, and `inner` leads down to the provider's target.
  */
 export abstract class WrappedSource<Events extends Record<keyof Events, unknown[]>> extends EventEmitter<Events> implements UpstreamSource {
@@ -21,24 +21,8 @@ export abstract class WrappedSource<Events extends Record<keyof Events, unknown[
     return this.inner.provider;
   }
 
-  get identity(): string | undefined {
-    return this.inner.identity;
-  }
-
-  get consoleType(): string | undefined {
-    return this.inner.consoleType;
-  }
-
-  get consoleTypeTentative(): boolean | undefined {
-    return this.inner.consoleTypeTentative;
-  }
-
-  get consoleTypeGuessHolds(): boolean | undefined {
-    return this.inner.consoleTypeGuessHolds;
-  }
-
-  get exclusive(): boolean | undefined {
-    return this.inner.exclusive;
+  get facts(): ConsoleFacts {
+    return this.inner.facts;
   }
 
   abstract check(signal: AbortSignal): Promise<void>;

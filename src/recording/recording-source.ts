@@ -77,7 +77,7 @@ export class RecordingSource extends WrappedSource<{ bytes: [number] }> {
   }
 
   private tapFor(log: (level: LogLevel, message: string) => void): StreamTap | undefined {
-    const type = this.inner.consoleType ?? DEFAULT_CONSOLE_TYPE;
+    const type = this.inner.facts.consoleType ?? DEFAULT_CONSOLE_TYPE;
     const recording = consoleKind(type)?.recording ?? 'none';
     if (recording === 'none') {
       if (!this.notRecorded) log('warn', `${type} consoles are not recorded`);

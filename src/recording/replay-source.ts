@@ -35,7 +35,7 @@ export interface ReplayClientOptions {
  */
 export class ReplaySource implements UpstreamSource {
   readonly provider = 'replay';
-  readonly consoleType = 'vnc';
+  readonly facts = { consoleType: 'vnc' };
   private readonly screens = new ScreenPool(REPLAY_SCREEN_PIXELS);
 
   constructor(

@@ -16,7 +16,7 @@ const lab: ConsoleProvider = {
     input: spec.raw,
     name: `lab:${spec.rest}`,
     provider: 'lab',
-    consoleType: 'vnc',
+    facts: { consoleType: 'vnc' },
     dial: () => Promise.reject(new Error('not dialled in tests')),
   }),
   list: () => Promise.resolve([]),
@@ -69,13 +69,13 @@ describe('provider registry', () => {
   });
 
   it('takes the console type from a #TYPE suffix, over --type, and passes auto on to the provider', () => {
-    expect(resolveTarget('demo:vm-a#serial', { consoleType: 'vnc' }).consoleType).toBe('serial');
-    expect(resolveTarget('demo:vm-a', { consoleType: 'serial' }).consoleType).toBe('serial');
-    expect(resolveTarget('demo:vm-a', {}).consoleType).toBe('vnc');
-    expect(resolveTarget('tcp://127.0.0.1:5900#SERIAL', {}).consoleType).toBe('serial');
-    expect(resolveTarget('ws://127.0.0.1:6082/?token=t#spice', {}).consoleType).toBe('spice');
-    expect(resolveTarget('tcp://127.0.0.1:5930', { consoleType: 'spice' }).consoleType).toBe('spice');
-    expect(resolveTarget('unix:///run/vm/spice.sock#spice', {}).consoleType).toBe('spice');
+    expect(resolveTarget('demo:vm-a#serial', { consoleType: 'vnc' }).facts.consoleType).toBe('serial');
+    expect(resolveTarget('demo:vm-a', { consoleType: 'serial' }).facts.consoleType).toBe('serial');
+    expect(resolveTarget('demo:vm-a', {}).facts.consoleType).toBe('vnc');
+    expect(resolveTarget('tcp://127.0.0.1:5900#SERIAL', {}).facts.consoleType).toBe('serial');
+    expect(resolveTarget('ws://127.0.0.1:6082/?token=t#spice', {}).facts.consoleType).toBe('spice');
+    expect(resolveTarget('tcp://127.0.0.1:5930', { consoleType: 'spice' }).facts.consoleType).toBe('spice');
+    expect(resolveTarget('unix:///run/vm/spice.sock#spice', {}).facts.consoleType).toBe('spice');
     const err = usageError(() => resolveTarget('demo:vm-a#rfb', {}));
     expect(err.message).toBe('unknown console type "#rfb"');
     expect(err.hint).toBe('use vnc, serial, spice, rdp, mks or auto');

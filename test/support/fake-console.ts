@@ -32,6 +32,7 @@ export function sourceFor(port: number, extra: Partial<UpstreamSource> = {}): Up
   const source = {
     name: 'test/vm',
     provider: 'test',
+    facts: {},
     dials: 0,
     async dial() {
       source.dials++;

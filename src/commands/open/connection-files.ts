@@ -38,7 +38,7 @@ export async function openConnectionFiles(
   output: PageOutput,
   env: NodeJS.ProcessEnv,
 ): Promise<ConnectionFilesResult> {
-  const direct = (target: ConsoleTarget) => target.connectionFile !== undefined;
+  const direct = (target: ConsoleTarget) => target.capabilities?.connectionFile !== undefined;
   const files = [...found.named, ...found.selected].filter(direct);
   const named = found.named.filter((target) => !direct(target));
   const selected = found.selected.filter((target) => !direct(target));
@@ -61,18 +61,25 @@ async function openOne(
   output: PageOutput,
   env: NodeJS.ProcessEnv,
 ): Promise<ViewerProcess | undefined> {
-  const label = consoleKind(target.consoleType)?.label ?? target.consoleType;
+  const label = consoleKind(target.facts.consoleType)?.label ?? target.facts.consoleType;
   if (viewer.choice.kind === 'none') {
     output.say(`[${terminalSafe(target.name)}] no viewer launched (--viewer none): its ${label} console has no local port to point one at`);
     return undefined;
   }
-  const candidate = viewerFor(target.consoleType, viewer.choice, viewer.detected);
+  const candidate = viewerFor(target.facts.consoleType, viewer.choice, viewer.detected);
   if (!candidate) throw new VconsoleError(`no viewer here shows ${label} consoles`, { hint: 'install remote-viewer (virt-viewer)' });
-  if (!target.connectionFile) return undefined;
-  const settings = await target.connectionFile(AbortSignal.timeout(DIAL_TIMEOUT_MS));
+  const settingsOf = target.capabilities?.connectionFile;
+  if (!settingsOf) return undefined;
+  const settings = await settingsOf(AbortSignal.timeout(DIAL_TIMEOUT_MS));
   const file = await writeConnectionFile(settings, target.name);
   const extraArgs = viewer.choice.kind === 'viewer' && viewer.choice.viewer === candidate ? viewer.choice.extraArgs : [];
-  const command = buildViewerCommand(candidate, { host: '', port: 0, consoleType: target.consoleType, connectionFile: file, extraArgs });
+  const command = buildViewerCommand(candidate, {
+    host: '',
+    port: 0,
+    consoleType: target.facts.consoleType,
+    connectionFile: file,
+    extraArgs,
+  });
   const launched = launchViewer(command, { env });
   launched.once('exit', (exit) => {
     if (exit.outcome === 'failed') output.error(namingTarget(target.name, new VconsoleError(describeViewerExit(exit, candidate.name))));

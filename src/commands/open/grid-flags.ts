@@ -1,6 +1,5 @@
 import { switchOption, valueOption, type FlagsOf } from '../../targets/option-group.js';
 import { detectThumbnailMode, parseThumbnailMode, THUMBNAIL_MODES, type ThumbnailMode } from '../../tui/thumbnails/thumbnail.js';
-import type { ShareFlags } from '../share-flags.js';
 
 /** `--grid` and `--thumbnails`, `open`'s own. Cheap to import (cli.ts loads it for every command). */
 export const GRID_FLAGS = [
@@ -19,15 +18,6 @@ export const GRID_FLAGS = [
 ] as const;
 
 export type GridFlags = FlagsOf<typeof GRID_FLAGS>;
-
-/**
- * The grid's pictures come from the RFB hub's framebuffer: `open` shares by default, and
- * `--grid` shares even over defaults.share: false, unless --no-share says otherwise (then
- * their tiles say why they have no picture).
- */
-export function withGridSharing<F extends ShareFlags & GridFlags>(flags: F): F {
-  return flags.grid && flags.share === undefined ? { ...flags, share: true } : flags;
-}
 
 /** The drawing the flag asks for, else VCONSOLE_THUMBNAILS, else what the terminal supports. */
 export function thumbnailModeFrom(flags: GridFlags, env: NodeJS.ProcessEnv): ThumbnailMode {

@@ -8,10 +8,7 @@ import { displayHere } from '../../viewers/display.js';
 import { systemViewerEnvironment } from '../../viewers/system-environment.js';
 import type { CommandIo } from '../command-io.js';
 import { consecutivePorts } from '../flags.js';
-import { recordingFrom, withRecordSharing } from '../record-flags.js';
-import { unsharedBecause, withExposureSharing, withPasswordPerDialSharing, withShareDefault } from '../share-flags.js';
-import { joiningFrom } from '../joining.js';
-import { sharingFrom } from '../sharing.js';
+import { OPEN_SERVING, servingPlan } from '../serving-plan.js';
 import { listenAddressFrom, targetOptionsFrom } from '../target-options.js';
 import { selectTargets } from '../target-selection.js';
 import { closingLinkOnFailure, selectViaTargets, viaLinkFrom } from '../via.js';
@@ -19,7 +16,7 @@ import type { ViaLink } from '../../via/ssh-link.js';
 import { openBrowserPages, pageOutput } from './browser-only.js';
 import { openConnectionFiles } from './connection-files.js';
 import { confirmOpenCount } from './count.js';
-import { thumbnailModeFrom, withGridSharing } from './grid-flags.js';
+import { thumbnailModeFrom } from './grid-flags.js';
 import { OpenRun } from './run.js';
 import type { OpenFlags } from './settings.js';
 
@@ -64,19 +61,13 @@ async function openConsoles(
   if (onlyPages && !flags.follow) return io.exit(0);
   const ports = consecutivePorts(flags.port, targets.length);
   const listen = listenAddressFrom(flags.listen, config);
-  // open shares VNC consoles by default: --no-share or defaults.share: false opt out, on loopback only.
-  const sharing = await sharingFrom(
-    withPasswordPerDialSharing(
-      withRecordSharing(withShareDefault(withExposureSharing(withGridSharing(flags), listen), config.defaults.share, true)),
-      targets,
-    ),
-    listen,
-    // Its browser viewer's page (noVNC, over loopback) gives the password without TLS: from this machine only.
-    { serialOverTls: false, notesUnshared: flags.share === true, plainVncAuthFromThisMachine: true },
+  const plan = await servingPlan(
+    flags,
+    { profile: OPEN_SERVING, listen, configShare: config.defaults.share, targets },
+    (text) => io.stderr.write(`${text}\n`),
+    // A SPICE console passing the hub unshared is news only to who asked for sharing by name.
+    { notesUnshared: flags.share === true },
   );
-  const shareHint = sharing.shares ? undefined : unsharedBecause(flags, config.defaults.share);
-  const recording = await recordingFrom(flags);
-  const joining = joiningFrom(flags, 'open', (text) => io.stderr.write(`${text}\n`));
   const system = systemViewerEnvironment();
   const viewerEnv = { ...process.env };
   const viewerFlag = flags.viewer ?? (system.env.VCONSOLE_VIEWER ? undefined : config.defaults.viewer);
@@ -95,12 +86,8 @@ async function openConsoles(
       flags,
       config,
       options,
-      listen,
       ports,
-      sharing,
-      joining,
-      shareHint,
-      recording,
+      plan,
       escapeKey,
       thumbnailMode,
       useTui,

@@ -13,7 +13,7 @@ import { handleShutdownSignals } from '../../proxy/shutdown.js';
 import type { ConsoleTarget } from '../../targets/types.js';
 import { isBrowserOnly } from '../browser-only.js';
 import { addOnce, portLine, type CommandIo } from '../command-io.js';
-import { certificateNotice, exposureNotice, passwordNotice, shareSerial } from '../sharing.js';
+import { certificateNotice, exposureNotice, passwordNotice } from '../sharing.js';
 import { resolveTargets } from '../target-options.js';
 import { openHandlers, tuiFeeds, type ActionHost } from './actions.js';
 import { openBrowserPage, pageOutput } from './browser-only.js';
@@ -55,9 +55,9 @@ export class OpenRun implements ActionHost {
     this.followUps = new SessionFollowUps(
       {
         view: () => this.view,
-        sharing: settings.sharing,
-        shareHint: settings.shareHint,
-        recording: settings.recording,
+        sharing: settings.plan.sharing,
+        shareHint: settings.plan.shareHint,
+        recording: settings.plan.recording,
         logDir: settings.flags.logDir,
         pictures: settings.useTui && settings.thumbnailMode !== 'none',
         runsAgain: (session, action) => (action === 'start' ? this.startSession(session) : this.openViewer(session)),
@@ -85,7 +85,7 @@ export class OpenRun implements ActionHost {
     const { flags, ports, useTui, viewer } = this.settings;
     // Beyond loopback: what protects the port, its password (shown once) and its certificate,
     // on stderr (before the TUI: its screen comes back once the TUI ends).
-    const { listen, sharing } = this.settings;
+    const { listen, sharing } = this.settings.plan;
     for (const line of [exposureNotice(listen, sharing), passwordNotice(sharing), certificateNotice(sharing)])
       if (line) this.io.stderr.write(`${line}\n`);
     const view = await this.mountView();
@@ -168,10 +168,9 @@ export class OpenRun implements ActionHost {
    * hand those to the browser (browser-only.ts) first.
    */
   private admit(targets: readonly ConsoleTarget[]): ConsoleSession[] {
-    const { sharing, recording, joining } = this.settings;
     return addOnce(
       this.registry,
-      targets.map((target) => joining.wrap(target, (joined) => shareSerial(sharing.wrap(recording.wrap(joined))))),
+      targets.map((target) => this.settings.plan.wrap(target)),
       (text) => this.view?.show({ type: 'notice', text }),
     );
   }
@@ -199,9 +198,9 @@ export class OpenRun implements ActionHost {
     // the session serves the type found.
     let early: Promise<void> | undefined;
     let earlyStopped = false;
-    const { consoleTypeTentative, consoleTypeGuessHolds } = session.source;
+    const { consoleTypeTentative, consoleTypeGuessHolds } = session.source.facts;
     const onBound =
-      consoleKind(session.source.consoleType)?.screen === false || (consoleTypeTentative && !consoleTypeGuessHolds)
+      consoleKind(session.source.facts.consoleType)?.screen === false || (consoleTypeTentative && !consoleTypeGuessHolds)
         ? undefined
         : (at: BoundAddress) => {
             early = this.viewers.launch(session, at);
@@ -213,9 +212,10 @@ export class OpenRun implements ActionHost {
       await this.viewers.stopEarly(session.id, `the pre-flight found a ${found ?? 'different'} console`);
     };
     try {
-      const listen = { host: this.settings.listen, port: this.assignedPort.get(session.id) ?? 0, onBound, onTypeChanged };
+      const listen = { host: this.settings.plan.listen, port: this.assignedPort.get(session.id) ?? 0, onBound, onTypeChanged };
       const bound = await session.start(listen);
-      if (!this.settings.useTui) this.io.stdout.write(`${portLine(session.name, bound.address, bound.port, session.source.consoleType)}\n`);
+      if (!this.settings.useTui)
+        this.io.stdout.write(`${portLine(session.name, bound.address, bound.port, session.source.facts.consoleType)}\n`);
       this.followUps.listening(session);
       if (early && !earlyStopped) await early;
       else await this.openViewer(session);

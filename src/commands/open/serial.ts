@@ -25,15 +25,15 @@ export interface SerialView {
 
 /**
  * From the session's creation on (its pre-flight opens the line, and tries again for minutes
- * when it cannot): the line's news to the session's log, and while the session still connects,
- * why the line is not open to its row. Otherwise a line that cannot be reached would sit at
- * "connecting" without a word until the wait ran out. Does nothing for a source not shared here.
+ * when it cannot): while the session still connects, why the line is not open, to its row (the
+ * line's news reach the session's log through Sharing.follow). Otherwise a line that cannot be
+ * reached would sit at "connecting" without a word until the wait ran out. Does nothing for a
+ * source not shared here.
  */
 export function reportSerialLine(session: ConsoleSession, view: () => SerialView | undefined): void {
   const source = session.source;
   if (!(source instanceof SharedSerialSource)) return;
   source.on('log', (level, message) => {
-    session.log(level, message);
     if (level !== 'warn' || session.snapshot().state !== 'connecting') return;
     view()?.show({ type: 'serial', sessionId: session.id, status: { unseenBytes: source.unseenBytes, waiting: message } });
   });

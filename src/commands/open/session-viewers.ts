@@ -82,7 +82,7 @@ export class SessionViewers {
       session.snapshot().state === 'listening' &&
       this.settings.viewer.choice.kind !== 'none' &&
       this.settings.display.shows &&
-      this.router.shows(viewerConsoleType(session.source.consoleType))
+      this.router.shows(viewerConsoleType(session.source.facts.consoleType))
     );
   }
 
@@ -90,7 +90,7 @@ export class SessionViewers {
   async open(session: ConsoleSession): Promise<void> {
     const s = session.snapshot();
     if (s.state !== 'listening' || s.port === undefined) return;
-    await this.launch(session, { address: s.address ?? this.settings.listen, port: s.port });
+    await this.launch(session, { address: s.address ?? this.settings.plan.listen, port: s.port });
   }
 
   /**
@@ -99,7 +99,7 @@ export class SessionViewers {
    * only), which a stream dialled ahead does not know; and the hub holds the console open anyway.
    */
   private get dialsAhead(): boolean {
-    return !this.noDisplay && this.settings.sharing.clientPassword === undefined;
+    return !this.noDisplay && this.settings.plan.sharing.clientPassword === undefined;
   }
 
   /**
@@ -112,7 +112,7 @@ export class SessionViewers {
       host: localAddressOf(at.address),
       port: at.port,
       title: session.name,
-      consoleType: viewerConsoleType(session.source.consoleType),
+      consoleType: viewerConsoleType(session.source.facts.consoleType),
     });
     if (this.dialsAhead) session.dialAhead();
   }

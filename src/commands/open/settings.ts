@@ -11,9 +11,7 @@ import type { HostPlatform, ViewerCandidate } from '../../viewers/types.js';
 import type { CommandFlagsIn } from '../../flags/command-flags.js';
 import { switchOption, valueOption, type FlagsOf } from '../../targets/option-group.js';
 import type { TargetFlags } from '../flags.js';
-import type { Recording } from '../record-flags.js';
-import type { Joining } from '../joining.js';
-import type { Sharing } from '../sharing.js';
+import type { ServingPlan } from '../serving-plan.js';
 import type { CountFlags } from './count.js';
 import type { GridFlags } from './grid-flags.js';
 
@@ -47,15 +45,10 @@ export interface OpenSettings {
   flags: OpenFlags;
   config: VconsoleConfig;
   options: TargetOptions;
-  listen: string;
   /** With --port: the port of each target opened at the start, in order. */
   ports: number[];
-  sharing: Sharing;
-  /** Whether its consoles join, or are held for, the user's other vconsoles. */
-  joining: Joining;
-  /** When VNC consoles are not shared: what would share them (`drop --no-share`), for `s` and the grid. */
-  shareHint?: string;
-  recording: Recording;
+  /** How its consoles are served: the listen address, sharing, recording, joining, the wrappers (serving-plan.ts). */
+  plan: ServingPlan;
   escapeKey: EscapeKey;
   thumbnailMode: ThumbnailMode;
   /** The TUI on a terminal, plain lines otherwise. */

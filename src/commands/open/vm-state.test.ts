@@ -68,7 +68,7 @@ describe('VM state followers', () => {
       input: name,
       name,
       provider: 'lab',
-      consoleType: 'vnc',
+      facts: { consoleType: 'vnc' },
       dial: () => Promise.reject(new Error('not dialled here')),
       followState: ({ signal }) => {
         asked.push(name);

@@ -37,7 +37,7 @@ export async function saveOpenAsWorkspace(
       skipped++;
       continue;
     }
-    const type = session.source.consoleType;
+    const type = session.source.facts.consoleType;
     // What `auto` picks first needs no suffix.
     targets.push(type && type !== DEFAULT_CONSOLE_TYPE && !target.includes('#') ? `${target}#${type}` : target);
   }

@@ -26,7 +26,7 @@ function tcpSource(port: number): UpstreamSource {
   return {
     name: 'test/vm',
     provider: 'test',
-    consoleType: 'vnc',
+    facts: { consoleType: 'vnc' },
     async dial({ signal }): Promise<Duplex> {
       const socket = net.connect({ host: '127.0.0.1', port, signal });
       await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
@@ -297,7 +297,7 @@ describe('RfbHub first pictures in turns', () => {
     const source: UpstreamSource = {
       name: 'test/vm',
       provider: 'test',
-      consoleType: 'vnc',
+      facts: { consoleType: 'vnc' },
       dial: ({ signal }) => dialWebSocket({ url, protocols: ['binary'], signal }),
     };
     const keepalive = process.env.VCONSOLE_KEEPALIVE_MS;

@@ -8,14 +8,14 @@ describe('the libvirt provider', () => {
   it('resolves libvirt:DOMAIN on the default connection and libvirt+ssh:// on its host, without I/O', () => {
     const local = resolveTarget('libvirt:web-1', {});
     expect(local.name).toBe('libvirt:web-1');
-    expect(local.consoleType).toBe('vnc');
-    expect(local.consoleTypeTentative).toBe(true);
+    expect(local.facts.consoleType).toBe('vnc');
+    expect(local.facts.consoleTypeTentative).toBe(true);
     expect(resolveTarget('libvirt:web-1', { connect: 'qemu:///session' }).name).toBe('libvirt:web-1 (qemu:///session)');
     expect(resolveTarget('libvirt:web-1', { connect: 'qemu+ssh://root@kvm1/system' }).name).toBe('libvirt+ssh://root@kvm1/web-1');
     const remote = resolveTarget('libvirt+ssh://root@kvm1/db-1#serial', {});
     expect(remote.name).toBe('libvirt+ssh://root@kvm1/db-1');
-    expect(remote.consoleType).toBe('serial');
-    expect(remote.consoleTypeTentative).toBe(false);
+    expect(remote.facts.consoleType).toBe('serial');
+    expect(remote.facts.consoleTypeTentative).toBe(false);
   });
 
   it('refuses bad domain names, remote non-ssh connections and console types libvirt has not', () => {
@@ -81,11 +81,11 @@ describe("libvirt's --type auto", () => {
     try {
       const serial = resolveTarget('libvirt:s', {});
       await serial.check!(AbortSignal.timeout(10_000));
-      expect(serial.consoleType).toBe('serial');
+      expect(serial.facts.consoleType).toBe('serial');
       const graphics = resolveTarget('libvirt:g', {});
       await graphics.check!(AbortSignal.timeout(10_000));
-      expect(graphics.consoleType).toBe('spice');
-      expect(graphics.consoleTypeTentative).toBe(false);
+      expect(graphics.facts.consoleType).toBe('spice');
+      expect(graphics.facts.consoleTypeTentative).toBe(false);
     } finally {
       process.env.PATH = path;
       await rm(dir, { recursive: true, force: true });

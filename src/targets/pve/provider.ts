@@ -10,10 +10,12 @@ import type {
   ConsoleTarget,
   ConsoleType,
   ListScope,
+  TargetFacts,
   TargetOptions,
   VmStateContext,
 } from '../types.js';
 import type { PveApi } from './api.js';
+import type { TargetCapabilities } from '../capabilities.js';
 import type { GuestRef, PveGuest } from './guests.js';
 
 /**
@@ -68,11 +70,11 @@ async function apiFor(options: TargetOptions): Promise<PveApi> {
  */
 class PveTarget implements ConsoleTarget {
   readonly provider = 'pve';
-  /** vncproxy's VNC password changes with every dial: the hub's client answers it. */
-  readonly consolePasswordPerDial = true;
   readonly name: string;
-  consoleType: ConsoleType;
-  consoleTypeTentative: boolean;
+  /** vncproxy's VNC password changes with every dial: the hub's client answers it (`consolePasswordPerDial`). */
+  readonly facts: TargetFacts;
+  /** SPICE: its viewer reaches the VM through the cluster's SPICE proxy, by a connection file. */
+  readonly capabilities?: TargetCapabilities;
   private api?: PveApi;
 
   constructor(
@@ -82,13 +84,9 @@ class PveTarget implements ConsoleTarget {
   ) {
     this.name = `pve:${'vmid' in ref ? ref.vmid : ref.name}`;
     const asked = options.consoleType ?? 'auto';
-    this.consoleType = asked === 'auto' ? 'vnc' : asked;
-    this.consoleTypeTentative = asked === 'auto';
-    if (this.consoleType === 'spice') this.connectionFile = (signal) => this.spiceSettings(signal);
+    this.facts = { consoleType: asked === 'auto' ? 'vnc' : asked, consoleTypeTentative: asked === 'auto', consolePasswordPerDial: true };
+    if (asked === 'spice') this.capabilities = { connectionFile: (signal) => this.spiceSettings(signal) };
   }
-
-  /** SPICE: its viewer reaches the VM through the cluster's SPICE proxy, by a connection file. */
-  connectionFile?: (signal: AbortSignal) => Promise<ConnectionFileSettings>;
 
   /**
    * POST .../spiceproxy, with the API's host as the proxy (as the web UI does: the node's own
@@ -122,9 +120,9 @@ class PveTarget implements ConsoleTarget {
   async check(signal: AbortSignal): Promise<void> {
     await this.guard(async () => {
       const guest = await this.runningGuest(signal);
-      if (this.consoleTypeTentative) {
-        this.consoleType = guest.type === 'lxc' ? 'serial' : 'vnc';
-        this.consoleTypeTentative = false;
+      if (this.facts.consoleTypeTentative) {
+        this.facts.consoleType = guest.type === 'lxc' ? 'serial' : 'vnc';
+        this.facts.consoleTypeTentative = false;
       }
       await this.checkConsolePrivilege(guest.vmid, signal);
     });
@@ -154,7 +152,7 @@ class PveTarget implements ConsoleTarget {
 
   dial({ signal, log }: DialContext): Promise<Duplex> {
     return this.guard(async () => {
-      if (this.consoleType === 'spice')
+      if (this.facts.consoleType === 'spice')
         throw new UsageError(
           `Proxmox VE serves SPICE through its own SPICE proxy, which no local port carries`,
           `open it in remote-viewer: vconsole open ${this.input}#spice`,
@@ -164,7 +162,7 @@ class PveTarget implements ConsoleTarget {
       const guest = await this.runningGuest(signal);
       const api = await this.connect();
       const base = `/nodes/${encodeURIComponent(guest.node)}/${guest.type}/${guest.vmid}`;
-      if (this.consoleType === 'serial') {
+      if (this.facts.consoleType === 'serial') {
         const proxy = await api.post<TermProxy>(`${base}/termproxy`, {}, signal);
         api.remember(proxy.ticket);
         log('debug', `termproxy on node ${guest.node}, port ${proxy.port}`);

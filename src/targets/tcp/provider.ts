@@ -51,7 +51,7 @@ export const tcpProvider: ConsoleProvider = {
       input: spec.raw,
       name,
       provider: 'tcp',
-      consoleType: fixedConsoleType(options, tcpProvider.consoleTypes),
+      facts: { consoleType: fixedConsoleType(options, tcpProvider.consoleTypes) },
       dial: ({ signal }) => dialSocket(address, signal),
     };
   },

@@ -59,7 +59,7 @@ export const unixProvider: ConsoleProvider = {
       input: spec.raw,
       name,
       provider: 'unix',
-      consoleType: fixedConsoleType(options, unixProvider.consoleTypes),
+      facts: { consoleType: fixedConsoleType(options, unixProvider.consoleTypes) },
       check: () => checkUnixSocket(socketPath),
       dial: ({ signal }) => dialSocket({ path: socketPath }, signal),
     };

@@ -104,7 +104,7 @@ describe('dial through a websockify-style proxy', () => {
   it('#spice hands the websocket over at once: a SPICE server waits for the client to speak first', async () => {
     const { url } = fixture.issueConsoleToken('spice-html5');
     const t = resolve(url, { consoleType: 'spice' });
-    expect(t.consoleType).toBe('spice');
+    expect(t.facts.consoleType).toBe('spice');
     const stream = await t.dial(context());
     stream.write('REDQ');
     expect((await readBytes(stream, 4)).toString()).toBe('REDQ');
@@ -113,11 +113,11 @@ describe('dial through a websockify-style proxy', () => {
 
   it('takes a pasted spice_auto.html URL for a SPICE console unless told otherwise', () => {
     const page = 'http://nova.example:6082/spice_auto.html?token=t1';
-    expect(resolve(page).consoleType).toBe('spice');
-    expect(resolve(page, { consoleType: 'auto' }).consoleType).toBe('spice');
-    expect(resolve(page, { consoleType: 'vnc' }).consoleType).toBe('vnc');
-    expect(resolve('http://nova.example:6080/vnc_auto.html?token=t1').consoleType).toBe('vnc');
-    expect(resolve('ws://nova.example:6082/spice_auto.html?token=t1').consoleType).toBe('vnc');
+    expect(resolve(page).facts.consoleType).toBe('spice');
+    expect(resolve(page, { consoleType: 'auto' }).facts.consoleType).toBe('spice');
+    expect(resolve(page, { consoleType: 'vnc' }).facts.consoleType).toBe('vnc');
+    expect(resolve('http://nova.example:6080/vnc_auto.html?token=t1').facts.consoleType).toBe('vnc');
+    expect(resolve('ws://nova.example:6082/spice_auto.html?token=t1').facts.consoleType).toBe('vnc');
   });
 
   it('rejects a one-off token used twice', async () => {

@@ -71,9 +71,8 @@ export const websocketProvider: ConsoleProvider = {
       input: safeTargetText(spec.raw),
       name,
       // The name leaves the token out, yet the token picks the console: compare the whole URL.
-      identity: href,
+      facts: { identity: href, consoleType },
       provider: 'websocket',
-      consoleType,
       async dial({ signal }) {
         const tls = await tlsFromOptions(options.insecure, options.ca);
         return dialWebsockify({

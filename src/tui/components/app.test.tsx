@@ -72,7 +72,7 @@ describe('App rendering', () => {
     const registry = new SessionRegistry();
     const store = new ConsoleStore(registry);
     const app = await mountApp(<App store={store} handlers={fakeHandlers()} />);
-    const session = registry.add({ name: 'demo:vm-a', provider: 'demo', dial: () => Promise.reject(new Error('no')) });
+    const session = registry.add({ name: 'demo:vm-a', provider: 'demo', facts: {}, dial: () => Promise.reject(new Error('no')) });
     const { port } = await session.start({ host: '127.0.0.1', port: 0 });
     await until(frameHas(app, `point any VNC viewer at 127.0.0.1:${port}`), 'the address');
     const line = app
