@@ -5,7 +5,7 @@ import type { VmState, VmStateContext } from '../types.js';
 import { pollVmState } from '../vm-state-poll.js';
 import { pause } from '../../retry/backoff.js';
 import type { LibvirtConnection } from './connection.js';
-import { VirshError, runVirsh, spawnInvocation, virshInvocation } from './host-command.js';
+import { VirshError, runVirsh, spawnVirsh } from './host-command.js';
 
 /** virsh's state words (virshDomainStateToString, in the C locale). */
 const LIBVIRT_PHASES: Record<string, VmState['phase']> = {
@@ -114,10 +114,8 @@ function watchEvents(
   signal: AbortSignal,
   onState: (state: VmState) => void,
 ): Promise<'stopped' | 'ended' | 'refused'> {
-  const invocation = virshInvocation(connection, ['event', '--domain', domain, '--loop', '--event', 'lifecycle']);
   return new Promise((resolve) => {
-    const child = spawnInvocation(invocation);
-    child.stdin?.end();
+    const child = spawnVirsh(connection, ['event', '--domain', domain, '--loop', '--event', 'lifecycle']);
     let sawEvent = false;
     let stopped = false;
     const onAbort = () => child.kill('SIGTERM');
