@@ -12,6 +12,7 @@ import { runSearches, searchedWhere, selectorSearches, sortedOnce, type Selector
 import { targetOptionsFrom } from './target-options.js';
 import { alignColumns } from './text-table.js';
 import { listVia, viaLinkFrom } from './via.js';
+import { farListingStreams, printFarListing } from './far-listing.js';
 import { documentText, outputFormat, type OutputFlags, type OutputFormat } from './output-format.js';
 import type { CommandFlagsIn } from '../flags/command-flags.js';
 
@@ -84,7 +85,10 @@ export async function runListCommand(
   const via = viaLinkFrom(flags, config, (line) => io.stderr.write(`${line}\n`));
   if (via) {
     try {
-      return await listVia(via, flags, io);
+      const far = farListingStreams();
+      const code = await listVia(via, flags, far);
+      await printFarListing(far.text(), format, io);
+      return code;
     } finally {
       via.close();
     }
@@ -128,14 +132,18 @@ async function wholeListing(
   return { provider, scope, shownAs: '', reach: 'everywhere' };
 }
 
-/** The listing in the format -o asks for: a document, names only (what `open` takes, as kubectl's -o name), or a table. */
+/**
+ * The listing in the format -o asks for: a document, names only (what `open` takes, as kubectl's
+ * -o name, with control characters shown as escapes even into a pipe: a name that holds one is
+ * hostile, and a pipe's reader may be a terminal), or a table.
+ */
 async function formatListed(vms: ListedVm[], format: OutputFormat): Promise<string> {
   switch (format) {
     case 'json':
     case 'yaml':
       return documentText(vms, format);
     case 'name':
-      return vms.map((vm) => `${vm.target}\n`).join('');
+      return vms.map((vm) => `${terminalSafe(vm.target)}\n`).join('');
     case 'wide':
       return formatWideVmTable(vms);
     case 'table':

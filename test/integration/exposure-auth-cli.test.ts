@@ -29,7 +29,7 @@ function start(args: string[], env: NodeJS.ProcessEnv = {}): RunningVconsole {
 
 function passwordFile(text: string): string {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'vconsole-auth-')), 'pass');
-  writeFileSync(file, text);
+  writeFileSync(file, text, { mode: 0o600 });
   return file;
 }
 

@@ -76,7 +76,7 @@ async function recordLockedConsole() {
   const locked = await lockedServer();
   const dir = tempDir();
   const passFile = path.join(dir, 'console-pass');
-  fs.writeFileSync(passFile, `${CONSOLE_PASSWORD}\n`);
+  fs.writeFileSync(passFile, `${CONSOLE_PASSWORD}\n`, { mode: 0o600 });
   const proxy = start(['proxy', `tcp://127.0.0.1:${locked.port}`, '--record', path.join(dir, 'rec'), '--vnc-password-file', passFile]);
   const [line] = await proxy.jsonLines(1);
   const viewer = await liveScreen(net.connect(line.port as number, '127.0.0.1'), {}, cleanup);

@@ -174,7 +174,7 @@ describe('vconsole proxy --share', () => {
   it('takes the viewer password from --password-file, and refuses an empty file', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'vconsole-share-'));
     const file = path.join(dir, 'pass');
-    writeFileSync(file, 's3cret\n');
+    writeFileSync(file, 's3cret\n', { mode: 0o600 });
     const proxy = start(['proxy', 'demo:vm-q', '--share', '--listen', '0.0.0.0', '--insecure-vnc-auth', '--password-file', file]);
     const [{ port }] = await proxy.jsonLines(1);
     const good = await viewer(port as number, 's3cret');

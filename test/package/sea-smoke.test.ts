@@ -143,7 +143,7 @@ describe.skipIf(!onLinuxX64 || (!binaryPresent && !seaRequired))('single executa
     const dir = scratchDir();
     const copy = path.join(dir, 'vconsole');
     copyFileSync(BINARY, copy);
-    writeFileSync(path.join(dir, 'password'), 'sea-pw-1\n');
+    writeFileSync(path.join(dir, 'password'), 'sea-pw-1\n', { mode: 0o600 });
     const env = { ...nodelessEnv(), XDG_CONFIG_HOME: path.join(dir, 'config') };
     const args = ['proxy', 'demo:smoke', '--share', '--listen', '0.0.0.0', '--password-file', path.join(dir, 'password')];
     const child = spawn(copy, args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -4,12 +4,13 @@
 import { consoleKind } from '../../console-kinds/index.js';
 import { VconsoleError } from '../../errors.js';
 import { DIAL_TIMEOUT_MS } from '../../limits.js';
+import { handleShutdownSignals } from '../../proxy/shutdown.js';
 import type { ConsoleTarget } from '../../targets/types.js';
 import { terminalSafe } from '../../text/terminal-text.js';
 import { candidateShows } from '../../viewers/catalog.js';
 import type { ViewerChoice } from '../../viewers/choose.js';
 import { buildViewerCommand } from '../../viewers/command.js';
-import { writeConnectionFile } from '../../viewers/connection-file.js';
+import { removeConnectionFile, writeConnectionFile } from '../../viewers/connection-file.js';
 import { describeViewerExit, launchViewer, type ViewerProcess } from '../../viewers/viewer-process.js';
 import type { ViewerCandidate } from '../../viewers/types.js';
 import { namingTarget } from '../command-io.js';
@@ -55,6 +56,20 @@ export async function openConnectionFiles(
   return { named, selected, viewers, onlyFiles };
 }
 
+/**
+ * `open` with only such consoles: waits for their viewers. A signal (Ctrl+C, a closed terminal)
+ * stops them as it stops the viewers of ports, and their files go with them; then `exit`.
+ */
+export async function waitForFileViewers(viewers: readonly ViewerProcess[], exit: (code: number) => void): Promise<void> {
+  const signals = handleShutdownSignals({ close: async () => void (await Promise.all(viewers.map((viewer) => viewer.stop()))), exit });
+  try {
+    await Promise.all(viewers.map((started) => started.exited));
+  } finally {
+    signals.dispose();
+  }
+  exit(0);
+}
+
 async function openOne(
   target: ConsoleTarget,
   viewer: { choice: ViewerChoice; detected: readonly ViewerCandidate[] | undefined },
@@ -82,6 +97,8 @@ async function openOne(
   });
   const launched = launchViewer(command, { env });
   launched.once('exit', (exit) => {
+    // It holds a one-time password: gone with the viewer that read it (or with vconsole, whichever ends first).
+    removeConnectionFile(file);
     if (exit.outcome === 'failed') output.error(namingTarget(target.name, new VconsoleError(describeViewerExit(exit, candidate.name))));
   });
   output.say(`[${terminalSafe(target.name)}] viewer: ${candidate.name} opened its ${label} connection file`);

@@ -14,7 +14,7 @@ import { selectTargets } from '../target-selection.js';
 import { closingLinkOnFailure, selectViaTargets, viaLinkFrom } from '../via.js';
 import type { ViaLink } from '../../via/ssh-link.js';
 import { openBrowserPages, pageOutput } from './browser-only.js';
-import { openConnectionFiles } from './connection-files.js';
+import { openConnectionFiles, waitForFileViewers } from './connection-files.js';
 import { confirmOpenCount } from './count.js';
 import { thumbnailModeFrom } from './grid-flags.js';
 import { OpenRun } from './run.js';
@@ -75,10 +75,7 @@ async function openConsoles(
   const viewer = { choice, detected, platform: system.platform };
   // Consoles their viewer reaches by itself (Proxmox VE's SPICE) open from a connection file, without a port.
   const direct = await openConnectionFiles({ named, selected }, viewer, pageOutput(io, flags.tui), viewerEnv);
-  if (direct.onlyFiles && !flags.follow) {
-    await Promise.all(direct.viewers.map((started) => started.exited));
-    return io.exit(0);
-  }
+  if (direct.onlyFiles && !flags.follow) return waitForFileViewers(direct.viewers, (code) => io.exit(code));
   // Asked before any viewer starts: over ssh without X forwarding none could show a window.
   const display = displayHere(system);
   const run = new OpenRun(

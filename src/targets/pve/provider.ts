@@ -17,27 +17,13 @@ import type {
 import type { PveApi } from './api.js';
 import type { TargetCapabilities } from '../capabilities.js';
 import type { GuestRef, PveGuest } from './guests.js';
+import { checkedConsoleProxy, type ConsoleProxy } from './console-proxy.js';
 
 /**
  * The consoles Proxmox VE serves: noVNC's VNC and xterm.js's terminal, carried through a local
  * port, and SPICE, which remote-viewer reaches through Proxmox's own SPICE proxy.
  */
 const PVE_CONSOLE_TYPES: readonly ConsoleType[] = ['vnc', 'serial', 'spice'];
-
-/** vncproxy's answer (websocket=1): the port pveproxy bridges to, the ticket, and (PVE 8.3+) the VNC password. */
-interface VncProxy {
-  port: number | string;
-  ticket: string;
-  user: string;
-  password?: string;
-}
-
-/** termproxy's answer. */
-interface TermProxy {
-  port: number | string;
-  ticket: string;
-  user: string;
-}
 
 /** One API per cluster and credentials in this process, shared by targets and `list`. */
 const apis = new Map<string, Promise<PveApi>>();
@@ -163,15 +149,16 @@ class PveTarget implements ConsoleTarget {
       const api = await this.connect();
       const base = `/nodes/${encodeURIComponent(guest.node)}/${guest.type}/${guest.vmid}`;
       if (this.facts.consoleType === 'serial') {
-        const proxy = await api.post<TermProxy>(`${base}/termproxy`, {}, signal);
+        const proxy = checkedConsoleProxy('termproxy', await api.post<unknown>(`${base}/termproxy`, {}, signal));
         api.remember(proxy.ticket);
         log('debug', `termproxy on node ${guest.node}, port ${proxy.port}`);
         const socket = await this.openWebSocket(api, base, proxy, signal);
         const { openTermproxy } = await import('./termproxy-stream.js');
         return openTermproxy(socket, proxy.user, proxy.ticket, signal);
       }
-      const proxy = await api.post<VncProxy>(`${base}/vncproxy`, { websocket: 1 }, signal);
+      const proxy = checkedConsoleProxy('vncproxy', await api.post<unknown>(`${base}/vncproxy`, { websocket: 1 }, signal));
       api.remember(proxy.ticket);
+      api.remember(proxy.password);
       log('debug', `vncproxy on node ${guest.node}, port ${proxy.port}`);
       const socket = await this.openWebSocket(api, base, proxy, signal);
       // The VNC server asks for the password vncproxy made (older versions: the ticket, whose
@@ -181,7 +168,7 @@ class PveTarget implements ConsoleTarget {
   }
 
   /** GET .../vncwebsocket?port&vncticket upgraded on the API's own port, authenticated as every call. */
-  private async openWebSocket(api: PveApi, base: string, proxy: { port: number | string; ticket: string }, signal: AbortSignal) {
+  private async openWebSocket(api: PveApi, base: string, proxy: ConsoleProxy, signal: AbortSignal) {
     const { dialWebSocket } = await import('../dial/websocket.js');
     const { pveError } = await import('./api.js');
     const url = new URL(`${api.cluster.url.replace(/^https:/, 'wss:')}/api2/json${base}/vncwebsocket`);
