@@ -82,3 +82,73 @@ describe('VM state followers', () => {
     await registry.closeAll();
   });
 });
+
+describe('a VM off at open', () => {
+  /** A VM whose state is told by the test; its console refuses until the VM runs. */
+  function switchableVm(name: string) {
+    let tell: ((state: VmState) => void) | undefined;
+    let running = false;
+    const target: ConsoleTarget = {
+      input: name,
+      name,
+      provider: 'lab',
+      consoleType: 'vnc',
+      check: () => (running ? Promise.resolve() : Promise.reject(new Error(`${name} is not running`))),
+      dial: () => Promise.reject(new Error('not dialled here')),
+      followState: ({ signal, onState }) => {
+        tell = onState;
+        return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      },
+    };
+    return {
+      target,
+      start: () => {
+        running = true;
+        tell?.({ phase: 'Running', detail: 'running' });
+      },
+      followed: () => tell !== undefined,
+    };
+  }
+
+  it('is started when the first reading already finds it running (started before the follow began)', async () => {
+    const registry = new SessionRegistry();
+    const actions: string[] = [];
+    const followers = new VmStateFollowers(
+      {
+        show: () => undefined,
+        runsAgain: async (session, action) => {
+          actions.push(action);
+          await session.start({ host: '127.0.0.1', port: 0 });
+        },
+      },
+      registry,
+    );
+    const vm = switchableVm('off-at-open');
+    const session = registry.add(vm.target);
+    await expect(session.start({ host: '127.0.0.1', port: 0 })).rejects.toThrow(/not running/);
+    // `virsh start` between the failed pre-flight and the follow's first reading.
+    followers.follow(session);
+    await waitFor(vm.followed, 'the follow to begin');
+    vm.start();
+    await waitFor(() => session.snapshot().state === 'listening', 'the session to start');
+    expect(actions).toEqual(['start']);
+    followers.stopAll();
+    await registry.closeAll();
+  });
+
+  it('is not started again when the first reading finds it running and its session is fine', async () => {
+    const registry = new SessionRegistry();
+    const actions: string[] = [];
+    const followers = new VmStateFollowers({ show: () => undefined, runsAgain: async (_s, action) => void actions.push(action) }, registry);
+    const vm = switchableVm('running');
+    vm.start();
+    const session = registry.add(vm.target);
+    await session.start({ host: '127.0.0.1', port: 0 });
+    followers.follow(session);
+    await waitFor(vm.followed, 'the follow to begin');
+    vm.start();
+    expect(actions).toEqual([]);
+    followers.stopAll();
+    await registry.closeAll();
+  });
+});

@@ -88,7 +88,8 @@ export class VmStateFollowers {
       last = state;
       session.log(DOWN.has(state.phase) ? 'warn' : 'info', `VM ${vmStateText(state)}`);
       this.hooks.show(session.id, state);
-      if (state.phase === 'Running' && previous && CAME_BACK_FROM.has(previous.phase)) this.cameBack(session);
+      if (state.phase !== 'Running') return;
+      if (previous ? CAME_BACK_FROM.has(previous.phase) : this.failed(session)) this.cameBack(session);
     };
     target
       .followState({ signal: controller.signal, onState, log: (level, message) => session.log(level, message) })
@@ -97,8 +98,17 @@ export class VmStateFollowers {
       });
   }
 
+  /**
+   * A session whose pre-flight failed (its VM was off at open) and whose VM the first reading
+   * finds running: it was started before the follow began (the follow starts a moment after
+   * the first viewers), so no stop is seen before it runs; it is started all the same.
+   */
+  private failed(session: ConsoleSession): boolean {
+    return session.snapshot().state === 'error';
+  }
+
   private cameBack(session: ConsoleSession): void {
-    const failed = session.snapshot().state === 'error';
+    const failed = this.failed(session);
     if (!failed && !this.viewerGone.has(session.id)) return;
     const action = failed ? 'start' : 'reopen-viewer';
     session.log('info', failed ? 'VM runs again: starting the console' : 'VM runs again: reopening the viewer');
