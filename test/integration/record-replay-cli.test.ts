@@ -243,7 +243,7 @@ describe('vconsole --record (serial)', () => {
     await child.exit();
     const file = onlyFile(dir, '.cast');
     const cast = parseAsciicast(fs.readFileSync(file, 'utf8'));
-    expect(cast.header).toMatchObject({ version: 2, title: 'demo:vm-c' });
+    expect(cast.header).toMatchObject({ version: 2, title: 'demo:vm-c#serial' });
     expect(cast.events.some((e) => e.kind === 'i' && e.text.includes('echo hello-record'))).toBe(true);
     const replay = await runVconsole(['replay', file, '--speed', '100']);
     expect(replay.code, replay.stderr).toBe(0);

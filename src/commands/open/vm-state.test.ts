@@ -5,9 +5,9 @@ import { waitFor } from '../../../test/support/wait.js';
 import { SharedSerialSource } from '../../serial/shared-serial.js';
 import { SessionRegistry } from '../../proxy/session-registry.js';
 import { demoProvider } from '../../targets/demo/provider.js';
-import { splitTarget } from '../../targets/index.js';
+import { resolveTarget, splitTarget } from '../../targets/index.js';
 import { createKubevirtProvider } from '../../targets/kubevirt/provider.js';
-import type { ConsoleTarget, VmState } from '../../targets/types.js';
+import type { ConsoleProvider, ConsoleTarget, VmState } from '../../targets/types.js';
 import { VmStateFollowers, followableTarget } from './vm-state.js';
 
 let fixture: KubevirtFixture;
@@ -148,6 +148,43 @@ describe('a VM off at open', () => {
     await waitFor(vm.followed, 'the follow to begin');
     vm.start();
     expect(actions).toEqual([]);
+    followers.stopAll();
+    await registry.closeAll();
+  });
+});
+
+describe("one VM's consoles", () => {
+  it("log each change of the VM's state once, not once per console", async () => {
+    const registry = new SessionRegistry();
+    const logged: string[] = [];
+    registry.on('log', (entry) => logged.push(`${entry.name}: ${entry.message}`));
+    const tellers: ((state: VmState) => void)[] = [];
+    const lab: ConsoleProvider = {
+      id: 'lab',
+      schemes: ['lab'],
+      consoleTypes: ['vnc', 'serial'],
+      syntax: [],
+      resolve: (spec, options) => ({
+        input: spec.raw,
+        name: `lab:${spec.rest}`,
+        provider: 'lab',
+        consoleType: options.consoleType === 'serial' ? 'serial' : 'vnc',
+        dial: () => Promise.reject(new Error('not dialled here')),
+        followState: ({ signal, onState }) => {
+          tellers.push(onState);
+          return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        },
+      }),
+    };
+    const followers = new VmStateFollowers({ show: () => undefined, runsAgain: () => Promise.resolve() }, registry);
+    const screen = registry.add(resolveTarget('lab:web1', {}, 'lab', [lab]));
+    const serial = registry.add(resolveTarget('lab:web1#serial', {}, 'lab', [lab]));
+    expect([screen.name, serial.name]).toEqual(['lab:web1', 'lab:web1#serial']);
+    followers.follow(screen);
+    followers.follow(serial);
+    await waitFor(() => tellers.length === 2, 'both follows to begin');
+    for (const phase of ['Stopped', 'Running'] as const) tellers.forEach((tell) => tell({ phase }));
+    expect(logged.filter((line) => line.includes(': VM '))).toEqual(['lab:web1: VM Stopped', 'lab:web1: VM Running']);
     followers.stopAll();
     await registry.closeAll();
   });

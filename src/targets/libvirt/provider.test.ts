@@ -13,7 +13,7 @@ describe('the libvirt provider', () => {
     expect(resolveTarget('libvirt:web-1', { connect: 'qemu:///session' }).name).toBe('libvirt:web-1 (qemu:///session)');
     expect(resolveTarget('libvirt:web-1', { connect: 'qemu+ssh://root@kvm1/system' }).name).toBe('libvirt+ssh://root@kvm1/web-1');
     const remote = resolveTarget('libvirt+ssh://root@kvm1/db-1#serial', {});
-    expect(remote.name).toBe('libvirt+ssh://root@kvm1/db-1');
+    expect(remote.name).toBe('libvirt+ssh://root@kvm1/db-1#serial');
     expect(remote.consoleType).toBe('serial');
     expect(remote.consoleTypeTentative).toBe(false);
   });
