@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../errors.js';
 import { resolveTarget } from '../index.js';
-import { parseDomainList } from './provider.js';
+import { libvirtProvider, parseDomainList } from './provider.js';
 import { libvirtState, lifecycleEventState } from './state.js';
 
 describe('the libvirt provider', () => {
@@ -16,6 +16,11 @@ describe('the libvirt provider', () => {
     expect(remote.name).toBe('libvirt+ssh://root@kvm1/db-1#serial');
     expect(remote.consoleType).toBe('serial');
     expect(remote.consoleTypeTentative).toBe(false);
+  });
+
+  it("tells the TUI's header its connection under a word of its own: the header names the provider already", async () => {
+    const facts = await libvirtProvider.describePlace?.({ connect: 'qemu:///session' });
+    expect(facts).toEqual([{ label: 'connection', value: 'qemu:///session' }]);
   });
 
   it('refuses bad domain names, remote non-ssh connections and console types libvirt has not', () => {

@@ -220,6 +220,6 @@ export const libvirtProvider: ConsoleProvider = {
     return `domains ${scope.domainRegex !== undefined ? `with names matching /${scope.domainRegex}/` : 'of any name'} on ${where}`;
   },
   async describePlace(options) {
-    return [{ label: 'libvirt', value: describeConnection(connectionOf(options)) }];
+    return [{ label: 'connection', value: describeConnection(connectionOf(options)) }];
   },
 };
