@@ -128,14 +128,21 @@ async function wholeListing(
   return { provider, scope, shownAs: '', reach: 'everywhere' };
 }
 
-/** The listing in the format -o asks for: a document, names only (what `open` takes, as kubectl's -o name), or a table. */
+/**
+ * The listing in the format -o asks for: a document, names only, or a table. `-o name` names
+ * what `open` can open now (`open $(vconsole list -o name)`): VMs without a console (a shut-off
+ * domain, a stopped VM) are left out; the table and the documents show them with their state.
+ */
 async function formatListed(vms: ListedVm[], format: OutputFormat): Promise<string> {
   switch (format) {
     case 'json':
     case 'yaml':
       return documentText(vms, format);
     case 'name':
-      return vms.map((vm) => `${vm.target}\n`).join('');
+      return vms
+        .filter((vm) => vm.console)
+        .map((vm) => `${vm.target}\n`)
+        .join('');
     case 'wide':
       return formatWideVmTable(vms);
     case 'table':
