@@ -128,7 +128,10 @@ function accessorOf(target: object, key: 'name' | 'identity'): { get(): unknown;
   for (let at: object | null = target; at; at = Object.getPrototypeOf(at) as object | null) {
     const descriptor = Object.getOwnPropertyDescriptor(at, key);
     if (!descriptor) continue;
-    if (!('value' in descriptor)) return { get: () => descriptor.get?.call(target), set: (value) => descriptor.set?.call(target, value) };
+    if (!('value' in descriptor)) {
+      const { get, set } = descriptor as { get?: (this: object) => unknown; set?: (this: object, value: unknown) => void };
+      return { get: () => get?.call(target), set: (value) => set?.call(target, value) };
+    }
     let value: unknown = descriptor.value;
     return { get: () => value, set: (next) => (value = next) };
   }
