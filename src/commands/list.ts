@@ -133,9 +133,11 @@ async function wholeListing(
 }
 
 /**
- * The listing in the format -o asks for: a document, names only (what `open` takes, as kubectl's
- * -o name, with control characters shown as escapes even into a pipe: a name that holds one is
- * hostile, and a pipe's reader may be a terminal), or a table.
+ * The listing in the format -o asks for: a document, names only, or a table. `-o name` names
+ * what `open` can open now (`open $(vconsole list -o name)`): VMs without a console (a shut-off
+ * domain, a stopped VM) are left out; the table and the documents show them with their state.
+ * Names show control characters as escapes, even into a pipe: a name that holds one is hostile,
+ * and a pipe's reader may be a terminal.
  */
 async function formatListed(vms: ListedVm[], format: OutputFormat): Promise<string> {
   switch (format) {
@@ -143,7 +145,10 @@ async function formatListed(vms: ListedVm[], format: OutputFormat): Promise<stri
     case 'yaml':
       return documentText(vms, format);
     case 'name':
-      return vms.map((vm) => `${terminalSafe(vm.target)}\n`).join('');
+      return vms
+        .filter((vm) => vm.console)
+        .map((vm) => `${terminalSafe(vm.target)}\n`)
+        .join('');
     case 'wide':
       return formatWideVmTable(vms);
     case 'table':

@@ -35,12 +35,15 @@ export function checkClientPassword(password: string, flag: string, file: string
   return password;
 }
 
-/** The printable ASCII characters but the space (which trimming and copying lose): 94 of them. */
-const PASSWORD_ALPHABET = Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => String.fromCharCode(0x21 + i)).join('');
+/**
+ * Letters and digits but those read alike (0 O, 1 l I, i): 55 characters a person types, reads
+ * aloud and copies without a shell or a chat mangling them, as `$` and `^` were.
+ */
+const PASSWORD_ALPHABET = '23456789abcdefghjkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ';
 
 /**
  * A fresh random password for an exposed listener: as many characters as VNC authentication
- * uses, each drawn uniformly by the CSPRNG from 94 printable characters (52 bits in all).
+ * uses, each drawn uniformly by the CSPRNG from 55 letters and digits (46 bits in all).
  */
 export function generateVncPassword(): string {
   let password = '';

@@ -55,7 +55,8 @@ describe('provider registry', () => {
     ['https://nova.example:6080/vnc_auto.html?token=tok', 'wss://nova.example:6080/'],
   ])('takes a pasted noVNC page URL as its websocket: %s', (pasted, name) => {
     const target = resolveTarget(pasted, {});
-    expect(target).toMatchObject({ provider: 'websocket', name });
+    expect(target.provider).toBe('websocket');
+    expect(target.name.startsWith(`${name} [`)).toBe(true);
   });
 
   it('refuses a console type the provider does not offer, saying which it does', () => {
@@ -128,5 +129,24 @@ describe('the option groups beside the providers', () => {
       expect(provider, group.provider).toBeDefined();
       if ('selection' in group) expect(provider?.list, group.provider).toBeTypeOf('function');
     }
+  });
+});
+
+describe('a console type named in the target', () => {
+  it('is part of the name, so vm and vm#serial read apart; the identity stays the bare name', () => {
+    const screen = resolveTarget('libvirt:web1', {});
+    const serial = resolveTarget('libvirt:web1#serial', {});
+    expect(screen.name).toBe('libvirt:web1');
+    expect(serial.name).toBe('libvirt:web1#serial');
+    expect(resolveTarget('libvirt:web1#vnc', {}).facts.identity).toBe('libvirt:libvirt:web1');
+    expect(serial.facts.identity).toBe('libvirt:libvirt:web1');
+  });
+
+  it("follows a name the pre-flight completes, and keeps the target's own identity", () => {
+    const kubevirt = resolveTarget('vm-a#serial', {});
+    expect(kubevirt.name).toBe('vm-a#serial');
+    const ws = resolveTarget('ws://127.0.0.1:6082/?token=t0k3n-one#serial', {});
+    expect(ws.name).toMatch(/^ws:\/\/127\.0\.0\.1:6082\/ \[[0-9a-f]{6}\]#serial$/);
+    expect(ws.facts.identity).toContain('token=');
   });
 });

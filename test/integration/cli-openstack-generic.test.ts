@@ -112,7 +112,7 @@ describe('generic endpoints through the CLI', () => {
     const { token } = openstack.issueConsoleToken();
     const p = start(['proxy', pageUrl(openstack.proxyPort, token), '--verbose']);
     const [line] = await p.jsonLines(1);
-    expect(line.target).toBe(`ws://127.0.0.1:${openstack.proxyPort}/`);
+    expect(line.target).toMatch(new RegExp(`^ws://127\\.0\\.0\\.1:${openstack.proxyPort}/ \\[[0-9a-f]{6}\\]$`));
     expect((await readGreeting(line.port as number)).text).toBe('RFB 003.008\n');
     expect(p.stdout() + p.stderr()).not.toContain(token);
   });

@@ -188,12 +188,12 @@ describe('files vconsole writes', () => {
       fs.mkdirSync(logDir, { mode: 0o700 });
       const victim = path.join(dir, 'victim');
       fs.writeFileSync(victim, 'precious\n');
-      fs.symlinkSync(victim, path.join(logDir, 'demo_vm-l.log'));
+      fs.symlinkSync(victim, path.join(logDir, 'demo_vm-l_serial.log'));
       const open = start(['open', 'demo:vm-l#serial', '--no-tui', '--viewer', 'none', '--log-dir', logDir]);
       await open.jsonLines(1);
       await open.waitForStderr(/cannot write its serial log/);
       expect(linesMatching(open.stderr(), /cannot write its serial log/)).toEqual([
-        expect.stringContaining(`${path.join(logDir, 'demo_vm-l.log')}: it is a symbolic link, which vconsole does not follow`),
+        expect.stringContaining(`${path.join(logDir, 'demo_vm-l_serial.log')}: it is a symbolic link, which vconsole does not follow`),
       ]);
       await open.stop();
       expect(fs.readFileSync(victim, 'utf8')).toBe('precious\n');

@@ -41,7 +41,7 @@ describe('a serial console open cannot reach yet', () => {
     const pressed = reduceInput({ ...INITIAL_UI, selectedId: session.id }, { rows: [row()], canCopy: false }, '', {
       return: true,
     } as never);
-    expect(pressed.ui.notice).toBe('tcp://127.0.0.1:1 is not listening yet');
+    expect(pressed.ui.notice).toBe('tcp://127.0.0.1:1#serial is not listening yet');
     expect(pressed.requests).toEqual([]);
   });
 

@@ -16,6 +16,7 @@ import {
 import type { ConsoleAddress, DomainConsoles } from './domain-xml.js';
 import { MissingProgramError, VirshError, runVirsh } from './host-command.js';
 import { isNoSuchDomain } from './state.js';
+import { didYouMean } from '../../text/near-names.js';
 
 /** What a domain can offer: `auto` takes its first graphics (VNC or SPICE, in its definition's order), else its serial console. */
 const LIBVIRT_CONSOLE_TYPES: readonly ConsoleType[] = ['vnc', 'spice', 'serial'];
@@ -93,10 +94,7 @@ class LibvirtTarget implements ConsoleTarget {
       try {
         xml = await dumpDomainXml(this.connection, this.domain, signal);
       } catch (err) {
-        if (isNoSuchDomain(err))
-          throw new VconsoleError(`no domain "${this.domain}" on ${describeConnection(this.connection)}`, {
-            hint: `virsh -c ${this.connection.uri} list --all shows the domains there`,
-          });
+        if (isNoSuchDomain(err)) throw await this.noSuchDomain(signal);
         throw err;
       }
       const { readDomainConsoles } = await import('./domain-xml.js');
@@ -112,6 +110,23 @@ class LibvirtTarget implements ConsoleTarget {
       if (this.recent?.consoles === consoles) this.recent = undefined;
     });
     return consoles;
+  }
+
+  /** No such domain: said with the domains of a name near it (a typo), and how to list them all. */
+  private async noSuchDomain(signal: AbortSignal): Promise<VconsoleError> {
+    const listing = `virsh -c ${this.connection.uri} list --all shows the domains there`;
+    // The names are a help, not the answer: a listing that fails leaves them out.
+    const names = await runVirsh(this.connection, ['list', '--all', '--name'], signal).catch(() => '');
+    const near = didYouMean(
+      this.domain,
+      names
+        .split('\n')
+        .map((line) => line.trim())
+        .filter(Boolean),
+    );
+    return new VconsoleError(`no domain "${this.domain}" on ${describeConnection(this.connection)}`, {
+      hint: near ? `${near} (${listing})` : listing,
+    });
   }
 
   /** `auto`: the first graphics of the definition, else its serial console; a named type as asked. */
@@ -218,6 +233,6 @@ export const libvirtProvider: ConsoleProvider = {
     return `domains ${scope.domainRegex !== undefined ? `with names matching /${scope.domainRegex}/` : 'of any name'} on ${where}`;
   },
   async describePlace(options) {
-    return [{ label: 'libvirt', value: describeConnection(connectionOf(options)) }];
+    return [{ label: 'connection', value: describeConnection(connectionOf(options)) }];
   },
 };

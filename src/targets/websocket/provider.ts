@@ -1,5 +1,6 @@
 // The generic websocket provider: a console URL the user pastes (ws://, wss://, a noVNC or
 // spice-html5 page), dialled as websockify speaks it.
+import { createHmac, randomBytes } from 'node:crypto';
 import { UsageError, echoTarget, safeTargetText } from '../../errors.js';
 import { MAX_HOST_NAME_CHARS } from '../../net/host-port.js';
 import { safeUrlText } from '../../text/url-text.js';
@@ -48,6 +49,23 @@ function isSpicePage(raw: string): boolean {
   return /^https?:\/\/[^?#]*\/spice[^/?#]*\.html?(?:[?#]|$)/i.test(raw);
 }
 
+/** The key of this run's URL digests: a digest says which URL it is, and nothing of its token. */
+const URL_DIGEST_KEY = randomBytes(32);
+
+/**
+ * The URL as it may be shown, and when that leaves something out (a token in the query or the
+ * path, credentials) a short digest of the whole URL keyed for this run: two URLs of one proxy
+ * that differ only in their tokens get two names (rows, log lines, file names), and neither
+ * name says a thing about either token.
+ */
+export function consoleUrlName(url: URL): string {
+  const shown = safeUrlText(url);
+  const whole = new URL(url.href);
+  whole.hash = '';
+  if (whole.href === shown) return shown;
+  return `${shown} [${createHmac('sha256', URL_DIGEST_KEY).update(whole.href).digest('hex').slice(0, 6)}]`;
+}
+
 /** `ws://` and `wss://` URLs of a websockify / noVNC proxy, token in the query, or the noVNC page URL that points at one. */
 export const websocketProvider: ConsoleProvider = {
   id: 'websocket',
@@ -64,7 +82,7 @@ export const websocketProvider: ConsoleProvider = {
     const consoleType = fixedConsoleType(asked, websocketProvider.consoleTypes);
     const url = consoleUrlToWebSocket(spec.raw);
     // Without credentials, query, fragment or a token in the path: safe to show.
-    const name = safeUrlText(url);
+    const name = consoleUrlName(url);
     const href = url.href;
     return {
       // The text typed may carry the token: keep only what is safe to print.

@@ -209,6 +209,17 @@ describe('App keys', () => {
     expect(osc52('127.0.0.1:5901')).toBe(`\u001B]52;c;${Buffer.from('127.0.0.1:5901').toString('base64')}\u0007`);
   });
 
+  it('tells a SPICE row to a SPICE viewer, on its detail line and on c', async () => {
+    const source = new EventEmitter<SessionSourceEvents>();
+    const store = new ConsoleStore(source);
+    source.emit('added', { snapshot: () => snapshot(1, { consoleType: 'spice' }) });
+    const app = await mountApp(<App store={store} handlers={fakeHandlers()} />);
+    await until(frameHas(app, 'point any SPICE viewer at 127.0.0.1:5901'), 'the detail line');
+    app.stdin.write('c');
+    await until(frameHas(app, 'demo:vm-1: point any SPICE viewer at 127.0.0.1:5901'), 'the notice');
+    expect(app.lastFrame()).not.toContain('VNC viewer');
+  });
+
   it('shows the address on c where the terminal cannot be asked to copy', async () => {
     const { store } = eventStore();
     const app = await mountApp(<App store={store} handlers={fakeHandlers()} />);

@@ -207,6 +207,11 @@ export function isSerialRow(row: ConsoleRow): boolean {
   return consoleKind(row.session.consoleType)?.reads === 'terminal';
 }
 
+/** `point any SPICE viewer at ADDRESS`: the kind of viewer the row's console wants (VNC until the type is known). */
+export function pointViewerAt(session: SessionSnapshot, address: string): string {
+  return `point any ${consoleKind(session.consoleType)?.label ?? 'VNC'} viewer at ${address}`;
+}
+
 /** The TYPE cell: `vnc`, `serial`, or `-` while the console type is not known yet. */
 export function consoleTypeCell(session: SessionSnapshot): string {
   return session.consoleType ?? '-';
