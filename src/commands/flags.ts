@@ -4,6 +4,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { UsageError, describeError } from '../errors.js';
 import { COMMAND_FLAGS } from '../flags/command-flags.js';
+import { leaveToHelpAll, leftToHelpAll } from './help-all.js';
 import type { OptionDeclaration, OptionSection } from '../targets/option-group.js';
 import { CONSOLE_TYPE_OPTION, PROVIDER_OPTIONS, type ConsoleTypeFlags, type ProviderFlags } from '../targets/option-groups.js';
 
@@ -62,12 +63,17 @@ const DECLARED: readonly OptionDeclaration[] = [...PROVIDER_OPTIONS, CONSOLE_TYP
  */
 export type FlagLayout = readonly (Exclude<OptionSection, 'own'> | readonly OptionDeclaration[])[];
 
-/** Adds a command's flags as its layout lists them. */
+/** Adds a command's flags as its layout lists them; its short --help leaves some to --help-all (help-all.ts). */
 export function addFlags(command: Command, layout: FlagLayout): Command {
   const name = command.name();
   for (const entry of layout) {
     const declarations = typeof entry === 'string' ? DECLARED.filter((d) => d.section === entry && actsIn(d, name)) : entry;
-    for (const declaration of declarations) command.addOption(commanderOption(declaration, name));
+    for (const declaration of declarations) {
+      const option = commanderOption(declaration, name);
+      command.addOption(option);
+      const word = declaration.hidden ? undefined : leftToHelpAll(declaration, name);
+      if (word) leaveToHelpAll(command, option, word);
+    }
   }
   return command;
 }

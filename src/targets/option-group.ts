@@ -70,8 +70,14 @@ export interface OptionDeclaration<K extends string = string, V = unknown> {
   readonly kubectlShortForm?: boolean;
   /** The only values allowed (listed in --help). */
   readonly choices?: readonly string[];
-  /** Kept out of --help (another spelling of an option there). */
+  /** Kept out of --help and --help-all (another spelling of an option there). */
   readonly hidden?: boolean;
+  /**
+   * Listed with its help by --help-all only, not by the short --help (which names it in one
+   * line): in every command that takes it (`true`) or in those named. A provider's options are
+   * left to --help-all anyway (src/commands/help-all.ts).
+   */
+  readonly advanced?: true | readonly string[];
   /** The command refuses to run without it (`install --via`). */
   readonly mandatory?: boolean;
   /**

@@ -25,7 +25,7 @@ const TYPE_CHOICES: readonly string[] = [...CONSOLE_TYPES, 'auto'];
 /** `-t/--type`: which console of each VM, for every provider (a target's own `#TYPE` wins). */
 export const CONSOLE_TYPE_OPTION = valueOption('type', {
   flags: '-t, --type <type>',
-  help: `console type: ${oneOf(TYPE_CHOICES)} (default: auto, the screen when the VM has one, else its serial console); TARGET#TYPE sets it for one target`,
+  help: `console type: ${oneOf(TYPE_CHOICES)} (default: auto, the screen if the VM has one, else serial); TARGET#TYPE: one target's`,
   section: 'type',
   commands: ['proxy', 'open'],
   parse: (text) => parseConsoleType(text),

@@ -202,7 +202,7 @@ describe('vconsole --help and --version', () => {
 
   it('proxy and open describe -p/--port and --listen in the same words', async () => {
     const helps = await Promise.all(
-      [['proxy'], ['open']].map(async (command) => (await runVconsole([...command, '--help'])).stdout.replace(/\s+/g, ' ')),
+      [['proxy'], ['open']].map(async (command) => (await runVconsole([...command, '--help-all'])).stdout.replace(/\s+/g, ' ')),
     );
     for (const help of helps) {
       expect(help).toContain('-p, --port <port> first local port; targets get PORT, PORT+1, ... (default: free ports)');

@@ -6,11 +6,12 @@ export const GRID_FLAGS = [
   // Start the TUI in the grid of live screens.
   switchOption('grid', {
     flags: '--grid',
-    help: 'start in the grid of live screens (g switches); its pictures come from the shared VNC consoles (shared even with defaults.share: false)',
+    help: 'start in the grid of live screens (g switches); it shares the VNC consoles, even with defaults.share: false',
     section: 'own',
   }),
   valueOption('thumbnails', {
     flags: '--thumbnails <mode>',
+    advanced: true,
     help: `how the grid draws screens: ${THUMBNAIL_MODES.join('|')} (default: from the terminal; VCONSOLE_THUMBNAILS)`,
     section: 'own',
     parse: (text): ThumbnailMode => parseThumbnailMode(text),

@@ -20,18 +20,21 @@ export const OPEN_FLAGS = [
   // false with --no-tui.
   switchOption('tui', {
     flags: '--no-tui',
+    advanced: true,
     help: 'plain log lines on stderr and JSON port lines on stdout instead of the terminal UI',
     section: 'own',
   }),
   // The key that brings the table back from an attached serial console.
   valueOption('escape', {
     flags: '--escape <key>',
+    advanced: true,
     help: 'the key that leaves an attached serial console for the table (default: ^])',
     section: 'own',
   }),
   // A log file per serial console in this directory.
   valueOption('logDir', {
     flags: '--log-dir <dir>',
+    advanced: true,
     help: "append each serial console's output to DIR/NAME.log (created 0600)",
     section: 'own',
   }),

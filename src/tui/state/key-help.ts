@@ -1,8 +1,8 @@
 import { KEY_TABLE, type KeyRow, type KeyScope } from './key-table.js';
 
 /**
- * The keys of `vconsole open` as people read them: the TUI's footer, `vconsole open --help` and
- * the README's key table, all written from the key table the reducers dispatch from
+ * The keys of `vconsole open` as people read them: the TUI's footer, `vconsole open --help-all`
+ * and the key table of docs/COMMANDS.md, all written from the key table the reducers dispatch from
  * (key-table.ts). No ink or react loads with it, so `--help` stays fast.
  */
 
