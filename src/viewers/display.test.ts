@@ -54,6 +54,9 @@ describe('sshLogin', () => {
       host: '198.51.100.2',
       port: 2222,
     });
-    expect(sshLogin({ USER: 'ada', SSH_CONNECTION: '203.0.113.7 51234 198.51.100.2 nonsense' }, host)).toEqual({ user: 'ada', host: '198.51.100.2' });
+    expect(sshLogin({ USER: 'ada', SSH_CONNECTION: '203.0.113.7 51234 198.51.100.2 nonsense' }, host)).toEqual({
+      user: 'ada',
+      host: '198.51.100.2',
+    });
   });
 });

@@ -53,7 +53,10 @@ describe('the no-display lines', () => {
     const verdict = displayHere({ platform: 'linux', env }, () => 'jump-1');
     if (verdict.shows) throw new Error('an ssh session without DISPLAY shows no window');
     expect(sshForwardCommand(verdict.login, '127.0.0.1', 5901)).toBe('ssh -L 5901:127.0.0.1:5901 -p 2222 ada@198.51.100.2');
-    const onPort22 = displayHere({ platform: 'linux', env: { ...env, SSH_CONNECTION: '203.0.113.7 51234 198.51.100.2 22' } }, () => 'jump-1');
+    const onPort22 = displayHere(
+      { platform: 'linux', env: { ...env, SSH_CONNECTION: '203.0.113.7 51234 198.51.100.2 22' } },
+      () => 'jump-1',
+    );
     if (onPort22.shows) throw new Error('an ssh session without DISPLAY shows no window');
     expect(sshForwardCommand(onPort22.login, '127.0.0.1', 5901)).toBe('ssh -L 5901:127.0.0.1:5901 ada@198.51.100.2');
   });
