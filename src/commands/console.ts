@@ -29,10 +29,12 @@ export interface ConsoleIo {
   stderr: Writable;
 }
 
-/** After stdin ends, output is still copied until the console has been quiet this long... */
-const PIPE_QUIET_MS = 500;
-/** ...or this long has passed since stdin ended. */
-const PIPE_DRAIN_MAX_MS = 5_000;
+/** After stdin ends, output is still copied until the console has been quiet this long (`--linger`)... */
+const PIPE_LINGER_MS = 1_000;
+/** ...counted from the VM's first word after the last piped byte, waited for this long at most (over ssh a channel takes seconds to open)... */
+const PIPE_ANSWER_WAIT_MS = 10_000;
+/** ...and this long at most since stdin ended (a VM that never stops printing), or the linger with the wait when longer. */
+const PIPE_DRAIN_MAX_MS = 30_000;
 
 /** The kinds `console` attaches: text lines the terminal shows (serial); the first is what it asks for. */
 const LINE_TYPES = consoleTypesWhere((kind) => kind.reads === 'terminal');
@@ -118,11 +120,14 @@ async function attach(
     });
     restore = enterRawMode(io.stdin);
     if (interactive) say(`vconsole: connected to ${line.name}'s serial console; press ${escapeKey.label} to leave`);
+    const turns = whoSpokeLast(io.stdin, line);
     const attachment = attachTerminal({ input: io.stdin, output: io.stdout, line, escape: interactive ? escapeKey : undefined });
     detach = attachment.detach;
     const result = await attachment.done;
+    turns.stop();
     // The console may end while its answer drains: that is said too.
-    const endedWhileDraining = result.reason === 'input-ended' ? await drain(line, io.stdout) : undefined;
+    const linger = { lingerMs: flags.linger ?? PIPE_LINGER_MS, awaitAnswer: turns.inputLast() };
+    const endedWhileDraining = result.reason === 'input-ended' ? await drain(line, io.stdout, linger) : undefined;
     restore();
     if (interactive && result.reason === 'escape') say(`vconsole: left ${line.name}'s serial console`);
     // The console going is always news, and a failure: the user learns how, and the exit code says so.
@@ -139,19 +144,42 @@ async function attach(
   }
 }
 
+/** Whether the last word was the input's (bytes piped in after the VM last printed), while attached. */
+function whoSpokeLast(input: Readable, line: SerialLine): { inputLast(): boolean; stop(): void } {
+  let inputLast = false;
+  const onInput = () => void (inputLast = true);
+  const onOutput = () => void (inputLast = false);
+  input.on('data', onInput);
+  line.on('output', onOutput);
+  return {
+    inputLast: () => inputLast,
+    stop() {
+      input.off('data', onInput);
+      line.off('output', onOutput);
+    },
+  };
+}
+
 /**
- * Copies the VM's answer to what was piped in: until it has been quiet a moment, or it ends.
- * Resolves with why the console ended, when it ended (not closed by us) meanwhile.
+ * Copies the VM's answer to what was piped in: until it has been quiet for `lingerMs`, or it
+ * ends. When the piped bytes are the last word, the quiet is counted from the VM's first output
+ * after them (its echo, its answer), waited for up to PIPE_ANSWER_WAIT_MS: a console reached
+ * through ssh may not even be open yet when stdin ends. Resolves with why the console ended,
+ * when it ended (not closed by us) meanwhile.
  */
-function drain(line: SerialLine, output: Writable): Promise<Error | undefined> {
+function drain(
+  line: SerialLine,
+  output: Writable,
+  { lingerMs, awaitAnswer }: { lingerMs: number; awaitAnswer: boolean },
+): Promise<Error | undefined> {
   return new Promise((resolve) => {
     const finished = () => done();
-    let quiet = setTimeout(finished, PIPE_QUIET_MS);
-    const cap = setTimeout(finished, PIPE_DRAIN_MAX_MS);
+    let quiet = setTimeout(finished, awaitAnswer ? Math.max(lingerMs, PIPE_ANSWER_WAIT_MS) : lingerMs);
+    const cap = setTimeout(finished, Math.max(PIPE_DRAIN_MAX_MS, lingerMs + PIPE_ANSWER_WAIT_MS));
     const onOutput = (chunk: Buffer) => {
       output.write(chunk);
       clearTimeout(quiet);
-      quiet = setTimeout(finished, PIPE_QUIET_MS);
+      quiet = setTimeout(finished, lingerMs);
     };
     function done(error?: Error) {
       clearTimeout(quiet);

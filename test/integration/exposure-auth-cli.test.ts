@@ -9,6 +9,7 @@ import { runVconsole, startVconsole, type RunningVconsole } from '../support/cli
 import { waitFor } from '../support/wait.js';
 import { liveScreen } from '../support/live-screen.js';
 import { WebSocket } from 'ws';
+import { FOLLOW_LAUNCH_PAGE_SH } from '../support/launch-page.js';
 
 // What a listener beyond loopback protects (docs/COMMANDS.md, Security): every console kind is either
 // behind the viewer password or refused, and the password resists guessing per address.
@@ -280,7 +281,7 @@ describe("open's browser viewer on an exposed listener", () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'vconsole-tls-browser-'));
     const urls = path.join(dir, 'urls');
     const recorder = path.join(dir, 'record-url');
-    writeFileSync(recorder, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${urls}'\n`, { mode: 0o755 });
+    writeFileSync(recorder, `#!/bin/sh\n${FOLLOW_LAUNCH_PAGE_SH}\nprintf '%s\\n' "$u" >> '${urls}'\n`, { mode: 0o755 });
     const run = start(['open', 'demo:vm-b', '--viewer', 'browser', '--no-tui', '--listen', '0.0.0.0'], { VCONSOLE_BROWSER: recorder });
     await run.waitForStderr(/VNC password for viewers of this listener: (\S+) \(shown once/);
     const password = /VNC password for viewers of this listener: (\S+) \(shown once/.exec(run.stderr())![1];
