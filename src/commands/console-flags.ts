@@ -19,6 +19,7 @@ export const CONSOLE_FLAGS = [
     flags: '--linger <duration>',
     help: 'with stdin not a terminal: once it ends, stay until the VM has been quiet this long (default: 1s), then exit with what it printed',
     section: 'own',
+    advanced: true,
     parse: parseDuration,
   }),
   VIRTCTL_TIMEOUT_FLAG,
