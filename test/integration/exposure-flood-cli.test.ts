@@ -22,7 +22,7 @@ const PASSWORD = 'r1ght-pw';
 
 function passwordFile(text: string): string {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'vconsole-flood-')), 'pass');
-  writeFileSync(file, `${text}\n`);
+  writeFileSync(file, `${text}\n`, { mode: 0o600 });
   return file;
 }
 

@@ -40,7 +40,7 @@ describe('vconsole open in the browser', () => {
     await waitFor(() => openedUrls().length === 2, 'two pages opened');
     const pages = await Promise.all(openedUrls().map((url) => browse(url)));
     expect(pages.some((page) => page.text.includes('demo:vm-a</title>'))).toBe(true);
-    expect(pages.some((page) => page.text.includes('demo:vm-b</title>'))).toBe(true);
+    expect(pages.some((page) => page.text.includes('demo:vm-b#serial</title>'))).toBe(true);
     await child.waitForStderr(/\[demo:vm-a\] viewer: browser opened/);
     for (const url of [...openedUrls(), ...pages.map((page) => page.pageUrl!)]) {
       expect(child.stderr()).not.toContain(new URL(url).pathname);

@@ -130,7 +130,7 @@ describe('vconsole proxy with SPICE consoles', () => {
     [
       ['proxy', 'openstack:web-1#spice', '--cloud', 'fixture'],
       1,
-      /^vconsole: openstack:web-1 \(cloud fixture\): cannot get a SPICE console for server "web-1": Unavailable console type spice-html5; this cloud offers no SPICE console \(nova\.conf \[spice\] enabled, html5proxy_base_url\)$/m,
+      /^vconsole: openstack:web-1 \(cloud fixture\)#spice: cannot get a SPICE console for server "web-1": Unavailable console type spice-html5; this cloud offers no SPICE console \(nova\.conf \[spice\] enabled, html5proxy_base_url\)$/m,
     ],
     [
       ['proxy', 'kubevirt:default/vm-a', '--type', 'spice'],
@@ -140,7 +140,7 @@ describe('vconsole proxy with SPICE consoles', () => {
     [
       ['screenshot', 'tcp://127.0.0.1:5930#spice'],
       2,
-      /^vconsole: tcp:\/\/127\.0\.0\.1:5930: it is a SPICE console, which screenshot cannot read; screenshot takes VNC consoles \(drop #spice\)$/m,
+      /^vconsole: tcp:\/\/127\.0\.0\.1:5930#spice: it is a SPICE console, which screenshot cannot read; screenshot takes VNC consoles \(drop #spice\)$/m,
     ],
   ])('bad input: vconsole %j exits %i with one line', async (args, code, pattern) => {
     openstack.settings.consoleTypes = ['novnc', 'serial'];
