@@ -111,7 +111,7 @@ const WALLS = [
     why: 'serial sharing (src/serial) knows no provider, viewer, TUI or RFB',
   },
   // Each provider in a folder of its own; what they share is src/targets/dial, vm-state-poll.ts,
-  // types.ts and console-type.ts, never another provider or the registry that lists them all.
+  // types.ts, capabilities.ts, console-type.ts and limits.ts, never another provider or the registry that lists them all.
   ...providerFolders().map((provider) => ({
     folder: `targets/${provider}`,
     forbids: [
@@ -120,7 +120,7 @@ const WALLS = [
         .map((other) => `targets/${other}`),
       'targets/index.ts',
     ],
-    why: `a provider imports no other provider nor the registry: share code through src/targets/dial, vm-state-poll.ts, types.ts, capabilities.ts or console-type.ts`,
+    why: `a provider imports no other provider nor the registry: share code through src/targets/dial, vm-state-poll.ts, types.ts, capabilities.ts, console-type.ts or limits.ts`,
   })),
 ];
 

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { VconsoleError } from '../../errors.js';
-import { SCHEME_PROBE_TIMEOUT_MS } from '../../limits.js';
+import { SCHEME_PROBE_TIMEOUT_MS } from './limits.js';
 
 /**
  * A console proxy reached with the wrong scheme fails like a refused token: websockify (and so

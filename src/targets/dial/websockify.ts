@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Duplex } from 'node:stream';
 import { ConsoleEndedError, ConsoleRefusedError, VconsoleError, describeError } from '../../errors.js';
-import { CONSOLE_SETTLE_MS } from '../../limits.js';
+import { CONSOLE_SETTLE_MS } from './limits.js';
 import { scrubbedCause, urlSecrets } from '../../secrets.js';
 import { dialWebSocket } from './websocket.js';
 import { isHangUp, pastedUrlSchemeHint, schemeMismatch, type ProxyScheme } from './websocket-scheme.js';

@@ -1,6 +1,6 @@
 import { Duplex } from 'node:stream';
 import { VconsoleError } from '../../errors.js';
-import { NOVA_REFUSAL_WINDOW_MS, NOVA_REPLAY_LIMIT_BYTES } from '../../limits.js';
+import { NOVA_REFUSAL_WINDOW_MS, NOVA_REPLAY_LIMIT_BYTES } from './limits.js';
 import type { ConsoleUrlGrant } from './shared-console-url.js';
 import type { ConsoleType } from '../types.js';
 import type { ProxyScheme } from '../dial/websocket-scheme.js';
