@@ -23,7 +23,7 @@ export class RuntimeDirError extends VconsoleError {
   }
 }
 
-export interface RuntimeDirPlace {
+interface RuntimeDirPlace {
   env: NodeJS.ProcessEnv;
   uid: number;
   tmpdir: string;

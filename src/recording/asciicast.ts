@@ -7,7 +7,7 @@ import { StringDecoder } from 'node:string_decoder';
  */
 export const ASCIICAST_EXTENSION = '.cast';
 
-export interface AsciicastHeader {
+interface AsciicastHeader {
   version: 2;
   width: number;
   height: number;
@@ -17,9 +17,9 @@ export interface AsciicastHeader {
   env?: Record<string, string>;
 }
 
-export type AsciicastEventKind = 'o' | 'i';
+type AsciicastEventKind = 'o' | 'i';
 
-export interface AsciicastEvent {
+interface AsciicastEvent {
   seconds: number;
   kind: AsciicastEventKind;
   text: string;

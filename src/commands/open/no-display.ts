@@ -15,12 +15,12 @@ import type { ViewerStatusEvent } from '../../viewers/viewer-supervisor.js';
 import type { OpenView } from './views.js';
 
 /** The one line that says no window can show here, and what open does instead. */
-export function noDisplayNotice(verdict: Extract<DisplayVerdict, { shows: false }>): string {
+function noDisplayNotice(verdict: Extract<DisplayVerdict, { shows: false }>): string {
   return `no display here (${verdict.reason}): no viewer is started; the consoles are served, and each one a viewer would show gets the ssh -L line to run on your own machine`;
 }
 
 /** `ssh -L 5901:127.0.0.1:5901 ada@jump-1`: the port of this machine at the same port of the user's. */
-export function sshForwardCommand(login: SshLogin, address: string | undefined, port: number): string {
+function sshForwardCommand(login: SshLogin, address: string | undefined, port: number): string {
   const at = login.user ? `${login.user}@${login.host}` : login.host;
   return `ssh -L ${port}:${bracketHost(localAddressOf(address))}:${port} ${at}`;
 }

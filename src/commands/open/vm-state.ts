@@ -49,7 +49,7 @@ export function followableTarget(source: UpstreamSource): Required<Pick<ConsoleT
 }
 
 /** `Stopped (Succeeded)`, `Running`. */
-export function vmStateText(state: VmState): string {
+function vmStateText(state: VmState): string {
   return state.detail && state.detail !== state.phase ? `${state.phase} (${state.detail})` : state.phase;
 }
 

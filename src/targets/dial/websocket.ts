@@ -7,7 +7,7 @@ import { WebSocketStream } from './websocket-stream.js';
 import { MISSED_PONGS_ALLOWED, REJECTION_BODY_LIMIT_BYTES, WEBSOCKET_HANDSHAKE_TIMEOUT_MS, keepaliveIntervalMs } from './limits.js';
 import { urlSecrets } from '../../secrets.js';
 
-export interface WebSocketDialOptions {
+interface WebSocketDialOptions {
   url: string;
   /** Subprotocols to offer: `plain.kubevirt.io` (KubeVirt), `binary` (websockify). */
   protocols: string[];

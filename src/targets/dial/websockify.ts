@@ -27,7 +27,7 @@ export const REFUSED_AFTER_UPGRADE = 'the console was refused right after the up
 /** The proxy refused the console token: a fresh console URL may succeed where this one failed. */
 export class ConsoleTokenRejectedError extends ConsoleRefusedError {}
 
-export interface WebsockifyDialOptions {
+interface WebsockifyDialOptions {
   /** `ws(s)://host:port/path?token=...`: holds a secret, never printed. */
   url: string;
   tls: TlsSettings;

@@ -22,7 +22,7 @@ import { Backoff, pause } from '../../retry/backoff.js';
 import { kubevirtPath } from './api-paths.js';
 
 /** A VMI as the state follower reads it: the conditions and migration state besides the phase. */
-export interface WatchedVmi extends VirtualMachineInstance {
+interface WatchedVmi extends VirtualMachineInstance {
   metadata?: VirtualMachineInstance['metadata'] & { resourceVersion?: string };
   status?: VirtualMachineInstance['status'] & {
     conditions?: { type?: string; status?: string }[];

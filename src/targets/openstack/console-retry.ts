@@ -44,7 +44,7 @@ export function whileWanted(grant: ConsoleUrlGrant, signal: AbortSignal): Promis
   return untilAborted(grant.url, signal, () => new VconsoleError('cancelled'));
 }
 
-export interface RefusalRetryOptions {
+interface RefusalRetryOptions {
   /** A fresh console: called at most once. */
   redial(): Promise<Duplex>;
   /** What the client is told when the fresh console closes the same way. */
