@@ -28,7 +28,7 @@ interface Held {
   checked: boolean;
 }
 
-export interface AgentIo {
+interface AgentIo {
   stdin: NodeJS.ReadableStream & { pause(): unknown };
   stdout: NodeJS.WritableStream;
   exit(code: number): void;

@@ -21,9 +21,7 @@ import type { ViaLink } from '../via/ssh-link.js';
 
 import type { ConsoleFlags } from './console-flags.js';
 
-export type { ConsoleFlags } from './console-flags.js';
-
-export interface ConsoleIo {
+interface ConsoleIo {
   stdin: Readable & { isTTY?: boolean; isRaw?: boolean; setRawMode?(mode: boolean): unknown };
   stdout: Writable;
   stderr: Writable;

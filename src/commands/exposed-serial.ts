@@ -15,7 +15,7 @@ export const PASSWORD_PROMPT = 'vconsole password: ';
 /** A line longer than this is no password of a listener (they have 6 to 8 characters). */
 const MAX_PASSWORD_LINE = 256;
 
-export interface SerialGateOptions {
+interface SerialGateOptions {
   context: tls.SecureContext;
   password: string;
   /** The one back-off of the command: a wrong line waits, and so does its address meanwhile. */

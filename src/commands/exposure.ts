@@ -18,7 +18,7 @@ import { isLoopback } from './flags.js';
 export { INSECURE_EXPOSE_FLAG };
 
 /** Serve serial and SPICE consoles on a non-loopback --listen without authentication (declared in src/flags/command-flags.ts). */
-export type ExposureFlags = Pick<ShareFlags, 'insecureExposeUnauthenticated'>;
+type ExposureFlags = Pick<ShareFlags, 'insecureExposeUnauthenticated'>;
 
 /** Console types vconsole can put a password in front of: those the RFB hub shares. */
 const PROTECTABLE: ReadonlySet<string> = new Set(consoleTypesWhere((kind) => kind.sharing === 'rfb-hub'));
@@ -32,7 +32,7 @@ export function protectedKinds(serialOverTls: boolean): ReadonlySet<string> {
 }
 
 /** The usage error for a console that cannot be protected on `listen`. */
-export function unprotectedConsoleError(consoleType: string, listen: string, protects: ReadonlySet<string> = PROTECTABLE): UsageError {
+function unprotectedConsoleError(consoleType: string, listen: string, protects: ReadonlySet<string> = PROTECTABLE): UsageError {
   const covered = [...protects].map(consoleLabel).join(', ');
   return new UsageError(
     `a ${consoleLabel(consoleType)} console on --listen ${listen} would be open to anyone who reaches the port: vconsole's viewer password covers ${covered} only`,

@@ -8,7 +8,7 @@ import type { OptionDeclaration, OptionSection } from '../targets/option-group.j
 import { PROVIDER_OPTIONS } from '../targets/option-groups.js';
 
 /** The flag that prints a command's whole help. */
-export const HELP_ALL_FLAG = '--help-all';
+const HELP_ALL_FLAG = '--help-all';
 
 /** The width the names of the left-out flags wrap at (the help's default width). */
 const WIDTH = 80;
@@ -50,7 +50,7 @@ export function leftToHelpAll(declaration: OptionDeclaration, command: string): 
 }
 
 /** Whose a provider option is, as its help starts: `KubeVirt: ...`, `ws(s)/OpenStack/Proxmox VE: ...`. */
-export function providerOf(declaration: OptionDeclaration): string {
+function providerOf(declaration: OptionDeclaration): string {
   const who = /^([^:]+): /.exec(declaration.help)?.[1];
   if (!who) throw new Error(`option ${declaration.flags}: a provider option's help starts with its provider, e.g. "KubeVirt: ..."`);
   return who;
@@ -68,7 +68,7 @@ export function leaveToHelpAll(command: Command, option: Option, word: string): 
 }
 
 /** Whether `command` is printing its --help-all (its definition adds the details then). */
-export function showsAll(command: Command): boolean {
+function showsAll(command: Command): boolean {
   return showingAll.has(command);
 }
 

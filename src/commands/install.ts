@@ -13,7 +13,7 @@ import { parseViaAddress, sshArgs, type ViaAddress } from '../via/address.js';
 import { findExecutable, hostKindFromUname, executableName } from '../via/executables.js';
 import { sshCommandFrom } from '../via/protocol.js';
 
-export interface InstallIo {
+interface InstallIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
 }

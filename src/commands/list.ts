@@ -16,8 +16,6 @@ import { farListingStreams, printFarListing } from './far-listing.js';
 import { documentText, outputFormat, type OutputFlags, type OutputFormat } from './output-format.js';
 import type { CommandFlagsIn } from '../flags/command-flags.js';
 
-export type { ListedVm } from '../targets/types.js';
-
 /** list's flags: the provider options, the shared ones that act in list (--via), -o/--json and --provider (list-command.ts). */
 export type ListFlags = TargetFlags & CommandFlagsIn<'list'> & OutputFlags & { provider?: string };
 

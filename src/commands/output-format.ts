@@ -4,7 +4,7 @@ import { UsageError } from '../errors.js';
 import { switchOption, valueOption, type FlagsOf, type OptionDeclaration } from '../targets/option-group.js';
 
 /** What `-o` takes, in kubectl's words: a document (json, yaml), more columns (wide), or names only. */
-export const OUTPUT_FORMATS = ['json', 'yaml', 'wide', 'name'] as const;
+const OUTPUT_FORMATS = ['json', 'yaml', 'wide', 'name'] as const;
 
 /** `-o FORMAT`, else the plain table. */
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number] | 'table';

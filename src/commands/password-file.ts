@@ -5,7 +5,7 @@ import { echoInput } from '../text/terminal-text.js';
 /** VNC authentication uses the first 8 characters of a password; longer ones are cut by every viewer. */
 export const VNC_PASSWORD_CHARS = 8;
 /** Below this a viewer password falls to guessing even with back-off (6 printable characters: ~39 bits). */
-export const VNC_PASSWORD_MIN_CHARS = 6;
+const VNC_PASSWORD_MIN_CHARS = 6;
 
 /**
  * A viewer password (`--password-file`) that VNC authentication carries whole: 6 to 8

@@ -181,11 +181,7 @@ async function serveProxy(
  * The one line for a selected VM left out: why (its error, hint included), that the rest is
  * served, and what picks it up once it runs.
  */
-export function skippedLine(
-  name: string,
-  err: unknown,
-  { following, othersServed }: { following: boolean; othersServed: boolean },
-): string {
+function skippedLine(name: string, err: unknown, { following, othersServed }: { following: boolean; othersServed: boolean }): string {
   const later = following ? 'served once it runs' : 'with --follow it is served once it runs';
   return `vconsole: skipped ${name}: ${describeError(err)} (${othersServed ? 'the other VMs selected are served; ' : ''}${later})`;
 }

@@ -10,7 +10,7 @@ import { documentText, outputFormat, type OutputFlags } from './output-format.js
 export type PsFlags = OutputFlags;
 
 /** One held console as `ps -o json` prints it. */
-export type PsEntry = Pick<HeldRecord, 'pid' | 'command' | 'target' | 'provider' | 'kind' | 'since' | 'joiners'>;
+type PsEntry = Pick<HeldRecord, 'pid' | 'command' | 'target' | 'provider' | 'kind' | 'since' | 'joiners'>;
 
 /**
  * Prints what this user's vconsoles hold: a table (nothing held: one line on stderr, exit 0) or a

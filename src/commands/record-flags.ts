@@ -12,8 +12,6 @@ import { echoInput } from '../text/terminal-text.js';
 import { FileWriteError, ensureDirectory, fileErrorCause } from '../files/safe-file.js';
 import type { ShareFlags } from './share-flags.js';
 
-export type { RecordFlags } from '../flags/command-flags.js';
-
 /**
  * A VNC console is recorded through the RFB hub (one connection, spoken by vconsole's own
  * client, which a replay can decode): recording shares VNC consoles. `--no-share` with

@@ -23,7 +23,7 @@ export function targetToSave(source: UpstreamSource): string {
 }
 
 /** The selection a workspace saves: its keys as the file spells them, and the flags as the user wrote them. */
-export interface SelectionToSave {
+interface SelectionToSave {
   /** Workspace keys (`selector`, `namespaces`, `allNamespaces`, `osFilter`, `osTags`, `type`, `follow`). */
   keys: Record<string, unknown>;
   /** `-l app=web -n prod`, for the reply. */

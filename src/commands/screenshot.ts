@@ -24,8 +24,6 @@ import { resolveViaTargets, viaLinkFrom } from './via.js';
 
 import type { ScreenshotFlags } from './screenshot-flags.js';
 
-export type { ScreenshotFlags } from './screenshot-flags.js';
-
 /** The kinds screenshot reads: screens vconsole's RFB client decodes (VNC); the first is what it asks for. */
 const PICTURE_TYPES = consoleTypesWhere((kind) => kind.reads === 'rfb');
 const PICTURE_HINT = `screenshot takes ${oneOf(PICTURE_TYPES.map(consoleLabel))} consoles`;

@@ -57,7 +57,7 @@ export const PROXY_SERVING: ServingProfile = {
 export type ServingFlags = ShareFlags & RecordFlags & JoinFlags & { grid?: boolean };
 
 /** What the share rules are given besides the flags. */
-export interface ServingContext {
+interface ServingContext {
   readonly profile: ServingProfile;
   readonly listen: string;
   /** The config file's defaults.share. */
@@ -67,7 +67,7 @@ export interface ServingContext {
 }
 
 /** One step of deciding `share`: it sees the flags as the steps before it left them. A step may refuse (a usage error). */
-export interface ShareRule {
+interface ShareRule {
   /** The rule in words, as docs/COMMANDS.md says it. */
   readonly says: string;
   apply<F extends ServingFlags>(flags: F, context: ServingContext): F;
@@ -79,7 +79,7 @@ export interface ShareRule {
  * before the defaults: it shares over the config file's defaults.share: false, and only an explicit
  * --no-share stands against it (refused, but for the grid, whose tiles then say why they are empty).
  */
-export const SHARE_RULES: readonly ShareRule[] = [
+const SHARE_RULES: readonly ShareRule[] = [
   {
     says: "--grid shares (its pictures are the hub's), unless --no-share",
     apply: (flags) => (flags.grid && flags.share === undefined ? { ...flags, share: true } : flags),
@@ -164,7 +164,7 @@ export async function servingPlan(
  * the hub, the held serial line, the TLS gate of serial lines). The top serves the vconsoles
  * that join.
  */
-export function wrapForServing(
+function wrapForServing(
   target: ConsoleTarget,
   { sharing, recording, joining }: Pick<ServingPlan, 'sharing' | 'recording' | 'joining'>,
 ): UpstreamSource {

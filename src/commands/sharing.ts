@@ -14,7 +14,7 @@ import { INSECURE_VNC_AUTH_FLAG, type ShareFlags, type TlsFlags } from './share-
 import type { TlsIdentity } from '../net/tls-identity.js';
 
 /** How long a held serial line keeps redialling a console that dropped (VM reboot, migration). */
-export const SERIAL_RECONNECT_MS = 5 * 60_000;
+const SERIAL_RECONNECT_MS = 5 * 60_000;
 
 /**
  * Wraps a target so that, should it be a serial console, one line is held from the pre-flight on

@@ -12,8 +12,6 @@ import { parseDuration } from './duration.js';
 import type { ViaFlags } from './via-flags.js';
 import type { Selection as TargetSelection } from './target-selection.js';
 
-export type { ViaFlags } from './via-flags.js';
-
 /** The link --via (or `defaults.via`) asks for, or undefined. */
 export function viaLinkFrom(
   flags: ViaFlags & { wait?: string },

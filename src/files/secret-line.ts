@@ -7,13 +7,13 @@ import { join } from 'node:path';
 import { UsageError, describeError } from '../errors.js';
 import { echoInput } from '../text/terminal-text.js';
 
-export interface SecretLineOptions {
+interface SecretLineOptions {
   /** What the first line is, for the hints: `password`, `secret`. */
   what: string;
 }
 
 /** What is read of a secret file at most: its first line is a password or a token, never this long. */
-export const SECRET_FILE_MAX_BYTES = 64 * 1024;
+const SECRET_FILE_MAX_BYTES = 64 * 1024;
 
 /**
  * The first line of `given`, trimmed. A missing, unreadable or empty file, one that is not a

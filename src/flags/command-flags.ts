@@ -203,10 +203,6 @@ type CommandFlags = typeof COMMAND_FLAGS;
 /** The shared flags command `C` takes, typed by their declarations. */
 export type CommandFlagsIn<C extends string> = FlagsIn<CommandFlags, C>;
 
-/** `--viewer` and `--viewer-arg` (open, viewers). */
-export type ViewerFlags = FlagsOfSection<CommandFlags, 'viewer'>;
-/** `-p/--port` and `--listen` (proxy, open, replay). */
-export type ListenFlags = FlagsOfSection<CommandFlags, 'listen'>;
 /** `--share` and what comes with it: the viewer password, TLS, exposure (proxy, open; replay the password and TLS). */
 export type ShareFlags = FlagsOfSection<CommandFlags, 'share'>;
 /** `--record DIR` and `--record-max-size SIZE` (open, proxy, console). */

@@ -9,7 +9,7 @@ import type { DialContext, LogLevel } from '../proxy/types.js';
 import { RECORD_EXTENSION, SOCKET_EXTENSION, writeHeldRecord, type HeldRecord } from './held-record.js';
 
 /** Serves one joiner: a fresh stream of the held console, as the holder's own clients get. */
-export type ServeJoiner = (context: DialContext) => Promise<Duplex>;
+type ServeJoiner = (context: DialContext) => Promise<Duplex>;
 
 let nextClaim = 1;
 

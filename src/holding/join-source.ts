@@ -13,7 +13,7 @@ import { RECORD_EXTENSION, SOCKET_EXTENSION, processAlive, readHeldRecord, remov
 /** How often a dial looks again after losing a race for the console (another vconsole claimed or left it at once). */
 const CLAIM_ATTEMPTS = 3;
 
-export interface JoinSourceEvents {
+interface JoinSourceEvents {
   log: [LogLevel, string];
 }
 

@@ -29,7 +29,7 @@ export class RuntimeDirError extends VconsoleError {
   }
 }
 
-export interface RuntimeDirPlace {
+interface RuntimeDirPlace {
   env: NodeJS.ProcessEnv;
   uid: number;
   tmpdir: string;
@@ -64,7 +64,7 @@ function predictableDir(place: RuntimeDirPlace): string {
 }
 
 /** What a runtime directory is for the command: its path, and a line to say once when it had to move. */
-export interface RuntimeDir {
+interface RuntimeDir {
   dir: string;
   notice?: string;
 }

@@ -22,13 +22,8 @@ export function endsWithVconsole<T extends ChildProcess>(child: T): T {
   return child;
 }
 
-/** How many children are still to be ended (for tests). */
-export function childrenLeft(): number {
-  return live.size;
-}
-
 /** SIGKILL to every child still running, before returning. */
-export function killChildrenNow(): void {
+function killChildrenNow(): void {
   for (const child of live) {
     try {
       child.kill('SIGKILL');

@@ -37,7 +37,7 @@ export const KEY_FILE_NAME = 'listener-key.pem';
  * secrecy) are left out: CBC with MAC-then-encrypt is what padding-oracle attacks (Lucky 13) feed
  * on. Every viewer vconsole is tested with (GnuTLS: TigerVNC, gtk-vnc) speaks 1.3 or these.
  */
-export const LISTENER_TLS: Pick<tls.SecureContextOptions, 'minVersion' | 'ciphers'> = {
+const LISTENER_TLS: Pick<tls.SecureContextOptions, 'minVersion' | 'ciphers'> = {
   minVersion: 'TLSv1.2',
   ciphers: [
     'ECDHE-ECDSA-AES128-GCM-SHA256',
@@ -88,7 +88,7 @@ export function identityDirectory(env: NodeJS.ProcessEnv = process.env, home = o
 }
 
 /** This machine's names and addresses (loopback included), for the certificate's subjectAltName. */
-export function machineNames(): string[] {
+function machineNames(): string[] {
   const addresses = Object.values(os.networkInterfaces())
     .flat()
     .flatMap((info) => (info && !info.address.startsWith('fe80') ? [info.address] : []));
@@ -145,7 +145,7 @@ function writeNew(file: string, text: string): void {
 }
 
 /** An ECDSA P-256 key and a self-signed certificate for `names` (host names and IP addresses). */
-export async function selfSigned(names: string[]): Promise<{ cert: string; key: string }> {
+async function selfSigned(names: string[]): Promise<{ cert: string; key: string }> {
   // @peculiar/x509's dependency injection needs the Reflect metadata API before it loads.
   await import('reflect-metadata');
   const x509 = await import('@peculiar/x509');

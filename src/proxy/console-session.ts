@@ -10,9 +10,9 @@ import { sourceChain } from './wrapped-source.js';
 import { SessionClients } from './session-clients.js';
 import type { BoundAddress, ListenOptions, LogLevel, SessionLogEntry, SessionSnapshot, UpstreamSource } from './types.js';
 
-export type { BoundAddress, ListenOptions } from './types.js';
+export type { BoundAddress } from './types.js';
 
-export interface ConsoleSessionOptions {
+interface ConsoleSessionOptions {
   /**
    * Asked once the console's name is as exact as it gets: by a sharing wrapper between its
    * console's own pre-flight and its shared connection (see UpstreamSource.check), else once
@@ -30,7 +30,7 @@ export class SessionClosedError extends VconsoleError {
   }
 }
 
-export interface ConsoleSessionEvents {
+interface ConsoleSessionEvents {
   /** State, address, clients or error changed. */
   change: [SessionSnapshot];
   /** Bytes moved since the last report (at most every TRAFFIC_REPORT_MS). */

@@ -20,7 +20,7 @@ import { sourceChain } from './wrapped-source.js';
 const GONE_BEFORE_OPEN: Farewell = { level: 'info', message: 'disconnected before the console opened' };
 
 /** What serving its clients needs of the session. */
-export interface SessionClientsHost {
+interface SessionClientsHost {
   log(level: LogLevel, message: string): void;
   /** What the session's error now says (a client's console failed). */
   recordError(message: string): void;

@@ -4,7 +4,7 @@ import { terminalSafe } from '../text/terminal-text.js';
 import { ConsoleSession } from './console-session.js';
 import type { SessionLogEntry, SessionSnapshot, UpstreamSource } from './types.js';
 
-export interface SessionRegistryEvents {
+interface SessionRegistryEvents {
   added: [ConsoleSession];
   removed: [ConsoleSession];
   /** A session's state, address, clients or error changed. */

@@ -123,7 +123,7 @@ export interface DialContext {
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
-export type SessionState = 'idle' | 'connecting' | 'listening' | 'error' | 'closed';
+type SessionState = 'idle' | 'connecting' | 'listening' | 'error' | 'closed';
 
 /** A plain-data view of a session, what the TUI and the log lines render. */
 export interface SessionSnapshot {

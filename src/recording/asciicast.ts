@@ -7,7 +7,7 @@ import { StringDecoder } from 'node:string_decoder';
  */
 export const ASCIICAST_EXTENSION = '.cast';
 
-export interface AsciicastHeader {
+interface AsciicastHeader {
   version: 2;
   width: number;
   height: number;
@@ -19,9 +19,9 @@ export interface AsciicastHeader {
   idle_time_limit?: number;
 }
 
-export type AsciicastEventKind = 'o' | 'i';
+type AsciicastEventKind = 'o' | 'i';
 
-export interface AsciicastEvent {
+interface AsciicastEvent {
   seconds: number;
   kind: AsciicastEventKind;
   text: string;

@@ -10,7 +10,7 @@ import { describeFileError, directoryWarningOnce, ensureDirectory, type FileWrit
 import { timestampedStem } from '../files/console-file-name.js';
 import { consolePasswordOf, withConsolePassword } from '../streams/console-password.js';
 
-export interface RecordingOptions {
+interface RecordingOptions {
   /** Where recordings go (created 0700 when missing). */
   dir: string;
   budget: RecordingBudget;

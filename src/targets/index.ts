@@ -52,7 +52,7 @@ export function listingProviderIds(providers: readonly ConsoleProvider[] = PROVI
   return providers.filter((p) => p.list).map((p) => p.id);
 }
 
-export { oneOf, parseConsoleType, splitConsoleType } from './console-type.js';
+export { oneOf } from './console-type.js';
 
 /** The `Targets:` block of --help: every provider's syntax lines, aligned. */
 export function targetHelp(providers: readonly ConsoleProvider[] = PROVIDERS): string {

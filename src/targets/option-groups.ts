@@ -83,7 +83,7 @@ export function flaggedProviders(flags: Readonly<Record<string, unknown>>, group
 }
 
 /** What the merge reads besides the flags. */
-export interface OptionSources {
+interface OptionSources {
   env: NodeJS.ProcessEnv;
   /** The config file's `defaults`. */
   defaults: Readonly<Record<string, unknown>>;
@@ -128,7 +128,7 @@ function mergedValue(
 }
 
 /** One provider's answer to "do these flags select VMs?", with the group that gave it. */
-export interface GroupSelection extends FlagSelection {
+interface GroupSelection extends FlagSelection {
   readonly group: OptionGroup;
 }
 

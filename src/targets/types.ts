@@ -99,7 +99,7 @@ export type ConsoleTypeChoice = ConsoleType | 'auto';
 export { CONSOLE_TYPES } from '../console-kinds/index.js';
 
 /** One spelling of a provider's targets, as `--help` and the README show it. */
-export interface TargetSyntax {
+interface TargetSyntax {
   /** What to type, e.g. `openstack:NAME|ID, os:NAME|ID`. */
   readonly usage: string;
   /** What it opens, e.g. `OpenStack server (clouds.yaml / OS_* as the openstack CLI reads them)`. */
@@ -170,7 +170,7 @@ export interface ConsoleProvider {
 }
 
 /** One fact of where a provider points: `context` `kind-lab`, `region` `RegionOne`. */
-export interface PlaceFact {
+interface PlaceFact {
   label: string;
   value: string;
 }

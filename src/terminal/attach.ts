@@ -3,7 +3,7 @@ import type { Duplex, Readable, Writable } from 'node:stream';
 import type { EscapeKey } from './escape-key.js';
 
 /** What a terminal attaches to: a serial line (SerialLine) or a stream made to look like one. */
-export interface AttachableLine {
+interface AttachableLine {
   write(bytes: Buffer): unknown;
   on(event: 'output', listener: (chunk: Buffer) => void): unknown;
   on(event: 'end', listener: (error?: Error) => void): unknown;
@@ -24,9 +24,9 @@ export function streamLine(stream: Duplex): AttachableLine {
 }
 
 /** Why an attachment ended. */
-export type DetachReason = 'escape' | 'console-closed' | 'input-ended';
+type DetachReason = 'escape' | 'console-closed' | 'input-ended';
 
-export interface AttachOptions {
+interface AttachOptions {
   /** What the user types: a raw-mode TTY, or a pipe. */
   input: Readable;
   /** Where the console's output goes. */
@@ -39,7 +39,7 @@ export interface AttachOptions {
   replay?: Buffer;
 }
 
-export interface Attachment {
+interface Attachment {
   /** Resolves once: the escape was typed, the console ended, or the input ended. */
   done: Promise<{ reason: DetachReason; error?: Error }>;
   /** Ends the attachment as if the escape was typed (a signal, the TUI taking the screen back). */

@@ -17,7 +17,7 @@ export const AGENT_PREAMBLE = 'vconsole-via-agent\n';
 export const PREAMBLE_SEARCH_BYTES = 64 * 1024;
 
 /** The far vconsole when VCONSOLE_VIA_COMMAND does not say: on PATH, or where `install --via` puts it. */
-export const DEFAULT_FAR_COMMAND = `sh -c 'PATH="$HOME/.local/bin:$PATH"; exec vconsole "$@"' vconsole`;
+const DEFAULT_FAR_COMMAND = `sh -c 'PATH="$HOME/.local/bin:$PATH"; exec vconsole "$@"' vconsole`;
 
 /** The ssh command: ssh, or $VCONSOLE_SSH_COMMAND (shell words, as GIT_SSH_COMMAND). */
 export { sshCommandFrom } from '../net/ssh-command.js';

@@ -15,7 +15,7 @@ import { ViaProtocolError } from './frames.js';
 import { Backoff, pause } from '../retry/backoff.js';
 import { VIA_HELLO_TIMEOUT_MS, VIA_LOGIN_AT_TERMINAL_TIMEOUT_MS, VIA_LOGIN_TIMEOUT_MS, VIA_REQUEST_TIMEOUT_MS } from '../limits.js';
 
-export interface ViaLinkSettings {
+interface ViaLinkSettings {
   address: ViaAddress;
   /** `ssh`, or $VCONSOLE_SSH_COMMAND. */
   sshCommand: string;
@@ -37,7 +37,7 @@ const EXIT_WAIT_MS = 2000;
 const KILL_GRACE_MS = 2000;
 
 /** A version that cannot work with this one: trying again will not help. */
-export class ViaVersionError extends VconsoleError {}
+class ViaVersionError extends VconsoleError {}
 
 /**
  * One bastion's link: a ViaConnection over one ssh process at a time. Consoles ask it for the

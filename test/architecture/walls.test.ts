@@ -84,6 +84,31 @@ describe('the walls in the lint gate', () => {
     ]);
   });
 
+  it('keeps each leaf to the leaves it names, a file leaf as well as a folder', async () => {
+    expect(
+      await wallMessages(
+        'src/net/new-file.ts',
+        "import '../errors.js';\nimport '../limits.js';\nimport '../files/safe-file.js';\nimport '../proxy/types.js';\n",
+      ),
+    ).toEqual([
+      expect.stringContaining(
+        'src/net holds the network and child-process helpers; it is a leaf anyone may import, and imports only the leaves errors.ts, limits.ts, files',
+      ),
+    ]);
+    expect(
+      await wallMessages(
+        'src/errors.ts',
+        "import './text/terminal-text.js';\nimport './secrets.js';\nexport const load = () => import('./targets/index.js');\n",
+      ),
+    ).toEqual([expect.stringContaining('src/errors.ts is'), expect.stringContaining('src/errors.ts is')]);
+    expect(await wallMessages('src/limits.ts', "import './errors.js';\n")).toEqual([expect.stringContaining('src/limits.ts holds')]);
+    expect(await wallMessages('src/text/new-file.ts', "import '../errors.js';\nimport './terminal-text.js';\n")).toHaveLength(1);
+    // A leaf's wall is its own: the file beside it in src/ is walled as its folder is.
+    expect(await wallMessages('src/new-file.ts', "import './proxy/types.js';\nimport './commands/flags.js';\n")).toEqual([
+      expect.stringContaining('a command is the top of the stack'),
+    ]);
+  });
+
   it('keeps src/console-kinds a leaf', async () => {
     expect(await wallMessages('src/console-kinds/new-file.ts', "import '../errors.js';\nimport './types.js';\n")).toEqual([
       expect.stringContaining('is a leaf'),

@@ -56,12 +56,12 @@ export function pageOutput(
   };
 }
 
-export interface BrowserPagesOptions {
+interface BrowserPagesOptions {
   env?: Record<string, string | undefined>;
   startBrowser?: (url: string, env: Record<string, string | undefined>) => Promise<BrowserLaunch>;
 }
 
-export interface BrowserPagesResult {
+interface BrowserPagesResult {
   named: ConsoleTarget[];
   selected: ConsoleTarget[];
   /** Every target was a browser page, and each was handled: `open` has nothing left to run. */

@@ -16,7 +16,7 @@ import type { ViewerCandidate } from '../../viewers/types.js';
 import { namingTarget } from '../command-io.js';
 import type { PageOutput } from './browser-only.js';
 
-export interface ConnectionFilesResult {
+interface ConnectionFilesResult {
   named: ConsoleTarget[];
   selected: ConsoleTarget[];
   /** The viewers started for connection files: `open` with nothing else waits for them. */

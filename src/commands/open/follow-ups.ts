@@ -18,7 +18,7 @@ import { VmStateFollowers, type VmStateHooks } from './vm-state.js';
 import type { OpenView } from './views.js';
 
 /** What the follow-ups need of the run that owns them. */
-export interface FollowUpsHost {
+interface FollowUpsHost {
   /** The view news go to; undefined until it is mounted. */
   view(): OpenView | undefined;
   sharing: Sharing;

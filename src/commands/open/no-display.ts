@@ -15,7 +15,7 @@ import type { ViewerStatusEvent } from '../../viewers/viewer-supervisor.js';
 import type { OpenView } from './views.js';
 
 /** The one line that says no window can show here, and what open does instead. */
-export function noDisplayNotice(verdict: Extract<DisplayVerdict, { shows: false }>): string {
+function noDisplayNotice(verdict: Extract<DisplayVerdict, { shows: false }>): string {
   return `no display here (${verdict.reason}): no viewer is started; the consoles are served, and each one a viewer would show gets the ssh -L line to run on your own machine`;
 }
 

@@ -20,8 +20,6 @@ import { thumbnailModeFrom } from './grid-flags.js';
 import { OpenRun } from './run.js';
 import type { OpenFlags } from './settings.js';
 
-export type { OpenFlags } from './settings.js';
-
 /**
  * `vconsole open`: a proxy per console and the chosen viewer launched for each, shown in the
  * TUI on a terminal, as plain lines otherwise. One failing target does not stop the others; a

@@ -17,7 +17,7 @@ function noTargetError(): UsageError {
 }
 
 /** What `open` goes on with: the targets, and the flags to read them with. */
-export interface TargetsToOpen<F> {
+interface TargetsToOpen<F> {
   targets: string[];
   flags: F;
 }

@@ -19,7 +19,7 @@ import type { ConsoleEventOf } from '../../tui/state/events.js';
  */
 
 /** What the serial wiring tells the view: serial events (`waiting` says why a line is not open yet). */
-export interface SerialView {
+interface SerialView {
   show(event: ConsoleEventOf<'serial'>): void;
 }
 
@@ -84,7 +84,7 @@ async function openSerialLog(dir: string, name: string, onError: (err: Error) =>
   return ConsoleLog.open(file, onError);
 }
 
-export interface TerminalForAttach {
+interface TerminalForAttach {
   stdin: NodeJS.ReadableStream & RawModeInput & { pause(): unknown; resume(): unknown; ref?(): unknown };
   stdout: NodeJS.WritableStream;
   /** Takes the screen from the TUI and gives it back. */

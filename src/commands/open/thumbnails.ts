@@ -19,14 +19,14 @@ import { lastLines } from '../../tui/thumbnails/text.js';
  */
 
 /** What is kept of a serial console's output for its tile. */
-export const SERIAL_TAIL_BYTES = 16 * 1024;
+const SERIAL_TAIL_BYTES = 16 * 1024;
 
 /** Why an unshared VNC console has no picture, with what would share it (`drop --no-share`). */
-export function notSharedReason(hint = 'drop --no-share'): string {
+function notSharedReason(hint = 'drop --no-share'): string {
   return `no picture: this VNC console is not shared (${hint})`;
 }
 /** Why a console of a kind vconsole cannot read (SPICE) has no thumbnail. */
-export function noPictureReason(label: string): string {
+function noPictureReason(label: string): string {
   return `${label}: no picture here (only VNC screens are shared); Enter opens a viewer`;
 }
 
@@ -46,7 +46,7 @@ interface Tracked {
   stop: () => void;
 }
 
-export interface ThumbnailSamplerOptions {
+interface ThumbnailSamplerOptions {
   /** What would share an unshared VNC console, for its tile's reason. */
   shareHint?: string;
   intervalMs?: number;

@@ -35,6 +35,6 @@ export function listingSources(
 }
 
 /** A listed VM as the picker shows it. */
-export function pickerVm(vm: ListedVm): PickerVm {
+function pickerVm(vm: ListedVm): PickerVm {
   return { provider: vm.provider, target: vm.target, state: vm.state, hasConsole: vm.console };
 }

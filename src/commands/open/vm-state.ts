@@ -55,7 +55,7 @@ function vmKeyOf(source: UpstreamSource): string {
 }
 
 /** `Stopped (Succeeded)`, `Running`. */
-export function vmStateText(state: VmState): string {
+function vmStateText(state: VmState): string {
   return state.detail && state.detail !== state.phase ? `${state.phase} (${state.detail})` : state.phase;
 }
 

@@ -23,7 +23,7 @@ export const MAX_CUT_TEXT_BYTES = 1024 * 1024;
 const PSEUDO_NAMES = new Map<number, PseudoEncodingName>(PSEUDO_ENCODING_NAMES.map((name) => [PSEUDO_ENCODINGS[name], name]));
 
 /** What parsing a console's messages needs of its connection. */
-export interface ServerMessagesHost {
+interface ServerMessagesHost {
   readonly relayed: RelayedExtensions;
   bell(): void;
   /** Plain ServerCutText (Latin-1); the extended format goes to `relayed`. */

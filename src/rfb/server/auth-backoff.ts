@@ -16,7 +16,7 @@ import { LoginSlots, type LoginSlot, type LoginSlotsOptions } from './login-slot
  * On top of it, the same object holds what bounds guessing from many addresses: the command's
  * guess budget (guess-budget.ts) and its connections not logged in yet (login-slots.ts).
  */
-export interface AuthBackoffOptions {
+interface AuthBackoffOptions {
   firstMs?: number;
   maxMs?: number;
   forgetMs?: number;

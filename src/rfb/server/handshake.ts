@@ -14,13 +14,13 @@ import { durationText } from './output.js';
 import { SECURITY_VENCRYPT, VENCRYPT_SERVER_VERSION, answerVencryptSubtype, answerVencryptVersion } from './vencrypt.js';
 
 const SECURITY_NONE = 1;
-export const SECURITY_VNC_AUTH = 2;
+const SECURITY_VNC_AUTH = 2;
 
 type Phase =
   'version' | 'security' | 'vencryptVersion' | 'vencryptSubtype' | 'tls' | 'auth' | 'held' | 'clientInit' | 'preparing' | 'normal';
 
 /** What the handshake needs of its connection. */
-export interface HandshakeHost {
+interface HandshakeHost {
   /** The client's connection; after a VeNCrypt handshake, the TLS socket over it. */
   readonly stream: Duplex;
   readonly closed: boolean;

@@ -4,7 +4,7 @@ import { PRE_LOGIN_MAX, PRE_LOGIN_PER_ADDRESS } from '../../limits.js';
  * How far a connection that has not logged in got: it said nothing yet, it spoke (the RFB
  * version, a TLS ClientHello), it was asked the password (a person may be typing it).
  */
-export type LoginProgress = 'silent' | 'spoke' | 'asked';
+type LoginProgress = 'silent' | 'spoke' | 'asked';
 const RANK: Record<LoginProgress, number> = { silent: 0, spoke: 1, asked: 2 };
 
 /** One connection's place among those not logged in yet. */

@@ -23,7 +23,6 @@ import { sharedBandsOf } from './shared-bands.js';
 import { ClientDroppedError, type RfbServerOptions, type ServedClient } from './served-client.js';
 
 export { ClientDroppedError, type ClientInput, type RfbServerOptions, type ServedClient } from './served-client.js';
-export { MAX_CLIENT_CUT_TEXT } from './client-messages.js';
 
 /** One client's RFB connection on a shared Framebuffer: handshake, then messages parsed as they arrive. */
 class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> implements ServedClient {

@@ -11,7 +11,7 @@ export type ConsoleAddress =
   | { readonly kind: 'pty'; readonly path: string };
 
 /** One `<graphics>` element, in document order. */
-export interface DomainGraphics {
+interface DomainGraphics {
   readonly type: 'vnc' | 'spice';
   /** Undefined when it does not listen now (a domain not running, `listen type='none'`, TLS only): `why` says which. */
   readonly address?: ConsoleAddress;
@@ -21,7 +21,7 @@ export interface DomainGraphics {
 }
 
 /** The character device of the domain's console (first `<console>`, else first `<serial>`). */
-export interface DomainSerial {
+interface DomainSerial {
   readonly address?: ConsoleAddress;
   readonly why?: string;
 }

@@ -9,11 +9,10 @@ import { terminalSafe } from '../../text/terminal-text.js';
 import type { LibvirtConnection, SshHost } from './connection.js';
 import { describeConnection, sshAuthority } from './connection.js';
 
-export { SSH_COMMAND_ENV } from '../../net/ssh-command.js';
 /** A virsh answer longer than this is no domain XML or listing (a hostile or broken host). */
-export const VIRSH_OUTPUT_LIMIT_BYTES = 4 * 1024 * 1024;
+const VIRSH_OUTPUT_LIMIT_BYTES = 4 * 1024 * 1024;
 /** How long one virsh command may take, ssh's connection included. */
-export const VIRSH_TIMEOUT_MS = 30_000;
+const VIRSH_TIMEOUT_MS = 30_000;
 /** What is kept of stderr to explain a failure. */
 const STDERR_LIMIT_BYTES = 16 * 1024;
 

@@ -39,7 +39,7 @@ export function isNoSuchDomain(err: unknown): boolean {
 }
 
 /** The domain's state now; a domain that does not exist (any more) is `gone`. */
-export async function readDomainState(connection: LibvirtConnection, domain: string, signal: AbortSignal): Promise<VmState> {
+async function readDomainState(connection: LibvirtConnection, domain: string, signal: AbortSignal): Promise<VmState> {
   try {
     return libvirtState(await runVirsh(connection, ['domstate', '--', domain], signal));
   } catch (err) {

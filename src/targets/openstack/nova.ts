@@ -9,7 +9,7 @@ import { statusHint } from './server-status.js';
 const REMOTE_CONSOLES_MICROVERSION = '2.6';
 
 /** The remote consoles vconsole asks Nova for, by what each is to the user. */
-export type NovaConsoleKind = 'vnc' | 'serial' | 'spice' | 'rdp' | 'mks';
+type NovaConsoleKind = 'vnc' | 'serial' | 'spice' | 'rdp' | 'mks';
 interface NovaConsoleSpec {
   protocol: string;
   type: string;

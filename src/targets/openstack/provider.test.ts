@@ -7,7 +7,7 @@ import {
 } from '../../../test/fixtures/openstack-api.js';
 import { ConsoleRefusedError, UsageError, describeError } from '../../errors.js';
 import type { LogLevel } from '../../proxy/types.js';
-import { CONSOLE_SETTLE_MS } from '../../limits.js';
+import { CONSOLE_SETTLE_MS } from '../dial/limits.js';
 import { splitTarget } from '../index.js';
 import type { ConfigSources } from './config.js';
 import { KeystoneSessions } from './keystone.js';

@@ -11,7 +11,7 @@ export interface ConsoleProxy {
 }
 
 /** vncproxy's answer (websocket=1): and (PVE 8.3+) the VNC password it gave QEMU. */
-export interface VncProxy extends ConsoleProxy {
+interface VncProxy extends ConsoleProxy {
   password?: string;
 }
 

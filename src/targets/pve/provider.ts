@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream';
 import { UsageError, VconsoleError, echoTarget } from '../../errors.js';
-import { LIST_TIMEOUT_MS } from '../../limits.js';
+import { LIST_TIMEOUT_MS } from '../limits.js';
 import { scrubError } from '../../secrets.js';
 import type { DialContext } from '../../proxy/types.js';
 import { withConsolePassword } from '../../streams/console-password.js';

@@ -7,7 +7,7 @@ import type { ConsoleProvider, ConsoleTarget } from '../types.js';
 /** First port of VNC display numbers: display N listens on 5900 + N. */
 const VNC_BASE_PORT = 5900;
 
-export interface TcpAddress {
+interface TcpAddress {
   host: string;
   port: number;
 }

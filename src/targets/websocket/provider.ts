@@ -58,7 +58,7 @@ const URL_DIGEST_KEY = randomBytes(32);
  * that differ only in their tokens get two names (rows, log lines, file names), and neither
  * name says a thing about either token.
  */
-export function consoleUrlName(url: URL): string {
+function consoleUrlName(url: URL): string {
   const shown = safeUrlText(url);
   const whole = new URL(url.href);
   whole.hash = '';

@@ -23,7 +23,7 @@ import { isImageMode, type ThumbnailMode, type ThumbnailView } from '../thumbnai
 
 export type { ThumbnailView } from '../thumbnails/thumbnail.js';
 
-export interface AppProps {
+interface AppProps {
   store: ConsoleStore;
   /** What the keys' requests do (requests.ts): the caller owns sessions, viewers and shutdown. */
   handlers: ConsoleHandlers;
@@ -55,7 +55,7 @@ export interface AppProps {
 }
 
 /** What `open` detaches a serial console with unless told otherwise. */
-export const DEFAULT_DETACH_KEY = 'Ctrl+]';
+const DEFAULT_DETACH_KEY = 'Ctrl+]';
 
 /** Lines of the event log shown under the table. */
 const LOG_LINES = 6;

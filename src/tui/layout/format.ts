@@ -7,7 +7,7 @@ import type { Thumbnail } from '../thumbnails/thumbnail.js';
 import { clipColumns, displayColumns } from './display-safe.js';
 
 /** `no-display`: no viewer can show a window on this machine; the row's port is for a tunnel. */
-export type ViewerState = 'none' | 'starting' | 'open' | 'closed' | 'failed' | 'no-display';
+type ViewerState = 'none' | 'starting' | 'open' | 'closed' | 'failed' | 'no-display';
 
 /** What the viewer launched for a session is doing, as told by the caller (src/viewers). */
 export interface ViewerStatus {
@@ -197,7 +197,7 @@ export function viewerLabel(viewer: ViewerStatus): string {
 }
 
 /** The VIEWER cell of a row: the viewer's name, `failed` (the last error says why), or `no display`. */
-export function viewerCell(viewer: ViewerStatus): string {
+function viewerCell(viewer: ViewerStatus): string {
   if (viewer.state === 'no-display') return 'no display';
   return viewer.state === 'failed' ? 'failed' : viewerLabel(viewer);
 }

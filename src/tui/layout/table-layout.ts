@@ -14,8 +14,7 @@ import {
 import { VM_COLUMN_WIDTH, vmCell } from './vm-column.js';
 import { displayColumns } from './display-safe.js';
 
-export type ColumnKey =
-  'target' | 'provider' | 'address' | 'type' | 'state' | 'vm' | 'viewer' | 'clients' | 'in' | 'out' | 'uptime' | 'error';
+type ColumnKey = 'target' | 'provider' | 'address' | 'type' | 'state' | 'vm' | 'viewer' | 'clients' | 'in' | 'out' | 'uptime' | 'error';
 
 export interface Column {
   key: ColumnKey;
@@ -195,7 +194,7 @@ function cellText(row: ConsoleRow, key: ColumnKey, uptime: string, width = Infin
 }
 
 /** One row split where its colours change: before the state, the state, the VM, after it, the problem. */
-export interface RowSegments {
+interface RowSegments {
   lead: string;
   state: string;
   /** The VM cell with the gap before it; empty without the VM column. */

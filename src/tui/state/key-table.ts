@@ -15,9 +15,9 @@ import type { Key } from 'ink';
 export type KeyScope = 'table' | 'grid' | 'prompt' | 'picker' | 'help';
 
 /** One key's action in each scope it applies in, by name; a scope left out: the key does nothing there (or is typed). */
-export type KeyActions = { readonly [S in KeyScope]?: string };
+type KeyActions = { readonly [S in KeyScope]?: string };
 
-export interface KeyBinding<On extends KeyActions = KeyActions, K extends string = string> {
+interface KeyBinding<On extends KeyActions = KeyActions, K extends string = string> {
   /**
    * The key as a person reads it and as the help prints it: `Up`, `PgUp`, `Enter`, `Esc`,
    * `Backspace`, `Space`, `Ctrl+C`, or one character (`k`, `G`).

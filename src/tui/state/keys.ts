@@ -123,7 +123,7 @@ export function reduceInput(ui: UiState, context: KeyContext, input: string, key
 }
 
 /** The next UI state for one key press, and the request it makes. Pure. */
-export function reduceKey(ui: UiState, context: KeyContext, input: string, key: Key): KeyResult {
+function reduceKey(ui: UiState, context: KeyContext, input: string, key: Key): KeyResult {
   if (ui.mode === 'help') {
     const action = keyAction('help', input, key);
     return action ? HELP_ACTIONS[action](ui, context) : { ui };

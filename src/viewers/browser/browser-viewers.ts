@@ -12,7 +12,7 @@ import { OPENED_ELSEWHERE, SESSION_CLOSED, type PageConsoleType } from './page-p
 /** Addresses that name no one host: a URL cannot point at them, and browsers refuse 0.0.0.0. */
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 
-export interface BrowserViewersOptions {
+interface BrowserViewersOptions {
   /** Address the page server listens on; loopback by default. A page's secret is all that guards it. */
   host?: string;
   /** Port of the page server; 0 (default) takes any free one. */
@@ -29,7 +29,7 @@ export interface BrowserViewersOptions {
 }
 
 /** Where a browser viewer connects, and which page it gets. */
-export interface BrowserViewerTarget extends Omit<ViewerTarget, 'extraArgs'> {
+interface BrowserViewerTarget extends Omit<ViewerTarget, 'extraArgs'> {
   consoleType: PageConsoleType;
 }
 

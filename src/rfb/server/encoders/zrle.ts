@@ -35,7 +35,7 @@ function compactPixel(packer: PixelPacker): CompactPixel {
  * ZRLE (encoding 16) data of a w x h rectangle before compression: 64x64 tiles, each solid,
  * packed-palette, palette RLE, plain RLE or raw, whichever is smallest.
  */
-export function zrleTiles(values: Uint32Array, w: number, h: number, packer: PixelPacker): Buffer {
+function zrleTiles(values: Uint32Array, w: number, h: number, packer: PixelPacker): Buffer {
   const cpixel = compactPixel(packer);
   const parts: Buffer[] = [];
   for (const { tile, tw, th } of tilesOf(values, w, h, 64)) parts.push(encodeTile(tile, tw, th, cpixel));
