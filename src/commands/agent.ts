@@ -4,15 +4,13 @@
 // console, when its stdin ends (ssh gone, or Ctrl+C on the near side).
 import { createHash } from 'node:crypto';
 import { PassThrough, type Duplex } from 'node:stream';
-import { loadConfig, type VconsoleConfig } from '../config/config.js';
+import { loadConfig, type VconsoleConfig } from '../config/index.js';
 import { UsageError } from '../errors.js';
 import type { ConsoleTarget } from '../targets/types.js';
 import { CAPABILITY_NAMES, offeredCapabilities, type CapabilityName } from '../targets/capabilities.js';
 import { VERSION } from '../version.js';
-import { ViaConnection, type FarHandlers } from '../via/connection.js';
-import type { MuxStream } from '../via/mux-stream.js';
-import { AGENT_PREAMBLE, VIA_PROTOCOL, type FarTarget } from '../via/protocol.js';
-import type { LogLevel } from '../proxy/types.js';
+import { ViaConnection, type FarHandlers, type MuxStream, AGENT_PREAMBLE, VIA_PROTOCOL, type FarTarget } from '../via/index.js';
+import type { LogLevel } from '../proxy/index.js';
 import { runListCommand } from './list.js';
 import { consolePasswordOf } from '../streams/console-password.js';
 import { resolveTargets, targetOptionsFrom } from './target-options.js';

@@ -5,7 +5,7 @@
 // the listing providers are asked at that moment, with a short deadline.
 import { Argument, type Command } from 'commander';
 import type { RootCommand } from '@bomb.sh/tab';
-import type { VconsoleConfig } from '../config/config.js';
+import type { VconsoleConfig } from '../config/index.js';
 import { COMPLETION_SHELLS, completionScript } from './completion-scripts.js';
 
 /** How long a Tab waits for the providers' listings: what has not come by then is left out. */

@@ -1,9 +1,9 @@
 import type { Readable, Writable } from 'node:stream';
-import type { VconsoleConfig } from '../config/config.js';
+import type { VconsoleConfig } from '../config/index.js';
 import { consoleLabel, consoleTypesWhere } from '../console-kinds/index.js';
 import { UsageError, VconsoleError } from '../errors.js';
-import { SerialLine } from '../serial/serial-line.js';
-import { ConsoleLog } from '../recording/console-log.js';
+import { SerialLine } from '../serial/index.js';
+import { ConsoleLog } from '../recording/index.js';
 import { describeFileError } from '../files/safe-file.js';
 import { attachTerminal } from '../terminal/attach.js';
 import { DEFAULT_ESCAPE, parseEscapeKey } from '../terminal/escape-key.js';
@@ -17,7 +17,7 @@ import { recordingFrom } from './record-flags.js';
 import { refuseBrowserOnly } from './browser-only.js';
 import { joiningFrom } from './joining.js';
 import { resolveViaTargets, viaLinkFrom } from './via.js';
-import type { ViaLink } from '../via/ssh-link.js';
+import type { ViaLink } from '../via/index.js';
 
 import type { ConsoleFlags } from './console-flags.js';
 

@@ -2,8 +2,7 @@ import type { Duplex } from 'node:stream';
 import { consoleLabel, consoleTypesWhere } from '../console-kinds/index.js';
 import { UsageError } from '../errors.js';
 import { INSECURE_EXPOSE_FLAG, type ShareFlags } from '../flags/command-flags.js';
-import type { DialContext, UpstreamSource } from '../proxy/types.js';
-import { WrappedSource } from '../proxy/wrapped-source.js';
+import { type DialContext, type UpstreamSource, WrappedSource } from '../proxy/index.js';
 import { isLoopback } from './flags.js';
 
 /**

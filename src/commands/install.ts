@@ -9,9 +9,15 @@ import { endsWithVconsole } from '../net/child-processes.js';
 import { sshCommandLine } from '../net/ssh-command.js';
 import { terminalSafe } from '../text/terminal-text.js';
 import { VERSION } from '../version.js';
-import { parseViaAddress, sshArgs, type ViaAddress } from '../via/address.js';
-import { findExecutable, hostKindFromUname, executableName } from '../via/executables.js';
-import { sshCommandFrom } from '../via/protocol.js';
+import {
+  parseViaAddress,
+  sshArgs,
+  type ViaAddress,
+  findExecutable,
+  hostKindFromUname,
+  executableName,
+  sshCommandFrom,
+} from '../via/index.js';
 
 interface InstallIo {
   stdout: NodeJS.WritableStream;

@@ -1,6 +1,6 @@
 // `vconsole list`: what each provider (or the selectors) finds, as a table or JSON; nothing found
 // says where it looked.
-import type { VconsoleConfig } from '../config/config.js';
+import type { VconsoleConfig } from '../config/index.js';
 import { UsageError } from '../errors.js';
 import { echoInput, terminalSafe } from '../text/terminal-text.js';
 import { DEFAULT_PROVIDER, PROVIDERS, listingProviderIds, oneOf, providerById } from '../targets/index.js';

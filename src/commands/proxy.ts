@@ -1,12 +1,16 @@
 // The proxy command alone: ports for other viewers, no viewer of its own. What it shares with
 // open, console, screenshot and replay lives in command-io.ts.
 import { VconsoleError, describeError, errorLine } from '../errors.js';
-import { ConsoleFailure } from '../proxy/console-failure.js';
-import { SessionClosedError, type ConsoleSession } from '../proxy/console-session.js';
-import { DuplicateConsoleError, SessionRegistry } from '../proxy/session-registry.js';
+import {
+  ConsoleFailure,
+  SessionClosedError,
+  type ConsoleSession,
+  DuplicateConsoleError,
+  SessionRegistry,
+  handleShutdownSignals,
+} from '../proxy/index.js';
 import { addOnce, namingTarget, portLine, type CommandIo } from './command-io.js';
-import { handleShutdownSignals } from '../proxy/shutdown.js';
-import type { VconsoleConfig } from '../config/config.js';
+import { type VconsoleConfig, expandWorkspace } from '../config/index.js';
 import { sessionLogPrinter } from './log-lines.js';
 import { consecutivePorts, type TargetFlags } from './flags.js';
 import { certificateNotice, exposureNotice, passwordNotice } from './sharing.js';
@@ -14,10 +18,9 @@ import { PROXY_SERVING, servingPlan } from './serving-plan.js';
 import { listenAddressFrom, targetOptionsFrom } from './target-options.js';
 import { selectTargets } from './target-selection.js';
 import { followSelection } from './follow-selection.js';
-import { expandWorkspace } from '../config/workspaces.js';
 import { refuseBrowserOnly } from './browser-only.js';
 import { closingLinkOnFailure, selectViaTargets, viaLinkFrom } from './via.js';
-import type { ViaLink } from '../via/ssh-link.js';
+import type { ViaLink } from '../via/index.js';
 import type { CommandFlagsIn } from '../flags/command-flags.js';
 
 /** proxy's flags: the provider options and the shared command flags that act in proxy (it has none of its own). */

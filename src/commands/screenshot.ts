@@ -1,7 +1,7 @@
 // `vconsole screenshot`: one PNG per VNC console, into a file, a directory or stdout.
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { VconsoleConfig } from '../config/config.js';
+import type { VconsoleConfig } from '../config/index.js';
 import { consoleKind, consoleLabel, consoleTypesWhere } from '../console-kinds/index.js';
 import { UsageError, VconsoleError, errorLine } from '../errors.js';
 import { Framebuffer } from '../rfb/wire/framebuffer.js';
@@ -19,7 +19,7 @@ import { namingTarget, type CommandIo } from './command-io.js';
 import { resolveTargets, targetOptionsFrom } from './target-options.js';
 import { refuseBrowserOnly } from './browser-only.js';
 import { joiningFrom } from './joining.js';
-import type { UpstreamSource } from '../proxy/types.js';
+import type { UpstreamSource } from '../proxy/index.js';
 import { resolveViaTargets, viaLinkFrom } from './via.js';
 
 import type { ScreenshotFlags } from './screenshot-flags.js';

@@ -4,7 +4,7 @@
 // commands. What differs between them is their ServingProfile, and nothing else: a new rule or
 // wrapper is a line here, and open and proxy cannot drift apart.
 import type { RecordFlags, ShareFlags } from '../flags/command-flags.js';
-import type { UpstreamSource } from '../proxy/types.js';
+import type { UpstreamSource } from '../proxy/index.js';
 import type { ConsoleTarget } from '../targets/types.js';
 import { namingTarget } from './command-io.js';
 import { knownUnprotected, protectedKinds } from './exposure.js';

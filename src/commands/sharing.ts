@@ -1,7 +1,6 @@
 import { consoleKind, consoleLabel, consoleTypesWhere } from '../console-kinds/index.js';
-import type { ConsoleSession } from '../proxy/console-session.js';
-import { SharedSerialSource } from '../serial/shared-serial.js';
-import type { SessionSnapshot, UpstreamSource } from '../proxy/types.js';
+import type { ConsoleSession, SessionSnapshot, UpstreamSource } from '../proxy/index.js';
+import { SharedSerialSource } from '../serial/index.js';
 import { AuthBackoff } from '../rfb/server/auth-backoff.js';
 import type { RfbHub } from '../rfb/hub/hub.js';
 import { ExposureGuard, INSECURE_EXPOSE_FLAG, protectedKinds, refusesUnprotected } from './exposure.js';

@@ -1,6 +1,6 @@
 // What open and proxy serve: the named targets, and what the flags select, asked of each
 // provider's option group in one place.
-import { expandAlias, type VconsoleConfig } from '../config/config.js';
+import { expandAlias, type VconsoleConfig } from '../config/index.js';
 import { UsageError, VconsoleError } from '../errors.js';
 import { splitConsoleType } from '../targets/console-type.js';
 import { PROVIDERS, providerById, resolveTarget, splitTarget } from '../targets/index.js';

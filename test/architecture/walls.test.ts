@@ -72,6 +72,19 @@ describe('the walls in the lint gate', () => {
     expect(await wallMessages('src/commands/open/new-file.ts', "import '../flags.js';\n")).toEqual([]);
   });
 
+  it('lets src/commands and src/cli.ts import a layer through its entry only, a lazy import() deeper', async () => {
+    const facadeWall = 'src/commands and src/cli.ts import a layer through its entry';
+    expect(
+      await wallMessages(
+        'src/commands/open/new-file.ts',
+        "import { ConsoleSession } from '../../proxy/index.js';\nimport type { ViaLink } from '../../via/ssh-link.js';\nimport { loadConfig } from '../../config/config.js';\nexport const load = () => import('../../recording/replay-source.js');\nexport const all: unknown = [ConsoleSession, loadConfig, null as unknown as ViaLink];\n",
+      ),
+    ).toEqual([expect.stringContaining(facadeWall), expect.stringContaining(facadeWall)]);
+    expect(
+      await wallMessages('src/cli.ts', "import './serial/shared-serial.js';\nimport './serial/index.js';\nimport './commands/flags.js';\n"),
+    ).toEqual([expect.stringContaining(facadeWall)]);
+  });
+
   it('keeps src/state-machine a leaf, so that any layer may hold its state with it', async () => {
     expect(await wallMessages('src/state-machine/new-file.ts', "import '../errors.js';\nimport './state-machine.js';\n")).toEqual([
       expect.stringContaining('src/state-machine is the one checked state holder'),

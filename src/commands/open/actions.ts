@@ -6,8 +6,7 @@
  */
 import { consoleKind } from '../../console-kinds/index.js';
 import { VconsoleError, describeError } from '../../errors.js';
-import type { ConsoleSession } from '../../proxy/console-session.js';
-import type { SessionRegistry } from '../../proxy/session-registry.js';
+import type { ConsoleSession, SessionRegistry } from '../../proxy/index.js';
 import type { RenderConsoleOptions } from '../../tui/components/render-console-app.js';
 import type { ConsoleHandlers } from '../../tui/state/requests.js';
 import type { ViewerRouter } from '../../viewers/viewer-router.js';

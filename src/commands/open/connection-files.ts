@@ -4,7 +4,7 @@
 import { consoleKind } from '../../console-kinds/index.js';
 import { VconsoleError } from '../../errors.js';
 import { DIAL_TIMEOUT_MS } from '../../limits.js';
-import { handleShutdownSignals } from '../../proxy/shutdown.js';
+import { handleShutdownSignals } from '../../proxy/index.js';
 import type { ConsoleTarget } from '../../targets/types.js';
 import { terminalSafe } from '../../text/terminal-text.js';
 import { candidateShows } from '../../viewers/catalog.js';

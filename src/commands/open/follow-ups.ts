@@ -5,8 +5,7 @@
  * session gets there, and stops them all through stop() and closeSerialLogs() when it shuts down.
  */
 import { describeError } from '../../errors.js';
-import type { ConsoleSession } from '../../proxy/console-session.js';
-import type { SessionRegistry } from '../../proxy/session-registry.js';
+import type { ConsoleSession, SessionRegistry } from '../../proxy/index.js';
 import type { ViewerRouter } from '../../viewers/viewer-router.js';
 import type { ThumbnailView } from '../../tui/thumbnails/thumbnail.js';
 import type { Recording } from '../record-flags.js';

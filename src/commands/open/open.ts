@@ -1,7 +1,6 @@
 // `vconsole open`'s entry: reads the flags, picks the targets and the viewer, and hands them to
 // one OpenRun (run.ts), the object that owns everything open starts until q or a signal ends it.
-import type { VconsoleConfig } from '../../config/config.js';
-import { expandWorkspace } from '../../config/workspaces.js';
+import { type VconsoleConfig, expandWorkspace } from '../../config/index.js';
 import { DEFAULT_ESCAPE, parseEscapeKey } from '../../terminal/escape-key.js';
 import { selectViewer } from '../../viewers/choose.js';
 import { displayHere } from '../../viewers/display.js';
@@ -12,7 +11,7 @@ import { OPEN_SERVING, servingPlan } from '../serving-plan.js';
 import { listenAddressFrom, targetOptionsFrom } from '../target-options.js';
 import { selectTargets } from '../target-selection.js';
 import { closingLinkOnFailure, selectViaTargets, viaLinkFrom } from '../via.js';
-import type { ViaLink } from '../../via/ssh-link.js';
+import type { ViaLink } from '../../via/index.js';
 import { openBrowserPages, pageOutput } from './browser-only.js';
 import { openConnectionFiles, waitForFileViewers } from './connection-files.js';
 import { confirmOpenCount } from './count.js';

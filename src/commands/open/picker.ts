@@ -1,4 +1,4 @@
-import type { VconsoleConfig } from '../../config/config.js';
+import type { VconsoleConfig } from '../../config/index.js';
 import { UsageError } from '../../errors.js';
 import type { ListScope } from '../../targets/types.js';
 import type { PickerOutcome, VmListingSource } from '../../tui/state/picker-model.js';

@@ -7,9 +7,14 @@
 import { consoleKind } from '../../console-kinds/index.js';
 import { VconsoleError, describeError } from '../../errors.js';
 import { OPEN_WITHOUT_ASKING_MAX, TUI_LOAD_DEFER_MAX_MS, TUI_LOAD_SETTLE_MS, VIEWER_SHUTDOWN_GRACE_MS } from '../../limits.js';
-import { SessionClosedError, type BoundAddress, type ConsoleSession } from '../../proxy/console-session.js';
-import { DuplicateConsoleError, SessionRegistry } from '../../proxy/session-registry.js';
-import { handleShutdownSignals } from '../../proxy/shutdown.js';
+import {
+  SessionClosedError,
+  type BoundAddress,
+  type ConsoleSession,
+  DuplicateConsoleError,
+  SessionRegistry,
+  handleShutdownSignals,
+} from '../../proxy/index.js';
 import type { ConsoleTarget } from '../../targets/types.js';
 import { isBrowserOnly } from '../browser-only.js';
 import { addOnce, portLine, type CommandIo } from '../command-io.js';

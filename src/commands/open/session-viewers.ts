@@ -5,8 +5,7 @@
  * again when its console does not open, or launched again. One OpenRun (run.ts) owns one.
  */
 import { localAddressOf } from '../../net/host-port.js';
-import type { BoundAddress, ConsoleSession } from '../../proxy/console-session.js';
-import type { SessionRegistry } from '../../proxy/session-registry.js';
+import type { BoundAddress, ConsoleSession, SessionRegistry } from '../../proxy/index.js';
 import { installHint, lookedFor } from '../../viewers/catalog.js';
 import { viewerArgsNotice } from '../../viewers/choose.js';
 import { planViewers, viewerConsoleType } from '../../viewers/viewer-plan.js';

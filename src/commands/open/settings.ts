@@ -1,7 +1,7 @@
 // What `vconsole open` reads before anything starts: its flags, and the settings one run is
 // given (read from them by open.ts). A file of their own: the entry, the run, its actions, the
 // picker and the workspace writer all read them, and none of those need import another for it.
-import type { VconsoleConfig } from '../../config/config.js';
+import type { VconsoleConfig } from '../../config/index.js';
 import type { TargetOptions } from '../../targets/types.js';
 import type { EscapeKey } from '../../terminal/escape-key.js';
 import type { ThumbnailMode } from '../../tui/thumbnails/thumbnail.js';

@@ -1,8 +1,7 @@
 import { consoleKind } from '../../console-kinds/index.js';
 import { THUMBNAIL_MIN_INTERVAL_MS } from '../../limits.js';
-import type { ConsoleSession } from '../../proxy/console-session.js';
-import { SharedSerialSource } from '../../serial/shared-serial.js';
-import type { SessionSnapshot } from '../../proxy/types.js';
+import type { ConsoleSession, SessionSnapshot } from '../../proxy/index.js';
+import { SharedSerialSource } from '../../serial/index.js';
 import type { RfbHub } from '../../rfb/hub/hub.js';
 import type { Thumbnail, ThumbnailView } from '../../tui/thumbnails/thumbnail.js';
 import { scaleBgrxToRgb } from '../../tui/thumbnails/scale.js';

@@ -1,4 +1,4 @@
-import type { VconsoleConfig } from '../../config/config.js';
+import type { VconsoleConfig } from '../../config/index.js';
 import { DEFAULT_PROVIDER, PROVIDERS, splitTarget } from '../../targets/index.js';
 import type { ConsoleProvider, ListScope, ListedVm, TargetOptions } from '../../targets/types.js';
 import type { PickerVm, VmListingSource } from '../../tui/state/picker-model.js';

@@ -6,9 +6,7 @@
  * path knows no provider.
  */
 import { describeError } from '../../errors.js';
-import type { ConsoleSession } from '../../proxy/console-session.js';
-import type { UpstreamSource } from '../../proxy/types.js';
-import { sourceChain } from '../../proxy/wrapped-source.js';
+import { type ConsoleSession, type UpstreamSource, sourceChain } from '../../proxy/index.js';
 import type { ConsoleTarget, VmPhase, VmState } from '../../targets/types.js';
 import type { ViewerStatusEvent } from '../../viewers/viewer-supervisor.js';
 
