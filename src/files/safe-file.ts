@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -160,7 +159,7 @@ function refuseReplacing(file: string): void {
 
 /** A name no one else picks, beside `file` (a rename stays within its file system): `.NAME.RANDOM.part`. */
 function partNameFor(file: string): string {
-  return path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.part`);
+  return path.join(path.dirname(file), `.${path.basename(file)}.${cryptoModule().randomBytes(6).toString('hex')}.part`);
 }
 
 /**
@@ -252,4 +251,9 @@ export async function writePrivateNewFile(file: string, data: Buffer): Promise<v
     throw err;
   }
   await handle.close();
+}
+
+/** node:crypto, loaded when a file is first written: a command that writes none starts without it. */
+function cryptoModule(): typeof import('node:crypto') {
+  return process.getBuiltinModule('node:crypto');
 }

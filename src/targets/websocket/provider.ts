@@ -1,6 +1,5 @@
 // The generic websocket provider: a console URL the user pastes (ws://, wss://, a noVNC or
 // spice-html5 page), dialled as websockify speaks it.
-import { createHmac, randomBytes } from 'node:crypto';
 import { UsageError, echoTarget, safeTargetText } from '../../errors.js';
 import { MAX_HOST_NAME_CHARS } from '../../net/host-port.js';
 import { safeUrlText } from '../../text/url-text.js';
@@ -50,7 +49,7 @@ function isSpicePage(raw: string): boolean {
 }
 
 /** The key of this run's URL digests: a digest says which URL it is, and nothing of its token. */
-const URL_DIGEST_KEY = randomBytes(32);
+let urlDigestKey: Buffer | undefined;
 
 /**
  * The URL as it may be shown, and when that leaves something out (a token in the query or the
@@ -63,7 +62,7 @@ function consoleUrlName(url: URL): string {
   const whole = new URL(url.href);
   whole.hash = '';
   if (whole.href === shown) return shown;
-  return `${shown} [${createHmac('sha256', URL_DIGEST_KEY).update(whole.href).digest('hex').slice(0, 6)}]`;
+  return `${shown} [${urlDigest(whole.href).slice(0, 6)}]`;
 }
 
 /** `ws://` and `wss://` URLs of a websockify / noVNC proxy, token in the query, or the noVNC page URL that points at one. */
@@ -109,3 +108,10 @@ export const websocketProvider: ConsoleProvider = {
     };
   },
 };
+
+/** A digest of a console URL under a key new each run; node:crypto loads only when a token URL is named. */
+function urlDigest(href: string): string {
+  const hashes = process.getBuiltinModule('node:crypto');
+  urlDigestKey ??= hashes.randomBytes(32);
+  return hashes.createHmac('sha256', urlDigestKey).update(href).digest('hex');
+}
