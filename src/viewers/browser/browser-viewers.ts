@@ -5,7 +5,7 @@ import { BROWSER_VIEWER_NAME } from '../catalog.js';
 import type { ViewerTarget } from '../types.js';
 import type { ViewerStatusEvent } from '../viewer-supervisor.js';
 import { describeStartFailure, startBrowser, type BrowserLaunch } from './browser-opener.js';
-import { writeLaunchPage, type LaunchPage } from './launch-page.js';
+import { launchAddress, type LaunchPage } from './launch-page.js';
 import { BrowserPageServer, maskedPageUrl, type PublishedPage } from './page-server.js';
 import { OPENED_ELSEWHERE, SESSION_CLOSED, type PageConsoleType } from './page-protocol.js';
 
@@ -94,10 +94,10 @@ export class BrowserViewers extends EventEmitter<{ status: [ViewerStatusEvent] }
     this.keys.set(key, entry);
     if (this.options.display === false) return void this.emit('status', { key, state: 'no-display', viewerName: BROWSER_VIEWER_NAME });
     let launch: BrowserLaunch;
-    // The browser's command line names a private file, not the address: every local user can read it.
+    // The browser's command line names a private file, not the address, where every local user can read it.
     let launchPage: LaunchPage;
     try {
-      launchPage = writeLaunchPage(url, BROWSER_ONE_TIME_CODE_TTL_MS);
+      launchPage = launchAddress(url, BROWSER_ONE_TIME_CODE_TTL_MS);
     } catch (err) {
       this.failed(key, entry, `cannot write the browser's launch page: ${describeError(err)}`);
       return;

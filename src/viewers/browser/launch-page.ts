@@ -19,8 +19,18 @@ export interface LaunchPage {
 const live = new Set<string>();
 let exitHooked = false;
 
+/**
+ * What the browser is started on for `url`: a launch page where other local users can read a
+ * process's command line (Linux, macOS: /proc, ps); the address itself on Windows, where a
+ * standard user cannot read another user's command line, and where the file's path would go
+ * through url.dll (and wine's xdg-open) as a Windows path the browser may not take.
+ */
+export function launchAddress(url: string, lifetimeMs: number, platform: NodeJS.Platform = process.platform): LaunchPage {
+  return platform === 'win32' ? { fileUrl: url, remove: () => undefined } : writeLaunchPage(url, lifetimeMs);
+}
+
 /** Writes the launch page for `url`; it removes itself after `lifetimeMs`. Throws the system error. */
-export function writeLaunchPage(url: string, lifetimeMs: number, tmpdir: string = os.tmpdir()): LaunchPage {
+function writeLaunchPage(url: string, lifetimeMs: number, tmpdir: string = os.tmpdir()): LaunchPage {
   const dir = fs.mkdtempSync(path.join(tmpdir, 'vconsole-browser-'));
   const file = path.join(dir, 'open.html');
   const href = escapeAttribute(url);
