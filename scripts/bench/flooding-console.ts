@@ -4,6 +4,7 @@
 // as long as it is open, reading nothing but the handshake: the security audit's flood (issue 36,
 // item 5). `node --import tsx flooding-console.ts` prints {"port":N} once it listens.
 import net, { type AddressInfo } from 'node:net';
+import { unrequestedPixelUpdates } from '../../test/support/hostile-rfb.js';
 
 const WIDTH = 1920;
 const HEIGHT = 1080;
@@ -30,21 +31,7 @@ function wholePicture(): Buffer {
   return Buffer.concat([head, Buffer.alloc(WIDTH * HEIGHT * 4, 0x40)]);
 }
 
-function floodWrite(): Buffer {
-  const out = Buffer.alloc(UPDATES_A_WRITE * 20);
-  for (let i = 0; i < UPDATES_A_WRITE; i++) {
-    const at = i * 20;
-    out.writeUInt16BE(1, at + 2);
-    out.writeUInt16BE(i % WIDTH, at + 4);
-    out.writeUInt16BE(Math.floor(i / WIDTH) % HEIGHT, at + 6);
-    out.writeUInt16BE(1, at + 8);
-    out.writeUInt16BE(1, at + 10);
-    out.writeUInt32LE(0x00ff0000 | (i & 0xffff), at + 16);
-  }
-  return out;
-}
-
-const flood = floodWrite();
+const flood = unrequestedPixelUpdates(WIDTH, HEIGHT, UPDATES_A_WRITE);
 
 function serve(socket: net.Socket): void {
   socket.on('error', () => undefined);
