@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { UpstreamSource } from '../proxy/types.js';
+import { consoleIdentity } from '../proxy/wrapped-source.js';
 
 /**
  * The file name (without extension) of a held console's socket and record: the provider and the
@@ -8,10 +9,8 @@ import type { UpstreamSource } from '../proxy/types.js';
  * Two vconsoles of one user reach the same console exactly when they compute the same name.
  */
 export function heldConsoleName(source: Pick<UpstreamSource, 'facts' | 'provider' | 'name'>): string {
-  const { identity: own, consoleType } = source.facts;
-  const identity = `${own ?? `${source.provider}:${source.name}`}#${consoleType ?? ''}`;
-  const digest = createHash('sha256').update(identity).digest('hex').slice(0, 32);
-  return `${fileSafe(source.provider)}-${fileSafe(consoleType ?? 'console')}-${digest}`;
+  const digest = createHash('sha256').update(consoleIdentity(source)).digest('hex').slice(0, 32);
+  return `${fileSafe(source.provider)}-${fileSafe(source.facts.consoleType ?? 'console')}-${digest}`;
 }
 
 /** Letters, digits and dashes only, short: it is only there to be read. */

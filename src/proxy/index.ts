@@ -9,4 +9,4 @@ export type { BoundAddress } from './console-session.js';
 export { DuplicateConsoleError, SessionRegistry } from './session-registry.js';
 export { handleShutdownSignals } from './shutdown.js';
 export type { DialContext, LogLevel, SessionLogEntry, SessionSnapshot, UpstreamSource } from './types.js';
-export { WrappedSource, sourceChain } from './wrapped-source.js';
+export { WrappedSource, sourceChain, vmIdentity } from './wrapped-source.js';

@@ -34,3 +34,16 @@ export abstract class WrappedSource<Events extends Record<keyof Events, unknown[
 export function* sourceChain(source: UpstreamSource): Generator<UpstreamSource> {
   for (let at: UpstreamSource | undefined = source; at; at = (at as { inner?: UpstreamSource }).inner) yield at;
 }
+
+/**
+ * Which VM a source's console is of: its identity, else its provider and name (read when
+ * compared: a name the pre-flight completes is compared complete). Compared, never printed.
+ */
+export function vmIdentity(source: Pick<UpstreamSource, 'facts' | 'provider' | 'name'>): string {
+  return source.facts.identity ?? `${source.provider}:${source.name}`;
+}
+
+/** Which console: its VM's identity and its kind. Two sources with the same one are the same console. */
+export function consoleIdentity(source: Pick<UpstreamSource, 'facts' | 'provider' | 'name'>): string {
+  return `${vmIdentity(source)}#${source.facts.consoleType ?? ''}`;
+}

@@ -6,7 +6,7 @@
  * path knows no provider.
  */
 import { describeError } from '../../errors.js';
-import { type ConsoleSession, type UpstreamSource, sourceChain } from '../../proxy/index.js';
+import { type ConsoleSession, type UpstreamSource, sourceChain, vmIdentity } from '../../proxy/index.js';
 import type { ConsoleTarget, VmPhase, VmState } from '../../targets/types.js';
 import type { ViewerStatusEvent } from '../../viewers/viewer-supervisor.js';
 
@@ -46,10 +46,9 @@ export function followableTarget(source: UpstreamSource): Required<Pick<ConsoleT
   return follow ? { followState: (context) => follow.call(inner, context) } : undefined;
 }
 
-/** Which VM a session's console is of: its provider target's identity (the console type left out), else its name. */
+/** Which VM a session's console is of: its provider target's identity (the console type left out). */
 function vmKeyOf(source: UpstreamSource): string {
-  const inner = [...sourceChain(source)].at(-1) ?? source;
-  return `${inner.facts.identity ?? `${inner.provider}:${inner.name}`}`;
+  return vmIdentity([...sourceChain(source)].at(-1) ?? source);
 }
 
 /** `Stopped (Succeeded)`, `Running`. */
