@@ -59,7 +59,7 @@ export class OpenRun implements ActionHost {
         shareHint: settings.plan.shareHint,
         recording: settings.plan.recording,
         logDir: settings.flags.logDir,
-        pictures: settings.useTui && settings.thumbnailMode !== 'none',
+        tiles: settings.useTui ? (settings.thumbnailMode === 'none' ? 'text' : 'pictures') : 'none',
         runsAgain: (session, action) => (action === 'start' ? this.startSession(session) : this.openViewer(session)),
       },
       this.registry,
