@@ -23,6 +23,7 @@ import { SessionFollowUps } from './follow-ups.js';
 import { SessionViewers } from './session-viewers.js';
 import type { OpenSettings } from './settings.js';
 import { mountTui, plainView, type OpenView } from './views.js';
+import { recordingLines } from '../record-flags.js';
 
 export class OpenRun implements ActionHost {
   readonly registry = new SessionRegistry();
@@ -274,6 +275,8 @@ export class OpenRun implements ActionHost {
     this.followUps.stop();
     this.view?.close();
     await Promise.all([this.registry.closeAll(), this.viewers.router.stopAll(VIEWER_SHUTDOWN_GRACE_MS), this.followUps.closeSerialLogs()]);
+    // The TUI has given the screen back: what --record wrote is said where it stays.
+    for (const line of recordingLines(this.settings.plan.recording)) this.io.stderr.write(`${line}\n`);
   }
 
   /** A second Ctrl+C exits at once: viewers still in their stop grace die with us, not after. */
