@@ -91,6 +91,7 @@ async function openConsoles(
       viewer,
       display,
       viewerEnv,
+      via: via?.host,
     },
     io,
   );

@@ -66,7 +66,7 @@ export class OpenRun implements ActionHost {
       this.registry,
       this.viewers.router,
     );
-    this.places = new PlaceTeller(settings.options, (places) => this.view?.show({ type: 'places', places }));
+    this.places = new PlaceTeller(settings.options, (places) => this.view?.show({ type: 'places', places }), undefined, settings.via);
     this.shutdown = handleShutdownSignals({ close: () => this.close(), exit: (code) => this.exitNow(code) });
     this.afterFirstViewers = settledOrAfter(new Promise<void>((resolve) => (this.firstViewersShown = resolve)), TUI_LOAD_DEFER_MAX_MS);
   }
