@@ -18,6 +18,8 @@ import { refuseBrowserOnly } from './browser-only.js';
 import { joiningFrom } from './joining.js';
 import { resolveViaTargets, viaLinkFrom } from './via.js';
 import type { ViaLink } from '../via/index.js';
+import type { AttachableLine } from '../terminal/attach.js';
+import { refusingScreenGreeting, screenNotSerialError } from './screen-greeting.js';
 
 import type { ConsoleFlags } from './console-flags.js';
 
@@ -118,14 +120,15 @@ async function attach(
     });
     restore = enterRawMode(io.stdin);
     if (interactive) say(`vconsole: connected to ${line.name}'s serial console; press ${escapeKey.label} to leave`);
-    const turns = whoSpokeLast(io.stdin, line);
-    const attachment = attachTerminal({ input: io.stdin, output: io.stdout, line, escape: interactive ? escapeKey : undefined });
+    const shown = checkedForScreen(line, target);
+    const turns = whoSpokeLast(io.stdin, shown);
+    const attachment = attachTerminal({ input: io.stdin, output: io.stdout, line: shown, escape: interactive ? escapeKey : undefined });
     detach = attachment.detach;
     const result = await attachment.done;
     turns.stop();
     // The console may end while its answer drains: that is said too.
     const linger = { lingerMs: flags.linger ?? PIPE_LINGER_MS, awaitAnswer: turns.inputLast() };
-    const endedWhileDraining = result.reason === 'input-ended' ? await drain(line, io.stdout, linger) : undefined;
+    const endedWhileDraining = result.reason === 'input-ended' ? await drain(shown, io.stdout, linger) : undefined;
     restore();
     if (interactive && result.reason === 'escape') say(`vconsole: left ${line.name}'s serial console`);
     // The console going is always news, and a failure: the user learns how, and the exit code says so.
@@ -142,8 +145,17 @@ async function attach(
   }
 }
 
+/**
+ * A bare socket (tcp://, unix://) asked for as a serial line may be a VNC server: its greeting
+ * is then refused in words instead of shown as `RFB 003.008` with exit 0 once it hangs up.
+ */
+function checkedForScreen(line: SerialLine, target: { provider: string; input: string }): AttachableLine {
+  if (target.provider !== 'tcp' && target.provider !== 'unix') return line;
+  return refusingScreenGreeting(line, (version) => screenNotSerialError(target.input, version));
+}
+
 /** Whether the last word was the input's (bytes piped in after the VM last printed), while attached. */
-function whoSpokeLast(input: Readable, line: SerialLine): { inputLast(): boolean; stop(): void } {
+function whoSpokeLast(input: Readable, line: AttachableLine): { inputLast(): boolean; stop(): void } {
   let inputLast = false;
   const onInput = () => void (inputLast = true);
   const onOutput = () => void (inputLast = false);
@@ -166,7 +178,7 @@ function whoSpokeLast(input: Readable, line: SerialLine): { inputLast(): boolean
  * when it ended (not closed by us) meanwhile.
  */
 function drain(
-  line: SerialLine,
+  line: AttachableLine,
   output: Writable,
   { lingerMs, awaitAnswer }: { lingerMs: number; awaitAnswer: boolean },
 ): Promise<Error | undefined> {

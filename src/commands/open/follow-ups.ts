@@ -26,8 +26,11 @@ interface FollowUpsHost {
   recording: Recording;
   /** --log-dir: a log file per serial console there. */
   logDir: string | undefined;
-  /** Whether the grid draws pictures (the TUI, and --thumbnails other than none). */
-  pictures: boolean;
+  /**
+   * What the grid's tiles show: pictures and serial text (the TUI), serial text only
+   * (--thumbnails none or NO_COLOR: text needs no colour), or nothing (no TUI).
+   */
+  tiles: 'pictures' | 'text' | 'none';
   /** The VM runs again: start the session (it had failed) or launch its viewer again. */
   runsAgain: VmStateHooks['runsAgain'];
 }
@@ -47,11 +50,13 @@ export class SessionFollowUps {
     registry: SessionRegistry,
     viewers: ViewerRouter,
   ) {
-    this.thumbnails = host.pictures
-      ? new ThumbnailSampler((id, thumbnail) => host.view()?.show({ type: 'thumbnail', sessionId: id, thumbnail }), {
-          shareHint: host.shareHint,
-        })
-      : undefined;
+    this.thumbnails =
+      host.tiles !== 'none'
+        ? new ThumbnailSampler((id, thumbnail) => host.view()?.show({ type: 'thumbnail', sessionId: id, thumbnail }), {
+            shareHint: host.shareHint,
+            pictures: host.tiles === 'pictures',
+          })
+        : undefined;
     this.vmStates = new VmStateFollowers(
       { show: (id, state) => host.view()?.show({ type: 'vm-state', sessionId: id, phase: state.phase }), runsAgain: host.runsAgain },
       registry,

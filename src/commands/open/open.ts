@@ -88,6 +88,7 @@ async function openConsoles(
       viewer,
       display,
       viewerEnv,
+      via: via?.host,
     },
     io,
   );

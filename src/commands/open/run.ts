@@ -28,6 +28,7 @@ import { SessionFollowUps } from './follow-ups.js';
 import { SessionViewers } from './session-viewers.js';
 import type { OpenSettings } from './settings.js';
 import { mountTui, plainView, type OpenView } from './views.js';
+import { recordingLines } from '../record-flags.js';
 
 export class OpenRun implements ActionHost {
   readonly registry = new SessionRegistry();
@@ -64,13 +65,13 @@ export class OpenRun implements ActionHost {
         shareHint: settings.plan.shareHint,
         recording: settings.plan.recording,
         logDir: settings.flags.logDir,
-        pictures: settings.useTui && settings.thumbnailMode !== 'none',
+        tiles: settings.useTui ? (settings.thumbnailMode === 'none' ? 'text' : 'pictures') : 'none',
         runsAgain: (session, action) => (action === 'start' ? this.startSession(session) : this.openViewer(session)),
       },
       this.registry,
       this.viewers.router,
     );
-    this.places = new PlaceTeller(settings.options, (places) => this.view?.show({ type: 'places', places }));
+    this.places = new PlaceTeller(settings.options, (places) => this.view?.show({ type: 'places', places }), undefined, settings.via);
     this.shutdown = handleShutdownSignals({ close: () => this.close(), exit: (code) => this.exitNow(code) });
     this.afterFirstViewers = settledOrAfter(new Promise<void>((resolve) => (this.firstViewersShown = resolve)), TUI_LOAD_DEFER_MAX_MS);
   }
@@ -279,6 +280,8 @@ export class OpenRun implements ActionHost {
     this.followUps.stop();
     this.view?.close();
     await Promise.all([this.registry.closeAll(), this.viewers.router.stopAll(VIEWER_SHUTDOWN_GRACE_MS), this.followUps.closeSerialLogs()]);
+    // The TUI has given the screen back: what --record wrote is said where it stays.
+    for (const line of recordingLines(this.settings.plan.recording)) this.io.stderr.write(`${line}\n`);
   }
 
   /** A second Ctrl+C exits at once: viewers still in their stop grace die with us, not after. */

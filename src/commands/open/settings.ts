@@ -59,6 +59,8 @@ export interface OpenSettings {
   viewer: { choice: ViewerChoice; detected: ViewerCandidate[] | undefined; platform: HostPlatform };
   /** Whether a viewer's window can show here; without, no viewer starts and ssh -L lines are printed. */
   display: DisplayVerdict;
+  /** --via HOST: the bastion as the user named it, for the header. */
+  via?: string;
   /** The environment as it was before the TUI loaded (which lifts CI for a moment): viewers start in it. */
   viewerEnv: NodeJS.ProcessEnv;
 }

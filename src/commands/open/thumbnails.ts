@@ -48,6 +48,8 @@ interface Tracked {
 interface ThumbnailSamplerOptions {
   /** What would share an unshared VNC console, for its tile's reason. */
   shareHint?: string;
+  /** false: serial consoles' text only, no screen is read (--thumbnails none, NO_COLOR). Default true. */
+  pictures?: boolean;
   intervalMs?: number;
   now?: () => number;
 }
@@ -58,6 +60,7 @@ export class ThumbnailSampler {
   private readonly intervalMs: number;
   private readonly now: () => number;
   private readonly notShared: string;
+  private readonly pictures: boolean;
 
   constructor(
     private readonly show: (sessionId: number, thumbnail: Thumbnail | undefined) => void,
@@ -66,6 +69,7 @@ export class ThumbnailSampler {
     this.intervalMs = options.intervalMs ?? THUMBNAIL_MIN_INTERVAL_MS;
     this.now = options.now ?? Date.now;
     this.notShared = notSharedReason(options.shareHint);
+    this.pictures = options.pictures ?? true;
   }
 
   /** Follows `session`'s screen (through `hub`, when it is shared) or its serial output. */
@@ -174,7 +178,7 @@ export class ThumbnailSampler {
     const snapshot = entry.session.snapshot();
     if (snapshot.state !== 'listening') return undefined;
     const kind = consoleKind(snapshot.consoleType);
-    if (!kind) return undefined;
+    if (!kind || (kind.reads !== 'terminal' && !this.pictures)) return undefined;
     switch (kind.reads) {
       case 'terminal': {
         const text = Buffer.concat(entry.tail).toString('utf8');

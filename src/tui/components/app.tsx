@@ -178,7 +178,7 @@ export function App({
   const view = viewSummary(filter, ui.sort, rows.length, allRows.length);
   // Rows there are, none of which the filter keeps: say so, and how to see them again.
   const empty = allRows.length > 0 && rows.length === 0 ? `No console matches "${filter.trim()}": Esc clears the filter.` : undefined;
-  const tileIds = grid && drawing !== 'none' ? visibleTiles(rows, index, grid).shown.map((row) => row.session.id) : undefined;
+  const tileIds = grid ? visibleTiles(rows, index, grid).shown.map((row) => row.session.id) : undefined;
   const pixels =
     grid &&
     (drawing === 'image' && isImageMode(thumbnails)

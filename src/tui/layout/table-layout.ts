@@ -31,10 +31,12 @@ const MIN_ERROR_WIDTH = 8;
 /**
  * Dropped whole, in this order, while the terminal is too narrow (the detail line still has
  * them all): the target's name survives longest, and a column is dropped rather than cut to
- * `defau…`; IN and OUT go together. The state, the VM's phase and the viewer (a serial row's
- * unread output) stay.
+ * `defau…`; IN and OUT go together. The address goes last: it is what a viewer started by hand
+ * (or `ssh -L`) needs, while the type is mostly in the name (`vm#serial`) and the client count
+ * matters only when sharing. The state, the VM's phase and the viewer (a serial row's unread
+ * output) stay.
  */
-const DROPPABLE: readonly (readonly ColumnKey[])[] = [['uptime'], ['provider'], ['in', 'out'], ['address'], ['type'], ['clients']];
+const DROPPABLE: readonly (readonly ColumnKey[])[] = [['uptime'], ['provider'], ['in', 'out'], ['type'], ['clients'], ['address']];
 /** `1023 KB 1023 KB/s`: the widest byte count with its rate (idle rows need far less). */
 const TRAFFIC_WIDTH = 17;
 /**
