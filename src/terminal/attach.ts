@@ -3,7 +3,7 @@ import type { Duplex, Readable, Writable } from 'node:stream';
 import type { EscapeKey } from './escape-key.js';
 
 /** What a terminal attaches to: a serial line (SerialLine) or a stream made to look like one. */
-interface AttachableLine {
+export interface AttachableLine {
   write(bytes: Buffer): unknown;
   on(event: 'output', listener: (chunk: Buffer) => void): unknown;
   on(event: 'end', listener: (error?: Error) => void): unknown;
