@@ -85,16 +85,9 @@ async function serveProxy(
   sessions.forEach(sharing.follow);
   const ports = consecutivePorts(flags.port, sessions.length);
   const portOf = new Map(sessions.map((session, i) => [session.id, ports[i]]));
-  let noticed = false;
-  const notices = () => {
-    if (noticed) return;
-    noticed = true;
-    if (warning) io.stderr.write(`${warning}\n`);
-    const password = passwordNotice(sharing);
-    if (password) io.stderr.write(`${password}\n`);
-    const certificate = certificateNotice(sharing);
-    if (certificate) io.stderr.write(`${certificate}\n`);
-  };
+  const notices = onceOnly(() => {
+    for (const line of [warning, passwordNotice(sharing), certificateNotice(sharing)]) if (line) io.stderr.write(`${line}\n`);
+  });
   // A shared console waits for its first picture: each port is printed once its console is
   // ready, so that a slow or silent one holds no other back.
   const early = sessions.some((s) => sharing.hubOf(s) !== undefined);
@@ -111,33 +104,16 @@ async function serveProxy(
       }),
     ),
   );
-  const failures: VconsoleError[] = [];
-  /** Consoles that failed on their own (a shared console's bad handshake): the others still serve. */
-  const consoleFailures: { session: ConsoleSession; reason: unknown }[] = [];
-  const skipped: { session: ConsoleSession; reason: unknown }[] = [];
-  const listening: { session: ConsoleSession; address: string; port: number }[] = [];
-  started.forEach((result, i) => {
-    if (result.status === 'fulfilled') listening.push({ session: sessions[i], ...result.value });
-    else if (result.reason instanceof DuplicateConsoleError) io.stderr.write(`${describeError(result.reason)}\n`);
-    else if (result.reason instanceof ConsoleFailure) consoleFailures.push({ session: sessions[i], reason: result.reason });
-    // A session closed while it started: a shutdown is under way, not a failure.
-    else if (result.reason instanceof SessionClosedError) return;
-    else if (selectedSessions.has(sessions[i])) skipped.push({ session: sessions[i], reason: result.reason });
-    else failures.push(namingTarget(sessions[i].name, result.reason));
-  });
+  const outcome = sortStarts(started, sessions, selectedSessions, io);
+  const { listening, skipped, consoleFailures } = outcome;
   for (const { session, reason } of skipped)
     io.stderr.write(`${skippedLine(session.name, reason, { following: Boolean(flags.follow), othersServed: listening.length > 0 })}\n`);
-  // With nothing else to serve, a console's own failure (a bad handshake, or silence) is the command's.
-  if (listening.length === 0) failures.unshift(...consoleFailures.map(({ session, reason }) => namingTarget(session.name, reason)));
-  // Following, nothing served yet is a wait, not a failure.
-  if (failures.length > 0 || (listening.length === 0 && skipped.length > 0 && !flags.follow)) {
+  const fatal = commandFailures(outcome, Boolean(flags.follow));
+  if (fatal.length > 0) {
     shutdown.dispose();
     await registry.closeAll();
-    for (const failure of failures.slice(0, -1)) io.stderr.write(`${errorLine(failure)}\n`);
-    throw (
-      failures[failures.length - 1] ??
-      new VconsoleError(`none of the ${skipped.length} VMs selected could be served`, { hint: 'see the lines above' })
-    );
+    for (const failure of fatal.slice(0, -1)) io.stderr.write(`${errorLine(failure)}\n`);
+    throw fatal[fatal.length - 1];
   }
   // A selected VM that cannot be served holds no session; --follow serves it anew once it runs.
   await Promise.all(skipped.map(({ session }) => registry.remove(session.id)));
@@ -149,8 +125,83 @@ async function serveProxy(
   }
   if (!flags.follow) return;
 
+  following.stop = followAndServe({ flags, options, config, registry, plan, io, listen, portOf, sessions, notice });
+}
+
+/** fn, run on the first call only. */
+function onceOnly(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    fn();
+  };
+}
+
+interface StartOutcome {
+  /** Consoles that listen. */
+  listening: { session: ConsoleSession; address: string; port: number }[];
+  /** Consoles that failed on their own (a shared console's bad handshake): the others still serve. */
+  consoleFailures: { session: ConsoleSession; reason: unknown }[];
+  /** Selected (not named) consoles that could not be served. */
+  skipped: { session: ConsoleSession; reason: unknown }[];
+  /** Named consoles that could not be served: each is the command's failure. */
+  failures: VconsoleError[];
+}
+
+/** Sorts the consoles' starts into served, failed on their own, skipped (selected) and failed (named). */
+function sortStarts(
+  started: PromiseSettledResult<{ address: string; port: number }>[],
+  sessions: ConsoleSession[],
+  selectedSessions: Set<ConsoleSession>,
+  io: CommandIo,
+): StartOutcome {
+  const outcome: StartOutcome = { listening: [], consoleFailures: [], skipped: [], failures: [] };
+  started.forEach((result, i) => {
+    if (result.status === 'fulfilled') outcome.listening.push({ session: sessions[i], ...result.value });
+    else if (result.reason instanceof DuplicateConsoleError) io.stderr.write(`${describeError(result.reason)}\n`);
+    else if (result.reason instanceof ConsoleFailure) outcome.consoleFailures.push({ session: sessions[i], reason: result.reason });
+    // A session closed while it started: a shutdown is under way, not a failure.
+    else if (result.reason instanceof SessionClosedError) return;
+    else if (selectedSessions.has(sessions[i])) outcome.skipped.push({ session: sessions[i], reason: result.reason });
+    else outcome.failures.push(namingTarget(sessions[i].name, result.reason));
+  });
+  return outcome;
+}
+
+/**
+ * The errors that end the command, the last one thrown: named consoles that failed, or nothing
+ * selected served. With nothing else to serve, a console's own failure (a bad handshake, or
+ * silence) is the command's; following, nothing served yet is a wait, not a failure.
+ */
+function commandFailures({ listening, consoleFailures, skipped, failures }: StartOutcome, following: boolean): Error[] {
+  const named =
+    listening.length === 0 ? [...consoleFailures.map(({ session, reason }) => namingTarget(session.name, reason)), ...failures] : failures;
+  if (named.length > 0) return named;
+  if (listening.length === 0 && skipped.length > 0 && !following)
+    return [new VconsoleError(`none of the ${skipped.length} VMs selected could be served`, { hint: 'see the lines above' })];
+  return [];
+}
+
+interface FollowingProxy {
+  flags: ProxyFlags;
+  options: ReturnType<typeof targetOptionsFrom>;
+  config: VconsoleConfig;
+  registry: SessionRegistry;
+  plan: Awaited<ReturnType<typeof servingPlan>>;
+  io: CommandIo;
+  listen: string;
+  portOf: Map<number, number | undefined>;
+  sessions: ConsoleSession[];
+  notice: (text: string) => void;
+}
+
+/**
+ * --follow: serves VMs that start matching (or running) as they do, a JSON line each once it
+ * listens, else the skip line. Returns what stops following.
+ */
+function followAndServe({ flags, options, config, registry, plan, io, listen, portOf, sessions, notice }: FollowingProxy): () => void {
   let nextPort = flags.port === undefined ? undefined : flags.port + sessions.length;
-  /** Serves a session new to the selection: its JSON line once it listens, else the skip line. */
   const serve = async (session: ConsoleSession) => {
     try {
       const at = await session.start({ host: listen, port: portOf.get(session.id) ?? 0 });
@@ -160,7 +211,7 @@ async function serveProxy(
         io.stderr.write(`${skippedLine(session.name, err, { following: true, othersServed: false })}\n`);
     }
   };
-  following.stop = followSelection({
+  return followSelection({
     flags,
     options,
     config,
@@ -170,7 +221,7 @@ async function serveProxy(
     open: (target) => {
       const [session] = addOnce(registry, [plan.wrap(target)], notice);
       if (!session) return;
-      sharing.follow(session);
+      plan.sharing.follow(session);
       if (nextPort !== undefined) portOf.set(session.id, nextPort++);
       void serve(session);
     },
