@@ -69,22 +69,7 @@ export async function sharingFrom(
   } = {},
 ): Promise<Sharing> {
   const share = Boolean(flags.share || flags.viewOnly || flags.vncPasswordFile || flags.passwordFile);
-  const upstreamPassword =
-    flags.vncPasswordFile === undefined ? undefined : readSecretLine(flags.vncPasswordFile, '--vnc-password-file', { what: 'password' });
-  let clientPassword =
-    flags.passwordFile === undefined
-      ? undefined
-      : checkClientPassword(
-          readSecretLine(flags.passwordFile, '--password-file', { what: 'password' }),
-          '--password-file',
-          flags.passwordFile,
-        );
-  const shortPassword =
-    clientPassword !== undefined && !isLoopback(listen) && clientPassword.length < VNC_PASSWORD_CHARS
-      ? shortPasswordWarning(clientPassword.length, listen)
-      : undefined;
-  const generated = share && clientPassword === undefined && !isLoopback(listen);
-  if (generated) clientPassword = generateVncPassword();
+  const { upstreamPassword, clientPassword, shortPassword, generated } = passwordsFrom(flags, listen, share);
   const Hub = share ? (await import('../rfb/hub/hub.js')).RfbHub : undefined;
   const tlsIdentity = clientPassword !== undefined && !isLoopback(listen) ? await exposedIdentity(flags, listen) : undefined;
   const plainVncAuth = tlsIdentity !== undefined && Boolean(flags.insecureVncAuth);
@@ -143,6 +128,33 @@ export async function sharingFrom(
     },
     hubOf,
   };
+}
+
+/**
+ * The upstream's password (--vnc-password-file) and the clients' (--password-file, or made up
+ * here for a shared listener beyond loopback), with the warning for a short one beyond loopback.
+ */
+function passwordsFrom(
+  flags: ShareFlags,
+  listen: string,
+  share: boolean,
+): Pick<Sharing, 'clientPassword' | 'generated' | 'shortPassword'> & { upstreamPassword?: string } {
+  const upstreamPassword =
+    flags.vncPasswordFile === undefined ? undefined : readSecretLine(flags.vncPasswordFile, '--vnc-password-file', { what: 'password' });
+  const chosen =
+    flags.passwordFile === undefined
+      ? undefined
+      : checkClientPassword(
+          readSecretLine(flags.passwordFile, '--password-file', { what: 'password' }),
+          '--password-file',
+          flags.passwordFile,
+        );
+  const shortPassword =
+    chosen !== undefined && !isLoopback(listen) && chosen.length < VNC_PASSWORD_CHARS
+      ? shortPasswordWarning(chosen.length, listen)
+      : undefined;
+  const generated = share && chosen === undefined && !isLoopback(listen);
+  return { upstreamPassword, clientPassword: generated ? generateVncPassword() : chosen, shortPassword, generated };
 }
 
 /** The serial line held under a session's TLS gate, if any. */

@@ -109,24 +109,7 @@ export class ServerHandshake {
     }
     switch (this.phase) {
       case 'version':
-        if (available < 12) return 0;
-        this.version = negotiateVersion(at.subarray(0, 12));
-        this.refuseWhileHeld('before');
-        if (this.version === '3.3') {
-          // RFB 3.3 has the server pick the type, and VeNCrypt is not one a 3.3 client knows.
-          const legacy = this.securityTypes.find((type) => type !== SECURITY_VENCRYPT);
-          if (legacy === undefined) {
-            const reason = 'this listener speaks VeNCrypt (TLS), which an RFB 3.3 viewer does not';
-            this.farewell = Buffer.concat([u32(0), lengthPrefixed(reason)]);
-            throw new RfbProtocolError(reason);
-          }
-          stream.write(u32(legacy));
-          this.afterSecurityType(legacy);
-        } else {
-          stream.write(Buffer.from([this.securityTypes.length, ...this.securityTypes]));
-          this.phase = 'security';
-        }
-        return 12;
+        return this.onVersion(at);
       case 'security': {
         if (available < 1) return 0;
         const chosen = at[0];
@@ -166,28 +149,8 @@ export class ServerHandshake {
       }
       case 'tls':
         return 0; // the TLS socket reads the connection now
-      case 'auth': {
-        if (available < 16) return 0;
-        const challenge = this.challenge ?? Buffer.alloc(16);
-        // An answer from a held-back address is not checked: a right guess must look like a wrong one.
-        this.refuseWhileHeld('after');
-        // Nor one beyond the command's guesses (many addresses guessing): it spends one, or is refused.
-        if (this.options.authGate?.spend() === false) this.refuseWhileHeld('after', true);
-        if (!checkVncAuth({ challenge, response: at.subarray(0, 16), password: this.options.password ?? '' })) {
-          this.farewell = this.version === '3.8' ? Buffer.concat([u32(1), lengthPrefixed('authentication failed')]) : u32(1);
-          this.options.onAuthFailure?.();
-          const holdMs = this.options.authGate?.failed() ?? 0;
-          if (holdMs <= 0) throw new RfbProtocolError('wrong VNC password');
-          this.phase = 'held';
-          this.holdTimer = setTimeout(() => this.host.finish(new RfbProtocolError('wrong VNC password')), holdMs);
-          return available;
-        }
-        this.options.authGate?.succeeded();
-        this.slot?.leave();
-        stream.write(u32(0));
-        this.enterClientInit();
-        return 16;
-      }
+      case 'auth':
+        return this.onAuth(at);
       case 'held':
         return available; // nothing more is read from a client whose wrong answer is being held
       case 'preparing':
@@ -209,6 +172,54 @@ export class ServerHandshake {
       case 'normal':
         return 0; // the connection reads these
     }
+  }
+
+  /** The client's ProtocolVersion: RFB 3.3 is told the security type, later versions get the list. */
+  private onVersion(at: Buffer): number {
+    if (at.length < 12) return 0;
+    const stream = this.host.stream;
+    this.version = negotiateVersion(at.subarray(0, 12));
+    this.refuseWhileHeld('before');
+    if (this.version === '3.3') {
+      // RFB 3.3 has the server pick the type, and VeNCrypt is not one a 3.3 client knows.
+      const legacy = this.securityTypes.find((type) => type !== SECURITY_VENCRYPT);
+      if (legacy === undefined) {
+        const reason = 'this listener speaks VeNCrypt (TLS), which an RFB 3.3 viewer does not';
+        this.farewell = Buffer.concat([u32(0), lengthPrefixed(reason)]);
+        throw new RfbProtocolError(reason);
+      }
+      stream.write(u32(legacy));
+      this.afterSecurityType(legacy);
+    } else {
+      stream.write(Buffer.from([this.securityTypes.length, ...this.securityTypes]));
+      this.phase = 'security';
+    }
+    return 12;
+  }
+
+  /** The answer to the VNC authentication challenge, checked only within the address's and the command's guesses. */
+  private onAuth(at: Buffer): number {
+    const available = at.length;
+    if (available < 16) return 0;
+    const challenge = this.challenge ?? Buffer.alloc(16);
+    // An answer from a held-back address is not checked: a right guess must look like a wrong one.
+    this.refuseWhileHeld('after');
+    // Nor one beyond the command's guesses (many addresses guessing): it spends one, or is refused.
+    if (this.options.authGate?.spend() === false) this.refuseWhileHeld('after', true);
+    if (!checkVncAuth({ challenge, response: at.subarray(0, 16), password: this.options.password ?? '' })) {
+      this.farewell = this.version === '3.8' ? Buffer.concat([u32(1), lengthPrefixed('authentication failed')]) : u32(1);
+      this.options.onAuthFailure?.();
+      const holdMs = this.options.authGate?.failed() ?? 0;
+      if (holdMs <= 0) throw new RfbProtocolError('wrong VNC password');
+      this.phase = 'held';
+      this.holdTimer = setTimeout(() => this.host.finish(new RfbProtocolError('wrong VNC password')), holdMs);
+      return available;
+    }
+    this.options.authGate?.succeeded();
+    this.slot?.leave();
+    this.host.stream.write(u32(0));
+    this.enterClientInit();
+    return 16;
   }
 
   /**
