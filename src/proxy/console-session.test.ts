@@ -5,7 +5,8 @@ import { VconsoleError } from '../errors.js';
 import { portIsClosed } from '../../test/support/cli.js';
 import { greeterSession as startGreeterSession, readLine, sourceFor, startGreeter } from '../../test/support/fake-console.js';
 import { waitFor } from '../../test/support/wait.js';
-import { ConsoleSession, SESSION_MOVES, SessionClosedError, type SessionPhase } from './console-session.js';
+import { ConsoleSession } from './console-session.js';
+import { SESSION_MOVES, SessionClosedError, type SessionPhase } from './session-phase.js';
 import { IllegalTransitionError, StateMachine } from '../state-machine/state-machine.js';
 import type { SessionLogEntry, UpstreamSource } from './types.js';
 

@@ -1,13 +1,13 @@
 import { EventEmitter } from 'node:events';
-import type net from 'node:net';
-import { VconsoleError, describeError } from '../errors.js';
+import { describeError } from '../errors.js';
 import { CLIENT_FAREWELL_GRACE_MS } from '../limits.js';
 import { formatHostPort } from '../net/host-port.js';
-import { StateMachine, type Transitions } from '../state-machine/state-machine.js';
+import { StateMachine } from '../state-machine/state-machine.js';
 import { ClientUpstreams } from './client-upstreams.js';
 import { bindListener } from './listener.js';
 import { sourceChain } from './wrapped-source.js';
 import { SessionClients } from './session-clients.js';
+import { SESSION_MOVES, SessionClosedError, type SessionPhase } from './session-phase.js';
 import type { BoundAddress, ListenOptions, LogLevel, SessionLogEntry, SessionSnapshot, UpstreamSource } from './types.js';
 
 export type { BoundAddress } from './types.js';
@@ -22,14 +22,6 @@ interface ConsoleSessionOptions {
   admit?(session: ConsoleSession): void;
 }
 
-/** What start() rejects with when the session was closed before it listened: a cancel, not a failure. */
-export class SessionClosedError extends VconsoleError {
-  constructor() {
-    super('the session was closed before it listened');
-    this.name = 'SessionClosedError';
-  }
-}
-
 interface ConsoleSessionEvents {
   /** State, address, clients or error changed. */
   change: [SessionSnapshot];
@@ -39,41 +31,6 @@ interface ConsoleSessionEvents {
 }
 
 let nextSessionId = 1;
-
-/** A listener the session has bound, and where. */
-interface Listener {
-  readonly server: net.Server;
-  readonly bound: BoundAddress;
-}
-
-/** A session's state (its `kind` is the snapshot's), with what only that state has. */
-export type SessionPhase =
-  | { readonly kind: 'idle' }
-  /**
-   * Starting: the start every call meanwhile shares, the listener once bound (early, or at the
-   * end of the start), and the pre-flight's cancel while it runs.
-   */
-  | {
-      readonly kind: 'connecting';
-      readonly starting: Promise<BoundAddress>;
-      readonly listener?: Listener;
-      readonly checkAbort?: AbortController;
-    }
-  | { readonly kind: 'listening'; readonly listener: Listener; readonly startedAt: number }
-  /** The start failed (`lastError` says why); start() may try again. */
-  | { readonly kind: 'error' }
-  /** For good: the close every later call waits for. */
-  | { readonly kind: 'closed'; readonly closing: Promise<void> };
-
-/** The moves of a session; anything else is a bug, refused (exported for its test). */
-export const SESSION_MOVES: Transitions<SessionPhase> = {
-  idle: ['connecting', 'closed'],
-  // Staying: the listener bound, the pre-flight begun or done.
-  connecting: ['connecting', 'listening', 'error', 'closed'],
-  listening: ['closed'],
-  error: ['connecting', 'closed'],
-  closed: [],
-};
 
 /**
  * One console made local: a TCP listener whose every accepted client gets its own fresh

@@ -4,7 +4,8 @@
  * src/commands import the data path only through here (docs/ARCHITECTURE.md, "Walls").
  */
 export { ConsoleFailure } from './console-failure.js';
-export { ConsoleSession, SessionClosedError } from './console-session.js';
+export { ConsoleSession } from './console-session.js';
+export { SessionClosedError } from './session-phase.js';
 export type { BoundAddress } from './console-session.js';
 export { DuplicateConsoleError, SessionRegistry } from './session-registry.js';
 export { handleShutdownSignals } from './shutdown.js';
