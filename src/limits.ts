@@ -90,7 +90,8 @@ export const AUTH_BACKOFF_MAX_ADDRESSES = 4096;
  * GUESS_BURST, refilled one guess each GUESS_REFILL_MS (2 a second). An answer that finds it
  * empty is refused unchecked ("try again in 1 s"); an address that gave the right password in
  * this run takes nothing from it. At 2 a second (63 million a year) the 8 random characters of a
- * made password (94^8, 6e15) hold for 48 million years on average; a password a person chose
+ * made password (55 letters and digits: 55^8, 8.4e13) take 1.3 million years to try them all,
+ * 660,000 on average; a password a person chose
  * holds only as long as it is not among the first guesses (docs: COMMANDS.md, Security).
  * VCONSOLE_GUESS_REFILL_MS overrides the refill (tests stop it to count what a burst gets checked).
  */
