@@ -1,12 +1,10 @@
 // `vconsole install --via HOST`: the single executable that runs on HOST, copied through the
 // user's ssh into ~/.local/bin/vconsole there, its checksum verified there before it replaces
 // anything.
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import { VconsoleError } from '../errors.js';
-import { endsWithVconsole } from '../net/child-processes.js';
-import { sshCommandLine } from '../net/ssh-command.js';
+import { spawnSsh, sshCommandLine } from '../net/ssh-command.js';
 import { terminalSafe } from '../text/terminal-text.js';
 import { VERSION } from '../version.js';
 import {
@@ -97,7 +95,7 @@ interface SshRun {
 function runSsh(ssh: string, address: ViaAddress, remote: string, input?: string): Promise<SshRun> {
   return new Promise((resolve) => {
     const line = sshCommandLine(ssh, [...sshArgs(address), remote]);
-    const child = endsWithVconsole(spawn(line.command, line.args, { stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'] }));
+    const child = spawnSsh(line, { stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout?.on('data', (chunk: Buffer) => (stdout = (stdout + chunk.toString('utf8')).slice(-8192)));

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../test/support/wait.js';
 
 const MODULE = fileURLToPath(new URL('./child-processes.ts', import.meta.url));
+const SSH_COMMAND_MODULE = fileURLToPath(new URL('./ssh-command.ts', import.meta.url));
 
 /**
  * A node process that starts `sleep` through endsWithVconsole, prints its pid, then waits; with
@@ -38,6 +39,32 @@ describe.skipIf(process.platform === 'win32')('children that end with vconsole',
     proc.kill('SIGTERM');
     expect(await exited(proc)).toEqual([null, 'SIGTERM']);
     await waitFor(() => !running(pid), `the child (pid ${pid}) to be killed`);
+  });
+
+  it('include every process of a compound VCONSOLE_SSH_COMMAND (a list, a pipeline), not only its shell', async () => {
+    const script = [
+      `const { spawnSsh, sshCommandLine } = await import(${JSON.stringify(SSH_COMMAND_MODULE)});`,
+      `const child = spawnSsh(sshCommandLine('cd / && sleep', ['600']), { stdio: 'ignore' });`,
+      `console.log(child.pid);`,
+      `setInterval(() => undefined, 1000);`,
+    ].join('\n');
+    const proc = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const shell = await started(proc);
+    let sleeper = 0;
+    await waitFor(
+      () =>
+        (sleeper = Number(
+          spawnSync('pgrep', ['-P', String(shell), 'sleep'])
+            .stdout.toString()
+            .trim(),
+        )) > 0,
+      'the sleep',
+    );
+    proc.kill('SIGTERM');
+    expect(await exited(proc)).toEqual([null, 'SIGTERM']);
+    await waitFor(() => !running(shell) && !running(sleeper), `the shell (pid ${shell}) and its sleep (pid ${sleeper}) to be killed`);
   });
 
   it("are left to a command's own handler, and killed when it exits", async () => {

@@ -13,13 +13,35 @@ const ENDING_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'
 const live = new Set<ChildProcess>();
 let hooked = false;
 
-/** `child` ends with vconsole: killed on its exit, or on a signal no command handles. Returns it. */
-export function endsWithVconsole<T extends ChildProcess>(child: T): T {
+/**
+ * `child` ends with vconsole: killed on its exit, or on a signal no command handles. Returns it.
+ * With `group` it was spawned `detached` (POSIX), the leader of a process group of its own, and
+ * every kill (this module's and its callers' child.kill()) signals that whole group.
+ */
+export function endsWithVconsole<T extends ChildProcess>(child: T, { group = false }: { group?: boolean } = {}): T {
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return child;
+  if (group) signalsItsGroup(child, child.pid);
   live.add(child);
   child.once('exit', () => live.delete(child));
   hook();
   return child;
+}
+
+/**
+ * child.kill() signals the group `child` leads: a shell running a pipeline or a list (`cd DIR &&
+ * ssh ...`) dies alone by its own pid and leaves ssh running. Once the leader has exited nothing
+ * is signalled, as for any child: its group id may belong to someone else by then.
+ */
+function signalsItsGroup(child: ChildProcess, pid: number): void {
+  child.kill = (signal: NodeJS.Signals | number = 'SIGTERM') => {
+    if (child.exitCode !== null || child.signalCode !== null) return false;
+    try {
+      process.kill(-pid, signal);
+      return true;
+    } catch {
+      return false; // ESRCH: the whole group is gone already
+    }
+  };
 }
 
 /** SIGKILL to every child still running, before returning. */

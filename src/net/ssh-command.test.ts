@@ -17,11 +17,33 @@ describe('the user ssh command line', () => {
     });
   });
 
-  it('execs a plain command, so the process vconsole ends is ssh itself; what exec cannot start runs as written', () => {
+  it('execs a plain command, assignments first included, so the process vconsole ends is ssh itself', () => {
     expect(sshCommandLine('/lab/fake-ssh.sh', ['jump'], 'linux').args[1]).toBe('exec /lab/fake-ssh.sh "$@"');
     expect(sshCommandLine('ssh -o ConnectTimeout=5', ['jump'], 'linux').args[1]).toBe('exec ssh -o ConnectTimeout=5 "$@"');
-    for (const command of ['SSH_AUTH_SOCK=/x ssh', 'cd /lab && ssh', 'ssh; true', 'ssh | tee log', '(ssh)', 'ssh\ntrue'])
-      expect(sshCommandLine(command, ['jump'], 'linux').args[1]).toBe(`${command} "$@"`);
+    expect(sshCommandLine('SSH_AUTH_SOCK=/x LANG=C ssh -F y', ['jump'], 'linux')).toEqual({
+      command: '/bin/sh',
+      args: ['-c', 'SSH_AUTH_SOCK=/x LANG=C exec ssh -F y "$@"', 'ssh', 'jump'],
+    });
+  });
+
+  it('runs what exec cannot start as written, in a process group of its own that is ended as one', () => {
+    for (const command of [
+      'cd /lab && ssh',
+      'ssh; true',
+      'ssh | tee log',
+      '(ssh)',
+      'ssh\ntrue',
+      '! ssh',
+      '{ ssh; }',
+      'A="a b" ssh',
+      'A=$(x) ssh',
+    ])
+      expect(sshCommandLine(command, ['jump'], 'linux')).toEqual({
+        command: '/bin/sh',
+        args: ['-c', `${command} "$@"`, 'ssh', 'jump'],
+        ownGroup: true,
+      });
+    expect(sshCommandLine('ssh -F x', ['jump'], 'linux').ownGroup).toBeUndefined();
   });
 
   it('splits it into words on Windows, which has no /bin/sh', () => {

@@ -1,9 +1,8 @@
 // The near end of --via: the user's own ssh running the far vconsole's agent, its hello and
 // version checked, and, after a drop, a new one (with --wait) or the honest ending.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { ConsoleRefusedError, VconsoleError } from '../errors.js';
-import { endsWithVconsole } from '../net/child-processes.js';
-import { sshCommandLine } from '../net/ssh-command.js';
+import { spawnSsh, sshCommandLine } from '../net/ssh-command.js';
 import { terminalSafe } from '../text/terminal-text.js';
 import { VERSION } from '../version.js';
 import { sshArgs, type ViaAddress } from './address.js';
@@ -138,7 +137,7 @@ export class ViaLink {
     // The address and the remote command are arguments after the user's ssh command, never parsed by a shell here.
     const ssh = sshCommandLine(sshCommand, [...sshArgs(address), remote]);
     // Ended with vconsole however it ends: the far agent then sees its stdin end and ends too.
-    const child = endsWithVconsole(spawn(ssh.command, ssh.args, { stdio: ['pipe', 'pipe', 'pipe'] }));
+    const child = spawnSsh(ssh, { stdio: ['pipe', 'pipe', 'pipe'] });
     this.children.add(child);
     let stderrTail = '';
     child.stderr.on('data', (chunk: Buffer) => {

@@ -116,6 +116,9 @@ async function endAndExpectNothingLeft(proc: RunningProcess, signal: Ending, exi
   });
 }
 
+/** The test sshd's ssh command as a list: /bin/sh runs it without exec, so ssh is its child. */
+const compoundSshCommand = (options = '') => `cd / && ${sshd.sshCommand} ${options}`.trim();
+
 beforeAll(async () => {
   if (gate.skip) return;
   const farHome = join(await lab.tempDir('orphans'), 'far-home');
@@ -165,6 +168,33 @@ describe.skipIf(gate.skip)(gatedTitle('--via: ssh here and the far agent there e
       const proc = startVconsole(['proxy', '--via', HOST_ALIAS, 'demo:vm-a']);
       await waitUntil('the port line', proc, () => parsePortLines(proc.stdout()).length === 1);
       await endAndExpectNothingLeft(proc, signal, exiting);
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+
+  it.each(SIGNALS)(
+    'with a compound VCONSOLE_SSH_COMMAND (`cd / && ssh ...`, ssh a child of its shell), %s while ssh logs in leaves no ssh here',
+    async (signal) => {
+      const bastion = await silentServer();
+      try {
+        const proc = startVconsole(['proxy', '--via', HOST_ALIAS, 'demo:vm-a'], {
+          VCONSOLE_SSH_COMMAND: compoundSshCommand(`-o Port=${bastion.port}`),
+        });
+        await waitUntil('ssh to reach the bastion', proc, () => bastion.connections() > 0 && marked().some((p) => / ssh /.test(p)));
+        await endAndExpectNothingLeft(proc, signal);
+      } finally {
+        bastion.close();
+      }
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'with a compound VCONSOLE_SSH_COMMAND, SIGTERM while a console is served ends ssh here and the agent there',
+    async () => {
+      const proc = startVconsole(['proxy', '--via', HOST_ALIAS, 'demo:vm-a'], { VCONSOLE_SSH_COMMAND: compoundSshCommand() });
+      await waitUntil('the port line', proc, () => parsePortLines(proc.stdout()).length === 1);
+      await endAndExpectNothingLeft(proc, 'SIGTERM');
     },
     E2E_TEST_TIMEOUT_MS,
   );
@@ -220,8 +250,8 @@ describe.skipIf(libvirtGate.skip)(
     });
 
     /** open with the VM's state followed through `virsh event --loop` on the host, and a client on its port. */
-    async function openServed(): Promise<RunningProcess> {
-      const proc = startVconsole(['open', '--viewer', 'none', '--no-tui', `libvirt+ssh://${HOST_ALIAS}/${DOMAIN}`]);
+    async function openServed(env: NodeJS.ProcessEnv = {}): Promise<RunningProcess> {
+      const proc = startVconsole(['open', '--viewer', 'none', '--no-tui', `libvirt+ssh://${HOST_ALIAS}/${DOMAIN}`], env);
       await waitUntil('the port line', proc, () => parsePortLines(proc.stdout()).length === 1);
       const client = net.connect({ host: '127.0.0.1', port: parsePortLines(proc.stdout())[0].port });
       client.on('error', () => undefined);
@@ -242,13 +272,22 @@ describe.skipIf(libvirtGate.skip)(
       E2E_TEST_TIMEOUT_MS,
     );
 
-    it.each(SIGNALS)(
-      'while ssh logs in to the host (which never answers), %s leaves no ssh here',
-      async (signal) => {
+    it(
+      'open served with a compound VCONSOLE_SSH_COMMAND (`cd / && ssh ...`), SIGTERM: no ssh here, no virsh or socat on the host',
+      async () => {
+        await endAndExpectNothingLeft(await openServed({ VCONSOLE_SSH_COMMAND: compoundSshCommand() }), 'SIGTERM');
+      },
+      E2E_TEST_TIMEOUT_MS,
+    );
+
+    it.each(SIGNALS.flatMap((signal) => [[signal, false] as const, [signal, true] as const]))(
+      'while ssh logs in to the host (which never answers), %s leaves no ssh here (a compound VCONSOLE_SSH_COMMAND: %s)',
+      async (signal, compound) => {
         const host = await silentServer();
         try {
+          const options = `-o Port=${host.port}`;
           const proc = startVconsole(['open', '--viewer', 'none', '--no-tui', `libvirt+ssh://${HOST_ALIAS}/${DOMAIN}`], {
-            VCONSOLE_SSH_COMMAND: `${sshd.sshCommand} -o Port=${host.port}`,
+            VCONSOLE_SSH_COMMAND: compound ? compoundSshCommand(options) : `${sshd.sshCommand} ${options}`,
           });
           await waitUntil('ssh to reach the host', proc, () => host.connections() > 0 && marked().some((p) => / ssh /.test(p)));
           await endAndExpectNothingLeft(proc, signal);

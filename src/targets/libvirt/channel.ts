@@ -17,18 +17,29 @@ const CHANNEL_STDERR_LIMIT_BYTES = 8 * 1024;
 /**
  * The ssh command that carries `address` on the host: `-W` for TCP (ssh's own forwarding, no
  * program needed there), socat else nc for a unix socket (virt-viewer's command), socat for a pty.
+ * The path is the domain XML's: one quoted word for the host's shell, and for socat an address
+ * whose path has every character of its syntax escaped.
  */
 export function channelInvocation(connection: Extract<LibvirtConnection, { kind: 'ssh' }>, address: ConsoleAddress): Invocation {
   if (address.kind === 'tcp') {
     const host = address.host.includes(':') ? `[${address.host}]` : address.host;
     return sshInvocation(connection.ssh, ['-W', `${host}:${address.port}`], undefined);
   }
-  const path = shellQuote(address.path);
   const script =
     address.kind === 'unix'
-      ? `if command -v socat >/dev/null 2>&1; then exec socat - UNIX-CONNECT:${path}; else exec nc -U ${path}; fi`
-      : `if command -v socat >/dev/null 2>&1; then exec socat - OPEN:${path}; else echo 'vconsole: socat is needed on this host to read a pty console' >&2; exit 127; fi`;
+      ? `if command -v socat >/dev/null 2>&1; then exec socat - ${socatAddress('UNIX-CONNECT', address.path)}; else exec nc -U ${shellQuote(address.path)}; fi`
+      : `if command -v socat >/dev/null 2>&1; then exec socat - ${socatAddress('OPEN', address.path)}; else echo 'vconsole: socat is needed on this host to read a pty console' >&2; exit 127; fi`;
   return sshInvocation(connection.ssh, ['-T', '-e', 'none'], `sh -c ${shellQuote(script)}`);
+}
+
+/**
+ * `TYPE:PATH` as one word for the shell, with PATH literal to socat: its address syntax reads
+ * `:` `,` and `!!` as separators (`/tmp/f,trunc` would truncate a file), and brackets and quotes as
+ * groups; a backslash before each of these, and before a backslash, makes it a plain character
+ * (socat(1), "lexical analysis", since socat 1.5.0).
+ */
+function socatAddress(type: 'UNIX-CONNECT' | 'OPEN', path: string): string {
+  return shellQuote(`${type}:${path.replace(/[\\:,!"'(){}[\]]/g, '\\$&')}`);
 }
 
 /** Opens the console at `address` for one client. */

@@ -92,6 +92,21 @@ describe("a domain's consoles from its XML", () => {
     }
   });
 
+  it('takes a unix socket only by its absolute path, kept as it is (the channel quotes it)', async () => {
+    const vnc = (path: string) =>
+      readDomainConsoles(`<domain id='1'><devices><graphics type='vnc' socket='${path}'/></devices></domain>`).then((d) => d.graphics[0]);
+    expect((await vnc('/run/a b,c&apos;$(x)/vnc.sock')).address).toEqual({ kind: 'unix', path: "/run/a b,c'$(x)/vnc.sock" });
+    for (const path of ['-oProxyCommand=x', 'vnc.sock']) {
+      const graphics = await vnc(path);
+      expect(graphics.address).toBeUndefined();
+      expect(graphics.why).toMatch(/^its socket path ".*" is not absolute/);
+    }
+    const serial = await readDomainConsoles(
+      `<domain id='1'><devices><serial type='unix'><source mode='bind' path='run/s.sock'/></serial></devices></domain>`,
+    );
+    expect(serial.serial?.why).toMatch(/not absolute/);
+  });
+
   it('refuses what is not a domain', async () => {
     await expect(readDomainConsoles('<network><name>default</name></network>')).rejects.toThrow(/not a libvirt domain/);
   });

@@ -91,7 +91,7 @@ function readGraphics(node: XmlNode): DomainGraphics[] {
   const listens = nodes(node.listen);
   const socketListen = listens.find((l) => attr(l, 'type') === 'socket');
   const socket = attr(node, 'socket') ?? (socketListen ? attr(socketListen, 'socket') : undefined);
-  if (socket) return [{ type, address: { kind: 'unix', path: socket }, passwordSet }];
+  if (socket) return [{ type, ...unixSocket(socket), passwordSet }];
   if (socketListen) return [{ type, why: 'its socket is not there yet (is the domain running?)', passwordSet }];
   if (listens.length > 0 && listens.every((l) => attr(l, 'type') === 'none'))
     return [{ type, why: "it listens nowhere (listen type='none'): only libvirt's own clients reach it", passwordSet }];
@@ -111,6 +111,17 @@ function readGraphics(node: XmlNode): DomainGraphics[] {
   const addressListen = listens.find((l) => attr(l, 'type') === 'address' || attr(l, 'type') === 'network');
   const host = reachable((addressListen ? attr(addressListen, 'address') : undefined) ?? attr(node, 'listen'));
   return [{ type, address: { kind: 'tcp', host, port }, passwordSet }];
+}
+
+/**
+ * A socket is reached by its absolute path only: a relative one would be looked up wherever
+ * vconsole or the host's shell happens to be, and would begin with `-` for nc -U.
+ */
+function unixSocket(path: string): { address: ConsoleAddress } | { why: string } {
+  if (path.startsWith('/')) return { address: { kind: 'unix', path } };
+  return {
+    why: `its socket path "${echoInput(path)}" is not absolute, so vconsole will not reach it (check the domain with virsh dumpxml)`,
+  };
 }
 
 /**
@@ -138,7 +149,7 @@ function readChardev(node: XmlNode): DomainSerial {
       const path = attr(source, 'path');
       if (!path) return { why: 'its unix socket has no path' };
       if (attr(source, 'mode') === 'connect') return { why: 'QEMU connects out to its socket (mode=connect): nothing listens there' };
-      return { address: { kind: 'unix', path } };
+      return unixSocket(path);
     }
     case 'tcp': {
       const port = Number(attr(source, 'service'));

@@ -1,10 +1,9 @@
 // Running virsh where the domain lives: here, or on the host through the user's own ssh (its
 // config, keys and agent), the way libvirt's qemu+ssh:// and virt-viewer run ssh. Every command
 // has a deadline and a bound on what it may print; nothing secret is ever in an argv.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { VconsoleError, describeError } from '../../errors.js';
-import { endsWithVconsole } from '../../net/child-processes.js';
-import { sshCommandFrom, sshCommandLine } from '../../net/ssh-command.js';
+import { spawnSsh, sshCommandFrom, sshCommandLine } from '../../net/ssh-command.js';
 import { terminalSafe } from '../../text/terminal-text.js';
 import type { LibvirtConnection, SshHost } from './connection.js';
 import { describeConnection, sshAuthority } from './connection.js';
@@ -20,6 +19,8 @@ const STDERR_LIMIT_BYTES = 16 * 1024;
 export interface Invocation {
   command: string;
   args: string[];
+  /** A compound VCONSOLE_SSH_COMMAND: a process group of its own, ended as one (src/net/ssh-command.ts). */
+  ownGroup?: boolean;
 }
 
 /** One word for the remote shell, whatever it holds. */
@@ -123,13 +124,7 @@ export function virshComplaint(stderr: string): string | undefined {
 
 /** Starts a host command (virsh, ssh); it ends with vconsole, however vconsole ends. */
 export function spawnInvocation(invocation: Invocation, env: NodeJS.ProcessEnv = process.env): ChildProcess {
-  return endsWithVconsole(
-    spawn(invocation.command, invocation.args, {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...env, LC_ALL: 'C' },
-      windowsHide: true,
-    }),
-  );
+  return spawnSsh(invocation, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...env, LC_ALL: 'C' }, windowsHide: true });
 }
 
 /**
