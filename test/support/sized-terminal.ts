@@ -26,6 +26,11 @@ export function renderSized(element: ReactElement, columns: number, rows: number
   return {
     lastFrame: (): string => stdout.frames.at(-1) ?? '',
     frameCount: (): number => stdout.frames.length,
+    /** The terminal is resized to `newColumns` x `newRows`, as a window would be. */
+    resize: (newColumns: number, newRows: number): void => {
+      Object.assign(stdout, { columns: newColumns, rows: newRows });
+      stdout.emit('resize');
+    },
     unmount: (): void => instance.unmount(),
   };
 }

@@ -119,7 +119,9 @@ export class ThumbnailSampler {
       before.columns !== view.columns ||
       before.rows !== view.rows ||
       before.pixelWidth !== view.pixelWidth ||
-      before.pixelHeight !== view.pixelHeight;
+      before.pixelHeight !== view.pixelHeight ||
+      before.textColumns !== view.textColumns ||
+      before.textRows !== view.textRows;
     for (const entry of this.tracked.values()) {
       if (!this.visible(entry)) {
         clearTimeout(entry.timer);
@@ -182,7 +184,7 @@ export class ThumbnailSampler {
     switch (kind.reads) {
       case 'terminal': {
         const text = Buffer.concat(entry.tail).toString('utf8');
-        return { type: 'lines', lines: lastLines(text, view.rows, view.columns) };
+        return { type: 'lines', lines: lastLines(text, view.textRows ?? view.rows, view.textColumns ?? view.columns) };
       }
       case undefined:
         return { type: 'none', reason: noPictureReason(kind.label) };

@@ -16,7 +16,7 @@ import { NoticeLine, NoViewer } from './notice.js';
 import { AddPicker } from './add-picker.js';
 import type { PickerOutcome, VmListingSource } from '../state/picker-model.js';
 import { SessionTable } from './session-table.js';
-import { gridLayout } from '../layout/grid-layout.js';
+import { pagedGridLayout } from '../layout/grid-layout.js';
 import { imagePixels, type ImagePlacement } from '../thumbnails/image-overlay.js';
 import { SessionGrid, visibleTiles, type TileDrawing } from './session-grid.js';
 import { isImageMode, type ThumbnailMode, type ThumbnailView } from '../thumbnails/thumbnail.js';
@@ -160,11 +160,11 @@ export function App({
     headerHeight(state.places) + 1 + 1 + DETAIL_ERROR_LINES + (notice ? 1 : 0) + (state.noViewer ? 5 : 0) + logLines + 1 + 3 + 1;
   const tableHeight = size.rows === undefined ? undefined : Math.max(3, size.rows - chrome);
   // The grid takes the log's lines too; besides tiles: header, detail and error lines, notice,
-  // no-viewer box, the page line, footer, two margins, and Ink's one.
-  const gridChrome = headerHeight(state.places) + 1 + DETAIL_ERROR_LINES + (notice ? 1 : 0) + (state.noViewer ? 5 : 0) + 1 + 1 + 2 + 1;
+  // no-viewer box, footer, two margins, and Ink's one (and the page line when it pages).
+  const gridChrome = headerHeight(state.places) + 1 + DETAIL_ERROR_LINES + (notice ? 1 : 0) + (state.noViewer ? 5 : 0) + 1 + 2 + 1;
   const grid =
     ui.view === 'grid'
-      ? gridLayout(rows.length, width, size.rows === undefined ? undefined : Math.max(6, size.rows - gridChrome))
+      ? pagedGridLayout(rows.length, width, size.rows === undefined ? undefined : Math.max(7, size.rows - gridChrome))
       : undefined;
   const drawing: TileDrawing =
     thumbnails === 'none' ? 'none' : thumbnails === '256' ? '256' : isImageMode(thumbnails) && onImages ? 'image' : 'truecolor';
@@ -186,9 +186,19 @@ export function App({
       : { width: grid.pictureColumns, height: grid.pictureRows * 2 });
   const tiles: ThumbnailView | undefined =
     grid && tileIds && pixels
-      ? { sessionIds: tileIds, columns: grid.pictureColumns, rows: grid.pictureRows, pixelWidth: pixels.width, pixelHeight: pixels.height }
+      ? {
+          sessionIds: tileIds,
+          columns: grid.pictureColumns,
+          rows: grid.pictureRows,
+          pixelWidth: pixels.width,
+          pixelHeight: pixels.height,
+          textColumns: grid.textColumns,
+          textRows: grid.textRows,
+        }
       : undefined;
-  const tilesKey = tiles ? `${tiles.sessionIds.join(',')}@${tiles.columns}x${tiles.rows}/${tiles.pixelWidth}x${tiles.pixelHeight}` : '';
+  const tilesKey = tiles
+    ? `${tiles.sessionIds.join(',')}@${tiles.columns}x${tiles.rows}/${tiles.pixelWidth}x${tiles.pixelHeight}/${grid?.textColumns}x${grid?.textRows}`
+    : '';
   useThumbnailView(tilesKey, tiles, onThumbnailView);
 
   if (picking && listVms) {

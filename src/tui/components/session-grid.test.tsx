@@ -4,7 +4,6 @@ import stringWidth from 'string-width';
 import { afterEach, describe, expect, it } from 'vitest';
 import { App, type ThumbnailView } from './app.js';
 import { ConsoleStore, type SessionSourceEvents } from '../state/console-store.js';
-import { gridLayout } from '../layout/grid-layout.js';
 import { INITIAL_UI } from '../state/keys.js';
 import { sessionSnapshot as snapshot } from '../../../test/support/snapshots.js';
 import { fakeHandlers, settle, until } from '../../../test/support/tui.js';
@@ -51,24 +50,6 @@ const frame = (app: { lastFrame(): string | undefined }) => app.lastFrame() ?? '
 const plain = (app: { lastFrame(): string | undefined }) => frame(app).replace(/\u001B\[[0-9;]*m/g, '');
 /** The tile title holding the selection mark. */
 const selectedTitle = (app: { lastFrame(): string | undefined }) => /›(demo:vm-\d+)/.exec(plain(app))?.[1];
-
-describe('gridLayout', () => {
-  it('makes tiles as large as fit all consoles on one page, 4:3 pictures', () => {
-    // One console: as tall as the terminal allows, narrowed to 4:3 (96 cells x 36 rows = 96 x 72 pixels).
-    expect(gridLayout(1, 120, 40)).toMatchObject({ columns: 1, rows: 1, tileWidth: 98, pictureColumns: 96, pictureRows: 36 });
-    // Four: two by two beats four across (38 x 14) and three plus one (51 x 16).
-    expect(gridLayout(4, 160, 40)).toMatchObject({ columns: 2, rows: 2, perPage: 4, pictureColumns: 43, pictureRows: 16 });
-    expect(gridLayout(3, 160, 40)).toMatchObject({ columns: 3, rows: 1, pictureColumns: 51, pictureRows: 19 });
-  });
-
-  it('pages when the consoles do not fit, with as many tiles a page as it can', () => {
-    const layout = gridLayout(100, 100, 30);
-    expect(layout).toMatchObject({ columns: 4, tileWidth: 22, pictureColumns: 20, pictureRows: 8 });
-    expect(layout.perPage).toBe(8);
-    expect(layout.rows * (layout.pictureRows + 4)).toBeLessThanOrEqual(30);
-    expect(layout.columns * layout.tileWidth).toBeLessThanOrEqual(100);
-  });
-});
 
 describe('the grid view', () => {
   it('g switches between the table and the grid; tiles keep the name, the console state and the VM state', async () => {

@@ -1,5 +1,5 @@
 import { Box, Text, type DOMElement } from 'ink';
-import { memo, useCallback, useLayoutEffect, useMemo, useRef } from 'react';
+import { memo, useCallback, useLayoutEffect, useMemo, useRef, type ReactNode } from 'react';
 import type { ImagePlacement } from '../thumbnails/image-overlay.js';
 import { formatBytes, isSerialRow, rowDisplayState, rowProblem, truncate, wrapLines, type ConsoleRow } from '../layout/format.js';
 import { pageStart, type GridLayout } from '../layout/grid-layout.js';
@@ -34,25 +34,42 @@ function placeholder(row: ConsoleRow, drawing: TileDrawing): { text: string; col
   return { text: isSerialRow(row) ? 'nothing printed yet' : 'waiting for the first picture…' };
 }
 
-/** The picture area: exactly `pictureRows` lines of `pictureColumns` cells. */
+/** The text area: exactly `textRows` lines of `textColumns` cells, a picture letterboxed in it. */
 function TilePicture({ row, layout, drawing, pictureRef }: Omit<TileProps, 'selected'>) {
-  const { pictureColumns: width, pictureRows: height } = layout;
+  const { pictureColumns, pictureRows, textColumns, textRows } = layout;
   const thumbnail: Thumbnail | undefined = row.session.state === 'listening' ? row.thumbnail : undefined;
   const id = row.session.id;
   const ref = useCallback((element: DOMElement | null) => pictureRef?.(id, element), [pictureRef, id]);
   if (drawing === 'image' && thumbnail?.type === 'pixels') {
     // Blank lines the overlay draws the picture over.
     return (
-      <Box ref={ref} flexDirection="column" height={height} width={width}>
-        <Text>{' '.repeat(width)}</Text>
-      </Box>
+      <Letterbox layout={layout}>
+        <Box ref={ref} flexDirection="column" height={pictureRows} width={pictureColumns}>
+          <Text>{' '.repeat(pictureColumns)}</Text>
+        </Box>
+      </Letterbox>
     );
   }
-  return <TextPicture row={row} layout={layout} drawing={drawing} />;
+  return (
+    <Box flexDirection="column" height={textRows} width={textColumns}>
+      <TextPicture row={row} layout={layout} drawing={drawing} />
+    </Box>
+  );
+}
+
+/** The text area with the picture at its letterbox margins. */
+function Letterbox({ layout, children }: { layout: GridLayout; children: ReactNode }) {
+  return (
+    <Box flexDirection="column" height={layout.textRows} width={layout.textColumns}>
+      <Box marginLeft={layout.pictureLeft} marginTop={layout.pictureTop}>
+        {children}
+      </Box>
+    </Box>
+  );
 }
 
 function TextPicture({ row, layout, drawing }: Omit<TileProps, 'selected' | 'pictureRef'>) {
-  const { pictureColumns: width, pictureRows: height } = layout;
+  const { pictureColumns: width, pictureRows: height, textColumns, textRows } = layout;
   const thumbnail: Thumbnail | undefined = row.session.state === 'listening' ? row.thumbnail : undefined;
   const pixels = useMemo(() => {
     if (drawing === 'none' || drawing === 'image' || thumbnail?.type !== 'pixels') return undefined;
@@ -62,20 +79,22 @@ function TextPicture({ row, layout, drawing }: Omit<TileProps, 'selected' | 'pic
   }, [thumbnail, width, height, drawing]);
   if (pixels) {
     return (
-      <Box flexDirection="column" height={height}>
-        {pixels.map((line, i) => (
-          <Text key={i}>{line}</Text>
-        ))}
-      </Box>
+      <Letterbox layout={layout}>
+        <Box flexDirection="column" height={height}>
+          {pixels.map((line, i) => (
+            <Text key={i}>{line}</Text>
+          ))}
+        </Box>
+      </Letterbox>
     );
   }
   if (thumbnail?.type === 'lines') {
-    const lines = thumbnail.lines.slice(-height);
+    const lines = thumbnail.lines.slice(-textRows);
     return (
-      <Box flexDirection="column" height={height}>
+      <Box flexDirection="column" height={textRows}>
         {lines.map((line, i) => (
           <Text key={i} wrap="truncate-end">
-            {truncate(line, width) || ' '}
+            {truncate(line, textColumns) || ' '}
           </Text>
         ))}
       </Box>
@@ -83,8 +102,8 @@ function TextPicture({ row, layout, drawing }: Omit<TileProps, 'selected' | 'pic
   }
   const { text, color } = placeholder(row, drawing);
   return (
-    <Box flexDirection="column" height={height}>
-      {wrapLines(text, width, height).map((line, i) => (
+    <Box flexDirection="column" height={textRows}>
+      {wrapLines(text, textColumns, textRows).map((line, i) => (
         <Text key={i} dimColor={!color} color={tone(color)}>
           {line}
         </Text>
@@ -108,12 +127,13 @@ function GridTile({ row, selected, layout, drawing, pictureRef }: TileProps) {
     <Box
       flexDirection="column"
       width={layout.tileWidth}
+      height={layout.tileHeight}
       borderStyle={selected ? 'double' : 'round'}
       borderColor={tone(selected ? 'cyan' : undefined)}
       borderDimColor={!selected}
     >
       <Text bold={selected} inverse={selected} dimColor={vmIsDown(row)} wrap="truncate-end">
-        {truncate(`${selected ? '›' : ' '}${row.session.name}`, layout.pictureColumns)}
+        {truncate(`${selected ? '›' : ' '}${row.session.name}`, layout.textColumns)}
       </Text>
       <Text wrap="truncate-end">
         <Text color={tone(STATE_COLOR[rowDisplayState(row)])}>{state}</Text>
@@ -139,6 +159,7 @@ const Tile = memo(
     before.drawing === after.drawing &&
     before.pictureRef === after.pictureRef &&
     before.layout.tileWidth === after.layout.tileWidth &&
+    before.layout.tileHeight === after.layout.tileHeight &&
     before.layout.pictureRows === after.layout.pictureRows,
 );
 

@@ -101,11 +101,19 @@ describe('the grid with --thumbnails kitty', () => {
       .find((w) => w.includes('\n'))!;
     const lines = frame.replace(/\u001B\[[0-9;]*[A-Za-z]/g, '').split('\n');
     const stateLine = lines.findIndex((line) => line.includes('listening') && line.includes('║'));
-    const pictureTop = stateLine + 1;
-    expect(lines[pictureTop]).toMatch(/^║ {10}/);
-    const up = lines.length - 1 - pictureTop;
-    expect(stdout.writes[at]).toContain(`${ESC}7${ESC}[${up}A${ESC}[2G${ESC}_Ga=T,f=100,c=${view.columns},r=${view.rows},i=1,p=1,q=2,C=1`);
+    const place = new RegExp(`^${ESC}7${ESC}\\[(\\d+)A${ESC}\\[(\\d+)G${ESC}_Ga=T,f=100,c=${view.columns},r=${view.rows},i=1,p=1,q=2,C=1`);
+    const [, up, column] = place.exec(stdout.writes[at])!.map(Number);
     expect(stdout.writes[at].endsWith(`${ESC}8`)).toBe(true);
+    // The picture's lines, below the state line, are blank where it goes, letterboxed in the
+    // middle of the tile: as much blank to its left as to its right.
+    const pictureTop = lines.length - 1 - up;
+    expect(pictureTop).toBeGreaterThan(stateLine);
+    for (const line of lines.slice(pictureTop, pictureTop + view.rows)) {
+      const [left, right] = [line.indexOf('║'), line.lastIndexOf('║')];
+      expect(line.slice(column - 1, column - 1 + view.columns)).toBe(' '.repeat(view.columns));
+      const margins = [column - 1 - (left + 1), right - (column - 1 + view.columns)];
+      expect(Math.abs(margins[0] - margins[1])).toBeLessThanOrEqual(1);
+    }
     // No half blocks: the area is left to the picture.
     expect(stdout.writes.join('')).not.toContain('▀');
   });

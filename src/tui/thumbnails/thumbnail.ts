@@ -18,7 +18,9 @@ export type Thumbnail =
 
 /**
  * What the grid shows now: these sessions' tiles, each picture `columns` x `rows` cells, to be
- * sampled at `pixelWidth` x `pixelHeight` (half blocks: one pixel across and two down a cell).
+ * sampled at `pixelWidth` x `pixelHeight` (half blocks: one pixel across and two down a cell);
+ * a serial console's text fills its tile's `textColumns` x `textRows` (the picture's size when
+ * not given).
  */
 export interface ThumbnailView {
   sessionIds: readonly number[];
@@ -26,6 +28,8 @@ export interface ThumbnailView {
   rows: number;
   pixelWidth: number;
   pixelHeight: number;
+  textColumns?: number;
+  textRows?: number;
 }
 
 /** How a picture is drawn: half blocks in 24-bit or 256 colours, a terminal image protocol, or not at all. */
