@@ -12,14 +12,14 @@ import { dispatch, type ConsoleHandlers } from '../state/requests.js';
 import { viewRows } from '../state/row-view.js';
 
 /** What the app's caller gives its keys: whom to ask, how to copy, who is told each new UI state. */
-export interface KeyCaller {
+interface KeyCaller {
   handlers: ConsoleHandlers;
   copyToClipboard?: (text: string) => void;
   onUiChange?: (ui: UiState) => void;
 }
 
 /** What the keys need of the last frame drawn: the grid's shape and the help's length. */
-export interface DrawnShape {
+interface DrawnShape {
   grid?: { columns: number; perPage: number };
   help?: { lines: number; perPage: number };
 }

@@ -12,7 +12,7 @@ import { visibleTiles, type TileDrawing } from './session-grid.js';
 /** Lines of the event log shown under the table. */
 const LOG_LINES = 6;
 
-export interface ScreenMeasures {
+interface ScreenMeasures {
   logLines: number;
   /** The table's rows; undefined without a known terminal height. */
   tableHeight?: number;
@@ -80,4 +80,12 @@ export function tilesOnScreen(
   };
   const key = `${sessionIds.join(',')}@${tiles.columns}x${tiles.rows}/${tiles.pixelWidth}x${tiles.pixelHeight}/${grid.textColumns}x${grid.textRows}`;
   return { tiles, key };
+}
+
+/** What the keys need of the frame drawn: the grid's columns and page, the help's lines and page. */
+export function drawnShape(grid: GridLayout | undefined, helpLines: number, helpHeight: number | undefined) {
+  return {
+    grid: grid && { columns: grid.columns, perPage: grid.perPage },
+    help: { lines: helpLines, perPage: helpHeight ?? helpLines },
+  };
 }

@@ -1,5 +1,5 @@
 import { Box } from 'ink';
-import { useLayoutEffect } from 'react';
+import { useLayoutEffect, type ReactNode } from 'react';
 import type { ConsoleStore } from '../state/console-store.js';
 import { Detail } from './detail.js';
 import { EventLog } from './event-log.js';
@@ -18,7 +18,7 @@ import type { ImagePlacement } from '../thumbnails/image-overlay.js';
 import { SessionGrid } from './session-grid.js';
 import type { ThumbnailMode, ThumbnailView } from '../thumbnails/thumbnail.js';
 import { useAppKeys } from './app-keys.js';
-import { screenMeasures, tileDrawing, tilesOnScreen } from './app-measures.js';
+import { drawnShape, screenMeasures, tileDrawing, tilesOnScreen } from './app-measures.js';
 
 export type { ThumbnailView } from '../thumbnails/thumbnail.js';
 
@@ -90,45 +90,27 @@ export function App({
   const notice = ui.notice ?? state.notice;
   const { logLines, tableHeight, grid, helpHeight } = screenMeasures(size, state, notice, { grid: ui.view === 'grid', rows: rows.length });
   const drawing = tileDrawing(thumbnails, onImages !== undefined);
-  useLayoutEffect(() => {
-    const helpLines = ui.mode === 'help' ? helpScreenLines(width).length : 0;
-    noteDrawn({
-      grid: grid && { columns: grid.columns, perPage: grid.perPage },
-      help: { lines: helpLines, perPage: helpHeight ?? helpLines },
-    });
-  });
+  useLayoutEffect(() => noteDrawn(drawnShape(grid, ui.mode === 'help' ? helpScreenLines(width).length : 0, helpHeight)));
   const view = viewSummary(filter, ui.sort, rows.length, allRows.length);
   // Rows there are, none of which the filter keeps: say so, and how to see them again.
   const empty = allRows.length > 0 && rows.length === 0 ? `No console matches "${filter.trim()}": Esc clears the filter.` : undefined;
-  const { tiles, key: tilesKey } = tilesOnScreen(grid, rows, index, thumbnails, drawing);
-  useThumbnailView(tilesKey, tiles, onThumbnailView);
+  const onScreen = tilesOnScreen(grid, rows, index, thumbnails, drawing);
+  useThumbnailView(onScreen.key, onScreen.tiles, onThumbnailView);
   const header = <Header rows={allRows} view={view} places={state.places} />;
 
   if (picking && listVms) {
+    const height = size.rows === undefined ? undefined : size.rows - 3;
     return (
-      <Box flexDirection="column" width={width}>
-        {header}
-        <Box marginTop={1}>
-          <AddPicker
-            listVms={listVms}
-            rows={allRows}
-            onDone={onPicked}
-            height={size.rows === undefined ? undefined : size.rows - 3}
-            initialFilter={ui.draft}
-          />
-        </Box>
-      </Box>
+      <ModeScreen width={width} header={header}>
+        <AddPicker listVms={listVms} rows={allRows} onDone={onPicked} height={height} initialFilter={ui.draft} />
+      </ModeScreen>
     );
   }
   if (ui.mode === 'help') {
     return (
-      <Box flexDirection="column" width={width}>
-        {header}
-        <Box marginTop={1}>
-          <KeyHelpOverlay width={width} height={helpHeight} top={ui.helpTop} />
-        </Box>
-        <Footer mode={ui.mode} draft={ui.draft} />
-      </Box>
+      <ModeScreen width={width} header={header} footer={<Footer mode={ui.mode} draft={ui.draft} />}>
+        <KeyHelpOverlay width={width} height={helpHeight} top={ui.helpTop} />
+      </ModeScreen>
     );
   }
   return (
@@ -159,6 +141,17 @@ export function App({
         </Box>
       )}
       <Footer mode={ui.mode} draft={ui.draft} matching={ui.mode === 'filter' ? { shown: rows.length, total: allRows.length } : undefined} />
+    </Box>
+  );
+}
+
+/** A full-screen mode (the picker, the help): the header, the mode's content under a margin, and its footer if any. */
+function ModeScreen({ width, header, footer, children }: { width: number; header: ReactNode; footer?: ReactNode; children: ReactNode }) {
+  return (
+    <Box flexDirection="column" width={width}>
+      {header}
+      <Box marginTop={1}>{children}</Box>
+      {footer}
     </Box>
   );
 }

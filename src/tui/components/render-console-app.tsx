@@ -49,12 +49,11 @@ export interface ConsoleAppHandle {
 }
 
 /**
- * Mounts the TUI, full screen on a terminal (its alternate screen, left on unmount, on exit and
- * on a crash: terminal/alternate-screen.ts). Ctrl+C is a key like `q` (the `quit` request), so the
- * caller controls shutdown and then calls `unmount()`. Suspending unmounts Ink and resuming
- * renders it anew: the UI state lives here, between the two.
+ * The terminal made full screen for the TUI: the alternate screen, Ink's frames kept to it, the
+ * image overlay written over them (image protocols: Ink writes through a hook that tells the
+ * overlay), and OSC 52 copying where the output is a terminal.
  */
-export function renderConsoleApp(store: ConsoleStore, handlers: ConsoleHandlers, options: RenderConsoleOptions = {}): ConsoleAppHandle {
+function fullScreenTerminal(options: RenderConsoleOptions) {
   const terminal = options.stdout ?? process.stdout;
   const screen = enterFullScreen(terminal, { input: options.stdin ?? process.stdin });
   const frames = terminal.isTTY ? fullScreenOutput(terminal, screen) : undefined;
@@ -62,7 +61,6 @@ export function renderConsoleApp(store: ConsoleStore, handlers: ConsoleHandlers,
     frames?.dispose();
     screen.leave();
   };
-  // Image protocols are written over Ink's frames: Ink writes through a hook that tells the overlay.
   const overlay =
     options.thumbnails && isImageMode(options.thumbnails) && terminal.isTTY
       ? new ImageOverlay(options.thumbnails, (text) => void terminal.write(text))
@@ -71,17 +69,45 @@ export function renderConsoleApp(store: ConsoleStore, handlers: ConsoleHandlers,
   const stdout = overlay ? withFrameHook(screenOutput, (height) => overlay.afterFrame(height)) : screenOutput;
   const onImages = overlay ? (placements: ImagePlacement[]) => overlay.update(placements) : undefined;
   const copyToClipboard = stdout.isTTY ? (text: string) => void stdout.write(osc52(text)) : undefined;
+  return { stdout, screen, frames, leaveScreen, onImages, copyToClipboard };
+}
+
+/** Ink's render options: Ctrl+C is a key, and Ink's defaults apply only to keys that are absent, not to keys set to undefined. */
+function inkOptions(stdout: NodeJS.WriteStream, options: RenderConsoleOptions) {
+  return {
+    stdout,
+    ...(options.stdin ? { stdin: options.stdin } : {}),
+    ...(options.stderr ? { stderr: options.stderr } : {}),
+    exitOnCtrlC: false,
+    patchConsole: options.patchConsole ?? true,
+  };
+}
+
+/** A promise with its resolve and reject at hand (Promise.withResolvers is Node 22's). */
+function deferred(): { promise: Promise<void>; resolve: () => void; reject: (err: unknown) => void } {
+  let resolve!: () => void;
+  let reject!: (err: unknown) => void;
+  const promise = new Promise<void>((ok, fail) => {
+    resolve = ok;
+    reject = fail;
+  });
+  return { promise, resolve, reject };
+}
+
+/**
+ * Mounts the TUI, full screen on a terminal (its alternate screen, left on unmount, on exit and
+ * on a crash: terminal/alternate-screen.ts). Ctrl+C is a key like `q` (the `quit` request), so the
+ * caller controls shutdown and then calls `unmount()`. Suspending unmounts Ink and resuming
+ * renders it anew: the UI state lives here, between the two.
+ */
+export function renderConsoleApp(store: ConsoleStore, handlers: ConsoleHandlers, options: RenderConsoleOptions = {}): ConsoleAppHandle {
+  const { stdout, screen, frames, leaveScreen, onImages, copyToClipboard } = fullScreenTerminal(options);
   let ui: UiState = options.grid ? { ...INITIAL_UI, view: 'grid' } : INITIAL_UI;
   const onUiChange = (next: UiState): void => {
     ui = next;
   };
   let ended = false;
-  let resolveExit!: () => void;
-  let rejectExit!: (err: unknown) => void;
-  const exited = new Promise<void>((resolve, reject) => {
-    resolveExit = resolve;
-    rejectExit = reject;
-  });
+  const { promise: exited, resolve: resolveExit, reject: rejectExit } = deferred();
   // Only the app shown last ends the handle: one unmounted by `suspend()` does not.
   let instance: Instance | undefined;
   let suspending: Promise<void> | undefined;
@@ -100,14 +126,7 @@ export function renderConsoleApp(store: ConsoleStore, handlers: ConsoleHandlers,
         thumbnails={options.thumbnails}
         onImages={onImages}
       />,
-      {
-        stdout,
-        // Ink's defaults apply only to keys that are absent, not to keys set to undefined.
-        ...(options.stdin ? { stdin: options.stdin } : {}),
-        ...(options.stderr ? { stderr: options.stderr } : {}),
-        exitOnCtrlC: false,
-        patchConsole: options.patchConsole ?? true,
-      },
+      inkOptions(stdout, options),
     );
     instance = mounted;
     mounted.waitUntilExit().then(
