@@ -80,8 +80,6 @@ export interface LibrarySession {
 
 export interface LibraryClient extends ClientBase {
   shape: 'library';
-  /** Whether its sessions run in the test's own process (two at once then share its event loop and the library's state). */
-  inProcess: boolean;
   connect(port: number, options: ClientOptions): LibrarySession;
 }
 
@@ -311,7 +309,6 @@ const vncRfbClient: LibraryClient = {
   // throws there, unhandled), so it is given no password.
   password: false,
   shape: 'library',
-  inProcess: false,
   connect(port, options) {
     const host = spawn(process.execPath, [fileURLToPath(new URL('./vnc-rfb-client-host.mjs', import.meta.url)), String(port)], {
       cwd: REPO_ROOT,
@@ -374,7 +371,6 @@ const rfb2: LibraryClient = {
   tools: [],
   password: true,
   shape: 'library',
-  inProcess: true,
   connect(port, options) {
     const { createConnection } = requireCjs('rfb2') as { createConnection(params: Record<string, unknown>): Rfb2Client };
     const client = createConnection({ host: '127.0.0.1', port, password: options.password ?? '', shared: true });
