@@ -6,7 +6,7 @@ import { isLit, locateFramebuffer, showsFramebuffer, type RgbImage } from './ima
 import type { ProcessLab, RunningProcess } from './processes.js';
 import { runProgram } from './processes.js';
 import { NOVNC_NPM_PAGE, type ClientOptions, type VncClient, type WindowClient } from './vnc-clients.js';
-import { grabScreen, isViewable, listWindows, moveWindow, type XServer } from './xvfb.js';
+import { captureScreen, isViewable, listWindows, moveWindow, type XServer } from './xvfb.js';
 
 /** The blinking text cursor (an underline) and JPEG's ringing stay below this many pixels. */
 export const TOLERATED_PIXELS = 64;
@@ -112,7 +112,7 @@ export async function openView(client: VncClient, port: number, options: ClientO
 
 function windowView(client: WindowClient, proc: RunningProcess, context: ViewContext): View {
   const { className, windowSize } = client;
-  const { x, dir } = context;
+  const { x } = context;
   const left = context.left ?? 0;
   const resized = new Set<string>();
   const vmWindow = async () => {
@@ -134,8 +134,7 @@ function windowView(client: WindowClient, proc: RunningProcess, context: ViewCon
   const look = async () => {
     const window = await vmWindow();
     if (!window) return undefined;
-    const shot = await grabScreen(x, dir, 'matrix');
-    return { window, screen: shot.image };
+    return { window, screen: await captureScreen(x) };
   };
   return {
     async shows(reference) {

@@ -15,7 +15,7 @@ export interface SniffedSession {
   securityType?: number;
   /** The server's SecurityResult: true accepted, false refused; undefined before (or without) one. */
   authenticated?: boolean;
-  /** KeyEvents the client sent. */
+  /** Keys the client pressed: KeyEvents and QEMU extended key events. */
   keyEvents: number;
 }
 
@@ -89,7 +89,13 @@ export const CLIENT_MESSAGES: Readonly<Record<number, MessageRule>> = {
   248: { length: counted(9, (h) => h[8]) }, // ClientFence
   251: { length: counted(8, (h) => h[6], 16) }, // SetDesktopSize
   // QEMU's messages: extended key event (subtype 0) is 12 bytes; audio (1) 4 or 10.
-  255: { length: (b) => (!b.has(4) ? undefined : b.peek(2)[1] === 0 ? 12 : b.peek(4).readUInt16BE(2) === 2 ? 10 : 4) },
+  255: {
+    length: (b) => (!b.has(4) ? undefined : b.peek(2)[1] === 0 ? 12 : b.peek(4).readUInt16BE(2) === 2 ? 10 : 4),
+    // A client that was offered QEMU's extended key events sends its keys so, never as KeyEvents.
+    seen: (m, s) => {
+      if (m[1] === 0 && m.readUInt16BE(2) !== 0) s.keyEvents++;
+    },
+  },
 };
 
 /** Server-to-client messages by type, but FramebufferUpdate (0), whose rectangles are followed one by one. */

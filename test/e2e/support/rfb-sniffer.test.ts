@@ -105,4 +105,24 @@ describe('RFB sniffer', () => {
     expect(serverMessages.readInt32BE(64 + 8)).toBe(ZRLE);
     expect(sniff(cut(serverMessages, [6, 31, 39, 65]))).toEqual(expected);
   });
+
+  it("counts a key pressed as a KeyEvent and as QEMU's extended key event, releases and audio messages not", () => {
+    const parser = new SessionParser();
+    for (const [from, bytes] of [
+      ['server', serverGreeting],
+      ['client', clientGreeting],
+      ['server', serverSecurity],
+      ['client', clientSecurity],
+      ['server', securityResult],
+      ['client', clientInit],
+      ['server', serverInit],
+    ] as const)
+      parser[from](bytes);
+    const escape = [...s32(0xff1b)];
+    parser.client(Buffer.from([4, 1, 0, 0, ...escape, 4, 0, 0, 0, ...escape])); // KeyEvent down, up
+    parser.client(Buffer.from([255, 0, ...u16(1), ...escape, ...s32(1), 255, 0, ...u16(0), ...escape, ...s32(1)])); // extended: down, up
+    parser.client(Buffer.from([255, 1, ...u16(0)])); // QEMU audio enable: 4 bytes
+    parser.client(Buffer.from([4, 1, 0, 0, ...escape])); // and the stream is still followed after it
+    expect(parser.session.keyEvents).toBe(3);
+  });
 });

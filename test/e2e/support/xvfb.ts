@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readImage, type Rect, type RgbImage } from './images.js';
+import { parsePpm, readImage, type Rect, type RgbImage } from './images.js';
 import { GiveUp, pollFor } from './poll.js';
-import { runProgram, type ProcessLab, type RunningProcess } from './processes.js';
+import { runProgram, runProgramBinary, type ProcessLab, type RunningProcess } from './processes.js';
 
 export interface XServer {
   /** `:N` */
@@ -167,6 +167,24 @@ export async function grabScreen(x: XServer, dir: string, label: string): Promis
     } catch (err) {
       const said = result.stderr.trim();
       failures.push(`${(err as Error).message.trim()}${said ? `\nimport said: ${said}` : ''}`);
+    }
+  }
+  throw new Error(`no decodable screenshot of ${x.display} in ${CAPTURE_ROUNDS} captures:\n${failures.join('\n')}`);
+}
+
+/**
+ * The whole X screen as pixels, for a test that polls it many times: import writes a PPM to its
+ * stdout, with no PNG to encode and decode again (a quarter of grabScreen's CPU time, which on two
+ * busy cores is time the viewers under test do not get). No file is kept; a capture that cannot be
+ * decoded is taken again as grabScreen's is.
+ */
+export async function captureScreen(x: XServer): Promise<RgbImage> {
+  const failures: string[] = [];
+  for (let round = 1; round <= CAPTURE_ROUNDS; round++) {
+    try {
+      return parsePpm(await runProgramBinary('import', ['-window', 'root', '-depth', '8', 'ppm:-'], { env: x.env, timeoutMs: 30_000 }));
+    } catch (err) {
+      failures.push((err as Error).message.trim());
     }
   }
   throw new Error(`no decodable screenshot of ${x.display} in ${CAPTURE_ROUNDS} captures:\n${failures.join('\n')}`);
