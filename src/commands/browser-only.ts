@@ -2,7 +2,7 @@
 // carry: `proxy`, `screenshot` and `console` refuse it in one line that says what to run instead.
 import { consoleKind } from '../console-kinds/index.js';
 import { UsageError } from '../errors.js';
-import type { ConsoleTarget } from '../targets/types.js';
+import type { ConsoleTarget } from '../targets/index.js';
 
 /** Whether the target's console is a page its platform serves (its kind's carriage is `browser`). */
 export function isBrowserOnly(target: Pick<ConsoleTarget, 'facts'>): boolean {

@@ -2,7 +2,7 @@
 // flags object they and the shared ones give. Apart from console-command.ts so that console.ts
 // reads the type without importing the command that loads it.
 import type { CommandFlagsIn } from '../flags/command-flags.js';
-import { valueOption, type FlagsOf } from '../targets/option-group.js';
+import { type FlagsOf, valueOption } from '../targets/index.js';
 import { parseDuration } from './duration.js';
 import type { TargetFlags } from './flags.js';
 import { VIRTCTL_TIMEOUT_FLAG } from './habits/virtctl.js';

@@ -8,7 +8,7 @@ import { describeFileError } from '../files/safe-file.js';
 import { attachTerminal } from '../terminal/attach.js';
 import { DEFAULT_ESCAPE, parseEscapeKey } from '../terminal/escape-key.js';
 import { enterRawMode } from '../terminal/raw-mode.js';
-import { oneOf } from '../targets/console-type.js';
+import { oneOf } from '../targets/index.js';
 import { terminalSafe } from '../text/terminal-text.js';
 import { formatDuration, parseDuration } from './duration.js';
 import { namingTarget } from './command-io.js';

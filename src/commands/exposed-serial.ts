@@ -5,8 +5,7 @@ import { consoleKind } from '../console-kinds/index.js';
 import { describeError } from '../errors.js';
 import { PASSWORD_ANSWER_TIMEOUT_MS, PREAUTH_TIMEOUT_MS } from '../limits.js';
 import { type DialContext, type UpstreamSource, WrappedSource } from '../proxy/index.js';
-import type { AuthBackoff, AuthGate } from '../rfb/server/auth-backoff.js';
-import type { LoginSlot } from '../rfb/server/login-slots.js';
+import type { AuthBackoff, AuthGate, LoginSlot } from '../rfb/index.js';
 import { duplexPair } from '../streams/duplex-pair.js';
 
 /** The prompt a client sees once TLS is up; what it types up to Enter is the password. */

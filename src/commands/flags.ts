@@ -5,8 +5,14 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { UsageError, describeError } from '../errors.js';
 import { COMMAND_FLAGS } from '../flags/command-flags.js';
 import { leaveToHelpAll, leftToHelpAll } from './help-all.js';
-import type { OptionDeclaration, OptionSection } from '../targets/option-group.js';
-import { CONSOLE_TYPE_OPTION, PROVIDER_OPTIONS, type ConsoleTypeFlags, type ProviderFlags } from '../targets/option-groups.js';
+import {
+  CONSOLE_TYPE_OPTION,
+  type ConsoleTypeFlags,
+  type OptionDeclaration,
+  type OptionSection,
+  PROVIDER_OPTIONS,
+  type ProviderFlags,
+} from '../targets/index.js';
 
 export { parseListenAddress, parsePort } from '../flags/values.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SessionRegistry } from '../proxy/session-registry.js';
-import { resolveTarget } from '../targets/index.js';
+import { resolveTarget } from '../targets/registry.js';
 import type { ConsoleTarget } from '../targets/types.js';
 import { waitFor } from '../../test/support/wait.js';
 import { followSelection } from './follow-selection.js';

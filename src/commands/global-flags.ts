@@ -1,7 +1,7 @@
 // The flags every command takes (--verbose, kubectl's --v=N, --config), as commander options, and
 // what a command's action makes of them: its flags with --verbose, and the config file loaded.
 import type { Command } from 'commander';
-import { switchOption, valueOption, type FlagsOf } from '../targets/option-group.js';
+import { type FlagsOf, switchOption, valueOption } from '../targets/index.js';
 import { addFlags } from './flags.js';
 import { isVerbose, parseVerbosityLevel } from './habits/kubectl-verbosity.js';
 

@@ -4,8 +4,7 @@
 // derives from their declarations: a provider's options (src/targets/*/options.ts) and those
 // declaring `advanced` are left to --help-all; addFlags (flags.ts) asks leftToHelpAll of each.
 import { Help, Option, type Command } from 'commander';
-import type { OptionDeclaration, OptionSection } from '../targets/option-group.js';
-import { PROVIDER_OPTIONS } from '../targets/option-groups.js';
+import { type OptionDeclaration, type OptionSection, PROVIDER_OPTIONS } from '../targets/index.js';
 
 /** The flag that prints a command's whole help. */
 const HELP_ALL_FLAG = '--help-all';

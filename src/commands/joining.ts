@@ -1,7 +1,5 @@
 import { describeError } from '../errors.js';
-import { heldConsoles } from '../holding/held-consoles.js';
-import { JoinSource } from '../holding/join-source.js';
-import { RuntimeDirError, ensureRuntimeDir } from '../holding/runtime-dir.js';
+import { ensureRuntimeDir, heldConsoles, JoinSource, RuntimeDirError } from '../holding/index.js';
 import type { UpstreamSource } from '../proxy/index.js';
 
 import type { JoinFlags } from '../flags/command-flags.js';

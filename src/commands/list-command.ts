@@ -2,7 +2,7 @@
 // provider options, the selectors and --via), its help and its action, which loads list.ts (and
 // the providers) only when it runs.
 import type { Command } from 'commander';
-import { valueOption } from '../targets/option-group.js';
+import { valueOption } from '../targets/index.js';
 import type { CommandIo } from './command-io.js';
 import { addFlags } from './flags.js';
 import { withGlobalOptions } from './global-flags.js';

@@ -3,7 +3,7 @@ import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import type { VconsoleConfig } from '../config/config.js';
 import { UsageError } from '../errors.js';
-import { PROVIDERS } from '../targets/index.js';
+import { PROVIDERS } from '../targets/registry.js';
 import type { ConsoleProvider, ListScope } from '../targets/types.js';
 import { failure } from '../../test/support/streams.js';
 import { listingProvider, runListCommand } from './list.js';

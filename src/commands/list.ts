@@ -3,9 +3,8 @@
 import type { VconsoleConfig } from '../config/index.js';
 import { UsageError } from '../errors.js';
 import { echoInput, terminalSafe } from '../text/terminal-text.js';
-import { DEFAULT_PROVIDER, PROVIDERS, listingProviderIds, oneOf, providerById } from '../targets/index.js';
-import { flaggedProviders } from '../targets/option-groups.js';
-import type { ConsoleProvider, ListedVm, TargetOptions } from '../targets/types.js';
+import { DEFAULT_PROVIDER, PROVIDERS, listingProviderIds, oneOf, providerById } from '../targets/registry.js';
+import { type ConsoleProvider, flaggedProviders, type ListedVm, type TargetOptions } from '../targets/index.js';
 import type { TargetFlags } from './flags.js';
 import { namespacesOf } from './selector-flags.js';
 import { runSearches, searchedWhere, selectorSearches, sortedOnce, type SelectorSearch } from './target-selection.js';

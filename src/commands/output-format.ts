@@ -1,7 +1,7 @@
 // kubectl's `-o json|yaml|wide|name` for the commands that print a listing (list, viewers), beside
 // their older `--json`: one option, one way to read it, one way to print a document.
 import { UsageError } from '../errors.js';
-import { switchOption, valueOption, type FlagsOf, type OptionDeclaration } from '../targets/option-group.js';
+import { type FlagsOf, type OptionDeclaration, switchOption, valueOption } from '../targets/index.js';
 
 /** What `-o` takes, in kubectl's words: a document (json, yaml), more columns (wide), or names only. */
 const OUTPUT_FORMATS = ['json', 'yaml', 'wide', 'name'] as const;

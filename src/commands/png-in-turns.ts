@@ -1,6 +1,6 @@
 import { constants, crc32, createDeflate } from 'node:zlib';
 import { VconsoleError } from '../errors.js';
-import type { Framebuffer } from '../rfb/wire/framebuffer.js';
+import type { Framebuffer } from '../rfb/index.js';
 import { PNG_ROWS_PIXELS_PER_TURN } from '../limits.js';
 
 /*

@@ -15,7 +15,7 @@ const PROVIDER_COMMANDS = ['proxy', 'open', 'console', 'list', 'screenshot', 'vn
  */
 export async function providerHelp(argv: string[]): Promise<ProviderHelp | undefined> {
   if (!argv.slice(2).some((arg) => PROVIDER_COMMANDS.includes(arg))) return undefined;
-  const { listingProviderIds, oneOf, targetHelp } = await import('../targets/index.js');
+  const { listingProviderIds, oneOf, targetHelp } = await import('../targets/registry.js');
   return {
     targets: `\n${targetHelp()}`,
     listProviders: `${oneOf(listingProviderIds())} (default: the config default, else the one provider whose flags are given or that is configured here, KubeVirt among several)`,

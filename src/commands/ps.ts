@@ -1,8 +1,4 @@
-// `vconsole ps`: the consoles this user's vconsoles hold on this machine (src/holding), which any
-// later vconsole command of the user joins instead of dialling the cloud again.
-import { heldConsoles } from '../holding/held-consoles.js';
-import { processPlace, runtimeDirPath } from '../holding/runtime-dir.js';
-import type { HeldRecord } from '../holding/held-record.js';
+import { heldConsoles, type HeldRecord, processPlace, runtimeDirPath } from '../holding/index.js';
 import { terminalSafe } from '../text/terminal-text.js';
 import { alignColumns } from './text-table.js';
 import { documentText, outputFormat, type OutputFlags } from './output-format.js';

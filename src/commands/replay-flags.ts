@@ -2,7 +2,7 @@
 // flags object they and the shared ones give. Apart from replay-command.ts so that replay.ts reads
 // the type without importing the command that loads it.
 import type { CommandFlagsIn } from '../flags/command-flags.js';
-import { valueOption, type FlagsOf } from '../targets/option-group.js';
+import { type FlagsOf, valueOption } from '../targets/index.js';
 
 /** replay's own flags. */
 export const REPLAY_FLAGS = [

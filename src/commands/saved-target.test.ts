@@ -1,6 +1,6 @@
 // The targets `S` saves must open the same consoles again, whatever the defaults are then.
 import { describe, expect, it } from 'vitest';
-import { resolveTarget } from '../targets/index.js';
+import { resolveTarget } from '../targets/registry.js';
 import { selectionToSave, targetToSave } from './saved-target.js';
 
 describe('what S saves', () => {

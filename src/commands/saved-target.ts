@@ -4,8 +4,7 @@
 // the data path's wrappers, so it lives with the commands, not in src/config (which must not
 // import the data path).
 import { type UpstreamSource, sourceChain } from '../proxy/index.js';
-import { valuesOf } from '../targets/option-group.js';
-import { CONSOLE_TYPE_OPTION, flagSelections } from '../targets/option-groups.js';
+import { CONSOLE_TYPE_OPTION, flagSelections, valuesOf } from '../targets/index.js';
 
 /**
  * What to save for an open session so `open @NAME` opens the same console under any defaults:

@@ -1,6 +1,6 @@
 import { PNG } from 'pngjs';
 import { VconsoleError } from '../errors.js';
-import type { Framebuffer } from '../rfb/wire/framebuffer.js';
+import type { Framebuffer } from '../rfb/index.js';
 import { consoleFileStem, timestampedStem } from '../files/console-file-name.js';
 
 /**

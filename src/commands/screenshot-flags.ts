@@ -3,7 +3,7 @@
 // screenshot.ts reads the type without importing the command that loads it. --preserve-session
 // is not offered: screenshot preserves a KubeVirt session unless --take-over.
 import type { CommandFlagsIn } from '../flags/command-flags.js';
-import { switchOption, valueOption, type FlagsOf } from '../targets/option-group.js';
+import { type FlagsOf, switchOption, valueOption } from '../targets/index.js';
 import type { TargetFlags } from './flags.js';
 
 export const SCREENSHOT_FLAGS = [

@@ -4,11 +4,8 @@ import path from 'node:path';
 import type { VconsoleConfig } from '../config/index.js';
 import { consoleKind, consoleLabel, consoleTypesWhere } from '../console-kinds/index.js';
 import { UsageError, VconsoleError, errorLine } from '../errors.js';
-import { Framebuffer } from '../rfb/wire/framebuffer.js';
-import { RfbConsoleClient } from '../rfb/client/rfb-client.js';
-import { wholePicture } from '../rfb/client/whole-picture.js';
-import { oneOf } from '../targets/console-type.js';
-import type { ConsoleTarget } from '../targets/types.js';
+import { loadRfbClient, type RfbConsoleClient } from '../rfb/index.js';
+import { type ConsoleTarget, oneOf } from '../targets/index.js';
 import { echoInput, terminalSafe } from '../text/terminal-text.js';
 import { readSecretLine } from '../files/secret-line.js';
 import { encodePngInTurns } from './png-in-turns.js';
@@ -147,13 +144,14 @@ async function capture(target: ConsoleTarget, source: UpstreamSource, password: 
   if (!readsPicture(target)) throw notAScreen(target);
   await source.check?.(signal);
   if (!readsPicture(target)) throw notAScreen(target);
+  const { Framebuffer, RfbConsoleClient: Client, wholePicture } = await loadRfbClient();
   const stream = await source.dial({ signal, log: () => undefined });
   const framebuffer = new Framebuffer(0, 0);
   let upstream: RfbConsoleClient | undefined;
   const onAbort = () => stream.destroy();
   signal.addEventListener('abort', onAbort, { once: true });
   try {
-    upstream = await RfbConsoleClient.connect(stream, framebuffer, { password: consolePasswordOf(stream) ?? password, shared: true });
+    upstream = await Client.connect(stream, framebuffer, { password: consolePasswordOf(stream) ?? password, shared: true });
     await wholePicture(upstream, framebuffer);
   } catch (err) {
     if (signal.aborted) throw new VconsoleError(`no picture within ${SCREENSHOT_TIMEOUT_MS / 1000} s`, { cause: err });

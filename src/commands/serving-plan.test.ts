@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RfbHub } from '../rfb/hub/hub.js';
 import { SharedSerialSource } from '../serial/shared-serial.js';
 import { sourceChain } from '../proxy/wrapped-source.js';
-import { resolveTarget } from '../targets/index.js';
+import { resolveTarget } from '../targets/registry.js';
 import type { ConsoleTarget } from '../targets/types.js';
 import { SerialTlsGate } from './exposed-serial.js';
 import { OPEN_SERVING, PROXY_SERVING, servingPlan, settleSharing, type ServingFlags, type ServingProfile } from './serving-plan.js';

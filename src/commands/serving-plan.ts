@@ -5,7 +5,7 @@
 // wrapper is a line here, and open and proxy cannot drift apart.
 import type { RecordFlags, ShareFlags } from '../flags/command-flags.js';
 import type { UpstreamSource } from '../proxy/index.js';
-import type { ConsoleTarget } from '../targets/types.js';
+import type { ConsoleTarget } from '../targets/index.js';
 import { namingTarget } from './command-io.js';
 import { knownUnprotected, protectedKinds } from './exposure.js';
 import { joiningFrom, type JoinFlags, type Joining } from './joining.js';

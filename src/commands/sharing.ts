@@ -1,8 +1,7 @@
 import { consoleKind, consoleLabel, consoleTypesWhere } from '../console-kinds/index.js';
 import type { ConsoleSession, SessionSnapshot, UpstreamSource } from '../proxy/index.js';
 import { SharedSerialSource } from '../serial/index.js';
-import { AuthBackoff } from '../rfb/server/auth-backoff.js';
-import type { RfbHub } from '../rfb/hub/hub.js';
+import { AuthBackoff, type RfbHub } from '../rfb/index.js';
 import { ExposureGuard, INSECURE_EXPOSE_FLAG, protectedKinds, refusesUnprotected } from './exposure.js';
 import { SerialTlsGate } from './exposed-serial.js';
 import { exposureWarning, isLoopback } from './flags.js';

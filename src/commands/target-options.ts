@@ -1,10 +1,15 @@
 // From flags and config to what providers read: the merge is derived from the option
 // declarations, and typed names resolve through aliases to targets.
 import { expandAlias, type VconsoleConfig } from '../config/index.js';
-import { splitConsoleType } from '../targets/console-type.js';
-import { resolveTarget } from '../targets/index.js';
-import { CONSOLE_TYPE_OPTION, PROVIDER_OPTIONS, mergeTargetOptions } from '../targets/option-groups.js';
-import type { ConsoleTarget, TargetOptions } from '../targets/types.js';
+import {
+  CONSOLE_TYPE_OPTION,
+  type ConsoleTarget,
+  mergeTargetOptions,
+  PROVIDER_OPTIONS,
+  splitConsoleType,
+  type TargetOptions,
+} from '../targets/index.js';
+import { resolveTarget } from '../targets/registry.js';
 import { parseListenAddress, type TargetFlags } from './flags.js';
 
 const EMPTY_CONFIG: VconsoleConfig = { defaults: {}, aliases: {} };

@@ -2,11 +2,19 @@
 // provider's option group in one place.
 import { expandAlias, type VconsoleConfig } from '../config/index.js';
 import { UsageError, VconsoleError } from '../errors.js';
-import { splitConsoleType } from '../targets/console-type.js';
-import { PROVIDERS, providerById, resolveTarget, splitTarget } from '../targets/index.js';
-import type { ConsoleProvider, ConsoleTarget, ListScope, ListedVm, TargetOptions } from '../targets/types.js';
-import type { FlagSelection } from '../targets/option-group.js';
-import { OPTION_GROUPS, flagSelections, selectorUsage } from '../targets/option-groups.js';
+import {
+  type ConsoleProvider,
+  type ConsoleTarget,
+  type FlagSelection,
+  flagSelections,
+  type ListedVm,
+  type ListScope,
+  OPTION_GROUPS,
+  selectorUsage,
+  splitConsoleType,
+  type TargetOptions,
+} from '../targets/index.js';
+import { PROVIDERS, providerById, resolveTarget, splitTarget } from '../targets/registry.js';
 import type { SelectionFlags } from './selector-flags.js';
 import { resolveTargets } from './target-options.js';
 

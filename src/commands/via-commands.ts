@@ -1,7 +1,7 @@
 // The two commands of --via: `install`, which puts vconsole on a host, and the hidden `agent`,
 // which is vconsole there. Each loads its module only when it runs.
 import type { Command } from 'commander';
-import { switchOption, valueOption, type FlagsOf } from '../targets/option-group.js';
+import { type FlagsOf, switchOption, valueOption } from '../targets/index.js';
 import type { CommandIo } from './command-io.js';
 import { addFlags } from './flags.js';
 

@@ -3,7 +3,7 @@
 // like any other, so sharing, recording, viewers and the TUI are what they always are.
 import type { VconsoleConfig } from '../config/index.js';
 import { UsageError, VconsoleError } from '../errors.js';
-import type { ConsoleTarget } from '../targets/types.js';
+import type { ConsoleTarget } from '../targets/index.js';
 import { parseViaAddress, farCommandFrom, isFarTarget, sshCommandFrom, RemoteTarget, ViaLink } from '../via/index.js';
 import { parseDuration } from './duration.js';
 import type { ViaFlags } from './via-flags.js';

@@ -1,21 +1,26 @@
-// `vconsole viewers`: the viewers found here, which one `open` would launch and its command line,
-// all derived from the viewer descriptors (src/viewers/descriptors).
 import {
   BROWSER_CONSOLE_TYPES,
+  buildViewerCommand,
+  candidateShows,
+  chooseViewer,
+  detectViewers,
+  formatCommandLine,
+  type HostPlatform,
+  installHint,
+  lookedFor,
   PLATFORM_NAMES,
   PREFERENCE_ORDER,
+  systemViewerEnvironment,
   VIEWER_CHOICES,
   VIEWER_CONSOLE_TYPES,
   VIEWER_OPTIONAL_TYPES,
-  candidateShows,
-  installHint,
-  lookedFor,
-} from '../viewers/catalog.js';
-import { chooseViewer, viewerArgsNotice, type ViewerChoice } from '../viewers/choose.js';
-import { buildViewerCommand, formatCommandLine } from '../viewers/command.js';
-import { detectViewers } from '../viewers/detect.js';
-import { systemViewerEnvironment } from '../viewers/system-environment.js';
-import type { HostPlatform, ViewerCandidate, ViewerCommand, ViewerEnvironment, ViewerId } from '../viewers/types.js';
+  viewerArgsNotice,
+  type ViewerCandidate,
+  type ViewerChoice,
+  type ViewerCommand,
+  type ViewerEnvironment,
+  type ViewerId,
+} from '../viewers/index.js';
 import { terminalSafe } from '../text/terminal-text.js';
 import { alignColumns } from './text-table.js';
 import { documentText, outputFormat, type OutputFlags } from './output-format.js';

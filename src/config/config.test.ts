@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { defaultConfigPath, expandAlias, loadConfig, parseConfig } from './config.js';
 import { UsageError } from '../errors.js';
-import { PROVIDERS } from '../targets/index.js';
+import { PROVIDERS } from '../targets/registry.js';
 import type { ConsoleProvider } from '../targets/types.js';
 
 describe('config file', () => {

@@ -8,7 +8,7 @@ import { echoInput } from '../text/terminal-text.js';
 import { CONFIG_FILE_MAX_BYTES } from '../limits.js';
 import { fileErrorCause } from '../files/safe-file.js';
 import { isRecord } from './records.js';
-import { PROVIDERS, bareNameProviderIds, oneOf } from '../targets/index.js';
+import { PROVIDERS, bareNameProviderIds, oneOf } from '../targets/registry.js';
 import type { ConsoleProvider } from '../targets/types.js';
 import { COMMAND_FLAGS } from '../flags/command-flags.js';
 import type { ConfigKeysOf, FileKey } from '../targets/option-group.js';
@@ -22,7 +22,7 @@ import { parseWorkspaces, type Workspace } from './workspaces.js';
  */
 type ConfigDefaults = DeclaredDefaults &
   ConfigKeysOf<typeof COMMAND_FLAGS> & {
-    /** The provider of bare names: one whose `bareNames` is set (src/targets/index.ts). */
+    /** The provider of bare names: one whose `bareNames` is set (src/targets/registry.ts). */
     provider?: string;
   };
 

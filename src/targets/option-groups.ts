@@ -1,5 +1,5 @@
 // The registry of option groups: a provider with flags adds one line here (its options.ts). Apart
-// from src/targets/index.ts so building the command line loads no provider code, only these
+// from src/targets/registry.ts so building the command line loads no provider code, only these
 // declarations. Everything else about options is derived: see the merge functions below and
 // src/commands/flags.ts (commander), src/config (config and workspace keys).
 import { tlsOptions } from './dial/options.js';

@@ -129,7 +129,7 @@ export interface ListedVm {
 export interface ListScope {}
 
 /**
- * One provider a file; registered with one line in src/targets/index.ts, which derives the
+ * One provider a file; registered with one line in src/targets/registry.ts, which derives the
  * `--help` targets, the config's `defaults.provider` values and `vconsole list` from these fields.
  * The registry loads every provider file (for `proxy --help` too): keep heavy modules (ws,
  * yaml, @kubernetes/client-node) behind `await import()` inside functions.

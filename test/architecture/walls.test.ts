@@ -41,9 +41,9 @@ describe('the walls in the lint gate', () => {
   it('refuses a provider another provider or the registry, not the dial helpers they share', async () => {
     const messages = await wallMessages(
       'src/targets/openstack/new-file.ts',
-      "import '../websocket/provider.js';\nimport '../index.js';\nimport '../dial/socket.js';\nimport '../types.js';\n",
+      "import '../websocket/provider.js';\nimport '../index.js';\nimport '../registry.js';\nimport '../dial/socket.js';\nimport '../types.js';\n",
     );
-    expect(messages).toHaveLength(2);
+    expect(messages).toHaveLength(3);
     for (const message of messages) expect(message).toContain('a provider imports no other provider');
   });
 
@@ -83,6 +83,32 @@ describe('the walls in the lint gate', () => {
     expect(
       await wallMessages('src/cli.ts', "import './serial/shared-serial.js';\nimport './serial/index.js';\nimport './commands/flags.js';\n"),
     ).toEqual([expect.stringContaining(facadeWall)]);
+  });
+
+  it('holds the entries of targets, tui, viewers, rfb and holding, with the modules named beside them', async () => {
+    const facadeWall = 'src/commands and src/cli.ts import a layer through its entry';
+    const deep = [
+      "import { valueOption } from '../../targets/option-group.js';",
+      "import type { ConsoleStore } from '../../tui/state/console-store.js';",
+      "import { ViewerRouter } from '../../viewers/viewer-router.js';",
+      "import { RfbConsoleClient } from '../../rfb/client/rfb-client.js';",
+      "import { JoinSource } from '../../holding/join-source.js';",
+    ];
+    expect(await wallMessages('src/commands/open/new-file.ts', `${deep.join('\n')}\n`)).toEqual(
+      deep.map(() => expect.stringContaining(facadeWall)),
+    );
+    const allowed = [
+      "import { valueOption } from '../../targets/index.js';",
+      "import { PROVIDERS } from '../../targets/registry.js';",
+      "import { keyHelpText } from '../../tui/index.js';",
+      "import { formatBytes } from '../../tui/layout/format.js';",
+      "import { lastLines } from '../../tui/thumbnails/text.js';",
+      "import { ViewerRouter } from '../../viewers/index.js';",
+      "import { loadRfbClient } from '../../rfb/index.js';",
+      "import { JoinSource } from '../../holding/index.js';",
+      "export const load = () => import('../../tui/components/picker.js');",
+    ];
+    expect(await wallMessages('src/commands/open/new-file.ts', `${allowed.join('\n')}\n`)).toEqual([]);
   });
 
   it('keeps src/state-machine a leaf, so that any layer may hold its state with it', async () => {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { startDemoRfbServer, type DemoRfbServer } from '../../src/rfb/demo/server.js';
-import { PROVIDERS } from '../../src/targets/index.js';
+import { PROVIDERS } from '../../src/targets/registry.js';
 import { FIXTURE_USER, startOpenStackFixture, type OpenStackFixture } from '../fixtures/openstack-api.js';
 import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt-api.js';
 import { readGreeting, runVconsole } from '../support/cli.js';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startDemoRfbServer, type DemoRfbServer } from '../../src/rfb/demo/server.js';
 import { probeRfb } from '../support/rfb-client.js';
 import { describeError } from '../../src/errors.js';
-import { resolveTarget, splitTarget } from '../../src/targets/index.js';
+import { resolveTarget, splitTarget } from '../../src/targets/registry.js';
 import type { ConfigSources } from '../../src/targets/openstack/config.js';
 import { KeystoneSessions } from '../../src/targets/openstack/keystone.js';
 import { createOpenStackProvider } from '../../src/targets/openstack/provider.js';

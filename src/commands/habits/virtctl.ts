@@ -5,7 +5,7 @@
 // as that command, so it behaves as that command does, flags, defaults and errors alike.
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import { switchOption, valueOption, type FlagsOf } from '../../targets/option-group.js';
+import { type FlagsOf, switchOption, valueOption } from '../../targets/index.js';
 import { echoInput } from '../../text/terminal-text.js';
 import { addFlags, parseListenAddress, parsePort } from '../flags.js';
 

@@ -7,9 +7,8 @@
 import { consoleKind } from '../../console-kinds/index.js';
 import { VconsoleError, describeError } from '../../errors.js';
 import type { ConsoleSession, SessionRegistry } from '../../proxy/index.js';
-import type { RenderConsoleOptions } from '../../tui/components/render-console-app.js';
-import type { ConsoleHandlers } from '../../tui/state/requests.js';
-import type { ViewerRouter } from '../../viewers/viewer-router.js';
+import type { ConsoleHandlers, RenderConsoleOptions } from '../../tui/index.js';
+import type { ViewerRouter } from '../../viewers/index.js';
 import type { SessionFollowUps } from './follow-ups.js';
 import { attachSerial } from './serial.js';
 import type { OpenSettings } from './settings.js';

@@ -3,9 +3,9 @@
 import { consoleKind } from '../../console-kinds/index.js';
 import { VconsoleError, describeError, errorLine } from '../../errors.js';
 import { DIAL_TIMEOUT_MS } from '../../limits.js';
-import type { ConsoleTarget } from '../../targets/types.js';
+import type { ConsoleTarget } from '../../targets/index.js';
 import { terminalSafe } from '../../text/terminal-text.js';
-import { describeStartFailure, startBrowser, type BrowserLaunch } from '../../viewers/browser/browser-opener.js';
+import { type BrowserLaunch, describeStartFailure, startBrowser } from '../../viewers/index.js';
 import { isBrowserOnly } from '../browser-only.js';
 import { namingTarget, type CommandIo } from '../command-io.js';
 

@@ -5,14 +5,19 @@ import { consoleKind } from '../../console-kinds/index.js';
 import { VconsoleError } from '../../errors.js';
 import { DIAL_TIMEOUT_MS } from '../../limits.js';
 import { handleShutdownSignals } from '../../proxy/index.js';
-import type { ConsoleTarget } from '../../targets/types.js';
+import type { ConsoleTarget } from '../../targets/index.js';
 import { terminalSafe } from '../../text/terminal-text.js';
-import { candidateShows } from '../../viewers/catalog.js';
-import type { ViewerChoice } from '../../viewers/choose.js';
-import { buildViewerCommand } from '../../viewers/command.js';
-import { removeConnectionFile, writeConnectionFile } from '../../viewers/connection-file.js';
-import { describeViewerExit, launchViewer, type ViewerProcess } from '../../viewers/viewer-process.js';
-import type { ViewerCandidate } from '../../viewers/types.js';
+import {
+  buildViewerCommand,
+  candidateShows,
+  describeViewerExit,
+  launchViewer,
+  removeConnectionFile,
+  type ViewerCandidate,
+  type ViewerChoice,
+  type ViewerProcess,
+  writeConnectionFile,
+} from '../../viewers/index.js';
 import { namingTarget } from '../command-io.js';
 import type { PageOutput } from './browser-only.js';
 

@@ -5,7 +5,7 @@
  */
 import { UsageError } from '../../errors.js';
 import { OPEN_WITHOUT_ASKING_MAX } from '../../limits.js';
-import { switchOption, valueOption, type FlagsOf } from '../../targets/option-group.js';
+import { type FlagsOf, switchOption, valueOption } from '../../targets/index.js';
 import { echoInput } from '../../text/terminal-text.js';
 import { askYesNo, canAsk, type PromptTerminal } from '../../terminal/yes-no.js';
 

@@ -6,8 +6,8 @@
  */
 import { describeError } from '../../errors.js';
 import type { ConsoleSession, SessionRegistry } from '../../proxy/index.js';
-import type { ViewerRouter } from '../../viewers/viewer-router.js';
-import type { ThumbnailView } from '../../tui/thumbnails/thumbnail.js';
+import type { ViewerRouter } from '../../viewers/index.js';
+import type { ThumbnailView } from '../../tui/index.js';
 import type { Recording } from '../record-flags.js';
 import type { Sharing } from '../sharing.js';
 import { followSelection, type FollowContext } from '../follow-selection.js';

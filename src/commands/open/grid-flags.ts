@@ -1,5 +1,5 @@
-import { switchOption, valueOption, type FlagsOf } from '../../targets/option-group.js';
-import { detectThumbnailMode, parseThumbnailMode, THUMBNAIL_MODES, type ThumbnailMode } from '../../tui/thumbnails/thumbnail.js';
+import { type FlagsOf, switchOption, valueOption } from '../../targets/index.js';
+import { detectThumbnailMode, parseThumbnailMode, THUMBNAIL_MODES, type ThumbnailMode } from '../../tui/index.js';
 
 /** `--grid` and `--thumbnails`, `open`'s own. Cheap to import (cli.ts loads it for every command). */
 export const GRID_FLAGS = [

@@ -8,10 +8,7 @@ import { EventEmitter } from 'node:events';
 import { consoleKind } from '../../console-kinds/index.js';
 import { BROWSER_MANUAL_CODE_TTL_MS } from '../../limits.js';
 import { bracketHost, localAddressOf } from '../../net/host-port.js';
-import type { DisplayVerdict, SshLogin } from '../../viewers/display.js';
-import type { ViewerTarget } from '../../viewers/types.js';
-import type { ViewerLauncher } from '../../viewers/viewer-router.js';
-import type { ViewerStatusEvent } from '../../viewers/viewer-supervisor.js';
+import type { DisplayVerdict, SshLogin, ViewerLauncher, ViewerStatusEvent, ViewerTarget } from '../../viewers/index.js';
 import type { OpenView } from './views.js';
 
 /** The one line that says no window can show here, and what open does instead. */

@@ -2,7 +2,7 @@
 // among the shared ones and the provider options), its help and its action,
 // which loads open.ts (and the picker) only when it runs.
 import type { Command } from 'commander';
-import { keyHelpText } from '../../tui/state/key-help.js';
+import { keyHelpText } from '../../tui/index.js';
 import type { CommandIo } from '../command-io.js';
 import { addFlags, type FlagLayout } from '../flags.js';
 import { withGlobalOptions } from '../global-flags.js';

@@ -2,9 +2,7 @@
 // one OpenRun (run.ts), the object that owns everything open starts until q or a signal ends it.
 import { type VconsoleConfig, expandWorkspace } from '../../config/index.js';
 import { DEFAULT_ESCAPE, parseEscapeKey } from '../../terminal/escape-key.js';
-import { selectViewer } from '../../viewers/choose.js';
-import { displayHere } from '../../viewers/display.js';
-import { systemViewerEnvironment } from '../../viewers/system-environment.js';
+import { displayHere, selectViewer, systemViewerEnvironment } from '../../viewers/index.js';
 import type { CommandIo } from '../command-io.js';
 import { consecutivePorts } from '../flags.js';
 import { OPEN_SERVING, servingPlan } from '../serving-plan.js';

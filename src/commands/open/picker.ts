@@ -1,7 +1,7 @@
 import type { VconsoleConfig } from '../../config/index.js';
 import { UsageError } from '../../errors.js';
-import type { ListScope } from '../../targets/types.js';
-import type { PickerOutcome, VmListingSource } from '../../tui/state/picker-model.js';
+import type { ListScope } from '../../targets/index.js';
+import type { PickerOutcome, VmListingSource } from '../../tui/index.js';
 import type { OpenFlags } from './settings.js';
 import { importWithoutCiFlags } from './views.js';
 import { targetOptionsFrom } from '../target-options.js';

@@ -1,8 +1,8 @@
 // Where the providers in use point (kube context and namespace, cloud and region), told to the
 // TUI's header as k9s names its context: each provider is asked once, when its first target opens.
-import { PROVIDERS, providerById } from '../../targets/index.js';
-import type { ConsoleProvider, TargetOptions } from '../../targets/types.js';
-import type { ProviderPlace } from '../../tui/state/console-store-types.js';
+import { PROVIDERS, providerById } from '../../targets/registry.js';
+import type { ConsoleProvider, TargetOptions } from '../../targets/index.js';
+import type { ProviderPlace } from '../../tui/index.js';
 
 export class PlaceTeller {
   /** Each provider asked, in the order its first target came; undefined until (or unless) it answers. */

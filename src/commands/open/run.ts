@@ -15,7 +15,7 @@ import {
   SessionRegistry,
   handleShutdownSignals,
 } from '../../proxy/index.js';
-import type { ConsoleTarget } from '../../targets/types.js';
+import type { ConsoleTarget } from '../../targets/index.js';
 import { isBrowserOnly } from '../browser-only.js';
 import { addOnce, portLine, type CommandIo } from '../command-io.js';
 import { certificateNotice, exposureNotice, passwordNotice } from '../sharing.js';

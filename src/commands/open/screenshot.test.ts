@@ -9,7 +9,7 @@ import { Framebuffer } from '../../rfb/wire/framebuffer.js';
 import { RfbHub } from '../../rfb/hub/hub.js';
 import { RfbConsoleClient } from '../../rfb/client/rfb-client.js';
 import { demoProvider } from '../../targets/demo/provider.js';
-import { splitTarget } from '../../targets/index.js';
+import { splitTarget } from '../../targets/registry.js';
 import { saveSessionScreenshot } from './screenshot.js';
 import { timestampedScreenshotName } from '../screenshot-file.js';
 import { serveHandshake, startScriptedServer, update, type RfbPeer } from '../../../test/support/fake-rfb-server.js';

@@ -2,9 +2,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { localAddressOf } from '../../net/host-port.js';
 import { VconsoleError, describeError } from '../../errors.js';
-import { Framebuffer } from '../../rfb/wire/framebuffer.js';
-import { RfbConsoleClient } from '../../rfb/client/rfb-client.js';
-import { wholePicture } from '../../rfb/client/whole-picture.js';
+import { loadRfbClient, type Framebuffer, type RfbConsoleClient } from '../../rfb/index.js';
 import { echoInput } from '../../text/terminal-text.js';
 import { fileErrorCause, writePrivateNewFile } from '../../files/safe-file.js';
 import { SCREENSHOT_TIMEOUT_MS } from '../screenshot.js';
@@ -58,6 +56,7 @@ export async function saveSessionScreenshot(session: ListeningSession, options: 
     return writeNew(options.dir ?? '.', timestampedScreenshotName(session.name, options.at ?? new Date()), await pngOf(options.shared));
   const host = localAddressOf(session.address);
   const timeoutMs = options.timeoutMs ?? SCREENSHOT_TIMEOUT_MS;
+  const { Framebuffer, RfbConsoleClient: Client, wholePicture } = await loadRfbClient();
   const framebuffer = new Framebuffer(0, 0);
   const socket = net.connect({ host, port: session.port });
   const timer = setTimeout(
@@ -66,7 +65,7 @@ export async function saveSessionScreenshot(session: ListeningSession, options: 
   );
   let upstream: RfbConsoleClient | undefined;
   try {
-    upstream = await RfbConsoleClient.connect(socket, framebuffer, { password: options.password, shared: true });
+    upstream = await Client.connect(socket, framebuffer, { password: options.password, shared: true });
     await wholePicture(upstream, framebuffer);
   } catch (err) {
     throw new VconsoleError(`no screenshot of ${session.name}: ${describeError(err)}`, { cause: err });
@@ -83,7 +82,8 @@ export async function saveSessionScreenshot(session: ListeningSession, options: 
 }
 
 /** A PNG of a copy of `shared` as it is now: the hub keeps drawing on its own while the bands are encoded. */
-function pngOf(shared: Framebuffer): Promise<Buffer> {
+async function pngOf(shared: Framebuffer): Promise<Buffer> {
+  const { Framebuffer } = await loadRfbClient();
   const { width, height } = shared;
   const copy = new Framebuffer(width, height);
   copy.putPixels({ x: 0, y: 0, w: width, h: height }, shared.read({ x: 0, y: 0, w: width, h: height }));

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SessionRegistry } from '../../proxy/session-registry.js';
-import { resolveTarget } from '../../targets/index.js';
+import { resolveTarget } from '../../targets/registry.js';
 import { ConsoleStore } from '../../tui/state/console-store.js';
 import { rowProblem } from '../../tui/layout/format.js';
 import { INITIAL_UI, reduceInput } from '../../tui/state/keys.js';

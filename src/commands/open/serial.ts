@@ -10,7 +10,7 @@ import { attachTerminal, streamLine } from '../../terminal/attach.js';
 import type { EscapeKey } from '../../terminal/escape-key.js';
 import { enterRawMode, type RawModeInput } from '../../terminal/raw-mode.js';
 import { terminalSafe } from '../../text/terminal-text.js';
-import type { ConsoleEventOf } from '../../tui/state/events.js';
+import type { ConsoleEventOf } from '../../tui/index.js';
 
 /**
  * The serial side of `open`: every serial console is held by a SharedSerialSource (one line to

@@ -6,11 +6,15 @@
  */
 import { localAddressOf } from '../../net/host-port.js';
 import type { BoundAddress, ConsoleSession, SessionRegistry } from '../../proxy/index.js';
-import { installHint, lookedFor } from '../../viewers/catalog.js';
-import { viewerArgsNotice } from '../../viewers/choose.js';
-import { planViewers, viewerConsoleType } from '../../viewers/viewer-plan.js';
-import { ViewerRouter } from '../../viewers/viewer-router.js';
-import { ViewerSupervisor } from '../../viewers/viewer-supervisor.js';
+import {
+  installHint,
+  lookedFor,
+  planViewers,
+  viewerArgsNotice,
+  viewerConsoleType,
+  ViewerRouter,
+  ViewerSupervisor,
+} from '../../viewers/index.js';
 import type { CommandIo } from '../command-io.js';
 import { NoDisplayReport, NoDisplayViewers } from './no-display.js';
 import type { OpenSettings } from './settings.js';

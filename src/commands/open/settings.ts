@@ -2,14 +2,11 @@
 // given (read from them by open.ts). A file of their own: the entry, the run, its actions, the
 // picker and the workspace writer all read them, and none of those need import another for it.
 import type { VconsoleConfig } from '../../config/index.js';
-import type { TargetOptions } from '../../targets/types.js';
+import { type FlagsOf, switchOption, type TargetOptions, valueOption } from '../../targets/index.js';
 import type { EscapeKey } from '../../terminal/escape-key.js';
-import type { ThumbnailMode } from '../../tui/thumbnails/thumbnail.js';
-import type { ViewerChoice } from '../../viewers/choose.js';
-import type { DisplayVerdict } from '../../viewers/display.js';
-import type { HostPlatform, ViewerCandidate } from '../../viewers/types.js';
+import type { ThumbnailMode } from '../../tui/index.js';
+import type { DisplayVerdict, HostPlatform, ViewerCandidate, ViewerChoice } from '../../viewers/index.js';
 import type { CommandFlagsIn } from '../../flags/command-flags.js';
-import { switchOption, valueOption, type FlagsOf } from '../../targets/option-group.js';
 import type { TargetFlags } from '../flags.js';
 import type { ServingPlan } from '../serving-plan.js';
 import type { CountFlags } from './count.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SessionRegistry } from '../../proxy/session-registry.js';
 import { RfbHub } from '../../rfb/hub/hub.js';
-import { resolveTarget } from '../../targets/index.js';
+import { resolveTarget } from '../../targets/registry.js';
 import type { Thumbnail } from '../../tui/thumbnails/thumbnail.js';
 import { scaleBgrxToRgb } from '../../tui/thumbnails/scale.js';
 import { waitFor } from '../../../test/support/wait.js';

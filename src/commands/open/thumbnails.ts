@@ -2,9 +2,8 @@ import { consoleKind } from '../../console-kinds/index.js';
 import { THUMBNAIL_MIN_INTERVAL_MS } from '../../limits.js';
 import type { ConsoleSession, SessionSnapshot } from '../../proxy/index.js';
 import { SharedSerialSource } from '../../serial/index.js';
-import type { RfbHub } from '../../rfb/hub/hub.js';
-import type { Thumbnail, ThumbnailView } from '../../tui/thumbnails/thumbnail.js';
-import { scaleBgrxToRgb } from '../../tui/thumbnails/scale.js';
+import type { RfbHub } from '../../rfb/index.js';
+import { scaleBgrxToRgb, type Thumbnail, type ThumbnailView } from '../../tui/index.js';
 import { lastLines } from '../../tui/thumbnails/text.js';
 
 /**

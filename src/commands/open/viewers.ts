@@ -1,4 +1,4 @@
-import type { ViewerLauncher } from '../../viewers/viewer-router.js';
+import type { ViewerLauncher } from '../../viewers/index.js';
 
 /**
  * The browser viewer; its pages and server load only when a console first opens in it. When no

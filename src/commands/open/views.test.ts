@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SessionRegistry } from '../../proxy/session-registry.js';
-import { resolveTarget } from '../../targets/index.js';
+import { resolveTarget } from '../../targets/registry.js';
 import { plainView, viewerEvent } from './views.js';
 
 /* Without the TUI, the events open emits become plain lines on stderr: the ones a user reads there, and nothing for row facts. */

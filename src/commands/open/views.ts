@@ -1,10 +1,7 @@
 import { describeError } from '../../errors.js';
 import type { SessionRegistry } from '../../proxy/index.js';
-import type { RenderConsoleOptions } from '../../tui/components/render-console-app.js';
-import type { ConsoleEvent, ConsoleEventOf } from '../../tui/state/events.js';
-import type { ConsoleHandlers } from '../../tui/state/requests.js';
-import type { ThumbnailMode } from '../../tui/thumbnails/thumbnail.js';
-import type { ViewerStatusEvent } from '../../viewers/viewer-supervisor.js';
+import type { ConsoleEvent, ConsoleEventOf, ConsoleHandlers, RenderConsoleOptions, ThumbnailMode } from '../../tui/index.js';
+import type { ViewerStatusEvent } from '../../viewers/index.js';
 import { printLine, sessionLogPrinter } from '../log-lines.js';
 import type { CommandIo } from '../command-io.js';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKubevirtFixture, type KubevirtFixture } from '../../../test/fixtures/kubevirt-api.js';
 import type { VconsoleConfig } from '../../config/config.js';
 import { VconsoleError } from '../../errors.js';
-import { PROVIDERS } from '../../targets/index.js';
+import { PROVIDERS } from '../../targets/registry.js';
 import type { ConsoleProvider, ListScope, ListedVm, TargetOptions } from '../../targets/types.js';
 import { isOpenAmong, type PickerVm } from '../../tui/state/picker-model.js';
 import { resolveTargets } from '../target-options.js';

@@ -1,7 +1,7 @@
 import type { VconsoleConfig } from '../../config/index.js';
-import { DEFAULT_PROVIDER, PROVIDERS, splitTarget } from '../../targets/index.js';
-import type { ConsoleProvider, ListScope, ListedVm, TargetOptions } from '../../targets/types.js';
-import type { PickerVm, VmListingSource } from '../../tui/state/picker-model.js';
+import { DEFAULT_PROVIDER, PROVIDERS, splitTarget } from '../../targets/registry.js';
+import type { ConsoleProvider, ListedVm, ListScope, TargetOptions } from '../../targets/index.js';
+import type { PickerVm, VmListingSource } from '../../tui/index.js';
 
 /**
  * A listed VM's target as `open` must be given it: a bare `ns/name` from a provider that is not

@@ -5,7 +5,7 @@ import { waitFor } from '../../../test/support/wait.js';
 import { SharedSerialSource } from '../../serial/shared-serial.js';
 import { SessionRegistry } from '../../proxy/session-registry.js';
 import { demoProvider } from '../../targets/demo/provider.js';
-import { resolveTarget, splitTarget } from '../../targets/index.js';
+import { resolveTarget, splitTarget } from '../../targets/registry.js';
 import { createKubevirtProvider } from '../../targets/kubevirt/provider.js';
 import type { ConsoleProvider, ConsoleTarget, VmState } from '../../targets/types.js';
 import { VmStateFollowers, followableTarget } from './vm-state.js';

@@ -7,8 +7,8 @@
  */
 import { describeError } from '../../errors.js';
 import { type ConsoleSession, type UpstreamSource, sourceChain, vmIdentity } from '../../proxy/index.js';
-import type { ConsoleTarget, VmPhase, VmState } from '../../targets/types.js';
-import type { ViewerStatusEvent } from '../../viewers/viewer-supervisor.js';
+import type { ConsoleTarget, VmPhase, VmState } from '../../targets/index.js';
+import type { ViewerStatusEvent } from '../../viewers/index.js';
 
 /** Phases from which `Running` means the VM came back (its console went away meanwhile). */
 const CAME_BACK_FROM: ReadonlySet<VmPhase> = new Set(['Stopped', 'Failed', 'gone', 'Starting', 'Migrating', 'Unknown']);

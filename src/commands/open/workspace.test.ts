@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config/config.js';
 import { SessionRegistry } from '../../proxy/session-registry.js';
-import { resolveTarget } from '../../targets/index.js';
+import { resolveTarget } from '../../targets/registry.js';
 import { saveOpenAsWorkspace } from './workspace.js';
 
 let dir: string;

@@ -4,7 +4,7 @@ import { portIsClosed, readGreeting } from '../../../test/support/cli.js';
 import { UsageError, describeError } from '../../errors.js';
 import { SessionRegistry } from '../../proxy/session-registry.js';
 import { demoProvider } from './provider.js';
-import { resolveTarget, splitTarget } from '../index.js';
+import { resolveTarget, splitTarget } from '../registry.js';
 import type { ConsoleTarget } from '../types.js';
 
 function demoError(raw: string): string {

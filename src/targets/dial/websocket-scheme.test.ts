@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestPki } from '../../../test/fixtures/tls.js';
 import { failure } from '../../../test/support/streams.js';
 import { describeError } from '../../errors.js';
-import { splitTarget } from '../index.js';
+import { splitTarget } from '../registry.js';
 import { websocketProvider } from '../websocket/provider.js';
 
 // The wrong scheme looks like a refused token (websockify resets a plain client on --ssl_only,

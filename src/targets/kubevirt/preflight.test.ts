@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { failure } from '../../../test/support/streams.js';
 import { describeError } from '../../errors.js';
-import { splitTarget } from '../index.js';
+import { splitTarget } from '../registry.js';
 import { createKubevirtProvider } from './provider.js';
 
 /**

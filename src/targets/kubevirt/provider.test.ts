@@ -5,7 +5,7 @@ import { startKubevirtFixture, type KubevirtFixture } from '../../../test/fixtur
 import { failure, readBytes } from '../../../test/support/streams.js';
 import { VconsoleError, describeError } from '../../errors.js';
 import type { LogLevel } from '../../proxy/types.js';
-import { splitTarget } from '../index.js';
+import { splitTarget } from '../registry.js';
 import type { KubeEnvironment } from './kubernetes-api.js';
 import { createKubevirtProvider } from './provider.js';
 import type { ConsoleTarget, TargetOptions } from '../types.js';

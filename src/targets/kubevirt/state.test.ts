@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKubevirtFixture, type KubevirtFixture } from '../../../test/fixtures/kubevirt-api.js';
 import { waitFor } from '../../../test/support/wait.js';
 import type { LogLevel } from '../../proxy/types.js';
-import { splitTarget } from '../index.js';
+import { splitTarget } from '../registry.js';
 import { createKubevirtProvider } from './provider.js';
 import { vmiState } from './state.js';
 import type { VmState } from '../types.js';

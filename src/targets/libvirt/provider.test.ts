@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError, VconsoleError } from '../../errors.js';
-import { resolveTarget } from '../index.js';
+import { resolveTarget } from '../registry.js';
 import { skipWithoutPrograms } from '../../../test/support/programs.js';
 import { libvirtProvider, parseDomainList } from './provider.js';
 import { libvirtState, lifecycleEventState } from './state.js';

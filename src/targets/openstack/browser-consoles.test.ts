@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fixtureOpenrc, startOpenStackFixture, type OpenStackFixture } from '../../../test/fixtures/openstack-api.js';
 import { failure } from '../../../test/support/streams.js';
 import { UsageError, VconsoleError, describeError } from '../../errors.js';
-import { splitTarget } from '../index.js';
+import { splitTarget } from '../registry.js';
 import type { ConfigSources } from './config.js';
 import { KeystoneSessions } from './keystone.js';
 import { createOpenStackProvider } from './provider.js';

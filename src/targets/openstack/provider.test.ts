@@ -8,7 +8,7 @@ import {
 import { ConsoleRefusedError, UsageError, describeError } from '../../errors.js';
 import type { LogLevel } from '../../proxy/types.js';
 import { CONSOLE_SETTLE_MS } from '../dial/limits.js';
-import { splitTarget } from '../index.js';
+import { splitTarget } from '../registry.js';
 import type { ConfigSources } from './config.js';
 import { KeystoneSessions } from './keystone.js';
 import { createOpenStackProvider, listOpenstackServers } from './provider.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureOpenrc, startOpenStackFixture, type OpenStackFixture } from '../../../test/fixtures/openstack-api.js';
 import { waitFor } from '../../../test/support/wait.js';
-import { splitTarget } from '../index.js';
+import { splitTarget } from '../registry.js';
 import type { ConfigSources } from './config.js';
 import { KeystoneSessions } from './keystone.js';
 import { novaState } from './state.js';

@@ -7,7 +7,7 @@ import { startPveFixture, type FixtureGuest, type PveFixture } from '../../../te
 import { failure, readBytes } from '../../../test/support/streams.js';
 import { UsageError, describeError } from '../../errors.js';
 import { consolePasswordOf } from '../../streams/console-password.js';
-import { splitTarget } from '../index.js';
+import { splitTarget } from '../registry.js';
 import type { ConsoleTarget, TargetOptions } from '../types.js';
 import { pveProvider } from './provider.js';
 import type { VmState } from '../types.js';

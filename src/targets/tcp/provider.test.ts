@@ -1,7 +1,7 @@
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError, describeError } from '../../errors.js';
-import { splitTarget } from '../index.js';
+import { splitTarget } from '../registry.js';
 import { parseTcpTarget, tcpProvider } from './provider.js';
 import { readToEnd } from '../../../test/support/streams.js';
 import { thrownBy } from '../../../test/support/thrown.js';

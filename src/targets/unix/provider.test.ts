@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../errors.js';
-import { splitTarget } from '../index.js';
+import { splitTarget } from '../registry.js';
 import { parseUnixTarget, unixProvider } from './provider.js';
 import { readToEnd } from '../../../test/support/streams.js';
 

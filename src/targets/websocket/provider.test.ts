@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startOpenStackFixture, type OpenStackFixture } from '../../../test/fixtures/openstack-api.js';
 import { createTestPki, type TestPki } from '../../../test/fixtures/tls.js';
 import { UsageError, describeError } from '../../errors.js';
-import { splitTarget } from '../index.js';
+import { splitTarget } from '../registry.js';
 import type { TargetOptions } from '../types.js';
 import { ConsoleTokenRejectedError, firstChunk } from '../dial/websockify.js';
 import { consoleUrlToWebSocket, websocketProvider } from './provider.js';

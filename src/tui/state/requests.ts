@@ -8,7 +8,7 @@
  */
 
 /** Each request the TUI makes, by name, and what it carries besides its name. */
-export interface ConsoleRequests {
+interface ConsoleRequests {
   /** Enter or `o` on a listening screen, `r` on a failed viewer: its viewer, again. */
   open: { sessionId: number };
   /**

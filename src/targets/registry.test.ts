@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
-import { PROVIDERS, bareNameProviderIds, listingProviderIds, resolveTarget, targetHelp } from './index.js';
+import { PROVIDERS, bareNameProviderIds, listingProviderIds, resolveTarget, targetHelp } from './registry.js';
 import type { ConsoleProvider } from './types.js';
 import { thrownBy } from '../../test/support/thrown.js';
 
