@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the real programs the KubeVirt end-to-end tests run against, from the Go module proxy only:
-#   kube-apiserver and kubectl  (k8s.io/kubernetes, module scripts/kube/apiserver)
+#   kube-apiserver              (k8s.io/kubernetes, module scripts/kube/apiserver; kubectl too with --with-kubectl)
 #   etcd                        (go.etcd.io/etcd/server/v3 at the release k8s.io/kubernetes requires, same module)
 #   virt-api, virtctl           (kubevirt.io/kubevirt, module scripts/kube/kubevirt)
 #   kubevirt-crds               (KubeVirt's own CRD generator, printing the CRDs virt-operator installs)
@@ -8,7 +8,7 @@
 # Go's module and build caches stay at their defaults, so only a new machine pays for the build; a program already
 # in the cache is not built again. The versions are the ones the two go.mod files require (change them there).
 #
-# Usage: scripts/kube/build.sh [--print-cache]
+# Usage: scripts/kube/build.sh [--with-kubectl | --print-cache]
 #   VCONSOLE_KUBE_BUILD_JOBS  packages built at once (go build -p), default 1 so other work on the machine goes on
 set -euo pipefail
 
@@ -63,4 +63,7 @@ build_program "$apiserver" kubernetes "$kubernetes_version" k8s.io/kubernetes/cm
 build_program "$kubevirt" kubevirt "$kubevirt_version" vconsole.test/kubevirt/cmd/kubevirt-crds
 build_program "$kubevirt" kubevirt "$kubevirt_version" kubevirt.io/kubevirt/cmd/virt-api
 build_program "$kubevirt" kubevirt "$kubevirt_version" kubevirt.io/kubevirt/cmd/virtctl
-build_program "$apiserver" kubernetes "$kubernetes_version" k8s.io/kubernetes/cmd/kubectl
+# The tests talk to the API themselves; kubectl is for a person poking at a started control plane.
+if [[ ${1:-} == --with-kubectl ]]; then
+  build_program "$apiserver" kubernetes "$kubernetes_version" k8s.io/kubernetes/cmd/kubectl
+fi
