@@ -19,7 +19,8 @@ export interface KubeResponse {
 
 export interface KubeClient {
   readonly server: string;
-  call(method: string, path: string, body?: unknown): Promise<KubeResponse>;
+  /** `headers` add to or replace the defaults (accept: application/json). */
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<KubeResponse>;
   /** Like call, but a status outside 2xx throws with the API's message. */
   ok<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
 }
@@ -30,12 +31,13 @@ export function kubeClient(server: string, caFile: string, credentials: KubeCred
   const ca = readFileSync(caFile);
   const cert = credentials.cert ? readFileSync(credentials.cert) : undefined;
   const key = credentials.key ? readFileSync(credentials.key) : undefined;
-  const call = (method: string, path: string, body?: unknown): Promise<KubeResponse> =>
+  const call = (method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<KubeResponse> =>
     new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : JSON.stringify(body);
       const headers: Record<string, string> = { accept: 'application/json' };
       if (payload !== undefined) headers['content-type'] = 'application/json';
       if (credentials.token) headers.authorization = `Bearer ${credentials.token}`;
+      Object.assign(headers, extraHeaders);
       const req = request(new URL(path, server), { method, ca, cert, key, headers, timeout: REQUEST_TIMEOUT_MS }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
