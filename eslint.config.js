@@ -10,12 +10,56 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 /**
+ * The leaves of src/ (docs/ARCHITECTURE.md, "Layers"): small modules any layer may import. A leaf
+ * imports no layer, only the leaves it names in `uses` (each one it imports today), so that what
+ * sits at the bottom of every layer pulls none of them in.
+ */
+const LEAVES = [
+  { leaf: 'text', uses: [], why: 'src/text shapes text for a terminal and a URL' },
+  { leaf: 'streams', uses: [], why: 'src/streams holds small stream helpers' },
+  { leaf: 'limits.ts', uses: [], why: 'src/limits.ts holds the bounds and timeouts the layers share' },
+  { leaf: 'version.ts', uses: [], why: "src/version.ts is vconsole's version" },
+  { leaf: 'abort-race.ts', uses: [], why: 'src/abort-race.ts races a promise against an abort' },
+  { leaf: 'console-kinds', uses: [], why: 'src/console-kinds is what a kind is, as data' },
+  {
+    leaf: 'retry',
+    uses: [],
+    why: 'src/retry is the one back-off (the browser page bundles it)',
+  },
+  { leaf: 'state-machine', uses: [], why: 'src/state-machine is the one checked state holder' },
+  { leaf: 'errors.ts', uses: ['text'], why: "src/errors.ts is vconsole's error classes and their one-line messages" },
+  { leaf: 'secrets.ts', uses: ['errors.ts'], why: 'src/secrets.ts is the one secret scrubber' },
+  { leaf: 'files', uses: ['errors.ts', 'text'], why: 'src/files reads and writes files safely' },
+  { leaf: 'terminal', uses: ['errors.ts', 'text'], why: "src/terminal drives the user's terminal" },
+  { leaf: 'net', uses: ['errors.ts', 'limits.ts', 'files'], why: 'src/net holds the network and child-process helpers' },
+];
+
+/**
+ * The layers src/commands and src/cli.ts import only through one entry module, LAYER/index.ts,
+ * which re-exports what the commands use of the layer (docs/ARCHITECTURE.md, "Walls").
+ */
+const FACADE_LAYERS = ['proxy', 'serial', 'recording', 'config', 'via'];
+
+/**
  * The walls between the layers of src/ (docs/ARCHITECTURE.md, "Walls"): each folder, the folders
  * (or files) of src/ it must not import, and why. A wall holds for the folder's subfolders too.
  * Tests are outside the walls: a test may put layers together to exercise one of them.
  */
 const WALLS = [
-  { folder: '.', forbids: ['commands'], why: 'only src/cli.ts and src/commands import src/commands: a command is the top of the stack' },
+  {
+    folder: '.',
+    forbids: ['commands'],
+    spares: ['cli.ts'],
+    why: 'only src/cli.ts and src/commands import src/commands: a command is the top of the stack',
+  },
+  // The commands reach a layer through its entry; a lazy import() may still name a deep module, so
+  // that a command loads a heavy part (the hub, the replay server) only when it runs.
+  ...['commands', 'cli.ts'].map((folder) => ({
+    folder,
+    forbids: FACADE_LAYERS,
+    staticOnly: true,
+    why: 'src/commands and src/cli.ts import a layer through its entry, LAYER/index.ts (a lazy import() may name a deep module)',
+  })),
   {
     folder: 'proxy',
     forbids: ['targets', 'viewers', 'tui', 'rfb', 'serial', 'recording', 'config', 'console-kinds', 'via'],
@@ -46,21 +90,12 @@ const WALLS = [
     forbids: ['proxy', 'tui', 'rfb', 'serial', 'recording', 'config', 'holding'],
     why: 'src/flags declares the command flags as data below the commands and the config file: it knows no session, TUI or config file',
   },
-  {
-    folder: 'console-kinds',
-    forbids: ['.'] /* all of src/ outside it */,
-    why: 'src/console-kinds is a leaf anyone may import: it imports nothing of vconsole',
-  },
-  {
-    folder: 'retry',
-    forbids: ['.'] /* all of src/ outside it */,
-    why: 'src/retry is the one back-off, a leaf anyone may import (the browser page bundles it): it imports nothing of vconsole',
-  },
-  {
-    folder: 'state-machine',
-    forbids: ['.'] /* all of src/ outside it */,
-    why: 'src/state-machine is the one checked state holder, a leaf anyone may import: it imports nothing of vconsole',
-  },
+  // The leaves, each walled off from everything of src/ but the leaves it names.
+  ...LEAVES.map(({ leaf, uses, why }) => ({
+    folder: leaf,
+    forbids: sourceEntries().filter((entry) => entry !== leaf && !uses.includes(entry)),
+    why: `${why}; it is a leaf anyone may import, and imports ${uses.length ? `only the leaves ${uses.join(', ')}` : 'nothing of vconsole'}`,
+  })),
   { folder: 'rfb', forbids: ['targets', 'viewers', 'tui'], why: 'src/rfb speaks RFB: it knows no provider, viewer or TUI' },
   {
     folder: 'rfb/wire',
@@ -95,7 +130,7 @@ const WALLS = [
     why: 'serial sharing (src/serial) knows no provider, viewer, TUI or RFB',
   },
   // Each provider in a folder of its own; what they share is src/targets/dial, vm-state-poll.ts,
-  // types.ts and console-type.ts, never another provider or the registry that lists them all.
+  // types.ts, capabilities.ts, console-type.ts and limits.ts, never another provider or the registry that lists them all.
   ...providerFolders().map((provider) => ({
     folder: `targets/${provider}`,
     forbids: [
@@ -104,12 +139,14 @@ const WALLS = [
         .map((other) => `targets/${other}`),
       'targets/index.ts',
     ],
-    why: `a provider imports no other provider nor the registry: share code through src/targets/dial, vm-state-poll.ts, types.ts or console-type.ts`,
+    why: `a provider imports no other provider nor the registry: share code through src/targets/dial, vm-state-poll.ts, types.ts, capabilities.ts, console-type.ts or limits.ts`,
   })),
 ];
 
 /** The imports a wall lets through, each with its reason (docs/ARCHITECTURE.md lists them). */
 const WALL_EXCEPTIONS = [
+  // A layer's entry is what the commands import of it.
+  ...FACADE_LAYERS.flatMap((layer) => ['commands', 'cli.ts'].map((from) => ({ from, to: `${layer}/index.ts` }))),
   // The TUI shows session events; their types are the data path's vocabulary.
   { from: 'tui', to: 'proxy/types.ts' },
   // The demo provider's VMs are in-process RFB servers: it starts one as a cloud boots a VM.
@@ -122,6 +159,15 @@ function providerFolders() {
   return fs
     .readdirSync(targets, { withFileTypes: true })
     .filter((entry) => entry.isDirectory() && entry.name !== 'dial')
+    .map((entry) => entry.name)
+    .sort();
+}
+
+/** What src/ holds at its top, folders and files alike ('targets', 'errors.ts'), tests aside. */
+function sourceEntries() {
+  return fs
+    .readdirSync(path.join(import.meta.dirname, 'src'), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() || (/\.tsx?$/.test(entry.name) && !/\.(test|d)\.tsx?$/.test(entry.name)))
     .map((entry) => entry.name)
     .sort();
 }
@@ -143,34 +189,48 @@ function specifierOf(folder, target) {
 }
 
 /**
- * The rules for the files directly in `folder`: every wall of the folder and its parents, as
- * `no-restricted-imports` patterns, and the same for lazy `import()` (which that rule does not see).
+ * The rules for the files directly in `folder` (or for the one file `file` in it, a leaf walled on
+ * its own): every wall of the folder and its parents, as `no-restricted-imports` patterns, and the
+ * same for lazy `import()` (which that rule does not see).
  */
-function wallRules(folder) {
+function wallRules(folder, file) {
   const patterns = [];
-  for (const wall of WALLS.filter((w) => inside(folder, w.folder))) {
+  for (const wall of WALLS.filter((w) => (inside(folder, w.folder) || w.folder === file) && !w.spares?.includes(file))) {
     for (const target of wall.forbids.filter((t) => t === '.' || !inside(folder, t))) {
-      const allowed = WALL_EXCEPTIONS.filter((e) => inside(folder, e.from) && inside(e.to, target)).map((e) =>
+      const allowed = WALL_EXCEPTIONS.filter((e) => (inside(folder, e.from) || e.from === file) && inside(e.to, target)).map((e) =>
         escapeRegex(specifierOf(folder, e.to)),
       );
       const spelled = target === '.' ? '\\.\\./' : `${escapeRegex(specifierOf(folder, target))}(/|$)`;
       const regex = allowed.length ? `^(?!(${allowed.join('|')})$)${spelled}` : `^${spelled}`;
-      patterns.push({ regex, message: `${wall.why} (docs/ARCHITECTURE.md).` });
+      // Two walls may forbid the same target (all of src/ forbids commands, and so does a leaf): one message.
+      if (!patterns.some((p) => p.regex === regex))
+        patterns.push({ regex, message: `${wall.why} (docs/ARCHITECTURE.md).`, staticOnly: wall.staticOnly });
     }
   }
   if (patterns.length === 0) return {};
-  const lazy = patterns.map(({ regex, message }) => ({
-    selector: `ImportExpression[source.value=/${regex.replaceAll('/', '\\/')}/]`,
-    message,
-  }));
-  return { 'no-restricted-imports': ['error', { patterns }], 'no-restricted-syntax': ['error', ...lazy] };
+  const lazy = patterns
+    .filter((p) => !p.staticOnly)
+    .map(({ regex, message }) => ({
+      selector: `ImportExpression[source.value=/${regex.replaceAll('/', '\\/')}/]`,
+      message,
+    }));
+  return {
+    'no-restricted-imports': ['error', { patterns: patterns.map(({ regex, message }) => ({ regex, message })) }],
+    'no-restricted-syntax': ['error', ...lazy],
+  };
 }
 
-const wallConfigs = sourceFolders().map((folder) => ({
-  files: [`src/${folder === '.' ? '' : `${folder}/`}*.{ts,tsx}`],
-  ignores: ['**/*.test.ts', '**/*.test.tsx', ...(folder === '.' ? ['src/cli.ts'] : [])],
-  rules: wallRules(folder),
-}));
+/** The files of src/ walled on their own (src/errors.ts, a leaf), not as their folder. */
+const walledFiles = WALLS.map((wall) => wall.folder).filter((folder) => /\.tsx?$/.test(folder));
+
+const wallConfigs = [
+  ...sourceFolders().map((folder) => ({
+    files: [`src/${folder === '.' ? '' : `${folder}/`}*.{ts,tsx}`],
+    ignores: ['**/*.test.ts', '**/*.test.tsx', ...(folder === '.' ? ['src/cli.ts', ...walledFiles.map((file) => `src/${file}`)] : [])],
+    rules: wallRules(folder),
+  })),
+  ...walledFiles.map((file) => ({ files: [`src/${file}`], rules: wallRules('.', file) })),
+];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.pkg-cache/**', 'src/viewers/browser/page-assets.generated.ts'] },

@@ -146,7 +146,9 @@ export async function makePictures(outDir: string): Promise<string[]> {
   // The browser viewer hands its one-time addresses to this "browser", which only writes them down.
   const urlsFile = join(work, 'urls');
   const recorder = join(work, 'record-url');
-  writeFileSync(recorder, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${urlsFile}'\n`);
+  // vconsole hands a browser a private launch page (file://.../open.html); its link is the address.
+  const follow = `u="$1"; case "$u" in file://*) while IFS= read -r l; do case "$l" in *'<a href="'*) l=\${l#*'<a href="'}; u=\${l%%'"'*};; esac; done < "\${u#file://}";; esac`;
+  writeFileSync(recorder, `#!/bin/sh\n${follow}\nprintf '%s\\n' "$u" >> '${urlsFile}'\n`);
   chmodSync(recorder, 0o755);
   const urls = () => (existsSync(urlsFile) ? readFileSync(urlsFile, 'utf8').split('\n').filter(Boolean) : []);
   const env: NodeJS.ProcessEnv = {

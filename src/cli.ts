@@ -8,6 +8,7 @@ import { VERSION } from './version.js';
 import { VconsoleError, errorLine, errorStackLines } from './errors.js';
 import { withErrorLines } from './commands/commander-errors.js';
 import { addGlobalOptions, globalArgs, type GlobalFlags } from './commands/global-flags.js';
+import { acceptHelpAllEverywhere } from './commands/help-all.js';
 import { addProxyCommand } from './commands/proxy-command.js';
 import { addOpenCommand } from './commands/open/open-command.js';
 import { addConsoleCommand } from './commands/console-command.js';
@@ -35,7 +36,7 @@ const io = {
 export function buildProgram(providers?: ProviderHelp, withCompletion = true): Command {
   const targetHelp = providers?.targets ?? '';
   const program = new Command('vconsole')
-    .description('Open VM consoles (KubeVirt, OpenStack, VNC) as local VNC ports and viewers, many at once.')
+    .description('Open VM consoles (KubeVirt, OpenStack, Proxmox VE, libvirt, plain VNC) as local ports and viewers, many at once.')
     .version(VERSION, '-V, --version', 'print the version');
   addGlobalOptions(program)
     .exitOverride()
@@ -48,6 +49,8 @@ Examples:
   vconsole proxy vm-a --port 5901            a local port only, for a viewer elsewhere
   vconsole viewers                           which viewer open would launch here
   vconsole list -A                           the VMs there are to open
+
+vconsole COMMAND --help shows a command's common flags, --help-all every flag.
 ${HABITS_HELP}`,
     );
   addProxyCommand(program, targetHelp, io);
@@ -71,6 +74,7 @@ ${HABITS_HELP}`,
     );
   }
   addVersionCommand(program, io);
+  acceptHelpAllEverywhere(program);
   withErrorLines(program);
   return program;
 }

@@ -1,6 +1,8 @@
 /**
- * Every timeout and size limit of vconsole, in one place so they can be read side by side
- * and agree with each other (an HTTP call must fit inside the dial that makes it).
+ * The timeouts and size limits of vconsole, in one place so they can be read side by side and
+ * agree with each other (an HTTP call must fit inside the dial that makes it). A number only the
+ * providers read lives with them: src/targets/limits.ts, src/targets/dial/limits.ts (the websocket
+ * dial) and the limits.ts of a provider's folder (src/targets/openstack, src/targets/kubevirt).
  */
 
 /** One HTTP request to the Kubernetes API, Keystone or Nova, from sending to the last byte. */
@@ -15,38 +17,12 @@ export const DIAL_TIMEOUT_MS = 30_000;
  * connected this long after (a viewer that failed to start must not hold the VM's console).
  */
 export const DIAL_AHEAD_TTL_MS = 10_000;
-/** The websocket upgrade of a console (after the API calls that found it). */
-export const WEBSOCKET_HANDSHAKE_TIMEOUT_MS = 20_000;
-/** How much of a refused upgrade's body is read for its error message. */
-export const REJECTION_BODY_LIMIT_BYTES = 64 * 1024;
 
 /** A whole number of milliseconds from the environment variable `name`, else `fallback` (tests shorten waits with it). */
 export function msFromEnv(name: string, fallback: number): number {
   const value = Number(process.env[name]);
   return Number.isFinite(value) && value > 0 ? value : fallback;
 }
-
-/** Websocket pings go out this often (VCONSOLE_KEEPALIVE_MS overrides it). */
-export const KEEPALIVE_INTERVAL_MS = 10_000;
-/** An upstream that misses this many pongs in a row is dropped. */
-export const MISSED_PONGS_ALLOWED = 2;
-
-/** The keep-alive ping interval in force: VCONSOLE_KEEPALIVE_MS (tests find a silent console fast), else the default. */
-export function keepaliveIntervalMs(): number {
-  return msFromEnv('VCONSOLE_KEEPALIVE_MS', KEEPALIVE_INTERVAL_MS);
-}
-
-/**
- * A serial console over a websocket counts as established this long after the upgrade when
- * it has not closed (a serial line is silent until someone types): nova-serialproxy checks
- * the token only after answering 101, then hangs up. Short enough not to be noticed at attach.
- */
-export const CONSOLE_SETTLE_MS = 1_000;
-/** A websocket that closes this soon after its upgrade, with no byte from the console, was refused. */
-export const REFUSED_AT_UPGRADE_MS = 2_000;
-
-/** `vconsole list`: every API call of one listing. */
-export const LIST_TIMEOUT_MS = 60_000;
 
 /** Viewers get this long to exit on their own before they are killed: well inside the shutdown deadline. */
 export const VIEWER_SHUTDOWN_GRACE_MS = 700;
@@ -59,6 +35,12 @@ export const SHUTDOWN_DEADLINE_MS = 1500;
  * (docs/BENCHMARKS.md); 200 slow viewers add at most 50 MiB.
  */
 export const VIEWER_WRITE_BUFFER_BYTES = 256 * 1024;
+/**
+ * A closing session's clients whose console ended them cleanly (the hub's TLS viewers get their
+ * close_notify) get this long for their relays to pass the end on and close, before the rest is
+ * cut: well inside SHUTDOWN_DEADLINE_MS.
+ */
+export const CLIENT_FAREWELL_GRACE_MS = 500;
 /** After one side of a relay ends, the other gets this long to flush its last bytes before it is destroyed. */
 export const RELAY_END_GRACE_MS = 1000;
 /** One viewer probe (`--version` and the like) during detection: a viewer that hangs on it must not stall `open`. */
@@ -68,36 +50,6 @@ export const VIEWER_PROBE_TIMEOUT_MS = 2_000;
 export const RECORDING_FLUSH_MS = 500;
 /** What all recordings of one command may take on disk unless --record-max-size says otherwise. */
 export const RECORDING_DEFAULT_MAX_BYTES = 1024 * 1024 * 1024;
-/** A VM's state is polled this often (OpenStack; KubeVirt when RBAC forbids the watch). */
-export const VM_STATE_POLL_MS = 10_000;
-/** A watch on a VMI asks the API server to end it after this long (then it resumes from its resourceVersion). */
-export const VMI_WATCH_TIMEOUT_S = 300;
-/** A watch that sends nothing for this long past its timeout is taken for dead. */
-export const VMI_WATCH_GRACE_MS = 30_000;
-/** Following a VM's state backs off from this after a failure ... */
-export const VM_STATE_FIRST_RETRY_MS = 1_000;
-/** ... up to this. */
-export const VM_STATE_MAX_RETRY_MS = 30_000;
-/**
- * A console URL from Nova is handed to a client only while it is this young. Nova's tokens
- * serve any number of connections until [consoleauth] token_ttl runs out (600 s by default,
- * often set far lower): only a few seconds are certainly inside it. The connections of one
- * SPICE session (main, display, inputs, cursor, ... opened in a burst of a second or two)
- * share one URL this long, and the `auto` pre-flight's URL serves the first client only this
- * long; after that Nova is asked for a fresh console.
- */
-export const NOVA_CONSOLE_URL_SHARE_MS = 5_000;
-export const NOVA_PROBED_URL_MAX_AGE_MS = 5_000;
-/**
- * Nova's console proxies refuse a token after the websocket upgrade by closing the connection
- * without a byte. A console that closes this soon after its upgrade, before the VM said
- * anything, is taken for refused: vconsole asks Nova for a fresh console once and dials again.
- */
-export const NOVA_REFUSAL_WINDOW_MS = 5_000;
-/** What vconsole keeps of a client's first bytes to replay them to the console dialled again (a SPICE link message is a few hundred). */
-export const NOVA_REPLAY_LIMIT_BYTES = 64 * 1024;
-/** Checking whether a console proxy speaks the other scheme (TLS on ws://, plain HTTP on wss://) before blaming the token. */
-export const SCHEME_PROBE_TIMEOUT_MS = 3_000;
 /** `open --follow` asks again which VMs match its selectors this often (VCONSOLE_FOLLOW_INTERVAL_MS overrides it). */
 export const SELECTOR_FOLLOW_INTERVAL_MS = 5_000;
 /**
@@ -132,6 +84,37 @@ export const AUTH_BACKOFF_MAX_MS = 30_000;
 export const AUTH_BACKOFF_FORGET_MS = 10 * 60_000;
 /** Addresses whose failures are remembered at once; past it the oldest is forgotten. */
 export const AUTH_BACKOFF_MAX_ADDRESSES = 4096;
+/**
+ * Guesses checked across a command's listeners, whatever address they come from (the per-address
+ * back-off above does nothing against a guesser that rotates its source address): a bucket of
+ * GUESS_BURST, refilled one guess each GUESS_REFILL_MS (2 a second). An answer that finds it
+ * empty is refused unchecked ("try again in 1 s"); an address that gave the right password in
+ * this run takes nothing from it. At 2 a second (63 million a year) the 8 random characters of a
+ * made password (94^8, 6e15) hold for 48 million years on average; a password a person chose
+ * holds only as long as it is not among the first guesses (docs: COMMANDS.md, Security).
+ * VCONSOLE_GUESS_REFILL_MS overrides the refill (tests stop it to count what a burst gets checked).
+ */
+export const GUESS_BURST = 10;
+export const GUESS_REFILL_MS = msFromEnv('VCONSOLE_GUESS_REFILL_MS', 500);
+/** Addresses remembered as having given the right password (they spend no guesses); past it the oldest goes. */
+export const KNOWN_ADDRESSES_MAX = 256;
+/**
+ * Connections that have not logged in yet (a password is asked of them), per source address and
+ * across a command's listeners. A connection beyond either is let in and an older one is closed
+ * instead: of its own address's, or, over the total, of the address holding the most; the one
+ * that got least far (said nothing, then spoke, then was asked the password) and the oldest of
+ * those goes first. So one address keeps at most 8 and cannot hold the rest, and a viewer that
+ * answers at once outlives the silent connections of its own address. 8: a person opening a few
+ * viewers at once, or a few people behind one NAT address; 64: many such, few descriptors.
+ */
+export const PRE_LOGIN_PER_ADDRESS = 8;
+export const PRE_LOGIN_MAX = 64;
+/**
+ * A connection that is asked a password and sends nothing at all this long after the server's
+ * first bytes is closed: a viewer answers RFB's version (a TLS client its ClientHello) at once,
+ * so only a socket held open for its own sake waits. VCONSOLE_PRE_LOGIN_SILENT_MS overrides it.
+ */
+export const PRE_LOGIN_SILENT_MS = msFromEnv('VCONSOLE_PRE_LOGIN_SILENT_MS', 3_000);
 /** The largest config file vconsole reads: far above any real one, small enough that /dev/zero cannot eat memory. */
 export const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
 /**
@@ -225,9 +208,11 @@ export const SERIAL_CLIENT_STALL_MS = msFromEnv('VCONSOLE_SERIAL_CLIENT_STALL_MS
 
 /**
  * The work the RFB client does for one console in one turn of the event loop, in pixels
- * written (a rectangle or message counts DECODE_COST_PER_MESSAGE besides): past it the rest
- * waits for the next turn, so a console's flood never holds up signals, keys or other consoles.
- * A million pixels is a few milliseconds of fills or row copies on a slow core.
+ * written (a rectangle counts its rows whole, at the screen's width: the hub keeps and compares
+ * a written row's old pixels whole; a rectangle or message counts DECODE_COST_PER_MESSAGE
+ * besides): past it the rest waits for the next turn, so a console's flood never holds up
+ * signals, keys or other consoles. A million pixels is a few milliseconds of fills or row
+ * copies on a slow core; counted by their pixels alone, a turn of 1x1 updates took 50-100 ms.
  */
 export const DECODE_PIXELS_PER_TURN = 1024 * 1024;
 /** What one rectangle or server message counts against the budgets, pixels aside. */

@@ -9,7 +9,8 @@
 // --only=...     some of: throughput (throughput and latency), slow, scale, hub, encodings
 //                (bytes and CPU per frame in each encoding, hub against QEMU's server), tui, startup,
 //                virtctl (vconsole against `virtctl vnc`, when VIRTCTL or PATH has a virtctl),
-//                shared (many idle shared 1920x1080 consoles in one proxy: memory per console)
+//                shared (many idle shared 1920x1080 consoles in one proxy: memory per console),
+//                fairness (a healthy console's new viewers while another console floods)
 // --virtctl-rows=...  with virtctl, only some of its rows: startup, data, pixel (all by default)
 // --busy         the same groups while one core spins (a busy loop the bench starts and stops)
 // --quiet-and-busy  every group quiet, then busy; one report with both runs' rows and ratios
@@ -21,6 +22,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measureDataPath, measureSlowClient } from './data-path.js';
 import { measureEncodings } from './encodings.js';
+import { measureFairness } from './fairness.js';
 import { measureHub } from './hub.js';
 import { startBusyLoop } from './busy-loop.js';
 import { thisMachine, machineLine } from './machine.js';
@@ -68,6 +70,7 @@ const settings = quick
       virtctlStartupRuns: 10,
       pixelRounds: 3,
       sharedConsoles: 50,
+      fairnessRounds: 10,
     }
   : {
       rounds: 9,
@@ -90,6 +93,7 @@ const settings = quick
       virtctlStartupRuns: 20,
       pixelRounds: 15,
       sharedConsoles: 200,
+      fairnessRounds: 30,
     };
 
 /**
@@ -176,6 +180,10 @@ async function runGroups(dir: string, step: (text: string) => void): Promise<Ben
   if (wanted('shared')) {
     step(`${settings.sharedConsoles} idle shared 1920x1080 consoles in one proxy`);
     results.push(...(await guarded('shared', () => measureSharedConsoles({ cli, consoles: settings.sharedConsoles }))));
+  }
+  if (wanted('fairness')) {
+    step(`a healthy console's ${settings.fairnessRounds} new viewers, alone and beside a flooding console`);
+    results.push(...(await guarded('fairness', () => measureFairness({ cli, rounds: settings.fairnessRounds }))));
   }
   if (wanted('encodings')) {
     step('encodings: bytes and CPU per frame, the hub against QEMU, a text and a churning console');

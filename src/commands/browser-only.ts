@@ -5,8 +5,8 @@ import { UsageError } from '../errors.js';
 import type { ConsoleTarget } from '../targets/types.js';
 
 /** Whether the target's console is a page its platform serves (its kind's carriage is `browser`). */
-export function isBrowserOnly(target: Pick<ConsoleTarget, 'consoleType'>): boolean {
-  return consoleKind(target.consoleType)?.carriage === 'browser';
+export function isBrowserOnly(target: Pick<ConsoleTarget, 'facts'>): boolean {
+  return consoleKind(target.facts.consoleType)?.carriage === 'browser';
 }
 
 /**
@@ -16,9 +16,9 @@ export function isBrowserOnly(target: Pick<ConsoleTarget, 'consoleType'>): boole
 export function refuseBrowserOnly(targets: readonly ConsoleTarget[], command: 'proxy' | 'screenshot' | 'console'): void {
   const target = targets.find(isBrowserOnly);
   if (!target) return;
-  const label = consoleKind(target.consoleType)?.label ?? target.consoleType;
+  const label = consoleKind(target.facts.consoleType)?.label ?? target.facts.consoleType;
   throw new UsageError(
     `${target.name}: its ${label} console is a web page the cloud serves, which no local port can carry (vconsole ${command} needs one)`,
-    `open it in the browser: vconsole open ${target.input}#${target.consoleType}`,
+    `open it in the browser: vconsole open ${target.input}#${target.facts.consoleType}`,
   );
 }

@@ -4,9 +4,7 @@
  * and errors that name their target. Kept apart from any one command so none imports another.
  */
 import { VconsoleError, describeError } from '../errors.js';
-import type { ConsoleSession } from '../proxy/console-session.js';
-import { DuplicateConsoleError, type SessionRegistry } from '../proxy/session-registry.js';
-import type { UpstreamSource } from '../proxy/types.js';
+import { type ConsoleSession, DuplicateConsoleError, type SessionRegistry, type UpstreamSource } from '../proxy/index.js';
 
 export interface CommandIo {
   stdout: NodeJS.WritableStream;

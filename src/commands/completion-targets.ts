@@ -4,7 +4,7 @@
 // escape, a bidi override: an OpenStack server name may hold anything) is left out: the scripts
 // read one candidate a line, and such a name could not be typed back anyway.
 import { isOneLineOfText } from '../text/terminal-text.js';
-import type { VconsoleConfig } from '../config/config.js';
+import type { VconsoleConfig } from '../config/index.js';
 import type { TargetFlags } from './flags.js';
 import { listingSources } from './open/vm-listing.js';
 import { namespacesOf, type SelectionFlags } from './selector-flags.js';

@@ -5,11 +5,11 @@
 // the listing providers are asked at that moment, with a short deadline.
 import { Argument, type Command } from 'commander';
 import type { RootCommand } from '@bomb.sh/tab';
-import type { VconsoleConfig } from '../config/config.js';
+import type { VconsoleConfig } from '../config/index.js';
 import { COMPLETION_SHELLS, completionScript } from './completion-scripts.js';
 
 /** How long a Tab waits for the providers' listings: what has not come by then is left out. */
-export const COMPLETION_LISTING_MS = 1500;
+const COMPLETION_LISTING_MS = 1500;
 
 /**
  * Adds `completion SHELL` and the hidden `complete -- WORDS` the scripts call. `program` makes a

@@ -23,7 +23,7 @@ export function addConsoleCommand(program: Command, targetHelp: string): void {
 
 On a terminal: raw mode, every key (Ctrl+C too) goes to the VM until the escape key; the
 terminal is restored on every way out. Without a terminal: stdin goes to the VM and its output
-to stdout, until stdin ends and the output has drained.
+to stdout; once stdin ends, until the VM has answered and been quiet for --linger.
 
 Examples:
   vconsole console vm-a

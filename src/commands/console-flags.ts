@@ -3,6 +3,7 @@
 // reads the type without importing the command that loads it.
 import type { CommandFlagsIn } from '../flags/command-flags.js';
 import { valueOption, type FlagsOf } from '../targets/option-group.js';
+import { parseDuration } from './duration.js';
 import type { TargetFlags } from './flags.js';
 import { VIRTCTL_TIMEOUT_FLAG } from './habits/virtctl.js';
 
@@ -13,6 +14,13 @@ export const CONSOLE_FLAGS = [
     flags: '--wait <duration>',
     help: 'keep trying this long (e.g. 5m) for the VM to run, and reconnect when the console drops (default: 0, fail at once)',
     section: 'own',
+  }),
+  valueOption('linger', {
+    flags: '--linger <duration>',
+    help: 'with stdin not a terminal: once it ends, stay until the VM has been quiet this long (default: 1s), then exit with what it printed',
+    section: 'own',
+    advanced: true,
+    parse: parseDuration,
   }),
   VIRTCTL_TIMEOUT_FLAG,
 ] as const;

@@ -1,9 +1,9 @@
 import type { Readable, Writable } from 'node:stream';
-import type { VconsoleConfig } from '../config/config.js';
+import type { VconsoleConfig } from '../config/index.js';
 import { consoleLabel, consoleTypesWhere } from '../console-kinds/index.js';
 import { UsageError, VconsoleError } from '../errors.js';
-import { SerialLine } from '../serial/serial-line.js';
-import { ConsoleLog } from '../recording/console-log.js';
+import { SerialLine } from '../serial/index.js';
+import { ConsoleLog } from '../recording/index.js';
 import { describeFileError } from '../files/safe-file.js';
 import { attachTerminal } from '../terminal/attach.js';
 import { DEFAULT_ESCAPE, parseEscapeKey } from '../terminal/escape-key.js';
@@ -17,22 +17,24 @@ import { recordingFrom } from './record-flags.js';
 import { refuseBrowserOnly } from './browser-only.js';
 import { joiningFrom } from './joining.js';
 import { resolveViaTargets, viaLinkFrom } from './via.js';
-import type { ViaLink } from '../via/ssh-link.js';
+import type { ViaLink } from '../via/index.js';
+import type { AttachableLine } from '../terminal/attach.js';
+import { refusingScreenGreeting, screenNotSerialError } from './screen-greeting.js';
 
 import type { ConsoleFlags } from './console-flags.js';
 
-export type { ConsoleFlags } from './console-flags.js';
-
-export interface ConsoleIo {
+interface ConsoleIo {
   stdin: Readable & { isTTY?: boolean; isRaw?: boolean; setRawMode?(mode: boolean): unknown };
   stdout: Writable;
   stderr: Writable;
 }
 
-/** After stdin ends, output is still copied until the console has been quiet this long... */
-const PIPE_QUIET_MS = 500;
-/** ...or this long has passed since stdin ended. */
-const PIPE_DRAIN_MAX_MS = 5_000;
+/** After stdin ends, output is still copied until the console has been quiet this long (`--linger`)... */
+const PIPE_LINGER_MS = 1_000;
+/** ...counted from the VM's first word after the last piped byte, waited for this long at most (over ssh a channel takes seconds to open)... */
+const PIPE_ANSWER_WAIT_MS = 10_000;
+/** ...and this long at most since stdin ended (a VM that never stops printing), or the linger with the wait when longer. */
+const PIPE_DRAIN_MAX_MS = 30_000;
 
 /** The kinds `console` attaches: text lines the terminal shows (serial); the first is what it asks for. */
 const LINE_TYPES = consoleTypesWhere((kind) => kind.reads === 'terminal');
@@ -80,9 +82,9 @@ async function attach(
     ? await resolveViaTargets(via, [input], { ...flags, type: LINE_TYPES[0] })
     : resolveTargets([input], options, config);
   refuseBrowserOnly([target], 'console');
-  if (!LINE_TYPES.includes(target.consoleType)) {
+  if (!LINE_TYPES.includes(target.facts.consoleType)) {
     throw new UsageError(
-      `vconsole console attaches ${oneOf(LINE_TYPES.map(consoleLabel))} consoles, not the ${target.consoleType} console of ${target.name}`,
+      `vconsole console attaches ${oneOf(LINE_TYPES.map(consoleLabel))} consoles, not the ${target.facts.consoleType} console of ${target.name}`,
       'drop the #TYPE suffix, or use vconsole open for a screen',
     );
   }
@@ -118,11 +120,15 @@ async function attach(
     });
     restore = enterRawMode(io.stdin);
     if (interactive) say(`vconsole: connected to ${line.name}'s serial console; press ${escapeKey.label} to leave`);
-    const attachment = attachTerminal({ input: io.stdin, output: io.stdout, line, escape: interactive ? escapeKey : undefined });
+    const shown = checkedForScreen(line, target);
+    const turns = whoSpokeLast(io.stdin, shown);
+    const attachment = attachTerminal({ input: io.stdin, output: io.stdout, line: shown, escape: interactive ? escapeKey : undefined });
     detach = attachment.detach;
     const result = await attachment.done;
+    turns.stop();
     // The console may end while its answer drains: that is said too.
-    const endedWhileDraining = result.reason === 'input-ended' ? await drain(line, io.stdout) : undefined;
+    const linger = { lingerMs: flags.linger ?? PIPE_LINGER_MS, awaitAnswer: turns.inputLast() };
+    const endedWhileDraining = result.reason === 'input-ended' ? await drain(shown, io.stdout, linger) : undefined;
     restore();
     if (interactive && result.reason === 'escape') say(`vconsole: left ${line.name}'s serial console`);
     // The console going is always news, and a failure: the user learns how, and the exit code says so.
@@ -140,18 +146,50 @@ async function attach(
 }
 
 /**
- * Copies the VM's answer to what was piped in: until it has been quiet a moment, or it ends.
- * Resolves with why the console ended, when it ended (not closed by us) meanwhile.
+ * A bare socket (tcp://, unix://) asked for as a serial line may be a VNC server: its greeting
+ * is then refused in words instead of shown as `RFB 003.008` with exit 0 once it hangs up.
  */
-function drain(line: SerialLine, output: Writable): Promise<Error | undefined> {
+function checkedForScreen(line: SerialLine, target: { provider: string; input: string }): AttachableLine {
+  if (target.provider !== 'tcp' && target.provider !== 'unix') return line;
+  return refusingScreenGreeting(line, (version) => screenNotSerialError(target.input, version));
+}
+
+/** Whether the last word was the input's (bytes piped in after the VM last printed), while attached. */
+function whoSpokeLast(input: Readable, line: AttachableLine): { inputLast(): boolean; stop(): void } {
+  let inputLast = false;
+  const onInput = () => void (inputLast = true);
+  const onOutput = () => void (inputLast = false);
+  input.on('data', onInput);
+  line.on('output', onOutput);
+  return {
+    inputLast: () => inputLast,
+    stop() {
+      input.off('data', onInput);
+      line.off('output', onOutput);
+    },
+  };
+}
+
+/**
+ * Copies the VM's answer to what was piped in: until it has been quiet for `lingerMs`, or it
+ * ends. When the piped bytes are the last word, the quiet is counted from the VM's first output
+ * after them (its echo, its answer), waited for up to PIPE_ANSWER_WAIT_MS: a console reached
+ * through ssh may not even be open yet when stdin ends. Resolves with why the console ended,
+ * when it ended (not closed by us) meanwhile.
+ */
+function drain(
+  line: AttachableLine,
+  output: Writable,
+  { lingerMs, awaitAnswer }: { lingerMs: number; awaitAnswer: boolean },
+): Promise<Error | undefined> {
   return new Promise((resolve) => {
     const finished = () => done();
-    let quiet = setTimeout(finished, PIPE_QUIET_MS);
-    const cap = setTimeout(finished, PIPE_DRAIN_MAX_MS);
+    let quiet = setTimeout(finished, awaitAnswer ? Math.max(lingerMs, PIPE_ANSWER_WAIT_MS) : lingerMs);
+    const cap = setTimeout(finished, Math.max(PIPE_DRAIN_MAX_MS, lingerMs + PIPE_ANSWER_WAIT_MS));
     const onOutput = (chunk: Buffer) => {
       output.write(chunk);
       clearTimeout(quiet);
-      quiet = setTimeout(finished, PIPE_QUIET_MS);
+      quiet = setTimeout(finished, lingerMs);
     };
     function done(error?: Error) {
       clearTimeout(quiet);

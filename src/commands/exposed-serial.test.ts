@@ -21,7 +21,7 @@ function serialConsole(type = 'serial') {
   const source: UpstreamSource = {
     name: 'vm#serial',
     provider: 'test',
-    consoleType: type,
+    facts: { consoleType: type },
     dial: () => {
       state.dials += 1;
       const [ours, theirs] = duplexPair();

@@ -2,8 +2,7 @@ import type { Duplex } from 'node:stream';
 import { consoleLabel, consoleTypesWhere } from '../console-kinds/index.js';
 import { UsageError } from '../errors.js';
 import { INSECURE_EXPOSE_FLAG, type ShareFlags } from '../flags/command-flags.js';
-import type { DialContext, UpstreamSource } from '../proxy/types.js';
-import { WrappedSource } from '../proxy/wrapped-source.js';
+import { type DialContext, type UpstreamSource, WrappedSource } from '../proxy/index.js';
 import { isLoopback } from './flags.js';
 
 /**
@@ -18,7 +17,7 @@ import { isLoopback } from './flags.js';
 export { INSECURE_EXPOSE_FLAG };
 
 /** Serve serial and SPICE consoles on a non-loopback --listen without authentication (declared in src/flags/command-flags.ts). */
-export type ExposureFlags = Pick<ShareFlags, 'insecureExposeUnauthenticated'>;
+type ExposureFlags = Pick<ShareFlags, 'insecureExposeUnauthenticated'>;
 
 /** Console types vconsole can put a password in front of: those the RFB hub shares. */
 const PROTECTABLE: ReadonlySet<string> = new Set(consoleTypesWhere((kind) => kind.sharing === 'rfb-hub'));
@@ -32,7 +31,7 @@ export function protectedKinds(serialOverTls: boolean): ReadonlySet<string> {
 }
 
 /** The usage error for a console that cannot be protected on `listen`. */
-export function unprotectedConsoleError(consoleType: string, listen: string, protects: ReadonlySet<string> = PROTECTABLE): UsageError {
+function unprotectedConsoleError(consoleType: string, listen: string, protects: ReadonlySet<string> = PROTECTABLE): UsageError {
   const covered = [...protects].map(consoleLabel).join(', ');
   return new UsageError(
     `a ${consoleLabel(consoleType)} console on --listen ${listen} would be open to anyone who reaches the port: vconsole's viewer password covers ${covered} only`,
@@ -47,15 +46,16 @@ export function unprotectedConsoleError(consoleType: string, listen: string, pro
  * so a command can refuse before any port listens or is printed (ExposureGuard catches the
  * kinds a pre-flight settles later).
  */
-export function knownUnprotected<T extends { consoleType?: string }>(
+export function knownUnprotected<T extends { facts: { consoleType?: string } }>(
   targets: readonly T[],
   listen: string,
   flags: ExposureFlags,
   protects: ReadonlySet<string> = PROTECTABLE,
 ): { target: T; error: UsageError } | undefined {
   if (!refusesUnprotected(listen, flags)) return undefined;
-  const target = targets.find((t) => t.consoleType !== undefined && !protects.has(t.consoleType));
-  return target?.consoleType === undefined ? undefined : { target, error: unprotectedConsoleError(target.consoleType, listen, protects) };
+  const target = targets.find((t) => t.facts.consoleType !== undefined && !protects.has(t.facts.consoleType));
+  const type = target?.facts.consoleType;
+  return target === undefined || type === undefined ? undefined : { target, error: unprotectedConsoleError(type, listen, protects) };
 }
 
 /** True when `listen` is beyond loopback and serial/SPICE consoles are refused there. */
@@ -93,7 +93,7 @@ export class ExposureGuard extends WrappedSource<Record<never, never>> {
   }
 
   private refuseUnprotected(): void {
-    const type = this.inner.consoleType;
+    const type = this.inner.facts.consoleType;
     if (type !== undefined && !this.protects.has(type)) throw unprotectedConsoleError(type, this.listen, this.protects);
   }
 }

@@ -4,14 +4,14 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { UsageError, describeError } from '../errors.js';
 import { COMMAND_FLAGS } from '../flags/command-flags.js';
+import { leaveToHelpAll, leftToHelpAll } from './help-all.js';
 import type { OptionDeclaration, OptionSection } from '../targets/option-group.js';
 import { CONSOLE_TYPE_OPTION, PROVIDER_OPTIONS, type ConsoleTypeFlags, type ProviderFlags } from '../targets/option-groups.js';
 
 export { parseListenAddress, parsePort } from '../flags/values.js';
-export type { ListenFlags } from '../flags/command-flags.js';
 
 /** commander's argument parsers must throw InvalidArgumentError to be reported as usage errors. */
-export function asArgParser<T>(parse: (text: string) => T): (text: string) => T {
+function asArgParser<T>(parse: (text: string) => T): (text: string) => T {
   return (text) => {
     try {
       return parse(text);
@@ -49,7 +49,7 @@ export function commanderOption(declaration: OptionDeclaration, command?: string
 }
 
 /** Whether the declared option acts in `command` (its `commands`, else every command given the provider options). */
-export function actsIn(declaration: OptionDeclaration, command: string): boolean {
+function actsIn(declaration: OptionDeclaration, command: string): boolean {
   return !declaration.commands || declaration.commands.includes(command);
 }
 
@@ -62,12 +62,17 @@ const DECLARED: readonly OptionDeclaration[] = [...PROVIDER_OPTIONS, CONSOLE_TYP
  */
 export type FlagLayout = readonly (Exclude<OptionSection, 'own'> | readonly OptionDeclaration[])[];
 
-/** Adds a command's flags as its layout lists them. */
+/** Adds a command's flags as its layout lists them; its short --help leaves some to --help-all (help-all.ts). */
 export function addFlags(command: Command, layout: FlagLayout): Command {
   const name = command.name();
   for (const entry of layout) {
     const declarations = typeof entry === 'string' ? DECLARED.filter((d) => d.section === entry && actsIn(d, name)) : entry;
-    for (const declaration of declarations) command.addOption(commanderOption(declaration, name));
+    for (const declaration of declarations) {
+      const option = commanderOption(declaration, name);
+      command.addOption(option);
+      const word = declaration.hidden ? undefined : leftToHelpAll(declaration, name);
+      if (word) leaveToHelpAll(command, option, word);
+    }
   }
   return command;
 }
@@ -77,7 +82,7 @@ export function addFlags(command: Command, layout: FlagLayout): Command {
  * `/namespaces//...` and come back with a puzzling "not found". commander reports the
  * InvalidArgumentError as one usage line (exit 2).
  */
-export function nonEmpty(what: string): (text: string) => string {
+function nonEmpty(what: string): (text: string) => string {
   return (text) => {
     if (!text.trim()) throw new InvalidArgumentError(`it is empty: give ${what}, or leave the option out for the default.`);
     return text;
@@ -88,7 +93,7 @@ export function nonEmpty(what: string): (text: string) => string {
  * kubectl (pflag) reads `-n=prod` as `prod`; commander hands the parser `=prod`. No namespace
  * or label selector starts with `=`, so the `=` of that form is dropped.
  */
-export function kubectlShortForm<T>(parse: (text: string) => T): (text: string) => T {
+function kubectlShortForm<T>(parse: (text: string) => T): (text: string) => T {
   return (text) => parse(text.startsWith('=') ? text.slice(1) : text);
 }
 

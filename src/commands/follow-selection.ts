@@ -1,8 +1,7 @@
-import type { VconsoleConfig } from '../config/config.js';
+import type { VconsoleConfig } from '../config/index.js';
 import { describeError } from '../errors.js';
 import { SELECTOR_FOLLOW_INTERVAL_MS, msFromEnv } from '../limits.js';
-import type { ConsoleSession } from '../proxy/console-session.js';
-import type { SessionRegistry } from '../proxy/session-registry.js';
+import type { ConsoleSession, SessionRegistry } from '../proxy/index.js';
 import type { ConsoleTarget, TargetOptions } from '../targets/types.js';
 import type { SelectionFlags } from './selector-flags.js';
 import { consoleKey, selectTargets, selectorSearches } from './target-selection.js';

@@ -5,14 +5,21 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, statSync } from 'node:fs';
 import { VconsoleError } from '../errors.js';
+import { endsWithVconsole } from '../net/child-processes.js';
 import { sshCommandLine } from '../net/ssh-command.js';
 import { terminalSafe } from '../text/terminal-text.js';
 import { VERSION } from '../version.js';
-import { parseViaAddress, sshArgs, type ViaAddress } from '../via/address.js';
-import { findExecutable, hostKindFromUname, executableName } from '../via/executables.js';
-import { sshCommandFrom } from '../via/protocol.js';
+import {
+  parseViaAddress,
+  sshArgs,
+  type ViaAddress,
+  findExecutable,
+  hostKindFromUname,
+  executableName,
+  sshCommandFrom,
+} from '../via/index.js';
 
-export interface InstallIo {
+interface InstallIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
 }
@@ -90,9 +97,7 @@ interface SshRun {
 function runSsh(ssh: string, address: ViaAddress, remote: string, input?: string): Promise<SshRun> {
   return new Promise((resolve) => {
     const line = sshCommandLine(ssh, [...sshArgs(address), remote]);
-    const child = spawn(line.command, line.args, {
-      stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-    });
+    const child = endsWithVconsole(spawn(line.command, line.args, { stdio: [input ? 'pipe' : 'ignore', 'pipe', 'pipe'] }));
     let stdout = '';
     let stderr = '';
     child.stdout?.on('data', (chunk: Buffer) => (stdout = (stdout + chunk.toString('utf8')).slice(-8192)));

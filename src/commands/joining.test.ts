@@ -8,7 +8,12 @@ import { sourceChain } from '../proxy/wrapped-source.js';
 import type { UpstreamSource } from '../proxy/types.js';
 import { joiningFrom } from './joining.js';
 
-const target: UpstreamSource = { name: 'vm-a', provider: 'test', consoleType: 'vnc', dial: () => Promise.reject(new Error('unused')) };
+const target: UpstreamSource = {
+  name: 'vm-a',
+  provider: 'test',
+  facts: { consoleType: 'vnc' },
+  dial: () => Promise.reject(new Error('unused')),
+};
 const hasJoin = (source: UpstreamSource) => [...sourceChain(source)].some((s) => s instanceof JoinSource);
 
 describe.skipIf(process.platform === 'win32')('joiningFrom', () => {

@@ -2,7 +2,7 @@ import { describeError } from '../errors.js';
 import { heldConsoles } from '../holding/held-consoles.js';
 import { JoinSource } from '../holding/join-source.js';
 import { RuntimeDirError, ensureRuntimeDir } from '../holding/runtime-dir.js';
-import type { UpstreamSource } from '../proxy/types.js';
+import type { UpstreamSource } from '../proxy/index.js';
 
 import type { JoinFlags } from '../flags/command-flags.js';
 
@@ -32,7 +32,9 @@ export function joiningFrom(flags: JoinFlags, command: string, notice: (text: st
   if (flags.join === false || process.platform === 'win32') return NOT_JOINING;
   let dir: string;
   try {
-    dir = ensureRuntimeDir();
+    const runtime = ensureRuntimeDir();
+    dir = runtime.dir;
+    if (runtime.notice) notice(`warning: ${runtime.notice}`);
   } catch (err) {
     notice(
       `warning: ${describeError(err instanceof RuntimeDirError ? err : new RuntimeDirError('the runtime directory', describeError(err), 'pass --no-join'))}`,

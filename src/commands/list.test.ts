@@ -116,6 +116,21 @@ describe('vconsole list dispatch', () => {
     ).rejects.toThrow('--json and -o wide ask for two formats');
   });
 
+  it('-o name names only the VMs open can open now; the table shows the others with their state', async () => {
+    const farm: ConsoleProvider = {
+      ...lab,
+      id: 'farm',
+      list: () =>
+        Promise.resolve([
+          { provider: 'farm', target: 'farm:up', name: 'up', state: 'running', console: true },
+          { provider: 'farm', target: 'farm:down', name: 'down', state: 'shut off', console: false },
+        ]),
+    };
+    const providers = [...registry, farm];
+    expect((await listedWith({ provider: 'farm', output: 'name' }, config(), providers)).stdout).toBe('farm:up\n');
+    expect((await listedWith({ provider: 'farm' }, config(), providers)).stdout).toMatch(/farm:down +shut off +no/);
+  });
+
   it('names the providers that can list when asked for one that cannot', async () => {
     const err = await failure(listingProvider({ provider: 'tcp' }, config(), {}, registry));
     expect(err.message).toBe('cannot list provider "tcp"');

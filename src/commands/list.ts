@@ -1,6 +1,6 @@
 // `vconsole list`: what each provider (or the selectors) finds, as a table or JSON; nothing found
 // says where it looked.
-import type { VconsoleConfig } from '../config/config.js';
+import type { VconsoleConfig } from '../config/index.js';
 import { UsageError } from '../errors.js';
 import { echoInput, terminalSafe } from '../text/terminal-text.js';
 import { DEFAULT_PROVIDER, PROVIDERS, listingProviderIds, oneOf, providerById } from '../targets/index.js';
@@ -12,10 +12,9 @@ import { runSearches, searchedWhere, selectorSearches, sortedOnce, type Selector
 import { targetOptionsFrom } from './target-options.js';
 import { alignColumns } from './text-table.js';
 import { listVia, viaLinkFrom } from './via.js';
+import { farListingStreams, printFarListing } from './far-listing.js';
 import { documentText, outputFormat, type OutputFlags, type OutputFormat } from './output-format.js';
 import type { CommandFlagsIn } from '../flags/command-flags.js';
-
-export type { ListedVm } from '../targets/types.js';
 
 /** list's flags: the provider options, the shared ones that act in list (--via), -o/--json and --provider (list-command.ts). */
 export type ListFlags = TargetFlags & CommandFlagsIn<'list'> & OutputFlags & { provider?: string };
@@ -84,7 +83,10 @@ export async function runListCommand(
   const via = viaLinkFrom(flags, config, (line) => io.stderr.write(`${line}\n`));
   if (via) {
     try {
-      return await listVia(via, flags, io);
+      const far = farListingStreams();
+      const code = await listVia(via, flags, far);
+      await printFarListing(far.text(), format, io);
+      return code;
     } finally {
       via.close();
     }
@@ -128,14 +130,23 @@ async function wholeListing(
   return { provider, scope, shownAs: '', reach: 'everywhere' };
 }
 
-/** The listing in the format -o asks for: a document, names only (what `open` takes, as kubectl's -o name), or a table. */
+/**
+ * The listing in the format -o asks for: a document, names only, or a table. `-o name` names
+ * what `open` can open now (`open $(vconsole list -o name)`): VMs without a console (a shut-off
+ * domain, a stopped VM) are left out; the table and the documents show them with their state.
+ * Names show control characters as escapes, even into a pipe: a name that holds one is hostile,
+ * and a pipe's reader may be a terminal.
+ */
 async function formatListed(vms: ListedVm[], format: OutputFormat): Promise<string> {
   switch (format) {
     case 'json':
     case 'yaml':
       return documentText(vms, format);
     case 'name':
-      return vms.map((vm) => `${vm.target}\n`).join('');
+      return vms
+        .filter((vm) => vm.console)
+        .map((vm) => `${terminalSafe(vm.target)}\n`)
+        .join('');
     case 'wide':
       return formatWideVmTable(vms);
     case 'table':

@@ -1,4 +1,4 @@
-import type { SessionLogEntry } from '../proxy/types.js';
+import type { SessionLogEntry } from '../proxy/index.js';
 import { terminalSafe } from '../text/terminal-text.js';
 import { formatLogLine } from '../tui/layout/format.js';
 

@@ -4,7 +4,7 @@ import { UsageError } from '../errors.js';
 import { switchOption, valueOption, type FlagsOf, type OptionDeclaration } from '../targets/option-group.js';
 
 /** What `-o` takes, in kubectl's words: a document (json, yaml), more columns (wide), or names only. */
-export const OUTPUT_FORMATS = ['json', 'yaml', 'wide', 'name'] as const;
+const OUTPUT_FORMATS = ['json', 'yaml', 'wide', 'name'] as const;
 
 /** `-o FORMAT`, else the plain table. */
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number] | 'table';
@@ -31,9 +31,27 @@ export function outputFormat(flags: OutputFlags): OutputFormat {
   return flags.json ? 'json' : (flags.output ?? 'table');
 }
 
-/** A JSON or YAML document; yaml is loaded only when asked for. */
+/**
+ * What JSON and YAML print as it is, though a terminal may obey it or it hides what follows: C1
+ * controls (U+009B is CSI, U+009D OSC), format characters (bidi overrides) and line separators.
+ * Both escape the C0 controls (ESC, BEL) themselves.
+ */
+const UNESCAPED = /[\u0080-\u009f\p{Cf}\u2028\u2029]/u;
+
+/** `\uXXXX` for each of `ch`'s UTF-16 units (an astral format character is a surrogate pair): JSON's escape and YAML's double-quoted one. */
+function unicodeEscape(ch: string): string {
+  return [...Array(ch.length).keys()].map((i) => `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
+}
+
+/**
+ * A JSON or YAML document, which parses back to `value` exactly, with nothing a terminal obeys or
+ * that hides text: the characters of UNESCAPED are written as escapes (in YAML, then, every
+ * string double-quoted, where `\u` is one). yaml is loaded only when asked for.
+ */
 export async function documentText(value: unknown, format: 'json' | 'yaml'): Promise<string> {
-  if (format === 'json') return `${JSON.stringify(value, null, 2)}\n`;
+  const everywhere = new RegExp(UNESCAPED.source, 'gu');
+  if (format === 'json') return `${JSON.stringify(value, null, 2).replace(everywhere, unicodeEscape)}\n`;
   const { stringify } = await import('yaml');
-  return stringify(value);
+  const text = stringify(value);
+  return UNESCAPED.test(text) ? stringify(value, { defaultStringType: 'QUOTE_DOUBLE' }).replace(everywhere, unicodeEscape) : text;
 }

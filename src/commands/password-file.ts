@@ -5,7 +5,7 @@ import { echoInput } from '../text/terminal-text.js';
 /** VNC authentication uses the first 8 characters of a password; longer ones are cut by every viewer. */
 export const VNC_PASSWORD_CHARS = 8;
 /** Below this a viewer password falls to guessing even with back-off (6 printable characters: ~39 bits). */
-export const VNC_PASSWORD_MIN_CHARS = 6;
+const VNC_PASSWORD_MIN_CHARS = 6;
 
 /**
  * A viewer password (`--password-file`) that VNC authentication carries whole: 6 to 8
@@ -35,12 +35,15 @@ export function checkClientPassword(password: string, flag: string, file: string
   return password;
 }
 
-/** The printable ASCII characters but the space (which trimming and copying lose): 94 of them. */
-const PASSWORD_ALPHABET = Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => String.fromCharCode(0x21 + i)).join('');
+/**
+ * Letters and digits but those read alike (0 O, 1 l I, i): 55 characters a person types, reads
+ * aloud and copies without a shell or a chat mangling them, as `$` and `^` were.
+ */
+const PASSWORD_ALPHABET = '23456789abcdefghjkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ';
 
 /**
  * A fresh random password for an exposed listener: as many characters as VNC authentication
- * uses, each drawn uniformly by the CSPRNG from 94 printable characters (52 bits in all).
+ * uses, each drawn uniformly by the CSPRNG from 55 letters and digits (46 bits in all).
  */
 export function generateVncPassword(): string {
   let password = '';

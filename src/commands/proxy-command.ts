@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import type { CommandIo } from './command-io.js';
 import { addFlags, type FlagLayout } from './flags.js';
 import { withGlobalOptions } from './global-flags.js';
+import { shortOrAll } from './help-all.js';
 import type { ProxyFlags } from './proxy.js';
 
 /** proxy's flags in --help order. */
@@ -21,17 +22,29 @@ export function addProxyCommand(program: Command, targetHelp: string, io: Comman
   addFlags(defined, PROXY_LAYOUT)
     .addHelpText(
       'after',
-      `${targetHelp}
+      shortOrAll(
+        defined,
+        `${targetHelp}
+
+Prints one JSON line per console once all listen, e.g.
+  {"target":"default/vm-a","address":"127.0.0.1","port":5901,"type":"vnc"}
+
+Examples:
+  vconsole proxy demo:vm-a
+  vconsole proxy vm-a vm-b --port 5901
+  vconsole proxy vm-a --share --port 5901     several viewers on one KubeVirt VNC session`,
+        `${targetHelp}
 
 Prints one JSON line per console once all listen (a console named twice is served once), e.g.
   {"target":"default/vm-a","address":"127.0.0.1","port":5901,"type":"vnc"}
-Every client connection gets a fresh console session; Ctrl+C closes everything. With --share
-every viewer shares one console session instead (KubeVirt keeps one per VM: nobody is kicked),
-and viewers stay connected while the console drops and comes back. A non-loopback --listen
-implies --share: viewers speak TLS with the listener's certificate (VNC: VeNCrypt X509Vnc;
-serial: a password line inside TLS) and give a password (--password-file, else a generated one
-printed once); --no-share there, and SPICE consoles, which no password protects, are refused
-unless --insecure-expose-unauthenticated (keep them on loopback and use ssh -L).
+Every client connection gets a fresh console session. Ctrl+C closes everything.
+With --share, every viewer shares one console session instead: KubeVirt keeps one per VM, so
+nobody is kicked. Viewers stay connected while the console drops and comes back.
+A non-loopback --listen implies --share. Viewers speak TLS with the listener's certificate
+(VNC: VeNCrypt X509Vnc; serial: a password line inside TLS). They give a password
+(--password-file, else a generated one printed once). --no-share there is refused, and so are
+SPICE consoles, which no password protects, unless --insecure-expose-unauthenticated (keep
+them on loopback and use ssh -L).
 
 Examples:
   vconsole proxy demo:vm-a
@@ -42,6 +55,7 @@ Examples:
   vconsole proxy vm-a --share --port 5901             several viewers on one KubeVirt VNC session
   vconsole proxy vm-a --share --listen 0.0.0.0 --password-file ~/.vconsole-pass
   vconsole proxy tcp://10.0.0.5:5900 --share --vnc-password-file ~/.vncpass`,
+      ),
     )
     .action(async (targets: string[], flags: ProxyFlags, command: Command) => {
       const [{ runProxyCommand }, run] = await Promise.all([import('./proxy.js'), withGlobalOptions(flags, command)]);

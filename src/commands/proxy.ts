@@ -1,27 +1,26 @@
 // The proxy command alone: ports for other viewers, no viewer of its own. What it shares with
 // open, console, screenshot and replay lives in command-io.ts.
 import { VconsoleError, describeError, errorLine } from '../errors.js';
-import { ConsoleFailure } from '../proxy/console-failure.js';
-import { SessionClosedError, type ConsoleSession } from '../proxy/console-session.js';
-import { DuplicateConsoleError, SessionRegistry } from '../proxy/session-registry.js';
+import {
+  ConsoleFailure,
+  SessionClosedError,
+  type ConsoleSession,
+  DuplicateConsoleError,
+  SessionRegistry,
+  handleShutdownSignals,
+} from '../proxy/index.js';
 import { addOnce, namingTarget, portLine, type CommandIo } from './command-io.js';
-import { handleShutdownSignals } from '../proxy/shutdown.js';
-import type { VconsoleConfig } from '../config/config.js';
+import { type VconsoleConfig, expandWorkspace } from '../config/index.js';
 import { sessionLogPrinter } from './log-lines.js';
 import { consecutivePorts, type TargetFlags } from './flags.js';
-import { withExposureSharing, withPasswordPerDialSharing, withShareDefault } from './share-flags.js';
-import { recordingFrom, withRecordSharing } from './record-flags.js';
-import { knownUnprotected, protectedKinds } from './exposure.js';
-import { certificateNotice, exposureNotice, passwordNotice, protectsWithTls, sharingFrom } from './sharing.js';
+import { certificateNotice, exposureNotice, passwordNotice } from './sharing.js';
+import { PROXY_SERVING, servingPlan } from './serving-plan.js';
 import { listenAddressFrom, targetOptionsFrom } from './target-options.js';
 import { selectTargets } from './target-selection.js';
 import { followSelection } from './follow-selection.js';
-import type { ConsoleTarget } from '../targets/types.js';
-import { expandWorkspace } from '../config/workspaces.js';
 import { refuseBrowserOnly } from './browser-only.js';
-import { joiningFrom } from './joining.js';
 import { closingLinkOnFailure, selectViaTargets, viaLinkFrom } from './via.js';
-import type { ViaLink } from '../via/ssh-link.js';
+import type { ViaLink } from '../via/index.js';
 import type { CommandFlagsIn } from '../flags/command-flags.js';
 
 /** proxy's flags: the provider options and the shared command flags that act in proxy (it has none of its own). */
@@ -58,15 +57,13 @@ async function serveProxy(
     : await selectTargets(inputs, flags, options, config, { follow: flags.follow });
   refuseBrowserOnly([...named, ...selected], 'proxy');
   const listen = listenAddressFrom(flags.listen, config);
-  // Beyond loopback VNC is always served by the hub (VeNCrypt and a password), --share or not.
-  const settled = withPasswordPerDialSharing(
-    withRecordSharing(withShareDefault(withExposureSharing(flags, listen), config.defaults.share)),
-    [...named, ...selected],
+  const notice = (text: string) => io.stderr.write(`${text}\n`);
+  const plan = await servingPlan(
+    flags,
+    { profile: PROXY_SERVING, listen, configShare: config.defaults.share, targets: [...named, ...selected] },
+    notice,
   );
-  const unprotected = knownUnprotected([...named, ...selected], listen, flags, protectedKinds(protectsWithTls(settled, listen)));
-  if (unprotected) throw namingTarget(unprotected.target.name, unprotected.error);
-  const sharing = await sharingFrom(settled, listen, { holdsSerialLines: true });
-  const recording = await recordingFrom(flags);
+  const { sharing } = plan;
   const warning = exposureNotice(listen, sharing);
 
   const registry = new SessionRegistry();
@@ -82,25 +79,15 @@ async function serveProxy(
     exit: io.exit,
   });
 
-  const notice = (text: string) => io.stderr.write(`${text}\n`);
-  const joining = joiningFrom(flags, 'proxy', notice);
-  const wrap = (target: ConsoleTarget) => joining.wrap(target, (joined) => sharing.wrap(recording.wrap(joined)));
-  const namedSessions = addOnce(registry, named.map(wrap), notice);
-  const selectedSessions = new Set(addOnce(registry, selected.map(wrap), notice));
+  const namedSessions = addOnce(registry, named.map(plan.wrap), notice);
+  const selectedSessions = new Set(addOnce(registry, selected.map(plan.wrap), notice));
   const sessions = [...namedSessions, ...selectedSessions];
   sessions.forEach(sharing.follow);
   const ports = consecutivePorts(flags.port, sessions.length);
   const portOf = new Map(sessions.map((session, i) => [session.id, ports[i]]));
-  let noticed = false;
-  const notices = () => {
-    if (noticed) return;
-    noticed = true;
-    if (warning) io.stderr.write(`${warning}\n`);
-    const password = passwordNotice(sharing);
-    if (password) io.stderr.write(`${password}\n`);
-    const certificate = certificateNotice(sharing);
-    if (certificate) io.stderr.write(`${certificate}\n`);
-  };
+  const notices = onceOnly(() => {
+    for (const line of [warning, passwordNotice(sharing), certificateNotice(sharing)]) if (line) io.stderr.write(`${line}\n`);
+  });
   // A shared console waits for its first picture: each port is printed once its console is
   // ready, so that a slow or silent one holds no other back.
   const early = sessions.some((s) => sharing.hubOf(s) !== undefined);
@@ -110,40 +97,23 @@ async function serveProxy(
       s.start({ host: listen, port: portOf.get(s.id) ?? 0 }).then((bound) => {
         if (early) {
           notices();
-          io.stdout.write(`${portLine(s.name, bound.address, bound.port, s.source.consoleType)}\n`);
+          io.stdout.write(`${portLine(s.name, bound.address, bound.port, s.source.facts.consoleType)}\n`);
           printed.add(s);
         }
         return bound;
       }),
     ),
   );
-  const failures: VconsoleError[] = [];
-  /** Consoles that failed on their own (a shared console's bad handshake): the others still serve. */
-  const consoleFailures: { session: ConsoleSession; reason: unknown }[] = [];
-  const skipped: { session: ConsoleSession; reason: unknown }[] = [];
-  const listening: { session: ConsoleSession; address: string; port: number }[] = [];
-  started.forEach((result, i) => {
-    if (result.status === 'fulfilled') listening.push({ session: sessions[i], ...result.value });
-    else if (result.reason instanceof DuplicateConsoleError) io.stderr.write(`${describeError(result.reason)}\n`);
-    else if (result.reason instanceof ConsoleFailure) consoleFailures.push({ session: sessions[i], reason: result.reason });
-    // A session closed while it started: a shutdown is under way, not a failure.
-    else if (result.reason instanceof SessionClosedError) return;
-    else if (selectedSessions.has(sessions[i])) skipped.push({ session: sessions[i], reason: result.reason });
-    else failures.push(namingTarget(sessions[i].name, result.reason));
-  });
+  const outcome = sortStarts(started, sessions, selectedSessions, io);
+  const { listening, skipped, consoleFailures } = outcome;
   for (const { session, reason } of skipped)
     io.stderr.write(`${skippedLine(session.name, reason, { following: Boolean(flags.follow), othersServed: listening.length > 0 })}\n`);
-  // With nothing else to serve, a console's own failure (a bad handshake, or silence) is the command's.
-  if (listening.length === 0) failures.unshift(...consoleFailures.map(({ session, reason }) => namingTarget(session.name, reason)));
-  // Following, nothing served yet is a wait, not a failure.
-  if (failures.length > 0 || (listening.length === 0 && skipped.length > 0 && !flags.follow)) {
+  const fatal = commandFailures(outcome, Boolean(flags.follow));
+  if (fatal.length > 0) {
     shutdown.dispose();
     await registry.closeAll();
-    for (const failure of failures.slice(0, -1)) io.stderr.write(`${errorLine(failure)}\n`);
-    throw (
-      failures[failures.length - 1] ??
-      new VconsoleError(`none of the ${skipped.length} VMs selected could be served`, { hint: 'see the lines above' })
-    );
+    for (const failure of fatal.slice(0, -1)) io.stderr.write(`${errorLine(failure)}\n`);
+    throw fatal[fatal.length - 1];
   }
   // A selected VM that cannot be served holds no session; --follow serves it anew once it runs.
   await Promise.all(skipped.map(({ session }) => registry.remove(session.id)));
@@ -151,22 +121,97 @@ async function serveProxy(
   for (const { session, reason } of consoleFailures) session.log('error', `${describeError(reason)}; not served, the other consoles are`);
   notices();
   for (const { session, address, port } of listening) {
-    if (!printed.has(session)) io.stdout.write(`${portLine(session.name, address, port, session.source.consoleType)}\n`);
+    if (!printed.has(session)) io.stdout.write(`${portLine(session.name, address, port, session.source.facts.consoleType)}\n`);
   }
   if (!flags.follow) return;
 
+  following.stop = followAndServe({ flags, options, config, registry, plan, io, listen, portOf, sessions, notice });
+}
+
+/** fn, run on the first call only. */
+function onceOnly(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    fn();
+  };
+}
+
+interface StartOutcome {
+  /** Consoles that listen. */
+  listening: { session: ConsoleSession; address: string; port: number }[];
+  /** Consoles that failed on their own (a shared console's bad handshake): the others still serve. */
+  consoleFailures: { session: ConsoleSession; reason: unknown }[];
+  /** Selected (not named) consoles that could not be served. */
+  skipped: { session: ConsoleSession; reason: unknown }[];
+  /** Named consoles that could not be served: each is the command's failure. */
+  failures: VconsoleError[];
+}
+
+/** Sorts the consoles' starts into served, failed on their own, skipped (selected) and failed (named). */
+function sortStarts(
+  started: PromiseSettledResult<{ address: string; port: number }>[],
+  sessions: ConsoleSession[],
+  selectedSessions: Set<ConsoleSession>,
+  io: CommandIo,
+): StartOutcome {
+  const outcome: StartOutcome = { listening: [], consoleFailures: [], skipped: [], failures: [] };
+  started.forEach((result, i) => {
+    if (result.status === 'fulfilled') outcome.listening.push({ session: sessions[i], ...result.value });
+    else if (result.reason instanceof DuplicateConsoleError) io.stderr.write(`${describeError(result.reason)}\n`);
+    else if (result.reason instanceof ConsoleFailure) outcome.consoleFailures.push({ session: sessions[i], reason: result.reason });
+    // A session closed while it started: a shutdown is under way, not a failure.
+    else if (result.reason instanceof SessionClosedError) return;
+    else if (selectedSessions.has(sessions[i])) outcome.skipped.push({ session: sessions[i], reason: result.reason });
+    else outcome.failures.push(namingTarget(sessions[i].name, result.reason));
+  });
+  return outcome;
+}
+
+/**
+ * The errors that end the command, the last one thrown: named consoles that failed, or nothing
+ * selected served. With nothing else to serve, a console's own failure (a bad handshake, or
+ * silence) is the command's; following, nothing served yet is a wait, not a failure.
+ */
+function commandFailures({ listening, consoleFailures, skipped, failures }: StartOutcome, following: boolean): Error[] {
+  const named =
+    listening.length === 0 ? [...consoleFailures.map(({ session, reason }) => namingTarget(session.name, reason)), ...failures] : failures;
+  if (named.length > 0) return named;
+  if (listening.length === 0 && skipped.length > 0 && !following)
+    return [new VconsoleError(`none of the ${skipped.length} VMs selected could be served`, { hint: 'see the lines above' })];
+  return [];
+}
+
+interface FollowingProxy {
+  flags: ProxyFlags;
+  options: ReturnType<typeof targetOptionsFrom>;
+  config: VconsoleConfig;
+  registry: SessionRegistry;
+  plan: Awaited<ReturnType<typeof servingPlan>>;
+  io: CommandIo;
+  listen: string;
+  portOf: Map<number, number | undefined>;
+  sessions: ConsoleSession[];
+  notice: (text: string) => void;
+}
+
+/**
+ * --follow: serves VMs that start matching (or running) as they do, a JSON line each once it
+ * listens, else the skip line. Returns what stops following.
+ */
+function followAndServe({ flags, options, config, registry, plan, io, listen, portOf, sessions, notice }: FollowingProxy): () => void {
   let nextPort = flags.port === undefined ? undefined : flags.port + sessions.length;
-  /** Serves a session new to the selection: its JSON line once it listens, else the skip line. */
   const serve = async (session: ConsoleSession) => {
     try {
       const at = await session.start({ host: listen, port: portOf.get(session.id) ?? 0 });
-      io.stdout.write(`${portLine(session.name, at.address, at.port, session.source.consoleType)}\n`);
+      io.stdout.write(`${portLine(session.name, at.address, at.port, session.source.facts.consoleType)}\n`);
     } catch (err) {
       if (!(err instanceof SessionClosedError))
         io.stderr.write(`${skippedLine(session.name, err, { following: true, othersServed: false })}\n`);
     }
   };
-  following.stop = followSelection({
+  return followSelection({
     flags,
     options,
     config,
@@ -174,9 +219,9 @@ async function serveProxy(
     sessions: sessions.filter((session) => registry.get(session.id)),
     select: async () => (await selectTargets([], flags, options, config, { allowEmpty: true, withConsoleOnly: true })).selected,
     open: (target) => {
-      const [session] = addOnce(registry, [wrap(target)], notice);
+      const [session] = addOnce(registry, [plan.wrap(target)], notice);
       if (!session) return;
-      sharing.follow(session);
+      plan.sharing.follow(session);
       if (nextPort !== undefined) portOf.set(session.id, nextPort++);
       void serve(session);
     },
@@ -190,11 +235,7 @@ async function serveProxy(
  * The one line for a selected VM left out: why (its error, hint included), that the rest is
  * served, and what picks it up once it runs.
  */
-export function skippedLine(
-  name: string,
-  err: unknown,
-  { following, othersServed }: { following: boolean; othersServed: boolean },
-): string {
+function skippedLine(name: string, err: unknown, { following, othersServed }: { following: boolean; othersServed: boolean }): string {
   const later = following ? 'served once it runs' : 'with --follow it is served once it runs';
   return `vconsole: skipped ${name}: ${describeError(err)} (${othersServed ? 'the other VMs selected are served; ' : ''}${later})`;
 }

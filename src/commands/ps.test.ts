@@ -69,6 +69,13 @@ describe.skipIf(process.platform === 'win32')('vconsole ps', () => {
     expect(JSON.parse(one.text())).toEqual([vmA]);
   });
 
+  it('-o name: one TARGET#KIND a line, a control character in the target shown escaped', async () => {
+    hold('a', { ...vmA, target: 'openstack:clip\u001b]52;c;eA==\u0007' });
+    const stdout = output();
+    expect(await runPsCommand({ output: 'name' }, { stdout: stdout.stream, stderr: output().stream })).toBe(0);
+    expect(stdout.text()).toBe('openstack:clip\\e]52;c;eA==\\x07#vnc\n');
+  });
+
   it('nothing held: says where it looked, on stderr, exit 0', async () => {
     const [stdout, stderr] = [output(), output()];
     expect(await runPsCommand({}, { stdout: stdout.stream, stderr: stderr.stream })).toBe(0);

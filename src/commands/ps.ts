@@ -3,13 +3,14 @@
 import { heldConsoles } from '../holding/held-consoles.js';
 import { processPlace, runtimeDirPath } from '../holding/runtime-dir.js';
 import type { HeldRecord } from '../holding/held-record.js';
+import { terminalSafe } from '../text/terminal-text.js';
 import { alignColumns } from './text-table.js';
 import { documentText, outputFormat, type OutputFlags } from './output-format.js';
 
 export type PsFlags = OutputFlags;
 
 /** One held console as `ps -o json` prints it. */
-export type PsEntry = Pick<HeldRecord, 'pid' | 'command' | 'target' | 'provider' | 'kind' | 'since' | 'joiners'>;
+type PsEntry = Pick<HeldRecord, 'pid' | 'command' | 'target' | 'provider' | 'kind' | 'since' | 'joiners'>;
 
 /**
  * Prints what this user's vconsoles hold: a table (nothing held: one line on stderr, exit 0) or a
@@ -36,7 +37,8 @@ export async function runPsCommand(flags: PsFlags, io: { stdout: NodeJS.Writable
     return 0;
   }
   if (format === 'name') {
-    io.stdout.write(held.map((entry) => `${entry.target}#${entry.kind}\n`).join(''));
+    // A target's name came from an API: its control characters shown, as list -o name shows them.
+    io.stdout.write(held.map((entry) => `${terminalSafe(`${entry.target}#${entry.kind}`)}\n`).join(''));
     return 0;
   }
   const wide = format === 'wide';

@@ -4,15 +4,12 @@ import fs from 'node:fs';
 import { UsageError, VconsoleError } from '../errors.js';
 import type { RecordFlags } from '../flags/command-flags.js';
 import { RECORDING_DEFAULT_MAX_BYTES } from '../limits.js';
-import type { ConsoleSession } from '../proxy/console-session.js';
-import type { UpstreamSource } from '../proxy/types.js';
-import { sourceChain } from '../proxy/wrapped-source.js';
-import type { RecordingSource } from '../recording/recording-source.js';
+import { type ConsoleSession, type UpstreamSource, sourceChain } from '../proxy/index.js';
+import type { RecordingSource } from '../recording/index.js';
 import { echoInput } from '../text/terminal-text.js';
 import { FileWriteError, ensureDirectory, fileErrorCause } from '../files/safe-file.js';
 import type { ShareFlags } from './share-flags.js';
-
-export type { RecordFlags } from '../flags/command-flags.js';
+import { formatBytes } from '../tui/layout/format.js';
 
 /**
  * A VNC console is recorded through the RFB hub (one connection, spoken by vconsole's own
@@ -35,9 +32,16 @@ export interface Recording {
   wrap<T extends UpstreamSource>(target: T): T | RecordingSource;
   /** The recorder of `session`'s console, if it is recorded. */
   recorderOf(session: ConsoleSession): RecordingSource | undefined;
+  /** The recording files written so far, with their sizes (told on the way out). */
+  written(): { path: string; bytes: number }[];
 }
 
-const NOT_RECORDED: Recording = { wrap: (target) => target, recorderOf: () => undefined };
+const NOT_RECORDED: Recording = { wrap: (target) => target, recorderOf: () => undefined, written: () => [] };
+
+/** One line per recording written: `vconsole: recorded PATH (SIZE)`. */
+export function recordingLines(recording: Recording): string[] {
+  return recording.written().map(({ path, bytes }) => `vconsole: recorded ${echoInput(path)} (${formatBytes(bytes)})`);
+}
 
 /**
  * Reads the recording flags: the directory must exist or be creatable and be writable, checked
@@ -63,8 +67,14 @@ export async function recordingFrom(
     import('../recording/recording-file.js'),
   ]);
   const budget = new RecordingBudget(flags.recordMaxSize ?? RECORDING_DEFAULT_MAX_BYTES);
+  const made: RecordingSource[] = [];
   return {
-    wrap: (target) => new RecordingSource(target, { dir, budget, writer: options.version, terminal: options.terminal }),
+    wrap: (target) => {
+      const source = new RecordingSource(target, { dir, budget, writer: options.version, terminal: options.terminal });
+      made.push(source);
+      return source;
+    },
+    written: () => made.flatMap((source) => (source.path === undefined ? [] : [{ path: source.path, bytes: source.bytes }])),
     recorderOf: (session) => {
       // The recorder sits under any sharing wrapper.
       return [...sourceChain(session.source)].find((source): source is RecordingSource => source instanceof RecordingSource);

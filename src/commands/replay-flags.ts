@@ -12,6 +12,12 @@ export const REPLAY_FLAGS = [
     section: 'own',
     parse: (text) => parseSpeedLazy(text),
   }),
+  valueOption('idleTimeLimit', {
+    flags: '--idle-time-limit <seconds>',
+    help: "serial (.cast): play no pause longer than SECONDS (default: the file's idle_time_limit, else 2)",
+    section: 'own',
+    parse: (text) => parseIdleTimeLimit(text),
+  }),
   // `--png-every 10s`: write frames instead of serving.
   valueOption('pngEvery', {
     flags: '--png-every <duration>',
@@ -35,4 +41,12 @@ function parseSpeedLazy(text: string): number {
   const speed = Number(text);
   if (!Number.isFinite(speed) || speed <= 0) throw new Error(`invalid speed "${text}": use a number above 0, e.g. 2 for twice as fast`);
   return speed;
+}
+
+/** --idle-time-limit: seconds above 0, as asciinema's. */
+function parseIdleTimeLimit(text: string): number {
+  const seconds = Number(text);
+  if (!text.trim() || !Number.isFinite(seconds) || seconds <= 0)
+    throw new Error(`invalid idle time limit "${text}": use a number of seconds above 0, e.g. 2 or 0.5`);
+  return seconds;
 }

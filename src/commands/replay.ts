@@ -5,10 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError, VconsoleError, describeError } from '../errors.js';
 import { REPLAY_MAX_FRAMES } from '../limits.js';
-import { ConsoleSession } from '../proxy/console-session.js';
-import { handleShutdownSignals } from '../proxy/shutdown.js';
-import { isAsciicast, parseAsciicast } from '../recording/asciicast.js';
-import { isRfbRecording, parseRfbRecording } from '../recording/rfb-recording.js';
+import { ConsoleSession, handleShutdownSignals } from '../proxy/index.js';
+import { capIdleTime, idleTimeLimitOf, isAsciicast, parseAsciicast, isRfbRecording, parseRfbRecording } from '../recording/index.js';
 import { echoInput } from '../text/terminal-text.js';
 import { parseDuration } from './duration.js';
 import { exposureWarning, isLoopback } from './flags.js';
@@ -42,7 +40,7 @@ export async function runReplayCommand(file: string, flags: ReplayFlags, io: Com
     if (flags.pngEvery !== undefined)
       throw new UsageError('--png-every is for VNC recordings', `${echoInput(file)} is a serial (asciicast) recording`);
     const cast = parseOrExplain(file, () => parseAsciicast(data.toString('utf8')));
-    await playToStream(cast.events, speed, io.stdout);
+    await playToStream(capIdleTime(cast.events, idleTimeLimitOf(cast.header, flags.idleTimeLimit)), speed, io.stdout);
     return;
   }
   throw new UsageError(`${echoInput(file)} is not a vconsole recording`, 'replay reads the .vncrec and .cast files that --record writes');

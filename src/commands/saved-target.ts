@@ -3,8 +3,7 @@
 // selectors found as those selectors, so the workspace finds what matches then. It looks through
 // the data path's wrappers, so it lives with the commands, not in src/config (which must not
 // import the data path).
-import type { UpstreamSource } from '../proxy/types.js';
-import { sourceChain } from '../proxy/wrapped-source.js';
+import { type UpstreamSource, sourceChain } from '../proxy/index.js';
 import { valuesOf } from '../targets/option-group.js';
 import { CONSOLE_TYPE_OPTION, flagSelections } from '../targets/option-groups.js';
 
@@ -23,7 +22,7 @@ export function targetToSave(source: UpstreamSource): string {
 }
 
 /** The selection a workspace saves: its keys as the file spells them, and the flags as the user wrote them. */
-export interface SelectionToSave {
+interface SelectionToSave {
   /** Workspace keys (`selector`, `namespaces`, `allNamespaces`, `osFilter`, `osTags`, `type`, `follow`). */
   keys: Record<string, unknown>;
   /** `-l app=web -n prod`, for the reply. */

@@ -1,7 +1,7 @@
 // `vconsole screenshot`: one PNG per VNC console, into a file, a directory or stdout.
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { VconsoleConfig } from '../config/config.js';
+import type { VconsoleConfig } from '../config/index.js';
 import { consoleKind, consoleLabel, consoleTypesWhere } from '../console-kinds/index.js';
 import { UsageError, VconsoleError, errorLine } from '../errors.js';
 import { Framebuffer } from '../rfb/wire/framebuffer.js';
@@ -19,12 +19,10 @@ import { namingTarget, type CommandIo } from './command-io.js';
 import { resolveTargets, targetOptionsFrom } from './target-options.js';
 import { refuseBrowserOnly } from './browser-only.js';
 import { joiningFrom } from './joining.js';
-import type { UpstreamSource } from '../proxy/types.js';
+import type { UpstreamSource } from '../proxy/index.js';
 import { resolveViaTargets, viaLinkFrom } from './via.js';
 
 import type { ScreenshotFlags } from './screenshot-flags.js';
-
-export type { ScreenshotFlags } from './screenshot-flags.js';
 
 /** The kinds screenshot reads: screens vconsole's RFB client decodes (VNC); the first is what it asks for. */
 const PICTURE_TYPES = consoleTypesWhere((kind) => kind.reads === 'rfb');
@@ -63,7 +61,7 @@ export async function runScreenshotCommand(
 async function picture(targets: ConsoleTarget[], flags: ScreenshotFlags, password: string | undefined, io: CommandIo): Promise<number> {
   refuseBrowserOnly(targets, 'screenshot');
   const other = targets.find((target) => !readsPicture(target));
-  if (other) throw new UsageError(`${other.name}: ${notAScreen(other).message}`, `${PICTURE_HINT} (drop #${other.consoleType})`);
+  if (other) throw new UsageError(`${other.name}: ${notAScreen(other).message}`, `${PICTURE_HINT} (drop #${other.facts.consoleType})`);
   const destination = destinationFor(flags.output, targets.length, io);
   // A screen another vconsole of this user holds is pictured through it: nobody's session is taken.
   const joining = joiningFrom(flags, 'screenshot', (text) => io.stderr.write(`${terminalSafe(text)}\n`));
@@ -170,15 +168,15 @@ async function capture(target: ConsoleTarget, source: UpstreamSource, password: 
 
 /** Whether vconsole's RFB client can read the target's screen (its type may settle in the pre-flight). */
 function readsPicture(target: ConsoleTarget): boolean {
-  return PICTURE_TYPES.includes(target.consoleType);
+  return PICTURE_TYPES.includes(target.facts.consoleType);
 }
 
 function notAScreen(target: ConsoleTarget): VconsoleError {
   // vconsole reads screens over RFB only; a SPICE screen is left to remote-viewer.
-  const kind = consoleKind(target.consoleType);
+  const kind = consoleKind(target.facts.consoleType);
   const what = kind?.screen
     ? `it is a ${kind.label} console, which screenshot cannot read`
-    : `it is a ${target.consoleType} console, not a screen`;
+    : `it is a ${target.facts.consoleType} console, not a screen`;
   return new VconsoleError(what, { hint: PICTURE_HINT });
 }
 

@@ -30,11 +30,11 @@ describe('whether a command shares, and what would make it', () => {
 });
 
 describe('withPasswordPerDialSharing', () => {
-  const ticketed = { name: 'pve:100', consoleType: 'vnc', consolePasswordPerDial: true };
+  const ticketed = { name: 'pve:100', facts: { consoleType: 'vnc', consolePasswordPerDial: true } };
   it("shares a VNC console whose password is a one-time ticket (only the hub's client can answer it)", () => {
     expect(withPasswordPerDialSharing(none, [ticketed]).share).toBe(true);
-    expect(withPasswordPerDialSharing(none, [{ ...ticketed, consoleType: 'serial' }]).share).toBeUndefined();
-    expect(withPasswordPerDialSharing(none, [{ name: 'tcp://h:5900', consoleType: 'vnc' }]).share).toBeUndefined();
+    expect(withPasswordPerDialSharing(none, [{ ...ticketed, facts: { ...ticketed.facts, consoleType: 'serial' } }]).share).toBeUndefined();
+    expect(withPasswordPerDialSharing(none, [{ name: 'tcp://h:5900', facts: { consoleType: 'vnc' } }]).share).toBeUndefined();
   });
   it('refuses --no-share for it, naming it', () => {
     expect(() => withPasswordPerDialSharing({ share: false }, [ticketed])).toThrow(/pve:100: its VNC server asks for a one-time ticket/);

@@ -56,8 +56,7 @@ export function unsharedBecause(flags: Pick<ShareFlags, 'share'>, configShare: b
 /** What withPasswordPerDialSharing reads of a target. */
 interface PerDialPasswordTarget {
   readonly name: string;
-  readonly consoleType: string;
-  readonly consolePasswordPerDial?: boolean;
+  readonly facts: { readonly consoleType?: string; readonly consolePasswordPerDial?: boolean };
 }
 
 /**
@@ -66,12 +65,12 @@ interface PerDialPasswordTarget {
  * sharing turned off is refused naming it, since no viewer could be told the ticket.
  */
 export function withPasswordPerDialSharing<F extends ShareFlags>(flags: F, targets: readonly PerDialPasswordTarget[]): F {
-  const ticketed = targets.find((t) => t.consolePasswordPerDial && t.consoleType === 'vnc');
+  const ticketed = targets.find((t) => t.facts.consolePasswordPerDial && t.facts.consoleType === 'vnc');
   if (!ticketed) return flags;
   if (flags.share === false)
     throw new UsageError(
       `${ticketed.name}: its VNC server asks for a one-time ticket only vconsole's own client can answer, so its screen is always shared`,
-      'drop --no-share (or defaults.share: false), or open its serial console (#serial)',
+      'drop --no-share, or open its serial console (#serial)',
     );
   return { ...flags, share: true };
 }

@@ -1,19 +1,19 @@
 import { consoleKind, consoleLabel, consoleTypesWhere } from '../console-kinds/index.js';
-import type { ConsoleSession } from '../proxy/console-session.js';
-import { SharedSerialSource } from '../serial/shared-serial.js';
-import type { SessionSnapshot, UpstreamSource } from '../proxy/types.js';
+import type { ConsoleSession, SessionSnapshot, UpstreamSource } from '../proxy/index.js';
+import { SharedSerialSource } from '../serial/index.js';
 import { AuthBackoff } from '../rfb/server/auth-backoff.js';
 import type { RfbHub } from '../rfb/hub/hub.js';
 import { ExposureGuard, INSECURE_EXPOSE_FLAG, protectedKinds, refusesUnprotected } from './exposure.js';
 import { SerialTlsGate } from './exposed-serial.js';
 import { exposureWarning, isLoopback } from './flags.js';
-import { checkClientPassword, generateVncPassword } from './password-file.js';
+import { VNC_PASSWORD_CHARS, checkClientPassword, generateVncPassword } from './password-file.js';
+import { GUESS_REFILL_MS } from '../limits.js';
 import { readSecretLine } from '../files/secret-line.js';
 import { INSECURE_VNC_AUTH_FLAG, type ShareFlags, type TlsFlags } from './share-flags.js';
 import type { TlsIdentity } from '../net/tls-identity.js';
 
 /** How long a held serial line keeps redialling a console that dropped (VM reboot, migration). */
-export const SERIAL_RECONNECT_MS = 5 * 60_000;
+const SERIAL_RECONNECT_MS = 5 * 60_000;
 
 /**
  * Wraps a target so that, should it be a serial console, one line is held from the pre-flight on
@@ -39,6 +39,8 @@ export interface Sharing {
   clientPassword?: string;
   /** True when the password was made up here and must be shown once. */
   generated: boolean;
+  /** The warning for a password of --password-file too short for a listener beyond loopback. */
+  shortPassword?: string;
   /** True when serial and SPICE consoles are served beyond loopback without a password (opted in). */
   insecureExposure: boolean;
   /** True when VNC consoles get the hub. */
@@ -59,21 +61,15 @@ export interface Sharing {
 export async function sharingFrom(
   flags: ShareFlags,
   listen: string,
-  options: { serialOverTls?: boolean; notesUnshared?: boolean; plainVncAuthFromThisMachine?: boolean; holdsSerialLines?: boolean } = {},
+  options: {
+    serialOverTls?: boolean;
+    notesUnshared?: boolean;
+    plainVncAuthFromThisMachine?: boolean;
+    holdsSerialLines?: 'always' | 'when-shared';
+  } = {},
 ): Promise<Sharing> {
   const share = Boolean(flags.share || flags.viewOnly || flags.vncPasswordFile || flags.passwordFile);
-  const upstreamPassword =
-    flags.vncPasswordFile === undefined ? undefined : readSecretLine(flags.vncPasswordFile, '--vnc-password-file', { what: 'password' });
-  let clientPassword =
-    flags.passwordFile === undefined
-      ? undefined
-      : checkClientPassword(
-          readSecretLine(flags.passwordFile, '--password-file', { what: 'password' }),
-          '--password-file',
-          flags.passwordFile,
-        );
-  const generated = share && clientPassword === undefined && !isLoopback(listen);
-  if (generated) clientPassword = generateVncPassword();
+  const { upstreamPassword, clientPassword, shortPassword, generated } = passwordsFrom(flags, listen, share);
   const Hub = share ? (await import('../rfb/hub/hub.js')).RfbHub : undefined;
   const tlsIdentity = clientPassword !== undefined && !isLoopback(listen) ? await exposedIdentity(flags, listen) : undefined;
   const plainVncAuth = tlsIdentity !== undefined && Boolean(flags.insecureVncAuth);
@@ -90,8 +86,9 @@ export async function sharingFrom(
     serialGate && tlsIdentity && clientPassword !== undefined
       ? new SerialTlsGate(source, { context: tlsIdentity.context, password: clientPassword, authBackoff })
       : source;
-  // proxy --share holds each serial line as open does (open wraps its own, shared or not): under the TLS gate.
-  const holdLine = (source: UpstreamSource) => (share && options.holdsSerialLines ? shareSerial(source) : source);
+  // A serial console is held as one line (open: always, its TUI reads it; proxy: with --share), under the TLS gate.
+  const holdsLines = options.holdsSerialLines === 'always' || (share && options.holdsSerialLines === 'when-shared');
+  const holdLine = (source: UpstreamSource) => (holdsLines ? shareSerial(source) : source);
   const hubOf = (session: ConsoleSession): RfbHub | undefined => {
     const outer = session.source instanceof SerialTlsGate ? session.source.inner : session.source;
     const source = lineOf(session)?.inner ?? outer;
@@ -100,6 +97,7 @@ export async function sharingFrom(
   return {
     clientPassword,
     generated,
+    shortPassword,
     tls: tlsIdentity,
     plainVncAuth,
     serialOverTls: serialGate,
@@ -123,13 +121,40 @@ export async function sharingFrom(
       ),
     follow: (session) => {
       // The held line's news (reconnecting, a client dropped, another client took it) to the session's log.
-      if (options.holdsSerialLines) lineOf(session)?.on('log', (level, message) => session.log(level, message));
+      lineOf(session)?.on('log', (level, message) => session.log(level, message));
       hubOf(session)?.on('log', (level, message) => session.log(level, message));
       // Shared only because the command shares by default (open), a SPICE console unshared is no news.
       if (hubOf(session) && options.notesUnshared !== false) noteUnshared(session);
     },
     hubOf,
   };
+}
+
+/**
+ * The upstream's password (--vnc-password-file) and the clients' (--password-file, or made up
+ * here for a shared listener beyond loopback), with the warning for a short one beyond loopback.
+ */
+function passwordsFrom(
+  flags: ShareFlags,
+  listen: string,
+  share: boolean,
+): Pick<Sharing, 'clientPassword' | 'generated' | 'shortPassword'> & { upstreamPassword?: string } {
+  const upstreamPassword =
+    flags.vncPasswordFile === undefined ? undefined : readSecretLine(flags.vncPasswordFile, '--vnc-password-file', { what: 'password' });
+  const chosen =
+    flags.passwordFile === undefined
+      ? undefined
+      : checkClientPassword(
+          readSecretLine(flags.passwordFile, '--password-file', { what: 'password' }),
+          '--password-file',
+          flags.passwordFile,
+        );
+  const shortPassword =
+    chosen !== undefined && !isLoopback(listen) && chosen.length < VNC_PASSWORD_CHARS
+      ? shortPasswordWarning(chosen.length, listen)
+      : undefined;
+  const generated = share && chosen === undefined && !isLoopback(listen);
+  return { upstreamPassword, clientPassword: generated ? generateVncPassword() : chosen, shortPassword, generated };
 }
 
 /** The serial line held under a session's TLS gate, if any. */
@@ -195,8 +220,24 @@ function noteUnshared(session: ConsoleSession): void {
   session.on('change', onChange);
 }
 
-/** The one line that tells the user a generated viewer password (stderr, never a log). */
+/**
+ * A chosen password shorter than VNC authentication carries, beyond loopback. The listener checks
+ * GUESS_BURST then one guess each GUESS_REFILL_MS from all addresses together: 8 random
+ * characters of 94 hold for millions of years at that rate; each character fewer divides it by 94,
+ * and a password a person chose is guessed among the first, whatever its length.
+ */
+function shortPasswordWarning(length: number, listen: string): string {
+  const perSecond = Math.round(1000 / GUESS_REFILL_MS);
+  return (
+    `warning: the viewer password of --password-file has ${length} characters on --listen ${listen}: ` +
+    `anyone who reaches the port may guess it (${perSecond} guesses a second at most, from all addresses together); ` +
+    `use ${VNC_PASSWORD_CHARS} random characters (the most VNC authentication carries), or drop --password-file for a made one`
+  );
+}
+
+/** The one line that tells the user a generated viewer password, or warns of a short chosen one (stderr, never a log). */
 export function passwordNotice(sharing: Sharing): string | undefined {
+  if (sharing.shortPassword !== undefined) return sharing.shortPassword;
   if (!sharing.generated || !sharing.clientPassword) return undefined;
   return `VNC password for viewers of this listener: ${sharing.clientPassword} (shown once; give your own with --password-file)`;
 }

@@ -1,6 +1,6 @@
 // From flags and config to what providers read: the merge is derived from the option
 // declarations, and typed names resolve through aliases to targets.
-import { expandAlias, type VconsoleConfig } from '../config/config.js';
+import { expandAlias, type VconsoleConfig } from '../config/index.js';
 import { splitConsoleType } from '../targets/console-type.js';
 import { resolveTarget } from '../targets/index.js';
 import { CONSOLE_TYPE_OPTION, PROVIDER_OPTIONS, mergeTargetOptions } from '../targets/option-groups.js';

@@ -1,6 +1,6 @@
 // What open and proxy serve: the named targets, and what the flags select, asked of each
 // provider's option group in one place.
-import { expandAlias, type VconsoleConfig } from '../config/config.js';
+import { expandAlias, type VconsoleConfig } from '../config/index.js';
 import { UsageError, VconsoleError } from '../errors.js';
 import { splitConsoleType } from '../targets/console-type.js';
 import { PROVIDERS, providerById, resolveTarget, splitTarget } from '../targets/index.js';
@@ -21,7 +21,7 @@ export interface SelectorSearch {
 }
 
 /** A selector that matched nothing: what was searched is in the message. */
-export class NothingMatchedError extends VconsoleError {}
+class NothingMatchedError extends VconsoleError {}
 
 /**
  * The one answer to "do the flags select VMs?" (list, open, proxy, follow and the picker ask
@@ -41,7 +41,7 @@ export function selectorSearches(
 }
 
 /** What `open`/`proxy` take for a listed VM: its target, with the provider's scheme when the listing left it out. */
-export function listedTargetText(vm: ListedVm, provider: ConsoleProvider): string {
+function listedTargetText(vm: ListedVm, provider: ConsoleProvider): string {
   const scheme = splitTarget(vm.target).scheme;
   return scheme && provider.schemes.includes(scheme) ? vm.target : `${provider.schemes[0] ?? provider.id}:${vm.target}`;
 }
@@ -61,7 +61,7 @@ export async function searchedWhere(
 }
 
 /** The VMs one search finds. */
-export interface SearchResult {
+interface SearchResult {
   search: SelectorSearch;
   vms: ListedVm[];
 }
@@ -87,11 +87,7 @@ export function sortedOnce(vms: readonly ListedVm[]): ListedVm[] {
  * a NothingMatchedError saying where it looked (exit 1: open and proxy would open nothing of
  * it), unless `allowEmpty` (open --follow waits).
  */
-export async function searchVms(
-  searches: readonly SelectorSearch[],
-  options: TargetOptions,
-  { allowEmpty = false } = {},
-): Promise<ListedVm[]> {
+async function searchVms(searches: readonly SelectorSearch[], options: TargetOptions, { allowEmpty = false } = {}): Promise<ListedVm[]> {
   const results = await runSearches(searches, options);
   const empty = allowEmpty ? undefined : results.find((result) => result.vms.length === 0);
   if (empty) {
@@ -199,5 +195,5 @@ function expandedInput(input: string, config: VconsoleConfig | undefined): strin
 
 /** Two targets of the same provider and name are the same console. */
 export function consoleKey(target: ConsoleTarget): string {
-  return `${target.provider}:${target.name}#${target.consoleType}`;
+  return `${target.provider}:${target.name}#${target.facts.consoleType}`;
 }

@@ -1,18 +1,13 @@
 // `--via [user@]bastion[:port]` for open, proxy, console, screenshot and list: the far vconsole
 // (run over the user's ssh) resolves, lists and dials; here the consoles are ConsoleTargets
 // like any other, so sharing, recording, viewers and the TUI are what they always are.
-import type { VconsoleConfig } from '../config/config.js';
+import type { VconsoleConfig } from '../config/index.js';
 import { UsageError, VconsoleError } from '../errors.js';
 import type { ConsoleTarget } from '../targets/types.js';
-import { parseViaAddress } from '../via/address.js';
-import { farCommandFrom, isFarTarget, sshCommandFrom } from '../via/protocol.js';
-import { RemoteTarget } from '../via/remote-target.js';
-import { ViaLink } from '../via/ssh-link.js';
+import { parseViaAddress, farCommandFrom, isFarTarget, sshCommandFrom, RemoteTarget, ViaLink } from '../via/index.js';
 import { parseDuration } from './duration.js';
 import type { ViaFlags } from './via-flags.js';
 import type { Selection as TargetSelection } from './target-selection.js';
-
-export type { ViaFlags } from './via-flags.js';
 
 /** The link --via (or `defaults.via`) asks for, or undefined. */
 export function viaLinkFrom(

@@ -27,7 +27,7 @@ export type ViewersCommandOptions = OutputFlags & CommandFlagsIn<'viewers'>;
 const EXAMPLE_TARGET = { host: '127.0.0.1', port: 5900, title: 'VM' } as const;
 
 /** The `--json` document. */
-export interface ViewersReport {
+interface ViewersReport {
   os: HostPlatform;
   /** Each viewer found, with the console types it shows (`vnc`, `spice`). */
   viewers: { id: string; name: string; path: string; version: string | null; consoleTypes: string[] }[];

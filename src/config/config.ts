@@ -20,7 +20,7 @@ import { parseWorkspaces, type Workspace } from './workspaces.js';
  * options' keys (namespace, kubeconfig, context, cloud) and the command flags' (viewer, listen,
  * share, via) come with their declarations.
  */
-export type ConfigDefaults = DeclaredDefaults &
+type ConfigDefaults = DeclaredDefaults &
   ConfigKeysOf<typeof COMMAND_FLAGS> & {
     /** The provider of bare names: one whose `bareNames` is set (src/targets/index.ts). */
     provider?: string;

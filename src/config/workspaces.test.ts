@@ -192,7 +192,7 @@ describe('a workspace type', () => {
     const config = await parseConfig('workspaces:\n  desk:\n    targets: [tcp://127.0.0.1:5930]\n    type: spice\n', '/etc/vc.yaml');
     const { inputs, flags } = expandWorkspace(['@desk'], {}, config);
     const [target] = resolveTargets(inputs, targetOptionsFrom(flags, config), config);
-    expect(target.consoleType).toBe('spice');
+    expect(target.facts.consoleType).toBe('spice');
   });
 });
 

@@ -25,11 +25,6 @@ export function kindOf(type: ConsoleType): ConsoleKind {
   return consoleKind(type) as ConsoleKind;
 }
 
-/** Whether `id` names a console kind. */
-export function isConsoleType(id: string | undefined): id is ConsoleType {
-  return consoleKind(id) !== undefined;
-}
-
 /** The types of the kinds that pass `test`, in registry order. */
 export function consoleTypesWhere(test: (kind: ConsoleKind) => boolean): ConsoleType[] {
   return CONSOLE_KINDS.filter((kind) => test(kind)).map((kind) => kind.id);
@@ -55,4 +50,4 @@ export function consoleLabel(id: string): string {
   return consoleKind(id)?.label ?? id;
 }
 
-export type { ConsoleKind, KindCarriage, KindReading, KindRecording, KindSharing } from './types.js';
+export type { ConsoleKind, KindRecording } from './types.js';

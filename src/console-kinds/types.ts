@@ -4,7 +4,7 @@
 // module: it imports nothing of vconsole, so every layer may read it.
 
 /** How one console session may be shared among several clients (`--share`). */
-export type KindSharing = 'rfb-hub' | 'serial-line' | 'none';
+type KindSharing = 'rfb-hub' | 'serial-line' | 'none';
 
 /** How a recording of this kind is written (`--record`). */
 export type KindRecording = 'rfb' | 'asciicast' | 'none';
@@ -14,14 +14,14 @@ export type KindRecording = 'rfb' | 'asciicast' | 'none';
  * (any viewer that shows the kind), `browser` only as a page the cloud itself serves (Nova's
  * rdp-html5 and webmks), which no local port can carry.
  */
-export type KindCarriage = 'port' | 'browser';
+type KindCarriage = 'port' | 'browser';
 
 /**
  * How vconsole's own code reads a console of this kind: `rfb` its RFB client decodes the
  * screen (screenshot, thumbnails, the grid); `terminal` it is a text line the terminal attaches
  * (`vconsole console`, the TUI's Enter, text thumbnails).
  */
-export type KindReading = 'rfb' | 'terminal';
+type KindReading = 'rfb' | 'terminal';
 
 export interface ConsoleKind {
   /** What `--type` and `#TYPE` say: `vnc`, `serial`, `spice`, ... */

@@ -65,6 +65,25 @@ describe('writing private files', () => {
   });
 
   it.skipIf(tinyFilesystemSkip)(
+    `on a full disk, says "disk full", leaves no partial file and the old one as it was${tinyFilesystemSkip ? ` (skipped: ${tinyFilesystemSkip})` : ''}`,
+    async () => {
+      const disk = mountTinyFilesystem();
+      try {
+        const shot = path.join(disk.dir, 'shot.png');
+        fs.writeFileSync(shot, 'the picture of before', { mode: 0o600 });
+        disk.fill();
+        const before = fs.readdirSync(disk.dir).sort();
+        await expect(writePrivateFile(shot, Buffer.alloc(8192, 1))).rejects.toThrow(`${shot}: disk full`);
+        expect(() => writePrivateFileSync(shot, Buffer.alloc(8192, 1))).toThrow(`${shot}: disk full`);
+        expect(fs.readFileSync(shot, 'utf8')).toBe('the picture of before');
+        expect(fs.readdirSync(disk.dir).sort()).toEqual(before);
+      } finally {
+        disk.unmount();
+      }
+    },
+  );
+
+  it.skipIf(tinyFilesystemSkip)(
     `says "read-only file system" where Node's recursive mkdir says "no such file"${tinyFilesystemSkip ? ` (skipped: ${tinyFilesystemSkip})` : ''}`,
     () => {
       const disk = mountTinyFilesystem({ readOnly: true });

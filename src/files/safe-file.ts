@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { open } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { VconsoleError } from '../errors.js';
 
@@ -142,40 +142,69 @@ export async function openPrivateAppend(file: string): Promise<FileHandle> {
 }
 
 /**
+ * Throws for what stands at `file` that vconsole will not replace: a link (planted or not, it is
+ * never followed nor swapped), a FIFO or a device, another user's file. Nothing there is fine.
+ */
+function refuseReplacing(file: string): void {
+  let stat: fs.Stats;
+  try {
+    stat = fs.lstatSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  if (stat.isSymbolicLink()) throw Object.assign(new Error('symbolic link'), { code: 'ELOOP' });
+  refuseOpened(stat);
+}
+
+/** A name no one else picks, beside `file` (a rename stays within its file system): `.NAME.RANDOM.part`. */
+function partNameFor(file: string): string {
+  return path.join(path.dirname(file), `.${path.basename(file)}.${cryptoModule().randomBytes(6).toString('hex')}.part`);
+}
+
+/**
  * Writes `data` as `file`, replacing what a regular file of this user held there (a path the
- * user named, like `screenshot -o FILE`); never through a link, into a FIFO or a device, and
- * the file is 0600 after. Throws FileWriteError.
+ * user named, like `screenshot -o FILE`): the bytes go to a new private file beside it (0600,
+ * O_EXCL, never through a link), which takes `file`'s name only once all of it is on the disk.
+ * A failed write (a full disk) leaves no partial file and whatever `file` held before. Never
+ * replaces a link, a FIFO, a device or another user's file. Throws FileWriteError.
  */
 export async function writePrivateFile(file: string, data: Buffer): Promise<void> {
+  let part: string | undefined;
   let handle: FileHandle | undefined;
   try {
-    refuseLinkWithoutNofollow(file);
-    handle = await open(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | NOFOLLOW | NONBLOCK, PRIVATE_MODE);
-    refuseOpened(await handle.stat());
-    await handle.chmod(PRIVATE_MODE);
-    await handle.truncate(0);
+    refuseReplacing(file);
+    part = partNameFor(file);
+    handle = await open(part, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | NOFOLLOW, PRIVATE_MODE);
     await handle.writeFile(data);
+    await handle.datasync();
     await handle.close();
+    handle = undefined;
+    await rename(part, file);
   } catch (err) {
     await handle?.close().catch(() => undefined);
+    if (part) await rm(part, { force: true }).catch(() => undefined);
     throw new FileWriteError(file, err);
   }
 }
 
 /** `writePrivateFile` for a synchronous caller (frames written one after another). Throws FileWriteError. */
 export function writePrivateFileSync(file: string, data: Buffer): void {
+  let part: string | undefined;
   let fd: number | undefined;
   try {
-    refuseLinkWithoutNofollow(file);
-    fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | NOFOLLOW | NONBLOCK, PRIVATE_MODE);
-    refuseOpened(fs.fstatSync(fd));
-    fs.fchmodSync(fd, PRIVATE_MODE);
-    fs.ftruncateSync(fd, 0);
+    refuseReplacing(file);
+    part = partNameFor(file);
+    fd = createPrivateFileSync(part);
     fs.writeFileSync(fd, data);
+    fs.fdatasyncSync(fd);
+    fs.closeSync(fd);
+    fd = undefined;
+    fs.renameSync(part, file);
   } catch (err) {
-    throw new FileWriteError(file, err);
-  } finally {
     if (fd !== undefined) fs.closeSync(fd);
+    if (part) fs.rmSync(part, { force: true });
+    throw new FileWriteError(file, err);
   }
 }
 
@@ -222,4 +251,9 @@ export async function writePrivateNewFile(file: string, data: Buffer): Promise<v
     throw err;
   }
   await handle.close();
+}
+
+/** node:crypto, loaded when a file is first written: a command that writes none starts without it. */
+function cryptoModule(): typeof import('node:crypto') {
+  return process.getBuiltinModule('node:crypto');
 }

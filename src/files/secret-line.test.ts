@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,7 +15,7 @@ const file = (name: string, text: string, mode = 0o600) => {
   return at;
 };
 const password = { what: 'password' };
-const secret = { what: 'secret', ownerOnly: true };
+const secret = { what: 'secret' };
 
 describe('readSecretLine', () => {
   it('takes the first line, trimmed', () => {
@@ -34,14 +35,42 @@ describe('readSecretLine', () => {
     expect((missing as UsageError).hint).toBe('give a file whose first line is the secret');
   });
 
-  it.skipIf(process.platform === 'win32')('with ownerOnly, refuses a file others may read; without, reads it', () => {
+  it.skipIf(process.platform === 'win32')('refuses a file others may read, whichever flag names it, without echoing it', () => {
     const open = file('open', 'visible\n', 0o644);
-    const refused = thrownBy(() => readSecretLine(open, '--pve-password-file', secret));
-    expect(refused).toBeInstanceOf(UsageError);
-    expect((refused as Error).message).toBe(`--pve-password-file ${open}: others may read it (mode 644)`);
-    expect((refused as Error).message).not.toContain('visible');
-    expect(readSecretLine(open, '--password-file', password)).toBe('visible');
+    for (const flag of ['--pve-password-file', '--password-file', '--vnc-password-file']) {
+      const refused = thrownBy(() => readSecretLine(open, flag, password));
+      expect(refused).toBeInstanceOf(UsageError);
+      expect((refused as Error).message).toBe(`${flag} ${open}: others may read it (mode 644)`);
+      expect((refused as UsageError).hint).toBe(`chmod 600 ${open}: it holds a secret`);
+      expect((refused as Error).message).not.toContain('visible');
+    }
+    expect((thrownBy(() => readSecretLine(file('group', 'g\n', 0o640), '--password-file', password)) as Error).message).toMatch(
+      /others may read it \(mode 640\)/,
+    );
     expect(readSecretLine(file('private', 'kept\n'), '--pve-password-file', secret)).toBe('kept');
+    expect(readSecretLine(file('read-only', 'kept\n', 0o400), '--password-file', password)).toBe('kept');
+  });
+
+  it.skipIf(process.platform === 'win32')(
+    'refuses a FIFO at once (no writer needed) and a directory or a device, as not regular files',
+    () => {
+      const fifo = path.join(dir, 'fifo');
+      execFileSync('mkfifo', ['-m', '600', fifo]);
+      const refused = thrownBy(() => readSecretLine(fifo, '--pve-token-file', secret));
+      expect(refused).toBeInstanceOf(UsageError);
+      expect((refused as Error).message).toBe(`--pve-token-file ${fifo}: it is a FIFO, not a regular file`);
+      expect((refused as UsageError).hint).toBe('give a file whose first line is the secret');
+      expect((thrownBy(() => readSecretLine(dir, '--password-file', password)) as Error).message).toMatch(
+        /is a directory, not a regular file/,
+      );
+      expect((thrownBy(() => readSecretLine('/dev/zero', '--password-file', password)) as Error).message).toMatch(
+        /\/dev\/zero: it is a device, not a regular file/,
+      );
+    },
+  );
+
+  it('reads no more than its first 64 KiB', () => {
+    expect(readSecretLine(file('long', `${'x'.repeat(70 * 1024)}\n`), '--password-file', password)).toHaveLength(64 * 1024);
   });
 
   it('reads ~/ as the home directory', () => {

@@ -9,7 +9,7 @@ import type { DialContext, LogLevel } from '../proxy/types.js';
 import { RECORD_EXTENSION, SOCKET_EXTENSION, writeHeldRecord, type HeldRecord } from './held-record.js';
 
 /** Serves one joiner: a fresh stream of the held console, as the holder's own clients get. */
-export type ServeJoiner = (context: DialContext) => Promise<Duplex>;
+type ServeJoiner = (context: DialContext) => Promise<Duplex>;
 
 let nextClaim = 1;
 
@@ -124,14 +124,16 @@ export class ConsoleHold {
     return this.recordWrite;
   }
 
-  /** Stops holding: joiners are disconnected (they take over or end), the socket and record removed. */
+  /**
+   * Stops holding: the socket and record are removed, then joiners are disconnected (they take
+   * over or end). In that order, so a joiner that finds the record still there when its stream
+   * ends knows its holder did not let go but died.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     await this.recordWrite;
     const closing = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    for (const socket of this.joiners) socket.destroy();
-    this.joiners.clear();
     try {
       const now = fs.lstatSync(this.socketFile);
       if (now.ino === this.socketStat.ino && now.dev === this.socketStat.dev) fs.unlinkSync(this.socketFile);
@@ -139,6 +141,8 @@ export class ConsoleHold {
       // Removed already.
     }
     fs.rmSync(this.recordFile, { force: true });
+    for (const socket of this.joiners) socket.destroy();
+    this.joiners.clear();
     await closing;
   }
 }

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { heldConsoleName } from './held-console-name.js';
 
 describe('heldConsoleName', () => {
-  const vmA = { provider: 'kubevirt', name: 'default/vm-a', identity: 'kubevirt:https://10.0.0.1:6443|default/vm-a', consoleType: 'vnc' };
+  const vmA = {
+    provider: 'kubevirt',
+    name: 'default/vm-a',
+    facts: { identity: 'kubevirt:https://10.0.0.1:6443|default/vm-a', consoleType: 'vnc' },
+  };
 
   it('is the same for the same console, whatever else differs', () => {
     expect(heldConsoleName({ ...vmA })).toBe(heldConsoleName(vmA));
@@ -12,16 +16,16 @@ describe('heldConsoleName', () => {
   it('differs by kind, by VM and by cluster', () => {
     const names = new Set([
       heldConsoleName(vmA),
-      heldConsoleName({ ...vmA, consoleType: 'serial' }),
-      heldConsoleName({ ...vmA, identity: 'kubevirt:https://10.0.0.1:6443|default/vm-b' }),
-      heldConsoleName({ ...vmA, identity: 'kubevirt:https://10.9.9.9:6443|default/vm-a' }),
+      heldConsoleName({ ...vmA, facts: { ...vmA.facts, consoleType: 'serial' } }),
+      heldConsoleName({ ...vmA, facts: { ...vmA.facts, identity: 'kubevirt:https://10.0.0.1:6443|default/vm-b' } }),
+      heldConsoleName({ ...vmA, facts: { ...vmA.facts, identity: 'kubevirt:https://10.9.9.9:6443|default/vm-a' } }),
     ]);
     expect(names.size).toBe(4);
   });
 
   it('falls back to the provider and name without an identity', () => {
-    expect(heldConsoleName({ provider: 'tcp', name: 'tcp://127.0.0.1:5900', consoleType: 'vnc' })).toBe(
-      heldConsoleName({ provider: 'tcp', name: 'tcp://127.0.0.1:5900', identity: undefined, consoleType: 'vnc' }),
+    expect(heldConsoleName({ provider: 'tcp', name: 'tcp://127.0.0.1:5900', facts: { consoleType: 'vnc' } })).toBe(
+      heldConsoleName({ provider: 'tcp', name: 'tcp://127.0.0.1:5900', facts: { identity: undefined, consoleType: 'vnc' } }),
     );
   });
 
@@ -29,14 +33,13 @@ describe('heldConsoleName', () => {
     const name = heldConsoleName({
       provider: 'websocket',
       name: 'ws://h:6080/',
-      identity: 'ws://h:6080/?token=s3cret',
-      consoleType: 'vnc',
+      facts: { identity: 'ws://h:6080/?token=s3cret', consoleType: 'vnc' },
     });
     expect(name).not.toMatch(/s3cret|token|6080/);
     expect(name).toMatch(/^websocket-vnc-[0-9a-f]{32}$/);
   });
 
   it('keeps only letters, digits and dashes of the provider and kind', () => {
-    expect(heldConsoleName({ provider: '../evil/x', name: 'n', consoleType: 'v n/c' })).toMatch(/^-evil-x-v-n-c-[0-9a-f]{32}$/);
+    expect(heldConsoleName({ provider: '../evil/x', name: 'n', facts: { consoleType: 'v n/c' } })).toMatch(/^-evil-x-v-n-c-[0-9a-f]{32}$/);
   });
 });

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { UpstreamSource } from '../proxy/types.js';
+import { consoleIdentity } from '../proxy/wrapped-source.js';
 
 /**
  * The file name (without extension) of a held console's socket and record: the provider and the
@@ -7,10 +8,9 @@ import type { UpstreamSource } from '../proxy/types.js';
  * (provider, the resolved VM identity, kind), which may hold a token and is never written out.
  * Two vconsoles of one user reach the same console exactly when they compute the same name.
  */
-export function heldConsoleName(source: Pick<UpstreamSource, 'identity' | 'provider' | 'name' | 'consoleType'>): string {
-  const identity = `${source.identity ?? `${source.provider}:${source.name}`}#${source.consoleType ?? ''}`;
-  const digest = createHash('sha256').update(identity).digest('hex').slice(0, 32);
-  return `${fileSafe(source.provider)}-${fileSafe(source.consoleType ?? 'console')}-${digest}`;
+export function heldConsoleName(source: Pick<UpstreamSource, 'facts' | 'provider' | 'name'>): string {
+  const digest = createHash('sha256').update(consoleIdentity(source)).digest('hex').slice(0, 32);
+  return `${fileSafe(source.provider)}-${fileSafe(source.facts.consoleType ?? 'console')}-${digest}`;
 }
 
 /** Letters, digits and dashes only, short: it is only there to be read. */

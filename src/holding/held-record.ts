@@ -52,15 +52,37 @@ export function readHeldRecord(file: string): HeldRecord | undefined {
   }
 }
 
-/** Whether a process with this id runs (one of another user's counts: the id is taken). */
+/**
+ * Whether a process with this id runs (one of another user's counts: the id is taken). On Linux a
+ * process that is exiting (PF_EXITING: killed, its files being closed) or a zombie is not: a
+ * holder's sockets close while it exits, and a joiner asking then is told it is gone.
+ */
 export function processAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+  return !exitingOnLinux(pid);
+}
+
+/** PF_EXITING in /proc/PID/stat's flags: set as a process starts to exit, before its files close. */
+const PF_EXITING = 0x4;
+
+function exitingOnLinux(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    // No /proc (not Linux), or the process is gone by now.
+    return process.platform === 'linux' && !fs.existsSync(`/proc/${pid}`);
+  }
+  // "PID (COMMAND) STATE PPID PGRP SESSION TTY TPGID FLAGS ...": the command may hold spaces and parentheses.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const state = fields[0];
+  const flags = Number(fields[6]);
+  return state === 'Z' || state === 'X' || (Number.isFinite(flags) && (flags & PF_EXITING) !== 0);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -29,8 +29,7 @@ async function serialVm(): Promise<{ target: UpstreamSource; connections: net.So
     target: {
       name: 'default/vm-a',
       provider: 'test',
-      identity: `test:127.0.0.1:${port}`,
-      consoleType: 'serial',
+      facts: { identity: `test:127.0.0.1:${port}`, consoleType: 'serial' },
       dial: () =>
         new Promise((resolve, reject) => {
           const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
@@ -153,6 +152,46 @@ describe.skipIf(process.platform === 'win32')('JoinSource', () => {
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 
+  it('a holder that dies is told as gone, not as having let go; one that runs on and drops the stream, as such (issue 36)', async () => {
+    const vm = await serialVm();
+    const dir = runtimeDir();
+    const name = heldConsoleName(vm.target);
+    const socketFile = path.join(dir, `${name}.sock`);
+    // A holder in a process of its own: its socket serves the console's bytes; a "drop" typed to it ends that connection alone.
+    const script = `const net = require('node:net');
+      net.createServer((s) => { s.write('login: '); s.on('data', (d) => { if (String(d).includes('drop')) s.destroy(); }); })
+        .listen(process.argv[1], () => process.stdout.write('ready'));`;
+    const holding = spawn(process.execPath, ['-e', script, socketFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+    cleanups.push(() => holding.kill('SIGKILL'));
+    await new Promise((resolve) => holding.stdout.once('data', resolve));
+    const record = { pid: holding.pid, command: 'open', target: 'default/vm-a', provider: 'test', kind: 'serial', since: '', joiners: 1 };
+    fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify(record), { mode: 0o600 });
+
+    const dropped = collect(await new JoinSource(vm.target, dir, 'console').dial(context()));
+    await until(() => dropped.text().includes('login: '), "the holder's bytes at the first joiner");
+    const joined = await new JoinSource(vm.target, dir, 'console').dial(context());
+    joined.write('drop\r');
+    const ended = collect(joined);
+    expect(String(await ended.ended)).toBe(
+      `ConsoleEndedError: vconsole open (pid ${holding.pid}), which holds the console, ended this vconsole's connection to it`,
+    );
+
+    const exited = new Promise((resolve) => holding.once('exit', resolve));
+    holding.kill('SIGKILL');
+    expect(String(await dropped.ended)).toBe(
+      `ConsoleEndedError: vconsole open (pid ${holding.pid}), which held the console, is gone (it ended without letting go)`,
+    );
+    expect(vm.connections).toHaveLength(0);
+
+    // The next dial finds what it left, says so, and takes the console.
+    await exited;
+    const said: string[] = [];
+    const taken = await new JoinSource(vm.target, dir, 'console').dial({ ...context(), log: (_level, message) => void said.push(message) });
+    cleanups.push(() => taken.destroy());
+    await until(() => vm.connections.length === 1, 'the VM dialled');
+    expect(said).toContain(`vconsole open (pid ${holding.pid}), which held the console, is gone; taking the console`);
+  });
+
   it('`ps` forgets a record whose vconsole is gone, and keeps one whose vconsole runs', () => {
     const dir = runtimeDir();
     const deadPid = spawnSync(process.execPath, ['-e', '']).pid;
@@ -170,7 +209,7 @@ describe.skipIf(process.platform === 'win32')('JoinSource', () => {
   it('never holds a console that lives in this process (a demo VM): no other vconsole could reach it', async () => {
     const vm = await serialVm();
     const dir = runtimeDir();
-    const { top, join } = holder({ ...vm.target, inProcess: true }, dir);
+    const { top, join } = holder({ ...vm.target, facts: { ...vm.target.facts, inProcess: true } }, dir);
     await top.check(new AbortController().signal);
     expect(join.holding).toBe(false);
     expect(vm.connections).toHaveLength(1);

@@ -8,12 +8,12 @@ import type { DialContext, LogLevel, UpstreamSource } from '../proxy/types.js';
 import { WrappedSource, sourceChain } from '../proxy/wrapped-source.js';
 import { ConsoleHold } from './console-hold.js';
 import { heldConsoleName } from './held-console-name.js';
-import { RECORD_EXTENSION, SOCKET_EXTENSION, readHeldRecord, removeStale } from './held-record.js';
+import { RECORD_EXTENSION, SOCKET_EXTENSION, processAlive, readHeldRecord, removeStale, type HeldRecord } from './held-record.js';
 
 /** How often a dial looks again after losing a race for the console (another vconsole claimed or left it at once). */
 const CLAIM_ATTEMPTS = 3;
 
-export interface JoinSourceEvents {
+interface JoinSourceEvents {
   log: [LogLevel, string];
 }
 
@@ -60,7 +60,7 @@ export class JoinSource extends WrappedSource<JoinSourceEvents> {
   }
 
   async dial(context: DialContext): Promise<Duplex> {
-    if (this.hold || this.inner.inProcess) return this.inner.dial(context);
+    if (this.hold || this.inner.facts.inProcess) return this.inner.dial(context);
     const name = heldConsoleName(this);
     for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
       const joined = await this.join(name, context);
@@ -104,7 +104,7 @@ export class JoinSource extends WrappedSource<JoinSourceEvents> {
       const hold = await ConsoleHold.claim(
         this.dir,
         name,
-        { command: this.command, target: this.name, provider: this.provider, kind: this.consoleType ?? '' },
+        { command: this.command, target: this.name, provider: this.provider, kind: this.facts.consoleType ?? '' },
         (joiner) => top.dial(joiner),
         context.log,
       );
@@ -130,18 +130,43 @@ export class JoinSource extends WrappedSource<JoinSourceEvents> {
       return undefined;
     }
     const { socket, refused } = await connectUnix(socketFile, context.signal);
-    if (!socket) {
+    const record = readHeldRecord(recordFile);
+    // A holder being killed may still have its socket open for a moment: it serves nobody.
+    const dying = socket !== undefined && record !== undefined && record.pid !== process.pid && !processAlive(record.pid);
+    if (!socket || dying) {
+      socket?.destroy();
       // Nothing listens there: its holder died without removing it.
-      if (refused) removeStale(this.dir, name, found);
+      if (refused || dying) {
+        if (record && record.pid !== process.pid && !processAlive(record.pid))
+          context.log('info', `${holderOf(record)}, which held the console, is gone; taking the console`);
+        removeStale(this.dir, name, found);
+      }
       return undefined;
     }
-    const record = readHeldRecord(recordFile);
-    const holder = record ? `vconsole ${record.command} (pid ${record.pid})` : 'another vconsole';
-    context.log('info', `joined the console ${holder} holds`);
+    context.log('info', `joined the console ${holderOf(record)} holds`);
     // The holder going is said as such: the stream ends with that account, not a bare close.
-    socket.once('end', () => socket.destroy(new ConsoleEndedError(`${holder}, which held the console, let it go`)));
+    socket.once('end', () => socket.destroy(new ConsoleEndedError(holderEnding(record, recordFile))));
     return socket;
   }
+}
+
+function holderOf(record: HeldRecord | undefined): string {
+  return record ? `vconsole ${record.command} (pid ${record.pid})` : 'another vconsole';
+}
+
+/**
+ * Why a joined stream ended, told from what the holder left: a holder letting go removes its
+ * record before it ends its joiners' streams (ConsoleHold.close); one that died leaves it, naming
+ * a process that is gone or exiting; one that runs on and left its record ended this stream alone.
+ */
+function holderEnding(record: HeldRecord | undefined, recordFile: string): string {
+  const now = readHeldRecord(recordFile);
+  // A record written just after this vconsole joined is the holder's too.
+  const known = record ?? now;
+  const holder = holderOf(known);
+  if (!known || now?.pid !== known.pid) return `${holder}, which held the console, let it go`;
+  if (!processAlive(known.pid)) return `${holder}, which held the console, is gone (it ended without letting go)`;
+  return `${holder}, which holds the console, ended this vconsole's connection to it`;
 }
 
 /** A connected socket, or none; `refused`: nothing listens on that file (ECONNREFUSED). */

@@ -3,7 +3,7 @@ import https from 'node:https';
 import { VconsoleError, describeSystemError, isTlsError } from '../errors.js';
 import { HTTP_BODY_LIMIT_BYTES, HTTP_REQUEST_TIMEOUT_MS } from '../limits.js';
 
-export interface HttpJsonRequest {
+interface HttpJsonRequest {
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   /** Sent as JSON. */

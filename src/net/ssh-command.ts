@@ -4,10 +4,10 @@
 // host, the remote command) are never parsed by a shell here.
 
 /** The variable that replaces `ssh` (as GIT_SSH_COMMAND does for git). */
-export const SSH_COMMAND_ENV = 'VCONSOLE_SSH_COMMAND';
+const SSH_COMMAND_ENV = 'VCONSOLE_SSH_COMMAND';
 
 /** A program and its arguments, for spawn(). */
-export interface SshCommandLine {
+interface SshCommandLine {
   command: string;
   args: string[];
 }

@@ -30,6 +30,25 @@ export interface TlsIdentity {
 export const CERT_FILE_NAME = 'listener-cert.pem';
 export const KEY_FILE_NAME = 'listener-key.pem';
 
+/**
+ * What an exposed listener speaks: TLS 1.3 with OpenSSL's suites (all AEAD), and TLS 1.2 only
+ * with ECDHE and an AEAD cipher (AES-GCM, ChaCha20-Poly1305), for viewers whose TLS stops at 1.2.
+ * The CBC-SHA suites OpenSSL still offers for 1.2 (and the static-RSA ones, which have no forward
+ * secrecy) are left out: CBC with MAC-then-encrypt is what padding-oracle attacks (Lucky 13) feed
+ * on. Every viewer vconsole is tested with (GnuTLS: TigerVNC, gtk-vnc) speaks 1.3 or these.
+ */
+const LISTENER_TLS: Pick<tls.SecureContextOptions, 'minVersion' | 'ciphers'> = {
+  minVersion: 'TLSv1.2',
+  ciphers: [
+    'ECDHE-ECDSA-AES128-GCM-SHA256',
+    'ECDHE-RSA-AES128-GCM-SHA256',
+    'ECDHE-ECDSA-AES256-GCM-SHA384',
+    'ECDHE-RSA-AES256-GCM-SHA384',
+    'ECDHE-ECDSA-CHACHA20-POLY1305',
+    'ECDHE-RSA-CHACHA20-POLY1305',
+  ].join(':'),
+};
+
 /** Ten years: a certificate pinned by its users is replaced by deleting it, not by expiry. */
 const VALIDITY_DAYS = 3650;
 
@@ -69,7 +88,7 @@ export function identityDirectory(env: NodeJS.ProcessEnv = process.env, home = o
 }
 
 /** This machine's names and addresses (loopback included), for the certificate's subjectAltName. */
-export function machineNames(): string[] {
+function machineNames(): string[] {
   const addresses = Object.values(os.networkInterfaces())
     .flat()
     .flatMap((info) => (info && !info.address.startsWith('fe80') ? [info.address] : []));
@@ -81,7 +100,7 @@ function identityFrom(cert: string, key: string, certFile: string, generated: bo
   let context: tls.SecureContext;
   try {
     fingerprint = new X509Certificate(cert).fingerprint256;
-    context = tls.createSecureContext({ cert, key });
+    context = tls.createSecureContext({ cert, key, ...LISTENER_TLS });
   } catch (err) {
     throw new VconsoleError(`${certFile}: not a usable certificate and key: ${err instanceof Error ? err.message : String(err)}`, {
       hint: 'give a PEM certificate (--tls-cert) and its PEM private key (--tls-key)',
@@ -126,7 +145,7 @@ function writeNew(file: string, text: string): void {
 }
 
 /** An ECDSA P-256 key and a self-signed certificate for `names` (host names and IP addresses). */
-export async function selfSigned(names: string[]): Promise<{ cert: string; key: string }> {
+async function selfSigned(names: string[]): Promise<{ cert: string; key: string }> {
   // @peculiar/x509's dependency injection needs the Reflect metadata API before it loads.
   await import('reflect-metadata');
   const x509 = await import('@peculiar/x509');

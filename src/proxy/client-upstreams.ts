@@ -44,7 +44,7 @@ export class ClientUpstreams {
       () => true,
       () => false,
     );
-    this.hold = { cameFor: this.source.consoleType, checked, over, end };
+    this.hold = { cameFor: this.source.facts.consoleType, checked, over, end };
   }
 
   /** Clients are served as any again: the session has started (or failed to, or closed). */
@@ -55,10 +55,10 @@ export class ClientUpstreams {
 
   /** Dials one upstream now for the next client; see ConsoleSession.dialAhead. */
   dialAhead(log: DialContext['log']): void {
-    if (this.prepared && this.preparedType === this.source.consoleType) return;
+    if (this.prepared && this.preparedType === this.source.facts.consoleType) return;
     this.discard();
     this.prepared = new PreparedUpstream(this.source, log, DIAL_AHEAD_TTL_MS);
-    this.preparedType = this.source.consoleType;
+    this.preparedType = this.source.facts.consoleType;
   }
 
   /**
@@ -76,13 +76,13 @@ export class ClientUpstreams {
     const hold = this.hold;
     if (hold) {
       if (!(await hold.checked)) return { refused: 'the console did not open' };
-      if (this.source.consoleType !== hold.cameFor) {
-        const refused = `it came for a ${hold.cameFor ?? 'console'} console; the pre-flight found ${this.source.consoleType ?? 'another'}`;
+      if (this.source.facts.consoleType !== hold.cameFor) {
+        const refused = `it came for a ${hold.cameFor ?? 'console'} console; the pre-flight found ${this.source.facts.consoleType ?? 'another'}`;
         return { refused, closeAfter: hold.over };
       }
     }
     // Dialled for a console type the pre-flight then changed (auto): of no use.
-    if (this.preparedType !== this.source.consoleType) this.discard();
+    if (this.preparedType !== this.source.facts.consoleType) this.discard();
     const prepared = this.prepared;
     this.prepared = undefined;
     const taken = await prepared?.take();

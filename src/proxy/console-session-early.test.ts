@@ -163,12 +163,12 @@ describe('ConsoleSession.dialAhead while the pre-flight runs', () => {
   it('drops the upstream dialled for a console type the pre-flight then changed, and dials the right one', async () => {
     const held = heldCheck();
     const { vm, source, session } = await greeterSession({
-      consoleType: 'vnc',
+      facts: { consoleType: 'vnc' },
       check: async () => {
         await held.check();
         // The real providers settle the console type in their pre-flight (OpenStack's
         // `auto`); UpstreamSource marks it read-only for its users, not for its provider.
-        (source as { consoleType: string }).consoleType = 'serial';
+        source.facts.consoleType = 'serial';
       },
     });
     const { starting, bound } = await startEarly(session);
@@ -186,10 +186,10 @@ describe('ConsoleSession.dialAhead while the pre-flight runs', () => {
   async function vncGuessSettlingSerial() {
     const held = heldCheck();
     const { source, session } = await greeterSession({
-      consoleType: 'vnc',
+      facts: { consoleType: 'vnc' },
       check: async () => {
         await held.check();
-        (source as { consoleType: string }).consoleType = 'serial';
+        source.facts.consoleType = 'serial';
       },
     });
     return { held, source, session };
@@ -215,10 +215,10 @@ describe('ConsoleSession.dialAhead while the pre-flight runs', () => {
   it('closes a client that came while the pre-flight ran, after it had settled another type but before it ended', async () => {
     const held = heldCheck();
     const { source, session } = await greeterSession({
-      consoleType: 'vnc',
+      facts: { consoleType: 'vnc' },
       check: async () => {
         // KubeVirt's pre-flight sets the type, then still asks whether the console may be opened.
-        (source as { consoleType: string }).consoleType = 'serial';
+        source.facts.consoleType = 'serial';
         await held.check();
       },
     });

@@ -5,7 +5,8 @@ import { VconsoleError } from '../errors.js';
 import { portIsClosed } from '../../test/support/cli.js';
 import { greeterSession as startGreeterSession, readLine, sourceFor, startGreeter } from '../../test/support/fake-console.js';
 import { waitFor } from '../../test/support/wait.js';
-import { ConsoleSession, SESSION_MOVES, SessionClosedError, type SessionPhase } from './console-session.js';
+import { ConsoleSession } from './console-session.js';
+import { SESSION_MOVES, SessionClosedError, type SessionPhase } from './session-phase.js';
 import { IllegalTransitionError, StateMachine } from '../state-machine/state-machine.js';
 import type { SessionLogEntry, UpstreamSource } from './types.js';
 
@@ -66,6 +67,7 @@ describe('ConsoleSession', () => {
     const session = new ConsoleSession({
       name: 'test/vm',
       provider: 'test',
+      facts: {},
       dial: async () => {
         throw new Error('console refused');
       },
@@ -89,7 +91,7 @@ describe('ConsoleSession', () => {
   });
 
   it('logs a takeover on an exclusive console once the new upstream is open, and why the old client lost its console', async () => {
-    const { vm, session, logs } = await greeterSession({ exclusive: true });
+    const { vm, session, logs } = await greeterSession({ facts: { exclusive: true } });
     const { port } = await session.start(LOOPBACK);
     const a = await viewer(port);
     const b = await viewer(port);
@@ -114,7 +116,7 @@ describe('ConsoleSession', () => {
     const greeter = sourceFor(vm.port);
     const session: ConsoleSession = new ConsoleSession({
       ...greeter,
-      exclusive: true,
+      facts: { exclusive: true },
       dial: async (context) => {
         for (const s of vm.sockets) s.destroy();
         await waitFor(() => session.snapshot().clients === 1, 'the older client to be gone');
@@ -143,7 +145,7 @@ describe('ConsoleSession', () => {
     const greeter = sourceFor(vm.port);
     const session = new ConsoleSession({
       ...greeter,
-      exclusive: true,
+      facts: { exclusive: true },
       dial: async (context) => {
         if (vm.sockets.size > 0) throw new VconsoleError('another client holds the VNC session');
         return greeter.dial(context);

@@ -1,16 +1,18 @@
 import { EventEmitter } from 'node:events';
-import type net from 'node:net';
-import { VconsoleError, describeError } from '../errors.js';
+import { describeError } from '../errors.js';
+import { CLIENT_FAREWELL_GRACE_MS } from '../limits.js';
 import { formatHostPort } from '../net/host-port.js';
-import { StateMachine, type Transitions } from '../state-machine/state-machine.js';
+import { StateMachine } from '../state-machine/state-machine.js';
 import { ClientUpstreams } from './client-upstreams.js';
 import { bindListener } from './listener.js';
+import { sourceChain } from './wrapped-source.js';
 import { SessionClients } from './session-clients.js';
+import { SESSION_MOVES, SessionClosedError, type SessionPhase } from './session-phase.js';
 import type { BoundAddress, ListenOptions, LogLevel, SessionLogEntry, SessionSnapshot, UpstreamSource } from './types.js';
 
-export type { BoundAddress, ListenOptions } from './types.js';
+export type { BoundAddress } from './types.js';
 
-export interface ConsoleSessionOptions {
+interface ConsoleSessionOptions {
   /**
    * Asked once the console's name is as exact as it gets: by a sharing wrapper between its
    * console's own pre-flight and its shared connection (see UpstreamSource.check), else once
@@ -20,15 +22,7 @@ export interface ConsoleSessionOptions {
   admit?(session: ConsoleSession): void;
 }
 
-/** What start() rejects with when the session was closed before it listened: a cancel, not a failure. */
-export class SessionClosedError extends VconsoleError {
-  constructor() {
-    super('the session was closed before it listened');
-    this.name = 'SessionClosedError';
-  }
-}
-
-export interface ConsoleSessionEvents {
+interface ConsoleSessionEvents {
   /** State, address, clients or error changed. */
   change: [SessionSnapshot];
   /** Bytes moved since the last report (at most every TRAFFIC_REPORT_MS). */
@@ -37,41 +31,6 @@ export interface ConsoleSessionEvents {
 }
 
 let nextSessionId = 1;
-
-/** A listener the session has bound, and where. */
-interface Listener {
-  readonly server: net.Server;
-  readonly bound: BoundAddress;
-}
-
-/** A session's state (its `kind` is the snapshot's), with what only that state has. */
-export type SessionPhase =
-  | { readonly kind: 'idle' }
-  /**
-   * Starting: the start every call meanwhile shares, the listener once bound (early, or at the
-   * end of the start), and the pre-flight's cancel while it runs.
-   */
-  | {
-      readonly kind: 'connecting';
-      readonly starting: Promise<BoundAddress>;
-      readonly listener?: Listener;
-      readonly checkAbort?: AbortController;
-    }
-  | { readonly kind: 'listening'; readonly listener: Listener; readonly startedAt: number }
-  /** The start failed (`lastError` says why); start() may try again. */
-  | { readonly kind: 'error' }
-  /** For good: the close every later call waits for. */
-  | { readonly kind: 'closed'; readonly closing: Promise<void> };
-
-/** The moves of a session; anything else is a bug, refused (exported for its test). */
-export const SESSION_MOVES: Transitions<SessionPhase> = {
-  idle: ['connecting', 'closed'],
-  // Staying: the listener bound, the pre-flight begun or done.
-  connecting: ['connecting', 'listening', 'error', 'closed'],
-  listening: ['closed'],
-  error: ['connecting', 'closed'],
-  closed: [],
-};
 
 /**
  * One console made local: a TCP listener whose every accepted client gets its own fresh
@@ -150,12 +109,12 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
       gate?.(Promise.reject(err instanceof Error ? err : new Error(String(err))));
       throw err;
     }
-    const boundFor = this.source.consoleType;
+    const boundFor = this.source.facts.consoleType;
     const checking = this.check();
     gate?.(checking);
     await checking;
     await this.admitOrClose();
-    if (early && this.source.consoleType !== boundFor) await this.typeChanged(listen);
+    if (early && this.source.facts.consoleType !== boundFor) await this.typeChanged(listen);
     try {
       const bound = early ?? (await this.listen(listen));
       // Closed since it bound (the close closed the listener).
@@ -210,7 +169,7 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
   /** The pre-flight settled another type than the early listener's: what was started there for the old one goes first. */
   private async typeChanged(listen: ListenOptions): Promise<void> {
     // What the caller stops there reports its own failures.
-    await Promise.resolve(listen.onTypeChanged?.(this.source.consoleType)).catch(() => undefined);
+    await Promise.resolve(listen.onTypeChanged?.(this.source.facts.consoleType)).catch(() => undefined);
     if (this.phase.kind === 'closed') throw new SessionClosedError();
   }
 
@@ -297,7 +256,10 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
   private async closeOnce(left: SessionPhase): Promise<void> {
     if (left.kind === 'connecting') left.checkAbort?.abort();
     this.upstreams.endHold();
-    this.clients.closeAll();
+    // Ended the way their protocol ends (TLS: close_notify), not cut: a viewer then tells no broken connection.
+    const ending = [...sourceChain(this.source)].filter((source) => source.endClients !== undefined);
+    for (const source of ending) source.endClients?.();
+    await this.clients.closeAll(ending.length > 0 ? CLIENT_FAREWELL_GRACE_MS : 0);
     // A source that cannot free its resources has nothing to tell a closed session's user.
     await this.source.release?.().catch(() => undefined);
   }
@@ -319,7 +281,7 @@ export class ConsoleSession extends EventEmitter<ConsoleSessionEvents> {
       bytesOut: this.clients.bytesOut,
       startedAt: phase.kind === 'listening' ? phase.startedAt : undefined,
       lastError: this.lastError,
-      consoleType: this.source.consoleType,
+      consoleType: this.source.facts.consoleType,
     };
   }
 

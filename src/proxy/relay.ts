@@ -2,7 +2,7 @@ import type { Duplex } from 'node:stream';
 import { RELAY_END_GRACE_MS } from '../limits.js';
 import { relayedBufferScavenger } from './relayed-buffer-scavenger.js';
 
-export interface RelayCounters {
+interface RelayCounters {
   /** Called with the size of every chunk going upstream -> client. */
   onDownstream(bytes: number): void;
   /** Called with the size of every chunk going client -> upstream. */

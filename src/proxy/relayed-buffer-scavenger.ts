@@ -6,7 +6,7 @@ import vm from 'node:vm';
  * 8 MiB: every chunk's backing store is freed long before V8's external-memory trigger
  * (64 MiB over the last full GC) is reached; 4 MiB measured no better (docs/PERF-DATAPATH.md).
  */
-export const SCAVENGE_EVERY_BYTES = 8 * 1024 * 1024;
+const SCAVENGE_EVERY_BYTES = 8 * 1024 * 1024;
 
 type Collect = () => void;
 

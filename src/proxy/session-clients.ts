@@ -20,7 +20,7 @@ import { sourceChain } from './wrapped-source.js';
 const GONE_BEFORE_OPEN: Farewell = { level: 'info', message: 'disconnected before the console opened' };
 
 /** What serving its clients needs of the session. */
-export interface SessionClientsHost {
+interface SessionClientsHost {
   log(level: LogLevel, message: string): void;
   /** What the session's error now says (a client's console failed). */
   recordError(message: string): void;
@@ -86,10 +86,20 @@ export class SessionClients {
     void this.connect(connection);
   }
 
-  /** Closes every client and its upstream, and says no more. */
-  closeAll(): void {
+  /**
+   * Closes every client and its upstream, and says no more. With `graceMs`, the clients whose
+   * relays are passing on an end first get that long to close by themselves.
+   */
+  async closeAll(graceMs = 0): Promise<void> {
     clearTimeout(this.trafficTimer);
     this.turnedAway.stop();
+    const open = [...this.connections.values()].filter((connection) => !connection.socket.destroyed);
+    if (graceMs > 0 && open.length > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+      await Promise.race([Promise.all(open.map((connection) => socketClosed(connection.socket))), graceOver]);
+      clearTimeout(timer);
+    }
     for (const connection of this.connections.values()) {
       connection.abort.abort();
       connection.socket.destroy();
@@ -162,7 +172,7 @@ export class SessionClients {
 
   /** Says which clients a client whose upstream just opened took the VM's one session from. */
   private noteReplacement(connection: Connection): void {
-    if (!this.source.exclusive) return;
+    if (!this.source.facts.exclusive) return;
     const replaced = takeOverRivals(connection);
     if (replaced.length === 0) return;
     this.host.log(
@@ -188,4 +198,8 @@ export class SessionClients {
     }, TRAFFIC_REPORT_MS);
     this.trafficTimer.unref();
   }
+}
+
+function socketClosed(socket: net.Socket): Promise<void> {
+  return socket.closed ? Promise.resolve() : new Promise((resolve) => socket.once('close', () => resolve()));
 }

@@ -40,8 +40,8 @@ describe('SessionRegistry', () => {
       'demo:a is named more than once: one session serves it',
     );
     // Same name, another console: a websocket URL with another token.
-    registry.add(sourceFor(1, { provider: 'websocket', name: 'ws://h/', identity: 'ws://h/?token=a' }));
-    registry.add(sourceFor(1, { provider: 'websocket', name: 'ws://h/', identity: 'ws://h/?token=b' }));
+    registry.add(sourceFor(1, { provider: 'websocket', name: 'ws://h/', facts: { identity: 'ws://h/?token=a' } }));
+    registry.add(sourceFor(1, { provider: 'websocket', name: 'ws://h/', facts: { identity: 'ws://h/?token=b' } }));
     registry.add(sourceFor(1, { provider: 'other', name: 'demo:a' }));
   });
 

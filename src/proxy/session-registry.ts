@@ -3,8 +3,9 @@ import { VconsoleError } from '../errors.js';
 import { terminalSafe } from '../text/terminal-text.js';
 import { ConsoleSession } from './console-session.js';
 import type { SessionLogEntry, SessionSnapshot, UpstreamSource } from './types.js';
+import { consoleIdentity } from './wrapped-source.js';
 
-export interface SessionRegistryEvents {
+interface SessionRegistryEvents {
   added: [ConsoleSession];
   removed: [ConsoleSession];
   /** A session's state, address, clients or error changed. */
@@ -20,11 +21,6 @@ export class DuplicateConsoleError extends VconsoleError {
     super(`${terminalSafe(consoleName)} is named more than once: one session serves it`);
     this.name = 'DuplicateConsoleError';
   }
-}
-
-/** Two sources with the same identity are the same console. */
-function identityOf(source: UpstreamSource): string {
-  return `${source.identity ?? `${source.provider}:${source.name}`}#${source.consoleType ?? ''}`;
 }
 
 /**
@@ -43,9 +39,9 @@ export class SessionRegistry extends EventEmitter<SessionRegistryEvents> {
 
   /** A session for `source`; throws DuplicateConsoleError when one is listed for the same console. */
   add(source: UpstreamSource): ConsoleSession {
-    const identity = identityOf(source);
+    const identity = consoleIdentity(source);
     for (const other of this.sessions.values()) {
-      if (identityOf(other.source) === identity) throw new DuplicateConsoleError(other.name);
+      if (consoleIdentity(other.source) === identity) throw new DuplicateConsoleError(other.name);
     }
     const session = new ConsoleSession(source, { admit: (s) => this.admit(s) });
     session.on('change', (s) => this.emit('change', s));
@@ -58,9 +54,9 @@ export class SessionRegistry extends EventEmitter<SessionRegistryEvents> {
 
   /** A refused session is forgotten here; its start() rejects with the DuplicateConsoleError. */
   private admit(session: ConsoleSession): void {
-    const identity = identityOf(session.source);
+    const identity = consoleIdentity(session.source);
     for (const other of this.admitted) {
-      if (other === session || identityOf(other.source) !== identity) continue;
+      if (other === session || consoleIdentity(other.source) !== identity) continue;
       void this.remove(session.id);
       throw new DuplicateConsoleError(other.name);
     }

@@ -1,4 +1,5 @@
 import { VconsoleError } from '../errors.js';
+import type { ConsoleFacts } from './types.js';
 import { WrappedSource } from './wrapped-source.js';
 
 /**
@@ -21,13 +22,14 @@ export class SilentConsoleError extends VconsoleError {
  */
 export abstract class SharedSource<Events extends Record<keyof Events, unknown[]>> extends WrappedSource<Events> {
   /** Local clients of a shared console never take it from each other. */
-  override get exclusive(): boolean | undefined {
-    return this.shares ? false : this.inner.exclusive;
+  override get facts(): ConsoleFacts {
+    const inner = this.inner.facts;
+    return this.shares ? { ...inner, exclusive: false } : inner;
   }
 
   /** Whether this console is shared here (known once the inner pre-flight has settled its type). */
   get shares(): boolean {
-    return this.sharesType(this.inner.consoleType);
+    return this.sharesType(this.inner.facts.consoleType);
   }
 
   /** Whether this wrapper shares a console of `consoleType`. */

@@ -3,7 +3,7 @@ import { SHUTDOWN_DEADLINE_MS } from '../limits.js';
 /** Signals that end a vconsole run. SIGHUP too: a closed terminal must not leave viewers behind. */
 const SHUTDOWN_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
-export interface ShutdownOptions {
+interface ShutdownOptions {
   /** Closes everything; awaited up to SHUTDOWN_DEADLINE_MS. */
   close(): Promise<void>;
   /** Called with the exit code once closing is done (or the deadline passed). */

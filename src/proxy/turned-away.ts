@@ -1,6 +1,7 @@
 /**
- * Connections a source turns away unserved (an address held back after wrong passwords) come
- * in bursts of hundreds a second: logging each one's `connected` and `disconnected` would flood
+ * Connections a source turns away unserved (an address held back after wrong passwords, the
+ * listener's guesses used up) or that flood it (an address over its share of connections not
+ * logged in, each closing an older one of its) come in bursts of hundreds a second: logging each one's `connected` and `disconnected` would flood
  * the log an attacker is being watched through. They are counted instead, and said in one line
  * per window, naming the addresses.
  */
@@ -37,7 +38,9 @@ export class TurnedAwayTally {
     const others = entries.length - named.length;
     const from = others > 0 ? `${named.join(', ')} and the rest from ${others} other address${others === 1 ? '' : 'es'}` : named.join(', ');
     this.say(
-      `turned away ${total} connection${total === 1 ? '' : 's'} unserved, held back after wrong passwords (${from}); they are not logged one by one`,
+      `turned away ${total} connection${total === 1 ? '' : 's'} (${from}), not logged one by one: ` +
+        "held back after wrong passwords or beyond the listener's password guesses, or one more of an address " +
+        'over its share of connections not logged in (each closed an older one of its)',
     );
   }
 

@@ -1,5 +1,50 @@
 import type { Duplex } from 'node:stream';
 
+/** What a source knows of its console besides its name (`UpstreamSource.facts`). */
+export interface ConsoleFacts {
+  /**
+   * What kind of console it is (a kind's id, src/console-kinds), for display, identity and the
+   * wrappers that ask the kind; may be settled by the pre-flight. The data path carries bytes
+   * alike whatever it says.
+   */
+  consoleType?: string;
+  /**
+   * True while the pre-flight may still change consoleType (`auto` on a provider that looks at
+   * the VM): what it says until then is a guess, not worth launching a viewer for.
+   */
+  consoleTypeTentative?: boolean;
+  /**
+   * True when that guess is what nearly every VM of the provider has (KubeVirt's VNC display:
+   * a VMI has one unless it turns its graphics off), so a viewer for it is worth launching
+   * while the pre-flight runs. If the pre-flight settles another type, `open` stops that viewer
+   * (ListenOptions.onTypeChanged) and then the session closes the client that came for the
+   * guess (ClientUpstreams.open).
+   */
+  consoleTypeGuessHolds?: boolean;
+  /**
+   * True when the far end keeps one console session per VM (KubeVirt's): a new client
+   * replaces the session of an older one, which is worth telling the user.
+   */
+  exclusive?: boolean;
+  /**
+   * True when the console lives in this process (the demo's VMs): no other vconsole can reach
+   * it, so it is neither held for them nor joined (src/holding).
+   */
+  inProcess?: boolean;
+  /**
+   * What makes two sources the same console, compared and never printed (it may hold a
+   * token). Without it: the provider, the name and the console type, read when compared, so
+   * a name that becomes exact during the pre-flight (a KubeVirt namespace) is compared exact.
+   */
+  identity?: string;
+  /**
+   * True when its VNC server asks for a password the provider learns anew at each dial
+   * (Proxmox VE's one-time ticket), carried on the dialled stream (src/streams/console-password.ts):
+   * only vconsole's own RFB client can answer it, so such a VNC console is always served through the hub.
+   */
+  consolePasswordPerDial?: boolean;
+}
+
 /**
  * Where a session's bytes come from. Providers (src/targets) implement it; the data path
  * only ever sees this interface.
@@ -10,40 +55,12 @@ export interface UpstreamSource {
   /** Provider id for display, e.g. `kubevirt`. */
   readonly provider: string;
   /**
-   * What kind of console it is (a kind's id, src/console-kinds), for display, identity and the
-   * wrappers that ask the kind; may be settled by the pre-flight. The data path carries bytes
-   * alike whatever it says.
+   * What the source knows of its console, as one value: a wrapper passes its inner source's on
+   * whole (WrappedSource), and --via carries it as one field, so a new fact is its declaration
+   * here, the provider that sets it and the code that reads it. The pre-flight may change it
+   * (`auto` settles the type; KubeVirt completes the name its identity holds): read it when needed.
    */
-  readonly consoleType?: string;
-  /**
-   * True while the pre-flight may still change consoleType (`auto` on a provider that looks at
-   * the VM): what it says until then is a guess, not worth launching a viewer for.
-   */
-  readonly consoleTypeTentative?: boolean;
-  /**
-   * True when that guess is what nearly every VM of the provider has (KubeVirt's VNC display:
-   * a VMI has one unless it turns its graphics off), so a viewer for it is worth launching
-   * while the pre-flight runs. If the pre-flight settles another type, `open` stops that viewer
-   * (ListenOptions.onTypeChanged) and then the session closes the client that came for the
-   * guess (ClientUpstreams.open).
-   */
-  readonly consoleTypeGuessHolds?: boolean;
-  /**
-   * True when the far end keeps one console session per VM (KubeVirt's): a new client
-   * replaces the session of an older one, which is worth telling the user.
-   */
-  readonly exclusive?: boolean;
-  /**
-   * True when the console lives in this process (the demo's VMs): no other vconsole can reach
-   * it, so it is neither held for them nor joined (src/holding).
-   */
-  readonly inProcess?: boolean;
-  /**
-   * What makes two sources the same console, compared and never printed (it may hold a
-   * token). Without it: the provider, the name and the console type, read when compared, so
-   * a name that becomes exact during the pre-flight (a KubeVirt namespace) is compared exact.
-   */
-  readonly identity?: string;
+  readonly facts: ConsoleFacts;
   /**
    * Pre-flight run before the session listens (the VM exists, runs, has a display). It may
    * complete the name (a bare KubeVirt name gets the kubeconfig context's namespace).
@@ -61,6 +78,13 @@ export interface UpstreamSource {
    * asks every source of the chain.
    */
   turnsAway?(peer: string): boolean;
+  /**
+   * The session is closing: ends what this source serves each client as its protocol ends it (a
+   * TLS close_notify, then the end of the stream), so that the relays pass that end on and close
+   * the clients' connections cleanly; the session then gives them CLIENT_FAREWELL_GRACE_MS before
+   * it cuts what is left. A wrapper need not pass it on: the session asks every source of the chain.
+   */
+  endClients?(): void;
   /** Opens a fresh upstream byte stream for one client connection. Errors as for check. */
   dial(context: DialContext): Promise<Duplex>;
   /**
@@ -99,7 +123,7 @@ export interface DialContext {
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
-export type SessionState = 'idle' | 'connecting' | 'listening' | 'error' | 'closed';
+type SessionState = 'idle' | 'connecting' | 'listening' | 'error' | 'closed';
 
 /** A plain-data view of a session, what the TUI and the log lines render. */
 export interface SessionSnapshot {

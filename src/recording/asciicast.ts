@@ -7,7 +7,7 @@ import { StringDecoder } from 'node:string_decoder';
  */
 export const ASCIICAST_EXTENSION = '.cast';
 
-export interface AsciicastHeader {
+interface AsciicastHeader {
   version: 2;
   width: number;
   height: number;
@@ -15,11 +15,13 @@ export interface AsciicastHeader {
   timestamp: number;
   title?: string;
   env?: Record<string, string>;
+  /** The longest pause a player plays in full, in seconds (asciicast v2's idle_time_limit); absent: the player's choice. */
+  idle_time_limit?: number;
 }
 
-export type AsciicastEventKind = 'o' | 'i';
+type AsciicastEventKind = 'o' | 'i';
 
-export interface AsciicastEvent {
+interface AsciicastEvent {
   seconds: number;
   kind: AsciicastEventKind;
   text: string;
@@ -100,4 +102,30 @@ export function parseAsciicast(text: string): { header: AsciicastHeader; events:
     if (kind === 'o' || kind === 'i') events.push({ seconds: event[0], kind, text: event[2] });
   }
   return { header, events, truncated };
+}
+
+/** A replay's cap on pauses when neither --idle-time-limit nor the file's header names one. */
+export const DEFAULT_IDLE_TIME_LIMIT_S = 2;
+
+/** The cap a replay applies: --idle-time-limit, else the header's idle_time_limit (a number above 0), else the default. */
+export function idleTimeLimitOf(header: AsciicastHeader, asked: number | undefined): number {
+  if (asked !== undefined) return asked;
+  const said: unknown = header.idle_time_limit;
+  return typeof said === 'number' && Number.isFinite(said) && said > 0 ? said : DEFAULT_IDLE_TIME_LIMIT_S;
+}
+
+/**
+ * The events with every pause (the start's lead-in included) longer than `limitSeconds`
+ * shortened to it, as asciinema's player does with its idle time limit; shorter pauses and
+ * the order are kept.
+ */
+export function capIdleTime<T extends { seconds: number }>(events: readonly T[], limitSeconds: number): T[] {
+  let recorded = 0;
+  let played = 0;
+  return events.map((event) => {
+    const pause = Math.max(0, event.seconds - recorded);
+    recorded = Math.max(recorded, event.seconds);
+    played += Math.min(pause, limitSeconds);
+    return { ...event, seconds: played };
+  });
 }

@@ -7,7 +7,7 @@ import { RFB_RECORDING_EXTENSION, encodeRfbRecord, encodeRfbRecordingHead } from
 import type { StreamTap } from './tap.js';
 
 /** What a recording's head says of the console. */
-export interface RecordedConsole {
+interface RecordedConsole {
   name: string;
   started: Date;
   /** The terminal size a text recording is played in (asciicast needs one). */
@@ -17,7 +17,7 @@ export interface RecordedConsole {
 }
 
 /** One connection's records: what to tap it with, and the closing record when it has one. */
-export interface RecordedConnection {
+interface RecordedConnection {
   tap: StreamTap;
   end?: () => void;
 }

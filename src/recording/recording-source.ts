@@ -10,7 +10,7 @@ import { describeFileError, directoryWarningOnce, ensureDirectory, type FileWrit
 import { timestampedStem } from '../files/console-file-name.js';
 import { consolePasswordOf, withConsolePassword } from '../streams/console-password.js';
 
-export interface RecordingOptions {
+interface RecordingOptions {
   /** Where recordings go (created 0700 when missing). */
   dir: string;
   budget: RecordingBudget;
@@ -77,7 +77,7 @@ export class RecordingSource extends WrappedSource<{ bytes: [number] }> {
   }
 
   private tapFor(log: (level: LogLevel, message: string) => void): StreamTap | undefined {
-    const type = this.inner.consoleType ?? DEFAULT_CONSOLE_TYPE;
+    const type = this.inner.facts.consoleType ?? DEFAULT_CONSOLE_TYPE;
     const recording = consoleKind(type)?.recording ?? 'none';
     if (recording === 'none') {
       if (!this.notRecorded) log('warn', `${type} consoles are not recorded`);

@@ -4,7 +4,7 @@ import { steppedConnection } from './replay-player.js';
 import type { ParsedRfbRecording } from './rfb-recording.js';
 
 /** One picture of the recorded screen at a moment of the recording. */
-export interface RecordedFrame {
+interface RecordedFrame {
   /** Milliseconds since the recording began. */
   ms: number;
   framebuffer: Framebuffer;

@@ -3,7 +3,7 @@ import type { RfbConnection } from './rfb-recording.js';
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-export interface PlayOptions {
+interface PlayOptions {
   /** 1 is real time, 2 twice as fast. */
   speed: number;
   /** Keep the stream open after the last bytes (the screen stays) instead of ending it. */

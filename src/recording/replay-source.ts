@@ -17,7 +17,7 @@ import type { ParsedRfbRecording } from './rfb-recording.js';
  */
 const ANY_PASSWORD = 'replay';
 
-export interface ReplayClientOptions {
+interface ReplayClientOptions {
   /** Clients must answer VNC authentication with this password (a replay on an exposed listener). */
   password?: string;
   /** Wrong passwords slowed per address. */
@@ -35,7 +35,7 @@ export interface ReplayClientOptions {
  */
 export class ReplaySource implements UpstreamSource {
   readonly provider = 'replay';
-  readonly consoleType = 'vnc';
+  readonly facts = { consoleType: 'vnc' };
   private readonly screens = new ScreenPool(REPLAY_SCREEN_PIXELS);
 
   constructor(

@@ -14,9 +14,9 @@ import { REPLAY_MAX_CONNECTIONS, REPLAY_MAX_RECORDS } from '../limits.js';
 export const RFB_RECORDING_MAGIC = 'VCONSOLE-RFB-RECORDING 1\n';
 export const RFB_RECORDING_EXTENSION = '.vncrec';
 
-export type RfbRecordKind = 'S' | 'C' | 'N' | 'E';
+type RfbRecordKind = 'S' | 'C' | 'N' | 'E';
 
-export interface RfbRecordingHead {
+interface RfbRecordingHead {
   /** The console's name as vconsole showed it. */
   name: string;
   /** When recording began, ISO 8601. */
@@ -25,7 +25,7 @@ export interface RfbRecordingHead {
   writer?: string;
 }
 
-export interface RfbRecord {
+interface RfbRecord {
   kind: RfbRecordKind;
   /** Milliseconds since the recording began. */
   ms: number;

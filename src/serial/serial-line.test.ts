@@ -32,6 +32,7 @@ class FakeSerialPort {
     return {
       name: 'vm-a',
       provider: 'test',
+      facts: {},
       dial: () =>
         new Promise((resolve, reject) => {
           const socket = net.connect(this.port, '127.0.0.1', () => resolve(socket));
@@ -87,6 +88,7 @@ describe('SerialLine', () => {
     const line = new SerialLine({
       name: 'vm-a',
       provider: 'test',
+      facts: {},
       dial: () => Promise.resolve(dialled[dialled.push(new PassThrough()) - 1]),
     });
     cleanups.push(() => line.close());
@@ -135,6 +137,7 @@ describe('SerialLine', () => {
       {
         name: 'vm-a',
         provider: 'test',
+        facts: {},
         dial: async () => {
           dials++;
           throw new UsageError('no serial console');
@@ -149,7 +152,7 @@ describe('SerialLine', () => {
   it('a refusal seen after the console was handed over ends the line in its own words, even with --wait', async () => {
     let dials = 0;
     const first = new PassThrough();
-    const line = new SerialLine({ name: 'vm-a', provider: 'test', dial: async () => (dials++, first) }, { waitMs: 60_000 });
+    const line = new SerialLine({ name: 'vm-a', provider: 'test', facts: {}, dial: async () => (dials++, first) }, { waitMs: 60_000 });
     const logs: string[] = [];
     line.on('log', (_level, message) => logs.push(message));
     const ended = new Promise<Error | undefined>((resolve) => line.once('end', resolve));
@@ -169,6 +172,7 @@ describe('SerialLine', () => {
       {
         name: 'vm-a',
         provider: 'test',
+        facts: {},
         dial: async (context) => {
           contexts.push(context);
           if (contexts.length === 1) return first;

@@ -7,12 +7,12 @@ import { Scrollback } from './scrollback.js';
 import type { DialContext, LogLevel, UpstreamSource } from '../proxy/types.js';
 
 /** First pause between two tries to reach a serial console; doubled up to RETRY_MAX_MS (src/retry/backoff.ts). */
-export const RETRY_FIRST_MS = 500;
-export const RETRY_MAX_MS = 5_000;
+const RETRY_FIRST_MS = 500;
+const RETRY_MAX_MS = 5_000;
 /** A dial that has produced nothing by then counts as failed (and is retried while waiting). */
 const DIAL_TIMEOUT_MS = 30_000;
 
-export type SerialState = 'connecting' | 'open' | 'reconnecting' | 'closed';
+type SerialState = 'connecting' | 'open' | 'reconnecting' | 'closed';
 
 /** A line's state; only an open line has a console to read and write. */
 export type SerialPhase =
@@ -38,7 +38,7 @@ export interface SerialLineOptions {
   scrollbackBytes?: number;
 }
 
-export interface SerialLineEvents {
+interface SerialLineEvents {
   /** Bytes the VM printed, as they came. */
   output: [Buffer];
   state: [SerialState];

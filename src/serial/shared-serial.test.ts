@@ -14,7 +14,7 @@ async function serialPort(): Promise<{ source: UpstreamSource; connections: net.
     source: {
       name: 'vm-a',
       provider: 'test',
-      consoleType: 'serial',
+      facts: { consoleType: 'serial' },
       dial: () =>
         new Promise((resolve, reject) => {
           const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
@@ -126,7 +126,7 @@ describe('SharedSerialSource pre-flight', () => {
       {
         name: 'vm-a',
         provider: 'test',
-        consoleType: 'serial',
+        facts: { consoleType: 'serial' },
         dial: async () => {
           dials++;
           throw new Error('not yet');

@@ -6,7 +6,7 @@ import { SerialLine, type SerialLineOptions } from './serial-line.js';
 import { SharedSource } from '../proxy/shared-source.js';
 import type { DialContext, LogLevel, UpstreamSource } from '../proxy/types.js';
 
-export interface SharedSerialEvents {
+interface SharedSerialEvents {
   /** Bytes the VM printed, as they came (a log file takes them). */
   output: [Buffer];
   /** What nobody has seen yet changed: bytes printed while no client was attached. */

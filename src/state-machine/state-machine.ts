@@ -7,7 +7,7 @@
 // A leaf: it imports nothing, of vconsole or of Node.
 
 /** A state of a discriminated union: `kind` names it; its other fields belong to it alone. */
-export interface State {
+interface State {
   readonly kind: string;
 }
 
@@ -18,7 +18,7 @@ export interface State {
 export type Transitions<S extends State> = { readonly [K in S['kind']]: readonly S['kind'][] };
 
 /** The state of `kind` out of the union `S`. */
-export type StateOf<S extends State, K extends S['kind']> = Extract<S, { readonly kind: K }>;
+type StateOf<S extends State, K extends S['kind']> = Extract<S, { readonly kind: K }>;
 
 /** A move the table does not allow: a bug in its holder, not a condition to handle. */
 export class IllegalTransitionError extends Error {

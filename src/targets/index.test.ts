@@ -16,7 +16,7 @@ const lab: ConsoleProvider = {
     input: spec.raw,
     name: `lab:${spec.rest}`,
     provider: 'lab',
-    consoleType: 'vnc',
+    facts: { consoleType: 'vnc' },
     dial: () => Promise.reject(new Error('not dialled in tests')),
   }),
   list: () => Promise.resolve([]),
@@ -55,7 +55,8 @@ describe('provider registry', () => {
     ['https://nova.example:6080/vnc_auto.html?token=tok', 'wss://nova.example:6080/'],
   ])('takes a pasted noVNC page URL as its websocket: %s', (pasted, name) => {
     const target = resolveTarget(pasted, {});
-    expect(target).toMatchObject({ provider: 'websocket', name });
+    expect(target.provider).toBe('websocket');
+    expect(target.name.startsWith(`${name} [`)).toBe(true);
   });
 
   it('refuses a console type the provider does not offer, saying which it does', () => {
@@ -69,13 +70,13 @@ describe('provider registry', () => {
   });
 
   it('takes the console type from a #TYPE suffix, over --type, and passes auto on to the provider', () => {
-    expect(resolveTarget('demo:vm-a#serial', { consoleType: 'vnc' }).consoleType).toBe('serial');
-    expect(resolveTarget('demo:vm-a', { consoleType: 'serial' }).consoleType).toBe('serial');
-    expect(resolveTarget('demo:vm-a', {}).consoleType).toBe('vnc');
-    expect(resolveTarget('tcp://127.0.0.1:5900#SERIAL', {}).consoleType).toBe('serial');
-    expect(resolveTarget('ws://127.0.0.1:6082/?token=t#spice', {}).consoleType).toBe('spice');
-    expect(resolveTarget('tcp://127.0.0.1:5930', { consoleType: 'spice' }).consoleType).toBe('spice');
-    expect(resolveTarget('unix:///run/vm/spice.sock#spice', {}).consoleType).toBe('spice');
+    expect(resolveTarget('demo:vm-a#serial', { consoleType: 'vnc' }).facts.consoleType).toBe('serial');
+    expect(resolveTarget('demo:vm-a', { consoleType: 'serial' }).facts.consoleType).toBe('serial');
+    expect(resolveTarget('demo:vm-a', {}).facts.consoleType).toBe('vnc');
+    expect(resolveTarget('tcp://127.0.0.1:5900#SERIAL', {}).facts.consoleType).toBe('serial');
+    expect(resolveTarget('ws://127.0.0.1:6082/?token=t#spice', {}).facts.consoleType).toBe('spice');
+    expect(resolveTarget('tcp://127.0.0.1:5930', { consoleType: 'spice' }).facts.consoleType).toBe('spice');
+    expect(resolveTarget('unix:///run/vm/spice.sock#spice', {}).facts.consoleType).toBe('spice');
     const err = usageError(() => resolveTarget('demo:vm-a#rfb', {}));
     expect(err.message).toBe('unknown console type "#rfb"');
     expect(err.hint).toBe('use vnc, serial, spice, rdp, mks or auto');
@@ -128,5 +129,24 @@ describe('the option groups beside the providers', () => {
       expect(provider, group.provider).toBeDefined();
       if ('selection' in group) expect(provider?.list, group.provider).toBeTypeOf('function');
     }
+  });
+});
+
+describe('a console type named in the target', () => {
+  it('is part of the name, so vm and vm#serial read apart; the identity stays the bare name', () => {
+    const screen = resolveTarget('libvirt:web1', {});
+    const serial = resolveTarget('libvirt:web1#serial', {});
+    expect(screen.name).toBe('libvirt:web1');
+    expect(serial.name).toBe('libvirt:web1#serial');
+    expect(resolveTarget('libvirt:web1#vnc', {}).facts.identity).toBe('libvirt:libvirt:web1');
+    expect(serial.facts.identity).toBe('libvirt:libvirt:web1');
+  });
+
+  it("follows a name the pre-flight completes, and keeps the target's own identity", () => {
+    const kubevirt = resolveTarget('vm-a#serial', {});
+    expect(kubevirt.name).toBe('vm-a#serial');
+    const ws = resolveTarget('ws://127.0.0.1:6082/?token=t0k3n-one#serial', {});
+    expect(ws.name).toMatch(/^ws:\/\/127\.0\.0\.1:6082\/ \[[0-9a-f]{6}\]#serial$/);
+    expect(ws.facts.identity).toContain('token=');
   });
 });

@@ -52,7 +52,7 @@ export function listingProviderIds(providers: readonly ConsoleProvider[] = PROVI
   return providers.filter((p) => p.list).map((p) => p.id);
 }
 
-export { oneOf, parseConsoleType, splitConsoleType } from './console-type.js';
+export { oneOf } from './console-type.js';
 
 /** The `Targets:` block of --help: every provider's syntax lines, aligned. */
 export function targetHelp(providers: readonly ConsoleProvider[] = PROVIDERS): string {
@@ -95,5 +95,46 @@ export function resolveTarget(
       : `they offer ${oneOf(provider.consoleTypes)}`;
     throw new UsageError(`${provider.id} targets have no ${consoleType} console ("${echoTarget(text)}")`, offered);
   }
-  return provider.resolve(spec, { ...options, consoleType });
+  const target = provider.resolve(spec, { ...options, consoleType });
+  return typed && typed !== 'auto' ? namedWithType(target, typed) : target;
+}
+
+/**
+ * `vm#serial`'s target named `…#serial`: its row, log lines and files say which of the VM's
+ * consoles it is (`vm` and `vm#serial` side by side would read alike). Its identity stays the
+ * provider's and the bare name's, so `vm#vnc` is still the same console as `vm` opening its VNC.
+ */
+function namedWithType(target: ConsoleTarget, type: string): ConsoleTarget {
+  const name = accessorOf(target, 'name');
+  const identity = accessorOf(target.facts, 'identity');
+  const suffix = `#${type}`;
+  Object.defineProperty(target, 'name', {
+    get: () => `${String(name.get())}${suffix}`,
+    set: name.set,
+    configurable: true,
+    enumerable: true,
+  });
+  Object.defineProperty(target.facts, 'identity', {
+    get: () => (identity.get() as string | undefined) ?? `${target.provider}:${String(name.get())}`,
+    set: identity.set,
+    configurable: true,
+    enumerable: true,
+  });
+  return target;
+}
+
+/** `key` of the target as the target itself reads and writes it: its accessors (a name the pre-flight completes), else its value. */
+function accessorOf(target: object, key: 'name' | 'identity'): { get(): unknown; set(value: unknown): void } {
+  for (let at: object | null = target; at; at = Object.getPrototypeOf(at) as object | null) {
+    const descriptor = Object.getOwnPropertyDescriptor(at, key);
+    if (!descriptor) continue;
+    if (!('value' in descriptor)) {
+      const { get, set } = descriptor as { get?: (this: object) => unknown; set?: (this: object, value: unknown) => void };
+      return { get: () => get?.call(target), set: (value) => set?.call(target, value) };
+    }
+    let value: unknown = descriptor.value;
+    return { get: () => value, set: (next) => (value = next) };
+  }
+  let value: unknown;
+  return { get: () => value, set: (next) => (value = next) };
 }

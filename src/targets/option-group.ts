@@ -10,7 +10,7 @@ import { echoInput } from '../text/terminal-text.js';
 import type { ListScope, TargetOptions } from './types.js';
 
 /** How an option takes values: none (a switch), one, a list, or one string that repeats into a list. */
-export type OptionArity = 'switch' | 'value' | 'list' | 'one-or-list';
+type OptionArity = 'switch' | 'value' | 'list' | 'one-or-list';
 
 /**
  * Where a command's --help lists an option: each command lays its flags out as a list of these
@@ -30,7 +30,7 @@ export interface FileKey<K extends string = string, V = unknown> {
 }
 
 /** A workspace key: like a config key, and maybe also spelled with one value (`namespace: x` for `namespaces`). */
-export interface WorkspaceKey<K extends string = string, V = unknown> extends FileKey<K, V> {
+interface WorkspaceKey<K extends string = string, V = unknown> extends FileKey<K, V> {
   /** The key spelling one value of a list key, e.g. `namespace` beside `namespaces`. */
   readonly single?: FileKey;
   /** The flag's value from what the workspace stores (default: as stored). */
@@ -38,7 +38,7 @@ export interface WorkspaceKey<K extends string = string, V = unknown> extends Fi
 }
 
 /** Where an environment variable sits between the flag and the config file. */
-export interface EnvSource {
+interface EnvSource {
   readonly name: string;
   /**
    * `value`: its value is the option's (OS_CLOUD). `provider`: when set, the provider reads it
@@ -70,8 +70,14 @@ export interface OptionDeclaration<K extends string = string, V = unknown> {
   readonly kubectlShortForm?: boolean;
   /** The only values allowed (listed in --help). */
   readonly choices?: readonly string[];
-  /** Kept out of --help (another spelling of an option there). */
+  /** Kept out of --help and --help-all (another spelling of an option there). */
   readonly hidden?: boolean;
+  /**
+   * Listed with its help by --help-all only, not by the short --help (which names it in one
+   * line): in every command that takes it (`true`) or in those named. A provider's options are
+   * left to --help-all anyway (src/commands/help-all.ts).
+   */
+  readonly advanced?: true | readonly string[];
   /** The command refuses to run without it (`install --via`). */
   readonly mandatory?: boolean;
   /**

@@ -25,7 +25,7 @@ const TYPE_CHOICES: readonly string[] = [...CONSOLE_TYPES, 'auto'];
 /** `-t/--type`: which console of each VM, for every provider (a target's own `#TYPE` wins). */
 export const CONSOLE_TYPE_OPTION = valueOption('type', {
   flags: '-t, --type <type>',
-  help: `console type: ${oneOf(TYPE_CHOICES)} (default: auto, the screen when the VM has one, else its serial console); TARGET#TYPE sets it for one target`,
+  help: `console type: ${oneOf(TYPE_CHOICES)} (default: auto, the screen if the VM has one, else serial); TARGET#TYPE: one target's`,
   section: 'type',
   commands: ['proxy', 'open'],
   parse: (text) => parseConsoleType(text),
@@ -83,7 +83,7 @@ export function flaggedProviders(flags: Readonly<Record<string, unknown>>, group
 }
 
 /** What the merge reads besides the flags. */
-export interface OptionSources {
+interface OptionSources {
   env: NodeJS.ProcessEnv;
   /** The config file's `defaults`. */
   defaults: Readonly<Record<string, unknown>>;
@@ -128,7 +128,7 @@ function mergedValue(
 }
 
 /** One provider's answer to "do these flags select VMs?", with the group that gave it. */
-export interface GroupSelection extends FlagSelection {
+interface GroupSelection extends FlagSelection {
   readonly group: OptionGroup;
 }
 

@@ -1,47 +1,31 @@
 import type { ConsoleType } from '../console-kinds/index.js';
-import type { LogLevel, UpstreamSource } from '../proxy/types.js';
+import type { ConsoleFacts, LogLevel, UpstreamSource } from '../proxy/types.js';
+import type { TargetCapabilities } from './capabilities.js';
 
 /** A console the user named, resolved by its provider; the data path dials it per client. */
 export interface ConsoleTarget extends UpstreamSource {
   /** The text the user typed (after alias expansion), for messages. */
   readonly input: string;
   /**
-   * The console this target opens. With `auto`, a provider that can tell (KubeVirt: does the
-   * VM have a display; OpenStack: what Nova serves) settles it in check(); before that it is
-   * the provider's first choice.
+   * Its facts (UpstreamSource.facts), with the console this target opens. With `auto`, a
+   * provider that can tell (KubeVirt: does the VM have a display; OpenStack: what Nova serves)
+   * settles it in check(); before that it is the provider's first choice.
    */
-  readonly consoleType: ConsoleType;
+  readonly facts: TargetFacts;
   /**
    * Follows the VM's state (KubeVirt: a watch on the VMI; OpenStack: polling the server) until
    * `context.signal` aborts, then resolves. It reconnects on its own and reports each state it
    * sees, repeats included. Absent where a console is no VM (demo, websocket, tcp, unix).
    */
   followState?(context: VmStateContext): Promise<void>;
-  /**
-   * A console only a browser shows (its kind's carriage is `browser`, e.g. Nova's rdp-html5
-   * and webmks): the address of the page the platform serves for it, asked for anew on each
-   * call. It holds the console's token: shown to the user once, never logged. Absent where a
-   * provider has no such console.
-   */
-  browserUrl?(signal: AbortSignal): Promise<string>;
-  /**
-   * True when its VNC server asks for a password the provider learns anew at each dial
-   * (Proxmox VE's one-time ticket), carried on the dialled stream (src/streams/console-password.ts):
-   * only vconsole's own RFB client can answer it, so such a VNC console is always served through the hub.
-   */
-  readonly consolePasswordPerDial?: boolean;
-  /**
-   * A console its viewer reaches by itself, through the platform's own proxy (Proxmox VE's
-   * SPICE proxy): the settings of a connection file (the `[virt-viewer]` keys remote-viewer
-   * reads: type, host, proxy, tls-port, password, ca, host-subject, ...), asked for anew on
-   * each call. They hold a one-time password: written only to a private file, never logged.
-   * Absent where a console goes through a local port.
-   */
-  connectionFile?(signal: AbortSignal): Promise<ConnectionFileSettings>;
+  /** What else the provider can do for this console, beyond dialling it (src/targets/capabilities.ts); none when absent. */
+  readonly capabilities?: TargetCapabilities;
 }
 
-/** A connection file's settings, key to value, as remote-viewer's `[virt-viewer]` section holds them. */
-export type ConnectionFileSettings = Readonly<Record<string, string | number>>;
+/** A target's facts: a console type is always known (the provider's first choice until check() settles it). */
+export type TargetFacts = ConsoleFacts & { consoleType: ConsoleType };
+
+export type { ConnectionFileSettings } from './capabilities.js';
 
 /**
  * What a VM is doing, in words common to every provider: `Starting` covers KubeVirt's
@@ -115,7 +99,7 @@ export type ConsoleTypeChoice = ConsoleType | 'auto';
 export { CONSOLE_TYPES } from '../console-kinds/index.js';
 
 /** One spelling of a provider's targets, as `--help` and the README show it. */
-export interface TargetSyntax {
+interface TargetSyntax {
   /** What to type, e.g. `openstack:NAME|ID, os:NAME|ID`. */
   readonly usage: string;
   /** What it opens, e.g. `OpenStack server (clouds.yaml / OS_* as the openstack CLI reads them)`. */
@@ -186,7 +170,7 @@ export interface ConsoleProvider {
 }
 
 /** One fact of where a provider points: `context` `kind-lab`, `region` `RegionOne`. */
-export interface PlaceFact {
+interface PlaceFact {
   label: string;
   value: string;
 }

@@ -1,5 +1,5 @@
 import { describeError } from '../errors.js';
-import { VM_STATE_POLL_MS } from '../limits.js';
+import { VM_STATE_POLL_MS } from './limits.js';
 import { pause } from '../retry/backoff.js';
 import type { VmState, VmStateContext } from './types.js';
 

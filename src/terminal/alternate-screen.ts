@@ -19,7 +19,7 @@ export const LINE_WRAP = '\u001B[?7h';
 export const CLEAR_SCREEN = '\u001B[2J\u001B[H';
 
 /** The part of a terminal output the screen needs (tests pass a stand-in). */
-export interface ScreenOutput {
+interface ScreenOutput {
   isTTY?: boolean;
   write(text: string): unknown;
 }
@@ -27,7 +27,7 @@ export interface ScreenOutput {
 type ExitEvent = 'exit' | 'uncaughtExceptionMonitor';
 
 /** The process events the restore listens to (tests pass an EventEmitter). */
-export interface ExitEvents {
+interface ExitEvents {
   on(event: ExitEvent, listener: () => void): unknown;
   off(event: ExitEvent, listener: () => void): unknown;
 }
@@ -49,7 +49,7 @@ export interface FullScreen {
   readonly left: boolean;
 }
 
-export interface FullScreenOptions {
+interface FullScreenOptions {
   /** Raw mode to undo on a crash, before the error is printed (the terminal's input). */
   input?: RawModeInput;
   events?: ExitEvents;

@@ -14,6 +14,7 @@ async function serialOverSocket(): Promise<{ line: SerialLine; vm: () => Promise
   const line = new SerialLine({
     name: 'vm-a',
     provider: 'test',
+    facts: {},
     dial: () =>
       new Promise((resolve, reject) => {
         const socket = net.connect(port, '127.0.0.1', () => resolve(socket));

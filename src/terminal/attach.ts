@@ -24,9 +24,9 @@ export function streamLine(stream: Duplex): AttachableLine {
 }
 
 /** Why an attachment ended. */
-export type DetachReason = 'escape' | 'console-closed' | 'input-ended';
+type DetachReason = 'escape' | 'console-closed' | 'input-ended';
 
-export interface AttachOptions {
+interface AttachOptions {
   /** What the user types: a raw-mode TTY, or a pipe. */
   input: Readable;
   /** Where the console's output goes. */
@@ -39,7 +39,7 @@ export interface AttachOptions {
   replay?: Buffer;
 }
 
-export interface Attachment {
+interface Attachment {
   /** Resolves once: the escape was typed, the console ended, or the input ended. */
   done: Promise<{ reason: DetachReason; error?: Error }>;
   /** Ends the attachment as if the escape was typed (a signal, the TUI taking the screen back). */

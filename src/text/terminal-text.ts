@@ -48,7 +48,7 @@ export function clip(text: string, max: number): string {
 }
 
 /** What is echoed of user input in a message: at most this many characters. */
-export const ECHO_MAX_CHARS = 80;
+const ECHO_MAX_CHARS = 80;
 
 /** User input as a message may echo it: control characters visible, length capped. */
 export function echoInput(text: string): string {

@@ -15,7 +15,7 @@ const URL_IN_TEXT = /\b([a-z][a-z0-9+.-]{0,31}:\/\/[^/\s"'?#]*)(\/[^\s"'?#]*)/gi
 const TRAILING_PUNCTUATION = /[:,.;)\]]+$/;
 
 /** `/websockify/3f9a…` -> `/websockify/***`: every opaque segment of a URL path masked. */
-export function maskOpaqueSegments(pathname: string): string {
+function maskOpaqueSegments(pathname: string): string {
   return pathname
     .split('/')
     .map((segment) => {

@@ -21,7 +21,7 @@ import { MuxStream, type StreamCarrier } from './mux-stream.js';
 import { fromWireError, toWireError } from './wire-error.js';
 
 /** What each side says first. */
-export interface ViaHello {
+interface ViaHello {
   protocol: number;
   version: string;
 }
@@ -38,11 +38,11 @@ export interface FarHandlers {
 }
 
 /** What the far side tells of a stream it dialled. */
-export interface OpenedConsole {
+interface OpenedConsole {
   consolePassword?: string;
 }
 
-export interface ConnectionOptions {
+interface ConnectionOptions {
   /** The far side answers requests and opens; the near side asks. */
   far?: FarHandlers;
   /** The error every stream and request ends with when the input ends. */

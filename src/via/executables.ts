@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** A host's OS and architecture in the single executables' words: `linux-x64`, `macos-x64`, ... */
-export interface HostKind {
+interface HostKind {
   /** As uname said it, for messages: `Linux x86_64`. */
   said: string;
   /** The executable's name part, e.g. `linux-x64`, or undefined when none is made for it. */
@@ -30,7 +30,7 @@ export function executableName(target: string): string {
 }
 
 /** This process's own target, when it is a single executable; else undefined. */
-export function runningExecutableTarget(): string | undefined {
+function runningExecutableTarget(): string | undefined {
   if (!isSingleExecutable()) return undefined;
   const os = OS_NAMES[process.platform];
   const arch = ARCH_NAMES[process.arch];
@@ -41,7 +41,7 @@ export function runningExecutableTarget(): string | undefined {
  * Where to look for `vconsole-TARGET`: $VCONSOLE_EXECUTABLES alone when set; else beside the
  * running single executable, and the checkout's dist/bin (where `npm run package` writes).
  */
-export function executableDirs(env: NodeJS.ProcessEnv = process.env): string[] {
+function executableDirs(env: NodeJS.ProcessEnv = process.env): string[] {
   if (env.VCONSOLE_EXECUTABLES) return [env.VCONSOLE_EXECUTABLES];
   return [...(isSingleExecutable() ? [path.dirname(process.execPath)] : []), ...checkoutBin()];
 }

@@ -8,9 +8,9 @@ import { clip, terminalSafe } from '../text/terminal-text.js';
 import { AGENT_PREAMBLE, PREAMBLE_SEARCH_BYTES } from './protocol.js';
 
 /** Where a start is: no byte yet, bytes but no preamble, the preamble but no hello. */
-export type StartPhase = 'login' | 'preamble' | 'hello';
+type StartPhase = 'login' | 'preamble' | 'hello';
 
-export interface StartWatch {
+interface StartWatch {
   /** The bastion as the user named it. */
   host: string;
   /** From ssh's start to its first byte on stdout. */

@@ -48,7 +48,7 @@ export class ViaProtocolError extends Error {
 const KNOWN_TYPES = new Set<number>(Object.values(FrameType));
 
 /** The largest payload a frame of this type may carry. */
-export function maxPayload(type: number): number {
+function maxPayload(type: number): number {
   return type === FrameType.data ? MAX_DATA_BYTES : type === FrameType.credit ? 4 : MAX_CONTROL_BYTES;
 }
 

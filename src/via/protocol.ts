@@ -1,10 +1,11 @@
 // What both ends of --via agree on before anything else.
+import type { ConsoleFacts } from '../proxy/types.js';
 
 /**
  * The via protocol's version: both ends must say the same, or nothing is exchanged. Bump it
  * with any change of frames, requests or their bodies.
  */
-export const VIA_PROTOCOL = 2;
+export const VIA_PROTOCOL = 3;
 
 /**
  * The far agent's first bytes on stdout, before any frame: what a login shell's rc files print
@@ -16,7 +17,7 @@ export const AGENT_PREAMBLE = 'vconsole-via-agent\n';
 export const PREAMBLE_SEARCH_BYTES = 64 * 1024;
 
 /** The far vconsole when VCONSOLE_VIA_COMMAND does not say: on PATH, or where `install --via` puts it. */
-export const DEFAULT_FAR_COMMAND = `sh -c 'PATH="$HOME/.local/bin:$PATH"; exec vconsole "$@"' vconsole`;
+const DEFAULT_FAR_COMMAND = `sh -c 'PATH="$HOME/.local/bin:$PATH"; exec vconsole "$@"' vconsole`;
 
 /** The ssh command: ssh, or $VCONSOLE_SSH_COMMAND (shell words, as GIT_SSH_COMMAND). */
 export { sshCommandFrom } from '../net/ssh-command.js';
@@ -33,17 +34,13 @@ export interface FarTarget {
   input: string;
   name: string;
   provider: string;
-  consoleType: string;
-  consoleTypeTentative?: boolean;
-  /** The tentative type is what nearly every VM of its provider has (`UpstreamSource.consoleTypeGuessHolds`). */
-  consoleTypeGuessHolds?: boolean;
-  exclusive?: boolean;
-  /** Its console's password is learnt at each dial and comes with the opened stream (`ConsoleTarget.consolePasswordPerDial`). */
-  consolePasswordPerDial?: boolean;
-  /** Its viewer opens a connection file the far side makes (`ConsoleTarget.connectionFile`), asked for with `connection-file`. */
-  connectionFile?: boolean;
-  /** A digest of the far target's identity, when it has one (never the identity itself: it may hold a token). */
-  identity?: string;
+  /**
+   * The far target's facts (`ConsoleTarget.facts`), whole, but for its identity: a digest of it
+   * when it has one (never the identity itself: it may hold a token).
+   */
+  facts: ConsoleFacts & { consoleType: string };
+  /** The names of its capabilities (`ConsoleTarget.capabilities`): each is asked for with a `capability` request. */
+  capabilities: string[];
 }
 
 export function isFarTarget(value: unknown): value is FarTarget {
@@ -54,6 +51,9 @@ export function isFarTarget(value: unknown): value is FarTarget {
     typeof v.input === 'string' &&
     typeof v.name === 'string' &&
     typeof v.provider === 'string' &&
-    typeof v.consoleType === 'string'
+    !!v.facts &&
+    typeof v.facts === 'object' &&
+    typeof v.facts.consoleType === 'string' &&
+    Array.isArray(v.capabilities)
   );
 }

@@ -13,13 +13,14 @@ const far = (extra: Partial<FarTarget> = {}): FarTarget => ({
   input: 'tcp://127.0.0.1:5900',
   name: 'tcp://127.0.0.1:5900',
   provider: 'tcp',
-  consoleType: 'vnc',
+  facts: { consoleType: 'vnc' },
+  capabilities: [],
   ...extra,
 });
 
 describe('RemoteTarget', () => {
   it("is never the console of the same name here, nor another bastion's: a far console without an identity gets the bastion's", () => {
-    const local = { provider: 'tcp', name: 'tcp://127.0.0.1:5900', consoleType: 'vnc' };
+    const local = { provider: 'tcp', name: 'tcp://127.0.0.1:5900', facts: { consoleType: 'vnc' } };
     const viaJump = new RemoteTarget(linkTo('jump'), far(), {});
     const viaOther = new RemoteTarget(linkTo('other'), far(), {});
     expect(heldConsoleName(viaJump)).not.toBe(heldConsoleName(local));
@@ -29,9 +30,9 @@ describe('RemoteTarget', () => {
   });
 
   it("keeps the far identity's digest, under the bastion's name", () => {
-    const one = new RemoteTarget(linkTo('jump'), far({ provider: 'kubevirt', identity: 'abc' }), {});
-    const two = new RemoteTarget(linkTo('jump'), far({ provider: 'kubevirt', identity: 'def' }), {});
-    expect(one.identity).toBe('via:jump:abc');
+    const one = new RemoteTarget(linkTo('jump'), far({ provider: 'kubevirt', facts: { consoleType: 'vnc', identity: 'abc' } }), {});
+    const two = new RemoteTarget(linkTo('jump'), far({ provider: 'kubevirt', facts: { consoleType: 'vnc', identity: 'def' } }), {});
+    expect(one.facts.identity).toBe('via:jump:abc');
     expect(heldConsoleName(one)).not.toBe(heldConsoleName(two));
   });
 
@@ -46,9 +47,29 @@ describe('RemoteTarget', () => {
       flags: {},
     })) as FarTarget[];
     const [kubevirt, tcp] = resolved.map((described) => new RemoteTarget(linkTo('jump'), described, {}));
-    expect(kubevirt).toMatchObject({ consoleType: 'vnc', consoleTypeTentative: true, consoleTypeGuessHolds: true });
-    expect(tcp.consoleTypeGuessHolds).toBeFalsy();
+    expect(kubevirt.facts).toMatchObject({ consoleType: 'vnc', consoleTypeTentative: true, consoleTypeGuessHolds: true });
+    expect(tcp.facts.consoleTypeGuessHolds).toBeFalsy();
     toFar.end();
     await agent;
+  });
+
+  it('asks the far side for any capability the far target names, by name, and refuses an answer of the wrong shape', async () => {
+    const asked: unknown[] = [];
+    let answer: unknown = 'https://nova.example:6083/?token=t0k';
+    const connection = {
+      request: (op: string, body: unknown) => {
+        asked.push({ op, body });
+        return Promise.resolve(answer);
+      },
+    };
+    const link = { host: 'jump', generation: 1, connection: () => Promise.resolve(connection) } as unknown as ViaLink;
+    const remote = new RemoteTarget(link, far({ facts: { consoleType: 'rdp' }, capabilities: ['browserUrl', 'noSuchThing'] }), {});
+    expect(Object.keys(remote.capabilities)).toEqual(['browserUrl']);
+    expect(await remote.capabilities.browserUrl!(AbortSignal.timeout(10_000))).toBe(answer);
+    expect(asked).toEqual([{ op: 'capability', body: { handle: 1, name: 'browserUrl', args: [] } }]);
+    answer = { not: 'a url' };
+    await expect(remote.capabilities.browserUrl!(AbortSignal.timeout(10_000))).rejects.toThrow(
+      /jump answered browserUrl .* with something else/,
+    );
   });
 });

@@ -5,7 +5,8 @@ import type { Duplex } from 'node:stream';
 import { VconsoleError } from '../errors.js';
 import type { ConsoleType } from '../console-kinds/index.js';
 import type { DialContext } from '../proxy/types.js';
-import type { ConnectionFileSettings, ConsoleTarget } from '../targets/types.js';
+import type { ConsoleTarget, TargetFacts } from '../targets/types.js';
+import { CAPABILITY_ANSWERS, CAPABILITY_NAMES, type CapabilityName, type TargetCapabilities } from '../targets/capabilities.js';
 import type { ViaConnection } from './connection.js';
 import { isFarTarget, type FarTarget } from './protocol.js';
 import type { ViaLink } from './ssh-link.js';
@@ -16,16 +17,13 @@ export class RemoteTarget implements ConsoleTarget {
   readonly input: string;
   name: string;
   readonly provider: string;
-  consoleType: ConsoleType;
-  consoleTypeTentative?: boolean;
-  /** As the far target's: `open --via` launches a viewer for KubeVirt's VNC guess while the far pre-flight runs. */
-  readonly consoleTypeGuessHolds?: boolean;
-  readonly exclusive?: boolean;
-  readonly consolePasswordPerDial?: boolean;
-  /** The far side makes the connection file (Proxmox VE's spiceproxy answer); the viewer here opens it. */
-  readonly connectionFile?: (signal: AbortSignal) => Promise<ConnectionFileSettings>;
-  /** The far side's digest of the console's identity, when its target has one. */
-  private readonly farIdentity?: string;
+  /**
+   * The far target's facts, as the far side last described them (its pre-flight settles the
+   * type), but for the identity: always the bastion's (see identity below).
+   */
+  readonly facts: TargetFacts;
+  /** Each capability the far target has, asked for on the via connection (a `capability` request). */
+  readonly capabilities: TargetCapabilities;
   private handle: number;
   private generation: number;
 
@@ -38,24 +36,28 @@ export class RemoteTarget implements ConsoleTarget {
     this.input = far.input;
     this.name = far.name;
     this.provider = far.provider;
-    this.consoleType = far.consoleType as ConsoleType;
-    this.consoleTypeTentative = far.consoleTypeTentative;
-    this.consoleTypeGuessHolds = far.consoleTypeGuessHolds;
-    this.exclusive = far.exclusive;
-    this.consolePasswordPerDial = far.consolePasswordPerDial;
-    if (far.connectionFile) this.connectionFile = (signal) => this.farConnectionFile(signal);
-    this.farIdentity = far.identity;
+    const farIdentity = far.facts.identity;
+    const target = () => this;
+    this.facts = {
+      ...far.facts,
+      consoleType: far.facts.consoleType as ConsoleType,
+      /**
+       * Always the bastion's: a far console with no identity of its own (tcp://127.0.0.1:5900, an
+       * OpenStack server) is not the console of the same name here, which another vconsole would
+       * otherwise join (src/holding). The name is read when compared, as the data path's default is.
+       */
+      get identity() {
+        const { link: via, provider, name } = target();
+        return `via:${via.host}:${farIdentity ?? `${provider}:${name}`}`;
+      },
+    };
+    this.capabilities = Object.fromEntries(
+      far.capabilities
+        .filter((name): name is CapabilityName => (CAPABILITY_NAMES as string[]).includes(name))
+        .map((name) => [name, (signal: AbortSignal, ...args: unknown[]) => this.farCapability(name, signal, args)]),
+    );
     this.handle = far.handle;
     this.generation = link.generation;
-  }
-
-  /**
-   * Always the bastion's: a far console with no identity of its own (tcp://127.0.0.1:5900, an
-   * OpenStack server) is not the console of the same name here, which another vconsole would
-   * otherwise join (src/holding). The name is read when compared, as the data path's default is.
-   */
-  get identity(): string {
-    return `via:${this.link.host}:${this.farIdentity ?? `${this.provider}:${this.name}`}`;
   }
 
   async check(signal: AbortSignal, admit?: () => void): Promise<void> {
@@ -86,18 +88,17 @@ export class RemoteTarget implements ConsoleTarget {
     return stream;
   }
 
-  private async farConnectionFile(signal: AbortSignal): Promise<ConnectionFileSettings> {
+  /** A capability of the far target, asked for by name; its answer is checked as the capability's table says. */
+  private async farCapability(name: CapabilityName, signal: AbortSignal, args: unknown[]): Promise<never> {
     const connection = await this.attached();
-    const settings = await untilAborted(
-      this.fromFar(connection.request('connection-file', { handle: this.handle })),
+    const answer = await untilAborted(
+      this.fromFar(connection.request('capability', { handle: this.handle, name, args })),
       signal,
       () => signal.reason as Error,
     );
-    if (!settings || typeof settings !== 'object' || Array.isArray(settings))
-      throw new VconsoleError(`${this.link.host} answered no connection file for ${this.name}`);
-    return Object.fromEntries(
-      Object.entries(settings).filter((e): e is [string, string | number] => typeof e[1] === 'string' || typeof e[1] === 'number'),
-    );
+    if (!CAPABILITY_ANSWERS[name](answer))
+      throw new VconsoleError(`${this.link.host} answered ${name} for ${this.name} with something else`);
+    return answer as never;
   }
 
   async release(): Promise<void> {
@@ -110,7 +111,7 @@ export class RemoteTarget implements ConsoleTarget {
   private async attached(): Promise<ViaConnection> {
     const connection = await this.link.connection();
     if (this.generation === this.link.generation) return connection;
-    const typed = this.consoleTypeTentative ? this.input : `${this.input}#${this.consoleType}`;
+    const typed = this.facts.consoleTypeTentative ? this.input : `${this.input}#${this.facts.consoleType}`;
     const result = await connection.request('resolve', { inputs: [typed], flags: this.flags });
     const far: unknown = Array.isArray(result) ? (result as unknown[])[0] : undefined;
     if (!isFarTarget(far)) throw new VconsoleError(`${this.link.host} did not resolve the console again`);
@@ -129,7 +130,7 @@ export class RemoteTarget implements ConsoleTarget {
   private update(result: unknown): void {
     if (!isFarTarget(result)) return;
     this.name = result.name;
-    this.consoleType = result.consoleType as ConsoleType;
-    this.consoleTypeTentative = result.consoleTypeTentative;
+    this.facts.consoleType = result.facts.consoleType as ConsoleType;
+    this.facts.consoleTypeTentative = result.facts.consoleTypeTentative;
   }
 }

@@ -2,6 +2,7 @@
 // version checked, and, after a drop, a new one (with --wait) or the honest ending.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { ConsoleRefusedError, VconsoleError } from '../errors.js';
+import { endsWithVconsole } from '../net/child-processes.js';
 import { sshCommandLine } from '../net/ssh-command.js';
 import { terminalSafe } from '../text/terminal-text.js';
 import { VERSION } from '../version.js';
@@ -14,7 +15,7 @@ import { ViaProtocolError } from './frames.js';
 import { Backoff, pause } from '../retry/backoff.js';
 import { VIA_HELLO_TIMEOUT_MS, VIA_LOGIN_AT_TERMINAL_TIMEOUT_MS, VIA_LOGIN_TIMEOUT_MS, VIA_REQUEST_TIMEOUT_MS } from '../limits.js';
 
-export interface ViaLinkSettings {
+interface ViaLinkSettings {
   address: ViaAddress;
   /** `ssh`, or $VCONSOLE_SSH_COMMAND. */
   sshCommand: string;
@@ -36,7 +37,7 @@ const EXIT_WAIT_MS = 2000;
 const KILL_GRACE_MS = 2000;
 
 /** A version that cannot work with this one: trying again will not help. */
-export class ViaVersionError extends VconsoleError {}
+class ViaVersionError extends VconsoleError {}
 
 /**
  * One bastion's link: a ViaConnection over one ssh process at a time. Consoles ask it for the
@@ -136,9 +137,8 @@ export class ViaLink {
     const remote = `${farCommand} agent --stdio`;
     // The address and the remote command are arguments after the user's ssh command, never parsed by a shell here.
     const ssh = sshCommandLine(sshCommand, [...sshArgs(address), remote]);
-    const child = spawn(ssh.command, ssh.args, {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    // Ended with vconsole however it ends: the far agent then sees its stdin end and ends too.
+    const child = endsWithVconsole(spawn(ssh.command, ssh.args, { stdio: ['pipe', 'pipe', 'pipe'] }));
     this.children.add(child);
     let stderrTail = '';
     child.stderr.on('data', (chunk: Buffer) => {

@@ -2,7 +2,7 @@
 // user reads, what to do, and the exit code, rebuilt on the other side as a VconsoleError.
 import { VconsoleError } from '../errors.js';
 
-export interface WireError {
+interface WireError {
   message: string;
   hint?: string;
   exitCode?: 1 | 2;

@@ -18,13 +18,13 @@ import { homeDirectory, isRunnable, pathFor } from './locate.js';
 import type { ViewerCandidate, ViewerEnvironment, ViewerId } from './types.js';
 
 /** What the user asked for: `--viewer NAME|PATH` and `--viewer-arg ARG...`. */
-export interface ViewerRequest {
+interface ViewerRequest {
   viewer?: string;
   viewerArgs?: string[];
 }
 
 /** Where the choice came from, for messages. */
-export type ViewerChoiceSource = 'flag' | 'environment' | 'preference';
+type ViewerChoiceSource = 'flag' | 'environment' | 'preference';
 
 export type ViewerChoice =
   /** Launch `viewer` with `extraArgs` before the address. */
@@ -37,7 +37,7 @@ export type ViewerChoice =
   | { kind: 'not-found' };
 
 /** What `--viewer` / VCONSOLE_VIEWER named, before looking at the machine. */
-export type ParsedViewerRequest =
+type ParsedViewerRequest =
   | { kind: 'auto' }
   | { kind: 'none'; source: 'flag' | 'environment' }
   | { kind: 'browser'; source: 'flag' | 'environment' }

@@ -1,7 +1,8 @@
+import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { connectionFileText, writeConnectionFile } from './connection-file.js';
+import { connectionFileSettings, connectionFileText, removeConnectionFile, writeConnectionFile } from './connection-file.js';
 import { remoteViewer } from './descriptors/remote-viewer.js';
 import { consoleKind } from '../console-kinds/index.js';
 
@@ -13,12 +14,46 @@ describe("remote-viewer's connection file", () => {
     expect(() => connectionFileText({ 'bad\nkey': 'x' })).toThrow(/bad key/);
   });
 
-  it('is a new 0600 file in a new 0700 directory', async () => {
-    const file = await writeConnectionFile({ type: 'spice', password: 'secret' }, 'pve:100 (x)');
+  it('refuses a value with a control character other than a newline', () => {
+    expect(() => connectionFileText({ title: 'vm\u001b]52;c;eA==\u0007' })).toThrow(/setting title holds a control character/);
+    expect(() => connectionFileText({ title: 'vm\rproxy=x' })).toThrow(/control character/);
+  });
+
+  it('keeps where and how to connect, drops the rest, and turns USB autoshare and smartcards off', () => {
+    const given = {
+      type: 'spice',
+      host: 'pvespiceproxy:x',
+      'tls-port': 61000,
+      password: 'p',
+      'enable-usb-autoshare': 1,
+      'usb-filter': '-1,-1,-1,-1,1',
+      'enable-usbredir': 1,
+      'enable-smartcard': 1,
+      'delete-this-file': 0,
+      'tls-ciphers': 'NULL',
+      'newer-version-url': 'http://x/',
+    };
+    expect(connectionFileSettings(given)).toEqual({
+      type: 'spice',
+      host: 'pvespiceproxy:x',
+      'tls-port': 61000,
+      password: 'p',
+      'enable-usb-autoshare': 0,
+      'enable-smartcard': 0,
+      'delete-this-file': 1,
+    });
+  });
+
+  it('is a new 0600 file in a new 0700 directory, both removed by removeConnectionFile', async () => {
+    const file = await writeConnectionFile({ type: 'spice', password: 'secret', 'enable-usb-autoshare': 1 }, 'pve:100 (x)');
     expect(file).toMatch(/pve_100_x_\.vv$/);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect((await stat(dirname(file))).mode & 0o777).toBe(0o700);
-    expect(await readFile(file, 'utf8')).toContain('password=secret');
+    const text = await readFile(file, 'utf8');
+    expect(text).toContain('password=secret');
+    expect(text).toContain('enable-usb-autoshare=0');
+    removeConnectionFile(file);
+    expect(existsSync(dirname(file))).toBe(false);
   });
 
   it('remote-viewer opens the file instead of an address', () => {

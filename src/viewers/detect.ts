@@ -18,7 +18,7 @@ interface Location extends ViewerPlace {
 }
 
 /** How much detection finds out; everything by default (`vconsole viewers`). */
-export interface DetectOptions {
+interface DetectOptions {
   /**
    * false: ask no program its version, only what it is when its path does not say (a
    * `vncviewer`). `open` never shows versions, and `remote-viewer --version` starts GTK:

@@ -47,4 +47,16 @@ describe('sshLogin', () => {
     expect(sshLogin({}, host)).toEqual({ user: undefined, host: 'jump-1' });
     expect(sshLogin({ LOGNAME: 'bob', SSH_CONNECTION: '::1 4000 fe80::2 22' }, host)).toEqual({ user: 'bob', host: 'fe80::2' });
   });
+
+  it("keeps the ssh server's port when it is not 22", () => {
+    expect(sshLogin({ USER: 'ada', SSH_CONNECTION: '203.0.113.7 51234 198.51.100.2 2222' }, host)).toEqual({
+      user: 'ada',
+      host: '198.51.100.2',
+      port: 2222,
+    });
+    expect(sshLogin({ USER: 'ada', SSH_CONNECTION: '203.0.113.7 51234 198.51.100.2 nonsense' }, host)).toEqual({
+      user: 'ada',
+      host: '198.51.100.2',
+    });
+  });
 });

@@ -11,6 +11,8 @@ export interface SshLogin {
   user?: string;
   /** The address the ssh session came in on (SSH_CONNECTION's third field), else the host name. */
   host: string;
+  /** The port the ssh session came in on (SSH_CONNECTION's fourth field) when it is not ssh's 22. */
+  port?: number;
 }
 
 /** Whether windows show here: yes, or no with the reason and how the user reached this machine. */
@@ -49,6 +51,8 @@ export function displayHere(
 export function sshLogin(env: Record<string, string | undefined>, hostname: () => string = os.hostname): SshLogin {
   const user = [env.USER, env.LOGNAME, env.USERNAME].find((name) => name?.trim())?.trim();
   // SSH_CONNECTION: "client-address client-port server-address server-port".
-  const server = env.SSH_CONNECTION?.trim().split(/\s+/)[2];
-  return { user, host: server || hostname() };
+  const [, , server, serverPort] = env.SSH_CONNECTION?.trim().split(/\s+/) ?? [];
+  if (!server) return { user, host: hostname() };
+  const port = Number(serverPort);
+  return Number.isInteger(port) && port > 0 && port < 65536 && port !== 22 ? { user, host: server, port } : { user, host: server };
 }

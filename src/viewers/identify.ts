@@ -3,7 +3,7 @@
 import { VIEWER_DESCRIPTORS, type ViewerDescriptor, type ViewerId } from './descriptors/index.js';
 
 /** What a viewer's `-help` / `--version` output says it is. */
-export interface ViewerIdentity {
+interface ViewerIdentity {
   id: ViewerId;
   version?: string;
 }

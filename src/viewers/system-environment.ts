@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { VIEWER_PROBE_TIMEOUT_MS } from '../limits.js';
 import { withoutCredentialVariables } from '../secrets.js';
 import type { HostPlatform, ViewerEnvironment } from './types.js';
@@ -9,15 +11,32 @@ export function hostPlatform(platform: NodeJS.Platform = process.platform): Host
   return platform === 'darwin' || platform === 'win32' ? platform : 'linux';
 }
 
+/** The XDG places a program keeps its settings and state in: a probe gets throwaway ones. */
+const XDG_STATE_VARIABLES = ['XDG_CONFIG_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME'] as const;
+
 /**
  * Environment for a probe: no X11/Wayland display, so even a viewer that ignored `-help`
- * could not open a window; everything else as given (PATH, locale, FAKE_* test knobs).
+ * could not open a window; the XDG directories in `scratch` (Remmina's `--version` writes
+ * ~/.config/remmina/remmina.pref and more: asking a version must leave the home as it was),
+ * except for a flatpak export, which finds its user installation under XDG_DATA_HOME;
+ * everything else as given (PATH, locale, FAKE_* test knobs).
  */
-function probeEnvironment(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
+function probeEnvironment(env: Record<string, string | undefined>, file: string, scratch: string | undefined): NodeJS.ProcessEnv {
   const copy = withoutCredentialVariables(env);
   delete copy.DISPLAY;
   delete copy.WAYLAND_DISPLAY;
+  if (scratch && !file.includes('/flatpak/exports/bin/'))
+    for (const variable of XDG_STATE_VARIABLES) copy[variable] = path.join(scratch, variable.toLowerCase());
   return copy;
+}
+
+/** A private directory for one probe's XDG places (undefined when none can be made: the probe runs as before). */
+function probeScratch(): string | undefined {
+  try {
+    return fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-probe-'));
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -26,7 +45,8 @@ function probeEnvironment(env: Record<string, string | undefined>): NodeJS.Proce
  * Resolves '' when the program cannot be started.
  */
 export function runProbe(file: string, args: string[], env: Record<string, string | undefined>): Promise<string> {
-  return new Promise((resolve) => {
+  const scratch = probeScratch();
+  const done = new Promise<string>((resolve) => {
     const child = execFile(
       file,
       args,
@@ -35,7 +55,7 @@ export function runProbe(file: string, args: string[], env: Record<string, strin
         killSignal: 'SIGKILL',
         windowsHide: true,
         maxBuffer: 256 * 1024,
-        env: probeEnvironment(env),
+        env: probeEnvironment(env, file, scratch),
         encoding: 'utf8',
       },
       (_error, stdout, stderr) => {
@@ -47,6 +67,7 @@ export function runProbe(file: string, args: string[], env: Record<string, strin
     const backstop = setTimeout(() => resolve(''), VIEWER_PROBE_TIMEOUT_MS + 500);
     child.stdin?.end();
   });
+  return scratch ? done.finally(() => fs.rmSync(scratch, { recursive: true, force: true })) : done;
 }
 
 /** The real machine as detection sees it. `env` and `platform` may be overridden (tests, `--viewer` checks). */

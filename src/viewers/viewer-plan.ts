@@ -19,7 +19,7 @@ export interface ViewerPlan {
 }
 
 /** Whether `viewer` (this copy of it: a plugin may be missing) shows consoles of `type`. */
-export function showsConsole(viewer: ViewerCandidate, type: ViewerConsoleType): boolean {
+function showsConsole(viewer: ViewerCandidate, type: ViewerConsoleType): boolean {
   return candidateShows(viewer).includes(type);
 }
 

@@ -8,7 +8,7 @@ import { killTreeNow, runsInOwnGroup, signalTree } from './process-tree.js';
 import type { ViewerCommand } from './types.js';
 
 /** How a viewer process ended. */
-export type ViewerOutcome =
+type ViewerOutcome =
   /** It ran and then exited on its own (the user closed the window, the server went away). */
   | 'closed'
   /** It could not start, or died within `earlyExitMs` with a non-zero code or a signal. */

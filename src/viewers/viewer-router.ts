@@ -17,7 +17,7 @@ export interface ViewerLauncher {
 }
 
 /** Makes the launchers a plan names, when first needed (the browser's HTTP server starts only then). */
-export interface LauncherFactory {
+interface LauncherFactory {
   native(viewer: ViewerCandidate, extraArgs: string[]): ViewerLauncher;
   browser(): Promise<ViewerLauncher>;
 }

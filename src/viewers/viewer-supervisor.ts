@@ -4,7 +4,7 @@ import { describeViewerExit, launchViewer, type LaunchOptions, type ViewerProces
 import type { ViewerCandidate, ViewerTarget } from './types.js';
 
 /** `no-display`: no window can show here (displayHere), so none was started; the console is served. */
-export type ViewerLifecycle = 'open' | 'closed' | 'failed' | 'no-display';
+type ViewerLifecycle = 'open' | 'closed' | 'failed' | 'no-display';
 
 export interface ViewerStatusEvent {
   /** The caller's key for the viewer (a session id). */

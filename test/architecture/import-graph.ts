@@ -29,7 +29,7 @@ export function sourceModules(root: string, dir: string): string[] {
  * The file a relative specifier names, as NodeNext writes it (`./x.js` for x.ts or x.tsx), or
  * undefined when none exists. Bare specifiers (packages, `node:`) are not part of the graph.
  */
-function resolveRelative(root: string, from: string, specifier: string): string | undefined {
+export function resolveRelative(root: string, from: string, specifier: string): string | undefined {
   const base = path.posix.join(path.posix.dirname(from), specifier);
   const stem = base.replace(/\.js$/, '');
   const candidates = [`${stem}.ts`, `${stem}.tsx`, base, `${base}/index.ts`];

@@ -72,6 +72,19 @@ describe('the walls in the lint gate', () => {
     expect(await wallMessages('src/commands/open/new-file.ts', "import '../flags.js';\n")).toEqual([]);
   });
 
+  it('lets src/commands and src/cli.ts import a layer through its entry only, a lazy import() deeper', async () => {
+    const facadeWall = 'src/commands and src/cli.ts import a layer through its entry';
+    expect(
+      await wallMessages(
+        'src/commands/open/new-file.ts',
+        "import { ConsoleSession } from '../../proxy/index.js';\nimport type { ViaLink } from '../../via/ssh-link.js';\nimport { loadConfig } from '../../config/config.js';\nexport const load = () => import('../../recording/replay-source.js');\nexport const all: unknown = [ConsoleSession, loadConfig, null as unknown as ViaLink];\n",
+      ),
+    ).toEqual([expect.stringContaining(facadeWall), expect.stringContaining(facadeWall)]);
+    expect(
+      await wallMessages('src/cli.ts', "import './serial/shared-serial.js';\nimport './serial/index.js';\nimport './commands/flags.js';\n"),
+    ).toEqual([expect.stringContaining(facadeWall)]);
+  });
+
   it('keeps src/state-machine a leaf, so that any layer may hold its state with it', async () => {
     expect(await wallMessages('src/state-machine/new-file.ts', "import '../errors.js';\nimport './state-machine.js';\n")).toEqual([
       expect.stringContaining('src/state-machine is the one checked state holder'),
@@ -81,6 +94,31 @@ describe('the walls in the lint gate', () => {
   it('keeps src/retry a leaf, so that the browser page can bundle the back-off', async () => {
     expect(await wallMessages('src/retry/new-file.ts', "import '../limits.js';\nimport './backoff.js';\n")).toEqual([
       expect.stringContaining('src/retry is the one back-off'),
+    ]);
+  });
+
+  it('keeps each leaf to the leaves it names, a file leaf as well as a folder', async () => {
+    expect(
+      await wallMessages(
+        'src/net/new-file.ts',
+        "import '../errors.js';\nimport '../limits.js';\nimport '../files/safe-file.js';\nimport '../proxy/types.js';\n",
+      ),
+    ).toEqual([
+      expect.stringContaining(
+        'src/net holds the network and child-process helpers; it is a leaf anyone may import, and imports only the leaves errors.ts, limits.ts, files',
+      ),
+    ]);
+    expect(
+      await wallMessages(
+        'src/errors.ts',
+        "import './text/terminal-text.js';\nimport './secrets.js';\nexport const load = () => import('./targets/index.js');\n",
+      ),
+    ).toEqual([expect.stringContaining('src/errors.ts is'), expect.stringContaining('src/errors.ts is')]);
+    expect(await wallMessages('src/limits.ts', "import './errors.js';\n")).toEqual([expect.stringContaining('src/limits.ts holds')]);
+    expect(await wallMessages('src/text/new-file.ts', "import '../errors.js';\nimport './terminal-text.js';\n")).toHaveLength(1);
+    // A leaf's wall is its own: the file beside it in src/ is walled as its folder is.
+    expect(await wallMessages('src/new-file.ts', "import './proxy/types.js';\nimport './commands/flags.js';\n")).toEqual([
+      expect.stringContaining('a command is the top of the stack'),
     ]);
   });
 

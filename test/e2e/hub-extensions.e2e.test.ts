@@ -78,9 +78,14 @@ function tcpClient(port: number, encodings: number[]): Promise<RfbClient> {
   return RfbClient.connect(net.connect(port, '127.0.0.1'), { encodings: [0, ...encodings], timeoutMs: 15_000 });
 }
 
-/** Reads messages, asking for updates as they come, until `done` holds. */
-async function readUntil(client: RfbClient, done: () => boolean): Promise<void> {
-  while (!done()) {
+/**
+ * Reads messages, asking for updates as they come, until `done` holds; fails after `rounds`
+ * messages without it (each read has the client's own deadline), so a stream that never gets
+ * there fails the test instead of holding it.
+ */
+async function readUntil(client: RfbClient, done: () => boolean, what: string, rounds = 500): Promise<void> {
+  for (let read = 0; !done(); read++) {
+    if (read === rounds) throw new Error(`${what}: not there after ${rounds} messages`);
     const rects = await client.readMessage();
     if (rects) client.requestUpdate(true);
   }
@@ -199,7 +204,11 @@ describe.skipIf(gate.skip)(gatedTitle('the RFB extensions through the hub, again
           await switchMode(size);
           for (const client of [extended, plain]) {
             client.requestUpdate(true);
-            await readUntil(client, () => client.width === size.width && client.height === size.height);
+            await readUntil(
+              client,
+              () => client.width === size.width && client.height === size.height,
+              `the size ${size.width}x${size.height}`,
+            );
           }
           // Both windows show the new screen: blue text or the white graphics page, whatever their size.
           const wantBlue = size === TEXT;
@@ -236,9 +245,9 @@ describe.skipIf(gate.skip)(gatedTitle('the RFB extensions through the hub, again
     async () => {
       const answer = async (client: RfbClient) => {
         client.requestUpdate(false);
-        await readUntil(client, () => client.extendedSizes.length > 0);
+        await readUntil(client, () => client.extendedSizes.length > 0, 'an ExtendedDesktopSize rectangle');
         client.setDesktopSize(1024, 768);
-        await readUntil(client, () => client.extendedSizes.some((s) => s.reason === 1));
+        await readUntil(client, () => client.extendedSizes.some((s) => s.reason === 1), 'the answer to our own resize (reason 1)');
         client.close();
         return client.extendedSizes.find((s) => s.reason === 1)?.status;
       };

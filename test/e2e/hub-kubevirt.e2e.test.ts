@@ -200,8 +200,8 @@ describe.skipIf(gate.skip)(gatedTitle('--vnc-password-file against a password-pr
     async () => {
       const right = join(dir, 'right');
       const wrong = join(dir, 'wrong');
-      await writeFile(right, 'opensesame\n');
-      await writeFile(wrong, 'letmein\n');
+      await writeFile(right, 'opensesame\n', { mode: 0o600 });
+      await writeFile(wrong, 'letmein\n', { mode: 0o600 });
       const good = await screenshot(right);
       expect(good.code, good.stderr).toBe(0);
       expect(PNG.sync.read(await readFile(join(dir, 'locked.png'))).width).toBe(720);

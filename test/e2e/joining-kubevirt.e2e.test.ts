@@ -104,7 +104,7 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole commands of one user join the co
       const open = await startPortCommand(lab, 'open', ['vm-a', 'vm-a#serial'], ['--viewer', 'none', '--kubeconfig', kubeconfig], env);
       const held = await pollFor(async () => ((await ps()).length === 2 ? ps() : undefined), { what: 'ps to list two held consoles' });
       expect(held.map((entry) => [entry.pid, entry.command, entry.target, entry.kind]).sort()).toEqual([
-        [open.process.pid, 'open', 'default/vm-a', 'serial'],
+        [open.process.pid, 'open', 'default/vm-a#serial', 'serial'],
         [open.process.pid, 'open', 'default/vm-a', 'vnc'],
       ]);
       expect([upgrades('vnc'), upgrades('console')]).toEqual([1, 1]);

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { followDomain } from '../../src/targets/libvirt/state.js';
 import type { VmState } from '../../src/targets/types.js';
 import { countLit, readImage, type RgbImage } from './support/images.js';
+import { LIBVIRT_URI, ensureLibvirtd, virsh } from './support/libvirtd.js';
 import { listeningSockets } from './support/net.js';
 import { GiveUp, pollFor } from './support/poll.js';
 import { ProcessLab, commandLine, descendantPids, runProgram } from './support/processes.js';
@@ -17,7 +18,7 @@ import { E2E_SETUP_TIMEOUT_MS, E2E_TEST_TIMEOUT_MS, VCONSOLE_BIN, gatedTitle, re
 import { startPortCommand, startProxy, vconsoleEnv } from './support/vconsole.js';
 
 const gate = requireTools(['virsh', 'libvirtd', 'virtlogd', 'qemu-system-x86_64', 'sshd', 'ssh', 'ssh-keygen', 'socat', 'ss', 'convert']);
-const URI = 'qemu:///system';
+const URI = LIBVIRT_URI;
 const DOMAIN = `vce2e-${process.pid}`;
 /** A second domain: VNC on a TCP autoport with a password, nothing else. */
 const LOCKED = `vce2e-${process.pid}-pw`;
@@ -31,26 +32,6 @@ const lab = new ProcessLab();
 let dir: string;
 let sshd: SshServer;
 let sshEnv: NodeJS.ProcessEnv;
-
-function virsh(...args: string[]) {
-  return runProgram('virsh', ['-c', URI, ...args], { timeoutMs: 60_000 });
-}
-
-/**
- * libvirtd and virtlogd as root without systemd, when they are not running yet; the lab ends
- * the ones it started (by the pid files they write), and leaves running ones alone: a daemon
- * that would not start (one runs already) is not adopted, its pid file being the other's.
- */
-async function ensureLibvirtd(): Promise<void> {
-  if ((await virsh('version')).code === 0) return;
-  for (const daemon of ['virtlogd', 'libvirtd']) {
-    const started = await runProgram(daemon, ['-d'], { timeoutMs: 30_000 });
-    if (started.code !== 0) continue;
-    const pid = Number((await readFile(`/run/${daemon}.pid`, 'utf8').catch(() => '')).trim());
-    lab.adopt(pid, daemon);
-  }
-  await pollFor(async () => ((await virsh('version')).code === 0 ? true : undefined), { what: 'libvirtd to answer', timeoutMs: 60_000 });
-}
 
 function domainXml(): string {
   return `<domain type='qemu'>
@@ -206,7 +187,7 @@ async function acceptedSessions(): Promise<number> {
 
 describe.skipIf(gate.skip)(gatedTitle('libvirt: a real libvirtd, here and through a real sshd', gate), () => {
   beforeAll(async () => {
-    await ensureLibvirtd();
+    await ensureLibvirtd(lab);
     dir = await lab.tempDir('libvirt');
     // QEMU runs as libvirt's own user: its screendumps land here.
     await chmod(dir, 0o777);

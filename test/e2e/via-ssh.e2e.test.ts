@@ -1,3 +1,4 @@
+import { VIA_PROTOCOL } from '../../src/via/protocol.js';
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { PNG } from 'pngjs';
@@ -152,7 +153,7 @@ describe.skipIf(gate.skip)(gatedTitle('--via through a real sshd', gate), () => 
         () => {
           const said = open.process.stderr();
           return said.includes('[demo:vm-a] warning: console dropped: RFB connection failed: connection to vconsole-bastion lost') &&
-            /\[demo:vm-c\] warning: connection to vconsole-bastion lost; with --wait vconsole connects again/.test(said)
+            /\[demo:vm-c#serial\] warning: connection to vconsole-bastion lost; with --wait vconsole connects again/.test(said)
             ? true
             : undefined;
         },
@@ -272,21 +273,25 @@ describe.skipIf(gate.skip)(gatedTitle('--via through a real sshd', gate), () => 
       expect(listed.stdout).toBe('');
       expect(listed.stderr.trim().split('\n')).toHaveLength(1);
       expect(listed.stderr).toMatch(
-        /vconsole-bastion runs vconsole 0\.0\.1 \(via protocol 99\), this is vconsole .* \(via protocol 2\).*vconsole install --via vconsole-bastion/,
+        new RegExp(
+          `vconsole-bastion runs vconsole 0\\.0\\.1 \\(via protocol 99\\), this is vconsole .* \\(via protocol ${VIA_PROTOCOL}\\).*vconsole install --via vconsole-bastion`,
+        ),
       );
       // The same protocol in another release is used, and said: here one that leaves after its hello.
       const other = join(dir, 'other-release-vconsole.mjs');
       await writeFile(
         other,
         (await readFile(fake, 'utf8'))
-          .replace('protocol: 99', 'protocol: 2')
+          .replace('protocol: 99', `protocol: ${VIA_PROTOCOL}`)
           .replace('process.stdin.resume();', 'setTimeout(() => process.exit(0), 300);'),
       );
       const used = await vconsole(['list', '--via', sshd.hostAlias, '--provider', 'demo'], {
         VCONSOLE_VIA_COMMAND: `${process.execPath} ${other}`,
       });
       expect(used.stderr).toMatch(
-        /vconsole: note: vconsole-bastion runs vconsole 0\.0\.1, this is .* \(the same via protocol 2\); vconsole install --via vconsole-bastion makes them the same/,
+        new RegExp(
+          `vconsole: note: vconsole-bastion runs vconsole 0\\.0\\.1, this is .* \\(the same via protocol ${VIA_PROTOCOL}\\); vconsole install --via vconsole-bastion makes them the same`,
+        ),
       );
     },
     E2E_TEST_TIMEOUT_MS,

@@ -95,7 +95,7 @@ describe.skipIf(gate.skip)(gatedTitle('VNC authentication against QEMU and vncsn
     async () => {
       const tap = await wiretap();
       const passFile = join(dir, 'qemu-pass');
-      await writeFile(passFile, 'qemu-pw1\n');
+      await writeFile(passFile, 'qemu-pw1\n', { mode: 0o600 });
       const recordings = join(dir, 'recordings');
       const proxy = await startProxy(lab, [`tcp://127.0.0.1:${tap.port}`], ['--record', recordings, '--vnc-password-file', passFile]);
       await proxy.interrupt();
@@ -123,9 +123,9 @@ describe.skipIf(gate.skip)(gatedTitle('VNC authentication against QEMU and vncsn
     'vncsnapshot guessing the viewer password of an exposed listener is held back; the right one works after',
     async () => {
       const consolePass = join(dir, 'console-pass');
-      await writeFile(consolePass, 'qemu-pw1\n');
+      await writeFile(consolePass, 'qemu-pw1\n', { mode: 0o600 });
       const viewerPass = join(dir, 'viewer-pass');
-      await writeFile(viewerPass, 'v1ewer-p\n');
+      await writeFile(viewerPass, 'v1ewer-p\n', { mode: 0o600 });
       const proxy = await startProxy(
         lab,
         [`unix://${vncPath}`],

@@ -1,18 +1,17 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { startDemoRfbServer, type DemoRfbServer } from '../../src/rfb/demo/server.js';
 import { PROVIDERS } from '../../src/targets/index.js';
 import { FIXTURE_USER, startOpenStackFixture, type OpenStackFixture } from '../fixtures/openstack-api.js';
 import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt-api.js';
-import { readGreeting, runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
+import { readGreeting, runVconsole } from '../support/cli.js';
+import { test } from '../support/fixtures.js';
 
 let openstack: OpenStackFixture;
 let dir: string;
 let cloudsFile: string;
-const running: RunningVconsole[] = [];
-
 beforeAll(async () => {
   openstack = await startOpenStackFixture();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-cli-os-'));
@@ -25,25 +24,19 @@ afterAll(async () => {
   await openstack?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
-afterEach(() => {
-  while (running.length) running.pop()!.kill();
-});
-
 /** The openstack CLI's environment: clouds.yaml from OS_CLIENT_CONFIG_FILE, nothing from $HOME. */
 const osEnv = () => ({ OS_CLIENT_CONFIG_FILE: cloudsFile, HOME: dir });
 
-function start(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const child = startVconsole(args, { ...osEnv(), ...env });
-  running.push(child);
-  return child;
-}
+const it = test.extend('start', ({ vconsole }) => {
+  return (args: string[], env: NodeJS.ProcessEnv = {}) => vconsole.start(args, { ...osEnv(), ...env });
+});
 
 function expectNoSecrets(text: string) {
   for (const secret of openstack.secrets()) expect(text).not.toContain(secret);
 }
 
 describe('vconsole proxy openstack:NAME', () => {
-  it('serves the server console with a fresh Nova console per client', async () => {
+  it('serves the server console with a fresh Nova console per client', async ({ start }) => {
     const before = openstack.count('nova', '/remote-consoles', 200);
     const p = start(['proxy', 'openstack:web-1', '--cloud', 'fixture', '--verbose']);
     const [line] = await p.jsonLines(1);
@@ -58,7 +51,7 @@ describe('vconsole proxy openstack:NAME', () => {
     expectNoSecrets(p.stdout() + p.stderr());
   });
 
-  it('takes the cloud from OS_CLOUD and the os: short scheme', async () => {
+  it('takes the cloud from OS_CLOUD and the os: short scheme', async ({ start }) => {
     const p = start(['proxy', 'os:web-1'], { OS_CLOUD: 'fixture' });
     const [line] = await p.jsonLines(1);
     expect((await readGreeting(line.port as number)).text).toBe('RFB 003.008\n');
@@ -97,7 +90,7 @@ describe('generic endpoints through the CLI', () => {
     await socketRfb?.close();
   });
 
-  it('tcp://, unix:// and a websockify ws:// URL all serve RFB, and the token never shows', async () => {
+  it('tcp://, unix:// and a websockify ws:// URL all serve RFB, and the token never shows', async ({ start }) => {
     const { token, url } = openstack.issueConsoleToken();
     const p = start(['proxy', `tcp://127.0.0.1:${rfb.port}`, `unix://${path.join(dir, 'vnc.sock')}`, url, '--verbose']);
     const lines = await p.jsonLines(3);
@@ -105,14 +98,14 @@ describe('generic endpoints through the CLI', () => {
     expect(p.stdout() + p.stderr()).not.toContain(token);
   });
 
-  it.each([
+  it.for([
     ['vnc_lite.html', (port: number, token: string) => `http://127.0.0.1:${port}/vnc_lite.html?path=%3Ftoken%3D${token}`],
     ['vnc_auto.html', (port: number, token: string) => `http://127.0.0.1:${port}/vnc_auto.html?token=${token}`],
-  ])('serves a pasted noVNC %s URL as the websocket it stands for', async (_page, pageUrl) => {
+  ] as const)('serves a pasted noVNC %s URL as the websocket it stands for', async ([_page, pageUrl], { start }) => {
     const { token } = openstack.issueConsoleToken();
     const p = start(['proxy', pageUrl(openstack.proxyPort, token), '--verbose']);
     const [line] = await p.jsonLines(1);
-    expect(line.target).toBe(`ws://127.0.0.1:${openstack.proxyPort}/`);
+    expect(line.target).toMatch(new RegExp(`^ws://127\\.0\\.0\\.1:${openstack.proxyPort}/ \\[[0-9a-f]{6}\\]$`));
     expect((await readGreeting(line.port as number)).text).toBe('RFB 003.008\n');
     expect(p.stdout() + p.stderr()).not.toContain(token);
   });
@@ -125,7 +118,7 @@ describe('generic endpoints through the CLI', () => {
     expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(`^vconsole: unix://${missing}: no such socket`)]);
   });
 
-  it('reports a console token the proxy rejects', async () => {
+  it('reports a console token the proxy rejects', async ({ start }) => {
     const p = start(['proxy', `ws://127.0.0.1:${openstack.proxyPort}/?token=not-a-token`]);
     const [line] = await p.jsonLines(1);
     await readGreeting(line.port as number).catch(() => undefined);
@@ -176,7 +169,7 @@ describe('vconsole list and the config file', () => {
     expect(vms).toContainEqual(expect.objectContaining({ target: 'openstack:stopped-vm', state: 'SHUTOFF' }));
   });
 
-  it('expands aliases and applies defaults from the config file', async () => {
+  it('expands aliases and applies defaults from the config file', async ({ start }) => {
     const config = path.join(dir, 'config.yaml');
     fs.writeFileSync(config, `defaults:\n  namespace: prod\naliases:\n  web: openstack:web-1\n  box: demo:box\n`);
     const p = start(['--config', config, 'proxy', 'web', 'box', 'db-1'], { OS_CLOUD: 'fixture', KUBECONFIG: kubevirt.kubeconfigPath() });
@@ -184,7 +177,7 @@ describe('vconsole list and the config file', () => {
     expect(lines.map((l) => l.target)).toEqual([expect.stringMatching(/^openstack:web-1/), 'demo:box', 'prod/db-1']);
   });
 
-  it('reads the config file VCONSOLE_CONFIG names', async () => {
+  it('reads the config file VCONSOLE_CONFIG names', async ({ start }) => {
     const config = path.join(dir, 'env-config.yaml');
     fs.writeFileSync(config, 'aliases:\n  box: demo:box\n');
     const p = start(['proxy', 'box'], { VCONSOLE_CONFIG: config });

@@ -46,9 +46,9 @@ const OFFERED: Record<string, string[]> = {
   replay: [],
 };
 
-/** The long flags a command's --help lists. */
+/** The long flags a command's --help-all lists (its --help leaves the providers' to it). */
 async function helpFlags(command: string): Promise<string[]> {
-  const help = await runVconsole([command, '--help']);
+  const help = await runVconsole([command, '--help-all']);
   expect(help.code).toBe(0);
   return [...help.stdout.matchAll(/^ {2}(?:-[A-Za-z], )?(--[a-z-]+)/gm)].map((m) => m[1]);
 }

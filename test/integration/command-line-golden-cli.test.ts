@@ -1,6 +1,6 @@
-// The command line as users meet it, pinned: the --help of vconsole and of every command (hidden
-// ones too) byte for byte from the built CLI, and every option each command accepts (hidden ones
-// too) with what commander makes of it. Both are golden files under test/fixtures/command-line/:
+// The command line as users meet it, pinned: the --help of vconsole and the --help and --help-all
+// of every command (hidden ones too) byte for byte from the built CLI, and every option each
+// command accepts (hidden ones too) with what commander makes of it. Both are golden files under test/fixtures/command-line/:
 // a change to a flag, its help or its order fails here until the golden file is regenerated on
 // purpose and reviewed: `npx vitest run test/integration/command-line-golden-cli.test.ts --update`
 // (a `-u` before the file takes the file as its value and runs every test).
@@ -49,14 +49,15 @@ describe('the command line, pinned', () => {
     await expect(listing(program)).toMatchFileSnapshot('../fixtures/command-line/options.txt');
   });
 
-  it('prints the same --help for vconsole and every command', async () => {
-    const names = buildProgram(undefined).commands.map((command) => command.name());
+  it('prints the same --help and --help-all for vconsole and every command', async () => {
+    const commands = buildProgram(undefined).commands;
     const helps: string[] = [];
-    for (const args of [['--help'], ...names.map((name) => [name, '--help'])]) {
+    const all = (command: Command) => (command.options.length === 0 ? [] : [[command.name(), '--help-all']]);
+    for (const args of [['--help'], ...commands.flatMap((command) => [[command.name(), '--help'], ...all(command)])]) {
       const run = await runVconsole(args);
       expect(run.code, args.join(' ')).toBe(0);
       helps.push(`=== vconsole ${args.join(' ')} ===\n${run.stdout}${run.stderr}`);
     }
     await expect(helps.join('\n')).toMatchFileSnapshot('../fixtures/command-line/help.txt');
-  }, 120_000);
+  }, 240_000);
 });

@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { parseRfbRecording } from '../../src/recording/rfb-recording.js';
-import { runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
+import { runVconsole } from '../support/cli.js';
+import { it } from '../support/fixtures.js';
 import { picture, serveHandshake, startScriptedServer, update, type RfbPeer } from '../support/fake-rfb-server.js';
 import { liveScreen, pixelAt } from '../support/live-screen.js';
 import { mountTinyFilesystem, tinyFilesystemSkip } from '../support/tiny-filesystem.js';
@@ -37,25 +37,6 @@ async function repaintingServer() {
   });
 }
 
-const cleanup: (() => unknown)[] = [];
-const running: RunningVconsole[] = [];
-afterEach(async () => {
-  for (const child of running.splice(0)) await child.stop();
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
-
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-files-'));
-  cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-function start(args: string[]): RunningVconsole {
-  const child = startVconsole(args);
-  running.push(child);
-  return child;
-}
-
 /** The kind of every record of an RFB recording, in order (docs/RECORDING.md: kind, u32 time, u32 length, payload). */
 function recordKinds(file: Buffer): string[] {
   const kinds: string[] = [];
@@ -72,12 +53,12 @@ const linesMatching = (text: string, pattern: RegExp) => text.split('\n').filter
 describe('files vconsole writes', () => {
   it.skipIf(tinyFilesystemSkip)(
     `--record onto a disk that fills: the console and its viewers go on, and one line says the recording stopped${tinyFilesystemSkip ? ` (skipped: ${tinyFilesystemSkip})` : ''}`,
-    async () => {
+    async ({ cleanup, vconsole }) => {
       const disk = mountTinyFilesystem({ sizeKiB: 64 });
-      cleanup.push(() => disk.unmount());
+      cleanup.add(() => disk.unmount());
       const server = await repaintingServer();
-      cleanup.push(() => server.close());
-      const child = start(['proxy', `tcp://127.0.0.1:${server.port}`, '--record', disk.dir]);
+      cleanup.add(() => server.close());
+      const child = vconsole.start(['proxy', `tcp://127.0.0.1:${server.port}`, '--record', disk.dir]);
       const [line] = await child.jsonLines(1);
       const viewer = await liveScreen(net.connect(line.port as number, '127.0.0.1'), {}, cleanup);
       await waitFor(() => pixelAt(viewer.framebuffer, 0, 0) === 0x000080, 'the first picture');
@@ -112,9 +93,9 @@ describe('files vconsole writes', () => {
 
   it.skipIf(tinyFilesystemSkip)(
     `--record into a read-only file system says "read-only", not "no such file"${tinyFilesystemSkip ? ` (skipped: ${tinyFilesystemSkip})` : ''}`,
-    async () => {
+    async ({ cleanup }) => {
       const disk = mountTinyFilesystem({ readOnly: true });
-      cleanup.push(() => disk.unmount());
+      cleanup.add(() => disk.unmount());
       const result = await runVconsole(['proxy', 'demo:vm-a', '--record', path.join(disk.dir, 'recordings')]);
       expect(result.code).toBe(1);
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
@@ -122,11 +103,11 @@ describe('files vconsole writes', () => {
     },
   );
 
-  it.each(['SIGINT', 'SIGTERM'] as const)(
+  it.for(['SIGINT', 'SIGTERM'] as const)(
     'a clean stop (%s) ends the recording with the closing record of its connection',
-    async (signal) => {
-      const dir = tempDir();
-      const child = start(['proxy', 'demo:vm-a', '--record', dir]);
+    async (signal, { cleanup, tmpDir, vconsole }) => {
+      const dir = tmpDir;
+      const child = vconsole.start(['proxy', 'demo:vm-a', '--record', dir]);
       const [line] = await child.jsonLines(1);
       const viewer = await liveScreen(net.connect(line.port as number, '127.0.0.1'), {}, cleanup);
       await waitFor(() => viewer.framebuffer.width > 0, 'the demo picture');
@@ -142,9 +123,9 @@ describe('files vconsole writes', () => {
     },
   );
 
-  it('replay --png-every writes its frames 0600, like the recording they come from', async () => {
-    const dir = tempDir();
-    const child = start(['proxy', 'demo:vm-r', '--record', dir]);
+  it('replay --png-every writes its frames 0600, like the recording they come from', async ({ cleanup, tmpDir, vconsole }) => {
+    const dir = tmpDir;
+    const child = vconsole.start(['proxy', 'demo:vm-r', '--record', dir]);
     const [line] = await child.jsonLines(1);
     const viewer = await liveScreen(net.connect(line.port as number, '127.0.0.1'), {}, cleanup);
     await waitFor(() => viewer.framebuffer.width > 0, 'the demo picture');
@@ -158,10 +139,10 @@ describe('files vconsole writes', () => {
     for (const name of written) expect(fs.statSync(path.join(frames, name)).mode & 0o777, name).toBe(0o600);
   });
 
-  it('--record into a directory other users may write to says so, once for all its consoles', async () => {
-    const dir = tempDir();
+  it('--record into a directory other users may write to says so, once for all its consoles', async ({ cleanup, tmpDir, vconsole }) => {
+    const dir = tmpDir;
     fs.chmodSync(dir, 0o777);
-    const child = start(['proxy', 'demo:vm-w1', 'demo:vm-w2', '--record', dir]);
+    const child = vconsole.start(['proxy', 'demo:vm-w1', 'demo:vm-w2', '--record', dir]);
     const lines = await child.jsonLines(2);
     for (const line of lines) {
       const viewer = await liveScreen(net.connect(line.port as number, '127.0.0.1'), {}, cleanup);
@@ -173,8 +154,8 @@ describe('files vconsole writes', () => {
     ]);
   });
 
-  it('screenshot -o FILE is written 0600, like recordings and logs', async () => {
-    const file = path.join(tempDir(), 'shot.png');
+  it('screenshot -o FILE is written 0600, like recordings and logs', async ({ tmpDir }) => {
+    const file = path.join(tmpDir, 'shot.png');
     const result = await runVconsole(['screenshot', 'demo:vm-a', '-o', file]);
     expect(result.code).toBe(0);
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
@@ -182,18 +163,18 @@ describe('files vconsole writes', () => {
 
   it.skipIf(process.platform === 'win32')(
     'open --log-dir does not follow a NAME.log symlink planted there: the file it points to stays as it was, and a line says why',
-    async () => {
-      const dir = tempDir();
+    async ({ tmpDir, vconsole }) => {
+      const dir = tmpDir;
       const logDir = path.join(dir, 'logs');
       fs.mkdirSync(logDir, { mode: 0o700 });
       const victim = path.join(dir, 'victim');
       fs.writeFileSync(victim, 'precious\n');
-      fs.symlinkSync(victim, path.join(logDir, 'demo_vm-l.log'));
-      const open = start(['open', 'demo:vm-l#serial', '--no-tui', '--viewer', 'none', '--log-dir', logDir]);
+      fs.symlinkSync(victim, path.join(logDir, 'demo_vm-l_serial.log'));
+      const open = vconsole.start(['open', 'demo:vm-l#serial', '--no-tui', '--viewer', 'none', '--log-dir', logDir]);
       await open.jsonLines(1);
       await open.waitForStderr(/cannot write its serial log/);
       expect(linesMatching(open.stderr(), /cannot write its serial log/)).toEqual([
-        expect.stringContaining(`${path.join(logDir, 'demo_vm-l.log')}: it is a symbolic link, which vconsole does not follow`),
+        expect.stringContaining(`${path.join(logDir, 'demo_vm-l_serial.log')}: it is a symbolic link, which vconsole does not follow`),
       ]);
       await open.stop();
       expect(fs.readFileSync(victim, 'utf8')).toBe('precious\n');
@@ -216,8 +197,8 @@ describe('the config file vconsole reads', () => {
 
   it.skipIf(process.platform === 'win32')(
     '--config naming a FIFO is refused at once with one line (no read that waits for a writer)',
-    async () => {
-      const fifo = path.join(tempDir(), 'config.yaml');
+    async ({ tmpDir }) => {
+      const fifo = path.join(tmpDir, 'config.yaml');
       execFileSync('mkfifo', [fifo]);
       const result = await runVconsole(['list', '--config', fifo], {}, 15_000);
       expect(result.signal).toBeNull();

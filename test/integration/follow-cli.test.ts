@@ -1,14 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt-api.js';
-import { runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
+import { runVconsole } from '../support/cli.js';
+import { test } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
 
 /** `open -l SELECTOR --follow`: VMs labelled while it runs are opened, unlabelled ones marked. */
 
 let kubevirt: KubevirtFixture;
 let env: NodeJS.ProcessEnv;
-const running: RunningVconsole[] = [];
-
 beforeAll(async () => {
   kubevirt = await startKubevirtFixture({
     vmis: [
@@ -22,18 +21,12 @@ beforeAll(async () => {
   env = { KUBECONFIG: kubevirt.kubeconfigPath(), VCONSOLE_FOLLOW_INTERVAL_MS: '150' };
 });
 afterAll(() => kubevirt?.close());
-afterEach(async () => {
-  while (running.length) await running.pop()!.stop();
+const it = test.extend('open', ({ vconsole }) => {
+  return (args: string[]) => vconsole.start(['open', '--no-tui', '--viewer', 'none', ...args], env);
 });
 
-function open(args: string[]): RunningVconsole {
-  const child = startVconsole(['open', '--no-tui', '--viewer', 'none', ...args], env);
-  running.push(child);
-  return child;
-}
-
 describe('open --follow', () => {
-  it('opens a VM that starts matching, marks one that stops, and unmarks it when it matches again', async () => {
+  it('opens a VM that starts matching, marks one that stops, and unmarks it when it matches again', async ({ open }) => {
     const p = open(['-l', 'app=web', '--follow']);
     // open prints each port line as its console starts: in whatever order they finish.
     expect((await p.jsonLines(2)).map((l) => l.target).sort()).toEqual(['default/web-1', 'default/web-2']);
@@ -57,7 +50,7 @@ describe('open --follow', () => {
     kubevirt.setLabels('default', 'other', {});
   });
 
-  it('waits for a first match instead of failing', async () => {
+  it('waits for a first match instead of failing', async ({ open }) => {
     const p = open(['-l', 'app=later', '--follow']);
     await p.waitForStderr(/nothing matches -l app=later yet: following it/);
     // Several questions with nothing matching: open must stay up between them.

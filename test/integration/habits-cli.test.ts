@@ -3,17 +3,16 @@
 // for their flags. Shell completion has its own file (completion-cli.test.ts).
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt-api.js';
-import { readGreeting, runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
+import { readGreeting, runVconsole } from '../support/cli.js';
+import { test } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
 import { fakeViewerBinDir } from '../fixtures/fake-viewer-bin.js';
 
 let fixture: KubevirtFixture;
 let binDir: string;
-const running: RunningVconsole[] = [];
-
 beforeAll(async () => {
   fixture = await startKubevirtFixture({
     vmis: [
@@ -28,17 +27,11 @@ afterAll(async () => {
   await fixture?.close();
   fs.rmSync(binDir, { recursive: true, force: true });
 });
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((child) => child.stop()));
-});
-
 const kube = () => ({ KUBECONFIG: fixture.kubeconfigPath() });
 
-function start(args: string[], env: NodeJS.ProcessEnv = kube()): RunningVconsole {
-  const child = startVconsole(args, env);
-  running.push(child);
-  return child;
-}
+const it = test.extend('start', ({ vconsole }) => {
+  return (args: string[], env: NodeJS.ProcessEnv = kube()) => vconsole.start(args, env);
+});
 
 /** The fake viewer's log lines: one per connection it made. */
 function viewerConnections(log: string): { name: string; flavor: string; rfb?: string }[] {
@@ -51,8 +44,10 @@ function viewerConnections(log: string): { name: string; flavor: string; rfb?: s
     .filter((entry) => entry.event === 'connected');
 }
 
+let viewerLogs = 0;
+
 function viewerEnvironment(): NodeJS.ProcessEnv & { FAKE_VIEWER_LOG: string } {
-  return { PATH: binDir, HOME: binDir, DISPLAY: ':0', FAKE_VIEWER_LOG: path.join(binDir, `log-${running.length}-${Date.now()}.jsonl`) };
+  return { PATH: binDir, HOME: binDir, DISPLAY: ':0', FAKE_VIEWER_LOG: path.join(binDir, `log-${++viewerLogs}-${Date.now()}.jsonl`) };
 }
 
 describe('--help', () => {
@@ -99,7 +94,7 @@ describe("kubectl's -o on list", () => {
 });
 
 describe("virtctl's vnc", () => {
-  it('--proxy-only --port serves the VNC console and prints its port as JSON, as virtctl vnc --proxy-only does', async () => {
+  it('--proxy-only --port serves the VNC console and prints its port as JSON, as virtctl vnc --proxy-only does', async ({ start }) => {
     const proxy = start(['vnc', 'vm-a', '--proxy-only', '--address', '127.0.0.1']);
     const [line] = await proxy.jsonLines(1);
     expect(line).toMatchObject({ target: 'default/vm-a', address: '127.0.0.1', type: 'vnc', port: expect.any(Number) });
@@ -108,7 +103,7 @@ describe("virtctl's vnc", () => {
     expect(text).toMatch(/^RFB 003\.00\d\n$/);
   });
 
-  it("opens the VM's VNC console in the viewer --vnc-type names", async () => {
+  it("opens the VM's VNC console in the viewer --vnc-type names", async ({ start }) => {
     const env = viewerEnvironment();
     start(['vnc', 'demo:vm-a', '--no-tui', '--vnc-type', 'tiger'], env);
     await waitFor(() => viewerConnections(env.FAKE_VIEWER_LOG).length === 1, 'the viewer to connect');
@@ -123,7 +118,7 @@ describe("virtctl's vnc", () => {
 });
 
 describe('viewer program names', () => {
-  it('--viewer vncviewer launches the viewer that installed vncviewer here', async () => {
+  it('--viewer vncviewer launches the viewer that installed vncviewer here', async ({ start }) => {
     const env = viewerEnvironment();
     start(['open', 'demo:vm-a', '--no-tui', '--viewer', 'vncviewer'], env);
     await waitFor(() => viewerConnections(env.FAKE_VIEWER_LOG).length === 1, 'the viewer to connect');
@@ -134,7 +129,7 @@ describe('viewer program names', () => {
 });
 
 describe("virtctl's console --timeout", () => {
-  it('waits that many minutes for the VM to run', async () => {
+  it('waits that many minutes for the VM to run', async ({ start }) => {
     const child = start(['console', 'booting', '--timeout', '2']);
     await child.waitForStderr(/waiting up to 2m for booting's serial console[\s\S]*VMI is not running \(phase Scheduling\)/);
     fixture.setPhase('default', 'booting', 'Running');

@@ -38,13 +38,13 @@ function jsonExamples(text: string): Record<string, unknown>[] {
 /** Keys and the type of each value: what a script reading the JSON relies on. */
 const shape = (json: Record<string, unknown>) => Object.fromEntries(Object.entries(json).map(([k, v]) => [k, typeof v]));
 
-describe('JSON examples in --help', () => {
+describe('JSON examples in --help-all', () => {
   it('each shows the keys and value types its command prints', async () => {
     const names = await commands();
     expect(names).toEqual(expect.arrayContaining(['proxy', 'open', 'list', 'viewers']));
     const withExamples: string[] = [];
     for (const name of names) {
-      const examples = jsonExamples((await runVconsole([name, '--help'])).stdout);
+      const examples = jsonExamples((await runVconsole([name, '--help-all'])).stdout);
       if (examples.length === 0) continue;
       withExamples.push(name);
       expect(RUNS[name], `${name} --help shows JSON: add how to print it to RUNS`).toBeDefined();

@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startVconsole, type RunningVconsole } from '../support/cli.js';
 import { browse } from '../support/browser-session.js';
 import { waitFor } from '../support/wait.js';
+import { FOLLOW_LAUNCH_PAGE_SH } from '../support/launch-page.js';
 
 // `open --viewer browser` and the browser as the fallback viewer, through the real CLI, with a
 // stand-in browser that writes down the URLs it is asked to open.
@@ -17,7 +18,7 @@ beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-browser-open-'));
   urlsFile = path.join(dir, 'urls');
   recorder = path.join(dir, 'record-url');
-  fs.writeFileSync(recorder, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${urlsFile}'\n`, { mode: 0o755 });
+  fs.writeFileSync(recorder, `#!/bin/sh\n${FOLLOW_LAUNCH_PAGE_SH}\nprintf '%s\\n' "$u" >> '${urlsFile}'\n`, { mode: 0o755 });
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 afterEach(async () => {
@@ -39,7 +40,7 @@ describe('vconsole open in the browser', () => {
     await waitFor(() => openedUrls().length === 2, 'two pages opened');
     const pages = await Promise.all(openedUrls().map((url) => browse(url)));
     expect(pages.some((page) => page.text.includes('demo:vm-a</title>'))).toBe(true);
-    expect(pages.some((page) => page.text.includes('demo:vm-b</title>'))).toBe(true);
+    expect(pages.some((page) => page.text.includes('demo:vm-b#serial</title>'))).toBe(true);
     await child.waitForStderr(/\[demo:vm-a\] viewer: browser opened/);
     for (const url of [...openedUrls(), ...pages.map((page) => page.pageUrl!)]) {
       expect(child.stderr()).not.toContain(new URL(url).pathname);

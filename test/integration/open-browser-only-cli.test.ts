@@ -54,7 +54,9 @@ describe('vconsole open of a browser-only console', () => {
     expect(nova).toContain(page);
     expect(openedUrls()).toEqual([nova]);
     expect(openstack.requests.filter((r) => r.path.endsWith('/remote-consoles')).at(-1)).toMatchObject({ status: 200, microversion });
-    expect(result.stderr).toMatch(/^\[openstack:web-1 \(cloud fixture\)\] viewer: browser opened \(the (RDP|WebMKS) console page\)$/m);
+    expect(result.stderr).toMatch(
+      /^\[openstack:web-1 \(cloud fixture\)#(rdp|mks)\] viewer: browser opened \(the (RDP|WebMKS) console page\)$/m,
+    );
     // The page's token opens the console: it is never in a log line, and no port was served.
     expect(result.stderr).not.toContain(new URL(nova).searchParams.get('token'));
     expect(result.stdout).toBe('');
@@ -80,7 +82,7 @@ describe('vconsole open of a browser-only console', () => {
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as unknown);
-    expect(lines).toEqual([{ target: 'openstack:web-1 (cloud fixture)', url: openstack.consoleUrls.at(-1) }]);
+    expect(lines).toEqual([{ target: 'openstack:web-1 (cloud fixture)#rdp', url: openstack.consoleUrls.at(-1) }]);
     expect(result.stderr).toMatch(/viewer failed: no browser could be opened \(false exited with code 1\)/);
     expect(result.stderr).not.toContain(new URL(openstack.consoleUrls.at(-1)!).searchParams.get('token'));
   });
@@ -102,25 +104,25 @@ describe('vconsole open of a browser-only console', () => {
       'Nova 29.0.0 or later (RDP removed)',
       () => (openstack.settings.rdpRemoved = true),
       'rdp',
-      /^vconsole: openstack:web-1 \(cloud fixture\): cannot get an RDP console for server "web-1": Unavailable console type rdp; this cloud offers no RDP \(rdp-html5\) console \(Hyper-V compute hosts with nova\.conf \[rdp\] enabled, html5_proxy_base_url; Nova 29\.0\.0 \(Caracal\) and later have none\)$/,
+      /^vconsole: openstack:web-1 \(cloud fixture\)#rdp: cannot get an RDP console for server "web-1": Unavailable console type rdp; this cloud offers no RDP \(rdp-html5\) console \(Hyper-V compute hosts with nova\.conf \[rdp\] enabled, html5_proxy_base_url; Nova 29\.0\.0 \(Caracal\) and later have none\)$/,
     ],
     [
       'a cloud without [mks] enabled',
       () => (openstack.settings.consoleTypes = ['novnc']),
       'mks',
-      /^vconsole: openstack:web-1 \(cloud fixture\): cannot get a WebMKS console for server "web-1": Unavailable console type webmks; this cloud offers no WebMKS console \(VMware compute hosts with nova\.conf \[mks\] enabled, mksproxy_base_url\)$/,
+      /^vconsole: openstack:web-1 \(cloud fixture\)#mks: cannot get a WebMKS console for server "web-1": Unavailable console type webmks; this cloud offers no WebMKS console \(VMware compute hosts with nova\.conf \[mks\] enabled, mksproxy_base_url\)$/,
     ],
     [
       'a driver without WebMKS (501)',
       () => (openstack.settings.driverLacks = ['webmks']),
       'mks',
-      /^vconsole: openstack:web-1 \(cloud fixture\): cannot get a WebMKS console for server "web-1": The requested functionality is not supported; this cloud offers no WebMKS console/,
+      /^vconsole: openstack:web-1 \(cloud fixture\)#mks: cannot get a WebMKS console for server "web-1": The requested functionality is not supported; this cloud offers no WebMKS console/,
     ],
     [
       'a compute API older than 2.8 (406)',
       () => (openstack.settings.maxMicroversion = '2.6'),
       'mks',
-      /^vconsole: openstack:web-1 \(cloud fixture\): cannot get a WebMKS console for server "web-1": Version 2\.8 is not supported by the API\. Minimum is 2\.1 and maximum is 2\.6; WebMKS consoles need compute API microversion 2\.8, which this cloud does not serve$/,
+      /^vconsole: openstack:web-1 \(cloud fixture\)#mks: cannot get a WebMKS console for server "web-1": Version 2\.8 is not supported by the API\. Minimum is 2\.1 and maximum is 2\.6; WebMKS consoles need compute API microversion 2\.8, which this cloud does not serve$/,
     ],
   ])("%s: Nova's refusal is one line, exit 1, no browser", async (_name, arrange, type, line) => {
     arrange();
@@ -144,7 +146,7 @@ describe('commands that need a local port refuse a browser-only console', () => 
     const result = await runVconsole([...args, '--cloud', 'fixture'], osEnv());
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr.trim().split('\n')).toEqual([
-      `vconsole: openstack:web-1 (cloud fixture): its ${label} console is a web page the cloud serves, which no local port can carry (vconsole ${command} needs one); open it in the browser: vconsole open ${instead}`,
+      `vconsole: openstack:web-1 (cloud fixture)${args[1].includes('#') ? `#${args[1].split('#')[1]}` : ''}: its ${label} console is a web page the cloud serves, which no local port can carry (vconsole ${command} needs one); open it in the browser: vconsole open ${instead}`,
     ]);
     expect(consolesAsked()).toBe(before);
   });

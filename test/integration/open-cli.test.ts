@@ -252,7 +252,7 @@ describe('vconsole open (stand-in viewer on PATH, no terminal)', () => {
     const [line] = await child.jsonLines(1);
     expect(line.target).toBe('demo:vm-a');
     await child.waitForStderr(
-      /\[tcp:\/\/127\.0\.0\.1:1\] warning: cannot connect: connection refused.*; trying again for up to \d+ s/,
+      /\[tcp:\/\/127\.0\.0\.1:1#serial\] warning: cannot connect: connection refused.*; trying again for up to \d+ s/,
       15_000,
     );
     expect(child.process.exitCode).toBe(null);

@@ -3,9 +3,10 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { FIXTURE_USER, startOpenStackFixture, type OpenStackFixture } from '../fixtures/openstack-api.js';
-import { runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
+import { runVconsole, startVconsole } from '../support/cli.js';
+import { it } from '../support/fixtures.js';
 
 /** What a terminal would obey: the escape that starts a sequence and the bell. */
 const ESC = '\u001b';
@@ -19,11 +20,6 @@ function expectNothingObeyed(...outputs: string[]) {
     expect(text).not.toContain(BEL);
   }
 }
-
-const running: RunningVconsole[] = [];
-afterEach(() => {
-  while (running.length) running.pop()!.kill();
-});
 
 describe('names with control characters are printed, never obeyed', () => {
   it('in the error line of a bad target', async () => {
@@ -64,15 +60,14 @@ describe('names with control characters are printed, never obeyed', () => {
     }
   });
 
-  it('in the log lines and the JSON port line of a unix socket target', async () => {
+  it('in the log lines and the JSON port line of a unix socket target', async ({ vconsole }) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-safety-'));
     try {
       const target = `unix://${dir}/${HOSTILE}.sock`;
       // A socket while vconsole checks it, gone when the client's dial comes: an error to log.
       const server = net.createServer().listen(`${dir}/${HOSTILE}.sock`);
       await once(server, 'listening');
-      const proxy = startVconsole(['proxy', target]);
-      running.push(proxy);
+      const proxy = vconsole.start(['proxy', target]);
       const [line] = await proxy.jsonLines(1);
       await new Promise((resolve) => server.close(resolve));
       // JSON.stringify escapes control characters; parsing gives the name back whole.

@@ -3,23 +3,17 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt-api.js';
-import { portIsClosed, readGreeting, runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
+import { portIsClosed, readGreeting, runVconsole, type RunningVconsole } from '../support/cli.js';
+import { test } from '../support/fixtures.js';
 
-const running: RunningVconsole[] = [];
-afterEach(() => {
-  while (running.length) running.pop()!.kill();
+const it = test.extend('start', ({ vconsole }) => {
+  return (args: string[], env?: NodeJS.ProcessEnv) => vconsole.start(args, env);
 });
 
-function start(args: string[], env?: NodeJS.ProcessEnv): RunningVconsole {
-  const child = startVconsole(args, env);
-  running.push(child);
-  return child;
-}
-
 describe('vconsole proxy (demo provider)', () => {
-  it('prints one JSON port line and serves RFB through the port', async () => {
+  it('prints one JSON port line and serves RFB through the port', async ({ start }) => {
     const proxy = start(['proxy', 'demo:vm-a']);
     const [line] = await proxy.jsonLines(1);
     expect(line).toMatchObject({ target: 'demo:vm-a', address: '127.0.0.1' });
@@ -29,7 +23,7 @@ describe('vconsole proxy (demo provider)', () => {
     socket.destroy();
   });
 
-  it('serves three clients in a row, each with a fresh upstream session', async () => {
+  it('serves three clients in a row, each with a fresh upstream session', async ({ start }) => {
     const proxy = start(['proxy', 'demo:vm-a']);
     const [{ port }] = await proxy.jsonLines(1);
     for (let i = 0; i < 3; i++) {
@@ -41,7 +35,7 @@ describe('vconsole proxy (demo provider)', () => {
     await proxy.waitForStderr(/client 3 connected/);
   });
 
-  it('gives two targets consecutive ports from --port', async () => {
+  it('gives two targets consecutive ports from --port', async ({ start }) => {
     const base = await freePortPair();
     const proxy = start(['proxy', 'demo:vm-a', 'demo:vm-b', '--port', String(base)]);
     const lines = await proxy.jsonLines(2);
@@ -52,7 +46,7 @@ describe('vconsole proxy (demo provider)', () => {
     for (const { port } of lines) expect((await readGreeting(port as number)).text).toBe('RFB 003.008\n');
   });
 
-  it('warns on stderr when listening beyond loopback, saying what protects the port', async () => {
+  it('warns on stderr when listening beyond loopback, saying what protects the port', async ({ start }) => {
     // Its certificate is made in a config directory of its own.
     const proxy = start(['proxy', 'demo:vm-a', '--listen', '0.0.0.0'], {
       XDG_CONFIG_HOME: fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-proxy-config-')),
@@ -63,7 +57,7 @@ describe('vconsole proxy (demo provider)', () => {
     expect(proxy.stdout()).not.toMatch(/warning/);
   });
 
-  it('on SIGINT closes clients and listeners and exits 0', async () => {
+  it('on SIGINT closes clients and listeners and exits 0', async ({ start }) => {
     const proxy = start(['proxy', 'demo:vm-a', 'demo:vm-b']);
     const lines = await proxy.jsonLines(2);
     const clients = await Promise.all(lines.map((l) => readGreeting(l.port as number)));
@@ -99,14 +93,14 @@ describe('vconsole proxy: one session per console, named once in errors', () => 
   });
   afterAll(() => kubevirt?.close());
 
-  it('serves a console named twice once, and says so on stderr', async () => {
+  it('serves a console named twice once, and says so on stderr', async ({ start }) => {
     const proxy = start(['proxy', 'demo:vm-a', 'demo:vm-a']);
     await proxy.jsonLines(1);
     await proxy.waitForStderr(/demo:vm-a is named more than once: one session serves it/);
     expect(await portLinesAtExit(proxy)).toHaveLength(1);
   });
 
-  it('serves a bare KubeVirt name and NS/NAME of the same VMI once', async () => {
+  it('serves a bare KubeVirt name and NS/NAME of the same VMI once', async ({ start }) => {
     const proxy = start(['proxy', 'testvm', 'default/testvm'], { KUBECONFIG: kubevirt.kubeconfigPath() });
     const [line] = await proxy.jsonLines(1);
     expect(line.target).toBe('default/testvm');
@@ -122,7 +116,7 @@ describe('vconsole proxy: one session per console, named once in errors', () => 
     expect(result.stdout).toBe('');
   });
 
-  it('names a console that refuses the dial exactly once in its log line', async () => {
+  it('names a console that refuses the dial exactly once in its log line', async ({ start }) => {
     const proxy = start(['proxy', 'tcp://127.0.0.1:1']);
     const [line] = await proxy.jsonLines(1);
     const client = net.connect(line.port as number, '127.0.0.1');
@@ -202,7 +196,7 @@ describe('vconsole --help and --version', () => {
 
   it('proxy and open describe -p/--port and --listen in the same words', async () => {
     const helps = await Promise.all(
-      [['proxy'], ['open']].map(async (command) => (await runVconsole([...command, '--help'])).stdout.replace(/\s+/g, ' ')),
+      [['proxy'], ['open']].map(async (command) => (await runVconsole([...command, '--help-all'])).stdout.replace(/\s+/g, ' ')),
     );
     for (const help of helps) {
       expect(help).toContain('-p, --port <port> first local port; targets get PORT, PORT+1, ... (default: free ports)');

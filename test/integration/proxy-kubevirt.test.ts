@@ -3,15 +3,14 @@ import net from 'node:net';
 import path from 'node:path';
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt-api.js';
-import { readGreeting, runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
+import { readGreeting, runVconsole } from '../support/cli.js';
+import { test } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
 
 let fixture: KubevirtFixture;
 let kubeconfig: string;
-const running: RunningVconsole[] = [];
-
 beforeAll(async () => {
   fixture = await startKubevirtFixture({
     vmis: [
@@ -25,18 +24,12 @@ beforeAll(async () => {
   kubeconfig = fixture.kubeconfigPath();
 });
 afterAll(() => fixture?.close());
-afterEach(() => {
-  while (running.length) running.pop()!.kill();
+const it = test.extend('proxy', ({ vconsole }) => {
+  return (args: string[], env: NodeJS.ProcessEnv = {}) => vconsole.start(['proxy', ...args], { KUBECONFIG: kubeconfig, ...env });
 });
 
-function proxy(args: string[], env: NodeJS.ProcessEnv = {}): RunningVconsole {
-  const child = startVconsole(['proxy', ...args], { KUBECONFIG: kubeconfig, ...env });
-  running.push(child);
-  return child;
-}
-
 describe('vconsole proxy against the KubeVirt API', () => {
-  it('checks the VMI, listens, and relays the VNC subresource with plain.kubevirt.io', async () => {
+  it('checks the VMI, listens, and relays the VNC subresource with plain.kubevirt.io', async ({ proxy }) => {
     const p = proxy(['vm-a']);
     const [line] = await p.jsonLines(1);
     expect(line).toMatchObject({ target: 'default/vm-a', address: '127.0.0.1' });
@@ -51,7 +44,7 @@ describe('vconsole proxy against the KubeVirt API', () => {
     ).toBe(true);
   });
 
-  it('takes the namespace from NS/NAME, -n, and the kubeconfig context', async () => {
+  it('takes the namespace from NS/NAME, -n, and the kubeconfig context', async ({ proxy }) => {
     const a = proxy(['prod/db-1']);
     const b = proxy(['db-1', '-n', 'prod']);
     const c = proxy(['db-1'], { KUBECONFIG: fixture.kubeconfigPath({ namespace: 'prod', fileName: 'prod-context.yaml' }) });
@@ -62,7 +55,7 @@ describe('vconsole proxy against the KubeVirt API', () => {
     }
   });
 
-  it('reads $KUBECONFIG as a path list like kubectl: missing files skipped, the first definition wins', async () => {
+  it('reads $KUBECONFIG as a path list like kubectl: missing files skipped, the first definition wins', async ({ proxy }) => {
     const shadow = fs.readFileSync(kubeconfig, 'utf8').replace(/server: .*/, 'server: https://127.0.0.1:1');
     const later = path.join(fixture.dir, 'later.yaml');
     fs.writeFileSync(later, shadow);
@@ -72,7 +65,7 @@ describe('vconsole proxy against the KubeVirt API', () => {
     expect((await readGreeting(line.port as number)).text).toBe('RFB 003.008\n');
   });
 
-  it('authenticates with client certificates and exec plugins from the kubeconfig', async () => {
+  it('authenticates with client certificates and exec plugins from the kubeconfig', async ({ proxy }) => {
     for (const auth of ['client-cert', 'exec'] as const) {
       const p = proxy(['--kubeconfig', fixture.kubeconfigPath({ auth, fileName: `${auth}.yaml` }), 'vm-b']);
       const [line] = await p.jsonLines(1);
@@ -80,7 +73,7 @@ describe('vconsole proxy against the KubeVirt API', () => {
     }
   });
 
-  it('sends preserveSession=true and reports the refusal while another client holds the session', async () => {
+  it('sends preserveSession=true and reports the refusal while another client holds the session', async ({ proxy }) => {
     const p = proxy(['vm-b', '--preserve-session']);
     const [{ port }] = await p.jsonLines(1);
     const first = await readGreeting(port as number);
@@ -91,7 +84,7 @@ describe('vconsole proxy against the KubeVirt API', () => {
     first.socket.destroy();
   });
 
-  it('logs when a new client replaces an older VNC session', async () => {
+  it('logs when a new client replaces an older VNC session', async ({ proxy }) => {
     const p = proxy(['vm-a']);
     const [{ port }] = await p.jsonLines(1);
     const first = await readGreeting(port as number);
@@ -104,7 +97,7 @@ describe('vconsole proxy against the KubeVirt API', () => {
     second.socket.destroy();
   });
 
-  it('closes the client when the upstream dies mid-stream', async () => {
+  it('closes the client when the upstream dies mid-stream', async ({ proxy }) => {
     const p = proxy(['vm-a']);
     const [{ port }] = await p.jsonLines(1);
     const { socket } = await readGreeting(port as number);
@@ -113,7 +106,7 @@ describe('vconsole proxy against the KubeVirt API', () => {
     await once(socket, 'close');
   });
 
-  it('drops an upstream that stops answering pings, even when no byte flows', async () => {
+  it('drops an upstream that stops answering pings, even when no byte flows', async ({ proxy }) => {
     const p = proxy(['vm-a'], { VCONSOLE_KEEPALIVE_MS: '200' });
     const [{ port }] = await p.jsonLines(1);
     const { socket } = await readGreeting(port as number);
@@ -125,7 +118,7 @@ describe('vconsole proxy against the KubeVirt API', () => {
 });
 
 describe('an API server reached over plain HTTP (kubectl proxy, a local tunnel)', () => {
-  it('works as kubectl does: http:// server, no TLS settings', async () => {
+  it('works as kubectl does: http:// server, no TLS settings', async ({ proxy }) => {
     const plain = await startKubevirtFixture({ vmis: [{ namespace: 'default', name: 'vm-a' }], plainHttp: true });
     try {
       const config = plain.kubeconfigPath();
@@ -204,7 +197,7 @@ describe('empty KubeVirt and OpenStack options: one usage line, exit 2, no reque
 });
 
 describe('a slow viewer', () => {
-  it('holds the upstream back instead of growing the proxy memory', async () => {
+  it('holds the upstream back instead of growing the proxy memory', async ({ vconsole }) => {
     let produced = 0;
     let paused = false;
     const firehose = await startKubevirtFixture({
@@ -221,8 +214,7 @@ describe('a slow viewer', () => {
       },
     });
     try {
-      const p = startVconsole(['proxy', 'busy', '--kubeconfig', firehose.kubeconfigPath()]);
-      running.push(p);
+      const p = vconsole.start(['proxy', 'busy', '--kubeconfig', firehose.kubeconfigPath()]);
       const [{ port }] = await p.jsonLines(1);
       const viewer = net.connect(port as number, '127.0.0.1');
       viewer.pause(); // reads nothing

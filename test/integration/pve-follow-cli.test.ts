@@ -1,9 +1,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { startPveFixture, type FixtureGuest, type PveFixture } from '../fixtures/pve-api.js';
-import { startVconsole, type RunningVconsole } from '../support/cli.js';
+import { it } from '../support/fixtures.js';
 import { serveDemoRfb } from '../../src/rfb/demo/server.js';
 import { duplexPair } from '../../src/streams/duplex-pair.js';
 
@@ -15,7 +15,6 @@ const TOKEN_SECRET = '0b7c3f0e-6a57-4d4e-8a55-5a0f5c1b9e21';
 let dir: string;
 let fixture: PveFixture;
 let args: string[];
-const running: RunningVconsole[] = [];
 
 function guest(vmid: number, name: string, tags: string): FixtureGuest {
   return {
@@ -46,16 +45,11 @@ afterAll(async () => {
   await fixture?.close();
   await rm(dir, { recursive: true, force: true });
 });
-afterEach(async () => {
-  while (running.length) await running.pop()!.stop();
-});
-
 describe('open --pve-tag --follow', () => {
-  it('opens a guest once it is tagged, marks one whose tag is taken away, and unmarks it when tagged again', async () => {
-    const p = startVconsole(['open', '--no-tui', '--viewer', 'none', '--pve-tag', 'web', '--follow', ...args], {
+  it('opens a guest once it is tagged, marks one whose tag is taken away, and unmarks it when tagged again', async ({ vconsole }) => {
+    const p = vconsole.start(['open', '--no-tui', '--viewer', 'none', '--pve-tag', 'web', '--follow', ...args], {
       VCONSOLE_FOLLOW_INTERVAL_MS: '150',
     });
-    running.push(p);
     expect((await p.jsonLines(1)).map((l) => l.target)).toEqual(['pve:web-1']);
     guests[1].tags = 'db;web';
     await p.waitForStderr(/pve:web-2 now matches --pve-tag web: opening it/);

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { encodeServerInit } from '../../src/rfb/wire/rfb-wire.js';
-import { startVconsole, type RunningVconsole } from '../support/cli.js';
+import { it, type Fixtures } from '../support/fixtures.js';
 import { picture, startScriptedServer, u32, update, type RfbPeer } from '../support/fake-rfb-server.js';
 import { liveScreen, pixelAt } from '../support/live-screen.js';
 import { expectedVncResponse } from '../support/rfb-client.js';
@@ -18,27 +17,8 @@ const H = 24;
 const GREEN = 0x30a050;
 const CONSOLE_PASSWORD = 'vm-pass1';
 
-const cleanup: (() => unknown)[] = [];
-const running: RunningVconsole[] = [];
-afterEach(async () => {
-  for (const child of running.splice(0)) await child.stop();
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
-
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-record-auth-'));
-  cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-function start(args: string[]): RunningVconsole {
-  const child = startVconsole(args);
-  running.push(child);
-  return child;
-}
-
 /** A VNC server that demands VNC authentication with a fresh challenge per connection, then shows green. */
-async function lockedServer() {
+async function lockedServer(cleanup: Fixtures['cleanup']) {
   const exchanges: { challenge: Buffer; response: Buffer }[] = [];
   const server = await startScriptedServer(async (peer: RfbPeer) => {
     peer.write('RFB 003.008\n');
@@ -67,17 +47,24 @@ async function lockedServer() {
       else return;
     }
   });
-  cleanup.push(() => server.close());
+  cleanup.add(() => server.close());
   return { port: server.port, exchanges };
 }
 
 /** Records the locked console through proxy --record until a viewer saw it; the recording's path and the exchanges. */
-async function recordLockedConsole() {
-  const locked = await lockedServer();
-  const dir = tempDir();
+async function recordLockedConsole({ cleanup, makeTmpDir, vconsole }: Pick<Fixtures, 'cleanup' | 'makeTmpDir' | 'vconsole'>) {
+  const locked = await lockedServer(cleanup);
+  const dir = makeTmpDir('vconsole-record-auth');
   const passFile = path.join(dir, 'console-pass');
-  fs.writeFileSync(passFile, `${CONSOLE_PASSWORD}\n`);
-  const proxy = start(['proxy', `tcp://127.0.0.1:${locked.port}`, '--record', path.join(dir, 'rec'), '--vnc-password-file', passFile]);
+  fs.writeFileSync(passFile, `${CONSOLE_PASSWORD}\n`, { mode: 0o600 });
+  const proxy = vconsole.start([
+    'proxy',
+    `tcp://127.0.0.1:${locked.port}`,
+    '--record',
+    path.join(dir, 'rec'),
+    '--vnc-password-file',
+    passFile,
+  ]);
   const [line] = await proxy.jsonLines(1);
   const viewer = await liveScreen(net.connect(line.port as number, '127.0.0.1'), {}, cleanup);
   await waitFor(() => pixelAt(viewer.framebuffer, 1, 1) === GREEN, 'the console through the proxy');
@@ -88,8 +75,12 @@ async function recordLockedConsole() {
 }
 
 describe('recordings and VNC authentication', () => {
-  it('a recording of a console that asks for a VNC password holds neither its challenge nor the answer', async () => {
-    const { file, exchanges } = await recordLockedConsole();
+  it('a recording of a console that asks for a VNC password holds neither its challenge nor the answer', async ({
+    cleanup,
+    makeTmpDir,
+    vconsole,
+  }) => {
+    const { file, exchanges } = await recordLockedConsole({ cleanup, makeTmpDir, vconsole });
     expect(exchanges.length).toBeGreaterThanOrEqual(1);
     const bytes = fs.readFileSync(file);
     for (const { challenge, response } of exchanges) {
@@ -97,24 +88,22 @@ describe('recordings and VNC authentication', () => {
       expect(bytes.indexOf(response)).toBe(-1);
     }
     // The recording still replays: the picture comes back.
-    const replay = start(['replay', file]);
+    const replay = vconsole.start(['replay', file]);
     const [line] = await replay.jsonLines(1);
     const viewer = await liveScreen(net.connect(line.port as number, '127.0.0.1'), {}, cleanup);
     await waitFor(() => pixelAt(viewer.framebuffer, 1, 1) === GREEN, 'the replayed picture');
   });
 
-  it('replay --listen 0.0.0.0 speaks VeNCrypt only, with the certificate it names', async () => {
-    const { file } = await recordLockedConsole();
-    const configHome = fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-replay-config-'));
-    const replay = startVconsole(['replay', file, '--listen', '0.0.0.0'], { XDG_CONFIG_HOME: configHome });
-    cleanup.push(() => replay.kill());
+  it('replay --listen 0.0.0.0 speaks VeNCrypt only, with the certificate it names', async ({ cleanup, connect, makeTmpDir, vconsole }) => {
+    const { file } = await recordLockedConsole({ cleanup, makeTmpDir, vconsole });
+    const configHome = makeTmpDir('vconsole-replay-config');
+    const replay = vconsole.start(['replay', file, '--listen', '0.0.0.0'], { XDG_CONFIG_HOME: configHome });
     const [line] = await replay.jsonLines(1);
     await replay.waitForStderr(
       /TLS certificate of this listener \(made now, give it to viewers as their CA file\): \S+ sha256 Fingerprint=/,
     );
     expect(fs.statSync(path.join(configHome, 'vconsole', 'tls', 'listener-key.pem')).mode & 0o777).toBe(0o600);
-    const socket = net.connect(line.port as number, '127.0.0.1');
-    cleanup.push(() => socket.destroy());
+    const socket = connect(line.port as number);
     const heard: Buffer[] = [];
     socket.on('data', (chunk: Buffer) => heard.push(chunk));
     await waitFor(() => Buffer.concat(heard).length >= 12, 'the banner');
@@ -123,13 +112,12 @@ describe('recordings and VNC authentication', () => {
     expect([...Buffer.concat(heard).subarray(12)]).toEqual([1, 19]);
   });
 
-  it('replay --listen 0.0.0.0 warns and asks viewers for a generated password, shown once', async () => {
-    const { file } = await recordLockedConsole();
+  it('replay --listen 0.0.0.0 warns and asks viewers for a generated password, shown once', async ({ cleanup, makeTmpDir, vconsole }) => {
+    const { file } = await recordLockedConsole({ cleanup, makeTmpDir, vconsole });
     // liveScreen speaks plain VNC authentication, asked for by name beside VeNCrypt.
-    const replay = startVconsole(['replay', file, '--listen', '0.0.0.0', '--insecure-vnc-auth'], {
-      XDG_CONFIG_HOME: fs.mkdtempSync(path.join(os.tmpdir(), 'vconsole-replay-config-')),
+    const replay = vconsole.start(['replay', file, '--listen', '0.0.0.0', '--insecure-vnc-auth'], {
+      XDG_CONFIG_HOME: makeTmpDir('vconsole-replay-config'),
     });
-    cleanup.push(() => replay.kill());
     const [line] = await replay.jsonLines(1);
     expect(line.address).toBe('0.0.0.0');
     await replay.waitForStderr(/VNC password for viewers of this listener: (\S+) \(shown once/);

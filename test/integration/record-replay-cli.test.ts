@@ -243,10 +243,30 @@ describe('vconsole --record (serial)', () => {
     await child.exit();
     const file = onlyFile(dir, '.cast');
     const cast = parseAsciicast(fs.readFileSync(file, 'utf8'));
-    expect(cast.header).toMatchObject({ version: 2, title: 'demo:vm-c' });
+    expect(cast.header).toMatchObject({ version: 2, title: 'demo:vm-c#serial' });
     expect(cast.events.some((e) => e.kind === 'i' && e.text.includes('echo hello-record'))).toBe(true);
     const replay = await runVconsole(['replay', file, '--speed', '100']);
     expect(replay.code, replay.stderr).toBe(0);
     expect(replay.stdout).toContain('hello-record');
+  });
+
+  it("replay plays no pause longer than the idle time limit: an hour's silent lead-in passes at once", async () => {
+    const file = path.join(tempDir(), 'quiet.cast');
+    const header = { version: 2, width: 80, height: 24, timestamp: 0 };
+    const events = [
+      [3600, 'o', 'after an hour\r\n'],
+      [3600.1, 'o', 'and then\r\n'],
+      [7200, 'o', 'another hour later\r\n'],
+    ];
+    fs.writeFileSync(file, [header, ...events].map((line) => JSON.stringify(line)).join('\n') + '\n');
+    const capped = await runVconsole(['replay', file, '--idle-time-limit', '0.2']);
+    expect(capped.code, capped.stderr).toBe(0);
+    expect(capped.stdout).toBe('after an hour\r\nand then\r\nanother hour later\r\n');
+    // The default: 2 s at most per pause, at 100 times real time.
+    const byDefault = await runVconsole(['replay', file, '--speed', '100']);
+    expect(byDefault.stdout).toContain('another hour later');
+    const bad = await runVconsole(['replay', file, '--idle-time-limit', '0']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/invalid idle time limit "0": use a number of seconds above 0/);
   });
 });

@@ -126,7 +126,7 @@ describe('replay of a hostile recording', () => {
     const side = 6000;
     const file = writeRecording(connection(side, side, [tightFillFlood(side, side, 1)]));
     const passwordFile = path.join(path.dirname(file), 'pass');
-    fs.writeFileSync(passwordFile, 'r1ght-pw\n');
+    fs.writeFileSync(passwordFile, 'r1ght-pw\n', { mode: 0o600 });
     // The handshake below is plain VNC authentication, asked for by name beside VeNCrypt.
     const replay = startVconsole(['replay', file, '--listen', '0.0.0.0', '--insecure-vnc-auth', '--password-file', passwordFile], {
       XDG_CONFIG_HOME: path.join(path.dirname(file), 'config'),

@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { FIXTURE_USER, startOpenStackFixture, type OpenStackFixture } from '../fixtures/openstack-api.js';
 import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt-api.js';
-import { runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
+import { runVconsole, type RunningVconsole } from '../support/cli.js';
+import { test } from '../support/fixtures.js';
 
 /**
  * The selection rules of docs/COMMANDS.md ("Selecting VMs") through the real CLI, against a cluster
@@ -18,8 +19,6 @@ let openstack: OpenStackFixture;
 let dir: string;
 let kubeEnv: NodeJS.ProcessEnv;
 let osEnv: NodeJS.ProcessEnv;
-const running: RunningVconsole[] = [];
-
 const FARM = Array.from({ length: 13 }, (_, i) => ({
   namespace: 'farm',
   name: `node-${String(i + 1).padStart(2, '0')}`,
@@ -59,15 +58,9 @@ afterAll(async () => {
   await Promise.all([kubevirt?.close(), openstack?.close()]);
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
-afterEach(async () => {
-  while (running.length) await running.pop()!.stop();
+const it = test.extend('start', ({ vconsole }) => {
+  return (args: string[], env: NodeJS.ProcessEnv = kubeEnv) => vconsole.start(args, env);
 });
-
-function start(args: string[], env: NodeJS.ProcessEnv = kubeEnv): RunningVconsole {
-  const child = startVconsole(args, env);
-  running.push(child);
-  return child;
-}
 
 /** The lines vconsole says about errors (not its `[NAME] listening` log lines). */
 const errorLines = (stderr: string) => stderr.split('\n').filter((line) => line.startsWith('vconsole: '));
@@ -78,7 +71,7 @@ async function served(p: RunningVconsole, count: number): Promise<string[]> {
 }
 
 describe('a named target is exactly that VM', () => {
-  it('beside -A, a bare name is the one VM of that name, found in whichever namespace holds it', async () => {
+  it('beside -A, a bare name is the one VM of that name, found in whichever namespace holds it', async ({ start }) => {
     const p = start(['proxy', 'web-1', '-A']);
     expect(await served(p, 1)).toEqual(['prod/web-1']);
     // Everything is printed at once when all listen: nothing else comes.
@@ -94,7 +87,7 @@ describe('a named target is exactly that VM', () => {
     );
   });
 
-  it('beside several -n, a bare name is looked for in those namespaces only', async () => {
+  it('beside several -n, a bare name is looked for in those namespaces only', async ({ start }) => {
     const p = start(['proxy', 'web-1', '-n', 'prod', '-n', 'staging']);
     expect(await served(p, 1)).toEqual(['prod/web-1']);
     expect(p.stdout().trim().split('\n')).toHaveLength(1);
@@ -105,12 +98,12 @@ describe('a named target is exactly that VM', () => {
     );
   });
 
-  it('NS/NAME beside -A stays that VM; a selector beside names adds its matches after them', async () => {
+  it('NS/NAME beside -A stays that VM; a selector beside names adds its matches after them', async ({ start }) => {
     const p = start(['proxy', 'staging/web-2', 'web-1', '-A', '-l', 'app=db']);
     expect(await served(p, 3)).toEqual(['staging/web-2', 'prod/web-1', 'prod/db-1']);
   });
 
-  it("reads kubectl's -n=NS and --namespace=NS as the namespace NS", async () => {
+  it("reads kubectl's -n=NS and --namespace=NS as the namespace NS", async ({ start }) => {
     for (const flag of ['-n=prod', '--namespace=prod']) {
       const result = await runVconsole(['list', flag, '--json'], kubeEnv);
       expect(result.stderr).toBe('');
@@ -148,7 +141,7 @@ describe('named targets are all-or-nothing, selections best-effort', () => {
     ]);
   });
 
-  it('proxy -A serves every VM that can be served, one line for each that cannot, and keeps running', async () => {
+  it('proxy -A serves every VM that can be served, one line for each that cannot, and keeps running', async ({ start }) => {
     const p = start(['proxy', '-A', '-l', 'app=web']);
     expect(await served(p, 4)).toEqual(['default/web-2', 'prod/web-1', 'staging/web-2', 'staging/web-3']);
     expect(errorLines(p.stderr())).toEqual([
@@ -172,7 +165,7 @@ describe('named targets are all-or-nothing, selections best-effort', () => {
     expect(lines[2]).toBe('vconsole: none of the 2 VMs selected could be served; see the lines above');
   });
 
-  it('open with a selector opens what runs, says which cannot, and opens a stopped VM once it starts', async () => {
+  it('open with a selector opens what runs, says which cannot, and opens a stopped VM once it starts', async ({ start }) => {
     const p = start(['open', '-l', 'app=web', '-n', 'prod', '-n', 'default', '--no-tui', '--viewer', 'none']);
     expect((await p.jsonLines(2)).map((l) => l.target).sort()).toEqual(['default/web-2', 'prod/web-1']);
     await p.waitForStderr(/prod\/web-5.*the VM is stopped .*\(its row opens once it runs; the others stay open\)/);
@@ -183,7 +176,7 @@ describe('named targets are all-or-nothing, selections best-effort', () => {
     kubevirt.stopVm('prod', 'web-5');
   });
 
-  it('proxy --follow serves a skipped VM once it runs, and a VM labelled later, a JSON line each', async () => {
+  it('proxy --follow serves a skipped VM once it runs, and a VM labelled later, a JSON line each', async ({ start }) => {
     const p = start(['proxy', '-l', 'app=web', '-n', 'prod', '-n', 'default', '--follow'], {
       ...kubeEnv,
       VCONSOLE_FOLLOW_INTERVAL_MS: '150',
@@ -201,7 +194,7 @@ describe('named targets are all-or-nothing, selections best-effort', () => {
     kubevirt.stopVm('prod', 'web-5');
   });
 
-  it('OpenStack: proxy --os-tag serves the active server and skips the stopped one', async () => {
+  it('OpenStack: proxy --os-tag serves the active server and skips the stopped one', async ({ start }) => {
     const p = start(['proxy', '--os-tag', 'web'], osEnv);
     expect(await served(p, 1)).toEqual(['openstack:web-01 (cloud fixture)']);
     expect(p.stderr()).toMatch(
@@ -227,7 +220,7 @@ describe('more than 12 consoles at once', () => {
     expect(kubevirt.requests.filter((r) => r.upgrade).length).toBe(sessionsBefore);
   });
 
-  it.each([[['--max', '13']], [['--yes']]])('%j opens them all', async (flag) => {
+  it.for([[['--max', '13']], [['--yes']]])('%j opens them all', async ([flag], { start }) => {
     const p = start(['open', '-l', 'app=farm', '-A', ...flag, '--no-tui', '--viewer', 'none']);
     expect((await p.jsonLines(13, 40_000)).map((l) => l.target).sort()).toEqual(FARM.map((vm) => `farm/${vm.name}`));
   });

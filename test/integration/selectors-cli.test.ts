@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { FIXTURE_USER, startOpenStackFixture, type OpenStackFixture } from '../fixtures/openstack-api.js';
 import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt-api.js';
-import { runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
+import { runVconsole } from '../support/cli.js';
+import { test } from '../support/fixtures.js';
 
 /** `-l`, `-A`, repeated `-n`, `--os-filter` and `--os-tag` through the real CLI against the fixtures. */
 
@@ -13,8 +14,6 @@ let openstack: OpenStackFixture;
 let dir: string;
 let kubeEnv: NodeJS.ProcessEnv;
 let osEnv: NodeJS.ProcessEnv;
-const running: RunningVconsole[] = [];
-
 beforeAll(async () => {
   kubevirt = await startKubevirtFixture({
     vmis: [
@@ -47,15 +46,9 @@ afterAll(async () => {
   await Promise.all([kubevirt?.close(), openstack?.close()]);
   fs.rmSync(dir, { recursive: true, force: true });
 });
-afterEach(() => {
-  while (running.length) running.pop()!.kill();
+const it = test.extend('start', ({ vconsole }) => {
+  return (args: string[], env: NodeJS.ProcessEnv) => vconsole.start(args, env);
 });
-
-function start(args: string[], env: NodeJS.ProcessEnv): RunningVconsole {
-  const child = startVconsole(args, env);
-  running.push(child);
-  return child;
-}
 
 async function listed(args: string[], env: NodeJS.ProcessEnv): Promise<string[]> {
   const result = await runVconsole(['list', '--json', ...args], env);
@@ -94,14 +87,14 @@ describe('KubeVirt label selectors', () => {
     expect(await listed(['-n', 'staging', '-n', 'prod'], kubeEnv)).toEqual(['prod/web-3', 'staging/web-4']);
   });
 
-  it('proxy -l serves every match, sorted, after the targets named and without repeating them', async () => {
+  it('proxy -l serves every match, sorted, after the targets named and without repeating them', async ({ start }) => {
     const p = start(['proxy', 'default/web-2', '-l', 'app=web', '-n', 'default', '-n', 'prod'], kubeEnv);
     const lines = await p.jsonLines(3);
     expect(lines.map((l) => l.target)).toEqual(['default/web-2', 'default/web-1', 'prod/web-3']);
     expect(p.stderr()).not.toMatch(/more than once/);
   });
 
-  it('open -l opens every match', async () => {
+  it('open -l opens every match', async ({ start }) => {
     const p = start(['open', '-l', 'app=web', '--no-tui', '--viewer', 'none'], kubeEnv);
     // open prints each port line as its console starts: in whatever order they finish.
     expect((await p.jsonLines(2)).map((l) => l.target).sort()).toEqual(['default/web-1', 'default/web-2']);
@@ -166,7 +159,7 @@ describe('KubeVirt label selectors', () => {
     expect(both.stderr).toMatch(/^vconsole: -A\/--all-namespaces and --namespace contradict each other/);
   });
 
-  it('one -n is still the namespace of bare names', async () => {
+  it('one -n is still the namespace of bare names', async ({ start }) => {
     const p = start(['proxy', 'web-3', '-n', 'prod'], kubeEnv);
     expect((await p.jsonLines(1))[0].target).toBe('prod/web-3');
   });
@@ -247,7 +240,7 @@ describe('OpenStack --os-filter and --os-tag', () => {
     }
   });
 
-  it('proxy --os-tag serves each tagged server', async () => {
+  it('proxy --os-tag serves each tagged server', async ({ start }) => {
     const p = start(['proxy', '--os-tag', 'web'], osEnv);
     expect((await p.jsonLines(2)).map((l) => l.target)).toEqual(['openstack:web-01 (cloud fixture)', 'openstack:web-02 (cloud fixture)']);
   });

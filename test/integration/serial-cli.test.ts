@@ -76,7 +76,7 @@ describe('serial consoles through the CLI', () => {
   it('proxy serves a serial console as a raw TCP port, and says its type', async () => {
     const proxy = start(['proxy', 'demo:vm-a#serial']);
     const [line] = await proxy.jsonLines(1);
-    expect(line).toMatchObject({ target: 'demo:vm-a', type: 'serial' });
+    expect(line).toMatchObject({ target: 'demo:vm-a#serial', type: 'serial' });
     const client = await serialClient(line.port as number);
     await waitFor(() => client.text().includes('root@vm-a:~# '), 'the demo shell prompt');
     client.type('hostname\r');
@@ -98,7 +98,7 @@ describe('serial consoles through the CLI', () => {
     first.type('echo shared\r');
     await waitFor(() => second.text().includes('shared\r\n'), 'what the first client typed, seen by the second');
     expect(open.stderr()).not.toMatch(/took over/);
-    const log = path.join(logDir, 'demo_vm-s.log');
+    const log = path.join(logDir, 'demo_vm-s_serial.log');
     await waitFor(async () => (await readFile(log, 'utf8').catch(() => '')).includes('echo shared'), 'the serial log');
     expect((await stat(log)).mode & 0o777).toBe(0o600);
     first.socket.destroy();
@@ -114,7 +114,7 @@ describe('serial consoles through the CLI', () => {
     for (const char of 'echo one two three\r') client.type(char);
     await waitFor(() => client.text().includes('one two three\r\nroot@vm-o:~# '), 'the answer to echo');
     await open.stop();
-    expect(await readFile(path.join(logDir, 'demo_vm-o.log'), 'latin1')).toBe(client.text());
+    expect(await readFile(path.join(logDir, 'demo_vm-o_serial.log'), 'latin1')).toBe(client.text());
     client.socket.destroy();
   });
 
@@ -177,7 +177,7 @@ describe('serial consoles through the CLI', () => {
       try {
         // Without the check it cannot read the VMI, redials at once and kicks the other client.
         expect((await child.exit()).code).toBe(1);
-        expect(child.stderr()).toMatch(/^vconsole: default\/taken-unread: another client took the VM's serial console/m);
+        expect(child.stderr()).toMatch(/^vconsole: default\/taken-unread#serial: another client took the VM's serial console/m);
         expect(serialUpgrades('taken-unread')).toBe(2);
         expect(other.readyState).toBe(WebSocket.OPEN);
       } finally {

@@ -1,46 +1,45 @@
 import net from 'node:net';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { BANNER_BACKGROUND } from '../../src/rfb/hub/banner.js';
 import { startDemoRfbServer, type DemoRfbServer } from '../../src/rfb/demo/server.js';
 import { DemoScreen } from '../../src/rfb/demo/screen.js';
 import { failure } from '../support/streams.js';
-import { runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
+import { runVconsole } from '../support/cli.js';
+import { test } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
 import { liveScreen, pixelAt } from '../support/live-screen.js';
 
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
-
-/** A config directory of its own: an exposed listener makes its TLS certificate there. */
-const CONFIG_HOME = mkdtempSync(path.join(os.tmpdir(), 'vconsole-share-config-'));
-
-function start(args: string[]): RunningVconsole {
-  const child = startVconsole(args, { XDG_CONFIG_HOME: CONFIG_HOME });
-  cleanup.push(() => child.kill());
-  return child;
-}
-
-async function demoServer(name: string, port = 0): Promise<DemoRfbServer> {
-  const server = await startDemoRfbServer({ name, host: '127.0.0.1', port });
-  cleanup.push(() => server.close());
-  return server;
-}
-
-/** A viewer on `port`: an RFB client asking for updates in the background until closed. */
-async function viewer(port: number, password?: string) {
-  return liveScreen(net.connect({ host: '127.0.0.1', port }), { password, shared: false }, cleanup);
-}
+const it = test
+  // A config directory of its own: an exposed listener makes its TLS certificate there.
+  // eslint-disable-next-line no-empty-pattern -- vitest reads the fixtures a fixture needs from this pattern
+  .extend('configHome', { scope: 'file' }, ({}, { onCleanup }) => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'vconsole-share-config-'));
+    onCleanup(() => rmSync(dir, { recursive: true, force: true }));
+    return dir;
+  })
+  .extend('start', ({ configHome, vconsole }) => {
+    return (args: string[]) => vconsole.start(args, { XDG_CONFIG_HOME: configHome });
+  })
+  .extend('demoServer', ({ cleanup }) => {
+    return async (name: string, port = 0): Promise<DemoRfbServer> => {
+      const server = await startDemoRfbServer({ name, host: '127.0.0.1', port });
+      cleanup.add(() => server.close());
+      return server;
+    };
+  })
+  // A viewer on `port`: an RFB client asking for updates in the background until closed.
+  .extend('viewer', ({ cleanup }) => {
+    return (port: number, password?: string) => liveScreen(net.connect({ host: '127.0.0.1', port }), { password, shared: false }, cleanup);
+  });
 
 const pixel = pixelAt;
 const livePixel = (name: string, x: number, y: number) => new DemoScreen(name, 800, 600).pixels.readUInt32LE((y * 800 + x) * 4) & 0xffffff;
 
 describe('vconsole proxy --share', () => {
-  it('serves two non-shared viewers over one console connection, neither kicked', async () => {
+  it('serves two non-shared viewers over one console connection, neither kicked', async ({ demoServer, start, viewer }) => {
     const server = await demoServer('vm-s');
     const proxy = start(['proxy', `tcp://127.0.0.1:${server.port}`, '--share']);
     const [{ port }] = await proxy.jsonLines(1);
@@ -54,7 +53,7 @@ describe('vconsole proxy --share', () => {
     expect(one.closed() || two.closed()).toBe(false);
   });
 
-  it('open --share does the same for the viewers of open', async () => {
+  it('open --share does the same for the viewers of open', async ({ demoServer, start, viewer }) => {
     const server = await demoServer('vm-o');
     const open = start(['open', `tcp://127.0.0.1:${server.port}`, '--share', '--no-tui', '--viewer', 'none']);
     const [{ port }] = await open.jsonLines(1);
@@ -63,7 +62,11 @@ describe('vconsole proxy --share', () => {
     expect(server.clients).toBe(1);
   });
 
-  it('a later proxy of a console a shared open holds joins it: its viewers add no console connection', async () => {
+  it('a later proxy of a console a shared open holds joins it: its viewers add no console connection', async ({
+    demoServer,
+    start,
+    viewer,
+  }) => {
     const server = await demoServer('vm-j');
     const target = `tcp://127.0.0.1:${server.port}`;
     const open = start(['open', target, '--no-tui', '--viewer', 'none']);
@@ -76,7 +79,11 @@ describe('vconsole proxy --share', () => {
     await proxy.waitForStderr(/joined the console vconsole open \(pid \d+\) holds/);
   });
 
-  it('open in a second terminal joins the console the first holds: one console connection for both', async () => {
+  it('open in a second terminal joins the console the first holds: one console connection for both', async ({
+    demoServer,
+    start,
+    viewer,
+  }) => {
     const server = await demoServer('vm-k');
     const target = `tcp://127.0.0.1:${server.port}`;
     const first = start(['open', target, '--no-tui', '--viewer', 'none']);
@@ -89,9 +96,14 @@ describe('vconsole proxy --share', () => {
     await first.waitForStderr(/another vconsole of yours joined/);
   });
 
-  it('shares with defaults.share: true in the config file, and --no-share wins over it', async () => {
+  it('shares with defaults.share: true in the config file, and --no-share wins over it', async ({
+    demoServer,
+    makeTmpDir,
+    start,
+    viewer,
+  }) => {
     const server = await demoServer('vm-c');
-    const config = path.join(mkdtempSync(path.join(os.tmpdir(), 'vconsole-share-config-')), 'config.yaml');
+    const config = path.join(makeTmpDir('vconsole-share-config'), 'config.yaml');
     writeFileSync(config, 'defaults:\n  share: true\n');
     const shared = start(['--config', config, 'proxy', `tcp://127.0.0.1:${server.port}`]);
     const [{ port }] = await shared.jsonLines(1);
@@ -106,7 +118,12 @@ describe('vconsole proxy --share', () => {
     await waitFor(() => server.clients === 2, 'a console connection of its own');
   });
 
-  it('open shares without --share; --no-share and defaults.share: false give each viewer its own console connection; proxy does not', async () => {
+  it('open shares without --share; --no-share and defaults.share: false give each viewer its own console connection; proxy does not', async ({
+    demoServer,
+    makeTmpDir,
+    start,
+    viewer,
+  }) => {
     const server = await demoServer('vm-d');
     const target = `tcp://127.0.0.1:${server.port}`;
     const shared = start(['open', target, '--no-tui', '--viewer', 'none']);
@@ -115,7 +132,7 @@ describe('vconsole proxy --share', () => {
     await waitFor(() => views.every((v) => pixel(v.framebuffer, 5, 599) === livePixel('vm-d', 5, 599)), 'both screens');
     expect(server.clients).toBe(1);
 
-    const config = path.join(mkdtempSync(path.join(os.tmpdir(), 'vconsole-share-config-')), 'config.yaml');
+    const config = path.join(makeTmpDir('vconsole-share-config'), 'config.yaml');
     writeFileSync(config, 'defaults:\n  share: false\n');
     for (const args of [
       ['open', target, '--no-tui', '--viewer', 'none', '--no-share'],
@@ -134,14 +151,14 @@ describe('vconsole proxy --share', () => {
     }
   });
 
-  it('shares a demo console the same way', async () => {
+  it('shares a demo console the same way', async ({ start, viewer }) => {
     const proxy = start(['proxy', 'demo:vm-x', '--share']);
     const [{ port }] = await proxy.jsonLines(1);
     const views = [await viewer(port as number), await viewer(port as number)];
     await waitFor(() => views.every((v) => pixel(v.framebuffer, 5, 599) === livePixel('vm-x', 5, 599)), 'both screens');
   });
 
-  it('keeps the viewer through a console restart: banner, then live again', async () => {
+  it('keeps the viewer through a console restart: banner, then live again', async ({ demoServer, start, viewer }) => {
     const first = await demoServer('vm-r');
     const consolePort = first.port;
     const proxy = start(['proxy', `tcp://127.0.0.1:${consolePort}`, '--share']);
@@ -157,7 +174,10 @@ describe('vconsole proxy --share', () => {
     expect(watcher.closed()).toBe(false);
   });
 
-  it('asks viewers of an exposed listener for a generated password shown once; a wrong one is refused and logged', async () => {
+  it('asks viewers of an exposed listener for a generated password shown once; a wrong one is refused and logged', async ({
+    start,
+    viewer,
+  }) => {
     const proxy = start(['proxy', 'demo:vm-p', '--share', '--listen', '0.0.0.0', '--insecure-vnc-auth']);
     const [{ port }] = await proxy.jsonLines(1);
     await proxy.waitForStderr(/VNC password for viewers of this listener: (\S+)/);
@@ -171,10 +191,10 @@ describe('vconsole proxy --share', () => {
     expect(proxy.stdout()).not.toContain(password);
   });
 
-  it('takes the viewer password from --password-file, and refuses an empty file', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'vconsole-share-'));
+  it('takes the viewer password from --password-file, and refuses an empty file', async ({ makeTmpDir, start, viewer }) => {
+    const dir = makeTmpDir('vconsole-share');
     const file = path.join(dir, 'pass');
-    writeFileSync(file, 's3cret\n');
+    writeFileSync(file, 's3cret\n', { mode: 0o600 });
     const proxy = start(['proxy', 'demo:vm-q', '--share', '--listen', '0.0.0.0', '--insecure-vnc-auth', '--password-file', file]);
     const [{ port }] = await proxy.jsonLines(1);
     const good = await viewer(port as number, 's3cret');

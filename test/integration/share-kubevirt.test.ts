@@ -1,15 +1,14 @@
 import net from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import WebSocket from 'ws';
 import { Framebuffer } from '../../src/rfb/wire/framebuffer.js';
 import { RfbConsoleClient } from '../../src/rfb/client/rfb-client.js';
 import { startKubevirtFixture, type KubevirtFixture, type SessionEvent } from '../fixtures/kubevirt-api.js';
-import { startVconsole, type RunningVconsole } from '../support/cli.js';
+import { it } from '../support/fixtures.js';
 import { waitFor } from '../support/wait.js';
 
 let fixture: KubevirtFixture;
 const kicked: SessionEvent[] = [];
-const cleanup: (() => unknown)[] = [];
 
 beforeAll(async () => {
   fixture = await startKubevirtFixture({ vmis: [{ namespace: 'default', name: 'vm-a' }] });
@@ -18,27 +17,18 @@ beforeAll(async () => {
   });
 });
 afterAll(() => fixture?.close());
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
-
-function start(args: string[]): RunningVconsole {
-  const child = startVconsole(args, { KUBECONFIG: fixture.kubeconfigPath() });
-  cleanup.push(() => child.kill());
-  return child;
-}
 
 const upgrades = (status: number) =>
   fixture.requests.filter((r) => r.upgrade && r.path.endsWith('/vm-a/vnc') && r.status === status).length;
 
 describe('proxy --share against the KubeVirt API', () => {
-  it('does not kick back a client that took the VM session: it waits, then takes it once free', async () => {
-    const proxy = start(['proxy', 'vm-a', '--share']);
+  it('does not kick back a client that took the VM session: it waits, then takes it once free', async ({ cleanup, vconsole }) => {
+    const proxy = vconsole.start(['proxy', 'vm-a', '--share'], { KUBECONFIG: fixture.kubeconfigPath() });
     const [{ port }] = await proxy.jsonLines(1);
     const socket = net.connect({ host: '127.0.0.1', port: port as number });
     const framebuffer = new Framebuffer(0, 0);
     const viewer = await RfbConsoleClient.connect(socket, framebuffer);
-    cleanup.push(() => viewer.close());
+    cleanup.add(() => viewer.close());
     await waitFor(() => framebuffer.width === 800, 'the shared screen');
 
     // Someone else (virtctl vnc, another tool) takes the VM's one VNC session.
@@ -47,7 +37,7 @@ describe('proxy --share against the KubeVirt API', () => {
       ca: fixture.caPem,
       headers: { Authorization: `Bearer ${fixture.token}` },
     });
-    cleanup.push(() => other.terminate());
+    cleanup.add(() => other.terminate());
     await new Promise((resolve, reject) => other.once('message', resolve).once('error', reject));
     await waitFor(() => kicked.length === 1, 'the hub kicked once');
     // The hub redials with preserveSession and is refused while the other client holds it.

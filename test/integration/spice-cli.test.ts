@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect } from 'vitest';
 import { FIXTURE_USER, startOpenStackFixture, type OpenStackFixture } from '../fixtures/openstack-api.js';
-import { runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
+import { runVconsole } from '../support/cli.js';
+import { it, type Cleanup } from '../support/fixtures.js';
 
 // SPICE through `vconsole proxy`: the client speaks first and opens several connections at
 // once. The peers here stand in for a SPICE server by saying nothing until spoken to.
@@ -12,7 +13,6 @@ import { runVconsole, startVconsole, type RunningVconsole } from '../support/cli
 let openstack: OpenStackFixture;
 let dir: string;
 let cloudsFile: string;
-const cleanup: (() => unknown)[] = [];
 
 beforeAll(async () => {
   openstack = await startOpenStackFixture();
@@ -30,20 +30,11 @@ afterAll(async () => {
 beforeEach(() => {
   openstack.settings.consoleTypes = ['novnc', 'spice-html5', 'serial'];
 });
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
 
 const osEnv = () => ({ OS_CLIENT_CONFIG_FILE: cloudsFile, HOME: dir });
 
-function start(args: string[], env: NodeJS.ProcessEnv = {}): RunningVconsole {
-  const child = startVconsole(args, env);
-  cleanup.push(() => child.kill());
-  return child;
-}
-
 /** A TCP server that, like a SPICE server, waits for the client's bytes and answers them. */
-async function clientFirstServer(): Promise<{ port: number; connections: () => number }> {
+async function clientFirstServer(cleanup: Cleanup): Promise<{ port: number; connections: () => number }> {
   const sockets: net.Socket[] = [];
   const server = net.createServer((socket) => {
     sockets.push(socket);
@@ -51,8 +42,8 @@ async function clientFirstServer(): Promise<{ port: number; connections: () => n
     socket.pipe(socket);
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  cleanup.push(() => new Promise((done) => server.close(done)));
-  cleanup.push(() => sockets.forEach((s) => s.destroy()));
+  cleanup.add(() => new Promise((done) => server.close(done)));
+  cleanup.add(() => sockets.forEach((s) => s.destroy()));
   return { port: (server.address() as AddressInfo).port, connections: () => sockets.length };
 }
 
@@ -77,9 +68,9 @@ function channel(port: number, hello: string): Promise<string> {
 const CHANNELS = ['main', 'display', 'inputs', 'cursor', 'playback', 'record'];
 
 describe('vconsole proxy with SPICE consoles', () => {
-  it('openstack:NAME --type spice: a burst of channels, each speaking first, costs Nova one console', async () => {
+  it('openstack:NAME --type spice: a burst of channels, each speaking first, costs Nova one console', async ({ vconsole }) => {
     const before = openstack.count('nova', '/remote-consoles', 200);
-    const proxy = start(['proxy', 'openstack:web-1', '--type', 'spice', '--cloud', 'fixture'], osEnv());
+    const proxy = vconsole.start(['proxy', 'openstack:web-1', '--type', 'spice', '--cloud', 'fixture'], osEnv());
     const [line] = await proxy.jsonLines(1);
     expect(line).toMatchObject({ target: 'openstack:web-1 (cloud fixture)', type: 'spice' });
     const answers = await Promise.all(CHANNELS.map((name) => channel(line.port as number, `REDQ ${name}`)));
@@ -90,9 +81,9 @@ describe('vconsole proxy with SPICE consoles', () => {
     expect(proxy.stderr()).not.toMatch(/replaces the console session/);
   });
 
-  it('openstack:NAME with auto on a cloud whose first console is SPICE serves SPICE', async () => {
+  it('openstack:NAME with auto on a cloud whose first console is SPICE serves SPICE', async ({ vconsole }) => {
     openstack.settings.consoleTypes = ['spice-html5', 'serial'];
-    const proxy = start(['proxy', 'openstack:web-1', '--cloud', 'fixture'], osEnv());
+    const proxy = vconsole.start(['proxy', 'openstack:web-1', '--cloud', 'fixture'], osEnv());
     const [line] = await proxy.jsonLines(1);
     expect(line.type).toBe('spice');
     expect(await channel(line.port as number, 'REDQ')).toBe('REDQ');
@@ -108,17 +99,17 @@ describe('vconsole proxy with SPICE consoles', () => {
     );
   });
 
-  it('a ws:// console URL with #spice does not wait for the server to speak', async () => {
+  it('a ws:// console URL with #spice does not wait for the server to speak', async ({ vconsole }) => {
     const { url } = openstack.issueConsoleToken('spice-html5');
-    const proxy = start(['proxy', `${url}#spice`]);
+    const proxy = vconsole.start(['proxy', `${url}#spice`]);
     const [line] = await proxy.jsonLines(1);
     expect(line.type).toBe('spice');
     expect(await Promise.all(CHANNELS.slice(0, 3).map((name) => channel(line.port as number, name)))).toEqual(CHANNELS.slice(0, 3));
   });
 
-  it('tcp:// --type spice --share: the port still carries SPICE, and one line says it is not shared', async () => {
-    const server = await clientFirstServer();
-    const proxy = start(['proxy', `tcp://127.0.0.1:${server.port}`, '--type', 'spice', '--share']);
+  it('tcp:// --type spice --share: the port still carries SPICE, and one line says it is not shared', async ({ cleanup, vconsole }) => {
+    const server = await clientFirstServer(cleanup);
+    const proxy = vconsole.start(['proxy', `tcp://127.0.0.1:${server.port}`, '--type', 'spice', '--share']);
     const [line] = await proxy.jsonLines(1);
     expect(line.type).toBe('spice');
     await proxy.waitForStderr(/not shared: --share shares VNC consoles; each SPICE viewer opens its own console session/);
@@ -130,7 +121,7 @@ describe('vconsole proxy with SPICE consoles', () => {
     [
       ['proxy', 'openstack:web-1#spice', '--cloud', 'fixture'],
       1,
-      /^vconsole: openstack:web-1 \(cloud fixture\): cannot get a SPICE console for server "web-1": Unavailable console type spice-html5; this cloud offers no SPICE console \(nova\.conf \[spice\] enabled, html5proxy_base_url\)$/m,
+      /^vconsole: openstack:web-1 \(cloud fixture\)#spice: cannot get a SPICE console for server "web-1": Unavailable console type spice-html5; this cloud offers no SPICE console \(nova\.conf \[spice\] enabled, html5proxy_base_url\)$/m,
     ],
     [
       ['proxy', 'kubevirt:default/vm-a', '--type', 'spice'],
@@ -140,7 +131,7 @@ describe('vconsole proxy with SPICE consoles', () => {
     [
       ['screenshot', 'tcp://127.0.0.1:5930#spice'],
       2,
-      /^vconsole: tcp:\/\/127\.0\.0\.1:5930: it is a SPICE console, which screenshot cannot read; screenshot takes VNC consoles \(drop #spice\)$/m,
+      /^vconsole: tcp:\/\/127\.0\.0\.1:5930#spice: it is a SPICE console, which screenshot cannot read; screenshot takes VNC consoles \(drop #spice\)$/m,
     ],
   ])('bad input: vconsole %j exits %i with one line', async (args, code, pattern) => {
     openstack.settings.consoleTypes = ['novnc', 'serial'];

@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { saveWorkspace } from '../../src/config/save-workspace.js';
 import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt-api.js';
-import { runVconsole, startVconsole, type RunningVconsole } from '../support/cli.js';
+import { runVconsole } from '../support/cli.js';
+import { test } from '../support/fixtures.js';
 
 /** `vconsole open @NAME` / `proxy @NAME` from the config file, and a saved workspace opened again. */
 
@@ -12,8 +13,6 @@ let kubevirt: KubevirtFixture;
 let dir: string;
 let config: string;
 let env: NodeJS.ProcessEnv;
-const running: RunningVconsole[] = [];
-
 beforeAll(async () => {
   kubevirt = await startKubevirtFixture({
     vmis: [
@@ -45,23 +44,17 @@ afterAll(async () => {
   await kubevirt?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
-afterEach(() => {
-  while (running.length) running.pop()!.kill();
+const it = test.extend('start', ({ vconsole }) => {
+  return (args: string[]) => vconsole.start(['--config', config, ...args], env);
 });
 
-function start(args: string[]): RunningVconsole {
-  const child = startVconsole(['--config', config, ...args], env);
-  running.push(child);
-  return child;
-}
-
 describe('workspaces', () => {
-  it('proxy @NAME serves its targets and what its selector finds', async () => {
+  it('proxy @NAME serves its targets and what its selector finds', async ({ start }) => {
     const p = start(['proxy', '@web']);
     expect((await p.jsonLines(3)).map((l) => l.target)).toEqual(['demo:extra', 'default/web-1', 'prod/web-2']);
   });
 
-  it('open @NAME takes its namespace for bare names', async () => {
+  it('open @NAME takes its namespace for bare names', async ({ start }) => {
     const p = start(['open', '@db', '--no-tui', '--viewer', 'none']);
     expect((await p.jsonLines(1)).map((l) => l.target)).toEqual(['prod/db-1']);
   });
@@ -82,7 +75,7 @@ describe('workspaces', () => {
     );
   });
 
-  it('a saved workspace opens again, the rest of the file kept', async () => {
+  it('a saved workspace opens again, the rest of the file kept', async ({ start }) => {
     await saveWorkspace(config, 'saved', { targets: ['prod/web-2', 'demo:box'], type: 'vnc' });
     expect(fs.readFileSync(config, 'utf8')).toMatch(/^# team consoles\nworkspaces:\n {2}web:\n/);
     const p = start(['proxy', '@saved']);

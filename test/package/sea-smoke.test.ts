@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startKubevirtFixture } from '../fixtures/kubevirt-api.js';
 import { FIXTURE_USER, startOpenStackFixture } from '../fixtures/openstack-api.js';
 import { browse } from '../support/browser-session.js';
+import { FOLLOW_LAUNCH_PAGE_SH } from '../support/launch-page.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const VERSION = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -143,7 +144,7 @@ describe.skipIf(!onLinuxX64 || (!binaryPresent && !seaRequired))('single executa
     const dir = scratchDir();
     const copy = path.join(dir, 'vconsole');
     copyFileSync(BINARY, copy);
-    writeFileSync(path.join(dir, 'password'), 'sea-pw-1\n');
+    writeFileSync(path.join(dir, 'password'), 'sea-pw-1\n', { mode: 0o600 });
     const env = { ...nodelessEnv(), XDG_CONFIG_HOME: path.join(dir, 'config') };
     const args = ['proxy', 'demo:smoke', '--share', '--listen', '0.0.0.0', '--password-file', path.join(dir, 'password')];
     const child = spawn(copy, args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -275,7 +276,9 @@ describe.skipIf(!onLinuxX64 || (!binaryPresent && !seaRequired))('single executa
     copyFileSync(BINARY, copy);
     const recorder = path.join(dir, 'record-url');
     const opened = path.join(dir, 'opened-url');
-    writeFileSync(recorder, `#!/bin/sh\nprintf '%s' "$1" > '${opened}.tmp' && mv '${opened}.tmp' '${opened}'\n`, { mode: 0o755 });
+    writeFileSync(recorder, `#!/bin/sh\n${FOLLOW_LAUNCH_PAGE_SH}\nprintf '%s' "$u" > '${opened}.tmp' && mv '${opened}.tmp' '${opened}'\n`, {
+      mode: 0o755,
+    });
     // open starts a viewer only where a window can show: a display by name (no X server needed by the recorder).
     const env = { ...nodelessEnv(), DISPLAY: 'vconsole-test-no-x-server:0', PATH: `${dir}:/bin:/usr/bin`, VCONSOLE_BROWSER: recorder };
     const child = spawn(copy, ['open', 'demo:sea-browser', '--viewer', 'browser', '--no-tui'], {

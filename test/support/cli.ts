@@ -54,11 +54,16 @@ export const TEST_DISPLAY = 'vconsole-test-no-x-server:0';
 export interface StartOptions {
   /** The working directory (default: the test runner's). */
   cwd?: string;
+  /** Its limit of open files (`ulimit -n`, set by sh before it runs vconsole): a desktop's 1024, or less. */
+  openFiles?: number;
 }
 
 /** Starts `vconsole ARGS` as a user would, from bin/, with a clean environment plus `env`. */
 export function startVconsole(args: string[], env: NodeJS.ProcessEnv = {}, where: StartOptions = {}): RunningVconsole {
-  const child = spawn(process.execPath, [VCONSOLE_BIN, ...args], {
+  const command = [process.execPath, VCONSOLE_BIN, ...args];
+  const limited =
+    where.openFiles === undefined ? command : ['/bin/sh', '-c', 'ulimit -n "$0" && exec "$@"', String(where.openFiles), ...command];
+  const child = spawn(limited[0], limited.slice(1), {
     cwd: where.cwd,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, DISPLAY: TEST_DISPLAY, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -32,6 +32,7 @@ export function sourceFor(port: number, extra: Partial<UpstreamSource> = {}): Up
   const source = {
     name: 'test/vm',
     provider: 'test',
+    facts: {},
     dials: 0,
     async dial() {
       source.dials++;
@@ -44,10 +45,27 @@ export function sourceFor(port: number, extra: Partial<UpstreamSource> = {}): Up
   return source;
 }
 
-/** The next line a socket receives, trimmed. */
-export async function readLine(socket: net.Socket): Promise<string> {
+/**
+ * The next line a socket receives, trimmed. Fails, saying what came, when the socket closes or
+ * no full line comes within `timeoutMs` (a deadline that only catches a hang).
+ */
+export async function readLine(socket: net.Socket, timeoutMs = 15_000): Promise<string> {
   let text = '';
-  while (!text.includes('\n')) text += (await once(socket, 'data'))[0].toString();
+  const done = new AbortController();
+  const signal = AbortSignal.any([done.signal, AbortSignal.timeout(timeoutMs)]);
+  try {
+    while (!text.includes('\n')) {
+      const chunk = await Promise.race([
+        once(socket, 'data', { signal }).then(([data]) => (data as Buffer).toString()),
+        once(socket, 'close', { signal }).then(() => undefined),
+      ]).catch(() => undefined);
+      if (chunk === undefined)
+        throw new Error(`no full line came (${socket.destroyed ? 'closed' : 'waited'}); got ${JSON.stringify(text)}`);
+      text += chunk;
+    }
+  } finally {
+    done.abort();
+  }
   return text.trim();
 }
 

@@ -46,3 +46,21 @@ export function zrleBomb(width: number, height: number): Buffer {
 export function desktopSizeFlaps(a: { w: number; h: number }, b: { w: number; h: number }, count: number): Buffer {
   return update(Array.from({ length: count }, (_, i) => ({ rect: { x: 0, y: 0, ...(i % 2 ? b : a) }, encoding: -223 })));
 }
+
+/**
+ * `count` FramebufferUpdates of one 1x1 Raw pixel each, at places walking over a
+ * `width`x`height` screen: 20 bytes an update, which a console may send unasked.
+ */
+export function unrequestedPixelUpdates(width: number, height: number, count: number): Buffer {
+  const out = Buffer.alloc(count * 20);
+  for (let i = 0; i < count; i++) {
+    const at = i * 20;
+    out.writeUInt16BE(1, at + 2);
+    out.writeUInt16BE(i % width, at + 4);
+    out.writeUInt16BE(Math.floor(i / width) % height, at + 6);
+    out.writeUInt16BE(1, at + 8);
+    out.writeUInt16BE(1, at + 10);
+    out.writeUInt32LE(0x00ff0000 | (i & 0xffff), at + 16);
+  }
+  return out;
+}

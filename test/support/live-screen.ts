@@ -4,15 +4,21 @@ import { RfbConsoleClient, type RfbConsoleClientOptions } from '../../src/rfb/cl
 
 /**
  * A VNC client that keeps its picture current, as a viewer does: connects over `stream` and
- * asks for update after update until it is closed (added to `cleanup`).
+ * asks for update after update until it is closed (added to `cleanup`: a list of steps, or the
+ * `cleanup` fixture of test/support/fixtures.ts).
  */
-export async function liveScreen(stream: Duplex, options: RfbConsoleClientOptions, cleanup: (() => unknown)[]) {
-  cleanup.push(() => stream.destroy());
+export async function liveScreen(
+  stream: Duplex,
+  options: RfbConsoleClientOptions,
+  cleanup: (() => unknown)[] | { add(step: () => unknown): void },
+) {
+  const later = (step: () => unknown) => (Array.isArray(cleanup) ? cleanup.push(step) : cleanup.add(step));
+  later(() => stream.destroy());
   const framebuffer = new Framebuffer(0, 0);
   const client = await RfbConsoleClient.connect(stream, framebuffer, options);
   let closed = false;
   client.on('close', () => (closed = true));
-  cleanup.push(() => client.close());
+  later(() => client.close());
   void (async () => {
     try {
       while (!closed) await client.nextUpdate();

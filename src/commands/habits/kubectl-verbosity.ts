@@ -6,7 +6,7 @@ import { UsageError } from '../../errors.js';
 import { echoInput } from '../../text/terminal-text.js';
 
 /** kubectl's level from which debug output (and, here, stack traces) shows: `-v 4` is `--verbose`. */
-export const DEBUG_LEVEL = 4;
+const DEBUG_LEVEL = 4;
 
 /** The level as `--v` takes it: a whole number; kubectl documents 0-9, and so does this (more is as 9). */
 export function parseVerbosityLevel(text: string): number {

@@ -32,7 +32,7 @@ const VNC_FLAGS = [
 ] as const;
 
 /** virtctl's vnc flags, as commander reads them. */
-export type VirtctlVncFlags = FlagsOf<typeof VNC_FLAGS>;
+type VirtctlVncFlags = FlagsOf<typeof VNC_FLAGS>;
 
 /**
  * `vconsole vnc`: virtctl's flags are its own; any other word (a target, `--context`, `-n`,

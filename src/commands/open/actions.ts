@@ -6,8 +6,7 @@
  */
 import { consoleKind } from '../../console-kinds/index.js';
 import { VconsoleError, describeError } from '../../errors.js';
-import type { ConsoleSession } from '../../proxy/console-session.js';
-import type { SessionRegistry } from '../../proxy/session-registry.js';
+import type { ConsoleSession, SessionRegistry } from '../../proxy/index.js';
 import type { RenderConsoleOptions } from '../../tui/components/render-console-app.js';
 import type { ConsoleHandlers } from '../../tui/state/requests.js';
 import type { ViewerRouter } from '../../viewers/viewer-router.js';
@@ -82,7 +81,7 @@ export function tuiFeeds(run: ActionHost): Pick<RenderConsoleOptions, 'listVms' 
 async function screenshot(run: ActionHost, id: number): Promise<string> {
   const session = run.registry.get(id);
   if (!session) throw new VconsoleError('that session is gone');
-  const kind = consoleKind(session.source.consoleType);
+  const kind = consoleKind(session.source.facts.consoleType);
   // vconsole reads RFB only: a SPICE screen is shown by its viewer, never decoded here.
   if (kind && kind.reads !== 'rfb')
     throw new VconsoleError(`${session.name}: s pictures VNC screens; a ${kind.label} console is not one`, {
@@ -90,13 +89,13 @@ async function screenshot(run: ActionHost, id: number): Promise<string> {
     });
   // The PNG encoder loads on the first screenshot, not before the first viewer starts.
   const { saveSessionScreenshot } = await import('./screenshot.js');
-  const { sharing } = run.settings;
+  const { sharing } = run.settings.plan;
   const file = await saveSessionScreenshot(session.snapshot(), {
     password: sharing.clientPassword,
     // Beyond loopback the port speaks TLS: the picture is the hub's own.
     shared: sharing.tls ? sharing.hubOf(session)?.framebuffer : undefined,
-    exclusive: session.source.exclusive,
-    shareHint: run.settings.shareHint,
+    exclusive: session.source.facts.exclusive,
+    shareHint: run.settings.plan.shareHint,
   });
   return `${session.name}: screenshot saved to ${file}`;
 }

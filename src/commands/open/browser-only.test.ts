@@ -12,15 +12,15 @@ const PAGE = 'https://nova.example:6083/?token=5ecret-t0ken';
 
 function pageTarget(
   url: () => Promise<string> = () => Promise.resolve(PAGE),
-  consoleType: ConsoleTarget['consoleType'] = 'rdp',
+  consoleType: ConsoleTarget['facts']['consoleType'] = 'rdp',
 ): ConsoleTarget {
   return {
     provider: 'openstack',
     name: 'openstack:win-1',
     input: 'os:win-1',
-    consoleType,
+    facts: { consoleType },
     dial: () => Promise.reject(new Error('no port')),
-    browserUrl: url,
+    capabilities: { browserUrl: url },
   };
 }
 
@@ -82,7 +82,7 @@ describe('openBrowserPage', () => {
   });
 
   it('leaves the consoles with a port to open, in their order', async () => {
-    const vnc = { ...pageTarget(), name: 'demo:vm-a', consoleType: 'vnc' as const };
+    const vnc = { ...pageTarget(), name: 'demo:vm-a', facts: { consoleType: 'vnc' as const } };
     const result = await openBrowserPages({ named: [pageTarget(), vnc], selected: [] }, recorded(), { env: {}, startBrowser: opener(0) });
     expect(result).toEqual({ named: [vnc], selected: [], onlyPages: false });
   });

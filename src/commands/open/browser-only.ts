@@ -56,12 +56,12 @@ export function pageOutput(
   };
 }
 
-export interface BrowserPagesOptions {
+interface BrowserPagesOptions {
   env?: Record<string, string | undefined>;
   startBrowser?: (url: string, env: Record<string, string | undefined>) => Promise<BrowserLaunch>;
 }
 
-export interface BrowserPagesResult {
+interface BrowserPagesResult {
   named: ConsoleTarget[];
   selected: ConsoleTarget[];
   /** Every target was a browser page, and each was handled: `open` has nothing left to run. */
@@ -93,11 +93,12 @@ export async function openBrowserPages(
 
 /** One page: asked for, then shown in a browser or its address given. Resolves whether the user has it. */
 export async function openBrowserPage(target: ConsoleTarget, output: PageOutput, options: BrowserPagesOptions = {}): Promise<boolean> {
-  const label = consoleKind(target.consoleType)?.label ?? target.consoleType;
+  const label = consoleKind(target.facts.consoleType)?.label ?? target.facts.consoleType;
   let url: string;
   try {
-    if (!target.browserUrl) throw new VconsoleError(`${target.provider} cannot give the page of a ${label} console`);
-    url = await target.browserUrl(AbortSignal.timeout(DIAL_TIMEOUT_MS));
+    const pageOf = target.capabilities?.browserUrl;
+    if (!pageOf) throw new VconsoleError(`${target.provider} cannot give the page of a ${label} console`);
+    url = await pageOf(AbortSignal.timeout(DIAL_TIMEOUT_MS));
   } catch (err) {
     output.error(namingTarget(target.name, err));
     return false;

@@ -4,18 +4,19 @@
 import { consoleKind } from '../../console-kinds/index.js';
 import { VconsoleError } from '../../errors.js';
 import { DIAL_TIMEOUT_MS } from '../../limits.js';
+import { handleShutdownSignals } from '../../proxy/index.js';
 import type { ConsoleTarget } from '../../targets/types.js';
 import { terminalSafe } from '../../text/terminal-text.js';
 import { candidateShows } from '../../viewers/catalog.js';
 import type { ViewerChoice } from '../../viewers/choose.js';
 import { buildViewerCommand } from '../../viewers/command.js';
-import { writeConnectionFile } from '../../viewers/connection-file.js';
+import { removeConnectionFile, writeConnectionFile } from '../../viewers/connection-file.js';
 import { describeViewerExit, launchViewer, type ViewerProcess } from '../../viewers/viewer-process.js';
 import type { ViewerCandidate } from '../../viewers/types.js';
 import { namingTarget } from '../command-io.js';
 import type { PageOutput } from './browser-only.js';
 
-export interface ConnectionFilesResult {
+interface ConnectionFilesResult {
   named: ConsoleTarget[];
   selected: ConsoleTarget[];
   /** The viewers started for connection files: `open` with nothing else waits for them. */
@@ -38,7 +39,7 @@ export async function openConnectionFiles(
   output: PageOutput,
   env: NodeJS.ProcessEnv,
 ): Promise<ConnectionFilesResult> {
-  const direct = (target: ConsoleTarget) => target.connectionFile !== undefined;
+  const direct = (target: ConsoleTarget) => target.capabilities?.connectionFile !== undefined;
   const files = [...found.named, ...found.selected].filter(direct);
   const named = found.named.filter((target) => !direct(target));
   const selected = found.selected.filter((target) => !direct(target));
@@ -55,26 +56,49 @@ export async function openConnectionFiles(
   return { named, selected, viewers, onlyFiles };
 }
 
+/**
+ * `open` with only such consoles: waits for their viewers. A signal (Ctrl+C, a closed terminal)
+ * stops them as it stops the viewers of ports, and their files go with them; then `exit`.
+ */
+export async function waitForFileViewers(viewers: readonly ViewerProcess[], exit: (code: number) => void): Promise<void> {
+  const signals = handleShutdownSignals({ close: async () => void (await Promise.all(viewers.map((viewer) => viewer.stop()))), exit });
+  try {
+    await Promise.all(viewers.map((started) => started.exited));
+  } finally {
+    signals.dispose();
+  }
+  exit(0);
+}
+
 async function openOne(
   target: ConsoleTarget,
   viewer: { choice: ViewerChoice; detected: readonly ViewerCandidate[] | undefined },
   output: PageOutput,
   env: NodeJS.ProcessEnv,
 ): Promise<ViewerProcess | undefined> {
-  const label = consoleKind(target.consoleType)?.label ?? target.consoleType;
+  const label = consoleKind(target.facts.consoleType)?.label ?? target.facts.consoleType;
   if (viewer.choice.kind === 'none') {
     output.say(`[${terminalSafe(target.name)}] no viewer launched (--viewer none): its ${label} console has no local port to point one at`);
     return undefined;
   }
-  const candidate = viewerFor(target.consoleType, viewer.choice, viewer.detected);
+  const candidate = viewerFor(target.facts.consoleType, viewer.choice, viewer.detected);
   if (!candidate) throw new VconsoleError(`no viewer here shows ${label} consoles`, { hint: 'install remote-viewer (virt-viewer)' });
-  if (!target.connectionFile) return undefined;
-  const settings = await target.connectionFile(AbortSignal.timeout(DIAL_TIMEOUT_MS));
+  const settingsOf = target.capabilities?.connectionFile;
+  if (!settingsOf) return undefined;
+  const settings = await settingsOf(AbortSignal.timeout(DIAL_TIMEOUT_MS));
   const file = await writeConnectionFile(settings, target.name);
   const extraArgs = viewer.choice.kind === 'viewer' && viewer.choice.viewer === candidate ? viewer.choice.extraArgs : [];
-  const command = buildViewerCommand(candidate, { host: '', port: 0, consoleType: target.consoleType, connectionFile: file, extraArgs });
+  const command = buildViewerCommand(candidate, {
+    host: '',
+    port: 0,
+    consoleType: target.facts.consoleType,
+    connectionFile: file,
+    extraArgs,
+  });
   const launched = launchViewer(command, { env });
   launched.once('exit', (exit) => {
+    // It holds a one-time password: gone with the viewer that read it (or with vconsole, whichever ends first).
+    removeConnectionFile(file);
     if (exit.outcome === 'failed') output.error(namingTarget(target.name, new VconsoleError(describeViewerExit(exit, candidate.name))));
   });
   output.say(`[${terminalSafe(target.name)}] viewer: ${candidate.name} opened its ${label} connection file`);

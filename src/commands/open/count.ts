@@ -13,11 +13,12 @@ import { askYesNo, canAsk, type PromptTerminal } from '../../terminal/yes-no.js'
 export const COUNT_FLAGS = [
   valueOption('max', {
     flags: '--max <n>',
+    advanced: true,
     help: `open up to N consoles at once without asking (default: ${OPEN_WITHOUT_ASKING_MAX}; more asks y/N on a terminal, and is refused without one)`,
     section: 'own',
     parse: (text) => parseMaxCount(text),
   }),
-  switchOption('yes', { flags: '--yes', help: 'open any number of consoles at once without asking', section: 'own' }),
+  switchOption('yes', { flags: '--yes', help: 'open any number of consoles at once without asking', section: 'own', advanced: true }),
 ] as const;
 
 export type CountFlags = FlagsOf<typeof COUNT_FLAGS>;

@@ -1,5 +1,4 @@
-import type { ConsoleSession } from '../../proxy/console-session.js';
-import type { SessionSnapshot } from '../../proxy/types.js';
+import type { ConsoleSession, SessionSnapshot } from '../../proxy/index.js';
 
 /** Resolves once `promise` settles, or after `ms`, whichever comes first. */
 export function settledOrAfter(promise: Promise<unknown>, ms: number): Promise<void> {

@@ -22,7 +22,7 @@ describe('SessionFollowUps', () => {
         sharing: { follow: () => undefined, hubOf: () => hub as unknown as RfbHub } as unknown as Sharing,
         recording: { recorderOf: () => undefined } as unknown as Recording,
         logDir: undefined,
-        pictures: false,
+        tiles: 'none',
         runsAgain: () => Promise.resolve(),
       },
       new EventEmitter() as unknown as SessionRegistry,

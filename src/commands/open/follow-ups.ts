@@ -5,8 +5,7 @@
  * session gets there, and stops them all through stop() and closeSerialLogs() when it shuts down.
  */
 import { describeError } from '../../errors.js';
-import type { ConsoleSession } from '../../proxy/console-session.js';
-import type { SessionRegistry } from '../../proxy/session-registry.js';
+import type { ConsoleSession, SessionRegistry } from '../../proxy/index.js';
 import type { ViewerRouter } from '../../viewers/viewer-router.js';
 import type { ThumbnailView } from '../../tui/thumbnails/thumbnail.js';
 import type { Recording } from '../record-flags.js';
@@ -18,7 +17,7 @@ import { VmStateFollowers, type VmStateHooks } from './vm-state.js';
 import type { OpenView } from './views.js';
 
 /** What the follow-ups need of the run that owns them. */
-export interface FollowUpsHost {
+interface FollowUpsHost {
   /** The view news go to; undefined until it is mounted. */
   view(): OpenView | undefined;
   sharing: Sharing;
@@ -27,8 +26,11 @@ export interface FollowUpsHost {
   recording: Recording;
   /** --log-dir: a log file per serial console there. */
   logDir: string | undefined;
-  /** Whether the grid draws pictures (the TUI, and --thumbnails other than none). */
-  pictures: boolean;
+  /**
+   * What the grid's tiles show: pictures and serial text (the TUI), serial text only
+   * (--thumbnails none or NO_COLOR: text needs no colour), or nothing (no TUI).
+   */
+  tiles: 'pictures' | 'text' | 'none';
   /** The VM runs again: start the session (it had failed) or launch its viewer again. */
   runsAgain: VmStateHooks['runsAgain'];
 }
@@ -48,11 +50,13 @@ export class SessionFollowUps {
     registry: SessionRegistry,
     viewers: ViewerRouter,
   ) {
-    this.thumbnails = host.pictures
-      ? new ThumbnailSampler((id, thumbnail) => host.view()?.show({ type: 'thumbnail', sessionId: id, thumbnail }), {
-          shareHint: host.shareHint,
-        })
-      : undefined;
+    this.thumbnails =
+      host.tiles !== 'none'
+        ? new ThumbnailSampler((id, thumbnail) => host.view()?.show({ type: 'thumbnail', sessionId: id, thumbnail }), {
+            shareHint: host.shareHint,
+            pictures: host.tiles === 'pictures',
+          })
+        : undefined;
     this.vmStates = new VmStateFollowers(
       { show: (id, state) => host.view()?.show({ type: 'vm-state', sessionId: id, phase: state.phase }), runsAgain: host.runsAgain },
       registry,

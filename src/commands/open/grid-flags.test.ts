@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { thumbnailModeFrom, withGridSharing, type GridFlags } from './grid-flags.js';
-import type { ShareFlags } from '../share-flags.js';
-
-const flags = (given: GridFlags & ShareFlags) => given;
+import { thumbnailModeFrom } from './grid-flags.js';
 import { detectThumbnailMode } from '../../tui/thumbnails/thumbnail.js';
 
 describe('--grid and --thumbnails', () => {
-  it('--grid shares VNC consoles unless --no-share says otherwise', () => {
-    expect(withGridSharing(flags({ grid: true })).share).toBe(true);
-    expect(withGridSharing(flags({ grid: true, share: false })).share).toBe(false);
-    expect(withGridSharing(flags({})).share).toBeUndefined();
-  });
-
   it('the flag wins over VCONSOLE_THUMBNAILS, which wins over detection', () => {
     expect(thumbnailModeFrom({ thumbnails: 'sixel' }, { VCONSOLE_THUMBNAILS: 'kitty', COLORTERM: 'truecolor' })).toBe('sixel');
     expect(thumbnailModeFrom({}, { VCONSOLE_THUMBNAILS: 'none', COLORTERM: 'truecolor' })).toBe('none');

@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { NoDisplayReport } from './no-display.js';
+import { displayHere } from '../../viewers/display.js';
+import { NoDisplayReport, sshForwardCommand } from './no-display.js';
 import type { OpenView } from './views.js';
 
 // Issue 26: without a display, each console gets the exact ssh -L line and, for the browser
@@ -45,5 +46,18 @@ describe('the no-display lines', () => {
     expect(JSON.stringify(log)).not.toContain('FUawbirGTn7pd4aXYm3S3A');
     const notice = shown.find((event) => event.type === 'notice');
     expect(notice).toMatchObject({ text: expect.stringMatching(/^http:\/\/127\.0\.0\.1:34811\/open\/FUawbirGTn7pd4aXYm3S3A {2}# /) });
+  });
+
+  it('names the ssh port the user came in on when it is not 22 (issue 36 item 9)', () => {
+    const env = { SSH_CONNECTION: '203.0.113.7 51234 198.51.100.2 2222', SSH_TTY: '/dev/pts/3', USER: 'ada' };
+    const verdict = displayHere({ platform: 'linux', env }, () => 'jump-1');
+    if (verdict.shows) throw new Error('an ssh session without DISPLAY shows no window');
+    expect(sshForwardCommand(verdict.login, '127.0.0.1', 5901)).toBe('ssh -L 5901:127.0.0.1:5901 -p 2222 ada@198.51.100.2');
+    const onPort22 = displayHere(
+      { platform: 'linux', env: { ...env, SSH_CONNECTION: '203.0.113.7 51234 198.51.100.2 22' } },
+      () => 'jump-1',
+    );
+    if (onPort22.shows) throw new Error('an ssh session without DISPLAY shows no window');
+    expect(sshForwardCommand(onPort22.login, '127.0.0.1', 5901)).toBe('ssh -L 5901:127.0.0.1:5901 ada@198.51.100.2');
   });
 });

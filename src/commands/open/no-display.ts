@@ -15,14 +15,18 @@ import type { ViewerStatusEvent } from '../../viewers/viewer-supervisor.js';
 import type { OpenView } from './views.js';
 
 /** The one line that says no window can show here, and what open does instead. */
-export function noDisplayNotice(verdict: Extract<DisplayVerdict, { shows: false }>): string {
+function noDisplayNotice(verdict: Extract<DisplayVerdict, { shows: false }>): string {
   return `no display here (${verdict.reason}): no viewer is started; the consoles are served, and each one a viewer would show gets the ssh -L line to run on your own machine`;
 }
 
-/** `ssh -L 5901:127.0.0.1:5901 ada@jump-1`: the port of this machine at the same port of the user's. */
+/**
+ * `ssh -L 5901:127.0.0.1:5901 ada@jump-1`: the port of this machine at the same port of the
+ * user's, through the ssh port the user came in on (`-p 2222` when it was not 22).
+ */
 export function sshForwardCommand(login: SshLogin, address: string | undefined, port: number): string {
   const at = login.user ? `${login.user}@${login.host}` : login.host;
-  return `ssh -L ${port}:${bracketHost(localAddressOf(address))}:${port} ${at}`;
+  const sshPort = login.port === undefined ? '' : ` -p ${login.port}`;
+  return `ssh -L ${port}:${bracketHost(localAddressOf(address))}:${port}${sshPort} ${at}`;
 }
 
 /** What a viewer on the user's machine is pointed at once the port is forwarded. */

@@ -6,6 +6,7 @@ import { keyHelpText } from '../../tui/state/key-help.js';
 import type { CommandIo } from '../command-io.js';
 import { addFlags, type FlagLayout } from '../flags.js';
 import { withGlobalOptions } from '../global-flags.js';
+import { shortOrAll } from '../help-all.js';
 import { COUNT_FLAGS } from './count.js';
 import { GRID_FLAGS } from './grid-flags.js';
 import { OPEN_FLAGS, type OpenFlags } from './settings.js';
@@ -32,24 +33,35 @@ export function addOpenCommand(program: Command, targetHelp: string, io: Command
   const openCommand = program
     .command('open')
     .description('Open each target on a local port with a viewer (VNC) or for attaching (serial), all live in a terminal UI.')
-    .argument('[target...]', 'consoles to open (see Targets), @WORKSPACE from the config file; none on a terminal: pick them from a list');
+    .argument('[target...]', 'consoles to open (see Targets) or @WORKSPACE; none on a terminal: pick from a list');
   addFlags(openCommand, OPEN_LAYOUT);
   openCommand
     .addHelpText(
       'after',
-      `${targetHelp}
+      shortOrAll(
+        openCommand,
+        `${targetHelp}
+
+Examples:
+  vconsole open demo:vm-a demo:vm-b        try it: two built-in demo consoles
+  vconsole open vm-a prod/db-1             two KubeVirt VMIs, a viewer for each
+  vconsole open -l app=web --grid          the VMIs labelled app=web, live in a grid
+  vconsole open                            pick from what every provider lists
+In the table, ? shows every key.`,
+        `${targetHelp}
 
 Keys:
 ${keyHelpText()}
 
-Serial consoles (TARGET#serial, --type serial, or a VM without a display) get no viewer:
-Enter attaches this terminal (what the VM printed meanwhile comes first), the escape key
-(default ^]) brings the table back. Without a terminal (or with --no-tui) it prints a JSON
-line on stdout as each console listens, and logs on stderr, e.g.
+Serial consoles (TARGET#serial, --type serial, or a VM without a display) get no viewer.
+Enter attaches this terminal; what the VM printed meanwhile comes first. The escape key
+(default ^]) brings the table back.
+Without a terminal (or with --no-tui), open prints a JSON line on stdout as each console
+listens, and logs on stderr, e.g.
   {"target":"default/vm-a","address":"127.0.0.1","port":5901,"type":"vnc"}
 A non-loopback --listen shares every VNC console behind TLS (VeNCrypt X509Vnc) and a password
-(--password-file, else a generated one shown once); viewers on this machine give the password
-without TLS; --no-share there is refused unless --insecure-expose-unauthenticated.
+(--password-file, else a generated one shown once). Viewers on this machine give the password
+without TLS. --no-share there is refused unless --insecure-expose-unauthenticated.
 
 Examples:
   vconsole open                               pick from what every provider lists (type to filter)
@@ -62,6 +74,7 @@ Examples:
   vconsole open -l app=web,tier!=db --follow  the web VMIs, and those labelled later
   vconsole open --os-tag web --cloud mycloud  every OpenStack server tagged web
   vconsole open @prod-web                     the workspace prod-web of the config file`,
+      ),
     )
     .action(async (targets: string[], flags: OpenFlags, command: Command) => {
       const [{ runOpenCommand }, { targetsToOpen }, run] = await Promise.all([

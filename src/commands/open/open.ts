@@ -1,29 +1,23 @@
 // `vconsole open`'s entry: reads the flags, picks the targets and the viewer, and hands them to
 // one OpenRun (run.ts), the object that owns everything open starts until q or a signal ends it.
-import type { VconsoleConfig } from '../../config/config.js';
-import { expandWorkspace } from '../../config/workspaces.js';
+import { type VconsoleConfig, expandWorkspace } from '../../config/index.js';
 import { DEFAULT_ESCAPE, parseEscapeKey } from '../../terminal/escape-key.js';
 import { selectViewer } from '../../viewers/choose.js';
 import { displayHere } from '../../viewers/display.js';
 import { systemViewerEnvironment } from '../../viewers/system-environment.js';
 import type { CommandIo } from '../command-io.js';
 import { consecutivePorts } from '../flags.js';
-import { recordingFrom, withRecordSharing } from '../record-flags.js';
-import { unsharedBecause, withExposureSharing, withPasswordPerDialSharing, withShareDefault } from '../share-flags.js';
-import { joiningFrom } from '../joining.js';
-import { sharingFrom } from '../sharing.js';
+import { OPEN_SERVING, servingPlan } from '../serving-plan.js';
 import { listenAddressFrom, targetOptionsFrom } from '../target-options.js';
 import { selectTargets } from '../target-selection.js';
 import { closingLinkOnFailure, selectViaTargets, viaLinkFrom } from '../via.js';
-import type { ViaLink } from '../../via/ssh-link.js';
+import type { ViaLink } from '../../via/index.js';
 import { openBrowserPages, pageOutput } from './browser-only.js';
-import { openConnectionFiles } from './connection-files.js';
+import { openConnectionFiles, waitForFileViewers } from './connection-files.js';
 import { confirmOpenCount } from './count.js';
-import { thumbnailModeFrom, withGridSharing } from './grid-flags.js';
+import { thumbnailModeFrom } from './grid-flags.js';
 import { OpenRun } from './run.js';
 import type { OpenFlags } from './settings.js';
-
-export type { OpenFlags } from './settings.js';
 
 /**
  * `vconsole open`: a proxy per console and the chosen viewer launched for each, shown in the
@@ -64,19 +58,13 @@ async function openConsoles(
   if (onlyPages && !flags.follow) return io.exit(0);
   const ports = consecutivePorts(flags.port, targets.length);
   const listen = listenAddressFrom(flags.listen, config);
-  // open shares VNC consoles by default: --no-share or defaults.share: false opt out, on loopback only.
-  const sharing = await sharingFrom(
-    withPasswordPerDialSharing(
-      withRecordSharing(withShareDefault(withExposureSharing(withGridSharing(flags), listen), config.defaults.share, true)),
-      targets,
-    ),
-    listen,
-    // Its browser viewer's page (noVNC, over loopback) gives the password without TLS: from this machine only.
-    { serialOverTls: false, notesUnshared: flags.share === true, plainVncAuthFromThisMachine: true },
+  const plan = await servingPlan(
+    flags,
+    { profile: OPEN_SERVING, listen, configShare: config.defaults.share, targets },
+    (text) => io.stderr.write(`${text}\n`),
+    // A SPICE console passing the hub unshared is news only to who asked for sharing by name.
+    { notesUnshared: flags.share === true },
   );
-  const shareHint = sharing.shares ? undefined : unsharedBecause(flags, config.defaults.share);
-  const recording = await recordingFrom(flags);
-  const joining = joiningFrom(flags, 'open', (text) => io.stderr.write(`${text}\n`));
   const system = systemViewerEnvironment();
   const viewerEnv = { ...process.env };
   const viewerFlag = flags.viewer ?? (system.env.VCONSOLE_VIEWER ? undefined : config.defaults.viewer);
@@ -84,10 +72,7 @@ async function openConsoles(
   const viewer = { choice, detected, platform: system.platform };
   // Consoles their viewer reaches by itself (Proxmox VE's SPICE) open from a connection file, without a port.
   const direct = await openConnectionFiles({ named, selected }, viewer, pageOutput(io, flags.tui), viewerEnv);
-  if (direct.onlyFiles && !flags.follow) {
-    await Promise.all(direct.viewers.map((started) => started.exited));
-    return io.exit(0);
-  }
+  if (direct.onlyFiles && !flags.follow) return waitForFileViewers(direct.viewers, (code) => io.exit(code));
   // Asked before any viewer starts: over ssh without X forwarding none could show a window.
   const display = displayHere(system);
   const run = new OpenRun(
@@ -95,18 +80,15 @@ async function openConsoles(
       flags,
       config,
       options,
-      listen,
       ports,
-      sharing,
-      joining,
-      shareHint,
-      recording,
+      plan,
       escapeKey,
       thumbnailMode,
       useTui,
       viewer,
       display,
       viewerEnv,
+      via: via?.host,
     },
     io,
   );

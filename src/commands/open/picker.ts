@@ -1,4 +1,4 @@
-import type { VconsoleConfig } from '../../config/config.js';
+import type { VconsoleConfig } from '../../config/index.js';
 import { UsageError } from '../../errors.js';
 import type { ListScope } from '../../targets/types.js';
 import type { PickerOutcome, VmListingSource } from '../../tui/state/picker-model.js';
@@ -17,7 +17,7 @@ function noTargetError(): UsageError {
 }
 
 /** What `open` goes on with: the targets, and the flags to read them with. */
-export interface TargetsToOpen<F> {
+interface TargetsToOpen<F> {
   targets: string[];
   flags: F;
 }

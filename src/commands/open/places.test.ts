@@ -98,4 +98,12 @@ describe('where the header says the providers point', () => {
     expect(describePlace).toHaveBeenCalledTimes(1);
     expect(show.mock.calls.at(-1)![0]).toEqual([{ provider: 'counted', facts: [{ label: 'cloud', value: 'x' }] }]);
   });
+
+  it('--via HOST: the place is the bastion, and no provider of this machine is asked', async () => {
+    const show = vi.fn<(places: readonly ProviderPlace[]) => void>();
+    const teller = new PlaceTeller({}, show, providers(), 'ops@bastion');
+    teller.note(['kubevirt', 'openstack']);
+    teller.note(['kubevirt']);
+    expect(show.mock.calls).toEqual([[[{ provider: 'via', facts: [{ label: '', value: 'ops@bastion' }] }]]]);
+  });
 });

@@ -12,10 +12,18 @@ export class PlaceTeller {
     private readonly options: TargetOptions,
     private readonly show: (places: readonly ProviderPlace[]) => void,
     private readonly providers: readonly ConsoleProvider[] = PROVIDERS,
+    /** --via HOST: the consoles are the bastion's, so the place is `via HOST` (this machine's kube context or cloud would mislead). */
+    private readonly via?: string,
   ) {}
 
   /** Asks the providers of these targets not asked yet; tells every place known whenever one answers. */
   note(providerIds: Iterable<string>): void {
+    if (this.via !== undefined) {
+      if (this.places.size > 0) return;
+      const place = { provider: 'via', facts: [{ label: '', value: this.via }] };
+      this.places.set('via', place);
+      return this.show([place]);
+    }
     for (const id of providerIds) {
       const provider = providerById(id, this.providers);
       if (this.places.has(id) || !provider?.describePlace) continue;

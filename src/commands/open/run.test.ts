@@ -10,9 +10,7 @@ import { loadConfig, type VconsoleConfig } from '../../config/config.js';
 import { DEFAULT_ESCAPE } from '../../terminal/escape-key.js';
 import { hostPlatform } from '../../viewers/system-environment.js';
 import { waitFor } from '../../../test/support/wait.js';
-import { recordingFrom } from '../record-flags.js';
-import { joiningFrom } from '../joining.js';
-import { sharingFrom } from '../sharing.js';
+import { OPEN_SERVING, servingPlan } from '../serving-plan.js';
 import { resolveTargets, targetOptionsFrom } from '../target-options.js';
 import { openHandlers } from './actions.js';
 import { OpenRun } from './run.js';
@@ -58,11 +56,12 @@ describe('OpenRun', () => {
         flags,
         config,
         options,
-        listen: '127.0.0.1',
         ports: [],
-        sharing: await sharingFrom({}, '127.0.0.1'),
-        recording: await recordingFrom({}),
-        joining: joiningFrom({ join: false }, 'open', () => undefined),
+        plan: await servingPlan(
+          { join: false, share: false },
+          { profile: OPEN_SERVING, listen: '127.0.0.1', configShare: undefined, targets: [] },
+          () => undefined,
+        ),
         escapeKey: DEFAULT_ESCAPE,
         thumbnailMode: 'none',
         useTui: false,

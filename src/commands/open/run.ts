@@ -7,13 +7,18 @@
 import { consoleKind } from '../../console-kinds/index.js';
 import { VconsoleError, describeError } from '../../errors.js';
 import { OPEN_WITHOUT_ASKING_MAX, TUI_LOAD_DEFER_MAX_MS, TUI_LOAD_SETTLE_MS, VIEWER_SHUTDOWN_GRACE_MS } from '../../limits.js';
-import { SessionClosedError, type BoundAddress, type ConsoleSession } from '../../proxy/console-session.js';
-import { DuplicateConsoleError, SessionRegistry } from '../../proxy/session-registry.js';
-import { handleShutdownSignals } from '../../proxy/shutdown.js';
+import {
+  SessionClosedError,
+  type BoundAddress,
+  type ConsoleSession,
+  DuplicateConsoleError,
+  SessionRegistry,
+  handleShutdownSignals,
+} from '../../proxy/index.js';
 import type { ConsoleTarget } from '../../targets/types.js';
 import { isBrowserOnly } from '../browser-only.js';
 import { addOnce, portLine, type CommandIo } from '../command-io.js';
-import { certificateNotice, exposureNotice, passwordNotice, shareSerial } from '../sharing.js';
+import { certificateNotice, exposureNotice, passwordNotice } from '../sharing.js';
 import { resolveTargets } from '../target-options.js';
 import { openHandlers, tuiFeeds, type ActionHost } from './actions.js';
 import { openBrowserPage, pageOutput } from './browser-only.js';
@@ -23,6 +28,7 @@ import { SessionFollowUps } from './follow-ups.js';
 import { SessionViewers } from './session-viewers.js';
 import type { OpenSettings } from './settings.js';
 import { mountTui, plainView, type OpenView } from './views.js';
+import { recordingLines } from '../record-flags.js';
 
 export class OpenRun implements ActionHost {
   readonly registry = new SessionRegistry();
@@ -55,17 +61,17 @@ export class OpenRun implements ActionHost {
     this.followUps = new SessionFollowUps(
       {
         view: () => this.view,
-        sharing: settings.sharing,
-        shareHint: settings.shareHint,
-        recording: settings.recording,
+        sharing: settings.plan.sharing,
+        shareHint: settings.plan.shareHint,
+        recording: settings.plan.recording,
         logDir: settings.flags.logDir,
-        pictures: settings.useTui && settings.thumbnailMode !== 'none',
+        tiles: settings.useTui ? (settings.thumbnailMode === 'none' ? 'text' : 'pictures') : 'none',
         runsAgain: (session, action) => (action === 'start' ? this.startSession(session) : this.openViewer(session)),
       },
       this.registry,
       this.viewers.router,
     );
-    this.places = new PlaceTeller(settings.options, (places) => this.view?.show({ type: 'places', places }));
+    this.places = new PlaceTeller(settings.options, (places) => this.view?.show({ type: 'places', places }), undefined, settings.via);
     this.shutdown = handleShutdownSignals({ close: () => this.close(), exit: (code) => this.exitNow(code) });
     this.afterFirstViewers = settledOrAfter(new Promise<void>((resolve) => (this.firstViewersShown = resolve)), TUI_LOAD_DEFER_MAX_MS);
   }
@@ -85,7 +91,7 @@ export class OpenRun implements ActionHost {
     const { flags, ports, useTui, viewer } = this.settings;
     // Beyond loopback: what protects the port, its password (shown once) and its certificate,
     // on stderr (before the TUI: its screen comes back once the TUI ends).
-    const { listen, sharing } = this.settings;
+    const { listen, sharing } = this.settings.plan;
     for (const line of [exposureNotice(listen, sharing), passwordNotice(sharing), certificateNotice(sharing)])
       if (line) this.io.stderr.write(`${line}\n`);
     const view = await this.mountView();
@@ -168,10 +174,9 @@ export class OpenRun implements ActionHost {
    * hand those to the browser (browser-only.ts) first.
    */
   private admit(targets: readonly ConsoleTarget[]): ConsoleSession[] {
-    const { sharing, recording, joining } = this.settings;
     return addOnce(
       this.registry,
-      targets.map((target) => joining.wrap(target, (joined) => shareSerial(sharing.wrap(recording.wrap(joined))))),
+      targets.map((target) => this.settings.plan.wrap(target)),
       (text) => this.view?.show({ type: 'notice', text }),
     );
   }
@@ -199,9 +204,9 @@ export class OpenRun implements ActionHost {
     // the session serves the type found.
     let early: Promise<void> | undefined;
     let earlyStopped = false;
-    const { consoleTypeTentative, consoleTypeGuessHolds } = session.source;
+    const { consoleTypeTentative, consoleTypeGuessHolds } = session.source.facts;
     const onBound =
-      consoleKind(session.source.consoleType)?.screen === false || (consoleTypeTentative && !consoleTypeGuessHolds)
+      consoleKind(session.source.facts.consoleType)?.screen === false || (consoleTypeTentative && !consoleTypeGuessHolds)
         ? undefined
         : (at: BoundAddress) => {
             early = this.viewers.launch(session, at);
@@ -213,9 +218,10 @@ export class OpenRun implements ActionHost {
       await this.viewers.stopEarly(session.id, `the pre-flight found a ${found ?? 'different'} console`);
     };
     try {
-      const listen = { host: this.settings.listen, port: this.assignedPort.get(session.id) ?? 0, onBound, onTypeChanged };
+      const listen = { host: this.settings.plan.listen, port: this.assignedPort.get(session.id) ?? 0, onBound, onTypeChanged };
       const bound = await session.start(listen);
-      if (!this.settings.useTui) this.io.stdout.write(`${portLine(session.name, bound.address, bound.port, session.source.consoleType)}\n`);
+      if (!this.settings.useTui)
+        this.io.stdout.write(`${portLine(session.name, bound.address, bound.port, session.source.facts.consoleType)}\n`);
       this.followUps.listening(session);
       if (early && !earlyStopped) await early;
       else await this.openViewer(session);
@@ -274,6 +280,8 @@ export class OpenRun implements ActionHost {
     this.followUps.stop();
     this.view?.close();
     await Promise.all([this.registry.closeAll(), this.viewers.router.stopAll(VIEWER_SHUTDOWN_GRACE_MS), this.followUps.closeSerialLogs()]);
+    // The TUI has given the screen back: what --record wrote is said where it stays.
+    for (const line of recordingLines(this.settings.plan.recording)) this.io.stderr.write(`${line}\n`);
   }
 
   /** A second Ctrl+C exits at once: viewers still in their stop grace die with us, not after. */

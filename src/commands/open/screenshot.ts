@@ -12,7 +12,7 @@ import { encodePngInTurns } from '../png-in-turns.js';
 import { timestampedScreenshotName } from '../screenshot-file.js';
 
 /** Where a session listens, as its snapshot says. */
-export interface ListeningSession {
+interface ListeningSession {
   name: string;
   address?: string;
   port?: number;
@@ -20,7 +20,7 @@ export interface ListeningSession {
   clients?: number;
 }
 
-export interface SessionScreenshotOptions {
+interface SessionScreenshotOptions {
   /** Where the PNG goes; default the current directory. */
   dir?: string;
   /** The time in the file name; default now. */

@@ -5,7 +5,7 @@ import { ConsoleStore } from '../../tui/state/console-store.js';
 import { rowProblem } from '../../tui/layout/format.js';
 import { INITIAL_UI, reduceInput } from '../../tui/state/keys.js';
 import { waitFor } from '../../../test/support/wait.js';
-import { shareSerial } from '../sharing.js';
+import { OPEN_SERVING, servingPlan } from '../serving-plan.js';
 import { reportSerialLine } from './serial.js';
 
 const cleanup: (() => unknown)[] = [];
@@ -19,7 +19,13 @@ describe('a serial console open cannot reach yet', () => {
     const store = new ConsoleStore(registry);
     const logged: string[] = [];
     registry.on('log', (entry) => logged.push(`${entry.level}: ${entry.message}`));
-    const session = registry.add(shareSerial(resolveTarget('tcp://127.0.0.1:1#serial', {})));
+    const plan = await servingPlan(
+      { join: false },
+      { profile: OPEN_SERVING, listen: '127.0.0.1', configShare: undefined, targets: [] },
+      () => undefined,
+    );
+    const session = registry.add(plan.wrap(resolveTarget('tcp://127.0.0.1:1#serial', {})));
+    plan.sharing.follow(session);
     reportSerialLine(session, () => ({ show: (event) => store.apply(event) }));
     const started = session.start({ host: '127.0.0.1', port: 0 }).catch(() => undefined);
     cleanup.push(async () => {
@@ -35,15 +41,20 @@ describe('a serial console open cannot reach yet', () => {
     const pressed = reduceInput({ ...INITIAL_UI, selectedId: session.id }, { rows: [row()], canCopy: false }, '', {
       return: true,
     } as never);
-    expect(pressed.ui.notice).toBe('tcp://127.0.0.1:1 is not listening yet');
+    expect(pressed.ui.notice).toBe('tcp://127.0.0.1:1#serial is not listening yet');
     expect(pressed.requests).toEqual([]);
   });
 
-  it('drops the reason once the line is open', () => {
+  it('drops the reason once the line is open', async () => {
     const registry = new SessionRegistry();
     const store = new ConsoleStore(registry);
     cleanup.push(() => store.dispose());
-    const session = registry.add(shareSerial(resolveTarget('demo:shell#serial', {})));
+    const plan = await servingPlan(
+      { join: false },
+      { profile: OPEN_SERVING, listen: '127.0.0.1', configShare: undefined, targets: [] },
+      () => undefined,
+    );
+    const session = registry.add(plan.wrap(resolveTarget('demo:shell#serial', {})));
     store.apply({
       type: 'serial',
       sessionId: session.id,

@@ -2,9 +2,9 @@ import net from 'node:net';
 import path from 'node:path';
 import { localAddressOf } from '../../net/host-port.js';
 import { VconsoleError } from '../../errors.js';
-import type { ConsoleSession } from '../../proxy/console-session.js';
-import { SharedSerialSource } from '../../serial/shared-serial.js';
-import { ConsoleLog } from '../../recording/console-log.js';
+import type { ConsoleSession } from '../../proxy/index.js';
+import { SharedSerialSource } from '../../serial/index.js';
+import { ConsoleLog } from '../../recording/index.js';
 import { describeFileError, directoryWarningOnce, ensureDirectory } from '../../files/safe-file.js';
 import { attachTerminal, streamLine } from '../../terminal/attach.js';
 import type { EscapeKey } from '../../terminal/escape-key.js';
@@ -19,21 +19,21 @@ import type { ConsoleEventOf } from '../../tui/state/events.js';
  */
 
 /** What the serial wiring tells the view: serial events (`waiting` says why a line is not open yet). */
-export interface SerialView {
+interface SerialView {
   show(event: ConsoleEventOf<'serial'>): void;
 }
 
 /**
  * From the session's creation on (its pre-flight opens the line, and tries again for minutes
- * when it cannot): the line's news to the session's log, and while the session still connects,
- * why the line is not open to its row. Otherwise a line that cannot be reached would sit at
- * "connecting" without a word until the wait ran out. Does nothing for a source not shared here.
+ * when it cannot): while the session still connects, why the line is not open, to its row (the
+ * line's news reach the session's log through Sharing.follow). Otherwise a line that cannot be
+ * reached would sit at "connecting" without a word until the wait ran out. Does nothing for a
+ * source not shared here.
  */
 export function reportSerialLine(session: ConsoleSession, view: () => SerialView | undefined): void {
   const source = session.source;
   if (!(source instanceof SharedSerialSource)) return;
   source.on('log', (level, message) => {
-    session.log(level, message);
     if (level !== 'warn' || session.snapshot().state !== 'connecting') return;
     view()?.show({ type: 'serial', sessionId: session.id, status: { unseenBytes: source.unseenBytes, waiting: message } });
   });
@@ -84,7 +84,7 @@ async function openSerialLog(dir: string, name: string, onError: (err: Error) =>
   return ConsoleLog.open(file, onError);
 }
 
-export interface TerminalForAttach {
+interface TerminalForAttach {
   stdin: NodeJS.ReadableStream & RawModeInput & { pause(): unknown; resume(): unknown; ref?(): unknown };
   stdout: NodeJS.WritableStream;
   /** Takes the screen from the TUI and gives it back. */

@@ -5,8 +5,7 @@
  * again when its console does not open, or launched again. One OpenRun (run.ts) owns one.
  */
 import { localAddressOf } from '../../net/host-port.js';
-import type { BoundAddress, ConsoleSession } from '../../proxy/console-session.js';
-import type { SessionRegistry } from '../../proxy/session-registry.js';
+import type { BoundAddress, ConsoleSession, SessionRegistry } from '../../proxy/index.js';
 import { installHint, lookedFor } from '../../viewers/catalog.js';
 import { viewerArgsNotice } from '../../viewers/choose.js';
 import { planViewers, viewerConsoleType } from '../../viewers/viewer-plan.js';
@@ -82,7 +81,7 @@ export class SessionViewers {
       session.snapshot().state === 'listening' &&
       this.settings.viewer.choice.kind !== 'none' &&
       this.settings.display.shows &&
-      this.router.shows(viewerConsoleType(session.source.consoleType))
+      this.router.shows(viewerConsoleType(session.source.facts.consoleType))
     );
   }
 
@@ -90,7 +89,7 @@ export class SessionViewers {
   async open(session: ConsoleSession): Promise<void> {
     const s = session.snapshot();
     if (s.state !== 'listening' || s.port === undefined) return;
-    await this.launch(session, { address: s.address ?? this.settings.listen, port: s.port });
+    await this.launch(session, { address: s.address ?? this.settings.plan.listen, port: s.port });
   }
 
   /**
@@ -99,7 +98,7 @@ export class SessionViewers {
    * only), which a stream dialled ahead does not know; and the hub holds the console open anyway.
    */
   private get dialsAhead(): boolean {
-    return !this.noDisplay && this.settings.sharing.clientPassword === undefined;
+    return !this.noDisplay && this.settings.plan.sharing.clientPassword === undefined;
   }
 
   /**
@@ -112,7 +111,7 @@ export class SessionViewers {
       host: localAddressOf(at.address),
       port: at.port,
       title: session.name,
-      consoleType: viewerConsoleType(session.source.consoleType),
+      consoleType: viewerConsoleType(session.source.facts.consoleType),
     });
     if (this.dialsAhead) session.dialAhead();
   }

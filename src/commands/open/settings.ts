@@ -1,7 +1,7 @@
 // What `vconsole open` reads before anything starts: its flags, and the settings one run is
 // given (read from them by open.ts). A file of their own: the entry, the run, its actions, the
 // picker and the workspace writer all read them, and none of those need import another for it.
-import type { VconsoleConfig } from '../../config/config.js';
+import type { VconsoleConfig } from '../../config/index.js';
 import type { TargetOptions } from '../../targets/types.js';
 import type { EscapeKey } from '../../terminal/escape-key.js';
 import type { ThumbnailMode } from '../../tui/thumbnails/thumbnail.js';
@@ -11,9 +11,7 @@ import type { HostPlatform, ViewerCandidate } from '../../viewers/types.js';
 import type { CommandFlagsIn } from '../../flags/command-flags.js';
 import { switchOption, valueOption, type FlagsOf } from '../../targets/option-group.js';
 import type { TargetFlags } from '../flags.js';
-import type { Recording } from '../record-flags.js';
-import type { Joining } from '../joining.js';
-import type { Sharing } from '../sharing.js';
+import type { ServingPlan } from '../serving-plan.js';
 import type { CountFlags } from './count.js';
 import type { GridFlags } from './grid-flags.js';
 
@@ -22,18 +20,21 @@ export const OPEN_FLAGS = [
   // false with --no-tui.
   switchOption('tui', {
     flags: '--no-tui',
+    advanced: true,
     help: 'plain log lines on stderr and JSON port lines on stdout instead of the terminal UI',
     section: 'own',
   }),
   // The key that brings the table back from an attached serial console.
   valueOption('escape', {
     flags: '--escape <key>',
+    advanced: true,
     help: 'the key that leaves an attached serial console for the table (default: ^])',
     section: 'own',
   }),
   // A log file per serial console in this directory.
   valueOption('logDir', {
     flags: '--log-dir <dir>',
+    advanced: true,
     help: "append each serial console's output to DIR/NAME.log (created 0600)",
     section: 'own',
   }),
@@ -47,15 +48,10 @@ export interface OpenSettings {
   flags: OpenFlags;
   config: VconsoleConfig;
   options: TargetOptions;
-  listen: string;
   /** With --port: the port of each target opened at the start, in order. */
   ports: number[];
-  sharing: Sharing;
-  /** Whether its consoles join, or are held for, the user's other vconsoles. */
-  joining: Joining;
-  /** When VNC consoles are not shared: what would share them (`drop --no-share`), for `s` and the grid. */
-  shareHint?: string;
-  recording: Recording;
+  /** How its consoles are served: the listen address, sharing, recording, joining, the wrappers (serving-plan.ts). */
+  plan: ServingPlan;
   escapeKey: EscapeKey;
   thumbnailMode: ThumbnailMode;
   /** The TUI on a terminal, plain lines otherwise. */
@@ -63,6 +59,8 @@ export interface OpenSettings {
   viewer: { choice: ViewerChoice; detected: ViewerCandidate[] | undefined; platform: HostPlatform };
   /** Whether a viewer's window can show here; without, no viewer starts and ssh -L lines are printed. */
   display: DisplayVerdict;
+  /** --via HOST: the bastion as the user named it, for the header. */
+  via?: string;
   /** The environment as it was before the TUI loaded (which lifts CI for a moment): viewers start in it. */
   viewerEnv: NodeJS.ProcessEnv;
 }

@@ -27,8 +27,8 @@ function recorder() {
   return { shown, show, of: (id: number) => shown.filter((s) => s.id === id) };
 }
 
-function sampler(show: (id: number, thumbnail: Thumbnail | undefined) => void, intervalMs?: number): ThumbnailSampler {
-  const thumbnails = new ThumbnailSampler(show, { intervalMs });
+function sampler(show: (id: number, thumbnail: Thumbnail | undefined) => void, intervalMs?: number, pictures?: boolean): ThumbnailSampler {
+  const thumbnails = new ThumbnailSampler(show, { intervalMs, pictures });
   cleanup.push(() => thumbnails.close());
   return thumbnails;
 }
@@ -123,5 +123,25 @@ describe('ThumbnailSampler', () => {
       type: 'none',
       reason: 'no picture: this VNC console is not shared (drop --no-share)',
     });
+  });
+
+  it("without pictures (--thumbnails none, NO_COLOR) still gives a serial console's lines, and reads no screen", async () => {
+    const sessions = registry();
+    const serial = sessions.add(shareSerial(resolveTarget('demo:vm-c#serial', {})));
+    const hub = new RfbHub(resolveTarget('demo:vm-a', {}));
+    const screen = sessions.add(hub);
+    const { show, of } = recorder();
+    const thumbnails = sampler(show, 0, false);
+    thumbnails.track(screen, hub);
+    thumbnails.track(serial, undefined);
+    await Promise.all([serial.start({ host: '127.0.0.1', port: 0 }), screen.start({ host: '127.0.0.1', port: 0 })]);
+    await waitFor(() => hub.framebuffer.width > 0, 'the screen');
+    // Both tiles are sampled as they come into view, the screen first: by the serial line's lines, it was.
+    thumbnails.setView({ sessionIds: [screen.id, serial.id], columns: 40, rows: 5, pixelWidth: 40, pixelHeight: 10 });
+    await waitFor(
+      () => of(serial.id).some((s) => s.thumbnail?.type === 'lines' && s.thumbnail.lines.some((l) => l.includes('vm-c login'))),
+      'the login line',
+    );
+    expect(of(screen.id).filter((s) => s.thumbnail !== undefined)).toEqual([]);
   });
 });

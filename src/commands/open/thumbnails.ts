@@ -1,8 +1,7 @@
 import { consoleKind } from '../../console-kinds/index.js';
 import { THUMBNAIL_MIN_INTERVAL_MS } from '../../limits.js';
-import type { ConsoleSession } from '../../proxy/console-session.js';
-import { SharedSerialSource } from '../../serial/shared-serial.js';
-import type { SessionSnapshot } from '../../proxy/types.js';
+import type { ConsoleSession, SessionSnapshot } from '../../proxy/index.js';
+import { SharedSerialSource } from '../../serial/index.js';
 import type { RfbHub } from '../../rfb/hub/hub.js';
 import type { Thumbnail, ThumbnailView } from '../../tui/thumbnails/thumbnail.js';
 import { scaleBgrxToRgb } from '../../tui/thumbnails/scale.js';
@@ -19,14 +18,14 @@ import { lastLines } from '../../tui/thumbnails/text.js';
  */
 
 /** What is kept of a serial console's output for its tile. */
-export const SERIAL_TAIL_BYTES = 16 * 1024;
+const SERIAL_TAIL_BYTES = 16 * 1024;
 
 /** Why an unshared VNC console has no picture, with what would share it (`drop --no-share`). */
-export function notSharedReason(hint = 'drop --no-share'): string {
+function notSharedReason(hint = 'drop --no-share'): string {
   return `no picture: this VNC console is not shared (${hint})`;
 }
 /** Why a console of a kind vconsole cannot read (SPICE) has no thumbnail. */
-export function noPictureReason(label: string): string {
+function noPictureReason(label: string): string {
   return `${label}: no picture here (only VNC screens are shared); Enter opens a viewer`;
 }
 
@@ -46,9 +45,11 @@ interface Tracked {
   stop: () => void;
 }
 
-export interface ThumbnailSamplerOptions {
+interface ThumbnailSamplerOptions {
   /** What would share an unshared VNC console, for its tile's reason. */
   shareHint?: string;
+  /** false: serial consoles' text only, no screen is read (--thumbnails none, NO_COLOR). Default true. */
+  pictures?: boolean;
   intervalMs?: number;
   now?: () => number;
 }
@@ -59,6 +60,7 @@ export class ThumbnailSampler {
   private readonly intervalMs: number;
   private readonly now: () => number;
   private readonly notShared: string;
+  private readonly pictures: boolean;
 
   constructor(
     private readonly show: (sessionId: number, thumbnail: Thumbnail | undefined) => void,
@@ -67,6 +69,7 @@ export class ThumbnailSampler {
     this.intervalMs = options.intervalMs ?? THUMBNAIL_MIN_INTERVAL_MS;
     this.now = options.now ?? Date.now;
     this.notShared = notSharedReason(options.shareHint);
+    this.pictures = options.pictures ?? true;
   }
 
   /** Follows `session`'s screen (through `hub`, when it is shared) or its serial output. */
@@ -175,7 +178,7 @@ export class ThumbnailSampler {
     const snapshot = entry.session.snapshot();
     if (snapshot.state !== 'listening') return undefined;
     const kind = consoleKind(snapshot.consoleType);
-    if (!kind) return undefined;
+    if (!kind || (kind.reads !== 'terminal' && !this.pictures)) return undefined;
     switch (kind.reads) {
       case 'terminal': {
         const text = Buffer.concat(entry.tail).toString('utf8');

@@ -1,5 +1,5 @@
 import { describeError } from '../../errors.js';
-import type { SessionRegistry } from '../../proxy/session-registry.js';
+import type { SessionRegistry } from '../../proxy/index.js';
 import type { RenderConsoleOptions } from '../../tui/components/render-console-app.js';
 import type { ConsoleEvent, ConsoleEventOf } from '../../tui/state/events.js';
 import type { ConsoleHandlers } from '../../tui/state/requests.js';

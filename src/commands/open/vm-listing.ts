@@ -1,4 +1,4 @@
-import type { VconsoleConfig } from '../../config/config.js';
+import type { VconsoleConfig } from '../../config/index.js';
 import { DEFAULT_PROVIDER, PROVIDERS, splitTarget } from '../../targets/index.js';
 import type { ConsoleProvider, ListScope, ListedVm, TargetOptions } from '../../targets/types.js';
 import type { PickerVm, VmListingSource } from '../../tui/state/picker-model.js';
@@ -35,6 +35,6 @@ export function listingSources(
 }
 
 /** A listed VM as the picker shows it. */
-export function pickerVm(vm: ListedVm): PickerVm {
+function pickerVm(vm: ListedVm): PickerVm {
   return { provider: vm.provider, target: vm.target, state: vm.state, hasConsole: vm.console };
 }

@@ -6,9 +6,7 @@
  * path knows no provider.
  */
 import { describeError } from '../../errors.js';
-import type { ConsoleSession } from '../../proxy/console-session.js';
-import type { UpstreamSource } from '../../proxy/types.js';
-import { sourceChain } from '../../proxy/wrapped-source.js';
+import { type ConsoleSession, type UpstreamSource, sourceChain, vmIdentity } from '../../proxy/index.js';
 import type { ConsoleTarget, VmPhase, VmState } from '../../targets/types.js';
 import type { ViewerStatusEvent } from '../../viewers/viewer-supervisor.js';
 
@@ -48,8 +46,13 @@ export function followableTarget(source: UpstreamSource): Required<Pick<ConsoleT
   return follow ? { followState: (context) => follow.call(inner, context) } : undefined;
 }
 
+/** Which VM a session's console is of: its provider target's identity (the console type left out). */
+function vmKeyOf(source: UpstreamSource): string {
+  return vmIdentity([...sourceChain(source)].at(-1) ?? source);
+}
+
 /** `Stopped (Succeeded)`, `Running`. */
-export function vmStateText(state: VmState): string {
+function vmStateText(state: VmState): string {
   return state.detail && state.detail !== state.phase ? `${state.phase} (${state.detail})` : state.phase;
 }
 
@@ -58,6 +61,10 @@ export class VmStateFollowers {
   private readonly following = new Map<number, AbortController>();
   /** Sessions whose viewer exited (closed or failed) and was not launched again since. */
   private readonly viewerGone = new Set<number>();
+  /** Per VM (sessions of one VM's screen and serial console follow it alike): the phase last logged. */
+  private readonly loggedPhase = new Map<string, VmPhase>();
+  /** Each followed session's VM. */
+  private readonly vmOf = new Map<number, string>();
   /** After stopAll(): a follow asked for late (a session that failed as open gave up) would keep the process alive. */
   private stopped = false;
   private readonly onRemoved = (session: ConsoleSession) => this.unfollow(session.id);
@@ -82,13 +89,18 @@ export class VmStateFollowers {
     const controller = new AbortController();
     this.following.set(session.id, controller);
     let last: VmState | undefined;
+    const vm = vmKeyOf(session.source);
+    this.vmOf.set(session.id, vm);
     const onState = (state: VmState) => {
       if (controller.signal.aborted || state.phase === last?.phase) return;
       const previous = last;
       last = state;
-      session.log(DOWN.has(state.phase) ? 'warn' : 'info', `VM ${vmStateText(state)}`);
+      // One line per change of the VM, not one per console of it.
+      if (this.loggedPhase.get(vm) !== state.phase) session.log(DOWN.has(state.phase) ? 'warn' : 'info', `VM ${vmStateText(state)}`);
+      this.loggedPhase.set(vm, state.phase);
       this.hooks.show(session.id, state);
-      if (state.phase === 'Running' && previous && CAME_BACK_FROM.has(previous.phase)) this.cameBack(session);
+      if (state.phase !== 'Running') return;
+      if (previous ? CAME_BACK_FROM.has(previous.phase) : this.failed(session)) this.cameBack(session);
     };
     target
       .followState({ signal: controller.signal, onState, log: (level, message) => session.log(level, message) })
@@ -97,8 +109,17 @@ export class VmStateFollowers {
       });
   }
 
+  /**
+   * A session whose pre-flight failed (its VM was off at open) and whose VM the first reading
+   * finds running: it was started before the follow began (the follow starts a moment after
+   * the first viewers), so no stop is seen before it runs; it is started all the same.
+   */
+  private failed(session: ConsoleSession): boolean {
+    return session.snapshot().state === 'error';
+  }
+
   private cameBack(session: ConsoleSession): void {
-    const failed = session.snapshot().state === 'error';
+    const failed = this.failed(session);
     if (!failed && !this.viewerGone.has(session.id)) return;
     const action = failed ? 'start' : 'reopen-viewer';
     session.log('info', failed ? 'VM runs again: starting the console' : 'VM runs again: reopening the viewer');
@@ -109,6 +130,10 @@ export class VmStateFollowers {
     this.following.get(sessionId)?.abort();
     this.following.delete(sessionId);
     this.viewerGone.delete(sessionId);
+    const vm = this.vmOf.get(sessionId);
+    this.vmOf.delete(sessionId);
+    // The VM's last console no longer followed: a console of it opened again logs its state anew.
+    if (vm !== undefined && ![...this.vmOf.values()].includes(vm)) this.loggedPhase.delete(vm);
   }
 
   /** Ends every follow (their sockets and timers) and stops listening. */

@@ -1,9 +1,8 @@
 // The TUI's `S`: what `open` has open, written as a workspace of the config file it read.
-import type { VconsoleConfig } from '../../config/config.js';
-import type { SavedWorkspace } from '../../config/workspaces.js';
+import type { VconsoleConfig, SavedWorkspace } from '../../config/index.js';
 import { DEFAULT_CONSOLE_TYPE } from '../../console-kinds/index.js';
 import { VconsoleError } from '../../errors.js';
-import type { ConsoleSession } from '../../proxy/console-session.js';
+import type { ConsoleSession } from '../../proxy/index.js';
 import type { OpenFlags } from './settings.js';
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
@@ -37,7 +36,7 @@ export async function saveOpenAsWorkspace(
       skipped++;
       continue;
     }
-    const type = session.source.consoleType;
+    const type = session.source.facts.consoleType;
     // What `auto` picks first needs no suffix.
     targets.push(type && type !== DEFAULT_CONSOLE_TYPE && !target.includes('#') ? `${target}#${type}` : target);
   }

@@ -1,9 +1,18 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveHandshake, startScriptedServer, update, type RfbPeer } from '../../../test/support/fake-rfb-server.js';
-import { desktopSizeFlaps, hextileOneByteTiles, tightFillFlood, zrleBomb } from '../../../test/support/hostile-rfb.js';
+import {
+  desktopSizeFlaps,
+  hextileOneByteTiles,
+  tightFillFlood,
+  unrequestedPixelUpdates,
+  zrleBomb,
+} from '../../../test/support/hostile-rfb.js';
 import { DecodeBudget } from './decode-budget.js';
+import { ByteQueue } from '../wire/byte-queue.js';
 import { Framebuffer } from '../wire/framebuffer.js';
+import { RelayedExtensions } from './relayed-extensions.js';
 import { RfbConsoleClient } from './rfb-client.js';
+import { ServerMessages } from './server-messages.js';
 import { workMeter } from '../../../test/support/cpu-time.js';
 import { loopStalls } from '../../../test/support/loop-stalls.js';
 
@@ -94,6 +103,58 @@ describe('a hostile console cannot hold the event loop', () => {
       await healthy.client.nextUpdate();
       expect(work.stop(), 'CPU ms before the healthy update').toBeLessThan(1000);
     }
+  });
+});
+
+describe('a console flooding unrequested updates', () => {
+  it('counts a narrow rectangle a whole row of the screen a row, so a turn of 1x1 updates is short', () => {
+    const fb = new Framebuffer(1024, 64);
+    const queue = new ByteQueue();
+    queue.push(unrequestedPixelUpdates(1024, 64, 1000));
+    // A turn's budget of 16 of the screen's rows.
+    const budget = new DecodeBudget({ perTurn: 16 * 1024 });
+    let drawn = 0;
+    const messages = new ServerMessages(queue, fb, budget, {
+      relayed: new RelayedExtensions({
+        write: () => undefined,
+        ledState: () => undefined,
+        pointerMode: () => undefined,
+        clipboard: () => undefined,
+        maxClipboardText: 0,
+      }),
+      bell: () => undefined,
+      clipboard: () => undefined,
+      admitScreen: () => undefined,
+      requestUpdate: () => undefined,
+      pictureDrawn: () => drawn++,
+    });
+    // What ParseLoop does in one turn.
+    while (!budget.exhausted && messages.step());
+    // Counted by their pixels and messages alone, 127 of them went to this turn.
+    expect(drawn).toBeGreaterThan(0);
+    expect(drawn).toBeLessThanOrEqual(16);
+  });
+
+  it('asks for the next update once a turn, however many updates the turn drew', async () => {
+    const count = 1000;
+    let requestBytes = 0;
+    const server = await startScriptedServer(async (peer: RfbPeer) => {
+      await serveHandshake(peer, 64, 64);
+      peer.socket.removeAllListeners('data');
+      peer.socket.on('data', (chunk: Buffer) => (requestBytes += chunk.length));
+      peer.write(unrequestedPixelUpdates(64, 64, count));
+    });
+    cleanups.push(() => server.close());
+    const fb = new Framebuffer(1, 1);
+    const client = await RfbConsoleClient.connect(server.dial(), fb);
+    cleanups.push(() => client.close());
+    let drawn = 0;
+    fb.on('damage', () => drawn++);
+    await expect.poll(() => drawn, { timeout: 10_000 }).toBe(count);
+    // The requests for the last turn's updates are out once it is over.
+    await expect.poll(() => requestBytes, { timeout: 10_000 }).toBeGreaterThan(0);
+    // One request an update was 1000 requests, 10 bytes each; a turn takes these 20 KB whole.
+    expect(requestBytes / 10).toBeLessThanOrEqual(10);
   });
 });
 

@@ -3,9 +3,9 @@ import { clip, terminalSafe } from '../../text/terminal-text.js';
 import { vncAuthResponse } from '../wire/vnc-auth.js';
 
 /** Reads exactly `size` bytes of the handshake; rejects when the connection ends first. */
-export type HandshakeRead = (size: number, what: string) => Promise<Buffer>;
+type HandshakeRead = (size: number, what: string) => Promise<Buffer>;
 
-export interface ServerInit {
+interface ServerInit {
   version: '3.3' | '3.7' | '3.8';
   width: number;
   height: number;

@@ -14,7 +14,7 @@ export const RELAYED_ENCODINGS: readonly number[] = [PSEUDO.qemuLedState, PSEUDO
 /** SetDesktopSize requests sent and not answered yet; more are answered "out of resources" at once. */
 const MAX_PENDING_RESIZES = 8;
 
-export interface RelayedExtensionsHost {
+interface RelayedExtensionsHost {
   write(message: Buffer): void;
   ledState(state: number): void;
   pointerMode(absolute: boolean): void;

@@ -77,6 +77,8 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
   private wake: (() => void) | undefined;
   private closed: { error: Error | undefined } | undefined;
   private updateWaiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
+  /** The update request the parser's turn will send when it is over. */
+  private requestDue: { incremental: boolean } | undefined;
   private readonly loop: ParseLoop;
   private readonly messages: ServerMessages;
   private readonly relayed = new RelayedExtensions({
@@ -239,8 +241,22 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
     }
   }
 
+  /**
+   * Asks for the next update once the parser's turn is over, one request for however many
+   * updates it drew (a full one if any of them wanted it): a console that floods unrequested
+   * updates costs one write a turn, not one a message, and still has a request after its latest.
+   */
   private requestUpdate(incremental: boolean): void {
-    this.send(updateRequest(incremental, this.fb.width, this.fb.height));
+    if (this.requestDue) {
+      this.requestDue.incremental &&= incremental;
+      return;
+    }
+    this.requestDue = { incremental };
+    queueMicrotask(() => {
+      const due = this.requestDue;
+      this.requestDue = undefined;
+      if (due) this.send(updateRequest(due.incremental, this.fb.width, this.fb.height));
+    });
   }
 
   /** A protocol violation (or anything a decoder threw) closes the session. */

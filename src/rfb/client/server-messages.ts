@@ -23,7 +23,7 @@ export const MAX_CUT_TEXT_BYTES = 1024 * 1024;
 const PSEUDO_NAMES = new Map<number, PseudoEncodingName>(PSEUDO_ENCODING_NAMES.map((name) => [PSEUDO_ENCODINGS[name], name]));
 
 /** What parsing a console's messages needs of its connection. */
-export interface ServerMessagesHost {
+interface ServerMessagesHost {
   readonly relayed: RelayedExtensions;
   bell(): void;
   /** Plain ServerCutText (Latin-1); the extended format goes to `relayed`. */
@@ -197,6 +197,9 @@ export class ServerMessages {
     if (rect.x + rect.w > fb.width || rect.y + rect.h > fb.height) {
       throw new RfbProtocolError(`${rect.w}x${rect.h} rectangle at ${rect.x},${rect.y} lies outside the ${fb.width}x${fb.height} screen`);
     }
+    // The framebuffer's readers work by whole rows (the hub keeps each written row's old pixels
+    // to find scrolls, and compares it after): a narrow rectangle costs a row's width a row.
+    this.budget.spend(rect.h * (fb.width - rect.w));
     return decoder.rect(fb, rect);
   }
 

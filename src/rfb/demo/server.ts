@@ -6,7 +6,7 @@ import { clip, type Rect } from '../wire/geometry.js';
 import { Framebuffer } from '../wire/framebuffer.js';
 import { serveClient } from '../server/rfb-server.js';
 
-export interface DemoRfbServerOptions {
+interface DemoRfbServerOptions {
   name: string;
   host?: string;
   port?: number;

@@ -24,7 +24,7 @@ export interface ConsoleConnection {
   readonly stream: Duplex;
 }
 
-export interface ConsoleConnectionOptions {
+interface ConsoleConnectionOptions {
   framebuffer: Framebuffer;
   /** VNC authentication when the dialled stream brings no password of its own. */
   password?: string;

@@ -9,7 +9,8 @@ import { failure } from '../../../test/support/streams.js';
 import { waitFor } from '../../../test/support/wait.js';
 import { picture, serveHandshake, startScriptedServer, update } from '../../../test/support/fake-rfb-server.js';
 import type { UpstreamSource } from '../../proxy/types.js';
-import { FIRST_PICTURE_TIMEOUT_MS, MISSED_PONGS_ALLOWED } from '../../limits.js';
+import { FIRST_PICTURE_TIMEOUT_MS } from '../../limits.js';
+import { MISSED_PONGS_ALLOWED } from '../../targets/dial/limits.js';
 import { dialWebSocket } from '../../targets/dial/websocket.js';
 import { encodeServerInit } from '../wire/rfb-wire.js';
 import { Countdown } from './countdown.js';
@@ -26,7 +27,7 @@ function tcpSource(port: number): UpstreamSource {
   return {
     name: 'test/vm',
     provider: 'test',
-    consoleType: 'vnc',
+    facts: { consoleType: 'vnc' },
     async dial({ signal }): Promise<Duplex> {
       const socket = net.connect({ host: '127.0.0.1', port, signal });
       await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
@@ -297,7 +298,7 @@ describe('RfbHub first pictures in turns', () => {
     const source: UpstreamSource = {
       name: 'test/vm',
       provider: 'test',
-      consoleType: 'vnc',
+      facts: { consoleType: 'vnc' },
       dial: ({ signal }) => dialWebSocket({ url, protocols: ['binary'], signal }),
     };
     const keepalive = process.env.VCONSOLE_KEEPALIVE_MS;

@@ -66,7 +66,7 @@ function tcpSource(port: number): UpstreamSource {
   return {
     name: 'test/vm',
     provider: 'test',
-    consoleType: 'vnc',
+    facts: { consoleType: 'vnc' },
     async dial({ signal }: DialContext): Promise<Duplex> {
       const socket = net.connect({ host: '127.0.0.1', port, signal });
       await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));

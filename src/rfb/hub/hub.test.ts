@@ -34,7 +34,7 @@ function tcpSource(port: number): UpstreamSource & { dials: number } {
   const source = {
     name: 'test/vm',
     provider: 'test',
-    consoleType: 'vnc',
+    facts: { consoleType: 'vnc' },
     dials: 0,
     async dial({ signal }: DialContext): Promise<Duplex> {
       source.dials++;
@@ -87,7 +87,7 @@ describe('RfbHub', () => {
     }
     expect(source.dials).toBe(1);
     expect(server.clients).toBe(1);
-    expect(hub.exclusive).toBe(false);
+    expect(hub.facts.exclusive).toBe(false);
 
     const keyBand = expected.lineBand('key');
     const before = area(two.framebuffer, keyBand);
@@ -263,9 +263,9 @@ describe('RfbHub', () => {
   });
 
   it('passes a serial console through untouched', async () => {
-    const source = Object.assign(tcpSource(1), { consoleType: 'serial', exclusive: true });
+    const source = Object.assign(tcpSource(1), { facts: { consoleType: 'serial', exclusive: true } });
     const hub = hubFor(source);
-    expect(hub.exclusive).toBe(true);
+    expect(hub.facts.exclusive).toBe(true);
     await failure(hub.dial(context()));
     expect(source.dials).toBe(1);
   });

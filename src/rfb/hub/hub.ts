@@ -15,7 +15,7 @@ import { FirstPictureTurns, firstPictureTurns } from './first-pictures.js';
 import { openConsoleConnection, type ConsoleConnection } from './console-connection.js';
 import { serveHubClient, viewerName, type HubClientOptions } from './hub-client.js';
 
-export type HubState = 'live' | 'reconnecting' | 'ended';
+type HubState = 'live' | 'reconnecting' | 'ended';
 
 /**
  * Where the hub's one connection to its console is, each with what only it has. `idle`,
@@ -59,7 +59,7 @@ function hubState(phase: HubPhase['kind']): HubState {
   return phase === 'ended' || phase === 'released' ? 'ended' : 'live';
 }
 
-export interface RfbHubEvents {
+interface RfbHubEvents {
   /** The shared console came back, or dropped and is being dialled again, or ended for good. */
   state: [HubState];
   /** Its redial was refused (a ConsoleRefusedError: asking again gets the same answer): its clients were closed. */
@@ -68,7 +68,7 @@ export interface RfbHubEvents {
   log: [LogLevel, string];
 }
 
-export interface RfbHubOptions extends HubClientOptions {
+interface RfbHubOptions extends HubClientOptions {
   /** VNC authentication towards a plain tcp:// or unix:// VNC server that asks for it. */
   upstreamPassword?: string;
   /** Wrong client passwords slowed per address; one for every console of a command (else this hub's own). */
@@ -162,9 +162,15 @@ export class RfbHub extends SharedSource<RfbHubEvents> {
     this.clients.add(client);
     client.on('close', (err) => {
       this.clients.delete(client);
-      if (err instanceof ClientDroppedError) context.log('warn', `${viewerName(context.peer)} disconnected: ${err.message}`);
+      if (err instanceof ClientDroppedError)
+        context.log(err.routine ? 'debug' : 'warn', `${viewerName(context.peer)} disconnected: ${err.message}`);
     });
     return stream;
+  }
+
+  /** The session is closing: each client's connection ends as RFB over TLS ends, with a close_notify. */
+  endClients(): void {
+    if (this.shares) this.closeClients();
   }
 
   async release(): Promise<void> {

@@ -230,7 +230,7 @@ describe('RfbHub and a console that scrolls with pixels', () => {
       await new Promise(() => undefined);
     });
     cleanups.push(() => upstream.close());
-    const source = { name: 'test/vm', provider: 'test', consoleType: 'vnc', dial: async () => upstream.dial() };
+    const source = { name: 'test/vm', provider: 'test', facts: { consoleType: 'vnc' }, dial: async () => upstream.dial() };
     const hub = new RfbHub(source);
     cleanups.push(() => hub.release());
     await hub.check(new AbortController().signal);

@@ -1,5 +1,7 @@
 import { AUTH_BACKOFF_FIRST_MS, AUTH_BACKOFF_FORGET_MS, AUTH_BACKOFF_MAX_ADDRESSES, AUTH_BACKOFF_MAX_MS } from '../../limits.js';
 import { backoffDelay, backoffPolicy, type BackoffPolicy } from '../../retry/backoff.js';
+import { GuessBudget, type GuessBudgetOptions } from './guess-budget.js';
+import { LoginSlots, type LoginSlot, type LoginSlotsOptions } from './login-slots.js';
 
 /**
  * Online guessing of a client password, slowed per source address: VNC authentication gives
@@ -11,13 +13,17 @@ import { backoffDelay, backoffPolicy, type BackoffPolicy } from '../../retry/bac
  * is logged, the rest are not; an address is forgotten 10 minutes after its last failure, and
  * at most AUTH_BACKOFF_MAX_ADDRESSES are remembered (the oldest goes first). IPv6 sources count
  * per /64. The holds are the one back-off's (src/retry/backoff.ts), of each address's failure count.
+ * On top of it, the same object holds what bounds guessing from many addresses: the command's
+ * guess budget (guess-budget.ts) and its connections not logged in yet (login-slots.ts).
  */
-export interface AuthBackoffOptions {
+interface AuthBackoffOptions {
   firstMs?: number;
   maxMs?: number;
   forgetMs?: number;
   maxAddresses?: number;
   now?: () => number;
+  guesses?: GuessBudgetOptions;
+  slots?: LoginSlotsOptions;
 }
 
 interface AddressRecord {
@@ -31,14 +37,26 @@ interface AddressRecord {
 export interface AuthGate {
   /** Milliseconds this address must still wait before an answer of its is checked; 0: now. */
   wait(): number;
+  /**
+   * Why an answer from this address would not be checked now (held back after wrong passwords,
+   * or the command's guesses used up), the wait in it; undefined when it would be.
+   */
+  refusal(): string | undefined;
+  /** An answer is about to be checked: false when it must be refused unchecked after all (see refusal). */
+  spend(): boolean;
   /** A wrong password: how long to hold the failure answer (the address is held as long). */
   failed(): number;
-  /** The right password: the address's failures are forgotten. */
+  /** The right password: the address's failures are forgotten, and its answers spend no guesses. */
   succeeded(): void;
+  /** This connection's place among those not logged in (`evict` closes it to make room for a newer one). */
+  enter(evict: () => void): LoginSlot;
 }
 
 export class AuthBackoff {
   private readonly addresses = new Map<string, AddressRecord>();
+  /** Guesses checked across addresses (a rotating guesser), and the connections not logged in yet. */
+  private readonly budget: GuessBudget;
+  private readonly slots: LoginSlots;
   private readonly holds: BackoffPolicy;
   private readonly forgetMs: number;
   private readonly maxAddresses: number;
@@ -49,6 +67,8 @@ export class AuthBackoff {
     this.forgetMs = options.forgetMs ?? AUTH_BACKOFF_FORGET_MS;
     this.maxAddresses = options.maxAddresses ?? AUTH_BACKOFF_MAX_ADDRESSES;
     this.now = options.now ?? Date.now;
+    this.budget = new GuessBudget({ ...options.guesses, now: this.now });
+    this.slots = new LoginSlots(options.slots);
   }
 
   /** Addresses remembered now (bounded by maxAddresses). */
@@ -64,16 +84,33 @@ export class AuthBackoff {
     const address = addressOf(peer);
     return {
       wait: () => this.wait(address),
+      refusal: () => this.refusal(address),
+      spend: () => this.wait(address) === 0 && this.budget.spend(address),
       failed: () => this.failed(address, log),
       succeeded: () => {
         this.addresses.delete(address);
+        this.budget.knownGood(address);
       },
+      enter: (evict) => this.slots.enter(address, evict),
     };
   }
 
-  /** Whether connections from `peer` are refused unchecked right now. */
+  /**
+   * Whether connections from `peer` are refused unchecked right now (held back, or the guesses
+   * used up), or are one more of an address that holds its whole share of connections not logged
+   * in (each closes an older one of its): they are counted, not logged one by one.
+   */
   heldBack(peer: string | undefined): boolean {
-    return this.wait(addressOf(peer)) > 0;
+    const address = addressOf(peer);
+    return this.wait(address) > 0 || this.budget.wait(address) > 0 || this.slots.full(address);
+  }
+
+  private refusal(address: string): string | undefined {
+    const held = this.wait(address);
+    if (held > 0) return `too many wrong passwords from this address: try again in ${Math.ceil(held / 1000)} s`;
+    const budget = this.budget.wait(address);
+    if (budget > 0) return `too many password guesses at this listener: try again in ${Math.ceil(budget / 1000)} s`;
+    return undefined;
   }
 
   private current(address: string): AddressRecord | undefined {

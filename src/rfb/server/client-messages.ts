@@ -32,7 +32,7 @@ export interface ClientWants {
 }
 
 /** What reading a client's messages needs of its connection. */
-export interface MessagesHost {
+interface MessagesHost {
   readonly options: RfbServerOptions;
   readonly extensions: ClientExtensions;
   readonly encoders: ClientEncoders;

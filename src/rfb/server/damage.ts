@@ -10,7 +10,7 @@ const MAX_DIRTY_RECTS = 16;
 const MAX_COPIES = 16;
 
 /** The pseudo-encodings a client asked for. */
-export interface ClientWants {
+interface ClientWants {
   cursor: boolean;
   desktopSize: boolean;
   /** CopyRect: copies recorded (see ClientDamage.copied) go out as copies, else as pixels. */

@@ -37,7 +37,7 @@ export interface ConsoleIndicators {
   absolutePointer?: boolean;
 }
 
-export interface ExtensionHost {
+interface ExtensionHost {
   write(message: Buffer): void;
   writeAfterUpdate(message: Buffer): void;
   /** The screen's size now. */

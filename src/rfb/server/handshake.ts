@@ -5,21 +5,22 @@
  */
 import type { Duplex } from 'node:stream';
 import type tls from 'node:tls';
-import { PASSWORD_ANSWER_TIMEOUT_MS } from '../../limits.js';
+import { PASSWORD_ANSWER_TIMEOUT_MS, PRE_LOGIN_SILENT_MS } from '../../limits.js';
 import { RfbProtocolError, encodeServerInit, negotiateVersion } from '../wire/rfb-wire.js';
 import { checkVncAuth, newVncChallenge } from '../wire/vnc-auth.js';
+import type { LoginSlot } from './login-slots.js';
 import { ClientDroppedError, type RfbServerOptions } from './served-client.js';
 import { durationText } from './output.js';
 import { SECURITY_VENCRYPT, VENCRYPT_SERVER_VERSION, answerVencryptSubtype, answerVencryptVersion } from './vencrypt.js';
 
 const SECURITY_NONE = 1;
-export const SECURITY_VNC_AUTH = 2;
+const SECURITY_VNC_AUTH = 2;
 
 type Phase =
   'version' | 'security' | 'vencryptVersion' | 'vencryptSubtype' | 'tls' | 'auth' | 'held' | 'clientInit' | 'preparing' | 'normal';
 
 /** What the handshake needs of its connection. */
-export interface HandshakeHost {
+interface HandshakeHost {
   /** The client's connection; after a VeNCrypt handshake, the TLS socket over it. */
   readonly stream: Duplex;
   readonly closed: boolean;
@@ -43,6 +44,10 @@ export class ServerHandshake {
   /** Holds a wrong password's answer back (see AuthBackoff). */
   private holdTimer: NodeJS.Timeout | undefined;
   private deadlineTimer: NodeJS.Timeout | undefined;
+  /** Closes a connection asked for a password that says nothing at all (PRE_LOGIN_SILENT_MS). */
+  private silentTimer: NodeJS.Timeout | undefined;
+  /** Its place among the connections not logged in, while a password is asked of it. */
+  private slot: LoginSlot | undefined;
   /** The refusal a failing handshake sends before the connection closes. */
   farewell: Buffer | undefined;
 
@@ -64,6 +69,14 @@ export class ServerHandshake {
   /** Sends the server's version; the handshake must end within `ms`. */
   start(ms: number): void {
     this.deadline(ms, 'it finished no VNC handshake');
+    const gate = this.options.authGate;
+    if (this.options.password !== undefined && gate) {
+      // Dropped among many alike (a flood of sockets): a debug line, not a warning each.
+      const routine = (why: string) => this.host.finish(new ClientDroppedError(why, { routine: true }));
+      this.slot = gate.enter(() => routine('newer connections from its address needed its place among those not logged in'));
+      const silentMs = this.options.silentTimeoutMs ?? PRE_LOGIN_SILENT_MS;
+      this.silentTimer = setTimeout(() => routine(`it sent nothing within ${durationText(silentMs)}`), silentMs);
+    }
     this.host.stream.write('RFB 003.008\n');
   }
 
@@ -75,6 +88,8 @@ export class ServerHandshake {
   close(): void {
     clearTimeout(this.holdTimer);
     clearTimeout(this.deadlineTimer);
+    clearTimeout(this.silentTimer);
+    this.slot?.leave();
   }
 
   /** From now on the handshake must end within `ms`, else the client is dropped with `what` and the wait. */
@@ -87,26 +102,14 @@ export class ServerHandshake {
   step(at: Buffer): number {
     const available = at.length;
     const stream = this.host.stream;
+    if (available > 0 && this.silentTimer) {
+      clearTimeout(this.silentTimer);
+      this.silentTimer = undefined;
+      this.slot?.progressed('spoke');
+    }
     switch (this.phase) {
       case 'version':
-        if (available < 12) return 0;
-        this.version = negotiateVersion(at.subarray(0, 12));
-        this.refuseWhileHeld('before');
-        if (this.version === '3.3') {
-          // RFB 3.3 has the server pick the type, and VeNCrypt is not one a 3.3 client knows.
-          const legacy = this.securityTypes.find((type) => type !== SECURITY_VENCRYPT);
-          if (legacy === undefined) {
-            const reason = 'this listener speaks VeNCrypt (TLS), which an RFB 3.3 viewer does not';
-            this.farewell = Buffer.concat([u32(0), lengthPrefixed(reason)]);
-            throw new RfbProtocolError(reason);
-          }
-          stream.write(u32(legacy));
-          this.afterSecurityType(legacy);
-        } else {
-          stream.write(Buffer.from([this.securityTypes.length, ...this.securityTypes]));
-          this.phase = 'security';
-        }
-        return 12;
+        return this.onVersion(at);
       case 'security': {
         if (available < 1) return 0;
         const chosen = at[0];
@@ -146,25 +149,8 @@ export class ServerHandshake {
       }
       case 'tls':
         return 0; // the TLS socket reads the connection now
-      case 'auth': {
-        if (available < 16) return 0;
-        const challenge = this.challenge ?? Buffer.alloc(16);
-        // An answer from a held-back address is not checked: a right guess must look like a wrong one.
-        this.refuseWhileHeld('after');
-        if (!checkVncAuth({ challenge, response: at.subarray(0, 16), password: this.options.password ?? '' })) {
-          this.farewell = this.version === '3.8' ? Buffer.concat([u32(1), lengthPrefixed('authentication failed')]) : u32(1);
-          this.options.onAuthFailure?.();
-          const holdMs = this.options.authGate?.failed() ?? 0;
-          if (holdMs <= 0) throw new RfbProtocolError('wrong VNC password');
-          this.phase = 'held';
-          this.holdTimer = setTimeout(() => this.host.finish(new RfbProtocolError('wrong VNC password')), holdMs);
-          return available;
-        }
-        this.options.authGate?.succeeded();
-        stream.write(u32(0));
-        this.enterClientInit();
-        return 16;
-      }
+      case 'auth':
+        return this.onAuth(at);
       case 'held':
         return available; // nothing more is read from a client whose wrong answer is being held
       case 'preparing':
@@ -188,16 +174,65 @@ export class ServerHandshake {
     }
   }
 
+  /** The client's ProtocolVersion: RFB 3.3 is told the security type, later versions get the list. */
+  private onVersion(at: Buffer): number {
+    if (at.length < 12) return 0;
+    const stream = this.host.stream;
+    this.version = negotiateVersion(at.subarray(0, 12));
+    this.refuseWhileHeld('before');
+    if (this.version === '3.3') {
+      // RFB 3.3 has the server pick the type, and VeNCrypt is not one a 3.3 client knows.
+      const legacy = this.securityTypes.find((type) => type !== SECURITY_VENCRYPT);
+      if (legacy === undefined) {
+        const reason = 'this listener speaks VeNCrypt (TLS), which an RFB 3.3 viewer does not';
+        this.farewell = Buffer.concat([u32(0), lengthPrefixed(reason)]);
+        throw new RfbProtocolError(reason);
+      }
+      stream.write(u32(legacy));
+      this.afterSecurityType(legacy);
+    } else {
+      stream.write(Buffer.from([this.securityTypes.length, ...this.securityTypes]));
+      this.phase = 'security';
+    }
+    return 12;
+  }
+
+  /** The answer to the VNC authentication challenge, checked only within the address's and the command's guesses. */
+  private onAuth(at: Buffer): number {
+    const available = at.length;
+    if (available < 16) return 0;
+    const challenge = this.challenge ?? Buffer.alloc(16);
+    // An answer from a held-back address is not checked: a right guess must look like a wrong one.
+    this.refuseWhileHeld('after');
+    // Nor one beyond the command's guesses (many addresses guessing): it spends one, or is refused.
+    if (this.options.authGate?.spend() === false) this.refuseWhileHeld('after', true);
+    if (!checkVncAuth({ challenge, response: at.subarray(0, 16), password: this.options.password ?? '' })) {
+      this.farewell = this.version === '3.8' ? Buffer.concat([u32(1), lengthPrefixed('authentication failed')]) : u32(1);
+      this.options.onAuthFailure?.();
+      const holdMs = this.options.authGate?.failed() ?? 0;
+      if (holdMs <= 0) throw new RfbProtocolError('wrong VNC password');
+      this.phase = 'held';
+      this.holdTimer = setTimeout(() => this.host.finish(new RfbProtocolError('wrong VNC password')), holdMs);
+      return available;
+    }
+    this.options.authGate?.succeeded();
+    this.slot?.leave();
+    this.host.stream.write(u32(0));
+    this.enterClientInit();
+    return 16;
+  }
+
   /**
    * Refuses at once, with the wait in the reason, when this client's address is held back
-   * after wrong passwords: before the security types (no challenge is spent) or after its
-   * answer (which is then not checked).
+   * after wrong passwords or the command's guesses are used up (`spent`: its answer found none
+   * left): before the security types (no challenge is spent) or after its answer (which is then
+   * not checked).
    */
-  private refuseWhileHeld(when: 'before' | 'after'): void {
+  private refuseWhileHeld(when: 'before' | 'after', spent = false): void {
     if (this.options.password === undefined) return;
-    const waitMs = this.options.authGate?.wait() ?? 0;
-    if (waitMs <= 0) return;
-    const reason = `too many wrong passwords from this address: try again in ${Math.ceil(waitMs / 1000)} s`;
+    const refusal = this.options.authGate?.refusal();
+    if (refusal === undefined && !spent) return;
+    const reason = refusal ?? 'too many password guesses at this listener: try again in 1 s';
     if (when === 'before') this.farewell = Buffer.concat([this.version === '3.3' ? u32(0) : Buffer.from([0]), lengthPrefixed(reason)]);
     else this.farewell = this.version === '3.8' ? Buffer.concat([u32(1), lengthPrefixed(reason)]) : u32(1);
     throw new RfbProtocolError(reason);
@@ -208,6 +243,7 @@ export class ServerHandshake {
       this.challenge = newVncChallenge();
       this.host.stream.write(this.challenge);
       this.phase = 'auth';
+      this.slot?.progressed('asked');
       // The client now asks its user for the password: a person's typing gets longer than a silent socket.
       this.deadline(this.options.passwordAnswerTimeoutMs ?? PASSWORD_ANSWER_TIMEOUT_MS, 'it answered no VNC password');
       return;

@@ -10,7 +10,7 @@ import type { Rect } from '../wire/geometry.js';
 import { ClientEncoders } from './encoders/index.js';
 import type { CopySource } from '../wire/framebuffer.js';
 import type { PixelPacker } from '../wire/pixel-values.js';
-import { PREAUTH_TIMEOUT_MS, VIEWER_STALL_TIMEOUT_MS } from '../../limits.js';
+import { PREAUTH_TIMEOUT_MS, RELAY_END_GRACE_MS, VIEWER_STALL_TIMEOUT_MS } from '../../limits.js';
 import { RfbProtocolError } from '../wire/rfb-wire.js';
 import { ClientDamage } from './damage.js';
 import { ClientOutput, durationText, type OutboxKind } from './output.js';
@@ -23,7 +23,6 @@ import { sharedBandsOf } from './shared-bands.js';
 import { ClientDroppedError, type RfbServerOptions, type ServedClient } from './served-client.js';
 
 export { ClientDroppedError, type ClientInput, type RfbServerOptions, type ServedClient } from './served-client.js';
-export { MAX_CLIENT_CUT_TEXT } from './client-messages.js';
 
 /** One client's RFB connection on a shared Framebuffer: handshake, then messages parsed as they arrive. */
 class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> implements ServedClient {
@@ -197,7 +196,12 @@ class ClientConnection extends EventEmitter<{ close: [Error | undefined] }> impl
     };
     const farewell = this.handshake.farewell;
     if (farewell && !this.stream.destroyed) this.stream.end(farewell, destroy);
-    else destroy();
+    else if (err === undefined && !this.stream.destroyed) {
+      // Closed by this side (the session is closing): ended as the protocol ends, TLS with its
+      // close_notify, which the relay passes on before it ends the client's connection.
+      this.stream.end();
+      setTimeout(destroy, RELAY_END_GRACE_MS).unref();
+    } else destroy();
     this.emit('close', err);
   }
 

@@ -44,6 +44,8 @@ export interface RfbServerOptions {
    * is out (default PASSWORD_ANSWER_TIMEOUT_MS) and stall bound (default VIEWER_STALL_TIMEOUT_MS), for tests.
    */
   preauthTimeoutMs?: number;
+  /** How long a client asked for a password may send nothing at all (default PRE_LOGIN_SILENT_MS). */
+  silentTimeoutMs?: number;
   passwordAnswerTimeoutMs?: number;
   /**
    * Runs once the client is through authentication, and its ServerInit waits for it (the
@@ -60,9 +62,13 @@ export interface RfbServerOptions {
 
 /** Why this side ended a client's connection, as the end of `viewer from ADDRESS disconnected: ...`. */
 export class ClientDroppedError extends Error {
-  constructor(message: string) {
+  /** One of many alike (a flood's connections not logged in): worth a debug line, not a warning each. */
+  readonly routine: boolean;
+
+  constructor(message: string, options: { routine?: boolean } = {}) {
     super(message);
     this.name = 'ClientDroppedError';
+    this.routine = options.routine ?? false;
   }
 }
 

@@ -19,7 +19,7 @@ import { encodeUpdate } from './update.js';
 const MAX_HELD_ANSWERS = 64;
 
 /** What sending updates needs of its connection. */
-export interface UpdateHost {
+interface UpdateHost {
   readonly framebuffer: Framebuffer;
   readonly pending: ClientDamage;
   readonly encoders: ClientEncoders;

@@ -41,7 +41,7 @@ function cursorRect(cursor: CursorShape, packer: PixelPacker): Buffer[] {
   return [rectHeader(area, ENCODING.cursor), packer.bytes(packer.values(cursor.pixels)), cursor.mask];
 }
 
-export interface EncodeOptions {
+interface EncodeOptions {
   /** The turns' budget the bands take from (default: the process's, shared by all clients). */
   turns?: EncodeTurns;
   /** True once nobody wants the update (its client left): no further band is encoded. */

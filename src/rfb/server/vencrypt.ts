@@ -17,7 +17,7 @@ import type { Duplex } from 'node:stream';
  */
 
 export const SECURITY_VENCRYPT = 19;
-export const VENCRYPT_X509_VNC = 261;
+const VENCRYPT_X509_VNC = 261;
 
 /** What the server writes once type 19 is chosen: the VeNCrypt version it speaks, 0.2. */
 export const VENCRYPT_SERVER_VERSION = Buffer.from([0, 2]);
@@ -74,7 +74,7 @@ function interfaceAddresses(): string[] {
 }
 
 /** The TLS options a client is served with (the RFB server's `tls`). */
-export interface ClientTls {
+interface ClientTls {
   context: tls.SecureContext;
   alsoPlainVncAuth?: boolean;
 }

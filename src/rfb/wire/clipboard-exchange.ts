@@ -17,7 +17,7 @@ import {
   peerTakes,
 } from './extended-clipboard.js';
 
-export interface ClipboardExchangeOptions {
+interface ClipboardExchangeOptions {
   /** 3 (ServerCutText) on a server, 6 (ClientCutText) on a client. */
   messageType: 3 | 6;
   /** The largest text taken from the peer, and offered in the caps. */

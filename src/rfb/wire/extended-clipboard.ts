@@ -9,15 +9,15 @@ import { constants, deflateSync, inflateSync } from 'node:zlib';
 export const CLIPBOARD_TEXT = 1 << 0;
 export const CLIPBOARD_CAPS = 1 << 24;
 export const CLIPBOARD_REQUEST = 1 << 25;
-export const CLIPBOARD_PEEK = 1 << 26;
+const CLIPBOARD_PEEK = 1 << 26;
 export const CLIPBOARD_NOTIFY = 1 << 27;
 export const CLIPBOARD_PROVIDE = 1 << 28;
 const ACTION_BITS = CLIPBOARD_CAPS | CLIPBOARD_REQUEST | CLIPBOARD_PEEK | CLIPBOARD_NOTIFY | CLIPBOARD_PROVIDE;
 
 /** What vconsole offers: text, every action. */
-export const OWN_CLIPBOARD_FLAGS = CLIPBOARD_TEXT | ACTION_BITS;
+const OWN_CLIPBOARD_FLAGS = CLIPBOARD_TEXT | ACTION_BITS;
 
-export type ClipboardMessage =
+type ClipboardMessage =
   /** The peer's formats and actions, and the largest text it takes unasked (0: none). */
   | { action: 'caps'; flags: number; maxText: number }
   | { action: 'request' | 'peek'; text: boolean }

@@ -21,14 +21,14 @@ export const PSEUDO = {
 /** Message types beyond RFC 6143's (the same number in both directions). */
 export const MESSAGE = { continuousUpdates: 150, fence: 248, setDesktopSize: 251 } as const;
 
-export const FENCE_BLOCK_BEFORE = 1;
-export const FENCE_BLOCK_AFTER = 2;
+const FENCE_BLOCK_BEFORE = 1;
+const FENCE_BLOCK_AFTER = 2;
 export const FENCE_SYNC_NEXT = 4;
 export const FENCE_REQUEST = 0x80000000;
 /** The flags a fence answer may carry back: the ones this side understands. */
-export const FENCE_KNOWN_FLAGS = FENCE_BLOCK_BEFORE | FENCE_BLOCK_AFTER | FENCE_SYNC_NEXT;
+const FENCE_KNOWN_FLAGS = FENCE_BLOCK_BEFORE | FENCE_BLOCK_AFTER | FENCE_SYNC_NEXT;
 /** The largest fence payload the extension allows. */
-export const FENCE_MAX_PAYLOAD = 64;
+const FENCE_MAX_PAYLOAD = 64;
 
 export interface Fence {
   flags: number;
@@ -63,7 +63,7 @@ export function fenceAnswer(request: Fence): Buffer {
 /** EndOfContinuousUpdates, the server's one-byte message 150. */
 export const END_OF_CONTINUOUS_UPDATES = Buffer.from([MESSAGE.continuousUpdates]);
 
-export interface ContinuousUpdatesRequest {
+interface ContinuousUpdatesRequest {
   enable: boolean;
   x: number;
   y: number;
@@ -75,17 +75,6 @@ export interface ContinuousUpdatesRequest {
 export function parseEnableContinuousUpdates(at: Buffer): ContinuousUpdatesRequest | undefined {
   if (at.length < 10) return undefined;
   return { enable: at[1] !== 0, x: at.readUInt16BE(2), y: at.readUInt16BE(4), w: at.readUInt16BE(6), h: at.readUInt16BE(8) };
-}
-
-export function encodeEnableContinuousUpdates(request: ContinuousUpdatesRequest): Buffer {
-  const out = Buffer.alloc(10);
-  out.writeUInt8(MESSAGE.continuousUpdates, 0);
-  out.writeUInt8(request.enable ? 1 : 0, 1);
-  out.writeUInt16BE(request.x, 2);
-  out.writeUInt16BE(request.y, 4);
-  out.writeUInt16BE(request.w, 6);
-  out.writeUInt16BE(request.h, 8);
-  return out;
 }
 
 /** ExtendedDesktopSize's x: why the size is sent. */

@@ -19,7 +19,7 @@ export interface CopySource {
   y: number;
 }
 
-export interface FramebufferEvents {
+interface FramebufferEvents {
   /**
    * These areas now hold new pixels; with `from` when they are a copy of the area there (a
    * CopyRect), which a server can pass on as a copy instead of the pixels.

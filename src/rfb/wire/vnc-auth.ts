@@ -9,7 +9,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import des from 'des.js';
 
 /** Each byte of the password with its bits reversed: how VNC turns a password into a DES key. */
-export function vncAuthKey(password: string): Buffer {
+function vncAuthKey(password: string): Buffer {
   // Only the first 8 bytes count; shorter passwords are padded with zero bytes.
   const bytes = Buffer.from(password, 'latin1');
   const key = Buffer.alloc(8);

@@ -100,7 +100,7 @@ describe('demo list', () => {
     const vms = await demoProvider.list!({}, {});
     expect(vms.map((vm) => vm.target)).toEqual(['demo:vm-a', 'demo:vm-b', 'demo:vm-c', 'demo:shell#serial']);
     for (const vm of vms) expect(vm).toMatchObject({ provider: 'demo', state: 'Running', console: true });
-    expect(resolveTarget('demo:shell#serial', {}).consoleType).toBe('serial');
+    expect(resolveTarget('demo:shell#serial', {}).facts.consoleType).toBe('serial');
     expect(resolveTarget(vms[0].target, {}).name).toBe('demo:vm-a');
   });
 });

@@ -50,8 +50,7 @@ function demoSerialTarget(input: string, name: string): ConsoleTarget {
     input,
     name: `demo:${name}`,
     provider: 'demo',
-    inProcess: true,
-    consoleType: 'serial',
+    facts: { inProcess: true, consoleType: 'serial' },
     async dial() {
       const { DemoSerialLine } = await import('./serial-shell.js');
       return new DemoSerialLine(name);
@@ -69,8 +68,7 @@ function demoTarget(input: string, name: string): ConsoleTarget {
     name: label,
     provider: 'demo',
     // A demo VM lives in its process: another vconsole's demo:NAME is another VM.
-    inProcess: true,
-    consoleType: 'vnc',
+    facts: { inProcess: true, consoleType: 'vnc' },
     async dial({ signal }) {
       if (released) throw new VconsoleError('the demo console was closed');
       held ??= acquireServer(name);

@@ -2,7 +2,7 @@
 // once here, as the provider option groups are.
 import { switchOption, valueOption, type OptionGroup } from '../option-group.js';
 
-export const TLS_OPTIONS = [
+const TLS_OPTIONS = [
   switchOption('insecure', {
     flags: '--insecure',
     help: 'ws(s)/OpenStack/Proxmox VE: do not verify TLS certificates',

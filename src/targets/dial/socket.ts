@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { VconsoleError, describeError } from '../../errors.js';
 
-export type SocketAddress = { host: string; port: number } | { path: string };
+type SocketAddress = { host: string; port: number } | { path: string };
 
 /** Connects a TCP or unix socket; the rejection says what failed, the session names the console. */
 export function dialSocket(address: SocketAddress, signal: AbortSignal): Promise<net.Socket> {

@@ -14,7 +14,7 @@
  * library, whose own checks report the fault as they always did. After a close frame every
  * byte goes there too (the library ignores what follows a close).
  */
-export interface FrameSink {
+interface FrameSink {
   /** The payload bytes of a data frame (text, binary or continuation), in order. */
   payload(bytes: Buffer): void;
   /** A whole frame that is not data, or any bytes once the splitter has handed over. */

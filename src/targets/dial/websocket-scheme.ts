@@ -1,7 +1,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { VconsoleError } from '../../errors.js';
-import { SCHEME_PROBE_TIMEOUT_MS } from '../../limits.js';
+import { SCHEME_PROBE_TIMEOUT_MS } from './limits.js';
 
 /**
  * A console proxy reached with the wrong scheme fails like a refused token: websockify (and so
@@ -58,7 +58,7 @@ export function isHangUp(err: unknown): boolean {
 }
 
 /** True when a TLS handshake with host:port completes (the certificate is not judged: only the scheme is asked). */
-export function speaksTls(host: string, port: number): Promise<boolean> {
+function speaksTls(host: string, port: number): Promise<boolean> {
   return probe((done) => {
     const socket = tls.connect({ host, port, rejectUnauthorized: false, ...(net.isIP(host) ? {} : { servername: host }) });
     socket.once('secureConnect', () => done(true));
@@ -69,7 +69,7 @@ export function speaksTls(host: string, port: number): Promise<boolean> {
 }
 
 /** True when host:port answers a plain HTTP request with an HTTP status line. */
-export function speaksPlainHttp(host: string, port: number): Promise<boolean> {
+function speaksPlainHttp(host: string, port: number): Promise<boolean> {
   return probe((done) => {
     const socket = net.connect({ host, port });
     let head = '';

@@ -2,7 +2,7 @@ import { Duplex } from 'node:stream';
 import type WebSocket from 'ws';
 import { ConsoleEndedError, describeWebSocketEnding, type WebSocketEnding } from '../../errors.js';
 import { scrubText } from '../../secrets.js';
-import { REFUSED_AT_UPGRADE_MS } from '../../limits.js';
+import { REFUSED_AT_UPGRADE_MS } from './limits.js';
 import { ServerFrameSplitter } from './websocket-frames.js';
 
 /**

@@ -4,10 +4,10 @@ import type WebSocket from 'ws';
 import type { ClientOptions } from 'ws';
 import { ConsoleEndedError, VconsoleError, describeError, isTlsError, type WebSocketEnding } from '../../errors.js';
 import { WebSocketStream } from './websocket-stream.js';
-import { MISSED_PONGS_ALLOWED, REJECTION_BODY_LIMIT_BYTES, WEBSOCKET_HANDSHAKE_TIMEOUT_MS, keepaliveIntervalMs } from '../../limits.js';
+import { MISSED_PONGS_ALLOWED, REJECTION_BODY_LIMIT_BYTES, WEBSOCKET_HANDSHAKE_TIMEOUT_MS, keepaliveIntervalMs } from './limits.js';
 import { urlSecrets } from '../../secrets.js';
 
-export interface WebSocketDialOptions {
+interface WebSocketDialOptions {
   url: string;
   /** Subprotocols to offer: `plain.kubevirt.io` (KubeVirt), `binary` (websockify). */
   protocols: string[];

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Duplex } from 'node:stream';
 import { ConsoleEndedError, ConsoleRefusedError, VconsoleError, describeError } from '../../errors.js';
-import { CONSOLE_SETTLE_MS } from '../../limits.js';
+import { CONSOLE_SETTLE_MS } from './limits.js';
 import { scrubbedCause, urlSecrets } from '../../secrets.js';
 import { dialWebSocket } from './websocket.js';
 import { isHangUp, pastedUrlSchemeHint, schemeMismatch, type ProxyScheme } from './websocket-scheme.js';
@@ -27,7 +27,7 @@ export const REFUSED_AFTER_UPGRADE = 'the console was refused right after the up
 /** The proxy refused the console token: a fresh console URL may succeed where this one failed. */
 export class ConsoleTokenRejectedError extends ConsoleRefusedError {}
 
-export interface WebsockifyDialOptions {
+interface WebsockifyDialOptions {
   /** `ws(s)://host:port/path?token=...`: holds a secret, never printed. */
   url: string;
   tls: TlsSettings;

@@ -7,7 +7,7 @@
  */
 import { ConsoleEndedError, describeWebSocketEnding, type WebSocketEnding } from '../../errors.js';
 
-export const KUBEVIRT_CONSOLE_CLOSED =
+const KUBEVIRT_CONSOLE_CLOSED =
   'the console closed: the VM stopped, or another client opened its console (KubeVirt keeps one session per VM)';
 
 /** virt-handler's close: the VMI stopped, or a newer connection to its console replaced this one. */

@@ -10,7 +10,7 @@ export interface KubeCredentials {
   applyToHTTPSOptions(opts: https.RequestOptions): Promise<void>;
 }
 
-export interface PlainKubeconfig {
+interface PlainKubeconfig {
   credentials: KubeCredentials;
   /** The cluster's server URL as written. */
   server: string;

@@ -19,7 +19,7 @@ export interface KubeAccess {
   namespace: string;
 }
 
-export interface KubeAccessOptions {
+interface KubeAccessOptions {
   kubeconfig?: string;
   context?: string;
   namespace?: string;
@@ -206,7 +206,7 @@ export async function requestOptions(access: KubeAccess, extra: https.RequestOpt
   return opts;
 }
 
-export interface KubeStatus {
+interface KubeStatus {
   kind?: string;
   status?: string;
   message?: string;

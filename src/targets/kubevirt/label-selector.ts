@@ -7,10 +7,10 @@ import { echoInput } from '../../text/terminal-text.js';
  * canonical spelling: the API server does the matching.
  */
 
-export type LabelOperator = 'in' | 'notin' | 'exists' | 'absent' | 'gt' | 'lt';
+type LabelOperator = 'in' | 'notin' | 'exists' | 'absent' | 'gt' | 'lt';
 
 /** One comma-separated part of a selector. */
-export interface LabelRequirement {
+interface LabelRequirement {
   key: string;
   operator: LabelOperator;
   /** One value for `=`/`!=`/`<`/`>`, the set for `in`/`notin`, none for exists/absent. */
@@ -161,7 +161,7 @@ function describe(requirement: LabelRequirement): string {
 }
 
 /** The canonical spelling sent as `labelSelector` and shown in messages. */
-export function formatLabelSelector(requirements: readonly LabelRequirement[]): string {
+function formatLabelSelector(requirements: readonly LabelRequirement[]): string {
   return requirements.map(describe).join(',');
 }
 

@@ -46,7 +46,7 @@ const namespaceName = (v: unknown) => (typeof v === 'string' && K8S_NAME.test(v)
 const NAMESPACE_KEY: FileKey<'namespace', string> = { key: 'namespace', read: namespaceName, allowed: 'a Kubernetes namespace name' };
 
 /** `-l`'s parser. `-l` was --listen's short form before: an address gets a pointer to --listen. */
-export function parseSelectorFlag(text: string): string {
+function parseSelectorFlag(text: string): string {
   if (net.isIP(text.replace(/^\[(.*)\]$/, '$1')) || text === 'localhost') {
     throw new UsageError(
       `-l ${echoInput(text)} looks like a listen address, but -l is --selector (a label selector, as in kubectl)`,
@@ -56,7 +56,7 @@ export function parseSelectorFlag(text: string): string {
   return normalizeLabelSelector(text);
 }
 
-export const KUBEVIRT_OPTIONS = [
+const KUBEVIRT_OPTIONS = [
   valueOption('kubeconfig', {
     flags: '--kubeconfig <file>',
     help: 'KubeVirt: kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)',

@@ -128,7 +128,7 @@ describe('the KubeVirt pre-flight', () => {
     setAnswers({ vmi: running({ autoattachGraphicsDevice: false }), allowed: { console: false } });
     const { target, done } = check();
     expect(String(await failure(done))).toMatch(/forbidden: you may not get virtualmachineinstances\/console/);
-    expect(target.consoleType).toBe('serial');
+    expect(target.facts.consoleType).toBe('serial');
     expect(reviews).toEqual(['vnc', 'console']);
     setAnswers({ vmi: running(), allowed: {} });
     await check('serial').done;

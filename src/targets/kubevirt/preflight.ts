@@ -17,7 +17,7 @@ export interface VmiLocation {
   namespace: string;
 }
 
-export interface PreflightRequest {
+interface PreflightRequest {
   location: VmiLocation;
   name: string;
   /** The console expected before the VMI is read: its review is asked while the VMI is read. */

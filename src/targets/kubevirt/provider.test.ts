@@ -167,10 +167,10 @@ describe('check', () => {
   it('auto: the VNC console of a VMI with a display, the serial console of one without', async () => {
     const withDisplay = target('vm-a', undefined, { consoleType: 'auto' });
     await withDisplay.check!(signal());
-    expect(withDisplay.consoleType).toBe('vnc');
+    expect(withDisplay.facts.consoleType).toBe('vnc');
     const headless = target('headless', undefined, { consoleType: 'auto' });
     await headless.check!(signal());
-    expect(headless.consoleType).toBe('serial');
+    expect(headless.facts.consoleType).toBe('serial');
     const serial = await headless.dial(context());
     const greeting = await new Promise<string>((resolve) => serial.once('data', (chunk: Buffer) => resolve(chunk.toString())));
     expect(greeting).toContain('login: ');
@@ -201,7 +201,7 @@ describe('check', () => {
       const auto = target('vm-a', env, { consoleType: 'auto' });
       await auto.check!(signal());
       expect(consoleOnly.requests.some((r) => r.method === 'GET' && r.path.endsWith('/virtualmachineinstances/vm-a'))).toBe(true);
-      expect(auto.consoleType).toBe('vnc');
+      expect(auto.facts.consoleType).toBe('vnc');
       const stream = await auto.dial(context());
       expect((await readBytes(stream, 12)).toString()).toBe('RFB 003.008\n');
       stream.destroy();

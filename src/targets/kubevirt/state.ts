@@ -10,15 +10,10 @@
 import http from 'node:http';
 import https from 'node:https';
 import { describeError, VconsoleError } from '../../errors.js';
-import {
-  HTTP_REQUEST_TIMEOUT_MS,
-  REJECTION_BODY_LIMIT_BYTES,
-  VMI_WATCH_GRACE_MS,
-  VMI_WATCH_TIMEOUT_S,
-  VM_STATE_FIRST_RETRY_MS,
-  VM_STATE_MAX_RETRY_MS,
-  VM_STATE_POLL_MS,
-} from '../../limits.js';
+import { HTTP_REQUEST_TIMEOUT_MS } from '../../limits.js';
+import { REJECTION_BODY_LIMIT_BYTES } from '../dial/limits.js';
+import { VMI_WATCH_GRACE_MS, VMI_WATCH_TIMEOUT_S, VM_STATE_FIRST_RETRY_MS, VM_STATE_MAX_RETRY_MS } from './limits.js';
+import { VM_STATE_POLL_MS } from '../limits.js';
 import { KubeApiError, getJson, requestOptions, statusMessage, type KubeAccess } from './kubernetes-api.js';
 import type { VirtualMachineInstance } from './vms.js';
 import type { VmState, VmStateContext } from '../types.js';
@@ -27,7 +22,7 @@ import { Backoff, pause } from '../../retry/backoff.js';
 import { kubevirtPath } from './api-paths.js';
 
 /** A VMI as the state follower reads it: the conditions and migration state besides the phase. */
-export interface WatchedVmi extends VirtualMachineInstance {
+interface WatchedVmi extends VirtualMachineInstance {
   metadata?: VirtualMachineInstance['metadata'] & { resourceVersion?: string };
   status?: VirtualMachineInstance['status'] & {
     conditions?: { type?: string; status?: string }[];

@@ -12,7 +12,7 @@ import {
   statusMessage,
   type KubeEnvironment,
 } from './kubernetes-api.js';
-import type { ConsoleTarget, TargetOptions, VmStateContext } from '../types.js';
+import type { ConsoleTarget, TargetFacts, TargetOptions, VmStateContext } from '../types.js';
 import { dialWebSocket } from '../dial/websocket.js';
 import { fixedConsoleType } from '../console-type.js';
 import { CONSOLE_SUBRESOURCE, KUBEVIRT_CONSOLE_TYPES, autoConsoleType, type KubevirtConsoleType } from './vmi-consoles.js';
@@ -25,16 +25,16 @@ import type { DialContext } from '../../proxy/types.js';
 
 export class KubevirtTarget implements ConsoleTarget {
   readonly provider = 'kubevirt';
-  /** KubeVirt keeps one VNC and one serial connection per VMI: a new one replaces the old. */
-  readonly exclusive = true;
+  /**
+   * KubeVirt keeps one VNC and one serial connection per VMI: a new one replaces the old
+   * (`exclusive`). `auto` reads the VMI's devices in the pre-flight: until then the type is VNC
+   * by guess (`consoleTypeTentative`), and VMIs have a VNC display unless they set
+   * autoattachGraphicsDevice: false (KubeVirt's default is true: `consoleTypeGuessHolds`).
+   */
+  readonly facts: TargetFacts & { consoleType: KubevirtConsoleType };
   private namespace?: string;
   /** The API server, once the kubeconfig is read: part of which VM this is. */
   private server?: string;
-  consoleType: KubevirtConsoleType;
-  /** `auto` reads the VMI's devices in the pre-flight: until then the type is VNC by guess. */
-  consoleTypeTentative: boolean;
-  /** VMIs have a VNC display unless they set autoattachGraphicsDevice: false (KubeVirt's default is true). */
-  readonly consoleTypeGuessHolds = true;
   /** `--type auto` (or none): the pre-flight picks the console from the VMI's devices. */
   private readonly auto: boolean;
   /** The VMI the last pre-flight read. */
@@ -50,9 +50,17 @@ export class KubevirtTarget implements ConsoleTarget {
     private readonly environment: () => KubeEnvironment,
   ) {
     this.namespace = namespace ?? options.namespace;
-    this.consoleType = fixedConsoleType(options, KUBEVIRT_CONSOLE_TYPES) as KubevirtConsoleType;
     this.auto = (options.consoleType ?? 'auto') === 'auto';
-    this.consoleTypeTentative = this.auto;
+    const identity = () => this.identity;
+    this.facts = {
+      consoleType: fixedConsoleType(options, KUBEVIRT_CONSOLE_TYPES) as KubevirtConsoleType,
+      consoleTypeTentative: this.auto,
+      consoleTypeGuessHolds: true,
+      exclusive: true,
+      get identity() {
+        return identity();
+      },
+    };
   }
 
   /** `NS/NAME` once the namespace is known (after the kubeconfig is read). */
@@ -64,7 +72,7 @@ export class KubevirtTarget implements ConsoleTarget {
    * Which VM this is, once the kubeconfig is read: the cluster's API server, the namespace and
    * the name (the same name in another cluster is another VM); before that, the name alone.
    */
-  get identity(): string | undefined {
+  private get identity(): string | undefined {
     return this.server && this.namespace ? `kubevirt:${this.server}|${this.namespace}/${this.vmName}` : undefined;
   }
 
@@ -84,15 +92,15 @@ export class KubevirtTarget implements ConsoleTarget {
     await preflight({
       location,
       name: this.vmName,
-      expected: this.consoleType,
+      expected: this.facts.consoleType,
       signal,
       choose: (vmi) => {
         this.checkedVmi = vmi;
         if (this.auto) {
-          this.consoleType = autoConsoleType(vmi);
-          this.consoleTypeTentative = false;
+          this.facts.consoleType = autoConsoleType(vmi);
+          this.facts.consoleTypeTentative = false;
         }
-        return this.consoleType;
+        return this.facts.consoleType;
       },
     });
   }
@@ -108,7 +116,7 @@ export class KubevirtTarget implements ConsoleTarget {
   }) {
     await this.takeBackSerial(reconnect, signal);
     const { access, namespace } = await this.locate();
-    const subresource = CONSOLE_SUBRESOURCE[this.consoleType];
+    const subresource = CONSOLE_SUBRESOURCE[this.facts.consoleType];
     // The hub asks for preserveSession per dial (every redial), not through the target's options.
     const preserve = this.options.preserveSession === true || preserveSession === true;
     const path = subresourcePath(namespace, this.vmName, subresource, preserve);
@@ -154,7 +162,7 @@ export class KubevirtTarget implements ConsoleTarget {
    * Any other dial (the user's, or after the VMI changed) goes on, and notes the VMI it goes to.
    */
   private async takeBackSerial(reconnect: DialContext['reconnect'], signal: AbortSignal): Promise<void> {
-    if (this.consoleType !== 'serial') return;
+    if (this.facts.consoleType !== 'serial') return;
     let vmi = this.checkedVmi;
     if (reconnect?.ending instanceof KubevirtConsoleClosedError) {
       const { access, namespace } = await this.locate();

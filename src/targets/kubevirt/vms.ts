@@ -19,7 +19,7 @@ export interface VirtualMachineInstanceList {
   items: VirtualMachineInstance[];
 }
 
-export interface VirtualMachine {
+interface VirtualMachine {
   metadata?: { name?: string; namespace?: string };
   spec?: { runStrategy?: string; running?: boolean };
   status?: { printableStatus?: string };

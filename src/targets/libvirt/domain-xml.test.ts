@@ -81,6 +81,17 @@ describe("a domain's consoles from its XML", () => {
     expect(out.serial?.why).toMatch(/connects out/);
   });
 
+  it('takes a pty path only as /dev/pts/N: anything else (socat reads `,trunc` as an option) is a reason, not an address', async () => {
+    const pty = (path: string) =>
+      readDomainConsoles(`<domain id='1'><devices><console type='pty' tty='${path}'><source path='${path}'/></console></devices></domain>`);
+    expect((await pty('/dev/pts/12')).serial).toEqual({ address: { kind: 'pty', path: '/dev/pts/12' } });
+    for (const path of ['/tmp/f,trunc', '/dev/pts/1,creat', '/dev/pts/../../etc/passwd', 'dev/pts/1', '/dev/pts/1!!/tmp/x', '/dev/ttyS0']) {
+      const serial = (await pty(path)).serial;
+      expect(serial?.address).toBeUndefined();
+      expect(serial?.why).toMatch(/^its pty path ".*" is not a \/dev\/pts\/N terminal/);
+    }
+  });
+
   it('refuses what is not a domain', async () => {
     await expect(readDomainConsoles('<network><name>default</name></network>')).rejects.toThrow(/not a libvirt domain/);
   });

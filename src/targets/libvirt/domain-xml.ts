@@ -1,6 +1,7 @@
 // What a domain's XML (virsh dumpxml, the live definition) says about its consoles: each
 // <graphics> (VNC, SPICE) with where it listens, and the character device `virsh console` opens.
 // Only facts are kept: a graphics password's value is dropped here, only that there is one stays.
+import { echoInput } from '../../text/terminal-text.js';
 
 /** Where a console is reached on the domain's host. */
 export type ConsoleAddress =
@@ -10,7 +11,7 @@ export type ConsoleAddress =
   | { readonly kind: 'pty'; readonly path: string };
 
 /** One `<graphics>` element, in document order. */
-export interface DomainGraphics {
+interface DomainGraphics {
   readonly type: 'vnc' | 'spice';
   /** Undefined when it does not listen now (a domain not running, `listen type='none'`, TLS only): `why` says which. */
   readonly address?: ConsoleAddress;
@@ -20,7 +21,7 @@ export interface DomainGraphics {
 }
 
 /** The character device of the domain's console (first `<console>`, else first `<serial>`). */
-export interface DomainSerial {
+interface DomainSerial {
   readonly address?: ConsoleAddress;
   readonly why?: string;
 }
@@ -112,13 +113,26 @@ function readGraphics(node: XmlNode): DomainGraphics[] {
   return [{ type, address: { kind: 'tcp', host, port }, passwordSet }];
 }
 
+/**
+ * The only pty path vconsole opens: QEMU's ptys are /dev/pts/N. Anything else is refused, not
+ * escaped: over ssh the path is an address for socat on the host, where `,` `:` `!` start
+ * options and other addresses (`/tmp/f,trunc` truncated a file there), and here a path that is
+ * no pty is no console either.
+ */
+const PTY_PATH = /^\/dev\/pts\/\d{1,9}$/;
+
+function notAPty(path: string): string {
+  return `its pty path "${echoInput(path)}" is not a /dev/pts/N terminal, so vconsole will not open it (check the domain's <serial>/<console> with virsh dumpxml)`;
+}
+
 function readChardev(node: XmlNode): DomainSerial {
   const type = attr(node, 'type');
   const source = nodes(node.source)[0] ?? {};
   switch (type) {
     case 'pty': {
       const path = attr(source, 'path') ?? attr(node, 'tty');
-      return path ? { address: { kind: 'pty', path } } : { why: 'its pty is not there yet (is the domain running?)' };
+      if (!path) return { why: 'its pty is not there yet (is the domain running?)' };
+      return PTY_PATH.test(path) ? { address: { kind: 'pty', path } } : { why: notAPty(path) };
     }
     case 'unix': {
       const path = attr(source, 'path');

@@ -1,18 +1,30 @@
+import { spawn, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../../../test/support/wait.js';
 import { channelInvocation } from './channel.js';
-import { shellQuote, sshInvocation, virshComplaint, virshInvocation } from './host-command.js';
+import { UNTIL_STDIN_ENDS, shellQuote, sshInvocation, untilChannelCloses, virshComplaint, virshInvocation } from './host-command.js';
 
 const kvm1 = { kind: 'ssh', ssh: { host: 'kvm1', user: 'root', port: 2222 }, uri: 'qemu:///system' } as const;
 
 describe('running virsh where the domain is', () => {
-  it('runs virsh here with -c, and on the host through ssh in one quoted command', () => {
+  it('runs virsh here with -c, and on the host through ssh in one quoted command that ends it with the channel', () => {
     expect(virshInvocation({ kind: 'local', uri: 'qemu:///system' }, ['dumpxml', '--', 'web 1'])).toEqual({
       command: 'virsh',
       args: ['-c', 'qemu:///system', 'dumpxml', '--', 'web 1'],
     });
     expect(virshInvocation(kvm1, ['dumpxml', '--', "it's"])).toEqual({
       command: 'ssh',
-      args: ['-o', 'BatchMode=yes', '-p', '2222', '-l', 'root', '--', 'kvm1', `LC_ALL=C virsh -c qemu:///system dumpxml -- 'it'\\''s'`],
+      args: [
+        '-o',
+        'BatchMode=yes',
+        '-p',
+        '2222',
+        '-l',
+        'root',
+        '--',
+        'kvm1',
+        `sh -c ${shellQuote(UNTIL_STDIN_ENDS)} sh virsh -c qemu:///system dumpxml -- 'it'\\''s'`,
+      ],
     });
   });
 
@@ -50,6 +62,45 @@ describe('running virsh where the domain is', () => {
       { kind: 'pty', path: '/dev/pts/1' },
     ] as const)
       expect(channelInvocation(kvm1, address).args.join(' ')).not.toMatch(/-[LRD]\b/);
+  });
+
+  describe.skipIf(process.platform === 'win32')('the host side of a command run through ssh (the real /bin/sh as the login shell)', () => {
+    /** What the host's login shell runs for `command`, with a pipe for the ssh channel's stdin. */
+    const onHost = (command: string[]) => spawn('/bin/sh', ['-c', untilChannelCloses(command)], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const running = (pid: number) => spawnSync('kill', ['-0', String(pid)]).status === 0;
+
+    it('ends a command that neither reads nor writes (virsh event --loop) when the channel closes', async () => {
+      const host = onHost(['sh', '-c', 'echo $$; exec sleep 600']);
+      const pid = await new Promise<number>((resolve) =>
+        host.stdout.once('data', (chunk: Buffer) => resolve(Number(String(chunk).trim()))),
+      );
+      expect(running(pid)).toBe(true);
+      host.stdin.end();
+      const [code] = await new Promise<[number | null]>((resolve) => host.once('exit', (c) => resolve([c])));
+      expect(code).toBe(143);
+      await waitFor(() => !running(pid), `the command (pid ${pid}) to be ended`);
+    });
+
+    it("ends by itself with the command's exit status while the channel stays open, and gives it no stdin", async () => {
+      const host = onHost(['sh', '-c', 'cat; exit 3']);
+      host.stdin.write('not for the command\n');
+      let out = '';
+      host.stdout.on('data', (chunk: Buffer) => (out += String(chunk)));
+      const [code] = await new Promise<[number | null]>((resolve) => host.once('close', (c) => resolve([c])));
+      expect(code).toBe(3);
+      expect(out).toBe('');
+      host.stdin.destroy();
+    });
+
+    it('passes the words as they are, evaluating none of them', async () => {
+      const words = ["it's", '$(echo evaluated)', '`echo evaluated`', 'a b;echo evaluated', '*', '$HOME'];
+      const host = onHost(['printf', '%s\\n', ...words]);
+      let out = '';
+      host.stdout.on('data', (chunk: Buffer) => (out += String(chunk)));
+      await new Promise((resolve) => host.once('close', resolve));
+      host.stdin.destroy();
+      expect(out).toBe(words.map((w) => `${w}\n`).join(''));
+    });
   });
 
   it('quotes every word for the remote shell', () => {

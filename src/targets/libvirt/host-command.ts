@@ -3,16 +3,16 @@
 // has a deadline and a bound on what it may print; nothing secret is ever in an argv.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { VconsoleError, describeError } from '../../errors.js';
+import { endsWithVconsole } from '../../net/child-processes.js';
 import { sshCommandFrom, sshCommandLine } from '../../net/ssh-command.js';
 import { terminalSafe } from '../../text/terminal-text.js';
 import type { LibvirtConnection, SshHost } from './connection.js';
 import { describeConnection, sshAuthority } from './connection.js';
 
-export { SSH_COMMAND_ENV } from '../../net/ssh-command.js';
 /** A virsh answer longer than this is no domain XML or listing (a hostile or broken host). */
-export const VIRSH_OUTPUT_LIMIT_BYTES = 4 * 1024 * 1024;
+const VIRSH_OUTPUT_LIMIT_BYTES = 4 * 1024 * 1024;
 /** How long one virsh command may take, ssh's connection included. */
-export const VIRSH_TIMEOUT_MS = 30_000;
+const VIRSH_TIMEOUT_MS = 30_000;
 /** What is kept of stderr to explain a failure. */
 const STDERR_LIMIT_BYTES = 16 * 1024;
 
@@ -53,11 +53,45 @@ export function sshInvocation(
   return sshCommandLine(sshCommandFrom(env), args, platform);
 }
 
-/** virsh as run on the connection's host: `virsh -c URI ARGS`, in the C locale (its words are parsed). */
+/**
+ * What runs a command on the host and ends it when ssh's channel closes. sshd signals nothing to
+ * a command without a terminal when the connection goes (vconsole ended, ssh killed): a command
+ * that neither reads its stdin nor writes (`virsh event --loop` between events) would run there
+ * for ever. So it runs beside a loop that reads the channel's stdin (nothing is sent on it) and
+ * ends it at EOF; when the command ends first the loop is ended, and its exit status is this
+ * one's. The script is fixed; the command is its arguments ("$@"), never evaluated by a shell.
+ */
+export const UNTIL_STDIN_ENDS = [
+  'LC_ALL=C; export LC_ALL; exec 3<&0 </dev/null',
+  '"$@" 3<&- & c=$!',
+  '{ while read -r _; do :; done <&3; kill "$c"; } >/dev/null 2>&1 & w=$!',
+  'exec 3<&-; wait "$c"; s=$?; kill "$w" 2>/dev/null; exit "$s"',
+].join('; ');
+
+/** `command ARGS` as the remote command line, run so that it ends when ssh's channel closes. */
+export function untilChannelCloses(command: readonly string[]): string {
+  return ['sh', '-c', UNTIL_STDIN_ENDS, 'sh', ...command].map(shellQuote).join(' ');
+}
+
+/**
+ * virsh as run on the connection's host: `virsh -c URI ARGS`, in the C locale (its words are
+ * parsed); through ssh, ended there when ssh ends (untilChannelCloses).
+ */
 export function virshInvocation(connection: LibvirtConnection, virshArgs: readonly string[]): Invocation {
   const args = ['-c', connection.uri, ...virshArgs];
   if (connection.kind === 'local') return { command: 'virsh', args };
-  return sshInvocation(connection.ssh, [], ['LC_ALL=C', 'virsh', ...args].map(shellQuote).join(' '));
+  return sshInvocation(connection.ssh, [], untilChannelCloses(['virsh', ...args]));
+}
+
+/**
+ * Starts virsh on the connection's host; it ends with vconsole. Through ssh its stdin stays open
+ * while it runs (its end ends virsh on the host); here virsh gets an empty one.
+ */
+export function spawnVirsh(connection: LibvirtConnection, virshArgs: readonly string[]): ChildProcess {
+  const child = spawnInvocation(virshInvocation(connection, virshArgs));
+  child.stdin?.on('error', () => undefined);
+  if (connection.kind === 'local') child.stdin?.end();
+  return child;
 }
 
 /** virsh (or ssh) failed: the message is its own `error:` line, made safe to print. */
@@ -87,12 +121,15 @@ export function virshComplaint(stderr: string): string | undefined {
   return chosen === undefined ? undefined : terminalSafe(chosen).slice(0, 500);
 }
 
+/** Starts a host command (virsh, ssh); it ends with vconsole, however vconsole ends. */
 export function spawnInvocation(invocation: Invocation, env: NodeJS.ProcessEnv = process.env): ChildProcess {
-  return spawn(invocation.command, invocation.args, {
-    stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...env, LC_ALL: 'C' },
-    windowsHide: true,
-  });
+  return endsWithVconsole(
+    spawn(invocation.command, invocation.args, {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...env, LC_ALL: 'C' },
+      windowsHide: true,
+    }),
+  );
 }
 
 /**
@@ -109,8 +146,7 @@ export function runVirsh(
   const invocation = virshInvocation(connection, virshArgs);
   const where = describeConnection(connection);
   return new Promise((resolve, reject) => {
-    const child = spawnInvocation(invocation);
-    child.stdin?.end();
+    const child = spawnVirsh(connection, virshArgs);
     const out: Buffer[] = [];
     let outBytes = 0;
     let err = '';

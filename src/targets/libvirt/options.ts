@@ -24,7 +24,7 @@ declare module '../types.js' {
   }
 }
 
-export const LIBVIRT_OPTIONS = [
+const LIBVIRT_OPTIONS = [
   valueOption('connect', {
     flags: '--connect <uri>',
     help: 'libvirt: connection of libvirt: targets and of list, as virsh -c takes it (default: $LIBVIRT_DEFAULT_URI, else qemu:///system; qemu+ssh://[USER@]HOST/system runs virsh on HOST through ssh)',

@@ -1,21 +1,42 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../errors.js';
+import { UsageError, VconsoleError } from '../../errors.js';
 import { resolveTarget } from '../index.js';
-import { parseDomainList } from './provider.js';
+import { skipWithoutPrograms } from '../../../test/support/programs.js';
+import { libvirtProvider, parseDomainList } from './provider.js';
 import { libvirtState, lifecycleEventState } from './state.js';
+
+/** The misspelled-domain test runs the real virsh, on libvirt's client-side test driver. */
+const withoutVirsh = skipWithoutPrograms(['virsh']);
 
 describe('the libvirt provider', () => {
   it('resolves libvirt:DOMAIN on the default connection and libvirt+ssh:// on its host, without I/O', () => {
     const local = resolveTarget('libvirt:web-1', {});
     expect(local.name).toBe('libvirt:web-1');
-    expect(local.consoleType).toBe('vnc');
-    expect(local.consoleTypeTentative).toBe(true);
+    expect(local.facts.consoleType).toBe('vnc');
+    expect(local.facts.consoleTypeTentative).toBe(true);
     expect(resolveTarget('libvirt:web-1', { connect: 'qemu:///session' }).name).toBe('libvirt:web-1 (qemu:///session)');
     expect(resolveTarget('libvirt:web-1', { connect: 'qemu+ssh://root@kvm1/system' }).name).toBe('libvirt+ssh://root@kvm1/web-1');
     const remote = resolveTarget('libvirt+ssh://root@kvm1/db-1#serial', {});
-    expect(remote.name).toBe('libvirt+ssh://root@kvm1/db-1');
-    expect(remote.consoleType).toBe('serial');
-    expect(remote.consoleTypeTentative).toBe(false);
+    expect(remote.name).toBe('libvirt+ssh://root@kvm1/db-1#serial');
+    expect(remote.facts.consoleType).toBe('serial');
+    expect(remote.facts.consoleTypeTentative).toBe(false);
+  });
+
+  it("tells the TUI's header its connection under a word of its own: the header names the provider already", async () => {
+    const facts = await libvirtProvider.describePlace?.({ connect: 'qemu:///session' });
+    expect(facts).toEqual([{ label: 'connection', value: 'qemu:///session' }]);
+  });
+
+  it.skipIf(withoutVirsh)('says which domains a misspelled name may have meant (virsh on its test driver)', async () => {
+    const err = await resolveTarget('libvirt:tset', { connect: 'test:///default' })
+      .check?.(AbortSignal.timeout(30_000))
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(err).toBeInstanceOf(VconsoleError);
+    expect((err as VconsoleError).message).toBe('no domain "tset" on test:///default');
+    expect((err as VconsoleError).hint).toBe('did you mean "test"? (virsh -c test:///default list --all shows the domains there)');
   });
 
   it('refuses bad domain names, remote non-ssh connections and console types libvirt has not', () => {
@@ -81,11 +102,11 @@ describe("libvirt's --type auto", () => {
     try {
       const serial = resolveTarget('libvirt:s', {});
       await serial.check!(AbortSignal.timeout(10_000));
-      expect(serial.consoleType).toBe('serial');
+      expect(serial.facts.consoleType).toBe('serial');
       const graphics = resolveTarget('libvirt:g', {});
       await graphics.check!(AbortSignal.timeout(10_000));
-      expect(graphics.consoleType).toBe('spice');
-      expect(graphics.consoleTypeTentative).toBe(false);
+      expect(graphics.facts.consoleType).toBe('spice');
+      expect(graphics.facts.consoleTypeTentative).toBe(false);
     } finally {
       process.env.PATH = path;
       await rm(dir, { recursive: true, force: true });

@@ -3,7 +3,7 @@ import { VconsoleError } from '../../errors.js';
 import type { DialContext } from '../../proxy/types.js';
 import { kindOf, consoleLabel } from '../../console-kinds/index.js';
 import { fixedConsoleType } from '../console-type.js';
-import type { ConsoleProvider, ConsoleTarget, ConsoleType, ListedVm, TargetOptions, VmStateContext } from '../types.js';
+import type { ConsoleProvider, ConsoleTarget, ConsoleType, ListedVm, TargetFacts, TargetOptions, VmStateContext } from '../types.js';
 import {
   DEFAULT_LIBVIRT_URI,
   checkDomainName,
@@ -16,6 +16,7 @@ import {
 import type { ConsoleAddress, DomainConsoles } from './domain-xml.js';
 import { MissingProgramError, VirshError, runVirsh } from './host-command.js';
 import { isNoSuchDomain } from './state.js';
+import { didYouMean } from '../../text/near-names.js';
 
 /** What a domain can offer: `auto` takes its first graphics (VNC or SPICE, in its definition's order), else its serial console. */
 const LIBVIRT_CONSOLE_TYPES: readonly ConsoleType[] = ['vnc', 'spice', 'serial'];
@@ -37,8 +38,7 @@ async function dumpDomainXml(connection: LibvirtConnection, domain: string, sign
 class LibvirtTarget implements ConsoleTarget {
   readonly provider = 'libvirt';
   readonly name: string;
-  consoleType: ConsoleType;
-  consoleTypeTentative: boolean;
+  readonly facts: TargetFacts;
   private recent?: { at: number; consoles: Promise<DomainConsoles> };
   private toldPassword = false;
 
@@ -50,31 +50,30 @@ class LibvirtTarget implements ConsoleTarget {
   ) {
     const uri = connection.kind === 'local' && connection.uri !== DEFAULT_LIBVIRT_URI ? ` (${connection.uri})` : '';
     this.name = `${domainTarget(connection, domain)}${uri}`;
-    this.consoleType = fixedConsoleType({ consoleType: asked }, LIBVIRT_CONSOLE_TYPES);
-    this.consoleTypeTentative = asked === 'auto';
+    this.facts = { consoleType: fixedConsoleType({ consoleType: asked }, LIBVIRT_CONSOLE_TYPES), consoleTypeTentative: asked === 'auto' };
   }
 
   async check(signal: AbortSignal): Promise<void> {
     const consoles = await this.consoles(signal, true);
-    this.consoleType = this.chosenType(consoles);
-    this.consoleTypeTentative = false;
+    this.facts.consoleType = this.chosenType(consoles);
+    this.facts.consoleTypeTentative = false;
     this.addressOf(consoles);
   }
 
   async dial({ signal, log }: DialContext): Promise<Duplex> {
     const consoles = await this.consoles(signal, false);
     const address = this.addressOf(consoles);
-    const graphics = consoles.graphics.find((g) => g.type === this.consoleType);
+    const graphics = consoles.graphics.find((g) => g.type === this.facts.consoleType);
     if (graphics?.passwordSet && !this.toldPassword) {
       this.toldPassword = true;
       log(
         'info',
-        `its ${consoleLabel(this.consoleType)} asks for a password (passwd= in its definition): give it with --vnc-password-file FILE`,
+        `its ${consoleLabel(this.facts.consoleType)} asks for a password (passwd= in its definition): give it with --vnc-password-file FILE`,
       );
     }
-    log('debug', `dialling its ${consoleLabel(this.consoleType)} at ${describeAddress(address)}${this.over()}`);
+    log('debug', `dialling its ${consoleLabel(this.facts.consoleType)} at ${describeAddress(address)}${this.over()}`);
     const { openConsoleChannel } = await import('./channel.js');
-    return openConsoleChannel(this.connection, address, signal, { waitForFirstByte: kindOf(this.consoleType).serverSpeaksFirst });
+    return openConsoleChannel(this.connection, address, signal, { waitForFirstByte: kindOf(this.facts.consoleType).serverSpeaksFirst });
   }
 
   async followState(context: VmStateContext): Promise<void> {
@@ -95,10 +94,7 @@ class LibvirtTarget implements ConsoleTarget {
       try {
         xml = await dumpDomainXml(this.connection, this.domain, signal);
       } catch (err) {
-        if (isNoSuchDomain(err))
-          throw new VconsoleError(`no domain "${this.domain}" on ${describeConnection(this.connection)}`, {
-            hint: `virsh -c ${this.connection.uri} list --all shows the domains there`,
-          });
+        if (isNoSuchDomain(err)) throw await this.noSuchDomain(signal);
         throw err;
       }
       const { readDomainConsoles } = await import('./domain-xml.js');
@@ -116,6 +112,23 @@ class LibvirtTarget implements ConsoleTarget {
     return consoles;
   }
 
+  /** No such domain: said with the domains of a name near it (a typo), and how to list them all. */
+  private async noSuchDomain(signal: AbortSignal): Promise<VconsoleError> {
+    const listing = `virsh -c ${this.connection.uri} list --all shows the domains there`;
+    // The names are a help, not the answer: a listing that fails leaves them out.
+    const names = await runVirsh(this.connection, ['list', '--all', '--name'], signal).catch(() => '');
+    const near = didYouMean(
+      this.domain,
+      names
+        .split('\n')
+        .map((line) => line.trim())
+        .filter(Boolean),
+    );
+    return new VconsoleError(`no domain "${this.domain}" on ${describeConnection(this.connection)}`, {
+      hint: near ? `${near} (${listing})` : listing,
+    });
+  }
+
   /** `auto`: the first graphics of the definition, else its serial console; a named type as asked. */
   private chosenType(consoles: DomainConsoles): ConsoleType {
     if (this.asked !== 'auto') return this.asked;
@@ -128,14 +141,14 @@ class LibvirtTarget implements ConsoleTarget {
   }
 
   private addressOf(consoles: DomainConsoles): ConsoleAddress {
-    const label = consoleLabel(this.consoleType);
-    if (this.consoleType === 'serial') {
+    const label = consoleLabel(this.facts.consoleType);
+    if (this.facts.consoleType === 'serial') {
       if (!consoles.serial)
         throw new VconsoleError('its definition has no serial console', { hint: 'add a <serial type="pty"/> (virsh edit)' });
       if (!consoles.serial.address) throw new VconsoleError(`its serial console cannot be reached: ${consoles.serial.why ?? 'no address'}`);
       return consoles.serial.address;
     }
-    const graphics = consoles.graphics.find((g) => g.type === this.consoleType);
+    const graphics = consoles.graphics.find((g) => g.type === this.facts.consoleType);
     if (!graphics) {
       const has = consoles.graphics.map((g) => `#${g.type}`);
       throw new VconsoleError(`its definition has no ${label} graphics`, {
@@ -220,6 +233,6 @@ export const libvirtProvider: ConsoleProvider = {
     return `domains ${scope.domainRegex !== undefined ? `with names matching /${scope.domainRegex}/` : 'of any name'} on ${where}`;
   },
   async describePlace(options) {
-    return [{ label: 'libvirt', value: describeConnection(connectionOf(options)) }];
+    return [{ label: 'connection', value: describeConnection(connectionOf(options)) }];
   },
 };

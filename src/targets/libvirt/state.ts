@@ -5,7 +5,7 @@ import type { VmState, VmStateContext } from '../types.js';
 import { pollVmState } from '../vm-state-poll.js';
 import { pause } from '../../retry/backoff.js';
 import type { LibvirtConnection } from './connection.js';
-import { VirshError, runVirsh, spawnInvocation, virshInvocation } from './host-command.js';
+import { VirshError, runVirsh, spawnVirsh } from './host-command.js';
 
 /** virsh's state words (virshDomainStateToString, in the C locale). */
 const LIBVIRT_PHASES: Record<string, VmState['phase']> = {
@@ -39,7 +39,7 @@ export function isNoSuchDomain(err: unknown): boolean {
 }
 
 /** The domain's state now; a domain that does not exist (any more) is `gone`. */
-export async function readDomainState(connection: LibvirtConnection, domain: string, signal: AbortSignal): Promise<VmState> {
+async function readDomainState(connection: LibvirtConnection, domain: string, signal: AbortSignal): Promise<VmState> {
   try {
     return libvirtState(await runVirsh(connection, ['domstate', '--', domain], signal));
   } catch (err) {
@@ -114,10 +114,8 @@ function watchEvents(
   signal: AbortSignal,
   onState: (state: VmState) => void,
 ): Promise<'stopped' | 'ended' | 'refused'> {
-  const invocation = virshInvocation(connection, ['event', '--domain', domain, '--loop', '--event', 'lifecycle']);
   return new Promise((resolve) => {
-    const child = spawnInvocation(invocation);
-    child.stdin?.end();
+    const child = spawnVirsh(connection, ['event', '--domain', domain, '--loop', '--event', 'lifecycle']);
     let sawEvent = false;
     let stopped = false;
     const onAbort = () => child.kill('SIGTERM');

@@ -46,7 +46,7 @@ describe('browser-only consoles from Nova', () => {
     ['rdp', '2.6'],
     ['mks', '2.8'],
   ] as const)('%s: the page URL is exactly what Nova answered, asked at microversion %s', async (type, microversion) => {
-    const url = await target('openstack:web-1', { consoleType: type }).browserUrl!(AbortSignal.timeout(20_000));
+    const url = await target('openstack:web-1', { consoleType: type }).capabilities!.browserUrl!(AbortSignal.timeout(20_000));
     expect(url).toBe(fixture.consoleUrls.at(-1));
     expect(consoleRequests().at(-1)).toMatchObject({ status: 200, microversion });
   });
@@ -68,11 +68,13 @@ describe('browser-only consoles from Nova', () => {
       [400, '2.6'],
       [400, '2.6'],
     ]);
-    expect(auto.consoleType).not.toMatch(/rdp|mks/);
+    expect(auto.facts.consoleType).not.toMatch(/rdp|mks/);
   });
 
   it('a server that is not running: the status line, not a console', async () => {
-    const error = await failure(target('openstack:stopped-vm', { consoleType: 'rdp' }).browserUrl!(AbortSignal.timeout(20_000)));
+    const error = await failure(
+      target('openstack:stopped-vm', { consoleType: 'rdp' }).capabilities!.browserUrl!(AbortSignal.timeout(20_000)),
+    );
     expect(describeError(error)).toMatch(/^server "stopped-vm" is SHUTOFF; start it first: openstack server start /);
   });
 
@@ -80,7 +82,7 @@ describe('browser-only consoles from Nova', () => {
     const server = fixture.settings.servers.find((s) => s.name === 'web-1')!;
     fixture.setServerStatus(server.id, 'BUILD');
     try {
-      const error = await failure(target('openstack:web-1', { consoleType: 'mks' }).browserUrl!(AbortSignal.timeout(20_000)));
+      const error = await failure(target('openstack:web-1', { consoleType: 'mks' }).capabilities!.browserUrl!(AbortSignal.timeout(20_000)));
       expect(describeError(error)).toBe(
         `cannot get a WebMKS console for server "web-1" (status BUILD): Instance ${server.id} is not ready; it is still building: wait for ACTIVE (openstack server show ${server.id})`,
       );
@@ -91,7 +93,7 @@ describe('browser-only consoles from Nova', () => {
 
   it('an error echoing the token leaves without it', async () => {
     fixture.settings.novaMode = 'fault-echoing-secrets';
-    const error = await failure(target('openstack:web-1', { consoleType: 'rdp' }).browserUrl!(AbortSignal.timeout(20_000)));
+    const error = await failure(target('openstack:web-1', { consoleType: 'rdp' }).capabilities!.browserUrl!(AbortSignal.timeout(20_000)));
     expect(error).toBeInstanceOf(VconsoleError);
     for (const secret of fixture.secrets()) expect(describeError(error)).not.toContain(secret);
   });

@@ -15,7 +15,7 @@ export interface ConfigSources {
   cwd: string;
 }
 
-export type ConfigKind = 'clouds' | 'secure';
+type ConfigKind = 'clouds' | 'secure';
 
 /** A config file read, and whether it is the user's own. */
 export interface FoundFile {

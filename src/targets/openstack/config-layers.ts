@@ -14,7 +14,7 @@ export interface Layer {
 }
 
 /** A value and the layer it came from. */
-export interface Picked {
+interface Picked {
   value: string;
   layer: Layer;
   key: string;

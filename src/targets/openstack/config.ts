@@ -14,10 +14,10 @@ export { configFiles, type ConfigSources } from './config-files.js';
  */
 
 export type EndpointInterface = 'public' | 'internal' | 'admin';
-export type AuthMethod = 'password' | 'application_credential';
+type AuthMethod = 'password' | 'application_credential';
 
 /** The credentials for Keystone v3. Strings only; absent keys are undefined. */
-export interface CloudAuth {
+interface CloudAuth {
   authUrl: string;
   username?: string;
   userId?: string;
@@ -56,7 +56,7 @@ export interface CloudConfig {
 }
 
 /** A secret of the user's that a file found only in the current directory would send somewhere. */
-export interface BorrowedSecret {
+interface BorrowedSecret {
   /** The file found in the current directory. */
   file: string;
   /** What the secret is and where it comes from: `password from /home/u/.config/openstack/secure.yaml`. */
@@ -64,7 +64,7 @@ export interface BorrowedSecret {
 }
 
 /** What the command line asks for; each beats the files and the environment. */
-export interface CloudRequest {
+interface CloudRequest {
   cloud?: string;
   region?: string;
   interface?: string;

@@ -1,6 +1,6 @@
 import { Duplex } from 'node:stream';
 import { VconsoleError } from '../../errors.js';
-import { NOVA_REFUSAL_WINDOW_MS, NOVA_REPLAY_LIMIT_BYTES } from '../../limits.js';
+import { NOVA_REFUSAL_WINDOW_MS, NOVA_REPLAY_LIMIT_BYTES } from './limits.js';
 import type { ConsoleUrlGrant } from './shared-console-url.js';
 import type { ConsoleType } from '../types.js';
 import type { ProxyScheme } from '../dial/websocket-scheme.js';
@@ -44,7 +44,7 @@ export function whileWanted(grant: ConsoleUrlGrant, signal: AbortSignal): Promis
   return untilAborted(grant.url, signal, () => new VconsoleError('cancelled'));
 }
 
-export interface RefusalRetryOptions {
+interface RefusalRetryOptions {
   /** A fresh console: called at most once. */
   redial(): Promise<Duplex>;
   /** What the client is told when the fresh console closes the same way. */

@@ -5,7 +5,7 @@ import type { TlsSettings } from '../dial/websockify.js';
 /** TLS settings for Keystone, Nova and the console proxy of one cloud. */
 export type { TlsSettings } from '../dial/websockify.js';
 
-export interface OpenStackRequest {
+interface OpenStackRequest {
   method: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: unknown;

@@ -5,7 +5,7 @@ import type { CloudConfig, EndpointInterface } from './config.js';
 import { apiErrorMessage, callOpenStack, type TlsSettings } from './http.js';
 import { untilAborted } from '../../abort-race.js';
 
-export interface CatalogEndpoint {
+interface CatalogEndpoint {
   interface: string;
   region_id?: string;
   region?: string;
@@ -19,7 +19,7 @@ export interface CatalogService {
 }
 
 /** A Keystone token as vconsole keeps it: the secret, when to renew it, the service catalog. */
-export interface KeystoneToken {
+interface KeystoneToken {
   value: string;
   /** Local time (ms) after which the token is not used again. */
   renewAt: number;

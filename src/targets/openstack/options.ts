@@ -33,7 +33,7 @@ declare module '../types.js' {
 }
 
 /** `--os-tag`: Nova tags hold no comma or slash. */
-export function parseServerTag(text: string): string {
+function parseServerTag(text: string): string {
   if (!text || /[,/]/.test(text) || text.length > 60) {
     throw new UsageError(
       `bad --os-tag "${echoInput(text)}"`,
@@ -45,7 +45,7 @@ export function parseServerTag(text: string): string {
 
 const CLOUD_ENV = { name: 'OS_CLOUD', use: 'value' } as const;
 
-export const OPENSTACK_OPTIONS = [
+const OPENSTACK_OPTIONS = [
   valueOption('cloud', {
     flags: '--cloud <name>',
     help: 'OpenStack: cloud from clouds.yaml (default: $OS_CLOUD, else the OS_* variables)',

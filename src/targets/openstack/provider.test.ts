@@ -7,7 +7,7 @@ import {
 } from '../../../test/fixtures/openstack-api.js';
 import { ConsoleRefusedError, UsageError, describeError } from '../../errors.js';
 import type { LogLevel } from '../../proxy/types.js';
-import { CONSOLE_SETTLE_MS } from '../../limits.js';
+import { CONSOLE_SETTLE_MS } from '../dial/limits.js';
 import { splitTarget } from '../index.js';
 import type { ConfigSources } from './config.js';
 import { KeystoneSessions } from './keystone.js';
@@ -321,11 +321,11 @@ describe('serial consoles', () => {
     fixture.settings.consoleTypes = ['novnc', 'serial'];
     const both = target('openstack:web-1', openrc(), { consoleType: 'auto' });
     await both.check!(AbortSignal.timeout(20_000));
-    expect(both.consoleType).toBe('vnc');
+    expect(both.facts.consoleType).toBe('vnc');
     fixture.settings.consoleTypes = ['serial'];
     const serialOnly = target('openstack:web-1', openrc(), { consoleType: 'auto' });
     await serialOnly.check!(AbortSignal.timeout(20_000));
-    expect(serialOnly.consoleType).toBe('serial');
+    expect(serialOnly.facts.consoleType).toBe('serial');
   });
 
   it('says so when the cloud serves no serial console', async () => {
@@ -525,7 +525,7 @@ describe('SPICE consoles', () => {
       fixture.settings.consoleTypes = types;
       const t = target('openstack:web-1', openrc(), { consoleType: 'auto' });
       await t.check!(AbortSignal.timeout(20_000));
-      return t.consoleType;
+      return t.facts.consoleType;
     };
     expect(await picked(['novnc', 'spice-html5', 'serial'])).toBe('vnc');
     expect(await picked(['spice-html5', 'serial'])).toBe('spice');

@@ -1,7 +1,7 @@
 // The OpenStack provider: `openstack:NAME|ID` targets (server-console.ts) and the servers `list`
 // finds, in the cloud the options pick (cloud-connection.ts).
 import { UsageError, echoTarget } from '../../errors.js';
-import { LIST_TIMEOUT_MS } from '../../limits.js';
+import { LIST_TIMEOUT_MS } from '../limits.js';
 import type { ConsoleProvider, ConsoleTarget, TargetOptions } from '../types.js';
 import { connectCloud, processConfigSources, processSessions } from './cloud-connection.js';
 import type { ConfigSources } from './config.js';

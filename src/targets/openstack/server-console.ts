@@ -8,12 +8,14 @@ import type { TlsSettings } from './http.js';
 import type { KeystoneSessions } from './keystone.js';
 import { NovaCompute, ConsoleTypeUnavailableError, ServerNotFoundError, consolePageUrl, type Log, type ServerSummary } from './nova.js';
 import { checkConsoleState } from './server-status.js';
-import { DIAL_TIMEOUT_MS, NOVA_CONSOLE_URL_SHARE_MS, NOVA_PROBED_URL_MAX_AGE_MS } from '../../limits.js';
+import { DIAL_TIMEOUT_MS } from '../../limits.js';
+import { NOVA_CONSOLE_URL_SHARE_MS, NOVA_PROBED_URL_MAX_AGE_MS } from './limits.js';
 import { safeUrlText } from '../../text/url-text.js';
 import { autoOrder, consoleKind, kindOf } from '../../console-kinds/index.js';
 import { fixedConsoleType } from '../console-type.js';
 import { SharedConsoleUrl } from './shared-console-url.js';
-import type { ConsoleTarget, ConsoleType, TargetOptions, VmStateContext } from '../types.js';
+import type { ConsoleTarget, ConsoleType, TargetFacts, TargetOptions, VmStateContext } from '../types.js';
+import type { TargetCapabilities } from '../capabilities.js';
 import { consoleWebSocketUrl } from '../dial/console-url.js';
 import { ConsoleTokenRejectedError, REFUSED_AFTER_UPGRADE, dialWebsockify } from '../dial/websockify.js';
 import { FRESH_REFUSED_HINT, retryIfRefused, schemeHintFor, whileWanted, type ConsoleUrls } from './console-retry.js';
@@ -35,9 +37,10 @@ export const OPENSTACK_CONSOLE_TYPES: readonly ConsoleType[] = ['vnc', 'spice', 
 export class OpenStackTarget implements ConsoleTarget {
   readonly provider = 'openstack';
   readonly name: string;
-  consoleType: ConsoleType;
-  /** `auto` asks Nova what it serves in the pre-flight: until then the type is VNC by guess. */
-  consoleTypeTentative: boolean;
+  /** `auto` asks Nova what it serves in the pre-flight: until then the type is VNC by guess (`consoleTypeTentative`). */
+  readonly facts: TargetFacts;
+  /** RDP and WebMKS are pages of the cloud's own (`browserUrl`). */
+  readonly capabilities: TargetCapabilities = { browserUrl: (signal) => this.browserUrl(signal) };
   /** The console URL the `auto` pre-flight was given: the first dial takes it while it is fresh. */
   private probed?: { url: string; at: number };
   /** SPICE: the console URL the connections of one session share. */
@@ -58,9 +61,8 @@ export class OpenStackTarget implements ConsoleTarget {
     cloudLabel: string | undefined,
   ) {
     this.name = `openstack:${server}${cloudLabel ? ` (cloud ${cloudLabel})` : ''}`;
-    this.consoleType = fixedConsoleType(options, OPENSTACK_CONSOLE_TYPES);
     this.auto = (options.consoleType ?? 'auto') === 'auto';
-    this.consoleTypeTentative = this.auto;
+    this.facts = { consoleType: fixedConsoleType(options, OPENSTACK_CONSOLE_TYPES), consoleTypeTentative: this.auto };
   }
 
   async check(signal: AbortSignal): Promise<void> {
@@ -69,16 +71,16 @@ export class OpenStackTarget implements ConsoleTarget {
       const server = await this.runningServer(compute, signal);
       this.serverId = Promise.resolve(server.id);
       if (this.auto) {
-        this.consoleType = await this.firstOffered(compute, server.id, signal);
-        this.consoleTypeTentative = false;
+        this.facts.consoleType = await this.firstOffered(compute, server.id, signal);
+        this.facts.consoleTypeTentative = false;
       }
       // A cloud without SPICE says so before anything listens; the URL serves the first burst.
-      else if (kindOf(this.consoleType).manyConnections)
+      else if (kindOf(this.facts.consoleType).manyConnections)
         this.probed = {
-          url: await compute.createConsole(server.id, this.server, this.consoleType, signal, () => undefined),
+          url: await compute.createConsole(server.id, this.server, this.facts.consoleType, signal, () => undefined),
           at: Date.now(),
         };
-      if (kindOf(this.consoleType).manyConnections && this.probed) {
+      if (kindOf(this.facts.consoleType).manyConnections && this.probed) {
         this.spiceUrl.offer(this.probed.url, this.probed.at);
         this.probed = undefined;
       }
@@ -110,13 +112,13 @@ export class OpenStackTarget implements ConsoleTarget {
    * RDP (rdp-html5) and WebMKS: a new console from Nova, whose URL is the page the cloud's own
    * proxy serves for it. It holds the console token: it leaves this target only as the result.
    */
-  async browserUrl(signal: AbortSignal): Promise<string> {
+  private async browserUrl(signal: AbortSignal): Promise<string> {
     return this.guard(async () => {
-      if (consoleKind(this.consoleType)?.carriage !== 'browser')
-        throw new VconsoleError(`a ${this.consoleType} console has no page of its own: open it through a local port`);
+      if (consoleKind(this.facts.consoleType)?.carriage !== 'browser')
+        throw new VconsoleError(`a ${this.facts.consoleType} console has no page of its own: open it through a local port`);
       const { compute } = await this.connect();
       const server = await this.runningServer(compute, signal);
-      const url = await compute.createConsole(server.id, this.server, this.consoleType, signal, () => undefined);
+      const url = await compute.createConsole(server.id, this.server, this.facts.consoleType, signal, () => undefined);
       return consolePageUrl(url, compute.endpoint, (token) => this.secrets.rememberConsoleToken(token));
     });
   }
@@ -129,15 +131,15 @@ export class OpenStackTarget implements ConsoleTarget {
   dial({ signal, log }: DialContext): Promise<Duplex> {
     return this.guard(async () => {
       // Nova serves RDP and WebMKS as web pages: there is no websocket of theirs to carry.
-      if (consoleKind(this.consoleType)?.carriage === 'browser') {
+      if (consoleKind(this.facts.consoleType)?.carriage === 'browser') {
         throw new UsageError(
-          `its ${consoleKind(this.consoleType)?.label} console is a web page Nova serves, which no local port can carry`,
-          `open it in the browser: vconsole open ${this.input}#${this.consoleType}`,
+          `its ${consoleKind(this.facts.consoleType)?.label} console is a web page Nova serves, which no local port can carry`,
+          `open it in the browser: vconsole open ${this.input}#${this.facts.consoleType}`,
         );
       }
       const { compute, tls } = await this.connect();
       const id = await this.lookUp(compute, signal);
-      const urls = kindOf(this.consoleType).manyConnections
+      const urls = kindOf(this.facts.consoleType).manyConnections
         ? this.spiceUrls(compute, id, signal, log)
         : this.ownUrls(compute, id, signal, log);
       let retried = false;
@@ -151,7 +153,7 @@ export class OpenStackTarget implements ConsoleTarget {
         stream = await this.openConsole(await urls.fresh(), compute, tls, signal, log, true);
       }
       // An RFB server speaks first, so a VNC refusal was seen above; the others show it only now.
-      if (kindOf(this.consoleType).serverSpeaksFirst) return stream;
+      if (kindOf(this.facts.consoleType).serverSpeaksFirst) return stream;
       return retryIfRefused(stream, {
         alreadyRetried: retried,
         redial: () => {
@@ -196,7 +198,7 @@ export class OpenStackTarget implements ConsoleTarget {
   }
 
   private newConsoleUrl(compute: NovaCompute, id: string, signal: AbortSignal, log: Log): Promise<string> {
-    return compute.createConsole(id, this.server, this.consoleType, signal, log).catch((err: unknown) => {
+    return compute.createConsole(id, this.server, this.facts.consoleType, signal, log).catch((err: unknown) => {
       // Deleted, perhaps recreated under the same name: look the name up again next time.
       if (err instanceof ServerNotFoundError) this.serverId = undefined;
       throw err;
@@ -221,11 +223,11 @@ export class OpenStackTarget implements ConsoleTarget {
       signal,
       // Only claimed of a console asked for just now: an older one may simply have expired.
       rejectedHint: fresh ? FRESH_REFUSED_HINT : 'the console token may have expired ([consoleauth] token_ttl)',
-      schemeHint: schemeHintFor(this.consoleType),
+      schemeHint: schemeHintFor(this.facts.consoleType),
       // Only RFB servers speak first: a serial line is silent until someone types, and a
       // SPICE server waits for the client's link message.
-      serverSpeaksFirst: kindOf(this.consoleType).serverSpeaksFirst,
-      settleFirst: kindOf(this.consoleType).settlesBeforeConnected,
+      serverSpeaksFirst: kindOf(this.facts.consoleType).serverSpeaksFirst,
+      settleFirst: kindOf(this.facts.consoleType).settlesBeforeConnected,
     });
   }
 

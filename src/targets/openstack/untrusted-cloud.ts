@@ -10,10 +10,10 @@ import type { TargetOptions } from '../types.js';
 import type { CloudConfig } from './config.js';
 
 /** Asks `question` and resolves with the answer; undefined when nobody can be asked (no terminal). */
-export type AskUser = (question: string) => Promise<boolean> | undefined;
+type AskUser = (question: string) => Promise<boolean> | undefined;
 
 /** The process's terminal: stdin and stderr, when both are terminals. */
-export const askOnTerminal: AskUser = (question) => {
+const askOnTerminal: AskUser = (question) => {
   const terminal = { stdin: process.stdin, stderr: process.stderr };
   return canAsk(terminal) ? askYesNo(question, terminal) : undefined;
 };

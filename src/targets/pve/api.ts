@@ -3,7 +3,7 @@
 // authenticated by an API token or by a ticket that is bought again once when it expires.
 import { VconsoleError } from '../../errors.js';
 import { requestJson, type HttpJsonResponse } from '../../net/http-json.js';
-import { SecretSet } from '../../secrets.js';
+import { SecretSet, scrubError } from '../../secrets.js';
 import type { PveCluster } from './cluster.js';
 
 /** The ticket a password bought: a cookie, and the token every POST must echo. */
@@ -84,7 +84,7 @@ export class PveApi {
   }
 
   /** A console's one-time password to keep out of messages too (the last few). */
-  remember(secret: string): void {
+  remember(secret: string | undefined): void {
     this.consoleSecrets.add(secret);
   }
 
@@ -97,7 +97,25 @@ export class PveApi {
     return [...credential, ticket?.ticket, ticket?.csrf, ...this.consoleSecrets.values()].filter((s): s is string => Boolean(s));
   }
 
+  /**
+   * One call; its error leaves scrubbed of every secret this API knows: a cluster (or what stands
+   * in front of it) may quote the Authorization header or the cookie in its reason phrase, and
+   * `list` has no other scrubber between here and the terminal.
+   */
   private async call<T>(method: 'GET' | 'POST', path: string, body: Record<string, unknown> | undefined, signal: AbortSignal): Promise<T> {
+    try {
+      return await this.answer<T>(method, path, body, signal);
+    } catch (err) {
+      throw scrubError(err, await this.secrets());
+    }
+  }
+
+  private async answer<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    body: Record<string, unknown> | undefined,
+    signal: AbortSignal,
+  ): Promise<T> {
     let res = await this.send(method, path, body, signal);
     // A ticket lives two hours: an expired one is bought again, once.
     if (res.status === 401 && this.cluster.credentials.kind === 'password') {

@@ -23,8 +23,8 @@ export interface PveCluster {
 const NO_CLUSTER_HINT =
   'give --pve-url https://HOST:8006 with --pve-token-file FILE (or --pve-user USER@REALM --pve-password-file FILE), or set defaults.pveUrl and defaults.pveTokenFile in the config file';
 
-/** Its credential files are refused when others may read them. */
-const OWNER_ONLY = { what: 'secret', ownerOnly: true };
+/** What its credential files hold, for the hints (readSecretLine refuses them when others may read them, as every secret file). */
+const SECRET = { what: 'secret' };
 
 /** An API token as its file holds it: `USER@REALM!TOKENID=SECRET` (a leading `PVEAPIToken=` is allowed). */
 const TOKEN = /^([^\s@!=:]+@[^\s@!=:]+)!([A-Za-z][A-Za-z0-9._-]*)=(\S+)$/;
@@ -46,11 +46,11 @@ export async function clusterFromOptions(options: TargetOptions): Promise<PveClu
   if (!options.pveUrl) throw new UsageError('no Proxmox VE cluster given', NO_CLUSTER_HINT);
   const tls = await tlsFromOptions(options.insecure, options.ca);
   if (options.pveTokenFile) {
-    const { token, user } = parseTokenLine(readSecretLine(options.pveTokenFile, '--pve-token-file', OWNER_ONLY), options.pveTokenFile);
+    const { token, user } = parseTokenLine(readSecretLine(options.pveTokenFile, '--pve-token-file', SECRET), options.pveTokenFile);
     return { url: options.pveUrl, tls, credentials: { kind: 'token', token, user } };
   }
   if (options.pveUser && options.pvePasswordFile) {
-    const password = readSecretLine(options.pvePasswordFile, '--pve-password-file', OWNER_ONLY);
+    const password = readSecretLine(options.pvePasswordFile, '--pve-password-file', SECRET);
     return { url: options.pveUrl, tls, credentials: { kind: 'password', user: options.pveUser, password } };
   }
   if (options.pveUser || options.pvePasswordFile)

@@ -63,10 +63,6 @@ export function selectGuests(guests: readonly PveGuest[], scope: ListScope): Pve
 /** What the user named: a VMID (digits), or a guest's name. */
 export type GuestRef = { vmid: number } | { name: string };
 
-export function parseGuestRef(text: string): GuestRef {
-  return /^\d+$/.test(text) ? { vmid: Number(text) } : { name: text };
-}
-
 /**
  * The one guest `ref` names. A name several guests share is narrowed by `node` (--pve-node);
  * still several is a usage error listing them; none is an error naming what was searched.

@@ -59,14 +59,14 @@ function wordParser(flag: string, what: string): (text: string) => string {
   };
 }
 
-export const parseNodeName = wordParser('--pve-node', 'a node name');
-export const parsePoolName = wordParser('--pve-pool', 'a pool name');
+const parseNodeName = wordParser('--pve-node', 'a node name');
+const parsePoolName = wordParser('--pve-pool', 'a pool name');
 /** Proxmox VE keeps tags in lower case. */
 export const parseTag = (text: string): string => wordParser('--pve-tag', 'a tag')(text).toLowerCase();
 
 const word = (v: unknown) => (typeof v === 'string' && PVE_WORD.test(v) ? v : undefined);
 
-export const PVE_OPTIONS = [
+const PVE_OPTIONS = [
   valueOption('pveUrl', {
     flags: '--pve-url <url>',
     help: 'Proxmox VE: the API of the cluster, e.g. https://pve1:8006',

@@ -126,15 +126,12 @@ describe('pve: consoles', () => {
     expect(String(toNear.read(AGENT_PREAMBLE.length))).toBe(AGENT_PREAMBLE);
     const near = new ViaConnection(toNear, toFar, { lost: () => new Error('lost') });
     const flags = { pveUrl: fixture.url, pveTokenFile: tokenFile, ca: fixture.caFile };
-    const [far] = (await near.request('resolve', { inputs: ['pve:web-1'], flags })) as {
-      handle: number;
-      consolePasswordPerDial?: boolean;
-    }[];
-    expect(far.consolePasswordPerDial).toBe(true);
+    const [far] = (await near.request('resolve', { inputs: ['pve:web-1'], flags })) as FarTarget[];
+    expect(far.facts.consolePasswordPerDial).toBe(true);
     // Near, the target keeps it: its screen is always shared, as a target dialled here is.
     const remote = new RemoteTarget(
       { host: 'bastion', generation: 0 } as never,
-      { ...far, input: 'pve:web-1', name: 'pve:web-1', provider: 'pve', consoleType: 'vnc' },
+      { ...far, input: 'pve:web-1', name: 'pve:web-1', provider: 'pve' },
       {},
     );
     expect(withPasswordPerDialSharing({}, [remote])).toEqual({ share: true });
@@ -147,8 +144,8 @@ describe('pve: consoles', () => {
     // SPICE: the far side asks spiceproxy, the near target hands its viewer the file's settings.
     const [spice] = (await near.request('resolve', { inputs: ['pve:web-1#spice'], flags })) as FarTarget[];
     const remoteSpice = new RemoteTarget({ host: 'bastion', generation: 0, connection: async () => near } as never, spice, flags);
-    expect(remoteSpice.connectionFile).toBeDefined();
-    const settings = await remoteSpice.connectionFile!(AbortSignal.timeout(10_000));
+    expect(remoteSpice.capabilities.connectionFile).toBeDefined();
+    const settings = await remoteSpice.capabilities.connectionFile!(AbortSignal.timeout(10_000));
     expect(settings).toMatchObject({ type: 'spice', 'tls-port': 61000, proxy: `http://127.0.0.1:3128` });
     expect(String(settings.password)).toMatch(/^[0-9a-f]{32}$/);
     toFar.end();
@@ -179,7 +176,7 @@ describe('pve: consoles', () => {
   it('a container opens its terminal under /lxc/ (auto picks it)', async () => {
     const t = target('pve:ct-1', byToken());
     await t.check!(AbortSignal.timeout(10_000));
-    expect(t.consoleType).toBe('serial');
+    expect(t.facts.consoleType).toBe('serial');
     const stream = await dialOf(t);
     expect((await readBytes(stream, 7)).toString()).toBe('login: ');
     expect(fixture.requests).toContain('POST /api2/json/nodes/pve2/lxc/200/termproxy');

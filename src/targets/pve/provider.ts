@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream';
 import { UsageError, VconsoleError, echoTarget } from '../../errors.js';
-import { LIST_TIMEOUT_MS } from '../../limits.js';
+import { LIST_TIMEOUT_MS } from '../limits.js';
 import { scrubError } from '../../secrets.js';
 import type { DialContext } from '../../proxy/types.js';
 import { withConsolePassword } from '../../streams/console-password.js';
@@ -10,32 +10,20 @@ import type {
   ConsoleTarget,
   ConsoleType,
   ListScope,
+  TargetFacts,
   TargetOptions,
   VmStateContext,
 } from '../types.js';
 import type { PveApi } from './api.js';
+import type { TargetCapabilities } from '../capabilities.js';
 import type { GuestRef, PveGuest } from './guests.js';
+import { checkedConsoleProxy, type ConsoleProxy } from './console-proxy.js';
 
 /**
  * The consoles Proxmox VE serves: noVNC's VNC and xterm.js's terminal, carried through a local
  * port, and SPICE, which remote-viewer reaches through Proxmox's own SPICE proxy.
  */
 const PVE_CONSOLE_TYPES: readonly ConsoleType[] = ['vnc', 'serial', 'spice'];
-
-/** vncproxy's answer (websocket=1): the port pveproxy bridges to, the ticket, and (PVE 8.3+) the VNC password. */
-interface VncProxy {
-  port: number | string;
-  ticket: string;
-  user: string;
-  password?: string;
-}
-
-/** termproxy's answer. */
-interface TermProxy {
-  port: number | string;
-  ticket: string;
-  user: string;
-}
 
 /** One API per cluster and credentials in this process, shared by targets and `list`. */
 const apis = new Map<string, Promise<PveApi>>();
@@ -68,11 +56,11 @@ async function apiFor(options: TargetOptions): Promise<PveApi> {
  */
 class PveTarget implements ConsoleTarget {
   readonly provider = 'pve';
-  /** vncproxy's VNC password changes with every dial: the hub's client answers it. */
-  readonly consolePasswordPerDial = true;
   readonly name: string;
-  consoleType: ConsoleType;
-  consoleTypeTentative: boolean;
+  /** vncproxy's VNC password changes with every dial: the hub's client answers it (`consolePasswordPerDial`). */
+  readonly facts: TargetFacts;
+  /** SPICE: its viewer reaches the VM through the cluster's SPICE proxy, by a connection file. */
+  readonly capabilities?: TargetCapabilities;
   private api?: PveApi;
 
   constructor(
@@ -82,13 +70,9 @@ class PveTarget implements ConsoleTarget {
   ) {
     this.name = `pve:${'vmid' in ref ? ref.vmid : ref.name}`;
     const asked = options.consoleType ?? 'auto';
-    this.consoleType = asked === 'auto' ? 'vnc' : asked;
-    this.consoleTypeTentative = asked === 'auto';
-    if (this.consoleType === 'spice') this.connectionFile = (signal) => this.spiceSettings(signal);
+    this.facts = { consoleType: asked === 'auto' ? 'vnc' : asked, consoleTypeTentative: asked === 'auto', consolePasswordPerDial: true };
+    if (asked === 'spice') this.capabilities = { connectionFile: (signal) => this.spiceSettings(signal) };
   }
-
-  /** SPICE: its viewer reaches the VM through the cluster's SPICE proxy, by a connection file. */
-  connectionFile?: (signal: AbortSignal) => Promise<ConnectionFileSettings>;
 
   /**
    * POST .../spiceproxy, with the API's host as the proxy (as the web UI does: the node's own
@@ -122,9 +106,9 @@ class PveTarget implements ConsoleTarget {
   async check(signal: AbortSignal): Promise<void> {
     await this.guard(async () => {
       const guest = await this.runningGuest(signal);
-      if (this.consoleTypeTentative) {
-        this.consoleType = guest.type === 'lxc' ? 'serial' : 'vnc';
-        this.consoleTypeTentative = false;
+      if (this.facts.consoleTypeTentative) {
+        this.facts.consoleType = guest.type === 'lxc' ? 'serial' : 'vnc';
+        this.facts.consoleTypeTentative = false;
       }
       await this.checkConsolePrivilege(guest.vmid, signal);
     });
@@ -154,7 +138,7 @@ class PveTarget implements ConsoleTarget {
 
   dial({ signal, log }: DialContext): Promise<Duplex> {
     return this.guard(async () => {
-      if (this.consoleType === 'spice')
+      if (this.facts.consoleType === 'spice')
         throw new UsageError(
           `Proxmox VE serves SPICE through its own SPICE proxy, which no local port carries`,
           `open it in remote-viewer: vconsole open ${this.input}#spice`,
@@ -164,16 +148,17 @@ class PveTarget implements ConsoleTarget {
       const guest = await this.runningGuest(signal);
       const api = await this.connect();
       const base = `/nodes/${encodeURIComponent(guest.node)}/${guest.type}/${guest.vmid}`;
-      if (this.consoleType === 'serial') {
-        const proxy = await api.post<TermProxy>(`${base}/termproxy`, {}, signal);
+      if (this.facts.consoleType === 'serial') {
+        const proxy = checkedConsoleProxy('termproxy', await api.post<unknown>(`${base}/termproxy`, {}, signal));
         api.remember(proxy.ticket);
         log('debug', `termproxy on node ${guest.node}, port ${proxy.port}`);
         const socket = await this.openWebSocket(api, base, proxy, signal);
         const { openTermproxy } = await import('./termproxy-stream.js');
         return openTermproxy(socket, proxy.user, proxy.ticket, signal);
       }
-      const proxy = await api.post<VncProxy>(`${base}/vncproxy`, { websocket: 1 }, signal);
+      const proxy = checkedConsoleProxy('vncproxy', await api.post<unknown>(`${base}/vncproxy`, { websocket: 1 }, signal));
       api.remember(proxy.ticket);
+      api.remember(proxy.password);
       log('debug', `vncproxy on node ${guest.node}, port ${proxy.port}`);
       const socket = await this.openWebSocket(api, base, proxy, signal);
       // The VNC server asks for the password vncproxy made (older versions: the ticket, whose
@@ -183,7 +168,7 @@ class PveTarget implements ConsoleTarget {
   }
 
   /** GET .../vncwebsocket?port&vncticket upgraded on the API's own port, authenticated as every call. */
-  private async openWebSocket(api: PveApi, base: string, proxy: { port: number | string; ticket: string }, signal: AbortSignal) {
+  private async openWebSocket(api: PveApi, base: string, proxy: ConsoleProxy, signal: AbortSignal) {
     const { dialWebSocket } = await import('../dial/websocket.js');
     const { pveError } = await import('./api.js');
     const url = new URL(`${api.cluster.url.replace(/^https:/, 'wss:')}/api2/json${base}/vncwebsocket`);

@@ -6,7 +6,7 @@ import { Duplex } from 'node:stream';
 import { ConsoleRefusedError, VconsoleError } from '../../errors.js';
 
 /** pve-xtermjs pings every 30 s, which keeps pveproxy's idle timeout away. */
-export const TERMPROXY_PING_MS = 30_000;
+const TERMPROXY_PING_MS = 30_000;
 
 /**
  * The most input one frame carries: pveproxy ends a connection on a websocket frame over
@@ -25,7 +25,7 @@ export function resizeFrame(columns: number, rows: number): Buffer {
 }
 
 /** A termproxy session after its `OK`: writes framed, reads raw. */
-export class TermproxyStream extends Duplex {
+class TermproxyStream extends Duplex {
   private readonly ping: NodeJS.Timeout;
 
   constructor(

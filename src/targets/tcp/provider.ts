@@ -7,7 +7,7 @@ import type { ConsoleProvider, ConsoleTarget } from '../types.js';
 /** First port of VNC display numbers: display N listens on 5900 + N. */
 const VNC_BASE_PORT = 5900;
 
-export interface TcpAddress {
+interface TcpAddress {
   host: string;
   port: number;
 }
@@ -51,7 +51,7 @@ export const tcpProvider: ConsoleProvider = {
       input: spec.raw,
       name,
       provider: 'tcp',
-      consoleType: fixedConsoleType(options, tcpProvider.consoleTypes),
+      facts: { consoleType: fixedConsoleType(options, tcpProvider.consoleTypes) },
       dial: ({ signal }) => dialSocket(address, signal),
     };
   },

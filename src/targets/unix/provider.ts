@@ -26,7 +26,7 @@ export function parseUnixTarget(raw: string): string {
  * listens rather than when the first viewer connects. Looks, never connects. The caller puts
  * the target's name in front, as for every provider's errors.
  */
-export async function checkUnixSocket(socketPath: string): Promise<void> {
+async function checkUnixSocket(socketPath: string): Promise<void> {
   let isSocket: boolean;
   try {
     isSocket = (await stat(socketPath)).isSocket();
@@ -59,7 +59,7 @@ export const unixProvider: ConsoleProvider = {
       input: spec.raw,
       name,
       provider: 'unix',
-      consoleType: fixedConsoleType(options, unixProvider.consoleTypes),
+      facts: { consoleType: fixedConsoleType(options, unixProvider.consoleTypes) },
       check: () => checkUnixSocket(socketPath),
       dial: ({ signal }) => dialSocket({ path: socketPath }, signal),
     };

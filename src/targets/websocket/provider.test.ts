@@ -22,9 +22,20 @@ const context = () => ({ signal: AbortSignal.timeout(20_000), log: () => undefin
 describe('resolve', () => {
   it('shows host, port and path but never the token', () => {
     const t = resolve('wss://user:pw@proxy.example:6080/websockify?token=s3cr3t-tok#frag');
-    expect(t.name).toBe('wss://proxy.example:6080/websockify');
+    expect(t.name).toMatch(/^wss:\/\/proxy\.example:6080\/websockify \[[0-9a-f]{6}\]$/);
     expect(t.provider).toBe('websocket');
     expect(`${t.name} ${t.input}`).not.toMatch(/s3cr3t|pw@/);
+  });
+
+  it('names two URLs that differ only in their tokens apart, and one URL alike, saying nothing of either token', () => {
+    const a = resolve('ws://127.0.0.1:6082/?token=aaaaaaaa-1111');
+    const b = resolve('ws://127.0.0.1:6082/?token=bbbbbbbb-2222');
+    expect(a.name).not.toBe(b.name);
+    expect(resolve('ws://127.0.0.1:6082/?token=aaaaaaaa-1111').name).toBe(a.name);
+    expect(a.name.startsWith('ws://127.0.0.1:6082/ [')).toBe(true);
+    expect(`${a.name} ${b.name}`).not.toMatch(/aaaa|1111|bbbb|2222/);
+    // Nothing hidden, nothing added.
+    expect(resolve('ws://127.0.0.1:6082/websockify').name).toBe('ws://127.0.0.1:6082/websockify');
   });
 
   it('refuses a URL it cannot parse, without echoing the token', () => {
@@ -52,7 +63,7 @@ describe('pasted noVNC console URLs', () => {
   it('resolves as a websocket target named without the token', () => {
     const t = resolve(`https://nova.example:6080/vnc_lite.html?path=%3Ftoken%3D${T}`);
     expect(t.provider).toBe('websocket');
-    expect(t.name).toBe('wss://nova.example:6080/');
+    expect(t.name).toMatch(/^wss:\/\/nova\.example:6080\/ \[[0-9a-f]{6}\]$/);
     expect(`${t.name} ${t.input}`).not.toContain(T);
   });
 
@@ -104,7 +115,7 @@ describe('dial through a websockify-style proxy', () => {
   it('#spice hands the websocket over at once: a SPICE server waits for the client to speak first', async () => {
     const { url } = fixture.issueConsoleToken('spice-html5');
     const t = resolve(url, { consoleType: 'spice' });
-    expect(t.consoleType).toBe('spice');
+    expect(t.facts.consoleType).toBe('spice');
     const stream = await t.dial(context());
     stream.write('REDQ');
     expect((await readBytes(stream, 4)).toString()).toBe('REDQ');
@@ -113,11 +124,11 @@ describe('dial through a websockify-style proxy', () => {
 
   it('takes a pasted spice_auto.html URL for a SPICE console unless told otherwise', () => {
     const page = 'http://nova.example:6082/spice_auto.html?token=t1';
-    expect(resolve(page).consoleType).toBe('spice');
-    expect(resolve(page, { consoleType: 'auto' }).consoleType).toBe('spice');
-    expect(resolve(page, { consoleType: 'vnc' }).consoleType).toBe('vnc');
-    expect(resolve('http://nova.example:6080/vnc_auto.html?token=t1').consoleType).toBe('vnc');
-    expect(resolve('ws://nova.example:6082/spice_auto.html?token=t1').consoleType).toBe('vnc');
+    expect(resolve(page).facts.consoleType).toBe('spice');
+    expect(resolve(page, { consoleType: 'auto' }).facts.consoleType).toBe('spice');
+    expect(resolve(page, { consoleType: 'vnc' }).facts.consoleType).toBe('vnc');
+    expect(resolve('http://nova.example:6080/vnc_auto.html?token=t1').facts.consoleType).toBe('vnc');
+    expect(resolve('ws://nova.example:6082/spice_auto.html?token=t1').facts.consoleType).toBe('vnc');
   });
 
   it('rejects a one-off token used twice', async () => {

@@ -48,6 +48,23 @@ function isSpicePage(raw: string): boolean {
   return /^https?:\/\/[^?#]*\/spice[^/?#]*\.html?(?:[?#]|$)/i.test(raw);
 }
 
+/** The key of this run's URL digests: a digest says which URL it is, and nothing of its token. */
+let urlDigestKey: Buffer | undefined;
+
+/**
+ * The URL as it may be shown, and when that leaves something out (a token in the query or the
+ * path, credentials) a short digest of the whole URL keyed for this run: two URLs of one proxy
+ * that differ only in their tokens get two names (rows, log lines, file names), and neither
+ * name says a thing about either token.
+ */
+function consoleUrlName(url: URL): string {
+  const shown = safeUrlText(url);
+  const whole = new URL(url.href);
+  whole.hash = '';
+  if (whole.href === shown) return shown;
+  return `${shown} [${urlDigest(whole.href).slice(0, 6)}]`;
+}
+
 /** `ws://` and `wss://` URLs of a websockify / noVNC proxy, token in the query, or the noVNC page URL that points at one. */
 export const websocketProvider: ConsoleProvider = {
   id: 'websocket',
@@ -64,16 +81,15 @@ export const websocketProvider: ConsoleProvider = {
     const consoleType = fixedConsoleType(asked, websocketProvider.consoleTypes);
     const url = consoleUrlToWebSocket(spec.raw);
     // Without credentials, query, fragment or a token in the path: safe to show.
-    const name = safeUrlText(url);
+    const name = consoleUrlName(url);
     const href = url.href;
     return {
       // The text typed may carry the token: keep only what is safe to print.
       input: safeTargetText(spec.raw),
       name,
       // The name leaves the token out, yet the token picks the console: compare the whole URL.
-      identity: href,
+      facts: { identity: href, consoleType },
       provider: 'websocket',
-      consoleType,
       async dial({ signal }) {
         const tls = await tlsFromOptions(options.insecure, options.ca);
         return dialWebsockify({
@@ -92,3 +108,10 @@ export const websocketProvider: ConsoleProvider = {
     };
   },
 };
+
+/** A digest of a console URL under a key new each run; node:crypto loads only when a token URL is named. */
+function urlDigest(href: string): string {
+  const hashes = process.getBuiltinModule('node:crypto');
+  urlDigestKey ??= hashes.randomBytes(32);
+  return hashes.createHmac('sha256', urlDigestKey).update(href).digest('hex');
+}

@@ -3,7 +3,7 @@ import type { ConsoleRow } from '../layout/format.js';
 import { Picker } from './picker.js';
 import { isOpenAmong, type PickerOutcome, type VmListingSource } from '../state/picker-model.js';
 
-export interface AddPickerProps {
+interface AddPickerProps {
   /** Starts a listing; called once, when the picker opens. */
   listVms(): readonly VmListingSource[];
   /** The sessions on screen: their VMs are shown open already. */

@@ -72,7 +72,7 @@ describe('App rendering', () => {
     const registry = new SessionRegistry();
     const store = new ConsoleStore(registry);
     const app = await mountApp(<App store={store} handlers={fakeHandlers()} />);
-    const session = registry.add({ name: 'demo:vm-a', provider: 'demo', dial: () => Promise.reject(new Error('no')) });
+    const session = registry.add({ name: 'demo:vm-a', provider: 'demo', facts: {}, dial: () => Promise.reject(new Error('no')) });
     const { port } = await session.start({ host: '127.0.0.1', port: 0 });
     await until(frameHas(app, `point any VNC viewer at 127.0.0.1:${port}`), 'the address');
     const line = app
@@ -207,6 +207,17 @@ describe('App keys', () => {
     await until(frameHas(app, 'demo:vm-1: point any VNC viewer at 127.0.0.1:5901 (asked the terminal to copy it)'), 'the notice');
     expect(app.lastFrame()).not.toContain('clipboard');
     expect(osc52('127.0.0.1:5901')).toBe(`\u001B]52;c;${Buffer.from('127.0.0.1:5901').toString('base64')}\u0007`);
+  });
+
+  it('tells a SPICE row to a SPICE viewer, on its detail line and on c', async () => {
+    const source = new EventEmitter<SessionSourceEvents>();
+    const store = new ConsoleStore(source);
+    source.emit('added', { snapshot: () => snapshot(1, { consoleType: 'spice' }) });
+    const app = await mountApp(<App store={store} handlers={fakeHandlers()} />);
+    await until(frameHas(app, 'point any SPICE viewer at 127.0.0.1:5901'), 'the detail line');
+    app.stdin.write('c');
+    await until(frameHas(app, 'demo:vm-1: point any SPICE viewer at 127.0.0.1:5901'), 'the notice');
+    expect(app.lastFrame()).not.toContain('VNC viewer');
   });
 
   it('shows the address on c where the terminal cannot be asked to copy', async () => {

@@ -23,7 +23,7 @@ import { isImageMode, type ThumbnailMode, type ThumbnailView } from '../thumbnai
 
 export type { ThumbnailView } from '../thumbnails/thumbnail.js';
 
-export interface AppProps {
+interface AppProps {
   store: ConsoleStore;
   /** What the keys' requests do (requests.ts): the caller owns sessions, viewers and shutdown. */
   handlers: ConsoleHandlers;
@@ -55,7 +55,7 @@ export interface AppProps {
 }
 
 /** What `open` detaches a serial console with unless told otherwise. */
-export const DEFAULT_DETACH_KEY = 'Ctrl+]';
+const DEFAULT_DETACH_KEY = 'Ctrl+]';
 
 /** Lines of the event log shown under the table. */
 const LOG_LINES = 6;
@@ -178,7 +178,7 @@ export function App({
   const view = viewSummary(filter, ui.sort, rows.length, allRows.length);
   // Rows there are, none of which the filter keeps: say so, and how to see them again.
   const empty = allRows.length > 0 && rows.length === 0 ? `No console matches "${filter.trim()}": Esc clears the filter.` : undefined;
-  const tileIds = grid && drawing !== 'none' ? visibleTiles(rows, index, grid).shown.map((row) => row.session.id) : undefined;
+  const tileIds = grid ? visibleTiles(rows, index, grid).shown.map((row) => row.session.id) : undefined;
   const pixels =
     grid &&
     (drawing === 'image' && isImageMode(thumbnails)

@@ -2,6 +2,7 @@ import { Box, Text } from 'ink';
 import {
   formatBytes,
   isSerialRow,
+  pointViewerAt,
   rowAddress,
   rowProblem,
   unseenText,
@@ -52,7 +53,7 @@ interface DetailProps {
 }
 
 /**
- * The selected row in full: where to point a VNC viewer, the viewer (or for a serial console,
+ * The selected row in full: where to point a viewer, the viewer (or for a serial console,
  * how to attach and what is unread), the whole last error.
  */
 export function Detail({ row, width, now, detachKey }: DetailProps) {
@@ -65,7 +66,7 @@ export function Detail({ row, width, now, detachKey }: DetailProps) {
     address && !(serial && session.state !== 'listening')
       ? serial
         ? `listening on ${address}`
-        : `point any VNC viewer at ${address}`
+        : pointViewerAt(session, address)
       : session.state === 'error'
         ? 'not listening'
         : 'no local address yet';

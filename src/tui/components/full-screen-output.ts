@@ -16,7 +16,7 @@ const CLEAR_TERMINAL = /^\u001B\[2J\u001B\[3J\u001B\[H/;
 /** Top left, then erase down: the whole screen, without the scrollback Ink's clearTerminal also erases. */
 const FROM_THE_TOP = '\u001B[H\u001B[J';
 
-export interface FullScreenOutput {
+interface FullScreenOutput {
   /** The stream to give Ink. */
   stdout: NodeJS.WriteStream;
   /** Forgets the last frame (the screen was cleared under it). */

@@ -56,6 +56,15 @@ describe('the header', () => {
     expect(app.lastFrame()).not.toContain('\u001B[2J');
   });
 
+  it('--via: says `via HOST` on its second line', async () => {
+    const store = storeWithRows(1);
+    const app = renderSized(<App store={store} handlers={fakeHandlers()} />, 120, 40);
+    mounted.push(app);
+    store.apply({ type: 'places', places: [{ provider: 'via', facts: [{ label: '', value: 'ops@bastion' }] }] });
+    await until(() => plain(app.lastFrame()).includes('bastion'), 'the place');
+    expect(plain(app.lastFrame()).split('\n')[1]).toBe('via ops@bastion');
+  });
+
   it('keeps the places to one line on a narrow terminal, and the table below fits the screen', async () => {
     const store = storeWithRows(30, 'the console dropped: '.repeat(10));
     // A full event log and a two-line error: every line the app plans for is drawn.

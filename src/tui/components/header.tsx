@@ -43,7 +43,7 @@ function PlacesLine({ places }: { places: readonly ProviderPlace[] }) {
           <Text bold>{provider}</Text>
           {facts.map(({ label, value }, j) => (
             <Text key={label}>
-              {`${j > 0 ? ' ·' : ''} ${label} `}
+              {`${j > 0 ? ' ·' : ''} ${label ? `${label} ` : ''}`}
               <Text color={tone('cyan')}>{value}</Text>
             </Text>
           ))}

@@ -65,7 +65,7 @@ export function useSecondsTick(active: boolean): number {
   return now;
 }
 
-export interface TerminalSize {
+interface TerminalSize {
   columns: number;
   /** Undefined when the output is not a terminal (tests, pipes): then nothing is windowed. */
   rows?: number;

@@ -20,7 +20,7 @@ import {
   type VmListingSource,
 } from '../state/picker-model.js';
 
-export interface PickerProps {
+interface PickerProps {
   /** Each provider's listing, already under way: rows appear as each one settles. */
   sources: readonly VmListingSource[];
   /** Called once, when the user opens targets, cancels (Esc) or interrupts (Ctrl+C). */

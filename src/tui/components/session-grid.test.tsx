@@ -138,7 +138,7 @@ describe('the grid view', () => {
     expect(frame(app)).not.toContain('38;2;');
   });
 
-  it('--thumbnails none: every tile says pictures are off, and nothing is asked to sample', async () => {
+  it('--thumbnails none (NO_COLOR): a screen tile says pictures are off, a serial tile keeps its text', async () => {
     const { store } = storeOf(2, { 2: { consoleType: 'serial' } });
     const views: (ThumbnailView | undefined)[] = [];
     const app = render(
@@ -152,12 +152,13 @@ describe('the grid view', () => {
       />,
     );
     mounted.push(app);
-    await until(
-      () => (plain(app).match(/pictures off \(--thumbnails none, or NO_COLOR\)/g) ?? []).length === 2,
-      'both tiles without pictures',
-    );
-    await settle();
-    expect(views).toEqual([]);
+    await until(() => plain(app).includes('pictures off (--thumbnails none, or NO_COLOR)'), 'the screen tile without a picture');
+    expect(plain(app)).toContain('nothing printed yet');
+    // The tiles on screen are asked for: the serial one's text is sampled (the screen's picture is not).
+    await until(() => views.some((v) => v?.sessionIds.includes(2)), 'the tiles to sample');
+    store.apply({ type: 'thumbnail', sessionId: 2, thumbnail: { type: 'lines', lines: ['vm-2 login:'] } });
+    await until(() => plain(app).includes('vm-2 login:'), "the serial tile's text");
+    expect(plain(app).match(/pictures off/g)).toHaveLength(1);
   });
 
   it("shows a serial console's last lines, and why a tile has no picture", async () => {

@@ -29,7 +29,7 @@ function placeholder(row: ConsoleRow, drawing: TileDrawing): { text: string; col
   const { session } = row;
   if (session.state === 'error') return { text: rowProblem(row) ?? 'failed; r retries', color: 'red' };
   if (session.state !== 'listening') return { text: session.state === 'closed' ? 'closed' : 'connecting…' };
-  if (drawing === 'none') return { text: 'pictures off (--thumbnails none, or NO_COLOR)' };
+  if (drawing === 'none' && !isSerialRow(row)) return { text: 'pictures off (--thumbnails none, or NO_COLOR)' };
   if (row.thumbnail?.type === 'none') return { text: row.thumbnail.reason };
   return { text: isSerialRow(row) ? 'nothing printed yet' : 'waiting for the first picture…' };
 }

@@ -7,7 +7,7 @@ import type { Thumbnail } from '../thumbnails/thumbnail.js';
 import { clipColumns, displayColumns } from './display-safe.js';
 
 /** `no-display`: no viewer can show a window on this machine; the row's port is for a tunnel. */
-export type ViewerState = 'none' | 'starting' | 'open' | 'closed' | 'failed' | 'no-display';
+type ViewerState = 'none' | 'starting' | 'open' | 'closed' | 'failed' | 'no-display';
 
 /** What the viewer launched for a session is doing, as told by the caller (src/viewers). */
 export interface ViewerStatus {
@@ -197,7 +197,7 @@ export function viewerLabel(viewer: ViewerStatus): string {
 }
 
 /** The VIEWER cell of a row: the viewer's name, `failed` (the last error says why), or `no display`. */
-export function viewerCell(viewer: ViewerStatus): string {
+function viewerCell(viewer: ViewerStatus): string {
   if (viewer.state === 'no-display') return 'no display';
   return viewer.state === 'failed' ? 'failed' : viewerLabel(viewer);
 }
@@ -205,6 +205,11 @@ export function viewerCell(viewer: ViewerStatus): string {
 /** True for a serial console (a kind the terminal reads): the terminal attaches to it, no viewer is launched. */
 export function isSerialRow(row: ConsoleRow): boolean {
   return consoleKind(row.session.consoleType)?.reads === 'terminal';
+}
+
+/** `point any SPICE viewer at ADDRESS`: the kind of viewer the row's console wants (VNC until the type is known). */
+export function pointViewerAt(session: SessionSnapshot, address: string): string {
+  return `point any ${consoleKind(session.consoleType)?.label ?? 'VNC'} viewer at ${address}`;
 }
 
 /** The TYPE cell: `vnc`, `serial`, or `-` while the console type is not known yet. */

@@ -7,9 +7,9 @@
  */
 
 /** Narrower tiles leave no room for a name and a state. */
-export const MIN_TILE_WIDTH = 22;
+const MIN_TILE_WIDTH = 22;
 /** Lines of a tile besides its picture: two border lines, the name, the state. */
-export const TILE_CHROME_ROWS = 4;
+const TILE_CHROME_ROWS = 4;
 /** The fewest picture rows worth drawing. */
 const MIN_PICTURE_ROWS = 2;
 /** Height assumed when the output is no terminal (tests, pipes). */

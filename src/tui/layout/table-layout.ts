@@ -14,8 +14,7 @@ import {
 import { VM_COLUMN_WIDTH, vmCell } from './vm-column.js';
 import { displayColumns } from './display-safe.js';
 
-export type ColumnKey =
-  'target' | 'provider' | 'address' | 'type' | 'state' | 'vm' | 'viewer' | 'clients' | 'in' | 'out' | 'uptime' | 'error';
+type ColumnKey = 'target' | 'provider' | 'address' | 'type' | 'state' | 'vm' | 'viewer' | 'clients' | 'in' | 'out' | 'uptime' | 'error';
 
 export interface Column {
   key: ColumnKey;
@@ -32,10 +31,12 @@ const MIN_ERROR_WIDTH = 8;
 /**
  * Dropped whole, in this order, while the terminal is too narrow (the detail line still has
  * them all): the target's name survives longest, and a column is dropped rather than cut to
- * `defau…`; IN and OUT go together. The state, the VM's phase and the viewer (a serial row's
- * unread output) stay.
+ * `defau…`; IN and OUT go together. The address goes last: it is what a viewer started by hand
+ * (or `ssh -L`) needs, while the type is mostly in the name (`vm#serial`) and the client count
+ * matters only when sharing. The state, the VM's phase and the viewer (a serial row's unread
+ * output) stay.
  */
-const DROPPABLE: readonly (readonly ColumnKey[])[] = [['uptime'], ['provider'], ['in', 'out'], ['address'], ['type'], ['clients']];
+const DROPPABLE: readonly (readonly ColumnKey[])[] = [['uptime'], ['provider'], ['in', 'out'], ['type'], ['clients'], ['address']];
 /** `1023 KB 1023 KB/s`: the widest byte count with its rate (idle rows need far less). */
 const TRAFFIC_WIDTH = 17;
 /**
@@ -195,7 +196,7 @@ function cellText(row: ConsoleRow, key: ColumnKey, uptime: string, width = Infin
 }
 
 /** One row split where its colours change: before the state, the state, the VM, after it, the problem. */
-export interface RowSegments {
+interface RowSegments {
   lead: string;
   state: string;
   /** The VM cell with the gap before it; empty without the VM column. */

@@ -41,6 +41,7 @@ function tcpSource(name: string, port: number): UpstreamSource {
   return {
     name,
     provider: 'test',
+    facts: {},
     async dial() {
       const socket = net.connect(port, '127.0.0.1');
       await once(socket, 'connect');
@@ -71,6 +72,7 @@ describe('ConsoleStore fed by a real SessionRegistry', () => {
     const bad = registry.add({
       name: 'demo:vm-b',
       provider: 'test',
+      facts: {},
       check: async () => {
         throw new VconsoleError('VM vm-b is not running', { hint: 'start it first' });
       },

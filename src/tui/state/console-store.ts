@@ -6,8 +6,7 @@ import type { ConsoleEvent } from './events.js';
 import { rowFact, type RowExtras, type RowFact } from './row-facts.js';
 import { safeSnapshot, safeText } from '../layout/display-safe.js';
 
-export type { ConsoleState, NoViewerNotice, SessionEventSource, SessionSourceEvents } from './console-store-types.js';
-export type { ConsoleEvent } from './events.js';
+export type { ConsoleState, NoViewerNotice, SessionSourceEvents } from './console-store-types.js';
 import type { ConsoleRow, LogLine, ViewerStatus } from '../layout/format.js';
 
 /** A rate drops to 0 when no traffic report came for this long. */
@@ -18,7 +17,7 @@ export const LOG_LIMIT = 200;
 const RATE_SMOOTHING = 0.5;
 const LEVEL_ORDER: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 
-export interface ConsoleStoreOptions {
+interface ConsoleStoreOptions {
   /** Log entries below this level are dropped; default `info`. */
   logLevel?: LogLevel;
   /** Clock, for tests; default Date.now. */

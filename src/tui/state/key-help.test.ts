@@ -7,13 +7,13 @@ import { INITIAL_UI, reduceInput, type UiState } from './keys.js';
 import type { ConsoleRow } from '../layout/format.js';
 import { KEY_INPUT } from '../../../test/support/ink-keys.js';
 
-const README = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+const COMMANDS = readFileSync(new URL('../../../docs/COMMANDS.md', import.meta.url), 'utf8');
 
-/** The rows of the README's `| key | does |` table. */
-function readmeKeyRows(): string[] {
-  const lines = README.split('\n');
+/** The rows of docs/COMMANDS.md's `| key | does |` table. */
+function documentedKeyRows(): string[] {
+  const lines = COMMANDS.split('\n');
   const start = lines.indexOf('| key | does |');
-  expect(start, 'README.md has a `| key | does |` table').toBeGreaterThanOrEqual(0);
+  expect(start, 'docs/COMMANDS.md has a `| key | does |` table').toBeGreaterThanOrEqual(0);
   const rows: string[] = [];
   for (const line of lines.slice(start + 2)) {
     if (!line.startsWith('|')) break;
@@ -23,12 +23,12 @@ function readmeKeyRows(): string[] {
 }
 
 describe('the key table', () => {
-  it('is the README key table, row for row', () => {
+  it('is the key table of docs/COMMANDS.md, row for row', () => {
     const expected = KEY_HELP.map((entry) => `| ${entry.keys.map((k) => `\`${k}\``).join(', ')} | ${entry.does} |`);
-    expect(readmeKeyRows()).toEqual(expected);
+    expect(documentedKeyRows()).toEqual(expected);
   });
 
-  it('is what `open --help` lists and what the footer shows', () => {
+  it('is what `open --help-all` lists and what the footer shows', () => {
     const help = keyHelpText();
     for (const entry of KEY_HELP) expect(help).toContain(`${entry.keys.join(', ')}`);
     expect(help.split('\n')).toHaveLength(KEY_HELP.length);

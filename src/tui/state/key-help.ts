@@ -1,12 +1,12 @@
 import { KEY_TABLE, type KeyRow, type KeyScope } from './key-table.js';
 
 /**
- * The keys of `vconsole open` as people read them: the TUI's footer, `vconsole open --help` and
- * the README's key table, all written from the key table the reducers dispatch from
+ * The keys of `vconsole open` as people read them: the TUI's footer, `vconsole open --help-all`
+ * and the key table of docs/COMMANDS.md, all written from the key table the reducers dispatch from
  * (key-table.ts). No ink or react loads with it, so `--help` stays fast.
  */
 
-export interface KeyHelp {
+interface KeyHelp {
   /** Key names as a person reads them: `Up`, `k`, `PgUp`, `Enter`, `Ctrl+C`. */
   keys: readonly string[];
   /** What the keys do, one sentence without a full stop. */
@@ -36,7 +36,7 @@ function scopesOf(row: KeyRow): KeyScope[] {
 }
 
 /** One part of the `?` help: a title saying where its keys apply, and those keys. */
-export interface HelpSection {
+interface HelpSection {
   title: string;
   entries: readonly KeyHelp[];
 }
@@ -46,7 +46,7 @@ export interface HelpSection {
  * the grid) is listed with them, whatever it also does while typing; the keys that act only
  * while typing (a prompt, the picker) come after.
  */
-export function helpSections(): HelpSection[] {
+function helpSections(): HelpSection[] {
   const overConsoles = (entry: KeyHelp) => entry.where.includes('table') || entry.where.includes('grid');
   return [
     { title: 'Over the consoles (the table and the grid)', entries: KEY_HELP.filter(overConsoles) },

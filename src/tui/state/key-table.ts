@@ -4,7 +4,7 @@ import type { Key } from 'ink';
  * Every key of `vconsole open`, once (as k9s's KeyMap): for each key, what it does in each
  * place it applies, its help text and its footer text. The reducers dispatch from it (keys.ts
  * for the table, the grid and the prompts; picker-model.ts for the picker), and the footer,
- * `vconsole open --help` and the README's key table are written from it (key-help.ts). Adding
+ * `vconsole open --help-all` and the key table of docs/COMMANDS.md are written from it (key-help.ts). Adding
  * a key is one row here and one handler for its action: the action types are read from the
  * rows, and the handlers are Records over them, so TypeScript refuses an action without a
  * handler, and a row without help. An action with an effect beyond the TUI returns a request
@@ -15,9 +15,9 @@ import type { Key } from 'ink';
 export type KeyScope = 'table' | 'grid' | 'prompt' | 'picker' | 'help';
 
 /** One key's action in each scope it applies in, by name; a scope left out: the key does nothing there (or is typed). */
-export type KeyActions = { readonly [S in KeyScope]?: string };
+type KeyActions = { readonly [S in KeyScope]?: string };
 
-export interface KeyBinding<On extends KeyActions = KeyActions, K extends string = string> {
+interface KeyBinding<On extends KeyActions = KeyActions, K extends string = string> {
   /**
    * The key as a person reads it and as the help prints it: `Up`, `PgUp`, `Enter`, `Esc`,
    * `Backspace`, `Space`, `Ctrl+C`, or one character (`k`, `G`).

@@ -1,5 +1,5 @@
 import type { Key } from 'ink';
-import { isSerialRow, rowAddress, rowDisplayState, type ConsoleRow } from '../layout/format.js';
+import { isSerialRow, pointViewerAt, rowAddress, rowDisplayState, type ConsoleRow } from '../layout/format.js';
 import { keyAction, type BrowseAction, type HelpAction, type PromptAction } from './key-table.js';
 import type { ConsoleRequest } from './requests.js';
 import { cycleSort, type SortOrder } from './row-view.js';
@@ -123,7 +123,7 @@ export function reduceInput(ui: UiState, context: KeyContext, input: string, key
 }
 
 /** The next UI state for one key press, and the request it makes. Pure. */
-export function reduceKey(ui: UiState, context: KeyContext, input: string, key: Key): KeyResult {
+function reduceKey(ui: UiState, context: KeyContext, input: string, key: Key): KeyResult {
   if (ui.mode === 'help') {
     const action = keyAction('help', input, key);
     return action ? HELP_ACTIONS[action](ui, context) : { ui };
@@ -269,7 +269,7 @@ const BROWSE_ACTIONS: Record<BrowseAction, (ui: UiState, context: KeyContext) =>
     if (!address) return say(`${name} has no local address yet`);
     const where = isSerialRow(row)
       ? `${name}: serial console at ${address} (Enter attaches here; any raw TCP client works too)`
-      : `${name}: point any VNC viewer at ${address}`;
+      : `${name}: ${pointViewerAt(row.session, address)}`;
     // OSC 52 is a request: tmux without set-clipboard and many terminals drop it silently,
     // so the notice never claims the clipboard holds the address, and always shows it.
     if (!canCopy) return say(where);

@@ -87,7 +87,7 @@ export function highlightedIndex(rows: readonly PickerRow[], state: PickerState)
  * Whether the filter reads as a whole target rather than a search: a scheme (`demo:x`,
  * `tcp://...`) or a console type (`vm-a#serial`).
  */
-export function looksLikeTarget(text: string): boolean {
+function looksLikeTarget(text: string): boolean {
   return /^[a-z][a-z0-9+.-]*:/i.test(text) || text.includes('#');
 }
 
@@ -124,7 +124,7 @@ export function reducePickerInput(
 }
 
 /** One key press: the next state, and how the picker ends if it does. Pure. */
-export function pickerKey(state: PickerState, entries: readonly PickerEntry[], input: string, key: Key): PickerResult {
+function pickerKey(state: PickerState, entries: readonly PickerEntry[], input: string, key: Key): PickerResult {
   const action = keyAction('picker', input, key);
   if (action) return PICKER_ACTIONS[action](state, visibleRows(entries, state.filter));
   if (key.ctrl || key.meta || key.tab || key.leftArrow || key.rightArrow) return { state };

@@ -33,7 +33,7 @@ export interface ConsoleRequests {
 export type ConsoleRequestName = keyof ConsoleRequests;
 
 /** One request: its name as `action`, and what that name carries. */
-export type ConsoleRequestOf<A extends ConsoleRequestName> = { action: A } & ConsoleRequests[A];
+type ConsoleRequestOf<A extends ConsoleRequestName> = { action: A } & ConsoleRequests[A];
 
 export type ConsoleRequest = { [A in ConsoleRequestName]: ConsoleRequestOf<A> }[ConsoleRequestName];
 
@@ -41,7 +41,7 @@ export type ConsoleRequest = { [A in ConsoleRequestName]: ConsoleRequestOf<A> }[
  * What a handler answers: nothing, or what to tell the user (the notice line), at once or once
  * done. A throw or a rejection is told on the notice line too.
  */
-export type HandlerAnswer = void | string | Promise<void | string>;
+type HandlerAnswer = void | string | Promise<void | string>;
 
 /** A handler for every request: the command that shows the TUI supplies it whole. */
 export type ConsoleHandlers = { readonly [A in ConsoleRequestName]: (request: ConsoleRequestOf<A>) => HandlerAnswer };

@@ -18,7 +18,7 @@ export type RowFact = {
 }[keyof RowExtras];
 
 /** The events about one session. */
-export type SessionEvent = Extract<ConsoleEvent, { sessionId: number }>;
+type SessionEvent = Extract<ConsoleEvent, { sessionId: number }>;
 
 export function rowFact(event: SessionEvent): RowFact {
   switch (event.type) {

@@ -15,7 +15,7 @@ export type SortOrder = 'opened' | 'name' | 'state' | 'vm' | 'traffic';
 export const SORT_ORDERS: readonly SortOrder[] = ['opened', 'name', 'state', 'vm', 'traffic'];
 
 /** The header's word for each order (`sorted by VM phase`). */
-export const SORT_LABEL: Record<SortOrder, string> = {
+const SORT_LABEL: Record<SortOrder, string> = {
   opened: 'as opened',
   name: 'name',
   state: 'state',
@@ -53,12 +53,12 @@ const COMPARE: Record<Exclude<SortOrder, 'opened'>, (a: ConsoleRow, b: ConsoleRo
 };
 
 /** The text `/` matches a row by: its target, as the table's first column shows it. */
-export function filterText(row: ConsoleRow): string {
+function filterText(row: ConsoleRow): string {
   return row.session.name;
 }
 
 /** Whether a row matches the filter; an empty (or blank) filter keeps every row. */
-export function matchesFilter(row: ConsoleRow, filter: string): boolean {
+function matchesFilter(row: ConsoleRow, filter: string): boolean {
   const query = filter.trim();
   return query === '' || fuzzyMatch(query, filterText(row)) !== undefined;
 }

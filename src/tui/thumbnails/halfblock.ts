@@ -5,7 +5,7 @@
  * truecolor, the xterm 256-colour palette (38;5 / 48;5) otherwise. Pure functions.
  */
 
-export const UPPER_HALF_BLOCK = '\u2580';
+const UPPER_HALF_BLOCK = '\u2580';
 const ESC = '\u001B';
 const RESET = `${ESC}[0m`;
 

@@ -15,7 +15,7 @@ const ESC = '\u001B';
 const SAVE_CURSOR = `${ESC}7`;
 const RESTORE_CURSOR = `${ESC}8`;
 
-export type ImageMode = 'kitty' | 'iterm2' | 'sixel';
+type ImageMode = 'kitty' | 'iterm2' | 'sixel';
 
 /** One tile's picture on screen: where its area is in Ink's frame, and what to show there. */
 export interface ImagePlacement {
@@ -30,7 +30,7 @@ export interface ImagePlacement {
 }
 
 /** What sixel assumes a cell is, in pixels: sixel cannot scale, so pictures are sent at this size. */
-export const SIXEL_CELL = { width: 8, height: 16 };
+const SIXEL_CELL = { width: 8, height: 16 };
 
 export class ImageOverlay {
   private placements: readonly ImagePlacement[] = [];

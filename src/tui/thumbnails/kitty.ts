@@ -7,7 +7,7 @@
 const ESC = '\u001B';
 export const KITTY_CHUNK_BYTES = 4096;
 
-export interface KittyPlacement {
+interface KittyPlacement {
   /** Cells the image is scaled to fill (`c`, `r`): the tile's picture area. */
   columns: number;
   rows: number;
@@ -17,7 +17,7 @@ export interface KittyPlacement {
   placementId?: number;
 }
 
-export type KittyFormat = 24 | 32 | 100;
+type KittyFormat = 24 | 32 | 100;
 
 /**
  * One transmit-and-display (`a=T`) command for `data`: raw RGB (`f=24`, 3 bytes a pixel),

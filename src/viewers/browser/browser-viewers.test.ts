@@ -1,6 +1,7 @@
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { browse } from '../../../test/support/browser-session.js';
 import type { ViewerStatusEvent } from '../viewer-supervisor.js';
@@ -19,14 +20,27 @@ function scratchDir(): string {
   return dir;
 }
 
-/** A "browser": a script that writes the URL it was given into `opened`, then exits with `exitCode`. */
-function fakeBrowser(exitCode = 0): { program: string; opened: string } {
+/**
+ * A "browser": a script that writes the address it was sent to into `opened` (following the
+ * launch page its command line names, as a browser does), its command line into `argv`, then
+ * exits with `exitCode`.
+ */
+function fakeBrowser(exitCode = 0): { program: string; opened: string; argv: string } {
   const dir = scratchDir();
   const program = path.join(dir, 'browser');
   const opened = path.join(dir, 'opened');
-  writeFileSync(program, `#!/bin/sh\nprintf '%s' "$1" > '${opened}.tmp' && mv '${opened}.tmp' '${opened}'\nexit ${exitCode}\n`);
+  const argv = path.join(dir, 'argv');
+  writeFileSync(
+    program,
+    `#!/bin/sh
+printf '%s' "$*" > '${argv}'
+u="$1"; case "$u" in file://*) u=$(sed -n 's/.*<a href="\\([^"]*\\)".*/\\1/p' "\${u#file://}");; esac
+printf '%s' "$u" > '${opened}.tmp' && mv '${opened}.tmp' '${opened}'
+exit ${exitCode}
+`,
+  );
   chmodSync(program, 0o755);
-  return { program, opened };
+  return { program, opened, argv };
 }
 
 function viewers(env: Record<string, string | undefined>): { viewers: BrowserViewers; statuses: ViewerStatusEvent[] } {
@@ -60,6 +74,22 @@ describe('BrowserViewers', () => {
     const page = await browse(opened);
     expect(page.text).toContain('<title>vm-a</title>');
     for (const asset of ['vnc.js', 'vnc.css']) expect((await page.get(asset)).status).toBe(200);
+  });
+
+  it("puts no one-time address on the browser's command line (any local user reads it): a private launch page names it (issue 36)", async () => {
+    const browser = fakeBrowser();
+    const { viewers: browsers } = viewers({ VCONSOLE_BROWSER: browser.program });
+    await browsers.launch(6, TARGET);
+    const opened = await waitFor(() => (existsSync(browser.opened) ? readFileSync(browser.opened, 'utf8') : undefined));
+    const argv = readFileSync(browser.argv, 'utf8');
+    expect(argv).toMatch(/^file:\/\/\/.*\/vconsole-browser-[^/]+\/open\.html$/);
+    expect(argv).not.toContain(new URL(opened).pathname);
+    const launchPage = fileURLToPath(argv);
+    expect(statSync(launchPage).mode & 0o777).toBe(0o600);
+    expect(statSync(path.dirname(launchPage)).mode & 0o777).toBe(0o700);
+    expect(readFileSync(launchPage, 'utf8')).toContain(`<meta http-equiv="refresh" content="0;url=${opened}">`);
+    expect((await browse(opened)).status).toBe(200);
+    await browsers.stopAll();
   });
 
   it("hands the browser's command line nothing that works twice: a replay of it is refused and closes the page, saying why", async () => {

@@ -1,17 +1,18 @@
 import { EventEmitter } from 'node:events';
-import { UsageError } from '../../errors.js';
-import { BROWSER_MANUAL_CODE_TTL_MS } from '../../limits.js';
+import { UsageError, describeError } from '../../errors.js';
+import { BROWSER_MANUAL_CODE_TTL_MS, BROWSER_ONE_TIME_CODE_TTL_MS } from '../../limits.js';
 import { BROWSER_VIEWER_NAME } from '../catalog.js';
 import type { ViewerTarget } from '../types.js';
 import type { ViewerStatusEvent } from '../viewer-supervisor.js';
 import { describeStartFailure, startBrowser, type BrowserLaunch } from './browser-opener.js';
+import { launchAddress, type LaunchPage } from './launch-page.js';
 import { BrowserPageServer, maskedPageUrl, type PublishedPage } from './page-server.js';
 import { OPENED_ELSEWHERE, SESSION_CLOSED, type PageConsoleType } from './page-protocol.js';
 
 /** Addresses that name no one host: a URL cannot point at them, and browsers refuse 0.0.0.0. */
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 
-export interface BrowserViewersOptions {
+interface BrowserViewersOptions {
   /** Address the page server listens on; loopback by default. A page's secret is all that guards it. */
   host?: string;
   /** Port of the page server; 0 (default) takes any free one. */
@@ -28,7 +29,7 @@ export interface BrowserViewersOptions {
 }
 
 /** Where a browser viewer connects, and which page it gets. */
-export interface BrowserViewerTarget extends Omit<ViewerTarget, 'extraArgs'> {
+interface BrowserViewerTarget extends Omit<ViewerTarget, 'extraArgs'> {
   consoleType: PageConsoleType;
 }
 
@@ -93,9 +94,18 @@ export class BrowserViewers extends EventEmitter<{ status: [ViewerStatusEvent] }
     this.keys.set(key, entry);
     if (this.options.display === false) return void this.emit('status', { key, state: 'no-display', viewerName: BROWSER_VIEWER_NAME });
     let launch: BrowserLaunch;
+    // The browser's command line names a private file, not the address, where every local user can read it.
+    let launchPage: LaunchPage;
     try {
-      launch = await this.start(url, this.env);
+      launchPage = launchAddress(url, BROWSER_ONE_TIME_CODE_TTL_MS);
     } catch (err) {
+      this.failed(key, entry, `cannot write the browser's launch page: ${describeError(err)}`);
+      return;
+    }
+    try {
+      launch = await this.start(launchPage.fileUrl, this.env);
+    } catch (err) {
+      launchPage.remove();
       this.failed(key, entry, maskedPageUrl(describeStartFailure(err, this.env)));
       return;
     }

@@ -18,7 +18,7 @@ const MAX_CODES_PER_PAGE = 8;
 const HIGH_WATER_BYTES = 1 << 20;
 
 /** One console a page is served for. */
-export interface PublishedConsole {
+interface PublishedConsole {
   /** The VM's name: the page's title. */
   title: string;
   consoleType: PageConsoleType;

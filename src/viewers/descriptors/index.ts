@@ -25,4 +25,4 @@ export function viewerDescriptor(id: ViewerId): ViewerDescriptor<ViewerId> {
   return found;
 }
 
-export type { ViewerAddress, ViewerDescriptor, ViewerPlace, ViewerProbe } from './types.js';
+export type { ViewerDescriptor, ViewerPlace } from './types.js';

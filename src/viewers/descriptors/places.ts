@@ -30,7 +30,7 @@ export function bundleExecutable(dir: string, app: string, exe: string): string 
 }
 
 /** CFBundleShortVersionString from an app bundle's Info.plist (XML form). */
-export function versionFromInfoPlist(plist: string): string | undefined {
+function versionFromInfoPlist(plist: string): string | undefined {
   return /<key>CFBundleShortVersionString<\/key>\s*<string>([^<]+)<\/string>/.exec(plist)?.[1]?.trim();
 }
 
@@ -55,7 +55,7 @@ const OTHER_VNCVIEWER_DIRS = { realvnc: /\\RealVNC\\/i, tightvnc: /\\TightVNC\\/
  * Which viewer a Windows vncviewer.exe is, told by the directory it was installed in (no
  * program is run on Windows): RealVNC's, TightVNC's, or else TigerVNC.
  */
-export function windowsVncviewerIs(file: string): 'tigervnc' | 'realvnc' | 'tightvnc' {
+function windowsVncviewerIs(file: string): 'tigervnc' | 'realvnc' | 'tightvnc' {
   if (OTHER_VNCVIEWER_DIRS.realvnc.test(file)) return 'realvnc';
   if (OTHER_VNCVIEWER_DIRS.tightvnc.test(file)) return 'tightvnc';
   return 'tigervnc';

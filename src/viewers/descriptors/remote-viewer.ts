@@ -6,7 +6,7 @@ import { HOMEBREW_BIN, onPath } from './places.js';
 import { defineViewer, type ViewerPlace } from './types.js';
 
 /** `VirtViewer v11.0-256` (Windows install dir) -> `11.0-256`. */
-export function versionFromVirtViewerDir(dirName: string): string | undefined {
+function versionFromVirtViewerDir(dirName: string): string | undefined {
   return /^VirtViewer\s+v?(\S+)$/i.exec(dirName)?.[1];
 }
 

@@ -7,7 +7,7 @@ import { programFilesDirectories, pathFor, versionedEntries } from '../locate.js
 import { defineViewer, type ViewerPlace } from './types.js';
 
 /** `TigerVNC Viewer 1.14.1.app` (the Homebrew cask's bundle name) -> `1.14.1`. */
-export function versionFromBundleName(bundleName: string): string | undefined {
+function versionFromBundleName(bundleName: string): string | undefined {
   return /\s(\d+(?:\.\d+)+)\.app$/.exec(bundleName)?.[1];
 }
 

@@ -19,7 +19,7 @@ export interface ViewerPlace {
 }
 
 /** How the program says what it is: the argument lists to try in turn, and how to read one answer. */
-export interface ViewerProbe {
+interface ViewerProbe {
   args: readonly (readonly string[])[];
   /** What the answer says about this viewer; undefined when the answer is not this viewer's. */
   read(output: string): { version?: string } | undefined;

@@ -4,6 +4,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import type { RgbImage } from './images.js';
 import { pollFor } from './poll.js';
 import { withRunMarker } from './reaper.js';
+import { FOLLOW_LAUNCH_PAGE_SH } from '../../support/launch-page.js';
 
 /** Debian's Chromium, driven headless by puppeteer-core (which downloads no browser of its own). */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -27,7 +28,7 @@ export async function launchChromium(): Promise<Browser> {
 export function recordingBrowser(dir: string): { program: string; urls(): string[] } {
   const program = join(dir, 'record-url');
   const file = join(dir, 'opened-urls');
-  writeFileSync(program, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${file}'\n`);
+  writeFileSync(program, `#!/bin/sh\n${FOLLOW_LAUNCH_PAGE_SH}\nprintf '%s\\n' "$u" >> '${file}'\n`);
   chmodSync(program, 0o755);
   return { program, urls: () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []) };
 }

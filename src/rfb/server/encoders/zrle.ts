@@ -35,7 +35,7 @@ function compactPixel(packer: PixelPacker): CompactPixel {
  * ZRLE (encoding 16) data of a w x h rectangle before compression: 64x64 tiles, each solid,
  * packed-palette, palette RLE, plain RLE or raw, whichever is smallest.
  */
-export function zrleTiles(values: Uint32Array, w: number, h: number, packer: PixelPacker): Buffer {
+function zrleTiles(values: Uint32Array, w: number, h: number, packer: PixelPacker): Buffer {
   const cpixel = compactPixel(packer);
   const parts: Buffer[] = [];
   for (const { tile, tw, th } of tilesOf(values, w, h, 64)) parts.push(encodeTile(tile, tw, th, cpixel));
@@ -93,6 +93,67 @@ class TilePalette {
   }
 }
 
+type TileWriter = (out: Buffer, tile: Uint32Array, tw: number, th: number, cpixel: CompactPixel, bits: number) => void;
+
+/** Writes the palette (after the subencoding byte); returns where the tile's data starts. */
+function writePalette(out: Buffer, cpixel: CompactPixel): number {
+  let at = 1;
+  for (let i = 0; i < palette.size; i += 1) at = cpixel.write(out, at, palette.colours[i]);
+  return at;
+}
+
+/** Each ZRLE subencoding's writer, into a buffer sized for it (the subencoding byte first). */
+const WRITE_TILE: Record<'raw' | 'plainRle' | 'paletteRle' | 'packed', TileWriter> = {
+  raw(out, tile, _tw, _th, cpixel) {
+    out[0] = 0;
+    let at = 1;
+    for (const value of tile) at = cpixel.write(out, at, value);
+  },
+  plainRle(out, tile, _tw, _th, cpixel) {
+    out[0] = 128;
+    let at = 1;
+    for (let i = 0; i < tile.length;) {
+      let end = i + 1;
+      while (end < tile.length && tile[end] === tile[i]) end += 1;
+      at = writeRunLength(out, cpixel.write(out, at, tile[i]), end - i);
+      i = end;
+    }
+  },
+  paletteRle(out, tile, _tw, _th, cpixel) {
+    out[0] = 128 + palette.size;
+    let at = writePalette(out, cpixel);
+    for (let i = 0; i < tile.length;) {
+      let end = i + 1;
+      while (end < tile.length && tile[end] === tile[i]) end += 1;
+      const index = palette.indexOf(tile[i]);
+      if (end - i === 1) out[at++] = index;
+      else {
+        out[at++] = index | 128;
+        at = writeRunLength(out, at, end - i);
+      }
+      i = end;
+    }
+  },
+  packed(out, tile, tw, th, cpixel, bits) {
+    out[0] = palette.size;
+    let at = writePalette(out, cpixel);
+    for (let y = 0; y < th; y += 1) {
+      let byte = 0;
+      let used = 0;
+      for (let x = 0; x < tw; x += 1) {
+        byte = (byte << bits) | palette.indexOf(tile[y * tw + x]);
+        used += bits;
+        if (used === 8) {
+          out[at++] = byte;
+          byte = 0;
+          used = 0;
+        }
+      }
+      if (used > 0) out[at++] = byte << (8 - used);
+    }
+  },
+};
+
 /** Encoding is synchronous, so one palette serves every tile of every client in turn. */
 const palette = new TilePalette();
 
@@ -134,58 +195,7 @@ function encodeTile(tile: Uint32Array, tw: number, th: number, cpixel: CompactPi
   };
   const best = (Object.keys(sizes) as Array<keyof typeof sizes>).reduce((a, b) => (sizes[b] < sizes[a] ? b : a));
   const out = Buffer.alloc(1 + sizes[best]);
-  let at = 1;
-  const writePalette = () => {
-    for (let i = 0; i < palette.size; i += 1) at = cpixel.write(out, at, palette.colours[i]);
-  };
-  switch (best) {
-    case 'raw':
-      out[0] = 0;
-      for (const value of tile) at = cpixel.write(out, at, value);
-      break;
-    case 'plainRle':
-      out[0] = 128;
-      for (let i = 0; i < n;) {
-        let end = i + 1;
-        while (end < n && tile[end] === tile[i]) end += 1;
-        at = writeRunLength(out, cpixel.write(out, at, tile[i]), end - i);
-        i = end;
-      }
-      break;
-    case 'paletteRle':
-      out[0] = 128 + palette.size;
-      writePalette();
-      for (let i = 0; i < n;) {
-        let end = i + 1;
-        while (end < n && tile[end] === tile[i]) end += 1;
-        const index = palette.indexOf(tile[i]);
-        if (end - i === 1) out[at++] = index;
-        else {
-          out[at++] = index | 128;
-          at = writeRunLength(out, at, end - i);
-        }
-        i = end;
-      }
-      break;
-    case 'packed':
-      out[0] = palette.size;
-      writePalette();
-      for (let y = 0; y < th; y += 1) {
-        let byte = 0;
-        let used = 0;
-        for (let x = 0; x < tw; x += 1) {
-          byte = (byte << bits) | palette.indexOf(tile[y * tw + x]);
-          used += bits;
-          if (used === 8) {
-            out[at++] = byte;
-            byte = 0;
-            used = 0;
-          }
-        }
-        if (used > 0) out[at++] = byte << (8 - used);
-      }
-      break;
-  }
+  WRITE_TILE[best](out, tile, tw, th, cpixel, bits);
   return out;
 }
 

@@ -12,10 +12,10 @@ const STABLE_MS = 3000;
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 10_000;
 
-export type PageState = 'connecting' | 'connected' | 'reconnecting' | 'closed';
+type PageState = 'connecting' | 'connected' | 'reconnecting' | 'closed';
 
 /** Shows the state in the toolbar and as `data-state` on <body> (what the tests wait for). */
-export function showState(state: PageState, text: string): void {
+function showState(state: PageState, text: string): void {
   document.body.dataset.state = state;
   const label = document.getElementById('state');
   if (label) label.textContent = text;
@@ -23,7 +23,7 @@ export function showState(state: PageState, text: string): void {
   if (banner && state === 'closed') banner.textContent = text;
 }
 
-export interface ConsoleLink {
+interface ConsoleLink {
   /** Takes over a new websocket (still connecting); `connected()` once the console answers. */
   attach(socket: WebSocket, connected: () => void): void;
 }

@@ -1,0 +1,10 @@
+/** Numbers of the KubeVirt provider alone (src/limits.ts has those the layers share). */
+
+/** A watch on a VMI asks the API server to end it after this long (then it resumes from its resourceVersion). */
+export const VMI_WATCH_TIMEOUT_S = 300;
+/** A watch that sends nothing for this long past its timeout is taken for dead. */
+export const VMI_WATCH_GRACE_MS = 30_000;
+/** Following a VM's state backs off from this after a failure ... */
+export const VM_STATE_FIRST_RETRY_MS = 1_000;
+/** ... up to this. */
+export const VM_STATE_MAX_RETRY_MS = 30_000;
