@@ -91,8 +91,17 @@ async function registerAggregatedApi(plane: ControlPlane, port: number): Promise
   });
 }
 
-/** Starts virt-api on loopback, registers it with the aggregation layer and waits until requests reach it. */
-export async function startVirtApi(lab: ProcessLab, plane: ControlPlane, programs: KubePrograms): Promise<VirtApi> {
+/**
+ * Starts virt-api on loopback, registers it with the aggregation layer and waits until requests reach it.
+ * `consoleServerPort` is where virt-api dials virt-handler's console server on a node's virt-handler Pod IP
+ * (--console-server-port, 8186 by default).
+ */
+export async function startVirtApi(
+  lab: ProcessLab,
+  plane: ControlPlane,
+  programs: KubePrograms,
+  consoleServerPort?: number,
+): Promise<VirtApi> {
   await createKubeVirtObjects(plane);
   const serving = await makeLeaf(plane.dir, 'virt-api', plane.ca, {
     commonName: VIRT_API_SERVICE,
@@ -117,6 +126,7 @@ export async function startVirtApi(lab: ProcessLab, plane: ControlPlane, program
       `--tls-key-file=${serving.key}`,
       `--handler-cert-file=${handlerClient.cert}`,
       `--handler-key-file=${handlerClient.key}`,
+      ...(consoleServerPort === undefined ? [] : [`--console-server-port=${consoleServerPort}`]),
     ],
     { cwd: plane.dir },
   );
