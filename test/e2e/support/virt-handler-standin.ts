@@ -1,0 +1,168 @@
+// A stand-in for virt-handler's console server (KubeVirt v1.8.4 cmd/virt-handler and pkg/virt-handler/rest/console.go),
+// the one part of KubeVirt that needs a node: virt-api dials it for /vnc and /console with mutual TLS and copies bytes
+// between the user's websocket and this one. It serves what virt-handler serves, as virt-handler does:
+// - TLS that requires a client certificate from the KubeVirt CA whose CN is kubevirt.io:system:client:virt-handler
+//   (pkg/util/tls SetupTLSForServer: RequireAndVerifyClientCert, then verifyPeerCert), with a serving certificate
+//   whose CN is kubevirt.io:system:node:virt-handler (what virt-api's SetupTLSForVirtHandlerClients checks);
+// - GET /v1/namespaces/{ns}/virtualmachineinstances/{name}/vnc and /console as websockets of subprotocol
+//   plain.kubevirt.io, bridged to QEMU's VNC and serial unix sockets (virt-vnc, virt-serial0);
+// - one session per VMI and kind: a new one closes the old at the TCP level (no close frame, as gorilla's Close);
+//   `preserveSession=true` on a VNC in use is refused with 503 "Active VNC connection. Request denied." as text;
+// - only binary messages reach QEMU (kvcorev1's binaryReader skips text messages);
+// - a VMI it does not know: 404 "VMI NS/NAME does not exist" (getVMI).
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import { connect, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { TLSSocket } from 'node:tls';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { CertPair } from './kube-certs.js';
+
+export const VIRT_HANDLER_SERVER_CN = 'kubevirt.io:system:node:virt-handler';
+export const VIRT_HANDLER_CLIENT_CN = 'kubevirt.io:system:client:virt-handler';
+const PLAIN_STREAM_PROTOCOL = 'plain.kubevirt.io';
+
+export type HandlerConsoleKind = 'vnc' | 'console';
+
+export interface HandlerVmi {
+  namespace: string;
+  name: string;
+  /** QEMU's `-vnc unix:PATH` socket. */
+  vncSocketPath?: string;
+  /** QEMU's `-serial unix:PATH,server=on` socket. */
+  serialSocketPath?: string;
+}
+
+/** What happened to each console request virt-api made. */
+export interface HandlerEvent {
+  vmi: string;
+  kind: HandlerConsoleKind;
+  what: 'opened' | 'kicked' | 'ended' | 'refused';
+  detail?: string;
+}
+
+export interface VirtHandlerStandin {
+  address: string;
+  port: number;
+  events: HandlerEvent[];
+  /** Sessions open now, per `ns/name kind`. */
+  activeSessions(vmi: string, kind: HandlerConsoleKind): number;
+  close(): Promise<void>;
+}
+
+const ROUTE = /^\/v1\/namespaces\/([^/]+)\/virtualmachineinstances\/([^/]+)\/(vnc|console)$/;
+
+function refuse(socket: Duplex, status: number, reason: string, text: string): void {
+  // What go-restful's WriteError leaves: the status and the error's text, which net/http sniffs as text/plain.
+  const body = Buffer.from(text);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${text}`,
+  );
+}
+
+/** Starts the stand-in on `address` (a free port); `serving` must be signed by the CA in `caFile`. */
+export async function startVirtHandlerStandin(options: {
+  caFile: string;
+  serving: CertPair;
+  vmis: readonly HandlerVmi[];
+  address?: string;
+}): Promise<VirtHandlerStandin> {
+  const address = options.address ?? '127.0.0.1';
+  const vmis = new Map(options.vmis.map((vmi) => [`${vmi.namespace}/${vmi.name}`, vmi]));
+  const sessions = new Map<string, WebSocket>();
+  const events: HandlerEvent[] = [];
+  const open = new Set<WebSocket>();
+  const server: Server = createServer(
+    {
+      cert: readFileSync(options.serving.cert),
+      key: readFileSync(options.serving.key),
+      ca: readFileSync(options.caFile),
+      requestCert: true,
+      rejectUnauthorized: true,
+    },
+    (_req: IncomingMessage, res: ServerResponse) => {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('404 page not found');
+    },
+  );
+  // verifyPeerCert: after the chain, the client's CN must name virt-handler's client (virt-api).
+  server.on('secureConnection', (socket: TLSSocket) => {
+    if (socket.getPeerCertificate().subject?.CN !== VIRT_HANDLER_CLIENT_CN) socket.destroy();
+  });
+  const wss = new WebSocketServer({
+    noServer: true,
+    handleProtocols: (protocols) => (protocols.has(PLAIN_STREAM_PROTOCOL) ? PLAIN_STREAM_PROTOCOL : false),
+  });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = new URL(req.url ?? '/', 'https://virt-handler');
+    const route = ROUTE.exec(url.pathname);
+    if (!route || req.method !== 'GET') return refuse(socket, 404, 'Not Found', '404 page not found');
+    const [, namespace, name, kind] = route as unknown as [string, string, string, HandlerConsoleKind];
+    const key = `${namespace}/${name}`;
+    const vmi = vmis.get(key);
+    if (!vmi) return refuse(socket, 404, 'Not Found', `VMI ${key} does not exist`);
+    const sessionKey = `${key} ${kind}`;
+    if (kind === 'vnc' && sessions.has(sessionKey) && url.searchParams.get('preserveSession') === 'true') {
+      events.push({ vmi: key, kind, what: 'refused', detail: 'preserveSession' });
+      return refuse(socket, 503, 'Service Unavailable', 'Active VNC connection. Request denied.');
+    }
+    const path = kind === 'vnc' ? vmi.vncSocketPath : vmi.serialSocketPath;
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      open.add(ws);
+      const previous = sessions.get(sessionKey);
+      sessions.set(sessionKey, ws);
+      if (previous) {
+        events.push({ vmi: key, kind, what: 'kicked' });
+        previous.terminate();
+      }
+      events.push({ vmi: key, kind, what: 'opened' });
+      bridge(ws, path, () => {
+        open.delete(ws);
+        if (sessions.get(sessionKey) === ws) sessions.delete(sessionKey);
+        events.push({ vmi: key, kind, what: 'ended' });
+      });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, address, () => resolve());
+  });
+  const port = (server.address() as { port: number }).port;
+  return {
+    address,
+    port,
+    events,
+    activeSessions: (vmi, kind) => (sessions.has(`${vmi} ${kind}`) ? 1 : 0),
+    async close() {
+      for (const ws of open) ws.terminate();
+      wss.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * virt-handler's stream(): the websocket is upgraded first, then QEMU's socket is dialled; bytes are copied both
+ * ways until either side ends, and then the websocket's connection is closed without a close frame.
+ */
+function bridge(ws: WebSocket, path: string | undefined, ended: () => void): void {
+  let done = false;
+  const qemu: Socket | undefined = path === undefined ? undefined : connect(path);
+  const finish = () => {
+    if (done) return;
+    done = true;
+    qemu?.destroy();
+    ws.terminate();
+    ended();
+  };
+  ws.on('close', finish);
+  ws.on('error', finish);
+  if (!qemu) return finish();
+  qemu.on('data', (chunk: Buffer) => ws.send(chunk, { binary: true }));
+  qemu.on('close', finish);
+  qemu.on('error', finish);
+  ws.on('message', (data: Buffer, isBinary: boolean) => {
+    if (isBinary) qemu.write(data);
+  });
+}
