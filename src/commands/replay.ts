@@ -1,4 +1,4 @@
-import { certificateNotice, exposedIdentity } from './sharing.js';
+import { certificateNotice, exposedIdentity, passwordFileFlag } from './sharing.js';
 import { INSECURE_VNC_AUTH_FLAG } from './share-flags.js';
 import type { ReplayFlags } from './replay-flags.js';
 import fs from 'node:fs';
@@ -11,8 +11,7 @@ import { echoInput } from '../text/terminal-text.js';
 import { parseDuration } from './duration.js';
 import { exposureWarning, isLoopback } from './flags.js';
 import { sessionLogPrinter } from './log-lines.js';
-import { checkClientPassword, generateVncPassword } from './password-file.js';
-import { readSecretLine } from '../files/secret-line.js';
+import { generateVncPassword } from './password-file.js';
 import { portLine, type CommandIo } from './command-io.js';
 import { encodePng } from './screenshot-file.js';
 import { writePrivateFileSync } from '../files/safe-file.js';
@@ -123,14 +122,7 @@ async function serveRecording(
   io: CommandIo,
 ): Promise<void> {
   const listen = flags.listen ?? '127.0.0.1';
-  const filed =
-    flags.passwordFile === undefined
-      ? undefined
-      : checkClientPassword(
-          readSecretLine(flags.passwordFile, '--password-file', { what: 'password' }),
-          '--password-file',
-          flags.passwordFile,
-        );
+  const filed = passwordFileFlag(flags.passwordFile);
   const generated = filed === undefined && !isLoopback(listen) ? generateVncPassword() : undefined;
   const password = filed ?? generated;
   const [{ ReplaySource }, { AuthBackoff }] = await Promise.all([

@@ -129,6 +129,12 @@ export async function sharingFrom(
   };
 }
 
+/** The clients' password --password-file names (read strictly: a usage error before anything starts), if given. */
+export function passwordFileFlag(file: string | undefined): string | undefined {
+  if (file === undefined) return undefined;
+  return checkClientPassword(readSecretLine(file, '--password-file', { what: 'password' }), '--password-file', file);
+}
+
 /**
  * The upstream's password (--vnc-password-file) and the clients' (--password-file, or made up
  * here for a shared listener beyond loopback), with the warning for a short one beyond loopback.
@@ -140,14 +146,7 @@ function passwordsFrom(
 ): Pick<Sharing, 'clientPassword' | 'generated' | 'shortPassword'> & { upstreamPassword?: string } {
   const upstreamPassword =
     flags.vncPasswordFile === undefined ? undefined : readSecretLine(flags.vncPasswordFile, '--vnc-password-file', { what: 'password' });
-  const chosen =
-    flags.passwordFile === undefined
-      ? undefined
-      : checkClientPassword(
-          readSecretLine(flags.passwordFile, '--password-file', { what: 'password' }),
-          '--password-file',
-          flags.passwordFile,
-        );
+  const chosen = passwordFileFlag(flags.passwordFile);
   const shortPassword =
     chosen !== undefined && !isLoopback(listen) && chosen.length < VNC_PASSWORD_CHARS
       ? shortPasswordWarning(chosen.length, listen)

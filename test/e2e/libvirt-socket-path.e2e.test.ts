@@ -5,7 +5,7 @@
 import { chmod, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureLibvirtd, virsh } from './support/libvirtd.js';
+import { ensureLibvirtd, tcgDomainXml, virsh, xmlText } from './support/libvirtd.js';
 import { ProcessLab, runProgram } from './support/processes.js';
 import { startSshd, type SshServer } from './support/sshd.js';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TEST_TIMEOUT_MS, VCONSOLE_BIN, gatedTitle, requireTools } from './support/tools.js';
@@ -24,21 +24,8 @@ let farHome: string;
 let socketPath: string;
 let sshd: SshServer;
 
-const xmlText = (text: string) => text.replace(/&/g, '&amp;').replace(/'/g, '&apos;').replace(/</g, '&lt;');
-
 function domainXml(): string {
-  return `<domain type='qemu'>
-  <name>${DOMAIN}</name>
-  <memory unit='MiB'>32</memory>
-  <vcpu>1</vcpu>
-  <os><type arch='x86_64' machine='pc'>hvm</type></os>
-  <devices>
-    <emulator>/usr/bin/qemu-system-x86_64</emulator>
-    <graphics type='vnc' socket='${xmlText(socketPath)}'/>
-    <video><model type='vga'/></video>
-    <memballoon model='none'/>
-  </devices>
-</domain>`;
+  return tcgDomainXml(DOMAIN, `<graphics type='vnc' socket='${xmlText(socketPath)}'/>`);
 }
 
 async function screenshot(target: string): Promise<void> {

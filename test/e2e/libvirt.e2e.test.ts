@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { followDomain } from '../../src/targets/libvirt/state.js';
 import type { VmState } from '../../src/targets/types.js';
 import { countLit, readImage, type RgbImage } from './support/images.js';
-import { LIBVIRT_URI, ensureLibvirtd, virsh } from './support/libvirtd.js';
+import { LIBVIRT_URI, ensureLibvirtd, tcgDomainXml, virsh } from './support/libvirtd.js';
 import { listeningSockets } from './support/net.js';
 import { GiveUp, pollFor } from './support/poll.js';
 import { ProcessLab, commandLine, descendantPids, runProgram } from './support/processes.js';
@@ -56,18 +56,7 @@ function domainXml(): string {
 }
 
 function lockedXml(): string {
-  return `<domain type='qemu'>
-  <name>${LOCKED}</name>
-  <memory unit='MiB'>64</memory>
-  <vcpu>1</vcpu>
-  <os><type arch='x86_64' machine='pc'>hvm</type></os>
-  <devices>
-    <emulator>/usr/bin/qemu-system-x86_64</emulator>
-    <graphics type='vnc' autoport='yes' listen='127.0.0.1' passwd='${VNC_PASSWORD}'/>
-    <video><model type='vga'/></video>
-    <memballoon model='none'/>
-  </devices>
-</domain>`;
+  return tcgDomainXml(LOCKED, `<graphics type='vnc' autoport='yes' listen='127.0.0.1' passwd='${VNC_PASSWORD}'/>`, 64);
 }
 
 /** QEMU's own picture of the screen (QMP screendump through libvirt), written where QEMU's user may write. */

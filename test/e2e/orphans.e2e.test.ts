@@ -13,7 +13,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureLibvirtd, virsh } from './support/libvirtd.js';
+import { ensureLibvirtd, tcgDomainXml, virsh } from './support/libvirtd.js';
 import { pollFor } from './support/poll.js';
 import { ProcessLab, type RunningProcess } from './support/processes.js';
 import { startSshd, type SshServer } from './support/sshd.js';
@@ -218,18 +218,7 @@ describe.skipIf(gate.skip)(gatedTitle('--via: ssh here and the far agent there e
 
 /** A transient TCG domain with VNC on a unix socket: carried by socat through ssh. */
 function domainXml(): string {
-  return `<domain type='qemu'>
-  <name>${DOMAIN}</name>
-  <memory unit='MiB'>32</memory>
-  <vcpu>1</vcpu>
-  <os><type arch='x86_64' machine='pc'>hvm</type></os>
-  <devices>
-    <emulator>/usr/bin/qemu-system-x86_64</emulator>
-    <graphics type='vnc'><listen type='socket'/></graphics>
-    <video><model type='vga'/></video>
-    <memballoon model='none'/>
-  </devices>
-</domain>`;
+  return tcgDomainXml(DOMAIN, "<graphics type='vnc'><listen type='socket'/></graphics>");
 }
 
 describe.skipIf(libvirtGate.skip)(

@@ -33,21 +33,16 @@ function subject(commonName: string, organizations: readonly string[] = []): str
   return `${organizations.map((o) => `/O=${o}`).join('')}/CN=${commonName}`;
 }
 
+/** openssl req's arguments for a new key and its certificate at pair, for subject. */
+function newCertificate(pair: CertPair, subjectName: string): string[] {
+  return ['req', '-x509', ...EC_KEY, '-keyout', pair.key, '-out', pair.cert, '-days', DAYS, '-subj', subjectName];
+}
+
 export async function makeCa(dir: string, name: string): Promise<CertPair> {
   const pair = { cert: join(dir, `${name}.crt`), key: join(dir, `${name}.key`) };
   await openssl(
     [
-      'req',
-      '-x509',
-      ...EC_KEY,
-      '-keyout',
-      pair.key,
-      '-out',
-      pair.cert,
-      '-days',
-      DAYS,
-      '-subj',
-      subject(name),
+      ...newCertificate(pair, subject(name)),
       '-addext',
       'basicConstraints=critical,CA:TRUE',
       '-addext',
@@ -69,17 +64,7 @@ export async function makeLeaf(dir: string, name: string, ca: CertPair, request:
   ];
   await openssl(
     [
-      'req',
-      '-x509',
-      ...EC_KEY,
-      '-keyout',
-      pair.key,
-      '-out',
-      pair.cert,
-      '-days',
-      DAYS,
-      '-subj',
-      subject(request.commonName, request.organizations),
+      ...newCertificate(pair, subject(request.commonName, request.organizations)),
       '-CA',
       ca.cert,
       '-CAkey',

@@ -24,3 +24,25 @@ export async function ensureLibvirtd(lab: ProcessLab): Promise<void> {
   }
   await pollFor(async () => ((await virsh('version')).code === 0 ? true : undefined), { what: 'libvirtd to answer', timeoutMs: 60_000 });
 }
+
+/** Text for an XML attribute in single quotes. */
+export const xmlText = (text: string) => text.replace(/&/g, '&amp;').replace(/'/g, '&apos;').replace(/</g, '&lt;');
+
+/**
+ * A small TCG domain's XML (VGA, no balloon) with the given graphics element(s) and memory: the
+ * domain the libvirt e2e files define, each with the console it tests.
+ */
+export function tcgDomainXml(name: string, graphics: string, memoryMiB = 32): string {
+  return `<domain type='qemu'>
+  <name>${xmlText(name)}</name>
+  <memory unit='MiB'>${memoryMiB}</memory>
+  <vcpu>1</vcpu>
+  <os><type arch='x86_64' machine='pc'>hvm</type></os>
+  <devices>
+    <emulator>/usr/bin/qemu-system-x86_64</emulator>
+    ${graphics}
+    <video><model type='vga'/></video>
+    <memballoon model='none'/>
+  </devices>
+</domain>`;
+}
