@@ -33,7 +33,11 @@ interface TilePicture {
   columns: number;
 }
 
-/** The picture of the tile whose title line contains `title`: the half-block rows under its title and state lines. */
+/**
+ * The picture of the tile whose title line contains `title`: the half-block rows under its title
+ * and state lines, between its borders. A picture sits in the middle of its tile, so blank lines
+ * and columns around it are skipped.
+ */
 function tilePicture(plain: string, coloured: string, title: string): TilePicture | undefined {
   const lines = plain.split('\n');
   const colouredLines = coloured.split('\n');
@@ -41,11 +45,18 @@ function tilePicture(plain: string, coloured: string, title: string): TilePictur
   if (titleLine < 0) return undefined;
   // The border is the character before the selection mark or the space before the name.
   const left = lines[titleLine].indexOf(title) - 2;
+  const right = lines[titleLine].slice(left + 1).search(/[│║]/) + left + 1;
+  if (right <= left) return undefined;
   const rows: HalfBlockCell[][] = [];
+  let startColumn: number | undefined;
   for (let y = titleLine + 2; y < colouredLines.length; y++) {
-    const cells = halfBlockCells(colouredLines[y]);
-    const start = cells.findIndex((cell) => cell.column === left + 1);
-    if (start < 0) break;
+    const cells = halfBlockCells(colouredLines[y]).filter((cell) => cell.column > left && cell.column < right);
+    const start = startColumn === undefined ? 0 : cells.findIndex((cell) => cell.column === startColumn);
+    if (cells.length === 0 || start < 0) {
+      if (rows.length > 0) break;
+      continue;
+    }
+    startColumn ??= cells[start].column;
     let end = start;
     while (end + 1 < cells.length && cells[end + 1].column === cells[end].column + 1) end++;
     rows.push(cells.slice(start, end + 1));
