@@ -60,7 +60,10 @@ export async function startRealNova(lab: ProcessLab, dir: string, options: RealN
     for (const p of started.reverse()) await p.stop(15_000).catch(() => undefined);
   };
   try {
-    const rabbit = await startRabbit(lab, join(dir, 'rabbit'), started);
+    // RabbitMQ boots (Erlang, 10 s and more on a busy machine) while Nova's database is made.
+    const rabbit = { port: await freeLoopbackPort() };
+    const rabbitBooted = startRabbit(lab, join(dir, 'rabbit'), started, rabbit.port);
+    rabbitBooted.catch(() => undefined);
     const ports = {
       novnc: await freeLoopbackPort(),
       serial: await freeLoopbackPort(),
@@ -74,6 +77,7 @@ export async function startRealNova(lab: ProcessLab, dir: string, options: RealN
     const configArgs = (file = 'nova.conf') => ['--config-file', join(dir, file), '--config-dir', join(dir, 'conf.d')];
     const sync = await runProgram('nova-manage', [...configArgs(), 'db', 'sync', '--local_cell'], { timeoutMs: 120_000 });
     if (sync.code !== 0) throw new Error(`nova-manage db sync failed:\n${sync.stderr.slice(-4000)}`);
+    await rabbitBooted;
 
     standIn = lab.start('nova-compute stand-in', DEBIAN_PYTHON, [STAND_IN, ...configArgs()]);
     const standInProcess = standIn;
@@ -179,9 +183,9 @@ interface RabbitEndpoint {
  * RabbitMQ as a child of the test: its own epmd (`-port P`), node and distribution ports,
  * mnesia and log dirs, and Erlang cookie (in HOME), all under `dir`, so it meets no other.
  */
-async function startRabbit(lab: ProcessLab, dir: string, started: RunningProcess[]): Promise<RabbitEndpoint> {
+async function startRabbit(lab: ProcessLab, dir: string, started: RunningProcess[], port: number): Promise<void> {
   await mkdir(join(dir, 'home'), { recursive: true });
-  const [epmdPort, port, distPort] = [await freeLoopbackPort(), await freeLoopbackPort(), await freeLoopbackPort()];
+  const [epmdPort, distPort] = [await freeLoopbackPort(), await freeLoopbackPort()];
   await writeFile(join(dir, 'rabbitmq.conf'), `listeners.tcp.1 = 127.0.0.1:${port}\nloopback_users.guest = true\n`);
   await writeFile(join(dir, 'enabled_plugins'), '[].\n');
   const epmd = lab.start('epmd', 'epmd', ['-port', String(epmdPort), '-address', '127.0.0.1']);
@@ -219,7 +223,6 @@ async function startRabbit(lab: ProcessLab, dir: string, started: RunningProcess
     },
     { what: 'RabbitMQ to accept connections', timeoutMs: BOOT_TIMEOUT_MS, intervalMs: 250, detail: () => rabbit.describe() },
   );
-  return { port };
 }
 
 function novaConf(dir: string, rabbit: RabbitEndpoint, ports: RealNova['ports'], tokenTtlSeconds: number): (tls: boolean) => string {
