@@ -1,3 +1,4 @@
+import { PNG } from 'pngjs';
 import { existsSync } from 'node:fs';
 import { runProgramBinary } from './processes.js';
 
@@ -45,6 +46,13 @@ export function parsePpm(data: Buffer): RgbImage {
   const pixels = data.subarray(i + 1, i + 1 + width * height * 3);
   if (pixels.length !== width * height * 3) throw new Error(`truncated PPM: ${pixels.length} of ${width * height * 3} bytes`);
   return { width, height, pixels };
+}
+
+/** Encodes a picture as an 8-bit RGB PNG. */
+export function encodePng(image: RgbImage): Buffer {
+  const png = new PNG({ width: image.width, height: image.height });
+  png.data = image.pixels;
+  return PNG.sync.write(png, { colorType: 2, inputColorType: 2, inputHasAlpha: false });
 }
 
 /** Decodes any picture ImageMagick reads (JPEG from vncsnapshot, PNG from import). */

@@ -1,9 +1,10 @@
 import type { Readable } from 'node:stream';
-import { rename } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parsePpm, readImage, type Rect, type RgbImage } from './images.js';
+import { encodePng, type Rect, type RgbImage } from './images.js';
 import { GiveUp, pollFor } from './poll.js';
-import { runProgram, runProgramBinary, type ProcessLab, type RunningProcess } from './processes.js';
+import { runProgram, type ProcessLab, type RunningProcess } from './processes.js';
+import { parseXwd } from './xwd.js';
 
 export interface XServer {
   /** `:N` */
@@ -11,6 +12,8 @@ export interface XServer {
   process: RunningProcess;
   /** The environment a program needs to open its windows on this server and nowhere else. */
   env: NodeJS.ProcessEnv;
+  /** The screen's pixels as Xvfb keeps them (`-fbdir`): an X window dump, always current. */
+  screenFile: string;
 }
 
 export interface XWindow extends Rect {
@@ -27,12 +30,27 @@ export const SCREEN_HEIGHT = 1200;
 /**
  * Starts Xvfb on a display number it picks itself (`-displayfd`: it writes the number to a
  * pipe once it accepts clients), so parallel runs and a developer's own X server never clash.
+ * Its screen lives in a file (`-fbdir`), which a test reads without asking the X server; there is
+ * no pointer on it (`-nocursor`): Xvfb draws its pointer into that file, where a click left it.
  */
 export async function startXvfb(lab: ProcessLab): Promise<XServer> {
+  const screenDir = await lab.tempDir('xvfb-screen');
   const xvfb = lab.start(
     'Xvfb',
     'Xvfb',
-    ['-displayfd', '3', '-screen', '0', `${SCREEN_WIDTH}x${SCREEN_HEIGHT}x24`, '-nolisten', 'tcp', '-noreset'],
+    [
+      '-displayfd',
+      '3',
+      '-screen',
+      '0',
+      `${SCREEN_WIDTH}x${SCREEN_HEIGHT}x24`,
+      '-nolisten',
+      'tcp',
+      '-noreset',
+      '-nocursor',
+      '-fbdir',
+      screenDir,
+    ],
     {
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     },
@@ -52,7 +70,7 @@ export async function startXvfb(lab: ProcessLab): Promise<XServer> {
   const env: NodeJS.ProcessEnv = { ...process.env, DISPLAY: display, NO_AT_BRIDGE: '1', GDK_BACKEND: 'x11' };
   delete env.WAYLAND_DISPLAY;
   delete env.XAUTHORITY;
-  return { display, process: xvfb, env };
+  return { display, process: xvfb, env, screenFile: join(screenDir, 'Xvfb_screen0') };
 }
 
 const WINDOW_LINE =
@@ -142,52 +160,24 @@ export async function moveWindow(x: XServer, window: XWindow, left: number, top:
 
 /** Tells captures apart: two in the same millisecond (views looked at together) never share a file. */
 let captures = 0;
-/** Captures whose picture could not be decoded are taken again this many times in all. */
-const CAPTURE_ROUNDS = 3;
 
-/**
- * A screenshot of the whole X screen (`import -window root`), saved in `dir` and decoded. import
- * writes a name of its own that becomes `file` only once it exited 0, so `file` is never a
- * half-written picture; a capture that still cannot be decoded (a loaded machine) is taken again,
- * a bounded number of times, and the error then holds what import and convert said each round.
- */
+/** A screenshot of the whole X screen, decoded and also saved in `dir` as a PNG for the test's record. */
 export async function grabScreen(x: XServer, dir: string, label: string): Promise<{ file: string; image: RgbImage }> {
-  const failures: string[] = [];
-  for (let round = 1; round <= CAPTURE_ROUNDS; round++) {
-    const file = join(dir, `screen-${label}-${Date.now()}-${++captures}.png`);
-    const partial = `${file}.partial`;
-    const result = await runProgram('import', ['-window', 'root', `png:${partial}`], { env: x.env, timeoutMs: 30_000 });
-    if (result.code !== 0) {
-      failures.push(`import exited with ${result.code}: ${result.stderr.trim() || '(nothing on stderr)'}`);
-      continue;
-    }
-    await rename(partial, file);
-    try {
-      return { file, image: await readImage(file) };
-    } catch (err) {
-      const said = result.stderr.trim();
-      failures.push(`${(err as Error).message.trim()}${said ? `\nimport said: ${said}` : ''}`);
-    }
-  }
-  throw new Error(`no decodable screenshot of ${x.display} in ${CAPTURE_ROUNDS} captures:\n${failures.join('\n')}`);
+  const image = await captureScreen(x);
+  const file = join(dir, `screen-${label}-${Date.now()}-${++captures}.png`);
+  await writeFile(file, encodePng(image));
+  return { file, image };
 }
 
 /**
- * The whole X screen as pixels, for a test that polls it many times: import writes a PPM to its
- * stdout, with no PNG to encode and decode again (a quarter of grabScreen's CPU time, which on two
- * busy cores is time the viewers under test do not get). No file is kept; a capture that cannot be
- * decoded is taken again as grabScreen's is.
+ * The whole X screen as pixels, for a test that polls it many times: read from the file Xvfb keeps
+ * its screen in, with no X request and no program started (import took a quarter of a core per look
+ * while viewers started, and beside xtightvncviewer at load 10-15 once never returned in 30 s). A
+ * look may hold rows drawn before and after an update that was being drawn, as a viewer's own
+ * screen does mid-update: the checks that poll it wait for a picture to hold.
  */
 export async function captureScreen(x: XServer): Promise<RgbImage> {
-  const failures: string[] = [];
-  for (let round = 1; round <= CAPTURE_ROUNDS; round++) {
-    try {
-      return parsePpm(await runProgramBinary('import', ['-window', 'root', '-depth', '8', 'ppm:-'], { env: x.env, timeoutMs: 30_000 }));
-    } catch (err) {
-      failures.push((err as Error).message.trim());
-    }
-  }
-  throw new Error(`no decodable screenshot of ${x.display} in ${CAPTURE_ROUNDS} captures:\n${failures.join('\n')}`);
+  return parseXwd(await readFile(x.screenFile));
 }
 
 /** Waits until none of the windows `ids` exists any more (their program closed them or exited). */
