@@ -7,7 +7,7 @@ import { didYouMean } from '../text/near-names.js';
 import { KEYS, KEY_ALIASES, keyNamed, type KeyDefinition } from './key-table.js';
 import type { KeyStroke } from './typing.js';
 
-export interface ChordKey {
+interface ChordKey {
   name: string;
   key: KeyDefinition;
 }
@@ -19,7 +19,7 @@ export interface Chord {
 }
 
 /** Every name a key answers to. */
-export function keyNames(): string[] {
+function keyNames(): string[] {
   return [...KEYS.keys(), ...KEY_ALIASES.keys()];
 }
 

@@ -99,8 +99,6 @@ export const KEY_ALIASES: ReadonlyMap<string, string> = new Map([
   ['bksp', 'backspace'],
 ]);
 
-/** The keys that are held for others (a chord presses them first and lets them go last). */
-export const MODIFIERS: ReadonlySet<string> = new Set(['ctrl', 'ctrl_r', 'shift', 'shift_r', 'alt', 'alt_r', 'altgr', 'meta_l', 'meta_r']);
 
 /** The key a name means (its QEMU name or an alias, any case), or undefined. */
 export function keyNamed(name: string): { name: string; key: KeyDefinition } | undefined {

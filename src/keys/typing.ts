@@ -15,6 +15,8 @@ export interface KeyStroke {
   down: boolean;
   keysym: number;
   scancode?: number;
+  /** A modifier held around the character's key (Shift, AltGr). */
+  modifier?: boolean;
 }
 
 function key(name: string): KeyDefinition {
@@ -30,7 +32,7 @@ function characters(text: string): string[] {
 }
 
 /** A character as the user reads it in an error: printable as is, else its code point. */
-export function describeCharacter(character: string): string {
+function describeCharacter(character: string): string {
   const code = character.codePointAt(0) ?? 0;
   const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
   return code < 0x20 || (code >= 0x7f && code < 0xa0) ? hex : `"${character}" (${hex})`;
@@ -77,11 +79,11 @@ function typedBy(character: string, keys: ReadonlyMap<string, LayoutKey>): KeySt
   if (!place || keysym === undefined) return undefined;
   const modifier = MODIFIER_OF[place.level];
   const strokes = tap(keysym, place.scancode);
-  const held = modifier
+  const held: KeyStroke[] = modifier
     ? [
-        { down: true, keysym: modifier.keysym, scancode: modifier.scancode },
+        { down: true, keysym: modifier.keysym, scancode: modifier.scancode, modifier: true },
         ...strokes,
-        { down: false, keysym: modifier.keysym, scancode: modifier.scancode },
+        { down: false, keysym: modifier.keysym, scancode: modifier.scancode, modifier: true },
       ]
     : strokes;
   return place.dead ? [...held, ...tap(0x20, key('spc').scancode)] : held;

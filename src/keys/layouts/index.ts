@@ -5,8 +5,6 @@ import type { KeyboardLayout } from './layout.js';
 import { UK } from './uk.js';
 import { US } from './us.js';
 
-export type { KeyboardLayout } from './layout.js';
-
 export const LAYOUTS: readonly KeyboardLayout[] = [US, DE, FR, UK];
 
 export const DEFAULT_LAYOUT = US;

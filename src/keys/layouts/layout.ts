@@ -5,7 +5,7 @@
  * key, a space where the key types nothing at that level.
  */
 
-export interface LayoutRow {
+interface LayoutRow {
   plain: string;
   shift: string;
   altgr?: string;
@@ -34,7 +34,7 @@ export const ROW_SCANCODES: readonly (readonly number[])[] = [
   [0x56, 0x2c, 0x2d, 0x2e, 0x2f, 0x30, 0x31, 0x32, 0x33, 0x34, 0x35],
 ];
 
-export type Level = 'plain' | 'shift' | 'altgr';
+type Level = 'plain' | 'shift' | 'altgr';
 
 /** How a layout types one character: the key, the level it is on, and whether Space must follow (a dead key). */
 export interface LayoutKey {

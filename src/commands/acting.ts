@@ -1,0 +1,155 @@
+/**
+ * What `type` and `send` share: each console named is reached through the one session it already
+ * has (a vconsole of this user holding it is joined, so an open viewer is never kicked; else it
+ * is dialled shared, preserving a KubeVirt session), as an RFB client for a screen or as bytes for
+ * a serial line; the action runs on it; one line per console says what was done, never what was
+ * typed (it may be a password).
+ */
+import type { Duplex } from 'node:stream';
+import type { VconsoleConfig } from '../config/index.js';
+import { consoleKind } from '../console-kinds/index.js';
+import { UsageError, VconsoleError, errorLine } from '../errors.js';
+import { readSecretLine } from '../files/secret-line.js';
+import type { UpstreamSource } from '../proxy/index.js';
+import { RfbConsoleClient } from '../rfb/client/rfb-client.js';
+import { wholePicture } from '../rfb/client/whole-picture.js';
+import { Framebuffer } from '../rfb/wire/framebuffer.js';
+import { consolePasswordOf } from '../streams/console-password.js';
+import type { ConsoleTarget } from '../targets/types.js';
+import { terminalSafe } from '../text/terminal-text.js';
+import { refuseBrowserOnly } from './browser-only.js';
+import { namingTarget, type CommandIo } from './command-io.js';
+import type { TargetFlags } from './flags.js';
+import { joiningFrom, type JoinFlags } from './joining.js';
+import { resolveTargets, targetOptionsFrom } from './target-options.js';
+import { resolveViaTargets, viaLinkFrom } from './via.js';
+import type { ViaFlags } from '../flags/command-flags.js';
+
+/** How long one console may take from pre-flight to being ready for keys. */
+const CONNECT_TIMEOUT_MS = 30_000;
+
+/** What an action does on one console, by kind; each resolves with the log line's words ("typed 12 characters"). */
+export interface ConsoleAction {
+  /** Checks the targets before any is dialled (a usage error stops them all). */
+  check?(targets: readonly ConsoleTarget[]): void;
+  screen(client: RfbConsoleClient, target: ConsoleTarget): Promise<string>;
+  serial(line: Duplex, target: ConsoleTarget): Promise<string>;
+}
+
+type ActingFlags = TargetFlags & JoinFlags & ViaFlags & { vncPasswordFile?: string };
+
+/** Runs `action` on every target in parallel; one line each on stderr; resolves with the exit code (1 if any failed). */
+export async function actOnConsoles(
+  command: 'type' | 'send',
+  inputs: string[],
+  flags: ActingFlags,
+  config: VconsoleConfig,
+  io: CommandIo,
+  action: ConsoleAction,
+): Promise<number> {
+  const password =
+    flags.vncPasswordFile === undefined ? undefined : readSecretLine(flags.vncPasswordFile, '--vnc-password-file', { what: 'password' });
+  const say = (text: string) => io.stderr.write(`${terminalSafe(text)}\n`);
+  const via = viaLinkFrom(flags, config, say);
+  try {
+    const targets = via
+      ? await resolveViaTargets(via, inputs, flags, { preserveSession: true })
+      : resolveTargets(inputs, { ...targetOptionsFrom(flags, config), preserveSession: true }, config);
+    refuseBrowserOnly(targets, command);
+    for (const target of targets) kindOf(target);
+    action.check?.(targets);
+    const joining = joiningFrom(flags, command, say);
+    const results = await Promise.allSettled(targets.map((target) => actOn(target, joining.wrap(target), password, action)));
+    let failed = 0;
+    results.forEach((result, i) => {
+      if (result.status === 'fulfilled') say(`${targets[i].name}: ${result.value}`);
+      else {
+        failed++;
+        io.stderr.write(`${errorLine(namingTarget(targets[i].name, result.reason))}\n`);
+      }
+    });
+    return failed > 0 ? 1 : 0;
+  } finally {
+    via?.close();
+  }
+}
+
+/** Whether a target is a screen vconsole speaks RFB to or a serial line; a usage error for anything else. */
+export function kindOf(target: ConsoleTarget): 'screen' | 'serial' {
+  const reads = consoleKind(target.facts.consoleType)?.reads;
+  if (reads === 'rfb') return 'screen';
+  if (reads === 'terminal') return 'serial';
+  throw new UsageError(
+    `${target.name}: its ${target.facts.consoleType} console takes no keys from vconsole`,
+    'name its VNC or serial console (#vnc, #serial)',
+  );
+}
+
+async function actOn(target: ConsoleTarget, source: UpstreamSource, password: string | undefined, action: ConsoleAction): Promise<string> {
+  const signal = AbortSignal.timeout(CONNECT_TIMEOUT_MS);
+  try {
+    await source.check?.(signal);
+    const kind = kindOf(target);
+    const stream = await source.dial({ signal, log: () => undefined, preserveSession: true });
+    try {
+      if (kind === 'serial') return await finished(stream, action.serial(stream, target));
+      const client = await readyClient(stream, password, signal);
+      try {
+        return await finished(stream, action.screen(client, target));
+      } finally {
+        client.close();
+      }
+    } finally {
+      stream.destroy();
+    }
+  } finally {
+    await source.release?.().catch(() => undefined);
+  }
+}
+
+/** An RFB client of the console that has drawn a whole picture, so it knows whether the console takes QEMU's key events. */
+async function readyClient(stream: Duplex, password: string | undefined, signal: AbortSignal): Promise<RfbConsoleClient> {
+  const framebuffer = new Framebuffer(0, 0);
+  const onAbort = () => stream.destroy();
+  signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    const client = await RfbConsoleClient.connect(stream, framebuffer, { password: consolePasswordOf(stream) ?? password, shared: true });
+    await wholePicture(client, framebuffer);
+    return client;
+  } catch (err) {
+    if (signal.aborted) throw new VconsoleError(`the console was not ready within ${CONNECT_TIMEOUT_MS / 1000} s`, { cause: err });
+    throw err;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** How long a console may take to close its side once vconsole has closed its own. */
+const CLOSING_MS = 2_000;
+
+/**
+ * Resolves with what `acting` resolves with once everything written has left and the console has
+ * closed its side too (or CLOSING_MS passed): a socket destroyed with data still queued, or
+ * with the console's updates unread, could lose the last keys on their way.
+ */
+async function finished<T>(stream: Duplex, acting: Promise<T>): Promise<T> {
+  const result = await acting;
+  await writeAll(stream, Buffer.alloc(0));
+  const closed = new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, CLOSING_MS);
+    stream.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  stream.end();
+  await closed;
+  return result;
+}
+
+/** Writes `bytes` and resolves once the stream has taken them (flushed to the socket). */
+export function writeAll(stream: Duplex, bytes: Buffer): Promise<void> {
+  return new Promise((resolve, reject) => {
+    stream.write(bytes, (err) => (err ? reject(err) : resolve()));
+  });
+}
