@@ -91,6 +91,9 @@ async function actOn(target: ConsoleTarget, source: UpstreamSource, password: st
     await source.check?.(signal);
     const kind = kindOf(target);
     const stream = await source.dial({ signal, log: () => undefined, preserveSession: true });
+    // A failure reaches the action through its writes (and the RFB client's own listener); the
+    // holder ending the connection once this vconsole has closed its side is no failure.
+    stream.on('error', () => undefined);
     try {
       if (kind === 'serial') return await finished(stream, action.serial(stream, target));
       const client = await readyClient(stream, password, signal);

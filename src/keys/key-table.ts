@@ -99,7 +99,6 @@ export const KEY_ALIASES: ReadonlyMap<string, string> = new Map([
   ['bksp', 'backspace'],
 ]);
 
-
 /** The key a name means (its QEMU name or an alias, any case), or undefined. */
 export function keyNamed(name: string): { name: string; key: KeyDefinition } | undefined {
   const lower = name.toLowerCase();
