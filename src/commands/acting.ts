@@ -11,11 +11,9 @@ import { consoleKind } from '../console-kinds/index.js';
 import { UsageError, VconsoleError, errorLine } from '../errors.js';
 import { readSecretLine } from '../files/secret-line.js';
 import type { UpstreamSource } from '../proxy/index.js';
-import { RfbConsoleClient } from '../rfb/client/rfb-client.js';
-import { wholePicture } from '../rfb/client/whole-picture.js';
-import { Framebuffer } from '../rfb/wire/framebuffer.js';
+import { loadRfbClient, type RfbConsoleClient } from '../rfb/index.js';
 import { consolePasswordOf } from '../streams/console-password.js';
-import type { ConsoleTarget } from '../targets/types.js';
+import type { ConsoleTarget } from '../targets/index.js';
 import { terminalSafe } from '../text/terminal-text.js';
 import { refuseBrowserOnly } from './browser-only.js';
 import { namingTarget, type CommandIo } from './command-io.js';
@@ -112,11 +110,12 @@ async function actOn(target: ConsoleTarget, source: UpstreamSource, password: st
 
 /** An RFB client of the console that has drawn a whole picture, so it knows whether the console takes QEMU's key events. */
 async function readyClient(stream: Duplex, password: string | undefined, signal: AbortSignal): Promise<RfbConsoleClient> {
+  const { Framebuffer, RfbConsoleClient: Client, wholePicture } = await loadRfbClient();
   const framebuffer = new Framebuffer(0, 0);
   const onAbort = () => stream.destroy();
   signal.addEventListener('abort', onAbort, { once: true });
   try {
-    const client = await RfbConsoleClient.connect(stream, framebuffer, { password: consolePasswordOf(stream) ?? password, shared: true });
+    const client = await Client.connect(stream, framebuffer, { password: consolePasswordOf(stream) ?? password, shared: true });
     await wholePicture(client, framebuffer);
     return client;
   } catch (err) {

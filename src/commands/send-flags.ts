@@ -2,7 +2,7 @@
 // flags object they and the shared ones give.
 import type { CommandFlagsIn } from '../flags/command-flags.js';
 import { UsageError } from '../errors.js';
-import { valueOption, type FlagsOf } from '../targets/option-group.js';
+import { valueOption, type FlagsOf } from '../targets/index.js';
 import type { TargetFlags } from './flags.js';
 
 /** The longest a chord may be held: a guest that needs longer is not waiting for a key. */

@@ -2,7 +2,7 @@
 // flags object they and the shared ones give.
 import type { CommandFlagsIn } from '../flags/command-flags.js';
 import { LAYOUTS } from '../keys/layouts/index.js';
-import { valueOption, type FlagsOf } from '../targets/option-group.js';
+import { valueOption, type FlagsOf } from '../targets/index.js';
 import type { TargetFlags } from './flags.js';
 
 /** How a newline goes down a serial line. */
