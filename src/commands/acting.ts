@@ -26,12 +26,20 @@ import type { ViaFlags } from '../flags/command-flags.js';
 /** How long one console may take from pre-flight to being ready for keys. */
 const CONNECT_TIMEOUT_MS = 30_000;
 
-/** What an action does on one console, by kind; each resolves with the log line's words ("typed 12 characters"). */
+/** An action made ready for one console: it sends when called, and resolves with the log line's words ("typed 12 characters"). */
+export type ReadyAction = () => Promise<string>;
+
+/**
+ * What an action does on one console, by kind. `screen` and `serial` plan the action for the
+ * console once it is connected (what a screen takes is known only then: QEMU's key events or
+ * keysyms) and throw a usage error for one it cannot take; nothing is sent to any console until
+ * every console's plan is made.
+ */
 export interface ConsoleAction {
   /** Checks the targets before any is dialled (a usage error stops them all). */
   check?(targets: readonly ConsoleTarget[]): void;
-  screen(client: RfbConsoleClient, target: ConsoleTarget): Promise<string>;
-  serial(line: Duplex, target: ConsoleTarget): Promise<string>;
+  screen(client: RfbConsoleClient, target: ConsoleTarget): ReadyAction;
+  serial(line: Duplex, target: ConsoleTarget): ReadyAction;
 }
 
 type ActingFlags = TargetFlags & JoinFlags & ViaFlags & { vncPasswordFile?: string };
@@ -57,7 +65,10 @@ export async function actOnConsoles(
     for (const target of targets) kindOf(target);
     action.check?.(targets);
     const joining = joiningFrom(flags, command, say);
-    const results = await Promise.allSettled(targets.map((target) => actOn(target, joining.wrap(target), password, action)));
+    const allPlanned = new AllPlanned(targets.length);
+    const results = await Promise.allSettled(targets.map((target) => actOn(target, joining.wrap(target), password, action, allPlanned)));
+    const refused = allPlanned.refusal();
+    if (refused) throw refused;
     let failed = 0;
     results.forEach((result, i) => {
       if (result.status === 'fulfilled') say(`${targets[i].name}: ${result.value}`);
@@ -83,7 +94,61 @@ export function kindOf(target: ConsoleTarget): 'screen' | 'serial' {
   );
 }
 
-async function actOn(target: ConsoleTarget, source: UpstreamSource, password: string | undefined, action: ConsoleAction): Promise<string> {
+/**
+ * Where the consoles' plans meet before any is carried out: each console arrives once (planned,
+ * refused with a usage error, or failed before it could plan); all go ahead only when none was
+ * refused, so a text one console cannot take is sent to none.
+ */
+class AllPlanned {
+  private waiting: number;
+  private refused?: VconsoleError;
+  private readonly arrived: Promise<void>;
+  private resolve!: () => void;
+
+  constructor(count: number) {
+    this.waiting = count;
+    this.arrived = new Promise((resolve) => (this.resolve = resolve));
+    if (count === 0) this.resolve();
+  }
+
+  /** Marks one console arrived (`refusal` when its plan was refused); resolves with whether every console may go ahead. */
+  async arrive(target?: ConsoleTarget, refusal?: unknown): Promise<boolean> {
+    if (target && refusal instanceof UsageError) this.refused ??= namingTarget(target.name, refusal);
+    if (--this.waiting === 0) this.resolve();
+    await this.arrived;
+    return this.refused === undefined;
+  }
+
+  refusal(): VconsoleError | undefined {
+    return this.refused;
+  }
+}
+
+/** Plans the action on a connected console, waits for every console's plan, then carries it out. */
+async function planned(target: ConsoleTarget, plan: () => ReadyAction, all: AllPlanned): Promise<string> {
+  let ready: ReadyAction;
+  try {
+    ready = plan();
+  } catch (err) {
+    await all.arrive(target, err);
+    throw err;
+  }
+  if (!(await all.arrive())) throw new VconsoleError('nothing sent: another console cannot take it');
+  return ready();
+}
+
+async function actOn(
+  target: ConsoleTarget,
+  source: UpstreamSource,
+  password: string | undefined,
+  action: ConsoleAction,
+  all: AllPlanned,
+): Promise<string> {
+  let arrived = false;
+  const plan = (make: () => ReadyAction) => {
+    arrived = true;
+    return planned(target, make, all);
+  };
   const signal = AbortSignal.timeout(CONNECT_TIMEOUT_MS);
   try {
     await source.check?.(signal);
@@ -93,16 +158,26 @@ async function actOn(target: ConsoleTarget, source: UpstreamSource, password: st
     // holder ending the connection once this vconsole has closed its side is no failure.
     stream.on('error', () => undefined);
     try {
-      if (kind === 'serial') return await finished(stream, action.serial(stream, target));
+      if (kind === 'serial')
+        return await finished(
+          stream,
+          plan(() => action.serial(stream, target)),
+        );
       const client = await readyClient(stream, password, signal);
       try {
-        return await finished(stream, action.screen(client, target));
+        return await finished(
+          stream,
+          plan(() => action.screen(client, target)),
+        );
       } finally {
         client.close();
       }
     } finally {
       stream.destroy();
     }
+  } catch (err) {
+    if (!arrived) await all.arrive();
+    throw err;
   } finally {
     await source.release?.().catch(() => undefined);
   }

@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LAYOUTS } from '../keys/layouts/index.js';
 import { scancodeStrokes } from '../keys/typing.js';
-import { joinedStrokes, sendPaced } from './key-pacing.js';
+import { STROKE_INTERVAL_MS, joinedStrokes, sendPaced } from './key-pacing.js';
 
 const us = LAYOUTS[0];
 const words = (strokes: { down: boolean; scancode?: number }[]) => strokes.map((s) => `${s.down ? '+' : '-'}${s.scancode?.toString(16)}`);
@@ -26,5 +26,27 @@ describe('key pacing', () => {
     await sendPaced(sink(true), scancodeStrokes('a', us), 0);
     await sendPaced(sink(false), scancodeStrokes('a', us), 0);
     expect(sent).toEqual(['qemu true 61 1e', 'qemu false 61 1e', 'key true 61', 'key false 61']);
+  });
+
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('sends one stroke per interval, counted on the clock a key pause runs on, never two at once', async () => {
+    vi.useFakeTimers();
+    let sent = 0;
+    const sink = { supportsQemuKeys: true, key: () => sent++, qemuKey: () => sent++ };
+    // "Ab": Shift down, a down, a up, Shift up, b down, b up: six strokes.
+    const done = sendPaced(sink, scancodeStrokes('Ab', us));
+    const counts: number[] = [sent];
+    for (let i = 0; i < 6; i++) {
+      await vi.advanceTimersByTimeAsync(STROKE_INTERVAL_MS - 1);
+      counts.push(sent);
+      await vi.advanceTimersByTimeAsync(1);
+      counts.push(sent);
+    }
+    await done;
+    // One stroke at the start, then one more each time a whole interval has passed, none before.
+    expect(counts).toEqual([1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 6]);
   });
 });

@@ -61,7 +61,7 @@ export async function runSendCommand(
           throw new UsageError(`${target.name}: break is for serial lines`, 'send it to #serial');
       }
     },
-    async screen(client) {
+    screen: (client) => async () => {
       for (const key of keys) {
         if (key.kind !== 'chord') continue;
         const { press, release } = chordStrokes(key.chord);
@@ -72,7 +72,7 @@ export async function runSendCommand(
       }
       return `sent ${names}${client.supportsQemuKeys ? '' : ' (keysyms)'}`;
     },
-    async serial(line, target) {
+    serial: (line, target) => async () => {
       for (const key of keys) {
         if (key.kind === 'break')
           throw new UsageError(`${target.name}: its serial transport carries no BREAK`, 'send a key such as ctrl-c');

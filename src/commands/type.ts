@@ -65,22 +65,25 @@ export async function runTypeCommand(
   const newline: NewlineName = (flags.newline as NewlineName | undefined) ?? 'cr';
   const count = [...text.replace(/\r\n?/g, '\n')].length;
   const action: ConsoleAction = {
-    // Every character is checked before anything is sent, in both ways a screen may take keys.
+    // A control character no screen types is refused before anything is dialled; what the
+    // layout cannot type once a screen says it takes scancodes (before anything is sent).
     check(targets) {
-      if (targets.some((target) => kindOf(target) === 'screen')) {
-        keysymStrokes(text);
-        scancodeStrokes(text, layout);
-      }
+      if (targets.some((target) => kindOf(target) === 'screen')) keysymStrokes(text);
     },
-    async screen(client) {
+    screen(client) {
       const byScancode = client.supportsQemuKeys;
-      await sendPaced(client, byScancode ? scancodeStrokes(text, layout) : keysymStrokes(text), STROKE_INTERVAL_MS);
-      await client.idle();
-      return `typed ${count} characters (${byScancode ? `scancodes, ${layout.name} layout` : 'keysyms'})`;
+      const strokes = byScancode ? scancodeStrokes(text, layout) : keysymStrokes(text);
+      return async () => {
+        await sendPaced(client, strokes, STROKE_INTERVAL_MS);
+        await client.idle();
+        return `typed ${count} characters (${byScancode ? `scancodes, ${layout.name} layout` : 'keysyms'})`;
+      };
     },
-    async serial(line) {
-      await writeAll(line, Buffer.from(text.replace(/\r\n?|\n/g, NEWLINES[newline]), 'utf8'));
-      return `typed ${count} characters (serial, newline ${newline})`;
+    serial(line) {
+      return async () => {
+        await writeAll(line, Buffer.from(text.replace(/\r\n?|\n/g, NEWLINES[newline]), 'utf8'));
+        return `typed ${count} characters (serial, newline ${newline})`;
+      };
     },
   };
   return actOnConsoles('type', inputs, flags, config, io, action);
