@@ -7,6 +7,7 @@ import { actOnConsoles, kindOf, writeAll, type ConsoleAction } from './acting.js
 import type { CommandIo } from './command-io.js';
 import { sendStroke } from './key-pacing.js';
 import type { SendFlags } from './send-flags.js';
+import type { ConsoleTarget } from '../targets/index.js';
 
 /** How long a chord is held unless --hold says. */
 const DEFAULT_HOLD_MS = 100;
@@ -41,6 +42,31 @@ function isKey(word: string): boolean {
   }
 }
 
+/**
+ * What each provider's serial line is, for the one line that says it carries no BREAK. A BREAK
+ * is a line condition, not a byte: QEMU passes one to the guest's UART only from a telnet or
+ * host-tty chardev, or its mux's Ctrl-A b, and no transport vconsole speaks carries one.
+ */
+const SERIAL_TRANSPORTS: Readonly<Record<string, string>> = {
+  kubevirt: "KubeVirt's serial stream is raw bytes over a websocket",
+  openstack: "Nova's serial proxy is raw bytes over a websocket",
+  pve: "Proxmox VE's termproxy carries bytes and window sizes",
+  libvirt: "libvirt's pty or socket chardev carries bytes (QEMU takes a BREAK only from a telnet chardev)",
+  tcp: 'a raw TCP console carries bytes',
+  unix: 'a unix-socket console carries bytes',
+  websocket: 'a websocket console carries bytes',
+  demo: "the demo's serial line carries bytes",
+};
+
+/** The one line for `break` on a serial line whose transport has none: before anything is dialled. */
+function noBreak(target: ConsoleTarget): UsageError {
+  const why = SERIAL_TRANSPORTS[target.provider] ?? 'its transport carries bytes';
+  return new UsageError(
+    `${target.name}: no BREAK on this serial line: ${why}`,
+    'send ctrl-c, or a magic SysRq with alt-sysrq-KEY on its screen',
+  );
+}
+
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** `vconsole send TARGET... KEY...`: resolves with the exit code. */
@@ -56,8 +82,10 @@ export async function runSendCommand(
   const action: ConsoleAction = {
     check(targets) {
       for (const target of targets) {
-        if (kindOf(target) === 'serial') keys.forEach((key) => key.kind === 'chord' && serialBytes(key.chord));
-        else if (keys.some((key) => key.kind === 'break'))
+        if (kindOf(target) === 'serial') {
+          keys.forEach((key) => key.kind === 'chord' && serialBytes(key.chord));
+          if (keys.some((key) => key.kind === 'break')) throw noBreak(target);
+        } else if (keys.some((key) => key.kind === 'break'))
           throw new UsageError(`${target.name}: break is for serial lines`, 'send it to #serial');
       }
     },
@@ -72,12 +100,8 @@ export async function runSendCommand(
       }
       return `sent ${names}${client.supportsQemuKeys ? '' : ' (keysyms)'}`;
     },
-    serial: (line, target) => async () => {
-      for (const key of keys) {
-        if (key.kind === 'break')
-          throw new UsageError(`${target.name}: its serial transport carries no BREAK`, 'send a key such as ctrl-c');
-        await writeAll(line, serialBytes(key.chord));
-      }
+    serial: (line) => async () => {
+      for (const key of keys) if (key.kind === 'chord') await writeAll(line, serialBytes(key.chord));
       return `sent ${names}`;
     },
   };

@@ -1,9 +1,11 @@
 // `vconsole type` and `send` against a scripted RFB server, through the CLI: the exact key events
 // a screen gets (QEMU's extended key events with the layout's scancodes where the server offers
 // them, keysyms where it does not), and what is refused before anything is sent.
+import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runVconsole } from '../support/cli.js';
 import { serveHandshake, startScriptedServer, update, type RfbPeer } from '../support/fake-rfb-server.js';
+import { waitFor } from '../support/wait.js';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -125,5 +127,44 @@ describe('vconsole type and send against an RFB server', () => {
     expect(result.code).toBe(2);
     expect(result.lines).toEqual(['vconsole: unknown key "delet" in "ctrl-alt-delet"; did you mean "delete"?']);
     expect(screen.connections).toBe(0);
+  });
+});
+
+/** A raw TCP serial console that keeps every byte it is sent. */
+async function serialLine(): Promise<{ address: string; connections: number; bytes: () => Buffer }> {
+  const chunks: Buffer[] = [];
+  const seen = { address: '', connections: 0, bytes: () => Buffer.concat(chunks) };
+  const server = net.createServer((socket) => {
+    seen.connections++;
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', () => undefined);
+    socket.on('end', () => socket.end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanup.push(() => new Promise((resolve) => server.close(resolve)));
+  seen.address = `tcp://127.0.0.1:${(server.address() as net.AddressInfo).port}#serial`;
+  return seen;
+}
+
+describe('vconsole type and send on a serial line', () => {
+  it('sends ctrl-c as the control character and types a newline as --newline says', async () => {
+    const line = await serialLine();
+    expect((await run(['send', line.address, 'ctrl-c', 'esc'])).code).toBe(0);
+    await waitFor(() => line.bytes().length === 2, 'the two keys');
+    const typed = await run(['type', line.address, '--newline', 'crlf', '--', 'ls\n']);
+    expect(typed.code).toBe(0);
+    expect(typed.lines).toEqual([`${line.address}: typed 3 characters (serial, newline crlf)`]);
+    await waitFor(() => line.bytes().length === 6, 'the typed bytes');
+    expect(line.bytes().toString('latin1')).toBe('\x03\x1bls\r\n');
+  });
+
+  it('refuses break in one line naming the transport, sending none of the keys', async () => {
+    const line = await serialLine();
+    const result = await run(['send', line.address, 'ctrl-c', 'break']);
+    expect(result.code).toBe(2);
+    expect(result.lines).toEqual([
+      `vconsole: ${line.address}: no BREAK on this serial line: a raw TCP console carries bytes; send ctrl-c, or a magic SysRq with alt-sysrq-KEY on its screen`,
+    ]);
+    expect(line.connections).toBe(0);
   });
 });
