@@ -5,6 +5,7 @@
  * a serial line; the action runs on it; one line per console says what was done, never what was
  * typed (it may be a password).
  */
+import os from 'node:os';
 import type { Duplex } from 'node:stream';
 import type { VconsoleConfig } from '../config/index.js';
 import { consoleKind } from '../console-kinds/index.js';
@@ -71,7 +72,7 @@ export async function actOnConsoles(
     if (refused) throw refused;
     let failed = 0;
     results.forEach((result, i) => {
-      if (result.status === 'fulfilled') say(`${targets[i].name}: ${result.value}`);
+      if (result.status === 'fulfilled') say(actionLine(new Date(), actingUser(), targets[i].name, result.value));
       else {
         failed++;
         io.stderr.write(`${errorLine(namingTarget(targets[i].name, result.reason))}\n`);
@@ -80,6 +81,23 @@ export async function actOnConsoles(
     return failed > 0 ? 1 : 0;
   } finally {
     via?.close();
+  }
+}
+
+/**
+ * The action's log line: when it was done (UTC, to the second), who did it (this machine's user),
+ * which console, and what (`typed 26 characters`: a length, never the text, which may be a password).
+ */
+export function actionLine(when: Date, who: string, target: string, what: string): string {
+  return `${when.toISOString().replace(/\.\d+Z$/, 'Z')} ${who} ${target}: ${what}`;
+}
+
+/** The user acting: the account vconsole runs as. */
+function actingUser(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return process.env.USER ?? `uid ${process.getuid?.() ?? '?'}`;
   }
 }
 

@@ -2,6 +2,7 @@
 // a screen gets (QEMU's extended key events with the layout's scancodes where the server offers
 // them, keysyms where it does not), and what is refused before anything is sent.
 import net from 'node:net';
+import os from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runVconsole } from '../support/cli.js';
 import { serveHandshake, startScriptedServer, update, type RfbPeer } from '../support/fake-rfb-server.js';
@@ -52,10 +53,18 @@ async function fakeConsole(qemuKeys: boolean): Promise<FakeConsole> {
   return seen;
 }
 
-/** Runs `vconsole COMMAND --no-join ARGS...` (everything after -- is text) and splits its stderr into lines. */
+/** An action's log line: when (UTC, to the second), who (this user), then the console and what was done. */
+const ACTION_LINE = new RegExp(`^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ ${os.userInfo().username} (.*)$`);
+
+/**
+ * Runs `vconsole COMMAND --no-join ARGS...` (everything after -- is text): its stderr's lines, and
+ * each action line after its time and user (`CONSOLE: typed 4 characters`).
+ */
 async function run([command, ...args]: string[]) {
   const result = await runVconsole([command, '--no-join', ...args]);
-  return { ...result, lines: result.stderr.trimEnd().split('\n') };
+  const lines = result.stderr.trimEnd().split('\n');
+  const actions = lines.map((line) => ACTION_LINE.exec(line)?.[1]).filter((line) => line !== undefined);
+  return { ...result, lines, actions };
 }
 
 describe('vconsole type and send against an RFB server', () => {
@@ -82,7 +91,8 @@ describe('vconsole type and send against an RFB server', () => {
       '-ff0d/1c',
     ]);
     // The action's one line says what was done, never the text.
-    expect(result.lines).toEqual([`${screen.address}: typed 4 characters (scancodes, de layout)`]);
+    expect(result.lines).toHaveLength(1);
+    expect(result.actions).toEqual([`${screen.address}: typed 4 characters (scancodes, de layout)`]);
   });
 
   it('types a character no layout has as its Unicode keysym where the screen takes no QEMU key events', async () => {
@@ -91,7 +101,8 @@ describe('vconsole type and send against an RFB server', () => {
     expect(result.code).toBe(0);
     // é is Latin-1, its own keysym; → (U+2192) is 0x01002192; the newline is Return.
     expect(screen.keys).toEqual(['+e9', '-e9', '+1002192', '-1002192', '+ff0d', '-ff0d']);
-    expect(result.lines).toEqual([`${screen.address}: typed 3 characters (keysyms)`]);
+    expect(result.lines).toHaveLength(1);
+    expect(result.actions).toEqual([`${screen.address}: typed 3 characters (keysyms)`]);
   });
 
   it('refuses a character the layout cannot type on a scancode screen, naming it, and sends nothing to any console', async () => {
@@ -118,7 +129,8 @@ describe('vconsole type and send against an RFB server', () => {
     const result = await run(['send', screen.address, 'ctrl-alt-delete', '--hold', '1']);
     expect(result.code).toBe(0);
     expect(screen.keys).toEqual(['+ffe3/1d', '+ffe9/38', '+ffff/d3', '-ffff/d3', '-ffe9/38', '-ffe3/1d']);
-    expect(result.lines).toEqual([`${screen.address}: sent ctrl-alt-delete`]);
+    expect(result.lines).toHaveLength(1);
+    expect(result.actions).toEqual([`${screen.address}: sent ctrl-alt-delete`]);
   });
 
   it('refuses an unknown key name, naming it and the key it may mean, before dialling', async () => {
@@ -153,7 +165,7 @@ describe('vconsole type and send on a serial line', () => {
     await waitFor(() => line.bytes().length === 2, 'the two keys');
     const typed = await run(['type', line.address, '--newline', 'crlf', '--', 'ls\n']);
     expect(typed.code).toBe(0);
-    expect(typed.lines).toEqual([`${line.address}: typed 3 characters (serial, newline crlf)`]);
+    expect(typed.actions).toEqual([`${line.address}: typed 3 characters (serial, newline crlf)`]);
     await waitFor(() => line.bytes().length === 6, 'the typed bytes');
     expect(line.bytes().toString('latin1')).toBe('\x03\x1bls\r\n');
   });
@@ -166,5 +178,23 @@ describe('vconsole type and send on a serial line', () => {
       `vconsole: ${line.address}: no BREAK on this serial line: a raw TCP console carries bytes; send ctrl-c, or a magic SysRq with alt-sysrq-KEY on its screen`,
     ]);
     expect(line.connections).toBe(0);
+  });
+});
+
+describe('the action log', () => {
+  it('says who typed how much into which console and when, never the text, even with --verbose', async () => {
+    const secret = 'hunter2-Secret';
+    const screen = await fakeConsole(false);
+    const line = await serialLine();
+    const result = await run(['type', '--verbose', screen.address, line.address, '--', secret]);
+    expect(result.code).toBe(0);
+    expect(result.actions.sort()).toEqual([
+      `${line.address}: typed 14 characters (serial, newline cr)`,
+      `${screen.address}: typed 14 characters (keysyms)`,
+    ]);
+    for (const part of [secret, 'hunter', 'Secret']) expect(result.stderr + result.stdout).not.toContain(part);
+    // What the consoles got was the text.
+    await waitFor(() => line.bytes().toString() === secret, 'the serial bytes');
+    expect(screen.keys).toHaveLength(secret.length * 2);
   });
 });
