@@ -65,7 +65,7 @@ export async function actOnConsoles(
     refuseBrowserOnly(targets, command);
     for (const target of targets) kindOf(target);
     action.check?.(targets);
-    const joining = joiningFrom(flags, command, say);
+    const joining = joiningFrom(flags, command, say, { acts: true });
     const allPlanned = new AllPlanned(targets.length);
     const results = await Promise.allSettled(targets.map((target) => actOn(target, joining.wrap(target), password, action, allPlanned)));
     const refused = allPlanned.refusal();
