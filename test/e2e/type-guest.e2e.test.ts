@@ -3,6 +3,8 @@ import { writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { liveScreen } from '../support/live-screen.js';
+import type { Framebuffer } from '../../src/rfb/wire/framebuffer.js';
 import { CTRL_ALT_DEL_SEEN, GUEST_PROMPT, GuestSerial, guestImages, startLinuxGuest, type LinuxGuest } from './support/linux-guest.js';
 import { pollFor } from './support/poll.js';
 import { ProcessLab, runProgram } from './support/processes.js';
@@ -20,6 +22,13 @@ const skip = gate.skip ?? missing;
 
 /** An action's log line on stderr without its time and user (`CONSOLE: typed 26 characters`). */
 const action = (stderr: string) => stderr.replace(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \S+ /gm, '');
+
+/** How many pixels below the first `top` rows are not black: the text a VGA console shows there. */
+function litBelow(fb: Framebuffer, top: number): number {
+  let lit = 0;
+  for (let at = top * fb.width * 4; at + 4 <= fb.width * fb.height * 4; at += 4) if ((fb.pixels.readUInt32LE(at) & 0xffffff) !== 0) lit++;
+  return lit;
+}
 
 function vconsole(...args: string[]) {
   return runProgram(process.execPath, [VCONSOLE_BIN, ...args], { env: vconsoleEnv(), timeoutMs: 170_000 });
@@ -84,6 +93,34 @@ describe.skipIf(skip)(gatedTitle('vconsole type and send into a real Linux guest
       const md5 = createHash('md5').update(text).digest('hex');
       const said = await serial.waitFor(/[0-9a-f]{32} {2}\/tmp\/x/, "md5sum's answer on the serial line", { timeoutMs: 120_000, since });
       expect(said).toBe(`${md5}  /tmp/x`);
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'types on the VGA console beside a viewer of the vconsole that holds it: the viewer stays and sees the screen cleared',
+    async () => {
+      const holder = await startProxy(lab, [vnc], ['--share']);
+      const steps: (() => unknown)[] = [];
+      try {
+        const view = await liveScreen(net.connect(holder.ports[0].port, '127.0.0.1'), { shared: false }, steps);
+        expect((await vconsole('type', vnc, '--', 'seq 1 20\n')).code).toBe(0);
+        await pollFor(() => (litBelow(view.framebuffer, 32) > 0 ? true : undefined), { what: 'text on the viewer', timeoutMs: 60_000 });
+        const since = serial.mark();
+        const run = await vconsole('type', vnc, '--', 'clear; echo $((6*7)) >/dev/ttyS0\n');
+        expect(run.code, run.stderr).toBe(0);
+        await serial.waitFor(/^42\r?$/m, '42 on the serial line', { timeoutMs: 60_000, since });
+        // The clear the viewer sees: nothing below the prompt's line.
+        await pollFor(() => (litBelow(view.framebuffer, 32) === 0 ? true : undefined), {
+          what: 'the cleared screen on the viewer',
+          timeoutMs: 60_000,
+          detail: () => `${litBelow(view.framebuffer, 32)} pixels lit`,
+        });
+        expect(view.closed()).toBe(false);
+      } finally {
+        for (const step of steps.reverse()) await step();
+        await holder.interrupt();
+      }
     },
     E2E_TEST_TIMEOUT_MS,
   );
