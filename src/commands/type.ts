@@ -8,6 +8,7 @@ import { DEFAULT_LAYOUT, LAYOUTS } from '../keys/layouts/index.js';
 import { keysymStrokes, scancodeStrokes } from '../keys/typing.js';
 import { actOnConsoles, kindOf, writeAll, type ConsoleAction } from './acting.js';
 import type { CommandIo } from './command-io.js';
+import type { ConsoleTarget } from '../targets/index.js';
 import { STROKE_INTERVAL_MS, sendPaced } from './key-pacing.js';
 import { NEWLINES, type NewlineName, type TypeFlags } from './type-flags.js';
 
@@ -53,6 +54,25 @@ async function readAll(stream: Readable): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** The options that apply to one kind of console, and the kind. */
+const KIND_OPTIONS = [
+  { flag: '--layout', given: (flags: TypeFlags) => flags.layout !== undefined, kind: 'screen' },
+  { flag: '--vnc-password-file', given: (flags: TypeFlags) => flags.vncPasswordFile !== undefined, kind: 'screen' },
+  { flag: '--newline', given: (flags: TypeFlags) => flags.newline !== undefined, kind: 'serial' },
+] as const;
+
+/** A screen's option given for a serial line (or the other way round) is a usage error naming both, before anything is dialled. */
+function refuseOptionsOfOtherKind(targets: readonly ConsoleTarget[], flags: TypeFlags): void {
+  for (const option of KIND_OPTIONS) {
+    const other = option.given(flags) ? targets.find((target) => kindOf(target) !== option.kind) : undefined;
+    if (other)
+      throw new UsageError(
+        `${option.flag} is for ${option.kind === 'screen' ? 'screens (VNC)' : 'serial lines'}, and ${other.name} is ${option.kind === 'screen' ? 'a serial line' : 'a screen'}`,
+        `type into it without ${option.flag}, in a command of its own`,
+      );
+  }
+}
+
 /** `vconsole type TARGET... -- TEXT`: resolves with the exit code. */
 export async function runTypeCommand(
   inputs: string[],
@@ -68,6 +88,7 @@ export async function runTypeCommand(
     // A control character no screen types is refused before anything is dialled; what the
     // layout cannot type once a screen says it takes scancodes (before anything is sent).
     check(targets) {
+      refuseOptionsOfOtherKind(targets, flags);
       if (targets.some((target) => kindOf(target) === 'screen')) keysymStrokes(text);
     },
     screen(client) {

@@ -170,6 +170,27 @@ describe('vconsole type and send on a serial line', () => {
     expect(line.bytes().toString('latin1')).toBe('\x03\x1bls\r\n');
   });
 
+  it('refuses a screen-only option for a serial line in one line, exit 2, before dialling', async () => {
+    const line = await serialLine();
+    const result = await run(['type', line.address, '--layout', 'de', '--', 'ls\n']);
+    expect(result.code).toBe(2);
+    expect(result.lines).toEqual([
+      `vconsole: --layout is for screens (VNC), and ${line.address} is a serial line; type into it without --layout, in a command of its own`,
+    ]);
+    expect(line.connections).toBe(0);
+  });
+
+  it('says in one line, exit 1, that a console could not be reached', async () => {
+    const closed = net.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const address = `tcp://127.0.0.1:${(closed.address() as net.AddressInfo).port}#serial`;
+    await new Promise((resolve) => closed.close(resolve));
+    const result = await run(['send', address, 'ctrl-c']);
+    expect(result.code).toBe(1);
+    expect(result.lines).toHaveLength(1);
+    expect(result.lines[0]).toMatch(new RegExp(`^vconsole: ${address.replace(/[.]/g, '\\.')}: .*refused`));
+  });
+
   it('refuses break in one line naming the transport, sending none of the keys', async () => {
     const line = await serialLine();
     const result = await run(['send', line.address, 'ctrl-c', 'break']);
@@ -188,9 +209,10 @@ describe('the action log', () => {
     const line = await serialLine();
     const result = await run(['type', '--verbose', screen.address, line.address, '--', secret]);
     expect(result.code).toBe(0);
-    expect(result.actions.sort()).toEqual([
-      `${line.address}: typed 14 characters (serial, newline cr)`,
+    // One line per console, in the order they were named.
+    expect(result.actions).toEqual([
       `${screen.address}: typed 14 characters (keysyms)`,
+      `${line.address}: typed 14 characters (serial, newline cr)`,
     ]);
     for (const part of [secret, 'hunter', 'Secret']) expect(result.stderr + result.stdout).not.toContain(part);
     // What the consoles got was the text.
