@@ -28,7 +28,7 @@ import type { ViaFlags } from '../flags/command-flags.js';
 const CONNECT_TIMEOUT_MS = 30_000;
 
 /** An action made ready for one console: it sends when called, and resolves with the log line's words ("typed 12 characters"). */
-export type ReadyAction = () => Promise<string>;
+type ReadyAction = () => Promise<string>;
 
 /**
  * What an action does on one console, by kind. `screen` and `serial` plan the action for the
@@ -88,7 +88,7 @@ export async function actOnConsoles(
  * The action's log line: when it was done (UTC, to the second), who did it (this machine's user),
  * which console, and what (`typed 26 characters`: a length, never the text, which may be a password).
  */
-export function actionLine(when: Date, who: string, target: string, what: string): string {
+function actionLine(when: Date, who: string, target: string, what: string): string {
   return `${when.toISOString().replace(/\.\d+Z$/, 'Z')} ${who} ${target}: ${what}`;
 }
 
