@@ -164,4 +164,38 @@ describe.skipIf(skip)(gatedTitle('vconsole type and send into a real Linux guest
     },
     E2E_TEST_TIMEOUT_MS,
   );
+
+  it(
+    "sends ctrl-c on the serial line another vconsole holds: the guest's sleep is interrupted and its shell prompts again",
+    async () => {
+      await serial.close();
+      const target = `unix://${guest.serialPath}#serial`;
+      const holder = await startProxy(lab, [target], ['--share']);
+      const watcher = net.connect(holder.ports[0].port, '127.0.0.1');
+      let seen = '';
+      watcher.on('data', (chunk: Buffer) => (seen += chunk.toString('latin1')));
+      try {
+        expect((await vconsole('type', target, '--', 'sleep 1000; echo slept\n')).code).toBe(0);
+        await pollFor(() => (seen.includes('sleep 1000; echo slept') ? true : undefined), {
+          what: 'the command echoed on the line',
+          timeoutMs: 60_000,
+          detail: () => seen,
+        });
+        const since = seen.length;
+        const run = await vconsole('send', target, 'ctrl-c');
+        expect(action(run.stderr)).toBe(`${target}: sent ctrl-c\n`);
+        // Without the interrupt the prompt would come back after 1000 s, after "slept".
+        await pollFor(() => (GUEST_PROMPT.test(seen.slice(since)) ? true : undefined), {
+          what: 'the prompt after ctrl-c',
+          timeoutMs: 60_000,
+          detail: () => seen.slice(since),
+        });
+        expect(seen.slice(since)).not.toContain('slept');
+      } finally {
+        watcher.destroy();
+        await holder.interrupt();
+      }
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 });
