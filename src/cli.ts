@@ -13,6 +13,8 @@ import { addProxyCommand } from './commands/proxy-command.js';
 import { addOpenCommand } from './commands/open/open-command.js';
 import { addConsoleCommand } from './commands/console-command.js';
 import { addScreenshotCommand } from './commands/screenshot-command.js';
+import { addTypeCommand } from './commands/type-command.js';
+import { addSendCommand } from './commands/send-command.js';
 import { addViewersCommand } from './commands/viewers-command.js';
 import { addListCommand } from './commands/list-command.js';
 import { addPsCommand } from './commands/ps-command.js';
@@ -57,6 +59,8 @@ ${HABITS_HELP}`,
   addOpenCommand(program, targetHelp, io);
   addConsoleCommand(program, targetHelp);
   addScreenshotCommand(program, targetHelp, io);
+  addTypeCommand(program, targetHelp, io);
+  addSendCommand(program, targetHelp, io);
   addViewersCommand(program, io);
   addListCommand(program, providers?.listProviders, io);
   addPsCommand(program, io);

@@ -10,7 +10,8 @@
 //                (bytes and CPU per frame in each encoding, hub against QEMU's server), tui, startup,
 //                virtctl (vconsole against `virtctl vnc`, when VIRTCTL or PATH has a virtctl),
 //                shared (many idle shared 1920x1080 consoles in one proxy: memory per console),
-//                fairness (a healthy console's new viewers while another console floods)
+//                fairness (a healthy console's new viewers while another console floods),
+//                typing (characters a second `type` gets into a Linux guest under QEMU, no key lost)
 // --virtctl-rows=...  with virtctl, only some of its rows: startup, data, pixel (all by default)
 // --busy         the same groups while one core spins (a busy loop the bench starts and stops)
 // --quiet-and-busy  every group quiet, then busy; one report with both runs' rows and ratios
@@ -31,6 +32,7 @@ import { MiB, result, terminalConditionTable, terminalTable, updateDoc, type Ben
 import { measureSharedConsoles } from './shared-consoles.js';
 import { measureScale, measureTui } from './scale.js';
 import { measureStartup } from './startup.js';
+import { measureTyping } from './typing.js';
 import { measureVirtctl } from './virtctl.js';
 import { selfSignedCertificate, writeCertificate } from '../../test/fixtures/tls.js';
 
@@ -71,6 +73,7 @@ const settings = quick
       pixelRounds: 3,
       sharedConsoles: 50,
       fairnessRounds: 10,
+      typedBytes: 256,
     }
   : {
       rounds: 9,
@@ -94,6 +97,7 @@ const settings = quick
       pixelRounds: 15,
       sharedConsoles: 200,
       fairnessRounds: 30,
+      typedBytes: 1024,
     };
 
 /**
@@ -192,6 +196,10 @@ async function runGroups(dir: string, step: (text: string) => void): Promise<Ben
   if (wanted('tui')) {
     step(`TUI frames with ${settings.sessions} rows`);
     results.push(...(await measureTui({ sessions: settings.sessions, rounds: settings.tuiRounds })));
+  }
+  if (wanted('typing')) {
+    step(`typing ${settings.typedBytes} bytes into a Linux guest under QEMU`);
+    results.push(...(await guarded('typing', () => measureTyping({ cli, bytes: settings.typedBytes }))));
   }
   return results;
 }

@@ -1,5 +1,5 @@
 import { describeError } from '../errors.js';
-import { ensureRuntimeDir, heldConsoles, JoinSource, RuntimeDirError } from '../holding/index.js';
+import { ensureRuntimeDir, heldConsoles, JoinSource, RuntimeDirError, type JoinOptions } from '../holding/index.js';
 import type { UpstreamSource } from '../proxy/index.js';
 
 import type { JoinFlags } from '../flags/command-flags.js';
@@ -26,7 +26,7 @@ const NOT_JOINING: Joining = { wrap: (target, share) => (share ? share(target) :
  * said once through `notice`, when the runtime directory is refused (someone else's, or open
  * to others): the command then dials its consoles itself, as before.
  */
-export function joiningFrom(flags: JoinFlags, command: string, notice: (text: string) => void): Joining {
+export function joiningFrom(flags: JoinFlags, command: string, notice: (text: string) => void, options: JoinOptions = {}): Joining {
   if (flags.join === false || process.platform === 'win32') return NOT_JOINING;
   let dir: string;
   try {
@@ -43,7 +43,7 @@ export function joiningFrom(flags: JoinFlags, command: string, notice: (text: st
   heldConsoles(dir);
   return {
     wrap(target, share) {
-      const join = new JoinSource(target, dir, command);
+      const join = new JoinSource(target, dir, command, options);
       const top = share ? share(join) : join;
       join.servesJoinersThrough(top);
       return top;

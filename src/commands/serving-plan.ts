@@ -147,7 +147,7 @@ export async function servingPlan(
     holdsSerialLines: profile.holdsSerialLines,
   });
   const recording = await recordingFrom(flags);
-  const joining = joiningFrom(flags, profile.command, notice);
+  const joining = joiningFrom(flags, profile.command, notice, { viewOnly: flags.viewOnly === true });
   return {
     listen,
     sharing,

@@ -21,6 +21,8 @@ export interface HeldRecord {
   since: string;
   /** Other vconsoles joined to it now. */
   joiners: number;
+  /** Shared view-only (`--view-only`): what joins it watches only, so an action (`type`, `send`) is refused. */
+  viewOnly?: boolean;
 }
 
 export const SOCKET_EXTENSION = '.sock';
@@ -46,6 +48,7 @@ export function readHeldRecord(file: string): HeldRecord | undefined {
       kind: value.kind,
       since: String(value.since ?? ''),
       joiners: typeof value.joiners === 'number' ? value.joiners : 0,
+      ...(value.viewOnly === true ? { viewOnly: true } : {}),
     };
   } catch {
     return undefined;

@@ -6,4 +6,5 @@
 export { heldConsoles } from './held-consoles.js';
 export type { HeldRecord } from './held-record.js';
 export { JoinSource } from './join-source.js';
+export type { JoinOptions } from './join-source.js';
 export { RuntimeDirError, ensureRuntimeDir, processPlace, runtimeDirPath } from './runtime-dir.js';

@@ -9,7 +9,7 @@ import { SharedSerialSource } from '../serial/shared-serial.js';
 import type { UpstreamSource } from '../proxy/types.js';
 import { heldConsoles } from './held-consoles.js';
 import { heldConsoleName } from './held-console-name.js';
-import { JoinSource } from './join-source.js';
+import { JoinSource, type JoinOptions } from './join-source.js';
 
 /** A VM's serial port on 127.0.0.1, and a target dialling it; `connections` are vconsole's dials. */
 async function serialVm(): Promise<{ target: UpstreamSource; connections: net.Socket[] }> {
@@ -51,8 +51,8 @@ function runtimeDir(): string {
 }
 
 /** What a holding vconsole builds: the join decorator under a shared serial line, whose top serves joiners. */
-function holder(target: UpstreamSource, dir: string): { top: SharedSerialSource; join: JoinSource } {
-  const join = new JoinSource(target, dir, 'open');
+function holder(target: UpstreamSource, dir: string, options: JoinOptions = {}): { top: SharedSerialSource; join: JoinSource } {
+  const join = new JoinSource(target, dir, 'open', options);
   const top = new SharedSerialSource(join);
   join.servesJoinersThrough(top);
   cleanups.push(() => top.release());
@@ -103,6 +103,24 @@ describe.skipIf(process.platform === 'win32')('JoinSource', () => {
     await top.release();
     expect(String(await seen.ended)).toMatch(/vconsole open \(pid \d+\), which held the console, let it go/);
     expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it('a console held view-only says so in its record; a joiner that acts is refused, one that watches joins', async () => {
+    const vm = await serialVm();
+    const dir = runtimeDir();
+    const { top } = holder(vm.target, dir, { viewOnly: true });
+    await top.check(new AbortController().signal);
+    expect(heldConsoles(dir)[0]).toMatchObject({ viewOnly: true });
+    const acting = new JoinSource(vm.target, dir, 'type', { acts: true });
+    await expect(acting.dial(context())).rejects.toThrow(
+      /^vconsole open \(pid \d+\) holds the console view-only \(--view-only\): nothing was sent$/,
+    );
+    // Refused before a byte: the VM has the holder's one connection and read nothing.
+    expect(vm.connections).toHaveLength(1);
+    expect(vm.connections[0].bytesRead).toBe(0);
+    const watching = await new JoinSource(vm.target, dir, 'console').dial(context());
+    cleanups.push(() => watching.destroy());
+    await until(() => heldConsoles(dir)[0]?.joiners === 1, 'ps to count the watcher');
   });
 
   it('of two vconsoles holding at once, one holds and the other joins it', async () => {

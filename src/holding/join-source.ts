@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { Duplex } from 'node:stream';
-import { ConsoleEndedError, describeError } from '../errors.js';
+import { ConsoleEndedError, VconsoleError, describeError } from '../errors.js';
 import { SharedSource } from '../proxy/shared-source.js';
 import type { DialContext, LogLevel, UpstreamSource } from '../proxy/types.js';
 import { WrappedSource, sourceChain } from '../proxy/wrapped-source.js';
@@ -15,6 +15,14 @@ const CLAIM_ATTEMPTS = 3;
 
 interface JoinSourceEvents {
   log: [LogLevel, string];
+}
+
+/** How a command joins and holds consoles. */
+export interface JoinOptions {
+  /** It holds consoles shared view-only (`--view-only`): its record says so, for `ps` and for joiners that act. */
+  viewOnly?: boolean;
+  /** It acts on the console (`type`, `send`): joining one held view-only is refused, nothing sent. */
+  acts?: boolean;
 }
 
 /**
@@ -36,6 +44,7 @@ export class JoinSource extends WrappedSource<JoinSourceEvents> {
     private readonly dir: string,
     /** The vconsole command, for `ps`. */
     private readonly command: string,
+    private readonly options: JoinOptions = {},
   ) {
     super(inner);
   }
@@ -104,7 +113,13 @@ export class JoinSource extends WrappedSource<JoinSourceEvents> {
       const hold = await ConsoleHold.claim(
         this.dir,
         name,
-        { command: this.command, target: this.name, provider: this.provider, kind: this.facts.consoleType ?? '' },
+        {
+          command: this.command,
+          target: this.name,
+          provider: this.provider,
+          kind: this.facts.consoleType ?? '',
+          ...(this.options.viewOnly ? { viewOnly: true } : {}),
+        },
         (joiner) => top.dial(joiner),
         context.log,
       );
@@ -142,6 +157,12 @@ export class JoinSource extends WrappedSource<JoinSourceEvents> {
         removeStale(this.dir, name, found);
       }
       return undefined;
+    }
+    if (record?.viewOnly && this.options.acts) {
+      socket.destroy();
+      throw new VconsoleError(`${holderOf(record)} holds the console view-only (--view-only): nothing was sent`, {
+        hint: 'act through a vconsole that shares it with keys, or stop that one (vconsole ps lists it)',
+      });
     }
     context.log('info', `joined the console ${holderOf(record)} holds`);
     // The holder going is said as such: the stream ends with that account, not a bare close.

@@ -108,7 +108,7 @@ describe('scripts/e2e-deps.sh', () => {
       timeout: 30_000,
     });
     expect(run.status).toBe(2);
-    expect(run.stderr).toContain("package zsh: install as 'recommends' or 'bare', not 'sometimes'");
+    expect(run.stderr).toContain("package zsh: install as 'recommends', 'bare' or 'guest', not 'sometimes'");
   });
 });
 

@@ -14,7 +14,7 @@ export const PACKAGE_LIST = fileURLToPath(new URL('../../scripts/e2e-packages.tx
 /** One line of the list: a Debian package, how it is installed, the programs tests run from it. */
 export interface ListedPackage {
   name: string;
-  how: 'recommends' | 'bare';
+  how: 'recommends' | 'bare' | 'guest';
   programs: string[];
 }
 
@@ -25,8 +25,8 @@ export function parsePackageList(text: string): ListedPackage[] {
     const words = line.replace(/#.*/, '').trim().split(/\s+/).filter(Boolean);
     if (words.length === 0) continue;
     const [name, how, ...programs] = words;
-    if (how !== 'recommends' && how !== 'bare')
-      throw new Error(`${PACKAGE_LIST}: package ${name}: install as 'recommends' or 'bare', not '${how ?? ''}'`);
+    if (how !== 'recommends' && how !== 'bare' && how !== 'guest')
+      throw new Error(`${PACKAGE_LIST}: package ${name}: install as 'recommends', 'bare' or 'guest', not '${how ?? ''}'`);
     listed.push({ name, how, programs });
   }
   return listed;
