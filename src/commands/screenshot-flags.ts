@@ -5,6 +5,7 @@
 import type { CommandFlagsIn } from '../flags/command-flags.js';
 import { type FlagsOf, switchOption, valueOption } from '../targets/index.js';
 import type { TargetFlags } from './flags.js';
+import { upstreamPasswordOption } from './upstream-password-flag.js';
 
 export const SCREENSHOT_FLAGS = [
   // A file (one target), a directory, or `-` for stdout (one target).
@@ -13,11 +14,7 @@ export const SCREENSHOT_FLAGS = [
     help: 'FILE (one target), DIR (NAME.png each; a trailing / or several targets mean a directory, created when absent), or - for stdout (default: NAME.png here)',
     section: 'own',
   }),
-  valueOption('vncPasswordFile', {
-    flags: '--vnc-password-file <file>',
-    help: 'tcp/unix VNC servers that ask for a password: its first line',
-    section: 'own',
-  }),
+  upstreamPasswordOption(false),
   // KubeVirt: take the VM's VNC session even when another client holds it.
   switchOption('takeOver', {
     flags: '--take-over',

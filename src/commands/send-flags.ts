@@ -4,6 +4,7 @@ import type { CommandFlagsIn } from '../flags/command-flags.js';
 import { UsageError } from '../errors.js';
 import { valueOption, type FlagsOf } from '../targets/index.js';
 import type { TargetFlags } from './flags.js';
+import { upstreamPasswordOption } from './upstream-password-flag.js';
 
 /** The longest a chord may be held: a guest that needs longer is not waiting for a key. */
 const MAX_HOLD_MS = 60_000;
@@ -21,12 +22,7 @@ export const SEND_FLAGS = [
     section: 'own',
     parse: parseHold,
   }),
-  valueOption('vncPasswordFile', {
-    flags: '--vnc-password-file <file>',
-    advanced: true,
-    help: 'tcp/unix VNC servers that ask for a password: its first line',
-    section: 'own',
-  }),
+  upstreamPasswordOption(true),
 ] as const;
 
 export type SendFlags = TargetFlags & CommandFlagsIn<'send'> & FlagsOf<typeof SEND_FLAGS>;

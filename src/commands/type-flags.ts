@@ -4,6 +4,7 @@ import type { CommandFlagsIn } from '../flags/command-flags.js';
 import { LAYOUTS } from '../keys/layouts/index.js';
 import { valueOption, type FlagsOf } from '../targets/index.js';
 import type { TargetFlags } from './flags.js';
+import { upstreamPasswordOption } from './upstream-password-flag.js';
 
 /** How a newline goes down a serial line. */
 export const NEWLINES = { cr: '\r', lf: '\n', crlf: '\r\n' } as const;
@@ -28,12 +29,7 @@ export const TYPE_FLAGS = [
     section: 'own',
     choices: Object.keys(NEWLINES),
   }),
-  valueOption('vncPasswordFile', {
-    flags: '--vnc-password-file <file>',
-    advanced: true,
-    help: 'tcp/unix VNC servers that ask for a password: its first line',
-    section: 'own',
-  }),
+  upstreamPasswordOption(true),
 ] as const;
 
 export type TypeFlags = TargetFlags & CommandFlagsIn<'type'> & FlagsOf<typeof TYPE_FLAGS>;
