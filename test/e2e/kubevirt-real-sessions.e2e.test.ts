@@ -129,20 +129,18 @@ describe.skipIf(gate.skip)(gatedTitle('KubeVirt sessions through real kube-apise
   it(
     '`open -l --follow` opens a VM that starts matching, and says when the real watch reports it stopped and gone',
     async () => {
-      const open = await startPortCommand(
-        lab,
-        'open',
-        [],
-        ['-l', 'tier=follow', '--follow', '--no-tui', '--viewer', 'none', '--kubeconfig', tokenConfig],
-        env,
-      );
+      // Scheduled to the node: the stand-in bridges both to the same QEMU.
+      for (const name of ['vm-first', 'vm-new'])
+        kv.handler.addVmi({ namespace: NAMESPACE, name, vncSocketPath: kv.qemu.vncPath, serialSocketPath: kv.qemu.serialPath });
+      await createVm(kv.plane, { namespace: NAMESPACE, name: 'vm-first', running: true, labels: { tier: 'follow' } });
+      const args = ['-l', 'tier=follow', '--follow', '--no-tui', '--viewer', 'none', '--kubeconfig', tokenConfig];
+      const open = await startPortCommand(lab, 'open', [], args, env);
       const proc = open.process;
-      // Scheduled to the node: the stand-in bridges it to the same QEMU.
-      kv.handler.addVmi({ namespace: NAMESPACE, name: 'vm-new', vncSocketPath: kv.qemu.vncPath, serialSocketPath: kv.qemu.serialPath });
+      const served = (name: string) => (stdout: string) => parsePortLines(stdout).some((l) => l.target === `${NAMESPACE}/${name}`);
+      // vm-new is created only once the first listing is done: it can come through the watch alone.
+      await waitForOutput(proc, 'a port line for vm-first', served('vm-first'));
       await createVm(kv.plane, { namespace: NAMESPACE, name: 'vm-new', running: true, labels: { tier: 'follow' } });
-      await waitForOutput(proc, 'a port line for vm-new', (stdout) =>
-        parsePortLines(stdout).some((l) => l.target === `${NAMESPACE}/vm-new`),
-      );
+      await waitForOutput(proc, 'a port line for vm-new', served('vm-new'));
       const vmi = `/apis/kubevirt.io/v1/namespaces/${NAMESPACE}/virtualmachineinstances/vm-new`;
       expect((await kv.plane.admin.call('PATCH', vmi, { status: { phase: 'Succeeded' } }, MERGE_PATCH)).status).toBe(200);
       await waitForOutput(proc, 'the stopped line', (_out, err) => err.includes(`[${NAMESPACE}/vm-new] warning: VM Stopped (Succeeded)`));
