@@ -7,7 +7,8 @@
 // - GET /v1/namespaces/{ns}/virtualmachineinstances/{name}/vnc and /console as websockets of subprotocol
 //   plain.kubevirt.io, bridged to QEMU's VNC and serial unix sockets (virt-vnc, virt-serial0);
 // - one session per VMI and kind: a new one closes the old at the TCP level (no close frame, as gorilla's Close);
-//   `preserveSession=true` on a VNC in use is refused with 503 "Active VNC connection. Request denied." as text;
+//   `preserveSession` true (Go's ParseBool: 1, t, TRUE...) on a VNC in use is refused with 503 "Active VNC
+//   connection. Request denied." as text; the serial console has no such parameter (a new one always wins);
 // - only binary messages reach QEMU (kvcorev1's binaryReader skips text messages);
 // - a VMI it does not know: 404 "VMI NS/NAME does not exist" (getVMI).
 import { readFileSync } from 'node:fs';
@@ -48,10 +49,27 @@ export interface VirtHandlerStandin {
   events: HandlerEvent[];
   /** Sessions open now, per `ns/name kind`. */
   activeSessions(vmi: string, kind: HandlerConsoleKind): number;
+  /** A VMI scheduled to this node later (virt-handler's informer learns it). */
+  addVmi(vmi: HandlerVmi): void;
   close(): Promise<void>;
 }
 
+/** Go's strconv.ParseBool, which virt-handler (and virt-api) read preserveSession with: anything else is false. */
+function goBool(value: string | null): boolean {
+  return value !== null && ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value);
+}
+
 const ROUTE = /^\/v1\/namespaces\/([^/]+)\/virtualmachineinstances\/([^/]+)\/(vnc|console)$/;
+
+/** A session's stop channel: stopping it before the upgrade finished ends the websocket as soon as it exists. */
+class Stop {
+  stopped = false;
+  onStop?: () => void;
+  stop(): void {
+    this.stopped = true;
+    this.onStop?.();
+  }
+}
 
 function refuse(socket: Duplex, status: number, reason: string, text: string): void {
   // What go-restful's WriteError leaves: the status and the error's text, which net/http sniffs as text/plain.
@@ -70,7 +88,7 @@ export async function startVirtHandlerStandin(options: {
 }): Promise<VirtHandlerStandin> {
   const address = options.address ?? '127.0.0.1';
   const vmis = new Map(options.vmis.map((vmi) => [`${vmi.namespace}/${vmi.name}`, vmi]));
-  const sessions = new Map<string, WebSocket>();
+  const sessions = new Map<string, Stop>();
   const events: HandlerEvent[] = [];
   const open = new Set<WebSocket>();
   const server: Server = createServer(
@@ -102,23 +120,31 @@ export async function startVirtHandlerStandin(options: {
     const vmi = vmis.get(key);
     if (!vmi) return refuse(socket, 404, 'Not Found', `VMI ${key} does not exist`);
     const sessionKey = `${key} ${kind}`;
-    if (kind === 'vnc' && sessions.has(sessionKey) && url.searchParams.get('preserveSession') === 'true') {
+    if (kind === 'vnc' && sessions.has(sessionKey) && goBool(url.searchParams.get('preserveSession'))) {
       events.push({ vmi: key, kind, what: 'refused', detail: 'preserveSession' });
       return refuse(socket, 503, 'Service Unavailable', 'Active VNC connection. Request denied.');
     }
+    // newStopChan closes the session before stream() upgrades: a request that then fails to upgrade has kicked it too.
+    const previous = sessions.get(sessionKey);
+    const stop = new Stop();
+    sessions.set(sessionKey, stop);
+    if (previous) {
+      events.push({ vmi: key, kind, what: 'kicked' });
+      previous.stop();
+    }
+    const release = () => {
+      if (sessions.get(sessionKey) === stop) sessions.delete(sessionKey);
+    };
+    socket.once('close', release);
     const path = kind === 'vnc' ? vmi.vncSocketPath : vmi.serialSocketPath;
     wss.handleUpgrade(req, socket, head, (ws) => {
       open.add(ws);
-      const previous = sessions.get(sessionKey);
-      sessions.set(sessionKey, ws);
-      if (previous) {
-        events.push({ vmi: key, kind, what: 'kicked' });
-        previous.terminate();
-      }
+      stop.onStop = () => ws.terminate();
+      if (stop.stopped) ws.terminate();
       events.push({ vmi: key, kind, what: 'opened' });
       bridge(ws, path, () => {
         open.delete(ws);
-        if (sessions.get(sessionKey) === ws) sessions.delete(sessionKey);
+        release();
         events.push({ vmi: key, kind, what: 'ended' });
       });
     });
@@ -133,6 +159,7 @@ export async function startVirtHandlerStandin(options: {
     port,
     events,
     activeSessions: (vmi, kind) => (sessions.has(`${vmi} ${kind}`) ? 1 : 0),
+    addVmi: (vmi) => void vmis.set(`${vmi.namespace}/${vmi.name}`, vmi),
     async close() {
       for (const ws of open) ws.terminate();
       wss.close();
