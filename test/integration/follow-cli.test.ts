@@ -15,6 +15,9 @@ beforeAll(async () => {
       { namespace: 'default', name: 'web-2', labels: { app: 'web' } },
       { namespace: 'default', name: 'other' },
       { namespace: 'default', name: 'later' },
+      // Its console cannot be reached (virt-handler finds no VNC socket): its session fails.
+      { namespace: 'default', name: 'broken', labels: { app: 'fragile' }, vncSocketPath: '/nonexistent/vnc.sock' },
+      { namespace: 'default', name: 'spare' },
     ],
   });
   // A short interval keeps the test quick; every wait below is for a condition.
@@ -58,6 +61,18 @@ describe('open --follow', () => {
     await waitFor(() => asked() >= 4, 'four questions');
     kubevirt.setLabels('default', 'later', { app: 'later' });
     expect((await p.jsonLines(1))[0].target).toBe('default/later');
+  });
+
+  it('keeps following when every console it found at the start failed: more VMs may match', async ({ open }) => {
+    const p = open(['-l', 'app=fragile', '--follow']);
+    await p.waitForStderr(/default\/broken/);
+    // Several questions after the failure: open must stay up between them.
+    const asked = () => kubevirt.requests.filter((r) => r.query.labelSelector === 'app=fragile').length;
+    const before = asked();
+    await waitFor(() => asked() >= before + 3, 'three more questions');
+    expect(p.process.exitCode).toBeNull();
+    kubevirt.setLabels('default', 'spare', { app: 'fragile' });
+    expect((await p.jsonLines(1))[0].target).toBe('default/spare');
   });
 
   it('without a selector is a usage error', async () => {

@@ -115,7 +115,8 @@ export class OpenRun implements ActionHost {
       this.firstViewersShown,
     );
     const kept = sessions.filter((s) => this.registry.get(s.id));
-    if (!useTui && kept.length > 0 && kept.every((s) => s.snapshot().state === 'error')) {
+    // With --follow nothing has ended: a VM that matches later is opened (and a failed one's row stays).
+    if (!useTui && !flags.follow && kept.length > 0 && kept.every((s) => s.snapshot().state === 'error')) {
       this.shutdown.dispose();
       this.followUps.stop();
       await this.registry.closeAll();
