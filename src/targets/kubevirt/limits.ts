@@ -14,3 +14,5 @@ export const VM_STATE_MAX_RETRY_MS = 30_000;
  * etcd a page at a time.
  */
 export const LIST_PAGE_SIZE = 500;
+/** At most this many pre-flights and console dials of one cluster run at once (`open -l` of hundreds of VMs). */
+export const CLUSTER_ROUND_TRIPS_AT_ONCE = 16;
