@@ -13,7 +13,7 @@ const reviews = new WeakMap<KubeAccess, Map<string, Promise<boolean | undefined>
 /** The answer `ask` gives for `key` of this cluster, asked once while its turns are busy. */
 export function sharedReview(access: KubeAccess, key: string, ask: () => Promise<boolean | undefined>): Promise<boolean | undefined> {
   let answers = reviews.get(access);
-  if (!answers) reviews.set(access, (answers = new Map()));
+  if (!answers) reviews.set(access, (answers = new Map<string, Promise<boolean | undefined>>()));
   let answer = answers.get(key);
   if (!answer) answers.set(key, (answer = ask()));
   return answer;
@@ -29,7 +29,7 @@ const turns = new WeakMap<KubeAccess, Turns>();
 /** Runs `work` when fewer than CLUSTER_ROUND_TRIPS_AT_ONCE others of this cluster run. */
 export async function inTurn<T>(access: KubeAccess, work: () => Promise<T>, limit = CLUSTER_ROUND_TRIPS_AT_ONCE): Promise<T> {
   let state = turns.get(access);
-  if (!state) turns.set(access, (state = { running: 0, waiting: [] }));
+  if (!state) turns.set(access, (state = { running: 0, waiting: [] } as Turns));
   const own = state;
   if (own.running >= limit) await new Promise<void>((resolve) => own.waiting.push(resolve));
   else own.running++;
