@@ -10,7 +10,8 @@
 //                (bytes and CPU per frame in each encoding, hub against QEMU's server), tui, startup,
 //                virtctl (vconsole against `virtctl vnc`, when VIRTCTL or PATH has a virtctl),
 //                shared (many idle shared 1920x1080 consoles in one proxy: memory per console),
-//                fairness (a healthy console's new viewers while another console floods)
+//                fairness (a healthy console's new viewers while another console floods),
+//                kubevirt-list (`list -A` of 5000 VMIs in 50 namespaces against the fixture: time, peak RSS)
 // --virtctl-rows=...  with virtctl, only some of its rows: startup, data, pixel (all by default)
 // --busy         the same groups while one core spins (a busy loop the bench starts and stops)
 // --quiet-and-busy  every group quiet, then busy; one report with both runs' rows and ratios
@@ -24,6 +25,7 @@ import { measureDataPath, measureSlowClient } from './data-path.js';
 import { measureEncodings } from './encodings.js';
 import { measureFairness } from './fairness.js';
 import { measureHub } from './hub.js';
+import { measureKubevirtListing } from './kubevirt-listing.js';
 import { startBusyLoop } from './busy-loop.js';
 import { thisMachine, machineLine } from './machine.js';
 import { killAllNow, startProcess, stop, stopAll, tsxArgs } from './processes.js';
@@ -71,6 +73,7 @@ const settings = quick
       pixelRounds: 3,
       sharedConsoles: 50,
       fairnessRounds: 10,
+      listRounds: 2,
     }
   : {
       rounds: 9,
@@ -94,6 +97,7 @@ const settings = quick
       pixelRounds: 15,
       sharedConsoles: 200,
       fairnessRounds: 30,
+      listRounds: 5,
     };
 
 /**
@@ -188,6 +192,10 @@ async function runGroups(dir: string, step: (text: string) => void): Promise<Ben
   if (wanted('encodings')) {
     step('encodings: bytes and CPU per frame, the hub against QEMU, a text and a churning console');
     results.push(...(await measureEncodings({ cli, seconds: settings.encodingSeconds })));
+  }
+  if (wanted('kubevirt-list')) {
+    step('vconsole list -A of 5000 VMIs in 50 namespaces, paged, against the fixture');
+    results.push(...(await guarded('kubevirt list', () => measureKubevirtListing({ root, cli, rounds: settings.listRounds }))));
   }
   if (wanted('tui')) {
     step(`TUI frames with ${settings.sessions} rows`);
