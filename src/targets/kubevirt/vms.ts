@@ -16,10 +16,6 @@ export interface VirtualMachineInstance {
   status?: { phase?: string; nodeName?: string };
 }
 
-export interface VirtualMachineInstanceList {
-  items: VirtualMachineInstance[];
-}
-
 interface VirtualMachine {
   metadata?: { name?: string; namespace?: string };
   spec?: { runStrategy?: string; running?: boolean };
