@@ -116,6 +116,14 @@ describe.skipIf(gate.skip)(gatedTitle('5000 VMIs in 50 namespaces of a real kube
       expect(result.code).toBe(0);
       const listed = JSON.parse(result.stdout) as { target: string }[];
       expect(new Set(listed.map((vm) => vm.target)).size).toBe(NAMESPACES * PER_NAMESPACE);
+      // The wire the fixture plays (test/fixtures/kubevirt-paging.ts), as kube-apiserver answers it.
+      const first = await plane.admin.ok<{ items: unknown[]; metadata: { continue?: string; remainingItemCount?: number } }>(
+        'GET',
+        `/apis/kubevirt.io/v1/virtualmachineinstances?limit=${LIST_PAGE_SIZE}`,
+      );
+      expect(first.items).toHaveLength(LIST_PAGE_SIZE);
+      expect(first.metadata.continue).toBeTruthy();
+      expect(first.metadata.remainingItemCount).toBe(NAMESPACES * PER_NAMESPACE - LIST_PAGE_SIZE);
       const pages = seen.filter((url) => url.pathname === '/apis/kubevirt.io/v1/virtualmachineinstances');
       expect(pages).toHaveLength(Math.ceil((NAMESPACES * PER_NAMESPACE) / LIST_PAGE_SIZE));
       expect(pages.every((url) => url.searchParams.get('limit') === String(LIST_PAGE_SIZE))).toBe(true);
