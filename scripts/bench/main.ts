@@ -12,6 +12,7 @@
 //                shared (many idle shared 1920x1080 consoles in one proxy: memory per console),
 //                fairness (a healthy console's new viewers while another console floods),
 //                typing (characters a second `type` gets into a Linux guest under QEMU, no key lost)
+//                kubevirt-list (`list -A` of 5000 VMIs in 50 namespaces against the fixture: time, peak RSS)
 // --virtctl-rows=...  with virtctl, only some of its rows: startup, data, pixel (all by default)
 // --busy         the same groups while one core spins (a busy loop the bench starts and stops)
 // --quiet-and-busy  every group quiet, then busy; one report with both runs' rows and ratios
@@ -25,6 +26,7 @@ import { measureDataPath, measureSlowClient } from './data-path.js';
 import { measureEncodings } from './encodings.js';
 import { measureFairness } from './fairness.js';
 import { measureHub } from './hub.js';
+import { measureKubevirtListing } from './kubevirt-listing.js';
 import { startBusyLoop } from './busy-loop.js';
 import { thisMachine, machineLine } from './machine.js';
 import { killAllNow, startProcess, stop, stopAll, tsxArgs } from './processes.js';
@@ -74,6 +76,7 @@ const settings = quick
       sharedConsoles: 50,
       fairnessRounds: 10,
       typedBytes: 256,
+      listRounds: 2,
     }
   : {
       rounds: 9,
@@ -98,6 +101,7 @@ const settings = quick
       sharedConsoles: 200,
       fairnessRounds: 30,
       typedBytes: 1024,
+      listRounds: 5,
     };
 
 /**
@@ -192,6 +196,10 @@ async function runGroups(dir: string, step: (text: string) => void): Promise<Ben
   if (wanted('encodings')) {
     step('encodings: bytes and CPU per frame, the hub against QEMU, a text and a churning console');
     results.push(...(await measureEncodings({ cli, seconds: settings.encodingSeconds })));
+  }
+  if (wanted('kubevirt-list')) {
+    step('vconsole list -A of 5000 VMIs in 50 namespaces, paged, against the fixture');
+    results.push(...(await guarded('kubevirt list', () => measureKubevirtListing({ root, cli, rounds: settings.listRounds }))));
   }
   if (wanted('tui')) {
     step(`TUI frames with ${settings.sessions} rows`);

@@ -8,3 +8,11 @@ export const VMI_WATCH_GRACE_MS = 30_000;
 export const VM_STATE_FIRST_RETRY_MS = 1_000;
 /** ... up to this. */
 export const VM_STATE_MAX_RETRY_MS = 30_000;
+/**
+ * `list` asks for VMIs and VMs in pages of this many (limit/continue), as kubectl does with its
+ * default --chunk-size: one answer never holds a whole large cluster, and the API server reads
+ * etcd a page at a time.
+ */
+export const LIST_PAGE_SIZE = 500;
+/** At most this many pre-flights and console dials of one cluster run at once (`open -l` of hundreds of VMs). */
+export const CLUSTER_ROUND_TRIPS_AT_ONCE = 16;

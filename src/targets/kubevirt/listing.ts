@@ -2,12 +2,13 @@
  * What `list` finds on a cluster: the VMIs a scope selects, with the VirtualMachines that have
  * none (stopped), and the words that say where it searched.
  */
-import { getJson, loadKubeAccess, type KubeAccess, type KubeEnvironment } from './kubernetes-api.js';
+import { loadKubeAccess, type KubeAccess, type KubeEnvironment } from './kubernetes-api.js';
 import type { ListScope, ListedVm, TargetOptions } from '../types.js';
-import { listVms, listedVm, stoppedVms, type VirtualMachineInstance, type VirtualMachineInstanceList } from './vms.js';
+import { listVms, listedVm, stoppedVms, type VirtualMachineInstance } from './vms.js';
 import { safeUrlText } from '../../text/url-text.js';
 import { autoConsoleType, vmiConsoleProblem } from './vmi-consoles.js';
 import { kubevirtPath, type KubevirtResource } from './api-paths.js';
+import { listAllPages } from './paged-list.js';
 
 /** The VMs of a scope: its running VMIs, and the VMs without one (KubeVirt's printableStatus). */
 export async function listKubevirtVms(options: TargetOptions, scope: ListScope, environment: () => KubeEnvironment): Promise<ListedVm[]> {
@@ -21,13 +22,13 @@ export async function listKubevirtVms(options: TargetOptions, scope: ListScope, 
 /**
  * VMIs of the current namespace, of `scope.namespaces`, or of all with `allNamespaces`; with
  * `labelSelector`, those the API server finds matching it; with `name`, those of that name.
- * Several namespaces are one list each, merged.
+ * Several namespaces are one list each, merged; each is read in pages (paged-list.ts).
  */
 async function listVmis(access: KubeAccess, scope: ListScope): Promise<VirtualMachineInstance[]> {
   const lists = await Promise.all(
-    listPaths(scope, access, 'virtualmachineinstances').map((path) => getJson<VirtualMachineInstanceList>(access, path)),
+    listPaths(scope, access, 'virtualmachineinstances').map((path) => listAllPages<VirtualMachineInstance>(access, path)),
   );
-  return lists.flatMap((list) => list.items ?? []);
+  return lists.flatMap((list) => list.items);
 }
 
 /** The list requests of a scope for `resource` (VMIs, or the VMs behind them), selectors in the query. */

@@ -38,9 +38,10 @@ beforeAll(async () => {
       let body = '';
       req.on('data', (d: Buffer) => (body += d.toString()));
       req.on('end', () => {
-        const subresource = (JSON.parse(body) as { spec: { resourceAttributes: { subresource: string } } }).spec.resourceAttributes
-          .subresource;
-        reviews.push(subresource);
+        const { subresource, name } = (JSON.parse(body) as { spec: { resourceAttributes: { subresource: string; name?: string } } }).spec
+          .resourceAttributes;
+        // The namespace-wide review is asked first; one about the VM by name only after its no.
+        reviews.push(name ? `${subresource}:${name}` : subresource);
         reviewed();
         res.statusCode = 201;
         res.end(JSON.stringify({ status: { allowed: answers.allowed[subresource] ?? true } }));
@@ -129,10 +130,10 @@ describe('the KubeVirt pre-flight', () => {
     const { target, done } = check();
     expect(String(await failure(done))).toMatch(/forbidden: you may not get virtualmachineinstances\/console/);
     expect(target.facts.consoleType).toBe('serial');
-    expect(reviews).toEqual(['vnc', 'console']);
+    expect(reviews).toEqual(['vnc', 'console', 'console:vm']);
     setAnswers({ vmi: running(), allowed: {} });
     await check('serial').done;
-    expect(reviews).toEqual(['vnc', 'console', 'console']);
+    expect(reviews).toEqual(['vnc', 'console', 'console:vm', 'console']);
   });
 
   it("words virt-api's own 401 on the upgrade as an authorization refusal for that subresource, not as bad credentials", async () => {

@@ -10,6 +10,7 @@ import { KubeApiError, getJson, requestKubeJson, type KubeAccess } from './kuber
 import { readVm, vmIsStopped, type VirtualMachineInstance } from './vms.js';
 import { CONSOLE_SUBRESOURCE, vmiConsoleProblem, type KubevirtConsoleType } from './vmi-consoles.js';
 import { kubevirtPath, type ConsoleSubresource } from './api-paths.js';
+import { inTurn, sharedReview } from './shared-round-trips.js';
 
 /** The API server to talk to and the namespace the VMI lives in, once the kubeconfig is read. */
 export interface VmiLocation {
@@ -28,7 +29,11 @@ interface PreflightRequest {
 }
 
 /** Resolves when the VMI runs, has the chosen console and the user may open it (the VMI's part only where it may be read). */
-export async function preflight({ location, name, expected, choose, signal }: PreflightRequest): Promise<void> {
+export function preflight(request: PreflightRequest): Promise<void> {
+  return inTurn(request.location.access, () => checkVmi(request));
+}
+
+async function checkVmi({ location, name, expected, choose, signal }: PreflightRequest): Promise<void> {
   const expectedSubresource = CONSOLE_SUBRESOURCE[expected];
   const review = mayOpen(location, name, expectedSubresource, signal);
   const vmi = await readVmi(location, name, signal);
@@ -84,10 +89,25 @@ async function readVmi({ access, namespace }: VmiLocation, name: string, signal:
  * Never rejects.
  */
 async function mayOpen(
-  { access, namespace }: VmiLocation,
+  location: VmiLocation,
   name: string,
   subresource: ConsoleSubresource,
   signal: AbortSignal,
+): Promise<boolean | undefined> {
+  // Asked for the whole namespace first, once for every VM of it: a role without resourceNames
+  // says yes there. Only a no (roles naming VMs) asks about this VM.
+  const { access, namespace } = location;
+  const everyVmi = await sharedReview(access, `${namespace}/${subresource}`, () => askReview(location, undefined, subresource));
+  if (everyVmi !== false) return everyVmi;
+  return askReview(location, name, subresource, signal);
+}
+
+/** One SelfSubjectAccessReview for the console of VMI `name`, or of every VMI of the namespace; undefined when unanswered. */
+async function askReview(
+  { access, namespace }: VmiLocation,
+  name: string | undefined,
+  subresource: ConsoleSubresource,
+  signal?: AbortSignal,
 ): Promise<boolean | undefined> {
   const review = {
     apiVersion: 'authorization.k8s.io/v1',
@@ -99,7 +119,7 @@ async function mayOpen(
         group: 'subresources.kubevirt.io',
         resource: 'virtualmachineinstances',
         subresource,
-        name,
+        ...(name === undefined ? {} : { name }),
       },
     },
   };

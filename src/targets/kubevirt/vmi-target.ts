@@ -16,6 +16,7 @@ import type { ConsoleTarget, TargetFacts, TargetOptions, VmStateContext } from '
 import { dialWebSocket } from '../dial/websocket.js';
 import { fixedConsoleType } from '../console-type.js';
 import { CONSOLE_SUBRESOURCE, KUBEVIRT_CONSOLE_TYPES, autoConsoleType, type KubevirtConsoleType } from './vmi-consoles.js';
+import { inTurn } from './shared-round-trips.js';
 import { preflight, type VmiLocation } from './preflight.js';
 import { subresourcePath } from './api-paths.js';
 import { KubevirtConsoleClosedError, describeKubevirtEnding } from './console-ending.js';
@@ -124,36 +125,41 @@ export class KubevirtTarget implements ConsoleTarget {
     // The kubeconfig's credentials and TLS (client-node puts them on the agent and options).
     const { headers, agent, ca, cert, key, pfx, passphrase, rejectUnauthorized, auth } = await requestOptions(access);
     const basic: Record<string, string> = auth ? { Authorization: `Basic ${Buffer.from(auth).toString('base64')}` } : {};
-    return dialWebSocket({
-      url,
-      describeEnding: describeKubevirtEnding,
-      protocols: ['plain.kubevirt.io'],
-      headers: { ...(headers as Record<string, string>), ...basic },
-      tls: { agent: typeof agent === 'object' ? agent : undefined, ca, cert, key, pfx, passphrase, rejectUnauthorized },
-      signal,
-      describeRejection: (status, body) => {
-        const message = statusMessage(body, status);
-        // virt-api reports virt-handler's refusal as a 500 whose message carries the reason
-        // (KubeVirt >= 1.8) or only "bad handshake" (older releases).
-        const handler = /Active VNC connection[^"]*/.exec(message)?.[0].trim();
-        if (handler || (preserve && status === 500 && /bad handshake/.test(message))) {
-          // Neutral: the flag that takes a session over differs by command (screenshot --take-over).
-          return new VconsoleError(`the VM's VNC session is held by another client (KubeVirt: ${handler ?? 'websocket: bad handshake'})`, {
-            hint: 'close that client first',
-          });
-        }
-        if (isVirtApiAuthorizationRefusal(status, body)) {
-          const reason = body.trim().split('\n')[0]?.slice(0, 200);
-          return new VconsoleError(
-            `virt-api refused authorization for virtualmachineinstances/${subresource}${reason ? ` (${reason})` : ''}`,
-            {
-              hint: hintForStatus(403, subresource),
-            },
-          );
-        }
-        return new VconsoleError(message, { hint: hintForStatus(status, subresource) });
-      },
-    });
+    return inTurn(access, () =>
+      dialWebSocket({
+        url,
+        describeEnding: describeKubevirtEnding,
+        protocols: ['plain.kubevirt.io'],
+        headers: { ...(headers as Record<string, string>), ...basic },
+        tls: { agent: typeof agent === 'object' ? agent : undefined, ca, cert, key, pfx, passphrase, rejectUnauthorized },
+        signal,
+        describeRejection: (status, body) => {
+          const message = statusMessage(body, status);
+          // virt-api reports virt-handler's refusal as a 500 whose message carries the reason
+          // (KubeVirt >= 1.8) or only "bad handshake" (older releases).
+          const handler = /Active VNC connection[^"]*/.exec(message)?.[0].trim();
+          if (handler || (preserve && status === 500 && /bad handshake/.test(message))) {
+            // Neutral: the flag that takes a session over differs by command (screenshot --take-over).
+            return new VconsoleError(
+              `the VM's VNC session is held by another client (KubeVirt: ${handler ?? 'websocket: bad handshake'})`,
+              {
+                hint: 'close that client first',
+              },
+            );
+          }
+          if (isVirtApiAuthorizationRefusal(status, body)) {
+            const reason = body.trim().split('\n')[0]?.slice(0, 200);
+            return new VconsoleError(
+              `virt-api refused authorization for virtualmachineinstances/${subresource}${reason ? ` (${reason})` : ''}`,
+              {
+                hint: hintForStatus(403, subresource),
+              },
+            );
+          }
+          return new VconsoleError(message, { hint: hintForStatus(status, subresource) });
+        },
+      }),
+    );
   }
 
   /**

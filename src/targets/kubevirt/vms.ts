@@ -7,16 +7,13 @@
 import { getJson, type KubeAccess } from './kubernetes-api.js';
 import type { ListedVm } from '../types.js';
 import { kubevirtPath } from './api-paths.js';
+import { listAllPages } from './paged-list.js';
 
 export interface VirtualMachineInstance {
   /** A VMI a VirtualMachine started names it here (kind VirtualMachine); one created on its own has none. */
   metadata?: { name?: string; namespace?: string; uid?: string; ownerReferences?: { kind?: string; name?: string }[] };
   spec?: { domain?: { devices?: { autoattachGraphicsDevice?: boolean; autoattachSerialConsole?: boolean } } };
   status?: { phase?: string; nodeName?: string };
-}
-
-export interface VirtualMachineInstanceList {
-  items: VirtualMachineInstance[];
 }
 
 interface VirtualMachine {
@@ -28,8 +25,8 @@ interface VirtualMachine {
 /** The VMs the list requests `paths` find; none where they cannot be listed (RBAC, no VM API). */
 export async function listVms(access: KubeAccess, paths: string[]): Promise<VirtualMachine[]> {
   try {
-    const lists = await Promise.all(paths.map((path) => getJson<{ items?: VirtualMachine[] }>(access, path)));
-    return lists.flatMap((list) => list.items ?? []);
+    const lists = await Promise.all(paths.map((path) => listAllPages<VirtualMachine>(access, path)));
+    return lists.flatMap((list) => list.items);
   } catch {
     // The VMIs' own listing reports what matters (credentials, the server); this only adds to it.
     return [];
