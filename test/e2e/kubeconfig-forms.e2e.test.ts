@@ -149,4 +149,43 @@ describe.skipIf(gate.skip)(gatedTitle('kubeconfig forms against a real kube-apis
     },
     E2E_TEST_TIMEOUT_MS,
   );
+
+  it(
+    'lists with a token file (user.tokenFile), read as kubectl reads it',
+    async () => {
+      const tokenPath = join(plane.dir, 'kcfg-user.token');
+      await writeFile(tokenPath, `${plane.tokens.token}\n`, { mode: 0o600 });
+      expect(await listedTargets(await oneFile('token-file', { tokenFile: tokenPath }))).toEqual(WANTED);
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'lists with insecure-skip-tls-verify and no CA; without either it names the TLS problem in one line',
+    async () => {
+      const user = { token: plane.tokens.token };
+      const skip = await oneFile('insecure', user, { server: plane.server, 'insecure-skip-tls-verify': true });
+      expect(await listedTargets(skip)).toEqual(WANTED);
+      const noCa = await vconsoleList({}, ['--kubeconfig', await oneFile('no-ca', user, { server: plane.server })]);
+      expect(noCa.code).toBe(1);
+      const lines = noCa.stderr.trim().split('\n');
+      expect(lines, noCa.stderr).toHaveLength(1);
+      expect(lines[0]).toMatch(/certificate|TLS/i);
+      expect(noCa.stderr).not.toContain(plane.tokens.token);
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'merges several files in KUBECONFIG as kubectl does: cluster, user and context from different files, first current-context wins',
+    async () => {
+      const contexts = await writeConfig('merge-contexts', { context: true, current: 'kcfg' });
+      const cluster = await writeConfig('merge-cluster', { cluster: caEntry(), current: 'no-such-context' });
+      const user = await writeConfig('merge-user', { user: { token: plane.tokens.token } });
+      expect(await listedTargets([contexts, cluster, user].join(':'), true)).toEqual(WANTED);
+      const wrongFirst = await vconsoleList({ KUBECONFIG: [cluster, contexts, user].join(':') });
+      expect(wrongFirst.code, wrongFirst.stderr).not.toBe(0);
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 });
