@@ -8,6 +8,7 @@ import { VconsoleError, describeError } from '../../errors.js';
 import { formatHostPort } from '../../net/host-port.js';
 import { requestJson } from '../../net/http-json.js';
 import { readPlainKubeconfig, type KubeCredentials } from './kubeconfig-plain.js';
+import { tokenFileOfUser, withTokenFile } from './kubeconfig-token-file.js';
 import type { ConsoleSubresource } from './api-paths.js';
 
 export interface KubeAccess {
@@ -113,7 +114,11 @@ async function load(options: KubeAccessOptions, environment: KubeEnvironment): P
     config.clusters = config.clusters.map((c) => (c === cluster ? { ...c, skipTLSVerify: true } : c));
   }
   const namespace = options.namespace || config.getContextObject(config.getCurrentContext())?.namespace || 'default';
-  return { config, server: cluster.server.replace(/\/+$/, ''), namespace };
+  // client-node drops a user's tokenFile: read it from the files it was loaded from.
+  const userName = config.getCurrentUser()?.name;
+  const files = options.kubeconfig ? [options.kubeconfig] : kubeconfigFiles(environment);
+  const tokenFile = userName ? await tokenFileOfUser(files, userName) : undefined;
+  return { config: tokenFile ? withTokenFile(config, tokenFile) : config, server: cluster.server.replace(/\/+$/, ''), namespace };
 }
 
 /**
