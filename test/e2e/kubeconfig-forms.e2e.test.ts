@@ -184,7 +184,13 @@ describe.skipIf(gate.skip)(gatedTitle('kubeconfig forms against a real kube-apis
       const user = await writeConfig('merge-user', { user: { token: plane.tokens.token } });
       expect(await listedTargets([contexts, cluster, user].join(':'), true)).toEqual(WANTED);
       const wrongFirst = await vconsoleList({ KUBECONFIG: [cluster, contexts, user].join(':') });
-      expect(wrongFirst.code, wrongFirst.stderr).not.toBe(0);
+      expect(wrongFirst.code, wrongFirst.stderr).toBe(1);
+      expect(wrongFirst.stderr).toBe('vconsole: the kubeconfig names no cluster for the current context; pass --context NAME\n');
+      // A tokenFile user from another file goes the client-node way (merged files), not the plain reader's.
+      const tokenPath = join(plane.dir, 'kcfg-merged.token');
+      await writeFile(tokenPath, plane.tokens.token, { mode: 0o600 });
+      const tokenFileUser = await writeConfig('merge-token-file', { user: { tokenFile: tokenPath } });
+      expect(await listedTargets([contexts, cluster, tokenFileUser].join(':'), true)).toEqual(WANTED);
     },
     E2E_TEST_TIMEOUT_MS,
   );
