@@ -1,14 +1,20 @@
 import fs from 'node:fs';
 import type http from 'node:http';
+import type https from 'node:https';
 import path from 'node:path';
 import { VconsoleError, describeError } from '../../errors.js';
-import type { KubeCredentials } from './kubeconfig-plain.js';
 
 // A kubeconfig user's `tokenFile`: a bearer token kept in a file (kubectl reads it and trims the whitespace around
 // it; an inline `token` takes precedence). @kubernetes/client-node 1.4.0 drops the field when it parses a
 // kubeconfig, so such a user reached the API as system:anonymous; vconsole reads it itself.
 
 type Entry = Record<string, unknown>;
+
+/** kubeconfig-plain.ts's KubeCredentials, spelt out here so that neither module imports the other's. */
+interface Credentials {
+  getCurrentContext(): string;
+  applyToHTTPSOptions(opts: https.RequestOptions): Promise<void>;
+}
 
 const isEntry = (value: unknown): value is Entry => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -50,7 +56,7 @@ export function readTokenFile(file: string): string {
 }
 
 /** `credentials` plus the tokenFile's bearer token when they set no Authorization of their own. */
-export function withTokenFile(credentials: KubeCredentials, file: string): KubeCredentials {
+export function withTokenFile(credentials: Credentials, file: string): Credentials {
   return {
     getCurrentContext: () => credentials.getCurrentContext(),
     async applyToHTTPSOptions(opts) {
