@@ -203,12 +203,25 @@ export async function requestOptions(access: KubeAccess, extra: https.RequestOpt
   try {
     await access.config.applyToHTTPSOptions(opts);
   } catch (err) {
-    throw new VconsoleError(`cannot get Kubernetes credentials: ${describeError(err)}`, {
+    throw new VconsoleError(`cannot get Kubernetes credentials: ${credentialFailure(err)}`, {
       cause: err,
       hint: 'check the kubeconfig user (exec plugin, token or certificate)',
     });
   }
   return opts;
+}
+
+/**
+ * What went wrong getting credentials. client-node rejects a failing exec plugin with the plugin's whole stderr
+ * as the message (newlines and all, empty when it printed nothing): its first non-empty line says it.
+ */
+function credentialFailure(err: unknown): string {
+  if (!(err instanceof Error) || err instanceof VconsoleError || 'code' in err) return describeError(err);
+  const line = err.message
+    .split('\n')
+    .map((l) => l.trim())
+    .find(Boolean);
+  return describeError(new Error(line ?? 'the exec credential plugin failed and printed nothing on stderr'));
 }
 
 interface KubeStatus {
