@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startConnectProxy } from './support/connect-proxy.js';
 import { startControlPlane, type ControlPlane } from './support/kube-control-plane.js';
 import { requireKubePrograms } from './support/kube-programs.js';
 import { installKubeVirtCrds } from './support/kubevirt-control-plane.js';
@@ -194,6 +195,22 @@ describe.skipIf(gate.skip)(gatedTitle('kubeconfig forms against a real kube-apis
       await writeFile(tokenPath, plane.tokens.token, { mode: 0o600 });
       const tokenFileUser = await writeConfig('merge-token-file', { user: { tokenFile: tokenPath } });
       expect(await listedTargets([contexts, cluster, tokenFileUser].join(':'), true)).toEqual(WANTED);
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'lists through the proxy-url of the cluster (an HTTP CONNECT tunnel to the API server)',
+    async () => {
+      const proxy = await startConnectProxy();
+      try {
+        const file = await oneFile('proxy', { token: plane.tokens.token }, { ...caEntry(), 'proxy-url': proxy.url });
+        expect(await listedTargets(file)).toEqual(WANTED);
+        expect(proxy.tunnels.length).toBeGreaterThan(0);
+        expect(new Set(proxy.tunnels)).toEqual(new Set([new URL(plane.server).host]));
+      } finally {
+        await proxy.close();
+      }
     },
     E2E_TEST_TIMEOUT_MS,
   );
