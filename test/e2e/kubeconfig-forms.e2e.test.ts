@@ -1,6 +1,6 @@
 // Kubeconfigs as clusters hand them out, read by `vconsole list` against the real kube-apiserver on loopback
 // (issue 41 item 4): an exec credential plugin (and one that fails), a client certificate inline and in files,
-// a token file, insecure-skip-tls-verify, and several files in KUBECONFIG merged as kubectl merges them.
+// a token file, insecure-skip-tls-verify, several files in KUBECONFIG merged as kubectl merges them, and proxy-url.
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
