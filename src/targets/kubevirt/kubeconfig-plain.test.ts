@@ -100,7 +100,6 @@ describe('kubeconfigs read without client-node', () => {
   it.each([
     ['an exec plugin', {}, { exec: { apiVersion: 'client.authentication.k8s.io/v1beta1', command: 'get-token' } }],
     ['an auth provider', {}, { 'auth-provider': { name: 'oidc', config: {} } }],
-    ['a token file', {}, { tokenFile: '/var/run/token' }],
     ['a user name and password', {}, { username: 'a', password: 'b' }],
     ['impersonation', {}, { token: 't', as: 'admin' }],
     ['a proxy', { 'proxy-url': 'http://proxy:3128' }, { token: 't' }],

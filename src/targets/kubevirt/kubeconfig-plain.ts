@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
+import { readTokenFile } from './kubeconfig-token-file.js';
 
 /** What vconsole needs of a loaded kubeconfig: client-node's KubeConfig has both. */
 export interface KubeCredentials {
@@ -20,7 +21,7 @@ interface PlainKubeconfig {
 
 /** The only keys a plain kubeconfig's entries may have; anything else is client-node's to handle. */
 const CLUSTER_KEYS = new Set(['server', 'certificate-authority', 'certificate-authority-data', 'insecure-skip-tls-verify']);
-const USER_KEYS = new Set(['token', 'client-certificate', 'client-certificate-data', 'client-key', 'client-key-data']);
+const USER_KEYS = new Set(['token', 'tokenFile', 'client-certificate', 'client-certificate-data', 'client-key', 'client-key-data']);
 const CONTEXT_KEYS = new Set(['cluster', 'user', 'namespace']);
 
 type Entry = Record<string, unknown>;
@@ -28,9 +29,9 @@ type Entry = Record<string, unknown>;
 /**
  * Reads a kubeconfig file that needs none of @kubernetes/client-node's machinery: the chosen
  * context's cluster has only a server (https), a CA and insecure-skip-tls-verify, its user only
- * a token or a client certificate, inline or in files. That is most kubeconfigs, and importing
+ * a token (inline or in a tokenFile) or a client certificate, inline or in files. That is most kubeconfigs, and importing
  * client-node costs 0.5-1.5 s (about a thousand modules) before `open` can ask anything.
- * Anything else (exec plugins, auth providers, token files, proxies, a missing or unusual
+ * Anything else (exec plugins, auth providers, proxies, a missing or unusual
  * entry, a file that does not parse) gives undefined: the caller loads client-node, which
  * handles every form and words every error. Never throws.
  */
@@ -64,6 +65,7 @@ export async function readPlainKubeconfig(file: string, contextName?: string): P
     const cert = source('client-certificate', 'client-certificate-data', user);
     const key = source('client-key', 'client-key-data', user);
     const token = typeof user.token === 'string' && user.token ? user.token : undefined;
+    const tokenFile = typeof user.tokenFile === 'string' && user.tokenFile ? path.resolve(dir, user.tokenFile) : undefined;
     return {
       server: cluster.server,
       namespace: typeof context.namespace === 'string' && context.namespace ? context.namespace : undefined,
@@ -78,7 +80,9 @@ export async function readPlainKubeconfig(file: string, contextName?: string): P
           const keyBytes = bytes(key);
           if (keyBytes) opts.key = keyBytes;
           const headers = (opts.headers ??= {}) as http.OutgoingHttpHeaders;
+          // kubectl: an inline token wins over a tokenFile, which is read at each request.
           if (token) headers.Authorization = `Bearer ${token}`;
+          else if (tokenFile) headers.Authorization = `Bearer ${readTokenFile(tokenFile)}`;
           // A fresh agent per request with these TLS settings, as client-node makes one.
           const agent: https.AgentOptions = { ca: opts.ca, cert: opts.cert, key: opts.key };
           if (opts.rejectUnauthorized !== undefined) agent.rejectUnauthorized = opts.rejectUnauthorized;

@@ -8,6 +8,7 @@ import { VconsoleError, describeError } from '../../errors.js';
 import { formatHostPort } from '../../net/host-port.js';
 import { requestJson } from '../../net/http-json.js';
 import { readPlainKubeconfig, type KubeCredentials } from './kubeconfig-plain.js';
+import { tokenFileOfUser, withTokenFile } from './kubeconfig-token-file.js';
 import type { ConsoleSubresource } from './api-paths.js';
 
 export interface KubeAccess {
@@ -113,7 +114,11 @@ async function load(options: KubeAccessOptions, environment: KubeEnvironment): P
     config.clusters = config.clusters.map((c) => (c === cluster ? { ...c, skipTLSVerify: true } : c));
   }
   const namespace = options.namespace || config.getContextObject(config.getCurrentContext())?.namespace || 'default';
-  return { config, server: cluster.server.replace(/\/+$/, ''), namespace };
+  // client-node drops a user's tokenFile: read it from the files it was loaded from.
+  const userName = config.getCurrentUser()?.name;
+  const files = options.kubeconfig ? [options.kubeconfig] : kubeconfigFiles(environment);
+  const tokenFile = userName ? await tokenFileOfUser(files, userName) : undefined;
+  return { config: tokenFile ? withTokenFile(config, tokenFile) : config, server: cluster.server.replace(/\/+$/, ''), namespace };
 }
 
 /**
@@ -198,12 +203,25 @@ export async function requestOptions(access: KubeAccess, extra: https.RequestOpt
   try {
     await access.config.applyToHTTPSOptions(opts);
   } catch (err) {
-    throw new VconsoleError(`cannot get Kubernetes credentials: ${describeError(err)}`, {
+    throw new VconsoleError(`cannot get Kubernetes credentials: ${credentialFailure(err)}`, {
       cause: err,
       hint: 'check the kubeconfig user (exec plugin, token or certificate)',
     });
   }
   return opts;
+}
+
+/**
+ * What went wrong getting credentials. client-node rejects a failing exec plugin with the plugin's whole stderr
+ * as the message (newlines and all, empty when it printed nothing): its first non-empty line says it.
+ */
+function credentialFailure(err: unknown): string {
+  if (!(err instanceof Error) || err instanceof VconsoleError || 'code' in err) return describeError(err);
+  const line = err.message
+    .split('\n')
+    .map((l) => l.trim())
+    .find(Boolean);
+  return describeError(new Error(line ?? 'the exec credential plugin failed and printed nothing on stderr'));
 }
 
 interface KubeStatus {
