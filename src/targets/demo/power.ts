@@ -19,7 +19,7 @@ function readPhases(file: string): Record<string, DemoPhase> {
     const parsed: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return {};
     const phases: Record<string, DemoPhase> = {};
-    for (const [name, phase] of Object.entries(parsed)) if (phase === 'Stopped' || phase === 'Paused') phases[name] = phase;
+    for (const [name, phase] of Object.entries(parsed as Record<string, unknown>)) if (phase === 'Stopped' || phase === 'Paused') phases[name] = phase;
     return phases;
   } catch {
     // No file (nothing powered yet) or a damaged one: every demo VM runs.
