@@ -29,7 +29,9 @@ export function addPowerCommand(program: Command, targetHelp: string, io: Comman
 
 Each provider does the action as its own CLI does (libvirt: virsh start, destroy for stop,
 shutdown, reboot for restart, reset, suspend, resume; KubeVirt: virtctl start, stop, restart,
-pause, unpause, with --force --grace-period=0 for stop and reset). An action a provider lacks, or one the
+pause, unpause, with --force --grace-period=0 for stop and reset; OpenStack: server start,
+stop, reboot [--hard], pause, unpause; Proxmox VE: qm start, stop, shutdown, reboot, reset,
+suspend, resume). An action a provider lacks, or one the
 user may not ask, is refused before any VM acts. On a terminal vconsole asks y/N naming every
 VM first (--yes skips it; without a terminal --yes is needed). Each VM gets one line on stderr:
 when, who, which VM, what was done; the exit code is 1 if any failed.
