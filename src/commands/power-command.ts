@@ -7,7 +7,7 @@ import { addFlags, type FlagLayout, type TargetFlags } from './flags.js';
 import { withGlobalOptions } from './global-flags.js';
 import type { CommandFlagsIn } from '../flags/command-flags.js';
 
-export const POWER_FLAGS = [
+const POWER_FLAGS = [
   switchOption('yes', { flags: '--yes', help: 'act without asking (needed when there is no terminal to ask on)', section: 'own' }),
 ] as const;
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { VconsoleError } from '../../errors.js';
 import type { PowerAction, PowerStep } from '../capabilities.js';
 
-export type DemoPhase = 'Running' | 'Stopped' | 'Paused';
+type DemoPhase = 'Running' | 'Stopped' | 'Paused';
 
 /** The file: `$XDG_STATE_HOME/vconsole/demo-power.json` (`~/.local/state/...`), name to phase. */
 export function demoPowerFile(env: NodeJS.ProcessEnv = process.env): string {
@@ -19,7 +19,8 @@ function readPhases(file: string): Record<string, DemoPhase> {
     const parsed: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return {};
     const phases: Record<string, DemoPhase> = {};
-    for (const [name, phase] of Object.entries(parsed as Record<string, unknown>)) if (phase === 'Stopped' || phase === 'Paused') phases[name] = phase;
+    for (const [name, phase] of Object.entries(parsed as Record<string, unknown>))
+      if (phase === 'Stopped' || phase === 'Paused') phases[name] = phase;
     return phases;
   } catch {
     // No file (nothing powered yet) or a damaged one: every demo VM runs.

@@ -43,7 +43,7 @@ const KUBEVIRT_POWER: Readonly<Record<PowerAction, KubevirtPowerRequest>> = {
 };
 
 /** `/apis/subresources.kubevirt.io/v1/namespaces/NS/RESOURCE/NAME/SUBRESOURCE`, names encoded. */
-export function powerPath(namespace: string, name: string, resource: PowerResource, subresource: string): string {
+function powerPath(namespace: string, name: string, resource: PowerResource, subresource: string): string {
   return `/apis/subresources.kubevirt.io/v1/namespaces/${encodeURIComponent(namespace)}/${resource}/${encodeURIComponent(name)}/${subresource}`;
 }
 

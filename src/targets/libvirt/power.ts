@@ -17,11 +17,6 @@ const VIRSH_POWER: Readonly<Record<PowerAction, { command: string; from: readonl
   resume: { command: 'resume', from: ['paused'], done: 'resumed' },
 };
 
-/** The virsh command an action runs (for messages and tests). */
-export function virshPowerCommand(action: PowerAction): string {
-  return VIRSH_POWER[action].command;
-}
-
 /**
  * Checks (`virsh domstate`: the domain is there and in a state the action acts from) or does the
  * action (`virsh COMMAND -- DOMAIN`); resolves with the log line's words.
