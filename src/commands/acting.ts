@@ -88,12 +88,12 @@ export async function actOnConsoles(
  * The action's log line: when it was done (UTC, to the second), who did it (this machine's user),
  * which console, and what (`typed 26 characters`: a length, never the text, which may be a password).
  */
-function actionLine(when: Date, who: string, target: string, what: string): string {
+export function actionLine(when: Date, who: string, target: string, what: string): string {
   return `${when.toISOString().replace(/\.\d+Z$/, 'Z')} ${who} ${target}: ${what}`;
 }
 
 /** The user acting: the account vconsole runs as. */
-function actingUser(): string {
+export function actingUser(): string {
   try {
     return os.userInfo().username;
   } catch {

@@ -185,7 +185,7 @@ export const COMMAND_FLAGS = [
     flags: '--via <[user@]host[:port]>',
     help: "resolve and dial the consoles on that host through your own ssh (vconsole install --via HOST puts vconsole there); default: the config file's via",
     section: 'via',
-    commands: [...SERVING, 'console', 'screenshot', 'type', 'send', 'list'],
+    commands: [...SERVING, 'console', 'screenshot', 'type', 'send', 'power', 'list'],
     parse: (text) => parseViaAddress(text).text,
     config: stringKey('via'),
   }),

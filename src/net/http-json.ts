@@ -4,7 +4,7 @@ import { VconsoleError, describeSystemError, isTlsError } from '../errors.js';
 import { HTTP_BODY_LIMIT_BYTES, HTTP_REQUEST_TIMEOUT_MS } from '../limits.js';
 
 interface HttpJsonRequest {
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PUT';
   headers?: Record<string, string>;
   /** Sent as JSON. */
   body?: unknown;

@@ -7,6 +7,13 @@
 /** A connection file's settings, key to value, as remote-viewer's `[virt-viewer]` section holds them. */
 export type ConnectionFileSettings = Readonly<Record<string, string | number>>;
 
+/** What `vconsole power` can ask of a VM, in words common to every provider (each maps them to its platform's own). */
+export const POWER_ACTIONS = ['start', 'stop', 'restart', 'reset', 'pause', 'resume', 'shutdown'] as const;
+export type PowerAction = (typeof POWER_ACTIONS)[number];
+
+/** `check` makes sure the action can be asked (the provider offers it, the user may) and does nothing; `act` does it. */
+export type PowerStep = 'check' | 'act';
+
 export interface TargetCapabilities {
   /**
    * A console only a browser shows (its kind's carriage is `browser`, e.g. Nova's rdp-html5
@@ -21,6 +28,13 @@ export interface TargetCapabilities {
    * each call. They hold a one-time password: written only to a private file, never logged.
    */
   connectionFile?(signal: AbortSignal): Promise<ConnectionFileSettings>;
+  /**
+   * Changes the VM's power state through the platform's own API, as its CLI does (virsh
+   * destroy, KubeVirt's stop subresource, ...). With `check` it only makes sure it could: a
+   * UsageError for an action the provider lacks, an error for one the user may not ask. It
+   * resolves with what was done in a few words (`stopped (virsh destroy)`).
+   */
+  power?(signal: AbortSignal, action: PowerAction, step: PowerStep): Promise<string>;
 }
 
 export type CapabilityName = keyof TargetCapabilities;
@@ -28,6 +42,7 @@ export type CapabilityName = keyof TargetCapabilities;
 /** What each capability answers, checked where an answer crosses a boundary (--via): a wrong one is refused. */
 export const CAPABILITY_ANSWERS: { readonly [Name in CapabilityName]-?: (answer: unknown) => boolean } = {
   browserUrl: (answer) => typeof answer === 'string',
+  power: (answer) => typeof answer === 'string',
   connectionFile: (answer) =>
     !!answer &&
     typeof answer === 'object' &&

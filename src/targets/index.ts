@@ -6,8 +6,8 @@
  * and which only a command that resolves or lists targets imports. src/commands import src/targets
  * only through these two (docs/ARCHITECTURE.md, "Walls").
  */
-export { CAPABILITY_NAMES, offeredCapabilities } from './capabilities.js';
-export type { CapabilityName } from './capabilities.js';
+export { CAPABILITY_NAMES, POWER_ACTIONS, offeredCapabilities } from './capabilities.js';
+export type { CapabilityName, PowerAction } from './capabilities.js';
 export { oneOf, splitConsoleType } from './console-type.js';
 export { switchOption, valueOption, valuesOf } from './option-group.js';
 export type { FlagSelection, FlagsOf, OptionDeclaration, OptionSection } from './option-group.js';

@@ -4,6 +4,13 @@ import type { DemoRfbServer } from '../../rfb/demo/server.js';
 import { dialSocket } from '../dial/socket.js';
 import { fixedConsoleType } from '../console-type.js';
 import type { ConsoleProvider, ConsoleTarget, ListedVm } from '../types.js';
+import type { TargetCapabilities } from '../capabilities.js';
+import { demoPhase, demoPower } from './power.js';
+
+/** Every demo VM can be powered: its state is a file's (src/targets/demo/power.ts), every action is offered. */
+function demoCapabilities(name: string): TargetCapabilities {
+  return { power: async (_signal, action, step) => demoPower(name, action, step) };
+}
 
 /** A demo name: 1 to 63 characters, letters, digits, ".", "_" or "-", starting with a letter or digit. */
 const NAME_MAX_CHARS = 63;
@@ -51,6 +58,7 @@ function demoSerialTarget(input: string, name: string): ConsoleTarget {
     name: `demo:${name}`,
     provider: 'demo',
     facts: { inProcess: true, consoleType: 'serial' },
+    capabilities: demoCapabilities(name),
     async dial() {
       const { DemoSerialLine } = await import('./serial-shell.js');
       return new DemoSerialLine(name);
@@ -69,6 +77,7 @@ function demoTarget(input: string, name: string): ConsoleTarget {
     provider: 'demo',
     // A demo VM lives in its process: another vconsole's demo:NAME is another VM.
     facts: { inProcess: true, consoleType: 'vnc' },
+    capabilities: demoCapabilities(name),
     async dial({ signal }) {
       if (released) throw new VconsoleError('the demo console was closed');
       held ??= acquireServer(name);
@@ -132,6 +141,11 @@ export const demoProvider: ConsoleProvider = {
       : demoTarget(spec.raw, name);
   },
   list() {
-    return Promise.resolve(LISTED_DEMO_VMS.map((vm) => ({ ...vm })));
+    return Promise.resolve(
+      LISTED_DEMO_VMS.map((vm) => {
+        const state = demoPhase(vm.name);
+        return { ...vm, state, console: state !== 'Stopped' };
+      }),
+    );
   },
 };

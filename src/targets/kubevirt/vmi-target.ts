@@ -2,6 +2,7 @@
  * One KubeVirt VMI as a console target: where it is (the kubeconfig's server and namespace),
  * its pre-flight (preflight.ts), the websocket dial of its console subresource, and its state.
  */
+import type { TargetCapabilities } from '../capabilities.js';
 import { VconsoleError } from '../../errors.js';
 import {
   KubeApiError,
@@ -40,6 +41,13 @@ export class KubevirtTarget implements ConsoleTarget {
   private readonly auto: boolean;
   /** The VMI the last pre-flight read. */
   private checkedVmi?: VirtualMachineInstance;
+  /** virtctl's start, stop, restart, pause and unpause, through the same API access (power.ts). */
+  readonly capabilities: TargetCapabilities = {
+    power: async (signal, action, step) => {
+      const { powerVm } = await import('./power.js');
+      return powerVm(await this.locate(), this.vmName, action, step, signal);
+    },
+  };
   /** The VMI the last serial dial went to (serial-takeover.ts). */
   private served?: ServedVmi;
 

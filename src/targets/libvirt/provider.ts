@@ -17,6 +17,7 @@ import type { ConsoleAddress, DomainConsoles } from './domain-xml.js';
 import { MissingProgramError, VirshError, runVirsh } from './host-command.js';
 import { isNoSuchDomain } from './state.js';
 import { didYouMean } from '../../text/near-names.js';
+import type { PowerAction, PowerStep, TargetCapabilities } from '../capabilities.js';
 
 /** What a domain can offer: `auto` takes its first graphics (VNC or SPICE, in its definition's order), else its serial console. */
 const LIBVIRT_CONSOLE_TYPES: readonly ConsoleType[] = ['vnc', 'spice', 'serial'];
@@ -39,6 +40,7 @@ class LibvirtTarget implements ConsoleTarget {
   readonly provider = 'libvirt';
   readonly name: string;
   readonly facts: TargetFacts;
+  readonly capabilities: TargetCapabilities = { power: (signal, action, step) => this.power(signal, action, step) };
   private recent?: { at: number; consoles: Promise<DomainConsoles> };
   private toldPassword = false;
 
@@ -79,6 +81,17 @@ class LibvirtTarget implements ConsoleTarget {
   async followState(context: VmStateContext): Promise<void> {
     const { followDomain } = await import('./state.js');
     await followDomain(this.connection, this.domain, context);
+  }
+
+  /** virsh's start, destroy, shutdown, reboot, reset, suspend or resume on the domain (src/targets/libvirt/power.ts). */
+  private async power(signal: AbortSignal, action: PowerAction, step: PowerStep): Promise<string> {
+    const { powerDomain } = await import('./power.js');
+    try {
+      return await powerDomain(this.connection, this.domain, action, step, signal);
+    } catch (err) {
+      if (isNoSuchDomain(err)) throw await this.noSuchDomain(signal);
+      throw err;
+    }
   }
 
   private over(): string {

@@ -40,7 +40,12 @@ export class OpenStackTarget implements ConsoleTarget {
   /** `auto` asks Nova what it serves in the pre-flight: until then the type is VNC by guess (`consoleTypeTentative`). */
   readonly facts: TargetFacts;
   /** RDP and WebMKS are pages of the cloud's own (`browserUrl`). */
-  readonly capabilities: TargetCapabilities = { browserUrl: (signal) => this.browserUrl(signal) };
+  readonly capabilities: TargetCapabilities = {
+    browserUrl: (signal) => this.browserUrl(signal),
+    // os-start, os-stop, reboot SOFT/HARD, pause, unpause (power.ts)
+    power: (signal, action, step) =>
+      this.guard(async () => (await import('./power.js')).powerServer((await this.connect()).compute, this.server, action, step, signal)),
+  };
   /** The console URL the `auto` pre-flight was given: the first dial takes it while it is fresh. */
   private probed?: { url: string; at: number };
   /** SPICE: the console URL the connections of one session share. */

@@ -71,7 +71,9 @@ class PveTarget implements ConsoleTarget {
     this.name = `pve:${'vmid' in ref ? ref.vmid : ref.name}`;
     const asked = options.consoleType ?? 'auto';
     this.facts = { consoleType: asked === 'auto' ? 'vnc' : asked, consoleTypeTentative: asked === 'auto', consolePasswordPerDial: true };
-    if (asked === 'spice') this.capabilities = { connectionFile: (signal) => this.spiceSettings(signal) };
+    const power: TargetCapabilities['power'] = (signal, action, step) =>
+      this.guard(async () => (await import('./power.js')).powerGuest(await this.connect(), await this.guest(signal), action, step, signal));
+    this.capabilities = asked === 'spice' ? { power, connectionFile: (signal) => this.spiceSettings(signal) } : { power };
   }
 
   /**

@@ -1,0 +1,111 @@
+// A KubeVirt VM's power, as virtctl asks for it: a PUT on the subresource of the VirtualMachine
+// (start, stop, restart) or of its VMI (pause, unpause), through the same API server access as
+// the consoles. The check is a SelfSubjectAccessReview for "update" on that subresource, so a
+// missing RBAC rule is named before any VM acts.
+import { VconsoleError } from '../../errors.js';
+import { requestJson } from '../../net/http-json.js';
+import type { PowerAction, PowerStep } from '../capabilities.js';
+import { requestKubeJson, requestOptions, statusMessage } from './kubernetes-api.js';
+import type { VmiLocation } from './preflight.js';
+
+type PowerResource = 'virtualmachines' | 'virtualmachineinstances';
+
+interface KubevirtPowerRequest {
+  resource: PowerResource;
+  subresource: string;
+  /** StopOptions / RestartOptions: a grace period of 0 is virtctl's --force --grace-period=0. */
+  body: object;
+  /** What virtctl would be run as, for the log line. */
+  virtctl: string;
+  done: string;
+}
+
+const KUBEVIRT_POWER: Readonly<Record<PowerAction, KubevirtPowerRequest>> = {
+  start: { resource: 'virtualmachines', subresource: 'start', body: {}, virtctl: 'start', done: 'asked to start' },
+  stop: {
+    resource: 'virtualmachines',
+    subresource: 'stop',
+    body: { gracePeriod: 0 },
+    virtctl: 'stop --force --grace-period=0',
+    done: 'asked to stop',
+  },
+  shutdown: { resource: 'virtualmachines', subresource: 'stop', body: {}, virtctl: 'stop', done: 'asked to shut down' },
+  restart: { resource: 'virtualmachines', subresource: 'restart', body: {}, virtctl: 'restart', done: 'asked to restart' },
+  reset: {
+    resource: 'virtualmachines',
+    subresource: 'restart',
+    body: { gracePeriodSeconds: 0 },
+    virtctl: 'restart --force --grace-period=0',
+    done: 'asked to reset',
+  },
+  pause: { resource: 'virtualmachineinstances', subresource: 'pause', body: {}, virtctl: 'pause vm', done: 'paused' },
+  resume: { resource: 'virtualmachineinstances', subresource: 'unpause', body: {}, virtctl: 'unpause vm', done: 'resumed' },
+};
+
+/** `/apis/subresources.kubevirt.io/v1/namespaces/NS/RESOURCE/NAME/SUBRESOURCE`, names encoded. */
+function powerPath(namespace: string, name: string, resource: PowerResource, subresource: string): string {
+  return `/apis/subresources.kubevirt.io/v1/namespaces/${encodeURIComponent(namespace)}/${resource}/${encodeURIComponent(name)}/${subresource}`;
+}
+
+/** Checks (the user may "update" the subresource) or does the action; resolves with the log line's words. */
+export async function powerVm(
+  location: VmiLocation,
+  name: string,
+  action: PowerAction,
+  step: PowerStep,
+  signal: AbortSignal,
+): Promise<string> {
+  const request = KUBEVIRT_POWER[action];
+  if (step === 'check') {
+    await mayUpdate(location, name, request, signal);
+    return 'can';
+  }
+  const { access, namespace } = location;
+  const url = new URL(access.server + powerPath(namespace, name, request.resource, request.subresource));
+  const res = await requestJson(url, {
+    method: 'PUT',
+    body: request.body,
+    signal,
+    service: 'the Kubernetes API',
+    transport: await requestOptions(access),
+    tlsHint: "check the cluster's certificate-authority in the kubeconfig (or insecure-skip-tls-verify)",
+    unreachableHint: `check that the API server ${url.host} is reachable`,
+  });
+  if (res.status < 200 || res.status > 299) throw new VconsoleError(`virtctl ${request.virtctl}: ${statusMessage(res.text, res.status)}`);
+  return `${request.done} (virtctl ${request.virtctl})`;
+}
+
+/** A SelfSubjectAccessReview for "update" on the subresource: a refusal names the rule to ask for. Clusters that do not answer are not held against the user. */
+async function mayUpdate(
+  { access, namespace }: VmiLocation,
+  name: string,
+  request: KubevirtPowerRequest,
+  signal: AbortSignal,
+): Promise<void> {
+  const attributes = {
+    namespace,
+    verb: 'update',
+    group: 'subresources.kubevirt.io',
+    resource: request.resource,
+    subresource: request.subresource,
+    name,
+  };
+  const review = { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: attributes } };
+  let allowed: boolean | undefined;
+  try {
+    const answer = await requestKubeJson<{ status?: { allowed?: boolean } }>(
+      access,
+      'POST',
+      '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+      review,
+      signal,
+    );
+    allowed = answer.status?.allowed;
+  } catch {
+    return;
+  }
+  if (allowed === false)
+    throw new VconsoleError(`forbidden: you may not update ${request.resource}/${request.subresource} in namespace "${namespace}"`, {
+      hint: `ask for RBAC "update" on ${request.resource}/${request.subresource} in API group subresources.kubevirt.io`,
+    });
+}
