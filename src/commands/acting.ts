@@ -70,30 +70,44 @@ export async function actOnConsoles(
     const results = await Promise.allSettled(targets.map((target) => actOn(target, joining.wrap(target), password, action, allPlanned)));
     const refused = allPlanned.refusal();
     if (refused) throw refused;
-    let failed = 0;
-    results.forEach((result, i) => {
-      if (result.status === 'fulfilled') say(actionLine(new Date(), actingUser(), targets[i].name, result.value));
-      else {
-        failed++;
-        io.stderr.write(`${errorLine(namingTarget(targets[i].name, result.reason))}\n`);
-      }
-    });
-    return failed > 0 ? 1 : 0;
+    return reportActions(results, targets, (done) => done, io);
   } finally {
     via?.close();
   }
 }
 
 /**
+ * One line per target once its action settled: the action's log line for each done, the error
+ * line for each failed; the exit code (1 if any failed).
+ */
+export function reportActions<T>(
+  results: readonly PromiseSettledResult<T>[],
+  targets: readonly ConsoleTarget[],
+  what: (done: T) => string,
+  io: CommandIo,
+): number {
+  let failed = 0;
+  results.forEach((result, i) => {
+    if (result.status === 'fulfilled')
+      io.stderr.write(`${terminalSafe(actionLine(new Date(), actingUser(), targets[i].name, what(result.value)))}\n`);
+    else {
+      failed++;
+      io.stderr.write(`${errorLine(namingTarget(targets[i].name, result.reason))}\n`);
+    }
+  });
+  return failed > 0 ? 1 : 0;
+}
+
+/**
  * The action's log line: when it was done (UTC, to the second), who did it (this machine's user),
  * which console, and what (`typed 26 characters`: a length, never the text, which may be a password).
  */
-export function actionLine(when: Date, who: string, target: string, what: string): string {
+function actionLine(when: Date, who: string, target: string, what: string): string {
   return `${when.toISOString().replace(/\.\d+Z$/, 'Z')} ${who} ${target}: ${what}`;
 }
 
 /** The user acting: the account vconsole runs as. */
-export function actingUser(): string {
+function actingUser(): string {
   try {
     return os.userInfo().username;
   } catch {

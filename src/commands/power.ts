@@ -6,7 +6,7 @@ import { UsageError, errorLine } from '../errors.js';
 import { POWER_ACTIONS, type ConsoleTarget, type PowerAction } from '../targets/index.js';
 import { askYesNo, canAsk, type PromptTerminal } from '../terminal/yes-no.js';
 import { terminalSafe } from '../text/terminal-text.js';
-import { actingUser, actionLine } from './acting.js';
+import { reportActions } from './acting.js';
 import { namingTarget, type CommandIo } from './command-io.js';
 import type { TargetFlags } from './flags.js';
 import { resolveTargets, targetOptionsFrom } from './target-options.js';
@@ -87,15 +87,7 @@ export async function runPowerCommand(
       return 1;
     }
     const results = await onEach(targets, (target) => powerOf(target)(AbortSignal.timeout(POWER_TIMEOUT_MS), action, 'act'));
-    let failed = 0;
-    results.forEach((result, i) => {
-      if (result.status === 'fulfilled') say(actionLine(new Date(), actingUser(), targets[i].name, `power ${action}: ${result.value}`));
-      else {
-        failed++;
-        io.stderr.write(`${errorLine(namingTarget(targets[i].name, result.reason))}\n`);
-      }
-    });
-    return failed > 0 ? 1 : 0;
+    return reportActions(results, targets, (done) => `power ${action}: ${done}`, io);
   } finally {
     via?.close();
   }

@@ -5,8 +5,9 @@
 import { VconsoleError } from '../../errors.js';
 import { requestJson } from '../../net/http-json.js';
 import type { PowerAction, PowerStep } from '../capabilities.js';
-import { requestKubeJson, requestOptions, statusMessage } from './kubernetes-api.js';
+import { requestOptions, statusMessage } from './kubernetes-api.js';
 import type { VmiLocation } from './preflight.js';
+import { reviewAccess } from './access-review.js';
 
 type PowerResource = 'virtualmachines' | 'virtualmachineinstances';
 
@@ -82,28 +83,11 @@ async function mayUpdate(
   request: KubevirtPowerRequest,
   signal: AbortSignal,
 ): Promise<void> {
-  const attributes = {
-    namespace,
-    verb: 'update',
-    group: 'subresources.kubevirt.io',
-    resource: request.resource,
-    subresource: request.subresource,
-    name,
-  };
-  const review = { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: attributes } };
-  let allowed: boolean | undefined;
-  try {
-    const answer = await requestKubeJson<{ status?: { allowed?: boolean } }>(
-      access,
-      'POST',
-      '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
-      review,
-      signal,
-    );
-    allowed = answer.status?.allowed;
-  } catch {
-    return;
-  }
+  const allowed = await reviewAccess(
+    access,
+    { namespace, verb: 'update', resource: request.resource, subresource: request.subresource, name },
+    signal,
+  );
   if (allowed === false)
     throw new VconsoleError(`forbidden: you may not update ${request.resource}/${request.subresource} in namespace "${namespace}"`, {
       hint: `ask for RBAC "update" on ${request.resource}/${request.subresource} in API group subresources.kubevirt.io`,

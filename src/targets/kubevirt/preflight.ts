@@ -6,7 +6,8 @@
  * order: the VMI's (missing, not running, no such console) before a refused review.
  */
 import { VconsoleError } from '../../errors.js';
-import { KubeApiError, getJson, requestKubeJson, type KubeAccess } from './kubernetes-api.js';
+import { reviewAccess } from './access-review.js';
+import { KubeApiError, getJson, type KubeAccess } from './kubernetes-api.js';
 import { readVm, vmIsStopped, type VirtualMachineInstance } from './vms.js';
 import { CONSOLE_SUBRESOURCE, vmiConsoleProblem, type KubevirtConsoleType } from './vmi-consoles.js';
 import { kubevirtPath, type ConsoleSubresource } from './api-paths.js';
@@ -103,36 +104,12 @@ async function mayOpen(
 }
 
 /** One SelfSubjectAccessReview for the console of VMI `name`, or of every VMI of the namespace; undefined when unanswered. */
-async function askReview(
+function askReview(
   { access, namespace }: VmiLocation,
   name: string | undefined,
   subresource: ConsoleSubresource,
   signal?: AbortSignal,
 ): Promise<boolean | undefined> {
-  const review = {
-    apiVersion: 'authorization.k8s.io/v1',
-    kind: 'SelfSubjectAccessReview',
-    spec: {
-      resourceAttributes: {
-        namespace,
-        verb: 'get',
-        group: 'subresources.kubevirt.io',
-        resource: 'virtualmachineinstances',
-        subresource,
-        ...(name === undefined ? {} : { name }),
-      },
-    },
-  };
-  try {
-    const answer = await requestKubeJson<{ status?: { allowed?: boolean } }>(
-      access,
-      'POST',
-      '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
-      review,
-      signal,
-    );
-    return answer.status?.allowed;
-  } catch {
-    return undefined;
-  }
+  const asked = { namespace, verb: 'get', resource: 'virtualmachineinstances', subresource } as const;
+  return reviewAccess(access, name === undefined ? asked : { ...asked, name }, signal);
 }
