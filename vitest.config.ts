@@ -2,9 +2,10 @@ import { defineConfig } from 'vitest/config';
 
 // `npm test` runs three projects in two groups, one after the other: the unit tests (src/**) and
 // the integration tests (test/**, but for test/e2e and test/package), two files at a time; then
-// the end-to-end files (test/e2e, vitest.e2e.config.ts) two at a time, once the others are done:
-// each starts VMs and an X server. Each end-to-end file skips with a one-line reason when a real
-// program it needs is missing (VCONSOLE_E2E=required makes that a failure instead). The single-executable smoke test runs
+// the end-to-end files (test/e2e, vitest.e2e.config.ts) one at a time, since each starts VMs and
+// an X server and a 2-core machine has no room for them beside other files. Each
+// end-to-end file skips with a one-line reason when a real program it needs is missing
+// (VCONSOLE_E2E=required makes that a failure instead). The single-executable smoke test runs
 // from vitest.sea.config.ts after `npm run package`.
 export default defineConfig({
   test: {
