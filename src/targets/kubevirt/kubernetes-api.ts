@@ -9,6 +9,14 @@ import { formatHostPort } from '../../net/host-port.js';
 import { requestJson } from '../../net/http-json.js';
 import { readPlainKubeconfig, type KubeCredentials } from './kubeconfig-plain.js';
 import { tokenFileOfUser, withTokenFile } from './kubeconfig-token-file.js';
+import {
+  applyImpersonation,
+  chooseImpersonation,
+  impersonationOfUser,
+  impersonationRefusal,
+  type Impersonation,
+  type KubeconfigImpersonation,
+} from './impersonation.js';
 import type { ConsoleSubresource } from './api-paths.js';
 
 export interface KubeAccess {
@@ -18,12 +26,16 @@ export interface KubeAccess {
   server: string;
   /** Namespace from -n, else the context's, else `default`. */
   namespace: string;
+  /** Who the API server acts as (--as, --as-group, the kubeconfig user's as, as-groups): impersonation.ts. */
+  impersonation?: Impersonation;
 }
 
 interface KubeAccessOptions {
   kubeconfig?: string;
   context?: string;
   namespace?: string;
+  impersonateUser?: string;
+  impersonateGroups?: string[];
 }
 
 /**
@@ -56,6 +68,8 @@ export function loadKubeAccess(options: KubeAccessOptions, environment: KubeEnvi
     options.kubeconfig,
     options.context,
     options.namespace,
+    options.impersonateUser,
+    options.impersonateGroups,
     env.KUBECONFIG,
     homeDir,
     serviceAccountDir,
@@ -71,6 +85,16 @@ export function loadKubeAccess(options: KubeAccessOptions, environment: KubeEnvi
 }
 
 async function load(options: KubeAccessOptions, environment: KubeEnvironment): Promise<KubeAccess> {
+  const { access, kubeconfigImpersonation } = await loadCredentials(options, environment);
+  const flags = { user: options.impersonateUser, groups: options.impersonateGroups };
+  return { ...access, impersonation: chooseImpersonation(flags, kubeconfigImpersonation) };
+}
+
+/** The kubeconfig's cluster and credentials, and what its user says about impersonation. */
+async function loadCredentials(
+  options: KubeAccessOptions,
+  environment: KubeEnvironment,
+): Promise<{ access: KubeAccess; kubeconfigImpersonation: KubeconfigImpersonation }> {
   const plain = await loadPlain(options, environment);
   if (plain) return plain;
   const { KubeConfig } = await import('@kubernetes/client-node');
@@ -118,7 +142,10 @@ async function load(options: KubeAccessOptions, environment: KubeEnvironment): P
   const userName = config.getCurrentUser()?.name;
   const files = options.kubeconfig ? [options.kubeconfig] : kubeconfigFiles(environment);
   const tokenFile = userName ? await tokenFileOfUser(files, userName) : undefined;
-  return { config: tokenFile ? withTokenFile(config, tokenFile) : config, server: cluster.server.replace(/\/+$/, ''), namespace };
+  // client-node reads a user's `as` but drops its `as-groups`: both are read here (impersonation.ts).
+  const kubeconfigImpersonation = userName ? await impersonationOfUser(files, userName) : {};
+  const credentials = tokenFile ? withTokenFile(config, tokenFile) : config;
+  return { access: { config: credentials, server: cluster.server.replace(/\/+$/, ''), namespace }, kubeconfigImpersonation };
 }
 
 /**
@@ -126,16 +153,20 @@ async function load(options: KubeAccessOptions, environment: KubeEnvironment): P
  * kubeconfig-plain.ts); undefined sends load() the long way (merged files, in-cluster, exec
  * plugins, errors worded by client-node).
  */
-async function loadPlain(options: KubeAccessOptions, environment: KubeEnvironment): Promise<KubeAccess | undefined> {
+async function loadPlain(
+  options: KubeAccessOptions,
+  environment: KubeEnvironment,
+): Promise<{ access: KubeAccess; kubeconfigImpersonation: KubeconfigImpersonation } | undefined> {
   const files = options.kubeconfig ? [options.kubeconfig] : kubeconfigFiles(environment);
   if (files.length !== 1 || !fs.existsSync(files[0])) return undefined;
   const plain = await readPlainKubeconfig(files[0], options.context);
   if (!plain) return undefined;
-  return {
+  const access = {
     config: plain.credentials,
     server: plain.server.replace(/\/+$/, ''),
     namespace: options.namespace || plain.namespace || 'default',
   };
+  return { access, kubeconfigImpersonation: plain.impersonation };
 }
 
 /**
@@ -208,6 +239,7 @@ export async function requestOptions(access: KubeAccess, extra: https.RequestOpt
       hint: 'check the kubeconfig user (exec plugin, token or certificate)',
     });
   }
+  applyImpersonation((opts.headers ??= {}) as http.OutgoingHttpHeaders, access.impersonation);
   return opts;
 }
 
@@ -267,7 +299,10 @@ export async function requestKubeJson<T>(
     tlsHint: "check the cluster's certificate-authority in the kubeconfig (or insecure-skip-tls-verify)",
     unreachableHint: `check that the API server ${url.host} is reachable`,
   });
-  if (res.status < 200 || res.status > 299) throw new KubeApiError(res.status, statusMessage(res.text, res.status));
+  if (res.status < 200 || res.status > 299) {
+    const message = statusMessage(res.text, res.status);
+    throw impersonationRefusal(res.status, message) ?? new KubeApiError(res.status, message);
+  }
   return res.json<T>();
 }
 

@@ -8,6 +8,7 @@ import type { PowerAction, PowerStep } from '../capabilities.js';
 import { requestOptions, statusMessage } from './kubernetes-api.js';
 import type { VmiLocation } from './preflight.js';
 import { reviewAccess } from './access-review.js';
+import { impersonationRefusal } from './impersonation.js';
 
 type PowerResource = 'virtualmachines' | 'virtualmachineinstances';
 
@@ -72,7 +73,10 @@ export async function powerVm(
     tlsHint: "check the cluster's certificate-authority in the kubeconfig (or insecure-skip-tls-verify)",
     unreachableHint: `check that the API server ${url.host} is reachable`,
   });
-  if (res.status < 200 || res.status > 299) throw new VconsoleError(`virtctl ${request.virtctl}: ${statusMessage(res.text, res.status)}`);
+  if (res.status < 200 || res.status > 299) {
+    const message = statusMessage(res.text, res.status);
+    throw impersonationRefusal(res.status, message) ?? new VconsoleError(`virtctl ${request.virtctl}: ${message}`);
+  }
   return `${request.done} (virtctl ${request.virtctl})`;
 }
 
