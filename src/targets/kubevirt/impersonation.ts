@@ -63,7 +63,7 @@ export function chooseImpersonation(
   if (user) return { user, groups };
   if (flags.groups?.length) throw new UsageError('--as-group needs a user to impersonate', 'add --as USER');
   if (groups.length) {
-    throw new VconsoleError("the kubeconfig user has as-groups but no as (a user to impersonate)", {
+    throw new VconsoleError('the kubeconfig user has as-groups but no as (a user to impersonate)', {
       hint: 'add `as: USER` to the kubeconfig user, or pass --as USER',
     });
   }

@@ -63,8 +63,8 @@ function parseSelectorFlag(text: string): string {
 
 /** `--as`'s and `--as-group`'s parser: the value goes into an HTTP header (impersonation.ts), which has no line breaks. */
 function parseImpersonated(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(text)) throw new UsageError(`--as and --as-group take a name without control characters`, 'check the names given');
+  if (/[\u0000-\u001f\u007f]/.test(text))
+    throw new UsageError(`--as and --as-group take a name without control characters`, 'check the names given');
   return text;
 }
 
