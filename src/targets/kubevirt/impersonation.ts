@@ -79,10 +79,17 @@ export function applyImpersonation(headers: http.OutgoingHttpHeaders, impersonat
   if (impersonation.groups.length) headers['Impersonate-Group'] = [...impersonation.groups];
 }
 
-/** kube-apiserver's refusal to let the user impersonate (WithImpersonation: `User "y" cannot impersonate resource "users" ...`). */
+/** kube-apiserver's refusal to let the user impersonate. */
 export class ImpersonationRefusedError extends VconsoleError {}
 
-const CANNOT_IMPERSONATE = /cannot impersonate resource "([a-z]+)"/;
+/**
+ * The authorizer's words for a refused impersonation: legacy impersonation (`cannot impersonate resource "users"`,
+ * or groups, serviceaccounts, uids, userextras), and Kubernetes 1.36's constrained impersonation (ConstrainedImpersonation,
+ * beta and on by default), which reports its first mode's refusal on the request itself:
+ * `cannot impersonate-on:user-info:get resource "virtualmachineinstances"`.
+ */
+const CANNOT_IMPERSONATE = /cannot impersonate(?:-on:[a-z-]+:[a-z]+|:[a-z-]+)? resource "([a-z/]+)"/;
+const IMPERSONATED_KINDS = new Set(['users', 'groups', 'serviceaccounts', 'uids', 'userextras']);
 
 /**
  * The one line for a 403 that refuses the impersonation itself, naming the rule to ask for;
@@ -91,7 +98,8 @@ const CANNOT_IMPERSONATE = /cannot impersonate resource "([a-z]+)"/;
 export function impersonationRefusal(status: number, message: string): ImpersonationRefusedError | undefined {
   const resource = status === 403 ? CANNOT_IMPERSONATE.exec(message)?.[1] : undefined;
   if (!resource) return undefined;
+  const rule = IMPERSONATED_KINDS.has(resource) ? resource : 'users';
   return new ImpersonationRefusedError(`the API server refuses the impersonation: ${message}`, {
-    hint: `ask for RBAC "impersonate" on ${resource} in the core API group, or run without --as (and the kubeconfig user's as)`,
+    hint: `ask for RBAC "impersonate" on ${rule} in the core API group, or run without --as (and the kubeconfig user's as)`,
   });
 }

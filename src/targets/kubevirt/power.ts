@@ -67,6 +67,9 @@ export async function powerVm(
   const res = await requestJson(url, {
     method: 'PUT',
     body: request.body,
+    // client-go's Accept, as virtctl sends it: virt-api's power routes produce no JSON, and its router
+    // answers 406 Not Acceptable to `application/json` alone (seen with v1.8.4).
+    headers: { Accept: 'application/json, */*' },
     signal,
     service: 'the Kubernetes API',
     transport: await requestOptions(access),
