@@ -351,12 +351,15 @@ describe.skipIf(gate.skip)(gatedTitle('KubeVirt sessions through real kube-apise
       expect(await qemuStatus()).toBe('running');
       expect((await report(false)).status).toBe(200);
 
-      // virt-api's own answer once virt-handler took it: no WriteHeader after the forwarded PUT.
-      const direct = await kv.plane.admin.call(
-        'PUT',
-        `/apis/subresources.kubevirt.io/v1/namespaces/${NAMESPACE}/virtualmachineinstances/vm-a/pause`,
-        {},
-      );
+      // virt-api's own answers: 406 from its router to an Accept of JSON alone (the harness's client sends that), and
+      // once virt-handler took the PUT, nothing written (200).
+      const pausePath = `/apis/subresources.kubevirt.io/v1/namespaces/${NAMESPACE}/virtualmachineinstances/vm-a/pause`;
+      const jsonOnly = await kv.plane.admin.call('PUT', pausePath, {});
+      expect({ status: jsonOnly.status, body: jsonOnly.body }).toEqual({
+        status: 406,
+        body: '406: Not Acceptable\n\nAvailable representations: ',
+      });
+      const direct = await kv.plane.admin.call('PUT', pausePath, {}, { accept: 'application/json, */*' });
       expect({ status: direct.status, body: direct.body }).toEqual({ status: 200, body: '' });
       await kv.qemu.qmp.execute('cont');
     },

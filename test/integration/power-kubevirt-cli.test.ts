@@ -90,9 +90,9 @@ describe('vconsole power on KubeVirt', () => {
     const from = fixture.requests.length;
     expect((await runVconsole(['power', 'kubevirt:lab/db', 'pause', '--yes'], env())).code).toBe(0);
     expect(fixture.requests.slice(from).find((r) => r.method === 'PUT')?.headers.accept).toBe('application/json, */*');
-    const path = '/apis/subresources.kubevirt.io/v1/namespaces/lab/virtualmachineinstances/db/unpause';
+    const unpause = '/apis/subresources.kubevirt.io/v1/namespaces/lab/virtualmachineinstances/db/unpause';
     const res = await new Promise<[number, string]>((resolve, reject) => {
-      const req = https.request(`${fixture.url}${path}`, {
+      const req = https.request(`${fixture.url}${unpause}`, {
         method: 'PUT',
         ca: fixture.caPem,
         headers: { authorization: `Bearer ${fixture.token}`, accept: 'application/json' },
@@ -105,6 +105,6 @@ describe('vconsole power on KubeVirt', () => {
       req.on('error', reject);
       req.end();
     });
-    expect(res).toEqual([406, '406: Not Acceptable']);
+    expect(res).toEqual([406, '406: Not Acceptable\n\nAvailable representations: ']);
   });
 });
