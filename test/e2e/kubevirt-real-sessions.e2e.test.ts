@@ -1,7 +1,8 @@
 // vconsole's KubeVirt sessions against the real programs (issue 41 item 3, the part kubevirt-real.e2e.test.ts leaves):
 // selectors and --follow over real watches, `open` and joining, the pre-flight of a Role that grants only `console`,
 // takeover and preserveSession as real virt-api passes them to the virt-handler stand-in, a VMI that stops under an
-// open console, and a VM without a VMI. Built by scripts/kube/build.sh; see docs/DEVELOPING.md.
+// open console, a VM without a VMI, --as impersonation (issue 41 item 4) and `vconsole power` through real virt-api
+// (start, stop and restart as the VM object shows them; pause and resume forwarded to the stand-in). Built by scripts/kube/build.sh; see docs/DEVELOPING.md.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
@@ -30,6 +31,8 @@ let env: NodeJS.ProcessEnv;
 let tokenConfig: string;
 /** The exec-plugin user may read VMs and open only the serial console in vconsole-e2e. */
 let consoleOnlyConfig: string;
+/** The harness's own user (system:masters): may impersonate, and change VMs' power. */
+let adminConfig: string;
 
 const VMA = `${NAMESPACE}/vm-a`;
 /** virt-handler's close of a session, as vconsole words it (console-ending.ts; virtctl words it alike). */
@@ -109,6 +112,7 @@ describe.skipIf(gate.skip)(gatedTitle('KubeVirt sessions through real kube-apise
     await grantInNamespace(kv.plane, NAMESPACE, 'vconsole-e2e-console-only', USERS.exec.name, [READ_VMS, openConsoles('console')]);
     tokenConfig = await writeKubeconfig(kv.plane, 'token', NAMESPACE);
     consoleOnlyConfig = await writeKubeconfig(kv.plane, 'exec', NAMESPACE);
+    adminConfig = await writeKubeconfig(kv.plane, 'admin', NAMESPACE);
     env = { HOME: kv.plane.dir, XDG_RUNTIME_DIR: await lab.tempDir('runtime') };
   }, E2E_SETUP_TIMEOUT_MS);
   afterAll(async () => {
@@ -166,6 +170,42 @@ describe.skipIf(gate.skip)(gatedTitle('KubeVirt sessions through real kube-apise
     },
     E2E_TEST_TIMEOUT_MS,
   );
+  it(
+    '--as: the pre-flight reviews for the impersonated user; one who may not impersonate is told in one line; --as a vnc user works',
+    async () => {
+      const before = handlerEvents('vnc', 'opened');
+      const asConsoleOnly = await vconsole(
+        ['screenshot', 'vm-a', '--as', USERS.exec.name, '-o', join(kv.plane.dir, 'as-1.png')],
+        adminConfig,
+      );
+      expect(asConsoleOnly.stderr).toBe(
+        `vconsole: ${VMA}: forbidden: you may not get virtualmachineinstances/vnc in namespace "${NAMESPACE}"; ` +
+          'ask for RBAC "get" on virtualmachineinstances/vnc in API group subresources.kubevirt.io\n',
+      );
+      expect(asConsoleOnly.code).toBe(1);
+      expect(handlerEvents('vnc', 'opened')).toBe(before);
+
+      const notAllowed = await vconsole(['screenshot', 'vm-a', '--as', USERS.exec.name, '-o', join(kv.plane.dir, 'as-2.png')]);
+      // kube-apiserver 1.36's constrained impersonation (beta, on) refuses the pre-flight's first request, the VMI's GET.
+      expect(notAllowed.stderr).toBe(
+        `vconsole: ${VMA}: the API server refuses the impersonation: virtualmachineinstances.kubevirt.io "vm-a" is forbidden: ` +
+          `User "${USERS.token.name}" cannot impersonate-on:user-info:get resource "virtualmachineinstances" in API group "kubevirt.io" ` +
+          `in the namespace "${NAMESPACE}"; ask for RBAC "impersonate" on users in the core API group, or run without --as (and the kubeconfig user's as)\n`,
+      );
+      expect(notAllowed.code).toBe(1);
+
+      const listed = await vconsole(['list', '--provider', 'kubevirt', '--json', '--as', USERS.token.name], adminConfig);
+      expect(listed.code, listed.stderr).toBe(0);
+      expect((JSON.parse(listed.stdout) as { target: string }[]).map((vm) => vm.target)).toContain(VMA);
+      const shot = join(kv.plane.dir, 'as-3.png');
+      const asTokenUser = await vconsole(['screenshot', 'vm-a', '--as', USERS.token.name, '-o', shot], adminConfig);
+      expect(asTokenUser.stderr).toBe(`${VMA}: wrote ${shot}\n`);
+      expect(asTokenUser.code).toBe(0);
+      expect(handlerEvents('vnc', 'opened')).toBe(before + 1);
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+
   it(
     '`open` holds the one VNC session, `screenshot` joins it; `--no-join` is refused via preserveSession, `--take-over` kicks open',
     async () => {
@@ -240,6 +280,88 @@ describe.skipIf(gate.skip)(gatedTitle('KubeVirt sessions through real kube-apise
           `vconsole: ${NAMESPACE}/vm-off: the VM is stopped (its VirtualMachine exists, it has no VMI); start it (virtctl start vm-off) and retry\n`,
         );
       }
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    '`power` start, stop and restart through real virt-api change the VM object as virtctl does',
+    async () => {
+      await createVm(kv.plane, { namespace: NAMESPACE, name: 'vm-power', running: false });
+      const vmPath = `/apis/kubevirt.io/v1/namespaces/${NAMESPACE}/virtualmachines/vm-power`;
+      const runStrategy = async () => (await kv.plane.admin.ok<{ spec: { runStrategy?: string } }>('GET', vmPath)).spec.runStrategy;
+      const power = (vm: string, action: string) => vconsole(['power', vm, action, '--yes'], adminConfig);
+
+      const haltedRestart = await power('vm-power', 'restart');
+      expect(haltedRestart.code).toBe(1);
+      expect(haltedRestart.stderr).toContain(
+        'virtctl restart: Operation cannot be fulfilled on virtualmachine.kubevirt.io "vm-power": RunStategy Halted does not support manual restart requests',
+      );
+      const started = await power('vm-power', 'start');
+      expect(started.code, started.stderr).toBe(0);
+      expect(await runStrategy()).toBe('Always');
+      const stopped = await power('vm-power', 'stop');
+      expect(stopped.code, stopped.stderr).toBe(0);
+      expect(await runStrategy()).toBe('Halted');
+
+      // A running VM's restart: virt-controller's stop and start requests, for the VMI running now.
+      const vmi = await kv.plane.admin.ok<{ metadata: { uid: string } }>(
+        'GET',
+        `/apis/kubevirt.io/v1/namespaces/${OTHER_NAMESPACE}/virtualmachineinstances/vm-b`,
+      );
+      const restarted = await power(`${OTHER_NAMESPACE}/vm-b`, 'restart');
+      expect(restarted.code, restarted.stderr).toBe(0);
+      const vmB = await kv.plane.admin.ok<{ status: { stateChangeRequests?: unknown[] } }>(
+        'GET',
+        `/apis/kubevirt.io/v1/namespaces/${OTHER_NAMESPACE}/virtualmachines/vm-b`,
+      );
+      expect(vmB.status.stateChangeRequests).toEqual([{ action: 'Stop', uid: vmi.metadata.uid }, { action: 'Start' }]);
+      const runningStart = await power(`${OTHER_NAMESPACE}/vm-b`, 'start');
+      expect(runningStart.code).toBe(1);
+      expect(runningStart.stderr).toContain('VM is already running');
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    '`power` pause and resume: real virt-api forwards them to virt-handler (QEMU stops and goes on), resume only once Paused',
+    async () => {
+      const vmiPath = `/apis/kubevirt.io/v1/namespaces/${NAMESPACE}/virtualmachineinstances/vm-a`;
+      const qemuStatus = async () => ((await kv.qemu.qmp.execute('query-status')) as { status: string }).status;
+      const conditions = (paused: boolean) => [
+        { type: 'Ready', status: 'True' },
+        ...(paused ? [{ type: 'Paused', status: 'True', reason: 'PausedByUser' }] : []),
+      ];
+      const report = (paused: boolean) =>
+        kv.plane.admin.call('PATCH', vmiPath, { status: { conditions: conditions(paused) } }, MERGE_PATCH);
+      const power = (action: string) => vconsole(['power', 'vm-a', action, '--yes'], adminConfig);
+
+      const paused = await power('pause');
+      expect(paused.code, paused.stderr).toBe(0);
+      expect(kv.handler.lifecycle.at(-1)).toMatchObject({ vmi: VMA, action: 'pause' });
+      expect(await qemuStatus()).toBe('paused');
+      // virt-handler has not reported the Paused condition yet: virt-api refuses to unpause.
+      const early = await power('resume');
+      expect(early.code).toBe(1);
+      expect(early.stderr).toContain('VMI is not paused');
+      expect((await report(true)).status).toBe(200);
+      const resumed = await power('resume');
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(kv.handler.lifecycle.at(-1)).toMatchObject({ vmi: VMA, action: 'unpause' });
+      expect(await qemuStatus()).toBe('running');
+      expect((await report(false)).status).toBe(200);
+
+      // virt-api's own answers: 406 from its router to an Accept of JSON alone (the harness's client sends that), and
+      // once virt-handler took the PUT, nothing written (200).
+      const pausePath = `/apis/subresources.kubevirt.io/v1/namespaces/${NAMESPACE}/virtualmachineinstances/vm-a/pause`;
+      const jsonOnly = await kv.plane.admin.call('PUT', pausePath, {});
+      expect({ status: jsonOnly.status, body: jsonOnly.body }).toEqual({
+        status: 406,
+        body: '406: Not Acceptable\n\nAvailable representations: ',
+      });
+      const direct = await kv.plane.admin.call('PUT', pausePath, {}, { accept: 'application/json, */*' });
+      expect({ status: direct.status, body: direct.body }).toEqual({ status: 200, body: '' });
+      await kv.qemu.qmp.execute('cont');
     },
     E2E_TEST_TIMEOUT_MS,
   );

@@ -12,6 +12,8 @@ const TARGET = [
   '--kubeconfig',
   '--context',
   '--namespace',
+  '--as',
+  '--as-group',
   '--cloud',
   '--os-region',
   '--os-interface',

@@ -97,11 +97,16 @@ describe('kubeconfigs read without client-node', () => {
     expect(plain.credentials.getCurrentContext()).toBe('other');
   });
 
+  it("reads the user's as and as-groups (impersonation.ts sets the headers; client-node reads only as)", async () => {
+    const plain = await readPlainKubeconfig(kubeconfig({}, { token: 't', as: 'jane', 'as-groups': ['devs', 'ops'] }));
+    expect(plain?.impersonation).toEqual({ user: 'jane', groups: ['devs', 'ops'] });
+  });
+
   it.each([
     ['an exec plugin', {}, { exec: { apiVersion: 'client.authentication.k8s.io/v1beta1', command: 'get-token' } }],
     ['an auth provider', {}, { 'auth-provider': { name: 'oidc', config: {} } }],
     ['a user name and password', {}, { username: 'a', password: 'b' }],
-    ['impersonation', {}, { token: 't', as: 'admin' }],
+    ['as-groups that are not a list of strings', {}, { token: 't', as: 'admin', 'as-groups': 'devs' }],
     ['a proxy', { 'proxy-url': 'http://proxy:3128' }, { token: 't' }],
     ['a TLS server name', { 'tls-server-name': 'api.internal' }, { token: 't' }],
     ['plain HTTP', { server: 'http://127.0.0.1:8001' }, { token: 't' }],

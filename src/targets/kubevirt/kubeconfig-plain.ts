@@ -3,6 +3,7 @@ import type http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
 import { readTokenFile } from './kubeconfig-token-file.js';
+import { impersonationOfEntry, type KubeconfigImpersonation } from './impersonation.js';
 
 /** What vconsole needs of a loaded kubeconfig: client-node's KubeConfig has both. */
 export interface KubeCredentials {
@@ -17,11 +18,22 @@ interface PlainKubeconfig {
   server: string;
   /** The context's namespace, if it names one. */
   namespace?: string;
+  /** The user's `as` and `as-groups`. */
+  impersonation: KubeconfigImpersonation;
 }
 
 /** The only keys a plain kubeconfig's entries may have; anything else is client-node's to handle. */
 const CLUSTER_KEYS = new Set(['server', 'certificate-authority', 'certificate-authority-data', 'insecure-skip-tls-verify']);
-const USER_KEYS = new Set(['token', 'tokenFile', 'client-certificate', 'client-certificate-data', 'client-key', 'client-key-data']);
+const USER_KEYS = new Set([
+  'token',
+  'tokenFile',
+  'client-certificate',
+  'client-certificate-data',
+  'client-key',
+  'client-key-data',
+  'as',
+  'as-groups',
+]);
 const CONTEXT_KEYS = new Set(['cluster', 'user', 'namespace']);
 
 type Entry = Record<string, unknown>;
@@ -53,8 +65,10 @@ export async function readPlainKubeconfig(file: string, contextName?: string): P
     if (typeof cluster.server !== 'string' || !/^https:\/\//i.test(cluster.server)) return undefined;
     const insecure = cluster['insecure-skip-tls-verify'];
     if (insecure !== undefined && typeof insecure !== 'boolean') return undefined;
-    const strings = [...Object.values(cluster), ...Object.values(user)].filter((v) => typeof v !== 'boolean');
+    const { 'as-groups': asGroups, ...userStrings } = user;
+    const strings = [...Object.values(cluster), ...Object.values(userStrings)].filter((v) => typeof v !== 'boolean');
     if (strings.some((v) => typeof v !== 'string')) return undefined;
+    if (asGroups !== undefined && !(Array.isArray(asGroups) && asGroups.every((g) => typeof g === 'string'))) return undefined;
     // Relative file names are relative to the kubeconfig's directory, as kubectl reads them.
     const dir = path.dirname(file);
     const source = (fileKey: string, dataKey: string, entry: Entry) => ({
@@ -69,6 +83,7 @@ export async function readPlainKubeconfig(file: string, contextName?: string): P
     return {
       server: cluster.server,
       namespace: typeof context.namespace === 'string' && context.namespace ? context.namespace : undefined,
+      impersonation: impersonationOfEntry(user),
       credentials: {
         getCurrentContext: () => current,
         applyToHTTPSOptions: async (opts) => {

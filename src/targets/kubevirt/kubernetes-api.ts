@@ -1,47 +1,26 @@
-import fs from 'node:fs';
 import http from 'node:http';
 import type https from 'node:https';
-import os from 'node:os';
-import path from 'node:path';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { VconsoleError, describeError } from '../../errors.js';
-import { formatHostPort } from '../../net/host-port.js';
 import { requestJson } from '../../net/http-json.js';
-import { readPlainKubeconfig, type KubeCredentials } from './kubeconfig-plain.js';
-import { tokenFileOfUser, withTokenFile } from './kubeconfig-token-file.js';
+import { applyImpersonation, chooseImpersonation, impersonationRefusal, type Impersonation } from './impersonation.js';
+import {
+  inCluster,
+  kubeconfigFiles,
+  loadCredentials,
+  processKubeEnvironment,
+  type KubeAccessOptions,
+  type KubeCluster,
+  type KubeEnvironment,
+} from './kubeconfig-load.js';
 import type { ConsoleSubresource } from './api-paths.js';
 
-export interface KubeAccess {
-  /** client-node's KubeConfig, or the plain reader's equivalent (kubeconfig-plain.ts). */
-  config: KubeCredentials;
-  /** API server base URL, no trailing slash. */
-  server: string;
-  /** Namespace from -n, else the context's, else `default`. */
-  namespace: string;
+/** Where and how to reach the API server, and as whom. */
+export interface KubeAccess extends KubeCluster {
+  /** Who the API server acts as (--as, --as-group, the kubeconfig user's as, as-groups): impersonation.ts. */
+  impersonation?: Impersonation;
 }
 
-interface KubeAccessOptions {
-  kubeconfig?: string;
-  context?: string;
-  namespace?: string;
-}
-
-/**
- * Where Kubernetes configuration comes from: the process's by default, fixtures in tests.
- * Nothing here reads `process.env` or the home directory on its own.
- */
-export interface KubeEnvironment {
-  /** KUBECONFIG, KUBERNETES_SERVICE_HOST, KUBERNETES_SERVICE_PORT. */
-  env: NodeJS.ProcessEnv;
-  homeDir: string;
-  /** The pod's service account (token, ca.crt, namespace) when running in a cluster. */
-  serviceAccountDir: string;
-}
-
-/** The real environment of this process. */
-export function processKubeEnvironment(): KubeEnvironment {
-  return { env: process.env, homeDir: os.homedir(), serviceAccountDir: '/var/run/secrets/kubernetes.io/serviceaccount' };
-}
+export { processKubeEnvironment, type KubeEnvironment };
 
 const cache = new Map<string, Promise<KubeAccess>>();
 
@@ -56,6 +35,8 @@ export function loadKubeAccess(options: KubeAccessOptions, environment: KubeEnvi
     options.kubeconfig,
     options.context,
     options.namespace,
+    options.impersonateUser,
+    options.impersonateGroups,
     env.KUBECONFIG,
     homeDir,
     serviceAccountDir,
@@ -71,71 +52,9 @@ export function loadKubeAccess(options: KubeAccessOptions, environment: KubeEnvi
 }
 
 async function load(options: KubeAccessOptions, environment: KubeEnvironment): Promise<KubeAccess> {
-  const plain = await loadPlain(options, environment);
-  if (plain) return plain;
-  const { KubeConfig } = await import('@kubernetes/client-node');
-  const config = new KubeConfig();
-  try {
-    const files = kubeconfigFiles(environment);
-    if (options.kubeconfig) {
-      if (!fs.existsSync(options.kubeconfig)) {
-        throw new VconsoleError(`kubeconfig ${options.kubeconfig} does not exist`, { hint: 'check --kubeconfig' });
-      }
-      config.loadFromFile(options.kubeconfig);
-    } else if (files.length > 0) {
-      loadMerged(config, files, KubeConfig);
-    } else if (inCluster(environment)) {
-      loadInCluster(config, environment);
-    } else {
-      throw new VconsoleError('no Kubernetes configuration found', {
-        hint: 'set KUBECONFIG, pass --kubeconfig FILE, or create ~/.kube/config',
-      });
-    }
-  } catch (err) {
-    if (err instanceof VconsoleError) throw err;
-    throw new VconsoleError(`cannot read kubeconfig: ${describeError(err)}`, { cause: err, hint: 'check --kubeconfig and KUBECONFIG' });
-  }
-  if (options.context) {
-    if (!config.getContextObject(options.context)) {
-      const known = config.getContexts().map((c) => c.name);
-      throw new VconsoleError(`context "${options.context}" not found in kubeconfig`, {
-        hint: known.length ? `use one of: ${known.join(', ')}` : 'the kubeconfig has no contexts',
-      });
-    }
-    config.setCurrentContext(options.context);
-  }
-  const cluster = config.getCurrentCluster();
-  if (!cluster?.server) {
-    throw new VconsoleError('the kubeconfig names no cluster for the current context', { hint: 'pass --context NAME' });
-  }
-  if (cluster.server.startsWith('http:') && !cluster.skipTLSVerify) {
-    // kubectl talks plain HTTP to such a server (kubectl proxy, a local tunnel); client-node
-    // refuses unless TLS verification is off, which means nothing without TLS anyway.
-    config.clusters = config.clusters.map((c) => (c === cluster ? { ...c, skipTLSVerify: true } : c));
-  }
-  const namespace = options.namespace || config.getContextObject(config.getCurrentContext())?.namespace || 'default';
-  // client-node drops a user's tokenFile: read it from the files it was loaded from.
-  const userName = config.getCurrentUser()?.name;
-  const files = options.kubeconfig ? [options.kubeconfig] : kubeconfigFiles(environment);
-  const tokenFile = userName ? await tokenFileOfUser(files, userName) : undefined;
-  return { config: tokenFile ? withTokenFile(config, tokenFile) : config, server: cluster.server.replace(/\/+$/, ''), namespace };
-}
-
-/**
- * One kubeconfig file the plain reader understands, without client-node (see
- * kubeconfig-plain.ts); undefined sends load() the long way (merged files, in-cluster, exec
- * plugins, errors worded by client-node).
- */
-async function loadPlain(options: KubeAccessOptions, environment: KubeEnvironment): Promise<KubeAccess | undefined> {
-  const files = options.kubeconfig ? [options.kubeconfig] : kubeconfigFiles(environment);
-  if (files.length !== 1 || !fs.existsSync(files[0])) return undefined;
-  const plain = await readPlainKubeconfig(files[0], options.context);
-  if (!plain) return undefined;
-  return {
-    config: plain.credentials,
-    server: plain.server.replace(/\/+$/, ''),
-    namespace: options.namespace || plain.namespace || 'default',
-  };
+  const { access, kubeconfigImpersonation } = await loadCredentials(options, environment);
+  const flags = { user: options.impersonateUser, groups: options.impersonateGroups };
+  return { ...access, impersonation: chooseImpersonation(flags, kubeconfigImpersonation) };
 }
 
 /**
@@ -144,57 +63,6 @@ async function loadPlain(options: KubeAccessOptions, environment: KubeEnvironmen
  */
 export function hasKubeConfiguration(options: KubeAccessOptions, environment: KubeEnvironment = processKubeEnvironment()): boolean {
   return Boolean(options.kubeconfig) || kubeconfigFiles(environment).length > 0 || inCluster(environment);
-}
-
-/** $KUBECONFIG's files that exist (kubectl skips missing ones), else ~/.kube/config if it exists. */
-function kubeconfigFiles({ env, homeDir }: KubeEnvironment): string[] {
-  const fromEnv = env.KUBECONFIG?.split(path.delimiter).filter(Boolean) ?? [];
-  const candidates = fromEnv.length ? fromEnv : [path.join(homeDir, '.kube', 'config')];
-  return candidates.filter((f) => fs.existsSync(f));
-}
-
-/**
- * Merges kubeconfig files the way kubectl does: the first file that sets the current context,
- * or defines a cluster, user or context of a given name, wins.
- */
-function loadMerged(config: KubeConfig, files: string[], Config: typeof KubeConfig): void {
-  config.loadFromFile(files[0]);
-  for (const file of files.slice(1)) {
-    const next = new Config();
-    next.loadFromFile(file);
-    if (!config.currentContext) config.currentContext = next.currentContext;
-    for (const c of next.clusters) if (!config.getCluster(c.name)) config.addCluster(c);
-    for (const u of next.users) if (!config.getUser(u.name)) config.addUser(u);
-    for (const c of next.contexts) if (!config.getContextObject(c.name)) config.addContext(c);
-  }
-}
-
-function inCluster({ env, serviceAccountDir }: KubeEnvironment): boolean {
-  return Boolean(env.KUBERNETES_SERVICE_HOST) && fs.existsSync(path.join(serviceAccountDir, 'token'));
-}
-
-/**
- * The pod's service account, as client-node's loadFromCluster builds it but from the given
- * environment. The token is read from its file on every request: kubelet rotates it.
- */
-function loadInCluster(config: KubeConfig, { env, serviceAccountDir }: KubeEnvironment): void {
-  const port = env.KUBERNETES_SERVICE_PORT ?? '443';
-  const scheme = ['80', '8080', '8001'].includes(port) ? 'http' : 'https';
-  const namespaceFile = path.join(serviceAccountDir, 'namespace');
-  const namespace = fs.existsSync(namespaceFile) ? fs.readFileSync(namespaceFile, 'utf8').trim() : undefined;
-  config.loadFromOptions({
-    clusters: [
-      {
-        name: 'in-cluster',
-        server: `${scheme}://${formatHostPort(env.KUBERNETES_SERVICE_HOST ?? '', port)}`,
-        caFile: path.join(serviceAccountDir, 'ca.crt'),
-        skipTLSVerify: false,
-      },
-    ],
-    users: [{ name: 'in-cluster', authProvider: { name: 'tokenFile', config: { tokenFile: path.join(serviceAccountDir, 'token') } } }],
-    contexts: [{ name: 'in-cluster', cluster: 'in-cluster', user: 'in-cluster', namespace }],
-    currentContext: 'in-cluster',
-  });
 }
 
 /** Request options with the kubeconfig's TLS, credentials (tokens, certs, exec plugins) and proxy applied. */
@@ -208,6 +76,7 @@ export async function requestOptions(access: KubeAccess, extra: https.RequestOpt
       hint: 'check the kubeconfig user (exec plugin, token or certificate)',
     });
   }
+  applyImpersonation((opts.headers ??= {}) as http.OutgoingHttpHeaders, access.impersonation);
   return opts;
 }
 
@@ -267,7 +136,10 @@ export async function requestKubeJson<T>(
     tlsHint: "check the cluster's certificate-authority in the kubeconfig (or insecure-skip-tls-verify)",
     unreachableHint: `check that the API server ${url.host} is reachable`,
   });
-  if (res.status < 200 || res.status > 299) throw new KubeApiError(res.status, statusMessage(res.text, res.status));
+  if (res.status < 200 || res.status > 299) {
+    const message = statusMessage(res.text, res.status);
+    throw impersonationRefusal(res.status, message) ?? new KubeApiError(res.status, message);
+  }
   return res.json<T>();
 }
 

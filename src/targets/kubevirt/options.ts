@@ -5,6 +5,7 @@ import { UsageError } from '../../errors.js';
 import { echoInput } from '../../text/terminal-text.js';
 import {
   listKey,
+  listOption,
   stringKey,
   oneOrListOption,
   parsedKey,
@@ -27,6 +28,10 @@ declare module '../types.js' {
     context?: string;
     namespace?: string;
     preserveSession?: boolean;
+    /** --as: the user the API server acts as (Impersonate-User). */
+    impersonateUser?: string;
+    /** --as-group: that user's groups (Impersonate-Group, one each). */
+    impersonateGroups?: string[];
   }
   /** How far KubeVirt's listing looks. */
   interface ListScope {
@@ -54,6 +59,13 @@ function parseSelectorFlag(text: string): string {
     );
   }
   return normalizeLabelSelector(text);
+}
+
+/** `--as`'s and `--as-group`'s parser: the value goes into an HTTP header (impersonation.ts), which has no line breaks. */
+function parseImpersonated(text: string): string {
+  if (/[\u0000-\u001f\u007f]/.test(text))
+    throw new UsageError(`--as and --as-group take a name without control characters`, 'check the names given');
+  return text;
 }
 
 const KUBEVIRT_OPTIONS = [
@@ -91,6 +103,22 @@ const KUBEVIRT_OPTIONS = [
       single: NAMESPACE_KEY,
       toFlag: (stored) => ((stored as string[]).length === 1 ? (stored as string[])[0] : stored),
     },
+  }),
+  valueOption('as', {
+    flags: '--as <user>',
+    help: "KubeVirt: act as this user (kubectl's impersonation; default: the kubeconfig user's as)",
+    section: 'target',
+    what: 'a user name',
+    parse: parseImpersonated,
+    into: 'impersonateUser',
+  }),
+  listOption('asGroup', {
+    flags: '--as-group <group>',
+    help: "KubeVirt: with --as, act as a member of this group (repeatable; default: the kubeconfig user's as-groups)",
+    section: 'target',
+    what: 'a group name',
+    parse: parseImpersonated,
+    into: 'impersonateGroups',
   }),
   switchOption('preserveSession', {
     flags: '--preserve-session',

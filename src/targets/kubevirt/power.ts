@@ -8,6 +8,7 @@ import type { PowerAction, PowerStep } from '../capabilities.js';
 import { requestOptions, statusMessage } from './kubernetes-api.js';
 import type { VmiLocation } from './preflight.js';
 import { reviewAccess } from './access-review.js';
+import { impersonationRefusal } from './impersonation.js';
 
 type PowerResource = 'virtualmachines' | 'virtualmachineinstances';
 
@@ -66,13 +67,19 @@ export async function powerVm(
   const res = await requestJson(url, {
     method: 'PUT',
     body: request.body,
+    // client-go's Accept, as virtctl sends it: virt-api's power routes produce no JSON, and its router
+    // answers 406 Not Acceptable to `application/json` alone (seen with v1.8.4).
+    headers: { Accept: 'application/json, */*' },
     signal,
     service: 'the Kubernetes API',
     transport: await requestOptions(access),
     tlsHint: "check the cluster's certificate-authority in the kubeconfig (or insecure-skip-tls-verify)",
     unreachableHint: `check that the API server ${url.host} is reachable`,
   });
-  if (res.status < 200 || res.status > 299) throw new VconsoleError(`virtctl ${request.virtctl}: ${statusMessage(res.text, res.status)}`);
+  if (res.status < 200 || res.status > 299) {
+    const message = statusMessage(res.text, res.status);
+    throw impersonationRefusal(res.status, message) ?? new VconsoleError(`virtctl ${request.virtctl}: ${message}`);
+  }
   return `${request.done} (virtctl ${request.virtctl})`;
 }
 

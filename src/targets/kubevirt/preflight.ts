@@ -37,6 +37,8 @@ export function preflight(request: PreflightRequest): Promise<void> {
 async function checkVmi({ location, name, expected, choose, signal }: PreflightRequest): Promise<void> {
   const expectedSubresource = CONSOLE_SUBRESOURCE[expected];
   const review = mayOpen(location, name, expectedSubresource, signal);
+  // Only a refused impersonation rejects it; the VMI's read, which is refused alike, says so first.
+  review.catch(() => undefined);
   const vmi = await readVmi(location, name, signal);
   // A VMI we may not read: virtctl never reads it either, and virt-api reads it with its own
   // account, so the console's own review and virt-api's answer decide (`auto` keeps its guess).
@@ -87,7 +89,7 @@ async function readVmi({ access, namespace }: VmiLocation, name: string, signal:
  * missing RBAC rule is reported before anything listens, without opening the websocket
  * (which would take over the VM's current VNC session). Clusters that do not answer the
  * review are not held against the user (undefined): the dial reports the refusal instead.
- * Never rejects.
+ * Rejects only when kube-apiserver refuses the impersonation (--as) itself.
  */
 async function mayOpen(
   location: VmiLocation,

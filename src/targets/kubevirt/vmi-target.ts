@@ -20,6 +20,7 @@ import { CONSOLE_SUBRESOURCE, KUBEVIRT_CONSOLE_TYPES, autoConsoleType, type Kube
 import { inTurn } from './shared-round-trips.js';
 import { preflight, type VmiLocation } from './preflight.js';
 import { subresourcePath } from './api-paths.js';
+import { impersonationRefusal } from './impersonation.js';
 import { KubevirtConsoleClosedError, describeKubevirtEnding } from './console-ending.js';
 import { currentVmi, serialTakenError, servedVmi, stillServing, type ServedVmi } from './serial-takeover.js';
 import type { VirtualMachineInstance } from './vms.js';
@@ -143,6 +144,8 @@ export class KubevirtTarget implements ConsoleTarget {
         signal,
         describeRejection: (status, body) => {
           const message = statusMessage(body, status);
+          const impersonation = impersonationRefusal(status, message);
+          if (impersonation) return impersonation;
           // virt-api reports virt-handler's refusal as a 500 whose message carries the reason
           // (KubeVirt >= 1.8) or only "bad handshake" (older releases).
           const handler = /Active VNC connection[^"]*/.exec(message)?.[0].trim();

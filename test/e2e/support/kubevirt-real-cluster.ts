@@ -89,7 +89,18 @@ export async function startRealKubevirt(lab: ProcessLab, programs: KubePrograms)
     caFile: plane.ca.cert,
     serving,
     address: NODE_ADDRESS,
-    vmis: [{ namespace: NAMESPACE, name: 'vm-a', vncSocketPath: qemu.vncPath, serialSocketPath: qemu.serialPath }],
+    vmis: [
+      {
+        namespace: NAMESPACE,
+        name: 'vm-a',
+        vncSocketPath: qemu.vncPath,
+        serialSocketPath: qemu.serialPath,
+        // virt-launcher's libvirt suspend and resume are QEMU's stop and cont.
+        lifecycle: async (action) => {
+          if (action !== 'softreboot') await qemu.qmp.execute(action === 'pause' ? 'stop' : 'cont');
+        },
+      },
+    ],
   });
   const virtApi = await startVirtApi(lab, plane, programs, handler.port);
   await createVirtHandlerPod(plane, NODE_ADDRESS);

@@ -10,7 +10,10 @@
 //   `preserveSession` true (Go's ParseBool: 1, t, TRUE...) on a VNC in use is refused with 503 "Active VNC
 //   connection. Request denied." as text; the serial console has no such parameter (a new one always wins);
 // - only binary messages reach QEMU (kvcorev1's binaryReader skips text messages);
-// - a VMI it does not know: 404 "VMI NS/NAME does not exist" (getVMI).
+// - a VMI it does not know: 404 "VMI NS/NAME does not exist" (getVMI);
+// - PUT .../pause, .../unpause and .../softreboot (cmd/virt-handler's routes, pkg/virt-handler/rest/lifecycle.go): the
+//   request noted, the VMI's `lifecycle` hook run (virt-launcher's libvirt call), 202 with no body; a failing hook is
+//   a 500 with its text.
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
@@ -33,6 +36,17 @@ export interface HandlerVmi {
   vncSocketPath?: string;
   /** QEMU's `-serial unix:PATH,server=on` socket. */
   serialSocketPath?: string;
+  /** What virt-launcher does for a lifecycle PUT (libvirt's suspend, resume, reboot); default nothing. */
+  lifecycle?: (action: HandlerLifecycleAction) => Promise<void>;
+}
+
+export type HandlerLifecycleAction = 'pause' | 'unpause' | 'softreboot';
+
+/** One lifecycle PUT virt-api forwarded, with the body it passed on. */
+export interface HandlerLifecycleRequest {
+  vmi: string;
+  action: HandlerLifecycleAction;
+  body: string;
 }
 
 /** What happened to each console request virt-api made. */
@@ -47,6 +61,8 @@ export interface VirtHandlerStandin {
   address: string;
   port: number;
   events: HandlerEvent[];
+  /** The pause, unpause and softreboot requests virt-api forwarded, in order. */
+  lifecycle: HandlerLifecycleRequest[];
   /** Sessions open now, per `ns/name kind`. */
   activeSessions(vmi: string, kind: HandlerConsoleKind): number;
   /** A VMI scheduled to this node later (virt-handler's informer learns it). */
@@ -59,6 +75,7 @@ function goBool(value: string | null): boolean {
   return value !== null && ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value);
 }
 
+const LIFECYCLE_ROUTE = /^\/v1\/namespaces\/([^/]+)\/virtualmachineinstances\/([^/]+)\/(pause|unpause|softreboot)$/;
 const ROUTE = /^\/v1\/namespaces\/([^/]+)\/virtualmachineinstances\/([^/]+)\/(vnc|console)$/;
 
 /** A session's stop channel: stopping it before the upgrade finished ends the websocket as soon as it exists. */
@@ -90,6 +107,7 @@ export async function startVirtHandlerStandin(options: {
   const vmis = new Map(options.vmis.map((vmi) => [`${vmi.namespace}/${vmi.name}`, vmi]));
   const sessions = new Map<string, Stop>();
   const events: HandlerEvent[] = [];
+  const lifecycle: HandlerLifecycleRequest[] = [];
   const open = new Set<WebSocket>();
   const server: Server = createServer(
     {
@@ -99,9 +117,7 @@ export async function startVirtHandlerStandin(options: {
       requestCert: true,
       rejectUnauthorized: true,
     },
-    (_req: IncomingMessage, res: ServerResponse) => {
-      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('404 page not found');
-    },
+    (req: IncomingMessage, res: ServerResponse) => void serveLifecycle(req, res, vmis, lifecycle),
   );
   // verifyPeerCert: after the chain, the client's CN must name virt-handler's client (virt-api).
   server.on('secureConnection', (socket: TLSSocket) => {
@@ -158,6 +174,7 @@ export async function startVirtHandlerStandin(options: {
     address,
     port,
     events,
+    lifecycle,
     activeSessions: (vmi, kind) => (sessions.has(`${vmi} ${kind}`) ? 1 : 0),
     addVmi: (vmi) => void vmis.set(`${vmi.namespace}/${vmi.name}`, vmi),
     async close() {
@@ -167,6 +184,32 @@ export async function startVirtHandlerStandin(options: {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** virt-handler's LifecycleHandler: PUT only, a VMI it knows, then virt-launcher's call; 202 and no body. */
+async function serveLifecycle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  vmis: ReadonlyMap<string, HandlerVmi>,
+  requests: HandlerLifecycleRequest[],
+): Promise<void> {
+  const text = (status: number, body: string) => res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(body);
+  const route = LIFECYCLE_ROUTE.exec(new URL(req.url ?? '/', 'https://virt-handler').pathname);
+  if (!route) return void text(404, '404 page not found');
+  if (req.method !== 'PUT') return void text(405, '405: Method Not Allowed');
+  const [, namespace, name, action] = route as unknown as [string, string, string, HandlerLifecycleAction];
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const key = `${namespace}/${name}`;
+  const vmi = vmis.get(key);
+  if (!vmi) return void text(404, `VMI ${key} does not exist`);
+  requests.push({ vmi: key, action, body: Buffer.concat(chunks).toString('utf8') });
+  try {
+    await vmi.lifecycle?.(action);
+  } catch (err) {
+    return void text(500, err instanceof Error ? err.message : String(err));
+  }
+  res.writeHead(202).end();
 }
 
 /**
