@@ -7,7 +7,7 @@ import { DEFAULT_PROVIDER, PROVIDERS, listingProviderIds, oneOf, providerById } 
 import { type ConsoleProvider, flaggedProviders, type ListedVm, type TargetOptions } from '../targets/index.js';
 import type { TargetFlags } from './flags.js';
 import { namespacesOf } from './selector-flags.js';
-import { runSearches, searchedWhere, selectorSearches, sortedOnce, type SelectorSearch } from './target-selection.js';
+import { runSearches, searchedWhere, selectorSearches, sortedOnce, type SearchResult, type SelectorSearch } from './target-selection.js';
 import { targetOptionsFrom } from './target-options.js';
 import { alignColumns } from './text-table.js';
 import { listVia, viaLinkFrom } from './via.js';
@@ -16,7 +16,7 @@ import { documentText, outputFormat, type OutputFlags, type OutputFormat } from 
 import type { CommandFlagsIn } from '../flags/command-flags.js';
 
 /** list's flags: the provider options, the shared ones that act in list (--via), -o/--json and --provider (list-command.ts). */
-export type ListFlags = TargetFlags & CommandFlagsIn<'list'> & OutputFlags & { provider?: string };
+export type ListFlags = TargetFlags & CommandFlagsIn<'list'> & OutputFlags & { provider?: string; follow?: boolean; watch?: boolean };
 
 /**
  * The provider `list` asks: --provider, else the config's default when it can list, else the
@@ -79,7 +79,12 @@ export async function runListCommand(
   providers: readonly ConsoleProvider[] = PROVIDERS,
 ): Promise<number> {
   const format = outputFormat(flags);
+  const following = flags.follow === true || flags.watch === true;
   const via = viaLinkFrom(flags, config, (line) => io.stderr.write(`${line}\n`));
+  if (via && following) {
+    via.close();
+    throw new UsageError('list --follow cannot follow through --via: the far vconsole answers one listing', 'leave out --follow, or run vconsole list --follow on that host');
+  }
   if (via) {
     try {
       const far = farListingStreams();
@@ -102,18 +107,33 @@ export async function runListCommand(
     );
   }
   const searches = matching.length > 0 ? matching : [await wholeListing(flags, config, options, providers)];
-  const results = await runSearches(searches, options);
+  if (following) {
+    const { followListing } = await import('./list-follow.js');
+    return followListing(searches, options, format, io);
+  }
+  await printListing(await runSearches(searches, options), format, options, io);
+  return 0;
+}
+
+/**
+ * The listing printed: the VMs found once each, sorted, in the format asked; each search that
+ * found nothing says where it looked, on stderr, stdout staying the listing. A document says it
+ * with [] (as kubectl -o json says nothing more).
+ */
+export async function printListing(
+  results: readonly SearchResult[],
+  format: OutputFormat,
+  options: TargetOptions,
+  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
+): Promise<void> {
   const vms = sortedOnce(results.flatMap((result) => result.vms));
   const document = format === 'json' || format === 'yaml';
   if (document || vms.length > 0) io.stdout.write(await formatListed(vms, format));
-  // Each search that found nothing says where it looked, on stderr: stdout stays the listing. A
-  // document says it with [] (as kubectl -o json says nothing more).
   const empty = document ? [] : results.filter((result) => result.vms.length === 0);
   for (const { search } of empty) {
     const where = await searchedWhere(search.provider, options, search.scope, search.shownAs || search.provider.id);
     io.stderr.write(`${terminalSafe(`no VMs found: searched ${where}`)}\n`);
   }
-  return 0;
 }
 
 /** No selector: the listing provider's VMs where -A or -n say (default: its current place). */
@@ -136,7 +156,7 @@ async function wholeListing(
  * Names show control characters as escapes, even into a pipe: a name that holds one is hostile,
  * and a pipe's reader may be a terminal.
  */
-async function formatListed(vms: ListedVm[], format: OutputFormat): Promise<string> {
+export async function formatListed(vms: ListedVm[], format: OutputFormat): Promise<string> {
   switch (format) {
     case 'json':
     case 'yaml':

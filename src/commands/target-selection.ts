@@ -69,7 +69,7 @@ export async function searchedWhere(
 }
 
 /** The VMs one search finds. */
-interface SearchResult {
+export interface SearchResult {
   search: SelectorSearch;
   vms: ListedVm[];
 }
