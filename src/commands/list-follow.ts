@@ -18,7 +18,12 @@ type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream };
  * each change in the format asked. Returns the exit code; a follow that fails (the first
  * listing, a refused watch) rejects, as list does.
  */
-export async function followListing(searches: readonly SelectorSearch[], options: TargetOptions, format: OutputFormat, io: Io): Promise<number> {
+export async function followListing(
+  searches: readonly SelectorSearch[],
+  options: TargetOptions,
+  format: OutputFormat,
+  io: Io,
+): Promise<number> {
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.once('SIGINT', onSignal);
@@ -93,7 +98,8 @@ export async function pollListing(list: () => Promise<ListedVm[]>, context: List
       for (const change of listingChanges(known, now)) context.onChange(change);
       known = now;
     } catch (err) {
-      if (!failing) context.log('warn', `list --follow: cannot list again (${describeError(err)}); trying again every ${intervalMs / 1000} s`);
+      if (!failing)
+        context.log('warn', `list --follow: cannot list again (${describeError(err)}); trying again every ${intervalMs / 1000} s`);
       failing = true;
     }
   }

@@ -83,7 +83,10 @@ export async function runListCommand(
   const via = viaLinkFrom(flags, config, (line) => io.stderr.write(`${line}\n`));
   if (via && following) {
     via.close();
-    throw new UsageError('list --follow cannot follow through --via: the far vconsole answers one listing', 'leave out --follow, or run vconsole list --follow on that host');
+    throw new UsageError(
+      'list --follow cannot follow through --via: the far vconsole answers one listing',
+      'leave out --follow, or run vconsole list --follow on that host',
+    );
   }
   if (via) {
     try {

@@ -47,7 +47,8 @@ class FollowedRows {
           this.collectionListed();
         }
       },
-      changed: (type: string, item: CollectionItem) => this.apply(objects, owners, keyOf(item), type === 'DELETED' ? undefined : item, collection),
+      changed: (type: string, item: CollectionItem) =>
+        this.apply(objects, owners, keyOf(item), type === 'DELETED' ? undefined : item, collection),
       log: this.context.log,
       /** The collection cannot be read (an optional one: RBAC forbids VMs): it counts as listed, empty. */
       given: () => {
@@ -58,7 +59,13 @@ class FollowedRows {
     };
   }
 
-  private apply(objects: Map<string, CollectionItem>, owners: Map<string, number>, key: string, item?: CollectionItem, owner?: number): void {
+  private apply(
+    objects: Map<string, CollectionItem>,
+    owners: Map<string, number>,
+    key: string,
+    item?: CollectionItem,
+    owner?: number,
+  ): void {
     if (item) {
       objects.set(key, item);
       owners.set(key, owner ?? 0);

@@ -75,7 +75,9 @@ function streamEvents<T>(
           if (body.length < REJECTION_BODY_LIMIT_BYTES) body += chunk;
         });
         const status = res.statusCode ?? 0;
-        res.on('end', () => finish(() => (status === 410 ? resolve('expired') : reject(new KubeApiError(status, statusMessage(body, status))))));
+        res.on('end', () =>
+          finish(() => (status === 410 ? resolve('expired') : reject(new KubeApiError(status, statusMessage(body, status))))),
+        );
         res.on('error', () => finish(() => resolve('ended')));
         return;
       }
