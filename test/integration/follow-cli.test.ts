@@ -75,6 +75,26 @@ describe('open --follow', () => {
     expect((await p.jsonLines(1))[0].target).toBe('default/spare');
   });
 
+  it('follows through one watch per resource of the namespace, not by listing again every interval', async ({ open }) => {
+    const selected = (watch: boolean) =>
+      kubevirt.requests.filter((r) => r.query.labelSelector === 'app=watched' && (r.query.watch === 'true') === watch);
+    const p = open(['-l', 'app=watched', '--follow']);
+    await p.waitForStderr(/nothing matches -l app=watched yet: following it/);
+    await waitFor(() => selected(true).length === 2, 'two watches');
+    kubevirt.setLabels('default', 'spare', { app: 'watched' });
+    expect((await p.jsonLines(1))[0].target).toBe('default/spare');
+    // open's own first selection, then the follower's list its watches start from; asked again
+    // every 150 ms it would have listed many more times by now.
+    expect(selected(false).map((r) => r.path.split('/').at(-1)).sort()).toEqual([
+      'virtualmachineinstances',
+      'virtualmachineinstances',
+      'virtualmachines',
+      'virtualmachines',
+    ]);
+    expect(selected(true)).toHaveLength(2);
+    kubevirt.setLabels('default', 'spare', {});
+  });
+
   it('without a selector is a usage error', async () => {
     const result = await runVconsole(['open', 'demo:a', '--follow', '--no-tui'], env);
     expect(result.code).toBe(2);
