@@ -65,49 +65,16 @@ export function followSelection(context: FollowContext): () => void {
   const sessionOf = (target: ConsoleTarget) =>
     [...sessions.values()].find((s) => s.source.provider === target.provider && s.name === target.name);
 
-  let matching: Map<string, ConsoleTarget> | undefined;
   let failing = false;
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const watching = new AbortController();
-
-  const appeared = (target: ConsoleTarget, baseline: boolean) => {
-    const session = sessionOf(target);
-    if (session) {
-      if (!baseline) {
-        context.mark(session.id, true);
-        context.notice(`${session.name} matches ${shownAs} again`);
-      }
-      return;
-    }
-    context.notice(`${target.name} now matches ${shownAs}: opening it`);
-    context.open(target);
-  };
-  const disappeared = (target: ConsoleTarget) => {
-    const session = sessionOf(target);
-    if (!session) return;
-    context.mark(session.id, false);
-    context.notice(`${session.name} no longer matches ${shownAs}`);
-  };
-
+  const compare = answerComparer(context, shownAs, sessionOf);
   /** One answer compared with the one before. */
   const found = (targets: readonly ConsoleTarget[]) => {
     if (stopped) return;
     failing = false;
-    const now = new Map(targets.map((target) => [consoleKey(target), target]));
-    const before = matching;
-    matching = now;
-    const fresh = [...now].filter(([key, target]) => !before?.has(key) && !sessionOf(target));
-    // One relabel must not open hundreds of viewers: they count as matching, unopened, said once.
-    const tooMany = context.maxAtOnce !== undefined && fresh.length > context.maxAtOnce;
-    if (tooMany)
-      context.notice(
-        `${fresh.length} VMs now match ${shownAs} at once, more than ${context.maxAtOnce}: none of them opened (a opens some; --max N or --yes allows more)`,
-      );
-    for (const [key, target] of now) {
-      if (!before?.has(key) && !(tooMany && !sessionOf(target))) appeared(target, before === undefined);
-    }
-    for (const [key, target] of before ?? []) if (!now.has(key)) disappeared(target);
+    compare(targets);
   };
 
   const poll = async () => {
@@ -147,5 +114,51 @@ export function followSelection(context: FollowContext): () => void {
     clearTimeout(timer);
     registry.off('added', onAdded);
     registry.off('removed', onRemoved);
+  };
+}
+
+/**
+ * Compares each answer with the one before: a VM that starts matching is opened, or its row
+ * unmarked; one that stops matching has its row marked. The first answer is the baseline.
+ */
+function answerComparer(
+  context: FollowContext,
+  shownAs: string,
+  sessionOf: (target: ConsoleTarget) => ConsoleSession | undefined,
+): (targets: readonly ConsoleTarget[]) => void {
+  let matching: Map<string, ConsoleTarget> | undefined;
+  const appeared = (target: ConsoleTarget, baseline: boolean) => {
+    const session = sessionOf(target);
+    if (session) {
+      if (!baseline) {
+        context.mark(session.id, true);
+        context.notice(`${session.name} matches ${shownAs} again`);
+      }
+      return;
+    }
+    context.notice(`${target.name} now matches ${shownAs}: opening it`);
+    context.open(target);
+  };
+  const disappeared = (target: ConsoleTarget) => {
+    const session = sessionOf(target);
+    if (!session) return;
+    context.mark(session.id, false);
+    context.notice(`${session.name} no longer matches ${shownAs}`);
+  };
+  return (targets) => {
+    const now = new Map(targets.map((target) => [consoleKey(target), target]));
+    const before = matching;
+    matching = now;
+    const fresh = [...now].filter(([key, target]) => !before?.has(key) && !sessionOf(target));
+    // One relabel must not open hundreds of viewers: they count as matching, unopened, said once.
+    const tooMany = context.maxAtOnce !== undefined && fresh.length > context.maxAtOnce;
+    if (tooMany)
+      context.notice(
+        `${fresh.length} VMs now match ${shownAs} at once, more than ${context.maxAtOnce}: none of them opened (a opens some; --max N or --yes allows more)`,
+      );
+    for (const [key, target] of now) {
+      if (!before?.has(key) && !(tooMany && !sessionOf(target))) appeared(target, before === undefined);
+    }
+    for (const [key, target] of before ?? []) if (!now.has(key)) disappeared(target);
   };
 }

@@ -9,7 +9,7 @@ import type { ListFollowContext, ListedChange, ListedVm, TargetOptions } from '.
 import type { SearchResult, SelectorSearch } from './target-selection.js';
 import { alignColumns } from './text-table.js';
 import { documentText, type OutputFormat } from './output-format.js';
-import { printListing } from './list.js';
+import { printListing } from './list-output.js';
 
 type Io = { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream };
 
@@ -81,7 +81,7 @@ function followSearch(search: SelectorSearch, options: TargetOptions, context: L
  * answer compared with the one before. The first answer's failure rejects; a later one is said
  * once until an answer comes again.
  */
-export async function pollListing(list: () => Promise<ListedVm[]>, context: ListFollowContext): Promise<void> {
+async function pollListing(list: () => Promise<ListedVm[]>, context: ListFollowContext): Promise<void> {
   const intervalMs = msFromEnv('VCONSOLE_FOLLOW_INTERVAL_MS', SELECTOR_FOLLOW_INTERVAL_MS);
   let known = new Map((await list()).map((vm) => [vm.target, vm]));
   context.onListed([...known.values()]);

@@ -2,17 +2,17 @@
 // says where it looked.
 import type { VconsoleConfig } from '../config/index.js';
 import { UsageError } from '../errors.js';
-import { echoInput, terminalSafe } from '../text/terminal-text.js';
+import { echoInput } from '../text/terminal-text.js';
 import { DEFAULT_PROVIDER, PROVIDERS, listingProviderIds, oneOf, providerById } from '../targets/registry.js';
-import { type ConsoleProvider, flaggedProviders, type ListedVm, type TargetOptions } from '../targets/index.js';
+import { type ConsoleProvider, flaggedProviders, type TargetOptions } from '../targets/index.js';
 import type { TargetFlags } from './flags.js';
 import { namespacesOf } from './selector-flags.js';
-import { runSearches, searchedWhere, selectorSearches, sortedOnce, type SearchResult, type SelectorSearch } from './target-selection.js';
+import { runSearches, selectorSearches, type SelectorSearch } from './target-selection.js';
 import { targetOptionsFrom } from './target-options.js';
-import { alignColumns } from './text-table.js';
 import { listVia, viaLinkFrom } from './via.js';
 import { farListingStreams, printFarListing } from './far-listing.js';
-import { documentText, outputFormat, type OutputFlags, type OutputFormat } from './output-format.js';
+import { outputFormat, type OutputFlags } from './output-format.js';
+import { printListing } from './list-output.js';
 import type { CommandFlagsIn } from '../flags/command-flags.js';
 
 /** list's flags: the provider options, the shared ones that act in list (--via), -o/--json and --provider (list-command.ts). */
@@ -118,27 +118,6 @@ export async function runListCommand(
   return 0;
 }
 
-/**
- * The listing printed: the VMs found once each, sorted, in the format asked; each search that
- * found nothing says where it looked, on stderr, stdout staying the listing. A document says it
- * with [] (as kubectl -o json says nothing more).
- */
-export async function printListing(
-  results: readonly SearchResult[],
-  format: OutputFormat,
-  options: TargetOptions,
-  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
-): Promise<void> {
-  const vms = sortedOnce(results.flatMap((result) => result.vms));
-  const document = format === 'json' || format === 'yaml';
-  if (document || vms.length > 0) io.stdout.write(await formatListed(vms, format));
-  const empty = document ? [] : results.filter((result) => result.vms.length === 0);
-  for (const { search } of empty) {
-    const where = await searchedWhere(search.provider, options, search.scope, search.shownAs || search.provider.id);
-    io.stderr.write(`${terminalSafe(`no VMs found: searched ${where}`)}\n`);
-  }
-}
-
 /** No selector: the listing provider's VMs where -A or -n say (default: its current place). */
 async function wholeListing(
   flags: ListFlags,
@@ -150,43 +129,4 @@ async function wholeListing(
   const provider = await listingProvider(flags, config, options, providers);
   const scope = { allNamespaces: flags.allNamespaces, namespaces: namespaces.length > 1 ? namespaces : undefined };
   return { provider, scope, shownAs: '', reach: 'everywhere' };
-}
-
-/**
- * The listing in the format -o asks for: a document, names only, or a table. `-o name` names
- * what `open` can open now (`open $(vconsole list -o name)`): VMs without a console (a shut-off
- * domain, a stopped VM) are left out; the table and the documents show them with their state.
- * Names show control characters as escapes, even into a pipe: a name that holds one is hostile,
- * and a pipe's reader may be a terminal.
- */
-export async function formatListed(vms: ListedVm[], format: OutputFormat): Promise<string> {
-  switch (format) {
-    case 'json':
-    case 'yaml':
-      return documentText(vms, format);
-    case 'name':
-      return vms
-        .filter((vm) => vm.console)
-        .map((vm) => `${terminalSafe(vm.target)}\n`)
-        .join('');
-    case 'wide':
-      return formatWideVmTable(vms);
-    case 'table':
-      return formatVmTable(vms);
-  }
-}
-
-/** -o wide: the table with where each VM is (provider, namespace) beside it. */
-function formatWideVmTable(vms: ListedVm[]): string {
-  const rows = [
-    ['TARGET', 'STATE', 'CONSOLE', 'PROVIDER', 'NAMESPACE', 'NAME'],
-    ...vms.map((vm) => [vm.target, vm.state, vm.console ? 'yes' : 'no', vm.provider, vm.namespace ?? '-', vm.name]),
-  ];
-  return `${alignColumns(rows).join('\n')}\n`;
-}
-
-/** A plain aligned table. */
-function formatVmTable(vms: ListedVm[]): string {
-  const rows = [['TARGET', 'STATE', 'CONSOLE'], ...vms.map((vm) => [vm.target, vm.state, vm.console ? 'yes' : 'no'])];
-  return `${alignColumns(rows).join('\n')}\n`;
 }

@@ -230,7 +230,7 @@ export function followSelectedTargets(
     const texts = vms.map((vm) => listedTargetText(vm, providerById(vm.provider, providers) ?? searches[0].provider));
     follow.onSelected(resolveTargets(texts, options, config));
   };
-  const following = searches.map((search, i) =>
+  const following = searches.map(async (search, i) =>
     followers[i]?.(options, search.scope, {
       signal: follow.signal,
       onListed: (vms) => {

@@ -85,12 +85,11 @@ describe('open --follow', () => {
     expect((await p.jsonLines(1))[0].target).toBe('default/spare');
     // open's own first selection, then the follower's list its watches start from; asked again
     // every 150 ms it would have listed many more times by now.
-    expect(selected(false).map((r) => r.path.split('/').at(-1)).sort()).toEqual([
-      'virtualmachineinstances',
-      'virtualmachineinstances',
-      'virtualmachines',
-      'virtualmachines',
-    ]);
+    expect(
+      selected(false)
+        .map((r) => r.path.split('/').at(-1))
+        .sort(),
+    ).toEqual(['virtualmachineinstances', 'virtualmachineinstances', 'virtualmachines', 'virtualmachines']);
     expect(selected(true)).toHaveLength(2);
     kubevirt.setLabels('default', 'spare', {});
   });

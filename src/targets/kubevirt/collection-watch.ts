@@ -22,7 +22,7 @@ export interface CollectionItem {
 }
 
 /** Where a followed collection's news goes. */
-export interface CollectionSink<T> {
+interface CollectionSink<T> {
   /** The whole collection as listed (first, and again after a 410). */
   synced(items: T[]): void;
   changed(type: 'ADDED' | 'MODIFIED' | 'DELETED', item: T): void;

@@ -15,13 +15,13 @@ import { VMI_WATCH_GRACE_MS, VMI_WATCH_TIMEOUT_S } from './limits.js';
 import { KubeApiError, requestOptions, statusMessage, type KubeAccess } from './kubernetes-api.js';
 
 /** One event of a watch: ADDED, MODIFIED, DELETED or BOOKMARK (ERROR ends the stream). */
-export interface WatchEvent<T> {
+interface WatchEvent<T> {
   type?: string;
   object?: T & { metadata?: { resourceVersion?: string } };
 }
 
 /** How one watch stream ended: cleanly (resume from the last version) or with 410 (list again). */
-export type WatchEnd = 'ended' | 'expired';
+type WatchEnd = 'ended' | 'expired';
 
 /**
  * Watches `path` (a collection, no query) from `query.resourceVersion` with bookmarks, the
