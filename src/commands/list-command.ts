@@ -2,7 +2,7 @@
 // provider options, the selectors and --via), its help and its action, which loads list.ts (and
 // the providers) only when it runs.
 import type { Command } from 'commander';
-import { valueOption } from '../targets/index.js';
+import { switchOption, valueOption } from '../targets/index.js';
 import type { CommandIo } from './command-io.js';
 import { addFlags } from './flags.js';
 import { withGlobalOptions } from './global-flags.js';
@@ -15,8 +15,14 @@ import { outputFlags } from './output-format.js';
  */
 export function addListCommand(program: Command, listProviders: string | undefined, io: CommandIo): void {
   const provider = valueOption('provider', { flags: '--provider <name>', help: listProviders ?? 'the provider to ask', section: 'own' });
+  const follow = switchOption('follow', {
+    flags: '--follow',
+    help: 'after the listing, print a line per change (a VM added, its state changed, deleted) until Ctrl+C',
+    section: 'own',
+  });
+  const watch = switchOption('watch', { flags: '-w, --watch', help: "the same as --follow (kubectl's spelling)", section: 'own' });
   const defined = program.command('list').description('List the VMs vconsole can open, with their state.');
-  addFlags(defined, [[provider, ...outputFlags('target')], 'target', 'selector', 'via'])
+  addFlags(defined, [[provider, ...outputFlags('target'), follow, watch], 'target', 'selector', 'via'])
     .addHelpText(
       'after',
       `
@@ -30,7 +36,8 @@ Examples:
   vconsole list --os-filter '^web-' --os-tag prod
   vconsole list --provider openstack --cloud mycloud --json
   vconsole list -A -o wide                   with provider and namespace columns
-  vconsole list -o name                      one target a line, for scripts and completion`,
+  vconsole list -o name                      one target a line, for scripts and completion
+  vconsole list -A --follow                  then a line per change (KubeVirt: one watch per namespace, one for -A)`,
     )
     .action(async (flags: ListFlags, command: Command) => {
       const [{ runListCommand }, run] = await Promise.all([import('./list.js'), withGlobalOptions(flags, command)]);

@@ -2,21 +2,21 @@
 // says where it looked.
 import type { VconsoleConfig } from '../config/index.js';
 import { UsageError } from '../errors.js';
-import { echoInput, terminalSafe } from '../text/terminal-text.js';
+import { echoInput } from '../text/terminal-text.js';
 import { DEFAULT_PROVIDER, PROVIDERS, listingProviderIds, oneOf, providerById } from '../targets/registry.js';
-import { type ConsoleProvider, flaggedProviders, type ListedVm, type TargetOptions } from '../targets/index.js';
+import { type ConsoleProvider, flaggedProviders, type TargetOptions } from '../targets/index.js';
 import type { TargetFlags } from './flags.js';
 import { namespacesOf } from './selector-flags.js';
-import { runSearches, searchedWhere, selectorSearches, sortedOnce, type SelectorSearch } from './target-selection.js';
+import { runSearches, selectorSearches, type SelectorSearch } from './target-selection.js';
 import { targetOptionsFrom } from './target-options.js';
-import { alignColumns } from './text-table.js';
 import { listVia, viaLinkFrom } from './via.js';
 import { farListingStreams, printFarListing } from './far-listing.js';
-import { documentText, outputFormat, type OutputFlags, type OutputFormat } from './output-format.js';
+import { outputFormat, type OutputFlags } from './output-format.js';
+import { printListing } from './list-output.js';
 import type { CommandFlagsIn } from '../flags/command-flags.js';
 
 /** list's flags: the provider options, the shared ones that act in list (--via), -o/--json and --provider (list-command.ts). */
-export type ListFlags = TargetFlags & CommandFlagsIn<'list'> & OutputFlags & { provider?: string };
+export type ListFlags = TargetFlags & CommandFlagsIn<'list'> & OutputFlags & { provider?: string; follow?: boolean; watch?: boolean };
 
 /**
  * The provider `list` asks: --provider, else the config's default when it can list, else the
@@ -79,7 +79,15 @@ export async function runListCommand(
   providers: readonly ConsoleProvider[] = PROVIDERS,
 ): Promise<number> {
   const format = outputFormat(flags);
+  const following = flags.follow === true || flags.watch === true;
   const via = viaLinkFrom(flags, config, (line) => io.stderr.write(`${line}\n`));
+  if (via && following) {
+    via.close();
+    throw new UsageError(
+      'list --follow cannot follow through --via: the far vconsole answers one listing',
+      'leave out --follow, or run vconsole list --follow on that host',
+    );
+  }
   if (via) {
     try {
       const far = farListingStreams();
@@ -102,17 +110,11 @@ export async function runListCommand(
     );
   }
   const searches = matching.length > 0 ? matching : [await wholeListing(flags, config, options, providers)];
-  const results = await runSearches(searches, options);
-  const vms = sortedOnce(results.flatMap((result) => result.vms));
-  const document = format === 'json' || format === 'yaml';
-  if (document || vms.length > 0) io.stdout.write(await formatListed(vms, format));
-  // Each search that found nothing says where it looked, on stderr: stdout stays the listing. A
-  // document says it with [] (as kubectl -o json says nothing more).
-  const empty = document ? [] : results.filter((result) => result.vms.length === 0);
-  for (const { search } of empty) {
-    const where = await searchedWhere(search.provider, options, search.scope, search.shownAs || search.provider.id);
-    io.stderr.write(`${terminalSafe(`no VMs found: searched ${where}`)}\n`);
+  if (following) {
+    const { followListing } = await import('./list-follow.js');
+    return followListing(searches, options, format, io);
   }
+  await printListing(await runSearches(searches, options), format, options, io);
   return 0;
 }
 
@@ -127,43 +129,4 @@ async function wholeListing(
   const provider = await listingProvider(flags, config, options, providers);
   const scope = { allNamespaces: flags.allNamespaces, namespaces: namespaces.length > 1 ? namespaces : undefined };
   return { provider, scope, shownAs: '', reach: 'everywhere' };
-}
-
-/**
- * The listing in the format -o asks for: a document, names only, or a table. `-o name` names
- * what `open` can open now (`open $(vconsole list -o name)`): VMs without a console (a shut-off
- * domain, a stopped VM) are left out; the table and the documents show them with their state.
- * Names show control characters as escapes, even into a pipe: a name that holds one is hostile,
- * and a pipe's reader may be a terminal.
- */
-async function formatListed(vms: ListedVm[], format: OutputFormat): Promise<string> {
-  switch (format) {
-    case 'json':
-    case 'yaml':
-      return documentText(vms, format);
-    case 'name':
-      return vms
-        .filter((vm) => vm.console)
-        .map((vm) => `${terminalSafe(vm.target)}\n`)
-        .join('');
-    case 'wide':
-      return formatWideVmTable(vms);
-    case 'table':
-      return formatVmTable(vms);
-  }
-}
-
-/** -o wide: the table with where each VM is (provider, namespace) beside it. */
-function formatWideVmTable(vms: ListedVm[]): string {
-  const rows = [
-    ['TARGET', 'STATE', 'CONSOLE', 'PROVIDER', 'NAMESPACE', 'NAME'],
-    ...vms.map((vm) => [vm.target, vm.state, vm.console ? 'yes' : 'no', vm.provider, vm.namespace ?? '-', vm.name]),
-  ];
-  return `${alignColumns(rows).join('\n')}\n`;
-}
-
-/** A plain aligned table. */
-function formatVmTable(vms: ListedVm[]): string {
-  const rows = [['TARGET', 'STATE', 'CONSOLE'], ...vms.map((vm) => [vm.target, vm.state, vm.console ? 'yes' : 'no'])];
-  return `${alignColumns(rows).join('\n')}\n`;
 }

@@ -217,7 +217,7 @@ function followAndServe({ flags, options, config, registry, plan, io, listen, po
     config,
     registry,
     sessions: sessions.filter((session) => registry.get(session.id)),
-    select: async () => (await selectTargets([], flags, options, config, { allowEmpty: true, withConsoleOnly: true })).selected,
+    withConsoleOnly: true,
     open: (target) => {
       const [session] = addOnce(registry, [plan.wrap(target)], notice);
       if (!session) return;

@@ -69,7 +69,7 @@ export async function searchedWhere(
 }
 
 /** The VMs one search finds. */
-interface SearchResult {
+export interface SearchResult {
   search: SelectorSearch;
   vms: ListedVm[];
 }
@@ -199,6 +199,54 @@ function expandedInput(input: string, config: VconsoleConfig | undefined): strin
   const { text, consoleType } = splitConsoleType(input.trim());
   const expanded = config ? expandAlias(text, config) : text;
   return consoleType ? `${expanded}#${consoleType}` : expanded;
+}
+
+/**
+ * `open --follow`'s and `proxy --follow`'s selection followed by the providers themselves
+ * (KubeVirt: a watch per namespace, listing-watch.ts): `onSelected` gets what selectTargets's
+ * `selected` would be now, on the first listing and on each change after it. Undefined when a
+ * selector's provider cannot follow its listing: --follow then asks it again every interval.
+ */
+export function followSelectedTargets(
+  flags: SelectionFlags,
+  options: TargetOptions,
+  config: VconsoleConfig | undefined,
+  follow: {
+    signal: AbortSignal;
+    withConsoleOnly?: boolean;
+    onSelected(targets: ConsoleTarget[]): void;
+    providers?: readonly ConsoleProvider[];
+  },
+): Promise<void> | undefined {
+  const providers = follow.providers ?? PROVIDERS;
+  const searches = selectorSearches(flags, providers);
+  const followers = searches.map((search) => search.provider.followList?.bind(search.provider));
+  if (searches.length === 0 || followers.some((followList) => !followList)) return undefined;
+  const found = searches.map(() => new Map<string, ListedVm>());
+  const listed = searches.map(() => false);
+  const answer = () => {
+    if (listed.includes(false)) return;
+    const vms = sortedOnce(found.flatMap((vmsOf) => [...vmsOf.values()])).filter((vm) => vm.console || !follow.withConsoleOnly);
+    const texts = vms.map((vm) => listedTargetText(vm, providerById(vm.provider, providers) ?? searches[0].provider));
+    follow.onSelected(resolveTargets(texts, options, config));
+  };
+  const following = searches.map(async (search, i) =>
+    followers[i]?.(options, search.scope, {
+      signal: follow.signal,
+      onListed: (vms) => {
+        for (const vm of vms) found[i].set(vm.target, vm);
+        listed[i] = true;
+        answer();
+      },
+      onChange: ({ type, vm }) => {
+        if (type === 'DELETED') found[i].delete(vm.target);
+        else found[i].set(vm.target, vm);
+        answer();
+      },
+      log: () => undefined,
+    }),
+  );
+  return Promise.all(following).then(() => undefined);
 }
 
 /** Two targets of the same provider and name are the same console. */

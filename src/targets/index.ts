@@ -21,4 +21,14 @@ export {
   selectorUsage,
 } from './option-groups.js';
 export type { ConsoleTypeFlags, ProviderFlags } from './option-groups.js';
-export type { ConsoleProvider, ConsoleTarget, ListScope, ListedVm, TargetOptions, VmPhase, VmState } from './types.js';
+export type {
+  ConsoleProvider,
+  ConsoleTarget,
+  ListFollowContext,
+  ListScope,
+  ListedChange,
+  ListedVm,
+  TargetOptions,
+  VmPhase,
+  VmState,
+} from './types.js';

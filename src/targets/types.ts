@@ -120,6 +120,22 @@ export interface ListedVm {
   console: boolean;
 }
 
+/** A listed VM that appeared, changed what list shows of it (its state, its console) or went. */
+export interface ListedChange {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  vm: ListedVm;
+}
+
+/** What `list --follow` and `open --follow` hand a provider that follows its listing. */
+export interface ListFollowContext {
+  signal: AbortSignal;
+  /** The whole listing, once, when it is first known. */
+  onListed(vms: ListedVm[]): void;
+  /** Each change after it, in order, none lost or told twice. */
+  onChange(change: ListedChange): void;
+  log(level: LogLevel, message: string): void;
+}
+
 /**
  * How far `vconsole list` looks. Each provider adds the fields its selectors fill, in its own
  * options.ts (TypeScript's interface merging: `declare module '../types.js'`), so a new
@@ -151,6 +167,11 @@ export interface ConsoleProvider {
   resolve(spec: TargetSpec, options: TargetOptions): ConsoleTarget;
   /** The VMs it can enumerate, for `vconsole list`; absent when it cannot. */
   list?(options: TargetOptions, scope: ListScope): Promise<ListedVm[]>;
+  /**
+   * Follows what `list` finds until `context.signal` aborts (KubeVirt: a watch per namespace);
+   * absent, `list --follow` and `open --follow` ask `list` again now and then.
+   */
+  followList?(options: TargetOptions, scope: ListScope, context: ListFollowContext): Promise<void>;
   /**
    * Whether the options and the environment point it somewhere to list (a kubeconfig, a cloud,
    * a cluster URL, a connection), found without asking any server: `list` with no provider

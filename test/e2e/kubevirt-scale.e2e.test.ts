@@ -1,7 +1,8 @@
 // Issue 41 item 5 against the real programs: 5000 VMIs across 50 namespaces in etcd, created through
 // kube-apiserver (no QEMU: listing needs only the objects), and `vconsole list -A` reading them all in
-// pages. A counting proxy in front of kube-apiserver (plain HTTP in, TLS out, as `kubectl proxy` is
-// reached) records each request's path and query: the paging is what the real API server was asked.
+// pages, `list --follow` watching them. A counting proxy in front of kube-apiserver (plain HTTP in,
+// TLS out, as `kubectl proxy` is reached) records each request's path and query and the watches
+// open through it: the paging and the watches are what the real API server was asked.
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -16,6 +17,7 @@ import { installKubeVirtCrds } from './support/kubevirt-control-plane.js';
 import { ProcessLab, runProgram } from './support/processes.js';
 import { E2E_SETUP_TIMEOUT_MS, VCONSOLE_BIN, gatedTitle, requireTools } from './support/tools.js';
 import { vconsoleEnv } from './support/vconsole.js';
+import { waitFor } from '../support/wait.js';
 
 const tools = requireTools(['openssl']);
 const kube = requireKubePrograms(['etcd', 'kubeApiserver', 'kubevirtCrds']);
@@ -30,6 +32,8 @@ const lab = new ProcessLab();
 let plane: ControlPlane;
 let proxy: http.Server;
 const seen: URL[] = [];
+/** Watch requests whose answer is still streaming, by URL. */
+const openWatches = new Set<URL>();
 
 /** Runs `work` over `items`, at most `atOnce` at a time. */
 async function inBatches<T>(items: T[], atOnce: number, work: (item: T) => Promise<unknown>): Promise<void> {
@@ -59,6 +63,10 @@ async function startCountingProxy(): Promise<string> {
   proxy = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', plane.server);
     seen.push(url);
+    if (url.searchParams.get('watch') === 'true') {
+      openWatches.add(url);
+      res.once('close', () => openWatches.delete(url));
+    }
     const upstream = https.request(url, { method: req.method, headers: { ...req.headers, host: url.host }, ca, cert, key }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
@@ -128,6 +136,69 @@ describe.skipIf(gate.skip)(gatedTitle('5000 VMIs in 50 namespaces of a real kube
       expect(pages).toHaveLength(Math.ceil((NAMESPACES * PER_NAMESPACE) / LIST_PAGE_SIZE));
       expect(pages.every((url) => url.searchParams.get('limit') === String(LIST_PAGE_SIZE))).toBe(true);
       expect(pages.slice(1).every((url) => url.searchParams.get('continue'))).toBe(true);
+    },
+    SCALE_TIMEOUT_MS,
+  );
+
+  /** `vconsole list --follow ARGS` through the counting proxy, until the test stops it. */
+  function followList(args: string[]) {
+    const watchesBefore = seen.length;
+    const running = lab.start(
+      'vconsole list --follow',
+      process.execPath,
+      [VCONSOLE_BIN, 'list', '--provider', 'kubevirt', '--follow', '--kubeconfig', kubeconfig, ...args],
+      { env: vconsoleEnv({ HOME: plane.dir }) },
+    );
+    const watches = () => seen.slice(watchesBefore).filter((url) => url.searchParams.get('watch') === 'true');
+    return { running, watches };
+  }
+
+  /** A VMI created in `namespace`, seen ADDED by `running`, then deleted and seen DELETED. */
+  async function createAndDelete(running: { stdout(): string }, namespace: string, name: string): Promise<void> {
+    await plane.admin.ok('POST', `/apis/kubevirt.io/v1/namespaces/${namespace}/virtualmachineinstances`, vmi(namespace, name));
+    const added = new RegExp(`ADDED +${namespace}/${name} +Running +yes\n`);
+    await waitFor(() => added.test(running.stdout()), `${name} ADDED`, 60_000);
+    await plane.admin.ok('DELETE', `/apis/kubevirt.io/v1/namespaces/${namespace}/virtualmachineinstances/${name}`);
+    await waitFor(() => new RegExp(`DELETED +${namespace}/${name} +`).test(running.stdout()), `${name} DELETED`, 60_000);
+  }
+
+  it(
+    'list -A --follow watches all 50 namespaces through one cluster-scoped watch per resource, and sees a VMI come and go',
+    async () => {
+      const { running, watches } = followList(['-A']);
+      await waitFor(() => watches().length === 2 && openWatches.size === 2, 'two watches', 120_000);
+      // As `kubectl get vmi -A -w`: the collection of every namespace, from the list's resourceVersion, with bookmarks.
+      expect(
+        watches()
+          .map((url) => url.pathname)
+          .sort(),
+      ).toEqual(['/apis/kubevirt.io/v1/virtualmachineinstances', '/apis/kubevirt.io/v1/virtualmachines']);
+      expect(watches().every((url) => url.searchParams.get('allowWatchBookmarks') === 'true')).toBe(true);
+      expect(watches().every((url) => Number(url.searchParams.get('resourceVersion')) > 0)).toBe(true);
+      await createAndDelete(running, 'scale-17', 'followed-1');
+      expect(watches()).toHaveLength(2);
+      expect(await running.signalAndWait('SIGTERM', 20_000)).toEqual({ code: 0, signal: null });
+      expect(running.stderr()).toBe('');
+    },
+    SCALE_TIMEOUT_MS,
+  );
+
+  it(
+    'list --follow with three namespaces opens one watch per namespace and resource, six in all',
+    async () => {
+      const namespaces = ['scale-3', 'scale-4', 'scale-5'];
+      const { running, watches } = followList(namespaces.flatMap((ns) => ['-n', ns]));
+      await waitFor(() => watches().length === 6 && openWatches.size === 6, 'six watches', 120_000);
+      const expected = namespaces.flatMap((ns) =>
+        ['virtualmachineinstances', 'virtualmachines'].map((r) => `/apis/kubevirt.io/v1/namespaces/${ns}/${r}`),
+      );
+      expect(
+        watches()
+          .map((url) => url.pathname)
+          .sort(),
+      ).toEqual(expected.sort());
+      await createAndDelete(running, 'scale-4', 'followed-2');
+      expect(await running.signalAndWait('SIGTERM', 20_000)).toEqual({ code: 0, signal: null });
     },
     SCALE_TIMEOUT_MS,
   );

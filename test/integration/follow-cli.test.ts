@@ -1,3 +1,6 @@
+import net from 'node:net';
+import { once } from 'node:events';
+import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt-api.js';
 import { runVconsole } from '../support/cli.js';
@@ -18,6 +21,7 @@ beforeAll(async () => {
       // Its console cannot be reached (virt-handler finds no VNC socket): its session fails.
       { namespace: 'default', name: 'broken', labels: { app: 'fragile' }, vncSocketPath: '/nonexistent/vnc.sock' },
       { namespace: 'default', name: 'spare' },
+      { namespace: 'default', name: 'taken', labels: { app: 'taken' } },
     ],
   });
   // A short interval keeps the test quick; every wait below is for a condition.
@@ -73,6 +77,51 @@ describe('open --follow', () => {
     expect(p.process.exitCode).toBeNull();
     kubevirt.setLabels('default', 'spare', { app: 'fragile' });
     expect((await p.jsonLines(1))[0].target).toBe('default/spare');
+  });
+
+  it('follows through one watch per resource of the namespace, not by listing again every interval', async ({ open }) => {
+    const selected = (watch: boolean) =>
+      kubevirt.requests.filter((r) => r.query.labelSelector === 'app=watched' && (r.query.watch === 'true') === watch);
+    const p = open(['-l', 'app=watched', '--follow']);
+    await p.waitForStderr(/nothing matches -l app=watched yet: following it/);
+    await waitFor(() => selected(true).length === 2, 'two watches');
+    kubevirt.setLabels('default', 'spare', { app: 'watched' });
+    expect((await p.jsonLines(1))[0].target).toBe('default/spare');
+    // open's own first selection, then the follower's list its watches start from; asked again
+    // every 150 ms it would have listed many more times by now.
+    expect(
+      selected(false)
+        .map((r) => r.path.split('/').at(-1))
+        .sort(),
+    ).toEqual(['virtualmachineinstances', 'virtualmachineinstances', 'virtualmachines', 'virtualmachines']);
+    expect(selected(true)).toHaveLength(2);
+    kubevirt.setLabels('default', 'spare', {});
+  });
+
+  it('tells another client taking the VNC console over from the VM stopping', async ({ open }) => {
+    const p = open(['-l', 'app=taken', '--follow']);
+    const [{ port }] = await p.jsonLines(1);
+    const viewer = net.connect(port as number, '127.0.0.1');
+    viewer.on('error', () => undefined);
+    await waitFor(() => kubevirt.activeSessions('default', 'taken') === 1, 'the shared session');
+    // virtctl vnc: its connection closes vconsole's session, which then cannot tell why.
+    const other = new WebSocket(kubevirt.consoleUrl('default', 'taken'), ['plain.kubevirt.io'], {
+      ca: kubevirt.caPem,
+      headers: { Authorization: `Bearer ${kubevirt.token}` },
+    });
+    other.on('error', () => undefined);
+    await once(other, 'open');
+    const takenOver = /another client took over the VM's VNC console \(the VM still runs\)/g;
+    await p.waitForStderr(takenOver);
+    other.close();
+    await waitFor(() => kubevirt.activeSessions('default', 'taken') === 1, 'the console taken back');
+    // The VM stopping closes the session the same way; the redial is refused for another reason.
+    kubevirt.setPhase('default', 'taken', 'Succeeded');
+    await p.waitForStderr(/VM Stopped/);
+    await waitFor(() => kubevirt.requests.filter((r) => r.upgrade && r.path.includes('/taken/vnc')).length >= 4, 'a redial');
+    expect(p.stderr().match(takenOver)).toHaveLength(1);
+    viewer.destroy();
+    kubevirt.setPhase('default', 'taken', 'Running');
   });
 
   it('without a selector is a usage error', async () => {

@@ -15,8 +15,13 @@ export async function listKubevirtVms(options: TargetOptions, scope: ListScope, 
   const access = await loadKubeAccess(options, environment());
   // A stopped VM has no VMI: its VirtualMachine says it is there, to be started. Asked at once.
   const [vmis, vms] = await Promise.all([listVmis(access, scope), listVms(access, listPaths(scope, access, 'virtualmachines'))]);
-  const running = vmis.map((vmi) => listedVm(vmi.metadata, vmi.status?.phase ?? 'Unknown', !vmiConsoleProblem(vmi, autoConsoleType(vmi))));
+  const running = vmis.map(vmiRow);
   return [...running, ...stoppedVms(vms, new Set(running.map((vm) => vm.target)))];
+}
+
+/** A VMI as `list` shows it: its phase, and whether its console can open now. */
+export function vmiRow(vmi: VirtualMachineInstance): ListedVm {
+  return listedVm(vmi.metadata, vmi.status?.phase ?? 'Unknown', !vmiConsoleProblem(vmi, autoConsoleType(vmi)));
 }
 
 /**
@@ -31,15 +36,33 @@ async function listVmis(access: KubeAccess, scope: ListScope): Promise<VirtualMa
   return lists.flatMap((list) => list.items);
 }
 
-/** The list requests of a scope for `resource` (VMIs, or the VMs behind them), selectors in the query. */
-function listPaths(scope: ListScope, access: KubeAccess, resource: KubevirtResource): string[] {
-  const params = [
-    scope.labelSelector ? `labelSelector=${encodeURIComponent(scope.labelSelector)}` : undefined,
-    scope.name ? `fieldSelector=${encodeURIComponent(`metadata.name=${scope.name}`)}` : undefined,
-  ].filter(Boolean);
-  const query = params.length ? `?${params.join('&')}` : '';
+/** One collection a scope reads: a namespace's `resource`, or every namespace's (-A), and the selectors. */
+export interface ScopedCollection {
+  path: string;
+  query: Record<string, string>;
+}
+
+/**
+ * The collections of a scope for `resource` (VMIs, or the VMs behind them): one per namespace
+ * asked, or the one cluster-scoped collection with -A, as kubectl reads them.
+ */
+export function scopedCollections(scope: ListScope, access: KubeAccess, resource: KubevirtResource): ScopedCollection[] {
+  const query: Record<string, string> = {};
+  if (scope.labelSelector) query.labelSelector = scope.labelSelector;
+  if (scope.name) query.fieldSelector = `metadata.name=${scope.name}`;
   const paths = scope.allNamespaces ? [kubevirtPath(resource)] : searchedNamespaces(scope, access).map((ns) => kubevirtPath(resource, ns));
-  return paths.map((path) => path + query);
+  return paths.map((path) => ({ path, query }));
+}
+
+/** A collection's list request: its path, selectors in the query. */
+export function collectionPath({ path, query }: ScopedCollection): string {
+  const params = new URLSearchParams(query).toString();
+  return params ? `${path}?${params}` : path;
+}
+
+/** The list requests of a scope for `resource`, selectors in the query. */
+function listPaths(scope: ListScope, access: KubeAccess, resource: KubevirtResource): string[] {
+  return scopedCollections(scope, access, resource).map(collectionPath);
 }
 
 function searchedNamespaces(scope: ListScope, access: KubeAccess): string[] {

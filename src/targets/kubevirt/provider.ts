@@ -39,6 +39,10 @@ export function createKubevirtProvider(environment: () => KubeEnvironment = proc
       return new KubevirtTarget(spec.raw, name, namespace, options, environment);
     },
     list: (options, scope) => listKubevirtVms(options, scope, environment),
+    async followList(options, scope, context) {
+      const { followKubevirtVms } = await import('./listing-watch.js');
+      return followKubevirtVms(options, scope, environment, context);
+    },
     configured: async (options) => hasKubeConfiguration(options, environment()),
     async describeSearch(options, scope) {
       const access = await loadKubeAccess(options, environment());

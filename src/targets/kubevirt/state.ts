@@ -1,20 +1,18 @@
 /**
  * Following one VMI's state, the way client-node's informer (ListWatch) does it: list with a
- * fieldSelector for the one name, then watch from the list's resourceVersion; a stream that ends
+ * fieldSelector for the one name, then watch from the list's resourceVersion (watch-stream.ts,
+ * which list --follow's watches of whole namespaces share); a stream that ends
  * (the server's timeout, a restart) resumes from the last resourceVersion seen (bookmarks
  * included); a 410 Expired in the stream means that version is gone: list again. Written here
  * rather than taken from client-node so that aborting stops a watch that is still connecting
  * (ListWatch.stop() misses those), and so that it goes through the kubeconfig access vconsole
  * already loaded and corrected (plain-HTTP servers, merged files).
  */
-import http from 'node:http';
-import https from 'node:https';
-import { describeError, VconsoleError } from '../../errors.js';
-import { HTTP_REQUEST_TIMEOUT_MS } from '../../limits.js';
-import { REJECTION_BODY_LIMIT_BYTES } from '../dial/limits.js';
-import { VMI_WATCH_GRACE_MS, VMI_WATCH_TIMEOUT_S, VM_STATE_FIRST_RETRY_MS, VM_STATE_MAX_RETRY_MS } from './limits.js';
+import { describeError } from '../../errors.js';
+import { VM_STATE_FIRST_RETRY_MS, VM_STATE_MAX_RETRY_MS } from './limits.js';
 import { VM_STATE_POLL_MS } from '../limits.js';
-import { KubeApiError, getJson, requestOptions, statusMessage, type KubeAccess } from './kubernetes-api.js';
+import { KubeApiError, getJson, type KubeAccess } from './kubernetes-api.js';
+import { watchOnce } from './watch-stream.js';
 import type { VirtualMachineInstance } from './vms.js';
 import type { VmState, VmStateContext } from '../types.js';
 import { pollVmState } from '../vm-state-poll.js';
@@ -49,14 +47,6 @@ export function vmiState(vmi: WatchedVmi | undefined): VmState {
   return { phase: 'Unknown', detail: phase };
 }
 
-interface WatchEvent {
-  type?: string;
-  object?: WatchedVmi & { code?: number; message?: string; kind?: string };
-}
-
-/** How one watch stream ended: cleanly (resume from the last version) or with 410 (list again). */
-type WatchEnd = 'ended' | 'expired';
-
 /**
  * Follows VMI `namespace/name` until `context.signal` aborts. Where RBAC forbids list or watch
  * on VMIs it says so once and polls a GET of the VMI instead.
@@ -79,7 +69,8 @@ export async function followVmi(access: KubeAccess, namespace: string, name: str
       }
       const startedAt = Date.now();
       let events = 0;
-      const end = await watchOnce(access, namespace, { fieldSelector, resourceVersion }, signal, (event) => {
+      const path = kubevirtPath('virtualmachineinstances', namespace);
+      const end = await watchOnce<WatchedVmi>(access, path, { fieldSelector, resourceVersion }, signal, (event) => {
         events++;
         const rv = event.object?.metadata?.resourceVersion;
         if (event.type === 'ADDED' || event.type === 'MODIFIED') context.onState(vmiState(event.object));
@@ -133,90 +124,4 @@ function pollVmi(access: KubeAccess, namespace: string, name: string, context: V
       throw err;
     }
   }, context);
-}
-
-/**
- * One watch request, its newline-delimited JSON events handed to `onEvent` in order. Resolves
- * when the stream ends (or the signal aborts); rejects with a KubeApiError for a refused watch
- * or an ERROR event other than 410.
- */
-function watchOnce(
-  access: KubeAccess,
-  namespace: string,
-  query: { fieldSelector: string; resourceVersion: string },
-  signal: AbortSignal,
-  onEvent: (event: WatchEvent) => void,
-): Promise<WatchEnd> {
-  const params = new URLSearchParams({
-    watch: 'true',
-    allowWatchBookmarks: 'true',
-    timeoutSeconds: String(VMI_WATCH_TIMEOUT_S),
-    fieldSelector: query.fieldSelector,
-    resourceVersion: query.resourceVersion,
-  });
-  const url = new URL(`${access.server}${kubevirtPath('virtualmachineinstances', namespace)}?${params}`);
-  return requestOptions(access).then(
-    (transport) =>
-      new Promise<WatchEnd>((resolve, reject) => {
-        let settled = false;
-        const finish = (outcome: () => void) => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(connectTimer);
-          clearTimeout(lifeTimer);
-          signal.removeEventListener('abort', onAbort);
-          req.destroy();
-          outcome();
-        };
-        const client = url.protocol === 'http:' ? http : https;
-        const headers = { ...(transport.headers as Record<string, string>), Accept: 'application/json' };
-        const req = client.request(url, { ...transport, method: 'GET', headers }, (res) => {
-          clearTimeout(connectTimer);
-          if (res.statusCode !== 200) {
-            let body = '';
-            res.setEncoding('utf8').on('data', (chunk: string) => {
-              if (body.length < REJECTION_BODY_LIMIT_BYTES) body += chunk;
-            });
-            res.on('end', () => finish(() => reject(new KubeApiError(res.statusCode ?? 0, statusMessage(body, res.statusCode ?? 0)))));
-            res.on('error', () => finish(() => resolve('ended')));
-            return;
-          }
-          let partial = '';
-          res.setEncoding('utf8').on('data', (chunk: string) => {
-            const lines = (partial + chunk).split('\n');
-            partial = lines.pop() ?? '';
-            for (const line of lines) {
-              if (settled || !line.trim()) continue;
-              let event: WatchEvent;
-              try {
-                event = JSON.parse(line) as WatchEvent;
-              } catch {
-                continue;
-              }
-              if (event.type === 'ERROR') {
-                const code = event.object?.code ?? 0;
-                if (code === 410) finish(() => resolve('expired'));
-                else finish(() => reject(new KubeApiError(code, event.object?.message ?? `watch error ${code}`)));
-                return;
-              }
-              onEvent(event);
-            }
-          });
-          res.on('end', () => finish(() => resolve('ended')));
-          res.on('close', () => finish(() => resolve('ended')));
-          res.on('error', () => finish(() => resolve('ended')));
-        });
-        req.on('error', (err) => finish(() => reject(new VconsoleError(`cannot watch the VM: ${describeError(err)}`))));
-        const connectTimer = setTimeout(
-          () => finish(() => reject(new VconsoleError('the Kubernetes API did not answer the watch'))),
-          HTTP_REQUEST_TIMEOUT_MS,
-        );
-        // The server ends the watch after timeoutSeconds; one that has not by far after is dead.
-        const lifeTimer = setTimeout(() => finish(() => resolve('ended')), VMI_WATCH_TIMEOUT_S * 1000 + VMI_WATCH_GRACE_MS);
-        const onAbort = () => finish(() => resolve('ended'));
-        if (signal.aborted) return onAbort();
-        signal.addEventListener('abort', onAbort, { once: true });
-        req.end();
-      }),
-  );
 }

@@ -51,6 +51,11 @@ export class KubevirtTarget implements ConsoleTarget {
   };
   /** The VMI the last serial dial went to (serial-takeover.ts). */
   private served?: ServedVmi;
+  /**
+   * The last VNC stream ended as virt-handler closes it (the VM stopped, or another client
+   * opened the console), and that is not said yet: the redial's answer tells which.
+   */
+  private vncClosedUnsaid = false;
 
   constructor(
     readonly input: string,
@@ -119,14 +124,18 @@ export class KubevirtTarget implements ConsoleTarget {
     signal,
     preserveSession,
     reconnect,
+    log,
   }: {
     signal: AbortSignal;
     preserveSession?: boolean;
     reconnect?: DialContext['reconnect'];
+    log?: DialContext['log'];
   }) {
     await this.takeBackSerial(reconnect, signal);
     const { access, namespace } = await this.locate();
     const subresource = CONSOLE_SUBRESOURCE[this.facts.consoleType];
+    const afterClose = this.vncClosedUnsaid && preserveSession === true;
+    this.vncClosedUnsaid = false;
     // The hub asks for preserveSession per dial (every redial), not through the target's options.
     const preserve = this.options.preserveSession === true || preserveSession === true;
     const path = subresourcePath(namespace, this.vmName, subresource, preserve);
@@ -134,10 +143,14 @@ export class KubevirtTarget implements ConsoleTarget {
     // The kubeconfig's credentials and TLS (client-node puts them on the agent and options).
     const { headers, agent, ca, cert, key, pfx, passphrase, rejectUnauthorized, auth } = await requestOptions(access);
     const basic: Record<string, string> = auth ? { Authorization: `Basic ${Buffer.from(auth).toString('base64')}` } : {};
-    return inTurn(access, () =>
+    const stream = inTurn(access, () =>
       dialWebSocket({
         url,
-        describeEnding: describeKubevirtEnding,
+        describeEnding: (ending) => {
+          const error = describeKubevirtEnding(ending);
+          this.vncClosedUnsaid = subresource === 'vnc' && error instanceof KubevirtConsoleClosedError;
+          return error;
+        },
         protocols: ['plain.kubevirt.io'],
         headers: { ...(headers as Record<string, string>), ...basic },
         tls: { agent: typeof agent === 'object' ? agent : undefined, ca, cert, key, pfx, passphrase, rejectUnauthorized },
@@ -171,6 +184,18 @@ export class KubevirtTarget implements ConsoleTarget {
         },
       }),
     );
+    if (afterClose) void stream.catch((err: unknown) => this.sayWhyClosed(err, log));
+    return stream;
+  }
+
+  /**
+   * The redial after virt-handler closed the VNC session, refused because a session is active:
+   * another client took the console over (virt-handler refuses preserveSession only then), which
+   * the close alone cannot tell from the VM stopping. Said once; the hub keeps asking, politely.
+   */
+  private sayWhyClosed(err: unknown, log: DialContext['log'] | undefined): void {
+    if (err instanceof VconsoleError && err.message.startsWith("the VM's VNC session is held by another client"))
+      log?.('warn', "another client took over the VM's VNC console (the VM still runs); it is taken back once that client lets go");
   }
 
   /**
