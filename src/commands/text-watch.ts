@@ -55,8 +55,11 @@ export async function waitForText(
   signal: AbortSignal,
   options: WaitOptions = {},
 ): Promise<TextMatch> {
-  const deadline = AbortSignal.timeout(timeoutMs);
-  const both = AbortSignal.any([signal, deadline]);
+  // A timer of its own, not AbortSignal.timeout's: that one does not keep the process alive, and
+  // a console served in-process (the demo) may be all there is left to wait on.
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), timeoutMs);
+  const both = AbortSignal.any([signal, deadline.signal]);
   const source = options.source ?? target;
   try {
     const kind = kindOf(target);
@@ -74,9 +77,10 @@ export async function waitForText(
     }
   } catch (err) {
     if (signal.aborted) throw signal.reason;
-    if (deadline.aborted) throw new WaitTimeoutError(`${pattern} did not appear within ${formatDuration(timeoutMs)}`);
+    if (deadline.signal.aborted) throw new WaitTimeoutError(`${pattern} did not appear within ${formatDuration(timeoutMs)}`);
     throw err;
   } finally {
+    clearTimeout(timer);
     await source.release?.().catch(() => undefined);
   }
 }
