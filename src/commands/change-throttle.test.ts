@@ -42,7 +42,12 @@ describe('ChangeThrottle', () => {
   it('works at once on the first change, then at most once a period however many changes come', async () => {
     const clock = new ManualClock();
     let runs = 0;
-    const throttle = new ChangeThrottle(async () => void runs++, 1000, () => undefined, clock);
+    const throttle = new ChangeThrottle(
+      async () => void runs++,
+      1000,
+      () => undefined,
+      clock,
+    );
     throttle.changed();
     await settle();
     expect(runs).toBe(1);
@@ -58,7 +63,12 @@ describe('ChangeThrottle', () => {
   it('does nothing while nothing changes', async () => {
     const clock = new ManualClock();
     let runs = 0;
-    const throttle = new ChangeThrottle(async () => void runs++, 1000, () => undefined, clock);
+    const throttle = new ChangeThrottle(
+      async () => void runs++,
+      1000,
+      () => undefined,
+      clock,
+    );
     throttle.changed();
     await clock.advance(10_000);
     expect(runs).toBe(1);

@@ -126,7 +126,10 @@ async function screenMatch(stream: Duplex, pattern: RegExp, signal: AbortSignal,
   const { client, framebuffer } = await readyClient(stream, options.password, signal);
   let own: TextReader | undefined;
   try {
-    const reader = options.reader ? await options.reader() : (own = await openTextReader());
+    // The reader is waited for as the text is: a worker that never comes up must not outlast --timeout.
+    const opening = options.reader ? options.reader() : openTextReader().then((reader) => (own = reader));
+    opening.catch(() => undefined);
+    const reader = await Promise.race([opening, aborted(signal, opening)]);
     const found = watchScreen(client, framebuffer, reader, pattern);
     found.catch(() => undefined);
     return await Promise.race([found, aborted(signal, found)]);

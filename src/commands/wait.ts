@@ -56,22 +56,30 @@ export async function runWaitCommand(inputs: string[], flags: WaitFlags, config:
           return match;
         }),
       );
-      return report(results, targets, flags.any === true, `${pattern}`, timeoutMs, io);
+      const code = report(results, targets, flags.any === true, `${pattern}`, timeoutMs, io);
+      if (reader && !(await reader.close())) io.stdout.write('', () => io.exit(code));
+      return code;
     } finally {
-      await reader?.close();
+      void reader?.close();
     }
   } finally {
     via?.close();
   }
 }
 
-/** One OCR worker for every screen of the command, started by the first that needs it. */
-function sharedReader(): { open: () => Promise<TextReader>; close: () => Promise<void> } {
+/**
+ * One OCR worker for every screen of the command, started by the first that needs it. `close`
+ * resolves with false when the worker is still starting: its thread would keep vconsole running.
+ */
+function sharedReader(): { open: () => Promise<TextReader>; close: () => Promise<boolean> } {
   let reader: Promise<TextReader> | undefined;
+  let settled = false;
   return {
-    open: () => (reader ??= openTextReader()),
+    open: () => (reader ??= openTextReader().finally(() => (settled = true))),
     close: async () => {
+      if (reader && !settled) return false;
       await (await reader?.catch(() => undefined))?.close();
+      return true;
     },
   };
 }
