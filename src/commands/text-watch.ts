@@ -17,19 +17,19 @@ import { formatDuration } from './duration.js';
 import { LineMatcher, firstMatchingLine } from './text-matching.js';
 
 /** The least time between two readings of a changing screen: a prompt is seen within about this much. */
-export const OCR_INTERVAL_MS = 1000;
+const OCR_INTERVAL_MS = 1000;
 /**
  * With `sinceNow`, what a serial line sends until it has been quiet this long after the dial is
  * what it already held (the replay of a shared line's scrollback arrives at once), and not matched.
  */
-export const REPLAY_QUIET_MS = 250;
+const REPLAY_QUIET_MS = 250;
 
 /** The line that matched, as shown (escapes gone). */
 export interface TextMatch {
   line: string;
 }
 
-export interface WaitOptions {
+interface WaitOptions {
   /** How the console is reached (default: the target itself): joiningFrom(...).wrap(target). */
   source?: UpstreamSource;
   /** Serial: ignore what the line printed before the wait began. */

@@ -3,5 +3,4 @@
  * when a command reads a screen, with the English model of @tesseract.js-data/eng read from the
  * installed package (or the single executable's assets): nothing is downloaded, ever.
  */
-export { grayscaleImage, type ScreenPixels } from './grayscale.js';
-export { openTextReader, OcrUnavailableError, type TextReader } from './text-reader.js';
+export { openTextReader, type TextReader } from './text-reader.js';

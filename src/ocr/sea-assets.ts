@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 /** The asset names package.mjs stores, the worker script first; the model's file name is tesseract.js's. */
-export const OCR_ASSETS = [
+const OCR_ASSETS = [
   'ocr/worker.cjs',
   'ocr/tesseract-core-lstm.wasm',
   'ocr/tesseract-core-simd-lstm.wasm',

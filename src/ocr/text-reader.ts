@@ -23,7 +23,7 @@ export interface TextReader {
 }
 
 /** OCR cannot run in this vconsole (its files are missing). */
-export class OcrUnavailableError extends VconsoleError {}
+class OcrUnavailableError extends VconsoleError {}
 
 /** Where tesseract.js's worker script and the model are. */
 interface OcrFiles {
