@@ -232,7 +232,7 @@ function sha256File(file) {
 /**
  * `vconsole wait`'s OCR inside the executable (src/ocr/sea-assets.ts, which names these assets):
  * tesseract.js's worker script bundled with its WebAssembly cores' loaders (a file the worker
- * thread runs once unpacked), the LSTM cores' .wasm files it reads beside itself, and the English
+ * thread runs once unpacked), the cores' .wasm files it reads beside itself, and the English
  * model, as SEA assets.
  */
 async function ocrAssets() {
@@ -251,7 +251,9 @@ async function ocrAssets() {
   });
   const core = dirname(requireFromRoot.resolve('tesseract.js-core/package.json'));
   const eng = dirname(requireFromRoot.resolve('@tesseract.js-data/eng/package.json'));
-  const wasm = ['tesseract-core-lstm.wasm', 'tesseract-core-simd-lstm.wasm', 'tesseract-core-relaxedsimd-lstm.wasm'];
+  // tesseract.js 7's Node worker passes getCore a boolean where it compares an OEM, so it loads the
+  // full cores (not the -lstm ones) whatever the engine: those are the ones it reads.
+  const wasm = ['tesseract-core.wasm', 'tesseract-core-simd.wasm', 'tesseract-core-relaxedsimd.wasm'];
   log(`bundled ${relative(projectRoot, worker)} (${megabytes(worker)}) and the OCR model as assets`);
   return {
     'ocr/worker.cjs': worker,

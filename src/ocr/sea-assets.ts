@@ -1,6 +1,6 @@
 /**
  * OCR inside the single executable, which can load no file of node_modules: scripts/package.mjs
- * stores tesseract.js's worker (bundled with its WebAssembly cores' loaders), the cores' .wasm
+ * stores tesseract.js's worker (bundled with its WebAssembly cores' loaders), the full cores' .wasm
  * files and the English model as SEA assets (OCR_ASSETS); on first use they are written once to
  * a directory of this user's (0700, named by their content), where the worker thread loads them
  * as files. Outside the executable: undefined, the installed packages are used.
@@ -14,9 +14,9 @@ import path from 'node:path';
 /** The asset names package.mjs stores, the worker script first; the model's file name is tesseract.js's. */
 const OCR_ASSETS = [
   'ocr/worker.cjs',
-  'ocr/tesseract-core-lstm.wasm',
-  'ocr/tesseract-core-simd-lstm.wasm',
-  'ocr/tesseract-core-relaxedsimd-lstm.wasm',
+  'ocr/tesseract-core.wasm',
+  'ocr/tesseract-core-simd.wasm',
+  'ocr/tesseract-core-relaxedsimd.wasm',
   'ocr/eng.traineddata.gz',
 ] as const;
 
