@@ -33,6 +33,7 @@ const LEAVES = [
   { leaf: 'terminal', uses: ['errors.ts', 'text'], why: "src/terminal drives the user's terminal" },
   { leaf: 'net', uses: ['errors.ts', 'limits.ts', 'files'], why: 'src/net holds the network and child-process helpers' },
   { leaf: 'keys', uses: ['errors.ts', 'text'], why: 'src/keys is what a key is: keysyms, scancodes, layouts and chord names, as data' },
+  { leaf: 'ocr', uses: ['errors.ts', 'text'], why: "src/ocr reads a screen's text (tesseract.js) from its pixels" },
 ];
 
 /**

@@ -164,6 +164,7 @@ async function packageAll(argv) {
   const dataAssets = {};
   await bundleCli({ outfile: bundlePath, version: pkg.version, seaAssets: dataAssets, lazyBuiltinKeys: builtinKeys(hostNode) });
   log(`bundled ${relative(projectRoot, bundlePath)} (${megabytes(bundlePath)})`);
+  Object.assign(dataAssets, await ocrAssets());
   await writeSeaScripts(pkg.version);
 
   const jobs = buildable.map((name) => ({
@@ -226,6 +227,39 @@ function sha256File(file) {
     closeSync(fd);
   }
   return hash.digest('hex');
+}
+
+/**
+ * `vconsole wait`'s OCR inside the executable (src/ocr/sea-assets.ts, which names these assets):
+ * tesseract.js's worker script bundled with its WebAssembly cores' loaders (a file the worker
+ * thread runs once unpacked), the cores' .wasm files it reads beside itself, and the English
+ * model, as SEA assets.
+ */
+async function ocrAssets() {
+  const requireFromRoot = createRequire(join(projectRoot, 'package.json'));
+  const worker = join(seaDir, 'ocr-worker.cjs');
+  await build({
+    entryPoints: [requireFromRoot.resolve('tesseract.js/src/worker-script/node/index.js')],
+    outfile: worker,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node22',
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  const core = dirname(requireFromRoot.resolve('tesseract.js-core/package.json'));
+  const eng = dirname(requireFromRoot.resolve('@tesseract.js-data/eng/package.json'));
+  // tesseract.js 7's Node worker passes getCore a boolean where it compares an OEM, so it loads the
+  // full cores (not the -lstm ones) whatever the engine: those are the ones it reads.
+  const wasm = ['tesseract-core.wasm', 'tesseract-core-simd.wasm', 'tesseract-core-relaxedsimd.wasm'];
+  log(`bundled ${relative(projectRoot, worker)} (${megabytes(worker)}) and the OCR model as assets`);
+  return {
+    'ocr/worker.cjs': worker,
+    ...Object.fromEntries(wasm.map((name) => [`ocr/${name}`, join(core, name)])),
+    'ocr/eng.traineddata.gz': join(eng, '4.0.0_best_int', 'eng.traineddata.gz'),
+  };
 }
 
 /** Runs under the pinned Node 22: one pkg SEA call per target, each with its own Node binary. */

@@ -15,6 +15,7 @@ import { addConsoleCommand } from './commands/console-command.js';
 import { addScreenshotCommand } from './commands/screenshot-command.js';
 import { addTypeCommand } from './commands/type-command.js';
 import { addSendCommand } from './commands/send-command.js';
+import { addWaitCommand } from './commands/wait-command.js';
 import { addPowerCommand } from './commands/power-command.js';
 import { addViewersCommand } from './commands/viewers-command.js';
 import { addListCommand } from './commands/list-command.js';
@@ -62,6 +63,7 @@ ${HABITS_HELP}`,
   addScreenshotCommand(program, targetHelp, io);
   addTypeCommand(program, targetHelp, io);
   addSendCommand(program, targetHelp, io);
+  addWaitCommand(program, targetHelp, io);
   addPowerCommand(program, targetHelp, io);
   addViewersCommand(program, io);
   addListCommand(program, providers?.listProviders, io);

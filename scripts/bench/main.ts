@@ -12,6 +12,7 @@
 //                shared (many idle shared 1920x1080 consoles in one proxy: memory per console),
 //                fairness (a healthy console's new viewers while another console floods),
 //                typing (characters a second `type` gets into a Linux guest under QEMU, no key lost)
+//                waiting (`wait`'s CPU while it watches a screen with OCR, changing and still)
 //                kubevirt-list (`list -A` of 5000 VMIs in 50 namespaces against the fixture: time, peak RSS)
 // --virtctl-rows=...  with virtctl, only some of its rows: startup, data, pixel (all by default)
 // --busy         the same groups while one core spins (a busy loop the bench starts and stops)
@@ -36,6 +37,7 @@ import { measureScale, measureTui } from './scale.js';
 import { measureStartup } from './startup.js';
 import { measureTyping } from './typing.js';
 import { measureVirtctl } from './virtctl.js';
+import { measureWaiting } from './waiting.js';
 import { selfSignedCertificate, writeCertificate } from '../../test/fixtures/tls.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -76,6 +78,7 @@ const settings = quick
       sharedConsoles: 50,
       fairnessRounds: 10,
       typedBytes: 256,
+      waitSeconds: 12,
       listRounds: 2,
     }
   : {
@@ -101,6 +104,7 @@ const settings = quick
       sharedConsoles: 200,
       fairnessRounds: 30,
       typedBytes: 1024,
+      waitSeconds: 40,
       listRounds: 5,
     };
 
@@ -208,6 +212,10 @@ async function runGroups(dir: string, step: (text: string) => void): Promise<Ben
   if (wanted('typing')) {
     step(`typing ${settings.typedBytes} bytes into a Linux guest under QEMU`);
     results.push(...(await guarded('typing', () => measureTyping({ cli, bytes: settings.typedBytes }))));
+  }
+  if (wanted('waiting')) {
+    step(`wait --for watching a changing and a still screen, ${settings.waitSeconds} s each`);
+    results.push(...(await guarded('waiting', () => measureWaiting({ cli, seconds: settings.waitSeconds }))));
   }
   return results;
 }

@@ -12,7 +12,7 @@ import { consoleKind } from '../console-kinds/index.js';
 import { UsageError, VconsoleError, errorLine } from '../errors.js';
 import { readSecretLine } from '../files/secret-line.js';
 import type { UpstreamSource } from '../proxy/index.js';
-import { loadRfbClient, type RfbConsoleClient } from '../rfb/index.js';
+import { loadRfbClient, type Framebuffer, type RfbConsoleClient } from '../rfb/index.js';
 import { consolePasswordOf } from '../streams/console-password.js';
 import type { ConsoleTarget } from '../targets/index.js';
 import { terminalSafe } from '../text/terminal-text.js';
@@ -195,7 +195,7 @@ async function actOn(
           stream,
           plan(() => action.serial(stream, target)),
         );
-      const client = await readyClient(stream, password, signal);
+      const { client } = await readyClient(stream, password, signal);
       try {
         return await finished(
           stream,
@@ -215,8 +215,15 @@ async function actOn(
   }
 }
 
-/** An RFB client of the console that has drawn a whole picture, so it knows whether the console takes QEMU's key events. */
-async function readyClient(stream: Duplex, password: string | undefined, signal: AbortSignal): Promise<RfbConsoleClient> {
+/**
+ * An RFB client of the console that has drawn a whole picture into its framebuffer, so it knows
+ * whether the console takes QEMU's key events (and `wait` has a screen to read).
+ */
+export async function readyClient(
+  stream: Duplex,
+  password: string | undefined,
+  signal: AbortSignal,
+): Promise<{ client: RfbConsoleClient; framebuffer: Framebuffer }> {
   const { Framebuffer, RfbConsoleClient: Client, wholePicture } = await loadRfbClient();
   const framebuffer = new Framebuffer(0, 0);
   const onAbort = () => stream.destroy();
@@ -224,7 +231,7 @@ async function readyClient(stream: Duplex, password: string | undefined, signal:
   try {
     const client = await Client.connect(stream, framebuffer, { password: consolePasswordOf(stream) ?? password, shared: true });
     await wholePicture(client, framebuffer);
-    return client;
+    return { client, framebuffer };
   } catch (err) {
     if (signal.aborted) throw new VconsoleError(`the console was not ready within ${CONNECT_TIMEOUT_MS / 1000} s`, { cause: err });
     throw err;

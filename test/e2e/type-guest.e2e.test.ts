@@ -14,6 +14,7 @@ import { startProxy, vconsoleEnv } from './support/vconsole.js';
 // `vconsole type` and `send` against a real Linux guest (scripts/guest/build.sh) under QEMU:
 // typed text reaches its shells and runs, 1 KB arrives exactly at the measured pace, and
 // Ctrl+Alt+Del reaches its init. What the VGA shell does is read back on the serial line.
+// `vconsole wait` sees the shell's prompt on the VGA screen (OCR) and on the serial line.
 const gate = requireTools(['qemu-system-x86_64']);
 const images = gate.skip ? undefined : await guestImages();
 const missing = images && 'missing' in images ? images.missing : undefined;
@@ -193,6 +194,42 @@ describe.skipIf(skip)(gatedTitle('vconsole type and send into a real Linux guest
         expect(seen.slice(since)).not.toContain('slept');
       } finally {
         watcher.destroy();
+        await holder.interrupt();
+      }
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "waits for text on the VGA screen, read with OCR: the guest's prompt, and what a typed command printed",
+    async () => {
+      const prompt = await vconsole('wait', vnc, '--for', 'guest#', '--timeout', '2m');
+      expect(prompt.code, prompt.stderr).toBe(0);
+      expect(prompt.stdout).toMatch(/guest#/);
+      expect((await vconsole('type', vnc, '--', 'clear; echo waited $((6*7))\n')).code).toBe(0);
+      const printed = await vconsole('wait', vnc, '--for', 'waited 42', '--timeout', '2m');
+      expect(printed.code, printed.stderr).toBe(0);
+      expect(printed.stdout).toMatch(/^waited 42\n$/);
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "waits for the guest's prompt on the serial line another vconsole holds (its scrollback); --since now times out, exit 1",
+    async () => {
+      await serial.close();
+      const target = `unix://${guest.serialPath}#serial`;
+      const holder = await startProxy(lab, [target], ['--share']);
+      try {
+        // The shell prompts again after an empty line; the holder keeps what it printed.
+        expect((await vconsole('type', target, '--', '\n')).code).toBe(0);
+        const prompt = await vconsole('wait', target, '--for', 'guest# ?$', '--timeout', '2m');
+        expect(prompt.code, prompt.stderr).toBe(0);
+        expect(prompt.stdout).toMatch(/guest#\n$/);
+        const timedOut = await vconsole('wait', target, '--for', 'guest#', '--since', 'now', '--timeout', '3s');
+        expect(timedOut.code).toBe(1);
+        expect(timedOut.stderr).toBe(`vconsole: /guest#/ did not appear within 3s on ${target}\n`);
+      } finally {
         await holder.interrupt();
       }
     },

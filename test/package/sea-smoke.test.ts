@@ -4,7 +4,7 @@
 // VCONSOLE_SEA=required (CI), where a missing binary fails. The bundle tests need only esbuild.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -216,6 +216,22 @@ describe.skipIf(!onLinuxX64 || (!binaryPresent && !seaRequired))('single executa
     });
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toContain('hostname\r\nsea\r\n');
+  });
+
+  it("reads a demo screen's text with `wait` (OCR: tesseract.js's worker, cores and model are assets) from an empty directory", () => {
+    const dir = scratchDir();
+    const copy = path.join(dir, 'vconsole');
+    copyFileSync(BINARY, copy);
+    const run = spawnSync(copy, ['wait', 'demo:sea', '--for', 'demo console', '--timeout', '2m'], {
+      cwd: dir,
+      env: { ...nodelessEnv(), TMPDIR: scratchDir() },
+      encoding: 'utf8',
+      timeout: 150_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/demo console\n$/);
+    // Nothing written where it ran (the model is not cached in the working directory).
+    expect(readdirSync(dir)).toEqual(['vconsole']);
   });
 
   it('answers viewers --json and list with a clear error when no cluster is configured', () => {
