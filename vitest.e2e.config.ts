@@ -1,21 +1,67 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { CLIENT_MATRIX, ClientMatrixFirst } from './test/e2e/support/client-matrix-first.js';
 
-// End-to-end tests against real programs (QEMU, websockify, TigerVNC, remote-viewer, tmux):
-// one file at a time, since each starts VMs and an X server and a 2-core machine has no room
-// for two such files at once; timeouts sized for QEMU under TCG on a loaded machine. `npm test`
-// runs these after the unit and integration tests (groupOrder), `npm run test:e2e` alone.
-// Every process a test starts ends with the run, however the run ends: the reaper's watchdog,
-// started here once per run (globalSetup), ends them once vitest is gone (support/reaper.ts).
-export default defineConfig({
-  test: {
-    name: 'e2e',
-    sequence: { groupOrder: 1 },
-    include: ['test/e2e/**/*.e2e.test.ts'],
-    globalSetup: ['test/e2e/support/reaper-setup.ts'],
-    fileParallelism: false,
-    maxWorkers: 1,
-    testTimeout: 180_000,
-    hookTimeout: 240_000,
-    teardownTimeout: 60_000,
+// End-to-end tests against real programs (QEMU, websockify, TigerVNC, remote-viewer, tmux), in
+// two projects that `npm test` runs after the unit and integration tests (groupOrder), and
+// `npm run test:e2e` alone:
+// - `e2e-beside`, two files at a time: the client matrix (the longest file by far, first in its
+//   group: ClientMatrixFirst) in one slot, and in the other, one after the other, the files that
+//   check protocols, processes and APIs, with no X server, terminal or viewer window to wait on;
+// - `e2e`, one file at a time: the rest, each with VMs and an X server or a terminal whose timing
+//   a 2-core machine cannot share with another such file.
+// Timeouts are sized for QEMU under TCG on a loaded machine. Every process a test starts ends with
+// the run, however the run ends: the reaper's watchdog, started once per run (globalSetup), ends
+// them once vitest is gone (support/reaper.ts).
+export const BESIDE_CLIENT_MATRIX = [
+  'kube-control-plane',
+  'kubeconfig-forms',
+  'kubevirt-real-sessions',
+  'kubevirt-scale',
+  'hostile-console',
+  'library-client-crash',
+  'libvirt-socket-path',
+  'nova-consoles',
+  'orphans',
+  'power-libvirt',
+  'proxy-rfb',
+  'sshd-support',
+  'tls-serial',
+  'via-ssh',
+  'vnc-auth',
+].map((name) => `test/e2e/${name}.e2e.test.ts`);
+
+/** What every end-to-end project shares: the reaper, and timeouts sized for QEMU under TCG. */
+export const E2E_SHARED = {
+  globalSetup: ['test/e2e/support/reaper-setup.ts'],
+  testTimeout: 180_000,
+  hookTimeout: 240_000,
+  teardownTimeout: 60_000,
+};
+
+export const E2E_PROJECTS: TestProjectInlineConfiguration[] = [
+  {
+    test: {
+      ...E2E_SHARED,
+      name: 'e2e-beside',
+      sequence: { groupOrder: 1 },
+      include: [CLIENT_MATRIX, ...BESIDE_CLIENT_MATRIX],
+      fileParallelism: true,
+      maxWorkers: 2,
+    },
   },
+  {
+    test: {
+      ...E2E_SHARED,
+      name: 'e2e',
+      sequence: { groupOrder: 2 },
+      include: ['test/e2e/**/*.e2e.test.ts'],
+      exclude: [CLIENT_MATRIX, ...BESIDE_CLIENT_MATRIX, 'node_modules/**'],
+      fileParallelism: false,
+      maxWorkers: 1,
+    },
+  },
+];
+
+export default defineConfig({
+  test: { sequence: { sequencer: ClientMatrixFirst }, projects: E2E_PROJECTS },
 });

@@ -56,6 +56,12 @@ const PASSWORD = 'mtrx-pw1';
  */
 const SPLASH_WAIT_MS = 40_000;
 const CHANGE_WAIT_MS = 15_000;
+/**
+ * How long the hub is given for a change QEMU's own server did not show the same client either:
+ * nothing is asserted on it (only the table shows it), and a client that cannot follow a change
+ * (gtk-vnc's resize, Remmina's updates) would otherwise wait out the whole wait twice.
+ */
+const UNASSERTED_CHANGE_WAIT_MS = 5_000;
 /** How long a view-only client's key is given to (not) reach the guest. */
 const VIEW_ONLY_WINDOW_MS = 3_000;
 
@@ -284,7 +290,9 @@ describe.skipIf(gate.skip)(gatedTitle('the client matrix: every RFB client again
         outcomes.key = outcomes.updates = outcomes.resize = 'n/a';
         return;
       }
-      outcomes.key = (await awaitMenu(CHANGE_WAIT_MS)) ? 'pass' : 'fail';
+      const changeWait = (check: Check) =>
+        server === 'hub' && row.outcomes.QEMU[check] === 'fail' ? UNASSERTED_CHANGE_WAIT_MS : CHANGE_WAIT_MS;
+      outcomes.key = (await awaitMenu(changeWait('key'))) ? 'pass' : 'fail';
       if (outcomes.key === 'fail' || !menu) {
         outcomes.updates = outcomes.resize = 'fail';
         return;
@@ -293,10 +301,10 @@ describe.skipIf(gate.skip)(gatedTitle('the client matrix: every RFB client again
       if (session && !asksForSizeChanges(session)) {
         // Neither server can tell this client of a new size: only the update is looked for.
         outcomes.resize = 'n/a';
-        outcomes.updates = (await within(CHANGE_WAIT_MS, () => view.changedFrom(splash), view)) ? 'pass' : 'fail';
+        outcomes.updates = (await within(changeWait('updates'), () => view.changedFrom(splash), view)) ? 'pass' : 'fail';
         return;
       }
-      const followed = await within(CHANGE_WAIT_MS, () => view.shows(reference), view);
+      const followed = await within(changeWait('resize'), () => view.shows(reference), view);
       outcomes.resize = followed ? 'pass' : 'fail';
       outcomes.updates = followed || (await view.changedFrom(splash)) ? 'pass' : 'fail';
     } finally {

@@ -126,6 +126,7 @@ describe('a console flooding unrequested updates', () => {
       clipboard: () => undefined,
       admitScreen: () => undefined,
       requestUpdate: () => undefined,
+      requestUpdateLater: () => undefined,
       pictureDrawn: () => drawn++,
     });
     // What ParseLoop does in one turn.

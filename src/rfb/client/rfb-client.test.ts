@@ -74,6 +74,42 @@ describe('RfbConsoleClient against the demo RFB server', () => {
   });
 });
 
+describe("RfbConsoleClient and QEMU's echo of the screen size", () => {
+  /** A console that answers the client's full request as QEMU does: the size at once, the pixels when `sendPixels` is called. */
+  async function qemuLike() {
+    let peer: RfbPeer | undefined;
+    const received: Buffer[] = [];
+    const { client, fb } = await connect(async (p) => {
+      peer = p;
+      await serveHandshake(p, 4, 2);
+      p.socket.on('data', (chunk: Buffer) => received.push(chunk));
+      p.write(
+        update([{ rect: { x: 0, y: 0, w: 4, h: 2 }, encoding: -308, body: Buffer.concat([Buffer.from([1, 0, 0, 0]), Buffer.alloc(16)]) }]),
+      );
+    });
+    await expect.poll(() => client.encodingsSeen.has('extended-desktop-size'), { timeout: 10_000 }).toBe(true);
+    await client.idle();
+    const requests = () => Buffer.concat(received).length / 10;
+    const sendPixels = () => peer!.write(update([{ rect: { x: 0, y: 0, w: 4, h: 2 }, encoding: 0, body: Buffer.alloc(4 * 2 * 4, 0xff) }]));
+    return { client, fb, requests, sendPixels };
+  }
+
+  it('asks for nothing while the pixels are still due, then for the next update as they are drawn', async () => {
+    const { client, requests, sendPixels } = await qemuLike();
+    // A bounded look is the only way to see that nothing is sent: well within the held request's wait.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(requests()).toBe(0);
+    sendPixels();
+    await client.nextUpdate();
+    await expect.poll(requests, { timeout: 10_000 }).toBe(1);
+  });
+
+  it('still asks again when no update follows the echo (a server whose whole answer it was)', async () => {
+    const { requests } = await qemuLike();
+    await expect.poll(requests, { timeout: 10_000 }).toBe(1);
+  });
+});
+
 describe('RfbConsoleClient handshake', () => {
   it('asks for 32bpp B G R X, then the encodings in order with the pseudo-encodings, and a full update', async () => {
     let encodings: number[] = [];

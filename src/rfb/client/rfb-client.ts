@@ -58,6 +58,13 @@ interface RfbConsoleClientEvents {
   close: [Error | undefined];
 }
 
+/**
+ * How long a request held back after an update that only repeated the screen size waits for the
+ * update it expects (see requestUpdateLater): QEMU's pixels follow in milliseconds; a server
+ * whose answer that echo was gets its next request after this pause.
+ */
+const HELD_REQUEST_MS = 1_000;
+
 /** Why what waits on a connection gives up: how it ended, or that it closed (`close()`, or no reason given). */
 function connectionOver(error: Error | undefined): Error {
   return error ?? new VconsoleError('RFB connection closed');
@@ -79,6 +86,8 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
   private updateWaiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
   /** The update request the parser's turn will send when it is over. */
   private requestDue: { incremental: boolean } | undefined;
+  /** The request held back after QEMU's echo of the screen size, sent if no update follows it. */
+  private heldRequest: NodeJS.Timeout | undefined;
   private readonly loop: ParseLoop;
   private readonly messages: ServerMessages;
   private readonly relayed = new RelayedExtensions({
@@ -108,6 +117,7 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
       clipboard: (text) => this.emit('clipboard', text),
       admitScreen: (width, height) => options.admitScreen?.(width, height),
       requestUpdate: (incremental) => this.requestUpdate(incremental),
+      requestUpdateLater: (incremental) => this.requestUpdateLater(incremental),
       pictureDrawn: () => {
         for (const waiter of this.updateWaiters.splice(0)) waiter.resolve();
       },
@@ -247,6 +257,8 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
    * updates costs one write a turn, not one a message, and still has a request after its latest.
    */
   private requestUpdate(incremental: boolean): void {
+    clearTimeout(this.heldRequest);
+    this.heldRequest = undefined;
     if (this.requestDue) {
       this.requestDue.incremental &&= incremental;
       return;
@@ -259,6 +271,19 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
     });
   }
 
+  /**
+   * The next request, held back until the console's next update or HELD_REQUEST_MS, whichever
+   * comes first. QEMU answers a full update request at once with an ExtendedDesktopSize of the
+   * same size, and sends the pixels later, from its encoding thread: a request sent in between
+   * is pending while that thread works, and a guest's mode change then aborts the thread's job
+   * and never clears its mark, so QEMU sends the client no update again (ui/vnc.c
+   * vnc_abort_display_jobs, ui/vnc-jobs.c; seen with Tight, QEMU 7.2, docs/WIRE-FACTS.md).
+   */
+  private requestUpdateLater(incremental: boolean): void {
+    if (this.heldRequest || this.requestDue) return;
+    this.heldRequest = setTimeout(() => this.requestUpdate(incremental), HELD_REQUEST_MS);
+  }
+
   /** A protocol violation (or anything a decoder threw) closes the session. */
   private broke(err: unknown): void {
     const reason = err instanceof RfbProtocolError || err instanceof VconsoleError ? err.message : describeError(err);
@@ -268,6 +293,7 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
   private finish(error: Error | undefined): void {
     if (this.closed) return;
     this.closed = { error };
+    clearTimeout(this.heldRequest);
     this.loop.stop();
     this.wake?.();
     this.stream.destroy();

@@ -75,7 +75,16 @@ export class ServerHandshake {
       const routine = (why: string) => this.host.finish(new ClientDroppedError(why, { routine: true }));
       this.slot = gate.enter(() => routine('newer connections from its address needed its place among those not logged in'));
       const silentMs = this.options.silentTimeoutMs ?? PRE_LOGIN_SILENT_MS;
-      this.silentTimer = setTimeout(() => routine(`it sent nothing within ${durationText(silentMs)}`), silentMs);
+      // Judged once the bytes already here are read: a process busy past the wait runs its due
+      // timers before it reads its sockets, and a viewer that answered at once is not silent.
+      const silent = setTimeout(
+        () =>
+          setImmediate(() => {
+            if (this.silentTimer === silent) routine(`it sent nothing within ${durationText(silentMs)}`);
+          }),
+        silentMs,
+      );
+      this.silentTimer = silent;
     }
     this.host.stream.write('RFB 003.008\n');
   }
@@ -89,6 +98,7 @@ export class ServerHandshake {
     clearTimeout(this.holdTimer);
     clearTimeout(this.deadlineTimer);
     clearTimeout(this.silentTimer);
+    this.silentTimer = undefined;
     this.slot?.leave();
   }
 

@@ -486,6 +486,27 @@ describe('serveClient input and connections', () => {
     expect((await reader.read(4, 5000, 'the result')).readUInt32BE(0)).toBe(0);
   });
 
+  it('reads what a client sent while the process was busy before it judges the client silent', async () => {
+    const options = () => ({
+      framebuffer: painted(),
+      input: recorder(),
+      password: 'sesame',
+      authGate: new AuthBackoff().gate('10.0.0.9:1000'),
+      silentTimeoutMs: 50,
+    });
+    const served = await connectClient(options());
+    const reader = new ByteReader(served.client);
+    await reader.read(12, 5000, 'the version');
+    served.client.write('RFB 003.008\n');
+    // Busy past the silent wait: the answer is in the socket when the wait's timer is due.
+    const busyUntil = Date.now() + 300;
+    while (Date.now() < busyUntil);
+    expect((await reader.read(2, 5000, 'the security types'))[1]).toBe(2);
+    // A client that really says nothing is still dropped.
+    const quiet = await connectClient(options());
+    expect((await quiet.closed)?.message).toBe('it sent nothing within 50 ms');
+  });
+
   it("still drops a client that never answers the challenge, once the password answer's wait is over", async () => {
     const served = await connectClient({
       framebuffer: painted(),
