@@ -54,15 +54,9 @@ export async function actOnConsoles(
   io: CommandIo,
   action: ConsoleAction,
 ): Promise<number> {
-  const password =
-    flags.vncPasswordFile === undefined ? undefined : readSecretLine(flags.vncPasswordFile, '--vnc-password-file', { what: 'password' });
-  const say = (text: string) => io.stderr.write(`${terminalSafe(text)}\n`);
-  const via = viaLinkFrom(flags, config, say);
+  const { password, say, via, resolving } = actingOn(command, inputs, flags, config, io);
   try {
-    const targets = via
-      ? await resolveViaTargets(via, inputs, flags, { preserveSession: true })
-      : resolveTargets(inputs, { ...targetOptionsFrom(flags, config), preserveSession: true }, config);
-    refuseBrowserOnly(targets, command);
+    const targets = await resolving;
     for (const target of targets) kindOf(target);
     action.check?.(targets);
     const joining = joiningFrom(flags, command, say, { acts: true });
@@ -74,6 +68,26 @@ export async function actOnConsoles(
   } finally {
     via?.close();
   }
+}
+
+/**
+ * What every acting command (type, send, wait) starts with: the upstream password from
+ * --vnc-password-file, the writer of its lines, the --via link (the caller closes it) and its
+ * consoles resolved, here or on the far side, each to be joined with a KubeVirt session kept.
+ */
+export function actingOn(command: 'type' | 'send' | 'wait', inputs: string[], flags: ActingFlags, config: VconsoleConfig, io: CommandIo) {
+  const password =
+    flags.vncPasswordFile === undefined ? undefined : readSecretLine(flags.vncPasswordFile, '--vnc-password-file', { what: 'password' });
+  const say = (text: string) => io.stderr.write(`${terminalSafe(text)}\n`);
+  const via = viaLinkFrom(flags, config, say);
+  const resolving = (async () => {
+    const targets = via
+      ? await resolveViaTargets(via, inputs, flags, { preserveSession: true })
+      : resolveTargets(inputs, { ...targetOptionsFrom(flags, config), preserveSession: true }, config);
+    refuseBrowserOnly(targets, command);
+    return targets;
+  })();
+  return { password, say, via, resolving };
 }
 
 /**

@@ -2,18 +2,14 @@
 import type { VconsoleConfig } from '../config/index.js';
 import { UsageError, errorLine } from '../errors.js';
 import { openTextReader, type TextReader } from '../ocr/index.js';
-import { readSecretLine } from '../files/secret-line.js';
 import type { ConsoleTarget } from '../targets/index.js';
 import { terminalSafe } from '../text/terminal-text.js';
-import { kindOf } from './acting.js';
-import { refuseBrowserOnly } from './browser-only.js';
+import { actingOn, kindOf } from './acting.js';
 import { namingTarget, type CommandIo } from './command-io.js';
 import { formatDuration } from './duration.js';
 import { joiningFrom } from './joining.js';
-import { resolveTargets, targetOptionsFrom } from './target-options.js';
 import { patternFrom } from './text-matching.js';
 import { WaitTimeoutError, waitForText, type TextMatch } from './text-watch.js';
-import { resolveViaTargets, viaLinkFrom } from './via.js';
 import { DEFAULT_WAIT_TIMEOUT_MS, type WaitFlags } from './wait-flags.js';
 
 /**
@@ -24,15 +20,9 @@ import { DEFAULT_WAIT_TIMEOUT_MS, type WaitFlags } from './wait-flags.js';
 export async function runWaitCommand(inputs: string[], flags: WaitFlags, config: VconsoleConfig, io: CommandIo): Promise<number> {
   const pattern = patternFrom(flags.for ?? '');
   const timeoutMs = flags.timeout ?? DEFAULT_WAIT_TIMEOUT_MS;
-  const password =
-    flags.vncPasswordFile === undefined ? undefined : readSecretLine(flags.vncPasswordFile, '--vnc-password-file', { what: 'password' });
-  const say = (text: string) => io.stderr.write(`${terminalSafe(text)}\n`);
-  const via = viaLinkFrom(flags, config, say);
+  const { password, say, via, resolving } = actingOn('wait', inputs, flags, config, io);
   try {
-    const targets = via
-      ? await resolveViaTargets(via, inputs, flags, { preserveSession: true })
-      : resolveTargets(inputs, { ...targetOptionsFrom(flags, config), preserveSession: true }, config);
-    refuseBrowserOnly(targets, 'wait');
+    const targets = await resolving;
     const screen = targets.find((target) => kindOf(target) === 'screen');
     if (flags.since !== undefined && screen)
       throw new UsageError(
