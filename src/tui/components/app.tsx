@@ -16,6 +16,7 @@ import type { VmListingSource } from '../state/picker-model.js';
 import { SessionTable } from './session-table.js';
 import type { ImagePlacement } from '../thumbnails/image-overlay.js';
 import { SessionGrid } from './session-grid.js';
+import { ConsoleMenu } from './console-menu.js';
 import type { ThumbnailMode, ThumbnailView } from '../thumbnails/thumbnail.js';
 import { useAppKeys } from './app-keys.js';
 import { drawnShape, screenMeasures, tileDrawing, tilesOnScreen } from './app-measures.js';
@@ -51,6 +52,8 @@ interface AppProps {
    * modes are drawn as 24-bit half blocks.
    */
   onImages?: (placements: ImagePlacement[]) => void;
+  /** The power actions `P` offers (the command's words); without them `P` says there are none. */
+  powerActions?: readonly string[];
 }
 
 /** What `open` detaches a serial console with unless told otherwise. */
@@ -74,6 +77,7 @@ export function App({
   detachKey = DEFAULT_DETACH_KEY,
   thumbnails = 'truecolor',
   onImages,
+  powerActions,
 }: AppProps) {
   const state = useConsoleState(store, frameMs);
   const { rows: allRows } = state;
@@ -82,7 +86,7 @@ export function App({
     allRows,
     initialUi,
     { handlers, copyToClipboard, onUiChange },
-    { canPick: listVms !== undefined },
+    { canPick: listVms !== undefined, powerActions },
   );
   const now = useSecondsTick(rows.some((row) => row.session.state === 'listening'));
   const index = selectedIndex(rows, ui);
@@ -96,13 +100,30 @@ export function App({
   const empty = allRows.length > 0 && rows.length === 0 ? `No console matches "${filter.trim()}": Esc clears the filter.` : undefined;
   const onScreen = tilesOnScreen(grid, rows, index, thumbnails, drawing);
   useThumbnailView(onScreen.key, onScreen.tiles, onThumbnailView);
-  const header = <Header rows={allRows} view={view} places={state.places} />;
+  const broadcast = ui.mode === 'broadcast' ? allRows.filter((row) => ui.marked.includes(row.session.id)).map((row) => row.session.name) : undefined;
+  const header = <Header rows={allRows} view={view} places={state.places} broadcast={broadcast} />;
+  const footer = (
+    <Footer
+      mode={ui.mode}
+      draft={ui.draft}
+      matching={ui.mode === 'filter' ? { shown: rows.length, total: allRows.length } : undefined}
+      acting={ui.acting?.name}
+      confirming={ui.confirming}
+    />
+  );
 
   if (picking && listVms) {
     const height = size.rows === undefined ? undefined : size.rows - 3;
     return (
       <ModeScreen width={width} header={header}>
         <AddPicker listVms={listVms} rows={allRows} onDone={onPicked} height={height} initialFilter={ui.draft} />
+      </ModeScreen>
+    );
+  }
+  if (ui.mode === 'menu' && ui.menu) {
+    return (
+      <ModeScreen width={width} header={header} footer={footer}>
+        <ConsoleMenu {...ui.menu} name={ui.acting?.name ?? ''} height={size.rows === undefined ? undefined : size.rows - 4} />
       </ModeScreen>
     );
   }
@@ -128,7 +149,7 @@ export function App({
             empty={empty}
           />
         ) : (
-          <SessionTable rows={rows} selectedIndex={index} width={width} height={tableHeight} now={now} empty={empty} />
+          <SessionTable rows={rows} selectedIndex={index} width={width} height={tableHeight} now={now} empty={empty} marked={ui.marked} />
         )}
       </Box>
       <Box marginTop={1} flexDirection="column">
@@ -140,7 +161,7 @@ export function App({
           <EventLog log={state.log} lines={logLines} width={width} />
         </Box>
       )}
-      <Footer mode={ui.mode} draft={ui.draft} matching={ui.mode === 'filter' ? { shown: rows.length, total: allRows.length } : undefined} />
+      {footer}
     </Box>
   );
 }
