@@ -20,6 +20,8 @@ import { namingTarget } from '../command-io.js';
 import { STROKE_INTERVAL_MS, sendPaced, sendStroke } from '../key-pacing.js';
 import { NEWLINES } from '../type-flags.js';
 
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
 /** How long a console's link may take to be ready for keys. */
 const LINK_TIMEOUT_MS = 30_000;
 /** A link nobody typed through for this long is closed (a broadcast's next key opens it again). */
@@ -57,7 +59,7 @@ export class ConsoleInputs {
   async paste(ids: readonly number[], text: string, broadcast = false): Promise<string | void> {
     const characters = [...text].length;
     const done = await this.onEach(ids, broadcast, (session, link, held) => {
-      held.sent.characters += characters;
+      if (broadcast) held.sent.characters += characters;
       return this.typeInto(link, text);
     });
     if (!broadcast) return this.told(done, (how) => `typed ${characters} characters (${how})`);
@@ -67,7 +69,7 @@ export class ConsoleInputs {
   async sendKey(ids: readonly number[], name: string, broadcast = false): Promise<string | void> {
     const chord = parseChord(name);
     const done = await this.onEach(ids, broadcast, async (session, link, held) => {
-      held.sent.keys++;
+      if (broadcast) held.sent.keys++;
       if (link.kind === 'serial') {
         await writeAll(link.stream, serialBytes(chord));
         return 'serial';
@@ -88,7 +90,7 @@ export class ConsoleInputs {
       const session = this.host.registry.get(id);
       const held = this.held.get(id);
       if (session && held && (held.sent.characters > 0 || held.sent.keys > 0))
-        session.log('info', actionRecord(session.name, `broadcast: typed ${held.sent.characters} characters and ${held.sent.keys} keys`));
+        session.log('info', actionRecord(session.name, `broadcast: typed ${plural(held.sent.characters, 'character')} and ${plural(held.sent.keys, 'key')}`));
       this.close(id);
     }
     return `broadcast to ${ids.length} consoles ended`;
@@ -113,7 +115,7 @@ export class ConsoleInputs {
     if (sessions.length === 0) throw new VconsoleError('that console is gone');
     return Promise.all(
       sessions.map(async (session) => {
-        const held = this.linkOf(session, broadcast);
+        const held = this.linkOf(session);
         const turn = held.queue.then(async () => act(session, await held.link, held));
         held.queue = turn.catch(() => undefined);
         try {
@@ -146,13 +148,12 @@ export class ConsoleInputs {
   }
 
   /** The console's link, opened on first use; its idle timer starts over. */
-  private linkOf(session: ConsoleSession, broadcast: boolean): Held {
+  private linkOf(session: ConsoleSession): Held {
     let held = this.held.get(session.id);
     if (!held) {
       held = { link: openLink(session), queue: Promise.resolve(), sent: { characters: 0, keys: 0 } };
       this.held.set(session.id, held);
     }
-    if (!broadcast) held.sent = { characters: 0, keys: 0 };
     clearTimeout(held.idle);
     held.idle = setTimeout(() => this.close(session.id), IDLE_MS);
     held.idle.unref();
