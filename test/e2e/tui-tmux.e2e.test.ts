@@ -303,9 +303,16 @@ describe.skipIf(keysGate.skip)(gatedTitle('vconsole open TUI in tmux, keys in on
       const logs = join(dir, 'logs');
       const state = join(dir, 'state');
       const command = [process.execPath, VCONSOLE_BIN, 'open', 'demo:one#serial', 'demo:two#serial', '--viewer', 'none', '--log-dir', logs];
-      const term = await startTmux(lab, dir, command, { columns: 160, rows: 40, cwd: REPO_ROOT, env: vconsoleEnv({ XDG_STATE_HOME: state }) });
+      const term = await startTmux(lab, dir, command, {
+        columns: 160,
+        rows: 40,
+        cwd: REPO_ROOT,
+        env: vconsoleEnv({ XDG_STATE_HOME: state }),
+      });
       terminal = term;
-      await term.awaitScreen('two listening rows', (s) => ['one', 'two'].every((vm) => new RegExp(`demo:${vm}#serial\\s.*127\\.0\\.0\\.1:\\d+`).test(s)));
+      await term.awaitScreen('two listening rows', (s) =>
+        ['one', 'two'].every((vm) => new RegExp(`demo:${vm}#serial\\s.*127\\.0\\.0\\.1:\\d+`).test(s)),
+      );
 
       // p, then a terminal's paste (bracketed: the TUI asked for it), then Enter sends it; its line end is the shell's Enter.
       await term.sendKeys(['p']);
@@ -313,7 +320,10 @@ describe.skipIf(keysGate.skip)(gatedTitle('vconsole open TUI in tmux, keys in on
       await term.paste('echo pasted-into-one\n');
       await term.awaitScreen('the pasted text on the prompt', (s) => s.includes('echo pasted-into-one⏎'));
       await term.sendKeys(['Enter']);
-      await pollFor(() => printed(logs, 'one').includes('pasted-into-one') || undefined, { what: "demo:one's shell to run the pasted echo", timeoutMs: 15_000 });
+      await pollFor(() => printed(logs, 'one').includes('pasted-into-one') || undefined, {
+        what: "demo:one's shell to run the pasted echo",
+        timeoutMs: 15_000,
+      });
       expect(printed(logs, 'two')).not.toContain('pasted-into-one');
 
       // Space marks both rows, b broadcasts what is typed to both until Esc.
@@ -322,7 +332,10 @@ describe.skipIf(keysGate.skip)(gatedTitle('vconsole open TUI in tmux, keys in on
       await term.sendKeys(['echo to-both'], true);
       await term.sendKeys(['Enter']);
       for (const vm of ['one', 'two'])
-        await pollFor(() => printed(logs, vm).includes('to-both') || undefined, { what: `demo:${vm}'s shell to run the broadcast echo`, timeoutMs: 15_000 });
+        await pollFor(() => printed(logs, vm).includes('to-both') || undefined, {
+          what: `demo:${vm}'s shell to run the broadcast echo`,
+          timeoutMs: 15_000,
+        });
       await term.sendKeys(['Escape']);
       await term.awaitScreen('the broadcast over', (s) => !s.includes('BROADCAST') && s.includes('broadcast to 2 consoles ended'));
 

@@ -41,7 +41,7 @@ interface Held {
 }
 
 /** What the inputs need of `open`'s run. */
-export interface InputHost {
+interface InputHost {
   readonly registry: Pick<SessionRegistry, 'get'>;
   /** `open --view-only`: its consoles are watched, never typed into. */
   readonly viewOnly: boolean;
@@ -90,7 +90,10 @@ export class ConsoleInputs {
       const session = this.host.registry.get(id);
       const held = this.held.get(id);
       if (session && held && (held.sent.characters > 0 || held.sent.keys > 0))
-        session.log('info', actionRecord(session.name, `broadcast: typed ${plural(held.sent.characters, 'character')} and ${plural(held.sent.keys, 'key')}`));
+        session.log(
+          'info',
+          actionRecord(session.name, `broadcast: typed ${plural(held.sent.characters, 'character')} and ${plural(held.sent.keys, 'key')}`),
+        );
       this.close(id);
     }
     return `broadcast to ${ids.length} consoles ended`;
@@ -166,13 +169,15 @@ export class ConsoleInputs {
     this.held.delete(id);
     clearTimeout(held.idle);
     // Closed once what was queued has left.
-    void held.queue.then(() => held.link).then(
-      (link) => {
-        if (link.kind === 'screen') link.client.close();
-        link.stream.destroy();
-      },
-      () => undefined,
-    );
+    void held.queue
+      .then(() => held.link)
+      .then(
+        (link) => {
+          if (link.kind === 'screen') link.client.close();
+          link.stream.destroy();
+        },
+        () => undefined,
+      );
   }
 }
 

@@ -27,7 +27,7 @@ const PHASE_AFTER: Readonly<Record<PowerAction, string>> = {
 };
 
 /** What the power menu needs of `open`'s run. */
-export interface PowerHost {
+interface PowerHost {
   readonly registry: Pick<SessionRegistry, 'get' | 'all'>;
   readonly viewOnly: boolean;
   show(event: ConsoleEventOf<'vm-state'>): void;

@@ -1,6 +1,8 @@
 import { Box } from 'ink';
 import { useLayoutEffect, type ReactNode } from 'react';
 import type { ConsoleStore } from '../state/console-store.js';
+import type { ProviderPlace } from '../state/console-store-types.js';
+import type { ConsoleRow } from '../layout/format.js';
 import { Detail } from './detail.js';
 import { EventLog } from './event-log.js';
 import { Footer } from './footer.js';
@@ -95,42 +97,27 @@ export function App({
   const { logLines, tableHeight, grid, helpHeight } = screenMeasures(size, state, notice, { grid: ui.view === 'grid', rows: rows.length });
   const drawing = tileDrawing(thumbnails, onImages !== undefined);
   useLayoutEffect(() => noteDrawn(drawnShape(grid, ui.mode === 'help' ? helpScreenLines(width).length : 0, helpHeight)));
-  const view = viewSummary(filter, ui.sort, rows.length, allRows.length);
   // Rows there are, none of which the filter keeps: say so, and how to see them again.
   const empty = allRows.length > 0 && rows.length === 0 ? `No console matches "${filter.trim()}": Esc clears the filter.` : undefined;
   const onScreen = tilesOnScreen(grid, rows, index, thumbnails, drawing);
   useThumbnailView(onScreen.key, onScreen.tiles, onThumbnailView);
-  const broadcast = ui.mode === 'broadcast' ? allRows.filter((row) => ui.marked.includes(row.session.id)).map((row) => row.session.name) : undefined;
-  const header = <Header rows={allRows} view={view} places={state.places} broadcast={broadcast} />;
-  const footer = (
-    <Footer
-      mode={ui.mode}
-      draft={ui.draft}
-      matching={ui.mode === 'filter' ? { shown: rows.length, total: allRows.length } : undefined}
-      acting={ui.acting?.name}
-      confirming={ui.confirming}
-    />
-  );
-
+  const { header, footer } = screenEnds(ui, allRows, rows.length, { filter, places: state.places });
+  const rowsBelow = (lines: number) => (size.rows === undefined ? undefined : size.rows - lines);
   if (picking && listVms) {
-    const height = size.rows === undefined ? undefined : size.rows - 3;
     return (
       <ModeScreen width={width} header={header}>
-        <AddPicker listVms={listVms} rows={allRows} onDone={onPicked} height={height} initialFilter={ui.draft} />
+        <AddPicker listVms={listVms} rows={allRows} onDone={onPicked} height={rowsBelow(3)} initialFilter={ui.draft} />
       </ModeScreen>
     );
   }
-  if (ui.mode === 'menu' && ui.menu) {
+  if (ui.mode === 'menu' || ui.mode === 'help') {
     return (
       <ModeScreen width={width} header={header} footer={footer}>
-        <ConsoleMenu {...ui.menu} name={ui.acting?.name ?? ''} height={size.rows === undefined ? undefined : size.rows - 4} />
-      </ModeScreen>
-    );
-  }
-  if (ui.mode === 'help') {
-    return (
-      <ModeScreen width={width} header={header} footer={<Footer mode={ui.mode} draft={ui.draft} />}>
-        <KeyHelpOverlay width={width} height={helpHeight} top={ui.helpTop} />
+        {ui.menu ? (
+          <ConsoleMenu {...ui.menu} name={ui.acting?.name ?? ''} height={rowsBelow(4)} />
+        ) : (
+          <KeyHelpOverlay width={width} height={helpHeight} top={ui.helpTop} />
+        )}
       </ModeScreen>
     );
   }
@@ -175,4 +162,28 @@ function ModeScreen({ width, header, footer, children }: { width: number; header
       {footer}
     </Box>
   );
+}
+
+/** The header (a broadcast says so there) and the footer (the keys, a prompt, a menu's or a confirmation's line). */
+function screenEnds(
+  ui: UiState,
+  allRows: readonly ConsoleRow[],
+  shown: number,
+  { filter, places }: { filter: string; places: readonly ProviderPlace[] },
+): { header: ReactNode; footer: ReactNode } {
+  const view = viewSummary(filter, ui.sort, shown, allRows.length);
+  const broadcast =
+    ui.mode === 'broadcast' ? allRows.filter((row) => ui.marked.includes(row.session.id)).map((row) => row.session.name) : undefined;
+  return {
+    header: <Header rows={allRows} view={view} places={places} broadcast={broadcast} />,
+    footer: (
+      <Footer
+        mode={ui.mode}
+        draft={ui.draft}
+        matching={ui.mode === 'filter' ? { shown, total: allRows.length } : undefined}
+        acting={ui.acting?.name}
+        confirming={ui.confirming}
+      />
+    ),
+  };
 }

@@ -89,15 +89,15 @@ export function Header({
 function TotalsLine({ totals, view }: { totals: HeaderTotals; view?: string }) {
   return (
     <Text wrap="truncate-end">
-        <Text bold color={tone('cyan')}>
-          vconsole
-        </Text>
-        {/* Right after the name: a narrow terminal cuts the line's end, and this changes what the rows are. */}
-        {view !== undefined ? <Text bold>{`  [${view}]`}</Text> : null}
-        {`  ${plural(totals.sessions, 'console')} · ${totals.listening} listening`}
-        {totals.failed > 0 ? <Text color={tone('red')}>{` · ${totals.failed} failed`}</Text> : null}
-        {` · ${plural(totals.clients, 'client')} · in ${formatRate(totals.rateIn)} · out ${formatRate(totals.rateOut)}`}
-        {totals.recorded !== undefined ? <Text color={tone('red')}>{` · rec ${formatBytes(totals.recorded)}`}</Text> : null}
+      <Text bold color={tone('cyan')}>
+        vconsole
+      </Text>
+      {/* Right after the name: a narrow terminal cuts the line's end, and this changes what the rows are. */}
+      {view !== undefined ? <Text bold>{`  [${view}]`}</Text> : null}
+      {`  ${plural(totals.sessions, 'console')} · ${totals.listening} listening`}
+      {totals.failed > 0 ? <Text color={tone('red')}>{` · ${totals.failed} failed`}</Text> : null}
+      {` · ${plural(totals.clients, 'client')} · in ${formatRate(totals.rateIn)} · out ${formatRate(totals.rateOut)}`}
+      {totals.recorded !== undefined ? <Text color={tone('red')}>{` · rec ${formatBytes(totals.recorded)}`}</Text> : null}
     </Text>
   );
 }

@@ -126,8 +126,7 @@ export function renderConsoleApp(store: ConsoleStore, handlers: ConsoleHandlers,
         onUiChange={onUiChange}
         detachKey={options.detachKey}
         thumbnails={options.thumbnails}
-        onImages={onImages}
-        powerActions={options.powerActions}
+        {...{ onImages, powerActions: options.powerActions }}
       />,
       inkOptions(stdout, options),
     );

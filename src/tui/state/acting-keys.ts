@@ -21,7 +21,8 @@ export const PASTE_END = '[201~';
 function takesKeys(row: ConsoleRow): string | undefined {
   const { name, state, consoleType } = row.session;
   const reads = consoleKind(consoleType)?.reads;
-  if (consoleType !== undefined && reads !== 'rfb' && reads !== 'terminal') return `${name}: its ${consoleType} console takes no keys from vconsole`;
+  if (consoleType !== undefined && reads !== 'rfb' && reads !== 'terminal')
+    return `${name}: its ${consoleType} console takes no keys from vconsole`;
   if (state === 'error') return `${name} failed; press r to retry`;
   if (state !== 'listening') return `${name} is not listening yet`;
   return undefined;
@@ -139,7 +140,7 @@ function namedKey(input: string, key: Key): string | undefined {
 }
 
 /** Typed text without control characters, line ends kept as `\n` (a paste's lines stay lines). */
-export function pastedText(input: string, key: Key): string {
+function pastedText(input: string, key: Key): string {
   if (key.return) return '\n';
   if (key.tab) return '\t';
   return input.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');

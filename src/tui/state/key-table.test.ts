@@ -33,7 +33,12 @@ const UI_IN: Record<Exclude<KeyScope, 'picker'>, UiState> = {
   // The help scrolled to its middle: every scroll moves it.
   help: { ...INITIAL_UI, mode: 'help', helpTop: 10 },
   // A menu with its highlight in the middle: every move moves it.
-  menu: { ...browsing, mode: 'menu', menu: { kind: 'keys', items: ['esc', 'ret', 'tab'], index: 1 }, acting: { sessionId: 15, name: 'vm' } },
+  menu: {
+    ...browsing,
+    mode: 'menu',
+    menu: { kind: 'keys', items: ['esc', 'ret', 'tab'], index: 1 },
+    acting: { sessionId: 15, name: 'vm' },
+  },
   confirm: { ...browsing, mode: 'confirm', confirming: 'restart', acting: { sessionId: 15, name: 'vm' } },
   broadcast: { ...browsing, mode: 'broadcast', marked: [14, 16] },
 };

@@ -49,9 +49,18 @@ export interface UiState {
 }
 
 /** The modes of the keys that act on consoles (acting-keys.ts). */
-export type ConsoleInputMode = 'paste' | 'menu' | 'confirm' | 'broadcast';
+type ConsoleInputMode = 'paste' | 'menu' | 'confirm' | 'broadcast';
 
-export const INITIAL_UI: UiState = { selectedIndex: 0, mode: 'browse', draft: '', filter: '', sort: 'opened', helpTop: 0, view: 'table', marked: [] };
+export const INITIAL_UI: UiState = {
+  selectedIndex: 0,
+  mode: 'browse',
+  draft: '',
+  filter: '',
+  sort: 'opened',
+  helpTop: 0,
+  view: 'table',
+  marked: [],
+};
 
 /** The filter the rows are shown through now: the one being typed, or the one kept. */
 export function activeFilter(ui: UiState): string {
@@ -99,4 +108,3 @@ export function onSelectedRow(act: (on: OnRow) => KeyResult) {
     return act({ row, pinned, canCopy, say: (notice, request) => ({ ui: { ...pinned, notice }, request }) });
   };
 }
-
