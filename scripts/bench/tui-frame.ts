@@ -85,6 +85,10 @@ const handlers: ConsoleHandlers = {
   screenshot: nothing,
   add: nothing,
   'save-workspace': nothing,
+  paste: nothing,
+  'send-key': nothing,
+  power: nothing,
+  'broadcast-end': nothing,
   quit: nothing,
 };
 /** Ink's streams, as far as Ink uses them: the fakes stand in for a terminal. */

@@ -102,8 +102,7 @@ export function reportActions<T>(
 ): number {
   let failed = 0;
   results.forEach((result, i) => {
-    if (result.status === 'fulfilled')
-      io.stderr.write(`${terminalSafe(actionLine(new Date(), actingUser(), targets[i].name, what(result.value)))}\n`);
+    if (result.status === 'fulfilled') io.stderr.write(`${terminalSafe(actionRecord(targets[i].name, what(result.value)))}\n`);
     else {
       failed++;
       io.stderr.write(`${errorLine(namingTarget(targets[i].name, result.reason))}\n`);
@@ -120,6 +119,11 @@ function actionLine(when: Date, who: string, target: string, what: string): stri
   return `${when.toISOString().replace(/\.\d+Z$/, 'Z')} ${who} ${target}: ${what}`;
 }
 
+/** The action's log line, now, by this machine's user (`open`'s TUI logs its actions so too). */
+export function actionRecord(target: string, what: string): string {
+  return actionLine(new Date(), actingUser(), target, what);
+}
+
 /** The user acting: the account vconsole runs as. */
 function actingUser(): string {
   try {
@@ -130,7 +134,7 @@ function actingUser(): string {
 }
 
 /** Whether a target is a screen vconsole speaks RFB to or a serial line; a usage error for anything else. */
-export function kindOf(target: ConsoleTarget): 'screen' | 'serial' {
+export function kindOf(target: { name: string; facts: { consoleType?: string } }): 'screen' | 'serial' {
   const reads = consoleKind(target.facts.consoleType)?.reads;
   if (reads === 'rfb') return 'screen';
   if (reads === 'terminal') return 'serial';

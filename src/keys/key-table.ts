@@ -106,3 +106,21 @@ export function keyNamed(name: string): { name: string; key: KeyDefinition } | u
   const key = KEYS.get(canonical);
   return key ? { name: canonical, key } : undefined;
 }
+
+/**
+ * The special keys `vconsole open`'s `K` menu offers, as chords of the names above (what a
+ * guest needs and a terminal cannot type: the console switch, the reboot, the magic SysRq).
+ */
+export const MENU_CHORDS: readonly string[] = [
+  'ctrl-alt-delete',
+  ...Array.from({ length: 12 }, (_, i) => `ctrl-alt-f${i + 1}`),
+  'ctrl-alt-backspace',
+  ...['b', 'e', 'i', 'r', 's', 'u', 'h'].map((key) => `alt-sysrq-${key}`),
+  'esc',
+  'ctrl-c',
+  'ctrl-d',
+  'ctrl-z',
+  'tab',
+  'ret',
+  'f12',
+];

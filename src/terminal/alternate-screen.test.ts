@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import {
   CLEAR_SCREEN,
   enterFullScreen,
+  BRACKETED_PASTE_OFF,
+  BRACKETED_PASTE_ON,
   ENTER_ALTERNATE_SCREEN,
   HIDE_CURSOR,
   LEAVE_ALTERNATE_SCREEN,
@@ -26,13 +28,14 @@ function fakeTerminal(isTTY = true) {
   return { output, input, events: new EventEmitter() };
 }
 
-const RESTORE = CLEAR_SCREEN + LINE_WRAP + SHOW_CURSOR + LEAVE_ALTERNATE_SCREEN;
+// Bracketed paste is the TUI's (p, a broadcast): off again on every way out, and while a console has the screen.
+const RESTORE = CLEAR_SCREEN + BRACKETED_PASTE_OFF + LINE_WRAP + SHOW_CURSOR + LEAVE_ALTERNATE_SCREEN;
 
 describe('enterFullScreen', () => {
   it('draws on the alternate screen with the cursor hidden, and gives the screen back once', () => {
     const { output, events } = fakeTerminal();
     const screen = enterFullScreen(output, { events });
-    expect(output.written).toBe(ENTER_ALTERNATE_SCREEN + HIDE_CURSOR + NO_LINE_WRAP + CLEAR_SCREEN);
+    expect(output.written).toBe(ENTER_ALTERNATE_SCREEN + HIDE_CURSOR + NO_LINE_WRAP + BRACKETED_PASTE_ON + CLEAR_SCREEN);
     expect(screen.left).toBe(false);
     output.written = '';
     screen.leave();
@@ -67,11 +70,11 @@ describe('enterFullScreen', () => {
     const screen = enterFullScreen(output, { events });
     output.written = '';
     screen.lend();
-    expect(output.written).toBe(LINE_WRAP + SHOW_CURSOR + CLEAR_SCREEN);
+    expect(output.written).toBe(BRACKETED_PASTE_OFF + LINE_WRAP + SHOW_CURSOR + CLEAR_SCREEN);
     output.written = '';
     screen.reclaim();
     // The alternate screen again: a serial console's program may have left it.
-    expect(output.written).toBe(ENTER_ALTERNATE_SCREEN + HIDE_CURSOR + NO_LINE_WRAP + CLEAR_SCREEN);
+    expect(output.written).toBe(ENTER_ALTERNATE_SCREEN + HIDE_CURSOR + NO_LINE_WRAP + BRACKETED_PASTE_ON + CLEAR_SCREEN);
     screen.leave();
     output.written = '';
     screen.reclaim();

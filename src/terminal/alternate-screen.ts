@@ -3,7 +3,8 @@ import type { RawModeInput } from './raw-mode.js';
 /**
  * A full-screen program (the TUI, like k9s or htop) draws on the terminal's alternate screen,
  * so the user's shell and its scrollback are left as they were; whatever way the program ends,
- * the user gets that screen back, with a visible cursor, wrapping lines and a cooked terminal.
+ * the user gets that screen back, with a visible cursor, wrapping lines, no bracketed paste and
+ * a cooked terminal.
  */
 
 /** DECSET 1049: save the cursor, switch to the alternate screen (xterm clears it). */
@@ -15,6 +16,12 @@ export const SHOW_CURSOR = '\u001B[?25h';
 /** DECAWM off: a line wider than the terminal is cut at its edge instead of wrapping (and scrolling the frame). */
 export const NO_LINE_WRAP = '\u001B[?7l';
 export const LINE_WRAP = '\u001B[?7h';
+/**
+ * DECSET 2004, bracketed paste: the terminal wraps what is pasted in `ESC [200~` and `ESC [201~`,
+ * so the TUI tells a paste (`p`, a broadcast) from keys. Off whenever the screen is lent or left.
+ */
+export const BRACKETED_PASTE_ON = '\u001B[?2004h';
+export const BRACKETED_PASTE_OFF = '\u001B[?2004l';
 /** Erase the whole screen and put the cursor top left. */
 export const CLEAR_SCREEN = '\u001B[2J\u001B[H';
 
@@ -80,7 +87,7 @@ export function enterFullScreen(output: ScreenOutput, options: FullScreenOptions
     events.off('uncaughtExceptionMonitor', onCrash);
     // Cleared first: tmux (3.3a) brings rows of an alternate screen resized to larger than it
     // started onto the normal one as it leaves, and blank rows are no stale frame.
-    write(CLEAR_SCREEN + LINE_WRAP + SHOW_CURSOR + LEAVE_ALTERNATE_SCREEN);
+    write(CLEAR_SCREEN + BRACKETED_PASTE_OFF + LINE_WRAP + SHOW_CURSOR + LEAVE_ALTERNATE_SCREEN);
   };
   const onCrash = (): void => {
     const input = options.input;
@@ -89,10 +96,10 @@ export function enterFullScreen(output: ScreenOutput, options: FullScreenOptions
   };
   const screen: FullScreen = {
     lend: () => {
-      if (!left) write(LINE_WRAP + SHOW_CURSOR + CLEAR_SCREEN);
+      if (!left) write(BRACKETED_PASTE_OFF + LINE_WRAP + SHOW_CURSOR + CLEAR_SCREEN);
     },
     reclaim: () => {
-      if (!left) write(ENTER_ALTERNATE_SCREEN + HIDE_CURSOR + NO_LINE_WRAP + CLEAR_SCREEN);
+      if (!left) write(ENTER_ALTERNATE_SCREEN + HIDE_CURSOR + NO_LINE_WRAP + BRACKETED_PASTE_ON + CLEAR_SCREEN);
     },
     leave,
     get left() {

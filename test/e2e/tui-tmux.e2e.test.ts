@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startKubevirtQemuCluster, type KubevirtQemuCluster } from './support/kubevirt-qemu.js';
 import { canConnect, listeningPortsOf, listeningSockets } from './support/net.js';
@@ -282,6 +284,76 @@ describe.skipIf(keysGate.skip)(gatedTitle('vconsole open TUI in tmux, keys in on
       // One write to the terminal, as a paste of a copied line (or fast typing over ssh) arrives.
       await term.sendKeys(['demo:vm-b\r'], true);
       await term.awaitScreen('a row for demo:vm-b', (s) => /demo:vm-b\s.*127\.0\.0\.1:\d+/.test(s), 15_000);
+      await term.sendKeys(['q']);
+      expect(await pollFor(() => term.exitStatus(), { what: 'vconsole to exit after q', timeoutMs: 15_000 })).toBe('exit 0');
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+
+  /** The lines a demo serial console printed, from its --log-dir file (`demo:one#serial` -> demo_one_serial.log). */
+  function printed(logs: string, name: string): string[] {
+    const file = join(logs, `demo_${name}_serial.log`);
+    return existsSync(file) ? readFileSync(file, 'utf8').split(/\r?\n/) : [];
+  }
+
+  it(
+    'tmux: p pastes into a console, b broadcasts to the marked ones, P powers a VM after y',
+    async () => {
+      const dir = await lab.tempDir('acting');
+      const logs = join(dir, 'logs');
+      const state = join(dir, 'state');
+      const command = [process.execPath, VCONSOLE_BIN, 'open', 'demo:one#serial', 'demo:two#serial', '--viewer', 'none', '--log-dir', logs];
+      const term = await startTmux(lab, dir, command, {
+        columns: 160,
+        rows: 40,
+        cwd: REPO_ROOT,
+        env: vconsoleEnv({ XDG_STATE_HOME: state }),
+      });
+      terminal = term;
+      await term.awaitScreen('two listening rows', (s) =>
+        ['one', 'two'].every((vm) => new RegExp(`demo:${vm}#serial\\s.*127\\.0\\.0\\.1:\\d+`).test(s)),
+      );
+
+      // p, then a terminal's paste (bracketed: the TUI asked for it), then Enter sends it; its line end is the shell's Enter.
+      await term.sendKeys(['p']);
+      await term.awaitScreen('the paste prompt', (s) => s.includes('paste into demo:one#serial:'));
+      await term.paste('echo pasted-into-one\n');
+      await term.awaitScreen('the pasted text on the prompt', (s) => s.includes('echo pasted-into-one⏎'));
+      await term.sendKeys(['Enter']);
+      await pollFor(() => printed(logs, 'one').includes('pasted-into-one') || undefined, {
+        what: "demo:one's shell to run the pasted echo",
+        timeoutMs: 15_000,
+      });
+      expect(printed(logs, 'two')).not.toContain('pasted-into-one');
+
+      // Space marks both rows, b broadcasts what is typed to both until Esc.
+      await term.sendKeys(['Space', 'j', 'Space', 'b']);
+      await term.awaitScreen('the broadcast header', (s) => s.includes('BROADCAST to 2 consoles: demo:one#serial, demo:two#serial'));
+      await term.sendKeys(['echo to-both'], true);
+      await term.sendKeys(['Enter']);
+      for (const vm of ['one', 'two'])
+        await pollFor(() => printed(logs, vm).includes('to-both') || undefined, {
+          what: `demo:${vm}'s shell to run the broadcast echo`,
+          timeoutMs: 15_000,
+        });
+      await term.sendKeys(['Escape']);
+      await term.awaitScreen('the broadcast over', (s) => !s.includes('BROADCAST') && s.includes('broadcast to 2 consoles ended'));
+
+      // P on demo:one: stop, n first (nothing done), then y (its power file and its state column say so).
+      const powerFile = join(state, 'vconsole', 'demo-power.json');
+      await term.sendKeys(['k', 'P']);
+      await term.awaitScreen('the power menu', (s) => s.includes('Power demo:one#serial: which action?'));
+      await term.sendKeys(['j', 'Enter']);
+      await term.awaitScreen('the confirmation', (s) => s.includes('stop VM demo:one#serial? [y/N]'));
+      await term.sendKeys(['n']);
+      await term.awaitScreen('nothing done', (s) => s.includes('nothing done'));
+      expect(existsSync(powerFile)).toBe(false);
+      await term.sendKeys(['P', 'j', 'Enter']);
+      await term.awaitScreen('the confirmation again', (s) => s.includes('stop VM demo:one#serial? [y/N]'));
+      await term.sendKeys(['y']);
+      await term.awaitScreen('the stop done', (s) => /demo:one#serial: power stop: stopped \(was running\)/.test(s));
+      expect(JSON.parse(readFileSync(powerFile, 'utf8'))).toEqual({ one: 'Stopped' });
+      await term.awaitScreen('demo:one stopped in its row', (s) => /demo:one#serial\s.*Stopped/.test(s));
       await term.sendKeys(['q']);
       expect(await pollFor(() => term.exitStatus(), { what: 'vconsole to exit after q', timeoutMs: 15_000 })).toBe('exit 0');
     },

@@ -28,6 +28,10 @@ export function fakeHandlers() {
     screenshot: vi.fn(({ sessionId }: { sessionId: number }) => Promise.resolve(`saved screenshot of session ${sessionId}`)),
     add: vi.fn(),
     'save-workspace': vi.fn(({ name }: { name: string }) => Promise.resolve(`saved workspace ${name}`)),
+    paste: vi.fn(),
+    'send-key': vi.fn(),
+    power: vi.fn(),
+    'broadcast-end': vi.fn(),
     quit: vi.fn(),
   } satisfies ConsoleHandlers;
 }

@@ -1,5 +1,5 @@
 /**
- * What the TUI's requests do to one run of `open` (Enter, o, r, x, s, a, S, q, the grid): one
+ * What the TUI's requests do to one run of `open` (Enter, o, r, x, s, a, S, p, K, P, b, q, the grid): one
  * handler per request of the TUI's vocabulary (tui/state/requests.ts), acting through the run
  * that owns the sessions, the viewers and the follow-ups. A request without a handler here is a
  * type error. It holds no state of its own.
@@ -7,7 +7,10 @@
 import { consoleKind } from '../../console-kinds/index.js';
 import { VconsoleError, describeError } from '../../errors.js';
 import type { ConsoleSession, SessionRegistry } from '../../proxy/index.js';
-import type { ConsoleHandlers, RenderConsoleOptions } from '../../tui/index.js';
+import { POWER_ACTIONS } from '../../targets/index.js';
+import type { ConsoleEventOf, ConsoleHandlers, RenderConsoleOptions } from '../../tui/index.js';
+import { ConsoleInputs } from './console-input.js';
+import { powerSession } from './power-menu.js';
 import type { ViewerRouter } from '../../viewers/index.js';
 import type { SessionFollowUps } from './follow-ups.js';
 import { attachSerial } from './serial.js';
@@ -34,6 +37,9 @@ export interface ActionHost {
 
 /** The TUI's requests, each answered on the run. */
 export function openHandlers(run: ActionHost): ConsoleHandlers {
+  const viewOnly = run.settings.flags.viewOnly === true;
+  const inputs = new ConsoleInputs({ registry: run.registry, viewOnly });
+  const powerHost = { registry: run.registry, viewOnly, show: (event: ConsoleEventOf<'vm-state'>) => run.view?.show(event) };
   const withSession = async (id: number, act: (session: ConsoleSession) => Promise<void>): Promise<void> => {
     const session = run.registry.get(id);
     if (session) await act(session);
@@ -62,15 +68,24 @@ export function openHandlers(run: ActionHost): ConsoleHandlers {
       await run.viewers.router.stop(sessionId);
       await run.registry.remove(sessionId);
     },
+    // `p`, `K`, `b`: keys through the session each console has; `P` then y: its VM's power.
+    paste: ({ sessionIds, text, broadcast }) => inputs.paste(sessionIds, text, broadcast),
+    'send-key': ({ sessionIds, key, broadcast }) => inputs.sendKey(sessionIds, key, broadcast),
+    'broadcast-end': ({ sessionIds }) => inputs.endBroadcast(sessionIds),
+    power: ({ sessionId, power }) => powerSession(powerHost, sessionId, power),
     add: ({ text }) => run.addTarget(text),
     'save-workspace': ({ name }) => saveOpenAsWorkspace(name, run.registry.all(), run.settings.flags, run.settings.config, run.selectedIds),
-    quit: () => run.quit(),
+    quit: () => {
+      inputs.closeAll();
+      run.quit();
+    },
   };
 }
 
 /** What the TUI reads of the run besides its requests: `a`'s listings (asked anew each time) and the grid's tiles on screen. */
-export function tuiFeeds(run: ActionHost): Pick<RenderConsoleOptions, 'listVms' | 'onThumbnailView'> {
+export function tuiFeeds(run: ActionHost): Pick<RenderConsoleOptions, 'listVms' | 'onThumbnailView' | 'powerActions'> {
   return {
+    powerActions: POWER_ACTIONS,
     listVms: () => listingSources(run.settings.options, run.settings.config),
     onThumbnailView: (tiles) => run.followUps.showPictures(tiles),
   };

@@ -78,7 +78,10 @@ export function plainView(registry: SessionRegistry, io: CommandIo, verbose: boo
 export async function mountTui(
   registry: SessionRegistry,
   handlers: ConsoleHandlers,
-  options: { detachKey: string; grid: boolean; thumbnails: ThumbnailMode } & Pick<RenderConsoleOptions, 'listVms' | 'onThumbnailView'>,
+  options: { detachKey: string; grid: boolean; thumbnails: ThumbnailMode } & Pick<
+    RenderConsoleOptions,
+    'listVms' | 'onThumbnailView' | 'powerActions'
+  >,
   /** Ink loads once this settles (when the first viewers show their consoles). */
   loadAfter: Promise<unknown> = Promise.resolve(),
 ): Promise<OpenView> {

@@ -28,7 +28,12 @@ interface DrawnShape {
  * The UI state and the rows it shows (through the `/` filter, in the `<` `>` order: the keys act
  * on these), the keys read while `picking` is off, and what the `a` picker's outcome does.
  */
-export function useAppKeys(allRows: readonly ConsoleRow[], initialUi: UiState, caller: KeyCaller, picker: { canPick: boolean }) {
+export function useAppKeys(
+  allRows: readonly ConsoleRow[],
+  initialUi: UiState,
+  caller: KeyCaller,
+  picker: { canPick: boolean; powerActions?: readonly string[] },
+) {
   const [ui, setUi] = useState<UiState>(initialUi);
   const filter = activeFilter(ui);
   const rows = useMemo(() => viewRows(allRows, filter, ui.sort), [allRows, filter, ui.sort]);
@@ -37,7 +42,9 @@ export function useAppKeys(allRows: readonly ConsoleRow[], initialUi: UiState, c
   const rowsRef = useRef(rows);
   const drawnRef = useRef<DrawnShape>({});
   const callerRef = useRef(caller);
+  const powerRef = useRef(picker.powerActions);
   useLayoutEffect(() => {
+    powerRef.current = picker.powerActions;
     rowsRef.current = rows;
     callerRef.current = caller;
   });
@@ -65,7 +72,7 @@ export function useAppKeys(allRows: readonly ConsoleRow[], initialUi: UiState, c
   const onKey = useCallback(
     (input: string, key: Key) => {
       const canCopy = callerRef.current.copyToClipboard !== undefined;
-      const context = { rows: rowsRef.current, canCopy, ...drawnRef.current };
+      const context = { rows: rowsRef.current, canCopy, powerActions: powerRef.current, ...drawnRef.current };
       const result = reduceInput(uiRef.current, context, input, key);
       if (result.ui !== uiRef.current) commitUi(result.ui);
       for (const made of result.requests) request(made);

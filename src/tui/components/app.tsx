@@ -1,6 +1,8 @@
 import { Box } from 'ink';
 import { useLayoutEffect, type ReactNode } from 'react';
 import type { ConsoleStore } from '../state/console-store.js';
+import type { ProviderPlace } from '../state/console-store-types.js';
+import type { ConsoleRow } from '../layout/format.js';
 import { Detail } from './detail.js';
 import { EventLog } from './event-log.js';
 import { Footer } from './footer.js';
@@ -16,6 +18,7 @@ import type { VmListingSource } from '../state/picker-model.js';
 import { SessionTable } from './session-table.js';
 import type { ImagePlacement } from '../thumbnails/image-overlay.js';
 import { SessionGrid } from './session-grid.js';
+import { ConsoleMenu } from './console-menu.js';
 import type { ThumbnailMode, ThumbnailView } from '../thumbnails/thumbnail.js';
 import { useAppKeys } from './app-keys.js';
 import { drawnShape, screenMeasures, tileDrawing, tilesOnScreen } from './app-measures.js';
@@ -51,6 +54,8 @@ interface AppProps {
    * modes are drawn as 24-bit half blocks.
    */
   onImages?: (placements: ImagePlacement[]) => void;
+  /** The power actions `P` offers (the command's words); without them `P` says there are none. */
+  powerActions?: readonly string[];
 }
 
 /** What `open` detaches a serial console with unless told otherwise. */
@@ -74,6 +79,7 @@ export function App({
   detachKey = DEFAULT_DETACH_KEY,
   thumbnails = 'truecolor',
   onImages,
+  powerActions,
 }: AppProps) {
   const state = useConsoleState(store, frameMs);
   const { rows: allRows } = state;
@@ -82,7 +88,7 @@ export function App({
     allRows,
     initialUi,
     { handlers, copyToClipboard, onUiChange },
-    { canPick: listVms !== undefined },
+    { canPick: listVms !== undefined, powerActions },
   );
   const now = useSecondsTick(rows.some((row) => row.session.state === 'listening'));
   const index = selectedIndex(rows, ui);
@@ -91,25 +97,27 @@ export function App({
   const { logLines, tableHeight, grid, helpHeight } = screenMeasures(size, state, notice, { grid: ui.view === 'grid', rows: rows.length });
   const drawing = tileDrawing(thumbnails, onImages !== undefined);
   useLayoutEffect(() => noteDrawn(drawnShape(grid, ui.mode === 'help' ? helpScreenLines(width).length : 0, helpHeight)));
-  const view = viewSummary(filter, ui.sort, rows.length, allRows.length);
   // Rows there are, none of which the filter keeps: say so, and how to see them again.
   const empty = allRows.length > 0 && rows.length === 0 ? `No console matches "${filter.trim()}": Esc clears the filter.` : undefined;
   const onScreen = tilesOnScreen(grid, rows, index, thumbnails, drawing);
   useThumbnailView(onScreen.key, onScreen.tiles, onThumbnailView);
-  const header = <Header rows={allRows} view={view} places={state.places} />;
-
+  const { header, footer } = screenEnds(ui, allRows, rows.length, { filter, places: state.places });
+  const rowsBelow = (lines: number) => (size.rows === undefined ? undefined : size.rows - lines);
   if (picking && listVms) {
-    const height = size.rows === undefined ? undefined : size.rows - 3;
     return (
       <ModeScreen width={width} header={header}>
-        <AddPicker listVms={listVms} rows={allRows} onDone={onPicked} height={height} initialFilter={ui.draft} />
+        <AddPicker listVms={listVms} rows={allRows} onDone={onPicked} height={rowsBelow(3)} initialFilter={ui.draft} />
       </ModeScreen>
     );
   }
-  if (ui.mode === 'help') {
+  if (ui.mode === 'menu' || ui.mode === 'help') {
     return (
-      <ModeScreen width={width} header={header} footer={<Footer mode={ui.mode} draft={ui.draft} />}>
-        <KeyHelpOverlay width={width} height={helpHeight} top={ui.helpTop} />
+      <ModeScreen width={width} header={header} footer={footer}>
+        {ui.menu ? (
+          <ConsoleMenu {...ui.menu} name={ui.acting?.name ?? ''} height={rowsBelow(4)} />
+        ) : (
+          <KeyHelpOverlay width={width} height={helpHeight} top={ui.helpTop} />
+        )}
       </ModeScreen>
     );
   }
@@ -128,7 +136,7 @@ export function App({
             empty={empty}
           />
         ) : (
-          <SessionTable rows={rows} selectedIndex={index} width={width} height={tableHeight} now={now} empty={empty} />
+          <SessionTable rows={rows} selectedIndex={index} width={width} height={tableHeight} now={now} empty={empty} marked={ui.marked} />
         )}
       </Box>
       <Box marginTop={1} flexDirection="column">
@@ -140,7 +148,7 @@ export function App({
           <EventLog log={state.log} lines={logLines} width={width} />
         </Box>
       )}
-      <Footer mode={ui.mode} draft={ui.draft} matching={ui.mode === 'filter' ? { shown: rows.length, total: allRows.length } : undefined} />
+      {footer}
     </Box>
   );
 }
@@ -154,4 +162,28 @@ function ModeScreen({ width, header, footer, children }: { width: number; header
       {footer}
     </Box>
   );
+}
+
+/** The header (a broadcast says so there) and the footer (the keys, a prompt, a menu's or a confirmation's line). */
+function screenEnds(
+  ui: UiState,
+  allRows: readonly ConsoleRow[],
+  shown: number,
+  { filter, places }: { filter: string; places: readonly ProviderPlace[] },
+): { header: ReactNode; footer: ReactNode } {
+  const view = viewSummary(filter, ui.sort, shown, allRows.length);
+  const broadcast =
+    ui.mode === 'broadcast' ? allRows.filter((row) => ui.marked.includes(row.session.id)).map((row) => row.session.name) : undefined;
+  return {
+    header: <Header rows={allRows} view={view} places={places} broadcast={broadcast} />,
+    footer: (
+      <Footer
+        mode={ui.mode}
+        draft={ui.draft}
+        matching={ui.mode === 'filter' ? { shown, total: allRows.length } : undefined}
+        acting={ui.acting?.name}
+        confirming={ui.confirming}
+      />
+    ),
+  };
 }

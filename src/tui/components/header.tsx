@@ -58,22 +58,46 @@ function PlacesLine({ places }: { places: readonly ProviderPlace[] }) {
  * filter and the order the rows are shown in, when not all rows show as opened; under it, where
  * the providers in use point (kube context and namespace, cloud and region).
  */
-export function Header({ rows, view, places = [] }: { rows: readonly ConsoleRow[]; view?: string; places?: readonly ProviderPlace[] }) {
+export function Header({
+  rows,
+  view,
+  places = [],
+  broadcast,
+}: {
+  rows: readonly ConsoleRow[];
+  view?: string;
+  places?: readonly ProviderPlace[];
+  /** During a broadcast (`b`): the names of the consoles it goes to, said instead of the totals. */
+  broadcast?: readonly string[];
+}) {
   const totals = headerTotals(rows);
   return (
     <Box flexDirection="column">
-      <Text wrap="truncate-end">
-        <Text bold color={tone('cyan')}>
-          vconsole
+      {broadcast ? (
+        <Text wrap="truncate-end" bold inverse color={tone('yellow')}>
+          {`BROADCAST to ${plural(broadcast.length, 'console')}: ${broadcast.join(', ')} · what you type goes to each · Esc ends it`}
         </Text>
-        {/* Right after the name: a narrow terminal cuts the line's end, and this changes what the rows are. */}
-        {view !== undefined ? <Text bold>{`  [${view}]`}</Text> : null}
-        {`  ${plural(totals.sessions, 'console')} · ${totals.listening} listening`}
-        {totals.failed > 0 ? <Text color={tone('red')}>{` · ${totals.failed} failed`}</Text> : null}
-        {` · ${plural(totals.clients, 'client')} · in ${formatRate(totals.rateIn)} · out ${formatRate(totals.rateOut)}`}
-        {totals.recorded !== undefined ? <Text color={tone('red')}>{` · rec ${formatBytes(totals.recorded)}`}</Text> : null}
-      </Text>
+      ) : (
+        <TotalsLine totals={totals} view={view} />
+      )}
       {places.length > 0 ? <PlacesLine places={places} /> : null}
     </Box>
+  );
+}
+
+/** `vconsole  [view]  3 consoles · 2 listening · ...`. */
+function TotalsLine({ totals, view }: { totals: HeaderTotals; view?: string }) {
+  return (
+    <Text wrap="truncate-end">
+      <Text bold color={tone('cyan')}>
+        vconsole
+      </Text>
+      {/* Right after the name: a narrow terminal cuts the line's end, and this changes what the rows are. */}
+      {view !== undefined ? <Text bold>{`  [${view}]`}</Text> : null}
+      {`  ${plural(totals.sessions, 'console')} · ${totals.listening} listening`}
+      {totals.failed > 0 ? <Text color={tone('red')}>{` · ${totals.failed} failed`}</Text> : null}
+      {` · ${plural(totals.clients, 'client')} · in ${formatRate(totals.rateIn)} · out ${formatRate(totals.rateOut)}`}
+      {totals.recorded !== undefined ? <Text color={tone('red')}>{` · rec ${formatBytes(totals.recorded)}`}</Text> : null}
+    </Text>
   );
 }

@@ -30,6 +30,8 @@ export interface RenderConsoleOptions {
   listVms?: () => readonly VmListingSource[];
   /** Told the grid's tiles on screen (App's `onThumbnailView`). */
   onThumbnailView?: (view: ThumbnailView | undefined) => void;
+  /** The power actions `P` offers (App's `powerActions`). */
+  powerActions?: readonly string[];
 }
 
 export interface ConsoleAppHandle {
@@ -124,7 +126,7 @@ export function renderConsoleApp(store: ConsoleStore, handlers: ConsoleHandlers,
         onUiChange={onUiChange}
         detachKey={options.detachKey}
         thumbnails={options.thumbnails}
-        onImages={onImages}
+        {...{ onImages, powerActions: options.powerActions }}
       />,
       inkOptions(stdout, options),
     );

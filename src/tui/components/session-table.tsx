@@ -26,16 +26,19 @@ interface SessionRowProps {
   layout: string;
   width: number;
   selected: boolean;
+  /** Marked with Space for a broadcast: a `*` beside the selection marker. */
+  marked: boolean;
   uptime: string;
 }
 
 /** One table line: a row whose VM is down is dimmed, but never its error, which says why. */
-function TableLine({ row, columns, width, selected, uptime }: SessionRowProps) {
+function TableLine({ row, columns, width, selected, marked, uptime }: SessionRowProps) {
   const segments = rowSegments(row, columns, selected, uptime, width);
+  const lead = marked ? `${segments.lead.slice(0, 1)}*${segments.lead.slice(2)}` : segments.lead;
   return (
     <Text inverse={selected} wrap="truncate-end">
       <Text dimColor={vmIsDown(row)}>
-        {segments.lead}
+        {lead}
         <Text color={tone(STATE_COLOR[rowDisplayState(row)])}>{segments.state}</Text>
         {segments.vm ? <Text color={tone(vmColor(row))}>{segments.vm}</Text> : null}
         {segments.middle}
@@ -57,6 +60,7 @@ const SessionRow = memo(
     before.layout === after.layout &&
     before.width === after.width &&
     before.selected === after.selected &&
+    before.marked === after.marked &&
     before.uptime === after.uptime,
 );
 
@@ -69,6 +73,8 @@ interface SessionTableProps {
   now: number;
   /** What to say when there are no rows to show; default: how to add a target. */
   empty?: string;
+  /** The sessions marked with Space. */
+  marked?: readonly number[];
 }
 
 /** First visible row: keeps the selection in view, centred when it can be. */
@@ -78,7 +84,7 @@ function windowStart(count: number, selected: number, height: number): number {
 }
 
 /** The session table: a title line, one line per VM, and a count of rows scrolled out of view. */
-export function SessionTable({ rows, selectedIndex, width, height, now, empty }: SessionTableProps) {
+export function SessionTable({ rows, selectedIndex, width, height, now, empty, marked = [] }: SessionTableProps) {
   const columns = tableColumns(rows, width);
   const layout = layoutKey(columns);
   if (rows.length === 0) {
@@ -101,6 +107,7 @@ export function SessionTable({ rows, selectedIndex, width, height, now, empty }:
           layout={layout}
           width={width}
           selected={start + i === selectedIndex}
+          marked={marked.includes(row.session.id)}
           uptime={uptimeText(row, now)}
         />
       ))}

@@ -21,6 +21,10 @@ const HANDLERS = {
   screenshot: nothing,
   add: nothing,
   'save-workspace': nothing,
+  paste: nothing,
+  'send-key': nothing,
+  power: nothing,
+  'broadcast-end': nothing,
   quit: nothing,
 } satisfies ConsoleHandlers;
 
@@ -49,9 +53,9 @@ describe('the action path from a key to its effect', () => {
     expectTypeOf<'mark'>().toExtend<PickerAction>();
     // @ts-expect-error: no key is bound to `reboot`
     const reboot: BrowseAction = 'reboot';
-    // @ts-expect-error: Space marks in the picker only
-    const mark: BrowseAction = 'mark';
-    expect([reboot, mark]).toHaveLength(2);
+    // @ts-expect-error: y confirms a power action only, in its confirmation
+    const confirm: BrowseAction = 'confirm';
+    expect([reboot, confirm]).toHaveLength(2);
     const bound = new Set(KEY_TABLE.flatMap((row) => row.keys).flatMap((binding) => [binding.on.table, binding.on.grid]));
     expect(bound.has('screenshot') && !bound.has('reboot')).toBe(true);
   });

@@ -32,6 +32,15 @@ const UI_IN: Record<Exclude<KeyScope, 'picker'>, UiState> = {
   prompt: { ...INITIAL_UI, mode: 'add', draft: 'demo:vm' },
   // The help scrolled to its middle: every scroll moves it.
   help: { ...INITIAL_UI, mode: 'help', helpTop: 10 },
+  // A menu with its highlight in the middle: every move moves it.
+  menu: {
+    ...browsing,
+    mode: 'menu',
+    menu: { kind: 'keys', items: ['esc', 'ret', 'tab'], index: 1 },
+    acting: { sessionId: 15, name: 'vm' },
+  },
+  confirm: { ...browsing, mode: 'confirm', confirming: 'restart', acting: { sessionId: 15, name: 'vm' } },
+  broadcast: { ...browsing, mode: 'broadcast', marked: [14, 16] },
 };
 
 const entries: PickerEntry[] = Array.from({ length: 30 }, (_, i) => ({
@@ -69,7 +78,7 @@ describe('the key table', () => {
   }
 
   it('names each key once per scope: no key does two things in one place', () => {
-    for (const scope of ['table', 'grid', 'prompt', 'picker'] as const) {
+    for (const scope of ['table', 'grid', 'prompt', 'picker', 'menu', 'confirm', 'broadcast'] as const) {
       const keys = KEY_TABLE.flatMap((row) => row.keys)
         .filter((binding) => binding.on[scope] !== undefined)
         .map((binding) => binding.key);

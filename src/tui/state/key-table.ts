@@ -11,8 +11,11 @@ import type { Key } from 'ink';
  * (requests.ts). Only a type comes from ink: `--help` reads this without loading ink or react.
  */
 
-/** Where a key is pressed: the session table, the grid, a typed prompt (`a`, `S`, `/`), the picker, the help (`?`). */
-export type KeyScope = 'table' | 'grid' | 'prompt' | 'picker' | 'help';
+/**
+ * Where a key is pressed: the session table, the grid, a typed prompt (`a`, `S`, `/`, `p`), the
+ * picker, the help (`?`), a menu (`K`, `P`), a power action's confirmation, a broadcast (`b`).
+ */
+export type KeyScope = 'table' | 'grid' | 'prompt' | 'picker' | 'help' | 'menu' | 'confirm' | 'broadcast';
 
 /** One key's action in each scope it applies in, by name; a scope left out: the key does nothing there (or is typed). */
 type KeyActions = { readonly [S in KeyScope]?: string };
@@ -61,16 +64,16 @@ function bind<const K extends string, const On extends KeyActions>(key: K, on: O
 const TABLE = [
   {
     keys: [
-      bind('Up', { ...browse('up'), picker: 'up', help: 'up' }),
-      bind('Down', { ...browse('down'), picker: 'down', help: 'down' }),
-      bind('k', { ...browse('up'), help: 'up' }),
-      bind('j', { ...browse('down'), help: 'down' }),
+      bind('Up', { ...browse('up'), picker: 'up', help: 'up', menu: 'up' }),
+      bind('Down', { ...browse('down'), picker: 'down', help: 'down', menu: 'down' }),
+      bind('k', { ...browse('up'), help: 'up', menu: 'up' }),
+      bind('j', { ...browse('down'), help: 'down', menu: 'down' }),
     ],
     does: 'select a VM (in the grid: the tile above / below)',
     footer: '↑↓/jk select',
   },
   {
-    keys: [bind('Enter', { ...browse('open'), prompt: 'submit', picker: 'open' }), bind('o', browse('open'))],
+    keys: [bind('Enter', { ...browse('open'), prompt: 'submit', picker: 'open', menu: 'choose' }), bind('o', browse('open'))],
     does: 'open the viewer (VNC) or attach the serial console',
     footer: '⏎/o open/attach',
   },
@@ -81,6 +84,31 @@ const TABLE = [
     does: 'save a PNG of its screen here (NAME-YYYYMMDD-HHMMSS.png), kicking no viewer of a shared console',
     footer: 's screenshot',
   },
+  {
+    keys: [bind('p', browse('paste'))],
+    does: 'paste text into its console as keystrokes (VNC keys, serial bytes): paste it (bracketed paste) or type it, then Enter sends it',
+    footer: 'p paste',
+  },
+  {
+    keys: [bind('K', browse('keys-menu'))],
+    does: 'send a special key to its console: Ctrl+Alt+Del, Ctrl+Alt+F1..F12, Alt+SysRq, Esc, ... from a menu, Enter sends it',
+    footer: 'K keys',
+  },
+  {
+    keys: [bind('P', browse('power-menu'))],
+    does: 'power its VM (start, stop, restart, reset, pause, resume, shutdown) from a menu, after a y/N naming the VM',
+    footer: 'P power',
+  },
+  {
+    keys: [bind('Space', { ...browse('mark'), picker: 'mark' })],
+    does: 'mark or unmark the selected console for b (in the a picker: mark targets to add)',
+  },
+  {
+    keys: [bind('b', browse('broadcast'))],
+    does: 'broadcast: what you type goes to every marked console (VNC as keys, serial as bytes) until Esc',
+    footer: 'b broadcast',
+  },
+  { keys: [bind('y', { confirm: 'confirm' })], toldBy: 'P' },
   { keys: [bind('x', browse('close'))], does: 'close that session (its port and viewer)', footer: 'x close' },
   {
     keys: [bind('a', browse('add'))],
@@ -143,8 +171,18 @@ const TABLE = [
     footer: 'G last',
   },
   {
-    keys: [bind('Esc', { ...browse('clear-notice'), prompt: 'cancel', picker: 'cancel', help: 'close' })],
-    does: 'clear the notice line and the filter; in the picker or a prompt, cancel; in the help, close it',
+    keys: [
+      bind('Esc', {
+        ...browse('clear-notice'),
+        prompt: 'cancel',
+        picker: 'cancel',
+        help: 'close',
+        menu: 'cancel',
+        confirm: 'cancel',
+        broadcast: 'end-broadcast',
+      }),
+    ],
+    does: 'clear the notice line and the filter; in the picker, a prompt or a menu, cancel; in the help, close it; end a broadcast',
   },
   {
     keys: [
@@ -153,7 +191,6 @@ const TABLE = [
     ],
     does: 'while typing a target, a name or a filter: delete a character / the whole line',
   },
-  { keys: [bind('Space', { picker: 'mark' })], toldBy: 'a' },
 ] satisfies readonly KeyRow[];
 
 export const KEY_TABLE: readonly KeyRow[] = TABLE;
@@ -170,6 +207,15 @@ export type PromptAction = ActionIn<'prompt'>;
 
 /** What a key does while the help is open; keys.ts has a handler for each. */
 export type HelpAction = ActionIn<'help'>;
+
+/** What a key does in a menu (`K`, `P`); acting-keys.ts has a handler for each. */
+export type MenuAction = ActionIn<'menu'>;
+
+/** What a key does while a power action waits for y; acting-keys.ts has a handler for each. */
+export type ConfirmAction = ActionIn<'confirm'>;
+
+/** What a key does during a broadcast (every key not bound here goes to the marked consoles). */
+export type BroadcastAction = ActionIn<'broadcast'>;
 
 /** What a key does in the picker; picker-model.ts has a handler for each. */
 export type PickerAction = ActionIn<'picker'>;

@@ -1,66 +1,23 @@
 import type { Key } from 'ink';
 import { isSerialRow, pointViewerAt, rowAddress, rowDisplayState, type ConsoleRow } from '../layout/format.js';
 import { keyAction, type BrowseAction, type HelpAction, type PromptAction } from './key-table.js';
-import type { ConsoleRequest } from './requests.js';
-import { cycleSort, type SortOrder } from './row-view.js';
+import { cycleSort } from './row-view.js';
+import {
+  ACTING_BROWSE_ACTIONS,
+  PASTE_END,
+  PASTE_START,
+  endPaste,
+  pasteInto,
+  reduceBroadcastKey,
+  reduceChoiceKey,
+  startPaste,
+  submitPaste,
+} from './acting-keys.js';
+import { onSelectedRow, selectedIndex, type KeyContext, type KeyRequest, type KeyResult, type UiState } from './ui-state.js';
 
-/**
- * What a key asks for beyond the UI state: a request of the command's (requests.ts), or a copy
- * the TUI asks of its own terminal (OSC 52). The TUI itself never touches sessions or processes.
- */
-export type KeyRequest = ConsoleRequest | { action: 'copy'; text: string };
-
-/** The TUI's own state: selection (by session id, so it survives rows moving), prompt, notice, filter, order. */
-export interface UiState {
-  selectedId?: number;
-  /** Where the selection was, used when its session goes away. */
-  selectedIndex: number;
-  /**
-   * `add`: typing a target after `a`; `save`: typing a workspace name after `S`; `filter`:
-   * typing the filter after `/`; `help`: the key help `?` opened.
-   */
-  mode: 'browse' | 'add' | 'save' | 'filter' | 'help';
-  /** The target (workspace name, filter) being typed. */
-  draft: string;
-  /** The filter kept with Enter after `/`; empty: every row shows. */
-  filter: string;
-  /** The rows' order, which `>` and `<` cycle. */
-  sort: SortOrder;
-  /** The first line of the help shown, while it is scrolled. */
-  helpTop: number;
-  /** A line answering the last key, e.g. the address after `c`. */
-  notice?: string;
-  /** The session table, or the grid of thumbnails (`g` switches). */
-  view: 'table' | 'grid';
-}
-
-export const INITIAL_UI: UiState = { selectedIndex: 0, mode: 'browse', draft: '', filter: '', sort: 'opened', helpTop: 0, view: 'table' };
-
-/** The filter the rows are shown through now: the one being typed, or the one kept. */
-export function activeFilter(ui: UiState): string {
-  return ui.mode === 'filter' ? ui.draft : ui.filter;
-}
-
-/** What keys act on besides the UI state: the rows on screen, and whether `c` can copy. */
-export interface KeyContext {
-  /** The rows as shown: filtered and in the UI's order (row-view.ts). */
-  rows: readonly ConsoleRow[];
-  /** True when the terminal can be asked to copy (OSC 52); `c` shows the address either way. */
-  canCopy: boolean;
-  /** In the grid: tiles across and tiles a page, for moving up, down and by pages. */
-  grid?: { columns: number; perPage: number };
-  /** While the help is open: its lines, and how many show at once, for scrolling it. */
-  help?: { lines: number; perPage: number };
-}
+export { INITIAL_UI, activeFilter, selectedIndex, type KeyContext, type KeyRequest, type UiState } from './ui-state.js';
 
 const PAGE = 10;
-
-/** Index of the selected row, -1 when there are no rows. */
-export function selectedIndex(rows: readonly ConsoleRow[], ui: UiState): number {
-  if (rows.length === 0) return -1;
-  const index = ui.selectedId === undefined ? -1 : rows.findIndex((row) => row.session.id === ui.selectedId);
-  return index >= 0 ? index : Math.min(Math.max(ui.selectedIndex, 0), rows.length - 1);
-}
 
 /** A key with no flag set: what a printable character of a run is. */
 const PLAIN_KEY: Key = {
@@ -112,6 +69,10 @@ function charKey(ch: string): [string, Key] {
 
 /** Every key of one input event in order: the last UI state and the requests made. Pure. */
 export function reduceInput(ui: UiState, context: KeyContext, input: string, key: Key): { ui: UiState; requests: KeyRequest[] } {
+  // A bracketed paste is text, whatever its characters: they are no keys of the TUI.
+  const paste = input === PASTE_START ? startPaste(ui, context) : input === PASTE_END ? endPaste(ui) : undefined;
+  if (paste) return { ui: paste.ui, requests: paste.request ? [paste.request] : [] };
+  if (ui.pasting) return { ui: pasteInto(ui, input, key), requests: [] };
   const requests: KeyRequest[] = [];
   let next = ui;
   for (const [oneInput, oneKey] of splitKeys(input, key)) {
@@ -128,6 +89,8 @@ function reduceKey(ui: UiState, context: KeyContext, input: string, key: Key): K
     const action = keyAction('help', input, key);
     return action ? HELP_ACTIONS[action](ui, context) : { ui };
   }
+  if (ui.mode === 'menu' || ui.mode === 'confirm') return reduceChoiceKey(ui, input, key);
+  if (ui.mode === 'broadcast') return reduceBroadcastKey(ui, input, key);
   if (ui.mode !== 'browse') {
     const action = keyAction('prompt', input, key);
     return action ? PROMPT_ACTIONS[action](ui) : typeInPrompt(ui, input, key);
@@ -136,14 +99,15 @@ function reduceKey(ui: UiState, context: KeyContext, input: string, key: Key): K
   return action ? BROWSE_ACTIONS[action](ui, context) : { ui };
 }
 
-type KeyResult = { ui: UiState; request?: KeyRequest };
-
 /** What each prompt action of the key table does (key-table.ts binds the keys). */
 const PROMPT_ACTIONS: Record<PromptAction, (ui: UiState) => KeyResult> = {
   quit: (ui) => ({ ui, request: { action: 'quit' } }),
   // Esc on the filter prompt clears the filter, the one kept before too.
-  cancel: (ui) => ({ ui: { ...ui, mode: 'browse', draft: '', notice: undefined, filter: ui.mode === 'filter' ? '' : ui.filter } }),
+  cancel: (ui) => ({
+    ui: { ...ui, mode: 'browse', draft: '', notice: undefined, acting: undefined, filter: ui.mode === 'filter' ? '' : ui.filter },
+  }),
   submit: (ui) => {
+    if (ui.mode === 'paste') return submitPaste(ui);
     const text = ui.draft.trim();
     const next: UiState = { ...ui, mode: 'browse', draft: '' };
     if (ui.mode === 'filter') return { ui: { ...next, filter: text } };
@@ -213,28 +177,10 @@ function moveSelection(to: (index: number, rows: number, tiles: { line: number; 
   };
 }
 
-/** What an action on the selected row sees: the row, the UI with the selection pinned to it, and a way to answer. */
-interface OnRow {
-  row: ConsoleRow;
-  pinned: UiState;
-  say(notice: string, request?: KeyRequest): KeyResult;
-  canCopy: boolean;
-}
-
-/** An action on the selected row; nothing without rows. */
-function onSelectedRow(act: (on: OnRow) => KeyResult) {
-  return (ui: UiState, { rows, canCopy }: KeyContext): KeyResult => {
-    const index = selectedIndex(rows, ui);
-    if (index < 0) return { ui };
-    const row = rows[index];
-    const pinned: UiState = { ...ui, selectedId: row.session.id, selectedIndex: index };
-    return act({ row, pinned, canCopy, say: (notice, request) => ({ ui: { ...pinned, notice }, request }) });
-  };
-}
-
 /** What each table and grid action of the key table does (key-table.ts binds the keys). */
 const BROWSE_ACTIONS: Record<BrowseAction, (ui: UiState, context: KeyContext) => KeyResult> = {
   quit: (ui) => ({ ui, request: { action: 'quit' } }),
+  ...ACTING_BROWSE_ACTIONS,
   add: (ui) => ({ ui: { ...ui, mode: 'add', draft: '', notice: undefined } }),
   save: (ui) => ({ ui: { ...ui, mode: 'save', draft: '', notice: undefined } }),
   'clear-notice': (ui) => ({ ui: { ...ui, notice: undefined, filter: '' } }),

@@ -1,6 +1,7 @@
 import type { Key } from 'ink';
 import { fuzzyFilter, type FuzzyMatch } from './fuzzy.js';
 import { keyAction, type PickerAction } from './key-table.js';
+import { PASTE_END, PASTE_START } from './acting-keys.js';
 import { splitKeys } from './keys.js';
 
 /**
@@ -114,6 +115,8 @@ export function reducePickerInput(
   input: string,
   key: Key,
 ): { state: PickerState; outcome?: PickerOutcome } {
+  // A bracketed paste's markers are no text to filter by: what is pasted between them is.
+  if (input === PASTE_START || input === PASTE_END) return { state };
   let next = state;
   for (const [oneInput, oneKey] of splitKeys(input, key)) {
     const result = pickerKey(next, entries, oneInput, oneKey);

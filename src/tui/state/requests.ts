@@ -22,6 +22,18 @@ interface ConsoleRequests {
   close: { sessionId: number };
   /** `s` on a listening VNC row: a PNG of its screen; the handler answers where it went. */
   screenshot: { sessionId: number };
+  /**
+   * `p` (Enter on its prompt, or a bracketed paste) and a broadcast's typing: text typed into
+   * each console, VNC as keys, serial as bytes (`\n` as the line end the console expects).
+   * `broadcast`: one piece of a broadcast, logged once it ends (`broadcast-end`), not piece by piece.
+   */
+  paste: { sessionIds: number[]; text: string; broadcast?: boolean };
+  /** `K`'s menu and a broadcast's special keys: a chord by name (`ctrl-alt-delete`, `ret`) sent to each console. */
+  'send-key': { sessionIds: number[]; key: string; broadcast?: boolean };
+  /** `y` after `P`'s menu: the VM of the session powered (`start`, `restart`, ...) through its provider. */
+  power: { sessionId: number; power: string };
+  /** Esc ends a broadcast: one log line per console says what it was sent. */
+  'broadcast-end': { sessionIds: number[] };
   /** `a`: one more target, typed or picked. */
   add: { text: string };
   /** `S`: the targets open now saved as workspace `name`; the handler answers what it saved. */

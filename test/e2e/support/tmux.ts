@@ -12,6 +12,11 @@ export interface TmuxTerminal {
   captureColours(): Promise<string>;
   /** `tmux send-keys`: key names (`q`, `C-c`, `Enter`), or text typed as is with `literal`. */
   sendKeys(keys: readonly string[], literal?: boolean): Promise<void>;
+  /**
+   * Pastes `text` as a terminal pastes (`paste-buffer -p`): wrapped in bracketed paste's markers
+   * when the program asked for them (DECSET 2004), as is otherwise.
+   */
+  paste(text: string): Promise<void>;
   /** Waits until the screen satisfies `test`; returns the screen. */
   awaitScreen(what: string, test: (screen: string) => boolean, timeoutMs?: number): Promise<string>;
   /** `exit N` once the program has ended (128+N: killed by signal N), undefined while it runs. */
@@ -94,6 +99,10 @@ export async function startTmux(
     captureColours: () => tmux(['capture-pane', '-e', '-p', '-t', session]),
     async sendKeys(keys, literal = false) {
       await tmux(['send-keys', '-t', session, ...(literal ? ['-l'] : []), ...keys]);
+    },
+    async paste(text) {
+      await tmux(['set-buffer', '-b', 'e2e-paste', '--', text]);
+      await tmux(['paste-buffer', '-p', '-d', '-b', 'e2e-paste', '-t', session]);
     },
     async awaitScreen(what, test, timeoutMs = 60_000) {
       let last = '';
