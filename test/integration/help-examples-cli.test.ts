@@ -43,8 +43,11 @@ describe('JSON examples in --help-all', () => {
     const names = await commands();
     expect(names).toEqual(expect.arrayContaining(['proxy', 'open', 'list', 'viewers']));
     const withExamples: string[] = [];
-    for (const name of names) {
-      const examples = jsonExamples((await runVconsole([name, '--help-all'])).stdout);
+    // Every command's help at once: one after the other, two dozen processes outlast the test's
+    // time on a busy 2-core machine.
+    const helps = await Promise.all(names.map(async (name) => ({ name, text: (await runVconsole([name, '--help-all'])).stdout })));
+    for (const { name, text } of helps) {
+      const examples = jsonExamples(text);
       if (examples.length === 0) continue;
       withExamples.push(name);
       expect(RUNS[name], `${name} --help shows JSON: add how to print it to RUNS`).toBeDefined();
@@ -54,5 +57,5 @@ describe('JSON examples in --help-all', () => {
       for (const example of examples) expect(shape(example), `${name} --help`).toEqual(shape(printed));
     }
     expect(withExamples.sort()).toEqual(Object.keys(RUNS).sort());
-  });
+  }, 120_000);
 });
