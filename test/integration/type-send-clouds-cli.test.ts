@@ -11,6 +11,7 @@ import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt
 import { fixtureOpenrc, startOpenStackFixture, type OpenStackFixture } from '../fixtures/openstack-api.js';
 import { startPveFixture, type PveFixture } from '../fixtures/pve-api.js';
 import { runVconsole } from '../support/cli.js';
+import { serveHandshake, startScriptedServer, update, type RfbPeer } from '../support/fake-rfb-server.js';
 import { waitFor } from '../support/wait.js';
 
 const TOKEN_ID = 'vconsole@pve!type';
@@ -21,6 +22,10 @@ let pve: PveFixture;
 let openstack: OpenStackFixture;
 let pveArgs: string[];
 let serialServer: net.Server;
+let vncServer: net.Server;
+let screen: Awaited<ReturnType<typeof startScriptedServer>>;
+/** The key events the KubeVirt VMI's screen got: `+`/`-` and the keysym. */
+const keys: string[] = [];
 /** What each guest's serial line received. */
 const received = { kubevirt: '', pve: '', openstack: '' };
 
@@ -34,8 +39,33 @@ function recordingLine(onBytes: (text: string) => void): Duplex {
   });
 }
 
+/** Reads client messages until the client hangs up, noting every key event (keysyms: no QEMU extension offered). */
+async function readKeys(peer: RfbPeer): Promise<void> {
+  for (;;) {
+    const type = (await peer.read(1))[0];
+    if (type === 3) await peer.read(9);
+    else if (type === 4) {
+      const body = await peer.read(7);
+      keys.push(`${body[0] ? '+' : '-'}${body.readUInt32BE(3).toString(16)}`);
+    } else throw new Error(`unexpected client message ${type}`);
+  }
+}
+
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'vconsole-type-clouds-'));
+  // The VMI's screen, as QEMU's VNC socket: one picture, then whatever keys come.
+  screen = await startScriptedServer(async (peer) => {
+    await serveHandshake(peer, 8, 8);
+    peer.write(update([{ rect: { x: 0, y: 0, w: 8, h: 8 }, encoding: 0, body: Buffer.alloc(8 * 8 * 4, 0x40) }]));
+    await readKeys(peer).catch(() => undefined);
+  });
+  const vncSocketPath = join(dir, 'vnc.sock');
+  vncServer = net.createServer((socket) => {
+    const upstream = screen.dial();
+    for (const end of [socket, upstream]) end.on('error', () => socket.destroy());
+    socket.pipe(upstream).pipe(socket);
+  });
+  await new Promise<void>((resolve) => vncServer.listen(vncSocketPath, resolve));
   const serialSocketPath = join(dir, 'serial.sock');
   serialServer = net.createServer((socket) => {
     socket.on('error', () => undefined);
@@ -43,7 +73,12 @@ beforeAll(async () => {
     socket.on('data', (chunk: Buffer) => (received.kubevirt += chunk.toString('latin1')));
   });
   await new Promise<void>((resolve) => serialServer.listen(serialSocketPath, resolve));
-  kubevirt = await startKubevirtFixture({ vmis: [{ namespace: 'default', name: 'vm-line', graphics: false, serialSocketPath }] });
+  kubevirt = await startKubevirtFixture({
+    vmis: [
+      { namespace: 'default', name: 'vm-line', graphics: false, serialSocketPath },
+      { namespace: 'default', name: 'vm-screen', vncSocketPath },
+    ],
+  });
   pve = await startPveFixture({
     dir,
     guests: [
@@ -71,6 +106,8 @@ afterAll(async () => {
   await pve?.close();
   await openstack?.close();
   serialServer?.close();
+  vncServer?.close();
+  await screen?.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -83,6 +120,13 @@ describe('type and send on the serial consoles of cloud fixtures', () => {
     const sent = await runVconsole(['send', 'vm-line#serial', 'ctrl-d'], env);
     expect(sent.code, sent.stderr).toBe(0);
     await waitFor(() => received.kubevirt.endsWith('\x04'), 'ctrl-d at the serial line');
+  });
+
+  it('KubeVirt: the text arrives at the VMI screen as key events (keysyms), through the vnc subresource', async () => {
+    const typed = await runVconsole(['type', 'vm-screen', '--', 'Ab'], { HOME: dir, KUBECONFIG: kubevirt.kubeconfigPath() });
+    expect(typed.code, typed.stderr).toBe(0);
+    await waitFor(() => keys.length >= 4, 'the key events at the screen');
+    expect(keys).toEqual(['+41', '-41', '+62', '-62']);
   });
 
   it('Proxmox VE: the text and the chord arrive at the guest serial line through termproxy', async () => {
