@@ -18,8 +18,8 @@ const SERIAL_RECONNECT_MS = 5 * 60_000;
  * Wraps a target so that, should it be a serial console, one line is held from the pre-flight on
  * and shared by every client (open's TUI and ports; proxy's ports with --share).
  */
-export function shareSerial(target: UpstreamSource): SharedSerialSource {
-  return new SharedSerialSource(target, { waitMs: SERIAL_RECONNECT_MS });
+export function shareSerial(target: UpstreamSource, viewOnly = false): SharedSerialSource {
+  return new SharedSerialSource(target, { waitMs: SERIAL_RECONNECT_MS, viewOnly });
 }
 
 /** How the consoles of one command are shared, settled from its flags before anything listens. */
@@ -87,7 +87,7 @@ export async function sharingFrom(
       : source;
   // A serial console is held as one line (open: always, its TUI reads it; proxy: with --share), under the TLS gate.
   const holdsLines = options.holdsSerialLines === 'always' || (share && options.holdsSerialLines === 'when-shared');
-  const holdLine = (source: UpstreamSource) => (holdsLines ? shareSerial(source) : source);
+  const holdLine = (source: UpstreamSource) => (holdsLines ? shareSerial(source, flags.viewOnly === true) : source);
   const hubOf = (session: ConsoleSession): RfbHub | undefined => {
     const outer = session.source instanceof SerialTlsGate ? session.source.inner : session.source;
     const source = lineOf(session)?.inner ?? outer;

@@ -15,6 +15,12 @@ interface SharedSerialEvents {
   log: [LogLevel, string];
 }
 
+/** How the line is held: SerialLine's options, and whether clients only watch. */
+export interface SharedSerialOptions extends SerialLineOptions {
+  /** Shared view-only (`--view-only`): what clients (joined vconsoles too) type is dropped, never written to the VM. */
+  viewOnly?: boolean;
+}
+
 /**
  * One serial console shared by every local client, as an UpstreamSource wrapping another: the
  * pre-flight opens the line and holds it, so the VM's output is read all the time into a
@@ -37,7 +43,7 @@ export class SharedSerialSource extends SharedSource<SharedSerialEvents> {
 
   constructor(
     inner: UpstreamSource,
-    private readonly options: SerialLineOptions = {},
+    private readonly options: SharedSerialOptions = {},
   ) {
     super(inner);
   }
@@ -76,18 +82,19 @@ export class SharedSerialSource extends SharedSource<SharedSerialEvents> {
       if (this.behind.size === 0) line.hold(false);
     };
     let stall: NodeJS.Timeout | undefined;
+    const from = context.peer ? ` from ${context.peer}` : '';
+    const toLine = this.options.viewOnly ? this.dropsTyping(from) : (chunk: Buffer) => line.write(chunk);
     const client = new Duplex({
       readableHighWaterMark: SERIAL_CLIENT_BEHIND_BYTES,
       read: caughtUp,
       write(chunk: Buffer, _encoding, callback) {
-        line.write(chunk);
+        toLine(chunk);
         callback();
       },
       final(callback) {
         callback();
       },
     });
-    const from = context.peer ? ` from ${context.peer}` : '';
     const drop = (why: string) => {
       if (client.destroyed) return;
       this.emit('log', 'warn', `client${from} dropped: ${why}`);
@@ -122,6 +129,16 @@ export class SharedSerialSource extends SharedSource<SharedSerialEvents> {
       this.clients.delete(client);
     });
     return client;
+  }
+
+  /** A view-only client's writer: its bytes go nowhere, and that is said once per client. */
+  private dropsTyping(from: string): (chunk: Buffer) => void {
+    let told = false;
+    return (chunk) => {
+      if (told || chunk.length === 0) return;
+      told = true;
+      this.emit('log', 'info', `a client${from} typed on the line shared view-only (--view-only): its bytes are dropped`);
+    };
   }
 
   async release(): Promise<void> {

@@ -31,6 +31,7 @@ beforeAll(async () => {
       { namespace: 'default', name: 'restarted', graphics: false },
       { namespace: 'default', name: 'taken-open', graphics: false },
       { namespace: 'default', name: 'proxy-shared', graphics: false },
+      { namespace: 'default', name: 'proxy-view-only', graphics: false },
     ],
   });
   kubeconfig = fixture.kubeconfigPath();
@@ -224,6 +225,27 @@ describe('serial consoles through the CLI', () => {
       await waitFor(() => attached.stdout().includes('echo back\r\n'), 'what the proxy client typed, seen by the console');
       expect(serialUpgrades('proxy-shared')).toBe(1);
       expect(proxy.stderr()).not.toMatch(/took/);
+      expect(client.socket.destroyed).toBe(false);
+    } finally {
+      client.socket.destroy();
+    }
+  });
+
+  it('proxy --view-only: neither a client of its port nor a joined vconsole types on the shared line', async () => {
+    const proxy = start(['proxy', 'proxy-view-only#serial', '--view-only']);
+    const [line] = await proxy.jsonLines(1);
+    const client = await serialClient(line.port as number);
+    await waitFor(() => client.text().includes('Welcome to proxy-view-only'), 'the replayed greeting');
+    const attached = start(['console', 'proxy-view-only#serial']);
+    try {
+      await attached.waitForStderr(/joined the console vconsole proxy \(pid \d+\) holds/);
+      await waitFor(() => attached.stdout().includes('Welcome to proxy-view-only'), 'the greeting replayed to the joined console');
+      attached.process.stdin.write('echo joined-typed\r');
+      client.type('echo client-typed\r');
+      await proxy.waitForStderr(/from a vconsole of yours typed on the line shared view-only/);
+      await proxy.waitForStderr(/client from (?!a vconsole)\S+ typed on the line shared view-only/);
+      // The console echoes what reaches it: nothing did, to the watching client or the joined console.
+      for (const seen of [client.text(), attached.stdout()]) expect(seen).not.toMatch(/typed/);
       expect(client.socket.destroyed).toBe(false);
     } finally {
       client.socket.destroy();

@@ -83,10 +83,14 @@ describe('following a KubeVirt listing', () => {
     fixture.setPhase('ns-b', 'b2', 'Running');
     fixture.setPaused('ns-a', 'a1', true);
     fixture.removeVmi('ns-b', 'b2');
-    await waitFor(() => f.changes.at(-1)?.startsWith('DELETED ns-b/b2') === true, 'the deletion');
-    // c2 is in a namespace not asked; a1's pause leaves its phase Running, which is all list shows.
-    expect(f.changes).toEqual(['ADDED ns-b/b2 Scheduling (no console)', 'MODIFIED ns-b/b2 Running', 'DELETED ns-b/b2 Running']);
+    const ofB2 = () => f.changes.filter((change) => change.includes(' ns-b/b2 '));
+    await waitFor(() => ofB2().at(-1)?.startsWith('DELETED ns-b/b2') === true, 'the deletion');
+    // c2 is in a namespace not asked; a1's pause (its Paused condition; the phase stays Running) is a change of state.
+    await waitFor(() => f.changes.includes('MODIFIED ns-a/a1 Paused'), "a1's pause");
+    expect(ofB2()).toEqual(['ADDED ns-b/b2 Scheduling (no console)', 'MODIFIED ns-b/b2 Running', 'DELETED ns-b/b2 Running']);
+    expect(f.changes.filter((change) => !change.includes(' ns-b/b2 '))).toEqual(['MODIFIED ns-a/a1 Paused']);
     fixture.setPaused('ns-a', 'a1', false);
+    await waitFor(() => f.changes.at(-1) === 'MODIFIED ns-a/a1 Running', "a1's resume");
     fixture.removeVmi('ns-c', 'c2');
     await f.stop();
     await waitFor(() => fixture.openWatches() === 0, 'the watches to close');

@@ -4,7 +4,7 @@
  */
 import { loadKubeAccess, type KubeAccess, type KubeEnvironment } from './kubernetes-api.js';
 import type { ListScope, ListedVm, TargetOptions } from '../types.js';
-import { listVms, listedVm, stoppedVms, type VirtualMachineInstance } from './vms.js';
+import { listVms, listedVm, listedVmiState, stoppedVms, type VirtualMachineInstance } from './vms.js';
 import { safeUrlText } from '../../text/url-text.js';
 import { autoConsoleType, vmiConsoleProblem } from './vmi-consoles.js';
 import { kubevirtPath, type KubevirtResource } from './api-paths.js';
@@ -19,9 +19,9 @@ export async function listKubevirtVms(options: TargetOptions, scope: ListScope, 
   return [...running, ...stoppedVms(vms, new Set(running.map((vm) => vm.target)))];
 }
 
-/** A VMI as `list` shows it: its phase, and whether its console can open now. */
+/** A VMI as `list` shows it: its phase (Paused while paused), and whether its console can open now. */
 export function vmiRow(vmi: VirtualMachineInstance): ListedVm {
-  return listedVm(vmi.metadata, vmi.status?.phase ?? 'Unknown', !vmiConsoleProblem(vmi, autoConsoleType(vmi)));
+  return listedVm(vmi.metadata, listedVmiState(vmi), !vmiConsoleProblem(vmi, autoConsoleType(vmi)));
 }
 
 /**

@@ -13,7 +13,15 @@ export interface VirtualMachineInstance {
   /** A VMI a VirtualMachine started names it here (kind VirtualMachine); one created on its own has none. */
   metadata?: { name?: string; namespace?: string; uid?: string; ownerReferences?: { kind?: string; name?: string }[] };
   spec?: { domain?: { devices?: { autoattachGraphicsDevice?: boolean; autoattachSerialConsole?: boolean } } };
-  status?: { phase?: string; nodeName?: string };
+  /** `conditions`: virt-handler's Paused (status True) while the guest is paused; the phase stays Running. */
+  status?: { phase?: string; nodeName?: string; conditions?: { type?: string; status?: string }[] };
+}
+
+/** A VMI's state as `list` shows it: its phase, or Paused while a Paused condition is True (virtctl pause). */
+export function listedVmiState(vmi: VirtualMachineInstance): string {
+  const phase = vmi.status?.phase ?? 'Unknown';
+  const paused = vmi.status?.conditions?.some((c) => c.type === 'Paused' && c.status === 'True');
+  return phase === 'Running' && paused ? 'Paused' : phase;
 }
 
 interface VirtualMachine {
