@@ -1,18 +1,16 @@
 import { defineConfig } from 'vitest/config';
 import { E2E_PROJECTS } from './vitest.e2e.config.js';
-import { ClientMatrixFirst } from './test/e2e/support/client-matrix-first.js';
 
 // `npm test` runs four projects in three groups, one after the other: the unit tests (src/**) and
 // the integration tests (test/**, but for test/e2e and test/package), two files at a time; then
-// the end-to-end files (test/e2e, vitest.e2e.config.ts): the client matrix beside the
-// protocol-level files, two at a time, then the rest one at a time, since each starts VMs and an
-// X server or a terminal and a 2-core machine has no room for two of them. Each
+// the end-to-end files (test/e2e, vitest.e2e.config.ts): the protocol-level ones two at a time,
+// then the rest one at a time, since each starts VMs and an X server or a terminal and a 2-core
+// machine has no room for two of them. Each
 // end-to-end file skips with a one-line reason when a real program it needs is missing
 // (VCONSOLE_E2E=required makes that a failure instead). The single-executable smoke test runs
 // from vitest.sea.config.ts after `npm run package`.
 export default defineConfig({
   test: {
-    sequence: { sequencer: ClientMatrixFirst },
     projects: [
       {
         test: {
