@@ -13,7 +13,10 @@ export function isBrowserOnly(target: Pick<ConsoleTarget, 'facts'>): boolean {
  * Throws a usage error (exit 2) naming the first browser-only target: what the user asked for
  * cannot be done, which is known before anything is dialled, and `vconsole open` can do it.
  */
-export function refuseBrowserOnly(targets: readonly ConsoleTarget[], command: 'proxy' | 'screenshot' | 'console' | 'type' | 'send' | 'wait'): void {
+export function refuseBrowserOnly(
+  targets: readonly ConsoleTarget[],
+  command: 'proxy' | 'screenshot' | 'console' | 'type' | 'send' | 'wait' | 'run',
+): void {
   const target = targets.find(isBrowserOnly);
   if (!target) return;
   const label = consoleKind(target.facts.consoleType)?.label ?? target.facts.consoleType;
