@@ -3,7 +3,7 @@
  * wait, sleep, screenshot, power) and, beside it, an optional `timeout:`. Read whole before
  * anything is dialled: the first problem is one usage error naming FILE:LINE:COLUMN.
  */
-import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Node, type Pair } from 'yaml';
+import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Node as YamlNode, type Pair } from 'yaml';
 import { UsageError } from '../errors.js';
 import { parseChord, type Chord } from '../keys/chords.js';
 import { BREAK } from '../keys/serial-keys.js';
@@ -43,9 +43,9 @@ class StepProblem extends Error {
   }
 }
 
-const at = (node: Node | Pair | null | undefined): number => {
+const at = (node: YamlNode | Pair | null | undefined): number => {
   const range = node && 'range' in node ? node.range : undefined;
-  return range?.[0] ?? (node && 'key' in node ? at(node.key as Node) : 0);
+  return range?.[0] ?? (node && 'key' in node ? at(node.key as YamlNode) : 0);
 };
 
 /** The steps of `source` (the text of `file`); a UsageError `FILE:LINE:COLUMN: problem` for the first problem. */
@@ -68,7 +68,7 @@ export function parseStepFile(file: string, source: string): Step[] {
       throw new StepProblem(at(root), 'the file is not a list of steps', 'write each step as a list item, e.g. - wait: "login:"');
     if (root.items.length === 0) throw new StepProblem(at(root), 'the file has no steps', 'add steps, e.g. - wait: "login:"');
     if (root.items.length > MAX_STEPS) throw new StepProblem(at(root), `more than ${MAX_STEPS} steps`, 'split the script');
-    return root.items.map((item) => parseStep(item as Node, (offset) => lines.linePos(offset).line));
+    return root.items.map((item) => parseStep(item, (offset) => lines.linePos(offset).line));
   } catch (err) {
     if (err instanceof StepProblem) throw new UsageError(`${where(err.offset)}: ${err.message}`, err.hint);
     throw err;
@@ -77,21 +77,26 @@ export function parseStepFile(file: string, source: string): Step[] {
 
 const KINDS_HINT = `each step is one of ${STEP_KINDS.join(', ')}, with an optional timeout: beside it`;
 
-function parseStep(item: Node, lineOf: (offset: number) => number): Step {
+function parseStep(item: YamlNode, lineOf: (offset: number) => number): Step {
   if (!isMap(item)) throw new StepProblem(at(item), 'a step must be a map such as - sleep: 2s', KINDS_HINT);
   let timeoutMs: number | undefined;
   let step: Step | undefined;
   for (const pair of item.items) {
     const key = isScalar(pair.key) ? String(pair.key.value) : '';
-    const value = pair.value as Node | null;
+    const value = pair.value as YamlNode | null;
     if (key === 'timeout') {
       timeoutMs = positiveDuration(value, 'timeout');
       continue;
     }
-    if (!STEP_KINDS.includes(key as StepKind)) throw new StepProblem(at(pair.key as Node), `"${echoInput(key)}" is no step`, KINDS_HINT);
+    if (!STEP_KINDS.includes(key as StepKind))
+      throw new StepProblem(at(pair.key as YamlNode), `"${echoInput(key)}" is no step`, KINDS_HINT);
     if (step)
-      throw new StepProblem(at(pair.key as Node), `a step does one thing: ${step.kind} and ${key} together`, 'give each its own - item');
-    step = { line: lineOf(at(item)), ...stepValue(key as StepKind, value) } as Step;
+      throw new StepProblem(
+        at(pair.key as YamlNode),
+        `a step does one thing: ${step.kind} and ${key} together`,
+        'give each its own - item',
+      );
+    step = { line: lineOf(at(item)), ...stepValue(key as StepKind, value) };
   }
   if (!step) throw new StepProblem(at(item), 'the step says what to do only with timeout:', KINDS_HINT);
   return timeoutMs === undefined ? step : { ...step, timeoutMs };
@@ -99,7 +104,7 @@ function parseStep(item: Node, lineOf: (offset: number) => number): Step {
 
 type StepBody = Step extends infer S ? (S extends Step ? Omit<S, 'line' | 'timeoutMs'> : never) : never;
 
-function stepValue(kind: StepKind, value: Node | null): StepBody {
+function stepValue(kind: StepKind, value: YamlNode | null): StepBody {
   switch (kind) {
     case 'type':
       return { kind, text: text(value, kind, 'the text to type, e.g. "root\\n" (\\n is Return)', true) };
@@ -116,14 +121,14 @@ function stepValue(kind: StepKind, value: Node | null): StepBody {
   }
 }
 
-function text(value: Node | null, kind: string, what: string, emptyAllowed = false): string {
+function text(value: YamlNode | null, kind: string, what: string, emptyAllowed = false): string {
   if (!isScalar(value) || typeof value.value !== 'string' || (!emptyAllowed && value.value === ''))
     throw new StepProblem(at(value), `${kind} takes a string`, `give ${what}`);
   return value.value;
 }
 
-function keys(value: Node | null): StepKey[] {
-  const items = isSeq(value) ? (value.items as Node[]) : [value];
+function keys(value: YamlNode | null): StepKey[] {
+  const items = isSeq(value) ? (value.items as YamlNode[]) : [value];
   if (items.length === 0) throw new StepProblem(at(value), 'send names no key', 'give keys such as [ctrl-alt-delete] or [esc, ret]');
   return items.map((item) => {
     const word = text(item, 'send', 'key names such as [ctrl-alt-delete] or [esc, ret]');
@@ -136,7 +141,7 @@ function keys(value: Node | null): StepKey[] {
   });
 }
 
-function pattern(value: Node | null): RegExp {
+function pattern(value: YamlNode | null): RegExp {
   const source = text(value, 'wait', 'the text to wait for, a regular expression such as "login:"');
   try {
     return patternFrom(source);
@@ -145,7 +150,7 @@ function pattern(value: Node | null): RegExp {
   }
 }
 
-function duration(value: Node | null, kind: string): number {
+function duration(value: YamlNode | null, kind: string): number {
   const given = isScalar(value) && (typeof value.value === 'string' || typeof value.value === 'number') ? String(value.value) : undefined;
   try {
     if (given === undefined) throw new Error();
@@ -155,13 +160,13 @@ function duration(value: Node | null, kind: string): number {
   }
 }
 
-function positiveDuration(value: Node | null, kind: string): number {
+function positiveDuration(value: YamlNode | null, kind: string): number {
   const ms = duration(value, kind);
   if (ms <= 0) throw new StepProblem(at(value), `${kind} is no time at all`, 'give one such as 30s or 5m');
   return ms;
 }
 
-function powerAction(value: Node | null): PowerAction {
+function powerAction(value: YamlNode | null): PowerAction {
   const word = text(value, 'power', `one of ${POWER_ACTIONS.join(', ')}`);
   const action = POWER_ACTIONS.find((a) => a === word.toLowerCase());
   if (!action) throw new StepProblem(at(value), `"${echoInput(word)}" is no power action`, `give one of ${POWER_ACTIONS.join(', ')}`);

@@ -107,25 +107,25 @@ function performer(
 ): PerformStep {
   const newline = (flags.newline as NewlineName | undefined) ?? 'cr';
   return async (i, step, signal) => {
-    const [target, console] = [targets[i], held[i]];
+    const [target, session] = [targets[i], held[i]];
     switch (step.kind) {
       case 'type':
-        return actOnOne(target, console, password, typingAction(step.text, flags.layout, newline));
+        return actOnOne(target, session, password, typingAction(step.text, flags.layout, newline));
       case 'send':
-        return actOnOne(target, console, password, sendingAction(step.keys));
+        return actOnOne(target, session, password, sendingAction(step.keys));
       case 'wait': {
         const match = await waitForText(target, step.pattern, step.timeoutMs ?? DEFAULT_STEP_TIMEOUT_MS.wait, signal, {
-          source: console.forWaiting(),
+          source: session.forWaiting(),
           password,
         });
-        console.waited();
+        session.waited();
         return `saw "${match.line}"`;
       }
       case 'sleep':
         await sleep(step.ms, undefined, { signal });
         return 'slept';
       case 'screenshot':
-        return savePicture(await capture(target, console, password), screenshotPath(step.file, target.name));
+        return savePicture(await capture(target, session, password), screenshotPath(step.file, target.name));
       case 'power':
         return powerOf(target)(signal, step.action, 'act');
     }
@@ -204,6 +204,6 @@ async function play(
     return reporter.finish(outcomes, steps);
   } finally {
     process.off('SIGINT', interrupt);
-    await Promise.all(held.map((console) => console.letGo().catch(() => undefined)));
+    await Promise.all(held.map((session) => session.letGo().catch(() => undefined)));
   }
 }
