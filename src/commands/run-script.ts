@@ -34,6 +34,9 @@ export const DEFAULT_STEP_TIMEOUT_MS: Readonly<Record<Step['kind'], number>> = {
   power: 2 * 60_000,
 };
 
+/** How much longer than its timeout a wait step may take before the runner gives up on it. */
+export const WAIT_BACKSTOP_MS = 1000;
+
 /** A step that ran out of time. */
 export class StepTimeoutError extends VconsoleError {}
 
@@ -103,9 +106,10 @@ async function playOn(
 async function withTimeout(step: Step, act: (signal: AbortSignal) => Promise<string>, stop: AbortSignal): Promise<string> {
   const timeoutMs = step.timeoutMs ?? DEFAULT_STEP_TIMEOUT_MS[step.kind];
   const deadline = new AbortController();
+  // A wait has its own timer, saying what did not appear: this one is its backstop.
   const timer = setTimeout(
     () => deadline.abort(new StepTimeoutError(`${describeStep(step)} did not finish within ${formatDuration(timeoutMs)}`)),
-    timeoutMs,
+    timeoutMs + (step.kind === 'wait' ? WAIT_BACKSTOP_MS : 0),
   );
   const signal = AbortSignal.any([stop, deadline.signal]);
   let onAbort: (() => void) | undefined;
