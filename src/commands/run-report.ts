@@ -8,7 +8,7 @@ import type { ScriptOutcome, StepNews } from './run-script.js';
 import type { Step } from './run-steps.js';
 
 /** Exit code of a script Ctrl+C stopped, as a shell gives a command SIGINT ended. */
-export const INTERRUPTED_EXIT = 130;
+const INTERRUPTED_EXIT = 130;
 
 export class StepReporter {
   private readonly rows: string[];

@@ -35,13 +35,13 @@ export const DEFAULT_STEP_TIMEOUT_MS: Readonly<Record<Step['kind'], number>> = {
 };
 
 /** How much longer than its timeout a wait step may take before the runner gives up on it. */
-export const WAIT_BACKSTOP_MS = 1000;
+const WAIT_BACKSTOP_MS = 1000;
 
 /** A step that ran out of time. */
-export class StepTimeoutError extends VconsoleError {}
+class StepTimeoutError extends VconsoleError {}
 
 /** What a step is, for people: never the typed text (it may be a password), only its length. */
-export function describeStep(step: Step): string {
+function describeStep(step: Step): string {
   switch (step.kind) {
     case 'type':
       return `type (${[...step.text].length} chars)`;

@@ -13,7 +13,7 @@ import { parseDuration } from './duration.js';
 import { patternFrom } from './text-matching.js';
 
 /** A key a `send` step sends: a chord, or a serial line's BREAK. */
-export type StepKey = { kind: 'chord'; chord: Chord } | { kind: 'break' };
+type StepKey = { kind: 'chord'; chord: Chord } | { kind: 'break' };
 
 /** One step, where it is in the file (1-based line), and its own timeout when given. */
 export type Step = { line: number; timeoutMs?: number } & (
@@ -25,8 +25,8 @@ export type Step = { line: number; timeoutMs?: number } & (
   | { kind: 'power'; action: PowerAction }
 );
 
-export type StepKind = Step['kind'];
-export const STEP_KINDS: readonly StepKind[] = ['type', 'send', 'wait', 'sleep', 'screenshot', 'power'];
+type StepKind = Step['kind'];
+const STEP_KINDS: readonly StepKind[] = ['type', 'send', 'wait', 'sleep', 'screenshot', 'power'];
 
 /** The most steps a file may hold, and the most bytes: scripts, not programs. */
 const MAX_STEPS = 10_000;
