@@ -82,8 +82,10 @@ async function confirmPower(
 ): Promise<boolean> {
   const powers = steps.flatMap((step, i) => (step.kind === 'power' ? [{ action: step.action, at: i + 1 }] : []));
   if (powers.length === 0) return true;
-  for (const { action } of powers)
-    await Promise.all(targets.map((target) => powerOf(target)(AbortSignal.timeout(POWER_TIMEOUT_MS), action, 'check')));
+  // The first power step is checked as `vconsole power` checks (the user may ask it, the VM can
+  // take it now); later ones act on a state the script changes, and are checked when they come.
+  const [first] = powers;
+  await Promise.all(targets.map((target) => powerOf(target)(AbortSignal.timeout(POWER_TIMEOUT_MS), first.action, 'check')));
   if (yes) return true;
   const what = powers.map((p) => `${p.action} at step ${p.at}`).join(', ');
   const names = targets.map((t) => t.name).join(', ');
