@@ -14,8 +14,7 @@ import { startProxy, vconsoleEnv } from './support/vconsole.js';
 // `vconsole type` and `send` against a real Linux guest (scripts/guest/build.sh) under QEMU:
 // typed text reaches its shells and runs, 1 KB arrives exactly at the measured pace, and
 // Ctrl+Alt+Del reaches its init. What the VGA shell does is read back on the serial line.
-// `vconsole wait` sees the shell's prompt on the VGA screen (OCR) and on the serial line; `vconsole run`
-// plays a step file there (wait, type, wait).
+// `vconsole wait` sees the shell's prompt on the VGA screen (OCR) and on the serial line.
 const gate = requireTools(['qemu-system-x86_64']);
 const images = gate.skip ? undefined : await guestImages();
 const missing = images && 'missing' in images ? images.missing : undefined;
@@ -211,20 +210,6 @@ describe.skipIf(skip)(gatedTitle('vconsole type and send into a real Linux guest
       const printed = await vconsole('wait', vnc, '--for', 'waited 42', '--timeout', '2m');
       expect(printed.code, printed.stderr).toBe(0);
       expect(printed.stdout).toMatch(/^waited 42\n$/);
-    },
-    E2E_TEST_TIMEOUT_MS,
-  );
-
-  it(
-    'runs a step file on the VGA screen: waits for the prompt, types a command, waits for what it printed',
-    async () => {
-      const file = join(dir, 'steps.yaml');
-      await writeFile(file, '- wait: "guest#"\n  timeout: 2m\n- type: "clear; echo ran $((6*7))\\n"\n- wait: "ran 42"\n  timeout: 2m\n');
-      const run = await vconsole('run', file, vnc);
-      expect(run.code, run.stderr).toBe(0);
-      expect(run.stderr).toBe(
-        `${vnc} step 1/3: wait /guest#/ ok\n${vnc} step 2/3: type (25 chars) ok\n${vnc} step 3/3: wait /ran 42/ ok\n`,
-      );
     },
     E2E_TEST_TIMEOUT_MS,
   );
