@@ -16,6 +16,7 @@ import { addScreenshotCommand } from './commands/screenshot-command.js';
 import { addTypeCommand } from './commands/type-command.js';
 import { addSendCommand } from './commands/send-command.js';
 import { addWaitCommand } from './commands/wait-command.js';
+import { addRunCommand } from './commands/run-command.js';
 import { addPowerCommand } from './commands/power-command.js';
 import { addViewersCommand } from './commands/viewers-command.js';
 import { addListCommand } from './commands/list-command.js';
@@ -64,6 +65,7 @@ ${HABITS_HELP}`,
   addTypeCommand(program, targetHelp, io);
   addSendCommand(program, targetHelp, io);
   addWaitCommand(program, targetHelp, io);
+  addRunCommand(program, targetHelp, io);
   addPowerCommand(program, targetHelp, io);
   addViewersCommand(program, io);
   addListCommand(program, providers?.listProviders, io);

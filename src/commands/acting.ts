@@ -187,6 +187,16 @@ async function planned(target: ConsoleTarget, plan: () => ReadyAction, all: AllP
   return ready();
 }
 
+/** Runs `action` on one console reached through `source` (a step of `vconsole run`); resolves with its log line's words. */
+export function actOnOne(
+  target: ConsoleTarget,
+  source: UpstreamSource,
+  password: string | undefined,
+  action: ConsoleAction,
+): Promise<string> {
+  return actOn(target, source, password, action, new AllPlanned(1));
+}
+
 async function actOn(
   target: ConsoleTarget,
   source: UpstreamSource,

@@ -15,7 +15,7 @@ export function isBrowserOnly(target: Pick<ConsoleTarget, 'facts'>): boolean {
  */
 export function refuseBrowserOnly(
   targets: readonly ConsoleTarget[],
-  command: 'proxy' | 'screenshot' | 'console' | 'type' | 'send' | 'wait',
+  command: 'proxy' | 'screenshot' | 'console' | 'type' | 'send' | 'wait' | 'run',
 ): void {
   const target = targets.find(isBrowserOnly);
   if (!target) return;

@@ -14,7 +14,7 @@ import { resolveViaTargets, viaLinkFrom } from './via.js';
 import type { ViaFlags } from '../flags/command-flags.js';
 
 /** How long one VM's check or action may take. */
-const POWER_TIMEOUT_MS = 120_000;
+export const POWER_TIMEOUT_MS = 120_000;
 
 export type PowerFlags = TargetFlags & ViaFlags & { yes?: boolean };
 
@@ -31,7 +31,7 @@ export function splitTargetsAndAction(operands: readonly string[]): { targets: s
 }
 
 /** A target's power capability; a usage error naming its provider when it has none. */
-function powerOf(target: ConsoleTarget): NonNullable<NonNullable<ConsoleTarget['capabilities']>['power']> {
+export function powerOf(target: ConsoleTarget): NonNullable<NonNullable<ConsoleTarget['capabilities']>['power']> {
   const power = target.capabilities?.power;
   if (!power)
     throw new UsageError(

@@ -139,7 +139,7 @@ function isDirectory(file: string): boolean {
 }
 
 /** One whole picture of the console (dialled through `source`, which wraps `target`), as PNG bytes. */
-async function capture(target: ConsoleTarget, source: UpstreamSource, password: string | undefined): Promise<Buffer> {
+export async function capture(target: ConsoleTarget, source: UpstreamSource, password: string | undefined): Promise<Buffer> {
   const signal = AbortSignal.timeout(SCREENSHOT_TIMEOUT_MS);
   if (!readsPicture(target)) throw notAScreen(target);
   await source.check?.(signal);

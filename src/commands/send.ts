@@ -13,7 +13,7 @@ import type { ConsoleTarget } from '../targets/index.js';
 const DEFAULT_HOLD_MS = 100;
 
 /** A key to send: a chord, or a serial line's BREAK. */
-type SentKey = { kind: 'chord'; chord: Chord } | { kind: 'break' };
+export type SentKey = { kind: 'chord'; chord: Chord } | { kind: 'break' };
 
 /**
  * The targets and keys of `send TARGET... KEY...`: after `--` every word is a key; else the keys
@@ -77,18 +77,28 @@ export async function runSendCommand(
   config: VconsoleConfig,
   io: CommandIo,
 ): Promise<number> {
-  const holdMs = flags.hold ?? DEFAULT_HOLD_MS;
-  const names = keys.map((key) => (key.kind === 'break' ? BREAK : key.chord.text)).join(' ');
   const action: ConsoleAction = {
-    check(targets) {
-      for (const target of targets) {
-        if (kindOf(target) === 'serial') {
-          keys.forEach((key) => key.kind === 'chord' && serialBytes(key.chord));
-          if (keys.some((key) => key.kind === 'break')) throw noBreak(target);
-        } else if (keys.some((key) => key.kind === 'break'))
-          throw new UsageError(`${target.name}: break is for serial lines`, 'send it to #serial');
-      }
-    },
+    check: (targets) => checkKeys(targets, keys),
+    ...sendingAction(keys, flags.hold ?? DEFAULT_HOLD_MS),
+  };
+  return actOnConsoles('send', inputs, flags, config, io, action);
+}
+
+/** Refuses, before anything is dialled, a key a console cannot take (a BREAK on a screen or a line without one, a chord a serial line has no byte for). */
+export function checkKeys(targets: readonly ConsoleTarget[], keys: readonly SentKey[]): void {
+  for (const target of targets) {
+    if (kindOf(target) === 'serial') {
+      keys.forEach((key) => key.kind === 'chord' && serialBytes(key.chord));
+      if (keys.some((key) => key.kind === 'break')) throw noBreak(target);
+    } else if (keys.some((key) => key.kind === 'break'))
+      throw new UsageError(`${target.name}: break is for serial lines`, 'send it to #serial');
+  }
+}
+
+/** Sending `keys` to one console: each chord held `holdMs` and let go on a screen, its bytes on a serial line. */
+export function sendingAction(keys: readonly SentKey[], holdMs = DEFAULT_HOLD_MS): Omit<ConsoleAction, 'check'> {
+  const names = keys.map((key) => (key.kind === 'break' ? BREAK : key.chord.text)).join(' ');
+  return {
     screen: (client) => async () => {
       for (const key of keys) {
         if (key.kind !== 'chord') continue;
@@ -105,5 +115,4 @@ export async function runSendCommand(
       return `sent ${names}`;
     },
   };
-  return actOnConsoles('send', inputs, flags, config, io, action);
 }

@@ -81,9 +81,6 @@ export async function runTypeCommand(
   config: VconsoleConfig,
   io: CommandIo,
 ): Promise<number> {
-  const layout = LAYOUTS.find((l) => l.name === (flags.layout ?? DEFAULT_LAYOUT.name)) ?? DEFAULT_LAYOUT;
-  const newline: NewlineName = (flags.newline as NewlineName | undefined) ?? 'cr';
-  const count = [...text.replace(/\r\n?/g, '\n')].length;
   const action: ConsoleAction = {
     // A control character no screen types is refused before anything is dialled; what the
     // layout cannot type once a screen says it takes scancodes (before anything is sent).
@@ -91,6 +88,16 @@ export async function runTypeCommand(
       refuseOptionsOfOtherKind(targets, flags);
       if (targets.some((target) => kindOf(target) === 'screen')) keysymStrokes(text);
     },
+    ...typingAction(text, flags.layout, (flags.newline as NewlineName | undefined) ?? 'cr'),
+  };
+  return actOnConsoles('type', inputs, flags, config, io, action);
+}
+
+/** Typing `text` into one console: the keys of `layoutName` (default us) on a screen that takes scancodes, else keysyms; bytes on a serial line. */
+export function typingAction(text: string, layoutName: string | undefined, newline: NewlineName): Omit<ConsoleAction, 'check'> {
+  const layout = LAYOUTS.find((l) => l.name === (layoutName ?? DEFAULT_LAYOUT.name)) ?? DEFAULT_LAYOUT;
+  const count = [...text.replace(/\r\n?/g, '\n')].length;
+  return {
     screen(client) {
       const byScancode = client.supportsQemuKeys;
       const strokes = byScancode ? scancodeStrokes(text, layout) : keysymStrokes(text);
@@ -107,5 +114,4 @@ export async function runTypeCommand(
       };
     },
   };
-  return actOnConsoles('type', inputs, flags, config, io, action);
 }

@@ -178,14 +178,14 @@ export const COMMAND_FLAGS = [
     advanced: true,
     help: 'dial the console itself even when another vconsole of yours holds it (see vconsole ps), and hold none for the others',
     section: 'join',
-    commands: [...SERVING, 'console', 'screenshot', 'type', 'send', 'wait'],
+    commands: [...SERVING, 'console', 'screenshot', 'type', 'send', 'wait', 'run'],
   }),
   // `--via`'s bastion, `[user@]host[:port]`: every command resolves and dials there unless --via says otherwise.
   valueOption('via', {
     flags: '--via <[user@]host[:port]>',
     help: "resolve and dial the consoles on that host through your own ssh (vconsole install --via HOST puts vconsole there); default: the config file's via",
     section: 'via',
-    commands: [...SERVING, 'console', 'screenshot', 'type', 'send', 'wait', 'power', 'list'],
+    commands: [...SERVING, 'console', 'screenshot', 'type', 'send', 'wait', 'run', 'power', 'list'],
     parse: (text) => parseViaAddress(text).text,
     config: stringKey('via'),
   }),
