@@ -71,11 +71,17 @@ export async function actOnConsoles(
 }
 
 /**
- * What every acting command (type, send, wait) starts with: the upstream password from
+ * What every acting command (type, send, wait, run) starts with: the upstream password from
  * --vnc-password-file, the writer of its lines, the --via link (the caller closes it) and its
  * consoles resolved, here or on the far side, each to be joined with a KubeVirt session kept.
  */
-export function actingOn(command: 'type' | 'send' | 'wait', inputs: string[], flags: ActingFlags, config: VconsoleConfig, io: CommandIo) {
+export function actingOn(
+  command: 'type' | 'send' | 'wait' | 'run',
+  inputs: string[],
+  flags: ActingFlags,
+  config: VconsoleConfig,
+  io: CommandIo,
+) {
   const password =
     flags.vncPasswordFile === undefined ? undefined : readSecretLine(flags.vncPasswordFile, '--vnc-password-file', { what: 'password' });
   const say = (text: string) => io.stderr.write(`${terminalSafe(text)}\n`);

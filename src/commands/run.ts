@@ -7,14 +7,12 @@ import type { VconsoleConfig } from '../config/index.js';
 import { UsageError, VconsoleError } from '../errors.js';
 import { consoleFileStem } from '../files/console-file-name.js';
 import { FileWriteError, describeFileError, ensureDirectory, fileErrorCause, writePrivateFile } from '../files/safe-file.js';
-import { readSecretLine } from '../files/secret-line.js';
 import { keysymStrokes } from '../keys/typing.js';
 import type { SharedSerialSource } from '../serial/index.js';
 import type { ConsoleTarget } from '../targets/index.js';
 import { canAsk, askYesNo, type PromptTerminal } from '../terminal/yes-no.js';
-import { echoInput, terminalSafe } from '../text/terminal-text.js';
-import { actOnOne, kindOf } from './acting.js';
-import { refuseBrowserOnly } from './browser-only.js';
+import { echoInput } from '../text/terminal-text.js';
+import { actOnOne, actingOn, kindOf } from './acting.js';
 import type { CommandIo } from './command-io.js';
 import { joiningFrom } from './joining.js';
 import { POWER_TIMEOUT_MS, powerOf } from './power.js';
@@ -25,11 +23,9 @@ import { MAX_STEP_FILE_BYTES, parseStepFile, type Step } from './run-steps.js';
 import { capture } from './screenshot.js';
 import { checkKeys, sendingAction } from './send.js';
 import { shareSerial } from './sharing.js';
-import { resolveTargets, targetOptionsFrom } from './target-options.js';
 import { waitForText } from './text-watch.js';
 import { typingAction } from './type.js';
 import type { RunFlags } from './run-flags.js';
-import { resolveViaTargets, viaLinkFrom } from './via.js';
 import type { NewlineName } from './type-flags.js';
 
 /** The steps of FILE, read and checked whole before anything is dialled. */
@@ -154,15 +150,9 @@ export async function runRunCommand(
   terminal: PromptTerminal,
 ): Promise<number> {
   const steps = readStepFile(file);
-  const password =
-    flags.vncPasswordFile === undefined ? undefined : readSecretLine(flags.vncPasswordFile, '--vnc-password-file', { what: 'password' });
-  const say = (text: string) => io.stderr.write(`${terminalSafe(text)}\n`);
-  const via = viaLinkFrom(flags, config, say);
+  const { password, say, via, resolving } = actingOn('run', inputs, flags, config, io);
   try {
-    const targets = via
-      ? await resolveViaTargets(via, inputs, flags, { preserveSession: true })
-      : resolveTargets(inputs, { ...targetOptionsFrom(flags, config), preserveSession: true }, config);
-    refuseBrowserOnly(targets, 'run');
+    const targets = await resolving;
     checkSteps(steps, targets);
     if (!(await confirmPower(steps, targets, flags.yes === true, terminal))) {
       say('nothing done');
