@@ -16,7 +16,7 @@ interface SharedSerialEvents {
 }
 
 /** How the line is held: SerialLine's options, and whether clients only watch. */
-export interface SharedSerialOptions extends SerialLineOptions {
+interface SharedSerialOptions extends SerialLineOptions {
   /** Shared view-only (`--view-only`): what clients (joined vconsoles too) type is dropped, never written to the VM. */
   viewOnly?: boolean;
 }
