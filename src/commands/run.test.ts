@@ -1,30 +1,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { answeringTerminal, capturedIo } from '../../test/support/prompt-terminal.js';
 import { parseConfig } from '../config/config.js';
 import { demoPhase, demoPowerFile } from '../targets/demo/power.js';
 import { runRunCommand, screenshotPath } from './run.js';
 
-/** A terminal that answers `answer` to the question, and what it was asked. */
-function terminal(answer: string) {
-  const stdin = Object.assign(new PassThrough(), { isTTY: true });
-  const stderr = Object.assign(new PassThrough(), { isTTY: true });
-  let asked = '';
-  stderr.on('data', (chunk: Buffer) => {
-    asked += chunk.toString();
-    setImmediate(() => stdin.end(`${answer}\n`));
-  });
-  return { terminal: { stdin, stderr }, asked: () => asked };
-}
-
-function io() {
-  let text = '';
-  const stderr = new PassThrough();
-  stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));
-  return { io: { stdout: new PassThrough(), stderr, exit: () => undefined }, text: () => text };
-}
+const terminal = answeringTerminal;
+const io = capturedIo;
 
 describe('vconsole run', () => {
   let dir: string;

@@ -4,9 +4,9 @@
 // then handles the request as the impersonated user: a SelfSubjectAccessReview carrying the headers
 // answers for that user. @kubernetes/client-node 1.4.0 reads a user's `as` but not its `as-groups`:
 // vconsole reads both itself and sets the headers (replacing client-node's).
-import fs from 'node:fs';
 import type http from 'node:http';
 import { UsageError, VconsoleError } from '../../errors.js';
+import { isEntry, kubeconfigUser } from './kubeconfig-user.js';
 
 /** Who the API server is asked to act as. */
 export interface Impersonation {
@@ -20,10 +20,6 @@ export interface KubeconfigImpersonation {
   groups?: readonly string[];
 }
 
-type Entry = Record<string, unknown>;
-
-const isEntry = (value: unknown): value is Entry => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** A kubeconfig user body's `as` and `as-groups`, as kubectl reads them. */
 export function impersonationOfEntry(user: unknown): KubeconfigImpersonation {
   if (!isEntry(user)) return {};
@@ -34,19 +30,8 @@ export function impersonationOfEntry(user: unknown): KubeconfigImpersonation {
 
 /** The `as` and `as-groups` of the user called `userName` in the first of `files` that defines that user (kubectl's merge). */
 export async function impersonationOfUser(files: readonly string[], userName: string): Promise<KubeconfigImpersonation> {
-  const { parse } = await import('yaml');
-  for (const file of files) {
-    let doc: unknown;
-    try {
-      doc = parse(fs.readFileSync(file, 'utf8'));
-    } catch {
-      continue; // client-node has read these files already and worded their errors
-    }
-    const users = isEntry(doc) && Array.isArray(doc.users) ? (doc.users as unknown[]) : [];
-    const found = users.find((u): u is Entry => isEntry(u) && u.name === userName);
-    if (found) return impersonationOfEntry(found.user);
-  }
-  return {};
+  const found = await kubeconfigUser(files, userName);
+  return found ? impersonationOfEntry(found.user) : {};
 }
 
 /**
