@@ -383,6 +383,13 @@ describe.skipIf(gate.skip)(gatedTitle('the client matrix: every RFB client again
         await mainChecks(row, server);
         await passwordChecks(row, server);
       }
+      if (row.outcomes.QEMU.picture === 'fail') {
+        // QEMU's own server did not get this client its picture either: the client or the X
+        // server stumbled (gtk-vnc once, in CI), not the hub. Both are looked at once more.
+        row.notes.push("the main checks ran twice: the first time QEMU's own server failed the picture too");
+        console.log(`client matrix: ${client.name}: ${row.notes[row.notes.length - 1]}`);
+        for (const server of SERVERS) await mainChecks(row, server);
+      }
       await viewOnlyCheck(row);
       for (const check of CHECKS) {
         if (row.outcomes.QEMU[check] === 'pass') expect(`${check}: hub ${row.outcomes.hub[check]}`).toBe(`${check}: hub pass`);
