@@ -126,11 +126,25 @@ export async function requestKubeJson<T>(
   body?: unknown,
   signal?: AbortSignal,
 ): Promise<T> {
+  return (await sendKube(access, method, apiPath, { body, signal })).json<T>();
+}
+
+/**
+ * One request to the API server (`accept` for a route that produces no JSON); a non-2xx answer
+ * rejects with the Status message (a refused impersonation in its own words).
+ */
+export async function sendKube(
+  access: KubeAccess,
+  method: 'GET' | 'POST' | 'PUT',
+  apiPath: string,
+  options: { body?: unknown; signal?: AbortSignal; accept?: string },
+) {
   const url = new URL(access.server + apiPath);
   const res = await requestJson(url, {
     method,
-    body,
-    signal,
+    body: options.body,
+    ...(options.accept ? { headers: { Accept: options.accept } } : {}),
+    signal: options.signal,
     service: 'the Kubernetes API',
     transport: await requestOptions(access),
     tlsHint: "check the cluster's certificate-authority in the kubeconfig (or insecure-skip-tls-verify)",
@@ -140,7 +154,7 @@ export async function requestKubeJson<T>(
     const message = statusMessage(res.text, res.status);
     throw impersonationRefusal(res.status, message) ?? new KubeApiError(res.status, message);
   }
-  return res.json<T>();
+  return res;
 }
 
 /** A non-2xx answer from the API server, carrying its Status message. */

@@ -3,12 +3,10 @@
 // the consoles. The check is a SelfSubjectAccessReview for "update" on that subresource, so a
 // missing RBAC rule is named before any VM acts.
 import { VconsoleError } from '../../errors.js';
-import { requestJson } from '../../net/http-json.js';
 import type { PowerAction, PowerStep } from '../capabilities.js';
-import { requestOptions, statusMessage } from './kubernetes-api.js';
+import { KubeApiError, sendKube } from './kubernetes-api.js';
 import type { VmiLocation } from './preflight.js';
 import { reviewAccess } from './access-review.js';
-import { impersonationRefusal } from './impersonation.js';
 
 type PowerResource = 'virtualmachines' | 'virtualmachineinstances';
 
@@ -63,22 +61,17 @@ export async function powerVm(
     return 'can';
   }
   const { access, namespace } = location;
-  const url = new URL(access.server + powerPath(namespace, name, request.resource, request.subresource));
-  const res = await requestJson(url, {
-    method: 'PUT',
-    body: request.body,
-    // client-go's Accept, as virtctl sends it: virt-api's power routes produce no JSON, and its router
-    // answers 406 Not Acceptable to `application/json` alone (seen with v1.8.4).
-    headers: { Accept: 'application/json, */*' },
-    signal,
-    service: 'the Kubernetes API',
-    transport: await requestOptions(access),
-    tlsHint: "check the cluster's certificate-authority in the kubeconfig (or insecure-skip-tls-verify)",
-    unreachableHint: `check that the API server ${url.host} is reachable`,
-  });
-  if (res.status < 200 || res.status > 299) {
-    const message = statusMessage(res.text, res.status);
-    throw impersonationRefusal(res.status, message) ?? new VconsoleError(`virtctl ${request.virtctl}: ${message}`);
+  try {
+    await sendKube(access, 'PUT', powerPath(namespace, name, request.resource, request.subresource), {
+      body: request.body,
+      // client-go's Accept, as virtctl sends it: virt-api's power routes produce no JSON, and its router
+      // answers 406 Not Acceptable to `application/json` alone (seen with v1.8.4).
+      accept: 'application/json, */*',
+      signal,
+    });
+  } catch (err) {
+    if (err instanceof KubeApiError) throw new VconsoleError(`virtctl ${request.virtctl}: ${err.message}`);
+    throw err;
   }
   return `${request.done} (virtctl ${request.virtctl})`;
 }
