@@ -14,7 +14,7 @@ import { KubeApiError, type KubeAccess } from './kubernetes-api.js';
 import { VM_STATE_FIRST_RETRY_MS, VM_STATE_MAX_RETRY_MS } from './limits.js';
 import { collectionPath, type ScopedCollection } from './listing.js';
 import { listAllPages } from './paged-list.js';
-import { watchOnce } from './watch-stream.js';
+import { paceNextWatch, watchOnce } from './watch-stream.js';
 
 /** What a collection's objects carry that following reads. */
 export interface CollectionItem {
@@ -63,11 +63,8 @@ export async function followCollection<T extends CollectionItem>(
       if (end === 'expired') {
         sink.log('debug', `watch of ${collection.path}: resourceVersion ${resourceVersion} expired (410); listing again`);
         resourceVersion = '';
-      } else if (events === 0 && Date.now() - startedAt < VM_STATE_FIRST_RETRY_MS) {
-        // A server that ends watches at once must not be asked again in a tight loop.
-        await pause(retries.next(), signal);
       } else {
-        retries.reset();
+        await paceNextWatch(events, startedAt, retries, signal);
       }
     } catch (err) {
       if (signal.aborted) return;

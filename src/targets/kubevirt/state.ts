@@ -12,7 +12,7 @@ import { describeError } from '../../errors.js';
 import { VM_STATE_FIRST_RETRY_MS, VM_STATE_MAX_RETRY_MS } from './limits.js';
 import { VM_STATE_POLL_MS } from '../limits.js';
 import { KubeApiError, getJson, type KubeAccess } from './kubernetes-api.js';
-import { watchOnce } from './watch-stream.js';
+import { paceNextWatch, watchOnce } from './watch-stream.js';
 import type { VirtualMachineInstance } from './vms.js';
 import type { VmState, VmStateContext } from '../types.js';
 import { pollVmState } from '../vm-state-poll.js';
@@ -80,11 +80,8 @@ export async function followVmi(access: KubeAccess, namespace: string, name: str
       if (end === 'expired') {
         context.log('debug', 'VM state: the watch expired (410); listing again');
         resourceVersion = '';
-      } else if (events === 0 && Date.now() - startedAt < VM_STATE_FIRST_RETRY_MS) {
-        // A server that ends watches at once must not be asked again in a tight loop.
-        await pause(retries.next(), signal);
       } else {
-        retries.reset();
+        await paceNextWatch(events, startedAt, retries, signal);
       }
     } catch (err) {
       if (signal.aborted) return;

@@ -11,7 +11,8 @@ import https from 'node:https';
 import { describeError, VconsoleError } from '../../errors.js';
 import { HTTP_REQUEST_TIMEOUT_MS } from '../../limits.js';
 import { REJECTION_BODY_LIMIT_BYTES } from '../dial/limits.js';
-import { VMI_WATCH_GRACE_MS, VMI_WATCH_TIMEOUT_S } from './limits.js';
+import { Backoff, pause } from '../../retry/backoff.js';
+import { VMI_WATCH_GRACE_MS, VMI_WATCH_TIMEOUT_S, VM_STATE_FIRST_RETRY_MS } from './limits.js';
 import { KubeApiError, requestOptions, statusMessage, type KubeAccess } from './kubernetes-api.js';
 
 /** One event of a watch: ADDED, MODIFIED, DELETED or BOOKMARK (ERROR ends the stream). */
@@ -118,4 +119,14 @@ function streamEvents<T>(
     signal.addEventListener('abort', onAbort, { once: true });
     req.end();
   });
+}
+
+/**
+ * Before the next watch, once one ended without expiring: a stream that ended at once with no event
+ * waits the back-off's next pause (a server that ends watches at once is not asked again in a
+ * tight loop); any other resets it.
+ */
+export async function paceNextWatch(events: number, startedAt: number, retries: Backoff, signal: AbortSignal): Promise<void> {
+  if (events === 0 && Date.now() - startedAt < VM_STATE_FIRST_RETRY_MS) await pause(retries.next(), signal);
+  else retries.reset();
 }
