@@ -1,14 +1,14 @@
 import { defineConfig } from 'vitest/config';
 import { E2E_PROJECTS } from './vitest.e2e.config.js';
 
-// `npm test` runs four projects in three groups, one after the other: the unit tests (src/**) and
-// the integration tests (test/**, but for test/e2e and test/package), two files at a time; then
-// the end-to-end files (test/e2e, vitest.e2e.config.ts): the protocol-level ones two at a time,
-// then the rest one at a time, since each starts VMs and an X server or a terminal and a 2-core
-// machine has no room for two of them. Each
-// end-to-end file skips with a one-line reason when a real program it needs is missing
-// (VCONSOLE_E2E=required makes that a failure instead). The single-executable smoke test runs
-// from vitest.sea.config.ts after `npm run package`.
+// Four projects: the unit tests (src/**) and the integration tests (test/**, but for test/e2e and
+// test/package), two files at a time; then the end-to-end files (test/e2e, vitest.e2e.config.ts):
+// the protocol-level ones two at a time, the rest one at a time, since each starts VMs and an X
+// server or a terminal and a 2-core machine has no room for two of them. `npx vitest run` runs
+// them group after group; `npm test` (scripts/test.mjs) runs the last project, `e2e`, as a lane of
+// its own beside the others. Each end-to-end file skips with a one-line reason when a real program
+// it needs is missing (VCONSOLE_E2E=required makes that a failure instead). The single-executable
+// smoke test runs from vitest.sea.config.ts after `npm run package`.
 export default defineConfig({
   test: {
     projects: [

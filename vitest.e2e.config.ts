@@ -1,28 +1,35 @@
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 // End-to-end tests against real programs (QEMU, websockify, TigerVNC, remote-viewer, tmux), in
-// two projects that `npm test` runs after the unit and integration tests (groupOrder), and
-// `npm run test:e2e` alone:
-// - `e2e-pairs`, two files at a time: the files that check protocols, processes and APIs, with no
-//   X server, terminal or viewer window to wait on (PAIRED_E2E_FILES);
-// - `e2e`, one file at a time: the rest, each with VMs and an X server or a terminal whose timing
-//   a 2-core machine cannot share with another such file. The client matrix stays here: beside
+// two projects. `npm test` (scripts/test.mjs) runs them in two lanes side by side; `npm run
+// test:e2e` runs them one project after the other (groupOrder):
+// - `e2e-pairs`, two files at a time, in the main lane after the unit and integration tests: the
+//   files that check protocols, processes and APIs, with no X server, viewer window or terminal
+//   whose timing they depend on (PAIRED_E2E_FILES);
+// - `e2e`, one file at a time, the screens lane: the rest, each with an X server, viewers or a
+//   terminal (or, for type-guest, a real guest typed into at full speed), at the terminal's
+//   priority while the main lane yields (scripts/test.mjs). The client matrix stays here: beside
 //   the paired files on a machine loaded by other work, two of its GTK viewers ran out of time.
 // Timeouts are sized for QEMU under TCG on a loaded machine. Every process a test starts ends with
 // the run, however the run ends: the reaper's watchdog, started once per run (globalSetup), ends
-// them once vitest is gone (support/reaper.ts).
+// them once vitest is gone (support/reaper.ts); two vitest processes are two runs.
 export const PAIRED_E2E_FILES = [
   'kube-control-plane',
   'kubeconfig-forms',
   'kubevirt-real-sessions',
   'kubevirt-scale',
   'hostile-console',
+  'hub-kubevirt',
+  'joining-kubevirt',
+  'kubevirt-real',
   'library-client-crash',
   'libvirt-socket-path',
   'nova-consoles',
   'orphans',
   'power-libvirt',
   'proxy-rfb',
+  'recording',
+  'rfb-console-client',
   'sshd-support',
   'tls-serial',
   'via-ssh',
