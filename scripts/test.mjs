@@ -18,6 +18,7 @@
 // A JSON report (`--outputFile.json=F`) is written once a lane: F, and F with `.screens` before
 // its extension.
 import { spawn } from 'node:child_process';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -27,7 +28,9 @@ const vitestBin = process.env.VCONSOLE_TEST_VITEST ?? fileURLToPath(new URL('../
 
 const SCREENS_LANE = ['e2e'];
 const MAIN_LANE = ['unit', 'integration', 'e2e-pairs'];
-const MAIN_LANE_NICENESS = 5;
+/** The main lane's niceness: five above `npm test`'s own (the screens lane keeps that). */
+const MAIN_LANE_NICENESS = Math.min(19, os.getPriority() + 5);
+const SCREENS_LANE_NICENESS = os.getPriority();
 const CHECKS_NICENESS = 19;
 /** What this script started and has not seen end: a SIGTERM of `npm test` ends them too. */
 const running = new Set();
@@ -48,12 +51,13 @@ function inherit(name) {
 }
 
 /**
- * Starts `command args` at `niceness` (set by a wrapper before the command starts, so every
- * process it starts inherits it). The wrapper passes a SIGTERM on; a Ctrl+C reaches the command
+ * Starts `command args` at `niceness`, or at this process's own if that is lower already (set by
+ * a wrapper before the command starts, so every process it starts inherits it). The wrapper passes a SIGTERM on; a Ctrl+C reaches the command
  * from the terminal itself. Resolves `done` with the exit code (1 for a signal).
  */
 function atPriority(niceness, command, args, stdio) {
-  const wrapper = `require('node:os').setPriority(Number(process.argv[1]));
+  const wrapper = `const os = require('node:os');
+if (Number(process.argv[1]) > os.getPriority()) os.setPriority(Number(process.argv[1]));
 const child = require('node:child_process').spawn(process.argv[2], process.argv.slice(3), { stdio: 'inherit', shell: process.platform === 'win32' });
 process.on('SIGINT', () => {});
 process.on('SIGTERM', () => child.kill('SIGTERM'));
@@ -140,7 +144,7 @@ async function lanes(args) {
 
 /** One vitest, as `npx vitest run ARGS`. */
 function oneVitest(args) {
-  return atPriority(0, process.execPath, [vitestBin, 'run', ...args], 'inherit').done;
+  return atPriority(os.getPriority(), process.execPath, [vitestBin, 'run', ...args], 'inherit').done;
 }
 
 const built = await inherit('build');

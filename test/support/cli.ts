@@ -39,7 +39,11 @@ export interface RunningVconsole {
   exit(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** SIGKILL: nothing vconsole started gets cleaned up. */
   kill(): void;
-  /** SIGINT as a user would, so vconsole closes its viewers; SIGKILL if it lingers. */
+  /**
+   * SIGINT as a user would, so vconsole closes its viewers; SIGKILL if it lingers. The grace is
+   * long (what a test asserts after a stop is vconsole's own cleanup, and on a loaded 2-core
+   * machine that took over 5 s); only a vconsole that hangs waits it out.
+   */
   stop(graceMs?: number): Promise<void>;
 }
 
@@ -50,6 +54,9 @@ export interface RunningVconsole {
  * takes it away (a jump host without X forwarding).
  */
 export const TEST_DISPLAY = 'vconsole-test-no-x-server:0';
+
+/** How long `stop()` lets vconsole end by itself after its SIGINT before it is killed. */
+const STOP_GRACE_MS = 25_000;
 
 export interface StartOptions {
   /** The working directory (default: the test runner's). */
@@ -101,7 +108,7 @@ export function startVconsole(args: string[], env: NodeJS.ProcessEnv = {}, where
     kill: () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     },
-    async stop(graceMs = 5000) {
+    async stop(graceMs = STOP_GRACE_MS) {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGINT');
       let timer: NodeJS.Timeout | undefined;
