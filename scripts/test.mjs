@@ -121,7 +121,7 @@ const projects = (names) => names.flatMap((name) => ['--project', name]);
 async function lanes(args) {
   const main = atPriority(MAIN_LANE_NICENESS, process.execPath, [vitestBin, 'run', ...projects(MAIN_LANE), ...args], 'inherit');
   const screens = atPriority(
-    0,
+    SCREENS_LANE_NICENESS,
     process.execPath,
     [vitestBin, 'run', ...projects(SCREENS_LANE), ...laneArgs(args, 'screens')],
     ['inherit', 'pipe', 'pipe'],

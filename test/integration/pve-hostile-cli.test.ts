@@ -178,4 +178,30 @@ describe('open pve:100#spice: the connection file', () => {
       child.kill();
     }
   });
+
+  it('is gone when vconsole is interrupted while the next console is still asked for', async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow = await startPveFixture({
+      dir,
+      guests: [guest, { ...guest, vmid: 101, name: 'web-2' }],
+      tokens: { [TOKEN_ID]: TOKEN_SECRET },
+      spiceproxyHeld: (vmid) => (vmid === 101 ? held : Promise.resolve()),
+    });
+    const viewer = viewerScript('first', true);
+    const args = ['--pve-url', slow.url, '--ca', slow.caFile, '--pve-token-file', path.join(dir, 'token')];
+    const child = startVconsole(['open', 'pve:100#spice', 'pve:101#spice', '--viewer', viewer, '--no-tui', ...args]);
+    try {
+      await waitFor(() => fs.existsSync(path.join(dir, 'first.vv.path')), 'the first viewer given its file');
+      await waitFor(() => slow.requests.includes('POST /api2/json/nodes/pve1/qemu/101/spiceproxy'), "the second console's file asked for");
+      const written = fs.readFileSync(path.join(dir, 'first.vv.path'), 'utf8');
+      await child.stop();
+      expect(child.process.signalCode, 'vconsole was ended by the signal itself, nothing cleaned up').toBeNull();
+      expect(fs.existsSync(written), `${written} is left behind`).toBe(false);
+    } finally {
+      child.kill();
+      release();
+      await slow.close();
+    }
+  });
 });

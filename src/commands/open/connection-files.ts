@@ -28,7 +28,11 @@ interface ConnectionFilesResult {
   viewers: ViewerProcess[];
   /** Every target was such a console: `open` has no session to run. */
   onlyFiles: boolean;
+  /** With onlyFiles: what a signal does, installed before the first viewer started (waitForFileViewers takes it). */
+  signals?: ShutdownSignals;
 }
+
+type ShutdownSignals = ReturnType<typeof handleShutdownSignals>;
 
 /** Which viewer opens a console of `type`: the one chosen when it shows it, else the first found that does. */
 function viewerFor(type: string, choice: ViewerChoice, detected: readonly ViewerCandidate[] = []): ViewerCandidate | undefined {
@@ -37,18 +41,28 @@ function viewerFor(type: string, choice: ViewerChoice, detected: readonly Viewer
   return detected.find(shows);
 }
 
-/** Opens a viewer on the connection file of every target that has one, and returns the others, for sessions. */
+/**
+ * Opens a viewer on the connection file of every target that has one, and returns the others, for
+ * sessions. With `exitOnSignal` and only such targets, a signal is handled from before the first
+ * viewer starts: one arriving between a viewer's start and the wait for it would otherwise end
+ * vconsole at once, the file with the one-time password left behind.
+ */
 export async function openConnectionFiles(
   found: { named: ConsoleTarget[]; selected: ConsoleTarget[] },
   viewer: { choice: ViewerChoice; detected: readonly ViewerCandidate[] | undefined },
   output: PageOutput,
   env: NodeJS.ProcessEnv,
+  exitOnSignal?: (code: number) => void,
 ): Promise<ConnectionFilesResult> {
   const direct = (target: ConsoleTarget) => target.capabilities?.connectionFile !== undefined;
   const files = [...found.named, ...found.selected].filter(direct);
   const named = found.named.filter((target) => !direct(target));
   const selected = found.selected.filter((target) => !direct(target));
   const viewers: ViewerProcess[] = [];
+  const signals =
+    exitOnSignal && files.length > 0 && named.length === 0 && selected.length === 0
+      ? handleShutdownSignals({ close: async () => void (await Promise.all(viewers.map((started) => started.stop()))), exit: exitOnSignal })
+      : undefined;
   for (const target of files) {
     const started = await openOne(target, viewer, output, env).catch((err: unknown) => {
       output.error(namingTarget(target.name, err));
@@ -57,16 +71,24 @@ export async function openConnectionFiles(
     if (started) viewers.push(started);
   }
   const onlyFiles = files.length > 0 && named.length === 0 && selected.length === 0;
-  if (onlyFiles && viewers.length === 0) throw new VconsoleError('no console could be opened', { hint: 'see the error above' });
-  return { named, selected, viewers, onlyFiles };
+  if (onlyFiles && viewers.length === 0) {
+    signals?.dispose();
+    throw new VconsoleError('no console could be opened', { hint: 'see the error above' });
+  }
+  return { named, selected, viewers, onlyFiles, signals };
 }
 
 /**
  * `open` with only such consoles: waits for their viewers. A signal (Ctrl+C, a closed terminal)
  * stops them as it stops the viewers of ports, and their files go with them; then `exit`.
  */
-export async function waitForFileViewers(viewers: readonly ViewerProcess[], exit: (code: number) => void): Promise<void> {
-  const signals = handleShutdownSignals({ close: async () => void (await Promise.all(viewers.map((viewer) => viewer.stop()))), exit });
+export async function waitForFileViewers(
+  viewers: readonly ViewerProcess[],
+  exit: (code: number) => void,
+  installed?: ShutdownSignals,
+): Promise<void> {
+  const signals =
+    installed ?? handleShutdownSignals({ close: async () => void (await Promise.all(viewers.map((viewer) => viewer.stop()))), exit });
   try {
     await Promise.all(viewers.map((started) => started.exited));
   } finally {

@@ -69,8 +69,15 @@ async function openConsoles(
   const { choice, detected } = await selectViewer({ viewer: viewerFlag, viewerArgs: flags.viewerArg }, system);
   const viewer = { choice, detected, platform: system.platform };
   // Consoles their viewer reaches by itself (Proxmox VE's SPICE) open from a connection file, without a port.
-  const direct = await openConnectionFiles({ named, selected }, viewer, pageOutput(io, flags.tui), viewerEnv);
-  if (direct.onlyFiles && !flags.follow) return waitForFileViewers(direct.viewers, (code) => io.exit(code));
+  const exit = (code: number) => io.exit(code);
+  const direct = await openConnectionFiles(
+    { named, selected },
+    viewer,
+    pageOutput(io, flags.tui),
+    viewerEnv,
+    flags.follow ? undefined : exit,
+  );
+  if (direct.onlyFiles && !flags.follow) return waitForFileViewers(direct.viewers, exit, direct.signals);
   // Asked before any viewer starts: over ssh without X forwarding none could show a window.
   const display = displayHere(system);
   const run = new OpenRun(
