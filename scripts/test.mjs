@@ -51,9 +51,10 @@ function inherit(name) {
 }
 
 /**
- * Starts `command args` at `niceness`, or at this process's own if that is lower already (set by
- * a wrapper before the command starts, so every process it starts inherits it). The wrapper passes a SIGTERM on; a Ctrl+C reaches the command
- * from the terminal itself. Resolves `done` with the exit code (1 for a signal).
+ * Starts `command args` at `niceness`, or at this process's own where that is higher already (set
+ * by a wrapper before the command starts, so every process it starts inherits it). The wrapper
+ * passes a SIGTERM on; a Ctrl+C reaches the command from the terminal itself. Resolves `done`
+ * with the exit code (1 for a signal).
  */
 function atPriority(niceness, command, args, stdio) {
   const wrapper = `const os = require('node:os');

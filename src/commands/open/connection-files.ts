@@ -28,7 +28,10 @@ interface ConnectionFilesResult {
   viewers: ViewerProcess[];
   /** Every target was such a console: `open` has no session to run. */
   onlyFiles: boolean;
-  /** With onlyFiles: what a signal does, installed before the first viewer started (waitForFileViewers takes it). */
+  /**
+   * With onlyFiles and `exitOnSignal`: what a signal does, installed before the first viewer
+   * started; `open` then only waits for the viewers (waitForFileViewers).
+   */
   signals?: ShutdownSignals;
 }
 
@@ -59,8 +62,9 @@ export async function openConnectionFiles(
   const named = found.named.filter((target) => !direct(target));
   const selected = found.selected.filter((target) => !direct(target));
   const viewers: ViewerProcess[] = [];
+  const onlyFiles = files.length > 0 && named.length === 0 && selected.length === 0;
   const signals =
-    exitOnSignal && files.length > 0 && named.length === 0 && selected.length === 0
+    onlyFiles && exitOnSignal
       ? handleShutdownSignals({ close: async () => void (await Promise.all(viewers.map((started) => started.stop()))), exit: exitOnSignal })
       : undefined;
   for (const target of files) {
@@ -70,7 +74,6 @@ export async function openConnectionFiles(
     });
     if (started) viewers.push(started);
   }
-  const onlyFiles = files.length > 0 && named.length === 0 && selected.length === 0;
   if (onlyFiles && viewers.length === 0) {
     signals?.dispose();
     throw new VconsoleError('no console could be opened', { hint: 'see the error above' });
@@ -80,15 +83,14 @@ export async function openConnectionFiles(
 
 /**
  * `open` with only such consoles: waits for their viewers. A signal (Ctrl+C, a closed terminal)
- * stops them as it stops the viewers of ports, and their files go with them; then `exit`.
+ * stops them as it stops the viewers of ports (`signals`, from openConnectionFiles), and their
+ * files go with them; then `exit`.
  */
 export async function waitForFileViewers(
   viewers: readonly ViewerProcess[],
+  signals: ShutdownSignals,
   exit: (code: number) => void,
-  installed?: ShutdownSignals,
 ): Promise<void> {
-  const signals =
-    installed ?? handleShutdownSignals({ close: async () => void (await Promise.all(viewers.map((viewer) => viewer.stop()))), exit });
   try {
     await Promise.all(viewers.map((started) => started.exited));
   } finally {

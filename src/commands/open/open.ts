@@ -77,7 +77,7 @@ async function openConsoles(
     viewerEnv,
     flags.follow ? undefined : exit,
   );
-  if (direct.onlyFiles && !flags.follow) return waitForFileViewers(direct.viewers, exit, direct.signals);
+  if (direct.signals) return waitForFileViewers(direct.viewers, direct.signals, exit);
   // Asked before any viewer starts: over ssh without X forwarding none could show a window.
   const display = displayHere(system);
   const run = new OpenRun(
