@@ -27,7 +27,7 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open: the picker in tmux', gate)
 
   /**
    * Runs `vconsole ARGS` in tmux with an empty home (no kubeconfig, no clouds.yaml, no config),
-   * between two `stty -g` that record the terminal's modes before and after.
+   * after a line from the shell and between two `stty -g` that record the terminal's modes.
    */
   async function inTmux(
     args: string[],
@@ -36,13 +36,15 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open: the picker in tmux', gate)
     const [before, after, stderr] = [join(dir, 'stty-before'), join(dir, 'stty-after'), join(dir, 'stderr')];
     // stderr to a file: a program that exits at once may be gone before tmux draws its last line.
     const run = `${[process.execPath, VCONSOLE_BIN, ...args].map(shellQuote).join(' ')} 2> ${shellQuote(stderr)}`;
-    const script = `stty -g > ${shellQuote(before)}; ${run}; status=$?; stty -g > ${shellQuote(after)}; exit $status`;
+    const script = `echo '${SHELL_LINE}'; stty -g > ${shellQuote(before)}; ${run}; status=$?; stty -g > ${shellQuote(after)}; exit $status`;
     const env = vconsoleEnv({ HOME: home, XDG_CONFIG_HOME: join(home, '.config'), KUBECONFIG: join(home, 'no-kubeconfig') });
     terminal = await startTmux(lab, dir, ['sh', '-c', script], { columns: 140, rows: 40, cwd: REPO_ROOT, env });
     const modes = async (): Promise<[string, string]> => [await readFile(before, 'utf8'), await readFile(after, 'utf8')];
     return { term: terminal, modes, stderr: () => readFile(stderr, 'utf8') };
   }
 
+  /** What the shell printed before vconsole started: the user's screen, which the picker leaves as it was. */
+  const SHELL_LINE = 'the shell was here';
   const line = (screen: string, text: string) => screen.split('\n').find((l) => l.includes(text)) ?? '';
   /** A row of the session table once its console listens. */
   const listening = (screen: string, target: string) => screen.split('\n').some((l) => l.includes(target) && /listening/.test(l));
@@ -101,6 +103,7 @@ describe.skipIf(gate.skip)(gatedTitle('vconsole open: the picker in tmux', gate)
       const screen = await term.capture();
       expect(screen).not.toContain('Open which consoles?');
       expect(screen).not.toContain('listening');
+      expect(screen).toContain(SHELL_LINE);
     },
     E2E_TEST_TIMEOUT_MS,
   );

@@ -57,20 +57,6 @@ async function pickOnTerminal(
   terminal: { stdin: NodeJS.ReadStream; stdout: NodeJS.WriteStream },
 ): Promise<PickerOutcome> {
   process.env.NODE_ENV ??= 'production';
-  const [{ render }, { createElement }, { Picker }] = await importWithoutCiFlags(() =>
-    Promise.all([import('ink'), import('react'), import('../../tui/components/picker.js')]),
-  );
-  let done!: (outcome: PickerOutcome) => void;
-  const picked = new Promise<PickerOutcome>((resolve) => (done = resolve));
-  const instance = render(createElement(Picker, { sources, onDone: (outcome: PickerOutcome) => done(outcome) }), {
-    stdout: terminal.stdout,
-    stdin: terminal.stdin,
-    exitOnCtrlC: false,
-    patchConsole: false,
-  });
-  const outcome = await picked;
-  instance.clear();
-  instance.unmount();
-  await instance.waitUntilExit();
-  return outcome;
+  const { showPicker } = await importWithoutCiFlags(() => import('../../tui/components/render-picker.js'));
+  return showPicker(sources, terminal);
 }

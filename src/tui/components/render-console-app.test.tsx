@@ -4,47 +4,9 @@ import { osc52, renderConsoleApp } from './render-console-app.js';
 import { ConsoleStore, type SessionSourceEvents } from '../state/console-store.js';
 import { sessionSnapshot } from '../../../test/support/snapshots.js';
 import { fakeHandlers, until } from '../../../test/support/tui.js';
+import { FakeTerminalInput, FakeTerminalOutput } from '../../../test/support/fake-terminal.js';
 
 describe('renderConsoleApp', () => {
-  /** Just enough of a terminal for Ink: a writable with a size, and a raw-mode-capable input. */
-  class FakeTerminalOutput extends EventEmitter {
-    readonly columns = 100;
-    readonly rows = 30;
-    readonly isTTY = true;
-    written = '';
-    write = (chunk: string): boolean => {
-      this.written += chunk;
-      return true;
-    };
-  }
-  class FakeTerminalInput extends EventEmitter {
-    /** Like process.stdin: `true` on a terminal, absent (undefined) when piped. */
-    readonly isTTY: true | undefined;
-    constructor(terminal = true) {
-      super();
-      this.isTTY = terminal ? true : undefined;
-    }
-    private pending: string | null = null;
-    type(data: string): void {
-      this.pending = data;
-      this.emit('readable');
-    }
-    read = (): string | null => {
-      const data = this.pending;
-      this.pending = null;
-      return data;
-    };
-    rawMode = false;
-    setEncoding(): void {}
-    setRawMode = (on: boolean): void => {
-      this.rawMode = on;
-    };
-    resume(): void {}
-    pause(): void {}
-    ref(): void {}
-    unref(): void {}
-  }
-
   it('leaves Ctrl+C to the caller, copies with OSC 52 on a terminal and exits on unmount', async () => {
     const source = new EventEmitter<SessionSourceEvents>();
     const store = new ConsoleStore(source);

@@ -8,6 +8,7 @@ import { rgbToPng, iterm2Image } from './iterm2.js';
 import { kittyDelete, kittyImage, kittyPlace } from './kitty.js';
 import { sessionSnapshot } from '../../../test/support/snapshots.js';
 import { fakeHandlers, until } from '../../../test/support/tui.js';
+import { FakeTerminalOutput } from '../../../test/support/fake-terminal.js';
 
 const ESC = '\u001B';
 const picture = { rgb: Uint8Array.from([255, 0, 0, 0, 0, 255]), width: 1, height: 2 };
@@ -57,18 +58,6 @@ describe('ImageOverlay', () => {
   });
 });
 
-/** Just enough of a terminal for Ink: a size, and every write kept. */
-class FakeTerminalOutput extends EventEmitter {
-  readonly columns = 100;
-  readonly rows = 40;
-  readonly isTTY = true;
-  writes: string[] = [];
-  write = (chunk: string): boolean => {
-    this.writes.push(chunk);
-    return true;
-  };
-}
-
 describe('the grid with --thumbnails kitty', () => {
   let handle: ConsoleAppHandle | undefined;
   afterEach(() => handle?.unmount());
@@ -77,7 +66,7 @@ describe('the grid with --thumbnails kitty', () => {
     const source = new EventEmitter<SessionSourceEvents>();
     const store = new ConsoleStore(source);
     source.emit('added', { snapshot: () => sessionSnapshot(1, { consoleType: 'vnc' }) });
-    const stdout = new FakeTerminalOutput();
+    const stdout = new FakeTerminalOutput(100, 40);
     const views: (ThumbnailView | undefined)[] = [];
     handle = renderConsoleApp(store, fakeHandlers(), {
       onThumbnailView: (view) => views.push(view),
