@@ -27,8 +27,12 @@ import type { ViaFlags } from '../flags/command-flags.js';
 /** How long one console may take from pre-flight to being ready for keys. */
 const CONNECT_TIMEOUT_MS = 30_000;
 
-/** An action made ready for one console: it sends when called, and resolves with the log line's words ("typed 12 characters"). */
-type ReadyAction = () => Promise<string>;
+/**
+ * An action made ready for one console: it sends when called, and resolves with the log line's
+ * words ("typed 12 characters"). Once `signal` aborts it sends nothing more (a key held down is
+ * let go first) and rejects.
+ */
+type ReadyAction = (signal: AbortSignal) => Promise<string>;
 
 /**
  * What an action does on one console, by kind. `screen` and `serial` plan the action for the
@@ -180,8 +184,8 @@ class AllPlanned {
   }
 }
 
-/** Plans the action on a connected console, waits for every console's plan, then carries it out. */
-async function planned(target: ConsoleTarget, plan: () => ReadyAction, all: AllPlanned): Promise<string> {
+/** Plans the action on a connected console, waits for every console's plan, then carries it out until `signal` aborts. */
+async function planned(target: ConsoleTarget, plan: () => ReadyAction, all: AllPlanned, signal: AbortSignal): Promise<string> {
   let ready: ReadyAction;
   try {
     ready = plan();
@@ -190,17 +194,22 @@ async function planned(target: ConsoleTarget, plan: () => ReadyAction, all: AllP
     throw err;
   }
   if (!(await all.arrive())) throw new VconsoleError('nothing sent: another console cannot take it');
-  return ready();
+  return ready(signal);
 }
 
-/** Runs `action` on one console reached through `source` (a step of `vconsole run`); resolves with its log line's words. */
+/**
+ * Runs `action` on one console reached through `source` (a step of `vconsole run`); resolves with
+ * its log line's words. `signal` aborting (the step's timeout, Ctrl+C) stops it where it is: no
+ * further key or byte is sent, and it rejects once what was sent has left.
+ */
 export function actOnOne(
   target: ConsoleTarget,
   source: UpstreamSource,
   password: string | undefined,
   action: ConsoleAction,
+  signal: AbortSignal,
 ): Promise<string> {
-  return actOn(target, source, password, action, new AllPlanned(1));
+  return actOn(target, source, password, action, new AllPlanned(1), signal);
 }
 
 async function actOn(
@@ -209,13 +218,14 @@ async function actOn(
   password: string | undefined,
   action: ConsoleAction,
   all: AllPlanned,
+  stop: AbortSignal = new AbortController().signal,
 ): Promise<string> {
   let arrived = false;
   const plan = (make: () => ReadyAction) => {
     arrived = true;
-    return planned(target, make, all);
+    return planned(target, make, all, stop);
   };
-  const signal = AbortSignal.timeout(CONNECT_TIMEOUT_MS);
+  const signal = AbortSignal.any([AbortSignal.timeout(CONNECT_TIMEOUT_MS), stop]);
   try {
     await source.check?.(signal);
     const kind = kindOf(target);
@@ -283,7 +293,14 @@ const CLOSING_MS = 2_000;
  * with the console's updates unread, could lose the last keys on their way.
  */
 async function finished<T>(stream: Duplex, acting: Promise<T>): Promise<T> {
-  const result = await acting;
+  let result: T;
+  try {
+    result = await acting;
+  } catch (err) {
+    // Stopped or failed: what was sent (a held key let go) still leaves before the socket goes.
+    await flushed(stream);
+    throw err;
+  }
   await writeAll(stream, Buffer.alloc(0));
   const closed = new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, CLOSING_MS);
@@ -295,6 +312,17 @@ async function finished<T>(stream: Duplex, acting: Promise<T>): Promise<T> {
   stream.end();
   await closed;
   return result;
+}
+
+/** Resolves once what was written has left (or CLOSING_MS passed, or the stream failed). */
+function flushed(stream: Duplex): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, CLOSING_MS);
+    stream.write(Buffer.alloc(0), () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 /** Writes `bytes` and resolves once the stream has taken them (flushed to the socket). */
