@@ -11,10 +11,8 @@ import { vconsoleEnv } from './support/vconsole.js';
 // a step file drives the shell on its VGA screen (waits read with OCR, a screenshot) and on its
 // serial line (waits on the line's text). What the commands did is read back on the serial line.
 //
-// The screen's first wait is for the shell's banner, not its prompt: on the freshly booted
-// screen the lone prompt line `guest# _` is read by the OCR model as `questi _`, on every
-// picture (the VGA font's g and # at 9x16 pixels), so `vconsole wait --for guest#` alone does not
-// see it either. Once a typed command has printed, its output line is read as printed.
+// The screen's first wait is for the shell's lone prompt on the freshly booted screen, which the
+// OCR once read as `questi _` (see src/ocr/grayscale.ts).
 const gate = requireTools(['qemu-system-x86_64']);
 const images = gate.skip ? undefined : await guestImages();
 const missing = images && 'missing' in images ? images.missing : undefined;
@@ -55,7 +53,7 @@ describe.skipIf(skip)(gatedTitle('vconsole run: a step file on a real Linux gues
         await writeFile(
           file,
           [
-            '- wait: "built-in commands"',
+            '- wait: "guest#"',
             '  timeout: 2m',
             '- type: "clear; echo ran $((6*7)) | tee /tmp/ran /dev/ttyS0\\n"',
             '- wait: "^ran 42"',
@@ -66,7 +64,7 @@ describe.skipIf(skip)(gatedTitle('vconsole run: a step file on a real Linux gues
         );
         const run = await vconsole('run', file, vnc);
         expect(run.code, run.stderr).toBe(0);
-        expect(run.stderr).toBe(stepLines(vnc, ['wait /built-in commands/', 'type (51 chars)', 'wait /^ran 42/', 'screenshot']));
+        expect(run.stderr).toBe(stepLines(vnc, ['wait /guest#/', 'type (51 chars)', 'wait /^ran 42/', 'screenshot']));
         // The typed command ran on the guest: its output on the serial line, its file there.
         await serial.waitFor(/^ran 42\r?$/m, "the command's output on the serial line", { timeoutMs: 60_000, since });
         const asked = serial.mark();
