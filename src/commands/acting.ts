@@ -22,13 +22,18 @@ import type { TargetFlags } from './flags.js';
 import { joiningFrom, type JoinFlags } from './joining.js';
 import { resolveTargets, targetOptionsFrom } from './target-options.js';
 import { resolveViaTargets, viaLinkFrom } from './via.js';
+import { finished } from './console-writes.js';
 import type { ViaFlags } from '../flags/command-flags.js';
 
 /** How long one console may take from pre-flight to being ready for keys. */
 const CONNECT_TIMEOUT_MS = 30_000;
 
-/** An action made ready for one console: it sends when called, and resolves with the log line's words ("typed 12 characters"). */
-type ReadyAction = () => Promise<string>;
+/**
+ * An action made ready for one console: it sends when called, and resolves with the log line's
+ * words ("typed 12 characters"). Once `signal` aborts it sends nothing more (a key held down is
+ * let go first) and rejects.
+ */
+type ReadyAction = (signal: AbortSignal) => Promise<string>;
 
 /**
  * What an action does on one console, by kind. `screen` and `serial` plan the action for the
@@ -42,6 +47,8 @@ export interface ConsoleAction {
   screen(client: RfbConsoleClient, target: ConsoleTarget): ReadyAction;
   serial(line: Duplex, target: ConsoleTarget): ReadyAction;
 }
+
+export { writeAll } from './console-writes.js';
 
 type ActingFlags = TargetFlags & JoinFlags & ViaFlags & { vncPasswordFile?: string };
 
@@ -180,8 +187,8 @@ class AllPlanned {
   }
 }
 
-/** Plans the action on a connected console, waits for every console's plan, then carries it out. */
-async function planned(target: ConsoleTarget, plan: () => ReadyAction, all: AllPlanned): Promise<string> {
+/** Plans the action on a connected console, waits for every console's plan, then carries it out until `signal` aborts. */
+async function planned(target: ConsoleTarget, plan: () => ReadyAction, all: AllPlanned, signal: AbortSignal): Promise<string> {
   let ready: ReadyAction;
   try {
     ready = plan();
@@ -190,17 +197,22 @@ async function planned(target: ConsoleTarget, plan: () => ReadyAction, all: AllP
     throw err;
   }
   if (!(await all.arrive())) throw new VconsoleError('nothing sent: another console cannot take it');
-  return ready();
+  return ready(signal);
 }
 
-/** Runs `action` on one console reached through `source` (a step of `vconsole run`); resolves with its log line's words. */
+/**
+ * Runs `action` on one console reached through `source` (a step of `vconsole run`); resolves with
+ * its log line's words. `signal` aborting (the step's timeout, Ctrl+C) stops it where it is: no
+ * further key or byte is sent, and it rejects once what was sent has left.
+ */
 export function actOnOne(
   target: ConsoleTarget,
   source: UpstreamSource,
   password: string | undefined,
   action: ConsoleAction,
+  signal: AbortSignal,
 ): Promise<string> {
-  return actOn(target, source, password, action, new AllPlanned(1));
+  return actOn(target, source, password, action, new AllPlanned(1), signal);
 }
 
 async function actOn(
@@ -209,13 +221,14 @@ async function actOn(
   password: string | undefined,
   action: ConsoleAction,
   all: AllPlanned,
+  stop: AbortSignal = new AbortController().signal,
 ): Promise<string> {
   let arrived = false;
   const plan = (make: () => ReadyAction) => {
     arrived = true;
-    return planned(target, make, all);
+    return planned(target, make, all, stop);
   };
-  const signal = AbortSignal.timeout(CONNECT_TIMEOUT_MS);
+  const signal = AbortSignal.any([AbortSignal.timeout(CONNECT_TIMEOUT_MS), stop]);
   try {
     await source.check?.(signal);
     const kind = kindOf(target);
@@ -272,34 +285,4 @@ export async function readyClient(
   } finally {
     signal.removeEventListener('abort', onAbort);
   }
-}
-
-/** How long a console may take to close its side once vconsole has closed its own. */
-const CLOSING_MS = 2_000;
-
-/**
- * Resolves with what `acting` resolves with once everything written has left and the console has
- * closed its side too (or CLOSING_MS passed): a socket destroyed with data still queued, or
- * with the console's updates unread, could lose the last keys on their way.
- */
-async function finished<T>(stream: Duplex, acting: Promise<T>): Promise<T> {
-  const result = await acting;
-  await writeAll(stream, Buffer.alloc(0));
-  const closed = new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, CLOSING_MS);
-    stream.once('close', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-  stream.end();
-  await closed;
-  return result;
-}
-
-/** Writes `bytes` and resolves once the stream has taken them (flushed to the socket). */
-export function writeAll(stream: Duplex, bytes: Buffer): Promise<void> {
-  return new Promise((resolve, reject) => {
-    stream.write(bytes, (err) => (err ? reject(err) : resolve()));
-  });
 }

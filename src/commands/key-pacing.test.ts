@@ -49,4 +49,20 @@ describe('key pacing', () => {
     // One stroke at the start, then one more each time a whole interval has passed, none before.
     expect(counts).toEqual([1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 6]);
   });
+
+  it('stops once its signal aborts: no stroke more, but the keys still held (Shift, a pressed key) let go; rejects with the reason', async () => {
+    const sent: string[] = [];
+    const stop = new AbortController();
+    const sink = {
+      supportsQemuKeys: true,
+      key: () => undefined,
+      // Aborted right after the fourth stroke: Shift and B are down (+2a +1e -1e +30).
+      qemuKey: (down: boolean, _keysym: number, keycode: number) => {
+        sent.push(`${down ? '+' : '-'}${keycode.toString(16)}`);
+        if (sent.length === 4) stop.abort(new Error('stopped'));
+      },
+    };
+    await expect(sendPaced(sink, scancodeStrokes('ABCD', us), 0, stop.signal)).rejects.toThrow('stopped');
+    expect(sent.slice(4).sort()).toEqual(['-2a', '-30']);
+  });
 });

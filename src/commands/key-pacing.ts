@@ -49,10 +49,28 @@ export function joinedStrokes(characters: readonly KeyStroke[][]): KeyStroke[] {
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Sends each character's strokes, pausing `intervalMs` after each stroke. */
-export async function sendPaced(sink: KeySink, characters: readonly KeyStroke[][], intervalMs = STROKE_INTERVAL_MS): Promise<void> {
+/**
+ * Sends each character's strokes, pausing `intervalMs` after each stroke. Once `signal` aborts no
+ * further stroke is sent: the keys still held down (a Shift over a run of capitals, a key between
+ * its press and release) are let go, so the guest is not left with a stuck modifier, and the
+ * promise rejects with the signal's reason.
+ */
+export async function sendPaced(
+  sink: KeySink,
+  characters: readonly KeyStroke[][],
+  intervalMs = STROKE_INTERVAL_MS,
+  signal?: AbortSignal,
+): Promise<void> {
+  const held = new Map<string, KeyStroke>();
   for (const stroke of joinedStrokes(characters)) {
+    if (signal?.aborted) {
+      for (const down of held.values()) sendStroke(sink, { ...down, down: false });
+      signal.throwIfAborted();
+    }
     sendStroke(sink, stroke);
+    const key = `${stroke.keysym}/${stroke.scancode ?? ''}`;
+    if (stroke.down) held.set(key, stroke);
+    else held.delete(key);
     await pause(intervalMs);
   }
 }

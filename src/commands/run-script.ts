@@ -37,6 +37,22 @@ export const DEFAULT_STEP_TIMEOUT_MS: Readonly<Record<Step['kind'], number>> = {
 /** How much longer than its timeout a wait step may take before the runner gives up on it. */
 const WAIT_BACKSTOP_MS = 1000;
 
+/** How long a stopped step's work may take to stop (let go of held keys, close its connection). */
+const STOP_GRACE_MS = 5000;
+
+/** Resolves once `work` settled, or after `ms`. */
+function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    void work
+      .catch(() => undefined)
+      .finally(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+  });
+}
+
 /** A step that ran out of time. */
 class StepTimeoutError extends VconsoleError {}
 
@@ -123,6 +139,11 @@ async function withTimeout(step: Step, act: (signal: AbortSignal) => Promise<str
   acting.catch(() => undefined);
   try {
     return await Promise.race([acting, aborted]);
+  } catch (err) {
+    // Stopped: the step's work stops too (no key or byte more, a held key let go, its watcher
+    // gone); the script says so once it has, or once STOP_GRACE_MS passed.
+    if (signal.aborted) await settledWithin(acting, STOP_GRACE_MS);
+    throw err;
   } finally {
     clearTimeout(timer);
     if (onAbort) signal.removeEventListener('abort', onAbort);

@@ -34,8 +34,16 @@ export class HeldConsole implements UpstreamSource {
     await this.top.check?.(signal, admit);
   }
 
-  dial(context: DialContext): Promise<Duplex> {
-    return this.top.dial(context);
+  /**
+   * A step's own stream of the console. On the held serial line the line never ends a step's
+   * stream (it stays open for the next): once the step has written all it had (type, send end
+   * their side), its stream is over, so the step does not wait out the time a console is given
+   * to close its side. What it wrote is on the line already.
+   */
+  async dial(context: DialContext): Promise<Duplex> {
+    const stream = await this.top.dial(context);
+    if (this.line) stream.once('finish', () => stream.destroy());
+    return stream;
   }
 
   /** A step is done with the console: it stays held for the next (see letGo). */

@@ -108,9 +108,9 @@ function performer(
     const [target, session] = [targets[i], held[i]];
     switch (step.kind) {
       case 'type':
-        return actOnOne(target, session, password, typingAction(step.text, flags.layout, newline));
+        return actOnOne(target, session, password, typingAction(step.text, flags.layout, newline), signal);
       case 'send':
-        return actOnOne(target, session, password, sendingAction(step.keys));
+        return actOnOne(target, session, password, sendingAction(step.keys), signal);
       case 'wait': {
         const match = await waitForText(target, step.pattern, step.timeoutMs ?? DEFAULT_STEP_TIMEOUT_MS.wait, signal, {
           source: session.forWaiting(),
@@ -123,7 +123,7 @@ function performer(
         await sleep(step.ms, undefined, { signal });
         return 'slept';
       case 'screenshot':
-        return savePicture(await capture(target, session, password), screenshotPath(step.file, target.name));
+        return savePicture(await capture(target, session, password, signal), screenshotPath(step.file, target.name));
       case 'power':
         return powerOf(target)(signal, step.action, 'act');
     }

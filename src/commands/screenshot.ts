@@ -138,9 +138,15 @@ function isDirectory(file: string): boolean {
   }
 }
 
-/** One whole picture of the console (dialled through `source`, which wraps `target`), as PNG bytes. */
-export async function capture(target: ConsoleTarget, source: UpstreamSource, password: string | undefined): Promise<Buffer> {
-  const signal = AbortSignal.timeout(SCREENSHOT_TIMEOUT_MS);
+/** One whole picture of the console (dialled through `source`, which wraps `target`), as PNG bytes; `stop` aborting gives up. */
+export async function capture(
+  target: ConsoleTarget,
+  source: UpstreamSource,
+  password: string | undefined,
+  stop?: AbortSignal,
+): Promise<Buffer> {
+  const timeout = AbortSignal.timeout(SCREENSHOT_TIMEOUT_MS);
+  const signal = stop ? AbortSignal.any([timeout, stop]) : timeout;
   if (!readsPicture(target)) throw notAScreen(target);
   await source.check?.(signal);
   if (!readsPicture(target)) throw notAScreen(target);
@@ -154,6 +160,7 @@ export async function capture(target: ConsoleTarget, source: UpstreamSource, pas
     upstream = await Client.connect(stream, framebuffer, { password: consolePasswordOf(stream) ?? password, shared: true });
     await wholePicture(upstream, framebuffer);
   } catch (err) {
+    stop?.throwIfAborted();
     if (signal.aborted) throw new VconsoleError(`no picture within ${SCREENSHOT_TIMEOUT_MS / 1000} s`, { cause: err });
     throw err;
   } finally {

@@ -67,7 +67,18 @@ function noBreak(target: ConsoleTarget): UsageError {
   );
 }
 
-const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`, or less once `signal` aborts. */
+function heldFor(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
 
 /** `vconsole send TARGET... KEY...`: resolves with the exit code. */
 export async function runSendCommand(
@@ -99,19 +110,25 @@ export function checkKeys(targets: readonly ConsoleTarget[], keys: readonly Sent
 export function sendingAction(keys: readonly SentKey[], holdMs = DEFAULT_HOLD_MS): Omit<ConsoleAction, 'check'> {
   const names = keys.map((key) => (key.kind === 'break' ? BREAK : key.chord.text)).join(' ');
   return {
-    screen: (client) => async () => {
+    // Stopped (`signal`), a chord held down is let go at once and no further chord is pressed.
+    screen: (client) => async (signal) => {
       for (const key of keys) {
         if (key.kind !== 'chord') continue;
+        signal.throwIfAborted();
         const { press, release } = chordStrokes(key.chord);
         press.forEach((stroke) => sendStroke(client, stroke));
-        await pause(holdMs);
+        await heldFor(holdMs, signal);
         release.forEach((stroke) => sendStroke(client, stroke));
-        await pause(holdMs);
+        await heldFor(holdMs, signal);
       }
+      signal.throwIfAborted();
       return `sent ${names}${client.supportsQemuKeys ? '' : ' (keysyms)'}`;
     },
-    serial: (line) => async () => {
-      for (const key of keys) if (key.kind === 'chord') await writeAll(line, serialBytes(key.chord));
+    serial: (line) => async (signal) => {
+      for (const key of keys) {
+        signal.throwIfAborted();
+        if (key.kind === 'chord') await writeAll(line, serialBytes(key.chord));
+      }
       return `sent ${names}`;
     },
   };

@@ -101,14 +101,16 @@ export function typingAction(text: string, layoutName: string | undefined, newli
     screen(client) {
       const byScancode = client.supportsQemuKeys;
       const strokes = byScancode ? scancodeStrokes(text, layout) : keysymStrokes(text);
-      return async () => {
-        await sendPaced(client, strokes, STROKE_INTERVAL_MS);
+      return async (signal) => {
+        await sendPaced(client, strokes, STROKE_INTERVAL_MS, signal);
         await client.idle();
         return `typed ${count} characters (${byScancode ? `scancodes, ${layout.name} layout` : 'keysyms'})`;
       };
     },
     serial(line) {
-      return async () => {
+      return async (signal) => {
+        // The text goes to the line in one write: it is stopped only before it went.
+        signal.throwIfAborted();
         await writeAll(line, Buffer.from(text.replace(/\r\n?|\n/g, NEWLINES[newline]), 'utf8'));
         return `typed ${count} characters (serial, newline ${newline})`;
       };
