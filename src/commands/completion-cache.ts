@@ -17,7 +17,7 @@ export function refreshBoundMs(env: NodeJS.ProcessEnv = process.env): number {
   return Number.isFinite(given) && given > 0 ? given : 20_000;
 }
 
-/** The cache directory, made 0700 if missing (and set so if it was made otherwise). */
+/** The cache directory (writeEntry and takeLock make it, 0700). */
 export function completionCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   const base = env.XDG_CACHE_HOME || path.join(env.HOME || os.homedir(), '.cache');
   return path.join(base, 'vconsole', 'completion');
@@ -84,6 +84,11 @@ function lockTime(lock: string): number {
   } catch {
     return 0;
   }
+}
+
+/** Marks the lock of entry `name` (taken by the Tab that started this process) as this process's. */
+export function claimLock(dir: string, name: string): void {
+  fs.writeFileSync(path.join(dir, `${name}.lock`), `${process.pid}\n`, { mode: 0o600 });
 }
 
 /** Gives the lock of entry `name` back. */

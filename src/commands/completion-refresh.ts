@@ -5,7 +5,7 @@
 // locks back first; a listing still out then is left for the next Tab to ask again.
 import type { Command } from 'commander';
 import type { VconsoleConfig } from '../config/index.js';
-import { completionCacheDir, entryName, refreshBoundMs, releaseLock, writeEntry } from './completion-cache.js';
+import { claimLock, completionCacheDir, entryName, refreshBoundMs, releaseLock, writeEntry } from './completion-cache.js';
 import { configKey, providerKey, typedFlags } from './completion-keys.js';
 import { completionModel, type ProgramMaker } from './completion-model.js';
 
@@ -26,6 +26,7 @@ export async function refreshCompletion(args: readonly string[], makeProgram: Pr
     const typed = typedFlags(model, words);
     const keys = new Map(ids.map((id) => [id, id === 'config' ? configKey(typed) : providerKey(model, typed, id)]));
     held.push(...[...keys.values()].map(entryName));
+    held.forEach((name) => claimLock(dir, name));
     const program = await makeProgram();
     const config = await loadConfig(typed['--config']?.at(-1));
     const names = await namesOf(ids, config, lineFlags(program, words), Math.max(bound - 1000, bound / 2));

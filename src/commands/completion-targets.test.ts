@@ -29,9 +29,6 @@ describe('listedNames', () => {
 
 describe('configNames', () => {
   it('offers the aliases and the workspaces as @NAME', () => {
-    expect(configNames({ defaults: {}, aliases: { db: 'openstack:db-1' }, workspaces: { lab: { targets: [] } } })).toEqual([
-      '@lab',
-      'db',
-    ]);
+    expect(configNames({ defaults: {}, aliases: { db: 'openstack:db-1' }, workspaces: { lab: { targets: [] } } })).toEqual(['@lab', 'db']);
   });
 });

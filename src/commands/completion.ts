@@ -5,7 +5,7 @@
 // per-user cache that a background refresher keeps (completion-tab.ts): a Tab never waits for an API.
 import { Argument, type Command } from 'commander';
 import { COMPLETION_SHELLS, completionScript } from './completion-scripts.js';
-import { COMPLETION_STALE_MS } from './completion-cache.js';
+import { COMPLETION_STALE_MS, completionCacheDir } from './completion-cache.js';
 
 /**
  * Adds `completion SHELL` and the hidden `complete -- WORDS` the scripts call. `program` makes a
@@ -37,7 +37,13 @@ Examples:
   source <(vconsole completion zsh)                       in ~/.zshrc
   vconsole completion fish > ~/.config/fish/completions/vconsole.fish`,
     )
-    .action((shell: string) => io.write(completionScript(shell)));
+    .action(async (shell: string) => {
+      io.write(completionScript(shell));
+      // A shell sources this at its start: describe the command line for the Tabs now, so even
+      // the first Tab after an upgrade loads no more than any other.
+      const { completionModel } = await import('./completion-model.js');
+      await completionModel(completionCacheDir(), async () => freshProgram()).catch(() => undefined);
+    });
   program
     .command('complete', { hidden: true })
     .description('what a completion script asks: the completions of WORDS, one a line')
