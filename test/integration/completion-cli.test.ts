@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt-api.js';
 import { VCONSOLE_BIN, runVconsole } from '../support/cli.js';
-import { completionCacheIn, refreshesDone } from '../support/completion-cache.js';
+import { refreshesDone } from '../support/completion-cache.js';
 
 const run = promisify(execFile);
 
@@ -62,7 +62,7 @@ async function complete(...words: string[]): Promise<string[]> {
 /** What bash offers at a second Tab, once the refresh the first one started is done. */
 async function completeRefreshed(env: NodeJS.ProcessEnv, ...words: string[]): Promise<string[]> {
   await completeWith(env, ...words);
-  await refreshesDone(completionCacheIn(dir));
+  await refreshesDone(dir);
   return completeWith(env, ...words);
 }
 

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureOpenrc, startOpenStackFixture, type OpenStackFixture } from '../fixtures/openstack-api.js';
 import { VCONSOLE_BIN } from '../support/cli.js';
-import { completionCacheIn, refreshesDone } from '../support/completion-cache.js';
+import { refreshesDone } from '../support/completion-cache.js';
 
 const run = promisify(execFile);
 
@@ -65,7 +65,7 @@ beforeAll(async () => {
   };
   // Names come from the completion cache: a first Tab has them listed in the background.
   await run(path.join(dir, 'bin', 'vconsole'), ['complete', '--', 'open', ''], { env, cwd: work });
-  await refreshesDone(completionCacheIn(dir));
+  await refreshesDone(dir);
 });
 afterAll(async () => {
   await cloud?.close();

@@ -33,9 +33,28 @@ export function isRunning(pid: number): boolean {
   }
 }
 
-/** Waits until every refresh started in `dir` is done (its locks given back). */
-export async function refreshesDone(dir: string): Promise<void> {
-  await waitFor(() => refreshLocks(dir).length === 0, `the completion refreshes in ${dir} to end`, 30_000);
+/** The refreshers running for `home` (found in /proc by their argument and HOME, whether or not they hold a lock). */
+export function refreshersOf(home: string): number[] {
+  return fs.readdirSync('/proc').flatMap((entry) => {
+    if (!/^\d+$/.test(entry)) return [];
+    try {
+      const args = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (!args.includes('__complete-refresh')) return [];
+      return fs.readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').includes(`HOME=${home}`) ? [Number(entry)] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** Waits until every refresh started for `home` is done: its locks given back, its refreshers gone. */
+export async function refreshesDone(home: string): Promise<void> {
+  const dir = completionCacheIn(home);
+  await waitFor(
+    () => refreshLocks(dir).length === 0 && refreshersOf(home).length === 0,
+    `the completion refreshes in ${dir} to end`,
+    30_000,
+  );
 }
 
 /** The cache entries (not the model) in `dir`, parsed. */
