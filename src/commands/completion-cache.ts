@@ -28,7 +28,7 @@ export function entryName(key: unknown): string {
   return createHash('sha256').update(JSON.stringify(key)).digest('hex').slice(0, 32);
 }
 
-export interface CacheEntry<T> {
+interface CacheEntry<T> {
   value: T;
   /** ms since it was written. */
   ageMs: number;

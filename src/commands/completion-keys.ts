@@ -18,7 +18,7 @@ const SECRET_NAME = /pass|token|secret|ticket|credential|key/i;
 const TLS_GROUP = 'websocket';
 
 /** The flags typed on a line, by long spelling (`--namespace`), each with every value given. */
-export type TypedFlags = Record<string, string[]>;
+type TypedFlags = Record<string, string[]>;
 
 /** The flags `words` hold, read with the model's spellings (`-n prod`, `--context=lab`, `-A`). */
 export function typedFlags(model: CompletionModel, words: readonly string[]): TypedFlags {

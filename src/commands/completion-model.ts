@@ -13,7 +13,7 @@ import { entryName, readEntry, writeEntry } from './completion-cache.js';
 /** A fresh program to describe, without the completion commands (tab adds its own). */
 export type ProgramMaker = () => Promise<Command>;
 
-export interface ModelOption {
+interface ModelOption {
   value: string;
   description: string;
   alias?: string;
@@ -21,14 +21,14 @@ export interface ModelOption {
   values?: string[];
 }
 
-export interface ModelArgument {
+interface ModelArgument {
   name: string;
   variadic: boolean;
   /** The values offered for it; absent: none (a `target` argument is offered the VM names). */
   values?: string[];
 }
 
-export interface ModelCommand {
+interface ModelCommand {
   /** The command's words (`''` for the program itself, `via install` for a subcommand). */
   value: string;
   description: string;
@@ -37,7 +37,7 @@ export interface ModelCommand {
 }
 
 /** A flag as the line is read: its spellings, its key, whether it takes a value, whose provider it is. */
-export interface ModelFlag {
+interface ModelFlag {
   spellings: string[];
   key: string;
   takesValue: boolean;
@@ -55,7 +55,7 @@ export interface CompletionModel {
 }
 
 /** The model of `program` (a fresh one: tab adds its own commands to the program it reads). */
-export async function makeModel(program: Command): Promise<CompletionModel> {
+async function makeModel(program: Command): Promise<CompletionModel> {
   const [{ default: tab }, { VIEWER_CHOICES }, { CONSOLE_TYPES }, { OPTION_GROUPS }, { PROVIDERS }] = await Promise.all([
     import('@bomb.sh/tab/commander'),
     import('../viewers/catalog.js'),

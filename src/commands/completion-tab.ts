@@ -5,13 +5,14 @@
 // Names missing or older than COMPLETION_STALE_MS are listed again by a detached refresher
 // (completion-refresh.ts), one per cache entry at a time: the next Tab has them.
 import { spawn } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { COMPLETION_STALE_MS, completionCacheDir, entryName, readEntry, refreshBoundMs, takeLock } from './completion-cache.js';
 import { configKey, providerKey, typedFlags } from './completion-keys.js';
 import { completesTarget, completionModel, tabRoot, type CompletionModel, type ProgramMaker } from './completion-model.js';
 
 /** The argument that makes vconsole a refresher (hidden: only a Tab starts one). */
-export const REFRESH_COMMAND = '__complete-refresh';
+const REFRESH_COMMAND = '__complete-refresh';
 
 /** `complete -- WORDS` or a refresher's arguments (bin/vconsole.js and cli.ts route both here). */
 export async function completionMain(args: readonly string[], makeProgram: ProgramMaker): Promise<void> {
@@ -21,16 +22,22 @@ export async function completionMain(args: readonly string[], makeProgram: Progr
     const { refreshCompletion } = await import('./completion-refresh.js');
     return refreshCompletion(args.slice(1), makeProgram);
   }
-  await answerTab(words, (text) => process.stdout.write(text), makeProgram);
-  // Nothing is left to wait for: end now, as a Tab must.
+  const startRefresh = await answerTab(words, (text) => process.stdout.write(text), makeProgram);
+  // The answer is out (stdout is a pipe: written at once): the refresher starts as this process ends.
+  startRefresh();
   process.exit(0);
 }
 
-/** Prints the completions of `words`: commands, flags, flag values, and the targets the cache has. */
-export async function answerTab(words: string[], write: (text: string) => void, makeProgram: ProgramMaker): Promise<void> {
+/**
+ * Prints the completions of `words`: commands, flags, flag values, and the targets the cache
+ * has. Returns what starts the refresh of the entries it found missing or stale (if any), for
+ * the caller to call once the answer is out.
+ */
+export async function answerTab(words: string[], write: (text: string) => void, makeProgram: ProgramMaker): Promise<() => void> {
   const dir = completionCacheDir();
   const model = await completionModel(dir, makeProgram);
-  const targets = completesTarget(model, words) ? cachedTargets(model, dir, words.slice(0, -1)) : [];
+  const typed = words.slice(0, -1);
+  const { targets, refresh } = completesTarget(model, words) ? cachedTargets(model, dir, typed) : { targets: [], refresh: [] };
   const root = await tabRoot(model, targets);
   const log = console.log;
   // The library prints with console.log; here that goes where the command writes (stdout, which the shell reads).
@@ -40,13 +47,16 @@ export async function answerTab(words: string[], write: (text: string) => void, 
   } finally {
     console.log = log;
   }
+  return () => {
+    if (refresh.length > 0) startRefresher(refresh, typed);
+  };
 }
 
 /**
- * The local names (the demo's) and every name the cache has for the line's flags; each entry
- * missing or stale, whose refresh no one holds, is left to one refresher started here.
+ * The local names (the demo's) and every name the cache has for the line's flags; and the
+ * entries missing or stale whose refresh no one held: their locks are now this Tab's.
  */
-function cachedTargets(model: CompletionModel, dir: string, typed: string[]): string[] {
+function cachedTargets(model: CompletionModel, dir: string, typed: string[]): { targets: string[]; refresh: string[] } {
   const flags = typedFlags(model, typed);
   const entries = [
     { id: 'config', key: configKey(flags), staleMs: Infinity },
@@ -60,8 +70,7 @@ function cachedTargets(model: CompletionModel, dir: string, typed: string[]): st
     if (entry) names.push(...entry.value);
     if ((!entry || entry.ageMs > staleMs) && lockFor(dir, name)) refresh.push(id);
   }
-  if (refresh.length > 0) startRefresher(refresh, typed);
-  return [...new Set(names)].sort();
+  return { targets: [...new Set(names)].sort(), refresh };
 }
 
 /** The refresh lock of an entry, if no refresher holds it (and the cache can be written at all). */
@@ -79,6 +88,14 @@ function startRefresher(ids: readonly string[], words: readonly string[]): void 
   const script = process.argv[1] && path.resolve(process.argv[1]) !== process.execPath ? [process.argv[1]] : [];
   const child = spawn(process.execPath, [...script, REFRESH_COMMAND, ids.join(','), '--', ...words], { detached: true, stdio: 'ignore' });
   child.on('error', () => undefined);
+  // Nobody waits for it: it yields the CPU to the Tab ending and to what the user does next.
+  if (child.pid !== undefined) {
+    try {
+      os.setPriority(child.pid, 10);
+    } catch {
+      // Not allowed here: it runs at the Tab's priority.
+    }
+  }
   child.unref();
 }
 

@@ -52,7 +52,8 @@ Examples:
       // bin/vconsole.js answers `complete` before loading the command line; this is the same
       // answer for a line that reached commander (a global flag before the verb).
       const { answerTab } = await import('./completion-tab.js');
-      await answerTab(words, io.write, async () => freshProgram());
+      const startRefresh = await answerTab(words, io.write, async () => freshProgram());
+      startRefresh();
       io.exit();
     });
 }
