@@ -10,7 +10,7 @@ const args = process.argv.slice(2);
 const version = args.length === 1 && (args[0] === '--version' || args[0] === '-V') ? readVersion() : undefined;
 if (version) {
   process.stdout.write(`${version}\n`);
-} else if (args[0] === 'complete' || args[0] === '__complete-refresh') {
+} else if ((args[0] === 'complete' && args[1] === '--') || args[0] === '__complete-refresh') {
   const { completionMain } = await import('../dist/src/commands/completion-tab.js');
   await completionMain(args, async () => (await import('../dist/src/cli.js')).buildProgram(undefined, false));
 } else {

@@ -3,7 +3,8 @@
 // configured, in a fresh HOME: with the names cached (warm), with none cached yet (cold: the
 // Tab answers the demo's and starts the refresher), with no cache at all (the first Tab of a
 // build, describing the command line), against what the old Tab did (load the command line and
-// list every provider in the foreground, emulated here with the same modules) and `node -e 0`.
+// list every provider in the foreground: VCONSOLE_BENCH_OLD_CLI=bin/vconsole.js of a build from
+// before, else emulated here with this build's modules) and `node -e 0`.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -62,6 +63,7 @@ export async function measureCompletion({ root, cli, rounds }: { root: string; c
   const cache = join(home, '.cache', 'vconsole', 'completion');
   const env = { PATH: process.env.PATH, HOME: home, KUBECONFIG: api.lines[0].kubeconfig };
   const tab = [cli, 'complete', '--', 'open', ''];
+  const oldCli = process.env.VCONSOLE_BENCH_OLD_CLI;
   const rows = { bare: [] as number[], warm: [] as number[], cold: [] as number[], first: [] as number[], old: [] as number[] };
   const cpu = { bare: [] as number[], warm: [] as number[], cold: [] as number[], first: [] as number[], old: [] as number[] };
   try {
@@ -76,7 +78,7 @@ export async function measureCompletion({ root, cli, rounds }: { root: string; c
       forget(cache, true);
       rows.first.push(timeRun(tab, env, cpu.first));
       await refreshed(cache);
-      rows.old.push(timeRun(['--input-type=module', '-e', oldTabScript(root)], env, cpu.old));
+      rows.old.push(timeRun(oldCli ? [oldCli, ...tab.slice(1)] : ['--input-type=module', '-e', oldTabScript(root)], env, cpu.old));
     }
   } finally {
     rmSync(home, { recursive: true, force: true });
@@ -96,6 +98,6 @@ export async function measureCompletion({ root, cli, rounds }: { root: string; c
     row('Tab, names cached (warm)', 'warm'),
     row('Tab, no names cached (cold: demo only, refresh started)', 'cold'),
     row('Tab, no cache at all (first of a build: describes the CLI)', 'first', false),
-    row('old Tab: CLI loaded, providers listed in the foreground (emulated)', 'old', false),
+    row(`old Tab: CLI loaded, providers listed in the foreground (${oldCli ? 'the old build' : 'emulated'})`, 'old', false),
   ];
 }

@@ -99,7 +99,10 @@ function startRefresher(ids: readonly string[], words: readonly string[]): void 
   child.unref();
 }
 
-/** Whether `args` (the command line after the program) is a Tab's question or a refresher's. */
+/**
+ * Whether `args` (the command line after the program) is a Tab's question as the scripts ask it
+ * (`complete -- WORDS`) or a refresher's; anything else (`complete --help`) is commander's.
+ */
 export function isCompletionRequest(args: readonly string[]): boolean {
-  return args[0] === 'complete' || args[0] === REFRESH_COMMAND;
+  return (args[0] === 'complete' && args[1] === '--') || args[0] === REFRESH_COMMAND;
 }

@@ -25,9 +25,9 @@ export function addCompletionCommands(
       `
 VM names complete from every provider that lists (KubeVirt, OpenStack, Proxmox VE, libvirt, the
 demo) and from the config file's aliases and workspaces. A Tab answers from a per-user cache
-($XDG_CACHE_HOME/vconsole/completion) and never waits for an API: names older than
-${COMPLETION_STALE_MS / 1000}s, or not there yet (the first Tab for a context, namespace or cloud),
-are listed again in the background for the next Tab.
+($XDG_CACHE_HOME/vconsole/completion) and never waits for an API: names not there yet (the first
+Tab for a context, namespace or cloud) or older than ${COMPLETION_STALE_MS / 1000}s are listed again in the background,
+for the next Tab.
 Names complete literally, quoted for the line: nothing in a name is expanded or run. A name
 holding a newline or another control character is not offered.
 The bash script needs the bash-completion package (as kubectl's does).
