@@ -17,7 +17,7 @@ export function refreshBoundMs(env: NodeJS.ProcessEnv = process.env): number {
   return Number.isFinite(given) && given > 0 ? given : 20_000;
 }
 
-/** The cache directory (writeEntry and takeLock make it, 0700). */
+/** The cache directory (a Tab makes it: makeCacheDir). */
 export function completionCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   const base = env.XDG_CACHE_HOME || path.join(env.HOME || os.homedir(), '.cache');
   return path.join(base, 'vconsole', 'completion');
@@ -48,10 +48,17 @@ export function readEntry<T>(dir: string, name: string, key: unknown): CacheEntr
   }
 }
 
-/** Writes the entry whole (a temporary file renamed over it), 0600 in a 0700 directory. */
-export function writeEntry(dir: string, name: string, key: unknown, value: unknown): void {
+/** Makes the cache directory, 0700 (a Tab does, taking a lock or writing the model). */
+export function makeCacheDir(dir: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   fs.chmodSync(dir, 0o700);
+}
+
+/**
+ * Writes the entry whole (a temporary file renamed over it), 0600, into the directory as it is:
+ * a refresher whose cache was removed meanwhile (a HOME deleted) makes none anew.
+ */
+export function writeEntry(dir: string, name: string, key: unknown, value: unknown): void {
   const file = path.join(dir, `${name}.json`);
   const temporary = `${file}.${process.pid}.tmp`;
   fs.writeFileSync(temporary, JSON.stringify({ key, value }), { mode: 0o600 });
@@ -64,7 +71,7 @@ export function writeEntry(dir: string, name: string, key: unknown, value: unkno
  */
 export function takeLock(dir: string, name: string, boundMs: number): boolean {
   const lock = path.join(dir, `${name}.lock`);
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeCacheDir(dir);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       fs.writeFileSync(lock, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import type { RootCommand } from '@bomb.sh/tab';
 import { VERSION } from '../version.js';
-import { entryName, readEntry, writeEntry } from './completion-cache.js';
+import { entryName, makeCacheDir, readEntry, writeEntry } from './completion-cache.js';
 
 /** A fresh program to describe, without the completion commands (tab adds its own). */
 export type ProgramMaker = () => Promise<Command>;
@@ -146,14 +146,16 @@ export function completesTarget(model: CompletionModel, words: readonly string[]
   return !model.flags.some((flag) => flag.takesValue && flag.spellings.includes(previous));
 }
 
-/** The model of this vconsole build: from the cache, else made from the program and kept there. */
-export async function completionModel(dir: string, makeProgram: ProgramMaker): Promise<CompletionModel> {
+/** The model of this vconsole build: from the cache, else made from the program and kept there (unless not `keep`: a refresher). */
+export async function completionModel(dir: string, makeProgram: ProgramMaker, keep = true): Promise<CompletionModel> {
   const key = { v: 1, model: VERSION, build: [process.execPath, ...entryFiles()].map(stampOf) };
   const name = `model-${entryName(key)}`;
   const cached = readEntry<CompletionModel>(dir, name, key);
   if (cached) return cached.value;
   const model = await makeModel(await makeProgram());
+  if (!keep) return model;
   try {
+    makeCacheDir(dir);
     writeEntry(dir, name, key, model);
   } catch {
     // No cache here (a read-only home): every Tab describes the program anew.

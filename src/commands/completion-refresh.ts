@@ -22,7 +22,7 @@ export async function refreshCompletion(args: readonly string[], makeProgram: Pr
   };
   const timer = setTimeout(end, bound);
   try {
-    const model = await completionModel(dir, makeProgram);
+    const model = await completionModel(dir, makeProgram, false);
     const typed = typedFlags(model, words);
     const keys = new Map(ids.map((id) => [id, id === 'config' ? configKey(typed) : providerKey(model, typed, id)]));
     held.push(...[...keys.values()].map(entryName));

@@ -5,6 +5,7 @@
 // Names missing or older than COMPLETION_STALE_MS are listed again by a detached refresher
 // (completion-refresh.ts), one per cache entry at a time: the next Tab has them.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { COMPLETION_STALE_MS, completionCacheDir, entryName, readEntry, refreshBoundMs, takeLock } from './completion-cache.js';
@@ -85,7 +86,8 @@ function lockFor(dir: string, name: string): boolean {
 /** Starts the refresher of `ids` for the line's words, detached: the Tab neither waits for it nor hears from it. */
 function startRefresher(ids: readonly string[], words: readonly string[]): void {
   // bin/vconsole.js under Node.js; the single executable is its own script.
-  const script = process.argv[1] && path.resolve(process.argv[1]) !== process.execPath ? [process.argv[1]] : [];
+  const given = process.argv[1];
+  const script = given && path.resolve(given) !== process.execPath && fs.existsSync(given) ? [given] : [];
   const child = spawn(process.execPath, [...script, REFRESH_COMMAND, ids.join(','), '--', ...words], { detached: true, stdio: 'ignore' });
   child.on('error', () => undefined);
   // Nobody waits for it: it yields the CPU to the Tab ending and to what the user does next.
