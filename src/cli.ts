@@ -30,6 +30,7 @@ import { isVerbose, rewriteKubectlVerbosity } from './commands/habits/kubectl-ve
 import { addVncCommand } from './commands/habits/virtctl.js';
 import { HABITS_HELP } from './commands/habits/help.js';
 import { addCompletionCommands } from './commands/completion.js';
+import { completionMain, isCompletionRequest } from './commands/completion-tab.js';
 
 const io = {
   stdout: process.stdout,
@@ -76,12 +77,10 @@ ${HABITS_HELP}`,
     await buildProgram(providers, false).parseAsync([...globalArgs(program.opts<GlobalFlags>()), ...args], { from: 'user' });
   });
   if (withCompletion) {
-    addCompletionCommands(
-      program,
-      () => buildProgram(providers, false),
-      async () => (await import('./config/config.js')).loadConfig(program.opts<GlobalFlags>().config),
-      { write: (text) => io.stdout.write(text), exit: () => io.exit(0) },
-    );
+    addCompletionCommands(program, () => buildProgram(providers, false), {
+      write: (text) => io.stdout.write(text),
+      exit: () => io.exit(0),
+    });
   }
   addVersionCommand(program, io);
   acceptHelpAllEverywhere(program);
@@ -97,6 +96,7 @@ export async function main(argv: string[]): Promise<void> {
     if (err.code !== 'EPIPE') throw err;
   });
   const args = [...argv.slice(0, 2), ...rewriteKubectlVerbosity(argv.slice(2))];
+  if (isCompletionRequest(args.slice(2))) return completionMain(args.slice(2), async () => buildProgram(undefined, false));
   const program = buildProgram(await providerHelp(args));
   try {
     await program.parseAsync(args);

@@ -14,6 +14,7 @@
 //                typing (characters a second `type` gets into a Linux guest under QEMU, no key lost)
 //                waiting (`wait`'s CPU while it watches a screen with OCR, changing and still)
 //                kubevirt-list (`list -A` of 5000 VMIs in 50 namespaces against the fixture: time, peak RSS)
+//                completion (a Tab's process: names cached, none cached, the old foreground listing)
 // --virtctl-rows=...  with virtctl, only some of its rows: startup, data, pixel (all by default)
 // --busy         the same groups while one core spins (a busy loop the bench starts and stops)
 // --quiet-and-busy  every group quiet, then busy; one report with both runs' rows and ratios
@@ -23,6 +24,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { measureCompletion } from './completion.js';
 import { measureDataPath, measureSlowClient } from './data-path.js';
 import { measureEncodings } from './encodings.js';
 import { measureFairness } from './fairness.js';
@@ -141,6 +143,10 @@ async function runGroups(dir: string, step: (text: string) => void): Promise<Ben
     results.push(
       ...(await measureStartup({ cli, rounds: settings.startupRounds, batch: settings.startupBatch, proxyRounds: settings.proxyRounds })),
     );
+  }
+  if (wanted('completion')) {
+    step('completion: a Tab with names cached, with none, and the old foreground listing');
+    results.push(...(await guarded('completion', () => measureCompletion({ root, cli, rounds: settings.startupRounds }))));
   }
   const { cert, key } = await makeCertificate(dir);
   const upstream = await startProcess<{ port: number }>(

@@ -1,24 +1,34 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { completionTargets } from './completion-targets.js';
+import type { ConsoleProvider } from '../targets/index.js';
+import { configNames, listedNames } from './completion-targets.js';
 
 // A listing that never answers and one that does: the deadline is the only way out, so it is
-// tested on a fake clock (test/integration/completion-cli.test.ts runs it against a silent cluster).
+// tested on a fake clock (test/integration/completion-cache-cli.test.ts runs it against a silent cluster).
 vi.mock('./open/vm-listing.js', () => ({
-  listingSources: () => [{ vms: new Promise(() => undefined) }, { vms: Promise.resolve([{ target: 'demo:vm-a' }]) }],
+  listingSources: () => [
+    { provider: 'kubevirt', vms: new Promise(() => undefined) },
+    { provider: 'demo', vms: Promise.resolve([{ target: 'demo:vm-a' }, { target: 'demo:two\nlines' }]) },
+  ],
 }));
 
 afterEach(() => {
   vi.useRealTimers();
 });
 
-describe('completionTargets', () => {
-  it('offers what the other listings and the config give once the deadline passes, leaving out a listing that never answers', async () => {
+describe('listedNames', () => {
+  it('gives what the other listings give once the deadline passes, leaving out a listing that never answers', async () => {
     vi.useFakeTimers();
-    let offered: string[] | undefined;
-    void completionTargets({ defaults: {}, aliases: { db: 'openstack:db-1' } }, {}, 1500).then((names) => (offered = names));
+    let listed: Map<string, string[]> | undefined;
+    void listedNames({ defaults: {}, aliases: {} }, {}, [] as ConsoleProvider[], 1500).then((names) => (listed = names));
     await vi.advanceTimersByTimeAsync(1499);
-    expect(offered).toBeUndefined();
+    expect(listed).toBeUndefined();
     await vi.advanceTimersByTimeAsync(1);
-    expect(offered).toEqual(['db', 'demo:vm-a']);
+    expect(listed).toEqual(new Map([['demo', ['demo:vm-a']]]));
+  });
+});
+
+describe('configNames', () => {
+  it('offers the aliases and the workspaces as @NAME', () => {
+    expect(configNames({ defaults: {}, aliases: { db: 'openstack:db-1' }, workspaces: { lab: { targets: [] } } })).toEqual(['@lab', 'db']);
   });
 });

@@ -1,6 +1,8 @@
 // Shell completion as a shell runs it: bash sources `vconsole completion bash`, fills
 // COMP_WORDS as at a Tab and calls the completion function, which asks the built CLI. Commands,
-// flags, VM names the providers list (the demo's) and the config file's aliases complete.
+// flags, VM names the providers list (the demo's) and the config file's aliases complete. Names
+// that need listing come from the completion cache, which the first Tab has refreshed in the
+// background for the next one (test/integration/completion-cache-cli.test.ts tests the cache).
 import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -10,6 +12,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt-api.js';
 import { VCONSOLE_BIN, runVconsole } from '../support/cli.js';
+import { refreshesDone } from '../support/completion-cache.js';
 
 const run = promisify(execFile);
 
@@ -56,6 +59,13 @@ async function complete(...words: string[]): Promise<string[]> {
   return completeWith({}, ...words);
 }
 
+/** What bash offers at a second Tab, once the refresh the first one started is done. */
+async function completeRefreshed(env: NodeJS.ProcessEnv, ...words: string[]): Promise<string[]> {
+  await completeWith(env, ...words);
+  await refreshesDone(dir);
+  return completeWith(env, ...words);
+}
+
 async function completeWith(env: NodeJS.ProcessEnv, ...words: string[]): Promise<string[]> {
   const script = [
     HELPERS,
@@ -92,7 +102,7 @@ describe('vconsole completion bash', () => {
   });
 
   it('completes VM names from the listing providers, and the config file aliases and workspaces', async () => {
-    const names = await complete('open', '');
+    const names = await completeRefreshed({}, 'open', '');
     expect(names).toEqual(expect.arrayContaining(['demo:vm-a', 'demo:vm-b', 'demo:vm-c', 'web', '@lab']));
     // bash keeps `demo:` on the line (a colon breaks words): what follows it is offered.
     expect(await complete('vnc', 'demo:vm-')).toEqual(['vm-a', 'vm-b', 'vm-c']);
@@ -100,13 +110,13 @@ describe('vconsole completion bash', () => {
 
   it("completes KubeVirt VMs from where the line's -n and -A say, as kubectl completes with -n", async () => {
     const kube = { KUBECONFIG: fixture.kubeconfigPath() };
-    const here = await completeWith(kube, 'console', '');
+    const here = await completeRefreshed(kube, 'console', '');
     expect(here).toContain('default/vm-a');
     expect(here).not.toContain('prod/db-1');
-    const prod = await completeWith(kube, 'open', '-n', 'prod', '');
+    const prod = await completeRefreshed(kube, 'open', '-n', 'prod', '');
     expect(prod).toContain('prod/db-1');
     expect(prod).not.toContain('default/vm-a');
-    expect(await completeWith(kube, 'proxy', '-A', '')).toEqual(expect.arrayContaining(['default/vm-a', 'prod/db-1']));
+    expect(await completeRefreshed(kube, 'proxy', '-A', '')).toEqual(expect.arrayContaining(['default/vm-a', 'prod/db-1']));
   });
 
   it('answers when a cluster never does: its VMs are left out, the others offered', async () => {

@@ -1,7 +1,8 @@
 // Shell completion never runs a VM's name (issue 36): whoever can name a VM the operator lists
 // chooses the candidates, so real bash, zsh and fish complete names such as `$(touch${IFS}FILE)`
 // literally, quoted for the line, and create no file; a name holding a newline is not offered.
-// The names come from a fake OpenStack (any server name) and a fake `virsh` on PATH (libvirt).
+// The names come from a fake OpenStack (any server name) and a fake `virsh` on PATH (libvirt),
+// through the completion cache a first Tab fills.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,6 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureOpenrc, startOpenStackFixture, type OpenStackFixture } from '../fixtures/openstack-api.js';
 import { VCONSOLE_BIN } from '../support/cli.js';
+import { refreshesDone } from '../support/completion-cache.js';
 
 const run = promisify(execFile);
 
@@ -61,6 +63,9 @@ beforeAll(async () => {
     LANG: 'C.UTF-8',
     ...fixtureOpenrc(cloud),
   };
+  // Names come from the completion cache: a first Tab has them listed in the background.
+  await run(path.join(dir, 'bin', 'vconsole'), ['complete', '--', 'open', ''], { env, cwd: work });
+  await refreshesDone(dir);
 });
 afterAll(async () => {
   await cloud?.close();
