@@ -31,6 +31,7 @@ import { delimiter, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { bundleCli, projectRoot } from './bundle.mjs';
+import { writeReleaseManifests } from './packaging/release-manifests.mjs';
 
 export const NODE_VERSION = '22.23.3';
 
@@ -162,9 +163,12 @@ async function packageAll(argv) {
 
   const hostNode = ensureNodeBinary(hostTargetName());
   const dataAssets = {};
-  await bundleCli({ outfile: bundlePath, version: pkg.version, seaAssets: dataAssets, lazyBuiltinKeys: builtinKeys(hostNode) });
+  const metafiles = [];
+  metafiles.push(
+    await bundleCli({ outfile: bundlePath, version: pkg.version, seaAssets: dataAssets, lazyBuiltinKeys: builtinKeys(hostNode) }),
+  );
   log(`bundled ${relative(projectRoot, bundlePath)} (${megabytes(bundlePath)})`);
-  Object.assign(dataAssets, await ocrAssets());
+  Object.assign(dataAssets, await ocrAssets(metafiles));
   await writeSeaScripts(pkg.version);
 
   const jobs = buildable.map((name) => ({
@@ -200,6 +204,8 @@ async function packageAll(argv) {
     log(`${relative(projectRoot, host.output)} --version: ${printed}`);
   }
   writeChecksums();
+  const lockPath = join(projectRoot, 'package-lock.json');
+  await writeReleaseManifests({ binDir, pkg, lockPath, metafiles, assetFiles: Object.values(dataAssets), nodeVersion: NODE_VERSION, log });
 }
 
 /**
@@ -233,12 +239,12 @@ function sha256File(file) {
  * `vconsole wait`'s OCR inside the executable (src/ocr/sea-assets.ts, which names these assets):
  * tesseract.js's worker script bundled with its WebAssembly cores' loaders (a file the worker
  * thread runs once unpacked), the cores' .wasm files it reads beside itself, and the English
- * model, as SEA assets.
+ * model, as SEA assets. Adds the worker bundle's metafile to `metafiles`.
  */
-async function ocrAssets() {
+async function ocrAssets(metafiles) {
   const requireFromRoot = createRequire(join(projectRoot, 'package.json'));
   const worker = join(seaDir, 'ocr-worker.cjs');
-  await build({
+  const workerBuild = await build({
     entryPoints: [requireFromRoot.resolve('tesseract.js/src/worker-script/node/index.js')],
     outfile: worker,
     bundle: true,
@@ -247,8 +253,10 @@ async function ocrAssets() {
     target: 'node22',
     minify: true,
     legalComments: 'none',
+    metafile: true, // for the SBOM
     logLevel: 'warning',
   });
+  metafiles.push(workerBuild.metafile);
   const core = dirname(requireFromRoot.resolve('tesseract.js-core/package.json'));
   const eng = dirname(requireFromRoot.resolve('@tesseract.js-data/eng/package.json'));
   // tesseract.js 7's Node worker passes getCore a boolean where it compares an OEM, so it loads the
