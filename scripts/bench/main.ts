@@ -14,6 +14,7 @@
 //                typing (characters a second `type` gets into a Linux guest under QEMU, no key lost)
 //                waiting (`wait`'s CPU while it watches a screen with OCR, changing and still)
 //                kubevirt-list (`list -A` of 5000 VMIs in 50 namespaces against the fixture: time, peak RSS)
+//                many (N = 1, 10, 50, 200 consoles in one vconsole against N `virtctl vnc --proxy-only`)
 // --virtctl-rows=...  with virtctl, only some of its rows: startup, data, pixel (all by default)
 // --busy         the same groups while one core spins (a busy loop the bench starts and stops)
 // --quiet-and-busy  every group quiet, then busy; one report with both runs' rows and ratios
@@ -28,6 +29,7 @@ import { measureEncodings } from './encodings.js';
 import { measureFairness } from './fairness.js';
 import { measureHub } from './hub.js';
 import { measureKubevirtListing } from './kubevirt-listing.js';
+import { measureManyConsoles } from './many-consoles.js';
 import { startBusyLoop } from './busy-loop.js';
 import { thisMachine, machineLine } from './machine.js';
 import { killAllNow, startProcess, stop, stopAll, tsxArgs } from './processes.js';
@@ -204,6 +206,10 @@ async function runGroups(dir: string, step: (text: string) => void): Promise<Ben
   if (wanted('kubevirt-list')) {
     step('vconsole list -A of 5000 VMIs in 50 namespaces, paged, against the fixture');
     results.push(...(await guarded('kubevirt list', () => measureKubevirtListing({ root, cli, rounds: settings.listRounds }))));
+  }
+  if (wanted('many')) {
+    step('many consoles: one vconsole against N virtctl processes, N viewers to whole first pictures');
+    results.push(...(await guarded('many consoles', () => measureManyConsoles({ root, cli, dir, quick }))));
   }
   if (wanted('tui')) {
     step(`TUI frames with ${settings.sessions} rows`);
