@@ -6,7 +6,8 @@
 //   npm run build && tsx scripts/bench/main.ts [--quick] [--only=GROUP[,GROUP]] [--busy | --quiet-and-busy] [--update-doc]
 //
 // --quick        fewer rounds (a smoke run, figures are rough)
-// --only=...     some of: throughput (throughput and latency), slow, scale, hub, encodings
+// --only=...     some of: throughput (throughput and latency; over both upstreams: in-process
+//                frames, and relay-fixture.ts's relay of a TCP console), slow, scale, hub, encodings
 //                (bytes and CPU per frame in each encoding, hub against QEMU's server), tui, startup,
 //                virtctl (vconsole against `virtctl vnc`, when VIRTCTL or PATH has a virtctl),
 //                shared (many idle shared 1920x1080 consoles in one proxy: memory per console),
@@ -30,6 +31,7 @@ import { measureFairness } from './fairness.js';
 import { measureHub } from './hub.js';
 import { measureKubevirtListing } from './kubevirt-listing.js';
 import { measureManyConsoles } from './many-consoles.js';
+import { measureOverRelay } from './relay-fixture.js';
 import { startBusyLoop } from './busy-loop.js';
 import { thisMachine, machineLine } from './machine.js';
 import { killAllNow, startProcess, stop, stopAll, tsxArgs } from './processes.js';
@@ -182,6 +184,12 @@ async function runGroups(dir: string, step: (text: string) => void): Promise<Ben
     }
   } finally {
     await stop(upstream.child);
+  }
+  const relayVirtctl = wanted('virtctl') && (!virtctlRows || virtctlRows.includes('data'));
+  if (wanted('throughput') || relayVirtctl) {
+    step('the data path again, over the relaying upstream (a TCP console behind it, a frame per read)');
+    const relayed = { root, cli, dir, cert, key, settings, throughput: wanted('throughput'), virtctl: relayVirtctl };
+    results.push(...(await guarded('relay upstream', () => measureOverRelay(relayed))));
   }
   if (wanted('hub')) {
     step('RFB hub against the byte relay, one 1920x1080 console');
