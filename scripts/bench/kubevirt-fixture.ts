@@ -14,9 +14,13 @@ export interface KubevirtApi {
   colour: [number, number, number];
 }
 
-/** Starts the fixture; resolves with its process and what kubevirt-api.ts printed. */
-export async function startKubevirtApi(root: string) {
-  const api = await startProcess<KubevirtApi>(process.execPath, tsxArgs(join(root, 'scripts', 'bench', 'kubevirt-api.ts')), {
+/**
+ * Starts the fixture; resolves with its process and what kubevirt-api.ts printed. With `many`:
+ * VMIs bench/vm-1 .. vm-COUNT, each console of that size.
+ */
+export async function startKubevirtApi(root: string, many?: { count: number; width: number; height: number }) {
+  const args = many ? [many.count, many.width, many.height].map(String) : [];
+  const api = await startProcess<KubevirtApi>(process.execPath, tsxArgs(join(root, 'scripts', 'bench', 'kubevirt-api.ts'), ...args), {
     parse: JSON.parse,
     timeoutMs: 60_000,
   });

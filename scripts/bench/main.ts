@@ -6,7 +6,8 @@
 //   npm run build && tsx scripts/bench/main.ts [--quick] [--only=GROUP[,GROUP]] [--busy | --quiet-and-busy] [--update-doc]
 //
 // --quick        fewer rounds (a smoke run, figures are rough)
-// --only=...     some of: throughput (throughput and latency), slow, scale, hub, encodings
+// --only=...     some of: throughput (throughput and latency; over both upstreams: in-process
+//                frames, and relay-fixture.ts's relay of a TCP console), slow, scale, hub, encodings
 //                (bytes and CPU per frame in each encoding, hub against QEMU's server), tui, startup,
 //                virtctl (vconsole against `virtctl vnc`, when VIRTCTL or PATH has a virtctl),
 //                shared (many idle shared 1920x1080 consoles in one proxy: memory per console),
@@ -15,6 +16,7 @@
 //                waiting (`wait`'s CPU while it watches a screen with OCR, changing and still)
 //                kubevirt-list (`list -A` of 5000 VMIs in 50 namespaces against the fixture: time, peak RSS)
 //                completion (a Tab's process: names cached, none cached, the old foreground listing)
+//                many (N = 1, 10, 50, 200 consoles in one vconsole against N `virtctl vnc --proxy-only`)
 // --virtctl-rows=...  with virtctl, only some of its rows: startup, data, pixel (all by default)
 // --busy         the same groups while one core spins (a busy loop the bench starts and stops)
 // --quiet-and-busy  every group quiet, then busy; one report with both runs' rows and ratios
@@ -30,6 +32,8 @@ import { measureEncodings } from './encodings.js';
 import { measureFairness } from './fairness.js';
 import { measureHub } from './hub.js';
 import { measureKubevirtListing } from './kubevirt-listing.js';
+import { measureManyConsoles } from './many-consoles.js';
+import { measureOverRelay } from './relay-fixture.js';
 import { startBusyLoop } from './busy-loop.js';
 import { thisMachine, machineLine } from './machine.js';
 import { killAllNow, startProcess, stop, stopAll, tsxArgs } from './processes.js';
@@ -187,6 +191,12 @@ async function runGroups(dir: string, step: (text: string) => void): Promise<Ben
   } finally {
     await stop(upstream.child);
   }
+  const relayVirtctl = wanted('virtctl') && (!virtctlRows || virtctlRows.includes('data'));
+  if (wanted('throughput') || relayVirtctl) {
+    step('the data path again, over the relaying upstream (a TCP console behind it, a frame per read)');
+    const relayed = { root, cli, dir, cert, key, settings, throughput: wanted('throughput'), virtctl: relayVirtctl };
+    results.push(...(await guarded('relay upstream', () => measureOverRelay(relayed))));
+  }
   if (wanted('hub')) {
     step('RFB hub against the byte relay, one 1920x1080 console');
     results.push(
@@ -210,6 +220,10 @@ async function runGroups(dir: string, step: (text: string) => void): Promise<Ben
   if (wanted('kubevirt-list')) {
     step('vconsole list -A of 5000 VMIs in 50 namespaces, paged, against the fixture');
     results.push(...(await guarded('kubevirt list', () => measureKubevirtListing({ root, cli, rounds: settings.listRounds }))));
+  }
+  if (wanted('many')) {
+    step('many consoles: one vconsole against N virtctl processes, N viewers to whole first pictures');
+    results.push(...(await guarded('many consoles', () => measureManyConsoles({ root, cli, dir, quick }))));
   }
   if (wanted('tui')) {
     step(`TUI frames with ${settings.sessions} rows`);

@@ -20,14 +20,20 @@ interface Format {
 
 const VERSION = Buffer.from('RFB 003.008\n');
 
-/** Serves every client the same screen; resolves once it listens on 127.0.0.1. */
-export function startSolidConsole(): Promise<{ port: number; close(): Promise<void> }> {
+/** A screen's size: SCREEN's by default, the many-consoles rows' 1280x800. */
+export interface ScreenSize {
+  width: number;
+  height: number;
+}
+
+/** Serves every client the same screen (of `screen`'s size); resolves once it listens on 127.0.0.1. */
+export function startSolidConsole(screen: ScreenSize = SCREEN): Promise<{ port: number; close(): Promise<void> }> {
   const sockets = new Set<net.Socket>();
   const server = net.createServer({ noDelay: true }, (socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
-    serve(socket);
+    serve(socket, screen);
   });
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
@@ -42,7 +48,7 @@ export function startSolidConsole(): Promise<{ port: number; close(): Promise<vo
   });
 }
 
-function serve(socket: net.Socket): void {
+function serve(socket: net.Socket, screen: ScreenSize): void {
   let buffered: Buffer = Buffer.alloc(0);
   let stage = 'version';
   // The server's own format: 32 bpp, depth 24, little-endian, red at 16, green 8, blue 0.
@@ -73,7 +79,7 @@ function serve(socket: net.Socket): void {
     }
     if (stage === 'init') {
       if (buffered.length < 1) return 0; // ClientInit (shared flag)
-      socket.write(serverInit());
+      socket.write(serverInit(screen));
       stage = 'normal';
       return 1;
     }
@@ -98,16 +104,16 @@ function serve(socket: net.Socket): void {
     if (buffered.length < size) return 0;
     if (type === 0) format = readFormat(buffered.subarray(4, 20));
     // Only a whole-screen (non-incremental) request gets pixels: the screen never changes.
-    if (type === 3 && buffered[1] === 0) socket.write(wholeScreen(format));
+    if (type === 3 && buffered[1] === 0) socket.write(wholeScreen(format, screen));
     return size;
   }
 }
 
-function serverInit() {
+function serverInit(size: ScreenSize) {
   const name = Buffer.from('bench screen');
   const msg = Buffer.alloc(24 + name.length);
-  msg.writeUInt16BE(SCREEN.width, 0);
-  msg.writeUInt16BE(SCREEN.height, 2);
+  msg.writeUInt16BE(size.width, 0);
+  msg.writeUInt16BE(size.height, 2);
   Buffer.from([32, 24, 0, 1, 0, 255, 0, 255, 0, 255, 16, 8, 0, 0, 0, 0]).copy(msg, 4);
   msg.writeUInt32BE(name.length, 20);
   name.copy(msg, 24);
@@ -127,8 +133,18 @@ function readFormat(b: Buffer): Format {
   };
 }
 
+/** Pictures made so far, by format and size: a 1280x800 one takes a while to fill, and many viewers ask. */
+const pictures = new Map<string, Buffer>();
+
 /** One Raw rectangle covering the screen, in the viewer's pixel format. */
-function wholeScreen(f: Format): Buffer {
+function wholeScreen(f: Format, size: ScreenSize): Buffer {
+  const key = JSON.stringify([f, size.width, size.height]);
+  const made = pictures.get(key) ?? paint(f, size);
+  pictures.set(key, made);
+  return made;
+}
+
+function paint(f: Format, size: ScreenSize): Buffer {
   const [r, g, b] = SCREEN.colour;
   const value =
     (Math.round((r * f.redMax) / 255) << f.redShift) |
@@ -141,11 +157,11 @@ function wholeScreen(f: Format): Buffer {
   else if (bytes === 2 && f.bigEndian) pixel.writeUInt16BE(value);
   else if (bytes === 2) pixel.writeUInt16LE(value);
   else pixel[0] = value;
-  const count = SCREEN.width * SCREEN.height;
+  const count = size.width * size.height;
   const msg = Buffer.alloc(4 + 12 + count * bytes);
   msg.writeUInt16BE(1, 2); // FramebufferUpdate, one rectangle
-  msg.writeUInt16BE(SCREEN.width, 8);
-  msg.writeUInt16BE(SCREEN.height, 10);
+  msg.writeUInt16BE(size.width, 8);
+  msg.writeUInt16BE(size.height, 10);
   msg.writeInt32BE(0, 12); // Raw
   for (let i = 0; i < count; i++) pixel.copy(msg, 16 + i * bytes);
   return msg;

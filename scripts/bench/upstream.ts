@@ -1,6 +1,7 @@
 // A stand-in console endpoint for the benchmarks: a TLS websocket server that behaves like a
 // kube-apiserver's `vnc` subresource or a websockify proxy (binary frames, server speaks first).
-// Run as its own process (`node --import tsx upstream.ts CERT KEY`); prints {"port":N} once it listens.
+// Run as its own process (`node --import tsx upstream.ts CERT KEY [--relay=BULK,ECHO]`); prints
+// {"port":N} once it listens.
 //
 // What a connection does depends on its path:
 //   /bulk   greeting, then FRAME_BYTES binary frames as fast as the reader takes them
@@ -12,20 +13,24 @@
 // (ws picks the client's first subprotocol, `plain.kubevirt.io` for vconsole and virtctl).
 // The KubeVirt pre-flight (VMI GET, SelfSubjectAccessReview POST) is answered too, so a
 // kubeconfig target can be pointed here as well.
+//
+// With --relay, the bulk and echo modes are not made here but relayed, as virt-handler copies a
+// console: each connection dials TCP port BULK or ECHO (tcp-backend.ts, its own process) and
+// every read becomes one websocket frame as it came, every frame from the client one write.
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { wsSocket } from './clients.js';
+import { FRAME_BYTES, GREETING } from './upstream-wire.js';
 
-/** What QEMU's VNC server says first; every mode sends it so websockify-style dials complete. */
-export const GREETING = Buffer.from('RFB 003.008\n');
-/** virt-handler copies VNC bytes with 32 KiB reads: the largest frame a real console sends. */
-export const FRAME_BYTES = 32 * 1024;
+export { FRAME_BYTES, GREETING };
 /** Bytes the server lets pile up in ws's send buffer before it waits for the socket to drain. */
 const BULK_WINDOW = 256 * 1024;
 
-const [certFile, keyFile] = process.argv.slice(2);
+const [certFile, keyFile, relayFlag] = process.argv.slice(2);
+/** --relay=BULK,ECHO: the TCP ports of tcp-backend.ts. */
+const relay = relayFlag?.startsWith('--relay=') ? relayFlag.slice('--relay='.length).split(',').map(Number) : undefined;
 const frame = Buffer.alloc(FRAME_BYTES, 0x5a);
 
 const server = https.createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, (req, res) => {
@@ -45,9 +50,15 @@ const wss = new WebSocketServer({ server, perMessageDeflate: false });
 wss.on('connection', (ws, req) => {
   wsSocket(ws).setNoDelay(true);
   ws.on('error', () => undefined);
-  ws.send(GREETING);
   // A KubeVirt vnc subresource (…/virtualmachineinstances/NAME/vnc) acts as the mode its VMI is named after.
   const path = new URL(req.url ?? '/', 'https://bench').pathname.replace(/\/vnc$/, '');
+  if (relay) {
+    const [bulkPort, echoPort] = relay;
+    if (path.endsWith('/bulk') || path.endsWith('/echo')) relayTcp(ws, path.endsWith('/bulk') ? bulkPort : echoPort);
+    else ws.close();
+    return;
+  }
+  ws.send(GREETING);
   if (path.endsWith('/echo')) {
     ws.on('message', (data) => ws.send(data));
   } else if (path.endsWith('/bulk')) {
@@ -69,6 +80,26 @@ function streamBulk(ws: WebSocket, more: () => boolean): void {
     if (more() && ws.readyState === ws.OPEN) socket.once('drain', pump);
   };
   pump();
+}
+
+/**
+ * virt-handler's copy: the console's TCP reads go out one frame each as they came, the client's
+ * frames in one write each; reads pause while BULK_WINDOW bytes wait in ws's send buffer.
+ */
+function relayTcp(ws: WebSocket, port: number): void {
+  const tcp = net.connect({ port, host: '127.0.0.1', noDelay: true });
+  const socket = wsSocket(ws);
+  tcp.on('error', () => ws.terminate());
+  tcp.on('close', () => ws.close());
+  ws.on('close', () => tcp.destroy());
+  tcp.on('data', (data: Buffer) => {
+    ws.send(data);
+    if (ws.bufferedAmount >= BULK_WINDOW) {
+      tcp.pause();
+      socket.once('drain', () => tcp.resume());
+    }
+  });
+  ws.on('message', (data: Buffer) => tcp.write(data));
 }
 
 server.listen(0, '127.0.0.1', () => {

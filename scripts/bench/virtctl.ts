@@ -92,7 +92,7 @@ function withCpu(connect: Connect, pid: number, spent: number[]): Connect {
 }
 
 /** `virtctl vnc VMI --proxy-only`: serves one client, then exits. */
-async function virtctlProxy(virtctl: string, kubeconfig: string, vmi: string) {
+export async function virtctlProxy(virtctl: string, kubeconfig: string, vmi: string) {
   const proxy = await startProcess<{ port: number }>(virtctl, ['vnc', vmi, '--proxy-only', '--kubeconfig', kubeconfig], {
     parse: JSON.parse,
     timeoutMs: 30_000,
@@ -356,7 +356,7 @@ interface TerminalRun {
   transcript: string;
 }
 
-function inTerminal(argv: string[], transcript: string): TerminalRun {
+export function inTerminal(argv: string[], transcript: string): TerminalRun {
   const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
   return { command: 'script', args: ['-qfec', `stty cols 120 rows 40; exec ${argv.map(quote).join(' ')}`, transcript], transcript };
 }
