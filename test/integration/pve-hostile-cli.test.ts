@@ -6,6 +6,7 @@ import type { Duplex } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPveFixture, type FixtureGuest, type PveFixture } from '../fixtures/pve-api.js';
 import { runVconsole, startVconsole, type RunResult } from '../support/cli.js';
+import { isRunning } from '../fixtures/viewer-processes.js';
 import { waitFor } from '../support/wait.js';
 import { duplexPair } from '../../src/streams/duplex-pair.js';
 
@@ -176,6 +177,42 @@ describe('open pve:100#spice: the connection file', () => {
       expect(fs.existsSync(path.dirname(written))).toBe(false);
     } finally {
       child.kill();
+    }
+  });
+
+  it('is gone, and its viewer ended, when vconsole opening files beside a session is interrupted while the next file is asked for', async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow = await startPveFixture({
+      dir,
+      guests: [guest, { ...guest, vmid: 101, name: 'web-2' }],
+      tokens: { [TOKEN_ID]: TOKEN_SECRET },
+      spiceproxyHeld: (vmid) => (vmid === 101 ? held : Promise.resolve()),
+    });
+    // Given a file, it says which and its pid, and stays; given a session's address, it only stays.
+    const mark = path.join(dir, 'mixed');
+    const viewer = path.join(mark, 'remote-viewer');
+    fs.mkdirSync(mark);
+    fs.writeFileSync(
+      viewer,
+      `#!/bin/sh\nif [ "$1" = --version ]; then echo 'remote-viewer version 11.0'; exit 0; fi\ncase "$1" in *.vv) printf '%s' "$1" > '${mark}/file'; echo $$ > '${mark}/pid' ;; esac\nexec sleep 600\n`,
+      { mode: 0o755 },
+    );
+    const args = ['--pve-url', slow.url, '--ca', slow.caFile, '--pve-token-file', path.join(dir, 'token')];
+    const child = startVconsole(['open', 'pve:100#spice', 'pve:101#spice', 'demo:vm-a', '--viewer', viewer, '--no-tui', ...args]);
+    try {
+      await waitFor(() => fs.existsSync(path.join(mark, 'pid')), 'the first viewer given its file');
+      await waitFor(() => slow.requests.includes('POST /api2/json/nodes/pve1/qemu/101/spiceproxy'), "the second console's file asked for");
+      const written = fs.readFileSync(path.join(mark, 'file'), 'utf8');
+      const pid = Number(fs.readFileSync(path.join(mark, 'pid'), 'utf8'));
+      await child.stop();
+      expect(child.process.signalCode, 'vconsole was ended by the signal itself, nothing cleaned up').toBeNull();
+      expect(fs.existsSync(written), `${written} is left behind`).toBe(false);
+      expect(isRunning(pid), 'the viewer of the connection file outlives vconsole').toBe(false);
+    } finally {
+      child.kill();
+      release();
+      await slow.close();
     }
   });
 

@@ -21,21 +21,17 @@ import {
 import { namingTarget } from '../command-io.js';
 import type { PageOutput } from './browser-only.js';
 
-interface ConnectionFilesResult {
+/** The targets found, split into those that open from a connection file and those for sessions. */
+interface SplitTargets {
+  /** Consoles their viewer reaches by itself: a connection file each, no session. */
+  files: ConsoleTarget[];
   named: ConsoleTarget[];
   selected: ConsoleTarget[];
-  /** The viewers started for connection files: `open` with nothing else waits for them. */
-  viewers: ViewerProcess[];
   /** Every target was such a console: `open` has no session to run. */
   onlyFiles: boolean;
-  /**
-   * With onlyFiles and `exitOnSignal`: what a signal does, installed before the first viewer
-   * started; `open` then only waits for the viewers (waitForFileViewers).
-   */
-  signals?: ShutdownSignals;
 }
 
-type ShutdownSignals = ReturnType<typeof handleShutdownSignals>;
+type ViewerSetting = { choice: ViewerChoice; detected: readonly ViewerCandidate[] | undefined };
 
 /** Which viewer opens a console of `type`: the one chosen when it shows it, else the first found that does. */
 function viewerFor(type: string, choice: ViewerChoice, detected: readonly ViewerCandidate[] = []): ViewerCandidate | undefined {
@@ -44,54 +40,55 @@ function viewerFor(type: string, choice: ViewerChoice, detected: readonly Viewer
   return detected.find(shows);
 }
 
-/**
- * Opens a viewer on the connection file of every target that has one, and returns the others, for
- * sessions. With `exitOnSignal` and only such targets, a signal is handled from before the first
- * viewer starts: one arriving between a viewer's start and the wait for it would otherwise end
- * vconsole at once, the file with the one-time password left behind.
- */
-export async function openConnectionFiles(
-  found: { named: ConsoleTarget[]; selected: ConsoleTarget[] },
-  viewer: { choice: ViewerChoice; detected: readonly ViewerCandidate[] | undefined },
-  output: PageOutput,
-  env: NodeJS.ProcessEnv,
-  exitOnSignal?: (code: number) => void,
-): Promise<ConnectionFilesResult> {
+/** Splits the targets found: a console with a connection file opens from it, the others get sessions. */
+export function splitConnectionFiles(found: { named: ConsoleTarget[]; selected: ConsoleTarget[] }): SplitTargets {
   const direct = (target: ConsoleTarget) => target.capabilities?.connectionFile !== undefined;
   const files = [...found.named, ...found.selected].filter(direct);
   const named = found.named.filter((target) => !direct(target));
   const selected = found.selected.filter((target) => !direct(target));
-  const viewers: ViewerProcess[] = [];
-  const onlyFiles = files.length > 0 && named.length === 0 && selected.length === 0;
-  const signals =
-    onlyFiles && exitOnSignal
-      ? handleShutdownSignals({ close: async () => void (await Promise.all(viewers.map((started) => started.stop()))), exit: exitOnSignal })
-      : undefined;
+  return { files, named, selected, onlyFiles: files.length > 0 && named.length === 0 && selected.length === 0 };
+}
+
+/**
+ * Opens a viewer on the connection file of each of `files`, each added to `into` as it starts:
+ * whoever stops `into`'s viewers on a signal (installed before this is called) reaches every one
+ * started, so none outlives vconsole with its file and one-time password. One failing is said
+ * and the others go on.
+ */
+export async function startFileViewers(
+  files: readonly ConsoleTarget[],
+  viewer: ViewerSetting,
+  output: PageOutput,
+  env: NodeJS.ProcessEnv,
+  into: ViewerProcess[],
+): Promise<void> {
   for (const target of files) {
     const started = await openOne(target, viewer, output, env).catch((err: unknown) => {
       output.error(namingTarget(target.name, err));
       return undefined;
     });
-    if (started) viewers.push(started);
+    if (started) into.push(started);
   }
-  if (onlyFiles && viewers.length === 0) {
-    signals?.dispose();
-    throw new VconsoleError('no console could be opened', { hint: 'see the error above' });
-  }
-  return { named, selected, viewers, onlyFiles, signals };
 }
 
 /**
- * `open` with only such consoles: waits for their viewers. A signal (Ctrl+C, a closed terminal)
- * stops them as it stops the viewers of ports (`signals`, from openConnectionFiles), and their
- * files go with them; then `exit`.
+ * `open` with only such consoles: a signal (Ctrl+C, a closed terminal) is handled from before
+ * the first viewer starts and stops the viewers, their files going with them; otherwise open
+ * waits for the viewers, then `exit`. A signal between a viewer's start and the wait would
+ * otherwise end vconsole at once, the file with the one-time password left behind.
  */
-export async function waitForFileViewers(
-  viewers: readonly ViewerProcess[],
-  signals: ShutdownSignals,
+export async function openOnlyConnectionFiles(
+  files: readonly ConsoleTarget[],
+  viewer: ViewerSetting,
+  output: PageOutput,
+  env: NodeJS.ProcessEnv,
   exit: (code: number) => void,
 ): Promise<void> {
+  const viewers: ViewerProcess[] = [];
+  const signals = handleShutdownSignals({ close: async () => void (await Promise.all(viewers.map((started) => started.stop()))), exit });
   try {
+    await startFileViewers(files, viewer, output, env, viewers);
+    if (viewers.length === 0) throw new VconsoleError('no console could be opened', { hint: 'see the error above' });
     await Promise.all(viewers.map((started) => started.exited));
   } finally {
     signals.dispose();
@@ -101,7 +98,7 @@ export async function waitForFileViewers(
 
 async function openOne(
   target: ConsoleTarget,
-  viewer: { choice: ViewerChoice; detected: readonly ViewerCandidate[] | undefined },
+  viewer: ViewerSetting,
   output: PageOutput,
   env: NodeJS.ProcessEnv,
 ): Promise<ViewerProcess | undefined> {

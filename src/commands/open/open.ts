@@ -11,7 +11,7 @@ import { selectTargets } from '../target-selection.js';
 import { closingLinkOnFailure, selectViaTargets, viaLinkFrom } from '../via.js';
 import type { ViaLink } from '../../via/index.js';
 import { openBrowserPages, pageOutput } from './browser-only.js';
-import { openConnectionFiles, waitForFileViewers } from './connection-files.js';
+import { openOnlyConnectionFiles, splitConnectionFiles, startFileViewers } from './connection-files.js';
 import { confirmOpenCount } from './count.js';
 import { thumbnailModeFrom } from './grid-flags.js';
 import { OpenRun } from './run.js';
@@ -70,14 +70,9 @@ async function openConsoles(
   const viewer = { choice, detected, platform: system.platform };
   // Consoles their viewer reaches by itself (Proxmox VE's SPICE) open from a connection file, without a port.
   const exit = (code: number) => io.exit(code);
-  const direct = await openConnectionFiles(
-    { named, selected },
-    viewer,
-    pageOutput(io, flags.tui),
-    viewerEnv,
-    flags.follow ? undefined : exit,
-  );
-  if (direct.signals) return waitForFileViewers(direct.viewers, direct.signals, exit);
+  const split = splitConnectionFiles({ named, selected });
+  const output = pageOutput(io, flags.tui);
+  if (split.onlyFiles && !flags.follow) return openOnlyConnectionFiles(split.files, viewer, output, viewerEnv, exit);
   // Asked before any viewer starts: over ssh without X forwarding none could show a window.
   const display = displayHere(system);
   const run = new OpenRun(
@@ -97,9 +92,11 @@ async function openConsoles(
     },
     io,
   );
+  // After the run's signal handling is in place: its shutdown stops these viewers too.
+  await startFileViewers(split.files, viewer, output, viewerEnv, run.fileViewers);
   sayVia.to = (line) => {
     if (run.view) run.view.show({ type: 'notice', text: line.replace(/^vconsole: /, '') });
     else io.stderr.write(`${line}\n`);
   };
-  await run.open(direct.named, direct.selected);
+  await run.open(split.named, split.selected);
 }

@@ -16,6 +16,7 @@ import {
   handleShutdownSignals,
 } from '../../proxy/index.js';
 import type { ConsoleTarget } from '../../targets/index.js';
+import type { ViewerProcess } from '../../viewers/index.js';
 import { isBrowserOnly } from '../browser-only.js';
 import { addOnce, portLine, type CommandIo } from '../command-io.js';
 import { certificateNotice, exposureNotice, passwordNotice } from '../sharing.js';
@@ -35,6 +36,8 @@ export class OpenRun implements ActionHost {
   readonly viewers: SessionViewers;
   readonly followUps: SessionFollowUps;
   readonly shutdown: ReturnType<typeof handleShutdownSignals>;
+  /** The viewers of consoles opened from a connection file (no session): stopped with the run. */
+  readonly fileViewers: ViewerProcess[] = [];
   /** The sessions the selectors found (at the start and by --follow): `S` saves them as the selectors. */
   readonly selectedIds = new Set<number>();
   /** The port --port gave each session; one without gets any free port. */
@@ -280,7 +283,12 @@ export class OpenRun implements ActionHost {
   private async close(): Promise<void> {
     this.followUps.stop();
     this.view?.close();
-    await Promise.all([this.registry.closeAll(), this.viewers.router.stopAll(VIEWER_SHUTDOWN_GRACE_MS), this.followUps.closeSerialLogs()]);
+    await Promise.all([
+      this.registry.closeAll(),
+      this.viewers.router.stopAll(VIEWER_SHUTDOWN_GRACE_MS),
+      ...this.fileViewers.map((viewer) => viewer.stop(VIEWER_SHUTDOWN_GRACE_MS)),
+      this.followUps.closeSerialLogs(),
+    ]);
     // The TUI has given the screen back: what --record wrote is said where it stays.
     for (const line of recordingLines(this.settings.plan.recording)) this.io.stderr.write(`${line}\n`);
   }
@@ -289,6 +297,7 @@ export class OpenRun implements ActionHost {
   private exitNow(code: number): void {
     this.followUps.stopVmStates();
     this.viewers.router.killAllNow();
+    for (const viewer of this.fileViewers) viewer.killNow();
     this.view?.close();
     this.io.exit(code);
   }
