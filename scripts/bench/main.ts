@@ -10,6 +10,7 @@
 //                frames, and relay-fixture.ts's relay of a TCP console), slow, scale, hub, encodings
 //                (bytes and CPU per frame in each encoding, hub against QEMU's server), tui, startup,
 //                virtctl (vconsole against `virtctl vnc`, when VIRTCTL or PATH has a virtctl),
+//                hub-scale (50 consoles, two viewers each: the hub's CPU per MiB and key p99 against the relay)
 //                shared (many idle shared 1920x1080 consoles in one proxy: memory per console),
 //                fairness (a healthy console's new viewers while another console floods),
 //                typing (characters a second `type` gets into a Linux guest under QEMU, no key lost)
@@ -39,6 +40,7 @@ import { thisMachine, machineLine } from './machine.js';
 import { killAllNow, startProcess, stop, stopAll, tsxArgs } from './processes.js';
 import { MiB, result, terminalConditionTable, terminalTable, updateDoc, type BenchResult } from './report.js';
 import { measureSharedConsoles } from './shared-consoles.js';
+import { measureHubScale } from './hub-scale.js';
 import { measureScale, measureTui } from './scale.js';
 import { measureStartup } from './startup.js';
 import { measureTyping } from './typing.js';
@@ -204,6 +206,11 @@ async function runGroups(dir: string, step: (text: string) => void): Promise<Ben
         measureHub({ cli, rounds: settings.hubRounds, seconds: settings.hubSeconds, keys: settings.hubKeys }),
       )),
     );
+  }
+  if (wanted('hub-scale')) {
+    step('RFB hub against the byte relay at scale: 50 1920x1080 consoles, two viewers each');
+    const scale = { cli, consoles: 50, rounds: settings.hubRounds, seconds: settings.hubSeconds, presses: settings.hubKeys / 20 };
+    results.push(...(await guarded('hub-scale', () => measureHubScale(scale))));
   }
   if (wanted('shared')) {
     step(`${settings.sharedConsoles} idle shared 1920x1080 consoles in one proxy`);
