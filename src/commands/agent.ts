@@ -117,7 +117,7 @@ async function openHeld(
 ): Promise<{ consolePassword: string } | undefined> {
   const controller = new AbortController();
   stream.once('close', () => controller.abort());
-  const context = { signal: controller.signal, log, preserveSession: body.preserveSession === true };
+  const context = { signal: controller.signal, log, preserveSession: body.preserveSession === true, replay: body.replay !== false };
   if (!entry.checked) {
     await entry.target.check?.(controller.signal);
     entry.checked = true;

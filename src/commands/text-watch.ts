@@ -1,6 +1,6 @@
 /**
  * Waiting for text on one console (`vconsole wait`, and the `wait` step of a script): a serial
- * line's output as it comes (after what the shared line already holds, unless `sinceNow`), or a
+ * line's output as it comes (what a shared line already holds first, unless `sinceNow`), or a
  * screen's text as OCR reads it from the decoded picture while updates arrive, at most once a
  * period and only when the picture changed. The console is reached as `type` reaches it: through
  * the session it already has (`source`: the target wrapped by joiningFrom), never taken over.
@@ -18,12 +18,6 @@ import { LineMatcher, firstMatchingLine } from './text-matching.js';
 
 /** The least time between two readings of a changing screen: a prompt is seen within about this much. */
 const OCR_INTERVAL_MS = 1000;
-/**
- * With `sinceNow`, what a serial line sends until it has been quiet this long after the dial is
- * what it already held (the replay of a shared line's scrollback arrives at once), and not matched.
- */
-const REPLAY_QUIET_MS = 250;
-
 /** The line that matched, as shown (escapes gone). */
 export interface TextMatch {
   line: string;
@@ -64,13 +58,12 @@ export async function waitForText(
   try {
     const kind = kindOf(target);
     await source.check?.(both);
-    const stream = await source.dial({ signal: both, log: () => undefined, preserveSession: true });
+    // --since now: a shared line (held here or by another vconsole) replays none of what it holds.
+    const replay = options.sinceNow === true ? false : undefined;
+    const stream = await source.dial({ signal: both, log: () => undefined, preserveSession: true, replay });
     stream.on('error', () => undefined);
     try {
-      const line =
-        kind === 'serial'
-          ? await serialMatch(stream, pattern, both, options.sinceNow === true)
-          : await screenMatch(stream, pattern, both, options);
+      const line = kind === 'serial' ? await serialMatch(stream, pattern, both) : await screenMatch(stream, pattern, both, options);
       return { line };
     } finally {
       stream.destroy();
@@ -97,21 +90,10 @@ function aborted(signal: AbortSignal, settled: Promise<unknown>): Promise<never>
   });
 }
 
-function serialMatch(stream: Duplex, pattern: RegExp, signal: AbortSignal, sinceNow: boolean): Promise<string> {
+function serialMatch(stream: Duplex, pattern: RegExp, signal: AbortSignal): Promise<string> {
   const matcher = new LineMatcher(pattern);
-  let replaying = sinceNow;
-  let quiet: NodeJS.Timeout | undefined;
-  const replayOver = () => {
-    replaying = false;
-  };
-  if (replaying) quiet = setTimeout(replayOver, REPLAY_QUIET_MS);
   const found = new Promise<string>((resolve, reject) => {
     stream.on('data', (chunk: Buffer) => {
-      if (replaying) {
-        clearTimeout(quiet);
-        quiet = setTimeout(replayOver, REPLAY_QUIET_MS);
-        return;
-      }
       const line = matcher.feed(chunk);
       if (line !== undefined) resolve(line);
     });
@@ -119,7 +101,7 @@ function serialMatch(stream: Duplex, pattern: RegExp, signal: AbortSignal, since
     stream.once('close', () => reject(new VconsoleError('the serial console closed before the text appeared')));
   });
   found.catch(() => undefined);
-  return Promise.race([found, aborted(signal, found)]).finally(() => clearTimeout(quiet));
+  return Promise.race([found, aborted(signal, found)]);
 }
 
 async function screenMatch(stream: Duplex, pattern: RegExp, signal: AbortSignal, options: WaitOptions): Promise<string> {

@@ -7,6 +7,7 @@ import { JOINERS_MAX } from '../limits.js';
 import { relay } from '../proxy/relay.js';
 import type { DialContext, LogLevel } from '../proxy/types.js';
 import { RECORD_EXTENSION, SOCKET_EXTENSION, writeHeldRecord, type HeldRecord } from './held-record.js';
+import { readJoinHello } from './join-hello.js';
 
 /** Serves one joiner: a fresh stream of the held console, as the holder's own clients get. */
 type ServeJoiner = (context: DialContext) => Promise<Duplex>;
@@ -103,17 +104,19 @@ export class ConsoleHold {
     });
     void this.writeRecord();
     this.log('info', `another vconsole of yours joined (${this.joiners.size} now)`);
-    this.serve({ signal: abort.signal, log: this.log, peer: 'a vconsole of yours', joined: true }).then(
-      (stream) => {
-        if (socket.destroyed) return void stream.destroy();
-        void relay(socket, stream, { onDownstream: () => undefined, onUpstream: () => undefined });
-        socket.resume();
-      },
-      (err: unknown) => {
-        this.log('warn', `a joining vconsole could not be served: ${describeError(err)}`);
-        socket.destroy();
-      },
-    );
+    readJoinHello(socket)
+      .then(({ replay }) => this.serve({ signal: abort.signal, log: this.log, peer: 'a vconsole of yours', joined: true, replay }))
+      .then(
+        (stream) => {
+          if (socket.destroyed) return void stream.destroy();
+          void relay(socket, stream, { onDownstream: () => undefined, onUpstream: () => undefined });
+          socket.resume();
+        },
+        (err: unknown) => {
+          this.log('warn', `a joining vconsole could not be served: ${describeError(err)}`);
+          socket.destroy();
+        },
+      );
   }
 
   /** The record with the joiners of now; writes are made one after the other, the last one wins. */

@@ -105,6 +105,30 @@ describe.skipIf(process.platform === 'win32')('JoinSource', () => {
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 
+  it('a joiner gets what the held line already printed first, unless it asks for none of it (wait --since now)', async () => {
+    const vm = await serialVm();
+    const dir = runtimeDir();
+    const { top } = holder(vm.target, dir);
+    await top.check(new AbortController().signal);
+    const own = collect(await top.dial({ ...context(), peer: 'the holder' }));
+    await until(() => vm.connections.length === 1, 'the line dialled');
+    vm.connections[0].write('login: ');
+    await until(() => own.text() === 'login: ', 'the prompt on the held line');
+
+    const replayed = collect(await new JoinSource(vm.target, dir, 'wait').dial(context()));
+    const sinceNow = collect(await new JoinSource(vm.target, dir, 'wait').dial({ ...context(), replay: false }));
+    await until(() => heldConsoles(dir)[0]?.joiners === 2, 'both joined');
+    await until(() => replayed.text() === 'login: ', 'the replay');
+    // Joined is not yet served: the VM prints until what it prints reaches the second joiner.
+    for (let i = 0; i < 500 && sinceNow.text() === ''; i++) {
+      vm.connections[0].write('root\r\n');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(sinceNow.text()).toMatch(/^(root\r\n)+$/);
+    expect(replayed.text()).toMatch(/^login: (root\r\n)+$/);
+    expect(vm.connections).toHaveLength(1);
+  });
+
   it('a console held view-only says so in its record; a joiner that acts is refused, one that watches joins', async () => {
     const vm = await serialVm();
     const dir = runtimeDir();

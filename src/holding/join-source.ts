@@ -7,6 +7,7 @@ import { SharedSource } from '../proxy/shared-source.js';
 import type { DialContext, LogLevel, UpstreamSource } from '../proxy/types.js';
 import { WrappedSource, sourceChain } from '../proxy/wrapped-source.js';
 import { ConsoleHold } from './console-hold.js';
+import { joinHelloLine } from './join-hello.js';
 import { heldConsoleName } from './held-console-name.js';
 import { RECORD_EXTENSION, SOCKET_EXTENSION, processAlive, readHeldRecord, removeStale, type HeldRecord } from './held-record.js';
 
@@ -164,6 +165,7 @@ export class JoinSource extends WrappedSource<JoinSourceEvents> {
         hint: 'act through a vconsole that shares it with keys, or stop that one (vconsole ps lists it)',
       });
     }
+    socket.write(joinHelloLine({ replay: context.replay !== false }));
     context.log('info', `joined the console ${holderOf(record)} holds`);
     // The holder going is said as such: the stream ends with that account, not a bare close.
     socket.once('end', () => socket.destroy(new ConsoleEndedError(holderEnding(record, recordFile))));

@@ -119,6 +119,11 @@ export interface DialContext {
    * console held here (src/holding): a wrapper that asks clients for a password lets it in.
    */
   joined?: boolean;
+  /**
+   * false: the client wants only what the console prints from now on, not what a shared serial
+   * line already holds (`wait --since now`); a line replays its scrollback to every other dial.
+   */
+  replay?: boolean;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';

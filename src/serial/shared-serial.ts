@@ -100,7 +100,7 @@ export class SharedSerialSource extends SharedSource<SharedSerialEvents> {
       this.emit('log', 'warn', `client${from} dropped: ${why}`);
       client.destroy();
     };
-    const replay = line.scrollback.contents();
+    const replay = context.replay === false ? Buffer.alloc(0) : line.scrollback.contents();
     if (replay.length > 0) client.push(Buffer.from(replay));
     line.scrollback.markSeen();
     this.emit('unseen', 0);

@@ -10,7 +10,7 @@ export const FrameType = {
   request: 2,
   /** Far to near: `{ ok, result }` or `{ ok: false, error }`, stream = the request's id. */
   reply: 3,
-  /** Near to far: open stream N to a console, `{ handle, preserveSession }`. */
+  /** Near to far: open stream N to a console, `{ handle, preserveSession, replay }`. */
   open: 4,
   /** Far to near: stream N is dialled; `{ consolePassword }` when the console wants one of this dial's own (else no body). */
   opened: 5,

@@ -73,7 +73,12 @@ export class RemoteTarget implements ConsoleTarget {
 
   async dial(context: DialContext): Promise<Duplex> {
     const connection = await this.attached();
-    const opening = this.fromFar(connection.open({ handle: this.handle, preserveSession: context.preserveSession ?? false }, context.log));
+    const opening = this.fromFar(
+      connection.open(
+        { handle: this.handle, preserveSession: context.preserveSession ?? false, replay: context.replay !== false },
+        context.log,
+      ),
+    );
     // A stream that opens after its client went away is closed at once.
     opening.then(
       (opened) => context.signal.aborted && opened.destroy(),
