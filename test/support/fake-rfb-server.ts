@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import zlib from 'node:zlib';
 import type { Rect } from '../../src/rfb/wire/geometry.js';
 import { encodeServerInit } from '../../src/rfb/wire/rfb-wire.js';
+import { checkVncAuth } from '../../src/rfb/wire/vnc-auth.js';
 import { ByteReader } from './rfb-client.js';
 
 /** One client connection of a scripted RFB server: exact reads, raw writes. */
@@ -59,6 +61,11 @@ export async function serveHandshake(peer: RfbPeer, width: number, height: numbe
   await peer.read(12);
   peer.write([1, 1]);
   await peer.read(1);
+  return serveInit(peer, width, height, name);
+}
+
+/** SecurityResult OK, ClientInit, ServerInit, then what the client sends at once; returns its encodings. */
+async function serveInit(peer: RfbPeer, width: number, height: number, name: string): Promise<number[]> {
   peer.write(u32(0));
   await peer.read(1);
   peer.write(encodeServerInit(width, height, name));
@@ -111,4 +118,25 @@ export function picture(w: number, h: number, rgb: (x: number, y: number) => num
     }
   }
   return out;
+}
+
+/**
+ * The server side of a 3.8 handshake with VNC authentication (QEMU's `password=on`): the client
+ * must answer the challenge with `password`, as serveHandshake's None otherwise; returns the
+ * encodings. A wrong answer gets SecurityResult failed and the connection closed.
+ */
+export async function serveVncAuthHandshake(peer: RfbPeer, width: number, height: number, password: string): Promise<number[]> {
+  peer.write('RFB 003.008\n');
+  await peer.read(12);
+  peer.write([1, 2]);
+  await peer.read(1);
+  const challenge = randomBytes(16);
+  peer.write(challenge);
+  const response = await peer.read(16);
+  if (!checkVncAuth({ challenge, response, password })) {
+    peer.write(u32(1));
+    peer.socket.end();
+    throw new Error('the client answered the VNC challenge with another password');
+  }
+  return serveInit(peer, width, height, 'fake');
 }
