@@ -142,9 +142,17 @@ describe.skipIf(process.platform === 'win32')('JoinSource', () => {
     // Refused before a byte: the VM has the holder's one connection and read nothing.
     expect(vm.connections).toHaveLength(1);
     expect(vm.connections[0].bytesRead).toBe(0);
-    const watching = await new JoinSource(vm.target, dir, 'console').dial(context());
+    // A watcher (a joined `open`) is told, and its own actions on the console are refused.
+    const watcher = new JoinSource(vm.target, dir, 'console');
+    const lines: string[] = [];
+    const watching = await watcher.dial({ ...context(), log: (_level: string, line: string) => void lines.push(line) });
     cleanups.push(() => watching.destroy());
     await until(() => heldConsoles(dir)[0]?.joiners === 1, 'ps to count the watcher');
+    expect(lines).toContainEqual(expect.stringMatching(/^joined the console vconsole open \(pid \d+\) holds view-only \(--view-only\)/));
+    expect(watcher.inputRefused()).toMatch(/^vconsole open \(pid \d+\) holds the console view-only \(--view-only\)$/);
+    const keyed = holder((await serialVm()).target, runtimeDir());
+    await keyed.top.check(new AbortController().signal);
+    expect(keyed.join.inputRefused()).toBeUndefined();
   });
 
   it('of two vconsoles holding at once, one holds and the other joins it', async () => {

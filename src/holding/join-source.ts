@@ -39,6 +39,8 @@ export class JoinSource extends WrappedSource<JoinSourceEvents> {
   private hold?: ConsoleHold;
   private top?: UpstreamSource;
   private released = false;
+  /** The holder joined last, when it holds the console view-only: what is typed here goes nowhere. */
+  private viewOnlyHolder?: string;
 
   constructor(
     inner: UpstreamSource,
@@ -53,6 +55,10 @@ export class JoinSource extends WrappedSource<JoinSourceEvents> {
   /** Other vconsoles joining this console are served by `top`'s dial (the chain's top) while it is shared there. */
   servesJoinersThrough(top: UpstreamSource): void {
     this.top = top;
+  }
+
+  inputRefused(): string | undefined {
+    return this.hold ? undefined : this.viewOnlyHolder && `${this.viewOnlyHolder} holds the console view-only (--view-only)`;
   }
 
   /** Whether this vconsole holds the console for others now. */
@@ -166,7 +172,9 @@ export class JoinSource extends WrappedSource<JoinSourceEvents> {
       });
     }
     socket.write(joinHelloLine({ replay: context.replay !== false }));
-    context.log('info', `joined the console ${holderOf(record)} holds`);
+    this.viewOnlyHolder = record?.viewOnly ? holderOf(record) : undefined;
+    const watched = record?.viewOnly ? ' view-only (--view-only): it is watched from here, not typed into' : '';
+    context.log('info', `joined the console ${holderOf(record)} holds${watched}`);
     // The holder going is said as such: the stream ends with that account, not a bare close.
     socket.once('end', () => socket.destroy(new ConsoleEndedError(holderEnding(record, recordFile))));
     return socket;

@@ -79,6 +79,12 @@ export interface UpstreamSource {
    */
   turnsAway?(peer: string): boolean;
   /**
+   * Why what is typed into this console goes nowhere: it was joined from another vconsole that
+   * holds it view-only (`--view-only`); undefined when it takes input. An action (the TUI's
+   * paste, keys, broadcast) asks every source of the chain first, and sends nothing if one says.
+   */
+  inputRefused?(): string | undefined;
+  /**
    * The session is closing: ends what this source serves each client as its protocol ends it (a
    * TLS close_notify, then the end of the stream), so that the relays pass that end on and close
    * the clients' connections cleanly; the session then gives them CLIENT_FAREWELL_GRACE_MS before

@@ -62,4 +62,19 @@ describe("open's TUI typing into a screen", () => {
     await expect(inputs.paste([7], 'secret')).rejects.toThrow(/--view-only .*nothing was sent/);
     expect(connections).not.toHaveBeenCalled();
   });
+
+  it('sends nothing into a console joined from a vconsole that holds it view-only, and says which', async () => {
+    const { session, connections } = await screen(1);
+    const joined = session.source;
+    const top = {
+      ...joined,
+      inner: { ...joined, inputRefused: () => 'vconsole proxy (pid 41) holds the console view-only (--view-only)' },
+    };
+    const inputs = new ConsoleInputs({ registry: { get: () => ({ ...session, source: top }) as unknown as ConsoleSession }, viewOnly: false });
+    await expect(inputs.paste([7], 'secret')).rejects.toThrow(
+      'vm-a: vconsole proxy (pid 41) holds the console view-only (--view-only): nothing was sent',
+    );
+    await expect(inputs.sendKey([7], 'ctrl-alt-delete')).rejects.toThrow(/view-only/);
+    expect(connections).not.toHaveBeenCalled();
+  });
 });

@@ -13,7 +13,7 @@ import { chordStrokes, parseChord } from '../../keys/chords.js';
 import { DEFAULT_LAYOUT } from '../../keys/layouts/index.js';
 import { serialBytes } from '../../keys/serial-keys.js';
 import { keysymStrokes, scancodeStrokes } from '../../keys/typing.js';
-import type { ConsoleSession, SessionRegistry } from '../../proxy/index.js';
+import { sourceChain, type ConsoleSession, type SessionRegistry } from '../../proxy/index.js';
 import type { RfbConsoleClient } from '../../rfb/index.js';
 import { actionRecord, kindOf, readyClient, writeAll } from '../acting.js';
 import { namingTarget } from '../command-io.js';
@@ -116,6 +116,13 @@ export class ConsoleInputs {
       });
     const sessions = ids.flatMap((id) => this.host.registry.get(id) ?? []);
     if (sessions.length === 0) throw new VconsoleError('that console is gone');
+    for (const session of sessions) {
+      const refused = [...sourceChain(session.source)].map((source) => source.inputRefused?.()).find(Boolean);
+      if (refused)
+        throw new VconsoleError(`${session.name}: ${refused}: nothing was sent`, {
+          hint: 'act through a vconsole that shares it with keys, or stop that one (vconsole ps lists it)',
+        });
+    }
     return Promise.all(
       sessions.map(async (session) => {
         const held = this.linkOf(session);
