@@ -70,7 +70,10 @@ describe("open's TUI typing into a screen", () => {
       ...joined,
       inner: { ...joined, inputRefused: () => 'vconsole proxy (pid 41) holds the console view-only (--view-only)' },
     };
-    const inputs = new ConsoleInputs({ registry: { get: () => ({ ...session, source: top }) as unknown as ConsoleSession }, viewOnly: false });
+    const inputs = new ConsoleInputs({
+      registry: { get: () => ({ ...session, source: top }) as unknown as ConsoleSession },
+      viewOnly: false,
+    });
     await expect(inputs.paste([7], 'secret')).rejects.toThrow(
       'vm-a: vconsole proxy (pid 41) holds the console view-only (--view-only): nothing was sent',
     );
