@@ -7,7 +7,10 @@ import { childrenCpuSeconds, spawnTracked } from './processes.js';
 import { result, type BenchResult } from './report.js';
 import { startSolidConsole } from './solid-console.js';
 
-/** Reading an 800x600 screen takes ~0.15 s of a core and is done at most once a second. */
+/**
+ * Reading an 800x600 screen (enlarged twice over for the OCR, src/ocr/grayscale.ts) takes about
+ * 0.2 s of a core (0.23 measured 2026-12-05) and is done at most once a second.
+ */
 const TARGET_CHANGING_CORE = 0.25;
 const TARGET_STILL_CORE = 0.02;
 
