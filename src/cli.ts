@@ -3,6 +3,7 @@
 // via-commands.ts, habits/virtctl.ts, completion.ts, version.ts) with its flags, help and an
 // action that loads the command's module only when it runs. Flags are declarations: the shared
 // ones in src/flags/command-flags.ts, the providers' in src/targets/*/options.ts.
+import { basename } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { VERSION } from './version.js';
 import { VconsoleError, errorLine, errorStackLines } from './errors.js';
@@ -27,6 +28,7 @@ import { addVersionCommand } from './commands/version.js';
 import { providerHelp, type ProviderHelp } from './commands/provider-help.js';
 // kubectl's and virtctl's habits: -v N, -o FORMAT, `vnc`, `console --timeout`, shell completion.
 import { isVerbose, rewriteKubectlVerbosity } from './commands/habits/kubectl-verbosity.js';
+import { flagsAfterVerb } from './commands/habits/flags-before-verb.js';
 import { addVncCommand } from './commands/habits/virtctl.js';
 import { HABITS_HELP } from './commands/habits/help.js';
 import { addCompletionCommands } from './commands/completion.js';
@@ -39,9 +41,9 @@ const io = {
 };
 
 /** The program with its commands, in the order `vconsole --help` lists them; `providers` fills the help that names them. */
-export function buildProgram(providers?: ProviderHelp, withCompletion = true): Command {
+export function buildProgram(providers?: ProviderHelp, withCompletion = true, name = 'vconsole'): Command {
   const targetHelp = providers?.targets ?? '';
-  const program = new Command('vconsole')
+  const program = new Command(name)
     .description('Open VM consoles (KubeVirt, OpenStack, Proxmox VE, libvirt, plain VNC) as local ports and viewers, many at once.')
     .version(VERSION, '-V, --version', 'print the version');
   addGlobalOptions(program)
@@ -97,14 +99,24 @@ export async function main(argv: string[]): Promise<void> {
   });
   const args = [...argv.slice(0, 2), ...rewriteKubectlVerbosity(argv.slice(2))];
   if (isCompletionRequest(args.slice(2))) return completionMain(args.slice(2), async () => buildProgram(undefined, false));
-  const program = buildProgram(await providerHelp(args));
+  const program = buildProgram(await providerHelp(args), true, programName(argv));
   try {
-    await program.parseAsync(args);
+    await program.parseAsync([...args.slice(0, 2), ...flagsAfterVerb(program, args.slice(2))]);
   } catch (err) {
     // What commander had read of the global flags when it failed, else what the line says.
     const verbose = isVerbose(program.opts<GlobalFlags>()) || args.includes('--verbose') || args.includes('-v');
     process.exitCode = reportError(err, verbose);
   }
+}
+
+/**
+ * What vconsole is called as: kubectl runs a plugin found on PATH as kubectl-NAME (a link to
+ * vconsole, or a copy of the single executable, named kubectl-vconsole), so its usage lines say
+ * `kubectl vconsole`. The npm launcher's name is argv[1]; the single executable's, argv0.
+ */
+export function programName(argv: readonly string[], argv0 = process.argv0): string {
+  const invoked = [argv0, argv[1] ?? ''].map((file) => basename(file).replace(/\.(c?js|exe)$/i, ''));
+  return invoked.includes('kubectl-vconsole') ? 'kubectl vconsole' : 'vconsole';
 }
 
 function reportError(err: unknown, verbose: boolean): number {

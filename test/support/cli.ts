@@ -63,11 +63,13 @@ export interface StartOptions {
   cwd?: string;
   /** Its limit of open files (`ulimit -n`, set by sh before it runs vconsole): a desktop's 1024, or less. */
   openFiles?: number;
+  /** The launcher run (default bin/vconsole.js): a link to it under another name, as kubectl runs a plugin. */
+  bin?: string;
 }
 
 /** Starts `vconsole ARGS` as a user would, from bin/, with a clean environment plus `env`. */
 export function startVconsole(args: string[], env: NodeJS.ProcessEnv = {}, where: StartOptions = {}): RunningVconsole {
-  const command = [process.execPath, VCONSOLE_BIN, ...args];
+  const command = [process.execPath, where.bin ?? VCONSOLE_BIN, ...args];
   const limited =
     where.openFiles === undefined ? command : ['/bin/sh', '-c', 'ulimit -n "$0" && exec "$@"', String(where.openFiles), ...command];
   const child = spawn(limited[0], limited.slice(1), {

@@ -1,0 +1,49 @@
+import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt-api.js';
+import { VCONSOLE_BIN, runVconsole } from '../support/cli.js';
+
+// vconsole as kubectl runs a plugin: a link named kubectl-vconsole on PATH, run with the flags as
+// the user typed them after `kubectl vconsole`, kubectl's global flags before the verb included
+// (kubectl 1.32 was seen to find and run it so: `kubectl plugin list`, `kubectl vconsole ...`).
+describe('vconsole as `kubectl vconsole`', () => {
+  let dir: string;
+  let plugin: string;
+  let kubevirt: KubevirtFixture;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'vconsole-kubectl-plugin-'));
+    plugin = join(dir, 'kubectl-vconsole');
+    await symlink(VCONSOLE_BIN, plugin);
+    kubevirt = await startKubevirtFixture({
+      vmis: [
+        { namespace: 'prod', name: 'db-1' },
+        { namespace: 'default', name: 'web-1' },
+      ],
+    });
+  });
+  afterAll(async () => {
+    await kubevirt?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("takes kubectl's global flags before the verb, and names itself kubectl vconsole", async () => {
+    const env = { HOME: dir, KUBECONFIG: join(dir, 'none') };
+    const listed = await runVconsole(['--kubeconfig', kubevirt.kubeconfigPath(), '-n', 'prod', 'list', '-o', 'name'], env, 30_000, {
+      bin: plugin,
+    });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout.trim().split('\n')).toEqual(['prod/db-1']);
+    const help = await runVconsole(['--help'], env, 30_000, { bin: plugin });
+    expect(help.stdout).toMatch(/^Usage: kubectl vconsole \[options\] \[command\]/);
+  });
+
+  it('refuses a flag no command has in one line, before the verb as after it', async () => {
+    const result = await runVconsole(['--kubeconfg', 'x', 'list'], { HOME: dir }, 30_000, { bin: plugin });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/unknown option '--kubeconfg'/);
+  });
+});
