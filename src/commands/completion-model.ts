@@ -56,14 +56,21 @@ export interface CompletionModel {
 
 /** The model of `program` (a fresh one: tab adds its own commands to the program it reads). */
 async function makeModel(program: Command): Promise<CompletionModel> {
-  const [{ default: tab }, { VIEWER_CHOICES }, { CONSOLE_TYPES }, { OPTION_GROUPS }, { PROVIDERS }] = await Promise.all([
-    import('@bomb.sh/tab/commander'),
-    import('../viewers/catalog.js'),
-    import('../console-kinds/index.js'),
-    import('../targets/index.js'),
-    import('../targets/registry.js'),
-  ]);
-  const flagValues: Record<string, readonly string[]> = { viewer: VIEWER_CHOICES, type: [...CONSOLE_TYPES, 'auto'] };
+  const [{ default: tab }, { VIEWER_CHOICES }, { CONSOLE_TYPES }, { OPTION_GROUPS }, { PROVIDERS }, { OUTPUT_FORMATS }] = await Promise.all(
+    [
+      import('@bomb.sh/tab/commander'),
+      import('../viewers/catalog.js'),
+      import('../console-kinds/index.js'),
+      import('../targets/index.js'),
+      import('../targets/registry.js'),
+      import('./output-format.js'),
+    ],
+  );
+  const flagValues: Record<string, readonly string[]> = {
+    viewer: VIEWER_CHOICES,
+    type: [...CONSOLE_TYPES, 'auto'],
+    output: OUTPUT_FORMATS,
+  };
   const root = tab(program, { completionCommandName: 'completion' });
   const commands = [root, ...root.commands.values()].map((command) => ({
     value: command.value,

@@ -36,15 +36,17 @@ export async function printFarListing(
   io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
 ): Promise<void> {
   io.stderr.write(safeLines(far.stderr));
-  if (format !== 'json' && format !== 'yaml') return void io.stdout.write(safeLines(far.stdout));
+  const template = typeof format === 'object' ? format : undefined;
+  if (format !== 'json' && format !== 'yaml' && !template) return void io.stdout.write(safeLines(far.stdout));
   if (!far.stdout) return;
   let value: unknown;
   try {
-    value = format === 'json' ? JSON.parse(far.stdout) : (await import('yaml')).parse(far.stdout);
+    value = format === 'yaml' ? (await import('yaml')).parse(far.stdout) : JSON.parse(far.stdout);
   } catch {
     throw new VconsoleError(`the far vconsole's listing is not ${format === 'json' ? 'JSON' : 'YAML'}`, {
       hint: 'use the same vconsole version on both ends',
     });
   }
-  io.stdout.write(await documentText(value, format));
+  if (template) return void io.stdout.write(template.list(Array.isArray(value) ? value : []));
+  io.stdout.write(await documentText(value, format === 'yaml' ? 'yaml' : 'json'));
 }

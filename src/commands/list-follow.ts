@@ -123,6 +123,8 @@ function listingChanges(before: ReadonlyMap<string, ListedVm>, after: ReadonlyMa
  */
 async function changeText(change: ListedChange, format: OutputFormat): Promise<string> {
   const { type, vm } = change;
+  // kubectl -w -o jsonpath: the template on each object as it changes.
+  if (typeof format === 'object') return format.one(vm);
   switch (format) {
     case 'json':
       return (await documentText(change, 'json')).replace(/\n\s*/g, '').concat('\n');

@@ -35,6 +35,7 @@ export async function printListing(
  * and a pipe's reader may be a terminal.
  */
 async function formatListed(vms: ListedVm[], format: OutputFormat): Promise<string> {
+  if (typeof format === 'object') return format.list(vms);
   switch (format) {
     case 'json':
     case 'yaml':

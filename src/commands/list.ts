@@ -91,7 +91,8 @@ export async function runListCommand(
   if (via) {
     try {
       const far = farListingStreams();
-      const code = await listVia(via, flags, far);
+      // A template is applied here, to the JSON the far vconsole prints.
+      const code = await listVia(via, typeof format === 'object' ? { ...flags, output: 'json' } : flags, far);
       await printFarListing(far.text(), format, io);
       return code;
     } finally {

@@ -1,22 +1,36 @@
 // kubectl's `-o json|yaml|wide|name` for the commands that print a listing (list, viewers), beside
 // their older `--json`: one option, one way to read it, one way to print a document.
 import { UsageError } from '../errors.js';
+import { echoInput } from '../text/terminal-text.js';
+import { outputTemplate, type OutputTemplate } from './output-template.js';
 import { type FlagsOf, type OptionDeclaration, switchOption, valueOption } from '../targets/index.js';
 
 /** What `-o` takes, in kubectl's words: a document (json, yaml), more columns (wide), or names only. */
-const OUTPUT_FORMATS = ['json', 'yaml', 'wide', 'name'] as const;
+export const OUTPUT_FORMATS = ['json', 'yaml', 'wide', 'name'] as const;
+type OutputKeyword = (typeof OUTPUT_FORMATS)[number];
 
-/** `-o FORMAT`, else the plain table. */
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number] | 'table';
+/** `-o FORMAT`, a template (jsonpath=, custom-columns=), else the plain table. */
+export type OutputFormat = OutputKeyword | 'table' | OutputTemplate;
+
+/** `-o`'s value: one of its words, or a template, checked (and a template parsed) as the flag is read. */
+function parseOutput(text: string): OutputKeyword | OutputTemplate {
+  if ((OUTPUT_FORMATS as readonly string[]).includes(text)) return text as OutputKeyword;
+  const template = outputTemplate(text);
+  if (template) return template;
+  throw new UsageError(
+    `-o ${echoInput(text)} is not an output format`,
+    'give one of json, yaml, wide, name, jsonpath=TEMPLATE, custom-columns=HEADER:PATH,...',
+  );
+}
 
 /** `-o, --output FORMAT`, for a listing of `name`s, and `--json` beside it: the own flags of list, viewers and ps. */
 export function outputFlags(name: string) {
   return [
-    valueOption<'output', (typeof OUTPUT_FORMATS)[number]>('output', {
+    valueOption<'output', OutputKeyword | OutputTemplate>('output', {
       flags: '-o, --output <format>',
-      help: `output format, as kubectl's: wide adds columns, name prints one ${name} per line`,
+      help: `output format, as kubectl's: json, yaml, wide (more columns), name (one ${name} per line), jsonpath=TEMPLATE, custom-columns=HEADER:PATH,...`,
       section: 'own',
-      choices: OUTPUT_FORMATS,
+      parse: parseOutput,
     }),
     switchOption('json', { flags: '--json', help: 'print one JSON document (the same as -o json)', section: 'own' }),
   ] as const satisfies readonly OptionDeclaration[];
@@ -27,7 +41,10 @@ export type OutputFlags = FlagsOf<ReturnType<typeof outputFlags>>;
 /** The format the flags ask for; `--json` beside another `-o` is a contradiction, said before any work is done. */
 export function outputFormat(flags: OutputFlags): OutputFormat {
   if (flags.json && flags.output && flags.output !== 'json')
-    throw new UsageError(`--json and -o ${flags.output} ask for two formats`, 'give one of them');
+    throw new UsageError(
+      `--json and -o ${typeof flags.output === 'string' ? flags.output : flags.output.kind} ask for two formats`,
+      'give one of them',
+    );
   return flags.json ? 'json' : (flags.output ?? 'table');
 }
 

@@ -28,6 +28,10 @@ export async function runPsCommand(flags: PsFlags, io: { stdout: NodeJS.Writable
     io.stdout.write(await documentText(held, format));
     return 0;
   }
+  if (typeof format === 'object') {
+    io.stdout.write(format.list(held));
+    return 0;
+  }
   if (held.length === 0) {
     io.stderr.write(`no consoles held by your vconsoles on this machine (looked in ${dir})\n`);
     return 0;

@@ -59,6 +59,7 @@ export async function runViewersCommand(
   const choice = await chooseViewer(detected, { viewer: options.viewer, viewerArgs: options.viewerArg }, system);
   const report = buildReport(system.platform, detected, choice);
   const argsNotice = viewerArgsNotice(choice, options.viewerArg);
+  if (typeof format === 'object') return void io.stdout.write(format.one(report));
   switch (format) {
     case 'json':
     case 'yaml':

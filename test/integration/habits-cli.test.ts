@@ -88,7 +88,7 @@ describe("kubectl's -o on list", () => {
     const result = await runVconsole(['list', '-o', 'xml']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(
-      /^vconsole: option '-o, --output <format>' argument 'xml' is invalid\. Allowed choices are json, yaml, wide, name\.\n$/,
+      /^vconsole: option '-o, --output <format>' argument 'xml' is invalid\. -o xml is not an output format; give one of json, yaml, wide, name, jsonpath=TEMPLATE, custom-columns=HEADER:PATH,\.\.\.\n$/,
     );
   });
 });

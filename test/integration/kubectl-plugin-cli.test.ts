@@ -46,4 +46,19 @@ describe('vconsole as `kubectl vconsole`', () => {
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(/unknown option '--kubeconfg'/);
   });
+
+  it('lists with -o jsonpath= and -o custom-columns= as kubectl spells them; a bad template is one line, exit 2', async () => {
+    const env = { HOME: dir, KUBECONFIG: kubevirt.kubeconfigPath() };
+    const range = String.raw`{range .items[*]}{.target}{"\t"}{.state}{"\n"}{end}`;
+    const jsonpath = await runVconsole(['list', '-A', '-o', `jsonpath=${range}`], env);
+    expect(jsonpath.code, jsonpath.stderr).toBe(0);
+    expect(jsonpath.stdout).toBe('default/web-1\tRunning\nprod/db-1\tRunning\n');
+    const columns = await runVconsole(['-n', 'prod', 'list', '-o', 'custom-columns=VM:.name,NS:.namespace'], env);
+    expect(columns.code, columns.stderr).toBe(0);
+    expect(columns.stdout).toBe('VM     NS\ndb-1   prod\n');
+    const bad = await runVconsole(['list', '-o', 'jsonpath={range .items[*]}{.target}'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    expect(bad.stderr).toMatch(/bad jsonpath template .*\{range\} without \{end\}/);
+  });
 });
