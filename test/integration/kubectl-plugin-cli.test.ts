@@ -1,4 +1,5 @@
-import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,5 +61,27 @@ describe('vconsole as `kubectl vconsole`', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expect(bad.stderr).toMatch(/bad jsonpath template .*\{range\} without \{end\}/);
+  });
+
+  it("bounds each API request by kubectl's --request-timeout, and refuses one that is not a duration", async () => {
+    // An API server that takes connections and never answers.
+    const silent = net.createServer((socket) => socket.on('error', () => undefined));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const kubeconfig = join(dir, 'silent-kubeconfig');
+      const server = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`;
+      await writeFile(
+        kubeconfig,
+        `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "${server}"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n`,
+      );
+      const result = await runVconsole(['--request-timeout', '1s', 'list', '--kubeconfig', kubeconfig], { HOME: dir });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/did not answer within 1 s/);
+      const bad = await runVconsole(['list', '--kubeconfig', kubeconfig, '--request-timeout', 'soon'], { HOME: dir });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/invalid --request-timeout "soon"/);
+    } finally {
+      silent.close();
+    }
   });
 });

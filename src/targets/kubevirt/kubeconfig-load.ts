@@ -26,6 +26,8 @@ export interface KubeAccessOptions {
   namespace?: string;
   impersonateUser?: string;
   impersonateGroups?: string[];
+  /** How long one API request may take, in ms (--request-timeout); 0: no limit. */
+  requestTimeoutMs?: number;
 }
 
 /**

@@ -18,6 +18,8 @@ import type { ConsoleSubresource } from './api-paths.js';
 export interface KubeAccess extends KubeCluster {
   /** Who the API server acts as (--as, --as-group, the kubeconfig user's as, as-groups): impersonation.ts. */
   impersonation?: Impersonation;
+  /** How long one API request may take, in ms (--request-timeout); 0: no limit; absent: the default. */
+  requestTimeoutMs?: number;
 }
 
 export { processKubeEnvironment, type KubeEnvironment };
@@ -37,6 +39,7 @@ export function loadKubeAccess(options: KubeAccessOptions, environment: KubeEnvi
     options.namespace,
     options.impersonateUser,
     options.impersonateGroups,
+    options.requestTimeoutMs,
     env.KUBECONFIG,
     homeDir,
     serviceAccountDir,
@@ -54,7 +57,11 @@ export function loadKubeAccess(options: KubeAccessOptions, environment: KubeEnvi
 async function load(options: KubeAccessOptions, environment: KubeEnvironment): Promise<KubeAccess> {
   const { access, kubeconfigImpersonation } = await loadCredentials(options, environment);
   const flags = { user: options.impersonateUser, groups: options.impersonateGroups };
-  return { ...access, impersonation: chooseImpersonation(flags, kubeconfigImpersonation) };
+  return {
+    ...access,
+    impersonation: chooseImpersonation(flags, kubeconfigImpersonation),
+    ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+  };
 }
 
 /**
@@ -145,6 +152,8 @@ export async function sendKube(
     body: options.body,
     ...(options.accept ? { headers: { Accept: options.accept } } : {}),
     signal: options.signal,
+    // --request-timeout 0 waits as long as it takes (a timer's longest delay, about 24 days).
+    ...(access.requestTimeoutMs === undefined ? {} : { timeoutMs: access.requestTimeoutMs || 2 ** 31 - 1 }),
     service: 'the Kubernetes API',
     transport: await requestOptions(access),
     tlsHint: "check the cluster's certificate-authority in the kubeconfig (or insecure-skip-tls-verify)",

@@ -32,6 +32,8 @@ declare module '../types.js' {
     impersonateUser?: string;
     /** --as-group: that user's groups (Impersonate-Group, one each). */
     impersonateGroups?: string[];
+    /** --request-timeout: how long one API request may take, in ms; 0: as long as it takes. */
+    requestTimeoutMs?: number;
   }
   /** How far KubeVirt's listing looks. */
   interface ListScope {
@@ -66,6 +68,22 @@ function parseImpersonated(text: string): string {
   if (/[\u0000-\u001f\u007f]/.test(text))
     throw new UsageError(`--as and --as-group take a name without control characters`, 'check the names given');
   return text;
+}
+
+/** One Go duration unit in ms: kubectl's --request-timeout is Go's time.ParseDuration. */
+const DURATION_UNITS_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** kubectl's --request-timeout: `0` (no limit), whole seconds (`30`), or a Go duration (`1m30s`, `500ms`). */
+export function parseRequestTimeout(text: string): number {
+  const value = text.trim();
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  const parts = [...value.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g)];
+  if (parts.length === 0 || parts.map((part) => part[0]).join('') !== value)
+    throw new UsageError(
+      `invalid --request-timeout "${echoInput(text)}"`,
+      "give a duration as kubectl's: 30s, 1m30s, 500ms, or 0 for none",
+    );
+  return Math.ceil(parts.reduce((sum, [, amount, unit]) => sum + Number(amount) * DURATION_UNITS_MS[unit], 0));
 }
 
 const KUBEVIRT_OPTIONS = [
@@ -119,6 +137,14 @@ const KUBEVIRT_OPTIONS = [
     what: 'a group name',
     parse: parseImpersonated,
     into: 'impersonateGroups',
+  }),
+  valueOption('requestTimeout', {
+    flags: '--request-timeout <duration>',
+    help: "KubeVirt: how long one API request may take (kubectl's: 30s, 1m, 0 for no limit; default 20s); not the console",
+    section: 'target',
+    what: 'a duration',
+    parse: parseRequestTimeout,
+    into: 'requestTimeoutMs',
   }),
   switchOption('preserveSession', {
     flags: '--preserve-session',
