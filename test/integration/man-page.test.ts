@@ -35,13 +35,13 @@ function walk(words: string[] = [], found = { commands: [] as string[], flags: [
   for (const line of entries(help, 'Options')) {
     for (const flag of line
       .trim()
-      .split(/\s{2,}/)[0]!
+      .split(/\s{2,}/)[0]
       .match(/--?[\w-]+/g) ?? []) {
       if (flag !== '-h' && flag !== '--help' && flag !== '--help-all') found.flags.push(`${words.join(' ')}: ${flag}`);
     }
   }
   for (const line of entries(help, 'Commands')) {
-    const name = line.trim().split(/[\s|]/)[0]!;
+    const name = line.trim().split(/[\s|]/)[0];
     if (name === 'help') continue;
     found.commands.push([...words, name].join(' '));
     walk([...words, name], found);
@@ -72,7 +72,7 @@ describe('the man page', () => {
     for (const command of commands) expect(sections.some((section) => section.startsWith(`${command}\n`))).toBe(true);
     for (const entry of flags) {
       const [command, flag] = entry.split(': ') as [string, string];
-      const section = command ? sections.find((text) => text.startsWith(`${command}\n`))! : sections[0]!;
+      const section = command ? sections.find((text) => text.startsWith(`${command}\n`))! : sections[0];
       expect(section, entry).toMatch(new RegExp(`(^|[\\s,])${flag}\\b`, 'm'));
     }
   });
