@@ -53,7 +53,7 @@ function visibleCommands(program: Command): Command[] {
 }
 
 /** Every flag a command declares that is not hidden: what its --help-all lists. */
-export function declaredOptions(command: Command): Option[] {
+function declaredOptions(command: Command): Option[] {
   return command.options.filter((option) => !option.hidden);
 }
 

@@ -76,9 +76,4 @@ describe('the man page', () => {
       expect(section, entry).toMatch(new RegExp(`(^|[\\s,])${flag}\\b`, 'm'));
     }
   });
-
-  it('escapes what roff would read as a request or an escape', async () => {
-    const { roffText } = await import('../../dist/src/commands/man-page.js');
-    expect(roffText(".start\n'quote\nback\\slash a-b a/b")).toBe("\\&.start\n\\&'quote\nback\\eslash a\\-b a/\\:b");
-  });
 });
