@@ -106,7 +106,8 @@ export function buildDeb({ pkg, targetName, executable, shared, outDir }) {
     place(root, 'DEBIAN/md5sums', md5sums);
     place(root, 'DEBIAN/control', controlFile({ pkg, architecture: DEB_ARCHITECTURES[targetName], installedKiB: Math.ceil(bytes / 1024) }));
     const out = join(outDir, debFileName(pkg.version, targetName));
-    execFileSync('dpkg-deb', ['--root-owner-group', '-Zxz', '--build', root, out], { stdio: ['ignore', 'ignore', 'inherit'] });
+    // xz -1: the ~140 MiB executable compresses in ~10 s, not minutes as at the default level (20 % larger).
+    execFileSync('dpkg-deb', ['--root-owner-group', '-Zxz', '-z1', '--build', root, out], { stdio: ['ignore', 'ignore', 'inherit'] });
     return out;
   } finally {
     rmSync(root, { recursive: true, force: true });
