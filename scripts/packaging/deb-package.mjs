@@ -4,7 +4,7 @@
 // the bash, zsh and fish completions `vconsole completion SHELL` prints, in their system places.
 // The completion scripts and the man page do not depend on the architecture: the host's
 // executable and build (dist/src) write them once.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
@@ -122,6 +122,10 @@ export function buildDeb({ pkg, targetName, executable, shared, outDir }) {
 export async function writeDebs({ jobs, pkg, projectRoot, outDir, log }) {
   const linux = jobs.filter((job) => DEB_ARCHITECTURES[job.name]);
   if (!linux.length) return [];
+  if (spawnSync('dpkg-deb', ['--version'], { stdio: 'ignore' }).error) {
+    log('no .deb: dpkg-deb is not installed (Debian: apt install dpkg)');
+    return [];
+  }
   const { manPageText } = await import('./man-page.mjs');
   const cli = join(projectRoot, 'bin', 'vconsole.js');
   const shared = sharedFiles({ hostExecutable: process.execPath, cliArgs: [cli], manPage: await manPageText() });
