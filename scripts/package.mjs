@@ -32,6 +32,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { bundleCli, projectRoot } from './bundle.mjs';
 import { writeReleaseManifests } from './packaging/release-manifests.mjs';
+import { writeDebs } from './packaging/deb-package.mjs';
 
 export const NODE_VERSION = '22.23.3';
 
@@ -206,6 +207,7 @@ async function packageAll(argv) {
   writeChecksums();
   const lockPath = join(projectRoot, 'package-lock.json');
   await writeReleaseManifests({ binDir, pkg, lockPath, metafiles, assetFiles: Object.values(dataAssets), nodeVersion: NODE_VERSION, log });
+  await writeDebs({ jobs, pkg, projectRoot, outDir: binDir, log });
 }
 
 /**

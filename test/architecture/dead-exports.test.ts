@@ -17,6 +17,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const ENTRY_POINTS = [
   // bin/vconsole.js (and the single executable's stub, scripts/bundle.mjs) runs the built main().
   'src/cli.ts: main',
+  // scripts/packaging/man-page.mjs writes vconsole(1) with the built manPage().
+  'src/commands/man-page.ts: manPage',
 ];
 
 describe('the exports of src/', () => {
