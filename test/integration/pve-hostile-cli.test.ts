@@ -180,15 +180,22 @@ describe('open pve:100#spice: the connection file', () => {
     }
   });
 
-  it('is gone, and its viewer ended, when vconsole opening files beside a session is interrupted while the next file is asked for', async () => {
+  /** A cluster of guests 100 and 101 whose spiceproxy answer for 101 waits until `release()`. */
+  async function heldSecondFile() {
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
-    const slow = await startPveFixture({
+    const cluster = await startPveFixture({
       dir,
       guests: [guest, { ...guest, vmid: 101, name: 'web-2' }],
       tokens: { [TOKEN_ID]: TOKEN_SECRET },
       spiceproxyHeld: (vmid) => (vmid === 101 ? held : Promise.resolve()),
     });
+    const args = ['--pve-url', cluster.url, '--ca', cluster.caFile, '--pve-token-file', path.join(dir, 'token')];
+    return { slow: { fixture: cluster, args }, release };
+  }
+
+  it('is gone, and its viewer ended, when vconsole opening files beside a session is interrupted while the next file is asked for', async () => {
+    const { slow, release } = await heldSecondFile();
     // Given a file, it says which and its pid, and stays; given a session's address, it only stays.
     const mark = path.join(dir, 'mixed');
     const viewer = path.join(mark, 'remote-viewer');
@@ -198,11 +205,14 @@ describe('open pve:100#spice: the connection file', () => {
       `#!/bin/sh\nif [ "$1" = --version ]; then echo 'remote-viewer version 11.0'; exit 0; fi\ncase "$1" in *.vv) printf '%s' "$1" > '${mark}/file'; echo $$ > '${mark}/pid' ;; esac\nexec sleep 600\n`,
       { mode: 0o755 },
     );
-    const args = ['--pve-url', slow.url, '--ca', slow.caFile, '--pve-token-file', path.join(dir, 'token')];
+    const args = slow.args;
     const child = startVconsole(['open', 'pve:100#spice', 'pve:101#spice', 'demo:vm-a', '--viewer', viewer, '--no-tui', ...args]);
     try {
       await waitFor(() => fs.existsSync(path.join(mark, 'pid')), 'the first viewer given its file');
-      await waitFor(() => slow.requests.includes('POST /api2/json/nodes/pve1/qemu/101/spiceproxy'), "the second console's file asked for");
+      await waitFor(
+        () => slow.fixture.requests.includes('POST /api2/json/nodes/pve1/qemu/101/spiceproxy'),
+        "the second console's file asked for",
+      );
       const written = fs.readFileSync(path.join(mark, 'file'), 'utf8');
       const pid = Number(fs.readFileSync(path.join(mark, 'pid'), 'utf8'));
       await child.stop();
@@ -212,25 +222,21 @@ describe('open pve:100#spice: the connection file', () => {
     } finally {
       child.kill();
       release();
-      await slow.close();
+      await slow.fixture.close();
     }
   });
 
   it('is gone when vconsole is interrupted while the next console is still asked for', async () => {
-    let release = () => {};
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const slow = await startPveFixture({
-      dir,
-      guests: [guest, { ...guest, vmid: 101, name: 'web-2' }],
-      tokens: { [TOKEN_ID]: TOKEN_SECRET },
-      spiceproxyHeld: (vmid) => (vmid === 101 ? held : Promise.resolve()),
-    });
+    const { slow, release } = await heldSecondFile();
     const viewer = viewerScript('first', true);
-    const args = ['--pve-url', slow.url, '--ca', slow.caFile, '--pve-token-file', path.join(dir, 'token')];
+    const args = slow.args;
     const child = startVconsole(['open', 'pve:100#spice', 'pve:101#spice', '--viewer', viewer, '--no-tui', ...args]);
     try {
       await waitFor(() => fs.existsSync(path.join(dir, 'first.vv.path')), 'the first viewer given its file');
-      await waitFor(() => slow.requests.includes('POST /api2/json/nodes/pve1/qemu/101/spiceproxy'), "the second console's file asked for");
+      await waitFor(
+        () => slow.fixture.requests.includes('POST /api2/json/nodes/pve1/qemu/101/spiceproxy'),
+        "the second console's file asked for",
+      );
       const written = fs.readFileSync(path.join(dir, 'first.vv.path'), 'utf8');
       await child.stop();
       expect(child.process.signalCode, 'vconsole was ended by the signal itself, nothing cleaned up').toBeNull();
@@ -238,7 +244,7 @@ describe('open pve:100#spice: the connection file', () => {
     } finally {
       child.kill();
       release();
-      await slow.close();
+      await slow.fixture.close();
     }
   });
 });
