@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -5,10 +6,24 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKubevirtFixture, type KubevirtFixture } from '../fixtures/kubevirt-api.js';
 import { VCONSOLE_BIN, runVconsole } from '../support/cli.js';
+import { findExecutable } from '../support/programs.js';
+
+const kubectl = findExecutable('kubectl');
+
+/** `kubectl ARGS`: its exit code and output. */
+function runKubectl(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile('kubectl', args, { env, timeout: 60_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
 
 // vconsole as kubectl runs a plugin: a link named kubectl-vconsole on PATH, run with the flags as
-// the user typed them after `kubectl vconsole`, kubectl's global flags before the verb included
-// (kubectl 1.32 was seen to find and run it so: `kubectl plugin list`, `kubectl vconsole ...`).
+// the user typed them after `kubectl vconsole`, kubectl's global flags before the verb included;
+// and through a real kubectl where one is installed. Not from the package list: on this kind of
+// machine the image's own kubectl owns /usr/bin/kubectl, and Debian's kubernetes-client would
+// collide with it, so a machine without kubectl skips that test, saying so in its title.
 describe('vconsole as `kubectl vconsole`', () => {
   let dir: string;
   let plugin: string;
@@ -83,5 +98,14 @@ describe('vconsole as `kubectl vconsole`', () => {
     } finally {
       silent.close();
     }
+  });
+
+  it.skipIf(!kubectl)(`runs as a plugin of a real kubectl${kubectl ? '' : ' (skipped: no kubectl on PATH)'}`, async () => {
+    const env = { HOME: dir, PATH: `${dir}:${process.env.PATH ?? ''}`, KUBECONFIG: join(dir, 'none') };
+    const plugins = await runKubectl(['plugin', 'list'], env);
+    expect(plugins.stdout).toContain(plugin);
+    const listed = await runKubectl(['vconsole', '--kubeconfig', kubevirt.kubeconfigPath(), '-n', 'prod', 'list', '-o', 'name'], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout.trim().split('\n')).toEqual(['prod/db-1']);
   });
 });
