@@ -109,7 +109,12 @@ function firstLine(child: ChildProcess, timeoutMs: number): Promise<string> {
         resolve(text.slice(0, end));
       }
     });
-    child.once('exit', () => reject(new Error(`exited before printing a line; got ${JSON.stringify(text)}`)));
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-2000)));
+    // How it ended and what it said: a run that fails so on a loaded machine is then told apart.
+    child.once('exit', (code, signal) =>
+      reject(new Error(`exited (${signal ?? `code ${code}`}) before printing a line; got ${JSON.stringify(text)}; stderr: ${stderr}`)),
+    );
   });
 }
 
