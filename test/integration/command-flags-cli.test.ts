@@ -14,6 +14,7 @@ const TARGET = [
   '--namespace',
   '--as',
   '--as-group',
+  '--request-timeout',
   '--cloud',
   '--os-region',
   '--os-interface',
