@@ -33,6 +33,7 @@ import { build } from 'esbuild';
 import { bundleCli, projectRoot } from './bundle.mjs';
 import { writeReleaseManifests } from './packaging/release-manifests.mjs';
 import { writeDebs } from './packaging/deb-package.mjs';
+import { writeRpms } from './packaging/rpm-package.mjs';
 
 export const NODE_VERSION = '22.23.3';
 
@@ -208,6 +209,7 @@ async function packageAll(argv) {
   const lockPath = join(projectRoot, 'package-lock.json');
   await writeReleaseManifests({ binDir, pkg, lockPath, metafiles, assetFiles: Object.values(dataAssets), nodeVersion: NODE_VERSION, log });
   await writeDebs({ jobs, pkg, projectRoot, outDir: binDir, log });
+  await writeRpms({ jobs, pkg, projectRoot, outDir: binDir, log });
 }
 
 /**

@@ -31,8 +31,8 @@ export const DEB_ARCHITECTURES = { 'linux-x64': 'amd64', 'linux-arm64': 'arm64' 
  */
 const DEPENDS = 'libc6 (>= 2.28), libgcc-s1 | libgcc1, libstdc++6 (>= 5.2)';
 
-/** Where each shell's completion goes, by `vconsole completion SHELL`. */
-const COMPLETIONS = {
+/** Where each shell's completion goes on Debian, by `vconsole completion SHELL`. */
+export const DEB_COMPLETIONS = {
   bash: 'usr/share/bash-completion/completions/vconsole',
   zsh: 'usr/share/zsh/vendor-completions/_vconsole',
   fish: 'usr/share/fish/vendor_completions.d/vconsole.fish',
@@ -75,10 +75,13 @@ function place(root, path, content, mode = 0o644) {
   chmodSync(join(root, path), mode);
 }
 
-/** The architecture-free files: man page and completions, from `hostExecutable cliArgs...`. */
-export function sharedFiles({ hostExecutable, cliArgs = [], manPage }) {
+/**
+ * The architecture-free files: man page and completions, from `hostExecutable cliArgs...`, each
+ * shell's completion at its path in `completions` (a distribution's places).
+ */
+export function sharedFiles({ hostExecutable, cliArgs = [], manPage, completions = DEB_COMPLETIONS }) {
   const files = { 'usr/share/man/man1/vconsole.1.gz': gzipSync(manPage, { level: 9 }) };
-  for (const [shell, path] of Object.entries(COMPLETIONS)) files[path] = execFileSync(hostExecutable, [...cliArgs, 'completion', shell]);
+  for (const [shell, path] of Object.entries(completions)) files[path] = execFileSync(hostExecutable, [...cliArgs, 'completion', shell]);
   return files;
 }
 
