@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { measureDataPath } from './data-path.js';
 import { startProcess, stop, tsxArgs } from './processes.js';
 import type { BenchResult } from './report.js';
-import { measureVirtctl, type VirtctlSettings } from './virtctl.js';
+import { RELAY_DATA_PATH_TARGETS, measureVirtctl, type VirtctlSettings } from './virtctl.js';
 
 export const RELAY_LABEL = 'relay upstream';
 
@@ -57,7 +57,18 @@ export async function measureOverRelay({
   try {
     const rows: BenchResult[] = [];
     if (throughput) rows.push(...(await measureDataPath({ cli, upstreamPort: relay.port, ...settings })));
-    if (virtctl) rows.push(...(await measureVirtctl({ root, cli, upstreamPort: relay.port, dir, settings, rows: ['data'] })));
+    if (virtctl)
+      rows.push(
+        ...(await measureVirtctl({
+          root,
+          cli,
+          upstreamPort: relay.port,
+          dir,
+          settings,
+          rows: ['data'],
+          dataTargets: RELAY_DATA_PATH_TARGETS,
+        })),
+      );
     return rows.map((r) => ({ ...r, group: `${r.group}, ${RELAY_LABEL}` }));
   } finally {
     await relay.stop();
