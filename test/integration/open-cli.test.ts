@@ -224,14 +224,19 @@ describe('vconsole open (stand-in viewer on PATH, no terminal)', () => {
   });
 
   it('gives a VM without a display (auto: its serial console) no VNC session, and the VM with one its viewer', async () => {
+    // headless's pre-flight is answered once its guessed viewer has connected: on a busy machine
+    // the answer could otherwise come first, and there would be no viewer to stop.
+    let viewerOfHeadlessConnected: () => Promise<void> = () => Promise.resolve();
     const kubevirt = await startKubevirtFixture({
       vmis: [
         { namespace: 'default', name: 'headless', graphics: false },
         { namespace: 'default', name: 'testvm' },
       ],
+      beforeVmiGet: (_namespace, name) => (name === 'headless' ? viewerOfHeadlessConnected() : Promise.resolve()),
     });
     try {
       const { child, entries } = openWith(['headless', 'testvm', '--viewer', 'tigervnc'], { KUBECONFIG: kubevirt.kubeconfigPath() });
+      viewerOfHeadlessConnected = () => child.waitForStderr(/\[default\/headless\] client 1 connected/);
       const lines = await child.jsonLines(2);
       const headless = lines.find((l) => l.target === 'default/headless');
       const testvm = lines.find((l) => l.target === 'default/testvm');
@@ -240,7 +245,7 @@ describe('vconsole open (stand-in viewer on PATH, no terminal)', () => {
       // The VNC viewer launched for KubeVirt's guess while the pre-flight ran got no byte of the
       // serial console (its connection was closed) and was stopped.
       await child.waitForStderr(/\[default\/headless\] viewer: TigerVNC closed: the pre-flight found a serial console/);
-      expect(child.stderr()).toMatch(/\[default\/headless\] client 1 closed: it came for a vnc console; the pre-flight found serial/);
+      await child.waitForStderr(/\[default\/headless\] client 1 closed: it came for a vnc console; the pre-flight found serial/);
       expect(entries().every((e) => e.port !== headless?.port)).toBe(true);
     } finally {
       await kubevirt.close();
