@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import type http from 'node:http';
-import https from 'node:https';
+import type https from 'node:https';
 import path from 'node:path';
 import { readTokenFile } from './kubeconfig-token-file.js';
+import { agentFor, type TlsIdentity } from './kubeconfig-agents.js';
 import { impersonationOfEntry, type KubeconfigImpersonation } from './impersonation.js';
 
 /** What vconsole needs of a loaded kubeconfig: client-node's KubeConfig has both. */
@@ -98,10 +99,10 @@ export async function readPlainKubeconfig(file: string, contextName?: string): P
           // kubectl: an inline token wins over a tokenFile, which is read at each request.
           if (token) headers.Authorization = `Bearer ${token}`;
           else if (tokenFile) headers.Authorization = `Bearer ${readTokenFile(tokenFile)}`;
-          // A fresh agent per request with these TLS settings, as client-node makes one.
-          const agent: https.AgentOptions = { ca: opts.ca, cert: opts.cert, key: opts.key };
-          if (opts.rejectUnauthorized !== undefined) agent.rejectUnauthorized = opts.rejectUnauthorized;
-          opts.agent = new https.Agent(agent);
+          // The agent of these TLS settings: kept alive and shared by every request with them.
+          const identity: TlsIdentity = { ca: caBytes, cert: certBytes, key: keyBytes };
+          if (opts.rejectUnauthorized !== undefined) identity.rejectUnauthorized = opts.rejectUnauthorized;
+          opts.agent = agentFor(identity);
         },
       },
     };

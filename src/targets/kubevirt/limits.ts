@@ -16,3 +16,9 @@ export const VM_STATE_MAX_RETRY_MS = 30_000;
 export const LIST_PAGE_SIZE = 500;
 /** At most this many pre-flights and console dials of one cluster run at once (`open -l` of hundreds of VMs). */
 export const CLUSTER_ROUND_TRIPS_AT_ONCE = 16;
+/**
+ * The keep-alive agents of distinct TLS identities kept at once (kubeconfig-agents.ts): one per
+ * kubeconfig user in practice; a rotated client certificate makes a new one, and the oldest is
+ * let go (its idle connections close on their own).
+ */
+export const TLS_AGENTS_KEPT = 8;
