@@ -20,8 +20,9 @@ describe.skipIf(!present && !required)('SHA256SUMS of the executables', () => {
     const lines = readFileSync(SUMS, 'utf8').split('\n');
     expect(lines.pop()).toBe(''); // ends with a newline
     for (const line of lines) expect(line).toMatch(/^[0-9a-f]{64} {2}vconsole-[a-z0-9]+-[a-z0-9]+(\.exe)?$/);
+    // The executables, not the .rpm packages beside them (vconsole-VERSION-1.ARCH.rpm).
     const executables = readdirSync(BIN)
-      .filter((name) => name.startsWith('vconsole-'))
+      .filter((name) => name.startsWith('vconsole-') && !name.endsWith('.rpm'))
       .sort();
     expect(lines.map((line) => line.slice(66))).toEqual(executables);
     expect(executables).toContain('vconsole-linux-x64');

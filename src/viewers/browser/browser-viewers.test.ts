@@ -16,7 +16,8 @@ afterEach(async () => {
 
 function scratchDir(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'vconsole-browser-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  // A fake browser launched last may still be writing here (nothing waits for it): rm retries ENOTEMPTY.
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }));
   return dir;
 }
 
