@@ -202,3 +202,18 @@ describe('Picker', () => {
     expect(frame()).not.toContain('\u001b[2J');
   });
 });
+
+describe('Picker: keys typed before it took the keys', () => {
+  it("takes up what the caller's draft gains after it was drawn, then reads keys itself (tmux: the first keys after `a` were lost)", async () => {
+    const onDone = vi.fn<(outcome: PickerOutcome) => void>();
+    const sources = [{ provider: 'kubevirt', vms: Promise.resolve(KUBEVIRT) }];
+    const app = render(<Picker sources={sources} onDone={onDone} initialFilter="" />);
+    mounted.push(app);
+    app.rerender(<Picker sources={sources} onDone={onDone} initialFilter="prod/" />);
+    app.rerender(<Picker sources={sources} onDone={onDone} initialFilter="prod/web-2" />);
+    await until(() => (app.lastFrame() ?? '').includes('filter: prod/web-2'), 'the draft in the filter');
+    app.stdin.write(ENTER);
+    await until(() => onDone.mock.calls.length > 0, 'the outcome');
+    expect(onDone).toHaveBeenCalledWith(expect.objectContaining({ type: 'open', targets: ['prod/web-2'] }));
+  });
+});

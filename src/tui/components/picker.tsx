@@ -77,6 +77,17 @@ export function Picker({ sources, onDone, isOpen, title = 'Open which consoles?'
     entriesRef.current = entries;
     doneRef.current.onDone = onDone;
   }, [entries, onDone]);
+  // Keys typed after the picker was drawn but before its input was live went to the caller's
+  // draft (`initialFilter`): what the draft gains later is taken up into the filter, not lost.
+  const takenRef = useRef(initialFilter);
+  useLayoutEffect(() => {
+    const taken = takenRef.current;
+    if (initialFilter === taken || !initialFilter.startsWith(taken)) return;
+    takenRef.current = initialFilter;
+    const next = { ...stateRef.current, filter: stateRef.current.filter + initialFilter.slice(taken.length) };
+    stateRef.current = next;
+    setState(next);
+  }, [initialFilter]);
 
   const onKey = useCallback((input: string, key: Key) => {
     if (doneRef.current.finished) return;
