@@ -56,6 +56,22 @@ function useListings(sources: readonly VmListingSource[]): ProviderListing[] {
   return listings;
 }
 
+/**
+ * Keys typed after the picker was drawn but before its input was live went to the caller's
+ * draft (`initialFilter`): what the draft gains later is added to the filter, not lost.
+ */
+function useDraftTakenUp(initialFilter: string, stateRef: { current: PickerState }, setState: (state: PickerState) => void): void {
+  const takenRef = useRef(initialFilter);
+  useLayoutEffect(() => {
+    const taken = takenRef.current;
+    if (initialFilter === taken || !initialFilter.startsWith(taken)) return;
+    takenRef.current = initialFilter;
+    const next = { ...stateRef.current, filter: stateRef.current.filter + initialFilter.slice(taken.length) };
+    stateRef.current = next;
+    setState(next);
+  }, [initialFilter, stateRef, setState]);
+}
+
 /** Lines of the picker besides the VM rows: title, header, a provider line each, loading, message, hint, margins. */
 const CHROME_LINES = 6;
 
@@ -77,17 +93,7 @@ export function Picker({ sources, onDone, isOpen, title = 'Open which consoles?'
     entriesRef.current = entries;
     doneRef.current.onDone = onDone;
   }, [entries, onDone]);
-  // Keys typed after the picker was drawn but before its input was live went to the caller's
-  // draft (`initialFilter`): what the draft gains later is taken up into the filter, not lost.
-  const takenRef = useRef(initialFilter);
-  useLayoutEffect(() => {
-    const taken = takenRef.current;
-    if (initialFilter === taken || !initialFilter.startsWith(taken)) return;
-    takenRef.current = initialFilter;
-    const next = { ...stateRef.current, filter: stateRef.current.filter + initialFilter.slice(taken.length) };
-    stateRef.current = next;
-    setState(next);
-  }, [initialFilter]);
+  useDraftTakenUp(initialFilter, stateRef, setState);
 
   const onKey = useCallback((input: string, key: Key) => {
     if (doneRef.current.finished) return;
