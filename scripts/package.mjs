@@ -32,8 +32,8 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { bundleCli, projectRoot } from './bundle.mjs';
 import { writeReleaseManifests } from './packaging/release-manifests.mjs';
-import { writeDebs } from './packaging/deb-package.mjs';
-import { writeRpms } from './packaging/rpm-package.mjs';
+import { DEB_FORMAT, writeLinuxPackages } from './packaging/deb-package.mjs';
+import { RPM_FORMAT } from './packaging/rpm-package.mjs';
 
 export const NODE_VERSION = '22.23.3';
 
@@ -208,8 +208,7 @@ async function packageAll(argv) {
   writeChecksums();
   const lockPath = join(projectRoot, 'package-lock.json');
   await writeReleaseManifests({ binDir, pkg, lockPath, metafiles, assetFiles: Object.values(dataAssets), nodeVersion: NODE_VERSION, log });
-  await writeDebs({ jobs, pkg, projectRoot, outDir: binDir, log });
-  await writeRpms({ jobs, pkg, projectRoot, outDir: binDir, log });
+  for (const format of [DEB_FORMAT, RPM_FORMAT]) await writeLinuxPackages(format, { jobs, pkg, projectRoot, outDir: binDir, log });
 }
 
 /**

@@ -118,22 +118,41 @@ export function buildDeb({ pkg, targetName, executable, shared, outDir }) {
 }
 
 /**
- * After the executables are built: one .deb per linux executable in `jobs` (`{ name, output }`).
- * The man page and completions come from the build in dist/src (`npm run build`), which declares
- * the same commands as the executables' bundle.
+ * One Linux package format: the targets it packs (their architecture names), the tool that
+ * builds it and where each shell's completion goes in its distributions.
  */
-export async function writeDebs({ jobs, pkg, projectRoot, outDir, log }) {
-  const linux = jobs.filter((job) => DEB_ARCHITECTURES[job.name]);
+export const DEB_FORMAT = {
+  suffix: '.deb',
+  architectures: DEB_ARCHITECTURES,
+  tool: 'dpkg-deb',
+  toolPackage: 'dpkg',
+  completions: DEB_COMPLETIONS,
+  build: (args) => buildDeb(args),
+};
+
+/**
+ * After the executables are built: one package of `format` per linux executable in `jobs`
+ * (`{ name, output }`); none, with a line saying why, when the format's tool is missing. The man
+ * page and completions come from the build in dist/src (`npm run build`), which declares the same
+ * commands as the executables' bundle, and are written once for every architecture.
+ */
+export async function writeLinuxPackages(format, { jobs, pkg, projectRoot, outDir, log }) {
+  const linux = jobs.filter((job) => format.architectures[job.name]);
   if (!linux.length) return [];
-  if (spawnSync('dpkg-deb', ['--version'], { stdio: 'ignore' }).error) {
-    log('no .deb: dpkg-deb is not installed (Debian: apt install dpkg)');
+  if (spawnSync(format.tool, ['--version'], { stdio: 'ignore' }).error) {
+    log(`no ${format.suffix}: ${format.tool} is not installed (Debian: apt install ${format.toolPackage})`);
     return [];
   }
   const { manPageText } = await import('./man-page.mjs');
   const cli = join(projectRoot, 'bin', 'vconsole.js');
-  const shared = sharedFiles({ hostExecutable: process.execPath, cliArgs: [cli], manPage: await manPageText() });
+  const shared = sharedFiles({
+    hostExecutable: process.execPath,
+    cliArgs: [cli],
+    manPage: await manPageText(),
+    completions: format.completions,
+  });
   return linux.map((job) => {
-    const out = buildDeb({ pkg, targetName: job.name, executable: job.output, shared, outDir });
+    const out = format.build({ pkg, targetName: job.name, executable: job.output, shared, outDir });
     log(`built ${relative(projectRoot, out)}`);
     return out;
   });

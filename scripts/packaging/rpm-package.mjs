@@ -4,11 +4,10 @@
 // vconsole(1) and the shell completions, zsh's in Fedora's site-functions. The executable is
 // packed as built: rpmbuild's strip, build-id and buildroot checks are off, since stripping a
 // single executable would cut off the program inside it.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
-import { sharedFiles } from './deb-package.mjs';
+import { dirname, join } from 'node:path';
 
 /** rpm's name of each linux target's architecture. */
 export const RPM_ARCHITECTURES = { 'linux-x64': 'x86_64', 'linux-arm64': 'aarch64' };
@@ -98,25 +97,12 @@ export function buildRpm({ pkg, targetName, executable, shared, outDir }) {
   }
 }
 
-/** After the executables are built: one .rpm per linux executable in `jobs` (`{ name, output }`). */
-export async function writeRpms({ jobs, pkg, projectRoot, outDir, log }) {
-  const linux = jobs.filter((job) => RPM_ARCHITECTURES[job.name]);
-  if (!linux.length) return [];
-  if (spawnSync('rpmbuild', ['--version'], { stdio: 'ignore' }).error) {
-    log('no .rpm: rpmbuild is not installed (Debian: apt install rpm)');
-    return [];
-  }
-  const { manPageText } = await import('./man-page.mjs');
-  const cli = join(projectRoot, 'bin', 'vconsole.js');
-  const shared = sharedFiles({
-    hostExecutable: process.execPath,
-    cliArgs: [cli],
-    manPage: await manPageText(),
-    completions: RPM_COMPLETIONS,
-  });
-  return linux.map((job) => {
-    const out = buildRpm({ pkg, targetName: job.name, executable: job.output, shared, outDir });
-    log(`built ${relative(projectRoot, out)}`);
-    return out;
-  });
-}
+/** The .rpm among the Linux package formats (deb-package.mjs's writeLinuxPackages). */
+export const RPM_FORMAT = {
+  suffix: '.rpm',
+  architectures: RPM_ARCHITECTURES,
+  tool: 'rpmbuild',
+  toolPackage: 'rpm',
+  completions: RPM_COMPLETIONS,
+  build: (args) => buildRpm(args),
+};
