@@ -1,4 +1,5 @@
 import { execFile, spawn, type ChildProcess, type ExecFileException, type SpawnOptions } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -36,6 +37,9 @@ function keepTail(buffer: { text: string }, chunk: Buffer): void {
   buffer.text += chunk.toString('utf8');
   if (buffer.text.length > OUTPUT_LIMIT) buffer.text = buffer.text.slice(-OUTPUT_LIMIT);
 }
+
+/** How long output may still arrive once a process has exited, when something else holds its pipes. */
+const OUTPUT_AFTER_EXIT_MS = 5_000;
 
 /** Resolves with undefined after `ms`, without keeping the process alive. */
 function afterMs(ms: number): Promise<undefined> {
@@ -88,7 +92,11 @@ export class ProcessLab {
       });
       child.once('exit', (code, signal) => {
         status = { code, signal };
-        resolve(status);
+        // 'exit' can come before the pipes are read to their end: what it wrote last (its one
+        // line before exit 1) would be missing from stderr(). 'close' says they are; a process
+        // it left behind may hold them open, so that wait is bounded.
+        const settled = status;
+        void Promise.race([once(child, 'close'), afterMs(OUTPUT_AFTER_EXIT_MS)]).then(() => resolve(settled));
       });
     });
     const pid = child.pid ?? -1;
