@@ -147,6 +147,13 @@ describe.skipIf(gate.skip)(gatedTitle("real viewers against the hub's RFB server
         { width: 320, height: 240 },
         () => viewer.describe(),
       );
+      // The window is mapped before its first picture is drawn: wait for the picture, then say
+      // which quadrant is wrong if it never came.
+      const drawn = async () => {
+        const { image } = await grabScreen(x, dir, 'tiger');
+        return QUADRANTS.every((q) => near(image, window.x + q.x + 80, window.y + q.y + 60, q.rgb)) || undefined;
+      };
+      await pollFor(drawn, { what: 'the four quadrants in the TigerVNC window', timeoutMs: 30_000 }).catch(() => undefined);
       expectQuadrants((await grabScreen(x, dir, 'tiger')).image, window.x, window.y);
       // Repaint: the viewer's incremental updates follow.
       fb.fill({ x: 0, y: 0, w: 160, h: 120 }, 0x20c040);
