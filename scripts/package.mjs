@@ -208,7 +208,7 @@ async function packageAll(argv) {
   writeChecksums();
   const lockPath = join(projectRoot, 'package-lock.json');
   await writeReleaseManifests({ binDir, pkg, lockPath, metafiles, assetFiles: Object.values(dataAssets), nodeVersion: NODE_VERSION, log });
-  for (const format of [DEB_FORMAT, RPM_FORMAT]) await writeLinuxPackages(format, { jobs, pkg, projectRoot, outDir: binDir, log });
+  await writeLinuxPackages([DEB_FORMAT, RPM_FORMAT], { jobs, pkg, projectRoot, outDir: binDir, log });
 }
 
 /**

@@ -76,12 +76,19 @@ function place(root, path, content, mode = 0o644) {
 }
 
 /**
- * The architecture-free files: man page and completions, from `hostExecutable cliArgs...`, each
- * shell's completion at its path in `completions` (a distribution's places).
+ * What no architecture changes, made once for every package: the gzipped man page and each
+ * shell's completion script, from `hostExecutable cliArgs... completion SHELL`.
  */
-export function sharedFiles({ hostExecutable, cliArgs = [], manPage, completions = DEB_COMPLETIONS }) {
-  const files = { 'usr/share/man/man1/vconsole.1.gz': gzipSync(manPage, { level: 9 }) };
-  for (const [shell, path] of Object.entries(completions)) files[path] = execFileSync(hostExecutable, [...cliArgs, 'completion', shell]);
+function architectureFreeTexts({ hostExecutable, cliArgs = [], manPage }) {
+  const completions = {};
+  for (const shell of Object.keys(DEB_COMPLETIONS)) completions[shell] = execFileSync(hostExecutable, [...cliArgs, 'completion', shell]);
+  return { manPage: gzipSync(manPage, { level: 9 }), completions };
+}
+
+/** Those texts at a format's paths: path in the package -> content. */
+function sharedFiles(texts, completionPaths) {
+  const files = { 'usr/share/man/man1/vconsole.1.gz': texts.manPage };
+  for (const [shell, path] of Object.entries(completionPaths)) files[path] = texts.completions[shell];
   return files;
 }
 
@@ -127,33 +134,35 @@ export const DEB_FORMAT = {
   tool: 'dpkg-deb',
   toolPackage: 'dpkg',
   completions: DEB_COMPLETIONS,
-  build: (args) => buildDeb(args),
+  build: buildDeb,
 };
 
 /**
- * After the executables are built: one package of `format` per linux executable in `jobs`
- * (`{ name, output }`); none, with a line saying why, when the format's tool is missing. The man
- * page and completions come from the build in dist/src (`npm run build`), which declares the same
- * commands as the executables' bundle, and are written once for every architecture.
+ * After the executables are built: for each of `formats`, one package per linux executable in
+ * `jobs` (`{ name, output }`); none of a format, with a line saying why, when its tool is
+ * missing. The man page and completions come from the build in dist/src (`npm run build`), which
+ * declares the same commands as the executables' bundle, and are made once for every package.
  */
-export async function writeLinuxPackages(format, { jobs, pkg, projectRoot, outDir, log }) {
-  const linux = jobs.filter((job) => format.architectures[job.name]);
-  if (!linux.length) return [];
-  if (spawnSync(format.tool, ['--version'], { stdio: 'ignore' }).error) {
-    log(`no ${format.suffix}: ${format.tool} is not installed (Debian: apt install ${format.toolPackage})`);
-    return [];
-  }
+export async function writeLinuxPackages(formats, { jobs, pkg, projectRoot, outDir, log }) {
+  const wanted = formats
+    .map((format) => ({ format, linux: jobs.filter((job) => format.architectures[job.name]) }))
+    .filter(({ format, linux }) => linux.length > 0 && toolInstalled(format, log));
+  if (!wanted.length) return [];
   const { manPageText } = await import('./man-page.mjs');
   const cli = join(projectRoot, 'bin', 'vconsole.js');
-  const shared = sharedFiles({
-    hostExecutable: process.execPath,
-    cliArgs: [cli],
-    manPage: await manPageText(),
-    completions: format.completions,
+  const texts = architectureFreeTexts({ hostExecutable: process.execPath, cliArgs: [cli], manPage: await manPageText() });
+  return wanted.flatMap(({ format, linux }) => {
+    const shared = sharedFiles(texts, format.completions);
+    return linux.map((job) => {
+      const out = format.build({ pkg, targetName: job.name, executable: job.output, shared, outDir });
+      log(`built ${relative(projectRoot, out)}`);
+      return out;
+    });
   });
-  return linux.map((job) => {
-    const out = format.build({ pkg, targetName: job.name, executable: job.output, shared, outDir });
-    log(`built ${relative(projectRoot, out)}`);
-    return out;
-  });
+}
+
+function toolInstalled(format, log) {
+  if (!spawnSync(format.tool, ['--version'], { stdio: 'ignore' }).error) return true;
+  log(`no ${format.suffix}: ${format.tool} is not installed (Debian: apt install ${format.toolPackage})`);
+  return false;
 }

@@ -104,5 +104,5 @@ export const RPM_FORMAT = {
   tool: 'rpmbuild',
   toolPackage: 'rpm',
   completions: RPM_COMPLETIONS,
-  build: (args) => buildRpm(args),
+  build: buildRpm,
 };
