@@ -1,4 +1,5 @@
-import { writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +16,7 @@ import { qemuPcArgs } from './support/qemu.js';
 
 // vconsole's own RFB client (the hub's upstream side) against QEMU's VNC server: what it
 // decodes must be QEMU's framebuffer exactly, in every encoding QEMU offers.
-const gate = requireTools(['qemu-system-x86_64']);
+const gate = requireTools(['qemu-system-x86_64', 'taskset', 'chrt']);
 
 interface Vm {
   vncPath: string;
@@ -138,71 +139,105 @@ describe.skipIf(gate.skip)(gatedTitle('RFB upstream client against QEMU', gate),
     );
   }
 
+  /** A 1 MiB boot disk whose first sector is `code` (16-bit real mode, run by SeaBIOS at 0x7c00). */
+  async function bootDisk(name: string, code: number[]): Promise<string> {
+    const disk = Buffer.alloc(1024 * 1024);
+    Buffer.from(code).copy(disk);
+    disk.writeUInt16LE(0xaa55, 510);
+    const diskPath = join(dir, `${name}.img`);
+    await writeFile(diskPath, disk);
+    return diskPath;
+  }
+
+  // Pieces of boot sectors. VGA mode 13h: 320x200 in 256 colours, shown at 640x400.
+  const MODE_13H = [0xb8, 0x13, 0x00, 0xcd, 0x10]; // mov ax,0x13; int 0x10
+  // Paints mode 13h's screen with all 256 palette colours.
+  const PAINT = [0x68, 0x00, 0xa0, 0x07, 0x31, 0xff, 0xb9, 0x00, 0xfa, 0x89, 0xf8, 0xaa, 0xe2, 0xfb]; // es=0xa000; di=0; 64000 x stosb of di
+  // Paints the whole mode 13h screen white (colour 15): unlike any picture before it.
+  const PAINT_WHITE = [0x68, 0x00, 0xa0, 0x07, 0x31, 0xff, 0xb9, 0x00, 0xfa, 0xb0, 0x0f, 0xf3, 0xaa]; // ...; mov al,15; rep stosb
+  const HALT = [0xf4, 0xeb, 0xfd]; // hlt; jmp hlt
+  const TEXT_MODE = [0xb8, 0x03, 0x00, 0xcd, 0x10]; // mov ax,3; int 0x10 (80x25 text, 720x400)
+
+  /**
+   * Boots `code` in a paused VM, connects one client for each encoding (one at a time: QEMU
+   * listens on its VNC socket with a backlog of one), lets the VM run, and expects each to end
+   * on QEMU's final picture, at 640x400 (mode 13h) with at least `finalLit` lit pixels.
+   */
+  async function followModeChanges(
+    name: string,
+    code: number[],
+    encodings: EncodingName[],
+    finalLit: number,
+    options: { starveEncoder?: boolean } = {},
+  ): Promise<void> {
+    const vm = await startVm(name, '', [
+      '-S',
+      '-drive',
+      `file=${await bootDisk(name, code)},format=raw,if=ide`,
+      '-name',
+      `${name},debug-threads=on`,
+    ]);
+    if (options.starveEncoder) await starveVncEncoder(vm.process.pid);
+    const sessions = [];
+    for (const encoding of encodings) {
+      const fb = new Framebuffer(1, 1);
+      const client = await RfbConsoleClient.connect(dial(vm), fb, { encodings: [encoding, 'raw'] });
+      const sizes = [`${fb.width}x${fb.height}`];
+      fb.on('resize', (w, h) => sizes.push(`${w}x${h}`));
+      client.on('close', (err) => sizes.push(`closed: ${err?.message}`));
+      sessions.push({ encoding, fb, client, sizes });
+    }
+    await vm.qmp.execute('cont');
+    try {
+      for (const { encoding, fb, client, sizes } of sessions) {
+        const about = () =>
+          `${encoding}: ${sizes.length} sizes, the last ${sizes.slice(-3).join(', ')}, seen ${[...client.encodingsSeen].join(', ')}`;
+        await expectScreendump(vm, fb, finalLit, about);
+        expect(fb.width, encoding).toBe(640);
+        expect(fb.height).toBe(400);
+        expect(sizes.length, about()).toBeGreaterThan(1);
+        expect([...client.encodingsSeen].some((name) => name.endsWith('desktop-size'))).toBe(true);
+        expect([...client.encodingsSeen]).toContain(encoding);
+      }
+    } finally {
+      for (const { client } of sessions) client.close();
+      await vm.process.stop();
+    }
+  }
+
+  /**
+   * Pins QEMU's threads to one CPU and gives its VNC encoding thread only that CPU's idle time:
+   * while the guest's CPU thread runs, every client's update job waits in the queue (a busy
+   * host, widened). A mode change then aborts the jobs that have not started.
+   */
+  async function starveVncEncoder(pid: number): Promise<void> {
+    const ours = /:\s*([0-9]+)/.exec(execFileSync('taskset', ['-c', '-p', String(process.pid)], { encoding: 'utf8' }))?.[1] ?? '0';
+    execFileSync('taskset', ['-a', '-c', '-p', ours, String(pid)], { stdio: 'ignore' });
+    let found = false;
+    for (const tid of await readdir(`/proc/${pid}/task`)) {
+      if ((await readFile(`/proc/${pid}/task/${tid}/comm`, 'utf8')).trim() !== 'vnc_worker') continue;
+      execFileSync('chrt', ['--idle', '-p', '0', tid], { stdio: 'ignore' });
+      found = true;
+    }
+    expect(found, "QEMU's vnc_worker thread").toBe(true);
+  }
+
+  const EVERY_ENCODING: EncodingName[] = ['raw', 'hextile', 'zrle', 'zlib', 'tight'];
+
   it(
     "follows QEMU through two mode changes (640x480, BIOS 720x400, a boot sector's VGA mode 13h at 640x400) in every encoding",
-    async () => {
-      // A boot disk whose first sector switches to VGA mode 13h and paints all 256 palette colours.
-      const code = [
-        0xb8,
-        0x13,
-        0x00,
-        0xcd,
-        0x10, // mov ax,0x13; int 0x10
-        0x68,
-        0x00,
-        0xa0,
-        0x07,
-        0x31,
-        0xff, // push 0xa000; pop es; xor di,di
-        0xb9,
-        0x00,
-        0xfa,
-        0x89,
-        0xf8,
-        0xaa,
-        0xe2,
-        0xfb, // mov cx,64000; l: mov ax,di; stosb; loop l
-        0xf4,
-        0xeb,
-        0xfd, // hlt; jmp hlt
-      ];
-      const disk = Buffer.alloc(1024 * 1024);
-      Buffer.from(code).copy(disk);
-      disk.writeUInt16LE(0xaa55, 510);
-      const diskPath = join(dir, 'mode13h.img');
-      await writeFile(diskPath, disk);
-      // Paused (-S) until every client is connected, so each one sees both mode changes.
-      const vm = await startVm('modes', '', ['-S', '-drive', `file=${diskPath},format=raw,if=ide`]);
-      const encodings: EncodingName[] = ['raw', 'hextile', 'zrle', 'zlib', 'tight'];
-      // One at a time: QEMU listens on its VNC socket with a backlog of one.
-      const sessions = [];
-      for (const encoding of encodings) {
-        const fb = new Framebuffer(1, 1);
-        const client = await RfbConsoleClient.connect(dial(vm), fb, { encodings: [encoding, 'raw'] });
-        const sizes = [`${fb.width}x${fb.height}`];
-        fb.on('resize', (w, h) => sizes.push(`${w}x${h}`));
-        client.on('close', (err) => sizes.push(`closed: ${err?.message}`));
-        sessions.push({ encoding, fb, client, sizes });
-      }
-      await vm.qmp.execute('cont');
-      try {
-        for (const { encoding, fb, client, sizes } of sessions) {
-          await expectScreendump(
-            vm,
-            fb,
-            10_000,
-            () => `${encoding}: sizes ${sizes.join(', ')}, seen ${[...client.encodingsSeen].join(', ')}`,
-          );
-          expect(fb.width, encoding).toBe(640);
-          expect(fb.height).toBe(400);
-          expect(sizes.length, `${encoding}: sizes seen ${sizes.join(', ')}`).toBeGreaterThan(1);
-          expect([...client.encodingsSeen].some((name) => name.endsWith('desktop-size'))).toBe(true);
-          expect([...client.encodingsSeen]).toContain(encoding);
-        }
-      } finally {
-        for (const { client } of sessions) client.close();
-        await vm.process.stop();
-      }
+    () => followModeChanges('modes', [...MODE_13H, ...PAINT, ...HALT], EVERY_ENCODING, 10_000),
+    E2E_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'keeps following a guest that changes video mode as fast as it can, with five clients (QEMU drops a client that asks twice while its job waits)',
+    () => {
+      // mov bp,400; again: mode 13h, paint, text mode; dec bp; jnz again; then mode 13h painted white, halted.
+      const body = [...MODE_13H, ...PAINT, ...TEXT_MODE, 0x4d]; // ...; dec bp
+      const loop = [0xbd, 0x90, 0x01, ...body, 0x75, 0x100 - body.length - 2]; // ...; jnz again
+      const code = [...loop, ...MODE_13H, ...PAINT_WHITE, ...HALT];
+      return followModeChanges('flipping', code, ['tight', 'tight', 'zrle', 'tight', 'tight'], 640 * 400, { starveEncoder: true });
     },
     E2E_TEST_TIMEOUT_MS,
   );

@@ -125,8 +125,8 @@ describe('a console flooding unrequested updates', () => {
       bell: () => undefined,
       clipboard: () => undefined,
       admitScreen: () => undefined,
-      requestUpdate: () => undefined,
-      requestUpdateLater: () => undefined,
+      answered: () => undefined,
+      notice: () => undefined,
       pictureDrawn: () => drawn++,
     });
     // What ParseLoop does in one turn.

@@ -11,6 +11,7 @@ import { Framebuffer } from '../wire/framebuffer.js';
 import { encodeServerInit } from '../wire/rfb-wire.js';
 import { ENCODINGS, RfbConsoleClient, type RfbConsoleClientOptions } from './rfb-client.js';
 import { MAX_CUT_TEXT_BYTES } from './server-messages.js';
+import { NOTICE_HOLD_MS } from './update-requests.js';
 import { vncAuthResponse } from '../wire/vnc-auth.js';
 
 const cleanups: Array<() => unknown> = [];
@@ -74,38 +75,61 @@ describe('RfbConsoleClient against the demo RFB server', () => {
   });
 });
 
-describe("RfbConsoleClient and QEMU's echo of the screen size", () => {
-  /** A console that answers the client's full request as QEMU does: the size at once, the pixels when `sendPixels` is called. */
-  async function qemuLike() {
+describe('RfbConsoleClient and the notices a console sends (updates of nothing but pseudo-encodings)', () => {
+  /**
+   * A console that answers the client's full request as QEMU does: the size at once, the pixels
+   * when `sendPixels` is called. `requests()` counts the requests after the first.
+   */
+  async function qemuLike(name: string) {
     let peer: RfbPeer | undefined;
     const received: Buffer[] = [];
     const { client, fb } = await connect(async (p) => {
       peer = p;
-      await serveHandshake(p, 4, 2);
+      await serveHandshake(p, 4, 2, name);
       p.socket.on('data', (chunk: Buffer) => received.push(chunk));
-      p.write(
-        update([{ rect: { x: 0, y: 0, w: 4, h: 2 }, encoding: -308, body: Buffer.concat([Buffer.from([1, 0, 0, 0]), Buffer.alloc(16)]) }]),
-      );
+      p.write(sizeNotice(4, 2));
     });
     await expect.poll(() => client.encodingsSeen.has('extended-desktop-size'), { timeout: 10_000 }).toBe(true);
     await client.idle();
     const requests = () => Buffer.concat(received).length / 10;
-    const sendPixels = () => peer!.write(update([{ rect: { x: 0, y: 0, w: 4, h: 2 }, encoding: 0, body: Buffer.alloc(4 * 2 * 4, 0xff) }]));
-    return { client, fb, requests, sendPixels };
+    const send = (bytes: Buffer) => peer!.write(bytes);
+    const sendPixels = (w = 4, h = 2) => send(update([{ rect: { x: 0, y: 0, w, h }, encoding: 0, body: Buffer.alloc(w * h * 4, 0xff) }]));
+    return { client, fb, requests, send, sendPixels };
+  }
+
+  /** ExtendedDesktopSize, reason and status 0: the screen is `w`x`h` (an echo, or a guest's new video mode). */
+  function sizeNotice(w: number, h: number): Buffer {
+    return update([{ rect: { x: 0, y: 0, w, h }, encoding: -308, body: Buffer.concat([Buffer.from([1, 0, 0, 0]), Buffer.alloc(16)]) }]);
   }
 
   it('asks for nothing while the pixels are still due, then for the next update as they are drawn', async () => {
-    const { client, requests, sendPixels } = await qemuLike();
-    // A bounded look is the only way to see that nothing is sent: well within the held request's wait.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    const { client, requests, sendPixels } = await qemuLike('QEMU (default_vm-a)');
+    // A bounded look is the only way to see that nothing is sent: well past the held request's wait.
+    await new Promise((resolve) => setTimeout(resolve, NOTICE_HOLD_MS + 200));
     expect(requests()).toBe(0);
     sendPixels();
     await client.nextUpdate();
     await expect.poll(requests, { timeout: 10_000 }).toBe(1);
   });
 
-  it('still asks again when no update follows the echo (a server whose whole answer it was)', async () => {
-    const { requests } = await qemuLike();
+  it("QEMU: a guest's new video mode brings no second request while one is pending, and its pixels bring one", async () => {
+    const { client, fb, requests, send, sendPixels } = await qemuLike('QEMU (default_vm-a)');
+    sendPixels();
+    await client.nextUpdate();
+    await expect.poll(requests, { timeout: 10_000 }).toBe(1);
+    // The mode change: QEMU tells the new size at once and sends the screen for the pending request.
+    send(sizeNotice(8, 4));
+    await expect.poll(() => fb.width, { timeout: 10_000 }).toBe(8);
+    await client.idle();
+    await new Promise((resolve) => setTimeout(resolve, NOTICE_HOLD_MS + 200));
+    expect(requests()).toBe(1);
+    sendPixels(8, 4);
+    await client.nextUpdate();
+    await expect.poll(requests, { timeout: 10_000 }).toBe(2);
+  });
+
+  it('still asks again when no update follows the notice from a console not named QEMU (one whose whole answer it was)', async () => {
+    const { requests } = await qemuLike('Xvnc');
     await expect.poll(requests, { timeout: 10_000 }).toBe(1);
   });
 });
@@ -304,10 +328,10 @@ describe('RfbConsoleClient server messages and input', () => {
   it('emits bell and Latin-1 clipboard text, and sends key, QEMU key, pointer and clipboard messages', async () => {
     let sent: Buffer | undefined;
     const { client } = await connect(async (peer) => {
-      await serveHandshake(peer, 8, 8);
+      await serveHandshake(peer, 8, 8, 'QEMU');
       peer.write(Buffer.concat([Buffer.from([2]), Buffer.from([3, 0, 0, 0]), u32(4), Buffer.from([0x63, 0x61, 0x66, 0xe9])]));
+      // QEMU's ack of its key events comes unasked: the client asks for no update after it.
       peer.write(update([{ rect: { x: 0, y: 0, w: 8, h: 8 }, encoding: ENCODINGS['qemu-extended-key'] }]));
-      await peer.read(10); // the next update request
       sent = await peer.read(8 + 12 + 8 + 12 + 6 + 8 + 3);
     });
     const bell = new Promise<void>((resolve) => client.once('bell', resolve));

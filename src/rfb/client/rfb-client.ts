@@ -12,6 +12,7 @@ import { clientCutText, keyEvent, pointerEvent, qemuKeyEvent, setEncodingsMessag
 import { PSEUDO_ENCODINGS, PSEUDO_ENCODING_NAMES, type PseudoEncodingName } from './pseudo-encodings.js';
 import { RELAYED_ENCODINGS, RelayedExtensions } from './relayed-extensions.js';
 import { MAX_CUT_TEXT_BYTES, ServerMessages } from './server-messages.js';
+import { UpdateRequests } from './update-requests.js';
 import type { DesktopSizeRequest } from '../wire/extensions.js';
 
 export type EncodingName = PixelEncodingName | PseudoEncodingName;
@@ -58,13 +59,6 @@ interface RfbConsoleClientEvents {
   close: [Error | undefined];
 }
 
-/**
- * How long a request held back after an update that only repeated the screen size waits for the
- * update it expects (see requestUpdateLater): QEMU's pixels follow in milliseconds; a server
- * whose answer that echo was gets its next request after this pause.
- */
-const HELD_REQUEST_MS = 1_000;
-
 /** Why what waits on a connection gives up: how it ended, or that it closed (`close()`, or no reason given). */
 function connectionOver(error: Error | undefined): Error {
   return error ?? new VconsoleError('RFB connection closed');
@@ -84,10 +78,8 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
   private wake: (() => void) | undefined;
   private closed: { error: Error | undefined } | undefined;
   private updateWaiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
-  /** The update request the parser's turn will send when it is over. */
-  private requestDue: { incremental: boolean } | undefined;
-  /** The request held back after QEMU's echo of the screen size, sent if no update follows it. */
-  private heldRequest: NodeJS.Timeout | undefined;
+  /** When the next update is asked for: made once ServerInit has named the console. */
+  private requests: UpdateRequests | undefined;
   private readonly loop: ParseLoop;
   private readonly messages: ServerMessages;
   private readonly relayed = new RelayedExtensions({
@@ -116,8 +108,8 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
       bell: () => this.emit('bell'),
       clipboard: (text) => this.emit('clipboard', text),
       admitScreen: (width, height) => options.admitScreen?.(width, height),
-      requestUpdate: (incremental) => this.requestUpdate(incremental),
-      requestUpdateLater: (incremental) => this.requestUpdateLater(incremental),
+      answered: (incremental) => this.requests?.answered(incremental),
+      notice: (incremental) => this.requests?.notice(incremental),
       pictureDrawn: () => {
         for (const waiter of this.updateWaiters.splice(0)) waiter.resolve();
       },
@@ -140,6 +132,7 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
 
   static async connect(stream: Duplex, framebuffer: Framebuffer, options: RfbConsoleClientOptions = {}): Promise<RfbConsoleClient> {
     const client = new RfbConsoleClient(stream, framebuffer, options);
+    let serverName: string;
     try {
       const init = await clientHandshake(
         (size) => client.read(size),
@@ -149,6 +142,7 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
       options.admitScreen?.(init.width, init.height);
       framebuffer.resize(init.width, init.height);
       framebuffer.setName(init.name);
+      serverName = init.name;
       if (options.beforeFirstUpdate) {
         stream.pause();
         await options.beforeFirstUpdate();
@@ -170,7 +164,10 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
         setEncodingsMessage([...encodings.map((name) => ENCODINGS[name]), ...relayed]),
       ]),
     );
-    client.requestUpdate(false);
+    client.requests = new UpdateRequests(serverName, (incremental) =>
+      client.send(updateRequest(incremental, framebuffer.width, framebuffer.height)),
+    );
+    client.requests.start();
     // Bytes that came with ServerInit are parsed once the caller holds the client.
     client.loop.start();
     return client;
@@ -251,39 +248,6 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
     }
   }
 
-  /**
-   * Asks for the next update once the parser's turn is over, one request for however many
-   * updates it drew (a full one if any of them wanted it): a console that floods unrequested
-   * updates costs one write a turn, not one a message, and still has a request after its latest.
-   */
-  private requestUpdate(incremental: boolean): void {
-    clearTimeout(this.heldRequest);
-    this.heldRequest = undefined;
-    if (this.requestDue) {
-      this.requestDue.incremental &&= incremental;
-      return;
-    }
-    this.requestDue = { incremental };
-    queueMicrotask(() => {
-      const due = this.requestDue;
-      this.requestDue = undefined;
-      if (due) this.send(updateRequest(due.incremental, this.fb.width, this.fb.height));
-    });
-  }
-
-  /**
-   * The next request, held back until the console's next update or HELD_REQUEST_MS, whichever
-   * comes first. QEMU answers a full update request at once with an ExtendedDesktopSize of the
-   * same size, and sends the pixels later, from its encoding thread: a request sent in between
-   * is pending while that thread works, and a guest's mode change then aborts the thread's job
-   * and never clears its mark, so QEMU sends the client no update again (ui/vnc.c
-   * vnc_abort_display_jobs, ui/vnc-jobs.c; seen with Tight, QEMU 7.2, docs/WIRE-FACTS.md).
-   */
-  private requestUpdateLater(incremental: boolean): void {
-    if (this.heldRequest || this.requestDue) return;
-    this.heldRequest = setTimeout(() => this.requestUpdate(incremental), HELD_REQUEST_MS);
-  }
-
   /** A protocol violation (or anything a decoder threw) closes the session. */
   private broke(err: unknown): void {
     const reason = err instanceof RfbProtocolError || err instanceof VconsoleError ? err.message : describeError(err);
@@ -293,7 +257,7 @@ export class RfbConsoleClient extends EventEmitter<RfbConsoleClientEvents> {
   private finish(error: Error | undefined): void {
     if (this.closed) return;
     this.closed = { error };
-    clearTimeout(this.heldRequest);
+    this.requests?.close();
     this.loop.stop();
     this.wake?.();
     this.stream.destroy();

@@ -30,9 +30,10 @@ interface ServerMessagesHost {
   clipboard(text: string): void;
   /** Asked before the framebuffer takes a new size; throws to refuse it. */
   admitScreen(width: number, height: number): void;
-  requestUpdate(incremental: boolean): void;
-  /** The next request, once the update the console still owes has come (or a pause has passed). */
-  requestUpdateLater(incremental: boolean): void;
+  /** An update that carried pixels, or no rectangle at all, is drawn: it answered the request (update-requests.ts). */
+  answered(incremental: boolean): void;
+  /** An update of nothing but pseudo-encodings is handled: a notice, which some consoles send unasked. */
+  notice(incremental: boolean): void;
   /** A FramebufferUpdate that carried pixels is drawn. */
   pictureDrawn(): void;
 }
@@ -50,8 +51,8 @@ export class ServerMessages {
   private wantFullUpdate = false;
   /** The current FramebufferUpdate carried pixels (not only pseudo-encodings). */
   private updateHadPixels = false;
-  /** The current FramebufferUpdate held nothing but an ExtendedDesktopSize of the size already known. */
-  private updateOnlyRepeatedSize = false;
+  /** The current FramebufferUpdate announced rectangles (pixels or pseudo-encodings). */
+  private updateHadRects = false;
   private qemuKeys = false;
   /** Bytes of an oversized ServerCutText still to drop as they arrive. */
   private cutTextToSkip = 0;
@@ -96,7 +97,7 @@ export class ServerMessages {
         const update = this.queue.take(4);
         if (!update) return false;
         this.rectsLeft = update.readUInt16BE(2);
-        this.updateOnlyRepeatedSize = this.rectsLeft > 0;
+        this.updateHadRects = this.rectsLeft > 0;
         if (this.rectsLeft === 0) this.updateDone();
         return true;
       }
@@ -148,7 +149,6 @@ export class ServerMessages {
     const rect: Rect = { x: header.readUInt16BE(0), y: header.readUInt16BE(2), w: header.readUInt16BE(4), h: header.readUInt16BE(6) };
     const encoding = header.readInt32BE(8);
     const pseudo = PSEUDO_NAMES.get(encoding);
-    if (pseudo !== 'extended-desktop-size' || rect.w !== this.fb.width || rect.h !== this.fb.height) this.updateOnlyRepeatedSize = false;
     const pixels = this.decoders.get(encoding);
     // Read whether asked for or not: a recording of a hub's connection holds them, and its replay asks for nothing.
     const relayed = this.host.relayed.rect(encoding, rect);
@@ -182,7 +182,6 @@ export class ServerMessages {
           if (!queue.take(4 + head[0] * 16)) return false;
           // x is the reason (1: our SetDesktopSize), y the status: non-zero answers it with a refusal.
           this.host.relayed.desktopSize(rect.x, rect.y);
-          if (rect.x !== 0 || rect.y !== 0) this.updateOnlyRepeatedSize = false;
           if (rect.y === 0) this.resize(rect.w, rect.h);
           return true;
         };
@@ -229,13 +228,13 @@ export class ServerMessages {
   }
 
   /**
-   * A FramebufferUpdate is drawn: ask for the next, and tell the host if it held pixels.
-   * QEMU answers SetEncodings with an update of nothing but ExtendedDesktopSize; a screenshot
+   * A FramebufferUpdate is drawn: the host asks for the next, and hears if it held pixels.
+   * QEMU answers SetEncodings with an update of nothing but pseudo-encodings; a screenshot
    * taken after that would be black.
    */
   private updateDone(): void {
-    if (this.updateOnlyRepeatedSize) this.host.requestUpdateLater(!this.wantFullUpdate);
-    else this.host.requestUpdate(!this.wantFullUpdate);
+    if (this.updateHadRects && !this.updateHadPixels) this.host.notice(!this.wantFullUpdate);
+    else this.host.answered(!this.wantFullUpdate);
     this.wantFullUpdate = false;
     if (!this.updateHadPixels) return;
     this.updateHadPixels = false;
