@@ -9,6 +9,7 @@
 import { connectClient, type BenchClient } from './rfb-client.js';
 import { freePort } from './data-path.js';
 import { startKubevirtApi } from './kubevirt-fixture.js';
+import { availableParallelism } from 'node:os';
 import { cpuSeconds, memory, sleep, spawnTracked, startProcess, stop, type StartedProcess } from './processes.js';
 import { MiB, median, result, type BenchResult } from './report.js';
 import { descendants } from './first-pixel.js';
@@ -34,6 +35,8 @@ interface Run {
   cpu: number;
   /** CPU seconds a minute of all processes while every viewer sat idle (only when asked). */
   idleCpuPerMinute?: number;
+  /** CPU seconds the fixture (the API and its consoles) and the bench's viewers used until the pictures. */
+  othersCpu: number;
 }
 
 /** Connects a viewer and resolves once it holds a whole picture (its updates' pixels add up). */
@@ -92,8 +95,11 @@ const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
 async function runOnce(
   system: System,
-  options: { root: string; cli: string; virtctl?: string; kubeconfig: string; n: number; idleSeconds?: number },
+  options: { root: string; cli: string; virtctl?: string; kubeconfig: string; fixturePid: number; n: number; idleSeconds?: number },
 ): Promise<Run> {
+  const fixture = [options.fixturePid, ...descendants(options.fixturePid)];
+  const othersCpu = () => sum(fixture.map((pid) => cpuSeconds(pid))) + cpuSeconds('self');
+  const othersBefore = othersCpu();
   const start = performance.now();
   const { processes, ports } = await startSystem(system, options);
   const portsMs = performance.now() - start;
@@ -102,7 +108,14 @@ async function runOnce(
     clients.push(...(await Promise.all(ports.map((port) => viewerWithPicture(port)))));
     const picturesMs = performance.now() - start;
     const pids = pidsOf(processes);
-    const run: Run = { portsMs, picturesMs, rss: sum(pids.map((pid) => memory(pid).rss)), cpu: sum(pids.map((pid) => cpuSeconds(pid))) };
+    const others = othersCpu() - othersBefore;
+    const run: Run = {
+      portsMs,
+      picturesMs,
+      rss: sum(pids.map((pid) => memory(pid).rss)),
+      cpu: sum(pids.map((pid) => cpuSeconds(pid))),
+      othersCpu: others,
+    };
     if (options.idleSeconds) {
       await sleep(1000); // what the first pictures set going settles
       const before = sum(pids.map((pid) => cpuSeconds(pid)));
@@ -155,7 +168,32 @@ function rowsFor(n: number, runs: Partial<Record<System, Run[]>>): BenchResult[]
       );
     }
   }
+  rows.push(...busyShareRows(n, runs));
   return rows;
+}
+
+/**
+ * How much of the machine the first pictures kept busy: the CPU seconds of the system under test,
+ * the fixture and the viewers until the last picture, over the cores times that wall time. Near
+ * 100%, the wall time is bounded by the CPU all of them need, not by waiting.
+ */
+function busyShareRows(n: number, runs: Partial<Record<System, Run[]>>): BenchResult[] {
+  const cores = availableParallelism();
+  return (['virtctl', 'proxy', 'open'] as const).flatMap((system) => {
+    const v = runs[system];
+    if (!v?.length) return [];
+    const share = median(v.map((r) => (r.cpu + r.othersCpu) / ((cores * r.picturesMs) / 1000)));
+    const others = median(v.map((r) => r.othersCpu));
+    return [
+      result({
+        group: 'many consoles',
+        name: `N=${n}, ${LABEL[system]}: the machine's ${cores} cores busy until the pictures (fixture and viewers ${others.toFixed(2)} CPU-s)`,
+        value: share * 100,
+        unit: '%',
+        digits: 0,
+      }),
+    ];
+  });
 }
 
 /** The idle rows: CPU a minute and marginal RSS per console, at the largest N each system ran. */
@@ -262,7 +300,7 @@ export async function measureManyConsoles({
   const virtctl = findVirtctl();
   if (!virtctl) process.stderr.write('bench: many consoles: no virtctl (VIRTCTL=/path/to/virtctl names one); vconsole alone\n');
   const api = await startKubevirtApi(root, { count: Math.max(...counts, ...alone), ...SIZE });
-  const options = { root, cli, virtctl, kubeconfig: api.kubeconfig };
+  const options = { root, cli, virtctl, kubeconfig: api.kubeconfig, fixturePid: api.child.pid ?? process.pid };
   try {
     const byN = new Map<number, Partial<Record<System, Run[]>>>();
     const systemsAt = (n: number): System[] => (virtctl && !alone.includes(n) ? ['virtctl', 'proxy', 'open'] : ['proxy', 'open']);
