@@ -124,3 +124,24 @@ describe('ClientDamage with copies', () => {
     expect(plan?.rects).toEqual([{ x: 2, y: 6, w: 3, h: 2 }]);
   });
 });
+
+describe('ClientDamage and updates of nothing but pseudo-encodings', () => {
+  it('keeps the request through a cursor-only update, as QEMU does: the next picture needs no new request', () => {
+    const fb = new Framebuffer(W, H);
+    const damage = new ClientDamage(W, H);
+    const wants = { cursor: true, desktopSize: true, copyRect: false };
+    damage.request({ x: 0, y: 0, w: W, h: H }, false);
+    expect(damage.plan(fb, wants)?.rects).toEqual([{ x: 0, y: 0, w: W, h: H }]);
+    damage.request({ x: 0, y: 0, w: W, h: H }, true);
+    fb.setCursor({ width: 1, height: 1, hotX: 0, hotY: 0, pixels: Buffer.alloc(4), mask: Buffer.from([0x80]) });
+    damage.cursorChanged = true;
+    const cursorOnly = damage.plan(fb, wants);
+    expect(cursorOnly?.rects).toEqual([]);
+    expect(cursorOnly?.cursor).toBe(fb.cursor);
+    damage.damage({ x: 2, y: 3, w: 4, h: 5 });
+    expect(damage.plan(fb, wants)?.rects).toEqual([{ x: 2, y: 3, w: 4, h: 5 }]);
+    // Pixels use the request up.
+    damage.damage({ x: 0, y: 0, w: 1, h: 1 });
+    expect(damage.plan(fb, wants)).toBeUndefined();
+  });
+});

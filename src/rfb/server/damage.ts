@@ -155,10 +155,14 @@ export class ClientDamage {
     if (this.qemuKeyAckDue) plan.qemuKeyAck = true;
     const cursor = this.cursorChanged && wants.cursor ? fb.cursor : undefined;
     if (cursor) plan.cursor = cursor;
-    if (!plan.size && !plan.qemuKeyAck && !plan.cursor && !plan.copies && plan.rects.length === 0) return undefined;
+    const pictured = plan.size !== undefined || plan.copies !== undefined || plan.rects.length > 0;
+    if (!pictured && !plan.qemuKeyAck && !plan.cursor) return undefined;
     this.qemuKeyAckDue = false;
     this.cursorChanged = false;
-    this.requested = undefined;
+    // An update of nothing but pseudo-encodings keeps the request, as QEMU's do: a client that
+    // takes this console for QEMU (the hub passes on its name) asks again only after pixels
+    // (src/rfb/client/update-requests.ts); one that asks after every update only repeats it.
+    if (pictured) this.requested = undefined;
     return plan;
   }
 }
