@@ -95,9 +95,9 @@ const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
 async function runOnce(
   system: System,
-  options: { root: string; cli: string; virtctl?: string; kubeconfig: string; fixturePid: number; n: number; idleSeconds?: number },
+  options: { root: string; cli: string; virtctl?: string; kubeconfig: string; fixturePids: number[]; n: number; idleSeconds?: number },
 ): Promise<Run> {
-  const fixture = [options.fixturePid, ...descendants(options.fixturePid)];
+  const fixture = options.fixturePids.flatMap((pid) => [pid, ...descendants(pid)]);
   const othersCpu = () => sum(fixture.map((pid) => cpuSeconds(pid))) + cpuSeconds('self');
   const othersBefore = othersCpu();
   const start = performance.now();
@@ -108,13 +108,12 @@ async function runOnce(
     clients.push(...(await Promise.all(ports.map((port) => viewerWithPicture(port)))));
     const picturesMs = performance.now() - start;
     const pids = pidsOf(processes);
-    const others = othersCpu() - othersBefore;
     const run: Run = {
       portsMs,
       picturesMs,
       rss: sum(pids.map((pid) => memory(pid).rss)),
       cpu: sum(pids.map((pid) => cpuSeconds(pid))),
-      othersCpu: others,
+      othersCpu: othersCpu() - othersBefore,
     };
     if (options.idleSeconds) {
       await sleep(1000); // what the first pictures set going settles
@@ -300,7 +299,7 @@ export async function measureManyConsoles({
   const virtctl = findVirtctl();
   if (!virtctl) process.stderr.write('bench: many consoles: no virtctl (VIRTCTL=/path/to/virtctl names one); vconsole alone\n');
   const api = await startKubevirtApi(root, { count: Math.max(...counts, ...alone), ...SIZE });
-  const options = { root, cli, virtctl, kubeconfig: api.kubeconfig, fixturePid: api.child.pid ?? process.pid };
+  const options = { root, cli, virtctl, kubeconfig: api.kubeconfig, fixturePids: api.child.pid === undefined ? [] : [api.child.pid] };
   try {
     const byN = new Map<number, Partial<Record<System, Run[]>>>();
     const systemsAt = (n: number): System[] => (virtctl && !alone.includes(n) ? ['virtctl', 'proxy', 'open'] : ['proxy', 'open']);
